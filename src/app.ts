@@ -1,0 +1,34 @@
+// Builds the Fastify application: conventions, auth, OpenAPI and every module's routes. Does not listen.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import ajvFormats from 'ajv-formats';
+import type { AppContext } from './platform/context.ts';
+import { limits } from './limits.ts';
+import { genRequestId, registerConventions } from './platform/http/conventions.ts';
+import { registerAuth } from './platform/auth/auth-plugin.ts';
+import { registerOpenApi } from './platform/http/openapi.ts';
+import { routeModules } from './modules/index.ts';
+
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: ctx.logger as FastifyBaseLogger,
+    bodyLimit: limits.bodyBytesMax,
+    genReqId: genRequestId,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ajv: {
+      customOptions: {
+        // Tolerant input (supplement §1.2): "25000" fills an integer, 25000 fills a string; unknown top-level
+        // fields are dropped where a schema closes its object.
+        coerceTypes: true,
+        removeAdditional: true,
+        allErrors: true,
+        useDefaults: true,
+      },
+      plugins: [ajvFormats as never],
+    },
+  });
+  registerConventions(app);
+  registerAuth(app, ctx);
+  await registerOpenApi(app, ctx.config.publicBaseUrl);
+  for (const register of routeModules) await register(app, ctx);
+  return app;
+}

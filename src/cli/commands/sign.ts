@@ -1,0 +1,31 @@
+import { computeSign } from '../../platform/auth/sign.ts';
+import { fail, ok, stringOption, type Command } from '../command.ts';
+
+export const signCommand: Command = {
+  name: 'sign',
+  summary: 'Print the Sign header for a request (for curl users)',
+  usage: "cobro sign --token PRIVATE --path /api/x [--body '{\"a\":1}' | --query 'a=b&c=d']",
+  options: { token: { type: 'string' }, path: { type: 'string' }, body: { type: 'string' }, query: { type: 'string' } },
+  needsDb: false,
+  async run(_ctx, args) {
+    const token = stringOption(args, 'token');
+    const path = stringOption(args, 'path');
+    if (token === undefined || path === undefined) return fail('--token and --path are required', 2);
+    const body = stringOption(args, 'body');
+    const query = stringOption(args, 'query');
+    if (body !== undefined && query !== undefined) return fail('give --body or --query, not both', 2);
+    let params: Record<string, unknown> = {};
+    if (body !== undefined) {
+      try {
+        const parsed: unknown = JSON.parse(body);
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return fail('--body must be a JSON object', 2);
+        params = parsed as Record<string, unknown>;
+      } catch {
+        return fail('--body is not valid JSON', 2);
+      }
+    } else if (query !== undefined) {
+      params = Object.fromEntries(new URLSearchParams(query.replace(/^\?/, '')));
+    }
+    return ok(computeSign(token, path.split('?')[0] ?? path, params));
+  },
+};

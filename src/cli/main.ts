@@ -1,0 +1,77 @@
+// The `cobro` command line: serve, worker, and the operator commands of ./registry.ts.
+import { loadConfig, type Config } from '../platform/config.ts';
+import { openRuntime } from '../runtime.ts';
+import { closeOnSignals, startServer } from '../server.ts';
+import { startWorkers } from '../workers/index.ts';
+import { helpText, resolve, runResolved } from './dispatch.ts';
+import { opsServerAnswers, opsSocketPath, runThroughServer } from './ops-socket.ts';
+import type { CommandOutput } from './command.ts';
+import { createLogger } from '../platform/logger.ts';
+
+function configOrExit(): Config {
+  const loaded = loadConfig();
+  if (!loaded.ok) {
+    process.stderr.write(`configuration error:\n${loaded.errors.map((e) => `  - ${e}`).join('\n')}\n`);
+    process.exit(2);
+  }
+  return loaded.config;
+}
+
+function emit(output: CommandOutput): never {
+  process.stdout.write(output.stdout);
+  process.stderr.write(output.stderr);
+  process.exit(output.exitCode);
+}
+
+async function runCommand(argv: readonly string[]): Promise<never> {
+  const resolved = resolve(argv);
+  if (!('command' in resolved)) emit(resolved);
+  if (!resolved.command.needsDb) emit(await runResolved(resolved, null));
+  const config = configOrExit();
+  if (config.databaseUrl === null) {
+    const socketPath = opsSocketPath(config.dataDir);
+    if (await opsServerAnswers(socketPath)) emit(await runThroughServer(socketPath, argv));
+  }
+  // Operator commands log only warnings, so their output stays readable.
+  const runtime = await openRuntime(config, { logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel) });
+  try {
+    const output = await runResolved(resolved, runtime.ctx);
+    await runtime.close();
+    emit(output);
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const [first] = argv;
+  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
+    process.stdout.write(helpText());
+    return;
+  }
+  if (first === 'serve') {
+    const server = await startServer(configOrExit());
+    closeOnSignals(server);
+    return;
+  }
+  if (first === 'worker') {
+    const config = configOrExit();
+    if (config.databaseUrl === null) {
+      process.stderr.write('cobro worker needs DATABASE_URL: with the embedded database, `cobro serve` runs the workers itself\n');
+      process.exit(2);
+    }
+    const runtime = await openRuntime(config);
+    const workers = startWorkers(runtime.ctx);
+    const stop = () => { void workers.stop().then(() => runtime.close()).then(() => process.exit(0)); };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return;
+  }
+  await runCommand(argv);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`cobro: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,90 @@
+// PGlite is one process's database. While `cobro serve` holds it, CLI commands travel to the server over a Unix
+// socket in DATA_DIR (mode 0600: only the operator's user can use it) and run there. See docs/decisions/001.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AppContext } from '../platform/context.ts';
+import { limits } from '../limits.ts';
+import type { CommandOutput } from './command.ts';
+import { dispatch } from './dispatch.ts';
+
+export function opsSocketPath(dataDir: string): string {
+  return path.join(dataDir, 'cobro.sock');
+}
+
+export interface OpsServer {
+  close(): Promise<void>;
+}
+
+export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
+  const socketPath = opsSocketPath(ctx.config.dataDir);
+  // A socket left by a crashed server would block listen; nothing answers on it, so it is safe to remove.
+  if (fs.existsSync(socketPath) && !(await opsServerAnswers(socketPath))) fs.rmSync(socketPath, { force: true });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limits.opsRequestBytesMax) req.destroy();
+      else chunks.push(c);
+    });
+    req.on('end', () => {
+      void (async () => {
+        let output: CommandOutput;
+        try {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { argv?: unknown };
+          const argv = Array.isArray(body.argv) && body.argv.every((a) => typeof a === 'string') ? (body.argv as string[]) : null;
+          output = argv === null
+            ? { exitCode: 2, stdout: '', stderr: 'bad ops request\n' }
+            : req.url === '/ping' ? { exitCode: 0, stdout: 'pong\n', stderr: '' } : await dispatch(argv, ctx);
+        } catch {
+          output = { exitCode: 2, stdout: '', stderr: 'bad ops request\n' };
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(output));
+      })();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => resolve());
+  });
+  fs.chmodSync(socketPath, 0o600);
+  return {
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      fs.rmSync(socketPath, { force: true });
+    }),
+  };
+}
+
+function request(socketPath: string, urlPath: string, argv: readonly string[], timeoutMs: number): Promise<CommandOutput> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ socketPath, path: urlPath, method: 'POST', headers: { 'content-type': 'application/json' }, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as CommandOutput);
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('ops socket timed out')));
+    req.on('error', reject);
+    req.end(JSON.stringify({ argv }));
+  });
+}
+
+export async function opsServerAnswers(socketPath: string): Promise<boolean> {
+  if (!fs.existsSync(socketPath)) return false;
+  try {
+    return (await request(socketPath, '/ping', [], 2000)).exitCode === 0;
+  } catch {
+    return false;
+  }
+}
+
+export function runThroughServer(socketPath: string, argv: readonly string[]): Promise<CommandOutput> {
+  return request(socketPath, '/run', argv, 120_000);
+}

@@ -1,0 +1,28 @@
+// GET /api/account (extension): tells a merchant which account its credentials belong to. Signed, so a
+// developer can check both the token and their Sign implementation with one call.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../../platform/context.ts';
+import { accountOf } from '../../platform/auth/auth-plugin.ts';
+import { ErrorEnvelope } from '../../platform/http/schemas.ts';
+
+const AccountResponse = Type.Object({
+  status: Type.Literal('success'),
+  id: Type.String(),
+  name: Type.String(),
+  mode: Type.String(),
+});
+
+export async function accountRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get('/api/account', {
+    config: { auth: 'sign' },
+    schema: {
+      tags: ['Extensions'],
+      summary: 'The account the credentials belong to (checks token and Sign)',
+      response: { 200: AccountResponse, 401: ErrorEnvelope },
+    },
+  }, async (request) => {
+    const account = accountOf(request);
+    return { status: 'success' as const, id: account.id, name: account.name, mode: ctx.config.mode };
+  });
+}

@@ -1,0 +1,14 @@
+// Every functional group's routes, registered by app.ts. A new module adds one line here.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../platform/context.ts';
+import { accountRoutes } from './account/routes.ts';
+import { healthRoutes } from './health/routes.ts';
+import { referenceRoutes } from './reference/routes.ts';
+
+export type RouteModule = (app: FastifyInstance, ctx: AppContext) => Promise<void>;
+
+export const routeModules: readonly RouteModule[] = [
+  healthRoutes,
+  referenceRoutes,
+  accountRoutes,
+];

@@ -1,0 +1,77 @@
+// The `Sign` header (seed "Authentication", supplement §2.3): HMAC-SHA256 of the encoded path and the sorted
+// top-level scalar parameters, keyed with the private token. Verification accepts the encodings real clients
+// produce (PHP urlencode and JS URLSearchParams differ on `*`; a bare path or a trailing `&` when there are no
+// parameters) and compares in constant time.
+import crypto from 'node:crypto';
+
+type Encoder = (text: string) => string;
+
+/** PHP urlencode: only alphanumerics and `-_.` stay; space becomes `+`; hex is upper case. */
+export const phpUrlEncode: Encoder = (text) =>
+  encodeURIComponent(text).replace(/[!'()*~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+');
+
+/** WHATWG form encoding (URLSearchParams): like PHP but `*` stays literal. */
+const formUrlEncode: Encoder = (text) => phpUrlEncode(text).replace(/%2A/g, '*');
+
+export type SignParams = Readonly<Record<string, unknown>>;
+
+function scalarText(value: unknown, style: 'js' | 'php'): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'object') return null;
+  if (typeof value === 'boolean') return style === 'js' ? String(value) : value ? '1' : '';
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return null;
+}
+
+function serialize(params: SignParams, encode: Encoder, style: 'js' | 'php'): string {
+  const entries: string[] = [];
+  for (const key of Object.keys(params).sort()) {
+    const text = scalarText(params[key], style);
+    if (text !== null) entries.push(`${key}=${encode(text)}`);
+  }
+  return entries.join('&');
+}
+
+/** The canonical string the reference documents (PHP encoding), as a client would build it. */
+export function canonicalString(path: string, params: SignParams): string {
+  return `${phpUrlEncode(path)}&${serialize(params, phpUrlEncode, 'js')}`;
+}
+
+export function computeSign(privateToken: string, path: string, params: SignParams): string {
+  return crypto.createHmac('sha256', privateToken).update(canonicalString(path, params)).digest('hex');
+}
+
+function candidates(path: string, params: SignParams): Set<string> {
+  const out = new Set<string>();
+  const encodedPath = phpUrlEncode(path);
+  for (const [encode, style] of [[phpUrlEncode, 'js'], [formUrlEncode, 'js'], [phpUrlEncode, 'php']] as const) {
+    const joined = serialize(params, encode, style);
+    out.add(`${encodedPath}&${joined}`);
+    if (joined === '') out.add(encodedPath);
+  }
+  return out;
+}
+
+const hexSignPattern = /^[0-9a-fA-F]{64}$/;
+
+export function verifySign(privateToken: string, path: string, params: SignParams, sign: string): boolean {
+  if (!hexSignPattern.test(sign)) return false;
+  const given = Buffer.from(sign.toLowerCase(), 'hex');
+  let matched = false;
+  for (const text of candidates(path, params)) {
+    const expected = crypto.createHmac('sha256', privateToken).update(text).digest();
+    // Every candidate is compared, so timing does not reveal which form matched.
+    if (crypto.timingSafeEqual(expected, given)) matched = true;
+  }
+  return matched;
+}
+
+/** The path as the client signed it: percent-decoded, query removed. */
+export function signedPath(rawUrl: string): string {
+  const pathOnly = rawUrl.split('?')[0] ?? '';
+  try {
+    return decodeURIComponent(pathOnly);
+  } catch {
+    return pathOnly;
+  }
+}

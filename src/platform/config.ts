@@ -1,0 +1,94 @@
+// Configuration from environment variables, validated once at start. A bad value is a clear error, never a guess.
+import path from 'node:path';
+import { isValidTimeZone } from './time-format.ts';
+
+export const modes = ['sandbox', 'production'] as const;
+export type Mode = (typeof modes)[number];
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | null;
+  readonly mode: Mode;
+  /** 32-byte key (hex or base64 in the environment); null means "use or create the sandbox key file". */
+  readonly secretKey: Buffer | null;
+  readonly timeZone: string;
+  readonly publicBaseUrl: string;
+  readonly logLevel: LogLevel;
+  readonly settlementDelayDays: number;
+  readonly workersEnabled: boolean;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function intInRange(env: Env, name: string, fallback: number, min: number, max: number, errors: string[]): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    errors.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    return fallback;
+  }
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T, errors: string[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const lower = raw.toLowerCase();
+  const found = allowed.find((a) => a === lower);
+  if (found === undefined) {
+    errors.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+    return fallback;
+  }
+  return found;
+}
+
+function parseSecretKey(raw: string | undefined, errors: string[]): Buffer | null {
+  if (raw === undefined || raw === '') return null;
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) {
+    errors.push('COBRO_SECRET_KEY must be 32 bytes as 64 hex characters or base64');
+    return null;
+  }
+  return key;
+}
+
+export function loadConfig(env: Env = process.env): ConfigResult {
+  const errors: string[] = [];
+  const port = intInRange(env, 'PORT', 8080, 0, 65535, errors);
+  const host = env.HOST !== undefined && env.HOST !== '' ? env.HOST : '127.0.0.1';
+  const dataDir = path.resolve(env.DATA_DIR !== undefined && env.DATA_DIR !== '' ? env.DATA_DIR : './data');
+  const databaseUrl = env.DATABASE_URL !== undefined && env.DATABASE_URL !== '' ? env.DATABASE_URL : null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    errors.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const mode = oneOf(env, 'COBRO_MODE', modes, 'sandbox', errors);
+  const secretKey = parseSecretKey(env.COBRO_SECRET_KEY, errors);
+  if (mode === 'production' && secretKey === null && env.COBRO_SECRET_KEY === undefined) {
+    errors.push('COBRO_SECRET_KEY is required in production mode');
+  }
+  const timeZone = env.TIMEZONE !== undefined && env.TIMEZONE !== '' ? env.TIMEZONE : 'America/Santiago';
+  if (!isValidTimeZone(timeZone)) errors.push(`TIMEZONE "${timeZone}" is not a known IANA time zone`);
+  const logLevel = oneOf(env, 'LOG_LEVEL', logLevels, 'info', errors);
+  const settlementDelayDays = intInRange(env, 'SETTLEMENT_DELAY_DAYS', 1, 0, 60, errors);
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  let publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
+  try {
+    const u = new URL(publicBaseUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+    publicBaseUrl = publicBaseUrl.replace(/\/+$/, '');
+  } catch {
+    errors.push(`PUBLIC_BASE_URL must be an http(s) URL, got "${publicBaseUrl}"`);
+  }
+  const workersEnabled = env.COBRO_WORKERS !== '0';
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled },
+  };
+}

@@ -1,0 +1,61 @@
+// Opens the storage port: embedded PGlite in DATA_DIR, or PostgreSQL named by DATABASE_URL. Same SQL on both.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { limits } from '../../limits.ts';
+import type { Database } from './types.ts';
+
+export type Engine = 'pglite' | 'postgres';
+
+export interface DatabaseHandle {
+  readonly db: Kysely<Database>;
+  readonly engine: Engine;
+  close(): Promise<void>;
+  /** The embedded instance, when the engine is PGlite (tests snapshot it). */
+  readonly pglite: PGlite | null;
+}
+
+const INT8_OID = 20;
+
+export type OpenOptions =
+  | { engine: 'postgres'; url: string; poolSizeMax?: number }
+  | { engine: 'pglite'; dataDir: string | null; loadDataDir?: Blob };
+
+export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  if (options.engine === 'postgres') {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSizeMax ?? limits.dbPoolSizeMax,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === INT8_OID ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    // An idle client's error (server restart) must not crash the process; the pool replaces the client.
+    pool.on('error', () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, engine: 'postgres', pglite: null, close: () => db.destroy() };
+  }
+  let dir: string | undefined;
+  if (options.dataDir !== null) {
+    dir = path.join(options.dataDir, 'pgdata');
+    fs.mkdirSync(options.dataDir, { recursive: true });
+  }
+  const pglite = await PGlite.create({
+    ...(dir !== undefined ? { dataDir: dir } : {}),
+    ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
+    parsers: { [INT8_OID]: (v: string) => BigInt(v) },
+  });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  return {
+    db,
+    engine: 'pglite',
+    pglite,
+    close: async () => {
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}

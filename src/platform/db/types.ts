@@ -1,0 +1,55 @@
+// Table types for Kysely. Modules add their own tables by declaration merging:
+//   declare module '../../platform/db/types.ts' { interface Database { payouts: PayoutTable } }
+// so no two modules edit the same lines.
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
+
+/** BIGINT money or counter column: read as bigint, written as bigint or safe number. */
+export type Int8 = ColumnType<bigint, bigint | number, bigint | number>;
+export type Timestamp = ColumnType<Date, Date, Date>;
+export type Json<T> = ColumnType<T, string, string>;
+
+export interface AccountTable {
+  id: string;
+  name: string;
+  status: 'active' | 'disabled';
+  public_token_hash: string;
+  public_token_enc: string;
+  private_token_enc: string;
+  webhook_secret_enc: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface BankTable {
+  code: string;
+  name: string;
+  currency: string;
+  sort_order: number;
+}
+
+export interface PaymentMethodTable {
+  currency: string;
+  payment: number;
+  name: string;
+  description: string;
+  kind: 'card' | 'bank_transfer' | 'wallet_app' | 'cash' | 'qr' | 'mobile';
+  sort_order: number;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  accounts: AccountTable;
+  banks: BankTable;
+  payment_methods: PaymentMethodTable;
+  cobro_meta: MetaTable;
+}
+
+export type Db = Kysely<Database>;
+/** A database handle that may or may not be inside a transaction; services take this. */
+export type DbOrTx = Kysely<Database> | Transaction<Database>;
+export type Tx = Transaction<Database>;
+export type { Generated };

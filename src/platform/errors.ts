@@ -1,0 +1,76 @@
+// The error catalogue (STYLE rule 8): every code, its HTTP status and its envelope. docs/errors.md lists them all,
+// and a test keeps the two in sync. Services return or throw ApiError; one handler renders it.
+export const errorCatalogue = {
+  validation_failed: { http: 400, type: 'Unprocessable Entity' },
+  malformed_body: { http: 400, type: 'Unprocessable Entity' },
+  body_too_large: { http: 413, type: 'Payload Too Large' },
+  unsupported_media_type: { http: 415, type: 'Unsupported Media Type' },
+  token_missing: { http: 401, type: 'Unauthorized' },
+  token_invalid: { http: 401, type: 'Unauthorized' },
+  sign_missing: { http: 401, type: 'Unauthorized' },
+  sign_invalid: { http: 401, type: 'Unauthorized' },
+  forbidden: { http: 403, type: 'Forbidden' },
+  not_found: { http: 404, type: 'Not Found' },
+  route_not_found: { http: 404, type: 'Not Found' },
+  method_not_allowed: { http: 405, type: 'Method Not Allowed' },
+  not_acceptable: { http: 406, type: 'Not Acceptable' },
+  idempotency_in_flight: { http: 409, type: 'Conflict' },
+  idempotency_mismatch: { http: 422, type: 'Unprocessable Entity' },
+  rate_limited: { http: 429, type: 'Too Many Requests' },
+  internal: { http: 500, type: 'Internal Server Error' },
+  unavailable: { http: 503, type: 'Service Unavailable' },
+} as const;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export interface ErrorEnvelope {
+  status: 'failed';
+  type: string;
+  message_error: string;
+  [extra: string]: unknown;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly extra: Readonly<Record<string, unknown>>;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+    super(message);
+    this.code = code;
+    this.extra = extra;
+    this.headers = headers;
+  }
+
+  get httpStatus(): number {
+    return errorCatalogue[this.code].http;
+  }
+
+  envelope(): ErrorEnvelope {
+    return { status: 'failed', type: errorCatalogue[this.code].type, message_error: this.message, ...this.extra };
+  }
+}
+
+/** Field-level validation failure in the seed's shape: `amount:is empty,email:invalid` plus an `errors` map. */
+export function validationError(fieldErrors: Readonly<Record<string, string>>): ApiError {
+  const message = Object.entries(fieldErrors).map(([field, problem]) => `${field}:${problem}`).join(',');
+  return new ApiError('validation_failed', message, { errors: { ...fieldErrors } });
+}
+
+export function notFound(what: string): ApiError {
+  return new ApiError('not_found', `${what} not found`, { id: 'is not valid' });
+}
+
+/**
+ * A business rule refused the operation: HTTP 200 with `status: failed` (supplement §3). These are results,
+ * not exceptions: a service returns one and the route sends it as is.
+ */
+export interface RuleFailure {
+  readonly status: 'failed';
+  readonly type: string;
+  readonly message_error: string;
+}
+
+export function ruleFailure(type: string, message: string): RuleFailure {
+  return { status: 'failed', type, message_error: message };
+}

@@ -1,0 +1,84 @@
+// Response conventions for every route (supplement §3): JSON envelopes for 404/405/406, request ids, one error
+// handler that never leaks internals.
+import crypto from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.ts';
+import { limits } from '../../limits.ts';
+import { fromAjvErrors } from './validation-errors.ts';
+
+const requestIdPattern = /^[\w.:-]{1,128}$/;
+
+export function genRequestId(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = request.headers['x-request-id'];
+  if (typeof incoming === 'string' && requestIdPattern.test(incoming) && incoming.length <= limits.requestIdLengthMax) return incoming;
+  return 'req_' + crypto.randomBytes(12).toString('hex');
+}
+
+const otherMethods = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
+
+function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  return accept.split(',').some((part) => {
+    const type = (part.split(';')[0] ?? '').trim().toLowerCase();
+    return type === '*/*' || type === 'application/*' || type === 'application/json' || type.endsWith('+json');
+  });
+}
+
+function send(reply: FastifyReply, error: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.httpStatus).type('application/json; charset=utf-8').send(error.envelope());
+}
+
+function toApiError(error: FastifyError): ApiError | null {
+  if (error instanceof ApiError) return error;
+  if (error.validation !== undefined) return fromAjvErrors(error.validation as never);
+  switch (error.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('malformed_body', 'body:is empty', { errors: { body: 'is empty' } });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('malformed_body', 'body:invalid json', { errors: { body: 'invalid json' } });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('body_too_large', `body:larger than ${limits.bodyBytesMax} bytes`, { errors: { body: 'too large' } });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'body must be application/json');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError && /JSON/.test(error.message)) {
+    return new ApiError('malformed_body', 'body:invalid json', { errors: { body: 'invalid json' } });
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError('malformed_body', 'request:invalid', { errors: { request: 'invalid' } });
+  }
+  return null;
+}
+
+export function registerConventions(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (request.url.startsWith('/api') && !acceptsJson(request.headers.accept)) {
+      throw new ApiError('not_acceptable', 'this API answers application/json only');
+    }
+  });
+
+  app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
+    const url = request.url.split('?')[0] ?? '/';
+    const allowed = otherMethods.filter((m) => m !== request.method && app.findRoute({ method: m, url }) !== null);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return send(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on ${url}`));
+    }
+    return send(reply, new ApiError('route_not_found', `no route ${request.method} ${url}`));
+  });
+
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const mapped = toApiError(error);
+    if (mapped !== null) {
+      if (mapped.httpStatus >= 500) request.log.error({ err: error }, 'request failed');
+      return send(reply, mapped);
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return send(reply, new ApiError('internal', 'internal error', { request_id: request.id }));
+  });
+}

@@ -1,0 +1,42 @@
+// Ledger account codes. Owner is a merchant account id, a marketplace client id, or SYSTEM_OWNER.
+// Sign convention: a posting of +x adds x to the account's balance; every journal sums to zero per currency.
+export const SYSTEM_OWNER = 'system';
+
+export const ledgerCodes = {
+  /** Merchant money it can pay out now. */
+  walletAvailable: 'wallet_available',
+  /** Merchant money held for payouts and withdrawals in flight. */
+  walletReserved: 'wallet_reserved',
+  /** Merchant money from paid transactions not yet settled to the wallet. */
+  pendingSettlement: 'pending_settlement',
+  /** What the service owes a marketplace client (owner = client id). */
+  clientPayable: 'client_payable',
+  /** What the service owes an event beneficiary (owner = beneficiary id). */
+  beneficiaryPayable: 'beneficiary_payable',
+  /** System: the service's fee income. */
+  serviceFees: 'service_fees',
+  /** System: money received from processors (goes negative as payers pay). */
+  processorClearing: 'processor_clearing',
+  /** System: money sent to banks by payouts and withdrawals (grows positive as money leaves). */
+  bankClearing: 'bank_clearing',
+  /** System: operator adjustments and sandbox funding (goes negative as money is granted). */
+  operatorAdjustments: 'operator_adjustments',
+  /** System: refunds paid back to payers. */
+  refundClearing: 'refund_clearing',
+} as const;
+
+export type LedgerCode = (typeof ledgerCodes)[keyof typeof ledgerCodes];
+
+const nonNegativeCodes: ReadonlySet<string> = new Set([
+  ledgerCodes.walletAvailable,
+  ledgerCodes.walletReserved,
+  ledgerCodes.pendingSettlement,
+  ledgerCodes.clientPayable,
+  ledgerCodes.beneficiaryPayable,
+  ledgerCodes.serviceFees,
+]);
+
+/** Accounts that hold money owed to someone can never go below zero; clearing accounts can. */
+export function isNonNegative(code: string): boolean {
+  return nonNegativeCodes.has(code);
+}

@@ -1,0 +1,36 @@
+import type { Int8, Timestamp } from '../db/types.ts';
+import type { Generated } from 'kysely';
+
+export interface LedgerAccountTable {
+  id: Generated<bigint>;
+  owner: string;
+  code: string;
+  currency: string;
+  balance_minor: Int8;
+  non_negative: boolean;
+}
+
+export interface JournalEntryTable {
+  id: string;
+  kind: string;
+  reference: string;
+  memo: string;
+  created_at: Timestamp;
+}
+
+export interface PostingTable {
+  id: Generated<bigint>;
+  journal_id: string;
+  ledger_account_id: Int8;
+  currency: string;
+  amount_minor: Int8;
+  balance_after_minor: Int8;
+}
+
+declare module '../db/types.ts' {
+  interface Database {
+    ledger_accounts: LedgerAccountTable;
+    journal_entries: JournalEntryTable;
+    postings: PostingTable;
+  }
+}

@@ -1,0 +1,35 @@
+// Recomputes every balance from the postings: the proof that no money was created or lost.
+import { sql } from 'kysely';
+import type { Db } from '../db/types.ts';
+import './types.ts';
+
+export type VerifyResult = { ok: true; accounts: number; journals: number } | { ok: false; fault: string };
+
+export async function verifyLedger(db: Db): Promise<VerifyResult> {
+  const unbalanced = await sql<{ journal_id: string; currency: string; total: string }>`
+    SELECT journal_id, currency, SUM(amount_minor)::text AS total FROM postings
+    GROUP BY journal_id, currency HAVING SUM(amount_minor) <> 0 ORDER BY journal_id LIMIT 1`.execute(db);
+  const u = unbalanced.rows[0];
+  if (u !== undefined) return { ok: false, fault: `journal ${u.journal_id} sums to ${u.total} ${u.currency}, not zero` };
+  const drift = await sql<{ owner: string; code: string; currency: string; cached: string; computed: string }>`
+    SELECT a.owner, a.code, a.currency, a.balance_minor::text AS cached, COALESCE(SUM(p.amount_minor), 0)::text AS computed
+    FROM ledger_accounts a LEFT JOIN postings p ON p.ledger_account_id = a.id
+    GROUP BY a.id HAVING a.balance_minor <> COALESCE(SUM(p.amount_minor), 0) ORDER BY a.id LIMIT 1`.execute(db);
+  const d = drift.rows[0];
+  if (d !== undefined) {
+    return { ok: false, fault: `ledger account ${d.owner}/${d.code}/${d.currency} holds ${d.cached} but its postings sum to ${d.computed}` };
+  }
+  const negative = await db.selectFrom('ledger_accounts').select(['owner', 'code', 'currency', 'balance_minor'])
+    .where('non_negative', '=', true).where('balance_minor', '<', 0n).limit(1).executeTakeFirst();
+  if (negative !== undefined) {
+    return { ok: false, fault: `ledger account ${negative.owner}/${negative.code}/${negative.currency} is negative (${negative.balance_minor})` };
+  }
+  const totals = await sql<{ currency: string; total: string }>`
+    SELECT currency, SUM(balance_minor)::text AS total FROM ledger_accounts GROUP BY currency HAVING SUM(balance_minor) <> 0 LIMIT 1`.execute(db);
+  const t = totals.rows[0];
+  if (t !== undefined) return { ok: false, fault: `all ${t.currency} balances sum to ${t.total}, not zero` };
+  const counts = await sql<{ accounts: string; journals: string }>`
+    SELECT (SELECT COUNT(*) FROM ledger_accounts)::text AS accounts, (SELECT COUNT(*) FROM journal_entries)::text AS journals`.execute(db);
+  const c = counts.rows[0];
+  return { ok: true, accounts: Number(c?.accounts ?? 0), journals: Number(c?.journals ?? 0) };
+}

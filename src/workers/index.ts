@@ -1,0 +1,22 @@
+// Background work started by `cobro serve` (and `cobro worker`). Each worker claims rows with
+// FOR UPDATE SKIP LOCKED, so any number of processes can run it against one PostgreSQL.
+import type { AppContext } from '../platform/context.ts';
+
+export interface RunningWorker {
+  stop(): Promise<void>;
+}
+
+export interface WorkerDefinition {
+  readonly name: string;
+  start(ctx: AppContext): RunningWorker;
+}
+
+export const workerDefinitions: readonly WorkerDefinition[] = [];
+
+export function startWorkers(ctx: AppContext, definitions: readonly WorkerDefinition[] = workerDefinitions): RunningWorker {
+  const running = definitions.map((d) => {
+    ctx.logger.info({ worker: d.name }, 'worker started');
+    return d.start(ctx);
+  });
+  return { stop: async () => { await Promise.all(running.map((r) => r.stop())); } };
+}

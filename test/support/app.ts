@@ -1,0 +1,101 @@
+// Builds the real application on a fresh database with a manual clock: the stack tests go through.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../../src/app.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { loadConfig, type Config } from '../../src/platform/config.ts';
+import type { AppContext } from '../../src/platform/context.ts';
+import type { DatabaseHandle } from '../../src/platform/db/database.ts';
+import { createSecretBox } from '../../src/platform/secrets.ts';
+import { computeSign } from '../../src/platform/auth/sign.ts';
+import { createAccount } from '../../src/modules/accounts/service.ts';
+import { cloneTestDatabase } from './database.ts';
+
+export interface TestAccount {
+  readonly id: string;
+  readonly publicToken: string;
+  readonly privateToken: string;
+  readonly webhookSecret: string;
+}
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly ctx: AppContext;
+  readonly clock: ManualClock;
+  readonly handle: DatabaseHandle;
+  createAccount(name?: string): Promise<TestAccount>;
+  /** A request with the account's Bearer token and, when `sign` is true, a valid Sign header. */
+  call(account: TestAccount | null, options: CallOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface CallOptions {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  readonly url: string;
+  readonly body?: unknown;
+  readonly sign?: boolean;
+  readonly headers?: Record<string, string>;
+}
+
+export interface TestAppOptions {
+  readonly env?: Record<string, string>;
+  readonly clockStart?: string;
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-test-'));
+  const loaded = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SETTLEMENT_DELAY_DAYS: '0', COBRO_WORKERS: '0', ...env });
+  if (!loaded.ok) throw new Error(loaded.errors.join('; '));
+  return loaded.config;
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const config = testConfig(options.env);
+  const handle = await cloneTestDatabase();
+  const clock = new ManualClock(options.clockStart ?? '2026-03-10T15:00:00Z');
+  const ctx: AppContext = {
+    db: handle.db,
+    engine: handle.engine,
+    config,
+    clock,
+    secrets: createSecretBox(crypto.randomBytes(32)),
+    logger: pino({ level: 'silent' }),
+  };
+  const app = await buildApp(ctx);
+  await app.ready();
+  return {
+    app,
+    ctx,
+    clock,
+    handle,
+    async createAccount(name = 'Test merchant') {
+      const created = await createAccount(ctx, name);
+      if (!created.ok) throw new Error(created.error);
+      const a = created.value;
+      return { id: a.id, publicToken: a.publicToken, privateToken: a.privateToken, webhookSecret: a.webhookSecret };
+    },
+    async call(account, call) {
+      const headers: Record<string, string> = { accept: 'application/json', ...(call.headers ?? {}) };
+      if (account !== null) headers.authorization = `Bearer ${account.publicToken}`;
+      const [pathOnly, queryString] = call.url.split('?') as [string, string | undefined];
+      if (account !== null && call.sign === true) {
+        const params = call.method === 'GET'
+          ? Object.fromEntries(new URLSearchParams(queryString ?? ''))
+          : (call.body !== null && typeof call.body === 'object' ? call.body as Record<string, unknown> : {});
+        headers.sign = computeSign(account.privateToken, decodeURIComponent(pathOnly), params);
+      }
+      const inject: InjectOptions = { method: call.method, url: call.url, headers };
+      if (call.body !== undefined) inject.payload = call.body as InjectOptions['payload'];
+      return app.inject(inject);
+    },
+    async close() {
+      await app.close();
+      await handle.close();
+      fs.rmSync(config.dataDir, { recursive: true, force: true });
+    },
+  };
+}
