@@ -4,6 +4,7 @@ import type { AppContext } from '../platform/context.ts';
 import { accountRoutes } from './account/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { referenceRoutes } from './reference/routes.ts';
+import { sandboxRoutes } from './sandbox/routes.ts';
 
 export type RouteModule = (app: FastifyInstance, ctx: AppContext) => Promise<void>;
 
@@ -11,4 +12,5 @@ export const routeModules: readonly RouteModule[] = [
   healthRoutes,
   referenceRoutes,
   accountRoutes,
+  sandboxRoutes,
 ];

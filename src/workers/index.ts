@@ -1,6 +1,7 @@
 // Background work started by `cobro serve` (and `cobro worker`). Each worker claims rows with
 // FOR UPDATE SKIP LOCKED, so any number of processes can run it against one PostgreSQL.
 import type { AppContext } from '../platform/context.ts';
+import { dueWorkWorker } from './due-work-worker.ts';
 
 export interface RunningWorker {
   stop(): Promise<void>;
@@ -11,7 +12,9 @@ export interface WorkerDefinition {
   start(ctx: AppContext): RunningWorker;
 }
 
-export const workerDefinitions: readonly WorkerDefinition[] = [];
+export const workerDefinitions: readonly WorkerDefinition[] = [
+  dueWorkWorker,
+];
 
 export function startWorkers(ctx: AppContext, definitions: readonly WorkerDefinition[] = workerDefinitions): RunningWorker {
   const running = definitions.map((d) => {

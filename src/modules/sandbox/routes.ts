@@ -1,0 +1,52 @@
+// Sandbox-only controls (supplement §6.3). Not registered in production mode.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../../platform/context.ts';
+import { accountOf } from '../../platform/auth/auth-plugin.ts';
+import { validationError } from '../../platform/errors.ts';
+import { withErrors } from '../../platform/http/schemas.ts';
+import { accountNow, advanceAccountClock, sandboxAdvanceMsMax } from '../../platform/sandbox-clock.ts';
+import { drainDueWork } from '../../platform/due-work.ts';
+import { formatTimestamp } from '../../platform/time-format.ts';
+
+const AdvanceBody = Type.Object({
+  days: Type.Optional(Type.Integer({ minimum: 0, maximum: 400 })),
+  hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 9600 })),
+  minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 576000 })),
+  seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 34560000 })),
+}, { additionalProperties: false });
+
+const AdvanceResponse = Type.Object({
+  status: Type.Literal('success'),
+  now: Type.String({ description: 'The account\'s sandbox time after the move' }),
+  offset_seconds: Type.Integer(),
+  processed: Type.Record(Type.String(), Type.Integer(), { description: 'Rows each due-work handler processed' }),
+});
+
+export async function sandboxRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  if (ctx.config.mode !== 'sandbox') return;
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.post('/api/sandbox/clock/advance', {
+    schema: {
+      tags: ['Sandbox'],
+      summary: 'Move this account\'s sandbox clock forward and run what became due',
+      body: AdvanceBody,
+      response: withErrors({ 200: AdvanceResponse }),
+    },
+  }, async (request) => {
+    const account = accountOf(request);
+    const b = request.body;
+    const deltaMs = ((((b.days ?? 0) * 24 + (b.hours ?? 0)) * 60 + (b.minutes ?? 0)) * 60 + (b.seconds ?? 0)) * 1000;
+    if (deltaMs <= 0) throw validationError({ body: 'is empty' });
+    if (deltaMs > sandboxAdvanceMsMax) throw validationError({ body: 'too large' });
+    const offsetMs = await advanceAccountClock(ctx, account.id, deltaMs);
+    const processed = await drainDueWork(ctx, account.id);
+    return {
+      status: 'success' as const,
+      now: formatTimestamp(await accountNow(ctx, account.id), ctx.config.timeZone),
+      offset_seconds: Math.floor(offsetMs / 1000),
+      processed,
+    };
+  });
+}

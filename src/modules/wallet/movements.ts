@@ -1,0 +1,75 @@
+// The wallet movement log (seed "Wallet movement"): one row per change of a merchant's available balance,
+// written in the same transaction as the journal that moved the money.
+import assert from 'node:assert/strict';
+import type { Tx, Int8, Timestamp } from '../../platform/db/types.ts';
+import type { Generated } from 'kysely';
+import { newId } from '../../platform/ids.ts';
+import { ledgerCodes } from '../../platform/ledger/codes.ts';
+import type { PostedJournal } from '../../platform/ledger/post.ts';
+
+export interface WalletMovementTable {
+  seq: Generated<bigint>;
+  id: string;
+  account_id: string;
+  currency: string;
+  order: string;
+  subject: string;
+  income_expense: 'income' | 'expense';
+  status: 'current' | 'reversed';
+  amount_minor: Int8;
+  balance_after_minor: Int8;
+  origin_liquidation: string | null;
+  kind: string;
+  reference: string;
+  journal_id: string;
+  created_at: Timestamp;
+}
+
+declare module '../../platform/db/types.ts' {
+  interface Database {
+    wallet_movements: WalletMovementTable;
+  }
+}
+
+export interface MovementInput {
+  readonly accountId: string;
+  readonly currency: string;
+  readonly order: string;
+  readonly subject: string;
+  /** What kind of business event moved the money: `payout`, `withdrawal`, `settlement`, `adjustment`, ... */
+  readonly kind: string;
+  /** The business object's id (payout id, transaction id, ...). */
+  readonly reference: string;
+  readonly originLiquidation: string | null;
+  readonly journal: PostedJournal;
+  readonly at: Date;
+}
+
+/**
+ * Appends the movement for the journal's effect on the account's available wallet balance. The journal must
+ * touch wallet_available of that account and currency exactly once.
+ */
+export async function appendWalletMovement(tx: Tx, input: MovementInput): Promise<{ id: string }> {
+  const lines = input.journal.lines.filter((l) =>
+    l.owner === input.accountId && l.code === ledgerCodes.walletAvailable && l.currency === input.currency);
+  assert.equal(lines.length, 1, 'a wallet movement follows exactly one wallet_available posting');
+  const line = lines[0]!;
+  const id = newId('wa', 16);
+  await tx.insertInto('wallet_movements').values({
+    id,
+    account_id: input.accountId,
+    currency: input.currency,
+    order: input.order,
+    subject: input.subject,
+    income_expense: line.amountMinor > 0n ? 'income' : 'expense',
+    status: 'current',
+    amount_minor: line.amountMinor > 0n ? line.amountMinor : -line.amountMinor,
+    balance_after_minor: line.balanceAfterMinor,
+    origin_liquidation: input.originLiquidation,
+    kind: input.kind,
+    reference: input.reference,
+    journal_id: input.journal.id,
+    created_at: input.at,
+  }).execute();
+  return { id };
+}

@@ -1,0 +1,57 @@
+// Per-account sandbox time: the service clock plus an offset the merchant moves forward through the API, so
+// settlements, expiries and payouts can be tested without waiting (supplement §6.3). Production has no offsets.
+import { sql, type Expression, type RawBuilder } from 'kysely';
+import type { Generated } from 'kysely';
+import type { AppContext } from './context.ts';
+import type { DbOrTx, Int8, Timestamp } from './db/types.ts';
+
+export interface SandboxClockTable {
+  account_id: string;
+  offset_ms: Int8;
+  updated_at: Timestamp;
+}
+
+declare module './db/types.ts' {
+  interface Database {
+    sandbox_clocks: SandboxClockTable;
+  }
+}
+
+export type { Generated };
+
+export async function accountOffsetMs(db: DbOrTx, accountId: string): Promise<number> {
+  const row = await db.selectFrom('sandbox_clocks').select('offset_ms').where('account_id', '=', accountId).executeTakeFirst();
+  return row === undefined ? 0 : Number(row.offset_ms);
+}
+
+/** "Now" as one account sees it. */
+export async function accountNow(ctx: AppContext, accountId: string, db: DbOrTx = ctx.db): Promise<Date> {
+  const now = ctx.clock.now();
+  if (ctx.config.mode !== 'sandbox') return now;
+  return new Date(now.getTime() + (await accountOffsetMs(db, accountId)));
+}
+
+export const sandboxAdvanceMsMax = 400 * 24 * 60 * 60 * 1000;
+
+export async function advanceAccountClock(ctx: AppContext, accountId: string, deltaMs: number): Promise<number> {
+  if (!Number.isSafeInteger(deltaMs) || deltaMs < 0 || deltaMs > sandboxAdvanceMsMax) throw new RangeError('delta out of range');
+  const row = await ctx.db.insertInto('sandbox_clocks')
+    .values({ account_id: accountId, offset_ms: deltaMs, updated_at: ctx.clock.now() })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet({
+      offset_ms: sql<bigint>`sandbox_clocks.offset_ms + ${deltaMs}`,
+      updated_at: ctx.clock.now(),
+    }))
+    .returning('offset_ms')
+    .executeTakeFirstOrThrow();
+  return Number(row.offset_ms);
+}
+
+/**
+ * SQL for "now as the row's account sees it", for due-work queries: the service clock plus that account's
+ * offset in sandbox mode, the service clock alone in production.
+ */
+export function accountNowSql(ctx: AppContext, accountIdColumn: Expression<string>): RawBuilder<Date> {
+  const now = ctx.clock.now();
+  if (ctx.config.mode !== 'sandbox') return sql<Date>`${now}::timestamptz`;
+  return sql<Date>`(${now}::timestamptz + COALESCE((SELECT sc.offset_ms FROM sandbox_clocks sc WHERE sc.account_id = ${accountIdColumn}), 0) * INTERVAL '1 millisecond')`;
+}
