@@ -33,7 +33,11 @@ async function runCommand(argv: readonly string[]): Promise<never> {
     if (await opsServerAnswers(socketPath)) emit(await runThroughServer(socketPath, argv));
   }
   // Operator commands log only warnings, so their output stays readable.
-  const runtime = await openRuntime(config, { logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel) });
+  const runtime = await openRuntime(config, {
+    logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),
+    // `migrate` reports what it applies, so it must find the pending migrations still pending.
+    migrate: resolved.command.name !== 'migrate',
+  });
   try {
     const output = await runResolved(resolved, runtime.ctx);
     await runtime.close();

@@ -3,7 +3,7 @@
 export const errorCatalogue = {
   validation_failed: { http: 400, type: 'Unprocessable Entity' },
   malformed_body: { http: 400, type: 'Unprocessable Entity' },
-  body_too_large: { http: 413, type: 'Payload Too Large' },
+  body_too_large: { http: 400, type: 'Unprocessable Entity' },
   unsupported_media_type: { http: 415, type: 'Unsupported Media Type' },
   token_missing: { http: 401, type: 'Unauthorized' },
   token_invalid: { http: 401, type: 'Unauthorized' },

@@ -44,6 +44,8 @@ export interface CallOptions {
 export interface TestAppOptions {
   readonly env?: Record<string, string>;
   readonly clockStart?: string;
+  /** Routes a test adds before the app is ready (e.g. one that fails on purpose). */
+  readonly extraRoutes?: (app: FastifyInstance) => void;
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -66,6 +68,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger: pino({ level: 'silent' }),
   };
   const app = await buildApp(ctx);
+  options.extraRoutes?.(app);
   await app.ready();
   return {
     app,

@@ -16,7 +16,8 @@ function signParams(request: FastifyRequest): SignParams {
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('account', null);
   app.addHook('preValidation', async (request) => {
-    const mode = request.routeOptions.config.auth ?? 'token';
+    // API routes authenticate unless they say otherwise; pages (checkout, /docs) never ask for a token.
+    const mode = request.routeOptions.config.auth ?? ((request.routeOptions.url ?? '').startsWith('/api') ? 'token' : 'none');
     // Unknown routes and wrong methods answer 404/405 before anything asks for credentials.
     if (mode === 'none' || request.is404) return;
     const header = request.headers.authorization;

@@ -1,0 +1,138 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { computeSign } from '../../src/platform/auth/sign.ts';
+import { runCli, startServe } from '../support/cli.ts';
+
+const dirs: string[] = [];
+function dataDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe('cobro CLI on the embedded database', () => {
+  it('creates, lists, shows and rotates accounts', async () => {
+    const env = { DATA_DIR: dataDir() };
+    const created = await runCli(['accounts', 'create', '--name', 'Tienda Uno', '--json'], env);
+    expect(created.code).toBe(0);
+    const account = JSON.parse(created.stdout) as Record<string, string>;
+    expect(account.id).toMatch(/^acc[0-9a-f]{17}$/);
+    expect(account.public_token).toMatch(/^[0-9a-f]{32}$/);
+    expect(account.private_token).toMatch(/^[0-9a-f]{32}$/);
+    expect(account.webhook_secret).toMatch(/^whsec_/);
+
+    const list = await runCli(['accounts', 'list'], env);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain(account.id);
+    expect(list.stdout).toContain('Tienda Uno');
+
+    const shown = JSON.parse((await runCli(['accounts', 'show', account.id!, '--json'], env)).stdout) as Record<string, string>;
+    expect(shown.private_token).toBe(account.private_token);
+
+    const rotated = JSON.parse((await runCli(['accounts', 'rotate', account.id!, '--only', 'webhook-secret', '--json'], env)).stdout) as Record<string, string>;
+    expect(rotated.webhook_secret).not.toBe(account.webhook_secret);
+    expect(rotated.public_token).toBe(account.public_token);
+
+    const missing = await runCli(['accounts', 'show', 'acc_nope'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no account');
+  });
+
+  it('prints the Sign header a client would compute', async () => {
+    const body = '{"amount":1000,"currency":"CLP","order":"133222","subject":"withdraw 133222"}';
+    const res = await runCli(['sign', '--token', 'fe551abcef62fcf002dc598922e68f0a', '--path', '/api/wallet/withdraw', '--body', body], {});
+    expect(res.code).toBe(0);
+    expect(res.stdout.trim()).toBe('3ad64ab75fd70884ce4673b88d0cc019aaa5cc8f68925fb1295bdb91b5970b2d');
+    const q = await runCli(['sign', '--token', 'k', '--path', '/api/wallet/list', '--query', 'page=1&per_page=10'], {});
+    expect(q.stdout.trim()).toBe(computeSign('k', '/api/wallet/list', { page: '1', per_page: '10' }));
+    const bad = await runCli(['sign', '--token', 'k', '--path', '/x', '--body', '[1]'], {});
+    expect(bad.code).toBe(2);
+  });
+
+  it('rejects unknown commands, unknown options and bad configuration clearly', async () => {
+    const unknown = await runCli(['frobnicate'], {});
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command');
+    const option = await runCli(['accounts', 'list', '--bogus'], { DATA_DIR: dataDir() });
+    expect(option.code).toBe(2);
+    const config = await runCli(['accounts', 'list'], { DATA_DIR: dataDir(), PORT: 'eighty', COBRO_MODE: 'live' });
+    expect(config.code).toBe(2);
+    expect(config.stderr).toContain('PORT must be an integer');
+    expect(config.stderr).toContain('COBRO_MODE must be one of sandbox, production');
+  });
+
+  it('serves the API, prints the demo tokens once, and takes CLI commands while serving', async () => {
+    const dir = dataDir();
+    const port = await freePort();
+    const env = { DATA_DIR: dir, PORT: String(port) };
+    const server = await startServe(env);
+    try {
+      const out = server.output();
+      expect(out).toContain('Sandbox demo account created');
+      const publicToken = /public token:\s+([0-9a-f]{32})/.exec(out)?.[1];
+      const privateToken = /private token:\s+([0-9a-f]{32})/.exec(out)?.[1];
+      expect(publicToken).toBeDefined();
+      const base = `http://127.0.0.1:${port}`;
+      const banks = await fetch(`${base}/api/banks?currency=clp`);
+      expect(banks.status).toBe(200);
+      const who = await fetch(`${base}/api/account`, { headers: { authorization: `Bearer ${publicToken}`, sign: computeSign(privateToken!, '/api/account', {}) } });
+      expect(await who.json()).toMatchObject({ status: 'success', name: 'Demo merchant' });
+
+      // The embedded database belongs to the server; the CLI goes through its operator socket.
+      const created = await runCli(['accounts', 'create', '--name', 'While serving', '--json'], env);
+      expect(created.code).toBe(0);
+      const fresh = JSON.parse(created.stdout) as Record<string, string>;
+      const freshWho = await fetch(`${base}/api/account`, { headers: { authorization: `Bearer ${fresh.public_token}`, sign: computeSign(fresh.private_token!, '/api/account', {}) } });
+      expect(freshWho.status).toBe(200);
+      expect((await runCli(['migrate'], env)).stdout).toContain('up to date');
+    } finally {
+      await server.stop();
+    }
+    // A second start on the same data does not create or print another demo account.
+    const again = await startServe(env);
+    await again.stop();
+    expect(again.output()).not.toContain('Sandbox demo account created');
+    const list = await runCli(['accounts', 'list', '--json'], env);
+    expect((JSON.parse(list.stdout) as unknown[]).length).toBe(2);
+  });
+});
+
+describe.runIf(process.env.DATABASE_URL)('cobro CLI on PostgreSQL', () => {
+  it('migrates and manages accounts through DATABASE_URL', async () => {
+    const adminUrl = process.env.DATABASE_URL!;
+    const name = `cobro_t_cli_${crypto.randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    try {
+      const u = new URL(adminUrl);
+      u.pathname = `/${name}`;
+      const env = { DATABASE_URL: u.toString(), DATA_DIR: dataDir() };
+      const migrated = await runCli(['migrate'], env);
+      expect(migrated.code).toBe(0);
+      expect(migrated.stdout).toContain('applied: 0001-foundation');
+      const created = JSON.parse((await runCli(['accounts', 'create', '--name', 'PG merchant', '--json'], env)).stdout) as Record<string, string>;
+      const list = await runCli(['accounts', 'list'], env);
+      expect(list.stdout).toContain(created.id);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+});

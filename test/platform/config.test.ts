@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/platform/config.ts';
+import { formatDate, formatTimestamp, parseLocal } from '../../src/platform/time-format.ts';
+
+describe('configuration from the environment', () => {
+  it('has the documented defaults', () => {
+    const r = loadConfig({});
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.config).toMatchObject({ port: 8080, host: '127.0.0.1', databaseUrl: null, mode: 'sandbox', timeZone: 'America/Santiago', publicBaseUrl: 'http://127.0.0.1:8080', logLevel: 'info', settlementDelayDays: 1 });
+    expect(r.config.dataDir.endsWith('/data')).toBe(true);
+  });
+
+  it('names every bad value', () => {
+    const r = loadConfig({ PORT: '70000', COBRO_MODE: 'live', TIMEZONE: 'Mars/Olympus', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', PUBLIC_BASE_URL: 'ftp://x', COBRO_SECRET_KEY: 'short' });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const text = r.errors.join('\n');
+    for (const name of ['PORT', 'COBRO_MODE', 'TIMEZONE', 'LOG_LEVEL', 'DATABASE_URL', 'PUBLIC_BASE_URL', 'COBRO_SECRET_KEY']) expect(text).toContain(name);
+  });
+
+  it('requires a secret key in production', () => {
+    const r = loadConfig({ COBRO_MODE: 'production' });
+    expect(r.ok).toBe(false);
+    const ok = loadConfig({ COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32), PUBLIC_BASE_URL: 'https://pay.example.com/' });
+    expect(ok.ok && ok.config.publicBaseUrl).toBe('https://pay.example.com');
+  });
+});
+
+describe('timestamps in the service zone', () => {
+  it('renders YYYY-MM-DD HH:MM:SS in America/Santiago across DST', () => {
+    expect(formatTimestamp(new Date('2026-01-15T15:00:00Z'), 'America/Santiago')).toBe('2026-01-15 12:00:00');
+    expect(formatTimestamp(new Date('2026-07-15T15:00:00Z'), 'America/Santiago')).toBe('2026-07-15 11:00:00');
+    expect(formatDate(new Date('2026-01-01T02:00:00Z'), 'America/Santiago')).toBe('2025-12-31');
+  });
+
+  it('parses local input back to the same instant and refuses impossible dates', () => {
+    expect(parseLocal('2026-01-15 12:00:00', 'America/Santiago')?.toISOString()).toBe('2026-01-15T15:00:00.000Z');
+    expect(parseLocal('2026-07-15 11:00:00', 'America/Santiago')?.toISOString()).toBe('2026-07-15T15:00:00.000Z');
+    expect(parseLocal('2026-02-30', 'America/Santiago')).toBeNull();
+    expect(parseLocal('15-01-2026', 'America/Santiago')).toBeNull();
+    expect(parseLocal('2026-01-15 25:00:00', 'America/Santiago')).toBeNull();
+  });
+});
