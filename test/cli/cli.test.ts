@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { runCli, startServe } from '../support/cli.ts';
 
@@ -15,6 +15,8 @@ function dataDir(): string {
   return dir;
 }
 afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
+// Each command is a real process opening a real database: generous limits for a loaded CI machine.
+vi.setConfig({ testTimeout: 180_000 });
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
