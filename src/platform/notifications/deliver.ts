@@ -71,7 +71,7 @@ function outcomeOf(result: SendResult, delayMs: number | null): Exclude<AttemptO
   return 'retry';
 }
 
-async function recordAttempt(ctx: AppContext, row: ClaimedNotification, result: SendResult): Promise<void> {
+export async function recordAttempt(ctx: AppContext, row: ClaimedNotification, result: SendResult): Promise<void> {
   const now = ctx.clock.now();
   const delayMs = retryDelayMs(row.scheduleAttemptNo, Math.random());
   const outcome = outcomeOf(result, delayMs);

@@ -109,9 +109,10 @@ export function guardedLookup(mode: Mode, base: BaseLookup = systemLookup) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
     base(hostname, { family: options.family ?? 0, hints: options.hints ?? 0, all: true }, (error, addresses) => {
       if (error !== null) return callback(error, []);
-      const refused = addresses.map((a) => addressRefusal(a.address, mode)).find((r) => r !== null);
+      const refused = addresses.find((a) => addressRefusal(a.address, mode) !== null);
       if (refused !== undefined || addresses.length === 0) {
-        const denied: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to ${refused ?? 'no address'}`);
+        const why = refused === undefined ? 'no address' : `${refused.address}, a ${classifyAddress(refused.address)} address`;
+        const denied: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to ${why}`);
         denied.code = 'ECALLBACKREFUSED';
         return callback(denied, []);
       }
