@@ -111,7 +111,8 @@ describe('documentation', () => {
   });
 
   it('schemas spell the same states as the table', () => {
-    expect(StatusSchema.anyOf.map((s: { const: string }) => s.const)).toEqual([...notificationStatuses]);
-    expect(OutcomeSchema.anyOf.map((s: { const?: string }) => s.const).filter((c: unknown) => c !== undefined)).toEqual([...attemptOutcomes]);
+    const consts = (schema: { anyOf: readonly object[] }) => schema.anyOf.map((s) => (s as { const?: string }).const).filter((c) => c !== undefined);
+    expect(consts(StatusSchema)).toEqual([...notificationStatuses]);
+    expect(consts(OutcomeSchema)).toEqual([...attemptOutcomes]);
   });
 });
