@@ -3,6 +3,8 @@ import { Webhook } from 'standardwebhooks';
 import { enqueueCallback } from '../../../src/platform/notifications/enqueue.ts';
 import { deliverDueNotifications, recordAttempt } from '../../../src/platform/notifications/deliver.ts';
 import { claimDueNotifications, lostAttemptError } from '../../../src/platform/notifications/claim.ts';
+import { webhookSignature } from '../../../src/platform/notifications/sign.ts';
+import { rotateAccount } from '../../../src/modules/accounts/service.ts';
 import { attemptsMax } from '../../../src/platform/notifications/schedule.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startReceiver, type Receiver } from '../../support/receiver.ts';
@@ -175,6 +177,21 @@ describe('callback delivery', () => {
     expect(await claimDueNotifications(t.ctx, { limit: 10, leaseMs: 90_000 })).toHaveLength(0);
     expect(await row(id)).toMatchObject({ status: 'failed', attempts: attemptsMax, last_error: lostAttemptError });
     expect(r.requests).toHaveLength(0);
+  });
+
+  it('signs each attempt with the account\'s current secret, so a rotation applies to retries', async () => {
+    const r = await receiver((_req, i) => (i === 0 ? 500 : 200));
+    const id = await enqueue(r.url);
+    await deliverDueNotifications(t.ctx);
+    const rotated = await rotateAccount(t.ctx, account.id, 'webhook-secret');
+    if (!rotated.ok) throw new Error(rotated.error);
+    t.clock.advanceMs(6000);
+    await deliverDueNotifications(t.ctx);
+    const [first, second] = r.requests.map((q) => q.headers as Record<string, string>);
+    expect(first!['webhook-signature']).toBe(webhookSignature(account.webhookSecret, id, Number(first!['webhook-timestamp']), r.requests[0]!.body));
+    expect(second!['webhook-signature']).toBe(webhookSignature(rotated.value.webhookSecret, id, Number(second!['webhook-timestamp']), r.requests[1]!.body));
+    expect(rotated.value.webhookSecret).not.toBe(account.webhookSecret);
+    account = { ...account, webhookSecret: rotated.value.webhookSecret };
   });
 
   it('limits one call to the batch it is given', async () => {
