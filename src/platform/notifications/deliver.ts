@@ -51,17 +51,28 @@ export async function deliverDueNotifications(ctx: AppContext, options: DeliverO
 }
 
 async function deliverOne(ctx: AppContext, row: ClaimedNotification, secret: string | null, timeoutMs: number, resolve: BaseLookup | undefined): Promise<void> {
-  const result: SendResult = secret === null
-    ? { statusCode: null, error: 'account has no webhook secret', responseExcerpt: null, latencyMs: 0 }
-    : await sendWebhook({
-      url: row.url,
-      headers: webhookHeaders(secret, row.id, ctx.clock.now(), row.body),
-      body: row.body,
-      mode: ctx.config.mode,
-      timeoutMs,
-      ...(resolve !== undefined ? { resolve } : {}),
-    });
-  await recordAttempt(ctx, row, result);
+  let result: SendResult;
+  try {
+    result = secret === null
+      ? { statusCode: null, error: 'account has no webhook secret', responseExcerpt: null, latencyMs: 0 }
+      : await sendWebhook({
+        url: row.url,
+        headers: webhookHeaders(secret, row.id, ctx.clock.now(), row.body),
+        body: row.body,
+        mode: ctx.config.mode,
+        timeoutMs,
+        ...(resolve !== undefined ? { resolve } : {}),
+      });
+  } catch (error) {
+    // A fault of ours (an unreadable secret) is a failed attempt like any other, retried on the schedule.
+    result = { statusCode: null, error: `internal: ${error instanceof Error ? error.message : String(error)}`, responseExcerpt: null, latencyMs: 0 };
+  }
+  try {
+    await recordAttempt(ctx, row, result);
+  } catch (error) {
+    // The row keeps its lease and comes back when it expires; the other rows of the batch go on.
+    ctx.logger.error({ err: error, notification: row.id }, 'could not record a callback attempt');
+  }
 }
 
 function outcomeOf(result: SendResult, delayMs: number | null): Exclude<AttemptOutcome, 'lost'> {

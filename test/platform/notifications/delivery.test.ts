@@ -194,6 +194,17 @@ describe('callback delivery', () => {
     account = { ...account, webhookSecret: rotated.value.webhookSecret };
   });
 
+  it('logs a fault of its own as a failed attempt and retries', async () => {
+    const broken = await t.createAccount('Broken secret');
+    await t.ctx.db.updateTable('accounts').set({ webhook_secret_enc: t.ctx.secrets.seal('whsec_AA==') }).where('id', '=', broken.id).execute();
+    const r = await receiver();
+    const id = await enqueue(r.url, { order: '1' }, broken.id);
+    expect(await deliverDueNotifications(t.ctx)).toBe(1);
+    expect(await row(id)).toMatchObject({ status: 'pending', attempts: 1, last_error: 'internal: webhook secret is too short' });
+    expect((await attempts(id))[0]).toMatchObject({ outcome: 'retry', error: 'internal: webhook secret is too short' });
+    expect(r.requests).toHaveLength(0);
+  });
+
   it('limits one call to the batch it is given', async () => {
     const r = await receiver();
     const ids = await Promise.all([1, 2, 3].map((n) => enqueue(r.url, { n })));
