@@ -3,6 +3,7 @@ import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { signCommand } from './commands/sign.ts';
+import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
 
 export const commands: readonly Command[] = [
   migrateCommand,
@@ -11,4 +12,7 @@ export const commands: readonly Command[] = [
   accountsShow,
   accountsRotate,
   signCommand,
+  notificationsList,
+  notificationsShow,
+  notificationsRetry,
 ];

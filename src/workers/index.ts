@@ -2,6 +2,7 @@
 // FOR UPDATE SKIP LOCKED, so any number of processes can run it against one PostgreSQL.
 import type { AppContext } from '../platform/context.ts';
 import { dueWorkWorker } from './due-work-worker.ts';
+import { notificationsWorker } from '../platform/notifications/worker.ts';
 
 export interface RunningWorker {
   stop(): Promise<void>;
@@ -14,6 +15,7 @@ export interface WorkerDefinition {
 
 export const workerDefinitions: readonly WorkerDefinition[] = [
   dueWorkWorker,
+  notificationsWorker,
 ];
 
 export function startWorkers(ctx: AppContext, definitions: readonly WorkerDefinition[] = workerDefinitions): RunningWorker {

@@ -11,7 +11,10 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-export async function cloneTestDatabase(): Promise<DatabaseHandle> {
+/** A test database; `url` is set on PostgreSQL, so other processes (workers under test) can open it too. */
+export type TestDatabaseHandle = DatabaseHandle & { readonly url?: string };
+
+export async function cloneTestDatabase(): Promise<TestDatabaseHandle> {
   const template = inject('postgresTemplate');
   const url = process.env.DATABASE_URL;
   if (template !== '' && url !== undefined) {
@@ -35,6 +38,7 @@ export async function cloneTestDatabase(): Promise<DatabaseHandle> {
     const handle = await openDatabase({ engine: 'postgres', url: withDatabase(url, name) });
     return {
       ...handle,
+      url: withDatabase(url, name),
       close: async () => {
         await handle.close();
         const dropper = new pg.Client({ connectionString: url });

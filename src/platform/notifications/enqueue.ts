@@ -20,12 +20,14 @@ export async function enqueueCallback(tx: Tx, input: CallbackInput): Promise<str
   assert.ok(input.url.length > 0 && input.url.length <= callbackUrlLengthMax, 'callback url length');
   assert.match(input.eventType, /^[a-z_]+(\.[a-z_]+)+$/, 'event type is dotted lower case');
   const id = newId('msg_', 24);
+  const body = JSON.stringify(input.payload);
   await tx.insertInto('notifications').values({
     id,
     account_id: input.accountId,
     url: input.url,
     event_type: input.eventType,
-    payload: JSON.stringify(input.payload),
+    payload: body,
+    body,
     status: 'pending',
     attempts: 0,
     next_attempt_at: input.at,

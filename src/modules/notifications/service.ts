@@ -1,0 +1,123 @@
+// Merchant and operator access to callback deliveries: list with filters, one with its attempt log, resend.
+import type { AppContext } from '../../platform/context.ts';
+import { registerDueWork } from '../../platform/due-work.ts';
+import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
+import { accountNow } from '../../platform/sandbox-clock.ts';
+import { formatTimestamp } from '../../platform/time-format.ts';
+import { deliverDueNotifications } from '../../platform/notifications/deliver.ts';
+import type { AttemptOutcome, NotificationStatus } from '../../platform/notifications/types.ts';
+import { attemptsMax } from '../../platform/notifications/schedule.ts';
+import { findNotification, listAttempts, listNotificationRows, type NotificationFilter, type NotificationRow } from './repository.ts';
+
+// The background notifications worker delivers on its own; advancing a sandbox clock delivers that account's
+// retries that became due at once, so a merchant (or a test) sees the retry without waiting.
+registerDueWork({
+  name: 'notifications',
+  run: (ctx, scope) => scope.accountId === undefined
+    ? Promise.resolve(0)
+    : deliverDueNotifications(ctx, { accountId: scope.accountId, limit: scope.limit }),
+});
+
+export interface NotificationView {
+  readonly id: string;
+  readonly account_id: string;
+  readonly event_type: string;
+  readonly url: string;
+  readonly status: NotificationStatus;
+  readonly attempts: number;
+  readonly last_status_code: number | null;
+  readonly last_error: string | null;
+  readonly next_attempt_at: string | null;
+  readonly created_at: string;
+  readonly delivered_at: string | null;
+}
+
+export interface AttemptView {
+  readonly attempt: number;
+  readonly started_at: string;
+  readonly finished_at: string | null;
+  readonly outcome: AttemptOutcome | null;
+  readonly status_code: number | null;
+  readonly latency_ms: number | null;
+  readonly error: string | null;
+  readonly response_excerpt: string | null;
+}
+
+export function notificationView(ctx: AppContext, row: NotificationRow): NotificationView {
+  const tz = ctx.config.timeZone;
+  return {
+    id: row.id,
+    account_id: row.account_id,
+    event_type: row.event_type,
+    url: row.url,
+    status: row.status,
+    attempts: row.attempts,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    next_attempt_at: row.status === 'pending' ? formatTimestamp(row.next_attempt_at, tz) : null,
+    created_at: formatTimestamp(row.created_at, tz),
+    delivered_at: row.delivered_at === null ? null : formatTimestamp(row.delivered_at, tz),
+  };
+}
+
+export interface NotificationPage {
+  readonly total: number;
+  readonly notifications: readonly NotificationView[];
+}
+
+export async function listNotifications(ctx: AppContext, filter: NotificationFilter): Promise<NotificationPage> {
+  const { total, rows } = await listNotificationRows(ctx.db, filter);
+  return { total, notifications: rows.map((r) => notificationView(ctx, r)) };
+}
+
+export interface NotificationDetail extends NotificationView {
+  readonly payload: Record<string, unknown>;
+  readonly attempts_log: readonly AttemptView[];
+}
+
+export async function showNotification(ctx: AppContext, id: string, accountId: string | null): Promise<NotificationDetail | null> {
+  const row = await findNotification(ctx.db, id, accountId);
+  if (row === undefined) return null;
+  const tz = ctx.config.timeZone;
+  const attempts = await listAttempts(ctx.db, id, attemptsMax * 20);
+  return {
+    ...notificationView(ctx, row),
+    payload: row.payload,
+    attempts_log: attempts.map((a) => ({
+      attempt: a.attempt_no,
+      started_at: formatTimestamp(a.started_at, tz),
+      finished_at: a.finished_at === null ? null : formatTimestamp(a.finished_at, tz),
+      outcome: a.outcome,
+      status_code: a.status_code,
+      latency_ms: a.latency_ms,
+      error: a.error,
+      response_excerpt: a.response_excerpt,
+    })),
+  };
+}
+
+/**
+ * Sends a notification again as soon as a worker is free: a delivered or failed one starts a fresh retry schedule,
+ * a pending one stops waiting for its next retry. Same webhook-id, so receivers can deduplicate.
+ * `accountId` scopes it to a merchant; null is the operator.
+ */
+export async function retryNotification(ctx: AppContext, id: string, accountId: string | null): Promise<NotificationView | RuleFailure | null> {
+  const retried = await ctx.db.transaction().execute(async (tx) => {
+    let query = tx.selectFrom('notifications').select(['id', 'account_id', 'status', 'attempts']).where('id', '=', id);
+    if (accountId !== null) query = query.where('account_id', '=', accountId);
+    const row = await query.forUpdate().executeTakeFirst();
+    if (row === undefined) return null;
+    if (row.status === 'delivering') return ruleFailure('notification_delivering', 'the notification is being delivered right now; look at it again in a moment');
+    const now = ctx.clock.now();
+    await tx.updateTable('notifications').set({
+      status: 'pending',
+      next_attempt_at: await accountNow(ctx, row.account_id, tx),
+      updated_at: now,
+      ...(row.status === 'pending' ? {} : { schedule_start_attempts: row.attempts }),
+    }).where('id', '=', id).execute();
+    return 'ok' as const;
+  });
+  if (retried === null || retried !== 'ok') return retried;
+  const row = await findNotification(ctx.db, id, accountId);
+  return row === undefined ? null : notificationView(ctx, row);
+}

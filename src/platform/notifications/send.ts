@@ -1,0 +1,80 @@
+// One HTTP POST of a callback: guarded address, total time limit, no redirects, capped response excerpt.
+import http from 'node:http';
+import https from 'node:https';
+import type { Mode } from '../config.ts';
+import { checkCallbackUrl, guardedLookup, type BaseLookup } from './ssrf-guard.ts';
+
+export const deliveryTimeoutMs = 15_000;
+export const responseExcerptBytesMax = 1024;
+export const errorTextLengthMax = 500;
+
+export interface SendRequest {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly mode: Mode;
+  readonly timeoutMs?: number;
+  /** The resolver under the guard; the system's unless a test stands in for DNS. */
+  readonly resolve?: BaseLookup;
+}
+
+export interface SendResult {
+  /** HTTP status of the answer, or null when none came (refused, unreachable, timed out). */
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly responseExcerpt: string | null;
+  readonly latencyMs: number;
+}
+
+function elapsedMs(startNs: bigint): number {
+  return Number((process.hrtime.bigint() - startNs) / 1_000_000n);
+}
+
+export function sendWebhook(request: SendRequest): Promise<SendResult> {
+  const startNs = process.hrtime.bigint();
+  const checked = checkCallbackUrl(request.url, request.mode);
+  if (!checked.ok) return Promise.resolve({ statusCode: null, error: `refused: ${checked.reason}`, responseExcerpt: null, latencyMs: 0 });
+  const url = checked.url;
+  const timeoutMs = request.timeoutMs ?? deliveryTimeoutMs;
+  return new Promise<SendResult>((resolve) => {
+    let settled = false;
+    const finish = (statusCode: number | null, error: string | null, excerpt: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ statusCode, error: error === null ? null : error.slice(0, errorTextLengthMax), responseExcerpt: excerpt, latencyMs: elapsedMs(startNs) });
+    };
+    const client = url.protocol === 'https:' ? https : http;
+    // node:http never follows redirects, so a 3xx answer arrives here as a failed attempt.
+    const req = client.request(url, {
+      method: 'POST',
+      headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+      lookup: guardedLookup(request.mode, request.resolve) as never,
+      agent: false,
+    }, (res) => {
+      const statusCode = res.statusCode ?? null;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = () => {
+        const excerpt = Buffer.concat(chunks).subarray(0, responseExcerptBytesMax).toString('utf8');
+        const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+        finish(statusCode, ok ? null : `HTTP ${statusCode}`, excerpt);
+        res.destroy();
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (size < responseExcerptBytesMax) chunks.push(chunk);
+        size += chunk.length;
+        // The receiver's answer matters only for its status and a short excerpt; stop reading a long one.
+        if (size >= responseExcerptBytesMax) done();
+      });
+      res.on('end', done);
+      res.on('error', done);
+    });
+    const timer = setTimeout(() => {
+      finish(null, `timed out after ${timeoutMs} ms`, null);
+      req.destroy();
+    }, timeoutMs);
+    req.on('error', (error: NodeJS.ErrnoException) => finish(null, error.message, null));
+    req.end(request.body);
+  });
+}

@@ -1,0 +1,32 @@
+// Standard Webhooks signatures (supplement §5.2), so receivers can use any existing verifier library.
+import crypto from 'node:crypto';
+
+const secretPrefix = 'whsec_';
+
+/** The HMAC key of a `whsec_<base64>` secret: the decoded bytes, as the Standard Webhooks libraries use it. */
+export function webhookKey(secret: string): Buffer {
+  const encoded = secret.startsWith(secretPrefix) ? secret.slice(secretPrefix.length) : secret;
+  const key = Buffer.from(encoded, 'base64');
+  if (key.length < 16) throw new RangeError('webhook secret is too short');
+  return key;
+}
+
+/** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`. */
+export function webhookSignature(secret: string, messageId: string, timestampSec: number, body: string): string {
+  const mac = crypto.createHmac('sha256', webhookKey(secret)).update(`${messageId}.${timestampSec}.${body}`, 'utf8').digest('base64');
+  return `v1,${mac}`;
+}
+
+export const userAgent = 'Cobro-Webhooks/1.0';
+
+/** Every header a delivery carries. The timestamp is the attempt's, so each retry is signed afresh. */
+export function webhookHeaders(secret: string, messageId: string, at: Date, body: string): Record<string, string> {
+  const timestampSec = Math.floor(at.getTime() / 1000);
+  return {
+    'content-type': 'application/json',
+    'user-agent': userAgent,
+    'webhook-id': messageId,
+    'webhook-timestamp': String(timestampSec),
+    'webhook-signature': webhookSignature(secret, messageId, timestampSec, body),
+  };
+}

@@ -1,0 +1,124 @@
+// Where a callback may go (supplement §5.4). Production: https only, and every address the host resolves to must be
+// public, checked inside the connection's own DNS lookup so a name cannot resolve one way for the check and another
+// for the connection (DNS rebinding). Sandbox: http and loopback/private allowed for local development, but never
+// link-local (cloud metadata at 169.254.169.254) or reserved addresses.
+import dns from 'node:dns';
+import net from 'node:net';
+import type { Mode } from '../config.ts';
+
+export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'reserved';
+
+function blockList(subnets: readonly string[]): net.BlockList {
+  const list = new net.BlockList();
+  for (const subnet of subnets) {
+    const [address, prefix] = subnet.split('/') as [string, string];
+    list.addSubnet(address, Number(prefix), net.isIPv6(address) ? 'ipv6' : 'ipv4');
+  }
+  return list;
+}
+
+// IPv4 rules also match IPv4-mapped IPv6 addresses (::ffff:a.b.c.d): net.BlockList checks those against them.
+const classes: readonly (readonly [AddressClass, net.BlockList])[] = [
+  ['loopback', blockList(['127.0.0.0/8', '::1/128'])],
+  ['private', blockList(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '198.18.0.0/15', 'fc00::/7'])],
+  ['link-local', blockList(['169.254.0.0/16', 'fe80::/10'])],
+  ['reserved', blockList([
+    '0.0.0.0/8', '192.0.0.0/24', '192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
+    // Unspecified and IPv4-compatible, NAT64 and 6to4 (both embed an IPv4 address), discard, documentation,
+    // site-local and multicast.
+    '::/96', '64:ff9b::/96', '64:ff9b:1::/48', '2002::/16', '100::/64', '2001:db8::/32', 'fec0::/10', 'ff00::/8',
+  ])],
+];
+
+export function classifyAddress(address: string): AddressClass {
+  const family = net.isIP(address);
+  if (family === 0) return 'reserved';
+  const type = family === 6 ? 'ipv6' : 'ipv4';
+  for (const [name, list] of classes) if (list.check(address, type)) return name;
+  return 'public';
+}
+
+function allowedClasses(mode: Mode): ReadonlySet<AddressClass> {
+  return new Set<AddressClass>(mode === 'production' ? ['public'] : ['public', 'loopback', 'private']);
+}
+
+/** Why an address is refused in this mode, or null when it may be used. */
+export function addressRefusal(address: string, mode: Mode): string | null {
+  const found = classifyAddress(address);
+  return allowedClasses(mode).has(found) ? null : `${address} is a ${found} address`;
+}
+
+/**
+ * An IPv4 literal in any form the C library's inet_aton accepts (`2130706433`, `0177.0.0.1`, `0x7f.1`, `127.1`),
+ * as dotted quad; null when the text is not one. Resolvers treat these as addresses, so the guard must too.
+ */
+export function parseIpv4Literal(text: string): string | null {
+  const parts = text.split('.');
+  if (parts.length > 4) return null;
+  if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  const values: number[] = [];
+  for (const part of parts) {
+    let value: number;
+    if (/^0x[0-9a-f]*$/i.test(part)) value = part.length === 2 ? 0 : parseInt(part.slice(2), 16);
+    else if (/^0[0-7]*$/.test(part)) value = part.length === 1 ? 0 : parseInt(part.slice(1), 8);
+    else if (/^[1-9][0-9]*$/.test(part)) value = parseInt(part, 10);
+    else return null;
+    if (!Number.isSafeInteger(value)) return null;
+    values.push(value);
+  }
+  if (values.length === 0) return null;
+  const last = values.pop()!;
+  if (values.some((v) => v > 255) || last >= 256 ** (4 - values.length)) return null;
+  const bytes = [...values];
+  for (let i = 4 - values.length - 1; i >= 0; i--) bytes.push(Math.floor(last / 256 ** i) % 256);
+  return bytes.join('.');
+}
+
+export type UrlCheck = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly reason: string };
+
+/** Checks scheme and, for an address literal in any spelling, the address. Host names are checked at connect. */
+export function checkCallbackUrl(text: string, mode: Mode): UrlCheck {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, reason: 'not a valid URL' };
+  }
+  const schemes = mode === 'production' ? ['https:'] : ['https:', 'http:'];
+  if (!schemes.includes(url.protocol)) return { ok: false, reason: `${url.protocol.replace(':', '')} URLs are not allowed in ${mode} mode` };
+  if (url.username !== '' || url.password !== '') return { ok: false, reason: 'credentials in the URL are not allowed' };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const literal = net.isIP(host) !== 0 ? host : parseIpv4Literal(host);
+  if (literal !== null) {
+    const refusal = addressRefusal(literal, mode);
+    if (refusal !== null) return { ok: false, reason: refusal };
+  }
+  return { ok: true, url };
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+export type BaseLookup = (hostname: string, options: dns.LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+
+const systemLookup: BaseLookup = (hostname, options, callback) => dns.lookup(hostname, options, callback);
+
+/**
+ * A `lookup` for node:http(s) that resolves every address of the host and refuses the connection when any of them
+ * is not allowed in this mode: the connection then uses exactly the addresses that were checked.
+ */
+export function guardedLookup(mode: Mode, base: BaseLookup = systemLookup) {
+  return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
+    base(hostname, { family: options.family ?? 0, hints: options.hints ?? 0, all: true }, (error, addresses) => {
+      if (error !== null) return callback(error, []);
+      const refused = addresses.find((a) => addressRefusal(a.address, mode) !== null);
+      if (refused !== undefined || addresses.length === 0) {
+        const why = refused === undefined ? 'no address' : `${refused.address}, a ${classifyAddress(refused.address)} address`;
+        const denied: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to ${why}`);
+        denied.code = 'ECALLBACKREFUSED';
+        return callback(denied, []);
+      }
+      if (options.all === true) return callback(null, addresses);
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
+}

@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type dns from 'node:dns';
+import { addressRefusal, checkCallbackUrl, classifyAddress, guardedLookup, parseIpv4Literal, type BaseLookup } from '../../../src/platform/notifications/ssrf-guard.ts';
+import { sendWebhook } from '../../../src/platform/notifications/send.ts';
+import { startReceiver, type Receiver } from '../../support/receiver.ts';
+
+/** Stands in for DNS: each name resolves to the addresses given, so no real resolver or network is involved. */
+function fakeDns(table: Record<string, string[]>): BaseLookup {
+  return (hostname, _options, callback) => {
+    const found = table[hostname];
+    if (found === undefined) {
+      const error: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
+      error.code = 'ENOTFOUND';
+      return callback(error, []);
+    }
+    callback(null, found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+  };
+}
+
+function lookupAll(lookup: ReturnType<typeof guardedLookup>, host: string): Promise<{ error: NodeJS.ErrnoException | null; addresses: unknown }> {
+  return new Promise((resolve) => lookup(host, { all: true } as dns.LookupOptions, (error, addresses) => resolve({ error, addresses })));
+}
+
+describe('parseIpv4Literal', () => {
+  it('reads every spelling the C resolver accepts', () => {
+    expect(parseIpv4Literal('127.0.0.1')).toBe('127.0.0.1');
+    expect(parseIpv4Literal('2130706433')).toBe('127.0.0.1');
+    expect(parseIpv4Literal('0177.0.0.1')).toBe('127.0.0.1');
+    expect(parseIpv4Literal('0x7f.1')).toBe('127.0.0.1');
+    expect(parseIpv4Literal('0x7f000001')).toBe('127.0.0.1');
+    expect(parseIpv4Literal('127.1')).toBe('127.0.0.1');
+    expect(parseIpv4Literal('10.1')).toBe('10.0.0.1');
+    expect(parseIpv4Literal('167772161')).toBe('10.0.0.1');
+    expect(parseIpv4Literal('169.254.43518')).toBe('169.254.169.254');
+  });
+
+  it('refuses names and out-of-range parts', () => {
+    expect(parseIpv4Literal('example.com')).toBeNull();
+    expect(parseIpv4Literal('256.0.0.1')).toBeNull();
+    expect(parseIpv4Literal('4294967296')).toBeNull();
+    expect(parseIpv4Literal('08.0.0.1')).toBeNull();
+    expect(parseIpv4Literal('1.2.3.4.5')).toBeNull();
+  });
+});
+
+describe('classifyAddress', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'], ['127.255.1.2', 'loopback'], ['::1', 'loopback'], ['::ffff:127.0.0.1', 'loopback'], ['::ffff:7f00:1', 'loopback'],
+    ['10.0.0.1', 'private'], ['172.16.0.1', 'private'], ['172.31.255.254', 'private'], ['192.168.1.1', 'private'], ['100.64.0.1', 'private'],
+    ['fd00::1', 'private'], ['::ffff:10.0.0.1', 'private'],
+    ['169.254.169.254', 'link-local'], ['fe80::1', 'link-local'], ['::ffff:169.254.169.254', 'link-local'],
+    ['0.0.0.0', 'reserved'], ['::', 'reserved'], ['224.0.0.1', 'reserved'], ['255.255.255.255', 'reserved'], ['64:ff9b::a00:1', 'reserved'],
+    ['2002:a00:1::', 'reserved'], ['not an address', 'reserved'],
+    ['93.184.216.34', 'public'], ['172.32.0.1', 'public'], ['2606:4700::1111', 'public'],
+  ])('%s is %s', (address, expected) => {
+    expect(classifyAddress(address)).toBe(expected);
+  });
+
+  it('sandbox allows loopback and private but never link-local or reserved', () => {
+    expect(addressRefusal('127.0.0.1', 'sandbox')).toBeNull();
+    expect(addressRefusal('10.0.0.1', 'sandbox')).toBeNull();
+    expect(addressRefusal('169.254.169.254', 'sandbox')).toMatch(/link-local/);
+    expect(addressRefusal('0.0.0.0', 'sandbox')).toMatch(/reserved/);
+    expect(addressRefusal('127.0.0.1', 'production')).toMatch(/loopback/);
+  });
+});
+
+describe('checkCallbackUrl', () => {
+  it('production refuses plain http and credentials', () => {
+    expect(checkCallbackUrl('http://example.com/notify', 'production')).toMatchObject({ ok: false, reason: expect.stringMatching(/http URLs/) });
+    expect(checkCallbackUrl('https://user:pw@example.com/', 'production')).toMatchObject({ ok: false });
+    expect(checkCallbackUrl('ftp://example.com/', 'sandbox')).toMatchObject({ ok: false });
+    expect(checkCallbackUrl('not a url', 'sandbox')).toMatchObject({ ok: false });
+    expect(checkCallbackUrl('https://example.com/notify', 'production')).toMatchObject({ ok: true });
+    expect(checkCallbackUrl('http://127.0.0.1:8000/notify', 'sandbox')).toMatchObject({ ok: true });
+  });
+
+  it.each([
+    'https://127.0.0.1/', 'https://2130706433/', 'https://0177.0.0.1/', 'https://0x7f.1/', 'https://127.1/', 'https://0x7f000001/',
+    'https://[::1]/', 'https://[::ffff:127.0.0.1]/', 'https://[::ffff:7f00:1]/', 'https://10.0.0.1/', 'https://167772161/',
+    'https://012.0.0.1/', 'https://192.168.0.1:8443/', 'https://[fd12::1]/', 'https://169.254.169.254/latest/meta-data/',
+    'https://[fe80::1]/', 'https://0.0.0.0/', 'https://100.64.1.1/',
+  ])('production refuses the address literal %s', (url) => {
+    const checked = checkCallbackUrl(url, 'production');
+    expect(checked.ok).toBe(false);
+  });
+});
+
+describe('guardedLookup', () => {
+  const dnsTable = fakeDns({
+    'internal.example': ['10.1.2.3'],
+    'rebind.example': ['93.184.216.34', '127.0.0.1'],
+    'metadata.example': ['169.254.169.254'],
+    'mapped.example': ['::ffff:192.168.0.10'],
+    'public.example': ['93.184.216.34', '2606:4700::1111'],
+  });
+
+  it('refuses a name when any address it resolves to is not public', async () => {
+    for (const host of ['internal.example', 'rebind.example', 'metadata.example', 'mapped.example']) {
+      const { error } = await lookupAll(guardedLookup('production', dnsTable), host);
+      expect(error?.code, host).toBe('ECALLBACKREFUSED');
+    }
+  });
+
+  it('passes public addresses through in both callback forms', async () => {
+    const all = await lookupAll(guardedLookup('production', dnsTable), 'public.example');
+    expect(all.error).toBeNull();
+    expect(all.addresses).toHaveLength(2);
+    const one = await new Promise<unknown[]>((resolve) => guardedLookup('production', dnsTable)('public.example', {}, (...args) => resolve(args)));
+    expect(one).toEqual([null, '93.184.216.34', 4]);
+  });
+
+  it('passes resolver errors on', async () => {
+    const { error } = await lookupAll(guardedLookup('production', dnsTable), 'missing.example');
+    expect(error?.code).toBe('ENOTFOUND');
+  });
+
+  it('sandbox lets a name resolving to a private address through but not one resolving to metadata', async () => {
+    expect((await lookupAll(guardedLookup('sandbox', dnsTable), 'internal.example')).error).toBeNull();
+    expect((await lookupAll(guardedLookup('sandbox', dnsTable), 'metadata.example')).error?.code).toBe('ECALLBACKREFUSED');
+  });
+});
+
+describe('sendWebhook address guard', () => {
+  let receiver: Receiver;
+  beforeAll(async () => { receiver = await startReceiver(); });
+  afterAll(async () => { await receiver.close(); });
+
+  const send = (url: string, mode: 'sandbox' | 'production', resolve?: BaseLookup) =>
+    sendWebhook({ url, headers: { 'content-type': 'application/json' }, body: '{}', mode, timeoutMs: 2000, ...(resolve ? { resolve } : {}) });
+
+  it('production refuses a host name that resolves to loopback, before connecting', async () => {
+    // "localhost" goes through the system resolver, which answers 127.0.0.1 and/or ::1.
+    const result = await send(`https://localhost:${receiver.port}/notify`, 'production');
+    expect(result.statusCode).toBeNull();
+    expect(result.error).toMatch(/refused: localhost resolves to .*, a loopback address/);
+    const viaFakeDns = await send(`https://receiver.example:${receiver.port}/notify`, 'production', fakeDns({ 'receiver.example': ['127.0.0.1'] }));
+    expect(viaFakeDns.error).toMatch(/refused: receiver.example resolves to 127.0.0.1, a loopback address/);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('production refuses a host name that resolves into 10.0.0.0/8 without sending anything there', async () => {
+    const result = await send('https://payments.internal.example/notify', 'production', fakeDns({ 'payments.internal.example': ['10.20.30.40'] }));
+    expect(result).toMatchObject({ statusCode: null, error: expect.stringMatching(/resolves to 10\.20\.30\.40, a private address/) });
+  });
+
+  it('production refuses odd literal spellings of loopback', async () => {
+    for (const host of ['127.0.0.1', '2130706433', '0177.0.0.1', '0x7f.1', '127.1', '[::ffff:127.0.0.1]']) {
+      const result = await send(`https://${host}:${receiver.port}/`, 'production');
+      expect(result.error, host).toMatch(/^refused: .*loopback/);
+    }
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('sandbox delivers to a name that resolves to loopback', async () => {
+    const result = await send(`http://localhost.test:${receiver.port}/notify`, 'sandbox', fakeDns({ 'localhost.test': ['127.0.0.1'] }));
+    expect(result.statusCode).toBe(200);
+    expect(receiver.requests).toHaveLength(1);
+  });
+});
