@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { accountRoutes } from './account/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { marketplaceRoutes } from './marketplace/routes.ts';
 import { referenceRoutes } from './reference/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
 
@@ -13,4 +14,5 @@ export const routeModules: readonly RouteModule[] = [
   referenceRoutes,
   accountRoutes,
   sandboxRoutes,
+  marketplaceRoutes,
 ];
