@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { accountRoutes } from './account/routes.ts';
+import { eventRoutes } from './events/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { marketplaceRoutes } from './marketplace/routes.ts';
 import { referenceRoutes } from './reference/routes.ts';
@@ -15,4 +16,5 @@ export const routeModules: readonly RouteModule[] = [
   accountRoutes,
   sandboxRoutes,
   marketplaceRoutes,
+  eventRoutes,
 ];
