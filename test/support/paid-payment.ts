@@ -2,12 +2,12 @@
 // processor, the fee goes to the service and the net waits in the merchant's pending settlement (supplement §4.3).
 import type { Tx } from '../../src/platform/db/types.ts';
 import { ledgerCodes, SYSTEM_OWNER } from '../../src/platform/ledger/codes.ts';
-import { postJournal } from '../../src/platform/ledger/post.ts';
+import { postJournal, type PostingInput } from '../../src/platform/ledger/post.ts';
 
 export async function postPaidPayment(tx: Tx, input: {
   accountId: string; transactionId: string; currency: string; grossMinor: bigint; feeMinor: bigint; at: Date;
 }): Promise<void> {
-  const postings = [
+  const postings: PostingInput[] = [
     { owner: SYSTEM_OWNER, code: ledgerCodes.processorClearing, currency: input.currency, amountMinor: -input.grossMinor },
     { owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: input.currency, amountMinor: input.grossMinor - input.feeMinor },
   ];
