@@ -5,8 +5,7 @@ import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { ledgerCodes } from '../../platform/ledger/codes.ts';
 import { postJournal, type PostedJournal } from '../../platform/ledger/post.ts';
-import { bpsPerWhole } from '../../platform/money/percent.ts';
-import { splitByBasisPoints, type Share } from '../../platform/money/split.ts';
+import { divideEventSale } from './divide.ts';
 import './types.ts';
 
 export interface SaleEvent {
@@ -63,12 +62,9 @@ export interface EventSaleSplit {
   readonly parts: readonly { readonly beneficiaryId: string; readonly amountMinor: bigint }[];
 }
 
-const merchantShareId = '';
-
 /**
- * Records a paid sale of the event, in the payment's own transaction. From the net the merchant first keeps the
- * event's service_sale amount (at most the net); the rest divides by the beneficiaries' percents, and whatever
- * percent they do not cover stays with the merchant. Recording the same transaction twice returns the first split.
+ * Records a paid sale of the event, in the payment's own transaction, divided by divideEventSale. Recording the
+ * same transaction twice returns the first split.
  */
 export async function recordEventSale(tx: Tx, input: EventSaleInput): Promise<EventSaleSplit> {
   assert.ok(input.grossMinor > 0n && input.feeMinor >= 0n && input.feeMinor <= input.grossMinor, 'fee within the gross');
@@ -81,12 +77,8 @@ export async function recordEventSale(tx: Tx, input: EventSaleInput): Promise<Ev
   const people = await tx.selectFrom('event_beneficiaries').select(['id', 'bps'])
     .where('event_id', '=', event.id).orderBy('position').execute();
   const netMinor = input.grossMinor - input.feeMinor;
-  const serviceMinor = event.service_sale_minor < netMinor ? event.service_sale_minor : netMinor;
-  const coveredBps = people.reduce((sum, p) => sum + p.bps, 0);
-  const shares: Share[] = people.map((p) => ({ id: p.id, bps: p.bps }));
-  if (coveredBps < bpsPerWhole) shares.push({ id: merchantShareId, bps: bpsPerWhole - coveredBps });
-  const parts = splitByBasisPoints(netMinor - serviceMinor, shares).filter((p) => p.id !== merchantShareId);
-  const affiliateMinor = parts.reduce((sum, p) => sum + p.amountMinor, 0n);
+  const division = divideEventSale(netMinor, event.service_sale_minor, people.map((p) => ({ id: p.id, bps: p.bps })));
+  const { serviceMinor, parts, affiliateMinor } = division;
   await tx.insertInto('event_sales').values({
     transaction_id: input.transactionId, event_id: event.id, account_id: input.accountId, currency: input.currency,
     gross_minor: input.grossMinor, fee_minor: input.feeMinor, net_minor: netMinor, service_sale_minor: serviceMinor,
@@ -94,13 +86,10 @@ export async function recordEventSale(tx: Tx, input: EventSaleInput): Promise<Ev
   }).execute();
   if (parts.length > 0) {
     await tx.insertInto('event_sale_shares')
-      .values(parts.map((p) => ({ transaction_id: input.transactionId, beneficiary_id: p.id, amount_minor: p.amountMinor })))
+      .values(parts.map((p) => ({ transaction_id: input.transactionId, beneficiary_id: p.beneficiaryId, amount_minor: p.amountMinor })))
       .execute();
   }
-  return {
-    transactionId: input.transactionId, netMinor, affiliateMinor, merchantMinor: netMinor - affiliateMinor,
-    parts: parts.map((p) => ({ beneficiaryId: p.id, amountMinor: p.amountMinor })),
-  };
+  return { transactionId: input.transactionId, netMinor, affiliateMinor, merchantMinor: division.merchantMinor, parts };
 }
 
 export async function readSaleSplit(db: DbOrTx, transactionId: string): Promise<EventSaleSplit | null> {

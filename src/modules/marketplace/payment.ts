@@ -6,7 +6,7 @@ import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { ledgerCodes } from '../../platform/ledger/codes.ts';
 import { postJournal, type PostedJournal } from '../../platform/ledger/post.ts';
-import { splitByBasisPoints } from '../../platform/money/split.ts';
+import { divideMarketplaceNet } from './divide.ts';
 import { findMembershipByToken, membershipClients } from './repository.ts';
 import './types.ts';
 
@@ -47,8 +47,6 @@ export interface MarketplaceShares {
   readonly parts: readonly { readonly clientId: string; readonly amountMinor: bigint }[];
 }
 
-const merchantShareId = '';
-
 /**
  * Records, in the payment's own database transaction, how the paid transaction's net divides between the
  * merchant and the membership's clients; each client's share starts `pending`. Recording twice returns the first.
@@ -64,24 +62,17 @@ export async function recordMarketplaceShares(tx: Tx, input: {
     .where('id', '=', input.membershipId).where('account_id', '=', input.accountId).executeTakeFirst();
   assert.ok(membership !== undefined, 'the payment names a membership of the same account');
   const clients = await membershipClients(tx, membership.id);
-  const split = splitByBasisPoints(input.netMinor, [
-    { id: merchantShareId, bps: membership.merchant_bps },
-    ...clients.map((c) => ({ id: c.id, bps: c.bps })),
-  ]);
-  const merchantMinor = split[0]!.amountMinor;
+  const { merchantMinor, parts } = divideMarketplaceNet(input.netMinor, membership.merchant_bps, clients.map((c) => ({ clientId: c.id, bps: c.bps })));
   await tx.insertInto('ma_payments').values({
     transaction_id: input.transactionId, account_id: input.accountId, membership_id: membership.id, currency: input.currency,
     net_minor: input.netMinor, merchant_minor: merchantMinor, created_at: input.at, settled_at: null,
   }).execute();
   await tx.insertInto('ma_payment_shares').values(clients.map((c, i) => ({
     transaction_id: input.transactionId, client_id: c.id, membership_id: membership.id, account_id: input.accountId,
-    currency: input.currency, bps: c.bps, amount_minor: split[i + 1]!.amountMinor, status: 'pending' as const,
+    currency: input.currency, bps: c.bps, amount_minor: parts[i]!.amountMinor, status: 'pending' as const,
     deposit_due_at: null, created_at: input.at, liquidated_at: null, deposit_started_at: null, paid_at: null,
   }))).execute();
-  return {
-    transactionId: input.transactionId, netMinor: input.netMinor, merchantMinor,
-    parts: clients.map((c, i) => ({ clientId: c.id, amountMinor: split[i + 1]!.amountMinor })),
-  };
+  return { transactionId: input.transactionId, netMinor: input.netMinor, merchantMinor, parts };
 }
 
 export async function readMarketplaceShares(db: DbOrTx, transactionId: string): Promise<MarketplaceShares | null> {
