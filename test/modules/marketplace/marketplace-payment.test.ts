@@ -90,4 +90,19 @@ describe('marketplace payment seams', () => {
     expect(await readMarketplaceShares(t.ctx.db, 'trx_ma_1')).toEqual(recorded);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
+
+  it('still distributes a payment accepted before a client was suspended', async () => {
+    const a = await createClient(t, merchant);
+    const m = await createMembership(t, merchant, '50', [[a, '50']]);
+    await t.call(merchant, { method: 'DELETE', url: `/api/maclient/${a}` });
+    const at = t.clock.now();
+    const shares = await t.ctx.db.transaction().execute(async (tx) => {
+      await postPaidPayment(tx, { accountId: merchant.id, transactionId: 'trx_ma_2', currency: 'CLP', grossMinor: 1001n, feeMinor: 0n, at });
+      return recordMarketplaceShares(tx, { accountId: merchant.id, membershipId: m.id, transactionId: 'trx_ma_2', currency: 'CLP', netMinor: 1001n, at });
+    });
+    expect(shares).toMatchObject({ merchantMinor: 501n, parts: [{ clientId: a, amountMinor: 500n }] });
+    await t.ctx.db.transaction().execute((tx) => settleMarketplaceShares(tx, { accountId: merchant.id, transactionId: 'trx_ma_2', at }));
+    expect(await balance(a, ledgerCodes.clientPayable)).toBe(500n);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
 });
