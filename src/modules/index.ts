@@ -2,7 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { accountRoutes } from './account/routes.ts';
+import { eventRoutes } from './events/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { marketplaceRoutes } from './marketplace/routes.ts';
 import { referenceRoutes } from './reference/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
@@ -15,4 +17,6 @@ export const routeModules: readonly RouteModule[] = [
   accountRoutes,
   sandboxRoutes,
   notificationRoutes,
+  marketplaceRoutes,
+  eventRoutes,
 ];

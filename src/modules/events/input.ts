@@ -1,0 +1,83 @@
+// Reads the event's dates and beneficiaries the ways merchants send them (reference §6.1, decision 043):
+// dates with or without a time, beneficiaries as objects or as [email, percent] pairs.
+import { validationError } from '../../platform/errors.ts';
+import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/percent.ts';
+import { parseLocal } from '../../platform/time-format.ts';
+import { eventLimits, type EventCreate } from './schemas.ts';
+
+export interface EventDates {
+  readonly eventAt: Date;
+  readonly eventTimed: boolean;
+  readonly paymentAt: Date;
+  readonly paymentTimed: boolean;
+  readonly closingAt: Date;
+}
+
+export interface BeneficiaryInput {
+  readonly email: string;
+  readonly bps: number;
+}
+
+const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
+const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function nextDay(dateText: string): string {
+  const [y, m, d] = dateText.split('-').map(Number) as [number, number, number];
+  const next = new Date(Date.UTC(y, m - 1, d + 1));
+  return next.toISOString().slice(0, 10);
+}
+
+/**
+ * A date without a time stands for the whole day: sales may close any time that day, and payment must fall on a
+ * later day. A closing date without a time closes at the end of that day.
+ */
+export function parseEventDates(body: EventCreate, timeZone: string): EventDates {
+  const problems: Record<string, string> = {};
+  const read = (field: 'date_event' | 'date_payment' | 'date_closing_sales', endOfDay: boolean) => {
+    const text = body[field].trim();
+    const timed = !dateOnly.test(text);
+    const at = parseLocal(timed || !endOfDay ? text : `${text} 23:59:59`, timeZone);
+    if (at === null) problems[field] = 'invalid';
+    return { text, timed, at };
+  };
+  const event = read('date_event', false);
+  const payment = read('date_payment', false);
+  const closing = read('date_closing_sales', true);
+  if (event.at === null || payment.at === null || closing.at === null) throw validationError(problems);
+  // The first instant after the event: the event's own time, or the start of the next day for a whole day.
+  const eventEnd = event.timed ? event.at : parseLocal(nextDay(event.text), timeZone)!;
+  if (event.timed ? closing.at > eventEnd : closing.at >= eventEnd) problems.date_closing_sales = 'after date_event';
+  if (event.timed ? payment.at <= eventEnd : payment.at < eventEnd) problems.date_payment = 'not after date_event';
+  if (Object.keys(problems).length > 0) throw validationError(problems);
+  return { eventAt: event.at, eventTimed: event.timed, paymentAt: payment.at, paymentTimed: payment.timed, closingAt: closing.at };
+}
+
+/** The beneficiaries, from `affiliation` or its misspelling `affiliaction`, checked one by one. */
+export function parseBeneficiaries(body: EventCreate): BeneficiaryInput[] {
+  const key = body.affiliation !== undefined ? 'affiliation' : 'affiliaction';
+  const items = body.affiliation ?? body.affiliaction ?? [];
+  const problems: Record<string, string> = {};
+  const out: BeneficiaryInput[] = [];
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    let email: unknown;
+    let percent: unknown;
+    if (Array.isArray(item) && item.length === 2) [email, percent] = item;
+    else if (item !== null && typeof item === 'object' && !Array.isArray(item)) ({ email, percent } = item as Record<string, unknown>);
+    else { problems[`${key}.${i}`] = 'invalid'; return; }
+    if (typeof email !== 'string' || email.trim() === '') { problems[`${key}.${i}.email`] = 'is empty'; return; }
+    if (email.length > eventLimits.beneficiaryEmailLengthMax) { problems[`${key}.${i}.email`] = 'too long'; return; }
+    if (!emailShape.test(email)) { problems[`${key}.${i}.email`] = 'invalid'; return; }
+    if (seen.has(email.toLowerCase())) { problems[`${key}.${i}.email`] = 'repeated'; return; }
+    seen.add(email.toLowerCase());
+    if (percent === undefined || percent === null || percent === '') { problems[`${key}.${i}.percent`] = 'is empty'; return; }
+    if (String(percent).length > eventLimits.beneficiaryPercentLengthMax) { problems[`${key}.${i}.percent`] = 'too long'; return; }
+    const bps = parsePercentBps(percent);
+    if (bps === null || bps === 0) { problems[`${key}.${i}.percent`] = 'invalid'; return; }
+    out.push({ email, bps });
+  });
+  if (Object.keys(problems).length > 0) throw validationError(problems);
+  const totalBps = out.reduce((sum, b) => sum + b.bps, 0);
+  if (totalBps > bpsPerWhole) throw validationError({ [key]: `percents add up to ${formatBps(totalBps)}, more than 100.00` });
+  return out;
+}

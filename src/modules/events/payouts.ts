@@ -1,0 +1,55 @@
+// Beneficiaries are paid their parts on the event's date_payment (seed "Event"): a due-work handler claims events
+// whose payment date has come on the account's clock and pays out every beneficiary's payable.
+import type { AppContext } from '../../platform/context.ts';
+import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
+import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
+import { lockLedgerAccount, postJournal } from '../../platform/ledger/post.ts';
+import { accountNowSql } from '../../platform/sandbox-clock.ts';
+import { sql } from 'kysely';
+import { eventLimits } from './schemas.ts';
+import './types.ts';
+
+/** Pays one due event's beneficiaries; false when no event was due (or another worker holds it). */
+async function payOneEvent(ctx: AppContext, accountId: string | undefined): Promise<boolean> {
+  return ctx.db.transaction().execute(async (tx) => {
+    let q = tx.selectFrom('events').select(['id', 'account_id', 'currency'])
+      .where('payout_status', '=', 'scheduled')
+      .where('date_payment_at', '<=', accountNowSql(ctx, sql.ref('events.account_id')));
+    if (accountId !== undefined) q = q.where('account_id', '=', accountId);
+    const event = await q.orderBy('date_payment_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
+    if (event === undefined) return false;
+    const at = ctx.clock.now();
+    if (event.currency !== null) {
+      const people = await tx.selectFrom('event_beneficiaries').select(['id', 'paid_minor'])
+        .where('event_id', '=', event.id).orderBy('position').execute();
+      for (const person of people) {
+        const key = { owner: person.id, code: ledgerCodes.beneficiaryPayable, currency: event.currency };
+        const { balanceMinor } = await lockLedgerAccount(tx, key);
+        if (balanceMinor === 0n) continue;
+        await postJournal(tx, {
+          kind: 'event_beneficiary_payout',
+          reference: event.id,
+          at,
+          postings: [
+            { ...key, amountMinor: -balanceMinor },
+            { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency: event.currency, amountMinor: balanceMinor },
+          ],
+        });
+        await tx.updateTable('event_beneficiaries')
+          .set({ status: 'paid', paid_minor: person.paid_minor + balanceMinor, paid_at: at })
+          .where('id', '=', person.id).execute();
+      }
+    }
+    await tx.updateTable('events').set({ payout_status: 'done' }).where('id', '=', event.id).execute();
+    return true;
+  });
+}
+
+export async function runEventPayouts(ctx: AppContext, scope: DueWorkScope): Promise<number> {
+  const batchMax = Math.min(scope.limit, eventLimits.payoutBatchMax);
+  let processed = 0;
+  while (processed < batchMax && (await payOneEvent(ctx, scope.accountId))) processed++;
+  return processed;
+}
+
+registerDueWork({ name: 'event-beneficiary-payouts', run: runEventPayouts });

@@ -1,0 +1,60 @@
+// Deposits of the clients' settled shares to their bank accounts: `liquidate` -> `pending for deposit` when the
+// money leaves the client's payable for the bank, -> `paid` once the bank's deposit window has passed.
+import { sql } from 'kysely';
+import type { AppContext } from '../../platform/context.ts';
+import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
+import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
+import { postJournal } from '../../platform/ledger/post.ts';
+import { accountNowSql } from '../../platform/sandbox-clock.ts';
+import { shareTransitions, type ShareStatus } from './types.ts';
+
+/** How long a bank takes to confirm a deposit to a client's account. */
+export const clientDepositConfirmMs = 24 * 60 * 60 * 1000;
+
+function assertMove(from: ShareStatus, to: ShareStatus): void {
+  if (!(shareTransitions[from] as readonly ShareStatus[]).includes(to)) throw new Error(`share cannot move from ${from} to ${to}`);
+}
+
+async function advanceOneShare(ctx: AppContext, accountId: string | undefined): Promise<boolean> {
+  return ctx.db.transaction().execute(async (tx) => {
+    let q = tx.selectFrom('ma_payment_shares').select(['transaction_id', 'client_id', 'currency', 'amount_minor', 'status', 'deposit_due_at'])
+      .where('status', 'in', ['liquidate', 'pending for deposit'])
+      .where('deposit_due_at', '<=', accountNowSql(ctx, sql.ref('ma_payment_shares.account_id')));
+    if (accountId !== undefined) q = q.where('account_id', '=', accountId);
+    const share = await q.orderBy('deposit_due_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
+    if (share === undefined) return false;
+    const at = ctx.clock.now();
+    const where = (b: typeof tx) => b.updateTable('ma_payment_shares')
+      .where('transaction_id', '=', share.transaction_id).where('client_id', '=', share.client_id);
+    if (share.status === 'liquidate') {
+      assertMove('liquidate', 'pending for deposit');
+      if (share.amount_minor > 0n) {
+        await postJournal(tx, {
+          kind: 'marketplace_client_deposit',
+          reference: share.transaction_id,
+          at,
+          postings: [
+            { owner: share.client_id, code: ledgerCodes.clientPayable, currency: share.currency, amountMinor: -share.amount_minor },
+            { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency: share.currency, amountMinor: share.amount_minor },
+          ],
+        });
+      }
+      await where(tx).set({
+        status: 'pending for deposit', deposit_started_at: at,
+        deposit_due_at: new Date(share.deposit_due_at!.getTime() + clientDepositConfirmMs),
+      }).execute();
+    } else {
+      assertMove('pending for deposit', 'paid');
+      await where(tx).set({ status: 'paid', paid_at: at, deposit_due_at: null }).execute();
+    }
+    return true;
+  });
+}
+
+export async function runClientDeposits(ctx: AppContext, scope: DueWorkScope): Promise<number> {
+  let processed = 0;
+  while (processed < scope.limit && (await advanceOneShare(ctx, scope.accountId))) processed++;
+  return processed;
+}
+
+registerDueWork({ name: 'marketplace-client-deposits', run: runClientDeposits });

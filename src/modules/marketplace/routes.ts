@@ -1,0 +1,52 @@
+// HTTP surface of the marketplace: /api/maclient and /api/maaffiliation (seed "Marketplace").
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../platform/context.ts';
+import { accountOf } from '../../platform/auth/auth-plugin.ts';
+import { withErrors } from '../../platform/http/schemas.ts';
+import {
+  ClientCreateBody, ClientResponse, ClientUpdateBody, ClientUpdateResponse, IdParams, MembershipCreateBody,
+  MembershipCreateResponse, MembershipResponse, SuspendedResponse,
+} from './schemas.ts';
+import { createClient, getClient, suspendClient, updateClient } from './client-service.ts';
+import { createMembership, getMembership, suspendMembership } from './membership-service.ts';
+
+export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const clients = { tags: ['Marketplace'] };
+
+  r.post('/api/maclient', {
+    schema: { ...clients, summary: 'Register a marketplace client', body: ClientCreateBody, response: withErrors({ 200: ClientResponse }) },
+  }, async (request) => createClient(ctx, accountOf(request).id, request.body));
+
+  r.get('/api/maclient/:id', {
+    schema: { ...clients, summary: 'One marketplace client', params: IdParams, response: withErrors({ 200: ClientResponse }) },
+  }, async (request) => getClient(ctx, accountOf(request).id, request.params.id));
+
+  r.put('/api/maclient/:id', {
+    config: { auth: 'sign' },
+    schema: {
+      ...clients, summary: 'Update a marketplace client (partial); answers with its memberships',
+      params: IdParams, body: ClientUpdateBody, response: withErrors({ 200: ClientUpdateResponse }),
+    },
+  }, async (request) => updateClient(ctx, accountOf(request).id, request.params.id, request.body ?? {}));
+
+  r.delete('/api/maclient/:id', {
+    schema: { ...clients, summary: 'Suspend a marketplace client', params: IdParams, response: withErrors({ 200: SuspendedResponse }) },
+  }, async (request) => suspendClient(ctx, accountOf(request).id, request.params.id));
+
+  r.post('/api/maaffiliation', {
+    schema: {
+      ...clients, summary: 'Create a membership: the merchant\'s and each client\'s percent of every payment',
+      body: MembershipCreateBody, response: withErrors({ 200: MembershipCreateResponse }),
+    },
+  }, async (request) => createMembership(ctx, accountOf(request).id, request.body));
+
+  r.get('/api/maaffiliation/:id', {
+    schema: { ...clients, summary: 'One membership', params: IdParams, response: withErrors({ 200: MembershipResponse }) },
+  }, async (request) => getMembership(ctx, accountOf(request).id, request.params.id));
+
+  r.delete('/api/maaffiliation/:id', {
+    schema: { ...clients, summary: 'Suspend a membership', params: IdParams, response: withErrors({ 200: SuspendedResponse }) },
+  }, async (request) => suspendMembership(ctx, accountOf(request).id, request.params.id));
+}
