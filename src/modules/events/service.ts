@@ -4,6 +4,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
 import { formatBps, formatMinorTwoDecimals } from '../../platform/money/percent.ts';
+import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
 import { parseBeneficiaries, parseEventDates } from './input.ts';
 import { eventBeneficiaries, eventSalesTotals, findEventByCode, type EventRow } from './repository.ts';
@@ -11,8 +12,8 @@ import type { EventCreate } from './schemas.ts';
 import './payouts.ts';
 
 function safeNumber(minor: bigint): number {
-  assert.ok(minor >= 0n && minor <= BigInt(Number.MAX_SAFE_INTEGER), 'payment totals fit a JSON number exactly');
-  return Number(minor);
+  assert.ok(minor >= 0n, 'payment totals are never negative');
+  return minorAsJsonNumber(minor);
 }
 
 async function eventView(ctx: AppContext, row: EventRow) {
