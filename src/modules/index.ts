@@ -5,6 +5,7 @@ import { accountRoutes } from './account/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { referenceRoutes } from './reference/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
+import { walletRoutes } from './wallet/routes.ts';
 
 export type RouteModule = (app: FastifyInstance, ctx: AppContext) => Promise<void>;
 
@@ -13,4 +14,5 @@ export const routeModules: readonly RouteModule[] = [
   referenceRoutes,
   accountRoutes,
   sandboxRoutes,
+  walletRoutes,
 ];
