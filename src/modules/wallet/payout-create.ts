@@ -61,6 +61,7 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
     return await ctx.db.transaction().execute(async (tx) => {
       const owner = request.accountId;
       const currency = request.currency;
+      const at = await accountNow(ctx, owner, tx);
       // The wallet's row lock serialises every payout of this account and currency: the funds check below and
       // the reservation that follows cannot interleave with another request's.
       const available = await lockLedgerAccount(tx, { owner, code: ledgerCodes.walletAvailable, currency });
@@ -69,7 +70,6 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
       if (available.balanceMinor < request.amountMinor) {
         throw new Abort({ ok: false, failure: ruleFailure('insufficient_funds', `available balance ${available.balanceMinor} ${currency} does not cover ${request.amountMinor}`) });
       }
-      const at = await accountNow(ctx, owner, tx);
       const sandbox = ctx.config.mode === 'sandbox';
       const immediate = sandbox && request.kind === 'payout' ? sandboxImmediateOutcome(request.amountMinor) : null;
       const id = newId('mor', 17);
