@@ -57,6 +57,9 @@ function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateO
 }
 
 export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
+  // A retry of a committed order is answered without queueing behind the wallet's lock.
+  const committed = await findPayoutByOrder(ctx.db, request.accountId, request.kind, request.order);
+  if (committed !== undefined) return answerForExisting(committed, request);
   try {
     return await ctx.db.transaction().execute(async (tx) => {
       const owner = request.accountId;
