@@ -5,6 +5,7 @@ import type { AppContext } from './platform/context.ts';
 import { limits } from './limits.ts';
 import { genRequestId, registerConventions } from './platform/http/conventions.ts';
 import { registerAuth } from './platform/auth/auth-plugin.ts';
+import { registerIdempotency } from './platform/idempotency/plugin.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { routeModules } from './modules/index.ts';
 
@@ -28,6 +29,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   registerConventions(app);
   registerAuth(app, ctx);
+  registerIdempotency(app, ctx);
   await registerOpenApi(app, ctx.config.publicBaseUrl);
   for (const register of routeModules) await register(app, ctx);
   return app;

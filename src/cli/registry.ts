@@ -1,7 +1,11 @@
 // Every operator command. A new module adds its commands here.
 import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
+import { accountsSetBank } from './commands/accounts-bank.ts';
+import { ledgerVerify } from './commands/ledger.ts';
 import { migrateCommand } from './commands/migrate.ts';
+import { payoutsResolve } from './commands/payouts.ts';
+import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
 import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
 
@@ -15,4 +19,8 @@ export const commands: readonly Command[] = [
   notificationsList,
   notificationsShow,
   notificationsRetry,
+  ledgerVerify,
+  walletCredit,
+  accountsSetBank,
+  payoutsResolve,
 ];

@@ -8,6 +8,7 @@ import { marketplaceRoutes } from './marketplace/routes.ts';
 import { referenceRoutes } from './reference/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
+import { walletRoutes } from './wallet/routes.ts';
 
 export type RouteModule = (app: FastifyInstance, ctx: AppContext) => Promise<void>;
 
@@ -19,4 +20,5 @@ export const routeModules: readonly RouteModule[] = [
   notificationRoutes,
   marketplaceRoutes,
   eventRoutes,
+  walletRoutes,
 ];

@@ -1,0 +1,19 @@
+import { verifyLedger } from '../../platform/ledger/verify.ts';
+import { fail, ok, requireCtx, type Command } from '../command.ts';
+
+export const ledgerVerify: Command = {
+  name: 'ledger verify',
+  summary: 'Recompute every balance from the postings; exit 1 naming the first fault',
+  usage: 'cobro ledger verify [--json]',
+  options: { json: { type: 'boolean' } },
+  needsDb: true,
+  async run(ctx, args) {
+    const result = await verifyLedger(requireCtx(ctx).db);
+    if (args.values.json === true) {
+      const text = JSON.stringify(result);
+      return result.ok ? ok(text) : { exitCode: 1, stdout: text + '\n', stderr: '' };
+    }
+    if (!result.ok) return fail(`ledger fault: ${result.fault}`);
+    return ok(`ledger clean: ${result.accounts} accounts, ${result.journals} journals balance`);
+  },
+};

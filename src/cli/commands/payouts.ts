@@ -1,0 +1,19 @@
+import { operatorTargets, resolvePayout, type OperatorTarget } from '../../modules/wallet/payout-resolve.ts';
+import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+
+export const payoutsResolve: Command = {
+  name: 'payouts resolve',
+  summary: 'Move a payout or withdrawal on (processing, success, banking_error, fraud_prevention)',
+  usage: 'cobro payouts resolve ID --status success|processing|banking_error|fraud_prevention [--reason TEXT]',
+  options: { status: { type: 'string' }, reason: { type: 'string' } },
+  needsDb: true,
+  async run(ctx, args) {
+    const id = args.positionals[0];
+    const status = stringOption(args, 'status');
+    if (id === undefined || status === undefined) return fail(`usage: ${this.usage}`, 2);
+    if (!(operatorTargets as readonly string[]).includes(status)) return fail(`--status must be one of ${operatorTargets.join(', ')}`, 2);
+    const result = await resolvePayout(requireCtx(ctx), id, status as OperatorTarget, stringOption(args, 'reason') ?? null);
+    if (!result.ok) return fail(result.error);
+    return ok(`payout ${result.payout.id} is ${result.payout.status}`);
+  },
+};

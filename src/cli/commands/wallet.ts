@@ -1,0 +1,34 @@
+import { findAccountRowById } from '../../modules/accounts/repository.ts';
+import { knownCurrency } from '../../modules/wallet/payout-input.ts';
+import { creditWallet } from '../../modules/wallet/wallet-credit.ts';
+import { limits } from '../../limits.ts';
+import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+
+export const reasonLengthMax = 200;
+
+export const walletCredit: Command = {
+  name: 'wallet credit',
+  summary: 'Credit a merchant wallet (operator adjustment, ledger-backed)',
+  usage: 'cobro wallet credit --account ID --amount N --currency CLP --reason TEXT [--json]',
+  options: { account: { type: 'string' }, amount: { type: 'string' }, currency: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
+  needsDb: true,
+  async run(ctxOrNull, args) {
+    const ctx = requireCtx(ctxOrNull);
+    const accountId = stringOption(args, 'account');
+    const amountText = stringOption(args, 'amount');
+    const reason = stringOption(args, 'reason')?.trim();
+    if (accountId === undefined || amountText === undefined || reason === undefined) return fail(`usage: ${this.usage}`, 2);
+    if (!/^\d{1,14}$/.test(amountText) || BigInt(amountText) === 0n || BigInt(amountText) > limits.amountMinorMax) {
+      return fail('--amount must be a positive integer of at most 14 digits, in minor units', 2);
+    }
+    if (reason === '' || reason.length > reasonLengthMax) return fail(`--reason must have 1 to ${reasonLengthMax} characters`, 2);
+    const currency = await knownCurrency(ctx, stringOption(args, 'currency') ?? 'CLP');
+    if (currency === null) return fail(`unknown currency ${stringOption(args, 'currency')}`, 2);
+    if ((await findAccountRowById(ctx.db, accountId)) === undefined) return fail(`no account with id ${accountId}`);
+    const credited = await creditWallet(ctx, { accountId, currency, amountMinor: BigInt(amountText), reason, kind: 'adjustment' });
+    if (args.values.json === true) {
+      return ok(JSON.stringify({ identifier_wallet: credited.movementId, credit_id: credited.creditId, amount_available: credited.balanceMinor.toString(), currency }));
+    }
+    return ok(`credited ${amountText} ${currency} to ${accountId}: movement ${credited.movementId}, available ${credited.balanceMinor}`);
+  },
+};

@@ -1,0 +1,41 @@
+// The merchant's own bank account, where withdrawals go. Set by an operator (`cobro accounts set-bank`), checked
+// with the same rules as a payout destination.
+import type { AppContext } from '../../platform/context.ts';
+import { findAccountRowById } from '../accounts/repository.ts';
+import { destinationProblems, knownCurrency } from './payout-input.ts';
+import { findBankAccount, upsertBankAccount, type BankAccountRow } from './repository.ts';
+
+export interface BankAccountInput {
+  readonly currency: string;
+  readonly sbif: string;
+  readonly type: string;
+  readonly num: string;
+  readonly rut: string;
+  readonly holderName: string;
+}
+
+export const bankFieldLengthMax = { num: 200, rut: 15, holderName: 180 } as const;
+
+export type BankAccountResult = { ok: true; bank: BankAccountRow } | { ok: false; error: string };
+
+export async function setBankAccount(ctx: AppContext, accountId: string, input: BankAccountInput): Promise<BankAccountResult> {
+  if ((await findAccountRowById(ctx.db, accountId)) === undefined) return { ok: false, error: `no account with id ${accountId}` };
+  const currency = await knownCurrency(ctx, input.currency);
+  if (currency === null) return { ok: false, error: `unknown currency ${input.currency}` };
+  const type = input.type.trim();
+  if (type !== '1' && type !== '2' && type !== '3') return { ok: false, error: '--type must be 1 (checking), 2 (vista/RUT) or 3 (savings)' };
+  const num = input.num.trim();
+  const rut = input.rut.trim();
+  const holderName = input.holderName.trim();
+  if (num === '' || num.length > bankFieldLengthMax.num) return { ok: false, error: `--num must have 1 to ${bankFieldLengthMax.num} characters` };
+  if (rut === '' || rut.length > bankFieldLengthMax.rut) return { ok: false, error: `--rut must have 1 to ${bankFieldLengthMax.rut} characters` };
+  if (holderName === '' || holderName.length > bankFieldLengthMax.holderName) return { ok: false, error: `--name must have 1 to ${bankFieldLengthMax.holderName} characters` };
+  const sbif = input.sbif.trim();
+  const problems = await destinationProblems(ctx, currency, sbif, num);
+  if (problems.accountbank_sbif !== undefined) return { ok: false, error: `unknown ${currency} bank code ${sbif}` };
+  if (problems.accountbank_num !== undefined) return { ok: false, error: `Banco Estado account numbers have at most 12 characters` };
+  await upsertBankAccount(ctx.db, { account_id: accountId, currency, sbif, type, num, rut, holder_name: holderName, updated_at: ctx.clock.now() });
+  const bank = await findBankAccount(ctx.db, accountId);
+  if (bank === undefined) throw new Error('bank account vanished after upsert');
+  return { ok: true, bank };
+}

@@ -1,0 +1,121 @@
+// Creating a payout or a withdrawal: reserve the amount under the wallet's row lock (so concurrent requests can
+// never overdraw), record the payout, and in the sandbox resolve the seed's fixed amounts at once.
+import type { AppContext } from '../../platform/context.ts';
+import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { ledgerCodes } from '../../platform/ledger/codes.ts';
+import { lockLedgerAccount, postJournal } from '../../platform/ledger/post.ts';
+import { accountNow } from '../../platform/sandbox-clock.ts';
+import { appendWalletMovement } from './movements.ts';
+import { sandboxImmediateOutcome, sandboxProcessingAfterMs, sandboxRejectionReason, type PayoutKind } from './payout-states.ts';
+import { transitionPayout } from './payout-transition.ts';
+import { findPayoutByOrder, insertPayout, lockPayout, setPayoutMovement, type PayoutRow } from './repository.ts';
+
+export interface PayoutDestination {
+  readonly email: string;
+  readonly phone: string;
+  readonly accountbankName: string;
+  readonly accountbankRut: string;
+  readonly accountbankSbif: string;
+  readonly accountbankType: '1' | '2' | '3';
+  readonly accountbankNum: string;
+}
+
+export interface PayoutRequest {
+  readonly kind: PayoutKind;
+  readonly accountId: string;
+  readonly order: string;
+  readonly orderExt: string | null;
+  readonly subject: string;
+  readonly currency: string;
+  readonly amountMinor: bigint;
+  readonly destination: PayoutDestination;
+  readonly urlNotify: string | null;
+  readonly additionalParameters: string | null;
+  /** Fingerprint of the request body; the same order with another body is a duplicate. */
+  readonly requestHash: string;
+}
+
+export type CreateOutcome =
+  | { readonly ok: true; readonly payoutId: string; readonly movementId: string; readonly replayed: boolean }
+  | { readonly ok: false; readonly failure: RuleFailure };
+
+/** Thrown inside the transaction to roll it back: a refused request writes nothing. */
+class Abort extends Error {
+  readonly outcome: CreateOutcome | 'order_taken';
+  constructor(outcome: CreateOutcome | 'order_taken') {
+    super('aborted');
+    this.outcome = outcome;
+  }
+}
+
+function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateOutcome {
+  if (existing.request_hash !== request.requestHash || existing.movement_id === null) {
+    return { ok: false, failure: ruleFailure('duplicate_order', `order ${request.order} was already used with different parameters`) };
+  }
+  return { ok: true, payoutId: existing.id, movementId: existing.movement_id, replayed: true };
+}
+
+export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
+  // A retry of a committed order is answered without queueing behind the wallet's lock.
+  const committed = await findPayoutByOrder(ctx.db, request.accountId, request.kind, request.order);
+  if (committed !== undefined) return answerForExisting(committed, request);
+  try {
+    return await ctx.db.transaction().execute(async (tx) => {
+      const owner = request.accountId;
+      const currency = request.currency;
+      const at = await accountNow(ctx, owner, tx);
+      // The wallet's row lock serialises every payout of this account and currency: the funds check below and
+      // the reservation that follows cannot interleave with another request's.
+      const available = await lockLedgerAccount(tx, { owner, code: ledgerCodes.walletAvailable, currency });
+      const existing = await findPayoutByOrder(tx, owner, request.kind, request.order);
+      if (existing !== undefined) throw new Abort(answerForExisting(existing, request));
+      if (available.balanceMinor < request.amountMinor) {
+        throw new Abort({ ok: false, failure: ruleFailure('insufficient_funds', `available balance ${available.balanceMinor} ${currency} does not cover ${request.amountMinor}`) });
+      }
+      const sandbox = ctx.config.mode === 'sandbox';
+      const immediate = sandbox && request.kind === 'payout' ? sandboxImmediateOutcome(request.amountMinor) : null;
+      const id = newId('mor', 17);
+      const d = request.destination;
+      const inserted = await insertPayout(tx, {
+        id, account_id: owner, kind: request.kind, order: request.order, order_ext: request.orderExt,
+        request_hash: request.requestHash, currency, amount_minor: request.amountMinor,
+        email: d.email, phone: d.phone, subject: request.subject,
+        accountbank_name: d.accountbankName, accountbank_rut: d.accountbankRut, accountbank_sbif: d.accountbankSbif,
+        accountbank_type: d.accountbankType, accountbank_num: d.accountbankNum,
+        url_notify: request.urlNotify, additional_parameters: request.additionalParameters,
+        status: 'pending', reason_rejection: '', movement_id: null,
+        due_at: sandbox && immediate === null ? new Date(at.getTime() + sandboxProcessingAfterMs) : null,
+        created_at: at, updated_at: at,
+      });
+      // Same order in another currency committed first: its row decides the answer, read after rollback.
+      if (!inserted) throw new Abort('order_taken');
+      const journal = await postJournal(tx, {
+        kind: `${request.kind}.reserved`,
+        reference: id,
+        at,
+        postings: [
+          { owner, code: ledgerCodes.walletAvailable, currency, amountMinor: -request.amountMinor },
+          { owner, code: ledgerCodes.walletReserved, currency, amountMinor: request.amountMinor },
+        ],
+      });
+      const movement = await appendWalletMovement(tx, {
+        accountId: owner, currency, order: request.order, subject: request.subject,
+        kind: request.kind, reference: id, originLiquidation: null, journal, at,
+      });
+      await setPayoutMovement(tx, id, movement.id);
+      if (immediate !== null) {
+        const row = await lockPayout(tx, id);
+        if (row === undefined) throw new Error(`payout ${id} vanished inside its own transaction`);
+        await transitionPayout(ctx, tx, row, immediate, { at, reason: sandboxRejectionReason });
+      }
+      return { ok: true as const, payoutId: id, movementId: movement.id, replayed: false };
+    });
+  } catch (error) {
+    if (!(error instanceof Abort)) throw error;
+    if (error.outcome !== 'order_taken') return error.outcome;
+    const winner = await findPayoutByOrder(ctx.db, request.accountId, request.kind, request.order);
+    if (winner === undefined) throw new Error(`order ${request.order} conflicted but no payout holds it`);
+    return answerForExisting(winner, request);
+  }
+}

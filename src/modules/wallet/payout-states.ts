@@ -1,0 +1,67 @@
+// The payout state machine as data (STYLE rule 9) and the sandbox's outcome-by-amount table (reference §13.4).
+import assert from 'node:assert/strict';
+
+export const payoutStatuses = ['pending', 'processing', 'success', 'banking_error', 'fraud_prevention'] as const;
+export type PayoutStatus = (typeof payoutStatuses)[number];
+
+export const payoutKinds = ['payout', 'withdrawal'] as const;
+export type PayoutKind = (typeof payoutKinds)[number];
+
+export const payoutTransitions = {
+  // pending -> success | banking_error directly: the sandbox resolves its fixed amounts at creation.
+  pending: ['processing', 'success', 'banking_error', 'fraud_prevention'],
+  processing: ['success', 'banking_error', 'fraud_prevention'],
+  success: [],
+  banking_error: [],
+  fraud_prevention: [],
+} as const satisfies Record<PayoutStatus, readonly PayoutStatus[]>;
+
+export function canTransition(from: PayoutStatus, to: PayoutStatus): boolean {
+  return (payoutTransitions[from] as readonly PayoutStatus[]).includes(to);
+}
+
+export function assertTransition(from: PayoutStatus, to: PayoutStatus): void {
+  assert.ok(canTransition(from, to), `payout cannot move from ${from} to ${to}`);
+}
+
+export type PayoutOutcome = 'paid' | 'rejected' | 'open';
+
+/** What a status means for the money: paid out, given back to the wallet, or still reserved. */
+export function outcomeOf(status: PayoutStatus): PayoutOutcome {
+  switch (status) {
+    case 'pending':
+    case 'processing':
+      return 'open';
+    case 'success':
+      return 'paid';
+    case 'banking_error':
+    case 'fraud_prevention':
+      return 'rejected';
+    default: {
+      const never: never = status;
+      throw new Error(`unknown payout status ${String(never)}`);
+    }
+  }
+}
+
+export function isRejected(status: PayoutStatus): boolean {
+  return outcomeOf(status) === 'rejected';
+}
+
+/** The reason the reference shows for a bank rejection, leading space included (reference §9.7). */
+export const sandboxRejectionReason = ' Error CCA 51. Cuenta Beneficiario no Existe, error_creditor_account_not_found';
+export const fraudRejectionReason = 'Rechazado por prevención de fraude';
+
+const sandboxApprovedMinor: ReadonlySet<bigint> = new Set([1000n, 2000n, 3000n]);
+const sandboxRejectedMinor: ReadonlySet<bigint> = new Set([1500n, 2500n, 3500n]);
+
+/** Sandbox payouts of these amounts resolve in the creating transaction; others follow the sandbox clock. */
+export function sandboxImmediateOutcome(amountMinor: bigint): 'success' | 'banking_error' | null {
+  if (sandboxApprovedMinor.has(amountMinor)) return 'success';
+  if (sandboxRejectedMinor.has(amountMinor)) return 'banking_error';
+  return null;
+}
+
+/** Sandbox schedule for other amounts, in account (sandbox clock) time from creation. */
+export const sandboxProcessingAfterMs = 60 * 1000;
+export const sandboxSuccessAfterMs = 60 * 60 * 1000;

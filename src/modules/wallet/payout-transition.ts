@@ -1,0 +1,89 @@
+// The one function that moves a payout between states, with the money and the notification each move implies:
+// paid = reserved -> bank clearing; rejected = reserved -> back to available, with an income movement.
+import assert from 'node:assert/strict';
+import type { AppContext } from '../../platform/context.ts';
+import type { Tx } from '../../platform/db/types.ts';
+import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
+import { postJournal } from '../../platform/ledger/post.ts';
+import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
+import { formatTimestamp } from '../../platform/time-format.ts';
+import { appendWalletMovement } from './movements.ts';
+import { assertTransition, outcomeOf, type PayoutStatus } from './payout-states.ts';
+import { markMovementReversed, type PayoutRow } from './repository.ts';
+
+export interface TransitionOptions {
+  /** Account time of the move. */
+  readonly at: Date;
+  readonly reason?: string;
+  /** Next time-driven move, if any. */
+  readonly dueAt?: Date | null;
+}
+
+/** The seed's payout notification (Events): sent to url_notify when a payout is resolved. */
+export function payoutNotification(ctx: AppContext, p: PayoutRow): Record<string, unknown> {
+  return {
+    id: p.id,
+    identifier_payout: p.id,
+    order: p.order,
+    status: p.status,
+    update_at: formatTimestamp(p.updated_at, ctx.config.timeZone),
+    customer: { name: p.accountbank_name, phone: p.phone, document: p.accountbank_rut, number: p.accountbank_num },
+  };
+}
+
+/** The caller holds the payout's row lock (lockPayout, or the row it inserted in this transaction). */
+export async function transitionPayout(ctx: AppContext, tx: Tx, payout: PayoutRow, to: PayoutStatus, options: TransitionOptions): Promise<PayoutRow> {
+  assertTransition(payout.status, to);
+  const outcome = outcomeOf(to);
+  const updated = await tx.updateTable('payouts')
+    .set({
+      status: to,
+      updated_at: options.at,
+      due_at: outcome === 'open' ? (options.dueAt ?? null) : null,
+      ...(outcome === 'rejected' ? { reason_rejection: options.reason ?? '' } : {}),
+    })
+    .where('id', '=', payout.id).where('status', '=', payout.status)
+    .returningAll()
+    .executeTakeFirst();
+  assert.ok(updated !== undefined, `payout ${payout.id} changed under a held lock`);
+  const amountMinor = BigInt(payout.amount_minor);
+  const owner = payout.account_id;
+  const currency = payout.currency;
+  if (outcome === 'paid') {
+    await postJournal(tx, {
+      kind: `${payout.kind}.paid`,
+      reference: payout.id,
+      at: options.at,
+      postings: [
+        { owner, code: ledgerCodes.walletReserved, currency, amountMinor: -amountMinor },
+        { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency, amountMinor },
+      ],
+    });
+  } else if (outcome === 'rejected') {
+    const journal = await postJournal(tx, {
+      kind: `${payout.kind}.released`,
+      reference: payout.id,
+      at: options.at,
+      postings: [
+        { owner, code: ledgerCodes.walletReserved, currency, amountMinor: -amountMinor },
+        { owner, code: ledgerCodes.walletAvailable, currency, amountMinor },
+      ],
+    });
+    await appendWalletMovement(tx, {
+      accountId: owner, currency, order: payout.order, subject: payout.subject,
+      kind: `${payout.kind}_reversal`, reference: payout.id, originLiquidation: null, journal, at: options.at,
+    });
+    if (payout.movement_id !== null) await markMovementReversed(tx, payout.movement_id);
+  }
+  if (outcome !== 'open' && updated.url_notify !== null) {
+    await enqueueCallback(tx, {
+      accountId: owner,
+      url: updated.url_notify,
+      eventType: 'payout.result',
+      payload: payoutNotification(ctx, updated),
+      // Service time, not account time: the outbox is due now under either clock.
+      at: ctx.clock.now(),
+    });
+  }
+  return updated;
+}

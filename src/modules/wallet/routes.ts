@@ -1,0 +1,92 @@
+// Wallet endpoints (seed "Wallet"): payouts, withdrawals, balance and movements, payout queries. All signed.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../platform/context.ts';
+import { accountOf } from '../../platform/auth/auth-plugin.ts';
+import { ruleFailure, validationError } from '../../platform/errors.ts';
+import { withErrors } from '../../platform/http/schemas.ts';
+import { limits } from '../../limits.ts';
+import { createPayout } from './payout-create.ts';
+import { knownCurrency, payoutRequestFrom, withdrawRequestFrom } from './payout-input.ts';
+import { payoutById, payoutV3ById } from './payout-query.ts';
+import { walletMovement, walletSummary } from './wallet-query.ts';
+import { creditWallet } from './wallet-credit.ts';
+import { safeInteger } from './views.ts';
+import {
+  IdParams, PayoutCreateBody, PayoutCreateResponse, PayoutResponse, PayoutV3Response, SandboxCreditBody,
+  SandboxCredited, WalletQuery, WalletSummary, WithdrawBody, WithdrawResponse,
+} from './schemas.ts';
+import './payout-resolution.ts';
+
+const tags = ['Wallet'];
+const signed = { auth: 'sign' as const };
+const defaultCurrency = 'CLP';
+
+export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.post('/api/wallet/payout', {
+    config: signed,
+    schema: { tags, summary: 'Pay a third party from the wallet', body: PayoutCreateBody, response: withErrors({ 200: PayoutCreateResponse }) },
+  }, async (request) => {
+    const account = accountOf(request);
+    const outcome = await createPayout(ctx, await payoutRequestFrom(ctx, account.id, request.body));
+    if (!outcome.ok) return outcome.failure;
+    return { status: 'success' as const, identifier_wallet: outcome.movementId, identifier_payout: outcome.payoutId };
+  });
+
+  r.post('/api/wallet/withdraw', {
+    config: signed,
+    schema: { tags, summary: 'Withdraw to the account\'s own bank account', body: WithdrawBody, response: withErrors({ 200: WithdrawResponse }) },
+  }, async (request) => {
+    const account = accountOf(request);
+    const prepared = await withdrawRequestFrom(ctx, account.id, request.body);
+    if (!prepared.ok) return ruleFailure('bank_account_missing', prepared.message);
+    const outcome = await createPayout(ctx, prepared.request);
+    if (!outcome.ok) return outcome.failure;
+    return { status: 'Success' as const, identifier_wallet: outcome.movementId };
+  });
+
+  async function summary(accountId: string, query: { page?: number; per_page?: number; currency?: string }) {
+    const currency = await knownCurrency(ctx, query.currency ?? defaultCurrency);
+    if (currency === null) throw validationError({ currency: 'invalid' });
+    return walletSummary(ctx, { accountId, currency, page: query.page ?? 1, perPage: query.per_page ?? limits.pageSizeDefault });
+  }
+
+  r.get('/api/wallet', {
+    config: signed,
+    schema: { tags, summary: 'Wallet balance with the latest movements', querystring: WalletQuery, response: withErrors({ 200: WalletSummary }) },
+  }, async (request) => summary(accountOf(request).id, request.query));
+
+  r.get('/api/wallet/list', {
+    config: signed,
+    schema: { tags, summary: 'Wallet movements, paginated (at most 4000 a page)', querystring: WalletQuery, response: withErrors({ 200: WalletSummary }) },
+  }, async (request) => summary(accountOf(request).id, request.query));
+
+  r.get('/api/wallet/:id', {
+    config: signed,
+    schema: { tags, summary: 'One wallet movement', params: IdParams, response: withErrors({ 200: WalletSummary }) },
+  }, async (request) => walletMovement(ctx, accountOf(request).id, request.params.id));
+
+  r.get('/api/payout/:id', {
+    config: signed,
+    schema: { tags, summary: 'One payout', params: IdParams, response: withErrors({ 200: PayoutResponse }) },
+  }, async (request) => payoutById(ctx, accountOf(request).id, request.params.id));
+
+  r.get('/api/payoutv3/:id', {
+    config: signed,
+    schema: { tags, summary: 'One payout with its rejection reason', params: IdParams, response: withErrors({ 200: PayoutV3Response }) },
+  }, async (request) => payoutV3ById(ctx, accountOf(request).id, request.params.id));
+
+  if (ctx.config.mode !== 'sandbox') return;
+  r.post('/api/sandbox/wallet/credit', {
+    schema: { tags: ['Sandbox'], summary: 'Add test funds to this account\'s wallet (sandbox only)', body: SandboxCreditBody, response: withErrors({ 200: SandboxCredited }) },
+  }, async (request) => {
+    const account = accountOf(request);
+    const currency = await knownCurrency(ctx, request.body.currency ?? defaultCurrency);
+    if (currency === null) throw validationError({ currency: 'invalid' });
+    const reason = request.body.reason?.trim() || 'Sandbox credit';
+    const credited = await creditWallet(ctx, { accountId: account.id, currency, amountMinor: BigInt(request.body.amount), reason, kind: 'sandbox_credit' });
+    return { status: 'success' as const, identifier_wallet: credited.movementId, amount_available: safeInteger(credited.balanceMinor), currency };
+  });
+}

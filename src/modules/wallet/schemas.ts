@@ -1,0 +1,124 @@
+// TypeBox schemas of the Wallet endpoints (seed "Wallet"; reference §9), lengths as the seed states them.
+import { Type } from 'typebox';
+import { limits } from '../../limits.ts';
+import { RuleFailureBody } from '../../platform/http/schemas.ts';
+
+export const payoutOrderLengthMax = 80;
+export const orderExtLengthMax = 80;
+/** Banco Estado (0012): at most 12 characters, so a debit card number cannot be entered (seed Limits). */
+export const bancoEstadoCode = '0012';
+export const bancoEstadoNumLengthMax = 12;
+export const pageMax = 1_000_000;
+
+const Amount = Type.Integer({ minimum: 1, maximum: Number(limits.amountMinorMax) });
+const Required = (maxLength: number) => Type.String({ minLength: 1, maxLength });
+
+export const PayoutCreateBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 50, format: 'email' }),
+  phone: Type.Optional(Type.String({ maxLength: 20 })),
+  subject: Required(200),
+  currency: Required(6),
+  order: Required(payoutOrderLengthMax),
+  amount: Amount,
+  accountbank_name: Required(180),
+  accountbank_rut: Required(15),
+  accountbank_sbif: Required(4),
+  accountbank_type: Type.String({ minLength: 1, maxLength: 1, pattern: '^[123]$', description: '1 checking, 2 vista/RUT account, 3 savings' }),
+  accountbank_num: Required(200),
+  url_notify: Type.Optional(Type.String({ maxLength: 600, format: 'uri', pattern: '^https?://' })),
+  additional_parameters: Type.Optional(Type.Object({
+    parameter_1: Type.Optional(Type.String()),
+    parameter_2: Type.Optional(Type.String()),
+  }, { additionalProperties: true })),
+  order_ext: Type.Optional(Type.String({ maxLength: orderExtLengthMax })),
+}, { additionalProperties: false });
+
+export const WithdrawBody = Type.Object({
+  subject: Required(200),
+  currency: Required(6),
+  order: Required(80),
+  amount: Amount,
+}, { additionalProperties: false });
+
+export const SandboxCreditBody = Type.Object({
+  amount: Amount,
+  currency: Type.Optional(Required(6)),
+  reason: Type.Optional(Type.String({ maxLength: 200 })),
+}, { additionalProperties: false });
+
+export const WalletQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: pageMax })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.pageSizeMax })),
+  currency: Type.Optional(Required(6)),
+});
+
+export const IdParams = Type.Object({ id: Required(40) });
+
+export const PayoutCreated = Type.Object({
+  status: Type.Literal('success'),
+  identifier_wallet: Type.String(),
+  identifier_payout: Type.String(),
+});
+
+export const WithdrawCreated = Type.Object({
+  status: Type.Literal('Success', { description: 'Capitalised as in the seed sample' }),
+  identifier_wallet: Type.String(),
+});
+
+export const SandboxCredited = Type.Object({
+  status: Type.Literal('success'),
+  identifier_wallet: Type.String(),
+  amount_available: Type.Integer(),
+  currency: Type.String(),
+});
+
+const payoutFields = {
+  id: Type.String(),
+  phone: Type.String(),
+  email: Type.String(),
+  subject: Type.String(),
+  amount: Type.String(),
+  accountbank_rut: Type.String(),
+  accountbank_name: Type.String(),
+  accountbank_type: Type.Integer(),
+  accountbank_num: Type.Union([Type.Integer(), Type.String()], { description: 'Integer unless that would change it (leading zero, non-digits)' }),
+  accountbank_sbif: Type.String(),
+  status: Type.String(),
+  update_at: Type.String(),
+};
+
+export const PayoutInMovement = Type.Object(payoutFields);
+
+export const PayoutResponse = Type.Object({
+  payout: Type.Object({ ...payoutFields, origin_wallet: Type.String() }),
+});
+
+export const PayoutV3Response = Type.Object({
+  payout: Type.Object({ ...payoutFields, origin_wallet: Type.String(), reason_rejection: Type.String() }),
+});
+
+export const WalletMovement = Type.Object({
+  id: Type.String(),
+  order: Type.String(),
+  subject: Type.String(),
+  created_at: Type.String(),
+  income_expense: Type.String(),
+  status: Type.String(),
+  amount: Type.String(),
+  actual_amount: Type.String(),
+  origin_liquidation: Type.Union([Type.String(), Type.Null()]),
+  currency: Type.String(),
+  payout: Type.Union([PayoutInMovement, Type.Null()]),
+});
+
+export const WalletSummary = Type.Object({
+  status: Type.Literal('success'),
+  current_id: Type.String(),
+  amount_available: Type.Integer(),
+  currency: Type.String(),
+  filter: Type.Object({ page: Type.Integer(), per_page: Type.Integer(), currency: Type.String(), id: Type.String() }),
+  wallet_movements: Type.Array(WalletMovement),
+});
+
+export const PayoutCreateResponse = Type.Union([PayoutCreated, RuleFailureBody]);
+export const WithdrawResponse = Type.Union([WithdrawCreated, RuleFailureBody]);

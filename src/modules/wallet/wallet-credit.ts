@@ -1,0 +1,46 @@
+// Funding a wallet without a sale: an operator adjustment (`cobro wallet credit`) or, in the sandbox only,
+// POST /api/sandbox/wallet/credit. Ledger-backed like every other movement.
+import type { AppContext } from '../../platform/context.ts';
+import { newId } from '../../platform/ids.ts';
+import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
+import { postJournal } from '../../platform/ledger/post.ts';
+import { accountNow } from '../../platform/sandbox-clock.ts';
+import { appendWalletMovement } from './movements.ts';
+
+export interface CreditInput {
+  readonly accountId: string;
+  readonly currency: string;
+  readonly amountMinor: bigint;
+  readonly reason: string;
+  /** `adjustment` for operators, `sandbox_credit` for the sandbox endpoint. */
+  readonly kind: 'adjustment' | 'sandbox_credit';
+}
+
+export interface CreditResult {
+  readonly movementId: string;
+  readonly creditId: string;
+  readonly balanceMinor: bigint;
+}
+
+export async function creditWallet(ctx: AppContext, input: CreditInput): Promise<CreditResult> {
+  return ctx.db.transaction().execute(async (tx) => {
+    const at = await accountNow(ctx, input.accountId, tx);
+    const creditId = newId('adj', 17);
+    const journal = await postJournal(tx, {
+      kind: `wallet.${input.kind}`,
+      reference: creditId,
+      memo: input.reason,
+      at,
+      postings: [
+        { owner: SYSTEM_OWNER, code: ledgerCodes.operatorAdjustments, currency: input.currency, amountMinor: -input.amountMinor },
+        { owner: input.accountId, code: ledgerCodes.walletAvailable, currency: input.currency, amountMinor: input.amountMinor },
+      ],
+    });
+    const movement = await appendWalletMovement(tx, {
+      accountId: input.accountId, currency: input.currency, order: creditId, subject: input.reason,
+      kind: input.kind, reference: creditId, originLiquidation: null, journal, at,
+    });
+    const line = journal.lines.find((l) => l.code === ledgerCodes.walletAvailable);
+    return { movementId: movement.id, creditId, balanceMinor: line?.balanceAfterMinor ?? 0n };
+  });
+}

@@ -1,0 +1,99 @@
+// Stored Idempotency-Key answers (supplement §4.5, Stripe semantics): one row per account and key, claimed
+// before the request runs and filled with the answer when it ends.
+import { sql } from 'kysely';
+import type { Db, Timestamp } from '../db/types.ts';
+import { limits } from '../../limits.ts';
+
+export interface IdempotencyKeyTable {
+  account_id: string;
+  idem_key: string;
+  method: string;
+  path: string;
+  request_hash: string;
+  state: 'in_flight' | 'done';
+  status_code: number | null;
+  content_type: string | null;
+  body: string | null;
+  /** An in-flight claim older than this belongs to a request that died; another may take it over. */
+  locked_until: Timestamp;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
+declare module '../db/types.ts' {
+  interface Database {
+    idempotency_keys: IdempotencyKeyTable;
+  }
+}
+
+/** How long a request may run before its claim is considered abandoned. */
+export const idempotencyLeaseMs = 60_000;
+const claimAttemptsMax = 3;
+
+export interface ClaimInput {
+  readonly accountId: string;
+  readonly key: string;
+  readonly method: string;
+  readonly path: string;
+  readonly requestHash: string;
+  readonly now: Date;
+}
+
+export type Claim =
+  | { readonly kind: 'proceed' }
+  | { readonly kind: 'in_flight' }
+  | { readonly kind: 'mismatch' }
+  | { readonly kind: 'replay'; readonly statusCode: number; readonly contentType: string; readonly body: string };
+
+export async function claimKey(db: Db, input: ClaimInput): Promise<Claim> {
+  const lockedUntil = new Date(input.now.getTime() + idempotencyLeaseMs);
+  for (let attempt = 0; attempt < claimAttemptsMax; attempt++) {
+    await db.deleteFrom('idempotency_keys')
+      .where('account_id', '=', input.accountId).where('idem_key', '=', input.key).where('expires_at', '<=', input.now)
+      .execute();
+    const inserted = await db.insertInto('idempotency_keys').values({
+      account_id: input.accountId, idem_key: input.key, method: input.method, path: input.path,
+      request_hash: input.requestHash, state: 'in_flight', status_code: null, content_type: null, body: null,
+      locked_until: lockedUntil, expires_at: new Date(input.now.getTime() + limits.idempotencyTtlMs), created_at: input.now,
+    }).onConflict((oc) => oc.columns(['account_id', 'idem_key']).doNothing()).returning('idem_key').executeTakeFirst();
+    if (inserted !== undefined) return { kind: 'proceed' };
+    const row = await db.selectFrom('idempotency_keys').selectAll()
+      .where('account_id', '=', input.accountId).where('idem_key', '=', input.key).executeTakeFirst();
+    // Expired and deleted by someone else between the two statements: claim again.
+    if (row === undefined) continue;
+    if (row.method !== input.method || row.path !== input.path || row.request_hash !== input.requestHash) return { kind: 'mismatch' };
+    if (row.state === 'done' && row.status_code !== null && row.body !== null) {
+      return { kind: 'replay', statusCode: row.status_code, contentType: row.content_type ?? 'application/json; charset=utf-8', body: row.body };
+    }
+    if (row.locked_until > input.now) return { kind: 'in_flight' };
+    // The first request died mid-flight: take its claim over, unless another retry just did.
+    const taken = await db.updateTable('idempotency_keys').set({ locked_until: lockedUntil })
+      .where('account_id', '=', input.accountId).where('idem_key', '=', input.key)
+      .where('state', '=', 'in_flight').where('locked_until', '=', row.locked_until)
+      .returning('idem_key').executeTakeFirst();
+    return taken !== undefined ? { kind: 'proceed' } : { kind: 'in_flight' };
+  }
+  return { kind: 'in_flight' };
+}
+
+export async function completeKey(db: Db, accountId: string, key: string, answer: { statusCode: number; contentType: string; body: string }): Promise<void> {
+  await db.updateTable('idempotency_keys')
+    .set({ state: 'done', status_code: answer.statusCode, content_type: answer.contentType, body: answer.body })
+    .where('account_id', '=', accountId).where('idem_key', '=', key).where('state', '=', 'in_flight')
+    .execute();
+}
+
+/** A failed run (5xx) stores nothing: the client may retry with the same key. */
+export async function releaseKey(db: Db, accountId: string, key: string): Promise<void> {
+  await db.deleteFrom('idempotency_keys')
+    .where('account_id', '=', accountId).where('idem_key', '=', key).where('state', '=', 'in_flight')
+    .execute();
+}
+
+export async function purgeExpiredKeys(db: Db, now: Date, accountId: string | undefined, limit: number): Promise<number> {
+  const scope = accountId === undefined ? sql`TRUE` : sql`account_id = ${accountId}`;
+  const result = await sql`
+    DELETE FROM idempotency_keys WHERE (account_id, idem_key) IN (
+      SELECT account_id, idem_key FROM idempotency_keys WHERE expires_at <= ${now} AND ${scope} LIMIT ${limit})`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
