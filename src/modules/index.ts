@@ -5,6 +5,8 @@ import { accountRoutes } from './account/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { referenceRoutes } from './reference/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
+import { transactionRoutes } from './transactions/routes.ts';
+import { checkoutRoutes } from '../checkout/routes.ts';
 
 export type RouteModule = (app: FastifyInstance, ctx: AppContext) => Promise<void>;
 
@@ -13,4 +15,6 @@ export const routeModules: readonly RouteModule[] = [
   referenceRoutes,
   accountRoutes,
   sandboxRoutes,
+  transactionRoutes,
+  checkoutRoutes,
 ];
