@@ -19,7 +19,11 @@ export async function offeredMethods(ctx: AppContext, currency: string): Promise
   const rows = await ctx.db.selectFrom('payment_methods').select(['payment', 'name', 'description', 'kind'])
     .where('currency', '=', currency).orderBy('sort_order').execute();
   const out: MethodOption[] = [];
-  for (const r of rows) if ((r.kind === 'card' || r.kind === 'bank_transfer') && processor.supports(r.kind)) out.push({ ...r, kind: r.kind });
+  for (const r of rows) {
+    // The bank login asks for a Chilean RUT; other countries' transfer logins are not built yet.
+    const takes = r.kind === 'card' || (r.kind === 'bank_transfer' && currency === 'CLP');
+    if (takes && (r.kind === 'card' || r.kind === 'bank_transfer') && processor.supports(r.kind)) out.push({ ...r, kind: r.kind });
+  }
   return out;
 }
 

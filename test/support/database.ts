@@ -15,7 +15,7 @@ export async function cloneTestDatabase(): Promise<DatabaseHandle> {
   const template = inject('postgresTemplate');
   const url = process.env.DATABASE_URL;
   if (template !== '' && url !== undefined) {
-    const name = `cobro_t_${crypto.randomBytes(6).toString('hex')}`;
+    const name = `${inject('postgresClonePrefix')}${crypto.randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {

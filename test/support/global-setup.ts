@@ -13,6 +13,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     pgliteSnapshotPath: string;
     postgresTemplate: string;
+    /** Prefix of every database this run clones, so concurrent runs never drop each other's. */
+    postgresClonePrefix: string;
   }
 }
 
@@ -25,7 +27,9 @@ function withDatabase(url: string, name: string): string {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const url = process.env.DATABASE_URL;
   if (url !== undefined && url !== '') {
-    const template = `cobro_tpl_${crypto.randomBytes(4).toString('hex')}`;
+    const runId = crypto.randomBytes(4).toString('hex');
+    const template = `cobro_tpl_${runId}`;
+    const clonePrefix = `cobro_t_${runId}_`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${template}`);
@@ -33,9 +37,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await migrateToLatest(handle.db);
     await handle.close();
     project.provide('postgresTemplate', template);
+    project.provide('postgresClonePrefix', clonePrefix);
     project.provide('pgliteSnapshotPath', '');
     return async () => {
-      const leftovers = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'cobro_t_%' OR datname = $1`, [template]);
+      const leftovers = await admin.query<{ datname: string }>(
+        `SELECT datname FROM pg_database WHERE starts_with(datname, $1) OR datname = $2`, [clonePrefix, template]);
       for (const row of leftovers.rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
       await admin.end();
     };
@@ -48,5 +54,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await handle.close();
   project.provide('pgliteSnapshotPath', file);
   project.provide('postgresTemplate', '');
+  project.provide('postgresClonePrefix', '');
   return async () => { fs.rmSync(file, { force: true }); };
 }

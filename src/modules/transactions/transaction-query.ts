@@ -78,6 +78,7 @@ function listItem(ctx: AppContext, row: TransactionRow) {
     status: row.status,
     created_at: formatTimestamp(row.created_at, ctx.config.timeZone),
     email: row.email,
+    // reference §1.3 shows the list amount as a JSON integer; 14 digits are exact in a double.
     amount: Number(row.amount_minor),
     order: row.order,
     subject: row.subject,

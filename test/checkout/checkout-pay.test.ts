@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { approvedVisa, createTransaction, pathOf, payByCard, rejectedMastercard, submit } from './helpers.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
+import { approvedVisa, createTransaction, pathOf, payByCard, rejectedMastercard, submit } from '../modules/transactions/helpers.ts';
 
 let t: TestApp;
 let account: TestAccount;
@@ -41,6 +41,16 @@ describe('hosted checkout GET /gateway/cobro', () => {
     expect(res.body).not.toContain('MACH');
     const nonce = /nonce-([^']+)'/.exec(csp)![1]!;
     expect(res.body).toContain(`<style nonce="${nonce}">`);
+  });
+
+  it('offers PEN cards with their amount in soles, and no bank login outside CLP', async () => {
+    const pen = await createTransaction(t, account, { currency: 'PEN', amount: 250050 });
+    const page = await t.app.inject({ method: 'GET', url: pathOf(pen.url) });
+    expect(page.body).toContain('S/ 2.500,50');
+    expect(page.body).toContain('Tarjetas');
+    expect(page.body).not.toContain('QR Interoperable');
+    const ves = await createTransaction(t, account, { currency: 'VES' });
+    expect((await t.app.inject({ method: 'GET', url: pathOf(ves.url) })).body).toContain('No hay medios de pago disponibles');
   });
 
   it('goes straight to the card form when payment is given, and to a method form when chosen', async () => {
@@ -199,5 +209,22 @@ describe('expiry', () => {
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toContain('message_error=expired');
     expect(await row(created.id)).toMatchObject({ status: 'rejected', rejection_reason: 'expired' });
+  });
+});
+
+describe('production mode', () => {
+  it('offers no method until a real processor is configured, instead of taking test cards', async () => {
+    const prod = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32) } });
+    try {
+      const a = await prod.createAccount();
+      const created = await createTransaction(prod, a, { payment: 1 });
+      const page = await prod.app.inject({ method: 'GET', url: pathOf(created.url) });
+      expect(page.body).toContain('No hay medios de pago disponibles');
+      const res = await submit(prod, created.url, 1, approvedVisa);
+      expect(res.body).not.toContain('Pago exitoso');
+      expect((await prod.ctx.db.selectFrom('transactions').select('status').where('id', '=', created.id).executeTakeFirstOrThrow()).status).toBe('pending');
+    } finally {
+      await prod.close();
+    }
   });
 });
