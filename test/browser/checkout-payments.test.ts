@@ -1,6 +1,6 @@
 // A real browser (Debian's Chromium through playwright-core) pays on the hosted checkout of a real server.
 // Delivery of callbacks belongs to the notifications workers (issue 3); here the callback is asserted as the
-// outbox row the worker will deliver to the local receiver.
+// outbox row, then posted to the local receiver by the test in the worker's place.
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -21,6 +21,7 @@ let receiver: http.Server;
 let receiverUrl: string;
 let token: string;
 let accountId: string;
+const received: Array<{ path: string; body: Record<string, unknown> }> = [];
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -62,6 +63,15 @@ async function newPage(): Promise<{ page: Page; foreign: string[] }> {
 
 beforeAll(async () => {
   receiver = http.createServer((req, res) => {
+    if (req.method === 'POST') {
+      let body = '';
+      req.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', body: JSON.parse(body) as Record<string, unknown> });
+        res.writeHead(204).end();
+      });
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end('<!doctype html><title>Tienda</title><h1>De vuelta en la tienda</h1>');
   });
@@ -118,6 +128,10 @@ describe('paying on the hosted checkout in Chromium', () => {
       transaction_key: got.body.payment.transaction_key, verification_key: got.body.payment.verification_key,
       order: got.body.order, status: 'success',
     });
+    // Stand-in for issue 3's delivery worker: send the queued row to the local receiver as it will.
+    const delivered = await fetch(callback!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(callback!.payload) });
+    expect(delivered.status).toBe(204);
+    expect(received).toContainEqual({ path: '/notify', body: callback!.payload });
 
     const advanced = await api('POST', '/api/sandbox/clock/advance', { seconds: 1 });
     expect(advanced.body.processed['transaction-settlement']).toBeGreaterThanOrEqual(1);
