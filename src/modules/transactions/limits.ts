@@ -1,5 +1,10 @@
 // Bounds of the transactions module. Lengths come from the seed's table for POST /api/transaction/.
+import assert from 'node:assert/strict';
+import { limits } from '../../limits.ts';
+
 export const transactionLimits = {
+  /** The seed's "max 14 digits" as the JSON schema's integer maximum. */
+  amountIntegerMax: 99_999_999_999_999,
   emailLengthMax: 50,
   orderLengthMax: 40,
   subjectLengthMax: 2000,
@@ -13,3 +18,5 @@ export const transactionLimits = {
   /** reference §1.1: the payer's browser goes to urlreturn 3 seconds after the result. */
   returnRedirectSeconds: 3,
 } as const;
+
+assert.equal(BigInt(transactionLimits.amountIntegerMax), limits.amountMinorMax, 'schema maximum matches the global amount bound');

@@ -8,7 +8,7 @@ export const CreateTransactionBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: transactionLimits.emailLengthMax, format: 'email' }),
   order: Type.String({ minLength: 1, maxLength: transactionLimits.orderLengthMax }),
   subject: Type.String({ minLength: 1, maxLength: transactionLimits.subjectLengthMax }),
-  amount: Type.Integer({ minimum: 1, maximum: Number(limits.amountMinorMax), description: 'Integer minor units, at most 14 digits' }),
+  amount: Type.Integer({ minimum: 1, maximum: transactionLimits.amountIntegerMax, description: 'Integer minor units, at most 14 digits' }),
   currency: Type.Optional(Type.String({ maxLength: 6, description: 'Default CLP' })),
   payment: Type.Optional(Type.Integer({ minimum: 1, maximum: 999, description: 'Payment method code; 99 offers all' })),
   expired: Type.Optional(Type.String({ maxLength: 19, description: '`YYYY-MM-DD HH:MM:SS` in the service time zone, more than 5 minutes ahead' })),

@@ -1,6 +1,7 @@
 // GET /api/transaction/{id} and GET /api/transaction in reference §1.2/§1.3's shapes.
 // Before a payment attempt has a result, `payment` is null; `nullify` is null until a nullification exists
 // (docs/decisions/033-transaction-query-shapes.md).
+import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import { validationError } from '../../platform/errors.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
@@ -72,14 +73,19 @@ export function transactionView(ctx: AppContext, row: TransactionRow) {
   };
 }
 
+/** reference §1.3 shows the list amount as a JSON integer: exact for the seed's 14 digits, asserted here. */
+function jsonInteger(value: bigint): number {
+  assert.ok(value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER), 'integer fits a JSON number exactly');
+  return Number(value);
+}
+
 function listItem(ctx: AppContext, row: TransactionRow) {
   return {
     id: String(row.number),
     status: row.status,
     created_at: formatTimestamp(row.created_at, ctx.config.timeZone),
     email: row.email,
-    // reference §1.3 shows the list amount as a JSON integer; 14 digits are exact in a double.
-    amount: Number(row.amount_minor),
+    amount: jsonInteger(row.amount_minor),
     order: row.order,
     subject: row.subject,
     payment: paymentView(ctx, row, false),
