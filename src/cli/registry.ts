@@ -3,6 +3,7 @@ import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { accountsSetBank } from './commands/accounts-bank.ts';
 import { ledgerVerify } from './commands/ledger.ts';
+import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { payoutsResolve } from './commands/payouts.ts';
 import { walletCredit } from './commands/wallet.ts';
@@ -15,6 +16,7 @@ export const commands: readonly Command[] = [
   accountsList,
   accountsShow,
   accountsRotate,
+  accountsSetFee,
   signCommand,
   notificationsList,
   notificationsShow,

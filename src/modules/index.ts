@@ -9,6 +9,8 @@ import { referenceRoutes } from './reference/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
 import { walletRoutes } from './wallet/routes.ts';
+import { transactionRoutes } from './transactions/routes.ts';
+import { checkoutRoutes } from '../checkout/routes.ts';
 
 export type RouteModule = (app: FastifyInstance, ctx: AppContext) => Promise<void>;
 
@@ -21,4 +23,6 @@ export const routeModules: readonly RouteModule[] = [
   marketplaceRoutes,
   eventRoutes,
   walletRoutes,
+  transactionRoutes,
+  checkoutRoutes,
 ];

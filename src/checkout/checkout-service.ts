@@ -1,0 +1,72 @@
+// What the checkout pages need from the transaction and reference data, without HTTP.
+import type { AppContext } from '../platform/context.ts';
+import { accountNow } from '../platform/sandbox-clock.ts';
+import { processorFor } from '../platform/processors/index.ts';
+import { findTransactionById, lockTransaction, type TransactionRow } from '../modules/transactions/repository.ts';
+import { isExpired } from '../modules/transactions/payment-attempt.ts';
+import { expiryRejection, recordRejection } from '../modules/transactions/transaction-result.ts';
+import { allMethodsPayment } from '../modules/transactions/transaction-create.ts';
+import type { BankChoice, MethodOption, OrderSummary } from './pages.ts';
+
+export async function orderSummary(ctx: AppContext, row: TransactionRow): Promise<OrderSummary> {
+  const account = await ctx.db.selectFrom('accounts').select('name').where('id', '=', row.account_id).executeTakeFirstOrThrow();
+  return { merchant: account.name, subject: row.subject, amountMinor: BigInt(row.amount_minor), currency: row.currency, order: row.order };
+}
+
+/** Methods of the currency the deployment's processor can take. */
+export async function offeredMethods(ctx: AppContext, currency: string): Promise<readonly MethodOption[]> {
+  const processor = processorFor(ctx.config.mode);
+  const rows = await ctx.db.selectFrom('payment_methods').select(['payment', 'name', 'description', 'kind'])
+    .where('currency', '=', currency).orderBy('sort_order').execute();
+  const out: MethodOption[] = [];
+  for (const r of rows) {
+    // The bank login asks for a Chilean RUT; other countries' transfer logins are not built yet.
+    const takes = r.kind === 'card' || (r.kind === 'bank_transfer' && currency === 'CLP');
+    if (takes && (r.kind === 'card' || r.kind === 'bank_transfer') && processor.supports(r.kind)) out.push({ ...r, kind: r.kind });
+  }
+  return out;
+}
+
+/** The method the merchant fixed with `payment`, when it is one the checkout can offer. */
+export function fixedMethod(row: TransactionRow, methods: readonly MethodOption[]): MethodOption | null {
+  if (row.payment === null || row.payment === allMethodsPayment) return null;
+  return methods.find((m) => m.payment === row.payment) ?? null;
+}
+
+export async function banksFor(ctx: AppContext, currency: string): Promise<readonly BankChoice[]> {
+  return ctx.db.selectFrom('banks').select(['code', 'name']).where('currency', '=', currency).orderBy('sort_order').execute();
+}
+
+/**
+ * Loads the transaction for a page view; a pending one whose expiry has passed is rejected as expired here and
+ * now, so the payer is sent back even before the expiry worker runs.
+ */
+export async function loadForCheckout(ctx: AppContext, id: string): Promise<TransactionRow | undefined> {
+  const row = await findTransactionById(ctx.db, id);
+  if (row === undefined || row.status !== 'pending') return row;
+  if (!isExpired(row, await accountNow(ctx, row.account_id))) return row;
+  return ctx.db.transaction().execute(async (tx) => {
+    const locked = await lockTransaction(tx, id);
+    if (locked === undefined) return undefined;
+    const now = await accountNow(ctx, locked.account_id, tx);
+    if (locked.status === 'pending' && isExpired(locked, now)) {
+      await recordRejection(tx, locked, expiryRejection, now);
+      return { ...locked, status: 'rejected' as const, rejection_reason: 'expired' as const };
+    }
+    return locked;
+  });
+}
+
+export async function markOpened(ctx: AppContext, row: TransactionRow): Promise<void> {
+  if (row.checkout_opened_at !== null) return;
+  await ctx.db.updateTable('transactions').set({ checkout_opened_at: await accountNow(ctx, row.account_id) })
+    .where('id', '=', row.id).where('checkout_opened_at', 'is', null).execute();
+}
+
+/** reference §1.1: urlreturn with `message_error=expired&id=<trx>`. */
+export function expiredReturnUrl(urlreturn: string, id: string): string {
+  const u = new URL(urlreturn);
+  u.searchParams.set('message_error', 'expired');
+  u.searchParams.set('id', id);
+  return u.toString();
+}

@@ -1,0 +1,72 @@
+// Server-rendered HTML for the hosted checkout: escaping, the page frame with its inline stylesheet under a
+// per-response CSP nonce, and money as payers read it ($25.000). No script and no asset from outside the service.
+import crypto from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+
+export type Html = { readonly __html: string };
+
+export function raw(text: string): Html {
+  return { __html: text };
+}
+
+const escapes: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function esc(value: string | number | bigint): string {
+  return String(value).replace(/[&<>"']/g, (c) => escapes[c] ?? c);
+}
+
+/** Tagged template: interpolated values are escaped unless they are already Html (or arrays of Html). */
+export function html(strings: TemplateStringsArray, ...values: ReadonlyArray<string | number | bigint | Html | readonly Html[] | null>): Html {
+  let out = strings[0] ?? '';
+  values.forEach((v, i) => {
+    if (v === null) out += '';
+    else if (Array.isArray(v)) out += (v as readonly Html[]).map((h) => h.__html).join('');
+    else if (typeof v === 'object') out += (v as Html).__html;
+    else out += esc(v as string | number | bigint);
+    out += strings[i + 1] ?? '';
+  });
+  return raw(out);
+}
+
+const groupThousands = (digits: string, sep: string) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, sep);
+
+/** CLP has no decimals; PEN and VES amounts are in cents (supplement §4.1). */
+export function formatMoney(amountMinor: bigint, currency: string): string {
+  if (currency === 'CLP') return `$${groupThousands(amountMinor.toString(), '.')}`;
+  const units = (amountMinor / 100n).toString();
+  const cents = (amountMinor % 100n).toString().padStart(2, '0');
+  const symbol = currency === 'PEN' ? 'S/ ' : currency === 'VES' ? 'Bs. ' : `${currency} `;
+  return `${symbol}${groupThousands(units, '.')},${cents}`;
+}
+
+const stylesheet = `
+*{box-sizing:border-box}body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f5f8;color:#1d2430}
+main{max-width:440px;margin:32px auto;padding:0 16px}.card{background:#fff;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.08);padding:24px}
+header.brand{font-weight:700;color:#0b6e4f;letter-spacing:.02em;margin-bottom:16px}h1{font-size:1.2rem;margin:0 0 4px}
+.merchant{color:#566070;font-size:.9rem}.amount{font-size:2rem;font-weight:700;margin:12px 0 4px}.subject{color:#333;margin-bottom:16px;word-wrap:break-word}
+label{display:block;font-size:.85rem;margin:12px 0 4px;color:#384252}input,select{width:100%;padding:10px;font-size:1rem;border:1px solid #c4cad4;border-radius:8px}
+.row{display:flex;gap:12px}.row>div{flex:1}button,.button{display:block;width:100%;margin-top:20px;padding:12px;font-size:1rem;font-weight:600;color:#fff;background:#0b6e4f;border:0;border-radius:8px;text-align:center;text-decoration:none;cursor:pointer}
+ul.methods{list-style:none;padding:0;margin:0}ul.methods li{margin:8px 0}ul.methods a{display:block;padding:12px;border:1px solid #c4cad4;border-radius:8px;color:#1d2430;text-decoration:none}
+ul.methods small{display:block;color:#667085}.error{background:#fdecec;color:#8a1c1c;border-radius:8px;padding:10px;margin:12px 0}
+.notice{background:#eef4ff;color:#1d3a8a;border-radius:8px;padding:10px;margin:12px 0}.ok{color:#0b6e4f}.bad{color:#a11d1d}.muted{color:#667085;font-size:.85rem}
+footer{text-align:center;color:#8a93a3;font-size:.8rem;margin-top:16px}`;
+
+export interface Page {
+  readonly title: string;
+  readonly body: Html;
+  /** Seconds, then the browser goes to url: the result page's return to the merchant, without JavaScript. */
+  readonly refresh?: { readonly seconds: number; readonly url: string };
+}
+
+export function sendPage(reply: FastifyReply, statusCode: number, page: Page): FastifyReply {
+  const nonce = crypto.randomBytes(16).toString('base64');
+  reply.header('content-security-policy',
+    `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
+  const refresh = page.refresh === undefined ? null : html`<meta http-equiv="refresh" content="${`${page.refresh.seconds};url=${page.refresh.url}`}">`;
+  const doc = html`<!doctype html>
+<html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer">${refresh}<title>${page.title}</title><style nonce="${nonce}">${raw(stylesheet)}</style></head>
+<body><main><header class="brand">Cobro · Pago seguro</header><div class="card">${page.body}</div>
+<footer>Los datos de tu tarjeta se envían solo al procesador de pagos y no se guardan.</footer></main></body></html>`;
+  return reply.code(statusCode).type('text/html; charset=utf-8').send(doc.__html);
+}

@@ -1,0 +1,117 @@
+// The checkout's pages, in Spanish. Inputs the payer typed are never echoed back for card number and CVV.
+import { esc, formatMoney, html, type Html, type Page } from './html.ts';
+import { transactionLimits } from '../modules/transactions/limits.ts';
+
+export interface OrderSummary {
+  readonly merchant: string;
+  readonly subject: string;
+  readonly amountMinor: bigint;
+  readonly currency: string;
+  readonly order: string;
+}
+
+export interface MethodOption {
+  readonly payment: number;
+  readonly name: string;
+  readonly description: string;
+  readonly kind: 'card' | 'bank_transfer';
+}
+
+export interface LinkParams {
+  readonly id: string;
+  readonly valid: string;
+}
+
+export function checkoutPath(link: LinkParams, method?: number): string {
+  const q = new URLSearchParams({ id: link.id, valid: link.valid });
+  if (method !== undefined) q.set('method', String(method));
+  return `/gateway/cobro?${q.toString()}`;
+}
+
+function summary(o: OrderSummary): Html {
+  return html`<h1>${o.merchant}</h1><div class="merchant">Orden ${o.order}</div>
+<div class="amount" data-testid="amount">${formatMoney(o.amountMinor, o.currency)}</div><div class="subject">${o.subject}</div>`;
+}
+
+function errors(list: readonly string[]): Html {
+  return list.length === 0 ? html`` : html`<div class="error" role="alert">${list.map((e) => html`<div>${e}</div>`)}</div>`;
+}
+
+function hidden(link: LinkParams, method: number): Html {
+  return html`<input type="hidden" name="id" value="${link.id}"><input type="hidden" name="valid" value="${link.valid}"><input type="hidden" name="method" value="${method}">`;
+}
+
+export function methodsPage(o: OrderSummary, link: LinkParams, methods: readonly MethodOption[], notice: string | null): Page {
+  const items = methods.map((m) => html`<li><a href="${checkoutPath(link, m.payment)}">${m.name}<small>${m.description}</small></a></li>`);
+  const body = methods.length === 0
+    ? html`${summary(o)}<div class="error">No hay medios de pago disponibles para esta moneda.</div>`
+    : html`${summary(o)}${notice === null ? null : html`<div class="notice">${notice}</div>`}<h2>Elige cómo pagar</h2><ul class="methods">${items}</ul>`;
+  return { title: `Pagar ${formatMoney(o.amountMinor, o.currency)} · ${o.merchant}`, body };
+}
+
+/** Instalment choices per method code (reference §1.1: 100 = 1-3, 101 = 4-6, 102 = 7-12). */
+export const installmentRanges: Readonly<Record<number, readonly [number, number]>> = { 100: [1, 3], 101: [4, 6], 102: [7, 12] };
+
+export function cardPage(o: OrderSummary, link: LinkParams, method: MethodOption, problems: readonly string[], back: boolean): Page {
+  const range = installmentRanges[method.payment];
+  const installments = range === undefined ? null : html`<label for="installments">Cuotas</label><select id="installments" name="installments">${
+    Array.from({ length: range[1] - range[0] + 1 }, (_, i) => html`<option value="${range[0] + i}">${range[0] + i} cuotas</option>`)}</select>`;
+  const body = html`${summary(o)}<h2>${method.name}</h2>${errors(problems)}
+<form method="post" action="/gateway/cobro" autocomplete="on">${hidden(link, method.payment)}
+<label for="card_number">Número de tarjeta</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" maxlength="23" required>
+<div class="row"><div><label for="expiry">Vencimiento (MM/AA)</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/AA" maxlength="7" required></div>
+<div><label for="cvv">CVV</label><input id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required></div></div>
+${installments}<button type="submit">Pagar ${formatMoney(o.amountMinor, o.currency)}</button></form>
+${back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro medio de pago</a></p>` : null}`;
+  return { title: `${method.name} · ${o.merchant}`, body };
+}
+
+export interface BankChoice {
+  readonly code: string;
+  readonly name: string;
+}
+
+export function bankPage(o: OrderSummary, link: LinkParams, method: MethodOption, banks: readonly BankChoice[], state: {
+  readonly problems: readonly string[];
+  readonly rut: string;
+  readonly rutFixed: boolean;
+  readonly bank: string | null;
+  readonly back: boolean;
+}): Page {
+  const options = banks.map((b) => html`<option value="${b.code}"${state.bank === b.code ? html` selected` : null}>${b.name}</option>`);
+  const body = html`${summary(o)}<h2>${method.name}</h2><p class="muted">Ingresa con los datos de tu banco para autorizar la transferencia.</p>${errors(state.problems)}
+<form method="post" action="/gateway/cobro">${hidden(link, method.payment)}
+<label for="bank">Banco</label><select id="bank" name="bank">${options}</select>
+<label for="rut">RUT</label><input id="rut" name="rut" value="${state.rut}" placeholder="11.111.111-1" maxlength="12" required${state.rutFixed ? html` readonly` : null}>
+<label for="password">Clave</label><input id="password" name="password" type="password" autocomplete="off" maxlength="64" required>
+<button type="submit">Transferir ${formatMoney(o.amountMinor, o.currency)}</button></form>
+${state.back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro medio de pago</a></p>` : null}`;
+  return { title: `${method.name} · ${o.merchant}`, body };
+}
+
+export type ResultKind = 'success' | 'rejected' | 'expired' | 'processing';
+
+export function resultPage(o: OrderSummary, kind: ResultKind, detail: string | null, returnUrl: string | null, link: LinkParams): Page {
+  const heading = {
+    success: html`<h2 class="ok" data-testid="result">Pago exitoso</h2>`,
+    rejected: html`<h2 class="bad" data-testid="result">Pago rechazado</h2>`,
+    expired: html`<h2 class="bad" data-testid="result">El plazo para pagar expiró</h2>`,
+    processing: html`<h2 data-testid="result">Estamos procesando tu pago</h2>`,
+  }[kind];
+  const seconds = transactionLimits.returnRedirectSeconds;
+  const back = returnUrl === null ? null
+    : html`<p class="muted">Te llevaremos de vuelta al comercio en ${seconds} segundos.</p><a class="button" href="${returnUrl}">Volver al comercio</a>`;
+  const page: Page = { title: `Resultado del pago · ${o.merchant}`, body: html`${summary(o)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${back}` };
+  if (kind === 'processing') return { ...page, refresh: { seconds: 2, url: checkoutPath(link) } };
+  return returnUrl === null ? page : { ...page, refresh: { seconds, url: returnUrl } };
+}
+
+export function invalidLinkPage(): Page {
+  return { title: 'Enlace de pago no válido', body: html`<h1>Enlace de pago no válido</h1><p>Revisa el enlace que te envió el comercio o pídele uno nuevo.</p>` };
+}
+
+export function errorPage(message: string): Page {
+  return { title: 'No pudimos procesar la solicitud', body: html`<h1>No pudimos procesar la solicitud</h1><p>${message}</p>` };
+}
+
+export { esc };

@@ -1,0 +1,36 @@
+// `cobro accounts set-fee`: the service fee an account pays per payment method (supplement §4.3).
+import { findAccountRowById } from '../../modules/accounts/repository.ts';
+import { parsePercentBp, setFeeRule } from '../../modules/transactions/fees.ts';
+import { limits } from '../../limits.ts';
+import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+
+function formatPercent(bp: number): string {
+  return `${Math.floor(bp / 100)}.${String(bp % 100).padStart(2, '0')}`;
+}
+
+export const accountsSetFee: Command = {
+  name: 'accounts set-fee',
+  summary: 'Set the fee an account pays per payment method (percent plus fixed minor units)',
+  usage: 'cobro accounts set-fee ID --payment N [--percent 2.95] [--fixed 0]',
+  options: { payment: { type: 'string' }, percent: { type: 'string' }, fixed: { type: 'string' } },
+  needsDb: true,
+  async run(ctx, args) {
+    const c = requireCtx(ctx);
+    const id = args.positionals[0];
+    if (id === undefined) return fail('usage: cobro accounts set-fee ID --payment N [--percent 2.95] [--fixed 0]', 2);
+    const paymentText = stringOption(args, 'payment');
+    if (paymentText === undefined || !/^\d{1,3}$/.test(paymentText)) return fail('--payment must be a payment method code such as 1 or 4', 2);
+    const percentBp = parsePercentBp(stringOption(args, 'percent') ?? '0');
+    if (percentBp === null) return fail('--percent must be a number from 0 to 100 with at most two decimals, e.g. 2.95', 2);
+    const fixedText = stringOption(args, 'fixed') ?? '0';
+    if (!/^\d{1,14}$/.test(fixedText)) return fail('--fixed must be a whole amount in minor units (at most 14 digits)', 2);
+    const fixedMinor = BigInt(fixedText);
+    if (fixedMinor > limits.amountMinorMax) return fail('--fixed is too large', 2);
+    if ((await findAccountRowById(c.db, id)) === undefined) return fail(`no account with id ${id}`);
+    const payment = Number(paymentText);
+    const known = await c.db.selectFrom('payment_methods').select('payment').where('payment', '=', payment).executeTakeFirst();
+    if (known === undefined) return fail(`no payment method with code ${payment}`);
+    await setFeeRule(c.db, id, payment, { percentBp, fixedMinor }, c.clock.now());
+    return ok(`fee for ${id} on payment ${payment}: ${formatPercent(percentBp)}% + ${fixedMinor}`);
+  },
+};

@@ -1,0 +1,39 @@
+// The hosted-checkout link's `valid` parameter: an HMAC-SHA256 of the transaction id under a service key, so a
+// link cannot be forged for another transaction. The key is 32 random bytes made on first use and kept in
+// cobro_meta sealed under COBRO_SECRET_KEY (docs/decisions/030-checkout-link-token.md).
+import crypto from 'node:crypto';
+import type { AppContext } from '../../platform/context.ts';
+
+const metaKey = 'checkout_link_key';
+/** 32 hex characters (128 bits) of the MAC: the reference shows 10, which would be guessable. */
+export const checkoutTokenHexLength = 32;
+
+const keys = new WeakMap<AppContext, Buffer>();
+
+async function linkKey(ctx: AppContext): Promise<Buffer> {
+  const cached = keys.get(ctx);
+  if (cached !== undefined) return cached;
+  await ctx.db.insertInto('cobro_meta')
+    .values({ key: metaKey, value: ctx.secrets.seal(crypto.randomBytes(32).toString('hex')) })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await ctx.db.selectFrom('cobro_meta').select('value').where('key', '=', metaKey).executeTakeFirstOrThrow();
+  const key = Buffer.from(ctx.secrets.open(row.value), 'hex');
+  keys.set(ctx, key);
+  return key;
+}
+
+export async function checkoutToken(ctx: AppContext, transactionId: string): Promise<string> {
+  return crypto.createHmac('sha256', await linkKey(ctx)).update(`checkout:${transactionId}`).digest('hex').slice(0, checkoutTokenHexLength);
+}
+
+export async function checkoutTokenValid(ctx: AppContext, transactionId: string, token: string): Promise<boolean> {
+  if (!/^[0-9a-f]+$/.test(token) || token.length !== checkoutTokenHexLength) return false;
+  const expected = await checkoutToken(ctx, transactionId);
+  return crypto.timingSafeEqual(Buffer.from(expected), Buffer.from(token));
+}
+
+export async function checkoutUrl(ctx: AppContext, transactionId: string): Promise<string> {
+  const valid = await checkoutToken(ctx, transactionId);
+  return `${ctx.config.publicBaseUrl}/gateway/cobro?id=${encodeURIComponent(transactionId)}&valid=${valid}`;
+}

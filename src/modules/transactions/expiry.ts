@@ -1,0 +1,35 @@
+// Expiry (reference §1.1 `expired`): a pending transaction whose moment has passed, on its account's clock,
+// becomes rejected and the merchant is told (status failed). Runs as due work; the checkout also expires a
+// transaction it finds overdue, so a payer never pays an expired order.
+import { sql } from 'kysely';
+import type { AppContext } from '../../platform/context.ts';
+import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
+import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
+import { isExpired } from './payment-attempt.ts';
+import { expiryRejection, recordRejection } from './transaction-result.ts';
+import './types.ts';
+
+async function expireOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean> {
+  return ctx.db.transaction().execute(async (tx) => {
+    const now = accountNowSql(ctx, sql.ref('transactions.account_id'));
+    let q = tx.selectFrom('transactions').selectAll()
+      .where('status', '=', 'pending')
+      .where('expires_at', '<=', now)
+      .where((eb) => eb.or([eb('attempt_lease_until', 'is', null), eb('attempt_lease_until', '<=', now)]));
+    if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
+    const row = await q.orderBy('expires_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
+    if (row === undefined) return false;
+    const at = await accountNow(ctx, row.account_id, tx);
+    if (!isExpired(row, at)) return false;
+    await recordRejection(tx, row, expiryRejection, at);
+    return true;
+  });
+}
+
+export async function runExpiries(ctx: AppContext, scope: DueWorkScope): Promise<number> {
+  let processed = 0;
+  while (processed < scope.limit && (await expireOne(ctx, scope))) processed++;
+  return processed;
+}
+
+registerDueWork({ name: 'transaction-expiry', run: runExpiries });

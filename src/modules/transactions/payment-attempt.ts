@@ -1,0 +1,109 @@
+// One payer's attempt to pay from the hosted checkout. Three steps so that no database lock is held while the
+// processor answers (STYLE rule 10) and still only one attempt can ever charge:
+//   1. lock the row, re-check it is pending and not expired, claim it with an attempt id and a lease;
+//   2. charge through the processor with the attempt id as idempotency key;
+//   3. lock the row again, check the claim is still ours, record the result, money and callback together.
+// A second tab submitting meanwhile finds the claim (step 1) or the final status, and never charges.
+import type { AppContext } from '../../platform/context.ts';
+import { newId } from '../../platform/ids.ts';
+import { accountNow } from '../../platform/sandbox-clock.ts';
+import { processorFor } from '../../platform/processors/index.ts';
+import type { ChargeRequest } from '../../platform/processors/processor.ts';
+import { transactionLimits } from './limits.ts';
+import { lockTransaction } from './repository.ts';
+import type { TransactionStatus } from './state-machine.ts';
+import { expiryRejection, recordRejection, recordSuccess } from './transaction-result.ts';
+
+export type AttemptOutcome =
+  | { readonly kind: 'final'; readonly status: TransactionStatus }
+  | { readonly kind: 'in_progress' }
+  | { readonly kind: 'expired' }
+  | { readonly kind: 'approved' }
+  | { readonly kind: 'declined'; readonly payerMessage: string };
+
+export interface AttemptInput {
+  readonly transactionId: string;
+  readonly method: { readonly payment: number; readonly name: string };
+  /** Without idempotencyKey, amount, currency and description: this module fills them from the row. */
+  readonly charge: DistributiveOmit<ChargeRequest, 'idempotencyKey' | 'amountMinor' | 'currency' | 'description'>;
+  readonly payerIdentifier: string | null;
+  readonly payerBank: string | null;
+  readonly payerIp: string | null;
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A pending transaction whose expiry has passed, with no live attempt, is expired now. */
+export function isExpired(row: { expires_at: Date | null; attempt_lease_until: Date | null }, now: Date): boolean {
+  if (row.expires_at === null || row.expires_at.getTime() > now.getTime()) return false;
+  return row.attempt_lease_until === null || row.attempt_lease_until.getTime() <= now.getTime();
+}
+
+export async function attemptPayment(ctx: AppContext, input: AttemptInput): Promise<AttemptOutcome> {
+  const attemptId = newId('att', 20);
+  const claim = await ctx.db.transaction().execute(async (tx) => {
+    const row = await lockTransaction(tx, input.transactionId);
+    if (row === undefined) throw new Error('attempt on a transaction that does not exist');
+    if (row.status !== 'pending') return { kind: 'final', status: row.status } as const;
+    const now = await accountNow(ctx, row.account_id, tx);
+    if (isExpired(row, now)) {
+      await recordRejection(tx, row, expiryRejection, now);
+      return { kind: 'expired' } as const;
+    }
+    if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime()) return { kind: 'in_progress' } as const;
+    await tx.updateTable('transactions')
+      .set({ attempt_id: attemptId, attempt_lease_until: new Date(now.getTime() + transactionLimits.attemptLeaseMs), updated_at: now })
+      .where('id', '=', row.id).execute();
+    return { kind: 'claimed', amountMinor: BigInt(row.amount_minor), currency: row.currency, description: row.subject } as const;
+  });
+  if (claim.kind !== 'claimed') return claim;
+
+  const processor = processorFor(ctx.config.mode);
+  const request = { ...input.charge, idempotencyKey: attemptId, amountMinor: claim.amountMinor, currency: claim.currency, description: claim.description } as ChargeRequest;
+  let outcome;
+  try {
+    outcome = await processor.charge(request);
+  } catch (error) {
+    // Release the claim so the payer can try again; the processor saw this key at most once.
+    await ctx.db.updateTable('transactions').set({ attempt_id: null, attempt_lease_until: null })
+      .where('id', '=', input.transactionId).where('attempt_id', '=', attemptId).execute();
+    throw error;
+  }
+
+  return ctx.db.transaction().execute(async (tx): Promise<AttemptOutcome> => {
+    const row = await lockTransaction(tx, input.transactionId);
+    if (row === undefined) throw new Error('transaction vanished during an attempt');
+    if (row.status !== 'pending' || row.attempt_id !== attemptId) {
+      // The lease ran out and something else decided; a real processor's charge must then be reversed.
+      ctx.logger.error({ transaction: row.id, attempt: attemptId, approved: outcome.approved }, 'payment attempt lost its claim');
+      return { kind: 'final', status: row.status };
+    }
+    const now = await accountNow(ctx, row.account_id, tx);
+    if (outcome.approved) {
+      await recordSuccess(ctx, tx, row, {
+        paidPayment: input.method.payment,
+        media: input.method.name,
+        authorizationCode: outcome.authorizationCode,
+        cardBrand: outcome.cardBrand,
+        cardLast4: outcome.cardLast4,
+        cardToken: outcome.cardToken,
+        cardType: outcome.cardType,
+        installments: input.charge.kind === 'card' ? input.charge.installments : 0,
+        payerIdentifier: input.payerIdentifier,
+        payerBank: input.payerBank,
+        payerIp: input.payerIp,
+      }, now);
+      return { kind: 'approved' };
+    }
+    await recordRejection(tx, row, {
+      reason: 'declined',
+      gatewayMessage: outcome.gatewayMessage,
+      paidPayment: input.method.payment,
+      media: input.method.name,
+      cardBrand: outcome.cardBrand,
+      cardLast4: outcome.cardLast4,
+      payerIp: input.payerIp,
+    }, now);
+    return { kind: 'declined', payerMessage: outcome.payerMessage };
+  });
+}

@@ -1,0 +1,97 @@
+// TypeBox schemas of the transaction API (seed "Transaction", reference §1.1-1.3).
+import { Type, type Static } from 'typebox';
+import { ErrorEnvelope } from '../../platform/http/schemas.ts';
+import { limits } from '../../limits.ts';
+import { transactionLimits } from './limits.ts';
+
+export const CreateTransactionBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: transactionLimits.emailLengthMax, format: 'email' }),
+  order: Type.String({ minLength: 1, maxLength: transactionLimits.orderLengthMax }),
+  subject: Type.String({ minLength: 1, maxLength: transactionLimits.subjectLengthMax }),
+  amount: Type.Integer({ minimum: 1, maximum: transactionLimits.amountIntegerMax, description: 'Integer minor units, at most 14 digits' }),
+  currency: Type.Optional(Type.String({ maxLength: 6, description: 'Default CLP' })),
+  payment: Type.Optional(Type.Integer({ minimum: 1, maximum: 999, description: 'Payment method code; 99 offers all' })),
+  expired: Type.Optional(Type.String({ maxLength: 19, description: '`YYYY-MM-DD HH:MM:SS` in the service time zone, more than 5 minutes ahead' })),
+  urlreturn: Type.Optional(Type.String({ maxLength: transactionLimits.urlreturnLengthMax })),
+  urlnotify: Type.Optional(Type.String({ maxLength: transactionLimits.urlnotifyLengthMax })),
+  additional_parameters: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'order_ext, payer_rut, payer_bank and free keys' })),
+  marketplace: Type.Optional(Type.String({ maxLength: transactionLimits.marketplaceLengthMax })),
+}, { additionalProperties: false });
+export type CreateTransactionInput = Static<typeof CreateTransactionBody>;
+
+export const CreateTransactionResponse = Type.Object({
+  status: Type.Literal('pending'),
+  id: Type.String(),
+  url: Type.String(),
+});
+
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+const freeObject = Type.Object({}, { additionalProperties: true });
+
+export const PaymentView = Type.Object({
+  start: nullableString,
+  end: nullableString,
+  media: nullableString,
+  transaction_id: Type.Integer(),
+  payment_key: Type.String(),
+  transaction_key: nullableString,
+  deposit_date: nullableString,
+  verification_key: Type.String(),
+  authorization_code: nullableString,
+  last_4_digits: nullableString,
+  installments: Type.Integer(),
+  card_type: nullableString,
+  additional_parameters: freeObject,
+  currency: Type.String(),
+});
+
+const NullifyView = Type.Union([Type.Object({ status: Type.String() }), Type.Null()]);
+const GatewayResponse = Type.Object({ status: Type.String(), message: Type.String() });
+
+export const TransactionView = Type.Object({
+  status: Type.String(),
+  id: Type.String(),
+  created_at: Type.String(),
+  order: Type.String(),
+  email: Type.String(),
+  subject: Type.String(),
+  amount: Type.String(),
+  payment: Type.Union([PaymentView, Type.Null()]),
+  nullify: NullifyView,
+  gateway_response: GatewayResponse,
+});
+
+export const TransactionListItem = Type.Object({
+  id: Type.String(),
+  status: Type.String(),
+  created_at: Type.String(),
+  email: Type.String(),
+  amount: Type.Integer(),
+  order: Type.String(),
+  subject: Type.String(),
+  payment: Type.Union([PaymentView, Type.Null()]),
+  nullify: NullifyView,
+  gateway_response: GatewayResponse,
+});
+
+export const TransactionListResponse = Type.Union([
+  Type.Object({ transaction: Type.Array(TransactionListItem) }),
+  Type.Object({ status: Type.Literal('failed'), message_error: Type.String() }),
+]);
+
+export const TransactionIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) });
+
+export const TransactionListQuery = Type.Object({
+  date_init: Type.Optional(Type.String({ maxLength: 10 })),
+  date_end: Type.Optional(Type.String({ maxLength: 10 })),
+  pending: Type.Optional(Type.String({ maxLength: 5 })),
+  register: Type.Optional(Type.String({ maxLength: 5 })),
+  success: Type.Optional(Type.String({ maxLength: 5 })),
+  rejected: Type.Optional(Type.String({ maxLength: 5 })),
+  refunded: Type.Optional(Type.String({ maxLength: 5 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.pageSizeMax })),
+});
+export type TransactionListInput = Static<typeof TransactionListQuery>;
+
+export { ErrorEnvelope };

@@ -1,0 +1,63 @@
+// Settlement (supplement §4.3): on the availability date a paid transaction's net leaves the merchant's pending
+// settlement for whoever settlement-allocation.ts names, as one journal, with a wallet movement (income, with
+// origin_liquidation set to the transaction id) for the merchant's wallet. Runs as due work, so the sandbox
+// clock advances it.
+import { sql } from 'kysely';
+import type { AppContext } from '../../platform/context.ts';
+import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
+import { ledgerCodes } from '../../platform/ledger/codes.ts';
+import { postJournal } from '../../platform/ledger/post.ts';
+import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
+import { appendWalletMovement } from '../wallet/movements.ts';
+import { allocateNet } from './settlement-allocation.ts';
+import './types.ts';
+
+/** Settles one due transaction in its own database transaction; false when none is due. */
+async function settleOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean> {
+  return ctx.db.transaction().execute(async (tx) => {
+    let q = tx.selectFrom('transactions').selectAll()
+      .where('status', '=', 'success')
+      .where('settled_at', 'is', null)
+      .where('settle_due_at', '<=', accountNowSql(ctx, sql.ref('transactions.account_id')));
+    if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
+    const row = await q.orderBy('settle_due_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
+    if (row === undefined) return false;
+    const at = await accountNow(ctx, row.account_id, tx);
+    const netMinor = BigInt(row.amount_minor) - BigInt(row.fee_minor ?? 0n);
+    if (netMinor > 0n) {
+      const allocations = await allocateNet(tx, row, netMinor);
+      const journal = await postJournal(tx, {
+        kind: 'transaction.settlement',
+        reference: row.id,
+        at,
+        postings: [
+          { owner: row.account_id, code: ledgerCodes.pendingSettlement, currency: row.currency, amountMinor: -netMinor },
+          ...allocations.map((a) => ({ owner: a.owner, code: a.code, currency: row.currency, amountMinor: a.amountMinor })),
+        ],
+      });
+      if (allocations.some((a) => a.owner === row.account_id && a.code === ledgerCodes.walletAvailable)) {
+        await appendWalletMovement(tx, {
+          accountId: row.account_id,
+          currency: row.currency,
+          order: row.order,
+          subject: row.subject,
+          kind: 'settlement',
+          reference: row.id,
+          originLiquidation: row.id,
+          journal,
+          at,
+        });
+      }
+    }
+    await tx.updateTable('transactions').set({ settled_at: at, updated_at: at }).where('id', '=', row.id).execute();
+    return true;
+  });
+}
+
+export async function runSettlements(ctx: AppContext, scope: DueWorkScope): Promise<number> {
+  let processed = 0;
+  while (processed < scope.limit && (await settleOne(ctx, scope))) processed++;
+  return processed;
+}
+
+registerDueWork({ name: 'transaction-settlement', run: runSettlements });

@@ -1,0 +1,107 @@
+// POST /api/transaction: validates the seed's and reference §1.1's rules and registers a pending payment order.
+import { randomInt } from 'node:crypto';
+import type { AppContext } from '../../platform/context.ts';
+import { validationError } from '../../platform/errors.ts';
+import { newId, randomHex } from '../../platform/ids.ts';
+import { accountNow } from '../../platform/sandbox-clock.ts';
+import { parseLocal } from '../../platform/time-format.ts';
+import { limits } from '../../limits.ts';
+import { findPaymentMethod, knownCurrencies } from '../reference/repository.ts';
+import { checkoutUrl } from './checkout-link.ts';
+import { transactionLimits } from './limits.ts';
+import { normaliseRut } from './rut.ts';
+import type { CreateTransactionInput } from './schemas.ts';
+import './types.ts';
+
+/** payment 99 lets the payer choose among every method of the currency. */
+export const allMethodsPayment = 99;
+/** reference §1.1: these bank-transfer methods need additional_parameters.payer_rut. */
+const payerRutRequired: ReadonlySet<number> = new Set([4, 19, 26]);
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function present(text: string | undefined): string | null {
+  return text === undefined || text.trim() === '' ? null : text.trim();
+}
+
+function sixteenDigits(): string {
+  return String(randomInt(1, 10)) + Array.from({ length: 15 }, () => String(randomInt(0, 10))).join('');
+}
+
+export interface CreatedTransaction {
+  readonly status: 'pending';
+  readonly id: string;
+  readonly url: string;
+}
+
+export async function createTransaction(ctx: AppContext, accountId: string, input: CreateTransactionInput): Promise<CreatedTransaction> {
+  const errors: Record<string, string> = {};
+  const currency = (present(input.currency) ?? 'CLP').toUpperCase();
+  if (!(await knownCurrencies(ctx.db)).has(currency)) errors.currency = 'invalid';
+  const payment = input.payment ?? null;
+  if (payment !== null && payment !== allMethodsPayment && errors.currency === undefined
+    && (await findPaymentMethod(ctx.db, currency, payment)) === undefined) errors.payment = 'invalid';
+  const urlreturn = present(input.urlreturn);
+  const urlnotify = present(input.urlnotify);
+  if (urlreturn !== null && !isHttpUrl(urlreturn)) errors.urlreturn = 'invalid';
+  if (urlnotify !== null && !isHttpUrl(urlnotify)) errors.urlnotify = 'invalid';
+  const now = await accountNow(ctx, accountId);
+  let expiresAt: Date | null = null;
+  const expired = present(input.expired);
+  if (expired !== null) {
+    expiresAt = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(expired) ? parseLocal(expired, ctx.config.timeZone) : null;
+    if (expiresAt === null || expiresAt.getTime() <= now.getTime() + transactionLimits.expiryLeadMsMin) errors.expired = 'invalid';
+    if (urlreturn === null) errors.urlreturn = 'is empty';
+  }
+  const params = (input.additional_parameters ?? null) as Readonly<Record<string, unknown>> | null;
+  if (params !== null) {
+    if (JSON.stringify(params).length > limits.additionalParametersCharsMax) errors.additional_parameters = 'too long';
+    for (const key of ['order_ext', 'payer_rut', 'payer_bank'] as const) {
+      const v = params[key];
+      if (v !== undefined && typeof v !== 'string' && typeof v !== 'number') errors[`additional_parameters.${key}`] = 'invalid';
+    }
+  }
+  const payerRut = params?.payer_rut;
+  if (payment !== null && payerRutRequired.has(payment) && (payerRut === undefined || String(payerRut).trim() === '')) {
+    errors['additional_parameters.payer_rut'] = 'is empty';
+  } else if (payerRut !== undefined && errors['additional_parameters.payer_rut'] === undefined && normaliseRut(String(payerRut)) === null) {
+    errors['additional_parameters.payer_rut'] = 'invalid';
+  }
+  const payerBank = params?.payer_bank;
+  if (payerBank !== undefined && errors['additional_parameters.payer_bank'] === undefined) {
+    const bank = await ctx.db.selectFrom('banks').select('code').where('currency', '=', currency).where('code', '=', String(payerBank)).executeTakeFirst();
+    if (bank === undefined) errors['additional_parameters.payer_bank'] = 'invalid';
+  }
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+
+  const id = newId('trx', 17);
+  await ctx.db.insertInto('transactions').values({
+    id,
+    account_id: accountId,
+    status: 'pending',
+    email: input.email.trim(),
+    order: input.order,
+    subject: input.subject,
+    amount_minor: BigInt(input.amount),
+    currency,
+    payment,
+    expires_at: expiresAt,
+    urlreturn,
+    urlnotify,
+    additional_parameters: params === null ? null : JSON.stringify(params),
+    marketplace: present(input.marketplace),
+    payment_key: newId('pr', 17),
+    transaction_key: sixteenDigits(),
+    verification_key: randomHex(16),
+    created_at: now,
+    updated_at: now,
+  }).execute();
+  return { status: 'pending', id, url: await checkoutUrl(ctx, id) };
+}

@@ -1,0 +1,138 @@
+// Records a transaction's outcome in the caller's database transaction: the state change, the money (on success)
+// and the urlnotify callback (outbox), together or not at all (supplement §4.2, §5.1).
+import type { AppContext } from '../../platform/context.ts';
+import type { Tx } from '../../platform/db/types.ts';
+import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
+import { postJournal } from '../../platform/ledger/post.ts';
+import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
+import { formatDate, parseLocal } from '../../platform/time-format.ts';
+import { computeFeeMinor, feeRuleFor } from './fees.ts';
+import type { TransactionRow } from './repository.ts';
+import { assertTransition, notifyStatus, type TransactionStatus } from './state-machine.ts';
+import type { RejectionReason } from './types.ts';
+
+export const transactionResultEvent = 'transaction.result';
+
+/** reference §1.4: every value is a string; status is success | failed. */
+export function resultPayload(row: TransactionRow, status: TransactionStatus) {
+  return {
+    transaction_id: String(row.number),
+    payment_key: row.payment_key,
+    transaction_key: row.transaction_key,
+    verification_key: row.verification_key,
+    order: row.order,
+    status: notifyStatus(status),
+  };
+}
+
+async function notify(tx: Tx, row: TransactionRow, status: TransactionStatus, at: Date): Promise<void> {
+  if (row.urlnotify === null) return;
+  await enqueueCallback(tx, { accountId: row.account_id, url: row.urlnotify, eventType: transactionResultEvent, payload: resultPayload(row, status), at });
+}
+
+/** The local date the net becomes available: payment date plus SETTLEMENT_DELAY_DAYS (supplement §4.3). */
+export function availabilityDate(ctx: AppContext, paidAt: Date): { date: string; dueAt: Date } {
+  const [y, m, d] = formatDate(paidAt, ctx.config.timeZone).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(y, m - 1, d + ctx.config.settlementDelayDays)).toISOString().slice(0, 10);
+  const dueAt = parseLocal(date, ctx.config.timeZone);
+  if (dueAt === null) throw new Error(`availability date ${date} does not parse`);
+  return { date, dueAt };
+}
+
+export interface Approval {
+  readonly paidPayment: number;
+  readonly media: string;
+  readonly authorizationCode: string;
+  readonly cardBrand: string | null;
+  readonly cardLast4: string | null;
+  readonly cardToken: string | null;
+  readonly cardType: string | null;
+  readonly installments: number;
+  readonly payerIdentifier: string | null;
+  readonly payerBank: string | null;
+  readonly payerIp: string | null;
+}
+
+/** pending -> success: gross into the merchant's pending settlement, the fee to the service. */
+export async function recordSuccess(ctx: AppContext, tx: Tx, row: TransactionRow, approval: Approval, at: Date): Promise<void> {
+  assertTransition(row.status, 'success');
+  const gross = BigInt(row.amount_minor);
+  const fee = computeFeeMinor(gross, await feeRuleFor(tx, row.account_id, approval.paidPayment));
+  const { date, dueAt } = availabilityDate(ctx, at);
+  await tx.updateTable('transactions').set({
+    status: 'success',
+    updated_at: at,
+    ended_at: at,
+    attempt_id: null,
+    attempt_lease_until: null,
+    paid_payment: approval.paidPayment,
+    media: approval.media,
+    authorization_code: approval.authorizationCode,
+    card_brand: approval.cardBrand,
+    card_last4: approval.cardLast4,
+    card_token: approval.cardToken,
+    card_type: approval.cardType,
+    installments: approval.installments,
+    payer_identifier: approval.payerIdentifier,
+    payer_bank: approval.payerBank,
+    payer_ip: approval.payerIp,
+    gateway_message: 'successful transaction',
+    fee_minor: fee,
+    deposit_date: date,
+    settle_due_at: dueAt,
+  }).where('id', '=', row.id).execute();
+  const currency = row.currency;
+  await postJournal(tx, {
+    kind: 'transaction.capture',
+    reference: row.id,
+    at,
+    postings: [
+      { owner: SYSTEM_OWNER, code: ledgerCodes.processorClearing, currency, amountMinor: -gross },
+      { owner: row.account_id, code: ledgerCodes.pendingSettlement, currency, amountMinor: gross },
+    ],
+  });
+  if (fee > 0n) {
+    await postJournal(tx, {
+      kind: 'transaction.fee',
+      reference: row.id,
+      at,
+      postings: [
+        { owner: row.account_id, code: ledgerCodes.pendingSettlement, currency, amountMinor: -fee },
+        { owner: SYSTEM_OWNER, code: ledgerCodes.serviceFees, currency, amountMinor: fee },
+      ],
+    });
+  }
+  await notify(tx, row, 'success', at);
+}
+
+export interface Rejection {
+  readonly reason: RejectionReason;
+  readonly gatewayMessage: string;
+  readonly paidPayment: number | null;
+  readonly media: string | null;
+  readonly cardBrand: string | null;
+  readonly cardLast4: string | null;
+  readonly payerIp: string | null;
+}
+
+/** pending -> rejected: a declined attempt or an expiry. No money moved, so none moves back. */
+export async function recordRejection(tx: Tx, row: TransactionRow, rejection: Rejection, at: Date): Promise<void> {
+  assertTransition(row.status, 'rejected');
+  await tx.updateTable('transactions').set({
+    status: 'rejected',
+    updated_at: at,
+    attempt_id: null,
+    attempt_lease_until: null,
+    rejection_reason: rejection.reason,
+    gateway_message: rejection.gatewayMessage,
+    ...(rejection.paidPayment !== null ? { ended_at: at, paid_payment: rejection.paidPayment, media: rejection.media } : {}),
+    card_brand: rejection.cardBrand,
+    card_last4: rejection.cardLast4,
+    payer_ip: rejection.payerIp,
+  }).where('id', '=', row.id).execute();
+  await notify(tx, row, 'rejected', at);
+}
+
+export const expiryRejection: Rejection = {
+  reason: 'expired', gatewayMessage: 'expired transaction', paidPayment: null, media: null, cardBrand: null, cardLast4: null, payerIp: null,
+};

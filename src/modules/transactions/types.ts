@@ -1,0 +1,65 @@
+// Table types of the transactions module (declaration merging, see src/platform/db/types.ts).
+import type { Generated } from 'kysely';
+import type { Int8, Json, Timestamp } from '../../platform/db/types.ts';
+import type { TransactionStatus } from './state-machine.ts';
+
+export type RejectionReason = 'declined' | 'expired';
+
+export interface TransactionTable {
+  id: string;
+  number: Generated<bigint>;
+  account_id: string;
+  status: TransactionStatus;
+  email: string;
+  order: string;
+  subject: string;
+  amount_minor: Int8;
+  currency: string;
+  payment: number | null;
+  expires_at: Timestamp | null;
+  urlreturn: string | null;
+  urlnotify: string | null;
+  additional_parameters: Json<Record<string, unknown>> | null;
+  marketplace: string | null;
+  payment_key: string;
+  transaction_key: string;
+  verification_key: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  checkout_opened_at: Timestamp | null;
+  attempt_id: string | null;
+  attempt_lease_until: Timestamp | null;
+  paid_payment: number | null;
+  media: string | null;
+  ended_at: Timestamp | null;
+  rejection_reason: RejectionReason | null;
+  gateway_message: string | null;
+  authorization_code: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  card_token: string | null;
+  card_type: string | null;
+  installments: Generated<number>;
+  payer_identifier: string | null;
+  payer_bank: string | null;
+  payer_ip: string | null;
+  fee_minor: Int8 | null;
+  deposit_date: string | null;
+  settle_due_at: Timestamp | null;
+  settled_at: Timestamp | null;
+}
+
+export interface AccountFeeTable {
+  account_id: string;
+  payment: number;
+  percent_bp: number;
+  fixed_minor: Int8;
+  updated_at: Timestamp;
+}
+
+declare module '../../platform/db/types.ts' {
+  interface Database {
+    transactions: TransactionTable;
+    account_fees: AccountFeeTable;
+  }
+}

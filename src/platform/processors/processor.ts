@@ -1,0 +1,86 @@
+// The port every payment processor implements (STYLE rule 12): the sandbox now, real acquirers and bank-transfer
+// providers later. Card data travels only through `charge` and is never persisted by the caller: a processor
+// answers with a token, a brand and the last four digits.
+export type ChargeKind = 'card' | 'bank_transfer';
+
+export interface CardDetails {
+  /** Digits only, already Luhn-checked by the checkout. */
+  readonly number: string;
+  readonly expiryMonth: number;
+  readonly expiryYear: number;
+  readonly cvv: string;
+}
+
+interface ChargeBase {
+  /** One per payment attempt: a processor that supports idempotency must charge at most once per key. */
+  readonly idempotencyKey: string;
+  readonly amountMinor: bigint;
+  readonly currency: string;
+  readonly description: string;
+}
+
+export interface CardCharge extends ChargeBase {
+  readonly kind: 'card';
+  readonly card: CardDetails;
+  readonly installments: number;
+}
+
+export interface BankTransferCharge extends ChargeBase {
+  readonly kind: 'bank_transfer';
+  /** Payer's RUT, normalised to digits plus check digit (`111111111`). */
+  readonly rut: string;
+  readonly password: string;
+  readonly bankCode: string | null;
+}
+
+export type ChargeRequest = CardCharge | BankTransferCharge;
+
+export interface ApprovedCharge {
+  readonly approved: true;
+  readonly authorizationCode: string;
+  /** Transbank-style payment type: VN credit, VC instalments, VD debit, VP prepaid; null for transfers. */
+  readonly cardType: string | null;
+  readonly cardBrand: string | null;
+  readonly cardLast4: string | null;
+  readonly cardToken: string | null;
+}
+
+export interface DeclinedCharge {
+  readonly approved: false;
+  /** Shown to the payer, in Spanish. */
+  readonly payerMessage: string;
+  /** One of the reference's gateway_response messages (§1.2). */
+  readonly gatewayMessage: string;
+  readonly cardBrand: string | null;
+  readonly cardLast4: string | null;
+}
+
+export type ChargeOutcome = ApprovedCharge | DeclinedCharge;
+
+export interface PaymentProcessor {
+  readonly name: string;
+  supports(kind: ChargeKind): boolean;
+  charge(request: ChargeRequest): Promise<ChargeOutcome>;
+}
+
+export function cardBrand(number: string): string {
+  if (/^4/.test(number)) return 'Visa';
+  if (/^3[47]/.test(number)) return 'American Express';
+  if (/^(5[1-5]|2[2-7])/.test(number)) return 'MasterCard';
+  if (/^3(0[0-5]|[68])/.test(number)) return 'Diners';
+  return 'Otra';
+}
+
+export function luhnValid(digits: string): boolean {
+  if (!/^\d{12,19}$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}

@@ -1,0 +1,95 @@
+// The sandbox processor: the test cards and bank credentials of reference §13 decide the outcome; any other card
+// or credential is declined with a message that says why. Nothing leaves the process.
+import { randomInt } from 'node:crypto';
+import { newId } from '../ids.ts';
+import { cardBrand, type ChargeOutcome, type ChargeRequest, type PaymentProcessor } from './processor.ts';
+
+type CardKind = 'credit' | 'debit' | 'prepaid';
+
+interface TestCard {
+  readonly number: string;
+  /** null: any security code (the reference lists none for Redcompra). */
+  readonly cvv: string | null;
+  readonly kind: CardKind;
+  readonly approved: boolean;
+}
+
+export const sandboxTestCards: readonly TestCard[] = [
+  { number: '4051885600446623', cvv: '123', kind: 'credit', approved: true },
+  { number: '370000000002032', cvv: '1234', kind: 'credit', approved: true },
+  { number: '5186059559590568', cvv: '123', kind: 'credit', approved: false },
+  { number: '4051884239937763', cvv: null, kind: 'debit', approved: true },
+  { number: '5186008541233829', cvv: null, kind: 'debit', approved: false },
+  { number: '4051886000056590', cvv: '123', kind: 'prepaid', approved: true },
+  { number: '5186174110629480', cvv: '123', kind: 'prepaid', approved: false },
+];
+
+/** The sandbox bank login (reference §13.3): RUT 11.111.111-1, password 123. */
+export const sandboxBankRut = '111111111';
+export const sandboxBankPassword = '123';
+
+const rejectedMessage = 'Rechazo de transacción.';
+
+function cardType(kind: CardKind, installments: number): string {
+  switch (kind) {
+    case 'credit':
+      return installments > 0 ? 'VC' : 'VN';
+    case 'debit':
+      return 'VD';
+    case 'prepaid':
+      return 'VP';
+    default: {
+      const never: never = kind;
+      return never;
+    }
+  }
+}
+
+function authorizationCode(): string {
+  return String(randomInt(100_000, 1_000_000));
+}
+
+export const sandboxProcessor: PaymentProcessor = {
+  name: 'sandbox',
+  supports: (kind) => kind === 'card' || kind === 'bank_transfer',
+  async charge(request: ChargeRequest): Promise<ChargeOutcome> {
+    if (request.kind === 'bank_transfer') {
+      if (request.rut === sandboxBankRut && request.password === sandboxBankPassword) {
+        return { approved: true, authorizationCode: authorizationCode(), cardType: null, cardBrand: null, cardLast4: null, cardToken: null };
+      }
+      return {
+        approved: false,
+        payerMessage: 'El banco rechazó la transferencia: RUT o clave incorrectos. En el ambiente de pruebas usa RUT 11.111.111-1 y clave 123.',
+        gatewayMessage: rejectedMessage,
+        cardBrand: null,
+        cardLast4: null,
+      };
+    }
+    const brand = cardBrand(request.card.number);
+    const last4 = request.card.number.slice(-4);
+    const test = sandboxTestCards.find((c) => c.number === request.card.number);
+    if (test === undefined) {
+      return {
+        approved: false,
+        payerMessage: 'Tarjeta rechazada: en el ambiente de pruebas solo se aceptan las tarjetas de prueba publicadas.',
+        gatewayMessage: rejectedMessage,
+        cardBrand: brand,
+        cardLast4: last4,
+      };
+    }
+    if (test.cvv !== null && test.cvv !== request.card.cvv) {
+      return { approved: false, payerMessage: 'Tarjeta rechazada: el código de seguridad (CVV) no es correcto.', gatewayMessage: rejectedMessage, cardBrand: brand, cardLast4: last4 };
+    }
+    if (!test.approved) {
+      return { approved: false, payerMessage: 'Tarjeta rechazada por el emisor.', gatewayMessage: rejectedMessage, cardBrand: brand, cardLast4: last4 };
+    }
+    return {
+      approved: true,
+      authorizationCode: authorizationCode(),
+      cardType: cardType(test.kind, request.installments),
+      cardBrand: brand,
+      cardLast4: last4,
+      cardToken: newId('tok_', 24),
+    };
+  },
+};

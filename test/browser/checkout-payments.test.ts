@@ -1,0 +1,183 @@
+// A real browser (Debian's Chromium through playwright-core) pays on the hosted checkout of a real server.
+// Delivery of callbacks belongs to the notifications workers (issue 3); here the callback is asserted as the
+// outbox row, then posted to the local receiver by the test in the worker's place.
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { testConfig } from '../support/app.ts';
+import { cloneTestDatabase } from '../support/database.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { createAccount } from '../../src/modules/accounts/service.ts';
+import { readBalance } from '../../src/platform/ledger/post.ts';
+import { formatTimestamp } from '../../src/platform/time-format.ts';
+
+const screenshotsDir = path.resolve('docs/screenshots');
+let server: RunningServer;
+let browser: Browser;
+let receiver: http.Server;
+let receiverUrl: string;
+let token: string;
+let accountId: string;
+const received: Array<{ path: string; body: Record<string, unknown> }> = [];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function api(method: 'GET' | 'POST', url: string, body?: unknown) {
+  const res = await fetch(`${server.url}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: await res.json() as Record<string, any> };
+}
+
+async function create(extra: Record<string, unknown> = {}) {
+  const res = await api('POST', '/api/transaction/', {
+    email: 'pagador@example.com', order: `ord-${Date.now()}`, subject: 'Zapatillas de trekking', amount: 25000,
+    urlreturn: `${receiverUrl}/return`, urlnotify: `${receiverUrl}/notify`, ...extra,
+  });
+  expect(res.status).toBe(200);
+  return res.body as { status: string; id: string; url: string };
+}
+
+async function newPage(): Promise<{ page: Page; foreign: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 520, height: 820 } });
+  const foreign: string[] = [];
+  page.on('request', (r) => {
+    if (!r.url().startsWith(server.url) && !r.url().startsWith(receiverUrl)) foreign.push(r.url());
+  });
+  return { page, foreign };
+}
+
+beforeAll(async () => {
+  receiver = http.createServer((req, res) => {
+    if (req.method === 'POST') {
+      let body = '';
+      req.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', body: JSON.parse(body) as Record<string, unknown> });
+        res.writeHead(204).end();
+      });
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>Tienda</title><h1>De vuelta en la tienda</h1>');
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as net.AddressInfo).port}`;
+  const port = await freePort();
+  const config = testConfig({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+  server = await startServer(config, { handle: await cloneTestDatabase() });
+  const account = await createAccount(server.runtime.ctx, 'Tienda Andes');
+  if (!account.ok) throw new Error(account.error);
+  token = account.value.publicToken;
+  accountId = account.value.id;
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  fs.mkdirSync(screenshotsDir, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+
+describe('paying on the hosted checkout in Chromium', () => {
+  it('pays with the approved test card, returns to urlreturn, queues the callback and settles into the wallet', async () => {
+    const created = await create({ order: 'ord-1001' });
+    const { page, foreign } = await newPage();
+    await page.goto(created.url);
+    await expect(page.getByTestId('amount').textContent()).resolves.toBe('$25.000');
+    await expect(page.textContent('h1')).resolves.toBe('Tienda Andes');
+    await page.getByRole('link', { name: /^Webpay\s*Visa/ }).click();
+    await page.fill('#card_number', '4051 8856 0044 6623');
+    await page.fill('#expiry', '12/30');
+    await page.fill('#cvv', '123');
+    await page.screenshot({ path: path.join(screenshotsDir, 'checkout.png'), fullPage: true });
+    await page.getByRole('button', { name: /Pagar \$25\.000/ }).click();
+    await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
+    await page.screenshot({ path: path.join(screenshotsDir, 'result.png'), fullPage: true });
+    await page.waitForURL(`${receiverUrl}/return`, { timeout: 10_000 });
+    await expect(page.textContent('h1')).resolves.toBe('De vuelta en la tienda');
+    expect(foreign).toEqual([]);
+
+    const got = await api('GET', `/api/transaction/${created.id}`);
+    expect(got.body.status).toBe('success');
+    expect(got.body.payment.last_4_digits).toBe('6623');
+    const db = server.runtime.ctx.db;
+    const outbox = await db.selectFrom('notifications').selectAll().where('account_id', '=', accountId).execute();
+    const callback = outbox.find((n) => n.payload.payment_key === got.body.payment.payment_key);
+    expect(callback?.url).toBe(`${receiverUrl}/notify`);
+    expect(callback?.payload).toEqual({
+      transaction_id: String(got.body.payment.transaction_id), payment_key: got.body.payment.payment_key,
+      transaction_key: got.body.payment.transaction_key, verification_key: got.body.payment.verification_key,
+      order: got.body.order, status: 'success',
+    });
+    // Stand-in for issue 3's delivery worker: send the queued row to the local receiver as it will.
+    const delivered = await fetch(callback!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(callback!.payload) });
+    expect(delivered.status).toBe(204);
+    expect(received).toContainEqual({ path: '/notify', body: callback!.payload });
+
+    const advanced = await api('POST', '/api/sandbox/clock/advance', { seconds: 1 });
+    expect(advanced.body.processed['transaction-settlement']).toBeGreaterThanOrEqual(1);
+    const income = await db.selectFrom('wallet_movements').selectAll().where('origin_liquidation', '=', created.id).executeTakeFirstOrThrow();
+    expect(income).toMatchObject({ income_expense: 'income', amount_minor: 25000n, account_id: accountId });
+    expect(await readBalance(db, { owner: accountId, code: 'wallet_available', currency: 'CLP' })).toBeGreaterThanOrEqual(25000n);
+    await page.close();
+  });
+
+  it('shows the decline of the rejected test card', async () => {
+    const created = await create({ payment: 1 });
+    const { page } = await newPage();
+    await page.goto(created.url);
+    await page.fill('#card_number', '5186 0595 5959 0568');
+    await page.fill('#expiry', '11/29');
+    await page.fill('#cvv', '123');
+    await page.click('button[type=submit]');
+    await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago rechazado');
+    await expect(page.content()).resolves.toContain('Tarjeta rechazada por el emisor.');
+    expect((await api('GET', `/api/transaction/${created.id}`)).body.status).toBe('rejected');
+    await page.close();
+  });
+
+  it('pays by bank transfer with the sandbox RUT and password', async () => {
+    const created = await create({ payment: 4, additional_parameters: { payer_rut: '11.111.111-1' } });
+    const { page } = await newPage();
+    await page.goto(created.url);
+    await expect(page.inputValue('#rut')).resolves.toBe('11.111.111-1');
+    await page.selectOption('#bank', '0001');
+    await page.fill('#password', '123');
+    await page.click('button[type=submit]');
+    await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
+    const got = (await api('GET', `/api/transaction/${created.id}`)).body;
+    expect(got.payment).toMatchObject({ media: 'ETpay', additional_parameters: { payer_rut: '11.111.111-1', identificador: '11.111.111-1', banco: 'Banco de Chile' } });
+    await page.close();
+  });
+
+  it('sends an expired link to urlreturn with message_error=expired', async () => {
+    const now = server.runtime.ctx.clock.now();
+    const expired = formatTimestamp(new Date(now.getTime() + 6 * 60 * 1000), server.runtime.ctx.config.timeZone);
+    const created = await create({ expired });
+    await api('POST', '/api/sandbox/clock/advance', { minutes: 7 });
+    const { page } = await newPage();
+    await page.goto(created.url);
+    await page.waitForURL(/\/return\?/);
+    expect(page.url()).toBe(`${receiverUrl}/return?message_error=expired&id=${created.id}`);
+    await page.close();
+  });
+});

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { createTransaction } from './helpers.ts';
+
+let t: TestApp;
+let account: TestAccount;
+beforeAll(async () => {
+  t = await startTestApp();
+  account = await t.createAccount('Tienda Uno');
+});
+afterAll(async () => { await t.close(); });
+
+const base = { email: 'payer@example.com', order: '5696', subject: 'Cliente Test', amount: 25000 };
+
+async function post(body: unknown, url = '/api/transaction') {
+  return t.call(account, { method: 'POST', url, body });
+}
+
+describe('POST /api/transaction', () => {
+  it('creates a pending transaction with a checkout url carrying an unforgeable token (with and without trailing slash)', async () => {
+    for (const url of ['/api/transaction', '/api/transaction/']) {
+      const res = await post(base, url);
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(Object.keys(body)).toEqual(['status', 'id', 'url']);
+      expect(body.status).toBe('pending');
+      expect(body.id).toMatch(/^trx[0-9a-f]{17}$/);
+      expect(body.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:8080/gateway/cobro\\?id=${body.id}&valid=[0-9a-f]{32}$`));
+    }
+  });
+
+  it('accepts every field of reference §1.1 and stores currency CLP by default', async () => {
+    const res = await post({
+      ...base, amount: '25000', currency: 'clp', payment: 1, expired: '2026-03-10 13:00:00',
+      urlreturn: 'https://shop.example/return?o=5696', urlnotify: 'https://shop.example/notify', marketplace: 'tok'.repeat(20),
+      additional_parameters: { parameters1: 'keyValue', order_ext: 'fff-777' }, unknown_field: 'dropped',
+    });
+    expect(res.statusCode).toBe(200);
+    const row = await t.ctx.db.selectFrom('transactions').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
+    expect(row.currency).toBe('CLP');
+    expect(row.amount_minor).toBe(25000n);
+    expect(row.payment).toBe(1);
+    expect(row.marketplace).toBe('tok'.repeat(20));
+    expect(row.additional_parameters).toEqual({ parameters1: 'keyValue', order_ext: 'fff-777' });
+    const plain = await createTransaction(t, account);
+    const plainRow = await t.ctx.db.selectFrom('transactions').select(['currency', 'payment']).where('id', '=', plain.id).executeTakeFirstOrThrow();
+    expect(plainRow).toEqual({ currency: 'CLP', payment: null });
+  });
+
+  it('reports missing and invalid fields in the seed shape', async () => {
+    const res = await post({ subject: '', amount: 'abc', email: 'not-an-email' });
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body.status).toBe('failed');
+    expect(body.type).toBe('Unprocessable Entity');
+    expect(body.errors).toMatchObject({ order: 'is empty', subject: 'is empty', amount: 'invalid', email: 'invalid' });
+  });
+
+  it('enforces the seed lengths and the 14-digit amount', async () => {
+    const res = await post({ ...base, order: 'x'.repeat(41), email: `${'a'.repeat(46)}@b.cl`, amount: 100_000_000_000_000, marketplace: 'm'.repeat(71) });
+    expect(res.json().errors).toEqual({ order: 'too long', email: 'too long', amount: 'too large', marketplace: 'too long' });
+    expect((await post({ ...base, amount: 0 })).json().errors).toEqual({ amount: 'too small' });
+  });
+
+  it('rejects an unknown currency and a payment code the currency does not have', async () => {
+    expect((await post({ ...base, currency: 'usd' })).json().errors).toEqual({ currency: 'invalid' });
+    expect((await post({ ...base, payment: 21 })).json().errors).toEqual({ payment: 'invalid' });
+    expect((await post({ ...base, payment: 99 })).statusCode).toBe(200);
+  });
+
+  it('applies the expired rules: format, more than 5 minutes ahead in Santiago time, urlreturn required', async () => {
+    // The test clock is 2026-03-10 15:00Z = 12:00 in Santiago (UTC-3).
+    expect((await post({ ...base, expired: '2026-03-10 12:04:59', urlreturn: 'https://s.example/r' })).json().errors).toEqual({ expired: 'invalid' });
+    expect((await post({ ...base, expired: '10-03-2026 13:00:00', urlreturn: 'https://s.example/r' })).json().errors).toEqual({ expired: 'invalid' });
+    expect((await post({ ...base, expired: '2026-03-10 12:06:00' })).json().errors).toEqual({ urlreturn: 'is empty' });
+    expect((await post({ ...base, expired: '2026-03-10 12:06:00', urlreturn: 'https://s.example/r' })).statusCode).toBe(200);
+  });
+
+  it('requires additional_parameters.payer_rut for payment 4, 19 and 26, and checks RUT and bank', async () => {
+    for (const payment of [4, 19, 26]) {
+      expect((await post({ ...base, payment })).json().errors).toEqual({ 'additional_parameters.payer_rut': 'is empty' });
+    }
+    expect((await post({ ...base, payment: 4, additional_parameters: { payer_rut: '111111112' } })).json().errors)
+      .toEqual({ 'additional_parameters.payer_rut': 'invalid' });
+    expect((await post({ ...base, payment: 19, additional_parameters: { payer_rut: '111111111', payer_bank: '9999' } })).json().errors)
+      .toEqual({ 'additional_parameters.payer_bank': 'invalid' });
+    expect((await post({ ...base, payment: 26, additional_parameters: { payer_rut: '11.111.111-1', payer_bank: '0001' } })).statusCode).toBe(200);
+  });
+
+  it('rejects urls that are not http(s) and additional_parameters over 4000 characters', async () => {
+    expect((await post({ ...base, urlreturn: 'javascript:alert(1)', urlnotify: 'ftp://x' })).json().errors).toEqual({ urlreturn: 'invalid', urlnotify: 'invalid' });
+    expect((await post({ ...base, additional_parameters: { big: 'x'.repeat(4000) } })).json().errors).toEqual({ additional_parameters: 'too long' });
+  });
+
+  it('writes nothing when refused and needs a valid token', async () => {
+    const before = await t.ctx.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    await post({ ...base, currency: 'usd' });
+    const after = await t.ctx.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    expect(after.n).toEqual(before.n);
+    const res = await t.call(null, { method: 'POST', url: '/api/transaction', body: base });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().message_error).toBe('waiting token public');
+  });
+});
