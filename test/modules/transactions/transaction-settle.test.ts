@@ -144,5 +144,5 @@ describe('many payments', () => {
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
     expect(-(await balance(SYSTEM_OWNER, 'processor_clearing'))).toBeGreaterThanOrEqual(expectedGross);
     expect(await balance(SYSTEM_OWNER, 'service_fees')).toBeGreaterThanOrEqual(expectedFees);
-  });
+  }, 240_000);
 });
