@@ -1,6 +1,6 @@
 // The transaction life cycle as data (STYLE rule 9, supplement §4.3). Refund states belong to nullification,
 // which moves success -> refunded partial | refunded.
-import assert from 'node:assert/strict';
+import { stateMachine } from '../../platform/state-machine.ts';
 
 export const transactionStatuses = ['pending', 'success', 'rejected', 'refunded partial', 'refunded'] as const;
 export type TransactionStatus = (typeof transactionStatuses)[number];
@@ -13,14 +13,9 @@ export const transitions = {
   refunded: [],
 } as const satisfies Record<TransactionStatus, readonly TransactionStatus[]>;
 
-export function canTransition(from: TransactionStatus, to: TransactionStatus): boolean {
-  return (transitions[from] as readonly TransactionStatus[]).includes(to);
-}
-
-/** Asserts a move the code is about to make; callers check the domain condition first. */
-export function assertTransition(from: TransactionStatus, to: TransactionStatus): void {
-  assert.ok(canTransition(from, to), `transaction cannot move from ${from} to ${to}`);
-}
+const machine = stateMachine<TransactionStatus>('transaction', transitions);
+export const canTransition = machine.can;
+export const assertTransition = machine.assertMove;
 
 /** The status the urlnotify payload carries (reference §1.4: success | failed). */
 export function notifyStatus(status: TransactionStatus): 'success' | 'failed' {

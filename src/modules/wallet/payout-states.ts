@@ -1,5 +1,5 @@
 // The payout state machine as data (STYLE rule 9) and the sandbox's outcome-by-amount table (reference §13.4).
-import assert from 'node:assert/strict';
+import { stateMachine } from '../../platform/state-machine.ts';
 
 export const payoutStatuses = ['pending', 'processing', 'success', 'banking_error', 'fraud_prevention'] as const;
 export type PayoutStatus = (typeof payoutStatuses)[number];
@@ -16,13 +16,9 @@ export const payoutTransitions = {
   fraud_prevention: [],
 } as const satisfies Record<PayoutStatus, readonly PayoutStatus[]>;
 
-export function canTransition(from: PayoutStatus, to: PayoutStatus): boolean {
-  return (payoutTransitions[from] as readonly PayoutStatus[]).includes(to);
-}
-
-export function assertTransition(from: PayoutStatus, to: PayoutStatus): void {
-  assert.ok(canTransition(from, to), `payout cannot move from ${from} to ${to}`);
-}
+const machine = stateMachine<PayoutStatus>('payout', payoutTransitions);
+export const canTransition = machine.can;
+export const assertTransition = machine.assertMove;
 
 export type PayoutOutcome = 'paid' | 'rejected' | 'open';
 
