@@ -50,14 +50,12 @@ function assertBalanced(postings: readonly PostingInput[]): void {
 
 /** Creates the ledger account if needed and returns its id, locking its row for the rest of the transaction. */
 export async function lockLedgerAccount(tx: Tx, key: LedgerKey): Promise<{ id: bigint; balanceMinor: bigint }> {
-  await tx.insertInto('ledger_accounts')
+  // One round trip: the upsert creates the account if needed, and ON CONFLICT DO UPDATE row-locks an existing
+  // one exactly as SELECT ... FOR UPDATE would, until the transaction ends.
+  const row = await tx.insertInto('ledger_accounts')
     .values({ owner: key.owner, code: key.code, currency: key.currency, balance_minor: 0n, non_negative: isNonNegative(key.code) })
-    .onConflict((oc) => oc.columns(['owner', 'code', 'currency']).doNothing())
-    .execute();
-  const row = await tx.selectFrom('ledger_accounts')
-    .select(['id', 'balance_minor'])
-    .where('owner', '=', key.owner).where('code', '=', key.code).where('currency', '=', key.currency)
-    .forUpdate()
+    .onConflict((oc) => oc.columns(['owner', 'code', 'currency']).doUpdateSet((eb) => ({ non_negative: eb.ref('excluded.non_negative') })))
+    .returning(['id', 'balance_minor'])
     .executeTakeFirstOrThrow();
   return { id: BigInt(row.id), balanceMinor: BigInt(row.balance_minor) };
 }
@@ -89,6 +87,7 @@ export async function postJournal(tx: Tx, journal: JournalInput): Promise<Posted
     accounts.set(k, (await lockLedgerAccount(tx, { owner, code, currency })).id);
   }
   const lines: PostedLine[] = [];
+  const rows: { journal_id: string; ledger_account_id: bigint; currency: string; amount_minor: bigint; balance_after_minor: bigint }[] = [];
   for (const p of journal.postings) {
     const accountId = accounts.get(keyOf(p));
     assert.ok(accountId !== undefined);
@@ -99,10 +98,9 @@ export async function postJournal(tx: Tx, journal: JournalInput): Promise<Posted
       .executeTakeFirstOrThrow();
     const balanceAfterMinor = BigInt(updated.balance_minor);
     assert.ok(!isNonNegative(p.code) || balanceAfterMinor >= 0n, `ledger account ${p.owner}/${p.code} would go negative`);
-    await tx.insertInto('postings')
-      .values({ journal_id: id, ledger_account_id: accountId, currency: p.currency, amount_minor: p.amountMinor, balance_after_minor: balanceAfterMinor })
-      .execute();
+    rows.push({ journal_id: id, ledger_account_id: accountId, currency: p.currency, amount_minor: p.amountMinor, balance_after_minor: balanceAfterMinor });
     lines.push({ ...p, balanceAfterMinor });
   }
+  await tx.insertInto('postings').values(rows).execute();
   return { id, lines };
 }
