@@ -9,7 +9,7 @@ import { accountNow } from '../platform/sandbox-clock.ts';
 import { formatDate } from '../platform/time-format.ts';
 import { checkoutTokenValid } from '../modules/transactions/checkout-link.ts';
 import { attemptPayment } from '../modules/transactions/payment-attempt.ts';
-import { normaliseRut, formatRut } from '../modules/transactions/rut.ts';
+import { normaliseRut, formatRut } from '../platform/rut.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
 import { bankPage, cardPage, errorPage, invalidLinkPage, methodsPage, resultPage, type LinkParams, type MethodOption } from './pages.ts';

@@ -36,3 +36,18 @@ export function parseRut(text: string): Rut | null {
 export function isValidRut(text: string): boolean {
   return parseRut(text) !== null;
 }
+
+/**
+ * The RUT as `digits + check digit` (upper-case K), or null when invalid: the form payers type on the checkout,
+ * where a space may stand for the dash (`11111111 1`).
+ */
+export function normaliseRut(text: string): string | null {
+  const rut = parseRut(text.trim().replace(/\s+/g, '-'));
+  return rut === null ? null : `${rut.body}${rut.checkDigit}`;
+}
+
+/** `11.111.111-1` for display, from a normalised RUT. */
+export function formatRut(normalised: string): string {
+  const body = normalised.slice(0, -1);
+  return `${body.replace(/\B(?=(\d{3})+(?!\d))/g, '.')}-${normalised.slice(-1)}`;
+}

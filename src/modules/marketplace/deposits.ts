@@ -8,6 +8,11 @@ import { postJournal } from '../../platform/ledger/post.ts';
 import { accountNowSql } from '../../platform/sandbox-clock.ts';
 import { shareTransitions, type ShareStatus } from './types.ts';
 
+/**
+ * How long a settled share waits in the client's payable before it is sent to the client's bank: deposits go out
+ * in the next day's run (decision 046), which also gives `liquidate` a day's life the merchant can see.
+ */
+export const clientDepositDelayMs = 24 * 60 * 60 * 1000;
 /** How long a bank takes to confirm a deposit to a client's account. */
 export const clientDepositConfirmMs = 24 * 60 * 60 * 1000;
 

@@ -6,6 +6,7 @@ import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { ledgerCodes } from '../../platform/ledger/codes.ts';
 import { postJournal, type PostedJournal } from '../../platform/ledger/post.ts';
+import { clientDepositDelayMs } from './deposits.ts';
 import { divideMarketplaceNet } from './divide.ts';
 import { findMembershipByToken, membershipClients } from './repository.ts';
 import './types.ts';
@@ -90,7 +91,7 @@ export async function readMarketplaceShares(db: DbOrTx, transactionId: string): 
 
 /**
  * At the transaction's settlement: moves each client's part out of the merchant's pending settlement into the
- * client's payable (`liquidate`), due for deposit at once. The caller settles `shares.merchantMinor` to the
+ * client's payable (`liquidate`), due for deposit a day later (clientDepositDelayMs). The caller settles `shares.merchantMinor` to the
  * merchant as for any payment. Runs once per transaction; a later call returns the same shares and no journal.
  */
 export async function settleMarketplaceShares(tx: Tx, input: { readonly accountId: string; readonly transactionId: string; readonly at: Date })
@@ -102,7 +103,8 @@ export async function settleMarketplaceShares(tx: Tx, input: { readonly accountI
   assert.ok(shares !== null);
   if (payment.settled_at !== null) return { shares, journal: null };
   await tx.updateTable('ma_payments').set({ settled_at: input.at }).where('transaction_id', '=', input.transactionId).execute();
-  await tx.updateTable('ma_payment_shares').set({ status: 'liquidate', liquidated_at: input.at, deposit_due_at: input.at })
+  await tx.updateTable('ma_payment_shares')
+    .set({ status: 'liquidate', liquidated_at: input.at, deposit_due_at: new Date(input.at.getTime() + clientDepositDelayMs) })
     .where('transaction_id', '=', input.transactionId).where('status', '=', 'pending').execute();
   const paid = shares.parts.filter((p) => p.amountMinor > 0n);
   if (paid.length === 0) return { shares, journal: null };

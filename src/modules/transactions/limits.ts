@@ -11,6 +11,8 @@ export const transactionLimits = {
   urlreturnLengthMax: 200,
   urlnotifyLengthMax: 600,
   marketplaceLengthMax: 70,
+  /** The merchant's event code (decision 042), as long as the event's own `event` field. */
+  eventLengthMax: 40,
   /** reference §1.1: `expired` must be more than 5 minutes ahead. */
   expiryLeadMsMin: 5 * 60 * 1000,
   /** How long one payment attempt holds the transaction before another may start (a crashed attempt). */

@@ -1,6 +1,6 @@
 // TypeBox schemas of the transaction API (seed "Transaction", reference §1.1-1.3).
 import { Type, type Static } from 'typebox';
-import { ErrorEnvelope } from '../../platform/http/schemas.ts';
+import { ErrorEnvelope, RuleFailureBody } from '../../platform/http/schemas.ts';
 import { limits } from '../../limits.ts';
 import { transactionLimits } from './limits.ts';
 
@@ -15,15 +15,15 @@ export const CreateTransactionBody = Type.Object({
   urlreturn: Type.Optional(Type.String({ maxLength: transactionLimits.urlreturnLengthMax })),
   urlnotify: Type.Optional(Type.String({ maxLength: transactionLimits.urlnotifyLengthMax })),
   additional_parameters: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'order_ext, payer_rut, payer_bank and free keys' })),
-  marketplace: Type.Optional(Type.String({ maxLength: transactionLimits.marketplaceLengthMax })),
+  marketplace: Type.Optional(Type.String({ maxLength: transactionLimits.marketplaceLengthMax, description: 'A membership token: the net divides among its clients' })),
+  event: Type.Optional(Type.String({ maxLength: transactionLimits.eventLengthMax, description: 'Your event code: the sale counts for that event (not with marketplace)' })),
 }, { additionalProperties: false });
 export type CreateTransactionInput = Static<typeof CreateTransactionBody>;
 
-export const CreateTransactionResponse = Type.Object({
-  status: Type.Literal('pending'),
-  id: Type.String(),
-  url: Type.String(),
-});
+export const CreateTransactionResponse = Type.Union([
+  Type.Object({ status: Type.Literal('pending'), id: Type.String(), url: Type.String() }),
+  RuleFailureBody,
+]);
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 const freeObject = Type.Object({}, { additionalProperties: true });

@@ -1,6 +1,7 @@
 // Settlement (supplement §4.3): on the availability date a paid transaction's net leaves the merchant's pending
-// settlement for whoever settlement-allocation.ts names, as one journal, with a wallet movement (income, with
-// origin_liquidation set to the transaction id) for the merchant's wallet. Runs as due work, so the sandbox
+// settlement for whoever settlement-allocation.ts names, as one journal (a split's clients or beneficiaries get
+// theirs by their module's journal first), with a wallet movement (income, with origin_liquidation set to the
+// transaction id) for the merchant's wallet. Runs as due work, so the sandbox
 // clock advances it.
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
@@ -24,14 +25,16 @@ async function settleOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean>
     if (row === undefined) return false;
     const at = await accountNow(ctx, row.account_id, tx);
     const netMinor = BigInt(row.amount_minor) - BigInt(row.fee_minor ?? 0n);
-    if (netMinor > 0n) {
-      const allocations = await allocateNet(tx, row, netMinor);
+    // Called even for a zero net, so a split payment's shares still reach their settled state.
+    const { allocations } = await allocateNet(tx, row, netMinor, at);
+    const movedMinor = allocations.reduce((sum, a) => sum + a.amountMinor, 0n);
+    if (movedMinor > 0n) {
       const journal = await postJournal(tx, {
         kind: 'transaction.settlement',
         reference: row.id,
         at,
         postings: [
-          { owner: row.account_id, code: ledgerCodes.pendingSettlement, currency: row.currency, amountMinor: -netMinor },
+          { owner: row.account_id, code: ledgerCodes.pendingSettlement, currency: row.currency, amountMinor: -movedMinor },
           ...allocations.map((a) => ({ owner: a.owner, code: a.code, currency: row.currency, amountMinor: a.amountMinor })),
         ],
       });

@@ -1,15 +1,17 @@
 // POST /api/transaction: validates the seed's and reference §1.1's rules and registers a pending payment order.
 import { randomInt } from 'node:crypto';
 import type { AppContext } from '../../platform/context.ts';
-import { validationError } from '../../platform/errors.ts';
+import { validationError, type RuleFailure } from '../../platform/errors.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { parseLocal } from '../../platform/time-format.ts';
 import { limits } from '../../limits.ts';
 import { findPaymentMethod, knownCurrencies } from '../reference/repository.ts';
+import { resolveEventForSale } from '../events/sales.ts';
+import { resolveMarketplaceForPayment } from '../marketplace/payment.ts';
 import { checkoutUrl } from './checkout-link.ts';
 import { transactionLimits } from './limits.ts';
-import { normaliseRut } from './rut.ts';
+import { normaliseRut } from '../../platform/rut.ts';
 import type { CreateTransactionInput } from './schemas.ts';
 import './types.ts';
 
@@ -41,7 +43,7 @@ export interface CreatedTransaction {
   readonly url: string;
 }
 
-export async function createTransaction(ctx: AppContext, accountId: string, input: CreateTransactionInput): Promise<CreatedTransaction> {
+export async function createTransaction(ctx: AppContext, accountId: string, input: CreateTransactionInput): Promise<CreatedTransaction | RuleFailure> {
   const errors: Record<string, string> = {};
   const currency = (present(input.currency) ?? 'CLP').toUpperCase();
   if (!(await knownCurrencies(ctx.db)).has(currency)) errors.currency = 'invalid';
@@ -79,29 +81,58 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
     const bank = await ctx.db.selectFrom('banks').select('code').where('currency', '=', currency).where('code', '=', String(payerBank)).executeTakeFirst();
     if (bank === undefined) errors['additional_parameters.payer_bank'] = 'invalid';
   }
+  const marketplace = present(input.marketplace);
+  const eventCode = present(input.event);
+  // Both would divide the same net (decision 042).
+  if (marketplace !== null && eventCode !== null) errors.event = 'invalid';
+  const membership = marketplace === null ? null : await resolveMarketplaceForPayment(ctx.db, accountId, marketplace);
+  if (membership !== null && !membership.ok && membership.reason === 'unknown') errors.marketplace = 'invalid';
+  if (eventCode !== null && errors.event === undefined
+    && (await ctx.db.selectFrom('events').select('id').where('account_id', '=', accountId).where('code', '=', eventCode).executeTakeFirst()) === undefined) {
+    errors.event = 'not found';
+  }
   if (Object.keys(errors).length > 0) throw validationError(errors);
+  if (membership !== null && !membership.ok && membership.reason === 'suspended') return membership.failure;
 
-  const id = newId('trx', 17);
-  await ctx.db.insertInto('transactions').values({
-    id,
-    account_id: accountId,
-    status: 'pending',
-    email: input.email.trim(),
-    order: input.order,
-    subject: input.subject,
-    amount_minor: BigInt(input.amount),
-    currency,
-    payment,
-    expires_at: expiresAt,
-    urlreturn,
-    urlnotify,
-    additional_parameters: params === null ? null : JSON.stringify(params),
-    marketplace: present(input.marketplace),
-    payment_key: newId('pr', 17),
-    transaction_key: sixteenDigits(),
-    verification_key: randomHex(16),
-    created_at: now,
-    updated_at: now,
-  }).execute();
-  return { status: 'pending', id, url: await checkoutUrl(ctx, id) };
+  const created = await ctx.db.transaction().execute(async (tx): Promise<{ id: string } | RuleFailure> => {
+    let eventId: string | null = null;
+    if (eventCode !== null) {
+      // Locks the event row, so a sale and the fixing of the event's currency cannot race another sale.
+      const sale = await resolveEventForSale(tx, accountId, eventCode, now, currency);
+      if (!sale.ok) {
+        // Events are never deleted, so only the checks after the lookup above can refuse here.
+        if (sale.reason === 'unknown') throw validationError({ event: 'not found' });
+        return sale.failure;
+      }
+      eventId = sale.event.id;
+    }
+    const id = newId('trx', 17);
+    await tx.insertInto('transactions').values({
+      id,
+      account_id: accountId,
+      status: 'pending',
+      email: input.email.trim(),
+      order: input.order,
+      subject: input.subject,
+      amount_minor: BigInt(input.amount),
+      currency,
+      payment,
+      expires_at: expiresAt,
+      urlreturn,
+      urlnotify,
+      additional_parameters: params === null ? null : JSON.stringify(params),
+      marketplace,
+      membership_id: membership !== null && membership.ok ? membership.membershipId : null,
+      event_id: eventId,
+      payment_key: newId('pr', 17),
+      transaction_key: sixteenDigits(),
+      verification_key: randomHex(16),
+      created_at: now,
+      updated_at: now,
+    }).execute();
+    return { id };
+  });
+  if ('status' in created) return created;
+  // The link key may be created on first use, outside the transaction (it reads through ctx.db).
+  return { status: 'pending', id: created.id, url: await checkoutUrl(ctx, created.id) };
 }

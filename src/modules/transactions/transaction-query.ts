@@ -10,7 +10,7 @@ import { limits } from '../../limits.ts';
 import { findAccountTransaction, type TransactionRow } from './repository.ts';
 import type { TransactionListInput } from './schemas.ts';
 import type { TransactionStatus } from './state-machine.ts';
-import { formatRut } from './rut.ts';
+import { formatRut } from '../../platform/rut.ts';
 
 const pendingMessage = 'pending transaction';
 const successMessage = 'successful transaction';

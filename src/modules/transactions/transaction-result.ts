@@ -6,6 +6,8 @@ import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
 import { postJournal } from '../../platform/ledger/post.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import { formatDate, parseLocal } from '../../platform/time-format.ts';
+import { recordEventSale } from '../events/sales.ts';
+import { recordMarketplaceShares } from '../marketplace/payment.ts';
 import { computeFeeMinor, feeRuleFor } from './fees.ts';
 import type { TransactionRow } from './repository.ts';
 import { assertTransition, notifyStatus, type TransactionStatus } from './state-machine.ts';
@@ -53,7 +55,7 @@ export interface Approval {
   readonly payerIp: string | null;
 }
 
-/** pending -> success: gross into the merchant's pending settlement, the fee to the service. */
+/** pending -> success: gross into the merchant's pending settlement, the fee to the service, and the split of the net recorded. */
 export async function recordSuccess(ctx: AppContext, tx: Tx, row: TransactionRow, approval: Approval, at: Date): Promise<void> {
   assertTransition(row.status, 'success');
   const gross = BigInt(row.amount_minor);
@@ -101,6 +103,12 @@ export async function recordSuccess(ctx: AppContext, tx: Tx, row: TransactionRow
         { owner: SYSTEM_OWNER, code: ledgerCodes.serviceFees, currency, amountMinor: fee },
       ],
     });
+  }
+  // How the net will divide is fixed now, with the money; settlement moves it (settlement-allocation.ts).
+  if (row.membership_id !== null) {
+    await recordMarketplaceShares(tx, { accountId: row.account_id, membershipId: row.membership_id, transactionId: row.id, currency, netMinor: gross - fee, at });
+  } else if (row.event_id !== null) {
+    await recordEventSale(tx, { accountId: row.account_id, eventId: row.event_id, transactionId: row.id, currency, grossMinor: gross, feeMinor: fee, at });
   }
   await notify(tx, row, 'success', at);
 }

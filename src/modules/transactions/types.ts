@@ -21,6 +21,10 @@ export interface TransactionTable {
   urlnotify: string | null;
   additional_parameters: Json<Record<string, unknown>> | null;
   marketplace: string | null;
+  /** The membership the `marketplace` token named at creation (migration 0042). */
+  membership_id: Generated<string | null>;
+  /** The event the `event` code named at creation (decision 042). */
+  event_id: Generated<string | null>;
   payment_key: string;
   transaction_key: string;
   verification_key: string;

@@ -81,7 +81,9 @@ describe('marketplace payment seams', () => {
     expect(await detailStatuses(a)).toEqual(['liquidate']);
 
     const advance = (body: Record<string, number>) => t.call(merchant, { method: 'POST', url: '/api/sandbox/clock/advance', body });
-    expect((await advance({ seconds: 1 })).json().processed['marketplace-client-deposits']).toBe(2);
+    expect((await advance({ hours: 23 })).json().processed['marketplace-client-deposits']).toBe(0);
+    expect(await detailStatuses(a)).toEqual(['liquidate']);
+    expect((await advance({ hours: 1 })).json().processed['marketplace-client-deposits']).toBe(2);
     expect(await detailStatuses(b)).toEqual(['pending for deposit']);
     expect(await balance(a, ledgerCodes.clientPayable)).toBe(0n);
     expect(await balance(SYSTEM_OWNER, ledgerCodes.bankClearing)).toBe(6467n);

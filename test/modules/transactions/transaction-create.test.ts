@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { createTransaction } from './helpers.ts';
+import { createClient, createMembership } from '../marketplace/helpers.ts';
 
 let t: TestApp;
 let account: TestAccount;
@@ -30,9 +31,10 @@ describe('POST /api/transaction', () => {
   });
 
   it('accepts every field of reference §1.1 and stores currency CLP by default', async () => {
+    const membership = await createMembership(t, account, '20', [[await createClient(t, account), '80']]);
     const res = await post({
       ...base, amount: '25000', currency: 'clp', payment: 1, expired: '2026-03-10 13:00:00',
-      urlreturn: 'https://shop.example/return?o=5696', urlnotify: 'https://shop.example/notify', marketplace: 'tok'.repeat(20),
+      urlreturn: 'https://shop.example/return?o=5696', urlnotify: 'https://shop.example/notify', marketplace: membership.token,
       additional_parameters: { parameters1: 'keyValue', order_ext: 'fff-777' }, unknown_field: 'dropped',
     });
     expect(res.statusCode).toBe(200);
@@ -40,7 +42,8 @@ describe('POST /api/transaction', () => {
     expect(row.currency).toBe('CLP');
     expect(row.amount_minor).toBe(25000n);
     expect(row.payment).toBe(1);
-    expect(row.marketplace).toBe('tok'.repeat(20));
+    expect(row.marketplace).toBe(membership.token);
+    expect(row.membership_id).toBe(membership.id);
     expect(row.additional_parameters).toEqual({ parameters1: 'keyValue', order_ext: 'fff-777' });
     const plain = await createTransaction(t, account);
     const plainRow = await t.ctx.db.selectFrom('transactions').select(['currency', 'payment']).where('id', '=', plain.id).executeTakeFirstOrThrow();

@@ -1,0 +1,72 @@
+// A real server on a free loopback port with a fresh database, one merchant account and a headless Chromium
+// (Debian's, through playwright-core), for browser tests of flows other than issue 5's checkout file.
+import net from 'node:net';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { testConfig } from './app.ts';
+import { cloneTestDatabase } from './database.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { createAccount } from '../../src/modules/accounts/service.ts';
+import { computeSign } from '../../src/platform/auth/sign.ts';
+
+export interface BrowserHarness {
+  readonly server: RunningServer;
+  readonly browser: Browser;
+  readonly accountId: string;
+  /** A JSON request with the account's Bearer token; `sign` adds a valid Sign header. */
+  api(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: Record<string, unknown>, sign?: boolean): Promise<{ status: number; body: Record<string, any> }>;
+  /** A page that records every request leaving the loopback servers the test knows. */
+  newPage(allowedOrigins?: readonly string[]): Promise<{ page: Page; foreign: string[] }>;
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+export async function startBrowserHarness(accountName: string): Promise<BrowserHarness> {
+  const port = await freePort();
+  const config = testConfig({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+  const server = await startServer(config, { handle: await cloneTestDatabase() });
+  const account = await createAccount(server.runtime.ctx, accountName);
+  if (!account.ok) throw new Error(account.error);
+  const { publicToken, privateToken, id: accountId } = account.value;
+  const browser = await launchChromium();
+  return {
+    server,
+    browser,
+    accountId,
+    async api(method, url, body, sign = false) {
+      const headers: Record<string, string> = { authorization: `Bearer ${publicToken}`, accept: 'application/json' };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      if (sign) headers.sign = computeSign(privateToken, url.split('?')[0]!, body ?? {});
+      const res = await fetch(`${server.url}${url}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: res.status, body: await res.json() as Record<string, any> };
+    },
+    async newPage(allowedOrigins = []) {
+      const page = await browser.newPage({ viewport: { width: 520, height: 820 } });
+      const foreign: string[] = [];
+      page.on('request', (r) => {
+        if (![server.url, ...allowedOrigins].some((origin) => r.url().startsWith(origin))) foreign.push(r.url());
+      });
+      return { page, foreign };
+    },
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
