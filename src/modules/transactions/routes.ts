@@ -8,6 +8,7 @@ import { withErrors } from '../../platform/http/schemas.ts';
 import {
   CreateTransactionBody, CreateTransactionResponse, TransactionIdParams, TransactionListQuery, TransactionListResponse, TransactionView,
 } from './schemas.ts';
+import { refuseUnstorableText } from './input-text.ts';
 import { createTransaction } from './transaction-create.ts';
 import { getTransaction, listTransactions } from './transaction-query.ts';
 // Registers the settlement and expiry due-work handlers.
@@ -23,7 +24,10 @@ export async function transactionRoutes(app: FastifyInstance, ctx: AppContext): 
       body: CreateTransactionBody,
       response: withErrors({ 200: CreateTransactionResponse }),
     },
-  }, async (request) => createTransaction(ctx, accountOf(request).id, request.body));
+  }, async (request) => {
+    refuseUnstorableText(request.body);
+    return createTransaction(ctx, accountOf(request).id, request.body);
+  });
 
   r.get('/api/transaction/:id', {
     schema: {
