@@ -41,6 +41,29 @@ describe('POST /api/transaction with text the database cannot store', () => {
     expect(await snapshot()).toEqual(before);
   });
 
+  it.each([
+    [{ amount: true }, { amount: 'invalid' }],
+    [{ amount: '0x10' }, { amount: 'invalid' }],
+    [{ amount: '1e3' }, { amount: 'invalid' }],
+    [{ amount: ' 25000 ' }, { amount: 'invalid' }],
+    [{ amount: '' }, { amount: 'invalid' }],
+    [{ payment: true }, { payment: 'invalid' }],
+    [{ payment: '0x1' }, { payment: 'invalid' }],
+  ])('refuses the loose integer %j (supplement §1.2: a number or a string of digits)', async (extra, errors) => {
+    const before = await snapshot();
+    const res = await t.call(account, { method: 'POST', url: '/api/transaction', body: { ...base, ...extra } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ status: 'failed', type: 'Unprocessable Entity', errors });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('still takes an amount as a string of digits, and asks for authentication before looking at the body', async () => {
+    const ok = await t.call(account, { method: 'POST', url: '/api/transaction', body: { ...base, amount: '25000', payment: '1' } });
+    expect(ok.statusCode).toBe(200);
+    const anonymous = await t.call(null, { method: 'POST', url: '/api/transaction', body: { ...base, amount: true, order: 'x\u0000' } });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
   it('refuses an expiry beyond year 9999 (the database would refuse the timestamp)', async () => {
     const before = await snapshot();
     for (const expired of ['9999-12-31 23:59:59', '9999-12-31 21:00:00']) {
@@ -89,6 +112,10 @@ describe('GET /api/transaction/{id} and the list with odd input', () => {
     ['date_end=9999-12-31', { date_end: 'invalid' }],
     ['date_init=%00', { date_init: 'invalid' }],
     ['date_init=2026-03-10%00', { date_init: 'too long' }],
+    ['page=1e3', { page: 'invalid' }],
+    ['page=true', { page: 'invalid' }],
+    ['per_page=0x10', { per_page: 'invalid' }],
+    ['per_page=%2010', { per_page: 'invalid' }],
     ['success=yes', { success: 'invalid' }],
     ['success=true&success=false', { success: 'invalid' }],
   ])('answers 400 for ?%s', async (query, errors) => {

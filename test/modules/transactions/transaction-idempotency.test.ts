@@ -45,6 +45,17 @@ describe('POST /api/transaction with Idempotency-Key', () => {
     expect(await transactionsOf('idem-2')).toEqual([{ id: first.json().id, amount_minor: 25000n }]);
   });
 
+  it('does not claim the key for a request refused by validation, so the corrected retry runs', async () => {
+    const refused = await post({ ...body, order: 'idem-5\u0000' }, 'create-5');
+    expect(refused.statusCode).toBe(400);
+    const loose = await post({ ...body, order: 'idem-5', amount: true }, 'create-5');
+    expect(loose.statusCode).toBe(400);
+    const fixed = await post({ ...body, order: 'idem-5' }, 'create-5');
+    expect(fixed.statusCode).toBe(200);
+    expect(fixed.headers['idempotent-replayed']).toBeUndefined();
+    expect(await transactionsOf('idem-5')).toHaveLength(1);
+  });
+
   it('without a key, each POST is a new transaction (orders may repeat, decision 033)', async () => {
     const a = await t.call(account, { method: 'POST', url: '/api/transaction', body: { ...body, order: 'idem-3' } });
     const b = await t.call(account, { method: 'POST', url: '/api/transaction', body: { ...body, order: 'idem-3' } });
