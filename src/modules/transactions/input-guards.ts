@@ -3,7 +3,7 @@
 //  - Text PostgreSQL cannot store: a NUL character (refused in TEXT and JSONB) or a lone UTF-16 surrogate (refused
 //    in JSONB, silently replaced in TEXT). JSON allows both.
 //  - Integers: supplement §1.2 accepts a JSON number or a string of digits. Ajv's type coercion also turns `true`
-//    into 1 and reads "0x10", "1e3" or " 25 " as numbers; those are refused here before the schema sees them.
+//    into 1 and reads "0x10", "1e3" or " 25 " as numbers; those are marked here so that the schema refuses them.
 import { validationError } from '../../platform/errors.ts';
 
 /** How deep the walk follows nested objects; deeper additional_parameters than any merchant sends are refused. */
