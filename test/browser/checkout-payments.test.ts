@@ -1,17 +1,20 @@
-// A real browser (Debian's Chromium through playwright-core) pays on the hosted checkout of a real server.
-// Delivery of callbacks belongs to the notifications workers (issue 3); here the callback is asserted as the
-// outbox row, then posted to the local receiver by the test in the worker's place.
+// A real browser (Debian's Chromium through playwright-core) pays on the hosted checkout of a real server, and the
+// real delivery path (claim, sign, POST, record) sends the `transaction.result` callback to a merchant receiver on
+// 127.0.0.1, which verifies it with the `standardwebhooks` package as a merchant would. The server runs without
+// its workers, so the test drives delivery itself and nothing depends on timing.
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { testConfig } from '../support/app.ts';
 import { cloneTestDatabase } from '../support/database.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { readBalance } from '../../src/platform/ledger/post.ts';
+import { deliverDueNotifications } from '../../src/platform/notifications/deliver.ts';
 import { formatTimestamp } from '../../src/platform/time-format.ts';
 
 const screenshotsDir = path.resolve('docs/screenshots');
@@ -21,7 +24,8 @@ let receiver: http.Server;
 let receiverUrl: string;
 let token: string;
 let accountId: string;
-const received: Array<{ path: string; body: Record<string, unknown> }> = [];
+let webhookSecret: string;
+const received: Array<{ path: string; headers: http.IncomingHttpHeaders; rawBody: string }> = [];
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -61,13 +65,43 @@ async function newPage(): Promise<{ page: Page; foreign: string[] }> {
   return { page, foreign };
 }
 
+/** Runs the real delivery path for this account's due callbacks; the receiver has answered when it returns. */
+async function deliverCallbacks(): Promise<number> {
+  return deliverDueNotifications(server.runtime.ctx, { accountId });
+}
+
+/** The callback the receiver got for a payment, verified as a merchant would: signature first, then the payload. */
+function verifiedCallback(paymentKey: string) {
+  const hits = received.filter((r) => r.path === '/notify' && (JSON.parse(r.rawBody) as { payment_key?: string }).payment_key === paymentKey);
+  expect(hits).toHaveLength(1);
+  const hit = hits[0]!;
+  const payload = new Webhook(webhookSecret).verify(hit.rawBody, hit.headers as Record<string, string>);
+  expect(() => new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(hit.rawBody, hit.headers as Record<string, string>)).toThrow();
+  expect(hit.headers['content-type']).toBe('application/json');
+  expect(hit.headers['user-agent']).toMatch(/^Cobro-Webhooks\//);
+  return { payload, webhookId: String(hit.headers['webhook-id']) };
+}
+
+/** What reference §1.5 sends, built from the transaction as GET /api/transaction/{id} shows it. */
+function expectedPayload(got: Record<string, any>, status: 'success' | 'failed') {
+  return {
+    transaction_id: String(got.payment.transaction_id), payment_key: got.payment.payment_key,
+    transaction_key: got.payment.transaction_key, verification_key: got.payment.verification_key,
+    order: got.order, status,
+  };
+}
+
+async function notificationRow(id: string) {
+  return server.runtime.ctx.db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
 beforeAll(async () => {
   receiver = http.createServer((req, res) => {
     if (req.method === 'POST') {
-      let body = '';
-      req.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        received.push({ path: req.url ?? '', body: JSON.parse(body) as Record<string, unknown> });
+        received.push({ path: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8') });
         res.writeHead(204).end();
       });
       return;
@@ -84,6 +118,7 @@ beforeAll(async () => {
   if (!account.ok) throw new Error(account.error);
   token = account.value.publicToken;
   accountId = account.value.id;
+  webhookSecret = account.value.webhookSecret;
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
@@ -98,7 +133,7 @@ afterAll(async () => {
 });
 
 describe('paying on the hosted checkout in Chromium', () => {
-  it('pays with the approved test card, returns to urlreturn, queues the callback and settles into the wallet', async () => {
+  it('pays with the approved test card, returns to urlreturn, delivers the signed callback and settles into the wallet', async () => {
     const created = await create({ order: 'ord-1001' });
     const { page, foreign } = await newPage();
     await page.goto(created.url);
@@ -120,18 +155,14 @@ describe('paying on the hosted checkout in Chromium', () => {
     expect(got.body.status).toBe('success');
     expect(got.body.payment.last_4_digits).toBe('6623');
     const db = server.runtime.ctx.db;
-    const outbox = await db.selectFrom('notifications').selectAll().where('account_id', '=', accountId).execute();
-    const callback = outbox.find((n) => n.payload.payment_key === got.body.payment.payment_key);
-    expect(callback?.url).toBe(`${receiverUrl}/notify`);
-    expect(callback?.payload).toEqual({
-      transaction_id: String(got.body.payment.transaction_id), payment_key: got.body.payment.payment_key,
-      transaction_key: got.body.payment.transaction_key, verification_key: got.body.payment.verification_key,
-      order: got.body.order, status: 'success',
+    expect(await deliverCallbacks()).toBe(1);
+    const callback = verifiedCallback(got.body.payment.payment_key);
+    expect(callback.payload).toEqual(expectedPayload(got.body, 'success'));
+    expect(Object.values(callback.payload as object).every((v) => typeof v === 'string')).toBe(true);
+    expect(await notificationRow(callback.webhookId)).toMatchObject({
+      event_type: 'transaction.result', url: `${receiverUrl}/notify`, status: 'delivered', attempts: 1, last_status_code: 204,
     });
-    // Stand-in for issue 3's delivery worker: send the queued row to the local receiver as it will.
-    const delivered = await fetch(callback!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(callback!.payload) });
-    expect(delivered.status).toBe(204);
-    expect(received).toContainEqual({ path: '/notify', body: callback!.payload });
+    expect(await deliverCallbacks()).toBe(0);
 
     const advanced = await api('POST', '/api/sandbox/clock/advance', { seconds: 1 });
     expect(advanced.body.processed['transaction-settlement']).toBeGreaterThanOrEqual(1);
@@ -141,7 +172,7 @@ describe('paying on the hosted checkout in Chromium', () => {
     await page.close();
   });
 
-  it('shows the decline of the rejected test card', async () => {
+  it('shows the decline of the rejected test card and delivers the signed failed callback', async () => {
     const created = await create({ payment: 1 });
     const { page } = await newPage();
     await page.goto(created.url);
@@ -151,7 +182,12 @@ describe('paying on the hosted checkout in Chromium', () => {
     await page.click('button[type=submit]');
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago rechazado');
     await expect(page.content()).resolves.toContain('Tarjeta rechazada por el emisor.');
-    expect((await api('GET', `/api/transaction/${created.id}`)).body.status).toBe('rejected');
+    const got = (await api('GET', `/api/transaction/${created.id}`)).body;
+    expect(got.status).toBe('rejected');
+    expect(await deliverCallbacks()).toBe(1);
+    const callback = verifiedCallback(got.payment.payment_key);
+    expect(callback.payload).toEqual(expectedPayload(got, 'failed'));
+    expect(await notificationRow(callback.webhookId)).toMatchObject({ status: 'delivered', attempts: 1 });
     await page.close();
   });
 
@@ -166,14 +202,25 @@ describe('paying on the hosted checkout in Chromium', () => {
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
     const got = (await api('GET', `/api/transaction/${created.id}`)).body;
     expect(got.payment).toMatchObject({ media: 'ETpay', additional_parameters: { payer_rut: '11.111.111-1', identificador: '11.111.111-1', banco: 'Banco de Chile' } });
+    expect(await deliverCallbacks()).toBe(1);
+    expect(verifiedCallback(got.payment.payment_key).payload).toEqual(expectedPayload(got, 'success'));
     await page.close();
   });
 
-  it('sends an expired link to urlreturn with message_error=expired', async () => {
+  it('sends an expired link to urlreturn with message_error=expired, after the failed callback', async () => {
     const now = server.runtime.ctx.clock.now();
     const expired = formatTimestamp(new Date(now.getTime() + 6 * 60 * 1000), server.runtime.ctx.config.timeZone);
     const created = await create({ expired });
+    // The advance expires the transaction and, for this account, also delivers the callback that became due.
     await api('POST', '/api/sandbox/clock/advance', { minutes: 7 });
+    const row = await server.runtime.ctx.db.selectFrom('transactions').select(['payment_key', 'transaction_key', 'verification_key', 'number', 'order'])
+      .where('id', '=', created.id).executeTakeFirstOrThrow();
+    const callback = verifiedCallback(row.payment_key);
+    expect(callback.payload).toEqual({
+      transaction_id: String(row.number), payment_key: row.payment_key, transaction_key: row.transaction_key,
+      verification_key: row.verification_key, order: row.order, status: 'failed',
+    });
+    expect(await notificationRow(callback.webhookId)).toMatchObject({ status: 'delivered' });
     const { page } = await newPage();
     await page.goto(created.url);
     await page.waitForURL(/\/return\?/);

@@ -15,6 +15,11 @@ export const transactionLimits = {
   eventLengthMax: 40,
   /** reference §1.1: `expired` must be more than 5 minutes ahead. */
   expiryLeadMsMin: 5 * 60 * 1000,
+  /**
+   * The last instant with a four-digit UTC year: `9999-12-31 23:59:59` Santiago time is already in year 10000 UTC,
+   * which the database drivers write in a form PostgreSQL refuses.
+   */
+  expiresAtMsMax: Date.UTC(9999, 11, 31, 23, 59, 59, 999),
   /** How long one payment attempt holds the transaction before another may start (a crashed attempt). */
   attemptLeaseMs: 2 * 60 * 1000,
   /** reference §1.1: the payer's browser goes to urlreturn 3 seconds after the result. */

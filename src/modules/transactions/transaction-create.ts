@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import type { AppContext } from '../../platform/context.ts';
 import { validationError, type RuleFailure } from '../../platform/errors.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
+import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { parseLocal } from '../../platform/time-format.ts';
 import { limits } from '../../limits.ts';
@@ -53,13 +54,15 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   const urlreturn = present(input.urlreturn);
   const urlnotify = present(input.urlnotify);
   if (urlreturn !== null && !isHttpUrl(urlreturn)) errors.urlreturn = 'invalid';
-  if (urlnotify !== null && !isHttpUrl(urlnotify)) errors.urlnotify = 'invalid';
+  // Only the static checks (scheme, address literals): names are resolved and checked at each delivery.
+  if (urlnotify !== null && !checkCallbackUrl(urlnotify, ctx.config.mode).ok) errors.urlnotify = 'invalid';
   const now = await accountNow(ctx, accountId);
   let expiresAt: Date | null = null;
   const expired = present(input.expired);
   if (expired !== null) {
     expiresAt = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(expired) ? parseLocal(expired, ctx.config.timeZone) : null;
-    if (expiresAt === null || expiresAt.getTime() <= now.getTime() + transactionLimits.expiryLeadMsMin) errors.expired = 'invalid';
+    if (expiresAt === null || expiresAt.getTime() <= now.getTime() + transactionLimits.expiryLeadMsMin
+      || expiresAt.getTime() > transactionLimits.expiresAtMsMax) errors.expired = 'invalid';
     if (urlreturn === null) errors.urlreturn = 'is empty';
   }
   const params = (input.additional_parameters ?? null) as Readonly<Record<string, unknown>> | null;

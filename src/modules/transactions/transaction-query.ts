@@ -7,6 +7,7 @@ import { validationError } from '../../platform/errors.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { formatDate, formatTimestamp, parseLocal } from '../../platform/time-format.ts';
 import { limits } from '../../limits.ts';
+import { isStorableText } from './input-guards.ts';
 import { findAccountTransaction, type TransactionRow } from './repository.ts';
 import type { TransactionListInput } from './schemas.ts';
 import type { TransactionStatus } from './state-machine.ts';
@@ -95,6 +96,8 @@ function listItem(ctx: AppContext, row: TransactionRow) {
 }
 
 export async function getTransaction(ctx: AppContext, accountId: string, key: string) {
+  // No transaction has such a key, and the database would refuse to compare it.
+  if (!isStorableText(key)) return null;
   const row = await findAccountTransaction(ctx.db, accountId, key);
   return row === undefined ? null : transactionView(ctx, row);
 }

@@ -4,6 +4,7 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { validationError } from '../../platform/errors.ts';
 import { requestHash } from '../../platform/idempotency/canonical.ts';
+import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import { limits } from '../../limits.ts';
 import type { PayoutRequest } from './payout-create.ts';
 import { bankCodeExists, findBankAccount } from './repository.ts';
@@ -33,6 +34,8 @@ export async function payoutRequestFrom(ctx: AppContext, accountId: string, body
   if (currency !== null) Object.assign(problems, await destinationProblems(ctx, currency, sbif, num));
   const additional = body.additional_parameters === undefined ? null : JSON.stringify(body.additional_parameters);
   if (additional !== null && additional.length > limits.additionalParametersCharsMax) problems.additional_parameters = 'too long';
+  // A url_notify that could never be delivered is refused now, not discovered after ten failed attempts.
+  if (body.url_notify !== undefined && !checkCallbackUrl(body.url_notify, ctx.config.mode).ok) problems.url_notify = 'invalid';
   if (currency === null || Object.keys(problems).length > 0) throw validationError(problems);
   return {
     kind: 'payout',
