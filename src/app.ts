@@ -1,10 +1,12 @@
 // Builds the Fastify application: conventions, auth, OpenAPI and every module's routes. Does not listen.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import ajvFormats from 'ajv-formats';
 import type { AppContext } from './platform/context.ts';
+import { validationError } from './platform/errors.ts';
 import { limits } from './limits.ts';
 import { genRequestId, registerConventions } from './platform/http/conventions.ts';
 import { registerAuth } from './platform/auth/auth-plugin.ts';
+import { registerInputGuards } from './platform/http/input-guards.ts';
 import { registerIdempotency } from './platform/idempotency/plugin.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { routeModules } from './modules/index.ts';
@@ -14,6 +16,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: limits.bodyBytesMax,
     genReqId: genRequestId,
+    // A URL that is not valid percent-encoding never reaches a route: answer it in the seed's envelope too.
+    frameworkErrors: (error, request, reply) => {
+      const envelope = validationError({ url: 'invalid' });
+      void (reply as FastifyReply).code(400).header('x-request-id', request.id).type('application/json; charset=utf-8')
+        .send(JSON.stringify(envelope.envelope()));
+      request.log.info({ code: error.code }, 'framework refused the request');
+    },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: {
       customOptions: {
@@ -29,6 +38,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   registerConventions(app);
   registerAuth(app, ctx);
+  registerInputGuards(app);
   registerIdempotency(app, ctx);
   await registerOpenApi(app, ctx.config.publicBaseUrl);
   for (const register of routeModules) await register(app, ctx);

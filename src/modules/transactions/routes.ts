@@ -8,7 +8,6 @@ import { withErrors } from '../../platform/http/schemas.ts';
 import {
   CreateTransactionBody, CreateTransactionResponse, TransactionIdParams, TransactionListQuery, TransactionListResponse, TransactionView,
 } from './schemas.ts';
-import { markLooseIntegers, refuseUnstorableText } from './input-guards.ts';
 import { createTransaction } from './transaction-create.ts';
 import { getTransaction, listTransactions } from './transaction-query.ts';
 // Registers the settlement and expiry due-work handlers.
@@ -23,11 +22,6 @@ export async function transactionRoutes(app: FastifyInstance, ctx: AppContext): 
       summary: 'Create a payment order; the payer\'s browser goes to the returned url',
       body: CreateTransactionBody,
       response: withErrors({ 200: CreateTransactionResponse }),
-    },
-    // Before the schema (which would coerce) and before an Idempotency-Key is claimed, like any validation error.
-    preValidation: async (request) => {
-      markLooseIntegers(request.body, ['amount', 'payment']);
-      refuseUnstorableText(request.body, Object.keys(CreateTransactionBody.properties));
     },
   }, async (request) => createTransaction(ctx, accountOf(request).id, request.body));
 
@@ -51,6 +45,5 @@ export async function transactionRoutes(app: FastifyInstance, ctx: AppContext): 
       querystring: TransactionListQuery,
       response: withErrors({ 200: TransactionListResponse }),
     },
-    preValidation: async (request) => { markLooseIntegers(request.query, ['page', 'per_page']); },
   }, async (request) => listTransactions(ctx, accountOf(request).id, request.query));
 }

@@ -7,7 +7,7 @@ import { validationError } from '../../platform/errors.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { formatDate, formatTimestamp, parseLocal } from '../../platform/time-format.ts';
 import { limits } from '../../limits.ts';
-import { isStorableText } from './input-guards.ts';
+import { isStorableText } from '../../platform/http/input-guards.ts';
 import { findAccountTransaction, type TransactionRow } from './repository.ts';
 import type { TransactionListInput } from './schemas.ts';
 import type { TransactionStatus } from './state-machine.ts';

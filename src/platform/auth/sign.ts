@@ -8,7 +8,9 @@ type Encoder = (text: string) => string;
 
 /** PHP urlencode: only alphanumerics and `-_.` stay; space becomes `+`; hex is upper case. */
 export const phpUrlEncode: Encoder = (text) =>
-  encodeURIComponent(text).replace(/[!'()*~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+');
+  // A lone surrogate would make encodeURIComponent throw; as U+FFFD it just signs differently (and the input
+  // guards refuse such text right after authentication).
+  encodeURIComponent(text.toWellFormed()).replace(/[!'()*~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+');
 
 /** WHATWG form encoding (URLSearchParams): like PHP but `*` stays literal. */
 const formUrlEncode: Encoder = (text) => phpUrlEncode(text).replace(/%2A/g, '*');
