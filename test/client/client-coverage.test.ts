@@ -75,7 +75,7 @@ const json = (schema: unknown) => withoutDescriptions(JSON.parse(JSON.stringify(
 describe('client coverage of the OpenAPI document', () => {
   it('has one operation entry for every /api operation the server documents, with the same auth mode', () => {
     const documented = documentOperations();
-    const client = new Map(Object.values(operations).map((op) => [`${op.method} ${op.path}`, op.auth] as const));
+    const client = new Map<string, AuthMode>(Object.values(operations).map((op) => [`${op.method} ${op.path}`, op.auth] as const));
     expect([...client.keys()].sort()).toEqual([...documented.keys()].sort());
     for (const [key, auth] of documented) expect({ key, auth: client.get(key) }).toEqual({ key, auth });
     // A sanity floor: the document really lists the routes (a broken document must not pass vacuously).
