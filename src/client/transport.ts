@@ -1,0 +1,126 @@
+// One HTTP exchange: builds the URL, signs what the route requires (supplement §2.3), applies the timeout and
+// turns transport failures into CobroClientError. Knows nothing about individual endpoints.
+import { computeSign, type SignParams } from '../platform/auth/sign.ts';
+import { CobroClientError } from './errors.ts';
+import type { OperationSpec } from './operations.ts';
+import type { CobroResponse } from './types.ts';
+
+export const timeoutMsDefault = 30_000;
+/** Longer than any sane API call; a larger value is a unit mistake (seconds passed as ms is the usual one). */
+export const timeoutMsMax = 10 * 60_000;
+/** How much of a non-JSON body goes into the error message. */
+const excerptCharsMax = 200;
+
+export interface TransportConfig {
+  readonly baseUrl: string;
+  readonly publicToken: string;
+  readonly privateToken: string;
+  readonly fetch: typeof fetch;
+  readonly timeoutMs: number;
+}
+
+/** Per-call options every method accepts. */
+export interface CallOptions {
+  /** Sent as `Idempotency-Key` (POST, PUT, DELETE): a retry with the same key replays the first answer. */
+  readonly idempotencyKey?: string;
+  /** Overrides the client's timeoutMs for this call. */
+  readonly timeoutMs?: number;
+  /** Cancels the call; the client then throws CobroClientError with kind `aborted`. */
+  readonly signal?: AbortSignal;
+}
+
+export type QueryValue = string | number | boolean | null | undefined;
+
+export interface OperationCall {
+  readonly params?: Readonly<Record<string, string>>;
+  readonly query?: Readonly<Record<string, QueryValue>>;
+  readonly body?: object;
+  readonly options?: CallOptions | undefined;
+}
+
+export function checkTimeoutMs(timeoutMs: number, what: string): number {
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > timeoutMsMax) {
+    throw new CobroClientError('invalid_argument', `${what} must be an integer from 1 to ${timeoutMsMax}, got ${timeoutMs}`);
+  }
+  return timeoutMs;
+}
+
+/**
+ * The path to send (ids percent-encoded) and the path to sign: the server signs the percent-decoded path it
+ * received (signedPath in sign.ts), which is the path with the raw ids.
+ */
+function paths(template: string, params: Readonly<Record<string, string>>): { sent: string; signed: string } {
+  let sent = template;
+  let signed = template;
+  for (const name of template.match(/\{(\w+)\}/g) ?? []) {
+    const value = params[name.slice(1, -1)];
+    if (typeof value !== 'string' || value === '') {
+      throw new CobroClientError('invalid_argument', `${template}: ${name.slice(1, -1)} must be a non-empty string`);
+    }
+    sent = sent.replace(name, encodeURIComponent(value));
+    signed = signed.replace(name, value);
+  }
+  return { sent, signed };
+}
+
+function queryEntries(query: Readonly<Record<string, QueryValue>>): Array<[string, string]> {
+  const entries: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null) entries.push([key, String(value)]);
+  }
+  return entries;
+}
+
+function describeCause(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}
+
+export async function send<T>(config: TransportConfig, op: OperationSpec, call: OperationCall): Promise<CobroResponse<T>> {
+  const { sent, signed } = paths(op.path, call.params ?? {});
+  const entries = queryEntries(call.query ?? {});
+  const queryText = entries.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  const url = `${config.baseUrl}${sent}${queryText === '' ? '' : `?${queryText}`}`;
+  const label = `${op.method} ${sent}`;
+
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (op.auth !== 'none') headers.authorization = `Bearer ${config.publicToken}`;
+  if (op.auth === 'sign') {
+    // The server signs the query of a GET and the body of anything else (auth-plugin.ts signParams).
+    const signParams: SignParams = op.method === 'GET' ? Object.fromEntries(entries) : (call.body ?? {}) as SignParams;
+    headers.sign = computeSign(config.privateToken, signed, signParams);
+  }
+  const options = call.options ?? {};
+  if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
+  let payload: string | undefined;
+  if (call.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(call.body);
+  }
+
+  const timeoutMs = options.timeoutMs === undefined ? config.timeoutMs : checkTimeoutMs(options.timeoutMs, 'timeoutMs');
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
+
+  let httpStatus: number;
+  let text: string;
+  try {
+    const response = await config.fetch(url, { method: op.method, headers, ...(payload === undefined ? {} : { body: payload }), signal });
+    httpStatus = response.status;
+    // Reading the body is inside the try: the timeout covers a server that sends headers and then stalls.
+    text = await response.text();
+  } catch (error) {
+    if (timeout.aborted) throw new CobroClientError('timeout', `${label} timed out after ${timeoutMs} ms`, { cause: error });
+    if (options.signal?.aborted === true) throw new CobroClientError('aborted', `${label} was aborted by the caller`, { cause: error });
+    throw new CobroClientError('network', `${label} to ${config.baseUrl} failed: ${describeCause(error)}`, { cause: error });
+  }
+  try {
+    return { httpStatus, body: JSON.parse(text) as T };
+  } catch (error) {
+    const excerpt = text.length > excerptCharsMax ? `${text.slice(0, excerptCharsMax)}…` : text;
+    throw new CobroClientError('invalid_response', `${label} answered HTTP ${httpStatus} with a body that is not JSON: ${JSON.stringify(excerpt)}`, {
+      cause: error, httpStatus,
+    });
+  }
+}

@@ -1,0 +1,75 @@
+// Request and response types of every operation, taken from the route schemas with Static<> so they follow the
+// server. Type-only imports: the client does not load server modules at run time.
+import type { Static } from 'typebox';
+import type { ErrorEnvelope } from '../platform/http/schemas.ts';
+import type { BanksResponse, CurrencyQuery, PaymentMethodsResponse } from '../modules/reference/schemas.ts';
+import type {
+  CreateTransactionBody, CreateTransactionResponse, TransactionListQuery, TransactionListResponse, TransactionView,
+} from '../modules/transactions/schemas.ts';
+import type {
+  PayoutCreateBody, PayoutCreateResponse, PayoutResponse, PayoutV3Response, SandboxCreditBody, SandboxCredited,
+  WalletQuery, WalletSummary, WithdrawBody, WithdrawResponse,
+} from '../modules/wallet/schemas.ts';
+import type {
+  ClientCreateBody, ClientResponse, ClientUpdateBody, ClientUpdateResponse, MembershipCreateBody,
+  MembershipCreateResponse, MembershipResponse, SuspendedResponse,
+} from '../modules/marketplace/schemas.ts';
+import type { EventCreateBody, EventCreateResponse, EventGetResponse } from '../modules/events/schemas.ts';
+import type {
+  ListQuery as NotificationListQuerySchema, ListResponse, RetryResponse, ShowResponse,
+} from '../modules/notifications/schemas.ts';
+import type { AccountResponse, ClockAdvanceBody, ClockAdvanceResponse } from './extension-schemas.ts';
+
+/** The error envelope of 4xx/5xx answers (supplement §3). */
+export type ErrorBody = Static<typeof ErrorEnvelope>;
+
+/**
+ * What every method returns: the HTTP status and the parsed JSON body. The body is the route's 200 shape or an
+ * error envelope; note that HTTP 200 can also carry `status: "failed"` (a refused business rule), see isFailed().
+ */
+export interface CobroResponse<T> {
+  readonly httpStatus: number;
+  readonly body: T | ErrorBody;
+}
+
+// Request bodies.
+export type CreateTransactionInput = Static<typeof CreateTransactionBody>;
+export type CreatePayoutInput = Static<typeof PayoutCreateBody>;
+export type WithdrawInput = Static<typeof WithdrawBody>;
+export type CreateMarketplaceClientInput = Static<typeof ClientCreateBody>;
+export type UpdateMarketplaceClientInput = Static<typeof ClientUpdateBody>;
+export type CreateMembershipInput = Static<typeof MembershipCreateBody>;
+export type CreateEventInput = Static<typeof EventCreateBody>;
+export type AdvanceSandboxClockInput = Static<typeof ClockAdvanceBody>;
+export type CreditSandboxWalletInput = Static<typeof SandboxCreditBody>;
+
+// Query strings: every field is optional on the wire (the server fills defaults).
+export type CurrencyFilter = Partial<Static<typeof CurrencyQuery>>;
+export type TransactionListFilter = Partial<Static<typeof TransactionListQuery>>;
+export type WalletFilter = Partial<Static<typeof WalletQuery>>;
+export type NotificationListFilter = Partial<Static<typeof NotificationListQuerySchema>>;
+
+// Successful (HTTP 200) bodies.
+export type BanksBody = Static<(typeof BanksResponse)[200]>;
+export type PaymentMethodsBody = Static<(typeof PaymentMethodsResponse)[200]>;
+export type AccountBody = Static<typeof AccountResponse>;
+export type TransactionCreatedBody = Static<typeof CreateTransactionResponse>;
+export type TransactionBody = Static<typeof TransactionView>;
+export type TransactionListBody = Static<typeof TransactionListResponse>;
+export type WalletBody = Static<typeof WalletSummary>;
+export type PayoutCreatedBody = Static<typeof PayoutCreateResponse>;
+export type WithdrawBodyResponse = Static<typeof WithdrawResponse>;
+export type PayoutBody = Static<typeof PayoutResponse>;
+export type PayoutV3Body = Static<typeof PayoutV3Response>;
+export type MarketplaceClientBody = Static<typeof ClientResponse>;
+export type MarketplaceClientUpdatedBody = Static<typeof ClientUpdateResponse>;
+export type SuspendedBody = Static<typeof SuspendedResponse>;
+export type MembershipCreatedBody = Static<typeof MembershipCreateResponse>;
+export type MembershipBody = Static<typeof MembershipResponse>;
+export type EventCreatedBody = Static<typeof EventCreateResponse>;
+export type EventBody = Static<typeof EventGetResponse>;
+export type NotificationListBody = Static<(typeof ListResponse)[200]>;
+export type NotificationBody = Static<(typeof ShowResponse)[200]>;
+export type NotificationRetryBody = Static<(typeof RetryResponse)[200]>;
+export type SandboxClockBody = Static<typeof ClockAdvanceResponse>;
+export type SandboxCreditedBody = Static<typeof SandboxCredited>;
