@@ -18,7 +18,8 @@ import type { EventCreateBody, EventCreateResponse, EventGetResponse } from '../
 import type {
   ListQuery as NotificationListQuerySchema, ListResponse, RetryResponse, ShowResponse,
 } from '../modules/notifications/schemas.ts';
-import type { AccountResponse, ClockAdvanceBody, ClockAdvanceResponse } from './extension-schemas.ts';
+import type { AccountResponse } from '../modules/account/schemas.ts';
+import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
 
 /** The error envelope of 4xx/5xx answers (supplement §3). */
 export type ErrorBody = Static<typeof ErrorEnvelope>;

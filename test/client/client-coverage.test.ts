@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CobroClient } from '../../src/client/client.ts';
 import { operations, type AuthMode } from '../../src/client/operations.ts';
-import { AccountResponse, ClockAdvanceBody, ClockAdvanceResponse } from '../../src/client/extension-schemas.ts';
+import { AccountResponse } from '../../src/modules/account/schemas.ts';
+import { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../../src/modules/sandbox/schemas.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 interface OpenApiOperation {
@@ -87,7 +88,7 @@ describe('client coverage of the OpenAPI document', () => {
     expect(methods.sort()).toEqual(Object.keys(operations).sort());
   });
 
-  it('mirrors the schemas of GET /api/account and POST /api/sandbox/clock/advance exactly as served', () => {
+  it('types GET /api/account and POST /api/sandbox/clock/advance with the schemas the server serves', () => {
     const account = operationOf('GET /api/account');
     expect(json(account.responses['200']?.content?.['application/json']?.schema)).toEqual(json(asDocumented(AccountResponse)));
     const advance = operationOf('POST /api/sandbox/clock/advance');

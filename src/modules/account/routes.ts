@@ -1,17 +1,11 @@
 // GET /api/account (extension): tells a merchant which account its credentials belong to. Signed, so a
 // developer can check both the token and their Sign implementation with one call.
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { ErrorEnvelope } from '../../platform/http/schemas.ts';
+import { AccountResponse } from './schemas.ts';
 
-const AccountResponse = Type.Object({
-  status: Type.Literal('success'),
-  id: Type.String(),
-  name: Type.String(),
-  mode: Type.String(),
-});
 
 export async function accountRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.get('/api/account', {

@@ -1,28 +1,14 @@
 // Sandbox-only controls (supplement §6.3). Not registered in production mode.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { validationError } from '../../platform/errors.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
+import { AdvanceBody, AdvanceResponse } from './schemas.ts';
 import { accountNow, advanceAccountClock, sandboxAdvanceMsMax } from '../../platform/sandbox-clock.ts';
 import { drainDueWork } from '../../platform/due-work.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
-
-const AdvanceBody = Type.Object({
-  days: Type.Optional(Type.Integer({ minimum: 0, maximum: 400 })),
-  hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 9600 })),
-  minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 576000 })),
-  seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 34560000 })),
-}, { additionalProperties: false });
-
-const AdvanceResponse = Type.Object({
-  status: Type.Literal('success'),
-  now: Type.String({ description: 'The account\'s sandbox time after the move' }),
-  offset_seconds: Type.Integer(),
-  processed: Type.Record(Type.String(), Type.Integer(), { description: 'Rows each due-work handler processed' }),
-});
 
 export async function sandboxRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   if (ctx.config.mode !== 'sandbox') return;
