@@ -16,7 +16,8 @@ export const limits = {
   opsRequestBytesMax: 64 * 1024,
   cliListRowsMax: 1000,
   dbPoolSizeMax: 10,
-  shutdownGraceMs: 10_000,
+  // Longer than one callback send (15 s), so a stopping server finishes its deliveries in flight.
+  shutdownGraceMs: 20_000,
 } as const;
 
 assert.ok(limits.pageSizeDefault <= limits.pageSizeMax, 'default page must fit the maximum page');
