@@ -122,6 +122,9 @@ export async function settleEventSale(tx: Tx, input: { readonly accountId: strin
   const split = await readSaleSplit(tx, input.transactionId);
   assert.ok(split !== null);
   if (sale.settled_at !== null) return { split, journal: null };
+  // The event's row before any payable: the payout run (payouts.ts) locks the event first and the payables
+  // second, so taking them the other way round here deadlocks with it on PostgreSQL.
+  await tx.selectFrom('events').select('id').where('id', '=', sale.event_id).forUpdate().executeTakeFirstOrThrow();
   await tx.updateTable('event_sales').set({ settled_at: input.at }).where('transaction_id', '=', input.transactionId).execute();
   const paid = split.parts.filter((p) => p.amountMinor > 0n);
   if (paid.length === 0) return { split, journal: null };
