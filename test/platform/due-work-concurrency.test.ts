@@ -122,6 +122,31 @@ describe.runIf(onPostgres)('due work from two connection pools at once (PostgreS
     for (const p of people) expect(await readBalance(t.ctx.db, { owner: p.id, code: ledgerCodes.beneficiaryPayable, currency: 'CLP' })).toBe(0n);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
+
+  it('settles an event sale while another sale of the event is being paid, without a deadlock', async () => {
+    const a = await t.createAccount('Productora 2');
+    const event = {
+      event: 'fest-2', name: 'Fest 2', date_event: '2026-03-20', date_closing_sales: '2026-03-19 23:59:00',
+      date_payment: '2026-03-22', affiliation: [['banda@example.com', 50]],
+    };
+    expect((await t.call(a, { method: 'POST', url: '/api/event', body: event })).json().status).toBe('success');
+    const sale = await payCard(a, { order: 'e-2', amount: 9_000, event: 'fest-2' });
+    const eventRow = await t.ctx.db.selectFrom('events').select(['id']).where('account_id', '=', a.id).executeTakeFirstOrThrow();
+
+    let settlement: Promise<number> | undefined;
+    // A second sale's payment (transaction-result.ts): the capture journal locks the merchant's pending
+    // settlement, then recordEventSale locks the event.
+    await second.db.transaction().execute(async (tx) => {
+      await lockLedgerAccount(tx, { owner: a.id, code: ledgerCodes.pendingSettlement, currency: 'CLP' });
+      settlement = runSettlements(t.ctx, { accountId: a.id, limit: 10 });
+      await waitForLockWait(t.ctx.db);
+      await tx.selectFrom('events').select('id').where('id', '=', eventRow.id).forUpdate().executeTakeFirstOrThrow();
+    });
+    expect(await settlement).toBe(1);
+    expect((await journalsOf('event_sale_split', [sale])).length).toBe(1);
+    expect(await readBalance(t.ctx.db, { owner: a.id, code: ledgerCodes.walletAvailable, currency: 'CLP' })).toBe(4_500n);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
 });
 
 /** Until some session of this database waits on a row lock (bounded). */
