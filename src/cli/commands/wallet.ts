@@ -26,6 +26,7 @@ export const walletCredit: Command = {
     if (currency === null) return fail(`unknown currency ${stringOption(args, 'currency')}`, 2);
     if ((await findAccountRowById(ctx.db, accountId)) === undefined) return fail(`no account with id ${accountId}`);
     const credited = await creditWallet(ctx, { accountId, currency, amountMinor: BigInt(amountText), reason, kind: 'adjustment' });
+    if (credited === null) return fail(`the credit would take the ${currency} wallet over its maximum balance; nothing was credited`, 2);
     if (args.values.json === true) {
       return ok(JSON.stringify({ identifier_wallet: credited.movementId, credit_id: credited.creditId, amount_available: credited.balanceMinor.toString(), currency }));
     }

@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
 import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
 import { lockLedgerAccount, postJournal } from '../../platform/ledger/post.ts';
-import { accountNowSql } from '../../platform/sandbox-clock.ts';
+import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { sql } from 'kysely';
 import { eventLimits } from './schemas.ts';
 import './types.ts';
@@ -18,7 +18,9 @@ async function payOneEvent(ctx: AppContext, accountId: string | undefined): Prom
     if (accountId !== undefined) q = q.where('account_id', '=', accountId);
     const event = await q.orderBy('date_payment_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
     if (event === undefined) return false;
-    const at = ctx.clock.now();
+    // Account time, like the sale's settlement before it: service time would date the payout before the sale in a
+    // sandbox whose clock was moved to date_payment.
+    const at = await accountNow(ctx, event.account_id, tx);
     if (event.currency !== null) {
       const people = await tx.selectFrom('event_beneficiaries').select(['id', 'paid_minor'])
         .where('event_id', '=', event.id).orderBy('position').execute();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { ledgerCodes } from '../../platform/ledger/codes.ts';
-import { postJournal, type PostedJournal } from '../../platform/ledger/post.ts';
+import { lockLedgerAccount, postJournal, type PostedJournal } from '../../platform/ledger/post.ts';
 import { divideEventSale } from './divide.ts';
 import './types.ts';
 
@@ -122,6 +122,11 @@ export async function settleEventSale(tx: Tx, input: { readonly accountId: strin
   const split = await readSaleSplit(tx, input.transactionId);
   assert.ok(split !== null);
   if (sale.settled_at !== null) return { split, journal: null };
+  // Lock order, so this cannot deadlock on PostgreSQL: the merchant's pending settlement, then the event, then the
+  // payables. A paid sale (recordSuccess) holds the pending settlement when it locks the event, and the payout run
+  // (payouts.ts) holds the event when it locks the payables.
+  await lockLedgerAccount(tx, { owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: sale.currency });
+  await tx.selectFrom('events').select('id').where('id', '=', sale.event_id).forUpdate().executeTakeFirstOrThrow();
   await tx.updateTable('event_sales').set({ settled_at: input.at }).where('transaction_id', '=', input.transactionId).execute();
   const paid = split.parts.filter((p) => p.amountMinor > 0n);
   if (paid.length === 0) return { split, journal: null };

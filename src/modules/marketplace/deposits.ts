@@ -5,7 +5,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
 import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
 import { postJournal } from '../../platform/ledger/post.ts';
-import { accountNowSql } from '../../platform/sandbox-clock.ts';
+import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { shareTransitions, type ShareStatus } from './types.ts';
 
 /**
@@ -22,13 +22,14 @@ function assertMove(from: ShareStatus, to: ShareStatus): void {
 
 async function advanceOneShare(ctx: AppContext, accountId: string | undefined): Promise<boolean> {
   return ctx.db.transaction().execute(async (tx) => {
-    let q = tx.selectFrom('ma_payment_shares').select(['transaction_id', 'client_id', 'currency', 'amount_minor', 'status', 'deposit_due_at'])
+    let q = tx.selectFrom('ma_payment_shares').select(['transaction_id', 'client_id', 'account_id', 'currency', 'amount_minor', 'status', 'deposit_due_at'])
       .where('status', 'in', ['liquidate', 'pending for deposit'])
       .where('deposit_due_at', '<=', accountNowSql(ctx, sql.ref('ma_payment_shares.account_id')));
     if (accountId !== undefined) q = q.where('account_id', '=', accountId);
     const share = await q.orderBy('deposit_due_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
     if (share === undefined) return false;
-    const at = ctx.clock.now();
+    // Account time, like the settlement that liquidated the share: service time would date the deposit before it.
+    const at = await accountNow(ctx, share.account_id, tx);
     const where = (b: typeof tx) => b.updateTable('ma_payment_shares')
       .where('transaction_id', '=', share.transaction_id).where('client_id', '=', share.client_id);
     if (share.status === 'liquidate') {

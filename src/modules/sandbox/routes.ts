@@ -27,6 +27,7 @@ export async function sandboxRoutes(app: FastifyInstance, ctx: AppContext): Prom
     if (deltaMs <= 0) throw validationError({ body: 'is empty' });
     if (deltaMs > sandboxAdvanceMsMax) throw validationError({ body: 'too large' });
     const offsetMs = await advanceAccountClock(ctx, account.id, deltaMs);
+    if (offsetMs === null) throw validationError({ body: 'too large' });
     const processed = await drainDueWork(ctx, account.id);
     return {
       status: 'success' as const,

@@ -87,6 +87,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
     if (currency === null) throw validationError({ currency: 'invalid' });
     const reason = request.body.reason?.trim() || 'Sandbox credit';
     const credited = await creditWallet(ctx, { accountId: account.id, currency, amountMinor: BigInt(request.body.amount), reason, kind: 'sandbox_credit' });
+    if (credited === null) throw validationError({ amount: 'invalid' });
     return { status: 'success' as const, identifier_wallet: credited.movementId, amount_available: safeInteger(credited.balanceMinor), currency };
   });
 }

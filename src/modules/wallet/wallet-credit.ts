@@ -3,7 +3,7 @@
 import type { AppContext } from '../../platform/context.ts';
 import { newId } from '../../platform/ids.ts';
 import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
-import { postJournal } from '../../platform/ledger/post.ts';
+import { lockLedgerAccount, postJournal } from '../../platform/ledger/post.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from './movements.ts';
 
@@ -22,8 +22,17 @@ export interface CreditResult {
   readonly balanceMinor: bigint;
 }
 
-export async function creditWallet(ctx: AppContext, input: CreditInput): Promise<CreditResult> {
+/**
+ * The most a wallet may hold: the balance is shown as a JSON integer (amount_available), which is exact only up to
+ * 2^53 - 1. Crediting past it would commit the money and then fail every read of the wallet with a 500.
+ */
+export const walletBalanceMinorMax = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** null when the credit would take the balance over walletBalanceMinorMax; nothing is written then. */
+export async function creditWallet(ctx: AppContext, input: CreditInput): Promise<CreditResult | null> {
   return ctx.db.transaction().execute(async (tx) => {
+    const wallet = await lockLedgerAccount(tx, { owner: input.accountId, code: ledgerCodes.walletAvailable, currency: input.currency });
+    if (wallet.balanceMinor + input.amountMinor > walletBalanceMinorMax) return null;
     const at = await accountNow(ctx, input.accountId, tx);
     const creditId = newId('adj', 17);
     const journal = await postJournal(tx, {
