@@ -18,7 +18,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     genReqId: genRequestId,
     // A URL that is not valid percent-encoding never reaches a route: answer it in the seed's envelope too.
     frameworkErrors: (error, request, reply) => {
-      const envelope = validationError({ url: 'invalid' });
+      // A path id longer than the router holds is the same mistake as one over the route's own limit: `id: too long`.
+      const envelope = validationError(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? { id: 'too long' } : { url: 'invalid' });
       void (reply as FastifyReply).code(400).header('x-request-id', request.id).type('application/json; charset=utf-8')
         .send(JSON.stringify(envelope.envelope()));
       request.log.info({ code: error.code }, 'framework refused the request');

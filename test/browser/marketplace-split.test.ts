@@ -51,7 +51,7 @@ describe('a marketplace payment in Chromium', () => {
 
     const paid = await h.api('GET', `/api/transaction/${created.body.id}`);
     expect(paid.body.status).toBe('success');
-    const details = async (clientId: string) => (await h.api('PUT', `/api/maclient/${clientId}`, {}, true)).body.affiliations_details[0][0].status;
+    const details = async (clientId: string) => (await h.api('PUT', `/api/maclient/${clientId}`, {}, true)).body.affiliations_details[0].status;
     expect(await details(clients[0]!)).toBe('pending');
 
     const db = h.server.runtime.ctx.db;

@@ -53,9 +53,9 @@ describe('CobroClient resources over HTTP', () => {
     const id = created.body.id;
     const updated = await client.updateMarketplaceClient(id, { name: 'Jane Doe', bank: { type: 3 } });
     expect(updated.httpStatus).toBe(200);
-    expect(updated.body).toMatchObject({ id, name: 'Jane Doe', bank: { type: '3', sbif: '0001' }, affiliations_details: [[]] });
+    expect(updated.body).toMatchObject({ id, name: 'Jane Doe', bank: { type: '3', sbif: '0001' }, affiliations_details: [] });
     const got = await client.getMarketplaceClient(id);
-    expect(got.body).toMatchObject({ id, name: 'Jane Doe', bank: { type: 3 } });
+    expect(got.body).toMatchObject({ id, name: 'Jane Doe', bank: { type: '3' } });
 
     const membership = await client.createMembership({ name: 'market1', percentage: '20', affiliation: [[id, '80']] });
     expect(membership.httpStatus).toBe(200);

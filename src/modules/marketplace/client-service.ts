@@ -40,7 +40,8 @@ async function clientView(ctx: AppContext, row: ClientRow) {
   const b = baseView(ctx, row, await countClientMemberships(ctx.db, row.id));
   return {
     id: b.id, status: b.status, name: b.name, phone: b.phone, email: b.email,
-    bank: { sbif: row.bank_sbif, rut: row.bank_rut, type: row.bank_type, num: row.bank_num },
+    // The seed types bank.type as a string in the client resource (decision 041).
+    bank: { sbif: row.bank_sbif, rut: row.bank_rut, type: String(row.bank_type), num: row.bank_num },
     affiliations: b.affiliations, created_at: b.created_at, update_at: b.update_at,
   };
 }
@@ -102,17 +103,17 @@ export async function updateClient(ctx: AppContext, accountId: string, id: strin
   const b = baseView(ctx, updated, await countClientMemberships(ctx.db, id));
   return {
     id: b.id, status: b.status, name: b.name, phone: b.phone, email: b.email,
-    // The update response carries the account type as text, as the reference's sample does (decision 041).
     bank: { sbif: updated.bank_sbif, type: String(updated.bank_type), num: updated.bank_num, rut: updated.bank_rut },
     affiliations: b.affiliations, created_at: b.created_at, update_at: b.update_at,
-    affiliations_details: [details.map((d) => ({
+    // The seed's table: an array of objects, one per membership (the reference sample's extra nesting is not kept).
+    affiliations_details: details.map((d) => ({
       id: d.id,
       status: detailStatus(states.filter((s) => s.membership_id === d.id).map((s) => s.status)),
       token: d.token,
       name: d.name,
       percentage_affiliation: bpsToNumber(d.merchant_bps),
       percentage_client: bpsToNumber(d.bps),
-    }))],
+    })),
   };
 }
 

@@ -36,6 +36,13 @@ export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): 
   }, async (request) => suspendClient(ctx, accountOf(request).id, request.params.id));
 
   r.post('/api/maaffiliation', {
+    // Supplement §1.1: `affiliaction` is accepted as an alias of `affiliation` (the first wins when both come).
+    preValidation: async (request) => {
+      const body = request.body as Record<string, unknown> | null;
+      if (body !== null && typeof body === 'object' && body.affiliation === undefined && body.affiliaction !== undefined) {
+        body.affiliation = body.affiliaction;
+      }
+    },
     schema: {
       ...clients, summary: 'Create a membership: the merchant\'s and each client\'s percent of every payment',
       body: MembershipCreateBody, response: withErrors({ 200: MembershipCreateResponse }),

@@ -65,9 +65,10 @@ const clientTail = {
   update_at: Type.String({ description: 'Timestamp of the last update, or the text "null"' }),
 };
 
+// The seed's Marketplace client table types bank.type as a string ("1", "2" or "3") in every response.
 export const ClientResponse = Type.Object({
   ...clientFields,
-  bank: Type.Object({ sbif: Type.String(), rut: Type.String(), type: Type.Integer(), num: Type.String() }),
+  bank: Type.Object({ sbif: Type.String(), rut: Type.String(), type: Type.String(), num: Type.String() }),
   ...clientTail,
 });
 
@@ -84,7 +85,7 @@ export const ClientUpdateResponse = Type.Object({
   ...clientFields,
   bank: Type.Object({ sbif: Type.String(), type: Type.String(), num: Type.String(), rut: Type.String() }),
   ...clientTail,
-  affiliations_details: Type.Array(Type.Array(AffiliationDetail)),
+  affiliations_details: Type.Array(AffiliationDetail, { description: 'One entry per membership naming the client (seed: array of object)' }),
 });
 
 export const SuspendedResponse = Type.Object({ status: Type.Literal('suspended'), id: Type.String() });

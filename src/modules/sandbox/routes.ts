@@ -15,7 +15,7 @@ export async function sandboxRoutes(app: FastifyInstance, ctx: AppContext): Prom
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post('/api/sandbox/clock/advance', {
     schema: {
-      tags: ['Sandbox'],
+      tags: ['Extensions'],
       summary: 'Move this account\'s sandbox clock forward and run what became due',
       body: AdvanceBody,
       response: withErrors({ 200: AdvanceResponse }),

@@ -80,7 +80,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
 
   if (ctx.config.mode !== 'sandbox') return;
   r.post('/api/sandbox/wallet/credit', {
-    schema: { tags: ['Sandbox'], summary: 'Add test funds to this account\'s wallet (sandbox only)', body: SandboxCreditBody, response: withErrors({ 200: SandboxCredited }) },
+    schema: { tags: ['Extensions'], summary: 'Add test funds to this account\'s wallet (sandbox only)', body: SandboxCreditBody, response: withErrors({ 200: SandboxCredited }) },
   }, async (request) => {
     const account = accountOf(request);
     const currency = await knownCurrency(ctx, request.body.currency ?? defaultCurrency);

@@ -4,7 +4,11 @@ import { limits } from '../../limits.ts';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
 
 export const payoutOrderLengthMax = 80;
-export const orderExtLengthMax = 80;
+/**
+ * The seed gives order_ext no length of its own; the reference keeps it among additional_parameters, whose
+ * 4000 characters bound it here too.
+ */
+export const orderExtLengthMax = limits.additionalParametersCharsMax;
 /** Banco Estado (0012): at most 12 characters, so a debit card number cannot be entered (seed Limits). */
 export const bancoEstadoCode = '0012';
 export const bancoEstadoNumLengthMax = 12;

@@ -54,7 +54,22 @@ function toApiError(error: FastifyError): ApiError | null {
   return null;
 }
 
+/** Methods whose requests carry no body: clients still send `Content-Type: application/json` on them (seed "Endpoints"). */
+const bodilessMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
 export function registerConventions(app: FastifyInstance): void {
+  // The seed's common headers include `Content-Type: application/json` on every request, so a DELETE (or a GET)
+  // sent that way with no body is a request without a body, not an empty JSON document.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' && bodilessMethods.has(request.method)) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, body as string, done);
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (request.url.startsWith('/api') && !acceptsJson(request.headers.accept)) {

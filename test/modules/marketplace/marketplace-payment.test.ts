@@ -18,7 +18,7 @@ afterAll(async () => { await t.close(); });
 
 const balance = (owner: string, code: string) => readBalance(t.ctx.db, { owner, code, currency: 'CLP' });
 const detailStatuses = async (clientId: string) =>
-  (await t.call(merchant, { method: 'PUT', url: `/api/maclient/${clientId}`, sign: true, body: {} })).json().affiliations_details[0]
+  (await t.call(merchant, { method: 'PUT', url: `/api/maclient/${clientId}`, sign: true, body: {} })).json().affiliations_details
     .map((d: { status: string }) => d.status);
 
 describe('marketplace payment seams', () => {

@@ -27,7 +27,7 @@ const advance = async (body: Record<string, number>) =>
   (await t.call(merchant, { method: 'POST', url: '/api/sandbox/clock/advance', body })).json() as { processed: Record<string, number> };
 const balance = (owner: string, code: string) => readBalance(t.ctx.db, { owner, code, currency: 'CLP' });
 const detailStatus = async (clientId: string) =>
-  (await t.call(merchant, { method: 'PUT', url: `/api/maclient/${clientId}`, sign: true, body: {} })).json().affiliations_details[0][0].status as string;
+  (await t.call(merchant, { method: 'PUT', url: `/api/maclient/${clientId}`, sign: true, body: {} })).json().affiliations_details[0].status as string;
 
 describe('POST /api/transaction with marketplace', () => {
   it('refuses an unknown or foreign token, and a suspended membership or client', async () => {

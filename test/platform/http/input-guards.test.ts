@@ -56,3 +56,16 @@ describe('input guards on every route', () => {
     expect(bad.json()).toMatchObject({ status: 'failed', type: 'Unprocessable Entity', errors: { url: 'invalid' } });
   });
 });
+
+describe('null in an integer field', () => {
+  it('is empty when the field is required (supplement §3 amount:is empty), absent when optional', async () => {
+    const required = await t.call(account, { method: 'POST', url: '/api/transaction', body: { email: 'a@b.cl', order: 'n-1', subject: 's', amount: null } });
+    expect(required.statusCode).toBe(400);
+    expect(required.json()).toMatchObject({ message_error: 'amount:is empty', errors: { amount: 'is empty' } });
+    const optional = await t.call(account, { method: 'POST', url: '/api/transaction', body: { email: 'a@b.cl', order: 'n-2', subject: 's', amount: 100, payment: null } });
+    expect(optional.statusCode).toBe(200);
+    expect(optional.json().status).toBe('pending');
+    const nested = await t.call(account, { method: 'POST', url: '/api/wallet/payout', sign: true, body: { ...payout, amount: null } });
+    expect(nested.json().errors).toEqual({ amount: 'is empty' });
+  });
+});
