@@ -16,6 +16,7 @@ import { createAccount } from '../../src/modules/accounts/service.ts';
 import { readBalance } from '../../src/platform/ledger/post.ts';
 import { deliverDueNotifications } from '../../src/platform/notifications/deliver.ts';
 import { formatTimestamp } from '../../src/platform/time-format.ts';
+import { freePort } from '../support/net.ts';
 
 const screenshotsDir = path.resolve('docs/screenshots');
 let server: RunningServer;
@@ -27,16 +28,6 @@ let accountId: string;
 let webhookSecret: string;
 const received: Array<{ path: string; headers: http.IncomingHttpHeaders; rawBody: string }> = [];
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function api(method: 'GET' | 'POST', url: string, body?: unknown) {
   const res = await fetch(`${server.url}${url}`, {

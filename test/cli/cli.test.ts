@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { runCli, startServe } from '../support/cli.ts';
+import { freePort } from '../support/net.ts';
 
 const dirs: string[] = [];
 function dataDir(): string {
@@ -18,15 +18,6 @@ afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: tr
 // Each command is a real process opening a real database: generous limits for a loaded CI machine.
 vi.setConfig({ testTimeout: 180_000 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 describe('cobro CLI on the embedded database', () => {
   it('creates, lists, shows and rotates accounts', async () => {

@@ -1,12 +1,11 @@
 // What the client puts on the wire and how it fails when there is no usable answer.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CobroClient, CobroClientError, isFailed } from '../../src/client/index.ts';
 import { verifySign } from '../../src/platform/auth/sign.ts';
 import type { TestAccount } from '../support/app.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { startLiveApp, type LiveApp } from './live-app.ts';
+import { freePort } from '../support/net.ts';
 
 interface Sent {
   readonly method: string;
@@ -36,14 +35,6 @@ function recordingClient(sent: Sent[]): CobroClient {
     return fetch(input, init);
   };
   return live.clientFor(merchant, { fetch: recording });
-}
-
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function thrown(promise: Promise<unknown>): Promise<CobroClientError> {

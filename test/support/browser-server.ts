@@ -1,12 +1,13 @@
 // A real server on a free loopback port with a fresh database, one merchant account and a headless Chromium
 // (Debian's, through playwright-core), for browser tests of flows other than issue 5's checkout file.
-import net from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { testConfig } from './app.ts';
 import { cloneTestDatabase } from './database.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { computeSign } from '../../src/platform/auth/sign.ts';
+export { freePort } from './net.ts';
+import { freePort } from './net.ts';
 
 export interface BrowserHarness {
   readonly server: RunningServer;
@@ -19,16 +20,6 @@ export interface BrowserHarness {
   close(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
