@@ -60,3 +60,19 @@ export async function startReceiver(answer: (request: ReceivedRequest, index: nu
     }),
   };
 }
+
+/** Receivers a test file starts and closes together (call `closeAll` in afterEach). */
+export function receiverPool(): { start: typeof startReceiver; closeAll(): Promise<void> } {
+  let open: Receiver[] = [];
+  return {
+    async start(...args) {
+      const r = await startReceiver(...args);
+      open.push(r);
+      return r;
+    },
+    async closeAll() {
+      await Promise.all(open.map((r) => r.close()));
+      open = [];
+    },
+  };
+}

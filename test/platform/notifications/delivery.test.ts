@@ -7,27 +7,20 @@ import { webhookSignature } from '../../../src/platform/notifications/sign.ts';
 import { rotateAccount } from '../../../src/modules/accounts/service.ts';
 import { attemptsMax } from '../../../src/platform/notifications/schedule.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startReceiver, type Receiver } from '../../support/receiver.ts';
+import { receiverPool } from '../../support/receiver.ts';
 
 let t: TestApp;
 let account: TestAccount;
-let receivers: Receiver[] = [];
+const receivers = receiverPool();
 
 beforeAll(async () => {
   t = await startTestApp();
   account = await t.createAccount();
 });
 afterAll(async () => { await t.close(); });
-afterEach(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  receivers = [];
-});
+afterEach(() => receivers.closeAll());
 
-async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-}
+const receiver = receivers.start;
 
 function enqueue(url: string, payload: Record<string, unknown> = { order: '199', status: 'success' }, accountId = account.id): Promise<string> {
   return t.ctx.db.transaction().execute((tx) => enqueueCallback(tx, { accountId, url, eventType: 'transaction.result', payload, at: t.clock.now() }));

@@ -1,18 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { responseExcerptBytesMax, sendWebhook } from '../../../src/platform/notifications/send.ts';
-import { startReceiver, type Receiver } from '../../support/receiver.ts';
+import { receiverPool } from '../../support/receiver.ts';
 
-let receivers: Receiver[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  receivers = [];
-});
+const receivers = receiverPool();
+afterEach(() => receivers.closeAll());
 
-async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-}
+const receiver = receivers.start;
 
 const post = (url: string, timeoutMs = 5000) =>
   sendWebhook({ url, headers: { 'content-type': 'application/json', 'webhook-id': 'msg_test' }, body: '{"a":1}', mode: 'sandbox', timeoutMs });
@@ -52,8 +45,7 @@ describe('sendWebhook', () => {
   it('reports an unreachable receiver as an error', async () => {
     const r = await receiver();
     const url = r.url;
-    await r.close();
-    receivers = [];
+    await receivers.closeAll();
     const result = await post(url);
     expect(result.statusCode).toBeNull();
     expect(result.error).toMatch(/ECONNREFUSED/);
