@@ -7,6 +7,7 @@ import { isExpired } from '../modules/transactions/payment-attempt.ts';
 import { expiryRejection, recordRejection } from '../modules/transactions/transaction-result.ts';
 import { allMethodsPayment } from '../modules/transactions/transaction-create.ts';
 import type { BankChoice, MethodOption, OrderSummary } from './pages.ts';
+import { inTransaction } from '../platform/db/unit-of-work.ts';
 
 export async function orderSummary(ctx: AppContext, row: TransactionRow): Promise<OrderSummary> {
   const account = await ctx.db.selectFrom('accounts').select('name').where('id', '=', row.account_id).executeTakeFirstOrThrow();
@@ -45,7 +46,7 @@ export async function loadForCheckout(ctx: AppContext, id: string): Promise<Tran
   const row = await findTransactionById(ctx.db, id);
   if (row === undefined || row.status !== 'pending') return row;
   if (!isExpired(row, await accountNow(ctx, row.account_id))) return row;
-  return ctx.db.transaction().execute(async (tx) => {
+  return inTransaction(ctx.db, async (tx) => {
     const locked = await lockTransaction(tx, id);
     if (locked === undefined) return undefined;
     const now = await accountNow(ctx, locked.account_id, tx);

@@ -8,10 +8,11 @@ import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { sql } from 'kysely';
 import { eventLimits } from './schemas.ts';
 import './types.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 /** Pays one due event's beneficiaries; false when no event was due (or another worker holds it). */
 async function payOneEvent(ctx: AppContext, accountId: string | undefined): Promise<boolean> {
-  return ctx.db.transaction().execute(async (tx) => {
+  return inTransaction(ctx.db, async (tx) => {
     let q = tx.selectFrom('events').select(['id', 'account_id', 'currency'])
       .where('payout_status', '=', 'scheduled')
       .where('date_payment_at', '<=', accountNowSql(ctx, sql.ref('events.account_id')));

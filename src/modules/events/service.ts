@@ -10,6 +10,7 @@ import { parseBeneficiaries, parseEventDates } from './input.ts';
 import { eventBeneficiaries, eventSalesTotals, findEventByCode, type EventRow } from './repository.ts';
 import type { EventCreate } from './schemas.ts';
 import './payouts.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 function safeNumber(minor: bigint): number {
   assert.ok(minor >= 0n, 'payment totals are never negative');
@@ -42,7 +43,7 @@ export async function createEvent(ctx: AppContext, accountId: string, body: Even
   const dates = parseEventDates(body, ctx.config.timeZone);
   const people = parseBeneficiaries(body);
   const id = newId('ev', 18);
-  const created = await ctx.db.transaction().execute(async (tx) => {
+  const created = await inTransaction(ctx.db, async (tx) => {
     const inserted = await tx.insertInto('events').values({
       id,
       account_id: accountId,

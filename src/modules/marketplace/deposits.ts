@@ -7,6 +7,7 @@ import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
 import { postJournal } from '../../platform/ledger/post.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { shareTransitions, type ShareStatus } from './types.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 /**
  * How long a settled share waits in the client's payable before it is sent to the client's bank: deposits go out
@@ -21,7 +22,7 @@ function assertMove(from: ShareStatus, to: ShareStatus): void {
 }
 
 async function advanceOneShare(ctx: AppContext, accountId: string | undefined): Promise<boolean> {
-  return ctx.db.transaction().execute(async (tx) => {
+  return inTransaction(ctx.db, async (tx) => {
     let q = tx.selectFrom('ma_payment_shares').select(['transaction_id', 'client_id', 'account_id', 'currency', 'amount_minor', 'status', 'deposit_due_at'])
       .where('status', 'in', ['liquidate', 'pending for deposit'])
       .where('deposit_due_at', '<=', accountNowSql(ctx, sql.ref('ma_payment_shares.account_id')));

@@ -7,6 +7,7 @@ import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/pe
 import { findMembership, membershipClients, type MembershipRow } from './repository.ts';
 import type { MembershipCreate } from './schemas.ts';
 import { maLimits } from './schemas.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 interface ClientShareInput {
   readonly clientId: string;
@@ -55,7 +56,7 @@ export async function createMembership(ctx: AppContext, accountId: string, body:
     throw validationError({ percentage: `with the affiliation percentages adds up to ${formatBps(totalBps)}, not 100.00` });
   }
   const id = newId('ma', 18);
-  const outcome = await ctx.db.transaction().execute(async (tx): Promise<RuleFailure | null> => {
+  const outcome = await inTransaction(ctx.db, async (tx): Promise<RuleFailure | null> => {
     // Lock the clients so a concurrent DELETE cannot suspend one between the check and the insert.
     const rows = await tx.selectFrom('ma_clients').select(['id', 'status'])
       .where('account_id', '=', accountId).where('id', 'in', shares.map((s) => s.clientId))

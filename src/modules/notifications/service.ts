@@ -8,6 +8,7 @@ import { deliverDueNotifications } from '../../platform/notifications/deliver.ts
 import type { AttemptOutcome, NotificationStatus } from '../../platform/notifications/types.ts';
 import { attemptsMax } from '../../platform/notifications/schedule.ts';
 import { findNotification, listAttempts, listNotificationRows, type NotificationFilter, type NotificationRow } from './repository.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 // The background notifications worker delivers on its own; advancing a sandbox clock delivers that account's
 // retries that became due at once, so a merchant (or a test) sees the retry without waiting.
@@ -102,7 +103,7 @@ export async function showNotification(ctx: AppContext, id: string, accountId: s
  * `accountId` scopes it to a merchant; null is the operator.
  */
 export async function retryNotification(ctx: AppContext, id: string, accountId: string | null): Promise<NotificationView | RuleFailure | null> {
-  const retried = await ctx.db.transaction().execute(async (tx) => {
+  const retried = await inTransaction(ctx.db, async (tx) => {
     let query = tx.selectFrom('notifications').select(['id', 'account_id', 'status', 'attempts']).where('id', '=', id);
     if (accountId !== null) query = query.where('account_id', '=', accountId);
     const row = await query.forUpdate().executeTakeFirst();

@@ -8,9 +8,10 @@ import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { isExpired } from './payment-attempt.ts';
 import { expiryRejection, recordRejection } from './transaction-result.ts';
 import './types.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 async function expireOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean> {
-  return ctx.db.transaction().execute(async (tx) => {
+  return inTransaction(ctx.db, async (tx) => {
     const now = accountNowSql(ctx, sql.ref('transactions.account_id'));
     let q = tx.selectFrom('transactions').selectAll()
       .where('status', '=', 'pending')

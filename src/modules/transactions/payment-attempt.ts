@@ -13,6 +13,7 @@ import { transactionLimits } from './limits.ts';
 import { lockTransaction } from './repository.ts';
 import type { TransactionStatus } from './state-machine.ts';
 import { expiryRejection, recordRejection, recordSuccess } from './transaction-result.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 export type AttemptOutcome =
   | { readonly kind: 'final'; readonly status: TransactionStatus }
@@ -41,7 +42,7 @@ export function isExpired(row: { expires_at: Date | null; attempt_lease_until: D
 
 export async function attemptPayment(ctx: AppContext, input: AttemptInput): Promise<AttemptOutcome> {
   const attemptId = newId('att', 20);
-  const claim = await ctx.db.transaction().execute(async (tx) => {
+  const claim = await inTransaction(ctx.db, async (tx) => {
     const row = await lockTransaction(tx, input.transactionId);
     if (row === undefined) throw new Error('attempt on a transaction that does not exist');
     if (row.status !== 'pending') return { kind: 'final', status: row.status } as const;
@@ -70,7 +71,7 @@ export async function attemptPayment(ctx: AppContext, input: AttemptInput): Prom
     throw error;
   }
 
-  return ctx.db.transaction().execute(async (tx): Promise<AttemptOutcome> => {
+  return inTransaction(ctx.db, async (tx): Promise<AttemptOutcome> => {
     const row = await lockTransaction(tx, input.transactionId);
     if (row === undefined) throw new Error('transaction vanished during an attempt');
     if (row.status !== 'pending' || row.attempt_id !== attemptId) {

@@ -12,10 +12,11 @@ import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import { allocateNet } from './settlement-allocation.ts';
 import './types.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 /** Settles one due transaction in its own database transaction; false when none is due. */
 async function settleOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean> {
-  return ctx.db.transaction().execute(async (tx) => {
+  return inTransaction(ctx.db, async (tx) => {
     let q = tx.selectFrom('transactions').selectAll()
       .where('status', '=', 'success')
       .where('settled_at', 'is', null)

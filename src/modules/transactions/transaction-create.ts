@@ -15,6 +15,7 @@ import { transactionLimits } from './limits.ts';
 import { normaliseRut } from '../../platform/rut.ts';
 import type { CreateTransactionInput } from './schemas.ts';
 import './types.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 /** payment 99 lets the payer choose among every method of the currency. */
 export const allMethodsPayment = 99;
@@ -97,7 +98,7 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   if (Object.keys(errors).length > 0) throw validationError(errors);
   if (membership !== null && !membership.ok && membership.reason === 'suspended') return membership.failure;
 
-  const created = await ctx.db.transaction().execute(async (tx): Promise<{ id: string } | RuleFailure> => {
+  const created = await inTransaction(ctx.db, async (tx): Promise<{ id: string } | RuleFailure> => {
     let eventId: string | null = null;
     if (eventCode !== null) {
       // Locks the event row, so a sale and the fixing of the event's currency cannot race another sale.

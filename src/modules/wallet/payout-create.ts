@@ -10,6 +10,7 @@ import { appendWalletMovement } from './movements.ts';
 import { sandboxImmediateOutcome, sandboxProcessingAfterMs, sandboxRejectionReason, type PayoutKind } from './payout-states.ts';
 import { transitionPayout } from './payout-transition.ts';
 import { findPayoutByOrder, insertPayout, lockPayout, setPayoutMovement, type PayoutRow } from './repository.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 export interface PayoutDestination {
   readonly email: string;
@@ -61,7 +62,7 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
   const committed = await findPayoutByOrder(ctx.db, request.accountId, request.kind, request.order);
   if (committed !== undefined) return answerForExisting(committed, request);
   try {
-    return await ctx.db.transaction().execute(async (tx) => {
+    return await inTransaction(ctx.db, async (tx) => {
       const owner = request.accountId;
       const currency = request.currency;
       const at = await accountNow(ctx, owner, tx);

@@ -7,13 +7,14 @@ import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { sandboxSuccessAfterMs } from './payout-states.ts';
 import { transitionPayout } from './payout-transition.ts';
 import './types.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 /**
  * One payout per transaction: a batch transaction would hold many wallets' ledger rows and the shared
  * bank_clearing row at once, and could deadlock with payouts being created for those wallets.
  */
 async function resolveOne(ctx: AppContext, accountId: string | undefined): Promise<boolean> {
-  return ctx.db.transaction().execute(async (tx) => {
+  return inTransaction(ctx.db, async (tx) => {
     let query = tx.selectFrom('payouts').selectAll()
       .where('due_at', 'is not', null)
       .where('status', 'in', ['pending', 'processing'])

@@ -5,6 +5,7 @@ import { accountNow } from '../../platform/sandbox-clock.ts';
 import { canTransition, fraudRejectionReason, sandboxRejectionReason, type PayoutStatus } from './payout-states.ts';
 import { transitionPayout } from './payout-transition.ts';
 import { lockPayout, type PayoutRow } from './repository.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 export const operatorTargets = ['processing', 'success', 'banking_error', 'fraud_prevention'] as const;
 export type OperatorTarget = (typeof operatorTargets)[number];
@@ -16,7 +17,7 @@ function defaultReason(to: PayoutStatus): string {
 }
 
 export async function resolvePayout(ctx: AppContext, id: string, to: OperatorTarget, reason: string | null): Promise<ResolveResult> {
-  return ctx.db.transaction().execute(async (tx): Promise<ResolveResult> => {
+  return inTransaction(ctx.db, async (tx): Promise<ResolveResult> => {
     const row = await lockPayout(tx, id);
     if (row === undefined) return { ok: false, error: `no payout with id ${id}` };
     if (!canTransition(row.status, to)) return { ok: false, error: `payout ${id} is ${row.status} and cannot become ${to}` };

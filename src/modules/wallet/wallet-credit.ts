@@ -6,6 +6,7 @@ import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
 import { lockLedgerAccount, postJournal } from '../../platform/ledger/post.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from './movements.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 export interface CreditInput {
   readonly accountId: string;
@@ -30,7 +31,7 @@ export const walletBalanceMinorMax = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** null when the credit would take the balance over walletBalanceMinorMax; nothing is written then. */
 export async function creditWallet(ctx: AppContext, input: CreditInput): Promise<CreditResult | null> {
-  return ctx.db.transaction().execute(async (tx) => {
+  return inTransaction(ctx.db, async (tx) => {
     const wallet = await lockLedgerAccount(tx, { owner: input.accountId, code: ledgerCodes.walletAvailable, currency: input.currency });
     if (wallet.balanceMinor + input.amountMinor > walletBalanceMinorMax) return null;
     const at = await accountNow(ctx, input.accountId, tx);

@@ -6,6 +6,7 @@ import { randomHex } from '../ids.ts';
 import { accountNowSql } from '../sandbox-clock.ts';
 import { attemptsMax } from './schedule.ts';
 import './types.ts';
+import { inTransaction } from '../db/unit-of-work.ts';
 
 export interface ClaimOptions {
   readonly limit: number;
@@ -32,7 +33,7 @@ export async function claimDueNotifications(ctx: AppContext, options: ClaimOptio
   const now = ctx.clock.now();
   const leaseUntil = new Date(now.getTime() + options.leaseMs);
   const leaseToken = randomHex(12);
-  return ctx.db.transaction().execute(async (tx) => {
+  return inTransaction(ctx.db, async (tx) => {
     let query = tx.selectFrom('notifications')
       .select(['id', 'account_id', 'url', 'payload', 'body', 'status', 'attempts', 'schedule_start_attempts'])
       .where((eb) => eb.or([

@@ -10,6 +10,7 @@ import { deliveryTimeoutMs, sendWebhook, type SendResult } from './send.ts';
 import type { BaseLookup } from './ssrf-guard.ts';
 import { webhookHeaders } from './sign.ts';
 import type { AttemptOutcome } from './types.ts';
+import { inTransaction } from '../db/unit-of-work.ts';
 
 export const deliveryBatchMax = 16;
 export const deliveryConcurrencyMax = 8;
@@ -87,7 +88,7 @@ export async function recordAttempt(ctx: AppContext, row: ClaimedNotification, r
   const delayMs = retryDelayMs(row.scheduleAttemptNo, Math.random());
   const outcome = outcomeOf(result, delayMs);
   const nextAttemptAt = outcome === 'retry' ? new Date((await accountNow(ctx, row.accountId)).getTime() + (delayMs ?? 0)) : null;
-  await ctx.db.transaction().execute(async (tx) => {
+  await inTransaction(ctx.db, async (tx) => {
     await tx.updateTable('notification_attempts').set({
       outcome,
       finished_at: now,
