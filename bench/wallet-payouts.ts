@@ -17,6 +17,7 @@ import { createSecretBox } from '../src/platform/secrets.ts';
 import { computeSign } from '../src/platform/auth/sign.ts';
 import { createAccount } from '../src/modules/accounts/service.ts';
 import { creditWallet } from '../src/modules/wallet/wallet-credit.ts';
+import { contextServices } from '../src/services.ts';
 import { verifyLedger } from '../src/platform/ledger/verify.ts';
 
 export interface WalletPayoutsOptions {
@@ -57,7 +58,7 @@ export async function benchWalletPayouts(options: WalletPayoutsOptions) {
     if (!loaded.ok) throw new Error(loaded.errors.join('; '));
     const ctx: AppContext = {
       db: handle.db, engine: 'postgres', config: loaded.config, clock: systemClock,
-      secrets: createSecretBox(crypto.randomBytes(32)), logger: pino({ level: 'silent' }),
+      secrets: createSecretBox(crypto.randomBytes(32)), logger: pino({ level: 'silent' }), ...contextServices(loaded.config),
     };
     const app = await buildApp(ctx);
     await app.ready();

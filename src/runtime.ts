@@ -8,6 +8,7 @@ import { openDatabase, type DatabaseHandle } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { createLogger } from './platform/logger.ts';
 import { createSecretBox, resolveSecretKey } from './platform/secrets.ts';
+import { contextServices } from './services.ts';
 
 export interface Runtime {
   readonly ctx: AppContext;
@@ -33,6 +34,6 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   }
   const secrets = createSecretBox(resolveSecretKey(config.secretKey, config.dataDir));
-  const ctx: AppContext = { db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger };
+  const ctx: AppContext = { db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger, ...contextServices(config) };
   return { ctx, handle, close: () => handle.close() };
 }

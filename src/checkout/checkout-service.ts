@@ -1,7 +1,6 @@
 // What the checkout pages need from the transaction and reference data, without HTTP.
 import type { AppContext } from '../platform/context.ts';
 import { accountNow } from '../platform/sandbox-clock.ts';
-import { processorFor } from '../platform/processors/index.ts';
 import { findTransactionById, lockTransaction, type TransactionRow } from '../modules/transactions/repository.ts';
 import { isExpired } from '../modules/transactions/payment-attempt.ts';
 import { expiryRejection, recordRejection } from '../modules/transactions/transaction-result.ts';
@@ -16,7 +15,7 @@ export async function orderSummary(ctx: AppContext, row: TransactionRow): Promis
 
 /** Methods of the currency the deployment's processor can take. */
 export async function offeredMethods(ctx: AppContext, currency: string): Promise<readonly MethodOption[]> {
-  const processor = processorFor(ctx.config.mode);
+  const processor = ctx.processor;
   const rows = await ctx.db.selectFrom('payment_methods').select(['payment', 'name', 'description', 'kind'])
     .where('currency', '=', currency).orderBy('sort_order').execute();
   const out: MethodOption[] = [];

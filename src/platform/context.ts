@@ -4,6 +4,8 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/types.ts';
 import type { Engine } from './db/database.ts';
+import type { Ledger } from './ledger/ledger.ts';
+import type { PaymentProcessor } from './processors/processor.ts';
 import type { SecretBox } from './secrets.ts';
 
 export interface AppContext {
@@ -13,4 +15,8 @@ export interface AppContext {
   readonly clock: Clock;
   readonly secrets: SecretBox;
   readonly logger: Logger;
+  /** The only way money moves (src/platform/ledger/ledger.ts). */
+  readonly ledger: Ledger;
+  /** The deployment's payment processor (processorFor(mode)). */
+  readonly processor: PaymentProcessor;
 }

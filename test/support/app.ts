@@ -14,6 +14,7 @@ import { createSecretBox } from '../../src/platform/secrets.ts';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { cloneTestDatabase } from './database.ts';
+import { contextServices } from '../../src/services.ts';
 
 export interface TestAccount {
   readonly id: string;
@@ -66,6 +67,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     clock,
     secrets: createSecretBox(crypto.randomBytes(32)),
     logger: pino({ level: 'silent' }),
+    ...contextServices(config),
   };
   const app = await buildApp(ctx);
   options.extraRoutes?.(app);

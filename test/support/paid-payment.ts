@@ -1,7 +1,7 @@
 // Stands in for the payment flow's success journal in tests of the split seams: the gross arrives from the
 // processor, the fee goes to the service and the net waits in the merchant's pending settlement (supplement §4.3).
 import type { Tx } from '../../src/platform/db/types.ts';
-import { ledgerCodes, SYSTEM_OWNER } from '../../src/platform/ledger/codes.ts';
+import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../src/platform/ledger/ledger.ts';
 import { postJournal, type PostingInput } from '../../src/platform/ledger/post.ts';
 
 export async function postPaidPayment(tx: Tx, input: {
@@ -12,5 +12,5 @@ export async function postPaidPayment(tx: Tx, input: {
     { owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: input.currency, amountMinor: input.grossMinor - input.feeMinor },
   ];
   if (input.feeMinor > 0n) postings.push({ owner: SYSTEM_OWNER, code: ledgerCodes.serviceFees, currency: input.currency, amountMinor: input.feeMinor });
-  await postJournal(tx, { kind: 'test_payment', reference: input.transactionId, at: input.at, postings });
+  await postJournal(tx, { kind: journalKinds.transactionCapture, reference: input.transactionId, at: input.at, postings });
 }

@@ -2,8 +2,7 @@
 // whose payment date has come on the account's clock and pays out every beneficiary's payable.
 import type { AppContext } from '../../platform/context.ts';
 import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
-import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
-import { lockLedgerAccount, postJournal } from '../../platform/ledger/post.ts';
+import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { sql } from 'kysely';
 import { eventLimits } from './schemas.ts';
@@ -26,20 +25,16 @@ async function payOneEvent(ctx: AppContext, accountId: string | undefined): Prom
       const people = await tx.selectFrom('event_beneficiaries').select(['id', 'paid_minor'])
         .where('event_id', '=', event.id).orderBy('position').execute();
       for (const person of people) {
-        const key = { owner: person.id, code: ledgerCodes.beneficiaryPayable, currency: event.currency };
-        const { balanceMinor } = await lockLedgerAccount(tx, key);
-        if (balanceMinor === 0n) continue;
-        await postJournal(tx, {
-          kind: 'event_beneficiary_payout',
+        const swept = await ctx.ledger.sweep(tx, {
+          kind: journalKinds.eventBeneficiaryPayout,
           reference: event.id,
           at,
-          postings: [
-            { ...key, amountMinor: -balanceMinor },
-            { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency: event.currency, amountMinor: balanceMinor },
-          ],
+          from: { owner: person.id, code: ledgerCodes.beneficiaryPayable, currency: event.currency },
+          to: { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency: event.currency },
         });
+        if (swept === null) continue;
         await tx.updateTable('event_beneficiaries')
-          .set({ status: 'paid', paid_minor: person.paid_minor + balanceMinor, paid_at: at })
+          .set({ status: 'paid', paid_minor: person.paid_minor + swept.movedMinor, paid_at: at })
           .where('id', '=', person.id).execute();
       }
     }

@@ -1,10 +1,9 @@
-// The seams the payment flow calls for a sale that names an event (decision 042): check the event takes sales,
+// The seams the payment flow calls (through extension.ts, the PaymentExtension) for a sale that names an event (decision 042): check the event takes sales,
 // record a paid sale and how it divides, and move the beneficiaries' parts at settlement.
 import assert from 'node:assert/strict';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
-import { ledgerCodes } from '../../platform/ledger/codes.ts';
-import { lockLedgerAccount, postJournal, type PostedJournal } from '../../platform/ledger/post.ts';
+import { journalKinds, ledgerCodes, type Ledger, type PostedJournal } from '../../platform/ledger/ledger.ts';
 import { divideEventSale } from './divide.ts';
 import './types.ts';
 
@@ -115,7 +114,7 @@ export interface EventSaleSettlement {
  * beneficiary's payable, to be paid on date_payment. The caller settles `split.merchantMinor` to the merchant as
  * for any payment. Runs once per sale; a later call returns the same split and no journal.
  */
-export async function settleEventSale(tx: Tx, input: { readonly accountId: string; readonly transactionId: string; readonly at: Date }): Promise<EventSaleSettlement> {
+export async function settleEventSale(ledger: Ledger, tx: Tx, input: { readonly accountId: string; readonly transactionId: string; readonly at: Date }): Promise<EventSaleSettlement> {
   const sale = await tx.selectFrom('event_sales').select(['event_id', 'currency', 'settled_at'])
     .where('transaction_id', '=', input.transactionId).where('account_id', '=', input.accountId).forUpdate().executeTakeFirst();
   assert.ok(sale !== undefined, 'a settled sale was recorded first');
@@ -125,13 +124,13 @@ export async function settleEventSale(tx: Tx, input: { readonly accountId: strin
   // Lock order, so this cannot deadlock on PostgreSQL: the merchant's pending settlement, then the event, then the
   // payables. A paid sale (recordSuccess) holds the pending settlement when it locks the event, and the payout run
   // (payouts.ts) holds the event when it locks the payables.
-  await lockLedgerAccount(tx, { owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: sale.currency });
+  await ledger.hold(tx, [{ owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: sale.currency }]);
   await tx.selectFrom('events').select('id').where('id', '=', sale.event_id).forUpdate().executeTakeFirstOrThrow();
   await tx.updateTable('event_sales').set({ settled_at: input.at }).where('transaction_id', '=', input.transactionId).execute();
   const paid = split.parts.filter((p) => p.amountMinor > 0n);
   if (paid.length === 0) return { split, journal: null };
-  const journal = await postJournal(tx, {
-    kind: 'event_sale_split',
+  const journal = await ledger.post(tx, {
+    kind: journalKinds.eventSaleSplit,
     reference: input.transactionId,
     at: input.at,
     postings: [

@@ -3,8 +3,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
-import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
-import { postJournal } from '../../platform/ledger/post.ts';
+import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { shareTransitions, type ShareStatus } from './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -36,8 +35,8 @@ async function advanceOneShare(ctx: AppContext, accountId: string | undefined): 
     if (share.status === 'liquidate') {
       assertMove('liquidate', 'pending for deposit');
       if (share.amount_minor > 0n) {
-        await postJournal(tx, {
-          kind: 'marketplace_client_deposit',
+        await ctx.ledger.post(tx, {
+          kind: journalKinds.marketplaceClientDeposit,
           reference: share.transaction_id,
           at,
           postings: [

@@ -1,11 +1,10 @@
-// The seams the payment flow calls for a transaction created with `marketplace` (a membership token): check the
+// The seams the payment flow calls (through extension.ts, the PaymentExtension) for a transaction created with `marketplace` (a membership token): check the
 // membership may take payments, record how a paid transaction's net divides, and move the clients' parts into
 // their payables at settlement. Deposits to the clients' banks follow in deposits.ts.
 import assert from 'node:assert/strict';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
-import { ledgerCodes } from '../../platform/ledger/codes.ts';
-import { postJournal, type PostedJournal } from '../../platform/ledger/post.ts';
+import { journalKinds, ledgerCodes, type Ledger, type PostedJournal } from '../../platform/ledger/ledger.ts';
 import { clientDepositDelayMs } from './deposits.ts';
 import { divideMarketplaceNet } from './divide.ts';
 import { findMembershipByToken, membershipClients } from './repository.ts';
@@ -94,7 +93,7 @@ export async function readMarketplaceShares(db: DbOrTx, transactionId: string): 
  * client's payable (`liquidate`), due for deposit a day later (clientDepositDelayMs). The caller settles `shares.merchantMinor` to the
  * merchant as for any payment. Runs once per transaction; a later call returns the same shares and no journal.
  */
-export async function settleMarketplaceShares(tx: Tx, input: { readonly accountId: string; readonly transactionId: string; readonly at: Date })
+export async function settleMarketplaceShares(ledger: Ledger, tx: Tx, input: { readonly accountId: string; readonly transactionId: string; readonly at: Date })
   : Promise<{ readonly shares: MarketplaceShares; readonly journal: PostedJournal | null }> {
   const payment = await tx.selectFrom('ma_payments').select(['currency', 'settled_at'])
     .where('transaction_id', '=', input.transactionId).where('account_id', '=', input.accountId).forUpdate().executeTakeFirst();
@@ -109,8 +108,8 @@ export async function settleMarketplaceShares(tx: Tx, input: { readonly accountI
   const paid = shares.parts.filter((p) => p.amountMinor > 0n);
   if (paid.length === 0) return { shares, journal: null };
   const clientsMinor = paid.reduce((sum, p) => sum + p.amountMinor, 0n);
-  const journal = await postJournal(tx, {
-    kind: 'marketplace_split',
+  const journal = await ledger.post(tx, {
+    kind: journalKinds.marketplaceSplit,
     reference: input.transactionId,
     at: input.at,
     postings: [

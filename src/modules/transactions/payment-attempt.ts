@@ -7,7 +7,6 @@
 import type { AppContext } from '../../platform/context.ts';
 import { newId } from '../../platform/ids.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
-import { processorFor } from '../../platform/processors/index.ts';
 import type { ChargeRequest } from '../../platform/processors/processor.ts';
 import { transactionLimits } from './limits.ts';
 import { lockTransaction } from './repository.ts';
@@ -59,7 +58,7 @@ export async function attemptPayment(ctx: AppContext, input: AttemptInput): Prom
   });
   if (claim.kind !== 'claimed') return claim;
 
-  const processor = processorFor(ctx.config.mode);
+  const processor = ctx.processor;
   const request = { ...input.charge, idempotencyKey: attemptId, amountMinor: claim.amountMinor, currency: claim.currency, description: claim.description } as ChargeRequest;
   let outcome;
   try {

@@ -1,38 +1,30 @@
 // Who receives a paid transaction's net at settlement. A plain payment's net goes whole to the merchant's wallet.
-// A marketplace payment's clients, or an event sale's beneficiaries, first get their parts moved into their
-// payables by their own module's journal (decisions 042, 045); only the merchant's part is left for the wallet.
+// A payment that carries an extension (a marketplace's clients, an event's beneficiaries, ...) first has the
+// extension move its parts by its own journal (extension.ts); only the merchant's part is left for the wallet.
 import assert from 'node:assert/strict';
+import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { ledgerCodes } from '../../platform/ledger/codes.ts';
-import { settleEventSale } from '../events/sales.ts';
-import { settleMarketplaceShares } from '../marketplace/payment.ts';
+import { ledgerCodes, type LedgerCode } from '../../platform/ledger/ledger.ts';
+import { extensionOf } from './extension.ts';
 import type { TransactionRow } from './repository.ts';
 
 export interface NetAllocation {
-  /** Ledger owner credited: the merchant account id, a marketplace client id, a beneficiary id. */
+  /** Ledger owner credited: the merchant account id. */
   readonly owner: string;
-  readonly code: string;
+  readonly code: LedgerCode;
   readonly amountMinor: bigint;
 }
 
 export interface NetSettlement {
   /** What the settlement journal moves out of the merchant's pending settlement: the allocations, summed. */
   readonly allocations: readonly NetAllocation[];
-  /** The part of the net another module's journal already moved to clients or beneficiaries. */
+  /** The part of the net an extension's journal already moved to clients or beneficiaries. */
   readonly splitMinor: bigint;
 }
 
-export async function allocateNet(tx: Tx, row: TransactionRow, netMinor: bigint, at: Date): Promise<NetSettlement> {
-  let merchantMinor = netMinor;
-  if (row.membership_id !== null) {
-    const { shares } = await settleMarketplaceShares(tx, { accountId: row.account_id, transactionId: row.id, at });
-    assert.equal(shares.netMinor, netMinor, 'the shares divided the same net');
-    merchantMinor = shares.merchantMinor;
-  } else if (row.event_id !== null) {
-    const { split } = await settleEventSale(tx, { accountId: row.account_id, transactionId: row.id, at });
-    assert.equal(split.netMinor, netMinor, 'the sale divided the same net');
-    merchantMinor = split.merchantMinor;
-  }
+export async function allocateNet(ctx: AppContext, tx: Tx, row: TransactionRow, netMinor: bigint, at: Date): Promise<NetSettlement> {
+  const extension = extensionOf(ctx, row);
+  const merchantMinor = extension === null ? netMinor : (await extension.settle(ctx, tx, row, netMinor, at)).merchantMinor;
   const allocations: NetAllocation[] = merchantMinor > 0n
     ? [{ owner: row.account_id, code: ledgerCodes.walletAvailable, amountMinor: merchantMinor }]
     : [];

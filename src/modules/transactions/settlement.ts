@@ -1,21 +1,27 @@
 // Settlement (supplement §4.3): on the availability date a paid transaction's net leaves the merchant's pending
-// settlement for whoever settlement-allocation.ts names, as one journal (a split's clients or beneficiaries get
-// theirs by their module's journal first), with a wallet movement (income, with origin_liquidation set to the
-// transaction id) for the merchant's wallet. Runs as due work, so the sandbox
-// clock advances it.
+// settlement for whoever settlement-allocation.ts names, as one journal (an extension's clients or beneficiaries
+// get theirs by their module's journal first), with a wallet movement (income, with origin_liquidation set to the
+// transaction id) for the merchant's wallet. Each run records what it settled as batches (settlement-batch.ts).
+// Runs as due work, so the sandbox clock advances it.
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
-import { ledgerCodes } from '../../platform/ledger/codes.ts';
-import { postJournal } from '../../platform/ledger/post.ts';
+import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import { allocateNet } from './settlement-allocation.ts';
+import { addToBatch, RunBatches } from './settlement-batch.ts';
 import './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
-/** Settles one due transaction in its own database transaction; false when none is due. */
-async function settleOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean> {
+interface Settled {
+  readonly accountId: string;
+  readonly currency: string;
+  readonly batchId: string;
+}
+
+/** Settles one due transaction in its own database transaction; null when none is due. */
+async function settleOne(ctx: AppContext, scope: DueWorkScope, batches: RunBatches): Promise<Settled | null> {
   return inTransaction(ctx.db, async (tx) => {
     let q = tx.selectFrom('transactions').selectAll()
       .where('status', '=', 'success')
@@ -23,15 +29,17 @@ async function settleOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean>
       .where('settle_due_at', '<=', accountNowSql(ctx, sql.ref('transactions.account_id')));
     if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
     const row = await q.orderBy('settle_due_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
-    if (row === undefined) return false;
+    if (row === undefined) return null;
     const at = await accountNow(ctx, row.account_id, tx);
-    const netMinor = BigInt(row.amount_minor) - BigInt(row.fee_minor ?? 0n);
+    const grossMinor = BigInt(row.amount_minor);
+    const feeMinor = BigInt(row.fee_minor ?? 0n);
+    const netMinor = grossMinor - feeMinor;
     // Called even for a zero net, so a split payment's shares still reach their settled state.
-    const { allocations } = await allocateNet(tx, row, netMinor, at);
+    const { allocations } = await allocateNet(ctx, tx, row, netMinor, at);
     const movedMinor = allocations.reduce((sum, a) => sum + a.amountMinor, 0n);
     if (movedMinor > 0n) {
-      const journal = await postJournal(tx, {
-        kind: 'transaction.settlement',
+      const journal = await ctx.ledger.post(tx, {
+        kind: journalKinds.transactionSettlement,
         reference: row.id,
         at,
         postings: [
@@ -53,14 +61,23 @@ async function settleOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean>
         });
       }
     }
-    await tx.updateTable('transactions').set({ settled_at: at, updated_at: at }).where('id', '=', row.id).execute();
-    return true;
+    const batchId = await addToBatch(tx, batches.openFor(row.account_id, row.currency), {
+      accountId: row.account_id, currency: row.currency, grossMinor, feeMinor, at,
+    });
+    await tx.updateTable('transactions').set({ settled_at: at, updated_at: at, settlement_batch_id: batchId }).where('id', '=', row.id).execute();
+    return { accountId: row.account_id, currency: row.currency, batchId };
   });
 }
 
 export async function runSettlements(ctx: AppContext, scope: DueWorkScope): Promise<number> {
+  const batches = new RunBatches();
   let processed = 0;
-  while (processed < scope.limit && (await settleOne(ctx, scope))) processed++;
+  while (processed < scope.limit) {
+    const settled = await settleOne(ctx, scope, batches);
+    if (settled === null) break;
+    batches.committed(settled.accountId, settled.currency, settled.batchId);
+    processed++;
+  }
   return processed;
 }
 

@@ -8,9 +8,8 @@ import { accountNow } from '../../platform/sandbox-clock.ts';
 import { parseLocal } from '../../platform/time-format.ts';
 import { limits } from '../../limits.ts';
 import { findPaymentMethod, knownCurrencies } from '../reference/repository.ts';
-import { resolveEventForSale } from '../events/sales.ts';
-import { resolveMarketplaceForPayment } from '../marketplace/payment.ts';
 import { checkoutUrl } from './checkout-link.ts';
+import type { ExtensionColumns, Prepared } from './extension.ts';
 import { transactionLimits } from './limits.ts';
 import { normaliseRut } from '../../platform/rut.ts';
 import type { CreateTransactionInput } from './schemas.ts';
@@ -43,6 +42,28 @@ export interface CreatedTransaction {
   readonly status: 'pending';
   readonly id: string;
   readonly url: string;
+}
+
+/**
+ * Runs the creation checks of every extension the request names. A transaction names at most one (decision 042):
+ * each extension after the first named one is an invalid field, and is not checked further.
+ */
+async function prepareExtensions(ctx: AppContext, input: CreateTransactionInput, errors: Record<string, string>,
+  base: { readonly accountId: string; readonly currency: string; readonly at: Date }): Promise<readonly Prepared[]> {
+  const named = ctx.paymentExtensions.flatMap((extension) => {
+    const raw = input[extension.field];
+    const value = typeof raw === 'string' ? present(raw) : null;
+    return value === null ? [] : [{ extension, value }];
+  });
+  for (const { extension } of named.slice(1)) errors[extension.field] = 'invalid';
+  const prepared: Prepared[] = [];
+  for (const { extension, value } of named) {
+    if (errors[extension.field] !== undefined) continue;
+    const p = await extension.prepare(ctx, { ...base, value });
+    if (!p.ok && 'errors' in p) Object.assign(errors, p.errors);
+    prepared.push(p);
+  }
+  return prepared;
 }
 
 export async function createTransaction(ctx: AppContext, accountId: string, input: CreateTransactionInput): Promise<CreatedTransaction | RuleFailure> {
@@ -85,30 +106,18 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
     const bank = await ctx.db.selectFrom('banks').select('code').where('currency', '=', currency).where('code', '=', String(payerBank)).executeTakeFirst();
     if (bank === undefined) errors['additional_parameters.payer_bank'] = 'invalid';
   }
-  const marketplace = present(input.marketplace);
-  const eventCode = present(input.event);
-  // Both would divide the same net (decision 042).
-  if (marketplace !== null && eventCode !== null) errors.event = 'invalid';
-  const membership = marketplace === null ? null : await resolveMarketplaceForPayment(ctx.db, accountId, marketplace);
-  if (membership !== null && !membership.ok && membership.reason === 'unknown') errors.marketplace = 'invalid';
-  if (eventCode !== null && errors.event === undefined
-    && (await ctx.db.selectFrom('events').select('id').where('account_id', '=', accountId).where('code', '=', eventCode).executeTakeFirst()) === undefined) {
-    errors.event = 'not found';
-  }
+  const prepared = await prepareExtensions(ctx, input, errors, { accountId, currency, at: now });
   if (Object.keys(errors).length > 0) throw validationError(errors);
-  if (membership !== null && !membership.ok && membership.reason === 'suspended') return membership.failure;
+  const refused = prepared.find((p) => !p.ok && 'failure' in p);
+  if (refused !== undefined && !refused.ok && 'failure' in refused) return refused.failure;
 
   const created = await inTransaction(ctx.db, async (tx): Promise<{ id: string } | RuleFailure> => {
-    let eventId: string | null = null;
-    if (eventCode !== null) {
-      // Locks the event row, so a sale and the fixing of the event's currency cannot race another sale.
-      const sale = await resolveEventForSale(tx, accountId, eventCode, now, currency);
-      if (!sale.ok) {
-        // Events are never deleted, so only the checks after the lookup above can refuse here.
-        if (sale.reason === 'unknown') throw validationError({ event: 'not found' });
-        return sale.failure;
-      }
-      eventId = sale.event.id;
+    let columns: ExtensionColumns = {};
+    for (const p of prepared) {
+      if (!p.ok) continue;
+      const attached = await p.attach(tx);
+      if (!attached.ok) return attached.failure;
+      columns = { ...columns, ...attached.columns };
     }
     const id = newId('trx', 17);
     await tx.insertInto('transactions').values({
@@ -125,9 +134,10 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
       urlreturn,
       urlnotify,
       additional_parameters: params === null ? null : JSON.stringify(params),
-      marketplace,
-      membership_id: membership !== null && membership.ok ? membership.membershipId : null,
-      event_id: eventId,
+      marketplace: null,
+      membership_id: null,
+      event_id: null,
+      ...columns,
       payment_key: newId('pr', 17),
       transaction_key: sixteenDigits(),
       verification_key: randomHex(16),

@@ -2,12 +2,10 @@
 // and the urlnotify callback (outbox), together or not at all (supplement §4.2, §5.1).
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
-import { postJournal } from '../../platform/ledger/post.ts';
+import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import { formatDate, parseLocal } from '../../platform/time-format.ts';
-import { recordEventSale } from '../events/sales.ts';
-import { recordMarketplaceShares } from '../marketplace/payment.ts';
+import { extensionOf } from './extension.ts';
 import { computeFeeMinor, feeRuleFor } from './fees.ts';
 import type { TransactionRow } from './repository.ts';
 import { assertTransition, notifyStatus, type TransactionStatus } from './state-machine.ts';
@@ -84,8 +82,8 @@ export async function recordSuccess(ctx: AppContext, tx: Tx, row: TransactionRow
     settle_due_at: dueAt,
   }).where('id', '=', row.id).execute();
   const currency = row.currency;
-  await postJournal(tx, {
-    kind: 'transaction.capture',
+  await ctx.ledger.post(tx, {
+    kind: journalKinds.transactionCapture,
     reference: row.id,
     at,
     postings: [
@@ -94,8 +92,8 @@ export async function recordSuccess(ctx: AppContext, tx: Tx, row: TransactionRow
     ],
   });
   if (fee > 0n) {
-    await postJournal(tx, {
-      kind: 'transaction.fee',
+    await ctx.ledger.post(tx, {
+      kind: journalKinds.transactionFee,
       reference: row.id,
       at,
       postings: [
@@ -105,11 +103,7 @@ export async function recordSuccess(ctx: AppContext, tx: Tx, row: TransactionRow
     });
   }
   // How the net will divide is fixed now, with the money; settlement moves it (settlement-allocation.ts).
-  if (row.membership_id !== null) {
-    await recordMarketplaceShares(tx, { accountId: row.account_id, membershipId: row.membership_id, transactionId: row.id, currency, netMinor: gross - fee, at });
-  } else if (row.event_id !== null) {
-    await recordEventSale(tx, { accountId: row.account_id, eventId: row.event_id, transactionId: row.id, currency, grossMinor: gross, feeMinor: fee, at });
-  }
+  await extensionOf(ctx, row)?.recordSuccess(ctx, tx, row, { grossMinor: gross, feeMinor: fee, at });
   await notify(tx, row, 'success', at);
 }
 

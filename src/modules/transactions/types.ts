@@ -51,6 +51,20 @@ export interface TransactionTable {
   deposit_date: string | null;
   settle_due_at: Timestamp | null;
   settled_at: Timestamp | null;
+  /** The settlement run's batch that settled it (migration 0050). */
+  settlement_batch_id: Generated<string | null>;
+}
+
+/** What one settlement run settled for one account and currency (migration 0050). */
+export interface SettlementBatchTable {
+  id: string;
+  account_id: string;
+  currency: string;
+  created_at: Timestamp;
+  transaction_count: number;
+  gross_minor: Int8;
+  fee_minor: Int8;
+  net_minor: Int8;
 }
 
 export interface AccountFeeTable {
@@ -65,5 +79,6 @@ declare module '../../platform/db/types.ts' {
   interface Database {
     transactions: TransactionTable;
     account_fees: AccountFeeTable;
+    settlement_batches: SettlementBatchTable;
   }
 }

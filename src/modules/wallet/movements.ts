@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import type { Tx, Int8, Timestamp } from '../../platform/db/types.ts';
 import type { Generated } from 'kysely';
 import { newId } from '../../platform/ids.ts';
-import { ledgerCodes } from '../../platform/ledger/codes.ts';
-import type { PostedJournal } from '../../platform/ledger/post.ts';
+import { ledgerCodes, type PostedJournal } from '../../platform/ledger/ledger.ts';
 
 export interface WalletMovementTable {
   seq: Generated<bigint>;

@@ -3,11 +3,12 @@
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { ledgerCodes } from '../../platform/ledger/codes.ts';
-import { lockLedgerAccount, postJournal } from '../../platform/ledger/post.ts';
+import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from './movements.ts';
 import { sandboxImmediateOutcome, sandboxProcessingAfterMs, sandboxRejectionReason, type PayoutKind } from './payout-states.ts';
+
+const reservedJournalKinds = { payout: journalKinds.payoutReserved, withdrawal: journalKinds.withdrawalReserved } as const satisfies Record<PayoutKind, string>;
 import { transitionPayout } from './payout-transition.ts';
 import { findPayoutByOrder, insertPayout, lockPayout, setPayoutMovement, type PayoutRow } from './repository.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -66,17 +67,20 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
       const owner = request.accountId;
       const currency = request.currency;
       const at = await accountNow(ctx, owner, tx);
-      // The wallet's row lock serialises every payout of this account and currency: the funds check below and
-      // the reservation that follows cannot interleave with another request's.
-      const available = await lockLedgerAccount(tx, { owner, code: ledgerCodes.walletAvailable, currency });
+      // The wallet's row lock serialises every payout of this account and currency: the order check below, the
+      // funds check and the reservation cannot interleave with another request's.
+      await ctx.ledger.hold(tx, [{ owner, code: ledgerCodes.walletAvailable, currency }]);
       const existing = await findPayoutByOrder(tx, owner, request.kind, request.order);
       if (existing !== undefined) throw new Abort(answerForExisting(existing, request));
-      if (available.balanceMinor < request.amountMinor) {
-        throw new Abort({ ok: false, failure: ruleFailure('insufficient_funds', `available balance ${available.balanceMinor} ${currency} does not cover ${request.amountMinor}`) });
+      const id = newId('mor', 17);
+      // Reserved before the payout row is written, so a shortfall answers before an order taken in another currency.
+      const reserved = await ctx.ledger.reserve(tx, { kind: reservedJournalKinds[request.kind], reference: id, at, owner, currency, amountMinor: request.amountMinor });
+      if (!reserved.ok) {
+        throw new Abort({ ok: false, failure: ruleFailure('insufficient_funds', `available balance ${reserved.availableMinor} ${currency} does not cover ${request.amountMinor}`) });
       }
+      const journal = reserved.journal;
       const sandbox = ctx.config.mode === 'sandbox';
       const immediate = sandbox && request.kind === 'payout' ? sandboxImmediateOutcome(request.amountMinor) : null;
-      const id = newId('mor', 17);
       const d = request.destination;
       const inserted = await insertPayout(tx, {
         id, account_id: owner, kind: request.kind, order: request.order, order_ext: request.orderExt,
@@ -91,15 +95,6 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
       });
       // Same order in another currency committed first: its row decides the answer, read after rollback.
       if (!inserted) throw new Abort('order_taken');
-      const journal = await postJournal(tx, {
-        kind: `${request.kind}.reserved`,
-        reference: id,
-        at,
-        postings: [
-          { owner, code: ledgerCodes.walletAvailable, currency, amountMinor: -request.amountMinor },
-          { owner, code: ledgerCodes.walletReserved, currency, amountMinor: request.amountMinor },
-        ],
-      });
       const movement = await appendWalletMovement(tx, {
         accountId: owner, currency, order: request.order, subject: request.subject,
         kind: request.kind, reference: id, originLiquidation: null, journal, at,

@@ -3,12 +3,11 @@
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
-import { postJournal } from '../../platform/ledger/post.ts';
+import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
 import { appendWalletMovement } from './movements.ts';
-import { assertTransition, outcomeOf, type PayoutStatus } from './payout-states.ts';
+import { assertTransition, outcomeOf, type PayoutKind, type PayoutStatus } from './payout-states.ts';
 import { markMovementReversed, type PayoutRow } from './repository.ts';
 
 export interface TransitionOptions {
@@ -18,6 +17,9 @@ export interface TransitionOptions {
   /** Next time-driven move, if any. */
   readonly dueAt?: Date | null;
 }
+
+const paidJournalKinds = { payout: journalKinds.payoutPaid, withdrawal: journalKinds.withdrawalPaid } as const satisfies Record<PayoutKind, string>;
+const releasedJournalKinds = { payout: journalKinds.payoutReleased, withdrawal: journalKinds.withdrawalReleased } as const satisfies Record<PayoutKind, string>;
 
 /** The seed's payout notification (Events): sent to url_notify when a payout is resolved. */
 export function payoutNotification(ctx: AppContext, p: PayoutRow): Record<string, unknown> {
@@ -50,8 +52,8 @@ export async function transitionPayout(ctx: AppContext, tx: Tx, payout: PayoutRo
   const owner = payout.account_id;
   const currency = payout.currency;
   if (outcome === 'paid') {
-    await postJournal(tx, {
-      kind: `${payout.kind}.paid`,
+    await ctx.ledger.post(tx, {
+      kind: paidJournalKinds[payout.kind],
       reference: payout.id,
       at: options.at,
       postings: [
@@ -60,15 +62,7 @@ export async function transitionPayout(ctx: AppContext, tx: Tx, payout: PayoutRo
       ],
     });
   } else if (outcome === 'rejected') {
-    const journal = await postJournal(tx, {
-      kind: `${payout.kind}.released`,
-      reference: payout.id,
-      at: options.at,
-      postings: [
-        { owner, code: ledgerCodes.walletReserved, currency, amountMinor: -amountMinor },
-        { owner, code: ledgerCodes.walletAvailable, currency, amountMinor },
-      ],
-    });
+    const journal = await ctx.ledger.release(tx, { kind: releasedJournalKinds[payout.kind], reference: payout.id, at: options.at, owner, currency, amountMinor });
     await appendWalletMovement(tx, {
       accountId: owner, currency, order: payout.order, subject: payout.subject,
       kind: `${payout.kind}_reversal`, reference: payout.id, originLiquidation: null, journal, at: options.at,

@@ -2,8 +2,7 @@
 // POST /api/sandbox/wallet/credit. Ledger-backed like every other movement.
 import type { AppContext } from '../../platform/context.ts';
 import { newId } from '../../platform/ids.ts';
-import { ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/codes.ts';
-import { lockLedgerAccount, postJournal } from '../../platform/ledger/post.ts';
+import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from './movements.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -27,17 +26,22 @@ export interface CreditResult {
  * The most a wallet may hold: the balance is shown as a JSON integer (amount_available), which is exact only up to
  * 2^53 - 1. Crediting past it would commit the money and then fail every read of the wallet with a 500.
  */
+const creditJournalKinds = {
+  adjustment: journalKinds.walletAdjustment,
+  sandbox_credit: journalKinds.walletSandboxCredit,
+} as const satisfies Record<CreditInput['kind'], string>;
+
 export const walletBalanceMinorMax = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** null when the credit would take the balance over walletBalanceMinorMax; nothing is written then. */
 export async function creditWallet(ctx: AppContext, input: CreditInput): Promise<CreditResult | null> {
   return inTransaction(ctx.db, async (tx) => {
-    const wallet = await lockLedgerAccount(tx, { owner: input.accountId, code: ledgerCodes.walletAvailable, currency: input.currency });
-    if (wallet.balanceMinor + input.amountMinor > walletBalanceMinorMax) return null;
+    const [balanceMinor] = await ctx.ledger.hold(tx, [{ owner: input.accountId, code: ledgerCodes.walletAvailable, currency: input.currency }]);
+    if (balanceMinor! + input.amountMinor > walletBalanceMinorMax) return null;
     const at = await accountNow(ctx, input.accountId, tx);
     const creditId = newId('adj', 17);
-    const journal = await postJournal(tx, {
-      kind: `wallet.${input.kind}`,
+    const journal = await ctx.ledger.post(tx, {
+      kind: creditJournalKinds[input.kind],
       reference: creditId,
       memo: input.reason,
       at,

@@ -1,8 +1,7 @@
 // The Wallet summary (seed): balance, latest movement and a page of movements, newest first.
 import type { AppContext } from '../../platform/context.ts';
 import { notFound } from '../../platform/errors.ts';
-import { ledgerCodes } from '../../platform/ledger/codes.ts';
-import { readBalance } from '../../platform/ledger/post.ts';
+import { ledgerCodes } from '../../platform/ledger/ledger.ts';
 import { findMovement, latestMovementId, movementsPage, payoutsByIds } from './repository.ts';
 import { movementBody, safeInteger } from './views.ts';
 
@@ -17,7 +16,7 @@ const payoutMovementKinds: ReadonlySet<string> = new Set(['payout', 'withdrawal'
 
 async function render(ctx: AppContext, q: SummaryQuery, movements: Awaited<ReturnType<typeof movementsPage>>, filterId: string | null) {
   const currentId = await latestMovementId(ctx.db, q.accountId, q.currency);
-  const balanceMinor = await readBalance(ctx.db, { owner: q.accountId, code: ledgerCodes.walletAvailable, currency: q.currency });
+  const balanceMinor = await ctx.ledger.balance(ctx.db, { owner: q.accountId, code: ledgerCodes.walletAvailable, currency: q.currency });
   const payoutIds = [...new Set(movements.filter((m) => payoutMovementKinds.has(m.kind)).map((m) => m.reference))];
   const payouts = new Map((await payoutsByIds(ctx.db, q.accountId, payoutIds)).map((p) => [p.id, p]));
   return {

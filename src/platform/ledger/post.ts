@@ -1,9 +1,11 @@
-// The single way money moves: a balanced journal posted inside the caller's database transaction.
+// The SQL under the Ledger interface (ledger.ts): a balanced journal posted inside the caller's database
+// transaction, and the account row locks, always taken in ledgerLockOrder. Modules use ctx.ledger, never this file.
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import type { Tx } from '../db/types.ts';
 import { newId } from '../ids.ts';
-import { isNonNegative } from './codes.ts';
+import { isNonNegative, SYSTEM_OWNER } from './codes.ts';
+import type { JournalKind } from './kinds.ts';
 import './types.ts';
 
 export interface LedgerKey {
@@ -17,7 +19,7 @@ export interface PostingInput extends LedgerKey {
 }
 
 export interface JournalInput {
-  readonly kind: string;
+  readonly kind: JournalKind;
   /** The business object the journal belongs to (transaction id, payout id, ...). */
   readonly reference: string;
   readonly memo?: string;
@@ -68,10 +70,42 @@ export async function readBalance(db: Tx | import('../db/types.ts').Db, key: Led
   return row === undefined ? 0n : BigInt(row.balance_minor);
 }
 
+const keyOf = (p: LedgerKey) => `${p.owner}\u0000${p.code}\u0000${p.currency}`;
+
 /**
- * Posts a balanced journal. Accounts are locked in a fixed order (owner, code, currency) so concurrent journals
- * touching the same accounts cannot deadlock. A non-negative account going below zero is a bug in the caller,
- * which must check funds under lockLedgerAccount first: the assertion (and the CHECK constraint) stop it.
+ * The ledger's one lock order (docs/ledger.md): the accounts of merchants, clients and beneficiaries by owner,
+ * code and currency, then the system's accounts by code and currency. System accounts are the hottest rows (every
+ * payment touches processor clearing), so they are held for the shortest time, and last as decision 060 requires.
+ */
+export function ledgerLockOrder(a: LedgerKey, b: LedgerKey): number {
+  const systemA = a.owner === SYSTEM_OWNER ? 1 : 0;
+  const systemB = b.owner === SYSTEM_OWNER ? 1 : 0;
+  if (systemA !== systemB) return systemA - systemB;
+  const ka = keyOf(a);
+  const kb = keyOf(b);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/**
+ * Locks every distinct account of `keys` in ledgerLockOrder, creating those that never moved, and returns each
+ * one's id and balance by key. Locking an account this transaction already holds costs one round trip, no wait.
+ */
+export async function lockLedgerAccounts(tx: Tx, keys: readonly LedgerKey[]): Promise<ReadonlyMap<string, { id: bigint; balanceMinor: bigint }>> {
+  const distinct = new Map<string, LedgerKey>();
+  for (const k of keys) distinct.set(keyOf(k), { owner: k.owner, code: k.code, currency: k.currency });
+  const locked = new Map<string, { id: bigint; balanceMinor: bigint }>();
+  for (const key of [...distinct.values()].sort(ledgerLockOrder)) locked.set(keyOf(key), await lockLedgerAccount(tx, key));
+  return locked;
+}
+
+export function ledgerKeyId(key: LedgerKey): string {
+  return keyOf(key);
+}
+
+/**
+ * Posts a balanced journal, locking its accounts in ledgerLockOrder so concurrent journals touching the same
+ * accounts cannot deadlock. A non-negative account going below zero is a bug in the caller, which must check
+ * funds under a lock first (Ledger.hold, reserve, take): the assertion (and the CHECK constraint) stop it.
  */
 export async function postJournal(tx: Tx, journal: JournalInput): Promise<PostedJournal> {
   assertBalanced(journal.postings);
@@ -79,13 +113,8 @@ export async function postJournal(tx: Tx, journal: JournalInput): Promise<Posted
   await tx.insertInto('journal_entries')
     .values({ id, kind: journal.kind, reference: journal.reference, memo: journal.memo ?? '', created_at: journal.at })
     .execute();
-  const keyOf = (p: LedgerKey) => `${p.owner}\u0000${p.code}\u0000${p.currency}`;
-  const ordered = [...new Set(journal.postings.map(keyOf))].sort();
-  const accounts = new Map<string, bigint>();
-  for (const k of ordered) {
-    const [owner, code, currency] = k.split('\u0000') as [string, string, string];
-    accounts.set(k, (await lockLedgerAccount(tx, { owner, code, currency })).id);
-  }
+  const locked = await lockLedgerAccounts(tx, journal.postings);
+  const accounts = new Map([...locked].map(([k, v]) => [k, v.id]));
   const lines: PostedLine[] = [];
   const rows: { journal_id: string; ledger_account_id: bigint; currency: string; amount_minor: bigint; balance_after_minor: bigint }[] = [];
   for (const p of journal.postings) {

@@ -83,9 +83,9 @@ describe('event sale seams', () => {
   it('moves the beneficiaries\' parts at settlement and pays them on date_payment, not before', async () => {
     const at = t.clock.now();
     for (const id of ['trx_ev_1', 'trx_ev_2', 'trx_ev_3']) {
-      await t.ctx.db.transaction().execute((tx) => settleEventSale(tx, { accountId: merchant.id, transactionId: id, at }));
+      await t.ctx.db.transaction().execute((tx) => settleEventSale(t.ctx.ledger, tx, { accountId: merchant.id, transactionId: id, at }));
     }
-    const again = await t.ctx.db.transaction().execute((tx) => settleEventSale(tx, { accountId: merchant.id, transactionId: 'trx_ev_1', at }));
+    const again = await t.ctx.db.transaction().execute((tx) => settleEventSale(t.ctx.ledger, tx, { accountId: merchant.id, transactionId: 'trx_ev_1', at }));
     expect(again.journal).toBeNull();
     const [a, b] = (await getEvent()).affiliations as Array<{ id: string; status: string }>;
     const payable = (owner: string) => readBalance(t.ctx.db, { owner, code: ledgerCodes.beneficiaryPayable, currency: 'CLP' });
@@ -105,7 +105,7 @@ describe('event sale seams', () => {
 
     // A sale paid before closing but settled after the payout ran is paid by the next run.
     await sell(eventId, 'trx_ev_4', 1_000n, 0n, at);
-    await t.ctx.db.transaction().execute((tx) => settleEventSale(tx, { accountId: merchant.id, transactionId: 'trx_ev_4', at: t.clock.now() }));
+    await t.ctx.db.transaction().execute((tx) => settleEventSale(t.ctx.ledger, tx, { accountId: merchant.id, transactionId: 'trx_ev_4', at: t.clock.now() }));
     expect(await payable(a!.id)).toBe(540n);
     expect((await advance({ seconds: 1 })).json().processed['event-beneficiary-payouts']).toBe(1);
     expect(await payable(a!.id)).toBe(0n);

@@ -70,12 +70,12 @@ describe('marketplace payment seams', () => {
     expect(again).toEqual(recorded);
     expect(await detailStatuses(a)).toEqual(['pending']);
 
-    const settled = await t.ctx.db.transaction().execute((tx) => settleMarketplaceShares(tx, { accountId: merchant.id, transactionId: 'trx_ma_1', at }));
+    const settled = await t.ctx.db.transaction().execute((tx) => settleMarketplaceShares(t.ctx.ledger, tx, { accountId: merchant.id, transactionId: 'trx_ma_1', at }));
     expect(settled.journal).not.toBeNull();
     expect(await balance(a, ledgerCodes.clientPayable)).toBe(3233n);
     expect(await balance(b, ledgerCodes.clientPayable)).toBe(3234n);
     expect(await balance(merchant.id, ledgerCodes.pendingSettlement)).toBe(3234n);
-    const twice = await t.ctx.db.transaction().execute((tx) => settleMarketplaceShares(tx, { accountId: merchant.id, transactionId: 'trx_ma_1', at }));
+    const twice = await t.ctx.db.transaction().execute((tx) => settleMarketplaceShares(t.ctx.ledger, tx, { accountId: merchant.id, transactionId: 'trx_ma_1', at }));
     expect(twice.journal).toBeNull();
     expect(await balance(a, ledgerCodes.clientPayable)).toBe(3233n);
     expect(await detailStatuses(a)).toEqual(['liquidate']);
@@ -103,7 +103,7 @@ describe('marketplace payment seams', () => {
       return recordMarketplaceShares(tx, { accountId: merchant.id, membershipId: m.id, transactionId: 'trx_ma_2', currency: 'CLP', netMinor: 1001n, at });
     });
     expect(shares).toMatchObject({ merchantMinor: 501n, parts: [{ clientId: a, amountMinor: 500n }] });
-    await t.ctx.db.transaction().execute((tx) => settleMarketplaceShares(tx, { accountId: merchant.id, transactionId: 'trx_ma_2', at }));
+    await t.ctx.db.transaction().execute((tx) => settleMarketplaceShares(t.ctx.ledger, tx, { accountId: merchant.id, transactionId: 'trx_ma_2', at }));
     expect(await balance(a, ledgerCodes.clientPayable)).toBe(500n);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });

@@ -1,0 +1,40 @@
+// Events as a payment extension (src/modules/transactions/extension.ts): a transaction created with `event` (the
+// merchant's event code) is a sale of that event, divided among its beneficiaries (decision 042).
+import assert from 'node:assert/strict';
+import { validationError } from '../../platform/errors.ts';
+import type { PaymentExtension } from '../transactions/extension.ts';
+import { recordEventSale, resolveEventForSale, settleEventSale } from './sales.ts';
+
+export const eventExtension: PaymentExtension = {
+  name: 'event',
+  field: 'event',
+  owns: (row) => row.event_id !== null,
+  async prepare(ctx, input) {
+    const known = await ctx.db.selectFrom('events').select('id')
+      .where('account_id', '=', input.accountId).where('code', '=', input.value).executeTakeFirst();
+    if (known === undefined) return { ok: false, errors: { event: 'not found' } };
+    return {
+      ok: true,
+      async attach(tx) {
+        // Locks the event row, so a sale and the fixing of the event's currency cannot race another sale.
+        const sale = await resolveEventForSale(tx, input.accountId, input.value, input.at, input.currency);
+        if (sale.ok) return { ok: true, columns: { event_id: sale.event.id } };
+        // Events are never deleted, so only the checks after the lookup above can refuse here.
+        if (sale.reason === 'unknown') throw validationError({ event: 'not found' });
+        return { ok: false, failure: sale.failure };
+      },
+    };
+  },
+  async recordSuccess(_ctx, tx, row, paid) {
+    assert.ok(row.event_id !== null);
+    await recordEventSale(tx, {
+      accountId: row.account_id, eventId: row.event_id, transactionId: row.id, currency: row.currency,
+      grossMinor: paid.grossMinor, feeMinor: paid.feeMinor, at: paid.at,
+    });
+  },
+  async settle(ctx, tx, row, netMinor, at) {
+    const { split } = await settleEventSale(ctx.ledger, tx, { accountId: row.account_id, transactionId: row.id, at });
+    assert.equal(split.netMinor, netMinor, 'the sale divided the same net');
+    return { merchantMinor: split.merchantMinor };
+  },
+};

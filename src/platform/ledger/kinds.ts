@@ -1,0 +1,36 @@
+// The closed catalogue of journal kinds: every journal the service posts names one of these, so a report, a
+// conciliation or a refund can tell money movements apart without parsing free text. Adding a movement means
+// adding its kind here (and to docs/ledger.md).
+export const journalKinds = {
+  /** A paid transaction's gross: processor clearing -> the merchant's pending settlement. */
+  transactionCapture: 'transaction.capture',
+  /** The service's fee on a paid transaction: pending settlement -> service fees. */
+  transactionFee: 'transaction.fee',
+  /** A paid transaction's net, on its availability date: pending settlement -> the merchant's wallet. */
+  transactionSettlement: 'transaction.settlement',
+  /** A marketplace payment's clients' parts at settlement: pending settlement -> client payables. */
+  marketplaceSplit: 'marketplace_split',
+  /** A client's settled share sent to its bank: client payable -> bank clearing. */
+  marketplaceClientDeposit: 'marketplace_client_deposit',
+  /** An event sale's beneficiaries' parts at settlement: pending settlement -> beneficiary payables. */
+  eventSaleSplit: 'event_sale_split',
+  /** A beneficiary paid on the event's date_payment: beneficiary payable -> bank clearing. */
+  eventBeneficiaryPayout: 'event_beneficiary_payout',
+  /** An operator's credit (`cobro wallet credit`): operator adjustments -> wallet. */
+  walletAdjustment: 'wallet.adjustment',
+  /** The sandbox's credit endpoint: operator adjustments -> wallet. */
+  walletSandboxCredit: 'wallet.sandbox_credit',
+  /** A payout created: wallet available -> wallet reserved. */
+  payoutReserved: 'payout.reserved',
+  /** A payout paid: wallet reserved -> bank clearing. */
+  payoutPaid: 'payout.paid',
+  /** A payout rejected: wallet reserved -> wallet available. */
+  payoutReleased: 'payout.released',
+  withdrawalReserved: 'withdrawal.reserved',
+  withdrawalPaid: 'withdrawal.paid',
+  withdrawalReleased: 'withdrawal.released',
+} as const;
+
+export type JournalKind = (typeof journalKinds)[keyof typeof journalKinds];
+
+export const journalKindList: readonly JournalKind[] = Object.values(journalKinds);

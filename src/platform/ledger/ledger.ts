@@ -1,0 +1,69 @@
+// The Ledger port: the only way a module moves or reads money. Every method runs inside the caller's database
+// transaction and takes its account locks itself, in the one order of ledgerLockOrder (docs/ledger.md), so no
+// caller orders ledger locks by hand. Callers still choose when, relative to their own business rows, they call
+// it (decision 060): business row first, then the ledger.
+import type { DbOrTx, Tx } from '../db/types.ts';
+import type { FundsSource, Shortfall } from './funds.ts';
+import type { JournalKind } from './kinds.ts';
+import type { JournalInput, LedgerKey, PostedJournal } from './post.ts';
+
+export type { FundsSource, Shortfall } from './funds.ts';
+export { pendingThenWallet } from './funds.ts';
+export type { JournalKind } from './kinds.ts';
+export { journalKinds } from './kinds.ts';
+export { ledgerCodes, SYSTEM_OWNER, type LedgerCode } from './codes.ts';
+export type { JournalInput, LedgerKey, PostedJournal, PostedLine, PostingInput } from './post.ts';
+
+/** What every journal names besides its postings. */
+export interface JournalHeader {
+  readonly kind: JournalKind;
+  /** The business object the journal belongs to (transaction id, payout id, ...). */
+  readonly reference: string;
+  readonly memo?: string;
+  readonly at: Date;
+}
+
+/** wallet_available -> wallet_reserved (reserve), or back (release), of one merchant. */
+export interface WalletMove extends JournalHeader {
+  readonly owner: string;
+  readonly currency: string;
+  readonly amountMinor: bigint;
+}
+
+export type Posted = { readonly ok: true; readonly journal: PostedJournal };
+
+export interface TakeInput extends JournalHeader {
+  readonly currency: string;
+  readonly amountMinor: bigint;
+  /** Where the money comes from, in order (funds.ts builds the usual orders, e.g. pendingThenWallet). */
+  readonly sources: readonly FundsSource[];
+  /** Where it goes, e.g. the system's refund clearing. */
+  readonly to: LedgerKey;
+}
+
+export type Taken = { readonly ok: true; readonly journal: PostedJournal; readonly partsMinor: readonly bigint[] } | Shortfall;
+
+export interface SweepInput extends JournalHeader {
+  readonly from: LedgerKey;
+  readonly to: LedgerKey;
+}
+
+export interface Ledger {
+  /** Posts a balanced journal (postings sum to zero per currency), locking its accounts in the ledger's order. */
+  post(tx: Tx, journal: JournalInput): Promise<PostedJournal>;
+  /** A balance now, without a lock: for reads that show it, never for a check that a write relies on. */
+  balance(db: DbOrTx, key: LedgerKey): Promise<bigint>;
+  /**
+   * Locks the accounts until commit, in the ledger's order, and returns their balances in the order given: for a
+   * check (a ceiling, a payout order already taken) that must still hold when the caller's journal posts.
+   */
+  hold(tx: Tx, keys: readonly LedgerKey[]): Promise<readonly bigint[]>;
+  /** Moves available -> reserved when the available balance covers it; otherwise writes nothing and says by how much it falls short. */
+  reserve(tx: Tx, move: WalletMove): Promise<Posted | Shortfall>;
+  /** Moves reserved -> available (a payout or withdrawal that did not happen). */
+  release(tx: Tx, move: WalletMove): Promise<PostedJournal>;
+  /** Takes `amountMinor` from the sources in order into `to`; all or nothing, with the shortfall when refused. */
+  take(tx: Tx, input: TakeInput): Promise<Taken>;
+  /** Moves the whole balance of `from` to `to`; null when it held nothing. */
+  sweep(tx: Tx, input: SweepInput): Promise<{ readonly movedMinor: bigint; readonly journal: PostedJournal } | null>;
+}

@@ -1,0 +1,78 @@
+// The Ledger on the service's own tables (post.ts). Stateless: the process builds one (runtime.ts) and every
+// request shares it through ctx.ledger.
+import assert from 'node:assert/strict';
+import { ledgerCodes } from './codes.ts';
+import { planTake } from './funds.ts';
+import type { Ledger } from './ledger.ts';
+import { ledgerKeyId, ledgerLockOrder, lockLedgerAccounts, postJournal, readBalance, type LedgerKey } from './post.ts';
+import type { Tx } from '../db/types.ts';
+
+export function createLedger(): Ledger {
+  const hold: Ledger['hold'] = async (tx, keys) => {
+    const locked = await lockLedgerAccounts(tx, keys);
+    return keys.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor);
+  };
+  /**
+   * Locks the accounts a check reads, plus those of the journal to come that sort before them, and returns the
+   * checked balances. The journal then locks only accounts that sort after: one order, and no account locked (or
+   * created) for a check that refuses.
+   */
+  const holdForCheck = async (tx: Tx, checked: readonly LedgerKey[], others: readonly LedgerKey[]) => {
+    const last = [...checked].sort(ledgerLockOrder).at(-1)!;
+    const locked = await lockLedgerAccounts(tx, [...checked, ...others.filter((k) => ledgerLockOrder(k, last) < 0)]);
+    return checked.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor);
+  };
+  return {
+    post: postJournal,
+    balance: readBalance,
+    hold,
+    async reserve(tx, move) {
+      assert.ok(move.amountMinor > 0n, 'a reservation moves money');
+      const available: LedgerKey = { owner: move.owner, code: ledgerCodes.walletAvailable, currency: move.currency };
+      const reserved: LedgerKey = { owner: move.owner, code: ledgerCodes.walletReserved, currency: move.currency };
+      const [availableMinor] = await holdForCheck(tx, [available], [reserved]);
+      if (availableMinor! < move.amountMinor) {
+        return { ok: false, requiredMinor: move.amountMinor, availableMinor: availableMinor!, shortfallMinor: move.amountMinor - availableMinor! };
+      }
+      const journal = await postJournal(tx, {
+        kind: move.kind, reference: move.reference, ...(move.memo !== undefined ? { memo: move.memo } : {}), at: move.at,
+        postings: [{ ...available, amountMinor: -move.amountMinor }, { ...reserved, amountMinor: move.amountMinor }],
+      });
+      return { ok: true, journal };
+    },
+    async release(tx, move) {
+      return postJournal(tx, {
+        kind: move.kind, reference: move.reference, ...(move.memo !== undefined ? { memo: move.memo } : {}), at: move.at,
+        postings: [
+          { owner: move.owner, code: ledgerCodes.walletReserved, currency: move.currency, amountMinor: -move.amountMinor },
+          { owner: move.owner, code: ledgerCodes.walletAvailable, currency: move.currency, amountMinor: move.amountMinor },
+        ],
+      });
+    },
+    async take(tx, input) {
+      for (const s of input.sources) assert.equal(s.key.currency, input.currency, 'a take stays in one currency');
+      assert.equal(input.to.currency, input.currency, 'a take stays in one currency');
+      const balances = await holdForCheck(tx, input.sources.map((s) => s.key), [input.to]);
+      const plan = planTake(input.amountMinor, input.sources, balances);
+      if (!plan.ok) return plan;
+      const journal = await postJournal(tx, {
+        kind: input.kind, reference: input.reference, ...(input.memo !== undefined ? { memo: input.memo } : {}), at: input.at,
+        postings: [
+          ...input.sources.flatMap((s, i) => (plan.partsMinor[i]! > 0n ? [{ ...s.key, amountMinor: -plan.partsMinor[i]! }] : [])),
+          { ...input.to, amountMinor: input.amountMinor },
+        ],
+      });
+      return { ok: true, journal, partsMinor: plan.partsMinor };
+    },
+    async sweep(tx, input) {
+      const [fromMinor] = await holdForCheck(tx, [input.from], [input.to]);
+      if (fromMinor === 0n) return null;
+      assert.ok(fromMinor! > 0n, 'only a positive balance is swept');
+      const journal = await postJournal(tx, {
+        kind: input.kind, reference: input.reference, ...(input.memo !== undefined ? { memo: input.memo } : {}), at: input.at,
+        postings: [{ ...input.from, amountMinor: -fromMinor! }, { ...input.to, amountMinor: fromMinor! }],
+      });
+      return { movedMinor: fromMinor!, journal };
+    },
+  };
+}
