@@ -57,10 +57,33 @@ export interface DeclinedCharge {
 
 export type ChargeOutcome = ApprovedCharge | DeclinedCharge;
 
+/** Gives back (part of) an approved charge: refunds (issue 11). */
+export interface RefundRequest {
+  /** The original charge's idempotency key (its payment attempt) and the authorization the processor gave it. */
+  readonly chargeIdempotencyKey: string;
+  readonly authorizationCode: string;
+  /** One per refund: a processor that supports idempotency must refund at most once per key. */
+  readonly idempotencyKey: string;
+  readonly amountMinor: bigint;
+  readonly currency: string;
+}
+
+export type RefundOutcome =
+  | { readonly approved: true; readonly refundCode: string }
+  | { readonly approved: false; readonly gatewayMessage: string };
+
+/** Charges a card the payer let us keep: the token an earlier approved charge answered with (subscriptions). */
+export interface StoredCardCharge extends ChargeBase {
+  readonly cardToken: string;
+  readonly installments: number;
+}
+
 export interface PaymentProcessor {
   readonly name: string;
   supports(kind: ChargeKind): boolean;
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
+  refund(request: RefundRequest): Promise<RefundOutcome>;
+  chargeStoredCard(request: StoredCardCharge): Promise<ChargeOutcome>;
 }
 
 export function cardBrand(number: string): string {

@@ -1,8 +1,8 @@
 // The sandbox processor: the test cards and bank credentials of reference §13 decide the outcome; any other card
 // or credential is declined with a message that says why. Nothing leaves the process.
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { newId } from '../ids.ts';
-import { cardBrand, type ChargeOutcome, type ChargeRequest, type PaymentProcessor } from './processor.ts';
+import { cardBrand, type ChargeOutcome, type ChargeRequest, type PaymentProcessor, type RefundOutcome, type RefundRequest, type StoredCardCharge } from './processor.ts';
 
 type CardKind = 'credit' | 'debit' | 'prepaid';
 
@@ -49,7 +49,49 @@ function authorizationCode(): string {
   return String(randomInt(100_000, 1_000_000));
 }
 
+/**
+ * A sandbox card token names its test card by the last four digits (unique among the test cards) followed by
+ * random hex: `tok_` + 24 characters like before, and a stored-card charge needs no table to find its card.
+ */
+function cardTokenFor(number: string): string {
+  return `tok_${number.slice(-4)}${newId('', 20)}`;
+}
+
+function cardOfToken(token: string): TestCard | undefined {
+  const match = /^tok_(\d{4})[0-9a-f]{20}$/.exec(token);
+  return match === null ? undefined : sandboxTestCards.find((c) => c.number.endsWith(match[1]!));
+}
+
+/** A sandbox authorization code: six digits (authorizationCode below). */
+const sandboxAuthorizationPattern = /^\d{6}$/;
+
+async function refund(request: RefundRequest): Promise<RefundOutcome> {
+  if (request.amountMinor <= 0n) return { approved: false, gatewayMessage: 'refund amount must be positive' };
+  if (!sandboxAuthorizationPattern.test(request.authorizationCode) || request.chargeIdempotencyKey === '') {
+    return { approved: false, gatewayMessage: 'unknown authorization' };
+  }
+  // Deterministic by the original charge and the refund's key, so a retry with the same key gets the same code.
+  const digest = createHash('sha256').update(`${request.chargeIdempotencyKey}\u0000${request.idempotencyKey}`).digest('hex');
+  return { approved: true, refundCode: `ref${digest.slice(0, 17)}` };
+}
+
+async function chargeStoredCard(request: StoredCardCharge): Promise<ChargeOutcome> {
+  const test = cardOfToken(request.cardToken);
+  if (test === undefined) {
+    return { approved: false, payerMessage: 'Tarjeta guardada desconocida.', gatewayMessage: rejectedMessage, cardBrand: null, cardLast4: null };
+  }
+  const brand = cardBrand(test.number);
+  const last4 = test.number.slice(-4);
+  if (!test.approved) return { approved: false, payerMessage: 'Tarjeta rechazada por el emisor.', gatewayMessage: rejectedMessage, cardBrand: brand, cardLast4: last4 };
+  return {
+    approved: true, authorizationCode: authorizationCode(), cardType: cardType(test.kind, request.installments),
+    cardBrand: brand, cardLast4: last4, cardToken: request.cardToken,
+  };
+}
+
 export const sandboxProcessor: PaymentProcessor = {
+  refund,
+  chargeStoredCard,
   name: 'sandbox',
   supports: (kind) => kind === 'card' || kind === 'bank_transfer',
   async charge(request: ChargeRequest): Promise<ChargeOutcome> {
@@ -89,7 +131,7 @@ export const sandboxProcessor: PaymentProcessor = {
       cardType: cardType(test.kind, request.installments),
       cardBrand: brand,
       cardLast4: last4,
-      cardToken: newId('tok_', 24),
+      cardToken: cardTokenFor(test.number),
     };
   },
 };
