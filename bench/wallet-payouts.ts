@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.ts';
+import { createContext } from '../src/runtime.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import type { AppContext } from '../src/platform/context.ts';
@@ -55,10 +56,10 @@ export async function benchWalletPayouts(options: WalletPayoutsOptions) {
     await migrateToLatest(handle.db);
     const loaded = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', COBRO_WORKERS: '0', COBRO_MODE: 'sandbox' });
     if (!loaded.ok) throw new Error(loaded.errors.join('; '));
-    const ctx: AppContext = {
+    const ctx: AppContext = createContext({
       db: handle.db, engine: 'postgres', config: loaded.config, clock: systemClock,
       secrets: createSecretBox(crypto.randomBytes(32)), logger: pino({ level: 'silent' }),
-    };
+    });
     const app = await buildApp(ctx);
     await app.ready();
     const created = await createAccount(ctx, 'Bench merchant');

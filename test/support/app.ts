@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
+import { createContext } from '../../src/runtime.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import type { AppContext } from '../../src/platform/context.ts';
@@ -59,14 +60,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = testConfig(options.env);
   const handle = await cloneTestDatabase();
   const clock = new ManualClock(options.clockStart ?? '2026-03-10T15:00:00Z');
-  const ctx: AppContext = {
+  const ctx: AppContext = createContext({
     db: handle.db,
     engine: handle.engine,
     config,
     clock,
     secrets: createSecretBox(crypto.randomBytes(32)),
     logger: pino({ level: 'silent' }),
-  };
+  });
   const app = await buildApp(ctx);
   options.extraRoutes?.(app);
   await app.ready();

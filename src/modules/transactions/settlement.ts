@@ -5,7 +5,7 @@
 // clock advances it.
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/due-work.ts';
 import { ledgerCodes } from '../../platform/ledger/codes.ts';
 import { postJournal } from '../../platform/ledger/post.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
@@ -63,5 +63,3 @@ export async function runSettlements(ctx: AppContext, scope: DueWorkScope): Prom
   while (processed < scope.limit && (await settleOne(ctx, scope))) processed++;
   return processed;
 }
-
-registerDueWork({ name: 'transaction-settlement', run: runSettlements });
