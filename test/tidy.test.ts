@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from './support/cli.ts';
-import { functionSpans, importCycles, importEdges, sourceFiles } from './support/source-graph.ts';
+import { functionSpans, importCycles, importEdges, sourceFiles, topLevelCalls } from './support/source-graph.ts';
 
 const src = sourceFiles(path.join(repoRoot, 'src'));
 const rel = (f: string) => path.relative(repoRoot, f);
@@ -56,6 +56,11 @@ describe('tidy', () => {
     const edges = importEdges(src);
     expect(edges.filter((e) => !fs.existsSync(e.to)).map((e) => `${rel(e.from)} -> ${rel(e.to)}`)).toEqual([]);
     expect(importCycles(edges).map((cycle) => cycle.map(rel))).toEqual([]);
+  });
+
+  it('fills no registry by importing a file: no top-level call but assertions and the CLI entry point', () => {
+    const allowed = (c: { file: string; text: string }) => /^assert(\.\w+|Limits)?\(/.test(c.text) || (rel(c.file) === path.join('src', 'cli', 'main.ts') && c.text.startsWith('main('));
+    expect(topLevelCalls(src).filter((c) => !allowed(c)).map((c) => `${rel(c.file)}:${c.line} ${c.text}`)).toEqual([]);
   });
 
   it(`keeps every function in src/ at most ${functionLinesMax} lines long`, () => {

@@ -120,3 +120,20 @@ export function functionSpans(files: readonly string[]): FunctionSpan[] {
   }
   return spans.sort((a, b) => b.lines - a.lines);
 }
+
+/** Statements at the top level of a file that call something: side effects of importing it. */
+export function topLevelCalls(files: readonly string[]): { file: string; line: number; text: string }[] {
+  const calls: { file: string; line: number; text: string }[] = [];
+  for (const file of files) {
+    const source = parse(file);
+    for (const statement of source.statements) {
+      if (!ts.isExpressionStatement(statement)) continue;
+      let expression: ts.Expression = statement.expression;
+      while (ts.isAwaitExpression(expression) || ts.isVoidExpression(expression)) expression = expression.expression;
+      if (!ts.isCallExpression(expression)) continue;
+      const line = source.getLineAndCharacterOfPosition(statement.getStart(source)).line + 1;
+      calls.push({ file, line, text: statement.getText(source).split('\n')[0]!.slice(0, 80) });
+    }
+  }
+  return calls;
+}
