@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.ts';
+import { createContext } from '../src/runtime.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import type { AppContext } from '../src/platform/context.ts';
@@ -17,7 +18,6 @@ import { createSecretBox } from '../src/platform/secrets.ts';
 import { computeSign } from '../src/platform/auth/sign.ts';
 import { createAccount } from '../src/modules/accounts/service.ts';
 import { creditWallet } from '../src/modules/wallet/wallet-credit.ts';
-import { contextServices } from '../src/services.ts';
 import { verifyLedger } from '../src/platform/ledger/verify.ts';
 
 export interface WalletPayoutsOptions {
@@ -56,10 +56,10 @@ export async function benchWalletPayouts(options: WalletPayoutsOptions) {
     await migrateToLatest(handle.db);
     const loaded = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', COBRO_WORKERS: '0', COBRO_MODE: 'sandbox' });
     if (!loaded.ok) throw new Error(loaded.errors.join('; '));
-    const ctx: AppContext = {
+    const ctx: AppContext = createContext({
       db: handle.db, engine: 'postgres', config: loaded.config, clock: systemClock,
-      secrets: createSecretBox(crypto.randomBytes(32)), logger: pino({ level: 'silent' }), ...contextServices(loaded.config),
-    };
+      secrets: createSecretBox(crypto.randomBytes(32)), logger: pino({ level: 'silent' }),
+    });
     const app = await buildApp(ctx);
     await app.ready();
     const created = await createAccount(ctx, 'Bench merchant');

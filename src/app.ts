@@ -1,4 +1,7 @@
-// Builds the Fastify application: conventions, auth, OpenAPI and every module's routes. Does not listen.
+// Builds the Fastify application: conventions, auth, input guards, idempotency and OpenAPI on the root instance,
+// then every module's routes as an encapsulated plugin (no fastify-plugin skip-override): a module inherits the
+// root's hooks, parsers and error handler, and whatever it adds itself (a parser, a hook) stays inside it.
+// Does not listen.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import ajvFormats from 'ajv-formats';
 import type { AppContext } from './platform/context.ts';
@@ -9,9 +12,10 @@ import { registerAuth } from './platform/auth/auth-plugin.ts';
 import { registerInputGuards } from './platform/http/input-guards.ts';
 import { registerIdempotency } from './platform/idempotency/plugin.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
-import { routeModules } from './modules/index.ts';
+import { appModules } from './modules/index.ts';
+import type { AppModule } from './platform/module.ts';
 
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = appModules): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: limits.bodyBytesMax,
@@ -24,7 +28,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         .send(JSON.stringify(envelope.envelope()));
       request.log.info({ code: error.code }, 'framework refused the request');
     },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: limits.pathParamLengthMax },
     ajv: {
       customOptions: {
         // Tolerant input (supplement §1.2): "25000" fills an integer, 25000 fills a string; unknown top-level
@@ -42,6 +46,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerInputGuards(app);
   registerIdempotency(app, ctx);
   await registerOpenApi(app, ctx.config.publicBaseUrl);
-  for (const register of routeModules) await register(app, ctx);
+  for (const module of modules) {
+    const routes = module.routes;
+    if (routes === undefined) continue;
+    // The plugin's name shows in Fastify's errors and in `app.printPlugins()`.
+    const plugin = Object.defineProperty(async (child: FastifyInstance) => { await routes(child, ctx); }, 'name', { value: module.name });
+    await app.register(plugin);
+  }
   return app;
 }

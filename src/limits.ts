@@ -1,25 +1,124 @@
-// Every bound the service enforces, in one place (STYLE rule 4). Field lengths come from the seed's tables.
+// Every bound the service enforces, in one place (STYLE rule 4), grouped by area. Field lengths come from the
+// seed's tables. How the bounds relate is asserted by assertLimits(), which the composition root (runtime.ts)
+// runs at start-up and which also runs when this file loads, so a bad edit fails every test at once.
 import assert from 'node:assert/strict';
 
+const secondMs = 1000;
+const minuteMs = 60 * secondMs;
+const hourMs = 60 * minuteMs;
+const dayMs = 24 * hourMs;
+
 export const limits = {
+  // HTTP: what one request may carry.
   bodyBytesMax: 1024 * 1024,
+  /** The router refuses longer path parameters (`id: too long`) before any route's own schema sees them. */
+  pathParamLengthMax: 200,
+  requestIdLengthMax: 128,
+  /** A Bearer token longer than any we issue is refused as invalid without a database lookup. */
+  bearerTokenLengthMax: 200,
+  /** How deep the input guards follow nested objects; deeper input than any merchant sends is refused. */
+  inputDepthMax: 64,
+  // Pages: every list is bounded.
   pageSizeMax: 4000,
   pageSizeDefault: 1000,
+  /** The largest page number a wallet list accepts. */
+  walletPageMax: 1_000_000,
+  notificationsPerPageMax: 200,
+  notificationsPerPageDefault: 50,
+  notificationsPageMax: 10_000,
+  cliListRowsMax: 1000,
+
+  // Money and fields from the seed.
   amountDigitsMax: 14,
   /** 10^14 - 1: the largest amount the seed's "max 14 digits" allows. */
   amountMinorMax: 99_999_999_999_999n,
   accountNameLengthMax: 120,
   additionalParametersCharsMax: 4000,
+  callbackUrlLengthMax: 600,
+
+  // Wallet and payouts (seed "Wallet"; reference §9).
+  payoutOrderLengthMax: 80,
+  payoutSubjectLengthMax: 200,
+  /** Banco Estado (0012): at most 12 characters, so a debit card number cannot be entered (seed Limits). */
+  bancoEstadoNumLengthMax: 12,
+  bankNumLengthMax: 200,
+  bankRutLengthMax: 15,
+  bankHolderNameLengthMax: 180,
+  /** The reason an operator or a sandbox credit gives for crediting a wallet. */
+  walletCreditReasonLengthMax: 200,
+  /** Sandbox payout schedule for amounts without an immediate outcome, in account time from creation. */
+  sandboxPayoutProcessingAfterMs: minuteMs,
+  sandboxPayoutSuccessAfterMs: hourMs,
+
+  // Idempotency keys.
   idempotencyKeyLengthMax: 255,
-  idempotencyTtlMs: 24 * 60 * 60 * 1000,
-  requestIdLengthMax: 128,
+  idempotencyTtlMs: dayMs,
+
+  // Background work: due work (settlements, expiries, payouts...) and callback delivery.
+  dueWorkBatchMax: 200,
+  dueWorkRoundsMax: 50,
+  dueWorkIntervalMs: secondMs,
+  deliveryPollIntervalMs: secondMs,
+  deliveryBatchMax: 16,
+  deliveryConcurrencyMax: 8,
+  /** One callback POST, connect to last byte. */
+  deliveryTimeoutMs: 15 * secondMs,
+  /** Long enough for every row of a batch to be sent and answered before another worker may take it over. */
+  deliveryLeaseMs: 90 * secondMs,
+  responseExcerptBytesMax: 1024,
+  deliveryErrorLengthMax: 500,
+  /**
+   * Supplement §5.3: delay before retry n+1 after failed attempt n (1-based); attempts beyond the list end in
+   * `failed`. Each delay is jittered by up to retryJitterFraction either way.
+   */
+  retryDelaysMs: [
+    5 * secondMs, 5 * minuteMs, 30 * minuteMs, 2 * hourMs, 5 * hourMs, 10 * hourMs, 14 * hourMs, 20 * hourMs, 24 * hourMs,
+  ] as readonly number[],
+  retryJitterFraction: 0.1,
+
+  // Sandbox clock.
+  /** One advance moves an account's clock by at most this much. */
+  sandboxAdvanceMsMax: 400 * dayMs,
+  /**
+   * How far ahead of the service clock an account's sandbox clock may run in all. Without a bound, repeated advances
+   * took account time past year 9999, where timestamps no longer render or store and every payment and payout
+   * failed with a 500.
+   */
+  sandboxOffsetMsMax: 100 * 366 * dayMs,
+
+  // Process: operator socket, database pool, shutdown.
   opsRequestBytesMax: 64 * 1024,
-  cliListRowsMax: 1000,
   dbPoolSizeMax: 10,
-  // Longer than one callback send (15 s), so a stopping server finishes its deliveries in flight.
-  shutdownGraceMs: 20_000,
+  /** A stopping server finishes its callback deliveries in flight before it gives up. */
+  shutdownGraceMs: 20 * secondMs,
 } as const;
 
-assert.ok(limits.pageSizeDefault <= limits.pageSizeMax, 'default page must fit the maximum page');
-assert.ok(limits.amountMinorMax < BigInt(Number.MAX_SAFE_INTEGER) * 100n, 'amounts stay exact as bigint');
-assert.ok(limits.opsRequestBytesMax < limits.bodyBytesMax);
+/** One first attempt plus one per scheduled retry. */
+export const notificationAttemptsMax = limits.retryDelaysMs.length + 1;
+
+/** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */
+export function assertLimits(): void {
+  const l = limits;
+  assert.ok(l.pageSizeDefault <= l.pageSizeMax, 'default page must fit the maximum page');
+  assert.ok(l.notificationsPerPageDefault <= l.notificationsPerPageMax, 'default notifications page must fit the maximum');
+  assert.ok(l.amountMinorMax === 10n ** BigInt(l.amountDigitsMax) - 1n, 'the amount bound is the seed\'s digit count');
+  assert.ok(l.amountMinorMax < BigInt(Number.MAX_SAFE_INTEGER), 'amounts stay exact as JSON numbers');
+  assert.ok(l.opsRequestBytesMax < l.bodyBytesMax, 'an operator request is smaller than an API body');
+  assert.ok(l.bancoEstadoNumLengthMax <= l.bankNumLengthMax, 'the Banco Estado bound narrows the bank account number');
+  // Callbacks: a batch finishes inside its lease; a send finishes before a stopping server gives up on it; the
+  // worker polls more often than the shortest retry, so a retry goes out close to when it is due.
+  assert.ok(Math.ceil(l.deliveryBatchMax / l.deliveryConcurrencyMax) * l.deliveryTimeoutMs < l.deliveryLeaseMs, 'a batch must finish inside its lease');
+  assert.ok(l.deliveryTimeoutMs < l.shutdownGraceMs, 'shutdown waits for a callback in flight');
+  assert.ok(l.deliveryPollIntervalMs < (l.retryDelaysMs[0] ?? 0) * (1 - l.retryJitterFraction), 'the worker polls more often than the shortest retry');
+  assert.ok(l.retryDelaysMs.length >= 1 && l.retryDelaysMs.every((d, i) => i === 0 || d >= l.retryDelaysMs[i - 1]!), 'retry delays never shrink');
+  assert.ok(l.retryJitterFraction >= 0 && l.retryJitterFraction < 1, 'jitter keeps every delay positive');
+  assert.ok(l.deliveryBatchMax <= l.dueWorkBatchMax, 'a drain takes at least one delivery batch');
+  assert.ok(l.dueWorkRoundsMax >= 2, 'a drain can follow one handler\'s output into another');
+  // Sandbox: one advance fits the total offset; the payout schedule resolves within one advance.
+  assert.ok(l.sandboxAdvanceMsMax <= l.sandboxOffsetMsMax, 'one advance fits the total sandbox offset');
+  assert.ok(l.sandboxPayoutProcessingAfterMs < l.sandboxPayoutSuccessAfterMs, 'a sandbox payout processes before it succeeds');
+  assert.ok(l.sandboxPayoutSuccessAfterMs <= l.sandboxAdvanceMsMax, 'one advance can resolve a sandbox payout');
+  assert.ok(l.idempotencyTtlMs > l.deliveryLeaseMs, 'a key outlives any lease');
+}
+
+assertLimits();

@@ -1,14 +1,25 @@
-// Opens what a process needs (database, migrations, secrets, clock, logger) and closes it again.
+// The composition root: opens what a process needs (database, migrations, secrets, clock, logger), wires the
+// ports to their implementations (account directory, due-work registry) into one context, and closes it again.
+// Nothing else builds an AppContext: the server, the workers, the CLI and the tests all come through here.
 import type { Logger } from 'pino';
 import type { Config } from './platform/config.ts';
 import type { Clock } from './platform/clock.ts';
 import { systemClock } from './platform/clock.ts';
-import type { AppContext } from './platform/context.ts';
+import type { AppContext, DueWorkHandler } from './platform/context.ts';
 import { openDatabase, type DatabaseHandle } from './platform/db/database.ts';
+import type { Db } from './platform/db/types.ts';
+import type { Engine } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
+import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/logger.ts';
-import { createSecretBox, resolveSecretKey } from './platform/secrets.ts';
-import { contextServices } from './services.ts';
+import type { AppModule } from './platform/module.ts';
+import { createSecretBox, resolveSecretKey, type SecretBox } from './platform/secrets.ts';
+import { appModules } from './modules/index.ts';
+import { accountDirectory } from './modules/accounts/directory.ts';
+import { assertLimits } from './limits.ts';
+import { paymentExtensions } from './modules/payment-extensions.ts';
+import { createLedger } from './platform/ledger/sql-ledger.ts';
+import { processorFor } from './platform/processors/index.ts';
 
 export interface Runtime {
   readonly ctx: AppContext;
@@ -24,6 +35,43 @@ export interface RuntimeOptions {
   readonly migrate?: boolean;
 }
 
+/** What a process opens before the context can be wired: everything else is derived from these. */
+export interface ContextBase {
+  readonly db: Db;
+  readonly engine: Engine;
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly secrets: SecretBox;
+  readonly logger: Logger;
+}
+
+/** The platform's own time-driven work, run before the modules'. */
+const platformDueWork: readonly DueWorkHandler[] = [
+  { name: 'idempotency-expiry', run: (ctx, scope) => purgeExpiredKeys(ctx.db, ctx.clock.now(), scope.accountId, scope.limit) },
+];
+
+/** Every due-work handler once, platform first, then the modules in their listed order. */
+export function dueWorkRegistry(modules: readonly AppModule[]): readonly DueWorkHandler[] {
+  const handlers = [...platformDueWork, ...modules.flatMap((m) => m.dueWork)];
+  const names = handlers.map((h) => h.name);
+  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+  if (duplicate !== undefined) throw new Error(`due-work handler ${duplicate} is defined twice`);
+  return handlers;
+}
+
+/** Wires the ports into a context. Tests that open their own database call this too, so they run the real wiring. */
+export function createContext(base: ContextBase, modules: readonly AppModule[] = appModules): AppContext {
+  assertLimits();
+  return {
+    ...base,
+    ledger: createLedger(),
+    processor: processorFor(base.config.mode),
+    paymentExtensions,
+    accounts: accountDirectory(base.db, base.secrets),
+    dueWork: dueWorkRegistry(modules),
+  };
+}
+
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const handle = options.handle ?? (config.databaseUrl !== null
@@ -34,6 +82,6 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   }
   const secrets = createSecretBox(resolveSecretKey(config.secretKey, config.dataDir));
-  const ctx: AppContext = { db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger, ...contextServices(config) };
+  const ctx = createContext({ db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger });
   return { ctx, handle, close: () => handle.close() };
 }

@@ -1,28 +1,34 @@
-// Every functional group's routes, registered by app.ts. A new module adds one line here.
-import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../platform/context.ts';
-import { accountRoutes } from './account/routes.ts';
-import { eventRoutes } from './events/routes.ts';
-import { healthRoutes } from './health/routes.ts';
-import { marketplaceRoutes } from './marketplace/routes.ts';
-import { referenceRoutes } from './reference/routes.ts';
-import { sandboxRoutes } from './sandbox/routes.ts';
-import { notificationRoutes } from './notifications/routes.ts';
-import { walletRoutes } from './wallet/routes.ts';
-import { transactionRoutes } from './transactions/routes.ts';
+// Every functional group, as the composition root sees it: app.ts registers each group's routes as an
+// encapsulated plugin, runtime.ts collects each group's due work into the context. A new group adds one line.
+import type { AppModule } from '../platform/module.ts';
+import { accountModule } from './account/module.ts';
+import { eventsModule } from './events/module.ts';
+import { healthModule } from './health/module.ts';
+import { marketplaceModule } from './marketplace/module.ts';
+import { notificationsModule } from './notifications/module.ts';
+import { referenceModule } from './reference/module.ts';
+import { sandboxModule } from './sandbox/module.ts';
+import { transactionsModule } from './transactions/module.ts';
+import { walletModule } from './wallet/module.ts';
 import { checkoutRoutes } from '../checkout/routes.ts';
 
-export type RouteModule = (app: FastifyInstance, ctx: AppContext) => Promise<void>;
+/** The checkout pages are a group of their own outside src/modules (HTML, not the API). */
+const checkoutModule: AppModule = { name: 'checkout', routes: checkoutRoutes, dueWork: [] };
 
-export const routeModules: readonly RouteModule[] = [
-  healthRoutes,
-  referenceRoutes,
-  accountRoutes,
-  sandboxRoutes,
-  notificationRoutes,
-  marketplaceRoutes,
-  eventRoutes,
-  walletRoutes,
-  transactionRoutes,
-  checkoutRoutes,
+/**
+ * The order is also the order a drain runs the due work in (after the platform's own): event payouts, client
+ * deposits, notification retries, payout resolution, then settlement and expiry. Rounds repeat until nothing
+ * is left, so the order changes no result, only which handler sees a row first within a round.
+ */
+export const appModules: readonly AppModule[] = [
+  healthModule,
+  referenceModule,
+  accountModule,
+  sandboxModule,
+  eventsModule,
+  marketplaceModule,
+  notificationsModule,
+  walletModule,
+  transactionsModule,
+  checkoutModule,
 ];

@@ -1,5 +1,8 @@
-// What every service needs, built once by the process and passed down (no module-level singletons).
+// What every service needs, built once by the composition root (src/runtime.ts) and passed down: no module-level
+// singletons, no registry filled by imports. Ports (interfaces) live in platform; their implementations are wired
+// in runtime.ts, so platform code never imports a module.
 import type { Logger } from 'pino';
+import type { AccountDirectory } from './auth/account-directory.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/types.ts';
@@ -19,4 +22,24 @@ export interface AppContext {
   readonly ledger: Ledger;
   /** The deployment's payment processor (processorFor(mode)). */
   readonly processor: PaymentProcessor;
+  /** Account lookups for platform code (auth, callback signing), implemented by modules/accounts. */
+  readonly accounts: AccountDirectory;
+  /** Every time-driven handler, in the order a drain runs them: the platform's, then each module's. */
+  readonly dueWork: readonly DueWorkHandler[];
+}
+
+// Declared here rather than in due-work.ts because a handler takes the context and the context lists the
+// handlers: one file keeps the two types from importing each other.
+export interface DueWorkScope {
+  /** Only this account's rows, when set (sandbox clock advance). */
+  readonly accountId?: string;
+  /** Rows to process at most in one call. */
+  readonly limit: number;
+}
+
+export interface DueWorkHandler {
+  /** Stable: it keys the `processed` counts of a sandbox clock advance. */
+  readonly name: string;
+  /** Processes due rows and returns how many it processed. */
+  run(ctx: AppContext, scope: DueWorkScope): Promise<number>;
 }

@@ -4,6 +4,7 @@ import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Generated } from 'kysely';
 import type { AppContext } from './context.ts';
 import type { DbOrTx, Int8, Timestamp } from './db/types.ts';
+import { limits } from '../limits.ts';
 
 export interface SandboxClockTable {
   account_id: string;
@@ -31,24 +32,15 @@ export async function accountNow(ctx: AppContext, accountId: string, db: DbOrTx 
   return new Date(now.getTime() + (await accountOffsetMs(db, accountId)));
 }
 
-export const sandboxAdvanceMsMax = 400 * 24 * 60 * 60 * 1000;
-
-/**
- * How far ahead of the service clock an account's sandbox clock may run in all. Without a bound, repeated advances
- * took account time past year 9999, where timestamps no longer render or store and every payment and payout
- * failed with a 500.
- */
-export const sandboxOffsetMsMax = 100 * 366 * 24 * 60 * 60 * 1000;
-
-/** The account's new offset, or null (nothing changed) when the advance would pass sandboxOffsetMsMax. */
+/** The account's new offset, or null (nothing changed) when the advance would pass limits.sandboxOffsetMsMax. */
 export async function advanceAccountClock(ctx: AppContext, accountId: string, deltaMs: number): Promise<number | null> {
-  if (!Number.isSafeInteger(deltaMs) || deltaMs < 0 || deltaMs > sandboxAdvanceMsMax) throw new RangeError('delta out of range');
+  if (!Number.isSafeInteger(deltaMs) || deltaMs < 0 || deltaMs > limits.sandboxAdvanceMsMax) throw new RangeError('delta out of range');
   // The bound is checked in the upsert itself, so concurrent advances cannot pass it together.
   const row = await ctx.db.insertInto('sandbox_clocks')
     .values({ account_id: accountId, offset_ms: deltaMs, updated_at: ctx.clock.now() })
     .onConflict((oc) => oc.column('account_id')
       .doUpdateSet({ offset_ms: sql<bigint>`sandbox_clocks.offset_ms + ${deltaMs}`, updated_at: ctx.clock.now() })
-      .where(sql<boolean>`sandbox_clocks.offset_ms + ${deltaMs} <= ${sandboxOffsetMsMax}`))
+      .where(sql<boolean>`sandbox_clocks.offset_ms + ${deltaMs} <= ${limits.sandboxOffsetMsMax}`))
     .returning('offset_ms')
     .executeTakeFirst();
   return row === undefined ? null : Number(row.offset_ms);

@@ -2,16 +2,10 @@
 // FOR UPDATE SKIP LOCKED, so any number of processes can run it against one PostgreSQL.
 import type { AppContext } from '../platform/context.ts';
 import { dueWorkWorker } from './due-work-worker.ts';
-import { notificationsWorker } from '../platform/notifications/worker.ts';
+import { notificationsWorker } from './notifications-worker.ts';
+import type { RunningWorker, WorkerDefinition } from './types.ts';
 
-export interface RunningWorker {
-  stop(): Promise<void>;
-}
-
-export interface WorkerDefinition {
-  readonly name: string;
-  start(ctx: AppContext): RunningWorker;
-}
+export type { RunningWorker, WorkerDefinition } from './types.ts';
 
 export const workerDefinitions: readonly WorkerDefinition[] = [
   dueWorkWorker,

@@ -1,7 +1,7 @@
 // A worker that runs one step on a beat, and again at once while a step reports more work waiting.
 // Stopping waits for the step in flight, so no claimed row is abandoned mid-write.
 import type { AppContext } from '../platform/context.ts';
-import type { WorkerDefinition } from './index.ts';
+import type { WorkerDefinition } from './types.ts';
 
 export interface PeriodicWorkerSpec {
   readonly name: string;

@@ -5,7 +5,9 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
-import { runCli, startServe } from '../support/cli.ts';
+import { opsSocketPath, runThroughServer } from '../../src/cli/ops-socket.ts';
+import { runCli, startServe, type CliResult } from '../support/cli.ts';
+import { openCliRuntime, runInProcess } from '../support/cli-in-process.ts';
 import { freePort } from '../support/net.ts';
 
 const dirs: string[] = [];
@@ -15,9 +17,22 @@ function dataDir(): string {
   return dir;
 }
 afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
-// Each command is a real process opening a real database: generous limits for a loaded CI machine.
+// Each kind of command path runs at least once as a real process (a no-database command, a usage error, a
+// configuration error, a database command on the embedded database, one through the serving process's operator
+// socket, `serve` itself, and PostgreSQL); the further calls of a kind run in this process through the same
+// resolution and command code (runInProcess), which spares a Node start and a database open per call.
+// Real processes opening real databases: generous limits for a loaded CI machine.
 vi.setConfig({ testTimeout: 180_000 });
 
+/** Runs `cobro` commands in this process against the database in `env` (opened once), then closes it. */
+async function inProcess<T>(env: Record<string, string>, use: (run: (args: readonly string[]) => Promise<CliResult>) => Promise<T>): Promise<T> {
+  const runtime = await openCliRuntime(env);
+  try {
+    return await use((args) => runInProcess(args, runtime));
+  } finally {
+    await runtime.close();
+  }
+}
 
 describe('cobro CLI on the embedded database', () => {
   it('creates, lists, shows and rotates accounts', async () => {
@@ -30,21 +45,24 @@ describe('cobro CLI on the embedded database', () => {
     expect(account.private_token).toMatch(/^[0-9a-f]{32}$/);
     expect(account.webhook_secret).toMatch(/^whsec_/);
 
-    const list = await runCli(['accounts', 'list'], env);
-    expect(list.code).toBe(0);
-    expect(list.stdout).toContain(account.id);
-    expect(list.stdout).toContain('Tienda Uno');
+    // The same database and secret key, opened by this process once the command's process has exited.
+    await inProcess(env, async (run) => {
+      const list = await run(['accounts', 'list']);
+      expect(list.code).toBe(0);
+      expect(list.stdout).toContain(account.id);
+      expect(list.stdout).toContain('Tienda Uno');
 
-    const shown = JSON.parse((await runCli(['accounts', 'show', account.id!, '--json'], env)).stdout) as Record<string, string>;
-    expect(shown.private_token).toBe(account.private_token);
+      const shown = JSON.parse((await run(['accounts', 'show', account.id!, '--json'])).stdout) as Record<string, string>;
+      expect(shown.private_token).toBe(account.private_token);
 
-    const rotated = JSON.parse((await runCli(['accounts', 'rotate', account.id!, '--only', 'webhook-secret', '--json'], env)).stdout) as Record<string, string>;
-    expect(rotated.webhook_secret).not.toBe(account.webhook_secret);
-    expect(rotated.public_token).toBe(account.public_token);
+      const rotated = JSON.parse((await run(['accounts', 'rotate', account.id!, '--only', 'webhook-secret', '--json'])).stdout) as Record<string, string>;
+      expect(rotated.webhook_secret).not.toBe(account.webhook_secret);
+      expect(rotated.public_token).toBe(account.public_token);
 
-    const missing = await runCli(['accounts', 'show', 'acc_nope'], env);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('no account');
+      const missing = await run(['accounts', 'show', 'acc_nope']);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('no account');
+    });
   });
 
   it('prints the Sign header a client would compute', async () => {
@@ -52,14 +70,14 @@ describe('cobro CLI on the embedded database', () => {
     const res = await runCli(['sign', '--token', 'fe551abcef62fcf002dc598922e68f0a', '--path', '/api/wallet/withdraw', '--body', body], {});
     expect(res.code).toBe(0);
     expect(res.stdout.trim()).toBe('3ad64ab75fd70884ce4673b88d0cc019aaa5cc8f68925fb1295bdb91b5970b2d');
-    const q = await runCli(['sign', '--token', 'k', '--path', '/api/wallet/list', '--query', 'page=1&per_page=10'], {});
+    const q = await runInProcess(['sign', '--token', 'k', '--path', '/api/wallet/list', '--query', 'page=1&per_page=10'], null);
     expect(q.stdout.trim()).toBe(computeSign('k', '/api/wallet/list', { page: '1', per_page: '10' }));
-    const bad = await runCli(['sign', '--token', 'k', '--path', '/x', '--body', '[1]'], {});
+    const bad = await runInProcess(['sign', '--token', 'k', '--path', '/x', '--body', '[1]'], null);
     expect(bad.code).toBe(2);
   });
 
   it('rejects unknown commands, unknown options and bad configuration clearly', async () => {
-    const unknown = await runCli(['frobnicate'], {});
+    const unknown = await runInProcess(['frobnicate'], null);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command');
     const option = await runCli(['accounts', 'list', '--bogus'], { DATA_DIR: dataDir() });
@@ -93,7 +111,8 @@ describe('cobro CLI on the embedded database', () => {
       const fresh = JSON.parse(created.stdout) as Record<string, string>;
       const freshWho = await fetch(`${base}/api/account`, { headers: { authorization: `Bearer ${fresh.public_token}`, sign: computeSign(fresh.private_token!, '/api/account', {}) } });
       expect(freshWho.status).toBe(200);
-      expect((await runCli(['migrate'], env)).stdout).toContain('up to date');
+      // The client side of the socket, as main.ts runs it when a server answers.
+      expect((await runThroughServer(opsSocketPath(dir), ['migrate'])).stdout).toContain('up to date');
     } finally {
       await server.stop();
     }
@@ -101,7 +120,7 @@ describe('cobro CLI on the embedded database', () => {
     const again = await startServe(env);
     await again.stop();
     expect(again.output()).not.toContain('Sandbox demo account created');
-    const list = await runCli(['accounts', 'list', '--json'], env);
+    const list = await inProcess(env, (run) => run(['accounts', 'list', '--json']));
     expect((JSON.parse(list.stdout) as unknown[]).length).toBe(2);
   });
 });
@@ -121,7 +140,7 @@ describe.runIf(process.env.DATABASE_URL)('cobro CLI on PostgreSQL', () => {
       expect(migrated.code).toBe(0);
       expect(migrated.stdout).toContain('applied: 0001-foundation');
       const created = JSON.parse((await runCli(['accounts', 'create', '--name', 'PG merchant', '--json'], env)).stdout) as Record<string, string>;
-      const list = await runCli(['accounts', 'list'], env);
+      const list = await inProcess(env, (run) => run(['accounts', 'list']));
       expect(list.stdout).toContain(created.id);
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

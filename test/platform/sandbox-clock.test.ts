@@ -3,8 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { fund, payout } from '../modules/wallet/wallet-helpers.ts';
-import { accountOffsetMs, advanceAccountClock, sandboxAdvanceMsMax, sandboxOffsetMsMax } from '../../src/platform/sandbox-clock.ts';
+import { accountOffsetMs, advanceAccountClock } from '../../src/platform/sandbox-clock.ts';
+import { limits } from '../../src/limits.ts';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
+
+const { sandboxAdvanceMsMax, sandboxOffsetMsMax } = limits;
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });

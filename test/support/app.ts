@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
+import { createContext } from '../../src/runtime.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import type { AppContext } from '../../src/platform/context.ts';
@@ -14,7 +15,6 @@ import { createSecretBox } from '../../src/platform/secrets.ts';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { cloneTestDatabase } from './database.ts';
-import { contextServices } from '../../src/services.ts';
 
 export interface TestAccount {
   readonly id: string;
@@ -47,6 +47,11 @@ export interface TestAppOptions {
   readonly clockStart?: string;
   /** Routes a test adds before the app is ready (e.g. one that fails on purpose). */
   readonly extraRoutes?: (app: FastifyInstance) => void;
+  /**
+   * Another configuration over the database of an app already started: a second app without a second database
+   * (a clone costs seconds on PGlite). That app keeps the database; closing this one leaves it open.
+   */
+  readonly sharing?: TestApp;
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -58,17 +63,17 @@ export function testConfig(env: Record<string, string> = {}): Config {
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(options.env);
-  const handle = await cloneTestDatabase();
-  const clock = new ManualClock(options.clockStart ?? '2026-03-10T15:00:00Z');
-  const ctx: AppContext = {
+  const handle = options.sharing?.handle ?? await cloneTestDatabase();
+  const clock = options.sharing !== undefined && options.clockStart === undefined ? options.sharing.clock : new ManualClock(options.clockStart ?? '2026-03-10T15:00:00Z');
+  const ctx: AppContext = createContext({
     db: handle.db,
     engine: handle.engine,
     config,
     clock,
-    secrets: createSecretBox(crypto.randomBytes(32)),
+    // Two apps on one database share its secret key, as two processes of one deployment do.
+    secrets: options.sharing?.ctx.secrets ?? createSecretBox(crypto.randomBytes(32)),
     logger: pino({ level: 'silent' }),
-    ...contextServices(config),
-  };
+  });
   const app = await buildApp(ctx);
   options.extraRoutes?.(app);
   await app.ready();
@@ -99,7 +104,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
     async close() {
       await app.close();
-      await handle.close();
+      if (options.sharing === undefined) await handle.close();
       fs.rmSync(config.dataDir, { recursive: true, force: true });
     },
   };

@@ -4,8 +4,6 @@ import { creditWallet } from '../../modules/wallet/wallet-credit.ts';
 import { limits } from '../../limits.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 
-export const reasonLengthMax = 200;
-
 export const walletCredit: Command = {
   name: 'wallet credit',
   summary: 'Credit a merchant wallet (operator adjustment, ledger-backed)',
@@ -21,7 +19,7 @@ export const walletCredit: Command = {
     if (!/^\d{1,14}$/.test(amountText) || BigInt(amountText) === 0n || BigInt(amountText) > limits.amountMinorMax) {
       return fail('--amount must be a positive integer of at most 14 digits, in minor units', 2);
     }
-    if (reason === '' || reason.length > reasonLengthMax) return fail(`--reason must have 1 to ${reasonLengthMax} characters`, 2);
+    if (reason === '' || reason.length > limits.walletCreditReasonLengthMax) return fail(`--reason must have 1 to ${limits.walletCreditReasonLengthMax} characters`, 2);
     const currency = await knownCurrency(ctx, stringOption(args, 'currency') ?? 'CLP');
     if (currency === null) return fail(`unknown currency ${stringOption(args, 'currency')}`, 2);
     if ((await findAccountRowById(ctx.db, accountId)) === undefined) return fail(`no account with id ${accountId}`);

@@ -5,7 +5,7 @@ import type { DbOrTx } from '../../platform/db/types.ts';
 import { newId } from '../../platform/ids.ts';
 import { limits } from '../../limits.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
-import { findAccountRowById, findAccountRowByTokenHash } from './repository.ts';
+import { findAccountRowById } from './repository.ts';
 
 export interface AccountView extends Credentials {
   readonly id: string;
@@ -90,21 +90,4 @@ export async function rotateAccount(ctx: AppContext, id: string, target: RotateT
     updated_at: ctx.clock.now(),
   }).where('id', '=', id).execute();
   return showAccount(ctx, id);
-}
-
-export interface AuthenticatedAccount {
-  readonly id: string;
-  readonly name: string;
-  readonly privateToken: string;
-}
-
-export async function authenticatePublicToken(ctx: AppContext, publicToken: string): Promise<AuthenticatedAccount | null> {
-  const row = await findAccountRowByTokenHash(ctx.db, publicTokenHash(publicToken));
-  if (row === undefined) return null;
-  return { id: row.id, name: row.name, privateToken: ctx.secrets.open(row.private_token_enc) };
-}
-
-export async function webhookSecretOf(ctx: AppContext, accountId: string): Promise<string | null> {
-  const row = await findAccountRowById(ctx.db, accountId);
-  return row === undefined ? null : ctx.secrets.open(row.webhook_secret_enc);
 }

@@ -1,7 +1,7 @@
 // Beneficiaries are paid their parts on the event's date_payment (seed "Event"): a due-work handler claims events
 // whose payment date has come on the account's clock and pays out every beneficiary's payable.
 import type { AppContext } from '../../platform/context.ts';
-import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/due-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { sql } from 'kysely';
@@ -49,5 +49,3 @@ export async function runEventPayouts(ctx: AppContext, scope: DueWorkScope): Pro
   while (processed < batchMax && (await payOneEvent(ctx, scope.accountId))) processed++;
   return processed;
 }
-
-registerDueWork({ name: 'event-beneficiary-payouts', run: runEventPayouts });

@@ -9,7 +9,6 @@ import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
 import { parseBeneficiaries, parseEventDates } from './input.ts';
 import { eventBeneficiaries, eventSalesTotals, findEventByCode, type EventRow } from './repository.ts';
 import type { EventCreate } from './schemas.ts';
-import './payouts.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 function safeNumber(minor: bigint): number {

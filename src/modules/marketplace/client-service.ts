@@ -12,8 +12,6 @@ import {
 } from './repository.ts';
 import type { ClientCreate, ClientUpdate } from './schemas.ts';
 import { shareStatuses, type ShareStatus } from './types.ts';
-// Registers the deposit handler with due work when the module loads.
-import './deposits.ts';
 
 async function checkBank(db: DbOrTx, bank: { sbif?: string | undefined; rut?: string | undefined }): Promise<void> {
   const problems: Record<string, string> = {};

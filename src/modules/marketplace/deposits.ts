@@ -2,7 +2,7 @@
 // money leaves the client's payable for the bank, -> `paid` once the bank's deposit window has passed.
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/due-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { shareTransitions, type ShareStatus } from './types.ts';
@@ -62,5 +62,3 @@ export async function runClientDeposits(ctx: AppContext, scope: DueWorkScope): P
   while (processed < scope.limit && (await advanceOneShare(ctx, scope.accountId))) processed++;
   return processed;
 }
-
-registerDueWork({ name: 'marketplace-client-deposits', run: runClientDeposits });

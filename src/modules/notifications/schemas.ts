@@ -1,9 +1,7 @@
 import { Type } from 'typebox';
 import { RuleFailureBody, withErrors } from '../../platform/http/schemas.ts';
+import { limits } from '../../limits.ts';
 
-export const notificationsPerPageMax = 200;
-export const notificationsPerPageDefault = 50;
-export const notificationsPageMax = 10_000;
 
 // Spelled out (not mapped from the `as const` lists) so TypeBox keeps the literal types; a test checks they match.
 export const StatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('delivering'), Type.Literal('delivered'), Type.Literal('failed')]);
@@ -16,8 +14,8 @@ export const ListQuery = Type.Object({
   status: Type.Optional(StatusSchema),
   date_init: Type.Optional(Type.String({ pattern: datePattern, description: 'Created on or after this day (YYYY-MM-DD, service time zone)' })),
   date_end: Type.Optional(Type.String({ pattern: datePattern, description: 'Created on or before this day (YYYY-MM-DD, service time zone)' })),
-  page: Type.Integer({ minimum: 1, maximum: notificationsPageMax, default: 1 }),
-  per_page: Type.Integer({ minimum: 1, maximum: notificationsPerPageMax, default: notificationsPerPageDefault }),
+  page: Type.Integer({ minimum: 1, maximum: limits.notificationsPageMax, default: 1 }),
+  per_page: Type.Integer({ minimum: 1, maximum: limits.notificationsPerPageMax, default: limits.notificationsPerPageDefault }),
 });
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

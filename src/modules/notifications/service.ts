@@ -1,23 +1,12 @@
 // Merchant and operator access to callback deliveries: list with filters, one with its attempt log, resend.
 import type { AppContext } from '../../platform/context.ts';
-import { registerDueWork } from '../../platform/due-work.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
-import { deliverDueNotifications } from '../../platform/notifications/deliver.ts';
 import type { AttemptOutcome, NotificationStatus } from '../../platform/notifications/types.ts';
-import { attemptsMax } from '../../platform/notifications/schedule.ts';
+import { notificationAttemptsMax } from '../../limits.ts';
 import { findNotification, listAttempts, listNotificationRows, type NotificationFilter, type NotificationRow } from './repository.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-
-// The background notifications worker delivers on its own; advancing a sandbox clock delivers that account's
-// retries that became due at once, so a merchant (or a test) sees the retry without waiting.
-registerDueWork({
-  name: 'notifications',
-  run: (ctx, scope) => scope.accountId === undefined
-    ? Promise.resolve(0)
-    : deliverDueNotifications(ctx, { accountId: scope.accountId, limit: scope.limit }),
-});
 
 export interface NotificationView {
   readonly id: string;
@@ -80,7 +69,7 @@ export async function showNotification(ctx: AppContext, id: string, accountId: s
   const row = await findNotification(ctx.db, id, accountId);
   if (row === undefined) return null;
   const tz = ctx.config.timeZone;
-  const attempts = await listAttempts(ctx.db, id, attemptsMax * 20);
+  const attempts = await listAttempts(ctx.db, id, notificationAttemptsMax * 20);
   return {
     ...notificationView(ctx, row),
     payload: row.payload,

@@ -6,7 +6,8 @@ import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { validationError } from '../../platform/errors.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import { AdvanceBody, AdvanceResponse } from './schemas.ts';
-import { accountNow, advanceAccountClock, sandboxAdvanceMsMax } from '../../platform/sandbox-clock.ts';
+import { accountNow, advanceAccountClock } from '../../platform/sandbox-clock.ts';
+import { limits } from '../../limits.ts';
 import { drainDueWork } from '../../platform/due-work.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
 
@@ -25,7 +26,7 @@ export async function sandboxRoutes(app: FastifyInstance, ctx: AppContext): Prom
     const b = request.body;
     const deltaMs = ((((b.days ?? 0) * 24 + (b.hours ?? 0)) * 60 + (b.minutes ?? 0)) * 60 + (b.seconds ?? 0)) * 1000;
     if (deltaMs <= 0) throw validationError({ body: 'is empty' });
-    if (deltaMs > sandboxAdvanceMsMax) throw validationError({ body: 'too large' });
+    if (deltaMs > limits.sandboxAdvanceMsMax) throw validationError({ body: 'too large' });
     const offsetMs = await advanceAccountClock(ctx, account.id, deltaMs);
     if (offsetMs === null) throw validationError({ body: 'too large' });
     const processed = await drainDueWork(ctx, account.id);

@@ -1,10 +1,14 @@
 import { Type } from 'typebox';
+import { limits } from '../../limits.ts';
+
+// Each unit alone may reach the whole advance bound; their sum is checked against it by the route.
+const advanceSecondsMax = limits.sandboxAdvanceMsMax / 1000;
 
 export const AdvanceBody = Type.Object({
-  days: Type.Optional(Type.Integer({ minimum: 0, maximum: 400 })),
-  hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 9600 })),
-  minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 576000 })),
-  seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 34560000 })),
+  days: Type.Optional(Type.Integer({ minimum: 0, maximum: advanceSecondsMax / 86_400 })),
+  hours: Type.Optional(Type.Integer({ minimum: 0, maximum: advanceSecondsMax / 3600 })),
+  minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: advanceSecondsMax / 60 })),
+  seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: advanceSecondsMax })),
 }, { additionalProperties: false });
 
 export const AdvanceResponse = Type.Object({

@@ -3,7 +3,7 @@
 // transaction it finds overdue, so a payer never pays an expired order.
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/due-work.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { isExpired } from './payment-attempt.ts';
 import { expiryRejection, recordRejection } from './transaction-result.ts';
@@ -32,5 +32,3 @@ export async function runExpiries(ctx: AppContext, scope: DueWorkScope): Promise
   while (processed < scope.limit && (await expireOne(ctx, scope))) processed++;
   return processed;
 }
-
-registerDueWork({ name: 'transaction-expiry', run: runExpiries });

@@ -10,9 +10,6 @@ import {
 } from './schemas.ts';
 import { createTransaction } from './transaction-create.ts';
 import { getTransaction, listTransactions } from './transaction-query.ts';
-// Registers the settlement and expiry due-work handlers.
-import './settlement.ts';
-import './expiry.ts';
 
 export async function transactionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();

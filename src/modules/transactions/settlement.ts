@@ -5,7 +5,7 @@
 // Runs as due work, so the sandbox clock advances it.
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/due-work.ts';
 import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
@@ -80,5 +80,3 @@ export async function runSettlements(ctx: AppContext, scope: DueWorkScope): Prom
   }
   return processed;
 }
-
-registerDueWork({ name: 'transaction-settlement', run: runSettlements });

@@ -4,6 +4,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { findAccountRowById } from '../accounts/repository.ts';
 import { destinationProblems, knownCurrency } from './payout-input.ts';
 import { findBankAccount, upsertBankAccount, type BankAccountRow } from './repository.ts';
+import { limits } from '../../limits.ts';
 
 export interface BankAccountInput {
   readonly currency: string;
@@ -13,8 +14,6 @@ export interface BankAccountInput {
   readonly rut: string;
   readonly holderName: string;
 }
-
-export const bankFieldLengthMax = { num: 200, rut: 15, holderName: 180 } as const;
 
 export type BankAccountResult = { ok: true; bank: BankAccountRow } | { ok: false; error: string };
 
@@ -27,9 +26,9 @@ export async function setBankAccount(ctx: AppContext, accountId: string, input: 
   const num = input.num.trim();
   const rut = input.rut.trim();
   const holderName = input.holderName.trim();
-  if (num === '' || num.length > bankFieldLengthMax.num) return { ok: false, error: `--num must have 1 to ${bankFieldLengthMax.num} characters` };
-  if (rut === '' || rut.length > bankFieldLengthMax.rut) return { ok: false, error: `--rut must have 1 to ${bankFieldLengthMax.rut} characters` };
-  if (holderName === '' || holderName.length > bankFieldLengthMax.holderName) return { ok: false, error: `--name must have 1 to ${bankFieldLengthMax.holderName} characters` };
+  if (num === '' || num.length > limits.bankNumLengthMax) return { ok: false, error: `--num must have 1 to ${limits.bankNumLengthMax} characters` };
+  if (rut === '' || rut.length > limits.bankRutLengthMax) return { ok: false, error: `--rut must have 1 to ${limits.bankRutLengthMax} characters` };
+  if (holderName === '' || holderName.length > limits.bankHolderNameLengthMax) return { ok: false, error: `--name must have 1 to ${limits.bankHolderNameLengthMax} characters` };
   const sbif = input.sbif.trim();
   const problems = await destinationProblems(ctx, currency, sbif, num);
   if (problems.accountbank_sbif !== undefined) return { ok: false, error: `unknown ${currency} bank code ${sbif}` };

@@ -8,7 +8,7 @@ import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import { limits } from '../../limits.ts';
 import type { PayoutRequest } from './payout-create.ts';
 import { bankCodeExists, findBankAccount } from './repository.ts';
-import { bancoEstadoCode, bancoEstadoNumLengthMax, type PayoutCreateBody, type WithdrawBody } from './schemas.ts';
+import { bancoEstadoCode, type PayoutCreateBody, type WithdrawBody } from './schemas.ts';
 
 export async function knownCurrency(ctx: AppContext, text: string): Promise<string | null> {
   const currency = text.trim().toUpperCase();
@@ -20,7 +20,7 @@ export async function knownCurrency(ctx: AppContext, text: string): Promise<stri
 export async function destinationProblems(ctx: AppContext, currency: string, sbif: string, num: string): Promise<Record<string, string>> {
   const problems: Record<string, string> = {};
   if (!(await bankCodeExists(ctx.db, currency, sbif))) problems.accountbank_sbif = 'invalid';
-  if (sbif === bancoEstadoCode && num.length > bancoEstadoNumLengthMax) problems.accountbank_num = 'too long';
+  if (sbif === bancoEstadoCode && num.length > limits.bancoEstadoNumLengthMax) problems.accountbank_num = 'too long';
   return problems;
 }
 

@@ -2,9 +2,9 @@
 // (decision 020). Production payouts carry no due time: an operator resolves them (payout-resolve.ts).
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import { registerDueWork, type DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/due-work.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
-import { sandboxSuccessAfterMs } from './payout-states.ts';
+import { limits } from '../../limits.ts';
 import { transitionPayout } from './payout-transition.ts';
 import './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -24,7 +24,7 @@ async function resolveOne(ctx: AppContext, accountId: string | undefined): Promi
     if (row === undefined) return false;
     const at = await accountNow(ctx, row.account_id, tx);
     if (row.status === 'pending') {
-      await transitionPayout(ctx, tx, row, 'processing', { at, dueAt: new Date(row.created_at.getTime() + sandboxSuccessAfterMs) });
+      await transitionPayout(ctx, tx, row, 'processing', { at, dueAt: new Date(row.created_at.getTime() + limits.sandboxPayoutSuccessAfterMs) });
     } else {
       await transitionPayout(ctx, tx, row, 'success', { at });
     }
@@ -37,5 +37,3 @@ export async function resolveDuePayouts(ctx: AppContext, scope: DueWorkScope): P
   while (processed < scope.limit && (await resolveOne(ctx, scope.accountId))) processed++;
   return processed;
 }
-
-registerDueWork({ name: 'payout-resolution', run: resolveDuePayouts });

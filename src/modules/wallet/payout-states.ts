@@ -1,5 +1,6 @@
 // The payout state machine as data (STYLE rule 9) and the sandbox's outcome-by-amount table (reference §13.4).
 import { stateMachine } from '../../platform/state-machine.ts';
+import { limits } from '../../limits.ts';
 
 export const payoutStatuses = ['pending', 'processing', 'success', 'banking_error', 'fraud_prevention'] as const;
 export type PayoutStatus = (typeof payoutStatuses)[number];
@@ -59,5 +60,5 @@ export function sandboxImmediateOutcome(amountMinor: bigint): 'success' | 'banki
 }
 
 /** Sandbox schedule for other amounts, in account (sandbox clock) time from creation. */
-export const sandboxProcessingAfterMs = 60 * 1000;
-export const sandboxSuccessAfterMs = 60 * 60 * 1000;
+// The bound lives in limits.ts; this name stays for payout-create.ts until its owner reads limits directly.
+export const sandboxProcessingAfterMs = limits.sandboxPayoutProcessingAfterMs;

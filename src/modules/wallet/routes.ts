@@ -16,7 +16,6 @@ import {
   IdParams, PayoutCreateBody, PayoutCreateResponse, PayoutResponse, PayoutV3Response, SandboxCreditBody,
   SandboxCredited, WalletQuery, WalletSummary, WithdrawBody, WithdrawResponse,
 } from './schemas.ts';
-import './payout-resolution.ts';
 
 const tags = ['Wallet'];
 const signed = { auth: 'sign' as const };

@@ -3,16 +3,13 @@ import { Type } from 'typebox';
 import { limits } from '../../limits.ts';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
 
-export const payoutOrderLengthMax = 80;
 /**
  * The seed gives order_ext no length of its own; the reference keeps it among additional_parameters, whose
  * 4000 characters bound it here too.
  */
 export const orderExtLengthMax = limits.additionalParametersCharsMax;
-/** Banco Estado (0012): at most 12 characters, so a debit card number cannot be entered (seed Limits). */
+/** Banco Estado's bank code: its account numbers have their own bound (limits.bancoEstadoNumLengthMax). */
 export const bancoEstadoCode = '0012';
-export const bancoEstadoNumLengthMax = 12;
-export const pageMax = 1_000_000;
 
 const Amount = Type.Integer({ minimum: 1, maximum: Number(limits.amountMinorMax) });
 const Required = (maxLength: number) => Type.String({ minLength: 1, maxLength });
@@ -20,16 +17,16 @@ const Required = (maxLength: number) => Type.String({ minLength: 1, maxLength })
 export const PayoutCreateBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 50, format: 'email' }),
   phone: Type.Optional(Type.String({ maxLength: 20 })),
-  subject: Required(200),
+  subject: Required(limits.payoutSubjectLengthMax),
   currency: Required(6),
-  order: Required(payoutOrderLengthMax),
+  order: Required(limits.payoutOrderLengthMax),
   amount: Amount,
-  accountbank_name: Required(180),
-  accountbank_rut: Required(15),
+  accountbank_name: Required(limits.bankHolderNameLengthMax),
+  accountbank_rut: Required(limits.bankRutLengthMax),
   accountbank_sbif: Required(4),
   accountbank_type: Type.String({ minLength: 1, maxLength: 1, pattern: '^[123]$', description: '1 checking, 2 vista/RUT account, 3 savings' }),
-  accountbank_num: Required(200),
-  url_notify: Type.Optional(Type.String({ maxLength: 600, format: 'uri', pattern: '^https?://' })),
+  accountbank_num: Required(limits.bankNumLengthMax),
+  url_notify: Type.Optional(Type.String({ maxLength: limits.callbackUrlLengthMax, format: 'uri', pattern: '^https?://' })),
   additional_parameters: Type.Optional(Type.Object({
     parameter_1: Type.Optional(Type.String()),
     parameter_2: Type.Optional(Type.String()),
@@ -38,20 +35,20 @@ export const PayoutCreateBody = Type.Object({
 }, { additionalProperties: false });
 
 export const WithdrawBody = Type.Object({
-  subject: Required(200),
+  subject: Required(limits.payoutSubjectLengthMax),
   currency: Required(6),
-  order: Required(80),
+  order: Required(limits.payoutOrderLengthMax),
   amount: Amount,
 }, { additionalProperties: false });
 
 export const SandboxCreditBody = Type.Object({
   amount: Amount,
   currency: Type.Optional(Required(6)),
-  reason: Type.Optional(Type.String({ maxLength: 200 })),
+  reason: Type.Optional(Type.String({ maxLength: limits.walletCreditReasonLengthMax })),
 }, { additionalProperties: false });
 
 export const WalletQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: pageMax })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.walletPageMax })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.pageSizeMax })),
   currency: Type.Optional(Required(6)),
 });

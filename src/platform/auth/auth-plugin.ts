@@ -2,11 +2,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import type { AppContext } from '../context.ts';
-import { authenticatePublicToken } from '../../modules/accounts/service.ts';
 import { signedPath, verifySign, type SignParams } from './sign.ts';
 import '../http/fastify-types.ts';
+import { limits } from '../../limits.ts';
 
-const bearerPattern = /^Bearer\s+(\S{1,200})\s*$/i;
+const bearerPattern = new RegExp(`^Bearer\\s+(\\S{1,${limits.bearerTokenLengthMax}})\\s*$`, 'i');
 
 function signParams(request: FastifyRequest): SignParams {
   const source = request.method === 'GET' || request.method === 'HEAD' ? request.query : request.body;
@@ -23,7 +23,7 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') throw new ApiError('token_missing', 'waiting token public');
     const match = bearerPattern.exec(header);
-    const account = match?.[1] === undefined ? null : await authenticatePublicToken(ctx, match[1]);
+    const account = match?.[1] === undefined ? null : await ctx.accounts.authenticatePublicToken(match[1]);
     if (account === null) throw new ApiError('token_invalid', 'invalid token');
     request.account = account;
     if (mode !== 'sign') return;

@@ -6,7 +6,7 @@ import { ApiError } from '../errors.ts';
 import { limits } from '../../limits.ts';
 import { fromAjvErrors } from './validation-errors.ts';
 
-const requestIdPattern = /^[\w.:-]{1,128}$/;
+const requestIdPattern = new RegExp(`^[\\w.:-]{1,${limits.requestIdLengthMax}}$`);
 
 export function genRequestId(request: { headers: Record<string, string | string[] | undefined> }): string {
   const incoming = request.headers['x-request-id'];

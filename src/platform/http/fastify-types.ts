@@ -1,4 +1,4 @@
-import type { AuthenticatedAccount } from '../../modules/accounts/service.ts';
+import type { AuthenticatedAccount } from '../auth/account-directory.ts';
 
 /** How a route authenticates: none (public), Bearer token, or Bearer token plus `Sign`. */
 export type RouteAuth = 'none' | 'token' | 'sign';

@@ -6,9 +6,7 @@
 //    into 1 and reads "0x10", "1e3" or " 25 " as numbers; those are marked here so that the schema refuses them.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../errors.ts';
-
-/** How deep the walks follow nested objects; deeper input than any merchant sends is refused. */
-const depthMax = 64;
+import { limits } from '../../limits.ts';
 
 export function isStorableText(text: string): boolean {
   return text.isWellFormed() && !text.includes('\u0000');
@@ -25,7 +23,7 @@ function walkText(value: unknown, field: string, depth: number, problems: Record
     return;
   }
   if (value === null || typeof value !== 'object') return;
-  if (depth >= depthMax) {
+  if (depth >= limits.inputDepthMax) {
     problems[field] = 'invalid';
     return;
   }
@@ -56,7 +54,7 @@ const notAnInteger = Object.freeze({ notAnInteger: true });
 
 /** Marks every integer field of the schema (nested objects too) holding a boolean or a string other than digits. */
 function markLooseIntegers(source: unknown, schema: SchemaNode | undefined, depth = 0): void {
-  if (source === null || typeof source !== 'object' || Array.isArray(source) || schema?.properties === undefined || depth >= depthMax) return;
+  if (source === null || typeof source !== 'object' || Array.isArray(source) || schema?.properties === undefined || depth >= limits.inputDepthMax) return;
   const record = source as Record<string, unknown>;
   for (const [field, sub] of Object.entries(schema.properties)) {
     const value = record[field];

@@ -4,10 +4,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ApiError, validationError } from '../errors.ts';
-import { registerDueWork } from '../due-work.ts';
 import { limits } from '../../limits.ts';
 import { requestHash } from './canonical.ts';
-import { claimKey, completeKey, purgeExpiredKeys, releaseKey } from './store.ts';
+import { claimKey, completeKey, releaseKey } from './store.ts';
 
 export const idempotencyHeader = 'idempotency-key';
 export const replayedHeader = 'idempotent-replayed';
@@ -76,8 +75,3 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
     return payload;
   });
 }
-
-registerDueWork({
-  name: 'idempotency-expiry',
-  run: (ctx, scope) => purgeExpiredKeys(ctx.db, ctx.clock.now(), scope.accountId, scope.limit),
-});

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
 import { randomHex } from '../ids.ts';
 import { accountNowSql } from '../sandbox-clock.ts';
-import { attemptsMax } from './schedule.ts';
+import { notificationAttemptsMax } from '../../limits.ts';
 import './types.ts';
 import { inTransaction } from '../db/unit-of-work.ts';
 
@@ -52,7 +52,7 @@ export async function claimDueNotifications(ctx: AppContext, options: ClaimOptio
         .execute();
     }
     // A row whose worker keeps dying on it must still end: past the schedule it fails instead of looping.
-    const exhausted = rows.filter((r) => r.status === 'delivering' && r.attempts - r.schedule_start_attempts >= attemptsMax);
+    const exhausted = rows.filter((r) => r.status === 'delivering' && r.attempts - r.schedule_start_attempts >= notificationAttemptsMax);
     if (exhausted.length > 0) {
       await tx.updateTable('notifications')
         .set({ status: 'failed', lease_until: null, lease_token: null, last_error: lostAttemptError, updated_at: now })

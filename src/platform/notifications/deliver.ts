@@ -3,19 +3,14 @@
 import assert from 'node:assert/strict';
 import type { AppContext } from '../context.ts';
 import { accountNow } from '../sandbox-clock.ts';
-import { webhookSecretOf } from '../../modules/accounts/service.ts';
 import { claimDueNotifications, type ClaimedNotification } from './claim.ts';
 import { retryDelayMs } from './schedule.ts';
-import { deliveryTimeoutMs, sendWebhook, type SendResult } from './send.ts';
+import { sendWebhook, type SendResult } from './send.ts';
 import type { BaseLookup } from './ssrf-guard.ts';
 import { webhookHeaders } from './sign.ts';
 import type { AttemptOutcome } from './types.ts';
 import { inTransaction } from '../db/unit-of-work.ts';
-
-export const deliveryBatchMax = 16;
-export const deliveryConcurrencyMax = 8;
-/** Long enough for every row of a batch to be sent and answered before another worker may take it over. */
-export const deliveryLeaseMs = 90_000;
+import { limits } from '../../limits.ts';
 
 export interface DeliverOptions {
   readonly limit?: number;
@@ -28,16 +23,16 @@ export interface DeliverOptions {
 
 /** Claims and delivers up to `limit` due callbacks; returns how many attempts were made. */
 export async function deliverDueNotifications(ctx: AppContext, options: DeliverOptions = {}): Promise<number> {
-  const limit = Math.min(options.limit ?? deliveryBatchMax, deliveryBatchMax);
-  const leaseMs = options.leaseMs ?? deliveryLeaseMs;
-  const timeoutMs = options.timeoutMs ?? deliveryTimeoutMs;
+  const limit = Math.min(options.limit ?? limits.deliveryBatchMax, limits.deliveryBatchMax);
+  const leaseMs = options.leaseMs ?? limits.deliveryLeaseMs;
+  const timeoutMs = options.timeoutMs ?? limits.deliveryTimeoutMs;
   assert.ok(limit >= 1, 'limit is positive');
-  assert.ok(Math.ceil(limit / deliveryConcurrencyMax) * timeoutMs < leaseMs, 'a batch must finish inside its lease');
+  assert.ok(Math.ceil(limit / limits.deliveryConcurrencyMax) * timeoutMs < leaseMs, 'a batch must finish inside its lease');
   const claimed = await claimDueNotifications(ctx, { limit, leaseMs, ...(options.accountId !== undefined ? { accountId: options.accountId } : {}) });
   const secrets = new Map<string, Promise<string | null>>();
   const secretOf = (accountId: string) => {
     let found = secrets.get(accountId);
-    if (found === undefined) secrets.set(accountId, found = webhookSecretOf(ctx, accountId));
+    if (found === undefined) secrets.set(accountId, found = ctx.accounts.webhookSecretOf(accountId));
     return found;
   };
   let next = 0;
@@ -47,7 +42,7 @@ export async function deliverDueNotifications(ctx: AppContext, options: DeliverO
       await deliverOne(ctx, row, await secretOf(row.accountId), timeoutMs, options.resolve);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(deliveryConcurrencyMax, claimed.length) }, lane));
+  await Promise.all(Array.from({ length: Math.min(limits.deliveryConcurrencyMax, claimed.length) }, lane));
   return claimed.length;
 }
 

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { Tx } from '../db/types.ts';
 import { newId } from '../ids.ts';
 import './types.ts';
+import { limits } from '../../limits.ts';
 
 export interface CallbackInput {
   readonly accountId: string;
@@ -14,10 +15,8 @@ export interface CallbackInput {
   readonly at: Date;
 }
 
-export const callbackUrlLengthMax = 600;
-
 export async function enqueueCallback(tx: Tx, input: CallbackInput): Promise<string> {
-  assert.ok(input.url.length > 0 && input.url.length <= callbackUrlLengthMax, 'callback url length');
+  assert.ok(input.url.length > 0 && input.url.length <= limits.callbackUrlLengthMax, 'callback url length');
   assert.match(input.eventType, /^[a-z_]+(\.[a-z_]+)+$/, 'event type is dotted lower case');
   const id = newId('msg_', 24);
   const body = JSON.stringify(input.payload);

@@ -3,10 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Mode } from '../config.ts';
 import { checkCallbackUrl, guardedLookup, type BaseLookup } from './ssrf-guard.ts';
-
-export const deliveryTimeoutMs = 15_000;
-export const responseExcerptBytesMax = 1024;
-export const errorTextLengthMax = 500;
+import { limits } from '../../limits.ts';
 
 export interface SendRequest {
   readonly url: string;
@@ -35,14 +32,14 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
   const checked = checkCallbackUrl(request.url, request.mode);
   if (!checked.ok) return Promise.resolve({ statusCode: null, error: `refused: ${checked.reason}`, responseExcerpt: null, latencyMs: 0 });
   const url = checked.url;
-  const timeoutMs = request.timeoutMs ?? deliveryTimeoutMs;
+  const timeoutMs = request.timeoutMs ?? limits.deliveryTimeoutMs;
   return new Promise<SendResult>((resolve) => {
     let settled = false;
     const finish = (statusCode: number | null, error: string | null, excerpt: string | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ statusCode, error: error === null ? null : error.slice(0, errorTextLengthMax), responseExcerpt: excerpt, latencyMs: elapsedMs(startNs) });
+      resolve({ statusCode, error: error === null ? null : error.slice(0, limits.deliveryErrorLengthMax), responseExcerpt: excerpt, latencyMs: elapsedMs(startNs) });
     };
     const client = url.protocol === 'https:' ? https : http;
     // node:http never follows redirects, so a 3xx answer arrives here as a failed attempt.
@@ -56,16 +53,16 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
       const chunks: Buffer[] = [];
       let size = 0;
       const done = () => {
-        const excerpt = Buffer.concat(chunks).subarray(0, responseExcerptBytesMax).toString('utf8');
+        const excerpt = Buffer.concat(chunks).subarray(0, limits.responseExcerptBytesMax).toString('utf8');
         const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
         finish(statusCode, ok ? null : `HTTP ${statusCode}`, excerpt);
         res.destroy();
       };
       res.on('data', (chunk: Buffer) => {
-        if (size < responseExcerptBytesMax) chunks.push(chunk);
+        if (size < limits.responseExcerptBytesMax) chunks.push(chunk);
         size += chunk.length;
         // The receiver's answer matters only for its status and a short excerpt; stop reading a long one.
-        if (size >= responseExcerptBytesMax) done();
+        if (size >= limits.responseExcerptBytesMax) done();
       });
       res.on('end', done);
       res.on('error', done);

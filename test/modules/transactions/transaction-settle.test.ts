@@ -85,7 +85,7 @@ describe('money on success and settlement', () => {
 
 describe('settlement delay', () => {
   it('settles on the availability date, one day after the payment, on the account\'s sandbox clock', async () => {
-    const delayed = await startTestApp({ env: { SETTLEMENT_DELAY_DAYS: '1' } });
+    const delayed = await startTestApp({ env: { SETTLEMENT_DELAY_DAYS: '1' }, sharing: t });
     try {
       const a = await delayed.createAccount();
       const created = (await delayed.call(a, { method: 'POST', url: '/api/transaction', body: { email: 'p@e.cl', order: '1', subject: 's', amount: 5000 } })).json();

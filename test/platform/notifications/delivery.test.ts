@@ -5,7 +5,7 @@ import { deliverDueNotifications, recordAttempt } from '../../../src/platform/no
 import { claimDueNotifications, lostAttemptError } from '../../../src/platform/notifications/claim.ts';
 import { webhookSignature } from '../../../src/platform/notifications/sign.ts';
 import { rotateAccount } from '../../../src/modules/accounts/service.ts';
-import { attemptsMax } from '../../../src/platform/notifications/schedule.ts';
+import { notificationAttemptsMax as attemptsMax } from '../../../src/limits.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { receiverPool } from '../../support/receiver.ts';
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { attemptsMax, jitterFraction, retryDelayMs, retryDelaysMs } from '../../../src/platform/notifications/schedule.ts';
+import { retryDelayMs } from '../../../src/platform/notifications/schedule.ts';
+import { limits, notificationAttemptsMax as attemptsMax } from '../../../src/limits.ts';
+
+const { retryDelaysMs, retryJitterFraction: jitterFraction } = limits;
 
 describe('retry schedule (supplement §5.3)', () => {
   it('is 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, then nothing', () => {

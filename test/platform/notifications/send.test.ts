@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { responseExcerptBytesMax, sendWebhook } from '../../../src/platform/notifications/send.ts';
+import { sendWebhook } from '../../../src/platform/notifications/send.ts';
+import { limits } from '../../../src/limits.ts';
+
+const { responseExcerptBytesMax } = limits;
 import { receiverPool } from '../../support/receiver.ts';
 
 const receivers = receiverPool();

@@ -10,12 +10,12 @@ import pino from 'pino';
 import { ManualClock, systemClock } from '../../../src/platform/clock.ts';
 import type { AppContext } from '../../../src/platform/context.ts';
 import { createSecretBox } from '../../../src/platform/secrets.ts';
+import { createContext } from '../../../src/runtime.ts';
 import { createAccount } from '../../../src/modules/accounts/service.ts';
 import { enqueueCallback } from '../../../src/platform/notifications/enqueue.ts';
 import { deliverDueNotifications } from '../../../src/platform/notifications/deliver.ts';
 import { cloneTestDatabase, type TestDatabaseHandle } from '../../support/database.ts';
 import { testConfig } from '../../support/app.ts';
-import { contextServices } from '../../../src/services.ts';
 import { startReceiver, type Receiver } from '../../support/receiver.ts';
 
 const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
@@ -62,7 +62,7 @@ describe.skipIf(!onPostgres)('worker processes on one PostgreSQL', () => {
     const key = crypto.randomBytes(32);
     secretKeyHex = key.toString('hex');
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-workers-'));
-    ctx = { db: handle.db, engine: handle.engine, config: testConfig(), clock: systemClock, secrets: createSecretBox(key), logger: pino({ level: 'silent' }), ...contextServices(testConfig()) };
+    ctx = createContext({ db: handle.db, engine: handle.engine, config: testConfig(), clock: systemClock, secrets: createSecretBox(key), logger: pino({ level: 'silent' }) });
   });
   afterEach(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -1,0 +1,14 @@
+// The transactions group: Payments (transactions), their settlement and expiry.
+import type { AppModule } from '../../platform/module.ts';
+import { transactionRoutes } from './routes.ts';
+import { runSettlements } from './settlement.ts';
+import { runExpiries } from './expiry.ts';
+
+export const transactionsModule: AppModule = {
+  name: 'transactions',
+  routes: transactionRoutes,
+  dueWork: [
+    { name: 'transaction-settlement', run: runSettlements },
+    { name: 'transaction-expiry', run: runExpiries },
+  ],
+};

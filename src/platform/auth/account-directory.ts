@@ -1,0 +1,16 @@
+// The port through which platform code (authentication, callback signing) asks about merchant accounts without
+// importing the accounts module: modules/accounts implements it, runtime.ts wires it into the context.
+
+/** The account a request authenticated as. */
+export interface AuthenticatedAccount {
+  readonly id: string;
+  readonly name: string;
+  readonly privateToken: string;
+}
+
+export interface AccountDirectory {
+  /** The account whose public token this is, or null (unknown or rotated token). */
+  authenticatePublicToken(publicToken: string): Promise<AuthenticatedAccount | null>;
+  /** The secret callbacks to this account are signed with, or null when the account is gone. */
+  webhookSecretOf(accountId: string): Promise<string | null>;
+}

@@ -1,0 +1,27 @@
+// Operator commands run inside the test process (see runInProcess), next to ./cli.ts's real processes.
+import pino from 'pino';
+import { resolve as resolveCommand, runResolved } from '../../src/cli/dispatch.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { openRuntime, type Runtime } from '../../src/runtime.ts';
+import type { CliResult } from './cli.ts';
+
+/**
+ * The command path of `cobro <command>` run inside the test process: the same argument resolution and command code
+ * as main.ts, on a context opened the way main.ts opens it (this data dir, its secret key, migrations applied), so
+ * a test pays for one database open instead of one Node process and one database open per call. The real process
+ * (config errors, exit codes, the operator socket) stays covered by runCli.
+ */
+export async function runInProcess(args: readonly string[], runtime: Runtime | null): Promise<CliResult> {
+  const resolved = resolveCommand(args);
+  if (!('command' in resolved)) return { code: resolved.exitCode, stdout: resolved.stdout, stderr: resolved.stderr };
+  if (resolved.command.needsDb && runtime === null) throw new Error(`cobro ${args.join(' ')} needs a database`);
+  const output = await runResolved(resolved, resolved.command.needsDb ? runtime!.ctx : null);
+  return { code: output.exitCode, stdout: output.stdout, stderr: output.stderr };
+}
+
+/** Opens the runtime an operator command in `env` would open (the embedded database in DATA_DIR). */
+export async function openCliRuntime(env: Record<string, string>): Promise<Runtime> {
+  const loaded = loadConfig({ LOG_LEVEL: 'silent', ...env });
+  if (!loaded.ok) throw new Error(loaded.errors.join('; '));
+  return openRuntime(loaded.config, { logger: pino({ level: 'silent' }) });
+}
