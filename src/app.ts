@@ -9,6 +9,7 @@ import { registerAuth } from './platform/auth/auth-plugin.ts';
 import { registerInputGuards } from './platform/http/input-guards.ts';
 import { registerIdempotency } from './platform/idempotency/plugin.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
+import { registerMetrics } from './platform/http/metrics.ts';
 import { routeModules } from './modules/index.ts';
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
@@ -38,6 +39,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
   });
   registerConventions(app);
+  registerMetrics(app, ctx);
   registerAuth(app, ctx);
   registerInputGuards(app);
   registerIdempotency(app, ctx);
