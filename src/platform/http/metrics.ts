@@ -108,7 +108,9 @@ function buildRegistry(ctx: AppContext): { registry: Registry; requests: Counter
   new Gauge({
     name: 'cobro_db_pool_connections', help: 'Database connections of this process: total, idle and waiting requests (PGlite: one in-process connection, total only).',
     labelNames: ['engine', 'state'], registers: [registry],
-    collect() {
+    async collect() {
+      // After this scrape's own queries, so the scrape's wait for a connection is not reported as load.
+      await snapshot();
       this.reset();
       const pool = postgresPoolOf(ctx.db);
       if (pool === undefined) {
@@ -147,7 +149,13 @@ export function registerMetrics(app: FastifyInstance, ctx: AppContext): void {
   // Hidden from the OpenAPI document: it answers Prometheus text, not the API's JSON.
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {
     if (!allow(ctx, request, reply)) return reply;
-    const body = await registry.metrics();
+    let body: string;
+    try {
+      body = await registry.metrics();
+    } catch (error) {
+      request.log.warn({ err: error }, 'metrics scrape failed');
+      throw new ApiError('unavailable', 'metrics could not be read from the database');
+    }
     return reply.type(registry.contentType).send(body);
   });
 }
