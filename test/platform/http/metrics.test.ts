@@ -1,5 +1,6 @@
 // GET /metrics over real HTTP: Prometheus text, counters that move after a sandbox payment, route patterns as
 // labels, and the production rule (a Bearer METRICS_TOKEN, or 404 when none is configured).
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveApp, type LiveApp } from '../../client/live-app.ts';
 import { payByCard } from '../../modules/transactions/helpers.ts';
@@ -63,6 +64,20 @@ describe('GET /metrics in sandbox', () => {
     const text = await (await scrape(live.baseUrl)).text();
     expect(sample(text, 'cobro_callbacks_queued')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'cobro_callback_queue_oldest_age_seconds')).toBeGreaterThanOrEqual(90);
+  });
+});
+
+describe('GET /metrics when the database cannot answer', () => {
+  let live: LiveApp;
+  beforeAll(async () => { live = await startLiveApp(); });
+  afterAll(async () => { await live.close(); });
+
+  it('answers 503 in the error envelope, not a 500', async () => {
+    // This test's own database clone: a table the scrape reads goes missing, so its query fails.
+    await sql`ALTER TABLE journal_entries RENAME TO journal_entries_gone`.execute(live.t.ctx.db);
+    const res = await scrape(live.baseUrl);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ status: 'failed', message_error: 'metrics could not be read from the database' });
   });
 });
 
