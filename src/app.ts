@@ -12,6 +12,7 @@ import { registerAuth } from './platform/auth/auth-plugin.ts';
 import { registerInputGuards } from './platform/http/input-guards.ts';
 import { registerIdempotency } from './platform/idempotency/plugin.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
+import { registerMetrics } from './platform/http/metrics.ts';
 import { appModules } from './modules/index.ts';
 import type { AppModule } from './platform/module.ts';
 
@@ -42,6 +43,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
     },
   });
   registerConventions(app);
+  registerMetrics(app, ctx);
   registerAuth(app, ctx);
   registerInputGuards(app);
   registerIdempotency(app, ctx);

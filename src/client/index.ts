@@ -1,6 +1,3 @@
-// Public surface of the typed Cobro client (docs/client.md).
-export { CobroClient, type CobroClientOptions } from './client.ts';
-export { CobroClientError, isFailed, type CobroClientErrorKind, type FailedBody } from './errors.ts';
-export { operations, type OperationName, type OperationSpec } from './operations.ts';
-export type { CallOptions } from './transport.ts';
-export type * from './types.ts';
+// The typed client lives in packages/client (published as `cobro-client`, docs/client.md); this path stays for
+// code inside the repository that imported it from here.
+export * from '../../packages/client/src/index.ts';

@@ -1,5 +1,6 @@
 // Request and response types of every operation, taken from the route schemas with Static<> so they follow the
-// server. Type-only imports: the client does not load server modules at run time.
+// server. The client package does not import this file: packages/client/scripts/generate-types.ts expands it into
+// packages/client/src/types.ts, plain types with no server or typebox reference, and a test keeps the two equal.
 import type { Static } from 'typebox';
 import type { ErrorEnvelope } from '../platform/http/schemas.ts';
 import type { BanksResponse, CurrencyQuery, PaymentMethodsResponse } from '../modules/reference/schemas.ts';

@@ -20,6 +20,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly settlementDelayDays: number;
   readonly workersEnabled: boolean;
+  /** Bearer token for /metrics in production; null there means /metrics answers 404 (sandbox leaves it open). */
+  readonly metricsToken: string | null;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
@@ -86,9 +88,11 @@ export function loadConfig(env: Env = process.env): ConfigResult {
     errors.push(`PUBLIC_BASE_URL must be an http(s) URL, got "${publicBaseUrl}"`);
   }
   const workersEnabled = env.COBRO_WORKERS !== '0';
+  const metricsToken = env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' ? env.METRICS_TOKEN : null;
+  if (metricsToken !== null && !/^\S{16,200}$/.test(metricsToken)) errors.push('METRICS_TOKEN must be 16 to 200 characters without spaces');
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
-    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled },
+    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled, metricsToken },
   };
 }

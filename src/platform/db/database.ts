@@ -19,6 +19,10 @@ export interface DatabaseHandle {
 
 const INT8_OID = 20;
 
+// The pool behind a PostgreSQL handle, for /metrics (Kysely keeps its own reference private).
+const pools = new WeakMap<object, pg.Pool>();
+export const postgresPoolOf = (db: object): pg.Pool | undefined => pools.get(db);
+
 export type OpenOptions =
   | { engine: 'postgres'; url: string; poolSizeMax?: number }
   | { engine: 'pglite'; dataDir: string | null; loadDataDir?: Blob };
@@ -36,6 +40,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     // An idle client's error (server restart) must not crash the process; the pool replaces the client.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pools.set(db, pool);
     return { db, engine: 'postgres', pglite: null, close: () => db.destroy() };
   }
   let dir: string | undefined;

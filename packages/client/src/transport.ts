@@ -1,6 +1,6 @@
 // One HTTP exchange: builds the URL, signs what the route requires (supplement §2.3), applies the timeout and
 // turns transport failures into CobroClientError. Knows nothing about individual endpoints.
-import { computeSign, type SignParams } from '../platform/auth/sign.ts';
+import { computeSign, type SignParams } from './sign.ts';
 import { CobroClientError } from './errors.ts';
 import type { OperationSpec } from './operations.ts';
 import type { CobroResponse } from './types.ts';
@@ -71,6 +71,17 @@ function queryEntries(query: Readonly<Record<string, QueryValue>>): Array<[strin
   return entries;
 }
 
+/** AbortSignal.any where it exists (Node 20.3+, browsers); Node 18 gets the same by hand. */
+function eitherSignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([a, b]);
+  const controller = new AbortController();
+  for (const signal of [a, b]) {
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  }
+  return controller.signal;
+}
+
 function describeCause(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
@@ -89,7 +100,7 @@ export async function send<T>(config: TransportConfig, op: OperationSpec, call: 
   if (op.auth === 'sign') {
     // The server signs the query of a GET and the body of anything else (auth-plugin.ts signParams).
     const signParams: SignParams = op.method === 'GET' ? Object.fromEntries(entries) : (call.body ?? {}) as SignParams;
-    headers.sign = computeSign(config.privateToken, signed, signParams);
+    headers.sign = await computeSign(config.privateToken, signed, signParams);
   }
   const options = call.options ?? {};
   if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
@@ -101,7 +112,7 @@ export async function send<T>(config: TransportConfig, op: OperationSpec, call: 
 
   const timeoutMs = options.timeoutMs === undefined ? config.timeoutMs : checkTimeoutMs(options.timeoutMs, 'timeoutMs');
   const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
+  const signal = options.signal === undefined ? timeout : eitherSignal(timeout, options.signal);
 
   let httpStatus: number;
   let text: string;

@@ -1,0 +1,154 @@
+// CobroClient: one method per API operation (operations.ts), typed from the route schemas (types.ts). Signing,
+// headers and timeouts live in transport.ts; this file only maps arguments to paths, queries and bodies.
+import { CobroClientError } from './errors.ts';
+import { operations, type OperationName } from './operations.ts';
+import { checkTimeoutMs, send, timeoutMsDefault, type CallOptions, type OperationCall, type TransportConfig } from './transport.ts';
+import type * as T from './types.ts';
+
+export interface CobroClientOptions {
+  /** Where the API is served, e.g. `https://cobro.example.com` (no trailing `/api`). */
+  readonly baseUrl: string;
+  readonly publicToken: string;
+  /** Key of the `Sign` header; never sent over the wire. */
+  readonly privateToken: string;
+  /** A fetch implementation (default: the global one, which Node 18+ and browsers have). */
+  readonly fetch?: typeof fetch;
+  /** Per-call time limit, request and body together (default 30 000). */
+  readonly timeoutMs?: number;
+}
+
+function requireText(value: unknown, what: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new CobroClientError('invalid_argument', `${what} must be a non-empty string`);
+  return value;
+}
+
+function normalisedBaseUrl(raw: unknown): string {
+  const text = requireText(raw, 'baseUrl');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch (error) {
+    throw new CobroClientError('invalid_argument', `baseUrl is not a URL: ${text}`, { cause: error });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CobroClientError('invalid_argument', `baseUrl must be http or https: ${text}`);
+  if (url.search !== '' || url.hash !== '') throw new CobroClientError('invalid_argument', `baseUrl must not have a query or fragment: ${text}`);
+  return url.href.replace(/\/+$/, '');
+}
+
+export class CobroClient {
+  readonly #config: TransportConfig;
+
+  constructor(options: CobroClientOptions) {
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    if (typeof fetchImpl !== 'function') throw new CobroClientError('invalid_argument', 'no fetch implementation: pass options.fetch (Node 18+ has a global fetch)');
+    this.#config = {
+      baseUrl: normalisedBaseUrl(options.baseUrl),
+      publicToken: requireText(options.publicToken, 'publicToken'),
+      privateToken: requireText(options.privateToken, 'privateToken'),
+      fetch: fetchImpl,
+      timeoutMs: checkTimeoutMs(options.timeoutMs ?? timeoutMsDefault, 'timeoutMs'),
+    };
+  }
+
+  #call<R>(name: OperationName, call: OperationCall): Promise<T.CobroResponse<R>> {
+    return send<R>(this.#config, operations[name], call);
+  }
+
+  // Reference data (no credentials needed).
+  listBanks(query: T.CurrencyFilter = {}, options?: CallOptions) {
+    return this.#call<T.BanksBody>('listBanks', { query, options });
+  }
+  listPaymentMethods(query: T.CurrencyFilter = {}, options?: CallOptions) {
+    return this.#call<T.PaymentMethodsBody>('listPaymentMethods', { query, options });
+  }
+  /** Which account the credentials belong to; signed, so it checks both tokens at once. */
+  getAccount(options?: CallOptions) {
+    return this.#call<T.AccountBody>('getAccount', { options });
+  }
+
+  // Transactions.
+  createTransaction(body: T.CreateTransactionInput, options?: CallOptions) {
+    return this.#call<T.TransactionCreatedBody>('createTransaction', { body, options });
+  }
+  /** By id, payment_key or transaction_key. */
+  getTransaction(id: string, options?: CallOptions) {
+    return this.#call<T.TransactionBody>('getTransaction', { params: { id }, options });
+  }
+  listTransactions(query: T.TransactionListFilter = {}, options?: CallOptions) {
+    return this.#call<T.TransactionListBody>('listTransactions', { query, options });
+  }
+
+  // Wallet and payouts (all signed).
+  getWallet(query: T.WalletFilter = {}, options?: CallOptions) {
+    return this.#call<T.WalletBody>('getWallet', { query, options });
+  }
+  listWallet(query: T.WalletFilter = {}, options?: CallOptions) {
+    return this.#call<T.WalletBody>('listWallet', { query, options });
+  }
+  getWalletMovement(id: string, options?: CallOptions) {
+    return this.#call<T.WalletBody>('getWalletMovement', { params: { id }, options });
+  }
+  createPayout(body: T.CreatePayoutInput, options?: CallOptions) {
+    return this.#call<T.PayoutCreatedBody>('createPayout', { body, options });
+  }
+  withdraw(body: T.WithdrawInput, options?: CallOptions) {
+    return this.#call<T.WithdrawBodyResponse>('withdraw', { body, options });
+  }
+  getPayout(id: string, options?: CallOptions) {
+    return this.#call<T.PayoutBody>('getPayout', { params: { id }, options });
+  }
+  getPayoutV3(id: string, options?: CallOptions) {
+    return this.#call<T.PayoutV3Body>('getPayoutV3', { params: { id }, options });
+  }
+
+  // Marketplace.
+  createMarketplaceClient(body: T.CreateMarketplaceClientInput, options?: CallOptions) {
+    return this.#call<T.MarketplaceClientBody>('createMarketplaceClient', { body, options });
+  }
+  getMarketplaceClient(id: string, options?: CallOptions) {
+    return this.#call<T.MarketplaceClientBody>('getMarketplaceClient', { params: { id }, options });
+  }
+  updateMarketplaceClient(id: string, body: T.UpdateMarketplaceClientInput, options?: CallOptions) {
+    return this.#call<T.MarketplaceClientUpdatedBody>('updateMarketplaceClient', { params: { id }, body, options });
+  }
+  deleteMarketplaceClient(id: string, options?: CallOptions) {
+    return this.#call<T.SuspendedBody>('deleteMarketplaceClient', { params: { id }, options });
+  }
+  createMembership(body: T.CreateMembershipInput, options?: CallOptions) {
+    return this.#call<T.MembershipCreatedBody>('createMembership', { body, options });
+  }
+  getMembership(id: string, options?: CallOptions) {
+    return this.#call<T.MembershipBody>('getMembership', { params: { id }, options });
+  }
+  deleteMembership(id: string, options?: CallOptions) {
+    return this.#call<T.SuspendedBody>('deleteMembership', { params: { id }, options });
+  }
+
+  // Events.
+  createEvent(body: T.CreateEventInput, options?: CallOptions) {
+    return this.#call<T.EventCreatedBody>('createEvent', { body, options });
+  }
+  /** By your event identifier (`event` in createEvent). */
+  getEvent(id: string, options?: CallOptions) {
+    return this.#call<T.EventBody>('getEvent', { params: { id }, options });
+  }
+
+  // Callback deliveries.
+  listNotifications(query: T.NotificationListFilter = {}, options?: CallOptions) {
+    return this.#call<T.NotificationListBody>('listNotifications', { query, options });
+  }
+  getNotification(id: string, options?: CallOptions) {
+    return this.#call<T.NotificationBody>('getNotification', { params: { id }, options });
+  }
+  retryNotification(id: string, options?: CallOptions) {
+    return this.#call<T.NotificationRetryBody>('retryNotification', { params: { id }, options });
+  }
+
+  // Sandbox controls (the routes exist only when the server runs in sandbox mode).
+  advanceSandboxClock(body: T.AdvanceSandboxClockInput, options?: CallOptions) {
+    return this.#call<T.SandboxClockBody>('advanceSandboxClock', { body, options });
+  }
+  creditSandboxWallet(body: T.CreditSandboxWalletInput, options?: CallOptions) {
+    return this.#call<T.SandboxCreditedBody>('creditSandboxWallet', { body, options });
+  }
+}
