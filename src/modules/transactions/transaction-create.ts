@@ -108,8 +108,7 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   }
   const prepared = await prepareExtensions(ctx, input, errors, { accountId, currency, at: now });
   if (Object.keys(errors).length > 0) throw validationError(errors);
-  const refused = prepared.find((p) => !p.ok && 'failure' in p);
-  if (refused !== undefined && !refused.ok && 'failure' in refused) return refused.failure;
+  for (const p of prepared) if (!p.ok && 'failure' in p) return p.failure;
 
   const created = await inTransaction(ctx.db, async (tx): Promise<{ id: string } | RuleFailure> => {
     let columns: ExtensionColumns = {};
