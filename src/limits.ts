@@ -88,6 +88,10 @@ export const limits = {
 
   // Process: operator socket, database pool, shutdown.
   opsRequestBytesMax: 64 * 1024,
+  /** How long the CLI waits to learn whether a server answers on the operator socket. */
+  opsPingTimeoutMs: 2 * secondMs,
+  /** How long the CLI waits for a command run by the serving process. */
+  opsCommandTimeoutMs: 2 * minuteMs,
   dbPoolSizeMax: 10,
   /** A stopping server finishes its callback deliveries in flight before it gives up. */
   shutdownGraceMs: 20 * secondMs,
@@ -104,6 +108,7 @@ export function assertLimits(): void {
   assert.ok(l.amountMinorMax === 10n ** BigInt(l.amountDigitsMax) - 1n, 'the amount bound is the seed\'s digit count');
   assert.ok(l.amountMinorMax < BigInt(Number.MAX_SAFE_INTEGER), 'amounts stay exact as JSON numbers');
   assert.ok(l.opsRequestBytesMax < l.bodyBytesMax, 'an operator request is smaller than an API body');
+  assert.ok(l.opsPingTimeoutMs < l.opsCommandTimeoutMs, 'a ping answers sooner than a command');
   assert.ok(l.bancoEstadoNumLengthMax <= l.bankNumLengthMax, 'the Banco Estado bound narrows the bank account number');
   // Callbacks: a batch finishes inside its lease; a send finishes before a stopping server gives up on it; the
   // worker polls more often than the shortest retry, so a retry goes out close to when it is due.

@@ -79,12 +79,12 @@ function request(socketPath: string, urlPath: string, argv: readonly string[], t
 export async function opsServerAnswers(socketPath: string): Promise<boolean> {
   if (!fs.existsSync(socketPath)) return false;
   try {
-    return (await request(socketPath, '/ping', [], 2000)).exitCode === 0;
+    return (await request(socketPath, '/ping', [], limits.opsPingTimeoutMs)).exitCode === 0;
   } catch {
     return false;
   }
 }
 
 export function runThroughServer(socketPath: string, argv: readonly string[]): Promise<CommandOutput> {
-  return request(socketPath, '/run', argv, 120_000);
+  return request(socketPath, '/run', argv, limits.opsCommandTimeoutMs);
 }

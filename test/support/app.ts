@@ -7,6 +7,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { createContext } from '../../src/runtime.ts';
+import type { AppModule } from '../../src/platform/module.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import type { AppContext } from '../../src/platform/context.ts';
@@ -52,6 +53,8 @@ export interface TestAppOptions {
    * (a clone costs seconds on PGlite). That app keeps the database; closing this one leaves it open.
    */
   readonly sharing?: TestApp;
+  /** The module list app.ts registers (all of them unless a test wraps them, e.g. to watch their routes). */
+  readonly modules?: readonly AppModule[];
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -74,7 +77,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     secrets: options.sharing?.ctx.secrets ?? createSecretBox(crypto.randomBytes(32)),
     logger: pino({ level: 'silent' }),
   });
-  const app = await buildApp(ctx);
+  const app = await buildApp(ctx, options.modules);
   options.extraRoutes?.(app);
   await app.ready();
   return {
