@@ -40,7 +40,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerConventions(app);
   registerAuth(app, ctx);
   registerInputGuards(app);
-  registerIdempotency(app, ctx);
+  registerIdempotency(app);
   await registerOpenApi(app, ctx.config.publicBaseUrl);
   for (const register of routeModules) await register(app, ctx);
   return app;
