@@ -52,7 +52,7 @@ class Abort extends Error {
 
 function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateOutcome {
   if (existing.request_hash !== request.requestHash || existing.movement_id === null) {
-    return { ok: false, failure: ruleFailure('duplicate_order', `order ${request.order} was already used with different parameters`) };
+    return { ok: false, failure: ruleFailure('duplicate_order', { order: request.order }) };
   }
   return { ok: true, payoutId: existing.id, movementId: existing.movement_id, replayed: true };
 }
@@ -72,7 +72,7 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
       const existing = await findPayoutByOrder(tx, owner, request.kind, request.order);
       if (existing !== undefined) throw new Abort(answerForExisting(existing, request));
       if (available.balanceMinor < request.amountMinor) {
-        throw new Abort({ ok: false, failure: ruleFailure('insufficient_funds', `available balance ${available.balanceMinor} ${currency} does not cover ${request.amountMinor}`) });
+        throw new Abort({ ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: available.balanceMinor, currency, requestedMinor: request.amountMinor }) });
       }
       const sandbox = ctx.config.mode === 'sandbox';
       const immediate = sandbox && request.kind === 'payout' ? sandboxImmediateOutcome(request.amountMinor) : null;

@@ -43,7 +43,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
   }, async (request, reply) => runCommand(ctx, request, reply, async (tx) => {
     const account = accountOf(request);
     const prepared = await withdrawRequestFrom(tx, account.id, request.body);
-    if (!prepared.ok) return ruleFailure('bank_account_missing', prepared.message);
+    if (!prepared.ok) return ruleFailure('bank_account_missing', { currency: prepared.currency });
     const outcome = await createPayout(tx, prepared.request);
     if (!outcome.ok) return outcome.failure;
     return { status: 'Success' as const, identifier_wallet: outcome.movementId };
