@@ -90,4 +90,26 @@ describe('command runner (decision 071)', () => {
     expect(mixed.filter((r) => r.statusCode !== 200).every((r) => r.statusCode === 422 || r.statusCode === 409)).toBe(true);
     expect(await balance(t, a)).toBe(100_000 - 2000);
   });
+
+  it('runs an after-commit step again after a crash, never the command it follows', async () => {
+    const a = await t.createAccount();
+    const advance = () => t.call(a, { method: 'POST', url: '/api/sandbox/clock/advance', body: { hours: 1 }, headers: key('adv-1') });
+    const first = await advance();
+    expect(first.json()).toMatchObject({ status: 'success', offset_seconds: 3600 });
+    const replay = await advance();
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toBe(first.body);
+    // Where a crash after the advance committed but before its answer was stored leaves the key.
+    await t.ctx.db.updateTable('idempotency_keys').set({ state: 'in_flight', status_code: null, content_type: null, body: '3600000' })
+      .where('account_id', '=', a.id).where('idem_key', '=', 'adv-1').execute();
+    expect((await advance()).statusCode).toBe(409);
+    t.clock.advanceMs(61_000);
+    const resumed = await advance();
+    expect(resumed.statusCode).toBe(200);
+    expect(resumed.json()).toMatchObject({ status: 'success', offset_seconds: 3600 });
+    expect((await clockRows(a.id)).map((r) => Number(r.offset_ms))).toEqual([3_600_000]);
+    const again = await advance();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(resumed.body);
+  });
 });

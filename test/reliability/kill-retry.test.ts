@@ -70,7 +70,9 @@ async function killMidFlight(server: ServeProcess, firing: Promise<unknown>, ans
 async function scenario(engine: Engine): Promise<void> {
   const env = { ...engine.env, PORT: String(await freePort()), COBRO_MODE: 'sandbox', COBRO_WORKERS: '0' };
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
+  const startedAt = Date.now();
   const first = await startServe(env);
+  const firstStartMs = Date.now() - startedAt;
   const who = demoCredentials(first.output());
   const funded = await fetch(`${baseUrl}/api/sandbox/wallet/credit`, {
     method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}` },
@@ -92,13 +94,16 @@ async function scenario(engine: Engine): Promise<void> {
   const second = await startServe(env);
   const restartMs = Date.now() - restartStarted;
   let answers: Map<string, Answer>;
+  const retryStarted = Date.now();
+  let retryMs = 0;
   try {
     answers = await retryUntilAnswered(baseUrl, who, requests, 32, 20);
+    retryMs = Date.now() - retryStarted;
     expect(await walletAvailable(baseUrl, who)).toBe(fundingMinor - requests.filter((r) => r.kind === 'payout').reduce((sum, r) => sum + r.amountMinor, 0));
   } finally {
     await second.stop();
   }
-  console.info(`kill-retry: ${answeredBeforeKill}/${requests.length} answered before SIGKILL, restart ${restartMs} ms`);
+  console.info(`kill-retry: first start ${firstStartMs} ms, ${answeredBeforeKill}/${requests.length} answered before SIGKILL, restart ${restartMs} ms, retries ${retryMs} ms`);
 
   for (const r of requests) {
     const answer = answers.get(r.key)!;
