@@ -46,7 +46,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
   registerMetrics(app, ctx);
   registerAuth(app, ctx);
   registerInputGuards(app);
-  registerIdempotency(app, ctx);
+  registerIdempotency(app);
   await registerOpenApi(app, ctx.config.publicBaseUrl);
   for (const module of modules) {
     const routes = module.routes;

@@ -1,3 +1,5 @@
+import { resultCodes, type ResultCode, type ResultParams } from './result-codes.ts';
+
 // The error catalogue (STYLE rule 8): every code, its HTTP status and its envelope. docs/errors.md lists them all,
 // and a test keeps the two in sync. Services return or throw ApiError; one handler renders it.
 export const errorCatalogue = {
@@ -63,14 +65,16 @@ export function notFound(what: string): ApiError {
 
 /**
  * A business rule refused the operation: HTTP 200 with `status: failed` (supplement §3). These are results,
- * not exceptions: a service returns one and the route sends it as is.
+ * not exceptions: a service returns one and the route sends it as is. The code and its message come from the
+ * catalogue in result-codes.ts, so a bare string does not compile.
  */
 export interface RuleFailure {
   readonly status: 'failed';
-  readonly type: string;
+  readonly type: ResultCode;
   readonly message_error: string;
 }
 
-export function ruleFailure(type: string, message: string): RuleFailure {
-  return { status: 'failed', type, message_error: message };
+export function ruleFailure<C extends ResultCode>(code: C, ...params: ResultParams<C>): RuleFailure {
+  const template = resultCodes[code] as (...args: ResultParams<C>) => string;
+  return { status: 'failed', type: code, message_error: template(...params) };
 }

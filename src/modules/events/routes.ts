@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
+import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import { EventCreateBody, EventCreateResponse, EventGetResponse, EventParams } from './schemas.ts';
 import { createEvent, getEvent } from './service.ts';
@@ -10,11 +11,12 @@ import { createEvent, getEvent } from './service.ts';
 export async function eventRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post('/api/event', {
+    config: commandConfig,
     schema: {
       tags: ['Event'], summary: 'Create an event with its beneficiaries',
       body: EventCreateBody, response: withErrors({ 200: EventCreateResponse }),
     },
-  }, async (request) => createEvent(ctx, accountOf(request).id, request.body));
+  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => createEvent(tx, accountOf(request).id, request.body)));
 
   r.get('/api/event/:id', {
     schema: {

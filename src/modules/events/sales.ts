@@ -31,10 +31,10 @@ export async function resolveEventForSale(tx: Tx, accountId: string, eventCode: 
     .where('account_id', '=', accountId).where('code', '=', eventCode).forUpdate().executeTakeFirst();
   if (row === undefined) return { ok: false, reason: 'unknown' };
   if (at > row.closing_sales_at) {
-    return { ok: false, reason: 'closed', failure: ruleFailure('event_sales_closed', `sales for event ${row.code} are closed`) };
+    return { ok: false, reason: 'closed', failure: ruleFailure('event_sales_closed', { event: row.code }) };
   }
   if (row.currency !== null && row.currency !== currency) {
-    return { ok: false, reason: 'currency', failure: ruleFailure('event_currency_mismatch', `event ${row.code} sells in ${row.currency}`) };
+    return { ok: false, reason: 'currency', failure: ruleFailure('event_currency_mismatch', { event: row.code, currency: row.currency }) };
   }
   if (row.currency === null) await tx.updateTable('events').set({ currency }).where('id', '=', row.id).execute();
   return { ok: true, event: { id: row.id, code: row.code, name: row.name, currency, closingSalesAt: row.closing_sales_at } };

@@ -68,7 +68,7 @@ export async function createEvent(ctx: AppContext, accountId: string, body: Even
     }
     return true;
   });
-  if (!created) return ruleFailure('duplicate_event', `event ${body.event} already exists`) satisfies RuleFailure;
+  if (!created) return ruleFailure('duplicate_event', { event: body.event }) satisfies RuleFailure;
   const row = await findEventByCode(ctx.db, accountId, body.event);
   assert.ok(row !== undefined, 'the event just created is there');
   const view = await eventView(ctx, row);

@@ -66,7 +66,7 @@ export async function createMembership(ctx: AppContext, accountId: string, body:
       throw validationError(Object.fromEntries(unknown.map(({ i }) => [`affiliation.${i}.0`, 'not found'])));
     }
     const suspended = rows.find((r) => r.status !== 'register');
-    if (suspended !== undefined) return ruleFailure('client_suspended', `client ${suspended.id} is suspended and cannot join a membership`);
+    if (suspended !== undefined) return ruleFailure('client_suspended', { clientId: suspended.id });
     const now = ctx.clock.now();
     await tx.insertInto('ma_memberships').values({
       id, account_id: accountId, status: 'register', name: body.name, token: randomHex(32),

@@ -30,12 +30,12 @@ export async function resolveMarketplaceForPayment(db: DbOrTx, accountId: string
   const membership = await findMembershipByToken(db, accountId, token);
   if (membership === undefined) return { ok: false, reason: 'unknown' };
   if (membership.status !== 'register') {
-    return { ok: false, reason: 'suspended', failure: ruleFailure('marketplace_suspended', `membership ${membership.id} is suspended`) };
+    return { ok: false, reason: 'suspended', failure: ruleFailure('marketplace_suspended', { membershipId: membership.id }) };
   }
   const clients = await membershipClients(db, membership.id);
   const suspended = clients.find((c) => c.status !== 'register');
   if (suspended !== undefined) {
-    return { ok: false, reason: 'suspended', failure: ruleFailure('marketplace_suspended', `client ${suspended.id} of membership ${membership.id} is suspended`) };
+    return { ok: false, reason: 'suspended', failure: ruleFailure('marketplace_suspended', { membershipId: membership.id, clientId: suspended.id }) };
   }
   return { ok: true, membershipId: membership.id, merchantBps: membership.merchant_bps, parts: clients.map((c) => ({ clientId: c.id, bps: c.bps })) };
 }

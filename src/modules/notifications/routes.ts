@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { notFound, validationError } from '../../platform/errors.ts';
+import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { IdParams, ListQuery, ListResponse, RetryResponse, ShowResponse } from './schemas.ts';
 import { listNotifications, retryNotification, showNotification } from './service.ts';
 import { createdRange } from './date-range.ts';
@@ -46,16 +47,17 @@ export async function notificationRoutes(app: FastifyInstance, ctx: AppContext):
   });
 
   r.post('/api/notifications/:id/retry', {
+    config: commandConfig,
     schema: {
       tags: ['Extensions'],
       summary: 'Send a callback again now (same webhook-id); a failed or delivered one starts a fresh retry schedule',
       params: IdParams,
       response: RetryResponse,
     },
-  }, async (request) => {
-    const retried = await retryNotification(ctx, request.params.id, accountOf(request).id);
+  }, async (request, reply) => runCommand(ctx, request, reply, async (tx) => {
+    const retried = await retryNotification(tx, request.params.id, accountOf(request).id);
     if (retried === null) throw notFound('notification');
     if ('message_error' in retried) return retried;
     return { status: 'success' as const, notification: retried };
-  });
+  }));
 }

@@ -97,7 +97,7 @@ export async function retryNotification(ctx: AppContext, id: string, accountId: 
     if (accountId !== null) query = query.where('account_id', '=', accountId);
     const row = await query.forUpdate().executeTakeFirst();
     if (row === undefined) return null;
-    if (row.status === 'delivering') return ruleFailure('notification_delivering', 'the notification is being delivered right now; look at it again in a moment');
+    if (row.status === 'delivering') return ruleFailure('notification_delivering');
     const now = ctx.clock.now();
     await tx.updateTable('notifications').set({
       status: 'pending',

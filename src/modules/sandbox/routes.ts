@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { validationError } from '../../platform/errors.ts';
+import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import { AdvanceBody, AdvanceResponse } from './schemas.ts';
 import { accountNow, advanceAccountClock } from '../../platform/sandbox-clock.ts';
@@ -15,26 +16,32 @@ export async function sandboxRoutes(app: FastifyInstance, ctx: AppContext): Prom
   if (ctx.config.mode !== 'sandbox') return;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post('/api/sandbox/clock/advance', {
+    config: commandConfig,
     schema: {
       tags: ['Extensions'],
       summary: 'Move this account\'s sandbox clock forward and run what became due',
       body: AdvanceBody,
       response: withErrors({ 200: AdvanceResponse }),
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const account = accountOf(request);
     const b = request.body;
-    const deltaMs = ((((b.days ?? 0) * 24 + (b.hours ?? 0)) * 60 + (b.minutes ?? 0)) * 60 + (b.seconds ?? 0)) * 1000;
-    if (deltaMs <= 0) throw validationError({ body: 'is empty' });
-    if (deltaMs > limits.sandboxAdvanceMsMax) throw validationError({ body: 'too large' });
-    const offsetMs = await advanceAccountClock(ctx, account.id, deltaMs);
-    if (offsetMs === null) throw validationError({ body: 'too large' });
-    const processed = await drainDueWork(ctx, account.id);
-    return {
-      status: 'success' as const,
-      now: formatTimestamp(await accountNow(ctx, account.id), ctx.config.timeZone),
-      offset_seconds: Math.floor(offsetMs / 1000),
-      processed,
-    };
+    return runCommand(ctx, request, reply, async (tx) => {
+      const deltaMs = ((((b.days ?? 0) * 24 + (b.hours ?? 0)) * 60 + (b.minutes ?? 0)) * 60 + (b.seconds ?? 0)) * 1000;
+      if (deltaMs <= 0) throw validationError({ body: 'is empty' });
+      if (deltaMs > limits.sandboxAdvanceMsMax) throw validationError({ body: 'too large' });
+      const offsetMs = await advanceAccountClock(tx, account.id, deltaMs);
+      if (offsetMs === null) throw validationError({ body: 'too large' });
+      return offsetMs;
+    }, {
+      // What became due runs after the advance commits: it delivers callbacks (network calls), and every due-work
+      // handler only takes what is due, so running it again after a crash does nothing twice.
+      afterCommit: async (outer, offsetMs) => ({
+        status: 'success' as const,
+        processed: await drainDueWork(outer, account.id),
+        now: formatTimestamp(await accountNow(outer, account.id), outer.config.timeZone),
+        offset_seconds: Math.floor(offsetMs / 1000),
+      }),
+    });
   });
 }

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { notFound } from '../../platform/errors.ts';
+import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import {
   CreateTransactionBody, CreateTransactionResponse, TransactionIdParams, TransactionListQuery, TransactionListResponse, TransactionView,
@@ -14,13 +15,14 @@ import { getTransaction, listTransactions } from './transaction-query.ts';
 export async function transactionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post('/api/transaction', {
+    config: commandConfig,
     schema: {
       tags: ['Transaction'],
       summary: 'Create a payment order; the payer\'s browser goes to the returned url',
       body: CreateTransactionBody,
       response: withErrors({ 200: CreateTransactionResponse }),
     },
-  }, async (request) => createTransaction(ctx, accountOf(request).id, request.body));
+  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => createTransaction(tx, accountOf(request).id, request.body)));
 
   r.get('/api/transaction/:id', {
     schema: {

@@ -53,7 +53,7 @@ class Abort extends Error {
 
 function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateOutcome {
   if (existing.request_hash !== request.requestHash || existing.movement_id === null) {
-    return { ok: false, failure: ruleFailure('duplicate_order', `order ${request.order} was already used with different parameters`) };
+    return { ok: false, failure: ruleFailure('duplicate_order', { order: request.order }) };
   }
   return { ok: true, payoutId: existing.id, movementId: existing.movement_id, replayed: true };
 }
@@ -76,7 +76,7 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
       // Reserved before the payout row is written, so a shortfall answers before an order taken in another currency.
       const reserved = await ctx.ledger.reserve(tx, { kind: reservedJournalKinds[request.kind], reference: id, at, owner, currency, amountMinor: request.amountMinor });
       if (!reserved.ok) {
-        throw new Abort({ ok: false, failure: ruleFailure('insufficient_funds', `available balance ${reserved.availableMinor} ${currency} does not cover ${request.amountMinor}`) });
+        throw new Abort({ ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: reserved.availableMinor, currency, requestedMinor: request.amountMinor }) });
       }
       const journal = reserved.journal;
       const sandbox = ctx.config.mode === 'sandbox';

@@ -60,7 +60,7 @@ export async function payoutRequestFrom(ctx: AppContext, accountId: string, body
   };
 }
 
-export type WithdrawPreparation = { ok: true; request: PayoutRequest } | { ok: false; message: string };
+export type WithdrawPreparation = { ok: true; request: PayoutRequest } | { ok: false; currency: string };
 
 /** A withdrawal pays the account's own bank account, set by an operator with `cobro accounts set-bank`. */
 export async function withdrawRequestFrom(ctx: AppContext, accountId: string, body: Static<typeof WithdrawBody>): Promise<WithdrawPreparation> {
@@ -68,7 +68,7 @@ export async function withdrawRequestFrom(ctx: AppContext, accountId: string, bo
   if (currency === null) throw validationError({ currency: 'invalid' });
   const bank = await findBankAccount(ctx.db, accountId);
   if (bank === undefined || bank.currency !== currency) {
-    return { ok: false, message: `the account has no ${currency} bank account for withdrawals; an operator sets it with cobro accounts set-bank` };
+    return { ok: false, currency };
   }
   return {
     ok: true,

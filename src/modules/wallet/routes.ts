@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { ruleFailure, validationError } from '../../platform/errors.ts';
+import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import { limits } from '../../limits.ts';
 import { createPayout } from './payout-create.ts';
@@ -19,32 +20,33 @@ import {
 
 const tags = ['Wallet'];
 const signed = { auth: 'sign' as const };
+const signedCommand = { ...commandConfig, ...signed };
 const defaultCurrency = 'CLP';
 
 export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.post('/api/wallet/payout', {
-    config: signed,
+    config: signedCommand,
     schema: { tags, summary: 'Pay a third party from the wallet', body: PayoutCreateBody, response: withErrors({ 200: PayoutCreateResponse }) },
-  }, async (request) => {
+  }, async (request, reply) => runCommand(ctx, request, reply, async (tx) => {
     const account = accountOf(request);
-    const outcome = await createPayout(ctx, await payoutRequestFrom(ctx, account.id, request.body));
+    const outcome = await createPayout(tx, await payoutRequestFrom(tx, account.id, request.body));
     if (!outcome.ok) return outcome.failure;
     return { status: 'success' as const, identifier_wallet: outcome.movementId, identifier_payout: outcome.payoutId };
-  });
+  }));
 
   r.post('/api/wallet/withdraw', {
-    config: signed,
+    config: signedCommand,
     schema: { tags, summary: 'Withdraw to the account\'s own bank account', body: WithdrawBody, response: withErrors({ 200: WithdrawResponse }) },
-  }, async (request) => {
+  }, async (request, reply) => runCommand(ctx, request, reply, async (tx) => {
     const account = accountOf(request);
-    const prepared = await withdrawRequestFrom(ctx, account.id, request.body);
-    if (!prepared.ok) return ruleFailure('bank_account_missing', prepared.message);
-    const outcome = await createPayout(ctx, prepared.request);
+    const prepared = await withdrawRequestFrom(tx, account.id, request.body);
+    if (!prepared.ok) return ruleFailure('bank_account_missing', { currency: prepared.currency });
+    const outcome = await createPayout(tx, prepared.request);
     if (!outcome.ok) return outcome.failure;
     return { status: 'Success' as const, identifier_wallet: outcome.movementId };
-  });
+  }));
 
   async function summary(accountId: string, query: { page?: number; per_page?: number; currency?: string }) {
     const currency = await knownCurrency(ctx, query.currency ?? defaultCurrency);
@@ -79,14 +81,15 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
 
   if (ctx.config.mode !== 'sandbox') return;
   r.post('/api/sandbox/wallet/credit', {
+    config: commandConfig,
     schema: { tags: ['Extensions'], summary: 'Add test funds to this account\'s wallet (sandbox only)', body: SandboxCreditBody, response: withErrors({ 200: SandboxCredited }) },
-  }, async (request) => {
+  }, async (request, reply) => runCommand(ctx, request, reply, async (tx) => {
     const account = accountOf(request);
-    const currency = await knownCurrency(ctx, request.body.currency ?? defaultCurrency);
+    const currency = await knownCurrency(tx, request.body.currency ?? defaultCurrency);
     if (currency === null) throw validationError({ currency: 'invalid' });
     const reason = request.body.reason?.trim() || 'Sandbox credit';
-    const credited = await creditWallet(ctx, { accountId: account.id, currency, amountMinor: BigInt(request.body.amount), reason, kind: 'sandbox_credit' });
+    const credited = await creditWallet(tx, { accountId: account.id, currency, amountMinor: BigInt(request.body.amount), reason, kind: 'sandbox_credit' });
     if (credited === null) throw validationError({ amount: 'invalid' });
     return { status: 'success' as const, identifier_wallet: credited.movementId, amount_available: safeInteger(credited.balanceMinor), currency };
-  });
+  }));
 }

@@ -1,26 +1,25 @@
 // Idempotency-Key on every authenticated POST, PUT and DELETE (supplement §4.5): the first answer is stored for
 // 24 h and replayed with `idempotent-replayed: true`; 409 while the first request still runs; 422 when the key
-// comes back with another method, path or body. The key is scoped to the account (decision 022).
+// comes back with another method, path or body. The key is scoped to the account (decision 022). The key is
+// claimed and answered by the command runner inside the command's own transaction (decision 071); this plugin
+// checks the header early and refuses to register a state-changing route that does not run as a command.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
-import { ApiError, validationError } from '../errors.ts';
+import { validationError } from '../errors.ts';
 import { limits } from '../../limits.ts';
-import { requestHash } from './canonical.ts';
-import { claimKey, completeKey, releaseKey } from './store.ts';
 
 export const idempotencyHeader = 'idempotency-key';
 export const replayedHeader = 'idempotent-replayed';
 const coveredMethods: ReadonlySet<string> = new Set(['POST', 'PUT', 'DELETE']);
 
-interface Claimed {
-  readonly accountId: string;
-  readonly key: string;
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set by routes that change state: their handler runs through `runCommand` (decision 071). */
+    command?: boolean;
+  }
 }
 
-/** Requests this process claimed a key for; filled in preHandler, settled in onSend. */
-const claims = new WeakMap<FastifyRequest, Claimed>();
-
-function keyOf(request: FastifyRequest): string | null {
+/** The request's Idempotency-Key, null when absent; an empty or overlong key is the client's mistake. */
+export function idempotencyKeyOf(request: FastifyRequest): string | null {
   const raw = request.headers[idempotencyHeader];
   if (raw === undefined) return null;
   const key = Array.isArray(raw) ? null : raw.trim();
@@ -30,48 +29,27 @@ function keyOf(request: FastifyRequest): string | null {
 }
 
 /** `/api/x` and `/api/x/` are one route, so they are one path here too. */
-function normalisedPath(url: string): string {
+export function normalisedPath(url: string): string {
   const path = url.split('?')[0] ?? '/';
   return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
-export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void {
-  app.addHook('preHandler', async (request, reply) => {
-    if (!coveredMethods.has(request.method) || request.account === null) return;
-    const key = keyOf(request);
-    if (key === null) return;
-    const accountId = request.account.id;
-    const claim = await claimKey(ctx.db, {
-      accountId, key, method: request.method, path: normalisedPath(request.url),
-      requestHash: requestHash(request.body), now: ctx.clock.now(),
-    });
-    switch (claim.kind) {
-      case 'proceed':
-        claims.set(request, { accountId, key });
-        return;
-      case 'in_flight':
-        throw new ApiError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed; retry later');
-      case 'mismatch':
-        throw new ApiError('idempotency_mismatch', 'this Idempotency-Key was already used with other parameters');
-      case 'replay':
-        return reply.code(claim.statusCode).header('content-type', claim.contentType).header(replayedHeader, 'true').send(claim.body);
-      default: {
-        const never: never = claim;
-        throw new Error(`unknown claim ${String(never)}`);
-      }
+/** Requests whose key the runner claims: authenticated, and a method that changes state. */
+export function coversRequest(request: FastifyRequest): boolean {
+  return coveredMethods.has(request.method) && request.account !== null;
+}
+
+export function registerIdempotency(app: FastifyInstance): void {
+  // A state-changing authenticated /api route outside the runner would store its effect without its key: refuse
+  // to start rather than find out from a duplicate.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!route.url.startsWith('/api/') || route.config?.auth === 'none') return;
+    if (methods.some((m) => coveredMethods.has(m)) && route.config?.command !== true) {
+      throw new Error(`${methods.join(',')} ${route.url} changes state: declare config.command and answer with runCommand`);
     }
   });
-
-  app.addHook('onSend', async (request, reply, payload) => {
-    const claimed = claims.get(request);
-    if (claimed === undefined) return payload;
-    claims.delete(request);
-    if (reply.statusCode >= 500 || typeof payload !== 'string') {
-      await releaseKey(ctx.db, claimed.accountId, claimed.key);
-      return payload;
-    }
-    const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-    await completeKey(ctx.db, claimed.accountId, claimed.key, { statusCode: reply.statusCode, contentType, body: payload });
-    return payload;
+  app.addHook('preHandler', async (request) => {
+    if (coversRequest(request)) idempotencyKeyOf(request);
   });
 }

@@ -1,7 +1,7 @@
-// Stored Idempotency-Key answers (supplement §4.5, Stripe semantics): one row per account and key, claimed
-// before the request runs and filled with the answer when it ends.
+// Stored Idempotency-Key answers (supplement §4.5, Stripe semantics): one row per account and key, claimed,
+// run and answered inside the command's own transaction (decision 071), so the key commits with the effect.
 import { sql } from 'kysely';
-import type { Db, Timestamp } from '../db/types.ts';
+import type { Db, DbOrTx, Timestamp, Tx } from '../db/types.ts';
 import { limits } from '../../limits.ts';
 
 export interface IdempotencyKeyTable {
@@ -10,6 +10,11 @@ export interface IdempotencyKeyTable {
   method: string;
   path: string;
   request_hash: string;
+  /**
+   * `done` once the answer is stored. `in_flight` is only ever seen committed for a command with an after-commit
+   * step (its effect committed, its answer not yet stored; `body` then holds the committed value), or for a row
+   * left by a release before decision 071.
+   */
   state: 'in_flight' | 'done';
   status_code: number | null;
   content_type: string | null;
@@ -43,9 +48,15 @@ export type Claim =
   | { readonly kind: 'proceed' }
   | { readonly kind: 'in_flight' }
   | { readonly kind: 'mismatch' }
-  | { readonly kind: 'replay'; readonly statusCode: number; readonly contentType: string; readonly body: string };
+  | { readonly kind: 'replay'; readonly statusCode: number; readonly contentType: string; readonly body: string }
+  /** The effect committed, the after-commit step died: run that step again, never the effect. */
+  | { readonly kind: 'resume'; readonly committedJson: string };
 
-export async function claimKey(db: Db, input: ClaimInput): Promise<Claim> {
+/**
+ * Claims the key inside the caller's transaction. On PostgreSQL a second transaction inserting the same key waits
+ * on the unique index until the first commits (then it reads the stored answer) or rolls back (then it claims).
+ */
+export async function claimKey(db: Tx, input: ClaimInput): Promise<Claim> {
   const lockedUntil = new Date(input.now.getTime() + idempotencyLeaseMs);
   for (let attempt = 0; attempt < claimAttemptsMax; attempt++) {
     await db.deleteFrom('idempotency_keys')
@@ -71,21 +82,29 @@ export async function claimKey(db: Db, input: ClaimInput): Promise<Claim> {
       .where('account_id', '=', input.accountId).where('idem_key', '=', input.key)
       .where('state', '=', 'in_flight').where('locked_until', '=', row.locked_until)
       .returning('idem_key').executeTakeFirst();
-    return taken !== undefined ? { kind: 'proceed' } : { kind: 'in_flight' };
+    if (taken === undefined) return { kind: 'in_flight' };
+    return row.body !== null ? { kind: 'resume', committedJson: row.body } : { kind: 'proceed' };
   }
   return { kind: 'in_flight' };
 }
 
-export async function completeKey(db: Db, accountId: string, key: string, answer: { statusCode: number; contentType: string; body: string }): Promise<void> {
+export interface StoredAnswer {
+  readonly statusCode: number;
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/** Stores the bytes sent, in the same transaction as the claim (or, after an after-commit step, its own). */
+export async function completeKey(db: DbOrTx, accountId: string, key: string, answer: StoredAnswer): Promise<void> {
   await db.updateTable('idempotency_keys')
     .set({ state: 'done', status_code: answer.statusCode, content_type: answer.contentType, body: answer.body })
     .where('account_id', '=', accountId).where('idem_key', '=', key).where('state', '=', 'in_flight')
     .execute();
 }
 
-/** A failed run (5xx) stores nothing: the client may retry with the same key. */
-export async function releaseKey(db: Db, accountId: string, key: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys')
+/** The effect commits with the key still in flight and its committed value kept, for an after-commit step. */
+export async function keepCommitted(tx: Tx, accountId: string, key: string, committedJson: string): Promise<void> {
+  await tx.updateTable('idempotency_keys').set({ body: committedJson })
     .where('account_id', '=', accountId).where('idem_key', '=', key).where('state', '=', 'in_flight')
     .execute();
 }

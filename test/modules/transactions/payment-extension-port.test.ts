@@ -26,7 +26,7 @@ const tipJar: PaymentExtension = {
   owns: (row) => row.marketplace?.startsWith('tip:') === true,
   async prepare(_ctx, input) {
     if (!input.value.startsWith('tip:')) return { ok: false, errors: { marketplace: 'invalid' } };
-    if (input.value === 'tip:closed') return { ok: false, failure: ruleFailure('marketplace_suspended', 'closed') };
+    if (input.value === 'tip:closed') return { ok: false, failure: ruleFailure('marketplace_suspended', { membershipId: 'closed' }) };
     return { ok: true, attach: async () => ({ ok: true, columns: { marketplace: input.value } }) };
   },
   async recordSuccess() {},

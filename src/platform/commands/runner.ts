@@ -1,0 +1,115 @@
+// The command runner (decision 071): every request that changes state runs as one command in ONE database
+// transaction that claims its Idempotency-Key, runs the command with a context whose `db` is that transaction,
+// and stores the exact bytes it answers, all in one commit. A retry after any crash finds the stored answer
+// (replay) or nothing at all (the whole unit rolled back) and runs once.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { inTransaction } from '../db/unit-of-work.ts';
+import { requestHash } from '../idempotency/canonical.ts';
+import { coversRequest, idempotencyKeyOf, normalisedPath, replayedHeader } from '../idempotency/plugin.ts';
+import { claimKey, completeKey, keepCommitted, type StoredAnswer } from '../idempotency/store.ts';
+import { renderError, renderValue, sendAnswer } from './render.ts';
+
+/**
+ * A command: reads and writes only through `tx.db` (the runner's transaction; on PGlite the outer `ctx.db` would
+ * wait for this very transaction). It makes no network call: work that leaves the database belongs in `afterCommit`.
+ */
+export type Command<T> = (tx: AppContext) => Promise<T>;
+
+export interface CommandOptions<T> {
+  /**
+   * Work that must not run inside the transaction (a network call). It runs after the effect committed and its
+   * value is the answer; it must be safe to run again, because a crash before its answer is stored makes the
+   * next retry (after the claim's lease) run it again with the committed value (JSON), never the command.
+   */
+  readonly afterCommit?: (ctx: AppContext, committed: T) => Promise<unknown>;
+}
+
+interface KeyScope {
+  readonly accountId: string;
+  readonly key: string;
+}
+
+type Outcome<T> =
+  | { readonly kind: 'answer'; readonly answer: StoredAnswer; readonly replayed: boolean; readonly headers: Readonly<Record<string, string>> }
+  | { readonly kind: 'after'; readonly committed: T };
+
+/** A refusal that is the client's (4xx): the command rolls back, the answer is kept with the key. */
+function refusalOf(error: unknown): ApiError | null {
+  return error instanceof ApiError && error.httpStatus < 500 ? error : null;
+}
+
+export async function runCommand<T>(
+  ctx: AppContext, request: FastifyRequest, reply: FastifyReply, command: Command<T>, options: CommandOptions<T> = {},
+): Promise<FastifyReply> {
+  const key = coversRequest(request) ? idempotencyKeyOf(request) : null;
+  const scope: KeyScope | null = key === null || request.account === null ? null : { accountId: request.account.id, key };
+  const outcome = await inTransaction(ctx.db, async (tx): Promise<Outcome<T>> => {
+    const txCtx: AppContext = { ...ctx, db: tx };
+    if (scope !== null) {
+      const claim = await claimKey(tx, {
+        ...scope, method: request.method, path: normalisedPath(request.url), requestHash: requestHash(request.body), now: ctx.clock.now(),
+      });
+      switch (claim.kind) {
+        case 'proceed':
+          break;
+        case 'in_flight':
+          throw new ApiError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed; retry later');
+        case 'mismatch':
+          throw new ApiError('idempotency_mismatch', 'this Idempotency-Key was already used with other parameters');
+        case 'replay':
+          return { kind: 'answer', answer: claim, replayed: true, headers: {} };
+        case 'resume':
+          return { kind: 'after', committed: JSON.parse(claim.committedJson) as T };
+        default: {
+          const never: never = claim;
+          throw new Error(`unknown claim ${String(never)}`);
+        }
+      }
+    }
+    let answer: StoredAnswer;
+    let headers: Readonly<Record<string, string>> = {};
+    try {
+      // Under a savepoint, so a refusal thrown half-way rolls back the command's writes but not the claim.
+      const value = await inTransaction(tx, () => command(txCtx));
+      if (options.afterCommit !== undefined) {
+        if (scope !== null) await keepCommitted(tx, scope.accountId, scope.key, JSON.stringify(value));
+        return { kind: 'after', committed: value };
+      }
+      answer = renderValue(reply, value);
+    } catch (error) {
+      const refusal = refusalOf(error);
+      // Without a key there is nothing to store: the one error handler renders it as for any request.
+      if (refusal === null || scope === null) throw error;
+      answer = renderError(reply, refusal);
+      headers = refusal.headers;
+    }
+    if (scope !== null) await completeKey(tx, scope.accountId, scope.key, answer);
+    return { kind: 'answer', answer, replayed: false, headers };
+  });
+  if (outcome.kind === 'answer') return sendAnswer(reply, outcome.answer, outcome.replayed ? { [replayedHeader]: 'true' } : outcome.headers);
+  return finishAfterCommit(ctx, reply, scope, outcome.committed, options);
+}
+
+/** Runs the after-commit step outside any transaction, then stores its answer in a short commit of its own. */
+async function finishAfterCommit<T>(
+  ctx: AppContext, reply: FastifyReply, scope: KeyScope | null, committed: T, options: CommandOptions<T>,
+): Promise<FastifyReply> {
+  if (options.afterCommit === undefined) throw new Error('a committed command without an after-commit step');
+  let answer: StoredAnswer;
+  let headers: Readonly<Record<string, string>> = {};
+  try {
+    answer = renderValue(reply, await options.afterCommit(ctx, committed));
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal === null || scope === null) throw error;
+    answer = renderError(reply, refusal);
+    headers = refusal.headers;
+  }
+  if (scope !== null) await completeKey(ctx.db, scope.accountId, scope.key, answer);
+  return sendAnswer(reply, answer, headers);
+}
+
+/** Route config of a state-changing route; the idempotency plugin refuses such a route without it. */
+export const commandConfig = { command: true } as const;

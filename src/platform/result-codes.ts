@@ -1,0 +1,22 @@
+// The business result codes (STYLE rule 7): a well-formed request that a rule refuses is answered HTTP 200
+// `{"status":"failed","type":"<code>","message_error":"<text>"}` (supplement §3). Each code is here once with its
+// message template, named in docs/errors.md and triggered by a test over HTTP (test/platform/errors-catalogue.test.ts
+// keeps all three in step). `ruleFailure` takes only these codes, with the template's parameters.
+export const resultCodes = {
+  insufficient_funds: (p: { readonly availableMinor: bigint; readonly currency: string; readonly requestedMinor: bigint }) =>
+    `available balance ${p.availableMinor} ${p.currency} does not cover ${p.requestedMinor}`,
+  duplicate_order: (p: { readonly order: string }) => `order ${p.order} was already used with different parameters`,
+  bank_account_missing: (p: { readonly currency: string }) =>
+    `the account has no ${p.currency} bank account for withdrawals; an operator sets it with cobro accounts set-bank`,
+  client_suspended: (p: { readonly clientId: string }) => `client ${p.clientId} is suspended and cannot join a membership`,
+  marketplace_suspended: (p: { readonly membershipId: string; readonly clientId?: string }) => (p.clientId === undefined
+    ? `membership ${p.membershipId} is suspended`
+    : `client ${p.clientId} of membership ${p.membershipId} is suspended`),
+  duplicate_event: (p: { readonly event: string }) => `event ${p.event} already exists`,
+  event_sales_closed: (p: { readonly event: string }) => `sales for event ${p.event} are closed`,
+  event_currency_mismatch: (p: { readonly event: string; readonly currency: string }) => `event ${p.event} sells in ${p.currency}`,
+  notification_delivering: () => 'the notification is being delivered right now; look at it again in a moment',
+} as const;
+
+export type ResultCode = keyof typeof resultCodes;
+export type ResultParams<C extends ResultCode> = Parameters<(typeof resultCodes)[C]>;

@@ -1,0 +1,150 @@
+// Exactly once across a power cut (decision 071): a real `cobro serve` takes a few hundred payments and payouts,
+// each with its own Idempotency-Key and order, is killed with SIGKILL mid-flight, restarts on the same data, and
+// every request is retried with the same key and body until it has an answer. Nothing may run twice: one
+// transaction per order, one payout per order, the wallet down by exactly the payouts, the ledger clean, and
+// every answer the client saw before the kill replayed byte for byte.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { describe, expect, inject, it } from 'vitest';
+import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.ts';
+import { computeSign } from '../../src/platform/auth/sign.ts';
+import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { cloneTestDatabase, type TestDatabaseHandle } from '../support/database.ts';
+import { freePort } from '../support/net.ts';
+import { demoCredentials, plan, retryUntilAnswered, send, type Answer, type Credentials } from './load.ts';
+
+const transactionsPlanned = 220;
+const payoutsPlanned = 40;
+const fundingMinor = 1_000_000;
+/** The kill comes once this share of the first answers arrived, or after killAfterMsMax, whichever is first. */
+const killAtAnsweredShare = 0.3;
+const killAfterMsMax = 4_000;
+
+interface Engine {
+  readonly env: Record<string, string>;
+  /** Opens the data for the final count; on PGlite only once the server is gone (one process owns the files). */
+  readonly open: () => Promise<DatabaseHandle>;
+  readonly dispose: () => Promise<void>;
+}
+
+async function pgliteEngine(): Promise<Engine> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-kill-'));
+  // Seeded from the run's migrated snapshot: an empty DATA_DIR would cost the server an initdb and every migration.
+  const seeded = await openDatabase({ engine: 'pglite', dataDir, loadDataDir: new Blob([fs.readFileSync(inject('pgliteSnapshotPath'))]) });
+  await seeded.close();
+  return {
+    env: { DATA_DIR: dataDir },
+    open: () => openDatabase({ engine: 'pglite', dataDir }),
+    dispose: async () => { fs.rmSync(dataDir, { recursive: true, force: true }); },
+  };
+}
+
+async function postgresEngine(): Promise<Engine> {
+  const handle: TestDatabaseHandle = await cloneTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-kill-'));
+  return {
+    env: { DATABASE_URL: handle.url!, DATA_DIR: dataDir },
+    open: async () => ({ ...handle, close: async () => {} }),
+    dispose: async () => { await handle.close(); fs.rmSync(dataDir, { recursive: true, force: true }); },
+  };
+}
+
+async function walletAvailable(baseUrl: string, who: Credentials): Promise<number> {
+  const res = await fetch(`${baseUrl}/api/wallet?currency=CLP`, {
+    headers: { authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }) },
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { amount_available: number }).amount_available;
+}
+
+async function killMidFlight(server: ServeProcess, firing: Promise<unknown>, answered: () => number, total: number): Promise<void> {
+  const started = Date.now();
+  while (answered() < total * killAtAnsweredShare && Date.now() - started < killAfterMsMax) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const closed = new Promise((resolve) => server.child.once('close', resolve));
+  server.child.kill('SIGKILL');
+  await closed;
+  await firing;
+}
+
+async function scenario(engine: Engine): Promise<void> {
+  const env = { ...engine.env, PORT: String(await freePort()), COBRO_MODE: 'sandbox', COBRO_WORKERS: '0' };
+  const baseUrl = `http://127.0.0.1:${env.PORT}`;
+  const startedAt = Date.now();
+  const first = await startServe(env);
+  const firstStartMs = Date.now() - startedAt;
+  const who = demoCredentials(first.output());
+  const funded = await fetch(`${baseUrl}/api/sandbox/wallet/credit`, {
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}` },
+    body: JSON.stringify({ amount: fundingMinor, currency: 'CLP', reason: 'kill and retry' }),
+  });
+  expect(funded.status).toBe(200);
+
+  const requests = plan(`r${Date.now().toString(36)}`, transactionsPlanned, payoutsPlanned);
+  const seen = new Map<string, Answer>();
+  const firing = Promise.all(requests.map(async (r) => {
+    const answer = await send(baseUrl, who, r);
+    if (answer !== null && answer.status === 200) seen.set(r.key, answer);
+  }));
+  await killMidFlight(first, firing, () => seen.size, requests.length);
+  const answeredBeforeKill = seen.size;
+  expect(answeredBeforeKill).toBeLessThan(requests.length);
+
+  const restartStarted = Date.now();
+  const second = await startServe(env);
+  const restartMs = Date.now() - restartStarted;
+  let answers: Map<string, Answer>;
+  const retryStarted = Date.now();
+  let retryMs = 0;
+  try {
+    answers = await retryUntilAnswered(baseUrl, who, requests, 32, 20);
+    retryMs = Date.now() - retryStarted;
+    expect(await walletAvailable(baseUrl, who)).toBe(fundingMinor - requests.filter((r) => r.kind === 'payout').reduce((sum, r) => sum + r.amountMinor, 0));
+    // While the server runs, so on PGlite the CLI goes through its operator socket instead of booting the files again.
+    const verify = await runCli(['ledger', 'verify'], env);
+    expect(verify.code, verify.stderr).toBe(0);
+    expect(verify.stdout).toMatch(/^ledger clean/);
+  } finally {
+    await second.stop();
+  }
+  console.info(`kill-retry: first start ${firstStartMs} ms, ${answeredBeforeKill}/${requests.length} answered before SIGKILL, restart ${restartMs} ms, retries ${retryMs} ms`);
+
+  for (const r of requests) {
+    const answer = answers.get(r.key)!;
+    expect(answer.status, r.order).toBe(200);
+    expect(JSON.parse(answer.body).status, `${r.order}: ${answer.body}`).toMatch(r.kind === 'transaction' ? /^pending$/ : /^success$/);
+    const before = seen.get(r.key);
+    if (before !== undefined) {
+      expect(answer.replayed, r.order).toBe(true);
+      expect(answer.body, r.order).toBe(before.body);
+    }
+  }
+
+  const data = await engine.open();
+  try {
+    const perOrder = async (table: 'transactions' | 'payouts') => (await sql<{ order: string; n: string }>`
+      SELECT "order", COUNT(*)::text AS n FROM ${sql.table(table)} WHERE account_id = ${who.accountId} GROUP BY "order"`.execute(data.db)).rows;
+    const transactions = await perOrder('transactions');
+    const payouts = await perOrder('payouts');
+    expect(transactions.filter((row) => row.n !== '1')).toEqual([]);
+    expect(payouts.filter((row) => row.n !== '1')).toEqual([]);
+    expect(transactions.length).toBe(transactionsPlanned);
+    expect(payouts.length).toBe(payoutsPlanned);
+  } finally {
+    await data.close();
+  }
+}
+
+describe('kill -9 under load, restart, retry with the same keys', () => {
+  it('runs every command exactly once', { timeout: 120_000 }, async () => {
+    const engine = process.env.DATABASE_URL !== undefined ? await postgresEngine() : await pgliteEngine();
+    try {
+      await scenario(engine);
+    } finally {
+      await engine.dispose();
+    }
+  });
+});

@@ -1,0 +1,94 @@
+// The load of the kill-and-retry test: many state-changing requests, each with its own Idempotency-Key and order,
+// fired at a real `cobro serve` over HTTP and retried with the same key and body until each gets an answer.
+import { computeSign } from '../../src/platform/auth/sign.ts';
+
+export interface Credentials {
+  readonly accountId: string;
+  readonly publicToken: string;
+  readonly privateToken: string;
+}
+
+export interface PlannedRequest {
+  readonly kind: 'transaction' | 'payout';
+  readonly path: string;
+  readonly key: string;
+  readonly order: string;
+  readonly amountMinor: number;
+  readonly body: Record<string, unknown>;
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly body: string;
+  readonly replayed: boolean;
+}
+
+/** The demo account `cobro serve` prints on its first start on empty data. */
+export function demoCredentials(output: string): Credentials {
+  const field = (label: string) => {
+    const value = new RegExp(`${label}:\\s+(\\S+)`).exec(output)?.[1];
+    if (value === undefined) throw new Error(`serve printed no ${label}:\n${output}`);
+    return value;
+  };
+  return { accountId: field('account id'), publicToken: field('public token'), privateToken: field('private token') };
+}
+
+export function plan(run: string, transactions: number, payouts: number): PlannedRequest[] {
+  const planned: PlannedRequest[] = [];
+  for (let i = 0; i < transactions; i++) {
+    const order = `${run}-t-${i}`;
+    planned.push({
+      kind: 'transaction', path: '/api/transaction', key: `key-${order}`, order, amountMinor: 1000 + i,
+      body: { email: 'payer@example.com', order, subject: 'Kill and retry', amount: 1000 + i },
+    });
+  }
+  for (let i = 0; i < payouts; i++) {
+    const order = `${run}-p-${i}`;
+    planned.push({
+      kind: 'payout', path: '/api/wallet/payout', key: `key-${order}`, order, amountMinor: 100 + i,
+      body: {
+        email: 'johndoe@example.com', subject: 'Kill and retry payout', currency: 'CLP', order, amount: 100 + i,
+        accountbank_name: 'Jhon Doe', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1',
+        accountbank_num: '12312312312',
+      },
+    });
+  }
+  // Interleave the two kinds, so the kill finds both in flight.
+  return planned.sort((a, b) => (a.order.split('-').pop()!.localeCompare(b.order.split('-').pop()!)) || a.kind.localeCompare(b.kind));
+}
+
+/** One attempt; null when the connection broke (the server died) or the server was not there. */
+export async function send(baseUrl: string, who: Credentials, request: PlannedRequest, key = request.key): Promise<Answer | null> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json', authorization: `Bearer ${who.publicToken}`, 'idempotency-key': key,
+  };
+  if (request.kind === 'payout') headers.sign = computeSign(who.privateToken, request.path, request.body);
+  try {
+    const res = await fetch(`${baseUrl}${request.path}`, { method: 'POST', headers, body: JSON.stringify(request.body), signal: AbortSignal.timeout(20_000) });
+    return { status: res.status, body: await res.text(), replayed: res.headers.get('idempotent-replayed') === 'true' };
+  } catch {
+    return null;
+  }
+}
+
+/** Retries every request (same key, same body) until each has an answer that is not 409 or 5xx. */
+export async function retryUntilAnswered(baseUrl: string, who: Credentials, requests: readonly PlannedRequest[], parallelMax: number, roundsMax: number): Promise<Map<string, Answer>> {
+  const answers = new Map<string, Answer>();
+  let pending = [...requests];
+  for (let round = 0; round < roundsMax && pending.length > 0; round++) {
+    const again: PlannedRequest[] = [];
+    for (let i = 0; i < pending.length; i += parallelMax) {
+      const batch = pending.slice(i, i + parallelMax);
+      const got = await Promise.all(batch.map((r) => send(baseUrl, who, r)));
+      batch.forEach((r, j) => {
+        const answer = got[j];
+        if (answer === null || answer === undefined || answer.status === 409 || answer.status >= 500) again.push(r);
+        else answers.set(r.key, answer);
+      });
+    }
+    pending = again;
+    if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  if (pending.length > 0) throw new Error(`${pending.length} requests never got an answer`);
+  return answers;
+}
