@@ -10,11 +10,14 @@ import { registerInputGuards } from './platform/http/input-guards.ts';
 import { registerIdempotency } from './platform/idempotency/plugin.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { routeModules } from './modules/index.ts';
+import { httpServerOptions } from './platform/http/timeouts.ts';
+import { registerRateLimit } from './platform/http/rate-limit.ts';
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: limits.bodyBytesMax,
+    ...httpServerOptions(ctx.config.httpTimeouts),
     genReqId: genRequestId,
     // A URL that is not valid percent-encoding never reaches a route: answer it in the seed's envelope too.
     frameworkErrors: (error, request, reply) => {
@@ -38,6 +41,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
   });
   registerConventions(app);
+  await registerRateLimit(app, ctx.config.rateLimitPerMinute);
   registerAuth(app, ctx);
   registerInputGuards(app);
   registerIdempotency(app, ctx);
