@@ -24,7 +24,7 @@ assert.ok(limits.pageSizeDefault <= limits.pageSizeMax, 'default page must fit t
 assert.ok(limits.amountMinorMax < BigInt(Number.MAX_SAFE_INTEGER) * 100n, 'amounts stay exact as bigint');
 assert.ok(limits.opsRequestBytesMax < limits.bodyBytesMax);
 
-// --- HTTP timeouts, rate limit, DATA_DIR scan (decision 072) ---
+// --- HTTP timeouts, rate limit, DATA_DIR permissions (decision 072) ---
 // Defaults of the HTTP_*_MS and RATE_LIMIT_PER_MINUTE variables (src/platform/config.ts) and the bounds they may take.
 export const httpLimits = {
   /** Whole request (headers and body) must arrive within this; a body trickled slower is cut off (408). */
@@ -47,9 +47,12 @@ export const httpLimits = {
   rateLimitKeysMax: 100_000,
   /** Public tokens remembered as valid, so that their requests count per token and made-up tokens count per IP. */
   rateLimitKnownTokensMax: 100_000,
-  /** Entries of DATA_DIR a start-up permission scan looks at; the embedded database holds a few thousand. */
-  dataDirScanEntriesMax: 100_000,
-  /** Loose paths named one per warning line; the rest are counted in one more line. */
+} as const;
+
+export const dataDirLimits = {
+  /** Entries of DATA_DIR a permission pass looks at; the embedded database holds a few thousand. */
+  scanEntriesMax: 100_000,
+  /** Loose paths named one per warning line at start; the rest are counted in one more line. */
   loosePathWarningsMax: 50,
 } as const;
 
