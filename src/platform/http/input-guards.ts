@@ -7,6 +7,7 @@
 //  - Strict coercion (decision 072): a boolean never fills a string or an integer field (Ajv makes `false` the
 //    text "false"), and neither does a number written with an exponent or too large to be exact (`1e308`,
 //    12345678901234567890). A string field takes a number only when it can keep its text (`25000`, `12.5`).
+//    Where the field's own bound refuses the value too (a text too long, a maximum), its problem is reported.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../errors.ts';
 import { hasExponent, numberTextOf } from './json-body.ts';
@@ -22,6 +23,8 @@ interface SchemaNode {
   readonly type?: unknown;
   readonly properties?: Readonly<Record<string, SchemaNode>>;
   readonly items?: SchemaNode;
+  readonly maximum?: unknown;
+  readonly maxLength?: unknown;
 }
 
 function walkText(value: unknown, field: string, depth: number, problems: Record<string, string>): void {
@@ -68,17 +71,35 @@ function isInexactNumber(holder: object, key: string, value: number): boolean {
   return (Number.isInteger(value) && !Number.isSafeInteger(value)) || (text !== undefined && hasExponent(text));
 }
 
-/** Whether `holder[key]`, declared by `schema`, holds a value the coercion must not turn into the declared type. */
-function isLoose(holder: object, key: string, value: unknown, schema: SchemaNode): boolean {
+/** Past the schema's maximum: the schema's own `too large` says more than `invalid`, and refuses it just as well. */
+function isPastMaximum(value: number, schema: SchemaNode): boolean {
+  return typeof schema.maximum === 'number' && value > schema.maximum;
+}
+
+/**
+ * What `holder[key]`, declared by `schema`, must become before the schema coerces it: `looseValue` (refused as
+ * `invalid`), a number's text (longer than the field takes, refused as `too long`), or `undefined` to leave it.
+ */
+function replacementOf(holder: object, key: string, value: unknown, schema: SchemaNode): unknown {
+  if (typeof value === 'boolean') return schema.type === 'integer' || schema.type === 'string' ? looseValue : undefined;
   if (schema.type === 'integer') {
-    return typeof value === 'boolean' || (typeof value === 'string' && !digits.test(value))
-      || (typeof value === 'number' && isInexactNumber(holder, key, value));
+    if (typeof value === 'string') {
+      if (!digits.test(value)) return looseValue;
+      return Number.isSafeInteger(Number(value)) || isPastMaximum(Number(value), schema) ? undefined : looseValue;
+    }
+    if (typeof value !== 'number' || !isInexactNumber(holder, key, value)) return undefined;
+    const exponent = hasExponent(numberTextOf(holder, key) ?? '');
+    return !exponent && isPastMaximum(value, schema) ? undefined : looseValue;
   }
-  if (schema.type === 'string') {
+  if (schema.type === 'string' && typeof value === 'number') {
+    const text = numberTextOf(holder, key);
     // Any other number text (trailing zeros, `-0`) would not survive either: String(1.50) is "1.5".
-    return typeof value === 'boolean' || (typeof value === 'number' && (isInexactNumber(holder, key, value) || numberTextOf(holder, key) !== undefined));
+    if (text === undefined && !isInexactNumber(holder, key, value)) return undefined;
+    // A field's length limit applies to the text (supplement §1.2), whatever else is wrong with it.
+    const written = text ?? String(value);
+    return typeof schema.maxLength === 'number' && written.length > schema.maxLength ? written : looseValue;
   }
-  return false;
+  return undefined;
 }
 
 /** Marks every string or integer field of the schema (nested objects and arrays too) holding a loose value. */
@@ -87,8 +108,12 @@ function markLooseScalars(holder: unknown, key: string, schema: SchemaNode | und
   const record = holder as Record<string, unknown>;
   const value = record[key];
   // null is no integer: absent for an optional field, `is empty` for a required one (not 0 and `too small`).
-  if (schema.type === 'integer' && value === null) delete record[key];
-  else if (isLoose(record, key, value, schema)) record[key] = looseValue;
+  if (schema.type === 'integer' && value === null) {
+    delete record[key];
+    return;
+  }
+  const replacement = replacementOf(record, key, value, schema);
+  if (replacement !== undefined) record[key] = replacement;
   else if (schema.type === 'object' && schema.properties !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     for (const [field, sub] of Object.entries(schema.properties)) markLooseScalars(value, field, sub, depth + 1);
   } else if (schema.type === 'array' && Array.isArray(value)) {
