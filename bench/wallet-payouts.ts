@@ -54,7 +54,8 @@ export async function benchWalletPayouts(options: WalletPayoutsOptions) {
   const handle = await openDatabase({ engine: 'postgres', url: withDatabase(options.databaseUrl, name) });
   try {
     await migrateToLatest(handle.db);
-    const loaded = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', COBRO_WORKERS: '0', COBRO_MODE: 'sandbox' });
+    // The bench measures the payout path, not the rate limit (decision 072) that would stop one token past 6,000 a minute.
+    const loaded = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', COBRO_WORKERS: '0', COBRO_MODE: 'sandbox', RATE_LIMIT_PER_MINUTE: '0' });
     if (!loaded.ok) throw new Error(loaded.errors.join('; '));
     const ctx: AppContext = createContext({
       db: handle.db, engine: 'postgres', config: loaded.config, clock: systemClock,

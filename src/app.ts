@@ -15,11 +15,14 @@ import { registerOpenApi } from './platform/http/openapi.ts';
 import { registerMetrics } from './platform/http/metrics.ts';
 import { appModules } from './modules/index.ts';
 import type { AppModule } from './platform/module.ts';
+import { httpServerOptions } from './platform/http/timeouts.ts';
+import { registerRateLimit } from './platform/http/rate-limit.ts';
 
 export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = appModules): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: limits.bodyBytesMax,
+    ...httpServerOptions(ctx.config.httpTimeouts),
     genReqId: genRequestId,
     // A URL that is not valid percent-encoding never reaches a route: answer it in the seed's envelope too.
     frameworkErrors: (error, request, reply) => {
@@ -44,6 +47,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
   });
   registerConventions(app);
   registerMetrics(app, ctx);
+  await registerRateLimit(app, ctx.config.rateLimitPerMinute);
   registerAuth(app, ctx);
   registerInputGuards(app);
   registerIdempotency(app);

@@ -101,6 +101,38 @@ export const limits = {
 export const notificationAttemptsMax = limits.retryDelaysMs.length + 1;
 
 /** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */
+// --- HTTP timeouts, rate limit, DATA_DIR permissions (decision 072) ---
+// Defaults of the HTTP_*_MS and RATE_LIMIT_PER_MINUTE variables (src/platform/config.ts) and the bounds they may take.
+export const httpLimits = {
+  /** Whole request (headers and body) must arrive within this; a body trickled slower is cut off (408). */
+  requestTimeoutMsDefault: 30_000,
+  /** Headers must arrive within this (Node's headersTimeout; slowloris). At most the request timeout. */
+  headersTimeoutMsDefault: 15_000,
+  /** A socket silent this long mid-request or mid-response is closed; longer than any handler's work. */
+  connectionTimeoutMsDefault: 60_000,
+  /** An idle keep-alive socket waits this long; longer than the 60 s idle timeout of common load balancers. */
+  keepAliveTimeoutMsDefault: 72_000,
+  /** How often Node looks for requests past their timeouts: the slack on top of each timeout. */
+  timeoutCheckIntervalMs: 1_000,
+  timeoutMsMin: 100,
+  timeoutMsMax: 10 * 60 * 1000,
+  /** Requests per minute per public token (per IP without one), per process; 0 in the environment turns it off. */
+  rateLimitPerMinuteDefault: 6_000,
+  rateLimitPerMinuteMax: 1_000_000,
+  rateLimitWindowMs: 60_000,
+  /** Buckets kept (least recently used leave first); more than the accounts and client addresses of a busy minute. */
+  rateLimitKeysMax: 100_000,
+  /** Public tokens remembered as valid, so that their requests count per token and made-up tokens count per IP. */
+  rateLimitKnownTokensMax: 100_000,
+} as const;
+
+export const dataDirLimits = {
+  /** Entries of DATA_DIR a permission pass looks at; the embedded database holds a few thousand. */
+  scanEntriesMax: 100_000,
+  /** Loose paths named one per warning line at start; the rest are counted in one more line. */
+  loosePathWarningsMax: 50,
+} as const;
+
 export function assertLimits(): void {
   const l = limits;
   assert.ok(l.pageSizeDefault <= l.pageSizeMax, 'default page must fit the maximum page');
@@ -124,6 +156,10 @@ export function assertLimits(): void {
   assert.ok(l.sandboxPayoutProcessingAfterMs < l.sandboxPayoutSuccessAfterMs, 'a sandbox payout processes before it succeeds');
   assert.ok(l.sandboxPayoutSuccessAfterMs <= l.sandboxAdvanceMsMax, 'one advance can resolve a sandbox payout');
   assert.ok(l.idempotencyTtlMs > l.deliveryLeaseMs, 'a key outlives any lease');
+  // HTTP (decision 072).
+  assert.ok(httpLimits.headersTimeoutMsDefault <= httpLimits.requestTimeoutMsDefault, 'Node requires headersTimeout <= requestTimeout');
+  assert.ok(httpLimits.timeoutCheckIntervalMs < httpLimits.headersTimeoutMsDefault, 'timeouts are checked often beside their length');
+  assert.ok(httpLimits.rateLimitPerMinuteDefault <= httpLimits.rateLimitPerMinuteMax);
 }
 
 assertLimits();

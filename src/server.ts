@@ -7,6 +7,7 @@ import { ensureDemoAccount } from './modules/accounts/demo.ts';
 import { startWorkers, type RunningWorker } from './workers/index.ts';
 import { startOpsServer, type OpsServer } from './cli/ops-socket.ts';
 import { limits } from './limits.ts';
+import { secureDataDir, warnLoosePaths } from './platform/fs-permissions.ts';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -16,8 +17,11 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, options: RuntimeOptions = {}): Promise<RunningServer> {
+  // Before anything opens: what an earlier start or an operator left open to other users is tightened and named.
+  const loosePaths = secureDataDir(config.dataDir);
   const runtime = await openRuntime(config, options);
   const { ctx } = runtime;
+  warnLoosePaths(ctx.logger, loosePaths);
   const demo = await ensureDemoAccount(ctx);
   if (demo !== null) {
     ctx.logger.info({ account: demo.id }, 'sandbox demo account created');

@@ -7,6 +7,7 @@ import type { AppContext } from '../platform/context.ts';
 import { limits } from '../limits.ts';
 import type { CommandOutput } from './command.ts';
 import { dispatch } from './dispatch.ts';
+import { restrictUmask } from '../platform/fs-permissions.ts';
 
 export function opsSocketPath(dataDir: string): string {
   return path.join(dataDir, 'cobro.sock');
@@ -44,6 +45,8 @@ export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
       })();
     });
   });
+  // Created with no group or other bits, so no other user can connect before the chmod below.
+  restrictUmask();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(socketPath, () => resolve());

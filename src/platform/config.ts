@@ -1,6 +1,7 @@
 // Configuration from environment variables, validated once at start. A bad value is a clear error, never a guess.
 import path from 'node:path';
 import { isValidTimeZone } from './time-format.ts';
+import { httpLimits } from '../limits.ts';
 
 export const modes = ['sandbox', 'production'] as const;
 export type Mode = (typeof modes)[number];
@@ -22,6 +23,17 @@ export interface Config {
   readonly workersEnabled: boolean;
   /** Bearer token for /metrics in production; null there means /metrics answers 404 (sandbox leaves it open). */
   readonly metricsToken: string | null;
+  // --- HTTP timeouts and rate limit (decision 072) ---
+  readonly httpTimeouts: HttpTimeouts;
+  /** Requests per minute per public token (per IP without one) in this process; null when turned off. */
+  readonly rateLimitPerMinute: number | null;
+}
+
+export interface HttpTimeouts {
+  readonly requestMs: number;
+  readonly headersMs: number;
+  readonly connectionMs: number;
+  readonly keepAliveMs: number;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
@@ -90,9 +102,23 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   const workersEnabled = env.COBRO_WORKERS !== '0';
   const metricsToken = env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' ? env.METRICS_TOKEN : null;
   if (metricsToken !== null && !/^\S{16,200}$/.test(metricsToken)) errors.push('METRICS_TOKEN must be 16 to 200 characters without spaces');
+  const http = httpSettings(env, errors);
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
-    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled, metricsToken },
+    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled, metricsToken, ...http },
   };
+}
+
+// --- HTTP timeouts and rate limit (decision 072) ---
+function httpSettings(env: Env, errors: string[]): Pick<Config, 'httpTimeouts' | 'rateLimitPerMinute'> {
+  const { timeoutMsMin: min, timeoutMsMax: max } = httpLimits;
+  const requestMs = intInRange(env, 'HTTP_REQUEST_TIMEOUT_MS', httpLimits.requestTimeoutMsDefault, min, max, errors);
+  // Unset, the headers' timeout follows a shorter request timeout down, since Node refuses one longer than it.
+  const headersMs = intInRange(env, 'HTTP_HEADERS_TIMEOUT_MS', Math.min(httpLimits.headersTimeoutMsDefault, requestMs), min, max, errors);
+  if (headersMs > requestMs) errors.push(`HTTP_HEADERS_TIMEOUT_MS (${headersMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestMs})`);
+  const connectionMs = intInRange(env, 'HTTP_CONNECTION_TIMEOUT_MS', httpLimits.connectionTimeoutMsDefault, min, max, errors);
+  const keepAliveMs = intInRange(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', httpLimits.keepAliveTimeoutMsDefault, min, max, errors);
+  const perMinute = intInRange(env, 'RATE_LIMIT_PER_MINUTE', httpLimits.rateLimitPerMinuteDefault, 0, httpLimits.rateLimitPerMinuteMax, errors);
+  return { httpTimeouts: { requestMs, headersMs, connectionMs, keepAliveMs }, rateLimitPerMinute: perMinute === 0 ? null : perMinute };
 }

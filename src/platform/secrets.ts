@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { dataDirEntries } from './fs-permissions.ts';
 
 export interface SecretBox {
   seal(plain: string): string;
@@ -31,8 +32,8 @@ export function createSecretBox(key: Buffer): SecretBox {
 /** The configured key, or the sandbox key file in dataDir (created on first use, mode 0600). */
 export function resolveSecretKey(configured: Buffer | null, dataDir: string): Buffer {
   if (configured !== null) return configured;
-  const file = path.join(dataDir, 'secret.key');
-  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, dataDirEntries.secretKey);
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   try {
     return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
   } catch {

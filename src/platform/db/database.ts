@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { limits } from '../../limits.ts';
 import type { Database } from './types.ts';
+import { dataDirEntries, restrictUmask, tightenTree } from '../fs-permissions.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -45,14 +46,18 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   }
   let dir: string | undefined;
   if (options.dataDir !== null) {
-    dir = path.join(options.dataDir, 'pgdata');
-    fs.mkdirSync(options.dataDir, { recursive: true });
+    // The database's files are the operator's alone (decision 072): new ones get no group or other bits.
+    restrictUmask();
+    dir = path.join(options.dataDir, dataDirEntries.database);
+    fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   }
   const pglite = await PGlite.create({
     ...(dir !== undefined ? { dataDir: dir } : {}),
     ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
     parsers: { [INT8_OID]: (v: string) => BigInt(v) },
   });
+  // PGlite writes a new database's files with mode 0666 whatever the umask; what it creates later honours it.
+  if (dir !== undefined) tightenTree(dir);
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
   return {
     db,

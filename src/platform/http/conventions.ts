@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError } from '../errors.ts';
 import { limits } from '../../limits.ts';
 import { fromAjvErrors } from './validation-errors.ts';
+import { parseJsonBody } from './json-body.ts';
 
 const requestIdPattern = new RegExp(`^[\\w.:-]{1,${limits.requestIdLengthMax}}$`);
 
@@ -60,7 +61,8 @@ const bodilessMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', '
 export function registerConventions(app: FastifyInstance): void {
   // The seed's common headers include `Content-Type: application/json` on every request, so a DELETE (or a GET)
   // sent that way with no body is a request without a body, not an empty JSON document.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // Fastify's default checks, plus each number's source text for the input guards (decision 072).
+  const parseJson = parseJsonBody;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' && bodilessMethods.has(request.method)) {

@@ -4,9 +4,14 @@
 //    in JSONB, silently replaced in TEXT). JSON allows both.
 //  - Integers: supplement §1.2 accepts a JSON number or a string of digits. Ajv's type coercion also turns `true`
 //    into 1 and reads "0x10", "1e3" or " 25 " as numbers; those are marked here so that the schema refuses them.
+//  - Strict coercion (decision 072): a boolean never fills a string or an integer field (Ajv makes `false` the
+//    text "false"), and neither does a number written with an exponent or too large to be exact (`1e308`,
+//    12345678901234567890). A string field takes a number only when it can keep its text (`25000`, `12.5`).
+//    Where the field's own bound refuses the value too (a text too long, a maximum), its problem is reported.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../errors.ts';
 import { limits } from '../../limits.ts';
+import { hasExponent, numberTextOf } from './json-body.ts';
 
 export function isStorableText(text: string): boolean {
   return text.isWellFormed() && !text.includes('\u0000');
@@ -15,6 +20,9 @@ export function isStorableText(text: string): boolean {
 interface SchemaNode {
   readonly type?: unknown;
   readonly properties?: Readonly<Record<string, SchemaNode>>;
+  readonly items?: SchemaNode;
+  readonly maximum?: unknown;
+  readonly maxLength?: unknown;
 }
 
 function walkText(value: unknown, field: string, depth: number, problems: Record<string, string>): void {
@@ -49,22 +57,65 @@ function unstorableText(source: unknown, schema: SchemaNode | undefined): Record
 
 const digits = /^-?[0-9]+$/;
 
-/** Stands in for a loose integer: no coercion turns an object into a number, so the schema reports `field: invalid`. */
-const notAnInteger = Object.freeze({ notAnInteger: true });
+/**
+ * Stands in for a loose value: no coercion turns an object into a number or a string, so the schema reports
+ * `field: invalid`.
+ */
+const looseValue = Object.freeze({ looseValue: true });
 
-/** Marks every integer field of the schema (nested objects too) holding a boolean or a string other than digits. */
-function markLooseIntegers(source: unknown, schema: SchemaNode | undefined, depth = 0): void {
-  if (source === null || typeof source !== 'object' || Array.isArray(source) || schema?.properties === undefined || depth >= limits.inputDepthMax) return;
-  const record = source as Record<string, unknown>;
-  for (const [field, sub] of Object.entries(schema.properties)) {
-    const value = record[field];
-    if (sub.type === 'integer') {
-      // null is no value: absent for an optional field, `is empty` for a required one (not 0 and `too small`).
-      if (value === null) delete record[field];
-      else if (typeof value === 'boolean' || (typeof value === 'string' && !digits.test(value))) record[field] = notAnInteger;
-    } else if (sub.type === 'object') {
-      markLooseIntegers(value, sub, depth + 1);
+/** A JSON number that cannot fill a string or an integer field: its text is an exponent or it is past exactness. */
+function isInexactNumber(holder: object, key: string, value: number): boolean {
+  const text = numberTextOf(holder, key);
+  return (Number.isInteger(value) && !Number.isSafeInteger(value)) || (text !== undefined && hasExponent(text));
+}
+
+/** Past the schema's maximum: the schema's own `too large` says more than `invalid`, and refuses it just as well. */
+function isPastMaximum(value: number, schema: SchemaNode): boolean {
+  return typeof schema.maximum === 'number' && value > schema.maximum;
+}
+
+/**
+ * What `holder[key]`, declared by `schema`, must become before the schema coerces it: `looseValue` (refused as
+ * `invalid`), a number's text (longer than the field takes, refused as `too long`), or `undefined` to leave it.
+ */
+function replacementOf(holder: object, key: string, value: unknown, schema: SchemaNode): unknown {
+  if (typeof value === 'boolean') return schema.type === 'integer' || schema.type === 'string' ? looseValue : undefined;
+  if (schema.type === 'integer') {
+    if (typeof value === 'string') {
+      if (!digits.test(value)) return looseValue;
+      return Number.isSafeInteger(Number(value)) || isPastMaximum(Number(value), schema) ? undefined : looseValue;
     }
+    if (typeof value !== 'number' || !isInexactNumber(holder, key, value)) return undefined;
+    const exponent = hasExponent(numberTextOf(holder, key) ?? '');
+    return !exponent && isPastMaximum(value, schema) ? undefined : looseValue;
+  }
+  if (schema.type === 'string' && typeof value === 'number') {
+    const text = numberTextOf(holder, key);
+    // Any other number text (trailing zeros, `-0`) would not survive either: String(1.50) is "1.5".
+    if (text === undefined && !isInexactNumber(holder, key, value)) return undefined;
+    // A field's length limit applies to the text (supplement §1.2), whatever else is wrong with it.
+    const written = text ?? String(value);
+    return typeof schema.maxLength === 'number' && written.length > schema.maxLength ? written : looseValue;
+  }
+  return undefined;
+}
+
+/** Marks every string or integer field of the schema (nested objects and arrays too) holding a loose value. */
+function markLooseScalars(holder: unknown, key: string, schema: SchemaNode | undefined, depth: number): void {
+  if (holder === null || typeof holder !== 'object' || schema === undefined || depth >= limits.inputDepthMax) return;
+  const record = holder as Record<string, unknown>;
+  const value = record[key];
+  // null is no integer: absent for an optional field, `is empty` for a required one (not 0 and `too small`).
+  if (schema.type === 'integer' && value === null) {
+    delete record[key];
+    return;
+  }
+  const replacement = replacementOf(record, key, value, schema);
+  if (replacement !== undefined) record[key] = replacement;
+  else if (schema.type === 'object' && schema.properties !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [field, sub] of Object.entries(schema.properties)) markLooseScalars(value, field, sub, depth + 1);
+  } else if (schema.type === 'array' && Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) markLooseScalars(value, String(i), schema.items, depth + 1);
   }
 }
 
@@ -87,7 +138,8 @@ export function registerInputGuards(app: FastifyInstance): void {
     const querySchema = routeSchema(request, 'querystring');
     const problems = { ...unstorableText(request.query, querySchema), ...unstorableText(request.body, bodySchema) };
     if (Object.keys(problems).length > 0) throw validationError(problems);
-    markLooseIntegers(request.body, bodySchema);
-    markLooseIntegers(request.query, querySchema);
+    // The body and query sit under a holder of their own, so that the walk starts at their schema's top.
+    markLooseScalars({ body: request.body }, 'body', bodySchema, 0);
+    markLooseScalars({ query: request.query }, 'query', querySchema, 0);
   });
 }

@@ -1,0 +1,64 @@
+// The JSON body parser of every route. It refuses what Fastify's default parser refuses (`__proto__` keys and
+// `constructor.prototype`, as secure-json-parse does with both actions set to 'error'), and it also notes how each
+// number was written, which JSON.parse forgets: `1e3`, `1000` and `1000.0` all become 1000. The input guards use
+// the note so that a number whose text the value does not keep (an exponent, more digits than a double holds,
+// trailing zeros) never fills a string or an integer field (decision 072).
+import type { FastifyRequest } from 'fastify';
+import { errorCodes } from 'fastify';
+
+/** Object -> (key -> the number's source text), only for numbers whose text differs from the value's own. */
+const numberTexts = new WeakMap<object, Map<string, string>>();
+
+/** How the number at `holder[key]` was written, when that text is not what `String(value)` gives back. */
+export function numberTextOf(holder: object, key: string): string | undefined {
+  return numberTexts.get(holder)?.get(key);
+}
+
+/** An exponent in the number's source text (JSON writes one only after a digit). */
+export function hasExponent(text: string): boolean {
+  return /[eE]/.test(text);
+}
+
+class PoisonedJsonError extends Error {}
+
+interface SourceContext {
+  readonly source?: string;
+}
+
+// Node 24's JSON.parse hands a reviver each primitive's source text (TC39 "JSON.parse source text access").
+function reviver(this: unknown, key: string, value: unknown, context?: SourceContext): unknown {
+  if (key === '__proto__') throw new PoisonedJsonError('__proto__ key');
+  if (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype')) {
+    throw new PoisonedJsonError('constructor.prototype key');
+  }
+  if (typeof value === 'number' && context?.source !== undefined && this !== null && typeof this === 'object') {
+    const text = context.source;
+    if (text !== String(value) || hasExponent(text)) {
+      let texts = numberTexts.get(this);
+      if (texts === undefined) {
+        texts = new Map();
+        numberTexts.set(this, texts);
+      }
+      texts.set(key, text);
+    }
+  }
+  return value;
+}
+
+/** Parses a JSON text as Fastify's default parser does (same errors), noting the numbers' texts. */
+export function parseJsonBody(_request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void {
+  if (body.length === 0) {
+    done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined);
+    return;
+  }
+  // A byte order mark is not JSON but secure-json-parse tolerates one; so do we.
+  const text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text, reviver as (key: string, value: unknown) => unknown);
+  } catch {
+    done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
+    return;
+  }
+  done(null, parsed);
+}
