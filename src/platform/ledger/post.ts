@@ -90,7 +90,10 @@ export function ledgerLockOrder(a: LedgerKey, b: LedgerKey): number {
  * Locks every distinct account of `keys` in ledgerLockOrder, creating those that never moved, and returns each
  * one's id and balance by key. Locking an account this transaction already holds costs one round trip, no wait.
  */
-export async function lockLedgerAccounts(tx: Tx, keys: readonly LedgerKey[]): Promise<ReadonlyMap<string, { id: bigint; balanceMinor: bigint }>> {
+/** Locked accounts by ledgerKeyId, with the balance read when each was locked. */
+export type LockedAccounts = ReadonlyMap<string, { readonly id: bigint; readonly balanceMinor: bigint }>;
+
+export async function lockLedgerAccounts(tx: Tx, keys: readonly LedgerKey[]): Promise<LockedAccounts> {
   const distinct = new Map<string, LedgerKey>();
   for (const k of keys) distinct.set(keyOf(k), { owner: k.owner, code: k.code, currency: k.currency });
   const locked = new Map<string, { id: bigint; balanceMinor: bigint }>();
@@ -107,14 +110,16 @@ export function ledgerKeyId(key: LedgerKey): string {
  * accounts cannot deadlock. A non-negative account going below zero is a bug in the caller, which must check
  * funds under a lock first (Ledger.hold, reserve, take): the assertion (and the CHECK constraint) stop it.
  */
-export async function postJournal(tx: Tx, journal: JournalInput): Promise<PostedJournal> {
+export async function postJournal(tx: Tx, journal: JournalInput, heldIds: LockedAccounts = new Map()): Promise<PostedJournal> {
   assertBalanced(journal.postings);
   const id = newId('jr', 20);
   await tx.insertInto('journal_entries')
     .values({ id, kind: journal.kind, reference: journal.reference, memo: journal.memo ?? '', created_at: journal.at })
     .execute();
-  const locked = await lockLedgerAccounts(tx, journal.postings);
-  const accounts = new Map([...locked].map(([k, v]) => [k, v.id]));
+  // Accounts the same ledger call already locked (a funds check) are not locked again: they all sort before the
+  // journal's other accounts (sql-ledger.ts holdForCheck), so the order holds and no round trip is added.
+  const locked = await lockLedgerAccounts(tx, journal.postings.filter((p) => !heldIds.has(keyOf(p))));
+  const accounts = new Map([...heldIds, ...locked].map(([k, v]) => [k, v.id]));
   const lines: PostedLine[] = [];
   const rows: { journal_id: string; ledger_account_id: bigint; currency: string; amount_minor: bigint; balance_after_minor: bigint }[] = [];
   for (const p of journal.postings) {

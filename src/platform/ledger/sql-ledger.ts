@@ -20,24 +20,24 @@ export function createLedger(): Ledger {
   const holdForCheck = async (tx: Tx, checked: readonly LedgerKey[], others: readonly LedgerKey[]) => {
     const last = [...checked].sort(ledgerLockOrder).at(-1)!;
     const locked = await lockLedgerAccounts(tx, [...checked, ...others.filter((k) => ledgerLockOrder(k, last) < 0)]);
-    return checked.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor);
+    return { balancesMinor: checked.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor), locked };
   };
   return {
-    post: postJournal,
+    post: (tx, journal) => postJournal(tx, journal),
     balance: readBalance,
     hold,
     async reserve(tx, move) {
       assert.ok(move.amountMinor > 0n, 'a reservation moves money');
       const available: LedgerKey = { owner: move.owner, code: ledgerCodes.walletAvailable, currency: move.currency };
       const reserved: LedgerKey = { owner: move.owner, code: ledgerCodes.walletReserved, currency: move.currency };
-      const [availableMinor] = await holdForCheck(tx, [available], [reserved]);
+      const { balancesMinor: [availableMinor], locked } = await holdForCheck(tx, [available], [reserved]);
       if (availableMinor! < move.amountMinor) {
         return { ok: false, requiredMinor: move.amountMinor, availableMinor: availableMinor!, shortfallMinor: move.amountMinor - availableMinor! };
       }
       const journal = await postJournal(tx, {
         kind: move.kind, reference: move.reference, ...(move.memo !== undefined ? { memo: move.memo } : {}), at: move.at,
         postings: [{ ...available, amountMinor: -move.amountMinor }, { ...reserved, amountMinor: move.amountMinor }],
-      });
+      }, locked);
       return { ok: true, journal };
     },
     async release(tx, move) {
@@ -52,8 +52,8 @@ export function createLedger(): Ledger {
     async take(tx, input) {
       for (const s of input.sources) assert.equal(s.key.currency, input.currency, 'a take stays in one currency');
       assert.equal(input.to.currency, input.currency, 'a take stays in one currency');
-      const balances = await holdForCheck(tx, input.sources.map((s) => s.key), [input.to]);
-      const plan = planTake(input.amountMinor, input.sources, balances);
+      const { balancesMinor, locked } = await holdForCheck(tx, input.sources.map((s) => s.key), [input.to]);
+      const plan = planTake(input.amountMinor, input.sources, balancesMinor);
       if (!plan.ok) return plan;
       const journal = await postJournal(tx, {
         kind: input.kind, reference: input.reference, ...(input.memo !== undefined ? { memo: input.memo } : {}), at: input.at,
@@ -61,17 +61,17 @@ export function createLedger(): Ledger {
           ...input.sources.flatMap((s, i) => (plan.partsMinor[i]! > 0n ? [{ ...s.key, amountMinor: -plan.partsMinor[i]! }] : [])),
           { ...input.to, amountMinor: input.amountMinor },
         ],
-      });
+      }, locked);
       return { ok: true, journal, partsMinor: plan.partsMinor };
     },
     async sweep(tx, input) {
-      const [fromMinor] = await holdForCheck(tx, [input.from], [input.to]);
+      const { balancesMinor: [fromMinor], locked } = await holdForCheck(tx, [input.from], [input.to]);
       if (fromMinor === 0n) return null;
       assert.ok(fromMinor! > 0n, 'only a positive balance is swept');
       const journal = await postJournal(tx, {
         kind: input.kind, reference: input.reference, ...(input.memo !== undefined ? { memo: input.memo } : {}), at: input.at,
         postings: [{ ...input.from, amountMinor: -fromMinor! }, { ...input.to, amountMinor: fromMinor! }],
-      });
+      }, locked);
       return { movedMinor: fromMinor!, journal };
     },
   };
