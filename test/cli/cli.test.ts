@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { opsSocketPath, runThroughServer } from '../../src/cli/ops-socket.ts';
 import { runCli, startServe, type CliResult } from '../support/cli.ts';
-import { openCliRuntime, runInProcess } from '../support/cli-in-process.ts';
+import { openCliRuntime, runInProcess, seedDataDir } from '../support/cli-in-process.ts';
 import { freePort } from '../support/net.ts';
 
 const dirs: string[] = [];
@@ -36,7 +36,9 @@ async function inProcess<T>(env: Record<string, string>, use: (run: (args: reado
 
 describe('cobro CLI on the embedded database', () => {
   it('creates, lists, shows and rotates accounts', async () => {
+    // A migrated database already in place: the first start on an empty directory is the serve test's.
     const env = { DATA_DIR: dataDir() };
+    await seedDataDir(env.DATA_DIR);
     const created = await runCli(['accounts', 'create', '--name', 'Tienda Uno', '--json'], env);
     expect(created.code).toBe(0);
     const account = JSON.parse(created.stdout) as Record<string, string>;

@@ -1,5 +1,8 @@
 // Operator commands run inside the test process (see runInProcess), next to ./cli.ts's real processes.
+import fs from 'node:fs';
 import pino from 'pino';
+import { inject } from 'vitest';
+import { openDatabase } from '../../src/platform/db/database.ts';
 import { resolve as resolveCommand, runResolved } from '../../src/cli/dispatch.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
@@ -24,4 +27,17 @@ export async function openCliRuntime(env: Record<string, string>): Promise<Runti
   const loaded = loadConfig({ LOG_LEVEL: 'silent', ...env });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   return openRuntime(loaded.config, { logger: pino({ level: 'silent' }) });
+}
+
+/**
+ * Fills an empty DATA_DIR with the migrated database of the test run's snapshot, so a command's first process
+ * skips creating and migrating a database (the slowest part of a first start on PGlite). Tests that prove a first
+ * start on an empty directory (`cobro serve`) leave their directory empty. A run on PostgreSQL has no PGlite
+ * snapshot: the directory stays empty and the command creates the database itself.
+ */
+export async function seedDataDir(dataDir: string): Promise<void> {
+  const snapshotPath = inject('pgliteSnapshotPath');
+  if (snapshotPath === '') return;
+  const handle = await openDatabase({ engine: 'pglite', dataDir, loadDataDir: new Blob([fs.readFileSync(snapshotPath)]) });
+  await handle.close();
 }
