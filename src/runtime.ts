@@ -5,15 +5,13 @@ import type { Logger } from 'pino';
 import type { Config } from './platform/config.ts';
 import type { Clock } from './platform/clock.ts';
 import { systemClock } from './platform/clock.ts';
-import type { AppContext, DueWorkHandler } from './platform/context.ts';
+import type { AppContext, ContextBase, DueWorkHandler } from './platform/context.ts';
 import { openDatabase, type DatabaseHandle } from './platform/db/database.ts';
-import type { Db } from './platform/db/types.ts';
-import type { Engine } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/logger.ts';
 import type { AppModule } from './platform/module.ts';
-import { createSecretBox, resolveSecretKey, type SecretBox } from './platform/secrets.ts';
+import { createSecretBox, resolveSecretKey } from './platform/secrets.ts';
 import { appModules } from './modules/index.ts';
 import { accountDirectory } from './modules/accounts/directory.ts';
 import { assertLimits } from './limits.ts';
@@ -33,16 +31,6 @@ export interface RuntimeOptions {
   /** An already-open database (tests pass a snapshot clone). */
   readonly handle?: DatabaseHandle;
   readonly migrate?: boolean;
-}
-
-/** What a process opens before the context can be wired: everything else is derived from these. */
-export interface ContextBase {
-  readonly db: Db;
-  readonly engine: Engine;
-  readonly config: Config;
-  readonly clock: Clock;
-  readonly secrets: SecretBox;
-  readonly logger: Logger;
 }
 
 /** The platform's own time-driven work, run before the modules'. */

@@ -11,13 +11,17 @@ import type { Ledger } from './ledger/ledger.ts';
 import type { PaymentProcessor } from './processors/processor.ts';
 import type { SecretBox } from './secrets.ts';
 
-export interface AppContext {
+/** What a process opens before the context can be wired (src/runtime.ts): everything else is derived from these. */
+export interface ContextBase {
   readonly db: Db;
   readonly engine: Engine;
   readonly config: Config;
   readonly clock: Clock;
   readonly secrets: SecretBox;
   readonly logger: Logger;
+}
+
+export interface AppContext extends ContextBase {
   /** The only way money moves (src/platform/ledger/ledger.ts). */
   readonly ledger: Ledger;
   /** The deployment's payment processor (processorFor(mode)). */
