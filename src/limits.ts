@@ -35,9 +35,38 @@ export const limits = {
   accountNameLengthMax: 120,
   additionalParametersCharsMax: 4000,
   callbackUrlLengthMax: 600,
+  currencyCodeLengthMax: 6,
+  /** `YYYY-MM-DD HH:MM:SS`, the seed's date-time text. */
+  dateTimeTextLengthMax: 19,
+  /** `YYYY-MM-DD`, the seed's date filters. */
+  dateTextLengthMax: 10,
+  /** A `true`/`false` query flag. */
+  flagTextLengthMax: 5,
+  transactionIdLengthMax: 30,
+  /** A payment method code in a query or form; 99 offers all (allMethodsPayment). */
+  paymentMethodCodeMax: 999,
+  /** The largest page number the transaction list accepts. */
+  transactionPageMax: 1_000_000,
+  notificationIdLengthMax: 64,
+  /** A fee's percentage in basis points: at most 100 %. */
+  feePercentBpMax: 10_000,
+
+  // Ledger: one journal, one split.
+  /** The postings of one journal; a sale's settlement posts one per beneficiary or client share. */
+  postingsPerJournalMax: 64,
+  /** The parts one amount is divided into (src/platform/money/split.ts). */
+  sharesPerSplitMax: 64,
 
   // Wallet and payouts (seed "Wallet"; reference §9).
-  payoutOrderLengthMax: 80,
+  /**
+   * The most a wallet may hold: the balance is shown as a JSON integer (amount_available), which is exact only up to
+   * 2^53 - 1. Crediting past it would commit the money and then fail every read of the wallet with a 500.
+   */
+  walletBalanceMinorMax: BigInt(Number.MAX_SAFE_INTEGER),
+  payoutEmailLengthMax: 50, payoutPhoneLengthMax: 20,
+  /** The seed's 4-digit SBIF bank code of a payout. */
+  payoutBankSbifLengthMax: 4,
+  payoutIdLengthMax: 40, payoutOrderLengthMax: 80,
   payoutSubjectLengthMax: 200,
   /** Banco Estado (0012): at most 12 characters, so a debit card number cannot be entered (seed Limits). */
   bancoEstadoNumLengthMax: 12,
@@ -53,6 +82,26 @@ export const limits = {
   // Idempotency keys.
   idempotencyKeyLengthMax: 255,
   idempotencyTtlMs: dayMs,
+  /** How long a request may run before its claim is considered abandoned. */
+  idempotencyLeaseMs: minuteMs,
+  idempotencyClaimAttemptsMax: 3,
+
+  // Hosted checkout and its link.
+  /** The largest form a checkout page accepts. */
+  checkoutFormBytesMax: 8 * 1024,
+  /** 32 hex characters (128 bits) of the link's MAC: the reference shows 10, which would be guessable. */
+  checkoutTokenHexLength: 32,
+  /** A checkout link's or form's transaction id, and its `valid` and other text fields. */
+  checkoutIdLengthMax: 40, checkoutFieldLengthMax: 64,
+
+  // Marketplace deposits of clients' settled shares.
+  /**
+   * How long a settled share waits in the client's payable before it is sent to the client's bank: deposits go out
+   * in the next day's run (decision 046), which also gives `liquidate` a day's life the merchant can see.
+   */
+  clientDepositDelayMs: dayMs,
+  /** How long a bank takes to confirm a deposit to a client's account. */
+  clientDepositConfirmMs: dayMs,
 
   // Background work: due work (settlements, expiries, payouts...) and callback delivery.
   dueWorkBatchMax: 200,
@@ -95,12 +144,75 @@ export const limits = {
   dbPoolSizeMax: 10,
   /** A stopping server finishes its callback deliveries in flight before it gives up. */
   shutdownGraceMs: 20 * secondMs,
+  /** A /metrics scrape must never hold a connection for long: a slow count fails the scrape, not the API. */
+  metricsQueryTimeoutMs: 2 * secondMs,
 } as const;
 
 /** One first attempt plus one per scheduled retry. */
 export const notificationAttemptsMax = limits.retryDelaysMs.length + 1;
 
-/** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */
+// --- Transactions: POST /api/transaction/ (lengths from the seed's table) and the payment attempt. ---
+export const transactionLimits = {
+  /** The seed's "max 14 digits" as the JSON schema's integer maximum. */
+  amountIntegerMax: 99_999_999_999_999,
+  emailLengthMax: 50,
+  orderLengthMax: 40,
+  subjectLengthMax: 2000,
+  urlreturnLengthMax: 200,
+  urlnotifyLengthMax: 600,
+  marketplaceLengthMax: 70,
+  /** The merchant's event code (decision 042), as long as the event's own `event` field. */
+  eventLengthMax: 40,
+  /** reference §1.1: `expired` must be more than 5 minutes ahead. */
+  expiryLeadMsMin: 5 * minuteMs,
+  /**
+   * The last instant with a four-digit UTC year: `9999-12-31 23:59:59` Santiago time is already in year 10000 UTC,
+   * which the database drivers write in a form PostgreSQL refuses.
+   */
+  expiresAtMsMax: Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+  /** How long one payment attempt holds the transaction before another may start (a crashed attempt). */
+  attemptLeaseMs: 2 * minuteMs,
+  /** reference §1.1: the payer's browser goes to urlreturn 3 seconds after the result. */
+  returnRedirectSeconds: 3,
+} as const;
+
+// --- Marketplace clients and memberships (seed "Marketplace clients", "Marketplace memberships"). ---
+export const marketplaceLimits = {
+  clientIdLengthMax: 20,
+  emailLengthMax: 50,
+  nameCreateLengthMax: 150, nameUpdateLengthMax: 50,
+  phoneCreateLengthMax: 12, phoneUpdateLengthMax: 50,
+  bankSbifLengthMax: 5, bankNumLengthMax: 40, bankRutLengthMax: 12,
+  membershipNameLengthMax: 80,
+  /** "100.00": the seed's 2 characters cannot hold 100 or decimals (decision 041). */
+  percentageLengthMax: 6,
+  /** The seed's "max 25" on the pairs, read as 25 clients per membership. */
+  membershipClientsMax: 25,
+  /** Memberships listed in one client's affiliations_details. */
+  detailsPerClientMax: 200,
+} as const;
+
+// --- Events (seed "Events"). ---
+export const eventLimits = {
+  codeLengthMax: 40,
+  nameLengthMax: 400,
+  urlLengthMax: 240,
+  /** "max 7 characters" of an integer. */
+  serviceSaleMinorMax: 9_999_999,
+  beneficiaryEmailLengthMax: 50, beneficiaryPercentLengthMax: 6,
+  /** Each beneficiary is a posting of the sale's settlement journal, which holds at most 64. */
+  beneficiariesMax: 50,
+  dateTextLengthMax: 19,
+  payoutBatchMax: 50,
+} as const;
+
+// --- Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN (src/platform/config.ts). ---
+export const configLimits = {
+  portDefault: 8080, portMin: 0, portMax: 65535,
+  settlementDelayDaysDefault: 1, settlementDelayDaysMin: 0, settlementDelayDaysMax: 60,
+  metricsTokenLengthMin: 16, metricsTokenLengthMax: 200,
+} as const;
+
 // --- HTTP timeouts, rate limit, DATA_DIR permissions (decision 072) ---
 // Defaults of the HTTP_*_MS and RATE_LIMIT_PER_MINUTE variables (src/platform/config.ts) and the bounds they may take.
 export const httpLimits = {
@@ -133,6 +245,7 @@ export const dataDirLimits = {
   loosePathWarningsMax: 50,
 } as const;
 
+/** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */
 export function assertLimits(): void {
   const l = limits;
   assert.ok(l.pageSizeDefault <= l.pageSizeMax, 'default page must fit the maximum page');
@@ -156,6 +269,28 @@ export function assertLimits(): void {
   assert.ok(l.sandboxPayoutProcessingAfterMs < l.sandboxPayoutSuccessAfterMs, 'a sandbox payout processes before it succeeds');
   assert.ok(l.sandboxPayoutSuccessAfterMs <= l.sandboxAdvanceMsMax, 'one advance can resolve a sandbox payout');
   assert.ok(l.idempotencyTtlMs > l.deliveryLeaseMs, 'a key outlives any lease');
+  // Idempotency: a claim's lease ends long before the key expires.
+  assert.ok(l.idempotencyLeaseMs < l.idempotencyTtlMs, 'an idempotency claim\'s lease is shorter than its key\'s life');
+  // Ledger and wallet: a split, an event's beneficiaries and a membership's clients each fit one journal.
+  assert.ok(l.sharesPerSplitMax <= l.postingsPerJournalMax, 'a split fits one journal');
+  assert.ok(eventLimits.beneficiariesMax < l.postingsPerJournalMax, 'an event\'s beneficiaries fit one settlement journal');
+  assert.ok(marketplaceLimits.membershipClientsMax < l.postingsPerJournalMax, 'a membership\'s clients fit one settlement journal');
+  assert.ok(l.walletBalanceMinorMax <= BigInt(Number.MAX_SAFE_INTEGER) && l.amountMinorMax < l.walletBalanceMinorMax, 'a wallet balance stays an exact JSON integer and holds any single amount');
+  // Transactions and checkout: a crashed payment attempt frees the transaction before the earliest expiry.
+  assert.equal(BigInt(transactionLimits.amountIntegerMax), l.amountMinorMax, 'schema maximum matches the global amount bound');
+  assert.equal(transactionLimits.urlnotifyLengthMax, l.callbackUrlLengthMax, 'urlnotify is a callback URL');
+  assert.ok(transactionLimits.attemptLeaseMs < transactionLimits.expiryLeadMsMin, 'a crashed attempt frees the transaction before it can expire');
+  assert.ok(transactionLimits.eventLengthMax === eventLimits.codeLengthMax, 'a transaction\'s event code is an event\'s code');
+  assert.ok(l.checkoutFormBytesMax < l.bodyBytesMax, 'a checkout form is smaller than an API body');
+  assert.ok(l.checkoutTokenHexLength <= l.checkoutFieldLengthMax, 'the link token fits the checkout form field');
+  // Marketplace deposits: a share waits, then is confirmed; both within the sandbox's one advance.
+  assert.ok(l.clientDepositDelayMs + l.clientDepositConfirmMs <= l.sandboxAdvanceMsMax, 'one advance can take a share to paid');
+  // Environment ranges: each default lies inside its range.
+  const c = configLimits;
+  assert.ok(c.portMin <= c.portDefault && c.portDefault <= c.portMax);
+  assert.ok(c.settlementDelayDaysMin <= c.settlementDelayDaysDefault && c.settlementDelayDaysDefault <= c.settlementDelayDaysMax);
+  assert.ok(c.metricsTokenLengthMin <= c.metricsTokenLengthMax);
+  assert.ok(l.metricsQueryTimeoutMs < httpLimits.requestTimeoutMsDefault, 'a scrape\'s queries give up before the request does');
   // HTTP (decision 072).
   assert.ok(httpLimits.headersTimeoutMsDefault <= httpLimits.requestTimeoutMsDefault, 'Node requires headersTimeout <= requestTimeout');
   assert.ok(httpLimits.timeoutCheckIntervalMs < httpLimits.headersTimeoutMsDefault, 'timeouts are checked often beside their length');

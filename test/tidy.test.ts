@@ -46,6 +46,14 @@ describe('tidy', () => {
     expect(offenders.map(rel)).toEqual([]);
   });
 
+  it('names every bound in src/limits.ts: no module-level `const <name>Max|Min|Ms = <number>` elsewhere', () => {
+    // Module-level declarations only (no indent), whose value starts as a number would: a literal, BigInt(...),
+    // Date.UTC(...). Units and codes have other names (bpsPerWhole, allMethodsPayment).
+    const bound = /^(?:export\s+)?const\s+\w+(?:Max|Min|Ms)\s*(?::[^=]+)?=\s*(?:\d|BigInt\(|Date\.UTC\()/m;
+    const offenders = src.filter((f) => !f.endsWith(path.join('src', 'limits.ts')) && bound.test(fs.readFileSync(f, 'utf8')));
+    expect(offenders.map(rel)).toEqual([]);
+  });
+
   it('never imports from modules, checkout or the CLI into platform (type imports included)', () => {
     const offenders = importEdges(src)
       .filter((e) => inDir(e.from, 'platform') && (inDir(e.to, 'modules') || inDir(e.to, 'checkout') || inDir(e.to, 'cli')))

@@ -11,9 +11,6 @@ export type CheckoutPageKindName = (typeof checkoutPageKindNames)[number];
 /** The checkout plugin's router, schema-typed by TypeBox. */
 export type CheckoutRouter = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-/** The largest form a checkout page accepts. */
-export const checkoutFormBytesMax = 8 * 1024;
-
 export interface CheckoutPageKind {
   readonly kind: CheckoutPageKindName;
   /** Adds the kind's pages (public: `auth: 'none'`, `schema.hide`) to the checkout plugin. */

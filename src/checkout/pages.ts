@@ -1,6 +1,6 @@
 // The checkout's pages, in Spanish. Inputs the payer typed are never echoed back for card number and CVV.
 import { esc, formatMoney, html, type Html, type Page } from './html.ts';
-import { transactionLimits } from '../modules/transactions/limits.ts';
+import { transactionLimits } from '../limits.ts';
 
 export interface OrderSummary {
   readonly merchant: string;

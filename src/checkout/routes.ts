@@ -5,10 +5,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../platform/context.ts';
+import { limits } from '../limits.ts';
 import { sendPage } from './html.ts';
 import { errorPage } from './pages.ts';
 import { checkoutPages } from './checkout-pages.ts';
-import { checkoutFormBytesMax } from './page-kinds.ts';
 
 function securityHeaders(reply: FastifyReply): void {
   reply.header('x-frame-options', 'DENY');
@@ -20,7 +20,7 @@ function securityHeaders(reply: FastifyReply): void {
 
 export async function checkoutRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(async (child) => {
-    await child.register(formbody, { bodyLimit: checkoutFormBytesMax });
+    await child.register(formbody, { bodyLimit: limits.checkoutFormBytesMax });
     child.addHook('onRequest', async (_request, reply) => { securityHeaders(reply); });
     child.setErrorHandler(async (error: { validation?: unknown; statusCode?: number }, request, reply) => {
       if (error.validation !== undefined || (typeof error.statusCode === 'number' && error.statusCode < 500)) {

@@ -3,6 +3,7 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
+import { limits } from '../limits.ts';
 import { accountNow } from '../platform/sandbox-clock.ts';
 import { formatDate } from '../platform/time-format.ts';
 import { checkoutTokenValid } from '../modules/transactions/checkout-link.ts';
@@ -13,19 +14,19 @@ import { sendPage } from './html.ts';
 import { bankPage, cardPage, invalidLinkPage, methodsPage, resultPage, type LinkParams, type MethodOption } from './pages.ts';
 import { banksFor, expiredReturnUrl, fixedMethod, loadForCheckout, markOpened, offeredMethods, orderSummary } from './checkout-service.ts';
 import { parseBankForm, parseCardForm } from './forms.ts';
-import { checkoutFormBytesMax, type CheckoutPageKind, type CheckoutRouter } from './page-kinds.ts';
+import type { CheckoutPageKind, CheckoutRouter } from './page-kinds.ts';
 
 const LinkQuery = Type.Object({
-  id: Type.String({ maxLength: 40 }),
-  valid: Type.String({ maxLength: 64 }),
-  method: Type.Optional(Type.Integer({ minimum: 1, maximum: 999 })),
+  id: Type.String({ maxLength: limits.checkoutIdLengthMax }),
+  valid: Type.String({ maxLength: limits.checkoutFieldLengthMax }),
+  method: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.paymentMethodCodeMax })),
 });
 
-const field = Type.Optional(Type.String({ maxLength: 64 }));
+const field = Type.Optional(Type.String({ maxLength: limits.checkoutFieldLengthMax }));
 const PayForm = Type.Object({
-  id: Type.String({ maxLength: 40 }),
-  valid: Type.String({ maxLength: 64 }),
-  method: Type.Integer({ minimum: 1, maximum: 999 }),
+  id: Type.String({ maxLength: limits.checkoutIdLengthMax }),
+  valid: Type.String({ maxLength: limits.checkoutFieldLengthMax }),
+  method: Type.Integer({ minimum: 1, maximum: limits.paymentMethodCodeMax }),
   card_number: field, expiry: field, cvv: field, installments: field, rut: field, password: field, bank: field,
 });
 
@@ -82,7 +83,7 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
     return show(reply, row, { id, valid }, method);
   });
 
-  r.post('/gateway/cobro', { config: { auth: 'none' }, bodyLimit: checkoutFormBytesMax, schema: { hide: true, body: PayForm } }, async (request, reply) => {
+  r.post('/gateway/cobro', { config: { auth: 'none' }, bodyLimit: limits.checkoutFormBytesMax, schema: { hide: true, body: PayForm } }, async (request, reply) => {
     const form = request.body;
     const link = { id: form.id, valid: form.valid };
     const row = await authorised(form.id, form.valid);

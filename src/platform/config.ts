@@ -1,7 +1,7 @@
 // Configuration from environment variables, validated once at start. A bad value is a clear error, never a guess.
 import path from 'node:path';
 import { isValidTimeZone } from './time-format.ts';
-import { httpLimits } from '../limits.ts';
+import { configLimits, httpLimits } from '../limits.ts';
 
 export const modes = ['sandbox', 'production'] as const;
 export type Mode = (typeof modes)[number];
@@ -74,7 +74,7 @@ function parseSecretKey(raw: string | undefined, errors: string[]): Buffer | nul
 
 export function loadConfig(env: Env = process.env): ConfigResult {
   const errors: string[] = [];
-  const port = intInRange(env, 'PORT', 8080, 0, 65535, errors);
+  const port = intInRange(env, 'PORT', configLimits.portDefault, configLimits.portMin, configLimits.portMax, errors);
   const host = env.HOST !== undefined && env.HOST !== '' ? env.HOST : '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR !== undefined && env.DATA_DIR !== '' ? env.DATA_DIR : './data');
   const databaseUrl = env.DATABASE_URL !== undefined && env.DATABASE_URL !== '' ? env.DATABASE_URL : null;
@@ -89,7 +89,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   const timeZone = env.TIMEZONE !== undefined && env.TIMEZONE !== '' ? env.TIMEZONE : 'America/Santiago';
   if (!isValidTimeZone(timeZone)) errors.push(`TIMEZONE "${timeZone}" is not a known IANA time zone`);
   const logLevel = oneOf(env, 'LOG_LEVEL', logLevels, 'info', errors);
-  const settlementDelayDays = intInRange(env, 'SETTLEMENT_DELAY_DAYS', 1, 0, 60, errors);
+  const settlementDelayDays = intInRange(env, 'SETTLEMENT_DELAY_DAYS', configLimits.settlementDelayDaysDefault, configLimits.settlementDelayDaysMin, configLimits.settlementDelayDaysMax, errors);
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   let publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
   try {
@@ -101,7 +101,8 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   }
   const workersEnabled = env.COBRO_WORKERS !== '0';
   const metricsToken = env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' ? env.METRICS_TOKEN : null;
-  if (metricsToken !== null && !/^\S{16,200}$/.test(metricsToken)) errors.push('METRICS_TOKEN must be 16 to 200 characters without spaces');
+  const { metricsTokenLengthMin: tokenMin, metricsTokenLengthMax: tokenMax } = configLimits;
+  if (metricsToken !== null && !new RegExp(`^\\S{${tokenMin},${tokenMax}}$`).test(metricsToken)) errors.push(`METRICS_TOKEN must be ${tokenMin} to ${tokenMax} characters without spaces`);
   const http = httpSettings(env, errors);
   if (errors.length > 0) return { ok: false, errors };
   return {

@@ -3,7 +3,8 @@
 import { validationError } from '../../platform/errors.ts';
 import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/percent.ts';
 import { parseLocal } from '../../platform/time-format.ts';
-import { eventLimits, type EventCreate } from './schemas.ts';
+import { eventLimits } from '../../limits.ts';
+import type { EventCreate } from './schemas.ts';
 
 export interface EventDates {
   readonly eventAt: Date;

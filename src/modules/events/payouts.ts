@@ -5,7 +5,7 @@ import type { DueWorkScope } from '../../platform/due-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { sql } from 'kysely';
-import { eventLimits } from './schemas.ts';
+import { eventLimits } from '../../limits.ts';
 import './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 

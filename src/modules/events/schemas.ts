@@ -1,20 +1,7 @@
 // TypeBox shapes of /api/event (seed "Events"). Beneficiaries come in two forms and are read by hand.
 import { Type, type Static } from 'typebox';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
-
-export const eventLimits = {
-  codeLengthMax: 40,
-  nameLengthMax: 400,
-  urlLengthMax: 240,
-  /** "max 7 characters" of an integer. */
-  serviceSaleMinorMax: 9_999_999,
-  beneficiaryEmailLengthMax: 50,
-  beneficiaryPercentLengthMax: 6,
-  /** Each beneficiary is a posting of the sale's settlement journal, which holds at most 64. */
-  beneficiariesMax: 50,
-  dateTextLengthMax: 19,
-  payoutBatchMax: 50,
-} as const;
+import { eventLimits } from '../../limits.ts';
 
 export const EventParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: eventLimits.codeLengthMax }) });
 

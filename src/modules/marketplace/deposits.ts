@@ -7,14 +7,7 @@ import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/l
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { shareTransitions, type ShareStatus } from './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-
-/**
- * How long a settled share waits in the client's payable before it is sent to the client's bank: deposits go out
- * in the next day's run (decision 046), which also gives `liquidate` a day's life the merchant can see.
- */
-export const clientDepositDelayMs = 24 * 60 * 60 * 1000;
-/** How long a bank takes to confirm a deposit to a client's account. */
-export const clientDepositConfirmMs = 24 * 60 * 60 * 1000;
+import { limits } from '../../limits.ts';
 
 function assertMove(from: ShareStatus, to: ShareStatus): void {
   if (!(shareTransitions[from] as readonly ShareStatus[]).includes(to)) throw new Error(`share cannot move from ${from} to ${to}`);
@@ -47,7 +40,7 @@ async function advanceOneShare(ctx: AppContext, accountId: string | undefined): 
       }
       await where(tx).set({
         status: 'pending for deposit', deposit_started_at: at,
-        deposit_due_at: new Date(share.deposit_due_at!.getTime() + clientDepositConfirmMs),
+        deposit_due_at: new Date(share.deposit_due_at!.getTime() + limits.clientDepositConfirmMs),
       }).execute();
     } else {
       assertMove('pending for deposit', 'paid');

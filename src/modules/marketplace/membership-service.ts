@@ -6,7 +6,7 @@ import { newId, randomHex } from '../../platform/ids.ts';
 import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/percent.ts';
 import { findMembership, membershipClients, type MembershipRow } from './repository.ts';
 import type { MembershipCreate } from './schemas.ts';
-import { maLimits } from './schemas.ts';
+import { marketplaceLimits } from '../../limits.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 interface ClientShareInput {
@@ -23,7 +23,7 @@ function parsePairs(pairs: readonly (readonly unknown[])[]): ClientShareInput[] 
     const [clientId, percentage] = pair;
     if (pair.length !== 2) { problems[`affiliation.${i}`] = 'invalid'; return; }
     if (typeof clientId !== 'string' || clientId.trim() === '') { problems[`affiliation.${i}.0`] = 'is empty'; return; }
-    if (clientId.length > maLimits.clientIdLengthMax) { problems[`affiliation.${i}.0`] = 'too long'; return; }
+    if (clientId.length > marketplaceLimits.clientIdLengthMax) { problems[`affiliation.${i}.0`] = 'too long'; return; }
     if (seen.has(clientId)) { problems[`affiliation.${i}.0`] = 'repeated'; return; }
     seen.add(clientId);
     const bps = parsePercentBps(percentage);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { journalKinds, ledgerCodes, type Ledger, type PostedJournal } from '../../platform/ledger/ledger.ts';
-import { clientDepositDelayMs } from './deposits.ts';
+import { limits } from '../../limits.ts';
 import { divideMarketplaceNet } from './divide.ts';
 import { findMembershipByToken, membershipClients } from './repository.ts';
 import './types.ts';
@@ -90,7 +90,7 @@ export async function readMarketplaceShares(db: DbOrTx, transactionId: string): 
 
 /**
  * At the transaction's settlement: moves each client's part out of the merchant's pending settlement into the
- * client's payable (`liquidate`), due for deposit a day later (clientDepositDelayMs). The caller settles `shares.merchantMinor` to the
+ * client's payable (`liquidate`), due for deposit a day later (limits.clientDepositDelayMs). The caller settles `shares.merchantMinor` to the
  * merchant as for any payment. Runs once per transaction; a later call returns the same shares and no journal.
  */
 export async function settleMarketplaceShares(ledger: Ledger, tx: Tx, input: { readonly accountId: string; readonly transactionId: string; readonly at: Date })
@@ -103,7 +103,7 @@ export async function settleMarketplaceShares(ledger: Ledger, tx: Tx, input: { r
   if (payment.settled_at !== null) return { shares, journal: null };
   await tx.updateTable('ma_payments').set({ settled_at: input.at }).where('transaction_id', '=', input.transactionId).execute();
   await tx.updateTable('ma_payment_shares')
-    .set({ status: 'liquidate', liquidated_at: input.at, deposit_due_at: new Date(input.at.getTime() + clientDepositDelayMs) })
+    .set({ status: 'liquidate', liquidated_at: input.at, deposit_due_at: new Date(input.at.getTime() + limits.clientDepositDelayMs) })
     .where('transaction_id', '=', input.transactionId).where('status', '=', 'pending').execute();
   const paid = shares.parts.filter((p) => p.amountMinor > 0n);
   if (paid.length === 0) return { shares, journal: null };

@@ -1,7 +1,7 @@
 // SQL of the marketplace. Every read is scoped to the merchant account that owns the rows.
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
-import { maLimits } from './schemas.ts';
+import { marketplaceLimits } from '../../limits.ts';
 import './types.ts';
 
 export async function findClient(db: DbOrTx, accountId: string, id: string) {
@@ -23,7 +23,7 @@ export async function clientMembershipDetails(db: DbOrTx, clientId: string) {
     .select(['m.id', 'm.status', 'm.token', 'm.name', 'm.merchant_bps', 'mc.bps'])
     .where('mc.client_id', '=', clientId)
     .orderBy('m.seq')
-    .limit(maLimits.detailsPerClientMax)
+    .limit(marketplaceLimits.detailsPerClientMax)
     .execute();
 }
 

@@ -1,53 +1,35 @@
 // TypeBox shapes of the marketplace endpoints (seed "Marketplace clients", "Marketplace memberships").
 import { Type, type Static } from 'typebox';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
-
-export const maLimits = {
-  clientIdLengthMax: 20,
-  emailLengthMax: 50,
-  nameCreateLengthMax: 150,
-  nameUpdateLengthMax: 50,
-  phoneCreateLengthMax: 12,
-  phoneUpdateLengthMax: 50,
-  bankSbifLengthMax: 5,
-  bankNumLengthMax: 40,
-  bankRutLengthMax: 12,
-  membershipNameLengthMax: 80,
-  /** "100.00": the seed's 2 characters cannot hold 100 or decimals (decision 041). */
-  percentageLengthMax: 6,
-  /** The seed's "max 25" on the pairs, read as 25 clients per membership. */
-  membershipClientsMax: 25,
-  /** Memberships listed in one client's affiliations_details. */
-  detailsPerClientMax: 200,
-} as const;
+import { marketplaceLimits } from '../../limits.ts';
 
 export const IdParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: maLimits.clientIdLengthMax }),
+  id: Type.String({ minLength: 1, maxLength: marketplaceLimits.clientIdLengthMax }),
 });
 
 const nonEmpty = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 
 export const ClientCreateBody = Type.Object({
-  email: Type.String({ format: 'email', minLength: 1, maxLength: maLimits.emailLengthMax }),
-  name: nonEmpty(maLimits.nameCreateLengthMax),
-  phone: nonEmpty(maLimits.phoneCreateLengthMax),
+  email: Type.String({ format: 'email', minLength: 1, maxLength: marketplaceLimits.emailLengthMax }),
+  name: nonEmpty(marketplaceLimits.nameCreateLengthMax),
+  phone: nonEmpty(marketplaceLimits.phoneCreateLengthMax),
   bank: Type.Object({
-    sbif: nonEmpty(maLimits.bankSbifLengthMax),
+    sbif: nonEmpty(marketplaceLimits.bankSbifLengthMax),
     type: Type.String({ pattern: '^[123]$', description: '1 checking, 2 vista/RUT account, 3 savings' }),
-    num: nonEmpty(maLimits.bankNumLengthMax),
-    rut: Type.String({ minLength: 1, maxLength: maLimits.bankRutLengthMax, description: 'RUT with check digit, e.g. 111111111 or 11.111.111-1' }),
+    num: nonEmpty(marketplaceLimits.bankNumLengthMax),
+    rut: Type.String({ minLength: 1, maxLength: marketplaceLimits.bankRutLengthMax, description: 'RUT with check digit, e.g. 111111111 or 11.111.111-1' }),
   }),
 }, { additionalProperties: false });
 export type ClientCreate = Static<typeof ClientCreateBody>;
 
 export const ClientUpdateBody = Type.Object({
-  name: Type.Optional(nonEmpty(maLimits.nameUpdateLengthMax)),
-  phone: Type.Optional(nonEmpty(maLimits.phoneUpdateLengthMax)),
+  name: Type.Optional(nonEmpty(marketplaceLimits.nameUpdateLengthMax)),
+  phone: Type.Optional(nonEmpty(marketplaceLimits.phoneUpdateLengthMax)),
   bank: Type.Optional(Type.Object({
-    sbif: Type.Optional(nonEmpty(maLimits.bankSbifLengthMax)),
+    sbif: Type.Optional(nonEmpty(marketplaceLimits.bankSbifLengthMax)),
     type: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
-    num: Type.Optional(nonEmpty(maLimits.bankNumLengthMax)),
-    rut: Type.Optional(Type.String({ minLength: 1, maxLength: maLimits.bankRutLengthMax })),
+    num: Type.Optional(nonEmpty(marketplaceLimits.bankNumLengthMax)),
+    rut: Type.Optional(Type.String({ minLength: 1, maxLength: marketplaceLimits.bankRutLengthMax })),
   })),
 }, { additionalProperties: false });
 export type ClientUpdate = Static<typeof ClientUpdateBody>;
@@ -91,11 +73,11 @@ export const ClientUpdateResponse = Type.Object({
 export const SuspendedResponse = Type.Object({ status: Type.Literal('suspended'), id: Type.String() });
 
 export const MembershipCreateBody = Type.Object({
-  name: nonEmpty(maLimits.membershipNameLengthMax),
-  percentage: Type.String({ minLength: 1, maxLength: maLimits.percentageLengthMax, description: 'The merchant\'s percent, e.g. "20" or "20.50"' }),
+  name: nonEmpty(marketplaceLimits.membershipNameLengthMax),
+  percentage: Type.String({ minLength: 1, maxLength: marketplaceLimits.percentageLengthMax, description: 'The merchant\'s percent, e.g. "20" or "20.50"' }),
   affiliation: Type.Array(Type.Array(Type.Unknown()), {
     minItems: 1,
-    maxItems: maLimits.membershipClientsMax,
+    maxItems: marketplaceLimits.membershipClientsMax,
     description: 'Pairs [client_id, percentage], e.g. [["ma9fd16221a9645b0036","80"]]',
   }),
 }, { additionalProperties: false });

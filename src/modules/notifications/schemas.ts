@@ -18,7 +18,7 @@ export const ListQuery = Type.Object({
   per_page: Type.Integer({ minimum: 1, maximum: limits.notificationsPerPageMax, default: limits.notificationsPerPageDefault }),
 });
 
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: limits.notificationIdLengthMax }) });
 
 export const NotificationItem = Type.Object({
   id: Type.String({ description: 'Also the webhook-id header of every attempt' }),

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { ErrorEnvelope } from '../../platform/http/schemas.ts';
+import { limits } from '../../limits.ts';
 
 export const CurrencyQuery = Type.Object({
-  currency: Type.Optional(Type.String({ maxLength: 6, description: 'Currency code, any case (clp, pen, ves).' })),
+  currency: Type.Optional(Type.String({ maxLength: limits.currencyCodeLengthMax, description: 'Currency code, any case (clp, pen, ves).' })),
 });
 
 export const Bank = Type.Object({ code: Type.String(), name: Type.String(), currency: Type.String() });

@@ -3,10 +3,9 @@
 // cobro_meta sealed under COBRO_SECRET_KEY (docs/decisions/030-checkout-link-token.md).
 import crypto from 'node:crypto';
 import type { AppContext } from '../../platform/context.ts';
+import { limits } from '../../limits.ts';
 
 const metaKey = 'checkout_link_key';
-/** 32 hex characters (128 bits) of the MAC: the reference shows 10, which would be guessable. */
-export const checkoutTokenHexLength = 32;
 
 const keys = new WeakMap<AppContext, Buffer>();
 
@@ -24,11 +23,11 @@ async function linkKey(ctx: AppContext): Promise<Buffer> {
 }
 
 export async function checkoutToken(ctx: AppContext, transactionId: string): Promise<string> {
-  return crypto.createHmac('sha256', await linkKey(ctx)).update(`checkout:${transactionId}`).digest('hex').slice(0, checkoutTokenHexLength);
+  return crypto.createHmac('sha256', await linkKey(ctx)).update(`checkout:${transactionId}`).digest('hex').slice(0, limits.checkoutTokenHexLength);
 }
 
 export async function checkoutTokenValid(ctx: AppContext, transactionId: string, token: string): Promise<boolean> {
-  if (!/^[0-9a-f]+$/.test(token) || token.length !== checkoutTokenHexLength) return false;
+  if (!/^[0-9a-f]+$/.test(token) || token.length !== limits.checkoutTokenHexLength) return false;
   const expected = await checkoutToken(ctx, transactionId);
   return crypto.timingSafeEqual(Buffer.from(expected), Buffer.from(token));
 }

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import './types.ts';
+import { limits } from '../../limits.ts';
 
 export interface FeeRule {
   readonly percentBp: number;
@@ -11,12 +12,11 @@ export interface FeeRule {
 }
 
 export const defaultFeeRule: FeeRule = { percentBp: 0, fixedMinor: 0n };
-export const percentBpMax = 10_000;
 
 /** Fee for an amount under a rule: round_half_up(amount * bp / 10000) + fixed, capped at the amount. */
 export function computeFeeMinor(amountMinor: bigint, rule: FeeRule): bigint {
   assert.ok(amountMinor > 0n, 'fee of a positive amount');
-  assert.ok(Number.isInteger(rule.percentBp) && rule.percentBp >= 0 && rule.percentBp <= percentBpMax, 'percent in basis points');
+  assert.ok(Number.isInteger(rule.percentBp) && rule.percentBp >= 0 && rule.percentBp <= limits.feePercentBpMax, 'percent in basis points');
   assert.ok(rule.fixedMinor >= 0n, 'fixed fee is not negative');
   const percentPart = (amountMinor * BigInt(rule.percentBp) + 5_000n) / 10_000n;
   const fee = percentPart + rule.fixedMinor;
@@ -41,5 +41,5 @@ export function parsePercentBp(text: string): number | null {
   const m = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(text.trim());
   if (m === null) return null;
   const bp = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
-  return bp <= percentBpMax ? bp : null;
+  return bp <= limits.feePercentBpMax ? bp : null;
 }

@@ -8,7 +8,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { newId } from '../../platform/ids.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import type { ChargeRequest } from '../../platform/processors/processor.ts';
-import { transactionLimits } from './limits.ts';
+import { transactionLimits } from '../../limits.ts';
 import { lockTransaction } from './repository.ts';
 import type { TransactionStatus } from './state-machine.ts';
 import { expiryRejection, recordRejection, recordSuccess } from './transaction-result.ts';

@@ -1,17 +1,16 @@
 // TypeBox schemas of the transaction API (seed "Transaction", reference §1.1-1.3).
 import { Type, type Static } from 'typebox';
 import { ErrorEnvelope, RuleFailureBody } from '../../platform/http/schemas.ts';
-import { limits } from '../../limits.ts';
-import { transactionLimits } from './limits.ts';
+import { limits, transactionLimits } from '../../limits.ts';
 
 export const CreateTransactionBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: transactionLimits.emailLengthMax, format: 'email' }),
   order: Type.String({ minLength: 1, maxLength: transactionLimits.orderLengthMax }),
   subject: Type.String({ minLength: 1, maxLength: transactionLimits.subjectLengthMax }),
   amount: Type.Integer({ minimum: 1, maximum: transactionLimits.amountIntegerMax, description: 'Integer minor units, at most 14 digits' }),
-  currency: Type.Optional(Type.String({ maxLength: 6, description: 'Default CLP' })),
-  payment: Type.Optional(Type.Integer({ minimum: 1, maximum: 999, description: 'Payment method code; 99 offers all' })),
-  expired: Type.Optional(Type.String({ maxLength: 19, description: '`YYYY-MM-DD HH:MM:SS` in the service time zone, more than 5 minutes ahead' })),
+  currency: Type.Optional(Type.String({ maxLength: limits.currencyCodeLengthMax, description: 'Default CLP' })),
+  payment: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.paymentMethodCodeMax, description: 'Payment method code; 99 offers all' })),
+  expired: Type.Optional(Type.String({ maxLength: limits.dateTimeTextLengthMax, description: '`YYYY-MM-DD HH:MM:SS` in the service time zone, more than 5 minutes ahead' })),
   urlreturn: Type.Optional(Type.String({ maxLength: transactionLimits.urlreturnLengthMax })),
   urlnotify: Type.Optional(Type.String({ maxLength: transactionLimits.urlnotifyLengthMax })),
   additional_parameters: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'order_ext, payer_rut, payer_bank and free keys' })),
@@ -79,17 +78,17 @@ export const TransactionListResponse = Type.Union([
   Type.Object({ status: Type.Literal('failed'), message_error: Type.String() }),
 ]);
 
-export const TransactionIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) });
+export const TransactionIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: limits.transactionIdLengthMax }) });
 
 export const TransactionListQuery = Type.Object({
-  date_init: Type.Optional(Type.String({ maxLength: 10 })),
-  date_end: Type.Optional(Type.String({ maxLength: 10 })),
-  pending: Type.Optional(Type.String({ maxLength: 5 })),
-  register: Type.Optional(Type.String({ maxLength: 5 })),
-  success: Type.Optional(Type.String({ maxLength: 5 })),
-  rejected: Type.Optional(Type.String({ maxLength: 5 })),
-  refunded: Type.Optional(Type.String({ maxLength: 5 })),
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  date_init: Type.Optional(Type.String({ maxLength: limits.dateTextLengthMax })),
+  date_end: Type.Optional(Type.String({ maxLength: limits.dateTextLengthMax })),
+  pending: Type.Optional(Type.String({ maxLength: limits.flagTextLengthMax })),
+  register: Type.Optional(Type.String({ maxLength: limits.flagTextLengthMax })),
+  success: Type.Optional(Type.String({ maxLength: limits.flagTextLengthMax })),
+  rejected: Type.Optional(Type.String({ maxLength: limits.flagTextLengthMax })),
+  refunded: Type.Optional(Type.String({ maxLength: limits.flagTextLengthMax })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.transactionPageMax })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.pageSizeMax })),
 });
 export type TransactionListInput = Static<typeof TransactionListQuery>;

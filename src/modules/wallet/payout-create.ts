@@ -6,12 +6,13 @@ import { newId } from '../../platform/ids.ts';
 import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from './movements.ts';
-import { sandboxImmediateOutcome, sandboxProcessingAfterMs, sandboxRejectionReason, type PayoutKind } from './payout-states.ts';
+import { sandboxImmediateOutcome, sandboxRejectionReason, type PayoutKind } from './payout-states.ts';
 
 const reservedJournalKinds = { payout: journalKinds.payoutReserved, withdrawal: journalKinds.withdrawalReserved } as const satisfies Record<PayoutKind, string>;
 import { transitionPayout } from './payout-transition.ts';
 import { findPayoutByOrder, insertPayout, lockPayout, setPayoutMovement, type PayoutRow } from './repository.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { limits } from '../../limits.ts';
 
 export interface PayoutDestination {
   readonly email: string;
@@ -90,7 +91,7 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
         accountbank_type: d.accountbankType, accountbank_num: d.accountbankNum,
         url_notify: request.urlNotify, additional_parameters: request.additionalParameters,
         status: 'pending', reason_rejection: '', movement_id: null,
-        due_at: sandbox && immediate === null ? new Date(at.getTime() + sandboxProcessingAfterMs) : null,
+        due_at: sandbox && immediate === null ? new Date(at.getTime() + limits.sandboxPayoutProcessingAfterMs) : null,
         created_at: at, updated_at: at,
       });
       // Same order in another currency committed first: its row decides the answer, read after rollback.

@@ -1,6 +1,5 @@
 // The payout state machine as data (STYLE rule 9) and the sandbox's outcome-by-amount table (reference §13.4).
 import { stateMachine } from '../../platform/state-machine.ts';
-import { limits } from '../../limits.ts';
 
 export const payoutStatuses = ['pending', 'processing', 'success', 'banking_error', 'fraud_prevention'] as const;
 export type PayoutStatus = (typeof payoutStatuses)[number];
@@ -58,7 +57,3 @@ export function sandboxImmediateOutcome(amountMinor: bigint): 'success' | 'banki
   if (sandboxRejectedMinor.has(amountMinor)) return 'banking_error';
   return null;
 }
-
-/** Sandbox schedule for other amounts, in account (sandbox clock) time from creation. */
-// The bound lives in limits.ts; this name stays for payout-create.ts until its owner reads limits directly.
-export const sandboxProcessingAfterMs = limits.sandboxPayoutProcessingAfterMs;

@@ -15,15 +15,15 @@ const Amount = Type.Integer({ minimum: 1, maximum: Number(limits.amountMinorMax)
 const Required = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 
 export const PayoutCreateBody = Type.Object({
-  email: Type.String({ minLength: 1, maxLength: 50, format: 'email' }),
-  phone: Type.Optional(Type.String({ maxLength: 20 })),
+  email: Type.String({ minLength: 1, maxLength: limits.payoutEmailLengthMax, format: 'email' }),
+  phone: Type.Optional(Type.String({ maxLength: limits.payoutPhoneLengthMax })),
   subject: Required(limits.payoutSubjectLengthMax),
-  currency: Required(6),
+  currency: Required(limits.currencyCodeLengthMax),
   order: Required(limits.payoutOrderLengthMax),
   amount: Amount,
   accountbank_name: Required(limits.bankHolderNameLengthMax),
   accountbank_rut: Required(limits.bankRutLengthMax),
-  accountbank_sbif: Required(4),
+  accountbank_sbif: Required(limits.payoutBankSbifLengthMax),
   accountbank_type: Type.String({ minLength: 1, maxLength: 1, pattern: '^[123]$', description: '1 checking, 2 vista/RUT account, 3 savings' }),
   accountbank_num: Required(limits.bankNumLengthMax),
   url_notify: Type.Optional(Type.String({ maxLength: limits.callbackUrlLengthMax, format: 'uri', pattern: '^https?://' })),
@@ -36,24 +36,24 @@ export const PayoutCreateBody = Type.Object({
 
 export const WithdrawBody = Type.Object({
   subject: Required(limits.payoutSubjectLengthMax),
-  currency: Required(6),
+  currency: Required(limits.currencyCodeLengthMax),
   order: Required(limits.payoutOrderLengthMax),
   amount: Amount,
 }, { additionalProperties: false });
 
 export const SandboxCreditBody = Type.Object({
   amount: Amount,
-  currency: Type.Optional(Required(6)),
+  currency: Type.Optional(Required(limits.currencyCodeLengthMax)),
   reason: Type.Optional(Type.String({ maxLength: limits.walletCreditReasonLengthMax })),
 }, { additionalProperties: false });
 
 export const WalletQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.walletPageMax })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.pageSizeMax })),
-  currency: Type.Optional(Required(6)),
+  currency: Type.Optional(Required(limits.currencyCodeLengthMax)),
 });
 
-export const IdParams = Type.Object({ id: Required(40) });
+export const IdParams = Type.Object({ id: Required(limits.payoutIdLengthMax) });
 
 export const PayoutCreated = Type.Object({
   status: Type.Literal('success'),

@@ -6,6 +6,7 @@ import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/l
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from './movements.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { limits } from '../../limits.ts';
 
 export interface CreditInput {
   readonly accountId: string;
@@ -22,22 +23,16 @@ export interface CreditResult {
   readonly balanceMinor: bigint;
 }
 
-/**
- * The most a wallet may hold: the balance is shown as a JSON integer (amount_available), which is exact only up to
- * 2^53 - 1. Crediting past it would commit the money and then fail every read of the wallet with a 500.
- */
 const creditJournalKinds = {
   adjustment: journalKinds.walletAdjustment,
   sandbox_credit: journalKinds.walletSandboxCredit,
 } as const satisfies Record<CreditInput['kind'], string>;
 
-export const walletBalanceMinorMax = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** null when the credit would take the balance over walletBalanceMinorMax; nothing is written then. */
+/** null when the credit would take the balance over limits.walletBalanceMinorMax; nothing is written then. */
 export async function creditWallet(ctx: AppContext, input: CreditInput): Promise<CreditResult | null> {
   return inTransaction(ctx.db, async (tx) => {
     const [balanceMinor] = await ctx.ledger.hold(tx, [{ owner: input.accountId, code: ledgerCodes.walletAvailable, currency: input.currency }]);
-    if (balanceMinor! + input.amountMinor > walletBalanceMinorMax) return null;
+    if (balanceMinor! + input.amountMinor > limits.walletBalanceMinorMax) return null;
     const at = await accountNow(ctx, input.accountId, tx);
     const creditId = newId('adj', 17);
     const journal = await ctx.ledger.post(tx, {

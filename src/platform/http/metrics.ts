@@ -9,9 +9,7 @@ import type { AppContext } from '../context.ts';
 import { postgresPoolOf } from '../db/database.ts';
 import { inTransaction } from '../db/unit-of-work.ts';
 import { ApiError } from '../errors.ts';
-
-/** A scrape must never hold a connection for long: a slow count fails the scrape, not the API. */
-export const metricsQueryTimeoutMs = 2_000;
+import { limits } from '../../limits.ts';
 
 interface DbSnapshot {
   readonly payments: ReadonlyArray<readonly [string, number]>;
@@ -35,7 +33,7 @@ function pairs(rows: readonly CountRow[], nullKey: string): Array<readonly [stri
  */
 async function readSnapshot(ctx: AppContext): Promise<DbSnapshot> {
   return inTransaction(ctx.db, async (tx) => {
-    await sql.raw(`SET LOCAL statement_timeout = ${metricsQueryTimeoutMs}`).execute(tx);
+    await sql.raw(`SET LOCAL statement_timeout = ${limits.metricsQueryTimeoutMs}`).execute(tx);
     const payments = await sql<CountRow>`SELECT status AS key, count(*) AS n FROM transactions GROUP BY status`.execute(tx);
     const payouts = await sql<CountRow>`SELECT status AS key, count(*) AS n FROM payouts GROUP BY status`.execute(tx);
     const attempts = await sql<CountRow>`SELECT outcome AS key, count(*) AS n FROM notification_attempts GROUP BY outcome`.execute(tx);

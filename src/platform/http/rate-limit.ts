@@ -9,12 +9,12 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import { httpLimits } from '../../limits.ts';
+import { httpLimits, limits } from '../../limits.ts';
 import { ApiError } from '../errors.ts';
 import './fastify-types.ts';
 
 /** The same shape the auth plugin accepts; anything else is no token. */
-const bearerPattern = /^Bearer\s+(\S{1,200})\s*$/i;
+const bearerPattern = new RegExp(`^Bearer\\s+(\\S{1,${limits.bearerTokenLengthMax}})\\s*$`, 'i');
 
 /** Probes must see the process as it is, even when a proxy's one address is over its limit. */
 const unlimitedRoutes: ReadonlySet<string> = new Set(['/healthz', '/readyz']);

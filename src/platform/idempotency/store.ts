@@ -31,10 +31,6 @@ declare module '../db/types.ts' {
   }
 }
 
-/** How long a request may run before its claim is considered abandoned. */
-export const idempotencyLeaseMs = 60_000;
-const claimAttemptsMax = 3;
-
 export interface ClaimInput {
   readonly accountId: string;
   readonly key: string;
@@ -57,8 +53,8 @@ export type Claim =
  * on the unique index until the first commits (then it reads the stored answer) or rolls back (then it claims).
  */
 export async function claimKey(db: Tx, input: ClaimInput): Promise<Claim> {
-  const lockedUntil = new Date(input.now.getTime() + idempotencyLeaseMs);
-  for (let attempt = 0; attempt < claimAttemptsMax; attempt++) {
+  const lockedUntil = new Date(input.now.getTime() + limits.idempotencyLeaseMs);
+  for (let attempt = 0; attempt < limits.idempotencyClaimAttemptsMax; attempt++) {
     await db.deleteFrom('idempotency_keys')
       .where('account_id', '=', input.accountId).where('idem_key', '=', input.key).where('expires_at', '<=', input.now)
       .execute();

@@ -7,6 +7,7 @@ import { newId } from '../ids.ts';
 import { isNonNegative, SYSTEM_OWNER } from './codes.ts';
 import type { JournalKind } from './kinds.ts';
 import './types.ts';
+import { limits } from '../../limits.ts';
 
 export interface LedgerKey {
   readonly owner: string;
@@ -36,10 +37,8 @@ export interface PostedJournal {
   readonly lines: readonly PostedLine[];
 }
 
-export const postingsPerJournalMax = 64;
-
 function assertBalanced(postings: readonly PostingInput[]): void {
-  assert.ok(postings.length >= 2 && postings.length <= postingsPerJournalMax, 'a journal has 2..64 postings');
+  assert.ok(postings.length >= 2 && postings.length <= limits.postingsPerJournalMax, 'a journal has 2..64 postings');
   const sums = new Map<string, bigint>();
   for (const p of postings) {
     assert.equal(typeof p.amountMinor, 'bigint', 'amounts are bigint minor units');

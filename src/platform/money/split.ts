@@ -2,6 +2,7 @@
 // Every marketplace payment and event sale is divided with this one function.
 import assert from 'node:assert/strict';
 import { bpsPerWhole } from './percent.ts';
+import { limits } from '../../limits.ts';
 
 export interface Share<Id extends string = string> {
   readonly id: Id;
@@ -14,8 +15,6 @@ export interface Part<Id extends string = string> {
   readonly amountMinor: bigint;
 }
 
-export const sharesPerSplitMax = 64;
-
 /**
  * Divides totalMinor among the shares in proportion to their basis points. Each part is the exact proportion
  * rounded down, and the minor units left over go one each to the shares with the largest dropped fractions;
@@ -24,7 +23,7 @@ export const sharesPerSplitMax = 64;
  */
 export function splitByBasisPoints<Id extends string>(totalMinor: bigint, shares: readonly Share<Id>[]): Part<Id>[] {
   assert.ok(totalMinor >= 0n, 'a split divides a non-negative amount');
-  assert.ok(shares.length >= 1 && shares.length <= sharesPerSplitMax, `a split has 1..${sharesPerSplitMax} shares`);
+  assert.ok(shares.length >= 1 && shares.length <= limits.sharesPerSplitMax, `a split has 1..${limits.sharesPerSplitMax} shares`);
   let bpsTotal = 0;
   for (const s of shares) {
     assert.ok(Number.isSafeInteger(s.bps) && s.bps >= 0 && s.bps <= bpsPerWhole, 'share bps in 0..10000');

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { walletCredit } from '../../../src/cli/commands/wallet.ts';
-import { walletBalanceMinorMax } from '../../../src/modules/wallet/wallet-credit.ts';
+import { limits } from '../../../src/limits.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { balance } from './wallet-helpers.ts';
 
@@ -29,7 +29,7 @@ describe('POST /api/sandbox/wallet/credit near the largest balance', () => {
     expect(await t.ctx.db.selectFrom('wallet_movements').select('id').where('account_id', '=', a.id).execute()).toHaveLength(movementsBefore.length);
 
     // Up to the maximum exactly is fine, and shown exactly.
-    const rest = walletBalanceMinorMax - before;
+    const rest = limits.walletBalanceMinorMax - before;
     const exact = await credit(Number(rest));
     expect(exact.statusCode).toBe(200);
     expect(exact.json().amount_available).toBe(Number.MAX_SAFE_INTEGER);
