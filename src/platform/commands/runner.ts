@@ -40,6 +40,22 @@ function refusalOf(error: unknown): ApiError | null {
   return error instanceof ApiError && error.httpStatus < 500 ? error : null;
 }
 
+/**
+ * The bytes a step answers: its value rendered by the route's schema, or, when a key is kept, a client's refusal
+ * rendered as the error handler would. Without a key there is nothing to store, so the one error handler renders it.
+ */
+async function answerOf(
+  reply: FastifyReply, scope: KeyScope | null, step: () => Promise<unknown>,
+): Promise<{ readonly answer: StoredAnswer; readonly headers: Readonly<Record<string, string>> }> {
+  try {
+    return { answer: renderValue(reply, await step()), headers: {} };
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal === null || scope === null) throw error;
+    return { answer: renderError(reply, refusal), headers: refusal.headers };
+  }
+}
+
 export async function runCommand<T>(
   ctx: AppContext, request: FastifyRequest, reply: FastifyReply, command: Command<T>, options: CommandOptions<T> = {},
 ): Promise<FastifyReply> {
@@ -68,23 +84,15 @@ export async function runCommand<T>(
         }
       }
     }
-    let answer: StoredAnswer;
-    let headers: Readonly<Record<string, string>> = {};
-    try {
-      // Under a savepoint, so a refusal thrown half-way rolls back the command's writes but not the claim.
-      const value = await inTransaction(tx, () => command(txCtx));
-      if (options.afterCommit !== undefined) {
-        if (scope !== null) await keepCommitted(tx, scope.accountId, scope.key, JSON.stringify(value));
-        return { kind: 'after', committed: value };
-      }
-      answer = renderValue(reply, value);
-    } catch (error) {
-      const refusal = refusalOf(error);
-      // Without a key there is nothing to store: the one error handler renders it as for any request.
-      if (refusal === null || scope === null) throw error;
-      answer = renderError(reply, refusal);
-      headers = refusal.headers;
+    // With a key, under a savepoint, so a refusal thrown half-way rolls back the command's writes but not the claim.
+    // Without one, a refusal rolls the whole transaction back, so the savepoint's two round trips buy nothing.
+    const run = () => (scope === null ? command(txCtx) : inTransaction(tx, () => command(txCtx)));
+    if (options.afterCommit !== undefined) {
+      const value = await run();
+      if (scope !== null) await keepCommitted(tx, scope.accountId, scope.key, JSON.stringify(value));
+      return { kind: 'after', committed: value };
     }
+    const { answer, headers } = await answerOf(reply, scope, run);
     if (scope !== null) await completeKey(tx, scope.accountId, scope.key, answer);
     return { kind: 'answer', answer, replayed: false, headers };
   });
@@ -97,16 +105,8 @@ async function finishAfterCommit<T>(
   ctx: AppContext, reply: FastifyReply, scope: KeyScope | null, committed: T, options: CommandOptions<T>,
 ): Promise<FastifyReply> {
   if (options.afterCommit === undefined) throw new Error('a committed command without an after-commit step');
-  let answer: StoredAnswer;
-  let headers: Readonly<Record<string, string>> = {};
-  try {
-    answer = renderValue(reply, await options.afterCommit(ctx, committed));
-  } catch (error) {
-    const refusal = refusalOf(error);
-    if (refusal === null || scope === null) throw error;
-    answer = renderError(reply, refusal);
-    headers = refusal.headers;
-  }
+  const afterCommit = options.afterCommit;
+  const { answer, headers } = await answerOf(reply, scope, () => afterCommit(ctx, committed));
   if (scope !== null) await completeKey(ctx.db, scope.accountId, scope.key, answer);
   return sendAnswer(reply, answer, headers);
 }
