@@ -14,7 +14,7 @@ import { runSettlements } from '../../src/modules/transactions/settlement.ts';
 import { resolveDuePayouts } from '../../src/modules/wallet/payout-resolution.ts';
 import { runEventPayouts } from '../../src/modules/events/payouts.ts';
 import { ledgerCodes } from '../../src/platform/ledger/codes.ts';
-import { lockLedgerAccount, readBalance } from '../../src/platform/ledger/post.ts';
+import { lockLedgerAccounts, readBalance } from '../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
 
 const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
@@ -111,7 +111,7 @@ describe.runIf(onPostgres)('due work from two connection pools at once (PostgreS
       await tx.selectFrom('events').select('id').where('id', '=', eventRow.id).forUpdate().executeTakeFirstOrThrow();
       settlement = runSettlements(t.ctx, { accountId: a.id, limit: 10 });
       await waitForLockWait(t.ctx.db);
-      for (const p of people) await lockLedgerAccount(tx, { owner: p.id, code: ledgerCodes.beneficiaryPayable, currency: 'CLP' });
+      for (const p of people) await lockLedgerAccounts(tx, [{ owner: p.id, code: ledgerCodes.beneficiaryPayable, currency: 'CLP' }]);
     });
     expect(await settlement).toBe(1);
 
@@ -137,7 +137,7 @@ describe.runIf(onPostgres)('due work from two connection pools at once (PostgreS
     // A second sale's payment (transaction-result.ts): the capture journal locks the merchant's pending
     // settlement, then recordEventSale locks the event.
     await second.db.transaction().execute(async (tx) => {
-      await lockLedgerAccount(tx, { owner: a.id, code: ledgerCodes.pendingSettlement, currency: 'CLP' });
+      await lockLedgerAccounts(tx, [{ owner: a.id, code: ledgerCodes.pendingSettlement, currency: 'CLP' }]);
       settlement = runSettlements(t.ctx, { accountId: a.id, limit: 10 });
       await waitForLockWait(t.ctx.db);
       await tx.selectFrom('events').select('id').where('id', '=', eventRow.id).forUpdate().executeTakeFirstOrThrow();

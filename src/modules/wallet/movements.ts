@@ -53,6 +53,7 @@ export async function appendWalletMovement(tx: Tx, input: MovementInput): Promis
     l.owner === input.accountId && l.code === ledgerCodes.walletAvailable && l.currency === input.currency);
   assert.equal(lines.length, 1, 'a wallet movement follows exactly one wallet_available posting');
   const line = lines[0]!;
+  assert.ok(line.balanceAfterMinor !== null, 'a wallet account keeps its balance');
   const id = newId('wa', 16);
   await tx.insertInto('wallet_movements').values({
     id,

@@ -29,7 +29,8 @@ export interface JournalInput {
 }
 
 export interface PostedLine extends PostingInput {
-  readonly balanceAfterMinor: bigint;
+  /** The account's balance after this line; null on a derived account (isDerived), which keeps none. */
+  readonly balanceAfterMinor: bigint | null;
 }
 
 export interface PostedJournal {
@@ -49,24 +50,28 @@ function assertBalanced(postings: readonly PostingInput[]): void {
   for (const [currency, sum] of sums) assert.equal(sum, 0n, `journal must sum to zero in ${currency}`);
 }
 
-/** Creates the ledger account if needed and returns its id, locking its row for the rest of the transaction. */
-export async function lockLedgerAccount(tx: Tx, key: LedgerKey): Promise<{ id: bigint; balanceMinor: bigint }> {
-  // One round trip: the upsert creates the account if needed, and ON CONFLICT DO UPDATE row-locks an existing
-  // one exactly as SELECT ... FOR UPDATE would, until the transaction ends.
-  const row = await tx.insertInto('ledger_accounts')
-    .values({ owner: key.owner, code: key.code, currency: key.currency, balance_minor: 0n, non_negative: isNonNegative(key.code) })
-    .onConflict((oc) => oc.columns(['owner', 'code', 'currency']).doUpdateSet((eb) => ({ non_negative: eb.ref('excluded.non_negative') })))
-    .returning(['id', 'balance_minor'])
-    .executeTakeFirstOrThrow();
-  return { id: BigInt(row.id), balanceMinor: BigInt(row.balance_minor) };
-}
-
 /** Current balance without locking (reads). Zero for an account that never moved. */
 export async function readBalance(db: Tx | import('../db/types.ts').Db, key: LedgerKey): Promise<bigint> {
+  if (isDerived(key)) {
+    // A derived account keeps no cached balance (decision 130): its balance is the sum of its postings.
+    const row = await sql<{ total: string | null }>`
+      SELECT SUM(p.amount_minor)::text AS total FROM ledger_accounts a JOIN postings p ON p.ledger_account_id = a.id
+      WHERE a.owner = ${key.owner} AND a.code = ${key.code} AND a.currency = ${key.currency}`.execute(db);
+    return BigInt(row.rows[0]?.total ?? '0');
+  }
   const row = await db.selectFrom('ledger_accounts').select('balance_minor')
     .where('owner', '=', key.owner).where('code', '=', key.code).where('currency', '=', key.currency)
     .executeTakeFirst();
   return row === undefined ? 0n : BigInt(row.balance_minor);
+}
+
+/**
+ * The system's shared accounts (processor clearing, bank clearing, fees, ...) are derived (decision 130): no row
+ * is locked or updated when they move, so unrelated merchants never queue behind them; their balance is the sum
+ * of their postings (readBalance, verifyLedger). Only accounts someone can owe or be owed keep a locked balance.
+ */
+export function isDerived(key: LedgerKey): boolean {
+  return key.owner === SYSTEM_OWNER;
 }
 
 const keyOf = (p: LedgerKey) => `${p.owner}\u0000${p.code}\u0000${p.currency}`;
@@ -85,19 +90,55 @@ export function ledgerLockOrder(a: LedgerKey, b: LedgerKey): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
-/**
- * Locks every distinct account of `keys` in ledgerLockOrder, creating those that never moved, and returns each
- * one's id and balance by key. Locking an account this transaction already holds costs one round trip, no wait.
- */
 /** Locked accounts by ledgerKeyId, with the balance read when each was locked. */
 export type LockedAccounts = ReadonlyMap<string, { readonly id: bigint; readonly balanceMinor: bigint }>;
 
+/**
+ * Locks every distinct account of `keys` in ledgerLockOrder, creating those that never moved, and returns each
+ * one's id and balance by key, in one round trip: a multi-row upsert whose ON CONFLICT DO UPDATE row-locks each
+ * existing account exactly as SELECT ... FOR UPDATE would, in the order of its VALUES. Derived (system) accounts
+ * are never locked: pass only accounts that keep a balance.
+ */
 export async function lockLedgerAccounts(tx: Tx, keys: readonly LedgerKey[]): Promise<LockedAccounts> {
   const distinct = new Map<string, LedgerKey>();
-  for (const k of keys) distinct.set(keyOf(k), { owner: k.owner, code: k.code, currency: k.currency });
+  for (const k of keys) {
+    assert.ok(!isDerived(k), 'derived accounts are never locked');
+    distinct.set(keyOf(k), { owner: k.owner, code: k.code, currency: k.currency });
+  }
   const locked = new Map<string, { id: bigint; balanceMinor: bigint }>();
-  for (const key of [...distinct.values()].sort(ledgerLockOrder)) locked.set(keyOf(key), await lockLedgerAccount(tx, key));
+  if (distinct.size === 0) return locked;
+  const rows = await tx.insertInto('ledger_accounts')
+    .values([...distinct.values()].sort(ledgerLockOrder)
+      .map((k) => ({ owner: k.owner, code: k.code, currency: k.currency, balance_minor: 0n, non_negative: isNonNegative(k.code) })))
+    .onConflict((oc) => oc.columns(['owner', 'code', 'currency']).doUpdateSet((eb) => ({ non_negative: eb.ref('excluded.non_negative') })))
+    .returning(['id', 'owner', 'code', 'currency', 'balance_minor'])
+    .execute();
+  for (const r of rows) locked.set(keyOf(r), { id: BigInt(r.id), balanceMinor: BigInt(r.balance_minor) });
+  assert.equal(locked.size, distinct.size);
   return locked;
+}
+
+/**
+ * Ids of derived accounts, by key, for one Ledger (one database). Filled only from committed rows (a plain read),
+ * never from an account this transaction created, so a rollback cannot leave a dangling id behind.
+ */
+export type DerivedIds = Map<string, bigint>;
+
+async function derivedAccountId(tx: Tx, key: LedgerKey, cache: DerivedIds): Promise<bigint> {
+  const cached = cache.get(keyOf(key));
+  if (cached !== undefined) return cached;
+  const found = await tx.selectFrom('ledger_accounts').select('id')
+    .where('owner', '=', key.owner).where('code', '=', key.code).where('currency', '=', key.currency).executeTakeFirst();
+  if (found !== undefined) {
+    cache.set(keyOf(key), BigInt(found.id));
+    return BigInt(found.id);
+  }
+  // First movement ever of this account: create it (the upsert waits for a concurrent creator; no later journal does).
+  const created = await tx.insertInto('ledger_accounts')
+    .values({ owner: key.owner, code: key.code, currency: key.currency, balance_minor: 0n, non_negative: isNonNegative(key.code) })
+    .onConflict((oc) => oc.columns(['owner', 'code', 'currency']).doUpdateSet((eb) => ({ non_negative: eb.ref('excluded.non_negative') })))
+    .returning('id').executeTakeFirstOrThrow();
+  return BigInt(created.id);
 }
 
 export function ledgerKeyId(key: LedgerKey): string {
@@ -105,35 +146,55 @@ export function ledgerKeyId(key: LedgerKey): string {
 }
 
 /**
- * Posts a balanced journal, locking its accounts in ledgerLockOrder so concurrent journals touching the same
- * accounts cannot deadlock. A non-negative account going below zero is a bug in the caller, which must check
- * funds under a lock first (Ledger.hold, reserve, take): the assertion (and the CHECK constraint) stop it.
+ * Posts a balanced journal: one round trip locks the journal's balance-keeping accounts in ledgerLockOrder (so
+ * concurrent journals cannot deadlock), and one statement inserts the journal, updates those balances and inserts
+ * the postings. Derived accounts are neither locked nor updated. A non-negative account going below zero is a bug
+ * in the caller, which must check funds under a lock first (Ledger.hold, reserve, take): the assertion (and the
+ * CHECK constraint) stop it.
  */
-export async function postJournal(tx: Tx, journal: JournalInput, heldIds: LockedAccounts = new Map()): Promise<PostedJournal> {
+export async function postJournal(
+  tx: Tx, journal: JournalInput, heldIds: LockedAccounts = new Map(), derivedIds: DerivedIds = new Map(),
+): Promise<PostedJournal> {
   assertBalanced(journal.postings);
+  for (const p of journal.postings) {
+    // A derived account has no locked balance to check: one that must stay non-negative may only receive money.
+    assert.ok(!isDerived(p) || !isNonNegative(p.code) || p.amountMinor > 0n, `derived account ${p.code} only receives money`);
+  }
   const id = newId('jr', 20);
-  await tx.insertInto('journal_entries')
-    .values({ id, kind: journal.kind, reference: journal.reference, memo: journal.memo ?? '', created_at: journal.at })
-    .execute();
   // Accounts the same ledger call already locked (a funds check) are not locked again: they all sort before the
   // journal's other accounts (sql-ledger.ts holdForCheck), so the order holds and no round trip is added.
-  const locked = await lockLedgerAccounts(tx, journal.postings.filter((p) => !heldIds.has(keyOf(p))));
-  const accounts = new Map([...heldIds, ...locked].map(([k, v]) => [k, v.id]));
-  const lines: PostedLine[] = [];
-  const rows: { journal_id: string; ledger_account_id: bigint; currency: string; amount_minor: bigint; balance_after_minor: bigint }[] = [];
+  const locked = await lockLedgerAccounts(tx, journal.postings.filter((p) => !isDerived(p) && !heldIds.has(keyOf(p))));
+  const accounts = new Map<string, { id: bigint; balanceMinor: bigint }>([...heldIds, ...locked]);
   for (const p of journal.postings) {
-    const accountId = accounts.get(keyOf(p));
-    assert.ok(accountId !== undefined);
-    const updated = await tx.updateTable('ledger_accounts')
-      .set({ balance_minor: sql<bigint>`balance_minor + ${p.amountMinor}` })
-      .where('id', '=', accountId)
-      .returning(['balance_minor'])
-      .executeTakeFirstOrThrow();
-    const balanceAfterMinor = BigInt(updated.balance_minor);
-    assert.ok(!isNonNegative(p.code) || balanceAfterMinor >= 0n, `ledger account ${p.owner}/${p.code} would go negative`);
-    rows.push({ journal_id: id, ledger_account_id: accountId, currency: p.currency, amount_minor: p.amountMinor, balance_after_minor: balanceAfterMinor });
+    if (isDerived(p) && !accounts.has(keyOf(p))) accounts.set(keyOf(p), { id: await derivedAccountId(tx, p, derivedIds), balanceMinor: 0n });
+  }
+  const running = new Map<string, bigint>();
+  const deltas = new Map<bigint, bigint>();
+  const lines: PostedLine[] = [];
+  const rows: { accountId: bigint; currency: string; amountMinor: bigint; balanceAfterMinor: bigint | null }[] = [];
+  for (const p of journal.postings) {
+    const account = accounts.get(keyOf(p));
+    assert.ok(account !== undefined);
+    let balanceAfterMinor: bigint | null = null;
+    if (!isDerived(p)) {
+      balanceAfterMinor = (running.get(keyOf(p)) ?? account.balanceMinor) + p.amountMinor;
+      running.set(keyOf(p), balanceAfterMinor);
+      deltas.set(account.id, (deltas.get(account.id) ?? 0n) + p.amountMinor);
+      assert.ok(!isNonNegative(p.code) || balanceAfterMinor >= 0n, `ledger account ${p.owner}/${p.code} would go negative`);
+    }
+    rows.push({ accountId: account.id, currency: p.currency, amountMinor: p.amountMinor, balanceAfterMinor });
     lines.push({ ...p, balanceAfterMinor });
   }
-  await tx.insertInto('postings').values(rows).execute();
+  const updates = [...deltas].filter(([, d]) => d !== 0n);
+  const update = updates.length === 0 ? sql`` : sql`, u AS (
+      UPDATE ledger_accounts a SET balance_minor = a.balance_minor + v.delta
+      FROM (VALUES ${sql.join(updates.map(([accountId, d]) => sql`(${accountId.toString()}::bigint, ${d.toString()}::bigint)`))}) AS v(id, delta)
+      WHERE a.id = v.id)`;
+  await sql`
+    WITH j AS (INSERT INTO journal_entries (id, kind, reference, memo, created_at)
+      VALUES (${id}, ${journal.kind}, ${journal.reference}, ${journal.memo ?? ''}, ${journal.at}))${update}
+    INSERT INTO postings (journal_id, ledger_account_id, currency, amount_minor, balance_after_minor)
+    VALUES ${sql.join(rows.map((r) => sql`(${id}, ${r.accountId.toString()}::bigint, ${r.currency}, ${r.amountMinor.toString()}::bigint, ${r.balanceAfterMinor?.toString() ?? null}::bigint)`))}`
+    .execute(tx);
   return { id, lines };
 }

@@ -4,11 +4,15 @@ import assert from 'node:assert/strict';
 import { ledgerCodes } from './codes.ts';
 import { planTake } from './funds.ts';
 import type { Ledger } from './ledger.ts';
-import { ledgerKeyId, ledgerLockOrder, lockLedgerAccounts, postJournal, readBalance, type LedgerKey } from './post.ts';
+import { isDerived, ledgerKeyId, ledgerLockOrder, lockLedgerAccounts, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts } from './post.ts';
 import type { Tx } from '../db/types.ts';
 
 export function createLedger(): Ledger {
+  // Ids of the derived system accounts of this ledger's database, learnt once (post.ts derivedAccountId).
+  const derivedIds: DerivedIds = new Map();
+  const postJournal = (tx: Tx, journal: JournalInput, held?: LockedAccounts) => post(tx, journal, held, derivedIds);
   const hold: Ledger['hold'] = async (tx, keys) => {
+    for (const k of keys) assert.ok(!isDerived(k), 'a derived system account has no balance to hold');
     const locked = await lockLedgerAccounts(tx, keys);
     return keys.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor);
   };
@@ -19,7 +23,7 @@ export function createLedger(): Ledger {
    */
   const holdForCheck = async (tx: Tx, checked: readonly LedgerKey[], others: readonly LedgerKey[]) => {
     const last = [...checked].sort(ledgerLockOrder).at(-1)!;
-    const locked = await lockLedgerAccounts(tx, [...checked, ...others.filter((k) => ledgerLockOrder(k, last) < 0)]);
+    const locked = await lockLedgerAccounts(tx, [...checked, ...others.filter((k) => !isDerived(k) && ledgerLockOrder(k, last) < 0)]);
     return { balancesMinor: checked.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor), locked };
   };
   return {

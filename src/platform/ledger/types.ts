@@ -24,7 +24,8 @@ export interface PostingTable {
   ledger_account_id: Int8;
   currency: string;
   amount_minor: Int8;
-  balance_after_minor: Int8;
+  /** Null on a derived (system) account, which keeps no running balance (decision 130). */
+  balance_after_minor: Int8 | null;
 }
 
 declare module '../db/types.ts' {

@@ -1,6 +1,7 @@
 // Recomputes every balance from the postings: the proof that no money was created or lost.
 import { sql } from 'kysely';
 import type { Db } from '../db/types.ts';
+import { SYSTEM_OWNER } from './codes.ts';
 import './types.ts';
 
 export type VerifyResult = { ok: true; accounts: number; journals: number } | { ok: false; fault: string };
@@ -11,21 +12,26 @@ export async function verifyLedger(db: Db): Promise<VerifyResult> {
     GROUP BY journal_id, currency HAVING SUM(amount_minor) <> 0 ORDER BY journal_id LIMIT 1`.execute(db);
   const u = unbalanced.rows[0];
   if (u !== undefined) return { ok: false, fault: `journal ${u.journal_id} sums to ${u.total} ${u.currency}, not zero` };
+  // A derived (system) account keeps no cached balance (decision 130): it must hold 0 and no running balances.
   const drift = await sql<{ owner: string; code: string; currency: string; cached: string; computed: string }>`
     SELECT a.owner, a.code, a.currency, a.balance_minor::text AS cached, COALESCE(SUM(p.amount_minor), 0)::text AS computed
     FROM ledger_accounts a LEFT JOIN postings p ON p.ledger_account_id = a.id
-    GROUP BY a.id HAVING a.balance_minor <> COALESCE(SUM(p.amount_minor), 0) ORDER BY a.id LIMIT 1`.execute(db);
+    GROUP BY a.id
+    HAVING CASE WHEN a.owner = ${SYSTEM_OWNER} THEN a.balance_minor <> 0 OR COUNT(p.balance_after_minor) > 0
+      ELSE a.balance_minor <> COALESCE(SUM(p.amount_minor), 0) OR COUNT(p.id) <> COUNT(p.balance_after_minor) END
+    ORDER BY a.id LIMIT 1`.execute(db);
   const d = drift.rows[0];
   if (d !== undefined) {
     return { ok: false, fault: `ledger account ${d.owner}/${d.code}/${d.currency} holds ${d.cached} but its postings sum to ${d.computed}` };
   }
-  const negative = await db.selectFrom('ledger_accounts').select(['owner', 'code', 'currency', 'balance_minor'])
-    .where('non_negative', '=', true).where('balance_minor', '<', 0n).limit(1).executeTakeFirst();
-  if (negative !== undefined) {
-    return { ok: false, fault: `ledger account ${negative.owner}/${negative.code}/${negative.currency} is negative (${negative.balance_minor})` };
-  }
+  const negative = await sql<{ owner: string; code: string; currency: string; balance: string }>`
+    SELECT a.owner, a.code, a.currency, COALESCE(SUM(p.amount_minor), 0)::text AS balance
+    FROM ledger_accounts a LEFT JOIN postings p ON p.ledger_account_id = a.id
+    WHERE a.non_negative GROUP BY a.id HAVING COALESCE(SUM(p.amount_minor), 0) < 0 ORDER BY a.id LIMIT 1`.execute(db);
+  const n = negative.rows[0];
+  if (n !== undefined) return { ok: false, fault: `ledger account ${n.owner}/${n.code}/${n.currency} is negative (${n.balance})` };
   const totals = await sql<{ currency: string; total: string }>`
-    SELECT currency, SUM(balance_minor)::text AS total FROM ledger_accounts GROUP BY currency HAVING SUM(balance_minor) <> 0 LIMIT 1`.execute(db);
+    SELECT currency, SUM(amount_minor)::text AS total FROM postings GROUP BY currency HAVING SUM(amount_minor) <> 0 LIMIT 1`.execute(db);
   const t = totals.rows[0];
   if (t !== undefined) return { ok: false, fault: `all ${t.currency} balances sum to ${t.total}, not zero` };
   const counts = await sql<{ accounts: string; journals: string }>`

@@ -79,9 +79,8 @@ describe('sandbox payout outcomes by amount (reference §13.4)', () => {
     const notes = await notificationsOf(t, a.id);
     expect(notes).toHaveLength(1);
     expect(await balance(t, a)).toBe(10_000 - 1234);
-    const clearing = await t.ctx.db.selectFrom('ledger_accounts').select('balance_minor')
-      .where('owner', '=', 'system').where('code', '=', 'bank_clearing').executeTakeFirstOrThrow();
-    expect(clearing.balance_minor >= 1234n).toBe(true);
+    const clearing = await t.ctx.ledger.balance(t.ctx.db, { owner: 'system', code: 'bank_clearing', currency: 'CLP' });
+    expect(clearing >= 1234n).toBe(true);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 
