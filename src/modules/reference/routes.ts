@@ -1,16 +1,68 @@
 // GET /api/banks and GET /api/paymentmethods: public reference data (seed "Banks", "Methods of payment").
-import type { FastifyInstance } from 'fastify';
+// The catalogue is static (seeded by migration 0001, never written at run time), so each answer is built once per
+// database, kept in memory as its JSON body with a strong ETag, and a matching If-None-Match answers 304 (issue 13).
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { validationError } from '../../platform/errors.ts';
 import { BanksResponse, CurrencyQuery, PaymentMethodsResponse } from './schemas.ts';
 import { knownCurrencies, listBanks, listPaymentMethods } from './repository.ts';
 
-async function currencyFilter(ctx: AppContext, raw: string | undefined): Promise<string | null> {
-  if (raw === undefined || raw.trim() === '') return null;
+interface Answer {
+  readonly body: string;
+  readonly etag: string;
+}
+
+interface Catalogue {
+  readonly currencies: ReadonlySet<string>;
+  /** By currency filter ('' for none): one entry per known currency plus one, so the map stays bounded. */
+  readonly banks: ReadonlyMap<string, Answer>;
+  readonly methods: ReadonlyMap<string, Answer>;
+}
+
+function answer(value: unknown): Answer {
+  const body = JSON.stringify(value);
+  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+}
+
+async function loadCatalogue(ctx: AppContext): Promise<Catalogue> {
+  const currencies = await knownCurrencies(ctx.db);
+  const banks = new Map<string, Answer>();
+  const methods = new Map<string, Answer>();
+  for (const currency of ['', ...currencies]) {
+    const filter = currency === '' ? null : currency;
+    banks.set(currency, answer({ status: 'success', banks: await listBanks(ctx.db, filter) }));
+    methods.set(currency, answer({ status: 'success', payment_methods: await listPaymentMethods(ctx.db, filter) }));
+  }
+  return { currencies, banks, methods };
+}
+
+const catalogues = new WeakMap<object, Promise<Catalogue>>();
+
+function catalogueOf(ctx: AppContext): Promise<Catalogue> {
+  let loaded = catalogues.get(ctx.db);
+  if (loaded === undefined) {
+    loaded = loadCatalogue(ctx);
+    catalogues.set(ctx.db, loaded);
+    loaded.catch(() => catalogues.delete(ctx.db));
+  }
+  return loaded;
+}
+
+function currencyKey(catalogue: Catalogue, raw: string | undefined): string {
+  if (raw === undefined || raw.trim() === '') return '';
   const currency = raw.trim().toUpperCase();
-  if (!(await knownCurrencies(ctx.db)).has(currency)) throw validationError({ currency: 'invalid' });
+  if (!catalogue.currencies.has(currency)) throw validationError({ currency: 'invalid' });
   return currency;
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, a: Answer) {
+  reply.header('etag', a.etag).header('cache-control', 'public, max-age=300');
+  const match = request.headers['if-none-match'];
+  if (match !== undefined && match.split(',').some((t) => t.trim() === a.etag || t.trim() === '*')) return reply.code(304).send();
+  // A string with a JSON content type goes out as is: no serialisation per request.
+  return reply.type('application/json; charset=utf-8').send(a.body);
 }
 
 export async function referenceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -18,15 +70,15 @@ export async function referenceRoutes(app: FastifyInstance, ctx: AppContext): Pr
   r.get('/api/banks', {
     config: { auth: 'none' },
     schema: { tags: ['Banks'], summary: 'List partner banks, optionally by currency', querystring: CurrencyQuery, response: BanksResponse },
-  }, async (request) => {
-    const banks = await listBanks(ctx.db, await currencyFilter(ctx, request.query.currency));
-    return { status: 'success' as const, banks };
+  }, async (request, reply) => {
+    const catalogue = await catalogueOf(ctx);
+    return send(request, reply, catalogue.banks.get(currencyKey(catalogue, request.query.currency))!);
   });
   r.get('/api/paymentmethods', {
     config: { auth: 'none' },
     schema: { tags: ['Methods of payment'], summary: 'List payment methods, optionally by currency', querystring: CurrencyQuery, response: PaymentMethodsResponse },
-  }, async (request) => {
-    const methods = await listPaymentMethods(ctx.db, await currencyFilter(ctx, request.query.currency));
-    return { status: 'success' as const, payment_methods: methods };
+  }, async (request, reply) => {
+    const catalogue = await catalogueOf(ctx);
+    return send(request, reply, catalogue.methods.get(currencyKey(catalogue, request.query.currency))!);
   });
 }

@@ -50,4 +50,22 @@ describe('GET /api/banks and /api/paymentmethods', () => {
     const all = (await t.call(null, { method: 'GET', url: '/api/paymentmethods' })).json();
     expect(all.payment_methods.length).toBeGreaterThan(clp.payment_methods.length);
   });
+  it('serves the catalogue from memory with an ETag, and answers a matching If-None-Match with 304', async () => {
+    for (const url of ['/api/banks?currency=clp', '/api/paymentmethods']) {
+      const first = await t.call(null, { method: 'GET', url });
+      expect(first.statusCode).toBe(200);
+      expect(first.headers['content-type']).toMatch(/^application\/json/);
+      const etag = first.headers.etag;
+      expect(etag).toMatch(/^"[\w-]+"$/);
+      const again = await t.call(null, { method: 'GET', url, headers: { 'if-none-match': String(etag) } });
+      expect(again.statusCode).toBe(304);
+      expect(again.body).toBe('');
+      const stale = await t.call(null, { method: 'GET', url, headers: { 'if-none-match': '"other"' } });
+      expect(stale.statusCode).toBe(200);
+      expect(stale.json()).toEqual(first.json());
+    }
+    const clp = await t.call(null, { method: 'GET', url: '/api/banks?currency=CLP' });
+    const all = await t.call(null, { method: 'GET', url: '/api/banks' });
+    expect(clp.headers.etag).not.toBe(all.headers.etag);
+  });
 });
