@@ -11,6 +11,7 @@ import type { AppModule } from '../../src/platform/module.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import type { AppContext } from '../../src/platform/context.ts';
+import type { KyselyPlugin } from 'kysely';
 import type { DatabaseHandle } from '../../src/platform/db/database.ts';
 import { createSecretBox } from '../../src/platform/secrets.ts';
 import { computeSign } from '../../src/platform/auth/sign.ts';
@@ -55,6 +56,8 @@ export interface TestAppOptions {
   readonly sharing?: TestApp;
   /** The module list app.ts registers (all of them unless a test wraps them, e.g. to watch their routes). */
   readonly modules?: readonly AppModule[];
+  /** A Kysely plugin on the app's database handle (e.g. one counting statements per request). */
+  readonly dbPlugin?: KyselyPlugin;
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -69,7 +72,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const handle = options.sharing?.handle ?? await cloneTestDatabase();
   const clock = options.sharing !== undefined && options.clockStart === undefined ? options.sharing.clock : new ManualClock(options.clockStart ?? '2026-03-10T15:00:00Z');
   const ctx: AppContext = createContext({
-    db: handle.db,
+    db: options.dbPlugin !== undefined ? handle.db.withPlugin(options.dbPlugin) : handle.db,
     engine: handle.engine,
     config,
     clock,

@@ -1,0 +1,60 @@
+// SQL statements per request on the measured routes (issue 13 point 2), counted by a Kysely plugin on the app's
+// database (BEGIN and COMMIT are not counted). A route that needs more fails here: cut a round trip, or raise its
+// target with a one-line reason.
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { creditWallet } from '../../../src/modules/wallet/wallet-credit.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+
+class StatementCounter implements KyselyPlugin {
+  count = 0;
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode { return args.node; }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> { this.count++; return args.result; }
+}
+
+// A ratchet at today's counts: lower a target when a route is cut, never raise one without a reason here.
+const targets = {
+  'POST /api/transaction': 8,
+  // The heaviest measured route, and the next to cut (docs/performance.md).
+  'POST /api/wallet/payout': 20,
+  'GET /api/wallet': 6,
+  // Served from memory (docs/performance.md).
+  'GET /api/banks': 0,
+} as const;
+
+const counter = new StatementCounter();
+let t: TestApp;
+beforeAll(async () => { t = await startTestApp({ dbPlugin: counter }); });
+afterAll(async () => { await t.close(); });
+
+async function counted(run: () => Promise<{ statusCode: number; body: string }>): Promise<number> {
+  // A first call warms what a process learns once (catalogue, system account ids); the second is measured.
+  await run();
+  counter.count = 0;
+  const res = await run();
+  expect(res.statusCode, res.body).toBe(200);
+  return counter.count;
+}
+
+describe('SQL statements per request', () => {
+  it('stays within each route\'s target', async () => {
+    const account = await t.createAccount();
+    await creditWallet(t.ctx, { accountId: account.id, currency: 'CLP', amountMinor: 1_000_000n, reason: 'funds', kind: 'adjustment' });
+    let n = 0;
+    const measured: Record<keyof typeof targets, number> = {
+      'POST /api/transaction': await counted(() => t.call(account, {
+        method: 'POST', url: '/api/transaction', body: { email: 'payer@example.com', order: `o-${n++}`, subject: 'S', amount: 25000 },
+      })),
+      'POST /api/wallet/payout': await counted(() => t.call(account, {
+        method: 'POST', url: '/api/wallet/payout', sign: true, body: {
+          email: 'p@example.com', subject: 'payout', currency: 'CLP', order: `p-${n++}`, amount: 1000,
+          accountbank_name: 'Bench', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1', accountbank_num: '123123123',
+        },
+      })),
+      'GET /api/wallet': await counted(() => t.call(account, { method: 'GET', url: '/api/wallet', sign: true })),
+      'GET /api/banks': await counted(() => t.call(null, { method: 'GET', url: '/api/banks' })),
+    };
+    process.stdout.write(`statements per request (measured / target): ${Object.entries(measured).map(([k, v]) => `${k} ${v}/${targets[k as keyof typeof targets]}`).join(', ')}\n`);
+    for (const [route, value] of Object.entries(measured)) expect(value, route).toBeLessThanOrEqual(targets[route as keyof typeof targets]);
+  });
+});
