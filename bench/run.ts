@@ -22,6 +22,13 @@ const walletPayouts = await benchWalletPayouts({
   payouts: positiveInt('BENCH_PAYOUTS', walletPayoutsDefaults.payouts),
   concurrency: positiveInt('BENCH_CONCURRENCY', walletPayoutsDefaults.concurrency),
 });
+// The same payouts spread over 50 wallets: no row shared between them (decision 130), so they should not queue.
+const walletPayouts50 = await benchWalletPayouts({
+  databaseUrl,
+  payouts: positiveInt('BENCH_PAYOUTS', walletPayoutsDefaults.payouts),
+  concurrency: positiveInt('BENCH_CONCURRENCY', walletPayoutsDefaults.concurrency),
+  wallets: 50,
+});
 const report = {
   startedAt: startedAt.toISOString(),
   node: process.version,
@@ -29,9 +36,9 @@ const report = {
   cpuModel: os.cpus()[0]?.model ?? 'unknown',
   // Other work on the machine skews the numbers; the load average says how much there was.
   loadAverage1m: Math.round(os.loadavg()[0]! * 100) / 100,
-  results: [walletPayouts],
+  results: [walletPayouts, walletPayouts50],
 };
 fs.mkdirSync(resultsDir, { recursive: true });
 const file = path.join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
 fs.writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
-process.stdout.write(`${JSON.stringify(walletPayouts)}\nwritten to ${path.relative(process.cwd(), file)}\n`);
+process.stdout.write(`${JSON.stringify(walletPayouts)}\n${JSON.stringify(walletPayouts50)}\nwritten to ${path.relative(process.cwd(), file)}\n`);

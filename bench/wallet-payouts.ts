@@ -24,9 +24,12 @@ export interface WalletPayoutsOptions {
   readonly databaseUrl: string;
   readonly payouts: number;
   readonly concurrency: number;
+  /** Wallets the payouts spread over, round robin: 1 is the hot-wallet case. */
+  readonly wallets?: number;
 }
 
 export const walletPayoutsDefaults = { payouts: 2000, concurrency: 16 } as const;
+const walletsMax = 1000;
 const payoutsMax = 100_000;
 const concurrencyMax = 256;
 /** Not one of the sandbox's fixed amounts, so every payout stays pending and only the reserve path runs. */
@@ -63,15 +66,21 @@ export async function benchWalletPayouts(options: WalletPayoutsOptions) {
     });
     const app = await buildApp(ctx);
     await app.ready();
-    const created = await createAccount(ctx, 'Bench merchant');
-    if (!created.ok) throw new Error(created.error);
-    const account = created.value;
-    await creditWallet(ctx, { accountId: account.id, currency: 'CLP', amountMinor: BigInt(amountMinor * options.payouts), reason: 'bench funds', kind: 'adjustment' });
+    const wallets = options.wallets ?? 1;
+    if (wallets < 1 || wallets > walletsMax) throw new RangeError(`wallets must be 1..${walletsMax}`);
+    const accounts: { id: string; publicToken: string; privateToken: string }[] = [];
+    for (let w = 0; w < wallets; w++) {
+      const created = await createAccount(ctx, `Bench merchant ${w}`);
+      if (!created.ok) throw new Error(created.error);
+      accounts.push(created.value);
+      await creditWallet(ctx, { accountId: created.value.id, currency: 'CLP', amountMinor: BigInt(amountMinor * options.payouts), reason: 'bench funds', kind: 'adjustment' });
+    }
     const latenciesMs: number[] = [];
     let accepted = 0;
     let next = 0;
     const worker = async () => {
       for (let i = next++; i < options.payouts; i = next++) {
+        const account = accounts[i % wallets]!;
         const body = {
           email: 'bench@example.com', subject: `bench ${i}`, currency: 'CLP', order: `bench-${i}`, amount: amountMinor,
           accountbank_name: 'Bench', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1', accountbank_num: '123123123',
@@ -96,6 +105,7 @@ export async function benchWalletPayouts(options: WalletPayoutsOptions) {
       engine: 'postgres',
       payouts: options.payouts,
       concurrency: options.concurrency,
+      wallets,
       accepted,
       durationMs: Math.round(durationMs),
       payoutsPerSecond: Math.round((options.payouts / durationMs) * 1000 * 10) / 10,
