@@ -16,7 +16,7 @@ import type { TransactionStatus } from './state-machine.ts';
 import { expiryRejection, recordRejection, recordSuccess } from './transaction-result.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { PaymentAttemptTable } from './types.ts';
 
 export type AttemptOutcome =
@@ -127,11 +127,14 @@ export async function attemptPayment(ctx: AppContext, input: AttemptInput): Prom
   });
 }
 
-/** Appends the attempt with the next number of its transaction (the row is locked) and answers that number. */
-async function recordAttempt(tx: Tx, attempt: Omit<Insertable<PaymentAttemptTable>, 'number'>): Promise<number> {
-  const last = await tx.selectFrom('payment_attempts').select((eb) => eb.fn.max('number').as('n'))
-    .where('transaction_id', '=', attempt.transaction_id).executeTakeFirst();
-  const number = Number(last?.n ?? 0) + 1;
-  await tx.insertInto('payment_attempts').values({ ...attempt, number }).execute();
-  return number;
+/** Appends the attempt with the next number of its transaction (the row is locked) and answers that number: one statement. */
+async function recordAttempt(tx: Tx, a: Omit<Insertable<PaymentAttemptTable>, 'number'>): Promise<number> {
+  const inserted = await sql<{ number: number }>`
+    INSERT INTO payment_attempts (id, transaction_id, number, payment, media, outcome, gateway_message, payer_message, card_brand, card_last4, payer_ip, created_at)
+    SELECT ${a.id}::text, ${a.transaction_id}::text, COALESCE(MAX(number), 0) + 1, ${a.payment}::integer, ${a.media}::text,
+      ${a.outcome}::text, ${a.gateway_message}::text, ${a.payer_message ?? null}::text, ${a.card_brand ?? null}::text,
+      ${a.card_last4 ?? null}::text, ${a.payer_ip ?? null}::text, ${a.created_at}::timestamptz
+    FROM payment_attempts WHERE transaction_id = ${a.transaction_id}
+    RETURNING number`.execute(tx);
+  return Number(inserted.rows[0]!.number);
 }
