@@ -178,6 +178,22 @@ export const transactionLimits = {
   returnRedirectSeconds: 3,
 } as const;
 
+// --- Real acquirers (issue 15): Webpay Plus through transbank-sdk. ---
+export const processorLimits = {
+  /** How long Cobro waits for one answer of Transbank's API before treating it as lost (decision 150). */
+  requestTimeoutMs: 10_000,
+  /** How long a payer may stay on the acquirer's page: the transaction is held for that attempt meanwhile. */
+  redirectLeaseMs: 10 * minuteMs,
+  /** A commit whose answer was lost is asked about again (status) after this long, by due work. */
+  commitRecheckMs: 30_000,
+  /** Transbank commerce codes are 12 digits; API keys are printable ASCII of at most this length. */
+  commerceCodeLength: 12,
+  apiKeyLengthMax: 200,
+  environmentUrlLengthMax: 200,
+  /** The Webpay token (`token_ws`) the return URL accepts, and the buy order / session id it echoes. */
+  tokenLengthMax: 64,
+} as const;
+
 // --- Marketplace clients and memberships (seed "Marketplace clients", "Marketplace memberships"). ---
 export const marketplaceLimits = {
   clientIdLengthMax: 20,

@@ -76,7 +76,8 @@ export interface PaymentAttemptTable {
   number: number;
   payment: number;
   media: string;
-  outcome: 'approved' | 'declined';
+  /** abandoned: the payer left the acquirer's page (Webpay's TBK_TOKEN return). */
+  outcome: 'approved' | 'declined' | 'abandoned';
   gateway_message: string;
   payer_message: string | null;
   card_brand: string | null;

@@ -43,6 +43,8 @@ export interface ApprovedCharge {
   readonly cardBrand: string | null;
   readonly cardLast4: string | null;
   readonly cardToken: string | null;
+  /** The instalments the acquirer recorded, where the payer chose them on its page (Webpay Plus). */
+  readonly installments?: number;
 }
 
 export interface DeclinedCharge {
@@ -78,9 +80,48 @@ export interface StoredCardCharge extends ChargeBase {
   readonly installments: number;
 }
 
+/** What Cobro asks an acquirer whose payer authorises on the acquirer's own page (Webpay Plus). */
+export interface RedirectRequest {
+  /** The attempt id: the acquirer's buy order, at most once per attempt. */
+  readonly attemptId: string;
+  /** The transaction id, sent as the acquirer's session id. */
+  readonly sessionId: string;
+  readonly amountMinor: bigint;
+  readonly currency: string;
+  /** Where the acquirer sends the payer back. */
+  readonly returnUrl: string;
+}
+
+/** The acquirer's answer to a redirect start: the payer's browser posts `token` (as `token_ws`) to `url`. */
+export interface RedirectStart {
+  readonly token: string;
+  readonly url: string;
+}
+
+/** The acquirer's own record of a redirect payment, asked when a commit's answer was lost (decision 150). */
+export type RedirectStatus =
+  | { readonly state: 'approved'; readonly outcome: ApprovedCharge }
+  | { readonly state: 'declined'; readonly outcome: DeclinedCharge }
+  /** Nothing was committed: no money moved. */
+  | { readonly state: 'open' };
+
+/**
+ * A processor whose payer leaves for the acquirer's page and comes back (Webpay Plus): Cobro never sees the card.
+ * `commit` is the call that charges; it throws when its answer is lost (timeout, network), and the caller then asks
+ * `status` before deciding, so a payment is never charged twice nor marked failed when it was charged.
+ */
+export interface RedirectFlow {
+  start(request: RedirectRequest): Promise<RedirectStart>;
+  commit(token: string): Promise<ChargeOutcome>;
+  status(token: string): Promise<RedirectStatus>;
+}
+
 export interface PaymentProcessor {
   readonly name: string;
-  supports(kind: ChargeKind): boolean;
+  /** `currency`, when given, narrows it to what the processor takes in that currency (Webpay Plus: CLP). */
+  supports(kind: ChargeKind, currency?: string): boolean;
+  /** Present when the payer pays on the acquirer's page instead of Cobro's card form. */
+  readonly redirect?: RedirectFlow;
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
   refund(request: RefundRequest): Promise<RefundOutcome>;
   chargeStoredCard(request: StoredCardCharge): Promise<ChargeOutcome>;

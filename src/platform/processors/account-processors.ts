@@ -1,0 +1,113 @@
+// Which processor takes an account's payments. Sandbox: the deployment's sandbox processor for everyone.
+// Production: the account's own acquirer set with `cobro accounts set-processor` (Webpay Plus today, its API key
+// sealed under COBRO_SECRET_KEY), and otherwise none, so the checkout offers nothing it cannot take.
+import type { AppContext } from '../context.ts';
+import type { Db, Timestamp } from '../db/types.ts';
+import { processorLimits } from '../../limits.ts';
+import type { PaymentProcessor } from './processor.ts';
+import { webpayEnvironments, webpayPlusProcessor } from './webpay-plus.ts';
+
+export interface AccountProcessorTable {
+  account_id: string;
+  processor: 'webpay_plus';
+  commerce_code: string;
+  api_key_enc: string;
+  environment: string;
+  updated_at: Timestamp;
+}
+
+export type ProcessorSessionState = 'redirected' | 'committing' | 'approved' | 'declined' | 'abandoned';
+
+/** One payment that left for the acquirer's page (migration 0181). */
+export interface ProcessorSessionTable {
+  attempt_id: string;
+  transaction_id: string;
+  account_id: string;
+  processor: string;
+  token: string;
+  state: ProcessorSessionState;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+declare module '../db/types.ts' {
+  interface Database {
+    account_processors: AccountProcessorTable;
+    processor_sessions: ProcessorSessionTable;
+  }
+}
+
+export interface WebpaySettings {
+  readonly commerceCode: string;
+  readonly apiKey: string;
+  /** `integration`, `production` or an http(s) URL (a simulator, a proxy). */
+  readonly environment: string;
+}
+
+/** The host an `--environment` value names, or null when it names none. */
+export function environmentUrl(environment: string): string | null {
+  if (environment === 'integration' || environment === 'production') return webpayEnvironments[environment];
+  if (environment.length > processorLimits.environmentUrlLengthMax) return null;
+  try {
+    const u = new URL(environment);
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.search !== '' || u.hash !== '' || u.username !== '') return null;
+    return environment.replace(/\/+$/, '');
+  } catch {
+    return null;
+  }
+}
+
+export type SettingsCheck = { ok: true } | { ok: false; error: string };
+
+export function checkWebpaySettings(s: WebpaySettings): SettingsCheck {
+  if (!new RegExp(`^\\d{${processorLimits.commerceCodeLength}}$`).test(s.commerceCode)) {
+    return { ok: false, error: `--webpay-commerce-code must be Transbank's ${processorLimits.commerceCodeLength}-digit commerce code` };
+  }
+  if (!/^[\x21-\x7e]+$/.test(s.apiKey) || s.apiKey.length > processorLimits.apiKeyLengthMax) {
+    return { ok: false, error: `--webpay-api-key must be 1 to ${processorLimits.apiKeyLengthMax} printable characters without spaces` };
+  }
+  if (environmentUrl(s.environment) === null) return { ok: false, error: '--environment must be integration, production or an http(s) URL' };
+  return { ok: true };
+}
+
+/** Stores (or replaces) the account's Webpay Plus keys, the API key sealed. The caller checked the settings. */
+export async function saveWebpaySettings(ctx: AppContext, accountId: string, s: WebpaySettings, at: Date): Promise<void> {
+  const row = {
+    processor: 'webpay_plus' as const, commerce_code: s.commerceCode, api_key_enc: ctx.secrets.seal(s.apiKey),
+    environment: s.environment, updated_at: at,
+  };
+  await ctx.db.insertInto('account_processors').values({ account_id: accountId, ...row })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet(row)).execute();
+}
+
+export async function accountProcessorSettings(ctx: AppContext, accountId: string): Promise<{ processor: 'webpay_plus'; commerceCode: string; environment: string } | null> {
+  const row = await ctx.db.selectFrom('account_processors').select(['processor', 'commerce_code', 'environment'])
+    .where('account_id', '=', accountId).executeTakeFirst();
+  return row === undefined ? null : { processor: row.processor, commerceCode: row.commerce_code, environment: row.environment };
+}
+
+async function tokenOf(db: Db, attemptId: string): Promise<string | null> {
+  const row = await db.selectFrom('processor_sessions').select('token')
+    .where('attempt_id', '=', attemptId).where('state', '=', 'approved').executeTakeFirst();
+  return row?.token ?? null;
+}
+
+/** The processor that takes this account's payments (see the file's head). */
+export async function processorForAccount(ctx: AppContext, accountId: string): Promise<PaymentProcessor> {
+  if (ctx.config.mode === 'sandbox') return ctx.processor;
+  const row = await ctx.db.selectFrom('account_processors').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+  if (row === undefined) return ctx.processor;
+  const url = environmentUrl(row.environment);
+  if (url === null) throw new Error(`account ${accountId} has an unusable processor environment`);
+  return webpayPlusProcessor(
+    { commerceCode: row.commerce_code, apiKey: ctx.secrets.open(row.api_key_enc), environmentUrl: url },
+    { timeoutMs: processorLimits.requestTimeoutMs, tokenOf: (attemptId) => tokenOf(ctx.db, attemptId) },
+  );
+}
+
+/** Whether any account of the deployment can take cards in this currency (production's public method list). */
+export async function anyAccountTakes(ctx: AppContext, currency: string): Promise<boolean> {
+  if (currency !== 'CLP') return false;
+  const row = await ctx.db.selectFrom('account_processors').select('account_id').limit(1).executeTakeFirst();
+  return row !== undefined;
+}

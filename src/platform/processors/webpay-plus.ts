@@ -1,0 +1,108 @@
+// Transbank's Webpay Plus through the official `transbank-sdk` (issue 15): the payer types the card on Transbank's
+// page, never on Cobro's. `start` creates the Webpay transaction, `commit` charges what the payer authorised and
+// `status` reads Transbank's record when a commit's answer was lost (decision 150). Webpay Plus takes CLP only.
+import { Environment, Options, WebpayPlus } from 'transbank-sdk';
+import type {
+  ApprovedCharge, ChargeOutcome, DeclinedCharge, PaymentProcessor, RedirectStatus, RefundOutcome, RefundRequest,
+} from './processor.ts';
+
+export interface WebpayConfig {
+  readonly commerceCode: string;
+  readonly apiKey: string;
+  /** Transbank's host: integration, production or a simulator's URL. */
+  readonly environmentUrl: string;
+}
+
+export const webpayEnvironments = { integration: Environment.Integration, production: Environment.Production } as const;
+
+export interface WebpayDeps {
+  readonly timeoutMs: number;
+  /** The Webpay token of an approved attempt (its attempt id), for refunds; null when unknown. */
+  tokenOf(attemptId: string): Promise<string | null>;
+}
+
+/** The fields of Transbank's commit and status answers that Cobro reads. */
+interface WebpayDetail {
+  readonly status?: string;
+  readonly response_code?: number | null;
+  readonly authorization_code?: string | null;
+  readonly payment_type_code?: string | null;
+  readonly installments_number?: number | null;
+  readonly card_detail?: { readonly card_number?: string | null } | null;
+}
+
+const rejectedMessage = 'Rechazo de transacción.';
+
+function last4(detail: WebpayDetail): string | null {
+  const digits = (detail.card_detail?.card_number ?? '').replace(/\D/g, '');
+  return digits.length >= 4 ? digits.slice(-4) : null;
+}
+
+function approved(detail: WebpayDetail): ApprovedCharge {
+  return {
+    approved: true,
+    authorizationCode: String(detail.authorization_code ?? ''),
+    cardType: detail.payment_type_code ?? null,
+    cardBrand: null,
+    cardLast4: last4(detail),
+    cardToken: null,
+    installments: Number(detail.installments_number ?? 0),
+  };
+}
+
+function declined(detail: WebpayDetail): DeclinedCharge {
+  return {
+    approved: false,
+    payerMessage: `Webpay rechazó el pago (código ${detail.response_code ?? 'sin código'}).`,
+    gatewayMessage: rejectedMessage,
+    cardBrand: null,
+    cardLast4: last4(detail),
+  };
+}
+
+function isApproved(detail: WebpayDetail): boolean {
+  return detail.response_code === 0 && (detail.status === 'AUTHORIZED' || detail.status === 'CAPTURED');
+}
+
+export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): PaymentProcessor {
+  const tx = new WebpayPlus.Transaction(new Options(config.commerceCode, config.apiKey, config.environmentUrl, deps.timeoutMs));
+  const noCardData = (): DeclinedCharge => ({
+    approved: false, payerMessage: 'Con Webpay Plus la tarjeta se ingresa en la página de Transbank.',
+    gatewayMessage: rejectedMessage, cardBrand: null, cardLast4: null,
+  });
+  return {
+    name: 'webpay_plus',
+    supports: (kind, currency) => kind === 'card' && (currency === undefined || currency === 'CLP'),
+    // Card data never reaches Cobro under Webpay Plus, and it keeps no card for later (that is Oneclick).
+    charge: async () => noCardData(),
+    chargeStoredCard: async () => noCardData(),
+    redirect: {
+      async start(request) {
+        const answer = await tx.create(request.attemptId, request.sessionId, Number(request.amountMinor), request.returnUrl) as { token: string; url: string };
+        return { token: answer.token, url: answer.url };
+      },
+      async commit(token): Promise<ChargeOutcome> {
+        const detail = await tx.commit(token) as WebpayDetail;
+        return isApproved(detail) ? approved(detail) : declined(detail);
+      },
+      async status(token): Promise<RedirectStatus> {
+        const detail = await tx.status(token) as WebpayDetail;
+        if (isApproved(detail)) return { state: 'approved', outcome: approved(detail) };
+        if (detail.status === 'INITIALIZED') return { state: 'open' };
+        return { state: 'declined', outcome: declined(detail) };
+      },
+    },
+    async refund(request: RefundRequest): Promise<RefundOutcome> {
+      const token = await deps.tokenOf(request.chargeIdempotencyKey);
+      if (token === null) return { approved: false, gatewayMessage: 'unknown Webpay payment' };
+      try {
+        const answer = await tx.refund(token, Number(request.amountMinor)) as { type?: string; authorization_code?: string; response_code?: number };
+        if (answer.type === 'REVERSED') return { approved: true, refundCode: `reversed:${token.slice(0, 16)}` };
+        if (answer.type === 'NULLIFIED' && answer.response_code === 0) return { approved: true, refundCode: String(answer.authorization_code) };
+        return { approved: false, gatewayMessage: `Webpay refund answered ${answer.type ?? 'nothing'}` };
+      } catch (error) {
+        return { approved: false, gatewayMessage: error instanceof Error ? error.message : String(error) };
+      }
+    },
+  };
+}
