@@ -7,22 +7,26 @@ import { expiryRejection, recordRejection } from '../modules/transactions/transa
 import { allMethodsPayment } from '../modules/transactions/transaction-create.ts';
 import type { BankChoice, MethodOption, OrderSummary } from './pages.ts';
 import { inTransaction } from '../platform/db/unit-of-work.ts';
+import { processorForAccount } from '../platform/processors/account-processors.ts';
 
 export async function orderSummary(ctx: AppContext, row: TransactionRow): Promise<OrderSummary> {
   const account = await ctx.db.selectFrom('accounts').select('name').where('id', '=', row.account_id).executeTakeFirstOrThrow();
   return { merchant: account.name, subject: row.subject, amountMinor: BigInt(row.amount_minor), currency: row.currency, order: row.order };
 }
 
-/** Methods of the currency the deployment's processor can take. */
-export async function offeredMethods(ctx: AppContext, currency: string): Promise<readonly MethodOption[]> {
-  const processor = ctx.processor;
+/**
+ * Methods of the currency the processor can take: the account's own (processorForAccount) when `accountId` is
+ * given, else the deployment's.
+ */
+export async function offeredMethods(ctx: AppContext, currency: string, accountId?: string): Promise<readonly MethodOption[]> {
+  const processor = accountId === undefined ? ctx.processor : await processorForAccount(ctx, accountId);
   const rows = await ctx.db.selectFrom('payment_methods').select(['payment', 'name', 'description', 'kind'])
     .where('currency', '=', currency).orderBy('sort_order').execute();
   const out: MethodOption[] = [];
   for (const r of rows) {
     // The bank login asks for a Chilean RUT; other countries' transfer logins are not built yet.
     const takes = r.kind === 'card' || (r.kind === 'bank_transfer' && currency === 'CLP');
-    if (takes && (r.kind === 'card' || r.kind === 'bank_transfer') && processor.supports(r.kind)) out.push({ ...r, kind: r.kind });
+    if (takes && (r.kind === 'card' || r.kind === 'bank_transfer') && processor.supports(r.kind, currency)) out.push({ ...r, kind: r.kind });
   }
   return out;
 }

@@ -56,12 +56,14 @@ export interface Page {
   readonly body: Html;
   /** Seconds, then the browser goes to url: the result page's return to the merchant, without JavaScript. */
   readonly refresh?: { readonly seconds: number; readonly url: string };
+  /** An origin a form of this page may post to besides the service (the acquirer's page, Webpay Plus). */
+  readonly formOrigin?: string;
 }
 
 export function sendPage(reply: FastifyReply, statusCode: number, page: Page): FastifyReply {
   const nonce = crypto.randomBytes(16).toString('base64');
   reply.header('content-security-policy',
-    `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
+    `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'${page.formOrigin === undefined ? '' : ` ${page.formOrigin}`}; frame-ancestors 'none'; base-uri 'none'`);
   const refresh = page.refresh === undefined ? null : html`<meta http-equiv="refresh" content="${`${page.refresh.seconds};url=${page.refresh.url}`}">`;
   const doc = html`<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

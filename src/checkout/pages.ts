@@ -41,10 +41,11 @@ function hidden(link: LinkParams, method: number): Html {
   return html`<input type="hidden" name="id" value="${link.id}"><input type="hidden" name="valid" value="${link.valid}"><input type="hidden" name="method" value="${method}">`;
 }
 
-export function methodsPage(o: OrderSummary, link: LinkParams, methods: readonly MethodOption[], notice: string | null): Page {
+export function methodsPage(o: OrderSummary, link: LinkParams, methods: readonly MethodOption[], notice: string | null, returnUrl: string | null = null): Page {
   const items = methods.map((m) => html`<li><a href="${checkoutPath(link, m.payment)}">${m.name}<small>${m.description}</small></a></li>`);
+  const back = returnUrl === null ? null : html`<a class="button" href="${returnUrl}" data-testid="back-to-merchant">Volver al comercio</a>`;
   const body = methods.length === 0
-    ? html`${summary(o)}<div class="error">No hay medios de pago disponibles para esta moneda.</div>`
+    ? html`${summary(o)}<div class="error">No hay medios de pago disponibles para esta moneda.</div>${back}`
     : html`${summary(o)}${notice === null ? null : html`<div class="notice">${notice}</div>`}<h2>Elige cómo pagar</h2><ul class="methods">${items}</ul>`;
   return { title: `Pagar ${formatMoney(o.amountMinor, o.currency)} · ${o.merchant}`, body };
 }
@@ -112,6 +113,22 @@ export function invalidLinkPage(): Page {
 
 export function errorPage(message: string): Page {
   return { title: 'No pudimos procesar la solicitud', body: html`<h1>No pudimos procesar la solicitud</h1><p>${message}</p>` };
+}
+
+/** A card method whose payer types the card on the acquirer's page (Webpay Plus): one button to go there. */
+export function redirectMethodPage(o: OrderSummary, link: LinkParams, method: MethodOption, problems: readonly string[], back: boolean): Page {
+  const body = html`${summary(o)}<h2>${method.name}</h2>${errors(problems)}
+<p class="muted">Ingresarás los datos de tu tarjeta en la página segura de Transbank (Webpay Plus); las cuotas se eligen allí.</p>
+<form method="post" action="/gateway/cobro">${hidden(link, method.payment)}<button type="submit">Pagar ${formatMoney(o.amountMinor, o.currency)} con Webpay</button></form>
+${back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro medio de pago</a></p>` : null}`;
+  return { title: `${method.name} · ${o.merchant}`, body };
+}
+
+/** Sends the payer to the acquirer: a form posting the token as `token_ws` (no JavaScript, one click). */
+export function acquirerPage(o: OrderSummary, url: string, token: string): Page {
+  const body = html`${summary(o)}<h2>Continúa en Webpay</h2><p class="muted">Te llevaremos a la página de Transbank para ingresar tu tarjeta.</p>
+<form method="post" action="${url}"><input type="hidden" name="token_ws" value="${token}"><button type="submit">Continuar a Webpay</button></form>`;
+  return { title: `Webpay · ${o.merchant}`, body, formOrigin: new URL(url).origin };
 }
 
 export { esc };

@@ -3,6 +3,7 @@ import type { AppModule } from '../../platform/module.ts';
 import { transactionRoutes } from './routes.ts';
 import { runSettlements } from './settlement.ts';
 import { runExpiries } from './expiry.ts';
+import { recoverLostCommits } from './redirect-attempt.ts';
 
 export const transactionsModule: AppModule = {
   name: 'transactions',
@@ -10,5 +11,7 @@ export const transactionsModule: AppModule = {
   dueWork: [
     { name: 'transaction-settlement', run: runSettlements },
     { name: 'transaction-expiry', run: runExpiries },
+    // A Webpay commit whose answer was lost: the acquirer's status decides (decision 150).
+    { name: 'processor-commit-recovery', run: recoverLostCommits },
   ],
 };
