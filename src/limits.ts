@@ -174,6 +174,8 @@ export const transactionLimits = {
   expiresAtMsMax: Date.UTC(9999, 11, 31, 23, 59, 59, 999),
   /** How long one payment attempt holds the transaction before another may start (a crashed attempt). */
   attemptLeaseMs: 2 * minuteMs,
+  /** A payer may try this many times (a declined card, a wrong CVV or bank password) before the transaction is rejected. */
+  paymentAttemptsMax: 3,
   /** reference §1.1: the payer's browser goes to urlreturn 3 seconds after the result. */
   returnRedirectSeconds: 3,
 } as const;
@@ -290,6 +292,7 @@ export function assertLimits(): void {
   assert.equal(BigInt(transactionLimits.amountIntegerMax), l.amountMinorMax, 'schema maximum matches the global amount bound');
   assert.equal(transactionLimits.urlnotifyLengthMax, l.callbackUrlLengthMax, 'urlnotify is a callback URL');
   assert.ok(transactionLimits.attemptLeaseMs < transactionLimits.expiryLeadMsMin, 'a crashed attempt frees the transaction before it can expire');
+  assert.ok(Number.isInteger(transactionLimits.paymentAttemptsMax) && transactionLimits.paymentAttemptsMax >= 1, 'a payer has at least one payment attempt');
   assert.ok(transactionLimits.eventLengthMax === eventLimits.codeLengthMax, 'a transaction\'s event code is an event\'s code');
   assert.ok(l.checkoutFormBytesMax < l.bodyBytesMax, 'a checkout form is smaller than an API body');
   assert.ok(l.checkoutTokenHexLength <= l.checkoutFieldLengthMax, 'the link token fits the checkout form field');
