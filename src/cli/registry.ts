@@ -2,6 +2,7 @@
 import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { accountsSetBank } from './commands/accounts-bank.ts';
+import { accountsSetProcessor } from './commands/accounts-processor.ts';
 import { ledgerVerify } from './commands/ledger.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -24,5 +25,6 @@ export const commands: readonly Command[] = [
   ledgerVerify,
   walletCredit,
   accountsSetBank,
+  accountsSetProcessor,
   payoutsResolve,
 ];

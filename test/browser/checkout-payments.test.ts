@@ -80,6 +80,11 @@ function expectedPayload(got: Record<string, any>, status: 'success' | 'failed')
     transaction_id: String(got.payment.transaction_id), payment_key: got.payment.payment_key,
     transaction_key: got.payment.transaction_key, verification_key: got.payment.verification_key,
     order: got.order, status,
+    // A success also carries the authorization and, paid by card, the card's facts (issue 15).
+    ...(status === 'success' ? { authorization_code: got.payment.authorization_code } : {}),
+    ...(status === 'success' && got.payment.last_4_digits ? {
+      last_4_digits: got.payment.last_4_digits, card_type: got.payment.card_type, installments: String(got.payment.installments),
+    } : {}),
   };
 }
 

@@ -104,7 +104,9 @@ describe('paying by card', () => {
     expect(callback!.payload).toEqual({
       transaction_id: String(r.number), payment_key: r.payment_key, transaction_key: r.transaction_key,
       verification_key: r.verification_key, order: 'o-1', status: 'success',
+      authorization_code: r.authorization_code, last_4_digits: '6623', card_type: 'VN', installments: '0',
     });
+    expect(r.authorization_code).toMatch(/^\d{6}$/);
     const again = await t.app.inject({ method: 'GET', url: pathOf(created.url) });
     expect(again.body).toContain('Pago exitoso');
     expect(again.body).not.toContain('name="card_number"');

@@ -8,7 +8,7 @@
 //   POST /webpayserver/initTransaction (form token_ws): the card form; "Pagar" returns to return_url?token_ws=...,
 //   "Anular compra y volver" returns with TBK_TOKEN, TBK_ORDEN_COMPRA and TBK_ID_SESION (an abandoned payment).
 // Faults a test can arm: `commitFault = 'hang'` charges on commit and never answers (the SDK times out: the lost
-// commit), `'reset'` charges and drops the connection.
+// commit), `'reset'` charges and drops the connection; `statusFault = 'error'` makes status answer 500.
 import http from 'node:http';
 import type net from 'node:net';
 
@@ -48,6 +48,8 @@ export interface WebpaySimulator {
   /** Every API call, in order: `create`, `commit`, `status`, `refund`. */
   readonly calls: Array<{ op: string; token: string | null }>;
   commitFault: 'none' | 'hang' | 'reset';
+  /** `'error'`: status answers 500 (Transbank unreachable after a lost commit). */
+  statusFault: 'none' | 'error';
   close(): Promise<void>;
 }
 
@@ -112,7 +114,7 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
   let next = 1;
   const sockets = new Set<net.Socket>();
   const sim: WebpaySimulator = {
-    url: '', commerceCode, apiKey, transactions, calls, commitFault: 'none',
+    url: '', commerceCode, apiKey, transactions, calls, commitFault: 'none', statusFault: 'none',
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -152,6 +154,7 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     }
     if (req.method === 'GET' && match![2] === undefined) {
       calls.push({ op: 'status', token: t.token });
+      if (sim.statusFault === 'error') return json(res, 500, { error_message: 'Internal error' });
       return json(res, 200, detail(t));
     }
     if (req.method === 'POST' && match![2] !== undefined) {

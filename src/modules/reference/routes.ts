@@ -8,6 +8,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { validationError } from '../../platform/errors.ts';
 import { BanksResponse, CurrencyQuery, PaymentMethodsResponse } from './schemas.ts';
 import { knownCurrencies, listBanks, listPaymentMethods } from './repository.ts';
+import { accountCanTake, anyAccountCanTake } from '../../platform/processors/account-processors.ts';
 
 interface Answer {
   readonly body: string;
@@ -65,6 +66,23 @@ function send(request: FastifyRequest, reply: FastifyReply, a: Answer) {
   return reply.type('application/json; charset=utf-8').send(a.body);
 }
 
+/**
+ * Production lists only what can really be paid (issue 15): with a Bearer token, what that account's processor
+ * takes; without one, what some account of the deployment can take. Built per request, never cached publicly.
+ */
+async function sendTakeable(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, currency: string) {
+  const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  const account = token === undefined ? null : await ctx.accounts.authenticatePublicToken(token);
+  const rows = await listPaymentMethods(ctx.db, currency === '' ? null : currency);
+  const takeable = [];
+  for (const row of rows) {
+    const takes = account === null ? await anyAccountCanTake(ctx, row.currency, row.payment) : await accountCanTake(ctx, account.id, row.currency, row.payment);
+    if (takes) takeable.push(row);
+  }
+  reply.header('cache-control', 'private, no-store');
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify({ status: 'success', payment_methods: takeable }));
+}
+
 export async function referenceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.get('/api/banks', {
@@ -79,6 +97,7 @@ export async function referenceRoutes(app: FastifyInstance, ctx: AppContext): Pr
     schema: { tags: ['Methods of payment'], summary: 'List payment methods, optionally by currency', querystring: CurrencyQuery, response: PaymentMethodsResponse },
   }, async (request, reply) => {
     const catalogue = await catalogueOf(ctx);
+    if (ctx.config.mode === 'production') return sendTakeable(ctx, request, reply, currencyKey(catalogue, request.query.currency));
     return send(request, reply, catalogue.methods.get(currencyKey(catalogue, request.query.currency))!);
   });
 }

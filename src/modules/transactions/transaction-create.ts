@@ -1,7 +1,8 @@
 // POST /api/transaction: validates the seed's and reference §1.1's rules and registers a pending payment order.
 import { randomInt } from 'node:crypto';
 import type { AppContext } from '../../platform/context.ts';
-import { validationError, type RuleFailure } from '../../platform/errors.ts';
+import { ruleFailure, validationError, type RuleFailure } from '../../platform/errors.ts';
+import { accountCanTake } from '../../platform/processors/account-processors.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
@@ -108,6 +109,10 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   const prepared = await prepareExtensions(ctx, input, errors, { accountId, currency, at: now });
   if (Object.keys(errors).length > 0) throw validationError(errors);
   for (const p of prepared) if (!p.ok && 'failure' in p) return p.failure;
+  // Production takes only what the account's own processor can (issue 15): refuse now rather than strand the payer.
+  if (payment !== null && payment !== allMethodsPayment && !(await accountCanTake(ctx, accountId, currency, payment))) {
+    return ruleFailure('payment_method_unavailable', { payment, currency });
+  }
 
   const created = await inTransaction(ctx.db, async (tx): Promise<{ id: string } | RuleFailure> => {
     let columns: ExtensionColumns = {};

@@ -13,9 +13,20 @@ import type { RejectionReason } from './types.ts';
 
 export const transactionResultEvent = 'transaction.result';
 
-/** reference §1.4: every value is a string; status is success | failed. */
-export function resultPayload(row: TransactionRow, status: TransactionStatus) {
-  return {
+/** What a success adds to the callback (issue 15): the acquirer's authorization and, for cards, the card's facts. */
+export interface PaidFacts {
+  readonly authorizationCode: string;
+  readonly cardLast4: string | null;
+  readonly cardType: string | null;
+  readonly installments: number;
+}
+
+/**
+ * reference §1.4: every value is a string; status is success | failed. A success also carries
+ * `authorization_code` and, paid by card, `last_4_digits`, `card_type` and `installments` (as GET shows them).
+ */
+export function resultPayload(row: TransactionRow, status: TransactionStatus, paid: PaidFacts | null = null) {
+  const base = {
     transaction_id: String(row.number),
     payment_key: row.payment_key,
     transaction_key: row.transaction_key,
@@ -23,11 +34,14 @@ export function resultPayload(row: TransactionRow, status: TransactionStatus) {
     order: row.order,
     status: notifyStatus(status),
   };
+  if (paid === null) return base;
+  const card = paid.cardLast4 === null ? {} : { last_4_digits: paid.cardLast4, card_type: paid.cardType ?? '', installments: String(paid.installments) };
+  return { ...base, authorization_code: paid.authorizationCode, ...card };
 }
 
-async function notify(tx: Tx, row: TransactionRow, status: TransactionStatus, at: Date): Promise<void> {
+async function notify(tx: Tx, row: TransactionRow, status: TransactionStatus, at: Date, paid: PaidFacts | null = null): Promise<void> {
   if (row.urlnotify === null) return;
-  await enqueueCallback(tx, { accountId: row.account_id, url: row.urlnotify, eventType: transactionResultEvent, payload: resultPayload(row, status), at });
+  await enqueueCallback(tx, { accountId: row.account_id, url: row.urlnotify, eventType: transactionResultEvent, payload: resultPayload(row, status, paid), at });
 }
 
 /** The local date the net becomes available: payment date plus SETTLEMENT_DELAY_DAYS (supplement §4.3). */
@@ -104,7 +118,7 @@ export async function recordSuccess(ctx: AppContext, tx: Tx, row: TransactionRow
   }
   // How the net will divide is fixed now, with the money; settlement moves it (settlement-allocation.ts).
   await extensionOf(ctx, row)?.recordSuccess(ctx, tx, row, { grossMinor: gross, feeMinor: fee, at });
-  await notify(tx, row, 'success', at);
+  await notify(tx, row, 'success', at, approval);
 }
 
 export interface Rejection {

@@ -105,9 +105,20 @@ export async function processorForAccount(ctx: AppContext, accountId: string): P
   );
 }
 
-/** Whether any account of the deployment can take cards in this currency (production's public method list). */
-export async function anyAccountTakes(ctx: AppContext, currency: string): Promise<boolean> {
-  if (currency !== 'CLP') return false;
+/** Whether some account of the deployment can take this method (production's public method list). */
+export async function anyAccountCanTake(ctx: AppContext, currency: string, payment: number): Promise<boolean> {
+  // Webpay Plus is the one production processor: CLP cards.
+  const method = await ctx.db.selectFrom('payment_methods').select('kind').where('currency', '=', currency).where('payment', '=', payment).executeTakeFirst();
+  if (method?.kind !== 'card' || currency !== 'CLP') return false;
   const row = await ctx.db.selectFrom('account_processors').select('account_id').limit(1).executeTakeFirst();
   return row !== undefined;
+}
+
+/** Whether the account's processor takes this method (its kind, in its currency); bank logins exist for CLP only. */
+export async function accountCanTake(ctx: AppContext, accountId: string, currency: string, payment: number): Promise<boolean> {
+  if (ctx.config.mode === 'sandbox') return true;
+  const method = await ctx.db.selectFrom('payment_methods').select('kind').where('currency', '=', currency).where('payment', '=', payment).executeTakeFirst();
+  if (method === undefined || (method.kind !== 'card' && method.kind !== 'bank_transfer')) return false;
+  if (method.kind === 'bank_transfer' && currency !== 'CLP') return false;
+  return (await processorForAccount(ctx, accountId)).supports(method.kind, currency);
 }

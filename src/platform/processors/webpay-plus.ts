@@ -64,6 +64,12 @@ function isApproved(detail: WebpayDetail): boolean {
   return detail.response_code === 0 && (detail.status === 'AUTHORIZED' || detail.status === 'CAPTURED');
 }
 
+/** The SDK's TransbankError reads "<axios error>\n<Transbank's error_message>\n": Transbank's own words. */
+function transbankMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.trim().split('\n').at(-1) ?? text;
+}
+
 export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): PaymentProcessor {
   const tx = new WebpayPlus.Transaction(new Options(config.commerceCode, config.apiKey, config.environmentUrl, deps.timeoutMs));
   const noCardData = (): DeclinedCharge => ({
@@ -101,7 +107,7 @@ export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): Pay
         if (answer.type === 'NULLIFIED' && answer.response_code === 0) return { approved: true, refundCode: String(answer.authorization_code) };
         return { approved: false, gatewayMessage: `Webpay refund answered ${answer.type ?? 'nothing'}` };
       } catch (error) {
-        return { approved: false, gatewayMessage: error instanceof Error ? error.message : String(error) };
+        return { approved: false, gatewayMessage: transbankMessage(error) };
       }
     },
   };

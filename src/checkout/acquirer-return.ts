@@ -1,0 +1,53 @@
+// Where Webpay Plus sends the payer back (the `return_url` of every Webpay transaction), by GET or POST:
+//   token_ws                      the payer paid on Transbank's page: commit and show the result;
+//   TBK_TOKEN (+ order, session)  the payer cancelled ("Anular compra y volver"): the transaction is rejected;
+//   TBK_ORDEN_COMPRA only         Transbank's form timed out: rejected too.
+// A reload finds the session already decided and commits nothing twice (redirect-attempt.ts, decision 150).
+import type { FastifyReply } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../platform/context.ts';
+import { processorLimits } from '../limits.ts';
+import { checkoutToken } from '../modules/transactions/checkout-link.ts';
+import { abandonRedirectPayment, finishRedirectPayment, type ReturnResult } from '../modules/transactions/redirect-attempt.ts';
+import { sendPage } from './html.ts';
+import { invalidLinkPage } from './pages.ts';
+import { fixedMethod, loadForCheckout, offeredMethods } from './checkout-service.ts';
+import { answerOutcome } from './transaction-views.ts';
+import type { CheckoutRouter } from './page-kinds.ts';
+
+const returnPath = '/gateway/webpay/return';
+
+export function acquirerReturnUrl(ctx: AppContext): string {
+  return `${ctx.config.publicBaseUrl}${returnPath}`;
+}
+
+const text = Type.Optional(Type.String({ maxLength: processorLimits.tokenLengthMax }));
+const ReturnParams = Type.Object({ token_ws: text, TBK_TOKEN: text, TBK_ORDEN_COMPRA: text, TBK_ID_SESION: text });
+type ReturnParams = Static<typeof ReturnParams>;
+
+async function decide(ctx: AppContext, p: ReturnParams, ip: string): Promise<ReturnResult | null> {
+  // TBK_TOKEN first: with both present, the payer hit an error on Transbank's form and nothing was authorised.
+  if (p.TBK_TOKEN !== undefined && p.TBK_TOKEN !== '') return abandonRedirectPayment(ctx, { token: p.TBK_TOKEN }, ip);
+  if (p.token_ws !== undefined && p.token_ws !== '') return finishRedirectPayment(ctx, p.token_ws, ip);
+  if (p.TBK_ORDEN_COMPRA !== undefined && p.TBK_ORDEN_COMPRA !== '') return abandonRedirectPayment(ctx, { attemptId: p.TBK_ORDEN_COMPRA }, ip);
+  return null;
+}
+
+async function answer(ctx: AppContext, reply: FastifyReply, result: ReturnResult | null): Promise<FastifyReply> {
+  if (result === null || result.transactionId === null) return sendPage(reply, 404, invalidLinkPage());
+  const row = await loadForCheckout(ctx, result.transactionId);
+  if (row === undefined) return sendPage(reply, 404, invalidLinkPage());
+  const link = { id: row.id, valid: await checkoutToken(ctx, row.id) };
+  const methods = await offeredMethods(ctx, row.currency, row.account_id);
+  const fixed = fixedMethod(row, methods);
+  const method = fixed ?? methods.find((m) => m.payment === (row.paid_payment ?? 1)) ?? methods.find((m) => m.kind === 'card');
+  if (method === undefined) return sendPage(reply, 404, invalidLinkPage());
+  return answerOutcome(ctx, reply, row, link, method, fixed === null, result.outcome);
+}
+
+export function registerAcquirerReturn(r: CheckoutRouter, ctx: AppContext): void {
+  r.get(returnPath, { config: { auth: 'none' }, schema: { hide: true, querystring: ReturnParams } }, async (request, reply) =>
+    answer(ctx, reply, await decide(ctx, request.query, request.ip)));
+  r.post(returnPath, { config: { auth: 'none' }, schema: { hide: true, body: ReturnParams } }, async (request, reply) =>
+    answer(ctx, reply, await decide(ctx, request.body, request.ip)));
+}

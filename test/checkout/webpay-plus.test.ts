@@ -1,0 +1,265 @@
+// Production payments through Webpay Plus (issue 15 points 1-3): the real `transbank-sdk` against the local
+// simulator of Transbank's REST protocol (test/support/webpay-simulator.ts), over the real stack: the CLI sets the
+// account's keys, the checkout sends the payer to the simulator's page, the payer comes back to the return URL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
+import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
+import { createTransaction, linkParams, pathOf } from '../modules/transactions/helpers.ts';
+import { dispatch } from '../../src/cli/dispatch.ts';
+import { processorForAccount } from '../../src/platform/processors/account-processors.ts';
+import { recoverLostCommits } from '../../src/modules/transactions/redirect-attempt.ts';
+import { processorLimits, transactionLimits } from '../../src/limits.ts';
+
+let t: TestApp;
+let sim: WebpaySimulator;
+let shop: TestAccount;
+let other: TestAccount;
+const visa = '4051885600446623';
+const mastercard = '5186059559590568';
+
+beforeAll(async () => {
+  sim = await startWebpaySimulator();
+  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32) } });
+  shop = await t.createAccount('Tienda Webpay');
+  other = await t.createAccount('Tienda sin procesador');
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+async function row(id: string) {
+  return t.ctx.db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+async function outbox(id: string) {
+  const r = await row(id);
+  return t.ctx.db.selectFrom('notifications').selectAll().where(sql<boolean>`payload->>'payment_key' = ${r.payment_key}`).execute();
+}
+
+async function captures(id: string) {
+  const journals = await t.ctx.db.selectFrom('journal_entries').select('kind').where('reference', '=', id).execute();
+  return journals.filter((j) => j.kind === 'transaction.capture').length;
+}
+
+async function setProcessor(id: string, ...extra: string[]) {
+  return dispatch(['accounts', 'set-processor', id, '--webpay-commerce-code', sim.commerceCode, '--webpay-api-key', sim.apiKey, ...extra], t.ctx);
+}
+
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/** The payer picks Webpay and is sent on: the page's form to the simulator, with its token_ws. */
+async function goToWebpay(url: string, method = 1) {
+  const res = await t.app.inject({ method: 'POST', url: '/gateway/cobro', headers: form, payload: new URLSearchParams({ ...linkParams(url), method: String(method) }).toString() });
+  expect(res.statusCode).toBe(200);
+  const action = /<form method="post" action="([^"]+)"><input type="hidden" name="token_ws" value="([0-9a-f]+)">/.exec(res.body);
+  expect(action, res.body).not.toBeNull();
+  expect(String(res.headers['content-security-policy'])).toContain(`form-action 'self' ${sim.url}`);
+  return { page: res, action: action![1]!, token: action![2]! };
+}
+
+/** At the simulator's page: pay with a card (or cancel), and follow Transbank's redirect back into Cobro. */
+async function atWebpay(token: string, choice: { card: string; installments?: number } | 'abort') {
+  const init = await fetch(`${sim.url}/webpayserver/initTransaction`, { method: 'POST', headers: form, body: new URLSearchParams({ token_ws: token }) });
+  expect(init.status).toBe(200);
+  const body: Record<string, string> = choice === 'abort' ? { token } : { token, card: choice.card, installments: String(choice.installments ?? 0) };
+  const back = await fetch(`${sim.url}/webpayserver/${choice === 'abort' ? 'abort' : 'pay'}`, { method: 'POST', headers: form, body: new URLSearchParams(body), redirect: 'manual' });
+  expect(back.status).toBe(303);
+  const location = back.headers.get('location')!;
+  expect(location).toContain(`${t.ctx.config.publicBaseUrl}/gateway/webpay/return?`);
+  return t.app.inject({ method: 'GET', url: pathOf(location) });
+}
+
+describe('production without a processor', () => {
+  it('lists no method, refuses a payment the account cannot take, and links the stranded payer back to urlreturn', async () => {
+    const methods = await t.call(shop, { method: 'GET', url: '/api/paymentmethods' });
+    expect(methods.json()).toEqual({ status: 'success', payment_methods: [] });
+    expect((await t.call(null, { method: 'GET', url: '/api/paymentmethods?currency=CLP' })).json().payment_methods).toEqual([]);
+    const refused = await t.call(shop, { method: 'POST', url: '/api/transaction/', body: { email: 'p@example.com', order: 'x-1', subject: 'S', amount: 1000, payment: 1 } });
+    expect(refused.statusCode).toBe(200);
+    expect(refused.json()).toEqual({
+      status: 'failed', type: 'payment_method_unavailable',
+      message_error: 'payment method 1 (CLP) cannot be taken by this account: no processor is configured for it; GET /api/paymentmethods lists what it can take',
+    });
+    expect(await t.ctx.db.selectFrom('transactions').select('id').where('account_id', '=', shop.id).execute()).toEqual([]);
+    const open = await createTransaction(t, shop, { urlreturn: 'https://shop.example/back' });
+    const page = await t.app.inject({ method: 'GET', url: pathOf(open.url) });
+    expect(page.body).toContain('No hay medios de pago disponibles');
+    expect(page.body).toContain('<a class="button" href="https://shop.example/back" data-testid="back-to-merchant">Volver al comercio</a>');
+  });
+});
+
+describe('cobro accounts set-processor', () => {
+  it('refuses a bad commerce code, key or environment, and an unknown account', async () => {
+    expect((await dispatch(['accounts', 'set-processor', shop.id, '--webpay-commerce-code', '1234', '--webpay-api-key', 'k'], t.ctx)).stderr).toContain('12-digit commerce code');
+    expect((await dispatch(['accounts', 'set-processor', shop.id, '--webpay-commerce-code', sim.commerceCode, '--webpay-api-key', 'a b'], t.ctx)).exitCode).toBe(2);
+    const env = await setProcessor(shop.id, '--environment', 'ftp://x');
+    expect(env).toMatchObject({ exitCode: 2, stderr: '--environment must be integration, production or an http(s) URL\n' });
+    expect((await setProcessor('accnotthere')).stderr).toBe('no account with id accnotthere\n');
+    expect(await t.ctx.db.selectFrom('account_processors').selectAll().execute()).toEqual([]);
+  });
+
+  it('stores the keys with the API key sealed, never printed back', async () => {
+    const res = await setProcessor(shop.id, '--environment', sim.url);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stdout).toBe(`card payments of ${shop.id} go through Webpay Plus, commerce code ${sim.commerceCode}, environment ${sim.url}\n`);
+    const stored = await t.ctx.db.selectFrom('account_processors').selectAll().where('account_id', '=', shop.id).executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ processor: 'webpay_plus', commerce_code: sim.commerceCode, environment: sim.url });
+    expect(stored.api_key_enc).not.toContain(sim.apiKey);
+    expect(t.ctx.secrets.open(stored.api_key_enc)).toBe(sim.apiKey);
+  });
+});
+
+describe('production with Webpay Plus', () => {
+  it('lists only the CLP card methods the account can take, and refuses a bank transfer at creation', async () => {
+    const mine = (await t.call(shop, { method: 'GET', url: '/api/paymentmethods' })).json().payment_methods as Array<{ payment: number; currency: string }>;
+    expect(mine.map((m) => [m.currency, m.payment])).toEqual([['CLP', 1], ['CLP', 100], ['CLP', 101], ['CLP', 102]]);
+    expect((await t.call(other, { method: 'GET', url: '/api/paymentmethods' })).json().payment_methods).toEqual([]);
+    expect((await t.call(null, { method: 'GET', url: '/api/paymentmethods?currency=PEN' })).json().payment_methods).toEqual([]);
+    const bank = await t.call(shop, { method: 'POST', url: '/api/transaction/', body: { email: 'p@example.com', order: 'b-1', subject: 'S', amount: 1000, payment: 4, additional_parameters: { payer_rut: '11.111.111-1' } } });
+    expect(bank.json()).toMatchObject({ status: 'failed', type: 'payment_method_unavailable' });
+    const page = await t.app.inject({ method: 'GET', url: pathOf((await createTransaction(t, shop)).url) });
+    expect(page.body).toContain('Webpay plus 4 a 6 cuotas');
+    expect(page.body).not.toContain('ETpay');
+  });
+
+  it('pays through Transbank\'s page: one create and one commit, the authorization on the row, the callback and GET', async () => {
+    const created = await createTransaction(t, shop, { payment: 1, urlnotify: 'https://shop.example/notify', urlreturn: 'https://shop.example/back', amount: 25000 });
+    const form1 = await t.app.inject({ method: 'GET', url: pathOf(created.url) });
+    expect(form1.body).toContain('Pagar $25.000 con Webpay');
+    expect(form1.body).not.toContain('name="card_number"');
+    const { token } = await goToWebpay(created.url);
+    expect(sim.transactions.get(token)).toMatchObject({ amount: 25000, sessionId: created.id, state: 'INITIALIZED' });
+    expect(sim.transactions.get(token)!.returnUrl).toBe(`${t.ctx.config.publicBaseUrl}/gateway/webpay/return`);
+    const result = await atWebpay(token, { card: visa });
+    expect(result.body).toContain('Pago exitoso');
+    expect(result.body).toContain('url=https://shop.example/back');
+    const r = await row(created.id);
+    const simTx = sim.transactions.get(token)!;
+    expect(r).toMatchObject({ status: 'success', authorization_code: simTx.authorizationCode, card_last4: '6623', card_type: 'VN', installments: 0, media: 'Webpay' });
+    expect(simTx.buyOrder).toMatch(/^att[0-9a-f]{20}$/);
+    const got = (await t.call(shop, { method: 'GET', url: `/api/transaction/${created.id}` })).json();
+    expect(got.payment).toMatchObject({ authorization_code: simTx.authorizationCode, last_4_digits: '6623', card_type: 'VN', installments: 0 });
+    expect((await outbox(created.id)).map((n) => n.payload)).toEqual([expect.objectContaining({
+      status: 'success', authorization_code: simTx.authorizationCode, last_4_digits: '6623', card_type: 'VN', installments: '0',
+    })]);
+    expect(await captures(created.id)).toBe(1);
+    // The payer reloads the return page: nothing is committed twice.
+    const again = await t.app.inject({ method: 'GET', url: `/gateway/webpay/return?token_ws=${token}` });
+    expect(again.body).toContain('Pago exitoso');
+    expect(sim.calls.filter((c) => c.token === token).map((c) => c.op)).toEqual(['create', 'commit']);
+    expect(await captures(created.id)).toBe(1);
+  });
+
+  it('records the instalments Transbank answers (VC)', async () => {
+    const created = await createTransaction(t, shop, { payment: 101 });
+    const { token } = await goToWebpay(created.url, 101);
+    expect((await atWebpay(token, { card: visa, installments: 5 })).body).toContain('Pago exitoso');
+    expect(await row(created.id)).toMatchObject({ card_type: 'VC', installments: 5, media: 'Webpay plus 4 a 6 cuotas' });
+  });
+
+  it('lets a payer declined at Webpay try again and pay, with each try recorded and one callback', async () => {
+    const created = await createTransaction(t, shop, { payment: 1, urlnotify: 'https://shop.example/notify' });
+    const first = await goToWebpay(created.url);
+    const declined = await atWebpay(first.token, { card: mastercard });
+    expect(declined.body).toContain('Webpay rechazó el pago');
+    expect(declined.body).toContain(`te quedan ${transactionLimits.paymentAttemptsMax - 1} intentos`);
+    expect(declined.body).toContain('con Webpay</button>');
+    expect(await row(created.id)).toMatchObject({ status: 'pending', attempt_id: null });
+    expect(await outbox(created.id)).toEqual([]);
+    const second = await goToWebpay(created.url);
+    expect(second.token).not.toBe(first.token);
+    expect((await atWebpay(second.token, { card: visa })).body).toContain('Pago exitoso');
+    const attempts = await t.ctx.db.selectFrom('payment_attempts').select(['number', 'outcome', 'card_last4']).where('transaction_id', '=', created.id).orderBy('number').execute();
+    expect(attempts).toEqual([{ number: 1, outcome: 'declined', card_last4: '0568' }, { number: 2, outcome: 'approved', card_last4: '6623' }]);
+    expect((await outbox(created.id)).map((n) => n.payload)).toEqual([expect.objectContaining({ status: 'success' })]);
+  });
+
+  it('rejects an abandoned payment (TBK_TOKEN) cleanly: no commit, one failed callback', async () => {
+    const created = await createTransaction(t, shop, { payment: 1, urlnotify: 'https://shop.example/notify' });
+    const { token } = await goToWebpay(created.url);
+    const back = await atWebpay(token, 'abort');
+    expect(back.body).toContain('Pago rechazado');
+    expect(back.body).toContain('Anulaste el pago en Webpay');
+    expect(await row(created.id)).toMatchObject({ status: 'rejected', rejection_reason: 'declined', gateway_message: 'aborted by payer' });
+    expect(sim.calls.filter((c) => c.token === token).map((c) => c.op)).toEqual(['create']);
+    expect((await outbox(created.id)).map((n) => n.payload)).toEqual([expect.objectContaining({ status: 'failed' })]);
+    const attempts = await t.ctx.db.selectFrom('payment_attempts').select('outcome').where('transaction_id', '=', created.id).execute();
+    expect(attempts).toEqual([{ outcome: 'abandoned' }]);
+    // A late token_ws for the same payment commits nothing.
+    await t.app.inject({ method: 'GET', url: `/gateway/webpay/return?token_ws=${token}` });
+    expect(sim.calls.filter((c) => c.token === token).map((c) => c.op)).toEqual(['create']);
+  });
+
+  it('rejects a payment whose Webpay form timed out (TBK_ORDEN_COMPRA only), and answers 404 to unknown tokens', async () => {
+    const created = await createTransaction(t, shop, { payment: 1 });
+    const { token } = await goToWebpay(created.url);
+    const buyOrder = sim.transactions.get(token)!.buyOrder;
+    const res = await t.app.inject({ method: 'POST', url: '/gateway/webpay/return', headers: form, payload: new URLSearchParams({ TBK_ORDEN_COMPRA: buyOrder, TBK_ID_SESION: created.id }).toString() });
+    expect(res.body).toContain('Pago rechazado');
+    expect((await row(created.id)).status).toBe('rejected');
+    expect((await t.app.inject({ method: 'GET', url: `/gateway/webpay/return?token_ws=${'f'.repeat(64)}` })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: '/gateway/webpay/return' })).statusCode).toBe(404);
+  });
+
+  it('asks the status when the commit\'s answer is lost after charging: exactly one charge, recorded as paid', async () => {
+    const created = await createTransaction(t, shop, { payment: 1, urlnotify: 'https://shop.example/notify' });
+    const { token } = await goToWebpay(created.url);
+    sim.commitFault = 'hang';
+    let result;
+    try {
+      result = await atWebpay(token, { card: visa });
+    } finally {
+      sim.commitFault = 'none';
+    }
+    expect(result.body).toContain('Pago exitoso');
+    expect(sim.calls.filter((c) => c.token === token).map((c) => c.op)).toEqual(['create', 'commit', 'status']);
+    expect(sim.transactions.get(token)!.commits).toBe(1);
+    expect(await row(created.id)).toMatchObject({ status: 'success', authorization_code: sim.transactions.get(token)!.authorizationCode, card_last4: '6623' });
+    expect(await captures(created.id)).toBe(1);
+    expect(await outbox(created.id)).toHaveLength(1);
+  }, 60_000);
+
+  it('keeps a lost commit undecided while Transbank is unreachable, and the recovery due work records it once', async () => {
+    const created = await createTransaction(t, shop, { payment: 1, urlnotify: 'https://shop.example/notify', expired: '2026-03-10 12:10:00', urlreturn: 'https://shop.example/back' });
+    const { token } = await goToWebpay(created.url);
+    sim.commitFault = 'reset';
+    sim.statusFault = 'error';
+    const result = await atWebpay(token, { card: visa });
+    sim.commitFault = 'none';
+    expect(result.body).toContain('Estamos procesando tu pago');
+    expect((await row(created.id)).status).toBe('pending');
+    expect(await t.ctx.db.selectFrom('processor_sessions').select('state').where('token', '=', token).executeTakeFirstOrThrow()).toEqual({ state: 'committing' });
+    // Neither the payer's reload nor the expiry may decide it meanwhile: Transbank may have charged.
+    t.clock.advanceMs(processorLimits.commitRecheckMs + 1_000);
+    expect(await recoverLostCommits(t.ctx, { limit: 10 })).toBe(1);
+    expect((await row(created.id)).status).toBe('pending');
+    const drained = await t.call(shop, { method: 'GET', url: `/api/transaction/${created.id}` });
+    expect(drained.json().status).toBe('pending');
+    sim.statusFault = 'none';
+    expect(await recoverLostCommits(t.ctx, { limit: 10 })).toBe(0);
+    t.clock.advanceMs(processorLimits.commitRecheckMs + 1_000);
+    expect(await recoverLostCommits(t.ctx, { limit: 10 })).toBe(1);
+    expect(await row(created.id)).toMatchObject({ status: 'success', card_last4: '6623' });
+    expect(sim.transactions.get(token)!.commits).toBe(1);
+    expect(await captures(created.id)).toBe(1);
+    expect((await outbox(created.id)).map((n) => n.payload)).toEqual([expect.objectContaining({ status: 'success' })]);
+  });
+
+  it('refunds an approved Webpay payment through the processor: the refund reaches Transbank', async () => {
+    const created = await createTransaction(t, shop, { payment: 1, amount: 9000 });
+    const { token } = await goToWebpay(created.url);
+    await atWebpay(token, { card: visa });
+    const r = await row(created.id);
+    const attempt = await t.ctx.db.selectFrom('payment_attempts').select('id').where('transaction_id', '=', created.id).executeTakeFirstOrThrow();
+    const processor = await processorForAccount(t.ctx, shop.id);
+    const partial = await processor.refund({ chargeIdempotencyKey: attempt.id, authorizationCode: r.authorization_code!, idempotencyKey: 'ref-1', amountMinor: 4000n, currency: 'CLP' });
+    expect(partial).toMatchObject({ approved: true });
+    expect(sim.transactions.get(token)).toMatchObject({ refunds: [4000], balance: 5000, state: 'PARTIALLY_NULLIFIED' });
+    const tooMuch = await processor.refund({ chargeIdempotencyKey: attempt.id, authorizationCode: r.authorization_code!, idempotencyKey: 'ref-2', amountMinor: 9000n, currency: 'CLP' });
+    expect(tooMuch).toEqual({ approved: false, gatewayMessage: 'Invalid amount' });
+    expect(await processor.refund({ chargeIdempotencyKey: 'attnothere', authorizationCode: '1', idempotencyKey: 'ref-3', amountMinor: 1n, currency: 'CLP' }))
+      .toEqual({ approved: false, gatewayMessage: 'unknown Webpay payment' });
+  });
+});
