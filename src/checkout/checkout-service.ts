@@ -7,7 +7,7 @@ import { expiryRejection, recordRejection } from '../modules/transactions/transa
 import { allMethodsPayment } from '../modules/transactions/transaction-create.ts';
 import type { BankChoice, MethodOption, OrderSummary } from './pages.ts';
 import { inTransaction } from '../platform/db/unit-of-work.ts';
-import { processorForAccount } from '../platform/processors/account-processors.ts';
+import { hasUndecidedCommit, processorForAccount } from '../platform/processors/account-processors.ts';
 
 export async function orderSummary(ctx: AppContext, row: TransactionRow): Promise<OrderSummary> {
   const account = await ctx.db.selectFrom('accounts').select('name').where('id', '=', row.account_id).executeTakeFirstOrThrow();
@@ -49,6 +49,7 @@ export async function loadForCheckout(ctx: AppContext, id: string): Promise<Tran
   const row = await findTransactionById(ctx.db, id);
   if (row === undefined || row.status !== 'pending') return row;
   if (!isExpired(row, await accountNow(ctx, row.account_id))) return row;
+  if (ctx.config.mode === 'production' && await hasUndecidedCommit(ctx.db, id)) return row;
   return inTransaction(ctx.db, async (tx) => {
     const locked = await lockTransaction(tx, id);
     if (locked === undefined) return undefined;

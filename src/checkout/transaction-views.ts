@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { accountNow } from '../platform/sandbox-clock.ts';
 import { normaliseRut, formatRut } from '../platform/rut.ts';
-import { processorForAccount } from '../platform/processors/account-processors.ts';
+import { hasUndecidedCommit, processorForAccount } from '../platform/processors/account-processors.ts';
 import type { AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
@@ -32,7 +32,8 @@ export async function showTransaction(ctx: AppContext, reply: FastifyReply, row:
     const kind = row.status === 'rejected' ? 'rejected' : 'success';
     return sendPage(reply, 200, resultPage(summary, kind, row.status === 'rejected' ? row.gateway_message : null, row.urlreturn, link));
   }
-  if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > (await accountNow(ctx, row.account_id)).getTime()) {
+  const leased = row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > (await accountNow(ctx, row.account_id)).getTime();
+  if (leased || (ctx.config.mode === 'production' && await hasUndecidedCommit(ctx.db, row.id))) {
     return sendPage(reply, 200, resultPage(summary, 'processing', null, null, link));
   }
   await markOpened(ctx, row);

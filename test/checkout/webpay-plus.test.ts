@@ -9,6 +9,7 @@ import { createTransaction, linkParams, pathOf } from '../modules/transactions/h
 import { dispatch } from '../../src/cli/dispatch.ts';
 import { processorForAccount } from '../../src/platform/processors/account-processors.ts';
 import { recoverLostCommits } from '../../src/modules/transactions/redirect-attempt.ts';
+import { runExpiries } from '../../src/modules/transactions/expiry.ts';
 import { processorLimits, transactionLimits } from '../../src/limits.ts';
 
 let t: TestApp;
@@ -231,12 +232,17 @@ describe('production with Webpay Plus', () => {
     expect(result.body).toContain('Estamos procesando tu pago');
     expect((await row(created.id)).status).toBe('pending');
     expect(await t.ctx.db.selectFrom('processor_sessions').select('state').where('token', '=', token).executeTakeFirstOrThrow()).toEqual({ state: 'committing' });
-    // Neither the payer's reload nor the expiry may decide it meanwhile: Transbank may have charged.
+    // Neither the expiry, nor the payer's reload, nor a new attempt may decide it meanwhile: Transbank may have charged.
     t.clock.advanceMs(processorLimits.commitRecheckMs + 1_000);
     expect(await recoverLostCommits(t.ctx, { limit: 10 })).toBe(1);
+    t.clock.advanceMs(processorLimits.redirectLeaseMs + 60_000);
+    expect(await runExpiries(t.ctx, { limit: 100 })).toBe(0);
     expect((await row(created.id)).status).toBe('pending');
-    const drained = await t.call(shop, { method: 'GET', url: `/api/transaction/${created.id}` });
-    expect(drained.json().status).toBe('pending');
+    expect((await t.app.inject({ method: 'GET', url: pathOf(created.url) })).body).not.toContain('con Webpay</button>');
+    const retry = await t.app.inject({ method: 'POST', url: '/gateway/cobro', headers: form, payload: new URLSearchParams({ ...linkParams(created.url), method: '1' }).toString() });
+    expect(retry.body).toContain('Estamos procesando tu pago');
+    expect(sim.calls.filter((c) => c.op === 'create' && sim.transactions.get(c.token!)!.sessionId === created.id)).toHaveLength(1);
+    expect((await row(created.id)).status).toBe('pending');
     sim.statusFault = 'none';
     expect(await recoverLostCommits(t.ctx, { limit: 10 })).toBe(0);
     t.clock.advanceMs(processorLimits.commitRecheckMs + 1_000);
@@ -259,6 +265,7 @@ describe('production with Webpay Plus', () => {
     expect(sim.transactions.get(token)).toMatchObject({ refunds: [4000], balance: 5000, state: 'PARTIALLY_NULLIFIED' });
     const tooMuch = await processor.refund({ chargeIdempotencyKey: attempt.id, authorizationCode: r.authorization_code!, idempotencyKey: 'ref-2', amountMinor: 9000n, currency: 'CLP' });
     expect(tooMuch).toEqual({ approved: false, gatewayMessage: 'Invalid amount' });
+    expect(sim.calls.filter((c) => c.token === token && c.op === 'refund')).toHaveLength(2);
     expect(await processor.refund({ chargeIdempotencyKey: 'attnothere', authorizationCode: '1', idempotencyKey: 'ref-3', amountMinor: 1n, currency: 'CLP' }))
       .toEqual({ approved: false, gatewayMessage: 'unknown Webpay payment' });
   });

@@ -10,7 +10,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { newId } from '../../platform/ids.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import type { ChargeOutcome, ChargeRequest } from '../../platform/processors/processor.ts';
-import { processorForAccount } from '../../platform/processors/account-processors.ts';
+import { hasUndecidedCommit, processorForAccount } from '../../platform/processors/account-processors.ts';
 import { transactionLimits } from '../../limits.ts';
 import { lockTransaction } from './repository.ts';
 import type { TransactionStatus } from './state-machine.ts';
@@ -59,11 +59,12 @@ export async function claimAttempt(ctx: AppContext, transactionId: string, attem
     if (row === undefined) throw new Error('attempt on a transaction that does not exist');
     if (row.status !== 'pending') return { kind: 'final', status: row.status } as const;
     const now = await accountNow(ctx, row.account_id, tx);
+    const live = row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime();
+    if (live || (ctx.config.mode === 'production' && await hasUndecidedCommit(tx, row.id))) return { kind: 'in_progress' } as const;
     if (isExpired(row, now)) {
       await recordRejection(tx, row, expiryRejection, now);
       return { kind: 'expired' } as const;
     }
-    if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime()) return { kind: 'in_progress' } as const;
     await tx.updateTable('transactions')
       .set({ attempt_id: attemptId, attempt_lease_until: new Date(now.getTime() + leaseMs), updated_at: now })
       .where('id', '=', row.id).execute();

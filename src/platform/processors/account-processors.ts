@@ -122,3 +122,13 @@ export async function accountCanTake(ctx: AppContext, accountId: string, currenc
   if (method.kind === 'bank_transfer' && currency !== 'CLP') return false;
   return (await processorForAccount(ctx, accountId)).supports(method.kind, currency);
 }
+
+/**
+ * Whether the transaction has a commit whose answer was lost and is not decided yet (decision 150): until the
+ * acquirer's status decides it, nothing else may decide the transaction (no expiry, no new attempt).
+ */
+export async function hasUndecidedCommit(db: Db, transactionId: string): Promise<boolean> {
+  const row = await db.selectFrom('processor_sessions').select('attempt_id')
+    .where('transaction_id', '=', transactionId).where('state', '=', 'committing').executeTakeFirst();
+  return row !== undefined;
+}

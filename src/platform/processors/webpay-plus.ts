@@ -107,7 +107,10 @@ export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): Pay
         if (answer.type === 'NULLIFIED' && answer.response_code === 0) return { approved: true, refundCode: String(answer.authorization_code) };
         return { approved: false, gatewayMessage: `Webpay refund answered ${answer.type ?? 'nothing'}` };
       } catch (error) {
-        return { approved: false, gatewayMessage: transbankMessage(error) };
+        // Transbank answered and refused: declined. No answer at all (timeout, network): it may have applied, so
+        // the caller must not read it as refused.
+        if (error instanceof Error && /status code [45]\d\d/.test(error.message)) return { approved: false, gatewayMessage: transbankMessage(error) };
+        throw error;
       }
     },
   };
