@@ -1,0 +1,122 @@
+// Production mode end to end in Chromium (issue 15): a real `cobro serve` in COBRO_MODE=production, an account
+// whose card payments go through Webpay Plus (the real transbank-sdk) pointed at the local simulator of
+// Transbank's REST protocol; the payer picks Webpay, continues to "Transbank's" page, pays with the integration
+// VISA, comes back, sees the result and returns to the shop. The success callback carries the authorization code.
+// (Production delivers callbacks only to public https hosts, so the test reads the callback from the outbox; the
+// signed delivery itself is what checkout-payments.test.ts proves in sandbox.)
+import http from 'node:http';
+import type net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+import { sql } from 'kysely';
+import { testConfig } from '../support/app.ts';
+import { cloneTestDatabase } from '../support/database.ts';
+import { freePort } from '../support/net.ts';
+import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { createAccount } from '../../src/modules/accounts/service.ts';
+import { saveWebpaySettings } from '../../src/platform/processors/account-processors.ts';
+
+let server: RunningServer;
+let browser: Browser;
+let sim: WebpaySimulator;
+let shop: http.Server;
+let shopUrl: string;
+let token: string;
+
+async function api(method: 'GET' | 'POST', url: string, body?: unknown) {
+  const res = await fetch(`${server.url}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: await res.json() as Record<string, any> };
+}
+
+beforeAll(async () => {
+  sim = await startWebpaySimulator();
+  shop = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Tienda</title><h1>De vuelta en la tienda</h1>');
+  });
+  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+  shopUrl = `http://127.0.0.1:${(shop.address() as net.AddressInfo).port}`;
+  const port = await freePort();
+  const config = testConfig({
+    PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32),
+  });
+  server = await startServer(config, { handle: await cloneTestDatabase() });
+  const ctx = server.runtime.ctx;
+  const account = await createAccount(ctx, 'Tienda Andes');
+  if (!account.ok) throw new Error(account.error);
+  token = account.value.publicToken;
+  await saveWebpaySettings(ctx, account.value.id, { commerceCode: sim.commerceCode, apiKey: sim.apiKey, environment: sim.url }, ctx.clock.now());
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await sim?.close();
+  await new Promise((resolve) => shop?.close(resolve));
+});
+
+describe('production checkout through Webpay Plus in Chromium', () => {
+  it('pays through Transbank\'s page and the merchant\'s success callback carries the authorization code', async () => {
+    const methods = await api('GET', '/api/paymentmethods');
+    expect(methods.body.payment_methods.map((m: { payment: number }) => m.payment)).toEqual([1, 100, 101, 102]);
+    const created = await api('POST', '/api/transaction/', {
+      email: 'pagador@example.com', order: 'ord-prod-1', subject: 'Zapatillas de trekking', amount: 25000,
+      urlreturn: `${shopUrl}/return`, urlnotify: 'https://tienda.example/notify',
+    });
+    expect(created.status).toBe(200);
+    const page = await browser.newPage({ viewport: { width: 520, height: 820 } });
+    await page.goto(created.body.url as string);
+    await expect(page.content()).resolves.not.toContain('ETpay');
+    await page.getByRole('link', { name: /^Webpay\s*Visa/ }).click();
+    await page.getByRole('button', { name: 'Pagar $25.000 con Webpay' }).click();
+    await page.getByRole('button', { name: 'Continuar a Webpay' }).click();
+    await page.waitForURL(`${sim.url}/webpayserver/initTransaction`);
+    await expect(page.getByTestId('sim-amount').textContent()).resolves.toBe('Monto: 25000');
+    await page.fill('#card', '4051 8856 0044 6623');
+    await page.click('#pay');
+    await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
+    expect(page.url()).toContain(`${server.url}/gateway/webpay/return?token_ws=`);
+    await page.waitForURL(`${shopUrl}/return`, { timeout: 10_000 });
+    await expect(page.textContent('h1')).resolves.toBe('De vuelta en la tienda');
+
+    const simTx = [...sim.transactions.values()].find((x) => x.sessionId === created.body.id)!;
+    expect(simTx).toMatchObject({ state: 'AUTHORIZED', commits: 1 });
+    const got = (await api('GET', `/api/transaction/${created.body.id}`)).body;
+    expect(got.status).toBe('success');
+    expect(got.payment).toMatchObject({ authorization_code: simTx.authorizationCode, last_4_digits: '6623', card_type: 'VN', installments: 0, media: 'Webpay' });
+    const callbacks = await server.runtime.ctx.db.selectFrom('notifications').select(['url', 'payload'])
+      .where(sql<boolean>`payload->>'payment_key' = ${got.payment.payment_key}`).execute();
+    expect(callbacks).toEqual([{
+      url: 'https://tienda.example/notify',
+      payload: {
+        transaction_id: String(got.payment.transaction_id), payment_key: got.payment.payment_key, transaction_key: got.payment.transaction_key,
+        verification_key: got.payment.verification_key, order: 'ord-prod-1', status: 'success',
+        authorization_code: simTx.authorizationCode, last_4_digits: '6623', card_type: 'VN', installments: '0',
+      },
+    }]);
+    await page.close();
+  });
+
+  it('rejects a payment the payer abandons on Transbank\'s page, and sends the payer back to the shop', async () => {
+    const created = await api('POST', '/api/transaction/', {
+      email: 'pagador@example.com', order: 'ord-prod-2', subject: 'Mochila', amount: 12000, payment: 1, urlreturn: `${shopUrl}/return`,
+    });
+    const page = await browser.newPage();
+    await page.goto(created.body.url as string);
+    await page.getByRole('button', { name: 'Pagar $12.000 con Webpay' }).click();
+    await page.getByRole('button', { name: 'Continuar a Webpay' }).click();
+    await page.click('#abort');
+    await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago rechazado');
+    expect((await api('GET', `/api/transaction/${created.body.id}`)).body.status).toBe('rejected');
+    await page.waitForURL(`${shopUrl}/return`, { timeout: 10_000 });
+    await page.close();
+  });
+});
