@@ -298,7 +298,7 @@ describe('production mode', () => {
     const prod = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32) } });
     try {
       const a = await prod.createAccount();
-      const created = await createTransaction(prod, a, { payment: 1 });
+      const created = await createTransaction(prod, a);
       const page = await prod.app.inject({ method: 'GET', url: pathOf(created.url) });
       expect(page.body).toContain('No hay medios de pago disponibles');
       const res = await submit(prod, created.url, 1, approvedVisa);

@@ -2,6 +2,7 @@
 // page, never on Cobro's. `start` creates the Webpay transaction, `commit` charges what the payer authorised and
 // `status` reads Transbank's record when a commit's answer was lost (decision 150). Webpay Plus takes CLP only.
 import { Environment, Options, WebpayPlus } from 'transbank-sdk';
+import { minorAsJsonNumber } from '../money/json-number.ts';
 import type {
   ApprovedCharge, ChargeOutcome, DeclinedCharge, PaymentProcessor, RedirectStatus, RefundOutcome, RefundRequest,
 } from './processor.ts';
@@ -84,7 +85,7 @@ export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): Pay
     chargeStoredCard: async () => noCardData(),
     redirect: {
       async start(request) {
-        const answer = await tx.create(request.attemptId, request.sessionId, Number(request.amountMinor), request.returnUrl) as { token: string; url: string };
+        const answer = await tx.create(request.attemptId, request.sessionId, minorAsJsonNumber(request.amountMinor), request.returnUrl) as { token: string; url: string };
         return { token: answer.token, url: answer.url };
       },
       async commit(token): Promise<ChargeOutcome> {
@@ -102,7 +103,7 @@ export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): Pay
       const token = await deps.tokenOf(request.chargeIdempotencyKey);
       if (token === null) return { approved: false, gatewayMessage: 'unknown Webpay payment' };
       try {
-        const answer = await tx.refund(token, Number(request.amountMinor)) as { type?: string; authorization_code?: string; response_code?: number };
+        const answer = await tx.refund(token, minorAsJsonNumber(request.amountMinor)) as { type?: string; authorization_code?: string; response_code?: number };
         if (answer.type === 'REVERSED') return { approved: true, refundCode: `reversed:${token.slice(0, 16)}` };
         if (answer.type === 'NULLIFIED' && answer.response_code === 0) return { approved: true, refundCode: String(answer.authorization_code) };
         return { approved: false, gatewayMessage: `Webpay refund answered ${answer.type ?? 'nothing'}` };
