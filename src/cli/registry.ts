@@ -8,6 +8,7 @@ import { migrateCommand } from './commands/migrate.ts';
 import { payoutsResolve } from './commands/payouts.ts';
 import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
+import { conciliationExport } from './commands/conciliation.ts';
 import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
 
 export const commands: readonly Command[] = [
@@ -25,4 +26,5 @@ export const commands: readonly Command[] = [
   walletCredit,
   accountsSetBank,
   payoutsResolve,
+  conciliationExport,
 ];
