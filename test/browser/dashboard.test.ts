@@ -42,7 +42,7 @@ beforeAll(async () => {
   await api({ email: 'bruno@example.cl', order: 'LIB-2042', amount: 12500 });
   await pay((await api({ email: 'carmen@example.cl', order: 'LIB-2043', amount: 1250000 })).url);
   fs.mkdirSync(screenshotsDir, { recursive: true });
-});
+}, 180_000);
 afterAll(async () => { await h.close(); });
 
 async function signIn(page: Page): Promise<void> {
@@ -67,7 +67,7 @@ describe('merchant dashboard in Chromium', () => {
     expect(await page.locator('body').textContent()).toContain('3 transacciones');
     expect(await page.locator('body').textContent()).toContain('$1.250.000');
     // Nothing wider than the phone's screen: no sideways scrolling.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-transactions.png'), fullPage: true });
 
     await page.getByLabel('Buscar por orden o correo').fill('ana.rojas');
@@ -91,20 +91,20 @@ describe('merchant dashboard in Chromium', () => {
     expect(page.url()).toContain('/dashboard/login');
     expect(foreign).toEqual([]);
     await page.close();
-  });
+  }, 180_000);
 
   it('reaches every control with the keyboard on a desktop screen', async () => {
     const page = await h.browser.newPage({ viewport: { width: 1280, height: 800 } });
     await signIn(page);
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Saltar al contenido');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Saltar al contenido');
     const reached = new Set<string>();
     for (let i = 0; i < 16; i++) {
       await page.keyboard.press('Tab');
-      reached.add(await page.evaluate(() => { const el = document.activeElement; return el?.id || el?.textContent?.trim() || ''; }));
+      reached.add(String(await page.evaluate("(() => { const el = document.activeElement; return el?.id || el?.textContent?.trim() || ''; })()")));
     }
     for (const control of ['Transacciones', 'Salir', 'q', 'status', 'from', 'to', 'Filtrar', 'LIB-2043']) expect(reached, control).toContain(control);
     await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-desktop.png') });
     await page.close();
-  });
+  }, 120_000);
 });
