@@ -58,6 +58,8 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
     cookieOpts: { path: '/dashboard', sameSite: 'strict', httpOnly: true, signed: true, secure },
   });
   await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: path.join(here, 'views'), production: true });
+  // Pages are not API operations: keep them out of /api/openapi.json, as the checkout's are.
+  app.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
   app.decorateRequest('dashboardAccount', null);
   app.addHook('onRequest', async (request, reply) => {
     securityHeaders(reply);

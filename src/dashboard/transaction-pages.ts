@@ -41,7 +41,8 @@ export function timelineOf(row: TransactionDetailRow, callbacks: readonly Transa
   for (const callback of callbacks) {
     entries.push({ at: callback.created_at, title: `Notificación ${callback.event_type}`, detail: callback.url, state: callback.status === 'failed' ? 'bad' : 'done', callback });
   }
-  return entries.sort((a, b) => a.at.getTime() - b.at.getTime());
+  // What is still expected goes last, even when its date has passed and a worker has not reached it yet.
+  return entries.sort((a, b) => Number(a.state === 'due') - Number(b.state === 'due') || a.at.getTime() - b.at.getTime());
 }
 
 /** The query string of a list page with the same filters, for the pager's links. */

@@ -185,6 +185,7 @@ describe('dashboard transactions', () => {
     }
     expect(body).toMatch(/Liquidada|Se liquidará/);
     expect(body.indexOf('Creada')).toBeLessThan(body.indexOf('Pagada</strong>'));
+    if (body.includes('Se liquidará')) expect(body.indexOf('Pagada</strong>')).toBeLessThan(body.indexOf('Se liquidará'));
   });
 
   it('answers 404 for another account\'s transaction, showing nothing of it', async () => {
@@ -196,6 +197,12 @@ describe('dashboard transactions', () => {
     expect(res.body).toContain('no pertenece a tu cuenta');
     expect(res.body).not.toContain('SECRETO-9');
     expect((await b.get('/dashboard/no-such-page')).statusCode).toBe(404);
+  });
+
+  it('keeps its pages out of the OpenAPI document', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/dashboard'))).toEqual([]);
+    expect(Object.keys(doc.paths)).toContain('/api/transaction/{id}');
   });
 
   it('leaves the API as it was: a dashboard cookie is no API credential', async () => {
