@@ -26,6 +26,8 @@ beforeAll(async () => {
   paidId = paid.created.id;
   await payByCard(t, shop, { order: 'ORD-1002', email: 'beto@example.com', amount: 1990 }, rejectedMastercard);
   await createTransaction(t, shop, { order: 'ORD-1003', email: 'carla@example.com', amount: 1234567 });
+  // A second later, so "newest first" has one answer.
+  t.clock.advanceMs(1000);
   await createTransaction(t, shop, { order: 'pct_100%', email: 'dora@example.com', amount: 500 });
   foreignId = (await createTransaction(t, other, { order: 'SECRETO-9', email: 'x@other.example', amount: 777 })).id;
   await deliverDueNotifications(t.ctx);
