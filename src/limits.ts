@@ -205,6 +205,8 @@ export const subscriptionLimits = {
   planIntervalCountMax: 366, planTrialDaysMax: 3660, planRetriesMax: 10,
   /** Plans one GET /api/suplan/plans answers (the reference documents no pagination). */
   plansListedMax: 1000,
+  /** A day, and the margin that carries a day's end past a daylight-saving change (date filters). */
+  dayMs, dstMarginMs: 3 * hourMs,
 } as const;
 
 // --- Events (seed "Events"). ---

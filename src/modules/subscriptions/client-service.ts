@@ -8,8 +8,6 @@ import { formatDate, formatTimestamp, parseLocal } from '../../platform/time-for
 import { findClient, listClients, type ClientRow } from './repository.ts';
 import type { ClientCreate, ClientUpdate, CustomersQueryInput } from './schemas.ts';
 
-const dayMs = 86_400_000;
-
 function parametersText(params: object | undefined): string | null | undefined {
   if (params === undefined) return undefined;
   const text = JSON.stringify(params);
@@ -127,7 +125,7 @@ export async function listCustomers(ctx: AppContext, accountId: string, query: C
   if (endDay === null || (query.date_end !== undefined && query.date_end.length !== 10)) problems.date_end = 'invalid';
   if (Object.keys(problems).length > 0 || from === null || endDay === null) throw validationError(problems);
   // The end day is included: everything before the next local midnight.
-  const before = parseLocal(formatDate(new Date(endDay.getTime() + dayMs + 3 * 3_600_000), tz), tz) ?? endDay;
+  const before = parseLocal(formatDate(new Date(endDay.getTime() + subscriptionLimits.dayMs + subscriptionLimits.dstMarginMs), tz), tz) ?? endDay;
   if (before <= from) throw validationError({ date_end: 'invalid' });
   const size = query.per_page ?? subscriptionLimits.customersPerPageMax;
   const rows = await listClients(ctx.db, accountId, { from, before }, { offset: ((query.page ?? 1) - 1) * size, size });

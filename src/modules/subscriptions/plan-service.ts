@@ -1,5 +1,6 @@
 // Subscription plans (reference §8.2, §7.13b-c) with Cobro's pricing extension (decision 100).
 import type { AppContext } from '../../platform/context.ts';
+import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { notFound, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
@@ -51,7 +52,7 @@ export function planView(row: PlanRow, counts: PlanCounts) {
     id: row.id, status: row.status, name: row.name, code: row.code, description: row.description,
     url_notify_payment: row.url_notify_payment, url_notify_suscription: row.url_notify_suscription,
     total_suscription: counts.total, total_suscription_active: counts.active,
-    type: row.type, amount: row.amount_minor === null ? null : Number(row.amount_minor), currency: row.currency,
+    type: row.type, amount: row.amount_minor === null ? null : minorAsJsonNumber(row.amount_minor), currency: row.currency,
     interval: row.interval_unit, interval_count: row.interval_count, trial_days: row.trial_days, retries_max: row.retries_max,
   };
 }
