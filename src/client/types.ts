@@ -25,6 +25,7 @@ import type {
   ClientUpdateBody as SuClientUpdateBody, ClientUpdateResponse as SuClientUpdateResponse, CustomersQuery, CustomersResponse,
   DeletedResponse as SuDeletedResponse, PlanCreateBody, PlanCreateResponse, PlanResponse, PlansResponse,
 } from '../modules/subscriptions/schemas.ts';
+import type { ConciliationBody, ConciliationResponse } from '../modules/conciliation/schemas.ts';
 import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
 
 /** The error envelope of 4xx/5xx answers (supplement §3). */
@@ -49,6 +50,7 @@ export type CreateMembershipInput = Static<typeof MembershipCreateBody>;
 export type CreateEventInput = Static<typeof EventCreateBody>;
 export type AdvanceSandboxClockInput = Static<typeof ClockAdvanceBody>;
 export type CreditSandboxWalletInput = Static<typeof SandboxCreditBody>;
+export type ConciliationInput = Static<typeof ConciliationBody>;
 
 // Query strings: every field is optional on the wire (the server fills defaults).
 export type CurrencyFilter = Partial<Static<typeof CurrencyQuery>>;
@@ -94,3 +96,4 @@ export type SubscriptionCustomersBody = Static<typeof CustomersResponse>;
 export type PlanCreatedBody = Static<typeof PlanCreateResponse>;
 export type PlanBody = Static<typeof PlanResponse>;
 export type PlansBody = Static<typeof PlansResponse>;
+export type ConciliationReportBody = Static<typeof ConciliationResponse>;

@@ -52,6 +52,7 @@ export const operations = {
   createPlan: { method: 'POST', path: '/api/suplan', auth: 'sign' },
   listPlans: { method: 'GET', path: '/api/suplan/plans', auth: 'sign' },
   getPlan: { method: 'GET', path: '/api/suplan/{id}', auth: 'sign' },
+  getConciliation: { method: 'POST', path: '/api/conciliation', auth: 'token' },
 
   advanceSandboxClock: { method: 'POST', path: '/api/sandbox/clock/advance', auth: 'token' },
   creditSandboxWallet: { method: 'POST', path: '/api/sandbox/wallet/credit', auth: 'token' },
