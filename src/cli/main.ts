@@ -7,11 +7,12 @@ import { helpText, resolve, runResolved } from './dispatch.ts';
 import { opsServerAnswers, opsSocketPath, runThroughServer } from './ops-socket.ts';
 import type { CommandOutput } from './command.ts';
 import { createLogger } from '../platform/logger.ts';
+import { StartupError, errorText } from '../platform/startup-error.ts';
 
 function configOrExit(): Config {
   const loaded = loadConfig();
   if (!loaded.ok) {
-    process.stderr.write(`configuration error:\n${loaded.errors.map((e) => `  - ${e}`).join('\n')}\n`);
+    process.stderr.write(loaded.errors.map((e) => `cobro: configuration error: ${e}\n`).join(''));
     process.exit(2);
   }
   return loaded.config;
@@ -75,7 +76,11 @@ async function main(argv: readonly string[]): Promise<void> {
   await runCommand(argv);
 }
 
+// A start-up error the operator can act on is its one line; anything else is a bug, whose stack LOG_LEVEL=debug shows.
 main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`cobro: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  const debug = process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace';
+  const line = error instanceof StartupError ? error.message : `unexpected error: ${errorText(error)}${debug ? '' : ' (LOG_LEVEL=debug shows the stack)'}`;
+  process.stderr.write(`cobro: ${line}\n`);
+  if (debug && !(error instanceof StartupError) && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
   process.exit(1);
 });
