@@ -4,7 +4,7 @@ import { openRuntime } from '../runtime.ts';
 import { closeOnSignals, startServer } from '../server.ts';
 import { startWorkers } from '../workers/index.ts';
 import { helpText, resolve, runResolved } from './dispatch.ts';
-import { opsServerAnswers, opsSocketPath, runThroughServer } from './ops-socket.ts';
+import { opsServerAnswers, opsSocketPath, runThroughServer, withAbsoluteFile } from './ops-socket.ts';
 import type { CommandOutput } from './command.ts';
 import { createLogger } from '../platform/logger.ts';
 import { StartupError, errorText } from '../platform/startup-error.ts';
@@ -31,7 +31,7 @@ async function runCommand(argv: readonly string[]): Promise<never> {
   const config = configOrExit();
   if (config.databaseUrl === null) {
     const socketPath = opsSocketPath(config.dataDir);
-    if (await opsServerAnswers(socketPath)) emit(await runThroughServer(socketPath, argv));
+    if (await opsServerAnswers(socketPath)) emit(await runThroughServer(socketPath, withAbsoluteFile(argv, resolved.command, resolved.args.positionals[0])));
   }
   // Operator commands log only warnings, so their output stays readable.
   const runtime = await openRuntime(config, {
