@@ -201,6 +201,23 @@ export const marketplaceLimits = {
   detailsPerClientMax: 200,
 } as const;
 
+// --- Subscriptions and consumption subscriptions (reference §7, §8; decision 100). ---
+export const subscriptionLimits = {
+  /** reference §7.2: "max 20" on the path, which no id or e-mail respects; the router's bound applies instead. */
+  clientEmailLengthMax: 50, clientNameLengthMax: 80, clientRutLengthMax: 12, clientPhoneLengthMax: 20,
+  clientAddressLengthMax: 200, clientCountryLengthMax: 40, clientRegionLengthMax: 120, clientCityLengthMax: 40,
+  clientPostalCodeLengthMax: 10,
+  /** reference §7.5: customers per page. */
+  customersPerPageMax: 100,
+  planNameLengthMax: 20, planDescriptionLengthMax: 1000, planUrlLengthMax: 240, planCodeLengthMax: 40,
+  /** Cobro's pricing extension (decision 100). */
+  planIntervalCountMax: 366, planTrialDaysMax: 3660, planRetriesMax: 10,
+  /** Plans one GET /api/suplan/plans answers (the reference documents no pagination). */
+  plansListedMax: 1000,
+  /** A day, and the margin that carries a day's end past a daylight-saving change (date filters). */
+  dayMs, dstMarginMs: 3 * hourMs,
+} as const;
+
 // --- Events (seed "Events"). ---
 export const eventLimits = {
   codeLengthMax: 40,

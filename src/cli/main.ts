@@ -1,12 +1,10 @@
 // The `cobro` command line: serve, worker, and the operator commands of ./registry.ts.
+// Only light modules are imported up front: help, completions and `cobro sign` never load Fastify, PGlite, Kysely
+// or the services; the database and the server are imported when a command needs them.
 import { loadConfig, type Config } from '../platform/config.ts';
-import { openRuntime } from '../runtime.ts';
-import { closeOnSignals, startServer } from '../server.ts';
-import { startWorkers } from '../workers/index.ts';
-import { helpText, resolve, runResolved } from './dispatch.ts';
+import { resolve, runResolved } from './dispatch.ts';
 import { opsServerAnswers, opsSocketPath, runThroughServer, withAbsoluteFile } from './ops-socket.ts';
 import type { CommandOutput } from './command.ts';
-import { createLogger } from '../platform/logger.ts';
 import { StartupError, errorText } from '../platform/startup-error.ts';
 
 function configOrExit(): Config {
@@ -33,6 +31,7 @@ async function runCommand(argv: readonly string[]): Promise<never> {
     const socketPath = opsSocketPath(config.dataDir);
     if (await opsServerAnswers(socketPath)) emit(await runThroughServer(socketPath, withAbsoluteFile(argv, resolved.command, resolved.args.positionals[0])));
   }
+  const [{ openRuntime }, { createLogger }] = await Promise.all([import('../runtime.ts'), import('../platform/logger.ts')]);
   // Operator commands log only warnings, so their output stays readable.
   const runtime = await openRuntime(config, {
     logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),
@@ -51,21 +50,20 @@ async function runCommand(argv: readonly string[]): Promise<never> {
 
 async function main(argv: readonly string[]): Promise<void> {
   const [first] = argv;
-  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
-    process.stdout.write(helpText());
-    return;
-  }
-  if (first === 'serve') {
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if (first === 'serve' && !wantsHelp) {
+    const { closeOnSignals, startServer } = await import('../server.ts');
     const server = await startServer(configOrExit());
     closeOnSignals(server);
     return;
   }
-  if (first === 'worker') {
+  if (first === 'worker' && !wantsHelp) {
     const config = configOrExit();
     if (config.databaseUrl === null) {
       process.stderr.write('cobro worker needs DATABASE_URL: with the embedded database, `cobro serve` runs the workers itself\n');
       process.exit(2);
     }
+    const [{ openRuntime }, { startWorkers }] = await Promise.all([import('../runtime.ts'), import('../workers/index.ts')]);
     const runtime = await openRuntime(config);
     const workers = startWorkers(runtime.ctx);
     const stop = () => { void workers.stop().then(() => runtime.close()).then(() => process.exit(0)); };

@@ -199,7 +199,7 @@ describe('cobro payouts export / import', () => {
     const outs = await Promise.all([0, 1, 2, 3].map(() => run('payouts', 'export', '--bank', '0001')));
     const exported = outs.flatMap((o) => (o.stdout === '' ? [] : rowsOf(o.stdout)));
     expect(exported.map((r) => r.payout_id).sort()).toEqual([...ids].sort());
-    const batches = new Set(exported.map((r) => r.batch_id));
+    const batches = new Set(exported.map((r) => r.batch_id!));
     const stored = await t.ctx.db.selectFrom('payouts').select(['id', 'batch_id', 'status']).where('id', 'in', ids).execute();
     for (const p of stored) {
       expect(p.status).toBe('processing');

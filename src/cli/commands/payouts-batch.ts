@@ -2,8 +2,7 @@
 // as a payroll CSV on stdout and moves them to processing; `payouts import` applies the bank's results.
 import fs from 'node:fs';
 import { limits } from '../../limits.ts';
-import { batchFile, exportPayoutBatch, payrollFormats, type PayrollFormat } from '../../modules/wallet/payout-batch-export.ts';
-import { importPayoutResults } from '../../modules/wallet/payout-batch-import.ts';
+import type { PayrollFormat } from '../../modules/wallet/payout-batch-export.ts';
 import { fail, requireCtx, stringOption, type Command } from '../command.ts';
 
 /** Problems named one per line on stderr; past this many, the rest are counted. */
@@ -19,9 +18,18 @@ export const payoutsExport: Command = {
   name: 'payouts export',
   summary: 'Write pending production payouts as a bank payroll CSV (they become processing)',
   usage: 'cobro payouts export --bank 0001 [--format csv] > nomina.csv   |   cobro payouts export --batch ID > nomina.csv',
-  options: { bank: { type: 'string' }, format: { type: 'string' }, batch: { type: 'string' } },
+  options: {
+    bank: { type: 'string', valueName: 'CODE', description: 'the bank the payroll file is for, a code of GET /api/banks (0001)' },
+    format: { type: 'string', valueName: 'FORMAT', description: 'the file format: csv (the default)' },
+    batch: { type: 'string', valueName: 'ID', description: 'write an earlier batch\'s file again, changing nothing' },
+  },
+  examples: [
+    'cobro payouts export --bank 0001 --format csv > nomina.csv',
+    'cobro payouts export --batch pbt3f6e0c1d2a9b8e7f1 > nomina.csv',
+  ],
   needsDb: true,
   async run(ctx, args) {
+    const { batchFile, exportPayoutBatch, payrollFormats } = await import('../../modules/wallet/payout-batch-export.ts');
     const bank = stringOption(args, 'bank')?.trim();
     const batchId = stringOption(args, 'batch')?.trim();
     const format = (stringOption(args, 'format') ?? 'csv').trim().toLowerCase();
@@ -42,9 +50,12 @@ export const payoutsImport: Command = {
   summary: 'Apply a bank\'s results CSV to exported payouts (success / banking_error)',
   usage: 'cobro payouts import results.csv',
   options: {},
+  operands: [{ name: 'FILE', description: 'the results CSV: payout_id, status (success or banking_error), reason' }],
+  examples: ['cobro payouts import results.csv'],
   needsDb: true,
   readsFile: true,
   async run(ctx, args) {
+    const { importPayoutResults } = await import('../../modules/wallet/payout-batch-import.ts');
     const file = args.positionals[0];
     if (file === undefined || args.positionals.length > 1) return fail(`usage: ${this.usage}`, 2);
     let text: string;
