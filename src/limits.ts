@@ -83,6 +83,8 @@ export const limits = {
   /** The largest bank results file `cobro payouts import` reads, and its longest reason text. */
   payoutResultsFileBytesMax: 4 * 1024 * 1024,
   payoutResultReasonLengthMax: 200,
+  /** Problems of a refused results file named one per line on stderr; past this many, the rest are counted. */
+  payoutImportProblemLinesMax: 20,
 
   // Idempotency keys.
   idempotencyKeyLengthMax: 255,

@@ -5,12 +5,9 @@ import { limits } from '../../limits.ts';
 import type { PayrollFormat } from '../../modules/wallet/payout-batch-export.ts';
 import { fail, requireCtx, stringOption, type Command } from '../command.ts';
 
-/** Problems named one per line on stderr; past this many, the rest are counted. */
-const problemLinesMax = 20;
-
 function problemLines(problems: readonly string[]): string {
-  const shown = problems.slice(0, problemLinesMax).join('\n');
-  const rest = problems.length - problemLinesMax;
+  const shown = problems.slice(0, limits.payoutImportProblemLinesMax).join('\n');
+  const rest = problems.length - limits.payoutImportProblemLinesMax;
   return rest > 0 ? `${shown}\n... and ${rest} more` : shown;
 }
 
