@@ -86,6 +86,12 @@ export const limits = {
   idempotencyLeaseMs: minuteMs,
   idempotencyClaimAttemptsMax: 3,
 
+  // The Cobro-Signature header (decision 140).
+  /** How far a signature's timestamp may be from the service clock, either way (Stripe's default window). */
+  cobroSignatureToleranceMs: 5 * minuteMs,
+  /** `t=` plus a few `v1=` MACs (several while a client rotates keys); a longer header is refused unread. */
+  cobroSignatureLengthMax: 400,
+
   // Hosted checkout and its link.
   /** The largest form a checkout page accepts. */
   checkoutFormBytesMax: 8 * 1024,
@@ -270,6 +276,7 @@ export function assertLimits(): void {
   assert.ok(l.sandboxPayoutSuccessAfterMs <= l.sandboxAdvanceMsMax, 'one advance can resolve a sandbox payout');
   assert.ok(l.idempotencyTtlMs > l.deliveryLeaseMs, 'a key outlives any lease');
   // Idempotency: a claim's lease ends long before the key expires.
+  assert.ok(l.cobroSignatureToleranceMs < l.idempotencyTtlMs, 'a signed request cannot outlive its Idempotency-Key\'s replay');
   assert.ok(l.idempotencyLeaseMs < l.idempotencyTtlMs, 'an idempotency claim\'s lease is shorter than its key\'s life');
   // Ledger and wallet: a split, an event's beneficiaries and a membership's clients each fit one journal.
   assert.ok(l.sharesPerSplitMax <= l.postingsPerJournalMax, 'a split fits one journal');
