@@ -212,6 +212,14 @@ export const eventLimits = {
   payoutBatchMax: 50,
 } as const;
 
+// --- Conciliation (seed "Conciliation"; reference §10) and its CSV export. ---
+export const conciliationLimits = {
+  /** Seed Limits: `date_init` to `date_end` at most 30 days. */
+  rangeDaysMax: 30,
+  /** The transactions one report may list: a range holding more is refused (ask a shorter one), never cut short. */
+  transactionsMax: 50_000,
+} as const;
+
 // --- Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN (src/platform/config.ts). ---
 export const configLimits = {
   portDefault: 8080, portMin: 0, portMax: 65535,
