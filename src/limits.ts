@@ -148,6 +148,8 @@ export const limits = {
   /** How long the CLI waits for a command run by the serving process. */
   opsCommandTimeoutMs: 2 * minuteMs,
   dbPoolSizeMax: 10,
+  /** How long a starting process waits to reach DATABASE_URL before it says it cannot (an unrouted host never refuses). */
+  dbStartupConnectTimeoutMs: 10 * secondMs,
   /** A stopping server finishes its callback deliveries in flight before it gives up. */
   shutdownGraceMs: 20 * secondMs,
   /** A /metrics scrape must never hold a connection for long: a slow count fails the scrape, not the API. */
@@ -178,6 +180,8 @@ export const transactionLimits = {
   expiresAtMsMax: Date.UTC(9999, 11, 31, 23, 59, 59, 999),
   /** How long one payment attempt holds the transaction before another may start (a crashed attempt). */
   attemptLeaseMs: 2 * minuteMs,
+  /** A payer may try this many times (a declined card, a wrong CVV or bank password) before the transaction is rejected. */
+  paymentAttemptsMax: 3,
   /** reference §1.1: the payer's browser goes to urlreturn 3 seconds after the result. */
   returnRedirectSeconds: 3,
 } as const;
@@ -196,6 +200,23 @@ export const marketplaceLimits = {
   membershipClientsMax: 25,
   /** Memberships listed in one client's affiliations_details. */
   detailsPerClientMax: 200,
+} as const;
+
+// --- Subscriptions and consumption subscriptions (reference §7, §8; decision 100). ---
+export const subscriptionLimits = {
+  /** reference §7.2: "max 20" on the path, which no id or e-mail respects; the router's bound applies instead. */
+  clientEmailLengthMax: 50, clientNameLengthMax: 80, clientRutLengthMax: 12, clientPhoneLengthMax: 20,
+  clientAddressLengthMax: 200, clientCountryLengthMax: 40, clientRegionLengthMax: 120, clientCityLengthMax: 40,
+  clientPostalCodeLengthMax: 10,
+  /** reference §7.5: customers per page. */
+  customersPerPageMax: 100,
+  planNameLengthMax: 20, planDescriptionLengthMax: 1000, planUrlLengthMax: 240, planCodeLengthMax: 40,
+  /** Cobro's pricing extension (decision 100). */
+  planIntervalCountMax: 366, planTrialDaysMax: 3660, planRetriesMax: 10,
+  /** Plans one GET /api/suplan/plans answers (the reference documents no pagination). */
+  plansListedMax: 1000,
+  /** A day, and the margin that carries a day's end past a daylight-saving change (date filters). */
+  dayMs, dstMarginMs: 3 * hourMs,
 } as const;
 
 // --- Events (seed "Events"). ---
@@ -295,6 +316,7 @@ export function assertLimits(): void {
   assert.equal(BigInt(transactionLimits.amountIntegerMax), l.amountMinorMax, 'schema maximum matches the global amount bound');
   assert.equal(transactionLimits.urlnotifyLengthMax, l.callbackUrlLengthMax, 'urlnotify is a callback URL');
   assert.ok(transactionLimits.attemptLeaseMs < transactionLimits.expiryLeadMsMin, 'a crashed attempt frees the transaction before it can expire');
+  assert.ok(Number.isInteger(transactionLimits.paymentAttemptsMax) && transactionLimits.paymentAttemptsMax >= 1, 'a payer has at least one payment attempt');
   assert.ok(transactionLimits.eventLengthMax === eventLimits.codeLengthMax, 'a transaction\'s event code is an event\'s code');
   assert.ok(l.checkoutFormBytesMax < l.bodyBytesMax, 'a checkout form is smaller than an API body');
   assert.ok(l.checkoutTokenHexLength <= l.checkoutFieldLengthMax, 'the link token fits the checkout form field');

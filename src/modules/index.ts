@@ -9,6 +9,7 @@ import { marketplaceModule } from './marketplace/module.ts';
 import { notificationsModule } from './notifications/module.ts';
 import { referenceModule } from './reference/module.ts';
 import { sandboxModule } from './sandbox/module.ts';
+import { subscriptionsModule } from './subscriptions/module.ts';
 import { transactionsModule } from './transactions/module.ts';
 import { walletModule } from './wallet/module.ts';
 import { checkoutRoutes } from '../checkout/routes.ts';
@@ -31,6 +32,7 @@ export const appModules: readonly AppModule[] = [
   notificationsModule,
   walletModule,
   transactionsModule,
+  subscriptionsModule,
   conciliationModule,
   checkoutModule,
 ];
