@@ -280,6 +280,21 @@ export const dataDirLimits = {
   loosePathWarningsMax: 50,
 } as const;
 
+export const dashboardLimits = {
+  /** A dashboard session lasts this long from sign-in; signing out or rotating the tokens ends it sooner. */
+  sessionMs: 12 * hourMs,
+  /** The largest form the dashboard accepts (sign-in, resend, clock). */
+  formBytesMax: 8 * 1024,
+  /** Rows on one page of a dashboard list. */
+  rowsPerPage: 25,
+  /** The highest page number a dashboard list opens. */
+  pageNumberMax: 10_000,
+  /** A search text (order or email) and a token typed into the sign-in form. */
+  searchLengthMax: 255, tokenLengthMax: 200,
+  /** Callbacks and attempts shown on one transaction's timeline. */
+  timelineCallbacksMax: 20, timelineAttemptsMax: 500,
+} as const;
+
 /** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */
 export function assertLimits(): void {
   const l = limits;
@@ -332,6 +347,9 @@ export function assertLimits(): void {
   assert.ok(httpLimits.headersTimeoutMsDefault <= httpLimits.requestTimeoutMsDefault, 'Node requires headersTimeout <= requestTimeout');
   assert.ok(httpLimits.timeoutCheckIntervalMs < httpLimits.headersTimeoutMsDefault, 'timeouts are checked often beside their length');
   assert.ok(httpLimits.rateLimitPerMinuteDefault <= httpLimits.rateLimitPerMinuteMax);
+  // Dashboard.
+  assert.ok(dashboardLimits.formBytesMax < l.bodyBytesMax, 'a dashboard form is smaller than an API body');
+  assert.ok(dashboardLimits.tokenLengthMax === l.bearerTokenLengthMax, 'the sign-in form takes any token the API takes');
 }
 
 assertLimits();
