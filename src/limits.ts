@@ -86,6 +86,12 @@ export const limits = {
   idempotencyLeaseMs: minuteMs,
   idempotencyClaimAttemptsMax: 3,
 
+  // The Cobro-Signature header (decision 140).
+  /** How far a signature's timestamp may be from the service clock, either way (Stripe's default window). */
+  cobroSignatureToleranceMs: 5 * minuteMs,
+  /** `t=` plus a few `v1=` MACs (several while a client rotates keys); a longer header is refused unread. */
+  cobroSignatureLengthMax: 400,
+
   // Hosted checkout and its link.
   /** The largest form a checkout page accepts. */
   checkoutFormBytesMax: 8 * 1024,
@@ -278,6 +284,21 @@ export const dataDirLimits = {
   loosePathWarningsMax: 50,
 } as const;
 
+export const dashboardLimits = {
+  /** A dashboard session lasts this long from sign-in; signing out or rotating the tokens ends it sooner. */
+  sessionMs: 12 * hourMs,
+  /** The largest form the dashboard accepts (sign-in, resend, clock). */
+  formBytesMax: 8 * 1024,
+  /** Rows on one page of a dashboard list. */
+  rowsPerPage: 25,
+  /** The highest page number a dashboard list opens. */
+  pageNumberMax: 10_000,
+  /** A search text (order or email) and a token typed into the sign-in form. */
+  searchLengthMax: 255, tokenLengthMax: 200,
+  /** Callbacks and attempts shown on one transaction's timeline. */
+  timelineCallbacksMax: 20, timelineAttemptsMax: 500,
+} as const;
+
 /** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */
 export function assertLimits(): void {
   const l = limits;
@@ -303,6 +324,7 @@ export function assertLimits(): void {
   assert.ok(l.sandboxPayoutSuccessAfterMs <= l.sandboxAdvanceMsMax, 'one advance can resolve a sandbox payout');
   assert.ok(l.idempotencyTtlMs > l.deliveryLeaseMs, 'a key outlives any lease');
   // Idempotency: a claim's lease ends long before the key expires.
+  assert.ok(l.cobroSignatureToleranceMs < l.idempotencyTtlMs, 'a signed request cannot outlive its Idempotency-Key\'s replay');
   assert.ok(l.idempotencyLeaseMs < l.idempotencyTtlMs, 'an idempotency claim\'s lease is shorter than its key\'s life');
   // Ledger and wallet: a split, an event's beneficiaries and a membership's clients each fit one journal.
   assert.ok(l.sharesPerSplitMax <= l.postingsPerJournalMax, 'a split fits one journal');
@@ -329,6 +351,9 @@ export function assertLimits(): void {
   assert.ok(httpLimits.headersTimeoutMsDefault <= httpLimits.requestTimeoutMsDefault, 'Node requires headersTimeout <= requestTimeout');
   assert.ok(httpLimits.timeoutCheckIntervalMs < httpLimits.headersTimeoutMsDefault, 'timeouts are checked often beside their length');
   assert.ok(httpLimits.rateLimitPerMinuteDefault <= httpLimits.rateLimitPerMinuteMax);
+  // Dashboard.
+  assert.ok(dashboardLimits.formBytesMax < l.bodyBytesMax, 'a dashboard form is smaller than an API body');
+  assert.ok(dashboardLimits.tokenLengthMax === l.bearerTokenLengthMax, 'the sign-in form takes any token the API takes');
 }
 
 assertLimits();

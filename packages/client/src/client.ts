@@ -15,6 +15,11 @@ export interface CobroClientOptions {
   readonly fetch?: typeof fetch;
   /** Per-call time limit, request and body together (default 30 000). */
   readonly timeoutMs?: number;
+  /**
+   * The clock a Cobro-Signature's timestamp comes from (default: the system clock). The server refuses a timestamp
+   * more than 5 minutes from its own clock, so only a test against a server with a fake clock needs this.
+   */
+  readonly now?: () => Date;
 }
 
 function requireText(value: unknown, what: string): string {
@@ -47,6 +52,7 @@ export class CobroClient {
       privateToken: requireText(options.privateToken, 'privateToken'),
       fetch: fetchImpl,
       timeoutMs: checkTimeoutMs(options.timeoutMs ?? timeoutMsDefault, 'timeoutMs'),
+      now: options.now ?? (() => new Date()),
     };
   }
 
