@@ -222,6 +222,10 @@ export const subscriptionLimits = {
   planIntervalCountMax: 366, planTrialDaysMax: 3660, planRetriesMax: 10,
   /** Plans one GET /api/suplan/plans answers (the reference documents no pagination). */
   plansListedMax: 1000,
+  subscriptionPlanLengthMax: 70, subscriptionClientLengthMax: 70, couponLengthMax: 50,
+  /** reference §7.8: subscriptions per page of the v3 list (and of v1, whose maximum the reference leaves blank). */
+  subscriptionsPerPageMax: 4000,
+  logsShownMax: 500, cardsPerSubscriptionMax: 20, chargesShownMax: 1000,
   /** A day, and the margin that carries a day's end past a daylight-saving change (date filters). */
   dayMs, dstMarginMs: 3 * hourMs,
 } as const;
