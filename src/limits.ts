@@ -196,6 +196,23 @@ export const marketplaceLimits = {
   detailsPerClientMax: 200,
 } as const;
 
+// --- Subscriptions and consumption subscriptions (reference §7, §8; decision 100). ---
+export const subscriptionLimits = {
+  /** reference §7.2: "max 20" on the path, which no id or e-mail respects; the router's bound applies instead. */
+  clientEmailLengthMax: 50, clientNameLengthMax: 80, clientRutLengthMax: 12, clientPhoneLengthMax: 20,
+  clientAddressLengthMax: 200, clientCountryLengthMax: 40, clientRegionLengthMax: 120, clientCityLengthMax: 40,
+  clientPostalCodeLengthMax: 10,
+  /** reference §7.5: customers per page. */
+  customersPerPageMax: 100,
+  planNameLengthMax: 20, planDescriptionLengthMax: 1000, planUrlLengthMax: 240, planCodeLengthMax: 40,
+  /** Cobro's pricing extension (decision 100). */
+  planIntervalCountMax: 366, planTrialDaysMax: 3660, planRetriesMax: 10,
+  /** Plans one GET /api/suplan/plans answers (the reference documents no pagination). */
+  plansListedMax: 1000,
+  /** A day, and the margin that carries a day's end past a daylight-saving change (date filters). */
+  dayMs, dstMarginMs: 3 * hourMs,
+} as const;
+
 // --- Events (seed "Events"). ---
 export const eventLimits = {
   codeLengthMax: 40,
@@ -257,6 +274,21 @@ export const dataDirLimits = {
   loosePathWarningsMax: 50,
 } as const;
 
+export const dashboardLimits = {
+  /** A dashboard session lasts this long from sign-in; signing out or rotating the tokens ends it sooner. */
+  sessionMs: 12 * hourMs,
+  /** The largest form the dashboard accepts (sign-in, resend, clock). */
+  formBytesMax: 8 * 1024,
+  /** Rows on one page of a dashboard list. */
+  rowsPerPage: 25,
+  /** The highest page number a dashboard list opens. */
+  pageNumberMax: 10_000,
+  /** A search text (order or email) and a token typed into the sign-in form. */
+  searchLengthMax: 255, tokenLengthMax: 200,
+  /** Callbacks and attempts shown on one transaction's timeline. */
+  timelineCallbacksMax: 20, timelineAttemptsMax: 500,
+} as const;
+
 /** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */
 export function assertLimits(): void {
   const l = limits;
@@ -308,6 +340,9 @@ export function assertLimits(): void {
   assert.ok(httpLimits.headersTimeoutMsDefault <= httpLimits.requestTimeoutMsDefault, 'Node requires headersTimeout <= requestTimeout');
   assert.ok(httpLimits.timeoutCheckIntervalMs < httpLimits.headersTimeoutMsDefault, 'timeouts are checked often beside their length');
   assert.ok(httpLimits.rateLimitPerMinuteDefault <= httpLimits.rateLimitPerMinuteMax);
+  // Dashboard.
+  assert.ok(dashboardLimits.formBytesMax < l.bodyBytesMax, 'a dashboard form is smaller than an API body');
+  assert.ok(dashboardLimits.tokenLengthMax === l.bearerTokenLengthMax, 'the sign-in form takes any token the API takes');
 }
 
 assertLimits();

@@ -20,6 +20,11 @@ import type {
   ListQuery as NotificationListQuerySchema, ListResponse, RetryResponse, ShowResponse,
 } from '../modules/notifications/schemas.ts';
 import type { AccountResponse } from '../modules/account/schemas.ts';
+import type {
+  ClientCreateBody as SuClientCreateBody, ClientCreateResponse as SuClientCreateResponse, ClientResponse as SuClientResponse,
+  ClientUpdateBody as SuClientUpdateBody, ClientUpdateResponse as SuClientUpdateResponse, CustomersQuery, CustomersResponse,
+  DeletedResponse as SuDeletedResponse, PlanCreateBody, PlanCreateResponse, PlanResponse, PlansResponse,
+} from '../modules/subscriptions/schemas.ts';
 import type { ConciliationBody, ConciliationResponse } from '../modules/conciliation/schemas.ts';
 import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
 
@@ -77,4 +82,18 @@ export type NotificationBody = Static<(typeof ShowResponse)[200]>;
 export type NotificationRetryBody = Static<(typeof RetryResponse)[200]>;
 export type SandboxClockBody = Static<typeof ClockAdvanceResponse>;
 export type SandboxCreditedBody = Static<typeof SandboxCredited>;
+
+// Subscriptions (reference §7, §8).
+export type CreateSubscriptionClientInput = Static<typeof SuClientCreateBody>;
+export type UpdateSubscriptionClientInput = Static<typeof SuClientUpdateBody>;
+export type SubscriptionCustomersFilter = Partial<Static<typeof CustomersQuery>>;
+export type CreatePlanInput = Static<typeof PlanCreateBody>;
+export type SubscriptionClientCreatedBody = Static<typeof SuClientCreateResponse>;
+export type SubscriptionClientBody = Static<typeof SuClientResponse>;
+export type SubscriptionClientUpdatedBody = Static<typeof SuClientUpdateResponse>;
+export type SubscriptionDeletedBody = Static<typeof SuDeletedResponse>;
+export type SubscriptionCustomersBody = Static<typeof CustomersResponse>;
+export type PlanCreatedBody = Static<typeof PlanCreateResponse>;
+export type PlanBody = Static<typeof PlanResponse>;
+export type PlansBody = Static<typeof PlansResponse>;
 export type ConciliationReportBody = Static<typeof ConciliationResponse>;

@@ -150,6 +150,32 @@ export class CobroClient {
     return this.#call<T.NotificationRetryBody>('retryNotification', { params: { id }, options });
   }
 
+  // Subscriptions (reference §7, §8): clients by id or e-mail, and plans.
+  createSubscriptionClient(body: T.CreateSubscriptionClientInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionClientCreatedBody>('createSubscriptionClient', { body, options });
+  }
+  listSubscriptionCustomers(query: T.SubscriptionCustomersFilter = {}, options?: CallOptions) {
+    return this.#call<T.SubscriptionCustomersBody>('listSubscriptionCustomers', { query, options });
+  }
+  getSubscriptionClient(idOrEmail: string, options?: CallOptions) {
+    return this.#call<T.SubscriptionClientBody>('getSubscriptionClient', { params: { id: idOrEmail }, options });
+  }
+  updateSubscriptionClient(idOrEmail: string, body: T.UpdateSubscriptionClientInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionClientUpdatedBody>('updateSubscriptionClient', { params: { id: idOrEmail }, body, options });
+  }
+  deleteSubscriptionClient(idOrEmail: string, options?: CallOptions) {
+    return this.#call<T.SubscriptionDeletedBody>('deleteSubscriptionClient', { params: { id: idOrEmail }, options });
+  }
+  createPlan(body: T.CreatePlanInput, options?: CallOptions) {
+    return this.#call<T.PlanCreatedBody>('createPlan', { body, options });
+  }
+  listPlans(options?: CallOptions) {
+    return this.#call<T.PlansBody>('listPlans', { options });
+  }
+  getPlan(id: string, options?: CallOptions) {
+    return this.#call<T.PlanBody>('getPlan', { params: { id }, options });
+  }
+
   // Sandbox controls (the routes exist only when the server runs in sandbox mode).
   advanceSandboxClock(body: T.AdvanceSandboxClockInput, options?: CallOptions) {
     return this.#call<T.SandboxClockBody>('advanceSandboxClock', { body, options });

@@ -44,6 +44,14 @@ export const operations = {
   getNotification: { method: 'GET', path: '/api/notifications/{id}', auth: 'token' },
   retryNotification: { method: 'POST', path: '/api/notifications/{id}/retry', auth: 'token' },
 
+  createSubscriptionClient: { method: 'POST', path: '/api/suclient', auth: 'sign' },
+  listSubscriptionCustomers: { method: 'GET', path: '/api/suclient/customers', auth: 'sign' },
+  getSubscriptionClient: { method: 'GET', path: '/api/suclient/{id}', auth: 'sign' },
+  updateSubscriptionClient: { method: 'PUT', path: '/api/suclient/{id}', auth: 'sign' },
+  deleteSubscriptionClient: { method: 'DELETE', path: '/api/suclient/{id}', auth: 'sign' },
+  createPlan: { method: 'POST', path: '/api/suplan', auth: 'sign' },
+  listPlans: { method: 'GET', path: '/api/suplan/plans', auth: 'sign' },
+  getPlan: { method: 'GET', path: '/api/suplan/{id}', auth: 'sign' },
   getConciliation: { method: 'POST', path: '/api/conciliation', auth: 'token' },
 
   advanceSandboxClock: { method: 'POST', path: '/api/sandbox/clock/advance', auth: 'token' },
