@@ -58,10 +58,10 @@ export function existingSecretKey(configured: Buffer | null, dataDir: string): B
   }
 }
 
-/** A box for a process that has no key and must not make one: it works until a secret is sealed or opened. */
+/** A box for a process that has no key and must not make one: it works until a secret is sealed, opened or derived. */
 export function keylessSecretBox(reason: string): SecretBox {
   const refuse = (): never => { throw new Error(reason); };
-  return { seal: refuse, open: refuse };
+  return { seal: refuse, open: refuse, derive: refuse };
 }
 
 export function sha256Hex(text: string): string {
