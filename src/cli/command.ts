@@ -51,6 +51,11 @@ export interface Command {
    * and refuses with a clear message when the database is missing or its schema is behind this cobro's.
    */
   readonly readOnly?: boolean;
+  /**
+   * True when the first positional names a file the command reads (`payouts import FILE`): it is made absolute
+   * before the command is forwarded to a serving process, whose working directory is not the operator's.
+   */
+  readonly readsFile?: boolean;
   run(ctx: AppContext | null, args: CommandArgs): Promise<CommandOutput>;
 }
 
