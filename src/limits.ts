@@ -78,6 +78,13 @@ export const limits = {
   /** Sandbox payout schedule for amounts without an immediate outcome, in account time from creation. */
   sandboxPayoutProcessingAfterMs: minuteMs,
   sandboxPayoutSuccessAfterMs: hourMs,
+  /** Production payouts in one bank payroll file (`cobro payouts export`); the rest wait for the next file. */
+  payoutBatchRowsMax: 2000,
+  /** The largest bank results file `cobro payouts import` reads, and its longest reason text. */
+  payoutResultsFileBytesMax: 4 * 1024 * 1024,
+  payoutResultReasonLengthMax: 200,
+  /** Problems of a refused results file named one per line on stderr; past this many, the rest are counted. */
+  payoutImportProblemLinesMax: 20,
 
   // Idempotency keys.
   idempotencyKeyLengthMax: 255,
