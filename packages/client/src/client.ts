@@ -15,6 +15,11 @@ export interface CobroClientOptions {
   readonly fetch?: typeof fetch;
   /** Per-call time limit, request and body together (default 30 000). */
   readonly timeoutMs?: number;
+  /**
+   * The clock a Cobro-Signature's timestamp comes from (default: the system clock). The server refuses a timestamp
+   * more than 5 minutes from its own clock, so only a test against a server with a fake clock needs this.
+   */
+  readonly now?: () => Date;
 }
 
 function requireText(value: unknown, what: string): string {
@@ -47,6 +52,7 @@ export class CobroClient {
       privateToken: requireText(options.privateToken, 'privateToken'),
       fetch: fetchImpl,
       timeoutMs: checkTimeoutMs(options.timeoutMs ?? timeoutMsDefault, 'timeoutMs'),
+      now: options.now ?? (() => new Date()),
     };
   }
 
@@ -174,6 +180,22 @@ export class CobroClient {
   }
   getPlan(id: string, options?: CallOptions) {
     return this.#call<T.PlanBody>('getPlan', { params: { id }, options });
+  }
+  /** `url` in the answer is the hosted page where the payer enrols a card. */
+  createSubscription(body: T.CreateSubscriptionInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionCreatedBody>('createSubscription', { body, options });
+  }
+  listSubscriptions(query: T.SubscriptionListFilter = {}, options?: CallOptions) {
+    return this.#call<T.SubscriptionListBody>('listSubscriptions', { query, options });
+  }
+  listSubscriptionsV3(query: T.SubscriptionListFilter = {}, options?: CallOptions) {
+    return this.#call<T.SubscriptionListV3Body>('listSubscriptionsV3', { query, options });
+  }
+  getSubscription(id: string, options?: CallOptions) {
+    return this.#call<T.SubscriptionBody>('getSubscription', { params: { id }, options });
+  }
+  deleteSubscription(id: string, options?: CallOptions) {
+    return this.#call<T.SubscriptionEndedBody>('deleteSubscription', { params: { id }, options });
   }
 
   // Sandbox controls (the routes exist only when the server runs in sandbox mode).
