@@ -10,6 +10,7 @@ import { payoutsResolve } from './commands/payouts.ts';
 import { payoutsExport, payoutsImport } from './commands/payouts-batch.ts';
 import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
+import { conciliationExport } from './commands/conciliation.ts';
 import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
 
 export const commands: readonly Command[] = [
@@ -30,4 +31,5 @@ export const commands: readonly Command[] = [
   payoutsExport,
   payoutsImport,
   accountsRequireStrictSigning,
+  conciliationExport,
 ];

@@ -112,6 +112,10 @@ export class CobroClient {
   getConciliation(body: T.ConciliationInput, options?: CallOptions) {
     return this.#call<T.ConciliationReportBody>('getConciliation', { body, options });
   }
+  /** The same report as CSV text (UTF-8 with BOM, `;` between fields, one row per transaction), for a spreadsheet. */
+  exportConciliationCsv(query: T.ConciliationInput, options?: CallOptions) {
+    return this.#call<string>('exportConciliationCsv', { query, options });
+  }
 
   // Marketplace.
   createMarketplaceClient(body: T.CreateMarketplaceClientInput, options?: CallOptions) {
