@@ -310,6 +310,8 @@ export const dashboardLimits = {
   searchLengthMax: 255, tokenLengthMax: 200,
   /** Callbacks and attempts shown on one transaction's timeline. */
   timelineCallbacksMax: 20, timelineAttemptsMax: 500,
+  /** Days the home page's charts cover, ending today. */
+  chartDays: 30,
 } as const;
 
 /** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */
