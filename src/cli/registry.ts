@@ -1,14 +1,18 @@
 // Every operator command. A new module adds its commands here.
+// A command file imports its services inside run() (`await import(...)`), so help and `cobro sign` stay fast (see command.ts).
 import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { accountsSetBank } from './commands/accounts-bank.ts';
 import { accountsSetProcessor } from './commands/accounts-processor.ts';
+import { accountsRequireStrictSigning } from './commands/accounts-signing.ts';
 import { ledgerVerify } from './commands/ledger.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { payoutsResolve } from './commands/payouts.ts';
+import { payoutsExport, payoutsImport } from './commands/payouts-batch.ts';
 import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
+import { conciliationExport } from './commands/conciliation.ts';
 import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
 
 export const commands: readonly Command[] = [
@@ -27,4 +31,8 @@ export const commands: readonly Command[] = [
   accountsSetBank,
   accountsSetProcessor,
   payoutsResolve,
+  payoutsExport,
+  payoutsImport,
+  accountsRequireStrictSigning,
+  conciliationExport,
 ];

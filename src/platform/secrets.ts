@@ -8,6 +8,8 @@ import { dataDirEntries } from './fs-permissions.ts';
 export interface SecretBox {
   seal(plain: string): string;
   open(sealed: string): string;
+  /** A key of its own for one purpose (e.g. signing cookies), derived from the secret key: stable across processes. */
+  derive(purpose: string): Buffer;
 }
 
 export function createSecretBox(key: Buffer): SecretBox {
@@ -26,6 +28,9 @@ export function createSecretBox(key: Buffer): SecretBox {
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
     },
+    derive(purpose) {
+      return Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), `cobro:${purpose}`, 32));
+    },
   };
 }
 
@@ -41,6 +46,22 @@ export function resolveSecretKey(configured: Buffer | null, dataDir: string): Bu
     fs.writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
     return key;
   }
+}
+
+/** The configured key or the existing sandbox key file; null when neither is there (nothing is created). */
+export function existingSecretKey(configured: Buffer | null, dataDir: string): Buffer | null {
+  if (configured !== null) return configured;
+  try {
+    return Buffer.from(fs.readFileSync(path.join(dataDir, dataDirEntries.secretKey), 'utf8').trim(), 'hex');
+  } catch {
+    return null;
+  }
+}
+
+/** A box for a process that has no key and must not make one: it works until a secret is sealed, opened or derived. */
+export function keylessSecretBox(reason: string): SecretBox {
+  const refuse = (): never => { throw new Error(reason); };
+  return { seal: refuse, open: refuse, derive: refuse };
 }
 
 export function sha256Hex(text: string): string {

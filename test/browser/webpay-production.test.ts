@@ -54,7 +54,7 @@ beforeAll(async () => {
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
-});
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();

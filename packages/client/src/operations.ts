@@ -10,6 +10,8 @@ export interface OperationSpec {
   readonly method: HttpMethod;
   readonly path: `/api/${string}`;
   readonly auth: AuthMode;
+  /** Set when a 200 answer is not JSON: the body is returned as text (errors are still JSON). */
+  readonly answers?: 'csv';
 }
 
 export const operations = {
@@ -44,7 +46,23 @@ export const operations = {
   getNotification: { method: 'GET', path: '/api/notifications/{id}', auth: 'token' },
   retryNotification: { method: 'POST', path: '/api/notifications/{id}/retry', auth: 'token' },
 
+  createSubscriptionClient: { method: 'POST', path: '/api/suclient', auth: 'sign' },
+  listSubscriptionCustomers: { method: 'GET', path: '/api/suclient/customers', auth: 'sign' },
+  getSubscriptionClient: { method: 'GET', path: '/api/suclient/{id}', auth: 'sign' },
+  updateSubscriptionClient: { method: 'PUT', path: '/api/suclient/{id}', auth: 'sign' },
+  deleteSubscriptionClient: { method: 'DELETE', path: '/api/suclient/{id}', auth: 'sign' },
+  createPlan: { method: 'POST', path: '/api/suplan', auth: 'sign' },
+  listPlans: { method: 'GET', path: '/api/suplan/plans', auth: 'sign' },
+  getPlan: { method: 'GET', path: '/api/suplan/{id}', auth: 'sign' },
+  createSubscription: { method: 'POST', path: '/api/sususcription', auth: 'sign' },
+  listSubscriptions: { method: 'GET', path: '/api/sususcription', auth: 'sign' },
+  listSubscriptionsV3: { method: 'GET', path: '/api/sususcriptionv3', auth: 'sign' },
+  getSubscription: { method: 'GET', path: '/api/sususcription/{id}', auth: 'sign' },
+  deleteSubscription: { method: 'DELETE', path: '/api/sususcription/{id}', auth: 'sign' },
+  newSubscriptionCardLink: { method: 'POST', path: '/api/suinscriptionscards', auth: 'sign' },
+  deleteSubscriptionCard: { method: 'POST', path: '/api/suscriptionsdeletecards', auth: 'sign' },
   getConciliation: { method: 'POST', path: '/api/conciliation', auth: 'token' },
+  exportConciliationCsv: { method: 'GET', path: '/api/conciliation.csv', auth: 'token', answers: 'csv' },
 
   advanceSandboxClock: { method: 'POST', path: '/api/sandbox/clock/advance', auth: 'token' },
   creditSandboxWallet: { method: 'POST', path: '/api/sandbox/wallet/credit', auth: 'token' },

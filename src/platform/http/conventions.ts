@@ -5,7 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError } from '../errors.ts';
 import { limits } from '../../limits.ts';
 import { fromAjvErrors } from './validation-errors.ts';
-import { parseJsonBody } from './json-body.ts';
+import { keepRawBody, parseJsonBody } from './json-body.ts';
 
 const requestIdPattern = new RegExp(`^[\\w.:-]{1,${limits.requestIdLengthMax}}$`);
 
@@ -22,6 +22,15 @@ function acceptsJson(accept: string | undefined): boolean {
   return accept.split(',').some((part) => {
     const type = (part.split(';')[0] ?? '').trim().toLowerCase();
     return type === '*/*' || type === 'application/*' || type === 'application/json' || type.endsWith('+json');
+  });
+}
+
+/** Whether `Accept` names the route's own media type (e.g. `text/csv`, or `text/*`). */
+function accepts(accept: string | undefined, mediaType: string): boolean {
+  const wanted = mediaType.split(';')[0]!.trim().toLowerCase();
+  return (accept ?? '').split(',').some((part) => {
+    const type = (part.split(';')[0] ?? '').trim().toLowerCase();
+    return type === wanted || type === `${wanted.split('/')[0]}/*`;
   });
 }
 
@@ -65,6 +74,7 @@ export function registerConventions(app: FastifyInstance): void {
   const parseJson = parseJsonBody;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    keepRawBody(request, body as string);
     if (body === '' && bodilessMethods.has(request.method)) {
       done(null, undefined);
       return;
@@ -74,7 +84,8 @@ export function registerConventions(app: FastifyInstance): void {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (request.url.startsWith('/api') && !acceptsJson(request.headers.accept)) {
+    const produces = request.routeOptions.config?.produces;
+    if (request.url.startsWith('/api') && !acceptsJson(request.headers.accept) && !(produces !== undefined && accepts(request.headers.accept, produces))) {
       throw new ApiError('not_acceptable', 'this API answers application/json only');
     }
   });

@@ -33,6 +33,14 @@ const seedRoutes: ReadonlyArray<readonly [string, string, Auth]> = [
 ];
 /** Documented by the reference (§1.2, §1.3) though the seed marks them "not shown": not Cobro's own additions. */
 const referenceRoutes = new Set(['get /api/transaction', 'get /api/transaction/{id}']);
+/** Subscriptions and consumption subscriptions (reference §7, §8). */
+const subscriptionReferenceRoutes = [
+  'post /api/suclient', 'get /api/suclient/customers', 'get /api/suclient/{id}', 'put /api/suclient/{id}', 'delete /api/suclient/{id}',
+  'post /api/suplan', 'get /api/suplan/plans', 'get /api/suplan/{id}',
+  'post /api/sususcription', 'get /api/sususcription', 'get /api/sususcriptionv3', 'get /api/sususcription/{id}', 'delete /api/sususcription/{id}',
+  'post /api/suinscriptionscards', 'post /api/suscriptionsdeletecards',
+];
+for (const route of subscriptionReferenceRoutes) referenceRoutes.add(route);
 const security = { none: [], token: [{ bearer: [] }], sign: [{ bearer: [], sign: [] }] } as const;
 
 interface Operation {
