@@ -307,5 +307,5 @@ describe('production mode', () => {
     } finally {
       await prod.close();
     }
-  });
+  }, 120_000);
 });
