@@ -206,6 +206,15 @@ export const eventLimits = {
   payoutBatchMax: 50,
 } as const;
 
+// --- Refunds: POST /api/nullification (reference §3.1) and their dispatch to the processor. ---
+export const refundLimits = {
+  /** reference §3.1: `id` max 40 characters, `subject` max 200. */
+  idLengthMax: 40,
+  subjectLengthMax: 200,
+  /** How long one dispatch holds a refund before another worker may ask the processor again (same key). */
+  dispatchLeaseMs: 2 * minuteMs,
+} as const;
+
 // --- Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN (src/platform/config.ts). ---
 export const configLimits = {
   portDefault: 8080, portMin: 0, portMax: 65535,

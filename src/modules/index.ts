@@ -7,6 +7,7 @@ import { healthModule } from './health/module.ts';
 import { marketplaceModule } from './marketplace/module.ts';
 import { notificationsModule } from './notifications/module.ts';
 import { referenceModule } from './reference/module.ts';
+import { refundsModule } from './refunds/module.ts';
 import { sandboxModule } from './sandbox/module.ts';
 import { transactionsModule } from './transactions/module.ts';
 import { walletModule } from './wallet/module.ts';
@@ -30,5 +31,6 @@ export const appModules: readonly AppModule[] = [
   notificationsModule,
   walletModule,
   transactionsModule,
+  refundsModule,
   checkoutModule,
 ];
