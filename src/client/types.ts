@@ -20,6 +20,7 @@ import type {
   ListQuery as NotificationListQuerySchema, ListResponse, RetryResponse, ShowResponse,
 } from '../modules/notifications/schemas.ts';
 import type { AccountResponse } from '../modules/account/schemas.ts';
+import type { NullificationBody, NullificationGetResponse, NullificationResponse } from '../modules/refunds/schemas.ts';
 import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
 
 /** The error envelope of 4xx/5xx answers (supplement §3). */
@@ -44,6 +45,7 @@ export type CreateMembershipInput = Static<typeof MembershipCreateBody>;
 export type CreateEventInput = Static<typeof EventCreateBody>;
 export type AdvanceSandboxClockInput = Static<typeof ClockAdvanceBody>;
 export type CreditSandboxWalletInput = Static<typeof SandboxCreditBody>;
+export type CreateNullificationInput = Static<typeof NullificationBody>;
 
 // Query strings: every field is optional on the wire (the server fills defaults).
 export type CurrencyFilter = Partial<Static<typeof CurrencyQuery>>;
@@ -75,3 +77,5 @@ export type NotificationBody = Static<(typeof ShowResponse)[200]>;
 export type NotificationRetryBody = Static<(typeof RetryResponse)[200]>;
 export type SandboxClockBody = Static<typeof ClockAdvanceResponse>;
 export type SandboxCreditedBody = Static<typeof SandboxCredited>;
+export type NullificationCreatedBody = Static<typeof NullificationResponse>;
+export type NullificationBody = Static<typeof NullificationGetResponse>;

@@ -30,8 +30,11 @@ const seedRoutes: ReadonlyArray<readonly [string, string, Auth]> = [
   ['post', '/api/event', 'token'],
   ['get', '/api/event/{id}', 'token'],
 ];
-/** Documented by the reference (§1.2, §1.3) though the seed marks them "not shown": not Cobro's own additions. */
-const referenceRoutes = new Set(['get /api/transaction', 'get /api/transaction/{id}']);
+/** Documented by the reference (§1.2, §1.3, §3) though the seed marks them "not shown": not Cobro's own additions. */
+const referenceRoutes = new Set([
+  'get /api/transaction', 'get /api/transaction/{id}',
+  'post /api/nullification', 'get /api/nullification/{id}',
+]);
 const security = { none: [], token: [{ bearer: [] }], sign: [{ bearer: [], sign: [] }] } as const;
 
 interface Operation {
