@@ -142,6 +142,8 @@ export const limits = {
   /** How long the CLI waits for a command run by the serving process. */
   opsCommandTimeoutMs: 2 * minuteMs,
   dbPoolSizeMax: 10,
+  /** How long a starting process waits to reach DATABASE_URL before it says it cannot (an unrouted host never refuses). */
+  dbStartupConnectTimeoutMs: 10 * secondMs,
   /** A stopping server finishes its callback deliveries in flight before it gives up. */
   shutdownGraceMs: 20 * secondMs,
   /** A /metrics scrape must never hold a connection for long: a slow count fails the scrape, not the API. */
@@ -172,6 +174,8 @@ export const transactionLimits = {
   expiresAtMsMax: Date.UTC(9999, 11, 31, 23, 59, 59, 999),
   /** How long one payment attempt holds the transaction before another may start (a crashed attempt). */
   attemptLeaseMs: 2 * minuteMs,
+  /** A payer may try this many times (a declined card, a wrong CVV or bank password) before the transaction is rejected. */
+  paymentAttemptsMax: 3,
   /** reference §1.1: the payer's browser goes to urlreturn 3 seconds after the result. */
   returnRedirectSeconds: 3,
 } as const;
@@ -213,6 +217,14 @@ export const refundLimits = {
   subjectLengthMax: 200,
   /** How long one dispatch holds a refund before another worker may ask the processor again (same key). */
   dispatchLeaseMs: 2 * minuteMs,
+} as const;
+
+// --- Conciliation (seed "Conciliation"; reference §10) and its CSV export. ---
+export const conciliationLimits = {
+  /** Seed Limits: `date_init` to `date_end` at most 30 days. */
+  rangeDaysMax: 30,
+  /** The transactions one report may list: a range holding more is refused (ask a shorter one), never cut short. */
+  transactionsMax: 50_000,
 } as const;
 
 // --- Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN (src/platform/config.ts). ---
@@ -289,6 +301,7 @@ export function assertLimits(): void {
   assert.equal(BigInt(transactionLimits.amountIntegerMax), l.amountMinorMax, 'schema maximum matches the global amount bound');
   assert.equal(transactionLimits.urlnotifyLengthMax, l.callbackUrlLengthMax, 'urlnotify is a callback URL');
   assert.ok(transactionLimits.attemptLeaseMs < transactionLimits.expiryLeadMsMin, 'a crashed attempt frees the transaction before it can expire');
+  assert.ok(Number.isInteger(transactionLimits.paymentAttemptsMax) && transactionLimits.paymentAttemptsMax >= 1, 'a payer has at least one payment attempt');
   assert.ok(transactionLimits.eventLengthMax === eventLimits.codeLengthMax, 'a transaction\'s event code is an event\'s code');
   assert.ok(l.checkoutFormBytesMax < l.bodyBytesMax, 'a checkout form is smaller than an API body');
   assert.ok(l.checkoutTokenHexLength <= l.checkoutFieldLengthMax, 'the link token fits the checkout form field');

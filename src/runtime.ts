@@ -6,7 +6,7 @@ import type { Config } from './platform/config.ts';
 import type { Clock } from './platform/clock.ts';
 import { systemClock } from './platform/clock.ts';
 import type { AppContext, ContextBase, DueWorkHandler } from './platform/context.ts';
-import { openDatabase, type DatabaseHandle } from './platform/db/database.ts';
+import { checkPostgresReachable, openDatabase, type DatabaseHandle } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/logger.ts';
@@ -62,14 +62,22 @@ export function createContext(base: ContextBase, modules: readonly AppModule[] =
 
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  if (options.handle === undefined && config.databaseUrl !== null) await checkPostgresReachable(config.databaseUrl);
   const handle = options.handle ?? (config.databaseUrl !== null
     ? await openDatabase({ engine: 'postgres', url: config.databaseUrl })
     : await openDatabase({ engine: 'pglite', dataDir: config.dataDir }));
-  if (options.migrate !== false) {
-    const { applied } = await migrateToLatest(handle.db);
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  let secrets;
+  try {
+    if (options.migrate !== false) {
+      const { applied } = await migrateToLatest(handle.db);
+      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    }
+    secrets = createSecretBox(resolveSecretKey(config.secretKey, config.dataDir));
+  } catch (error) {
+    // The database (and DATA_DIR's lock) is released when the process cannot start, not held until exit.
+    if (options.handle === undefined) await handle.close();
+    throw error;
   }
-  const secrets = createSecretBox(resolveSecretKey(config.secretKey, config.dataDir));
   const ctx = createContext({ db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger });
   return { ctx, handle, close: () => handle.close() };
 }

@@ -8,6 +8,9 @@ import { startWorkers, type RunningWorker } from './workers/index.ts';
 import { startOpsServer, type OpsServer } from './cli/ops-socket.ts';
 import { limits } from './limits.ts';
 import { secureDataDir, warnLoosePaths } from './platform/fs-permissions.ts';
+import { checkPortFree, listenErrorText } from './platform/http/port-check.ts';
+import { StartupError } from './platform/startup-error.ts';
+import type { AppContext } from './platform/context.ts';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -17,45 +20,65 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, options: RuntimeOptions = {}): Promise<RunningServer> {
-  // Before anything opens: what an earlier start or an operator left open to other users is tightened and named.
+  // Before anything opens: a port in use fails here, with DATA_DIR untouched.
+  await checkPortFree(config.host, config.port);
+  // What an earlier start or an operator left open to other users is tightened and named.
   const loosePaths = secureDataDir(config.dataDir);
   const runtime = await openRuntime(config, options);
   const { ctx } = runtime;
   warnLoosePaths(ctx.logger, loosePaths);
-  const demo = await ensureDemoAccount(ctx);
-  if (demo !== null) {
-    ctx.logger.info({ account: demo.id }, 'sandbox demo account created');
-    // Printed once, on the first start, so `npm start` alone gives a usable API.
-    process.stdout.write([
-      '',
-      'Sandbox demo account created (shown once; `cobro accounts show ' + demo.id + '` shows it again):',
-      `  account id:     ${demo.id}`,
-      `  public token:   ${demo.publicToken}`,
-      `  private token:  ${demo.privateToken}`,
-      `  webhook secret: ${demo.webhookSecret}`,
-      '',
-    ].join('\n') + '\n');
+  let app: FastifyInstance | null = null;
+  let ops: OpsServer | null = null;
+  let address: string;
+  try {
+    app = await buildApp(ctx);
+    address = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+      throw new StartupError(listenErrorText(config.host, config.port, error));
+    });
+    ops = runtime.handle.engine === 'pglite' && options.handle === undefined ? await startOpsServer(ctx) : null;
+    // Only once the server is sure to start: a failed start leaves no demo account behind.
+    await announceDemoAccount(ctx);
+  } catch (error) {
+    await ops?.close();
+    await app?.close();
+    await runtime.close();
+    throw error;
   }
-  const app = await buildApp(ctx);
-  const ops: OpsServer | null = runtime.handle.engine === 'pglite' && options.handle === undefined ? await startOpsServer(ctx) : null;
-  const address = await app.listen({ port: config.port, host: config.host });
   const workers: RunningWorker | null = config.workersEnabled ? startWorkers(ctx) : null;
   ctx.logger.info({ address, mode: config.mode, engine: runtime.handle.engine }, 'cobro is serving');
   let closing: Promise<void> | null = null;
+  const running = app;
+  const opened = ops;
   return {
-    app,
+    app: running,
     runtime,
     url: address,
     close: () => {
       closing ??= (async () => {
         await workers?.stop();
-        await app.close();
-        await ops?.close();
+        await running.close();
+        await opened?.close();
         await runtime.close();
       })();
       return closing;
     },
   };
+}
+
+async function announceDemoAccount(ctx: AppContext): Promise<void> {
+  const demo = await ensureDemoAccount(ctx);
+  if (demo === null) return;
+  ctx.logger.info({ account: demo.id }, 'sandbox demo account created');
+  // Printed once, on the first start, so `npm start` alone gives a usable API.
+  process.stdout.write([
+    '',
+    'Sandbox demo account created (shown once; `cobro accounts show ' + demo.id + '` shows it again):',
+    `  account id:     ${demo.id}`,
+    `  public token:   ${demo.publicToken}`,
+    `  private token:  ${demo.privateToken}`,
+    `  webhook secret: ${demo.webhookSecret}`,
+    '',
+  ].join('\n') + '\n');
 }
 
 export function closeOnSignals(server: RunningServer): void {

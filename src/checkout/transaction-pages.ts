@@ -35,6 +35,11 @@ function payerRutOf(row: TransactionRow): string | null {
   return v === undefined ? null : normaliseRut(String(v));
 }
 
+/** Shown under a decline the payer may still retry (limits.ts `paymentAttemptsMax`). */
+export function retryNotice(attemptsLeft: number): string {
+  return `Puedes intentarlo de nuevo: te ${attemptsLeft === 1 ? 'queda 1 intento' : `quedan ${attemptsLeft} intentos`}.`;
+}
+
 function register(r: CheckoutRouter, ctx: AppContext): void {
   /** Shows whatever the transaction's state calls for; `problems` re-renders a form with messages. */
   async function show(reply: FastifyReply, row: TransactionRow, link: LinkParams, chosen: number | undefined): Promise<FastifyReply> {
@@ -119,6 +124,10 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
       case 'approved':
         return sendPage(reply, 200, resultPage(summary, 'success', null, row.urlreturn, link));
       case 'declined':
+        if (outcome.attemptsLeft > 0) {
+          // The transaction is still pending: the same form again, with what went wrong and the tries left.
+          return renderForm(reply, 200, row, link, method, [outcome.payerMessage, retryNotice(outcome.attemptsLeft)], fixed === null, form.bank ?? null);
+        }
         return sendPage(reply, 200, resultPage(summary, 'rejected', outcome.payerMessage, row.urlreturn, link));
       case 'in_progress':
         return sendPage(reply, 200, resultPage(summary, 'processing', null, null, link));

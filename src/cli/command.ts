@@ -1,5 +1,9 @@
 // An operator command: parsed arguments in, text out. The same function runs in the CLI process or, when a
 // `cobro serve` holds the embedded database, inside that server through its operator socket.
+//
+// Keep command files light: `cobro --help`, `cobro completion` and `cobro sign` import every command file of
+// ./registry.ts, so a command imports the services it runs inside run() (`await import(...)`), never at the top
+// (test/cli/startup.test.ts fails naming the file that drags in Kysely, TypeBox, PGlite or Fastify).
 import type { AppContext } from '../platform/context.ts';
 
 export interface CommandOutput {
@@ -8,11 +12,26 @@ export interface CommandOutput {
   readonly stderr: string;
 }
 
-export type OptionSpec = Readonly<Record<string, { type: 'string' | 'boolean'; short?: string }>>;
+export interface OptionDef {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  /** One line for `--help`. */
+  readonly description?: string;
+  /** The value's placeholder in `--help` (`--limit <N>`); defaults to the option's name in capitals. */
+  readonly valueName?: string;
+}
+
+export type OptionSpec = Readonly<Record<string, OptionDef>>;
 
 export interface CommandArgs {
   readonly values: Readonly<Record<string, string | boolean | undefined>>;
   readonly positionals: readonly string[];
+}
+
+export interface Operand {
+  /** As shown in `--help`: `ID`. */
+  readonly name: string;
+  readonly description: string;
 }
 
 export interface Command {
@@ -21,6 +40,10 @@ export interface Command {
   readonly summary: string;
   readonly usage: string;
   readonly options: OptionSpec;
+  /** The required positional arguments, in order. Without it the command takes any positionals it is given. */
+  readonly operands?: readonly Operand[];
+  /** Full command lines shown under "Examples:" in the command's `--help`. */
+  readonly examples?: readonly string[];
   /** False for commands that never touch the database (`sign`). */
   readonly needsDb: boolean;
   run(ctx: AppContext | null, args: CommandArgs): Promise<CommandOutput>;

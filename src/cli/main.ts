@@ -1,17 +1,16 @@
 // The `cobro` command line: serve, worker, and the operator commands of ./registry.ts.
+// Only light modules are imported up front: help, completions and `cobro sign` never load Fastify, PGlite, Kysely
+// or the services; the database and the server are imported when a command needs them.
 import { loadConfig, type Config } from '../platform/config.ts';
-import { openRuntime } from '../runtime.ts';
-import { closeOnSignals, startServer } from '../server.ts';
-import { startWorkers } from '../workers/index.ts';
-import { helpText, resolve, runResolved } from './dispatch.ts';
+import { resolve, runResolved } from './dispatch.ts';
 import { opsServerAnswers, opsSocketPath, runThroughServer } from './ops-socket.ts';
 import type { CommandOutput } from './command.ts';
-import { createLogger } from '../platform/logger.ts';
+import { StartupError, errorText } from '../platform/startup-error.ts';
 
 function configOrExit(): Config {
   const loaded = loadConfig();
   if (!loaded.ok) {
-    process.stderr.write(`configuration error:\n${loaded.errors.map((e) => `  - ${e}`).join('\n')}\n`);
+    process.stderr.write(loaded.errors.map((e) => `cobro: configuration error: ${e}\n`).join(''));
     process.exit(2);
   }
   return loaded.config;
@@ -32,6 +31,7 @@ async function runCommand(argv: readonly string[]): Promise<never> {
     const socketPath = opsSocketPath(config.dataDir);
     if (await opsServerAnswers(socketPath)) emit(await runThroughServer(socketPath, argv));
   }
+  const [{ openRuntime }, { createLogger }] = await Promise.all([import('../runtime.ts'), import('../platform/logger.ts')]);
   // Operator commands log only warnings, so their output stays readable.
   const runtime = await openRuntime(config, {
     logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),
@@ -50,21 +50,20 @@ async function runCommand(argv: readonly string[]): Promise<never> {
 
 async function main(argv: readonly string[]): Promise<void> {
   const [first] = argv;
-  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
-    process.stdout.write(helpText());
-    return;
-  }
-  if (first === 'serve') {
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if (first === 'serve' && !wantsHelp) {
+    const { closeOnSignals, startServer } = await import('../server.ts');
     const server = await startServer(configOrExit());
     closeOnSignals(server);
     return;
   }
-  if (first === 'worker') {
+  if (first === 'worker' && !wantsHelp) {
     const config = configOrExit();
     if (config.databaseUrl === null) {
       process.stderr.write('cobro worker needs DATABASE_URL: with the embedded database, `cobro serve` runs the workers itself\n');
       process.exit(2);
     }
+    const [{ openRuntime }, { startWorkers }] = await Promise.all([import('../runtime.ts'), import('../workers/index.ts')]);
     const runtime = await openRuntime(config);
     const workers = startWorkers(runtime.ctx);
     const stop = () => { void workers.stop().then(() => runtime.close()).then(() => process.exit(0)); };
@@ -75,7 +74,11 @@ async function main(argv: readonly string[]): Promise<void> {
   await runCommand(argv);
 }
 
+// A start-up error the operator can act on is its one line; anything else is a bug, whose stack LOG_LEVEL=debug shows.
 main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`cobro: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  const debug = process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace';
+  const line = error instanceof StartupError ? error.message : `unexpected error: ${errorText(error)}${debug ? '' : ' (LOG_LEVEL=debug shows the stack)'}`;
+  process.stderr.write(`cobro: ${line}\n`);
+  if (debug && !(error instanceof StartupError) && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
   process.exit(1);
 });

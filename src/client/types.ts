@@ -21,6 +21,7 @@ import type {
 } from '../modules/notifications/schemas.ts';
 import type { AccountResponse } from '../modules/account/schemas.ts';
 import type { NullificationBody, NullificationGetResponse, NullificationResponse } from '../modules/refunds/schemas.ts';
+import type { ConciliationBody, ConciliationResponse } from '../modules/conciliation/schemas.ts';
 import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
 
 /** The error envelope of 4xx/5xx answers (supplement §3). */
@@ -46,6 +47,7 @@ export type CreateEventInput = Static<typeof EventCreateBody>;
 export type AdvanceSandboxClockInput = Static<typeof ClockAdvanceBody>;
 export type CreditSandboxWalletInput = Static<typeof SandboxCreditBody>;
 export type CreateNullificationInput = Static<typeof NullificationBody>;
+export type ConciliationInput = Static<typeof ConciliationBody>;
 
 // Query strings: every field is optional on the wire (the server fills defaults).
 export type CurrencyFilter = Partial<Static<typeof CurrencyQuery>>;
@@ -79,3 +81,4 @@ export type SandboxClockBody = Static<typeof ClockAdvanceResponse>;
 export type SandboxCreditedBody = Static<typeof SandboxCredited>;
 export type NullificationCreatedBody = Static<typeof NullificationResponse>;
 export type NullificationBody = Static<typeof NullificationGetResponse>;
+export type ConciliationReportBody = Static<typeof ConciliationResponse>;

@@ -2,6 +2,7 @@
 // encapsulated plugin, runtime.ts collects each group's due work into the context. A new group adds one line.
 import type { AppModule } from '../platform/module.ts';
 import { accountModule } from './account/module.ts';
+import { conciliationModule } from './conciliation/module.ts';
 import { eventsModule } from './events/module.ts';
 import { healthModule } from './health/module.ts';
 import { marketplaceModule } from './marketplace/module.ts';
@@ -32,5 +33,6 @@ export const appModules: readonly AppModule[] = [
   walletModule,
   transactionsModule,
   refundsModule,
+  conciliationModule,
   checkoutModule,
 ];

@@ -83,8 +83,9 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   }
   const mode = oneOf(env, 'COBRO_MODE', modes, 'sandbox', errors);
   const secretKey = parseSecretKey(env.COBRO_SECRET_KEY, errors);
-  if (mode === 'production' && secretKey === null && env.COBRO_SECRET_KEY === undefined) {
-    errors.push('COBRO_SECRET_KEY is required in production mode');
+  // Set but empty counts as missing: production never falls back to a key file beside the data.
+  if (mode === 'production' && (env.COBRO_SECRET_KEY ?? '') === '') {
+    errors.push('COBRO_SECRET_KEY is required in production mode (32 bytes as 64 hex characters: openssl rand -hex 32)');
   }
   const timeZone = env.TIMEZONE !== undefined && env.TIMEZONE !== '' ? env.TIMEZONE : 'America/Santiago';
   if (!isValidTimeZone(timeZone)) errors.push(`TIMEZONE "${timeZone}" is not a known IANA time zone`);

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { dataDirLimits } from '../limits.ts';
 
 /** What Cobro creates directly under DATA_DIR. */
-export const dataDirEntries = { database: 'pgdata', secretKey: 'secret.key', opsSocket: 'cobro.sock' } as const;
+export const dataDirEntries = { database: 'pgdata', secretKey: 'secret.key', opsSocket: 'cobro.sock', lock: 'cobro.lock' } as const;
 
 const groupOtherBits = 0o077;
 const stickyBit = 0o1000;

@@ -17,6 +17,7 @@ import { readBalance } from '../../src/platform/ledger/post.ts';
 import { deliverDueNotifications } from '../../src/platform/notifications/deliver.ts';
 import { formatTimestamp } from '../../src/platform/time-format.ts';
 import { freePort } from '../support/net.ts';
+import { transactionLimits } from '../../src/limits.ts';
 
 const screenshotsDir = path.resolve('docs/screenshots');
 let server: RunningServer;
@@ -163,14 +164,45 @@ describe('paying on the hosted checkout in Chromium', () => {
     await page.close();
   });
 
-  it('shows the decline of the rejected test card and delivers the signed failed callback', async () => {
+  it('lets the payer retry after a wrong CVV and pay, with one success callback', async () => {
     const created = await create({ payment: 1 });
     const { page } = await newPage();
     await page.goto(created.url);
-    await page.fill('#card_number', '5186 0595 5959 0568');
-    await page.fill('#expiry', '11/29');
+    await page.fill('#card_number', '4051 8856 0044 6623');
+    await page.fill('#expiry', '12/30');
+    await page.fill('#cvv', '999');
+    await page.click('button[type=submit]');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('el código de seguridad (CVV) no es correcto');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain(`te quedan ${transactionLimits.paymentAttemptsMax - 1} intentos`);
+    await expect(page.inputValue('#cvv')).resolves.toBe('');
+    expect((await api('GET', `/api/transaction/${created.id}`)).body.status).toBe('pending');
+    expect(await deliverCallbacks()).toBe(0);
+    await page.fill('#card_number', '4051 8856 0044 6623');
+    await page.fill('#expiry', '12/30');
     await page.fill('#cvv', '123');
     await page.click('button[type=submit]');
+    await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
+    const got = (await api('GET', `/api/transaction/${created.id}`)).body;
+    expect(got.status).toBe('success');
+    expect(await deliverCallbacks()).toBe(1);
+    expect(verifiedCallback(got.payment.payment_key).payload).toEqual(expectedPayload(got, 'success'));
+    await page.close();
+  });
+
+  it('shows the decline of the rejected test card on each try, then delivers the signed failed callback once', async () => {
+    const created = await create({ payment: 1 });
+    const { page } = await newPage();
+    await page.goto(created.url);
+    for (let i = 1; i <= transactionLimits.paymentAttemptsMax; i++) {
+      await page.fill('#card_number', '5186 0595 5959 0568');
+      await page.fill('#expiry', '11/29');
+      await page.fill('#cvv', '123');
+      await page.click('button[type=submit]');
+      if (i < transactionLimits.paymentAttemptsMax) {
+        await expect(page.getByRole('alert').textContent()).resolves.toContain('Tarjeta rechazada por el emisor.');
+        expect(await deliverCallbacks()).toBe(0);
+      }
+    }
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago rechazado');
     await expect(page.content()).resolves.toContain('Tarjeta rechazada por el emisor.');
     const got = (await api('GET', `/api/transaction/${created.id}`)).body;

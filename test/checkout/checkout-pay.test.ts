@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { approvedVisa, createTransaction, pathOf, payByCard, rejectedMastercard, submit } from '../modules/transactions/helpers.ts';
+import { approvedVisa, createTransaction, declineByCard, pathOf, payByCard, rejectedMastercard, submit, submitUntilRejected } from '../modules/transactions/helpers.ts';
+import { transactionLimits } from '../../src/limits.ts';
 
 let t: TestApp;
 let account: TestAccount;
@@ -129,17 +130,80 @@ describe('paying by card', () => {
     expect((await row(created.id)).status).toBe('pending');
   });
 
-  it('rejects the declined test card and any card outside the test list, with a clear message and a failed callback', async () => {
-    const { created, res } = await payByCard(t, account, { urlnotify: 'https://shop.example/n' }, rejectedMastercard);
+  it('rejects the declined test card and any card outside the test list once the tries run out, with one failed callback', async () => {
+    const { created, res } = await declineByCard(t, account, { urlnotify: 'https://shop.example/n' }, rejectedMastercard);
     expect(res.body).toContain('Pago rechazado');
     expect(res.body).toContain('Tarjeta rechazada por el emisor.');
     expect((await row(created.id)).status).toBe('rejected');
-    expect((await outbox(created.id))[0]!.payload).toMatchObject({ status: 'failed' });
-    const other = await payByCard(t, account, {}, { card_number: '4111 1111 1111 1111', expiry: '01/31', cvv: '123' });
+    const callbacks = await outbox(created.id);
+    expect(callbacks).toHaveLength(1);
+    expect(callbacks[0]!.payload).toMatchObject({ status: 'failed' });
+    const other = await declineByCard(t, account, {}, { card_number: '4111 1111 1111 1111', expiry: '01/31', cvv: '123' });
     expect(other.res.body).toContain('solo se aceptan las tarjetas de prueba');
-    const wrongCvv = await payByCard(t, account, {}, { ...approvedVisa, cvv: '999' });
+    const wrongCvv = await declineByCard(t, account, {}, { ...approvedVisa, cvv: '999' });
     expect(wrongCvv.res.body).toContain('CVV');
     expect((await row(wrongCvv.created.id)).status).toBe('rejected');
+  });
+
+  it('lets a payer with a wrong CVV try again and pay: each try recorded, one success callback only', async () => {
+    const created = await createTransaction(t, account, { urlnotify: 'https://shop.example/n' });
+    const first = await submit(t, created.url, 1, { ...approvedVisa, cvv: '999' });
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toContain('el código de seguridad (CVV) no es correcto');
+    expect(first.body).toContain(`te quedan ${transactionLimits.paymentAttemptsMax - 1} intentos`);
+    expect(first.body).toContain('name="card_number"');
+    expect(first.body).not.toContain('4051885600446623');
+    expect(first.body).not.toContain('Pago rechazado');
+    expect((await row(created.id))).toMatchObject({ status: 'pending', attempt_id: null, attempt_lease_until: null, authorization_code: null });
+    expect(await outbox(created.id)).toEqual([]);
+    const page = await t.app.inject({ method: 'GET', url: `${pathOf(created.url)}&method=1` });
+    expect(page.body).toContain('name="card_number"');
+    const paid = await submit(t, created.url, 1, approvedVisa);
+    expect(paid.body).toContain('Pago exitoso');
+    const r = await row(created.id);
+    expect(r).toMatchObject({ status: 'success', card_last4: '6623' });
+    const attempts = await t.ctx.db.selectFrom('payment_attempts').selectAll().where('transaction_id', '=', created.id).orderBy('number').execute();
+    expect(attempts.map((a) => [a.number, a.outcome, a.card_last4, a.media])).toEqual([[1, 'declined', '6623', 'Webpay'], [2, 'approved', '6623', 'Webpay']]);
+    expect(attempts[0]!.payer_message).toContain('CVV');
+    expect(JSON.stringify(attempts)).not.toMatch(/4051885600446623|"999"/);
+    const callbacks = await outbox(created.id);
+    expect(callbacks.map((c) => c.payload)).toEqual([expect.objectContaining({ status: 'success' })]);
+    const journals = await t.ctx.db.selectFrom('journal_entries').select('kind').where('reference', '=', created.id).execute();
+    expect(journals.filter((j) => j.kind === 'transaction.capture')).toHaveLength(1);
+  });
+
+  it('counts down the tries and rejects on the last, with every attempt recorded and the callback sent once', async () => {
+    const created = await createTransaction(t, account, { urlnotify: 'https://shop.example/n' });
+    const max = transactionLimits.paymentAttemptsMax;
+    for (let i = 1; i < max; i++) {
+      const res = await submit(t, created.url, 1, rejectedMastercard);
+      expect(res.body).toContain('Tarjeta rechazada por el emisor.');
+      expect(res.body).toContain(max - i === 1 ? 'te queda 1 intento' : `te quedan ${max - i} intentos`);
+      expect((await row(created.id)).status).toBe('pending');
+      expect(await outbox(created.id)).toEqual([]);
+    }
+    const last = await submit(t, created.url, 1, rejectedMastercard);
+    expect(last.body).toContain('Pago rechazado');
+    expect((await row(created.id))).toMatchObject({ status: 'rejected', rejection_reason: 'declined', card_last4: '0568' });
+    const attempts = await t.ctx.db.selectFrom('payment_attempts').select(['number', 'outcome']).where('transaction_id', '=', created.id).orderBy('number').execute();
+    expect(attempts).toEqual(Array.from({ length: max }, (_, i) => ({ number: i + 1, outcome: 'declined' })));
+    expect((await outbox(created.id)).map((c) => c.payload)).toEqual([expect.objectContaining({ status: 'failed' })]);
+    const after = await submit(t, created.url, 1, approvedVisa);
+    expect(after.body).toContain('Pago rechazado');
+    expect((await row(created.id)).status).toBe('rejected');
+    const got = await t.call(account, { method: 'GET', url: `/api/transaction/${created.id}` });
+    expect(got.json()).toMatchObject({ status: 'rejected' });
+  });
+
+  it('never records more attempts than the limit when tabs race declined submissions', async () => {
+    const created = await createTransaction(t, account, { urlnotify: 'https://shop.example/n' });
+    const max = transactionLimits.paymentAttemptsMax;
+    await Promise.all(Array.from({ length: max + 3 }, () => submit(t, created.url, 1, rejectedMastercard)));
+    await Promise.all(Array.from({ length: max + 3 }, () => submit(t, created.url, 1, rejectedMastercard)));
+    expect((await row(created.id)).status).toBe('rejected');
+    const attempts = await t.ctx.db.selectFrom('payment_attempts').select('number').where('transaction_id', '=', created.id).execute();
+    expect(attempts).toHaveLength(max);
+    expect(await outbox(created.id)).toHaveLength(1);
   });
 
   it('records instalments for the Webpay plus 4-6 method as card type VC', async () => {
@@ -177,11 +241,26 @@ describe('paying by bank transfer', () => {
     expect(await row(created.id)).toMatchObject({ status: 'success', media: 'ETpay', payer_identifier: '111111111', payer_bank: 'Banco Estado', card_last4: null });
   });
 
-  it('declines other credentials', async () => {
+  it('declines other credentials, and rejects once the tries run out', async () => {
     const created = await createTransaction(t, account, { payment: 19, additional_parameters: { payer_rut: '11.111.111-1' } });
-    const res = await submit(t, created.url, 19, { rut: '11111111-1', password: 'wrong', bank: '0001' });
+    const res = await submitUntilRejected(t, created.url, 19, { rut: '11111111-1', password: 'wrong', bank: '0001' });
     expect(res.body).toContain('Pago rechazado');
     expect((await row(created.id)).status).toBe('rejected');
+  });
+
+  it('lets a payer who mistyped the bank password try again, keeping the chosen bank', async () => {
+    const created = await createTransaction(t, account, { payment: 4, urlnotify: 'https://shop.example/n', additional_parameters: { payer_rut: '11.111.111-1' } });
+    const wrong = await submit(t, created.url, 4, { rut: '11.111.111-1', password: '321', bank: '0012' });
+    expect(wrong.body).toContain('RUT o clave incorrectos');
+    expect(wrong.body).toContain('Puedes intentarlo de nuevo');
+    expect(wrong.body).toContain('<option value="0012" selected>');
+    expect(wrong.body).not.toContain('value="321"');
+    expect((await row(created.id)).status).toBe('pending');
+    const ok = await submit(t, created.url, 4, { rut: '11.111.111-1', password: '123', bank: '0012' });
+    expect(ok.body).toContain('Pago exitoso');
+    expect((await outbox(created.id)).map((c) => c.payload)).toEqual([expect.objectContaining({ status: 'success' })]);
+    const attempts = await t.ctx.db.selectFrom('payment_attempts').select(['outcome', 'media']).where('transaction_id', '=', created.id).orderBy('number').execute();
+    expect(attempts).toEqual([{ outcome: 'declined', media: 'ETpay' }, { outcome: 'approved', media: 'ETpay' }]);
   });
 });
 

@@ -115,6 +115,12 @@ describe('cobro CLI on the embedded database', () => {
       expect(freshWho.status).toBe(200);
       // The client side of the socket, as main.ts runs it when a server answers.
       expect((await runThroughServer(opsSocketPath(dir), ['migrate'])).stdout).toContain('up to date');
+
+      // A second `serve` on the same DATA_DIR (on another port) is refused in one line and leaves the first serving.
+      const second = await runCli(['serve'], { ...env, PORT: String(await freePort()) });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(new RegExp(`^cobro: DATA_DIR .+ is in use by another cobro process \\(pid ${server.child.pid}\\)[^\\n]*\\n$`));
+      expect((await fetch(`${base}/api/banks?currency=clp`)).status).toBe(200);
     } finally {
       await server.stop();
     }

@@ -1,11 +1,11 @@
-// Runs the real `cobro` command line in a child process (Node 24 from node_modules/.bin), as an operator would.
+// Runs the real `cobro` command line in a child process (bin/cobro, which execs the pinned Node 24), as an operator would.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const nodeBin = path.join(repoRoot, 'node_modules', '.bin', 'node');
-const mainTs = path.join(repoRoot, 'src', 'cli', 'main.ts');
+/** The launcher an operator puts on PATH: a shell script that execs node_modules/node on bin/cobro.js. */
+export const cobroBin = path.join(repoRoot, 'bin', 'cobro');
 
 export interface CliResult {
   readonly code: number | null;
@@ -22,7 +22,7 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 export function runCli(args: readonly string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(nodeBin, [mainTs, ...args], { cwd: repoRoot, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cobroBin, [...args], { cwd: repoRoot, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
@@ -41,7 +41,7 @@ export interface ServeProcess {
 /** Starts `cobro serve` and resolves once it logs that it serves. */
 export function startServe(env: Record<string, string>, timeoutMs = 60_000): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(nodeBin, [mainTs, 'serve'], { cwd: repoRoot, env: childEnv({ LOG_LEVEL: 'info', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cobroBin, ['serve'], { cwd: repoRoot, env: childEnv({ LOG_LEVEL: 'info', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const stop = () => new Promise<void>((done) => {
       if (child.exitCode !== null) return done();

@@ -111,6 +111,12 @@ export class CobroClient {
     return this.#call<T.NullificationBody>('getNullification', { params: { id }, options });
   }
 
+  // Conciliation.
+  /** The settlement batches created from date_init to date_end (YYYY-MM-DD, at most 30 days), with their transactions. */
+  getConciliation(body: T.ConciliationInput, options?: CallOptions) {
+    return this.#call<T.ConciliationReportBody>('getConciliation', { body, options });
+  }
+
   // Marketplace.
   createMarketplaceClient(body: T.CreateMarketplaceClientInput, options?: CallOptions) {
     return this.#call<T.MarketplaceClientBody>('createMarketplaceClient', { body, options });

@@ -47,6 +47,8 @@ export const operations = {
   getNotification: { method: 'GET', path: '/api/notifications/{id}', auth: 'token' },
   retryNotification: { method: 'POST', path: '/api/notifications/{id}/retry', auth: 'token' },
 
+  getConciliation: { method: 'POST', path: '/api/conciliation', auth: 'token' },
+
   advanceSandboxClock: { method: 'POST', path: '/api/sandbox/clock/advance', auth: 'token' },
   creditSandboxWallet: { method: 'POST', path: '/api/sandbox/wallet/credit', auth: 'token' },
 } as const satisfies Record<string, OperationSpec>;

@@ -124,6 +124,11 @@ export type CreateNullificationInput = {
   amount: number;
 };
 
+export type ConciliationInput = {
+  date_init: string;
+  date_end: string;
+};
+
 // Query strings: every field is optional on the wire (the server fills defaults).
 export type CurrencyFilter = {
   currency?: string | undefined;
@@ -610,4 +615,30 @@ export type NullificationBody = {
     status_nullify: "pending" | "awaiting_funds" | "waiting_bank_details" | "complete" | "reverse_deleted" | "reverse_completed";
     updated_at: string;
   };
+};
+
+export type ConciliationReportBody = {
+  status: "success";
+  conciliation: {
+    status: never;
+    id: string;
+    currency: string;
+    created_at: string;
+    transaction: {
+      order: string;
+      amount: number;
+      start: string;
+      end: string;
+      media: string;
+      transaction_id: string;
+      payment_key: string;
+      deposit_date: string;
+      fee: number;
+      amount_deposit: number;
+    }[];
+    amount_available: number;
+    amount_deposit: number;
+    destiny: string;
+    wallet: null;
+  }[];
 };

@@ -1,4 +1,3 @@
-import { setBankAccount } from '../../modules/wallet/bank-account.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 
 export const accountsSetBank: Command = {
@@ -6,9 +5,16 @@ export const accountsSetBank: Command = {
   summary: 'Set the bank account that receives the account\'s withdrawals',
   usage: 'cobro accounts set-bank ID --sbif 0001 --type 1 --num 123 --rut 111111111 --name "Holder" [--currency CLP]',
   options: {
-    sbif: { type: 'string' }, type: { type: 'string' }, num: { type: 'string' }, rut: { type: 'string' },
-    name: { type: 'string' }, currency: { type: 'string' }, json: { type: 'boolean' },
+    sbif: { type: 'string', valueName: 'CODE', description: 'the bank code, as in GET /api/banks (required)' },
+    type: { type: 'string', valueName: '1|2|3', description: 'the account type: 1 checking, 2 sight (vista), 3 savings (required)' },
+    num: { type: 'string', valueName: 'NUMBER', description: 'the account number, at most 12 digits (required)' },
+    rut: { type: 'string', description: "the holder's RUT, digits and check digit without dots or dash (required)" },
+    name: { type: 'string', valueName: 'HOLDER', description: "the holder's name (required)" },
+    currency: { type: 'string', description: 'the currency the account receives (default CLP)' },
+    json: { type: 'boolean', description: 'print the bank account as one JSON object' },
   },
+  operands: [{ name: 'ID', description: 'the account id (acc...)' }],
+  examples: ['cobro accounts set-bank acc4f6c0e3d2b1a09876 --sbif 0001 --type 1 --num 123456 --rut 111111111 --name "Tienda Uno SpA"'],
   needsDb: true,
   async run(ctx, args) {
     const id = args.positionals[0];
@@ -16,6 +22,7 @@ export const accountsSetBank: Command = {
     if (id === undefined || sbif === undefined || type === undefined || num === undefined || rut === undefined || name === undefined) {
       return fail(`usage: ${this.usage}`, 2);
     }
+    const { setBankAccount } = await import('../../modules/wallet/bank-account.ts');
     const result = await setBankAccount(requireCtx(ctx), id, { currency: stringOption(args, 'currency') ?? 'CLP', sbif, type, num, rut, holderName: name });
     if (!result.ok) return fail(result.error, 2);
     const b = result.bank;

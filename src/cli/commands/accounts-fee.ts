@@ -1,6 +1,4 @@
 // `cobro accounts set-fee`: the service fee an account pays per payment method (supplement §4.3).
-import { findAccountRowById } from '../../modules/accounts/repository.ts';
-import { parsePercentBp, setFeeRule } from '../../modules/transactions/fees.ts';
 import { limits } from '../../limits.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 
@@ -12,10 +10,20 @@ export const accountsSetFee: Command = {
   name: 'accounts set-fee',
   summary: 'Set the fee an account pays per payment method (percent plus fixed minor units)',
   usage: 'cobro accounts set-fee ID --payment N [--percent 2.95] [--fixed 0]',
-  options: { payment: { type: 'string' }, percent: { type: 'string' }, fixed: { type: 'string' } },
+  options: {
+    payment: { type: 'string', valueName: 'N', description: 'the payment method code, as in the seed (1 Webpay, 4 Servipag, ...) (required)' },
+    percent: { type: 'string', valueName: 'PERCENT', description: 'the percentage of each payment, at most two decimals (default 0)' },
+    fixed: { type: 'string', valueName: 'MINOR', description: 'a fixed amount per payment in minor units (default 0)' },
+  },
+  operands: [{ name: 'ID', description: 'the account id (acc...)' }],
+  examples: ['cobro accounts set-fee acc4f6c0e3d2b1a09876 --payment 1 --percent 2.95 --fixed 0'],
   needsDb: true,
   async run(ctx, args) {
     const c = requireCtx(ctx);
+    const [{ findAccountRowById }, { parsePercentBp, setFeeRule }] = await Promise.all([
+      import('../../modules/accounts/repository.ts'),
+      import('../../modules/transactions/fees.ts'),
+    ]);
     const id = args.positionals[0];
     if (id === undefined) return fail('usage: cobro accounts set-fee ID --payment N [--percent 2.95] [--fixed 0]', 2);
     const paymentText = stringOption(args, 'payment');

@@ -1,13 +1,14 @@
-import { verifyLedger } from '../../platform/ledger/verify.ts';
 import { fail, ok, requireCtx, type Command } from '../command.ts';
 
 export const ledgerVerify: Command = {
   name: 'ledger verify',
   summary: 'Recompute every balance from the postings; exit 1 naming the first fault',
   usage: 'cobro ledger verify [--json]',
-  options: { json: { type: 'boolean' } },
+  options: { json: { type: 'boolean', description: 'print the result as JSON ({ok, accounts, journals} or {ok, fault})' } },
+  examples: ['cobro ledger verify', 'DATABASE_URL=postgres://cobro@db/cobro cobro ledger verify --json'],
   needsDb: true,
   async run(ctx, args) {
+    const { verifyLedger } = await import('../../platform/ledger/verify.ts');
     const result = await verifyLedger(requireCtx(ctx).db);
     if (args.values.json === true) {
       const text = JSON.stringify(result);

@@ -1,7 +1,7 @@
 // `cobro notifications list|show|retry`: the operator's view of callback deliveries across accounts.
 import { notificationStatuses, type NotificationStatus } from '../../platform/notifications/types.ts';
 import { limits } from '../../limits.ts';
-import { listNotifications, retryNotification, showNotification, type NotificationView } from '../../modules/notifications/service.ts';
+import type { NotificationView } from '../../modules/notifications/service.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 
 function line(n: NotificationView): string {
@@ -13,9 +13,16 @@ export const notificationsList: Command = {
   name: 'notifications list',
   summary: 'List callback deliveries, newest first',
   usage: 'cobro notifications list [--account ID] [--status pending|delivering|delivered|failed] [--limit N] [--json]',
-  options: { account: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    account: { type: 'string', valueName: 'ID', description: "only this account's callbacks" },
+    status: { type: 'string', valueName: notificationStatuses.join('|'), description: 'only callbacks in this state' },
+    limit: { type: 'string', valueName: 'N', description: `how many, newest first (default 50, at most ${limits.cliListRowsMax})` },
+    json: { type: 'boolean', description: 'print the page as JSON ({notifications, total})' },
+  },
+  examples: ['cobro notifications list --status failed', 'cobro notifications list --account acc4f6c0e3d2b1a09876 --limit 10 --json'],
   needsDb: true,
   async run(ctx, args) {
+    const { listNotifications } = await import('../../modules/notifications/service.ts');
     const status = stringOption(args, 'status');
     if (status !== undefined && !(notificationStatuses as readonly string[]).includes(status)) {
       return fail(`--status must be one of ${notificationStatuses.join(', ')}`, 2);
@@ -40,9 +47,12 @@ export const notificationsShow: Command = {
   name: 'notifications show',
   summary: 'Show one callback delivery with every attempt',
   usage: 'cobro notifications show ID [--json]',
-  options: { json: { type: 'boolean' } },
+  options: { json: { type: 'boolean', description: 'print the delivery and its attempts as one JSON object' } },
+  operands: [{ name: 'ID', description: 'the notification id, as `notifications list` prints it' }],
+  examples: ['cobro notifications show ntf0123456789abcdef01'],
   needsDb: true,
   async run(ctx, args) {
+    const { showNotification } = await import('../../modules/notifications/service.ts');
     const id = args.positionals[0];
     if (id === undefined) return fail('usage: cobro notifications show ID', 2);
     const found = await showNotification(requireCtx(ctx), id, null);
@@ -59,8 +69,11 @@ export const notificationsRetry: Command = {
   summary: 'Send a callback again now (same webhook-id)',
   usage: 'cobro notifications retry ID',
   options: {},
+  operands: [{ name: 'ID', description: 'the notification id, as `notifications list` prints it' }],
+  examples: ['cobro notifications retry ntf0123456789abcdef01'],
   needsDb: true,
   async run(ctx, args) {
+    const { retryNotification } = await import('../../modules/notifications/service.ts');
     const id = args.positionals[0];
     if (id === undefined) return fail('usage: cobro notifications retry ID', 2);
     const retried = await retryNotification(requireCtx(ctx), id, null);

@@ -1,16 +1,25 @@
-import { operatorTargets, resolvePayout, type OperatorTarget } from '../../modules/wallet/payout-resolve.ts';
+import type { OperatorTarget } from '../../modules/wallet/payout-resolve.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 
 export const payoutsResolve: Command = {
   name: 'payouts resolve',
   summary: 'Move a payout or withdrawal on (processing, success, banking_error, fraud_prevention)',
   usage: 'cobro payouts resolve ID --status success|processing|banking_error|fraud_prevention [--reason TEXT]',
-  options: { status: { type: 'string' }, reason: { type: 'string' } },
+  options: {
+    status: { type: 'string', valueName: 'STATE', description: 'the new state: processing, success, banking_error or fraud_prevention (required)' },
+    reason: { type: 'string', valueName: 'TEXT', description: "the rejection reason the merchant sees (banking_error)" },
+  },
+  operands: [{ name: 'ID', description: 'the payout or withdrawal id' }],
+  examples: [
+    'cobro payouts resolve 3b5c9e0f2a1d --status success',
+    'cobro payouts resolve 3b5c9e0f2a1d --status banking_error --reason "Cuenta cerrada"',
+  ],
   needsDb: true,
   async run(ctx, args) {
     const id = args.positionals[0];
     const status = stringOption(args, 'status');
     if (id === undefined || status === undefined) return fail(`usage: ${this.usage}`, 2);
+    const { operatorTargets, resolvePayout } = await import('../../modules/wallet/payout-resolve.ts');
     if (!(operatorTargets as readonly string[]).includes(status)) return fail(`--status must be one of ${operatorTargets.join(', ')}`, 2);
     const result = await resolvePayout(requireCtx(ctx), id, status as OperatorTarget, stringOption(args, 'reason') ?? null);
     if (!result.ok) return fail(result.error);

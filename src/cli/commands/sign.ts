@@ -5,7 +5,17 @@ export const signCommand: Command = {
   name: 'sign',
   summary: 'Print the Sign header for a request (for curl users)',
   usage: "cobro sign --token PRIVATE --path /api/x [--body '{\"a\":1}' | --query 'a=b&c=d']",
-  options: { token: { type: 'string' }, path: { type: 'string' }, body: { type: 'string' }, query: { type: 'string' } },
+  options: {
+    token: { type: 'string', valueName: 'PRIVATE', description: "the account's private token (required)" },
+    path: { type: 'string', valueName: 'PATH', description: 'the request path, such as /api/transaction (a query string after ? is ignored; use --query) (required)' },
+    body: { type: 'string', valueName: 'JSON', description: 'the JSON body of a POST, PUT or PATCH, exactly as sent' },
+    query: { type: 'string', valueName: 'QUERY', description: 'the query string of a GET or DELETE (a=b&c=d)' },
+  },
+  examples: [
+    `cobro sign --token "$PRIVATE" --path /api/transaction --body '{"email":"a@b.cl","order":"1001","subject":"Pedido 1001","amount":5000,"payment":1}'`,
+    `cobro sign --token "$PRIVATE" --path /api/wallet/list --query 'page=1&per_page=10'`,
+    `curl -H "Authorization: Bearer $PUBLIC" -H "Sign: $(cobro sign --token "$PRIVATE" --path /api/account)" http://localhost:8080/api/account`,
+  ],
   needsDb: false,
   async run(_ctx, args) {
     const token = stringOption(args, 'token');

@@ -1,6 +1,3 @@
-import { findAccountRowById } from '../../modules/accounts/repository.ts';
-import { knownCurrency } from '../../modules/wallet/payout-input.ts';
-import { creditWallet } from '../../modules/wallet/wallet-credit.ts';
 import { limits } from '../../limits.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 
@@ -8,7 +5,14 @@ export const walletCredit: Command = {
   name: 'wallet credit',
   summary: 'Credit a merchant wallet (operator adjustment, ledger-backed)',
   usage: 'cobro wallet credit --account ID --amount N --currency CLP --reason TEXT [--json]',
-  options: { account: { type: 'string' }, amount: { type: 'string' }, currency: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    account: { type: 'string', valueName: 'ID', description: 'the account whose wallet is credited (required)' },
+    amount: { type: 'string', valueName: 'MINOR', description: 'a positive whole amount in minor units (required)' },
+    currency: { type: 'string', description: 'the wallet currency (default CLP)' },
+    reason: { type: 'string', valueName: 'TEXT', description: "the movement's subject, as the merchant sees it (required)" },
+    json: { type: 'boolean', description: 'print {identifier_wallet, credit_id, amount_available, currency}' },
+  },
+  examples: ['cobro wallet credit --account acc4f6c0e3d2b1a09876 --amount 25000 --currency CLP --reason "Saldo inicial"'],
   needsDb: true,
   async run(ctxOrNull, args) {
     const ctx = requireCtx(ctxOrNull);
@@ -20,6 +24,11 @@ export const walletCredit: Command = {
       return fail('--amount must be a positive integer of at most 14 digits, in minor units', 2);
     }
     if (reason === '' || reason.length > limits.walletCreditReasonLengthMax) return fail(`--reason must have 1 to ${limits.walletCreditReasonLengthMax} characters`, 2);
+    const [{ findAccountRowById }, { knownCurrency }, { creditWallet }] = await Promise.all([
+      import('../../modules/accounts/repository.ts'),
+      import('../../modules/wallet/payout-input.ts'),
+      import('../../modules/wallet/wallet-credit.ts'),
+    ]);
     const currency = await knownCurrency(ctx, stringOption(args, 'currency') ?? 'CLP');
     if (currency === null) return fail(`unknown currency ${stringOption(args, 'currency')}`, 2);
     if ((await findAccountRowById(ctx.db, accountId)) === undefined) return fail(`no account with id ${accountId}`);

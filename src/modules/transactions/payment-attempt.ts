@@ -2,7 +2,9 @@
 // processor answers (STYLE rule 10) and still only one attempt can ever charge:
 //   1. lock the row, re-check it is pending and not expired, claim it with an attempt id and a lease;
 //   2. charge through the processor with the attempt id as idempotency key;
-//   3. lock the row again, check the claim is still ours, record the result, money and callback together.
+//   3. lock the row again, check the claim is still ours, record the attempt and the result, money and callback
+//      together. A decline before the attempts limit (limits.ts) records the attempt only: the transaction stays
+//      pending, the payer may try again, and no callback is written until the final result.
 // A second tab submitting meanwhile finds the claim (step 1) or the final status, and never charges.
 import type { AppContext } from '../../platform/context.ts';
 import { newId } from '../../platform/ids.ts';
@@ -13,13 +15,17 @@ import { lockTransaction } from './repository.ts';
 import type { TransactionStatus } from './state-machine.ts';
 import { expiryRejection, recordRejection, recordSuccess } from './transaction-result.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import type { Tx } from '../../platform/db/types.ts';
+import { sql, type Insertable } from 'kysely';
+import type { PaymentAttemptTable } from './types.ts';
 
 export type AttemptOutcome =
   | { readonly kind: 'final'; readonly status: TransactionStatus }
   | { readonly kind: 'in_progress' }
   | { readonly kind: 'expired' }
   | { readonly kind: 'approved' }
-  | { readonly kind: 'declined'; readonly payerMessage: string };
+  /** `attemptsLeft` 0: the transaction is rejected; more: it stays pending and the payer may try again. */
+  | { readonly kind: 'declined'; readonly payerMessage: string; readonly attemptsLeft: number };
 
 export interface AttemptInput {
   readonly transactionId: string;
@@ -79,6 +85,13 @@ export async function attemptPayment(ctx: AppContext, input: AttemptInput): Prom
       return { kind: 'final', status: row.status };
     }
     const now = await accountNow(ctx, row.account_id, tx);
+    const number = await recordAttempt(tx, {
+      id: attemptId, transaction_id: row.id, payment: input.method.payment, media: input.method.name,
+      outcome: outcome.approved ? 'approved' : 'declined',
+      gateway_message: outcome.approved ? 'successful transaction' : outcome.gatewayMessage,
+      payer_message: outcome.approved ? null : outcome.payerMessage,
+      card_brand: outcome.cardBrand, card_last4: outcome.cardLast4, payer_ip: input.payerIp, created_at: now,
+    });
     if (outcome.approved) {
       await recordSuccess(ctx, tx, row, {
         paidPayment: input.method.payment,
@@ -95,6 +108,12 @@ export async function attemptPayment(ctx: AppContext, input: AttemptInput): Prom
       }, now);
       return { kind: 'approved' };
     }
+    const attemptsLeft = Math.max(0, transactionLimits.paymentAttemptsMax - number);
+    if (attemptsLeft > 0) {
+      await tx.updateTable('transactions').set({ attempt_id: null, attempt_lease_until: null, updated_at: now })
+        .where('id', '=', row.id).execute();
+      return { kind: 'declined', payerMessage: outcome.payerMessage, attemptsLeft };
+    }
     await recordRejection(tx, row, {
       reason: 'declined',
       gatewayMessage: outcome.gatewayMessage,
@@ -104,6 +123,18 @@ export async function attemptPayment(ctx: AppContext, input: AttemptInput): Prom
       cardLast4: outcome.cardLast4,
       payerIp: input.payerIp,
     }, now);
-    return { kind: 'declined', payerMessage: outcome.payerMessage };
+    return { kind: 'declined', payerMessage: outcome.payerMessage, attemptsLeft: 0 };
   });
+}
+
+/** Appends the attempt with the next number of its transaction (the row is locked) and answers that number: one statement. */
+async function recordAttempt(tx: Tx, a: Omit<Insertable<PaymentAttemptTable>, 'number'>): Promise<number> {
+  const inserted = await sql<{ number: number }>`
+    INSERT INTO payment_attempts (id, transaction_id, number, payment, media, outcome, gateway_message, payer_message, card_brand, card_last4, payer_ip, created_at)
+    SELECT ${a.id}::text, ${a.transaction_id}::text, COALESCE(MAX(number), 0) + 1, ${a.payment}::integer, ${a.media}::text,
+      ${a.outcome}::text, ${a.gateway_message}::text, ${a.payer_message ?? null}::text, ${a.card_brand ?? null}::text,
+      ${a.card_last4 ?? null}::text, ${a.payer_ip ?? null}::text, ${a.created_at}::timestamptz
+    FROM payment_attempts WHERE transaction_id = ${a.transaction_id}
+    RETURNING number`.execute(tx);
+  return Number(inserted.rows[0]!.number);
 }

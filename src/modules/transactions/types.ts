@@ -78,6 +78,24 @@ export interface SettlementBatchTable {
   net_minor: Int8;
 }
 
+/** One payer's try at paying on the checkout (migration 0180): each is kept, approved or declined. */
+export interface PaymentAttemptTable {
+  /** The attempt id, also the processor's idempotency key. */
+  id: string;
+  transaction_id: string;
+  /** 1, 2, ... per transaction. */
+  number: number;
+  payment: number;
+  media: string;
+  outcome: 'approved' | 'declined';
+  gateway_message: string;
+  payer_message: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  payer_ip: string | null;
+  created_at: Timestamp;
+}
+
 export interface AccountFeeTable {
   account_id: string;
   payment: number;
@@ -91,5 +109,6 @@ declare module '../../platform/db/types.ts' {
     transactions: TransactionTable;
     account_fees: AccountFeeTable;
     settlement_batches: SettlementBatchTable;
+    payment_attempts: PaymentAttemptTable;
   }
 }

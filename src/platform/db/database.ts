@@ -7,6 +7,8 @@ import pg from 'pg';
 import { limits } from '../../limits.ts';
 import type { Database } from './types.ts';
 import { dataDirEntries, restrictUmask, tightenTree } from '../fs-permissions.ts';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
+import { StartupError, errorText } from '../startup-error.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -45,17 +47,25 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     return { db, engine: 'postgres', pglite: null, close: () => db.destroy() };
   }
   let dir: string | undefined;
+  let lock: DataDirLock | null = null;
   if (options.dataDir !== null) {
     // The database's files are the operator's alone (decision 072): new ones get no group or other bits.
     restrictUmask();
     dir = path.join(options.dataDir, dataDirEntries.database);
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    lock = lockDataDir(options.dataDir);
   }
-  const pglite = await PGlite.create({
-    ...(dir !== undefined ? { dataDir: dir } : {}),
-    ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
-    parsers: { [INT8_OID]: (v: string) => BigInt(v) },
-  });
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({
+      ...(dir !== undefined ? { dataDir: dir } : {}),
+      ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
+      parsers: { [INT8_OID]: (v: string) => BigInt(v) },
+    });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   // PGlite writes a new database's files with mode 0666 whatever the umask; what it creates later honours it.
   if (dir !== undefined) tightenTree(dir);
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
@@ -66,6 +76,36 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();
+      lock?.release();
     },
   };
+}
+
+/** DATABASE_URL without its password, for messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return 'DATABASE_URL';
+  }
+}
+
+/**
+ * One connection to DATABASE_URL before a process starts on it, so an unreachable server, a refused login or a
+ * missing database is one sentence, not a stack from the first migration. Its own client: the pool keeps no
+ * connect timeout, since there a wait for a free client under load is not a failure.
+ */
+export async function checkPostgresReachable(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } catch (error) {
+    throw new StartupError(`cannot reach the database at ${redactedUrl(url)}: ${errorText(error)}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

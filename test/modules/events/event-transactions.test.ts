@@ -3,7 +3,7 @@
 // with sums computed here from the transactions themselves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { approvedVisa, createTransaction, rejectedMastercard, submit } from '../transactions/helpers.ts';
+import { approvedVisa, createTransaction, rejectedMastercard, submit, submitUntilRejected } from '../transactions/helpers.ts';
 import { createClient, createMembership } from '../marketplace/helpers.ts';
 import { setFeeRule } from '../../../src/modules/transactions/fees.ts';
 import { splitByBasisPoints } from '../../../src/platform/money/split.ts';
@@ -70,7 +70,7 @@ describe('selling an event\'s tickets through POST /api/transaction', () => {
       paid.push(created.id);
     }
     const declined = await createTransaction(t, merchant, { event: event.event, amount: 50_000 });
-    await submit(t, declined.url, 1, rejectedMastercard);
+    await submitUntilRejected(t, declined.url, 1, rejectedMastercard);
     await createTransaction(t, merchant, { event: event.event, amount: 60_000 });
     const rows = await t.ctx.db.selectFrom('transactions').select(['id', 'status', 'amount_minor', 'fee_minor'])
       .where('event_id', 'is not', null).execute();

@@ -3,7 +3,7 @@
 // states of PUT /api/maclient following the money.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { approvedVisa, createTransaction, rejectedMastercard, submit } from '../transactions/helpers.ts';
+import { approvedVisa, createTransaction, rejectedMastercard, submit, submitUntilRejected } from '../transactions/helpers.ts';
 import { createClient, createMembership } from './helpers.ts';
 import { setFeeRule } from '../../../src/modules/transactions/fees.ts';
 import { splitByBasisPoints } from '../../../src/platform/money/split.ts';
@@ -68,7 +68,7 @@ describe('POST /api/transaction with marketplace', () => {
     // Accepted before the client was suspended: still distributed (decision 045).
     const beforeSuspension = await createTransaction(t, merchant, { marketplace: m.token, amount: 5_005 });
     const declined = await createTransaction(t, merchant, { marketplace: m.token, amount: 7_000 });
-    await submit(t, declined.url, 1, rejectedMastercard);
+    await submitUntilRejected(t, declined.url, 1, rejectedMastercard);
     await t.call(merchant, { method: 'DELETE', url: `/api/maclient/${b}` });
     await submit(t, beforeSuspension.url, 1, approvedVisa);
     paid.push(beforeSuspension.id);

@@ -1,6 +1,7 @@
 // Drives the hosted checkout through app.inject, as a browser without JavaScript would.
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestAccount, TestApp } from '../../support/app.ts';
+import { transactionLimits } from '../../../src/limits.ts';
 
 export const approvedVisa = { card_number: '4051 8856 0044 6623', expiry: '12/30', cvv: '123' };
 export const rejectedMastercard = { card_number: '5186 0595 5959 0568', expiry: '12/30', cvv: '123' };
@@ -38,5 +39,18 @@ export async function submit(t: TestApp, url: string, method: number, fields: Re
 export async function payByCard(t: TestApp, account: TestAccount, body: Record<string, unknown> = {}, card = approvedVisa) {
   const created = await createTransaction(t, account, body);
   const res = await submit(t, created.url, 1, card);
+  return { created, res };
+}
+
+/** Submits the same declined details until the attempts limit rejects the transaction; answers the last page. */
+export async function submitUntilRejected(t: TestApp, url: string, method: number, fields: Record<string, string>): Promise<LightMyRequestResponse> {
+  let res: LightMyRequestResponse | undefined;
+  for (let i = 0; i < transactionLimits.paymentAttemptsMax; i++) res = await submit(t, url, method, fields);
+  return res!;
+}
+
+export async function declineByCard(t: TestApp, account: TestAccount, body: Record<string, unknown> = {}, card = rejectedMastercard) {
+  const created = await createTransaction(t, account, body);
+  const res = await submitUntilRejected(t, created.url, 1, card);
   return { created, res };
 }

@@ -6,7 +6,7 @@ import { computeFeeMinor, parsePercentBp } from '../../../src/modules/transactio
 import { readBalance } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { SYSTEM_OWNER } from '../../../src/platform/ledger/codes.ts';
-import { approvedVisa, createTransaction, payByCard, rejectedMastercard, submit } from './helpers.ts';
+import { approvedVisa, createTransaction, declineByCard, payByCard, submit } from './helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });
@@ -124,7 +124,7 @@ describe('many payments', () => {
         await createTransaction(t, a, { amount, expired: '2026-03-10 13:00:00', urlreturn: 'https://s.example/r', urlnotify });
         continue;
       }
-      const { res } = await payByCard(t, a, { amount, urlnotify }, kind === 2 ? rejectedMastercard : approvedVisa);
+      const { res } = kind === 2 ? await declineByCard(t, a, { amount, urlnotify }) : await payByCard(t, a, { amount, urlnotify }, approvedVisa);
       expect(res.statusCode).toBe(200);
       if (kind !== 2) {
         const fee = computeFeeMinor(BigInt(amount), { percentBp: 319, fixedMinor: 50n });

@@ -4,7 +4,9 @@
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditWallet } from '../../../src/modules/wallet/wallet-credit.ts';
+import { dispatch } from '../../../src/cli/dispatch.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
+import { approvedVisa, createTransaction, submit } from '../../modules/transactions/helpers.ts';
 
 class StatementCounter implements KyselyPlugin {
   count = 0;
@@ -17,6 +19,10 @@ const targets = {
   'POST /api/transaction': 8,
   // The heaviest measured route, and the next to cut (docs/performance.md).
   'POST /api/wallet/payout': 19,
+  'POST /api/wallet/withdraw': 15,
+  // A card payment's success: claim the attempt, charge, then the attempt's record (issue 15 point 5: one
+  // INSERT ... SELECT numbering it), capture, fee, state and callback in one commit.
+  'POST /gateway/cobro (card approved)': 15,
   'GET /api/wallet': 6,
   // Served from memory (docs/performance.md).
   'GET /api/banks': 0,
@@ -42,7 +48,11 @@ describe('SQL statements per request', () => {
   it('stays within each route\'s target', async () => {
     const account = await t.createAccount();
     await creditWallet(t.ctx, { accountId: account.id, currency: 'CLP', amountMinor: 1_000_000n, reason: 'funds', kind: 'adjustment' });
+    const bank = await dispatch(['accounts', 'set-bank', account.id, '--sbif', '0012', '--type', '2', '--num', '12345678', '--rut', '76123456K', '--name', 'Comercio SpA'], t.ctx);
+    expect(bank.exitCode, bank.stderr).toBe(0);
     let n = 0;
+    const checkouts: Array<{ url: string }> = [];
+    for (let i = 0; i < 3; i++) checkouts.push(await createTransaction(t, account, { order: `pay-${i}` }));
     const measured: Record<keyof typeof targets, number> = {
       'POST /api/transaction': await counted(() => t.call(account, {
         method: 'POST', url: '/api/transaction', body: { email: 'payer@example.com', order: `o-${n++}`, subject: 'S', amount: 25000 },
@@ -53,6 +63,10 @@ describe('SQL statements per request', () => {
           accountbank_name: 'Bench', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1', accountbank_num: '123123123',
         },
       })),
+      'POST /api/wallet/withdraw': await counted(() => t.call(account, {
+        method: 'POST', url: '/api/wallet/withdraw', sign: true, body: { amount: 1000, currency: 'CLP', order: `w-${n++}`, subject: 'withdraw' },
+      })),
+      'POST /gateway/cobro (card approved)': await counted(() => submit(t, checkouts.shift()!.url, 1, approvedVisa)),
       'GET /api/wallet': await counted(() => t.call(account, { method: 'GET', url: '/api/wallet', sign: true })),
       'GET /api/banks': await counted(() => t.call(null, { method: 'GET', url: '/api/banks' })),
     };

@@ -29,6 +29,7 @@ const seedRoutes: ReadonlyArray<readonly [string, string, Auth]> = [
   ['post', '/api/transaction', 'token'],
   ['post', '/api/event', 'token'],
   ['get', '/api/event/{id}', 'token'],
+  ['post', '/api/conciliation', 'token'],
 ];
 /** Documented by the reference (§1.2, §1.3, §3) though the seed marks them "not shown": not Cobro's own additions. */
 const referenceRoutes = new Set([

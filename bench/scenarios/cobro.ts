@@ -1,0 +1,99 @@
+// Cobro's own figures on one engine, each route through real HTTP to a real `cobro serve` process: creating
+// transactions, reading the wallet and the bank catalogue, payouts on one hot wallet and over 50 wallets, paying
+// transactions at the checkout, delivering their callbacks, settling them, the cold start and the peak RSS.
+import { performance } from 'node:perf_hooks';
+import { runLoad, watchRss, type LoadResult } from '../support/load.ts';
+import { startCobro } from '../support/processes.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { prepareDatabase, type BenchAccount, type BenchEngine } from '../support/setup.ts';
+import { getJson, payByCard, postJson, transactionBody } from '../support/client.ts';
+
+export interface CobroSizes { readonly requests: number; readonly payouts: number; readonly payments: number; readonly concurrency: number }
+
+export interface CobroFigures {
+  readonly coldStartMs: number;
+  readonly warmStartMs: number;
+  readonly peakRssMb: number | null;
+  readonly createTransaction: LoadResult;
+  readonly getWallet: LoadResult;
+  readonly getBanks: LoadResult;
+  readonly hotWalletPayouts: LoadResult & { readonly fundedFor: number; readonly overdraft: boolean };
+  readonly payouts50Wallets: LoadResult;
+  readonly paymentSuccess: LoadResult;
+  readonly callbacks: { readonly delivered: number; readonly perSecond: number | null };
+  readonly settlement: { readonly settled: number; readonly ms: number; readonly perSecond: number };
+  readonly ledgerClean: boolean;
+}
+
+/** Not one of the sandbox's fixed amounts, so every payout stays pending and only the reserve path runs. */
+const payoutMinor = 1234;
+const spreadWallets = 50;
+const callbacksTimeoutMs = 120_000;
+const hot = 1;
+const payer = 2 + spreadWallets;
+
+function payoutBody(i: number): Record<string, unknown> {
+  return {
+    email: 'bench@example.com', subject: `bench ${i}`, currency: 'CLP', order: `payout-${i}`, amount: payoutMinor,
+    accountbank_name: 'Bench', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1', accountbank_num: '123123123',
+  };
+}
+
+const succeeded = (r: { status: number; body: any }) => r.status === 200 && r.body?.status === 'success';
+/** A created transaction answers `pending` with its checkout url (seed). */
+const created = (r: { status: number; body: any }) => r.status === 200 && r.body?.status === 'pending' && typeof r.body?.url === 'string';
+
+export async function measureCobro(engine: BenchEngine, postgresUrl: string, sizes: CobroSizes): Promise<CobroFigures> {
+  // The hot wallet holds funds for four payouts in five: the rest must be refused, never overdrawn.
+  const fundedFor = Math.floor((sizes.payouts * 4) / 5);
+  const database = await prepareDatabase({
+    engine, postgresUrl, accounts: payer + 1,
+    walletMinorOf: (i) => (i === hot ? BigInt(payoutMinor * fundedFor) : i > hot && i < payer ? BigInt(payoutMinor * sizes.payouts) : 0n),
+  });
+  const receiver = await startReceiver();
+  const account = (i: number): BenchAccount => database.accounts[i]!;
+  const c = sizes.concurrency;
+  try {
+    const server = await startCobro({ ...database.env, COBRO_WORKERS: '0' });
+    const rss = watchRss(server.pid);
+    const base = server.url;
+    const createTransaction = await runLoad(sizes.requests, c, async (i) => created(await postJson(base, account(0), '/api/transaction', transactionBody(i))));
+    const getWallet = await runLoad(sizes.requests, c, async () => (await getJson(base, account(0), '/api/wallet', true)).status === 200);
+    const getBanks = await runLoad(sizes.requests, c, async () => (await getJson(base, null, '/api/banks')).status === 200);
+    const hotLoad = await runLoad(sizes.payouts, c, async (i) => succeeded(await postJson(base, account(hot), '/api/wallet/payout', payoutBody(i))));
+    const payouts50Wallets = await runLoad(sizes.payouts, c, async (i) => succeeded(await postJson(base, account(hot + 1 + (i % spreadWallets)), '/api/wallet/payout', payoutBody(i))));
+    const checkoutUrls: string[] = [];
+    for (let i = 0; i < sizes.payments; i++) {
+      const res = await postJson(base, account(payer), '/api/transaction', transactionBody(i, { urlnotify: receiver.url, urlreturn: 'http://127.0.0.1/return' }));
+      if (!created(res)) throw new Error(`transaction for payment ${i} refused: ${JSON.stringify(res.body)}`);
+      checkoutUrls.push(String(res.body.url));
+    }
+    const paymentSuccess = await runLoad(sizes.payments, c, (i) => payByCard(base, checkoutUrls[i]!));
+    const peakRssMb = await rss.stop();
+    await server.stop();
+    // The same database again, workers on: the outbox holds one callback per payment to deliver.
+    const second = await startCobro(database.env);
+    const deliveredMs = await receiver.waitFor(sizes.payments, callbacksTimeoutMs);
+    await second.stop();
+    // Workers off again, so the advance's own drain settles every payment (a worker would race it for some).
+    const third = await startCobro({ ...database.env, COBRO_WORKERS: '0' });
+    const started = performance.now();
+    const advanced = await postJson(third.url, account(payer), '/api/sandbox/clock/advance', { days: 3 });
+    const settleMs = Math.max(1, Math.round(performance.now() - started));
+    if (!succeeded(advanced)) throw new Error(`clock advance refused: ${JSON.stringify(advanced.body)}`);
+    await third.stop();
+    const settled = Number(advanced.body.processed?.['transaction-settlement'] ?? 0);
+    return {
+      coldStartMs: server.readyMs, warmStartMs: second.readyMs, peakRssMb,
+      createTransaction, getWallet, getBanks,
+      hotWalletPayouts: { ...hotLoad, fundedFor, overdraft: hotLoad.ok > fundedFor },
+      payouts50Wallets, paymentSuccess,
+      callbacks: { delivered: receiver.received(), perSecond: deliveredMs === null ? null : Math.round((sizes.payments / deliveredMs) * 1000) },
+      settlement: { settled, ms: settleMs, perSecond: Math.round((settled / settleMs) * 1000) },
+      ledgerClean: await database.verify(),
+    };
+  } finally {
+    await receiver.close();
+    await database.drop();
+  }
+}

@@ -1,0 +1,90 @@
+// The conciliation report (reference §10.1; decision 120): one entry per settlement batch the account's settlement
+// runs created in the range, each listing the transactions it settled. Every amount that says what reached the
+// wallet is read from the ledger's postings, so the report's totals are the wallet's settlement credits to the peso.
+import assert from 'node:assert/strict';
+import type { AppContext } from '../../platform/context.ts';
+import type { DbOrTx } from '../../platform/db/types.ts';
+import { validationError } from '../../platform/errors.ts';
+import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
+import { conciliationLimits } from '../../limits.ts';
+import type { DayRange } from './date-range.ts';
+import { linesIn, type LineRow } from './repository.ts';
+
+/** Batch states of the reference (`deteined` sic). Cobro's batches settle into the wallet in their own commit. */
+export const batchStatuses = ['pending', 'paid_out', 'deteined', 'returned'] as const;
+
+export interface ConciliationLine {
+  readonly transaction_id: string;
+  readonly payment_key: string;
+  readonly order: string;
+  readonly start: string;
+  readonly end: string;
+  readonly deposit_date: string;
+  readonly amount: number;
+  readonly fee: number;
+  readonly amount_deposit: number;
+  readonly media: string;
+}
+
+export interface ConciliationBatch {
+  readonly id: string;
+  readonly created_at: string;
+  readonly amount_available: number;
+  readonly amount_deposit: number;
+  readonly status: (typeof batchStatuses)[number];
+  readonly destiny: string;
+  readonly currency: string;
+  readonly wallet: string | null;
+  readonly transaction: ConciliationLine[];
+}
+
+function jsonInteger(value: bigint): number {
+  assert.ok(value >= 0n && value <= BigInt(Number.MAX_SAFE_INTEGER), 'a reported amount fits a JSON integer');
+  return Number(value);
+}
+
+function lineOf(ctx: AppContext, row: LineRow): ConciliationLine {
+  const tz = ctx.config.timeZone;
+  assert.ok(row.ended_at !== null && row.settled_at !== null, 'a settled transaction was paid and settled');
+  return {
+    transaction_id: row.id,
+    payment_key: row.payment_key,
+    order: row.order,
+    start: formatTimestamp(row.checkout_opened_at ?? row.created_at, tz),
+    end: formatTimestamp(row.ended_at, tz),
+    deposit_date: formatDate(row.settled_at, tz),
+    amount: jsonInteger(row.amount_minor),
+    fee: jsonInteger(row.fee_minor ?? 0n),
+    amount_deposit: jsonInteger(row.wallet_minor),
+    media: row.media ?? '',
+  };
+}
+
+/** The batches of the range with their lines; a range holding more than the report's bound is refused, never cut. */
+export async function conciliationReport(ctx: AppContext, db: DbOrTx, accountId: string, range: DayRange): Promise<ConciliationBatch[]> {
+  const lines = await linesIn(db, accountId, range.from, range.before, conciliationLimits.transactionsMax + 1);
+  if (lines.length > conciliationLimits.transactionsMax) {
+    throw validationError({ date_end: `range settles more than ${conciliationLimits.transactionsMax} transactions; ask a shorter one` });
+  }
+  const batches: LineRow[][] = [];
+  for (const line of lines) {
+    const last = batches.at(-1);
+    if (last !== undefined && last[0]!.batch_id === line.batch_id) last.push(line);
+    else batches.push([line]);
+  }
+  return batches.map((rows) => {
+    const b = rows[0]!;
+    const availableMinor = rows.reduce((sum, r) => sum + r.wallet_minor, 0n);
+    return {
+      id: b.batch_id,
+      created_at: formatTimestamp(b.batch_created_at, ctx.config.timeZone),
+      amount_available: jsonInteger(availableMinor),
+      amount_deposit: 0,
+      status: 'paid_out',
+      destiny: 'wallet',
+      currency: b.batch_currency,
+      wallet: null,
+      transaction: rows.map((r) => lineOf(ctx, r)),
+    };
+  });
+}

@@ -1,0 +1,48 @@
+// SQL of the conciliation report: the transactions settled by an account's settlement batches created in a range,
+// each with its batch and what its settlement put in the merchant's wallet, read from the ledger's own postings.
+// A batch always holds at least one transaction (it is opened by one, in that transaction's commit), so the lines
+// name every batch of the range.
+import { sql } from 'kysely';
+import type { DbOrTx } from '../../platform/db/types.ts';
+import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
+import '../transactions/types.ts';
+import '../../platform/ledger/types.ts';
+
+export interface LineRow {
+  readonly batch_id: string;
+  readonly batch_currency: string;
+  readonly batch_created_at: Date;
+  readonly id: string;
+  readonly payment_key: string;
+  readonly order: string;
+  readonly created_at: Date;
+  readonly checkout_opened_at: Date | null;
+  readonly ended_at: Date | null;
+  readonly settled_at: Date | null;
+  readonly amount_minor: bigint;
+  readonly fee_minor: bigint | null;
+  readonly media: string | null;
+  /** What the settlement journal of this transaction posted to the merchant's wallet_available (0 when none). */
+  readonly wallet_minor: bigint;
+}
+
+/** At most `rowsMax` lines, in batch order (a batch's lines are consecutive). */
+export async function linesIn(db: DbOrTx, accountId: string, from: Date, before: Date, rowsMax: number): Promise<LineRow[]> {
+  const walletMinor = sql<bigint>`COALESCE((
+    SELECT SUM(p.amount_minor) FROM journal_entries j
+      JOIN postings p ON p.journal_id = j.id
+      JOIN ledger_accounts la ON la.id = p.ledger_account_id
+    WHERE j.reference = t.id AND j.kind = ${journalKinds.transactionSettlement}
+      AND la.owner = t.account_id AND la.code = ${ledgerCodes.walletAvailable} AND la.currency = t.currency
+  ), 0)::bigint`;
+  return db.selectFrom('settlement_batches as b')
+    .innerJoin('transactions as t', 't.settlement_batch_id', 'b.id')
+    .select([
+      'b.id as batch_id', 'b.currency as batch_currency', 'b.created_at as batch_created_at', 't.id', 't.payment_key', 't.order', 't.created_at', 't.checkout_opened_at', 't.ended_at',
+      't.settled_at', 't.amount_minor', 't.fee_minor', 't.media', walletMinor.as('wallet_minor'),
+    ])
+    .where('b.account_id', '=', accountId).where('b.created_at', '>=', from).where('b.created_at', '<', before)
+    .orderBy('b.created_at').orderBy('b.id').orderBy('t.settled_at').orderBy('t.id')
+    .limit(rowsMax)
+    .execute();
+}

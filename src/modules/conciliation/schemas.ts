@@ -1,0 +1,43 @@
+// TypeBox schemas of POST /api/conciliation (seed "Conciliation"; reference §10.1 for the answer's shape).
+import { Type } from 'typebox';
+import { limits } from '../../limits.ts';
+import { batchStatuses } from './report.ts';
+
+const Day = (description: string) => Type.String({ maxLength: limits.dateTextLengthMax, description });
+
+export const ConciliationBody = Type.Object({
+  date_init: Day('First day of the range (YYYY-MM-DD, service time zone); not after today nor after date_end'),
+  date_end: Day('Last day of the range (YYYY-MM-DD); not after today, at most 30 days after date_init'),
+});
+
+const Amount = Type.Integer({ minimum: 0 });
+
+export const ConciliationLine = Type.Object({
+  transaction_id: Type.String({ description: 'The transaction\'s id (trx...), as GET /api/transaction/{id} takes it' }),
+  payment_key: Type.String(),
+  order: Type.String(),
+  start: Type.String({ description: 'When the payer opened the checkout (YYYY-MM-DD HH:MM:SS)' }),
+  end: Type.String({ description: 'When the payment ended' }),
+  deposit_date: Type.String({ description: 'The day the net was settled into the wallet (YYYY-MM-DD)' }),
+  amount: Amount,
+  fee: Amount,
+  amount_deposit: Type.Integer({ minimum: 0, description: 'What this settlement put in the wallet: amount - fee, less a marketplace\'s clients\' or an event\'s beneficiaries\' shares' }),
+  media: Type.String(),
+});
+
+export const ConciliationBatch = Type.Object({
+  id: Type.String({ description: 'Settlement batch id (stb...)' }),
+  created_at: Type.String(),
+  amount_available: Type.Integer({ minimum: 0, description: 'What the batch made available in the wallet: the sum of its lines\' amount_deposit' }),
+  amount_deposit: Type.Integer({ minimum: 0, description: 'What the batch sent to a bank account: 0, Cobro settles into the wallet' }),
+  status: Type.Union(batchStatuses.map((s) => Type.Literal(s))),
+  destiny: Type.String({ description: '`wallet`' }),
+  currency: Type.String(),
+  wallet: Type.Null(),
+  transaction: Type.Array(ConciliationLine),
+});
+
+export const ConciliationResponse = Type.Object({
+  status: Type.Literal('success'),
+  conciliation: Type.Array(ConciliationBatch),
+});

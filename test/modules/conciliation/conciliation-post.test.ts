@@ -1,0 +1,148 @@
+// POST /api/conciliation: the date rules of the seed, each a 400 naming its field, and a sandbox month of sales,
+// fees and a withdrawal whose settlement batches reproduce the wallet's settled total to the peso.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { accountsSetFee } from '../../../src/cli/commands/accounts-fee.ts';
+import { dispatch } from '../../../src/cli/dispatch.ts';
+import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
+import { payByCard } from '../transactions/helpers.ts';
+
+let t: TestApp;
+// 2026-03-10 12:00 in Santiago; settlement one day after payment, as in production.
+beforeAll(async () => { t = await startTestApp({ env: { SETTLEMENT_DELAY_DAYS: '1' } }); });
+afterAll(async () => { await t.close(); });
+
+function conciliation(account: TestAccount | null, body: unknown) {
+  return t.call(account, { method: 'POST', url: '/api/conciliation', body });
+}
+
+async function advanceDays(account: TestAccount, days: number) {
+  const res = await t.call(account, { method: 'POST', url: '/api/sandbox/clock/advance', body: { days } });
+  expect(res.statusCode).toBe(200);
+}
+
+describe('POST /api/conciliation date rules', () => {
+  let a: TestAccount;
+  beforeAll(async () => { a = await t.createAccount(); });
+
+  const cases: Array<[string, unknown, Record<string, string>]> = [
+    ['both missing', {}, { date_init: 'is empty', date_end: 'is empty' }],
+    ['date_init missing', { date_end: '2026-03-01' }, { date_init: 'is empty' }],
+    ['date_end empty', { date_init: '2026-03-01', date_end: '' }, { date_end: 'is empty' }],
+    ['date_init not YYYY-MM-DD', { date_init: '01-03-2026', date_end: '2026-03-05' }, { date_init: 'invalid' }],
+    ['date_end not a real day', { date_init: '2026-02-01', date_end: '2026-02-30' }, { date_end: 'invalid' }],
+    ['date_end with a time', { date_init: '2026-03-01', date_end: '2026-03-05 10:00' }, { date_end: 'too long' }],
+    ['date_end after today', { date_init: '2026-03-01', date_end: '2026-03-11' }, { date_end: 'after today' }],
+    ['both after today', { date_init: '2026-03-11', date_end: '2026-03-12' }, { date_init: 'after today', date_end: 'after today' }],
+    ['date_init after date_end', { date_init: '2026-03-05', date_end: '2026-03-04' }, { date_init: 'after date_end' }],
+    ['31 days', { date_init: '2026-02-07', date_end: '2026-03-10' }, { date_end: 'more than 30 days after date_init' }],
+  ];
+  it.each(cases)('%s: 400 in the seed envelope naming the field', async (_name, body, errors) => {
+    const res = await conciliation(a, body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      status: 'failed', type: 'Unprocessable Entity',
+      message_error: Object.entries(errors).map(([f, p]) => `${f}:${p}`).join(','),
+      errors,
+    });
+  });
+
+  it('accepts exactly 30 days ending today, and one day, answering an empty list when nothing settled', async () => {
+    for (const body of [{ date_init: '2026-02-08', date_end: '2026-03-10' }, { date_init: '2026-03-10', date_end: '2026-03-10' }]) {
+      const res = await conciliation(a, body);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: 'success', conciliation: [] });
+    }
+  });
+
+  it('measures today on the account\'s sandbox clock', async () => {
+    const b = await t.createAccount();
+    expect((await conciliation(b, { date_init: '2026-03-12', date_end: '2026-03-12' })).statusCode).toBe(400);
+    await advanceDays(b, 2);
+    expect((await conciliation(b, { date_init: '2026-03-12', date_end: '2026-03-12' })).statusCode).toBe(200);
+    // Another account's clock did not move.
+    expect((await conciliation(a, { date_init: '2026-03-12', date_end: '2026-03-12' })).statusCode).toBe(400);
+  });
+
+  it('answers 401 without a valid public token', async () => {
+    const res = await conciliation(null, { date_init: '2026-03-01', date_end: '2026-03-05' });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ status: 'failed', type: 'Unauthorized' });
+  });
+});
+
+describe('POST /api/conciliation over a sandbox month', () => {
+  it('lists each settlement batch with its transactions; the batches reproduce the wallet to the peso', async () => {
+    const a = await t.createAccount();
+    const other = await t.createAccount();
+    await accountsSetFee.run(t.ctx, { values: { payment: '1', percent: '2.95', fixed: '0' }, positionals: [a.id] });
+    const bank = await dispatch(['accounts', 'set-bank', a.id, '--sbif', '0012', '--type', '2', '--num', '12345678', '--rut', '76123456K', '--name', 'Comercio SpA'], t.ctx);
+    expect(bank.exitCode).toBe(0);
+    await payByCard(t, other, { amount: 9_999, order: 'other-1' });
+
+    // Twelve sales over a month: two on some days, none on others; each settles the next day.
+    const sales: Array<{ id: string; amount: number }> = [];
+    const amounts = [25_000, 1_990, 133_333, 7_777, 10_001, 45_500, 999, 12_345, 60_000, 3_333, 18_880, 2_222];
+    for (let day = 0; day < amounts.length; day++) {
+      const amount = amounts[day]!;
+      const { created } = await payByCard(t, a, { amount, order: `o-${day}` });
+      sales.push({ id: created.id, amount });
+      if (day % 3 === 0) {
+        const second = await payByCard(t, a, { amount: 500 + day, order: `o-${day}-b` });
+        sales.push({ id: second.created.id, amount: 500 + day });
+      }
+      if (day === 6) {
+        // A withdrawal half-way: it takes money out of the wallet, never out of a settlement batch.
+        const w = await t.call(a, { method: 'POST', url: '/api/wallet/withdraw', sign: true, body: { amount: 50_000, currency: 'CLP', order: 'w-1', subject: 'retiro' } });
+        expect(w.json().status).toBe('Success');
+      }
+      await advanceDays(a, 2);
+    }
+
+    const res = await conciliation(a, { date_init: '2026-03-10', date_end: '2026-04-03' });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { status: string; conciliation: Array<Record<string, any>> };
+    expect(body.status).toBe('success');
+    const batches = body.conciliation;
+    expect(batches.length).toBeGreaterThanOrEqual(amounts.length);
+
+    const lines = batches.flatMap((b) => b.transaction as Array<Record<string, any>>);
+    expect(lines.map((l) => l.transaction_id).sort()).toEqual(sales.map((s) => s.id).sort());
+    const feeOf = (amount: number) => Math.floor((amount * 295 + 5_000) / 10_000);
+    for (const line of lines) {
+      const sale = sales.find((s) => s.id === line.transaction_id)!;
+      expect(line).toMatchObject({ amount: sale.amount, fee: feeOf(sale.amount), media: expect.any(String) });
+      expect(line.amount_deposit).toBe(line.amount - line.fee);
+      expect(line.payment_key).toMatch(/\S/);
+      expect(line.start).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      expect(line.end).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      expect(line.deposit_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    }
+    for (const b of batches) {
+      expect(b).toMatchObject({ id: expect.stringMatching(/^stb/), status: 'paid_out', destiny: 'wallet', currency: 'CLP', wallet: null, amount_deposit: 0 });
+      expect(b.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      expect(b.amount_available).toBe((b.transaction as Array<{ amount_deposit: number }>).reduce((s, l) => s + l.amount_deposit, 0));
+    }
+
+    // The wallet: what the batches made available, less the withdrawal, is the balance to the peso; and it is what
+    // the wallet's settlement movements credited.
+    const settledTotal = batches.reduce((s, b) => s + (b.amount_available as number), 0);
+    const grossTotal = sales.reduce((s, x) => s + x.amount, 0);
+    expect(settledTotal).toBe(grossTotal - sales.reduce((s, x) => s + feeOf(x.amount), 0));
+    const wallet = (await t.call(a, { method: 'GET', url: '/api/wallet/list?page=1&per_page=4000', sign: true })).json();
+    expect(wallet.amount_available).toBe(settledTotal - 50_000);
+    const settlementMovements = await t.ctx.db.selectFrom('wallet_movements').select('amount_minor')
+      .where('account_id', '=', a.id).where('kind', '=', 'settlement').execute();
+    expect(settlementMovements.reduce((s, m) => s + m.amount_minor, 0n)).toBe(BigInt(settledTotal));
+
+    // A narrower range lists only its batches; their days come from the batch's creation on the service zone.
+    const firstWeek = (await conciliation(a, { date_init: '2026-03-10', date_end: '2026-03-16' })).json().conciliation as Array<Record<string, any>>;
+    expect(firstWeek.length).toBeGreaterThan(0);
+    expect(firstWeek.length).toBeLessThan(batches.length);
+    expect(firstWeek.every((b) => b.created_at >= '2026-03-10' && b.created_at < '2026-03-17')).toBe(true);
+    expect(firstWeek.map((b) => b.id)).toEqual(batches.filter((b) => b.created_at < '2026-03-17').map((b) => b.id));
+    // The other account's batch is not listed.
+    expect(lines.some((l) => l.order === 'other-1')).toBe(false);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+});
