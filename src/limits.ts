@@ -78,6 +78,13 @@ export const limits = {
   /** Sandbox payout schedule for amounts without an immediate outcome, in account time from creation. */
   sandboxPayoutProcessingAfterMs: minuteMs,
   sandboxPayoutSuccessAfterMs: hourMs,
+  /** Production payouts in one bank payroll file (`cobro payouts export`); the rest wait for the next file. */
+  payoutBatchRowsMax: 2000,
+  /** The largest bank results file `cobro payouts import` reads, and its longest reason text. */
+  payoutResultsFileBytesMax: 4 * 1024 * 1024,
+  payoutResultReasonLengthMax: 200,
+  /** Problems of a refused results file named one per line on stderr; past this many, the rest are counted. */
+  payoutImportProblemLinesMax: 20,
 
   // Idempotency keys.
   idempotencyKeyLengthMax: 255,
@@ -85,6 +92,12 @@ export const limits = {
   /** How long a request may run before its claim is considered abandoned. */
   idempotencyLeaseMs: minuteMs,
   idempotencyClaimAttemptsMax: 3,
+
+  // The Cobro-Signature header (decision 140).
+  /** How far a signature's timestamp may be from the service clock, either way (Stripe's default window). */
+  cobroSignatureToleranceMs: 5 * minuteMs,
+  /** `t=` plus a few `v1=` MACs (several while a client rotates keys); a longer header is refused unread. */
+  cobroSignatureLengthMax: 400,
 
   // Hosted checkout and its link.
   /** The largest form a checkout page accepts. */
@@ -196,6 +209,27 @@ export const marketplaceLimits = {
   detailsPerClientMax: 200,
 } as const;
 
+// --- Subscriptions and consumption subscriptions (reference §7, §8; decision 100). ---
+export const subscriptionLimits = {
+  /** reference §7.2: "max 20" on the path, which no id or e-mail respects; the router's bound applies instead. */
+  clientEmailLengthMax: 50, clientNameLengthMax: 80, clientRutLengthMax: 12, clientPhoneLengthMax: 20,
+  clientAddressLengthMax: 200, clientCountryLengthMax: 40, clientRegionLengthMax: 120, clientCityLengthMax: 40,
+  clientPostalCodeLengthMax: 10,
+  /** reference §7.5: customers per page. */
+  customersPerPageMax: 100,
+  planNameLengthMax: 20, planDescriptionLengthMax: 1000, planUrlLengthMax: 240, planCodeLengthMax: 40,
+  /** Cobro's pricing extension (decision 100). */
+  planIntervalCountMax: 366, planTrialDaysMax: 3660, planRetriesMax: 10,
+  /** Plans one GET /api/suplan/plans answers (the reference documents no pagination). */
+  plansListedMax: 1000,
+  subscriptionPlanLengthMax: 70, subscriptionClientLengthMax: 70, couponLengthMax: 50,
+  /** reference §7.8: subscriptions per page of the v3 list (and of v1, whose maximum the reference leaves blank). */
+  subscriptionsPerPageMax: 4000,
+  logsShownMax: 500, cardsPerSubscriptionMax: 20, chargesShownMax: 1000,
+  /** A day, and the margin that carries a day's end past a daylight-saving change (date filters). */
+  dayMs, dstMarginMs: 3 * hourMs,
+} as const;
+
 // --- Events (seed "Events"). ---
 export const eventLimits = {
   codeLengthMax: 40,
@@ -266,6 +300,21 @@ export const dataDirLimits = {
   loosePathWarningsMax: 50,
 } as const;
 
+export const dashboardLimits = {
+  /** A dashboard session lasts this long from sign-in; signing out or rotating the tokens ends it sooner. */
+  sessionMs: 12 * hourMs,
+  /** The largest form the dashboard accepts (sign-in, resend, clock). */
+  formBytesMax: 8 * 1024,
+  /** Rows on one page of a dashboard list. */
+  rowsPerPage: 25,
+  /** The highest page number a dashboard list opens. */
+  pageNumberMax: 10_000,
+  /** A search text (order or email) and a token typed into the sign-in form. */
+  searchLengthMax: 255, tokenLengthMax: 200,
+  /** Callbacks and attempts shown on one transaction's timeline. */
+  timelineCallbacksMax: 20, timelineAttemptsMax: 500,
+} as const;
+
 /** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */
 export function assertLimits(): void {
   const l = limits;
@@ -291,6 +340,7 @@ export function assertLimits(): void {
   assert.ok(l.sandboxPayoutSuccessAfterMs <= l.sandboxAdvanceMsMax, 'one advance can resolve a sandbox payout');
   assert.ok(l.idempotencyTtlMs > l.deliveryLeaseMs, 'a key outlives any lease');
   // Idempotency: a claim's lease ends long before the key expires.
+  assert.ok(l.cobroSignatureToleranceMs < l.idempotencyTtlMs, 'a signed request cannot outlive its Idempotency-Key\'s replay');
   assert.ok(l.idempotencyLeaseMs < l.idempotencyTtlMs, 'an idempotency claim\'s lease is shorter than its key\'s life');
   // Ledger and wallet: a split, an event's beneficiaries and a membership's clients each fit one journal.
   assert.ok(l.sharesPerSplitMax <= l.postingsPerJournalMax, 'a split fits one journal');
@@ -317,6 +367,9 @@ export function assertLimits(): void {
   assert.ok(httpLimits.headersTimeoutMsDefault <= httpLimits.requestTimeoutMsDefault, 'Node requires headersTimeout <= requestTimeout');
   assert.ok(httpLimits.timeoutCheckIntervalMs < httpLimits.headersTimeoutMsDefault, 'timeouts are checked often beside their length');
   assert.ok(httpLimits.rateLimitPerMinuteDefault <= httpLimits.rateLimitPerMinuteMax);
+  // Dashboard.
+  assert.ok(dashboardLimits.formBytesMax < l.bodyBytesMax, 'a dashboard form is smaller than an API body');
+  assert.ok(dashboardLimits.tokenLengthMax === l.bearerTokenLengthMax, 'the sign-in form takes any token the API takes');
 }
 
 assertLimits();

@@ -1,10 +1,10 @@
 // Starts the servers a bench measures as real child processes on loopback ports, with the pinned Node, and times
 // how long each takes to answer /readyz (the cold start).
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../test/support/net.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const readyTimeoutMs = 60_000;
@@ -16,17 +16,6 @@ export interface Spawned {
   /** Milliseconds from spawn to the first 200 from /readyz. */
   readonly readyMs: number;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitReady(url: string, child: ChildProcess, stderr: () => string): Promise<void> {

@@ -2,10 +2,12 @@
 import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { accountsSetBank } from './commands/accounts-bank.ts';
+import { accountsRequireStrictSigning } from './commands/accounts-signing.ts';
 import { ledgerVerify } from './commands/ledger.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { payoutsResolve } from './commands/payouts.ts';
+import { payoutsExport, payoutsImport } from './commands/payouts-batch.ts';
 import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
 import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
@@ -25,4 +27,7 @@ export const commands: readonly Command[] = [
   walletCredit,
   accountsSetBank,
   payoutsResolve,
+  payoutsExport,
+  payoutsImport,
+  accountsRequireStrictSigning,
 ];

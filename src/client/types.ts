@@ -21,6 +21,15 @@ import type {
 } from '../modules/notifications/schemas.ts';
 import type { AccountResponse } from '../modules/account/schemas.ts';
 import type { NullificationBody, NullificationGetResponse, NullificationResponse } from '../modules/refunds/schemas.ts';
+import type {
+  ClientCreateBody as SuClientCreateBody, ClientCreateResponse as SuClientCreateResponse, ClientResponse as SuClientResponse,
+  ClientUpdateBody as SuClientUpdateBody, ClientUpdateResponse as SuClientUpdateResponse, CustomersQuery, CustomersResponse,
+  DeletedResponse as SuDeletedResponse, PlanCreateBody, PlanCreateResponse, PlanResponse, PlansResponse,
+} from '../modules/subscriptions/schemas.ts';
+import type {
+  SubscriptionCreateBody, SubscriptionCreateResponse, SubscriptionDeletedResponse, SubscriptionListQuery,
+  SubscriptionListV1Response, SubscriptionListV3Response, SubscriptionResponse,
+} from '../modules/subscriptions/subscription-schemas.ts';
 import type { ConciliationBody, ConciliationResponse } from '../modules/conciliation/schemas.ts';
 import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
 
@@ -81,4 +90,25 @@ export type SandboxClockBody = Static<typeof ClockAdvanceResponse>;
 export type SandboxCreditedBody = Static<typeof SandboxCredited>;
 export type NullificationCreatedBody = Static<typeof NullificationResponse>;
 export type NullificationBody = Static<typeof NullificationGetResponse>;
+
+// Subscriptions (reference §7, §8).
+export type CreateSubscriptionClientInput = Static<typeof SuClientCreateBody>;
+export type UpdateSubscriptionClientInput = Static<typeof SuClientUpdateBody>;
+export type SubscriptionCustomersFilter = Partial<Static<typeof CustomersQuery>>;
+export type CreatePlanInput = Static<typeof PlanCreateBody>;
+export type SubscriptionClientCreatedBody = Static<typeof SuClientCreateResponse>;
+export type SubscriptionClientBody = Static<typeof SuClientResponse>;
+export type SubscriptionClientUpdatedBody = Static<typeof SuClientUpdateResponse>;
+export type SubscriptionDeletedBody = Static<typeof SuDeletedResponse>;
+export type SubscriptionCustomersBody = Static<typeof CustomersResponse>;
+export type PlanCreatedBody = Static<typeof PlanCreateResponse>;
+export type PlanBody = Static<typeof PlanResponse>;
+export type PlansBody = Static<typeof PlansResponse>;
+export type CreateSubscriptionInput = Static<typeof SubscriptionCreateBody>;
+export type SubscriptionListFilter = Partial<Static<typeof SubscriptionListQuery>>;
+export type SubscriptionCreatedBody = Static<typeof SubscriptionCreateResponse>;
+export type SubscriptionBody = Static<typeof SubscriptionResponse>;
+export type SubscriptionListBody = Static<typeof SubscriptionListV1Response>;
+export type SubscriptionListV3Body = Static<typeof SubscriptionListV3Response>;
+export type SubscriptionEndedBody = Static<typeof SubscriptionDeletedResponse>;
 export type ConciliationReportBody = Static<typeof ConciliationResponse>;

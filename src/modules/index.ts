@@ -10,12 +10,16 @@ import { notificationsModule } from './notifications/module.ts';
 import { referenceModule } from './reference/module.ts';
 import { refundsModule } from './refunds/module.ts';
 import { sandboxModule } from './sandbox/module.ts';
+import { subscriptionsModule } from './subscriptions/module.ts';
 import { transactionsModule } from './transactions/module.ts';
 import { walletModule } from './wallet/module.ts';
 import { checkoutRoutes } from '../checkout/routes.ts';
+import { dashboardRoutes } from '../dashboard/routes.ts';
 
 /** The checkout pages are a group of their own outside src/modules (HTML, not the API). */
 const checkoutModule: AppModule = { name: 'checkout', routes: checkoutRoutes, dueWork: [] };
+/** The merchant dashboard: HTML pages under /dashboard with a session of their own (docs/dashboard.md). */
+const dashboardModule: AppModule = { name: 'dashboard', routes: dashboardRoutes, dueWork: [] };
 
 /**
  * The order is also the order a drain runs the due work in (after the platform's own): event payouts, client
@@ -33,6 +37,8 @@ export const appModules: readonly AppModule[] = [
   walletModule,
   transactionsModule,
   refundsModule,
+  subscriptionsModule,
   conciliationModule,
   checkoutModule,
+  dashboardModule,
 ];

@@ -8,6 +8,8 @@ import { dataDirEntries } from './fs-permissions.ts';
 export interface SecretBox {
   seal(plain: string): string;
   open(sealed: string): string;
+  /** A key of its own for one purpose (e.g. signing cookies), derived from the secret key: stable across processes. */
+  derive(purpose: string): Buffer;
 }
 
 export function createSecretBox(key: Buffer): SecretBox {
@@ -25,6 +27,9 @@ export function createSecretBox(key: Buffer): SecretBox {
       const decipher = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    derive(purpose) {
+      return Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), `cobro:${purpose}`, 32));
     },
   };
 }

@@ -25,7 +25,8 @@ function docExample(): string {
 let live: LiveApp;
 let merchant: TestAccount;
 beforeAll(async () => {
-  live = await startLiveApp();
+  // The client in another process signs with the system clock (Cobro-Signature), so the server runs on it too.
+  live = await startLiveApp({ clockStart: new Date().toISOString() });
   merchant = await live.t.createAccount('Docs merchant');
 });
 afterAll(async () => { await live.close(); });

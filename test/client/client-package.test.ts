@@ -72,7 +72,8 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
   // --offline: the tarball has no dependencies, so nothing may come from a registry.
   await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: scratch });
-  live = await startLiveApp();
+  // The client in another process signs with the system clock (Cobro-Signature), so the server runs on it too.
+  live = await startLiveApp({ clockStart: new Date().toISOString() });
 }, 120_000);
 
 afterAll(async () => {

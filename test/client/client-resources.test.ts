@@ -84,8 +84,8 @@ describe('CobroClient resources over HTTP', () => {
     const updated = await wrongKey.updateMarketplaceClient('ma-any', { name: 'X' });
     expect(updated).toMatchObject({ httpStatus: 401, body: { status: 'failed', message_error: 'invalid sign' } });
     expect(isFailed(updated.body)).toBe(true);
-    // Unsigned routes do not use the private token, so the same client still works there.
-    expect((await wrongKey.getEvent('client-ev-1')).httpStatus).toBe(200);
+    // Unsigned routes need no Sign, but the client's Cobro-Signature (keyed with the private token) is checked there.
+    expect(await wrongKey.getEvent('client-ev-1')).toMatchObject({ httpStatus: 401, body: { status: 'failed', message_error: 'invalid Cobro-Signature' } });
   });
 
   it('returns a 401 body for an unknown public token', async () => {

@@ -19,7 +19,8 @@ export async function startLiveApp(options: TestAppOptions = {}): Promise<LiveAp
     t,
     baseUrl,
     clientFor(account, overrides = {}) {
-      return new CobroClient({ baseUrl, publicToken: account.publicToken, privateToken: account.privateToken, ...overrides });
+      // The app runs on a manual clock; the client's Cobro-Signature timestamps follow it.
+      return new CobroClient({ baseUrl, publicToken: account.publicToken, privateToken: account.privateToken, now: () => t.clock.now(), ...overrides });
     },
     close: () => t.close(),
   };

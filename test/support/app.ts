@@ -15,6 +15,7 @@ import type { KyselyPlugin } from 'kysely';
 import type { DatabaseHandle } from '../../src/platform/db/database.ts';
 import { createSecretBox } from '../../src/platform/secrets.ts';
 import { computeSign } from '../../src/platform/auth/sign.ts';
+import { computeCobroSignature } from '../../src/platform/auth/cobro-signature.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { cloneTestDatabase } from './database.ts';
 
@@ -41,6 +42,8 @@ export interface CallOptions {
   readonly url: string;
   readonly body?: unknown;
   readonly sign?: boolean;
+  /** Adds a valid Cobro-Signature at the app's clock (the body is then sent as the exact JSON text signed). */
+  readonly signature?: boolean;
   readonly headers?: Record<string, string>;
 }
 
@@ -106,6 +109,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       }
       const inject: InjectOptions = { method: call.method, url: call.url, headers };
       if (call.body !== undefined) inject.payload = call.body as InjectOptions['payload'];
+      if (account !== null && call.signature === true) {
+        const text = call.body === undefined ? '' : typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
+        if (call.body !== undefined) {
+          inject.payload = text;
+          headers['content-type'] ??= 'application/json';
+        }
+        headers['cobro-signature'] = computeCobroSignature(account.privateToken, Math.floor(clock.now().getTime() / 1000), call.method, pathOnly, text);
+      }
       return app.inject(inject);
     },
     async close() {

@@ -15,6 +15,11 @@ export interface CobroClientOptions {
   readonly fetch?: typeof fetch;
   /** Per-call time limit, request and body together (default 30 000). */
   readonly timeoutMs?: number;
+  /**
+   * The clock a Cobro-Signature's timestamp comes from (default: the system clock). The server refuses a timestamp
+   * more than 5 minutes from its own clock, so only a test against a server with a fake clock needs this.
+   */
+  readonly now?: () => Date;
 }
 
 function requireText(value: unknown, what: string): string {
@@ -47,6 +52,7 @@ export class CobroClient {
       privateToken: requireText(options.privateToken, 'privateToken'),
       fetch: fetchImpl,
       timeoutMs: checkTimeoutMs(options.timeoutMs ?? timeoutMsDefault, 'timeoutMs'),
+      now: options.now ?? (() => new Date()),
     };
   }
 
@@ -158,6 +164,48 @@ export class CobroClient {
   }
   retryNotification(id: string, options?: CallOptions) {
     return this.#call<T.NotificationRetryBody>('retryNotification', { params: { id }, options });
+  }
+
+  // Subscriptions (reference §7, §8): clients by id or e-mail, and plans.
+  createSubscriptionClient(body: T.CreateSubscriptionClientInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionClientCreatedBody>('createSubscriptionClient', { body, options });
+  }
+  listSubscriptionCustomers(query: T.SubscriptionCustomersFilter = {}, options?: CallOptions) {
+    return this.#call<T.SubscriptionCustomersBody>('listSubscriptionCustomers', { query, options });
+  }
+  getSubscriptionClient(idOrEmail: string, options?: CallOptions) {
+    return this.#call<T.SubscriptionClientBody>('getSubscriptionClient', { params: { id: idOrEmail }, options });
+  }
+  updateSubscriptionClient(idOrEmail: string, body: T.UpdateSubscriptionClientInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionClientUpdatedBody>('updateSubscriptionClient', { params: { id: idOrEmail }, body, options });
+  }
+  deleteSubscriptionClient(idOrEmail: string, options?: CallOptions) {
+    return this.#call<T.SubscriptionDeletedBody>('deleteSubscriptionClient', { params: { id: idOrEmail }, options });
+  }
+  createPlan(body: T.CreatePlanInput, options?: CallOptions) {
+    return this.#call<T.PlanCreatedBody>('createPlan', { body, options });
+  }
+  listPlans(options?: CallOptions) {
+    return this.#call<T.PlansBody>('listPlans', { options });
+  }
+  getPlan(id: string, options?: CallOptions) {
+    return this.#call<T.PlanBody>('getPlan', { params: { id }, options });
+  }
+  /** `url` in the answer is the hosted page where the payer enrols a card. */
+  createSubscription(body: T.CreateSubscriptionInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionCreatedBody>('createSubscription', { body, options });
+  }
+  listSubscriptions(query: T.SubscriptionListFilter = {}, options?: CallOptions) {
+    return this.#call<T.SubscriptionListBody>('listSubscriptions', { query, options });
+  }
+  listSubscriptionsV3(query: T.SubscriptionListFilter = {}, options?: CallOptions) {
+    return this.#call<T.SubscriptionListV3Body>('listSubscriptionsV3', { query, options });
+  }
+  getSubscription(id: string, options?: CallOptions) {
+    return this.#call<T.SubscriptionBody>('getSubscription', { params: { id }, options });
+  }
+  deleteSubscription(id: string, options?: CallOptions) {
+    return this.#call<T.SubscriptionEndedBody>('deleteSubscription', { params: { id }, options });
   }
 
   // Sandbox controls (the routes exist only when the server runs in sandbox mode).

@@ -50,12 +50,25 @@ async function loadSubtle(): Promise<HmacSubtle> {
   return nodeCrypto.webcrypto.subtle as HmacSubtle;
 }
 
-/** The `Sign` header value: lower-case hex HMAC-SHA256 of the canonical string. */
-export async function computeSign(privateToken: string, path: string, params: SignParams): Promise<string> {
+async function hmacHex(privateToken: string, text: string): Promise<string> {
   subtlePromise ??= loadSubtle();
   const subtle = await subtlePromise;
   const encoder = new TextEncoder();
   const key = await subtle.importKey('raw', encoder.encode(privateToken), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const mac = new Uint8Array(await subtle.sign('HMAC', key, encoder.encode(canonicalString(path, params))));
+  const mac = new Uint8Array(await subtle.sign('HMAC', key, encoder.encode(text)));
   return Array.from(mac, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** The `Sign` header value: lower-case hex HMAC-SHA256 of the canonical string. */
+export async function computeSign(privateToken: string, path: string, params: SignParams): Promise<string> {
+  return hmacHex(privateToken, canonicalString(path, params));
+}
+
+/**
+ * The `Cobro-Signature` header value (docs/authentication.md): `t=<unix seconds>,v1=<hex HMAC-SHA256>` over the
+ * timestamp, the method, the path as sent (no query) and the exact body text, one per line. It binds the whole body
+ * (nested objects included) to one route and one moment, so it cannot be replayed onto another body.
+ */
+export async function computeCobroSignature(privateToken: string, timestampS: number, method: string, sentPath: string, body: string): Promise<string> {
+  return `t=${timestampS},v1=${await hmacHex(privateToken, `${timestampS}\n${method.toUpperCase()}\n${sentPath}\n${body}`)}`;
 }

@@ -1,6 +1,6 @@
 // One HTTP exchange: builds the URL, signs what the route requires (supplement §2.3), applies the timeout and
 // turns transport failures into CobroClientError. Knows nothing about individual endpoints.
-import { computeSign, type SignParams } from './sign.ts';
+import { computeCobroSignature, computeSign, type SignParams } from './sign.ts';
 import { CobroClientError } from './errors.ts';
 import type { OperationSpec } from './operations.ts';
 import type { CobroResponse } from './types.ts';
@@ -17,6 +17,8 @@ export interface TransportConfig {
   readonly privateToken: string;
   readonly fetch: typeof fetch;
   readonly timeoutMs: number;
+  /** The time a Cobro-Signature carries (default: the system clock). */
+  readonly now: () => Date;
 }
 
 /** Per-call options every method accepts. */
@@ -108,6 +110,11 @@ export async function send<T>(config: TransportConfig, op: OperationSpec, call: 
   if (call.body !== undefined) {
     headers['content-type'] = 'application/json';
     payload = JSON.stringify(call.body);
+  }
+  if (op.auth !== 'none') {
+    // Every authenticated call also carries Cobro-Signature, which binds the exact body to this route and moment.
+    const timestampS = Math.floor(config.now().getTime() / 1000);
+    headers['cobro-signature'] = await computeCobroSignature(config.privateToken, timestampS, op.method, sent, payload ?? '');
   }
 
   const timeoutMs = options.timeoutMs === undefined ? config.timeoutMs : checkTimeoutMs(options.timeoutMs, 'timeoutMs');

@@ -617,6 +617,443 @@ export type NullificationBody = {
   };
 };
 
+// Subscriptions (reference §7, §8).
+export type CreateSubscriptionClientInput = {
+  additional_parameters?: object | undefined;
+  rut?: string | undefined;
+  address?: string | undefined;
+  country?: string | undefined;
+  region?: string | undefined;
+  city?: string | undefined;
+  postal_code?: string | undefined;
+  email: string;
+  phone: string;
+  name: string;
+};
+
+export type UpdateSubscriptionClientInput = {
+  email?: string | undefined;
+  additional_parameters?: object | undefined;
+  phone?: string | undefined;
+  name?: string | undefined;
+  address?: string | undefined;
+  country?: string | undefined;
+  region?: string | undefined;
+  city?: string | undefined;
+  postal_code?: string | undefined;
+};
+
+export type SubscriptionCustomersFilter = {
+  date_init?: string | undefined;
+  date_end?: string | undefined;
+  page?: number | undefined;
+  per_page?: number | undefined;
+};
+
+export type CreatePlanInput = {
+  type?: undefined;
+  description?: string | undefined;
+  amount?: number | undefined;
+  currency?: string | undefined;
+  code?: string | undefined;
+  url_notify_suscription?: string | undefined;
+  url_notify_payment?: string | undefined;
+  url_success_payment?: string | undefined;
+  url_failed_payment?: string | undefined;
+  interval?: undefined;
+  interval_count?: number | undefined;
+  trial_days?: number | undefined;
+  retries_max?: number | undefined;
+  name: string;
+};
+
+export type SubscriptionClientCreatedBody = {
+  status: string;
+  id: string;
+  email: string;
+  additional_parameters: object;
+  phone: string;
+  name: string;
+  rut: string | null;
+  created_at: string;
+  update_at: null;
+  address: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  postal_code: string | null;
+  subcriptions: null;
+};
+
+export type SubscriptionClientBody = {
+  status: string;
+  id: string;
+  email: string;
+  additional_parameters: object;
+  phone: string;
+  name: string;
+  rut: string | null;
+  created_at: string;
+  update_at: string | null;
+  address: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  postal_code: string | null;
+  subcriptions: {
+    status: string;
+    id: string;
+    amount: string;
+    created_at: string;
+    plan: {
+      id: string;
+      currency: string;
+      name: string;
+    }[];
+    cards: {
+      last_4_digits: string;
+      card_type: string;
+    }[];
+    transactions: {
+      date_payment?: string | undefined;
+      status: string;
+      description: string;
+      order: string;
+      amount: number;
+      created_at: string;
+      authorization_code: string | null;
+      transaction: number;
+    }[];
+  } | null;
+  active_cards: {
+    register: string;
+    last_4_digits: string;
+    card_type: string;
+    identifier: string;
+  }[];
+};
+
+export type SubscriptionClientUpdatedBody = {
+  status: string;
+  id: string;
+  email: string;
+  additional_parameters: object;
+  phone: string;
+  name: string;
+  created_at: string;
+  update_at: string;
+  address: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  postal_code: string | null;
+  subcriptions: {
+    status: string;
+    id: string;
+    amount: string;
+    created_at: string;
+    plan: {
+      id: string;
+      currency: string;
+      name: string;
+    }[];
+    cards: {
+      last_4_digits: string;
+      card_type: string;
+    }[];
+    transactions: {
+      date_payment?: string | undefined;
+      status: string;
+      description: string;
+      order: string;
+      amount: number;
+      created_at: string;
+      authorization_code: string | null;
+      transaction: number;
+    }[];
+  } | null;
+};
+
+export type SubscriptionDeletedBody = {
+  status: "success";
+  id: string;
+};
+
+export type SubscriptionCustomersBody = {
+  Customers: {
+    status: string;
+    id: string;
+    email: string;
+    additional_parameters: object;
+    phone: string;
+    name: string;
+    rut: string | null;
+    created_at: string;
+    update_at: string | null;
+    address: string | null;
+    country: string | null;
+    region: string | null;
+    city: string | null;
+    postal_code: string | null;
+    subcriptions: {
+      status: string;
+      id: string;
+      amount: string;
+      created_at: string;
+      plan: {
+        id: string;
+        currency: string;
+        name: string;
+      }[];
+      cards: {
+        last_4_digits: string;
+        card_type: string;
+      }[];
+      transactions: {
+        date_payment?: string | undefined;
+        status: string;
+        description: string;
+        order: string;
+        amount: number;
+        created_at: string;
+        authorization_code: string | null;
+        transaction: number;
+      }[];
+    } | null;
+    active_cards: {
+      register: string;
+      last_4_digits: string;
+      card_type: string;
+      identifier: string;
+    }[];
+  }[];
+}[];
+
+export type PlanCreatedBody = {
+  status: "success";
+  id: string;
+};
+
+export type PlanBody = {
+  status: "success";
+  plans: {
+    status: string;
+    type: string;
+    id: string;
+    description: string;
+    amount: number | null;
+    currency: string;
+    name: string;
+    code: string;
+    url_notify_suscription: string;
+    url_notify_payment: string;
+    interval: string;
+    interval_count: number;
+    trial_days: number;
+    retries_max: number;
+    total_suscription: number;
+    total_suscription_active: number;
+  };
+};
+
+export type PlansBody = {
+  status: "success";
+  plans: {
+    status: string;
+    type: string;
+    id: string;
+    description: string;
+    amount: number | null;
+    currency: string;
+    name: string;
+    code: string;
+    url_notify_suscription: string;
+    url_notify_payment: string;
+    interval: string;
+    interval_count: number;
+    trial_days: number;
+    retries_max: number;
+    total_suscription: number;
+    total_suscription_active: number;
+  }[];
+};
+
+export type CreateSubscriptionInput = {
+  amount?: number | undefined;
+  coupon?: string | undefined;
+  plan: string;
+  client: string;
+};
+
+export type SubscriptionListFilter = {
+  date_init?: string | undefined;
+  date_end?: string | undefined;
+  register?: boolean | undefined;
+  page?: number | undefined;
+  per_page?: number | undefined;
+  suspended?: boolean | undefined;
+  active?: boolean | undefined;
+  finish?: boolean | undefined;
+  delete?: boolean | undefined;
+  cancel?: boolean | undefined;
+};
+
+export type SubscriptionCreatedBody = {
+  status: "register";
+  id: string;
+  url: string;
+};
+
+export type SubscriptionBody = {
+  status: string;
+  id: string;
+  start: string;
+  end: string | null;
+  active_cards: {
+    register: string;
+    last_4_digits: string;
+    card_type: string;
+    identifier: string;
+  }[];
+  plan: {
+    id: string;
+    currency: string;
+    name: string;
+  };
+  cards: {
+    last_4_digits: string;
+    card_type: string;
+  } | null;
+  transactions: {
+    date_payment?: string | undefined;
+    status: string;
+    description: string;
+    order: string;
+    amount: number;
+    created_at: string;
+    authorization_code: string | null;
+    transaction: number;
+  }[];
+  client: {
+    id: string;
+    email: string;
+    additional_parameters: string;
+    phone: string;
+    name: string;
+    rut: string;
+    parámetros: never[];
+  };
+  logs: {
+    status: {
+      change_date: string | null;
+      initial_status: string | null;
+      final_status: string | null;
+    }[];
+  };
+};
+
+export type SubscriptionListBody = {
+  subscriptions: {
+    status: string;
+    id: string;
+    start: string;
+    end: string | null;
+    plan: {
+      id: string;
+      currency: string;
+      name: string;
+    };
+    cards: {
+      last_4_digits: string;
+      card_type: string;
+    } | null;
+    transactions: {
+      date_payment?: string | undefined;
+      status: string;
+      description: string;
+      order: string;
+      amount: number;
+      created_at: string;
+      authorization_code: string | null;
+      transaction: number;
+    }[];
+    client: {
+      id: string;
+      email: string;
+      additional_parameters: string;
+      phone: string;
+      name: string;
+      rut: string;
+      parámetros: never[];
+    };
+    logs: {
+      status: {
+        change_date: string | null;
+        initial_status: string | null;
+        final_status: string | null;
+      }[];
+    };
+    last_status_current_payment: string;
+  }[];
+}[];
+
+export type SubscriptionListV3Body = {
+  subscriptions: {
+    id: string;
+    start: string;
+    end: string | null;
+    active_cards: {
+      last_4_digits: string;
+      card_type: string;
+    } | null;
+    plan: {
+      id: string;
+      currency: string;
+      name: string;
+    };
+    client: {
+      id: string;
+      email: string;
+      additional_parameters: string;
+      phone: string;
+      name: string;
+      rut: string;
+      parámetros: never[];
+    };
+    logs: {
+      status: {
+        change_date: string | null;
+        initial_status: string | null;
+        final_status: string | null;
+      }[];
+    };
+    estatus: string;
+    paid: {
+      status: string;
+      transactions: {
+        date_payment?: string | undefined;
+        status: string;
+        description: string;
+        order: string;
+        amount: number;
+        created_at: string;
+        authorization_code: string | null;
+        transaction: number;
+      }[];
+      payment_cycle_day: string;
+      payment_day: string | null;
+      amount_paid: number;
+      try_number: number;
+      paid_number: number;
+    }[];
+  }[];
+}[];
+
+export type SubscriptionEndedBody = {
+  status: "success";
+  id: string;
+};
+
 export type ConciliationReportBody = {
   status: "success";
   conciliation: {

@@ -11,7 +11,7 @@ export function accountDirectory(db: Db, secrets: SecretBox): AccountDirectory {
     async authenticatePublicToken(publicToken) {
       const row = await findAccountRowByTokenHash(db, publicTokenHash(publicToken));
       if (row === undefined) return null;
-      return { id: row.id, name: row.name, privateToken: secrets.open(row.private_token_enc) };
+      return { id: row.id, name: row.name, privateToken: secrets.open(row.private_token_enc), strictSigning: row.strict_signing };
     },
     async webhookSecretOf(accountId) {
       const row = await findAccountRowById(db, accountId);

@@ -6,6 +6,8 @@ export interface AuthenticatedAccount {
   readonly id: string;
   readonly name: string;
   readonly privateToken: string;
+  /** Every request must carry a valid Cobro-Signature (decision 140). */
+  readonly strictSigning: boolean;
 }
 
 export interface AccountDirectory {

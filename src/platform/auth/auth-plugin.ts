@@ -3,6 +3,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import type { AppContext } from '../context.ts';
 import { signedPath, verifySign, type SignParams } from './sign.ts';
+import { checkCobroSignature, cobroSignatureHeader, rawPathOf } from './cobro-signature.ts';
+import type { AuthenticatedAccount } from './account-directory.ts';
+import { rawBodyOf } from '../http/json-body.ts';
 import '../http/fastify-types.ts';
 import { limits } from '../../limits.ts';
 
@@ -11,6 +14,28 @@ const bearerPattern = new RegExp(`^Bearer\\s+(\\S{1,${limits.bearerTokenLengthMa
 function signParams(request: FastifyRequest): SignParams {
   const source = request.method === 'GET' || request.method === 'HEAD' ? request.query : request.body;
   return source !== null && typeof source === 'object' && !Array.isArray(source) ? (source as SignParams) : {};
+}
+
+/**
+ * Cobro-Signature (decision 140): checked whenever it is sent, required when the account asks for strict signing.
+ * It adds to `Sign`, never replaces it: a signed endpoint still needs `Sign`, as the seed says.
+ */
+function checkStrictSignature(ctx: AppContext, request: FastifyRequest, account: AuthenticatedAccount): void {
+  const header = request.headers[cobroSignatureHeader];
+  if (header === undefined || (typeof header === 'string' && header.trim() === '')) {
+    if (account.strictSigning) throw new ApiError('signature_missing', 'waiting Cobro-Signature');
+    return;
+  }
+  if (typeof header !== 'string') throw new ApiError('signature_invalid', 'invalid Cobro-Signature');
+  const signed = { method: request.method, rawPath: rawPathOf(request.url), rawBody: rawBodyOf(request) };
+  switch (checkCobroSignature(account.privateToken, header.trim(), signed, ctx.clock.now())) {
+    case 'valid':
+      return;
+    case 'invalid':
+      throw new ApiError('signature_invalid', 'invalid Cobro-Signature');
+    case 'expired':
+      throw new ApiError('signature_expired', `Cobro-Signature timestamp is more than ${limits.cobroSignatureToleranceMs / 1000} seconds from the service clock`);
+  }
 }
 
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
@@ -26,12 +51,15 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     const account = match?.[1] === undefined ? null : await ctx.accounts.authenticatePublicToken(match[1]);
     if (account === null) throw new ApiError('token_invalid', 'invalid token');
     request.account = account;
-    if (mode !== 'sign') return;
-    const sign = request.headers.sign;
-    if (typeof sign !== 'string' || sign.trim() === '') throw new ApiError('sign_missing', 'waiting sign');
-    if (!verifySign(account.privateToken, signedPath(request.url), signParams(request), sign.trim())) {
-      throw new ApiError('sign_invalid', 'invalid sign');
+    // The seed's answers first (a wrong key is `invalid sign`), then the Cobro-Signature.
+    if (mode === 'sign') {
+      const sign = request.headers.sign;
+      if (typeof sign !== 'string' || sign.trim() === '') throw new ApiError('sign_missing', 'waiting sign');
+      if (!verifySign(account.privateToken, signedPath(request.url), signParams(request), sign.trim())) {
+        throw new ApiError('sign_invalid', 'invalid sign');
+      }
     }
+    checkStrictSignature(ctx, request, account);
   });
 }
 

@@ -18,6 +18,8 @@ export interface AccountTable {
   webhook_secret_enc: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Every authenticated request must carry a valid Cobro-Signature (decision 140). */
+  strict_signing: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface BankTable {

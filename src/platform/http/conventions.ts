@@ -5,7 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError } from '../errors.ts';
 import { limits } from '../../limits.ts';
 import { fromAjvErrors } from './validation-errors.ts';
-import { parseJsonBody } from './json-body.ts';
+import { keepRawBody, parseJsonBody } from './json-body.ts';
 
 const requestIdPattern = new RegExp(`^[\\w.:-]{1,${limits.requestIdLengthMax}}$`);
 
@@ -65,6 +65,7 @@ export function registerConventions(app: FastifyInstance): void {
   const parseJson = parseJsonBody;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    keepRawBody(request, body as string);
     if (body === '' && bodilessMethods.has(request.method)) {
       done(null, undefined);
       return;

@@ -19,6 +19,18 @@ export function hasExponent(text: string): boolean {
   return /[eE]/.test(text);
 }
 
+/** Each request's body text as received, for the Cobro-Signature check (decision 140). */
+const rawBodies = new WeakMap<FastifyRequest, string>();
+
+/** The body text the JSON parser received ('' when no body was parsed). */
+export function rawBodyOf(request: FastifyRequest): string {
+  return rawBodies.get(request) ?? '';
+}
+
+export function keepRawBody(request: FastifyRequest, body: string): void {
+  rawBodies.set(request, body);
+}
+
 class PoisonedJsonError extends Error {}
 
 interface SourceContext {

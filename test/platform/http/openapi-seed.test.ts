@@ -31,11 +31,17 @@ const seedRoutes: ReadonlyArray<readonly [string, string, Auth]> = [
   ['get', '/api/event/{id}', 'token'],
   ['post', '/api/conciliation', 'token'],
 ];
-/** Documented by the reference (§1.2, §1.3, §3) though the seed marks them "not shown": not Cobro's own additions. */
-const referenceRoutes = new Set([
-  'get /api/transaction', 'get /api/transaction/{id}',
-  'post /api/nullification', 'get /api/nullification/{id}',
-]);
+/** Documented by the reference (§1.2, §1.3) though the seed marks them "not shown": not Cobro's own additions. */
+const referenceRoutes = new Set(['get /api/transaction', 'get /api/transaction/{id}']);
+/** Subscriptions and consumption subscriptions (reference §7, §8). */
+const subscriptionReferenceRoutes = [
+  'post /api/suclient', 'get /api/suclient/customers', 'get /api/suclient/{id}', 'put /api/suclient/{id}', 'delete /api/suclient/{id}',
+  'post /api/suplan', 'get /api/suplan/plans', 'get /api/suplan/{id}',
+  'post /api/sususcription', 'get /api/sususcription', 'get /api/sususcriptionv3', 'get /api/sususcription/{id}', 'delete /api/sususcription/{id}',
+];
+for (const route of subscriptionReferenceRoutes) referenceRoutes.add(route);
+/** Nullification (reference §3). */
+for (const route of ['post /api/nullification', 'get /api/nullification/{id}']) referenceRoutes.add(route);
 const security = { none: [], token: [{ bearer: [] }], sign: [{ bearer: [], sign: [] }] } as const;
 
 interface Operation {

@@ -1,0 +1,66 @@
+// How the dashboard shows values to a Spanish-speaking merchant: money with Intl.NumberFormat in es-CL ($25.000),
+// states in Spanish, instants in the service zone as the API writes them.
+import { formatTimestamp, parseLocal } from '../platform/time-format.ts';
+
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
+function moneyFormat(currency: string): Intl.NumberFormat {
+  let format = moneyFormats.get(currency);
+  if (format === undefined) {
+    format = new Intl.NumberFormat('es-CL', { style: 'currency', currency });
+    moneyFormats.set(currency, format);
+  }
+  return format;
+}
+
+/**
+ * An amount in minor units (CLP has none; PEN and VES cents) as es-CL writes it. The amount goes to Intl as a
+ * bigint or a decimal string, never through a float.
+ */
+export function formatMoney(minor: bigint, currency: string): string {
+  const format = moneyFormat(currency);
+  const digits = format.resolvedOptions().maximumFractionDigits ?? 0;
+  if (digits === 0) return format.format(minor);
+  const scale = 10n ** BigInt(digits);
+  const sign = minor < 0n ? '-' : '';
+  const magnitude = minor < 0n ? -minor : minor;
+  const decimal = `${sign}${magnitude / scale}.${(magnitude % scale).toString().padStart(digits, '0')}`;
+  return format.format(decimal as Intl.StringNumericLiteral);
+}
+
+export const transactionStatusLabels: Readonly<Record<string, string>> = {
+  pending: 'Pendiente',
+  success: 'Pagada',
+  rejected: 'Rechazada',
+  'refunded partial': 'Reembolsada en parte',
+  refunded: 'Reembolsada',
+};
+
+export const callbackStatusLabels: Readonly<Record<string, string>> = {
+  pending: 'Por enviar',
+  delivering: 'Enviando',
+  delivered: 'Entregada',
+  failed: 'Fallida',
+};
+
+export const attemptOutcomeLabels: Readonly<Record<string, string>> = {
+  delivered: 'Entregada',
+  retry: 'Se reintentará',
+  failed: 'Fallida',
+  lost: 'Sin respuesta',
+};
+
+export function formatInstant(at: Date, timeZone: string): string {
+  return formatTimestamp(at, timeZone);
+}
+
+/** A `YYYY-MM-DD` form field as the local day's bounds in the service zone; null when it is not a real date. */
+export function localDayBounds(text: string, timeZone: string): { start: Date; end: Date } | null {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return null;
+  const start = parseLocal(text, timeZone);
+  if (start === null) return null;
+  const [y, m, d] = text.split('-').map(Number) as [number, number, number];
+  const next = new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+  const end = parseLocal(next, timeZone);
+  return end === null ? null : { start, end };
+}

@@ -1,0 +1,60 @@
+// Renders a dashboard page: the eta template (views/*.eta, escaped by default) with what every page shows (the
+// account, the sign-out form's CSRF token, the sandbox badge) and the helpers templates format values with.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import '@fastify/view';
+import '@fastify/csrf-protection';
+import type { AppContext } from '../platform/context.ts';
+import type { DashboardAccount } from './session.ts';
+import { attemptOutcomeLabels, callbackStatusLabels, formatInstant, formatMoney, transactionStatusLabels } from './format.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in merchant of a dashboard request; null on the sign-in page and unknown paths. */
+    dashboardAccount: DashboardAccount | null;
+  }
+}
+
+/** The sections of the navigation, in order: path and Spanish label. */
+export const sections = [
+  { key: 'transactions', path: '/dashboard/transactions', label: 'Transacciones' },
+] as const;
+
+export type SectionKey = (typeof sections)[number]['key'];
+
+export interface PageData {
+  readonly title: string;
+  readonly section?: SectionKey | null;
+  readonly [key: string]: unknown;
+}
+
+export function securityHeaders(reply: FastifyReply): void {
+  reply.header('content-security-policy', "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  reply.header('x-frame-options', 'DENY');
+  reply.header('referrer-policy', 'same-origin');
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()');
+}
+
+export async function renderPage(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, status: number, template: string, data: PageData): Promise<FastifyReply> {
+  const tz = ctx.config.timeZone;
+  const html = await reply.viewAsync(template, {
+    section: null,
+    ...data,
+    account: request.dashboardAccount,
+    csrf: reply.generateCsrf(),
+    sandbox: ctx.config.mode === 'sandbox',
+    sections,
+    money: (minor: bigint, currency: string) => formatMoney(BigInt(minor), currency),
+    when: (at: Date | null) => (at === null ? '' : formatInstant(at, tz)),
+    transactionStatus: (status: string) => transactionStatusLabels[status] ?? status,
+    callbackStatus: (status: string) => callbackStatusLabels[status] ?? status,
+    attemptOutcome: (outcome: string | null) => (outcome === null ? 'En curso' : attemptOutcomeLabels[outcome] ?? outcome),
+  });
+  reply.header('cache-control', 'no-store');
+  return reply.code(status).type('text/html; charset=utf-8').send(html);
+}
+
+/** A page of its own for a mistake or a missing resource, in the dashboard's frame. */
+export function renderMessage(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, status: number, title: string, message: string): Promise<FastifyReply> {
+  return renderPage(ctx, request, reply, status, 'message', { title, message });
+}

@@ -1,0 +1,85 @@
+// The merchant dashboard at /dashboard (docs/dashboard.md): server-rendered eta pages that work without
+// JavaScript. Everything it needs is registered inside its own encapsulated plugin: the cookie, form and CSRF
+// plugins, the template engine, its security headers, the session check and its HTML error and 404 pages. Its
+// paths are not /api paths, so the root's token auth, input guards and idempotency hooks leave them alone; every
+// form is a POST with a CSRF token, and a state change reuses the same service the API or CLI command runs.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import type { AppContext } from '../platform/context.ts';
+import { dashboardLimits } from '../limits.ts';
+import { renderMessage, securityHeaders } from './render.ts';
+import { sessionAccount } from './session.ts';
+import { registerAuthPages, sessionCookie } from './auth-pages.ts';
+import { registerTransactionPages } from './transaction-pages.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A dashboard route that opens without a session (sign-in, the stylesheet). */
+    dashboardPublic?: boolean;
+  }
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Where a signed-out visitor goes: the sign-in page, which comes back here afterwards. */
+function signInRedirect(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
+  return reply.code(303).header('cache-control', 'no-store').redirect(`/dashboard/login${next}`);
+}
+
+function handleErrors(app: FastifyInstance, ctx: AppContext): void {
+  app.setNotFoundHandler(async (request, reply) => renderMessage(ctx, request, reply, 404, 'No encontrado', 'La página que buscas no existe o no pertenece a tu cuenta.'));
+  app.setErrorHandler(async (error: { statusCode?: number; code?: string }, request, reply) => {
+    if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
+      return renderMessage(ctx, request, reply, 403, 'Formulario vencido', 'El formulario venció o no vino de esta página. Vuelve atrás, recarga la página e inténtalo de nuevo.');
+    }
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      return renderMessage(ctx, request, reply, error.statusCode === 413 ? 413 : 400, 'Solicitud no válida', 'No pudimos leer la solicitud. Vuelve atrás e inténtalo de nuevo.');
+    }
+    request.log.error({ err: error }, 'dashboard failed');
+    return renderMessage(ctx, request, reply, 500, 'Error inesperado', 'Ocurrió un error inesperado. Nada cambió; inténtalo de nuevo en un momento.');
+  });
+}
+
+async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const secure = ctx.config.publicBaseUrl.startsWith('https:');
+  await app.register(cookie, { secret: ctx.secrets.derive('dashboard-cookies'), hook: 'onRequest' });
+  await app.register(formbody, { bodyLimit: dashboardLimits.formBytesMax });
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: 'cobro_csrf',
+    cookieOpts: { path: '/dashboard', sameSite: 'strict', httpOnly: true, signed: true, secure },
+  });
+  await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: path.join(here, 'views'), production: true });
+  // Pages are not API operations: keep them out of /api/openapi.json, as the checkout's are.
+  app.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
+  app.decorateRequest('dashboardAccount', null);
+  app.addHook('onRequest', async (request, reply) => {
+    securityHeaders(reply);
+    if (request.is404 || request.routeOptions.config.dashboardPublic === true) return;
+    const signed = request.cookies[sessionCookie];
+    const unsigned = signed === undefined ? null : request.unsignCookie(signed);
+    const account = unsigned?.valid === true && unsigned.value !== null ? await sessionAccount(ctx, unsigned.value) : null;
+    if (account === null) return signInRedirect(request, reply);
+    request.dashboardAccount = account;
+  });
+  handleErrors(app, ctx);
+
+  const stylesheet = fs.readFileSync(path.join(here, 'assets', 'dashboard.css'), 'utf8');
+  app.get('/assets/dashboard.css', { config: { dashboardPublic: true } }, async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=300').type('text/css; charset=utf-8').send(stylesheet));
+  app.get('/', async (_request, reply) => reply.redirect('/dashboard/transactions'));
+  registerAuthPages(app, ctx, secure);
+  registerTransactionPages(app, ctx);
+}
+
+export async function dashboardRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(async (child) => { await dashboard(child, ctx); }, { prefix: '/dashboard' });
+}

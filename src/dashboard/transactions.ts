@@ -1,0 +1,99 @@
+// What the dashboard reads about one merchant's payments: a filtered, searched page of transactions, and one
+// transaction with its timeline. Every query is scoped to the signed-in account, so another account's id finds
+// nothing (a 404, never a 403 that would confirm it exists).
+import { sql } from 'kysely';
+import type { AppContext } from '../platform/context.ts';
+import '../platform/notifications/types.ts';
+import '../modules/transactions/types.ts';
+import { transactionStatuses, type TransactionStatus } from '../modules/transactions/state-machine.ts';
+import { dashboardLimits } from '../limits.ts';
+import { localDayBounds } from './format.ts';
+
+export interface TransactionFilter {
+  readonly status: TransactionStatus | null;
+  /** Local dates `YYYY-MM-DD`, both inclusive. */
+  readonly from: string;
+  readonly to: string;
+  /** Part of the order, or of the payer's email. */
+  readonly q: string;
+  readonly page: number;
+}
+
+export type FilterProblems = Partial<Record<'status' | 'from' | 'to' | 'q' | 'page', string>>;
+
+function text(value: unknown, max: number): string {
+  return typeof value === 'string' ? value.trim().slice(0, max) : '';
+}
+
+/** The filter a query string asks for, and what in it could not be used (shown beside the field, not an error page). */
+export function parseTransactionFilter(query: Record<string, unknown>, timeZone: string): { filter: TransactionFilter; problems: FilterProblems } {
+  const problems: FilterProblems = {};
+  const statusText = text(query.status, 40);
+  const status = (transactionStatuses as readonly string[]).includes(statusText) ? statusText as TransactionStatus : null;
+  if (statusText !== '' && status === null) problems.status = 'Estado desconocido.';
+  const from = text(query.from, 10);
+  const to = text(query.to, 10);
+  if (from !== '' && localDayBounds(from, timeZone) === null) problems.from = 'Fecha no válida (AAAA-MM-DD).';
+  if (to !== '' && localDayBounds(to, timeZone) === null) problems.to = 'Fecha no válida (AAAA-MM-DD).';
+  const pageText = text(query.page, 10);
+  const page = /^\d+$/.test(pageText) ? Math.min(Math.max(Number(pageText), 1), dashboardLimits.pageNumberMax) : 1;
+  return {
+    filter: { status, from: problems.from === undefined ? from : '', to: problems.to === undefined ? to : '', q: text(query.q, dashboardLimits.searchLengthMax), page },
+    problems,
+  };
+}
+
+/** `%` and `_` typed by the merchant are letters, not wildcards. */
+function likePattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export async function listTransactions(ctx: AppContext, accountId: string, filter: TransactionFilter) {
+  const tz = ctx.config.timeZone;
+  let query = ctx.db.selectFrom('transactions').where('account_id', '=', accountId);
+  if (filter.status !== null) query = query.where('status', '=', filter.status);
+  const from = filter.from === '' ? null : localDayBounds(filter.from, tz);
+  const to = filter.to === '' ? null : localDayBounds(filter.to, tz);
+  if (from !== null) query = query.where('created_at', '>=', from.start);
+  if (to !== null) query = query.where('created_at', '<', to.end);
+  if (filter.q !== '') {
+    const pattern = likePattern(filter.q);
+    query = query.where((eb) => eb.or([eb('order', 'ilike', pattern), eb('email', 'ilike', pattern), eb('id', '=', filter.q)]));
+  }
+  const counted = await query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await query
+    .select(['id', 'number', 'status', 'order', 'email', 'subject', 'amount_minor', 'currency', 'created_at'])
+    .orderBy('created_at', 'desc').orderBy('id', 'desc')
+    .offset((filter.page - 1) * dashboardLimits.rowsPerPage).limit(dashboardLimits.rowsPerPage)
+    .execute();
+  return { total: Number(counted.n), rows };
+}
+
+export type TransactionListRow = Awaited<ReturnType<typeof listTransactions>>['rows'][number];
+
+export function findTransaction(ctx: AppContext, accountId: string, id: string) {
+  return ctx.db.selectFrom('transactions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export type TransactionDetailRow = NonNullable<Awaited<ReturnType<typeof findTransaction>>>;
+
+/** The callbacks sent about this transaction (its `payment_key` is in every payload), each with its attempts. */
+export async function transactionCallbacks(ctx: AppContext, accountId: string, paymentKey: string) {
+  const callbacks = await ctx.db.selectFrom('notifications')
+    .select(['id', 'event_type', 'url', 'status', 'attempts', 'created_at', 'delivered_at', 'last_status_code'])
+    .where('account_id', '=', accountId)
+    .where(sql<boolean>`payload->>'payment_key' = ${paymentKey}`)
+    .orderBy('created_at').orderBy('id')
+    .limit(dashboardLimits.timelineCallbacksMax)
+    .execute();
+  if (callbacks.length === 0) return [];
+  const attempts = await ctx.db.selectFrom('notification_attempts')
+    .select(['notification_id', 'attempt_no', 'started_at', 'outcome', 'status_code', 'error'])
+    .where('notification_id', 'in', callbacks.map((c) => c.id))
+    .orderBy('notification_id').orderBy('attempt_no')
+    .limit(dashboardLimits.timelineAttemptsMax)
+    .execute();
+  return callbacks.map((c) => ({ ...c, attemptLog: attempts.filter((a) => a.notification_id === c.id) }));
+}
+
+export type TransactionCallback = Awaited<ReturnType<typeof transactionCallbacks>>[number];

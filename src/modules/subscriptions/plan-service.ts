@@ -1,0 +1,72 @@
+// Subscription plans (reference §8.2, §7.13b-c) with Cobro's pricing extension (decision 100).
+import type { AppContext } from '../../platform/context.ts';
+import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
+import { notFound, validationError } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { accountNow } from '../../platform/sandbox-clock.ts';
+import { findPlan, listPlans, type PlanRow } from './repository.ts';
+import type { PlanCreate } from './schemas.ts';
+import { planCounts } from './subscription-repository.ts';
+import type { PlanType } from './types.ts';
+
+/** Subscriptions are charged in CLP only (reference §7.6: "Currency is CLP"). */
+export const planCurrencies = ['CLP'] as const;
+const retriesDefault = 3;
+
+/**
+ * Decision 100: without `type`, a plan with an amount is `fixed` and one without is `consumption` (charged on
+ * demand only), so the reference's own plan body makes a working consumption plan.
+ */
+export function planTypeOf(body: Pick<PlanCreate, 'type' | 'amount'>): PlanType {
+  return body.type ?? (body.amount === undefined ? 'consumption' : 'fixed');
+}
+
+export async function createPlan(ctx: AppContext, accountId: string, body: PlanCreate) {
+  const type = planTypeOf(body);
+  const currency = (body.currency ?? 'CLP').toUpperCase();
+  const problems: Record<string, string> = {};
+  if (!(planCurrencies as readonly string[]).includes(currency)) problems.currency = 'invalid';
+  if (type === 'fixed' && body.amount === undefined) problems.amount = 'is empty';
+  if (type !== 'fixed' && body.amount !== undefined) problems.amount = `not allowed on a ${type} plan`;
+  if (Object.keys(problems).length > 0) throw validationError(problems);
+  const id = newId('pl', 20);
+  await ctx.db.insertInto('su_plans').values({
+    id, account_id: accountId, status: 'active', name: body.name, code: body.code ?? '',
+    description: body.description ?? '',
+    url_notify_suscription: body.url_notify_suscription ?? '', url_notify_payment: body.url_notify_payment ?? '',
+    url_success_payment: body.url_success_payment ?? '', url_failed_payment: body.url_failed_payment ?? '',
+    type, amount_minor: body.amount ?? null, currency,
+    interval_unit: body.interval ?? 'month', interval_count: body.interval_count ?? 1,
+    trial_days: body.trial_days ?? 0, retries_max: body.retries_max ?? retriesDefault,
+    created_at: await accountNow(ctx, accountId), updated_at: null,
+  }).execute();
+  return { status: 'success' as const, id };
+}
+
+export interface PlanCounts {
+  readonly total: number;
+  readonly active: number;
+}
+
+export function planView(row: PlanRow, counts: PlanCounts) {
+  return {
+    id: row.id, status: row.status, name: row.name, code: row.code, description: row.description,
+    url_notify_payment: row.url_notify_payment, url_notify_suscription: row.url_notify_suscription,
+    total_suscription: counts.total, total_suscription_active: counts.active,
+    type: row.type, amount: row.amount_minor === null ? null : minorAsJsonNumber(row.amount_minor), currency: row.currency,
+    interval: row.interval_unit, interval_count: row.interval_count, trial_days: row.trial_days, retries_max: row.retries_max,
+  };
+}
+
+export async function getPlan(ctx: AppContext, accountId: string, id: string) {
+  const row = await findPlan(ctx.db, accountId, id);
+  if (row === undefined) throw notFound('plan');
+  return { status: 'success' as const, plans: planView(row, await planCounts(ctx.db, row.id)) };
+}
+
+export async function getPlans(ctx: AppContext, accountId: string) {
+  const rows = await listPlans(ctx.db, accountId);
+  const plans = [];
+  for (const row of rows) plans.push(planView(row, await planCounts(ctx.db, row.id)));
+  return { status: 'success' as const, plans };
+}

@@ -1,0 +1,32 @@
+// SQL of subscription clients and plans. Every read is scoped to the merchant account that owns the rows.
+import type { DbOrTx } from '../../platform/db/types.ts';
+import { subscriptionLimits } from '../../limits.ts';
+import './types.ts';
+
+/** A live client by id (`cl...`) or, when the key holds an `@`, by e-mail (reference §7.2). */
+export async function findClient(db: DbOrTx, accountId: string, key: string) {
+  return db.selectFrom('su_clients').selectAll()
+    .where('account_id', '=', accountId).where(key.includes('@') ? 'email' : 'id', '=', key).where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export type ClientRow = NonNullable<Awaited<ReturnType<typeof findClient>>>;
+
+export async function listClients(db: DbOrTx, accountId: string, range: { from: Date; before: Date }, page: { offset: number; size: number }) {
+  return db.selectFrom('su_clients').selectAll()
+    .where('account_id', '=', accountId).where('deleted_at', 'is', null)
+    .where('created_at', '>=', range.from).where('created_at', '<', range.before)
+    .orderBy('seq').offset(page.offset).limit(page.size)
+    .execute();
+}
+
+export async function findPlan(db: DbOrTx, accountId: string, id: string) {
+  return db.selectFrom('su_plans').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export type PlanRow = NonNullable<Awaited<ReturnType<typeof findPlan>>>;
+
+export async function listPlans(db: DbOrTx, accountId: string) {
+  return db.selectFrom('su_plans').selectAll().where('account_id', '=', accountId)
+    .orderBy('seq').limit(subscriptionLimits.plansListedMax).execute();
+}

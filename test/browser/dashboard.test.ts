@@ -1,0 +1,110 @@
+// A real Chromium on a real server: a merchant signs in to /dashboard with the account's tokens at a phone's
+// width (390 px), searches the transactions, opens one and sees its timeline, and is refused another account's
+// transaction. Screenshots of each page go to docs/screenshots/ (the README shows them).
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startBrowserHarness, type BrowserHarness } from '../support/browser-server.ts';
+import { createAccount } from '../../src/modules/accounts/service.ts';
+import { approvedVisa } from '../modules/transactions/helpers.ts';
+
+const screenshotsDir = path.resolve('docs/screenshots');
+let h: BrowserHarness;
+let tokens: { publicToken: string; privateToken: string };
+let paidId: string;
+let foreignId: string;
+
+async function pay(url: string): Promise<void> {
+  const link = new URL(url);
+  const form = new URLSearchParams({ id: link.searchParams.get('id') ?? '', valid: link.searchParams.get('valid') ?? '', method: '1', ...approvedVisa });
+  const res = await fetch(`${h.server.url}/gateway/cobro`, { method: 'POST', body: form, redirect: 'manual' });
+  expect(res.status).toBeLessThan(400);
+}
+
+beforeAll(async () => {
+  h = await startBrowserHarness('Otra tienda');
+  const foreign = await h.api('POST', '/api/transaction/', { email: 'x@otra.example', order: 'AJENA-1', subject: 'Ajena', amount: 777 });
+  foreignId = String(foreign.body.id);
+  const shop = await createAccount(h.server.runtime.ctx, 'Librería Los Andes');
+  if (!shop.ok) throw new Error(shop.error);
+  tokens = shop.value;
+  const api = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${h.server.url}/api/transaction/`, {
+      method: 'POST', body: JSON.stringify({ subject: 'Libros', ...body }),
+      headers: { authorization: `Bearer ${tokens.publicToken}`, 'content-type': 'application/json', accept: 'application/json' },
+    });
+    return await res.json() as { id: string; url: string };
+  };
+  const paid = await api({ email: 'ana.rojas@example.cl', order: 'LIB-2041', amount: 45990 });
+  paidId = paid.id;
+  await pay(paid.url);
+  await api({ email: 'bruno@example.cl', order: 'LIB-2042', amount: 12500 });
+  await pay((await api({ email: 'carmen@example.cl', order: 'LIB-2043', amount: 1250000 })).url);
+  fs.mkdirSync(screenshotsDir, { recursive: true });
+}, 180_000);
+afterAll(async () => { await h.close(); });
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(`${h.server.url}/dashboard`);
+  await expect.poll(() => page.url()).toContain('/dashboard/login');
+  await page.getByLabel('Token público').fill(tokens.publicToken);
+  await page.getByLabel('Token privado').fill(tokens.privateToken);
+  await page.getByRole('button', { name: 'Ingresar' }).click();
+  await page.waitForURL(/\/dashboard\/transactions$/);
+}
+
+describe('merchant dashboard in Chromium', () => {
+  it('signs in with the tokens at 390 px, searches, opens a transaction and is refused another account\'s', async () => {
+    const page = await h.browser.newPage({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+    const foreign: string[] = [];
+    page.on('request', (r) => { if (!r.url().startsWith(h.server.url)) foreign.push(r.url()); });
+
+    await page.goto(`${h.server.url}/dashboard/login`);
+    await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-login.png'), fullPage: true });
+    await signIn(page);
+    expect(await page.locator('h1').textContent()).toBe('Transacciones');
+    expect(await page.locator('body').textContent()).toContain('3 transacciones');
+    expect(await page.locator('body').textContent()).toContain('$1.250.000');
+    // Nothing wider than the phone's screen: no sideways scrolling.
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-transactions.png'), fullPage: true });
+
+    await page.getByLabel('Buscar por orden o correo').fill('ana.rojas');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.waitForURL(/q=ana.rojas/);
+    expect(await page.locator('[role=status]').textContent()).toContain('1 transacción con estos filtros');
+    await page.getByRole('link', { name: 'LIB-2041' }).click();
+    await page.waitForURL(new RegExp(`/dashboard/transactions/${paidId}$`));
+    const detail = await page.locator('main').textContent();
+    for (const text of ['Orden LIB-2041', '$45.990', 'Pagada', 'Creada', 'Historial']) expect(detail).toContain(text);
+    await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-transaction.png'), fullPage: true });
+
+    const refused = await page.goto(`${h.server.url}/dashboard/transactions/${foreignId}`);
+    expect(refused?.status()).toBe(404);
+    expect(await page.locator('main').textContent()).toContain('no pertenece a tu cuenta');
+    expect(await page.locator('main').textContent()).not.toContain('AJENA-1');
+
+    await page.getByRole('button', { name: 'Salir' }).click();
+    await page.waitForURL(/\/dashboard\/login$/);
+    await page.goto(`${h.server.url}/dashboard/transactions`);
+    expect(page.url()).toContain('/dashboard/login');
+    expect(foreign).toEqual([]);
+    await page.close();
+  }, 180_000);
+
+  it('reaches every control with the keyboard on a desktop screen', async () => {
+    const page = await h.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(page);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Saltar al contenido');
+    const reached = new Set<string>();
+    for (let i = 0; i < 16; i++) {
+      await page.keyboard.press('Tab');
+      reached.add(String(await page.evaluate("(() => { const el = document.activeElement; return el?.id || el?.textContent?.trim() || ''; })()")));
+    }
+    for (const control of ['Transacciones', 'Salir', 'q', 'status', 'from', 'to', 'Filtrar', 'LIB-2043']) expect(reached, control).toContain(control);
+    await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-desktop.png') });
+    await page.close();
+  }, 120_000);
+});
