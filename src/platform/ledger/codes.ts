@@ -28,6 +28,8 @@ export const ledgerCodes = {
    * service_fees, which may only receive money (decision 130): goes negative as fees return.
    */
   feeRefunds: 'fee_refunds',
+  /** System: subscription card checks between their charge and their refund (nets to zero). */
+  verificationHolding: 'verification_holding',
 } as const;
 
 export type LedgerCode = (typeof ledgerCodes)[keyof typeof ledgerCodes];

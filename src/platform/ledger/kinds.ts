@@ -35,6 +35,10 @@ export const journalKinds = {
   refundFeeReturned: 'refund.fee_returned',
   /** A refund the processor refused: refund clearing -> the merchant's wallet and fee refunds. */
   refundReturned: 'refund.returned',
+  /** A subscription card's CLP 50 check on enrolment: processor clearing -> verification holding. */
+  subscriptionVerification: 'subscription.verification',
+  /** The check refunded at once: verification holding -> refund clearing. */
+  subscriptionVerificationRefund: 'subscription.verification_refund',
 } as const;
 
 export type JournalKind = (typeof journalKinds)[keyof typeof journalKinds];
