@@ -201,6 +201,13 @@ export class CobroClient {
   deleteSubscription(id: string, options?: CallOptions) {
     return this.#call<T.SubscriptionEndedBody>('deleteSubscription', { params: { id }, options });
   }
+  /** A new hosted page where the payer adds or replaces the subscription's card. */
+  newSubscriptionCardLink(body: T.SubscriptionCardLinkInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionCardLinkBody>('newSubscriptionCardLink', { body, options });
+  }
+  deleteSubscriptionCard(body: T.SubscriptionCardDeleteInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionCardDeletedBody>('deleteSubscriptionCard', { body, options });
+  }
 
   // Sandbox controls (the routes exist only when the server runs in sandbox mode).
   advanceSandboxClock(body: T.AdvanceSandboxClockInput, options?: CallOptions) {

@@ -59,6 +59,8 @@ export const operations = {
   listSubscriptionsV3: { method: 'GET', path: '/api/sususcriptionv3', auth: 'sign' },
   getSubscription: { method: 'GET', path: '/api/sususcription/{id}', auth: 'sign' },
   deleteSubscription: { method: 'DELETE', path: '/api/sususcription/{id}', auth: 'sign' },
+  newSubscriptionCardLink: { method: 'POST', path: '/api/suinscriptionscards', auth: 'sign' },
+  deleteSubscriptionCard: { method: 'POST', path: '/api/suscriptionsdeletecards', auth: 'sign' },
   getConciliation: { method: 'POST', path: '/api/conciliation', auth: 'token' },
   exportConciliationCsv: { method: 'GET', path: '/api/conciliation.csv', auth: 'token', answers: 'csv' },
 
