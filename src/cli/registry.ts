@@ -2,7 +2,7 @@
 import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { accountsSetBank } from './commands/accounts-bank.ts';
-import { accountsRequireStrictSigning } from './commands/accounts-signing.ts';
+import { accountsRequireStrictSigning, accountsSetNotifyUrl } from './commands/accounts-signing.ts';
 import { ledgerVerify } from './commands/ledger.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -27,4 +27,5 @@ export const commands: readonly Command[] = [
   accountsSetBank,
   payoutsResolve,
   accountsRequireStrictSigning,
+  accountsSetNotifyUrl,
 ];
