@@ -78,6 +78,13 @@ export const limits = {
   /** Sandbox payout schedule for amounts without an immediate outcome, in account time from creation. */
   sandboxPayoutProcessingAfterMs: minuteMs,
   sandboxPayoutSuccessAfterMs: hourMs,
+  /** Production payouts in one bank payroll file (`cobro payouts export`); the rest wait for the next file. */
+  payoutBatchRowsMax: 2000,
+  /** The largest bank results file `cobro payouts import` reads, and its longest reason text. */
+  payoutResultsFileBytesMax: 4 * 1024 * 1024,
+  payoutResultReasonLengthMax: 200,
+  /** Problems of a refused results file named one per line on stderr; past this many, the rest are counted. */
+  payoutImportProblemLinesMax: 20,
 
   // Idempotency keys.
   idempotencyKeyLengthMax: 255,
@@ -215,6 +222,10 @@ export const subscriptionLimits = {
   planIntervalCountMax: 366, planTrialDaysMax: 3660, planRetriesMax: 10,
   /** Plans one GET /api/suplan/plans answers (the reference documents no pagination). */
   plansListedMax: 1000,
+  subscriptionPlanLengthMax: 70, subscriptionClientLengthMax: 70, couponLengthMax: 50,
+  /** reference §7.8: subscriptions per page of the v3 list (and of v1, whose maximum the reference leaves blank). */
+  subscriptionsPerPageMax: 4000,
+  logsShownMax: 500, cardsPerSubscriptionMax: 20, chargesShownMax: 1000,
   /** A day, and the margin that carries a day's end past a daylight-saving change (date filters). */
   dayMs, dstMarginMs: 3 * hourMs,
 } as const;

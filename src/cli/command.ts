@@ -46,6 +46,11 @@ export interface Command {
   readonly examples?: readonly string[];
   /** False for commands that never touch the database (`sign`). */
   readonly needsDb: boolean;
+  /**
+   * True when the first positional names a file the command reads (`payouts import FILE`): it is made absolute
+   * before the command is forwarded to a serving process, whose working directory is not the operator's.
+   */
+  readonly readsFile?: boolean;
   run(ctx: AppContext | null, args: CommandArgs): Promise<CommandOutput>;
 }
 

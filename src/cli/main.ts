@@ -3,7 +3,7 @@
 // or the services; the database and the server are imported when a command needs them.
 import { loadConfig, type Config } from '../platform/config.ts';
 import { resolve, runResolved } from './dispatch.ts';
-import { opsServerAnswers, opsSocketPath, runThroughServer } from './ops-socket.ts';
+import { opsServerAnswers, opsSocketPath, runThroughServer, withAbsoluteFile } from './ops-socket.ts';
 import type { CommandOutput } from './command.ts';
 import { StartupError, errorText } from '../platform/startup-error.ts';
 
@@ -29,7 +29,7 @@ async function runCommand(argv: readonly string[]): Promise<never> {
   const config = configOrExit();
   if (config.databaseUrl === null) {
     const socketPath = opsSocketPath(config.dataDir);
-    if (await opsServerAnswers(socketPath)) emit(await runThroughServer(socketPath, argv));
+    if (await opsServerAnswers(socketPath)) emit(await runThroughServer(socketPath, withAbsoluteFile(argv, resolved.command, resolved.args.positionals[0])));
   }
   const [{ openRuntime }, { createLogger }] = await Promise.all([import('../runtime.ts'), import('../platform/logger.ts')]);
   // Operator commands log only warnings, so their output stays readable.

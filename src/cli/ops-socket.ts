@@ -5,7 +5,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AppContext } from '../platform/context.ts';
 import { limits } from '../limits.ts';
-import type { CommandOutput } from './command.ts';
+import type { Command, CommandOutput } from './command.ts';
 import { dispatch } from './dispatch.ts';
 import { restrictUmask } from '../platform/fs-permissions.ts';
 
@@ -90,4 +90,11 @@ export async function opsServerAnswers(socketPath: string): Promise<boolean> {
 
 export function runThroughServer(socketPath: string, argv: readonly string[]): Promise<CommandOutput> {
   return request(socketPath, '/run', argv, limits.opsCommandTimeoutMs);
+}
+
+/** argv with the file a command reads made absolute, resolved against this process's working directory. */
+export function withAbsoluteFile(argv: readonly string[], command: Command, file: string | undefined): readonly string[] {
+  if (command.readsFile !== true || file === undefined || path.isAbsolute(file)) return argv;
+  const at = argv.indexOf(file, command.name.split(' ').length);
+  return at < 0 ? argv : argv.map((a, i) => (i === at ? path.resolve(file) : a));
 }

@@ -7,6 +7,7 @@ import { ledgerVerify } from './commands/ledger.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { payoutsResolve } from './commands/payouts.ts';
+import { payoutsExport, payoutsImport } from './commands/payouts-batch.ts';
 import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
 import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
@@ -26,6 +27,8 @@ export const commands: readonly Command[] = [
   walletCredit,
   accountsSetBank,
   payoutsResolve,
+  payoutsExport,
+  payoutsImport,
   accountsRequireStrictSigning,
   accountsSetNotifyUrl,
 ];

@@ -25,6 +25,10 @@ import type {
   ClientUpdateBody as SuClientUpdateBody, ClientUpdateResponse as SuClientUpdateResponse, CustomersQuery, CustomersResponse,
   DeletedResponse as SuDeletedResponse, PlanCreateBody, PlanCreateResponse, PlanResponse, PlansResponse,
 } from '../modules/subscriptions/schemas.ts';
+import type {
+  SubscriptionCreateBody, SubscriptionCreateResponse, SubscriptionDeletedResponse, SubscriptionListQuery,
+  SubscriptionListV1Response, SubscriptionListV3Response, SubscriptionResponse,
+} from '../modules/subscriptions/subscription-schemas.ts';
 import type { ConciliationBody, ConciliationResponse } from '../modules/conciliation/schemas.ts';
 import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
 
@@ -96,4 +100,11 @@ export type SubscriptionCustomersBody = Static<typeof CustomersResponse>;
 export type PlanCreatedBody = Static<typeof PlanCreateResponse>;
 export type PlanBody = Static<typeof PlanResponse>;
 export type PlansBody = Static<typeof PlansResponse>;
+export type CreateSubscriptionInput = Static<typeof SubscriptionCreateBody>;
+export type SubscriptionListFilter = Partial<Static<typeof SubscriptionListQuery>>;
+export type SubscriptionCreatedBody = Static<typeof SubscriptionCreateResponse>;
+export type SubscriptionBody = Static<typeof SubscriptionResponse>;
+export type SubscriptionListBody = Static<typeof SubscriptionListV1Response>;
+export type SubscriptionListV3Body = Static<typeof SubscriptionListV3Response>;
+export type SubscriptionEndedBody = Static<typeof SubscriptionDeletedResponse>;
 export type ConciliationReportBody = Static<typeof ConciliationResponse>;

@@ -181,6 +181,22 @@ export class CobroClient {
   getPlan(id: string, options?: CallOptions) {
     return this.#call<T.PlanBody>('getPlan', { params: { id }, options });
   }
+  /** `url` in the answer is the hosted page where the payer enrols a card. */
+  createSubscription(body: T.CreateSubscriptionInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionCreatedBody>('createSubscription', { body, options });
+  }
+  listSubscriptions(query: T.SubscriptionListFilter = {}, options?: CallOptions) {
+    return this.#call<T.SubscriptionListBody>('listSubscriptions', { query, options });
+  }
+  listSubscriptionsV3(query: T.SubscriptionListFilter = {}, options?: CallOptions) {
+    return this.#call<T.SubscriptionListV3Body>('listSubscriptionsV3', { query, options });
+  }
+  getSubscription(id: string, options?: CallOptions) {
+    return this.#call<T.SubscriptionBody>('getSubscription', { params: { id }, options });
+  }
+  deleteSubscription(id: string, options?: CallOptions) {
+    return this.#call<T.SubscriptionEndedBody>('deleteSubscription', { params: { id }, options });
+  }
 
   // Sandbox controls (the routes exist only when the server runs in sandbox mode).
   advanceSandboxClock(body: T.AdvanceSandboxClockInput, options?: CallOptions) {

@@ -52,6 +52,11 @@ export const operations = {
   createPlan: { method: 'POST', path: '/api/suplan', auth: 'sign' },
   listPlans: { method: 'GET', path: '/api/suplan/plans', auth: 'sign' },
   getPlan: { method: 'GET', path: '/api/suplan/{id}', auth: 'sign' },
+  createSubscription: { method: 'POST', path: '/api/sususcription', auth: 'sign' },
+  listSubscriptions: { method: 'GET', path: '/api/sususcription', auth: 'sign' },
+  listSubscriptionsV3: { method: 'GET', path: '/api/sususcriptionv3', auth: 'sign' },
+  getSubscription: { method: 'GET', path: '/api/sususcription/{id}', auth: 'sign' },
+  deleteSubscription: { method: 'DELETE', path: '/api/sususcription/{id}', auth: 'sign' },
   getConciliation: { method: 'POST', path: '/api/conciliation', auth: 'token' },
 
   advanceSandboxClock: { method: 'POST', path: '/api/sandbox/clock/advance', auth: 'token' },

@@ -830,6 +830,182 @@ export type PlansBody = {
   }[];
 };
 
+export type CreateSubscriptionInput = {
+  amount?: number | undefined;
+  coupon?: string | undefined;
+  plan: string;
+  client: string;
+};
+
+export type SubscriptionListFilter = {
+  date_init?: string | undefined;
+  date_end?: string | undefined;
+  register?: boolean | undefined;
+  page?: number | undefined;
+  per_page?: number | undefined;
+  suspended?: boolean | undefined;
+  active?: boolean | undefined;
+  finish?: boolean | undefined;
+  delete?: boolean | undefined;
+  cancel?: boolean | undefined;
+};
+
+export type SubscriptionCreatedBody = {
+  status: "register";
+  id: string;
+  url: string;
+};
+
+export type SubscriptionBody = {
+  status: string;
+  id: string;
+  start: string;
+  end: string | null;
+  active_cards: {
+    register: string;
+    last_4_digits: string;
+    card_type: string;
+    identifier: string;
+  }[];
+  plan: {
+    id: string;
+    currency: string;
+    name: string;
+  };
+  cards: {
+    last_4_digits: string;
+    card_type: string;
+  } | null;
+  transactions: {
+    date_payment?: string | undefined;
+    status: string;
+    description: string;
+    order: string;
+    amount: number;
+    created_at: string;
+    authorization_code: string | null;
+    transaction: number;
+  }[];
+  client: {
+    id: string;
+    email: string;
+    additional_parameters: string;
+    phone: string;
+    name: string;
+    rut: string;
+    parámetros: never[];
+  };
+  logs: {
+    status: {
+      change_date: string | null;
+      initial_status: string | null;
+      final_status: string | null;
+    }[];
+  };
+};
+
+export type SubscriptionListBody = {
+  subscriptions: {
+    status: string;
+    id: string;
+    start: string;
+    end: string | null;
+    plan: {
+      id: string;
+      currency: string;
+      name: string;
+    };
+    cards: {
+      last_4_digits: string;
+      card_type: string;
+    } | null;
+    transactions: {
+      date_payment?: string | undefined;
+      status: string;
+      description: string;
+      order: string;
+      amount: number;
+      created_at: string;
+      authorization_code: string | null;
+      transaction: number;
+    }[];
+    client: {
+      id: string;
+      email: string;
+      additional_parameters: string;
+      phone: string;
+      name: string;
+      rut: string;
+      parámetros: never[];
+    };
+    logs: {
+      status: {
+        change_date: string | null;
+        initial_status: string | null;
+        final_status: string | null;
+      }[];
+    };
+    last_status_current_payment: string;
+  }[];
+}[];
+
+export type SubscriptionListV3Body = {
+  subscriptions: {
+    id: string;
+    start: string;
+    end: string | null;
+    active_cards: {
+      last_4_digits: string;
+      card_type: string;
+    } | null;
+    plan: {
+      id: string;
+      currency: string;
+      name: string;
+    };
+    client: {
+      id: string;
+      email: string;
+      additional_parameters: string;
+      phone: string;
+      name: string;
+      rut: string;
+      parámetros: never[];
+    };
+    logs: {
+      status: {
+        change_date: string | null;
+        initial_status: string | null;
+        final_status: string | null;
+      }[];
+    };
+    estatus: string;
+    paid: {
+      status: string;
+      transactions: {
+        date_payment?: string | undefined;
+        status: string;
+        description: string;
+        order: string;
+        amount: number;
+        created_at: string;
+        authorization_code: string | null;
+        transaction: number;
+      }[];
+      payment_cycle_day: string;
+      payment_day: string | null;
+      amount_paid: number;
+      try_number: number;
+      paid_number: number;
+    }[];
+  }[];
+}[];
+
+export type SubscriptionEndedBody = {
+  status: "success";
+  id: string;
+};
+
 export type ConciliationReportBody = {
   status: "success";
   conciliation: {

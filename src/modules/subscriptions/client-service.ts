@@ -4,7 +4,10 @@ import { notFound, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { limits, subscriptionLimits } from '../../limits.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
-import { formatDate, formatTimestamp, parseLocal } from '../../platform/time-format.ts';
+import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
+import { dayRange } from './date-filter.ts';
+import { moveSubscription } from './subscription-transition.ts';
+import { clientCardsView, clientSubscriptionView } from './client-extras.ts';
 import { findClient, listClients, type ClientRow } from './repository.ts';
 import type { ClientCreate, ClientUpdate, CustomersQueryInput } from './schemas.ts';
 
@@ -34,16 +37,15 @@ function unpaddedTimestamp(at: Date, timeZone: string): string {
 }
 
 /** The client as GET /api/suclient/{id} and the customers list show it (reference §7.2). */
-export function clientView(ctx: AppContext, row: ClientRow) {
+export async function clientView(ctx: AppContext, row: ClientRow) {
   const tz = ctx.config.timeZone;
   return {
     status: 'active', id: row.id, rut: row.rut, ...contact(row),
     created_at: formatTimestamp(row.created_at, tz),
     update_at: row.updated_at === null ? null : formatTimestamp(row.updated_at, tz),
-    // Cards and subscriptions come with card enrolment and subscriptions (issue 10 parts 3-4).
-    active_cards: [],
+    active_cards: await clientCardsView(ctx, row),
     additional_parameters: parametersOf(row),
-    subcriptions: null,
+    subcriptions: await clientSubscriptionView(ctx, row),
   };
 }
 
@@ -102,7 +104,7 @@ export async function updateClient(ctx: AppContext, accountId: string, key: stri
     created_at: formatTimestamp(updated.created_at, tz),
     update_at: unpaddedTimestamp(now, tz),
     additional_parameters: parametersOf(updated),
-    subcriptions: null,
+    subcriptions: await clientSubscriptionView(ctx, updated),
   };
 }
 
@@ -110,26 +112,21 @@ export async function updateClient(ctx: AppContext, accountId: string, key: stri
 export async function deleteClient(ctx: AppContext, accountId: string, key: string) {
   const row = await findClient(ctx.db, accountId, key);
   if (row === undefined) throw notFound('client');
-  await ctx.db.updateTable('su_clients').set({ deleted_at: await accountNow(ctx, accountId) }).where('id', '=', row.id).execute();
+  const now = await accountNow(ctx, accountId);
+  await ctx.db.updateTable('su_clients').set({ deleted_at: now }).where('id', '=', row.id).execute();
+  // Its subscriptions end with it: nothing is charged to a deleted client.
+  const live = await ctx.db.selectFrom('su_subscriptions').select(['id', 'status']).where('client_id', '=', row.id)
+    .where('status', 'in', ['register', 'active', 'suspended']).forUpdate().execute();
+  for (const sub of live) await moveSubscription(ctx.db, sub, 'delete', now);
   return { status: 'success' as const, id: row.id };
 }
 
 /** reference §7.5: `[{"Customers":[...]}]`, created between date_init and date_end (both default to today). */
 export async function listCustomers(ctx: AppContext, accountId: string, query: CustomersQueryInput) {
-  const tz = ctx.config.timeZone;
-  const today = formatDate(await accountNow(ctx, accountId), tz);
-  const from = parseLocal(query.date_init ?? today, tz);
-  const endDay = parseLocal(query.date_end ?? today, tz);
-  const problems: Record<string, string> = {};
-  if (from === null || (query.date_init !== undefined && query.date_init.length !== 10)) problems.date_init = 'invalid';
-  if (endDay === null || (query.date_end !== undefined && query.date_end.length !== 10)) problems.date_end = 'invalid';
-  if (Object.keys(problems).length > 0 || from === null || endDay === null) throw validationError(problems);
-  // The end day is included: everything before the next local midnight.
-  const before = parseLocal(formatDate(new Date(endDay.getTime() + subscriptionLimits.dayMs + subscriptionLimits.dstMarginMs), tz), tz) ?? endDay;
-  if (before <= from) throw validationError({ date_end: 'invalid' });
+  const { from, before } = await dayRange(ctx, accountId, query.date_init, query.date_end);
   const size = query.per_page ?? subscriptionLimits.customersPerPageMax;
   const rows = await listClients(ctx.db, accountId, { from, before }, { offset: ((query.page ?? 1) - 1) * size, size });
   const customers = [];
-  for (const row of rows) customers.push(clientView(ctx, row));
+  for (const row of rows) customers.push(await clientView(ctx, row));
   return [{ Customers: customers }];
 }

@@ -6,6 +6,7 @@ import { newId } from '../../platform/ids.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { findPlan, listPlans, type PlanRow } from './repository.ts';
 import type { PlanCreate } from './schemas.ts';
+import { planCounts } from './subscription-repository.ts';
 import type { PlanType } from './types.ts';
 
 /** Subscriptions are charged in CLP only (reference §7.6: "Currency is CLP"). */
@@ -57,16 +58,15 @@ export function planView(row: PlanRow, counts: PlanCounts) {
   };
 }
 
-// Subscriptions to a plan arrive with POST /api/sususcription (issue 10 part 3); until then every plan has none.
-const noSubscriptions: PlanCounts = { total: 0, active: 0 };
-
 export async function getPlan(ctx: AppContext, accountId: string, id: string) {
   const row = await findPlan(ctx.db, accountId, id);
   if (row === undefined) throw notFound('plan');
-  return { status: 'success' as const, plans: planView(row, noSubscriptions) };
+  return { status: 'success' as const, plans: planView(row, await planCounts(ctx.db, row.id)) };
 }
 
 export async function getPlans(ctx: AppContext, accountId: string) {
   const rows = await listPlans(ctx.db, accountId);
-  return { status: 'success' as const, plans: rows.map((row) => planView(row, noSubscriptions)) };
+  const plans = [];
+  for (const row of rows) plans.push(planView(row, await planCounts(ctx.db, row.id)));
+  return { status: 'success' as const, plans };
 }

@@ -11,6 +11,11 @@ import {
 } from './schemas.ts';
 import { createClient, deleteClient, getClient, listCustomers, updateClient } from './client-service.ts';
 import { createPlan, getPlan, getPlans } from './plan-service.ts';
+import {
+  SubscriptionCreateBody, SubscriptionCreateResponse, SubscriptionDeletedResponse, SubscriptionIdParams, SubscriptionListQuery,
+  SubscriptionListV1Response, SubscriptionListV3Response, SubscriptionResponse,
+} from './subscription-schemas.ts';
+import { createSubscription, endSubscription, getSubscription, listSubscriptionsV1, listSubscriptionsV3 } from './subscription-service.ts';
 
 const signed = { auth: 'sign' as const };
 const signedCommand = { ...commandConfig, auth: 'sign' as const };
@@ -58,4 +63,29 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext):
     config: signed,
     schema: { ...clients, summary: 'One plan (under the plural key `plans`)', params: KeyParams, response: withErrors({ 200: PlanResponse }) },
   }, async (request) => getPlan(ctx, accountOf(request).id, request.params.id));
+
+  r.post('/api/sususcription', {
+    config: signedCommand,
+    schema: { ...clients, summary: 'Subscribe a client to a plan; `url` is the hosted card enrolment page', body: SubscriptionCreateBody, response: withErrors({ 200: SubscriptionCreateResponse }) },
+  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => createSubscription(tx, accountOf(request).id, request.body)));
+
+  r.get('/api/sususcription', {
+    config: signed,
+    schema: { ...clients, summary: 'Subscriptions created in a date range (v1 shape), `<status>=true` filters', querystring: SubscriptionListQuery, response: withErrors({ 200: SubscriptionListV1Response }) },
+  }, async (request) => listSubscriptionsV1(ctx, accountOf(request).id, request.query));
+
+  r.get('/api/sususcriptionv3', {
+    config: signed,
+    schema: { ...clients, summary: 'Subscriptions created in a date range (v3 shape, with `paid[]` cycles)', querystring: SubscriptionListQuery, response: withErrors({ 200: SubscriptionListV3Response }) },
+  }, async (request) => listSubscriptionsV3(ctx, accountOf(request).id, request.query));
+
+  r.get('/api/sususcription/:id', {
+    config: signed,
+    schema: { ...clients, summary: 'One subscription with its cards, payments and status log', params: SubscriptionIdParams, response: withErrors({ 200: SubscriptionResponse }) },
+  }, async (request) => getSubscription(ctx, accountOf(request).id, request.params.id));
+
+  r.delete('/api/sususcription/:id', {
+    config: signedCommand,
+    schema: { ...clients, summary: 'Delete a subscription: nothing is charged after it', params: SubscriptionIdParams, response: withErrors({ 200: SubscriptionDeletedResponse }) },
+  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => endSubscription(tx, accountOf(request).id, request.params.id, 'delete')));
 }

@@ -1,6 +1,7 @@
 // Table types of subscriptions (migrations 0100-0109), merged into the shared Database interface.
 import type { Generated } from 'kysely';
 import type { Int8, Timestamp } from '../../platform/db/types.ts';
+import type { SubscriptionStatus } from './states.ts';
 
 /** Cobro's pricing extension of a plan (decision 100). */
 export const planTypes = ['fixed', 'variable', 'consumption'] as const;
@@ -51,9 +52,104 @@ export interface SuPlanTable {
   updated_at: Timestamp | null;
 }
 
+
+export interface SuSubscriptionTable {
+  seq: Generated<bigint>;
+  id: string;
+  account_id: string;
+  client_id: string;
+  plan_id: string;
+  status: SubscriptionStatus;
+  /** The amount of a variable plan's subscription; null otherwise (fixed plans charge the plan's). */
+  amount_minor: Int8 | null;
+  coupon: string | null;
+  created_at: Timestamp;
+  activated_at: Timestamp | null;
+  ended_at: Timestamp | null;
+  /** When the next billing cycle is due (active fixed and variable subscriptions). */
+  next_cycle_at: Timestamp | null;
+  cycles_started: Generated<number>;
+}
+
+export interface SuStatusLogTable {
+  seq: Generated<bigint>;
+  subscription_id: string;
+  changed_at: Timestamp;
+  initial_status: SubscriptionStatus | null;
+  final_status: SubscriptionStatus;
+}
+
+export interface SuCardTable {
+  seq: Generated<bigint>;
+  id: string;
+  account_id: string;
+  client_id: string;
+  subscription_id: string;
+  brand: string;
+  last4: string;
+  /** The processor's token for the card: never the card number or its security code. */
+  processor_token: string;
+  created_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface SuEnrolmentTable {
+  token: string;
+  account_id: string;
+  subscription_id: string;
+  validacion: string;
+  created_at: Timestamp;
+  used_at: Timestamp | null;
+  card_id: string | null;
+  /** The verification charge in flight: its processor key and lease (a crashed attempt's runs out). */
+  attempt_key: string | null;
+  attempt_lease_until: Timestamp | null;
+}
+
+export const cycleStatuses = ['pending', 'success', 'retry', 'maximum attempt limit', 'canceled by customer', 'canceled by paymaster'] as const;
+export type CycleStatus = (typeof cycleStatuses)[number];
+
+/** One billing cycle of a fixed or variable subscription: `paid[]` of the v3 list. */
+export interface SuCycleTable {
+  subscription_id: string;
+  cycle_number: number;
+  account_id: string;
+  due_at: Timestamp;
+  amount_minor: Int8;
+  status: CycleStatus;
+  try_number: Generated<number>;
+  next_try_at: Timestamp | null;
+  /** The processor idempotency key of the attempt in flight, with its lease (a crashed worker's runs out). */
+  attempt_key: string | null;
+  attempt_lease_until: Timestamp | null;
+  paid_at: Timestamp | null;
+}
+
+export const chargeKinds = ['verification', 'cycle', 'consumption'] as const;
+export type ChargeKind = (typeof chargeKinds)[number];
+
+/** Links a subscription to each payment (a `transactions` row) made on its card. */
+export interface SuChargeTable {
+  seq: Generated<bigint>;
+  account_id: string;
+  subscription_id: string;
+  transaction_id: string;
+  kind: ChargeKind;
+  cycle_number: number | null;
+  order_ref: string;
+  description: string;
+  created_at: Timestamp;
+}
+
 declare module '../../platform/db/types.ts' {
   interface Database {
     su_clients: SuClientTable;
     su_plans: SuPlanTable;
+    su_subscriptions: SuSubscriptionTable;
+    su_status_logs: SuStatusLogTable;
+    su_cards: SuCardTable;
+    su_enrolments: SuEnrolmentTable;
+    su_cycles: SuCycleTable;
+    su_charges: SuChargeTable;
   }
 }

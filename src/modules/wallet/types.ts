@@ -30,6 +30,18 @@ export interface PayoutTable {
   due_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The bank payroll file a production payout went out in (`cobro payouts export`); null until exported. */
+  batch_id: string | null;
+}
+
+/** One bank payroll file (docs/payouts-production.md). */
+export interface PayoutBatchTable {
+  id: string;
+  /** The bank the file was written for (a code of GET /api/banks). */
+  bank_sbif: string;
+  format: 'csv';
+  payout_count: number;
+  created_at: Timestamp;
 }
 
 export interface AccountBankAccountTable {
@@ -46,6 +58,7 @@ export interface AccountBankAccountTable {
 declare module '../../platform/db/types.ts' {
   interface Database {
     payouts: PayoutTable;
+    payout_batches: PayoutBatchTable;
     account_bank_accounts: AccountBankAccountTable;
   }
 }

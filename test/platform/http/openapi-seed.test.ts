@@ -37,6 +37,7 @@ const referenceRoutes = new Set(['get /api/transaction', 'get /api/transaction/{
 const subscriptionReferenceRoutes = [
   'post /api/suclient', 'get /api/suclient/customers', 'get /api/suclient/{id}', 'put /api/suclient/{id}', 'delete /api/suclient/{id}',
   'post /api/suplan', 'get /api/suplan/plans', 'get /api/suplan/{id}',
+  'post /api/sususcription', 'get /api/sususcription', 'get /api/sususcriptionv3', 'get /api/sususcription/{id}', 'delete /api/sususcription/{id}',
 ];
 for (const route of subscriptionReferenceRoutes) referenceRoutes.add(route);
 const security = { none: [], token: [{ bearer: [] }], sign: [{ bearer: [], sign: [] }] } as const;

@@ -1,0 +1,32 @@
+// What a client read shows of its cards and its latest subscription (reference §7.2): `active_cards` and the
+// single-object `subcriptions` (null before the first subscription).
+import type { AppContext } from '../../platform/context.ts';
+import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
+import { findPlan, type ClientRow } from './repository.ts';
+import { clientLiveCards, latestClientSubscription, liveCards, subscriptionCharges } from './subscription-repository.ts';
+import { activeCardView, chargeView, maskedCard, planBrief } from './subscription-views.ts';
+
+export async function clientCardsView(ctx: AppContext, client: ClientRow) {
+  return (await clientLiveCards(ctx.db, client.id)).map((card) => activeCardView(ctx, card));
+}
+
+export async function clientSubscriptionView(ctx: AppContext, client: ClientRow) {
+  const sub = await latestClientSubscription(ctx.db, client.id);
+  if (sub === undefined) return null;
+  const plan = await findPlan(ctx.db, sub.account_id, sub.plan_id);
+  if (plan === undefined) throw new Error(`subscription ${sub.id} names a missing plan`);
+  const amount = sub.amount_minor ?? plan.amount_minor;
+  const charges = await subscriptionCharges(ctx.db, sub.id);
+  return {
+    id: sub.id,
+    created_at: formatTimestamp(sub.created_at, ctx.config.timeZone),
+    status: sub.status,
+    amount: amount === null ? '0' : amount.toString(),
+    plan: [planBrief(plan)],
+    cards: (await liveCards(ctx.db, sub.id)).map(maskedCard),
+    transactions: charges.map((c) => ({
+      ...chargeView(ctx, c),
+      date_payment: formatDate(c.ended_at ?? c.created_at, ctx.config.timeZone),
+    })),
+  };
+}

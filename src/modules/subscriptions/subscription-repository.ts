@@ -1,0 +1,80 @@
+// SQL of subscriptions, their status logs, cards and charges. Every read is scoped to the owning account.
+import type { DbOrTx } from '../../platform/db/types.ts';
+import { subscriptionLimits } from '../../limits.ts';
+import type { SubscriptionStatus } from './states.ts';
+import './types.ts';
+
+export async function findSubscription(db: DbOrTx, accountId: string, id: string) {
+  return db.selectFrom('su_subscriptions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export type SubscriptionRow = NonNullable<Awaited<ReturnType<typeof findSubscription>>>;
+
+export async function lockSubscription(db: DbOrTx, id: string) {
+  return db.selectFrom('su_subscriptions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export interface SubscriptionFilter {
+  readonly from: Date;
+  readonly before: Date;
+  readonly statuses: readonly SubscriptionStatus[];
+  readonly offset: number;
+  readonly size: number;
+}
+
+export async function listSubscriptions(db: DbOrTx, accountId: string, filter: SubscriptionFilter) {
+  let q = db.selectFrom('su_subscriptions').selectAll().where('account_id', '=', accountId)
+    .where('created_at', '>=', filter.from).where('created_at', '<', filter.before);
+  if (filter.statuses.length > 0) q = q.where('status', 'in', [...filter.statuses]);
+  return q.orderBy('seq').offset(filter.offset).limit(filter.size).execute();
+}
+
+export async function statusLogs(db: DbOrTx, subscriptionId: string) {
+  return db.selectFrom('su_status_logs').selectAll().where('subscription_id', '=', subscriptionId)
+    .orderBy('seq').limit(subscriptionLimits.logsShownMax).execute();
+}
+
+/** The subscription's cards not removed, newest first: the first is the one charged. */
+export async function liveCards(db: DbOrTx, subscriptionId: string) {
+  return db.selectFrom('su_cards').selectAll().where('subscription_id', '=', subscriptionId).where('deleted_at', 'is', null)
+    .orderBy('seq', 'desc').limit(subscriptionLimits.cardsPerSubscriptionMax).execute();
+}
+
+export async function clientLiveCards(db: DbOrTx, clientId: string) {
+  return db.selectFrom('su_cards').selectAll().where('client_id', '=', clientId).where('deleted_at', 'is', null)
+    .orderBy('seq', 'desc').limit(subscriptionLimits.cardsPerSubscriptionMax).execute();
+}
+
+export type CardRow = Awaited<ReturnType<typeof liveCards>>[number];
+
+/** Every payment made on the subscription, oldest first, with the transaction's state and money. */
+export async function subscriptionCharges(db: DbOrTx, subscriptionId: string) {
+  return db.selectFrom('su_charges as c').innerJoin('transactions as t', 't.id', 'c.transaction_id')
+    .select(['c.kind', 'c.cycle_number', 'c.order_ref', 'c.description', 'c.created_at', 't.number', 't.amount_minor',
+      't.authorization_code', 't.status', 't.verification_key', 't.ended_at'])
+    .where('c.subscription_id', '=', subscriptionId)
+    .orderBy('c.seq').limit(subscriptionLimits.chargesShownMax).execute();
+}
+
+export type ChargeRow = Awaited<ReturnType<typeof subscriptionCharges>>[number];
+
+export async function subscriptionCycles(db: DbOrTx, subscriptionId: string) {
+  return db.selectFrom('su_cycles').selectAll().where('subscription_id', '=', subscriptionId)
+    .orderBy('cycle_number').limit(subscriptionLimits.chargesShownMax).execute();
+}
+
+export async function planCounts(db: DbOrTx, planId: string): Promise<{ total: number; active: number }> {
+  const rows = await db.selectFrom('su_subscriptions').select(['status', db.fn.countAll<string>().as('n')])
+    .where('plan_id', '=', planId).groupBy('status').execute();
+  let total = 0;
+  let active = 0;
+  for (const r of rows) {
+    total += Number(r.n);
+    if (r.status === 'active') active += Number(r.n);
+  }
+  return { total, active };
+}
+
+export async function latestClientSubscription(db: DbOrTx, clientId: string) {
+  return db.selectFrom('su_subscriptions').selectAll().where('client_id', '=', clientId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+}

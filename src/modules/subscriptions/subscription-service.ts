@@ -1,0 +1,87 @@
+// Subscriptions (reference §7.6-7.10, §8.3): create one (status `register`, with the hosted enrolment link),
+// read it, list them (v1 and v3 shapes) and delete it.
+import type { AppContext } from '../../platform/context.ts';
+import { notFound, validationError } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { accountNow } from '../../platform/sandbox-clock.ts';
+import { subscriptionLimits } from '../../limits.ts';
+import { dayRange } from './date-filter.ts';
+import { findClient, findPlan } from './repository.ts';
+import type { SubscriptionCreate, SubscriptionListQueryInput } from './subscription-schemas.ts';
+import { findSubscription, listSubscriptions, lockSubscription, type SubscriptionRow } from './subscription-repository.ts';
+import { isFinal, subscriptionStatuses, type SubscriptionStatus } from './states.ts';
+import { logCreation, moveSubscription } from './subscription-transition.ts';
+import { subscriptionV1View, subscriptionV3View, subscriptionView, type SubscriptionParts } from './subscription-views.ts';
+import { createEnrolment } from './enrolment-link.ts';
+
+export async function createSubscription(ctx: AppContext, accountId: string, body: SubscriptionCreate) {
+  const plan = await findPlan(ctx.db, accountId, body.plan);
+  const client = await findClient(ctx.db, accountId, body.client);
+  const problems: Record<string, string> = {};
+  if (plan === undefined) problems.plan = 'not found';
+  if (client === undefined || body.client.includes('@')) problems.client = 'not found';
+  if (plan !== undefined && plan.type === 'variable' && body.amount === undefined) problems.amount = 'is empty';
+  if (plan !== undefined && plan.type !== 'variable' && body.amount !== undefined) problems.amount = `not allowed on a ${plan.type} plan`;
+  if (Object.keys(problems).length > 0 || plan === undefined || client === undefined) throw validationError(problems);
+  const now = await accountNow(ctx, accountId);
+  const id = newId('su', 20);
+  await ctx.db.insertInto('su_subscriptions').values({
+    id, account_id: accountId, client_id: client.id, plan_id: plan.id, status: 'register',
+    amount_minor: body.amount ?? null, coupon: body.coupon ?? null, created_at: now,
+    activated_at: null, ended_at: null, next_cycle_at: null,
+  }).execute();
+  await logCreation(ctx.db, id, now);
+  const url = await createEnrolment(ctx, { accountId, subscriptionId: id, planType: plan.type, at: now });
+  return { status: 'register' as const, id, url };
+}
+
+async function partsOf(ctx: AppContext, accountId: string, row: SubscriptionRow): Promise<SubscriptionParts> {
+  // The client may have been deleted since: its row stays for the subscription's history.
+  const client = await ctx.db.selectFrom('su_clients').selectAll().where('id', '=', row.client_id).executeTakeFirstOrThrow();
+  const plan = await findPlan(ctx.db, accountId, row.plan_id);
+  if (plan === undefined) throw new Error(`subscription ${row.id} names a missing plan`);
+  return { row, client, plan };
+}
+
+export async function getSubscription(ctx: AppContext, accountId: string, id: string) {
+  const row = await findSubscription(ctx.db, accountId, id);
+  if (row === undefined) throw notFound('subscription');
+  return subscriptionView(ctx, await partsOf(ctx, accountId, row));
+}
+
+/** Ends a subscription for good (`delete` by the API, `cancel` by the operator): no cycle is charged after it. */
+export async function endSubscription(ctx: AppContext, accountId: string, id: string, to: Extract<SubscriptionStatus, 'delete' | 'cancel'>) {
+  const row = await lockSubscription(ctx.db, id);
+  if (row === undefined || row.account_id !== accountId) throw notFound('subscription');
+  if (isFinal(row.status)) throw validationError({ id: `already ${row.status}` });
+  const now = await accountNow(ctx, accountId);
+  await moveSubscription(ctx.db, row, to, now);
+  // A cycle still waiting for a retry will never be charged now.
+  await ctx.db.updateTable('su_cycles').set({ status: 'canceled by paymaster', next_try_at: null })
+    .where('subscription_id', '=', id).where('status', 'in', ['pending', 'retry']).execute();
+  return { id, status: 'success' as const };
+}
+
+async function listRows(ctx: AppContext, accountId: string, query: SubscriptionListQueryInput) {
+  const { from, before } = await dayRange(ctx, accountId, query.date_init, query.date_end);
+  const statuses = subscriptionStatuses.filter((s) => query[s] === true);
+  const size = query.per_page ?? subscriptionLimits.customersPerPageMax;
+  const rows = await listSubscriptions(ctx.db, accountId, { from, before, statuses, offset: ((query.page ?? 1) - 1) * size, size });
+  const parts: SubscriptionParts[] = [];
+  for (const row of rows) parts.push(await partsOf(ctx, accountId, row));
+  return parts;
+}
+
+/** reference §7.7: `[{"subscriptions":[...]}]`. */
+export async function listSubscriptionsV1(ctx: AppContext, accountId: string, query: SubscriptionListQueryInput) {
+  const out = [];
+  for (const parts of await listRows(ctx, accountId, query)) out.push(await subscriptionV1View(ctx, parts));
+  return [{ subscriptions: out }];
+}
+
+/** reference §7.8: `[{"subscriptions":[...]}]` with `estatus` and `paid[]`. */
+export async function listSubscriptionsV3(ctx: AppContext, accountId: string, query: SubscriptionListQueryInput) {
+  const out = [];
+  for (const parts of await listRows(ctx, accountId, query)) out.push(await subscriptionV3View(ctx, parts));
+  return [{ subscriptions: out }];
+}
