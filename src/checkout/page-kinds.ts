@@ -5,7 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../platform/context.ts';
 
-export const checkoutPageKindNames = ['transaction'] as const;
+export const checkoutPageKindNames = ['transaction', 'enrolment'] as const;
 export type CheckoutPageKindName = (typeof checkoutPageKindNames)[number];
 
 /** The checkout plugin's router, schema-typed by TypeBox. */

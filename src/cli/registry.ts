@@ -1,4 +1,5 @@
 // Every operator command. A new module adds its commands here.
+// A command file imports its services inside run() (`await import(...)`), so help and `cobro sign` stay fast (see command.ts).
 import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { accountsSetBank } from './commands/accounts-bank.ts';
@@ -10,6 +11,7 @@ import { payoutsResolve } from './commands/payouts.ts';
 import { payoutsExport, payoutsImport } from './commands/payouts-batch.ts';
 import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
+import { conciliationExport } from './commands/conciliation.ts';
 import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
 
 export const commands: readonly Command[] = [
@@ -30,4 +32,5 @@ export const commands: readonly Command[] = [
   payoutsExport,
   payoutsImport,
   accountsRequireStrictSigning,
+  conciliationExport,
 ];

@@ -29,6 +29,7 @@ import type {
   SubscriptionCreateBody, SubscriptionCreateResponse, SubscriptionDeletedResponse, SubscriptionListQuery,
   SubscriptionListV1Response, SubscriptionListV3Response, SubscriptionResponse,
 } from '../modules/subscriptions/subscription-schemas.ts';
+import type { CardDeleteBody, CardDeleteResponse, CardLinkBody, CardLinkResponse } from '../modules/subscriptions/card-schemas.ts';
 import type { ConciliationBody, ConciliationResponse } from '../modules/conciliation/schemas.ts';
 import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
 
@@ -107,4 +108,8 @@ export type SubscriptionBody = Static<typeof SubscriptionResponse>;
 export type SubscriptionListBody = Static<typeof SubscriptionListV1Response>;
 export type SubscriptionListV3Body = Static<typeof SubscriptionListV3Response>;
 export type SubscriptionEndedBody = Static<typeof SubscriptionDeletedResponse>;
+export type SubscriptionCardLinkInput = Static<typeof CardLinkBody>;
+export type SubscriptionCardDeleteInput = Static<typeof CardDeleteBody>;
+export type SubscriptionCardLinkBody = Static<typeof CardLinkResponse>;
+export type SubscriptionCardDeletedBody = Static<typeof CardDeleteResponse>;
 export type ConciliationReportBody = Static<typeof ConciliationResponse>;

@@ -18,6 +18,10 @@ import { renderMessage, securityHeaders } from './render.ts';
 import { sessionAccount } from './session.ts';
 import { registerAuthPages, sessionCookie } from './auth-pages.ts';
 import { registerTransactionPages } from './transaction-pages.ts';
+import { registerWalletPages } from './wallet-pages.ts';
+import { registerCallbackPages } from './callback-pages.ts';
+import { registerSandboxPages } from './sandbox-pages.ts';
+import { registerHomePage } from './home-pages.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -75,9 +79,12 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const stylesheet = fs.readFileSync(path.join(here, 'assets', 'dashboard.css'), 'utf8');
   app.get('/assets/dashboard.css', { config: { dashboardPublic: true } }, async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=300').type('text/css; charset=utf-8').send(stylesheet));
-  app.get('/', async (_request, reply) => reply.redirect('/dashboard/transactions'));
+  registerHomePage(app, ctx);
   registerAuthPages(app, ctx, secure);
   registerTransactionPages(app, ctx);
+  registerWalletPages(app, ctx);
+  registerCallbackPages(app, ctx);
+  registerSandboxPages(app, ctx);
 }
 
 export async function dashboardRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

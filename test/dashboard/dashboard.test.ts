@@ -31,7 +31,7 @@ beforeAll(async () => {
   await createTransaction(t, shop, { order: 'pct_100%', email: 'dora@example.com', amount: 500 });
   foreignId = (await createTransaction(t, other, { order: 'SECRETO-9', email: 'x@other.example', amount: 777 })).id;
   await deliverDueNotifications(t.ctx);
-});
+}, 180_000);
 afterAll(async () => {
   await receiver.close();
   await t.close();

@@ -112,6 +112,10 @@ export class CobroClient {
   getConciliation(body: T.ConciliationInput, options?: CallOptions) {
     return this.#call<T.ConciliationReportBody>('getConciliation', { body, options });
   }
+  /** The same report as CSV text (UTF-8 with BOM, `;` between fields, one row per transaction), for a spreadsheet. */
+  exportConciliationCsv(query: T.ConciliationInput, options?: CallOptions) {
+    return this.#call<string>('exportConciliationCsv', { query, options });
+  }
 
   // Marketplace.
   createMarketplaceClient(body: T.CreateMarketplaceClientInput, options?: CallOptions) {
@@ -196,6 +200,13 @@ export class CobroClient {
   }
   deleteSubscription(id: string, options?: CallOptions) {
     return this.#call<T.SubscriptionEndedBody>('deleteSubscription', { params: { id }, options });
+  }
+  /** A new hosted page where the payer adds or replaces the subscription's card. */
+  newSubscriptionCardLink(body: T.SubscriptionCardLinkInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionCardLinkBody>('newSubscriptionCardLink', { body, options });
+  }
+  deleteSubscriptionCard(body: T.SubscriptionCardDeleteInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionCardDeletedBody>('deleteSubscriptionCard', { body, options });
   }
 
   // Sandbox controls (the routes exist only when the server runs in sandbox mode).

@@ -10,6 +10,8 @@ export interface OperationSpec {
   readonly method: HttpMethod;
   readonly path: `/api/${string}`;
   readonly auth: AuthMode;
+  /** Set when a 200 answer is not JSON: the body is returned as text (errors are still JSON). */
+  readonly answers?: 'csv';
 }
 
 export const operations = {
@@ -57,7 +59,10 @@ export const operations = {
   listSubscriptionsV3: { method: 'GET', path: '/api/sususcriptionv3', auth: 'sign' },
   getSubscription: { method: 'GET', path: '/api/sususcription/{id}', auth: 'sign' },
   deleteSubscription: { method: 'DELETE', path: '/api/sususcription/{id}', auth: 'sign' },
+  newSubscriptionCardLink: { method: 'POST', path: '/api/suinscriptionscards', auth: 'sign' },
+  deleteSubscriptionCard: { method: 'POST', path: '/api/suscriptionsdeletecards', auth: 'sign' },
   getConciliation: { method: 'POST', path: '/api/conciliation', auth: 'token' },
+  exportConciliationCsv: { method: 'GET', path: '/api/conciliation.csv', auth: 'token', answers: 'csv' },
 
   advanceSandboxClock: { method: 'POST', path: '/api/sandbox/clock/advance', auth: 'token' },
   creditSandboxWallet: { method: 'POST', path: '/api/sandbox/wallet/credit', auth: 'token' },

@@ -97,7 +97,7 @@ export async function send<T>(config: TransportConfig, op: OperationSpec, call: 
   const url = `${config.baseUrl}${sent}${queryText === '' ? '' : `?${queryText}`}`;
   const label = `${op.method} ${sent}`;
 
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: op.answers === 'csv' ? 'text/csv, application/json' : 'application/json' };
   if (op.auth !== 'none') headers.authorization = `Bearer ${config.publicToken}`;
   if (op.auth === 'sign') {
     // The server signs the query of a GET and the body of anything else (auth-plugin.ts signParams).
@@ -133,6 +133,8 @@ export async function send<T>(config: TransportConfig, op: OperationSpec, call: 
     if (options.signal?.aborted === true) throw new CobroClientError('aborted', `${label} was aborted by the caller`, { cause: error });
     throw new CobroClientError('network', `${label} to ${config.baseUrl} failed: ${describeCause(error)}`, { cause: error });
   }
+  // A CSV route answers its 200 as text; its errors are JSON like every other route's.
+  if (op.answers === 'csv' && httpStatus === 200) return { httpStatus, body: text as T };
   try {
     return { httpStatus, body: JSON.parse(text) as T };
   } catch (error) {

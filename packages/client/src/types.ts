@@ -1006,6 +1006,26 @@ export type SubscriptionEndedBody = {
   id: string;
 };
 
+export type SubscriptionCardLinkInput = {
+  suscription: string;
+};
+
+export type SubscriptionCardDeleteInput = {
+  suscription?: string | undefined;
+  card?: string | undefined;
+};
+
+export type SubscriptionCardLinkBody = {
+  status: "success";
+  id: string;
+  url: string;
+};
+
+export type SubscriptionCardDeletedBody = {
+  status: "Delete";
+  card: string;
+};
+
 export type ConciliationReportBody = {
   status: "success";
   conciliation: {

@@ -6,7 +6,7 @@ import { parseLocal } from '../../platform/time-format.ts';
 import { conciliationLimits } from '../../limits.ts';
 
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
-const dayMs = 24 * 60 * 60 * 1000;
+const millisecondsPerDay = 24 * 60 * 60 * 1000;
 
 export interface DayRange {
   readonly dateInit: string;
@@ -24,11 +24,11 @@ function dayNumber(text: string): number | null {
   const ms = Date.UTC(y, m - 1, d);
   const back = new Date(ms);
   if (y < 1 || back.getUTCFullYear() !== y || back.getUTCMonth() !== m - 1 || back.getUTCDate() !== d) return null;
-  return ms / dayMs;
+  return ms / millisecondsPerDay;
 }
 
 function dayText(n: number): string {
-  return new Date(n * dayMs).toISOString().slice(0, 10);
+  return new Date(n * millisecondsPerDay).toISOString().slice(0, 10);
 }
 
 /**

@@ -7,7 +7,8 @@ import type { DbOrTx } from '../../platform/db/types.ts';
 import { validationError } from '../../platform/errors.ts';
 import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
 import { conciliationLimits } from '../../limits.ts';
-import type { DayRange } from './date-range.ts';
+import { accountNow } from '../../platform/sandbox-clock.ts';
+import { conciliationRange, type DayRange } from './date-range.ts';
 import { linesIn, type LineRow } from './repository.ts';
 
 /** Batch states of the reference (`deteined` sic). Cobro's batches settle into the wallet in their own commit. */
@@ -87,4 +88,13 @@ export async function conciliationReport(ctx: AppContext, db: DbOrTx, accountId:
       transaction: rows.map((r) => lineOf(ctx, r)),
     };
   });
+}
+
+/** The report of an account for two days as the request gave them: checked against the account's today, then read. */
+export async function conciliationFor(
+  ctx: AppContext, accountId: string, dateInit: string, dateEnd: string,
+): Promise<{ readonly range: DayRange; readonly batches: ConciliationBatch[] }> {
+  const today = formatDate(await accountNow(ctx, accountId, ctx.db), ctx.config.timeZone);
+  const range = conciliationRange(dateInit, dateEnd, today, ctx.config.timeZone);
+  return { range, batches: await conciliationReport(ctx, ctx.db, accountId, range) };
 }

@@ -41,3 +41,7 @@ export const ConciliationResponse = Type.Object({
   status: Type.Literal('success'),
   conciliation: Type.Array(ConciliationBatch),
 });
+
+export const ConciliationCsv = Type.String({
+  description: 'text/csv; charset=utf-8 with a byte order mark: a header row, then one row per settled transaction with its batch\'s columns repeated',
+});

@@ -25,6 +25,15 @@ function acceptsJson(accept: string | undefined): boolean {
   });
 }
 
+/** Whether `Accept` names the route's own media type (e.g. `text/csv`, or `text/*`). */
+function accepts(accept: string | undefined, mediaType: string): boolean {
+  const wanted = mediaType.split(';')[0]!.trim().toLowerCase();
+  return (accept ?? '').split(',').some((part) => {
+    const type = (part.split(';')[0] ?? '').trim().toLowerCase();
+    return type === wanted || type === `${wanted.split('/')[0]}/*`;
+  });
+}
+
 function send(reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.httpStatus).type('application/json; charset=utf-8').send(error.envelope());
@@ -75,7 +84,8 @@ export function registerConventions(app: FastifyInstance): void {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (request.url.startsWith('/api') && !acceptsJson(request.headers.accept)) {
+    const produces = request.routeOptions.config?.produces;
+    if (request.url.startsWith('/api') && !acceptsJson(request.headers.accept) && !(produces !== undefined && accepts(request.headers.accept, produces))) {
       throw new ApiError('not_acceptable', 'this API answers application/json only');
     }
   });

@@ -6,6 +6,8 @@ export type RouteAuth = 'none' | 'token' | 'sign';
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /** A media type the route answers besides JSON (its errors stay JSON), which `Accept` may ask for alone. */
+    produces?: string;
   }
   interface FastifyRequest {
     account: AuthenticatedAccount | null;

@@ -23,6 +23,8 @@ export const ledgerCodes = {
   operatorAdjustments: 'operator_adjustments',
   /** System: refunds paid back to payers. */
   refundClearing: 'refund_clearing',
+  /** System: subscription card checks between their charge and their refund (nets to zero). */
+  verificationHolding: 'verification_holding',
 } as const;
 
 export type LedgerCode = (typeof ledgerCodes)[keyof typeof ledgerCodes];

@@ -29,6 +29,10 @@ export const journalKinds = {
   withdrawalReserved: 'withdrawal.reserved',
   withdrawalPaid: 'withdrawal.paid',
   withdrawalReleased: 'withdrawal.released',
+  /** A subscription card's CLP 50 check on enrolment: processor clearing -> verification holding. */
+  subscriptionVerification: 'subscription.verification',
+  /** The check refunded at once: verification holding -> refund clearing. */
+  subscriptionVerificationRefund: 'subscription.verification_refund',
 } as const;
 
 export type JournalKind = (typeof journalKinds)[keyof typeof journalKinds];
