@@ -1,7 +1,6 @@
 // What a new user saw on the hosted checkout (issue 16 point 8), checked in Chromium on a real server: text and
 // input borders with WCAG AA contrast, the privacy notice that fits the page (card data on card pages, the bank
 // password on bank pages), a receipt on the success page, the sandbox badge on every page, and a favicon.
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { testConfig } from '../support/app.ts';
@@ -37,8 +36,9 @@ function contrast(a: string, b: string): number {
   return (hi + 0.05) / (lo + 0.05);
 }
 
-const style = (page: Page, selector: string, property: string) =>
-  page.$eval(selector, (el, p) => getComputedStyle(el).getPropertyValue(p), property);
+/** A computed style, read in the page (this file's types have no DOM: the function runs in the browser). */
+const style = (page: Page, selector: string, property: string): Promise<string> =>
+  page.$eval(selector, (el, p) => (globalThis as unknown as { getComputedStyle(e: unknown): { getPropertyValue(n: string): string } }).getComputedStyle(el).getPropertyValue(p), property);
 
 beforeAll(async () => {
   const port = await freePort();
@@ -78,7 +78,7 @@ describe('checkout details a payer notices', () => {
     expect(contrast(await style(page, '.badge', 'color'), await style(page, '.badge', 'background-color'))).toBeGreaterThanOrEqual(4.5);
 
     // The favicon the page links to, and the one browsers ask for on their own.
-    const icon = await page.$eval('link[rel=icon]', (l) => (l as HTMLLinkElement).href);
+    const icon = await page.$eval('link[rel=icon]', (l) => (l as unknown as { href: string }).href);
     for (const url of [icon, `${server.url}/favicon.ico`]) {
       const res = await fetch(url);
       expect(res.status).toBe(200);
