@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { createTransaction, payByCard, submit } from './helpers.ts';
-import { transactionLimits } from '../../../src/limits.ts';
+import { createTransaction, payByCard, submitUntilRejected } from './helpers.ts';
 
 let t: TestApp;
 let account: TestAccount;
@@ -54,9 +53,7 @@ describe('GET /api/transaction/{id}', () => {
     expect(body).toMatchObject({ status: 'pending', payment: null, nullify: null, gateway_response: { status: 'pending', message: 'pending transaction' } });
     const rejected = await createTransaction(t, account);
     // The checkout lets the payer retry a declined card (issue 15 point 5): the last allowed try rejects it.
-    for (let i = 0; i < transactionLimits.paymentAttemptsMax; i++) {
-      await submit(t, rejected.url, 1, { card_number: '5186059559590568', expiry: '12/30', cvv: '123' });
-    }
+    await submitUntilRejected(t, rejected.url, 1, { card_number: '5186059559590568', expiry: '12/30', cvv: '123' });
     const r = (await get(`/api/transaction/${rejected.id}`)).json();
     expect(r.status).toBe('rejected');
     expect(r.gateway_response).toEqual({ status: 'rejected', message: 'Rechazo de transacción.' });
