@@ -9,7 +9,7 @@ import type { AttemptOutcome } from '../modules/transactions/payment-attempt.ts'
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
 import { bankPage, cardPage, invalidLinkPage, methodsPage, redirectMethodPage, resultPage, type LinkParams, type MethodOption } from './pages.ts';
-import { banksFor, expiredReturnUrl, fixedMethod, loadForCheckout, markOpened, offeredMethods, orderSummary } from './checkout-service.ts';
+import { banksFor, expiredReturnUrl, fixedMethod, loadForCheckout, markOpened, offeredMethods, orderSummary, receiptOf } from './checkout-service.ts';
 
 export function payerRutOf(row: TransactionRow): string | null {
   const v = row.additional_parameters?.payer_rut;
@@ -30,7 +30,7 @@ export async function showTransaction(ctx: AppContext, reply: FastifyReply, row:
   }
   if (row.status !== 'pending') {
     const kind = row.status === 'rejected' ? 'rejected' : 'success';
-    return sendPage(reply, 200, resultPage(summary, kind, row.status === 'rejected' ? row.gateway_message : null, row.urlreturn, link));
+    return sendPage(reply, 200, resultPage(summary, kind, row.status === 'rejected' ? row.gateway_message : null, row.urlreturn, link, await receiptOf(ctx, row)));
   }
   const leased = row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > (await accountNow(ctx, row.account_id)).getTime();
   if (leased || (ctx.config.mode === 'production' && await hasUndecidedCommit(ctx.db, row.id))) {
@@ -68,8 +68,10 @@ export async function answerOutcome(ctx: AppContext, reply: FastifyReply, row: T
   method: MethodOption, back: boolean, outcome: AttemptOutcome, bank: string | null = null): Promise<FastifyReply> {
   const summary = await orderSummary(ctx, row);
   switch (outcome.kind) {
-    case 'approved':
-      return sendPage(reply, 200, resultPage(summary, 'success', null, row.urlreturn, link));
+    case 'approved': {
+      const paid = await loadForCheckout(ctx, row.id);
+      return sendPage(reply, 200, resultPage(summary, 'success', null, row.urlreturn, link, paid === undefined ? null : await receiptOf(ctx, paid)));
+    }
     case 'declined':
       if (outcome.attemptsLeft > 0) {
         // The transaction is still pending: the same form again, with what went wrong and the tries left.
