@@ -201,12 +201,8 @@ export const processorLimits = {
   redirectLeaseMs: 10 * minuteMs,
   /** A commit whose answer was lost is asked about again (status) after this long, by due work. */
   commitRecheckMs: 30_000,
-  /** Transbank commerce codes are 12 digits; API keys are printable ASCII of at most this length. */
-  commerceCodeLength: 12,
-  apiKeyLengthMax: 200,
-  environmentUrlLengthMax: 200,
-  /** The Webpay token (`token_ws`) the return URL accepts, and the buy order / session id it echoes. */
-  tokenLengthMax: 64,
+  /** Transbank's 12-digit commerce codes; API keys and environment URLs; the return URL's token_ws and echoes. */
+  commerceCodeLength: 12, apiKeyLengthMax: 200, environmentUrlLengthMax: 200, tokenLengthMax: 64,
 } as const;
 
 // --- Marketplace clients and memberships (seed "Marketplace clients", "Marketplace memberships"). ---
