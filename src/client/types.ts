@@ -30,6 +30,7 @@ import type {
   SubscriptionListV1Response, SubscriptionListV3Response, SubscriptionResponse,
 } from '../modules/subscriptions/subscription-schemas.ts';
 import type { ConciliationBody, ConciliationResponse } from '../modules/conciliation/schemas.ts';
+import type { MallCreateBody, MallCreateResponse, MallView } from '../modules/mall/schemas.ts';
 import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
 
 /** The error envelope of 4xx/5xx answers (supplement §3). */
@@ -55,6 +56,7 @@ export type CreateEventInput = Static<typeof EventCreateBody>;
 export type AdvanceSandboxClockInput = Static<typeof ClockAdvanceBody>;
 export type CreditSandboxWalletInput = Static<typeof SandboxCreditBody>;
 export type ConciliationInput = Static<typeof ConciliationBody>;
+export type CreateMallInput = Static<typeof MallCreateBody>;
 
 // Query strings: every field is optional on the wire (the server fills defaults).
 export type CurrencyFilter = Partial<Static<typeof CurrencyQuery>>;
@@ -108,3 +110,5 @@ export type SubscriptionListBody = Static<typeof SubscriptionListV1Response>;
 export type SubscriptionListV3Body = Static<typeof SubscriptionListV3Response>;
 export type SubscriptionEndedBody = Static<typeof SubscriptionDeletedResponse>;
 export type ConciliationReportBody = Static<typeof ConciliationResponse>;
+export type MallCreatedBody = Static<typeof MallCreateResponse>;
+export type MallBody = Static<typeof MallView>;
