@@ -19,7 +19,7 @@ let receiver: Receiver;
 beforeAll(async () => {
   h = await startBrowserHarness('Mall Costanera');
   receiver = await startReceiver();
-});
+}, 240_000);
 afterAll(async () => {
   await receiver?.close();
   await h?.close();
@@ -82,5 +82,5 @@ describe('a three-store mall in Chromium', () => {
     expect(mallPayload).toMatchObject({ id: created.body.id, order: '123', status: 'success', amount: '70000' });
     expect(mallPayload.individual_orders.map((o: { status: string; amount: string }) => [o.status, o.amount])).toEqual([['success', '30000'], ['success', '25000'], ['success', '15000']]);
     expect(await verifyLedger(ctx.db)).toMatchObject({ ok: true });
-  });
+  }, 240_000);
 });
