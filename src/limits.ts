@@ -228,6 +228,12 @@ export const subscriptionLimits = {
   logsShownMax: 500, cardsPerSubscriptionMax: 20, chargesShownMax: 1000,
   /** A day, and the margin that carries a day's end past a daylight-saving change (date filters). */
   dayMs, dstMarginMs: 3 * hourMs,
+  /** reference §7.0 step 4: the card check on enrolment, CLP 50, refunded at once. */
+  verificationAmountMinor: 50n,
+  /** How long one enrolment attempt holds its link before another may start (a crashed attempt). */
+  enrolmentLeaseMs: 2 * minuteMs,
+  /** reference §7.12, §7.13: the `suscription` and `card` fields. */
+  suscriptionFieldLengthMax: 60, cardFieldLengthMax: 28,
 } as const;
 
 // --- Events (seed "Events"). ---
@@ -242,6 +248,15 @@ export const eventLimits = {
   beneficiariesMax: 50,
   dateTextLengthMax: 19,
   payoutBatchMax: 50,
+} as const;
+
+// --- Refunds: POST /api/nullification (reference §3.1) and their dispatch to the processor. ---
+export const refundLimits = {
+  /** reference §3.1: `id` max 40 characters, `subject` max 200. */
+  idLengthMax: 40,
+  subjectLengthMax: 200,
+  /** How long one dispatch holds a refund before another worker may ask the processor again (same key). */
+  dispatchLeaseMs: 2 * minuteMs,
 } as const;
 
 // --- Conciliation (seed "Conciliation"; reference §10) and its CSV export. ---
@@ -321,6 +336,10 @@ export const dashboardLimits = {
   searchLengthMax: 255, tokenLengthMax: 200,
   /** Callbacks and attempts shown on one transaction's timeline. */
   timelineCallbacksMax: 20, timelineAttemptsMax: 500,
+  /** Days the home page's charts cover, ending today. */
+  chartDays: 30,
+  /** Sign-in forms one client address may post in a minute (the tokens are long and random; this keeps the log quiet). */
+  signInsPerMinute: 30,
 } as const;
 
 /** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */

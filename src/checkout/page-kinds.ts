@@ -5,7 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../platform/context.ts';
 
-export const checkoutPageKindNames = ['transaction', 'mall'] as const;
+export const checkoutPageKindNames = ['transaction', 'enrolment', 'mall'] as const;
 export type CheckoutPageKindName = (typeof checkoutPageKindNames)[number];
 
 /** The checkout plugin's router, schema-typed by TypeBox. */

@@ -1,4 +1,5 @@
 // Every operator command. A new module adds its commands here.
+// A command file imports its services inside run() (`await import(...)`), so help and `cobro sign` stay fast (see command.ts).
 import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { accountsSetBank } from './commands/accounts-bank.ts';

@@ -20,6 +20,7 @@ import type {
   ListQuery as NotificationListQuerySchema, ListResponse, RetryResponse, ShowResponse,
 } from '../modules/notifications/schemas.ts';
 import type { AccountResponse } from '../modules/account/schemas.ts';
+import type { NullificationBody, NullificationGetResponse, NullificationResponse } from '../modules/refunds/schemas.ts';
 import type {
   ClientCreateBody as SuClientCreateBody, ClientCreateResponse as SuClientCreateResponse, ClientResponse as SuClientResponse,
   ClientUpdateBody as SuClientUpdateBody, ClientUpdateResponse as SuClientUpdateResponse, CustomersQuery, CustomersResponse,
@@ -29,6 +30,7 @@ import type {
   SubscriptionCreateBody, SubscriptionCreateResponse, SubscriptionDeletedResponse, SubscriptionListQuery,
   SubscriptionListV1Response, SubscriptionListV3Response, SubscriptionResponse,
 } from '../modules/subscriptions/subscription-schemas.ts';
+import type { CardDeleteBody, CardDeleteResponse, CardLinkBody, CardLinkResponse } from '../modules/subscriptions/card-schemas.ts';
 import type { ConciliationBody, ConciliationResponse } from '../modules/conciliation/schemas.ts';
 import type { MallCreateBody, MallCreateResponse, MallView } from '../modules/mall/schemas.ts';
 import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
@@ -55,6 +57,7 @@ export type CreateMembershipInput = Static<typeof MembershipCreateBody>;
 export type CreateEventInput = Static<typeof EventCreateBody>;
 export type AdvanceSandboxClockInput = Static<typeof ClockAdvanceBody>;
 export type CreditSandboxWalletInput = Static<typeof SandboxCreditBody>;
+export type CreateNullificationInput = Static<typeof NullificationBody>;
 export type ConciliationInput = Static<typeof ConciliationBody>;
 export type CreateMallInput = Static<typeof MallCreateBody>;
 
@@ -88,6 +91,8 @@ export type NotificationBody = Static<(typeof ShowResponse)[200]>;
 export type NotificationRetryBody = Static<(typeof RetryResponse)[200]>;
 export type SandboxClockBody = Static<typeof ClockAdvanceResponse>;
 export type SandboxCreditedBody = Static<typeof SandboxCredited>;
+export type NullificationCreatedBody = Static<typeof NullificationResponse>;
+export type NullificationBody = Static<typeof NullificationGetResponse>;
 
 // Subscriptions (reference §7, §8).
 export type CreateSubscriptionClientInput = Static<typeof SuClientCreateBody>;
@@ -109,6 +114,10 @@ export type SubscriptionBody = Static<typeof SubscriptionResponse>;
 export type SubscriptionListBody = Static<typeof SubscriptionListV1Response>;
 export type SubscriptionListV3Body = Static<typeof SubscriptionListV3Response>;
 export type SubscriptionEndedBody = Static<typeof SubscriptionDeletedResponse>;
+export type SubscriptionCardLinkInput = Static<typeof CardLinkBody>;
+export type SubscriptionCardDeleteInput = Static<typeof CardDeleteBody>;
+export type SubscriptionCardLinkBody = Static<typeof CardLinkResponse>;
+export type SubscriptionCardDeletedBody = Static<typeof CardDeleteResponse>;
 export type ConciliationReportBody = Static<typeof ConciliationResponse>;
 export type MallCreatedBody = Static<typeof MallCreateResponse>;
 export type MallBody = Static<typeof MallView>;

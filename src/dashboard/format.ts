@@ -64,3 +64,28 @@ export function localDayBounds(text: string, timeZone: string): { start: Date; e
   const end = parseLocal(next, timeZone);
   return end === null ? null : { start, end };
 }
+
+export const payoutStatusLabels: Readonly<Record<string, string>> = {
+  pending: 'Pendiente',
+  processing: 'En proceso',
+  success: 'Pagado',
+  banking_error: 'Error bancario',
+  fraud_prevention: 'Retenido por prevención de fraude',
+};
+
+export const payoutKindLabels: Readonly<Record<string, string>> = { payout: 'Pago a terceros', withdrawal: 'Retiro a tu cuenta' };
+
+export const movementKindLabels: Readonly<Record<string, string>> = {
+  settlement: 'Liquidación de ventas',
+  payout: 'Pago a terceros',
+  withdrawal: 'Retiro a tu cuenta',
+  payout_reversal: 'Devolución de pago rechazado',
+  withdrawal_reversal: 'Devolución de retiro rechazado',
+  adjustment: 'Ajuste del operador',
+  sandbox_credit: 'Abono de prueba',
+};
+
+/** A `page` query value as a page number from 1 to `max`; anything else is page 1. */
+export function pageNumberOf(value: unknown, max: number): number {
+  return typeof value === 'string' && /^\d{1,9}$/.test(value) ? Math.min(Math.max(Number(value), 1), max) : 1;
+}

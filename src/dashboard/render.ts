@@ -5,7 +5,10 @@ import '@fastify/view';
 import '@fastify/csrf-protection';
 import type { AppContext } from '../platform/context.ts';
 import type { DashboardAccount } from './session.ts';
-import { attemptOutcomeLabels, callbackStatusLabels, formatInstant, formatMoney, transactionStatusLabels } from './format.ts';
+import {
+  attemptOutcomeLabels, callbackStatusLabels, formatInstant, formatMoney, movementKindLabels, payoutKindLabels, payoutStatusLabels,
+  transactionStatusLabels,
+} from './format.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,7 +19,12 @@ declare module 'fastify' {
 
 /** The sections of the navigation, in order: path and Spanish label. */
 export const sections = [
+  { key: 'home', path: '/dashboard', label: 'Inicio' },
   { key: 'transactions', path: '/dashboard/transactions', label: 'Transacciones' },
+  { key: 'wallet', path: '/dashboard/wallet', label: 'Billetera' },
+  { key: 'payouts', path: '/dashboard/payouts', label: 'Pagos y retiros' },
+  { key: 'callbacks', path: '/dashboard/callbacks', label: 'Notificaciones' },
+  { key: 'sandbox', path: '/dashboard/sandbox', label: 'Reloj de pruebas' },
 ] as const;
 
 export type SectionKey = (typeof sections)[number]['key'];
@@ -25,6 +33,20 @@ export interface PageData {
   readonly title: string;
   readonly section?: SectionKey | null;
   readonly [key: string]: unknown;
+}
+
+/** The signed-in merchant; a page behind the session check that runs without one is a bug. */
+export function accountOf(request: FastifyRequest): DashboardAccount {
+  if (request.dashboardAccount === null) throw new Error('dashboard route reached without a session');
+  return request.dashboardAccount;
+}
+
+/** A link's query string from the values that are set (`?a=1&b=2`, or nothing). */
+export function queryOf(values: Readonly<Record<string, string | number | null>>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) if (value !== null && value !== '') params.set(key, String(value));
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
 }
 
 export function securityHeaders(reply: FastifyReply): void {
@@ -43,12 +65,15 @@ export async function renderPage(ctx: AppContext, request: FastifyRequest, reply
     account: request.dashboardAccount,
     csrf: reply.generateCsrf(),
     sandbox: ctx.config.mode === 'sandbox',
-    sections,
+    sections: sections.filter((s) => s.key !== 'sandbox' || ctx.config.mode === 'sandbox'),
     money: (minor: bigint, currency: string) => formatMoney(BigInt(minor), currency),
     when: (at: Date | null) => (at === null ? '' : formatInstant(at, tz)),
     transactionStatus: (status: string) => transactionStatusLabels[status] ?? status,
     callbackStatus: (status: string) => callbackStatusLabels[status] ?? status,
     attemptOutcome: (outcome: string | null) => (outcome === null ? 'En curso' : attemptOutcomeLabels[outcome] ?? outcome),
+    payoutStatus: (status: string) => payoutStatusLabels[status] ?? status,
+    payoutKind: (kind: string) => payoutKindLabels[kind] ?? kind,
+    movementKind: (kind: string) => movementKindLabels[kind] ?? kind,
   });
   reply.header('cache-control', 'no-store');
   return reply.code(status).type('text/html; charset=utf-8').send(html);

@@ -13,11 +13,16 @@ import formbody from '@fastify/formbody';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { AppContext } from '../platform/context.ts';
+import { ApiError } from '../platform/errors.ts';
 import { dashboardLimits } from '../limits.ts';
 import { renderMessage, securityHeaders } from './render.ts';
 import { sessionAccount } from './session.ts';
 import { registerAuthPages, sessionCookie } from './auth-pages.ts';
 import { registerTransactionPages } from './transaction-pages.ts';
+import { registerWalletPages } from './wallet-pages.ts';
+import { registerCallbackPages } from './callback-pages.ts';
+import { registerSandboxPages } from './sandbox-pages.ts';
+import { registerHomePage } from './home-pages.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -37,6 +42,11 @@ function signInRedirect(request: FastifyRequest, reply: FastifyReply): FastifyRe
 function handleErrors(app: FastifyInstance, ctx: AppContext): void {
   app.setNotFoundHandler(async (request, reply) => renderMessage(ctx, request, reply, 404, 'No encontrado', 'La página que buscas no existe o no pertenece a tu cuenta.'));
   app.setErrorHandler(async (error: { statusCode?: number; code?: string }, request, reply) => {
+    // The root's rate limit answers with the API's error; here it is a page, with the same Retry-After.
+    if (error instanceof ApiError && error.httpStatus === 429) {
+      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+      return renderMessage(ctx, request, reply, 429, 'Demasiadas solicitudes', 'Hiciste muchas solicitudes en poco tiempo. Espera un minuto e inténtalo de nuevo.');
+    }
     if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
       return renderMessage(ctx, request, reply, 403, 'Formulario vencido', 'El formulario venció o no vino de esta página. Vuelve atrás, recarga la página e inténtalo de nuevo.');
     }
@@ -75,9 +85,12 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const stylesheet = fs.readFileSync(path.join(here, 'assets', 'dashboard.css'), 'utf8');
   app.get('/assets/dashboard.css', { config: { dashboardPublic: true } }, async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=300').type('text/css; charset=utf-8').send(stylesheet));
-  app.get('/', async (_request, reply) => reply.redirect('/dashboard/transactions'));
+  registerHomePage(app, ctx);
   registerAuthPages(app, ctx, secure);
   registerTransactionPages(app, ctx);
+  registerWalletPages(app, ctx);
+  registerCallbackPages(app, ctx);
+  registerSandboxPages(app, ctx);
 }
 
 export async function dashboardRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

@@ -1,12 +1,11 @@
 // The transactions list (filters by state and date, search by order or email) and one transaction with its
 // timeline: created, checkout opened, paid or rejected, settled (or when it will be), and each callback sent about
 // it with every delivery attempt.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { transactionStatuses } from '../modules/transactions/state-machine.ts';
 import { dashboardLimits } from '../limits.ts';
-import { renderMessage, renderPage } from './render.ts';
-import type { DashboardAccount } from './session.ts';
+import { accountOf, queryOf, renderMessage, renderPage } from './render.ts';
 import {
   findTransaction, listTransactions, parseTransactionFilter, transactionCallbacks,
   type TransactionCallback, type TransactionDetailRow, type TransactionFilter,
@@ -47,19 +46,7 @@ export function timelineOf(row: TransactionDetailRow, callbacks: readonly Transa
 
 /** The query string of a list page with the same filters, for the pager's links. */
 function pageQuery(filter: TransactionFilter, page: number): string {
-  const params = new URLSearchParams();
-  if (filter.q !== '') params.set('q', filter.q);
-  if (filter.status !== null) params.set('status', filter.status);
-  if (filter.from !== '') params.set('from', filter.from);
-  if (filter.to !== '') params.set('to', filter.to);
-  if (page > 1) params.set('page', String(page));
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
-}
-
-function accountOf(request: FastifyRequest): DashboardAccount {
-  if (request.dashboardAccount === null) throw new Error('dashboard route reached without a session');
-  return request.dashboardAccount;
+  return queryOf({ q: filter.q, status: filter.status, from: filter.from, to: filter.to, page: page > 1 ? page : null });
 }
 
 export function registerTransactionPages(app: FastifyInstance, ctx: AppContext): void {

@@ -7,7 +7,7 @@ import '../platform/notifications/types.ts';
 import '../modules/transactions/types.ts';
 import { transactionStatuses, type TransactionStatus } from '../modules/transactions/state-machine.ts';
 import { dashboardLimits } from '../limits.ts';
-import { localDayBounds } from './format.ts';
+import { localDayBounds, pageNumberOf } from './format.ts';
 
 export interface TransactionFilter {
   readonly status: TransactionStatus | null;
@@ -35,8 +35,7 @@ export function parseTransactionFilter(query: Record<string, unknown>, timeZone:
   const to = text(query.to, 10);
   if (from !== '' && localDayBounds(from, timeZone) === null) problems.from = 'Fecha no válida (AAAA-MM-DD).';
   if (to !== '' && localDayBounds(to, timeZone) === null) problems.to = 'Fecha no válida (AAAA-MM-DD).';
-  const pageText = text(query.page, 10);
-  const page = /^\d+$/.test(pageText) ? Math.min(Math.max(Number(pageText), 1), dashboardLimits.pageNumberMax) : 1;
+  const page = pageNumberOf(query.page, dashboardLimits.pageNumberMax);
   return {
     filter: { status, from: problems.from === undefined ? from : '', to: problems.to === undefined ? to : '', q: text(query.q, dashboardLimits.searchLengthMax), page },
     problems,

@@ -16,6 +16,8 @@ export const errorCatalogue = {
   signature_expired: { http: 401, type: 'Unauthorized' },
   forbidden: { http: 403, type: 'Forbidden' },
   not_found: { http: 404, type: 'Not Found' },
+  /** reference §7.13: POST /api/suscriptionsdeletecards answers `{"status":"failed","type":"card","message_error":"is not valid"}`. */
+  card_invalid: { http: 400, type: 'card' },
   route_not_found: { http: 404, type: 'Not Found' },
   method_not_allowed: { http: 405, type: 'Method Not Allowed' },
   not_acceptable: { http: 406, type: 'Not Acceptable' },

@@ -8,12 +8,15 @@ import type { Page } from 'playwright-core';
 import { startBrowserHarness, type BrowserHarness } from '../support/browser-server.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { approvedVisa } from '../modules/transactions/helpers.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { deliverDueNotifications } from '../../src/platform/notifications/deliver.ts';
 
 const screenshotsDir = path.resolve('docs/screenshots');
 let h: BrowserHarness;
 let tokens: { publicToken: string; privateToken: string };
 let paidId: string;
 let foreignId: string;
+let receiver: Receiver;
 
 async function pay(url: string): Promise<void> {
   const link = new URL(url);
@@ -36,14 +39,20 @@ beforeAll(async () => {
     });
     return await res.json() as { id: string; url: string };
   };
-  const paid = await api({ email: 'ana.rojas@example.cl', order: 'LIB-2041', amount: 45990 });
+  receiver = await startReceiver((_request, index) => (index === 0 ? 503 : 200));
+  const paid = await api({ email: 'ana.rojas@example.cl', order: 'LIB-2041', amount: 45990, urlnotify: `${receiver.url}/notify` });
   paidId = paid.id;
   await pay(paid.url);
   await api({ email: 'bruno@example.cl', order: 'LIB-2042', amount: 12500 });
   await pay((await api({ email: 'carmen@example.cl', order: 'LIB-2043', amount: 1250000 })).url);
+  // The first delivery of LIB-2041's callback fails (503): the merchant will resend it from the dashboard.
+  await deliverDueNotifications(h.server.runtime.ctx);
   fs.mkdirSync(screenshotsDir, { recursive: true });
 }, 180_000);
-afterAll(async () => { await h.close(); });
+afterAll(async () => {
+  await h.close();
+  await receiver.close();
+});
 
 async function signIn(page: Page): Promise<void> {
   await page.goto(`${h.server.url}/dashboard`);
@@ -51,7 +60,7 @@ async function signIn(page: Page): Promise<void> {
   await page.getByLabel('Token público').fill(tokens.publicToken);
   await page.getByLabel('Token privado').fill(tokens.privateToken);
   await page.getByRole('button', { name: 'Ingresar' }).click();
-  await page.waitForURL(/\/dashboard\/transactions$/);
+  await page.waitForURL(/\/dashboard$/);
 }
 
 describe('merchant dashboard in Chromium', () => {
@@ -63,6 +72,14 @@ describe('merchant dashboard in Chromium', () => {
     await page.goto(`${h.server.url}/dashboard/login`);
     await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-login.png'), fullPage: true });
     await signIn(page);
+    // Home: the last 30 days drawn as SVG on the server, with the figures in a table too.
+    expect(await page.locator('h1').textContent()).toBe('Inicio');
+    expect(await page.locator('svg[role=img]').count()).toBe(2);
+    expect(await page.locator('main').textContent()).toContain('2 ventas pagadas');
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-home.png'), fullPage: true });
+    await page.getByRole('link', { name: 'Transacciones' }).click();
+    await page.waitForURL(/\/dashboard\/transactions$/);
     expect(await page.locator('h1').textContent()).toBe('Transacciones');
     expect(await page.locator('body').textContent()).toContain('3 transacciones');
     expect(await page.locator('body').textContent()).toContain('$1.250.000');
@@ -93,13 +110,38 @@ describe('merchant dashboard in Chromium', () => {
     await page.close();
   }, 180_000);
 
+  it('resends a failed callback from the transaction\'s timeline and sees the wallet', async () => {
+    const page = await h.browser.newPage({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+    await signIn(page);
+    await page.goto(`${h.server.url}/dashboard/transactions/${paidId}`);
+    await page.getByRole('link', { name: 'Notificación transaction.result' }).click();
+    await page.waitForURL(/\/dashboard\/callbacks\/msg_/);
+    expect(await page.locator('main').textContent()).toContain('HTTP 503');
+    await page.getByRole('button', { name: 'Reenviar ahora' }).click();
+    await page.waitForURL(/resent=ok$/);
+    expect(await page.locator('[role=status]').textContent()).toContain('se enviará de nuevo');
+    expect(await deliverDueNotifications(h.server.runtime.ctx)).toBe(1);
+    await page.reload();
+    const delivered = await page.locator('main').textContent();
+    expect(delivered).toContain('Entregada');
+    expect(delivered).toMatch(/2\s*\d{4}-\d{2}-\d{2} [\d:]+\s*Entregada\s*200/);
+    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([receiver.requests[0]!.headers['webhook-id'], receiver.requests[0]!.headers['webhook-id']]);
+    await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-callback.png'), fullPage: true });
+    await page.getByRole('link', { name: 'Billetera' }).click();
+    await page.waitForURL(/\/dashboard\/wallet$/);
+    expect(await page.locator('main').textContent()).toContain('Saldo disponible');
+    await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-wallet.png'), fullPage: true });
+    await page.close();
+  }, 180_000);
+
   it('reaches every control with the keyboard on a desktop screen', async () => {
     const page = await h.browser.newPage({ viewport: { width: 1280, height: 800 } });
     await signIn(page);
+    await page.goto(`${h.server.url}/dashboard/transactions`);
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('Saltar al contenido');
     const reached = new Set<string>();
-    for (let i = 0; i < 16; i++) {
+    for (let i = 0; i < 24; i++) {
       await page.keyboard.press('Tab');
       reached.add(String(await page.evaluate("(() => { const el = document.activeElement; return el?.id || el?.textContent?.trim() || ''; })()")));
     }

@@ -107,6 +107,16 @@ export class CobroClient {
     return this.#call<T.PayoutV3Body>('getPayoutV3', { params: { id }, options });
   }
 
+  // Refunds (both signed).
+  /** Refunds all or part of a paid card sale (`id` is the transaction's). */
+  createNullification(body: T.CreateNullificationInput, options?: CallOptions) {
+    return this.#call<T.NullificationCreatedBody>('createNullification', { body, options });
+  }
+  /** By a transaction id (its latest refund) or a refund's own id. */
+  getNullification(id: string, options?: CallOptions) {
+    return this.#call<T.NullificationBody>('getNullification', { params: { id }, options });
+  }
+
   // Conciliation.
   /** The settlement batches created from date_init to date_end (YYYY-MM-DD, at most 30 days), with their transactions. */
   getConciliation(body: T.ConciliationInput, options?: CallOptions) {
@@ -208,6 +218,13 @@ export class CobroClient {
   }
   deleteSubscription(id: string, options?: CallOptions) {
     return this.#call<T.SubscriptionEndedBody>('deleteSubscription', { params: { id }, options });
+  }
+  /** A new hosted page where the payer adds or replaces the subscription's card. */
+  newSubscriptionCardLink(body: T.SubscriptionCardLinkInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionCardLinkBody>('newSubscriptionCardLink', { body, options });
+  }
+  deleteSubscriptionCard(body: T.SubscriptionCardDeleteInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionCardDeletedBody>('deleteSubscriptionCard', { body, options });
   }
 
   // Sandbox controls (the routes exist only when the server runs in sandbox mode).

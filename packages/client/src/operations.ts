@@ -31,6 +31,9 @@ export const operations = {
   getPayout: { method: 'GET', path: '/api/payout/{id}', auth: 'sign' },
   getPayoutV3: { method: 'GET', path: '/api/payoutv3/{id}', auth: 'sign' },
 
+  createNullification: { method: 'POST', path: '/api/nullification', auth: 'sign' },
+  getNullification: { method: 'GET', path: '/api/nullification/{id}', auth: 'sign' },
+
   createMarketplaceClient: { method: 'POST', path: '/api/maclient', auth: 'token' },
   getMarketplaceClient: { method: 'GET', path: '/api/maclient/{id}', auth: 'token' },
   updateMarketplaceClient: { method: 'PUT', path: '/api/maclient/{id}', auth: 'sign' },
@@ -59,6 +62,8 @@ export const operations = {
   listSubscriptionsV3: { method: 'GET', path: '/api/sususcriptionv3', auth: 'sign' },
   getSubscription: { method: 'GET', path: '/api/sususcription/{id}', auth: 'sign' },
   deleteSubscription: { method: 'DELETE', path: '/api/sususcription/{id}', auth: 'sign' },
+  newSubscriptionCardLink: { method: 'POST', path: '/api/suinscriptionscards', auth: 'sign' },
+  deleteSubscriptionCard: { method: 'POST', path: '/api/suscriptionsdeletecards', auth: 'sign' },
   getConciliation: { method: 'POST', path: '/api/conciliation', auth: 'token' },
   exportConciliationCsv: { method: 'GET', path: '/api/conciliation.csv', auth: 'token', answers: 'csv' },
   createMall: { method: 'POST', path: '/api/mall', auth: 'sign' },

@@ -118,6 +118,12 @@ export type CreditSandboxWalletInput = {
   amount: number;
 };
 
+export type CreateNullificationInput = {
+  id: string;
+  subject: string;
+  amount: number;
+};
+
 export type ConciliationInput = {
   date_init: string;
   date_end: string;
@@ -580,6 +586,48 @@ export type SandboxCreditedBody = {
   identifier_wallet: string;
 };
 
+export type NullificationCreatedBody = {
+  status: "failed";
+  type: string;
+  message_error: string;
+} | {
+  status: "success";
+  nullify: {
+    type: "total" | "partial";
+    id: string;
+    amount: number;
+    currency: string;
+    payment: {
+      gateway: string;
+      payment_type: string;
+    };
+    created_at: string;
+    status_nullify: "pending" | "awaiting_funds" | "waiting_bank_details" | "complete" | "reverse_deleted" | "reverse_completed";
+    updated_at: string;
+  };
+  gateway_response: {
+    status: string;
+    message: string;
+    notify: string;
+  };
+};
+
+export type NullificationBody = {
+  nullify: {
+    type: "total" | "partial";
+    id: string;
+    amount: number;
+    currency: string;
+    payment: {
+      gateway: string;
+      payment_type: string;
+    };
+    created_at: string;
+    status_nullify: "pending" | "awaiting_funds" | "waiting_bank_details" | "complete" | "reverse_deleted" | "reverse_completed";
+    updated_at: string;
+  };
+};
+
 // Subscriptions (reference §7, §8).
 export type CreateSubscriptionClientInput = {
   additional_parameters?: object | undefined;
@@ -1015,6 +1063,26 @@ export type SubscriptionListV3Body = {
 export type SubscriptionEndedBody = {
   status: "success";
   id: string;
+};
+
+export type SubscriptionCardLinkInput = {
+  suscription: string;
+};
+
+export type SubscriptionCardDeleteInput = {
+  suscription?: string | undefined;
+  card?: string | undefined;
+};
+
+export type SubscriptionCardLinkBody = {
+  status: "success";
+  id: string;
+  url: string;
+};
+
+export type SubscriptionCardDeletedBody = {
+  status: "Delete";
+  card: string;
 };
 
 export type ConciliationReportBody = {

@@ -15,6 +15,8 @@ import {
   SubscriptionCreateBody, SubscriptionCreateResponse, SubscriptionDeletedResponse, SubscriptionIdParams, SubscriptionListQuery,
   SubscriptionListV1Response, SubscriptionListV3Response, SubscriptionResponse,
 } from './subscription-schemas.ts';
+import { CardDeleteBody, CardDeleteResponse, CardLinkBody, CardLinkResponse } from './card-schemas.ts';
+import { deleteCard, newCardLink } from './card-service.ts';
 import { createSubscription, endSubscription, getSubscription, listSubscriptionsV1, listSubscriptionsV3 } from './subscription-service.ts';
 
 const signed = { auth: 'sign' as const };
@@ -88,4 +90,14 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext):
     config: signedCommand,
     schema: { ...clients, summary: 'Delete a subscription: nothing is charged after it', params: SubscriptionIdParams, response: withErrors({ 200: SubscriptionDeletedResponse }) },
   }, async (request, reply) => runCommand(ctx, request, reply, (tx) => endSubscription(tx, accountOf(request).id, request.params.id, 'delete')));
+
+  r.post('/api/suinscriptionscards', {
+    config: signedCommand,
+    schema: { ...clients, summary: 'A new hosted enrolment page to add or replace the subscription\'s card', body: CardLinkBody, response: withErrors({ 200: CardLinkResponse }) },
+  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => newCardLink(tx, accountOf(request).id, request.body.suscription)));
+
+  r.post('/api/suscriptionsdeletecards', {
+    config: signedCommand,
+    schema: { ...clients, summary: 'Remove a card (`card`, or its alias `suscription`)', body: CardDeleteBody, response: withErrors({ 200: CardDeleteResponse }) },
+  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => deleteCard(tx, accountOf(request).id, request.body.card ?? request.body.suscription)));
 }

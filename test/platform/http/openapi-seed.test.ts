@@ -38,8 +38,11 @@ const subscriptionReferenceRoutes = [
   'post /api/suclient', 'get /api/suclient/customers', 'get /api/suclient/{id}', 'put /api/suclient/{id}', 'delete /api/suclient/{id}',
   'post /api/suplan', 'get /api/suplan/plans', 'get /api/suplan/{id}',
   'post /api/sususcription', 'get /api/sususcription', 'get /api/sususcriptionv3', 'get /api/sususcription/{id}', 'delete /api/sususcription/{id}',
+  'post /api/suinscriptionscards', 'post /api/suscriptionsdeletecards',
 ];
 for (const route of subscriptionReferenceRoutes) referenceRoutes.add(route);
+/** Nullification (reference §3). */
+for (const route of ['post /api/nullification', 'get /api/nullification/{id}']) referenceRoutes.add(route);
 const security = { none: [], token: [{ bearer: [] }], sign: [{ bearer: [], sign: [] }] } as const;
 
 interface Operation {

@@ -1,0 +1,73 @@
+// The card-enrolment page of subscriptions at /gateway/registrosuscripcion?tipoplan=…&plan=true&token=…&validacion=…
+// (reference §7.0 step 3, §7.12): the payer types a card, a CLP 50 charge checks it and is refunded at once, and
+// the subscription becomes active. Same look, headers and no-JavaScript rule as the transaction's checkout.
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../platform/context.ts';
+import { limits } from '../limits.ts';
+import { accountNow } from '../platform/sandbox-clock.ts';
+import { formatDate } from '../platform/time-format.ts';
+import { enrolCard } from '../modules/subscriptions/enrolment.ts';
+import { enrolmentContext, type EnrolmentContext } from '../modules/subscriptions/enrolment-query.ts';
+import { sendPage } from './html.ts';
+import { invalidLinkPage } from './pages.ts';
+import { enrolmentFormPage, enrolmentResultPage } from './enrolment-html.ts';
+import { parseCardForm } from './forms.ts';
+import type { CheckoutPageKind, CheckoutRouter } from './page-kinds.ts';
+
+const field = Type.Optional(Type.String({ maxLength: limits.checkoutFieldLengthMax }));
+const LinkQuery = Type.Object({
+  token: Type.String({ maxLength: limits.checkoutFieldLengthMax }),
+  validacion: Type.String({ maxLength: limits.checkoutFieldLengthMax }),
+  tipoplan: field,
+  plan: field,
+});
+const EnrolForm = Type.Object({
+  token: Type.String({ maxLength: limits.checkoutFieldLengthMax }),
+  validacion: Type.String({ maxLength: limits.checkoutFieldLengthMax }),
+  card_number: field, expiry: field, cvv: field,
+});
+
+/** The payment method code whose card form takes no instalments (Webpay, reference §1.1). */
+const singlePayment = 1;
+
+function register(r: CheckoutRouter, ctx: AppContext): void {
+  function show(reply: FastifyReply, view: EnrolmentContext): FastifyReply {
+    if (view.enrolled) return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
+    if (!view.open) return sendPage(reply, 200, enrolmentResultPage(view, 'closed', null));
+    return sendPage(reply, 200, enrolmentFormPage(view, []));
+  }
+
+  r.get('/gateway/registrosuscripcion', { config: { auth: 'none' }, schema: { hide: true, querystring: LinkQuery } }, async (request, reply) => {
+    const view = await enrolmentContext(ctx, request.query.token, request.query.validacion);
+    if (view === null) return sendPage(reply, 404, invalidLinkPage());
+    return show(reply, view);
+  });
+
+  r.post('/gateway/registrosuscripcion', { config: { auth: 'none' }, bodyLimit: limits.checkoutFormBytesMax, schema: { hide: true, body: EnrolForm } }, async (request, reply) => {
+    const form = request.body;
+    const view = await enrolmentContext(ctx, form.token, form.validacion);
+    if (view === null) return sendPage(reply, 404, invalidLinkPage());
+    if (view.enrolled || !view.open) return show(reply, view);
+    const month = formatDate(await accountNow(ctx, view.accountId), ctx.config.timeZone).slice(0, 7);
+    const parsed = parseCardForm(form, singlePayment, month);
+    if (!parsed.ok) return sendPage(reply, 422, enrolmentFormPage(view, parsed.problems));
+    const outcome = await enrolCard(ctx, view.token, parsed.value.card);
+    switch (outcome.kind) {
+      case 'enrolled':
+        return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
+      case 'declined':
+        return sendPage(reply, 200, enrolmentFormPage(view, [outcome.payerMessage]));
+      case 'in_progress':
+        return sendPage(reply, 200, enrolmentResultPage(view, 'processing', null));
+      case 'closed':
+        return sendPage(reply, 200, enrolmentResultPage(view, 'closed', null));
+      default: {
+        const never: never = outcome;
+        return never;
+      }
+    }
+  });
+}
+
+export const enrolmentPages: CheckoutPageKind = { kind: 'enrolment', register };

@@ -1,0 +1,33 @@
+// The dashboard's home: what happened in the last 30 days at a glance, as two server-drawn SVG charts (sales per
+// day, wallet balance at the end of each day) with the same figures in a table for those who would rather read.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../platform/context.ts';
+import { barChart, stepChart } from './charts.ts';
+import { formatMoney } from './format.ts';
+import { homeFigures } from './home.ts';
+import { accountOf, renderPage } from './render.ts';
+import { walletCurrencies } from './wallet.ts';
+
+export function registerHomePage(app: FastifyInstance, ctx: AppContext): void {
+  app.get('/', async (request, reply) => {
+    const account = accountOf(request);
+    const currencies = await walletCurrencies(ctx, account.id);
+    const query = request.query as Record<string, unknown>;
+    const currency = typeof query.currency === 'string' && currencies.includes(query.currency) ? query.currency : 'CLP';
+    const figures = await homeFigures(ctx, account.id, currency);
+    const format = (value: bigint) => formatMoney(value, currency);
+    const first = figures.days[0] ?? '';
+    const last = figures.days.at(-1) ?? '';
+    return renderPage(ctx, request, reply, 200, 'home', {
+      title: 'Inicio', section: 'home', currency, currencies, figures,
+      salesChart: barChart({
+        id: 'sales', title: `Ventas por día en ${currency}, del ${first} al ${last}`, points: figures.sales, format,
+        description: `${figures.salesCount} ventas pagadas por ${format(figures.salesTotal)} en total.`,
+      }),
+      balanceChart: stepChart({
+        id: 'balance', title: `Saldo disponible de la billetera al cierre de cada día, del ${first} al ${last}`, points: figures.balances, format,
+        description: `Saldo al cierre de hoy: ${format(figures.balances.at(-1)?.value ?? 0n)}.`,
+      }),
+    });
+  });
+}
