@@ -321,6 +321,8 @@ export const dashboardLimits = {
   timelineCallbacksMax: 20, timelineAttemptsMax: 500,
   /** Days the home page's charts cover, ending today. */
   chartDays: 30,
+  /** Sign-in forms one client address may post in a minute (the tokens are long and random; this keeps the log quiet). */
+  signInsPerMinute: 30,
 } as const;
 
 /** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */
