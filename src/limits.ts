@@ -189,20 +189,10 @@ export const transactionLimits = {
   attemptLeaseMs: 2 * minuteMs,
   /** A payer may try this many times (a declined card, a wrong CVV or bank password) before the transaction is rejected. */
   paymentAttemptsMax: 3,
+  /** Webpay Plus (issue 15, decision 150): the SDK's answer timeout, the payer's trip, the lost-commit recheck, inputs. */
+  acquirer: { requestTimeoutMs: 10_000, redirectLeaseMs: 10 * minuteMs, commitRecheckMs: 30_000, commerceCodeLength: 12, apiKeyLengthMax: 200, environmentUrlLengthMax: 200, tokenLengthMax: 64 },
   /** reference §1.1: the payer's browser goes to urlreturn 3 seconds after the result. */
   returnRedirectSeconds: 3,
-} as const;
-
-// --- Real acquirers (issue 15): Webpay Plus through transbank-sdk. ---
-export const processorLimits = {
-  /** How long Cobro waits for one answer of Transbank's API before treating it as lost (decision 150). */
-  requestTimeoutMs: 10_000,
-  /** How long a payer may stay on the acquirer's page: the transaction is held for that attempt meanwhile. */
-  redirectLeaseMs: 10 * minuteMs,
-  /** A commit whose answer was lost is asked about again (status) after this long, by due work. */
-  commitRecheckMs: 30_000,
-  /** Transbank's 12-digit commerce codes; API keys and environment URLs; the return URL's token_ws and echoes. */
-  commerceCodeLength: 12, apiKeyLengthMax: 200, environmentUrlLengthMax: 200, tokenLengthMax: 64,
 } as const;
 
 // --- Marketplace clients and memberships (seed "Marketplace clients", "Marketplace memberships"). ---
@@ -277,6 +267,18 @@ export const conciliationLimits = {
   rangeDaysMax: 30,
   /** The transactions one report may list: a range holding more is refused (ask a shorter one), never cut short. */
   transactionsMax: 50_000,
+} as const;
+
+// --- Mall (reference §5): one payment for several stores. ---
+export const mallLimits = {
+  /** reference §5.2: the path id is at most 30 characters (`malld` + 25 hex). */
+  idLengthMax: 30,
+  emailLengthMax: 50, orderLengthMax: 40, urlreturnLengthMax: 200, urlnotifyLengthMax: 600,
+  /** A store's public token or a membership token (64 hex); the transaction's `marketplace` bound. */
+  merchantTokenLengthMax: 70,
+  /** Stores one mall pays; each is a transaction settled on its own, all recorded in the payment's one commit. */
+  linesMax: 20,
+  subjectLengthMax: 2000, eventLengthMax: 40, individualOrderLengthMax: 40,
 } as const;
 
 // --- Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN (src/platform/config.ts). ---

@@ -6,7 +6,7 @@
 import type { FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
-import { processorLimits } from '../limits.ts';
+import { transactionLimits } from '../limits.ts';
 import { checkoutToken } from '../modules/transactions/checkout-link.ts';
 import { abandonRedirectPayment, finishRedirectPayment, type ReturnResult } from '../modules/transactions/redirect-attempt.ts';
 import { sendPage } from './html.ts';
@@ -21,7 +21,7 @@ export function acquirerReturnUrl(ctx: AppContext): string {
   return `${ctx.config.publicBaseUrl}${returnPath}`;
 }
 
-const text = Type.Optional(Type.String({ maxLength: processorLimits.tokenLengthMax }));
+const text = Type.Optional(Type.String({ maxLength: transactionLimits.acquirer.tokenLengthMax }));
 const ReturnParams = Type.Object({ token_ws: text, TBK_TOKEN: text, TBK_ORDEN_COMPRA: text, TBK_ID_SESION: text });
 type ReturnParams = Static<typeof ReturnParams>;
 

@@ -10,7 +10,7 @@ import { dispatch } from '../../src/cli/dispatch.ts';
 import { processorForAccount } from '../../src/platform/processors/account-processors.ts';
 import { recoverLostCommits } from '../../src/modules/transactions/redirect-attempt.ts';
 import { runExpiries } from '../../src/modules/transactions/expiry.ts';
-import { processorLimits, transactionLimits } from '../../src/limits.ts';
+import { transactionLimits } from '../../src/limits.ts';
 
 let t: TestApp;
 let sim: WebpaySimulator;
@@ -233,9 +233,9 @@ describe('production with Webpay Plus', () => {
     expect((await row(created.id)).status).toBe('pending');
     expect(await t.ctx.db.selectFrom('processor_sessions').select('state').where('token', '=', token).executeTakeFirstOrThrow()).toEqual({ state: 'committing' });
     // Neither the expiry, nor the payer's reload, nor a new attempt may decide it meanwhile: Transbank may have charged.
-    t.clock.advanceMs(processorLimits.commitRecheckMs + 1_000);
+    t.clock.advanceMs(transactionLimits.acquirer.commitRecheckMs + 1_000);
     expect(await recoverLostCommits(t.ctx, { limit: 10 })).toBe(1);
-    t.clock.advanceMs(processorLimits.redirectLeaseMs + 60_000);
+    t.clock.advanceMs(transactionLimits.acquirer.redirectLeaseMs + 60_000);
     expect(await runExpiries(t.ctx, { limit: 100 })).toBe(0);
     expect((await row(created.id)).status).toBe('pending');
     expect((await t.app.inject({ method: 'GET', url: pathOf(created.url) })).body).not.toContain('con Webpay</button>');

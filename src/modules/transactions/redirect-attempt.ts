@@ -1,6 +1,6 @@
 // A payment whose payer authorises on the acquirer's own page (Webpay Plus), in the three steps of
 // payment-attempt.ts, with the payer's trip in between:
-//   start:  claim the transaction (lease: processorLimits.redirectLeaseMs), create the acquirer's transaction
+//   start:  claim the transaction (lease: transactionLimits.acquirer.redirectLeaseMs), create the acquirer's transaction
 //           outside any database transaction, keep its token (processor_sessions `redirected`); the payer leaves.
 //   finish: the payer is back with the token: mark the session `committing` (lease renewed), commit outside any
 //           transaction, and record the outcome, money and callback in one commit (recordOutcome).
@@ -15,7 +15,7 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import type { ChargeOutcome, PaymentProcessor } from '../../platform/processors/processor.ts';
 import { processorForAccount, type ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
-import { processorLimits } from '../../limits.ts';
+import { transactionLimits } from '../../limits.ts';
 import { lockTransaction } from './repository.ts';
 import { claimAttempt, recordAttempt, recordOutcome, releaseClaim, type AttemptOutcome } from './payment-attempt.ts';
 import { recordRejection } from './transaction-result.ts';
@@ -33,7 +33,7 @@ export async function startRedirectPayment(ctx: AppContext, input: RedirectStart
   const flow = input.processor.redirect;
   if (flow === undefined) throw new Error(`processor ${input.processor.name} has no redirect flow`);
   const attemptId = newId('att', 20);
-  const claim = await claimAttempt(ctx, input.transactionId, attemptId, processorLimits.redirectLeaseMs);
+  const claim = await claimAttempt(ctx, input.transactionId, attemptId, transactionLimits.acquirer.redirectLeaseMs);
   if (claim.kind !== 'claimed') return claim;
   let started;
   try {
@@ -90,7 +90,7 @@ export async function finishRedirectPayment(ctx: AppContext, token: string, paye
     }
     const now = await accountNow(ctx, row.account_id, tx);
     await tx.updateTable('processor_sessions').set({ state: 'committing', updated_at: now }).where('attempt_id', '=', session.attempt_id).execute();
-    await tx.updateTable('transactions').set({ attempt_lease_until: new Date(now.getTime() + processorLimits.redirectLeaseMs) })
+    await tx.updateTable('transactions').set({ attempt_lease_until: new Date(now.getTime() + transactionLimits.acquirer.redirectLeaseMs) })
       .where('id', '=', row.id).execute();
     return { kind: 'commit', session, method: await methodOf(tx, session, row.payment) } as const;
   });
@@ -170,14 +170,14 @@ export async function recoverLostCommits(ctx: AppContext, scope: { accountId?: s
   let processed = 0;
   while (processed < scope.limit) {
     const claimed = await inTransaction(ctx.db, async (tx) => {
-      const cutoff = new Date(ctx.clock.now().getTime() - processorLimits.commitRecheckMs);
+      const cutoff = new Date(ctx.clock.now().getTime() - transactionLimits.acquirer.commitRecheckMs);
       let q = tx.selectFrom('processor_sessions').selectAll().where('state', '=', 'committing').where('updated_at', '<=', cutoff);
       if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
       const session = await q.orderBy('updated_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
       if (session === undefined) return undefined;
       const now = ctx.clock.now();
       await tx.updateTable('processor_sessions').set({ updated_at: now }).where('attempt_id', '=', session.attempt_id).execute();
-      await tx.updateTable('transactions').set({ attempt_lease_until: new Date(now.getTime() + processorLimits.redirectLeaseMs) })
+      await tx.updateTable('transactions').set({ attempt_lease_until: new Date(now.getTime() + transactionLimits.acquirer.redirectLeaseMs) })
         .where('id', '=', session.transaction_id).where('attempt_id', '=', session.attempt_id).execute();
       const row = await tx.selectFrom('transactions').select('payment').where('id', '=', session.transaction_id).executeTakeFirstOrThrow();
       return { session, method: await methodOf(tx, session, row.payment) };

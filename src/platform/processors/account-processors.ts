@@ -3,7 +3,7 @@
 // sealed under COBRO_SECRET_KEY), and otherwise none, so the checkout offers nothing it cannot take.
 import type { AppContext } from '../context.ts';
 import type { Db, Timestamp } from '../db/types.ts';
-import { processorLimits } from '../../limits.ts';
+import { transactionLimits } from '../../limits.ts';
 import type { PaymentProcessor } from './processor.ts';
 import { webpayEnvironments, webpayPlusProcessor } from './webpay-plus.ts';
 
@@ -47,7 +47,7 @@ export interface WebpaySettings {
 /** The host an `--environment` value names, or null when it names none. */
 export function environmentUrl(environment: string): string | null {
   if (environment === 'integration' || environment === 'production') return webpayEnvironments[environment];
-  if (environment.length > processorLimits.environmentUrlLengthMax) return null;
+  if (environment.length > transactionLimits.acquirer.environmentUrlLengthMax) return null;
   try {
     const u = new URL(environment);
     if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.search !== '' || u.hash !== '' || u.username !== '') return null;
@@ -60,11 +60,11 @@ export function environmentUrl(environment: string): string | null {
 export type SettingsCheck = { ok: true } | { ok: false; error: string };
 
 export function checkWebpaySettings(s: WebpaySettings): SettingsCheck {
-  if (!new RegExp(`^\\d{${processorLimits.commerceCodeLength}}$`).test(s.commerceCode)) {
-    return { ok: false, error: `--webpay-commerce-code must be Transbank's ${processorLimits.commerceCodeLength}-digit commerce code` };
+  if (!new RegExp(`^\\d{${transactionLimits.acquirer.commerceCodeLength}}$`).test(s.commerceCode)) {
+    return { ok: false, error: `--webpay-commerce-code must be Transbank's ${transactionLimits.acquirer.commerceCodeLength}-digit commerce code` };
   }
-  if (!/^[\x21-\x7e]+$/.test(s.apiKey) || s.apiKey.length > processorLimits.apiKeyLengthMax) {
-    return { ok: false, error: `--webpay-api-key must be 1 to ${processorLimits.apiKeyLengthMax} printable characters without spaces` };
+  if (!/^[\x21-\x7e]+$/.test(s.apiKey) || s.apiKey.length > transactionLimits.acquirer.apiKeyLengthMax) {
+    return { ok: false, error: `--webpay-api-key must be 1 to ${transactionLimits.acquirer.apiKeyLengthMax} printable characters without spaces` };
   }
   if (environmentUrl(s.environment) === null) return { ok: false, error: '--environment must be integration, production or an http(s) URL' };
   return { ok: true };
@@ -101,7 +101,7 @@ export async function processorForAccount(ctx: AppContext, accountId: string): P
   if (url === null) throw new Error(`account ${accountId} has an unusable processor environment`);
   return webpayPlusProcessor(
     { commerceCode: row.commerce_code, apiKey: ctx.secrets.open(row.api_key_enc), environmentUrl: url },
-    { timeoutMs: processorLimits.requestTimeoutMs, tokenOf: (attemptId) => tokenOf(ctx.db, attemptId) },
+    { timeoutMs: transactionLimits.acquirer.requestTimeoutMs, tokenOf: (attemptId) => tokenOf(ctx.db, attemptId) },
   );
 }
 
