@@ -6,12 +6,15 @@ import type { Config } from './platform/config.ts';
 import type { Clock } from './platform/clock.ts';
 import { systemClock } from './platform/clock.ts';
 import type { AppContext, ContextBase, DueWorkHandler } from './platform/context.ts';
-import { checkPostgresReachable, openDatabase, type DatabaseHandle } from './platform/db/database.ts';
-import { migrateToLatest } from './platform/db/migrate.ts';
+import path from 'node:path';
+import { checkPostgresReachable, openDatabase, redactedUrl, type DatabaseHandle } from './platform/db/database.ts';
+import { migrateToLatest, pendingMigrations } from './platform/db/migrate.ts';
 import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/logger.ts';
 import type { AppModule } from './platform/module.ts';
-import { createSecretBox, resolveSecretKey } from './platform/secrets.ts';
+import { createSecretBox, existingSecretKey, keylessSecretBox, resolveSecretKey, type SecretBox } from './platform/secrets.ts';
+import { dataDirEntries } from './platform/fs-permissions.ts';
+import { StartupError } from './platform/startup-error.ts';
 import { appModules } from './modules/index.ts';
 import { accountDirectory } from './modules/accounts/directory.ts';
 import { assertLimits } from './limits.ts';
@@ -31,6 +34,11 @@ export interface RuntimeOptions {
   /** An already-open database (tests pass a snapshot clone). */
   readonly handle?: DatabaseHandle;
   readonly migrate?: boolean;
+  /**
+   * For commands that only read: open without migrating, in read-only transactions, creating nothing (no database,
+   * no key file); refuse with a StartupError when the database is missing or its schema is behind this code's.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** The platform's own time-driven work, run before the modules'. */
@@ -60,19 +68,37 @@ export function createContext(base: ContextBase, modules: readonly AppModule[] =
   };
 }
 
+/** Checks a database opened for reading is at this code's schema; its secret box, from an existing key only. */
+async function readOnlySecrets(handle: DatabaseHandle, config: Config): Promise<SecretBox> {
+  const pending = await pendingMigrations(handle.db);
+  if (pending.length > 0) {
+    const where = config.databaseUrl !== null ? redactedUrl(config.databaseUrl) : path.resolve(config.dataDir);
+    throw new StartupError(
+      `the database at ${where} is behind this cobro: ${pending.length} migration(s) not applied (${pending.join(', ')}); ` +
+      'this command only reads and never migrates: run `cobro migrate` first');
+  }
+  const key = existingSecretKey(config.secretKey, config.dataDir);
+  return key !== null
+    ? createSecretBox(key)
+    : keylessSecretBox(`no secret key: COBRO_SECRET_KEY is unset and ${path.join(config.dataDir, dataDirEntries.secretKey)} does not exist (this command only reads and creates none)`);
+}
+
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
   if (options.handle === undefined && config.databaseUrl !== null) await checkPostgresReachable(config.databaseUrl);
+  const readOnly = options.readOnly === true;
   const handle = options.handle ?? (config.databaseUrl !== null
-    ? await openDatabase({ engine: 'postgres', url: config.databaseUrl })
-    : await openDatabase({ engine: 'pglite', dataDir: config.dataDir }));
+    ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, readOnly })
+    : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly }));
   let secrets;
   try {
-    if (options.migrate !== false) {
+    if (readOnly) {
+      secrets = await readOnlySecrets(handle, config);
+    } else if (options.migrate !== false) {
       const { applied } = await migrateToLatest(handle.db);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     }
-    secrets = createSecretBox(resolveSecretKey(config.secretKey, config.dataDir));
+    secrets ??= createSecretBox(resolveSecretKey(config.secretKey, config.dataDir));
   } catch (error) {
     // The database (and DATA_DIR's lock) is released when the process cannot start, not held until exit.
     if (options.handle === undefined) await handle.close();

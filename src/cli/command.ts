@@ -47,6 +47,11 @@ export interface Command {
   /** False for commands that never touch the database (`sign`). */
   readonly needsDb: boolean;
   /**
+   * True for commands that only read: the CLI opens the database without migrating it, in read-only transactions,
+   * and refuses with a clear message when the database is missing or its schema is behind this cobro's.
+   */
+  readonly readOnly?: boolean;
+  /**
    * True when the first positional names a file the command reads (`payouts import FILE`): it is made absolute
    * before the command is forwarded to a serving process, whose working directory is not the operator's.
    */

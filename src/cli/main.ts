@@ -37,6 +37,8 @@ async function runCommand(argv: readonly string[]): Promise<never> {
     logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),
     // `migrate` reports what it applies, so it must find the pending migrations still pending.
     migrate: resolved.command.name !== 'migrate',
+    // Commands that only read never migrate or write (and refuse a database whose schema is behind).
+    readOnly: resolved.command.readOnly === true,
   });
   try {
     const output = await runResolved(resolved, runtime.ctx);

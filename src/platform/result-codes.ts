@@ -18,6 +18,11 @@ export const resultCodes = {
   subscription_not_chargeable: (p: { readonly subscriptionId: string; readonly reason: string }) =>
     `subscription ${p.subscriptionId} cannot be charged: ${p.reason}`,
   notification_delivering: () => 'the notification is being delivered right now; look at it again in a moment',
+  transaction_not_paid: (p: { readonly id: string; readonly status: string }) => `transaction ${p.id} is ${p.status}: only a paid transaction can be refunded`,
+  already_refunded: (p: { readonly id: string }) => `transaction ${p.id} is already refunded in full`,
+  refund_exceeds_paid: (p: { readonly id: string; readonly leftMinor: bigint; readonly currency: string; readonly requestedMinor: bigint }) =>
+    `transaction ${p.id} has ${p.leftMinor} ${p.currency} left to refund, less than ${p.requestedMinor}`,
+  refund_not_supported: (p: { readonly id: string; readonly reason: string }) => `transaction ${p.id} cannot be refunded here: ${p.reason}`,
 } as const;
 
 export type ResultCode = keyof typeof resultCodes;

@@ -48,6 +48,22 @@ export function resolveSecretKey(configured: Buffer | null, dataDir: string): Bu
   }
 }
 
+/** The configured key or the existing sandbox key file; null when neither is there (nothing is created). */
+export function existingSecretKey(configured: Buffer | null, dataDir: string): Buffer | null {
+  if (configured !== null) return configured;
+  try {
+    return Buffer.from(fs.readFileSync(path.join(dataDir, dataDirEntries.secretKey), 'utf8').trim(), 'hex');
+  } catch {
+    return null;
+  }
+}
+
+/** A box for a process that has no key and must not make one: it works until a secret is sealed, opened or derived. */
+export function keylessSecretBox(reason: string): SecretBox {
+  const refuse = (): never => { throw new Error(reason); };
+  return { seal: refuse, open: refuse, derive: refuse };
+}
+
 export function sha256Hex(text: string): string {
   return crypto.createHash('sha256').update(text).digest('hex');
 }

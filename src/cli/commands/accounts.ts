@@ -44,6 +44,7 @@ export const accountsList: Command = {
   options: { json: { type: 'boolean', description: 'print a JSON array of {id, name, status, created_at}' } },
   examples: ['cobro accounts list', 'cobro accounts list --json | jq -r ".[].id"'],
   needsDb: true,
+  readOnly: true,
   async run(ctx, args) {
     const { listAccounts } = await import('../../modules/accounts/service.ts');
     const accounts = await listAccounts(requireCtx(ctx));
@@ -61,6 +62,7 @@ export const accountsShow: Command = {
   operands: [{ name: 'ID', description: 'the account id (acc...)' }],
   examples: ['cobro accounts show acc4f6c0e3d2b1a09876', 'cobro accounts show acc4f6c0e3d2b1a09876 --json'],
   needsDb: true,
+  readOnly: true,
   async run(ctx, args) {
     const id = args.positionals[0];
     if (id === undefined) return fail('usage: cobro accounts show ID', 2);

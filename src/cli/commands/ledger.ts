@@ -7,6 +7,7 @@ export const ledgerVerify: Command = {
   options: { json: { type: 'boolean', description: 'print the result as JSON ({ok, accounts, journals} or {ok, fault})' } },
   examples: ['cobro ledger verify', 'DATABASE_URL=postgres://cobro@db/cobro cobro ledger verify --json'],
   needsDb: true,
+  readOnly: true,
   async run(ctx, args) {
     const { verifyLedger } = await import('../../platform/ledger/verify.ts');
     const result = await verifyLedger(requireCtx(ctx).db);

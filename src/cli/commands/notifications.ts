@@ -21,6 +21,7 @@ export const notificationsList: Command = {
   },
   examples: ['cobro notifications list --status failed', 'cobro notifications list --account acc4f6c0e3d2b1a09876 --limit 10 --json'],
   needsDb: true,
+  readOnly: true,
   async run(ctx, args) {
     const { listNotifications } = await import('../../modules/notifications/service.ts');
     const status = stringOption(args, 'status');
@@ -51,6 +52,7 @@ export const notificationsShow: Command = {
   operands: [{ name: 'ID', description: 'the notification id, as `notifications list` prints it' }],
   examples: ['cobro notifications show ntf0123456789abcdef01'],
   needsDb: true,
+  readOnly: true,
   async run(ctx, args) {
     const { showNotification } = await import('../../modules/notifications/service.ts');
     const id = args.positionals[0];

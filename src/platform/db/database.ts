@@ -26,9 +26,18 @@ const INT8_OID = 20;
 const pools = new WeakMap<object, pg.Pool>();
 export const postgresPoolOf = (db: object): pg.Pool | undefined => pools.get(db);
 
+/**
+ * `readOnly`: every transaction is read-only (`default_transaction_read_only`), so a command that only reads cannot
+ * change the database even by mistake; on PGlite a DATA_DIR without a database is refused instead of created.
+ */
 export type OpenOptions =
-  | { engine: 'postgres'; url: string; poolSizeMax?: number }
-  | { engine: 'pglite'; dataDir: string | null; loadDataDir?: Blob };
+  | { engine: 'postgres'; url: string; poolSizeMax?: number; readOnly?: boolean }
+  | { engine: 'pglite'; dataDir: string | null; loadDataDir?: Blob; readOnly?: boolean };
+
+/** The PostgreSQL data directory of an embedded database that exists (PGlite writes PG_VERSION when it creates one). */
+export function embeddedDatabaseExists(dataDir: string): boolean {
+  return fs.existsSync(path.join(dataDir, dataDirEntries.database, 'PG_VERSION'));
+}
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   if (options.engine === 'postgres') {
@@ -42,6 +51,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     });
     // An idle client's error (server restart) must not crash the process; the pool replaces the client.
     pool.on('error', () => {});
+    // Queued on each new client before anything the pool hands it out for.
+    if (options.readOnly === true) pool.on('connect', (client) => { client.query('SET default_transaction_read_only = on').catch(() => {}); });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     pools.set(db, pool);
     return { db, engine: 'postgres', pglite: null, close: () => db.destroy() };
@@ -49,6 +60,9 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   let dir: string | undefined;
   let lock: DataDirLock | null = null;
   if (options.dataDir !== null) {
+    if (options.readOnly === true && !embeddedDatabaseExists(options.dataDir)) {
+      throw new StartupError(`no Cobro database in ${path.resolve(options.dataDir)} (DATA_DIR): this command only reads and creates none; \`cobro migrate\` or \`cobro serve\` creates it`);
+    }
     // The database's files are the operator's alone (decision 072): new ones get no group or other bits.
     restrictUmask();
     dir = path.join(options.dataDir, dataDirEntries.database);
@@ -68,6 +82,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   }
   // PGlite writes a new database's files with mode 0666 whatever the umask; what it creates later honours it.
   if (dir !== undefined) tightenTree(dir);
+  // One connection: the setting holds for every transaction Kysely runs on it.
+  if (options.readOnly === true) await pglite.exec('SET default_transaction_read_only = on');
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
   return {
     db,

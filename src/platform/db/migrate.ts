@@ -2,14 +2,18 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
+async function migrationFiles(): Promise<string[]> {
+  return (await fs.readdir(migrationsDir)).filter((f) => /^\d{4}-[\w-]+\.ts$/.test(f)).sort();
+}
+
 const provider: MigrationProvider = {
   async getMigrations() {
-    const files = (await fs.readdir(migrationsDir)).filter((f) => /^\d{4}-[\w-]+\.ts$/.test(f)).sort();
+    const files = await migrationFiles();
     const out: Record<string, Migration> = {};
     for (const file of files) {
       const mod = (await import(pathToFileURL(path.join(migrationsDir, file)).href)) as Migration;
@@ -21,6 +25,19 @@ const provider: MigrationProvider = {
 
 export interface MigrateOutcome {
   readonly applied: readonly string[];
+}
+
+/**
+ * The migrations this code has that the database has not applied, read without touching it (Kysely's Migrator
+ * would create its bookkeeping tables first). A database no migration ever ran on has every one pending.
+ */
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const known = (await migrationFiles()).map((f) => f.replace(/\.ts$/, ''));
+  const table = await sql<{ name: string | null }>`SELECT to_regclass('kysely_migration')::text AS name`.execute(db);
+  if (table.rows[0]?.name == null) return known;
+  const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db);
+  const done = new Set(applied.rows.map((r) => r.name));
+  return known.filter((name) => !done.has(name));
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrateOutcome> {
