@@ -33,6 +33,7 @@ import type {
 import type { CardDeleteBody, CardDeleteResponse, CardLinkBody, CardLinkResponse } from '../modules/subscriptions/card-schemas.ts';
 import type { ConsumptionChargeBody, ConsumptionChargeResponse } from '../modules/subscriptions/consumption-schemas.ts';
 import type { ConciliationBody, ConciliationResponse } from '../modules/conciliation/schemas.ts';
+import type { MallCreateBody, MallCreateResponse, MallView } from '../modules/mall/schemas.ts';
 import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
 
 /** The error envelope of 4xx/5xx answers (supplement §3). */
@@ -59,6 +60,7 @@ export type AdvanceSandboxClockInput = Static<typeof ClockAdvanceBody>;
 export type CreditSandboxWalletInput = Static<typeof SandboxCreditBody>;
 export type CreateNullificationInput = Static<typeof NullificationBody>;
 export type ConciliationInput = Static<typeof ConciliationBody>;
+export type CreateMallInput = Static<typeof MallCreateBody>;
 
 // Query strings: every field is optional on the wire (the server fills defaults).
 export type CurrencyFilter = Partial<Static<typeof CurrencyQuery>>;
@@ -120,3 +122,5 @@ export type SubscriptionCardDeletedBody = Static<typeof CardDeleteResponse>;
 export type SubscriptionChargeInput = Static<typeof ConsumptionChargeBody>;
 export type SubscriptionChargeBody = Static<typeof ConsumptionChargeResponse>;
 export type ConciliationReportBody = Static<typeof ConciliationResponse>;
+export type MallCreatedBody = Static<typeof MallCreateResponse>;
+export type MallBody = Static<typeof MallView>;

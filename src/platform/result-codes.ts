@@ -17,6 +17,7 @@ export const resultCodes = {
   event_currency_mismatch: (p: { readonly event: string; readonly currency: string }) => `event ${p.event} sells in ${p.currency}`,
   subscription_not_chargeable: (p: { readonly subscriptionId: string; readonly reason: string }) =>
     `subscription ${p.subscriptionId} cannot be charged: ${p.reason}`,
+  mall_order_used: (p: { readonly order: string }) => `mall order ${p.order} was already used`,
   notification_delivering: () => 'the notification is being delivered right now; look at it again in a moment',
   transaction_not_paid: (p: { readonly id: string; readonly status: string }) => `transaction ${p.id} is ${p.status}: only a paid transaction can be refunded`,
   already_refunded: (p: { readonly id: string }) => `transaction ${p.id} is already refunded in full`,
