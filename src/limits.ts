@@ -250,6 +250,15 @@ export const eventLimits = {
   payoutBatchMax: 50,
 } as const;
 
+// --- Refunds: POST /api/nullification (reference §3.1) and their dispatch to the processor. ---
+export const refundLimits = {
+  /** reference §3.1: `id` max 40 characters, `subject` max 200. */
+  idLengthMax: 40,
+  subjectLengthMax: 200,
+  /** How long one dispatch holds a refund before another worker may ask the processor again (same key). */
+  dispatchLeaseMs: 2 * minuteMs,
+} as const;
+
 // --- Conciliation (seed "Conciliation"; reference §10) and its CSV export. ---
 export const conciliationLimits = {
   /** Seed Limits: `date_init` to `date_end` at most 30 days. */
@@ -312,6 +321,8 @@ export const dashboardLimits = {
   timelineCallbacksMax: 20, timelineAttemptsMax: 500,
   /** Days the home page's charts cover, ending today. */
   chartDays: 30,
+  /** Sign-in forms one client address may post in a minute (the tokens are long and random; this keeps the log quiet). */
+  signInsPerMinute: 30,
 } as const;
 
 /** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */

@@ -3,7 +3,7 @@
 import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { accountsSetBank } from './commands/accounts-bank.ts';
-import { accountsRequireStrictSigning } from './commands/accounts-signing.ts';
+import { accountsRequireStrictSigning, accountsSetNotifyUrl } from './commands/accounts-signing.ts';
 import { ledgerVerify } from './commands/ledger.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -32,5 +32,6 @@ export const commands: readonly Command[] = [
   payoutsExport,
   payoutsImport,
   accountsRequireStrictSigning,
+  accountsSetNotifyUrl,
   conciliationExport,
 ];

@@ -20,6 +20,7 @@ import type {
   ListQuery as NotificationListQuerySchema, ListResponse, RetryResponse, ShowResponse,
 } from '../modules/notifications/schemas.ts';
 import type { AccountResponse } from '../modules/account/schemas.ts';
+import type { NullificationBody, NullificationGetResponse, NullificationResponse } from '../modules/refunds/schemas.ts';
 import type {
   ClientCreateBody as SuClientCreateBody, ClientCreateResponse as SuClientCreateResponse, ClientResponse as SuClientResponse,
   ClientUpdateBody as SuClientUpdateBody, ClientUpdateResponse as SuClientUpdateResponse, CustomersQuery, CustomersResponse,
@@ -55,6 +56,7 @@ export type CreateMembershipInput = Static<typeof MembershipCreateBody>;
 export type CreateEventInput = Static<typeof EventCreateBody>;
 export type AdvanceSandboxClockInput = Static<typeof ClockAdvanceBody>;
 export type CreditSandboxWalletInput = Static<typeof SandboxCreditBody>;
+export type CreateNullificationInput = Static<typeof NullificationBody>;
 export type ConciliationInput = Static<typeof ConciliationBody>;
 
 // Query strings: every field is optional on the wire (the server fills defaults).
@@ -87,6 +89,8 @@ export type NotificationBody = Static<(typeof ShowResponse)[200]>;
 export type NotificationRetryBody = Static<(typeof RetryResponse)[200]>;
 export type SandboxClockBody = Static<typeof ClockAdvanceResponse>;
 export type SandboxCreditedBody = Static<typeof SandboxCredited>;
+export type NullificationCreatedBody = Static<typeof NullificationResponse>;
+export type NullificationBody = Static<typeof NullificationGetResponse>;
 
 // Subscriptions (reference §7, §8).
 export type CreateSubscriptionClientInput = Static<typeof SuClientCreateBody>;

@@ -1,6 +1,7 @@
 // Sign-in and sign-out. The sign-in form is CSRF-protected too (a forged sign-in would put a victim in the
 // attacker's account); a wrong pair of tokens answers the same page with one message, whichever token was wrong.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import '@fastify/rate-limit';
 import type { AppContext } from '../platform/context.ts';
 import { dashboardLimits } from '../limits.ts';
 import { renderPage } from './render.ts';
@@ -26,7 +27,9 @@ export function registerAuthPages(app: FastifyInstance, ctx: AppContext, secure:
   app.get('/login', { config: { dashboardPublic: true } }, async (request, reply) =>
     loginPage(request, reply, 200, null, safeNext((request.query as Record<string, unknown>).next)));
 
-  app.post('/login', { config: { dashboardPublic: true }, preHandler: app.csrfProtection }, async (request, reply) => {
+  // Fewer tries a minute than the API allows, per client address (where the root's rate limit is on).
+  const signInLimit = { max: dashboardLimits.signInsPerMinute, keyGenerator: (request: FastifyRequest) => `dashboard-sign-in:${request.ip}` };
+  app.post('/login', { config: { dashboardPublic: true, rateLimit: signInLimit }, preHandler: app.csrfProtection }, async (request, reply) => {
     const next = safeNext(field(request.body, 'next'));
     const publicToken = field(request.body, 'public_token');
     const privateToken = field(request.body, 'private_token');

@@ -13,6 +13,7 @@ import formbody from '@fastify/formbody';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { AppContext } from '../platform/context.ts';
+import { ApiError } from '../platform/errors.ts';
 import { dashboardLimits } from '../limits.ts';
 import { renderMessage, securityHeaders } from './render.ts';
 import { sessionAccount } from './session.ts';
@@ -41,6 +42,11 @@ function signInRedirect(request: FastifyRequest, reply: FastifyReply): FastifyRe
 function handleErrors(app: FastifyInstance, ctx: AppContext): void {
   app.setNotFoundHandler(async (request, reply) => renderMessage(ctx, request, reply, 404, 'No encontrado', 'La página que buscas no existe o no pertenece a tu cuenta.'));
   app.setErrorHandler(async (error: { statusCode?: number; code?: string }, request, reply) => {
+    // The root's rate limit answers with the API's error; here it is a page, with the same Retry-After.
+    if (error instanceof ApiError && error.httpStatus === 429) {
+      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+      return renderMessage(ctx, request, reply, 429, 'Demasiadas solicitudes', 'Hiciste muchas solicitudes en poco tiempo. Espera un minuto e inténtalo de nuevo.');
+    }
     if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
       return renderMessage(ctx, request, reply, 403, 'Formulario vencido', 'El formulario venció o no vino de esta página. Vuelve atrás, recarga la página e inténtalo de nuevo.');
     }

@@ -8,6 +8,7 @@ import { healthModule } from './health/module.ts';
 import { marketplaceModule } from './marketplace/module.ts';
 import { notificationsModule } from './notifications/module.ts';
 import { referenceModule } from './reference/module.ts';
+import { refundsModule } from './refunds/module.ts';
 import { sandboxModule } from './sandbox/module.ts';
 import { subscriptionsModule } from './subscriptions/module.ts';
 import { transactionsModule } from './transactions/module.ts';
@@ -35,6 +36,7 @@ export const appModules: readonly AppModule[] = [
   notificationsModule,
   walletModule,
   transactionsModule,
+  refundsModule,
   subscriptionsModule,
   conciliationModule,
   checkoutModule,

@@ -16,6 +16,11 @@ export const resultCodes = {
   event_sales_closed: (p: { readonly event: string }) => `sales for event ${p.event} are closed`,
   event_currency_mismatch: (p: { readonly event: string; readonly currency: string }) => `event ${p.event} sells in ${p.currency}`,
   notification_delivering: () => 'the notification is being delivered right now; look at it again in a moment',
+  transaction_not_paid: (p: { readonly id: string; readonly status: string }) => `transaction ${p.id} is ${p.status}: only a paid transaction can be refunded`,
+  already_refunded: (p: { readonly id: string }) => `transaction ${p.id} is already refunded in full`,
+  refund_exceeds_paid: (p: { readonly id: string; readonly leftMinor: bigint; readonly currency: string; readonly requestedMinor: bigint }) =>
+    `transaction ${p.id} has ${p.leftMinor} ${p.currency} left to refund, less than ${p.requestedMinor}`,
+  refund_not_supported: (p: { readonly id: string; readonly reason: string }) => `transaction ${p.id} cannot be refunded here: ${p.reason}`,
 } as const;
 
 export type ResultCode = keyof typeof resultCodes;

@@ -126,6 +126,23 @@ describe('dashboard sign-in', () => {
     expect((await r.get('/dashboard/transactions')).statusCode).toBe(303);
   });
 
+  it('limits sign-in posts per client address and answers the limit as a page with Retry-After', async () => {
+    const limited = await startTestApp({ sharing: t });
+    try {
+      const post = () => limited.app.inject({ method: 'POST', url: '/dashboard/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'public_token=a&private_token=b' });
+      for (let i = 0; i < 30; i++) expect((await post()).statusCode).toBe(403);
+      const refused = await post();
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.body).toContain('Demasiadas solicitudes');
+      // Pages that are not the sign-in form keep the API's allowance.
+      expect((await limited.app.inject({ method: 'GET', url: '/dashboard/login' })).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('expires a session after its lifetime', async () => {
     const b = dashboardBrowser(t);
     await b.signIn(other);

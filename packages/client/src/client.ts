@@ -107,6 +107,16 @@ export class CobroClient {
     return this.#call<T.PayoutV3Body>('getPayoutV3', { params: { id }, options });
   }
 
+  // Refunds (both signed).
+  /** Refunds all or part of a paid card sale (`id` is the transaction's). */
+  createNullification(body: T.CreateNullificationInput, options?: CallOptions) {
+    return this.#call<T.NullificationCreatedBody>('createNullification', { body, options });
+  }
+  /** By a transaction id (its latest refund) or a refund's own id. */
+  getNullification(id: string, options?: CallOptions) {
+    return this.#call<T.NullificationBody>('getNullification', { params: { id }, options });
+  }
+
   // Conciliation.
   /** The settlement batches created from date_init to date_end (YYYY-MM-DD, at most 30 days), with their transactions. */
   getConciliation(body: T.ConciliationInput, options?: CallOptions) {

@@ -31,6 +31,9 @@ export const operations = {
   getPayout: { method: 'GET', path: '/api/payout/{id}', auth: 'sign' },
   getPayoutV3: { method: 'GET', path: '/api/payoutv3/{id}', auth: 'sign' },
 
+  createNullification: { method: 'POST', path: '/api/nullification', auth: 'sign' },
+  getNullification: { method: 'GET', path: '/api/nullification/{id}', auth: 'sign' },
+
   createMarketplaceClient: { method: 'POST', path: '/api/maclient', auth: 'token' },
   getMarketplaceClient: { method: 'GET', path: '/api/maclient/{id}', auth: 'token' },
   updateMarketplaceClient: { method: 'PUT', path: '/api/maclient/{id}', auth: 'sign' },

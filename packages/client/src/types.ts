@@ -118,6 +118,12 @@ export type CreditSandboxWalletInput = {
   amount: number;
 };
 
+export type CreateNullificationInput = {
+  id: string;
+  subject: string;
+  amount: number;
+};
+
 export type ConciliationInput = {
   date_init: string;
   date_end: string;
@@ -567,6 +573,48 @@ export type SandboxCreditedBody = {
   currency: string;
   amount_available: number;
   identifier_wallet: string;
+};
+
+export type NullificationCreatedBody = {
+  status: "failed";
+  type: string;
+  message_error: string;
+} | {
+  status: "success";
+  nullify: {
+    type: "total" | "partial";
+    id: string;
+    amount: number;
+    currency: string;
+    payment: {
+      gateway: string;
+      payment_type: string;
+    };
+    created_at: string;
+    status_nullify: "pending" | "awaiting_funds" | "waiting_bank_details" | "complete" | "reverse_deleted" | "reverse_completed";
+    updated_at: string;
+  };
+  gateway_response: {
+    status: string;
+    message: string;
+    notify: string;
+  };
+};
+
+export type NullificationBody = {
+  nullify: {
+    type: "total" | "partial";
+    id: string;
+    amount: number;
+    currency: string;
+    payment: {
+      gateway: string;
+      payment_type: string;
+    };
+    created_at: string;
+    status_nullify: "pending" | "awaiting_funds" | "waiting_bank_details" | "complete" | "reverse_deleted" | "reverse_completed";
+    updated_at: string;
+  };
 };
 
 // Subscriptions (reference §7, §8).

@@ -7,6 +7,7 @@ import { bpsToNumber } from '../../platform/money/percent.ts';
 import { isValidRut } from '../../platform/rut.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
 import { bankExists } from '../reference/repository.ts';
+import { recordDestinationChange } from '../accounts/destination-change.ts';
 import {
   clientMembershipDetails, clientShareStates, countClientMemberships, findClient, type ClientRow,
 } from './repository.ts';
@@ -96,6 +97,11 @@ export async function updateClient(ctx: AppContext, accountId: string, id: strin
   }).where('id', '=', id).where('account_id', '=', accountId).execute();
   const updated = await findClient(ctx.db, accountId, id);
   if (updated === undefined) throw notFound('client');
+  await recordDestinationChange(ctx, {
+    accountId, subject: 'marketplace_client_bank', subjectId: id, source: 'api',
+    previous: { sbif: row.bank_sbif, type: String(row.bank_type), num: row.bank_num, rut: row.bank_rut },
+    current: { sbif: updated.bank_sbif, type: String(updated.bank_type), num: updated.bank_num, rut: updated.bank_rut },
+  });
   const details = await clientMembershipDetails(ctx.db, id);
   const states = await clientShareStates(ctx.db, id);
   const b = baseView(ctx, updated, await countClientMemberships(ctx.db, id));

@@ -24,7 +24,7 @@ interface Settled {
 async function settleOne(ctx: AppContext, scope: DueWorkScope, batches: RunBatches): Promise<Settled | null> {
   return inTransaction(ctx.db, async (tx) => {
     let q = tx.selectFrom('transactions').selectAll()
-      .where('status', '=', 'success')
+      .where('status', 'in', ['success', 'refunded partial', 'refunded'])
       .where('settled_at', 'is', null)
       .where('settle_due_at', '<=', accountNowSql(ctx, sql.ref('transactions.account_id')));
     if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
@@ -33,7 +33,8 @@ async function settleOne(ctx: AppContext, scope: DueWorkScope, batches: RunBatch
     const at = await accountNow(ctx, row.account_id, tx);
     const grossMinor = BigInt(row.amount_minor);
     const feeMinor = BigInt(row.fee_minor ?? 0n);
-    const netMinor = grossMinor - feeMinor;
+    // What refunds already took from this sale's unsettled net (docs/refunds.md) is no longer there to move.
+    const netMinor = grossMinor - feeMinor - BigInt(row.refunded_pending_minor);
     // Called even for a zero net, so a split payment's shares still reach their settled state.
     const { allocations } = await allocateNet(ctx, tx, row, netMinor, at);
     const movedMinor = allocations.reduce((sum, a) => sum + a.amountMinor, 0n);

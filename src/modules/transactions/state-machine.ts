@@ -9,8 +9,9 @@ export const transitions = {
   pending: ['success', 'rejected'],
   success: ['refunded partial', 'refunded'],
   rejected: [],
-  'refunded partial': ['refunded'],
-  refunded: [],
+  // Back when the processor refuses a refund and its amount returns to the merchant (docs/refunds.md).
+  'refunded partial': ['refunded', 'success'],
+  refunded: ['refunded partial', 'success'],
 } as const satisfies Record<TransactionStatus, readonly TransactionStatus[]>;
 
 const machine = stateMachine<TransactionStatus>('transaction', transitions);

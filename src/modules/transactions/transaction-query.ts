@@ -1,5 +1,6 @@
 // GET /api/transaction/{id} and GET /api/transaction in reference §1.2/§1.3's shapes.
-// Before a payment attempt has a result, `payment` is null; `nullify` is null until a nullification exists
+// Before a payment attempt has a result, `payment` is null; `nullify` is null until a nullification exists, then
+// `{status}` of the latest one (docs/refunds.md)
 // (docs/decisions/033-transaction-query-shapes.md).
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
@@ -69,7 +70,7 @@ export function transactionView(ctx: AppContext, row: TransactionRow) {
     subject: row.subject,
     amount: String(row.amount_minor),
     payment: paymentView(ctx, row, true),
-    nullify: null,
+    nullify: row.nullify_status === null ? null : { status: row.nullify_status },
     gateway_response: gatewayResponse(row),
   };
 }
@@ -90,7 +91,7 @@ function listItem(ctx: AppContext, row: TransactionRow) {
     order: row.order,
     subject: row.subject,
     payment: paymentView(ctx, row, false),
-    nullify: null,
+    nullify: row.nullify_status === null ? null : { status: row.nullify_status },
     gateway_response: gatewayResponse(row),
   };
 }

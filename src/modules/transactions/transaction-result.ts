@@ -65,6 +65,7 @@ export async function recordSuccess(ctx: AppContext, tx: Tx, row: TransactionRow
     ended_at: at,
     attempt_id: null,
     attempt_lease_until: null,
+    charge_key: row.attempt_id,
     paid_payment: approval.paidPayment,
     media: approval.media,
     authorization_code: approval.authorizationCode,

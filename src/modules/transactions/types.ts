@@ -1,7 +1,10 @@
 // Table types of the transactions module (declaration merging, see src/platform/db/types.ts).
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Int8, Json, Timestamp } from '../../platform/db/types.ts';
 import type { TransactionStatus } from './state-machine.ts';
+
+/** A BIGINT column with a default: optional when inserting. */
+type DefaultedInt8 = ColumnType<bigint, bigint | number | undefined, bigint | number>;
 
 export type RejectionReason = 'declined' | 'expired';
 
@@ -53,6 +56,14 @@ export interface TransactionTable {
   settled_at: Timestamp | null;
   /** The settlement run's batch that settled it (migration 0050). */
   settlement_batch_id: Generated<string | null>;
+  /** The payment attempt that charged it: the processor's key for a refund (migration 0120). */
+  charge_key: Generated<string | null>;
+  /** Refunds registered and not deleted, in total (migration 0120); never more than amount_minor. */
+  refunded_minor: DefaultedInt8;
+  /** What refunds took from its net before settlement, which settlement then no longer moves (migration 0120). */
+  refunded_pending_minor: DefaultedInt8;
+  /** The latest nullification's state, shown as `nullify.status` (migration 0120). */
+  nullify_status: Generated<string | null>;
 }
 
 /** What one settlement run settled for one account and currency (migration 0050). */

@@ -5,6 +5,8 @@ import { findAccountRowById } from '../accounts/repository.ts';
 import { destinationProblems, knownCurrency } from './payout-input.ts';
 import { findBankAccount, upsertBankAccount, type BankAccountRow } from './repository.ts';
 import { limits } from '../../limits.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { recordDestinationChange } from '../accounts/destination-change.ts';
 
 export interface BankAccountInput {
   readonly currency: string;
@@ -33,8 +35,19 @@ export async function setBankAccount(ctx: AppContext, accountId: string, input: 
   const problems = await destinationProblems(ctx, currency, sbif, num);
   if (problems.accountbank_sbif !== undefined) return { ok: false, error: `unknown ${currency} bank code ${sbif}` };
   if (problems.accountbank_num !== undefined) return { ok: false, error: `Banco Estado account numbers have at most 12 characters` };
-  await upsertBankAccount(ctx.db, { account_id: accountId, currency, sbif, type, num, rut, holder_name: holderName, updated_at: ctx.clock.now() });
-  const bank = await findBankAccount(ctx.db, accountId);
-  if (bank === undefined) throw new Error('bank account vanished after upsert');
+  // The change, its record and its callback commit together (decision 140).
+  const bank = await inTransaction(ctx.db, async (tx) => {
+    const txCtx: AppContext = { ...ctx, db: tx as unknown as AppContext['db'] };
+    const before = await findBankAccount(tx, accountId);
+    await upsertBankAccount(tx, { account_id: accountId, currency, sbif, type, num, rut, holder_name: holderName, updated_at: ctx.clock.now() });
+    const after = await findBankAccount(tx, accountId);
+    if (after === undefined) throw new Error('bank account vanished after upsert');
+    await recordDestinationChange(txCtx, {
+      accountId, subject: 'account_bank', subjectId: accountId, source: 'cli',
+      previous: before === undefined ? null : { sbif: before.sbif, type: before.type, num: before.num, rut: before.rut },
+      current: { sbif: after.sbif, type: after.type, num: after.num, rut: after.rut },
+    });
+    return after;
+  });
   return { ok: true, bank };
 }

@@ -20,6 +20,8 @@ export interface AccountTable {
   updated_at: Timestamp;
   /** Every authenticated request must carry a valid Cobro-Signature (decision 140). */
   strict_signing: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Where account-level callbacks (destination changes) go; null sends none (decision 140). */
+  notify_url: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BankTable {

@@ -23,6 +23,11 @@ export const ledgerCodes = {
   operatorAdjustments: 'operator_adjustments',
   /** System: refunds paid back to payers. */
   refundClearing: 'refund_clearing',
+  /**
+   * System: the part of its fees the service gave back with refunds (decision 110), a contra account of
+   * service_fees, which may only receive money (decision 130): goes negative as fees return.
+   */
+  feeRefunds: 'fee_refunds',
   /** System: subscription card checks between their charge and their refund (nets to zero). */
   verificationHolding: 'verification_holding',
 } as const;

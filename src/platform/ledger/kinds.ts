@@ -29,6 +29,12 @@ export const journalKinds = {
   withdrawalReserved: 'withdrawal.reserved',
   withdrawalPaid: 'withdrawal.paid',
   withdrawalReleased: 'withdrawal.released',
+  /** A refund's merchant part: the sale's pending settlement, then the wallet -> refund clearing. */
+  refundCollected: 'refund.collected',
+  /** A refund's part of the service's fee (decision 110): fee refunds -> refund clearing. */
+  refundFeeReturned: 'refund.fee_returned',
+  /** A refund the processor refused: refund clearing -> the merchant's wallet and fee refunds. */
+  refundReturned: 'refund.returned',
   /** A subscription card's CLP 50 check on enrolment: processor clearing -> verification holding. */
   subscriptionVerification: 'subscription.verification',
   /** The check refunded at once: verification holding -> refund clearing. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { createTransaction, payByCard, submit } from './helpers.ts';
+import { createTransaction, payByCard, submitUntilRejected } from './helpers.ts';
 
 let t: TestApp;
 let account: TestAccount;
@@ -52,7 +52,8 @@ describe('GET /api/transaction/{id}', () => {
     const body = (await get(`/api/transaction/${pending.id}`)).json();
     expect(body).toMatchObject({ status: 'pending', payment: null, nullify: null, gateway_response: { status: 'pending', message: 'pending transaction' } });
     const rejected = await createTransaction(t, account);
-    await submit(t, rejected.url, 1, { card_number: '5186059559590568', expiry: '12/30', cvv: '123' });
+    // The checkout lets the payer retry a declined card (issue 15 point 5): the last allowed try rejects it.
+    await submitUntilRejected(t, rejected.url, 1, { card_number: '5186059559590568', expiry: '12/30', cvv: '123' });
     const r = (await get(`/api/transaction/${rejected.id}`)).json();
     expect(r.status).toBe('rejected');
     expect(r.gateway_response).toEqual({ status: 'rejected', message: 'Rechazo de transacción.' });

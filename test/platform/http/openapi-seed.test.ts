@@ -41,6 +41,8 @@ const subscriptionReferenceRoutes = [
   'post /api/suinscriptionscards', 'post /api/suscriptionsdeletecards',
 ];
 for (const route of subscriptionReferenceRoutes) referenceRoutes.add(route);
+/** Nullification (reference §3). */
+for (const route of ['post /api/nullification', 'get /api/nullification/{id}']) referenceRoutes.add(route);
 const security = { none: [], token: [{ bearer: [] }], sign: [{ bearer: [], sign: [] }] } as const;
 
 interface Operation {

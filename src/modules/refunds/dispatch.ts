@@ -1,0 +1,125 @@
+// Giving a collected refund back to the payer through the processor (docs/refunds.md). No lock is held while the
+// processor answers (STYLE rule 10): claim the nullification with a lease, call the processor with the
+// nullification's id as its idempotency key (so asking twice refunds once), then record its answer under the
+// row lock if the refund is still `complete`. Approved: `reverse_completed`. Refused: `reverse_deleted`, and the
+// collected money goes back to the merchant's wallet and the fee's part to the service. The command runs it right
+// after its commit; the `refund-dispatch` due work picks up any whose dispatch was cut short.
+import { sql } from 'kysely';
+import type { AppContext } from '../../platform/context.ts';
+import type { DueWorkScope } from '../../platform/due-work.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import type { Tx } from '../../platform/db/types.ts';
+import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
+import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
+import type { RefundOutcome } from '../../platform/processors/processor.ts';
+import { refundLimits } from '../../limits.ts';
+import { lockTransaction } from '../transactions/repository.ts';
+import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
+import { appendWalletMovement } from '../wallet/movements.ts';
+import { lockNullification, type NullificationRow } from './repository.ts';
+import { assertTransition } from './states.ts';
+import './types.ts';
+
+interface Claimed {
+  readonly row: NullificationRow;
+  readonly chargeKey: string;
+  readonly authorizationCode: string;
+}
+
+async function claim(ctx: AppContext, tx: Tx, row: NullificationRow | undefined): Promise<Claimed | null> {
+  if (row === undefined || row.status !== 'complete' || row.dispatch_due_at === null) return null;
+  const now = await accountNow(ctx, row.account_id, tx);
+  if (row.dispatch_due_at.getTime() > now.getTime()) return null;
+  const payment = await tx.selectFrom('transactions').select(['charge_key', 'authorization_code', 'id']).where('id', '=', row.transaction_id).executeTakeFirstOrThrow();
+  await tx.updateTable('nullifications').set((eb) => ({
+    dispatch_due_at: new Date(now.getTime() + refundLimits.dispatchLeaseMs), dispatch_attempts: eb('dispatch_attempts', '+', 1),
+  })).where('id', '=', row.id).execute();
+  return { row, chargeKey: payment.charge_key ?? payment.id, authorizationCode: payment.authorization_code ?? '' };
+}
+
+/** The processor refused: the collected money goes back where it came from (the wallet stands in for an unsettled sale's pending). */
+async function giveBack(ctx: AppContext, tx: Tx, row: NullificationRow, at: Date): Promise<void> {
+  // The transaction's row before the ledger (decision 060), as the refund's command takes them.
+  const payment = await lockTransaction(tx, row.transaction_id);
+  if (payment === undefined) throw new Error(`nullification ${row.id} names no transaction`);
+  const amountMinor = BigInt(row.amount_minor);
+  const feeBack = BigInt(row.fee_back_minor);
+  const merchantMinor = amountMinor - feeBack;
+  const journal = await ctx.ledger.post(tx, {
+    kind: journalKinds.refundReturned, reference: row.id, at,
+    postings: [
+      { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: row.currency, amountMinor: -amountMinor },
+      ...(merchantMinor > 0n ? [{ owner: row.account_id, code: ledgerCodes.walletAvailable, currency: row.currency, amountMinor: merchantMinor }] : []),
+      ...(feeBack > 0n ? [{ owner: SYSTEM_OWNER, code: ledgerCodes.feeRefunds, currency: row.currency, amountMinor: feeBack }] : []),
+    ],
+  });
+  if (merchantMinor > 0n) {
+    await appendWalletMovement(tx, {
+      accountId: row.account_id, currency: row.currency, order: payment.order, subject: row.subject, kind: 'refund_returned',
+      reference: row.id, originLiquidation: payment.id, journal, at,
+    });
+  }
+  const refundedMinor = BigInt(payment.refunded_minor) - amountMinor;
+  const status = refundedMinor === 0n ? 'success' : 'refunded partial';
+  if (status !== payment.status) assertTransactionMove(payment.status, status);
+  await tx.updateTable('transactions').set({ status, refunded_minor: refundedMinor, updated_at: at })
+    .where('id', '=', payment.id).execute();
+}
+
+async function record(ctx: AppContext, id: string, outcome: RefundOutcome): Promise<void> {
+  await inTransaction(ctx.db, async (tx) => {
+    const row = await lockNullification(tx, id);
+    if (row === undefined || row.status !== 'complete') return;
+    const at = await accountNow(ctx, row.account_id, tx);
+    const status = outcome.approved ? 'reverse_completed' : 'reverse_deleted';
+    assertTransition(row.status, status);
+    if (!outcome.approved) await giveBack(ctx, tx, row, at);
+    await tx.updateTable('nullifications').set({
+      status, dispatch_due_at: null, updated_at: at,
+      refund_code: outcome.approved ? outcome.refundCode : null, gateway_message: outcome.approved ? null : outcome.gatewayMessage,
+    }).where('id', '=', id).execute();
+    await tx.updateTable('transactions').set({ nullify_status: status }).where('id', '=', row.transaction_id)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('nullifications as later').select('later.id')
+        .where('later.transaction_id', '=', row.transaction_id).where('later.seq', '>', row.seq))))
+      .execute();
+  });
+}
+
+async function ask(ctx: AppContext, claimed: Claimed): Promise<void> {
+  let outcome: RefundOutcome;
+  try {
+    outcome = await ctx.processor.refund({
+      chargeIdempotencyKey: claimed.chargeKey, authorizationCode: claimed.authorizationCode, idempotencyKey: claimed.row.id,
+      amountMinor: BigInt(claimed.row.amount_minor), currency: claimed.row.currency,
+    });
+  } catch (error) {
+    // The lease stays: the due work asks again, with the same key, once it runs out.
+    ctx.logger.error({ nullification: claimed.row.id, err: error }, 'refund dispatch failed; will retry');
+    return;
+  }
+  await record(ctx, claimed.row.id, outcome);
+}
+
+/** Dispatches one nullification now if it waits for the processor (right after the command's commit). */
+export async function dispatchNullification(ctx: AppContext, id: string): Promise<void> {
+  const claimed = await inTransaction(ctx.db, async (tx) => claim(ctx, tx, await lockNullification(tx, id)));
+  if (claimed !== null) await ask(ctx, claimed);
+}
+
+/** Due work: every collected refund whose dispatch is due (never sent, or its lease ran out). */
+export async function runRefundDispatch(ctx: AppContext, scope: DueWorkScope): Promise<number> {
+  let processed = 0;
+  while (processed < scope.limit) {
+    const claimed = await inTransaction(ctx.db, async (tx) => {
+      let q = tx.selectFrom('nullifications').selectAll()
+        .where('status', '=', 'complete')
+        .where('dispatch_due_at', '<=', accountNowSql(ctx, sql.ref('nullifications.account_id')));
+      if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
+      return claim(ctx, tx, await q.orderBy('dispatch_due_at').limit(1).forUpdate().skipLocked().executeTakeFirst());
+    });
+    if (claimed === null) break;
+    await ask(ctx, claimed);
+    processed++;
+  }
+  return processed;
+}

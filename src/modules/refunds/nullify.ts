@@ -1,0 +1,110 @@
+// POST /api/nullification as a command (reference §3.1, docs/refunds.md): under the transaction's row lock, check
+// what is left to refund, collect the merchant's part (this sale's unsettled net, then the available wallet) and
+// the fee's part (decision 110) into refund clearing, record the nullification `complete` and move the
+// transaction to `refunded partial` or `refunded`, in one commit. The processor is asked afterwards (dispatch.ts).
+import type { AppContext } from '../../platform/context.ts';
+import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { journalKinds, ledgerCodes, pendingThenWallet, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
+import { accountNow } from '../../platform/sandbox-clock.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import type { DbOrTx, Tx } from '../../platform/db/types.ts';
+import { isStorableText } from '../../platform/http/input-guards.ts';
+import { extensionOf } from '../transactions/extension.ts';
+import { findAccountTransaction, lockTransaction, type TransactionRow } from '../transactions/repository.ts';
+import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
+import { appendWalletMovement } from '../wallet/movements.ts';
+import { feeBackMinor } from './fee-back.ts';
+import { assertTransition } from './states.ts';
+import './types.ts';
+
+export interface NullificationInput {
+  readonly id: string;
+  readonly amount: number;
+  readonly subject: string;
+}
+
+export type Registered = { readonly ok: true; readonly nullificationId: string } | { readonly ok: false; readonly failure: RuleFailure };
+
+/** How the payment was made, as the nullification names it: `webpay` / `VN`, and whether a card can take it back. */
+async function paymentOf(tx: DbOrTx, row: TransactionRow) {
+  const method = row.paid_payment === null ? undefined : await tx.selectFrom('payment_methods').select(['name', 'kind'])
+    .where('currency', '=', row.currency).where('payment', '=', row.paid_payment).executeTakeFirst();
+  const name = method?.name ?? row.media ?? '';
+  return { gateway: (name.split(' ')[0] ?? '').toLowerCase(), paymentType: row.card_type ?? '', card: method?.kind === 'card' };
+}
+
+async function refusal(ctx: AppContext, row: TransactionRow, amountMinor: bigint): Promise<RuleFailure | null> {
+  if (row.status === 'refunded') return ruleFailure('already_refunded', { id: row.id });
+  if (row.status !== 'success' && row.status !== 'refunded partial') return ruleFailure('transaction_not_paid', { id: row.id, status: row.status });
+  const leftMinor = BigInt(row.amount_minor) - BigInt(row.refunded_minor);
+  if (amountMinor > leftMinor) return ruleFailure('refund_exceeds_paid', { id: row.id, leftMinor, currency: row.currency, requestedMinor: amountMinor });
+  const extension = extensionOf(ctx, row);
+  if (extension !== null && extension.reverse === undefined) return ruleFailure('refund_not_supported', { id: row.id, reason: `a ${extension.name} payment is not refundable yet` });
+  if (!(await paymentOf(ctx.db, row)).card) return ruleFailure('refund_not_supported', { id: row.id, reason: 'only card payments are refundable yet' });
+  return null;
+}
+
+export async function registerNullification(ctx: AppContext, accountId: string, input: NullificationInput): Promise<Registered> {
+  return inTransaction(ctx.db, (tx) => register(ctx, tx, accountId, input));
+}
+
+async function register(ctx: AppContext, tx: Tx, accountId: string, input: NullificationInput): Promise<Registered> {
+  const found = isStorableText(input.id) ? await findAccountTransaction(tx, accountId, input.id) : undefined;
+  // Business row first (decision 060): every refund of this sale queues here, so the ceiling holds under any race.
+  const row = found === undefined ? undefined : await lockTransaction(tx, found.id);
+  if (row === undefined) throw notFound('transaction');
+  const amountMinor = BigInt(input.amount);
+  const refused = await refusal(ctx, row, amountMinor);
+  if (refused !== null) return { ok: false, failure: refused };
+
+  const at = await accountNow(ctx, accountId, tx);
+  const id = newId('nul', 20);
+  const grossMinor = BigInt(row.amount_minor);
+  const feeMinor = BigInt(row.fee_minor ?? 0n);
+  const refundedBeforeMinor = BigInt(row.refunded_minor);
+  const feeBack = feeBackMinor({ grossMinor, feeMinor, refundedBeforeMinor, amountMinor });
+  const merchantMinor = amountMinor - feeBack;
+  const unsettledMinor = row.settled_at === null ? grossMinor - feeMinor - BigInt(row.refunded_pending_minor) : 0n;
+  const clearing = { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: row.currency };
+  let fromPending = 0n;
+  let fromWallet = 0n;
+  if (merchantMinor > 0n) {
+    const taken = await ctx.ledger.take(tx, {
+      kind: journalKinds.refundCollected, reference: id, at, currency: row.currency, amountMinor: merchantMinor,
+      sources: pendingThenWallet(accountId, row.currency, unsettledMinor), to: clearing,
+    });
+    if (!taken.ok) {
+      return { ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: taken.availableMinor, currency: row.currency, requestedMinor: merchantMinor }) };
+    }
+    [fromPending, fromWallet] = [taken.partsMinor[0]!, taken.partsMinor[1]!];
+    if (fromWallet > 0n) {
+      await appendWalletMovement(tx, {
+        accountId, currency: row.currency, order: row.order, subject: input.subject, kind: 'refund', reference: id,
+        originLiquidation: row.id, journal: taken.journal, at,
+      });
+    }
+  }
+  if (feeBack > 0n) {
+    await ctx.ledger.post(tx, {
+      kind: journalKinds.refundFeeReturned, reference: id, at,
+      postings: [{ owner: SYSTEM_OWNER, code: ledgerCodes.feeRefunds, currency: row.currency, amountMinor: -feeBack }, { ...clearing, amountMinor: feeBack }],
+    });
+  }
+  const payment = await paymentOf(tx, row);
+  assertTransition('pending', 'complete');
+  await tx.insertInto('nullifications').values({
+    id, account_id: accountId, transaction_id: row.id, amount_minor: amountMinor, currency: row.currency, subject: input.subject,
+    type: 'total', status: 'complete', fee_back_minor: feeBack, from_pending_minor: fromPending, from_wallet_minor: fromWallet,
+    gateway: payment.gateway, payment_type: payment.paymentType, refund_code: null, gateway_message: null,
+    dispatch_due_at: at, created_at: at, updated_at: at,
+  }).execute();
+  const refundedMinor = refundedBeforeMinor + amountMinor;
+  const status = refundedMinor === grossMinor ? 'refunded' : 'refunded partial';
+  if (status !== row.status) assertTransactionMove(row.status, status);
+  await tx.updateTable('transactions').set({
+    status, refunded_minor: refundedMinor, refunded_pending_minor: BigInt(row.refunded_pending_minor) + fromPending,
+    nullify_status: 'complete', updated_at: at,
+  }).where('id', '=', row.id).execute();
+  return { ok: true, nullificationId: id };
+}

@@ -1,0 +1,21 @@
+// The nullification life cycle as data (STYLE rule 9; reference §3.1's state table, docs/refunds.md).
+// pending: registered, inside the command that registers it. complete: the money was collected from the merchant
+// (its pending settlement, then its wallet) into refund clearing. reverse_completed: the processor gave it back to
+// the payer. reverse_deleted: the processor refused it, and the collected money went back to the merchant.
+import { stateMachine } from '../../platform/state-machine.ts';
+
+export const nullificationStatuses = ['pending', 'awaiting_funds', 'waiting_bank_details', 'complete', 'reverse_deleted', 'reverse_completed'] as const;
+export type NullificationStatus = (typeof nullificationStatuses)[number];
+
+export const transitions = {
+  pending: ['complete', 'awaiting_funds', 'reverse_deleted'],
+  awaiting_funds: ['complete', 'reverse_deleted'],
+  complete: ['reverse_completed', 'waiting_bank_details', 'reverse_deleted'],
+  waiting_bank_details: ['reverse_completed', 'reverse_deleted'],
+  reverse_completed: [],
+  reverse_deleted: [],
+} as const satisfies Record<NullificationStatus, readonly NullificationStatus[]>;
+
+const machine = stateMachine<NullificationStatus>('nullification', transitions);
+export const canTransition = machine.can;
+export const assertTransition = machine.assertMove;

@@ -1,0 +1,35 @@
+// Shared steps of the refund tests: a paid card sale, its settlement, a signed nullification and the balances.
+import { expect } from 'vitest';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import { readBalance } from '../../../src/platform/ledger/post.ts';
+import { SYSTEM_OWNER } from '../../../src/platform/ledger/codes.ts';
+import { accountsSetFee } from '../../../src/cli/commands/accounts-fee.ts';
+import { payByCard } from '../transactions/helpers.ts';
+
+export async function paidSale(t: TestApp, account: TestAccount, amount: number, order = `o-${amount}`): Promise<string> {
+  const { created, res } = await payByCard(t, account, { amount, order });
+  expect(res.statusCode).toBeLessThan(400);
+  const got = await t.call(account, { method: 'GET', url: `/api/transaction/${created.id}` });
+  expect(got.json().status).toBe('success');
+  return created.id;
+}
+
+export async function settle(t: TestApp, account: TestAccount): Promise<void> {
+  const res = await t.call(account, { method: 'POST', url: '/api/sandbox/clock/advance', body: { seconds: 1 } });
+  expect(res.statusCode).toBe(200);
+}
+
+export async function setFee(t: TestApp, account: TestAccount, percent: string, fixed = '0'): Promise<void> {
+  const out = await accountsSetFee.run(t.ctx, { values: { payment: '1', percent, fixed }, positionals: [account.id] });
+  expect(out.exitCode).toBe(0);
+}
+
+export async function nullify(t: TestApp, account: TestAccount, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return t.call(account, { method: 'POST', url: '/api/nullification', body: { subject: 'anulación transacción', ...body }, sign: true, headers });
+}
+
+export function balanceOf(t: TestApp, owner: string, code: string): Promise<bigint> {
+  return readBalance(t.ctx.db, { owner, code, currency: 'CLP' });
+}
+
+export const system = SYSTEM_OWNER;
