@@ -267,6 +267,18 @@ export const conciliationLimits = {
   transactionsMax: 50_000,
 } as const;
 
+// --- Mall (reference §5): one payment for several stores. ---
+export const mallLimits = {
+  /** reference §5.2: the path id is at most 30 characters (`malld` + 25 hex). */
+  idLengthMax: 30,
+  emailLengthMax: 50, orderLengthMax: 40, urlreturnLengthMax: 200, urlnotifyLengthMax: 600,
+  /** A store's public token or a membership token (64 hex); the transaction's `marketplace` bound. */
+  merchantTokenLengthMax: 70,
+  /** Stores one mall pays; each is a transaction settled on its own, all recorded in the payment's one commit. */
+  linesMax: 20,
+  subjectLengthMax: 2000, eventLengthMax: 40, individualOrderLengthMax: 40,
+} as const;
+
 // --- Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN (src/platform/config.ts). ---
 export const configLimits = {
   portDefault: 8080, portMin: 0, portMax: 65535,

@@ -5,12 +5,26 @@ import { findTransactionById, lockTransaction, type TransactionRow } from '../mo
 import { isExpired } from '../modules/transactions/payment-attempt.ts';
 import { expiryRejection, recordRejection } from '../modules/transactions/transaction-result.ts';
 import { allMethodsPayment } from '../modules/transactions/transaction-create.ts';
-import type { BankChoice, MethodOption, OrderSummary } from './pages.ts';
+import type { BankChoice, MethodOption, OrderSummary, Receipt } from './pages.ts';
+import { formatTimestamp } from '../platform/time-format.ts';
 import { inTransaction } from '../platform/db/unit-of-work.ts';
 
 export async function orderSummary(ctx: AppContext, row: TransactionRow): Promise<OrderSummary> {
   const account = await ctx.db.selectFrom('accounts').select('name').where('id', '=', row.account_id).executeTakeFirstOrThrow();
   return { merchant: account.name, subject: row.subject, amountMinor: BigInt(row.amount_minor), currency: row.currency, order: row.order };
+}
+
+/** The success page's receipt: when and how the transaction was paid; null until it is. */
+export async function receiptOf(ctx: AppContext, row: TransactionRow): Promise<Receipt | null> {
+  if (row.status === 'pending' || row.status === 'rejected' || row.paid_payment === null) return null;
+  const method = await ctx.db.selectFrom('payment_methods').select('name')
+    .where('payment', '=', row.paid_payment).where('currency', '=', row.currency).executeTakeFirst();
+  return {
+    paidAt: formatTimestamp(row.ended_at ?? row.updated_at, ctx.config.timeZone),
+    method: method?.name ?? String(row.paid_payment),
+    cardLast4: row.card_last4,
+    bank: row.payer_bank,
+  };
 }
 
 /** Methods of the currency the deployment's processor can take. */

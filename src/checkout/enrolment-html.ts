@@ -31,7 +31,7 @@ export function enrolmentFormPage(view: EnrolmentContext, problems: readonly str
 <div class="row"><div><label for="expiry">Vencimiento (MM/AA)</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/AA" maxlength="7" required></div>
 <div><label for="cvv">CVV</label><input id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required></div></div>
 <button type="submit">Registrar tarjeta</button></form>`;
-  return { title: `Suscripción ${view.planName} · ${view.merchant}`, body };
+  return { title: `Suscripción ${view.planName} · ${view.merchant}`, body, notice: 'card' };
 }
 
 export type EnrolmentResult = 'enrolled' | 'closed' | 'processing';

@@ -44,29 +44,51 @@ const stylesheet = `
 main{max-width:440px;margin:32px auto;padding:0 16px}.card{background:#fff;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.08);padding:24px}
 header.brand{font-weight:700;color:#0b6e4f;letter-spacing:.02em;margin-bottom:16px}h1{font-size:1.2rem;margin:0 0 4px}
 .merchant{color:#566070;font-size:.9rem}.amount{font-size:2rem;font-weight:700;margin:12px 0 4px}.subject{color:#333;margin-bottom:16px;word-wrap:break-word}
-label{display:block;font-size:.85rem;margin:12px 0 4px;color:#384252}input,select{width:100%;padding:10px;font-size:1rem;border:1px solid #c4cad4;border-radius:8px}
+label{display:block;font-size:.85rem;margin:12px 0 4px;color:#384252}input,select{width:100%;padding:10px;font-size:1rem;border:1px solid #767f8f;border-radius:8px}
 .row{display:flex;gap:12px}.row>div{flex:1}button,.button{display:block;width:100%;margin-top:20px;padding:12px;font-size:1rem;font-weight:600;color:#fff;background:#0b6e4f;border:0;border-radius:8px;text-align:center;text-decoration:none;cursor:pointer}
-ul.methods{list-style:none;padding:0;margin:0}ul.methods li{margin:8px 0}ul.methods a{display:block;padding:12px;border:1px solid #c4cad4;border-radius:8px;color:#1d2430;text-decoration:none}
+ul.methods{list-style:none;padding:0;margin:0}ul.methods li{margin:8px 0}ul.methods a{display:block;padding:12px;border:1px solid #767f8f;border-radius:8px;color:#1d2430;text-decoration:none}
 ul.methods small{display:block;color:#667085}.error{background:#fdecec;color:#8a1c1c;border-radius:8px;padding:10px;margin:12px 0}
 .notice{background:#eef4ff;color:#1d3a8a;border-radius:8px;padding:10px;margin:12px 0}.ok{color:#0b6e4f}.bad{color:#a11d1d}.muted{color:#667085;font-size:.85rem}
-footer{text-align:center;color:#8a93a3;font-size:.8rem;margin-top:16px}`;
+footer{text-align:center;color:#525b6a;font-size:.8rem;margin-top:16px}
+.badge{display:inline-block;margin-left:8px;padding:2px 8px;border-radius:999px;background:#fff3cd;color:#6b4500;font-size:.75rem;font-weight:700;letter-spacing:0}
+dl.receipt{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;margin:16px 0;padding:12px;background:#f3f5f8;border-radius:8px;font-size:.9rem}
+dl.receipt dt{color:#4a5362}dl.receipt dd{margin:0;font-weight:600;word-break:break-word}`;
+
+/** What the page's footer tells the payer about the secret they type: a card's data, or a bank password. */
+export type PrivacyNotice = 'card' | 'bank';
+
+const privacyNotices: Readonly<Record<PrivacyNotice, string>> = {
+  card: 'Los datos de tu tarjeta se envían solo al procesador de pagos y no se guardan.',
+  bank: 'Tu clave se usa solo para autorizar esta transferencia con tu banco y no se guarda.',
+};
+
+/** Cobro's mark, served at /favicon.svg and /favicon.ico (browsers ask for the latter on their own). */
+export const faviconSvg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b6e4f"/><path d="M21.5 11.2A7 7 0 1 0 21.5 20.8" fill="none" stroke="#fff" stroke-width="3.6" stroke-linecap="round"/></svg>';
+
+/** Set on the checkout's replies in sandbox mode (routes.ts): every page then carries the sandbox badge. */
+export interface SandboxAware {
+  readonly sandboxBadge?: boolean;
+}
 
 export interface Page {
   readonly title: string;
   readonly body: Html;
+  readonly notice?: PrivacyNotice;
   /** Seconds, then the browser goes to url: the result page's return to the merchant, without JavaScript. */
   readonly refresh?: { readonly seconds: number; readonly url: string };
 }
 
 export function sendPage(reply: FastifyReply, statusCode: number, page: Page): FastifyReply {
+  const sandbox = (reply as FastifyReply & SandboxAware).sandboxBadge === true;
   const nonce = crypto.randomBytes(16).toString('base64');
   reply.header('content-security-policy',
     `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
   const refresh = page.refresh === undefined ? null : html`<meta http-equiv="refresh" content="${`${page.refresh.seconds};url=${page.refresh.url}`}">`;
   const doc = html`<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">${refresh}<title>${page.title}</title><style nonce="${nonce}">${raw(stylesheet)}</style></head>
-<body><main><header class="brand">Cobro · Pago seguro</header><div class="card">${page.body}</div>
-<footer>Los datos de tu tarjeta se envían solo al procesador de pagos y no se guardan.</footer></main></body></html>`;
+<meta name="referrer" content="no-referrer">${refresh}<title>${sandbox ? `[Sandbox] ${page.title}` : page.title}</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml"><style nonce="${nonce}">${raw(stylesheet)}</style></head>
+<body><main><header class="brand">Cobro · Pago seguro${sandbox ? html`<span class="badge" data-testid="sandbox-badge">Sandbox · pago de prueba, sin dinero real</span>` : null}</header>
+<div class="card">${page.body}</div>${page.notice === undefined ? null : html`<footer data-testid="privacy-notice">${privacyNotices[page.notice]}</footer>`}</main></body></html>`;
   return reply.code(statusCode).type('text/html; charset=utf-8').send(doc.__html);
 }

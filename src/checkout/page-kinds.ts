@@ -1,11 +1,11 @@
 // The kinds of page the hosted checkout serves. Each kind registers its own routes on the checkout plugin, which
-// gives them all the same form parsing, security headers and error page (routes.ts). Today a transaction's pages;
-// next a mall's (one payment for several stores) and a card enrolment's (subscriptions store a card).
+// gives them all the same form parsing, security headers and error page (routes.ts): a transaction's pages, a card
+// enrolment's (subscriptions store a card) and a mall's (one payment for several stores, mall-pages.ts).
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../platform/context.ts';
 
-export const checkoutPageKindNames = ['transaction', 'enrolment'] as const;
+export const checkoutPageKindNames = ['transaction', 'enrolment', 'mall'] as const;
 export type CheckoutPageKindName = (typeof checkoutPageKindNames)[number];
 
 /** The checkout plugin's router, schema-typed by TypeBox. */

@@ -63,7 +63,7 @@ export function cardPage(o: OrderSummary, link: LinkParams, method: MethodOption
 <div><label for="cvv">CVV</label><input id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required></div></div>
 ${installments}<button type="submit">Pagar ${formatMoney(o.amountMinor, o.currency)}</button></form>
 ${back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro medio de pago</a></p>` : null}`;
-  return { title: `${method.name} · ${o.merchant}`, body };
+  return { title: `${method.name} · ${o.merchant}`, body, notice: 'card' };
 }
 
 export interface BankChoice {
@@ -86,12 +86,28 @@ export function bankPage(o: OrderSummary, link: LinkParams, method: MethodOption
 <label for="password">Clave</label><input id="password" name="password" type="password" autocomplete="off" maxlength="64" required>
 <button type="submit">Transferir ${formatMoney(o.amountMinor, o.currency)}</button></form>
 ${state.back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro medio de pago</a></p>` : null}`;
-  return { title: `${method.name} · ${o.merchant}`, body };
+  return { title: `${method.name} · ${o.merchant}`, body, notice: 'bank' };
 }
 
 export type ResultKind = 'success' | 'rejected' | 'expired' | 'processing';
 
-export function resultPage(o: OrderSummary, kind: ResultKind, detail: string | null, returnUrl: string | null, link: LinkParams): Page {
+/** What the payer keeps from a successful payment, beside the order summary. */
+export interface Receipt {
+  /** `YYYY-MM-DD HH:MM:SS`, the transaction's time of payment. */
+  readonly paidAt: string;
+  readonly method: string;
+  readonly cardLast4: string | null;
+  readonly bank: string | null;
+}
+
+function receiptList(o: OrderSummary, r: Receipt): Html {
+  const row = (term: string, value: string | null) => (value === null ? null : html`<dt>${term}</dt><dd>${value}</dd>`);
+  return html`<h3>Comprobante</h3><dl class="receipt" data-testid="receipt">${row('Monto', formatMoney(o.amountMinor, o.currency))}${row('Comercio', o.merchant)}${
+    row('Orden', o.order)}${row('Fecha', r.paidAt)}${row('Medio de pago', r.method)}${row('Tarjeta', r.cardLast4 === null ? null : `•••• ${r.cardLast4}`)}${
+    row('Banco', r.bank)}</dl>`;
+}
+
+export function resultPage(o: OrderSummary, kind: ResultKind, detail: string | null, returnUrl: string | null, link: LinkParams, receipt: Receipt | null = null): Page {
   const heading = {
     success: html`<h2 class="ok" data-testid="result">Pago exitoso</h2>`,
     rejected: html`<h2 class="bad" data-testid="result">Pago rechazado</h2>`,
@@ -101,7 +117,8 @@ export function resultPage(o: OrderSummary, kind: ResultKind, detail: string | n
   const seconds = transactionLimits.returnRedirectSeconds;
   const back = returnUrl === null ? null
     : html`<p class="muted">Te llevaremos de vuelta al comercio en ${seconds} segundos.</p><a class="button" href="${returnUrl}">Volver al comercio</a>`;
-  const page: Page = { title: `Resultado del pago · ${o.merchant}`, body: html`${summary(o)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${back}` };
+  const page: Page = { title: `Resultado del pago · ${o.merchant}`, body: html`${summary(o)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${
+    kind === 'success' && receipt !== null ? receiptList(o, receipt) : null}${back}` };
   if (kind === 'processing') return { ...page, refresh: { seconds: 2, url: checkoutPath(link) } };
   return returnUrl === null ? page : { ...page, refresh: { seconds, url: returnUrl } };
 }

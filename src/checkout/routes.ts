@@ -6,7 +6,7 @@ import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../platform/context.ts';
 import { limits } from '../limits.ts';
-import { sendPage } from './html.ts';
+import { faviconSvg, sendPage } from './html.ts';
 import { errorPage } from './pages.ts';
 import { checkoutPages } from './checkout-pages.ts';
 
@@ -22,6 +22,12 @@ export async function checkoutRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await app.register(async (child) => {
     await child.register(formbody, { bodyLimit: limits.checkoutFormBytesMax });
     child.addHook('onRequest', async (_request, reply) => { securityHeaders(reply); });
+    // Every checkout page in the sandbox says so (html.ts), so no payer mistakes a test payment for a real one.
+    child.decorateReply('sandboxBadge', ctx.config.mode === 'sandbox');
+    for (const url of ['/favicon.svg', '/favicon.ico']) {
+      child.get(url, { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) =>
+        reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').send(faviconSvg));
+    }
     child.setErrorHandler(async (error: { validation?: unknown; statusCode?: number }, request, reply) => {
       if (error.validation !== undefined || (typeof error.statusCode === 'number' && error.statusCode < 500)) {
         return sendPage(reply, 400, errorPage('La solicitud no es válida. Vuelve a abrir el enlace de pago.'));

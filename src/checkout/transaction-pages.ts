@@ -12,7 +12,7 @@ import { normaliseRut, formatRut } from '../platform/rut.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
 import { bankPage, cardPage, invalidLinkPage, methodsPage, resultPage, type LinkParams, type MethodOption } from './pages.ts';
-import { banksFor, expiredReturnUrl, fixedMethod, loadForCheckout, markOpened, offeredMethods, orderSummary } from './checkout-service.ts';
+import { banksFor, expiredReturnUrl, fixedMethod, loadForCheckout, markOpened, offeredMethods, orderSummary, receiptOf } from './checkout-service.ts';
 import { parseBankForm, parseCardForm } from './forms.ts';
 import type { CheckoutPageKind, CheckoutRouter } from './page-kinds.ts';
 
@@ -50,7 +50,7 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
     }
     if (row.status !== 'pending') {
       const kind = row.status === 'rejected' ? 'rejected' : 'success';
-      return sendPage(reply, 200, resultPage(summary, kind, row.status === 'rejected' ? row.gateway_message : null, row.urlreturn, link));
+      return sendPage(reply, 200, resultPage(summary, kind, row.status === 'rejected' ? row.gateway_message : null, row.urlreturn, link, await receiptOf(ctx, row)));
     }
     if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > (await accountNow(ctx, row.account_id)).getTime()) {
       return sendPage(reply, 200, resultPage(summary, 'processing', null, null, link));
@@ -121,8 +121,10 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
     }
     const summary = await orderSummary(ctx, row);
     switch (outcome.kind) {
-      case 'approved':
-        return sendPage(reply, 200, resultPage(summary, 'success', null, row.urlreturn, link));
+      case 'approved': {
+        const paid = await loadForCheckout(ctx, row.id);
+        return sendPage(reply, 200, resultPage(summary, 'success', null, row.urlreturn, link, paid === undefined ? null : await receiptOf(ctx, paid)));
+      }
       case 'declined':
         if (outcome.attemptsLeft > 0) {
           // The transaction is still pending: the same form again, with what went wrong and the tries left.

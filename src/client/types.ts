@@ -32,6 +32,7 @@ import type {
 } from '../modules/subscriptions/subscription-schemas.ts';
 import type { CardDeleteBody, CardDeleteResponse, CardLinkBody, CardLinkResponse } from '../modules/subscriptions/card-schemas.ts';
 import type { ConciliationBody, ConciliationResponse } from '../modules/conciliation/schemas.ts';
+import type { MallCreateBody, MallCreateResponse, MallView } from '../modules/mall/schemas.ts';
 import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
 
 /** The error envelope of 4xx/5xx answers (supplement §3). */
@@ -58,6 +59,7 @@ export type AdvanceSandboxClockInput = Static<typeof ClockAdvanceBody>;
 export type CreditSandboxWalletInput = Static<typeof SandboxCreditBody>;
 export type CreateNullificationInput = Static<typeof NullificationBody>;
 export type ConciliationInput = Static<typeof ConciliationBody>;
+export type CreateMallInput = Static<typeof MallCreateBody>;
 
 // Query strings: every field is optional on the wire (the server fills defaults).
 export type CurrencyFilter = Partial<Static<typeof CurrencyQuery>>;
@@ -117,3 +119,5 @@ export type SubscriptionCardDeleteInput = Static<typeof CardDeleteBody>;
 export type SubscriptionCardLinkBody = Static<typeof CardLinkResponse>;
 export type SubscriptionCardDeletedBody = Static<typeof CardDeleteResponse>;
 export type ConciliationReportBody = Static<typeof ConciliationResponse>;
+export type MallCreatedBody = Static<typeof MallCreateResponse>;
+export type MallBody = Static<typeof MallView>;

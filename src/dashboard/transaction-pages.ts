@@ -6,9 +6,10 @@ import type { AppContext } from '../platform/context.ts';
 import { transactionStatuses } from '../modules/transactions/state-machine.ts';
 import { dashboardLimits } from '../limits.ts';
 import { accountOf, queryOf, renderMessage, renderPage } from './render.ts';
+import { formatMoney } from './format.ts';
 import {
-  findTransaction, listTransactions, parseTransactionFilter, transactionCallbacks,
-  type TransactionCallback, type TransactionDetailRow, type TransactionFilter,
+  findTransaction, listTransactions, parseTransactionFilter, transactionCallbacks, transactionRefunds,
+  type TransactionCallback, type TransactionDetailRow, type TransactionFilter, type TransactionRefund,
 } from './transactions.ts';
 
 export interface TimelineEntry {
@@ -30,13 +31,24 @@ function outcomeEntry(row: TransactionDetailRow): TimelineEntry | null {
   return { at: row.ended_at, title: 'Pagada', detail: `${row.media ?? 'Pago'}${card}${row.authorization_code === null ? '' : ` · autorización ${row.authorization_code}`}`, state: 'done' };
 }
 
-export function timelineOf(row: TransactionDetailRow, callbacks: readonly TransactionCallback[]): TimelineEntry[] {
+/** A refund: asked for, then given back to the payer or refused by the processor (the money back with the merchant). */
+function refundEntries(refund: TransactionRefund, format: (minor: bigint) => string): TimelineEntry[] {
+  const amount = format(BigInt(refund.amount_minor));
+  const entries: TimelineEntry[] = [{ at: refund.created_at, title: `Reembolso de ${amount}`, detail: refund.subject, state: 'done' }];
+  if (refund.status === 'reverse_completed') entries.push({ at: refund.updated_at, title: 'Reembolso devuelto al pagador', detail: amount, state: 'done' });
+  else if (refund.status === 'reverse_deleted') entries.push({ at: refund.updated_at, title: 'Reembolso rechazado', detail: refund.gateway_message ?? 'El procesador no lo aceptó; el monto volvió a tu cuenta.', state: 'bad' });
+  else entries.push({ at: refund.updated_at, title: 'Reembolso en curso', detail: refund.status === 'awaiting_funds' ? 'Espera fondos en tu billetera.' : 'El procesador aún no confirma la devolución.', state: 'due' });
+  return entries;
+}
+
+export function timelineOf(row: TransactionDetailRow, callbacks: readonly TransactionCallback[], refunds: readonly TransactionRefund[] = [], format: (minor: bigint) => string = String): TimelineEntry[] {
   const entries: TimelineEntry[] = [{ at: row.created_at, title: 'Creada', detail: `Orden ${row.order}`, state: 'done' }];
   if (row.checkout_opened_at !== null) entries.push({ at: row.checkout_opened_at, title: 'Pago iniciado', detail: 'El pagador abrió el formulario de pago.', state: 'done' });
   const outcome = outcomeEntry(row);
   if (outcome !== null) entries.push(outcome);
   if (row.settled_at !== null) entries.push({ at: row.settled_at, title: 'Liquidada', detail: 'El neto pasó al saldo de la billetera.', state: 'done' });
   else if (row.settle_due_at !== null && row.status !== 'rejected') entries.push({ at: row.settle_due_at, title: 'Se liquidará', detail: `El neto estará disponible el ${row.deposit_date ?? ''}.`, state: 'due' });
+  for (const refund of refunds) entries.push(...refundEntries(refund, format));
   for (const callback of callbacks) {
     entries.push({ at: callback.created_at, title: `Notificación ${callback.event_type}`, detail: callback.url, state: callback.status === 'failed' ? 'bad' : 'done', callback });
   }
@@ -70,8 +82,10 @@ export function registerTransactionPages(app: FastifyInstance, ctx: AppContext):
     const row = await findTransaction(ctx, account.id, id);
     if (row === undefined) return renderMessage(ctx, request, reply, 404, 'No encontrado', 'La página que buscas no existe o no pertenece a tu cuenta.');
     const callbacks = await transactionCallbacks(ctx, account.id, row.payment_key);
+    const refunds = await transactionRefunds(ctx, account.id, row.id);
     return renderPage(ctx, request, reply, 200, 'transaction', {
-      title: `Transacción ${row.order}`, section: 'transactions', tx: row, timeline: timelineOf(row, callbacks),
+      title: `Transacción ${row.order}`, section: 'transactions', tx: row,
+      timeline: timelineOf(row, callbacks, refunds, (minor) => formatMoney(minor, row.currency)),
       fee: row.fee_minor, net: row.fee_minor === null ? null : BigInt(row.amount_minor) - BigInt(row.fee_minor),
     });
   });

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../platform/context.ts';
 import '../platform/notifications/types.ts';
 import '../modules/transactions/types.ts';
+import '../modules/refunds/types.ts';
 import { transactionStatuses, type TransactionStatus } from '../modules/transactions/state-machine.ts';
 import { dashboardLimits } from '../limits.ts';
 import { localDayBounds, pageNumberOf } from './format.ts';
@@ -96,3 +97,13 @@ export async function transactionCallbacks(ctx: AppContext, accountId: string, p
 }
 
 export type TransactionCallback = Awaited<ReturnType<typeof transactionCallbacks>>[number];
+
+/** The refunds (nullifications) of this transaction, oldest first. */
+export function transactionRefunds(ctx: AppContext, accountId: string, transactionId: string) {
+  return ctx.db.selectFrom('nullifications')
+    .select(['id', 'amount_minor', 'currency', 'subject', 'status', 'gateway_message', 'created_at', 'updated_at'])
+    .where('account_id', '=', accountId).where('transaction_id', '=', transactionId)
+    .orderBy('seq').limit(dashboardLimits.timelineCallbacksMax).execute();
+}
+
+export type TransactionRefund = Awaited<ReturnType<typeof transactionRefunds>>[number];

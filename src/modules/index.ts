@@ -5,6 +5,7 @@ import { accountModule } from './account/module.ts';
 import { conciliationModule } from './conciliation/module.ts';
 import { eventsModule } from './events/module.ts';
 import { healthModule } from './health/module.ts';
+import { mallModule } from './mall/module.ts';
 import { marketplaceModule } from './marketplace/module.ts';
 import { notificationsModule } from './notifications/module.ts';
 import { referenceModule } from './reference/module.ts';
@@ -39,6 +40,7 @@ export const appModules: readonly AppModule[] = [
   refundsModule,
   subscriptionsModule,
   conciliationModule,
+  mallModule,
   checkoutModule,
   dashboardModule,
 ];

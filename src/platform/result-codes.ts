@@ -15,6 +15,7 @@ export const resultCodes = {
   duplicate_event: (p: { readonly event: string }) => `event ${p.event} already exists`,
   event_sales_closed: (p: { readonly event: string }) => `sales for event ${p.event} are closed`,
   event_currency_mismatch: (p: { readonly event: string; readonly currency: string }) => `event ${p.event} sells in ${p.currency}`,
+  mall_order_used: (p: { readonly order: string }) => `mall order ${p.order} was already used`,
   notification_delivering: () => 'the notification is being delivered right now; look at it again in a moment',
   transaction_not_paid: (p: { readonly id: string; readonly status: string }) => `transaction ${p.id} is ${p.status}: only a paid transaction can be refunded`,
   already_refunded: (p: { readonly id: string }) => `transaction ${p.id} is already refunded in full`,

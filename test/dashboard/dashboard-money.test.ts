@@ -150,3 +150,19 @@ describe('dashboard sandbox clock', () => {
     expect((await t.ctx.db.selectFrom('sandbox_clocks').select('account_id').execute()).map((r) => r.account_id)).toEqual([shop.id]);
   });
 });
+
+describe('dashboard refunds on the timeline', () => {
+  it('shows a refund of the transaction with its amount, reason and where it stands', async () => {
+    const paid = await payByCard(t, shop, { order: 'REF-1', amount: 20000 });
+    const refund = await t.call(shop, { method: 'POST', url: '/api/nullification', sign: true, body: { id: paid.created.id, amount: 5000, subject: 'Talla equivocada' } });
+    expect(refund.statusCode, refund.body).toBe(200);
+    const b = dashboardBrowser(t);
+    await b.signIn(shop);
+    const body = (await b.get(`/dashboard/transactions/${paid.created.id}`)).body;
+    expect(body).toContain('Reembolso de $5.000');
+    expect(body).toContain('Talla equivocada');
+    expect(body).toMatch(/Reembolso (devuelto al pagador|en curso|rechazado)/);
+    expect(body).toContain('Reembolsada en parte');
+    expect(body.indexOf('Pagada</strong>')).toBeLessThan(body.indexOf('Reembolso de $5.000'));
+  });
+});

@@ -127,6 +127,14 @@ export class CobroClient {
     return this.#call<string>('exportConciliationCsv', { query, options });
   }
 
+  // Mall (signed): one payment for several stores.
+  createMall(body: T.CreateMallInput, options?: CallOptions) {
+    return this.#call<T.MallCreatedBody>('createMall', { body, options });
+  }
+  getMall(id: string, options?: CallOptions) {
+    return this.#call<T.MallBody>('getMall', { params: { id }, options });
+  }
+
   // Marketplace.
   createMarketplaceClient(body: T.CreateMarketplaceClientInput, options?: CallOptions) {
     return this.#call<T.MarketplaceClientBody>('createMarketplaceClient', { body, options });

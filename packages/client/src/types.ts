@@ -129,6 +129,17 @@ export type ConciliationInput = {
   date_end: string;
 };
 
+export type CreateMallInput = {
+  amount?: number | undefined;
+  currency?: string | undefined;
+  urlnotify?: string | undefined;
+  email: string;
+  order: string;
+  payment: number;
+  urlreturn: string;
+  merchant: unknown[][];
+};
+
 // Query strings: every field is optional on the wire (the server fills defaults).
 export type CurrencyFilter = {
   currency?: string | undefined;
@@ -1098,4 +1109,46 @@ export type ConciliationReportBody = {
     destiny: string;
     wallet: null;
   }[];
+};
+
+export type MallCreatedBody = {
+  status: "failed";
+  type: string;
+  message_error: string;
+} | {
+  status: "success";
+  id: string;
+  url: string;
+  individual_orders: {
+    subject: string;
+    amount: number;
+    event: string | null;
+    merchant: string;
+    identificador: string;
+    individual_order: string;
+  }[];
+};
+
+export type MallBody = {
+  status: "pending" | "success" | "rejected";
+  id: string;
+  order: string;
+  amount: string;
+  payment: {
+    currency: string;
+    media: string;
+    verification_key: string;
+    authorization_code: string | null;
+    last_4_digits: string | null;
+    card_type: string;
+  } | null;
+  merchant: {
+    status: string;
+    subject: string;
+    amount: number;
+    name: string;
+    transaction_id: string;
+    individual_order: string;
+  }[];
+  created_at: string;
 };

@@ -16,7 +16,7 @@ import { refundLimits } from '../../limits.ts';
 import { lockTransaction } from '../transactions/repository.ts';
 import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
-import { lockNullification, type NullificationRow } from './repository.ts';
+import { lockNullification, showOnTransaction, type NullificationRow } from './repository.ts';
 import { assertTransition } from './states.ts';
 import './types.ts';
 
@@ -78,10 +78,7 @@ async function record(ctx: AppContext, id: string, outcome: RefundOutcome): Prom
       status, dispatch_due_at: null, updated_at: at,
       refund_code: outcome.approved ? outcome.refundCode : null, gateway_message: outcome.approved ? null : outcome.gatewayMessage,
     }).where('id', '=', id).execute();
-    await tx.updateTable('transactions').set({ nullify_status: status }).where('id', '=', row.transaction_id)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('nullifications as later').select('later.id')
-        .where('later.transaction_id', '=', row.transaction_id).where('later.seq', '>', row.seq))))
-      .execute();
+    await showOnTransaction(tx, row, status);
   });
 }
 

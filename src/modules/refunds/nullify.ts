@@ -1,7 +1,8 @@
 // POST /api/nullification as a command (reference §3.1, docs/refunds.md): under the transaction's row lock, check
 // what is left to refund, collect the merchant's part (this sale's unsettled net, then the available wallet) and
-// the fee's part (decision 110) into refund clearing, record the nullification `complete` and move the
-// transaction to `refunded partial` or `refunded`, in one commit. The processor is asked afterwards (dispatch.ts).
+// the fee's part (decision 110) into refund clearing, record the nullification `complete` (or `awaiting_funds`
+// with what there was, the rest from the next settlements: collection.ts) and move the transaction to
+// `refunded partial` or `refunded`, in one commit. The processor is asked afterwards (dispatch.ts).
 import type { AppContext } from '../../platform/context.ts';
 import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -70,21 +71,24 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
   let fromPending = 0n;
   let fromWallet = 0n;
   if (merchantMinor > 0n) {
-    const taken = await ctx.ledger.take(tx, {
-      kind: journalKinds.refundCollected, reference: id, at, currency: row.currency, amountMinor: merchantMinor,
+    const take = (amountMinor: bigint) => ctx.ledger.take(tx, {
+      kind: journalKinds.refundCollected, reference: id, at, currency: row.currency, amountMinor,
       sources: pendingThenWallet(accountId, row.currency, unsettledMinor), to: clearing,
     });
-    if (!taken.ok) {
-      return { ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: taken.availableMinor, currency: row.currency, requestedMinor: merchantMinor }) };
-    }
-    [fromPending, fromWallet] = [taken.partsMinor[0]!, taken.partsMinor[1]!];
-    if (fromWallet > 0n) {
-      await appendWalletMovement(tx, {
-        accountId, currency: row.currency, order: row.order, subject: input.subject, kind: 'refund', reference: id,
-        originLiquidation: row.id, journal: taken.journal, at,
-      });
+    let taken = await take(merchantMinor);
+    // Not covered: take what there is now; the rest comes from the next settlements (collection.ts).
+    if (!taken.ok && taken.availableMinor > 0n) taken = await take(taken.availableMinor);
+    if (taken.ok) {
+      [fromPending, fromWallet] = [taken.partsMinor[0]!, taken.partsMinor[1]!];
+      if (fromWallet > 0n) {
+        await appendWalletMovement(tx, {
+          accountId, currency: row.currency, order: row.order, subject: input.subject, kind: 'refund', reference: id,
+          originLiquidation: row.id, journal: taken.journal, at,
+        });
+      }
     }
   }
+  const collected = fromPending + fromWallet === merchantMinor;
   if (feeBack > 0n) {
     await ctx.ledger.post(tx, {
       kind: journalKinds.refundFeeReturned, reference: id, at,
@@ -92,19 +96,20 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
     });
   }
   const payment = await paymentOf(tx, row);
-  assertTransition('pending', 'complete');
+  const status = collected ? 'complete' : 'awaiting_funds';
+  assertTransition('pending', status);
   await tx.insertInto('nullifications').values({
     id, account_id: accountId, transaction_id: row.id, amount_minor: amountMinor, currency: row.currency, subject: input.subject,
-    type: 'total', status: 'complete', fee_back_minor: feeBack, from_pending_minor: fromPending, from_wallet_minor: fromWallet,
+    type: collected ? 'total' : 'partial', status, fee_back_minor: feeBack, from_pending_minor: fromPending, from_wallet_minor: fromWallet,
     gateway: payment.gateway, payment_type: payment.paymentType, refund_code: null, gateway_message: null,
-    dispatch_due_at: at, created_at: at, updated_at: at,
+    dispatch_due_at: collected ? at : null, created_at: at, updated_at: at,
   }).execute();
   const refundedMinor = refundedBeforeMinor + amountMinor;
-  const status = refundedMinor === grossMinor ? 'refunded' : 'refunded partial';
-  if (status !== row.status) assertTransactionMove(row.status, status);
+  const paymentStatus = refundedMinor === grossMinor ? 'refunded' : 'refunded partial';
+  if (paymentStatus !== row.status) assertTransactionMove(row.status, paymentStatus);
   await tx.updateTable('transactions').set({
-    status, refunded_minor: refundedMinor, refunded_pending_minor: BigInt(row.refunded_pending_minor) + fromPending,
-    nullify_status: 'complete', updated_at: at,
+    status: paymentStatus, refunded_minor: refundedMinor, refunded_pending_minor: BigInt(row.refunded_pending_minor) + fromPending,
+    nullify_status: status, updated_at: at,
   }).where('id', '=', row.id).execute();
   return { ok: true, nullificationId: id };
 }

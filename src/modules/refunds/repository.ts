@@ -1,5 +1,6 @@
 // Reads and row locks of nullifications (migration 0120).
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
+import type { NullificationStatus } from './states.ts';
 import './types.ts';
 
 export type NullificationRow = NonNullable<Awaited<ReturnType<typeof findNullification>>>;
@@ -22,4 +23,12 @@ export async function findAccountNullification(db: DbOrTx, accountId: string, ke
     .where((eb) => eb.or([eb('id', '=', key), eb('transaction_id', '=', key)]))
     .orderBy('seq', 'desc')
     .limit(1).executeTakeFirst();
+}
+
+/** Shows a refund's new state as the transaction's `nullify.status`, unless a later refund of it exists. */
+export async function showOnTransaction(tx: Tx, row: NullificationRow, status: NullificationStatus): Promise<void> {
+  await tx.updateTable('transactions').set({ nullify_status: status }).where('id', '=', row.transaction_id)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('nullifications as later').select('later.id')
+      .where('later.transaction_id', '=', row.transaction_id).where('later.seq', '>', row.seq))))
+    .execute();
 }

@@ -1,5 +1,5 @@
 // POST /api/conciliation: the date rules of the seed, each a 400 naming its field, and a sandbox month of sales,
-// fees and a withdrawal whose settlement batches reproduce the wallet's settled total to the peso.
+// fees, a refund and a withdrawal whose settlement batches reproduce the wallet's settled total to the peso.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { accountsSetFee } from '../../../src/cli/commands/accounts-fee.ts';
@@ -82,6 +82,7 @@ describe('POST /api/conciliation over a sandbox month', () => {
 
     // Twelve sales over a month: two on some days, none on others; each settles the next day.
     const sales: Array<{ id: string; amount: number }> = [];
+    let refunded = '';
     const amounts = [25_000, 1_990, 133_333, 7_777, 10_001, 45_500, 999, 12_345, 60_000, 3_333, 18_880, 2_222];
     for (let day = 0; day < amounts.length; day++) {
       const amount = amounts[day]!;
@@ -90,6 +91,13 @@ describe('POST /api/conciliation over a sandbox month', () => {
       if (day % 3 === 0) {
         const second = await payByCard(t, a, { amount: 500 + day, order: `o-${day}-b` });
         sales.push({ id: second.created.id, amount: 500 + day });
+      }
+      if (day === 3) {
+        // A partial refund before the sale settles: it is taken from the sale's unsettled net, so that line's
+        // settlement puts less in the wallet, and the report (read from the ledger) says so.
+        const refund = await t.call(a, { method: 'POST', url: '/api/nullification', sign: true, body: { id: created.id, amount: 2_000, subject: 'devolución parcial' } });
+        expect(refund.json().status).toBe('success');
+        refunded = created.id;
       }
       if (day === 6) {
         // A withdrawal half-way: it takes money out of the wallet, never out of a settlement batch.
@@ -112,7 +120,8 @@ describe('POST /api/conciliation over a sandbox month', () => {
     for (const line of lines) {
       const sale = sales.find((s) => s.id === line.transaction_id)!;
       expect(line).toMatchObject({ amount: sale.amount, fee: feeOf(sale.amount), media: expect.any(String) });
-      expect(line.amount_deposit).toBe(line.amount - line.fee);
+      if (line.transaction_id === refunded) expect(line.amount_deposit).toBeLessThan(line.amount - line.fee);
+      else expect(line.amount_deposit).toBe(line.amount - line.fee);
       expect(line.payment_key).toMatch(/\S/);
       expect(line.start).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
       expect(line.end).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
@@ -128,9 +137,16 @@ describe('POST /api/conciliation over a sandbox month', () => {
     // the wallet's settlement movements credited.
     const settledTotal = batches.reduce((s, b) => s + (b.amount_available as number), 0);
     const grossTotal = sales.reduce((s, x) => s + x.amount, 0);
-    expect(settledTotal).toBe(grossTotal - sales.reduce((s, x) => s + feeOf(x.amount), 0));
+    const refundedLine = lines.find((l) => l.transaction_id === refunded)!;
+    const refundTakenMinor = refundedLine.amount - refundedLine.fee - refundedLine.amount_deposit;
+    expect(refundTakenMinor).toBeGreaterThan(0);
+    expect(settledTotal).toBe(grossTotal - sales.reduce((s, x) => s + feeOf(x.amount), 0) - refundTakenMinor);
     const wallet = (await t.call(a, { method: 'GET', url: '/api/wallet/list?page=1&per_page=4000', sign: true })).json();
-    expect(wallet.amount_available).toBe(settledTotal - 50_000);
+    // Anything else that moved the wallet (a refund taken from it, its fee coming back) is a movement of its own.
+    const others = await t.ctx.db.selectFrom('wallet_movements').select(['income_expense', 'amount_minor'])
+      .where('account_id', '=', a.id).where('kind', 'not in', ['settlement', 'withdrawal']).execute();
+    const othersMinor = others.reduce((s, m) => s + (m.income_expense === 'income' ? m.amount_minor : -m.amount_minor), 0n);
+    expect(BigInt(wallet.amount_available)).toBe(BigInt(settledTotal - 50_000) + othersMinor);
     const settlementMovements = await t.ctx.db.selectFrom('wallet_movements').select('amount_minor')
       .where('account_id', '=', a.id).where('kind', '=', 'settlement').execute();
     expect(settlementMovements.reduce((s, m) => s + m.amount_minor, 0n)).toBe(BigInt(settledTotal));

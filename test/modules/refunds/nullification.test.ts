@@ -98,16 +98,32 @@ describe('POST /api/nullification', () => {
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 
-  it('refuses a refund the sale and the wallet cannot cover, writing nothing', async () => {
+  it('takes what the wallet holds of a refund it cannot cover (awaiting_funds) and the rest from the next settlement', async () => {
     const a = await t.createAccount();
     const id = await paidSale(t, a, 10_000);
     await settle(t, a);
     expect((await payout(t, a, { amount: 9_000, order: 'drain' })).json().status).toBe('success');
-    const refused = await nullify(t, a, { id, amount: 5_000 });
-    expect(refused.json()).toMatchObject({ status: 'failed', type: 'insufficient_funds' });
-    expect((await transaction(a, id)).status).toBe('success');
-    expect(await t.ctx.db.selectFrom('nullifications').select('id').where('transaction_id', '=', id).execute()).toHaveLength(0);
-    expect((await nullify(t, a, { id, amount: 1_000 })).json().status).toBe('success');
+    const body = (await nullify(t, a, { id, amount: 5_000 })).json();
+    expect(body.nullify).toMatchObject({ type: 'partial', status_nullify: 'awaiting_funds', amount: 5_000 });
+    expect(body.gateway_response).toEqual({
+      status: 'Successfully registered request',
+      message: 'The cancellation will be executed after the amount requested is deducted from your next settlement',
+      notify: 'No availability in the wallet',
+    });
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(0n);
+    const got = await transaction(a, id);
+    expect([got.status, got.nullify]).toEqual(['refunded partial', { status: 'awaiting_funds' }]);
+    // Nothing arrives: a drain leaves it waiting.
+    await settle(t, a);
+    expect((await t.call(a, { method: 'GET', url: `/api/nullification/${id}`, sign: true })).json().nullify.status_nullify).toBe('awaiting_funds');
+    // The next sale's settlement pays the 4000 still owed, and the refund goes back to the payer.
+    await paidSale(t, a, 8_000, 'next-sale');
+    await settle(t, a);
+    expect((await t.call(a, { method: 'GET', url: `/api/nullification/${id}`, sign: true })).json().nullify.status_nullify).toBe('reverse_completed');
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(4_000n);
+    const row = await t.ctx.db.selectFrom('nullifications').selectAll().where('transaction_id', '=', id).executeTakeFirstOrThrow();
+    expect([row.from_pending_minor, row.from_wallet_minor]).toEqual([0n, 5_000n]);
+    expect((await transaction(a, id)).nullify).toEqual({ status: 'reverse_completed' });
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 

@@ -32,7 +32,7 @@ const seedRoutes: ReadonlyArray<readonly [string, string, Auth]> = [
   ['post', '/api/conciliation', 'token'],
 ];
 /** Documented by the reference (§1.2, §1.3) though the seed marks them "not shown": not Cobro's own additions. */
-const referenceRoutes = new Set(['get /api/transaction', 'get /api/transaction/{id}']);
+const referenceRoutes = new Set(['get /api/transaction', 'get /api/transaction/{id}', 'post /api/mall', 'get /api/mall/{id}']);
 /** Subscriptions and consumption subscriptions (reference §7, §8). */
 const subscriptionReferenceRoutes = [
   'post /api/suclient', 'get /api/suclient/customers', 'get /api/suclient/{id}', 'put /api/suclient/{id}', 'delete /api/suclient/{id}',

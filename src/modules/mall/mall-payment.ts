@@ -1,0 +1,71 @@
+// The payer's one payment of a mall at /gateway/mall/{id}, in the three steps of a transaction's attempt
+// (transactions/payment-attempt.ts): claim the mall row with a lease, charge the sum through the processor outside
+// any database transaction, then record the outcome for every store in one commit (mall-result.ts).
+import type { AppContext } from '../../platform/context.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { newId } from '../../platform/ids.ts';
+import type { ChargeRequest } from '../../platform/processors/processor.ts';
+import { accountNow } from '../../platform/sandbox-clock.ts';
+import { transactionLimits } from '../../limits.ts';
+import type { AttemptInput } from '../transactions/payment-attempt.ts';
+import type { MallStatus } from './types.ts';
+import { recordMallRejection, recordMallSuccess } from './mall-result.ts';
+import { lockMall } from './repository.ts';
+
+export type MallAttemptOutcome =
+  | { readonly kind: 'final'; readonly status: MallStatus }
+  | { readonly kind: 'in_progress' }
+  | { readonly kind: 'approved' }
+  | { readonly kind: 'declined'; readonly payerMessage: string };
+
+export type MallAttemptInput = Omit<AttemptInput, 'transactionId'> & { readonly mallId: string };
+
+export async function attemptMallPayment(ctx: AppContext, input: MallAttemptInput): Promise<MallAttemptOutcome> {
+  const attemptId = newId('att', 20);
+  const claim = await inTransaction(ctx.db, async (tx) => {
+    const mall = await lockMall(tx, input.mallId);
+    if (mall === undefined) throw new Error('attempt on a mall that does not exist');
+    if (mall.status !== 'pending') return { kind: 'final', status: mall.status } as const;
+    const now = await accountNow(ctx, mall.account_id, tx);
+    if (mall.attempt_lease_until !== null && mall.attempt_lease_until.getTime() > now.getTime()) return { kind: 'in_progress' } as const;
+    await tx.updateTable('malls')
+      .set({ attempt_id: attemptId, attempt_lease_until: new Date(now.getTime() + transactionLimits.attemptLeaseMs), updated_at: now })
+      .where('id', '=', mall.id).execute();
+    return { kind: 'claimed', amountMinor: BigInt(mall.amount_minor), currency: mall.currency, description: `Mall ${mall.order}` } as const;
+  });
+  if (claim.kind !== 'claimed') return claim;
+
+  const request = { ...input.charge, idempotencyKey: attemptId, amountMinor: claim.amountMinor, currency: claim.currency, description: claim.description } as ChargeRequest;
+  let outcome;
+  try {
+    outcome = await ctx.processor.charge(request);
+  } catch (error) {
+    await ctx.db.updateTable('malls').set({ attempt_id: null, attempt_lease_until: null })
+      .where('id', '=', input.mallId).where('attempt_id', '=', attemptId).execute();
+    throw error;
+  }
+
+  return inTransaction(ctx.db, async (tx): Promise<MallAttemptOutcome> => {
+    const mall = await lockMall(tx, input.mallId);
+    if (mall === undefined) throw new Error('mall vanished during an attempt');
+    if (mall.status !== 'pending' || mall.attempt_id !== attemptId) {
+      ctx.logger.error({ mall: mall.id, attempt: attemptId, approved: outcome.approved }, 'mall payment attempt lost its claim');
+      return { kind: 'final', status: mall.status };
+    }
+    const now = await accountNow(ctx, mall.account_id, tx);
+    if (outcome.approved) {
+      await recordMallSuccess(ctx, tx, mall, {
+        paidPayment: input.method.payment, media: input.method.name, authorizationCode: outcome.authorizationCode,
+        cardBrand: outcome.cardBrand, cardLast4: outcome.cardLast4, cardToken: outcome.cardToken, cardType: outcome.cardType,
+        installments: input.charge.kind === 'card' ? input.charge.installments : 0,
+        payerIdentifier: input.payerIdentifier, payerBank: input.payerBank, payerIp: input.payerIp,
+      }, now);
+      return { kind: 'approved' };
+    }
+    await recordMallRejection(tx, mall, {
+      reason: 'declined', gatewayMessage: outcome.gatewayMessage, paidPayment: input.method.payment, media: input.method.name,
+      cardBrand: outcome.cardBrand, cardLast4: outcome.cardLast4, payerIp: input.payerIp,
+    }, now);
+    return { kind: 'declined', payerMessage: outcome.payerMessage };
+  });
+}

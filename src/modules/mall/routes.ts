@@ -1,0 +1,28 @@
+// HTTP surface of the mall (reference §5): POST /api/mall and GET /api/mall/{id}, both signed (supplement §2.2).
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../platform/context.ts';
+import { accountOf } from '../../platform/auth/auth-plugin.ts';
+import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
+import { withErrors } from '../../platform/http/schemas.ts';
+import { createMall } from './mall-create.ts';
+import { mallView } from './mall-query.ts';
+import { MallCreateBody, MallCreateResponse, MallParams, MallView } from './schemas.ts';
+
+const tags = ['Mall'];
+
+export async function mallRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.post('/api/mall', {
+    config: { ...commandConfig, auth: 'sign' as const },
+    schema: { tags, summary: 'One payment for several stores: each store gets its own transaction', body: MallCreateBody, response: withErrors({ 200: MallCreateResponse }) },
+  }, async (request, reply) => runCommand(ctx, request, reply, async (tx) => {
+    const account = accountOf(request);
+    return createMall(tx, { id: account.id, name: account.name }, request.body);
+  }));
+
+  r.get('/api/mall/:id', {
+    config: { auth: 'sign' as const },
+    schema: { tags, summary: 'One mall with its payment and each store\'s line', params: MallParams, response: withErrors({ 200: MallView }) },
+  }, async (request) => mallView(ctx, accountOf(request).id, request.params.id));
+}

@@ -1,0 +1,56 @@
+// Refunds waiting for funds (`awaiting_funds`, reference: "deducted from your next settlement"): each run takes
+// what the merchant's available wallet holds now toward each waiting refund, oldest first, and completes those
+// fully collected, which refund-dispatch then gives back to the payer. Runs as due work right after settlement
+// (modules/index.ts lists refunds after transactions), so a sandbox clock advance settles a sale and collects
+// from it in one drain. Claims with FOR UPDATE SKIP LOCKED; a refund's row before the wallet (decision 060).
+import type { AppContext } from '../../platform/context.ts';
+import type { DueWorkScope } from '../../platform/due-work.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
+import { accountNow } from '../../platform/sandbox-clock.ts';
+import { appendWalletMovement } from '../wallet/movements.ts';
+import { showOnTransaction } from './repository.ts';
+import { assertTransition } from './states.ts';
+import './types.ts';
+
+/** Collects toward one waiting refund; true when it took money. */
+async function collectOne(ctx: AppContext, id: string): Promise<boolean> {
+  return inTransaction(ctx.db, async (tx) => {
+    const row = await tx.selectFrom('nullifications').selectAll().where('id', '=', id).where('status', '=', 'awaiting_funds')
+      .forUpdate().skipLocked().executeTakeFirst();
+    if (row === undefined) return false;
+    const owedMinor = BigInt(row.amount_minor) - BigInt(row.fee_back_minor) - BigInt(row.from_pending_minor) - BigInt(row.from_wallet_minor);
+    const wallet = { owner: row.account_id, code: ledgerCodes.walletAvailable, currency: row.currency };
+    const [availableMinor] = await ctx.ledger.hold(tx, [wallet]);
+    const takeMinor = availableMinor! < owedMinor ? availableMinor! : owedMinor;
+    if (takeMinor <= 0n) return false;
+    const at = await accountNow(ctx, row.account_id, tx);
+    const taken = await ctx.ledger.take(tx, {
+      kind: journalKinds.refundCollected, reference: row.id, at, currency: row.currency, amountMinor: takeMinor,
+      sources: [{ key: wallet }], to: { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: row.currency },
+    });
+    if (!taken.ok) throw new Error(`refund ${row.id}: the held wallet no longer covers ${takeMinor}`);
+    const payment = await tx.selectFrom('transactions').select(['order', 'id']).where('id', '=', row.transaction_id).executeTakeFirstOrThrow();
+    await appendWalletMovement(tx, {
+      accountId: row.account_id, currency: row.currency, order: payment.order, subject: row.subject, kind: 'refund',
+      reference: row.id, originLiquidation: payment.id, journal: taken.journal, at,
+    });
+    const complete = takeMinor === owedMinor;
+    if (complete) assertTransition(row.status, 'complete');
+    await tx.updateTable('nullifications').set({
+      from_wallet_minor: BigInt(row.from_wallet_minor) + takeMinor, updated_at: at,
+      ...(complete ? { status: 'complete' as const, dispatch_due_at: at } : {}),
+    }).where('id', '=', row.id).execute();
+    if (complete) await showOnTransaction(tx, row, 'complete');
+    return true;
+  });
+}
+
+export async function runRefundCollection(ctx: AppContext, scope: DueWorkScope): Promise<number> {
+  let q = ctx.db.selectFrom('nullifications').select('id').where('status', '=', 'awaiting_funds');
+  if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
+  const waiting = await q.orderBy('seq').limit(scope.limit).execute();
+  let collected = 0;
+  for (const { id } of waiting) if (await collectOne(ctx, id)) collected++;
+  return collected;
+}

@@ -1,0 +1,168 @@
+// POST /api/mall, GET /api/mall/{id} and the mall's hosted checkout through app.inject: one payment for several
+// stores, each store's own transaction, fee, callback and settlement; refusals that write nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { accountsSetFee } from '../../../src/cli/commands/accounts-fee.ts';
+import { runSettlements } from '../../../src/modules/transactions/settlement.ts';
+import { readBalance } from '../../../src/platform/ledger/post.ts';
+import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
+
+let t: TestApp;
+let mallOwner: TestAccount;
+let storeA: TestAccount;
+let storeB: TestAccount;
+beforeAll(async () => {
+  t = await startTestApp();
+  mallOwner = await t.createAccount('Mall Plaza');
+  storeA = await t.createAccount('Tienda Alfa');
+  storeB = await t.createAccount('Tienda Beta');
+  await accountsSetFee.run(t.ctx, { values: { payment: '1', percent: '2.95', fixed: '10' }, positionals: [storeA.id] });
+  await accountsSetFee.run(t.ctx, { values: { payment: '1', percent: '1.00', fixed: '0' }, positionals: [storeB.id] });
+});
+afterAll(async () => { await t.close(); });
+
+let orderSeq = 0;
+function mallBody(overrides: Record<string, unknown> = {}) {
+  orderSeq++;
+  return {
+    email: 'pagador@example.com', payment: 1, order: 1000 + orderSeq, urlreturn: 'https://shop.example.com/return',
+    urlnotify: 'https://shop.example.com/mall-notify',
+    merchant: [
+      [storeA.publicToken, '30000', 'item1', null, `a-${orderSeq}`],
+      [storeB.publicToken, 25000, 'item2', null, `b-${orderSeq}`, 'https://beta.example.com/notify'],
+    ],
+    ...overrides,
+  };
+}
+
+const createMall = (body: unknown, account = mallOwner) => t.call(account, { method: 'POST', url: '/api/mall', body, sign: true });
+const getMall = (id: string, account = mallOwner) => t.call(account, { method: 'GET', url: `/api/mall/${id}`, sign: true });
+const payMall = (id: string, card = '4051 8856 0044 6623') => t.app.inject({
+  method: 'POST', url: `/gateway/mall/${id}`, headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  payload: new URLSearchParams({ method: '1', card_number: card, expiry: '12/30', cvv: '123' }).toString(),
+});
+
+async function counts() {
+  const [malls, lines, trx] = await Promise.all(['malls', 'mall_lines', 'transactions'].map(async (table) =>
+    Number((await t.ctx.db.selectFrom(table as 'malls').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)));
+  return { malls, lines, trx };
+}
+
+describe('POST /api/mall', () => {
+  it('creates a pending mall with one pending transaction per store, in the reference\'s shape', async () => {
+    const res = await createMall(mallBody());
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ status: 'success', id: expect.stringMatching(/^malld[0-9a-f]{25}$/) });
+    expect(body.url).toBe(`${t.ctx.config.publicBaseUrl}/gateway/mall/${body.id}`);
+    expect(body.individual_orders).toEqual([
+      { merchant: storeA.publicToken, amount: 30000, subject: 'item1', event: null, identificador: expect.stringMatching(/^\d{16}$/), individual_order: `a-${orderSeq}` },
+      { merchant: storeB.publicToken, amount: 25000, subject: 'item2', event: null, identificador: expect.stringMatching(/^\d{16}$/), individual_order: `b-${orderSeq}` },
+    ]);
+    const got = (await getMall(body.id)).json();
+    expect(got).toMatchObject({ status: 'pending', id: body.id, amount: '55000', payment: null });
+    expect(got.merchant.map((m: { name: string; amount: number; status: string }) => [m.name, m.amount, m.status]))
+      .toEqual([['Tienda Alfa', 30000, 'pending'], ['Tienda Beta', 25000, 'pending']]);
+    // Each store sees its own transaction, by the identificador.
+    const own = (await t.call(storeA, { method: 'GET', url: `/api/transaction/${body.individual_orders[0].identificador}` })).json();
+    expect(own).toMatchObject({ status: 'pending', order: `a-${orderSeq}`, amount: '30000' });
+    expect((await t.call(storeB, { method: 'GET', url: `/api/transaction/${body.individual_orders[0].identificador}` })).statusCode).toBe(404);
+  });
+
+  it('refuses bad input, unknown stores, totals that do not add up and a reused order, writing nothing', async () => {
+    const base = mallBody();
+    expect((await createMall(base)).json().status).toBe('success');
+    const before = await counts();
+    const cases: Array<[Record<string, unknown>, number, Record<string, unknown>]> = [
+      [{ merchant: [['no-such-token', 100, 'x', null, '1']] }, 400, { errors: { 'merchant.0.0': 'invalid' } }],
+      [{ merchant: [[storeA.publicToken, 100, 'x', null, '1'], [storeB.publicToken, 'cien', 'y', null, '2']] }, 400, { errors: { 'merchant.1.1': 'invalid' } }],
+      [{ merchant: [[storeA.publicToken, 100, 'x', null]] }, 400, { errors: { 'merchant.0': 'invalid' } }],
+      [{ merchant: [[storeA.publicToken, 100, 'x', 'no-event', '1']] }, 400, { errors: { 'merchant.0.3': 'not found' } }],
+      [{ merchant: [] }, 400, { errors: { merchant: 'invalid' } }],
+      [{ amount: 55001 }, 400, { errors: { amount: 'does not add up to the merchant amounts' } }],
+      [{ payment: 77 }, 400, { errors: { payment: 'invalid' } }],
+      [{ urlreturn: 'ftp://x' }, 400, { errors: { urlreturn: 'invalid' } }],
+      [{ order: base.order }, 200, { status: 'failed', type: 'mall_order_used' }],
+    ];
+    for (const [overrides, http, expected] of cases) {
+      const res = await createMall({ ...mallBody(), ...overrides });
+      expect({ overrides, status: res.statusCode }).toEqual({ overrides, status: http });
+      expect(res.json()).toMatchObject(expected);
+    }
+    expect(await counts()).toEqual(before);
+    // A total that adds up is fine.
+    expect((await createMall(mallBody({ amount: 55000 }))).json().status).toBe('success');
+  });
+
+  it('needs Sign, on creation and on the query; another account\'s mall is not found', async () => {
+    const created = (await createMall(mallBody())).json();
+    expect((await t.call(mallOwner, { method: 'POST', url: '/api/mall', body: mallBody() })).statusCode).toBe(401);
+    expect((await t.call(mallOwner, { method: 'GET', url: `/api/mall/${created.id}` })).statusCode).toBe(401);
+    expect((await getMall(created.id, storeA)).statusCode).toBe(404);
+  });
+});
+
+describe('paying a mall at /gateway/mall/{id}', () => {
+  it('shows every store and the total, charges once, and records each store\'s success, fee and callback in one commit', async () => {
+    const body = mallBody();
+    const created = (await createMall(body)).json();
+    const page = await t.app.inject({ method: 'GET', url: `/gateway/mall/${created.id}` });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('$55.000');
+    expect(page.body).toContain('Tienda Alfa');
+    expect(page.body).toContain('Tienda Beta');
+
+    const paid = await payMall(created.id);
+    expect(paid.statusCode).toBe(200);
+    expect(paid.body).toContain('Pago exitoso');
+    const got = (await getMall(created.id)).json();
+    expect(got).toMatchObject({ status: 'success', payment: { media: expect.any(String), last_4_digits: '6623', currency: 'CLP' } });
+    expect(got.merchant.map((m: { status: string }) => m.status)).toEqual(['success', 'success']);
+    // Paying again does not charge again.
+    expect((await payMall(created.id)).body).toContain('Pago exitoso');
+
+    const lines = await t.ctx.db.selectFrom('mall_lines').innerJoin('transactions', 'transactions.id', 'mall_lines.transaction_id')
+      .select(['transactions.account_id', 'transactions.status', 'transactions.fee_minor', 'transactions.id', 'transactions.urlnotify', 'transactions.payment_key'])
+      .where('mall_id', '=', created.id).orderBy('position').execute();
+    // 2.95 % + 10 of 30 000 = 895; 1 % of 25 000 = 250.
+    expect(lines.map((l) => [l.account_id, l.status, l.fee_minor])).toEqual([[storeA.id, 'success', 895n], [storeB.id, 'success', 250n]]);
+    const callbacks = await t.ctx.db.selectFrom('notifications').select(['account_id', 'url', 'event_type', 'payload'])
+      .where((eb) => eb.or([eb('account_id', 'in', [storeA.id, storeB.id]), eb('event_type', '=', 'mall.result')]))
+      .orderBy('created_at').execute();
+    const ofStore = (id: string) => callbacks.filter((c) => c.account_id === id && c.event_type === 'transaction.result');
+    expect(ofStore(storeA.id).map((c) => c.url)).toContain('https://shop.example.com/mall-notify');
+    expect(ofStore(storeB.id).map((c) => c.url)).toContain('https://beta.example.com/notify');
+    expect((ofStore(storeB.id).at(-1)!.payload as Record<string, unknown>)).toMatchObject({ payment_key: lines[1]!.payment_key, status: 'success', order: created.individual_orders[1].individual_order });
+    const mallCallback = callbacks.filter((c) => c.event_type === 'mall.result').map((c) => c.payload as Record<string, unknown>).find((p) => p.id === created.id);
+    expect(mallCallback).toMatchObject({
+      id: created.id, status: 'success', amount: '55000', order: String(body.order),
+      individual_orders: [
+        { merchant: storeA.publicToken, amount: '30000', status: 'success', transaction_id: lines[0]!.id },
+        { merchant: storeB.publicToken, amount: '25000', status: 'success', transaction_id: lines[1]!.id },
+      ],
+    });
+
+    const walletBefore = await Promise.all([storeA, storeB].map((s) => readBalance(t.ctx.db, { owner: s.id, code: 'wallet_available', currency: 'CLP' })));
+    t.clock.advanceMs(1000);
+    await runSettlements(t.ctx, { limit: 100 });
+    const walletAfter = await Promise.all([storeA, storeB].map((s) => readBalance(t.ctx.db, { owner: s.id, code: 'wallet_available', currency: 'CLP' })));
+    expect([walletAfter[0]! - walletBefore[0]!, walletAfter[1]! - walletBefore[1]!]).toEqual([30_000n - 895n, 25_000n - 250n]);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+
+  it('a declined card rejects the mall and every store\'s transaction, with the callbacks saying failed', async () => {
+    const created = (await createMall(mallBody())).json();
+    const res = await payMall(created.id, '5186 0595 5959 0568');
+    expect(res.body).toContain('Pago rechazado');
+    const got = (await getMall(created.id)).json();
+    expect(got.status).toBe('rejected');
+    expect(got.merchant.map((m: { status: string }) => m.status)).toEqual(['rejected', 'rejected']);
+    const mallCallback = (await t.ctx.db.selectFrom('notifications').select('payload').where('event_type', '=', 'mall.result').execute())
+      .map((c) => c.payload as Record<string, unknown>).find((p) => p.id === created.id);
+    expect(mallCallback).toMatchObject({ status: 'failed' });
+  });
+
+  it('answers an unknown mall with the invalid-link page', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/gateway/mall/malld0000000000000000000000000' })).statusCode).toBe(404);
+  });
+});
