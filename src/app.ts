@@ -51,7 +51,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
   registerAuth(app, ctx);
   registerInputGuards(app);
   registerIdempotency(app);
-  await registerOpenApi(app, ctx.config.publicBaseUrl);
+  await registerOpenApi(app, ctx.config.publicBaseUrl, ctx.config.mode);
   for (const module of modules) {
     const routes = module.routes;
     if (routes === undefined) continue;

@@ -236,6 +236,12 @@ export const subscriptionLimits = {
   enrolmentLeaseMs: 2 * minuteMs,
   /** reference §7.12, §7.13: the `suscription` and `card` fields. */
   suscriptionFieldLengthMax: 60, cardFieldLengthMax: 28,
+  /** reference §8.4: POST /api/sutransaction's `order`, `description` and `marketplace`. */
+  chargeOrderLengthMax: 40, chargeDescriptionLengthMax: 1000, chargeMarketplaceLengthMax: 20,
+  /** How long one stored-card charge holds its payment before another caller may retry it (a crashed attempt). */
+  chargeLeaseMs: 2 * minuteMs,
+  /** A request that finds its charge being made by another waits this many steps of this long for the result. */
+  chargeWaitRoundsMax: 600, chargeWaitStepMs: 50,
 } as const;
 
 // --- Events (seed "Events"). ---

@@ -31,6 +31,7 @@ import type {
   SubscriptionListV1Response, SubscriptionListV3Response, SubscriptionResponse,
 } from '../modules/subscriptions/subscription-schemas.ts';
 import type { CardDeleteBody, CardDeleteResponse, CardLinkBody, CardLinkResponse } from '../modules/subscriptions/card-schemas.ts';
+import type { ConsumptionChargeBody, ConsumptionChargeResponse } from '../modules/subscriptions/consumption-schemas.ts';
 import type { ConciliationBody, ConciliationResponse } from '../modules/conciliation/schemas.ts';
 import type { MallCreateBody, MallCreateResponse, MallView } from '../modules/mall/schemas.ts';
 import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
@@ -118,6 +119,8 @@ export type SubscriptionCardLinkInput = Static<typeof CardLinkBody>;
 export type SubscriptionCardDeleteInput = Static<typeof CardDeleteBody>;
 export type SubscriptionCardLinkBody = Static<typeof CardLinkResponse>;
 export type SubscriptionCardDeletedBody = Static<typeof CardDeleteResponse>;
+export type SubscriptionChargeInput = Static<typeof ConsumptionChargeBody>;
+export type SubscriptionChargeBody = Static<typeof ConsumptionChargeResponse>;
 export type ConciliationReportBody = Static<typeof ConciliationResponse>;
 export type MallCreatedBody = Static<typeof MallCreateResponse>;
 export type MallBody = Static<typeof MallView>;

@@ -15,6 +15,8 @@ export const resultCodes = {
   duplicate_event: (p: { readonly event: string }) => `event ${p.event} already exists`,
   event_sales_closed: (p: { readonly event: string }) => `sales for event ${p.event} are closed`,
   event_currency_mismatch: (p: { readonly event: string; readonly currency: string }) => `event ${p.event} sells in ${p.currency}`,
+  subscription_not_chargeable: (p: { readonly subscriptionId: string; readonly reason: string }) =>
+    `subscription ${p.subscriptionId} cannot be charged: ${p.reason}`,
   mall_order_used: (p: { readonly order: string }) => `mall order ${p.order} was already used`,
   notification_delivering: () => 'the notification is being delivered right now; look at it again in a moment',
   payment_method_unavailable: (p: { readonly payment: number; readonly currency: string }) =>

@@ -226,6 +226,10 @@ export class CobroClient {
   deleteSubscriptionCard(body: T.SubscriptionCardDeleteInput, options?: CallOptions) {
     return this.#call<T.SubscriptionCardDeletedBody>('deleteSubscriptionCard', { body, options });
   }
+  /** A consumption charge on the stored card; send an `order` (or an Idempotency-Key) so a retry charges once. */
+  chargeSubscription(body: T.SubscriptionChargeInput, options?: CallOptions) {
+    return this.#call<T.SubscriptionChargeBody>('chargeSubscription', { body, options });
+  }
 
   // Sandbox controls (the routes exist only when the server runs in sandbox mode).
   advanceSandboxClock(body: T.AdvanceSandboxClockInput, options?: CallOptions) {

@@ -64,6 +64,7 @@ export const operations = {
   deleteSubscription: { method: 'DELETE', path: '/api/sususcription/{id}', auth: 'sign' },
   newSubscriptionCardLink: { method: 'POST', path: '/api/suinscriptionscards', auth: 'sign' },
   deleteSubscriptionCard: { method: 'POST', path: '/api/suscriptionsdeletecards', auth: 'sign' },
+  chargeSubscription: { method: 'POST', path: '/api/sutransaction', auth: 'sign' },
   getConciliation: { method: 'POST', path: '/api/conciliation', auth: 'token' },
   exportConciliationCsv: { method: 'GET', path: '/api/conciliation.csv', auth: 'token', answers: 'csv' },
   createMall: { method: 'POST', path: '/api/mall', auth: 'sign' },

@@ -1085,6 +1085,27 @@ export type SubscriptionCardDeletedBody = {
   card: string;
 };
 
+export type SubscriptionChargeInput = {
+  description?: string | undefined;
+  order?: string | undefined;
+  marketplace?: string | undefined;
+  card?: string | undefined;
+  amount: number;
+  suscription: string;
+};
+
+export type SubscriptionChargeBody = {
+  status: "failed";
+  type: string;
+  message_error: string;
+} | {
+  status: string;
+  order: string;
+  amount: string;
+  transaction_id: string;
+  verification_key: string;
+};
+
 export type ConciliationReportBody = {
   status: "success";
   conciliation: {

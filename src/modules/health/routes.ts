@@ -1,12 +1,17 @@
 // Liveness and readiness for load balancers and orchestrators.
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { ApiError } from '../../platform/errors.ts';
+import { ErrorEnvelope } from '../../platform/http/schemas.ts';
+
+const Live = Type.Object({ status: Type.Literal('success'), up: Type.Literal(true) });
+const Ready = Type.Object({ status: Type.Literal('success'), ready: Type.Literal(true), engine: Type.Union([Type.Literal('pglite'), Type.Literal('postgres')]) });
 
 export async function healthRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get('/healthz', { config: { auth: 'none' }, schema: { tags: ['Operations'], summary: 'Process is up', hide: false } }, async () => ({ status: 'success', up: true }));
-  app.get('/readyz', { config: { auth: 'none' }, schema: { tags: ['Operations'], summary: 'Database answers' } }, async () => {
+  app.get('/healthz', { config: { auth: 'none' }, schema: { tags: ['Operations'], summary: 'Process is up', hide: false, response: { 200: Live } } }, async () => ({ status: 'success', up: true }));
+  app.get('/readyz', { config: { auth: 'none' }, schema: { tags: ['Operations'], summary: 'Database answers', response: { 200: Ready, 503: ErrorEnvelope } } }, async () => {
     try {
       await sql`SELECT 1`.execute(ctx.db);
     } catch {

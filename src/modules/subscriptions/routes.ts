@@ -17,6 +17,8 @@ import {
 } from './subscription-schemas.ts';
 import { CardDeleteBody, CardDeleteResponse, CardLinkBody, CardLinkResponse } from './card-schemas.ts';
 import { deleteCard, newCardLink } from './card-service.ts';
+import { ConsumptionChargeBody, ConsumptionChargeResponse } from './consumption-schemas.ts';
+import { finishConsumptionCharge, openConsumptionCharge } from './consumption.ts';
 import { createSubscription, endSubscription, getSubscription, listSubscriptionsV1, listSubscriptionsV3 } from './subscription-service.ts';
 
 const signed = { auth: 'sign' as const };
@@ -100,4 +102,11 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext):
     config: signedCommand,
     schema: { ...clients, summary: 'Remove a card (`card`, or its alias `suscription`)', body: CardDeleteBody, response: withErrors({ 200: CardDeleteResponse }) },
   }, async (request, reply) => runCommand(ctx, request, reply, (tx) => deleteCard(tx, accountOf(request).id, request.body.card ?? request.body.suscription)));
+
+  r.post('/api/sutransaction', {
+    config: signedCommand,
+    schema: { ...clients, summary: 'Charge a subscription\'s stored card once (consumption); a declined card answers `status: failed`', body: ConsumptionChargeBody, response: withErrors({ 200: ConsumptionChargeResponse }) },
+  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => openConsumptionCharge(tx, accountOf(request).id, request.body), {
+    afterCommit: finishConsumptionCharge,
+  }));
 }

@@ -139,6 +139,8 @@ export interface SuChargeTable {
   order_ref: string;
   description: string;
   created_at: Timestamp;
+  /** The card charged (migration 0102). */
+  card_id: string | null;
 }
 
 declare module '../../platform/db/types.ts' {

@@ -1,9 +1,52 @@
-// OpenAPI 3.1 generated from the route schemas; /api/openapi.json for tools, /docs for people.
+// OpenAPI 3.1 generated from the route schemas; /api/openapi.json for tools, /docs for people (branded Cobro, with
+// a "sign this request" helper in sandbox). Every operation carries examples (./openapi-examples.ts).
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { Mode } from '../config.ts';
+import { signRequestInterceptor } from './docs-sign-helper.ts';
+import { errorExamples, exampleOf } from './openapi-examples.ts';
 
-export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string): Promise<void> {
+const signDescription = [
+  'HMAC-SHA256 of the request, lower-case hex, keyed with the account\'s PRIVATE token (docs/authentication.md):',
+  'the path URL-encoded as a whole (`/api/wallet` → `%2Fapi%2Fwallet`), `&`, then the top-level parameters (JSON body',
+  'members, or query parameters) whose values are not objects or arrays, sorted by key, as `key=urlencoded(value)`',
+  'joined with `&`. `cobro sign --token PRIVATE --path /api/x --body JSON` prints it.',
+].join(' ');
+const sandboxSignHelp = ' In this sandbox\'s /docs, paste the PRIVATE token here: the page computes each request\'s Sign in your browser and never sends the token.';
+
+const logoSvg = '<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40" viewBox="0 0 150 40"><rect width="40" height="40" rx="8" fill="#0b5cad"/><text x="20" y="28" font-family="system-ui,sans-serif" font-size="24" font-weight="700" fill="#fff" text-anchor="middle">C</text><text x="50" y="28" font-family="system-ui,sans-serif" font-size="24" font-weight="700" fill="#fff">Cobro</text></svg>';
+const faviconSvg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0b5cad"/><text x="16" y="23" font-family="system-ui,sans-serif" font-size="20" font-weight="700" fill="#fff" text-anchor="middle">C</text></svg>';
+
+type Json = Record<string, any>;
+const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/** Adds an example to each request body and response of the generated document, error bodies as Cobro writes them. */
+function withExamples(doc: Json): Json {
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
+    for (const method of methods) {
+      const op = item[method] as Json | undefined;
+      if (op === undefined) continue;
+      for (const media of Object.values((op.requestBody?.content ?? {}) as Record<string, Json>)) {
+        if (media.example === undefined && media.examples === undefined) media.example = exampleOf(media.schema);
+      }
+      for (const [code, response] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
+        for (const media of Object.values((response.content ?? {}) as Record<string, Json>)) {
+          if (media.example !== undefined || media.examples !== undefined) continue;
+          const errors = errorExamples[code];
+          if (errors !== undefined) media.examples = Object.fromEntries(errors.map((e, i) => [`e${i + 1}`, e]));
+          else media.example = exampleOf(media.schema);
+        }
+      }
+      if ((op.security as Json[] | undefined)?.some((s) => 'sign' in s)) {
+        op.description = [op.description, 'Signed: send `Authorization: Bearer PUBLIC` and the `Sign` header (see the `sign` security scheme).'].filter(Boolean).join('\n\n');
+      }
+    }
+  }
+  return doc;
+}
+
+export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string, mode: Mode = 'production'): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -16,7 +59,7 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'Public token' },
-          sign: { type: 'apiKey', in: 'header', name: 'Sign', description: 'HMAC-SHA256 signature, see docs/authentication.md' },
+          sign: { type: 'apiKey', in: 'header', name: 'Sign', description: signDescription + (mode === 'sandbox' ? sandboxSignHelp : '') },
         },
       },
     },
@@ -25,7 +68,20 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
       const security = auth === 'none' ? [] : auth === 'sign' ? [{ bearer: [], sign: [] }] : [{ bearer: [] }];
       return { schema: { ...schema, security } as typeof schema, url };
     },
+    transformObject: (document) => withExamples((document as { openapiObject: Json }).openapiObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: {
+      docExpansion: 'list',
+      persistAuthorization: true,
+      ...(mode === 'sandbox' ? { requestInterceptor: signRequestInterceptor } : {}),
+    },
+    logo: { type: 'image/svg+xml', content: Buffer.from(logoSvg), href: '/docs', target: '_self' },
+    theme: {
+      title: 'Cobro API docs',
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(faviconSvg) }],
+    },
+  });
   app.get('/api/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
 }

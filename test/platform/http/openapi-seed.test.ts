@@ -38,7 +38,7 @@ const subscriptionReferenceRoutes = [
   'post /api/suclient', 'get /api/suclient/customers', 'get /api/suclient/{id}', 'put /api/suclient/{id}', 'delete /api/suclient/{id}',
   'post /api/suplan', 'get /api/suplan/plans', 'get /api/suplan/{id}',
   'post /api/sususcription', 'get /api/sususcription', 'get /api/sususcriptionv3', 'get /api/sususcription/{id}', 'delete /api/sususcription/{id}',
-  'post /api/suinscriptionscards', 'post /api/suscriptionsdeletecards',
+  'post /api/suinscriptionscards', 'post /api/suscriptionsdeletecards', 'post /api/sutransaction',
 ];
 for (const route of subscriptionReferenceRoutes) referenceRoutes.add(route);
 /** Nullification (reference §3). */

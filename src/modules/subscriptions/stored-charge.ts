@@ -1,0 +1,124 @@
+// A charge on a subscription's stored card, booked as a paid transaction (capture, fee, settlement to the wallet
+// like any payment). Two steps around the processor call, so no lock is held while it answers and only one caller
+// ever charges a given payment:
+//   1. `openCharge` (inside the caller's database transaction): the su_charges row, then a pending `transactions`
+//      row, in that order, so a repeated `order` stops at the unique index before a payment exists;
+//   2. `settleCharge` (after that commit, safe to repeat): claim the payment with an attempt key and a lease, call
+//      the processor with the payment's id as idempotency key, then record success or rejection with its money.
+//      A caller that finds the claim taken waits for the result; one that finds it final answers it.
+import type { AppContext } from '../../platform/context.ts';
+import type { DbOrTx } from '../../platform/db/types.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { newId, randomHex } from '../../platform/ids.ts';
+import { accountNow } from '../../platform/sandbox-clock.ts';
+import { subscriptionLimits } from '../../limits.ts';
+import { lockTransaction, type TransactionRow } from '../transactions/repository.ts';
+import { recordRejection, recordSuccess } from '../transactions/transaction-result.ts';
+import type { ChargeKind } from './types.ts';
+
+/** Webpay, the card method (reference §1.1): what the fee rule and `media` of a subscription charge name. */
+const cardPayment = { payment: 1, name: 'Webpay' } as const;
+
+export interface OpenCharge {
+  readonly accountId: string;
+  readonly subscriptionId: string;
+  readonly cardId: string;
+  readonly kind: ChargeKind;
+  readonly cycleNumber: number | null;
+  readonly order: string;
+  readonly description: string;
+  readonly email: string;
+  readonly amountMinor: bigint;
+  readonly at: Date;
+}
+
+/** The new payment's id, or null when the account already used this consumption `order`. */
+export async function openCharge(db: DbOrTx, input: OpenCharge): Promise<string | null> {
+  const transactionId = newId('trx', 17);
+  const charge = await db.insertInto('su_charges').values({
+    account_id: input.accountId, subscription_id: input.subscriptionId, transaction_id: transactionId, kind: input.kind,
+    cycle_number: input.cycleNumber, order_ref: input.order, description: input.description, created_at: input.at, card_id: input.cardId,
+  }).onConflict((oc) => oc.columns(['account_id', 'order_ref']).where('kind', '=', 'consumption').doNothing())
+    .returning('transaction_id').executeTakeFirst();
+  if (charge === undefined) return null;
+  await db.insertInto('transactions').values({
+    id: transactionId, account_id: input.accountId, status: 'pending', email: input.email, order: input.order,
+    subject: input.description, amount_minor: input.amountMinor, currency: 'CLP', payment: cardPayment.payment,
+    expires_at: null, urlreturn: null, urlnotify: null, additional_parameters: null, marketplace: null,
+    membership_id: null, event_id: null,
+    payment_key: newId('pr', 17), transaction_key: sixteenDigits(),
+    // reference §7.11: a subscription charge's verification_key is 64 hex.
+    verification_key: randomHex(32), created_at: input.at, updated_at: input.at,
+  }).execute();
+  return transactionId;
+}
+
+function sixteenDigits(): string {
+  return `9${randomHex(8).replace(/[a-f]/g, (c) => String(c.charCodeAt(0) % 10)).slice(0, 15)}`;
+}
+
+async function cardTokenOf(db: DbOrTx, transactionId: string): Promise<string> {
+  const row = await db.selectFrom('su_charges as c').innerJoin('su_cards as k', 'k.id', 'c.card_id')
+    .select('k.processor_token').where('c.transaction_id', '=', transactionId).executeTakeFirstOrThrow();
+  return row.processor_token;
+}
+
+/** Settles the payment and answers its row once final (or still pending when another caller's claim outlives the wait). */
+export async function settleCharge(ctx: AppContext, transactionId: string, onFinal?: (tx: DbOrTx, row: TransactionRow, at: Date) => Promise<void>): Promise<TransactionRow> {
+  for (let round = 0; round < subscriptionLimits.chargeWaitRoundsMax; round++) {
+    const attemptKey = newId('att', 20);
+    const claim = await inTransaction(ctx.db, async (tx) => {
+      const row = await lockTransaction(tx, transactionId);
+      if (row === undefined) throw new Error(`charge ${transactionId} vanished`);
+      if (row.status !== 'pending') return { kind: 'final', row } as const;
+      const now = await accountNow(ctx, row.account_id, tx);
+      if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime()) return { kind: 'busy', row } as const;
+      await tx.updateTable('transactions').set({ attempt_id: attemptKey, attempt_lease_until: new Date(now.getTime() + subscriptionLimits.chargeLeaseMs), updated_at: now })
+        .where('id', '=', transactionId).execute();
+      return { kind: 'claimed', row, token: await cardTokenOf(tx, transactionId) } as const;
+    });
+    if (claim.kind === 'final') return claim.row;
+    if (claim.kind === 'busy') {
+      await new Promise((resolve) => { setTimeout(resolve, subscriptionLimits.chargeWaitStepMs); });
+      continue;
+    }
+    const { row } = claim;
+    let outcome;
+    try {
+      outcome = await ctx.processor.chargeStoredCard({
+        cardToken: claim.token, installments: 0, idempotencyKey: row.id, amountMinor: BigInt(row.amount_minor), currency: row.currency, description: row.subject,
+      });
+    } catch (error) {
+      await ctx.db.updateTable('transactions').set({ attempt_id: null, attempt_lease_until: null })
+        .where('id', '=', row.id).where('attempt_id', '=', attemptKey).execute();
+      throw error;
+    }
+    return inTransaction(ctx.db, async (tx) => {
+      const fresh = await lockTransaction(tx, transactionId);
+      if (fresh === undefined) throw new Error(`charge ${transactionId} vanished`);
+      if (fresh.status !== 'pending' || fresh.attempt_id !== attemptKey) {
+        ctx.logger.error({ transaction: fresh.id, attempt: attemptKey, approved: outcome.approved }, 'subscription charge lost its claim');
+        return fresh;
+      }
+      const now = await accountNow(ctx, fresh.account_id, tx);
+      if (outcome.approved) {
+        await recordSuccess(ctx, tx, fresh, {
+          paidPayment: cardPayment.payment, media: cardPayment.name, authorizationCode: outcome.authorizationCode,
+          cardBrand: outcome.cardBrand, cardLast4: outcome.cardLast4, cardToken: outcome.cardToken, cardType: outcome.cardType,
+          installments: 0, payerIdentifier: null, payerBank: null, payerIp: null,
+        }, now);
+      } else {
+        await recordRejection(tx, fresh, {
+          reason: 'declined', gatewayMessage: outcome.gatewayMessage, paidPayment: cardPayment.payment, media: cardPayment.name,
+          cardBrand: outcome.cardBrand, cardLast4: outcome.cardLast4, payerIp: null,
+        }, now);
+      }
+      const final = await lockTransaction(tx, transactionId);
+      if (final === undefined) throw new Error(`charge ${transactionId} vanished`);
+      await onFinal?.(tx, final, now);
+      return final;
+    });
+  }
+  const row = await ctx.db.selectFrom('transactions').selectAll().where('id', '=', transactionId).executeTakeFirstOrThrow();
+  return row as TransactionRow;
+}
