@@ -1,0 +1,144 @@
+// The bounds of the business modules (transactions, marketplace, subscriptions, events, refunds, conciliation,
+// mall, dashboard), split out of src/limits.ts to keep each file under the tidy size limit. src/limits.ts
+// re-exports every group, so importers name src/limits.ts only, and assertLimits() still checks how they relate.
+import { minuteMs, hourMs, dayMs } from './units.ts';
+
+// --- Transactions: POST /api/transaction/ (lengths from the seed's table) and the payment attempt. ---
+export const transactionLimits = {
+  /** The seed's "max 14 digits" as the JSON schema's integer maximum. */
+  amountIntegerMax: 99_999_999_999_999,
+  emailLengthMax: 50,
+  orderLengthMax: 40,
+  subjectLengthMax: 2000,
+  urlreturnLengthMax: 200,
+  urlnotifyLengthMax: 600,
+  marketplaceLengthMax: 70,
+  /** The merchant's event code (decision 042), as long as the event's own `event` field. */
+  eventLengthMax: 40,
+  /** reference §1.1: `expired` must be more than 5 minutes ahead. */
+  expiryLeadMsMin: 5 * minuteMs,
+  /**
+   * The last instant with a four-digit UTC year: `9999-12-31 23:59:59` Santiago time is already in year 10000 UTC,
+   * which the database drivers write in a form PostgreSQL refuses.
+   */
+  expiresAtMsMax: Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+  /** How long one payment attempt holds the transaction before another may start (a crashed attempt). */
+  attemptLeaseMs: 2 * minuteMs,
+  /** A payer may try this many times (a declined card, a wrong CVV or bank password) before the transaction is rejected. */
+  paymentAttemptsMax: 3,
+  /** Webpay Plus (issue 15, decision 150): the SDK's answer timeout, the payer's trip, the lost-commit recheck, inputs. */
+  acquirer: { requestTimeoutMs: 10_000, redirectLeaseMs: 10 * minuteMs, commitRecheckMs: 30_000, commerceCodeLength: 12, apiKeyLengthMax: 200, environmentUrlLengthMax: 200, tokenLengthMax: 64 },
+  /** reference §1.1: the payer's browser goes to urlreturn 3 seconds after the result. */
+  returnRedirectSeconds: 3,
+} as const;
+
+// --- Marketplace clients and memberships (seed "Marketplace clients", "Marketplace memberships"). ---
+export const marketplaceLimits = {
+  clientIdLengthMax: 20,
+  emailLengthMax: 50,
+  nameCreateLengthMax: 150, nameUpdateLengthMax: 50,
+  phoneCreateLengthMax: 12, phoneUpdateLengthMax: 50,
+  bankSbifLengthMax: 5, bankNumLengthMax: 40, bankRutLengthMax: 12,
+  membershipNameLengthMax: 80,
+  /** "100.00": the seed's 2 characters cannot hold 100 or decimals (decision 041). */
+  percentageLengthMax: 6,
+  /** The seed's "max 25" on the pairs, read as 25 clients per membership. */
+  membershipClientsMax: 25,
+  /** Memberships listed in one client's affiliations_details. */
+  detailsPerClientMax: 200,
+} as const;
+
+// --- Subscriptions and consumption subscriptions (reference §7, §8; decision 100). ---
+export const subscriptionLimits = {
+  /** reference §7.2: "max 20" on the path, which no id or e-mail respects; the router's bound applies instead. */
+  clientEmailLengthMax: 50, clientNameLengthMax: 80, clientRutLengthMax: 12, clientPhoneLengthMax: 20,
+  clientAddressLengthMax: 200, clientCountryLengthMax: 40, clientRegionLengthMax: 120, clientCityLengthMax: 40,
+  clientPostalCodeLengthMax: 10,
+  /** reference §7.5: customers per page. */
+  customersPerPageMax: 100,
+  planNameLengthMax: 20, planDescriptionLengthMax: 1000, planUrlLengthMax: 240, planCodeLengthMax: 40,
+  /** Cobro's pricing extension (decision 100). */
+  planIntervalCountMax: 366, planTrialDaysMax: 3660, planRetriesMax: 10,
+  /** Plans one GET /api/suplan/plans answers (the reference documents no pagination). */
+  plansListedMax: 1000,
+  subscriptionPlanLengthMax: 70, subscriptionClientLengthMax: 70, couponLengthMax: 50,
+  /** reference §7.8: subscriptions per page of the v3 list (and of v1, whose maximum the reference leaves blank). */
+  subscriptionsPerPageMax: 4000,
+  logsShownMax: 500, cardsPerSubscriptionMax: 20, chargesShownMax: 1000,
+  /** A day, and the margin that carries a day's end past a daylight-saving change (date filters). */
+  dayMs, dstMarginMs: 3 * hourMs,
+  /** reference §7.0 step 4: the card check on enrolment, CLP 50, refunded at once. */
+  verificationAmountMinor: 50n,
+  /** How long one enrolment attempt holds its link before another may start (a crashed attempt). */
+  enrolmentLeaseMs: 2 * minuteMs,
+  /** reference §7.12, §7.13: the `suscription` and `card` fields. */
+  suscriptionFieldLengthMax: 60, cardFieldLengthMax: 28,
+  /** reference §8.4: POST /api/sutransaction's `order`, `description` and `marketplace`. */
+  chargeOrderLengthMax: 40, chargeDescriptionLengthMax: 1000, chargeMarketplaceLengthMax: 20,
+  /** How long one stored-card charge holds its payment before another caller may retry it (a crashed attempt). */
+  chargeLeaseMs: 2 * minuteMs,
+  /** A request that finds its charge being made by another waits this many steps of this long for the result. */
+  chargeWaitRoundsMax: 600, chargeWaitStepMs: 50,
+} as const;
+
+// --- Events (seed "Events"). ---
+export const eventLimits = {
+  codeLengthMax: 40,
+  nameLengthMax: 400,
+  urlLengthMax: 240,
+  /** "max 7 characters" of an integer. */
+  serviceSaleMinorMax: 9_999_999,
+  beneficiaryEmailLengthMax: 50, beneficiaryPercentLengthMax: 6,
+  /** Each beneficiary is a posting of the sale's settlement journal, which holds at most 64. */
+  beneficiariesMax: 50,
+  dateTextLengthMax: 19,
+  payoutBatchMax: 50,
+} as const;
+
+// --- Refunds: POST /api/nullification (reference §3.1) and their dispatch to the processor. ---
+export const refundLimits = {
+  /** reference §3.1: `id` max 40 characters, `subject` max 200. */
+  idLengthMax: 40,
+  subjectLengthMax: 200,
+  /** How long one dispatch holds a refund before another worker may ask the processor again (same key). */
+  dispatchLeaseMs: 2 * minuteMs,
+} as const;
+
+// --- Conciliation (seed "Conciliation"; reference §10) and its CSV export. ---
+export const conciliationLimits = {
+  /** Seed Limits: `date_init` to `date_end` at most 30 days. */
+  rangeDaysMax: 30,
+  /** The transactions one report may list: a range holding more is refused (ask a shorter one), never cut short. */
+  transactionsMax: 50_000,
+} as const;
+
+// --- Mall (reference §5): one payment for several stores. ---
+export const mallLimits = {
+  /** reference §5.2: the path id is at most 30 characters (`malld` + 25 hex). */
+  idLengthMax: 30,
+  emailLengthMax: 50, orderLengthMax: 40, urlreturnLengthMax: 200, urlnotifyLengthMax: 600,
+  /** A store's public token or a membership token (64 hex); the transaction's `marketplace` bound. */
+  merchantTokenLengthMax: 70,
+  /** Stores one mall pays; each is a transaction settled on its own, all recorded in the payment's one commit. */
+  linesMax: 20,
+  subjectLengthMax: 2000, eventLengthMax: 40, individualOrderLengthMax: 40,
+} as const;
+
+export const dashboardLimits = {
+  /** A dashboard session lasts this long from sign-in; signing out or rotating the tokens ends it sooner. */
+  sessionMs: 12 * hourMs,
+  /** The largest form the dashboard accepts (sign-in, resend, clock). */
+  formBytesMax: 8 * 1024,
+  /** Rows on one page of a dashboard list. */
+  rowsPerPage: 25,
+  /** The highest page number a dashboard list opens. */
+  pageNumberMax: 10_000,
+  /** A search text (order or email) and a token typed into the sign-in form. */
+  searchLengthMax: 255, tokenLengthMax: 200,
+  /** Callbacks and attempts shown on one transaction's timeline. */
+  timelineCallbacksMax: 20, timelineAttemptsMax: 500,
+  /** Days the home page's charts cover, ending today. */
+  chartDays: 30,
+  /** Sign-in forms one client address may post in a minute (the tokens are long and random; this keeps the log quiet). */
+  signInsPerMinute: 30,
+} as const;
