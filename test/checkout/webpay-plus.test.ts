@@ -268,4 +268,19 @@ describe('production with Webpay Plus', () => {
     expect(await processor.refund({ chargeIdempotencyKey: 'attnothere', authorizationCode: '1', idempotencyKey: 'ref-3', amountMinor: 1n, currency: 'CLP' }))
       .toEqual({ approved: false, gatewayMessage: 'unknown Webpay payment' });
   });
+
+  it('POST /api/nullification of a Webpay sale is refunded by Transbank through the account\'s processor', async () => {
+    const created = await createTransaction(t, shop, { payment: 1, amount: 7000, order: 'refund-webpay-1' });
+    const { token } = await goToWebpay(created.url);
+    await atWebpay(token, { card: visa });
+    expect((await row(created.id)).status).toBe('success');
+    const partial = await t.call(shop, { method: 'POST', url: '/api/nullification', sign: true, body: { id: created.id, amount: 3000, subject: 'anulación parcial' } });
+    expect(partial.statusCode, partial.body).toBe(200);
+    expect(partial.json().nullify).toMatchObject({ status_nullify: 'reverse_completed', amount: 3000 });
+    expect(sim.transactions.get(token)).toMatchObject({ refunds: [3000], balance: 4000 });
+    const rest = await t.call(shop, { method: 'POST', url: '/api/nullification', sign: true, body: { id: created.id, amount: 4000, subject: 'anulación del resto' } });
+    expect(rest.json().nullify).toMatchObject({ status_nullify: 'reverse_completed', amount: 4000 });
+    expect(sim.transactions.get(token)).toMatchObject({ refunds: [3000, 4000], balance: 0 });
+    expect((await row(created.id)).status).toBe('refunded');
+  });
 });

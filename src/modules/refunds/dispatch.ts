@@ -12,6 +12,7 @@ import type { Tx } from '../../platform/db/types.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import type { RefundOutcome } from '../../platform/processors/processor.ts';
+import { processorForAccount } from '../../platform/processors/account-processors.ts';
 import { refundLimits } from '../../limits.ts';
 import { lockTransaction } from '../transactions/repository.ts';
 import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
@@ -85,7 +86,9 @@ async function record(ctx: AppContext, id: string, outcome: RefundOutcome): Prom
 async function ask(ctx: AppContext, claimed: Claimed): Promise<void> {
   let outcome: RefundOutcome;
   try {
-    outcome = await ctx.processor.refund({
+    // The processor that took the payment gives it back: the account's Webpay Plus in production, else the sandbox's.
+    const processor = await processorForAccount(ctx, claimed.row.account_id);
+    outcome = await processor.refund({
       chargeIdempotencyKey: claimed.chargeKey, authorizationCode: claimed.authorizationCode, idempotencyKey: claimed.row.id,
       amountMinor: BigInt(claimed.row.amount_minor), currency: claimed.row.currency,
     });
