@@ -166,3 +166,23 @@ describe('paying a mall at /gateway/mall/{id}', () => {
     expect((await t.app.inject({ method: 'GET', url: '/gateway/mall/malld0000000000000000000000000' })).statusCode).toBe(404);
   });
 });
+
+describe('a mall line that names an event', () => {
+  it('counts the paid line in that store\'s event paymentData, and only that line', async () => {
+    const event = {
+      event: 'mall-fest', name: 'Fiesta del mall', date_event: '2026-03-20', date_closing_sales: '2026-03-19 23:59:00',
+      date_payment: '2026-03-22', service_sale: 0, affiliation: [['banda@example.com', 50]],
+    };
+    expect((await t.call(storeA, { method: 'POST', url: '/api/event', body: event })).json().status).toBe('success');
+    const before = (await t.call(storeA, { method: 'GET', url: '/api/event/mall-fest' })).json().paymentData;
+    expect(before?.count ?? 0).toBe(0);
+    const created = await createMall(mallBody({
+      merchant: [[storeA.publicToken, 30000, 'entrada', 'mall-fest', 'fest-a'], [storeB.publicToken, 25000, 'item2', null, 'fest-b']],
+    }));
+    expect(created.statusCode, created.body).toBe(200);
+    expect((await payMall(created.json().id)).body).toContain('Pago exitoso');
+    const after = (await t.call(storeA, { method: 'GET', url: '/api/event/mall-fest' })).json().paymentData;
+    expect(after).toMatchObject({ count: 1, amount_general: 30000 });
+    expect(after.fee).toBeGreaterThan(0);
+  });
+});
