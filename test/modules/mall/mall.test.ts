@@ -6,6 +6,7 @@ import { accountsSetFee } from '../../../src/cli/commands/accounts-fee.ts';
 import { runSettlements } from '../../../src/modules/transactions/settlement.ts';
 import { readBalance } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
+import { createClient, createMembership } from '../marketplace/helpers.ts';
 
 let t: TestApp;
 let mallOwner: TestAccount;
@@ -184,5 +185,24 @@ describe('a mall line that names an event', () => {
     const after = (await t.call(storeA, { method: 'GET', url: '/api/event/mall-fest' })).json().paymentData;
     expect(after).toMatchObject({ count: 1, amount_general: 30000 });
     expect(after.fee).toBeGreaterThan(0);
+  });
+});
+
+describe('a mall line that names a marketplace membership of the caller', () => {
+  it('makes that line the caller\'s own transaction split by the membership, paid with the others', async () => {
+    const membership = await createMembership(t, mallOwner, '50', [[await createClient(t, mallOwner), '50']]);
+    const created = await createMall(mallBody({
+      merchant: [[membership.token, 20000, 'puesto', null, 'mem-a'], [storeB.publicToken, 25000, 'item2', null, 'mem-b']],
+    }));
+    expect(created.statusCode, created.body).toBe(200);
+    expect((await payMall(created.json().id)).body).toContain('Pago exitoso');
+    const lines = await t.ctx.db.selectFrom('mall_lines').innerJoin('transactions', 'transactions.id', 'mall_lines.transaction_id')
+      .select(['transactions.account_id', 'transactions.status', 'transactions.membership_id', 'transactions.amount_minor'])
+      .where('mall_lines.mall_id', '=', created.json().id).orderBy('transactions.amount_minor').execute();
+    expect(lines).toEqual([
+      { account_id: mallOwner.id, status: 'success', membership_id: membership.id, amount_minor: 20000n },
+      { account_id: storeB.id, status: 'success', membership_id: null, amount_minor: 25000n },
+    ]);
+    expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 });
