@@ -1,9 +1,6 @@
 // `cobro conciliation export`: an account's conciliation report as CSV on stdout, the same lines as
 // GET /api/conciliation.csv (decision 121), under the same date rules (--from is date_init, --to date_end).
-import { findAccountRowById } from '../../modules/accounts/repository.ts';
-import { conciliationCsv } from '../../modules/conciliation/csv.ts';
-import { conciliationFor } from '../../modules/conciliation/report.ts';
-import { ApiError } from '../../platform/errors.ts';
+// Services are imported inside run(), so `cobro --help` loads no database code (test/cli/startup.test.ts).
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 
 const optionOf: Readonly<Record<string, string>> = { date_init: '--from', date_end: '--to' };
@@ -16,6 +13,10 @@ export const conciliationExport: Command = {
   needsDb: true,
   async run(ctxOrNull, args) {
     const ctx = requireCtx(ctxOrNull);
+    const { findAccountRowById } = await import('../../modules/accounts/repository.ts');
+    const { conciliationCsv } = await import('../../modules/conciliation/csv.ts');
+    const { conciliationFor } = await import('../../modules/conciliation/report.ts');
+    const { ApiError } = await import('../../platform/errors.ts');
     const accountId = stringOption(args, 'account');
     const from = stringOption(args, 'from');
     const to = stringOption(args, 'to');
