@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appModules } from '../../src/modules/index.ts';
+import { modulesRecordingRoutes } from '../support/route-recorder.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 
 interface RouteInfo { readonly method: string; readonly url: string; readonly fields: readonly string[] }
@@ -17,23 +17,14 @@ let t: TestApp;
 let merchant: TestAccount;
 let clientId: string;
 
-const recordingModules = appModules.map((m) => {
-  const register = m.routes;
-  return register === undefined ? m : {
-    ...m,
-    routes: async (app: Parameters<typeof register>[0], ctx: Parameters<typeof register>[1]) => {
-      app.addHook('onRoute', (r) => {
-        const methods = Array.isArray(r.method) ? r.method : [r.method];
-        const body = (r.schema as { body?: { properties?: Record<string, unknown> } } | undefined)?.body;
-        for (const method of methods) {
-          if (['POST', 'PUT', 'DELETE', 'PATCH'].includes(method) && r.url.startsWith('/api')) {
-            routes.push({ method, url: r.url, fields: Object.keys(body?.properties ?? {}) });
-          }
-        }
-      });
-      await register(app, ctx);
-    },
-  };
+const recordingModules = modulesRecordingRoutes((r) => {
+  const methods = Array.isArray(r.method) ? r.method : [r.method];
+  const body = (r.schema as { body?: { properties?: Record<string, unknown> } } | undefined)?.body;
+  for (const method of methods) {
+    if (['POST', 'PUT', 'DELETE', 'PATCH'].includes(method) && r.url.startsWith('/api')) {
+      routes.push({ method, url: r.url, fields: Object.keys(body?.properties ?? {}) });
+    }
+  }
 });
 
 /** One md5 over every row of every table of the schema: equal digests, equal databases. */

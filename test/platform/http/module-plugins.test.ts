@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appModules } from '../../../src/modules/index.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { modulesRecordingRoutes } from '../../support/route-recorder.ts';
 
 let t: TestApp;
 let account: TestAccount;
@@ -61,19 +62,10 @@ describe('modules as encapsulated plugins', () => {
 async function startProbe(): Promise<readonly { method: string; url: string; auth: string }[]> {
   if (routes.length > 0) return routes;
   // Each module's own instance gets the recording hook first, so it sees exactly the routes that module adds.
-  const modules = appModules.map((m) => {
-    const register = m.routes;
-    return register === undefined ? m : {
-      ...m,
-      routes: async (app: Parameters<typeof register>[0], ctx: Parameters<typeof register>[1]) => {
-        app.addHook('onRoute', (r) => {
-          const methods = Array.isArray(r.method) ? r.method : [r.method];
-          const auth = r.config?.auth ?? (r.url.startsWith('/api') ? 'token' : 'none');
-          for (const method of methods) routes.push({ method, url: r.url, auth });
-        });
-        await register(app, ctx);
-      },
-    };
+  const modules = modulesRecordingRoutes((r) => {
+    const methods = Array.isArray(r.method) ? r.method : [r.method];
+    const auth = r.config?.auth ?? (r.url.startsWith('/api') ? 'token' : 'none');
+    for (const method of methods) routes.push({ method, url: r.url, auth });
   });
   const probe = await startTestApp({ sharing: t, modules });
   await probe.close();
