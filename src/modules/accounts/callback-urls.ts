@@ -17,7 +17,7 @@ export type AccountUrls = Record<AccountUrlName, string | null>;
 
 function refusal(ctx: AppContext, url: string): string | null {
   if (url.length > limits.callbackUrlLengthMax) return `the URL has more than ${limits.callbackUrlLengthMax} characters`;
-  const checked = checkCallbackUrl(url, ctx.config.mode);
+  const checked = checkCallbackUrl(url, ctx.config);
   return checked.ok ? null : `${url} cannot receive callbacks: ${checked.reason}`;
 }
 
