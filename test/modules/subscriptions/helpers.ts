@@ -18,3 +18,24 @@ export async function createPlan(t: TestApp, account: TestAccount, body: Record<
   if (res.statusCode !== 200 || res.json().status !== 'success') throw new Error(`suplan create failed: ${res.body}`);
   return res.json().id as string;
 }
+
+/** Sandbox cards for the hosted enrolment page: one whose stored charges pass, one that enrols but declines later. */
+export const goodCard = '4051885600446623';
+export const decliningCard = '4000000000000341';
+
+/** The payer submits a card on the hosted page the `url` opens (POST /gateway/registrosuscripcion). */
+export async function enrolOn(t: TestApp, url: string, cardNumber: string = goodCard) {
+  const u = new URL(url);
+  const form = new URLSearchParams({ token: u.searchParams.get('token')!, validacion: u.searchParams.get('validacion')!, card_number: cardNumber, expiry: '12/30', cvv: '123' });
+  const page = await t.app.inject({ method: 'POST', url: '/gateway/registrosuscripcion', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
+  if (!page.body.includes('Tarjeta registrada')) throw new Error(`enrolment failed: ${page.body.slice(0, 400)}`);
+}
+
+/** A new subscription of `plan` for a new client, with a card enrolled: its id and client. */
+export async function activeSubscription(t: TestApp, account: TestAccount, plan: string, extra: Record<string, unknown> = {}, cardNumber: string = goodCard) {
+  const client = await createSuClient(t, account, { email: `c${Math.random().toString(16).slice(2)}@example.com` });
+  const res = await t.call(account, { method: 'POST', url: '/api/sususcription', sign: true, body: { plan, client, ...extra } });
+  if (res.statusCode !== 200) throw new Error(`sususcription create failed: ${res.body}`);
+  await enrolOn(t, res.json().url as string, cardNumber);
+  return { id: res.json().id as string, client };
+}
