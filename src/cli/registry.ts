@@ -14,6 +14,8 @@ import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
 import { conciliationExport } from './commands/conciliation.ts';
 import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
+import { subscriptionsCancel, subscriptionsList, subscriptionsShow } from './commands/subscriptions.ts';
+import { plansList, plansSetPricing, plansShow } from './commands/plans.ts';
 
 export const commands: readonly Command[] = [
   migrateCommand,
@@ -36,4 +38,10 @@ export const commands: readonly Command[] = [
   accountsRequireStrictSigning,
   accountsSetNotifyUrl,
   conciliationExport,
+  subscriptionsList,
+  subscriptionsShow,
+  subscriptionsCancel,
+  plansList,
+  plansShow,
+  plansSetPricing,
 ];

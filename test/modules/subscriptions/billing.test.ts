@@ -8,7 +8,7 @@ import { accountsSetFee } from '../../../src/cli/commands/accounts-fee.ts';
 import { readBalance } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { deliverDueNotifications } from '../../../src/platform/notifications/deliver.ts';
-import { activeSubscription, createPlan, decliningCard, enrolOn, goodCard } from './helpers.ts';
+import { subscribedWithCard, createPlan, decliningCard, enrolOn, goodCard } from './helpers.ts';
 
 let t: TestApp;
 let receiver: Receiver;
@@ -51,7 +51,7 @@ describe('recurring billing on the sandbox clock', () => {
     const merchant = await t.createAccount('Cajas');
     await accountsSetFee.run(t.ctx, { values: { payment: '1', percent: '2.95', fixed: '50' }, positionals: [merchant.id] });
     const plan = await createPlan(t, merchant, { name: 'Caja mensual', amount: 9990, interval: 'month', retries_max: 3, url_notify_payment: `${receiver.url}/pay` });
-    const sub = await activeSubscription(t, merchant, plan);
+    const sub = await subscribedWithCard(t, merchant, plan);
 
     // 2026-05-11: the cycles of April 10 and May 10 are paid.
     await advance(merchant, 62);
@@ -120,7 +120,7 @@ describe('recurring billing on the sandbox clock', () => {
   it('charges twelve monthly cycles in one year-long advance', async () => {
     const merchant = await t.createAccount('Anual');
     const plan = await createPlan(t, merchant, { name: 'Mensual', amount: 1500 });
-    const sub = await activeSubscription(t, merchant, plan);
+    const sub = await subscribedWithCard(t, merchant, plan);
     const run = await advance(merchant, 365);
     expect(run.processed['subscription-billing']).toBe(12);
     expect((await successes(sub.id)).map((c) => c.cycle_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
@@ -133,9 +133,9 @@ describe('recurring billing on the sandbox clock', () => {
 
   it('waits out the trial days, charges a variable plan at the subscription\'s amount, and never bills consumption plans', async () => {
     const merchant = await t.createAccount('Prueba');
-    const trial = await activeSubscription(t, merchant, await createPlan(t, merchant, { name: 'Trial', amount: 2000, trial_days: 10 }));
-    const variable = await activeSubscription(t, merchant, await createPlan(t, merchant, { name: 'Variable', type: 'variable' }), { amount: '4321' });
-    const consumption = await activeSubscription(t, merchant, await createPlan(t, merchant, { name: 'Consumo' }));
+    const trial = await subscribedWithCard(t, merchant, await createPlan(t, merchant, { name: 'Trial', amount: 2000, trial_days: 10 }));
+    const variable = await subscribedWithCard(t, merchant, await createPlan(t, merchant, { name: 'Variable', type: 'variable' }), { amount: '4321' });
+    const consumption = await subscribedWithCard(t, merchant, await createPlan(t, merchant, { name: 'Consumo' }));
     await advance(merchant, 31);
     expect(await successes(trial.id)).toHaveLength(0);
     // 2026-04-21 (the cycle fell due on the 20th at the activation's 12:00).
@@ -150,8 +150,8 @@ describe('recurring billing on the sandbox clock', () => {
   it('charges nothing after the subscription is deleted, even a cycle waiting for a retry', async () => {
     const merchant = await t.createAccount('Baja');
     const plan = await createPlan(t, merchant, { name: 'Baja', amount: 3000 });
-    const kept = await activeSubscription(t, merchant, plan);
-    const retrying = await activeSubscription(t, merchant, plan, {}, decliningCard);
+    const kept = await subscribedWithCard(t, merchant, plan);
+    const retrying = await subscribedWithCard(t, merchant, plan, {}, decliningCard);
     await advance(merchant, 32);
     expect(await successes(kept.id)).toHaveLength(1);
     expect((await paid(merchant, retrying.id)).paid[0]).toMatchObject({ status: 'retry', try_number: 1 });

@@ -19,20 +19,36 @@ export async function createPlan(t: TestApp, account: TestAccount, body: Record<
   return res.json().id as string;
 }
 
+/** The sandbox's approved Visa (reference §13.2), as the enrolment form takes it. */
+export const approvedVisa = { card_number: '4051885600446623', expiry: '12/30', cvv: '123' } as const;
+
+/** Posts a card on the hosted enrolment page the `url` of POST /api/sususcription opens. */
+export async function submitEnrolmentCard(t: TestApp, url: string, card: Readonly<Record<string, string>> = approvedVisa) {
+  const u = new URL(url);
+  return t.app.inject({
+    method: 'POST', url: '/gateway/registrosuscripcion', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ token: u.searchParams.get('token')!, validacion: u.searchParams.get('validacion')!, ...card }).toString(),
+  });
+}
+
+/** A new client subscribed to a new plan (`planBody` on top of a consumption plan) with an approved card: `active`. */
+export async function activeSubscription(t: TestApp, account: TestAccount, planBody: Record<string, unknown> = {}) {
+  const plan = await createPlan(t, account, { name: 'Consumo', ...planBody });
+  return { ...(await subscribedWithCard(t, account, plan)), plan };
+}
+
 /** Sandbox cards for the hosted enrolment page: one whose stored charges pass, one that enrols but declines later. */
-export const goodCard = '4051885600446623';
+export const goodCard = approvedVisa.card_number;
 export const decliningCard = '4000000000000341';
 
-/** The payer submits a card on the hosted page the `url` opens (POST /gateway/registrosuscripcion). */
+/** The payer enrols the card `cardNumber` on the hosted page the `url` opens; throws unless it is registered. */
 export async function enrolOn(t: TestApp, url: string, cardNumber: string = goodCard) {
-  const u = new URL(url);
-  const form = new URLSearchParams({ token: u.searchParams.get('token')!, validacion: u.searchParams.get('validacion')!, card_number: cardNumber, expiry: '12/30', cvv: '123' });
-  const page = await t.app.inject({ method: 'POST', url: '/gateway/registrosuscripcion', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
+  const page = await submitEnrolmentCard(t, url, { ...approvedVisa, card_number: cardNumber });
   if (!page.body.includes('Tarjeta registrada')) throw new Error(`enrolment failed: ${page.body.slice(0, 400)}`);
 }
 
-/** A new subscription of `plan` for a new client, with a card enrolled: its id and client. */
-export async function activeSubscription(t: TestApp, account: TestAccount, plan: string, extra: Record<string, unknown> = {}, cardNumber: string = goodCard) {
+/** A new client subscribed to the existing `plan` (with `extra` fields) and its card enrolled: `active`. */
+export async function subscribedWithCard(t: TestApp, account: TestAccount, plan: string, extra: Record<string, unknown> = {}, cardNumber: string = goodCard) {
   const client = await createSuClient(t, account, { email: `c${Math.random().toString(16).slice(2)}@example.com` });
   const res = await t.call(account, { method: 'POST', url: '/api/sususcription', sign: true, body: { plan, client, ...extra } });
   if (res.statusCode !== 200) throw new Error(`sususcription create failed: ${res.body}`);
