@@ -4,7 +4,8 @@ import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { accountsSetBank } from './commands/accounts-bank.ts';
 import { accountsSetProcessor } from './commands/accounts-processor.ts';
-import { accountsRequireStrictSigning, accountsSetNotifyUrl } from './commands/accounts-signing.ts';
+import { accountsRequireStrictSigning } from './commands/accounts-signing.ts';
+import { accountsSetNotifyUrl, accountsSetUrls } from './commands/accounts-urls.ts';
 import { ledgerVerify } from './commands/ledger.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -37,6 +38,7 @@ export const commands: readonly Command[] = [
   payoutsImport,
   accountsRequireStrictSigning,
   accountsSetNotifyUrl,
+  accountsSetUrls,
   conciliationExport,
   subscriptionsList,
   subscriptionsShow,
