@@ -4,7 +4,8 @@ import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { accountsSetBank } from './commands/accounts-bank.ts';
 import { accountsSetProcessor } from './commands/accounts-processor.ts';
-import { accountsRequireStrictSigning, accountsSetNotifyUrl } from './commands/accounts-signing.ts';
+import { accountsRequireStrictSigning } from './commands/accounts-signing.ts';
+import { accountsSetNotifyUrl, accountsSetUrls } from './commands/accounts-urls.ts';
 import { ledgerVerify } from './commands/ledger.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -13,6 +14,7 @@ import { payoutsExport, payoutsImport } from './commands/payouts-batch.ts';
 import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
 import { conciliationExport } from './commands/conciliation.ts';
+import { refundsList, refundsShow } from './commands/refunds.ts';
 import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
 import { subscriptionsCancel, subscriptionsList, subscriptionsShow } from './commands/subscriptions.ts';
 import { plansList, plansSetPricing, plansShow } from './commands/plans.ts';
@@ -37,7 +39,10 @@ export const commands: readonly Command[] = [
   payoutsImport,
   accountsRequireStrictSigning,
   accountsSetNotifyUrl,
+  accountsSetUrls,
   conciliationExport,
+  refundsList,
+  refundsShow,
   subscriptionsList,
   subscriptionsShow,
   subscriptionsCancel,

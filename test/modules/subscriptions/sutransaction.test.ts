@@ -86,7 +86,7 @@ describe('POST /api/sutransaction', () => {
       [{ suscription: 'su00000000000000000000', amount: 1 }, { suscription: 'not found' }],
       [{ suscription: sub, amount: 1, card: 'sure00000000000000000000' }, { card: 'not found' }],
       [{ suscription: sub }, { amount: 'is empty' }],
-      [{ suscription: sub, amount: 1, marketplace: 'ma0690b6451a7043d5' }, { marketplace: 'not supported on subscription charges yet' }],
+      [{ suscription: sub, amount: 1, marketplace: 'ma0690b6451a7043d5' }, { marketplace: 'invalid' }],
     ];
     for (const [body, errors] of cases) {
       const res = await charge(body);
