@@ -157,6 +157,9 @@ export const limits = {
   dbPoolSizeMax: 10,
   /** The embedded database's buffer cache: PostgreSQL's 128 MB default is most of an idle server's RSS; a merchant's
    *  embedded database is small and the OS page cache stands behind it (docs/performance.md). */
+  /** Rows per query when a large page is read (src/platform/db/chunked-read.ts): bounds how long one query holds
+   *  PGlite's thread, about 10 ms on this box. */
+  dbReadChunkRowsMax: 500,
   pgliteSharedBuffersMb: 16,
   /** How long a starting process waits to reach DATABASE_URL before it says it cannot (an unrouted host never refuses). */
   dbStartupConnectTimeoutMs: 10 * secondMs,
