@@ -121,8 +121,12 @@ export const limits = {
   dueWorkRoundsMax: 50,
   dueWorkIntervalMs: secondMs,
   deliveryPollIntervalMs: secondMs,
-  deliveryBatchMax: 16,
-  deliveryConcurrencyMax: 8,
+  deliveryBatchMax: 128,
+  deliveryConcurrencyMax: 32,
+  /** Answers recorded per database transaction (src/platform/notifications/deliver.ts). */
+  deliveryRecordBatchMax: 32,
+  /** A kept-alive callback connection idle this long is closed (receivers' servers commonly close at 5 s). */
+  deliveryIdleSocketMs: 4 * secondMs,
   /** One callback POST, connect to last byte. */
   deliveryTimeoutMs: 15 * secondMs,
   /** Long enough for every row of a batch to be sent and answered before another worker may take it over. */
@@ -231,6 +235,7 @@ export function assertLimits(): void {
   assert.ok(l.retryDelaysMs.length >= 1 && l.retryDelaysMs.every((d, i) => i === 0 || d >= l.retryDelaysMs[i - 1]!), 'retry delays never shrink');
   assert.ok(l.retryJitterFraction >= 0 && l.retryJitterFraction < 1, 'jitter keeps every delay positive');
   assert.ok(l.deliveryBatchMax <= l.dueWorkBatchMax, 'a drain takes at least one delivery batch');
+  assert.ok(l.deliveryRecordBatchMax <= l.deliveryBatchMax, 'answers are recorded in groups of one batch');
   assert.ok(l.dueWorkRoundsMax >= 2, 'a drain can follow one handler\'s output into another');
   // Sandbox: one advance fits the total offset; the payout schedule resolves within one advance.
   assert.ok(l.sandboxAdvanceMsMax <= l.sandboxOffsetMsMax, 'one advance fits the total sandbox offset');
