@@ -86,6 +86,16 @@ describe('dashboard subscriptions and plans', () => {
     expect(page.body).not.toContain('Secreto');
   });
 
+  it('shows a fixed plan\'s billing cycles once they are charged, and the next charge', async () => {
+    const advanced = await t.call(shop, { method: 'POST', url: '/api/sandbox/clock/advance', body: { days: 40 } });
+    expect(advanced.statusCode, advanced.body).toBe(200);
+    const page = await b.get(`/dashboard/subscriptions/${gold.id}`);
+    expect(page.body).toMatch(/<td data-label="Ciclo">1<\/td>[\s\S]*status-cycle-success">Pagado<[\s\S]*\$12\.990/);
+    expect(page.body).not.toContain('Aún no hay ciclos de cobro.');
+    const list = await b.get('/dashboard/subscriptions?status=active');
+    expect(list.body).toMatch(/Oro[\s\S]*data-label="Próximo cobro">\d{4}-\d{2}-\d{2} [\d:]+<[\s\S]*\$12\.990 · Pagada/);
+  });
+
   it('sends a signed-out visitor to sign in', async () => {
     const res = await t.app.inject({ method: 'GET', url: `/dashboard/subscriptions/${gold.id}` });
     expect(res.statusCode).toBe(303);
