@@ -262,6 +262,10 @@ export function assertLimits(): void {
   assert.ok(l.checkoutTokenHexLength <= l.checkoutFieldLengthMax, 'the link token fits the checkout form field');
   // Marketplace deposits: a share waits, then is confirmed; both within the sandbox's one advance.
   assert.ok(l.clientDepositDelayMs + l.clientDepositConfirmMs <= l.sandboxAdvanceMsMax, 'one advance can take a share to paid');
+  // Recurring billing (decision 101): one advance takes a declined cycle through all its retries to suspension, and
+  // a billing attempt's lease (a dead worker's) runs out before the cycle's next retry is due.
+  assert.ok(subscriptionLimits.planRetriesMax * subscriptionLimits.cycleRetryIntervalMs <= l.sandboxAdvanceMsMax, 'one advance can suspend a declined cycle');
+  assert.ok(subscriptionLimits.chargeLeaseMs < subscriptionLimits.cycleRetryIntervalMs, 'a dead billing attempt frees its cycle before the next retry');
   // Environment ranges: each default lies inside its range.
   const c = configLimits;
   assert.ok(c.portMin <= c.portDefault && c.portDefault <= c.portMax);
