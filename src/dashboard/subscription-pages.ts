@@ -7,6 +7,7 @@ import type { AppContext } from '../platform/context.ts';
 import { subscriptionStatuses, type SubscriptionStatus } from '../modules/subscriptions/states.ts';
 import { listSubscriptionSummaries, subscriptionDetail } from '../modules/subscriptions/summaries.ts';
 import { getPlans } from '../modules/subscriptions/plan-service.ts';
+import { findPlan } from '../modules/subscriptions/repository.ts';
 import { dashboardLimits } from '../limits.ts';
 import { pageNumberOf } from './format.ts';
 import { accountOf, queryOf, renderMessage, renderPage } from './render.ts';
@@ -20,12 +21,16 @@ export function registerSubscriptionPages(app: FastifyInstance, ctx: AppContext)
     const account = accountOf(request);
     const query = request.query as Record<string, unknown>;
     const status = statusOf(query.status);
+    // Only one of the account's own plans narrows the list (a plans page link); anything else is ignored.
+    const plan = typeof query.plan === 'string' ? await findPlan(ctx.db, account.id, query.plan) ?? null : null;
     const page = pageNumberOf(query.page, dashboardLimits.pageNumberMax);
     const perPage = dashboardLimits.rowsPerPage;
-    const found = await listSubscriptionSummaries(ctx, { accountId: account.id, ...(status === null ? {} : { status }), offset: (page - 1) * perPage, limit: perPage });
-    const link = (p: number) => queryOf({ status, page: p > 1 ? p : null });
+    const found = await listSubscriptionSummaries(ctx, {
+      accountId: account.id, ...(status === null ? {} : { status }), ...(plan === null ? {} : { planId: plan.id }), offset: (page - 1) * perPage, limit: perPage,
+    });
+    const link = (p: number) => queryOf({ status, plan: plan?.id ?? null, page: p > 1 ? p : null });
     return renderPage(ctx, request, reply, 200, 'subscriptions', {
-      title: 'Suscripciones', section: 'subscriptions', status, statuses: subscriptionStatuses, rows: found.subscriptions, total: found.total, page,
+      title: 'Suscripciones', section: 'subscriptions', status, plan, statuses: subscriptionStatuses, rows: found.subscriptions, total: found.total, page,
       unknownStatus: typeof query.status === 'string' && query.status !== '' && status === null,
       previous: page > 1 ? link(page - 1) : null, next: page * perPage < found.total ? link(page + 1) : null,
     });

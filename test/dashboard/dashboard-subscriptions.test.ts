@@ -84,6 +84,16 @@ describe('dashboard subscriptions and plans', () => {
     expect(page.body).toMatch(/Oro[\s\S]*Monto fijo[\s\S]*\$12\.990[\s\S]*cada mes[\s\S]*7 días[\s\S]*1 activas de 1/);
     expect(page.body).toMatch(/Semanal[\s\S]*Monto variable[\s\S]*Lo fija cada suscripción[\s\S]*cada 2 semanas[\s\S]*0 activas de 1/);
     expect(page.body).not.toContain('Secreto');
+
+    const ofGold = await b.get(`/dashboard/subscriptions?plan=${gold.plan}`);
+    expect(page.body).toContain(`href="/dashboard/subscriptions?plan=${gold.plan}"`);
+    expect(ofGold.body).toContain('1 suscripción del plan Oro');
+    expect(ofGold.body).toContain(`<input type="hidden" name="plan" value="${gold.plan}">`);
+    // Another account's plan narrows nothing and shows nothing of it.
+    const foreignPlan = (await t.ctx.db.selectFrom('su_subscriptions').select('plan_id').where('id', '=', foreign).executeTakeFirstOrThrow()).plan_id;
+    const notOurs = await b.get(`/dashboard/subscriptions?plan=${foreignPlan}`);
+    expect(notOurs.body).toContain('3 suscripciones');
+    expect(notOurs.body).not.toContain('Secreto');
   });
 
   it('shows a fixed plan\'s billing cycles once they are charged, and the next charge', async () => {
