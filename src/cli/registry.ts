@@ -3,6 +3,7 @@
 import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { accountsSetBank } from './commands/accounts-bank.ts';
+import { accountsSetEscrow } from './commands/accounts-escrow.ts';
 import { accountsSetProcessor } from './commands/accounts-processor.ts';
 import { accountsRequireStrictSigning, accountsSetNotifyUrl } from './commands/accounts-signing.ts';
 import { ledgerVerify } from './commands/ledger.ts';
@@ -35,5 +36,6 @@ export const commands: readonly Command[] = [
   payoutsImport,
   accountsRequireStrictSigning,
   accountsSetNotifyUrl,
+  accountsSetEscrow,
   conciliationExport,
 ];

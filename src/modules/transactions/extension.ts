@@ -6,6 +6,7 @@ import type { Insertable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import type { RuleFailure } from '../../platform/errors.ts';
+import { ledgerCodes, type FundsSource, type LedgerCode } from '../../platform/ledger/ledger.ts';
 import type { TransactionRow } from './repository.ts';
 import type { CreateTransactionInput } from './schemas.ts';
 import type { TransactionTable } from './types.ts';
@@ -69,11 +70,49 @@ export interface PaymentExtension {
   reverse?(ctx: AppContext, tx: Tx, row: TransactionRow, reversal: Reversal): Promise<{ readonly ok: true } | { readonly ok: false; readonly failure: RuleFailure }>;
 }
 
+/**
+ * An extension that holds settlement (escrow, decision 115): it does not change how the net divides, only where
+ * the merchant's part goes when the sale settles. Unlike a PaymentExtension it is not named by a create field,
+ * so it may apply to any sale of the account, split ones included; the first hold that answers a code wins.
+ */
+export interface SettlementHold {
+  readonly name: string;
+  /**
+   * In the settlement's commit, with the sale's row locked: the ledger account (of the merchant) that receives
+   * the merchant's part instead of its wallet, having recorded the hold; null to leave the part to the wallet.
+   */
+  hold(ctx: AppContext, tx: Tx, row: TransactionRow, merchantMinor: bigint, at: Date): Promise<LedgerCode | null>;
+  /** For a refund, with the sale's row locked: what of this sale the hold still keeps, as a funds source; null if none. */
+  heldFunds(ctx: AppContext, tx: Tx, row: TransactionRow): Promise<FundsSource | null>;
+  /** A refund took `amountMinor` from heldFunds, in the same commit. */
+  taken(ctx: AppContext, tx: Tx, row: TransactionRow, amountMinor: bigint): Promise<void>;
+}
+
 declare module '../../platform/context.ts' {
   interface AppContext {
     /** Built once by the composition (src/modules/payment-extensions.ts). */
     readonly paymentExtensions: readonly PaymentExtension[];
+    /** The extensions that may hold a settled sale's merchant part (src/modules/payment-extensions.ts). */
+    readonly settlementHolds: readonly SettlementHold[];
   }
+}
+
+/** Where a settled sale's merchant part goes: the first hold that takes it, else the merchant's wallet. */
+export async function merchantDestination(ctx: AppContext, tx: Tx, row: TransactionRow, merchantMinor: bigint, at: Date): Promise<LedgerCode> {
+  for (const hold of ctx.settlementHolds) {
+    const code = await hold.hold(ctx, tx, row, merchantMinor, at);
+    if (code !== null) return code;
+  }
+  return ledgerCodes.walletAvailable;
+}
+
+/** What a hold still keeps of this sale, with the hold that keeps it; null when none does. */
+export async function heldFundsOf(ctx: AppContext, tx: Tx, row: TransactionRow): Promise<{ readonly hold: SettlementHold; readonly source: FundsSource } | null> {
+  for (const hold of ctx.settlementHolds) {
+    const source = await hold.heldFunds(ctx, tx, row);
+    if (source !== null) return { hold, source };
+  }
+  return null;
 }
 
 /** The one extension a stored transaction carries, or null. */

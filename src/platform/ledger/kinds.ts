@@ -8,6 +8,8 @@ export const journalKinds = {
   transactionFee: 'transaction.fee',
   /** A paid transaction's net, on its availability date: pending settlement -> the merchant's wallet. */
   transactionSettlement: 'transaction.settlement',
+  /** An escrow sale released by POST /api/escrow (decision 115): escrow held -> the merchant's wallet. */
+  escrowReleased: 'escrow.released',
   /** A marketplace payment's clients' parts at settlement: pending settlement -> client payables. */
   marketplaceSplit: 'marketplace_split',
   /** A client's settled share sent to its bank: client payable -> bank clearing. */
