@@ -171,6 +171,8 @@ export const configLimits = {
   portDefault: 8080, portMin: 0, portMax: 65535,
   settlementDelayDaysDefault: 1, settlementDelayDaysMin: 0, settlementDelayDaysMax: 60,
   metricsTokenLengthMin: 16, metricsTokenLengthMax: 200,
+  /** CALLBACK_TRUSTED_ORIGINS entries (decision 151): a handful of internal receivers, not a second DNS. */
+  callbackTrustedOriginsMax: 20,
 } as const;
 
 // --- HTTP timeouts, rate limit, DATA_DIR permissions (decision 072) ---

@@ -5,7 +5,8 @@ import { accountsCreate, accountsList, accountsRotate, accountsShow } from './co
 import { accountsSetBank } from './commands/accounts-bank.ts';
 import { accountsSetEscrow } from './commands/accounts-escrow.ts';
 import { accountsSetProcessor } from './commands/accounts-processor.ts';
-import { accountsRequireStrictSigning, accountsSetNotifyUrl } from './commands/accounts-signing.ts';
+import { accountsRequireStrictSigning } from './commands/accounts-signing.ts';
+import { accountsSetNotifyUrl, accountsSetUrls } from './commands/accounts-urls.ts';
 import { ledgerVerify } from './commands/ledger.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -15,6 +16,8 @@ import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
 import { conciliationExport } from './commands/conciliation.ts';
 import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
+import { subscriptionsCancel, subscriptionsList, subscriptionsShow } from './commands/subscriptions.ts';
+import { plansList, plansSetPricing, plansShow } from './commands/plans.ts';
 
 export const commands: readonly Command[] = [
   migrateCommand,
@@ -36,6 +39,13 @@ export const commands: readonly Command[] = [
   payoutsImport,
   accountsRequireStrictSigning,
   accountsSetNotifyUrl,
+  accountsSetUrls,
   accountsSetEscrow,
   conciliationExport,
+  subscriptionsList,
+  subscriptionsShow,
+  subscriptionsCancel,
+  plansList,
+  plansShow,
+  plansSetPricing,
 ];

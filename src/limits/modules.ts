@@ -73,8 +73,8 @@ export const subscriptionLimits = {
   enrolmentLeaseMs: 2 * minuteMs,
   /** reference §7.12, §7.13: the `suscription` and `card` fields. */
   suscriptionFieldLengthMax: 60, cardFieldLengthMax: 28,
-  /** reference §8.4: POST /api/sutransaction's `order`, `description` and `marketplace`. */
-  chargeOrderLengthMax: 40, chargeDescriptionLengthMax: 1000, chargeMarketplaceLengthMax: 20,
+  /** reference §8.4: POST /api/sutransaction's `order` and `description`; its `marketplace` is bounded as a transaction's (decision 106). */
+  chargeOrderLengthMax: 40, chargeDescriptionLengthMax: 1000,
   /** How long one stored-card charge holds its payment before another caller may retry it (a crashed attempt). */
   chargeLeaseMs: 2 * minuteMs,
   /** A request that finds its charge being made by another waits this many steps of this long for the result. */

@@ -23,6 +23,8 @@ export interface Config {
   readonly workersEnabled: boolean;
   /** Bearer token for /metrics in production; null there means /metrics answers 404 (sandbox leaves it open). */
   readonly metricsToken: string | null;
+  /** Origins (scheme://host:port) that production callbacks may reach on loopback or private addresses (decision 151). */
+  readonly callbackTrustedOrigins: ReadonlySet<string>;
   // --- HTTP timeouts and rate limit (decision 072) ---
   readonly httpTimeouts: HttpTimeouts;
   /** Requests per minute per public token (per IP without one) in this process; null when turned off. */
@@ -104,12 +106,30 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   const metricsToken = env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' ? env.METRICS_TOKEN : null;
   const { metricsTokenLengthMin: tokenMin, metricsTokenLengthMax: tokenMax } = configLimits;
   if (metricsToken !== null && !new RegExp(`^\\S{${tokenMin},${tokenMax}}$`).test(metricsToken)) errors.push(`METRICS_TOKEN must be ${tokenMin} to ${tokenMax} characters without spaces`);
+  const callbackTrustedOrigins = parseTrustedOrigins(env.CALLBACK_TRUSTED_ORIGINS, errors);
   const http = httpSettings(env, errors);
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
-    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled, metricsToken, ...http },
+    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled, metricsToken, callbackTrustedOrigins, ...http },
   };
+}
+
+/** A comma-separated list of bare origins; anything more (a path, credentials, a query) is a mistake to report. */
+function parseTrustedOrigins(raw: string | undefined, errors: string[]): ReadonlySet<string> {
+  const origins = new Set<string>();
+  if (raw === undefined || raw.trim() === '') return origins;
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  if (entries.length > configLimits.callbackTrustedOriginsMax) errors.push(`CALLBACK_TRUSTED_ORIGINS names at most ${configLimits.callbackTrustedOriginsMax} origins, got ${entries.length}`);
+  for (const entry of entries.slice(0, configLimits.callbackTrustedOriginsMax)) {
+    let url: URL | null = null;
+    try { url = new URL(entry); } catch { url = null; }
+    const bare = url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === ''
+      && url.pathname === '/' && url.search === '' && url.hash === '' && !entry.endsWith('/') ? url : null;
+    if (bare === null) errors.push(`CALLBACK_TRUSTED_ORIGINS entries must be origins like https://erp.internal:8443, got "${entry}"`);
+    else origins.add(bare.origin);
+  }
+  return origins;
 }
 
 // --- HTTP timeouts and rate limit (decision 072) ---

@@ -26,6 +26,12 @@ export function formatTimestamp(at: Date, timeZone: string): string {
   return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
 }
 
+/** Day first, as the reference's nullification callback writes `fecha` (`24-08-2023 12:29:35`, reference §3.3). */
+export function formatDayFirstTimestamp(at: Date, timeZone: string): string {
+  const p = parts(at, timeZone);
+  return `${p.day}-${p.month}-${p.year} ${p.hour}:${p.minute}:${p.second}`;
+}
+
 export function formatDate(at: Date, timeZone: string): string {
   const p = parts(at, timeZone);
   return `${p.year}-${p.month}-${p.day}`;

@@ -1,14 +1,14 @@
 // Production mode end to end in Chromium (issue 15): a real `cobro serve` in COBRO_MODE=production, an account
 // whose card payments go through Webpay Plus (the real transbank-sdk) pointed at the local simulator of
 // Transbank's REST protocol; the payer picks Webpay, continues to "Transbank's" page, pays with the integration
-// VISA, comes back, sees the result and returns to the shop. The success callback carries the authorization code.
-// (Production delivers callbacks only to public https hosts, so the test reads the callback from the outbox; the
-// signed delivery itself is what checkout-payments.test.ts proves in sandbox.)
+// VISA, comes back, sees the result and returns to the shop. The success callback carries the authorization code
+// and reaches the merchant's receiver on 127.0.0.1, signed: production delivers only to public https hosts, except
+// origins the operator trusts (CALLBACK_TRUSTED_ORIGINS, decision 151), which is how this receiver is named.
 import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
-import { sql } from 'kysely';
+import { Webhook } from 'standardwebhooks';
 import { testConfig } from '../support/app.ts';
 import { cloneTestDatabase } from '../support/database.ts';
 import { freePort } from '../support/net.ts';
@@ -16,6 +16,8 @@ import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-si
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { saveWebpaySettings } from '../../src/platform/processors/account-processors.ts';
+import { deliverDueNotifications } from '../../src/platform/notifications/deliver.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 let server: RunningServer;
 let browser: Browser;
@@ -23,6 +25,9 @@ let sim: WebpaySimulator;
 let shop: http.Server;
 let shopUrl: string;
 let token: string;
+let accountId: string;
+let webhookSecret: string;
+let receiver: Receiver;
 
 async function api(method: 'GET' | 'POST', url: string, body?: unknown) {
   const res = await fetch(`${server.url}${url}`, {
@@ -35,6 +40,7 @@ async function api(method: 'GET' | 'POST', url: string, body?: unknown) {
 
 beforeAll(async () => {
   sim = await startWebpaySimulator();
+  receiver = await startReceiver(() => 204);
   shop = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Tienda</title><h1>De vuelta en la tienda</h1>');
   });
@@ -43,12 +49,15 @@ beforeAll(async () => {
   const port = await freePort();
   const config = testConfig({
     PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32),
+    CALLBACK_TRUSTED_ORIGINS: receiver.url, COBRO_WORKERS: '0',
   });
   server = await startServer(config, { handle: await cloneTestDatabase() });
   const ctx = server.runtime.ctx;
   const account = await createAccount(ctx, 'Tienda Andes');
   if (!account.ok) throw new Error(account.error);
   token = account.value.publicToken;
+  accountId = account.value.id;
+  webhookSecret = account.value.webhookSecret;
   await saveWebpaySettings(ctx, account.value.id, { commerceCode: sim.commerceCode, apiKey: sim.apiKey, environment: sim.url }, ctx.clock.now());
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -60,6 +69,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
   await sim?.close();
+  await receiver?.close();
   await new Promise((resolve) => shop?.close(resolve));
 });
 
@@ -69,7 +79,7 @@ describe('production checkout through Webpay Plus in Chromium', () => {
     expect(methods.body.payment_methods.map((m: { payment: number }) => m.payment)).toEqual([1, 100, 101, 102]);
     const created = await api('POST', '/api/transaction/', {
       email: 'pagador@example.com', order: 'ord-prod-1', subject: 'Zapatillas de trekking', amount: 25000,
-      urlreturn: `${shopUrl}/return`, urlnotify: 'https://tienda.example/notify',
+      urlreturn: `${shopUrl}/return`, urlnotify: `${receiver.url}/notify`,
     });
     expect(created.status).toBe(200);
     const page = await browser.newPage({ viewport: { width: 520, height: 820 } });
@@ -92,16 +102,16 @@ describe('production checkout through Webpay Plus in Chromium', () => {
     const got = (await api('GET', `/api/transaction/${created.body.id}`)).body;
     expect(got.status).toBe('success');
     expect(got.payment).toMatchObject({ authorization_code: simTx.authorizationCode, last_4_digits: '6623', card_type: 'VN', installments: 0, media: 'Webpay' });
-    const callbacks = await server.runtime.ctx.db.selectFrom('notifications').select(['url', 'payload'])
-      .where(sql<boolean>`payload->>'payment_key' = ${got.payment.payment_key}`).execute();
-    expect(callbacks).toEqual([{
-      url: 'https://tienda.example/notify',
-      payload: {
-        transaction_id: String(got.payment.transaction_id), payment_key: got.payment.payment_key, transaction_key: got.payment.transaction_key,
-        verification_key: got.payment.verification_key, order: 'ord-prod-1', status: 'success',
-        authorization_code: simTx.authorizationCode, last_4_digits: '6623', card_type: 'VN', installments: '0',
-      },
-    }]);
+    // The real delivery path (claim, sign, POST, record), run here rather than by the workers so nothing waits on timing.
+    expect(await deliverDueNotifications(server.runtime.ctx, { accountId })).toBe(1);
+    const hits = receiver.requests.filter((r) => r.path === '/notify');
+    expect(hits).toHaveLength(1);
+    const payload = new Webhook(webhookSecret).verify(hits[0]!.body, hits[0]!.headers as Record<string, string>);
+    expect(payload).toEqual({
+      transaction_id: String(got.payment.transaction_id), payment_key: got.payment.payment_key, transaction_key: got.payment.transaction_key,
+      verification_key: got.payment.verification_key, order: 'ord-prod-1', status: 'success',
+      authorization_code: simTx.authorizationCode, last_4_digits: '6623', card_type: 'VN', installments: '0',
+    });
     await page.close();
   });
 

@@ -25,6 +25,19 @@ describe('configuration from the environment', () => {
     const ok = loadConfig({ COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32), PUBLIC_BASE_URL: 'https://pay.example.com/' });
     expect(ok.ok && ok.config.publicBaseUrl).toBe('https://pay.example.com');
   });
+
+  it('reads CALLBACK_TRUSTED_ORIGINS as bare origins and names any entry that is more than one', () => {
+    const ok = loadConfig({ CALLBACK_TRUSTED_ORIGINS: ' http://127.0.0.1:4567 , https://erp.internal:8443,HTTPS://Erp.Internal:443' });
+    expect(ok.ok && [...ok.config.callbackTrustedOrigins]).toEqual(['http://127.0.0.1:4567', 'https://erp.internal:8443', 'https://erp.internal']);
+    expect(loadConfig({}).ok && loadConfig({ CALLBACK_TRUSTED_ORIGINS: '' }).ok).toBe(true);
+    for (const bad of ['https://erp.internal/notify', 'https://erp.internal/', 'ftp://erp.internal', 'https://u:p@erp.internal', 'erp.internal', 'https://erp.internal?x=1']) {
+      const r = loadConfig({ CALLBACK_TRUSTED_ORIGINS: bad });
+      expect(r.ok, bad).toBe(false);
+      if (!r.ok) expect(r.errors.join('\n')).toContain(`CALLBACK_TRUSTED_ORIGINS entries must be origins like https://erp.internal:8443, got "${bad}"`);
+    }
+    const many = loadConfig({ CALLBACK_TRUSTED_ORIGINS: Array.from({ length: 21 }, (_, i) => `https://h${i}.internal`).join(',') });
+    expect(many.ok).toBe(false);
+  });
 });
 
 describe('timestamps in the service zone', () => {

@@ -3,16 +3,12 @@
 // every request is retried with the same key and body until it has an answer. Nothing may run twice: one
 // transaction per order, one payout per order, the wallet down by exactly the payouts, the ledger clean, and
 // every answer the client saw before the kill replayed byte for byte.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import { describe, expect, inject, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.ts';
+import { describe, expect, it } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
-import { cloneTestDatabase, type TestDatabaseHandle } from '../support/database.ts';
 import { freePort } from '../support/net.ts';
+import { suiteEngine, type Engine } from './engines.ts';
 import { demoCredentials, plan, retryUntilAnswered, send, type Answer, type Credentials } from './load.ts';
 
 const transactionsPlanned = 220;
@@ -21,35 +17,6 @@ const fundingMinor = 1_000_000;
 /** The kill comes once this share of the first answers arrived, or after killAfterMsMax, whichever is first. */
 const killAtAnsweredShare = 0.3;
 const killAfterMsMax = 4_000;
-
-interface Engine {
-  readonly env: Record<string, string>;
-  /** Opens the data for the final count; on PGlite only once the server is gone (one process owns the files). */
-  readonly open: () => Promise<DatabaseHandle>;
-  readonly dispose: () => Promise<void>;
-}
-
-async function pgliteEngine(): Promise<Engine> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-kill-'));
-  // Seeded from the run's migrated snapshot: an empty DATA_DIR would cost the server an initdb and every migration.
-  const seeded = await openDatabase({ engine: 'pglite', dataDir, loadDataDir: new Blob([fs.readFileSync(inject('pgliteSnapshotPath'))]) });
-  await seeded.close();
-  return {
-    env: { DATA_DIR: dataDir },
-    open: () => openDatabase({ engine: 'pglite', dataDir }),
-    dispose: async () => { fs.rmSync(dataDir, { recursive: true, force: true }); },
-  };
-}
-
-async function postgresEngine(): Promise<Engine> {
-  const handle: TestDatabaseHandle = await cloneTestDatabase();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-kill-'));
-  return {
-    env: { DATABASE_URL: handle.url!, DATA_DIR: dataDir },
-    open: async () => ({ ...handle, close: async () => {} }),
-    dispose: async () => { await handle.close(); fs.rmSync(dataDir, { recursive: true, force: true }); },
-  };
-}
 
 async function walletAvailable(baseUrl: string, who: Credentials): Promise<number> {
   const res = await fetch(`${baseUrl}/api/wallet?currency=CLP`, {
@@ -140,7 +107,7 @@ async function scenario(engine: Engine): Promise<void> {
 
 describe('kill -9 under load, restart, retry with the same keys', () => {
   it('runs every command exactly once', { timeout: 120_000 }, async () => {
-    const engine = process.env.DATABASE_URL !== undefined ? await postgresEngine() : await pgliteEngine();
+    const engine = await suiteEngine();
     try {
       await scenario(engine);
     } finally {

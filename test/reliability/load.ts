@@ -92,3 +92,31 @@ export async function retryUntilAnswered(baseUrl: string, who: Credentials, requ
   if (pending.length > 0) throw new Error(`${pending.length} requests never got an answer`);
   return answers;
 }
+
+/** One signed request (token, Sign and, for a body, JSON) to a real server; answers the status and parsed body. */
+export async function call(baseUrl: string, who: Credentials, method: string, pathAndQuery: string, body?: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const [pathOnly, query] = pathAndQuery.split('?') as [string, string | undefined];
+  const params = body ?? Object.fromEntries(new URLSearchParams(query ?? ''));
+  const res = await fetch(`${baseUrl}${pathAndQuery}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, pathOnly, params),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(20_000),
+  });
+  const text = await res.text();
+  let json: Record<string, unknown> = {};
+  try { json = JSON.parse(text) as Record<string, unknown>; } catch { /* an HTML or empty answer */ }
+  return { status: res.status, text, json };
+}
+
+/** Posts a hosted page's form (the checkout, the mall, the card enrolment) as a browser without JavaScript would. */
+export async function postForm(baseUrl: string, pathAndQuery: string, fields: Record<string, string>) {
+  const res = await fetch(`${baseUrl}${pathAndQuery}`, {
+    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(), signal: AbortSignal.timeout(20_000),
+  });
+  return { status: res.status, text: await res.text() };
+}

@@ -4,8 +4,8 @@
 // a 5xx, and a refused request (HTTP 4xx, or 200 with status "failed") leaves every table exactly as it was.
 // FUZZ_RUNS sets the runs per route (default 10); a failure prints fast-check's seed and path to replay it.
 import fc from 'fast-check';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseDigest } from '../support/db-digest.ts';
 import { modulesRecordingRoutes } from '../support/route-recorder.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 
@@ -26,16 +26,6 @@ const recordingModules = modulesRecordingRoutes((r) => {
     }
   }
 });
-
-/** One md5 over every row of every table of the schema: equal digests, equal databases. */
-async function digest(): Promise<string> {
-  const tables = await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
-    WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(t.ctx.db);
-  const parts = tables.rows.map(({ name }) => sql`SELECT ${name}::text AS n, md5(COALESCE(string_agg(x::text, ',' ORDER BY x::text), '')) AS d FROM ${sql.id(name)} x`);
-  const union = parts.reduce((a, b) => sql`${a} UNION ALL ${b}`);
-  const row = await sql<{ d: string }>`SELECT md5(string_agg(n || '=' || d, '|' ORDER BY n)) AS d FROM (${union}) s`.execute(t.ctx.db);
-  return row.rows[0]!.d;
-}
 
 const hostile = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
@@ -81,14 +71,14 @@ describe('fuzz of every state-changing route', () => {
     let requests = 0;
     let refusals = 0;
     for (const route of unique) {
-      let before = await digest();
+      let before = await databaseDigest(t.ctx.db);
       await fc.assert(fc.asyncProperty(pathFor(route), bodyFor(route), async (url, body) => {
         const res = await t.call(merchant, { method: route.method as 'POST', url, body, sign: true });
         requests++;
         expect(res.statusCode, `${route.method} ${url} ${JSON.stringify(body).slice(0, 200)} -> ${res.body.slice(0, 300)}`).toBeLessThan(500);
         let failed = res.statusCode >= 400;
         try { failed ||= (res.json() as { status?: unknown }).status === 'failed'; } catch { failed = true; }
-        const after = await digest();
+        const after = await databaseDigest(t.ctx.db);
         if (failed) {
           refusals++;
           expect(after, `${route.method} ${url} was refused (${res.body.slice(0, 200)}) but changed the database`).toBe(before);

@@ -7,6 +7,7 @@ import { resolve as resolveCommand, runResolved } from '../../src/cli/dispatch.t
 import { loadConfig } from '../../src/platform/config.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import type { CliResult } from './cli.ts';
+import type { AppContext } from '../../src/platform/context.ts';
 
 /**
  * The command path of `cobro <command>` run inside the test process: the same argument resolution and command code
@@ -15,10 +16,15 @@ import type { CliResult } from './cli.ts';
  * (config errors, exit codes, the operator socket) stays covered by runCli.
  */
 export async function runInProcess(args: readonly string[], runtime: Runtime | null): Promise<CliResult> {
+  return runOnContext(args, runtime?.ctx ?? null);
+}
+
+/** The same on a context a test already holds (a test app's `t.ctx`). */
+export async function runOnContext(args: readonly string[], ctx: AppContext | null): Promise<CliResult> {
   const resolved = resolveCommand(args);
   if (!('command' in resolved)) return { code: resolved.exitCode, stdout: resolved.stdout, stderr: resolved.stderr };
-  if (resolved.command.needsDb && runtime === null) throw new Error(`cobro ${args.join(' ')} needs a database`);
-  const output = await runResolved(resolved, resolved.command.needsDb ? runtime!.ctx : null);
+  if (resolved.command.needsDb && ctx === null) throw new Error(`cobro ${args.join(' ')} needs a database`);
+  const output = await runResolved(resolved, resolved.command.needsDb ? ctx : null);
   return { code: output.exitCode, stdout: output.stdout, stderr: output.stderr };
 }
 

@@ -134,7 +134,7 @@ export async function createMall(ctx: AppContext, caller: { readonly id: string;
   const urlreturn = input.urlreturn.trim();
   if (!isHttpUrl(urlreturn)) errors.urlreturn = 'invalid';
   const urlnotify = input.urlnotify?.trim() || null;
-  if (urlnotify !== null && !checkCallbackUrl(urlnotify, ctx.config.mode).ok) errors.urlnotify = 'invalid';
+  if (urlnotify !== null && !checkCallbackUrl(urlnotify, ctx.config).ok) errors.urlnotify = 'invalid';
   const read = readMallLines(input.merchant);
   if (!read.ok) Object.assign(errors, read.errors);
   if (read.ok && input.amount !== undefined && BigInt(input.amount) !== read.totalMinor) errors.amount = 'does not add up to the merchant amounts';

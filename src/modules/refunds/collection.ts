@@ -9,8 +9,7 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
-import { showOnTransaction } from './repository.ts';
-import { assertTransition } from './states.ts';
+import { moveNullification } from './transition.ts';
 import './types.ts';
 
 /** Collects toward one waiting refund; true when it took money. */
@@ -35,13 +34,9 @@ async function collectOne(ctx: AppContext, id: string): Promise<boolean> {
       accountId: row.account_id, currency: row.currency, order: payment.order, subject: row.subject, kind: 'refund',
       reference: row.id, originLiquidation: payment.id, journal: taken.journal, at,
     });
-    const complete = takeMinor === owedMinor;
-    if (complete) assertTransition(row.status, 'complete');
-    await tx.updateTable('nullifications').set({
-      from_wallet_minor: BigInt(row.from_wallet_minor) + takeMinor, updated_at: at,
-      ...(complete ? { status: 'complete' as const, dispatch_due_at: at } : {}),
-    }).where('id', '=', row.id).execute();
-    if (complete) await showOnTransaction(tx, row, 'complete');
+    const fromWalletMinor = BigInt(row.from_wallet_minor) + takeMinor;
+    if (takeMinor === owedMinor) await moveNullification(ctx, tx, row, 'complete', at, { from_wallet_minor: fromWalletMinor, dispatch_due_at: at });
+    else await tx.updateTable('nullifications').set({ from_wallet_minor: fromWalletMinor, updated_at: at }).where('id', '=', row.id).execute();
     return true;
   });
 }

@@ -17,8 +17,8 @@ import { refundLimits } from '../../limits.ts';
 import { lockTransaction } from '../transactions/repository.ts';
 import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
-import { lockNullification, showOnTransaction, type NullificationRow } from './repository.ts';
-import { assertTransition } from './states.ts';
+import { lockNullification, type NullificationRow } from './repository.ts';
+import { moveNullification } from './transition.ts';
 import './types.ts';
 
 interface Claimed {
@@ -72,14 +72,11 @@ async function record(ctx: AppContext, id: string, outcome: RefundOutcome): Prom
     const row = await lockNullification(tx, id);
     if (row === undefined || row.status !== 'complete') return;
     const at = await accountNow(ctx, row.account_id, tx);
-    const status = outcome.approved ? 'reverse_completed' : 'reverse_deleted';
-    assertTransition(row.status, status);
     if (!outcome.approved) await giveBack(ctx, tx, row, at);
-    await tx.updateTable('nullifications').set({
-      status, dispatch_due_at: null, updated_at: at,
+    await moveNullification(ctx, tx, row, outcome.approved ? 'reverse_completed' : 'reverse_deleted', at, {
+      dispatch_due_at: null,
       refund_code: outcome.approved ? outcome.refundCode : null, gateway_message: outcome.approved ? null : outcome.gatewayMessage,
-    }).where('id', '=', id).execute();
-    await showOnTransaction(tx, row, status);
+    });
   });
 }
 

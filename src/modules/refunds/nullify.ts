@@ -17,6 +17,7 @@ import { assertTransition as assertTransactionMove } from '../transactions/state
 import { appendWalletMovement } from '../wallet/movements.ts';
 import { feeBackMinor } from './fee-back.ts';
 import { assertTransition } from './states.ts';
+import { notifyNullification } from './transition.ts';
 import './types.ts';
 
 export interface NullificationInput {
@@ -103,12 +104,14 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
   const payment = await paymentOf(tx, row);
   const status = collected ? 'complete' : 'awaiting_funds';
   assertTransition('pending', status);
-  await tx.insertInto('nullifications').values({
+  const inserted = await tx.insertInto('nullifications').values({
     id, account_id: accountId, transaction_id: row.id, amount_minor: amountMinor, currency: row.currency, subject: input.subject,
     type: collected ? 'total' : 'partial', status, fee_back_minor: feeBack, from_pending_minor: fromPending, from_wallet_minor: fromWallet,
     gateway: payment.gateway, payment_type: payment.paymentType, refund_code: null, gateway_message: null,
     dispatch_due_at: collected ? at : null, created_at: at, updated_at: at,
-  }).execute();
+  }).returningAll().executeTakeFirstOrThrow();
+  // Its first recorded state is called back like every later one (transition.ts).
+  await notifyNullification(ctx, tx, inserted);
   const refundedMinor = refundedBeforeMinor + amountMinor;
   const paymentStatus = refundedMinor === grossMinor ? 'refunded' : 'refunded partial';
   if (paymentStatus !== row.status) assertTransactionMove(row.status, paymentStatus);

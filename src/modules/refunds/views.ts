@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { NullificationRow } from './repository.ts';
 
-function jsonInteger(value: bigint): number {
+export function jsonInteger(value: bigint): number {
   assert.ok(value <= BigInt(Number.MAX_SAFE_INTEGER), 'an amount fits a JSON number exactly');
   return Number(value);
 }

@@ -8,7 +8,10 @@ export const ConsumptionChargeBody = Type.Object({
   amount: Type.Integer({ minimum: 1, maximum: transactionLimits.amountIntegerMax, description: 'CLP, as a string or a number' }),
   order: Type.Optional(Type.String({ minLength: 1, maxLength: L.chargeOrderLengthMax, description: 'Your order: charged once per account, however often it is sent' })),
   description: Type.Optional(Type.String({ maxLength: L.chargeDescriptionLengthMax })),
-  marketplace: Type.Optional(Type.String({ maxLength: L.chargeMarketplaceLengthMax, description: 'Not supported yet: refused' })),
+  marketplace: Type.Optional(Type.String({
+    maxLength: transactionLimits.marketplaceLengthMax,
+    description: 'A membership of yours, by id (`ma...`) or token: the charge\'s net divides among its clients as a marketplace payment\'s does',
+  })),
   card: Type.Optional(Type.String({ maxLength: L.cardFieldLengthMax, description: 'A card identifier (`sure...`) of the subscription; default its newest card' })),
 }, { additionalProperties: false });
 export type ConsumptionChargeInput = Static<typeof ConsumptionChargeBody>;

@@ -21,13 +21,19 @@ export function planTypeOf(body: Pick<PlanCreate, 'type' | 'amount'>): PlanType 
   return body.type ?? (body.amount === undefined ? 'consumption' : 'fixed');
 }
 
+/** The rules across pricing fields (decision 100), by field: what POST /api/suplan and `cobro plans set-pricing` refuse. */
+export function pricingProblems(type: PlanType, amount: number | bigint | null, currency: string): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (!(planCurrencies as readonly string[]).includes(currency)) problems.currency = 'invalid';
+  if (type === 'fixed' && amount === null) problems.amount = 'is empty';
+  if (type !== 'fixed' && amount !== null) problems.amount = `not allowed on a ${type} plan`;
+  return problems;
+}
+
 export async function createPlan(ctx: AppContext, accountId: string, body: PlanCreate) {
   const type = planTypeOf(body);
   const currency = (body.currency ?? 'CLP').toUpperCase();
-  const problems: Record<string, string> = {};
-  if (!(planCurrencies as readonly string[]).includes(currency)) problems.currency = 'invalid';
-  if (type === 'fixed' && body.amount === undefined) problems.amount = 'is empty';
-  if (type !== 'fixed' && body.amount !== undefined) problems.amount = `not allowed on a ${type} plan`;
+  const problems = pricingProblems(type, body.amount ?? null, currency);
   if (Object.keys(problems).length > 0) throw validationError(problems);
   const id = newId('pl', 20);
   await ctx.db.insertInto('su_plans').values({

@@ -14,6 +14,7 @@ import { accountNow } from '../../platform/sandbox-clock.ts';
 import { subscriptionLimits } from '../../limits.ts';
 import { lockTransaction, type TransactionRow } from '../transactions/repository.ts';
 import { recordRejection, recordSuccess } from '../transactions/transaction-result.ts';
+import type { ExtensionColumns } from '../transactions/extension.ts';
 import type { ChargeKind } from './types.ts';
 
 /** Webpay, the card method (reference §1.1): what the fee rule and `media` of a subscription charge name. */
@@ -30,6 +31,8 @@ export interface OpenCharge {
   readonly email: string;
   readonly amountMinor: bigint;
   readonly at: Date;
+  /** What a payment extension names on the payment (a consumption charge's `marketplace`, decision 106). */
+  readonly extension?: ExtensionColumns;
 }
 
 /** The new payment's id, or null when the account already used this consumption `order`. */
@@ -45,7 +48,7 @@ export async function openCharge(db: DbOrTx, input: OpenCharge): Promise<string 
     id: transactionId, account_id: input.accountId, status: 'pending', email: input.email, order: input.order,
     subject: input.description, amount_minor: input.amountMinor, currency: 'CLP', payment: cardPayment.payment,
     expires_at: null, urlreturn: null, urlnotify: null, additional_parameters: null, marketplace: null,
-    membership_id: null, event_id: null,
+    membership_id: null, event_id: null, ...input.extension,
     payment_key: newId('pr', 17), transaction_key: sixteenDigits(),
     // reference §7.11: a subscription charge's verification_key is 64 hex.
     verification_key: randomHex(32), created_at: input.at, updated_at: input.at,

@@ -77,7 +77,7 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   const urlnotify = present(input.urlnotify);
   if (urlreturn !== null && !isHttpUrl(urlreturn)) errors.urlreturn = 'invalid';
   // Only the static checks (scheme, address literals): names are resolved and checked at each delivery.
-  if (urlnotify !== null && !checkCallbackUrl(urlnotify, ctx.config.mode).ok) errors.urlnotify = 'invalid';
+  if (urlnotify !== null && !checkCallbackUrl(urlnotify, ctx.config).ok) errors.urlnotify = 'invalid';
   const now = await accountNow(ctx, accountId);
   let expiresAt: Date | null = null;
   const expired = present(input.expired);

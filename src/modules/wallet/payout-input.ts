@@ -35,7 +35,7 @@ export async function payoutRequestFrom(ctx: AppContext, accountId: string, body
   const additional = body.additional_parameters === undefined ? null : JSON.stringify(body.additional_parameters);
   if (additional !== null && additional.length > limits.additionalParametersCharsMax) problems.additional_parameters = 'too long';
   // A url_notify that could never be delivered is refused now, not discovered after ten failed attempts.
-  if (body.url_notify !== undefined && !checkCallbackUrl(body.url_notify, ctx.config.mode).ok) problems.url_notify = 'invalid';
+  if (body.url_notify !== undefined && !checkCallbackUrl(body.url_notify, ctx.config).ok) problems.url_notify = 'invalid';
   if (currency === null || Object.keys(problems).length > 0) throw validationError(problems);
   return {
     kind: 'payout',

@@ -22,6 +22,8 @@ export interface AccountTable {
   strict_signing: ColumnType<boolean, boolean | undefined, boolean>;
   /** Where account-level callbacks (destination changes) go; null sends none (decision 140). */
   notify_url: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Where nullification callbacks go (reference §3.3, decision 111); null sends none. */
+  nullification_url: ColumnType<string | null, string | null | undefined, string | null>;
   /** Settled sales stay in escrow_held until POST /api/escrow releases them (decision 115). */
   escrow: ColumnType<boolean, boolean | undefined, boolean>;
 }

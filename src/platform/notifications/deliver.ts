@@ -55,7 +55,7 @@ async function deliverOne(ctx: AppContext, row: ClaimedNotification, secret: str
         url: row.url,
         headers: webhookHeaders(secret, row.id, ctx.clock.now(), row.body),
         body: row.body,
-        mode: ctx.config.mode,
+        policy: ctx.config,
         timeoutMs,
         ...(resolve !== undefined ? { resolve } : {}),
       });

@@ -1,15 +1,14 @@
 // One HTTP POST of a callback: guarded address, total time limit, no redirects, capped response excerpt.
 import http from 'node:http';
 import https from 'node:https';
-import type { Mode } from '../config.ts';
-import { checkCallbackUrl, guardedLookup, type BaseLookup } from './ssrf-guard.ts';
+import { checkCallbackUrl, guardedLookup, type BaseLookup, type CallbackPolicy } from './ssrf-guard.ts';
 import { limits } from '../../limits.ts';
 
 export interface SendRequest {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
-  readonly mode: Mode;
+  readonly policy: CallbackPolicy;
   readonly timeoutMs?: number;
   /** The resolver under the guard; the system's unless a test stands in for DNS. */
   readonly resolve?: BaseLookup;
@@ -29,7 +28,7 @@ function elapsedMs(startNs: bigint): number {
 
 export function sendWebhook(request: SendRequest): Promise<SendResult> {
   const startNs = process.hrtime.bigint();
-  const checked = checkCallbackUrl(request.url, request.mode);
+  const checked = checkCallbackUrl(request.url, request.policy);
   if (!checked.ok) return Promise.resolve({ statusCode: null, error: `refused: ${checked.reason}`, responseExcerpt: null, latencyMs: 0 });
   const url = checked.url;
   const timeoutMs = request.timeoutMs ?? limits.deliveryTimeoutMs;
@@ -46,7 +45,7 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
     const req = client.request(url, {
       method: 'POST',
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-      lookup: guardedLookup(request.mode, request.resolve) as never,
+      lookup: guardedLookup(checked.reach, request.resolve) as never,
       agent: false,
     }, (res) => {
       const statusCode = res.statusCode ?? null;

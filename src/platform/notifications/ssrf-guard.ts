@@ -1,10 +1,17 @@
 // Where a callback may go (supplement §5.4). Production: https only, and every address the host resolves to must be
 // public, checked inside the connection's own DNS lookup so a name cannot resolve one way for the check and another
 // for the connection (DNS rebinding). Sandbox: http and loopback/private allowed for local development, but never
-// link-local (cloud metadata at 169.254.169.254) or reserved addresses.
+// link-local (cloud metadata at 169.254.169.254) or reserved addresses. An operator may trust named origins in
+// production (CALLBACK_TRUSTED_ORIGINS, decision 151): those reach loopback and private addresses like the sandbox.
 import dns from 'node:dns';
 import net from 'node:net';
-import type { Mode } from '../config.ts';
+import type { Config } from '../config.ts';
+
+/** What decides where a callback may go: the mode and the operator's trusted origins (a Config satisfies it). */
+export type CallbackPolicy = Pick<Config, 'mode' | 'callbackTrustedOrigins'>;
+
+/** Which addresses a connection may use: public ones only, or loopback and private ones too. */
+export type Reach = 'public' | 'local';
 
 export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'reserved';
 
@@ -38,14 +45,15 @@ export function classifyAddress(address: string): AddressClass {
   return 'public';
 }
 
-function allowedClasses(mode: Mode): ReadonlySet<AddressClass> {
-  return new Set<AddressClass>(mode === 'production' ? ['public'] : ['public', 'loopback', 'private']);
-}
+const allowedClasses: Readonly<Record<Reach, ReadonlySet<AddressClass>>> = {
+  public: new Set<AddressClass>(['public']),
+  local: new Set<AddressClass>(['public', 'loopback', 'private']),
+};
 
-/** Why an address is refused in this mode, or null when it may be used. */
-export function addressRefusal(address: string, mode: Mode): string | null {
+/** Why an address is refused at this reach, or null when it may be used. */
+export function addressRefusal(address: string, reach: Reach): string | null {
   const found = classifyAddress(address);
-  return allowedClasses(mode).has(found) ? null : `${address} is a ${found} address`;
+  return allowedClasses[reach].has(found) ? null : `${address} is a ${found} address`;
 }
 
 /**
@@ -74,26 +82,29 @@ export function parseIpv4Literal(text: string): string | null {
   return bytes.join('.');
 }
 
-export type UrlCheck = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly reason: string };
+export type UrlCheck = { readonly ok: true; readonly url: URL; readonly reach: Reach } | { readonly ok: false; readonly reason: string };
 
 /** Checks scheme and, for an address literal in any spelling, the address. Host names are checked at connect. */
-export function checkCallbackUrl(text: string, mode: Mode): UrlCheck {
+export function checkCallbackUrl(text: string, policy: CallbackPolicy): UrlCheck {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return { ok: false, reason: 'not a valid URL' };
   }
-  const schemes = mode === 'production' ? ['https:'] : ['https:', 'http:'];
-  if (!schemes.includes(url.protocol)) return { ok: false, reason: `${url.protocol.replace(':', '')} URLs are not allowed in ${mode} mode` };
+  // The origin carries the scheme, so trusting http://erp.internal:8080 allows plain http to that origin alone.
+  const trusted = policy.mode === 'production' && policy.callbackTrustedOrigins.has(url.origin);
+  const reach: Reach = policy.mode === 'sandbox' || trusted ? 'local' : 'public';
+  const schemes = policy.mode === 'production' && !trusted ? ['https:'] : ['https:', 'http:'];
+  if (!schemes.includes(url.protocol)) return { ok: false, reason: `${url.protocol.replace(':', '')} URLs are not allowed in ${policy.mode} mode` };
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'credentials in the URL are not allowed' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = net.isIP(host) !== 0 ? host : parseIpv4Literal(host);
   if (literal !== null) {
-    const refusal = addressRefusal(literal, mode);
+    const refusal = addressRefusal(literal, reach);
     if (refusal !== null) return { ok: false, reason: refusal };
   }
-  return { ok: true, url };
+  return { ok: true, url, reach };
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
@@ -103,13 +114,13 @@ const systemLookup: BaseLookup = (hostname, options, callback) => dns.lookup(hos
 
 /**
  * A `lookup` for node:http(s) that resolves every address of the host and refuses the connection when any of them
- * is not allowed in this mode: the connection then uses exactly the addresses that were checked.
+ * is not allowed at this reach: the connection then uses exactly the addresses that were checked.
  */
-export function guardedLookup(mode: Mode, base: BaseLookup = systemLookup) {
+export function guardedLookup(reach: Reach, base: BaseLookup = systemLookup) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
     base(hostname, { family: options.family ?? 0, hints: options.hints ?? 0, all: true }, (error, addresses) => {
       if (error !== null) return callback(error, []);
-      const refused = addresses.find((a) => addressRefusal(a.address, mode) !== null);
+      const refused = addresses.find((a) => addressRefusal(a.address, reach) !== null);
       if (refused !== undefined || addresses.length === 0) {
         const why = refused === undefined ? 'no address' : `${refused.address}, a ${classifyAddress(refused.address)} address`;
         const denied: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to ${why}`);

@@ -18,3 +18,26 @@ export async function createPlan(t: TestApp, account: TestAccount, body: Record<
   if (res.statusCode !== 200 || res.json().status !== 'success') throw new Error(`suplan create failed: ${res.body}`);
   return res.json().id as string;
 }
+
+/** The sandbox's approved Visa (reference §13.2), as the enrolment form takes it. */
+export const approvedVisa = { card_number: '4051885600446623', expiry: '12/30', cvv: '123' } as const;
+
+/** Posts a card on the hosted enrolment page the `url` of POST /api/sususcription opens. */
+export async function submitEnrolmentCard(t: TestApp, url: string, card: Readonly<Record<string, string>> = approvedVisa) {
+  const u = new URL(url);
+  return t.app.inject({
+    method: 'POST', url: '/gateway/registrosuscripcion', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ token: u.searchParams.get('token')!, validacion: u.searchParams.get('validacion')!, ...card }).toString(),
+  });
+}
+
+/** A new client subscribed to a new plan (`planBody` on top of a consumption plan) with an approved card: `active`. */
+export async function activeSubscription(t: TestApp, account: TestAccount, planBody: Record<string, unknown> = {}) {
+  const plan = await createPlan(t, account, { name: 'Consumo', ...planBody });
+  const client = await createSuClient(t, account, { email: `c${Math.random().toString(16).slice(2)}@example.com` });
+  const res = await t.call(account, { method: 'POST', url: '/api/sususcription/', sign: true, body: { plan, client } });
+  if (res.statusCode !== 200) throw new Error(`sususcription create failed: ${res.body}`);
+  const page = await submitEnrolmentCard(t, res.json().url as string);
+  if (!page.body.includes('Tarjeta registrada')) throw new Error(`enrolment failed: ${page.body}`);
+  return { id: res.json().id as string, plan, client };
+}

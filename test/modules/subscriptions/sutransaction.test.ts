@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
-import { createPlan, createSuClient } from './helpers.ts';
+import { activeSubscription, createPlan, createSuClient } from './helpers.ts';
 
 let t: TestApp;
 let merchant: TestAccount;
@@ -11,14 +11,7 @@ beforeAll(async () => { t = await startTestApp(); merchant = await t.createAccou
 afterAll(async () => { await t.close(); });
 
 async function enrolled(planBody: Record<string, unknown> = {}) {
-  const plan = await createPlan(t, merchant, { name: 'Consumo', ...planBody });
-  const client = await createSuClient(t, merchant, { email: `c${Math.random().toString(16).slice(2)}@example.com` });
-  const sub = (await t.call(merchant, { method: 'POST', url: '/api/sususcription/', sign: true, body: { plan, client } })).json();
-  const u = new URL(sub.url);
-  const form = new URLSearchParams({ token: u.searchParams.get('token')!, validacion: u.searchParams.get('validacion')!, card_number: '4051885600446623', expiry: '12/30', cvv: '123' });
-  const page = await t.app.inject({ method: 'POST', url: '/gateway/registrosuscripcion', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
-  expect(page.body).toContain('Tarjeta registrada');
-  return sub.id as string;
+  return (await activeSubscription(t, merchant, planBody)).id;
 }
 
 function charge(body: Record<string, unknown>, headers: Record<string, string> = {}) {
@@ -93,7 +86,7 @@ describe('POST /api/sutransaction', () => {
       [{ suscription: 'su00000000000000000000', amount: 1 }, { suscription: 'not found' }],
       [{ suscription: sub, amount: 1, card: 'sure00000000000000000000' }, { card: 'not found' }],
       [{ suscription: sub }, { amount: 'is empty' }],
-      [{ suscription: sub, amount: 1, marketplace: 'ma0690b6451a7043d5' }, { marketplace: 'not supported on subscription charges yet' }],
+      [{ suscription: sub, amount: 1, marketplace: 'ma0690b6451a7043d5' }, { marketplace: 'invalid' }],
     ];
     for (const [body, errors] of cases) {
       const res = await charge(body);

@@ -11,7 +11,7 @@ afterEach(() => receivers.closeAll());
 const receiver = receivers.start;
 
 const post = (url: string, timeoutMs = 5000) =>
-  sendWebhook({ url, headers: { 'content-type': 'application/json', 'webhook-id': 'msg_test' }, body: '{"a":1}', mode: 'sandbox', timeoutMs });
+  sendWebhook({ url, headers: { 'content-type': 'application/json', 'webhook-id': 'msg_test' }, body: '{"a":1}', policy: { mode: 'sandbox', callbackTrustedOrigins: new Set() }, timeoutMs });
 
 describe('sendWebhook', () => {
   it('posts the body with the given headers and reports a 2xx', async () => {

@@ -17,6 +17,11 @@ function fakeDns(table: Record<string, string[]>): BaseLookup {
   };
 }
 
+const none: ReadonlySet<string> = new Set();
+const sandbox = { mode: 'sandbox', callbackTrustedOrigins: none } as const;
+const production = { mode: 'production', callbackTrustedOrigins: none } as const;
+const policies = { sandbox, production } as const;
+
 function lookupAll(lookup: ReturnType<typeof guardedLookup>, host: string): Promise<{ error: NodeJS.ErrnoException | null; addresses: unknown }> {
   return new Promise((resolve) => lookup(host, { all: true } as dns.LookupOptions, (error, addresses) => resolve({ error, addresses })));
 }
@@ -56,23 +61,39 @@ describe('classifyAddress', () => {
     expect(classifyAddress(address)).toBe(expected);
   });
 
-  it('sandbox allows loopback and private but never link-local or reserved', () => {
-    expect(addressRefusal('127.0.0.1', 'sandbox')).toBeNull();
-    expect(addressRefusal('10.0.0.1', 'sandbox')).toBeNull();
-    expect(addressRefusal('169.254.169.254', 'sandbox')).toMatch(/link-local/);
-    expect(addressRefusal('0.0.0.0', 'sandbox')).toMatch(/reserved/);
-    expect(addressRefusal('127.0.0.1', 'production')).toMatch(/loopback/);
+  it('local reach (sandbox, trusted origins) allows loopback and private but never link-local or reserved', () => {
+    expect(addressRefusal('127.0.0.1', 'local')).toBeNull();
+    expect(addressRefusal('10.0.0.1', 'local')).toBeNull();
+    expect(addressRefusal('169.254.169.254', 'local')).toMatch(/link-local/);
+    expect(addressRefusal('0.0.0.0', 'local')).toMatch(/reserved/);
+    expect(addressRefusal('127.0.0.1', 'public')).toMatch(/loopback/);
   });
 });
 
 describe('checkCallbackUrl', () => {
   it('production refuses plain http and credentials', () => {
-    expect(checkCallbackUrl('http://example.com/notify', 'production')).toMatchObject({ ok: false, reason: expect.stringMatching(/http URLs/) });
-    expect(checkCallbackUrl('https://user:pw@example.com/', 'production')).toMatchObject({ ok: false });
-    expect(checkCallbackUrl('ftp://example.com/', 'sandbox')).toMatchObject({ ok: false });
-    expect(checkCallbackUrl('not a url', 'sandbox')).toMatchObject({ ok: false });
-    expect(checkCallbackUrl('https://example.com/notify', 'production')).toMatchObject({ ok: true });
-    expect(checkCallbackUrl('http://127.0.0.1:8000/notify', 'sandbox')).toMatchObject({ ok: true });
+    expect(checkCallbackUrl('http://example.com/notify', production)).toMatchObject({ ok: false, reason: expect.stringMatching(/http URLs/) });
+    expect(checkCallbackUrl('https://user:pw@example.com/', production)).toMatchObject({ ok: false });
+    expect(checkCallbackUrl('ftp://example.com/', sandbox)).toMatchObject({ ok: false });
+    expect(checkCallbackUrl('not a url', sandbox)).toMatchObject({ ok: false });
+    expect(checkCallbackUrl('https://example.com/notify', production)).toMatchObject({ ok: true });
+    expect(checkCallbackUrl('http://127.0.0.1:8000/notify', sandbox)).toMatchObject({ ok: true });
+  });
+
+  it('production lets an operator-trusted origin use http and a local address, and only that exact origin', () => {
+    const trusting = { mode: 'production', callbackTrustedOrigins: new Set(['http://127.0.0.1:8000', 'https://erp.internal:8443']) } as const;
+    expect(checkCallbackUrl('http://127.0.0.1:8000/notify', trusting)).toMatchObject({ ok: true, reach: 'local' });
+    expect(checkCallbackUrl('https://erp.internal:8443/cobro', trusting)).toMatchObject({ ok: true, reach: 'local' });
+    // Another port, another scheme or another host is another origin: the usual production rules apply.
+    expect(checkCallbackUrl('http://127.0.0.1:8001/notify', trusting)).toMatchObject({ ok: false });
+    expect(checkCallbackUrl('https://127.0.0.1:8000/notify', trusting)).toMatchObject({ ok: false });
+    expect(checkCallbackUrl('http://erp.internal:8443/cobro', trusting)).toMatchObject({ ok: false });
+    expect(checkCallbackUrl('https://example.com/notify', trusting)).toMatchObject({ ok: true, reach: 'public' });
+    // Trust never reaches cloud metadata or reserved addresses.
+    const metadata = { mode: 'production', callbackTrustedOrigins: new Set(['http://169.254.169.254']) } as const;
+    expect(checkCallbackUrl('http://169.254.169.254/latest/meta-data/', metadata)).toMatchObject({ ok: false, reason: expect.stringMatching(/link-local/) });
+    // The sandbox ignores the list: it already reaches local addresses.
+    expect(checkCallbackUrl('http://10.0.0.1/notify', { mode: 'sandbox', callbackTrustedOrigins: none })).toMatchObject({ ok: true, reach: 'local' });
   });
 
   it.each([
@@ -81,7 +102,7 @@ describe('checkCallbackUrl', () => {
     'https://012.0.0.1/', 'https://192.168.0.1:8443/', 'https://[fd12::1]/', 'https://169.254.169.254/latest/meta-data/',
     'https://[fe80::1]/', 'https://0.0.0.0/', 'https://100.64.1.1/',
   ])('production refuses the address literal %s', (url) => {
-    const checked = checkCallbackUrl(url, 'production');
+    const checked = checkCallbackUrl(url, production);
     expect(checked.ok).toBe(false);
   });
 });
@@ -97,27 +118,27 @@ describe('guardedLookup', () => {
 
   it('refuses a name when any address it resolves to is not public', async () => {
     for (const host of ['internal.example', 'rebind.example', 'metadata.example', 'mapped.example']) {
-      const { error } = await lookupAll(guardedLookup('production', dnsTable), host);
+      const { error } = await lookupAll(guardedLookup('public', dnsTable), host);
       expect(error?.code, host).toBe('ECALLBACKREFUSED');
     }
   });
 
   it('passes public addresses through in both callback forms', async () => {
-    const all = await lookupAll(guardedLookup('production', dnsTable), 'public.example');
+    const all = await lookupAll(guardedLookup('public', dnsTable), 'public.example');
     expect(all.error).toBeNull();
     expect(all.addresses).toHaveLength(2);
-    const one = await new Promise<unknown[]>((resolve) => guardedLookup('production', dnsTable)('public.example', {}, (...args) => resolve(args)));
+    const one = await new Promise<unknown[]>((resolve) => guardedLookup('public', dnsTable)('public.example', {}, (...args) => resolve(args)));
     expect(one).toEqual([null, '93.184.216.34', 4]);
   });
 
   it('passes resolver errors on', async () => {
-    const { error } = await lookupAll(guardedLookup('production', dnsTable), 'missing.example');
+    const { error } = await lookupAll(guardedLookup('public', dnsTable), 'missing.example');
     expect(error?.code).toBe('ENOTFOUND');
   });
 
   it('sandbox lets a name resolving to a private address through but not one resolving to metadata', async () => {
-    expect((await lookupAll(guardedLookup('sandbox', dnsTable), 'internal.example')).error).toBeNull();
-    expect((await lookupAll(guardedLookup('sandbox', dnsTable), 'metadata.example')).error?.code).toBe('ECALLBACKREFUSED');
+    expect((await lookupAll(guardedLookup('local', dnsTable), 'internal.example')).error).toBeNull();
+    expect((await lookupAll(guardedLookup('local', dnsTable), 'metadata.example')).error?.code).toBe('ECALLBACKREFUSED');
   });
 });
 
@@ -127,7 +148,7 @@ describe('sendWebhook address guard', () => {
   afterAll(async () => { await receiver.close(); });
 
   const send = (url: string, mode: 'sandbox' | 'production', resolve?: BaseLookup) =>
-    sendWebhook({ url, headers: { 'content-type': 'application/json' }, body: '{}', mode, timeoutMs: 2000, ...(resolve ? { resolve } : {}) });
+    sendWebhook({ url, headers: { 'content-type': 'application/json' }, body: '{}', policy: policies[mode], timeoutMs: 2000, ...(resolve ? { resolve } : {}) });
 
   it('production refuses a host name that resolves to loopback, before connecting', async () => {
     // "localhost" goes through the system resolver, which answers 127.0.0.1 and/or ::1.
@@ -152,9 +173,20 @@ describe('sendWebhook address guard', () => {
     expect(receiver.requests).toHaveLength(0);
   });
 
+  it('production delivers to a trusted origin on loopback, and still refuses the same host on another port', async () => {
+    const trusting = { mode: 'production', callbackTrustedOrigins: new Set([`http://127.0.0.1:${receiver.port}`]) } as const;
+    const before = receiver.requests.length;
+    const trusted = await sendWebhook({ url: `http://127.0.0.1:${receiver.port}/notify`, headers: { 'content-type': 'application/json' }, body: '{}', policy: trusting, timeoutMs: 2000 });
+    expect(trusted).toMatchObject({ statusCode: 200, error: null });
+    const other = await sendWebhook({ url: `https://127.0.0.1:${receiver.port + 1}/notify`, headers: {}, body: '{}', policy: trusting, timeoutMs: 2000 });
+    expect(other.error).toMatch(/^refused: .*loopback/);
+    expect(receiver.requests.length).toBe(before + 1);
+  });
+
   it('sandbox delivers to a name that resolves to loopback', async () => {
+    const before = receiver.requests.length;
     const result = await send(`http://localhost.test:${receiver.port}/notify`, 'sandbox', fakeDns({ 'localhost.test': ['127.0.0.1'] }));
     expect(result.statusCode).toBe(200);
-    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests.length).toBe(before + 1);
   });
 });
