@@ -17,9 +17,12 @@ import { appModules } from './modules/index.ts';
 import type { AppModule } from './platform/module.ts';
 import { httpServerOptions } from './platform/http/timeouts.ts';
 import { registerRateLimit } from './platform/http/rate-limit.ts';
+import { attachLazySchemas, lazySchemas } from './platform/http/lazy-schemas.ts';
 
 export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = appModules): Promise<FastifyInstance> {
+  const schemas = lazySchemas();
   const app: FastifyInstance = Fastify({
+    schemaController: { compilersFactory: schemas.compilersFactory as never },
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: limits.bodyBytesMax,
     ...httpServerOptions(ctx.config.httpTimeouts),
@@ -45,6 +48,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
       plugins: [ajvFormats as never],
     },
   });
+  attachLazySchemas(app, schemas);
   registerConventions(app);
   registerMetrics(app, ctx);
   await registerRateLimit(app, ctx.config.rateLimitPerMinute);

@@ -155,6 +155,9 @@ export const limits = {
   /** How long the CLI waits for a command run by the serving process. */
   opsCommandTimeoutMs: 2 * minuteMs,
   dbPoolSizeMax: 10,
+  /** The embedded database's buffer cache: PostgreSQL's 128 MB default is most of an idle server's RSS; a merchant's
+   *  embedded database is small and the OS page cache stands behind it (docs/performance.md). */
+  pgliteSharedBuffersMb: 16,
   /** How long a starting process waits to reach DATABASE_URL before it says it cannot (an unrouted host never refuses). */
   dbStartupConnectTimeoutMs: 10 * secondMs,
   /** A stopping server finishes its callback deliveries in flight before it gives up. */

@@ -79,6 +79,14 @@ export const subscriptionLimits = {
   chargeLeaseMs: 2 * minuteMs,
   /** A request that finds its charge being made by another waits this many steps of this long for the result. */
   chargeWaitRoundsMax: 600, chargeWaitStepMs: 50,
+  /**
+   * Recurring billing (decision 101): retry k of a declined cycle is due at the cycle's due time plus k of these,
+   * so the schedule never depends on when a worker runs; the plan's `retries_max` (at most planRetriesMax) decides
+   * how many before the subscription is suspended.
+   */
+  cycleRetryIntervalMs: 2 * dayMs,
+  /** Cycles that fell due while a subscription was suspended, charged at once when a new card reactivates it. */
+  overdueCyclesCollectedMax: 400,
 } as const;
 
 // --- Events (seed "Events"). ---

@@ -19,6 +19,7 @@ import { findPlan } from './repository.ts';
 import { lockSubscription } from './subscription-repository.ts';
 import { moveSubscription } from './subscription-transition.ts';
 import { firstCycleAt } from './cycles.ts';
+import { billSubscriptionNow, collectOverdue } from './billing.ts';
 
 export const activationEvent = 'subscription.activation';
 
@@ -65,15 +66,26 @@ export async function enrolCard(ctx: AppContext, token: string, card: CardDetail
     return { kind: 'declined', payerMessage: outcome.approved ? 'La tarjeta no se pudo registrar.' : outcome.payerMessage };
   }
   const stored = { token: outcome.cardToken, brand: outcome.cardBrand, last4: outcome.cardLast4 };
-  return inTransaction(ctx.db, async (tx): Promise<EnrolOutcome> => {
+  const recorded = await inTransaction(ctx.db, async (tx): Promise<{ outcome: EnrolOutcome; subscriptionId?: string }> => {
     const row = await lockEnrolment(tx, token);
     if (row === undefined || row.used_at !== null || row.attempt_key !== attemptKey) {
       ctx.logger.error({ enrolment: token, attempt: attemptKey }, 'card enrolment lost its claim');
-      return { kind: row?.used_at != null ? 'enrolled' : 'in_progress' };
+      return { outcome: { kind: row?.used_at != null ? 'enrolled' : 'in_progress' } };
     }
     await recordEnrolment(ctx, tx, row, stored, attemptKey);
-    return { kind: 'enrolled' };
+    return { outcome: { kind: 'enrolled' }, subscriptionId: row.subscription_id };
   });
+  if (recorded.subscriptionId !== undefined) await collectNow(ctx, recorded.subscriptionId);
+  return recorded.outcome;
+}
+
+/** What the new card made due (decision 101), charged at once; what fails here the billing worker takes up. */
+async function collectNow(ctx: AppContext, subscriptionId: string): Promise<void> {
+  try {
+    await billSubscriptionNow(ctx, subscriptionId);
+  } catch (error) {
+    ctx.logger.error({ subscription: subscriptionId, err: error }, 'collecting a subscription\'s overdue cycles failed; the billing worker retries');
+  }
 }
 
 async function releaseClaim(ctx: AppContext, token: string, attemptKey: string): Promise<void> {
@@ -108,9 +120,10 @@ async function recordEnrolment(ctx: AppContext, tx: Tx, enrolment: EnrolmentRow,
       { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: 'CLP', amountMinor: amount },
     ],
   });
+  const plan = await findPlan(tx, sub.account_id, sub.plan_id);
+  if (plan === undefined) throw new Error('subscription names a missing plan');
+  await collectOverdue(ctx, tx, sub, plan, now);
   if (sub.status === 'register') {
-    const plan = await findPlan(tx, sub.account_id, sub.plan_id);
-    if (plan === undefined) throw new Error('subscription names a missing plan');
     await moveSubscription(tx, sub, 'active', now);
     await tx.updateTable('su_subscriptions').set({ next_cycle_at: firstCycleAt(plan, now, ctx.config.timeZone) }).where('id', '=', sub.id).execute();
     if (plan.url_notify_suscription !== '') {

@@ -1,9 +1,11 @@
 // The subscriptions group (reference §7 Subscription, §8 Consumption subscription).
 import type { AppModule } from '../../platform/module.ts';
 import { subscriptionRoutes } from './routes.ts';
+import { runBilling } from './billing.ts';
 
 export const subscriptionsModule: AppModule = {
   name: 'subscriptions',
   routes: subscriptionRoutes,
-  dueWork: [],
+  // Recurring cycles, their retries and suspensions on each account's clock (decision 101).
+  dueWork: [{ name: 'subscription-billing', run: runBilling }],
 };

@@ -7,7 +7,7 @@
 //      the processor with the payment's id as idempotency key, then record success or rejection with its money.
 //      A caller that finds the claim taken waits for the result; one that finds it final answers it.
 import type { AppContext } from '../../platform/context.ts';
-import type { DbOrTx } from '../../platform/db/types.ts';
+import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
@@ -26,6 +26,8 @@ export interface OpenCharge {
   readonly cardId: string;
   readonly kind: ChargeKind;
   readonly cycleNumber: number | null;
+  /** A cycle charge's attempt (unique with the subscription and cycle: migration 0210). */
+  readonly tryNumber?: number;
   readonly order: string;
   readonly description: string;
   readonly email: string;
@@ -40,7 +42,7 @@ export async function openCharge(db: DbOrTx, input: OpenCharge): Promise<string 
   const transactionId = newId('trx', 17);
   const charge = await db.insertInto('su_charges').values({
     account_id: input.accountId, subscription_id: input.subscriptionId, transaction_id: transactionId, kind: input.kind,
-    cycle_number: input.cycleNumber, order_ref: input.order, description: input.description, created_at: input.at, card_id: input.cardId,
+    cycle_number: input.cycleNumber, try_number: input.tryNumber ?? null, order_ref: input.order, description: input.description, created_at: input.at, card_id: input.cardId,
   }).onConflict((oc) => oc.columns(['account_id', 'order_ref']).where('kind', '=', 'consumption').doNothing())
     .returning('transaction_id').executeTakeFirst();
   if (charge === undefined) return null;
@@ -66,8 +68,18 @@ async function cardTokenOf(db: DbOrTx, transactionId: string): Promise<string> {
   return row.processor_token;
 }
 
+/** What a caller adds to the commit that records the outcome. */
+export interface SettleHooks {
+  /** Takes the caller's business row locks first, before the payment's and the ledger's (decision 060). */
+  readonly lockFirst?: (tx: Tx) => Promise<void>;
+  /** Records the caller's part of the outcome in the same commit as the money. */
+  readonly onFinal?: (tx: Tx, row: TransactionRow, at: Date) => Promise<void>;
+  /** When the payment is booked, if not now: a recurring cycle's scheduled attempt time (decision 101). */
+  readonly recordAt?: Date;
+}
+
 /** Settles the payment and answers its row once final (or still pending when another caller's claim outlives the wait). */
-export async function settleCharge(ctx: AppContext, transactionId: string, onFinal?: (tx: DbOrTx, row: TransactionRow, at: Date) => Promise<void>): Promise<TransactionRow> {
+export async function settleCharge(ctx: AppContext, transactionId: string, hooks: SettleHooks = {}): Promise<TransactionRow> {
   for (let round = 0; round < subscriptionLimits.chargeWaitRoundsMax; round++) {
     const attemptKey = newId('att', 20);
     const claim = await inTransaction(ctx.db, async (tx) => {
@@ -97,13 +109,14 @@ export async function settleCharge(ctx: AppContext, transactionId: string, onFin
       throw error;
     }
     return inTransaction(ctx.db, async (tx) => {
+      await hooks.lockFirst?.(tx);
       const fresh = await lockTransaction(tx, transactionId);
       if (fresh === undefined) throw new Error(`charge ${transactionId} vanished`);
       if (fresh.status !== 'pending' || fresh.attempt_id !== attemptKey) {
         ctx.logger.error({ transaction: fresh.id, attempt: attemptKey, approved: outcome.approved }, 'subscription charge lost its claim');
         return fresh;
       }
-      const now = await accountNow(ctx, fresh.account_id, tx);
+      const now = hooks.recordAt ?? await accountNow(ctx, fresh.account_id, tx);
       if (outcome.approved) {
         await recordSuccess(ctx, tx, fresh, {
           paidPayment: cardPayment.payment, media: cardPayment.name, authorizationCode: outcome.authorizationCode,
@@ -118,7 +131,7 @@ export async function settleCharge(ctx: AppContext, transactionId: string, onFin
       }
       const final = await lockTransaction(tx, transactionId);
       if (final === undefined) throw new Error(`charge ${transactionId} vanished`);
-      await onFinal?.(tx, final, now);
+      await hooks.onFinal?.(tx, final, now);
       return final;
     });
   }

@@ -1,5 +1,6 @@
 // The one way a subscription changes status: asserts the move in the state table, stamps the time and appends
 // the transition to logs.status[], in the caller's database transaction.
+import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { assertMove, isFinal, type SubscriptionStatus } from './states.ts';
 import type { SubscriptionRow } from './subscription-repository.ts';
@@ -9,7 +10,8 @@ export async function moveSubscription(db: DbOrTx, row: Pick<SubscriptionRow, 'i
   await db.updateTable('su_subscriptions').set({
     status: to,
     ...(isFinal(to) ? { ended_at: at, next_cycle_at: null } : {}),
-    ...(to === 'active' ? { activated_at: at } : {}),
+    // The first activation anchors every cycle's due date (cycles.ts); a reactivation keeps it.
+    ...(to === 'active' ? { activated_at: sql<Date>`COALESCE(activated_at, ${at})` } : {}),
   }).where('id', '=', row.id).execute();
   await db.insertInto('su_status_logs').values({ subscription_id: row.id, changed_at: at, initial_status: row.status, final_status: to }).execute();
 }

@@ -1,4 +1,4 @@
-// Table types of subscriptions (migrations 0100-0109), merged into the shared Database interface.
+// Table types of subscriptions (migrations 0100-0109, 0210-0214), merged into the shared Database interface.
 import type { Generated } from 'kysely';
 import type { Int8, Timestamp } from '../../platform/db/types.ts';
 import type { SubscriptionStatus } from './states.ts';
@@ -141,6 +141,8 @@ export interface SuChargeTable {
   created_at: Timestamp;
   /** The card charged (migration 0102). */
   card_id: string | null;
+  /** A cycle charge's attempt, 1 for the first try (migration 0210); null for other kinds. */
+  try_number: number | null;
 }
 
 declare module '../../platform/db/types.ts' {

@@ -75,6 +75,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       ...(dir !== undefined ? { dataDir: dir } : {}),
       ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
       parsers: { [INT8_OID]: (v: string) => BigInt(v) },
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${limits.pgliteSharedBuffersMb}MB`],
     });
   } catch (error) {
     lock?.release();

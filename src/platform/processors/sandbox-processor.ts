@@ -12,6 +12,8 @@ interface TestCard {
   readonly cvv: string | null;
   readonly kind: CardKind;
   readonly approved: boolean;
+  /** Enrols (its first charge is approved) but every later charge on its stored token is declined. */
+  readonly storedDeclined?: true;
 }
 
 export const sandboxTestCards: readonly TestCard[] = [
@@ -22,6 +24,9 @@ export const sandboxTestCards: readonly TestCard[] = [
   { number: '5186008541233829', cvv: null, kind: 'debit', approved: false },
   { number: '4051886000056590', cvv: '123', kind: 'prepaid', approved: true },
   { number: '5186174110629480', cvv: '123', kind: 'prepaid', approved: false },
+  // Cobro's own, after Stripe's card of the same number: attaches fine, declines every later charge, so a
+  // subscription's declined cycles, retries and suspension can be tried (docs/subscriptions.md).
+  { number: '4000000000000341', cvv: '123', kind: 'credit', approved: true, storedDeclined: true },
 ];
 
 /** The sandbox bank login (reference §13.3): RUT 11.111.111-1, password 123. */
@@ -82,7 +87,7 @@ async function chargeStoredCard(request: StoredCardCharge): Promise<ChargeOutcom
   }
   const brand = cardBrand(test.number);
   const last4 = test.number.slice(-4);
-  if (!test.approved) return { approved: false, payerMessage: 'Tarjeta rechazada por el emisor.', gatewayMessage: rejectedMessage, cardBrand: brand, cardLast4: last4 };
+  if (!test.approved || test.storedDeclined === true) return { approved: false, payerMessage: 'Tarjeta rechazada por el emisor.', gatewayMessage: rejectedMessage, cardBrand: brand, cardLast4: last4 };
   return {
     approved: true, authorizationCode: authorizationCode(), cardType: cardType(test.kind, request.installments),
     cardBrand: brand, cardLast4: last4, cardToken: request.cardToken,

@@ -34,10 +34,24 @@ export async function submitEnrolmentCard(t: TestApp, url: string, card: Readonl
 /** A new client subscribed to a new plan (`planBody` on top of a consumption plan) with an approved card: `active`. */
 export async function activeSubscription(t: TestApp, account: TestAccount, planBody: Record<string, unknown> = {}) {
   const plan = await createPlan(t, account, { name: 'Consumo', ...planBody });
+  return { ...(await subscribedWithCard(t, account, plan)), plan };
+}
+
+/** Sandbox cards for the hosted enrolment page: one whose stored charges pass, one that enrols but declines later. */
+export const goodCard = approvedVisa.card_number;
+export const decliningCard = '4000000000000341';
+
+/** The payer enrols the card `cardNumber` on the hosted page the `url` opens; throws unless it is registered. */
+export async function enrolOn(t: TestApp, url: string, cardNumber: string = goodCard) {
+  const page = await submitEnrolmentCard(t, url, { ...approvedVisa, card_number: cardNumber });
+  if (!page.body.includes('Tarjeta registrada')) throw new Error(`enrolment failed: ${page.body.slice(0, 400)}`);
+}
+
+/** A new client subscribed to the existing `plan` (with `extra` fields) and its card enrolled: `active`. */
+export async function subscribedWithCard(t: TestApp, account: TestAccount, plan: string, extra: Record<string, unknown> = {}, cardNumber: string = goodCard) {
   const client = await createSuClient(t, account, { email: `c${Math.random().toString(16).slice(2)}@example.com` });
-  const res = await t.call(account, { method: 'POST', url: '/api/sususcription/', sign: true, body: { plan, client } });
+  const res = await t.call(account, { method: 'POST', url: '/api/sususcription', sign: true, body: { plan, client, ...extra } });
   if (res.statusCode !== 200) throw new Error(`sususcription create failed: ${res.body}`);
-  const page = await submitEnrolmentCard(t, res.json().url as string);
-  if (!page.body.includes('Tarjeta registrada')) throw new Error(`enrolment failed: ${page.body}`);
-  return { id: res.json().id as string, plan, client };
+  await enrolOn(t, res.json().url as string, cardNumber);
+  return { id: res.json().id as string, client };
 }

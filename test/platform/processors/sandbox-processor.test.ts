@@ -13,6 +13,7 @@ describe('sandbox processor', () => {
     const expected: Record<string, [boolean, string | null]> = {
       '4051885600446623': [true, 'VN'], '370000000002032': [true, 'VN'], '5186059559590568': [false, null],
       '4051884239937763': [true, 'VD'], '5186008541233829': [false, null], '4051886000056590': [true, 'VP'], '5186174110629480': [false, null],
+      '4000000000000341': [true, 'VN'],
     };
     for (const c of sandboxTestCards) {
       expect(luhnValid(c.number)).toBe(true);
@@ -37,6 +38,17 @@ describe('sandbox processor', () => {
     const wrong = await sandboxProcessor.charge(card('4051885600446623', '321'));
     expect(wrong.approved).toBe(false);
     expect(!wrong.approved && wrong.payerMessage).toContain('CVV');
+  });
+
+  it('approves 4000 0000 0000 0341 once and declines every later charge of its stored token', async () => {
+    const first = await sandboxProcessor.charge(card('4000000000000341', '123'));
+    expect(first.approved).toBe(true);
+    const token = first.approved ? first.cardToken! : '';
+    const later = await sandboxProcessor.chargeStoredCard({ cardToken: token, installments: 0, idempotencyKey: 'k', amountMinor: 1000n, currency: 'CLP', description: 'd' });
+    expect(later).toMatchObject({ approved: false, cardBrand: 'Visa', cardLast4: '0341' });
+    const good = await sandboxProcessor.charge(card('4051885600446623', '123'));
+    const stored = await sandboxProcessor.chargeStoredCard({ cardToken: good.approved ? good.cardToken! : '', installments: 0, idempotencyKey: 'k', amountMinor: 1000n, currency: 'CLP', description: 'd' });
+    expect(stored.approved).toBe(true);
   });
 
   it('approves the bank login 11.111.111-1 / 123 only', async () => {
