@@ -10,9 +10,9 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
+import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { formatDate } from '../../platform/time-format.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
-import { jsonInteger } from '../transactions/transaction-query.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import './types.ts';
 
@@ -49,7 +49,7 @@ export async function releaseEscrow(ctx: AppContext, accountId: string, ids: rea
 async function releaseOne(ctx: AppContext, tx: Tx, row: TransactionRow, at: Date): Promise<EscrowItem> {
   const tz = ctx.config.timeZone;
   const item = (status: EscrowItemStatus, depositAt: Date | null): EscrowItem => ({
-    status, transaction_id: row.id, amount: jsonInteger(BigInt(row.amount_minor)),
+    status, transaction_id: row.id, amount: minorAsJsonNumber(BigInt(row.amount_minor)),
     availability_date: row.settle_due_at === null ? unknownDate : formatDate(row.settle_due_at, tz),
     deposit_date: depositAt === null ? unknownDate : formatDate(depositAt, tz),
   });

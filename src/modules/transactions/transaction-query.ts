@@ -76,7 +76,7 @@ export function transactionView(ctx: AppContext, row: TransactionRow) {
 }
 
 /** reference §1.3 shows the list amount as a JSON integer: exact for the seed's 14 digits, asserted here. */
-export function jsonInteger(value: bigint): number {
+function jsonInteger(value: bigint): number {
   assert.ok(value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER), 'integer fits a JSON number exactly');
   return Number(value);
 }
