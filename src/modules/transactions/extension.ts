@@ -6,7 +6,7 @@ import type { Insertable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import type { RuleFailure } from '../../platform/errors.ts';
-import { ledgerCodes, type FundsSource, type LedgerCode } from '../../platform/ledger/ledger.ts';
+import { journalKinds, ledgerCodes, SYSTEM_OWNER, type FundsSource, type LedgerCode } from '../../platform/ledger/ledger.ts';
 import type { TransactionRow } from './repository.ts';
 import type { CreateTransactionInput } from './schemas.ts';
 import type { TransactionTable } from './types.ts';
@@ -45,8 +45,20 @@ export interface PaidAmounts {
 export interface Reversal {
   /** What is refunded of the transaction's gross. */
   readonly amountMinor: bigint;
+  /** The part of it the service's fee gives back (decision 110); the rest, amountMinor - feeBackMinor, leaves the net. */
+  readonly feeBackMinor: bigint;
+  /** The refund's id: the reference of any journal the extension posts. */
+  readonly reference: string;
   readonly at: Date;
 }
+
+/**
+ * A reversal's outcome: the extension took `splitMinor` of the refund's net part back itself (from payables that
+ * still hold it) into refund clearing; the merchant's funds pay `merchantMinor`, the rest.
+ */
+export type Reversed =
+  | { readonly ok: true; readonly merchantMinor: bigint; readonly splitMinor: bigint }
+  | { readonly ok: false; readonly failure: RuleFailure };
 
 export interface PaymentExtension {
   readonly name: string;
@@ -64,10 +76,11 @@ export interface PaymentExtension {
    */
   settle(ctx: AppContext, tx: Tx, row: TransactionRow, netMinor: bigint, at: Date): Promise<{ readonly merchantMinor: bigint }>;
   /**
-   * For refunds (issue 11): takes the extension's parts back, or refuses. Optional until refunds exist: an
+   * For refunds, with the sale's row locked and before the merchant's funds are touched: takes the refund's net
+   * part back from the division's parts in proportion (decision 116), or refuses writing nothing. Optional: an
    * extension without it cannot be refunded.
    */
-  reverse?(ctx: AppContext, tx: Tx, row: TransactionRow, reversal: Reversal): Promise<{ readonly ok: true } | { readonly ok: false; readonly failure: RuleFailure }>;
+  reverse?(ctx: AppContext, tx: Tx, row: TransactionRow, reversal: Reversal): Promise<Reversed>;
 }
 
 /**
@@ -113,6 +126,27 @@ export async function heldFundsOf(ctx: AppContext, tx: Tx, row: TransactionRow):
     if (source !== null) return { hold, source };
   }
   return null;
+}
+
+/**
+ * For an extension's `reverse`: moves parts of a refund back from the payables that still hold them into refund
+ * clearing, as one `refund.split_collected` journal; answers the sum (0 and no journal when there is none).
+ */
+export async function collectSplitParts(ctx: AppContext, tx: Tx, input: {
+  readonly code: LedgerCode; readonly currency: string; readonly reference: string; readonly at: Date;
+  readonly parts: readonly { readonly owner: string; readonly amountMinor: bigint }[];
+}): Promise<bigint> {
+  const parts = input.parts.filter((p) => p.amountMinor > 0n);
+  const totalMinor = parts.reduce((sum, p) => sum + p.amountMinor, 0n);
+  if (totalMinor === 0n) return 0n;
+  await ctx.ledger.post(tx, {
+    kind: journalKinds.refundSplitCollected, reference: input.reference, at: input.at,
+    postings: [
+      ...parts.map((p) => ({ owner: p.owner, code: input.code, currency: input.currency, amountMinor: -p.amountMinor })),
+      { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: input.currency, amountMinor: totalMinor },
+    ],
+  });
+  return totalMinor;
 }
 
 /** The one extension a stored transaction carries, or null. */

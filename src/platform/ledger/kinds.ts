@@ -33,6 +33,11 @@ export const journalKinds = {
   withdrawalReleased: 'withdrawal.released',
   /** A refund's merchant part: the sale's pending settlement, then the wallet -> refund clearing. */
   refundCollected: 'refund.collected',
+  /**
+   * A split sale's refund taking back settled parts not yet paid out (decision 116): client or beneficiary
+   * payables -> refund clearing.
+   */
+  refundSplitCollected: 'refund.split_collected',
   /** A refund's part of the service's fee (decision 110): fee refunds -> refund clearing. */
   refundFeeReturned: 'refund.fee_returned',
   /** A refund the processor refused: refund clearing -> the merchant's wallet and fee refunds. */
