@@ -121,8 +121,12 @@ export const limits = {
   dueWorkRoundsMax: 50,
   dueWorkIntervalMs: secondMs,
   deliveryPollIntervalMs: secondMs,
-  deliveryBatchMax: 16,
-  deliveryConcurrencyMax: 8,
+  deliveryBatchMax: 128,
+  deliveryConcurrencyMax: 32,
+  /** Answers recorded per database transaction (src/platform/notifications/deliver.ts). */
+  deliveryRecordBatchMax: 32,
+  /** A kept-alive callback connection idle this long is closed (receivers' servers commonly close at 5 s). */
+  deliveryIdleSocketMs: 4 * secondMs,
   /** One callback POST, connect to last byte. */
   deliveryTimeoutMs: 15 * secondMs,
   /** Long enough for every row of a batch to be sent and answered before another worker may take it over. */
@@ -157,6 +161,9 @@ export const limits = {
   dbPoolSizeMax: 10,
   /** The embedded database's buffer cache: PostgreSQL's 128 MB default is most of an idle server's RSS; a merchant's
    *  embedded database is small and the OS page cache stands behind it (docs/performance.md). */
+  /** Rows per query when a large page is read (src/platform/db/chunked-read.ts): bounds how long one query holds
+   *  PGlite's thread, about 10 ms on this box. */
+  dbReadChunkRowsMax: 500,
   pgliteSharedBuffersMb: 16,
   /** How long a starting process waits to reach DATABASE_URL before it says it cannot (an unrouted host never refuses). */
   dbStartupConnectTimeoutMs: 10 * secondMs,
@@ -228,6 +235,7 @@ export function assertLimits(): void {
   assert.ok(l.retryDelaysMs.length >= 1 && l.retryDelaysMs.every((d, i) => i === 0 || d >= l.retryDelaysMs[i - 1]!), 'retry delays never shrink');
   assert.ok(l.retryJitterFraction >= 0 && l.retryJitterFraction < 1, 'jitter keeps every delay positive');
   assert.ok(l.deliveryBatchMax <= l.dueWorkBatchMax, 'a drain takes at least one delivery batch');
+  assert.ok(l.deliveryRecordBatchMax <= l.deliveryBatchMax, 'answers are recorded in groups of one batch');
   assert.ok(l.dueWorkRoundsMax >= 2, 'a drain can follow one handler\'s output into another');
   // Sandbox: one advance fits the total offset; the payout schedule resolves within one advance.
   assert.ok(l.sandboxAdvanceMsMax <= l.sandboxOffsetMsMax, 'one advance fits the total sandbox offset');
@@ -252,6 +260,10 @@ export function assertLimits(): void {
   assert.ok(l.checkoutTokenHexLength <= l.checkoutFieldLengthMax, 'the link token fits the checkout form field');
   // Marketplace deposits: a share waits, then is confirmed; both within the sandbox's one advance.
   assert.ok(l.clientDepositDelayMs + l.clientDepositConfirmMs <= l.sandboxAdvanceMsMax, 'one advance can take a share to paid');
+  // Recurring billing (decision 101): one advance takes a declined cycle through all its retries to suspension, and
+  // a billing attempt's lease (a dead worker's) runs out before the cycle's next retry is due.
+  assert.ok(subscriptionLimits.planRetriesMax * subscriptionLimits.cycleRetryIntervalMs <= l.sandboxAdvanceMsMax, 'one advance can suspend a declined cycle');
+  assert.ok(subscriptionLimits.chargeLeaseMs < subscriptionLimits.cycleRetryIntervalMs, 'a dead billing attempt frees its cycle before the next retry');
   // Environment ranges: each default lies inside its range.
   const c = configLimits;
   assert.ok(c.portMin <= c.portDefault && c.portDefault <= c.portMax);

@@ -15,6 +15,7 @@ import { payoutsExport, payoutsImport } from './commands/payouts-batch.ts';
 import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
 import { conciliationExport } from './commands/conciliation.ts';
+import { refundsList, refundsShow } from './commands/refunds.ts';
 import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
 import { subscriptionsCancel, subscriptionsList, subscriptionsShow } from './commands/subscriptions.ts';
 import { plansList, plansSetPricing, plansShow } from './commands/plans.ts';
@@ -42,6 +43,8 @@ export const commands: readonly Command[] = [
   accountsSetUrls,
   accountsSetEscrow,
   conciliationExport,
+  refundsList,
+  refundsShow,
   subscriptionsList,
   subscriptionsShow,
   subscriptionsCancel,

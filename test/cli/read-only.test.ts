@@ -43,7 +43,7 @@ const appliedOf = async (dir: string) => {
 describe('read-only commands', () => {
   it('are exactly the commands that only read', () => {
     expect(allCommands().filter((c) => c.readOnly === true).map((c) => c.name).sort())
-      .toEqual(['accounts list', 'accounts show', 'ledger verify', 'notifications list', 'notifications show', 'plans list', 'plans show', 'subscriptions list', 'subscriptions show']);
+      .toEqual(['accounts list', 'accounts show', 'ledger verify', 'notifications list', 'notifications show', 'plans list', 'plans show', 'refunds list', 'refunds show', 'subscriptions list', 'subscriptions show']);
   });
 
   it('refuse an empty DATA_DIR without creating a database or a key in it', async () => {

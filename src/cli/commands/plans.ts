@@ -4,7 +4,7 @@ import { limits } from '../../limits.ts';
 import type { PricingText } from '../../modules/subscriptions/plan-pricing.ts';
 import type { planView } from '../../modules/subscriptions/plan-service.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
-import { pageOption } from './subscriptions.ts';
+import { pageOption } from '../paging.ts';
 
 type PlanView = ReturnType<typeof planView> & { readonly account_id?: string };
 

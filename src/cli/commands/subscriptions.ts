@@ -2,7 +2,8 @@
 // through the same services as the API and the dashboard.
 import { limits } from '../../limits.ts';
 import type { SubscriptionDetail, SubscriptionSummary } from '../../modules/subscriptions/summaries.ts';
-import { fail, ok, requireCtx, stringOption, type CommandArgs, type Command, type CommandOutput } from '../command.ts';
+import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+import { isOutput, pageText, pageWindow, statusOption } from '../paging.ts';
 
 const statusWords = 'register|active|suspended|finish|delete|cancel';
 
@@ -11,13 +12,6 @@ function line(s: SubscriptionSummary): string {
   const last = s.last_payment === null ? 'no payment' : `last ${s.last_payment.status} ${s.last_payment.amount} CLP ${s.last_payment.at}`;
   return [s.id, s.status.padEnd(9), s.account_id, `${s.plan.name} (${s.plan.type}, ${amount})`, s.client.email,
     `next ${s.next_charge_at ?? '-'}`, last].join('  ');
-}
-
-/** A positive whole option, or the message refusing it. */
-export function pageOption(args: CommandArgs, name: string, fallback: number, max: number): number | CommandOutput {
-  const text = stringOption(args, name) ?? String(fallback);
-  if (!/^\d{1,6}$/.test(text) || Number(text) < 1 || Number(text) > max) return fail(`--${name} must be a whole number from 1 to ${max}`, 2);
-  return Number(text);
 }
 
 export const subscriptionsList: Command = {
@@ -42,25 +36,19 @@ export const subscriptionsList: Command = {
     const [{ listSubscriptionSummaries }, { subscriptionStatuses }] = await Promise.all([
       import('../../modules/subscriptions/summaries.ts'), import('../../modules/subscriptions/states.ts'),
     ]);
-    const status = stringOption(args, 'status');
-    if (status !== undefined && !(subscriptionStatuses as readonly string[]).includes(status)) {
-      return fail(`--status must be one of ${subscriptionStatuses.join(', ')}`, 2);
-    }
-    const limit = pageOption(args, 'limit', 50, limits.cliListRowsMax);
-    if (typeof limit !== 'number') return limit;
-    const page = pageOption(args, 'page', 1, limits.cliListRowsMax);
-    if (typeof page !== 'number') return page;
+    const status = statusOption(args, subscriptionStatuses);
+    if (isOutput(status)) return status;
+    const window = pageWindow(args);
+    if (isOutput(window)) return window;
     const plan = stringOption(args, 'plan');
     const found = await listSubscriptionSummaries(requireCtx(ctx), {
       accountId: stringOption(args, 'account') ?? null,
-      ...(status !== undefined ? { status: status as SubscriptionSummary['status'] } : {}),
+      ...(status !== undefined ? { status } : {}),
       ...(plan !== undefined ? { planId: plan } : {}),
-      offset: (page - 1) * limit, limit,
+      offset: window.offset, limit: window.limit,
     });
     if (args.values.json === true) return ok(JSON.stringify(found));
-    if (found.subscriptions.length === 0) return ok(found.total === 0 ? 'no subscriptions' : `no subscriptions on page ${page} (${found.total} in all)`);
-    const first = (page - 1) * limit + 1;
-    return ok([...found.subscriptions.map(line), `(${first}-${first + found.subscriptions.length - 1} of ${found.total})`].join('\n'));
+    return pageText('subscriptions', found.subscriptions.map(line), window, found.total);
   },
 };
 

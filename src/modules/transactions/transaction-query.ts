@@ -13,6 +13,7 @@ import { findAccountTransaction, type TransactionRow } from './repository.ts';
 import type { TransactionListInput } from './schemas.ts';
 import type { TransactionStatus } from './state-machine.ts';
 import { formatRut } from '../../platform/rut.ts';
+import { readInChunks } from '../../platform/db/chunked-read.ts';
 
 const pendingMessage = 'pending transaction';
 const successMessage = 'successful transaction';
@@ -147,7 +148,10 @@ export async function listTransactions(ctx: AppContext, accountId: string, query
     .where('created_at', '>=', from!)
     .where('created_at', '<', until!);
   if (statuses.size > 0) q = q.where('status', 'in', [...statuses]);
-  const rows = await q.orderBy('number', 'desc').limit(perPage).offset((page - 1) * perPage).execute();
+  const ordered = q.orderBy('number', 'desc');
+  const rows = await readInChunks(perPage,
+    (limit) => ordered.limit(limit).offset((page - 1) * perPage).execute(),
+    (last, limit) => ordered.where('number', '<', last.number).limit(limit).execute());
   if (rows.length === 0) {
     return { status: 'failed', message_error: `there are no records. filter date_init=${dateInit},date_end=${dateEnd}` };
   }

@@ -5,6 +5,7 @@ import type { PayoutKind } from './payout-states.ts';
 import type { AccountBankAccountTable, PayoutTable } from './types.ts';
 import './types.ts';
 import './movements.ts';
+import { readInChunks } from '../../platform/db/chunked-read.ts';
 
 export type PayoutRow = Selectable<PayoutTable>;
 export type BankAccountRow = Selectable<AccountBankAccountTable>;
@@ -47,11 +48,12 @@ export async function payoutsByIds(db: DbOrTx, accountId: string, ids: readonly 
 }
 
 export async function movementsPage(db: DbOrTx, accountId: string, currency: string, page: number, perPage: number) {
-  return db.selectFrom('wallet_movements').selectAll()
+  const query = db.selectFrom('wallet_movements').selectAll()
     .where('account_id', '=', accountId).where('currency', '=', currency)
-    .orderBy('seq', 'desc')
-    .limit(perPage).offset((page - 1) * perPage)
-    .execute();
+    .orderBy('seq', 'desc');
+  return readInChunks(perPage,
+    (limit) => query.limit(limit).offset((page - 1) * perPage).execute(),
+    (last, limit) => query.where('seq', '<', last.seq).limit(limit).execute());
 }
 
 export async function latestMovementId(db: DbOrTx, accountId: string, currency: string): Promise<string | null> {

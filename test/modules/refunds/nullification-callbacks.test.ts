@@ -2,7 +2,7 @@
 // set with `cobro accounts set-urls`, written to the outbox with the change, delivered signed to a local receiver.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { runOnContext } from '../../support/cli-in-process.ts';
+import { dispatch } from '../../../src/cli/dispatch.ts';
 import { startReceiver, type Receiver } from '../../support/receiver.ts';
 import { deliverDueNotifications } from '../../../src/platform/notifications/deliver.ts';
 import { webhookSignature } from '../../../src/platform/notifications/sign.ts';
@@ -15,7 +15,7 @@ let receiver: Receiver;
 beforeAll(async () => { [t, receiver] = await Promise.all([startTestApp(), startReceiver()]); });
 afterAll(async () => { await Promise.all([t.close(), receiver.close()]); });
 
-const cli = (...args: string[]) => runOnContext(args, t.ctx);
+const cli = (...args: string[]) => dispatch(args, t.ctx);
 const order = ['pending', 'awaiting_funds', 'complete', 'waiting_bank_details', 'reverse_completed', 'reverse_deleted'];
 const fecha = /^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/;
 
@@ -34,7 +34,7 @@ async function received(account: TestAccount, path: string): Promise<Record<stri
 async function merchantWithUrl(path: string): Promise<TestAccount> {
   const a = await t.createAccount();
   const set = await cli('accounts', 'set-urls', a.id, '--nullification-url', `${receiver.url}${path}`, '--json');
-  expect(set.code).toBe(0);
+  expect(set.exitCode).toBe(0);
   expect(JSON.parse(set.stdout)).toEqual({ id: a.id, notify_url: null, nullification_url: `${receiver.url}${path}` });
   return a;
 }
@@ -89,7 +89,7 @@ describe('cobro accounts set-urls', () => {
     await cli('accounts', 'set-urls', a.id, '--notify-url', 'https://shop.example.com/events', '--nullification-url', 'https://shop.example.com/refunds');
     expect(JSON.parse((await cli('accounts', 'set-notify-url', a.id, '--clear', '--json')).stdout)).toEqual({ id: a.id, notify_url: null });
     const shown = await cli('accounts', 'set-urls', a.id);
-    expect(shown.code).toBe(0);
+    expect(shown.exitCode).toBe(0);
     expect(shown.stdout).toBe(`${a.id}: account callbacks (destination.changed) go to nowhere\n${a.id}: nullification callbacks (nullification.result) go to https://shop.example.com/refunds\n`);
   });
 
@@ -98,10 +98,10 @@ describe('cobro accounts set-urls', () => {
     await cli('accounts', 'set-urls', a.id, '--nullification-url', 'https://shop.example.com/refunds');
     for (const url of ['ftp://shop.example.com/x', 'https://user:pw@shop.example.com/x', 'http://169.254.169.254/latest', 'not a url', `https://x.example/${'a'.repeat(600)}`]) {
       const out = await cli('accounts', 'set-urls', a.id, '--nullification-url', url);
-      expect(out.code, url).toBe(2);
+      expect(out.exitCode, url).toBe(2);
       expect(out.stderr, url).toMatch(/^--nullification-url: /);
     }
-    expect((await cli('accounts', 'set-urls', a.id, '--notify-url', 'https://ok.example/x', '--clear-notify-url')).code).toBe(2);
+    expect((await cli('accounts', 'set-urls', a.id, '--notify-url', 'https://ok.example/x', '--clear-notify-url')).exitCode).toBe(2);
     expect((await cli('accounts', 'set-urls', 'acc_none', '--nullification-url', 'https://ok.example/x')).stderr).toBe('no account with id acc_none\n');
     const row = await t.ctx.db.selectFrom('accounts').select(['notify_url', 'nullification_url']).where('id', '=', a.id).executeTakeFirstOrThrow();
     expect(row).toEqual({ notify_url: null, nullification_url: 'https://shop.example.com/refunds' });

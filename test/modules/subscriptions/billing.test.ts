@@ -103,6 +103,8 @@ describe('recurring billing on the sandbox clock', () => {
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
 
     // Every try's §7.15 callback: twelve successes and four rejections, delivered to the plan's url_notify_payment.
+    const outbox = await t.ctx.db.selectFrom('notifications').select('event_type').where('url', '=', `${receiver.url}/pay`).execute();
+    expect(outbox.map((o) => o.event_type)).toEqual(Array.from({ length: 16 }, () => 'subscription.charge'));
     while (await deliverDueNotifications(t.ctx) > 0) { /* drain the outbox */ }
     const calls = receiver.requests.filter((r) => r.path === '/pay').map((r) => JSON.parse(r.body));
     expect(calls).toHaveLength(16);

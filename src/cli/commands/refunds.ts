@@ -1,0 +1,80 @@
+// `cobro refunds list|show`: the operator's view of refunds (nullifications) across accounts (docs/refunds.md).
+import { limits } from '../../limits.ts';
+import type { RefundDetail, RefundSummary } from '../../modules/refunds/operator.ts';
+import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+import { isOutput, pageText, pageWindow, statusOption } from '../paging.ts';
+
+const statusWords = 'pending|awaiting_funds|waiting_bank_details|complete|reverse_deleted|reverse_completed';
+
+function line(r: RefundSummary): string {
+  return [r.id, r.status.padEnd(20), `${r.amount} ${r.currency}`.padStart(14), r.account_id, r.transaction_id, `order ${r.order}`, r.created_at].join('  ');
+}
+
+export const refundsList: Command = {
+  name: 'refunds list',
+  summary: 'List refunds (nullifications) with their sale and state, newest first',
+  usage: `cobro refunds list [--account ID] [--status ${statusWords}] [--transaction ID] [--limit N] [--page N] [--json]`,
+  options: {
+    account: { type: 'string', valueName: 'ID', description: "only this account's refunds" },
+    status: { type: 'string', valueName: 'STATE', description: `only refunds in this state (${statusWords})` },
+    transaction: { type: 'string', valueName: 'ID', description: 'only the refunds of this sale (trx...)' },
+    limit: { type: 'string', valueName: 'N', description: `how many per page (default 50, at most ${limits.cliListRowsMax})` },
+    page: { type: 'string', valueName: 'N', description: 'which page of --limit rows (default 1)' },
+    json: { type: 'boolean', description: 'print the page as JSON ({refunds, total})' },
+  },
+  examples: ['cobro refunds list --status waiting_bank_details', 'cobro refunds list --account acc4f6c0e3d2b1a09876 --limit 20 --page 2 --json'],
+  needsDb: true,
+  readOnly: true,
+  async run(ctx, args) {
+    const [{ listRefunds }, { nullificationStatuses }] = await Promise.all([import('../../modules/refunds/operator.ts'), import('../../modules/refunds/states.ts')]);
+    const status = statusOption(args, nullificationStatuses);
+    if (isOutput(status)) return status;
+    const window = pageWindow(args);
+    if (isOutput(window)) return window;
+    const transaction = stringOption(args, 'transaction');
+    const found = await listRefunds(requireCtx(ctx), {
+      accountId: stringOption(args, 'account') ?? null,
+      ...(status !== undefined ? { status } : {}),
+      ...(transaction !== undefined ? { transactionId: transaction } : {}),
+      offset: window.offset, limit: window.limit,
+    });
+    if (args.values.json === true) return ok(JSON.stringify(found));
+    return pageText('refunds', found.refunds.map(line), window, found.total);
+  },
+};
+
+function describe(d: RefundDetail): string {
+  return [
+    `id:          ${d.id}`,
+    `status:      ${d.status} (${d.type})`,
+    `account:     ${d.account_id}`,
+    `sale:        ${d.transaction_id} (order ${d.order}), ${d.payment.gateway} ${d.payment.payment_type}`.trimEnd(),
+    `amount:      ${d.amount} ${d.currency}: fee back ${d.fee_back}, from the sale ${d.from_pending}, from the wallet ${d.from_wallet}`,
+    `subject:     ${d.subject}`,
+    `processor:   ${d.refund_code ?? d.gateway_message ?? '-'} (${d.dispatch_attempts} attempt${d.dispatch_attempts === 1 ? '' : 's'})`,
+    `created:     ${d.created_at}`,
+    `updated:     ${d.updated_at}`,
+    'callbacks:',
+    ...(d.callbacks.length === 0 ? ['  none (no nullification URL: cobro accounts set-urls ID --nullification-url URL)']
+      : d.callbacks.map((c) => `  ${c.id}  ${c.refund_status.padEnd(20)}  ${c.status.padEnd(10)}  ${c.attempts} attempt(s)  ${c.created_at}`)),
+  ].join('\n');
+}
+
+export const refundsShow: Command = {
+  name: 'refunds show',
+  summary: 'Show one refund: its sale, where its money came from, the processor\'s answer and its callbacks',
+  usage: 'cobro refunds show ID [--json]',
+  options: { json: { type: 'boolean', description: 'print the refund as one JSON object' } },
+  operands: [{ name: 'ID', description: 'the refund id (nul...), as `refunds list` prints it' }],
+  examples: ['cobro refunds show nul4f1c0e9a7b2d4c6e8f0a'],
+  needsDb: true,
+  readOnly: true,
+  async run(ctx, args) {
+    const { showRefund } = await import('../../modules/refunds/operator.ts');
+    const id = args.positionals[0];
+    if (id === undefined) return fail(`usage: ${this.usage}`, 2);
+    const found = await showRefund(requireCtx(ctx), id);
+    if (found === null) return fail(`no refund with id ${id}`);
+    return ok(args.values.json === true ? JSON.stringify(found) : describe(found));
+  },
+};
