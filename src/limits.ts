@@ -4,9 +4,9 @@
 // modules' groups live in ./limits/modules.ts and are re-exported here: importers name this file only.
 import assert from 'node:assert/strict';
 import { secondMs, minuteMs, hourMs, dayMs } from './limits/units.ts';
-import { transactionLimits, marketplaceLimits, subscriptionLimits, eventLimits, refundLimits, conciliationLimits, mallLimits, dashboardLimits } from './limits/modules.ts';
+import { transactionLimits, marketplaceLimits, subscriptionLimits, eventLimits, refundLimits, escrowLimits, conciliationLimits, mallLimits, dashboardLimits } from './limits/modules.ts';
 
-export { transactionLimits, marketplaceLimits, subscriptionLimits, eventLimits, refundLimits, conciliationLimits, mallLimits, dashboardLimits };
+export { transactionLimits, marketplaceLimits, subscriptionLimits, eventLimits, refundLimits, escrowLimits, conciliationLimits, mallLimits, dashboardLimits };
 
 export const limits = {
   // HTTP: what one request may carry.

@@ -20,6 +20,18 @@ export const knownCurrencies = appMemo(async (ctx: AppContext): Promise<Readonly
   return new Set(rows.map((r) => r.currency));
 });
 
+/** The bank catalogue's codes by currency: reference data the migrations write, read once per app. */
+export const bankCodesByCurrency = appMemo(async (ctx: AppContext): Promise<ReadonlyMap<string, ReadonlySet<string>>> => {
+  const rows = await ctx.db.selectFrom('banks').select(['currency', 'code']).execute();
+  const byCurrency = new Map<string, Set<string>>();
+  for (const row of rows) {
+    let codes = byCurrency.get(row.currency);
+    if (codes === undefined) byCurrency.set(row.currency, codes = new Set());
+    codes.add(row.code);
+  }
+  return byCurrency;
+});
+
 export async function bankExists(db: DbOrTx, code: string): Promise<boolean> {
   const row = await db.selectFrom('banks').select('code').where('code', '=', code).executeTakeFirst();
   return row !== undefined;
