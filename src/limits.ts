@@ -89,8 +89,10 @@ export const limits = {
   // Idempotency keys.
   idempotencyKeyLengthMax: 255,
   idempotencyTtlMs: dayMs,
-  /** How long a request may run before its claim is considered abandoned. */
+  /** How long a request may run before its claim is considered abandoned: the default of IDEMPOTENCY_LEASE_MS. */
   idempotencyLeaseMs: minuteMs,
+  /** The shortest IDEMPOTENCY_LEASE_MS: a claim must outlast a command's own commit. */
+  idempotencyLeaseMsMin: 1_000,
   idempotencyClaimAttemptsMax: 3,
 
   // The Cobro-Signature header (decision 140).

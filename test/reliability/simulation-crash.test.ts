@@ -6,57 +6,31 @@
 // of an earlier key along the way (before or after a crash) was a byte-identical replay.
 // SIM_SEED replays a run; SIM_CRASH_STEPS and SIM_CRASHES set its length (default 150 steps, 3 crashes).
 import { afterAll, describe, expect, it } from 'vitest';
-import { computeSign } from '../../src/platform/auth/sign.ts';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
 import { suiteEngine, type Engine } from './engines.ts';
-import { demoCredentials } from './load.ts';
-import { checkWorld, prng, seedFromEnv, Simulation, subscribe, type Merchant, type Reply, type Transport } from './simulation.ts';
+import { demoCredentials, httpTransport, sleep } from './load.ts';
+import { checkWorld, prng, seedFromEnv, Simulation, subscribe, type Merchant } from './simulation.ts';
 
 const steps = Number(process.env.SIM_CRASH_STEPS ?? 150);
 const crashes = Number(process.env.SIM_CRASHES ?? 3);
 const seed = seedFromEnv();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let engine: Engine | undefined;
 afterAll(async () => { await engine?.dispose(); });
 
-/** HTTP to whichever server is up; a request the crash cut off waits for the restart and is sent again as it was. */
-function httpTransport(baseUrl: string, alive: () => Promise<void>, cutOff: { count: number }): Transport {
-  async function retrying(send: () => Promise<Response>): Promise<Reply> {
-    for (let attempt = 0; ; attempt++) {
-      await alive();
-      try {
-        const res = await send();
-        const text = await res.text();
-        if (res.status < 500 && res.status !== 409) return { status: res.status, text, replayed: res.headers.get('idempotent-replayed') === 'true' };
-      } catch (error) {
-        if (attempt > 400) throw error;
-        cutOff.count++;
-      }
-      await sleep(50);
-    }
-  }
-  return {
-    api: (who, method, url, body, key) => retrying(() => fetch(`${baseUrl}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, url.split('?')[0]!, body ?? {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(key === undefined ? {} : { 'idempotency-key': key }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })),
-    form: (pathAndQuery, fields) => retrying(() => fetch(`${baseUrl}${pathAndQuery}`, {
-      method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(),
-    })),
-  };
-}
+/**
+ * A refund or a subscription charge calls the processor after its commit (the runner's afterCommit step): killed in
+ * between, its key stays claimed for the lease and a retry meanwhile gets 409, then takes the claim over and runs
+ * that step again (decision 071). A 2-second lease keeps that wait inside the test's budget.
+ */
+const leaseMs = 2_000;
 
 describe('seeded simulation with kill -9', () => {
   it('keeps the ledger and exactly-once across crashes in the middle of steps', { timeout: 240_000 }, async () => {
     engine = await suiteEngine();
-    const env = { ...engine.env, PORT: String(await freePort()), COBRO_MODE: 'sandbox', COBRO_WORKERS: '0' };
+    const env = { ...engine.env, PORT: String(await freePort()), COBRO_MODE: 'sandbox', COBRO_WORKERS: '0', IDEMPOTENCY_LEASE_MS: String(leaseMs) };
     const random = prng(seed);
     const crashAt = new Set<number>();
     while (crashAt.size < Math.min(crashes, steps)) crashAt.add(1 + Math.floor(random() * steps));

@@ -151,6 +151,16 @@ export class Simulation {
   }
 }
 
+/** A sale created and paid on the hosted checkout with the approved test card; answers its id. */
+export async function paidSale(transport: Transport, m: Merchant, order: string, amount = 20_000): Promise<string> {
+  const created = parse(await transport.api(m, 'POST', '/api/transaction', { email: 'payer@example.com', order, subject: 'paid sale', amount }));
+  const u = new URL(created.url as string);
+  await transport.form(u.pathname, { ...Object.fromEntries(u.searchParams), method: '1', card_number: cards.approved, expiry: '12/30', cvv: '123' });
+  const got = parse(await transport.api(m, 'GET', `/api/transaction/${created.id as string}`));
+  if (got.status !== 'success') throw new Error(`sale ${order} is ${String(got.status)} after paying`);
+  return created.id as string;
+}
+
 /** A plan, a client and a subscription with a card enrolled on its hosted page, so the merchant can charge it. */
 export async function subscribe(transport: Transport, m: Merchant): Promise<string> {
   const plan = parse(await transport.api(m, 'POST', '/api/suplan', { name: 'Sim', amount: 5_000 }));
