@@ -4,9 +4,9 @@
 // modules' groups live in ./limits/modules.ts and are re-exported here: importers name this file only.
 import assert from 'node:assert/strict';
 import { secondMs, minuteMs, hourMs, dayMs } from './limits/units.ts';
-import { transactionLimits, marketplaceLimits, subscriptionLimits, eventLimits, refundLimits, conciliationLimits, mallLimits, dashboardLimits } from './limits/modules.ts';
+import { transactionLimits, marketplaceLimits, subscriptionLimits, eventLimits, refundLimits, escrowLimits, conciliationLimits, mallLimits, dashboardLimits } from './limits/modules.ts';
 
-export { transactionLimits, marketplaceLimits, subscriptionLimits, eventLimits, refundLimits, conciliationLimits, mallLimits, dashboardLimits };
+export { transactionLimits, marketplaceLimits, subscriptionLimits, eventLimits, refundLimits, escrowLimits, conciliationLimits, mallLimits, dashboardLimits };
 
 export const limits = {
   // HTTP: what one request may carry.
@@ -89,8 +89,10 @@ export const limits = {
   // Idempotency keys.
   idempotencyKeyLengthMax: 255,
   idempotencyTtlMs: dayMs,
-  /** How long a request may run before its claim is considered abandoned. */
+  /** How long a request may run before its claim is considered abandoned: the default of IDEMPOTENCY_LEASE_MS. */
   idempotencyLeaseMs: minuteMs,
+  /** The shortest IDEMPOTENCY_LEASE_MS: a claim must outlast a command's own commit. */
+  idempotencyLeaseMsMin: 1_000,
   idempotencyClaimAttemptsMax: 3,
 
   // The Cobro-Signature header (decision 140).
@@ -121,8 +123,12 @@ export const limits = {
   dueWorkRoundsMax: 50,
   dueWorkIntervalMs: secondMs,
   deliveryPollIntervalMs: secondMs,
-  deliveryBatchMax: 16,
-  deliveryConcurrencyMax: 8,
+  deliveryBatchMax: 128,
+  deliveryConcurrencyMax: 32,
+  /** Answers recorded per database transaction (src/platform/notifications/deliver.ts). */
+  deliveryRecordBatchMax: 32,
+  /** A kept-alive callback connection idle this long is closed (receivers' servers commonly close at 5 s). */
+  deliveryIdleSocketMs: 4 * secondMs,
   /** One callback POST, connect to last byte. */
   deliveryTimeoutMs: 15 * secondMs,
   /** Long enough for every row of a batch to be sent and answered before another worker may take it over. */
@@ -231,6 +237,7 @@ export function assertLimits(): void {
   assert.ok(l.retryDelaysMs.length >= 1 && l.retryDelaysMs.every((d, i) => i === 0 || d >= l.retryDelaysMs[i - 1]!), 'retry delays never shrink');
   assert.ok(l.retryJitterFraction >= 0 && l.retryJitterFraction < 1, 'jitter keeps every delay positive');
   assert.ok(l.deliveryBatchMax <= l.dueWorkBatchMax, 'a drain takes at least one delivery batch');
+  assert.ok(l.deliveryRecordBatchMax <= l.deliveryBatchMax, 'answers are recorded in groups of one batch');
   assert.ok(l.dueWorkRoundsMax >= 2, 'a drain can follow one handler\'s output into another');
   // Sandbox: one advance fits the total offset; the payout schedule resolves within one advance.
   assert.ok(l.sandboxAdvanceMsMax <= l.sandboxOffsetMsMax, 'one advance fits the total sandbox offset');
@@ -255,6 +262,10 @@ export function assertLimits(): void {
   assert.ok(l.checkoutTokenHexLength <= l.checkoutFieldLengthMax, 'the link token fits the checkout form field');
   // Marketplace deposits: a share waits, then is confirmed; both within the sandbox's one advance.
   assert.ok(l.clientDepositDelayMs + l.clientDepositConfirmMs <= l.sandboxAdvanceMsMax, 'one advance can take a share to paid');
+  // Recurring billing (decision 101): one advance takes a declined cycle through all its retries to suspension, and
+  // a billing attempt's lease (a dead worker's) runs out before the cycle's next retry is due.
+  assert.ok(subscriptionLimits.planRetriesMax * subscriptionLimits.cycleRetryIntervalMs <= l.sandboxAdvanceMsMax, 'one advance can suspend a declined cycle');
+  assert.ok(subscriptionLimits.chargeLeaseMs < subscriptionLimits.cycleRetryIntervalMs, 'a dead billing attempt frees its cycle before the next retry');
   // Environment ranges: each default lies inside its range.
   const c = configLimits;
   assert.ok(c.portMin <= c.portDefault && c.portDefault <= c.portMax);

@@ -18,7 +18,7 @@ import { StartupError } from './platform/startup-error.ts';
 import { appModules } from './modules/index.ts';
 import { accountDirectory } from './modules/accounts/directory.ts';
 import { assertLimits } from './limits.ts';
-import { paymentExtensions } from './modules/payment-extensions.ts';
+import { paymentExtensions, settlementHolds } from './modules/payment-extensions.ts';
 import { createLedger } from './platform/ledger/sql-ledger.ts';
 import { processorFor } from './platform/processors/index.ts';
 
@@ -63,6 +63,7 @@ export function createContext(base: ContextBase, modules: readonly AppModule[] =
     ledger: createLedger(),
     processor: processorFor(base.config.mode),
     paymentExtensions,
+    settlementHolds,
     accounts: accountDirectory(base.db, base.secrets),
     dueWork: dueWorkRegistry(modules),
   };

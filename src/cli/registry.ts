@@ -3,6 +3,7 @@
 import type { Command } from './command.ts';
 import { accountsCreate, accountsList, accountsRotate, accountsShow } from './commands/accounts.ts';
 import { accountsSetBank } from './commands/accounts-bank.ts';
+import { accountsSetEscrow } from './commands/accounts-escrow.ts';
 import { accountsSetProcessor } from './commands/accounts-processor.ts';
 import { accountsRequireStrictSigning } from './commands/accounts-signing.ts';
 import { accountsSetNotifyUrl, accountsSetUrls } from './commands/accounts-urls.ts';
@@ -40,6 +41,7 @@ export const commands: readonly Command[] = [
   accountsRequireStrictSigning,
   accountsSetNotifyUrl,
   accountsSetUrls,
+  accountsSetEscrow,
   conciliationExport,
   refundsList,
   refundsShow,

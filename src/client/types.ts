@@ -21,6 +21,7 @@ import type {
 } from '../modules/notifications/schemas.ts';
 import type { AccountResponse } from '../modules/account/schemas.ts';
 import type { NullificationBody, NullificationGetResponse, NullificationResponse } from '../modules/refunds/schemas.ts';
+import type { EscrowBody, EscrowResponse } from '../modules/escrow/schemas.ts';
 import type {
   ClientCreateBody as SuClientCreateBody, ClientCreateResponse as SuClientCreateResponse, ClientResponse as SuClientResponse,
   ClientUpdateBody as SuClientUpdateBody, ClientUpdateResponse as SuClientUpdateResponse, CustomersQuery, CustomersResponse,
@@ -59,6 +60,7 @@ export type CreateEventInput = Static<typeof EventCreateBody>;
 export type AdvanceSandboxClockInput = Static<typeof ClockAdvanceBody>;
 export type CreditSandboxWalletInput = Static<typeof SandboxCreditBody>;
 export type CreateNullificationInput = Static<typeof NullificationBody>;
+export type ReleaseEscrowInput = Static<typeof EscrowBody>;
 export type ConciliationInput = Static<typeof ConciliationBody>;
 export type CreateMallInput = Static<typeof MallCreateBody>;
 
@@ -94,6 +96,7 @@ export type SandboxClockBody = Static<typeof ClockAdvanceResponse>;
 export type SandboxCreditedBody = Static<typeof SandboxCredited>;
 export type NullificationCreatedBody = Static<typeof NullificationResponse>;
 export type NullificationBody = Static<typeof NullificationGetResponse>;
+export type EscrowReleasedBody = Static<typeof EscrowResponse>;
 
 // Subscriptions (reference §7, §8).
 export type CreateSubscriptionClientInput = Static<typeof SuClientCreateBody>;

@@ -89,3 +89,33 @@ export const movementKindLabels: Readonly<Record<string, string>> = {
 export function pageNumberOf(value: unknown, max: number): number {
   return typeof value === 'string' && /^\d{1,9}$/.test(value) ? Math.min(Math.max(Number(value), 1), max) : 1;
 }
+
+export const subscriptionStatusLabels: Readonly<Record<string, string>> = {
+  register: 'Esperando tarjeta',
+  active: 'Activa',
+  suspended: 'Suspendida',
+  finish: 'Terminada',
+  delete: 'Eliminada',
+  cancel: 'Cancelada',
+};
+
+export const cycleStatusLabels: Readonly<Record<string, string>> = {
+  pending: 'Por cobrar',
+  success: 'Pagado',
+  retry: 'Se reintentará',
+  'maximum attempt limit': 'Intentos agotados',
+  'canceled by customer': 'Cancelado por el cliente',
+  'canceled by paymaster': 'Cancelado',
+};
+
+export const planTypeLabels: Readonly<Record<string, string>> = { fixed: 'Monto fijo', variable: 'Monto variable', consumption: 'Consumo' };
+
+const intervalLabels: Readonly<Record<string, readonly [string, string]>> = {
+  day: ['día', 'días'], week: ['semana', 'semanas'], month: ['mes', 'meses'], year: ['año', 'años'],
+};
+
+/** `cada mes`, `cada 2 semanas`. */
+export function intervalLabel(unit: string, count: number): string {
+  const [one, many] = intervalLabels[unit] ?? [unit, unit];
+  return count === 1 ? `cada ${one}` : `cada ${count} ${many}`;
+}

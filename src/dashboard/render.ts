@@ -6,8 +6,8 @@ import '@fastify/csrf-protection';
 import type { AppContext } from '../platform/context.ts';
 import type { DashboardAccount } from './session.ts';
 import {
-  attemptOutcomeLabels, callbackStatusLabels, formatInstant, formatMoney, movementKindLabels, payoutKindLabels, payoutStatusLabels,
-  transactionStatusLabels,
+  attemptOutcomeLabels, callbackStatusLabels, cycleStatusLabels, formatInstant, formatMoney, intervalLabel, movementKindLabels, payoutKindLabels,
+  payoutStatusLabels, planTypeLabels, subscriptionStatusLabels, transactionStatusLabels,
 } from './format.ts';
 
 declare module 'fastify' {
@@ -23,6 +23,8 @@ export const sections = [
   { key: 'transactions', path: '/dashboard/transactions', label: 'Transacciones' },
   { key: 'wallet', path: '/dashboard/wallet', label: 'Billetera' },
   { key: 'payouts', path: '/dashboard/payouts', label: 'Pagos y retiros' },
+  { key: 'subscriptions', path: '/dashboard/subscriptions', label: 'Suscripciones' },
+  { key: 'plans', path: '/dashboard/plans', label: 'Planes' },
   { key: 'callbacks', path: '/dashboard/callbacks', label: 'Notificaciones' },
   { key: 'sandbox', path: '/dashboard/sandbox', label: 'Reloj de pruebas' },
 ] as const;
@@ -74,6 +76,10 @@ export async function renderPage(ctx: AppContext, request: FastifyRequest, reply
     payoutStatus: (status: string) => payoutStatusLabels[status] ?? status,
     payoutKind: (kind: string) => payoutKindLabels[kind] ?? kind,
     movementKind: (kind: string) => movementKindLabels[kind] ?? kind,
+    subscriptionStatus: (status: string) => subscriptionStatusLabels[status] ?? status,
+    cycleStatus: (status: string) => cycleStatusLabels[status] ?? status,
+    planType: (type: string) => planTypeLabels[type] ?? type,
+    interval: intervalLabel,
   });
   reply.header('cache-control', 'no-store');
   return reply.code(status).type('text/html; charset=utf-8').send(html);

@@ -21,6 +21,7 @@ import { registerAuthPages, sessionCookie } from './auth-pages.ts';
 import { registerTransactionPages } from './transaction-pages.ts';
 import { registerWalletPages } from './wallet-pages.ts';
 import { registerCallbackPages } from './callback-pages.ts';
+import { registerSubscriptionPages } from './subscription-pages.ts';
 import { registerSandboxPages } from './sandbox-pages.ts';
 import { registerHomePage } from './home-pages.ts';
 
@@ -89,6 +90,7 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
   registerAuthPages(app, ctx, secure);
   registerTransactionPages(app, ctx);
   registerWalletPages(app, ctx);
+  registerSubscriptionPages(app, ctx);
   registerCallbackPages(app, ctx);
   registerSandboxPages(app, ctx);
 }

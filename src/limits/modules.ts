@@ -112,6 +112,13 @@ export const refundLimits = {
   dispatchLeaseMs: 2 * minuteMs,
 } as const;
 
+// --- Escrow (reference §2, docs/escrow.md). ---
+export const escrowLimits = {
+  /** reference §2.1: each id at most 30 characters; at most this many ids in one request. */
+  idLengthMax: 30,
+  transactionsMax: 100,
+} as const;
+
 // --- Conciliation (seed "Conciliation"; reference §10) and its CSV export. ---
 export const conciliationLimits = {
   /** Seed Limits: `date_init` to `date_end` at most 30 days. */

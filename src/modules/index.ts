@@ -3,6 +3,7 @@
 import type { AppModule } from '../platform/module.ts';
 import { accountModule } from './account/module.ts';
 import { conciliationModule } from './conciliation/module.ts';
+import { escrowModule } from './escrow/module.ts';
 import { eventsModule } from './events/module.ts';
 import { healthModule } from './health/module.ts';
 import { mallModule } from './mall/module.ts';
@@ -38,6 +39,7 @@ export const appModules: readonly AppModule[] = [
   walletModule,
   transactionsModule,
   refundsModule,
+  escrowModule,
   subscriptionsModule,
   conciliationModule,
   mallModule,

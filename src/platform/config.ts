@@ -1,7 +1,7 @@
 // Configuration from environment variables, validated once at start. A bad value is a clear error, never a guess.
 import path from 'node:path';
 import { isValidTimeZone } from './time-format.ts';
-import { configLimits, httpLimits } from '../limits.ts';
+import { configLimits, httpLimits, limits } from '../limits.ts';
 
 export const modes = ['sandbox', 'production'] as const;
 export type Mode = (typeof modes)[number];
@@ -29,6 +29,8 @@ export interface Config {
   readonly httpTimeouts: HttpTimeouts;
   /** Requests per minute per public token (per IP without one) in this process; null when turned off. */
   readonly rateLimitPerMinute: number | null;
+  /** How long a command's Idempotency-Key claim holds against retries (decision 071); IDEMPOTENCY_LEASE_MS. */
+  readonly idempotencyLeaseMs: number;
 }
 
 export interface HttpTimeouts {
@@ -133,7 +135,7 @@ function parseTrustedOrigins(raw: string | undefined, errors: string[]): Readonl
 }
 
 // --- HTTP timeouts and rate limit (decision 072) ---
-function httpSettings(env: Env, errors: string[]): Pick<Config, 'httpTimeouts' | 'rateLimitPerMinute'> {
+function httpSettings(env: Env, errors: string[]): Pick<Config, 'httpTimeouts' | 'rateLimitPerMinute' | 'idempotencyLeaseMs'> {
   const { timeoutMsMin: min, timeoutMsMax: max } = httpLimits;
   const requestMs = intInRange(env, 'HTTP_REQUEST_TIMEOUT_MS', httpLimits.requestTimeoutMsDefault, min, max, errors);
   // Unset, the headers' timeout follows a shorter request timeout down, since Node refuses one longer than it.
@@ -142,5 +144,6 @@ function httpSettings(env: Env, errors: string[]): Pick<Config, 'httpTimeouts' |
   const connectionMs = intInRange(env, 'HTTP_CONNECTION_TIMEOUT_MS', httpLimits.connectionTimeoutMsDefault, min, max, errors);
   const keepAliveMs = intInRange(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', httpLimits.keepAliveTimeoutMsDefault, min, max, errors);
   const perMinute = intInRange(env, 'RATE_LIMIT_PER_MINUTE', httpLimits.rateLimitPerMinuteDefault, 0, httpLimits.rateLimitPerMinuteMax, errors);
-  return { httpTimeouts: { requestMs, headersMs, connectionMs, keepAliveMs }, rateLimitPerMinute: perMinute === 0 ? null : perMinute };
+  const idempotencyLeaseMs = intInRange(env, 'IDEMPOTENCY_LEASE_MS', limits.idempotencyLeaseMs, limits.idempotencyLeaseMsMin, limits.idempotencyTtlMs - 1, errors);
+  return { httpTimeouts: { requestMs, headersMs, connectionMs, keepAliveMs }, rateLimitPerMinute: perMinute === 0 ? null : perMinute, idempotencyLeaseMs };
 }

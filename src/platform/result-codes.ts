@@ -26,6 +26,7 @@ export const resultCodes = {
   refund_exceeds_paid: (p: { readonly id: string; readonly leftMinor: bigint; readonly currency: string; readonly requestedMinor: bigint }) =>
     `transaction ${p.id} has ${p.leftMinor} ${p.currency} left to refund, less than ${p.requestedMinor}`,
   refund_not_supported: (p: { readonly id: string; readonly reason: string }) => `transaction ${p.id} cannot be refunded here: ${p.reason}`,
+  not_escrow: () => 'your account is not escrow',
 } as const;
 
 export type ResultCode = keyof typeof resultCodes;

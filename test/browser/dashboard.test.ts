@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startBrowserHarness, type BrowserHarness } from '../support/browser-server.ts';
+import { apiCall, startBrowserHarness, type BrowserHarness } from '../support/browser-server.ts';
+import { enrolOverHttp } from '../modules/subscriptions/helpers.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { approvedVisa } from '../modules/transactions/helpers.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
@@ -17,6 +18,8 @@ let tokens: { publicToken: string; privateToken: string };
 let paidId: string;
 let foreignId: string;
 let receiver: Receiver;
+let subscriptionId: string;
+let foreignSubscriptionId: string;
 
 async function pay(url: string): Promise<void> {
   const link = new URL(url);
@@ -49,6 +52,22 @@ beforeAll(async () => {
   await deliverDueNotifications(h.server.runtime.ctx);
   fs.mkdirSync(screenshotsDir, { recursive: true });
 }, 180_000);
+
+/** The shop's plans and subscriptions (one active with a charge, one waiting for its card), and another account's. */
+async function subscriptions(): Promise<void> {
+  const shopApi = (method: 'POST', url: string, body: Record<string, unknown>) => apiCall(h.server.url, tokens, method, url, body, true);
+  const subscribe = async (api: typeof shopApi, plan: Record<string, unknown>, client: Record<string, unknown>, enrol: boolean) => {
+    const planId = (await api('POST', '/api/suplan', plan)).body.id;
+    const clientId = (await api('POST', '/api/suclient', { phone: '912345678', ...client })).body.id;
+    const sub = (await api('POST', '/api/sususcription', { plan: planId, client: clientId })).body;
+    if (enrol) expect(await enrolOverHttp(h.server.url, sub.url)).toContain('Tarjeta registrada');
+    return sub.id as string;
+  };
+  subscriptionId = await subscribe(shopApi, { name: 'Club de lectura', type: 'consumption' }, { email: 'ana.rojas@example.cl', name: 'Ana Rojas' }, true);
+  await shopApi('POST', '/api/sutransaction', { suscription: subscriptionId, amount: '15990', order: 'CLUB-0001', description: 'Libro del mes' });
+  await subscribe(shopApi, { name: 'Revista mensual', amount: 4990, interval: 'month', trial_days: 7 }, { email: 'bruno@example.cl', name: 'Bruno Díaz' }, false);
+  foreignSubscriptionId = await subscribe((m, u, b) => h.api(m, u, b, true), { name: 'Plan ajeno' }, { email: 'x@otra.example', name: 'Ajeno' }, true);
+}
 afterAll(async () => {
   await h.close();
   await receiver.close();
@@ -131,6 +150,50 @@ describe('merchant dashboard in Chromium', () => {
     await page.waitForURL(/\/dashboard\/wallet$/);
     expect(await page.locator('main').textContent()).toContain('Saldo disponible');
     await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-wallet.png'), fullPage: true });
+    await page.close();
+  }, 180_000);
+
+  it('shows the subscriptions, one with its payments and log, and the plans at 390 px; refuses another account\'s', async () => {
+    // Made here, not before every test: the charges are sales that the transactions test does not count.
+    await subscriptions();
+    const page = await h.browser.newPage({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+    await signIn(page);
+    await page.getByRole('link', { name: 'Suscripciones' }).click();
+    await page.waitForURL(/\/dashboard\/subscriptions$/);
+    const list = await page.locator('main').textContent();
+    expect(list).toContain('2 suscripciones');
+    expect(list).toContain('Esperando tarjeta');
+    expect(list).toContain('$15.990 · Pagada');
+    expect(list).not.toContain('Plan ajeno');
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.getByLabel('Estado').selectOption('active');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.waitForURL(/status=active$/);
+    expect(await page.locator('main').textContent()).toContain('1 suscripción en este estado');
+    await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-subscriptions.png'), fullPage: true });
+
+    await page.getByRole('link', { name: 'Ana Rojas' }).click();
+    await page.waitForURL(new RegExp(`/dashboard/subscriptions/${subscriptionId}$`));
+    const one = await page.locator('main').textContent();
+    expect(one).toContain('Club de lectura · Consumo');
+    expect(one).toContain('Visa terminada en 6623');
+    expect(one).toContain('Libro del mes');
+    expect(one).toMatch(/Activa\s*\(antes: Esperando tarjeta\)/);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-subscription.png'), fullPage: true });
+
+    await page.getByRole('link', { name: 'Planes' }).click();
+    await page.waitForURL(/\/dashboard\/plans$/);
+    const plans = await page.locator('main').textContent();
+    expect(plans).toMatch(/Revista mensual[\s\S]*\$4\.990[\s\S]*cada mes[\s\S]*7 días[\s\S]*0 activas de 1/);
+    expect(plans).toMatch(/Club de lectura[\s\S]*Según consumo[\s\S]*1 activas de 1/);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: path.join(screenshotsDir, 'dashboard-plans.png'), fullPage: true });
+
+    const refused = await page.goto(`${h.server.url}/dashboard/subscriptions/${foreignSubscriptionId}`);
+    expect(refused?.status()).toBe(404);
+    expect(await page.locator('main').textContent()).toContain('no pertenece a tu cuenta');
+    expect(await page.locator('main').textContent()).not.toContain('Ajeno');
     await page.close();
   }, 180_000);
 

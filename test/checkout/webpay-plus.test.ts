@@ -10,7 +10,8 @@ import { dispatch } from '../../src/cli/dispatch.ts';
 import { processorForAccount } from '../../src/platform/processors/account-processors.ts';
 import { recoverLostCommits } from '../../src/modules/transactions/redirect-attempt.ts';
 import { runExpiries } from '../../src/modules/transactions/expiry.ts';
-import { transactionLimits } from '../../src/limits.ts';
+import { refundLimits, transactionLimits } from '../../src/limits.ts';
+import { runRefundDispatch } from '../../src/modules/refunds/dispatch.ts';
 
 let t: TestApp;
 let sim: WebpaySimulator;
@@ -282,5 +283,43 @@ describe('production with Webpay Plus', () => {
     expect(rest.json().nullify).toMatchObject({ status_nullify: 'reverse_completed', amount: 4000 });
     expect(sim.transactions.get(token)).toMatchObject({ refunds: [3000, 4000], balance: 0 });
     expect((await row(created.id)).status).toBe('refunded');
+  });
+});
+
+describe('a refund whose answer from Transbank is lost (issue 14: record first, reconcile on retry)', () => {
+  /** A paid Webpay sale, a nullification whose refund call meets the armed fault, then the retry after the lease. */
+  async function lostRefund(amount: number, refund: number, fault: 'reset' | 'drop') {
+    const created = await createTransaction(t, shop, { payment: 1, amount, order: `lost-refund-${amount}-${fault}` });
+    const { token } = await goToWebpay(created.url);
+    await atWebpay(token, { card: visa });
+    sim.refundFault = fault;
+    const first = await t.call(shop, { method: 'POST', url: '/api/nullification', sign: true, body: { id: created.id, amount: refund, subject: 'anulación' } });
+    sim.refundFault = 'none';
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().nullify.status_nullify).toBe('complete');
+    t.clock.advanceMs(refundLimits.dispatchLeaseMs + 1_000);
+    expect(await runRefundDispatch(t.ctx, { limit: 10 })).toBe(1);
+    const nullification = await t.ctx.db.selectFrom('nullifications').selectAll().where('transaction_id', '=', created.id).executeTakeFirstOrThrow();
+    return { token, nullification, calls: sim.calls.filter((c) => c.token === token).map((c) => c.op) };
+  }
+
+  it('a partial refund Transbank applied is recognised from its status, not sent twice', async () => {
+    const { token, nullification, calls } = await lostRefund(8000, 3000, 'reset');
+    expect(sim.transactions.get(token)).toMatchObject({ refunds: [3000], balance: 5000 });
+    expect(calls).toEqual(['create', 'commit', 'refund', 'status']);
+    expect(nullification.status).toBe('reverse_completed');
+  });
+
+  it('a total reversal Transbank applied is recognised, never read as refused (which would pay the merchant back too)', async () => {
+    const { token, nullification } = await lostRefund(6000, 6000, 'reset');
+    expect(sim.transactions.get(token)).toMatchObject({ refunds: [6000], state: 'REVERSED' });
+    expect(nullification.status).toBe('reverse_completed');
+  });
+
+  it('a refund that never reached Transbank is sent on the retry, once', async () => {
+    const { token, nullification, calls } = await lostRefund(7000, 2000, 'drop');
+    expect(sim.transactions.get(token)).toMatchObject({ refunds: [2000], balance: 5000 });
+    expect(calls).toEqual(['create', 'commit', 'refund', 'status', 'refund']);
+    expect(nullification.status).toBe('reverse_completed');
   });
 });

@@ -98,7 +98,7 @@ describe('cobro completion', () => {
       'COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _cobro_complete; echo "${COMPREPLY[*]}"',
     ].join('\n'), 'bash', line], { encoding: 'utf8' }).trim();
     expect(complete('cobro acc')).toBe('accounts');
-    expect(complete('cobro accounts s')).toBe('show set-fee set-bank set-processor set-notify-url set-urls');
+    expect(complete('cobro accounts s')).toBe('show set-fee set-bank set-processor set-notify-url set-urls set-escrow');
     expect(complete('cobro accounts rotate acc1 --o')).toBe('--only');
     expect(complete('cobro sign --')).toBe('--token --path --body --query --help');
     expect(complete('cobro completion ')).toBe('bash zsh --help');

@@ -1,6 +1,6 @@
 // HTTP timeouts and the rate limit from the environment (decision 072): documented defaults, overrides, bad values named.
 import { describe, expect, it } from 'vitest';
-import { httpLimits } from '../../src/limits.ts';
+import { httpLimits, limits } from '../../src/limits.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 
 describe('HTTP timeouts and rate limit configuration', () => {
@@ -28,5 +28,16 @@ describe('HTTP timeouts and rate limit configuration', () => {
     for (const name of ['HTTP_REQUEST_TIMEOUT_MS', 'HTTP_CONNECTION_TIMEOUT_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 'RATE_LIMIT_PER_MINUTE']) expect(text).toContain(name);
     const headers = loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_HEADERS_TIMEOUT_MS: '3000' });
     expect(headers.ok ? '' : headers.errors.join('\n')).toContain('HTTP_HEADERS_TIMEOUT_MS (3000) must not exceed HTTP_REQUEST_TIMEOUT_MS (2000)');
+  });
+
+  it('takes IDEMPOTENCY_LEASE_MS from 1 s up to the key\'s life, 60 s by default', () => {
+    const r = loadConfig({});
+    expect(r.ok && r.config.idempotencyLeaseMs).toBe(limits.idempotencyLeaseMs);
+    const short = loadConfig({ IDEMPOTENCY_LEASE_MS: '2000' });
+    expect(short.ok && short.config.idempotencyLeaseMs).toBe(2000);
+    for (const bad of ['999', '1e3', String(limits.idempotencyTtlMs)]) {
+      const refused = loadConfig({ IDEMPOTENCY_LEASE_MS: bad });
+      expect(refused.ok ? '' : refused.errors.join('\n')).toContain('IDEMPOTENCY_LEASE_MS');
+    }
   });
 });

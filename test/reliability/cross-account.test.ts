@@ -21,7 +21,7 @@ type Fixture = keyof AccountFixtures;
 const pathResource: Record<string, Fixture> = {
   transaction: 'transaction', transactions: 'transaction', nullification: 'nullification', payout: 'payout', payoutv3: 'payout',
   wallet: 'walletMovement', maclient: 'maclient', maaffiliation: 'maaffiliation', event: 'event', notifications: 'notification',
-  callbacks: 'notification', suclient: 'suclient', suplan: 'suplan', sususcription: 'sususcription', mall: 'mall',
+  callbacks: 'notification', suclient: 'suclient', suplan: 'suplan', sususcription: 'sususcription', subscriptions: 'sususcription', mall: 'mall',
 };
 
 /** Valid bodies for writes that take a path id, so B's attempt gets past validation to the owner check. */

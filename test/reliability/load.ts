@@ -1,6 +1,9 @@
 // The load of the kill-and-retry test: many state-changing requests, each with its own Idempotency-Key and order,
 // fired at a real `cobro serve` over HTTP and retried with the same key and body until each gets an answer.
 import { computeSign } from '../../src/platform/auth/sign.ts';
+import type { Reply, Transport } from './simulation.ts';
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface Credentials {
   readonly accountId: string;
@@ -9,7 +12,7 @@ export interface Credentials {
 }
 
 export interface PlannedRequest {
-  readonly kind: 'transaction' | 'payout';
+  readonly kind: 'transaction' | 'payout' | 'refund' | 'charge';
   readonly path: string;
   readonly key: string;
   readonly order: string;
@@ -53,8 +56,21 @@ export function plan(run: string, transactions: number, payouts: number): Planne
       },
     });
   }
-  // Interleave the two kinds, so the kill finds both in flight.
+  // Interleave the kinds, so the kill finds each in flight.
   return planned.sort((a, b) => (a.order.split('-').pop()!.localeCompare(b.order.split('-').pop()!)) || a.kind.localeCompare(b.kind));
+}
+
+/** A partial refund of each paid sale, and charges on one subscription's enrolled card, keyed like the rest. */
+export function planRefundsAndCharges(run: string, paidSales: readonly string[], subscription: string, charges: number): PlannedRequest[] {
+  const planned: PlannedRequest[] = paidSales.map((id, i) => ({
+    kind: 'refund', path: '/api/nullification', key: `key-${run}-r-${i}`, order: id, amountMinor: 100 + i,
+    body: { id, amount: 100 + i, subject: 'Kill and retry refund' },
+  }));
+  for (let i = 0; i < charges; i++) {
+    const order = `${run}-c-${i}`;
+    planned.push({ kind: 'charge', path: '/api/sutransaction', key: `key-${order}`, order, amountMinor: 500 + i, body: { suscription: subscription, amount: 500 + i, order, description: 'Kill and retry charge' } });
+  }
+  return planned;
 }
 
 /** One attempt; null when the connection broke (the server died) or the server was not there. */
@@ -62,7 +78,7 @@ export async function send(baseUrl: string, who: Credentials, request: PlannedRe
   const headers: Record<string, string> = {
     'content-type': 'application/json', authorization: `Bearer ${who.publicToken}`, 'idempotency-key': key,
   };
-  if (request.kind === 'payout') headers.sign = computeSign(who.privateToken, request.path, request.body);
+  if (request.kind !== 'transaction') headers.sign = computeSign(who.privateToken, request.path, request.body);
   try {
     const res = await fetch(`${baseUrl}${request.path}`, { method: 'POST', headers, body: JSON.stringify(request.body), signal: AbortSignal.timeout(20_000) });
     return { status: res.status, body: await res.text(), replayed: res.headers.get('idempotent-replayed') === 'true' };
@@ -119,4 +135,35 @@ export async function postForm(baseUrl: string, pathAndQuery: string, fields: Re
     body: new URLSearchParams(fields).toString(), signal: AbortSignal.timeout(20_000),
   });
   return { status: res.status, text: await res.text() };
+}
+
+/** HTTP to whichever server is up; a request the crash cut off waits for the restart and is sent again as it was. */
+export function httpTransport(baseUrl: string, alive: () => Promise<void>, cutOff: { count: number }): Transport {
+  async function retrying(send: () => Promise<Response>): Promise<Reply> {
+    for (let attempt = 0; ; attempt++) {
+      await alive();
+      try {
+        const res = await send();
+        const text = await res.text();
+        if (res.status < 500 && res.status !== 409) return { status: res.status, text, replayed: res.headers.get('idempotent-replayed') === 'true' };
+      } catch (error) {
+        if (attempt > 400) throw error;
+        cutOff.count++;
+      }
+      await sleep(50);
+    }
+  }
+  return {
+    api: (who, method, url, body, key) => retrying(() => fetch(`${baseUrl}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, url.split('?')[0]!, body ?? {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(key === undefined ? {} : { 'idempotency-key': key }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })),
+    form: (pathAndQuery, fields) => retrying(() => fetch(`${baseUrl}${pathAndQuery}`, {
+      method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(),
+    })),
+  };
 }

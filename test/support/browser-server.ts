@@ -28,6 +28,16 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/** A JSON request to the server at `baseUrl` with an account's Bearer token; `sign` adds a valid Sign header. */
+export async function apiCall(baseUrl: string, tokens: { readonly publicToken: string; readonly privateToken: string },
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: Record<string, unknown>, sign = false): Promise<{ status: number; body: Record<string, any> }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${tokens.publicToken}`, accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (sign) headers.sign = computeSign(tokens.privateToken, url.split('?')[0]!, body ?? {});
+  const res = await fetch(`${baseUrl}${url}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return { status: res.status, body: await res.json() as Record<string, any> };
+}
+
 export async function startBrowserHarness(accountName: string): Promise<BrowserHarness> {
   const port = await freePort();
   const config = testConfig({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
@@ -40,13 +50,7 @@ export async function startBrowserHarness(accountName: string): Promise<BrowserH
     server,
     browser,
     accountId,
-    async api(method, url, body, sign = false) {
-      const headers: Record<string, string> = { authorization: `Bearer ${publicToken}`, accept: 'application/json' };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      if (sign) headers.sign = computeSign(privateToken, url.split('?')[0]!, body ?? {});
-      const res = await fetch(`${server.url}${url}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-      return { status: res.status, body: await res.json() as Record<string, any> };
-    },
+    api: (method, url, body, sign = false) => apiCall(server.url, { publicToken, privateToken }, method, url, body, sign),
     async newPage(allowedOrigins = []) {
       const page = await browser.newPage({ viewport: { width: 520, height: 820 } });
       const foreign: string[] = [];

@@ -8,7 +8,9 @@
 //   POST /webpayserver/initTransaction (form token_ws): the card form; "Pagar" returns to return_url?token_ws=...,
 //   "Anular compra y volver" returns with TBK_TOKEN, TBK_ORDEN_COMPRA and TBK_ID_SESION (an abandoned payment).
 // Faults a test can arm: `commitFault = 'hang'` charges on commit and never answers (the SDK times out: the lost
-// commit), `'reset'` charges and drops the connection; `statusFault = 'error'` makes status answer 500.
+// commit), `'reset'` charges and drops the connection; `statusFault = 'error'` makes status answer 500;
+// `refundFault = 'reset'` applies a refund and drops the connection (the lost refund answer), `'drop'` drops it
+// without applying anything.
 import http from 'node:http';
 import type net from 'node:net';
 
@@ -50,6 +52,7 @@ export interface WebpaySimulator {
   commitFault: 'none' | 'hang' | 'reset';
   /** `'error'`: status answers 500 (Transbank unreachable after a lost commit). */
   statusFault: 'none' | 'error';
+  refundFault: 'none' | 'reset' | 'drop';
   close(): Promise<void>;
 }
 
@@ -114,7 +117,7 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
   let next = 1;
   const sockets = new Set<net.Socket>();
   const sim: WebpaySimulator = {
-    url: '', commerceCode, apiKey, transactions, calls, commitFault: 'none', statusFault: 'none',
+    url: '', commerceCode, apiKey, transactions, calls, commitFault: 'none', statusFault: 'none', refundFault: 'none',
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -159,16 +162,15 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     }
     if (req.method === 'POST' && match![2] !== undefined) {
       calls.push({ op: 'refund', token: t.token });
+      if (sim.refundFault === 'drop') { req.socket.destroy(); return; }
       const amount = (JSON.parse(body) as { amount: number }).amount;
       if (t.state !== 'AUTHORIZED' && t.state !== 'PARTIALLY_NULLIFIED') return json(res, 422, { error_message: 'Transaction is not authorized' });
       if (!Number.isInteger(amount) || amount <= 0 || amount > t.balance) return json(res, 422, { error_message: 'Invalid amount' });
       t.refunds.push(amount);
       t.balance -= amount;
-      if (amount === t.amount) {
-        t.state = 'REVERSED';
-        return json(res, 200, { type: 'REVERSED' });
-      }
-      t.state = t.balance === 0 ? 'NULLIFIED' : 'PARTIALLY_NULLIFIED';
+      t.state = amount === t.amount ? 'REVERSED' : t.balance === 0 ? 'NULLIFIED' : 'PARTIALLY_NULLIFIED';
+      if (sim.refundFault === 'reset') { req.socket.destroy(); return; }
+      if (t.state === 'REVERSED') return json(res, 200, { type: 'REVERSED' });
       return json(res, 200, {
         type: 'NULLIFIED', authorization_code: `9${String(t.refunds.length).padStart(5, '0')}`,
         authorization_date: new Date().toISOString(), nullified_amount: amount, balance: t.balance, response_code: 0,

@@ -107,6 +107,12 @@ export class CobroClient {
     return this.#call<T.PayoutV3Body>('getPayoutV3', { params: { id }, options });
   }
 
+  // Escrow (Bearer only, as the reference's examples).
+  /** Releases held sales of an escrow account to its wallet; one answer per id (`not found`, `pending`, `liquidate`, ...). */
+  releaseEscrow(body: T.ReleaseEscrowInput, options?: CallOptions) {
+    return this.#call<T.EscrowReleasedBody>('releaseEscrow', { body, options });
+  }
+
   // Refunds (both signed).
   /** Refunds all or part of a paid card sale (`id` is the transaction's). */
   createNullification(body: T.CreateNullificationInput, options?: CallOptions) {

@@ -31,6 +31,8 @@ export const operations = {
   getPayout: { method: 'GET', path: '/api/payout/{id}', auth: 'sign' },
   getPayoutV3: { method: 'GET', path: '/api/payoutv3/{id}', auth: 'sign' },
 
+  releaseEscrow: { method: 'POST', path: '/api/escrow', auth: 'token' },
+
   createNullification: { method: 'POST', path: '/api/nullification', auth: 'sign' },
   getNullification: { method: 'GET', path: '/api/nullification/{id}', auth: 'sign' },
 

@@ -124,6 +124,10 @@ export type CreateNullificationInput = {
   amount: number;
 };
 
+export type ReleaseEscrowInput = {
+  transactions: string[];
+};
+
 export type ConciliationInput = {
   date_init: string;
   date_end: string;
@@ -628,6 +632,20 @@ export type NullificationBody = {
   };
 };
 
+export type EscrowReleasedBody = {
+  status: "failed";
+  type: string;
+  message_error: string;
+} | {
+  transactions: {
+    status: "pending" | "not found" | "liquidate" | "pending for deposit" | "paid";
+    amount: number;
+    transaction_id: string;
+    deposit_date: string;
+    availability_date: string;
+  }[];
+};
+
 // Subscriptions (reference §7, §8).
 export type CreateSubscriptionClientInput = {
   additional_parameters?: object | undefined;
@@ -715,16 +733,6 @@ export type SubscriptionClientBody = {
     status: string;
     id: string;
     amount: string;
-    created_at: string;
-    plan: {
-      id: string;
-      currency: string;
-      name: string;
-    }[];
-    cards: {
-      last_4_digits: string;
-      card_type: string;
-    }[];
     transactions: {
       date_payment?: string | undefined;
       status: string;
@@ -734,6 +742,16 @@ export type SubscriptionClientBody = {
       created_at: string;
       authorization_code: string | null;
       transaction: number;
+    }[];
+    created_at: string;
+    plan: {
+      id: string;
+      currency: string;
+      name: string;
+    }[];
+    cards: {
+      last_4_digits: string;
+      card_type: string;
     }[];
   } | null;
   active_cards: {
@@ -762,16 +780,6 @@ export type SubscriptionClientUpdatedBody = {
     status: string;
     id: string;
     amount: string;
-    created_at: string;
-    plan: {
-      id: string;
-      currency: string;
-      name: string;
-    }[];
-    cards: {
-      last_4_digits: string;
-      card_type: string;
-    }[];
     transactions: {
       date_payment?: string | undefined;
       status: string;
@@ -781,6 +789,16 @@ export type SubscriptionClientUpdatedBody = {
       created_at: string;
       authorization_code: string | null;
       transaction: number;
+    }[];
+    created_at: string;
+    plan: {
+      id: string;
+      currency: string;
+      name: string;
+    }[];
+    cards: {
+      last_4_digits: string;
+      card_type: string;
     }[];
   } | null;
 };
@@ -810,16 +828,6 @@ export type SubscriptionCustomersBody = {
       status: string;
       id: string;
       amount: string;
-      created_at: string;
-      plan: {
-        id: string;
-        currency: string;
-        name: string;
-      }[];
-      cards: {
-        last_4_digits: string;
-        card_type: string;
-      }[];
       transactions: {
         date_payment?: string | undefined;
         status: string;
@@ -829,6 +837,16 @@ export type SubscriptionCustomersBody = {
         created_at: string;
         authorization_code: string | null;
         transaction: number;
+      }[];
+      created_at: string;
+      plan: {
+        id: string;
+        currency: string;
+        name: string;
+      }[];
+      cards: {
+        last_4_digits: string;
+        card_type: string;
       }[];
     } | null;
     active_cards: {
@@ -918,6 +936,16 @@ export type SubscriptionCreatedBody = {
 export type SubscriptionBody = {
   status: string;
   id: string;
+  transactions: {
+    date_payment?: string | undefined;
+    status: string;
+    description: string;
+    order: string;
+    amount: number;
+    created_at: string;
+    authorization_code: string | null;
+    transaction: number;
+  }[];
   start: string;
   end: string | null;
   active_cards: {
@@ -935,16 +963,6 @@ export type SubscriptionBody = {
     last_4_digits: string;
     card_type: string;
   } | null;
-  transactions: {
-    date_payment?: string | undefined;
-    status: string;
-    description: string;
-    order: string;
-    amount: number;
-    created_at: string;
-    authorization_code: string | null;
-    transaction: number;
-  }[];
   client: {
     id: string;
     email: string;
@@ -967,6 +985,16 @@ export type SubscriptionListBody = {
   subscriptions: {
     status: string;
     id: string;
+    transactions: {
+      date_payment?: string | undefined;
+      status: string;
+      description: string;
+      order: string;
+      amount: number;
+      created_at: string;
+      authorization_code: string | null;
+      transaction: number;
+    }[];
     start: string;
     end: string | null;
     plan: {
@@ -978,16 +1006,6 @@ export type SubscriptionListBody = {
       last_4_digits: string;
       card_type: string;
     } | null;
-    transactions: {
-      date_payment?: string | undefined;
-      status: string;
-      description: string;
-      order: string;
-      amount: number;
-      created_at: string;
-      authorization_code: string | null;
-      transaction: number;
-    }[];
     client: {
       id: string;
       email: string;
@@ -1013,6 +1031,24 @@ export type SubscriptionListV3Body = {
     id: string;
     start: string;
     end: string | null;
+    paid: {
+      status: string;
+      transactions: {
+        date_payment?: string | undefined;
+        status: string;
+        description: string;
+        order: string;
+        amount: number;
+        created_at: string;
+        authorization_code: string | null;
+        transaction: number;
+      }[];
+      payment_cycle_day: string;
+      payment_day: string | null;
+      amount_paid: number;
+      try_number: number;
+      paid_number: number;
+    }[];
     active_cards: {
       last_4_digits: string;
       card_type: string;
@@ -1039,24 +1075,6 @@ export type SubscriptionListV3Body = {
       }[];
     };
     estatus: string;
-    paid: {
-      status: string;
-      transactions: {
-        date_payment?: string | undefined;
-        status: string;
-        description: string;
-        order: string;
-        amount: number;
-        created_at: string;
-        authorization_code: string | null;
-        transaction: number;
-      }[];
-      payment_cycle_day: string;
-      payment_day: string | null;
-      amount_paid: number;
-      try_number: number;
-      paid_number: number;
-    }[];
   }[];
 }[];
 

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { validationError } from '../../platform/errors.ts';
 import type { PaymentExtension } from '../transactions/extension.ts';
+import { reverseEventSale } from './refund.ts';
 import { recordEventSale, resolveEventForSale, settleEventSale } from './sales.ts';
 
 export const eventExtension: PaymentExtension = {
@@ -36,5 +37,12 @@ export const eventExtension: PaymentExtension = {
     const { split } = await settleEventSale(ctx.ledger, tx, { accountId: row.account_id, transactionId: row.id, at });
     assert.equal(split.netMinor, netMinor, 'the sale divided the same net');
     return { merchantMinor: split.merchantMinor };
+  },
+  async reverse(ctx, tx, row, reversal) {
+    const reversed = await reverseEventSale(ctx, tx, {
+      accountId: row.account_id, transactionId: row.id, currency: row.currency,
+      grossMinor: reversal.amountMinor, feeBackMinor: reversal.feeBackMinor, reference: reversal.reference, at: reversal.at,
+    });
+    return { ok: true, ...reversed };
   },
 };

@@ -21,14 +21,17 @@ export interface SalesTotals {
   readonly balanceMinor: bigint;
 }
 
-/** Sums over the event's paid sales; what the merchant keeps is the net less the beneficiaries' parts. */
+/**
+ * Sums over the event's paid sales less what refunds took back of each (decision 116); what the merchant keeps is
+ * the net less the beneficiaries' parts. `count` counts every paid sale, refunded ones too.
+ */
 export async function eventSalesTotals(db: DbOrTx, eventId: string): Promise<SalesTotals> {
   const row = await db.selectFrom('event_sales').select([
     sql<string>`COUNT(*)::text`.as('count'),
-    sql<string>`COALESCE(SUM(gross_minor), 0)::text`.as('gross'),
-    sql<string>`COALESCE(SUM(affiliate_minor), 0)::text`.as('affiliate'),
-    sql<string>`COALESCE(SUM(fee_minor), 0)::text`.as('fee'),
-    sql<string>`COALESCE(SUM(net_minor - affiliate_minor), 0)::text`.as('balance'),
+    sql<string>`COALESCE(SUM(gross_minor - refunded_minor), 0)::text`.as('gross'),
+    sql<string>`COALESCE(SUM(affiliate_minor - affiliate_refunded_minor), 0)::text`.as('affiliate'),
+    sql<string>`COALESCE(SUM(fee_minor - fee_refunded_minor), 0)::text`.as('fee'),
+    sql<string>`COALESCE(SUM((net_minor - net_refunded_minor) - (affiliate_minor - affiliate_refunded_minor)), 0)::text`.as('balance'),
   ]).where('event_id', '=', eventId).executeTakeFirstOrThrow();
   return {
     count: BigInt(row.count),

@@ -92,14 +92,17 @@ export async function recordEventSale(tx: Tx, input: EventSaleInput): Promise<Ev
 }
 
 export async function readSaleSplit(db: DbOrTx, transactionId: string): Promise<EventSaleSplit | null> {
-  const sale = await db.selectFrom('event_sales').select(['net_minor', 'affiliate_minor'])
+  const sale = await db.selectFrom('event_sales').select(['net_minor', 'affiliate_minor', 'net_refunded_minor', 'affiliate_refunded_minor'])
     .where('transaction_id', '=', transactionId).executeTakeFirst();
   if (sale === undefined) return null;
   const parts = await db.selectFrom('event_sale_shares as s').innerJoin('event_beneficiaries as b', 'b.id', 's.beneficiary_id')
-    .select(['s.beneficiary_id', 's.amount_minor']).where('s.transaction_id', '=', transactionId).orderBy('b.position').execute();
+    .select(['s.beneficiary_id', 's.amount_minor', 's.refunded_minor']).where('s.transaction_id', '=', transactionId).orderBy('b.position').execute();
+  // What refunds took back is no longer anyone's to receive (decision 116).
+  const netMinor = sale.net_minor - sale.net_refunded_minor;
+  const affiliateMinor = sale.affiliate_minor - sale.affiliate_refunded_minor;
   return {
-    transactionId, netMinor: sale.net_minor, affiliateMinor: sale.affiliate_minor, merchantMinor: sale.net_minor - sale.affiliate_minor,
-    parts: parts.map((p) => ({ beneficiaryId: p.beneficiary_id, amountMinor: p.amount_minor })),
+    transactionId, netMinor, affiliateMinor, merchantMinor: netMinor - affiliateMinor,
+    parts: parts.map((p) => ({ beneficiaryId: p.beneficiary_id, amountMinor: p.amount_minor - p.refunded_minor })),
   };
 }
 

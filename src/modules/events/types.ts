@@ -1,4 +1,5 @@
 // Table types of events (migration 0041), merged into the shared Database interface.
+import type { Generated } from 'kysely';
 import type { Int8, Timestamp } from '../../platform/db/types.ts';
 
 export const beneficiaryStatuses = ['pending', 'paid'] as const;
@@ -46,6 +47,11 @@ export interface EventSaleTable {
   net_minor: Int8;
   service_sale_minor: Int8;
   affiliate_minor: Int8;
+  /** What refunds took back (decision 116): of the gross, the fee, the net and the beneficiaries' parts. */
+  refunded_minor: Generated<bigint>;
+  fee_refunded_minor: Generated<bigint>;
+  net_refunded_minor: Generated<bigint>;
+  affiliate_refunded_minor: Generated<bigint>;
   sold_at: Timestamp;
   settled_at: Timestamp | null;
 }
@@ -54,6 +60,8 @@ export interface EventSaleShareTable {
   transaction_id: string;
   beneficiary_id: string;
   amount_minor: Int8;
+  /** What refunds took back of this part (decision 116). */
+  refunded_minor: Generated<bigint>;
 }
 
 declare module '../../platform/db/types.ts' {

@@ -129,7 +129,7 @@ export interface MallCreated {
 export async function createMall(ctx: AppContext, caller: { readonly id: string; readonly name: string }, input: MallCreateInput): Promise<MallCreated | RuleFailure> {
   const errors: Record<string, string> = {};
   const currency = (input.currency?.trim() || 'CLP').toUpperCase();
-  if (!(await knownCurrencies(ctx.db)).has(currency)) errors.currency = 'invalid';
+  if (!(await knownCurrencies(ctx)).has(currency)) errors.currency = 'invalid';
   if (input.payment !== allMethodsPayment && errors.currency === undefined && (await findPaymentMethod(ctx.db, currency, input.payment)) === undefined) errors.payment = 'invalid';
   const urlreturn = input.urlreturn.trim();
   if (!isHttpUrl(urlreturn)) errors.urlreturn = 'invalid';

@@ -15,7 +15,7 @@ function assertMove(from: ShareStatus, to: ShareStatus): void {
 
 async function advanceOneShare(ctx: AppContext, accountId: string | undefined): Promise<boolean> {
   return inTransaction(ctx.db, async (tx) => {
-    let q = tx.selectFrom('ma_payment_shares').select(['transaction_id', 'client_id', 'account_id', 'currency', 'amount_minor', 'status', 'deposit_due_at'])
+    let q = tx.selectFrom('ma_payment_shares').select(['transaction_id', 'client_id', 'account_id', 'currency', 'amount_minor', 'refunded_minor', 'status', 'deposit_due_at'])
       .where('status', 'in', ['liquidate', 'pending for deposit'])
       .where('deposit_due_at', '<=', accountNowSql(ctx, sql.ref('ma_payment_shares.account_id')));
     if (accountId !== undefined) q = q.where('account_id', '=', accountId);
@@ -27,14 +27,16 @@ async function advanceOneShare(ctx: AppContext, accountId: string | undefined): 
       .where('transaction_id', '=', share.transaction_id).where('client_id', '=', share.client_id);
     if (share.status === 'liquidate') {
       assertMove('liquidate', 'pending for deposit');
-      if (share.amount_minor > 0n) {
+      // What refunds took back of a liquidated share already left its payable (decision 116).
+      const depositMinor = share.amount_minor - share.refunded_minor;
+      if (depositMinor > 0n) {
         await ctx.ledger.post(tx, {
           kind: journalKinds.marketplaceClientDeposit,
           reference: share.transaction_id,
           at,
           postings: [
-            { owner: share.client_id, code: ledgerCodes.clientPayable, currency: share.currency, amountMinor: -share.amount_minor },
-            { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency: share.currency, amountMinor: share.amount_minor },
+            { owner: share.client_id, code: ledgerCodes.clientPayable, currency: share.currency, amountMinor: -depositMinor },
+            { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency: share.currency, amountMinor: depositMinor },
           ],
         });
       }

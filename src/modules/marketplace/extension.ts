@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { PaymentExtension } from '../transactions/extension.ts';
 import { recordMarketplaceShares, resolveMarketplaceForPayment, settleMarketplaceShares } from './payment.ts';
+import { reverseMarketplaceShares } from './refund.ts';
 
 export const marketplaceExtension: PaymentExtension = {
   name: 'marketplace',
@@ -25,5 +26,12 @@ export const marketplaceExtension: PaymentExtension = {
     const { shares } = await settleMarketplaceShares(ctx.ledger, tx, { accountId: row.account_id, transactionId: row.id, at });
     assert.equal(shares.netMinor, netMinor, 'the shares divided the same net');
     return { merchantMinor: shares.merchantMinor };
+  },
+  async reverse(ctx, tx, row, reversal) {
+    const reversed = await reverseMarketplaceShares(ctx, tx, {
+      accountId: row.account_id, transactionId: row.id, currency: row.currency,
+      netMinor: reversal.amountMinor - reversal.feeBackMinor, reference: reversal.reference, at: reversal.at,
+    });
+    return { ok: true, ...reversed };
   },
 };

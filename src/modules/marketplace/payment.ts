@@ -76,15 +76,16 @@ export async function recordMarketplaceShares(tx: Tx, input: {
 }
 
 export async function readMarketplaceShares(db: DbOrTx, transactionId: string): Promise<MarketplaceShares | null> {
-  const payment = await db.selectFrom('ma_payments').select(['net_minor', 'merchant_minor'])
+  const payment = await db.selectFrom('ma_payments').select(['net_minor', 'merchant_minor', 'refunded_minor', 'merchant_refunded_minor'])
     .where('transaction_id', '=', transactionId).executeTakeFirst();
   if (payment === undefined) return null;
   const shares = await db.selectFrom('ma_payment_shares as s')
     .innerJoin('ma_membership_clients as mc', (j) => j.onRef('mc.membership_id', '=', 's.membership_id').onRef('mc.client_id', '=', 's.client_id'))
-    .select(['s.client_id', 's.amount_minor']).where('s.transaction_id', '=', transactionId).orderBy('mc.position').execute();
+    .select(['s.client_id', 's.amount_minor', 's.refunded_minor']).where('s.transaction_id', '=', transactionId).orderBy('mc.position').execute();
+  // What refunds took back is no longer anyone's to receive (decision 116).
   return {
-    transactionId, netMinor: payment.net_minor, merchantMinor: payment.merchant_minor,
-    parts: shares.map((s) => ({ clientId: s.client_id, amountMinor: s.amount_minor })),
+    transactionId, netMinor: payment.net_minor - payment.refunded_minor, merchantMinor: payment.merchant_minor - payment.merchant_refunded_minor,
+    parts: shares.map((s) => ({ clientId: s.client_id, amountMinor: s.amount_minor - s.refunded_minor })),
   };
 }
 

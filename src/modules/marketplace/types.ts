@@ -59,6 +59,9 @@ export interface MaPaymentTable {
   currency: string;
   net_minor: Int8;
   merchant_minor: Int8;
+  /** What refunds took back of the net, and of the merchant's part of it (decision 116). */
+  refunded_minor: Generated<bigint>;
+  merchant_refunded_minor: Generated<bigint>;
   created_at: Timestamp;
   settled_at: Timestamp | null;
 }
@@ -71,6 +74,8 @@ export interface MaPaymentShareTable {
   currency: string;
   bps: number;
   amount_minor: Int8;
+  /** What refunds took back of this share (decision 116); the client gets amount_minor - refunded_minor. */
+  refunded_minor: Generated<bigint>;
   status: ShareStatus;
   deposit_due_at: Timestamp | null;
   created_at: Timestamp;

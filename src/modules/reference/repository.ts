@@ -1,4 +1,6 @@
 import type { DbOrTx } from '../../platform/db/types.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { appMemo } from '../../platform/app-memo.ts';
 
 export async function listBanks(db: DbOrTx, currency: string | null) {
   let q = db.selectFrom('banks').select(['code', 'name', 'currency']).orderBy('sort_order');
@@ -12,10 +14,23 @@ export async function listPaymentMethods(db: DbOrTx, currency: string | null) {
   return q.execute();
 }
 
-export async function knownCurrencies(db: DbOrTx): Promise<ReadonlySet<string>> {
-  const rows = await db.selectFrom('payment_methods').select('currency').distinct().execute();
+/** The currencies the payment methods name: reference data the migrations write, read once per app. */
+export const knownCurrencies = appMemo(async (ctx: AppContext): Promise<ReadonlySet<string>> => {
+  const rows = await ctx.db.selectFrom('payment_methods').select('currency').distinct().execute();
   return new Set(rows.map((r) => r.currency));
-}
+});
+
+/** The bank catalogue's codes by currency: reference data the migrations write, read once per app. */
+export const bankCodesByCurrency = appMemo(async (ctx: AppContext): Promise<ReadonlyMap<string, ReadonlySet<string>>> => {
+  const rows = await ctx.db.selectFrom('banks').select(['currency', 'code']).execute();
+  const byCurrency = new Map<string, Set<string>>();
+  for (const row of rows) {
+    let codes = byCurrency.get(row.currency);
+    if (codes === undefined) byCurrency.set(row.currency, codes = new Set());
+    codes.add(row.code);
+  }
+  return byCurrency;
+});
 
 export async function bankExists(db: DbOrTx, code: string): Promise<boolean> {
   const row = await db.selectFrom('banks').select('code').where('code', '=', code).executeTakeFirst();

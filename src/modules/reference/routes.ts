@@ -28,7 +28,7 @@ function answer(value: unknown): Answer {
 }
 
 async function loadCatalogue(ctx: AppContext): Promise<Catalogue> {
-  const currencies = await knownCurrencies(ctx.db);
+  const currencies = await knownCurrencies(ctx);
   const banks = new Map<string, Answer>();
   const methods = new Map<string, Answer>();
   for (const currency of ['', ...currencies]) {

@@ -18,7 +18,8 @@ async function collectOne(ctx: AppContext, id: string): Promise<boolean> {
     const row = await tx.selectFrom('nullifications').selectAll().where('id', '=', id).where('status', '=', 'awaiting_funds')
       .forUpdate().skipLocked().executeTakeFirst();
     if (row === undefined) return false;
-    const owedMinor = BigInt(row.amount_minor) - BigInt(row.fee_back_minor) - BigInt(row.from_pending_minor) - BigInt(row.from_wallet_minor);
+    const owedMinor = BigInt(row.amount_minor) - BigInt(row.fee_back_minor) - BigInt(row.from_pending_minor) - BigInt(row.from_wallet_minor)
+      - BigInt(row.from_split_minor);
     const wallet = { owner: row.account_id, code: ledgerCodes.walletAvailable, currency: row.currency };
     const [availableMinor] = await ctx.ledger.hold(tx, [wallet]);
     const takeMinor = availableMinor! < owedMinor ? availableMinor! : owedMinor;

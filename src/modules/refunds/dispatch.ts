@@ -3,7 +3,8 @@
 // nullification's id as its idempotency key (so asking twice refunds once), then record its answer under the
 // row lock if the refund is still `complete`. Approved: `reverse_completed`. Refused: `reverse_deleted`, and the
 // collected money goes back to the merchant's wallet and the fee's part to the service. The command runs it right
-// after its commit; the `refund-dispatch` due work picks up any whose dispatch was cut short.
+// after its commit; the `refund-dispatch` due work picks up any whose dispatch was cut short, telling the processor
+// it is a retry so one without idempotency keys (Webpay) reads its own record before sending it again (decision 141).
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/due-work.ts';
@@ -11,7 +12,7 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
-import type { RefundOutcome } from '../../platform/processors/processor.ts';
+import type { RefundOutcome, RefundRequest } from '../../platform/processors/processor.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
 import { refundLimits } from '../../limits.ts';
 import { lockTransaction } from '../transactions/repository.ts';
@@ -25,17 +26,25 @@ interface Claimed {
   readonly row: NullificationRow;
   readonly chargeKey: string;
   readonly authorizationCode: string;
+  /** An earlier dispatch may have reached the processor (its answer was lost): what the processor reconciles with. */
+  readonly retry?: RefundRequest['retry'];
 }
 
 async function claim(ctx: AppContext, tx: Tx, row: NullificationRow | undefined): Promise<Claimed | null> {
   if (row === undefined || row.status !== 'complete' || row.dispatch_due_at === null) return null;
   const now = await accountNow(ctx, row.account_id, tx);
   if (row.dispatch_due_at.getTime() > now.getTime()) return null;
-  const payment = await tx.selectFrom('transactions').select(['charge_key', 'authorization_code', 'id']).where('id', '=', row.transaction_id).executeTakeFirstOrThrow();
+  const payment = await tx.selectFrom('transactions').select(['charge_key', 'authorization_code', 'id', 'amount_minor']).where('id', '=', row.transaction_id).executeTakeFirstOrThrow();
+  let retry: Claimed['retry'];
+  if (row.dispatch_attempts > 0) {
+    const done = await tx.selectFrom('nullifications').select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount_minor'), eb.val('0')).as('total'))
+      .where('transaction_id', '=', row.transaction_id).where('status', '=', 'reverse_completed').where('id', '<>', row.id).executeTakeFirstOrThrow();
+    retry = { chargeAmountMinor: BigInt(payment.amount_minor), refundedBeforeMinor: BigInt(done.total) };
+  }
   await tx.updateTable('nullifications').set((eb) => ({
     dispatch_due_at: new Date(now.getTime() + refundLimits.dispatchLeaseMs), dispatch_attempts: eb('dispatch_attempts', '+', 1),
   })).where('id', '=', row.id).execute();
-  return { row, chargeKey: payment.charge_key ?? payment.id, authorizationCode: payment.authorization_code ?? '' };
+  return { row, chargeKey: payment.charge_key ?? payment.id, authorizationCode: payment.authorization_code ?? '', ...(retry === undefined ? {} : { retry }) };
 }
 
 /** The processor refused: the collected money goes back where it came from (the wallet stands in for an unsettled sale's pending). */
@@ -88,6 +97,7 @@ async function ask(ctx: AppContext, claimed: Claimed): Promise<void> {
     outcome = await processor.refund({
       chargeIdempotencyKey: claimed.chargeKey, authorizationCode: claimed.authorizationCode, idempotencyKey: claimed.row.id,
       amountMinor: BigInt(claimed.row.amount_minor), currency: claimed.row.currency,
+      ...(claimed.retry === undefined ? {} : { retry: claimed.retry }),
     });
   } catch (error) {
     // The lease stays: the due work asks again, with the same key, once it runs out.

@@ -11,7 +11,7 @@ import { accountNow } from '../../platform/sandbox-clock.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { isStorableText } from '../../platform/http/input-guards.ts';
-import { extensionOf } from '../transactions/extension.ts';
+import { extensionOf, heldFundsOf, type Reversal, type Reversed } from '../transactions/extension.ts';
 import { findAccountTransaction, lockTransaction, type TransactionRow } from '../transactions/repository.ts';
 import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
@@ -46,6 +46,12 @@ async function refusal(ctx: AppContext, row: TransactionRow, amountMinor: bigint
   return null;
 }
 
+async function reverseSplit(ctx: AppContext, tx: Tx, row: TransactionRow, reversal: Reversal): Promise<Reversed> {
+  const reverse = extensionOf(ctx, row)?.reverse;
+  if (reverse === undefined) return { ok: true, merchantMinor: reversal.amountMinor - reversal.feeBackMinor, splitMinor: 0n };
+  return reverse(ctx, tx, row, reversal);
+}
+
 export async function registerNullification(ctx: AppContext, accountId: string, input: NullificationInput): Promise<Registered> {
   return inTransaction(ctx.db, (tx) => register(ctx, tx, accountId, input));
 }
@@ -65,21 +71,29 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
   const feeMinor = BigInt(row.fee_minor ?? 0n);
   const refundedBeforeMinor = BigInt(row.refunded_minor);
   const feeBack = feeBackMinor({ grossMinor, feeMinor, refundedBeforeMinor, amountMinor });
-  const merchantMinor = amountMinor - feeBack;
+  // A split sale's extension takes its clients' or beneficiaries' parts back first (decision 116).
+  const split = await reverseSplit(ctx, tx, row, { amountMinor, feeBackMinor: feeBack, reference: id, at });
+  if (!split.ok) return split;
+  const { merchantMinor, splitMinor } = split;
   const unsettledMinor = row.settled_at === null ? grossMinor - feeMinor - BigInt(row.refunded_pending_minor) : 0n;
   const clearing = { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: row.currency };
+  // A settled sale an escrow account still holds pays from its held part instead (docs/escrow.md).
+  const held = row.settled_at === null ? null : await heldFundsOf(ctx, tx, row);
+  const [pending, wallet] = pendingThenWallet(accountId, row.currency, unsettledMinor);
+  const sources = [held?.source ?? pending!, wallet!];
   let fromPending = 0n;
   let fromWallet = 0n;
   if (merchantMinor > 0n) {
     const take = (amountMinor: bigint) => ctx.ledger.take(tx, {
       kind: journalKinds.refundCollected, reference: id, at, currency: row.currency, amountMinor,
-      sources: pendingThenWallet(accountId, row.currency, unsettledMinor), to: clearing,
+      sources, to: clearing,
     });
     let taken = await take(merchantMinor);
     // Not covered: take what there is now; the rest comes from the next settlements (collection.ts).
     if (!taken.ok && taken.availableMinor > 0n) taken = await take(taken.availableMinor);
     if (taken.ok) {
       [fromPending, fromWallet] = [taken.partsMinor[0]!, taken.partsMinor[1]!];
+      if (held !== null && fromPending > 0n) await held.hold.taken(ctx, tx, row, fromPending);
       if (fromWallet > 0n) {
         await appendWalletMovement(tx, {
           accountId, currency: row.currency, order: row.order, subject: input.subject, kind: 'refund', reference: id,
@@ -102,7 +116,7 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
   assertTransition('pending', status);
   const inserted = await tx.insertInto('nullifications').values({
     id, account_id: accountId, transaction_id: row.id, amount_minor: amountMinor, currency: row.currency, subject: input.subject,
-    type: collected ? 'total' : 'partial', status, fee_back_minor: feeBack, from_pending_minor: fromPending, from_wallet_minor: fromWallet,
+    type: collected ? 'total' : 'partial', status, fee_back_minor: feeBack, from_pending_minor: fromPending, from_wallet_minor: fromWallet, from_split_minor: splitMinor,
     gateway: payment.gateway, payment_type: payment.paymentType, refund_code: null, gateway_message: null,
     channel, dispatch_due_at: status === 'complete' ? at : null, created_at: at, updated_at: at,
   }).returningAll().executeTakeFirstOrThrow();
@@ -112,7 +126,7 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
   const paymentStatus = refundedMinor === grossMinor ? 'refunded' : 'refunded partial';
   if (paymentStatus !== row.status) assertTransactionMove(row.status, paymentStatus);
   await tx.updateTable('transactions').set({
-    status: paymentStatus, refunded_minor: refundedMinor, refunded_pending_minor: BigInt(row.refunded_pending_minor) + fromPending,
+    status: paymentStatus, refunded_minor: refundedMinor, refunded_pending_minor: BigInt(row.refunded_pending_minor) + (held === null ? fromPending : 0n),
     nullify_status: status, updated_at: at,
   }).where('id', '=', row.id).execute();
   return { ok: true, nullificationId: id };

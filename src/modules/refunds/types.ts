@@ -20,6 +20,8 @@ export interface NullificationTable {
   /** What it took from the transaction's own unsettled net, and from the wallet's available balance. */
   from_pending_minor: Int8;
   from_wallet_minor: Int8;
+  /** What a split sale's extension took back itself from clients' or beneficiaries' payables (decision 116). */
+  from_split_minor: Generated<bigint>;
   gateway: string;
   payment_type: string;
   refund_code: string | null;

@@ -29,7 +29,7 @@ import { openCharge, settleCharge } from './stored-charge.ts';
 import type { SuCycleTable } from './types.ts';
 
 /** The outbox event of reference §7.15 (POST to the plan's url_notify_payment after each automatic charge). */
-export const paymentEvent = 'subscription.payment';
+export const paymentEvent = 'subscription.charge';
 
 type CycleRow = Selectable<SuCycleTable>;
 

@@ -2,8 +2,8 @@
 // single-object `subcriptions` (null before the first subscription).
 import type { AppContext } from '../../platform/context.ts';
 import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
-import { findPlan, type ClientRow } from './repository.ts';
-import { clientLiveCards, latestClientSubscription, liveCards, subscriptionCharges } from './subscription-repository.ts';
+import { findPlan, type ClientRow, type PlanRow } from './repository.ts';
+import { clientLiveCards, latestClientSubscription, liveCards, subscriptionCharges, type ChargeRow } from './subscription-repository.ts';
 import { activeCardView, chargeView, maskedCard, planBrief } from './subscription-views.ts';
 
 export async function clientCardsView(ctx: AppContext, client: ClientRow) {
@@ -26,7 +26,19 @@ export async function clientSubscriptionView(ctx: AppContext, client: ClientRow)
     cards: (await liveCards(ctx.db, sub.id)).map(maskedCard),
     transactions: charges.map((c) => ({
       ...chargeView(ctx, c),
+      status: clientChargeStatus(c, plan),
       date_payment: formatDate(c.ended_at ?? c.created_at, ctx.config.timeZone),
     })),
   };
+}
+
+/**
+ * reference §7.0: a client read names its charges with the 9-value set: a declined cycle try is `retry` while the
+ * plan's retries last and `maximum attempt limit` after (decision 101), a declined on-demand charge
+ * `payment consumes failed`.
+ */
+export function clientChargeStatus(charge: Pick<ChargeRow, 'kind' | 'status' | 'try_number'>, plan: Pick<PlanRow, 'retries_max'>): string {
+  if (charge.status !== 'rejected') return charge.status;
+  if (charge.kind === 'consumption') return 'payment consumes failed';
+  return (charge.try_number ?? 1) > plan.retries_max ? 'maximum attempt limit' : 'retry';
 }

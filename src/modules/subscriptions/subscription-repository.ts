@@ -50,7 +50,7 @@ export type CardRow = Awaited<ReturnType<typeof liveCards>>[number];
 /** Every payment made on the subscription, oldest first, with the transaction's state and money. */
 export async function subscriptionCharges(db: DbOrTx, subscriptionId: string) {
   return db.selectFrom('su_charges as c').innerJoin('transactions as t', 't.id', 'c.transaction_id')
-    .select(['c.kind', 'c.cycle_number', 'c.order_ref', 'c.description', 'c.created_at', 't.number', 't.amount_minor',
+    .select(['c.kind', 'c.cycle_number', 'c.try_number', 'c.order_ref', 'c.description', 'c.created_at', 't.number', 't.amount_minor',
       't.authorization_code', 't.status', 't.verification_key', 't.ended_at'])
     .where('c.subscription_id', '=', subscriptionId)
     .orderBy('c.seq').limit(subscriptionLimits.chargesShownMax).execute();

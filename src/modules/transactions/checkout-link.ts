@@ -4,22 +4,31 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../../platform/context.ts';
 import { limits } from '../../limits.ts';
+import { appKeyOf } from '../../platform/app-memo.ts';
 
 const metaKey = 'checkout_link_key';
 
-const keys = new WeakMap<AppContext, Buffer>();
+const committedKeys = new WeakMap<object, Buffer>();
 
+/**
+ * The key, made on first use. Cached once read as a row that was already there: a key this call inserts may be
+ * inside a request's transaction that rolls back, so it is used for this answer only and cached by the next read.
+ */
 async function linkKey(ctx: AppContext): Promise<Buffer> {
-  const cached = keys.get(ctx);
+  const cached = committedKeys.get(appKeyOf(ctx));
   if (cached !== undefined) return cached;
+  const stored = await ctx.db.selectFrom('cobro_meta').select('value').where('key', '=', metaKey).executeTakeFirst();
+  if (stored !== undefined) {
+    const key = Buffer.from(ctx.secrets.open(stored.value), 'hex');
+    committedKeys.set(appKeyOf(ctx), key);
+    return key;
+  }
   await ctx.db.insertInto('cobro_meta')
     .values({ key: metaKey, value: ctx.secrets.seal(crypto.randomBytes(32).toString('hex')) })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
   const row = await ctx.db.selectFrom('cobro_meta').select('value').where('key', '=', metaKey).executeTakeFirstOrThrow();
-  const key = Buffer.from(ctx.secrets.open(row.value), 'hex');
-  keys.set(ctx, key);
-  return key;
+  return Buffer.from(ctx.secrets.open(row.value), 'hex');
 }
 
 export async function checkoutToken(ctx: AppContext, transactionId: string): Promise<string> {

@@ -6,6 +6,7 @@ import type { Insertable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import type { RuleFailure } from '../../platform/errors.ts';
+import { journalKinds, ledgerCodes, SYSTEM_OWNER, type FundsSource, type LedgerCode } from '../../platform/ledger/ledger.ts';
 import type { TransactionRow } from './repository.ts';
 import type { CreateTransactionInput } from './schemas.ts';
 import type { TransactionTable } from './types.ts';
@@ -44,8 +45,20 @@ export interface PaidAmounts {
 export interface Reversal {
   /** What is refunded of the transaction's gross. */
   readonly amountMinor: bigint;
+  /** The part of it the service's fee gives back (decision 110); the rest, amountMinor - feeBackMinor, leaves the net. */
+  readonly feeBackMinor: bigint;
+  /** The refund's id: the reference of any journal the extension posts. */
+  readonly reference: string;
   readonly at: Date;
 }
+
+/**
+ * A reversal's outcome: the extension took `splitMinor` of the refund's net part back itself (from payables that
+ * still hold it) into refund clearing; the merchant's funds pay `merchantMinor`, the rest.
+ */
+export type Reversed =
+  | { readonly ok: true; readonly merchantMinor: bigint; readonly splitMinor: bigint }
+  | { readonly ok: false; readonly failure: RuleFailure };
 
 export interface PaymentExtension {
   readonly name: string;
@@ -63,17 +76,77 @@ export interface PaymentExtension {
    */
   settle(ctx: AppContext, tx: Tx, row: TransactionRow, netMinor: bigint, at: Date): Promise<{ readonly merchantMinor: bigint }>;
   /**
-   * For refunds (issue 11): takes the extension's parts back, or refuses. Optional until refunds exist: an
+   * For refunds, with the sale's row locked and before the merchant's funds are touched: takes the refund's net
+   * part back from the division's parts in proportion (decision 116), or refuses writing nothing. Optional: an
    * extension without it cannot be refunded.
    */
-  reverse?(ctx: AppContext, tx: Tx, row: TransactionRow, reversal: Reversal): Promise<{ readonly ok: true } | { readonly ok: false; readonly failure: RuleFailure }>;
+  reverse?(ctx: AppContext, tx: Tx, row: TransactionRow, reversal: Reversal): Promise<Reversed>;
+}
+
+/**
+ * An extension that holds settlement (escrow, decision 115): it does not change how the net divides, only where
+ * the merchant's part goes when the sale settles. Unlike a PaymentExtension it is not named by a create field,
+ * so it may apply to any sale of the account, split ones included; the first hold that answers a code wins.
+ */
+export interface SettlementHold {
+  readonly name: string;
+  /**
+   * In the settlement's commit, with the sale's row locked: the ledger account (of the merchant) that receives
+   * the merchant's part instead of its wallet, having recorded the hold; null to leave the part to the wallet.
+   */
+  hold(ctx: AppContext, tx: Tx, row: TransactionRow, merchantMinor: bigint, at: Date): Promise<LedgerCode | null>;
+  /** For a refund, with the sale's row locked: what of this sale the hold still keeps, as a funds source; null if none. */
+  heldFunds(ctx: AppContext, tx: Tx, row: TransactionRow): Promise<FundsSource | null>;
+  /** A refund took `amountMinor` from heldFunds, in the same commit. */
+  taken(ctx: AppContext, tx: Tx, row: TransactionRow, amountMinor: bigint): Promise<void>;
 }
 
 declare module '../../platform/context.ts' {
   interface AppContext {
     /** Built once by the composition (src/modules/payment-extensions.ts). */
     readonly paymentExtensions: readonly PaymentExtension[];
+    /** The extensions that may hold a settled sale's merchant part (src/modules/payment-extensions.ts). */
+    readonly settlementHolds: readonly SettlementHold[];
   }
+}
+
+/** Where a settled sale's merchant part goes: the first hold that takes it, else the merchant's wallet. */
+export async function merchantDestination(ctx: AppContext, tx: Tx, row: TransactionRow, merchantMinor: bigint, at: Date): Promise<LedgerCode> {
+  for (const hold of ctx.settlementHolds) {
+    const code = await hold.hold(ctx, tx, row, merchantMinor, at);
+    if (code !== null) return code;
+  }
+  return ledgerCodes.walletAvailable;
+}
+
+/** What a hold still keeps of this sale, with the hold that keeps it; null when none does. */
+export async function heldFundsOf(ctx: AppContext, tx: Tx, row: TransactionRow): Promise<{ readonly hold: SettlementHold; readonly source: FundsSource } | null> {
+  for (const hold of ctx.settlementHolds) {
+    const source = await hold.heldFunds(ctx, tx, row);
+    if (source !== null) return { hold, source };
+  }
+  return null;
+}
+
+/**
+ * For an extension's `reverse`: moves parts of a refund back from the payables that still hold them into refund
+ * clearing, as one `refund.split_collected` journal; answers the sum (0 and no journal when there is none).
+ */
+export async function collectSplitParts(ctx: AppContext, tx: Tx, input: {
+  readonly code: LedgerCode; readonly currency: string; readonly reference: string; readonly at: Date;
+  readonly parts: readonly { readonly owner: string; readonly amountMinor: bigint }[];
+}): Promise<bigint> {
+  const parts = input.parts.filter((p) => p.amountMinor > 0n);
+  const totalMinor = parts.reduce((sum, p) => sum + p.amountMinor, 0n);
+  if (totalMinor === 0n) return 0n;
+  await ctx.ledger.post(tx, {
+    kind: journalKinds.refundSplitCollected, reference: input.reference, at: input.at,
+    postings: [
+      ...parts.map((p) => ({ owner: p.owner, code: input.code, currency: input.currency, amountMinor: -p.amountMinor })),
+      { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: input.currency, amountMinor: totalMinor },
+    ],
+  });
+  return totalMinor;
 }
 
 /** The one extension a stored transaction carries, or null. */

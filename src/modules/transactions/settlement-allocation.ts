@@ -1,11 +1,12 @@
 // Who receives a paid transaction's net at settlement. A plain payment's net goes whole to the merchant's wallet.
 // A payment that carries an extension (a marketplace's clients, an event's beneficiaries, ...) first has the
-// extension move its parts by its own journal (extension.ts); only the merchant's part is left for the wallet.
+// extension move its parts by its own journal (extension.ts); only the merchant's part is left for the wallet, or
+// for the hold that keeps it (an escrow account's, decision 115: extension.ts's SettlementHold).
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { ledgerCodes, type LedgerCode } from '../../platform/ledger/ledger.ts';
-import { extensionOf } from './extension.ts';
+import type { LedgerCode } from '../../platform/ledger/ledger.ts';
+import { extensionOf, merchantDestination } from './extension.ts';
 import type { TransactionRow } from './repository.ts';
 
 export interface NetAllocation {
@@ -26,7 +27,7 @@ export async function allocateNet(ctx: AppContext, tx: Tx, row: TransactionRow, 
   const extension = extensionOf(ctx, row);
   const merchantMinor = extension === null ? netMinor : (await extension.settle(ctx, tx, row, netMinor, at)).merchantMinor;
   const allocations: NetAllocation[] = merchantMinor > 0n
-    ? [{ owner: row.account_id, code: ledgerCodes.walletAvailable, amountMinor: merchantMinor }]
+    ? [{ owner: row.account_id, code: await merchantDestination(ctx, tx, row, merchantMinor, at), amountMinor: merchantMinor }]
     : [];
   const splitMinor = netMinor - merchantMinor;
   assert.ok(splitMinor >= 0n, 'the merchant never gets more than the net');

@@ -69,7 +69,7 @@ async function prepareExtensions(ctx: AppContext, input: CreateTransactionInput,
 export async function createTransaction(ctx: AppContext, accountId: string, input: CreateTransactionInput): Promise<CreatedTransaction | RuleFailure> {
   const errors: Record<string, string> = {};
   const currency = (present(input.currency) ?? 'CLP').toUpperCase();
-  if (!(await knownCurrencies(ctx.db)).has(currency)) errors.currency = 'invalid';
+  if (!(await knownCurrencies(ctx)).has(currency)) errors.currency = 'invalid';
   const payment = input.payment ?? null;
   if (payment !== null && payment !== allMethodsPayment && errors.currency === undefined
     && (await findPaymentMethod(ctx.db, currency, payment)) === undefined) errors.payment = 'invalid';

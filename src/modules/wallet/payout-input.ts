@@ -7,19 +7,19 @@ import { requestHash } from '../../platform/idempotency/canonical.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import { limits } from '../../limits.ts';
 import type { PayoutRequest } from './payout-create.ts';
-import { bankCodeExists, findBankAccount } from './repository.ts';
+import { findBankAccount } from './repository.ts';
+import { bankCodesByCurrency } from '../reference/repository.ts';
 import { bancoEstadoCode, type PayoutCreateBody, type WithdrawBody } from './schemas.ts';
 
 export async function knownCurrency(ctx: AppContext, text: string): Promise<string | null> {
   const currency = text.trim().toUpperCase();
-  const row = await ctx.db.selectFrom('banks').select('currency').where('currency', '=', currency).limit(1).executeTakeFirst();
-  return row === undefined ? null : currency;
+  return (await bankCodesByCurrency(ctx)).has(currency) ? currency : null;
 }
 
 /** Checks an account destination; returns field problems in the seed's words. */
 export async function destinationProblems(ctx: AppContext, currency: string, sbif: string, num: string): Promise<Record<string, string>> {
   const problems: Record<string, string> = {};
-  if (!(await bankCodeExists(ctx.db, currency, sbif))) problems.accountbank_sbif = 'invalid';
+  if (!((await bankCodesByCurrency(ctx)).get(currency)?.has(sbif) ?? false)) problems.accountbank_sbif = 'invalid';
   if (sbif === bancoEstadoCode && num.length > limits.bancoEstadoNumLengthMax) problems.accountbank_num = 'too long';
   return problems;
 }

@@ -84,7 +84,3 @@ export async function upsertBankAccount(db: DbOrTx, row: Insertable<AccountBankA
     .execute();
 }
 
-export async function bankCodeExists(db: DbOrTx, currency: string, code: string): Promise<boolean> {
-  const row = await db.selectFrom('banks').select('code').where('currency', '=', currency).where('code', '=', code).executeTakeFirst();
-  return row !== undefined;
-}

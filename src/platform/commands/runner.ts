@@ -65,7 +65,7 @@ export async function runCommand<T>(
     const txCtx: AppContext = { ...ctx, db: tx };
     if (scope !== null) {
       const claim = await claimKey(tx, {
-        ...scope, method: request.method, path: normalisedPath(request.url), requestHash: requestHash(request.body), now: ctx.clock.now(),
+        ...scope, method: request.method, path: normalisedPath(request.url), requestHash: requestHash(request.body), now: ctx.clock.now(), leaseMs: ctx.config.idempotencyLeaseMs,
       });
       switch (claim.kind) {
         case 'proceed':

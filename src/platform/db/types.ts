@@ -24,6 +24,8 @@ export interface AccountTable {
   notify_url: ColumnType<string | null, string | null | undefined, string | null>;
   /** Where nullification callbacks go (reference §3.3, decision 111); null sends none. */
   nullification_url: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Settled sales stay in escrow_held until POST /api/escrow releases them (decision 115). */
+  escrow: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface BankTable {

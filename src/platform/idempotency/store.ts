@@ -38,6 +38,8 @@ export interface ClaimInput {
   readonly path: string;
   readonly requestHash: string;
   readonly now: Date;
+  /** The claim's lease (config IDEMPOTENCY_LEASE_MS). */
+  readonly leaseMs: number;
 }
 
 export type Claim =
@@ -53,7 +55,7 @@ export type Claim =
  * on the unique index until the first commits (then it reads the stored answer) or rolls back (then it claims).
  */
 export async function claimKey(db: Tx, input: ClaimInput): Promise<Claim> {
-  const lockedUntil = new Date(input.now.getTime() + limits.idempotencyLeaseMs);
+  const lockedUntil = new Date(input.now.getTime() + input.leaseMs);
   for (let attempt = 0; attempt < limits.idempotencyClaimAttemptsMax; attempt++) {
     await db.deleteFrom('idempotency_keys')
       .where('account_id', '=', input.accountId).where('idem_key', '=', input.key).where('expires_at', '<=', input.now)

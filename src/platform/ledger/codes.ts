@@ -9,6 +9,8 @@ export const ledgerCodes = {
   walletReserved: 'wallet_reserved',
   /** Merchant money from paid transactions not yet settled to the wallet. */
   pendingSettlement: 'pending_settlement',
+  /** Merchant money of settled escrow sales, held until the merchant releases it (decision 115). */
+  escrowHeld: 'escrow_held',
   /** What the service owes a marketplace client (owner = client id). */
   clientPayable: 'client_payable',
   /** What the service owes an event beneficiary (owner = beneficiary id). */
@@ -38,6 +40,7 @@ const nonNegativeCodes: ReadonlySet<string> = new Set([
   ledgerCodes.walletAvailable,
   ledgerCodes.walletReserved,
   ledgerCodes.pendingSettlement,
+  ledgerCodes.escrowHeld,
   ledgerCodes.clientPayable,
   ledgerCodes.beneficiaryPayable,
   ledgerCodes.serviceFees,

@@ -8,6 +8,8 @@ export const journalKinds = {
   transactionFee: 'transaction.fee',
   /** A paid transaction's net, on its availability date: pending settlement -> the merchant's wallet. */
   transactionSettlement: 'transaction.settlement',
+  /** An escrow sale released by POST /api/escrow (decision 115): escrow held -> the merchant's wallet. */
+  escrowReleased: 'escrow.released',
   /** A marketplace payment's clients' parts at settlement: pending settlement -> client payables. */
   marketplaceSplit: 'marketplace_split',
   /** A client's settled share sent to its bank: client payable -> bank clearing. */
@@ -31,6 +33,11 @@ export const journalKinds = {
   withdrawalReleased: 'withdrawal.released',
   /** A refund's merchant part: the sale's pending settlement, then the wallet -> refund clearing. */
   refundCollected: 'refund.collected',
+  /**
+   * A split sale's refund taking back settled parts not yet paid out (decision 116): client or beneficiary
+   * payables -> refund clearing.
+   */
+  refundSplitCollected: 'refund.split_collected',
   /** A refund's part of the service's fee (decision 110): fee refunds -> refund clearing. */
   refundFeeReturned: 'refund.fee_returned',
   /** A refund the processor refused: refund clearing -> the merchant's wallet and fee refunds. */

@@ -22,6 +22,14 @@ export interface SendResult {
   readonly latencyMs: number;
 }
 
+// Connections are kept alive and reused per origin: a new TCP (and TLS) connection per callback cost more than
+// the callback. The address guard runs when a connection is made, so a reused one goes to an address already
+// checked; the pool is per protocol and keyed by host and port, and whether an origin may reach local addresses
+// depends only on the process's mode and the origin (decision 151), so a connection never serves a request that
+// would have been refused. Idle sockets are unref'd by the agent and do not keep a process alive.
+const agentOptions = { keepAlive: true, maxSockets: limits.deliveryConcurrencyMax, maxFreeSockets: limits.deliveryConcurrencyMax, timeout: limits.deliveryIdleSocketMs } as const;
+const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) } as const;
+
 function elapsedMs(startNs: bigint): number {
   return Number((process.hrtime.bigint() - startNs) / 1_000_000n);
 }
@@ -40,13 +48,14 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
       clearTimeout(timer);
       resolve({ statusCode, error: error === null ? null : error.slice(0, limits.deliveryErrorLengthMax), responseExcerpt: excerpt, latencyMs: elapsedMs(startNs) });
     };
-    const client = url.protocol === 'https:' ? https : http;
+    const secure = url.protocol === 'https:';
+    const client = secure ? https : http;
     // node:http never follows redirects, so a 3xx answer arrives here as a failed attempt.
     const req = client.request(url, {
       method: 'POST',
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
       lookup: guardedLookup(checked.reach, request.resolve) as never,
-      agent: false,
+      agent: agents[secure ? 'https:' : 'http:'],
     }, (res) => {
       const statusCode = res.statusCode ?? null;
       const chunks: Buffer[] = [];
@@ -55,14 +64,15 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
         const excerpt = Buffer.concat(chunks).subarray(0, limits.responseExcerptBytesMax).toString('utf8');
         const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
         finish(statusCode, ok ? null : `HTTP ${statusCode}`, excerpt);
-        res.destroy();
       };
       res.on('data', (chunk: Buffer) => {
         if (size < limits.responseExcerptBytesMax) chunks.push(chunk);
         size += chunk.length;
-        // The receiver's answer matters only for its status and a short excerpt; stop reading a long one.
-        if (size >= limits.responseExcerptBytesMax) done();
+        // The receiver's answer matters only for its status and a short excerpt; stop reading a long one (the
+        // connection goes with it rather than back to the pool).
+        if (size >= limits.responseExcerptBytesMax) { done(); res.destroy(); }
       });
+      // Read to its end, the connection returns to the pool for the next callback to that origin.
       res.on('end', done);
       res.on('error', done);
     });

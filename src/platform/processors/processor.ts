@@ -68,6 +68,13 @@ export interface RefundRequest {
   readonly idempotencyKey: string;
   readonly amountMinor: bigint;
   readonly currency: string;
+  /**
+   * Set when an earlier dispatch of this refund may have reached the processor and its answer was lost. A processor
+   * without idempotency keys (Webpay) reads its own record of the charge first: the refund is answered as applied
+   * when the charge's balance is already `chargeAmountMinor - refundedBeforeMinor - amountMinor`, sent when it is
+   * still `chargeAmountMinor - refundedBeforeMinor`, and left undecided (it throws) otherwise.
+   */
+  readonly retry?: { readonly chargeAmountMinor: bigint; readonly refundedBeforeMinor: bigint };
 }
 
 export type RefundOutcome =

@@ -30,6 +30,9 @@ interface WebpayDetail {
   readonly payment_type_code?: string | null;
   readonly installments_number?: number | null;
   readonly card_detail?: { readonly card_number?: string | null } | null;
+  /** What is left of the charge after its nullifications (status of a NULLIFIED or PARTIALLY_NULLIFIED one). */
+  readonly balance?: number | null;
+  readonly amount?: number;
 }
 
 const rejectedMessage = 'Rechazo de transacción.';
@@ -71,6 +74,21 @@ function transbankMessage(error: unknown): string {
   return text.trim().split('\n').at(-1) ?? text;
 }
 
+/**
+ * Webpay's refund takes no idempotency key, so a retry after a lost answer reads the charge's balance first
+ * (issue 14): true when this refund is already in it, false when it is not; any other balance (another refund of
+ * the charge in flight) throws, so nothing is decided and the dispatch asks again later.
+ */
+function refundAlreadyApplied(detail: WebpayDetail, amountMinor: bigint, retry: NonNullable<RefundRequest['retry']>): boolean {
+  const before = retry.chargeAmountMinor - retry.refundedBeforeMinor;
+  const balance = detail.status === 'REVERSED' ? 0n
+    : detail.status === 'AUTHORIZED' ? BigInt(detail.amount ?? 0)
+    : detail.balance === undefined || detail.balance === null ? null : BigInt(detail.balance);
+  if (balance === before - amountMinor) return true;
+  if (balance === before) return false;
+  throw new Error(`Webpay holds ${balance ?? 'no balance'} on this charge, neither ${before} nor ${before - amountMinor}: the refund stays undecided`);
+}
+
 export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): PaymentProcessor {
   const tx = new WebpayPlus.Transaction(new Options(config.commerceCode, config.apiKey, config.environmentUrl, deps.timeoutMs));
   const noCardData = (): DeclinedCharge => ({
@@ -102,6 +120,9 @@ export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): Pay
     async refund(request: RefundRequest): Promise<RefundOutcome> {
       const token = await deps.tokenOf(request.chargeIdempotencyKey);
       if (token === null) return { approved: false, gatewayMessage: 'unknown Webpay payment' };
+      if (request.retry !== undefined && await refundAlreadyApplied(await tx.status(token) as WebpayDetail, request.amountMinor, request.retry)) {
+        return { approved: true, refundCode: `reconciled:${token.slice(0, 16)}` };
+      }
       try {
         const answer = await tx.refund(token, minorAsJsonNumber(request.amountMinor)) as { type?: string; authorization_code?: string; response_code?: number };
         if (answer.type === 'REVERSED') return { approved: true, refundCode: `reversed:${token.slice(0, 16)}` };

@@ -5,6 +5,7 @@ import { readBalance } from '../../../src/platform/ledger/post.ts';
 import { SYSTEM_OWNER } from '../../../src/platform/ledger/codes.ts';
 import { accountsSetFee } from '../../../src/cli/commands/accounts-fee.ts';
 import { payByCard } from '../transactions/helpers.ts';
+import { computeSign } from '../../../src/platform/auth/sign.ts';
 
 export async function paidSale(t: TestApp, account: TestAccount, amount: number, order = `o-${amount}`): Promise<string> {
   const { created, res } = await payByCard(t, account, { amount, order });
@@ -33,3 +34,20 @@ export function balanceOf(t: TestApp, owner: string, code: string): Promise<bigi
 }
 
 export const system = SYSTEM_OWNER;
+
+/** Fires `count` signed partial refunds of `amount` at one sale at once over real HTTP; answers each status and body. */
+export async function concurrentRefunds(t: TestApp, account: TestAccount, id: string, amount: number, count: number) {
+  const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const body = { id, amount, subject: 'parcial' };
+  return Promise.all(Array.from({ length: count }, async () => {
+    const res = await fetch(`${address}/api/nullification`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${account.publicToken}`,
+        sign: computeSign(account.privateToken, '/api/nullification', body),
+      },
+      body: JSON.stringify(body),
+    });
+    return { http: res.status, ...((await res.json()) as { status: string; type?: string }) };
+  }));
+}

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
-import { computeSign } from '../../../src/platform/auth/sign.ts';
 import { createTransaction } from '../transactions/helpers.ts';
 import { payout } from '../wallet/wallet-helpers.ts';
-import { balanceOf, nullify, paidSale, setFee, settle, system } from './helpers.ts';
+import { balanceOf, nullify, paidSale, setFee, settle, system, concurrentRefunds } from './helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });
@@ -203,19 +202,7 @@ describe('50 concurrent partial refunds over real HTTP', () => {
   it('never refund more than was paid', async () => {
     const a = await t.createAccount();
     const id = await paidSale(t, a, 25_000);
-    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const body = { id, amount: 1_000, subject: 'parcial' };
-    const answers = await Promise.all(Array.from({ length: 50 }, async () => {
-      const res = await fetch(`${address}/api/nullification`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${a.publicToken}`,
-          sign: computeSign(a.privateToken, '/api/nullification', body),
-        },
-        body: JSON.stringify(body),
-      });
-      return { http: res.status, ...((await res.json()) as { status: string; type?: string }) };
-    }));
+    const answers = await concurrentRefunds(t, a, id, 1_000, 50);
     expect(answers.filter((x) => x.http !== 200)).toEqual([]);
     expect(answers.filter((x) => x.status === 'success')).toHaveLength(25);
     expect(answers.filter((x) => x.status !== 'success').map((x) => x.type)).toEqual(Array(25).fill('already_refunded'));

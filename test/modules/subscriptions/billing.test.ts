@@ -97,12 +97,19 @@ describe('recurring billing on the sandbox clock', () => {
     expect(got.transactions.filter((x: { status: string }) => x.status === 'success')).toHaveLength(12);
     expect(got.logs.status.map((l: { final_status: string }) => l.final_status)).toEqual(['register', 'active', 'suspended', 'active']);
 
+    // The client read names the tries with the reference's 9-value set.
+    const client = (await t.call(merchant, { method: 'GET', url: `/api/suclient/${sub.client}`, sign: true })).json();
+    const statuses = client.subcriptions.transactions.map((x: { status: string }) => x.status);
+    expect(statuses.filter((s: string) => s !== 'success')).toEqual(['retry', 'retry', 'retry', 'maximum attempt limit']);
+
     // 9990 less 2.95% (295) and 50 fixed, twelve times, all settled to the wallet.
     expect(await readBalance(t.ctx.db, { owner: merchant.id, code: 'wallet_available', currency: 'CLP' })).toBe(12n * (9990n - 295n - 50n));
     expect(await readBalance(t.ctx.db, { owner: merchant.id, code: 'pending_settlement', currency: 'CLP' })).toBe(0n);
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
 
     // Every try's §7.15 callback: twelve successes and four rejections, delivered to the plan's url_notify_payment.
+    const outbox = await t.ctx.db.selectFrom('notifications').select('event_type').where('url', '=', `${receiver.url}/pay`).execute();
+    expect(outbox.map((o) => o.event_type)).toEqual(Array.from({ length: 16 }, () => 'subscription.charge'));
     while (await deliverDueNotifications(t.ctx) > 0) { /* drain the outbox */ }
     const calls = receiver.requests.filter((r) => r.path === '/pay').map((r) => JSON.parse(r.body));
     expect(calls).toHaveLength(16);

@@ -55,3 +55,13 @@ export async function subscribedWithCard(t: TestApp, account: TestAccount, plan:
   await enrolOn(t, res.json().url as string, cardNumber);
   return { id: res.json().id as string, client };
 }
+
+/** The payer's side over real HTTP: the card form of the hosted page `url` opens, on the server at `baseUrl`. */
+export async function enrolOverHttp(baseUrl: string, url: string, card: Readonly<Record<string, string>> = approvedVisa): Promise<string> {
+  const u = new URL(url);
+  const res = await fetch(`${baseUrl}/gateway/registrosuscripcion`, {
+    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: u.searchParams.get('token')!, validacion: u.searchParams.get('validacion')!, ...card }).toString(),
+  });
+  return res.text();
+}

@@ -8,7 +8,7 @@ import { freePort } from '../../support/net.ts';
 import { referenceSign, type ReferenceScript } from '../../support/reference-sign.ts';
 import { startServer, type RunningServer } from '../../../src/server.ts';
 import { createAccount } from '../../../src/modules/accounts/service.ts';
-import { approvedVisa } from './helpers.ts';
+import { enrolOverHttp } from './helpers.ts';
 
 let server: RunningServer;
 let publicToken: string;
@@ -39,14 +39,8 @@ async function send(script: ReferenceScript, method: 'GET' | 'POST' | 'PUT' | 'D
   return { status: res.status, json: JSON.parse(text) };
 }
 
-/** The payer's side: the card form of the hosted page the `url` opens. */
 async function enrol(url: string): Promise<void> {
-  const u = new URL(url);
-  const res = await fetch(`${server.url}/gateway/registrosuscripcion`, {
-    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token: u.searchParams.get('token')!, validacion: u.searchParams.get('validacion')!, ...approvedVisa }).toString(),
-  });
-  expect(await res.text()).toContain('Tarjeta registrada');
+  expect(await enrolOverHttp(server.url, url)).toContain('Tarjeta registrada');
 }
 
 describe('the reference collection\'s subscription requests (§7, §8)', () => {

@@ -43,6 +43,8 @@ const subscriptionReferenceRoutes = [
 for (const route of subscriptionReferenceRoutes) referenceRoutes.add(route);
 /** Nullification (reference §3). */
 for (const route of ['post /api/nullification', 'get /api/nullification/{id}']) referenceRoutes.add(route);
+/** Escrow (reference §2.1). */
+referenceRoutes.add('post /api/escrow');
 const security = { none: [], token: [{ bearer: [] }], sign: [{ bearer: [], sign: [] }] } as const;
 
 interface Operation {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { splitByBasisPoints, type Share } from '../../../src/platform/money/split.ts';
+import { splitByBasisPoints, takeInProportion, type Share } from '../../../src/platform/money/split.ts';
 import { bpsPerWhole } from '../../../src/platform/money/percent.ts';
 
 /** 1..12 shares of arbitrary basis points that add up to exactly 10000 (zeros included). */
@@ -55,5 +55,30 @@ describe('splitByBasisPoints', () => {
     expect(() => splitByBasisPoints(100n, [{ id: 'a', bps: 5000 }])).toThrow(/100%/);
     expect(() => splitByBasisPoints(-1n, [{ id: 'a', bps: 10000 }])).toThrow(/non-negative/);
     expect(() => splitByBasisPoints(1n, [])).toThrow(/shares/);
+  });
+});
+
+describe('takeInProportion (refunds of split sales, decision 116)', () => {
+  const partsArb = fc.array(fc.bigInt({ min: 0n, max: 9_999_999n }), { minLength: 1, maxLength: 12 });
+  it('any sequence of takes that ends with the whole takes each part exactly, never more than a part holds', () => {
+    fc.assert(fc.property(partsArb, fc.array(fc.integer({ min: 1, max: 100 }), { maxLength: 20 }), (parts, weights) => {
+      let left = [...parts];
+      const total = parts.reduce((a, b) => a + b, 0n);
+      const steps = [...weights.map((w) => (total * BigInt(w)) / 2000n), total];
+      for (const step of steps) {
+        const leftTotal = left.reduce((a, b) => a + b, 0n);
+        const take = step < leftTotal ? step : leftTotal;
+        const taken = takeInProportion(take, left);
+        expect(taken.reduce((a, b) => a + b, 0n)).toBe(take);
+        for (const [i, x] of taken.entries()) expect(x >= 0n && x <= left[i]!).toBe(true);
+        left = left.map((l, i) => l - taken[i]!);
+      }
+      expect(left.every((l) => l === 0n)).toBe(true);
+    }), { numRuns: 300 });
+  });
+
+  it('gives a tie\'s leftover unit to the part listed first (the merchant)', () => {
+    expect(takeInProportion(1n, [5n, 5n])).toEqual([1n, 0n]);
+    expect(takeInProportion(5n, [2000n, 4550n, 3450n])).toEqual([1n, 2n, 2n]);
   });
 });

@@ -5,7 +5,9 @@ import { deliverDueNotifications, recordAttempt } from '../../../src/platform/no
 import { claimDueNotifications, lostAttemptError } from '../../../src/platform/notifications/claim.ts';
 import { webhookSignature } from '../../../src/platform/notifications/sign.ts';
 import { rotateAccount } from '../../../src/modules/accounts/service.ts';
-import { notificationAttemptsMax as attemptsMax } from '../../../src/limits.ts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { limits, notificationAttemptsMax as attemptsMax } from '../../../src/limits.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { receiverPool } from '../../support/receiver.ts';
 
@@ -230,5 +232,48 @@ describe('signatures', () => {
     } finally {
       await live.close();
     }
+  });
+});
+
+describe('callback delivery in groups', () => {
+  it('records a batch mixing every outcome, each row its own, in groups of deliveryRecordBatchMax', async () => {
+    const ok = await receiver(() => 204);
+    const busy = await receiver(() => 503);
+    const gone = await receiver(() => 410);
+    const urls = [ok, busy, gone];
+    const count = limits.deliveryRecordBatchMax + 5;
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) ids.push(await enqueue(`${urls[i % 3]!.url}/n${i}`, { order: String(i), status: 'success' }));
+    expect(await deliverDueNotifications(t.ctx, { accountId: account.id })).toBe(count);
+    const expected = [
+      { status: 'delivered', last_status_code: 204, outcome: 'delivered' },
+      { status: 'pending', last_status_code: 503, outcome: 'retry' },
+      { status: 'failed', last_status_code: 410, outcome: 'failed' },
+    ] as const;
+    for (const [i, id] of ids.entries()) {
+      const want = expected[i % 3]!;
+      const stored = await row(id);
+      expect(stored, `n${i}`).toMatchObject({ status: want.status, attempts: 1, last_status_code: want.last_status_code, lease_token: null, lease_until: null });
+      expect(stored.delivered_at === null, `n${i}`).toBe(want.status !== 'delivered');
+      if (want.status === 'pending') expect(stored.next_attempt_at.getTime()).toBeGreaterThan(t.clock.now().getTime());
+      const [attempt] = await attempts(id);
+      expect(attempt, `n${i}`).toMatchObject({ outcome: want.outcome, status_code: want.last_status_code });
+      expect(attempt!.finished_at).toEqual(t.clock.now());
+    }
+  });
+
+  it('reuses connections to a receiver instead of opening one per callback', async () => {
+    let connections = 0;
+    const server = http.createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(204).end()); });
+    server.on('connection', () => { connections++; });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`;
+    const count = 3 * limits.deliveryConcurrencyMax;
+    for (let i = 0; i < count; i++) await enqueue(url, { order: `k${i}`, status: 'success' });
+    expect(await deliverDueNotifications(t.ctx, { accountId: account.id })).toBe(count);
+    expect(connections).toBeGreaterThan(0);
+    expect(connections).toBeLessThanOrEqual(limits.deliveryConcurrencyMax);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   });
 });

@@ -1,0 +1,57 @@
+// A refund of an event sale (decision 116): the refund's net part is taken back from the merchant's part (service
+// amount and uncovered percent) and each beneficiary's part in proportion to what each still has
+// (takeInProportion), and the event's paymentData shrinks by the refunded gross, fee and parts. Before settlement
+// every part is still in the merchant's pending settlement. After it, a beneficiary's part comes back from its
+// payable as far as the payable still holds it; what was already paid out to the beneficiary is never taken back
+// from it: the merchant's funds (its wallet) pay that part.
+import type { Tx } from '../../platform/db/types.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { ledgerCodes } from '../../platform/ledger/ledger.ts';
+import { takeInProportion } from '../../platform/money/split.ts';
+import { collectSplitParts } from '../transactions/extension.ts';
+import './types.ts';
+
+export interface SaleReversal {
+  readonly accountId: string;
+  readonly transactionId: string;
+  readonly currency: string;
+  readonly grossMinor: bigint;
+  readonly feeBackMinor: bigint;
+  readonly reference: string;
+  readonly at: Date;
+}
+
+export async function reverseEventSale(ctx: AppContext, tx: Tx, input: SaleReversal): Promise<{ readonly merchantMinor: bigint; readonly splitMinor: bigint }> {
+  const netMinor = input.grossMinor - input.feeBackMinor;
+  // Settlement's order (sales.ts): the merchant's pending settlement, then the event, then the payables.
+  await ctx.ledger.hold(tx, [{ owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: input.currency }]);
+  const sale = await tx.selectFrom('event_sales').selectAll().where('transaction_id', '=', input.transactionId).forUpdate().executeTakeFirstOrThrow();
+  await tx.selectFrom('events').select('id').where('id', '=', sale.event_id).forUpdate().executeTakeFirstOrThrow();
+  const parts = await tx.selectFrom('event_sale_shares as s').innerJoin('event_beneficiaries as b', 'b.id', 's.beneficiary_id')
+    .select(['s.beneficiary_id', 's.amount_minor', 's.refunded_minor', 'b.paid_at'])
+    .where('s.transaction_id', '=', input.transactionId).orderBy('b.position').forUpdate('s').execute();
+  const merchantLeftMinor = (sale.net_minor - sale.net_refunded_minor) - (sale.affiliate_minor - sale.affiliate_refunded_minor);
+  const [, ...beneficiaryParts] = takeInProportion(netMinor, [merchantLeftMinor, ...parts.map((p) => p.amount_minor - p.refunded_minor)]);
+  const payables = parts.map((p) => ({ owner: p.beneficiary_id, code: ledgerCodes.beneficiaryPayable, currency: input.currency }));
+  // Unsettled, the parts are still in pending settlement. Settled, a part not yet paid out (no payout of the event
+  // since the sale settled) is still in its payable, which pools the beneficiary's parts of every sale of the event.
+  const settledAt = sale.settled_at;
+  const balances = settledAt === null || payables.length === 0 ? payables.map(() => 0n) : await ctx.ledger.hold(tx, payables);
+  const inPayable = (i: number) => settledAt !== null && (parts[i]!.paid_at === null || parts[i]!.paid_at! < settledAt);
+  const fromPayables: { owner: string; amountMinor: bigint }[] = [];
+  for (const [i, part] of parts.entries()) {
+    const partMinor = beneficiaryParts[i]!;
+    if (partMinor === 0n) continue;
+    await tx.updateTable('event_sale_shares').set({ refunded_minor: part.refunded_minor + partMinor })
+      .where('transaction_id', '=', input.transactionId).where('beneficiary_id', '=', part.beneficiary_id).execute();
+    const heldMinor = !inPayable(i) ? 0n : balances[i]! < partMinor ? balances[i]! : partMinor;
+    if (heldMinor > 0n) fromPayables.push({ owner: part.beneficiary_id, amountMinor: heldMinor });
+  }
+  const splitMinor = await collectSplitParts(ctx, tx, { ...input, code: ledgerCodes.beneficiaryPayable, parts: fromPayables });
+  await tx.updateTable('event_sales').set({
+    refunded_minor: sale.refunded_minor + input.grossMinor, fee_refunded_minor: sale.fee_refunded_minor + input.feeBackMinor,
+    net_refunded_minor: sale.net_refunded_minor + netMinor,
+    affiliate_refunded_minor: sale.affiliate_refunded_minor + beneficiaryParts.reduce((sum, p) => sum + p, 0n),
+  }).where('transaction_id', '=', input.transactionId).execute();
+  return { merchantMinor: netMinor - splitMinor, splitMinor };
+}
