@@ -154,6 +154,7 @@ export function httpTransport(baseUrl: string, alive: () => Promise<void>, cutOf
     }
   }
   return {
+    interrupted: () => cutOff.count,
     api: (who, method, url, body, key) => retrying(() => fetch(`${baseUrl}${url}`, {
       method,
       headers: {

@@ -57,7 +57,7 @@ describe('seeded simulation with kill -9', () => {
         const { op, who } = sim.choose();
         if (!crashAt.has(step)) { await sim.step(io, op, who); continue; }
         const running = sim.step(io, op, who);
-        await sleep(Math.floor(random() * 40));
+        await sleep(Math.floor(random() * 15));
         let restarted!: () => void;
         up = new Promise<void>((resolve) => { restarted = resolve; });
         const closed = new Promise((resolve) => server.child.once('close', resolve));

@@ -36,6 +36,8 @@ export interface Reply { readonly status: number; readonly text: string; readonl
 export interface Transport {
   api(who: Merchant, method: 'GET' | 'POST', url: string, body?: Record<string, unknown>, key?: string): Promise<Reply>;
   form(pathAndQuery: string, fields: Record<string, string>): Promise<Reply>;
+  /** Requests a crash cut off so far (sent again after the restart); absent without crashes. */
+  interrupted?(): number;
 }
 
 interface Keyed { readonly who: Merchant; readonly url: string; readonly body: Record<string, unknown>; readonly key: string; readonly first: Reply }
@@ -106,10 +108,15 @@ export class Simulation {
       this.model.transactions.set(order, { id, account: who.id, paid: false, refundable: 0 });
       const u = new URL(created.url as string);
       const approved = this.random() < 0.85;
+      const cutBefore = transport.interrupted?.() ?? 0;
       await transport.form(u.pathname, { ...Object.fromEntries(u.searchParams), method: '1', card_number: approved ? cards.approved : cards.declined, expiry: '12/30', cvv: '123' });
       const got = parse(await transport.api(who, 'GET', `/api/transaction/${id}`));
-      if (got.status !== (approved ? 'success' : 'pending')) throw new Error(`payment ${order} is ${String(got.status)}, expected ${approved ? 'success' : 'pending'}`);
-      if (approved) this.model.transactions.set(order, { id, account: who.id, paid: true, refundable: amount });
+      // A crash between the attempt's claim and its record leaves the payment pending (nothing recorded, the claim
+      // held for its lease, as a payer would see "procesando"): allowed only when a request of this step was cut off.
+      const lostAttempt = approved && got.status === 'pending' && (transport.interrupted?.() ?? 0) > cutBefore;
+      if (lostAttempt) this.model.counts.lostAttempt = (this.model.counts.lostAttempt ?? 0) + 1;
+      else if (got.status !== (approved ? 'success' : 'pending')) throw new Error(`payment ${order} is ${String(got.status)}, expected ${approved ? 'success' : 'pending'}`);
+      if (approved && !lostAttempt) this.model.transactions.set(order, { id, account: who.id, paid: true, refundable: amount });
     } else if (op === 'refund') {
       const paid = [...this.model.transactions.entries()].filter(([, t]) => t.account === who.id && t.paid && t.refundable > 0);
       if (paid.length === 0) return;

@@ -7,7 +7,7 @@
 import type { Tx } from '../../platform/db/types.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { ledgerCodes } from '../../platform/ledger/ledger.ts';
-import { takeInProportion } from '../../platform/money/split.ts';
+import { atMost, takeInProportion } from '../../platform/money/split.ts';
 import { collectSplitParts } from '../transactions/extension.ts';
 import './types.ts';
 
@@ -31,7 +31,10 @@ export async function reverseEventSale(ctx: AppContext, tx: Tx, input: SaleRever
     .select(['s.beneficiary_id', 's.amount_minor', 's.refunded_minor', 'b.paid_at'])
     .where('s.transaction_id', '=', input.transactionId).orderBy('b.position').forUpdate('s').execute();
   const merchantLeftMinor = (sale.net_minor - sale.net_refunded_minor) - (sale.affiliate_minor - sale.affiliate_refunded_minor);
-  const [, ...beneficiaryParts] = takeInProportion(netMinor, [merchantLeftMinor, ...parts.map((p) => p.amount_minor - p.refunded_minor)]);
+  const left = [merchantLeftMinor, ...parts.map((p) => p.amount_minor - p.refunded_minor)];
+  // Never more than the sale still has (after a refund the processor refused, the merchant pays the difference).
+  const takeMinor = atMost(netMinor, left.reduce((sum, l) => sum + l, 0n));
+  const [, ...beneficiaryParts] = takeInProportion(takeMinor, left);
   const payables = parts.map((p) => ({ owner: p.beneficiary_id, code: ledgerCodes.beneficiaryPayable, currency: input.currency }));
   // Unsettled, the parts are still in pending settlement. Settled, a part not yet paid out (no payout of the event
   // since the sale settled) is still in its payable, which pools the beneficiary's parts of every sale of the event.
@@ -49,8 +52,9 @@ export async function reverseEventSale(ctx: AppContext, tx: Tx, input: SaleRever
   }
   const splitMinor = await collectSplitParts(ctx, tx, { ...input, code: ledgerCodes.beneficiaryPayable, parts: fromPayables });
   await tx.updateTable('event_sales').set({
-    refunded_minor: sale.refunded_minor + input.grossMinor, fee_refunded_minor: sale.fee_refunded_minor + input.feeBackMinor,
-    net_refunded_minor: sale.net_refunded_minor + netMinor,
+    refunded_minor: sale.refunded_minor + atMost(input.grossMinor, sale.gross_minor - sale.refunded_minor),
+    fee_refunded_minor: sale.fee_refunded_minor + atMost(input.feeBackMinor, sale.fee_minor - sale.fee_refunded_minor),
+    net_refunded_minor: sale.net_refunded_minor + takeMinor,
     affiliate_refunded_minor: sale.affiliate_refunded_minor + beneficiaryParts.reduce((sum, p) => sum + p, 0n),
   }).where('transaction_id', '=', input.transactionId).execute();
   return { merchantMinor: netMinor - splitMinor, splitMinor };

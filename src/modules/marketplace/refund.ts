@@ -7,7 +7,7 @@
 import type { Tx } from '../../platform/db/types.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { ledgerCodes } from '../../platform/ledger/ledger.ts';
-import { takeInProportion } from '../../platform/money/split.ts';
+import { atMost, takeInProportion } from '../../platform/money/split.ts';
 import { collectSplitParts } from '../transactions/extension.ts';
 import './types.ts';
 
@@ -29,9 +29,11 @@ export async function reverseMarketplaceShares(ctx: AppContext, tx: Tx, input: S
     .innerJoin('ma_membership_clients as mc', (j) => j.onRef('mc.membership_id', '=', 's.membership_id').onRef('mc.client_id', '=', 's.client_id'))
     .select(['s.client_id', 's.amount_minor', 's.refunded_minor', 's.status'])
     .where('s.transaction_id', '=', input.transactionId).orderBy('mc.position').forUpdate('s').execute();
-  const [merchantPart, ...clientParts] = takeInProportion(input.netMinor, [
-    payment.merchant_minor - payment.merchant_refunded_minor, ...shares.map((s) => s.amount_minor - s.refunded_minor),
-  ]);
+  const left = [payment.merchant_minor - payment.merchant_refunded_minor, ...shares.map((s) => s.amount_minor - s.refunded_minor)];
+  // Never more than the division still has: after a refund the processor refused (its money went back to the
+  // merchant's wallet, decision 116), the merchant pays what the parts no longer hold.
+  const takeMinor = atMost(input.netMinor, left.reduce((sum, l) => sum + l, 0n));
+  const [merchantPart, ...clientParts] = takeInProportion(takeMinor, left);
   const fromPayables: { owner: string; amountMinor: bigint }[] = [];
   for (const [i, share] of shares.entries()) {
     const partMinor = clientParts[i]!;
@@ -42,7 +44,7 @@ export async function reverseMarketplaceShares(ctx: AppContext, tx: Tx, input: S
   }
   const splitMinor = await collectSplitParts(ctx, tx, { ...input, code: ledgerCodes.clientPayable, parts: fromPayables });
   await tx.updateTable('ma_payments').set({
-    refunded_minor: payment.refunded_minor + input.netMinor, merchant_refunded_minor: payment.merchant_refunded_minor + merchantPart!,
+    refunded_minor: payment.refunded_minor + takeMinor, merchant_refunded_minor: payment.merchant_refunded_minor + merchantPart!,
   }).where('transaction_id', '=', input.transactionId).execute();
   return { merchantMinor: input.netMinor - splitMinor, splitMinor };
 }

@@ -80,17 +80,25 @@ export async function billNext(ctx: AppContext, filter: BillingFilter): Promise<
   return true;
 }
 
-/** An active subscription with a cycle or a try due on its account's clock and no attempt in flight. */
+/**
+ * An active subscription with a cycle or a try due on its account's clock and no attempt in flight, or any
+ * subscription (deleted since, say) holding an attempt whose worker died: its lease ran out.
+ */
 async function claimDueSubscription(ctx: AppContext, tx: Tx, filter: BillingFilter) {
   const now = accountNowSql(ctx, sql.ref('s.account_id'));
-  let q = tx.selectFrom('su_subscriptions as s').selectAll('s').where('s.status', '=', 'active')
-    .where((eb) => eb.and([
-      eb.not(eb.exists(eb.selectFrom('su_cycles as f').select('f.cycle_number').whereRef('f.subscription_id', '=', 's.id')
-        .where('f.status', 'in', ['pending', 'retry']).where('f.attempt_lease_until', '>', now))),
-      eb.or([
-        eb('s.next_cycle_at', '<=', now),
-        eb.exists(eb.selectFrom('su_cycles as c').select('c.cycle_number').whereRef('c.subscription_id', '=', 's.id')
-          .where('c.status', 'in', ['pending', 'retry']).where('c.next_try_at', '<=', now)),
+  let q = tx.selectFrom('su_subscriptions as s').selectAll('s')
+    .where((eb) => eb.or([
+      eb.exists(eb.selectFrom('su_cycles as d').select('d.cycle_number').whereRef('d.subscription_id', '=', 's.id')
+        .where('d.attempt_key', 'is not', null).where('d.attempt_lease_until', '<=', now)),
+      eb.and([
+        eb('s.status', '=', 'active'),
+        eb.not(eb.exists(eb.selectFrom('su_cycles as f').select('f.cycle_number').whereRef('f.subscription_id', '=', 's.id')
+          .where('f.attempt_key', 'is not', null).where('f.attempt_lease_until', '>', now))),
+        eb.or([
+          eb('s.next_cycle_at', '<=', now),
+          eb.exists(eb.selectFrom('su_cycles as c').select('c.cycle_number').whereRef('c.subscription_id', '=', 's.id')
+            .where('c.status', 'in', ['pending', 'retry']).where('c.next_try_at', '<=', now)),
+        ]),
       ]),
     ]));
   if (filter.accountId !== undefined) q = q.where('s.account_id', '=', filter.accountId);
@@ -107,6 +115,16 @@ async function planOf(tx: Tx, sub: SubscriptionRow): Promise<PlanRow> {
 /** The subscription's earliest due event, opened: an attempt to charge, or a try recorded without one (no card). */
 async function nextEvent(ctx: AppContext, tx: Tx, sub: SubscriptionRow): Promise<Attempt | 'recorded' | null> {
   const now = await accountNow(ctx, sub.account_id, tx);
+  const lease = new Date(now.getTime() + subscriptionLimits.chargeLeaseMs);
+  const dead = await tx.selectFrom('su_cycles').selectAll().where('subscription_id', '=', sub.id).where('attempt_key', 'is not', null)
+    .orderBy('cycle_number').limit(1).forUpdate().executeTakeFirst();
+  if (dead !== undefined) {
+    if (dead.attempt_lease_until !== null && dead.attempt_lease_until.getTime() > now.getTime()) return null;
+    // An attempt whose worker died: the same payment again (its processor key is its id).
+    await setCycle(tx, dead, { attempt_lease_until: lease });
+    return { subscriptionId: sub.id, cycleNumber: dead.cycle_number, transactionId: dead.attempt_key!, scheduledAt: dead.next_try_at ?? now };
+  }
+  if (sub.status !== 'active') return null;
   const plan = await planOf(tx, sub);
   const open = await tx.selectFrom('su_cycles').selectAll().where('subscription_id', '=', sub.id)
     .where('status', 'in', ['pending', 'retry']).where('next_try_at', '<=', now)
@@ -118,12 +136,6 @@ async function nextEvent(ctx: AppContext, tx: Tx, sub: SubscriptionRow): Promise
   }
   if (cycle === undefined) return null;
   const scheduledAt = cycle.next_try_at!;
-  const lease = new Date(now.getTime() + subscriptionLimits.chargeLeaseMs);
-  if (cycle.attempt_key !== null) {
-    // An attempt whose worker died: the same payment again (its processor key is its id).
-    await setCycle(tx, cycle, { attempt_lease_until: lease });
-    return { subscriptionId: sub.id, cycleNumber: cycle.cycle_number, transactionId: cycle.attempt_key, scheduledAt };
-  }
   const tryNumber = cycle.try_number + 1;
   const card = (await liveCards(tx, sub.id))[0];
   if (card === undefined) {

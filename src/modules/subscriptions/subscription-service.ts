@@ -56,9 +56,10 @@ export async function endSubscription(ctx: AppContext, accountId: string, id: st
   if (isFinal(row.status)) throw validationError({ id: `already ${row.status}` });
   const now = await accountNow(ctx, accountId);
   await moveSubscription(ctx.db, row, to, now);
-  // A cycle still waiting for a retry will never be charged now.
+  // A cycle still waiting for a retry will never be charged now; one being charged this moment is left to record
+  // its outcome (decision 101), or to be resumed if its worker died.
   await ctx.db.updateTable('su_cycles').set({ status: 'canceled by paymaster', next_try_at: null })
-    .where('subscription_id', '=', id).where('status', 'in', ['pending', 'retry']).execute();
+    .where('subscription_id', '=', id).where('status', 'in', ['pending', 'retry']).where('attempt_key', 'is', null).execute();
   return { id, status: 'success' as const };
 }
 

@@ -79,3 +79,8 @@ export function takeInProportion(takeMinor: bigint, remainingMinor: readonly big
   assert.equal(leftover, 0n);
   return amounts;
 }
+
+/** The smaller of two amounts. */
+export function atMost(amountMinor: bigint, capMinor: bigint): bigint {
+  return amountMinor < capMinor ? amountMinor : capMinor;
+}

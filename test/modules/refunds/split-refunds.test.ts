@@ -115,6 +115,27 @@ describe('refunding a marketplace payment', () => {
   });
 });
 
+describe('a split refund the processor refuses', () => {
+  it('returns the collected money to the merchant\'s wallet; a later full refund pays what the parts no longer hold', async () => {
+    const { a, clients, token } = await marketplace();
+    const id = await paid(a, { amount: 10_000, order: 'o-d', marketplace: token });
+    await settle(t, a);
+    const { authorization_code: code } = await t.ctx.db.selectFrom('transactions').select('authorization_code').where('id', '=', id).executeTakeFirstOrThrow();
+    await t.ctx.db.updateTable('transactions').set({ authorization_code: 'not-one-the-processor-gave' }).where('id', '=', id).execute();
+    expect((await nullify(t, a, { id, amount: 6_000 })).json().nullify.status_nullify).toBe('reverse_deleted');
+    await t.ctx.db.updateTable('transactions').set({ authorization_code: code }).where('id', '=', id).execute();
+    await fund(t, a, 20_000);
+    const res = await nullify(t, a, { id, amount: 10_000 });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().nullify.status_nullify).toBe('reverse_completed');
+    const { payment, shares } = await division(id);
+    expect(payment.refunded_minor).toBe(payment.net_minor);
+    expect(shares.map((s) => s.refunded_minor)).toEqual(shares.map((s) => s.amount_minor));
+    for (const c of clients) expect(await balanceOf(t, c, 'client_payable')).toBe(0n);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+});
+
 describe('refunding an event sale', () => {
   it('shrinks paymentData and the beneficiaries\' parts, before and after settlement, to the peso', async () => {
     const a = await t.createAccount();

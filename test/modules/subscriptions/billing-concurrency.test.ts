@@ -70,15 +70,20 @@ describe('billing never charges a cycle twice', () => {
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 
+  /** Contexts whose processor records each key; the dying one's worker dies after the processor approved. */
+  function processors() {
+    const keys: string[] = [];
+    const record = (request: StoredCardCharge) => { keys.push(request.idempotencyKey); return t.ctx.processor.chargeStoredCard(request); };
+    const dying: AppContext = { ...t.ctx, processor: { ...t.ctx.processor, chargeStoredCard: async (request) => { await record(request); throw new Error('worker died'); } } };
+    const surviving: AppContext = { ...t.ctx, processor: { ...t.ctx.processor, chargeStoredCard: record } };
+    return { keys, dying, surviving };
+  }
+
   it('resumes a charge whose worker died after the processor answered: the same key, one payment', async () => {
     const a = await t.createAccount('Caida');
     const plan = await createPlan(t, a, { name: 'Mensual', amount: 2500 });
     const sub = await subscribedWithCard(t, a, plan);
-    const keys: string[] = [];
-    const record = (request: StoredCardCharge) => { keys.push(request.idempotencyKey); return t.ctx.processor.chargeStoredCard(request); };
-    // The processor approves, then the worker dies before the outcome commits.
-    const dying: AppContext = { ...t.ctx, processor: { ...t.ctx.processor, chargeStoredCard: async (request) => { await record(request); throw new Error('worker died'); } } };
-    const surviving: AppContext = { ...t.ctx, processor: { ...t.ctx.processor, chargeStoredCard: record } };
+    const { keys, dying, surviving } = processors();
     await advanceAccountClock(t.ctx, a.id, 32 * dayMs);
     await expect(billNext(dying, { accountId: a.id })).rejects.toThrow('worker died');
     expect((await chargesOf(sub.id)).map((c) => c.status)).toEqual(['pending']);
@@ -93,6 +98,26 @@ describe('billing never charges a cycle twice', () => {
     expect(await capturesOf(a)).toHaveLength(1);
     const cycle = await t.ctx.db.selectFrom('su_cycles').selectAll().where('subscription_id', '=', sub.id).executeTakeFirstOrThrow();
     expect(cycle).toMatchObject({ status: 'success', try_number: 1, attempt_key: null });
+    expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
+  });
+
+  it('resumes a dead worker\'s charge even after the subscription was deleted, and records what the card paid', async () => {
+    const a = await t.createAccount('Baja en vuelo');
+    const plan = await createPlan(t, a, { name: 'Mensual', amount: 3100 });
+    const sub = await subscribedWithCard(t, a, plan);
+    const { keys, dying, surviving } = processors();
+    await advanceAccountClock(t.ctx, a.id, 32 * dayMs);
+    await expect(billNext(dying, { accountId: a.id })).rejects.toThrow('worker died');
+    const deleted = await t.call(a, { method: 'DELETE', url: `/api/sususcription/${sub.id}`, sign: true });
+    expect(deleted.json()).toEqual({ id: sub.id, status: 'success' });
+    await advanceAccountClock(t.ctx, a.id, 3 * 60 * 1000);
+    expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(1);
+    expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(0);
+    const charges = await chargesOf(sub.id);
+    expect(charges.map((c) => [c.cycle_number, c.try_number, c.status])).toEqual([[1, 1, 'success']]);
+    expect(keys).toEqual([charges[0]!.id, charges[0]!.id]);
+    const cycle = await t.ctx.db.selectFrom('su_cycles').selectAll().where('subscription_id', '=', sub.id).executeTakeFirstOrThrow();
+    expect(cycle).toMatchObject({ status: 'success', attempt_key: null });
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 });
