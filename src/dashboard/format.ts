@@ -83,6 +83,7 @@ export const movementKindLabels: Readonly<Record<string, string>> = {
   withdrawal_reversal: 'Devolución de retiro rechazado',
   adjustment: 'Ajuste del operador',
   sandbox_credit: 'Abono de prueba',
+  escrow_release: 'Liberación de custodia',
 };
 
 /** A `page` query value as a page number from 1 to `max`; anything else is page 1. */

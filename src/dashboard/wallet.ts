@@ -18,6 +18,8 @@ export async function walletBalances(ctx: AppContext, accountId: string, currenc
     available: await balance(ledgerCodes.walletAvailable),
     reserved: await balance(ledgerCodes.walletReserved),
     pending: await balance(ledgerCodes.pendingSettlement),
+    /** Settled sales of an escrow account waiting for POST /api/escrow (docs/escrow.md); 0 for other accounts. */
+    held: await balance(ledgerCodes.escrowHeld),
   };
 }
 

@@ -6,6 +6,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app.
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { formatDate } from '../../../src/platform/time-format.ts';
 import { accountsSetEscrow } from '../../../src/cli/commands/accounts-escrow.ts';
+import { dashboardBrowser } from '../../support/dashboard.ts';
 import { balanceOf, nullify, paidSale, setFee, settle } from '../refunds/helpers.ts';
 
 let t: TestApp;
@@ -43,6 +44,9 @@ describe('POST /api/escrow', () => {
     expect(await balanceOf(t, a.id, 'pending_settlement')).toBe(0n);
     const wallet = await t.call(a, { method: 'GET', url: '/api/wallet', sign: true });
     expect(wallet.json().amount_available).toBe(0);
+    const dashboard = dashboardBrowser(t);
+    await dashboard.signIn(a);
+    expect((await dashboard.get('/dashboard/wallet')).body).toMatch(/En custodia<\/p>\s*<p class="figure">\$19\.310</);
 
     const other = await t.createAccount();
     const foreign = await paidSale(t, other, 5_000);
@@ -58,6 +62,9 @@ describe('POST /api/escrow', () => {
     expect(await balanceOf(t, a.id, 'wallet_available')).toBe(19_310n);
     const movements = await t.ctx.db.selectFrom('wallet_movements').select(['kind', 'amount_minor', 'origin_liquidation']).where('account_id', '=', a.id).execute();
     expect(movements).toEqual([{ kind: 'escrow_release', amount_minor: 19_310n, origin_liquidation: id }]);
+    const page = (await dashboard.get('/dashboard/wallet')).body;
+    expect(page).toContain('Liberación de custodia');
+    expect(page).not.toContain('En custodia');
 
     // Again, and the same id twice in one request: the same answer, no money moves.
     expect((await release(a, [id, id])).json()).toEqual({ transactions: [released, released] });
