@@ -24,6 +24,7 @@ const cards = {
   creditApproved: '4051885600446623',
   creditDeclined: '5186059559590568',
   amex: '370000000002032',
+  storedDeclined: '4000000000000341',
 };
 const spaced = (n: string) => n.replace(/(\d{4})(?=\d)/g, '$1 ');
 const dashed = (n: string) => n.replace(/(\d{4})(?=\d)/g, '$1-');
@@ -82,6 +83,14 @@ async function drive(baseUrl: string, who: Credentials, canary: string): Promise
   expect((await enrol(spaced(cards.debitApproved), cvv)).text).toContain('Tarjeta registrada');
   const charged = await call(baseUrl, who, 'POST', '/api/sutransaction', { suscription: sub.json.id as string, amount: 1_500, order: 'scan-su' });
   expect(charged.json.status, charged.text).toBe('success');
+  // A card that enrols and then declines, and a month and a half of recurring billing: a cycle, its retries.
+  const again = new URL((await call(baseUrl, who, 'POST', '/api/suinscriptionscards', { suscription: sub.json.id as string })).json.url as string);
+  const reenrol = await postForm(baseUrl, '/gateway/registrosuscripcion', {
+    token: again.searchParams.get('token')!, validacion: again.searchParams.get('validacion')!, card_number: dashed(cards.storedDeclined), expiry: '12/30', cvv,
+  });
+  expect(reenrol.text).toContain('Tarjeta registrada');
+  const billed = await call(baseUrl, who, 'POST', '/api/sandbox/clock/advance', { days: 40 });
+  expect((billed.json.processed as Record<string, number>)['subscription-billing'], billed.text).toBeGreaterThan(1);
 }
 
 describe('no card number or CVV is kept', () => {

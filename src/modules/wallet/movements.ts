@@ -30,7 +30,14 @@ declare module '../../platform/db/types.ts' {
   }
 }
 
+/** A movement's id, made before its row when another row must name it first (a payout names its movement). */
+export function newMovementId(): string {
+  return newId('wa', 16);
+}
+
 export interface MovementInput {
+  /** Made with newMovementId when the caller needs it before the row exists; a new one otherwise. */
+  readonly id?: string;
   readonly accountId: string;
   readonly currency: string;
   readonly order: string;
@@ -54,7 +61,7 @@ export async function appendWalletMovement(tx: Tx, input: MovementInput): Promis
   assert.equal(lines.length, 1, 'a wallet movement follows exactly one wallet_available posting');
   const line = lines[0]!;
   assert.ok(line.balanceAfterMinor !== null, 'a wallet account keeps its balance');
-  const id = newId('wa', 16);
+  const id = input.id ?? newMovementId();
   await tx.insertInto('wallet_movements').values({
     id,
     account_id: input.accountId,

@@ -3,14 +3,14 @@
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
+import { journalKinds } from '../../platform/ledger/ledger.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
-import { appendWalletMovement } from './movements.ts';
+import { appendWalletMovement, newMovementId } from './movements.ts';
 import { sandboxImmediateOutcome, sandboxRejectionReason, type PayoutKind } from './payout-states.ts';
 
 const reservedJournalKinds = { payout: journalKinds.payoutReserved, withdrawal: journalKinds.withdrawalReserved } as const satisfies Record<PayoutKind, string>;
 import { transitionPayout } from './payout-transition.ts';
-import { findPayoutByOrder, insertPayout, lockPayout, setPayoutMovement, type PayoutRow } from './repository.ts';
+import { findPayoutByOrder, insertPayout, type PayoutRow } from './repository.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { limits } from '../../limits.ts';
 
@@ -68,14 +68,14 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
       const owner = request.accountId;
       const currency = request.currency;
       const at = await accountNow(ctx, owner, tx);
-      // The wallet's row lock serialises every payout of this account and currency: the order check below, the
-      // funds check and the reservation cannot interleave with another request's.
-      await ctx.ledger.hold(tx, [{ owner, code: ledgerCodes.walletAvailable, currency }]);
+      const id = newId('mor', 17);
+      // The reservation locks the wallet's row first: it serialises every payout of this account and currency, so
+      // the order check below and the funds check cannot interleave with another request's. A duplicate order
+      // answers before a shortfall, and either way the transaction rolls back.
+      const reserved = await ctx.ledger.reserve(tx, { kind: reservedJournalKinds[request.kind], reference: id, at, owner, currency, amountMinor: request.amountMinor });
       const existing = await findPayoutByOrder(tx, owner, request.kind, request.order);
       if (existing !== undefined) throw new Abort(answerForExisting(existing, request));
-      const id = newId('mor', 17);
       // Reserved before the payout row is written, so a shortfall answers before an order taken in another currency.
-      const reserved = await ctx.ledger.reserve(tx, { kind: reservedJournalKinds[request.kind], reference: id, at, owner, currency, amountMinor: request.amountMinor });
       if (!reserved.ok) {
         throw new Abort({ ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: reserved.availableMinor, currency, requestedMinor: request.amountMinor }) });
       }
@@ -83,6 +83,7 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
       const sandbox = ctx.config.mode === 'sandbox';
       const immediate = sandbox && request.kind === 'payout' ? sandboxImmediateOutcome(request.amountMinor) : null;
       const d = request.destination;
+      const movementId = newMovementId();
       const inserted = await insertPayout(tx, {
         id, account_id: owner, kind: request.kind, order: request.order, order_ext: request.orderExt,
         request_hash: request.requestHash, currency, amount_minor: request.amountMinor,
@@ -90,22 +91,18 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
         accountbank_name: d.accountbankName, accountbank_rut: d.accountbankRut, accountbank_sbif: d.accountbankSbif,
         accountbank_type: d.accountbankType, accountbank_num: d.accountbankNum,
         url_notify: request.urlNotify, additional_parameters: request.additionalParameters,
-        status: 'pending', reason_rejection: '', movement_id: null,
+        status: 'pending', reason_rejection: '', movement_id: movementId,
         due_at: sandbox && immediate === null ? new Date(at.getTime() + limits.sandboxPayoutProcessingAfterMs) : null,
         created_at: at, updated_at: at,
       });
       // Same order in another currency committed first: its row decides the answer, read after rollback.
-      if (!inserted) throw new Abort('order_taken');
+      if (inserted === undefined) throw new Abort('order_taken');
       const movement = await appendWalletMovement(tx, {
-        accountId: owner, currency, order: request.order, subject: request.subject,
+        id: movementId, accountId: owner, currency, order: request.order, subject: request.subject,
         kind: request.kind, reference: id, originLiquidation: null, journal, at,
       });
-      await setPayoutMovement(tx, id, movement.id);
-      if (immediate !== null) {
-        const row = await lockPayout(tx, id);
-        if (row === undefined) throw new Error(`payout ${id} vanished inside its own transaction`);
-        await transitionPayout(ctx, tx, row, immediate, { at, reason: sandboxRejectionReason });
-      }
+      // The row this transaction just inserted is locked by it: the sandbox's immediate outcome moves it on.
+      if (immediate !== null) await transitionPayout(ctx, tx, inserted, immediate, { at, reason: sandboxRejectionReason });
       return { ok: true as const, payoutId: id, movementId: movement.id, replayed: false };
     });
   } catch (error) {

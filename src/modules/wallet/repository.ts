@@ -29,17 +29,12 @@ export async function lockPayout(tx: Tx, id: string): Promise<PayoutRow | undefi
   return tx.selectFrom('payouts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-/** Inserts unless the account already used the order for this kind; false when it had. */
-export async function insertPayout(tx: Tx, row: Insertable<PayoutTable>): Promise<boolean> {
-  const inserted = await tx.insertInto('payouts').values(row)
+/** Inserts unless the account already used the order for this kind; the new row, or undefined when it had. */
+export async function insertPayout(tx: Tx, row: Insertable<PayoutTable>): Promise<PayoutRow | undefined> {
+  return tx.insertInto('payouts').values(row)
     .onConflict((oc) => oc.columns(['account_id', 'kind', 'order']).doNothing())
-    .returning('id')
+    .returningAll()
     .executeTakeFirst();
-  return inserted !== undefined;
-}
-
-export async function setPayoutMovement(tx: Tx, id: string, movementId: string): Promise<void> {
-  await tx.updateTable('payouts').set({ movement_id: movementId }).where('id', '=', id).execute();
 }
 
 export async function payoutsByIds(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<readonly PayoutRow[]> {

@@ -46,6 +46,11 @@ function withExamples(doc: Json): Json {
   return doc;
 }
 
+// The checkout's sandbox badge (src/checkout/html.ts), drawn after the docs' top bar; Swagger UI renders the bar
+// itself, so the badge is CSS content rather than markup.
+const sandboxBadgeCss = `.swagger-ui .topbar .wrapper::after { content: "Sandbox \\00B7  pruebas, sin dinero real"; display: inline-block;
+  margin-top: .5rem; padding: .2rem .6rem; border-radius: 999px; background: #fff4d6; color: #5c3d00; font: 600 .85rem system-ui, sans-serif; }`;
+
 export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string, mode: Mode = 'production'): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -79,7 +84,9 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
     },
     logo: { type: 'image/svg+xml', content: Buffer.from(logoSvg), href: '/docs', target: '_self' },
     theme: {
-      title: 'Cobro API docs',
+      // The sandbox says so on every page it serves, these docs included (issue 16 point 8).
+      title: mode === 'sandbox' ? '[Sandbox] Cobro API docs' : 'Cobro API docs',
+      ...(mode === 'sandbox' ? { css: [{ filename: 'sandbox.css', content: sandboxBadgeCss }] } : {}),
       favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(faviconSvg) }],
     },
   });

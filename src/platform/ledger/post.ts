@@ -161,8 +161,8 @@ export async function postJournal(
     assert.ok(!isDerived(p) || !isNonNegative(p.code) || p.amountMinor > 0n, `derived account ${p.code} only receives money`);
   }
   const id = newId('jr', 20);
-  // Accounts the same ledger call already locked (a funds check) are not locked again: they all sort before the
-  // journal's other accounts (sql-ledger.ts holdForCheck), so the order holds and no round trip is added.
+  // Accounts the same ledger call already locked (a funds check locks the whole journal's accounts in one
+  // statement, sql-ledger.ts holdForCheck) are not locked again, so no round trip is added.
   const locked = await lockLedgerAccounts(tx, journal.postings.filter((p) => !isDerived(p) && !heldIds.has(keyOf(p))));
   const accounts = new Map<string, { id: bigint; balanceMinor: bigint }>([...heldIds, ...locked]);
   for (const p of journal.postings) {

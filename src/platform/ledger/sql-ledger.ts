@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { ledgerCodes } from './codes.ts';
 import { planTake } from './funds.ts';
 import type { Ledger } from './ledger.ts';
-import { isDerived, ledgerKeyId, ledgerLockOrder, lockLedgerAccounts, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts } from './post.ts';
+import { isDerived, ledgerKeyId, lockLedgerAccounts, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts } from './post.ts';
 import type { Tx } from '../db/types.ts';
 
 export function createLedger(): Ledger {
@@ -17,13 +17,13 @@ export function createLedger(): Ledger {
     return keys.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor);
   };
   /**
-   * Locks the accounts a check reads, plus those of the journal to come that sort before them, and returns the
-   * checked balances. The journal then locks only accounts that sort after: one order, and no account locked (or
-   * created) for a check that refuses.
+   * Locks the accounts a check reads together with the journal's other balance-keeping accounts, in one round
+   * trip and in ledgerLockOrder (a multi-row upsert locks in the order of its rows), and returns the checked
+   * balances; the journal then locks nothing more. A refused check has locked (or created, empty) the journal's
+   * other accounts too, which is harmless: a refusal writes nothing else and ends its transaction soon.
    */
   const holdForCheck = async (tx: Tx, checked: readonly LedgerKey[], others: readonly LedgerKey[]) => {
-    const last = [...checked].sort(ledgerLockOrder).at(-1)!;
-    const locked = await lockLedgerAccounts(tx, [...checked, ...others.filter((k) => !isDerived(k) && ledgerLockOrder(k, last) < 0)]);
+    const locked = await lockLedgerAccounts(tx, [...checked, ...others.filter((k) => !isDerived(k))]);
     return { balancesMinor: checked.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor), locked };
   };
   return {

@@ -26,7 +26,7 @@ export const sandboxTestCards: readonly TestCard[] = [
   { number: '5186174110629480', cvv: '123', kind: 'prepaid', approved: false },
   // Cobro's own, after Stripe's card of the same number: attaches fine, declines every later charge, so a
   // subscription's declined cycles, retries and suspension can be tried (docs/subscriptions.md).
-  { number: '4000000000000341', cvv: '123', kind: 'credit', approved: true, storedDeclined: true },
+  { number: '4000000000000341', cvv: null, kind: 'credit', approved: true, storedDeclined: true },
 ];
 
 /** The sandbox bank login (reference §13.3): RUT 11.111.111-1, password 123. */

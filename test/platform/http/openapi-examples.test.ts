@@ -84,14 +84,29 @@ describe('/docs', () => {
   it('is branded Cobro: title, favicon and logo', async () => {
     const page = await t.call(null, { method: 'GET', url: '/docs/' });
     expect(page.statusCode).toBe(200);
-    expect(page.body).toContain('<title>Cobro API docs</title>');
+    // The sandbox says so here as on the checkout and the dashboard.
+    expect(page.body).toContain('<title>[Sandbox] Cobro API docs</title>');
     expect(page.body).toMatch(/<link rel="icon" type="image\/svg\+xml" href="[^"]*theme\/favicon\.svg"/);
+    const badge = await t.call(null, { method: 'GET', url: '/docs/static/theme/sandbox.css' });
+    expect(badge.statusCode).toBe(200);
+    expect(badge.body).toContain('content: "Sandbox \\00B7  pruebas, sin dinero real"');
     const favicon = await t.call(null, { method: 'GET', url: '/docs/static/theme/favicon.svg' });
     expect(favicon.statusCode).toBe(200);
     const init = (await t.call(null, { method: 'GET', url: '/docs/static/swagger-initializer.js' })).body;
     const logo = /img\.src = 'data:image\/svg\+xml;base64,([^']+)'/.exec(init)?.[1];
     expect(Buffer.from(logo!, 'base64').toString()).toContain('>Cobro</text>');
     expect(init).toContain('requestInterceptor');
+  });
+
+  it('has no sandbox badge in production', async () => {
+    const production = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32) } });
+    try {
+      const page = await production.call(null, { method: 'GET', url: '/docs/' });
+      expect(page.body).toContain('<title>Cobro API docs</title>');
+      expect(page.body).not.toContain('sandbox.css');
+    } finally {
+      await production.close();
+    }
   });
 
   it('signs "Try it out" requests in the browser the way the server checks them', async () => {
