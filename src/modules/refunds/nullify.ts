@@ -71,14 +71,14 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
   const feeMinor = BigInt(row.fee_minor ?? 0n);
   const refundedBeforeMinor = BigInt(row.refunded_minor);
   const feeBack = feeBackMinor({ grossMinor, feeMinor, refundedBeforeMinor, amountMinor });
+  // A settled sale an escrow account still holds pays from its held part instead (docs/escrow.md).
+  const held = row.settled_at === null ? null : await heldFundsOf(ctx, tx, row);
   // A split sale's extension takes its clients' or beneficiaries' parts back first (decision 116).
   const split = await reverseSplit(ctx, tx, row, { amountMinor, feeBackMinor: feeBack, reference: id, at });
   if (!split.ok) return split;
   const { merchantMinor, splitMinor } = split;
   const unsettledMinor = row.settled_at === null ? grossMinor - feeMinor - BigInt(row.refunded_pending_minor) : 0n;
   const clearing = { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: row.currency };
-  // A settled sale an escrow account still holds pays from its held part instead (docs/escrow.md).
-  const held = row.settled_at === null ? null : await heldFundsOf(ctx, tx, row);
   const [pending, wallet] = pendingThenWallet(accountId, row.currency, unsettledMinor);
   const sources = [held?.source ?? pending!, wallet!];
   let fromPending = 0n;
