@@ -15,7 +15,7 @@ import { payoutsExport, payoutsImport } from './commands/payouts-batch.ts';
 import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
 import { conciliationExport } from './commands/conciliation.ts';
-import { refundsList, refundsShow } from './commands/refunds.ts';
+import { refundsList, refundsSetBankDetails, refundsShow } from './commands/refunds.ts';
 import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
 import { subscriptionsCancel, subscriptionsList, subscriptionsShow } from './commands/subscriptions.ts';
 import { plansList, plansSetPricing, plansShow } from './commands/plans.ts';
@@ -45,6 +45,7 @@ export const commands: readonly Command[] = [
   conciliationExport,
   refundsList,
   refundsShow,
+  refundsSetBankDetails,
   subscriptionsList,
   subscriptionsShow,
   subscriptionsCancel,

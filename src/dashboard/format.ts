@@ -73,7 +73,7 @@ export const payoutStatusLabels: Readonly<Record<string, string>> = {
   fraud_prevention: 'Retenido por prevención de fraude',
 };
 
-export const payoutKindLabels: Readonly<Record<string, string>> = { payout: 'Pago a terceros', withdrawal: 'Retiro a tu cuenta' };
+export const payoutKindLabels: Readonly<Record<string, string>> = { payout: 'Pago a terceros', withdrawal: 'Retiro a tu cuenta', refund: 'Devolución a un pagador' };
 
 export const movementKindLabels: Readonly<Record<string, string>> = {
   settlement: 'Liquidación de ventas',

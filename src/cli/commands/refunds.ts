@@ -3,6 +3,7 @@ import { limits } from '../../limits.ts';
 import type { RefundDetail, RefundSummary } from '../../modules/refunds/operator.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 import { isOutput, pageText, pageWindow, statusOption } from '../paging.ts';
+import { bankAccountArgs, bankAccountOptions } from './accounts-bank.ts';
 
 const statusWords = 'pending|awaiting_funds|waiting_bank_details|complete|reverse_deleted|reverse_completed';
 
@@ -51,7 +52,9 @@ function describe(d: RefundDetail): string {
     `sale:        ${d.transaction_id} (order ${d.order}), ${d.payment.gateway} ${d.payment.payment_type}`.trimEnd(),
     `amount:      ${d.amount} ${d.currency}: fee back ${d.fee_back}, from the sale ${d.from_pending}, from the wallet ${d.from_wallet}`,
     `subject:     ${d.subject}`,
-    `processor:   ${d.refund_code ?? d.gateway_message ?? '-'} (${d.dispatch_attempts} attempt${d.dispatch_attempts === 1 ? '' : 's'})`,
+    d.channel === 'processor'
+      ? `processor:   ${d.refund_code ?? d.gateway_message ?? '-'} (${d.dispatch_attempts} attempt${d.dispatch_attempts === 1 ? '' : 's'})`
+      : `bank payout: ${d.payout === null ? 'none yet (cobro refunds set-bank-details)' : `${d.payout.id} ${d.payout.status} to bank ${d.payout.bank} ...${d.payout.num_last4}, ${d.payout.name}${d.payout.reason_rejection === '' ? '' : ` (${d.payout.reason_rejection.trim()})`}`}`,
     `created:     ${d.created_at}`,
     `updated:     ${d.updated_at}`,
     'callbacks:',
@@ -76,5 +79,29 @@ export const refundsShow: Command = {
     const found = await showRefund(requireCtx(ctx), id);
     if (found === null) return fail(`no refund with id ${id}`);
     return ok(args.values.json === true ? JSON.stringify(found) : describe(found));
+  },
+};
+
+export const refundsSetBankDetails: Command = {
+  name: 'refunds set-bank-details',
+  summary: 'Record the payer\'s bank account of a bank-transfer refund waiting for it, and pay the refund out there',
+  usage: 'cobro refunds set-bank-details ID --sbif 0001 --type 1 --num 123 --rut 111111111 --name "Holder" [--json]',
+  options: {
+    ...bankAccountOptions,
+    json: { type: 'boolean', description: 'print the refund and its payout as one JSON object' },
+  },
+  operands: [{ name: 'ID', description: 'the refund id (nul...) in waiting_bank_details' }],
+  examples: ['cobro refunds set-bank-details nul4f1c0e9a7b2d4c6e8f0a --sbif 0012 --type 2 --num 12345678 --rut 111111111 --name "Juan Pérez"'],
+  needsDb: true,
+  async run(ctx, args) {
+    const id = args.positionals[0];
+    const bank = bankAccountArgs(args);
+    if (id === undefined || bank === undefined) return fail(`usage: ${this.usage}`, 2);
+    const { recordBankDetails } = await import('../../modules/refunds/bank-details.ts');
+    const result = await recordBankDetails(requireCtx(ctx), id, bank);
+    if (!result.ok) return fail(result.error, 2);
+    if (args.values.json === true) return ok(JSON.stringify({ id, status: result.refund.status, payout_id: result.payoutId }));
+    const to = `bank ${bank.sbif}, account ${bank.num}, ${bank.holderName}`;
+    return ok(`refund ${id} is ${result.refund.status}: payout ${result.payoutId} pays ${result.refund.amount_minor} ${result.refund.currency} to ${to}`);
   },
 };

@@ -11,7 +11,7 @@ import { limits } from '../../limits.ts';
 export const accountUrlNames = ['notify', 'nullification'] as const;
 export type AccountUrlName = (typeof accountUrlNames)[number];
 
-/** A URL to set, or null to clear it; an absent name is left as it is. */
+/** A URL to set, or null to clear it; an absent name is left as it is (none at all: the URLs are only read). */
 export type AccountUrlChanges = Partial<Record<AccountUrlName, string | null>>;
 export type AccountUrls = Record<AccountUrlName, string | null>;
 
@@ -26,6 +26,11 @@ export async function setAccountUrls(ctx: AppContext, accountId: string, changes
     const url = changes[name];
     const refused = url === undefined || url === null ? null : refusal(ctx, url);
     if (refused !== null) return { ok: false, error: `--${name}-url: ${refused}` };
+  }
+  if (changes.notify === undefined && changes.nullification === undefined) {
+    // Nothing to change: answer the URLs as they are.
+    const row = await ctx.db.selectFrom('accounts').select(['notify_url', 'nullification_url']).where('id', '=', accountId).executeTakeFirst();
+    return row === undefined ? { ok: false, error: `no account with id ${accountId}` } : { ok: true, value: { notify: row.notify_url, nullification: row.nullification_url } };
   }
   const updated = await ctx.db.updateTable('accounts').set({
     ...(changes.notify !== undefined ? { notify_url: changes.notify } : {}),

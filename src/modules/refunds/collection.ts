@@ -36,7 +36,8 @@ async function collectOne(ctx: AppContext, id: string): Promise<boolean> {
       reference: row.id, originLiquidation: payment.id, journal: taken.journal, at,
     });
     const fromWalletMinor = BigInt(row.from_wallet_minor) + takeMinor;
-    if (takeMinor === owedMinor) await moveNullification(ctx, tx, row, 'complete', at, { from_wallet_minor: fromWalletMinor, dispatch_due_at: at });
+    if (takeMinor === owedMinor && row.channel === 'bank') await moveNullification(ctx, tx, row, 'waiting_bank_details', at, { from_wallet_minor: fromWalletMinor });
+    else if (takeMinor === owedMinor) await moveNullification(ctx, tx, row, 'complete', at, { from_wallet_minor: fromWalletMinor, dispatch_due_at: at });
     else await tx.updateTable('nullifications').set({ from_wallet_minor: fromWalletMinor, updated_at: at }).where('id', '=', row.id).execute();
     return true;
   });

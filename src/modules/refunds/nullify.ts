@@ -28,7 +28,7 @@ export interface NullificationInput {
 
 export type Registered = { readonly ok: true; readonly nullificationId: string } | { readonly ok: false; readonly failure: RuleFailure };
 
-/** How the payment was made, as the nullification names it: `webpay` / `VN`, and whether a card can take it back. */
+/** How the payment was made, as the nullification names it: `webpay` / `VN`, and whether it was a card (the processor takes it back). */
 async function paymentOf(tx: DbOrTx, row: TransactionRow) {
   const method = row.paid_payment === null ? undefined : await tx.selectFrom('payment_methods').select(['name', 'kind'])
     .where('currency', '=', row.currency).where('payment', '=', row.paid_payment).executeTakeFirst();
@@ -43,7 +43,6 @@ async function refusal(ctx: AppContext, row: TransactionRow, amountMinor: bigint
   if (amountMinor > leftMinor) return ruleFailure('refund_exceeds_paid', { id: row.id, leftMinor, currency: row.currency, requestedMinor: amountMinor });
   const extension = extensionOf(ctx, row);
   if (extension !== null && extension.reverse === undefined) return ruleFailure('refund_not_supported', { id: row.id, reason: `a ${extension.name} payment is not refundable yet` });
-  if (!(await paymentOf(ctx.db, row)).card) return ruleFailure('refund_not_supported', { id: row.id, reason: 'only card payments are refundable yet' });
   return null;
 }
 
@@ -72,14 +71,14 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
   const feeMinor = BigInt(row.fee_minor ?? 0n);
   const refundedBeforeMinor = BigInt(row.refunded_minor);
   const feeBack = feeBackMinor({ grossMinor, feeMinor, refundedBeforeMinor, amountMinor });
+  // A settled sale an escrow account still holds pays from its held part instead (docs/escrow.md).
+  const held = row.settled_at === null ? null : await heldFundsOf(ctx, tx, row);
   // A split sale's extension takes its clients' or beneficiaries' parts back first (decision 116).
   const split = await reverseSplit(ctx, tx, row, { amountMinor, feeBackMinor: feeBack, reference: id, at });
   if (!split.ok) return split;
   const { merchantMinor, splitMinor } = split;
   const unsettledMinor = row.settled_at === null ? grossMinor - feeMinor - BigInt(row.refunded_pending_minor) : 0n;
   const clearing = { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: row.currency };
-  // A settled sale an escrow account still holds pays from its held part instead (docs/escrow.md).
-  const held = row.settled_at === null ? null : await heldFundsOf(ctx, tx, row);
   const [pending, wallet] = pendingThenWallet(accountId, row.currency, unsettledMinor);
   const sources = [held?.source ?? pending!, wallet!];
   let fromPending = 0n;
@@ -111,13 +110,15 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
     });
   }
   const payment = await paymentOf(tx, row);
-  const status = collected ? 'complete' : 'awaiting_funds';
+  // A card refund goes back through the processor; any other payment through a bank payout (decision 112).
+  const channel = payment.card ? 'processor' : 'bank';
+  const status = !collected ? 'awaiting_funds' : channel === 'processor' ? 'complete' : 'waiting_bank_details';
   assertTransition('pending', status);
   const inserted = await tx.insertInto('nullifications').values({
     id, account_id: accountId, transaction_id: row.id, amount_minor: amountMinor, currency: row.currency, subject: input.subject,
     type: collected ? 'total' : 'partial', status, fee_back_minor: feeBack, from_pending_minor: fromPending, from_wallet_minor: fromWallet, from_split_minor: splitMinor,
     gateway: payment.gateway, payment_type: payment.paymentType, refund_code: null, gateway_message: null,
-    dispatch_due_at: collected ? at : null, created_at: at, updated_at: at,
+    channel, dispatch_due_at: status === 'complete' ? at : null, created_at: at, updated_at: at,
   }).returningAll().executeTakeFirstOrThrow();
   // Its first recorded state is called back like every later one (transition.ts).
   await notifyNullification(ctx, tx, inserted);

@@ -62,9 +62,16 @@ export async function showRefund(ctx: AppContext, id: string) {
   const callbacks = await ctx.db.selectFrom('notifications').select(['id', 'status', 'attempts', 'created_at', sql<string>`payload->>'status'`.as('refund_status')])
     .where('account_id', '=', row.account_id).where('event_type', '=', nullificationEvent).where(sql<string>`payload->>'id'`, '=', id)
     .execute();
+  const payout = row.payout_id === null ? undefined : await ctx.db.selectFrom('payouts')
+    .select(['id', 'status', 'accountbank_sbif', 'accountbank_num', 'accountbank_name', 'reason_rejection']).where('id', '=', row.payout_id).executeTakeFirst();
   return {
     ...summary(row, ctx.config.timeZone),
     subject: row.subject,
+    channel: row.channel,
+    payout: payout === undefined ? null : {
+      id: payout.id, status: payout.status, bank: payout.accountbank_sbif, num_last4: payout.accountbank_num.slice(-4),
+      name: payout.accountbank_name, reason_rejection: payout.reason_rejection,
+    },
     payment: { gateway: row.gateway, payment_type: row.payment_type },
     refund_code: row.refund_code,
     gateway_message: row.gateway_message,

@@ -31,7 +31,7 @@ export async function notifyNullification(ctx: AppContext, tx: Tx, row: Nullific
   });
 }
 
-export type NullificationChanges = Partial<Pick<Updateable<NullificationTable>, 'dispatch_due_at' | 'refund_code' | 'gateway_message' | 'from_wallet_minor'>>;
+export type NullificationChanges = Partial<Pick<Updateable<NullificationTable>, 'dispatch_due_at' | 'refund_code' | 'gateway_message' | 'from_wallet_minor' | 'payout_id'>>;
 
 /** Moves a refund whose row lock the caller holds to `to` at `at` (account time), with the columns that change with it. */
 export async function moveNullification(ctx: AppContext, tx: Tx, row: NullificationRow, to: NullificationStatus, at: Date, changes: NullificationChanges = {}): Promise<NullificationRow> {

@@ -1,6 +1,6 @@
 // Table types of refunds (migration 0120), merged into the shared Database interface.
 import type { Int8, Timestamp } from '../../platform/db/types.ts';
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { NullificationStatus } from './states.ts';
 
 export interface NullificationTable {
@@ -29,6 +29,10 @@ export interface NullificationTable {
   /** When the processor should be asked (again); null once it answered. */
   dispatch_due_at: Timestamp | null;
   dispatch_attempts: Generated<number>;
+  /** How the money goes back to the payer: the processor (cards) or a bank payout (decision 112). */
+  channel: ColumnType<'processor' | 'bank', 'processor' | 'bank' | undefined, 'processor' | 'bank'>;
+  /** A bank refund's latest payout (kind `refund`); null until the payer's bank details are recorded. */
+  payout_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

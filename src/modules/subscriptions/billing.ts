@@ -86,7 +86,15 @@ export async function billNext(ctx: AppContext, filter: BillingFilter): Promise<
  */
 async function claimDueSubscription(ctx: AppContext, tx: Tx, filter: BillingFilter) {
   const now = accountNowSql(ctx, sql.ref('s.account_id'));
-  let q = tx.selectFrom('su_subscriptions as s').selectAll('s')
+  // The candidates come from three indexed reads (in production "now" is a constant), not a scan of every
+  // subscription; the conditions below then decide on the locked row.
+  const candidates = tx.selectFrom('su_subscriptions as n').select('n.id')
+    .where('n.status', '=', 'active').where('n.next_cycle_at', '<=', accountNowSql(ctx, sql.ref('n.account_id')))
+    .union(tx.selectFrom('su_cycles as o').select('o.subscription_id as id')
+      .where('o.status', 'in', ['pending', 'retry']).where('o.next_try_at', '<=', accountNowSql(ctx, sql.ref('o.account_id'))))
+    .union(tx.selectFrom('su_cycles as e').select('e.subscription_id as id')
+      .where('e.attempt_key', 'is not', null).where('e.attempt_lease_until', '<=', accountNowSql(ctx, sql.ref('e.account_id'))));
+  let q = tx.selectFrom('su_subscriptions as s').selectAll('s').where('s.id', 'in', candidates)
     .where((eb) => eb.or([
       eb.exists(eb.selectFrom('su_cycles as d').select('d.cycle_number').whereRef('d.subscription_id', '=', 's.id')
         .where('d.attempt_key', 'is not', null).where('d.attempt_lease_until', '<=', now)),

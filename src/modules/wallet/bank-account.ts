@@ -19,8 +19,10 @@ export interface BankAccountInput {
 
 export type BankAccountResult = { ok: true; bank: BankAccountRow } | { ok: false; error: string };
 
-export async function setBankAccount(ctx: AppContext, accountId: string, input: BankAccountInput): Promise<BankAccountResult> {
-  if ((await findAccountRowById(ctx.db, accountId)) === undefined) return { ok: false, error: `no account with id ${accountId}` };
+/** A bank account as the operator typed it, trimmed and checked as a payout destination (messages name the CLI's options). */
+export type CheckedBankAccount = { ok: true; value: BankAccountInput & { readonly type: '1' | '2' | '3' } } | { ok: false; error: string };
+
+export async function checkBankAccount(ctx: AppContext, input: BankAccountInput): Promise<CheckedBankAccount> {
   const currency = await knownCurrency(ctx, input.currency);
   if (currency === null) return { ok: false, error: `unknown currency ${input.currency}` };
   const type = input.type.trim();
@@ -35,6 +37,14 @@ export async function setBankAccount(ctx: AppContext, accountId: string, input: 
   const problems = await destinationProblems(ctx, currency, sbif, num);
   if (problems.accountbank_sbif !== undefined) return { ok: false, error: `unknown ${currency} bank code ${sbif}` };
   if (problems.accountbank_num !== undefined) return { ok: false, error: `Banco Estado account numbers have at most 12 characters` };
+  return { ok: true, value: { currency, sbif, type, num, rut, holderName } };
+}
+
+export async function setBankAccount(ctx: AppContext, accountId: string, input: BankAccountInput): Promise<BankAccountResult> {
+  if ((await findAccountRowById(ctx.db, accountId)) === undefined) return { ok: false, error: `no account with id ${accountId}` };
+  const checked = await checkBankAccount(ctx, input);
+  if (!checked.ok) return checked;
+  const { currency, sbif, type, num, rut, holderName } = checked.value;
   // The change, its record and its callback commit together (decision 140).
   const bank = await inTransaction(ctx.db, async (tx) => {
     const txCtx: AppContext = { ...ctx, db: tx as unknown as AppContext['db'] };

@@ -6,9 +6,9 @@ import { newId } from '../../platform/ids.ts';
 import { journalKinds } from '../../platform/ledger/ledger.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement, newMovementId } from './movements.ts';
-import { sandboxImmediateOutcome, sandboxRejectionReason, type PayoutKind } from './payout-states.ts';
+import { sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 
-const reservedJournalKinds = { payout: journalKinds.payoutReserved, withdrawal: journalKinds.withdrawalReserved } as const satisfies Record<PayoutKind, string>;
+const reservedJournalKinds = { payout: journalKinds.payoutReserved, withdrawal: journalKinds.withdrawalReserved } as const satisfies Record<WalletPayoutKind, string>;
 import { transitionPayout } from './payout-transition.ts';
 import { findPayoutByOrder, insertPayout, type PayoutRow } from './repository.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -25,7 +25,7 @@ export interface PayoutDestination {
 }
 
 export interface PayoutRequest {
-  readonly kind: PayoutKind;
+  readonly kind: WalletPayoutKind;
   readonly accountId: string;
   readonly order: string;
   readonly orderExt: string | null;

@@ -19,11 +19,11 @@ export const ledgerCodes = {
   serviceFees: 'service_fees',
   /** System: money received from processors (goes negative as payers pay). */
   processorClearing: 'processor_clearing',
-  /** System: money sent to banks by payouts and withdrawals (grows positive as money leaves). */
+  /** System: money sent to banks by payouts, withdrawals and bank refunds (grows positive as money leaves). */
   bankClearing: 'bank_clearing',
   /** System: operator adjustments and sandbox funding (goes negative as money is granted). */
   operatorAdjustments: 'operator_adjustments',
-  /** System: refunds paid back to payers. */
+  /** System: refunds collected from merchants (given back by card processors; a bank refund leaves to bank_clearing). */
   refundClearing: 'refund_clearing',
   /**
    * System: the part of its fees the service gave back with refunds (decision 110), a contra account of

@@ -42,6 +42,8 @@ export const journalKinds = {
   refundFeeReturned: 'refund.fee_returned',
   /** A refund the processor refused: refund clearing -> the merchant's wallet and fee refunds. */
   refundReturned: 'refund.returned',
+  /** A bank refund's payout paid to the payer's bank account (decision 112): refund clearing -> bank clearing. */
+  refundPaidOut: 'refund.paid_out',
   /** A subscription card's CLP 50 check on enrolment: processor clearing -> verification holding. */
   subscriptionVerification: 'subscription.verification',
   /** The check refunded at once: verification holding -> refund clearing. */

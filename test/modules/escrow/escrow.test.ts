@@ -7,6 +7,8 @@ import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { formatDate } from '../../../src/platform/time-format.ts';
 import { accountsSetEscrow } from '../../../src/cli/commands/accounts-escrow.ts';
 import { dashboardBrowser } from '../../support/dashboard.ts';
+import { createClient, createMembership } from '../marketplace/helpers.ts';
+import { payByCard } from '../transactions/helpers.ts';
 import { balanceOf, nullify, paidSale, setFee, settle } from '../refunds/helpers.ts';
 
 let t: TestApp;
@@ -124,6 +126,26 @@ describe('POST /api/escrow', () => {
     await settle(t, a);
     expect(await balanceOf(t, a.id, 'wallet_available')).toBe(7_000n);
     expect((await release(a, [later])).json().type).toBe('not_escrow');
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+});
+
+describe('an escrow account\'s marketplace payment', () => {
+  it('holds only the merchant\'s part; a refund takes the clients\' parts from their payables and the merchant\'s from what is held', async () => {
+    const a = await escrowAccount();
+    const [c1, c2] = [await createClient(t, a), await createClient(t, a)];
+    const { token } = await createMembership(t, a, '20', [[c1, '50'], [c2, '30']]);
+    const { created } = await payByCard(t, a, { amount: 10_000, order: 'o-split', marketplace: token });
+    await settle(t, a);
+    expect(await balanceOf(t, a.id, 'escrow_held')).toBe(2_000n);
+    expect(await balanceOf(t, c1, 'client_payable')).toBe(5_000n);
+    expect(await balanceOf(t, c2, 'client_payable')).toBe(3_000n);
+    expect((await nullify(t, a, { id: created.id, amount: 5_000 })).json().nullify.status_nullify).toBe('reverse_completed');
+    expect(await balanceOf(t, a.id, 'escrow_held')).toBe(1_000n);
+    expect(await balanceOf(t, c1, 'client_payable')).toBe(2_500n);
+    expect(await balanceOf(t, c2, 'client_payable')).toBe(1_500n);
+    expect((await release(a, [created.id])).json().transactions[0].status).toBe('liquidate');
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(1_000n);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 });

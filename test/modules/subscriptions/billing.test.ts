@@ -124,12 +124,21 @@ describe('recurring billing on the sandbox clock', () => {
     }
   });
 
-  it('charges twelve monthly cycles in one year-long advance', async () => {
+  it('charges twelve monthly cycles in one year-long advance, with the retries, suspension and callbacks of a declining card', async () => {
     const merchant = await t.createAccount('Anual');
-    const plan = await createPlan(t, merchant, { name: 'Mensual', amount: 1500 });
+    const plan = await createPlan(t, merchant, { name: 'Mensual', amount: 1500, url_notify_payment: `${receiver.url}/year` });
     const sub = await subscribedWithCard(t, merchant, plan);
+    const declining = await subscribedWithCard(t, merchant, plan, {}, decliningCard);
     const run = await advance(merchant, 365);
-    expect(run.processed['subscription-billing']).toBe(12);
+    // Twelve charges, and the declining card's first cycle: the first try and three retries, then suspended.
+    expect(run.processed['subscription-billing']).toBe(12 + 4);
+    expect((await cycleCharges(declining.id)).map((c) => [c.cycle_number, c.try_number, c.status])).toEqual([[1, 1, 'rejected'], [1, 2, 'rejected'], [1, 3, 'rejected'], [1, 4, 'rejected']]);
+    expect((await paid(merchant, declining.id))).toMatchObject({ estatus: 'suspended', paid: [{ status: 'maximum attempt limit', try_number: 4 }] });
+    const callbacks = await t.ctx.db.selectFrom('notifications').select('payload').where('url', '=', `${receiver.url}/year`).execute();
+    const payloads = callbacks.map((c) => c.payload as { status: string; subscriptions: { id: string } });
+    expect(payloads.filter((p) => p.subscriptions.id === sub.id && p.status === 'success')).toHaveLength(12);
+    expect(payloads.filter((p) => p.subscriptions.id === declining.id && p.status === 'rejected')).toHaveLength(4);
+    expect(payloads).toHaveLength(16);
     expect((await successes(sub.id)).map((c) => c.cycle_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect((await paid(merchant, sub.id)).paid.map((p) => p.payment_cycle_day)).toEqual([
       '2026-04-10', '2026-05-10', '2026-06-10', '2026-07-10', '2026-08-10', '2026-09-10',
