@@ -9,6 +9,7 @@ import type { BankChoice, MethodOption, OrderSummary, Receipt } from './pages.ts
 import { formatTimestamp } from '../platform/time-format.ts';
 import { inTransaction } from '../platform/db/unit-of-work.ts';
 import { hasUndecidedCommit, processorForAccount } from '../platform/processors/account-processors.ts';
+import { findPaymentMethod, paymentMethodCatalogue } from '../modules/reference/repository.ts';
 
 export async function orderSummary(ctx: AppContext, row: TransactionRow): Promise<OrderSummary> {
   const account = await ctx.db.selectFrom('accounts').select('name').where('id', '=', row.account_id).executeTakeFirstOrThrow();
@@ -18,8 +19,7 @@ export async function orderSummary(ctx: AppContext, row: TransactionRow): Promis
 /** The success page's receipt: when and how the transaction was paid; null until it is. */
 export async function receiptOf(ctx: AppContext, row: TransactionRow): Promise<Receipt | null> {
   if (row.status === 'pending' || row.status === 'rejected' || row.paid_payment === null) return null;
-  const method = await ctx.db.selectFrom('payment_methods').select('name')
-    .where('payment', '=', row.paid_payment).where('currency', '=', row.currency).executeTakeFirst();
+  const method = await findPaymentMethod(ctx, row.currency, row.paid_payment);
   return {
     paidAt: formatTimestamp(row.ended_at ?? row.updated_at, ctx.config.timeZone),
     method: method?.name ?? String(row.paid_payment),
@@ -34,13 +34,12 @@ export async function receiptOf(ctx: AppContext, row: TransactionRow): Promise<R
  */
 export async function offeredMethods(ctx: AppContext, currency: string, accountId?: string): Promise<readonly MethodOption[]> {
   const processor = accountId === undefined ? ctx.processor : await processorForAccount(ctx, accountId);
-  const rows = await ctx.db.selectFrom('payment_methods').select(['payment', 'name', 'description', 'kind'])
-    .where('currency', '=', currency).orderBy('sort_order').execute();
+  const rows = (await paymentMethodCatalogue(ctx)).filter((m) => m.currency === currency);
   const out: MethodOption[] = [];
   for (const r of rows) {
     // The bank login asks for a Chilean RUT; other countries' transfer logins are not built yet.
     const takes = r.kind === 'card' || (r.kind === 'bank_transfer' && currency === 'CLP');
-    if (takes && (r.kind === 'card' || r.kind === 'bank_transfer') && processor.supports(r.kind, currency)) out.push({ ...r, kind: r.kind });
+    if (takes && (r.kind === 'card' || r.kind === 'bank_transfer') && processor.supports(r.kind, currency)) out.push({ payment: r.payment, name: r.name, description: r.description, kind: r.kind });
   }
   return out;
 }

@@ -130,7 +130,7 @@ export async function createMall(ctx: AppContext, caller: { readonly id: string;
   const errors: Record<string, string> = {};
   const currency = (input.currency?.trim() || 'CLP').toUpperCase();
   if (!(await knownCurrencies(ctx)).has(currency)) errors.currency = 'invalid';
-  if (input.payment !== allMethodsPayment && errors.currency === undefined && (await findPaymentMethod(ctx.db, currency, input.payment)) === undefined) errors.payment = 'invalid';
+  if (input.payment !== allMethodsPayment && errors.currency === undefined && (await findPaymentMethod(ctx, currency, input.payment)) === undefined) errors.payment = 'invalid';
   const urlreturn = input.urlreturn.trim();
   if (!isHttpUrl(urlreturn)) errors.urlreturn = 'invalid';
   const urlnotify = input.urlnotify?.trim() || null;

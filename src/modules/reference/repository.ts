@@ -8,10 +8,13 @@ export async function listBanks(db: DbOrTx, currency: string | null) {
   return q.execute();
 }
 
-export async function listPaymentMethods(db: DbOrTx, currency: string | null) {
-  let q = db.selectFrom('payment_methods').select(['currency', 'payment', 'name', 'description']).orderBy('sort_order');
-  if (currency !== null) q = q.where('currency', '=', currency);
-  return q.execute();
+/** The payment methods, in their order: reference data the migrations write, read once per app. */
+export const paymentMethodCatalogue = appMemo(async (ctx: AppContext) =>
+  ctx.db.selectFrom('payment_methods').select(['currency', 'payment', 'name', 'description', 'kind']).orderBy('sort_order').execute());
+
+export async function listPaymentMethods(ctx: AppContext, currency: string | null) {
+  return (await paymentMethodCatalogue(ctx)).filter((m) => currency === null || m.currency === currency)
+    .map(({ currency: c, payment, name, description }) => ({ currency: c, payment, name, description }));
 }
 
 /** The currencies the payment methods name: reference data the migrations write, read once per app. */
@@ -37,6 +40,6 @@ export async function bankExists(db: DbOrTx, code: string): Promise<boolean> {
   return row !== undefined;
 }
 
-export async function findPaymentMethod(db: DbOrTx, currency: string, payment: number) {
-  return db.selectFrom('payment_methods').selectAll().where('currency', '=', currency).where('payment', '=', payment).executeTakeFirst();
+export async function findPaymentMethod(ctx: AppContext, currency: string, payment: number) {
+  return (await paymentMethodCatalogue(ctx)).find((m) => m.currency === currency && m.payment === payment);
 }

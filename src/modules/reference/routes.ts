@@ -34,7 +34,7 @@ async function loadCatalogue(ctx: AppContext): Promise<Catalogue> {
   for (const currency of ['', ...currencies]) {
     const filter = currency === '' ? null : currency;
     banks.set(currency, answer({ status: 'success', banks: await listBanks(ctx.db, filter) }));
-    methods.set(currency, answer({ status: 'success', payment_methods: await listPaymentMethods(ctx.db, filter) }));
+    methods.set(currency, answer({ status: 'success', payment_methods: await listPaymentMethods(ctx, filter) }));
   }
   return { currencies, banks, methods };
 }
@@ -73,7 +73,7 @@ function send(request: FastifyRequest, reply: FastifyReply, a: Answer) {
 async function sendTakeable(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, currency: string) {
   const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
   const account = token === undefined ? null : await ctx.accounts.authenticatePublicToken(token);
-  const rows = await listPaymentMethods(ctx.db, currency === '' ? null : currency);
+  const rows = await listPaymentMethods(ctx, currency === '' ? null : currency);
   const takeable = [];
   for (const row of rows) {
     const takes = account === null ? await anyAccountCanTake(ctx, row.currency, row.payment) : await accountCanTake(ctx, account.id, row.currency, row.payment);

@@ -72,7 +72,7 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   if (!(await knownCurrencies(ctx)).has(currency)) errors.currency = 'invalid';
   const payment = input.payment ?? null;
   if (payment !== null && payment !== allMethodsPayment && errors.currency === undefined
-    && (await findPaymentMethod(ctx.db, currency, payment)) === undefined) errors.payment = 'invalid';
+    && (await findPaymentMethod(ctx, currency, payment)) === undefined) errors.payment = 'invalid';
   const urlreturn = present(input.urlreturn);
   const urlnotify = present(input.urlnotify);
   if (urlreturn !== null && !isHttpUrl(urlreturn)) errors.urlreturn = 'invalid';
