@@ -4,13 +4,13 @@
 // and retries with an earlier Idempotency-Key, through app.inject. After every batch of steps: the ledger verifies as
 // `cobro ledger verify` does (every journal and all balances sum to zero, every balance equals its postings, no
 // non-negative account below zero), no wallet is negative, and every acknowledged transaction, payment, payout and
-// refund exists exactly once. SIM_STEPS sets the steps (default 1200), SIM_CHECK_EVERY how often the checks run.
+// refund exists exactly once. SIM_STEPS sets the steps (default 1000), SIM_CHECK_EVERY how often the checks run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
 import { checkWorld, prng, seedFromEnv, Simulation, subscribe, type Merchant, type Transport } from './simulation.ts';
 
-const steps = Number(process.env.SIM_STEPS ?? 1200);
+const steps = Number(process.env.SIM_STEPS ?? 1000);
 const merchantsCount = 6;
 // After every step on PostgreSQL; every 10 steps on PGlite, where the ledger's verify (which reads every posting)
 // costs more than a step once the ledger holds a few thousand postings. A failing seed replays with
