@@ -46,8 +46,9 @@ describe.skipIf(!onPostgres)('cobro worker processes billing one PostgreSQL', ()
     const subs = [];
     for (let i = 0; i < 4; i++) subs.push(await subscribedWithCard(t, a, plan));
     const declining = await subscribedWithCard(t, a, plan, {}, decliningCard);
-    // 366 days: twelve monthly cycles from any start date, leap years and daylight-saving changes included.
-    await advanceAccountClock(t.ctx, a.id, 366 * dayMs);
+    // 366 days and 6 hours: twelve monthly cycles from any start date, leap years and daylight-saving changes
+    // included, and the thirteenth four weeks away.
+    await advanceAccountClock(t.ctx, a.id, 366 * dayMs + 6 * 60 * 60 * 1000);
     startWorker();
     startWorker();
     const cycleCharges = () => t.ctx.db.selectFrom('su_charges as c').innerJoin('transactions as x', 'x.id', 'c.transaction_id')
