@@ -13,6 +13,7 @@ import { createTransaction } from '../../../src/modules/transactions/transaction
 import { runSettlements } from '../../../src/modules/transactions/settlement.ts';
 import { paymentExtensions } from '../../../src/modules/payment-extensions.ts';
 import { submit, approvedVisa } from './helpers.ts';
+import { registerNullification } from '../../../src/modules/refunds/nullify.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });
@@ -63,6 +64,10 @@ describe('the PaymentExtension port', () => {
     expect(await t.ctx.ledger.balance(t.ctx.db, { owner: 'partner1', code: ledgerCodes.clientPayable, currency: 'CLP' })).toBe(1_000n);
     expect(await t.ctx.ledger.balance(t.ctx.db, { owner: a.id, code: ledgerCodes.walletAvailable, currency: 'CLP' })).toBe(9_000n);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+    // An extension without `reverse` cannot have its sales refunded: refused, nothing written.
+    const refused = await registerNullification(ctx, a.id, { id: created.id, amount: 1000, subject: 'Devolución' });
+    expect(refused).toMatchObject({ ok: false, failure: { type: 'refund_not_supported', message_error: expect.stringContaining('a tip-jar payment is not refundable yet') } });
+    expect(await t.ctx.db.selectFrom('nullifications').select('id').where('transaction_id', '=', created.id).execute()).toEqual([]);
   });
 
   it('the composition lists marketplace then events, one field each', () => {
