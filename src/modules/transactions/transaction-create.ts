@@ -14,7 +14,7 @@ import type { ExtensionColumns, Prepared } from './extension.ts';
 import { normaliseRut } from '../../platform/rut.ts';
 import type { CreateTransactionInput } from './schemas.ts';
 import './types.ts';
-import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
 
 /** payment 99 lets the payer choose among every method of the currency. */
 export const allMethodsPayment = 99;
@@ -114,7 +114,8 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
     return ruleFailure('payment_method_unavailable', { payment, currency });
   }
 
-  const created = await inTransaction(ctx.db, async (tx): Promise<{ id: string } | RuleFailure> => {
+  // Joined without a savepoint: every caller is a command (or the bare database), and none goes on after a throw.
+  const created = await inTransactionOrJoin(ctx.db, async (tx): Promise<{ id: string } | RuleFailure> => {
     let columns: ExtensionColumns = {};
     for (const p of prepared) {
       if (!p.ok) continue;
