@@ -13,7 +13,7 @@ import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { findAccountRowByTokenHash } from '../accounts/repository.ts';
 import { findPaymentMethod, knownCurrencies } from '../reference/repository.ts';
-import { allMethodsPayment, createTransaction } from '../transactions/transaction-create.ts';
+import { allMethodsPayment, createTransaction, isHttpUrl } from '../transactions/transaction-create.ts';
 import type { CreateTransactionInput } from '../transactions/schemas.ts';
 import { readMallLines, type MallLineInput } from './mall-input.ts';
 import '../marketplace/types.ts';
@@ -45,15 +45,6 @@ class Refused extends Error {
   constructor(failure: RuleFailure) {
     super(failure.message_error);
     this.failure = failure;
-  }
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const u = new URL(text);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
   }
 }
 

@@ -21,7 +21,8 @@ export const allMethodsPayment = 99;
 /** reference §1.1: these bank-transfer methods need additional_parameters.payer_rut. */
 const payerRutRequired: ReadonlySet<number> = new Set([4, 19, 26]);
 
-function isHttpUrl(text: string): boolean {
+/** A `urlreturn` the payer's browser can be sent back to (the mall's lines use the same rule). */
+export function isHttpUrl(text: string): boolean {
   try {
     const u = new URL(text);
     return u.protocol === 'http:' || u.protocol === 'https:';
