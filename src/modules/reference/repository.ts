@@ -17,11 +17,9 @@ export async function listPaymentMethods(ctx: AppContext, currency: string | nul
     .map(({ currency: c, payment, name, description }) => ({ currency: c, payment, name, description }));
 }
 
-/** The currencies the payment methods name: reference data the migrations write, read once per app. */
-export const knownCurrencies = appMemo(async (ctx: AppContext): Promise<ReadonlySet<string>> => {
-  const rows = await ctx.db.selectFrom('payment_methods').select('currency').distinct().execute();
-  return new Set(rows.map((r) => r.currency));
-});
+/** The currencies the payment methods name, from the same once-per-app read. */
+export const knownCurrencies = appMemo(async (ctx: AppContext): Promise<ReadonlySet<string>> =>
+  new Set((await paymentMethodCatalogue(ctx)).map((m) => m.currency)));
 
 /** The bank catalogue's codes by currency: reference data the migrations write, read once per app. */
 export const bankCodesByCurrency = appMemo(async (ctx: AppContext): Promise<ReadonlyMap<string, ReadonlySet<string>>> => {
