@@ -38,13 +38,19 @@ export function lazySchemas(): LazySchemas {
   const buildValidator = AjvCompiler() as unknown as (externalSchemas: unknown, options: unknown) => Compile<Validate>;
   const buildSerializer = SerializerSelector() as unknown as (externalSchemas: unknown, options: unknown) => Compile<Serialize>;
 
-  function lazyValidator(compile: Compile<Validate>, routeSchema: { readonly schema: unknown }): Validate {
-    let compiled: Validate | null = null;
-    const ensure = (): Validate => {
+  /** Compiles the route's schema on the first call of the function it returns, and once only. */
+  function onFirstUse<F>(compile: Compile<F>, routeSchema: { readonly schema: unknown }): () => F {
+    let compiled: F | null = null;
+    const ensure = (): F => {
       if (compiled === null) { compiled = compile(routeSchema); pending.delete(ensure); }
       return compiled;
     };
     pending.add(ensure);
+    return ensure;
+  }
+
+  function lazyValidator(compile: Compile<Validate>, routeSchema: { readonly schema: unknown }): Validate {
+    const ensure = onFirstUse(compile, routeSchema);
     // Fastify reads `errors` off the function it was given after a failed call, as ajv leaves them there.
     const validate: Validate = (data) => {
       const inner = ensure();
@@ -56,12 +62,7 @@ export function lazySchemas(): LazySchemas {
   }
 
   function lazySerializer(compile: Compile<Serialize>, routeSchema: { readonly schema: unknown }): Serialize {
-    let compiled: Serialize | null = null;
-    const ensure = (): Serialize => {
-      if (compiled === null) { compiled = compile(routeSchema); pending.delete(ensure); }
-      return compiled;
-    };
-    pending.add(ensure);
+    const ensure = onFirstUse(compile, routeSchema);
     return (data) => ensure()(data);
   }
 
