@@ -54,6 +54,8 @@ export const limits = {
   // Ledger: one journal, one split.
   /** The postings of one journal; a sale's settlement posts one per beneficiary or client share. */
   postingsPerJournalMax: 64,
+  /** The journals one statement writes: a payout's reservation and its immediate outcome are two. */
+  journalsPerStatementMax: 4,
   /** The parts one amount is divided into (src/platform/money/split.ts). */
   sharesPerSplitMax: 64,
 

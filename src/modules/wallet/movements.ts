@@ -2,7 +2,7 @@
 // written in the same transaction as the journal that moved the money.
 import assert from 'node:assert/strict';
 import type { Tx, Int8, Timestamp } from '../../platform/db/types.ts';
-import type { Generated } from 'kysely';
+import { sql, type Generated, type RawBuilder } from 'kysely';
 import { newId } from '../../platform/ids.ts';
 import { ledgerCodes, type PostedJournal } from '../../platform/ledger/ledger.ts';
 
@@ -51,16 +51,46 @@ export interface MovementInput {
   readonly at: Date;
 }
 
+/** The journal's one posting on the account's available wallet balance, which a movement records. */
+function walletLine(accountId: string, currency: string, journal: PostedJournal): { amountMinor: bigint; balanceAfterMinor: bigint } {
+  const lines = journal.lines.filter((l) => l.owner === accountId && l.code === ledgerCodes.walletAvailable && l.currency === currency);
+  assert.equal(lines.length, 1, 'a wallet movement follows exactly one wallet_available posting');
+  const line = lines[0]!;
+  assert.ok(line.balanceAfterMinor !== null, 'a wallet account keeps its balance');
+  return { amountMinor: line.amountMinor, balanceAfterMinor: line.balanceAfterMinor };
+}
+
+export interface GatedMovement {
+  readonly id: string;
+  readonly kind: string;
+  readonly journal: PostedJournal;
+  readonly status: 'current' | 'reversed';
+}
+
+/**
+ * The movements of a payout row a statement is inserting (named `gate`, Ledger.reserveWith), in the given order,
+ * taking account, currency, order, subject, reference and time from that row: nothing when it inserted none.
+ */
+export function movementsOfGateSql(gate: { readonly accountId: string; readonly currency: string }, movements: readonly GatedMovement[]): RawBuilder<unknown> {
+  assert.ok(movements.length >= 1);
+  const rows = movements.map((m, n) => {
+    const line = walletLine(gate.accountId, gate.currency, m.journal);
+    const amountMinor = line.amountMinor > 0n ? line.amountMinor : -line.amountMinor;
+    return sql`(${n}::int, ${m.id}, ${line.amountMinor > 0n ? 'income' : 'expense'}, ${m.status}, ${amountMinor.toString()}::bigint, ${line.balanceAfterMinor.toString()}::bigint, ${m.kind}, ${m.journal.id})`;
+  });
+  // Ordered, so their seq (the wallet's history order) follows the journals'.
+  return sql`INSERT INTO wallet_movements (id, account_id, currency, "order", subject, income_expense, status, amount_minor, balance_after_minor, origin_liquidation, kind, reference, journal_id, created_at)
+    SELECT v.id, g.account_id, g.currency, g."order", g.subject, v.income_expense, v.status, v.amount_minor, v.balance_after_minor, NULL, v.kind, g.id, v.journal_id, g.created_at
+    FROM gate g CROSS JOIN (VALUES ${sql.join(rows)}) AS v(n, id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id)
+    ORDER BY v.n`;
+}
+
 /**
  * Appends the movement for the journal's effect on the account's available wallet balance. The journal must
  * touch wallet_available of that account and currency exactly once.
  */
 export async function appendWalletMovement(tx: Tx, input: MovementInput): Promise<{ id: string }> {
-  const lines = input.journal.lines.filter((l) =>
-    l.owner === input.accountId && l.code === ledgerCodes.walletAvailable && l.currency === input.currency);
-  assert.equal(lines.length, 1, 'a wallet movement follows exactly one wallet_available posting');
-  const line = lines[0]!;
-  assert.ok(line.balanceAfterMinor !== null, 'a wallet account keeps its balance');
+  const line = walletLine(input.accountId, input.currency, input.journal);
   const id = input.id ?? newMovementId();
   await tx.insertInto('wallet_movements').values({
     id,

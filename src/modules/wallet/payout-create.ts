@@ -1,18 +1,20 @@
 // Creating a payout or a withdrawal: reserve the amount under the wallet's row lock (so concurrent requests can
-// never overdraw), record the payout, and in the sandbox resolve the seed's fixed amounts at once.
+// never overdraw), record the payout, and in the sandbox resolve the seed's fixed amounts at once. The funds check
+// takes the lock and one more statement writes it all (Ledger.reserveWith): every read and decision that needs no
+// lock comes before them, and the commit right after.
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { journalKinds } from '../../platform/ledger/ledger.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
-import { appendWalletMovement, newMovementId } from './movements.ts';
-import { sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
+import { movementsOfGateSql, newMovementId, type GatedMovement } from './movements.ts';
+import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
+import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
+import { findPayoutByOrder, insertPayoutQuery, type PayoutRow } from './repository.ts';
+import { inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
+import { limits } from '../../limits.ts';
 
 const reservedJournalKinds = { payout: journalKinds.payoutReserved, withdrawal: journalKinds.withdrawalReserved } as const satisfies Record<WalletPayoutKind, string>;
-import { transitionPayout } from './payout-transition.ts';
-import { findPayoutByOrder, insertPayout, type PayoutRow } from './repository.ts';
-import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { limits } from '../../limits.ts';
 
 export interface PayoutDestination {
   readonly email: string;
@@ -43,15 +45,6 @@ export type CreateOutcome =
   | { readonly ok: true; readonly payoutId: string; readonly movementId: string; readonly replayed: boolean }
   | { readonly ok: false; readonly failure: RuleFailure };
 
-/** Thrown inside the transaction to roll it back: a refused request writes nothing. */
-class Abort extends Error {
-  readonly outcome: CreateOutcome | 'order_taken';
-  constructor(outcome: CreateOutcome | 'order_taken') {
-    super('aborted');
-    this.outcome = outcome;
-  }
-}
-
 function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateOutcome {
   if (existing.request_hash !== request.requestHash || existing.movement_id === null) {
     return { ok: false, failure: ruleFailure('duplicate_order', { order: request.order }) };
@@ -59,57 +52,65 @@ function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateO
   return { ok: true, payoutId: existing.id, movementId: existing.movement_id, replayed: true };
 }
 
+/**
+ * Order of the answers (pinned by the tests): a committed order answers first (a retry never queues behind the
+ * wallet's lock); under the lock, an order taken answers before a shortfall, and a shortfall before an order
+ * being taken at the same moment in another currency (its own wallet lock), whose winner answers once it commits.
+ * A refusal writes nothing but the wallet's empty accounts the funds check may have created, so no savepoint
+ * is needed to undo it.
+ */
 export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
-  // A retry of a committed order is answered without queueing behind the wallet's lock.
   const committed = await findPayoutByOrder(ctx.db, request.accountId, request.kind, request.order);
   if (committed !== undefined) return answerForExisting(committed, request);
-  try {
-    return await inTransaction(ctx.db, async (tx) => {
-      const owner = request.accountId;
-      const currency = request.currency;
-      const at = await accountNow(ctx, owner, tx);
-      const id = newId('mor', 17);
-      // The reservation locks the wallet's row first: it serialises every payout of this account and currency, so
-      // the order check below and the funds check cannot interleave with another request's. A duplicate order
-      // answers before a shortfall, and either way the transaction rolls back.
-      const reserved = await ctx.ledger.reserve(tx, { kind: reservedJournalKinds[request.kind], reference: id, at, owner, currency, amountMinor: request.amountMinor });
-      const existing = await findPayoutByOrder(tx, owner, request.kind, request.order);
-      if (existing !== undefined) throw new Abort(answerForExisting(existing, request));
-      // Reserved before the payout row is written, so a shortfall answers before an order taken in another currency.
-      if (!reserved.ok) {
-        throw new Abort({ ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: reserved.availableMinor, currency, requestedMinor: request.amountMinor }) });
-      }
-      const journal = reserved.journal;
-      const sandbox = ctx.config.mode === 'sandbox';
-      const immediate = sandbox && request.kind === 'payout' ? sandboxImmediateOutcome(request.amountMinor) : null;
-      const d = request.destination;
-      const movementId = newMovementId();
-      const inserted = await insertPayout(tx, {
-        id, account_id: owner, kind: request.kind, order: request.order, order_ext: request.orderExt,
-        request_hash: request.requestHash, currency, amount_minor: request.amountMinor,
-        email: d.email, phone: d.phone, subject: request.subject,
-        accountbank_name: d.accountbankName, accountbank_rut: d.accountbankRut, accountbank_sbif: d.accountbankSbif,
-        accountbank_type: d.accountbankType, accountbank_num: d.accountbankNum,
-        url_notify: request.urlNotify, additional_parameters: request.additionalParameters,
-        status: 'pending', reason_rejection: '', movement_id: movementId,
-        due_at: sandbox && immediate === null ? new Date(at.getTime() + limits.sandboxPayoutProcessingAfterMs) : null,
-        created_at: at, updated_at: at,
-      });
-      // Same order in another currency committed first: its row decides the answer, read after rollback.
-      if (inserted === undefined) throw new Abort('order_taken');
-      const movement = await appendWalletMovement(tx, {
-        id: movementId, accountId: owner, currency, order: request.order, subject: request.subject,
-        kind: request.kind, reference: id, originLiquidation: null, journal, at,
-      });
-      // The row this transaction just inserted is locked by it: the sandbox's immediate outcome moves it on.
-      if (immediate !== null) await transitionPayout(ctx, tx, inserted, immediate, { at, reason: sandboxRejectionReason });
-      return { ok: true as const, payoutId: id, movementId: movement.id, replayed: false };
+  const owner = request.accountId;
+  const currency = request.currency;
+  const at = await accountNow(ctx, owner);
+  const id = newId('mor', 17);
+  const sandbox = ctx.config.mode === 'sandbox';
+  // The sandbox resolves its fixed amounts at once: the row is written in its final state, with the outcome's
+  // journal (and a rejection's income movement) in the same statement, as transitionPayout would have moved it.
+  const immediate = sandbox && request.kind === 'payout' ? sandboxImmediateOutcome(request.amountMinor) : null;
+  if (immediate !== null) assertTransition('pending', immediate);
+  const outcome = immediate === null ? 'open' : outcomeOf(immediate);
+  const then = walletOutcomeJournal({ id, kind: request.kind, account_id: owner, currency, amountMinor: request.amountMinor }, outcome, at);
+  const d = request.destination;
+  const movementId = newMovementId();
+  const row = {
+    id, account_id: owner, kind: request.kind, order: request.order, order_ext: request.orderExt,
+    request_hash: request.requestHash, currency, amount_minor: request.amountMinor,
+    email: d.email, phone: d.phone, subject: request.subject,
+    accountbank_name: d.accountbankName, accountbank_rut: d.accountbankRut, accountbank_sbif: d.accountbankSbif,
+    accountbank_type: d.accountbankType, accountbank_num: d.accountbankNum,
+    url_notify: request.urlNotify, additional_parameters: request.additionalParameters,
+    status: immediate ?? 'pending', reason_rejection: outcome === 'rejected' ? sandboxRejectionReason : '', movement_id: movementId,
+    due_at: sandbox && immediate === null ? new Date(at.getTime() + limits.sandboxPayoutProcessingAfterMs) : null,
+    created_at: at, updated_at: at,
+  } as const;
+  return inTransactionOrJoin(ctx.db, async (tx) => {
+    const reserved = await ctx.ledger.reserveWith<PayoutRow>(tx, {
+      kind: reservedJournalKinds[request.kind], reference: id, at, owner, currency, amountMinor: request.amountMinor,
+    }, {
+      then: then === null ? [] : [then],
+      write: ([reservation, result]) => {
+        const movements: GatedMovement[] = [{ id: movementId, kind: request.kind, journal: reservation!, status: outcome === 'rejected' ? 'reversed' : 'current' }];
+        if (outcome === 'rejected') movements.push({ id: newMovementId(), kind: reversalMovementKind(request.kind), journal: result!, status: 'current' });
+        return { insert: insertPayoutQuery(tx, row), follow: [movementsOfGateSql({ accountId: owner, currency }, movements)] };
+      },
     });
-  } catch (error) {
-    if (!(error instanceof Abort)) throw error;
-    if (error.outcome !== 'order_taken') return error.outcome;
-    const winner = await findPayoutByOrder(ctx.db, request.accountId, request.kind, request.order);
-    if (winner === undefined) throw new Error(`order ${request.order} conflicted but no payout holds it`);
-    return answerForExisting(winner, request);
-  }
+    if (!reserved.ok) {
+      // Still under the wallet's lock: an order committed while this request waited for it answers first.
+      const existing = await findPayoutByOrder(tx, owner, request.kind, request.order);
+      if (existing !== undefined) return answerForExisting(existing, request);
+      return { ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: reserved.availableMinor, currency, requestedMinor: request.amountMinor }) };
+    }
+    if (reserved.row === undefined) {
+      // The order was taken by a request that committed while this one's insert waited: the whole statement wrote
+      // nothing, and the winner decides the answer.
+      const winner = await findPayoutByOrder(tx, owner, request.kind, request.order);
+      if (winner === undefined) throw new Error(`order ${request.order} conflicted but no payout holds it`);
+      return answerForExisting(winner, request);
+    }
+    if (outcome !== 'open') await enqueuePayoutResult(ctx, tx, reserved.row);
+    return { ok: true, payoutId: id, movementId, replayed: false };
+  });
 }

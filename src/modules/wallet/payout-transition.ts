@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
+import { journalKinds, ledgerCodes, SYSTEM_OWNER, type JournalInput } from '../../platform/ledger/ledger.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
 import { appendWalletMovement } from './movements.ts';
@@ -35,26 +35,51 @@ export function payoutNotification(ctx: AppContext, p: PayoutRow): Record<string
   };
 }
 
-/** A payout or withdrawal: paid = reserved -> bank clearing; rejected = reserved -> available, with an income movement. */
-async function walletPayoutMoney(ctx: AppContext, tx: Tx, payout: PayoutRow & { kind: WalletPayoutKind }, outcome: PayoutOutcome, at: Date): Promise<void> {
-  const amountMinor = BigInt(payout.amount_minor);
-  const owner = payout.account_id;
-  const currency = payout.currency;
+/**
+ * The journal a wallet payout's outcome posts: paid = reserved -> bank clearing; rejected = reserved -> available
+ * (followed by an income movement); none while it stays open. Creation posts it in the reservation's own
+ * statement when the sandbox resolves the payout at once (payout-create.ts).
+ */
+export function walletOutcomeJournal(
+  payout: { readonly id: string; readonly kind: WalletPayoutKind; readonly account_id: string; readonly currency: string; readonly amountMinor: bigint },
+  outcome: PayoutOutcome, at: Date,
+): JournalInput | null {
+  const { amountMinor, account_id: owner, currency } = payout;
   if (outcome === 'paid') {
-    await ctx.ledger.post(tx, {
-      kind: paidJournalKinds[payout.kind],
-      reference: payout.id,
-      at,
+    return {
+      kind: paidJournalKinds[payout.kind], reference: payout.id, at,
       postings: [
         { owner, code: ledgerCodes.walletReserved, currency, amountMinor: -amountMinor },
         { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency, amountMinor },
       ],
-    });
-  } else if (outcome === 'rejected') {
-    const journal = await ctx.ledger.release(tx, { kind: releasedJournalKinds[payout.kind], reference: payout.id, at, owner, currency, amountMinor });
+    };
+  }
+  if (outcome === 'rejected') {
+    return {
+      kind: releasedJournalKinds[payout.kind], reference: payout.id, at,
+      postings: [
+        { owner, code: ledgerCodes.walletReserved, currency, amountMinor: -amountMinor },
+        { owner, code: ledgerCodes.walletAvailable, currency, amountMinor },
+      ],
+    };
+  }
+  return null;
+}
+
+/** The kind of the income movement a rejected payout or withdrawal leaves. */
+export function reversalMovementKind(kind: WalletPayoutKind): string {
+  return `${kind}_reversal`;
+}
+
+/** A payout or withdrawal: paid = reserved -> bank clearing; rejected = reserved -> available, with an income movement. */
+async function walletPayoutMoney(ctx: AppContext, tx: Tx, payout: PayoutRow & { kind: WalletPayoutKind }, outcome: PayoutOutcome, at: Date): Promise<void> {
+  const journal = walletOutcomeJournal({ ...payout, amountMinor: BigInt(payout.amount_minor) }, outcome, at);
+  if (journal === null) return;
+  const posted = await ctx.ledger.post(tx, journal);
+  if (outcome === 'rejected') {
     await appendWalletMovement(tx, {
-      accountId: owner, currency, order: payout.order, subject: payout.subject,
-      kind: `${payout.kind}_reversal`, reference: payout.id, originLiquidation: null, journal, at,
+      accountId: payout.account_id, currency: payout.currency, order: payout.order, subject: payout.subject,
+      kind: reversalMovementKind(payout.kind), reference: payout.id, originLiquidation: null, journal: posted, at,
     });
     if (payout.movement_id !== null) await markMovementReversed(tx, payout.movement_id);
   }
@@ -79,6 +104,19 @@ async function refundPayoutMoney(ctx: AppContext, tx: Tx, payout: PayoutRow, out
   await followRefundPayout(ctx, tx, payout, outcome === 'paid', at);
 }
 
+/** A resolved payout's notification, into the outbox in the resolving transaction (sent after commit). */
+export async function enqueuePayoutResult(ctx: AppContext, tx: Tx, payout: PayoutRow): Promise<void> {
+  if (payout.url_notify === null) return;
+  await enqueueCallback(tx, {
+    accountId: payout.account_id,
+    url: payout.url_notify,
+    eventType: 'payout.result',
+    payload: payoutNotification(ctx, payout),
+    // Service time, not account time: the outbox is due now under either clock.
+    at: ctx.clock.now(),
+  });
+}
+
 /** The caller holds the payout's row lock (lockPayout, or the row it inserted in this transaction). */
 export async function transitionPayout(ctx: AppContext, tx: Tx, payout: PayoutRow, to: PayoutStatus, options: TransitionOptions): Promise<PayoutRow> {
   assertTransition(payout.status, to);
@@ -96,15 +134,6 @@ export async function transitionPayout(ctx: AppContext, tx: Tx, payout: PayoutRo
   assert.ok(updated !== undefined, `payout ${payout.id} changed under a held lock`);
   if (payout.kind === 'refund') await refundPayoutMoney(ctx, tx, updated, outcome, options.at);
   else await walletPayoutMoney(ctx, tx, { ...payout, kind: payout.kind }, outcome, options.at);
-  if (outcome !== 'open' && updated.url_notify !== null) {
-    await enqueueCallback(tx, {
-      accountId: payout.account_id,
-      url: updated.url_notify,
-      eventType: 'payout.result',
-      payload: payoutNotification(ctx, updated),
-      // Service time, not account time: the outbox is due now under either clock.
-      at: ctx.clock.now(),
-    });
-  }
+  if (outcome !== 'open') await enqueuePayoutResult(ctx, tx, updated);
   return updated;
 }

@@ -31,10 +31,14 @@ export async function lockPayout(tx: Tx, id: string): Promise<PayoutRow | undefi
 
 /** Inserts unless the account already used the order for this kind; the new row, or undefined when it had. */
 export async function insertPayout(tx: Tx, row: Insertable<PayoutTable>): Promise<PayoutRow | undefined> {
+  return insertPayoutQuery(tx, row).executeTakeFirst();
+}
+
+/** The insert of insertPayout, unexecuted, for a statement that writes more in the same round trip (Ledger.reserveWith). */
+export function insertPayoutQuery(tx: Tx, row: Insertable<PayoutTable>) {
   return tx.insertInto('payouts').values(row)
     .onConflict((oc) => oc.columns(['account_id', 'kind', 'order']).doNothing())
-    .returningAll()
-    .executeTakeFirst();
+    .returningAll();
 }
 
 export async function payoutsByIds(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<readonly PayoutRow[]> {

@@ -2,6 +2,7 @@
 // transaction and takes its account locks itself, in the one order of ledgerLockOrder (docs/ledger.md), so no
 // caller orders ledger locks by hand. Callers still choose when, relative to their own business rows, they call
 // it (decision 060): business row first, then the ledger.
+import type { OperationNodeSource, RawBuilder } from 'kysely';
 import type { DbOrTx, Tx } from '../db/types.ts';
 import type { FundsSource, Shortfall } from './funds.ts';
 import type { JournalKind } from './kinds.ts';
@@ -32,6 +33,27 @@ export interface WalletMove extends JournalHeader {
 
 export type Posted = { readonly ok: true; readonly journal: PostedJournal };
 
+/**
+ * The business row a reservation belongs to, written by the reservation's own statement: `insert` is an
+ * `INSERT ... ON CONFLICT DO NOTHING RETURNING *` that the statement names `gate`; the journals, and each of
+ * `follow` (statements that select `FROM gate`, so they write nothing when it is empty), are written only when it
+ * inserted its row.
+ */
+export interface GatedWrite {
+  readonly insert: OperationNodeSource;
+  readonly follow: readonly RawBuilder<unknown>[];
+}
+
+export interface ReserveWithInput {
+  /** Journals that follow the reservation in the same statement, on the same accounts or derived ones (an immediate outcome). */
+  readonly then: readonly JournalInput[];
+  /** Built from the posted journals (their running balances), before the statement runs. */
+  readonly write: (journals: readonly PostedJournal[]) => GatedWrite;
+}
+
+/** `row` is undefined (and nothing was written) when the gate found its row taken. */
+export type ReservedWith<Row> = { readonly ok: true; readonly row: Row | undefined } | Shortfall;
+
 export interface TakeInput extends JournalHeader {
   readonly currency: string;
   readonly amountMinor: bigint;
@@ -60,6 +82,13 @@ export interface Ledger {
   hold(tx: Tx, keys: readonly LedgerKey[]): Promise<readonly bigint[]>;
   /** Moves available -> reserved when the available balance covers it; otherwise writes nothing and says by how much it falls short. */
   reserve(tx: Tx, move: WalletMove): Promise<Posted | Shortfall>;
+  /**
+   * Like reserve, with the funds check's lock (one round trip) followed by ONE statement that writes the caller's
+   * row (GatedWrite), the reservation, the `then` journals and the caller's follow-up rows, or nothing at all when
+   * the row was taken: the lock is held for that statement and the commit only (docs/performance.md). `Row` is the gate's row as the driver returns
+   * it (as Kysely's returningAll would).
+   */
+  reserveWith<Row>(tx: Tx, move: WalletMove, input: ReserveWithInput): Promise<ReservedWith<Row>>;
   /** Moves reserved -> available (a payout or withdrawal that did not happen). */
   release(tx: Tx, move: WalletMove): Promise<PostedJournal>;
   /** Takes `amountMinor` from the sources in order into `to`; all or nothing, with the shortfall when refused. */

@@ -1,7 +1,7 @@
 // The SQL under the Ledger interface (ledger.ts): a balanced journal posted inside the caller's database
 // transaction, and the account row locks, always taken in ledgerLockOrder. Modules use ctx.ledger, never this file.
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../db/types.ts';
 import { newId } from '../ids.ts';
 import { isNonNegative, SYSTEM_OWNER } from './codes.ts';
@@ -146,55 +146,91 @@ export function ledgerKeyId(key: LedgerKey): string {
 }
 
 /**
- * Posts a balanced journal: one round trip locks the journal's balance-keeping accounts in ledgerLockOrder (so
- * concurrent journals cannot deadlock), and one statement inserts the journal, updates those balances and inserts
- * the postings. Derived accounts are neither locked nor updated. A non-negative account going below zero is a bug
- * in the caller, which must check funds under a lock first (Ledger.hold, reserve, take): the assertion (and the
- * CHECK constraint) stop it.
+ * Journals ready to write: each line with the balance after it (from the balances read under lock), and the
+ * CTEs that write them. `ctes(guard)` inserts the journals, updates the balances and inserts the postings, each
+ * only when `guard` (a boolean SQL expression) holds, so a caller can make the whole journal wait on its own row.
  */
-export async function postJournal(
-  tx: Tx, journal: JournalInput, heldIds: LockedAccounts = new Map(), derivedIds: DerivedIds = new Map(),
-): Promise<PostedJournal> {
-  assertBalanced(journal.postings);
-  for (const p of journal.postings) {
+export interface PlannedJournals {
+  readonly posted: readonly PostedJournal[];
+  readonly ctes: (guard: RawBuilder<unknown>) => RawBuilder<unknown>;
+}
+
+/** The CTEs that write planned journals, each only when `guard` holds (PlannedJournals.ctes). */
+function journalCtes(headers: readonly RawBuilder<unknown>[], rows: readonly RawBuilder<unknown>[], deltas: ReadonlyMap<bigint, bigint>, guard: RawBuilder<unknown>): RawBuilder<unknown> {
+  const updates = [...deltas].filter(([, d]) => d !== 0n);
+  // The casts type the VALUES rows, which a SELECT (unlike INSERT ... VALUES) would otherwise read as text.
+  const update = updates.length === 0 ? sql`` : sql`, ledger_u AS (
+    UPDATE ledger_accounts a SET balance_minor = a.balance_minor + v.delta
+    FROM (VALUES ${sql.join(updates.map(([accountId, d]) => sql`(${accountId.toString()}::bigint, ${d.toString()}::bigint)`))}) AS v(id, delta)
+    WHERE a.id = v.id AND ${guard})`;
+  return sql`ledger_j AS (INSERT INTO journal_entries (id, kind, reference, memo, created_at)
+    SELECT v.* FROM (VALUES ${sql.join(headers)}) AS v(id, kind, reference, memo, created_at) WHERE ${guard})${update},
+  ledger_p AS (INSERT INTO postings (journal_id, ledger_account_id, currency, amount_minor, balance_after_minor)
+    SELECT v.* FROM (VALUES ${sql.join(rows)}) AS v(journal_id, ledger_account_id, currency, amount_minor, balance_after_minor) WHERE ${guard})`;
+}
+
+function assertPostable(journals: readonly JournalInput[]): readonly PostingInput[] {
+  assert.ok(journals.length >= 1 && journals.length <= limits.journalsPerStatementMax, 'one statement writes 1..4 journals');
+  for (const j of journals) assertBalanced(j.postings);
+  const postings = journals.flatMap((j) => j.postings);
+  for (const p of postings) {
     // A derived account has no locked balance to check: one that must stay non-negative may only receive money.
     assert.ok(!isDerived(p) || !isNonNegative(p.code) || p.amountMinor > 0n, `derived account ${p.code} only receives money`);
   }
-  const id = newId('jr', 20);
+  return postings;
+}
+
+/**
+ * Plans balanced journals on accounts the caller locked (`heldIds`, from a funds check) or that this call locks
+ * now, in one round trip and in ledgerLockOrder (so concurrent journals cannot deadlock). Derived accounts are
+ * neither locked nor updated. Balances run from one journal to the next, so several journals of one business
+ * event (a reservation and its immediate outcome) are written by one statement. A non-negative account going
+ * below zero is a bug in the caller, which must check funds under a lock first (Ledger.hold, reserve, take): the
+ * assertion (and the CHECK constraint) stop it.
+ */
+export async function planJournals(
+  tx: Tx, journals: readonly JournalInput[], heldIds: LockedAccounts = new Map(), derivedIds: DerivedIds = new Map(),
+): Promise<PlannedJournals> {
+  const postings = assertPostable(journals);
   // Accounts the same ledger call already locked (a funds check locks the whole journal's accounts in one
   // statement, sql-ledger.ts holdForCheck) are not locked again, so no round trip is added.
-  const locked = await lockLedgerAccounts(tx, journal.postings.filter((p) => !isDerived(p) && !heldIds.has(keyOf(p))));
+  const locked = await lockLedgerAccounts(tx, postings.filter((p) => !isDerived(p) && !heldIds.has(keyOf(p))));
   const accounts = new Map<string, { id: bigint; balanceMinor: bigint }>([...heldIds, ...locked]);
-  for (const p of journal.postings) {
+  for (const p of postings) {
     if (isDerived(p) && !accounts.has(keyOf(p))) accounts.set(keyOf(p), { id: await derivedAccountId(tx, p, derivedIds), balanceMinor: 0n });
   }
   const running = new Map<string, bigint>();
   const deltas = new Map<bigint, bigint>();
-  const lines: PostedLine[] = [];
-  const rows: { accountId: bigint; currency: string; amountMinor: bigint; balanceAfterMinor: bigint | null }[] = [];
-  for (const p of journal.postings) {
-    const account = accounts.get(keyOf(p));
-    assert.ok(account !== undefined);
-    let balanceAfterMinor: bigint | null = null;
-    if (!isDerived(p)) {
-      balanceAfterMinor = (running.get(keyOf(p)) ?? account.balanceMinor) + p.amountMinor;
-      running.set(keyOf(p), balanceAfterMinor);
-      deltas.set(account.id, (deltas.get(account.id) ?? 0n) + p.amountMinor);
-      assert.ok(!isNonNegative(p.code) || balanceAfterMinor >= 0n, `ledger account ${p.owner}/${p.code} would go negative`);
+  const posted: PostedJournal[] = [];
+  const headers: RawBuilder<unknown>[] = [];
+  const rows: RawBuilder<unknown>[] = [];
+  for (const journal of journals) {
+    const id = newId('jr', 20);
+    const lines: PostedLine[] = [];
+    for (const p of journal.postings) {
+      const account = accounts.get(keyOf(p));
+      assert.ok(account !== undefined);
+      let balanceAfterMinor: bigint | null = null;
+      if (!isDerived(p)) {
+        balanceAfterMinor = (running.get(keyOf(p)) ?? account.balanceMinor) + p.amountMinor;
+        running.set(keyOf(p), balanceAfterMinor);
+        deltas.set(account.id, (deltas.get(account.id) ?? 0n) + p.amountMinor);
+        assert.ok(!isNonNegative(p.code) || balanceAfterMinor >= 0n, `ledger account ${p.owner}/${p.code} would go negative`);
+      }
+      rows.push(sql`(${id}, ${account.id.toString()}::bigint, ${p.currency}, ${p.amountMinor.toString()}::bigint, ${balanceAfterMinor?.toString() ?? null}::bigint)`);
+      lines.push({ ...p, balanceAfterMinor });
     }
-    rows.push({ accountId: account.id, currency: p.currency, amountMinor: p.amountMinor, balanceAfterMinor });
-    lines.push({ ...p, balanceAfterMinor });
+    headers.push(sql`(${id}, ${journal.kind}, ${journal.reference}, ${journal.memo ?? ''}, ${journal.at}::timestamptz)`);
+    posted.push({ id, lines });
   }
-  const updates = [...deltas].filter(([, d]) => d !== 0n);
-  const update = updates.length === 0 ? sql`` : sql`, u AS (
-      UPDATE ledger_accounts a SET balance_minor = a.balance_minor + v.delta
-      FROM (VALUES ${sql.join(updates.map(([accountId, d]) => sql`(${accountId.toString()}::bigint, ${d.toString()}::bigint)`))}) AS v(id, delta)
-      WHERE a.id = v.id)`;
-  await sql`
-    WITH j AS (INSERT INTO journal_entries (id, kind, reference, memo, created_at)
-      VALUES (${id}, ${journal.kind}, ${journal.reference}, ${journal.memo ?? ''}, ${journal.at}))${update}
-    INSERT INTO postings (journal_id, ledger_account_id, currency, amount_minor, balance_after_minor)
-    VALUES ${sql.join(rows.map((r) => sql`(${id}, ${r.accountId.toString()}::bigint, ${r.currency}, ${r.amountMinor.toString()}::bigint, ${r.balanceAfterMinor?.toString() ?? null}::bigint)`))}`
-    .execute(tx);
-  return { id, lines };
+  return { posted, ctes: (guard) => journalCtes(headers, rows, deltas, guard) };
+}
+
+/** Posts a balanced journal (planJournals) in one more round trip: one statement writes it all. */
+export async function postJournal(
+  tx: Tx, journal: JournalInput, heldIds: LockedAccounts = new Map(), derivedIds: DerivedIds = new Map(),
+): Promise<PostedJournal> {
+  const planned = await planJournals(tx, [journal], heldIds, derivedIds);
+  await sql`WITH ${planned.ctes(sql`TRUE`)} SELECT 1`.execute(tx);
+  return planned.posted[0]!;
 }

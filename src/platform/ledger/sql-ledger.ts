@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { ledgerCodes } from './codes.ts';
 import { planTake } from './funds.ts';
-import type { Ledger } from './ledger.ts';
-import { isDerived, ledgerKeyId, lockLedgerAccounts, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts } from './post.ts';
+import type { Ledger, ReservedWith, ReserveWithInput, WalletMove } from './ledger.ts';
+import { sql } from 'kysely';
+import { isDerived, ledgerKeyId, lockLedgerAccounts, planJournals, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts } from './post.ts';
 import type { Tx } from '../db/types.ts';
 
 export function createLedger(): Ledger {
@@ -43,6 +44,26 @@ export function createLedger(): Ledger {
         postings: [{ ...available, amountMinor: -move.amountMinor }, { ...reserved, amountMinor: move.amountMinor }],
       }, locked);
       return { ok: true, journal };
+    },
+    async reserveWith<Row>(tx: Tx, move: WalletMove, input: ReserveWithInput): Promise<ReservedWith<Row>> {
+      assert.ok(move.amountMinor > 0n, 'a reservation moves money');
+      const available: LedgerKey = { owner: move.owner, code: ledgerCodes.walletAvailable, currency: move.currency };
+      const reserved: LedgerKey = { owner: move.owner, code: ledgerCodes.walletReserved, currency: move.currency };
+      const others = input.then.flatMap((j) => j.postings).filter((p) => !isDerived(p));
+      const { balancesMinor: [availableMinor], locked } = await holdForCheck(tx, [available], [reserved, ...others]);
+      if (availableMinor! < move.amountMinor) {
+        return { ok: false, requiredMinor: move.amountMinor, availableMinor: availableMinor!, shortfallMinor: move.amountMinor - availableMinor! };
+      }
+      const planned = await planJournals(tx, [{
+        kind: move.kind, reference: move.reference, ...(move.memo !== undefined ? { memo: move.memo } : {}), at: move.at,
+        postings: [{ ...available, amountMinor: -move.amountMinor }, { ...reserved, amountMinor: move.amountMinor }],
+      }, ...input.then], locked, derivedIds);
+      const write = input.write(planned.posted);
+      const follow = write.follow.map((f, i) => sql`, follow_${sql.raw(String(i))} AS (${f})`);
+      const result = await sql<Record<string, unknown>>`
+        WITH gate AS (${write.insert}), ${planned.ctes(sql`EXISTS (SELECT 1 FROM gate)`)}${sql.join(follow, sql``)}
+        SELECT * FROM gate`.execute(tx);
+      return { ok: true, row: result.rows[0] as Row | undefined };
     },
     async release(tx, move) {
       return postJournal(tx, {

@@ -19,11 +19,11 @@ const targets = {
   // 3 since the checkout-link key and the currencies are cached per app (src/platform/app-memo.ts) and the insert
   // joins the command's transaction without a savepoint (inTransactionOrJoin): auth, clock, insert.
   'POST /api/transaction': 3,
-  // 13 and 11 since the bank catalogue is read once per app, the reservation's lock serialises the order check
-  // (no separate hold), a funds check locks the journal's accounts in one statement, and the payout row is written
-  // naming its movement (docs/performance.md).
-  'POST /api/wallet/payout': 13,
-  'POST /api/wallet/withdraw': 11,
+  // 5 and 6 since the funds check's lock is followed by one statement that writes the payout, its journals (the
+  // sandbox's immediate outcome included) and its movements (Ledger.reserveWith), with no savepoint: auth, the
+  // committed order, the sandbox clock, the lock, the write (a withdrawal also reads the account's bank account).
+  'POST /api/wallet/payout': 5,
+  'POST /api/wallet/withdraw': 6,
   // A card payment's success: claim the attempt, charge, then the attempt's record (issue 15 point 5: one
   // INSERT ... SELECT numbering it), capture, fee, state and callback in one commit. 17 since the Webpay and refund
   // work (the charge key a refund names, the guard against a lost commit still undecided): the next to cut.
