@@ -16,6 +16,16 @@ export const limits = {
   requestIdLengthMax: 128,
   /** A Bearer token longer than any we issue is refused as invalid without a database lookup. */
   bearerTokenLengthMax: 200,
+  /**
+   * Authenticated accounts kept in memory per process (decision 190): found by token without a database round trip,
+   * dropped on every change notification. The age bound only caps a notification channel that silently stops
+   * delivering (a pooler in transaction mode); a live channel drops changed entries at once.
+   */
+  authCacheEntriesMax: 10_000,
+  authCacheEntryAgeMsMax: 60 * secondMs,
+  /** The change-notification connection (LISTEN) reconnects after this, doubling up to the max. */
+  changeFeedRetryMsMin: 500,
+  changeFeedRetryMsMax: 30 * secondMs,
   /** How deep the input guards follow nested objects; deeper input than any merchant sends is refused. */
   inputDepthMax: 64,
   // Pages: every list is bounded.

@@ -64,7 +64,7 @@ export function createContext(base: ContextBase, modules: readonly AppModule[] =
     processor: processorFor(base.config.mode),
     paymentExtensions,
     settlementHolds,
-    accounts: accountDirectory(base.db, base.secrets),
+    accounts: accountDirectory(base.db, base.secrets, base.changes ?? null),
     dueWork: dueWorkRegistry(modules),
   };
 }
@@ -105,6 +105,6 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     if (options.handle === undefined) await handle.close();
     throw error;
   }
-  const ctx = createContext({ db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger });
+  const ctx = createContext({ db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger, changes: handle.changes });
   return { ctx, handle, close: () => handle.close() };
 }

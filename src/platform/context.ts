@@ -1,6 +1,7 @@
 // What every service needs, built once by the composition root (src/runtime.ts) and passed down: no module-level
 // singletons, no registry filled by imports. Ports (interfaces) live in platform; their implementations are wired
 // in runtime.ts, so platform code never imports a module.
+import type { ChangeFeed } from './db/change-feed.ts';
 import type { Logger } from 'pino';
 import type { AccountDirectory } from './auth/account-directory.ts';
 import type { Clock } from './clock.ts';
@@ -19,6 +20,8 @@ export interface ContextBase {
   readonly clock: Clock;
   readonly secrets: SecretBox;
   readonly logger: Logger;
+  /** The database's change notifications, where the process may keep copies (absent: nothing is kept). */
+  readonly changes?: ChangeFeed;
 }
 
 export interface AppContext extends ContextBase {

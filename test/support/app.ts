@@ -82,6 +82,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     // Two apps on one database share its secret key, as two processes of one deployment do.
     secrets: options.sharing?.ctx.secrets ?? createSecretBox(crypto.randomBytes(32)),
     logger: pino({ level: 'silent' }),
+    // As a server's: authenticated accounts are kept in memory and dropped on change (decision 190).
+    changes: handle.changes,
   });
   const app = await buildApp(ctx, options.modules);
   options.extraRoutes?.(app);

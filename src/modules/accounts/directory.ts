@@ -1,17 +1,33 @@
 // The accounts module's side of the AccountDirectory port: platform code (auth, callback delivery) looks
 // accounts up through the context and never imports this module.
-import type { AccountDirectory } from '../../platform/auth/account-directory.ts';
+import type { AccountDirectory, AuthenticatedAccount } from '../../platform/auth/account-directory.ts';
+import type { ChangeFeed } from '../../platform/db/change-feed.ts';
+import { NotifiedCache } from '../../platform/db/notified-cache.ts';
+import { limits } from '../../limits.ts';
 import { publicTokenHash } from '../../platform/auth/tokens.ts';
 import type { Db } from '../../platform/db/types.ts';
 import type { SecretBox } from '../../platform/secrets.ts';
 import { findAccountRowById, findAccountRowByTokenHash } from './repository.ts';
 
-export function accountDirectory(db: Db, secrets: SecretBox): AccountDirectory {
+/** The channel migration 0240's trigger notifies when an account's credentials, signing, status or name change. */
+export const accountChangesChannel = 'cobro_account_changed';
+
+/**
+ * With a change feed, an authenticated account is kept in memory (decision 190), so a request's authentication
+ * costs no round trip and no decryption; any change to any account drops every kept one.
+ */
+export function accountDirectory(db: Db, secrets: SecretBox, changes: ChangeFeed | null): AccountDirectory {
+  const kept = changes === null ? null
+    : new NotifiedCache<AuthenticatedAccount>(changes, accountChangesChannel, limits.authCacheEntriesMax, limits.authCacheEntryAgeMsMax);
+  const lookUp = async (hash: string): Promise<AuthenticatedAccount | null> => {
+    const row = await findAccountRowByTokenHash(db, hash);
+    if (row === undefined) return null;
+    return { id: row.id, name: row.name, privateToken: secrets.open(row.private_token_enc), strictSigning: row.strict_signing };
+  };
   return {
     async authenticatePublicToken(publicToken) {
-      const row = await findAccountRowByTokenHash(db, publicTokenHash(publicToken));
-      if (row === undefined) return null;
-      return { id: row.id, name: row.name, privateToken: secrets.open(row.private_token_enc), strictSigning: row.strict_signing };
+      const hash = publicTokenHash(publicToken);
+      return kept === null ? lookUp(hash) : kept.get(hash, () => lookUp(hash));
     },
     async webhookSecretOf(accountId) {
       const row = await findAccountRowById(db, accountId);

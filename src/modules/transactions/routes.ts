@@ -22,7 +22,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: AppContext): 
       body: CreateTransactionBody,
       response: withErrors({ 200: CreateTransactionResponse }),
     },
-  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => createTransaction(tx, accountOf(request).id, request.body)));
+  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => createTransaction(tx, accountOf(request).id, request.body), { selfContained: true }));
 
   r.get('/api/transaction/:id', {
     schema: {

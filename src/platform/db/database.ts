@@ -9,6 +9,7 @@ import type { Database } from './types.ts';
 import { dataDirEntries, restrictUmask, tightenTree } from '../fs-permissions.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { StartupError, errorText } from '../startup-error.ts';
+import { pgliteChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-feed.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -18,6 +19,8 @@ export interface DatabaseHandle {
   close(): Promise<void>;
   /** The embedded instance, when the engine is PGlite (tests snapshot it). */
   readonly pglite: PGlite | null;
+  /** Change notifications from this database (LISTEN/NOTIFY), for copies kept in memory. */
+  readonly changes: ChangeFeed;
 }
 
 const INT8_OID = 20;
@@ -55,7 +58,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     if (options.readOnly === true) pool.on('connect', (client) => { client.query('SET default_transaction_read_only = on').catch(() => {}); });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     pools.set(db, pool);
-    return { db, engine: 'postgres', pglite: null, close: () => db.destroy() };
+    const changes = postgresChangeFeed(options.url);
+    return { db, engine: 'postgres', pglite: null, changes, close: async () => { await changes.close(); await db.destroy(); } };
   }
   let dir: string | undefined;
   let lock: DataDirLock | null = null;
@@ -86,11 +90,14 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   // One connection: the setting holds for every transaction Kysely runs on it.
   if (options.readOnly === true) await pglite.exec('SET default_transaction_read_only = on');
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  const changes = pgliteChangeFeed(pglite);
   return {
     db,
     engine: 'pglite',
     pglite,
+    changes,
     close: async () => {
+      await changes.close();
       await db.destroy();
       if (!pglite.closed) await pglite.close();
       lock?.release();

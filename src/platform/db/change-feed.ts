@@ -1,0 +1,128 @@
+// Change notifications from the database (LISTEN/NOTIFY, the same on PGlite and PostgreSQL), so a process may keep
+// a copy of rows in memory and drop it the moment another process, the CLI or an operator changes them. A copy is
+// safe to keep only while the feed is live: `changed(null)` says notifications may have been missed (the listening
+// connection dropped, or has just been established) and everything kept must go.
+import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+import { limits } from '../../limits.ts';
+
+export type ChangeListener = (payload: string | null) => void;
+
+export interface ChangeFeed {
+  /** True while every notification on the subscribed channels reaches the listeners. */
+  live(): boolean;
+  /** Listens on `channel` (starting the feed on first use): `changed(payload)` per notification, `changed(null)` on a gap. */
+  on(channel: string, changed: ChangeListener): void;
+  close(): Promise<void>;
+}
+
+const channelPattern = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function checkedChannel(channel: string): string {
+  if (!channelPattern.test(channel)) throw new Error(`change channel ${channel} is not a plain identifier`);
+  return channel;
+}
+
+class Listeners {
+  readonly byChannel = new Map<string, ChangeListener[]>();
+  add(channel: string, changed: ChangeListener): boolean {
+    const list = this.byChannel.get(channel);
+    if (list !== undefined) { list.push(changed); return false; }
+    this.byChannel.set(channel, [changed]);
+    return true;
+  }
+  notify(channel: string, payload: string): void { for (const l of this.byChannel.get(channel) ?? []) l(payload); }
+  gap(): void { for (const list of this.byChannel.values()) for (const l of list) l(null); }
+}
+
+/** PGlite: one instance in this process; its notifications never drop, so the feed is live once LISTEN ran. */
+export function pgliteChangeFeed(pglite: PGlite): ChangeFeed {
+  const listeners = new Listeners();
+  let pending = 0;
+  const unlisten: Array<() => Promise<void>> = [];
+  return {
+    live: () => pending === 0 && listeners.byChannel.size > 0,
+    on(channel, changed) {
+      if (!listeners.add(checkedChannel(channel), changed)) return;
+      pending++;
+      void pglite.listen(channel, (payload) => listeners.notify(channel, payload)).then((stop) => {
+        unlisten.push(stop);
+        pending--;
+        listeners.gap();
+      }, () => { /* a closed instance: never live */ });
+    },
+    async close() { for (const stop of unlisten.splice(0)) await stop().catch(() => {}); },
+  };
+}
+
+/**
+ * PostgreSQL: a dedicated connection (a pooled one would be handed to queries), reconnected with backoff. While it
+ * is down the feed is not live, so nothing is kept and every lookup goes to the database.
+ */
+export function postgresChangeFeed(url: string): ChangeFeed {
+  const listeners = new Listeners();
+  let client: pg.Client | null = null;
+  let live = false;
+  let closed = false;
+  let starting = false;
+  let retryMs: number = limits.changeFeedRetryMsMin;
+  let retryTimer: NodeJS.Timeout | null = null;
+
+  const scheduleRetry = () => {
+    if (closed || retryTimer !== null) return;
+    retryTimer = setTimeout(() => { retryTimer = null; void connect(); }, retryMs);
+    retryTimer.unref();
+    retryMs = Math.min(retryMs * 2, limits.changeFeedRetryMsMax);
+  };
+  const lost = (c: pg.Client) => {
+    if (client !== c) return;
+    client = null;
+    live = false;
+    listeners.gap();
+    c.end().catch(() => {});
+    scheduleRetry();
+  };
+  async function connect(): Promise<void> {
+    if (closed || client !== null || starting) return;
+    starting = true;
+    // Keep-alive so a connection that silently died (no FIN) is noticed, and the feed stops being live.
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs, keepAlive: true });
+    c.on('error', () => lost(c));
+    c.on('end', () => lost(c));
+    c.on('notification', (m) => { if (m.payload !== undefined) listeners.notify(m.channel, m.payload); });
+    try {
+      await c.connect();
+      client = c;
+      for (const channel of listeners.byChannel.keys()) await c.query(`LISTEN ${channel}`);
+      if (closed) { await c.end(); return; }
+      if (client !== c) return;
+      live = true;
+      retryMs = limits.changeFeedRetryMsMin;
+      // Whatever was read before LISTEN took effect may already be stale.
+      listeners.gap();
+    } catch {
+      if (client === c) lost(c);
+      else { c.end().catch(() => {}); scheduleRetry(); }
+    } finally {
+      starting = false;
+    }
+  }
+
+  return {
+    live: () => live,
+    on(channel, changed) {
+      if (!listeners.add(checkedChannel(channel), changed)) return;
+      // A channel added to a running connection: not live for it until its LISTEN ran, so reconnect cleanly.
+      if (client !== null) lost(client);
+      else void connect();
+    },
+    async close() {
+      closed = true;
+      live = false;
+      if (retryTimer !== null) clearTimeout(retryTimer);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => {});
+    },
+  };
+}
