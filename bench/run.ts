@@ -48,7 +48,9 @@ const scaleOut = engines.includes('postgres') ? await measureScaleOut(postgresUr
 if (scaleOut !== null) {
   const one = scaleOut.processes1!.perSecond;
   for (const [name, r] of Object.entries(scaleOut)) {
-    rows.push(['postgres', `create-transaction, ${name.replace('processes', '')} process(es)`, `${r.perSecond}/s`, `p99 ${r.p99Ms} ms`,
+    // Where the CPU went: with the box's cores all busy, more processes cannot add throughput.
+    const cpu = r.cpu === null ? '' : `; CPU: box ${r.cpu.boxBusyPct}% busy, servers ${r.cpu.serversPct}%, postgres ${r.cpu.postgresPct}%, load generator ${r.cpu.loadGeneratorPct}% of a core`;
+    rows.push(['postgres', `create-transaction, ${name.replace('processes', '')} process(es)`, `${r.perSecond}/s`, `p99 ${r.p99Ms} ms${cpu}`,
       `${Math.round((r.perSecond / one) * 100) / 100} × 1 process`, name === 'processes2' ? '≥ 1.5' : '']);
   }
 }
