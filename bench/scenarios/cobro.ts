@@ -13,6 +13,8 @@ export interface CobroSizes { readonly requests: number; readonly payouts: numbe
 export interface CobroFigures {
   readonly coldStartMs: number;
   readonly warmStartMs: number;
+  /** Spawn to /readyz after a kill -9 in the middle of a load of creates (issue 13 point 3). */
+  readonly killRestartMs: number;
   readonly peakRssMb: number | null;
   readonly createTransaction: LoadResult;
   readonly getWallet: LoadResult;
@@ -29,6 +31,8 @@ export interface CobroFigures {
 const payoutMinor = 1234;
 const spreadWallets = 50;
 const callbacksTimeoutMs = 120_000;
+/** Long enough for the creates to be mid-flight (and, on PGlite, writing its WAL) when the kill lands. */
+const killAfterMs = 300;
 const hot = 1;
 const payer = 2 + spreadWallets;
 
@@ -74,7 +78,13 @@ export async function measureCobro(engine: BenchEngine, postgresUrl: string, siz
     // The same database again, workers on: the outbox holds one callback per payment to deliver.
     const second = await startCobro(database.env);
     const deliveredMs = await receiver.waitFor(sizes.payments, callbacksTimeoutMs);
-    await second.stop();
+    // Killed with creates in flight, then started again: the restart replays what the kill left (PGlite's WAL).
+    const inFlight = runLoad(sizes.requests, c, async (i) => created(await postJson(second.url, account(0), '/api/transaction', transactionBody(i, { order: `killed-${i}` }))));
+    await new Promise((r) => setTimeout(r, killAfterMs));
+    await second.kill();
+    await inFlight;
+    const restarted = await startCobro({ ...database.env, COBRO_WORKERS: '0' });
+    await restarted.stop();
     // Workers off again, so the advance's own drain settles every payment (a worker would race it for some).
     const third = await startCobro({ ...database.env, COBRO_WORKERS: '0' });
     const started = performance.now();
@@ -84,7 +94,7 @@ export async function measureCobro(engine: BenchEngine, postgresUrl: string, siz
     await third.stop();
     const settled = Number(advanced.body.processed?.['transaction-settlement'] ?? 0);
     return {
-      coldStartMs: server.readyMs, warmStartMs: second.readyMs, peakRssMb,
+      coldStartMs: server.readyMs, warmStartMs: second.readyMs, killRestartMs: restarted.readyMs, peakRssMb,
       createTransaction, getWallet, getBanks,
       hotWalletPayouts: { ...hotLoad, fundedFor, overdraft: hotLoad.ok > fundedFor },
       payouts50Wallets, paymentSuccess,

@@ -16,6 +16,8 @@ export interface Spawned {
   /** Milliseconds from spawn to the first 200 from /readyz. */
   readonly readyMs: number;
   stop(): Promise<void>;
+  /** kill -9, as a crash or the OOM killer would: no shutdown work at all. */
+  kill(): Promise<void>;
 }
 
 async function waitReady(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
@@ -49,6 +51,11 @@ async function start(args: readonly string[], env: Readonly<Record<string, strin
       const hard = setTimeout(() => child.kill('SIGKILL'), 10_000);
       child.once('exit', () => { clearTimeout(hard); resolve(); });
       child.kill('SIGTERM');
+    }),
+    kill: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
     }),
   };
 }
