@@ -25,6 +25,17 @@ export async function accountOffsetMs(db: DbOrTx, accountId: string): Promise<nu
   return row === undefined ? 0 : Number(row.offset_ms);
 }
 
+/** The account's offset as SQL (0 when it never moved), for a read that learns it in the same round trip as others. */
+export function accountOffsetMsSql(accountId: string): RawBuilder<string> {
+  return sql<string>`COALESCE((SELECT sc.offset_ms FROM sandbox_clocks sc WHERE sc.account_id = ${accountId}), 0)::text`;
+}
+
+/** "Now" as one account sees it, from its offset (accountOffsetMsSql); the service clock alone in production. */
+export function accountNowFromOffset(ctx: AppContext, offsetMs: number): Date {
+  const now = ctx.clock.now();
+  return ctx.config.mode === 'sandbox' ? new Date(now.getTime() + offsetMs) : now;
+}
+
 /** "Now" as one account sees it. */
 export async function accountNow(ctx: AppContext, accountId: string, db: DbOrTx = ctx.db): Promise<Date> {
   const now = ctx.clock.now();

@@ -6,11 +6,11 @@ import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { journalKinds } from '../../platform/ledger/ledger.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
+import { accountNowFromOffset } from '../../platform/sandbox-clock.ts';
 import { movementsOfGateSql, newMovementId, type GatedMovement } from './movements.ts';
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
-import { findPayoutByOrder, insertPayoutQuery, type PayoutRow } from './repository.ts';
+import { findPayoutByOrder, findPayoutByOrderWithOffset, insertPayoutQuery, type PayoutRow } from './repository.ts';
 import { inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
 import { limits } from '../../limits.ts';
 
@@ -60,13 +60,15 @@ function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateO
  * is needed to undo it.
  */
 export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
-  const committed = await findPayoutByOrder(ctx.db, request.accountId, request.kind, request.order);
+  const sandbox = ctx.config.mode === 'sandbox';
+  const { payout: committed, offsetMs } = sandbox
+    ? await findPayoutByOrderWithOffset(ctx.db, request.accountId, request.kind, request.order)
+    : { payout: await findPayoutByOrder(ctx.db, request.accountId, request.kind, request.order), offsetMs: 0 };
   if (committed !== undefined) return answerForExisting(committed, request);
   const owner = request.accountId;
   const currency = request.currency;
-  const at = await accountNow(ctx, owner);
+  const at = accountNowFromOffset(ctx, offsetMs);
   const id = newId('mor', 17);
-  const sandbox = ctx.config.mode === 'sandbox';
   // The sandbox resolves its fixed amounts at once: the row is written in its final state, with the outcome's
   // journal (and a rejection's income movement) in the same statement, as transitionPayout would have moved it.
   const immediate = sandbox && request.kind === 'payout' ? sandboxImmediateOutcome(request.amountMinor) : null;
