@@ -1,9 +1,9 @@
 // Response conventions for every route (supplement §3): JSON envelopes for 404/405/406, request ids, one error
 // handler that never leaks internals.
-import crypto from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { limits } from '../../limits.ts';
+import { randomHex } from '../ids.ts';
 import { fromAjvErrors } from './validation-errors.ts';
 import { keepRawBody, parseJsonBody } from './json-body.ts';
 
@@ -12,7 +12,7 @@ const requestIdPattern = new RegExp(`^[\\w.:-]{1,${limits.requestIdLengthMax}}$`
 export function genRequestId(request: { headers: Record<string, string | string[] | undefined> }): string {
   const incoming = request.headers['x-request-id'];
   if (typeof incoming === 'string' && requestIdPattern.test(incoming) && incoming.length <= limits.requestIdLengthMax) return incoming;
-  return 'req_' + crypto.randomBytes(12).toString('hex');
+  return 'req_' + randomHex(12);
 }
 
 const otherMethods = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
