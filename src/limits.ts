@@ -173,12 +173,16 @@ export const limits = {
   /** How long the CLI waits for a command run by the serving process. */
   opsCommandTimeoutMs: 2 * minuteMs,
   dbPoolSizeMax: 10,
-  /** The embedded database's buffer cache: PostgreSQL's 128 MB default is most of an idle server's RSS; a merchant's
-   *  embedded database is small and the OS page cache stands behind it (docs/performance.md). */
   /** Rows per query when a large page is read (src/platform/db/chunked-read.ts): bounds how long one query holds
    *  PGlite's thread, about 10 ms on this box. */
   dbReadChunkRowsMax: 500,
+  /** The embedded database's buffer cache: PostgreSQL's 128 MB default is most of an idle server's RSS; a merchant's
+   *  embedded database is small and the OS page cache stands behind it (docs/performance.md). */
   pgliteSharedBuffersMb: 16,
+  /** How far V8 lets the old generation grow past what a full collection left (--heap-growing-percent, set by
+   *  `cobro serve` itself: src/platform/memory-flags.ts). V8's own factor, up to 300%, let a serving process keep
+   *  50 MB of garbage under load; RSS target of issue 13: 200 MB. */
+  v8HeapGrowingPercent: 20,
   /** How long a starting process waits to reach DATABASE_URL before it says it cannot (an unrouted host never refuses). */
   dbStartupConnectTimeoutMs: 10 * secondMs,
   /** A stopping server finishes its callback deliveries in flight before it gives up. */
