@@ -137,8 +137,10 @@ export const limits = {
   deliveryPollIntervalMs: secondMs,
   deliveryBatchMax: 128,
   deliveryConcurrencyMax: 32,
+  /** Batches one step of the delivery worker claims back to back before it yields to the beat. */
+  deliveryRunBatchesMax: 16,
   /** Answers recorded per database transaction (src/platform/notifications/deliver.ts). */
-  deliveryRecordBatchMax: 32,
+  deliveryRecordBatchMax: 128,
   /** A kept-alive callback connection idle this long is closed (receivers' servers commonly close at 5 s). */
   deliveryIdleSocketMs: 4 * secondMs,
   /** One callback POST, connect to last byte. */
@@ -147,6 +149,10 @@ export const limits = {
   deliveryLeaseMs: 90 * secondMs,
   responseExcerptBytesMax: 1024,
   deliveryErrorLengthMax: 500,
+  /** Webhook signing keys kept prepared in memory (src/platform/notifications/sign.ts), one per account secret. */
+  webhookKeysCachedMax: 1000,
+  /** Callback URLs kept parsed and checked in memory (src/platform/notifications/send.ts). */
+  callbackTargetsCachedMax: 1000,
   /**
    * Supplement §5.3: delay before retry n+1 after failed attempt n (1-based); attempts beyond the list end in
    * `failed`. Each delay is jittered by up to retryJitterFraction either way.
@@ -247,7 +253,8 @@ export function assertLimits(): void {
   assert.ok(l.bancoEstadoNumLengthMax <= l.bankNumLengthMax, 'the Banco Estado bound narrows the bank account number');
   // Callbacks: a batch finishes inside its lease; a send finishes before a stopping server gives up on it; the
   // worker polls more often than the shortest retry, so a retry goes out close to when it is due.
-  assert.ok(Math.ceil(l.deliveryBatchMax / l.deliveryConcurrencyMax) * l.deliveryTimeoutMs < l.deliveryLeaseMs, 'a batch must finish inside its lease');
+  // The next batch is claimed while the last lane-full of the current one is still in flight.
+  assert.ok((Math.ceil(l.deliveryBatchMax / l.deliveryConcurrencyMax) + 1) * l.deliveryTimeoutMs < l.deliveryLeaseMs, 'a batch must finish inside its lease');
   assert.ok(l.deliveryTimeoutMs < l.shutdownGraceMs, 'shutdown waits for a callback in flight');
   assert.ok(l.deliveryPollIntervalMs < (l.retryDelaysMs[0] ?? 0) * (1 - l.retryJitterFraction), 'the worker polls more often than the shortest retry');
   assert.ok(l.retryDelaysMs.length >= 1 && l.retryDelaysMs.every((d, i) => i === 0 || d >= l.retryDelaysMs[i - 1]!), 'retry delays never shrink');

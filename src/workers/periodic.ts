@@ -6,8 +6,8 @@ import type { WorkerDefinition } from './types.ts';
 export interface PeriodicWorkerSpec {
   readonly name: string;
   readonly intervalMs: number;
-  /** One step; resolves true when more work is known to be waiting. */
-  step(ctx: AppContext): Promise<boolean>;
+  /** One step; resolves true when more work is known to be waiting. `signal` aborts when the worker stops. */
+  step(ctx: AppContext, signal: AbortSignal): Promise<boolean>;
 }
 
 export function periodicWorker(spec: PeriodicWorkerSpec): WorkerDefinition {
@@ -15,12 +15,13 @@ export function periodicWorker(spec: PeriodicWorkerSpec): WorkerDefinition {
     name: spec.name,
     start(ctx) {
       let stopped = false;
+      const stopping = new AbortController();
       let running: Promise<void> = Promise.resolve();
       let timer: NodeJS.Timeout;
       const tick = () => {
         if (stopped) return;
         let delayMs = spec.intervalMs;
-        running = spec.step(ctx)
+        running = spec.step(ctx, stopping.signal)
           .then((more) => { if (more) delayMs = 0; })
           .catch((error: unknown) => { ctx.logger.error({ err: error, worker: spec.name }, 'worker step failed'); })
           .finally(() => { if (!stopped) timer = setTimeout(tick, delayMs); });
@@ -29,6 +30,7 @@ export function periodicWorker(spec: PeriodicWorkerSpec): WorkerDefinition {
       return {
         async stop() {
           stopped = true;
+          stopping.abort();
           clearTimeout(timer);
           await running;
         },

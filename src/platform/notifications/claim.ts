@@ -6,7 +6,6 @@ import { randomHex } from '../ids.ts';
 import { accountNowSql } from '../sandbox-clock.ts';
 import { notificationAttemptsMax } from '../../limits.ts';
 import './types.ts';
-import { inTransaction } from '../db/unit-of-work.ts';
 
 export interface ClaimOptions {
   readonly limit: number;
@@ -29,54 +28,58 @@ export interface ClaimedNotification {
 
 export const lostAttemptError = 'lease expired: the worker stopped before recording an answer';
 
+interface ClaimedRow {
+  readonly id: string;
+  readonly account_id: string;
+  readonly url: string;
+  readonly body: string | null;
+  readonly payload: unknown;
+  readonly attempts: number;
+  readonly schedule_start_attempts: number;
+}
+
+/**
+ * One statement, so one round trip and no transaction held open across them: it picks the due rows (and those
+ * whose lease ran out), marks the attempts of a dead worker lost, fails the rows a dead worker kept past the
+ * schedule, leases the rest and opens their attempts. Its data-modifying parts see one snapshot and commit together.
+ */
 export async function claimDueNotifications(ctx: AppContext, options: ClaimOptions): Promise<readonly ClaimedNotification[]> {
   const now = ctx.clock.now();
   const leaseUntil = new Date(now.getTime() + options.leaseMs);
   const leaseToken = randomHex(12);
-  return inTransaction(ctx.db, async (tx) => {
-    let query = tx.selectFrom('notifications')
-      .select(['id', 'account_id', 'url', 'payload', 'body', 'status', 'attempts', 'schedule_start_attempts'])
-      .where((eb) => eb.or([
-        eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', accountNowSql(ctx, sql.ref('notifications.account_id')))]),
-        eb.and([eb('status', '=', 'delivering'), eb('lease_until', '<=', now)]),
-      ]));
-    if (options.accountId !== undefined) query = query.where('account_id', '=', options.accountId);
-    const rows = await query.orderBy('next_attempt_at').orderBy('id').limit(options.limit).forUpdate().skipLocked().execute();
-    if (rows.length === 0) return [];
-
-    const abandoned = rows.filter((r) => r.status === 'delivering').map((r) => r.id);
-    if (abandoned.length > 0) {
-      await tx.updateTable('notification_attempts')
-        .set({ outcome: 'lost', finished_at: now, error: lostAttemptError })
-        .where('notification_id', 'in', abandoned).where('finished_at', 'is', null)
-        .execute();
-    }
-    // A row whose worker keeps dying on it must still end: past the schedule it fails instead of looping.
-    const exhausted = rows.filter((r) => r.status === 'delivering' && r.attempts - r.schedule_start_attempts >= notificationAttemptsMax);
-    if (exhausted.length > 0) {
-      await tx.updateTable('notifications')
-        .set({ status: 'failed', lease_until: null, lease_token: null, last_error: lostAttemptError, updated_at: now })
-        .where('id', 'in', exhausted.map((r) => r.id))
-        .execute();
-    }
-    const claimable = rows.filter((r) => !exhausted.includes(r));
-    if (claimable.length === 0) return [];
-
-    await tx.updateTable('notifications')
-      .set({ status: 'delivering', attempts: sql<number>`attempts + 1`, lease_until: leaseUntil, lease_token: leaseToken, updated_at: now })
-      .where('id', 'in', claimable.map((r) => r.id))
-      .execute();
-    await tx.insertInto('notification_attempts')
-      .values(claimable.map((r) => ({ notification_id: r.id, attempt_no: r.attempts + 1, lease_token: leaseToken, started_at: now })))
-      .execute();
-    return claimable.map((r) => ({
-      id: r.id,
-      accountId: r.account_id,
-      url: r.url,
-      body: r.body ?? JSON.stringify(r.payload),
-      leaseToken,
-      attemptNo: r.attempts + 1,
-      scheduleAttemptNo: r.attempts + 1 - r.schedule_start_attempts,
-    }));
-  });
+  const accountFilter = options.accountId === undefined ? sql`` : sql`AND account_id = ${options.accountId}`;
+  const exhausted = sql`p.status = 'delivering' AND p.attempts - p.schedule_start_attempts >= ${notificationAttemptsMax}`;
+  const { rows } = await sql<ClaimedRow>`WITH picked AS (
+      SELECT id, status, attempts, schedule_start_attempts FROM notifications
+      WHERE ((status = 'pending' AND next_attempt_at <= ${accountNowSql(ctx, sql.ref('notifications.account_id'))})
+        OR (status = 'delivering' AND lease_until <= ${now}::timestamptz)) ${accountFilter}
+      ORDER BY next_attempt_at, id LIMIT ${options.limit} FOR UPDATE SKIP LOCKED
+    ), lost AS (
+      UPDATE notification_attempts a SET outcome = 'lost', finished_at = ${now}::timestamptz, error = ${lostAttemptError}
+      FROM picked p WHERE p.status = 'delivering' AND a.notification_id = p.id AND a.finished_at IS NULL
+    ), failed AS (
+      -- A row whose worker keeps dying on it must still end: past the schedule it fails instead of looping.
+      UPDATE notifications n SET status = 'failed', lease_until = NULL, lease_token = NULL, last_error = ${lostAttemptError}, updated_at = ${now}::timestamptz
+      FROM picked p WHERE n.id = p.id AND ${exhausted}
+    ), claimed AS (
+      UPDATE notifications n SET status = 'delivering', attempts = n.attempts + 1, lease_until = ${leaseUntil}::timestamptz,
+        lease_token = ${leaseToken}, updated_at = ${now}::timestamptz
+      FROM picked p WHERE n.id = p.id AND NOT (${exhausted})
+      RETURNING n.id, n.account_id, n.url, n.body, CASE WHEN n.body IS NULL THEN n.payload END AS payload, n.attempts,
+        n.schedule_start_attempts, n.next_attempt_at
+    ), opened AS (
+      INSERT INTO notification_attempts (notification_id, attempt_no, lease_token, started_at)
+      SELECT id, attempts, ${leaseToken}, ${now}::timestamptz FROM claimed
+    )
+    SELECT id, account_id, url, body, payload, attempts, schedule_start_attempts FROM claimed ORDER BY next_attempt_at, id`.execute(ctx.db);
+  // RETURNING gives the row after the update: attempts already counts this one.
+  return rows.map((r) => ({
+    id: r.id,
+    accountId: r.account_id,
+    url: r.url,
+    body: r.body ?? JSON.stringify(r.payload),
+    leaseToken,
+    attemptNo: r.attempts,
+    scheduleAttemptNo: r.attempts - r.schedule_start_attempts,
+  }));
 }

@@ -1,5 +1,5 @@
-// Delivers due callbacks: claim, sign, POST, record. The worker loop and tests (with a ManualClock) call
-// deliverDueNotifications directly; nothing here keeps state between calls.
+// Delivers due callbacks: claim, sign, POST, record. The worker loop calls deliverWhileDue, tests (with a
+// ManualClock) and the sandbox clock's advance call deliverDueNotifications; nothing here keeps state between calls.
 import assert from 'node:assert/strict';
 import type { AppContext } from '../context.ts';
 import { accountNow } from '../sandbox-clock.ts';
@@ -9,7 +9,6 @@ import { sendWebhook, type SendResult } from './send.ts';
 import type { BaseLookup } from './ssrf-guard.ts';
 import { webhookHeaders } from './sign.ts';
 import type { AttemptOutcome } from './types.ts';
-import { inTransaction } from '../db/unit-of-work.ts';
 import { sql } from 'kysely';
 import { limits } from '../../limits.ts';
 
@@ -25,32 +24,91 @@ export interface DeliverOptions {
 /** Claims and delivers up to `limit` due callbacks; returns how many attempts were made. */
 export async function deliverDueNotifications(ctx: AppContext, options: DeliverOptions = {}): Promise<number> {
   const limit = Math.min(options.limit ?? limits.deliveryBatchMax, limits.deliveryBatchMax);
-  const leaseMs = options.leaseMs ?? limits.deliveryLeaseMs;
-  const timeoutMs = options.timeoutMs ?? limits.deliveryTimeoutMs;
-  assert.ok(limit >= 1, 'limit is positive');
-  assert.ok(Math.ceil(limit / limits.deliveryConcurrencyMax) * timeoutMs < leaseMs, 'a batch must finish inside its lease');
-  const claimed = await claimDueNotifications(ctx, { limit, leaseMs, ...(options.accountId !== undefined ? { accountId: options.accountId } : {}) });
-  const secrets = new Map<string, Promise<string | null>>();
-  const secretOf = (accountId: string) => {
-    let found = secrets.get(accountId);
-    if (found === undefined) secrets.set(accountId, found = ctx.accounts.webhookSecretOf(accountId));
-    return found;
-  };
-  let next = 0;
-  const recorder = attemptRecorder(ctx);
-  const lane = async () => {
-    while (next < claimed.length) {
-      const row = claimed[next++]!;
-      recorder.add({ row, result: await send(ctx, row, await secretOf(row.accountId), timeoutMs, options.resolve) });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limits.deliveryConcurrencyMax, claimed.length) }, lane));
-  await recorder.flush();
-  return claimed.length;
+  return (await deliverRun(ctx, { ...options, limit }, 1, null)).attempts;
 }
 
-async function send(ctx: AppContext, row: ClaimedNotification, secret: string | null, timeoutMs: number, resolve: BaseLookup | undefined): Promise<SendResult> {
+export interface DeliverRun {
+  readonly attempts: number;
+  /** The last claim came back full: more callbacks are probably due. */
+  readonly more: boolean;
+}
+
+/**
+ * The worker's step: claims and delivers batch after batch (up to limits.deliveryRunBatchesMax) while they come
+ * back full, claiming the next batch as soon as the last row of the current one is handed to a lane, so the lanes
+ * never wait for a claim or a record. Stops claiming once `signal` aborts, and delivers what it holds.
+ */
+export function deliverWhileDue(ctx: AppContext, signal: AbortSignal, options: DeliverOptions = {}): Promise<DeliverRun> {
+  return deliverRun(ctx, { ...options, limit: limits.deliveryBatchMax }, limits.deliveryRunBatchesMax, signal);
+}
+
+interface Queued {
+  readonly row: ClaimedNotification;
+  readonly secret: Promise<string | null>;
+}
+
+async function deliverRun(ctx: AppContext, options: DeliverOptions & { readonly limit: number }, batchesMax: number, signal: AbortSignal | null): Promise<DeliverRun> {
+  const leaseMs = options.leaseMs ?? limits.deliveryLeaseMs;
+  const timeoutMs = options.timeoutMs ?? limits.deliveryTimeoutMs;
+  assert.ok(options.limit >= 1 && batchesMax >= 1, 'limit is positive');
+  // A batch is claimed while at most one lane-full of the last one is still in flight: all of it, behind those,
+  // must be answered before the lease runs out.
+  assert.ok((Math.ceil(options.limit / limits.deliveryConcurrencyMax) + 1) * timeoutMs < leaseMs, 'a batch must finish inside its lease');
+  const claimOptions = { limit: options.limit, leaseMs, ...(options.accountId !== undefined ? { accountId: options.accountId } : {}) };
+  const queue: Queued[] = [];
+  let claims = 0;
+  let attempts = 0;
+  let more = true;
+  let claiming: Promise<void> | null = null;
+  const claim = async (): Promise<void> => {
+    claims++;
+    const claimed = await claimDueNotifications(ctx, claimOptions);
+    more = claimed.length === options.limit;
+    attempts += claimed.length;
+    // Read once per account and batch: a rotated secret applies from the next batch on.
+    const secrets = new Map<string, Promise<string | null>>();
+    for (const row of claimed) {
+      let secret = secrets.get(row.accountId);
+      if (secret === undefined) {
+        secrets.set(row.accountId, secret = ctx.accounts.webhookSecretOf(row.accountId));
+        // Awaited by each of its rows' sends, maybe later: a failed read is their failed attempt, not a crash.
+        secret.catch(() => undefined);
+      }
+      queue.push({ row, secret });
+    }
+  };
+  const refill = (): void => {
+    if (claiming !== null || !more || claims >= batchesMax || signal?.aborted === true) return;
+    claiming = claim()
+      .catch((error: unknown) => {
+        // The rows delivered so far still get recorded; the next step claims again.
+        more = false;
+        ctx.logger.error({ err: error }, 'could not claim callbacks');
+      })
+      .finally(() => { claiming = null; });
+  };
+  await claim();
+  const recorder = attemptRecorder(ctx);
+  const lane = async (): Promise<void> => {
+    for (;;) {
+      const next = queue.shift();
+      if (next === undefined) {
+        if (claiming === null) return;
+        await claiming;
+        continue;
+      }
+      if (queue.length === 0) refill();
+      recorder.add({ row: next.row, result: await send(ctx, next.row, next.secret, timeoutMs, options.resolve) });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limits.deliveryConcurrencyMax, queue.length) }, lane));
+  await recorder.flush();
+  return { attempts, more };
+}
+
+async function send(ctx: AppContext, row: ClaimedNotification, secretRead: Promise<string | null>, timeoutMs: number, resolve: BaseLookup | undefined): Promise<SendResult> {
   try {
+    const secret = await secretRead;
     return secret === null
       ? { statusCode: null, error: 'account has no webhook secret', responseExcerpt: null, latencyMs: 0 }
       : await sendWebhook({
@@ -73,9 +131,9 @@ export interface AttemptResult {
 }
 
 /**
- * Collects the batch's answers and records them a group at a time (limits.deliveryRecordBatchMax per database
- * transaction, one after another), so recording costs a few round trips per group rather than four per callback,
- * while a slow receiver holding one lane does not hold back the record of the others.
+ * Collects the run's answers and records them a group at a time (limits.deliveryRecordBatchMax per statement, one
+ * after another), so recording costs one round trip per group rather than four per callback, while a slow receiver
+ * holding one lane does not hold back the record of the others.
  */
 function attemptRecorder(ctx: AppContext) {
   let pending: AttemptResult[] = [];
@@ -117,8 +175,9 @@ export async function recordAttempt(ctx: AppContext, row: ClaimedNotification, r
 }
 
 /**
- * Records a group of answers in one transaction: each attempt's outcome, and each notification's new state, the
- * latter only while this claim still holds the lease (a worker that took the row over owns its state now).
+ * Records a group of answers in one statement (atomic, one round trip): each attempt's outcome, and each
+ * notification's new state, the latter only while this claim still holds the lease (a worker that took the row over
+ * owns its state now).
  */
 export async function recordAttempts(ctx: AppContext, group: readonly AttemptResult[]): Promise<void> {
   assert.ok(group.length >= 1 && group.length <= limits.deliveryBatchMax, 'a group of one claimed batch');
@@ -130,22 +189,21 @@ export async function recordAttempts(ctx: AppContext, group: readonly AttemptRes
     const nextAttemptAt = outcome === 'retry' ? new Date((await accountNow(ctx, row.accountId)).getTime() + (delayMs ?? 0)) : null;
     decided.push({ row, result, outcome, nextAttemptAt });
   }
-  const attempts = sql.join(decided.map(({ row, result, outcome }) => sql`(${row.id}::text, ${row.attemptNo}::int, ${outcome}::text,
-    ${result.statusCode}::int, ${result.latencyMs}::int, ${result.error}::text, ${result.responseExcerpt}::text)`));
-  const states = sql.join(decided.map(({ row, result, outcome, nextAttemptAt }) => sql`(${row.id}::text, ${row.leaseToken}::text,
-    ${outcome === 'retry' ? 'pending' : outcome}::text, ${result.statusCode}::int, ${result.error}::text, ${nextAttemptAt}::timestamptz,
+  const values = sql.join(decided.map(({ row, result, outcome, nextAttemptAt }) => sql`(${row.id}::text, ${row.attemptNo}::int,
+    ${row.leaseToken}::text, ${outcome}::text, ${outcome === 'retry' ? 'pending' : outcome}::text, ${result.statusCode}::int,
+    ${result.latencyMs}::int, ${result.error}::text, ${result.responseExcerpt}::text, ${nextAttemptAt}::timestamptz,
     ${outcome === 'delivered' ? now : null}::timestamptz)`));
-  await inTransaction(ctx.db, async (tx) => {
-    await sql`UPDATE notification_attempts a SET outcome = v.outcome, finished_at = ${now}::timestamptz, status_code = v.status_code,
+  await sql`WITH v (id, attempt_no, lease_token, outcome, status, status_code, latency_ms, error, excerpt, next_attempt_at, delivered_at) AS (
+      VALUES ${values}
+    ), answered AS (
+      UPDATE notification_attempts a SET outcome = v.outcome, finished_at = ${now}::timestamptz, status_code = v.status_code,
         latency_ms = v.latency_ms, error = v.error, response_excerpt = v.excerpt
-      FROM (VALUES ${attempts}) AS v (notification_id, attempt_no, outcome, status_code, latency_ms, error, excerpt)
-      WHERE a.notification_id = v.notification_id AND a.attempt_no = v.attempt_no`.execute(tx);
-    await sql`UPDATE notifications n SET status = v.status, lease_until = NULL, lease_token = NULL, last_status_code = v.status_code,
-        last_error = v.error, updated_at = ${now}::timestamptz,
-        next_attempt_at = COALESCE(v.next_attempt_at, n.next_attempt_at), delivered_at = COALESCE(v.delivered_at, n.delivered_at)
-      FROM (VALUES ${states}) AS v (id, lease_token, status, status_code, error, next_attempt_at, delivered_at)
-      WHERE n.id = v.id AND n.lease_token = v.lease_token`.execute(tx);
-  });
+      FROM v WHERE a.notification_id = v.id AND a.attempt_no = v.attempt_no
+    )
+    UPDATE notifications n SET status = v.status, lease_until = NULL, lease_token = NULL, last_status_code = v.status_code,
+      last_error = v.error, updated_at = ${now}::timestamptz,
+      next_attempt_at = COALESCE(v.next_attempt_at, n.next_attempt_at), delivered_at = COALESCE(v.delivered_at, n.delivered_at)
+    FROM v WHERE n.id = v.id AND n.lease_token = v.lease_token`.execute(ctx.db);
   for (const { row, result, outcome } of decided) {
     ctx.logger.info({ notification: row.id, attempt: row.attemptNo, outcome, statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error }, 'callback attempt');
   }

@@ -1,7 +1,8 @@
 // One HTTP POST of a callback: guarded address, total time limit, no redirects, capped response excerpt.
 import http from 'node:http';
 import https from 'node:https';
-import { checkCallbackUrl, guardedLookup, type BaseLookup, type CallbackPolicy } from './ssrf-guard.ts';
+import { urlToHttpOptions } from 'node:url';
+import { checkCallbackUrl, guardedLookup, type BaseLookup, type CallbackPolicy, type Reach, type UrlCheck } from './ssrf-guard.ts';
 import { limits } from '../../limits.ts';
 
 export interface SendRequest {
@@ -30,15 +31,46 @@ export interface SendResult {
 const agentOptions = { keepAlive: true, maxSockets: limits.deliveryConcurrencyMax, maxFreeSockets: limits.deliveryConcurrencyMax, timeout: limits.deliveryIdleSocketMs } as const;
 const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) } as const;
 
+// Whether a URL may be called depends only on the URL and the policy, and an outbox sends to few URLs many times:
+// each is parsed and checked once per policy (the process's config), not once per callback. Maps are emptied
+// when full rather than grown.
+interface Target {
+  readonly check: UrlCheck;
+  /** node:http's options for the URL (protocol, host, port, path), parsed once. */
+  readonly options: http.RequestOptions | null;
+}
+
+const targets = new WeakMap<CallbackPolicy, Map<string, Target>>();
+
+function targetOf(text: string, policy: CallbackPolicy): Target {
+  let known = targets.get(policy);
+  if (known === undefined) targets.set(policy, known = new Map());
+  let target = known.get(text);
+  if (target === undefined) {
+    if (known.size >= limits.callbackTargetsCachedMax) known.clear();
+    const check = checkCallbackUrl(text, policy);
+    known.set(text, target = { check, options: check.ok ? requestOptionsOf(check.url) : null });
+  }
+  return target;
+}
+
+/** Only what names the endpoint: a URL's other fields make node:http test the options as a URL on every call. */
+function requestOptionsOf(url: URL): http.RequestOptions {
+  const { protocol, hostname, port, path } = urlToHttpOptions(url);
+  return { protocol, hostname, path, ...(port !== undefined ? { port } : {}) };
+}
+
+// The guard for the system resolver, one per reach; a test's stand-in resolver gets its own.
+const systemGuards: Readonly<Record<Reach, ReturnType<typeof guardedLookup>>> = { public: guardedLookup('public'), local: guardedLookup('local') };
+
 function elapsedMs(startNs: bigint): number {
   return Number((process.hrtime.bigint() - startNs) / 1_000_000n);
 }
 
 export function sendWebhook(request: SendRequest): Promise<SendResult> {
   const startNs = process.hrtime.bigint();
-  const checked = checkCallbackUrl(request.url, request.policy);
-  if (!checked.ok) return Promise.resolve({ statusCode: null, error: `refused: ${checked.reason}`, responseExcerpt: null, latencyMs: 0 });
-  const url = checked.url;
+  const { check: checked, options } = targetOf(request.url, request.policy);
+  if (!checked.ok || options === null) return Promise.resolve({ statusCode: null, error: `refused: ${checked.ok ? 'not a valid URL' : checked.reason}`, responseExcerpt: null, latencyMs: 0 });
   const timeoutMs = request.timeoutMs ?? limits.deliveryTimeoutMs;
   return new Promise<SendResult>((resolve) => {
     let settled = false;
@@ -48,13 +80,15 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
       clearTimeout(timer);
       resolve({ statusCode, error: error === null ? null : error.slice(0, limits.deliveryErrorLengthMax), responseExcerpt: excerpt, latencyMs: elapsedMs(startNs) });
     };
-    const secure = url.protocol === 'https:';
+    const secure = options.protocol === 'https:';
     const client = secure ? https : http;
     // node:http never follows redirects, so a 3xx answer arrives here as a failed attempt.
-    const req = client.request(url, {
+    const req = client.request({
+      ...options,
       method: 'POST',
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-      lookup: guardedLookup(checked.reach, request.resolve) as never,
+      // Called only when the agent opens a connection: every new connection is checked.
+      lookup: (request.resolve === undefined ? systemGuards[checked.reach] : guardedLookup(checked.reach, request.resolve)) as never,
       agent: agents[secure ? 'https:' : 'http:'],
     }, (res) => {
       const statusCode = res.statusCode ?? null;
