@@ -143,6 +143,18 @@ describe('callback delivery', () => {
     expect(log.map((a) => [a.attempt_no, a.outcome, a.error])).toEqual([[1, 'lost', lostAttemptError], [2, 'delivered', null]]);
   });
 
+  it('records an answer exactly, whatever characters its excerpt and error hold', async () => {
+    const r = await receiver();
+    const id = await enqueue(r.url);
+    const [claimed] = await claimDueNotifications(t.ctx, { limit: 10, leaseMs: 90_000 });
+    // Answers travel to the database as arrays: quotes, braces, commas, backslashes and the word NULL stay text.
+    const excerpt = 'a "quoted", {braced} \\back\\slash\nNULL ñ ✓';
+    // 410 ends the row, so no retry of it is left due for the tests after this one.
+    await recordAttempt(t.ctx, claimed!, { statusCode: 410, error: 'NULL', responseExcerpt: excerpt, latencyMs: 3 });
+    expect(await attempts(id)).toMatchObject([{ outcome: 'failed', status_code: 410, error: 'NULL', response_excerpt: excerpt }]);
+    expect(await row(id)).toMatchObject({ status: 'failed', last_error: 'NULL', last_status_code: 410 });
+  });
+
   it('a late answer from an expired lease does not overwrite the new owner', async () => {
     const r = await receiver(() => 500);
     const id = await enqueue(r.url);
