@@ -139,7 +139,7 @@ export const limits = {
   deliveryConcurrencyMax: 32,
   /** Batches one step of the delivery worker claims back to back before it yields to the beat. */
   deliveryRunBatchesMax: 16,
-  /** Answers recorded per database transaction (src/platform/notifications/deliver.ts). */
+  /** Answers recorded per database statement (src/platform/notifications/deliver.ts). */
   deliveryRecordBatchMax: 128,
   /** A kept-alive callback connection idle this long is closed (receivers' servers commonly close at 5 s). */
   deliveryIdleSocketMs: 4 * secondMs,
