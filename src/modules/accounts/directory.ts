@@ -29,6 +29,9 @@ export function accountDirectory(db: Db, secrets: SecretBox, changes: ChangeFeed
       const hash = publicTokenHash(publicToken);
       return kept === null ? lookUp(hash) : kept.get(hash, () => lookUp(hash));
     },
+    forgetKept() {
+      kept?.forget();
+    },
     async webhookSecretOf(accountId) {
       const row = await findAccountRowById(db, accountId);
       return row === undefined ? null : secrets.open(row.webhook_secret_enc);

@@ -89,5 +89,7 @@ export async function rotateAccount(ctx: AppContext, id: string, target: RotateT
     ...(webhook ? { webhook_secret_enc: ctx.secrets.seal(fresh.webhookSecret) } : {}),
     updated_at: ctx.clock.now(),
   }).where('id', '=', id).execute();
+  // This process's next request must not be served the old credentials (decision 190).
+  ctx.accounts.forgetKept();
   return showAccount(ctx, id);
 }

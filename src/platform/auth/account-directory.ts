@@ -13,6 +13,11 @@ export interface AuthenticatedAccount {
 export interface AccountDirectory {
   /** The account whose public token this is, or null (unknown or rotated token). */
   authenticatePublicToken(publicToken: string): Promise<AuthenticatedAccount | null>;
+  /**
+   * Drops every account kept in memory (decision 190): called by this process right after it changed one, so its
+   * own next request sees the change; other processes learn of it from the database's notification.
+   */
+  forgetKept(): void;
   /** The secret callbacks to this account are signed with, or null when the account is gone. */
   webhookSecretOf(accountId: string): Promise<string | null>;
 }

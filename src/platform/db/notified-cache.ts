@@ -23,11 +23,17 @@ export class NotifiedCache<V> {
     this.#entryAgeMsMax = entryAgeMsMax;
   }
 
+  /** Drops every kept value, and any read already in flight will not be kept either. */
+  forget(): void {
+    this.#generation++;
+    this.#entries.clear();
+  }
+
   /** The kept value, or the loader's, kept when the feed was live throughout and nothing changed meanwhile. */
   async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
     if (!this.#listening) {
       this.#listening = true;
-      this.#feed.on(this.#channel, () => { this.#generation++; this.#entries.clear(); });
+      this.#feed.on(this.#channel, () => this.forget());
     }
     const kept = this.#entries.get(key);
     if (kept !== undefined && this.#feed.live() && performance.now() - kept.keptAtMs <= this.#entryAgeMsMax) return kept.value;

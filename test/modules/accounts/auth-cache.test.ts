@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { computeSign } from '../../../src/platform/auth/sign.ts';
 import { rotateAccount } from '../../../src/modules/accounts/service.ts';
+import { setStrictSigning } from '../../../src/modules/accounts/strict-signing.ts';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import type { TestDatabaseHandle } from '../../support/database.ts';
@@ -72,8 +73,18 @@ describe('authenticated accounts kept in memory', () => {
     await accountStatus(account);
     const rotated = await rotateAccount(t.ctx, account.id, 'tokens');
     if (!rotated.ok) throw new Error(rotated.error);
-    await eventually(401, account);
+    // A change this process made is seen by its very next request, before any notification arrives.
+    expect(await accountStatus(account)).toBe(401);
     await eventually(200, { ...account, publicToken: rotated.value.publicToken, privateToken: rotated.value.privateToken });
+  });
+
+  it('asks for the Cobro-Signature on the very next request once this process turns strict signing on', async () => {
+    const account = await t.createAccount('Strict here');
+    await eventually(200, account);
+    await accountStatus(account);
+    const on = await setStrictSigning(t.ctx, account.id, true);
+    expect(on.ok).toBe(true);
+    expect(await accountStatus(account)).toBe(401);
   });
 
   it('refuses a kept token once another connection disables the account with plain SQL', async () => {
@@ -92,7 +103,7 @@ describe('authenticated accounts kept in memory', () => {
     await eventually(401, account);
   });
 
-  it.runIf(process.env.DATABASE_URL !== undefined)('serves nothing kept while its listening connection is down, and keeps again once it is back', async () => {
+  it.runIf(Boolean(process.env.DATABASE_URL))('serves nothing kept while its listening connection is down, and keeps again once it is back', async () => {
     const account = await t.createAccount('Gap');
     await eventually(200, account);
     await accountStatus(account);
