@@ -11,6 +11,7 @@ import { movementsOfGateSql, newMovementId, type GatedMovement } from './movemen
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
 import { findPayoutByOrder, findPayoutByOrderWithOffset, insertPayoutQuery, type PayoutRow } from './repository.ts';
+import { KeyedGate } from '../../platform/keyed-gate.ts';
 import { inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
 import { limits } from '../../limits.ts';
 
@@ -59,6 +60,9 @@ function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateO
  * A refusal writes nothing but the wallet's empty accounts the funds check may have created, so no savepoint
  * is needed to undo it.
  */
+/** Payouts and withdrawals of one wallet (account and currency) reach its row lock one at a time per process. */
+const walletGate = new KeyedGate();
+
 export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
   const sandbox = ctx.config.mode === 'sandbox';
   const { payout: committed, offsetMs } = sandbox
@@ -88,7 +92,9 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
     due_at: sandbox && immediate === null ? new Date(at.getTime() + limits.sandboxPayoutProcessingAfterMs) : null,
     created_at: at, updated_at: at,
   } as const;
-  return inTransactionOrJoin(ctx.db, async (tx) => {
+  // Released when the command's work is done, before the runner's COMMIT: the next payout of this wallet then
+  // waits on the row lock alone and takes it as soon as this one commits.
+  return walletGate.run(`${owner}/${currency}`, () => inTransactionOrJoin(ctx.db, async (tx) => {
     const reserved = await ctx.ledger.reserveWith<PayoutRow>(tx, {
       kind: reservedJournalKinds[request.kind], reference: id, at, owner, currency, amountMinor: request.amountMinor,
     }, {
@@ -113,6 +119,6 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
       return answerForExisting(winner, request);
     }
     if (outcome !== 'open') await enqueuePayoutResult(ctx, tx, reserved.row);
-    return { ok: true, payoutId: id, movementId, replayed: false };
-  });
+    return { ok: true, payoutId: id, movementId, replayed: false } as const;
+  }));
 }
