@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { journalKinds, ledgerCodes, SYSTEM_OWNER, type JournalInput } from '../../platform/ledger/ledger.ts';
+import { journalKinds, ledgerCodes, releaseJournal, SYSTEM_OWNER, type JournalInput } from '../../platform/ledger/ledger.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
 import { appendWalletMovement } from './movements.ts';
@@ -54,15 +54,7 @@ export function walletOutcomeJournal(
       ],
     };
   }
-  if (outcome === 'rejected') {
-    return {
-      kind: releasedJournalKinds[payout.kind], reference: payout.id, at,
-      postings: [
-        { owner, code: ledgerCodes.walletReserved, currency, amountMinor: -amountMinor },
-        { owner, code: ledgerCodes.walletAvailable, currency, amountMinor },
-      ],
-    };
-  }
+  if (outcome === 'rejected') return releaseJournal({ kind: releasedJournalKinds[payout.kind], reference: payout.id, at, owner, currency, amountMinor });
   return null;
 }
 

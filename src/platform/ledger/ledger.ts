@@ -7,6 +7,7 @@ import type { DbOrTx, Tx } from '../db/types.ts';
 import type { FundsSource, Shortfall } from './funds.ts';
 import type { JournalKind } from './kinds.ts';
 import type { JournalInput, LedgerKey, PostedJournal } from './post.ts';
+import { ledgerCodes } from './codes.ts';
 
 export type { FundsSource, Shortfall } from './funds.ts';
 export { pendingThenWallet } from './funds.ts';
@@ -32,6 +33,26 @@ export interface WalletMove extends JournalHeader {
 }
 
 export type Posted = { readonly ok: true; readonly journal: PostedJournal };
+
+function walletMoveJournal(move: WalletMove, from: LedgerKey['code'], to: LedgerKey['code']): JournalInput {
+  return {
+    kind: move.kind, reference: move.reference, ...(move.memo !== undefined ? { memo: move.memo } : {}), at: move.at,
+    postings: [
+      { owner: move.owner, code: from, currency: move.currency, amountMinor: -move.amountMinor },
+      { owner: move.owner, code: to, currency: move.currency, amountMinor: move.amountMinor },
+    ],
+  };
+}
+
+/** The reservation's journal: wallet_available -> wallet_reserved (posted by reserve and reserveWith after their funds check). */
+export function reservationJournal(move: WalletMove): JournalInput {
+  return walletMoveJournal(move, ledgerCodes.walletAvailable, ledgerCodes.walletReserved);
+}
+
+/** Reserved money back to available (a payout or withdrawal that did not happen): needs no funds check. */
+export function releaseJournal(move: WalletMove): JournalInput {
+  return walletMoveJournal(move, ledgerCodes.walletReserved, ledgerCodes.walletAvailable);
+}
 
 /**
  * The business row a reservation belongs to, written by the reservation's own statement: `insert` is an
@@ -89,7 +110,7 @@ export interface Ledger {
    * it (as Kysely's returningAll would).
    */
   reserveWith<Row>(tx: Tx, move: WalletMove, input: ReserveWithInput): Promise<ReservedWith<Row>>;
-  /** Moves reserved -> available (a payout or withdrawal that did not happen). */
+  /** Posts releaseJournal: reserved -> available (a payout or withdrawal that did not happen). */
   release(tx: Tx, move: WalletMove): Promise<PostedJournal>;
   /** Takes `amountMinor` from the sources in order into `to`; all or nothing, with the shortfall when refused. */
   take(tx: Tx, input: TakeInput): Promise<Taken>;

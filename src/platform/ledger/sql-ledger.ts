@@ -1,9 +1,9 @@
 // The Ledger on the service's own tables (post.ts). Stateless: the process builds one (runtime.ts) and every
 // request shares it through ctx.ledger.
 import assert from 'node:assert/strict';
-import { ledgerCodes } from './codes.ts';
 import { planTake } from './funds.ts';
-import type { Ledger, ReservedWith, ReserveWithInput, WalletMove } from './ledger.ts';
+import { releaseJournal, reservationJournal, type Ledger, type ReservedWith, type ReserveWithInput, type WalletMove } from './ledger.ts';
+import type { Shortfall } from './funds.ts';
 import { sql } from 'kysely';
 import { isDerived, ledgerKeyId, lockLedgerAccounts, planJournals, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts } from './post.ts';
 import type { Tx } from '../db/types.ts';
@@ -27,37 +27,33 @@ export function createLedger(): Ledger {
     const locked = await lockLedgerAccounts(tx, [...checked, ...others.filter((k) => !isDerived(k))]);
     return { balancesMinor: checked.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor), locked };
   };
+  /**
+   * A reservation's funds check: locks the wallet's available and reserved accounts with the `others` the same
+   * statement will post to, and says whether the available balance covers the move.
+   */
+  const checkReservation = async (tx: Tx, move: WalletMove, others: readonly LedgerKey[]): Promise<{ ok: true; journal: JournalInput; locked: LockedAccounts } | Shortfall> => {
+    assert.ok(move.amountMinor > 0n, 'a reservation moves money');
+    const journal = reservationJournal(move);
+    const [available, reserved] = journal.postings;
+    const { balancesMinor: [availableMinor], locked } = await holdForCheck(tx, [available!], [reserved!, ...others]);
+    if (availableMinor! < move.amountMinor) {
+      return { ok: false, requiredMinor: move.amountMinor, availableMinor: availableMinor!, shortfallMinor: move.amountMinor - availableMinor! };
+    }
+    return { ok: true, journal, locked };
+  };
   return {
     post: (tx, journal) => postJournal(tx, journal),
     balance: readBalance,
     hold,
     async reserve(tx, move) {
-      assert.ok(move.amountMinor > 0n, 'a reservation moves money');
-      const available: LedgerKey = { owner: move.owner, code: ledgerCodes.walletAvailable, currency: move.currency };
-      const reserved: LedgerKey = { owner: move.owner, code: ledgerCodes.walletReserved, currency: move.currency };
-      const { balancesMinor: [availableMinor], locked } = await holdForCheck(tx, [available], [reserved]);
-      if (availableMinor! < move.amountMinor) {
-        return { ok: false, requiredMinor: move.amountMinor, availableMinor: availableMinor!, shortfallMinor: move.amountMinor - availableMinor! };
-      }
-      const journal = await postJournal(tx, {
-        kind: move.kind, reference: move.reference, ...(move.memo !== undefined ? { memo: move.memo } : {}), at: move.at,
-        postings: [{ ...available, amountMinor: -move.amountMinor }, { ...reserved, amountMinor: move.amountMinor }],
-      }, locked);
-      return { ok: true, journal };
+      const checked = await checkReservation(tx, move, []);
+      if (!checked.ok) return checked;
+      return { ok: true, journal: await postJournal(tx, checked.journal, checked.locked) };
     },
     async reserveWith<Row>(tx: Tx, move: WalletMove, input: ReserveWithInput): Promise<ReservedWith<Row>> {
-      assert.ok(move.amountMinor > 0n, 'a reservation moves money');
-      const available: LedgerKey = { owner: move.owner, code: ledgerCodes.walletAvailable, currency: move.currency };
-      const reserved: LedgerKey = { owner: move.owner, code: ledgerCodes.walletReserved, currency: move.currency };
-      const others = input.then.flatMap((j) => j.postings).filter((p) => !isDerived(p));
-      const { balancesMinor: [availableMinor], locked } = await holdForCheck(tx, [available], [reserved, ...others]);
-      if (availableMinor! < move.amountMinor) {
-        return { ok: false, requiredMinor: move.amountMinor, availableMinor: availableMinor!, shortfallMinor: move.amountMinor - availableMinor! };
-      }
-      const planned = await planJournals(tx, [{
-        kind: move.kind, reference: move.reference, ...(move.memo !== undefined ? { memo: move.memo } : {}), at: move.at,
-        postings: [{ ...available, amountMinor: -move.amountMinor }, { ...reserved, amountMinor: move.amountMinor }],
-      }, ...input.then], locked, derivedIds);
+      const checked = await checkReservation(tx, move, input.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)));
+      if (!checked.ok) return checked;
+      const planned = await planJournals(tx, [checked.journal, ...input.then], checked.locked, derivedIds);
       const write = input.write(planned.posted);
       const follow = write.follow.map((f, i) => sql`, follow_${sql.raw(String(i))} AS (${f})`);
       const result = await sql<Record<string, unknown>>`
@@ -65,15 +61,7 @@ export function createLedger(): Ledger {
         SELECT * FROM gate`.execute(tx);
       return { ok: true, row: result.rows[0] as Row | undefined };
     },
-    async release(tx, move) {
-      return postJournal(tx, {
-        kind: move.kind, reference: move.reference, ...(move.memo !== undefined ? { memo: move.memo } : {}), at: move.at,
-        postings: [
-          { owner: move.owner, code: ledgerCodes.walletReserved, currency: move.currency, amountMinor: -move.amountMinor },
-          { owner: move.owner, code: ledgerCodes.walletAvailable, currency: move.currency, amountMinor: move.amountMinor },
-        ],
-      });
-    },
+    release: (tx, move) => postJournal(tx, releaseJournal(move)),
     async take(tx, input) {
       for (const s of input.sources) assert.equal(s.key.currency, input.currency, 'a take stays in one currency');
       assert.equal(input.to.currency, input.currency, 'a take stays in one currency');
