@@ -25,9 +25,14 @@ export async function accountOffsetMs(db: DbOrTx, accountId: string): Promise<nu
   return row === undefined ? 0 : Number(row.offset_ms);
 }
 
-/** The account's offset as SQL (0 when it never moved), for a read that learns it in the same round trip as others. */
+/** The offset of the account the expression names, in SQL: 0 when its clock never moved. */
+function offsetMsSql(accountId: Expression<string>): RawBuilder<bigint> {
+  return sql<bigint>`COALESCE((SELECT sc.offset_ms FROM sandbox_clocks sc WHERE sc.account_id = ${accountId}), 0)`;
+}
+
+/** The account's offset as SQL, for a read that learns it in the same round trip as others. */
 export function accountOffsetMsSql(accountId: string): RawBuilder<string> {
-  return sql<string>`COALESCE((SELECT sc.offset_ms FROM sandbox_clocks sc WHERE sc.account_id = ${accountId}), 0)::text`;
+  return sql<string>`${offsetMsSql(sql.val(accountId))}::text`;
 }
 
 /** "Now" as one account sees it, from its offset (accountOffsetMsSql); the service clock alone in production. */
@@ -38,9 +43,8 @@ export function accountNowFromOffset(ctx: AppContext, offsetMs: number): Date {
 
 /** "Now" as one account sees it. */
 export async function accountNow(ctx: AppContext, accountId: string, db: DbOrTx = ctx.db): Promise<Date> {
-  const now = ctx.clock.now();
-  if (ctx.config.mode !== 'sandbox') return now;
-  return new Date(now.getTime() + (await accountOffsetMs(db, accountId)));
+  if (ctx.config.mode !== 'sandbox') return ctx.clock.now();
+  return accountNowFromOffset(ctx, await accountOffsetMs(db, accountId));
 }
 
 /** The account's new offset, or null (nothing changed) when the advance would pass limits.sandboxOffsetMsMax. */
@@ -64,5 +68,5 @@ export async function advanceAccountClock(ctx: AppContext, accountId: string, de
 export function accountNowSql(ctx: AppContext, accountIdColumn: Expression<string>): RawBuilder<Date> {
   const now = ctx.clock.now();
   if (ctx.config.mode !== 'sandbox') return sql<Date>`${now}::timestamptz`;
-  return sql<Date>`(${now}::timestamptz + COALESCE((SELECT sc.offset_ms FROM sandbox_clocks sc WHERE sc.account_id = ${accountIdColumn}), 0) * INTERVAL '1 millisecond')`;
+  return sql<Date>`(${now}::timestamptz + ${offsetMsSql(accountIdColumn)} * INTERVAL '1 millisecond')`;
 }
