@@ -53,6 +53,9 @@ function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateO
   return { ok: true, payoutId: existing.id, movementId: existing.movement_id, replayed: true };
 }
 
+/** Payouts and withdrawals of one wallet (account and currency) reach its row lock one at a time per process. */
+const walletGate = new KeyedGate();
+
 /**
  * Order of the answers (pinned by the tests): a committed order answers first (a retry never queues behind the
  * wallet's lock); under the lock, an order taken answers before a shortfall, and a shortfall before an order
@@ -60,9 +63,6 @@ function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateO
  * A refusal writes nothing but the wallet's empty accounts the funds check may have created, so no savepoint
  * is needed to undo it.
  */
-/** Payouts and withdrawals of one wallet (account and currency) reach its row lock one at a time per process. */
-const walletGate = new KeyedGate();
-
 export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
   const sandbox = ctx.config.mode === 'sandbox';
   const { payout: committed, offsetMs } = sandbox
