@@ -3,21 +3,15 @@
 // connection stops serving kept accounts until it is back.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { computeSign } from '../../../src/platform/auth/sign.ts';
 import { rotateAccount } from '../../../src/modules/accounts/service.ts';
 import { setStrictSigning } from '../../../src/modules/accounts/strict-signing.ts';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import type { TestDatabaseHandle } from '../../support/database.ts';
+import { StatementCounter } from '../../support/statement-counter.ts';
 
-class Counter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode { return args.node; }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> { this.count++; return args.result; }
-}
-
-const counter = new Counter();
+const counter = new StatementCounter();
 let t: TestApp;
 /** Another connection to the same database: another process's, on PostgreSQL. */
 let other: DatabaseHandle | null = null;

@@ -1,18 +1,12 @@
 // SQL statements per request on the measured routes (issue 13 point 2), counted by a Kysely plugin on the app's
 // database (BEGIN and COMMIT are not counted). A route that needs more fails here: cut a round trip, or raise its
 // target with a one-line reason.
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditWallet } from '../../../src/modules/wallet/wallet-credit.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
+import { StatementCounter } from '../../support/statement-counter.ts';
 import { approvedVisa, createTransaction, submit } from '../../modules/transactions/helpers.ts';
-
-class StatementCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode { return args.node; }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> { this.count++; return args.result; }
-}
 
 // A ratchet at today's counts: lower a target when a route is cut, never raise one without a reason here.
 const targets = {
