@@ -87,6 +87,11 @@ export const limits = {
   bankHolderNameLengthMax: 180,
   /** The reason an operator or a sandbox credit gives for crediting a wallet. */
   walletCreditReasonLengthMax: 200,
+  /**
+   * Payouts of one wallet written in one transaction by a group commit (decision 220): bounds how long it holds the
+   * wallet's lock, and how many requests one unexpected failure sends to run again alone.
+   */
+  walletGroupCommitPayoutsMax: 32,
   /** Sandbox payout schedule for amounts without an immediate outcome, in account time from creation. */
   sandboxPayoutProcessingAfterMs: minuteMs,
   sandboxPayoutSuccessAfterMs: hourMs,

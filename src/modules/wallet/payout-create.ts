@@ -1,7 +1,8 @@
 // Creating a payout or a withdrawal: reserve the amount under the wallet's row lock (so concurrent requests can
 // never overdraw), record the payout, and in the sandbox resolve the seed's fixed amounts at once. The funds check
 // takes the lock and one more statement writes it all (Ledger.reserveWith): every read and decision that needs no
-// lock comes before them, and the commit right after.
+// lock comes before them, and the commit right after. Payouts of one wallet that arrive while its previous
+// transaction runs are written together in the next one, under one lock and one commit (decision 220).
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -11,8 +12,11 @@ import { movementsOfGateSql, newMovementId, type GatedMovement } from './movemen
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
 import { findPayoutByOrder, findPayoutByOrderWithOffset, insertPayoutQuery, type PayoutRow } from './repository.ts';
-import { KeyedGate } from '../../platform/keyed-gate.ts';
-import { inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
+import { KeyedBatcher, type Settled } from '../../platform/keyed-batcher.ts';
+import { inTransaction, inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
+import { appKeyOf } from '../../platform/app-memo.ts';
+import type { LockedAccounts } from '../../platform/ledger/ledger.ts';
+import type { Tx } from '../../platform/db/types.ts';
 import { limits } from '../../limits.ts';
 
 const reservedJournalKinds = { payout: journalKinds.payoutReserved, withdrawal: journalKinds.withdrawalReserved } as const satisfies Record<WalletPayoutKind, string>;
@@ -53,22 +57,19 @@ function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateO
   return { ok: true, payoutId: existing.id, movementId: existing.movement_id, replayed: true };
 }
 
-/** Payouts and withdrawals of one wallet (account and currency) reach its row lock one at a time per process. */
-const walletGate = new KeyedGate();
+/** A payout decided before any lock: its id, time, sandbox outcome and row. */
+interface PlannedPayout {
+  readonly request: PayoutRequest;
+  readonly id: string;
+  readonly at: Date;
+  readonly outcome: ReturnType<typeof outcomeOf>;
+  readonly then: ReturnType<typeof walletOutcomeJournal>;
+  readonly movementId: string;
+  readonly row: Parameters<typeof insertPayoutQuery>[1];
+}
 
-/**
- * Order of the answers (pinned by the tests): a committed order answers first (a retry never queues behind the
- * wallet's lock); under the lock, an order taken answers before a shortfall, and a shortfall before an order
- * being taken at the same moment in another currency (its own wallet lock), whose winner answers once it commits.
- * A refusal writes nothing but the wallet's empty accounts the funds check may have created, so no savepoint
- * is needed to undo it.
- */
-export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
+function planPayout(ctx: AppContext, request: PayoutRequest, offsetMs: number): PlannedPayout {
   const sandbox = ctx.config.mode === 'sandbox';
-  const { payout: committed, offsetMs } = sandbox
-    ? await findPayoutByOrderWithOffset(ctx.db, request.accountId, request.kind, request.order)
-    : { payout: await findPayoutByOrder(ctx.db, request.accountId, request.kind, request.order), offsetMs: 0 };
-  if (committed !== undefined) return answerForExisting(committed, request);
   const owner = request.accountId;
   const currency = request.currency;
   const at = accountNowFromOffset(ctx, offsetMs);
@@ -92,33 +93,118 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
     due_at: sandbox && immediate === null ? new Date(at.getTime() + limits.sandboxPayoutProcessingAfterMs) : null,
     created_at: at, updated_at: at,
   } as const;
-  // Released when the command's work is done, before the runner's COMMIT: the next payout of this wallet then
-  // waits on the row lock alone and takes it as soon as this one commits.
-  return walletGate.run(`${owner}/${currency}`, () => inTransactionOrJoin(ctx.db, async (tx) => {
-    const reserved = await ctx.ledger.reserveWith<PayoutRow>(tx, {
-      kind: reservedJournalKinds[request.kind], reference: id, at, owner, currency, amountMinor: request.amountMinor,
-    }, {
-      then: then === null ? [] : [then],
-      write: ([reservation, result]) => {
-        const movements: GatedMovement[] = [{ id: movementId, kind: request.kind, journal: reservation!, status: outcome === 'rejected' ? 'reversed' : 'current' }];
-        if (outcome === 'rejected') movements.push({ id: newMovementId(), kind: reversalMovementKind(request.kind), journal: result!, status: 'current' });
-        return { insert: insertPayoutQuery(tx, row), follow: [movementsOfGateSql({ accountId: owner, currency }, movements)] };
-      },
+  return { request, id, at, outcome, then, movementId, row };
+}
+
+/**
+ * Reserves and writes one planned payout in `tx`, under the wallet's lock (taken here, or already held by this
+ * transaction: `held`, from the payout before it in a group commit). Returns the answer and the accounts held after.
+ */
+async function writePayout(
+  ctx: AppContext, tx: Tx, p: PlannedPayout, held: LockedAccounts | undefined,
+): Promise<{ readonly outcome: CreateOutcome; readonly held: LockedAccounts | undefined }> {
+  const { request, id, outcome, then, movementId } = p;
+  const owner = request.accountId;
+  const currency = request.currency;
+  const reserved = await ctx.ledger.reserveWith<PayoutRow>(tx, {
+    kind: reservedJournalKinds[request.kind], reference: id, at: p.at, owner, currency, amountMinor: request.amountMinor,
+  }, {
+    then: then === null ? [] : [then],
+    write: ([reservation, result]) => {
+      const movements: GatedMovement[] = [{ id: movementId, kind: request.kind, journal: reservation!, status: outcome === 'rejected' ? 'reversed' : 'current' }];
+      if (outcome === 'rejected') movements.push({ id: newMovementId(), kind: reversalMovementKind(request.kind), journal: result!, status: 'current' });
+      return { insert: insertPayoutQuery(tx, p.row), follow: [movementsOfGateSql({ accountId: owner, currency }, movements)] };
+    },
+    ...(held !== undefined ? { held } : {}),
+  });
+  if (!reserved.ok) {
+    // Still under the wallet's lock: an order committed while this request waited for it answers first.
+    const existing = await findPayoutByOrder(tx, owner, request.kind, request.order);
+    if (existing !== undefined) return { outcome: answerForExisting(existing, request), held };
+    return { outcome: { ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: reserved.availableMinor, currency, requestedMinor: request.amountMinor }) }, held };
+  }
+  if (reserved.row === undefined) {
+    // The order was taken by a request that committed while this one's insert waited (or by one before it in the
+    // same group commit): the whole statement wrote nothing, and the winner decides the answer.
+    const winner = await findPayoutByOrder(tx, owner, request.kind, request.order);
+    if (winner === undefined) throw new Error(`order ${request.order} conflicted but no payout holds it`);
+    return { outcome: answerForExisting(winner, request), held: reserved.held };
+  }
+  if (outcome !== 'open') await enqueuePayoutResult(ctx, tx, reserved.row);
+  return { outcome: { ok: true, payoutId: id, movementId, replayed: false }, held: reserved.held };
+}
+
+interface Queued {
+  readonly ctx: AppContext;
+  readonly planned: PlannedPayout;
+}
+
+/** Alone: in the payout's own transaction, or in the runner's (with an Idempotency-Key), which it joins. */
+async function writeAlone(item: Queued): Promise<CreateOutcome> {
+  return (await inTransactionOrJoin(item.ctx.db, (tx) => writePayout(item.ctx, tx, item.planned, undefined))).outcome;
+}
+
+/**
+ * One transaction for the queued payouts of one wallet: the first takes the lock, each next one starts from the
+ * balances the one before it wrote. When any of them fails unexpectedly the whole transaction rolled back, and
+ * each runs again alone, so only its own request fails (a payout already committed by then is found by its order).
+ */
+async function writeGroup(_wallet: string, items: readonly Queued[]): Promise<readonly Settled<CreateOutcome>[]> {
+  if (items.length === 1) return [{ ok: true, value: await writeAlone(items[0]!) }];
+  try {
+    return await inTransaction(items[0]!.ctx.db, async (tx) => {
+      const settled: Settled<CreateOutcome>[] = [];
+      let held: LockedAccounts | undefined;
+      for (const item of items) {
+        const written = await writePayout(item.ctx, tx, item.planned, held);
+        held = written.held;
+        settled.push({ ok: true, value: written.outcome });
+      }
+      return settled;
     });
-    if (!reserved.ok) {
-      // Still under the wallet's lock: an order committed while this request waited for it answers first.
-      const existing = await findPayoutByOrder(tx, owner, request.kind, request.order);
-      if (existing !== undefined) return answerForExisting(existing, request);
-      return { ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: reserved.availableMinor, currency, requestedMinor: request.amountMinor }) };
+  } catch {
+    const settled: Settled<CreateOutcome>[] = [];
+    for (const item of items) {
+      try {
+        settled.push({ ok: true, value: await writeAlone(item) });
+      } catch (error) {
+        settled.push({ ok: false, error });
+      }
     }
-    if (reserved.row === undefined) {
-      // The order was taken by a request that committed while this one's insert waited: the whole statement wrote
-      // nothing, and the winner decides the answer.
-      const winner = await findPayoutByOrder(tx, owner, request.kind, request.order);
-      if (winner === undefined) throw new Error(`order ${request.order} conflicted but no payout holds it`);
-      return answerForExisting(winner, request);
-    }
-    if (outcome !== 'open') await enqueuePayoutResult(ctx, tx, reserved.row);
-    return { ok: true, payoutId: id, movementId, replayed: false } as const;
-  }));
+    return settled;
+  }
+}
+
+/** One batcher per app (database). */
+const walletBatchers = new WeakMap<object, KeyedBatcher<Queued, CreateOutcome>>();
+
+function walletBatcherOf(ctx: AppContext): KeyedBatcher<Queued, CreateOutcome> {
+  const key = appKeyOf(ctx);
+  let batcher = walletBatchers.get(key);
+  if (batcher === undefined) {
+    batcher = new KeyedBatcher<Queued, CreateOutcome>(writeGroup, limits.walletGroupCommitPayoutsMax);
+    walletBatchers.set(key, batcher);
+  }
+  return batcher;
+}
+
+/**
+ * Order of the answers (pinned by the tests): a committed order answers first (a retry never queues behind the
+ * wallet's lock); under the lock, an order taken answers before a shortfall, and a shortfall before an order
+ * being taken at the same moment in another currency (its own wallet lock), whose winner answers once it commits.
+ * A refusal writes nothing but the wallet's empty accounts the funds check may have created, so no savepoint
+ * is needed to undo it. Called with the database (no Idempotency-Key: the route is selfContained), the payout
+ * queues for its wallet's next group commit. Called inside the runner's transaction (with a key), it runs in that
+ * transaction at once: queued, it could wait behind a group that waits for the connection its own transaction
+ * holds (PGlite has one; a pool can run out).
+ */
+export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
+  const sandbox = ctx.config.mode === 'sandbox';
+  const { payout: committed, offsetMs } = sandbox
+    ? await findPayoutByOrderWithOffset(ctx.db, request.accountId, request.kind, request.order)
+    : { payout: await findPayoutByOrder(ctx.db, request.accountId, request.kind, request.order), offsetMs: 0 };
+  if (committed !== undefined) return answerForExisting(committed, request);
+  const planned = planPayout(ctx, request, offsetMs);
+  if (ctx.db.isTransaction) return writeAlone({ ctx, planned });
+  return walletBatcherOf(ctx).run(`${request.accountId}/${request.currency}`, { ctx, planned });
 }

@@ -34,7 +34,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
     const outcome = await createPayout(tx, await payoutRequestFrom(tx, account.id, request.body));
     if (!outcome.ok) return outcome.failure;
     return { status: 'success' as const, identifier_wallet: outcome.movementId, identifier_payout: outcome.payoutId };
-  }));
+  }, { selfContained: true }));
 
   r.post('/api/wallet/withdraw', {
     config: signedCommand,
@@ -46,7 +46,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
     const outcome = await createPayout(tx, prepared.request);
     if (!outcome.ok) return outcome.failure;
     return { status: 'Success' as const, identifier_wallet: outcome.movementId };
-  }));
+  }, { selfContained: true }));
 
   async function summary(accountId: string, query: { page?: number; per_page?: number; currency?: string }) {
     const currency = await knownCurrency(ctx, query.currency ?? defaultCurrency);

@@ -6,7 +6,7 @@ import type { OperationNodeSource, RawBuilder } from 'kysely';
 import type { DbOrTx, Tx } from '../db/types.ts';
 import type { FundsSource, Shortfall } from './funds.ts';
 import type { JournalKind } from './kinds.ts';
-import type { JournalInput, LedgerKey, PostedJournal } from './post.ts';
+import type { JournalInput, LedgerKey, LockedAccounts, PostedJournal } from './post.ts';
 import { ledgerCodes } from './codes.ts';
 
 export type { FundsSource, Shortfall } from './funds.ts';
@@ -14,7 +14,7 @@ export { pendingThenWallet } from './funds.ts';
 export type { JournalKind } from './kinds.ts';
 export { journalKinds } from './kinds.ts';
 export { ledgerCodes, SYSTEM_OWNER, type LedgerCode } from './codes.ts';
-export type { JournalInput, LedgerKey, PostedJournal, PostedLine, PostingInput } from './post.ts';
+export type { JournalInput, LedgerKey, LockedAccounts, PostedJournal, PostedLine, PostingInput } from './post.ts';
 
 /** What every journal names besides its postings. */
 export interface JournalHeader {
@@ -70,10 +70,19 @@ export interface ReserveWithInput {
   readonly then: readonly JournalInput[];
   /** Built from the posted journals (their running balances), before the statement runs. */
   readonly write: (journals: readonly PostedJournal[]) => GatedWrite;
+  /**
+   * Accounts this transaction already holds, with their balances now (the `held` of the previous reserveWith in
+   * the same transaction: a group commit's next payout). When they cover the reservation's accounts the funds
+   * check reads them instead of locking again, saving its round trip.
+   */
+  readonly held?: LockedAccounts;
 }
 
-/** `row` is undefined (and nothing was written) when the gate found its row taken. */
-export type ReservedWith<Row> = { readonly ok: true; readonly row: Row | undefined } | Shortfall;
+/**
+ * `row` is undefined (and nothing was written) when the gate found its row taken. `held`: the accounts this
+ * transaction holds after the statement, with their balances (unchanged when nothing was written).
+ */
+export type ReservedWith<Row> = { readonly ok: true; readonly row: Row | undefined; readonly held: LockedAccounts } | Shortfall;
 
 export interface TakeInput extends JournalHeader {
   readonly currency: string;

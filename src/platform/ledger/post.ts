@@ -153,6 +153,8 @@ export function ledgerKeyId(key: LedgerKey): string {
 export interface PlannedJournals {
   readonly posted: readonly PostedJournal[];
   readonly ctes: (guard: RawBuilder<unknown>) => RawBuilder<unknown>;
+  /** The locked accounts with their balances once the journals are written: what a next journal of the same transaction starts from. */
+  readonly heldAfter: LockedAccounts;
 }
 
 /** The CTEs that write planned journals, each only when `guard` holds (PlannedJournals.ctes). */
@@ -223,7 +225,12 @@ export async function planJournals(
     headers.push(sql`(${id}, ${journal.kind}, ${journal.reference}, ${journal.memo ?? ''}, ${journal.at}::timestamptz)`);
     posted.push({ id, lines });
   }
-  return { posted, ctes: (guard) => journalCtes(headers, rows, deltas, guard) };
+  const derivedKeys = new Set(postings.filter(isDerived).map(keyOf));
+  const heldAfter = new Map<string, { id: bigint; balanceMinor: bigint }>();
+  for (const [key, account] of accounts) {
+    if (!derivedKeys.has(key)) heldAfter.set(key, { id: account.id, balanceMinor: running.get(key) ?? account.balanceMinor });
+  }
+  return { posted, ctes: (guard) => journalCtes(headers, rows, deltas, guard), heldAfter };
 }
 
 /** Posts a balanced journal (planJournals) in one more round trip: one statement writes it all. */

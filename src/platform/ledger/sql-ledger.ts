@@ -31,11 +31,17 @@ export function createLedger(): Ledger {
    * A reservation's funds check: locks the wallet's available and reserved accounts with the `others` the same
    * statement will post to, and says whether the available balance covers the move.
    */
-  const checkReservation = async (tx: Tx, move: WalletMove, others: readonly LedgerKey[]): Promise<{ ok: true; journal: JournalInput; locked: LockedAccounts } | Shortfall> => {
+  const checkReservation = async (
+    tx: Tx, move: WalletMove, others: readonly LedgerKey[], held?: LockedAccounts,
+  ): Promise<{ ok: true; journal: JournalInput; locked: LockedAccounts } | Shortfall> => {
     assert.ok(move.amountMinor > 0n, 'a reservation moves money');
     const journal = reservationJournal(move);
     const [available, reserved] = journal.postings;
-    const { balancesMinor: [availableMinor], locked } = await holdForCheck(tx, [available!], [reserved!, ...others]);
+    // Accounts this transaction already locked keep the balances it wrote: no other transaction can have moved them.
+    const coveredByHeld = held !== undefined && [available!, reserved!, ...others].every((k) => held.has(ledgerKeyId(k)));
+    const { balancesMinor: [availableMinor], locked } = coveredByHeld
+      ? { balancesMinor: [held.get(ledgerKeyId(available!))!.balanceMinor], locked: held }
+      : await holdForCheck(tx, [available!], [reserved!, ...others]);
     if (availableMinor! < move.amountMinor) {
       return { ok: false, requiredMinor: move.amountMinor, availableMinor: availableMinor!, shortfallMinor: move.amountMinor - availableMinor! };
     }
@@ -51,7 +57,7 @@ export function createLedger(): Ledger {
       return { ok: true, journal: await postJournal(tx, checked.journal, checked.locked) };
     },
     async reserveWith<Row>(tx: Tx, move: WalletMove, input: ReserveWithInput): Promise<ReservedWith<Row>> {
-      const checked = await checkReservation(tx, move, input.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)));
+      const checked = await checkReservation(tx, move, input.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)), input.held);
       if (!checked.ok) return checked;
       const planned = await planJournals(tx, [checked.journal, ...input.then], checked.locked, derivedIds);
       const write = input.write(planned.posted);
@@ -59,7 +65,9 @@ export function createLedger(): Ledger {
       const result = await sql<Record<string, unknown>>`
         WITH gate AS (${write.insert}), ${planned.ctes(sql`EXISTS (SELECT 1 FROM gate)`)}${sql.join(follow, sql``)}
         SELECT * FROM gate`.execute(tx);
-      return { ok: true, row: result.rows[0] as Row | undefined };
+      const row = result.rows[0] as Row | undefined;
+      // The gate's row taken: the statement wrote nothing, so the balances are those of the check.
+      return { ok: true, row, held: row === undefined ? checked.locked : planned.heldAfter };
     },
     release: (tx, move) => postJournal(tx, releaseJournal(move)),
     async take(tx, input) {

@@ -1,0 +1,73 @@
+// Group commit per key (decision 220): the work that arrives for one key while that key's previous batch runs is
+// handed to the next run as one batch, in arrival order. A performance device, never a guarantee: the database's
+// row locks are what keep money safe, across processes too. Its use: every payout of one hot wallet serialises on
+// the wallet's row lock; one transaction that takes the lock once and writes the queued payouts one after another
+// pays one lock round trip and one commit (one fsync) for all of them instead of one each. Nothing waits for a
+// batch to fill: the first item runs at once, alone, and only items that would have queued anyway are grouped.
+
+export type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+
+/**
+ * Runs one batch of one key and settles every item of it, in order (one settlement per item). A throw settles
+ * the whole batch with that error.
+ */
+export type BatchRun<I, O> = (key: string, items: readonly I[]) => Promise<readonly Settled<O>[]>;
+
+interface Waiting<I, O> {
+  readonly item: I;
+  readonly resolve: (value: O) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export class KeyedBatcher<I, O> {
+  readonly #queues = new Map<string, Waiting<I, O>[]>();
+  readonly #runBatch: BatchRun<I, O>;
+  readonly #batchMax: number;
+
+  /** `batchMax` bounds a batch, and so the time its transaction holds its locks. */
+  constructor(runBatch: BatchRun<I, O>, batchMax: number) {
+    if (!Number.isInteger(batchMax) || batchMax < 1) throw new RangeError('batchMax must be a positive integer');
+    this.#runBatch = runBatch;
+    this.#batchMax = batchMax;
+  }
+
+  /** Keys with work running or queued (bounded by the requests in flight). */
+  get size(): number {
+    return this.#queues.size;
+  }
+
+  run(key: string, item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      const queue = this.#queues.get(key);
+      if (queue !== undefined) {
+        queue.push({ item, resolve, reject });
+        return;
+      }
+      this.#queues.set(key, [{ item, resolve, reject }]);
+      void this.#drain(key);
+    });
+  }
+
+  async #drain(key: string): Promise<void> {
+    for (;;) {
+      const queue = this.#queues.get(key)!;
+      if (queue.length === 0) {
+        this.#queues.delete(key);
+        return;
+      }
+      const batch = queue.splice(0, this.#batchMax);
+      let settled: readonly Settled<O>[];
+      try {
+        settled = await this.#runBatch(key, batch.map((w) => w.item));
+        if (settled.length !== batch.length) throw new Error(`a batch of ${batch.length} settled ${settled.length}`);
+      } catch (error) {
+        settled = batch.map(() => ({ ok: false, error }));
+      }
+      batch.forEach((w, i) => {
+        const s = settled[i]!;
+        if (s.ok) w.resolve(s.value);
+        else w.reject(s.error);
+      });
+    }
+  }
+}

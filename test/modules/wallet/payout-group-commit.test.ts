@@ -1,0 +1,138 @@
+// Group commit (decision 220): keyless payouts of one wallet that arrive while its transaction runs are written
+// together in the next one, under one lock and one commit. Proven here through HTTP: they are grouped (fewer locks
+// than payouts), every answer is the one a payout alone would get, the balances follow each other, and one payout
+// whose write fails unexpectedly inside a group fails alone: the group is run again one by one.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
+import { balance, fund, payout } from './wallet-helpers.ts';
+
+/** Holds the write of one order until released, fails every write of another, and counts locks and lookups. */
+class Interceptor implements KyselyPlugin {
+  holdOrder = '';
+  poisonOrder = '';
+  locks = 0;
+  /** The committed-order lookups each payout makes before it queues: issued, then answered. */
+  lookupsIssued = 0;
+  lookupsAnswered = 0;
+  poisonedWrites = 0;
+  #release!: () => void;
+  #released!: Promise<void>;
+  #reached!: () => void;
+  holding!: Promise<void>;
+
+  /** Holds the next write of `order`: `holding` resolves when it is reached, and it goes on at release(). */
+  arm(order: string): void {
+    this.holdOrder = order;
+    this.#released = new Promise<void>((resolve) => { this.#release = resolve; });
+    this.holding = new Promise<void>((resolve) => { this.#reached = resolve; });
+  }
+
+  release(): void { this.#release(); }
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    const node = args.node as unknown as { kind: string; into?: { table: { identifier: { name: string } } }; sqlFragments?: readonly string[] };
+    if (node.kind === 'InsertQueryNode' && node.into?.table.identifier.name === 'ledger_accounts') this.locks++;
+    if (node.kind === 'RawNode' && node.sqlFragments?.some((f) => f.includes('AS clock_offset_ms')) === true) this.lookupsIssued++;
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const row = args.result.rows[0] as { order?: unknown; movement_id?: unknown; clock_offset_ms?: unknown } | undefined;
+    if (row?.clock_offset_ms !== undefined) {
+      this.lookupsAnswered++;
+      return args.result;
+    }
+    // The gate's RETURNING row of a payout insert.
+    if (row !== undefined && row.movement_id !== undefined) {
+      if (row.order === this.holdOrder) { this.#reached(); await this.#released; }
+      if (row.order === this.poisonOrder) { this.poisonedWrites++; throw new Error('poisoned write'); }
+    }
+    return args.result;
+  }
+}
+
+const interceptor = new Interceptor();
+let t: TestApp;
+beforeAll(async () => { t = await startTestApp({ dbPlugin: interceptor }); });
+afterAll(async () => { await t.close(); });
+
+async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+}
+
+/**
+ * Sends a payout of order `held` and holds its write (inside its transaction, the wallet's lock taken), sends the
+ * others once it is reached, and releases it once they all queue behind it. On PostgreSQL every lookup answers
+ * while the lock is held, so all of them queue; on PGlite (one connection, which the held transaction has) the
+ * lookups wait for it in the order they were issued: once released, the first to answer runs alone and the rest
+ * queue behind it.
+ */
+async function behindOneHeld(a: Awaited<ReturnType<TestApp['createAccount']>>, held: string, heldMinor: number, queued: ReadonlyArray<{ order: string; amount: number }>) {
+  interceptor.arm(held);
+  const first = payout(t, a, { order: held, amount: heldMinor });
+  await interceptor.holding;
+  const locksBefore = interceptor.locks;
+  const issuedBefore = interceptor.lookupsIssued;
+  const answeredBefore = interceptor.lookupsAnswered;
+  const pending = queued.map((p) => payout(t, a, p));
+  await until(() => interceptor.lookupsIssued - issuedBefore >= queued.length, 10_000);
+  if (t.ctx.engine === 'postgres') await until(() => interceptor.lookupsAnswered - answeredBefore >= queued.length, 10_000);
+  interceptor.release();
+  const firstAnswer = await first;
+  expect(firstAnswer.statusCode, firstAnswer.body).toBe(200);
+  const answers = await Promise.all(pending);
+  return { answers, locks: interceptor.locks - locksBefore };
+}
+
+describe('payouts of one wallet in one group commit', () => {
+  it('takes the wallet\'s lock once for the payouts that queued, and each one\'s balance follows the one before', async () => {
+    const a = await t.createAccount();
+    await fund(t, a, 10_000);
+    const orders = ['q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8'];
+    const { answers, locks } = await behindOneHeld(a, 'first', 1000, orders.map((order) => ({ order, amount: 1000 })));
+    for (const r of answers) expect(r.json().status, r.body).toBe('success');
+    // One lock statement for the group (PGlite: one more, for the payout that found the wallet free).
+    expect(locks).toBeLessThanOrEqual(t.ctx.engine === 'postgres' ? 1 : 2);
+    expect(await balance(t, a)).toBe(1000);
+    const movements = await t.ctx.db.selectFrom('wallet_movements').select(['income_expense', 'amount_minor', 'balance_after_minor'])
+      .where('account_id', '=', a.id).orderBy('seq').execute();
+    expect(movements.map((m) => Number(m.balance_after_minor))).toEqual([10_000, 9000, 8000, 7000, 6000, 5000, 4000, 3000, 2000, 1000]);
+  });
+
+  it('groups the payouts that queued, answers each as alone, and runs a group again one by one when one fails', async () => {
+    const a = await t.createAccount();
+    const amountMinor = 1234;
+    // Funds for the first payout, six of the nine that queue behind it and the poisoned one; the two that ask for
+    // ten times as much are refused.
+    await fund(t, a, amountMinor * 8);
+    interceptor.poisonOrder = 'poison';
+    // The poisoned one is sent last, so it is never the one that finds the wallet free and runs alone.
+    const orders = ['g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7', 'g8', 'poison'];
+    const { answers } = await behindOneHeld(a, 'held', amountMinor, orders.map((order) => ({ order, amount: order === 'g7' || order === 'g8' ? amountMinor * 10 : amountMinor })));
+
+    const poisoned = answers[orders.indexOf('poison')]!;
+    expect(poisoned.statusCode, poisoned.body).toBe(500);
+    // Written once in the group and once again alone.
+    expect(interceptor.poisonedWrites).toBe(2);
+    const others = answers.filter((_, i) => orders[i] !== 'poison').map((r) => { expect(r.statusCode, r.body).toBe(200); return r.json(); });
+    expect(others.filter((b) => b.status === 'success')).toHaveLength(6);
+    expect(others.filter((b) => b.status !== 'success').map((b) => b.type)).toEqual(['insufficient_funds', 'insufficient_funds']);
+
+    const rows = await t.ctx.db.selectFrom('payouts').select(['order']).where('account_id', '=', a.id).execute();
+    expect(rows.map((r) => r.order).sort()).toEqual(['held', ...others.flatMap((b, i) => (b.status === 'success' ? [orders[i]!] : []))].sort());
+    // The poisoned payout's amount is still available: nothing of it was written.
+    expect(await balance(t, a)).toBe(amountMinor);
+    const movements = await t.ctx.db.selectFrom('wallet_movements').select(['income_expense', 'amount_minor', 'balance_after_minor'])
+      .where('account_id', '=', a.id).orderBy('seq').execute();
+    let runningMinor = 0;
+    for (const m of movements) {
+      runningMinor += (m.income_expense === 'income' ? 1 : -1) * Number(m.amount_minor);
+      expect(Number(m.balance_after_minor)).toBe(runningMinor);
+    }
+    expect(runningMinor).toBe(amountMinor);
+    expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
+  });
+});

@@ -1,0 +1,57 @@
+// Group commit per key: the first item runs at once and alone; what arrives while a key's batch runs becomes its
+// next batch, in arrival order and at most batchMax long; other keys are not held; a failed batch rejects only its
+// own items and the key goes on.
+import { describe, expect, it } from 'vitest';
+import { KeyedBatcher, type Settled } from '../../src/platform/keyed-batcher.ts';
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => { resolve = r; });
+  return { promise, resolve };
+}
+
+describe('KeyedBatcher', () => {
+  it('runs the first item alone, then what queued meanwhile as batches of at most batchMax, in order', async () => {
+    const batches: string[][] = [];
+    const gate = deferred();
+    const batcher = new KeyedBatcher<string, string>(async (key, items) => {
+      batches.push([key, ...items]);
+      if (items[0] === 'a1') await gate.promise;
+      return items.map((item): Settled<string> => ({ ok: true, value: item.toUpperCase() }));
+    }, 2);
+    const a = ['a1', 'a2', 'a3', 'a4'].map((item) => batcher.run('w1', item));
+    const b = batcher.run('w2', 'b1');
+    expect(await b).toBe('B1');
+    expect(batches).toEqual([['w1', 'a1'], ['w2', 'b1']]);
+    expect(batcher.size).toBe(1);
+    gate.resolve();
+    expect(await Promise.all(a)).toEqual(['A1', 'A2', 'A3', 'A4']);
+    expect(batches).toEqual([['w1', 'a1'], ['w2', 'b1'], ['w1', 'a2', 'a3'], ['w1', 'a4']]);
+    expect(batcher.size).toBe(0);
+  });
+
+  it('settles each item as its batch says, rejects a thrown batch\'s items, and goes on with the key', async () => {
+    const gate = deferred();
+    const batcher = new KeyedBatcher<number, number>(async (_key, items) => {
+      if (items[0] === 0) await gate.promise;
+      if (items.includes(9)) throw new Error('batch failed');
+      return items.map((n): Settled<number> => (n % 2 === 0 ? { ok: true, value: n * 10 } : { ok: false, error: new Error(`odd ${n}`) }));
+    }, 8);
+    const first = batcher.run('w', 0);
+    const mixed = [batcher.run('w', 1), batcher.run('w', 2)];
+    gate.resolve();
+    expect(await first).toBe(0);
+    await expect(mixed[0]).rejects.toThrow('odd 1');
+    expect(await mixed[1]).toBe(20);
+    const failed = batcher.run('w', 9);
+    await expect(failed).rejects.toThrow('batch failed');
+    expect(await batcher.run('w', 4)).toBe(40);
+    expect(batcher.size).toBe(0);
+  });
+
+  it('refuses a batch that settles a different number of items than it was given', async () => {
+    const batcher = new KeyedBatcher<number, number>(async () => [], 4);
+    await expect(batcher.run('w', 1)).rejects.toThrow('settled 0');
+    expect(() => new KeyedBatcher<number, number>(async () => [], 0)).toThrow(RangeError);
+  });
+});
