@@ -70,3 +70,12 @@ export function accountNowSql(ctx: AppContext, accountIdColumn: Expression<strin
   if (ctx.config.mode !== 'sandbox') return sql<Date>`${now}::timestamptz`;
   return sql<Date>`(${now}::timestamptz + ${offsetMsSql(accountIdColumn)} * INTERVAL '1 millisecond')`;
 }
+
+/**
+ * SQL text for "now as one account sees it" in a statement whose text is written once (decision 200): the
+ * parameters name the service clock's now and the account's id. Through migration 0250's function, whose query
+ * plan the session keeps, where offsetMsSql's subquery is planned again with every statement.
+ */
+export function accountNowSqlText(nowParam: string, accountIdParam: string): string {
+  return `(${nowParam}::timestamptz + cobro_account_offset_ms(${accountIdParam}) * INTERVAL '1 millisecond')`;
+}

@@ -5,13 +5,12 @@ import { ruleFailure, validationError, type RuleFailure } from '../../platform/e
 import { accountCanTake } from '../../platform/processors/account-processors.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
-import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
-import type { DbOrTx } from '../../platform/db/types.ts';
-import { sql } from 'kysely';
+import { accountNow } from '../../platform/sandbox-clock.ts';
 import { parseLocal } from '../../platform/time-format.ts';
 import { limits, transactionLimits } from '../../limits.ts';
 import { findPaymentMethod, knownCurrencies } from '../reference/repository.ts';
 import { checkoutUrl } from './checkout-link.ts';
+import { insertTransaction, type NewTransaction } from './transaction-insert.ts';
 import type { ExtensionColumns, Prepared } from './extension.ts';
 import { normaliseRut } from '../../platform/rut.ts';
 import type { CreateTransactionInput } from './schemas.ts';
@@ -37,8 +36,9 @@ function present(text: string | undefined): string | null {
   return text === undefined || text.trim() === '' ? null : text.trim();
 }
 
+/** Uniform over 1000000000000000..9999999999999999; three draws rather than one per digit (randomInt takes < 2^48). */
 function sixteenDigits(): string {
-  return String(randomInt(1, 10)) + Array.from({ length: 15 }, () => String(randomInt(0, 10))).join('');
+  return String(randomInt(1, 10)) + String(randomInt(0, 100_000_000)).padStart(8, '0') + String(randomInt(0, 10_000_000)).padStart(7, '0');
 }
 
 export interface CreatedTransaction {
@@ -120,36 +120,32 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
     return ruleFailure('payment_method_unavailable', { payment, currency });
   }
 
-  const id = newId('trx', 17);
-  const createdAt = now ?? accountNowSql(ctx, sql.val(accountId));
-  const insert = (db: DbOrTx, columns: ExtensionColumns) => db.insertInto('transactions').values({
-    id,
-    account_id: accountId,
-    status: 'pending',
+  const row: NewTransaction = {
+    id: newId('trx', 17),
+    accountId,
     email: input.email.trim(),
     order: input.order,
     subject: input.subject,
-    amount_minor: BigInt(input.amount),
+    amountMinor: BigInt(input.amount),
     currency,
     payment,
-    expires_at: expiresAt,
+    expiresAt,
     urlreturn,
     urlnotify,
-    additional_parameters: params === null ? null : JSON.stringify(params),
+    additionalParametersJson: params === null ? null : JSON.stringify(params),
     marketplace: null,
-    membership_id: null,
-    event_id: null,
-    ...columns,
-    payment_key: newId('pr', 17),
-    transaction_key: sixteenDigits(),
-    verification_key: randomHex(16),
-    created_at: createdAt,
-    updated_at: createdAt,
-  }).execute();
+    membershipId: null,
+    eventId: null,
+    paymentKey: newId('pr', 17),
+    transactionKey: sixteenDigits(),
+    verificationKey: randomHex(16),
+    createdAt: now,
+  };
+  const id = row.id;
   const attaching = prepared.filter((p) => p.ok);
   if (attaching.length === 0) {
     // One statement is atomic by itself: no transaction around it (the runner gives a keyless create the database).
-    await insert(ctx.db, {});
+    await insertTransaction(ctx, ctx.db, row);
   } else {
     // Joined without a savepoint: every caller is a command (or the bare database), and none goes on after a throw.
     const failure = await inTransactionOrJoin(ctx.db, async (tx): Promise<RuleFailure | null> => {
@@ -159,7 +155,12 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
         if (!attached.ok) return attached.failure;
         columns = { ...columns, ...attached.columns };
       }
-      await insert(tx, columns);
+      await insertTransaction(ctx, tx, {
+        ...row,
+        marketplace: columns.marketplace ?? null,
+        membershipId: columns.membership_id ?? null,
+        eventId: columns.event_id ?? null,
+      });
       return null;
     });
     if (failure !== null) return failure;

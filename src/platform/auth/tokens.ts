@@ -17,5 +17,6 @@ export function newCredentials(): Credentials {
 }
 
 export function publicTokenHash(publicToken: string): string {
-  return crypto.createHash('sha256').update(publicToken, 'utf8').digest('hex');
+  // One-shot: no Hash object per request (every authenticated request hashes its token to find the account).
+  return crypto.hash('sha256', publicToken, 'hex');
 }
