@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { createTransaction } from './helpers.ts';
 import { createClient, createMembership } from '../marketplace/helpers.ts';
+import { advanceAccountClock } from '../../../src/platform/sandbox-clock.ts';
 
 let t: TestApp;
 let account: TestAccount;
@@ -93,6 +94,25 @@ describe('POST /api/transaction', () => {
   it('rejects urls that are not http(s) and additional_parameters over 4000 characters', async () => {
     expect((await post({ ...base, urlreturn: 'javascript:alert(1)', urlnotify: 'ftp://x' })).json().errors).toEqual({ urlreturn: 'invalid', urlnotify: 'invalid' });
     expect((await post({ ...base, additional_parameters: { big: 'x'.repeat(4000) } })).json().errors).toEqual({ additional_parameters: 'too long' });
+  });
+
+  it('stamps the row with the account\'s sandbox time, whether the INSERT adds the offset or the checks read it', async () => {
+    const moved = await t.createAccount('Tienda Adelantada');
+    const offsetMs = 3 * 86_400_000 + 1234;
+    expect(await advanceAccountClock(t.ctx, moved.id, offsetMs)).toBe(offsetMs);
+    const stampOf = async (who: TestAccount, body: Record<string, unknown>) => {
+      const res = await t.call(who, { method: 'POST', url: '/api/transaction', body });
+      expect(res.statusCode, res.body).toBe(200);
+      const row = await t.ctx.db.selectFrom('transactions').select(['created_at', 'updated_at']).where('id', '=', res.json().id).executeTakeFirstOrThrow();
+      expect(row.updated_at.getTime()).toBe(row.created_at.getTime());
+      return row.created_at.getTime();
+    };
+    const now = t.clock.now().getTime();
+    expect(await stampOf(account, base)).toBe(now);
+    expect(await stampOf(moved, base)).toBe(now + offsetMs);
+    // `expired` makes the checks read the account's clock, and that reading is the row's time.
+    const withExpiry = { ...base, expired: '2027-01-01 00:00:00', urlreturn: 'https://shop.example/return' };
+    expect(await stampOf(moved, withExpiry)).toBe(now + offsetMs);
   });
 
   it('writes nothing when refused and needs a valid token', async () => {
