@@ -1,0 +1,110 @@
+// CPU per create of two or more Cobro checkouts under ONE load, beside the limit server (decision 200). Request i
+// goes to server i mod k, so whatever else the shared box runs weighs on each server alike; each server's
+// utime+stime from /proc/PID/stat before and after gives its CPU µs per request. Throughput is not reported: the
+// servers share the load generator's 16 connections, so only the CPU per request compares.
+//
+//   node bench/cpu-paired.ts ENGINE ROUNDS REQUESTS CHECKOUT... [limit]
+//   node bench/cpu-paired.ts postgres 3 3000 ../main . limit
+//
+// A CHECKOUT is a directory holding a Cobro tree with its node_modules (a git worktree of an older commit, with
+// node_modules linked, serves as "before"); `limit` is bench/limit-server.ts from this tree. Linux only.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { prepareDatabase, type BenchDatabase, type BenchEngine } from './support/setup.ts';
+import { postJson, transactionBody } from './support/client.ts';
+import { runLoad } from './support/load.ts';
+import { freePort } from '../test/support/net.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const postgresUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const concurrency = 16;
+const warmupRequestsPerServer = 300;
+const roundsMax = 20;
+const requestsMax = 50_000;
+const serversMax = 4;
+const readyTimeoutMs = 60_000;
+const clockTicksPerSecond = 100;
+
+function cpuTicks(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+interface Served {
+  readonly name: string;
+  readonly url: string;
+  readonly pid: number;
+  readonly urlPath: string;
+  readonly database: BenchDatabase;
+  stop(): Promise<void>;
+}
+
+async function serve(name: string, database: BenchDatabase): Promise<Served> {
+  const limit = name === 'limit';
+  const cwd = limit ? root : path.resolve(name);
+  const port = await freePort();
+  const child = spawn(process.execPath, limit ? ['bench/limit-server.ts'] : ['src/cli/main.ts', 'serve'], {
+    cwd,
+    env: { ...process.env, ...database.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', COBRO_MODE: 'sandbox', RATE_LIMIT_PER_MINUTE: '0' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`${name} not ready in ${readyTimeoutMs} ms`); }
+    if ((await fetch(`${url}/readyz`).catch(() => null))?.status === 200) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return {
+    name, url, pid: child.pid!, urlPath: limit ? '/insert' : '/api/transaction', database,
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+const [engineText, roundsText, requestsText, ...names] = process.argv.slice(2);
+const engine = engineText as BenchEngine;
+const rounds = Number(roundsText);
+const requests = Number(requestsText);
+if ((engine !== 'postgres' && engine !== 'pglite') || !(rounds >= 1 && rounds <= roundsMax) || !(requests >= 1 && requests <= requestsMax)
+  || names.length < 1 || names.length > serversMax) {
+  throw new Error(`usage: node bench/cpu-paired.ts postgres|pglite ROUNDS(1..${roundsMax}) REQUESTS(1..${requestsMax}) CHECKOUT... [limit] (1..${serversMax} servers)`);
+}
+
+const microsByName = new Map<string, number[]>();
+for (let round = 0; round < rounds; round++) {
+  const servers: Served[] = [];
+  try {
+    for (const name of names) {
+      const database = await prepareDatabase({ engine, postgresUrl, accounts: 1 });
+      servers.push(await serve(name, database).catch(async (error: unknown) => { await database.drop(); throw error; }));
+    }
+    const send = async (i: number) => {
+      const s = servers[i % servers.length]!;
+      return (await postJson(s.url, s.database.accounts[0]!, s.urlPath, transactionBody(i))).status === 200;
+    };
+    await runLoad(warmupRequestsPerServer * servers.length, concurrency, send);
+    const before = servers.map((s) => cpuTicks(s.pid));
+    const load = await runLoad(requests * servers.length, concurrency, send);
+    const after = servers.map((s) => cpuTicks(s.pid));
+    const line = servers.map((s, j) => {
+      const micros = Math.round(((after[j]! - before[j]!) / clockTicksPerSecond) * 1e6 / requests);
+      microsByName.set(s.name, [...(microsByName.get(s.name) ?? []), micros]);
+      return `${s.name} ${micros} µs`;
+    });
+    process.stdout.write(`${engine} round ${round}: ${line.join(', ')} per request (${load.ok}/${load.requests} ok, load ${os.loadavg()[0]!.toFixed(2)})\n`);
+  } finally {
+    for (const s of servers) { await s.stop(); await s.database.drop(); }
+  }
+}
+for (const [name, micros] of microsByName) {
+  const median = [...micros].sort((a, b) => a - b)[micros.length >> 1];
+  process.stdout.write(`${engine} ${name}: ${micros.join(' ')} µs per request, median ${median}\n`);
+}
