@@ -184,6 +184,15 @@ export const limits = {
   /** How long the CLI waits for a command run by the serving process. */
   opsCommandTimeoutMs: 2 * minuteMs,
   dbPoolSizeMax: 10,
+  /**
+   * Named prepared statements on PostgreSQL (decision 230): statements kept per connection (each holds a parse tree
+   * and a plan in its backend), distinct texts named per process, texts remembered as seen once before they are
+   * named, and the longest text named.
+   */
+  dbPreparedPerConnectionMax: 256,
+  dbPreparedNamesMax: 2048,
+  dbPreparedSeenTextsMax: 4096,
+  dbPreparedTextLengthMax: 32_768,
   /** Rows per query when a large page is read (src/platform/db/chunked-read.ts): bounds how long one query holds
    *  PGlite's thread, about 10 ms on this box. */
   dbReadChunkRowsMax: 500,

@@ -89,7 +89,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   if (options.handle === undefined && config.databaseUrl !== null) await checkPostgresReachable(config.databaseUrl);
   const readOnly = options.readOnly === true;
   const handle = options.handle ?? (config.databaseUrl !== null
-    ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, readOnly })
+    ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, readOnly, preparedStatements: config.dbPreparedStatements })
     : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly }));
   let secrets;
   try {

@@ -31,6 +31,11 @@ export interface Config {
   readonly rateLimitPerMinute: number | null;
   /** How long a command's Idempotency-Key claim holds against retries (decision 071); IDEMPOTENCY_LEASE_MS. */
   readonly idempotencyLeaseMs: number;
+  /**
+   * Named prepared statements on PostgreSQL (decision 230); DB_PREPARED_STATEMENTS=off for a pooler that hands one
+   * session's statements to another (PgBouncer in transaction mode before 1.21).
+   */
+  readonly dbPreparedStatements: boolean;
 }
 
 export interface HttpTimeouts {
@@ -110,10 +115,11 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   if (metricsToken !== null && !new RegExp(`^\\S{${tokenMin},${tokenMax}}$`).test(metricsToken)) errors.push(`METRICS_TOKEN must be ${tokenMin} to ${tokenMax} characters without spaces`);
   const callbackTrustedOrigins = parseTrustedOrigins(env.CALLBACK_TRUSTED_ORIGINS, errors);
   const http = httpSettings(env, errors);
+  const dbPreparedStatements = oneOf(env, 'DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on', errors) === 'on';
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
-    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled, metricsToken, callbackTrustedOrigins, ...http },
+    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled, metricsToken, callbackTrustedOrigins, dbPreparedStatements, ...http },
   };
 }
 

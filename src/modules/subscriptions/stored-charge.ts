@@ -6,6 +6,7 @@
 //   2. `settleCharge` (after that commit, safe to repeat): claim the payment with an attempt key and a lease, call
 //      the processor with the payment's id as idempotency key, then record success or rejection with its money.
 //      A caller that finds the claim taken waits for the result; one that finds it final answers it.
+import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -43,7 +44,9 @@ export async function openCharge(db: DbOrTx, input: OpenCharge): Promise<string 
   const charge = await db.insertInto('su_charges').values({
     account_id: input.accountId, subscription_id: input.subscriptionId, transaction_id: transactionId, kind: input.kind,
     cycle_number: input.cycleNumber, try_number: input.tryNumber ?? null, order_ref: input.order, description: input.description, created_at: input.at, card_id: input.cardId,
-  }).onConflict((oc) => oc.columns(['account_id', 'order_ref']).where('kind', '=', 'consumption').doNothing())
+  // The partial index's predicate as a literal: a prepared statement's generic plan cannot match it to a
+  // parameter (decision 230).
+  }).onConflict((oc) => oc.columns(['account_id', 'order_ref']).where('kind', '=', sql.lit('consumption')).doNothing())
     .returning('transaction_id').executeTakeFirst();
   if (charge === undefined) return null;
   await db.insertInto('transactions').values({

@@ -10,6 +10,7 @@ import { dataDirEntries, restrictUmask, tightenTree } from '../fs-permissions.ts
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { StartupError, errorText } from '../startup-error.ts';
 import { pgliteChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-feed.ts';
+import { prepareRepeatedStatements, StatementNames } from './prepared-statements.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -34,7 +35,7 @@ export const postgresPoolOf = (db: object): pg.Pool | undefined => pools.get(db)
  * change the database even by mistake; on PGlite a DATA_DIR without a database is refused instead of created.
  */
 export type OpenOptions =
-  | { engine: 'postgres'; url: string; poolSizeMax?: number; readOnly?: boolean }
+  | { engine: 'postgres'; url: string; poolSizeMax?: number; readOnly?: boolean; /** Named statements (decision 230); default on. */ preparedStatements?: boolean }
   | { engine: 'pglite'; dataDir: string | null; loadDataDir?: Blob; readOnly?: boolean };
 
 /** The PostgreSQL data directory of an embedded database that exists (PGlite writes PG_VERSION when it creates one). */
@@ -56,6 +57,10 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     pool.on('error', () => {});
     // Queued on each new client before anything the pool hands it out for.
     if (options.readOnly === true) pool.on('connect', (client) => { client.query('SET default_transaction_read_only = on').catch(() => {}); });
+    if (options.preparedStatements !== false) {
+      const names = new StatementNames();
+      pool.on('connect', (client) => prepareRepeatedStatements(client, names));
+    }
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     pools.set(db, pool);
     const changes = postgresChangeFeed(options.url);
