@@ -1,0 +1,134 @@
+// Group commit across a power cut (decision 220): keyless payouts of one hot wallet, written in groups that share
+// one transaction, are fired at a real `cobro serve`, which is killed with SIGKILL mid-flight, restarts on the same
+// data, and every payout is sent again with the same order and body (no Idempotency-Key: the order is what makes a
+// payout once, supplement §4.4). A group commits whole or not at all: every payout ends once, every answer seen
+// before the kill names the payout the retry finds, the wallet is down by exactly the payouts, the ledger clean.
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { computeSign } from '../../src/platform/auth/sign.ts';
+import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { freePort } from '../support/net.ts';
+import { suiteEngine, type Engine } from './engines.ts';
+import { demoCredentials, type Credentials } from './load.ts';
+
+const payoutsPlanned = 160;
+const fundingMinor = 1_000_000;
+const killAtAnsweredShare = 0.3;
+const killAfterMsMax = 4_000;
+const retryRoundsMax = 20;
+
+interface Payout { readonly order: string; readonly body: Record<string, unknown> }
+interface Answer { readonly status: number; readonly json: Record<string, unknown> }
+
+function planPayouts(run: string): Payout[] {
+  return Array.from({ length: payoutsPlanned }, (_, i) => {
+    const order = `${run}-p-${i}`;
+    return {
+      order,
+      body: {
+        email: 'johndoe@example.com', subject: 'Group commit kill', currency: 'CLP', order, amount: 100 + i,
+        accountbank_name: 'Jhon Doe', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1', accountbank_num: '12312312312',
+      },
+    };
+  });
+}
+
+/** One keyless attempt; null when the connection broke or the server was not there. */
+async function send(baseUrl: string, who: Credentials, p: Payout): Promise<Answer | null> {
+  try {
+    const res = await fetch(`${baseUrl}/api/wallet/payout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, '/api/wallet/payout', p.body) },
+      body: JSON.stringify(p.body), signal: AbortSignal.timeout(20_000),
+    });
+    return { status: res.status, json: await res.json() as Record<string, unknown> };
+  } catch {
+    return null;
+  }
+}
+
+async function killMidFlight(server: ServeProcess, firing: Promise<unknown>, answered: () => number): Promise<void> {
+  const started = Date.now();
+  while (answered() < payoutsPlanned * killAtAnsweredShare && Date.now() - started < killAfterMsMax) await new Promise((r) => setTimeout(r, 2));
+  const closed = new Promise((resolve) => server.child.once('close', resolve));
+  server.child.kill('SIGKILL');
+  await closed;
+  await firing;
+}
+
+async function scenario(engine: Engine): Promise<void> {
+  const env = { ...engine.env, PORT: String(await freePort()), COBRO_MODE: 'sandbox', COBRO_WORKERS: '0' };
+  const baseUrl = `http://127.0.0.1:${env.PORT}`;
+  const first = await startServe(env);
+  const who = demoCredentials(first.output());
+  const funded = await fetch(`${baseUrl}/api/sandbox/wallet/credit`, {
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}` },
+    body: JSON.stringify({ amount: fundingMinor, currency: 'CLP', reason: 'group commit kill' }),
+  });
+  expect(funded.status).toBe(200);
+
+  const payouts = planPayouts(`g${Date.now().toString(36)}`);
+  const seen = new Map<string, Answer>();
+  const firing = Promise.all(payouts.map(async (p) => {
+    const answer = await send(baseUrl, who, p);
+    if (answer !== null && answer.status === 200) seen.set(p.order, answer);
+  }));
+  await killMidFlight(first, firing, () => seen.size);
+  expect(seen.size).toBeLessThan(payoutsPlanned);
+
+  const second = await startServe(env);
+  const answers = new Map<string, Answer>();
+  try {
+    let pending = payouts;
+    for (let round = 0; round < retryRoundsMax && pending.length > 0; round++) {
+      const got = await Promise.all(pending.map((p) => send(baseUrl, who, p)));
+      const again: Payout[] = [];
+      pending.forEach((p, i) => {
+        const answer = got[i];
+        if (answer === null || answer === undefined || answer.status >= 500) again.push(p);
+        else answers.set(p.order, answer);
+      });
+      pending = again;
+    }
+    expect(pending).toEqual([]);
+    const spentMinor = payouts.reduce((sum, p) => sum + Number(p.body.amount), 0);
+    const wallet = await fetch(`${baseUrl}/api/wallet?currency=CLP`, {
+      headers: { authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }) },
+    });
+    expect(((await wallet.json()) as { amount_available: number }).amount_available).toBe(fundingMinor - spentMinor);
+    const verify = await runCli(['ledger', 'verify'], env);
+    expect(verify.code, verify.stderr).toBe(0);
+    expect(verify.stdout).toMatch(/^ledger clean/);
+  } finally {
+    await second.stop();
+  }
+
+  for (const p of payouts) {
+    const answer = answers.get(p.order)!;
+    expect(answer.status, p.order).toBe(200);
+    expect(answer.json.status, `${p.order}: ${JSON.stringify(answer.json)}`).toBe('success');
+    // An answer given before the kill was committed: the retry finds that very payout.
+    const before = seen.get(p.order);
+    if (before !== undefined) expect(answer.json.identifier_payout, p.order).toBe(before.json.identifier_payout);
+  }
+  const data = await engine.open();
+  try {
+    const perOrder = (await sql<{ order: string; n: string }>`
+      SELECT "order", COUNT(*)::text AS n FROM payouts WHERE account_id = ${who.accountId} GROUP BY "order"`.execute(data.db)).rows;
+    expect(perOrder.filter((row) => row.n !== '1')).toEqual([]);
+    expect(perOrder.length).toBe(payoutsPlanned);
+  } finally {
+    await data.close();
+  }
+}
+
+describe('kill -9 among grouped keyless payouts of one wallet, restart, send again', () => {
+  it('pays every order once', { timeout: 120_000 }, async () => {
+    const engine = await suiteEngine();
+    try {
+      await scenario(engine);
+    } finally {
+      await engine.dispose();
+    }
+  });
+});
