@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
-import { balance, fund, payout } from './wallet-helpers.ts';
+import { balance, expectMovementChain, fund, payout } from './wallet-helpers.ts';
 
 /** Holds the write of one order until released, fails every write of another, and counts locks and lookups. */
 class Interceptor implements KyselyPlugin {
@@ -125,14 +125,7 @@ describe('payouts of one wallet in one group commit', () => {
     expect(rows.map((r) => r.order).sort()).toEqual(['held', ...others.flatMap((b, i) => (b.status === 'success' ? [orders[i]!] : []))].sort());
     // The poisoned payout's amount is still available: nothing of it was written.
     expect(await balance(t, a)).toBe(amountMinor);
-    const movements = await t.ctx.db.selectFrom('wallet_movements').select(['income_expense', 'amount_minor', 'balance_after_minor'])
-      .where('account_id', '=', a.id).orderBy('seq').execute();
-    let runningMinor = 0;
-    for (const m of movements) {
-      runningMinor += (m.income_expense === 'income' ? 1 : -1) * Number(m.amount_minor);
-      expect(Number(m.balance_after_minor)).toBe(runningMinor);
-    }
-    expect(runningMinor).toBe(amountMinor);
+    expect(await expectMovementChain(t, a.id)).toBe(amountMinor);
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
-import { balance, fund, payout } from './wallet-helpers.ts';
+import { balance, expectMovementChain, fund, payout } from './wallet-helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });
@@ -39,15 +39,7 @@ describe('payouts racing credits and immediate outcomes on one wallet', () => {
     expect(await balance(t, a)).toBe(availableMinor);
 
     // Each movement's balance is the one before it plus its amount: a stale locked balance breaks the chain.
-    const movements = await t.ctx.db.selectFrom('wallet_movements').select(['income_expense', 'amount_minor', 'balance_after_minor'])
-      .where('account_id', '=', a.id).orderBy('seq').execute();
-    let runningMinor = 0;
-    for (const m of movements) {
-      runningMinor += (m.income_expense === 'income' ? 1 : -1) * Number(m.amount_minor);
-      expect(Number(m.balance_after_minor)).toBe(runningMinor);
-      expect(runningMinor).toBeGreaterThanOrEqual(0);
-    }
-    expect(runningMinor).toBe(availableMinor);
+    expect(await expectMovementChain(t, a.id)).toBe(availableMinor);
     // The same for every posting of the wallet's accounts (available and reserved).
     const postings = await sql<{ code: string; amount_minor: string; balance_after_minor: string }>`
       SELECT a.code, p.amount_minor::text, p.balance_after_minor::text FROM postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id

@@ -40,3 +40,19 @@ export async function balance(t: TestApp, account: TestAccount, currency = 'CLP'
 export async function notificationsOf(t: TestApp, accountId: string) {
   return t.ctx.db.selectFrom('notifications').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
 }
+
+/**
+ * Checks that each of the account's wallet movements carries the balance before it plus its amount, never below
+ * zero (a stale locked balance breaks the chain), and returns the last balance.
+ */
+export async function expectMovementChain(t: TestApp, accountId: string): Promise<number> {
+  const movements = await t.ctx.db.selectFrom('wallet_movements').select(['income_expense', 'amount_minor', 'balance_after_minor'])
+    .where('account_id', '=', accountId).orderBy('seq').execute();
+  let runningMinor = 0;
+  for (const m of movements) {
+    runningMinor += (m.income_expense === 'income' ? 1 : -1) * Number(m.amount_minor);
+    expect(Number(m.balance_after_minor)).toBe(runningMinor);
+    expect(runningMinor).toBeGreaterThanOrEqual(0);
+  }
+  return runningMinor;
+}
