@@ -1,8 +1,9 @@
-// A payout checks funds, locks the wallet and writes its journals in ONE statement (Ledger.reserveWith): the lock is
-// taken by SELECT ... FOR UPDATE inside it, and the balances it writes are computed from the row it locked. If that
-// row were read from the statement's snapshot instead of as the previous holder committed it, concurrent requests
-// would overdraw or write balances that do not follow each other. This race mixes every kind of request on one
-// wallet so each one's statement waits for another's commit, and checks the result line by line.
+// A payout's funds check locks the wallet's accounts (an upsert that returns their balances as the previous holder
+// committed them) and one more statement writes its row, journals and movements from those balances
+// (Ledger.reserveWith); in a group commit the next payout starts from the balances the one before it wrote (decision
+// 220). If a balance were read from a statement's snapshot instead, concurrent requests would overdraw or write
+// balances that do not follow each other. This race mixes every kind of request on one wallet so each one waits
+// for another's commit, and checks the result line by line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestApp } from '../../support/app.ts';
