@@ -2,7 +2,7 @@
 // transactions, reading the wallet and the bank catalogue, payouts on one hot wallet and over 50 wallets, paying
 // transactions at the checkout, delivering their callbacks, settling them, the cold start and the peak RSS.
 import { performance } from 'node:perf_hooks';
-import { runLoad, watchRss, type LoadResult } from '../support/load.ts';
+import { runLoad, runMeasuredLoad, watchRss, type MeasuredLoad } from '../support/load.ts';
 import { startCobro } from '../support/processes.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { prepareDatabase, type BenchAccount, type BenchEngine } from '../support/setup.ts';
@@ -16,12 +16,12 @@ export interface CobroFigures {
   /** Spawn to /readyz after a kill -9 in the middle of a load of creates (issue 13 point 3). */
   readonly killRestartMs: number;
   readonly peakRssMb: number | null;
-  readonly createTransaction: LoadResult;
-  readonly getWallet: LoadResult;
-  readonly getBanks: LoadResult;
-  readonly hotWalletPayouts: LoadResult & { readonly fundedFor: number; readonly overdraft: boolean };
-  readonly payouts50Wallets: LoadResult;
-  readonly paymentSuccess: LoadResult;
+  readonly createTransaction: MeasuredLoad;
+  readonly getWallet: MeasuredLoad;
+  readonly getBanks: MeasuredLoad;
+  readonly hotWalletPayouts: MeasuredLoad & { readonly fundedFor: number; readonly overdraft: boolean };
+  readonly payouts50Wallets: MeasuredLoad;
+  readonly paymentSuccess: MeasuredLoad;
   readonly callbacks: { readonly delivered: number; readonly perSecond: number | null };
   readonly settlement: { readonly settled: number; readonly ms: number; readonly perSecond: number };
   readonly ledgerClean: boolean;
@@ -61,18 +61,18 @@ export async function measureCobro(engine: BenchEngine, postgresUrl: string, siz
     const server = await startCobro({ ...database.env, COBRO_WORKERS: '0' });
     const rss = watchRss(server.pid);
     const base = server.url;
-    const createTransaction = await runLoad(sizes.requests, c, async (i) => created(await postJson(base, account(0), '/api/transaction', transactionBody(i))));
-    const getWallet = await runLoad(sizes.requests, c, async () => (await getJson(base, account(0), '/api/wallet', true)).status === 200);
-    const getBanks = await runLoad(sizes.requests, c, async () => (await getJson(base, null, '/api/banks')).status === 200);
-    const hotLoad = await runLoad(sizes.payouts, c, async (i) => succeeded(await postJson(base, account(hot), '/api/wallet/payout', payoutBody(i))));
-    const payouts50Wallets = await runLoad(sizes.payouts, c, async (i) => succeeded(await postJson(base, account(hot + 1 + (i % spreadWallets)), '/api/wallet/payout', payoutBody(i))));
+    const createTransaction = await runMeasuredLoad([server.pid], sizes.requests, c, async (i) => created(await postJson(base, account(0), '/api/transaction', transactionBody(i))));
+    const getWallet = await runMeasuredLoad([server.pid], sizes.requests, c, async () => (await getJson(base, account(0), '/api/wallet', true)).status === 200);
+    const getBanks = await runMeasuredLoad([server.pid], sizes.requests, c, async () => (await getJson(base, null, '/api/banks')).status === 200);
+    const hotLoad = await runMeasuredLoad([server.pid], sizes.payouts, c, async (i) => succeeded(await postJson(base, account(hot), '/api/wallet/payout', payoutBody(i))));
+    const payouts50Wallets = await runMeasuredLoad([server.pid], sizes.payouts, c, async (i) => succeeded(await postJson(base, account(hot + 1 + (i % spreadWallets)), '/api/wallet/payout', payoutBody(i))));
     const checkoutUrls: string[] = [];
     for (let i = 0; i < sizes.payments; i++) {
       const res = await postJson(base, account(payer), '/api/transaction', transactionBody(i, { urlnotify: receiver.url, urlreturn: 'http://127.0.0.1/return' }));
       if (!created(res)) throw new Error(`transaction for payment ${i} refused: ${JSON.stringify(res.body)}`);
       checkoutUrls.push(String(res.body.url));
     }
-    const paymentSuccess = await runLoad(sizes.payments, c, (i) => payByCard(base, checkoutUrls[i]!));
+    const paymentSuccess = await runMeasuredLoad([server.pid], sizes.payments, c, (i) => payByCard(base, checkoutUrls[i]!));
     const peakRssMb = await rss.stop();
     await server.stop();
     // The same database again, workers on: the outbox holds one callback per payment to deliver.

@@ -1,21 +1,21 @@
 // The two limits of one engine, measured in the same run as Cobro's figures: Fastify doing nothing, and Fastify
 // plus one INSERT on a fresh database of that engine.
-import { runLoad, type LoadResult } from '../support/load.ts';
+import { runMeasuredLoad, type MeasuredLoad } from '../support/load.ts';
 import { startLimitServer } from '../support/processes.ts';
 import { prepareDatabase, type BenchEngine } from '../support/setup.ts';
 
-export interface Limits { readonly noop: LoadResult; readonly insert: LoadResult }
+export interface Limits { readonly noop: MeasuredLoad; readonly insert: MeasuredLoad }
 
 export async function measureLimits(engine: BenchEngine, postgresUrl: string, requests: number, concurrency: number): Promise<Limits> {
   const database = await prepareDatabase({ engine, postgresUrl, accounts: 1 });
   const server = await startLimitServer(database.env.DATABASE_URL !== undefined ? { DATABASE_URL: database.env.DATABASE_URL } : { DATA_DIR: database.env.DATA_DIR! });
   try {
-    const noop = await runLoad(requests, concurrency, async () => {
+    const noop = await runMeasuredLoad([server.pid], requests, concurrency, async () => {
       const res = await fetch(`${server.url}/noop`);
       await res.arrayBuffer();
       return res.status === 200;
     });
-    const insert = await runLoad(requests, concurrency, async (i) => {
+    const insert = await runMeasuredLoad([server.pid], requests, concurrency, async (i) => {
       const res = await fetch(`${server.url}/insert`, {
         method: 'POST', headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email: 'payer@example.com', order: `limit-${i}`, amount: 25000 }),

@@ -62,3 +62,17 @@ export function measureCpu(serverPids: readonly number[]): { stop(): CpuShares |
     },
   };
 }
+
+/** CPU per request in microseconds: the figure beside throughput that this shared box's other work skews least. */
+export interface CpuPerRequest {
+  readonly serverUs: number;
+  readonly postgresUs: number;
+  readonly loadGeneratorUs: number;
+}
+
+/** Per request from the shares of a load of `perSecond` requests a second (percent of a core / requests a second). */
+export function cpuPerRequest(shares: CpuShares | null, perSecond: number): CpuPerRequest | null {
+  if (shares === null || perSecond <= 0) return null;
+  const us = (pct: number) => Math.round((pct * 1e4) / perSecond);
+  return { serverUs: us(shares.serversPct), postgresUs: us(shares.postgresPct), loadGeneratorUs: us(shares.loadGeneratorPct) };
+}

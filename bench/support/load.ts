@@ -1,6 +1,7 @@
 // Drives a fixed number of HTTP requests at a fixed concurrency and reports throughput and latency percentiles.
 // Every figure of `npm run bench` comes out of this one loop, the limits' included, so they compare like for like.
 import { performance } from 'node:perf_hooks';
+import { cpuPerRequest, measureCpu, type CpuPerRequest } from './cpu.ts';
 
 export interface LoadResult {
   readonly requests: number;
@@ -16,6 +17,16 @@ export const loadLimits = { requestsMax: 200_000, concurrencyMax: 256 } as const
 export function percentile(sortedMs: readonly number[], p: number): number {
   const index = Math.min(sortedMs.length - 1, Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1));
   return Math.round((sortedMs[index] ?? 0) * 100) / 100;
+}
+
+/** A load with the CPU it cost per request (the server's processes, PostgreSQL's and this load generator's). */
+export type MeasuredLoad = LoadResult & { readonly cpu: CpuPerRequest | null };
+
+/** runLoad, with the CPU per request of the processes `serverPids` (and PostgreSQL's, and this process's). */
+export async function runMeasuredLoad(serverPids: readonly number[], requests: number, concurrency: number, send: (i: number) => Promise<boolean>): Promise<MeasuredLoad> {
+  const cpu = measureCpu(serverPids);
+  const load = await runLoad(requests, concurrency, send);
+  return { ...load, cpu: cpuPerRequest(cpu.stop(), load.perSecond) };
 }
 
 /** `send(i)` makes request i and answers whether it succeeded; a thrown error counts as a failure. */
