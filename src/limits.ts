@@ -197,12 +197,20 @@ export const limits = {
    *  PGlite's thread, about 10 ms on this box. */
   dbReadChunkRowsMax: 500,
   /** The embedded database's buffer cache: PostgreSQL's 128 MB default is most of an idle server's RSS; a merchant's
-   *  embedded database is small and the OS page cache stands behind it (docs/performance.md). */
-  pgliteSharedBuffersMb: 16,
+   *  embedded database is small and the OS page cache stands behind it (docs/performance.md). PGlite's WebAssembly
+   *  heap never shrinks and its shared memory is touched whole at start, so every MB here is a MB of RSS; 16 MB
+   *  served the bench no faster than 8 (decision 210). */
+  pgliteSharedBuffersMb: 8,
   /** How far V8 lets the old generation grow past what a full collection left (--heap-growing-percent, set by
    *  `cobro serve` itself: src/platform/memory-flags.ts). V8's own factor, up to 300%, let a serving process keep
    *  50 MB of garbage under load; RSS target of issue 13: 200 MB. */
   v8HeapGrowingPercent: 20,
+  /** glibc malloc's thresholds in a serving process (GLIBC_TUNABLES, set by `cobro serve` itself:
+   *  src/platform/memory-flags.ts): blocks this large or larger get their own mapping, returned whole when freed, and
+   *  free memory this large at the top of an arena is given back. glibc's default raises the first to the largest
+   *  block freed (PGlite's 9 MB module), after which freed memory stays in the arenas: 15-25 MB of RSS (decision 210). */
+  mallocMmapThresholdBytes: 128 * 1024,
+  mallocTrimThresholdBytes: 128 * 1024,
   /** How long a starting process waits to reach DATABASE_URL before it says it cannot (an unrouted host never refuses). */
   dbStartupConnectTimeoutMs: 10 * secondMs,
   /** A stopping server finishes its callback deliveries in flight before it gives up. */

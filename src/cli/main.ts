@@ -6,7 +6,7 @@ import { resolve, runResolved } from './dispatch.ts';
 import { opsServerAnswers, opsSocketPath, runThroughServer, withAbsoluteFile } from './ops-socket.ts';
 import type { CommandOutput } from './command.ts';
 import { StartupError, errorText } from '../platform/startup-error.ts';
-import { applyServeV8Flags } from '../platform/memory-flags.ts';
+import { applyServeV8Flags, cobroEntry, reexecWithMallocTunables } from '../platform/memory-flags.ts';
 
 function configOrExit(): Config {
   const loaded = loadConfig();
@@ -55,6 +55,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const [first] = argv;
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (first === 'serve' && !wantsHelp) {
+    reexecWithMallocTunables(cobroEntry);
     applyServeV8Flags();
     const { closeOnSignals, startServer } = await import('../server.ts');
     const server = await startServer(configOrExit());
@@ -67,6 +68,7 @@ async function main(argv: readonly string[]): Promise<void> {
       process.stderr.write('cobro worker needs DATABASE_URL: with the embedded database, `cobro serve` runs the workers itself\n');
       process.exit(2);
     }
+    reexecWithMallocTunables(cobroEntry);
     applyServeV8Flags();
     const [{ openRuntime }, { startWorkers }] = await Promise.all([import('../runtime.ts'), import('../workers/index.ts')]);
     const runtime = await openRuntime(config);

@@ -1,8 +1,11 @@
-// The V8 settings that bound a serving process's memory (decision 170, docs/performance.md "Memory"). The process
-// sets them itself, first thing in `cobro serve` and `cobro worker`, so every way of starting it (bin/cobro,
-// `npm start`, the container, the bench) gets them and no launcher carries a copy. Only flags V8 reads while it
-// runs work this way: the heap's size limits (--max-semi-space-size, --max-old-space-size) are fixed when the
-// process starts, so the young generation is held by its growth factor instead.
+// The settings that bound a serving process's memory (decisions 170 and 210, docs/performance.md "Memory"). The
+// process sets them itself, first thing in `cobro serve` and `cobro worker`, so every way of starting it (bin/cobro,
+// `npm start`, the container, the bench) gets them and no launcher carries a copy. V8 flags read while it runs are
+// set in place; the heap's size limits (--max-semi-space-size, --max-old-space-size) are fixed when the process
+// starts, so the young generation is held by its growth factor instead. glibc reads its malloc settings only when a
+// process starts: for those the process re-executes itself once (same pid) with them in its environment.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { limits } from '../limits.ts';
 
@@ -23,4 +26,44 @@ export const serveV8Flags: readonly string[] = [
 /** Before the database opens: PGlite's WebAssembly module is compiled with the flags in force when it loads. */
 export function applyServeV8Flags(): void {
   v8.setFlagsFromString(serveV8Flags.join(' '));
+}
+
+// Fixed thresholds also turn off glibc's dynamic ones: after PGlite's 9 MB module bytes are freed, glibc would
+// serve every later block under 9 MB from its arenas, and a busy minute's freed blocks would stay resident there.
+export const mallocTunables: Readonly<Record<string, number>> = {
+  'glibc.malloc.mmap_threshold': limits.mallocMmapThresholdBytes,
+  'glibc.malloc.trim_threshold': limits.mallocTrimThresholdBytes,
+};
+
+/** bin/cobro.js: started through it, the process compiles its TypeScript from Node's compile cache and never loads
+ *  Node's type stripper (swc in WebAssembly, about 10 MB resident). */
+export const cobroEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/cobro.js');
+
+/** GLIBC_TUNABLES with the serving process's malloc settings added, or null when it already has them all. A setting
+ *  the operator gave keeps the operator's value. */
+export function tunablesWithMalloc(current: string | undefined): string | null {
+  const given = new Set((current ?? '').split(':').filter(Boolean).map((entry) => entry.split('=')[0]));
+  const missing = Object.entries(mallocTunables).filter(([name]) => !given.has(name)).map(([name, value]) => `${name}=${value}`);
+  if (missing.length === 0) return null;
+  return [...(current ? [current] : []), ...missing].join(':');
+}
+
+function runsOnGlibc(): boolean {
+  if (process.platform !== 'linux') return false;
+  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+  return typeof header?.glibcVersionRuntime === 'string';
+}
+
+/**
+ * First thing in `cobro serve` and `cobro worker`, before anything is opened or allocated: on glibc, replaces this
+ * process (same pid, arguments, environment and stdio, so supervisors and signals see no difference) with one that
+ * starts with the malloc settings, through `entry` (bin/cobro.js for the CLI). Returns when there is nothing to do:
+ * not glibc, already set (the re-executed process itself), or a Node without `process.execve`.
+ */
+export function reexecWithMallocTunables(entry: string): void {
+  const tunables = tunablesWithMalloc(process.env.GLIBC_TUNABLES);
+  if (tunables === null || typeof process.execve !== 'function' || !runsOnGlibc()) return;
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, entry, ...process.argv.slice(2)], {
+    ...process.env, GLIBC_TUNABLES: tunables,
+  });
 }

@@ -1,17 +1,21 @@
 // The memory settings `cobro serve` gives itself (src/platform/memory-flags.ts, decision 170), seen in a real serve
 // process started as an operator starts it: PGlite's WebAssembly is never compiled by TurboFan (whose compile of
-// PostgreSQL's parser alone took 600 MB), and the young generation does not grow under the start's allocations.
+// PostgreSQL's parser alone took 600 MB), the young generation does not grow under the start's allocations, and on
+// glibc the process runs with fixed malloc thresholds (decision 210) under the pid it was started with.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { sql } from 'kysely';
 import { limits } from '../../src/limits.ts';
-import { serveV8Flags } from '../../src/platform/memory-flags.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
+import { mallocTunables, serveV8Flags, tunablesWithMalloc } from '../../src/platform/memory-flags.ts';
 import { repoRoot, startServe } from '../support/cli.ts';
 import { seedDataDir } from '../support/cli-in-process.ts';
 import { freePort } from '../support/net.ts';
 
 vi.setConfig({ testTimeout: 180_000 });
+const onGlibc = typeof (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime === 'string';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-serve-memory-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -41,8 +45,40 @@ describe('cobro serve memory settings', () => {
     expect(liftoffCompiles).toBeGreaterThan(100);
     const turbofan = compiles.filter(([, module, tier]) => module === pglite && tier === 'TurboFan').map(([line]) => line);
     expect(turbofan.slice(0, 3)).toEqual([]);
-    const { newSpaceBytes } = JSON.parse(fs.readFileSync(probeOut, 'utf8')) as { newSpaceBytes: number };
-    expect(newSpaceBytes).toBeLessThanOrEqual(8 * 1024 * 1024);
+    const probed = JSON.parse(fs.readFileSync(probeOut, 'utf8')) as { newSpaceBytes: number; pid: number; glibcTunables: string | null; compileCacheDir: string | null };
+    expect(probed.newSpaceBytes).toBeLessThanOrEqual(8 * 1024 * 1024);
+    // Re-executed in place: the pid the launcher got is the serving process, which reads its TypeScript from the
+    // compile cache and started with glibc's malloc thresholds.
+    expect(probed.pid).toBe(server.child.pid);
+    expect(probed.compileCacheDir).not.toBeNull();
+    if (onGlibc) {
+      expect(probed.glibcTunables?.split(':')).toEqual(expect.arrayContaining(Object.entries(mallocTunables).map(([name, value]) => `${name}=${value}`)));
+    }
+  });
+
+  it('adds the malloc settings to GLIBC_TUNABLES, keeping what the operator set', () => {
+    expect(mallocTunables).toEqual({
+      'glibc.malloc.mmap_threshold': limits.mallocMmapThresholdBytes,
+      'glibc.malloc.trim_threshold': limits.mallocTrimThresholdBytes,
+    });
+    expect(tunablesWithMalloc(undefined)).toBe('glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072');
+    expect(tunablesWithMalloc('glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=65536'))
+      .toBe('glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=65536:glibc.malloc.trim_threshold=131072');
+    // Both already there (the re-executed process): nothing to do, so it never re-executes twice.
+    expect(tunablesWithMalloc(tunablesWithMalloc(undefined)!)).toBeNull();
+  });
+
+  it('opens PGlite with the buffer cache of src/limits.ts', async () => {
+    // Every MB of it is a MB of RSS from the start: PostgreSQL zeroes its shared memory whole, and PGlite's
+    // WebAssembly heap never gives a page back.
+    const handle = await openDatabase({ engine: 'pglite', dataDir: null });
+    try {
+      const { rows } = await sql<{ shared_buffers: string }>`SHOW shared_buffers`.execute(handle.db);
+      expect(rows[0]?.shared_buffers).toBe(`${limits.pgliteSharedBuffersMb}MB`);
+      expect(limits.pgliteSharedBuffersMb).toBeLessThanOrEqual(8);
+    } finally {
+      await handle.close();
+    }
   });
 
   it('bounds the old generation by the limit in src/limits.ts', () => {

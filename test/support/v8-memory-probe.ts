@@ -1,13 +1,19 @@
 // Loaded with `node --import` into a child `cobro serve`: makes every WebAssembly function V8 runs hot at once
 // (a tiering budget of 1) and traces what compiles it, so a test sees whether TurboFan ever compiles PGlite; at
-// exit writes the young generation's size to $V8_MEMORY_PROBE_OUT. Runs before the serve code, which may then set
-// its own flags over these.
+// exit writes the young generation's size, the pid, glibc's settings and the compile cache to $V8_MEMORY_PROBE_OUT.
+// Runs before the serve code, which may then set its own flags over these.
 import fs from 'node:fs';
+import module from 'node:module';
 import v8 from 'node:v8';
 
 v8.setFlagsFromString('--wasm-tiering-budget=1 --trace-wasm-compilation-times');
 process.on('exit', () => {
   const out = process.env.V8_MEMORY_PROBE_OUT;
   const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-  if (out !== undefined) fs.writeFileSync(out, JSON.stringify({ newSpaceBytes: newSpace?.space_size ?? null }));
+  if (out !== undefined) {
+    fs.writeFileSync(out, JSON.stringify({
+      newSpaceBytes: newSpace?.space_size ?? null, pid: process.pid, glibcTunables: process.env.GLIBC_TUNABLES ?? null,
+      compileCacheDir: module.getCompileCacheDir() ?? null,
+    }));
+  }
 });
