@@ -1,4 +1,5 @@
 // SQL of subscription clients and plans. Every read is scoped to the merchant account that owns the rows.
+import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { subscriptionLimits } from '../../limits.ts';
 import './types.ts';
@@ -11,6 +12,17 @@ export async function findClient(db: DbOrTx, accountId: string, key: string) {
 }
 
 export type ClientRow = NonNullable<Awaited<ReturnType<typeof findClient>>>;
+
+/**
+ * `= ANY(ids)` with the ids as one array parameter: the statement's text is the same for any count of ids, so it is
+ * prepared once (decision 230), where `IN ($1, ..., $n)` would be a new statement for each n.
+ */
+export const anyText = (ids: readonly string[]) => sql<string>`ANY(${[...ids]}::text[])`;
+
+/** Clients by id, deleted ones included (a subscription's history keeps its client). */
+export async function clientsByIds(db: DbOrTx, ids: readonly string[]) {
+  return db.selectFrom('su_clients').selectAll().where('id', '=', anyText(ids)).execute();
+}
 
 export async function listClients(db: DbOrTx, accountId: string, range: { from: Date; before: Date }, page: { offset: number; size: number }) {
   return db.selectFrom('su_clients').selectAll()
@@ -25,6 +37,10 @@ export async function findPlan(db: DbOrTx, accountId: string, id: string) {
 }
 
 export type PlanRow = NonNullable<Awaited<ReturnType<typeof findPlan>>>;
+
+export async function plansByIds(db: DbOrTx, accountId: string, ids: readonly string[]) {
+  return db.selectFrom('su_plans').selectAll().where('account_id', '=', accountId).where('id', '=', anyText(ids)).execute();
+}
 
 export async function listPlans(db: DbOrTx, accountId: string) {
   return db.selectFrom('su_plans').selectAll().where('account_id', '=', accountId)

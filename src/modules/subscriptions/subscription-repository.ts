@@ -1,6 +1,8 @@
 // SQL of subscriptions, their status logs, cards and charges. Every read is scoped to the owning account.
+import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { subscriptionLimits } from '../../limits.ts';
+import { anyText } from './repository.ts';
 import type { SubscriptionStatus } from './states.ts';
 import './types.ts';
 
@@ -20,13 +22,16 @@ export interface SubscriptionFilter {
   readonly statuses: readonly SubscriptionStatus[];
   readonly offset: number;
   readonly size: number;
+  readonly afterSeq?: bigint;
 }
 
 export async function listSubscriptions(db: DbOrTx, accountId: string, filter: SubscriptionFilter) {
   let q = db.selectFrom('su_subscriptions').selectAll().where('account_id', '=', accountId)
     .where('created_at', '>=', filter.from).where('created_at', '<', filter.before);
   if (filter.statuses.length > 0) q = q.where('status', 'in', [...filter.statuses]);
-  return q.orderBy('seq').offset(filter.offset).limit(filter.size).execute();
+  // Keyset after `afterSeq` (the chunk before's last row, chunked-read.ts), else the page's offset.
+  q = filter.afterSeq === undefined ? q.offset(filter.offset) : q.where('seq', '>', filter.afterSeq);
+  return q.orderBy('seq').limit(filter.size).execute();
 }
 
 export async function statusLogs(db: DbOrTx, subscriptionId: string) {
@@ -61,6 +66,51 @@ export type ChargeRow = Awaited<ReturnType<typeof subscriptionCharges>>[number];
 export async function subscriptionCycles(db: DbOrTx, subscriptionId: string) {
   return db.selectFrom('su_cycles').selectAll().where('subscription_id', '=', subscriptionId)
     .orderBy('cycle_number').limit(subscriptionLimits.chargesShownMax).execute();
+}
+
+export type CycleRow = Awaited<ReturnType<typeof subscriptionCycles>>[number];
+export type StatusLogRow = Awaited<ReturnType<typeof statusLogs>>[number];
+
+// The same reads for a page of subscriptions, one statement per kind for up to limits.dbReadChunkRowsMax ids (the
+// caller chunks). Each subscription's rows are the ones its own read above returns, in that read's order: the
+// window's ORDER BY is that read's, `rank_in_subscription` cuts at the same limit, and the rows come sorted by
+// subscription and then by that order. The ids travel as one array parameter (`anyText`).
+
+// A literal: the limit is a constant, and a literal keeps it out of the parameters.
+const shownMax = (count: number) => sql.lit(BigInt(count));
+
+export async function statusLogsOf(db: DbOrTx, subscriptionIds: readonly string[]) {
+  const ranked = db.selectFrom('su_status_logs').selectAll()
+    .select((eb) => eb.fn.agg<bigint>('row_number').over((ob) => ob.partitionBy('subscription_id').orderBy('seq')).as('rank_in_subscription'))
+    .where('subscription_id', '=', anyText(subscriptionIds));
+  return db.selectFrom(ranked.as('l')).selectAll().where('rank_in_subscription', '<=', shownMax(subscriptionLimits.logsShownMax))
+    .orderBy('subscription_id').orderBy('seq').execute();
+}
+
+export async function liveCardsOf(db: DbOrTx, subscriptionIds: readonly string[]) {
+  const ranked = db.selectFrom('su_cards').selectAll()
+    .select((eb) => eb.fn.agg<bigint>('row_number').over((ob) => ob.partitionBy('subscription_id').orderBy('seq', 'desc')).as('rank_in_subscription'))
+    .where('subscription_id', '=', anyText(subscriptionIds)).where('deleted_at', 'is', null);
+  return db.selectFrom(ranked.as('k')).selectAll().where('rank_in_subscription', '<=', shownMax(subscriptionLimits.cardsPerSubscriptionMax))
+    .orderBy('subscription_id').orderBy('seq', 'desc').execute();
+}
+
+export async function subscriptionChargesOf(db: DbOrTx, subscriptionIds: readonly string[]) {
+  const ranked = db.selectFrom('su_charges as c').innerJoin('transactions as t', 't.id', 'c.transaction_id')
+    .select(['c.subscription_id', 'c.seq', 'c.kind', 'c.cycle_number', 'c.try_number', 'c.order_ref', 'c.description', 'c.created_at', 't.number',
+      't.amount_minor', 't.authorization_code', 't.status', 't.verification_key', 't.ended_at'])
+    .select((eb) => eb.fn.agg<bigint>('row_number').over((ob) => ob.partitionBy('c.subscription_id').orderBy('c.seq')).as('rank_in_subscription'))
+    .where('c.subscription_id', '=', anyText(subscriptionIds));
+  return db.selectFrom(ranked.as('h')).selectAll().where('rank_in_subscription', '<=', shownMax(subscriptionLimits.chargesShownMax))
+    .orderBy('subscription_id').orderBy('seq').execute();
+}
+
+export async function subscriptionCyclesOf(db: DbOrTx, subscriptionIds: readonly string[]) {
+  const ranked = db.selectFrom('su_cycles').selectAll()
+    .select((eb) => eb.fn.agg<bigint>('row_number').over((ob) => ob.partitionBy('subscription_id').orderBy('cycle_number')).as('rank_in_subscription'))
+    .where('subscription_id', '=', anyText(subscriptionIds));
+  return db.selectFrom(ranked.as('y')).selectAll().where('rank_in_subscription', '<=', shownMax(subscriptionLimits.chargesShownMax))
+    .orderBy('subscription_id').orderBy('cycle_number').execute();
 }
 
 export async function planCounts(db: DbOrTx, planId: string): Promise<{ total: number; active: number }> {

@@ -1,13 +1,13 @@
 // How a subscription reads in each of the reference's shapes (§7.2 client, §7.7 v1 list, §7.8 v3 list, §7.9 one),
 // typos and shifting types included: `cards` an object, `active_cards` an array or an object, `estatus` in v3.
+// Each view is built from parts already read (subscription-parts.ts), so a list page reads them for many
+// subscriptions at once and one subscription the same way.
 import type { AppContext } from '../../platform/context.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
-import type { DbOrTx } from '../../platform/db/types.ts';
 import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
 import type { ClientRow, PlanRow } from './repository.ts';
-import {
-  liveCards, statusLogs, subscriptionCharges, subscriptionCycles, type CardRow, type ChargeRow, type SubscriptionRow,
-} from './subscription-repository.ts';
+import type { CardRow, ChargeRow, StatusLogRow, SubscriptionRow } from './subscription-repository.ts';
+import type { SubscriptionParts, SubscriptionPartsWithCycles } from './subscription-parts.ts';
 
 export function maskedCard(card: CardRow) {
   return { last_4_digits: `XXXXXXXXXXXX${card.last4}`, card_type: card.brand };
@@ -41,19 +41,12 @@ export function planBrief(plan: PlanRow) {
   return { id: plan.id, name: plan.name, currency: plan.currency };
 }
 
-export async function logsView(ctx: AppContext, db: DbOrTx, subscriptionId: string) {
-  const rows = await statusLogs(db, subscriptionId);
+export function logsView(ctx: AppContext, rows: readonly StatusLogRow[]) {
   return {
     status: rows.map((r) => ({
       change_date: formatTimestamp(r.changed_at, ctx.config.timeZone), initial_status: r.initial_status, final_status: r.final_status,
     })),
   };
-}
-
-export interface SubscriptionParts {
-  readonly row: SubscriptionRow;
-  readonly client: ClientRow;
-  readonly plan: PlanRow;
 }
 
 function times(ctx: AppContext, row: SubscriptionRow) {
@@ -62,26 +55,21 @@ function times(ctx: AppContext, row: SubscriptionRow) {
 }
 
 /** reference §7.9: GET /api/sususcription/{id}. */
-export async function subscriptionView(ctx: AppContext, parts: SubscriptionParts) {
-  const { row } = parts;
-  const cards = await liveCards(ctx.db, row.id);
-  const charges = await subscriptionCharges(ctx.db, row.id);
+export function subscriptionView(ctx: AppContext, parts: SubscriptionParts) {
+  const { row, cards, charges } = parts;
   return {
     id: row.id, status: row.status, ...times(ctx, row),
     client: clientBrief(parts.client), plan: planBrief(parts.plan),
     cards: cards[0] === undefined ? null : maskedCard(cards[0]),
     active_cards: cards.map((c) => activeCardView(ctx, c)),
     transactions: charges.map((c) => chargeView(ctx, c)),
-    logs: await logsView(ctx, ctx.db, row.id),
+    logs: logsView(ctx, parts.logs),
   };
 }
 
 /** reference §7.7: one item of the v1 list. */
-export async function subscriptionV1View(ctx: AppContext, parts: SubscriptionParts) {
-  const { row } = parts;
-  const cards = await liveCards(ctx.db, row.id);
-  const charges = await subscriptionCharges(ctx.db, row.id);
-  const cycles = await subscriptionCycles(ctx.db, row.id);
+export function subscriptionV1View(ctx: AppContext, parts: SubscriptionPartsWithCycles) {
+  const { row, cards, charges, cycles } = parts;
   const lastCycle = cycles.at(-1);
   const lastCharge = charges.at(-1);
   return {
@@ -91,22 +79,19 @@ export async function subscriptionV1View(ctx: AppContext, parts: SubscriptionPar
     client: clientBrief(parts.client), plan: planBrief(parts.plan),
     cards: cards[0] === undefined ? null : maskedCard(cards[0]),
     transactions: charges.map((c) => chargeView(ctx, c)),
-    logs: await logsView(ctx, ctx.db, row.id),
+    logs: logsView(ctx, parts.logs),
   };
 }
 
 /** reference §7.8: one item of the v3 list, with the billing cycles in `paid[]`. */
-export async function subscriptionV3View(ctx: AppContext, parts: SubscriptionParts) {
-  const { row } = parts;
+export function subscriptionV3View(ctx: AppContext, parts: SubscriptionPartsWithCycles) {
+  const { row, cards, charges, cycles } = parts;
   const tz = ctx.config.timeZone;
-  const cards = await liveCards(ctx.db, row.id);
-  const charges = await subscriptionCharges(ctx.db, row.id);
-  const cycles = await subscriptionCycles(ctx.db, row.id);
   return {
     id: row.id, estatus: row.status, ...times(ctx, row),
     client: clientBrief(parts.client), plan: planBrief(parts.plan),
     active_cards: cards[0] === undefined ? null : maskedCard(cards[0]),
-    logs: await logsView(ctx, ctx.db, row.id),
+    logs: logsView(ctx, parts.logs),
     paid: cycles.map((cycle) => ({
       payment_cycle_day: formatDate(cycle.due_at, tz),
       payment_day: cycle.paid_at === null ? null : formatDate(cycle.paid_at, tz),

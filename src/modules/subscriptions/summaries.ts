@@ -6,10 +6,10 @@ import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
-import { findPlan } from './repository.ts';
 import type { SubscriptionStatus } from './states.ts';
 import { planView } from './plan-service.ts';
-import { planCounts, subscriptionCycles } from './subscription-repository.ts';
+import { planCounts } from './subscription-repository.ts';
+import { readParts } from './subscription-parts.ts';
 import { subscriptionView } from './subscription-views.ts';
 import './types.ts';
 
@@ -102,11 +102,9 @@ export async function subscriptionDetail(ctx: AppContext, accountId: string, id:
   const row = await ctx.db.selectFrom('su_subscriptions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
   if (row === undefined) return null;
   const tz = ctx.config.timeZone;
-  const client = await ctx.db.selectFrom('su_clients').selectAll().where('id', '=', row.client_id).executeTakeFirstOrThrow();
-  const plan = await findPlan(ctx.db, accountId, row.plan_id);
-  if (plan === undefined) throw new Error(`subscription ${row.id} names a missing plan`);
-  const view = await subscriptionView(ctx, { row, client, plan });
-  const cycles = await subscriptionCycles(ctx.db, row.id);
+  const [parts] = await readParts(ctx.db, accountId, [row], true);
+  const { plan, cycles } = parts!;
+  const view = subscriptionView(ctx, parts!);
   return {
     ...view,
     account_id: row.account_id,
