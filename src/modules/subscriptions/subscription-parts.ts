@@ -37,22 +37,34 @@ function bySubscription<Row extends { readonly subscription_id: string }>(rows: 
   return groups;
 }
 
+// The parts of up to `limits.dbReadChunkRowsMax` subscriptions of one account, in the rows' order: six statements
+// with the cycles, five without, whatever the count. A caller with more rows reads them chunk by chunk, yielding
+// between (subscription-service.ts).
+type Rows = readonly SubscriptionRow[];
+type Pause = () => Promise<unknown>;
+const noPause: Pause = () => Promise.resolve();
+
+export async function readParts(db: DbOrTx, accountId: string, rows: Rows, withCycles: true, pause?: Pause): Promise<SubscriptionPartsWithCycles[]>;
+export async function readParts(db: DbOrTx, accountId: string, rows: Rows, withCycles: false, pause?: Pause): Promise<SubscriptionParts[]>;
 /**
- * The parts of up to `limits.dbReadChunkRowsMax` subscriptions of one account, in the rows' order: six statements
- * with the cycles, five without, whatever the count. A caller with more rows reads them chunk by chunk, yielding
- * between (subscription-service.ts).
+ * `pause` runs between the statements: a list passes a turn of the event loop, because on PGlite a statement's
+ * awaits settle as microtasks, so the six statements of a chunk (about 15 ms each for 500 subscriptions here) would
+ * otherwise hold every other request as one block.
  */
-export async function readParts(db: DbOrTx, accountId: string, rows: readonly SubscriptionRow[], withCycles: true): Promise<SubscriptionPartsWithCycles[]>;
-export async function readParts(db: DbOrTx, accountId: string, rows: readonly SubscriptionRow[], withCycles: false): Promise<SubscriptionParts[]>;
-export async function readParts(db: DbOrTx, accountId: string, rows: readonly SubscriptionRow[], withCycles: boolean): Promise<SubscriptionParts[]> {
+export async function readParts(db: DbOrTx, accountId: string, rows: Rows, withCycles: boolean, pause: Pause = noPause): Promise<SubscriptionParts[]> {
   assert.ok(rows.length <= limits.dbReadChunkRowsMax, 'readParts: one chunk at a time');
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const clients = new Map((await clientsByIds(db, [...new Set(rows.map((r) => r.client_id))])).map((c) => [c.id, c]));
+  await pause();
   const plans = new Map((await plansByIds(db, accountId, [...new Set(rows.map((r) => r.plan_id))])).map((p) => [p.id, p]));
+  await pause();
   const cards = bySubscription(await liveCardsOf(db, ids));
+  await pause();
   const charges = bySubscription(await subscriptionChargesOf(db, ids));
+  await pause();
   const logs = bySubscription(await statusLogsOf(db, ids));
+  if (withCycles) await pause();
   const cycles = withCycles ? bySubscription(await subscriptionCyclesOf(db, ids)) : null;
   return rows.map((row) => {
     const client = clients.get(row.client_id);

@@ -61,7 +61,7 @@ export async function endSubscription(ctx: AppContext, accountId: string, id: st
 
 /**
  * A list page (up to 4000 subscriptions) as `view` shows each: the rows in chunks (chunked-read.ts), then each
- * chunk's parts in six statements and its views, yielding between chunks so that on PGlite other requests run
+ * chunk's parts in six statements and its views, yielding between statements so that on PGlite other requests run
  * between them. About seven statements per 500 subscriptions, where each subscription cost six of its own.
  */
 async function listViews<View>(ctx: AppContext, accountId: string, query: SubscriptionListQueryInput, view: (ctx: AppContext, parts: SubscriptionPartsWithCycles) => View) {
@@ -75,8 +75,8 @@ async function listViews<View>(ctx: AppContext, accountId: string, query: Subscr
   const chunkRowsMax = limits.dbReadChunkRowsMax;
   const out: View[] = [];
   for (let start = 0; start < rows.length; start += chunkRowsMax) {
-    if (start > 0) await nextTurn();
-    for (const parts of await readParts(ctx.db, accountId, rows.slice(start, start + chunkRowsMax), true)) out.push(view(ctx, parts));
+    await nextTurn();
+    for (const parts of await readParts(ctx.db, accountId, rows.slice(start, start + chunkRowsMax), true, nextTurn)) out.push(view(ctx, parts));
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // A subscription list page reads its rows' clients, plans, cards, charges, cycles and logs one statement per kind
 // per chunk (src/modules/subscriptions/subscription-parts.ts), not per row: the statements a page costs do not
-// grow with its rows, and every item is exactly the one the per-row reads build (rows, order and limits included).
+// grow with its rows, every item is exactly the one the per-row reads build (rows, order and limits included), and
+// on PGlite another request is answered while a page is read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { limits, subscriptionLimits } from '../../../src/limits.ts';
@@ -143,6 +144,22 @@ describe('a subscription list page', () => {
     const secondPage = await list(`/api/sususcription?${bigDay}&per_page=300&page=2`);
     const whole = await list(`/api/sususcription?${bigDay}&per_page=4000`);
     expect([...firstPage, ...secondPage].map((s) => s.id)).toEqual(whole.map((s) => s.id));
+  });
+
+  it('lets a request that arrives during a page of more than one chunk finish first', async () => {
+    // Both routes answered once first: a route's first call compiles its schemas, which is not what this is about.
+    const page = `/api/sususcriptionv3?${bigDay}&per_page=4000`;
+    await t.call(null, { method: 'GET', url: '/api/banks' });
+    await list(page);
+    const finished: string[] = [];
+    const big = t.call(merchant, { method: 'GET', url: page, sign: true }).then((r) => { finished.push('page'); return r; });
+    // Sent at the event loop's next turn: one the page gives up while it reads, not a place in the microtask queue.
+    const small = new Promise((resolve) => { setImmediate(resolve); })
+      .then(() => t.call(null, { method: 'GET', url: '/api/banks' })).then((r) => { finished.push('banks'); return r; });
+    const [pageRes, banks] = await Promise.all([big, small]);
+    expect(pageRes.statusCode).toBe(200);
+    expect(banks.statusCode).toBe(200);
+    expect(finished).toEqual(['banks', 'page']);
   });
 
   it('costs the same statements for 3 rows as for 30, and one chunk\'s more past 500', async () => {
