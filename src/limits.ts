@@ -267,6 +267,8 @@ export const dataDirLimits = {
 export function assertLimits(): void {
   const l = limits;
   assert.ok(l.pageSizeDefault <= l.pageSizeMax, 'default page must fit the maximum page');
+  // A subscription list page is read through readInChunks, which refuses a page past the largest page.
+  assert.ok(subscriptionLimits.subscriptionsPerPageMax <= l.pageSizeMax, 'a subscription list page must fit the largest page');
   assert.ok(l.notificationsPerPageDefault <= l.notificationsPerPageMax, 'default notifications page must fit the maximum');
   assert.ok(l.amountMinorMax === 10n ** BigInt(l.amountDigitsMax) - 1n, 'the amount bound is the seed\'s digit count');
   assert.ok(l.amountMinorMax < BigInt(Number.MAX_SAFE_INTEGER), 'amounts stay exact as JSON numbers');
