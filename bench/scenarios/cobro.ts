@@ -2,7 +2,7 @@
 // transactions, reading the wallet and the bank catalogue, payouts on one hot wallet and over 50 wallets, paying
 // transactions at the checkout, delivering their callbacks, settling them, the cold start and the peak RSS.
 import { performance } from 'node:perf_hooks';
-import { runLoad, runMeasuredLoad, watchRss, type MeasuredLoad } from '../support/load.ts';
+import { runLoad, runMeasuredLoad, warmupRequestsFor, watchRss, type MeasuredLoad } from '../support/load.ts';
 import { startCobro } from '../support/processes.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { prepareDatabase, type BenchAccount, type BenchEngine } from '../support/setup.ts';
@@ -35,6 +35,8 @@ const callbacksTimeoutMs = 120_000;
 const killAfterMs = 300;
 const hot = 1;
 const payer = 2 + spreadWallets;
+/** A wallet of its own for the payouts that warm the server up, so the hot wallet's funds stay exactly as planned. */
+const warmupWallet = payer + 1;
 
 function payoutBody(i: number): Record<string, unknown> {
   return {
@@ -51,8 +53,9 @@ export async function measureCobro(engine: BenchEngine, postgresUrl: string, siz
   // The hot wallet holds funds for four payouts in five: the rest must be refused, never overdrawn.
   const fundedFor = Math.floor((sizes.payouts * 4) / 5);
   const database = await prepareDatabase({
-    engine, postgresUrl, accounts: payer + 1,
-    walletMinorOf: (i) => (i === hot ? BigInt(payoutMinor * fundedFor) : i > hot && i < payer ? BigInt(payoutMinor * sizes.payouts) : 0n),
+    engine, postgresUrl, accounts: warmupWallet + 1,
+    walletMinorOf: (i) => (i === hot ? BigInt(payoutMinor * fundedFor) : i > hot && i < payer ? BigInt(payoutMinor * sizes.payouts)
+      : i === warmupWallet ? BigInt(payoutMinor * warmupRequestsFor(sizes.payouts)) : 0n),
   });
   const receiver = await startReceiver();
   const account = (i: number): BenchAccount => database.accounts[i]!;
@@ -61,9 +64,14 @@ export async function measureCobro(engine: BenchEngine, postgresUrl: string, siz
     const server = await startCobro({ ...database.env, COBRO_WORKERS: '0' });
     const rss = watchRss(server.pid);
     const base = server.url;
+    const warmup = warmupRequestsFor(sizes.requests);
+    await runLoad(warmup, c, async (i) => created(await postJson(base, account(0), '/api/transaction', transactionBody(i, { order: `warmup-${i}` }))));
     const createTransaction = await runMeasuredLoad([server.pid], sizes.requests, c, async (i) => created(await postJson(base, account(0), '/api/transaction', transactionBody(i))));
+    await runLoad(warmup, c, async () => (await getJson(base, account(0), '/api/wallet', true)).status === 200);
     const getWallet = await runMeasuredLoad([server.pid], sizes.requests, c, async () => (await getJson(base, account(0), '/api/wallet', true)).status === 200);
+    await runLoad(warmup, c, async () => (await getJson(base, null, '/api/banks')).status === 200);
     const getBanks = await runMeasuredLoad([server.pid], sizes.requests, c, async () => (await getJson(base, null, '/api/banks')).status === 200);
+    await runLoad(warmupRequestsFor(sizes.payouts), c, async (i) => succeeded(await postJson(base, account(warmupWallet), '/api/wallet/payout', payoutBody(i))));
     const hotLoad = await runMeasuredLoad([server.pid], sizes.payouts, c, async (i) => succeeded(await postJson(base, account(hot), '/api/wallet/payout', payoutBody(i))));
     const payouts50Wallets = await runMeasuredLoad([server.pid], sizes.payouts, c, async (i) => succeeded(await postJson(base, account(hot + 1 + (i % spreadWallets)), '/api/wallet/payout', payoutBody(i))));
     const checkoutUrls: string[] = [];
@@ -72,6 +80,14 @@ export async function measureCobro(engine: BenchEngine, postgresUrl: string, siz
       if (!created(res)) throw new Error(`transaction for payment ${i} refused: ${JSON.stringify(res.body)}`);
       checkoutUrls.push(String(res.body.url));
     }
+    // Paid on another account and without a callback URL, so the callbacks counted below are the measured payments'.
+    const warmupUrls: string[] = [];
+    for (let i = 0; i < warmupRequestsFor(sizes.payments); i++) {
+      const res = await postJson(base, account(warmupWallet), '/api/transaction', transactionBody(i, { order: `warmup-pay-${i}`, urlreturn: 'http://127.0.0.1/return' }));
+      if (!created(res)) throw new Error(`transaction for warm-up payment ${i} refused: ${JSON.stringify(res.body)}`);
+      warmupUrls.push(String(res.body.url));
+    }
+    await runLoad(warmupUrls.length, c, (i) => payByCard(base, warmupUrls[i]!));
     const paymentSuccess = await runMeasuredLoad([server.pid], sizes.payments, c, (i) => payByCard(base, checkoutUrls[i]!));
     const peakRssMb = await rss.stop();
     await server.stop();
