@@ -27,6 +27,8 @@ const sizes = {
   requests: positiveInt('BENCH_REQUESTS', 2000),
   payouts: positiveInt('BENCH_PAYOUTS', 2000),
   payments: positiveInt('BENCH_PAYMENTS', 500),
+  /** Callbacks put in the outbox beside the payments' own, for the delivery rate. */
+  callbacks: positiveInt('BENCH_CALLBACKS', 3000),
   concurrency: positiveInt('BENCH_CONCURRENCY', 16),
 };
 const engines = (process.env.BENCH_ENGINES ?? 'postgres,pglite').split(',').filter((e): e is BenchEngine => e === 'postgres' || e === 'pglite');

@@ -12,6 +12,7 @@ import { createAccount } from '../../src/modules/accounts/service.ts';
 import { creditWallet } from '../../src/modules/wallet/wallet-credit.ts';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
+import { enqueueCallback } from '../../src/platform/notifications/enqueue.ts';
 
 export type BenchEngine = 'postgres' | 'pglite';
 
@@ -28,6 +29,8 @@ export interface BenchDatabase {
   readonly accounts: readonly BenchAccount[];
   /** Runs `cobro ledger verify`'s checks; call only once every server on the database has stopped (PGlite). */
   verify(): Promise<boolean>;
+  /** Puts `count` callbacks to `url` in the outbox, due now; only while no server runs on the database (PGlite). */
+  seedCallbacks(accountId: string, url: string, count: number): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -78,6 +81,15 @@ export async function prepareDatabase(options: {
     async verify() {
       const handle = await open();
       try { return (await verifyLedger(handle.db)).ok; } finally { await handle.close(); }
+    },
+    async seedCallbacks(accountId, url, count) {
+      const handle = await open();
+      try {
+        await handle.db.transaction().execute(async (tx) => {
+          const at = new Date();
+          for (let i = 0; i < count; i++) await enqueueCallback(tx, { accountId, url, eventType: 'bench.callback', payload: { seq: i }, at });
+        });
+      } finally { await handle.close(); }
     },
     async drop() {
       if (options.engine === 'postgres') {
