@@ -23,6 +23,12 @@ export const limits = {
    */
   authCacheEntriesMax: 10_000,
   authCacheEntryAgeMsMax: 60 * secondMs,
+  /**
+   * Sandbox clock offsets kept in memory per process (decision 260), dropped on every clock's move; the age bound
+   * caps a notification channel that silently stops delivering, as the accounts' does.
+   */
+  sandboxOffsetsKeptMax: 10_000,
+  sandboxOffsetKeptAgeMsMax: 60 * secondMs,
   /** The change-notification connection (LISTEN) reconnects after this, doubling up to the max. */
   changeFeedRetryMsMin: 500,
   changeFeedRetryMsMax: 30 * secondMs,

@@ -4,6 +4,8 @@ import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Generated } from 'kysely';
 import type { AppContext } from './context.ts';
 import type { DbOrTx, Int8, Timestamp } from './db/types.ts';
+import { NotifiedCache } from './db/notified-cache.ts';
+import { appKeyOf } from './app-memo.ts';
 import { limits } from '../limits.ts';
 
 export interface SandboxClockTable {
@@ -25,17 +27,42 @@ export async function accountOffsetMs(db: DbOrTx, accountId: string): Promise<nu
   return row === undefined ? 0 : Number(row.offset_ms);
 }
 
+/** The channel migration 0260's trigger notifies when any account's sandbox clock moves. */
+export const sandboxClockChangesChannel = 'cobro_sandbox_clock_changed';
+
+/** Per app (one database): the offsets this process read, dropped whole when any clock moves. */
+const keptOffsets = new WeakMap<object, NotifiedCache<number>>();
+
+/**
+ * The account's offset, kept in memory while the database's change feed is live (decision 260): a payout learns its
+ * account's "now" without a round trip. Read again after any clock moved, and every time without a feed.
+ */
+export async function keptAccountOffsetMs(ctx: AppContext, accountId: string): Promise<number> {
+  if (ctx.changes === undefined) return accountOffsetMs(ctx.db, accountId);
+  const app = appKeyOf(ctx);
+  let kept = keptOffsets.get(app);
+  if (kept === undefined) {
+    kept = new NotifiedCache<number>(ctx.changes, sandboxClockChangesChannel, limits.sandboxOffsetsKeptMax, limits.sandboxOffsetKeptAgeMsMax);
+    keptOffsets.set(app, kept);
+  }
+  const offsetMs = await kept.get(accountId, () => accountOffsetMs(ctx.db, accountId));
+  return offsetMs ?? 0;
+}
+
+/**
+ * Drops this process's kept offsets at once, after it moved a clock: its own next request must see the move, and
+ * the trigger's notification reaches this process a moment after the commit.
+ */
+export function forgetKeptOffsets(ctx: AppContext): void {
+  keptOffsets.get(appKeyOf(ctx))?.forget();
+}
+
 /** The offset of the account the expression names, in SQL: 0 when its clock never moved. */
 function offsetMsSql(accountId: Expression<string>): RawBuilder<bigint> {
   return sql<bigint>`COALESCE((SELECT sc.offset_ms FROM sandbox_clocks sc WHERE sc.account_id = ${accountId}), 0)`;
 }
 
-/** The account's offset as SQL, for a read that learns it in the same round trip as others. */
-export function accountOffsetMsSql(accountId: string): RawBuilder<string> {
-  return sql<string>`${offsetMsSql(sql.val(accountId))}::text`;
-}
-
-/** "Now" as one account sees it, from its offset (accountOffsetMsSql); the service clock alone in production. */
+/** "Now" as one account sees it, from its offset (keptAccountOffsetMs); the service clock alone in production. */
 export function accountNowFromOffset(ctx: AppContext, offsetMs: number): Date {
   const now = ctx.clock.now();
   return ctx.config.mode === 'sandbox' ? new Date(now.getTime() + offsetMs) : now;
@@ -58,6 +85,8 @@ export async function advanceAccountClock(ctx: AppContext, accountId: string, de
       .where(sql<boolean>`sandbox_clocks.offset_ms + ${deltaMs} <= ${limits.sandboxOffsetMsMax}`))
     .returning('offset_ms')
     .executeTakeFirst();
+  // Outside a transaction this is after the commit; inside one the caller forgets again once it committed.
+  forgetKeptOffsets(ctx);
   return row === undefined ? null : Number(row.offset_ms);
 }
 

@@ -7,7 +7,7 @@ import { validationError } from '../../platform/errors.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import { AdvanceBody, AdvanceResponse } from './schemas.ts';
-import { accountNow, advanceAccountClock } from '../../platform/sandbox-clock.ts';
+import { accountNow, advanceAccountClock, forgetKeptOffsets } from '../../platform/sandbox-clock.ts';
 import { limits } from '../../limits.ts';
 import { drainDueWork } from '../../platform/due-work.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
@@ -36,12 +36,15 @@ export async function sandboxRoutes(app: FastifyInstance, ctx: AppContext): Prom
     }, {
       // What became due runs after the advance commits: it delivers callbacks (network calls), and every due-work
       // handler only takes what is due, so running it again after a crash does nothing twice.
-      afterCommit: async (outer, offsetMs) => ({
-        status: 'success' as const,
-        processed: await drainDueWork(outer, account.id),
-        now: formatTimestamp(await accountNow(outer, account.id), outer.config.timeZone),
-        offset_seconds: Math.floor(offsetMs / 1000),
-      }),
+      afterCommit: async (outer, offsetMs) => {
+        forgetKeptOffsets(outer);
+        return {
+          status: 'success' as const,
+          processed: await drainDueWork(outer, account.id),
+          now: formatTimestamp(await accountNow(outer, account.id), outer.config.timeZone),
+          offset_seconds: Math.floor(offsetMs / 1000),
+        };
+      },
     });
   });
 }

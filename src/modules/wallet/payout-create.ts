@@ -7,11 +7,11 @@ import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { journalKinds } from '../../platform/ledger/ledger.ts';
-import { accountNowFromOffset } from '../../platform/sandbox-clock.ts';
+import { accountNowFromOffset, keptAccountOffsetMs } from '../../platform/sandbox-clock.ts';
 import { movementsOfGateSql, newMovementId, type GatedMovement } from './movements.ts';
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
-import { findPayoutByOrder, findPayoutByOrderWithOffset, insertPayoutQuery, type PayoutRow } from './repository.ts';
+import { findPayoutByOrder, insertPayoutQuery, type PayoutRow } from './repository.ts';
 import { KeyedBatcher, type Settled } from '../../platform/keyed-batcher.ts';
 import { inTransaction, inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
 import { appKeyOf } from '../../platform/app-memo.ts';
@@ -189,21 +189,19 @@ function walletBatcherOf(ctx: AppContext): KeyedBatcher<Queued, CreateOutcome> {
 }
 
 /**
- * Order of the answers (pinned by the tests): a committed order answers first (a retry never queues behind the
- * wallet's lock); under the lock, an order taken answers before a shortfall, and a shortfall before an order
- * being taken at the same moment in another currency (its own wallet lock), whose winner answers once it commits.
- * A refusal writes nothing but the wallet's empty accounts the funds check may have created, so no savepoint
- * is needed to undo it. Called with the database (no Idempotency-Key: the route is selfContained), the payout
+ * Order of the answers (pinned by the tests), all decided under the wallet's lock: an order taken answers before a
+ * shortfall (a shortfall re-reads the order; a retry of a committed order finds its row taken by the gate's
+ * conflict and reads the winner), and a shortfall before an order being taken at the same moment in another
+ * currency (its own wallet lock), whose winner answers once it commits. Nothing is read before the lock: the
+ * account's sandbox offset is kept in memory (decision 260), so a keyless payout is the funds check and one write.
+ * A refusal writes nothing but the wallet's empty accounts the funds check may have created, so no savepoint is
+ * needed to undo it. Called with the database (no Idempotency-Key: the route is selfContained), the payout
  * queues for its wallet's next group commit. Called inside the runner's transaction (with a key), it runs in that
  * transaction at once: queued, it could wait behind a group that waits for the connection its own transaction
  * holds (PGlite has one; a pool can run out).
  */
 export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
-  const sandbox = ctx.config.mode === 'sandbox';
-  const { payout: committed, offsetMs } = sandbox
-    ? await findPayoutByOrderWithOffset(ctx.db, request.accountId, request.kind, request.order)
-    : { payout: await findPayoutByOrder(ctx.db, request.accountId, request.kind, request.order), offsetMs: 0 };
-  if (committed !== undefined) return answerForExisting(committed, request);
+  const offsetMs = ctx.config.mode === 'sandbox' ? await keptAccountOffsetMs(ctx, request.accountId) : 0;
   const planned = planPayout(ctx, request, offsetMs);
   if (ctx.db.isTransaction) return writeAlone({ ctx, planned });
   return walletBatcherOf(ctx).run(`${request.accountId}/${request.currency}`, { ctx, planned });

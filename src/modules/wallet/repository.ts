@@ -1,6 +1,5 @@
 // SQL of the wallet module. Callers pass a transaction when they need the rows locked.
-import { sql, type Insertable, type Selectable } from 'kysely';
-import { accountOffsetMsSql } from '../../platform/sandbox-clock.ts';
+import { type Insertable, type Selectable } from 'kysely';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import type { PayoutKind } from './payout-states.ts';
 import type { AccountBankAccountTable, PayoutTable } from './types.ts';
@@ -15,18 +14,6 @@ export async function findPayoutByOrder(db: DbOrTx, accountId: string, kind: Pay
   return db.selectFrom('payouts').selectAll()
     .where('account_id', '=', accountId).where('kind', '=', kind).where('order', '=', order)
     .executeTakeFirst();
-}
-
-/**
- * findPayoutByOrder together with the account's sandbox clock offset (accountOffsetMsSql), in one round trip: the
- * two reads a payout makes before it takes the wallet's lock.
- */
-export async function findPayoutByOrderWithOffset(db: DbOrTx, accountId: string, kind: PayoutKind, order: string): Promise<{ payout: PayoutRow | undefined; offsetMs: number }> {
-  const result = await sql<PayoutRow & { clock_offset_ms: string }>`
-    SELECT ${accountOffsetMsSql(accountId)} AS clock_offset_ms, p.* FROM (SELECT 1) AS one
-    LEFT JOIN payouts p ON p.account_id = ${accountId} AND p.kind = ${kind} AND p."order" = ${order}`.execute(db);
-  const { clock_offset_ms: offset, ...payout } = result.rows[0]!;
-  return { payout: payout.id === null ? undefined : payout, offsetMs: Number(offset) };
 }
 
 export async function findPayout(db: DbOrTx, accountId: string, id: string): Promise<PayoutRow | undefined> {

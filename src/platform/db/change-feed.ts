@@ -65,6 +65,8 @@ export function postgresChangeFeed(url: string): ChangeFeed {
   let live = false;
   let closed = false;
   let starting = false;
+  /** Channels whose LISTEN is on its way over the running connection. */
+  let adding = 0;
   let retryMs: number = limits.changeFeedRetryMsMin;
   let retryTimer: NodeJS.Timeout | null = null;
 
@@ -109,12 +111,16 @@ export function postgresChangeFeed(url: string): ChangeFeed {
   }
 
   return {
-    live: () => live,
+    live: () => live && adding === 0,
     on(channel, changed) {
       if (!listeners.add(checkedChannel(channel), changed)) return;
-      // A channel added to a running connection: not live for it until its LISTEN ran, so reconnect cleanly.
-      if (client !== null) lost(client);
-      else void connect();
+      const c = client;
+      if (c === null) return void connect();
+      // A channel added to a running connection: the feed is not live until its LISTEN ran, so nothing is kept
+      // meanwhile. The other channels stay live: what they keep is still current, so no gap and no reconnect (a
+      // reconnect would keep nothing for the retry's half second).
+      adding++;
+      c.query(`LISTEN ${channel}`).then(() => { adding--; }, () => { adding--; lost(c); });
     },
     async close() {
       closed = true;

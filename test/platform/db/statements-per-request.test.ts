@@ -14,12 +14,12 @@ const targets = {
   // (decision 190), the checkout-link key and the currencies per app (src/platform/app-memo.ts), and a keyless
   // create runs with no transaction around its one statement (the runner's selfContained): no BEGIN, no COMMIT.
   'POST /api/transaction': 1,
-  // 3 and 4 since the funds check's lock is followed by one statement that writes the payout, its journals (the
-  // sandbox's immediate outcome included) and its movements (Ledger.reserveWith), with no savepoint, and the token's
-  // account is kept in memory (decision 190): the committed order with the sandbox clock, the lock, the write (a
-  // withdrawal also reads the account's bank account).
-  'POST /api/wallet/payout': 3,
-  'POST /api/wallet/withdraw': 4,
+  // 2 and 3: the funds check's lock, then one statement that writes the payout, its journals (the sandbox's
+  // immediate outcome included) and its movements (Ledger.reserveWith), with no savepoint; the token's account
+  // (decision 190) and the sandbox clock's offset (decision 260) are kept in memory, and a committed order is found
+  // under the lock by the write's conflict. A withdrawal also reads the account's bank account.
+  'POST /api/wallet/payout': 2,
+  'POST /api/wallet/withdraw': 3,
   // A card payment's success: claim the attempt, charge, then the attempt's record (issue 15 point 5: one
   // INSERT ... SELECT numbering it), capture, fee, state and callback in one commit. 17 since the Webpay and refund
   // work (the charge key a refund names, the guard against a lost commit still undecided): the next to cut.
