@@ -36,6 +36,13 @@ export class KeyedBatcher<I, O> {
     return this.#queues.size;
   }
 
+  /** Items waiting for a batch (not those of the batches running). */
+  get queued(): number {
+    let waiting = 0;
+    for (const queue of this.#queues.values()) waiting += queue.length;
+    return waiting;
+  }
+
   run(key: string, item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       const queue = this.#queues.get(key);

@@ -1,12 +1,12 @@
 // Creating a payout or a withdrawal: reserve the amount under the wallet's row lock (so concurrent requests can
 // never overdraw), record the payout, and in the sandbox resolve the seed's fixed amounts at once. The funds check
 // takes the lock and one more statement writes it all (Ledger.reserveWith): every read and decision that needs no
-// lock comes before them, and the commit right after. Payouts of one wallet that arrive while its previous
-// transaction runs are written together in the next one, under one lock and one commit (decision 220).
+// lock comes before them, and the commit right after. Payouts that arrive while their lane's transaction runs
+// are written together in the lane's next one, under one lock statement and one commit (decisions 220 and 280).
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { journalKinds } from '../../platform/ledger/ledger.ts';
+import { journalKinds, ledgerCodes, type LedgerKey } from '../../platform/ledger/ledger.ts';
 import { accountNowFromOffset, keptAccountOffsetMs } from '../../platform/sandbox-clock.ts';
 import { movementsOfGateSql, newMovementId, type GatedMovement } from './movements.ts';
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
@@ -144,17 +144,30 @@ async function writeAlone(item: Queued): Promise<CreateOutcome> {
   return (await inTransactionOrJoin(item.ctx.db, (tx) => writePayout(item.ctx, tx, item.planned, undefined))).outcome;
 }
 
+/** The accounts a planned payout's statement posts to: its wallet's two, and its immediate outcome's. */
+function accountsOf(p: PlannedPayout): readonly LedgerKey[] {
+  const { accountId: owner, currency } = p.request;
+  return [
+    { owner, code: ledgerCodes.walletAvailable, currency },
+    { owner, code: ledgerCodes.walletReserved, currency },
+    ...(p.then === null ? [] : p.then.postings),
+  ];
+}
+
 /**
- * One transaction for the queued payouts of one wallet: the first takes the lock, each next one starts from the
- * balances the one before it wrote. When any of them fails unexpectedly the whole transaction rolled back, and
- * each runs again alone, so only its own request fails (a payout already committed by then is found by its order).
+ * One transaction for the payouts queued in one lane, of one wallet or several: one statement locks every wallet
+ * of the group in the ledger's order (so groups of other lanes and processes cannot deadlock with it), then each
+ * payout is written in turn, its funds check reading the balances the one before it wrote. When any of them fails
+ * unexpectedly the whole transaction rolled back, and each runs again alone, so only its own request fails (a
+ * payout already committed by then is found by its order).
  */
-async function writeGroup(_wallet: string, items: readonly Queued[]): Promise<readonly Settled<CreateOutcome>[]> {
+async function writeGroup(_lane: string, items: readonly Queued[]): Promise<readonly Settled<CreateOutcome>[]> {
   if (items.length === 1) return [{ ok: true, value: await writeAlone(items[0]!) }];
+  const { db, ledger } = items[0]!.ctx;
   try {
-    return await inTransaction(items[0]!.ctx.db, async (tx) => {
+    return await inTransaction(db, async (tx) => {
       const settled: Settled<CreateOutcome>[] = [];
-      let held: LockedAccounts | undefined;
+      let held: LockedAccounts | undefined = await ledger.lock(tx, items.flatMap((item) => accountsOf(item.planned)));
       for (const item of items) {
         const written = await writePayout(item.ctx, tx, item.planned, held);
         held = written.held;
@@ -175,6 +188,14 @@ async function writeGroup(_wallet: string, items: readonly Queued[]): Promise<re
   }
 }
 
+/** The lane of a wallet: the same wallet always in the same one (FNV-1a of its account and currency). */
+export function payoutLaneOf(accountId: string, currency: string): string {
+  const walletKey = `${accountId}/${currency}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < walletKey.length; i++) hash = Math.imul(hash ^ walletKey.charCodeAt(i), 0x01000193);
+  return String((hash >>> 0) % limits.walletGroupCommitLanes);
+}
+
 /** One batcher per app (database). */
 const walletBatchers = new WeakMap<object, KeyedBatcher<Queued, CreateOutcome>>();
 
@@ -186,6 +207,11 @@ function walletBatcherOf(ctx: AppContext): KeyedBatcher<Queued, CreateOutcome> {
     walletBatchers.set(key, batcher);
   }
   return batcher;
+}
+
+/** Payouts of this app waiting for their lane's next group (tests wait on it; not those being written). */
+export function queuedPayoutsOf(ctx: AppContext): number {
+  return walletBatchers.get(appKeyOf(ctx))?.queued ?? 0;
 }
 
 /**
@@ -204,5 +230,5 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
   const offsetMs = ctx.config.mode === 'sandbox' ? await keptAccountOffsetMs(ctx, request.accountId) : 0;
   const planned = planPayout(ctx, request, offsetMs);
   if (ctx.db.isTransaction) return writeAlone({ ctx, planned });
-  return walletBatcherOf(ctx).run(`${request.accountId}/${request.currency}`, { ctx, planned });
+  return walletBatcherOf(ctx).run(payoutLaneOf(request.accountId, request.currency), { ctx, planned });
 }

@@ -110,6 +110,11 @@ export interface Ledger {
    * check (a ceiling, a payout order already taken) that must still hold when the caller's journal posts.
    */
   hold(tx: Tx, keys: readonly LedgerKey[]): Promise<readonly bigint[]>;
+  /**
+   * Locks the accounts (derived ones skipped) until commit in one statement, in the ledger's order, and returns
+   * them with their balances: the `held` of a group of reserveWith calls that follow in this transaction.
+   */
+  lock(tx: Tx, keys: readonly LedgerKey[]): Promise<LockedAccounts>;
   /** Moves available -> reserved when the available balance covers it; otherwise writes nothing and says by how much it falls short. */
   reserve(tx: Tx, move: WalletMove): Promise<Posted | Shortfall>;
   /**

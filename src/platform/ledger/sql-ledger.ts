@@ -51,6 +51,7 @@ export function createLedger(): Ledger {
     post: (tx, journal) => postJournal(tx, journal),
     balance: readBalance,
     hold,
+    lock: (tx, keys) => lockLedgerAccounts(tx, keys.filter((k) => !isDerived(k))),
     async reserve(tx, move) {
       const checked = await checkReservation(tx, move, []);
       if (!checked.ok) return checked;

@@ -1,21 +1,20 @@
-// Group commit (decision 220): keyless payouts of one wallet that arrive while its transaction runs are written
-// together in the next one, under one lock and one commit. Proven here through HTTP: they are grouped (fewer locks
+// Group commit (decisions 220 and 280): keyless payouts that arrive while their lane's transaction runs are written
+// together in its next one, under one lock statement and one commit, whether of one wallet or several. Proven here through HTTP: they are grouped (fewer locks
 // than payouts), every answer is the one a payout alone would get, the balances follow each other, and one payout
 // whose write fails unexpectedly inside a group fails alone: the group is run again one by one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
+import { payoutLaneOf, queuedPayoutsOf } from '../../../src/modules/wallet/payout-create.ts';
+import { keptAccountOffsetMs } from '../../../src/platform/sandbox-clock.ts';
 import { balance, expectMovementChain, fund, payout } from './wallet-helpers.ts';
 
-/** Holds the write of one order until released, fails every write of another, and counts locks and lookups. */
+/** Holds the write of one order until released, fails every write of another, and counts lock statements. */
 class Interceptor implements KyselyPlugin {
   holdOrder = '';
   poisonOrder = '';
   locks = 0;
-  /** The committed-order lookups each payout makes before it queues: issued, then answered. */
-  lookupsIssued = 0;
-  lookupsAnswered = 0;
   poisonedWrites = 0;
   #release!: () => void;
   #released!: Promise<void>;
@@ -32,18 +31,13 @@ class Interceptor implements KyselyPlugin {
   release(): void { this.#release(); }
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    const node = args.node as unknown as { kind: string; into?: { table: { identifier: { name: string } } }; sqlFragments?: readonly string[] };
+    const node = args.node as unknown as { kind: string; into?: { table: { identifier: { name: string } } } };
     if (node.kind === 'InsertQueryNode' && node.into?.table.identifier.name === 'ledger_accounts') this.locks++;
-    if (node.kind === 'RawNode' && node.sqlFragments?.some((f) => f.includes('AS clock_offset_ms')) === true) this.lookupsIssued++;
     return args.node;
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    const row = args.result.rows[0] as { order?: unknown; movement_id?: unknown; clock_offset_ms?: unknown } | undefined;
-    if (row?.clock_offset_ms !== undefined) {
-      this.lookupsAnswered++;
-      return args.result;
-    }
+    const row = args.result.rows[0] as { order?: unknown; movement_id?: unknown } | undefined;
     // The gate's RETURNING row of a payout insert.
     if (row !== undefined && row.movement_id !== undefined) {
       if (row.order === this.holdOrder) { this.#reached(); await this.#released; }
@@ -63,23 +57,26 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
   while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
 }
 
+type Account = Awaited<ReturnType<TestApp['createAccount']>>;
+
 /**
  * Sends a payout of order `held` and holds its write (inside its transaction, the wallet's lock taken), sends the
- * others once it is reached, and releases it once they all queue behind it. On PostgreSQL every lookup answers
- * while the lock is held, so all of them queue; on PGlite (one connection, which the held transaction has) the
- * lookups wait for it in the order they were issued: once released, the first to answer runs alone and the rest
- * queue behind it.
+ * others once it is reached, and releases it once they all wait in the lane's queue behind it: nothing is read
+ * before a payout queues (decision 260), on either engine.
  */
-async function behindOneHeld(a: Awaited<ReturnType<TestApp['createAccount']>>, held: string, heldMinor: number, queued: ReadonlyArray<{ order: string; amount: number }>) {
+async function behindOneHeld(a: Account, held: string, heldMinor: number, queued: ReadonlyArray<{ account?: Account; order: string; amount: number }>) {
+  // Each account's sandbox offset kept beforehand: read while the held transaction has PGlite's one connection, it
+  // would wait for that transaction, before its payout queues.
+  await keptAccountOffsetMs(t.ctx, a.id);
+  await until(() => t.ctx.changes!.live(), 10_000);
+  for (const account of [a, ...queued.flatMap((p) => (p.account === undefined ? [] : [p.account]))]) await keptAccountOffsetMs(t.ctx, account.id);
   interceptor.arm(held);
   const first = payout(t, a, { order: held, amount: heldMinor });
   await interceptor.holding;
   const locksBefore = interceptor.locks;
-  const issuedBefore = interceptor.lookupsIssued;
-  const answeredBefore = interceptor.lookupsAnswered;
-  const pending = queued.map((p) => payout(t, a, p));
-  await until(() => interceptor.lookupsIssued - issuedBefore >= queued.length, 10_000);
-  if (t.ctx.engine === 'postgres') await until(() => interceptor.lookupsAnswered - answeredBefore >= queued.length, 10_000);
+  const pending = queued.map(({ account, ...p }) => payout(t, account ?? a, p));
+  await until(() => queuedPayoutsOf(t.ctx) >= queued.length, 10_000);
+  expect(queuedPayoutsOf(t.ctx)).toBe(queued.length);
   interceptor.release();
   const firstAnswer = await first;
   expect(firstAnswer.statusCode, firstAnswer.body).toBe(200);
@@ -94,12 +91,43 @@ describe('payouts of one wallet in one group commit', () => {
     const orders = ['q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8'];
     const { answers, locks } = await behindOneHeld(a, 'first', 1000, orders.map((order) => ({ order, amount: 1000 })));
     for (const r of answers) expect(r.json().status, r.body).toBe('success');
-    // One lock statement for the group (PGlite: one more, for the payout that found the wallet free).
-    expect(locks).toBeLessThanOrEqual(t.ctx.engine === 'postgres' ? 1 : 2);
+    // One lock statement for the group.
+    expect(locks).toBe(1);
     expect(await balance(t, a)).toBe(1000);
     const movements = await t.ctx.db.selectFrom('wallet_movements').select(['income_expense', 'amount_minor', 'balance_after_minor'])
       .where('account_id', '=', a.id).orderBy('seq').execute();
     expect(movements.map((m) => Number(m.balance_after_minor))).toEqual([10_000, 9000, 8000, 7000, 6000, 5000, 4000, 3000, 2000, 1000]);
+  });
+
+  it('writes payouts of several wallets of one lane in one group, under one lock statement, each wallet exact', async () => {
+    const a = await t.createAccount();
+    await fund(t, a, 10_000);
+    // Funded wallets of other accounts that fall in the held one's lane.
+    const lane = payoutLaneOf(a.id, 'CLP');
+    const others: Account[] = [];
+    while (others.length < 3) {
+      const b = await t.createAccount();
+      if (payoutLaneOf(b.id, 'CLP') !== lane) continue;
+      await fund(t, b, 5000);
+      others.push(b);
+    }
+    const queued = [
+      ...others.flatMap((b, i) => [{ account: b, order: `w${i}-1`, amount: 2000 }, { account: b, order: `w${i}-2`, amount: 2000 }]),
+      // Refused for funds inside the group: 1000 is left in each.
+      ...others.map((b, i) => ({ account: b, order: `w${i}-3`, amount: 2000 })),
+      { order: 'a-1', amount: 3000 },
+    ];
+    const { answers, locks } = await behindOneHeld(a, 'a-held', 1000, queued);
+    const statuses = answers.map((r) => { expect(r.statusCode, r.body).toBe(200); return r.json().status === 'success' ? 'success' : r.json().type; });
+    expect(statuses).toEqual([...others.flatMap(() => ['success', 'success']), ...others.map(() => 'insufficient_funds'), 'success']);
+    expect(locks).toBe(1);
+    expect(await balance(t, a)).toBe(6000);
+    for (const b of others) {
+      expect(await balance(t, b)).toBe(1000);
+      expect(await expectMovementChain(t, b.id)).toBe(1000);
+    }
+    expect(await expectMovementChain(t, a.id)).toBe(6000);
+    expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 
   it('groups the payouts that queued, answers each as alone, and runs a group again one by one when one fails', async () => {
