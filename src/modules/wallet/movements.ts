@@ -2,7 +2,8 @@
 // written in the same transaction as the journal that moved the money.
 import assert from 'node:assert/strict';
 import type { Tx, Int8, Timestamp } from '../../platform/db/types.ts';
-import { sql, type Generated, type RawBuilder } from 'kysely';
+import type { Generated } from 'kysely';
+import type { StatementText } from '../../platform/db/statement-text.ts';
 import { newId } from '../../platform/ids.ts';
 import { ledgerCodes, type PostedJournal } from '../../platform/ledger/ledger.ts';
 
@@ -71,17 +72,17 @@ export interface GatedMovement {
  * The movements of a payout row a statement is inserting (named `gate`, Ledger.reserveWith), in the given order,
  * taking account, currency, order, subject, reference and time from that row: nothing when it inserted none.
  */
-export function movementsOfGateSql(gate: { readonly accountId: string; readonly currency: string }, movements: readonly GatedMovement[]): RawBuilder<unknown> {
+export function movementsOfGateSql(st: StatementText, gate: { readonly accountId: string; readonly currency: string }, movements: readonly GatedMovement[]): string {
   assert.ok(movements.length >= 1);
   const rows = movements.map((m, n) => {
     const line = walletLine(gate.accountId, gate.currency, m.journal);
     const amountMinor = line.amountMinor > 0n ? line.amountMinor : -line.amountMinor;
-    return sql`(${n}::int, ${m.id}, ${line.amountMinor > 0n ? 'income' : 'expense'}, ${m.status}, ${amountMinor.toString()}::bigint, ${line.balanceAfterMinor.toString()}::bigint, ${m.kind}, ${m.journal.id})`;
+    return `(${n}::int, ${st.param(m.id)}, ${st.param(line.amountMinor > 0n ? 'income' : 'expense')}, ${st.param(m.status)}, ${st.param(amountMinor.toString())}::bigint, ${st.param(line.balanceAfterMinor.toString())}::bigint, ${st.param(m.kind)}, ${st.param(m.journal.id)})`;
   });
   // Ordered, so their seq (the wallet's history order) follows the journals'.
-  return sql`INSERT INTO wallet_movements (id, account_id, currency, "order", subject, income_expense, status, amount_minor, balance_after_minor, origin_liquidation, kind, reference, journal_id, created_at)
+  return `INSERT INTO wallet_movements (id, account_id, currency, "order", subject, income_expense, status, amount_minor, balance_after_minor, origin_liquidation, kind, reference, journal_id, created_at)
     SELECT v.id, g.account_id, g.currency, g."order", g.subject, v.income_expense, v.status, v.amount_minor, v.balance_after_minor, NULL, v.kind, g.id, v.journal_id, g.created_at
-    FROM gate g CROSS JOIN (VALUES ${sql.join(rows)}) AS v(n, id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id)
+    FROM gate g CROSS JOIN (VALUES ${rows.join(', ')}) AS v(n, id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id)
     ORDER BY v.n`;
 }
 

@@ -11,7 +11,7 @@ import { accountNowFromOffset, keptAccountOffsetMs } from '../../platform/sandbo
 import { movementsOfGateSql, newMovementId, type GatedMovement } from './movements.ts';
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
-import { findPayoutByOrder, insertPayoutQuery, type PayoutRow } from './repository.ts';
+import { findPayoutByOrder, insertPayoutText, type NewPayoutRow, type PayoutRow } from './repository.ts';
 import { KeyedBatcher, type Settled } from '../../platform/keyed-batcher.ts';
 import { inTransaction, inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
 import { appKeyOf } from '../../platform/app-memo.ts';
@@ -65,7 +65,7 @@ interface PlannedPayout {
   readonly outcome: ReturnType<typeof outcomeOf>;
   readonly then: ReturnType<typeof walletOutcomeJournal>;
   readonly movementId: string;
-  readonly row: Parameters<typeof insertPayoutQuery>[1];
+  readonly row: NewPayoutRow;
 }
 
 function planPayout(ctx: AppContext, request: PayoutRequest, offsetMs: number): PlannedPayout {
@@ -110,10 +110,10 @@ async function writePayout(
     kind: reservedJournalKinds[request.kind], reference: id, at: p.at, owner, currency, amountMinor: request.amountMinor,
   }, {
     then: then === null ? [] : [then],
-    write: ([reservation, result]) => {
+    write: ([reservation, result], statement) => {
       const movements: GatedMovement[] = [{ id: movementId, kind: request.kind, journal: reservation!, status: outcome === 'rejected' ? 'reversed' : 'current' }];
       if (outcome === 'rejected') movements.push({ id: newMovementId(), kind: reversalMovementKind(request.kind), journal: result!, status: 'current' });
-      return { insert: insertPayoutQuery(tx, p.row), follow: [movementsOfGateSql({ accountId: owner, currency }, movements)] };
+      return { insert: insertPayoutText(statement, p.row), follow: [movementsOfGateSql(statement, { accountId: owner, currency }, movements)] };
     },
     ...(held !== undefined ? { held } : {}),
   });

@@ -1,6 +1,7 @@
 // SQL of the wallet module. Callers pass a transaction when they need the rows locked.
 import { type Insertable, type Selectable } from 'kysely';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
+import type { StatementText } from '../../platform/db/statement-text.ts';
 import type { PayoutKind } from './payout-states.ts';
 import type { AccountBankAccountTable, PayoutTable } from './types.ts';
 import './types.ts';
@@ -31,14 +32,30 @@ export async function lockPayout(tx: Tx, id: string): Promise<PayoutRow | undefi
 
 /** Inserts unless the account already used the order for this kind; the new row, or undefined when it had. */
 export async function insertPayout(tx: Tx, row: Insertable<PayoutTable>): Promise<PayoutRow | undefined> {
-  return insertPayoutQuery(tx, row).executeTakeFirst();
-}
-
-/** The insert of insertPayout, unexecuted, for a statement that writes more in the same round trip (Ledger.reserveWith). */
-export function insertPayoutQuery(tx: Tx, row: Insertable<PayoutTable>) {
   return tx.insertInto('payouts').values(row)
     .onConflict((oc) => oc.columns(['account_id', 'kind', 'order']).doNothing())
-    .returningAll();
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The columns a new payout row sets (batch_id stays null until a production export), in the order they are bound. */
+const newPayoutColumns = [
+  'id', 'account_id', 'kind', 'order', 'order_ext', 'request_hash', 'currency', 'amount_minor', 'email', 'phone',
+  'subject', 'accountbank_name', 'accountbank_rut', 'accountbank_sbif', 'accountbank_type', 'accountbank_num',
+  'url_notify', 'additional_parameters', 'status', 'reason_rejection', 'movement_id', 'due_at', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof PayoutTable)[];
+
+export type NewPayoutRow = { readonly [C in (typeof newPayoutColumns)[number]]: Insertable<PayoutTable>[C] };
+
+const newPayoutColumnsText = newPayoutColumns.map((c) => `"${c}"`).join(', ');
+
+/**
+ * insertPayout's statement as text (decision 290), its values bound as `statement`'s parameters, for a statement
+ * that writes more in the same round trip (Ledger.reserveWith).
+ */
+export function insertPayoutText(statement: StatementText, row: NewPayoutRow): string {
+  const places = newPayoutColumns.map((c) => statement.param(row[c])).join(', ');
+  return `INSERT INTO payouts (${newPayoutColumnsText}) VALUES (${places}) ON CONFLICT (account_id, kind, "order") DO NOTHING RETURNING *`;
 }
 
 export async function payoutsByIds(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<readonly PayoutRow[]> {

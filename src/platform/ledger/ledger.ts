@@ -2,8 +2,8 @@
 // transaction and takes its account locks itself, in the one order of ledgerLockOrder (docs/ledger.md), so no
 // caller orders ledger locks by hand. Callers still choose when, relative to their own business rows, they call
 // it (decision 060): business row first, then the ledger.
-import type { OperationNodeSource, RawBuilder } from 'kysely';
 import type { DbOrTx, Tx } from '../db/types.ts';
+import type { StatementText } from '../db/statement-text.ts';
 import type { FundsSource, Shortfall } from './funds.ts';
 import type { JournalKind } from './kinds.ts';
 import type { JournalInput, LedgerKey, LockedAccounts, PostedJournal } from './post.ts';
@@ -55,21 +55,21 @@ export function releaseJournal(move: WalletMove): JournalInput {
 }
 
 /**
- * The business row a reservation belongs to, written by the reservation's own statement: `insert` is an
- * `INSERT ... ON CONFLICT DO NOTHING RETURNING *` that the statement names `gate`; the journals, and each of
+ * The business row a reservation belongs to, written by the reservation's own statement: `insert` is the text of
+ * an `INSERT ... ON CONFLICT DO NOTHING RETURNING *` that the statement names `gate`; the journals, and each of
  * `follow` (statements that select `FROM gate`, so they write nothing when it is empty), are written only when it
- * inserted its row.
+ * inserted its row. Their values are parameters of the statement they are written for (decision 290).
  */
 export interface GatedWrite {
-  readonly insert: OperationNodeSource;
-  readonly follow: readonly RawBuilder<unknown>[];
+  readonly insert: string;
+  readonly follow: readonly string[];
 }
 
 export interface ReserveWithInput {
   /** Journals that follow the reservation in the same statement, on the same accounts or derived ones (an immediate outcome). */
   readonly then: readonly JournalInput[];
-  /** Built from the posted journals (their running balances), before the statement runs. */
-  readonly write: (journals: readonly PostedJournal[]) => GatedWrite;
+  /** Built from the posted journals (their running balances), before the statement runs, its values bound as `statement`'s. */
+  readonly write: (journals: readonly PostedJournal[], statement: StatementText) => GatedWrite;
   /**
    * Accounts this transaction already holds, with their balances now (the `held` of the previous reserveWith in
    * the same transaction: a group commit's next payout). When they cover the reservation's accounts the funds

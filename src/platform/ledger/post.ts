@@ -1,7 +1,8 @@
 // The SQL under the Ledger interface (ledger.ts): a balanced journal posted inside the caller's database
 // transaction, and the account row locks, always taken in ledgerLockOrder. Modules use ctx.ledger, never this file.
 import assert from 'node:assert/strict';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
+import { StatementText } from '../db/statement-text.ts';
 import type { Tx } from '../db/types.ts';
 import { newId } from '../ids.ts';
 import { isNonNegative, SYSTEM_OWNER } from './codes.ts';
@@ -147,28 +148,35 @@ export function ledgerKeyId(key: LedgerKey): string {
 
 /**
  * Journals ready to write: each line with the balance after it (from the balances read under lock), and the
- * CTEs that write them. `ctes(guard)` inserts the journals, updates the balances and inserts the postings, each
- * only when `guard` (a boolean SQL expression) holds, so a caller can make the whole journal wait on its own row.
+ * CTEs that write them. `ctes(statement, guard)` inserts the journals, updates the balances and inserts the
+ * postings, each only when `guard` (a boolean SQL expression) holds, so a caller can make the whole journal wait on
+ * its own row; its values are bound as `statement`'s parameters, and its text is the same for every journal of one
+ * shape (decision 290).
  */
 export interface PlannedJournals {
   readonly posted: readonly PostedJournal[];
-  readonly ctes: (guard: RawBuilder<unknown>) => RawBuilder<unknown>;
+  readonly ctes: (statement: StatementText, guard: string) => string;
   /** The locked accounts with their balances once the journals are written: what a next journal of the same transaction starts from. */
   readonly heldAfter: LockedAccounts;
 }
 
+interface HeaderRow { readonly id: string; readonly kind: string; readonly reference: string; readonly memo: string; readonly at: Date }
+interface PostingRow { readonly journalId: string; readonly accountId: bigint; readonly currency: string; readonly amountMinor: bigint; readonly balanceAfterMinor: bigint | null }
+
 /** The CTEs that write planned journals, each only when `guard` holds (PlannedJournals.ctes). */
-function journalCtes(headers: readonly RawBuilder<unknown>[], rows: readonly RawBuilder<unknown>[], deltas: ReadonlyMap<bigint, bigint>, guard: RawBuilder<unknown>): RawBuilder<unknown> {
+function journalCtes(st: StatementText, headers: readonly HeaderRow[], rows: readonly PostingRow[], deltas: ReadonlyMap<bigint, bigint>, guard: string): string {
   const updates = [...deltas].filter(([, d]) => d !== 0n);
   // The casts type the VALUES rows, which a SELECT (unlike INSERT ... VALUES) would otherwise read as text.
-  const update = updates.length === 0 ? sql`` : sql`, ledger_u AS (
+  const update = updates.length === 0 ? '' : `, ledger_u AS (
     UPDATE ledger_accounts a SET balance_minor = a.balance_minor + v.delta
-    FROM (VALUES ${sql.join(updates.map(([accountId, d]) => sql`(${accountId.toString()}::bigint, ${d.toString()}::bigint)`))}) AS v(id, delta)
+    FROM (VALUES ${updates.map(([accountId, d]) => `(${st.param(accountId.toString())}::bigint, ${st.param(d.toString())}::bigint)`).join(', ')}) AS v(id, delta)
     WHERE a.id = v.id AND ${guard})`;
-  return sql`ledger_j AS (INSERT INTO journal_entries (id, kind, reference, memo, created_at)
-    SELECT v.* FROM (VALUES ${sql.join(headers)}) AS v(id, kind, reference, memo, created_at) WHERE ${guard})${update},
+  const headerValues = headers.map((h) => `(${st.param(h.id)}, ${st.param(h.kind)}, ${st.param(h.reference)}, ${st.param(h.memo)}, ${st.param(h.at)}::timestamptz)`);
+  const postingValues = rows.map((r) => `(${st.param(r.journalId)}, ${st.param(r.accountId.toString())}::bigint, ${st.param(r.currency)}, ${st.param(r.amountMinor.toString())}::bigint, ${st.param(r.balanceAfterMinor?.toString() ?? null)}::bigint)`);
+  return `ledger_j AS (INSERT INTO journal_entries (id, kind, reference, memo, created_at)
+    SELECT v.* FROM (VALUES ${headerValues.join(', ')}) AS v(id, kind, reference, memo, created_at) WHERE ${guard})${update},
   ledger_p AS (INSERT INTO postings (journal_id, ledger_account_id, currency, amount_minor, balance_after_minor)
-    SELECT v.* FROM (VALUES ${sql.join(rows)}) AS v(journal_id, ledger_account_id, currency, amount_minor, balance_after_minor) WHERE ${guard})`;
+    SELECT v.* FROM (VALUES ${postingValues.join(', ')}) AS v(journal_id, ledger_account_id, currency, amount_minor, balance_after_minor) WHERE ${guard})`;
 }
 
 function assertPostable(journals: readonly JournalInput[]): readonly PostingInput[] {
@@ -204,8 +212,8 @@ export async function planJournals(
   const running = new Map<string, bigint>();
   const deltas = new Map<bigint, bigint>();
   const posted: PostedJournal[] = [];
-  const headers: RawBuilder<unknown>[] = [];
-  const rows: RawBuilder<unknown>[] = [];
+  const headers: HeaderRow[] = [];
+  const rows: PostingRow[] = [];
   for (const journal of journals) {
     const id = newId('jr', 20);
     const lines: PostedLine[] = [];
@@ -219,10 +227,10 @@ export async function planJournals(
         deltas.set(account.id, (deltas.get(account.id) ?? 0n) + p.amountMinor);
         assert.ok(!isNonNegative(p.code) || balanceAfterMinor >= 0n, `ledger account ${p.owner}/${p.code} would go negative`);
       }
-      rows.push(sql`(${id}, ${account.id.toString()}::bigint, ${p.currency}, ${p.amountMinor.toString()}::bigint, ${balanceAfterMinor?.toString() ?? null}::bigint)`);
+      rows.push({ journalId: id, accountId: account.id, currency: p.currency, amountMinor: p.amountMinor, balanceAfterMinor });
       lines.push({ ...p, balanceAfterMinor });
     }
-    headers.push(sql`(${id}, ${journal.kind}, ${journal.reference}, ${journal.memo ?? ''}, ${journal.at}::timestamptz)`);
+    headers.push({ id, kind: journal.kind, reference: journal.reference, memo: journal.memo ?? '', at: journal.at });
     posted.push({ id, lines });
   }
   const derivedKeys = new Set(postings.filter(isDerived).map(keyOf));
@@ -230,7 +238,7 @@ export async function planJournals(
   for (const [key, account] of accounts) {
     if (!derivedKeys.has(key)) heldAfter.set(key, { id: account.id, balanceMinor: running.get(key) ?? account.balanceMinor });
   }
-  return { posted, ctes: (guard) => journalCtes(headers, rows, deltas, guard), heldAfter };
+  return { posted, ctes: (statement, guard) => journalCtes(statement, headers, rows, deltas, guard), heldAfter };
 }
 
 /** Posts a balanced journal (planJournals) in one more round trip: one statement writes it all. */
@@ -238,6 +246,7 @@ export async function postJournal(
   tx: Tx, journal: JournalInput, heldIds: LockedAccounts = new Map(), derivedIds: DerivedIds = new Map(),
 ): Promise<PostedJournal> {
   const planned = await planJournals(tx, [journal], heldIds, derivedIds);
-  await sql`WITH ${planned.ctes(sql`TRUE`)} SELECT 1`.execute(tx);
+  const statement = new StatementText();
+  await tx.executeQuery(statement.compiled(`WITH ${planned.ctes(statement, 'TRUE')} SELECT 1`));
   return planned.posted[0]!;
 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { planTake } from './funds.ts';
 import { releaseJournal, reservationJournal, type Ledger, type ReservedWith, type ReserveWithInput, type WalletMove } from './ledger.ts';
 import type { Shortfall } from './funds.ts';
-import { sql } from 'kysely';
+import { StatementText } from '../db/statement-text.ts';
 import { isDerived, ledgerKeyId, lockLedgerAccounts, planJournals, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts } from './post.ts';
 import type { Tx } from '../db/types.ts';
 
@@ -61,11 +61,12 @@ export function createLedger(): Ledger {
       const checked = await checkReservation(tx, move, input.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)), input.held);
       if (!checked.ok) return checked;
       const planned = await planJournals(tx, [checked.journal, ...input.then], checked.locked, derivedIds);
-      const write = input.write(planned.posted);
-      const follow = write.follow.map((f, i) => sql`, follow_${sql.raw(String(i))} AS (${f})`);
-      const result = await sql<Record<string, unknown>>`
-        WITH gate AS (${write.insert}), ${planned.ctes(sql`EXISTS (SELECT 1 FROM gate)`)}${sql.join(follow, sql``)}
-        SELECT * FROM gate`.execute(tx);
+      const statement = new StatementText();
+      const write = input.write(planned.posted, statement);
+      const follow = write.follow.map((f, i) => `, follow_${i} AS (${f})`).join('');
+      const result = await tx.executeQuery<Record<string, unknown>>(statement.compiled(
+        `WITH gate AS (${write.insert}), ${planned.ctes(statement, 'EXISTS (SELECT 1 FROM gate)')}${follow}
+        SELECT * FROM gate`));
       const row = result.rows[0] as Row | undefined;
       // The gate's row taken: the statement wrote nothing, so the balances are those of the check.
       return { ok: true, row, held: row === undefined ? checked.locked : planned.heldAfter };
