@@ -31,13 +31,13 @@ class Interceptor implements KyselyPlugin {
   release(): void { this.#release(); }
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    const node = args.node as unknown as { kind: string; into?: { table: { identifier: { name: string } } } };
-    if (node.kind === 'InsertQueryNode' && node.into?.table.identifier.name === 'ledger_accounts') this.locks++;
     return args.node;
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    const row = args.result.rows[0] as { order?: unknown; movement_id?: unknown } | undefined;
+    const row = args.result.rows[0] as { order?: unknown; movement_id?: unknown; code?: unknown; balance_minor?: unknown } | undefined;
+    // The rows of a lock statement (post.ts lockLedgerAccounts): the accounts, each with its balance.
+    if (row !== undefined && row.code !== undefined && row.balance_minor !== undefined) this.locks++;
     // The gate's RETURNING row of a payout insert.
     if (row !== undefined && row.movement_id !== undefined) {
       if (row.order === this.holdOrder) { this.#reached(); await this.#released; }
