@@ -1,4 +1,4 @@
-// Decision 260: a payout stamps its rows with the account's sandbox "now" from an offset kept in memory, so it reads
+// Decision 260: a payout (and, decision 250, a create) stamps its rows with the account's sandbox "now" from an offset kept in memory, so it reads
 // nothing before the wallet's lock. The kept offset must never outlive a move of the clock: one through the API is
 // seen by the very next payout, and one made elsewhere (another process, the CLI, plain SQL) once its notification
 // arrives.
@@ -18,6 +18,14 @@ async function payoutCreatedAt(accountId: string, order: string): Promise<Date> 
   return new Date(row.created_at);
 }
 
+/** A create's stamp (decision 250: it binds the account's "now" from the kept offset too). */
+async function createCreatedAt(account: Parameters<TestApp['call']>[0], order: string): Promise<number> {
+  const res = await t.call(account, { method: 'POST', url: '/api/transaction', body: { email: 'payer@example.com', order, subject: 'S', amount: 1000 } });
+  expect(res.statusCode, res.body).toBe(200);
+  const row = await t.ctx.db.selectFrom('transactions').select('created_at').where('id', '=', res.json().id).executeTakeFirstOrThrow();
+  return new Date(row.created_at).getTime();
+}
+
 /** The next notification on the sandbox clocks' channel, as every process's change feed receives it. */
 function nextClockNotification(): Promise<void> {
   return new Promise((resolve) => {
@@ -35,12 +43,14 @@ describe('the sandbox offset a payout stamps its rows with', () => {
 
     expect((await payout(t, a, { order: 'before' })).json().status).toBe('success');
     expect((await payoutCreatedAt(a.id, 'before')).getTime()).toBe(now);
+    expect(await createCreatedAt(a, 'before')).toBe(now);
     expect(await keptAccountOffsetMs(t.ctx, a.id)).toBe(0);
 
     const advanced = await t.call(a, { method: 'POST', url: '/api/sandbox/clock/advance', body: { days: 2 } });
     expect(advanced.statusCode).toBe(200);
     expect((await payout(t, a, { order: 'after-api' })).json().status).toBe('success');
     expect((await payoutCreatedAt(a.id, 'after-api')).getTime()).toBe(now + 2 * dayMs);
+    expect(await createCreatedAt(a, 'after-api')).toBe(now + 2 * dayMs);
 
     // Moved behind the process's back: the trigger's notification drops what it kept.
     const notified = nextClockNotification();
@@ -48,6 +58,7 @@ describe('the sandbox offset a payout stamps its rows with', () => {
     await notified;
     expect((await payout(t, a, { order: 'after-sql' })).json().status).toBe('success');
     expect((await payoutCreatedAt(a.id, 'after-sql')).getTime()).toBe(now + 7 * dayMs);
+    expect(await createCreatedAt(a, 'after-sql')).toBe(now + 7 * dayMs);
 
     // A clock row removed (an operator's reset) notifies too.
     const reset = nextClockNotification();
@@ -55,5 +66,6 @@ describe('the sandbox offset a payout stamps its rows with', () => {
     await reset;
     expect((await payout(t, a, { order: 'after-reset' })).json().status).toBe('success');
     expect((await payoutCreatedAt(a.id, 'after-reset')).getTime()).toBe(now);
+    expect(await createCreatedAt(a, 'after-reset')).toBe(now);
   });
 });

@@ -5,7 +5,7 @@ import { ruleFailure, validationError, type RuleFailure } from '../../platform/e
 import { accountCanTake } from '../../platform/processors/account-processors.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
+import { accountNowFromOffset, keptAccountOffsetMs } from '../../platform/sandbox-clock.ts';
 import { parseLocal } from '../../platform/time-format.ts';
 import { limits, transactionLimits } from '../../limits.ts';
 import { findPaymentMethod, knownCurrencies } from '../reference/repository.ts';
@@ -81,10 +81,13 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   if (urlreturn !== null && !isHttpUrl(urlreturn)) errors.urlreturn = 'invalid';
   // Only the static checks (scheme, address literals): names are resolved and checked at each delivery.
   if (urlnotify !== null && !checkCallbackUrl(urlnotify, ctx.config).ok) errors.urlnotify = 'invalid';
-  // The account's sandbox clock is read only when a check needs "now"; otherwise the INSERT computes it (one
-  // round trip less on the busiest write route, issue 13).
+  // "Now" as the account sees it. Its sandbox offset is kept in memory while the change feed is live (decision
+  // 260), and then the create binds its time (decision 250); without a live feed the offset is read only when a
+  // check needs "now", and otherwise the INSERT computes it (decision 200): one round trip either way.
   let now: Date | null = null;
-  const readNow = async (): Promise<Date> => (now ??= await accountNow(ctx, accountId));
+  const readNow = async (): Promise<Date> => (now ??= ctx.config.mode === 'sandbox'
+    ? accountNowFromOffset(ctx, await keptAccountOffsetMs(ctx, accountId))
+    : ctx.clock.now());
   let expiresAt: Date | null = null;
   const expired = present(input.expired);
   if (expired !== null) {
@@ -119,6 +122,8 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   if (payment !== null && payment !== allMethodsPayment && !(await accountCanTake(ctx, accountId, currency, payment))) {
     return ruleFailure('payment_method_unavailable', { payment, currency });
   }
+
+  if (now === null && ctx.config.mode === 'sandbox' && ctx.changes?.live() === true) await readNow();
 
   const row: NewTransaction = {
     id: newId('trx', 17),

@@ -3,6 +3,8 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app.
 import { createTransaction } from './helpers.ts';
 import { createClient, createMembership } from '../marketplace/helpers.ts';
 import { advanceAccountClock } from '../../../src/platform/sandbox-clock.ts';
+import { insertTransaction } from '../../../src/modules/transactions/transaction-insert.ts';
+import { newId } from '../../../src/platform/ids.ts';
 
 let t: TestApp;
 let account: TestAccount;
@@ -96,7 +98,7 @@ describe('POST /api/transaction', () => {
     expect((await post({ ...base, additional_parameters: { big: 'x'.repeat(4000) } })).json().errors).toEqual({ additional_parameters: 'too long' });
   });
 
-  it('stamps the row with the account\'s sandbox time, whether the INSERT adds the offset or the checks read it', async () => {
+  it('stamps the row with the account\'s sandbox time, from the kept offset, the checks\' reading or the INSERT itself', async () => {
     const moved = await t.createAccount('Tienda Adelantada');
     const offsetMs = 3 * 86_400_000 + 1234;
     expect(await advanceAccountClock(t.ctx, moved.id, offsetMs)).toBe(offsetMs);
@@ -113,6 +115,16 @@ describe('POST /api/transaction', () => {
     // `expired` makes the checks read the account's clock, and that reading is the row's time.
     const withExpiry = { ...base, expired: '2027-01-01 00:00:00', urlreturn: 'https://shop.example/return' };
     expect(await stampOf(moved, withExpiry)).toBe(now + offsetMs);
+    // Without a live change feed nothing is kept and the INSERT adds the offset itself (cobro_account_offset_ms).
+    const id = newId('trx', 17);
+    await insertTransaction(t.ctx, t.ctx.db, {
+      id, accountId: moved.id, email: 'payer@example.com', order: 'direct', subject: 'S', amountMinor: 1000n, currency: 'CLP',
+      payment: null, expiresAt: null, urlreturn: null, urlnotify: null, additionalParametersJson: null, marketplace: null,
+      membershipId: null, eventId: null, paymentKey: newId('pr', 17), transactionKey: '1000000000000001', verificationKey: 'ab', createdAt: null,
+    });
+    const direct = await t.ctx.db.selectFrom('transactions').select(['created_at', 'updated_at']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(direct.created_at.getTime()).toBe(now + offsetMs);
+    expect(direct.updated_at.getTime()).toBe(now + offsetMs);
   });
 
   it('writes nothing when refused and needs a valid token', async () => {
