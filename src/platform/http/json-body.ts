@@ -57,6 +57,20 @@ function reviver(this: unknown, key: string, value: unknown, context?: SourceCon
   return value;
 }
 
+/**
+ * A text the reviver must see (decision 250): one that could hold a poisoned key (`__proto__` or `constructor`,
+ * written out or spelled with a `\u` escape), or a number whose text `String(value)` would not give back: a
+ * fraction or an exponent (JSON writes both right after a digit), 16 digits or more (past a double's exact
+ * integers), or `-0`. The test looks at the whole text, strings included, so it may send a harmless text to the
+ * reviver, never the other way round. Any other text parses without one: a reviver call per value (with each
+ * value's source text) was most of a small body's parse, and such a text has no number text to note.
+ */
+const needsReviverPattern = /[0-9][.eE]|-0|[0-9]{16}|\\u|__proto__|constructor/;
+
+export function needsReviver(text: string): boolean {
+  return needsReviverPattern.test(text);
+}
+
 /** Parses a JSON text as Fastify's default parser does (same errors), noting the numbers' texts. */
 export function parseJsonBody(_request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void {
   if (body.length === 0) {
@@ -67,7 +81,7 @@ export function parseJsonBody(_request: FastifyRequest, body: string, done: (err
   const text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text, reviver as (key: string, value: unknown) => unknown);
+    parsed = needsReviver(text) ? JSON.parse(text, reviver as (key: string, value: unknown) => unknown) : JSON.parse(text);
   } catch {
     done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
     return;

@@ -1,0 +1,68 @@
+// The JSON body parser skips its reviver for texts that cannot need it (decision 250). A text the pattern lets
+// through must parse to the same value, hold no key the reviver refuses, and hold no number whose source text the
+// input guards would be told about; the reviver path stays the one every other text takes.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { needsReviver, numberTextOf, parseJsonBody } from '../../../src/platform/http/json-body.ts';
+
+/** What the reviver would note or refuse in `text`: poisoned keys, and numbers whose text is not String(value). */
+function reviverFindings(text: string): string[] {
+  const findings: string[] = [];
+  JSON.parse(text, function (this: unknown, key: string, value: unknown, context?: { source?: string }) {
+    if (key === '__proto__' || key === 'constructor') findings.push(`key ${key}`);
+    if (typeof value === 'number' && context?.source !== undefined && (context.source !== String(value) || /[eE]/.test(context.source))) {
+      findings.push(`number ${context.source}`);
+    }
+    return value;
+  } as (key: string, value: unknown) => unknown);
+  return findings;
+}
+
+function parsed(text: string): { error: Error | null; value: unknown } {
+  let out: { error: Error | null; value: unknown } = { error: null, value: undefined };
+  parseJsonBody({} as never, text, (error, value) => { out = { error, value }; });
+  return out;
+}
+
+/** Numbers as JSON writes them, the awkward spellings included. */
+const numberText = fc.oneof(
+  fc.integer().map(String),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
+  fc.constantFrom('-0', '0.0', '1.50', '1e3', '1E-2', '-1e+2', '9007199254740993', '12345678901234567890', '100', '-7'),
+  fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String),
+);
+const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', '\\u005f_proto__', 'amount', 'prototype'));
+/** JSON texts built from pieces, so that number spellings and key escapes survive (JSON.stringify would normalise them). */
+const jsonText: fc.Arbitrary<string> = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small' },
+    numberText, fc.string().map((s) => JSON.stringify(s)), fc.constantFrom('true', 'false', 'null'),
+    tie('object'), tie('array')),
+  object: fc.array(fc.tuple(key, tie('value')), { maxLength: 4 })
+    .map((entries) => `{${entries.map(([k, v]) => `${k.startsWith('\\u') ? `"${k}"` : JSON.stringify(k)}:${v as string}`).join(',')}}`),
+  array: fc.array(tie('value'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`),
+})).object as fc.Arbitrary<string>;
+
+describe('JSON body parser without its reviver', () => {
+  it('lets through only texts in which the reviver would find nothing', () => {
+    fc.assert(fc.property(jsonText, (text) => {
+      if (!needsReviver(text)) expect(reviverFindings(text)).toEqual([]);
+    }), { numRuns: 3000 });
+  });
+
+  it('parses every text without a poisoned key to the same value, through either path', () => {
+    fc.assert(fc.property(jsonText, (text) => {
+      if (reviverFindings(text).some((f) => f.startsWith('key '))) return;
+      const { error, value } = parsed(text);
+      expect(error).toBeNull();
+      expect(value).toEqual(JSON.parse(text));
+    }), { numRuns: 1000 });
+  });
+
+  it('still notes number texts and refuses poisoned keys', () => {
+    const body = parsed('{"amount":1e3,"order":"a"}').value as object;
+    expect(numberTextOf(body, 'amount')).toBe('1e3');
+    expect(parsed('{"a":{"\\u005f_proto__":{}}}').error).not.toBeNull();
+    expect(parsed('{"constructor":{"prototype":{}}}').error).not.toBeNull();
+    expect(needsReviver(JSON.stringify({ email: 'payer@example.com', order: 'bench-7', subject: 'Bench sale', amount: 25000 }))).toBe(false);
+  });
+});
