@@ -42,7 +42,9 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('account', null);
   app.addHook('preValidation', async (request) => {
     // API routes authenticate unless they say otherwise; pages (checkout, /docs) never ask for a token.
-    const mode = request.routeOptions.config.auth ?? ((request.routeOptions.url ?? '').startsWith('/api') ? 'token' : 'none');
+    // `routeOptions` is a getter that builds a new object on each read: read once (decision 250).
+    const route = request.routeOptions;
+    const mode = route.config.auth ?? ((route.url ?? '').startsWith('/api') ? 'token' : 'none');
     // Unknown routes and wrong methods answer 404/405 before anything asks for credentials.
     if (mode === 'none' || request.is404) return;
     const header = request.headers.authorization;

@@ -138,11 +138,13 @@ function allow(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): b
 
 export function registerMetrics(app: FastifyInstance, ctx: AppContext): void {
   const { registry, requests, durations } = buildRegistry(ctx);
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook: no promise per request (decision 250).
+  app.addHook('onResponse', (request, reply, done) => {
     // The route's pattern, never the raw URL: ids in paths would make one series per payment.
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) };
     requests.inc(labels);
     durations.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
   // Hidden from the OpenAPI document: it answers Prometheus text, not the API's JSON.
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {

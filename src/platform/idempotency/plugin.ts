@@ -49,7 +49,9 @@ export function registerIdempotency(app: FastifyInstance): void {
       throw new Error(`${methods.join(',')} ${route.url} changes state: declare config.command and answer with runCommand`);
     }
   });
-  app.addHook('preHandler', async (request) => {
+  // A callback hook: no promise per request (decision 250). A throw here reaches Fastify as the hook's error.
+  app.addHook('preHandler', (request, _reply, done) => {
     if (coversRequest(request)) idempotencyKeyOf(request);
+    done();
   });
 }
