@@ -1,7 +1,9 @@
 // CPU per create of two or more Cobro checkouts under ONE load, beside the limit server (decision 200). Request i
 // goes to server i mod k, so whatever else the shared box runs weighs on each server alike; each server's
 // utime+stime from /proc/PID/stat before and after gives its CPU µs per request. Throughput is not reported: the
-// servers share the load generator's 16 connections, so only the CPU per request compares.
+// servers share the load generator's 16 connections, so only the CPU per request compares. On PostgreSQL each server
+// has a database of its own, and the CPU of that database's backends (from pg_stat_activity's pids) is reported
+// beside the server's: a create's PostgreSQL work costs the box's cores as much as the server's (decision 250).
 //
 //   node bench/cpu-paired.ts ENGINE ROUNDS REQUESTS CHECKOUT... [limit]
 //   node bench/cpu-paired.ts postgres 3 3000 ../main . limit
@@ -17,6 +19,7 @@ import { prepareDatabase, type BenchDatabase, type BenchEngine } from './support
 import { postJson, transactionBody } from './support/client.ts';
 import { runLoad } from './support/load.ts';
 import { freePort } from '../test/support/net.ts';
+import pg from 'pg';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const postgresUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -78,6 +81,24 @@ if ((engine !== 'postgres' && engine !== 'pglite') || !(rounds >= 1 && rounds <=
   throw new Error(`usage: node bench/cpu-paired.ts postgres|pglite ROUNDS(1..${roundsMax}) REQUESTS(1..${requestsMax}) CHECKOUT... [limit] (1..${serversMax} servers)`);
 }
 
+/** The pids of the PostgreSQL backends connected to the server's own database (none on PGlite). */
+async function backendPids(database: BenchDatabase): Promise<number[]> {
+  const url = database.env.DATABASE_URL;
+  if (url === undefined) return [];
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  try {
+    const rows = (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [new URL(url).pathname.slice(1)])).rows as { pid: number }[];
+    return rows.map((r) => r.pid);
+  } finally {
+    await admin.end();
+  }
+}
+
+function ticksOf(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => { try { return sum + cpuTicks(pid); } catch { return sum; } }, 0);
+}
+
 const microsByName = new Map<string, number[]>();
 for (let round = 0; round < rounds; round++) {
   const servers: Served[] = [];
@@ -91,13 +112,18 @@ for (let round = 0; round < rounds; round++) {
       return (await postJson(s.url, s.database.accounts[0]!, s.urlPath, transactionBody(i))).status === 200;
     };
     await runLoad(warmupRequestsPerServer * servers.length, concurrency, send);
-    const before = servers.map((s) => cpuTicks(s.pid));
+    const backends = await Promise.all(servers.map((s) => backendPids(s.database)));
+    const before = servers.map((s, j) => [cpuTicks(s.pid), ticksOf(backends[j]!)] as const);
     const load = await runLoad(requests * servers.length, concurrency, send);
-    const after = servers.map((s) => cpuTicks(s.pid));
+    const after = servers.map((s, j) => [cpuTicks(s.pid), ticksOf(backends[j]!)] as const);
+    const microsOf = (ticks: number) => Math.round((ticks / clockTicksPerSecond) * 1e6 / requests);
     const line = servers.map((s, j) => {
-      const micros = Math.round(((after[j]! - before[j]!) / clockTicksPerSecond) * 1e6 / requests);
+      const micros = microsOf(after[j]![0] - before[j]![0]);
       microsByName.set(s.name, [...(microsByName.get(s.name) ?? []), micros]);
-      return `${s.name} ${micros} µs`;
+      if (backends[j]!.length === 0) return `${s.name} ${micros} µs`;
+      const pgMicros = microsOf(after[j]![1] - before[j]![1]);
+      microsByName.set(`${s.name} PostgreSQL`, [...(microsByName.get(`${s.name} PostgreSQL`) ?? []), pgMicros]);
+      return `${s.name} ${micros} µs (PostgreSQL ${pgMicros} µs)`;
     });
     process.stdout.write(`${engine} round ${round}: ${line.join(', ')} per request (${load.ok}/${load.requests} ok, load ${os.loadavg()[0]!.toFixed(2)})\n`);
   } finally {
