@@ -10,9 +10,10 @@ import { approvedVisa, createTransaction, submit } from '../../modules/transacti
 
 // A ratchet at today's counts: lower a target when a route is cut, never raise one without a reason here.
 const targets = {
-  // 1: the insert, which computes the sandbox clock's "now" itself. The token's account is kept in memory
-  // (decision 190), the checkout-link key and the currencies per app (src/platform/app-memo.ts), and a keyless
-  // create runs with no transaction around its one statement (the runner's selfContained): no BEGIN, no COMMIT.
+  // 1: the insert, which binds the account's sandbox "now" from the offset kept in memory (decision 250; without a
+  // live change feed it computes it itself). The token's account is kept in memory (decision 190), the
+  // checkout-link key and the currencies per app (src/platform/app-memo.ts), and a keyless create runs with no
+  // transaction around its one statement (the runner's selfContained): no BEGIN, no COMMIT.
   'POST /api/transaction': 1,
   // 2 and 3: the funds check's lock, then one statement that writes the payout, its journals (the sandbox's
   // immediate outcome included) and its movements (Ledger.reserveWith), with no savepoint; the token's account
