@@ -196,6 +196,8 @@ export const limits = {
   /** How long the CLI waits for a command run by the serving process. */
   opsCommandTimeoutMs: 2 * minuteMs,
   dbPoolSizeMax: 10,
+  /** PostgreSQL's bound on one statement's parameters (a 16-bit count in the protocol); StatementText asserts it. */
+  dbStatementParamsMax: 65_535,
   /**
    * Named prepared statements on PostgreSQL (decision 230): statements kept per connection (each holds a parse tree
    * and a plan in its backend), distinct texts named per process, texts remembered as seen once before they are

@@ -5,16 +5,14 @@
 // Kysely (executeQuery), so the transaction and the plugins see it.
 import assert from 'node:assert/strict';
 import { CompiledQuery } from 'kysely';
-
-/** PostgreSQL's bound on a statement's parameters (a 16-bit count in the protocol). */
-const paramsMax = 65_535;
+import { limits } from '../../limits.ts';
 
 export class StatementText {
   readonly #values: unknown[] = [];
 
   /** The placeholder (`$n`) of a new parameter bound to `value`, passed to the driver as it is. */
   param(value: unknown): string {
-    assert.ok(this.#values.length < paramsMax, 'a statement has at most 65,535 parameters');
+    assert.ok(this.#values.length < limits.dbStatementParamsMax, 'a statement has at most 65,535 parameters');
     this.#values.push(value);
     return `$${this.#values.length}`;
   }
