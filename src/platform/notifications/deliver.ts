@@ -189,25 +189,14 @@ export async function recordAttempts(ctx: AppContext, group: readonly AttemptRes
     const nextAttemptAt = outcome === 'retry' ? new Date((await accountNow(ctx, row.accountId)).getTime() + (delayMs ?? 0)) : null;
     decided.push({ row, result, outcome, nextAttemptAt });
   }
-  // One array per column (unnest), not one parameter per cell: eleven parameters for any group size, so the
-  // statement's parse, bind and compile cost does not grow with the group.
+  // One array per column (unnest), not one parameter per cell: ten parameters for any group size. The statement is
+  // migration 0270's function (decision 270): its plan is kept for the session, and it finds each row by its primary
+  // key, where a statement planned without statistics read the whole outbox and attempt log to join a group to them.
   const column = <T>(pick: (d: (typeof decided)[number]) => T): T[] => decided.map(pick);
-  await sql`WITH v AS (
-      SELECT * FROM unnest(${column((d) => d.row.id)}::text[], ${column((d) => d.row.attemptNo)}::int[],
-        ${column((d) => d.row.leaseToken)}::text[], ${column((d) => d.outcome)}::text[], ${column((d) => d.result.statusCode)}::int[],
-        ${column((d) => d.result.latencyMs)}::int[], ${column((d) => d.result.error)}::text[], ${column((d) => d.result.responseExcerpt)}::text[],
-        ${column((d) => d.nextAttemptAt?.toISOString() ?? null)}::timestamptz[])
-        AS t (id, attempt_no, lease_token, outcome, status_code, latency_ms, error, excerpt, next_attempt_at)
-    ), answered AS (
-      UPDATE notification_attempts a SET outcome = v.outcome, finished_at = ${now}::timestamptz, status_code = v.status_code,
-        latency_ms = v.latency_ms, error = v.error, response_excerpt = v.excerpt
-      FROM v WHERE a.notification_id = v.id AND a.attempt_no = v.attempt_no
-    )
-    UPDATE notifications n SET status = CASE WHEN v.outcome = 'retry' THEN 'pending' ELSE v.outcome END, lease_until = NULL,
-      lease_token = NULL, last_status_code = v.status_code, last_error = v.error, updated_at = ${now}::timestamptz,
-      next_attempt_at = COALESCE(v.next_attempt_at, n.next_attempt_at),
-      delivered_at = CASE WHEN v.outcome = 'delivered' THEN ${now}::timestamptz ELSE n.delivered_at END
-    FROM v WHERE n.id = v.id AND n.lease_token = v.lease_token`.execute(ctx.db);
+  await sql`SELECT cobro_record_notification_attempts(${now}::timestamptz, ${column((d) => d.row.id)}::text[],
+    ${column((d) => d.row.attemptNo)}::int[], ${column((d) => d.row.leaseToken)}::text[], ${column((d) => d.outcome)}::text[],
+    ${column((d) => d.result.statusCode)}::int[], ${column((d) => d.result.latencyMs)}::int[], ${column((d) => d.result.error)}::text[],
+    ${column((d) => d.result.responseExcerpt)}::text[], ${column((d) => d.nextAttemptAt?.toISOString() ?? null)}::timestamptz[])`.execute(ctx.db);
   for (const { row, result, outcome } of decided) {
     ctx.logger.info({ notification: row.id, attempt: row.attemptNo, outcome, statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error }, 'callback attempt');
   }
