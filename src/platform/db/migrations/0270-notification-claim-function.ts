@@ -17,7 +17,7 @@ export async function up(db: Kysely<any>): Promise<void> {
         p_sandbox BOOLEAN, p_account TEXT, p_attempts_max INTEGER, p_lost_error TEXT)
       RETURNS TABLE (claimed_id TEXT, claimed_account_id TEXT, claimed_url TEXT, claimed_body TEXT, claimed_payload JSONB,
         claimed_attempts INTEGER, claimed_schedule_start_attempts INTEGER)
-      LANGUAGE plpgsql VOLATILE SET enable_sort = off AS $$
+      LANGUAGE plpgsql VOLATILE SET enable_sort = off SET jit = off AS $$
     BEGIN
       RETURN QUERY WITH picked AS (
         SELECT q.id, q.status, q.attempts, q.schedule_start_attempts FROM notifications q
@@ -47,7 +47,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       ORDER BY c.next_attempt_at, c.id; END $$;
     CREATE FUNCTION cobro_record_notification_attempts(p_now TIMESTAMPTZ, p_ids TEXT[], p_attempt_nos INTEGER[], p_lease_tokens TEXT[],
         p_outcomes TEXT[], p_status_codes INTEGER[], p_latencies_ms INTEGER[], p_errors TEXT[], p_excerpts TEXT[], p_next_attempts_at TIMESTAMPTZ[])
-      RETURNS VOID LANGUAGE plpgsql VOLATILE SET enable_hashjoin = off SET enable_mergejoin = off SET enable_seqscan = off AS $$
+      RETURNS VOID LANGUAGE plpgsql VOLATILE SET enable_hashjoin = off SET enable_mergejoin = off SET enable_seqscan = off SET jit = off AS $$
     BEGIN
       WITH v AS (
         SELECT * FROM unnest(p_ids, p_attempt_nos, p_lease_tokens, p_outcomes, p_status_codes, p_latencies_ms, p_errors, p_excerpts, p_next_attempts_at)
