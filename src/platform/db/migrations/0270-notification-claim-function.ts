@@ -2,13 +2,15 @@ import type { Kysely } from 'kysely';
 import { runSql } from '../run-sql.ts';
 
 // Decision 270: the callback claim walks the queue in its order and stops at the batch. The due index gains `id`,
-// the claim's tie-break, so an index scan hands the rows over already sorted. The claim itself becomes a PL/pgSQL
-// function: it keeps its plans for the session (the claim was planned anew with every batch, in WebAssembly on
-// PGlite's event loop), and its `SET enable_sort = off` keeps the planner from what it chose without statistics
-// (PGlite never gathers any): every pending row read, filtered, sorted, to keep 128. The statement is the one
-// src/platform/notifications/claim.ts sent before, with its values as parameters; p_sandbox adds each account's
-// sandbox offset to `now` as accountNowSql did. Lines inside the body never end with a semicolon (runSql splits
-// statements there).
+// the claim's tie-break, so an index scan hands the rows over already sorted. Claim and record become PL/pgSQL
+// functions, which keep their plans for the session (both were planned anew with every batch, in WebAssembly on
+// PGlite's event loop), with the planner's choices they need whatever the statistics say (PGlite never gathers
+// any, and without them it read, filtered and sorted every pending row to keep 128, and joined a record group to
+// whole tables by hash): the claim with sorts off, the record with hash and merge joins and sequential scans off.
+// A disabled node is costed 1e10 higher, past jit_above_cost, so PostgreSQL would compile each call with LLVM
+// (about 0.8 s a batch): jit is off in both. The statements are the ones src/platform/notifications sent before,
+// with their values as parameters; p_sandbox adds each account's sandbox offset to `now` as accountNowSql did.
+// Lines inside a body never end with a semicolon (runSql splits statements there).
 export async function up(db: Kysely<any>): Promise<void> {
   await runSql(db, `
     DROP INDEX notifications_due;
