@@ -33,6 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
         UPDATE notification_attempts a SET outcome = 'lost', finished_at = p_now, error = p_lost_error
         FROM picked p WHERE p.status = 'delivering' AND a.notification_id = p.id AND a.finished_at IS NULL
       ), failed AS (
+        -- A row whose worker keeps dying on it must still end: past the schedule it fails instead of looping.
         UPDATE notifications n SET status = 'failed', lease_until = NULL, lease_token = NULL, last_error = p_lost_error, updated_at = p_now
         FROM picked p WHERE n.id = p.id AND p.status = 'delivering' AND p.attempts - p.schedule_start_attempts >= p_attempts_max
       ), claimed AS (
