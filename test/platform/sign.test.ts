@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalString, computeSign, verifySign } from '../../src/platform/auth/sign.ts';
 
@@ -53,5 +54,22 @@ describe('Sign (supplement §2.4 vectors)', () => {
     expect(verifySign(key, '/api/x', { a: '1', b: 3 }, good)).toBe(false);
     const flipped = (good[0] === 'a' ? 'b' : 'a') + good.slice(1);
     expect(verifySign(key, '/api/x', { a: '1', b: 2 }, flipped)).toBe(false);
+  });
+
+  it('accepts a `*` signed as PHP writes it and as URLSearchParams does, a boolean as JS and as PHP, with a kept KeyObject too', () => {
+    const hmac = (text: string) => crypto.createHmac('sha256', key).update(text).digest('hex');
+    const keyObject = crypto.createSecretKey(Buffer.from(key, 'utf8'));
+    const starred = { order: 'a*b', amount: 10 };
+    for (const text of ['%2Fapi%2Fx&amount=10&order=a%2Ab', '%2Fapi%2Fx&amount=10&order=a*b']) {
+      expect(verifySign(key, '/api/x', starred, hmac(text))).toBe(true);
+      expect(verifySign(keyObject, '/api/x', starred, hmac(text))).toBe(true);
+    }
+    const flagged = { order: 'o', recurring: true, trial: false };
+    for (const text of ['%2Fapi%2Fx&order=o&recurring=true&trial=false', '%2Fapi%2Fx&order=o&recurring=1&trial=']) {
+      expect(verifySign(keyObject, '/api/x', flagged, hmac(text))).toBe(true);
+    }
+    // Neither variant is accepted where its value has nothing to vary.
+    expect(verifySign(keyObject, '/api/x', { order: 'ab', amount: 10 }, hmac('%2Fapi%2Fx&amount=10&order=a*b'))).toBe(false);
+    expect(verifySign(keyObject, '/api/x', { order: 'o', recurring: 'true' }, hmac('%2Fapi%2Fx&order=o&recurring=1'))).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 // The accounts module's side of the AccountDirectory port: platform code (auth, callback delivery) looks
 // accounts up through the context and never imports this module.
+import crypto from 'node:crypto';
 import type { AccountDirectory, AuthenticatedAccount } from '../../platform/auth/account-directory.ts';
 import type { ChangeFeed } from '../../platform/db/change-feed.ts';
 import { NotifiedCache } from '../../platform/db/notified-cache.ts';
@@ -22,7 +23,8 @@ export function accountDirectory(db: Db, secrets: SecretBox, changes: ChangeFeed
   const lookUp = async (hash: string): Promise<AuthenticatedAccount | null> => {
     const row = await findAccountRowByTokenHash(db, hash);
     if (row === undefined) return null;
-    return { id: row.id, name: row.name, privateToken: secrets.open(row.private_token_enc), strictSigning: row.strict_signing };
+    const privateToken = secrets.open(row.private_token_enc);
+    return { id: row.id, name: row.name, privateToken, signingKey: crypto.createSecretKey(Buffer.from(privateToken, 'utf8')), strictSigning: row.strict_signing };
   };
   return {
     async authenticatePublicToken(publicToken) {

@@ -1,11 +1,14 @@
 // The port through which platform code (authentication, callback signing) asks about merchant accounts without
 // importing the accounts module: modules/accounts implements it, runtime.ts wires it into the context.
+import type { KeyObject } from 'node:crypto';
 
 /** The account a request authenticated as. */
 export interface AuthenticatedAccount {
   readonly id: string;
   readonly name: string;
   readonly privateToken: string;
+  /** The private token as a KeyObject, made once per account kept: what the `Sign` header's HMAC is keyed with. */
+  readonly signingKey: KeyObject;
   /** Every request must carry a valid Cobro-Signature (decision 140). */
   readonly strictSigning: boolean;
 }

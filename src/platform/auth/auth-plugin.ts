@@ -57,7 +57,7 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     if (mode === 'sign') {
       const sign = request.headers.sign;
       if (typeof sign !== 'string' || sign.trim() === '') throw new ApiError('sign_missing', 'waiting sign');
-      if (!verifySign(account.privateToken, signedPath(request.url), signParams(request), sign.trim())) {
+      if (!verifySign(account.signingKey, signedPath(request.url), signParams(request), sign.trim())) {
         throw new ApiError('sign_invalid', 'invalid sign');
       }
     }

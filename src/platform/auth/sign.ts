@@ -43,25 +43,42 @@ export function computeSign(privateToken: string, path: string, params: SignPara
   return crypto.createHmac('sha256', privateToken).update(canonicalString(path, params)).digest('hex');
 }
 
+/** Whether any value would be written differently by PHP's style (booleans as 1 and empty). */
+function hasBoolean(params: SignParams): boolean {
+  for (const key in params) if (typeof params[key] === 'boolean') return true;
+  return false;
+}
+
+/**
+ * The texts a client may have signed. Each encoding is built only when it can differ from PHP's: the form encoding
+ * when a value holds a `*` (written `%2A`), PHP's boolean style when a value is a boolean.
+ */
 function candidates(path: string, params: SignParams): Set<string> {
   const out = new Set<string>();
   const encodedPath = phpUrlEncode(path);
-  for (const [encode, style] of [[phpUrlEncode, 'js'], [formUrlEncode, 'js'], [phpUrlEncode, 'php']] as const) {
-    const joined = serialize(params, encode, style);
+  const add = (joined: string) => {
     out.add(`${encodedPath}&${joined}`);
     if (joined === '') out.add(encodedPath);
-  }
+  };
+  const php = serialize(params, phpUrlEncode, 'js');
+  add(php);
+  if (php.includes('%2A')) add(serialize(params, formUrlEncode, 'js'));
+  if (hasBoolean(params)) add(serialize(params, phpUrlEncode, 'php'));
   return out;
 }
 
 const hexSignPattern = /^[0-9a-fA-F]{64}$/;
 
-export function verifySign(privateToken: string, path: string, params: SignParams, sign: string): boolean {
+/**
+ * `key` is the private token, or the KeyObject made of it once per kept account (createHmac prepares a raw key
+ * again on every call, several times the cost of the HMAC itself).
+ */
+export function verifySign(key: string | crypto.KeyObject, path: string, params: SignParams, sign: string): boolean {
   if (!hexSignPattern.test(sign)) return false;
   const given = Buffer.from(sign.toLowerCase(), 'hex');
   let matched = false;
   for (const text of candidates(path, params)) {
-    const expected = crypto.createHmac('sha256', privateToken).update(text).digest();
+    const expected = crypto.createHmac('sha256', key).update(text).digest();
     // Every candidate is compared, so timing does not reveal which form matched.
     if (crypto.timingSafeEqual(expected, given)) matched = true;
   }
