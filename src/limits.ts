@@ -215,6 +215,12 @@ export const limits = {
    *  heap never shrinks and its shared memory is touched whole at start, so every MB here is a MB of RSS; 16 MB
    *  served the bench no faster than 8 (decision 210). */
   pgliteSharedBuffersMb: 8,
+  /** The embedded database's lock table, per backend slot (max_locks_per_transaction). PGlite runs PostgreSQL in
+   *  single-user mode, one backend, so it starts with one connection slot instead of 100 (decision 240) and the
+   *  lock table is this times the slots left (the connection and the autovacuum and auxiliary slots PostgreSQL
+   *  reserves in any mode). Every migration from an empty database runs with 16; 128 costs no more shared memory
+   *  than PostgreSQL's default of 64. */
+  pgliteMaxLocksPerTransaction: 128,
   /** How far V8 lets the old generation grow past what a full collection left (--heap-growing-percent, set by
    *  `cobro serve` itself: src/platform/memory-flags.ts). V8's own factor, up to 300%, let a serving process keep
    *  50 MB of garbage under load; RSS target of issue 13: 200 MB. */

@@ -2,7 +2,6 @@
 // Only light modules are imported up front: help, completions and `cobro sign` never load Fastify, PGlite, Kysely
 // or the services; the database and the server are imported when a command needs them.
 import { loadConfig, type Config } from '../platform/config.ts';
-import { resolve, runResolved } from './dispatch.ts';
 import { opsServerAnswers, opsSocketPath, runThroughServer, withAbsoluteFile } from './ops-socket.ts';
 import type { CommandOutput } from './command.ts';
 import { StartupError, errorText } from '../platform/startup-error.ts';
@@ -24,6 +23,8 @@ function emit(output: CommandOutput): never {
 }
 
 async function runCommand(argv: readonly string[]): Promise<never> {
+  // Not imported by `cobro serve`: commander and the command registry load when an operator command runs.
+  const { resolve, runResolved } = await import('./dispatch.ts');
   const resolved = resolve(argv);
   if (!('command' in resolved)) emit(resolved);
   if (!resolved.command.needsDb) emit(await runResolved(resolved, null));

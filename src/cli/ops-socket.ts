@@ -6,7 +6,6 @@ import path from 'node:path';
 import type { AppContext } from '../platform/context.ts';
 import { limits } from '../limits.ts';
 import type { Command, CommandOutput } from './command.ts';
-import { dispatch } from './dispatch.ts';
 import { restrictUmask } from '../platform/fs-permissions.ts';
 
 export function opsSocketPath(dataDir: string): string {
@@ -37,7 +36,7 @@ export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
           const argv = Array.isArray(body.argv) && body.argv.every((a) => typeof a === 'string') ? (body.argv as string[]) : null;
           output = argv === null
             ? { exitCode: 2, stdout: '', stderr: 'bad ops request\n' }
-            : req.url === '/ping' ? { exitCode: 0, stdout: 'pong\n', stderr: '' } : await dispatch(argv, ctx);
+            : req.url === '/ping' ? { exitCode: 0, stdout: 'pong\n', stderr: '' } : await (await import('./dispatch.ts')).dispatch(argv, ctx);
         } catch {
           output = { exitCode: 2, stdout: '', stderr: 'bad ops request\n' };
         }

@@ -7,7 +7,8 @@ import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts'
 import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
 import { createTransaction, linkParams, pathOf } from '../modules/transactions/helpers.ts';
 import { dispatch } from '../../src/cli/dispatch.ts';
-import { processorForAccount } from '../../src/platform/processors/account-processors.ts';
+import { Environment } from 'transbank-sdk';
+import { processorForAccount, webpayEnvironments } from '../../src/platform/processors/account-processors.ts';
 import { recoverLostCommits } from '../../src/modules/transactions/redirect-attempt.ts';
 import { runExpiries } from '../../src/modules/transactions/expiry.ts';
 import { refundLimits, transactionLimits } from '../../src/limits.ts';
@@ -93,6 +94,10 @@ describe('production without a processor', () => {
 });
 
 describe('cobro accounts set-processor', () => {
+  it("names Transbank's hosts as the SDK does (kept apart from it, so the SDK loads at the first Webpay payment)", () => {
+    expect(webpayEnvironments).toEqual({ integration: Environment.Integration, production: Environment.Production });
+  });
+
   it('refuses a bad commerce code, key or environment, and an unknown account', async () => {
     expect((await dispatch(['accounts', 'set-processor', shop.id, '--webpay-commerce-code', '1234', '--webpay-api-key', 'k'], t.ctx)).stderr).toContain('12-digit commerce code');
     expect((await dispatch(['accounts', 'set-processor', shop.id, '--webpay-commerce-code', sim.commerceCode, '--webpay-api-key', 'a b'], t.ctx)).exitCode).toBe(2);

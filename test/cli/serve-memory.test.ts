@@ -45,8 +45,14 @@ describe('cobro serve memory settings', () => {
     expect(liftoffCompiles).toBeGreaterThan(100);
     const turbofan = compiles.filter(([, module, tier]) => module === pglite && tier === 'TurboFan').map(([line]) => line);
     expect(turbofan.slice(0, 3)).toEqual([]);
-    const probed = JSON.parse(fs.readFileSync(probeOut, 'utf8')) as { newSpaceBytes: number; pid: number; glibcTunables: string | null; compileCacheDir: string | null };
+    const probed = JSON.parse(fs.readFileSync(probeOut, 'utf8')) as {
+      newSpaceBytes: number; pid: number; glibcTunables: string | null; compileCacheDir: string | null; packages: string[];
+    };
     expect(probed.newSpaceBytes).toBeLessThanOrEqual(8 * 1024 * 1024);
+    // What an embedded, sandbox server never uses stays unloaded (decision 240): PostgreSQL's driver, Transbank's
+    // SDK (axios and its dependencies with it) and the CLI's parser.
+    expect(probed.packages).toContain('@electric-sql/pglite');
+    expect(probed.packages.filter((name) => ['pg', 'transbank-sdk', 'axios', 'commander'].includes(name))).toEqual([]);
     // Re-executed in place: the pid the launcher got is the serving process, which reads its TypeScript from the
     // compile cache and started with glibc's malloc thresholds.
     expect(probed.pid).toBe(server.child.pid);
@@ -68,14 +74,21 @@ describe('cobro serve memory settings', () => {
     expect(tunablesWithMalloc(tunablesWithMalloc(undefined)!)).toBeNull();
   });
 
-  it('opens PGlite with the buffer cache of src/limits.ts', async () => {
+  it('opens PGlite with the buffer cache of src/limits.ts and one backend slot', async () => {
     // Every MB of it is a MB of RSS from the start: PostgreSQL zeroes its shared memory whole, and PGlite's
     // WebAssembly heap never gives a page back.
     const handle = await openDatabase({ engine: 'pglite', dataDir: null });
     try {
-      const { rows } = await sql<{ shared_buffers: string }>`SHOW shared_buffers`.execute(handle.db);
-      expect(rows[0]?.shared_buffers).toBe(`${limits.pgliteSharedBuffersMb}MB`);
+      const show = async (name: string) => (await sql<Record<string, string>>`SHOW ${sql.raw(name)}`.execute(handle.db)).rows[0]?.[name];
+      expect(await show('shared_buffers')).toBe(`${limits.pgliteSharedBuffersMb}MB`);
       expect(limits.pgliteSharedBuffersMb).toBeLessThanOrEqual(8);
+      // Decision 240: sized for its one backend, not for 100 connections (4 of 16 MB of shared memory).
+      expect(await show('max_connections')).toBe('1');
+      expect(await show('max_wal_senders')).toBe('0');
+      expect(await show('max_locks_per_transaction')).toBe(String(limits.pgliteMaxLocksPerTransaction));
+      expect(await show('wal_init_zero')).toBe('off');
+      const { rows: shm } = await sql<{ mb: number }>`SELECT sum(allocated_size) / (1024 * 1024) AS mb FROM pg_shmem_allocations`.execute(handle.db);
+      expect(Number(shm[0]?.mb)).toBeLessThanOrEqual(limits.pgliteSharedBuffersMb + 4);
     } finally {
       await handle.close();
     }

@@ -1,19 +1,29 @@
 // Loaded with `node --import` into a child `cobro serve`: makes every WebAssembly function V8 runs hot at once
 // (a tiering budget of 1) and traces what compiles it, so a test sees whether TurboFan ever compiles PGlite; at
-// exit writes the young generation's size, the pid, glibc's settings and the compile cache to $V8_MEMORY_PROBE_OUT.
+// exit writes the young generation's size, the pid, glibc's settings, the compile cache and the packages the process
+// loaded to $V8_MEMORY_PROBE_OUT.
 // Runs before the serve code, which may then set its own flags over these.
 import fs from 'node:fs';
 import module from 'node:module';
 import v8 from 'node:v8';
 
 v8.setFlagsFromString('--wasm-tiering-budget=1 --trace-wasm-compilation-times');
+const packages = new Set<string>();
+module.registerHooks({
+  resolve(specifier, context, nextResolve) {
+    const resolved = nextResolve(specifier, context);
+    const name = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(resolved.url)?.[1];
+    if (name !== undefined) packages.add(name);
+    return resolved;
+  },
+});
 process.on('exit', () => {
   const out = process.env.V8_MEMORY_PROBE_OUT;
   const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
   if (out !== undefined) {
     fs.writeFileSync(out, JSON.stringify({
       newSpaceBytes: newSpace?.space_size ?? null, pid: process.pid, glibcTunables: process.env.GLIBC_TUNABLES ?? null,
-      compileCacheDir: module.getCompileCacheDir() ?? null,
+      compileCacheDir: module.getCompileCacheDir() ?? null, packages: [...packages].sort(),
     }));
   }
 });

@@ -2,7 +2,7 @@
 // a copy of rows in memory and drop it the moment another process, the CLI or an operator changes them. A copy is
 // safe to keep only while the feed is live: `changed(null)` says notifications may have been missed (the listening
 // connection dropped, or has just been established) and everything kept must go.
-import pg from 'pg';
+import type pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { limits } from '../../limits.ts';
 
@@ -87,6 +87,8 @@ export function postgresChangeFeed(url: string): ChangeFeed {
   async function connect(): Promise<void> {
     if (closed || client !== null || starting) return;
     starting = true;
+    // Only PostgreSQL's feed needs the driver: an embedded database's process never loads it (decision 240).
+    const { default: pg } = await import('pg');
     // Keep-alive so a connection that silently died (no FIN) is noticed, and the feed stops being live.
     const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs, keepAlive: true });
     c.on('error', () => lost(c));

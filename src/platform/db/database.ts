@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
+import type pg from 'pg';
 import { limits } from '../../limits.ts';
 import type { Database } from './types.ts';
 import { dataDirEntries, restrictUmask, tightenTree } from '../fs-permissions.ts';
@@ -38,6 +38,22 @@ export type OpenOptions =
   | { engine: 'postgres'; url: string; poolSizeMax?: number; readOnly?: boolean; /** Named statements (decision 230); default on. */ preparedStatements?: boolean }
   | { engine: 'pglite'; dataDir: string | null; loadDataDir?: Blob; readOnly?: boolean };
 
+/**
+ * PostgreSQL's settings in PGlite. Its shared memory lives in the WebAssembly heap, which is touched whole at start
+ * and never shrinks, so each MB sized here is a MB of RSS (decisions 210 and 240). PGlite runs one backend in
+ * single-user mode: the slots PostgreSQL sizes for 100 connections and 10 WAL senders (the lock table, the predicate
+ * locks, each backend's state) were 4 of its 16 MB of shared memory.
+ */
+export const pgliteSettings: readonly string[] = [
+  `shared_buffers=${limits.pgliteSharedBuffersMb}MB`,
+  'max_connections=1',
+  'max_wal_senders=0',
+  `max_locks_per_transaction=${limits.pgliteMaxLocksPerTransaction}`,
+  // A new 16 MB WAL segment is created by writing its last byte instead of zeros throughout: through Emscripten's
+  // file system the zeros were sixteen 1 MB copies in JavaScript, garbage that stayed resident until a collection.
+  'wal_init_zero=off',
+];
+
 /** The PostgreSQL data directory of an embedded database that exists (PGlite writes PG_VERSION when it creates one). */
 export function embeddedDatabaseExists(dataDir: string): boolean {
   return fs.existsSync(path.join(dataDir, dataDirEntries.database, 'PG_VERSION'));
@@ -45,6 +61,8 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   if (options.engine === 'postgres') {
+    // Imported here, not at the top: an embedded database never needs the driver (decision 240).
+    const { default: pg } = await import('pg');
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSizeMax ?? limits.dbPoolSizeMax,
@@ -84,7 +102,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       ...(dir !== undefined ? { dataDir: dir } : {}),
       ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
       parsers: { [INT8_OID]: (v: string) => BigInt(v) },
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${limits.pgliteSharedBuffersMb}MB`],
+      startParams: [...PGlite.defaultStartParams, ...pgliteSettings.flatMap((setting) => ['-c', setting])],
     });
   } catch (error) {
     lock?.release();
@@ -127,6 +145,7 @@ export function redactedUrl(url: string): string {
  * connect timeout, since there a wait for a free client under load is not a failure.
  */
 export async function checkPostgresReachable(url: string): Promise<void> {
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs });
   client.on('error', () => {});
   try {

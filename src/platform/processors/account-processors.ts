@@ -5,7 +5,11 @@ import type { AppContext } from '../context.ts';
 import type { Db, Timestamp } from '../db/types.ts';
 import { transactionLimits } from '../../limits.ts';
 import type { PaymentProcessor } from './processor.ts';
-import { webpayEnvironments, webpayPlusProcessor } from './webpay-plus.ts';
+
+/** Transbank's Webpay hosts, the SDK's `Environment` values (test/checkout/webpay-plus.test.ts checks they are), kept
+ *  here so that naming them never loads the SDK: the SDK (axios and about 100 modules) is imported by the first
+ *  production payment through Webpay (decision 240). */
+export const webpayEnvironments = { integration: 'https://webpay3gint.transbank.cl', production: 'https://webpay3g.transbank.cl' } as const;
 
 export interface AccountProcessorTable {
   account_id: string;
@@ -99,6 +103,7 @@ export async function processorForAccount(ctx: AppContext, accountId: string): P
   if (row === undefined) return ctx.processor;
   const url = environmentUrl(row.environment);
   if (url === null) throw new Error(`account ${accountId} has an unusable processor environment`);
+  const { webpayPlusProcessor } = await import('./webpay-plus.ts');
   return webpayPlusProcessor(
     { commerceCode: row.commerce_code, apiKey: ctx.secrets.open(row.api_key_enc), environmentUrl: url },
     { timeoutMs: transactionLimits.acquirer.requestTimeoutMs, tokenOf: (attemptId) => tokenOf(ctx.db, attemptId) },

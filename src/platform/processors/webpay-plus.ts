@@ -1,7 +1,7 @@
 // Transbank's Webpay Plus through the official `transbank-sdk` (issue 15): the payer types the card on Transbank's
 // page, never on Cobro's. `start` creates the Webpay transaction, `commit` charges what the payer authorised and
 // `status` reads Transbank's record when a commit's answer was lost (decision 150). Webpay Plus takes CLP only.
-import { Environment, Options, WebpayPlus } from 'transbank-sdk';
+import { Options, WebpayPlus } from 'transbank-sdk';
 import { minorAsJsonNumber } from '../money/json-number.ts';
 import type {
   ApprovedCharge, ChargeOutcome, DeclinedCharge, PaymentProcessor, RedirectStatus, RefundOutcome, RefundRequest,
@@ -13,8 +13,6 @@ export interface WebpayConfig {
   /** Transbank's host: integration, production or a simulator's URL. */
   readonly environmentUrl: string;
 }
-
-export const webpayEnvironments = { integration: Environment.Integration, production: Environment.Production } as const;
 
 export interface WebpayDeps {
   readonly timeoutMs: number;
