@@ -225,6 +225,8 @@ export const limits = {
    *  `cobro serve` itself: src/platform/memory-flags.ts). V8's own factor, up to 300%, let a serving process keep
    *  50 MB of garbage under load; RSS target of issue 13: 200 MB. */
   v8HeapGrowingPercent: 20,
+  /** V8's semi-space size (MB) of a serving process on PostgreSQL (decision 300, src/platform/memory-flags.ts). */
+  v8SemiSpaceMbPostgres: 8,
   /** glibc malloc's thresholds in a serving process (GLIBC_TUNABLES, set by `cobro serve` itself:
    *  src/platform/memory-flags.ts): blocks this large or larger get their own mapping, returned whole when freed, and
    *  free memory this large at the top of an arena is given back. glibc's default raises the first to the largest

@@ -62,8 +62,22 @@ function runsOnGlibc(): boolean {
  */
 export function reexecWithMallocTunables(entry: string): void {
   const tunables = tunablesWithMalloc(process.env.GLIBC_TUNABLES);
-  if (tunables === null || typeof process.execve !== 'function' || !runsOnGlibc()) return;
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, entry, ...process.argv.slice(2)], {
-    ...process.env, GLIBC_TUNABLES: tunables,
+  const missingFlags = startV8Flags(process.env).filter((flag) => !process.execArgv.includes(flag));
+  if ((tunables === null && missingFlags.length === 0) || typeof process.execve !== 'function' || !runsOnGlibc()) return;
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missingFlags, entry, ...process.argv.slice(2)], {
+    ...process.env, GLIBC_TUNABLES: tunables ?? process.env.GLIBC_TUNABLES ?? '',
   });
+}
+
+/**
+ * V8 flags only a process's start can set, for the re-exec above (decision 300). On PostgreSQL the young
+ * generation is fixed at `limits.v8SemiSpaceMbPostgres` per semi-space instead of the default start size that
+ * `--semi-space-growth-factor=1` holds: a request's garbage is collected in fewer, no longer scavenges, about 5% of
+ * a payout's or a create's CPU, for about 13 MB of RSS. The embedded database keeps the default, its RSS being the
+ * tighter bound.
+ */
+export function startV8Flags(env: Readonly<Record<string, string | undefined>>): readonly string[] {
+  if ((env.DATABASE_URL ?? '') === '') return [];
+  const mb = limits.v8SemiSpaceMbPostgres;
+  return [`--min-semi-space-size=${mb}`, `--max-semi-space-size=${mb}`];
 }

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
 import { limits } from '../../src/limits.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
-import { mallocTunables, serveV8Flags, tunablesWithMalloc } from '../../src/platform/memory-flags.ts';
+import { mallocTunables, serveV8Flags, startV8Flags, tunablesWithMalloc } from '../../src/platform/memory-flags.ts';
 import { repoRoot, startServe } from '../support/cli.ts';
 import { seedDataDir } from '../support/cli-in-process.ts';
 import { freePort } from '../support/net.ts';
@@ -60,6 +60,13 @@ describe('cobro serve memory settings', () => {
     if (onGlibc) {
       expect(probed.glibcTunables?.split(':')).toEqual(expect.arrayContaining(Object.entries(mallocTunables).map(([name, value]) => `${name}=${value}`)));
     }
+  });
+
+  it('starts a server on PostgreSQL with a fixed young generation of the size in src/limits.ts, one on PGlite with the default', () => {
+    const mb = limits.v8SemiSpaceMbPostgres;
+    expect(startV8Flags({ DATABASE_URL: 'postgres://db/cobro' })).toEqual([`--min-semi-space-size=${mb}`, `--max-semi-space-size=${mb}`]);
+    expect(startV8Flags({})).toEqual([]);
+    expect(startV8Flags({ DATABASE_URL: '' })).toEqual([]);
   });
 
   it('adds the malloc settings to GLIBC_TUNABLES, keeping what the operator set', () => {
