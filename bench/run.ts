@@ -25,6 +25,11 @@ function positiveInt(name: string, fallback: number): number {
 
 const sizes = {
   requests: positiveInt('BENCH_REQUESTS', 2000),
+  /**
+   * Reads of a static answer (`GET /api/banks`) and of its limit (Fastify doing nothing): each costs a few tens of
+   * µs, so 2,000 take a third of a second, a window one garbage collection or a neighbour's burst decides.
+   */
+  staticReads: positiveInt('BENCH_STATIC_READS', 10000),
   payouts: positiveInt('BENCH_PAYOUTS', 2000),
   payments: positiveInt('BENCH_PAYMENTS', 500),
   /** Callbacks put in the outbox beside the payments' own, for the delivery rate. */
@@ -39,7 +44,7 @@ const perEngine: Record<string, unknown> = {};
 const rows: string[][] = [];
 for (const engine of engines) {
   process.stderr.write(`bench: ${engine} limits\n`);
-  const limits = await measureLimits(engine, postgresUrl, sizes.requests, sizes.concurrency);
+  const limits = await measureLimits(engine, postgresUrl, sizes.requests, sizes.staticReads, sizes.concurrency);
   process.stderr.write(`bench: ${engine} cobro\n`);
   const cobro = await measureCobro(engine, postgresUrl, sizes);
   perEngine[engine] = { limits, cobro };

@@ -8,7 +8,7 @@ import { startReceiver } from '../support/receiver.ts';
 import { prepareDatabase, type BenchAccount, type BenchEngine } from '../support/setup.ts';
 import { getJson, payByCard, postJson, transactionBody } from '../support/client.ts';
 
-export interface CobroSizes { readonly requests: number; readonly payouts: number; readonly payments: number; readonly callbacks: number; readonly concurrency: number }
+export interface CobroSizes { readonly requests: number; readonly staticReads: number; readonly payouts: number; readonly payments: number; readonly callbacks: number; readonly concurrency: number }
 
 export interface CobroFigures {
   readonly coldStartMs: number;
@@ -70,7 +70,7 @@ export async function measureCobro(engine: BenchEngine, postgresUrl: string, siz
     await runLoad(warmup, c, async () => (await getJson(base, account(0), '/api/wallet', true)).status === 200);
     const getWallet = await runMeasuredLoad([server.pid], sizes.requests, c, async () => (await getJson(base, account(0), '/api/wallet', true)).status === 200);
     await runLoad(warmup, c, async () => (await getJson(base, null, '/api/banks')).status === 200);
-    const getBanks = await runMeasuredLoad([server.pid], sizes.requests, c, async () => (await getJson(base, null, '/api/banks')).status === 200);
+    const getBanks = await runMeasuredLoad([server.pid], sizes.staticReads, c, async () => (await getJson(base, null, '/api/banks')).status === 200);
     await runLoad(warmupRequestsFor(sizes.payouts), c, async (i) => succeeded(await postJson(base, account(warmupWallet), '/api/wallet/payout', payoutBody(i))));
     const hotLoad = await runMeasuredLoad([server.pid], sizes.payouts, c, async (i) => succeeded(await postJson(base, account(hot), '/api/wallet/payout', payoutBody(i))));
     const payouts50Wallets = await runMeasuredLoad([server.pid], sizes.payouts, c, async (i) => succeeded(await postJson(base, account(hot + 1 + (i % spreadWallets)), '/api/wallet/payout', payoutBody(i))));

@@ -6,7 +6,8 @@ import { prepareDatabase, type BenchEngine } from '../support/setup.ts';
 
 export interface Limits { readonly noop: MeasuredLoad; readonly insert: MeasuredLoad }
 
-export async function measureLimits(engine: BenchEngine, postgresUrl: string, requests: number, concurrency: number): Promise<Limits> {
+/** `staticReads`: how many noops are measured (as many as Cobro's static reads, bench/run.ts). */
+export async function measureLimits(engine: BenchEngine, postgresUrl: string, requests: number, staticReads: number, concurrency: number): Promise<Limits> {
   const database = await prepareDatabase({ engine, postgresUrl, accounts: 1 });
   const server = await startLimitServer(database.env.DATABASE_URL !== undefined ? { DATABASE_URL: database.env.DATABASE_URL } : { DATA_DIR: database.env.DATA_DIR! });
   try {
@@ -24,8 +25,8 @@ export async function measureLimits(engine: BenchEngine, postgresUrl: string, re
       return res.status === 200;
     };
     const warmup = warmupRequestsFor(requests);
-    await runLoad(warmup, concurrency, noopOnce);
-    const noop = await runMeasuredLoad([server.pid], requests, concurrency, noopOnce);
+    await runLoad(warmupRequestsFor(staticReads), concurrency, noopOnce);
+    const noop = await runMeasuredLoad([server.pid], staticReads, concurrency, noopOnce);
     await runLoad(warmup, concurrency, (i) => insertOnce(`limit-warmup-${i}`));
     const insert = await runMeasuredLoad([server.pid], requests, concurrency, (i) => insertOnce(`limit-${i}`));
     return { noop, insert };
