@@ -1,8 +1,9 @@
-// Group commit across a power cut (decision 220): keyless payouts of one hot wallet, written in groups that share
-// one transaction, are fired at a real `cobro serve`, which is killed with SIGKILL mid-flight, restarts on the same
-// data, and every payout is sent again with the same order and body (no Idempotency-Key: the order is what makes a
-// payout once, supplement §4.4). A group commits whole or not at all: every payout ends once, every answer seen
-// before the kill names the payout the retry finds, the wallet is down by exactly the payouts, the ledger clean.
+// Group commit across a power cut (decisions 220 and 280): keyless payouts of four wallets (four merchants), written
+// in lane groups that share one transaction and may hold several wallets, are fired at a real `cobro serve`, which
+// is killed with SIGKILL mid-flight, restarts on the same data, and every payout is sent again with the same order
+// and body (no Idempotency-Key: the order is what makes a payout once, supplement §4.4). A group commits whole or
+// not at all: every payout ends once, every answer seen before the kill names the payout the retry finds, each
+// wallet is down by exactly its payouts, the ledger clean.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
@@ -16,14 +17,17 @@ const fundingMinor = 1_000_000;
 const killAtAnsweredShare = 0.3;
 const killAfterMsMax = 4_000;
 const retryRoundsMax = 20;
+/** The demo merchant and this many more, created through the CLI while the server runs. */
+const merchantsMore = 3;
 
-interface Payout { readonly order: string; readonly body: Record<string, unknown> }
+interface Payout { readonly who: Credentials; readonly order: string; readonly body: Record<string, unknown> }
 interface Answer { readonly status: number; readonly json: Record<string, unknown> }
 
-function planPayouts(run: string): Payout[] {
+function planPayouts(run: string, merchants: readonly Credentials[]): Payout[] {
   return Array.from({ length: payoutsPlanned }, (_, i) => {
     const order = `${run}-p-${i}`;
     return {
+      who: merchants[i % merchants.length]!,
       order,
       body: {
         email: 'johndoe@example.com', subject: 'Group commit kill', currency: 'CLP', order, amount: 100 + i,
@@ -34,7 +38,8 @@ function planPayouts(run: string): Payout[] {
 }
 
 /** One keyless attempt; null when the connection broke or the server was not there. */
-async function send(baseUrl: string, who: Credentials, p: Payout): Promise<Answer | null> {
+async function send(baseUrl: string, p: Payout): Promise<Answer | null> {
+  const who = p.who;
   try {
     const res = await fetch(`${baseUrl}/api/wallet/payout`, {
       method: 'POST',
@@ -60,17 +65,25 @@ async function scenario(engine: Engine): Promise<void> {
   const env = { ...engine.env, PORT: String(await freePort()), COBRO_MODE: 'sandbox', COBRO_WORKERS: '0' };
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
   const first = await startServe(env);
-  const who = demoCredentials(first.output());
-  const funded = await fetch(`${baseUrl}/api/sandbox/wallet/credit`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}` },
-    body: JSON.stringify({ amount: fundingMinor, currency: 'CLP', reason: 'group commit kill' }),
-  });
-  expect(funded.status).toBe(200);
+  const merchants: Credentials[] = [demoCredentials(first.output())];
+  for (let i = 0; i < merchantsMore; i++) {
+    const created = await runCli(['accounts', 'create', '--name', `Group kill ${i}`, '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const a = JSON.parse(created.stdout) as { id: string; public_token: string; private_token: string };
+    merchants.push({ accountId: a.id, publicToken: a.public_token, privateToken: a.private_token });
+  }
+  for (const who of merchants) {
+    const funded = await fetch(`${baseUrl}/api/sandbox/wallet/credit`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}` },
+      body: JSON.stringify({ amount: fundingMinor, currency: 'CLP', reason: 'group commit kill' }),
+    });
+    expect(funded.status).toBe(200);
+  }
 
-  const payouts = planPayouts(`g${Date.now().toString(36)}`);
+  const payouts = planPayouts(`g${Date.now().toString(36)}`, merchants);
   const seen = new Map<string, Answer>();
   const firing = Promise.all(payouts.map(async (p) => {
-    const answer = await send(baseUrl, who, p);
+    const answer = await send(baseUrl, p);
     if (answer !== null && answer.status === 200) seen.set(p.order, answer);
   }));
   await killMidFlight(first, firing, () => seen.size);
@@ -81,7 +94,7 @@ async function scenario(engine: Engine): Promise<void> {
   try {
     let pending = payouts;
     for (let round = 0; round < retryRoundsMax && pending.length > 0; round++) {
-      const got = await Promise.all(pending.map((p) => send(baseUrl, who, p)));
+      const got = await Promise.all(pending.map((p) => send(baseUrl, p)));
       const again: Payout[] = [];
       pending.forEach((p, i) => {
         const answer = got[i];
@@ -91,11 +104,13 @@ async function scenario(engine: Engine): Promise<void> {
       pending = again;
     }
     expect(pending).toEqual([]);
-    const spentMinor = payouts.reduce((sum, p) => sum + Number(p.body.amount), 0);
-    const wallet = await fetch(`${baseUrl}/api/wallet?currency=CLP`, {
-      headers: { authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }) },
-    });
-    expect(((await wallet.json()) as { amount_available: number }).amount_available).toBe(fundingMinor - spentMinor);
+    for (const who of merchants) {
+      const spentMinor = payouts.filter((p) => p.who === who).reduce((sum, p) => sum + Number(p.body.amount), 0);
+      const wallet = await fetch(`${baseUrl}/api/wallet?currency=CLP`, {
+        headers: { authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }) },
+      });
+      expect(((await wallet.json()) as { amount_available: number }).amount_available, who.accountId).toBe(fundingMinor - spentMinor);
+    }
     const verify = await runCli(['ledger', 'verify'], env);
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/^ledger clean/);
@@ -113,8 +128,9 @@ async function scenario(engine: Engine): Promise<void> {
   }
   const data = await engine.open();
   try {
+    const accountIds = merchants.map((m) => m.accountId);
     const perOrder = (await sql<{ order: string; n: string }>`
-      SELECT "order", COUNT(*)::text AS n FROM payouts WHERE account_id = ${who.accountId} GROUP BY "order"`.execute(data.db)).rows;
+      SELECT "order", COUNT(*)::text AS n FROM payouts WHERE account_id = ANY(${accountIds}) GROUP BY "order"`.execute(data.db)).rows;
     expect(perOrder.filter((row) => row.n !== '1')).toEqual([]);
     expect(perOrder.length).toBe(payoutsPlanned);
   } finally {
@@ -122,7 +138,7 @@ async function scenario(engine: Engine): Promise<void> {
   }
 }
 
-describe('kill -9 among grouped keyless payouts of one wallet, restart, send again', () => {
+describe('kill -9 among grouped keyless payouts of four wallets, restart, send again', () => {
   it('pays every order once', { timeout: 120_000 }, async () => {
     const engine = await suiteEngine();
     try {
