@@ -49,6 +49,12 @@ export async function keptAccountOffsetMs(ctx: AppContext, accountId: string): P
   return offsetMs ?? 0;
 }
 
+/** "Now" as the account sees it, from its kept offset (keptAccountOffsetMs); the service clock alone in production. */
+export async function keptAccountNow(ctx: AppContext, accountId: string): Promise<Date> {
+  if (ctx.config.mode !== 'sandbox') return ctx.clock.now();
+  return accountNowFromOffset(ctx, await keptAccountOffsetMs(ctx, accountId));
+}
+
 /**
  * Drops this process's kept offsets at once, after it moved a clock: its own next request must see the move, and
  * the trigger's notification reaches this process a moment after the commit.

@@ -5,7 +5,7 @@ import { ruleFailure, validationError, type RuleFailure } from '../../platform/e
 import { accountCanTake } from '../../platform/processors/account-processors.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
-import { accountNowFromOffset, keptAccountOffsetMs } from '../../platform/sandbox-clock.ts';
+import { keptAccountNow } from '../../platform/sandbox-clock.ts';
 import { parseLocal } from '../../platform/time-format.ts';
 import { limits, transactionLimits } from '../../limits.ts';
 import { findPaymentMethod, knownCurrencies } from '../reference/repository.ts';
@@ -85,9 +85,7 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   // 260), and then the create binds its time (decision 250); without a live feed the offset is read only when a
   // check needs "now", and otherwise the INSERT computes it (decision 200): one round trip either way.
   let now: Date | null = null;
-  const readNow = async (): Promise<Date> => (now ??= ctx.config.mode === 'sandbox'
-    ? accountNowFromOffset(ctx, await keptAccountOffsetMs(ctx, accountId))
-    : ctx.clock.now());
+  const readNow = async (): Promise<Date> => (now ??= await keptAccountNow(ctx, accountId));
   let expiresAt: Date | null = null;
   const expired = present(input.expired);
   if (expired !== null) {

@@ -6,8 +6,8 @@
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { journalKinds, ledgerCodes, type LedgerKey } from '../../platform/ledger/ledger.ts';
-import { accountNowFromOffset, keptAccountOffsetMs } from '../../platform/sandbox-clock.ts';
+import { journalKinds, reservationJournal, type LedgerKey, type WalletMove } from '../../platform/ledger/ledger.ts';
+import { keptAccountNow } from '../../platform/sandbox-clock.ts';
 import { movementsOfGateSql, newMovementId, type GatedMovement } from './movements.ts';
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
@@ -68,11 +68,10 @@ interface PlannedPayout {
   readonly row: NewPayoutRow;
 }
 
-function planPayout(ctx: AppContext, request: PayoutRequest, offsetMs: number): PlannedPayout {
+function planPayout(ctx: AppContext, request: PayoutRequest, at: Date): PlannedPayout {
   const sandbox = ctx.config.mode === 'sandbox';
   const owner = request.accountId;
   const currency = request.currency;
-  const at = accountNowFromOffset(ctx, offsetMs);
   const id = newId('mor', 17);
   // The sandbox resolves its fixed amounts at once: the row is written in its final state, with the outcome's
   // journal (and a rejection's income movement) in the same statement, as transitionPayout would have moved it.
@@ -96,6 +95,12 @@ function planPayout(ctx: AppContext, request: PayoutRequest, offsetMs: number): 
   return { request, id, at, outcome, then, movementId, row };
 }
 
+/** The move a planned payout reserves: its amount from its wallet's available balance to its reserved one. */
+function reservationMoveOf(p: PlannedPayout): WalletMove {
+  const { request } = p;
+  return { kind: reservedJournalKinds[request.kind], reference: p.id, at: p.at, owner: request.accountId, currency: request.currency, amountMinor: request.amountMinor };
+}
+
 /**
  * Reserves and writes one planned payout in `tx`, under the wallet's lock (taken here, or already held by this
  * transaction: `held`, from the payout before it in a group commit). Returns the answer and the accounts held after.
@@ -106,9 +111,7 @@ async function writePayout(
   const { request, id, outcome, then, movementId } = p;
   const owner = request.accountId;
   const currency = request.currency;
-  const reserved = await ctx.ledger.reserveWith<PayoutRow>(tx, {
-    kind: reservedJournalKinds[request.kind], reference: id, at: p.at, owner, currency, amountMinor: request.amountMinor,
-  }, {
+  const reserved = await ctx.ledger.reserveWith<PayoutRow>(tx, reservationMoveOf(p), {
     then: then === null ? [] : [then],
     write: ([reservation, result], statement) => {
       const movements: GatedMovement[] = [{ id: movementId, kind: request.kind, journal: reservation!, status: outcome === 'rejected' ? 'reversed' : 'current' }];
@@ -144,14 +147,9 @@ async function writeAlone(item: Queued): Promise<CreateOutcome> {
   return (await inTransactionOrJoin(item.ctx.db, (tx) => writePayout(item.ctx, tx, item.planned, undefined))).outcome;
 }
 
-/** The accounts a planned payout's statement posts to: its wallet's two, and its immediate outcome's. */
+/** The accounts a planned payout's statement posts to: its reservation's, and its immediate outcome's. */
 function accountsOf(p: PlannedPayout): readonly LedgerKey[] {
-  const { accountId: owner, currency } = p.request;
-  return [
-    { owner, code: ledgerCodes.walletAvailable, currency },
-    { owner, code: ledgerCodes.walletReserved, currency },
-    ...(p.then === null ? [] : p.then.postings),
-  ];
+  return [...reservationJournal(reservationMoveOf(p)).postings, ...(p.then === null ? [] : p.then.postings)];
 }
 
 /**
@@ -222,13 +220,12 @@ export function queuedPayoutsOf(ctx: AppContext): number {
  * account's sandbox offset is kept in memory (decision 260), so a keyless payout is the funds check and one write.
  * A refusal writes nothing but the wallet's empty accounts the funds check may have created, so no savepoint is
  * needed to undo it. Called with the database (no Idempotency-Key: the route is selfContained), the payout
- * queues for its wallet's next group commit. Called inside the runner's transaction (with a key), it runs in that
+ * queues for its lane's next group commit. Called inside the runner's transaction (with a key), it runs in that
  * transaction at once: queued, it could wait behind a group that waits for the connection its own transaction
  * holds (PGlite has one; a pool can run out).
  */
 export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
-  const offsetMs = ctx.config.mode === 'sandbox' ? await keptAccountOffsetMs(ctx, request.accountId) : 0;
-  const planned = planPayout(ctx, request, offsetMs);
+  const planned = planPayout(ctx, request, await keptAccountNow(ctx, request.accountId));
   if (ctx.db.isTransaction) return writeAlone({ ctx, planned });
   return walletBatcherOf(ctx).run(payoutLaneOf(request.accountId, request.currency), { ctx, planned });
 }

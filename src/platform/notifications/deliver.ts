@@ -2,7 +2,7 @@
 // ManualClock) and the sandbox clock's advance call deliverDueNotifications; nothing here keeps state between calls.
 import assert from 'node:assert/strict';
 import type { AppContext } from '../context.ts';
-import { accountNow } from '../sandbox-clock.ts';
+import { keptAccountNow } from '../sandbox-clock.ts';
 import { claimDueNotifications, type ClaimedNotification } from './claim.ts';
 import { retryDelayMs } from './schedule.ts';
 import { sendWebhook, type SendResult } from './send.ts';
@@ -186,7 +186,7 @@ export async function recordAttempts(ctx: AppContext, group: readonly AttemptRes
   for (const { row, result } of group) {
     const delayMs = retryDelayMs(row.scheduleAttemptNo, Math.random());
     const outcome = outcomeOf(result, delayMs);
-    const nextAttemptAt = outcome === 'retry' ? new Date((await accountNow(ctx, row.accountId)).getTime() + (delayMs ?? 0)) : null;
+    const nextAttemptAt = outcome === 'retry' ? new Date((await keptAccountNow(ctx, row.accountId)).getTime() + (delayMs ?? 0)) : null;
     decided.push({ row, result, outcome, nextAttemptAt });
   }
   // One array per column (unnest), not one parameter per cell: ten parameters for any group size. The statement is
