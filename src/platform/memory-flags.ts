@@ -3,7 +3,8 @@
 // `npm start`, the container, the bench) gets them and no launcher carries a copy. V8 flags read while it runs are
 // set in place; the heap's size limits (--max-semi-space-size, --max-old-space-size) are fixed when the process
 // starts, so the young generation is held by its growth factor instead. glibc reads its malloc settings only when a
-// process starts: for those the process re-executes itself once (same pid) with them in its environment.
+// process starts: for those the process re-executes itself once (same pid) with them in its environment, and with
+// the V8 start flags of its engine (startV8Flags, decision 300) on its command line.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
@@ -57,8 +58,8 @@ function runsOnGlibc(): boolean {
 /**
  * First thing in `cobro serve` and `cobro worker`, before anything is opened or allocated: on glibc, replaces this
  * process (same pid, arguments, environment and stdio, so supervisors and signals see no difference) with one that
- * starts with the malloc settings, through `entry` (bin/cobro.js for the CLI). Returns when there is nothing to do:
- * not glibc, already set (the re-executed process itself), or a Node without `process.execve`.
+ * starts with the malloc settings and startV8Flags, through `entry` (bin/cobro.js for the CLI). Returns when there
+ * is nothing to do: not glibc, already set (the re-executed process itself), or a Node without `process.execve`.
  */
 export function reexecWithMallocTunables(entry: string): void {
   const tunables = tunablesWithMalloc(process.env.GLIBC_TUNABLES);
