@@ -68,21 +68,34 @@ export interface GatedMovement {
   readonly status: 'current' | 'reversed';
 }
 
+/** A payout row a statement is inserting (its CTE `name`: `gate`, or a group statement's gate_n) and its movements. */
+export interface GateMovements {
+  readonly name: string;
+  readonly accountId: string;
+  readonly currency: string;
+  readonly movements: readonly GatedMovement[];
+}
+
 /**
- * The movements of a payout row a statement is inserting (named `gate`, Ledger.reserveWith), in the given order,
- * taking account, currency, order, subject, reference and time from that row: nothing when it inserted none.
+ * The movements of the payout rows a statement is inserting (Ledger.reserveWith, reserveGroup), in the given order,
+ * each taking account, currency, order, subject, reference and time from its row: nothing for a gate that inserted
+ * none. One INSERT for every gate, ordered, so their seq (the wallet's history order) follows the journals'.
  */
-export function movementsOfGateSql(st: StatementText, gate: { readonly accountId: string; readonly currency: string }, movements: readonly GatedMovement[]): string {
-  assert.ok(movements.length >= 1);
-  const rows = movements.map((m, n) => {
-    const line = walletLine(gate.accountId, gate.currency, m.journal);
-    const amountMinor = line.amountMinor > 0n ? line.amountMinor : -line.amountMinor;
-    return `(${n}::int, ${st.param(m.id)}, ${st.param(line.amountMinor > 0n ? 'income' : 'expense')}, ${st.param(m.status)}, ${st.param(amountMinor.toString())}::bigint, ${st.param(line.balanceAfterMinor.toString())}::bigint, ${st.param(m.kind)}, ${st.param(m.journal.id)})`;
+export function movementsOfGatesSql(st: StatementText, gates: readonly GateMovements[]): string {
+  assert.ok(gates.length >= 1);
+  let n = 0;
+  const rows = gates.flatMap((gate, g) => {
+    assert.ok(gate.movements.length >= 1);
+    return gate.movements.map((m) => {
+      const line = walletLine(gate.accountId, gate.currency, m.journal);
+      const amountMinor = line.amountMinor > 0n ? line.amountMinor : -line.amountMinor;
+      return `(${g}::int, ${n++}::int, ${st.param(m.id)}, ${st.param(line.amountMinor > 0n ? 'income' : 'expense')}, ${st.param(m.status)}, ${st.param(amountMinor.toString())}::bigint, ${st.param(line.balanceAfterMinor.toString())}::bigint, ${st.param(m.kind)}, ${st.param(m.journal.id)})`;
+    });
   });
-  // Ordered, so their seq (the wallet's history order) follows the journals'.
+  const rowsOfGates = gates.map((gate, g) => `SELECT ${g}::int AS gi, * FROM ${gate.name}`).join(' UNION ALL ');
   return `INSERT INTO wallet_movements (id, account_id, currency, "order", subject, income_expense, status, amount_minor, balance_after_minor, origin_liquidation, kind, reference, journal_id, created_at)
     SELECT v.id, g.account_id, g.currency, g."order", g.subject, v.income_expense, v.status, v.amount_minor, v.balance_after_minor, NULL, v.kind, g.id, v.journal_id, g.created_at
-    FROM gate g CROSS JOIN (VALUES ${rows.join(', ')}) AS v(n, id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id)
+    FROM (${rowsOfGates}) AS g JOIN (VALUES ${rows.join(', ')}) AS v(gi, n, id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id) ON v.gi = g.gi
     ORDER BY v.n`;
 }
 

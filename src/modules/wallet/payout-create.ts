@@ -6,16 +6,15 @@
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { journalKinds, reservationJournal, type LedgerKey, type WalletMove } from '../../platform/ledger/ledger.ts';
+import { journalKinds, reservationJournal, type LedgerKey, type PostedJournal, type Shortfall, type WalletMove } from '../../platform/ledger/ledger.ts';
 import { keptAccountNow } from '../../platform/sandbox-clock.ts';
-import { movementsOfGateSql, newMovementId, type GatedMovement } from './movements.ts';
+import { movementsOfGatesSql, newMovementId, type GatedMovement, type GateMovements } from './movements.ts';
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
 import { findPayoutByOrder, insertPayoutText, type NewPayoutRow, type PayoutRow } from './repository.ts';
 import { KeyedBatcher, type Settled } from '../../platform/keyed-batcher.ts';
 import { inTransaction, inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
 import { appKeyOf } from '../../platform/app-memo.ts';
-import type { LockedAccounts } from '../../platform/ledger/ledger.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { limits } from '../../limits.ts';
 
@@ -101,40 +100,46 @@ function reservationMoveOf(p: PlannedPayout): WalletMove {
   return { kind: reservedJournalKinds[request.kind], reference: p.id, at: p.at, owner: request.accountId, currency: request.currency, amountMinor: request.amountMinor };
 }
 
-/**
- * Reserves and writes one planned payout in `tx`, under the wallet's lock (taken here, or already held by this
- * transaction: `held`, from the payout before it in a group commit). Returns the answer and the accounts held after.
- */
-async function writePayout(
-  ctx: AppContext, tx: Tx, p: PlannedPayout, held: LockedAccounts | undefined,
-): Promise<{ readonly outcome: CreateOutcome; readonly held: LockedAccounts | undefined }> {
-  const { request, id, outcome, then, movementId } = p;
-  const owner = request.accountId;
-  const currency = request.currency;
+/** The wallet movements a planned payout's statement writes: its reservation's, and a rejection's reversal. */
+function movementsOf(p: PlannedPayout, gate: string, [reservation, result]: readonly PostedJournal[]): GateMovements {
+  const { request, outcome, movementId } = p;
+  const movements: GatedMovement[] = [{ id: movementId, kind: request.kind, journal: reservation!, status: outcome === 'rejected' ? 'reversed' : 'current' }];
+  if (outcome === 'rejected') movements.push({ id: newMovementId(), kind: reversalMovementKind(request.kind), journal: result!, status: 'current' });
+  return { name: gate, accountId: request.accountId, currency: request.currency, movements };
+}
+
+/** A refused payout's answer, still under the wallet's lock: an order committed meanwhile answers first. */
+async function refusalOf(tx: Tx, request: PayoutRequest, shortfall: Shortfall): Promise<CreateOutcome> {
+  const existing = await findPayoutByOrder(tx, request.accountId, request.kind, request.order);
+  if (existing !== undefined) return answerForExisting(existing, request);
+  return { ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: shortfall.availableMinor, currency: request.currency, requestedMinor: request.amountMinor }) };
+}
+
+/** A written payout's answer, its immediate outcome's callback queued in the same transaction. */
+async function writtenOf(ctx: AppContext, tx: Tx, p: PlannedPayout, row: PayoutRow): Promise<CreateOutcome> {
+  if (p.outcome !== 'open') await enqueuePayoutResult(ctx, tx, row);
+  return { ok: true, payoutId: p.id, movementId: p.movementId, replayed: false };
+}
+
+/** Reserves and writes one planned payout in `tx`, under the wallet's lock (taken here). */
+async function writePayout(ctx: AppContext, tx: Tx, p: PlannedPayout): Promise<CreateOutcome> {
+  const { request, then } = p;
   const reserved = await ctx.ledger.reserveWith<PayoutRow>(tx, reservationMoveOf(p), {
     then: then === null ? [] : [then],
-    write: ([reservation, result], statement) => {
-      const movements: GatedMovement[] = [{ id: movementId, kind: request.kind, journal: reservation!, status: outcome === 'rejected' ? 'reversed' : 'current' }];
-      if (outcome === 'rejected') movements.push({ id: newMovementId(), kind: reversalMovementKind(request.kind), journal: result!, status: 'current' });
-      return { insert: insertPayoutText(statement, p.row), follow: [movementsOfGateSql(statement, { accountId: owner, currency }, movements)] };
-    },
-    ...(held !== undefined ? { held } : {}),
+    write: (journals, statement) => ({
+      insert: insertPayoutText(statement, p.row, 'skip'),
+      follow: [movementsOfGatesSql(statement, [movementsOf(p, 'gate', journals)])],
+    }),
   });
-  if (!reserved.ok) {
-    // Still under the wallet's lock: an order committed while this request waited for it answers first.
-    const existing = await findPayoutByOrder(tx, owner, request.kind, request.order);
-    if (existing !== undefined) return { outcome: answerForExisting(existing, request), held };
-    return { outcome: { ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: reserved.availableMinor, currency, requestedMinor: request.amountMinor }) }, held };
-  }
+  if (!reserved.ok) return refusalOf(tx, request, reserved);
   if (reserved.row === undefined) {
-    // The order was taken by a request that committed while this one's insert waited (or by one before it in the
-    // same group commit): the whole statement wrote nothing, and the winner decides the answer.
-    const winner = await findPayoutByOrder(tx, owner, request.kind, request.order);
+    // The order was taken by a request that committed while this one's insert waited: the whole statement wrote
+    // nothing, and the winner decides the answer.
+    const winner = await findPayoutByOrder(tx, request.accountId, request.kind, request.order);
     if (winner === undefined) throw new Error(`order ${request.order} conflicted but no payout holds it`);
-    return { outcome: answerForExisting(winner, request), held: reserved.held };
+    return answerForExisting(winner, request);
   }
-  if (outcome !== 'open') await enqueuePayoutResult(ctx, tx, reserved.row);
-  return { outcome: { ok: true, payoutId: id, movementId, replayed: false }, held: reserved.held };
+  return writtenOf(ctx, tx, p, reserved.row);
 }
 
 interface Queued {
@@ -144,7 +149,7 @@ interface Queued {
 
 /** Alone: in the payout's own transaction, or in the runner's (with an Idempotency-Key), which it joins. */
 async function writeAlone(item: Queued): Promise<CreateOutcome> {
-  return (await inTransactionOrJoin(item.ctx.db, (tx) => writePayout(item.ctx, tx, item.planned, undefined))).outcome;
+  return inTransactionOrJoin(item.ctx.db, (tx) => writePayout(item.ctx, tx, item.planned));
 }
 
 /** The accounts a planned payout's statement posts to: its reservation's, and its immediate outcome's. */
@@ -153,23 +158,30 @@ function accountsOf(p: PlannedPayout): readonly LedgerKey[] {
 }
 
 /**
- * One transaction for the payouts queued in one lane, of one wallet or several: one statement locks every wallet
- * of the group in the ledger's order (so groups of other lanes and processes cannot deadlock with it), then each
- * payout is written in turn, its funds check reading the balances the one before it wrote. When any of them fails
- * unexpectedly the whole transaction rolled back, and each runs again alone, so only its own request fails (a
- * payout already committed by then is found by its order).
+ * One transaction for the payouts queued in one lane, of one wallet or several, in four round trips whatever their
+ * number (decision 310): one statement locks every wallet of the group in the ledger's order (so groups of other
+ * lanes and processes cannot deadlock with it), the funds checks run in turn on the balances the ones before them
+ * leave, ONE statement writes every payout that passed (Ledger.reserveGroup), and the commit. A refusal re-reads
+ * its order under the lock, as alone. When anything fails (an order already taken fails the group's statement)
+ * the whole transaction rolled back, and each runs again alone, so only its own request answers the failure or
+ * the taken order (a payout already committed by then is found by its order).
  */
 async function writeGroup(_lane: string, items: readonly Queued[]): Promise<readonly Settled<CreateOutcome>[]> {
   if (items.length === 1) return [{ ok: true, value: await writeAlone(items[0]!) }];
   const { db, ledger } = items[0]!.ctx;
   try {
     return await inTransaction(db, async (tx) => {
+      const held = await ledger.lock(tx, items.flatMap((item) => accountsOf(item.planned)));
+      const reserved = await ledger.reserveGroup<PayoutRow>(tx,
+        items.map(({ planned }) => ({ move: reservationMoveOf(planned), then: planned.then === null ? [] : [planned.then] })), held,
+        (written, statement) => ({
+          inserts: written.map((w) => insertPayoutText(statement, items[w.index]!.planned.row, 'fail')),
+          follow: [movementsOfGatesSql(statement, written.map((w) => movementsOf(items[w.index]!.planned, w.gate, w.journals)))],
+        }));
       const settled: Settled<CreateOutcome>[] = [];
-      let held: LockedAccounts | undefined = await ledger.lock(tx, items.flatMap((item) => accountsOf(item.planned)));
-      for (const item of items) {
-        const written = await writePayout(item.ctx, tx, item.planned, held);
-        held = written.held;
-        settled.push({ ok: true, value: written.outcome });
+      for (const [i, { ctx, planned }] of items.entries()) {
+        const r = reserved[i]!;
+        settled.push({ ok: true, value: r.ok ? await writtenOf(ctx, tx, planned, r.row) : await refusalOf(tx, planned.request, r) });
       }
       return settled;
     });

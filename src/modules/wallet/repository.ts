@@ -51,11 +51,13 @@ const newPayoutColumnsText = newPayoutColumns.map((c) => `"${c}"`).join(', ');
 
 /**
  * insertPayout's statement as text (decision 290), its values bound as `statement`'s parameters, for a statement
- * that writes more in the same round trip (Ledger.reserveWith).
+ * that writes more in the same round trip. An order already taken inserts nothing (`skip`, Ledger.reserveWith) or
+ * fails the statement (`fail`, Ledger.reserveGroup).
  */
-export function insertPayoutText(statement: StatementText, row: NewPayoutRow): string {
+export function insertPayoutText(statement: StatementText, row: NewPayoutRow, whenTaken: 'skip' | 'fail'): string {
   const places = newPayoutColumns.map((c) => statement.param(row[c])).join(', ');
-  return `INSERT INTO payouts (${newPayoutColumnsText}) VALUES (${places}) ON CONFLICT (account_id, kind, "order") DO NOTHING RETURNING *`;
+  const onConflict = whenTaken === 'skip' ? ' ON CONFLICT (account_id, kind, "order") DO NOTHING' : '';
+  return `INSERT INTO payouts (${newPayoutColumnsText}) VALUES (${places})${onConflict} RETURNING *`;
 }
 
 export async function payoutsByIds(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<readonly PayoutRow[]> {

@@ -70,19 +70,37 @@ export interface ReserveWithInput {
   readonly then: readonly JournalInput[];
   /** Built from the posted journals (their running balances), before the statement runs, its values bound as `statement`'s. */
   readonly write: (journals: readonly PostedJournal[], statement: StatementText) => GatedWrite;
-  /**
-   * Accounts this transaction already holds, with their balances now (the `held` of the previous reserveWith in
-   * the same transaction: a group commit's next payout). When they cover the reservation's accounts the funds
-   * check reads them instead of locking again, saving its round trip.
-   */
-  readonly held?: LockedAccounts;
+}
+
+/** `row` is undefined (and nothing was written) when the gate found its row taken. */
+export type ReservedWith<Row> = { readonly ok: true; readonly row: Row | undefined } | Shortfall;
+
+/** One reservation of a group written by ONE statement (Ledger.reserveGroup). */
+export interface GroupedReservation {
+  readonly move: WalletMove;
+  /** Journals that follow the reservation, as ReserveWithInput.then. */
+  readonly then: readonly JournalInput[];
+}
+
+/** A reservation of the group that passed its funds check: `index` in the group, the CTE name its row gets, its posted journals. */
+export interface WrittenReservation {
+  readonly index: number;
+  readonly gate: string;
+  readonly journals: readonly PostedJournal[];
 }
 
 /**
- * `row` is undefined (and nothing was written) when the gate found its row taken. `held`: the accounts this
- * transaction holds after the statement, with their balances (unchanged when nothing was written).
+ * The caller's rows of a group statement, values bound as `statement`'s: `inserts[i]` is the plain
+ * `INSERT ... RETURNING *` (no ON CONFLICT: a row already taken fails the whole statement) of written[i]'s row, named
+ * written[i].gate; `follow` are statements that read those gates (one for all of them, when their rows' order
+ * matters: the sub-statements of one statement run in no set order).
  */
-export type ReservedWith<Row> = { readonly ok: true; readonly row: Row | undefined; readonly held: LockedAccounts } | Shortfall;
+export interface GroupWrite {
+  readonly inserts: readonly string[];
+  readonly follow: readonly string[];
+}
+
+export type ReservedInGroup<Row> = { readonly ok: true; readonly row: Row } | Shortfall;
 
 export interface TakeInput extends JournalHeader {
   readonly currency: string;
@@ -124,6 +142,17 @@ export interface Ledger {
    * it (as Kysely's returningAll would).
    */
   reserveWith<Row>(tx: Tx, move: WalletMove, input: ReserveWithInput): Promise<ReservedWith<Row>>;
+  /**
+   * Several reservations in the accounts `held` (Ledger.lock, every account they post to), in ONE statement (decision
+   * 310): each funds check, in order, reads the balances the ones before it leave; those covered are written with
+   * their rows (`write`) and journals by one statement, the refused ones write nothing and answer their shortfall.
+   * All or nothing: a row already taken (or any other error) fails the statement, and the caller's transaction
+   * with it.
+   */
+  reserveGroup<Row>(
+    tx: Tx, reservations: readonly GroupedReservation[], held: LockedAccounts,
+    write: (written: readonly WrittenReservation[], statement: StatementText) => GroupWrite,
+  ): Promise<readonly ReservedInGroup<Row>[]>;
   /** Posts releaseJournal: reserved -> available (a payout or withdrawal that did not happen). */
   release(tx: Tx, move: WalletMove): Promise<PostedJournal>;
   /** Takes `amountMinor` from the sources in order into `to`; all or nothing, with the shortfall when refused. */

@@ -153,17 +153,31 @@ export function ledgerKeyId(key: LedgerKey): string {
  * CTEs that write them. `ctes(statement, guard)` inserts the journals, updates the balances and inserts the
  * postings, each only when `guard` (a boolean SQL expression) holds, so a caller can make the whole journal wait on
  * its own row; its values are bound as `statement`'s parameters, and its text is the same for every journal of one
- * shape (decision 290).
+ * shape (decision 290). `rows` are the same journals as data, for plannedJournalsCtes.
  */
 export interface PlannedJournals {
   readonly posted: readonly PostedJournal[];
   readonly ctes: (statement: StatementText, guard: string) => string;
   /** The locked accounts with their balances once the journals are written: what a next journal of the same transaction starts from. */
   readonly heldAfter: LockedAccounts;
+  readonly rows: JournalRows;
 }
 
 interface HeaderRow { readonly id: string; readonly kind: string; readonly reference: string; readonly memo: string; readonly at: Date }
 interface PostingRow { readonly journalId: string; readonly accountId: bigint; readonly currency: string; readonly amountMinor: bigint; readonly balanceAfterMinor: bigint | null }
+interface JournalRows { readonly headers: readonly HeaderRow[]; readonly postings: readonly PostingRow[]; readonly deltas: ReadonlyMap<bigint, bigint> }
+
+/**
+ * The CTEs that write several plans in one statement (a group commit's payouts, decision 310), each plan made from
+ * the heldAfter of the one before it: their journals and postings in order, and each account's balance updated
+ * ONCE by the sum of its deltas (a statement cannot update one row twice).
+ */
+export function plannedJournalsCtes(statement: StatementText, plans: readonly PlannedJournals[], guard: string): string {
+  assert.ok(plans.length >= 1);
+  const deltas = new Map<bigint, bigint>();
+  for (const plan of plans) for (const [accountId, d] of plan.rows.deltas) deltas.set(accountId, (deltas.get(accountId) ?? 0n) + d);
+  return journalCtes(statement, plans.flatMap((p) => p.rows.headers), plans.flatMap((p) => p.rows.postings), deltas, guard);
+}
 
 /** The CTEs that write planned journals, each only when `guard` holds (PlannedJournals.ctes). */
 function journalCtes(st: StatementText, headers: readonly HeaderRow[], rows: readonly PostingRow[], deltas: ReadonlyMap<bigint, bigint>, guard: string): string {
@@ -240,7 +254,7 @@ export async function planJournals(
   for (const [key, account] of accounts) {
     if (!derivedKeys.has(key)) heldAfter.set(key, { id: account.id, balanceMinor: running.get(key) ?? account.balanceMinor });
   }
-  return { posted, ctes: (statement, guard) => journalCtes(statement, headers, rows, deltas, guard), heldAfter };
+  return { posted, ctes: (statement, guard) => journalCtes(statement, headers, rows, deltas, guard), heldAfter, rows: { headers, postings: rows, deltas } };
 }
 
 /** Posts a balanced journal (planJournals) in one more round trip: one statement writes it all. */

@@ -2,10 +2,10 @@
 // request shares it through ctx.ledger.
 import assert from 'node:assert/strict';
 import { planTake } from './funds.ts';
-import { releaseJournal, reservationJournal, type Ledger, type ReservedWith, type ReserveWithInput, type WalletMove } from './ledger.ts';
+import { releaseJournal, reservationJournal, type Ledger, type ReservedInGroup, type ReservedWith, type ReserveWithInput, type WalletMove, type WrittenReservation } from './ledger.ts';
 import type { Shortfall } from './funds.ts';
 import { StatementText } from '../db/statement-text.ts';
-import { isDerived, ledgerKeyId, lockLedgerAccounts, planJournals, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts } from './post.ts';
+import { isDerived, ledgerKeyId, lockLedgerAccounts, planJournals, plannedJournalsCtes, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts, type PlannedJournals } from './post.ts';
 import type { Tx } from '../db/types.ts';
 
 export function createLedger(): Ledger {
@@ -58,7 +58,7 @@ export function createLedger(): Ledger {
       return { ok: true, journal: await postJournal(tx, checked.journal, checked.locked) };
     },
     async reserveWith<Row>(tx: Tx, move: WalletMove, input: ReserveWithInput): Promise<ReservedWith<Row>> {
-      const checked = await checkReservation(tx, move, input.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)), input.held);
+      const checked = await checkReservation(tx, move, input.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)));
       if (!checked.ok) return checked;
       const planned = await planJournals(tx, [checked.journal, ...input.then], checked.locked, derivedIds);
       const statement = new StatementText();
@@ -67,9 +67,41 @@ export function createLedger(): Ledger {
       const result = await tx.executeQuery<Record<string, unknown>>(statement.compiled(
         `WITH gate AS (${write.insert}), ${planned.ctes(statement, 'EXISTS (SELECT 1 FROM gate)')}${follow}
         SELECT * FROM gate`));
-      const row = result.rows[0] as Row | undefined;
-      // The gate's row taken: the statement wrote nothing, so the balances are those of the check.
-      return { ok: true, row, held: row === undefined ? checked.locked : planned.heldAfter };
+      // The gate's row taken: the statement wrote nothing.
+      return { ok: true, row: result.rows[0] as Row | undefined };
+    },
+    async reserveGroup<Row>(tx: Tx, reservations: readonly { move: WalletMove; then: readonly JournalInput[] }[], held: LockedAccounts,
+      write: (written: readonly WrittenReservation[], statement: StatementText) => { inserts: readonly string[]; follow: readonly string[] }): Promise<readonly ReservedInGroup<Row>[]> {
+      const answers: (ReservedInGroup<Row> | null)[] = [];
+      const written: WrittenReservation[] = [];
+      const plans: PlannedJournals[] = [];
+      let holding = held;
+      for (const [index, r] of reservations.entries()) {
+        const checked = await checkReservation(tx, r.move, r.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)), holding);
+        if (!checked.ok) {
+          answers.push(checked);
+          continue;
+        }
+        const planned = await planJournals(tx, [checked.journal, ...r.then], checked.locked, derivedIds);
+        answers.push(null);
+        written.push({ index, gate: `gate_${written.length}`, journals: planned.posted });
+        plans.push(planned);
+        holding = planned.heldAfter;
+      }
+      if (written.length === 0) return answers as ReservedInGroup<Row>[];
+      const statement = new StatementText();
+      const rows = write(written, statement);
+      assert.equal(rows.inserts.length, written.length, 'one row a written reservation');
+      const gates = rows.inserts.map((insert, j) => `${written[j]!.gate} AS (${insert})`).join(', ');
+      const follow = rows.follow.map((f, i) => `, follow_${i} AS (${f})`).join('');
+      // Each row is answered with its gate's number, so no order of the UNION's output is relied on.
+      const result = await tx.executeQuery<Record<string, unknown>>(statement.compiled(
+        `WITH ${gates}, ${plannedJournalsCtes(statement, plans, 'TRUE')}${follow}
+        ${written.map((w, j) => `SELECT ${j} AS ledger_gate, * FROM ${w.gate}`).join(' UNION ALL ')}`));
+      assert.equal(result.rows.length, written.length, 'every gate of a group statement inserted its row');
+      for (const { ledger_gate: gate, ...row } of result.rows) answers[written[Number(gate)]!.index] = { ok: true, row: row as Row };
+      assert.ok(answers.every((a) => a !== null), 'every written reservation answered');
+      return answers as ReservedInGroup<Row>[];
     },
     release: (tx, move) => postJournal(tx, releaseJournal(move)),
     async take(tx, input) {

@@ -15,6 +15,8 @@ class Interceptor implements KyselyPlugin {
   holdOrder = '';
   poisonOrder = '';
   locks = 0;
+  /** Statements that wrote payout rows. */
+  writes = 0;
   poisonedWrites = 0;
   #release!: () => void;
   #released!: Promise<void>;
@@ -35,11 +37,13 @@ class Interceptor implements KyselyPlugin {
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    const row = args.result.rows[0] as { order?: unknown; movement_id?: unknown; code?: unknown; balance_minor?: unknown } | undefined;
+    const rows = args.result.rows as ReadonlyArray<{ order?: unknown; movement_id?: unknown; code?: unknown; balance_minor?: unknown }>;
     // The rows of a lock statement (post.ts lockLedgerAccounts): the accounts, each with its balance.
-    if (row !== undefined && row.code !== undefined && row.balance_minor !== undefined) this.locks++;
-    // The gate's RETURNING row of a payout insert.
-    if (row !== undefined && row.movement_id !== undefined) {
+    if (rows[0] !== undefined && rows[0].code !== undefined && rows[0].balance_minor !== undefined) this.locks++;
+    // The payout rows a write returns: one alone, one a payout in a group's statement (decision 310).
+    if (rows[0]?.movement_id !== undefined) this.writes++;
+    for (const row of rows) {
+      if (row.movement_id === undefined) continue;
       if (row.order === this.holdOrder) { this.#reached(); await this.#released; }
       if (row.order === this.poisonOrder) { this.poisonedWrites++; throw new Error('poisoned write'); }
     }
@@ -74,6 +78,7 @@ async function behindOneHeld(a: Account, held: string, heldMinor: number, queued
   const first = payout(t, a, { order: held, amount: heldMinor });
   await interceptor.holding;
   const locksBefore = interceptor.locks;
+  const writesBefore = interceptor.writes;
   const pending = queued.map(({ account, ...p }) => payout(t, account ?? a, p));
   await until(() => queuedPayoutsOf(t.ctx) >= queued.length, 10_000);
   expect(queuedPayoutsOf(t.ctx)).toBe(queued.length);
@@ -81,7 +86,7 @@ async function behindOneHeld(a: Account, held: string, heldMinor: number, queued
   const firstAnswer = await first;
   expect(firstAnswer.statusCode, firstAnswer.body).toBe(200);
   const answers = await Promise.all(pending);
-  return { answers, locks: interceptor.locks - locksBefore };
+  return { answers, locks: interceptor.locks - locksBefore, writes: interceptor.writes - writesBefore };
 }
 
 describe('payouts of one wallet in one group commit', () => {
@@ -89,10 +94,11 @@ describe('payouts of one wallet in one group commit', () => {
     const a = await t.createAccount();
     await fund(t, a, 10_000);
     const orders = ['q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8'];
-    const { answers, locks } = await behindOneHeld(a, 'first', 1000, orders.map((order) => ({ order, amount: 1000 })));
+    const { answers, locks, writes } = await behindOneHeld(a, 'first', 1000, orders.map((order) => ({ order, amount: 1000 })));
     for (const r of answers) expect(r.json().status, r.body).toBe('success');
-    // One lock statement for the group.
+    // One lock statement and one write statement for the group: the held payout's own write counted before.
     expect(locks).toBe(1);
+    expect(writes).toBe(1);
     expect(await balance(t, a)).toBe(1000);
     const movements = await t.ctx.db.selectFrom('wallet_movements').select(['income_expense', 'amount_minor', 'balance_after_minor'])
       .where('account_id', '=', a.id).orderBy('seq').execute();
@@ -117,10 +123,11 @@ describe('payouts of one wallet in one group commit', () => {
       ...others.map((b, i) => ({ account: b, order: `w${i}-3`, amount: 2000 })),
       { order: 'a-1', amount: 3000 },
     ];
-    const { answers, locks } = await behindOneHeld(a, 'a-held', 1000, queued);
+    const { answers, locks, writes } = await behindOneHeld(a, 'a-held', 1000, queued);
     const statuses = answers.map((r) => { expect(r.statusCode, r.body).toBe(200); return r.json().status === 'success' ? 'success' : r.json().type; });
     expect(statuses).toEqual([...others.flatMap(() => ['success', 'success']), ...others.map(() => 'insufficient_funds'), 'success']);
     expect(locks).toBe(1);
+    expect(writes).toBe(1);
     expect(await balance(t, a)).toBe(6000);
     for (const b of others) {
       expect(await balance(t, b)).toBe(1000);
@@ -154,6 +161,31 @@ describe('payouts of one wallet in one group commit', () => {
     // The poisoned payout's amount is still available: nothing of it was written.
     expect(await balance(t, a)).toBe(amountMinor);
     expect(await expectMovementChain(t, a.id)).toBe(amountMinor);
+    expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
+  });
+  it('answers orders taken inside a group as alone: the group\'s statement fails and each payout runs again by itself', async () => {
+    const a = await t.createAccount();
+    await fund(t, a, 10_000);
+    const queued = [
+      { order: 'd1', amount: 1000 },
+      // The same order twice in one group: a retry with the same body, then one with another amount.
+      { order: 'd1', amount: 1000 },
+      { order: 'd1', amount: 2000 },
+      // The held payout's order, committed before the group runs: its retry is answered with its payout.
+      { order: 'taken', amount: 1000 },
+      { order: 'd2', amount: 1000 },
+    ];
+    const { answers, writes } = await behindOneHeld(a, 'taken', 1000, queued);
+    // The group's statement (failed on the taken order), then each payout alone: the three that write anything.
+    expect(writes).toBeGreaterThanOrEqual(3);
+    const bodies = answers.map((r) => { expect(r.statusCode, r.body).toBe(200); return r.json(); });
+    expect(bodies.map((b) => b.status === 'success' ? 'success' : b.type)).toEqual(['success', 'success', 'duplicate_order', 'success', 'success']);
+    expect(bodies[1].identifier_payout).toBe(bodies[0].identifier_payout);
+    const rows = await t.ctx.db.selectFrom('payouts').select(['id', 'order']).where('account_id', '=', a.id).execute();
+    expect(rows.map((r) => r.order).sort()).toEqual(['d1', 'd2', 'taken']);
+    expect(bodies[3].identifier_payout).toBe(rows.find((r) => r.order === 'taken')!.id);
+    expect(await balance(t, a)).toBe(7000);
+    expect(await expectMovementChain(t, a.id)).toBe(7000);
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 });
