@@ -159,7 +159,7 @@ function accountsOf(p: PlannedPayout): readonly LedgerKey[] {
 
 /**
  * One transaction for the payouts queued in one lane, of one wallet or several, in four round trips whatever their
- * number (decision 310): one statement locks every wallet of the group in the ledger's order (so groups of other
+ * number (decision 330): one statement locks every wallet of the group in the ledger's order (so groups of other
  * lanes and processes cannot deadlock with it), the funds checks run in turn on the balances the ones before them
  * leave, ONE statement writes every payout that passed (Ledger.reserveGroup), and the commit. A refusal re-reads
  * its order under the lock, as alone. When anything fails (an order already taken fails the group's statement)

@@ -168,7 +168,7 @@ interface PostingRow { readonly journalId: string; readonly accountId: bigint; r
 interface JournalRows { readonly headers: readonly HeaderRow[]; readonly postings: readonly PostingRow[]; readonly deltas: ReadonlyMap<bigint, bigint> }
 
 /**
- * The CTEs that write several plans in one statement (a group commit's payouts, decision 310), each plan made from
+ * The CTEs that write several plans in one statement (a group commit's payouts, decision 330), each plan made from
  * the heldAfter of the one before it: their journals and postings in order, and each account's balance updated
  * ONCE by the sum of its deltas (a statement cannot update one row twice).
  */

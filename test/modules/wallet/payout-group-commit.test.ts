@@ -40,7 +40,7 @@ class Interceptor implements KyselyPlugin {
     const rows = args.result.rows as ReadonlyArray<{ order?: unknown; movement_id?: unknown; code?: unknown; balance_minor?: unknown }>;
     // The rows of a lock statement (post.ts lockLedgerAccounts): the accounts, each with its balance.
     if (rows[0] !== undefined && rows[0].code !== undefined && rows[0].balance_minor !== undefined) this.locks++;
-    // The payout rows a write returns: one alone, one a payout in a group's statement (decision 310).
+    // The payout rows a write returns: one alone, one a payout in a group's statement (decision 330).
     if (rows[0]?.movement_id !== undefined) this.writes++;
     for (const row of rows) {
       if (row.movement_id === undefined) continue;
