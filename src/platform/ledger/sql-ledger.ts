@@ -2,11 +2,80 @@
 // request shares it through ctx.ledger.
 import assert from 'node:assert/strict';
 import { planTake } from './funds.ts';
-import { releaseJournal, reservationJournal, type Ledger, type ReservedInGroup, type ReservedWith, type ReserveWithInput, type WalletMove, type WrittenReservation } from './ledger.ts';
+import { releaseJournal, reservationJournal, type GroupedReservation, type GroupWrite, type Ledger, type ReservedInGroup, type ReservedWith, type ReserveWithInput, type WalletMove, type WrittenReservation } from './ledger.ts';
 import type { Shortfall } from './funds.ts';
 import { StatementText } from '../db/statement-text.ts';
 import { isDerived, ledgerKeyId, lockLedgerAccounts, planJournals, plannedJournalsCtes, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts, type PlannedJournals } from './post.ts';
 import type { Tx } from '../db/types.ts';
+
+/**
+ * Locks the accounts a check reads together with the journal's other balance-keeping accounts, in one round
+ * trip and in ledgerLockOrder (a multi-row upsert locks in the order of its rows), and returns the checked
+ * balances; the journal then locks nothing more. A refused check has locked (or created, empty) the journal's
+ * other accounts too, which is harmless: a refusal writes nothing else and ends its transaction soon.
+ */
+async function holdForCheck(tx: Tx, checked: readonly LedgerKey[], others: readonly LedgerKey[]) {
+  const locked = await lockLedgerAccounts(tx, [...checked, ...others.filter((k) => !isDerived(k))]);
+  return { balancesMinor: checked.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor), locked };
+}
+
+/**
+ * A reservation's funds check: locks the wallet's available and reserved accounts with the `others` the same
+ * statement will post to, and says whether the available balance covers the move.
+ */
+async function checkReservation(
+  tx: Tx, move: WalletMove, others: readonly LedgerKey[], held?: LockedAccounts,
+): Promise<{ ok: true; journal: JournalInput; locked: LockedAccounts } | Shortfall> {
+  assert.ok(move.amountMinor > 0n, 'a reservation moves money');
+  const journal = reservationJournal(move);
+  const [available, reserved] = journal.postings;
+  // Accounts this transaction already locked keep the balances it wrote: no other transaction can have moved them.
+  const coveredByHeld = held !== undefined && [available!, reserved!, ...others].every((k) => held.has(ledgerKeyId(k)));
+  const { balancesMinor: [availableMinor], locked } = coveredByHeld
+    ? { balancesMinor: [held.get(ledgerKeyId(available!))!.balanceMinor], locked: held }
+    : await holdForCheck(tx, [available!], [reserved!, ...others]);
+  if (availableMinor! < move.amountMinor) {
+    return { ok: false, requiredMinor: move.amountMinor, availableMinor: availableMinor!, shortfallMinor: move.amountMinor - availableMinor! };
+  }
+  return { ok: true, journal, locked };
+}
+
+/** Ledger.reserveGroup: the funds checks in turn on the held balances, then ONE statement for those that pass. */
+async function reserveGroup<Row>(
+  tx: Tx, reservations: readonly GroupedReservation[], held: LockedAccounts,
+  write: (written: readonly WrittenReservation[], statement: StatementText) => GroupWrite, derivedIds: DerivedIds,
+): Promise<readonly ReservedInGroup<Row>[]> {
+  const answers: (ReservedInGroup<Row> | null)[] = [];
+  const written: WrittenReservation[] = [];
+  const plans: PlannedJournals[] = [];
+  let holding = held;
+  for (const [index, r] of reservations.entries()) {
+    const checked = await checkReservation(tx, r.move, r.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)), holding);
+    if (!checked.ok) {
+      answers.push(checked);
+      continue;
+    }
+    const planned = await planJournals(tx, [checked.journal, ...r.then], checked.locked, derivedIds);
+    answers.push(null);
+    written.push({ index, gate: `gate_${written.length}`, journals: planned.posted });
+    plans.push(planned);
+    holding = planned.heldAfter;
+  }
+  if (written.length === 0) return answers as ReservedInGroup<Row>[];
+  const statement = new StatementText();
+  const rows = write(written, statement);
+  assert.equal(rows.inserts.length, written.length, 'one row a written reservation');
+  const gates = rows.inserts.map((insert, j) => `${written[j]!.gate} AS (${insert})`).join(', ');
+  const follow = rows.follow.map((f, i) => `, follow_${i} AS (${f})`).join('');
+  // Each row is answered with its gate's number, so no order of the UNION's output is relied on.
+  const result = await tx.executeQuery<Record<string, unknown>>(statement.compiled(
+    `WITH ${gates}, ${plannedJournalsCtes(statement, plans, 'TRUE')}${follow}
+    ${written.map((w, j) => `SELECT ${j} AS ledger_gate, * FROM ${w.gate}`).join(' UNION ALL ')}`));
+  assert.equal(result.rows.length, written.length, 'every gate of a group statement inserted its row');
+  for (const { ledger_gate: gate, ...row } of result.rows) answers[written[Number(gate)]!.index] = { ok: true, row: row as Row };
+  assert.ok(answers.every((a) => a !== null), 'every written reservation answered');
+  return answers as ReservedInGroup<Row>[];
+}
 
 export function createLedger(): Ledger {
   // Ids of the derived system accounts of this ledger's database, learnt once (post.ts derivedAccountId).
@@ -16,36 +85,6 @@ export function createLedger(): Ledger {
     for (const k of keys) assert.ok(!isDerived(k), 'a derived system account has no balance to hold');
     const locked = await lockLedgerAccounts(tx, keys);
     return keys.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor);
-  };
-  /**
-   * Locks the accounts a check reads together with the journal's other balance-keeping accounts, in one round
-   * trip and in ledgerLockOrder (a multi-row upsert locks in the order of its rows), and returns the checked
-   * balances; the journal then locks nothing more. A refused check has locked (or created, empty) the journal's
-   * other accounts too, which is harmless: a refusal writes nothing else and ends its transaction soon.
-   */
-  const holdForCheck = async (tx: Tx, checked: readonly LedgerKey[], others: readonly LedgerKey[]) => {
-    const locked = await lockLedgerAccounts(tx, [...checked, ...others.filter((k) => !isDerived(k))]);
-    return { balancesMinor: checked.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor), locked };
-  };
-  /**
-   * A reservation's funds check: locks the wallet's available and reserved accounts with the `others` the same
-   * statement will post to, and says whether the available balance covers the move.
-   */
-  const checkReservation = async (
-    tx: Tx, move: WalletMove, others: readonly LedgerKey[], held?: LockedAccounts,
-  ): Promise<{ ok: true; journal: JournalInput; locked: LockedAccounts } | Shortfall> => {
-    assert.ok(move.amountMinor > 0n, 'a reservation moves money');
-    const journal = reservationJournal(move);
-    const [available, reserved] = journal.postings;
-    // Accounts this transaction already locked keep the balances it wrote: no other transaction can have moved them.
-    const coveredByHeld = held !== undefined && [available!, reserved!, ...others].every((k) => held.has(ledgerKeyId(k)));
-    const { balancesMinor: [availableMinor], locked } = coveredByHeld
-      ? { balancesMinor: [held.get(ledgerKeyId(available!))!.balanceMinor], locked: held }
-      : await holdForCheck(tx, [available!], [reserved!, ...others]);
-    if (availableMinor! < move.amountMinor) {
-      return { ok: false, requiredMinor: move.amountMinor, availableMinor: availableMinor!, shortfallMinor: move.amountMinor - availableMinor! };
-    }
-    return { ok: true, journal, locked };
   };
   return {
     post: (tx, journal) => postJournal(tx, journal),
@@ -70,39 +109,7 @@ export function createLedger(): Ledger {
       // The gate's row taken: the statement wrote nothing.
       return { ok: true, row: result.rows[0] as Row | undefined };
     },
-    async reserveGroup<Row>(tx: Tx, reservations: readonly { move: WalletMove; then: readonly JournalInput[] }[], held: LockedAccounts,
-      write: (written: readonly WrittenReservation[], statement: StatementText) => { inserts: readonly string[]; follow: readonly string[] }): Promise<readonly ReservedInGroup<Row>[]> {
-      const answers: (ReservedInGroup<Row> | null)[] = [];
-      const written: WrittenReservation[] = [];
-      const plans: PlannedJournals[] = [];
-      let holding = held;
-      for (const [index, r] of reservations.entries()) {
-        const checked = await checkReservation(tx, r.move, r.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)), holding);
-        if (!checked.ok) {
-          answers.push(checked);
-          continue;
-        }
-        const planned = await planJournals(tx, [checked.journal, ...r.then], checked.locked, derivedIds);
-        answers.push(null);
-        written.push({ index, gate: `gate_${written.length}`, journals: planned.posted });
-        plans.push(planned);
-        holding = planned.heldAfter;
-      }
-      if (written.length === 0) return answers as ReservedInGroup<Row>[];
-      const statement = new StatementText();
-      const rows = write(written, statement);
-      assert.equal(rows.inserts.length, written.length, 'one row a written reservation');
-      const gates = rows.inserts.map((insert, j) => `${written[j]!.gate} AS (${insert})`).join(', ');
-      const follow = rows.follow.map((f, i) => `, follow_${i} AS (${f})`).join('');
-      // Each row is answered with its gate's number, so no order of the UNION's output is relied on.
-      const result = await tx.executeQuery<Record<string, unknown>>(statement.compiled(
-        `WITH ${gates}, ${plannedJournalsCtes(statement, plans, 'TRUE')}${follow}
-        ${written.map((w, j) => `SELECT ${j} AS ledger_gate, * FROM ${w.gate}`).join(' UNION ALL ')}`));
-      assert.equal(result.rows.length, written.length, 'every gate of a group statement inserted its row');
-      for (const { ledger_gate: gate, ...row } of result.rows) answers[written[Number(gate)]!.index] = { ok: true, row: row as Row };
-      assert.ok(answers.every((a) => a !== null), 'every written reservation answered');
-      return answers as ReservedInGroup<Row>[];
-    },
+    reserveGroup: (tx, reservations, held, write) => reserveGroup(tx, reservations, held, write, derivedIds),
     release: (tx, move) => postJournal(tx, releaseJournal(move)),
     async take(tx, input) {
       for (const s of input.sources) assert.equal(s.key.currency, input.currency, 'a take stays in one currency');
