@@ -16,6 +16,7 @@ import { registerMetrics } from './platform/http/metrics.ts';
 import { appModules } from './modules/index.ts';
 import type { AppModule } from './platform/module.ts';
 import { httpServerOptions } from './platform/http/timeouts.ts';
+import { requestChildLogger } from './platform/http/request-logger.ts';
 import { registerRateLimit } from './platform/http/rate-limit.ts';
 import { attachLazySchemas, lazySchemas } from './platform/http/lazy-schemas.ts';
 
@@ -27,6 +28,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
     bodyLimit: limits.bodyBytesMax,
     ...httpServerOptions(ctx.config.httpTimeouts),
     genReqId: genRequestId,
+    childLoggerFactory: requestChildLogger,
     // A URL that is not valid percent-encoding never reaches a route: answer it in the seed's envelope too.
     frameworkErrors: (error, request, reply) => {
       // A path id longer than the router holds is the same mistake as one over the route's own limit: `id: too long`.

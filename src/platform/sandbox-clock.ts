@@ -5,6 +5,7 @@ import type { Generated } from 'kysely';
 import type { AppContext } from './context.ts';
 import type { DbOrTx, Int8, Timestamp } from './db/types.ts';
 import { NotifiedCache } from './db/notified-cache.ts';
+import type { ChangeFeed } from './db/change-feed.ts';
 import { appKeyOf } from './app-memo.ts';
 import { limits } from '../limits.ts';
 
@@ -39,20 +40,36 @@ const keptOffsets = new WeakMap<object, NotifiedCache<number>>();
  */
 export async function keptAccountOffsetMs(ctx: AppContext, accountId: string): Promise<number> {
   if (ctx.changes === undefined) return accountOffsetMs(ctx.db, accountId);
+  const offsetMs = await keptOffsetsOf(ctx, ctx.changes).get(accountId, () => accountOffsetMs(ctx.db, accountId));
+  return offsetMs ?? 0;
+}
+
+function keptOffsetsOf(ctx: AppContext, changes: ChangeFeed): NotifiedCache<number> {
   const app = appKeyOf(ctx);
   let kept = keptOffsets.get(app);
   if (kept === undefined) {
-    kept = new NotifiedCache<number>(ctx.changes, sandboxClockChangesChannel, limits.sandboxOffsetsKeptMax, limits.sandboxOffsetKeptAgeMsMax);
+    kept = new NotifiedCache<number>(changes, sandboxClockChangesChannel, limits.sandboxOffsetsKeptMax, limits.sandboxOffsetKeptAgeMsMax);
     keptOffsets.set(app, kept);
   }
-  const offsetMs = await kept.get(accountId, () => accountOffsetMs(ctx.db, accountId));
-  return offsetMs ?? 0;
+  return kept;
 }
 
 /** "Now" as the account sees it, from its kept offset (keptAccountOffsetMs); the service clock alone in production. */
 export async function keptAccountNow(ctx: AppContext, accountId: string): Promise<Date> {
   if (ctx.config.mode !== 'sandbox') return ctx.clock.now();
   return accountNowFromOffset(ctx, await keptAccountOffsetMs(ctx, accountId));
+}
+
+/**
+ * The account's "now" when its offset is kept (a sandbox account while the change feed is live: one read on a miss,
+ * none after), else null: for a statement that computes "now" itself when it is not given (the create's INSERT,
+ * decision 250), so binding it never costs a round trip that the statement would have saved.
+ */
+export async function keptAccountNowIfKept(ctx: AppContext, accountId: string): Promise<Date | null> {
+  if (ctx.config.mode !== 'sandbox' || ctx.changes === undefined || !ctx.changes.live()) return null;
+  // A kept offset without the promises of keptAccountOffsetMs: a create's hot path (decision 320).
+  const offsetMs = keptOffsetsOf(ctx, ctx.changes).peek(accountId) ?? await keptAccountOffsetMs(ctx, accountId);
+  return accountNowFromOffset(ctx, offsetMs);
 }
 
 /**

@@ -15,7 +15,9 @@ export const accountChangesChannel = 'cobro_account_changed';
 
 /**
  * With a change feed, an authenticated account is kept in memory (decision 190), so a request's authentication
- * costs no round trip and no decryption; any change to any account drops every kept one.
+ * costs no round trip and no decryption; any change to any account drops every kept one. Kept by the token as sent,
+ * so a kept token is not hashed either (decision 320): the hash only finds the row. A token that names no account
+ * is never kept, and a rotation or a revocation changes the account's row, which drops every kept token.
  */
 export function accountDirectory(db: Db, secrets: SecretBox, changes: ChangeFeed | null): AccountDirectory {
   const kept = changes === null ? null
@@ -28,8 +30,8 @@ export function accountDirectory(db: Db, secrets: SecretBox, changes: ChangeFeed
   };
   return {
     async authenticatePublicToken(publicToken) {
-      const hash = publicTokenHash(publicToken);
-      return kept === null ? lookUp(hash) : kept.get(hash, () => lookUp(hash));
+      if (kept === null) return lookUp(publicTokenHash(publicToken));
+      return kept.peek(publicToken) ?? kept.get(publicToken, () => lookUp(publicTokenHash(publicToken)));
     },
     forgetKept() {
       kept?.forget();

@@ -32,8 +32,12 @@ async function linkKey(ctx: AppContext): Promise<crypto.KeyObject> {
   return crypto.createSecretKey(Buffer.from(ctx.secrets.open(row.value), 'hex'));
 }
 
+function tokenUnder(key: crypto.KeyObject, transactionId: string): string {
+  return crypto.createHmac('sha256', key).update(`checkout:${transactionId}`).digest('hex').slice(0, limits.checkoutTokenHexLength);
+}
+
 export async function checkoutToken(ctx: AppContext, transactionId: string): Promise<string> {
-  return crypto.createHmac('sha256', await linkKey(ctx)).update(`checkout:${transactionId}`).digest('hex').slice(0, limits.checkoutTokenHexLength);
+  return tokenUnder(await linkKey(ctx), transactionId);
 }
 
 export async function checkoutTokenValid(ctx: AppContext, transactionId: string, token: string): Promise<boolean> {
@@ -43,6 +47,7 @@ export async function checkoutTokenValid(ctx: AppContext, transactionId: string,
 }
 
 export async function checkoutUrl(ctx: AppContext, transactionId: string): Promise<string> {
-  const valid = await checkoutToken(ctx, transactionId);
+  // The cached key without linkKey's and checkoutToken's promises: every create answers a link (decision 320).
+  const valid = tokenUnder(committedKeys.get(appKeyOf(ctx)) ?? await linkKey(ctx), transactionId);
   return `${ctx.config.publicBaseUrl}/gateway/cobro?id=${encodeURIComponent(transactionId)}&valid=${valid}`;
 }

@@ -5,7 +5,7 @@ import { ruleFailure, validationError, type RuleFailure } from '../../platform/e
 import { accountCanTake } from '../../platform/processors/account-processors.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
-import { keptAccountNow } from '../../platform/sandbox-clock.ts';
+import { keptAccountNow, keptAccountNowIfKept } from '../../platform/sandbox-clock.ts';
 import { parseLocal } from '../../platform/time-format.ts';
 import { limits, transactionLimits } from '../../limits.ts';
 import { findPaymentMethod, knownCurrencies } from '../reference/repository.ts';
@@ -47,17 +47,23 @@ export interface CreatedTransaction {
   readonly url: string;
 }
 
-/**
- * Runs the creation checks of every extension the request names. A transaction names at most one (decision 042):
- * each extension after the first named one is an invalid field, and is not checked further.
- */
-async function prepareExtensions(ctx: AppContext, input: CreateTransactionInput, errors: Record<string, string>,
-  base: { readonly accountId: string; readonly currency: string; readonly at: () => Promise<Date> }): Promise<readonly Prepared[]> {
-  const named = ctx.paymentExtensions.flatMap((extension) => {
+type NamedExtension = { readonly extension: AppContext['paymentExtensions'][number]; readonly value: string };
+
+/** The extensions whose field the request fills, in the context's order. */
+function namedExtensions(ctx: AppContext, input: CreateTransactionInput): readonly NamedExtension[] {
+  return ctx.paymentExtensions.flatMap((extension) => {
     const raw = input[extension.field];
     const value = typeof raw === 'string' ? present(raw) : null;
     return value === null ? [] : [{ extension, value }];
   });
+}
+
+/**
+ * Runs the creation checks of every extension the request names. A transaction names at most one (decision 042):
+ * each extension after the first named one is an invalid field, and is not checked further.
+ */
+async function prepareExtensions(ctx: AppContext, named: readonly NamedExtension[], errors: Record<string, string>,
+  base: { readonly accountId: string; readonly currency: string; readonly at: () => Promise<Date> }): Promise<readonly Prepared[]> {
   for (const { extension } of named.slice(1)) errors[extension.field] = 'invalid';
   const prepared: Prepared[] = [];
   for (const { extension, value } of named) {
@@ -113,7 +119,9 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
     const bank = await ctx.db.selectFrom('banks').select('code').where('currency', '=', currency).where('code', '=', String(payerBank)).executeTakeFirst();
     if (bank === undefined) errors['additional_parameters.payer_bank'] = 'invalid';
   }
-  const prepared = await prepareExtensions(ctx, input, errors, { accountId, currency, at: readNow });
+  // Most creates name no extension: no promise for them (decision 320).
+  const named = namedExtensions(ctx, input);
+  const prepared = named.length === 0 ? [] : await prepareExtensions(ctx, named, errors, { accountId, currency, at: readNow });
   if (Object.keys(errors).length > 0) throw validationError(errors);
   for (const p of prepared) if (!p.ok && 'failure' in p) return p.failure;
   // Production takes only what the account's own processor can (issue 15): refuse now rather than strand the payer.
@@ -121,7 +129,7 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
     return ruleFailure('payment_method_unavailable', { payment, currency });
   }
 
-  if (now === null && ctx.config.mode === 'sandbox' && ctx.changes?.live() === true) await readNow();
+  now ??= await keptAccountNowIfKept(ctx, accountId);
 
   const row: NewTransaction = {
     id: newId('trx', 17),

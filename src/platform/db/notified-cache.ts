@@ -29,15 +29,24 @@ export class NotifiedCache<V> {
     this.#entries.clear();
   }
 
+  /**
+   * The kept value when `get` would serve it without loading (the feed live, the entry young enough), else
+   * undefined: a hot path's answer without a promise (decision 320). Nothing is loaded or kept.
+   */
+  peek(key: string): V | undefined {
+    const kept = this.#entries.get(key);
+    return kept !== undefined && this.#feed.live() && performance.now() - kept.keptAtMs <= this.#entryAgeMsMax ? kept.value : undefined;
+  }
+
   /** The kept value, or the loader's, kept when the feed was live throughout and nothing changed meanwhile. */
   async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
     if (!this.#listening) {
       this.#listening = true;
       this.#feed.on(this.#channel, () => this.forget());
     }
-    const kept = this.#entries.get(key);
-    if (kept !== undefined && this.#feed.live() && performance.now() - kept.keptAtMs <= this.#entryAgeMsMax) return kept.value;
-    if (kept !== undefined) this.#entries.delete(key);
+    const served = this.peek(key);
+    if (served !== undefined) return served;
+    this.#entries.delete(key);
     const generation = this.#generation;
     const wasLive = this.#feed.live();
     const value = await load();

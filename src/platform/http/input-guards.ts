@@ -25,6 +25,28 @@ interface SchemaNode {
   readonly maxLength?: unknown;
 }
 
+// A route's schemas are static objects: their declared fields are listed once, not on every request (decision 320).
+const fieldsBySchema = new WeakMap<Readonly<Record<string, SchemaNode>>, readonly string[]>();
+const entriesBySchema = new WeakMap<Readonly<Record<string, SchemaNode>>, readonly (readonly [string, SchemaNode])[]>();
+
+function declaredFields(properties: Readonly<Record<string, SchemaNode>>): readonly string[] {
+  let fields = fieldsBySchema.get(properties);
+  if (fields === undefined) {
+    fields = Object.keys(properties);
+    fieldsBySchema.set(properties, fields);
+  }
+  return fields;
+}
+
+function declaredEntries(properties: Readonly<Record<string, SchemaNode>>): readonly (readonly [string, SchemaNode])[] {
+  let entries = entriesBySchema.get(properties);
+  if (entries === undefined) {
+    entries = Object.entries(properties);
+    entriesBySchema.set(properties, entries);
+  }
+  return entries;
+}
+
 function walkText(value: unknown, field: string, depth: number, problems: Record<string, string>): void {
   if (typeof value === 'string') {
     if (!isStorableText(value)) problems[field] = 'invalid';
@@ -50,7 +72,7 @@ function unstorableText(source: unknown, schema: SchemaNode | undefined): Record
   const problems: Record<string, string> = {};
   if (source === null || typeof source !== 'object') return problems;
   const record = source as Record<string, unknown>;
-  const fields = schema?.properties !== undefined ? Object.keys(schema.properties) : Object.keys(record);
+  const fields = schema?.properties !== undefined ? declaredFields(schema.properties) : Object.keys(record);
   for (const field of fields) walkText(record[field], field, 1, problems);
   return problems;
 }
@@ -113,7 +135,7 @@ function markLooseScalars(holder: unknown, key: string, schema: SchemaNode | und
   const replacement = replacementOf(record, key, value, schema);
   if (replacement !== undefined) record[key] = replacement;
   else if (schema.type === 'object' && schema.properties !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    for (const [field, sub] of Object.entries(schema.properties)) markLooseScalars(value, field, sub, depth + 1);
+    for (const [field, sub] of declaredEntries(schema.properties)) markLooseScalars(value, field, sub, depth + 1);
   } else if (schema.type === 'array' && Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) markLooseScalars(value, String(i), schema.items, depth + 1);
   }

@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeSign } from '../../../src/platform/auth/sign.ts';
+import { publicTokenHash } from '../../../src/platform/auth/tokens.ts';
 import { rotateAccount } from '../../../src/modules/accounts/service.ts';
 import { setStrictSigning } from '../../../src/modules/accounts/strict-signing.ts';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
@@ -70,6 +71,18 @@ describe('authenticated accounts kept in memory', () => {
     // A change this process made is seen by its very next request, before any notification arrives.
     expect(await accountStatus(account)).toBe(401);
     await eventually(200, { ...account, publicToken: rotated.value.publicToken, privateToken: rotated.value.privateToken });
+  });
+
+  it('refuses a kept token once another connection gives the account a new one with plain SQL, and takes the new one', async () => {
+    // Accounts are kept by the token as sent, not by its hash (decision 320): the row's change must still drop it.
+    const account = await t.createAccount('Rotated elsewhere');
+    await eventually(200, account);
+    await accountStatus(account);
+    const fresh = 'f'.repeat(32);
+    await sql`UPDATE accounts SET public_token_hash = ${publicTokenHash(fresh)} WHERE id = ${account.id}`.execute((other ?? t.handle).db);
+    await eventually(401, account);
+    await eventually(200, { ...account, publicToken: fresh });
+    expect(await accountStatus(account)).toBe(401);
   });
 
   it('asks for the Cobro-Signature on the very next request once this process turns strict signing on', async () => {

@@ -79,4 +79,24 @@ describe('NotifiedCache', () => {
     await aged.get('x', x.load);
     expect(x.loads).toBe(2);
   });
+
+  it('peeks exactly what get would serve without loading: nothing before a get, after a notification, with the feed down or past the age bound', async () => {
+    const feed = manualFeed();
+    const cache = new NotifiedCache<string>(feed, 'c', 10, 60_000);
+    expect(cache.peek('k')).toBeUndefined();
+    await cache.get('k', counting('v').load);
+    expect(cache.peek('k')).toBe('v');
+    feed.isLive = false;
+    expect(cache.peek('k')).toBeUndefined();
+    feed.isLive = true;
+    expect(cache.peek('k')).toBe('v');
+    feed.fire(null);
+    expect(cache.peek('k')).toBeUndefined();
+    await cache.get('gone', counting(null).load);
+    expect(cache.peek('gone')).toBeUndefined();
+    const aged = new NotifiedCache<string>(feed, 'c', 10, 0);
+    await aged.get('x', counting('x').load);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(aged.peek('x')).toBeUndefined();
+  });
 });
