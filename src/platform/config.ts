@@ -32,8 +32,8 @@ export interface Config {
   /** How long a command's Idempotency-Key claim holds against retries (decision 071); IDEMPOTENCY_LEASE_MS. */
   readonly idempotencyLeaseMs: number;
   /**
-   * Named prepared statements on PostgreSQL (decision 230); DB_PREPARED_STATEMENTS=off for a pooler that hands one
-   * session's statements to another (PgBouncer in transaction mode before 1.21).
+   * Named prepared statements (decisions 230 and 340, both engines); DB_PREPARED_STATEMENTS=off for a pooler that
+   * hands one session's statements to another (PgBouncer in transaction mode before 1.21).
    */
   readonly dbPreparedStatements: boolean;
 }

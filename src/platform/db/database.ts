@@ -11,6 +11,7 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { StartupError, errorText } from '../startup-error.ts';
 import { pgliteChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-feed.ts';
 import { prepareRepeatedStatements, StatementNames } from './prepared-statements.ts';
+import { preparingPglite } from './pglite-prepared.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -36,7 +37,7 @@ export const postgresPoolOf = (db: object): pg.Pool | undefined => pools.get(db)
  */
 export type OpenOptions =
   | { engine: 'postgres'; url: string; poolSizeMax?: number; readOnly?: boolean; /** Named statements (decision 230); default on. */ preparedStatements?: boolean }
-  | { engine: 'pglite'; dataDir: string | null; loadDataDir?: Blob; readOnly?: boolean };
+  | { engine: 'pglite'; dataDir: string | null; loadDataDir?: Blob; readOnly?: boolean; /** Named statements (decision 340); default on. */ preparedStatements?: boolean };
 
 /**
  * PostgreSQL's settings in PGlite. Its shared memory lives in the WebAssembly heap, which is touched whole at start
@@ -112,7 +113,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   if (dir !== undefined) tightenTree(dir);
   // One connection: the setting holds for every transaction Kysely runs on it.
   if (options.readOnly === true) await pglite.exec('SET default_transaction_read_only = on');
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  const forKysely = options.preparedStatements !== false ? preparingPglite(pglite, new StatementNames()) : pglite;
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: forKysely as PGlite }) });
   const changes = pgliteChangeFeed(pglite);
   return {
     db,
