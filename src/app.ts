@@ -8,6 +8,7 @@ import type { AppContext } from './platform/context.ts';
 import { validationError } from './platform/errors.ts';
 import { limits } from './limits.ts';
 import { genRequestId, registerConventions } from './platform/http/conventions.ts';
+import { routerOptions } from './platform/http/router-options.ts';
 import { registerAuth } from './platform/auth/auth-plugin.ts';
 import { registerInputGuards } from './platform/http/input-guards.ts';
 import { registerIdempotency } from './platform/idempotency/plugin.ts';
@@ -37,7 +38,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
         .send(JSON.stringify(envelope.envelope()));
       request.log.info({ code: error.code }, 'framework refused the request');
     },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: limits.pathParamLengthMax },
+    routerOptions,
     ajv: {
       customOptions: {
         // Tolerant input (supplement §1.2): "25000" fills an integer, 25000 fills a string; unknown top-level

@@ -229,6 +229,9 @@ export const limits = {
   v8HeapGrowingPercent: 20,
   /** V8's semi-space size (MB) of a serving process on PostgreSQL (decision 300, src/platform/memory-flags.ts). */
   v8SemiSpaceMbPostgres: 8,
+  /** V8's worker threads (Node's --v8-pool-size; its default is 4) in a serving process on PGlite (decision 310,
+   *  src/platform/memory-flags.ts): each thread that allocates keeps a glibc arena of its own, 2-3 MB each under load. */
+  v8PoolSizePglite: 2,
   /** glibc malloc's thresholds in a serving process (GLIBC_TUNABLES, set by `cobro serve` itself:
    *  src/platform/memory-flags.ts): blocks this large or larger get their own mapping, returned whole when freed, and
    *  free memory this large at the top of an arena is given back. glibc's default raises the first to the largest

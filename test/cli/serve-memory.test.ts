@@ -46,27 +46,33 @@ describe('cobro serve memory settings', () => {
     const turbofan = compiles.filter(([, module, tier]) => module === pglite && tier === 'TurboFan').map(([line]) => line);
     expect(turbofan.slice(0, 3)).toEqual([]);
     const probed = JSON.parse(fs.readFileSync(probeOut, 'utf8')) as {
-      newSpaceBytes: number; pid: number; glibcTunables: string | null; compileCacheDir: string | null; packages: string[];
+      newSpaceBytes: number; pid: number; glibcTunables: string | null; compileCacheDir: string | null; v8WorkerThreads: number | null; packages: string[];
     };
     expect(probed.newSpaceBytes).toBeLessThanOrEqual(8 * 1024 * 1024);
     // What an embedded, sandbox server never uses stays unloaded (decision 240): PostgreSQL's driver, Transbank's
-    // SDK (axios and its dependencies with it) and the CLI's parser.
+    // SDK (axios and its dependencies with it) and the CLI's parser; and the API docs until someone reads them
+    // (decision 310): @fastify/swagger, Swagger UI, its file server and yaml.
     expect(probed.packages).toContain('@electric-sql/pglite');
-    expect(probed.packages.filter((name) => ['pg', 'transbank-sdk', 'axios', 'commander'].includes(name))).toEqual([]);
+    const unused = ['pg', 'transbank-sdk', 'axios', 'commander', '@fastify/swagger', '@fastify/swagger-ui', '@fastify/static', 'yaml'];
+    expect(probed.packages.filter((name) => unused.includes(name))).toEqual([]);
     // Re-executed in place: the pid the launcher got is the serving process, which reads its TypeScript from the
     // compile cache and started with glibc's malloc thresholds.
     expect(probed.pid).toBe(server.child.pid);
     expect(probed.compileCacheDir).not.toBeNull();
     if (onGlibc) {
+      // Started with the embedded database's V8 pool (decision 310): two worker threads, two malloc arenas.
+      if (probed.v8WorkerThreads !== null) expect(probed.v8WorkerThreads).toBe(limits.v8PoolSizePglite);
       expect(probed.glibcTunables?.split(':')).toEqual(expect.arrayContaining(Object.entries(mallocTunables).map(([name, value]) => `${name}=${value}`)));
     }
   });
 
-  it('starts a server on PostgreSQL with a fixed young generation of the size in src/limits.ts, one on PGlite with the default', () => {
+  it('starts a server on PostgreSQL with a fixed young generation of the size in src/limits.ts, one on PGlite with fewer V8 threads', () => {
     const mb = limits.v8SemiSpaceMbPostgres;
     expect(startV8Flags({ DATABASE_URL: 'postgres://db/cobro' })).toEqual([`--min-semi-space-size=${mb}`, `--max-semi-space-size=${mb}`]);
-    expect(startV8Flags({})).toEqual([]);
-    expect(startV8Flags({ DATABASE_URL: '' })).toEqual([]);
+    // PGlite keeps V8's default young generation (its RSS is the tighter bound) and gets a smaller V8 pool.
+    expect(startV8Flags({})).toEqual([`--v8-pool-size=${limits.v8PoolSizePglite}`]);
+    expect(startV8Flags({ DATABASE_URL: '' })).toEqual([`--v8-pool-size=${limits.v8PoolSizePglite}`]);
+    expect(limits.v8PoolSizePglite).toBeLessThan(4);
   });
 
   it('adds the malloc settings to GLIBC_TUNABLES, keeping what the operator set', () => {

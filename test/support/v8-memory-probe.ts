@@ -1,7 +1,7 @@
 // Loaded with `node --import` into a child `cobro serve`: makes every WebAssembly function V8 runs hot at once
 // (a tiering budget of 1) and traces what compiles it, so a test sees whether TurboFan ever compiles PGlite; at
-// exit writes the young generation's size, the pid, glibc's settings, the compile cache and the packages the process
-// loaded to $V8_MEMORY_PROBE_OUT.
+// exit writes the young generation's size, the pid, glibc's settings, the compile cache, V8's worker threads (Linux)
+// and the packages the process loaded to $V8_MEMORY_PROBE_OUT.
 // Runs before the serve code, which may then set its own flags over these.
 import fs from 'node:fs';
 import module from 'node:module';
@@ -17,13 +17,21 @@ module.registerHooks({
     return resolved;
   },
 });
+/** Threads V8's platform runs its background work on (Node names them), or null where /proc is not there. */
+function v8WorkerThreads(): number | null {
+  try {
+    return fs.readdirSync('/proc/self/task').filter((id) => fs.readFileSync(`/proc/self/task/${id}/comm`, 'utf8').trim() === 'V8Worker').length;
+  } catch {
+    return null;
+  }
+}
 process.on('exit', () => {
   const out = process.env.V8_MEMORY_PROBE_OUT;
   const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
   if (out !== undefined) {
     fs.writeFileSync(out, JSON.stringify({
       newSpaceBytes: newSpace?.space_size ?? null, pid: process.pid, glibcTunables: process.env.GLIBC_TUNABLES ?? null,
-      compileCacheDir: module.getCompileCacheDir() ?? null, packages: [...packages].sort(),
+      compileCacheDir: module.getCompileCacheDir() ?? null, v8WorkerThreads: v8WorkerThreads(), packages: [...packages].sort(),
     }));
   }
 });

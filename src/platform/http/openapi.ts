@@ -1,94 +1,51 @@
-// OpenAPI 3.1 generated from the route schemas; /api/openapi.json for tools, /docs for people (branded Cobro, with
-// a "sign this request" helper in sandbox). Every operation carries examples (./openapi-examples.ts).
-import type { FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+// /api/openapi.json for tools and /docs for people, built on their first request (decision 310). @fastify/swagger,
+// Swagger UI and what they bring (yaml, @fastify/static: 166 modules, 2.2-2.6 MB of V8's heap) are only imported
+// then: a serving process that nobody reads the docs of never holds them. Until then the root only records its
+// routes, as @fastify/swagger's own `onRoute` hook would, and answers the docs' URLs by forwarding each request to
+// the docs app (./openapi-docs.ts), so the root's hooks, not-found and error handlers answer them as before.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Mode } from '../config.ts';
-import { signRequestInterceptor } from './docs-sign-helper.ts';
-import { errorExamples, exampleOf } from './openapi-examples.ts';
+import type { RecordedRoutes } from './openapi-docs.ts';
 
-const signDescription = [
-  'HMAC-SHA256 of the request, lower-case hex, keyed with the account\'s PRIVATE token (docs/authentication.md):',
-  'the path URL-encoded as a whole (`/api/wallet` → `%2Fapi%2Fwallet`), `&`, then the top-level parameters (JSON body',
-  'members, or query parameters) whose values are not objects or arrays, sorted by key, as `key=urlencoded(value)`',
-  'joined with `&`. `cobro sign --token PRIVATE --path /api/x --body JSON` prints it.',
-].join(' ');
-const sandboxSignHelp = ' In this sandbox\'s /docs, paste the PRIVATE token here: the page computes each request\'s Sign in your browser and never sends the token.';
+/** The URLs Swagger UI serves under /docs (its page, its document as JSON and YAML, its static files and theme). */
+export const docsUrls: readonly string[] = ['/docs', '/docs/json', '/docs/yaml', '/docs/static/*'];
 
-const logoSvg = '<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40" viewBox="0 0 150 40"><rect width="40" height="40" rx="8" fill="#0b5cad"/><text x="20" y="28" font-family="system-ui,sans-serif" font-size="24" font-weight="700" fill="#fff" text-anchor="middle">C</text><text x="50" y="28" font-family="system-ui,sans-serif" font-size="24" font-weight="700" fill="#fff">Cobro</text></svg>';
-const faviconSvg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0b5cad"/><text x="16" y="23" font-family="system-ui,sans-serif" font-size="20" font-weight="700" fill="#fff" text-anchor="middle">C</text></svg>';
-
-type Json = Record<string, any>;
-const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
-
-/** Adds an example to each request body and response of the generated document, error bodies as Cobro writes them. */
-function withExamples(doc: Json): Json {
-  for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
-    for (const method of methods) {
-      const op = item[method] as Json | undefined;
-      if (op === undefined) continue;
-      for (const media of Object.values((op.requestBody?.content ?? {}) as Record<string, Json>)) {
-        if (media.example === undefined && media.examples === undefined) media.example = exampleOf(media.schema);
-      }
-      for (const [code, response] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
-        for (const media of Object.values((response.content ?? {}) as Record<string, Json>)) {
-          if (media.example !== undefined || media.examples !== undefined) continue;
-          const errors = errorExamples[code];
-          if (errors !== undefined) media.examples = Object.fromEntries(errors.map((e, i) => [`e${i + 1}`, e]));
-          else media.example = exampleOf(media.schema);
-        }
-      }
-      if ((op.security as Json[] | undefined)?.some((s) => 'sign' in s)) {
-        op.description = [op.description, 'Signed: send `Authorization: Bearer PUBLIC` and the `Sign` header (see the `sign` security scheme).'].filter(Boolean).join('\n\n');
-      }
-    }
-  }
-  return doc;
-}
-
-// The checkout's sandbox badge (src/checkout/html.ts), drawn after the docs' top bar; Swagger UI renders the bar
-// itself, so the badge is CSS content rather than markup.
-const sandboxBadgeCss = `.swagger-ui .topbar .wrapper::after { content: "Sandbox \\00B7  pruebas, sin dinero real"; display: inline-block;
-  margin-top: .5rem; padding: .2rem .6rem; border-radius: 999px; background: #fff4d6; color: #5c3d00; font: 600 .85rem system-ui, sans-serif; }`;
+/** Headers of the docs app's answer that belong to its own (injected) connection, not to the client's. */
+const connectionHeaders: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length']);
 
 export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string, mode: Mode = 'production'): Promise<void> {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Cobro payment API',
-        version: '2.1.01',
-        description: 'Payku-compatible payment API. Routes tagged "Extensions" go beyond the seed document.',
-      },
-      servers: [{ url: publicBaseUrl }],
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'Public token' },
-          sign: { type: 'apiKey', in: 'header', name: 'Sign', description: signDescription + (mode === 'sandbox' ? sandboxSignHelp : '') },
-        },
-      },
-    },
-    transform: ({ schema, url, route }) => {
-      const auth = route.config?.auth ?? (url.startsWith('/api') ? 'token' : 'none');
-      const security = auth === 'none' ? [] : auth === 'sign' ? [{ bearer: [], sign: [] }] : [{ bearer: [] }];
-      return { schema: { ...schema, security } as typeof schema, url };
-    },
-    transformObject: (document) => withExamples((document as { openapiObject: Json }).openapiObject),
+  let docs: Promise<FastifyInstance> | null = null;
+  const docsApp = (): Promise<FastifyInstance> => {
+    docs ??= import('./openapi-docs.ts').then(({ buildDocsApp }) => buildDocsApp(recorded, publicBaseUrl, mode))
+      .catch((error: unknown) => { docs = null; throw error; });
+    return docs;
+  };
+  app.addHook('onClose', async () => { if (docs !== null) await (await docs.catch(() => null))?.close(); });
+
+  // Registered before the recorder below, so the docs app does not register its own URLs twice.
+  app.get('/api/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => (await docsApp()).swagger());
+  const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+    // A HEAD request gets the GET's answer, whose body Fastify drops and whose length it keeps.
+    const answer = await (await docsApp()).inject({ method: 'GET', url: request.url, headers: request.headers });
+    // A file that is not there, or an error: the root's own handlers answer, as when Swagger UI's routes were its own.
+    if (answer.statusCode === 404) { reply.callNotFound(); return reply; }
+    if (answer.statusCode >= 400) throw Object.assign(new Error(`docs answered ${answer.statusCode}`), { statusCode: answer.statusCode });
+    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !connectionHeaders.has(name)) reply.header(name, value);
+    // No body (a redirect, a 304): none sent, so Fastify adds no type or length of its own.
+    return reply.code(answer.statusCode).send(answer.rawPayload.length === 0 ? undefined : answer.rawPayload);
+  };
+  for (const url of docsUrls) app.get(url, { schema: { hide: true } }, forward);
+
+  // What @fastify/swagger's own hooks would collect while the app is built, for the docs app to register again.
+  const routes: RouteOptions[] = [];
+  const instances: FastifyInstance[] = [];
+  const sharedSchemas = new Map<string, unknown>();
+  const recorded: RecordedRoutes = { routes, get sharedSchemas() { return [...sharedSchemas.values()]; } };
+  app.addHook('onRoute', (route) => { routes.push(route); });
+  app.addHook('onRegister', (instance) => { instances.push(instance); });
+  app.addHook('onReady', async () => {
+    // As @fastify/swagger reads them: each plugin's, then the root's; a later one with the same $id wins.
+    for (const instance of [...instances, app]) for (const [id, schema] of Object.entries(instance.getSchemas())) sharedSchemas.set(id, schema);
+    instances.length = 0;
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: {
-      docExpansion: 'list',
-      persistAuthorization: true,
-      ...(mode === 'sandbox' ? { requestInterceptor: signRequestInterceptor } : {}),
-    },
-    logo: { type: 'image/svg+xml', content: Buffer.from(logoSvg), href: '/docs', target: '_self' },
-    theme: {
-      // The sandbox says so on every page it serves, these docs included (issue 16 point 8).
-      title: mode === 'sandbox' ? '[Sandbox] Cobro API docs' : 'Cobro API docs',
-      ...(mode === 'sandbox' ? { css: [{ filename: 'sandbox.css', content: sandboxBadgeCss }] } : {}),
-      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(faviconSvg) }],
-    },
-  });
-  app.get('/api/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
 }
