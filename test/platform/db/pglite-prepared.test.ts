@@ -37,11 +37,14 @@ describe('prepared statements on PGlite', () => {
   it('prepares a text sent twice once, and answers exactly what PGlite answers unnamed', async () => {
     const at = new Date('2026-11-26T12:34:56.789Z');
     const rows: { on: unknown[]; off: unknown[] } = { on: [], off: [] };
-    for (const [i, values] of ([[1n, 'a', at, { k: [1, 'x'] }, true, '12.50'], [2n, 'b', null, null, null, null], [9_007_199_254_740_993n, 'c', at, 'text', false, '-1']] as const).entries()) {
+    const written: Parameters<typeof insert> extends [unknown, ...infer Values] ? Values[] : never = [
+      [1n, 'a', at, { k: [1, 'x'] }, true, '12.50'], [2n, 'b', null, null, null, null], [9_007_199_254_740_993n, 'c', at, 'text', false, '-1'],
+    ];
+    for (const [i, values] of written.entries()) {
       for (const [key, h] of [['on', on], ['off', off]] as const) {
-        const written = await insert(h.db, ...values);
-        expect(written.numAffectedRows).toBe(1n);
-        rows[key].push(written.rows[0], (await byName(h.db, values[1])).rows[0]);
+        const inserted = await insert(h.db, ...values);
+        expect(inserted.numAffectedRows).toBe(1n);
+        rows[key].push(inserted.rows[0], (await byName(h.db, values[1])).rows[0]);
       }
       if (i === 0) expect((await preparedTexts(on)).filter((t) => t.includes('things'))).toEqual([]);
     }
