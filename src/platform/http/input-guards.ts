@@ -26,25 +26,20 @@ interface SchemaNode {
 }
 
 // A route's schemas are static objects: their declared fields are listed once, not on every request (decision 320).
-const fieldsBySchema = new WeakMap<Readonly<Record<string, SchemaNode>>, readonly string[]>();
-const entriesBySchema = new WeakMap<Readonly<Record<string, SchemaNode>>, readonly (readonly [string, SchemaNode])[]>();
-
-function declaredFields(properties: Readonly<Record<string, SchemaNode>>): readonly string[] {
-  let fields = fieldsBySchema.get(properties);
-  if (fields === undefined) {
-    fields = Object.keys(properties);
-    fieldsBySchema.set(properties, fields);
-  }
-  return fields;
+interface Declared {
+  readonly fields: readonly string[];
+  readonly entries: readonly (readonly [string, SchemaNode])[];
 }
+const declaredBySchema = new WeakMap<Readonly<Record<string, SchemaNode>>, Declared>();
 
-function declaredEntries(properties: Readonly<Record<string, SchemaNode>>): readonly (readonly [string, SchemaNode])[] {
-  let entries = entriesBySchema.get(properties);
-  if (entries === undefined) {
-    entries = Object.entries(properties);
-    entriesBySchema.set(properties, entries);
+function declared(properties: Readonly<Record<string, SchemaNode>>): Declared {
+  let listed = declaredBySchema.get(properties);
+  if (listed === undefined) {
+    const entries = Object.entries(properties);
+    listed = { fields: entries.map(([field]) => field), entries };
+    declaredBySchema.set(properties, listed);
   }
-  return entries;
+  return listed;
 }
 
 function walkText(value: unknown, field: string, depth: number, problems: Record<string, string>): void {
@@ -72,7 +67,7 @@ function unstorableText(source: unknown, schema: SchemaNode | undefined): Record
   const problems: Record<string, string> = {};
   if (source === null || typeof source !== 'object') return problems;
   const record = source as Record<string, unknown>;
-  const fields = schema?.properties !== undefined ? declaredFields(schema.properties) : Object.keys(record);
+  const fields = schema?.properties !== undefined ? declared(schema.properties).fields : Object.keys(record);
   for (const field of fields) walkText(record[field], field, 1, problems);
   return problems;
 }
@@ -135,7 +130,7 @@ function markLooseScalars(holder: unknown, key: string, schema: SchemaNode | und
   const replacement = replacementOf(record, key, value, schema);
   if (replacement !== undefined) record[key] = replacement;
   else if (schema.type === 'object' && schema.properties !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    for (const [field, sub] of declaredEntries(schema.properties)) markLooseScalars(value, field, sub, depth + 1);
+    for (const [field, sub] of declared(schema.properties).entries) markLooseScalars(value, field, sub, depth + 1);
   } else if (schema.type === 'array' && Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) markLooseScalars(value, String(i), schema.items, depth + 1);
   }
