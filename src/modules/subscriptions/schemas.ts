@@ -45,7 +45,7 @@ export type ClientUpdate = Static<typeof ClientUpdateBody>;
 
 /** A registered card as the reference shows it: a masked number, never the card's digits beyond the last four. */
 export const ActiveCard = Type.Object({
-  last_4_digits: Type.String({ description: '`XXXXXXXXXXXX` and the last four digits' }),
+  last_4_digits: Type.String({ description: 'Twelve `X` (the reference\'s mask), then the card\'s last four digits' }),
   identifier: Type.String({ description: 'The card id (`sure...`)' }),
   card_type: Type.String({ description: '`Visa` or `MasterCard`' }),
   register: Type.String(),

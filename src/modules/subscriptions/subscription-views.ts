@@ -9,12 +9,19 @@ import type { ClientRow, PlanRow } from './repository.ts';
 import type { CardRow, ChargeRow, StatusLogRow, SubscriptionRow } from './subscription-repository.ts';
 import type { SubscriptionParts, SubscriptionPartsWithCycles } from './subscription-parts.ts';
 
+/** The reference's masked card number: twelve `X` (a card's other digits, never kept) and the last four. */
+const maskedDigitsPrefix = 'X'.repeat(12);
+
+function maskedDigits(card: CardRow): string {
+  return `${maskedDigitsPrefix}${card.last4}`;
+}
+
 export function maskedCard(card: CardRow) {
-  return { last_4_digits: `XXXXXXXXXXXX${card.last4}`, card_type: card.brand };
+  return { last_4_digits: maskedDigits(card), card_type: card.brand };
 }
 
 export function activeCardView(ctx: AppContext, card: CardRow) {
-  return { last_4_digits: `XXXXXXXXXXXX${card.last4}`, identifier: card.id, card_type: card.brand, register: formatTimestamp(card.created_at, ctx.config.timeZone) };
+  return { last_4_digits: maskedDigits(card), identifier: card.id, card_type: card.brand, register: formatTimestamp(card.created_at, ctx.config.timeZone) };
 }
 
 export function chargeView(ctx: AppContext, charge: ChargeRow) {
