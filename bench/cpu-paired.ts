@@ -8,6 +8,9 @@
 //   node bench/cpu-paired.ts ENGINE ROUNDS REQUESTS CHECKOUT... [limit]
 //   node bench/cpu-paired.ts postgres 3 3000 ../main . limit
 //
+// With PAIRED_LOAD=payouts50 the load is the bench's payouts over 50 funded wallets (POST /api/wallet/payout,
+// round robin) instead of creates; the limit, if named, still takes its INSERTs.
+//
 // A CHECKOUT is a directory holding a Cobro tree with its node_modules (a git worktree of an older commit, with
 // node_modules linked, serves as "before"); `limit` is bench/limit-server.ts from this tree. Linux only.
 import { spawn } from 'node:child_process';
@@ -16,20 +19,27 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareDatabase, type BenchDatabase, type BenchEngine } from './support/setup.ts';
-import { postJson, transactionBody } from './support/client.ts';
+import { payoutBody, payoutMinor, postJson, transactionBody } from './support/client.ts';
 import { runLoad } from './support/load.ts';
 import { freePort } from '../test/support/net.ts';
 import pg from 'pg';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const postgresUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const concurrency = 16;
+/** Requests in flight over all the servers: PAIRED_CONCURRENCY, 16 unless set (16 a server gives each the bench's groups of payouts). */
+const concurrency = Number(process.env.PAIRED_CONCURRENCY ?? 16);
+if (!(concurrency >= 1 && concurrency <= 256)) throw new Error('PAIRED_CONCURRENCY is 1..256');
 const warmupRequestsPerServer = 300;
 const roundsMax = 20;
 const requestsMax = 50_000;
 const serversMax = 4;
 const readyTimeoutMs = 60_000;
 const clockTicksPerSecond = 100;
+const pairedLoad = process.env.PAIRED_LOAD ?? 'creates';
+if (pairedLoad !== 'creates' && pairedLoad !== 'payouts50') throw new Error('PAIRED_LOAD is creates or payouts50');
+const spreadWallets = pairedLoad === 'payouts50' ? 50 : 1;
+/** Node options for every server, e.g. PAIRED_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (not allowed in NODE_OPTIONS). */
+const nodeArgs = (process.env.PAIRED_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 
 function cpuTicks(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -49,7 +59,7 @@ async function serve(name: string, database: BenchDatabase): Promise<Served> {
   const limit = name === 'limit';
   const cwd = limit ? root : path.resolve(name);
   const port = await freePort();
-  const child = spawn(process.execPath, limit ? ['bench/limit-server.ts'] : ['src/cli/main.ts', 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs, ...(limit ? ['bench/limit-server.ts'] : ['src/cli/main.ts', 'serve'])], {
     cwd,
     env: { ...process.env, ...database.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', COBRO_MODE: 'sandbox', RATE_LIMIT_PER_MINUTE: '0' },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -63,7 +73,7 @@ async function serve(name: string, database: BenchDatabase): Promise<Served> {
     await new Promise((r) => setTimeout(r, 20));
   }
   return {
-    name, url, pid: child.pid!, urlPath: limit ? '/insert' : '/api/transaction', database,
+    name, url, pid: child.pid!, urlPath: limit ? '/insert' : pairedLoad === 'payouts50' ? '/api/wallet/payout' : '/api/transaction', database,
     stop: () => new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();
       child.once('exit', () => resolve());
@@ -104,14 +114,23 @@ for (let round = 0; round < rounds; round++) {
   const servers: Served[] = [];
   try {
     for (const name of names) {
-      const database = await prepareDatabase({ engine, postgresUrl, accounts: 1 });
+      // Every wallet funded for all the payouts the round could send it, warm-up included.
+      const walletMinor = BigInt(payoutMinor * (requests + warmupRequestsPerServer));
+      const database = await prepareDatabase({ engine, postgresUrl, accounts: spreadWallets, walletMinorOf: () => (spreadWallets > 1 ? walletMinor : 0n) });
       servers.push(await serve(name, database).catch(async (error: unknown) => { await database.drop(); throw error; }));
     }
+    // The warm-up's payout orders must not be the load's: a second payout of one order is answered as a replay.
+    let orderOffset = 0;
     const send = async (i: number) => {
       const s = servers[i % servers.length]!;
+      if (s.urlPath === '/api/wallet/payout') {
+        const answer = await postJson(s.url, s.database.accounts[Math.floor(i / servers.length) % spreadWallets]!, s.urlPath, payoutBody(orderOffset + i));
+        return answer.status === 200 && answer.body?.status === 'success';
+      }
       return (await postJson(s.url, s.database.accounts[0]!, s.urlPath, transactionBody(i))).status === 200;
     };
     await runLoad(warmupRequestsPerServer * servers.length, concurrency, send);
+    orderOffset = warmupRequestsPerServer * servers.length;
     const backends = await Promise.all(servers.map((s) => backendPids(s.database)));
     const before = servers.map((s, j) => [cpuTicks(s.pid), ticksOf(backends[j]!)] as const);
     const load = await runLoad(requests * servers.length, concurrency, send);

@@ -6,7 +6,7 @@ import { runLoad, runMeasuredLoad, warmupRequestsFor, watchRss, type MeasuredLoa
 import { startCobro } from '../support/processes.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { prepareDatabase, type BenchAccount, type BenchEngine } from '../support/setup.ts';
-import { getJson, payByCard, postJson, transactionBody } from '../support/client.ts';
+import { getJson, payByCard, payoutBody, payoutMinor, postJson, transactionBody } from '../support/client.ts';
 
 export interface CobroSizes { readonly requests: number; readonly staticReads: number; readonly payouts: number; readonly payments: number; readonly callbacks: number; readonly concurrency: number }
 
@@ -27,8 +27,6 @@ export interface CobroFigures {
   readonly ledgerClean: boolean;
 }
 
-/** Not one of the sandbox's fixed amounts, so every payout stays pending and only the reserve path runs. */
-const payoutMinor = 1234;
 const spreadWallets = 50;
 const callbacksTimeoutMs = 120_000;
 /** Long enough for the creates to be mid-flight (and, on PGlite, writing its WAL) when the kill lands. */
@@ -37,13 +35,6 @@ const hot = 1;
 const payer = 2 + spreadWallets;
 /** A wallet of its own for the payouts that warm the server up, so the hot wallet's funds stay exactly as planned. */
 const warmupWallet = payer + 1;
-
-function payoutBody(i: number): Record<string, unknown> {
-  return {
-    email: 'bench@example.com', subject: `bench ${i}`, currency: 'CLP', order: `payout-${i}`, amount: payoutMinor,
-    accountbank_name: 'Bench', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1', accountbank_num: '123123123',
-  };
-}
 
 const succeeded = (r: { status: number; body: any }) => r.status === 200 && r.body?.status === 'success';
 /** A created transaction answers `pending` with its checkout url (seed). */

@@ -29,6 +29,16 @@ export function transactionBody(i: number, extra: Record<string, unknown> = {}):
   return { email: 'payer@example.com', order: `bench-${i}`, subject: 'Bench sale', amount: 25000, ...extra };
 }
 
+/** Not one of the sandbox's fixed amounts, so every payout stays pending and only the reserve path runs. */
+export const payoutMinor = 1234;
+
+export function payoutBody(i: number): Record<string, unknown> {
+  return {
+    email: 'bench@example.com', subject: `bench ${i}`, currency: 'CLP', order: `payout-${i}`, amount: payoutMinor,
+    accountbank_name: 'Bench', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1', accountbank_num: '123123123',
+  };
+}
+
 export const approvedVisa = { card_number: '4051 8856 0044 6623', expiry: '12/30', cvv: '123' } as const;
 
 /** Pays a created transaction's checkout by card, as a browser without JavaScript posts the form. */

@@ -68,34 +68,39 @@ export interface GatedMovement {
   readonly status: 'current' | 'reversed';
 }
 
-/** A payout row a statement is inserting (its CTE `name`: `gate`, or a group statement's gate_n) and its movements. */
+/** A payout row a statement is inserting (its `id`) and its movements. */
 export interface GateMovements {
-  readonly name: string;
+  readonly rowId: string;
   readonly accountId: string;
   readonly currency: string;
   readonly movements: readonly GatedMovement[];
 }
 
 /**
- * The movements of the payout rows a statement is inserting (Ledger.reserveWith, reserveGroup), in the given order,
- * each taking account, currency, order, subject, reference and time from its row: nothing for a gate that inserted
- * none. One INSERT for every gate, ordered, so their seq (the wallet's history order) follows the journals'.
+ * The movements of the payout rows the CTE `gatesCte` is inserting (Ledger.reserveWith, reserveGroup), in the given
+ * order, each taking account, currency, order, subject, reference and time from its row: nothing for a row that
+ * was not inserted. One INSERT for every row, ordered, so their seq (the wallet's history order) follows the
+ * journals'. Each column is one array parameter, so the text is the same for any number of rows (decision 370).
  */
-export function movementsOfGatesSql(st: StatementText, gates: readonly GateMovements[]): string {
+export function movementsOfGatesSql(st: StatementText, gatesCte: string, gates: readonly GateMovements[]): string {
   assert.ok(gates.length >= 1);
-  let n = 0;
-  const rows = gates.flatMap((gate, g) => {
+  const rows = gates.flatMap((gate) => {
     assert.ok(gate.movements.length >= 1);
     return gate.movements.map((m) => {
       const line = walletLine(gate.accountId, gate.currency, m.journal);
-      const amountMinor = line.amountMinor > 0n ? line.amountMinor : -line.amountMinor;
-      return `(${g}::int, ${n++}::int, ${st.param(m.id)}, ${st.param(line.amountMinor > 0n ? 'income' : 'expense')}, ${st.param(m.status)}, ${st.param(amountMinor.toString())}::bigint, ${st.param(line.balanceAfterMinor.toString())}::bigint, ${st.param(m.kind)}, ${st.param(m.journal.id)})`;
+      return { rowId: gate.rowId, movement: m, line };
     });
   });
-  const rowsOfGates = gates.map((gate, g) => `SELECT ${g}::int AS gi, * FROM ${gate.name}`).join(' UNION ALL ');
+  const column = <T>(f: (r: (typeof rows)[number]) => T) => st.param(rows.map(f));
   return `INSERT INTO wallet_movements (id, account_id, currency, "order", subject, income_expense, status, amount_minor, balance_after_minor, origin_liquidation, kind, reference, journal_id, created_at)
     SELECT v.id, g.account_id, g.currency, g."order", g.subject, v.income_expense, v.status, v.amount_minor, v.balance_after_minor, NULL, v.kind, g.id, v.journal_id, g.created_at
-    FROM (${rowsOfGates}) AS g JOIN (VALUES ${rows.join(', ')}) AS v(gi, n, id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id) ON v.gi = g.gi
+    FROM unnest(${column((r) => r.rowId)}::text[], ${column((r) => r.movement.id)}::text[],
+      ${column((r) => (r.line.amountMinor > 0n ? 'income' : 'expense'))}::text[], ${column((r) => r.movement.status)}::text[],
+      ${column((r) => (r.line.amountMinor > 0n ? r.line.amountMinor : -r.line.amountMinor))}::bigint[],
+      ${column((r) => r.line.balanceAfterMinor)}::bigint[], ${column((r) => r.movement.kind)}::text[],
+      ${column((r) => r.movement.journal.id)}::text[])
+      WITH ORDINALITY AS v(row_id, id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id, n)
+    JOIN ${gatesCte} AS g ON g.id = v.row_id
     ORDER BY v.n`;
 }
 

@@ -3,6 +3,7 @@
 // takes the lock and one more statement writes it all (Ledger.reserveWith): every read and decision that needs no
 // lock comes before them, and the commit right after. Payouts that arrive while their lane's transaction runs
 // are written together in the lane's next one, under one lock statement and one commit (decisions 220 and 280).
+import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -11,7 +12,7 @@ import { keptAccountNow } from '../../platform/sandbox-clock.ts';
 import { movementsOfGatesSql, newMovementId, type GatedMovement, type GateMovements } from './movements.ts';
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
-import { findPayoutByOrder, insertPayoutText, type NewPayoutRow, type PayoutRow } from './repository.ts';
+import { findPayoutByOrder, insertPayoutsText, type NewPayoutRow, type PayoutRow } from './repository.ts';
 import { KeyedBatcher, type Settled } from '../../platform/keyed-batcher.ts';
 import { inTransaction, inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
 import { appKeyOf } from '../../platform/app-memo.ts';
@@ -101,11 +102,11 @@ function reservationMoveOf(p: PlannedPayout): WalletMove {
 }
 
 /** The wallet movements a planned payout's statement writes: its reservation's, and a rejection's reversal. */
-function movementsOf(p: PlannedPayout, gate: string, [reservation, result]: readonly PostedJournal[]): GateMovements {
+function movementsOf(p: PlannedPayout, [reservation, result]: readonly PostedJournal[]): GateMovements {
   const { request, outcome, movementId } = p;
   const movements: GatedMovement[] = [{ id: movementId, kind: request.kind, journal: reservation!, status: outcome === 'rejected' ? 'reversed' : 'current' }];
   if (outcome === 'rejected') movements.push({ id: newMovementId(), kind: reversalMovementKind(request.kind), journal: result!, status: 'current' });
-  return { name: gate, accountId: request.accountId, currency: request.currency, movements };
+  return { rowId: p.id, accountId: request.accountId, currency: request.currency, movements };
 }
 
 /** A refused payout's answer, still under the wallet's lock: an order committed meanwhile answers first. */
@@ -115,9 +116,15 @@ async function refusalOf(tx: Tx, request: PayoutRequest, shortfall: Shortfall): 
   return { ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: shortfall.availableMinor, currency: request.currency, requestedMinor: request.amountMinor }) };
 }
 
-/** A written payout's answer, its immediate outcome's callback queued in the same transaction. */
-async function writtenOf(ctx: AppContext, tx: Tx, p: PlannedPayout, row: PayoutRow): Promise<CreateOutcome> {
-  if (p.outcome !== 'open') await enqueuePayoutResult(ctx, tx, row);
+/**
+ * A written payout's answer, its immediate outcome's callback queued in the same transaction: the only use of its
+ * row, so a group of payouts still open asks for none (rowsWanted).
+ */
+async function writtenOf(ctx: AppContext, tx: Tx, p: PlannedPayout, row: PayoutRow | undefined): Promise<CreateOutcome> {
+  if (p.outcome !== 'open') {
+    assert.ok(row !== undefined, 'a payout with an immediate outcome was written with its row');
+    await enqueuePayoutResult(ctx, tx, row);
+  }
   return { ok: true, payoutId: p.id, movementId: p.movementId, replayed: false };
 }
 
@@ -127,8 +134,8 @@ async function writePayout(ctx: AppContext, tx: Tx, p: PlannedPayout): Promise<C
   const reserved = await ctx.ledger.reserveWith<PayoutRow>(tx, reservationMoveOf(p), {
     then: then === null ? [] : [then],
     write: (journals, statement) => ({
-      insert: insertPayoutText(statement, p.row, 'skip'),
-      follow: [movementsOfGatesSql(statement, [movementsOf(p, 'gate', journals)])],
+      insert: insertPayoutsText(statement, [p.row], 'skip'),
+      follow: [movementsOfGatesSql(statement, 'gate', [movementsOf(p, journals)])],
     }),
   });
   if (!reserved.ok) return refusalOf(tx, request, reserved);
@@ -175,8 +182,10 @@ async function writeGroup(_lane: string, items: readonly Queued[]): Promise<read
       const reserved = await ledger.reserveGroup<PayoutRow>(tx,
         items.map(({ planned }) => ({ move: reservationMoveOf(planned), then: planned.then === null ? [] : [planned.then] })), held,
         (written, statement) => ({
-          inserts: written.map((w) => insertPayoutText(statement, items[w.index]!.planned.row, 'fail')),
-          follow: [movementsOfGatesSql(statement, written.map((w) => movementsOf(items[w.index]!.planned, w.gate, w.journals)))],
+          insert: insertPayoutsText(statement, written.map((w) => items[w.index]!.planned.row), 'fail'),
+          ids: written.map((w) => items[w.index]!.planned.id),
+          follow: [movementsOfGatesSql(statement, 'gates', written.map((w) => movementsOf(items[w.index]!.planned, w.journals)))],
+          rowsWanted: written.some((w) => items[w.index]!.planned.outcome !== 'open'),
         }));
       const settled: Settled<CreateOutcome>[] = [];
       for (const [i, { ctx, planned }] of items.entries()) {

@@ -38,26 +38,34 @@ export async function insertPayout(tx: Tx, row: Insertable<PayoutTable>): Promis
     .executeTakeFirst();
 }
 
-/** The columns a new payout row sets (batch_id stays null until a production export), in the order they are bound. */
-const newPayoutColumns = [
-  'id', 'account_id', 'kind', 'order', 'order_ext', 'request_hash', 'currency', 'amount_minor', 'email', 'phone',
-  'subject', 'accountbank_name', 'accountbank_rut', 'accountbank_sbif', 'accountbank_type', 'accountbank_num',
-  'url_notify', 'additional_parameters', 'status', 'reason_rejection', 'movement_id', 'due_at', 'created_at', 'updated_at',
-] as const satisfies readonly (keyof PayoutTable)[];
+/**
+ * The columns a new payout row sets (batch_id stays null until a production export), in the order they are bound,
+ * each with the SQL type of its array parameter.
+ */
+const newPayoutColumns = {
+  id: 'text', account_id: 'text', kind: 'text', order: 'text', order_ext: 'text', request_hash: 'text', currency: 'text',
+  amount_minor: 'bigint', email: 'text', phone: 'text', subject: 'text', accountbank_name: 'text', accountbank_rut: 'text',
+  accountbank_sbif: 'text', accountbank_type: 'text', accountbank_num: 'text', url_notify: 'text',
+  additional_parameters: 'text', status: 'text', reason_rejection: 'text', movement_id: 'text', due_at: 'timestamptz',
+  created_at: 'timestamptz', updated_at: 'timestamptz',
+} as const satisfies Partial<Record<keyof PayoutTable, 'text' | 'bigint' | 'timestamptz'>>;
 
-export type NewPayoutRow = { readonly [C in (typeof newPayoutColumns)[number]]: Insertable<PayoutTable>[C] };
+type NewPayoutColumn = keyof typeof newPayoutColumns;
+export type NewPayoutRow = { readonly [C in NewPayoutColumn]: Insertable<PayoutTable>[C] };
 
-const newPayoutColumnsText = newPayoutColumns.map((c) => `"${c}"`).join(', ');
+const newPayoutColumnNames = Object.keys(newPayoutColumns) as NewPayoutColumn[];
+const newPayoutColumnsText = newPayoutColumnNames.map((c) => `"${c}"`).join(', ');
 
 /**
- * insertPayout's statement as text (decision 290), its values bound as `statement`'s parameters, for a statement
- * that writes more in the same round trip. An order already taken inserts nothing (`skip`, Ledger.reserveWith) or
- * fails the statement (`fail`, Ledger.reserveGroup).
+ * insertPayout's statement as text for one row or several (decision 290), its values bound as `statement`'s
+ * parameters, for a statement that writes more in the same round trip. Each column is one array parameter, so the
+ * text is the same for any number of rows (decision 370). An order already taken inserts nothing (`skip`,
+ * Ledger.reserveWith) or fails the statement (`fail`, Ledger.reserveGroup: a group's rows, or none).
  */
-export function insertPayoutText(statement: StatementText, row: NewPayoutRow, whenTaken: 'skip' | 'fail'): string {
-  const places = newPayoutColumns.map((c) => statement.param(row[c])).join(', ');
+export function insertPayoutsText(statement: StatementText, rows: readonly NewPayoutRow[], whenTaken: 'skip' | 'fail'): string {
+  const arrays = newPayoutColumnNames.map((c) => `${statement.param(rows.map((row) => row[c]))}::${newPayoutColumns[c]}[]`).join(', ');
   const onConflict = whenTaken === 'skip' ? ' ON CONFLICT (account_id, kind, "order") DO NOTHING' : '';
-  return `INSERT INTO payouts (${newPayoutColumnsText}) VALUES (${places})${onConflict} RETURNING *`;
+  return `INSERT INTO payouts (${newPayoutColumnsText}) SELECT * FROM unnest(${arrays})${onConflict} RETURNING *`;
 }
 
 export async function payoutsByIds(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<readonly PayoutRow[]> {

@@ -82,25 +82,29 @@ export interface GroupedReservation {
   readonly then: readonly JournalInput[];
 }
 
-/** A reservation of the group that passed its funds check: `index` in the group, the CTE name its row gets, its posted journals. */
+/** A reservation of the group that passed its funds check: `index` in the group, its posted journals. */
 export interface WrittenReservation {
   readonly index: number;
-  readonly gate: string;
   readonly journals: readonly PostedJournal[];
 }
 
 /**
- * The caller's rows of a group statement, values bound as `statement`'s: `inserts[i]` is the plain
- * `INSERT ... RETURNING *` (no ON CONFLICT: a row already taken fails the whole statement) of written[i]'s row, named
- * written[i].gate; `follow` are statements that read those gates (one for all of them, when their rows' order
- * matters: the sub-statements of one statement run in no set order).
+ * The caller's rows of a group statement, values bound as `statement`'s: `insert` is one plain
+ * `INSERT ... RETURNING *` of every written reservation's row (no ON CONFLICT: a row already taken fails the whole
+ * statement), named `gates`, and `ids[i]` the `id` column of written[i]'s row; `follow` are statements that read
+ * `gates` (one for all of the rows, when their order matters: the sub-statements of one statement run in no set
+ * order). With `rowsWanted` false the statement answers only the ids and no row comes back: a caller that reads
+ * nothing of its rows spares the database and the driver the rest of each one.
  */
 export interface GroupWrite {
-  readonly inserts: readonly string[];
+  readonly insert: string;
+  readonly ids: readonly string[];
   readonly follow: readonly string[];
+  readonly rowsWanted: boolean;
 }
 
-export type ReservedInGroup<Row> = { readonly ok: true; readonly row: Row } | Shortfall;
+/** `row` is undefined when the caller's GroupWrite did not want the rows. */
+export type ReservedInGroup<Row> = { readonly ok: true; readonly row: Row | undefined } | Shortfall;
 
 export interface TakeInput extends JournalHeader {
   readonly currency: string;
@@ -144,7 +148,7 @@ export interface Ledger {
   reserveWith<Row>(tx: Tx, move: WalletMove, input: ReserveWithInput): Promise<ReservedWith<Row>>;
   /**
    * Several reservations in the accounts `held` (Ledger.lock, every account they post to), in ONE statement (decision
-   * 310): each funds check, in order, reads the balances the ones before it leave; those covered are written with
+   * 330): each funds check, in order, reads the balances the ones before it leave; those covered are written with
    * their rows (`write`) and journals by one statement, the refused ones write nothing and answer their shortfall.
    * All or nothing: a row already taken (or any other error) fails the statement, and the caller's transaction
    * with it.

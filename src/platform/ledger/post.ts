@@ -152,8 +152,8 @@ export function ledgerKeyId(key: LedgerKey): string {
  * Journals ready to write: each line with the balance after it (from the balances read under lock), and the
  * CTEs that write them. `ctes(statement, guard)` inserts the journals, updates the balances and inserts the
  * postings, each only when `guard` (a boolean SQL expression) holds, so a caller can make the whole journal wait on
- * its own row; its values are bound as `statement`'s parameters, and its text is the same for every journal of one
- * shape (decision 290). `rows` are the same journals as data, for plannedJournalsCtes.
+ * its own row; its values are bound as `statement`'s parameters, and its text is the same for every journal
+ * (decisions 290 and 370). `rows` are the same journals as data, for plannedJournalsCtes.
  */
 export interface PlannedJournals {
   readonly posted: readonly PostedJournal[];
@@ -179,20 +179,25 @@ export function plannedJournalsCtes(statement: StatementText, plans: readonly Pl
   return journalCtes(statement, plans.flatMap((p) => p.rows.headers), plans.flatMap((p) => p.rows.postings), deltas, guard);
 }
 
-/** The CTEs that write planned journals, each only when `guard` holds (PlannedJournals.ctes). */
+/**
+ * The CTEs that write planned journals, each only when `guard` holds (PlannedJournals.ctes). Every column goes as
+ * one array parameter (`unnest`), so the text is the same whatever the number of journals, postings and accounts
+ * (decision 370): PostgreSQL parses and plans it once per connection, where a text that grew with the group was
+ * planned anew for every group (as long as the rest of the statement took to run).
+ */
 function journalCtes(st: StatementText, headers: readonly HeaderRow[], rows: readonly PostingRow[], deltas: ReadonlyMap<bigint, bigint>, guard: string): string {
   const updates = [...deltas].filter(([, d]) => d !== 0n);
-  // The casts type the VALUES rows, which a SELECT (unlike INSERT ... VALUES) would otherwise read as text.
-  const update = updates.length === 0 ? '' : `, ledger_u AS (
-    UPDATE ledger_accounts a SET balance_minor = a.balance_minor + v.delta
-    FROM (VALUES ${updates.map(([accountId, d]) => `(${st.param(accountId.toString())}::bigint, ${st.param(d.toString())}::bigint)`).join(', ')}) AS v(id, delta)
-    WHERE a.id = v.id AND ${guard})`;
-  const headerValues = headers.map((h) => `(${st.param(h.id)}, ${st.param(h.kind)}, ${st.param(h.reference)}, ${st.param(h.memo)}, ${st.param(h.at)}::timestamptz)`);
-  const postingValues = rows.map((r) => `(${st.param(r.journalId)}, ${st.param(r.accountId.toString())}::bigint, ${st.param(r.currency)}, ${st.param(r.amountMinor.toString())}::bigint, ${st.param(r.balanceAfterMinor?.toString() ?? null)}::bigint)`);
   return `ledger_j AS (INSERT INTO journal_entries (id, kind, reference, memo, created_at)
-    SELECT v.* FROM (VALUES ${headerValues.join(', ')}) AS v(id, kind, reference, memo, created_at) WHERE ${guard})${update},
+    SELECT * FROM unnest(${st.param(headers.map((h) => h.id))}::text[], ${st.param(headers.map((h) => h.kind))}::text[],
+      ${st.param(headers.map((h) => h.reference))}::text[], ${st.param(headers.map((h) => h.memo))}::text[],
+      ${st.param(headers.map((h) => h.at))}::timestamptz[]) WHERE ${guard}),
+  ledger_u AS (UPDATE ledger_accounts a SET balance_minor = a.balance_minor + v.delta
+    FROM unnest(${st.param(updates.map(([accountId]) => accountId))}::bigint[], ${st.param(updates.map(([, d]) => d))}::bigint[]) AS v(id, delta)
+    WHERE a.id = v.id AND ${guard}),
   ledger_p AS (INSERT INTO postings (journal_id, ledger_account_id, currency, amount_minor, balance_after_minor)
-    SELECT v.* FROM (VALUES ${postingValues.join(', ')}) AS v(journal_id, ledger_account_id, currency, amount_minor, balance_after_minor) WHERE ${guard})`;
+    SELECT * FROM unnest(${st.param(rows.map((r) => r.journalId))}::text[], ${st.param(rows.map((r) => r.accountId))}::bigint[],
+      ${st.param(rows.map((r) => r.currency))}::text[], ${st.param(rows.map((r) => r.amountMinor))}::bigint[],
+      ${st.param(rows.map((r) => r.balanceAfterMinor))}::bigint[]) WHERE ${guard})`;
 }
 
 function assertPostable(journals: readonly JournalInput[]): readonly PostingInput[] {

@@ -57,23 +57,23 @@ async function reserveGroup<Row>(
     }
     const planned = await planJournals(tx, [checked.journal, ...r.then], checked.locked, derivedIds);
     answers.push(null);
-    written.push({ index, gate: `gate_${written.length}`, journals: planned.posted });
+    written.push({ index, journals: planned.posted });
     plans.push(planned);
     holding = planned.heldAfter;
   }
   if (written.length === 0) return answers as ReservedInGroup<Row>[];
   const statement = new StatementText();
   const rows = write(written, statement);
-  assert.equal(rows.inserts.length, written.length, 'one row a written reservation');
-  const gates = rows.inserts.map((insert, j) => `${written[j]!.gate} AS (${insert})`).join(', ');
+  assert.equal(rows.ids.length, written.length, 'one row a written reservation');
   const follow = rows.follow.map((f, i) => `, follow_${i} AS (${f})`).join('');
-  // Each row is answered with its gate's number, so no order of the UNION's output is relied on.
+  // The same text for a group of any size (decision 370): prepared once, where one grown with the group was planned anew each time.
   const result = await tx.executeQuery<Record<string, unknown>>(statement.compiled(
-    `WITH ${gates}, ${plannedJournalsCtes(statement, plans, 'TRUE')}${follow}
-    ${written.map((w, j) => `SELECT ${j} AS ledger_gate, * FROM ${w.gate}`).join(' UNION ALL ')}`));
-  assert.equal(result.rows.length, written.length, 'every gate of a group statement inserted its row');
-  for (const { ledger_gate: gate, ...row } of result.rows) answers[written[Number(gate)]!.index] = { ok: true, row: row as Row };
-  assert.ok(answers.every((a) => a !== null), 'every written reservation answered');
+    `WITH gates AS (${rows.insert}), ${plannedJournalsCtes(statement, plans, 'TRUE')}${follow} SELECT ${rows.rowsWanted ? '*' : 'id'} FROM gates`));
+  assert.equal(result.rows.length, written.length, 'a group statement inserted every row');
+  // Each row is answered by its id, so no order of the INSERT's output is relied on.
+  const indexOfId = new Map(rows.ids.map((id, j) => [id, written[j]!.index]));
+  for (const row of result.rows) answers[indexOfId.get(row.id as string)!] = { ok: true, row: rows.rowsWanted ? row as Row : undefined };
+  assert.ok(answers.every((a) => a !== null && a !== undefined), 'every written reservation answered');
   return answers as ReservedInGroup<Row>[];
 }
 

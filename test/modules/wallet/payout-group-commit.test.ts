@@ -17,6 +17,8 @@ class Interceptor implements KyselyPlugin {
   locks = 0;
   /** Statements that wrote payout rows. */
   writes = 0;
+  /** Of those, the group statements that answered only the rows' ids (no payout of the group had an immediate outcome). */
+  idOnlyWrites = 0;
   poisonedWrites = 0;
   #release!: () => void;
   #released!: Promise<void>;
@@ -40,8 +42,11 @@ class Interceptor implements KyselyPlugin {
     const rows = args.result.rows as ReadonlyArray<{ order?: unknown; movement_id?: unknown; code?: unknown; balance_minor?: unknown }>;
     // The rows of a lock statement (post.ts lockLedgerAccounts): the accounts, each with its balance.
     if (rows[0] !== undefined && rows[0].code !== undefined && rows[0].balance_minor !== undefined) this.locks++;
-    // The payout rows a write returns: one alone, one a payout in a group's statement (decision 330).
-    if (rows[0]?.movement_id !== undefined) this.writes++;
+    // The payout rows a write returns: one alone, one a payout in a group's statement (decision 330), or only
+    // their ids when nothing of them is read after (decision 370).
+    const idsOnly = rows.length > 0 && rows.every((row) => Object.keys(row).length === 1 && typeof (row as { id?: unknown }).id === 'string' && (row as { id: string }).id.startsWith('mor'));
+    if (rows[0]?.movement_id !== undefined || idsOnly) this.writes++;
+    if (idsOnly) this.idOnlyWrites++;
     for (const row of rows) {
       if (row.movement_id === undefined) continue;
       if (row.order === this.holdOrder) { this.#reached(); await this.#released; }
@@ -137,16 +142,49 @@ describe('payouts of one wallet in one group commit', () => {
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 
+  it('answers only the ids of a group whose payouts all stay pending, and writes each row whole', async () => {
+    const a = await t.createAccount();
+    const amountMinor = 1234;
+    await fund(t, a, amountMinor * 6);
+    const orders = ['p1', 'p2', 'p3', 'p4', 'p5'];
+    const idOnlyBefore = interceptor.idOnlyWrites;
+    const { answers, locks, writes } = await behindOneHeld(a, 'p-held', amountMinor, orders.map((order) => ({ order, amount: amountMinor })));
+    const bodies = answers.map((r) => { expect(r.statusCode, r.body).toBe(200); return r.json(); });
+    for (const b of bodies) expect(b.status).toBe('success');
+    expect(locks).toBe(1);
+    expect(writes).toBe(1);
+    expect(interceptor.idOnlyWrites - idOnlyBefore).toBe(1);
+    // Each answer names its own row, written whole: pending, its movement the one the answer gives.
+    const rows = await t.ctx.db.selectFrom('payouts').selectAll().where('account_id', '=', a.id).where('order', 'in', orders).execute();
+    expect(rows).toHaveLength(orders.length);
+    for (const [i, order] of orders.entries()) {
+      const row = rows.find((r) => r.order === order)!;
+      expect(row.id).toBe(bodies[i].identifier_payout);
+      expect(row.status).toBe('pending');
+      expect(BigInt(row.amount_minor)).toBe(BigInt(amountMinor));
+      expect(row.accountbank_num).toBe('12312312312');
+      const movement = await t.ctx.db.selectFrom('wallet_movements').selectAll().where('id', '=', row.movement_id!).executeTakeFirstOrThrow();
+      expect([movement.reference, movement.order, movement.account_id]).toEqual([row.id, order, a.id]);
+    }
+    expect(await balance(t, a)).toBe(0);
+    expect(await expectMovementChain(t, a.id)).toBe(0);
+    expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
+  });
+
   it('groups the payouts that queued, answers each as alone, and runs a group again one by one when one fails', async () => {
     const a = await t.createAccount();
     const amountMinor = 1234;
+    // The sandbox approves this amount at once, so the group's statement answers its rows (decision 370), where the
+    // interceptor finds the poisoned order.
+    const poisonMinor = 1000;
     // Funds for the first payout, six of the nine that queue behind it and the poisoned one; the two that ask for
     // ten times as much are refused.
-    await fund(t, a, amountMinor * 8);
+    await fund(t, a, amountMinor * 7 + poisonMinor);
     interceptor.poisonOrder = 'poison';
     // The poisoned one is sent last, so it is never the one that finds the wallet free and runs alone.
     const orders = ['g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7', 'g8', 'poison'];
-    const { answers } = await behindOneHeld(a, 'held', amountMinor, orders.map((order) => ({ order, amount: order === 'g7' || order === 'g8' ? amountMinor * 10 : amountMinor })));
+    const amountOf = (order: string) => (order === 'poison' ? poisonMinor : order === 'g7' || order === 'g8' ? amountMinor * 10 : amountMinor);
+    const { answers } = await behindOneHeld(a, 'held', amountMinor, orders.map((order) => ({ order, amount: amountOf(order) })));
 
     const poisoned = answers[orders.indexOf('poison')]!;
     expect(poisoned.statusCode, poisoned.body).toBe(500);
@@ -159,8 +197,8 @@ describe('payouts of one wallet in one group commit', () => {
     const rows = await t.ctx.db.selectFrom('payouts').select(['order']).where('account_id', '=', a.id).execute();
     expect(rows.map((r) => r.order).sort()).toEqual(['held', ...others.flatMap((b, i) => (b.status === 'success' ? [orders[i]!] : []))].sort());
     // The poisoned payout's amount is still available: nothing of it was written.
-    expect(await balance(t, a)).toBe(amountMinor);
-    expect(await expectMovementChain(t, a.id)).toBe(amountMinor);
+    expect(await balance(t, a)).toBe(poisonMinor);
+    expect(await expectMovementChain(t, a.id)).toBe(poisonMinor);
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
   it('answers orders taken inside a group as alone: the group\'s statement fails and each payout runs again by itself', async () => {
