@@ -4,12 +4,13 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { postgresPoolOf } from '../db/database.ts';
 import { inTransaction } from '../db/unit-of-work.ts';
 import { ApiError } from '../errors.ts';
 import { limits } from '../../limits.ts';
+import { RequestMetrics } from './request-metrics.ts';
 
 interface DbSnapshot {
   readonly payments: ReadonlyArray<readonly [string, number]>;
@@ -59,16 +60,10 @@ function sameToken(given: string, expected: string): boolean {
   return crypto.timingSafeEqual(a, b);
 }
 
-function buildRegistry(ctx: AppContext): { registry: Registry; requests: Counter; durations: Histogram } {
+function buildRegistry(ctx: AppContext): { registry: Registry; requests: RequestMetrics } {
   const registry = new Registry();
-  const requests = new Counter({
-    name: 'cobro_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status code.',
-    labelNames: ['method', 'route', 'status_code'], registers: [registry],
-  });
-  const durations = new Histogram({
-    name: 'cobro_http_request_duration_seconds', help: 'Time to answer an HTTP request, by method, route pattern and status code.',
-    labelNames: ['method', 'route', 'status_code'], registers: [registry],
-  });
+  const requests = new RequestMetrics();
+  requests.register(registry);
 
   // Every database gauge of one scrape shares one snapshot: the registry collects all metrics at once.
   let pending: Promise<DbSnapshot> | null = null;
@@ -120,7 +115,7 @@ function buildRegistry(ctx: AppContext): { registry: Registry; requests: Counter
       this.set({ engine: ctx.engine, state: 'waiting' }, pool.waitingCount);
     },
   });
-  return { registry, requests, durations };
+  return { registry, requests };
 }
 
 /** Sandbox: open. Production: only with `Authorization: Bearer <METRICS_TOKEN>`, and absent without a token. */
@@ -137,13 +132,11 @@ function allow(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): b
 }
 
 export function registerMetrics(app: FastifyInstance, ctx: AppContext): void {
-  const { registry, requests, durations } = buildRegistry(ctx);
+  const { registry, requests } = buildRegistry(ctx);
   // A callback hook: no promise per request (decision 250).
   app.addHook('onResponse', (request, reply, done) => {
     // The route's pattern, never the raw URL: ids in paths would make one series per payment.
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) };
-    requests.inc(labels);
-    durations.observe(labels, reply.elapsedTime / 1000);
+    requests.record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   // Hidden from the OpenAPI document: it answers Prometheus text, not the API's JSON.

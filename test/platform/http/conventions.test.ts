@@ -39,6 +39,17 @@ describe('response conventions (supplement §3)', () => {
     expect(ok.statusCode).toBe(200);
   });
 
+  it('takes the Accept values clients send most, and refuses their near misses', async () => {
+    for (const accept of ['application/json', '*/*', 'application/*', 'application/problem+json', ' ', 'text/html, application/json;q=0.5']) {
+      const res = await t.call(null, { method: 'GET', url: '/api/banks', headers: { accept } });
+      expect(res.statusCode, accept).toBe(200);
+    }
+    for (const accept of ['application/jsonx', 'text/json', '*/html', 'text/*']) {
+      const res = await t.call(null, { method: 'GET', url: '/api/banks', headers: { accept } });
+      expect(res.statusCode, accept).toBe(406);
+    }
+  });
+
   it('answers malformed JSON with 400 in the seed shape', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/test-echo', headers: { 'content-type': 'application/json' }, payload: '{"amount": 12,' });
     expect(res.statusCode).toBe(400);
