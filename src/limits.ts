@@ -215,8 +215,9 @@ export const limits = {
   /** The embedded database's buffer cache: PostgreSQL's 128 MB default is most of an idle server's RSS; a merchant's
    *  embedded database is small and the OS page cache stands behind it (docs/performance.md). PGlite's WebAssembly
    *  heap never shrinks and its shared memory is touched whole at start, so every MB here is a MB of RSS; 16 MB
-   *  served the bench no faster than 8 (decision 210). */
-  pgliteSharedBuffersMb: 8,
+   *  served the bench no faster than 8 (decision 210); 4 cost no CPU per request beyond the noise, 2 did in half the
+   *  rounds (decision 350). */
+  pgliteSharedBuffersMb: 4,
   /** The embedded database's lock table, per backend slot (max_locks_per_transaction). PGlite runs PostgreSQL in
    *  single-user mode, one backend, so it starts with one connection slot instead of 100 (decision 240) and the
    *  lock table is this times the slots left (the connection and the autovacuum and auxiliary slots PostgreSQL

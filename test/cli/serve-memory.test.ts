@@ -94,7 +94,7 @@ describe('cobro serve memory settings', () => {
     try {
       const show = async (name: string) => (await sql<Record<string, string>>`SHOW ${sql.raw(name)}`.execute(handle.db)).rows[0]?.[name];
       expect(await show('shared_buffers')).toBe(`${limits.pgliteSharedBuffersMb}MB`);
-      expect(limits.pgliteSharedBuffersMb).toBeLessThanOrEqual(8);
+      expect(limits.pgliteSharedBuffersMb).toBeLessThanOrEqual(4);
       // Decision 240: sized for its one backend, not for 100 connections (4 of 16 MB of shared memory).
       expect(await show('max_connections')).toBe('1');
       expect(await show('max_wal_senders')).toBe('0');
