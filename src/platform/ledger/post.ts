@@ -187,13 +187,16 @@ export function plannedJournalsCtes(statement: StatementText, plans: readonly Pl
  */
 function journalCtes(st: StatementText, headers: readonly HeaderRow[], rows: readonly PostingRow[], deltas: ReadonlyMap<bigint, bigint>, guard: string): string {
   const updates = [...deltas].filter(([, d]) => d !== 0n);
+  // `id = ANY(...)` rather than a join with the unnested ids: planned without statistics (PGlite never analyzes),
+  // the join hashed a scan of every ledger account; this is the primary key's index for any table size.
+  const ids = `${st.param(updates.map(([accountId]) => accountId))}::bigint[]`;
+  const deltaOfIds = `${st.param(updates.map(([, d]) => d))}::bigint[]`;
   return `ledger_j AS (INSERT INTO journal_entries (id, kind, reference, memo, created_at)
     SELECT * FROM unnest(${st.param(headers.map((h) => h.id))}::text[], ${st.param(headers.map((h) => h.kind))}::text[],
       ${st.param(headers.map((h) => h.reference))}::text[], ${st.param(headers.map((h) => h.memo))}::text[],
       ${st.param(headers.map((h) => h.at))}::timestamptz[]) WHERE ${guard}),
-  ledger_u AS (UPDATE ledger_accounts a SET balance_minor = a.balance_minor + v.delta
-    FROM unnest(${st.param(updates.map(([accountId]) => accountId))}::bigint[], ${st.param(updates.map(([, d]) => d))}::bigint[]) AS v(id, delta)
-    WHERE a.id = v.id AND ${guard}),
+  ledger_u AS (UPDATE ledger_accounts a SET balance_minor = a.balance_minor + (${deltaOfIds})[array_position(${ids}, a.id)]
+    WHERE a.id = ANY(${ids}) AND ${guard}),
   ledger_p AS (INSERT INTO postings (journal_id, ledger_account_id, currency, amount_minor, balance_after_minor)
     SELECT * FROM unnest(${st.param(rows.map((r) => r.journalId))}::text[], ${st.param(rows.map((r) => r.accountId))}::bigint[],
       ${st.param(rows.map((r) => r.currency))}::text[], ${st.param(rows.map((r) => r.amountMinor))}::bigint[],
