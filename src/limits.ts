@@ -245,6 +245,24 @@ export const limits = {
   shutdownGraceMs: 20 * secondMs,
   /** A /metrics scrape must never hold a connection for long: a slow count fails the scrape, not the API. */
   metricsQueryTimeoutMs: 2 * secondMs,
+  /** PGlite's file system walked to release its bundle (decision 380): about 1,700 files 10 levels deep; far more
+   *  means a changed layout, and the walk stops. */
+  pgliteBundleFilesMax: 20_000,
+  pgliteBundleDepthMax: 32,
+  // Time zones from the system's database (decision 380, src/platform/time-zone).
+  /** IANA names are at most 30 characters today. */
+  timeZoneNameLengthMax: 64,
+  /** Zones whose rules a process keeps: the service zone, plus what tests ask for. */
+  timeZonesKeptMax: 64,
+  /** The largest zone file in tzdata 2025 is under 4 KB; a file far larger is not one. */
+  tzifBytesMax: 256 * 1024,
+  /** A TZif footer's POSIX rule (`<-04>4<-03>,M9.1.6/24,M4.1.6/24`: 31 characters). */
+  posixRuleLengthMax: 120,
+  /** RFC 8536 §3.3.1 extends a POSIX rule's change time to -167..167 hours. */
+  posixChangeHoursMax: 167,
+  /** A POSIX rule's offsets, and (in seconds, with room) any offset a TZif file gives: real zones stay within a day. */
+  posixOffsetHoursMax: 24,
+  zoneOffsetSecMax: 26 * 3600,
 } as const;
 
 /** One first attempt plus one per scheduled retry. */

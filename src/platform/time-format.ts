@@ -1,24 +1,33 @@
 // Renders instants in the service time zone as the seed shows them: `YYYY-MM-DD HH:MM:SS` and `YYYY-MM-DD`.
-const formatters = new Map<string, Intl.DateTimeFormat>();
+// The zone's offsets come from src/platform/time-zone (the system's time-zone database, ICU only as a fallback).
+import { zoneOffsets, type ZoneOffsets } from './time-zone/zone-offset.ts';
 
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric', month: '2-digit', day: '2-digit',
-      hour: '2-digit', minute: '2-digit', second: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
+function offsetsOf(timeZone: string): ZoneOffsets {
+  const found = zoneOffsets(timeZone);
+  // Config refuses an unknown zone at start (isValidTimeZone), so every zone that reaches here is known.
+  if (found === null) throw new Error(`unknown time zone ${timeZone}`);
+  return found;
 }
 
-function parts(at: Date, timeZone: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const p of formatter(timeZone).formatToParts(at)) out[p.type] = p.value;
-  return out;
+interface WallClock {
+  readonly year: string;
+  readonly month: string;
+  readonly day: string;
+  readonly hour: string;
+  readonly minute: string;
+  readonly second: string;
+}
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** The wall clock of the zone at an instant, to the second (the milliseconds are dropped, as ICU drops them). */
+function parts(at: Date, timeZone: string): WallClock {
+  const epochSec = Math.floor(at.getTime() / 1000);
+  const wall = new Date((epochSec + offsetsOf(timeZone).offsetSecAt(epochSec)) * 1000);
+  return {
+    year: String(wall.getUTCFullYear()).padStart(4, '0'), month: two(wall.getUTCMonth() + 1), day: two(wall.getUTCDate()),
+    hour: two(wall.getUTCHours()), minute: two(wall.getUTCMinutes()), second: two(wall.getUTCSeconds()),
+  };
 }
 
 export function formatTimestamp(at: Date, timeZone: string): string {
@@ -38,19 +47,12 @@ export function formatDate(at: Date, timeZone: string): string {
 }
 
 export function isValidTimeZone(timeZone: string): boolean {
-  try {
-    formatter(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
+  return zoneOffsets(timeZone) !== null;
 }
 
 /** Offset of the zone from UTC at an instant, in ms (positive east of Greenwich). */
 function zoneOffsetMs(at: Date, timeZone: string): number {
-  const p = parts(at, timeZone);
-  const asUtc = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
-  return asUtc - Math.floor(at.getTime() / 1000) * 1000;
+  return offsetsOf(timeZone).offsetSecAt(Math.floor(at.getTime() / 1000)) * 1000;
 }
 
 const localPattern = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
@@ -67,7 +69,12 @@ export function parseLocal(text: string, timeZone: string): Date | null {
   const naiveUtc = Date.UTC(year, month - 1, day, hour, minute, second);
   const check = new Date(naiveUtc);
   if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null;
-  let guess = naiveUtc - zoneOffsetMs(new Date(naiveUtc), timeZone);
-  guess = naiveUtc - zoneOffsetMs(new Date(guess), timeZone);
-  return new Date(guess);
+  const firstGuessMs = naiveUtc - zoneOffsetMs(new Date(naiveUtc), timeZone);
+  const guessMs = naiveUtc - zoneOffsetMs(new Date(firstGuessMs), timeZone);
+  if (guessMs !== firstGuessMs && formatTimestamp(new Date(guessMs), timeZone) !== `${m[1]}-${m[2]}-${m[3]} ${two(hour)}:${two(minute)}:${two(second)}`) {
+    // A wall clock the zone skips: the offset from before the change carries it past the change (00:30 on the
+    // night Santiago jumps from 00:00 to 01:00 is 01:30).
+    return new Date(Math.max(firstGuessMs, guessMs));
+  }
+  return new Date(guessMs);
 }

@@ -12,6 +12,7 @@ import { StartupError, errorText } from '../startup-error.ts';
 import { pgliteChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-feed.ts';
 import { prepareRepeatedStatements, StatementNames } from './prepared-statements.ts';
 import { preparingPglite } from './pglite-prepared.ts';
+import { releasePgliteBundle } from './pglite-bundle.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -111,6 +112,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   }
   // PGlite writes a new database's files with mode 0666 whatever the umask; what it creates later honours it.
   if (dir !== undefined) tightenTree(dir);
+  // Its file bundle's 6 MB stay on disk until a file of it is read (decision 380).
+  releasePgliteBundle(pglite);
   // One connection: the setting holds for every transaction Kysely runs on it.
   if (options.readOnly === true) await pglite.exec('SET default_transaction_read_only = on');
   const forKysely = options.preparedStatements !== false ? preparingPglite(pglite, new StatementNames()) : pglite;

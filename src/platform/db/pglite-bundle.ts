@@ -1,0 +1,125 @@
+// PGlite unpacks its file bundle (pglite.data: PostgreSQL's share and lib files, 6.2 MB) into Emscripten's memory
+// file system as views of ONE buffer, kept for the life of the process although a started database reads few of
+// those files again (initdb's, the encodings', the extensions' are for other setups). Once PGlite is up, each file
+// still backed by that buffer reads its bytes from pglite.data on disk the first time anything opens it, and the
+// buffer goes (decision 380). A file read or written keeps its own copy, exactly as before.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+import { limits } from '../../limits.ts';
+
+/** The parts of Emscripten's FS this reads: a tree of nodes whose files hold their bytes in `contents`. */
+interface FsNode {
+  readonly mode: number;
+  readonly mounted: { readonly root: FsNode } | null;
+  contents: unknown;
+}
+interface EmscriptenFs {
+  readonly root: FsNode;
+  isDir(mode: number): boolean;
+  isFile(mode: number): boolean;
+}
+
+export interface ReleasedBundle {
+  /** Files now read from disk on first use. */
+  readonly files: number;
+  /** The bundle's size, no longer held in memory once nothing reads its files. */
+  readonly bytes: number;
+  /** The bundle's buffer, detached (no bytes left), for the tests to see. */
+  readonly buffer: WeakRef<ArrayBuffer>;
+}
+
+
+function filesOf(fsApi: EmscriptenFs): { node: FsNode; view: Uint8Array }[] {
+  const found: { node: FsNode; view: Uint8Array }[] = [];
+  let visited = 0;
+  const walk = (at: FsNode, depth: number): void => {
+    const node = at.mounted?.root ?? at;
+    visited += 1;
+    if (depth > limits.pgliteBundleDepthMax || visited > limits.pgliteBundleFilesMax) return;
+    if (fsApi.isFile(node.mode)) {
+      if (node.contents instanceof Uint8Array) found.push({ node, view: node.contents });
+      return;
+    }
+    // A directory of the memory file system lists its children in `contents`; other mounts (the data directory on
+    // disk) keep none.
+    const children = node.contents;
+    if (!fsApi.isDir(node.mode) || children === null || typeof children !== 'object' || ArrayBuffer.isView(children)) return;
+    for (const child of Object.values(children as Record<string, FsNode>)) walk(child, depth + 1);
+  };
+  walk(fsApi.root, 0);
+  return found;
+}
+
+function digestOf(bytes: Uint8Array): string {
+  return crypto.createHash('sha1').update(bytes).digest('base64');
+}
+
+/** Reads one file's bytes from the bundle on disk; refuses bytes that are not the ones PGlite unpacked. */
+function readRange(bundlePath: string, offset: number, length: number, digest: string): Uint8Array {
+  const bytes = new Uint8Array(length);
+  const fd = fs.openSync(bundlePath, 'r');
+  try {
+    let done = 0;
+    while (done < length) {
+      const n = fs.readSync(fd, bytes, done, length - done, offset + done);
+      if (n === 0) break;
+      done += n;
+    }
+    if (done !== length || digestOf(bytes) !== digest) throw new Error(`${bundlePath} changed on disk since PGlite started; restart the process`);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return bytes;
+}
+
+/** Its own function, so that the accessor's closure holds this file's place and nothing of the bundle. */
+function readOnFirstUse(node: FsNode, bundlePath: string, view: Uint8Array): void {
+  const offset = view.byteOffset;
+  const length = view.byteLength;
+  const digest = digestOf(view);
+  Object.defineProperty(node, 'contents', {
+    configurable: true,
+    enumerable: true,
+    get(): Uint8Array {
+      const bytes = readRange(bundlePath, offset, length, digest);
+      settle(node, bytes);
+      return bytes;
+    },
+    set(value: unknown) {
+      settle(node, value);
+    },
+  });
+}
+
+function settle(node: FsNode, contents: unknown): void {
+  Object.defineProperty(node, 'contents', { value: contents, writable: true, configurable: true, enumerable: true });
+}
+
+/**
+ * Turns every file of the started PGlite's bundle into one read from pglite.data on first use. Null, with nothing
+ * changed, when this PGlite does not look as expected (another build, a bundle of the caller's own).
+ */
+export function releasePgliteBundle(pglite: PGlite): ReleasedBundle | null {
+  const fsApi = (pglite as unknown as { mod?: { FS?: EmscriptenFs } }).mod?.FS;
+  if (fsApi?.root === undefined) return null;
+  let bundlePath: string;
+  let bundleBytes: number;
+  try {
+    // Where PGlite read it from: beside its own entry point (`new URL('./pglite.data', import.meta.url)` in dist).
+    bundlePath = path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.data');
+    bundleBytes = fs.statSync(bundlePath).size;
+  } catch {
+    return null;
+  }
+  const files = filesOf(fsApi).filter(({ view }) => view.buffer.byteLength === bundleBytes && view.byteLength > 0);
+  const buffer = files[0]?.view.buffer;
+  if (!(buffer instanceof ArrayBuffer) || buffer.resizable || files.some(({ view }) => view.buffer !== buffer)) return null;
+  for (const { node, view } of files) readOnFirstUse(node, bundlePath, view);
+  // PGlite's own start-up closure keeps the bundle's ArrayBuffer for the life of the instance: detaching it is what
+  // frees its bytes. Every view of it that a file held was replaced above.
+  buffer.transfer(0);
+  return { files: files.length, bytes: bundleBytes, buffer: new WeakRef(buffer) };
+}

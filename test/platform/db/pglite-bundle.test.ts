@@ -1,0 +1,60 @@
+// Decision 380: once PGlite is up, its file bundle's files read their bytes from pglite.data on first use and the
+// 6 MB buffer they were views of is collected. Every file must still read as it did, PostgreSQL must still find a
+// file it had not read yet (a time zone it loads when asked), and a file written must keep what was written.
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { releasePgliteBundle, type ReleasedBundle } from '../../../src/platform/db/pglite-bundle.ts';
+
+interface TestFs {
+  readFile(path: string): Uint8Array;
+  writeFile(path: string, data: Uint8Array | string): void;
+}
+
+const tokyo = '/pglite/share/postgresql/timezone/Asia/Tokyo';
+const conversion = '/pglite/lib/postgresql/utf8_and_sjis.so';
+
+describe('PGlite file bundle released after start', () => {
+  let pglite: PGlite;
+  let fsApi: TestFs;
+  let released: ReleasedBundle | null;
+  const before = new Map<string, Uint8Array>();
+
+  beforeAll(async () => {
+    pglite = await PGlite.create();
+    fsApi = (pglite as unknown as { mod: { FS: TestFs } }).mod.FS;
+    for (const file of [tokyo, conversion]) before.set(file, fsApi.readFile(file).slice());
+    released = releasePgliteBundle(pglite);
+  }, 60_000);
+
+  afterAll(async () => {
+    await pglite.close();
+  });
+
+  it('turns every file of the bundle into one read on first use, and the bundle holds no bytes any more', () => {
+    expect(released).not.toBeNull();
+    expect(released!.files).toBeGreaterThan(500);
+    expect(released!.bytes).toBeGreaterThan(1_000_000);
+    // PGlite itself keeps the buffer object; detached, it keeps none of its bytes.
+    expect(released!.buffer.deref()?.byteLength ?? 0).toBe(0);
+  });
+
+  it('reads every file as it read before', () => {
+    for (const [file, bytes] of before) expect(Buffer.from(fsApi.readFile(file)).equals(Buffer.from(bytes)), file).toBe(true);
+  });
+
+  it('lets PostgreSQL load a file of the bundle it had not read yet', async () => {
+    await pglite.exec(`SET TIME ZONE 'America/Punta_Arenas'`);
+    const res = await pglite.query<{ hour: string }>(`SELECT to_char(timestamptz '2026-07-01 12:00:00+00', 'HH24') AS hour`);
+    expect(res.rows[0]?.hour).toBe('09');
+  });
+
+  it('keeps what is written to a file of the bundle', () => {
+    const file = '/pglite/share/postgresql/timezone/Asia/Kolkata';
+    fsApi.writeFile(file, 'written');
+    expect(Buffer.from(fsApi.readFile(file)).toString()).toBe('written');
+  });
+
+  it('does nothing the second time: no file is a view of the bundle any more', () => {
+    expect(releasePgliteBundle(pglite)).toBeNull();
+  });
+});
