@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { Tx, Int8, Timestamp } from '../../platform/db/types.ts';
 import type { Generated } from 'kysely';
-import type { StatementText } from '../../platform/db/statement-text.ts';
+import { rowsFrom, type RowsColumn, type StatementText } from '../../platform/db/statement-text.ts';
 import { newId } from '../../platform/ids.ts';
 import { ledgerCodes, type PostedJournal } from '../../platform/ledger/ledger.ts';
 
@@ -80,7 +80,8 @@ export interface GateMovements {
  * The movements of the payout rows the CTE `gatesCte` is inserting (Ledger.reserveWith, reserveGroup), in the given
  * order, each taking account, currency, order, subject, reference and time from its row: nothing for a row that
  * was not inserted. One INSERT for every row, ordered, so their seq (the wallet's history order) follows the
- * journals'. Each column is one array parameter, so the text is the same for any number of rows (decision 370).
+ * journals'. Each column is one array parameter, so the text is the same for any number of rows (decision 370), or
+ * one parameter a column for a single row (rowsFrom, decision 390).
  */
 export function movementsOfGatesSql(st: StatementText, gatesCte: string, gates: readonly GateMovements[]): string {
   assert.ok(gates.length >= 1);
@@ -91,15 +92,16 @@ export function movementsOfGatesSql(st: StatementText, gatesCte: string, gates: 
       return { rowId: gate.rowId, movement: m, line };
     });
   });
-  const column = <T>(f: (r: (typeof rows)[number]) => T) => st.param(rows.map(f));
+  const column = (type: RowsColumn['type'], f: (r: (typeof rows)[number]) => unknown): RowsColumn => ({ type, values: rows.map(f) });
+  const source = rowsFrom(st, [
+    column('text', (r) => r.rowId), column('text', (r) => r.movement.id),
+    column('text', (r) => (r.line.amountMinor > 0n ? 'income' : 'expense')), column('text', (r) => r.movement.status),
+    column('bigint', (r) => (r.line.amountMinor > 0n ? r.line.amountMinor : -r.line.amountMinor)),
+    column('bigint', (r) => r.line.balanceAfterMinor), column('text', (r) => r.movement.kind), column('text', (r) => r.movement.journal.id),
+  ], 'v', ['row_id', 'id', 'income_expense', 'status', 'amount_minor', 'balance_after_minor', 'kind', 'journal_id', 'n'], true);
   return `INSERT INTO wallet_movements (id, account_id, currency, "order", subject, income_expense, status, amount_minor, balance_after_minor, origin_liquidation, kind, reference, journal_id, created_at)
     SELECT v.id, g.account_id, g.currency, g."order", g.subject, v.income_expense, v.status, v.amount_minor, v.balance_after_minor, NULL, v.kind, g.id, v.journal_id, g.created_at
-    FROM unnest(${column((r) => r.rowId)}::text[], ${column((r) => r.movement.id)}::text[],
-      ${column((r) => (r.line.amountMinor > 0n ? 'income' : 'expense'))}::text[], ${column((r) => r.movement.status)}::text[],
-      ${column((r) => (r.line.amountMinor > 0n ? r.line.amountMinor : -r.line.amountMinor))}::bigint[],
-      ${column((r) => r.line.balanceAfterMinor)}::bigint[], ${column((r) => r.movement.kind)}::text[],
-      ${column((r) => r.movement.journal.id)}::text[])
-      WITH ORDINALITY AS v(row_id, id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id, n)
+    FROM ${source}
     JOIN ${gatesCte} AS g ON g.id = v.row_id
     ORDER BY v.n`;
 }

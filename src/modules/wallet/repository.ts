@@ -1,7 +1,7 @@
 // SQL of the wallet module. Callers pass a transaction when they need the rows locked.
 import { type Insertable, type Selectable } from 'kysely';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
-import type { StatementText } from '../../platform/db/statement-text.ts';
+import { rowsFrom, type StatementText } from '../../platform/db/statement-text.ts';
 import type { PayoutKind } from './payout-states.ts';
 import type { AccountBankAccountTable, PayoutTable } from './types.ts';
 import './types.ts';
@@ -59,13 +59,13 @@ const newPayoutColumnsText = newPayoutColumnNames.map((c) => `"${c}"`).join(', '
 /**
  * insertPayout's statement as text for one row or several (decision 290), its values bound as `statement`'s
  * parameters, for a statement that writes more in the same round trip. Each column is one array parameter, so the
- * text is the same for any number of rows (decision 370). An order already taken inserts nothing (`skip`,
+ * text is the same for any number of rows (decision 370), or one parameter a column for a single row (rowsFrom, decision 390). An order already taken inserts nothing (`skip`,
  * Ledger.reserveWith) or fails the statement (`fail`, Ledger.reserveGroup: a group's rows, or none).
  */
 export function insertPayoutsText(statement: StatementText, rows: readonly NewPayoutRow[], whenTaken: 'skip' | 'fail'): string {
-  const arrays = newPayoutColumnNames.map((c) => `${statement.param(rows.map((row) => row[c]))}::${newPayoutColumns[c]}[]`).join(', ');
   const onConflict = whenTaken === 'skip' ? ' ON CONFLICT (account_id, kind, "order") DO NOTHING' : '';
-  return `INSERT INTO payouts (${newPayoutColumnsText}) SELECT * FROM unnest(${arrays})${onConflict} RETURNING *`;
+  const columns = newPayoutColumnNames.map((c) => ({ type: newPayoutColumns[c], values: rows.map((row) => row[c]) }));
+  return `INSERT INTO payouts (${newPayoutColumnsText}) SELECT * FROM ${rowsFrom(statement, columns, 'r', newPayoutColumnNames.map((c) => `"${c}"`))}${onConflict} RETURNING *`;
 }
 
 export async function payoutsByIds(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<readonly PayoutRow[]> {

@@ -2,7 +2,7 @@
 // transaction, and the account row locks, always taken in ledgerLockOrder. Modules use ctx.ledger, never this file.
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { StatementText } from '../db/statement-text.ts';
+import { rowsFrom, StatementText } from '../db/statement-text.ts';
 import type { Tx } from '../db/types.ts';
 import { newId } from '../ids.ts';
 import { isNonNegative, SYSTEM_OWNER } from './codes.ts';
@@ -191,16 +191,22 @@ function journalCtes(st: StatementText, headers: readonly HeaderRow[], rows: rea
   // the join hashed a scan of every ledger account; this is the primary key's index for any table size.
   const ids = `${st.param(updates.map(([accountId]) => accountId))}::bigint[]`;
   const deltaOfIds = `${st.param(updates.map(([, d]) => d))}::bigint[]`;
+  const headersFrom = rowsFrom(st, [
+    { type: 'text', values: headers.map((h) => h.id) }, { type: 'text', values: headers.map((h) => h.kind) },
+    { type: 'text', values: headers.map((h) => h.reference) }, { type: 'text', values: headers.map((h) => h.memo) },
+    { type: 'timestamptz', values: headers.map((h) => h.at) },
+  ], 'h', ['id', 'kind', 'reference', 'memo', 'created_at']);
+  const postingsFrom = rowsFrom(st, [
+    { type: 'text', values: rows.map((r) => r.journalId) }, { type: 'bigint', values: rows.map((r) => r.accountId) },
+    { type: 'text', values: rows.map((r) => r.currency) }, { type: 'bigint', values: rows.map((r) => r.amountMinor) },
+    { type: 'bigint', values: rows.map((r) => r.balanceAfterMinor) },
+  ], 'p', ['journal_id', 'ledger_account_id', 'currency', 'amount_minor', 'balance_after_minor']);
   return `ledger_j AS (INSERT INTO journal_entries (id, kind, reference, memo, created_at)
-    SELECT * FROM unnest(${st.param(headers.map((h) => h.id))}::text[], ${st.param(headers.map((h) => h.kind))}::text[],
-      ${st.param(headers.map((h) => h.reference))}::text[], ${st.param(headers.map((h) => h.memo))}::text[],
-      ${st.param(headers.map((h) => h.at))}::timestamptz[]) WHERE ${guard}),
+    SELECT * FROM ${headersFrom} WHERE ${guard}),
   ledger_u AS (UPDATE ledger_accounts a SET balance_minor = a.balance_minor + (${deltaOfIds})[array_position(${ids}, a.id)]
     WHERE a.id = ANY(${ids}) AND ${guard}),
   ledger_p AS (INSERT INTO postings (journal_id, ledger_account_id, currency, amount_minor, balance_after_minor)
-    SELECT * FROM unnest(${st.param(rows.map((r) => r.journalId))}::text[], ${st.param(rows.map((r) => r.accountId))}::bigint[],
-      ${st.param(rows.map((r) => r.currency))}::text[], ${st.param(rows.map((r) => r.amountMinor))}::bigint[],
-      ${st.param(rows.map((r) => r.balanceAfterMinor))}::bigint[]) WHERE ${guard})`;
+    SELECT * FROM ${postingsFrom} WHERE ${guard})`;
 }
 
 function assertPostable(journals: readonly JournalInput[]): readonly PostingInput[] {
