@@ -59,8 +59,9 @@ const newPayoutColumnsText = newPayoutColumnNames.map((c) => `"${c}"`).join(', '
 /**
  * insertPayout's statement as text for one row or several (decision 290), its values bound as `statement`'s
  * parameters, for a statement that writes more in the same round trip. Each column is one array parameter, so the
- * text is the same for any number of rows (decision 370), or one parameter a column for a single row (rowsFrom, decision 390). An order already taken inserts nothing (`skip`,
- * Ledger.reserveWith) or fails the statement (`fail`, Ledger.reserveGroup: a group's rows, or none).
+ * text is the same for any number of rows (decision 370), or one parameter a column for a single row (rowsFrom,
+ * decision 390). An order already taken inserts nothing (`skip`, Ledger.reserveWith) or fails the statement
+ * (`fail`, Ledger.reserveGroup: a group's rows, or none).
  */
 export function insertPayoutsText(statement: StatementText, rows: readonly NewPayoutRow[], whenTaken: 'skip' | 'fail'): string {
   const onConflict = whenTaken === 'skip' ? ' ON CONFLICT (account_id, kind, "order") DO NOTHING' : '';
