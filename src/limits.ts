@@ -249,6 +249,8 @@ export const limits = {
    *  means a changed layout, and the walk stops. */
   pgliteBundleFilesMax: 20_000,
   pgliteBundleDepthMax: 32,
+  /** The bundle is compared with pglite.data on disk in chunks this large before it is released. */
+  pgliteBundleCompareChunkBytes: 64 * 1024,
   // Time zones from the system's database (decision 380, src/platform/time-zone).
   /** IANA names are at most 30 characters today. */
   timeZoneNameLengthMax: 64,

@@ -94,22 +94,45 @@ function readOnFirstUse(node: FsNode, bundlePath: string, view: Uint8Array): voi
   });
 }
 
+/** Whether the file on disk holds the bytes PGlite unpacked (another copy of the package could sit elsewhere). */
+function sameAsOnDisk(bundlePath: string, bytes: Uint8Array): boolean {
+  const chunk = Buffer.alloc(limits.pgliteBundleCompareChunkBytes);
+  const fd = fs.openSync(bundlePath, 'r');
+  try {
+    for (let at = 0; at < bytes.byteLength;) {
+      const n = fs.readSync(fd, chunk, 0, Math.min(chunk.byteLength, bytes.byteLength - at), at);
+      if (n <= 0 || Buffer.compare(chunk.subarray(0, n), bytes.subarray(at, at + n)) !== 0) return false;
+      at += n;
+    }
+    return true;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 function settle(node: FsNode, contents: unknown): void {
   Object.defineProperty(node, 'contents', { value: contents, writable: true, configurable: true, enumerable: true });
 }
 
+/** Where PGlite read its bundle from: beside its own entry point (`new URL('./pglite.data', import.meta.url)`). */
+function defaultBundlePath(): string | null {
+  try {
+    return path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.data');
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Turns every file of the started PGlite's bundle into one read from pglite.data on first use. Null, with nothing
- * changed, when this PGlite does not look as expected (another build, a bundle of the caller's own).
+ * changed, when this PGlite does not look as expected (another build, a bundle of the caller's own, a pglite.data on
+ * disk other than the one it unpacked).
  */
-export function releasePgliteBundle(pglite: PGlite): ReleasedBundle | null {
+export function releasePgliteBundle(pglite: PGlite, bundlePath: string | null = defaultBundlePath()): ReleasedBundle | null {
   const fsApi = (pglite as unknown as { mod?: { FS?: EmscriptenFs } }).mod?.FS;
-  if (fsApi?.root === undefined) return null;
-  let bundlePath: string;
+  if (fsApi?.root === undefined || bundlePath === null) return null;
   let bundleBytes: number;
   try {
-    // Where PGlite read it from: beside its own entry point (`new URL('./pglite.data', import.meta.url)` in dist).
-    bundlePath = path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.data');
     bundleBytes = fs.statSync(bundlePath).size;
   } catch {
     return null;
@@ -117,6 +140,7 @@ export function releasePgliteBundle(pglite: PGlite): ReleasedBundle | null {
   const files = filesOf(fsApi).filter(({ view }) => view.buffer.byteLength === bundleBytes && view.byteLength > 0);
   const buffer = files[0]?.view.buffer;
   if (!(buffer instanceof ArrayBuffer) || buffer.resizable || files.some(({ view }) => view.buffer !== buffer)) return null;
+  if (!sameAsOnDisk(bundlePath, new Uint8Array(buffer))) return null;
   for (const { node, view } of files) readOnFirstUse(node, bundlePath, view);
   // PGlite's own start-up closure keeps the bundle's ArrayBuffer for the life of the instance: detaching it is what
   // frees its bytes. Every view of it that a file held was replaced above.

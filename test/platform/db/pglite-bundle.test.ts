@@ -1,6 +1,10 @@
 // Decision 380: once PGlite is up, its file bundle's files read their bytes from pglite.data on first use and the
 // 6 MB buffer they were views of is collected. Every file must still read as it did, PostgreSQL must still find a
 // file it had not read yet (a time zone it loads when asked), and a file written must keep what was written.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { releasePgliteBundle, type ReleasedBundle } from '../../../src/platform/db/pglite-bundle.ts';
@@ -56,5 +60,46 @@ describe('PGlite file bundle released after start', () => {
 
   it('does nothing the second time: no file is a view of the bundle any more', () => {
     expect(releasePgliteBundle(pglite)).toBeNull();
+  });
+});
+
+describe('PGlite file bundle checked against the disk', () => {
+  let pglite: PGlite;
+  let fsApi: TestFs;
+  let dir: string;
+  const bundle = path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.data');
+
+  beforeAll(async () => {
+    pglite = await PGlite.create();
+    fsApi = (pglite as unknown as { mod: { FS: TestFs } }).mod.FS;
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-bundle-'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await pglite.close();
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  it('releases nothing when the file on disk is not the bundle PGlite unpacked', () => {
+    const other = path.join(dir, 'other.data');
+    const bytes = fs.readFileSync(bundle);
+    const middle = bytes.length >> 1;
+    bytes.writeUInt8(bytes.readUInt8(middle) ^ 0xff, middle);
+    fs.writeFileSync(other, bytes);
+    expect(releasePgliteBundle(pglite, other)).toBeNull();
+    expect(releasePgliteBundle(pglite, path.join(dir, 'missing.data'))).toBeNull();
+    expect(Buffer.from(fsApi.readFile(tokyo)).length).toBeGreaterThan(0);
+  });
+
+  it('refuses to hand out a file whose bytes changed on disk after the release', () => {
+    const copy = path.join(dir, 'copy.data');
+    fs.copyFileSync(bundle, copy);
+    const released = releasePgliteBundle(pglite, copy);
+    expect(released).not.toBeNull();
+    expect(Buffer.from(fsApi.readFile(tokyo)).length).toBeGreaterThan(0);
+    const bytes = fs.readFileSync(copy);
+    bytes.fill(0);
+    fs.writeFileSync(copy, bytes);
+    expect(() => fsApi.readFile(conversion)).toThrow(/changed on disk/);
   });
 });
