@@ -1,6 +1,6 @@
 // Renders instants in the service time zone as the seed shows them: `YYYY-MM-DD HH:MM:SS` and `YYYY-MM-DD`.
 // The zone's offsets come from src/platform/time-zone (the system's time-zone database, ICU only as a fallback).
-import { zoneOffsets, type ZoneOffsets } from './time-zone/zone-offset.ts';
+import { utcMs, zoneOffsets, type ZoneOffsets } from './time-zone/zone-offset.ts';
 
 function offsetsOf(timeZone: string): ZoneOffsets {
   const found = zoneOffsets(timeZone);
@@ -66,7 +66,7 @@ export function parseLocal(text: string, timeZone: string): Date | null {
   if (m === null) return null;
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
-  const naiveUtc = Date.UTC(year, month - 1, day, hour, minute, second);
+  const naiveUtc = utcMs(year, month - 1, day, hour, minute, second);
   const check = new Date(naiveUtc);
   if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null;
   const firstGuessMs = naiveUtc - zoneOffsetMs(new Date(naiveUtc), timeZone);

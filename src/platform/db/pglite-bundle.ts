@@ -18,9 +18,14 @@ interface FsNode {
 }
 interface EmscriptenFs {
   readonly root: FsNode;
+  /** What a file system call throws to fail with an errno: the only error Emscripten turns into one. */
+  readonly ErrnoError: new (errno: number) => Error;
   isDir(mode: number): boolean;
   isFile(mode: number): boolean;
 }
+
+/** Emscripten's EIO (its ERRNO_CODES follow WASI's numbering). */
+const errnoEio = 29;
 
 export interface ReleasedBundle {
   /** Files now read from disk on first use. */
@@ -32,13 +37,18 @@ export interface ReleasedBundle {
 }
 
 
-function filesOf(fsApi: EmscriptenFs): { node: FsNode; view: Uint8Array }[] {
+/** Every file of the memory file system whose bytes are a view of a buffer; null when the walk met its bounds. */
+function filesOf(fsApi: EmscriptenFs): { node: FsNode; view: Uint8Array }[] | null {
   const found: { node: FsNode; view: Uint8Array }[] = [];
   let visited = 0;
+  let stopped = false;
   const walk = (at: FsNode, depth: number): void => {
     const node = at.mounted?.root ?? at;
     visited += 1;
-    if (depth > limits.pgliteBundleDepthMax || visited > limits.pgliteBundleFilesMax) return;
+    if (depth > limits.pgliteBundleDepthMax || visited > limits.pgliteBundleFilesMax) {
+      stopped = true;
+      return;
+    }
     if (fsApi.isFile(node.mode)) {
       if (node.contents instanceof Uint8Array) found.push({ node, view: node.contents });
       return;
@@ -50,17 +60,23 @@ function filesOf(fsApi: EmscriptenFs): { node: FsNode; view: Uint8Array }[] {
     for (const child of Object.values(children as Record<string, FsNode>)) walk(child, depth + 1);
   };
   walk(fsApi.root, 0);
-  return found;
+  // A file the walk did not reach would still hold a view of the buffer once it is detached.
+  return stopped ? null : found;
 }
 
 function digestOf(bytes: Uint8Array): string {
   return crypto.createHash('sha1').update(bytes).digest('base64');
 }
 
-/** Reads one file's bytes from the bundle on disk; refuses bytes that are not the ones PGlite unpacked. */
-function readRange(bundlePath: string, offset: number, length: number, digest: string): Uint8Array {
+/** One file's bytes from the bundle on disk, or null when they are not the ones PGlite unpacked. */
+function readRange(bundlePath: string, offset: number, length: number, digest: string): Uint8Array | null {
   const bytes = new Uint8Array(length);
-  const fd = fs.openSync(bundlePath, 'r');
+  let fd: number;
+  try {
+    fd = fs.openSync(bundlePath, 'r');
+  } catch {
+    return null;
+  }
   try {
     let done = 0;
     while (done < length) {
@@ -68,15 +84,16 @@ function readRange(bundlePath: string, offset: number, length: number, digest: s
       if (n === 0) break;
       done += n;
     }
-    if (done !== length || digestOf(bytes) !== digest) throw new Error(`${bundlePath} changed on disk since PGlite started; restart the process`);
+    return done === length && digestOf(bytes) === digest ? bytes : null;
+  } catch {
+    return null;
   } finally {
     fs.closeSync(fd);
   }
-  return bytes;
 }
 
 /** Its own function, so that the accessor's closure holds this file's place and nothing of the bundle. */
-function readOnFirstUse(node: FsNode, bundlePath: string, view: Uint8Array): void {
+function readOnFirstUse(fsApi: EmscriptenFs, node: FsNode, bundlePath: string, view: Uint8Array): void {
   const offset = view.byteOffset;
   const length = view.byteLength;
   const digest = digestOf(view);
@@ -85,6 +102,9 @@ function readOnFirstUse(node: FsNode, bundlePath: string, view: Uint8Array): voi
     enumerable: true,
     get(): Uint8Array {
       const bytes = readRange(bundlePath, offset, length, digest);
+      // pglite.data replaced under a running process (an upgrade in place): the call fails with EIO, which
+      // PostgreSQL reports as an error and survives; any other exception would unwind through its WebAssembly.
+      if (bytes === null) throw new fsApi.ErrnoError(errnoEio);
       settle(node, bytes);
       return bytes;
     },
@@ -137,11 +157,13 @@ export function releasePgliteBundle(pglite: PGlite, bundlePath: string | null = 
   } catch {
     return null;
   }
-  const files = filesOf(fsApi).filter(({ view }) => view.buffer.byteLength === bundleBytes && view.byteLength > 0);
+  const all = filesOf(fsApi);
+  if (all === null) return null;
+  const files = all.filter(({ view }) => view.buffer.byteLength === bundleBytes && view.byteLength > 0);
   const buffer = files[0]?.view.buffer;
   if (!(buffer instanceof ArrayBuffer) || buffer.resizable || files.some(({ view }) => view.buffer !== buffer)) return null;
   if (!sameAsOnDisk(bundlePath, new Uint8Array(buffer))) return null;
-  for (const { node, view } of files) readOnFirstUse(node, bundlePath, view);
+  for (const { node, view } of files) readOnFirstUse(fsApi, node, bundlePath, view);
   // PGlite's own start-up closure keeps the bundle's ArrayBuffer for the life of the instance: detaching it is what
   // frees its bytes. Every view of it that a file held was replaced above.
   buffer.transfer(0);

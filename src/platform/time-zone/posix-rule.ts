@@ -139,14 +139,39 @@ function changeAtSec(day: ChangeDay, timeSec: number, offsetSec: number, year: n
   return Date.UTC(year, 0, 1) / 1000 + dayOfYear(day, year) * secondsPerDay + timeSec - offsetSec;
 }
 
+interface Change { readonly atSec: number; readonly toDst: boolean }
+
+/** The changes of the last year asked about, per rule: a zone renders mostly instants of one year. */
+const changesKept = new WeakMap<PosixRule, { readonly year: number; readonly changes: readonly Change[] }>();
+
+function changesAround(rule: PosixRule, dst: NonNullable<PosixRule['dst']>, year: number): readonly Change[] {
+  const kept = changesKept.get(rule);
+  if (kept?.year === year) return kept.changes;
+  const changes: Change[] = [];
+  for (let y = year - 1; y <= year + 1; y++) {
+    changes.push({ atSec: changeAtSec(dst.start, dst.startTimeSec, rule.stdOffsetSec, y), toDst: true });
+    changes.push({ atSec: changeAtSec(dst.end, dst.endTimeSec, dst.offsetSec, y), toDst: false });
+  }
+  // Stable: at one instant, the later year's change stays after the earlier year's.
+  changes.sort((a, b) => a.atSec - b.atSec);
+  changesKept.set(rule, { year, changes });
+  return changes;
+}
+
 /** The zone's offset from UTC in seconds at `epochSec` under this rule. */
 export function posixOffsetSecAt(rule: PosixRule, epochSec: number): number {
   const dst = rule.dst;
   if (dst === null) return rule.stdOffsetSec;
   const year = new Date((epochSec + rule.stdOffsetSec) * 1000).getUTCFullYear();
-  const startSec = changeAtSec(dst.start, dst.startTimeSec, rule.stdOffsetSec, year);
-  const endSec = changeAtSec(dst.end, dst.endTimeSec, dst.offsetSec, year);
-  // Northern rules start and end within the year; southern ones (Chile, Australia) end before they start.
-  const inDst = startSec < endSec ? epochSec >= startSec && epochSec < endSec : epochSec < endSec || epochSec >= startSec;
+  // The last change at or before the instant, among the changes of the years around it: a change time may reach
+  // into the next or the previous year (RFC 8536 allows -167 to 167 hours). Changes in time order, and at one
+  // instant the later year's after the earlier's: `J1/0,J365/25` (daylight time all year) ends each year at the
+  // instant the next one starts.
+  const changes = changesAround(rule, dst, year);
+  let inDst = false;
+  for (const change of changes) {
+    if (change.atSec > epochSec) break;
+    inDst = change.toDst;
+  }
   return inDst ? dst.offsetSec : rule.stdOffsetSec;
 }

@@ -86,7 +86,7 @@ export function parseTzif(bytes: Uint8Array): ZoneRules | null {
   let footer: PosixRule | null = null;
   if (header.version >= 2) {
     // "\n" rule "\n"; an empty rule means the zone has no rule for later instants, as in version 1.
-    if (view.getUint8(at) !== 0x0a) return null;
+    if (at >= bytes.byteLength || view.getUint8(at) !== 0x0a) return null;
     const endAt = bytes.indexOf(0x0a, at + 1);
     if (endAt < 0) return null;
     const text = new TextDecoder('ascii').decode(bytes.subarray(at + 1, endAt));

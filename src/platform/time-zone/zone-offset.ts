@@ -7,6 +7,13 @@ import path from 'node:path';
 import { limits } from '../../limits.ts';
 import { offsetSecAt, parseTzif, type ZoneRules } from './tzif.ts';
 
+/** Date.UTC, except that years 0-99 are those years, not 1900-1999. */
+export function utcMs(year: number, monthIndex: number, day: number, hour: number, minute: number, second: number): number {
+  const at = new Date(Date.UTC(2000, monthIndex, day, hour, minute, second));
+  at.setUTCFullYear(year, monthIndex, day);
+  return at.getTime();
+}
+
 export interface ZoneOffsets {
   /** Offset from UTC in seconds, positive east of Greenwich, at `epochSec`. */
   offsetSecAt(epochSec: number): number;
@@ -19,19 +26,21 @@ const defaultZoneDir = '/usr/share/zoneinfo';
  *  directory), and not the database's own files (`localtime`, `posixrules`, the `posix/` and `right/` copies). */
 const zoneNamePattern = /^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
 
+/** tzdata's placeholder zone (`-00`), which ICU does not take: still refused. */
+const factoryZone = 'Factory';
+
 const zones = new Map<string, ZoneOffsets | null>();
 
 function tzifRules(timeZone: string, zoneDir: string): ZoneRules | null {
-  if (timeZone.length > limits.timeZoneNameLengthMax || !zoneNamePattern.test(timeZone)) return null;
-  let bytes: Buffer;
+  if (timeZone.length > limits.timeZoneNameLengthMax || !zoneNamePattern.test(timeZone) || timeZone === factoryZone) return null;
   try {
     const file = path.join(zoneDir, timeZone);
     if (fs.statSync(file).size > limits.tzifBytesMax) return null;
-    bytes = fs.readFileSync(file);
+    return parseTzif(fs.readFileSync(file));
   } catch {
+    // Unreadable, or a file the parser's bounds checks missed: ICU answers instead.
     return null;
   }
-  return parseTzif(bytes);
 }
 
 function icuOffsets(timeZone: string): ZoneOffsets | null {
@@ -48,7 +57,7 @@ function icuOffsets(timeZone: string): ZoneOffsets | null {
     offsetSecAt(epochSec: number): number {
       const p: Record<string, string> = {};
       for (const part of format.formatToParts(epochSec * 1000)) p[part.type] = part.value;
-      const wallMs = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+      const wallMs = utcMs(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
       return wallMs / 1000 - epochSec;
     },
   };

@@ -49,6 +49,18 @@ describe('POSIX TZ rules', () => {
     expect(posixOffsetSecAt(zeroBased, sec('2027-02-28T23:59:59Z'))).toBe(0);
   });
 
+  it('takes a change whose time reaches into the neighbouring year, and daylight time all year', () => {
+    // Daylight time starts 72 hours before the first Sunday of January: for 2027 (3 January), on 31 December 2026.
+    const early = parsePosixRule('XXX5YYY,M1.1.0/-72,M6.1.0')!;
+    expect(posixOffsetSecAt(early, sec('2026-12-31T12:00:00Z'))).toBe(-4 * h);
+    expect(posixOffsetSecAt(early, sec('2026-12-30T12:00:00Z'))).toBe(-5 * h);
+    // `J1/0,J365/25`: each year's daylight time ends at the instant the next year's starts.
+    const always = parsePosixRule('EST5EDT,0/0,J365/25')!;
+    for (const at of ['2026-01-01T04:59:59Z', '2026-01-01T05:00:00Z', '2026-07-01T00:00:00Z', '2026-12-31T23:59:59Z', '2027-01-01T04:00:00Z']) {
+      expect(posixOffsetSecAt(always, sec(at)), at).toBe(-4 * h);
+    }
+  });
+
   it('refuses what it does not understand, so ICU answers instead', () => {
     for (const text of ['', 'X0', 'CET', 'CET-1CEST', 'CET-1CEST,M3.5.0', 'CET-1CEST,M13.5.0,M10.5.0', 'CET-1CEST,M3.6.0,M10.5.0',
       'CET-1CEST,M3.5.7,M10.5.0', 'CET-25', 'CET-1CEST,J0,J365', 'CET-1CEST,M3.5.0/168,M10.5.0', 'CET-1CEST,M3.5.0,M10.5.0x', 'A'.repeat(200)]) {

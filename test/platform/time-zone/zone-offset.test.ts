@@ -28,6 +28,10 @@ describe('zone offsets', () => {
     expect(formatTimestamp(at('2090-07-15T16:00:00Z'), 'America/Santiago')).toBe('2090-07-15 12:00:00');
     // The hour skipped in September resolves forward, as wall clocks do.
     expect(parseLocal('2026-09-06 00:30:00', 'America/Santiago')?.toISOString()).toBe('2026-09-06T04:30:00.000Z');
+    // Years below 100 are those years (Date.UTC would make them 19xx), and 29 February only in a leap year.
+    expect(parseLocal('0050-03-01 10:00:00', 'UTC')?.getUTCFullYear()).toBe(50);
+    expect(parseLocal('2027-02-29 10:00:00', 'America/Santiago')).toBeNull();
+    expect(parseLocal('2028-02-29 10:00:00', 'America/Santiago')?.toISOString()).toBe('2028-02-29T13:00:00.000Z');
   });
 
   it('falls back to ICU where the system has no file for the zone, and refuses what neither knows', () => {
@@ -41,6 +45,8 @@ describe('zone offsets', () => {
       fs.rmSync(empty, { recursive: true });
     }
     expect(isValidTimeZone('Mars/Olympus_Mons')).toBe(false);
+    // tzdata's placeholder, which ICU never took.
+    expect(isValidTimeZone('Factory')).toBe(false);
     expect(isValidTimeZone('America/Santiago')).toBe(true);
   });
 
@@ -63,6 +69,18 @@ describe('zone offsets', () => {
       fs.mkdirSync(path.join(dir, 'America'));
       fs.writeFileSync(path.join(dir, 'America', 'Santiago'), 'not a zone file');
       expect(zoneOffsets('America/Santiago', dir)?.source).toBe('icu');
+      if (hasZoneinfo) {
+        // Every cut of a real file, the last one without its footer: never an exception, ICU or the rules.
+        const whole = fs.readFileSync(`${zoneDir}/America/Punta_Arenas`);
+        fs.mkdirSync(path.join(dir, 'Cut'));
+        for (let length = 0; length < whole.length; length += 7) {
+          fs.writeFileSync(path.join(dir, 'Cut', `At${length}`), whole.subarray(0, length));
+          expect(['icu', 'tzif', undefined], String(length)).toContain(zoneOffsets(`Cut/At${length}`, dir)?.source);
+        }
+        const footerAt = whole.lastIndexOf(0x0a, whole.length - 2);
+        fs.writeFileSync(path.join(dir, 'Cut', 'NoFooter'), whole.subarray(0, footerAt));
+        expect(zoneOffsets('Cut/NoFooter', dir)).toBeNull();
+      }
     } finally {
       fs.rmSync(dir, { recursive: true });
     }
