@@ -7,10 +7,10 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
-import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { runCli, startServe } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
 import { suiteEngine, type Engine } from './engines.ts';
-import { demoCredentials, type Credentials } from './load.ts';
+import { demoCredentials, killer, sendThenKill, type Credentials } from './load.ts';
 
 const payoutsPlanned = 160;
 const fundingMinor = 1_000_000;
@@ -54,41 +54,6 @@ async function send(baseUrl: string, p: Payout): Promise<Answer | null> {
   }
 }
 
-/** Kills the server once: SIGKILL, then waits for it to be gone. */
-function killer(server: ServeProcess): () => Promise<void> {
-  let killed: Promise<void> | null = null;
-  return () => {
-    killed ??= new Promise<void>((resolve) => {
-      server.child.once('close', () => resolve());
-      server.child.kill('SIGKILL');
-    });
-    return killed;
-  };
-}
-
-/**
- * Sends every payout with at most `payoutsInFlightMax` waiting for an answer, and kills the server in the very turn
- * the answer that reaches `killAtAnsweredShare` arrives: groups of every wallet are then still in flight, and the
- * payouts not yet sent find no server. (Polling a timer for the share let a fast server answer all 160 first: a
- * group's answers arrive together.)
- */
-async function fireAndKill(baseUrl: string, payouts: readonly Payout[], seen: Map<string, Answer>, kill: () => Promise<void>): Promise<void> {
-  const fallback = setTimeout(() => void kill(), killAfterMsMax);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < payouts.length) {
-      const p = payouts[next++]!;
-      const answer = await send(baseUrl, p);
-      if (answer === null || answer.status !== 200) continue;
-      seen.set(p.order, answer);
-      if (seen.size >= payoutsPlanned * killAtAnsweredShare) void kill();
-    }
-  };
-  await Promise.all(Array.from({ length: payoutsInFlightMax }, lane));
-  clearTimeout(fallback);
-  await kill();
-}
-
 async function scenario(engine: Engine): Promise<void> {
   const env = { ...engine.env, PORT: String(await freePort()), COBRO_MODE: 'sandbox', COBRO_WORKERS: '0' };
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
@@ -110,7 +75,12 @@ async function scenario(engine: Engine): Promise<void> {
 
   const payouts = planPayouts(`g${Date.now().toString(36)}`, merchants);
   const seen = new Map<string, Answer>();
-  await fireAndKill(baseUrl, payouts, seen, killer(first));
+  await sendThenKill(payouts, payoutsInFlightMax, async (p) => {
+    const answer = await send(baseUrl, p);
+    if (answer === null || answer.status !== 200) return false;
+    seen.set(p.order, answer);
+    return true;
+  }, payoutsPlanned * killAtAnsweredShare, killer(first), killAfterMsMax);
   expect(seen.size).toBeLessThan(payoutsPlanned);
 
   const second = await startServe(env);

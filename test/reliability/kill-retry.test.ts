@@ -7,10 +7,10 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
-import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { runCli, startServe } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
 import { suiteEngine, type Engine } from './engines.ts';
-import { demoCredentials, httpTransport, plan, planRefundsAndCharges, retryUntilAnswered, send, type Answer, type Credentials } from './load.ts';
+import { demoCredentials, httpTransport, killer, plan, planRefundsAndCharges, retryUntilAnswered, send, sendThenKill, type Answer, type Credentials } from './load.ts';
 import { paidSale, subscribe } from './simulation.ts';
 
 const transactionsPlanned = 220;
@@ -22,6 +22,8 @@ const fundingMinor = 1_000_000;
 /** The kill comes once this share of the first answers arrived, or after killAfterMsMax, whichever is first. */
 const killAtAnsweredShare = 0.3;
 const killAfterMsMax = 4_000;
+/** Requests waiting for an answer at once: enough for payout groups and concurrent refunds and charges. */
+const requestsInFlightMax = 48;
 
 async function walletAvailable(baseUrl: string, who: Credentials): Promise<number> {
   const res = await fetch(`${baseUrl}/api/wallet?currency=CLP`, {
@@ -29,17 +31,6 @@ async function walletAvailable(baseUrl: string, who: Credentials): Promise<numbe
   });
   expect(res.status).toBe(200);
   return ((await res.json()) as { amount_available: number }).amount_available;
-}
-
-async function killMidFlight(server: ServeProcess, firing: Promise<unknown>, answered: () => number, total: number): Promise<void> {
-  const started = Date.now();
-  while (answered() < total * killAtAnsweredShare && Date.now() - started < killAfterMsMax) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const closed = new Promise((resolve) => server.child.once('close', resolve));
-  server.child.kill('SIGKILL');
-  await closed;
-  await firing;
 }
 
 async function scenario(engine: Engine): Promise<void> {
@@ -64,11 +55,12 @@ async function scenario(engine: Engine): Promise<void> {
   // Every fourth request a refund or a charge, so the kill finds them in flight among the rest.
   const requests = plan(run, transactionsPlanned, payoutsPlanned).flatMap((r, i) => (i % 4 === 3 && extras.length > 0 ? [r, extras.shift()!] : [r])).concat(extras);
   const seen = new Map<string, Answer>();
-  const firing = Promise.all(requests.map(async (r) => {
+  await sendThenKill(requests, requestsInFlightMax, async (r) => {
     const answer = await send(baseUrl, who, r);
-    if (answer !== null && answer.status === 200) seen.set(r.key, answer);
-  }));
-  await killMidFlight(first, firing, () => seen.size, requests.length);
+    if (answer === null || answer.status !== 200) return false;
+    seen.set(r.key, answer);
+    return true;
+  }, requests.length * killAtAnsweredShare, killer(first), killAfterMsMax);
   const answeredBeforeKill = seen.size;
   expect(answeredBeforeKill).toBeLessThan(requests.length);
 

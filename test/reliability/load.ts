@@ -2,8 +2,45 @@
 // fired at a real `cobro serve` over HTTP and retried with the same key and body until each gets an answer.
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import type { Reply, Transport } from './simulation.ts';
+import type { ServeProcess } from '../support/cli.ts';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Kills a server once (SIGKILL); every call returns the same promise, settled when the process is gone. */
+export function killer(server: ServeProcess): () => Promise<void> {
+  let killed: Promise<void> | null = null;
+  return () => {
+    killed ??= new Promise<void>((resolve) => {
+      server.child.once('close', () => resolve());
+      server.child.kill('SIGKILL');
+    });
+    return killed;
+  };
+}
+
+/**
+ * Sends every item in order with at most `inFlightMax` waiting for an answer, and kills the server in the very turn
+ * the `killAtAnswered`-th answer arrives (or after `fallbackMs`): requests are then in flight, and those not yet sent
+ * find no server. Polling a timer for the count instead let a fast server answer everything first, since a payout
+ * group's answers arrive together. `sendOne` says whether its item got an answer.
+ */
+export async function sendThenKill<T>(items: readonly T[], inFlightMax: number, sendOne: (item: T) => Promise<boolean>,
+  killAtAnswered: number, kill: () => Promise<void>, fallbackMs: number): Promise<void> {
+  const fallback = setTimeout(() => void kill(), fallbackMs);
+  let next = 0;
+  let answered = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      if (!(await sendOne(item))) continue;
+      answered += 1;
+      if (answered >= killAtAnswered) void kill();
+    }
+  };
+  await Promise.all(Array.from({ length: inFlightMax }, lane));
+  clearTimeout(fallback);
+  await kill();
+}
 
 export interface Credentials {
   readonly accountId: string;
