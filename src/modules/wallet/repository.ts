@@ -54,7 +54,8 @@ type NewPayoutColumn = keyof typeof newPayoutColumns;
 export type NewPayoutRow = { readonly [C in NewPayoutColumn]: Insertable<PayoutTable>[C] };
 
 const newPayoutColumnNames = Object.keys(newPayoutColumns) as NewPayoutColumn[];
-const newPayoutColumnsText = newPayoutColumnNames.map((c) => `"${c}"`).join(', ');
+const newPayoutColumnsQuoted = newPayoutColumnNames.map((c) => `"${c}"`);
+const newPayoutColumnsText = newPayoutColumnsQuoted.join(', ');
 
 /**
  * insertPayout's statement as text for one row or several (decision 290), its values bound as `statement`'s
@@ -66,7 +67,7 @@ const newPayoutColumnsText = newPayoutColumnNames.map((c) => `"${c}"`).join(', '
 export function insertPayoutsText(statement: StatementText, rows: readonly NewPayoutRow[], whenTaken: 'skip' | 'fail'): string {
   const onConflict = whenTaken === 'skip' ? ' ON CONFLICT (account_id, kind, "order") DO NOTHING' : '';
   const columns = newPayoutColumnNames.map((c) => ({ type: newPayoutColumns[c], values: rows.map((row) => row[c]) }));
-  return `INSERT INTO payouts (${newPayoutColumnsText}) SELECT * FROM ${rowsFrom(statement, columns, 'r', newPayoutColumnNames.map((c) => `"${c}"`))}${onConflict} RETURNING *`;
+  return `INSERT INTO payouts (${newPayoutColumnsText}) SELECT * FROM ${rowsFrom(statement, columns, 'r', newPayoutColumnsQuoted)}${onConflict} RETURNING *`;
 }
 
 export async function payoutsByIds(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<readonly PayoutRow[]> {

@@ -36,7 +36,6 @@ export interface ReleasedBundle {
   readonly buffer: WeakRef<ArrayBuffer>;
 }
 
-
 /** Every file of the memory file system whose bytes are a view of a buffer; null when the walk met its bounds. */
 function filesOf(fsApi: EmscriptenFs): { node: FsNode; view: Uint8Array }[] | null {
   const found: { node: FsNode; view: Uint8Array }[] = [];

@@ -21,7 +21,8 @@ export interface ZoneOffsets {
   readonly source: 'tzif' | 'icu';
 }
 
-const defaultZoneDir = '/usr/share/zoneinfo';
+/** Read once, as every setting of the environment is: every timestamp rendered asks for its zone. */
+const systemZoneDir = process.env.TZDIR || '/usr/share/zoneinfo';
 /** IANA names: `Area/Location[/Sub]` from a capital, letters, digits, `_`, `+`, `-`; never `.` (no `..` out of the
  *  directory), and not the database's own files (`localtime`, `posixrules`, the `posix/` and `right/` copies). */
 const zoneNamePattern = /^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
@@ -64,7 +65,7 @@ function icuOffsets(timeZone: string): ZoneOffsets | null {
 }
 
 /** The zone's offsets, or null when neither the system's database nor ICU knows it. */
-export function zoneOffsets(timeZone: string, zoneDir: string = process.env.TZDIR || defaultZoneDir): ZoneOffsets | null {
+export function zoneOffsets(timeZone: string, zoneDir: string = systemZoneDir): ZoneOffsets | null {
   const key = `${zoneDir}\u0000${timeZone}`;
   const kept = zones.get(key);
   if (kept !== undefined) return kept;
