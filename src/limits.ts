@@ -99,6 +99,11 @@ export const limits = {
    */
   walletGroupCommitPayoutsMax: 32,
   /**
+   * Keyless creates written by one statement (decision 400): bounds the statement's arrays, and how many requests
+   * one unexpected failure sends to run again alone.
+   */
+  transactionCreateGroupMax: 32,
+  /**
    * Group commits a process runs at once (decision 280): each wallet belongs to one lane, so one wallet's payouts
    * are never in two of this process's transactions at once, and a lane's group may hold payouts of several
    * wallets (one lock statement, one write statement and one commit for all). Each busy lane holds a pooled

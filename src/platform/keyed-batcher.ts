@@ -4,6 +4,9 @@
 // the wallet's row lock; one transaction that takes the lock once and writes the queued payouts one after another
 // pays one lock round trip and one commit (one fsync) for all of them instead of one each. Nothing waits for a
 // batch to fill: the first item runs at once, alone, and only items that would have queued anyway are grouped.
+// Except on an engine that runs its statements on the event loop (PGlite, decision 400): there nothing can queue
+// while a statement runs, since no request is read until it ends, so each batch is taken one turn of the loop
+// later (`gatherTurn`), after the requests already on the sockets have been read and queued.
 
 export type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
@@ -23,12 +26,17 @@ export class KeyedBatcher<I, O> {
   readonly #queues = new Map<string, Waiting<I, O>[]>();
   readonly #runBatch: BatchRun<I, O>;
   readonly #batchMax: number;
+  readonly #gatherTurn: boolean;
 
-  /** `batchMax` bounds a batch, and so the time its transaction holds its locks. */
-  constructor(runBatch: BatchRun<I, O>, batchMax: number) {
+  /**
+   * `batchMax` bounds a batch, and so the time its transaction holds its locks. With `gatherTurn` each batch is
+   * taken at the loop's next turn (setImmediate) rather than at once.
+   */
+  constructor(runBatch: BatchRun<I, O>, batchMax: number, options: { readonly gatherTurn?: boolean } = {}) {
     if (!Number.isInteger(batchMax) || batchMax < 1) throw new RangeError('batchMax must be a positive integer');
     this.#runBatch = runBatch;
     this.#batchMax = batchMax;
+    this.#gatherTurn = options.gatherTurn === true;
   }
 
   /** Keys with work running or queued (bounded by the requests in flight). */
@@ -57,6 +65,7 @@ export class KeyedBatcher<I, O> {
 
   async #drain(key: string): Promise<void> {
     for (;;) {
+      if (this.#gatherTurn) await new Promise<void>((resolve) => setImmediate(resolve));
       const queue = this.#queues.get(key)!;
       if (queue.length === 0) {
         this.#queues.delete(key);

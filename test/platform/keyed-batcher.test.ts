@@ -30,6 +30,29 @@ describe('KeyedBatcher', () => {
     expect(batcher.size).toBe(0);
   });
 
+  it('with gatherTurn takes each batch at the next turn of the loop, so work given in one turn runs together', async () => {
+    const batches: number[][] = [];
+    // A batch that never awaits anything real, like a statement on PGlite: nothing could queue while it runs.
+    const batcher = new KeyedBatcher<number, number>(async (_key, items) => {
+      batches.push([...items]);
+      return items.map((n): Settled<number> => ({ ok: true, value: n }));
+    }, 3, { gatherTurn: true });
+    const firstTurn = [1, 2, 3, 4].map((n) => batcher.run('k', n));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const laterTurn = batcher.run('k', 5);
+    expect(await Promise.all([...firstTurn, laterTurn])).toEqual([1, 2, 3, 4, 5]);
+    // 5 came in the turn before the second batch was taken, and joined it.
+    expect(batches).toEqual([[1, 2, 3], [4, 5]]);
+    // Without it the first item runs at once, alone.
+    const eager: number[][] = [];
+    const plain = new KeyedBatcher<number, number>(async (_key, items) => {
+      eager.push([...items]);
+      return items.map((n): Settled<number> => ({ ok: true, value: n }));
+    }, 3);
+    await Promise.all([1, 2, 3, 4].map((n) => plain.run('k', n)));
+    expect(eager).toEqual([[1], [2, 3, 4]]);
+  });
+
   it('settles each item as its batch says, rejects a thrown batch\'s items, and goes on with the key', async () => {
     const gate = deferred();
     const batcher = new KeyedBatcher<number, number>(async (_key, items) => {

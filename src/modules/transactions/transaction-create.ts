@@ -11,6 +11,7 @@ import { limits, transactionLimits } from '../../limits.ts';
 import { findPaymentMethod, knownCurrencies } from '../reference/repository.ts';
 import { checkoutUrl } from './checkout-link.ts';
 import { insertTransaction, type NewTransaction } from './transaction-insert.ts';
+import { writeCreate } from './create-group-commit.ts';
 import type { ExtensionColumns, Prepared } from './extension.ts';
 import { normaliseRut } from '../../platform/rut.ts';
 import type { CreateTransactionInput } from './schemas.ts';
@@ -155,8 +156,9 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   const id = row.id;
   const attaching = prepared.filter((p) => p.ok);
   if (attaching.length === 0) {
-    // One statement is atomic by itself: no transaction around it (the runner gives a keyless create the database).
-    await insertTransaction(ctx, ctx.db, row);
+    // One statement is atomic by itself: no transaction around it (the runner gives a keyless create the database,
+    // whose row then goes in the process's next group, decision 400).
+    await writeCreate(ctx, row);
   } else {
     // Joined without a savepoint: every caller is a command (or the bare database), and none goes on after a throw.
     const failure = await inTransactionOrJoin(ctx.db, async (tx): Promise<RuleFailure | null> => {

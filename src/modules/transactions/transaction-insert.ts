@@ -5,6 +5,7 @@
 import { CompiledQuery } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx } from '../../platform/db/types.ts';
+import { rowsFrom, StatementText, type RowsColumn } from '../../platform/db/statement-text.ts';
 import { accountNowSqlText } from '../../platform/sandbox-clock.ts';
 import type { TransactionTable } from './types.ts';
 
@@ -46,10 +47,12 @@ function valuesOf(row: NewTransaction, at: Date): readonly unknown[] {
   ];
 }
 
+const quotedColumns = boundColumns.map((c) => `"${c}"`);
+const insertInto = `INSERT INTO transactions (${quotedColumns.join(', ')}, status, created_at, updated_at)`;
+
 function insertText(createdAt: string): string {
-  const names = boundColumns.map((c) => `"${c}"`).join(', ');
   const places = boundColumns.map((_, i) => `$${i + 1}`).join(', ');
-  return `INSERT INTO transactions (${names}, status, created_at, updated_at) VALUES (${places}, 'pending', ${createdAt}, ${createdAt})`;
+  return `${insertInto} VALUES (${places}, 'pending', ${createdAt}, ${createdAt})`;
 }
 
 const nowParam = `$${boundColumns.length + 1}`;
@@ -59,7 +62,35 @@ const insertAtGiven = insertText(`${nowParam}::timestamptz`);
 /** The service clock is bound and the statement adds the account's sandbox offset. */
 const insertAtAccountNow = insertText(accountNowSqlText(nowParam, accountIdParam));
 
+/** Whether the statement adds the account's sandbox offset to the service clock for this row. */
+function computedAt(ctx: AppContext, row: NewTransaction): boolean {
+  return row.createdAt === null && ctx.config.mode === 'sandbox';
+}
+
 export async function insertTransaction(ctx: AppContext, db: DbOrTx, row: NewTransaction): Promise<void> {
-  const computed = row.createdAt === null && ctx.config.mode === 'sandbox';
-  await db.executeQuery(CompiledQuery.raw(computed ? insertAtAccountNow : insertAtGiven, valuesOf(row, row.createdAt ?? ctx.clock.now()) as unknown[]));
+  await db.executeQuery(CompiledQuery.raw(computedAt(ctx, row) ? insertAtAccountNow : insertAtGiven, valuesOf(row, row.createdAt ?? ctx.clock.now()) as unknown[]));
+}
+
+// The SQL type each bound column travels as in a group's arrays; `additional_parameters` goes as text and is cast.
+const groupColumnTypes: readonly RowsColumn['type'][] = boundColumns.map((c) =>
+  c === 'amount_minor' ? 'bigint' : c === 'payment' ? 'integer' : c === 'expires_at' ? 'timestamptz' : 'text');
+const groupSelect = boundColumns.map((c) => (c === 'additional_parameters' ? `r."${c}"::jsonb` : `r."${c}"`)).join(', ');
+// A row's time: bound as it is, or the service clock plus its account's sandbox offset (offset_account not null).
+const groupAt = `CASE WHEN r.offset_account IS NULL THEN r.at ELSE r.at + cobro_account_offset_ms(r.offset_account) * INTERVAL '1 millisecond' END`;
+const groupNames = [...quotedColumns, 'at', 'offset_account'];
+const groupInsertHead = `${insertInto} SELECT ${groupSelect}, 'pending', ${groupAt}, ${groupAt} FROM `;
+
+/**
+ * Several creates' rows in ONE statement (decision 400): PGlite's cost is mostly the statement's, not the row's
+ * (one row 200-290 µs of its CPU, eight rows 65-72 µs a row), and on PostgreSQL k rows share one commit. Atomic:
+ * every row is written or none. Its text is the same for any number of rows (one array parameter a column).
+ */
+export async function insertTransactions(ctx: AppContext, db: DbOrTx, rows: readonly NewTransaction[]): Promise<void> {
+  const st = new StatementText();
+  const values = rows.map((row) => valuesOf(row, row.createdAt ?? ctx.clock.now()));
+  const columns: RowsColumn[] = groupColumnTypes.map((type, i) => ({ type, values: values.map((v) => v[i]) }));
+  columns.push({ type: 'timestamptz', values: values.map((v) => v[boundColumns.length]) });
+  columns.push({ type: 'text', values: rows.map((row) => (computedAt(ctx, row) ? row.accountId : null)) });
+  const source = rowsFrom(st, columns, 'r', groupNames);
+  await db.executeQuery(st.compiled(groupInsertHead + source));
 }

@@ -222,7 +222,7 @@ function walletBatcherOf(ctx: AppContext): KeyedBatcher<Queued, CreateOutcome> {
   const key = appKeyOf(ctx);
   let batcher = walletBatchers.get(key);
   if (batcher === undefined) {
-    batcher = new KeyedBatcher<Queued, CreateOutcome>(writeGroup, limits.walletGroupCommitPayoutsMax);
+    batcher = new KeyedBatcher<Queued, CreateOutcome>(writeGroup, limits.walletGroupCommitPayoutsMax, { gatherTurn: ctx.engine === 'pglite' });
     walletBatchers.set(key, batcher);
   }
   return batcher;

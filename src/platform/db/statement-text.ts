@@ -25,7 +25,7 @@ export class StatementText {
 
 /** One column of a statement's input rows: its SQL type and its value in each row. */
 export interface RowsColumn {
-  readonly type: 'text' | 'bigint' | 'timestamptz';
+  readonly type: 'text' | 'bigint' | 'integer' | 'timestamptz';
   readonly values: readonly unknown[];
 }
 

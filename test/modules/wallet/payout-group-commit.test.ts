@@ -110,6 +110,20 @@ describe('payouts of one wallet in one group commit', () => {
     expect(movements.map((m) => Number(m.balance_after_minor))).toEqual([10_000, 9000, 8000, 7000, 6000, 5000, 4000, 3000, 2000, 1000]);
   });
 
+  it('groups payouts sent together without holding any, on either engine (PGlite: taken at the loop\'s next turn)', async () => {
+    const a = await t.createAccount();
+    await fund(t, a, 10_000);
+    await until(() => t.ctx.changes!.live(), 10_000);
+    await keptAccountOffsetMs(t.ctx, a.id);
+    const writesBefore = interceptor.writes;
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => payout(t, a, { order: `together-${i}`, amount: 1000 })));
+    for (const r of answers) expect(r.json().status, r.body).toBe('success');
+    // On PGlite a statement runs on the event loop: without the gathering turn each payout would be its own group.
+    expect(interceptor.writes - writesBefore).toBeLessThanOrEqual(2);
+    expect(await balance(t, a)).toBe(2000);
+    expect(await expectMovementChain(t, a.id)).toBe(2000);
+  });
+
   it('writes payouts of several wallets of one lane in one group, under one lock statement, each wallet exact', async () => {
     const a = await t.createAccount();
     await fund(t, a, 10_000);
