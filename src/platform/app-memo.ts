@@ -22,3 +22,20 @@ export function appMemo<T>(load: (ctx: AppContext) => Promise<T>): (ctx: AppCont
     return value;
   };
 }
+
+/** One object per app, made on first use (a group commit's batcher); `peek` never makes it. */
+export function perApp<T>(make: (ctx: AppContext) => T): { of(ctx: AppContext): T; peek(ctx: AppContext): T | undefined } {
+  const made = new WeakMap<object, T>();
+  return {
+    of(ctx) {
+      const key = appKeyOf(ctx);
+      let value = made.get(key);
+      if (value === undefined) {
+        value = make(ctx);
+        made.set(key, value);
+      }
+      return value;
+    },
+    peek: (ctx) => made.get(appKeyOf(ctx)),
+  };
+}

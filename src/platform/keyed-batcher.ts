@@ -16,6 +16,19 @@ export type Settled<T> = { readonly ok: true; readonly value: T } | { readonly o
  */
 export type BatchRun<I, O> = (key: string, items: readonly I[]) => Promise<readonly Settled<O>[]>;
 
+/** Runs each item by itself, in order, settling each with its own answer or error: a failed batch's fallback. */
+export async function settleEach<I, O>(items: readonly I[], run: (item: I) => Promise<O>): Promise<Settled<O>[]> {
+  const settled: Settled<O>[] = [];
+  for (const item of items) {
+    try {
+      settled.push({ ok: true, value: await run(item) });
+    } catch (error) {
+      settled.push({ ok: false, error });
+    }
+  }
+  return settled;
+}
+
 interface Waiting<I, O> {
   readonly item: I;
   readonly resolve: (value: O) => void;

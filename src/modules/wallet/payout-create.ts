@@ -13,9 +13,9 @@ import { movementsOfGatesSql, newMovementId, type GatedMovement, type GateMoveme
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
 import { findPayoutByOrder, insertPayoutsText, type NewPayoutRow, type PayoutRow } from './repository.ts';
-import { KeyedBatcher, type Settled } from '../../platform/keyed-batcher.ts';
+import { KeyedBatcher, settleEach, type Settled } from '../../platform/keyed-batcher.ts';
 import { inTransaction, inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
-import { appKeyOf } from '../../platform/app-memo.ts';
+import { perApp } from '../../platform/app-memo.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { limits } from '../../limits.ts';
 
@@ -195,15 +195,7 @@ async function writeGroup(_lane: string, items: readonly Queued[]): Promise<read
       return settled;
     });
   } catch {
-    const settled: Settled<CreateOutcome>[] = [];
-    for (const item of items) {
-      try {
-        settled.push({ ok: true, value: await writeAlone(item) });
-      } catch (error) {
-        settled.push({ ok: false, error });
-      }
-    }
-    return settled;
+    return settleEach(items, writeAlone);
   }
 }
 
@@ -216,21 +208,12 @@ export function payoutLaneOf(accountId: string, currency: string): string {
 }
 
 /** One batcher per app (database). */
-const walletBatchers = new WeakMap<object, KeyedBatcher<Queued, CreateOutcome>>();
-
-function walletBatcherOf(ctx: AppContext): KeyedBatcher<Queued, CreateOutcome> {
-  const key = appKeyOf(ctx);
-  let batcher = walletBatchers.get(key);
-  if (batcher === undefined) {
-    batcher = new KeyedBatcher<Queued, CreateOutcome>(writeGroup, limits.walletGroupCommitPayoutsMax, { gatherTurn: ctx.engine === 'pglite' });
-    walletBatchers.set(key, batcher);
-  }
-  return batcher;
-}
+const walletBatchers = perApp((ctx) => new KeyedBatcher<Queued, CreateOutcome>(writeGroup, limits.walletGroupCommitPayoutsMax,
+  { gatherTurn: ctx.engine === 'pglite' }));
 
 /** Payouts of this app waiting for their lane's next group (tests wait on it; not those being written). */
 export function queuedPayoutsOf(ctx: AppContext): number {
-  return walletBatchers.get(appKeyOf(ctx))?.queued ?? 0;
+  return walletBatchers.peek(ctx)?.queued ?? 0;
 }
 
 /**
@@ -248,5 +231,5 @@ export function queuedPayoutsOf(ctx: AppContext): number {
 export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
   const planned = planPayout(ctx, request, await keptAccountNow(ctx, request.accountId));
   if (ctx.db.isTransaction) return writeAlone({ ctx, planned });
-  return walletBatcherOf(ctx).run(payoutLaneOf(request.accountId, request.currency), { ctx, planned });
+  return walletBatchers.of(ctx).run(payoutLaneOf(request.accountId, request.currency), { ctx, planned });
 }
