@@ -1,7 +1,9 @@
 // Create-transaction with 1, 2 and 4 `cobro serve` processes on one PostgreSQL, requests spread round robin: the
-// processes share nothing but the database, so throughput should grow until the database is the limit.
+// processes share nothing but the database, so throughput should grow until the database is the limit. Each
+// process is warmed up first, as every other load of the bench is: measured cold, a process's first requests (its
+// JIT, its schemas compiled on first use) weighed twice as much with 2 processes and four times with 4.
 import { measureCpu, type CpuShares } from '../support/cpu.ts';
-import { runLoad, type LoadResult } from '../support/load.ts';
+import { runLoad, warmupRequestsFor, type LoadResult } from '../support/load.ts';
 import { startCobro, type Spawned } from '../support/processes.ts';
 import { prepareDatabase } from '../support/setup.ts';
 import { postJson, transactionBody } from '../support/client.ts';
@@ -19,6 +21,12 @@ export async function measureScaleOut(postgresUrl: string, requests: number, con
       const servers: Spawned[] = [];
       try {
         for (let p = 0; p < count; p++) servers.push(await startCobro({ ...database.env, COBRO_WORKERS: '0' }));
+        const warmup = warmupRequestsFor(requests);
+        for (const [p, server] of servers.entries()) {
+          const warmed = await runLoad(warmup, concurrency, async (i) => (await postJson(server.url, account, '/api/transaction',
+            transactionBody(i, { order: `scale-warmup-${count}-${p}-${i}` }))).status === 200);
+          if (warmed.ok !== warmup) throw new Error(`scale-out warm-up: ${warmed.ok} of ${warmup} answered`);
+        }
         const cpu = measureCpu(servers.map((s) => s.pid));
         const load = await runLoad(requests, concurrency, async (i) => {
           const res = await postJson(servers[i % count]!.url, account, '/api/transaction', transactionBody(i, { order: `scale-${count}-${i}` }));
