@@ -93,9 +93,9 @@ export class KeyedBatcher<I, O> {
         settled = batch.map(() => ({ ok: false, error }));
       }
       batch.forEach((w, i) => {
-        const s = settled[i]!;
-        if (s.ok) w.resolve(s.value);
-        else w.reject(s.error);
+        const s: Settled<O> | undefined = settled[i];
+        if (s?.ok === true) w.resolve(s.value);
+        else w.reject(s === undefined ? new Error(`item ${i} of a batch of ${batch.length} was not settled`) : s.error);
       });
     }
   }

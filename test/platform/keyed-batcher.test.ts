@@ -53,6 +53,18 @@ describe('KeyedBatcher', () => {
     expect(eager).toEqual([[1], [2, 3, 4]]);
   });
 
+  it('rejects an item its batch left unsettled, and goes on with the key', async () => {
+    let first = true;
+    const batcher = new KeyedBatcher<number, number>(async (_key, items) => {
+      if (!first) return items.map((n): Settled<number> => ({ ok: true, value: n }));
+      first = false;
+      return new Array<Settled<number>>(items.length);
+    }, 4);
+    await expect(batcher.run('k', 1)).rejects.toThrow('item 0 of a batch of 1 was not settled');
+    expect(await batcher.run('k', 2)).toBe(2);
+    expect(batcher.size).toBe(0);
+  });
+
   it('settles each item as its batch says, rejects a thrown batch\'s items, and goes on with the key', async () => {
     const gate = deferred();
     const batcher = new KeyedBatcher<number, number>(async (_key, items) => {

@@ -1,8 +1,8 @@
-// Group commit of creates (decision 400): the keyless creates that arrive while the process's previous create
+// Group commit of creates (decision 400): the keyless creates of an account that arrive while its previous create
 // statement runs are written together by the next one, one row each (insertTransactions). A create's cost on PGlite
 // is mostly its statement's (executor, commit, the protocol in and out of WebAssembly), not its row's; on PostgreSQL
-// the group shares one commit. Nothing waits for a group to fill: a create that finds none running is written at
-// once, alone (on PGlite, one turn of the loop later: KeyedBatcher's gatherTurn).
+// the group shares one commit. Groups are per account (see writeCreate). Nothing waits for a group to fill: a
+// create that finds none running is written at once, alone (on PGlite, one turn of the loop later: gatherTurn).
 import type { AppContext } from '../../platform/context.ts';
 import { perApp } from '../../platform/app-memo.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/keyed-batcher.ts';
@@ -14,16 +14,30 @@ interface Queued {
   readonly row: NewTransaction;
 }
 
-/** One lane: PGlite runs one statement at a time anyway, and on PostgreSQL one lane's groups are the biggest. */
-const lane = 'creates';
-
 const writeAlone = (item: Queued): Promise<void> => insertTransaction(item.ctx, item.ctx.db, item.row);
 
 /**
- * The statement is atomic: when it fails (a random key taken, the account gone, the connection lost before the
- * commit) no row was written, and each create runs again alone, so only its own request answers its failure.
+ * A row run again alone after its group failed. When the group's commit went through but its answer was lost (the
+ * connection dropped after PostgreSQL committed), the row is already there and inserting it again fails on its
+ * key: found by its id and its random payment key, it is this request's row, written once.
  */
-async function writeGroup(_lane: string, items: readonly Queued[]): Promise<readonly Settled<void>[]> {
+async function writeAgain(item: Queued): Promise<void> {
+  try {
+    await writeAlone(item);
+  } catch (error) {
+    const found = await item.ctx.db.selectFrom('transactions').select('id')
+      .where('id', '=', item.row.id).where('payment_key', '=', item.row.paymentKey).executeTakeFirst()
+      .catch(() => undefined);
+    if (found === undefined) throw error;
+  }
+}
+
+/**
+ * The statement is atomic: when it fails (a random key taken, the account gone, a trigger) no row was written, and
+ * each create runs again alone, so only its own request answers its failure; a commit whose answer was lost is
+ * found (writeAgain).
+ */
+async function writeGroup(_accountId: string, items: readonly Queued[]): Promise<readonly Settled<void>[]> {
   if (items.length === 1) {
     await writeAlone(items[0]!);
     return [{ ok: true, value: undefined }];
@@ -32,8 +46,9 @@ async function writeGroup(_lane: string, items: readonly Queued[]): Promise<read
   try {
     await insertTransactions(ctx, ctx.db, items.map((item) => item.row));
     return items.map(() => ({ ok: true, value: undefined }));
-  } catch {
-    return settleEach(items, writeAlone);
+  } catch (error) {
+    ctx.logger.warn({ err: error, creates: items.length }, 'a group of creates failed; each runs again alone');
+    return settleEach(items, writeAgain);
   }
 }
 
@@ -49,9 +64,11 @@ export function queuedCreatesOf(ctx: AppContext): number {
 /**
  * Writes a create's row: at once in the runner's transaction (with an Idempotency-Key the row commits with the
  * key's answer; queued, it could wait behind a group that waits for the connection that transaction holds), else
- * in the process's next group.
+ * in its account's next group. One lane an account: a group's foreign-key check waits while another transaction
+ * holds its account's row (an escrow flag set, a token rotated), and only that account's creates wait with it, as
+ * before groups.
  */
 export function writeCreate(ctx: AppContext, row: NewTransaction): Promise<void> {
   if (ctx.db.isTransaction) return insertTransaction(ctx, ctx.db, row);
-  return createBatchers.of(ctx).run(lane, { ctx, row });
+  return createBatchers.of(ctx).run(row.accountId, { ctx, row });
 }
