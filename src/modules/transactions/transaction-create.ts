@@ -157,7 +157,7 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   const attaching = prepared.filter((p) => p.ok);
   if (attaching.length === 0) {
     // One statement is atomic by itself: no transaction around it (the runner gives a keyless create the database,
-    // whose row then goes in the process's next group, decision 400).
+    // whose row then goes in its account's next group, decision 400).
     await writeCreate(ctx, row);
   } else {
     // Joined without a savepoint: every caller is a command (or the bare database), and none goes on after a throw.
