@@ -1,4 +1,5 @@
 import { resultCodes, type ResultCode, type ResultParams } from './result-codes.ts';
+import { limits } from '../limits.ts';
 
 // The error catalogue (STYLE rule 8): every code, its HTTP status and its envelope. docs/errors.md lists them all,
 // and a test keeps the two in sync. Services return or throw ApiError; one handler renders it.
@@ -62,6 +63,14 @@ export class ApiError extends Error {
 export function validationError(fieldErrors: Readonly<Record<string, string>>): ApiError {
   const message = Object.entries(fieldErrors).map(([field, problem]) => `${field}:${problem}`).join(',');
   return new ApiError('validation_failed', message, { errors: { ...fieldErrors } });
+}
+
+/**
+ * The database does not answer (decision 420): 503 with Retry-After, never 500. Nothing of the request is known to
+ * have happened; a retry with the same Idempotency-Key (or, for a payout, the same order) runs it at most once.
+ */
+export function databaseUnavailable(): ApiError {
+  return new ApiError('unavailable', 'the database does not answer; retry later', {}, { 'retry-after': String(limits.dbUnavailableRetryAfterS) });
 }
 
 export function notFound(what: string): ApiError {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
-import { ApiError } from '../../platform/errors.ts';
+import { databaseUnavailable } from '../../platform/errors.ts';
 import { ErrorEnvelope } from '../../platform/http/schemas.ts';
 
 const Live = Type.Object({ status: Type.Literal('success'), up: Type.Literal(true) });
@@ -15,7 +15,7 @@ export async function healthRoutes(app: FastifyInstance, ctx: AppContext): Promi
     try {
       await sql`SELECT 1`.execute(ctx.db);
     } catch {
-      throw new ApiError('unavailable', 'database does not answer');
+      throw databaseUnavailable();
     }
     return { status: 'success', ready: true, engine: ctx.engine };
   });
