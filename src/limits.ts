@@ -251,6 +251,12 @@ export const limits = {
   /** A background worker whose step failed (the database away) waits this long, doubling up to the max, per failure. */
   workerRetryMsMin: secondMs,
   workerRetryMsMax: 8 * secondMs,
+  /**
+   * Free space DATA_DIR's file system must keep for the embedded database to accept writes: a WAL segment (16 MB)
+   * filled whole, the data files it describes, and a checkpoint's worth to spare (decision 420).
+   */
+  dataDirFreeBytesMin: 64 * 1024 * 1024,
+  dataDirSpaceCheckMs: secondMs,
   /** A stopping server finishes its callback deliveries in flight before it gives up. */
   shutdownGraceMs: 20 * secondMs,
   /** A /metrics scrape must never hold a connection for long: a slow count fails the scrape, not the API. */

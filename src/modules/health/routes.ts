@@ -12,6 +12,8 @@ const Ready = Type.Object({ status: Type.Literal('success'), ready: Type.Literal
 export async function healthRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.get('/healthz', { config: { auth: 'none' }, schema: { tags: ['Operations'], summary: 'Process is up', hide: false, response: { 200: Live } } }, async () => ({ status: 'success', up: true }));
   app.get('/readyz', { config: { auth: 'none' }, schema: { tags: ['Operations'], summary: 'Database answers', response: { 200: Ready, 503: ErrorEnvelope } } }, async () => {
+    // An embedded database whose disk is almost full answers reads, but is not ready for the writes a client sends.
+    if (ctx.diskSpace?.low() === true) throw databaseUnavailable();
     try {
       await sql`SELECT 1`.execute(ctx.db);
     } catch {
