@@ -248,6 +248,8 @@ export const limits = {
   dbStartupConnectTimeoutMs: 10 * secondMs,
   /** What a 503 for a database that does not answer tells the client to wait (Retry-After, seconds; decision 420). */
   dbUnavailableRetryAfterS: 2,
+  /** How deep an error's `cause` chain and AggregateErrors are searched for an outage: far beyond what a driver nests. */
+  dbErrorNestingMax: 8,
   /** A background worker whose step failed (the database away) waits this long, doubling up to the max, per failure. */
   workerRetryMsMin: secondMs,
   workerRetryMsMax: 8 * secondMs,

@@ -3,6 +3,7 @@
 // disk refuses a write. Such an error is answered 503 with Retry-After by the one error handler (and the pages'),
 // /readyz says so, and the workers back off; nothing here retries a statement, since only the caller knows whether
 // its effect may have committed (a retry carries its Idempotency-Key or its order).
+import { limits } from '../../limits.ts';
 
 /** Node's socket errors for a server that is not there, or went away mid-conversation. */
 const socketCodes: ReadonlySet<string> = new Set([
@@ -28,11 +29,8 @@ const messagePatterns: readonly RegExp[] = [
   /Read-only file system/,
 ];
 
-/** How deep `cause` chains and AggregateErrors are followed: far beyond what any driver nests. */
-const nestingMax = 8;
-
 function isUnavailable(error: unknown, depth: number): boolean {
-  if (depth > nestingMax || typeof error !== 'object' || error === null) return false;
+  if (depth > limits.dbErrorNestingMax || typeof error !== 'object' || error === null) return false;
   const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
   if (typeof code === 'string' && (socketCodes.has(code) || sqlStates.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
   if (typeof message === 'string' && messagePatterns.some((pattern) => pattern.test(message))) return true;
