@@ -6,7 +6,7 @@ import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../platform/context.ts';
 import { limits } from '../limits.ts';
-import { ApiError, databaseUnavailable } from '../platform/errors.ts';
+import { databaseUnavailable } from '../platform/errors.ts';
 import { isDatabaseUnavailable } from '../platform/db/outage.ts';
 import { faviconSvg, sendPage } from './html.ts';
 import { errorPage } from './pages.ts';
@@ -35,7 +35,7 @@ export async function checkoutRoutes(app: FastifyInstance, ctx: AppContext): Pro
         return sendPage(reply, 400, errorPage('La solicitud no es válida. Vuelve a abrir el enlace de pago.'));
       }
       // The database away (decision 420): the payer is told to retry, with the API's Retry-After; nothing was charged.
-      if (isDatabaseUnavailable(error) || (error instanceof ApiError && error.code === 'unavailable')) {
+      if (isDatabaseUnavailable(error)) {
         for (const [name, value] of Object.entries(databaseUnavailable().headers)) reply.header(name, value);
         request.log.warn({ reason: (error as Error).message }, 'database unavailable');
         return sendPage(reply, 503, errorPage('El servicio no está disponible en este momento. No se realizó ningún cobro; intenta nuevamente en unos segundos.'));

@@ -56,7 +56,7 @@ function handleErrors(app: FastifyInstance, ctx: AppContext): void {
       return renderMessage(ctx, request, reply, error.statusCode === 413 ? 413 : 400, 'Solicitud no válida', 'No pudimos leer la solicitud. Vuelve atrás e inténtalo de nuevo.');
     }
     // The database away (decision 420): a page that says so, with the API's Retry-After.
-    if (isDatabaseUnavailable(error) || (error instanceof ApiError && error.code === 'unavailable')) {
+    if (isDatabaseUnavailable(error)) {
       for (const [name, value] of Object.entries(databaseUnavailable().headers)) reply.header(name, value);
       request.log.warn({ reason: (error as Error).message }, 'database unavailable');
       return renderMessage(ctx, request, reply, 503, 'Servicio no disponible', 'La base de datos no responde en este momento. Nada cambió; inténtalo de nuevo en unos segundos.');

@@ -69,9 +69,12 @@ export function validationError(fieldErrors: Readonly<Record<string, string>>): 
  * The database does not answer (decision 420): 503 with Retry-After, never 500. Nothing of the request is known to
  * have happened; a retry with the same Idempotency-Key (or, for a payout, the same order) runs it at most once.
  */
-export function databaseUnavailable(): ApiError {
-  return new ApiError('unavailable', 'the database does not answer; retry later', {}, { 'retry-after': String(limits.dbUnavailableRetryAfterS) });
+export function databaseUnavailable(message = 'the database does not answer; retry later'): ApiError {
+  return new ApiError('unavailable', message, {}, { 'retry-after': String(limits.dbUnavailableRetryAfterS) });
 }
+
+/** The embedded database's disk is almost full (decision 420): writes wait, as for an outage. */
+export const diskAlmostFull = 'the database cannot write now: its disk is almost full; retry later';
 
 export function notFound(what: string): ApiError {
   return new ApiError('not_found', `${what} not found`, { id: 'is not valid' });

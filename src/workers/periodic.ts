@@ -4,7 +4,7 @@ import type { AppContext } from '../platform/context.ts';
 import type { WorkerDefinition } from './types.ts';
 import { limits } from '../limits.ts';
 import { isDatabaseUnavailable } from '../platform/db/outage.ts';
-import { ApiError, databaseUnavailable } from '../platform/errors.ts';
+import { databaseUnavailable, diskAlmostFull } from '../platform/errors.ts';
 
 export interface PeriodicWorkerSpec {
   readonly name: string;
@@ -26,7 +26,7 @@ export function periodicWorker(spec: PeriodicWorkerSpec): WorkerDefinition {
         if (stopped) return;
         let delayMs = spec.intervalMs;
         // No write while the embedded database's disk is almost full: the step waits as for an outage.
-        const step = ctx.diskSpace?.low() === true ? Promise.reject(databaseUnavailable()) : spec.step(ctx, stopping.signal);
+        const step = ctx.diskSpace?.low() === true ? Promise.reject(databaseUnavailable(diskAlmostFull)) : spec.step(ctx, stopping.signal);
         running = step
           .then((more) => {
             if (failures > 0) ctx.logger.info({ worker: spec.name, failures }, 'worker step succeeded again');
@@ -38,7 +38,7 @@ export function periodicWorker(spec: PeriodicWorkerSpec): WorkerDefinition {
             // and runs again; its claimed rows go back to the queue when their lease runs out.
             failures++;
             delayMs = Math.max(spec.intervalMs, Math.min(limits.workerRetryMsMin * 2 ** Math.min(failures - 1, 16), limits.workerRetryMsMax));
-            if (isDatabaseUnavailable(error) || (error instanceof ApiError && error.code === 'unavailable')) ctx.logger.warn({ worker: spec.name, reason: (error as Error).message, retryMs: delayMs }, 'worker step failed: database unavailable');
+            if (isDatabaseUnavailable(error)) ctx.logger.warn({ worker: spec.name, reason: (error as Error).message, retryMs: delayMs }, 'worker step failed: database unavailable');
             else ctx.logger.error({ err: error, worker: spec.name, retryMs: delayMs }, 'worker step failed');
           })
           .finally(() => { if (!stopped) timer = setTimeout(tick, delayMs); });

@@ -13,6 +13,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { limits } from '../../src/limits.ts';
+import { diskAlmostFull } from '../../src/platform/errors.ts';
 import { runCli, startServe } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
@@ -87,7 +88,7 @@ async function scenario(dataDir: string, mount: string, receiver: Receiver): Pro
     for (const r of refused) {
       expect(r.status, JSON.stringify(r.json)).toBe(503);
       expect(r.retryAfter).toBe(String(limits.dbUnavailableRetryAfterS));
-      expect(r.json).toMatchObject({ status: 'failed', type: 'Service Unavailable' });
+      expect(r.json).toEqual({ status: 'failed', type: 'Service Unavailable', message_error: diskAlmostFull });
     }
     // Reads still answer.
     const wallet = await fetch(`${baseUrl}/api/wallet?currency=CLP`, { headers: { authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }) } });

@@ -4,6 +4,7 @@
 // /readyz says so, and the workers back off; nothing here retries a statement, since only the caller knows whether
 // its effect may have committed (a retry carries its Idempotency-Key or its order).
 import { limits } from '../../limits.ts';
+import { ApiError } from '../errors.ts';
 
 /** Node's socket errors for a server that is not there, or went away mid-conversation. */
 const socketCodes: ReadonlySet<string> = new Set([
@@ -38,7 +39,10 @@ function isUnavailable(error: unknown, depth: number): boolean {
   return isUnavailable(cause, depth + 1);
 }
 
-/** Whether `error` says the database does not answer (or cannot write), rather than that a statement is wrong. */
+/**
+ * Whether `error` says the database does not answer (or cannot write), rather than that a statement is wrong; the
+ * catalogue's `unavailable` (the disk-space guard's refusal) counts too.
+ */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  return isUnavailable(error, 0);
+  return (error instanceof ApiError && error.code === 'unavailable') || isUnavailable(error, 0);
 }

@@ -3,7 +3,7 @@
 // Only a process with a disk-space guard (`cobro serve` on PGlite) registers it.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { databaseUnavailable } from '../errors.ts';
+import { databaseUnavailable, diskAlmostFull } from '../errors.ts';
 
 const readMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -12,7 +12,7 @@ export function registerWriteGuard(app: FastifyInstance, ctx: AppContext): void 
   if (space === undefined) return;
   // A callback hook: no promise per request (decision 250).
   app.addHook('onRequest', (request, _reply, done) => {
-    if (!readMethods.has(request.method) && space.low()) done(databaseUnavailable());
+    if (!readMethods.has(request.method) && space.low()) done(databaseUnavailable(diskAlmostFull));
     else done();
   });
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from '../../../src/platform/db/outage.ts';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import { limits } from '../../../src/limits.ts';
+import { ApiError, databaseUnavailable, diskAlmostFull } from '../../../src/platform/errors.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { freePort } from '../../support/net.ts';
 import { dashboardBrowser } from '../../support/dashboard.ts';
@@ -29,6 +30,7 @@ describe('isDatabaseUnavailable', () => {
     ['a closed embedded instance', new Error('PGlite is closed')],
     ['a closed embedded instance under Kysely', new Error('PGlite instance is already closed.')],
     ['a cause', new Error('query failed', { cause: pgError('ECONNREFUSED') })],
+    ['the disk-space guard\'s refusal', databaseUnavailable(diskAlmostFull)],
     ['an AggregateError (both address families refused)', Object.assign(new AggregateError([pgError('ECONNREFUSED'), pgError('ECONNREFUSED')]), { code: undefined })],
   ])('%s is an outage', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
@@ -39,6 +41,7 @@ describe('isDatabaseUnavailable', () => {
     ['a syntax error', pgError('42601')],
     ['a check violation', pgError('23514')],
     ['a plain bug', new TypeError('x is undefined')],
+    ['another API error', new ApiError('not_found', 'x not found')],
     ['a non-error', 'ECONNREFUSED'],
     ['null', null],
   ])('%s is not', (_name, error) => {
