@@ -19,6 +19,7 @@ import type { AppModule } from './platform/module.ts';
 import { httpServerOptions } from './platform/http/timeouts.ts';
 import { requestChildLogger } from './platform/http/request-logger.ts';
 import { registerRateLimit } from './platform/http/rate-limit.ts';
+import { registerWriteGuard } from './platform/http/write-guard.ts';
 import { attachLazySchemas, lazySchemas } from './platform/http/lazy-schemas.ts';
 
 export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = appModules): Promise<FastifyInstance> {
@@ -53,6 +54,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
   });
   attachLazySchemas(app, schemas);
   registerConventions(app);
+  registerWriteGuard(app, ctx);
   registerMetrics(app, ctx);
   await registerRateLimit(app, ctx.config.rateLimitPerMinute);
   registerAuth(app, ctx);

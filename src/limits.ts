@@ -31,7 +31,7 @@ export const limits = {
   sandboxOffsetKeptAgeMsMax: 60 * secondMs,
   /** The change-notification connection (LISTEN) reconnects after this, doubling up to the max. */
   changeFeedRetryMsMin: 500,
-  changeFeedRetryMsMax: 30 * secondMs,
+  changeFeedRetryMsMax: 5 * secondMs,
   /** How deep the input guards follow nested objects; deeper input than any merchant sends is refused. */
   inputDepthMax: 64,
   // Pages: every list is bounded.
@@ -246,6 +246,19 @@ export const limits = {
   mallocTrimThresholdBytes: 128 * 1024,
   /** How long a starting process waits to reach DATABASE_URL before it says it cannot (an unrouted host never refuses). */
   dbStartupConnectTimeoutMs: 10 * secondMs,
+  /** What a 503 for a database that does not answer tells the client to wait (Retry-After, seconds; decision 420). */
+  dbUnavailableRetryAfterS: 2,
+  /** How deep an error's `cause` chain and AggregateErrors are searched for an outage: far beyond what a driver nests. */
+  dbErrorNestingMax: 8,
+  /** A background worker whose step failed (the database away) waits this long, doubling up to the max, per failure. */
+  workerRetryMsMin: secondMs,
+  workerRetryMsMax: 8 * secondMs,
+  /**
+   * Free space DATA_DIR's file system must keep for the embedded database to accept writes: a WAL segment (16 MB)
+   * filled whole, the data files it describes, and a checkpoint's worth to spare (decision 420).
+   */
+  dataDirFreeBytesMin: 64 * 1024 * 1024,
+  dataDirSpaceCheckMs: secondMs,
   /** A stopping server finishes its callback deliveries in flight before it gives up. */
   shutdownGraceMs: 20 * secondMs,
   /** A /metrics scrape must never hold a connection for long: a slow count fails the scrape, not the API. */

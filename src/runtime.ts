@@ -14,10 +14,11 @@ import { createLogger } from './platform/logger.ts';
 import type { AppModule } from './platform/module.ts';
 import { createSecretBox, existingSecretKey, keylessSecretBox, resolveSecretKey, type SecretBox } from './platform/secrets.ts';
 import { dataDirEntries } from './platform/fs-permissions.ts';
+import { watchDiskSpace } from './platform/db/disk-space.ts';
 import { StartupError } from './platform/startup-error.ts';
 import { appModules } from './modules/index.ts';
 import { accountDirectory } from './modules/accounts/directory.ts';
-import { assertLimits } from './limits.ts';
+import { assertLimits, limits } from './limits.ts';
 import { paymentExtensions, settlementHolds } from './modules/payment-extensions.ts';
 import { createLedger } from './platform/ledger/sql-ledger.ts';
 import { processorFor } from './platform/processors/index.ts';
@@ -105,6 +106,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     if (options.handle === undefined) await handle.close();
     throw error;
   }
-  const ctx = createContext({ db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger, changes: handle.changes });
-  return { ctx, handle, close: () => handle.close() };
+  // PGlite's files in DATA_DIR: writes stop before its disk is full (decision 420). PostgreSQL minds its own disk.
+  const diskSpace = handle.engine === 'pglite' && !readOnly && options.handle === undefined
+    ? watchDiskSpace(config.dataDir, limits.dataDirFreeBytesMin, limits.dataDirSpaceCheckMs, logger) : undefined;
+  const ctx = createContext({
+    db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger, changes: handle.changes,
+    ...(diskSpace !== undefined ? { diskSpace } : {}),
+  });
+  return { ctx, handle, close: () => { diskSpace?.stop(); return handle.close(); } };
 }

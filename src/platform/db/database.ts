@@ -75,6 +75,10 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     });
     // An idle client's error (server restart) must not crash the process; the pool replaces the client.
     pool.on('error', () => {});
+    // Nor a checked-out one's (decision 420): a server that shuts down sends its clients an error between two
+    // queries of a transaction, which pg emits as an 'error' event, fatal with no listener. Its query in flight, or
+    // its next one, fails instead ("not queryable"), the request answers 503, and the pool never takes the client back.
+    pool.on('connect', (client) => { client.on('error', () => {}); });
     // Queued on each new client before anything the pool hands it out for.
     if (options.readOnly === true) pool.on('connect', (client) => { client.query('SET default_transaction_read_only = on').catch(() => {}); });
     if (options.preparedStatements !== false) {
