@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/platform/config.ts';
+import { embeddedDatabaseExists } from '../../src/platform/db/database.ts';
 import { configLimits } from '../../src/limits.ts';
 import { notReadyMessage } from '../../src/platform/ready-watchdog.ts';
 import { runCli, startServe } from '../support/cli.ts';
@@ -32,8 +33,10 @@ describe('readiness watchdog', () => {
   it('leaves a start that gets ready alone, past its timeout', async () => {
     const port = await freePort();
     const dataDir = path.join(dir, 'ready');
-    // A migrated database, so that the start is well within its timeout even on a busy machine.
+    // A migrated database, so that the start is well within its timeout even on a busy machine (the suite's
+    // snapshot where there is one, that is on PGlite; else `cobro migrate` makes it).
     await seedDataDir(dataDir);
+    if (!embeddedDatabaseExists(dataDir)) expect((await runCli(['migrate'], { DATA_DIR: dataDir }, 120_000)).code).toBe(0);
     const spawnedAt = Date.now();
     const server = await startServe({ DATA_DIR: dataDir, PORT: String(port), COBRO_WORKERS: '0', READY_TIMEOUT_MS: '10000' });
     try {
