@@ -1,6 +1,7 @@
 // A start that never becomes ready ends, loudly, so that a supervisor restarts it (decision 410): `cobro serve` and
-// `cobro worker` arm this first thing and disarm it once they serve. It has to work when the main thread is stuck,
-// and a stuck main thread runs no timers (Node's deadlock in NodePlatform::DrainTasks, issue 54918, waits below
+// `cobro worker` arm this first thing and disarm it once they serve; while armed, a ref'd timer also keeps the
+// event loop from ever running empty, where the deadlock below starts. The watchdog has to work when the main
+// thread is stuck, and a stuck main thread runs no timers (Node's deadlock in NodePlatform::DrainTasks, issue 54918, waits below
 // JavaScript). So the watchdog is a worker thread that blocks in Atomics.wait until the main thread says it is
 // ready or the time is up; then it writes straight to file descriptor 2 (a worker's process.stderr is relayed by
 // the main thread, which would never write it) and kills the whole process with SIGKILL, which needs no handler.
@@ -45,8 +46,12 @@ export function startReadyWatchdog(timeoutMs: number): ReadyWatchdog {
   // Never what keeps the process alive, and a watchdog that failed to start is reported, not fatal.
   worker.unref();
   worker.on('error', (error) => { process.stderr.write(`cobro: readiness watchdog failed: ${String(error)}\n`); });
+  // The start's own guard against the deadlock: while it runs, the event loop always has a timer to wait on, so
+  // Node never leaves it to drain V8's background tasks (as src/platform/db/database.ts does around PGlite.create).
+  const keepLoopTurning = setInterval(() => {}, 1000);
   return {
     ready() {
+      clearInterval(keepLoopTurning);
       Atomics.store(view, 0, 1);
       Atomics.notify(view, 0);
     },
