@@ -1,8 +1,8 @@
 // A start that never becomes ready ends, loudly, so that a supervisor restarts it (decision 410): `cobro serve` and
 // `cobro worker` arm this first thing and disarm it once they serve; while armed, a ref'd timer also keeps the
 // event loop from ever running empty, where the deadlock below starts. The watchdog has to work when the main
-// thread is stuck, and a stuck main thread runs no timers (Node's deadlock in NodePlatform::DrainTasks, issue 54918, waits below
-// JavaScript). So the watchdog is a worker thread that blocks in Atomics.wait until the main thread says it is
+// thread is stuck, and a stuck main thread runs no timers (Node's deadlock in NodePlatform::DrainTasks, issue
+// 54918, waits below JavaScript). So the watchdog is a worker thread that blocks in Atomics.wait until the main thread says it is
 // ready or the time is up; then it writes straight to file descriptor 2 (a worker's process.stderr is relayed by
 // the main thread, which would never write it) and kills the whole process with SIGKILL, which needs no handler.
 // A worker's own event loop never turns before that (its whole script is the one wait), so it needs nothing from
