@@ -1,6 +1,7 @@
 // Starting never deadlocks (decision 410): 20 fresh embedded servers, started through `npm start` with their output
-// on pipes (the way that hung 1 start in 4 under load before), three at a time beside a core kept busy, each on an
-// empty DATA_DIR and a port of its own, must every one answer /readyz. bench/fresh-starts.ts runs 100.
+// on pipes (the way that, by issue 29's count, hung 1 start in 4 under load), three at a time beside a core kept
+// busy, each on an empty DATA_DIR and a port of its own, must every one answer /readyz. bench/fresh-starts.ts runs
+// 100. A guard against a hang coming back: on a box at load 12 the old code passed it too (decision 410).
 import { describe, expect, it } from 'vitest';
 import { busyCore, freshStarts } from '../support/fresh-starts.ts';
 
