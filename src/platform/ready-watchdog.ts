@@ -14,8 +14,7 @@ const watchdogSource = `
 const fs = require('node:fs');
 const { workerData } = require('node:worker_threads');
 const state = new Int32Array(workerData.state);
-const waitMs = workerData.deadlineMs - Date.now();
-if (waitMs > 0) Atomics.wait(state, 0, 0, waitMs);
+Atomics.wait(state, 0, 0, workerData.timeoutMs);
 if (Atomics.load(state, 0) === 0) {
   fs.writeSync(2, workerData.message);
   process.kill(process.pid, 'SIGKILL');
@@ -32,13 +31,14 @@ export function notReadyMessage(timeoutMs: number): string {
   return `cobro: not ready after ${Number((timeoutMs / 1000).toFixed(3))} s\n`;
 }
 
-/** Arms the watchdog: unless ready() is called within `timeoutMs` of now, the process is killed. */
+/** Arms the watchdog: unless ready() is called within `timeoutMs`, the process is killed. */
 export function startReadyWatchdog(timeoutMs: number): ReadyWatchdog {
   const state = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
   const view = new Int32Array(state);
   const worker = new Worker(watchdogSource, {
     eval: true,
-    workerData: { state, deadlineMs: Date.now() + timeoutMs, message: notReadyMessage(timeoutMs) },
+    // Counted from the worker's start, a few ms after this: a stuck start is reported that much later, never sooner.
+    workerData: { state, timeoutMs, message: notReadyMessage(timeoutMs) },
     // Nothing of the parent's preloads or flags: the watchdog runs Node's own modules only.
     execArgv: [],
     env: {},
