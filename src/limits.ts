@@ -229,21 +229,6 @@ export const limits = {
    *  reserves in any mode). Every migration from an empty database runs with 16; 128 costs no more shared memory
    *  than PostgreSQL's default of 64. */
   pgliteMaxLocksPerTransaction: 128,
-  /** How far V8 lets the old generation grow past what a full collection left (--heap-growing-percent, set by
-   *  `cobro serve` itself: src/platform/memory-flags.ts). V8's own factor, up to 300%, let a serving process keep
-   *  50 MB of garbage under load; RSS target of issue 13: 200 MB. */
-  v8HeapGrowingPercent: 20,
-  /** V8's semi-space size (MB) of a serving process on PostgreSQL (decision 300, src/platform/memory-flags.ts). */
-  v8SemiSpaceMbPostgres: 8,
-  /** V8's worker threads (Node's --v8-pool-size; its default is 4) in a serving process on PGlite (decision 310,
-   *  src/platform/memory-flags.ts): each thread that allocates keeps a glibc arena of its own, 2-3 MB each under load. */
-  v8PoolSizePglite: 2,
-  /** glibc malloc's thresholds in a serving process (GLIBC_TUNABLES, set by `cobro serve` itself:
-   *  src/platform/memory-flags.ts): blocks this large or larger get their own mapping, returned whole when freed, and
-   *  free memory this large at the top of an arena is given back. glibc's default raises the first to the largest
-   *  block freed (PGlite's 9 MB module), after which freed memory stays in the arenas: 15-25 MB of RSS (decision 210). */
-  mallocMmapThresholdBytes: 128 * 1024,
-  mallocTrimThresholdBytes: 128 * 1024,
   /** How long a starting process waits to reach DATABASE_URL before it says it cannot (an unrouted host never refuses). */
   dbStartupConnectTimeoutMs: 10 * secondMs,
   /** What a 503 for a database that does not answer tells the client to wait (Retry-After, seconds; decision 420). */
@@ -263,26 +248,9 @@ export const limits = {
   shutdownGraceMs: 20 * secondMs,
   /** A /metrics scrape must never hold a connection for long: a slow count fails the scrape, not the API. */
   metricsQueryTimeoutMs: 2 * secondMs,
-  /** PGlite's file system walked to release its bundle (decision 380): about 1,700 files 10 levels deep; far more
-   *  means a changed layout, and the walk stops. */
-  pgliteBundleFilesMax: 20_000,
-  pgliteBundleDepthMax: 32,
-  /** The bundle is compared with pglite.data on disk in chunks this large before it is released. */
-  pgliteBundleCompareChunkBytes: 64 * 1024,
-  // Time zones from the system's database (decision 380, src/platform/time-zone).
-  /** IANA names are at most 30 characters today. */
-  timeZoneNameLengthMax: 64,
-  /** Zones whose rules a process keeps: the service zone, plus what tests ask for. */
+  /** Time zones whose Intl formatter a process keeps (src/platform/time-format.ts): the service zone, plus what
+   *  tests ask for; past this the cache starts again. */
   timeZonesKeptMax: 64,
-  /** The largest zone file in tzdata 2025 is under 4 KB; a file far larger is not one. */
-  tzifBytesMax: 256 * 1024,
-  /** A TZif footer's POSIX rule (`<-04>4<-03>,M9.1.6/24,M4.1.6/24`: 31 characters). */
-  posixRuleLengthMax: 120,
-  /** RFC 8536 §3.3.1 extends a POSIX rule's change time to -167..167 hours. */
-  posixChangeHoursMax: 167,
-  /** A POSIX rule's offsets, and (in seconds, with room) any offset a TZif file gives: real zones stay within a day. */
-  posixOffsetHoursMax: 24,
-  zoneOffsetSecMax: 26 * 3600,
 } as const;
 
 /** One first attempt plus one per scheduled retry. */
@@ -295,6 +263,8 @@ export const configLimits = {
   metricsTokenLengthMin: 16, metricsTokenLengthMax: 200,
   /** CALLBACK_TRUSTED_ORIGINS entries (decision 151): a handful of internal receivers, not a second DNS. */
   callbackTrustedOriginsMax: 20,
+  /** READY_TIMEOUT_MS (decision 410): a cold start takes about a second; a minute is far past any slow disk. */
+  readyTimeoutMsDefault: 60_000, readyTimeoutMsMin: 100, readyTimeoutMsMax: 60 * 60_000,
 } as const;
 
 // --- HTTP timeouts, rate limit, DATA_DIR permissions (decision 072) ---

@@ -91,7 +91,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const readOnly = options.readOnly === true;
   const handle = options.handle ?? (config.databaseUrl !== null
     ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, readOnly, preparedStatements: config.dbPreparedStatements })
-    : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly, preparedStatements: config.dbPreparedStatements }));
+    : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly }));
   let secrets;
   try {
     if (readOnly) {

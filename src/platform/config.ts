@@ -32,10 +32,12 @@ export interface Config {
   /** How long a command's Idempotency-Key claim holds against retries (decision 071); IDEMPOTENCY_LEASE_MS. */
   readonly idempotencyLeaseMs: number;
   /**
-   * Named prepared statements (decisions 230 and 340, both engines); DB_PREPARED_STATEMENTS=off for a pooler that
+   * Named prepared statements on PostgreSQL (decision 230); DB_PREPARED_STATEMENTS=off for a pooler that
    * hands one session's statements to another (PgBouncer in transaction mode before 1.21).
    */
   readonly dbPreparedStatements: boolean;
+  /** `cobro serve` or `cobro worker` not serving this long after it starts ends itself (decision 410); READY_TIMEOUT_MS. */
+  readonly readyTimeoutMs: number;
 }
 
 export interface HttpTimeouts {
@@ -116,10 +118,11 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   const callbackTrustedOrigins = parseTrustedOrigins(env.CALLBACK_TRUSTED_ORIGINS, errors);
   const http = httpSettings(env, errors);
   const dbPreparedStatements = oneOf(env, 'DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on', errors) === 'on';
+  const readyTimeoutMs = intInRange(env, 'READY_TIMEOUT_MS', configLimits.readyTimeoutMsDefault, configLimits.readyTimeoutMsMin, configLimits.readyTimeoutMsMax, errors);
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
-    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled, metricsToken, callbackTrustedOrigins, dbPreparedStatements, ...http },
+    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled, metricsToken, callbackTrustedOrigins, dbPreparedStatements, readyTimeoutMs, ...http },
   };
 }
 
