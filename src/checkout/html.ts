@@ -74,8 +74,6 @@ export interface Page {
   readonly title: string;
   readonly body: Html;
   readonly notice?: PrivacyNotice;
-  /** Seconds, then the browser goes to url: the result page's return to the merchant, without JavaScript. */
-  readonly refresh?: { readonly seconds: number; readonly url: string };
   /** An origin a form of this page may post to besides the service (the acquirer's page, Webpay Plus). */
   readonly formOrigin?: string;
 }
@@ -85,10 +83,9 @@ export function sendPage(reply: FastifyReply, statusCode: number, page: Page): F
   const nonce = crypto.randomBytes(16).toString('base64');
   reply.header('content-security-policy',
     `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'${page.formOrigin === undefined ? '' : ` ${page.formOrigin}`}; frame-ancestors 'none'; base-uri 'none'`);
-  const refresh = page.refresh === undefined ? null : html`<meta http-equiv="refresh" content="${`${page.refresh.seconds};url=${page.refresh.url}`}">`;
   const doc = html`<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">${refresh}<title>${sandbox ? `[Sandbox] ${page.title}` : page.title}</title>
+<meta name="referrer" content="no-referrer"><title>${sandbox ? `[Sandbox] ${page.title}` : page.title}</title>
 <link rel="icon" href="/favicon.svg" type="image/svg+xml"><style nonce="${nonce}">${raw(stylesheet)}</style></head>
 <body><main><header class="brand">Cobro · Pago seguro${sandbox ? html`<span class="badge" data-testid="sandbox-badge">Sandbox · pago de prueba, sin dinero real</span>` : null}</header>
 <div class="card">${page.body}</div>${page.notice === undefined ? null : html`<footer data-testid="privacy-notice">${privacyNotices[page.notice]}</footer>`}</main></body></html>`;
