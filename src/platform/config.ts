@@ -7,6 +7,9 @@ export const modes = ['sandbox', 'production'] as const;
 export type Mode = (typeof modes)[number];
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
+/** `auto`: human-readable lines (pino-pretty) when stdout is a terminal, JSON lines otherwise. */
+const logFormats = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof logFormats)[number];
 
 export interface Config {
   readonly port: number;
@@ -19,6 +22,7 @@ export interface Config {
   readonly timeZone: string;
   readonly publicBaseUrl: string;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
   readonly settlementDelayDays: number;
   readonly workersEnabled: boolean;
   /** Bearer token for /metrics in production; null there means /metrics answers 404 (sandbox leaves it open). */
@@ -99,6 +103,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   const timeZone = env.TIMEZONE !== undefined && env.TIMEZONE !== '' ? env.TIMEZONE : 'America/Santiago';
   if (!isValidTimeZone(timeZone)) errors.push(`TIMEZONE "${timeZone}" is not a known IANA time zone`);
   const logLevel = oneOf(env, 'LOG_LEVEL', logLevels, 'info', errors);
+  const logFormat = oneOf(env, 'LOG_FORMAT', logFormats, 'auto', errors);
   const settlementDelayDays = intInRange(env, 'SETTLEMENT_DELAY_DAYS', configLimits.settlementDelayDaysDefault, configLimits.settlementDelayDaysMin, configLimits.settlementDelayDaysMax, errors);
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   let publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
@@ -119,7 +124,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
-    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled, metricsToken, callbackTrustedOrigins, dbPreparedStatements, ...http },
+    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, logFormat, settlementDelayDays, workersEnabled, metricsToken, callbackTrustedOrigins, dbPreparedStatements, ...http },
   };
 }
 
