@@ -49,6 +49,7 @@ label{display:block;font-size:.85rem;margin:12px 0 4px;color:#384252}input,selec
 ul.methods{list-style:none;padding:0;margin:0}ul.methods li{margin:8px 0}ul.methods a{display:block;padding:12px;border:1px solid #767f8f;border-radius:8px;color:#1d2430;text-decoration:none}
 ul.methods small{display:block;color:#667085}.error{background:#fdecec;color:#8a1c1c;border-radius:8px;padding:10px;margin:12px 0}
 .notice{background:#eef4ff;color:#1d3a8a;border-radius:8px;padding:10px;margin:12px 0}.ok{color:#0b6e4f}.bad{color:#a11d1d}.muted{color:#667085;font-size:.85rem}
+.button.secondary{background:#fff;color:#0b6e4f;border:2px solid #0b6e4f}
 footer{text-align:center;color:#525b6a;font-size:.8rem;margin-top:16px}
 .badge{display:inline-block;margin-left:8px;padding:2px 8px;border-radius:999px;background:#fff3cd;color:#6b4500;font-size:.75rem;font-weight:700;letter-spacing:0}
 dl.receipt{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;margin:16px 0;padding:12px;background:#f3f5f8;border-radius:8px;font-size:.9rem}

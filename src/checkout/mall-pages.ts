@@ -156,7 +156,8 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
     }
     switch (outcome.kind) {
       case 'approved':
-        return sendPage(reply, 200, resultPage(s, 'success', null));
+        // Read again: the receipt shows what the payment recorded (date, card, authorization code).
+        return sendPage(reply, 200, resultPage((await load(ctx, s.mall.id)) ?? s, 'success', null));
       case 'declined':
         return sendPage(reply, 200, resultPage(s, 'rejected', outcome.payerMessage));
       case 'in_progress':

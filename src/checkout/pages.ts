@@ -147,6 +147,20 @@ ${back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro medio
   return { title: `${method.name} · ${o.merchant}`, body };
 }
 
+/**
+ * The acquirer did not answer when the payer chose to pay (issue 32): nothing was charged; "Reintentar" posts the
+ * same step again, "Volver al comercio" leaves for `urlreturn` (or says what to do without one).
+ */
+export function processorUnavailablePage(o: OrderSummary, link: LinkParams, method: MethodOption, returnUrl: string | null): Page {
+  const back = returnUrl === null
+    ? html`<p class="muted" data-testid="no-way-back">Si prefieres no esperar, puedes cerrar esta página y volver a ${o.merchant}.</p>`
+    : html`<a class="button secondary" href="${returnUrl}" data-testid="back-to-merchant">Volver al comercio</a>`;
+  const body = html`${summary(o)}<h2>Webpay no responde</h2><div class="error" role="alert">No pudimos conectar con Transbank para iniciar tu pago. No se realizó ningún cobro.</div>
+<p>Puedes intentarlo de nuevo en unos segundos.</p>
+<form method="post" action="/gateway/cobro">${hidden(link, method.payment)}<button type="submit" data-testid="retry">Reintentar</button></form>${back}`;
+  return { title: `Webpay no responde · ${o.merchant}`, body };
+}
+
 /** Sends the payer to the acquirer: a form posting the token as `token_ws` (no JavaScript, one click). */
 export function acquirerPage(o: OrderSummary, url: string, token: string): Page {
   const body = html`${summary(o)}<h2>Continúa en Webpay</h2><p class="muted">Te llevaremos a la página de Transbank para ingresar tu tarjeta.</p>

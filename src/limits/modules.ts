@@ -29,7 +29,7 @@ export const transactionLimits = {
   /** A payer may try this many times (a declined card, a wrong CVV or bank password) before the transaction is rejected. */
   paymentAttemptsMax: 3,
   /** Webpay Plus (issue 15, decision 150): the SDK's answer timeout, the payer's trip, the lost-commit recheck, inputs. */
-  acquirer: { requestTimeoutMs: 10_000, redirectLeaseMs: 10 * minuteMs, commitRecheckMs: 30_000, commerceCodeLength: 12, apiKeyLengthMax: 200, environmentUrlLengthMax: 200, tokenLengthMax: 64 },
+  acquirer: { requestTimeoutMs: 10_000, redirectLeaseMs: 10 * minuteMs, commitRecheckMs: 30_000, unavailableRetryAfterSeconds: 10, commerceCodeLength: 12, apiKeyLengthMax: 200, environmentUrlLengthMax: 200, tokenLengthMax: 64 },
 } as const;
 
 // --- Marketplace clients and memberships (seed "Marketplace clients", "Marketplace memberships"). ---

@@ -226,6 +226,41 @@ describe('production with Webpay Plus', () => {
     expect((await t.app.inject({ method: 'GET', url: '/gateway/webpay/return' })).statusCode).toBe(404);
   });
 
+  it('answers a Webpay that does not answer with "Reintentar" and "Volver al comercio" (503), and the retry pays', async () => {
+    const created = await createTransaction(t, shop, { payment: 1, urlreturn: 'https://shop.example/back', amount: 12000 });
+    const post = () => t.app.inject({ method: 'POST', url: '/gateway/cobro', headers: form, payload: new URLSearchParams({ ...linkParams(created.url), method: '1' }).toString() });
+    for (const fault of ['reset', 'error'] as const) {
+      sim.createFault = fault;
+      const down = await post();
+      sim.createFault = 'none';
+      expect(down.statusCode).toBe(503);
+      expect(down.headers['retry-after']).toBe('10');
+      expect(down.body).toContain('Webpay no responde');
+      expect(down.body).not.toMatch(/error inesperado/i);
+      expect(down.body).toContain('<button type="submit" data-testid="retry">Reintentar</button>');
+      expect(down.body).toContain(`<input type="hidden" name="id" value="${created.id}">`);
+      expect(down.body).toContain('href="https://shop.example/back" data-testid="back-to-merchant">Volver al comercio</a>');
+      // Nothing held or charged: the transaction is pending and free for the retry.
+      expect(await row(created.id)).toMatchObject({ status: 'pending', attempt_id: null, attempt_lease_until: null });
+    }
+    // "Reintentar" posts the same step: now Webpay answers and the payer goes on to pay.
+    const { token } = await goToWebpay(created.url);
+    expect((await atWebpay(token, { card: visa })).body).toContain('Pago exitoso');
+  });
+
+  it('answers a stopped Webpay (connection refused) the same way, with no way back but words when urlreturn is absent', async () => {
+    const closed = await startWebpaySimulator();
+    const gone = await t.createAccount('Tienda Caída');
+    expect((await dispatch(['accounts', 'set-processor', gone.id, '--webpay-commerce-code', closed.commerceCode, '--webpay-api-key', closed.apiKey, '--environment', closed.url], t.ctx)).exitCode).toBe(0);
+    await closed.close();
+    const created = await createTransaction(t, gone, { payment: 1 });
+    const down = await t.app.inject({ method: 'POST', url: '/gateway/cobro', headers: form, payload: new URLSearchParams({ ...linkParams(created.url), method: '1' }).toString() });
+    expect(down.statusCode).toBe(503);
+    expect(down.body).toContain('Reintentar');
+    expect(down.body).toContain('data-testid="no-way-back">Si prefieres no esperar, puedes cerrar esta página y volver a Tienda Caída.</p>');
+    expect(await row(created.id)).toMatchObject({ status: 'pending', attempt_id: null });
+  });
+
   it('asks the status when the commit\'s answer is lost after charging: exactly one charge, recorded as paid', async () => {
     const created = await createTransaction(t, shop, { payment: 1, urlnotify: 'https://shop.example/notify' });
     const { token } = await goToWebpay(created.url);
