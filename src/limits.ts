@@ -282,6 +282,8 @@ export const configLimits = {
   metricsTokenLengthMin: 16, metricsTokenLengthMax: 200,
   /** CALLBACK_TRUSTED_ORIGINS entries (decision 151): a handful of internal receivers, not a second DNS. */
   callbackTrustedOriginsMax: 20,
+  /** TRUST_PROXY: addresses or networks of the reverse proxies in front (docs/going-live.md). */
+  trustedProxiesMax: 20,
 } as const;
 
 // --- HTTP timeouts, rate limit, DATA_DIR permissions (decision 072) ---

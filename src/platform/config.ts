@@ -1,4 +1,5 @@
 // Configuration from environment variables, validated once at start. A bad value is a clear error, never a guess.
+import net from 'node:net';
 import path from 'node:path';
 import { isValidTimeZone } from './time-format.ts';
 import { configLimits, httpLimits, limits } from '../limits.ts';
@@ -29,6 +30,11 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Origins (scheme://host:port) that production callbacks may reach on loopback or private addresses (decision 151). */
   readonly callbackTrustedOrigins: ReadonlySet<string>;
+  /**
+   * TRUST_PROXY: whose `X-Forwarded-For`/`-Proto`/`-Host` to believe (Fastify's `trustProxy`): the reverse proxies'
+   * addresses or networks; null believes none (the socket's address is the client).
+   */
+  readonly trustProxy: readonly string[] | null;
   // --- HTTP timeouts and rate limit (decision 072) ---
   readonly httpTimeouts: HttpTimeouts;
   /** Requests per minute per public token (per IP without one) in this process; null when turned off. */
@@ -119,12 +125,13 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   const { metricsTokenLengthMin: tokenMin, metricsTokenLengthMax: tokenMax } = configLimits;
   if (metricsToken !== null && !new RegExp(`^\\S{${tokenMin},${tokenMax}}$`).test(metricsToken)) errors.push(`METRICS_TOKEN must be ${tokenMin} to ${tokenMax} characters without spaces`);
   const callbackTrustedOrigins = parseTrustedOrigins(env.CALLBACK_TRUSTED_ORIGINS, errors);
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY, errors);
   const http = httpSettings(env, errors);
   const dbPreparedStatements = oneOf(env, 'DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on', errors) === 'on';
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
-    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, logFormat, settlementDelayDays, workersEnabled, metricsToken, callbackTrustedOrigins, dbPreparedStatements, ...http },
+    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, logFormat, settlementDelayDays, workersEnabled, metricsToken, callbackTrustedOrigins, trustProxy, dbPreparedStatements, ...http },
   };
 }
 
@@ -143,6 +150,21 @@ function parseTrustedOrigins(raw: string | undefined, errors: string[]): Readonl
     else origins.add(bare.origin);
   }
   return origins;
+}
+
+/** `127.0.0.1` or `10.0.0.0/8, ::1`; unset or empty: no proxy is trusted. Named addresses only, never "all". */
+function parseTrustProxy(raw: string | undefined, errors: string[]): readonly string[] | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const { trustedProxiesMax } = configLimits;
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  if (entries.length > trustedProxiesMax) errors.push(`TRUST_PROXY names at most ${trustedProxiesMax} addresses, got ${entries.length}`);
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = net.isIP(address);
+    const prefixOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (family === 0 || !prefixOk) errors.push(`TRUST_PROXY entries must be IP addresses or networks like 10.0.0.0/8, got "${entry}"`);
+  }
+  return entries;
 }
 
 // --- HTTP timeouts and rate limit (decision 072) ---

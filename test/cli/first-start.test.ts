@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { startServe } from '../support/cli.ts';
+import { repoRoot, startServe } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
 import { prettyLogs } from '../../src/platform/logger.ts';
 
@@ -76,6 +76,7 @@ describe('the first start of cobro serve', () => {
     try {
       await waitFor(server.output, 'plain-http PUBLIC_BASE_URL');
       const all = server.output().trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 40).map((l) => l.msg);
+      expect(fs.readFileSync(path.join(repoRoot, 'docs', 'going-live.md'), 'utf8')).toContain('## 8. Checklist');
       expect(all).toEqual(expect.arrayContaining([expect.stringMatching(/^production on the embedded PGlite database.*docs\/going-live\.md$/), expect.stringMatching(/plain-http PUBLIC_BASE_URL.*docs\/going-live\.md$/)]));
       const page = await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/html' } });
       const text = await page.text();
