@@ -15,7 +15,7 @@ function wantsHtml(request: FastifyRequest): boolean {
 }
 
 const style = 'body{font-family:system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#1d2430;line-height:1.5}'
-  + 'h1{color:#0b6e4f}a{color:#0b5cad}pre{background:#f3f5f8;padding:12px;border-radius:8px;overflow-x:auto;font-size:.85rem}'
+  + 'h1{color:#0b6e4f}a{color:#0b5cad}pre{background:#f3f5f8;padding:12px;border-radius:8px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem}'
   + '.badge{padding:2px 8px;border-radius:999px;background:#fff3cd;color:#6b4500;font-size:.8rem;font-weight:700}';
 
 function sandboxBody(base: string): Html {
