@@ -155,8 +155,7 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
       });
     }
     switch (outcome.kind) {
-      case 'approved':
-        // Read again: the receipt shows what the payment recorded (date, card, authorization code).
+      case 'approved': // read again, so the receipt shows what the payment recorded (date, card, authorization code)
         return sendPage(reply, 200, resultPage((await load(ctx, s.mall.id)) ?? s, 'success', null));
       case 'declined':
         return sendPage(reply, 200, resultPage(s, 'rejected', outcome.payerMessage));
