@@ -30,6 +30,8 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
     bodyLimit: limits.bodyBytesMax,
     ...httpServerOptions(ctx.config.httpTimeouts),
     genReqId: genRequestId,
+    // Behind a reverse proxy (docs/going-live.md): the payer's address from X-Forwarded-For, only from those named.
+    trustProxy: ctx.config.trustProxy === null ? false : [...ctx.config.trustProxy],
     childLoggerFactory: requestChildLogger,
     // A URL that is not valid percent-encoding never reaches a route: answer it in the seed's envelope too.
     frameworkErrors: (error, request, reply) => {

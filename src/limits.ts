@@ -265,6 +265,8 @@ export const configLimits = {
   callbackTrustedOriginsMax: 20,
   /** READY_TIMEOUT_MS (decision 410): a cold start takes about a second; a minute is far past any slow disk. */
   readyTimeoutMsDefault: 60_000, readyTimeoutMsMin: 100, readyTimeoutMsMax: 60 * 60_000,
+  /** TRUST_PROXY: addresses or networks of the reverse proxies in front (docs/going-live.md). */
+  trustedProxiesMax: 20,
 } as const;
 
 // --- HTTP timeouts, rate limit, DATA_DIR permissions (decision 072) ---

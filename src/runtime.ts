@@ -7,7 +7,7 @@ import type { Clock } from './platform/clock.ts';
 import { systemClock } from './platform/clock.ts';
 import type { AppContext, ContextBase, DueWorkHandler } from './platform/context.ts';
 import path from 'node:path';
-import { checkPostgresReachable, openDatabase, redactedUrl, type DatabaseHandle } from './platform/db/database.ts';
+import { checkPostgresReachable, embeddedDatabaseExists, openDatabase, redactedUrl, type DatabaseHandle } from './platform/db/database.ts';
 import { migrateToLatest, pendingMigrations } from './platform/db/migrate.ts';
 import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/logger.ts';
@@ -85,10 +85,22 @@ async function readOnlySecrets(handle: DatabaseHandle, config: Config): Promise<
     : keylessSecretBox(`no secret key: COBRO_SECRET_KEY is unset and ${path.join(config.dataDir, dataDirEntries.secretKey)} does not exist (this command only reads and creates none)`);
 }
 
+function logOpening(logger: Logger, config: Config): void {
+  if (config.databaseUrl !== null) {
+    logger.info({ database: redactedUrl(config.databaseUrl) }, `opening PostgreSQL at ${redactedUrl(config.databaseUrl)}`);
+  } else if (embeddedDatabaseExists(config.dataDir)) {
+    logger.info({ dataDir: path.resolve(config.dataDir) }, `opening the embedded database (PGlite) in ${path.resolve(config.dataDir)}`);
+  } else {
+    logger.info({ dataDir: path.resolve(config.dataDir) }, `creating the embedded database (PGlite) in ${path.resolve(config.dataDir)}: the first start takes a few seconds`);
+  }
+}
+
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, config.logFormat);
   if (options.handle === undefined && config.databaseUrl !== null) await checkPostgresReachable(config.databaseUrl);
   const readOnly = options.readOnly === true;
+  // A line per step of a start (issue 32): the first start's seconds of creating and migrating are not silence.
+  if (options.handle === undefined && !readOnly) logOpening(logger, config);
   const handle = options.handle ?? (config.databaseUrl !== null
     ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, readOnly, preparedStatements: config.dbPreparedStatements })
     : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly }));
@@ -97,6 +109,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     if (readOnly) {
       secrets = await readOnlySecrets(handle, config);
     } else if (options.migrate !== false) {
+      const pending = await pendingMigrations(handle.db);
+      if (pending.length > 0) logger.info({ pending: pending.length }, `migrating the database: ${pending.length} migration(s) to apply`);
       const { applied } = await migrateToLatest(handle.db);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     }
