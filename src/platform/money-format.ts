@@ -4,7 +4,7 @@
 // own here falls back to es-CL. The amount reaches Intl as a bigint or a decimal string, never through a float.
 
 /** The locale each currency is written in; es-CL for any other. */
-export const currencyLocales: Readonly<Record<string, string>> = { CLP: 'es-CL', PEN: 'es-PE', VES: 'es-VE' };
+const currencyLocales: Readonly<Record<string, string>> = { CLP: 'es-CL', PEN: 'es-PE', VES: 'es-VE' };
 
 /** Per process, not per app: a formatter is a pure function of its locale and currency (rule 21 keeps app state out). */
 const formats = new Map<string, Intl.NumberFormat>();
