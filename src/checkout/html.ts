@@ -1,5 +1,5 @@
 // Server-rendered HTML for the hosted checkout: escaping, the page frame with its inline stylesheet under a
-// per-response CSP nonce, and money as payers read it ($25.000). No script and no asset from outside the service.
+// per-response CSP nonce, and money as payers read it ($25.000, S/ 125.50). No script and no asset from outside the service.
 import crypto from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 
@@ -28,16 +28,8 @@ export function html(strings: TemplateStringsArray, ...values: ReadonlyArray<str
   return raw(out);
 }
 
-const groupThousands = (digits: string, sep: string) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, sep);
-
-/** CLP has no decimals; PEN and VES amounts are in cents (supplement §4.1). */
-export function formatMoney(amountMinor: bigint, currency: string): string {
-  if (currency === 'CLP') return `$${groupThousands(amountMinor.toString(), '.')}`;
-  const units = (amountMinor / 100n).toString();
-  const cents = (amountMinor % 100n).toString().padStart(2, '0');
-  const symbol = currency === 'PEN' ? 'S/ ' : currency === 'VES' ? 'Bs. ' : `${currency} `;
-  return `${symbol}${groupThousands(units, '.')},${cents}`;
-}
+/** Money as the currency's country writes it: the one formatter the dashboard uses too. */
+export { formatMoney } from '../platform/money-format.ts';
 
 const stylesheet = `
 *{box-sizing:border-box}body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f5f8;color:#1d2430}

@@ -97,3 +97,11 @@ export function parseLocal(text: string, timeZone: string): Date | null {
   }
   return new Date(guessMs);
 }
+
+/** The zone's offset from UTC at an instant as people write it beside a time: `-03`, `+05:30`, `+00`. */
+export function formatZoneOffset(at: Date, timeZone: string): string {
+  const offsetMin = Math.round(offsetsOf(timeZone).offsetSecAt(Math.floor(at.getTime() / 1000)) / 60);
+  const magnitude = Math.abs(offsetMin);
+  const minutes = magnitude % 60;
+  return `${offsetMin < 0 ? '-' : '+'}${two(Math.floor(magnitude / 60))}${minutes === 0 ? '' : `:${two(minutes)}`}`;
+}

@@ -47,7 +47,7 @@ describe('hosted checkout GET /gateway/cobro', () => {
   it('offers PEN cards with their amount in soles, and no bank login outside CLP', async () => {
     const pen = await createTransaction(t, account, { currency: 'PEN', amount: 250050 });
     const page = await t.app.inject({ method: 'GET', url: pathOf(pen.url) });
-    expect(page.body).toContain('S/ 2.500,50');
+    expect(page.body).toContain('S/\u00a02,500.50');
     expect(page.body).toContain('Tarjetas');
     expect(page.body).not.toContain('QR Interoperable');
     // VES has no method the checkout takes (Vepuy's login is not built): such a sale is refused, not left unpayable.
