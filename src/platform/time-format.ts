@@ -100,8 +100,9 @@ export function parseLocal(text: string, timeZone: string): Date | null {
 
 /** The zone's offset from UTC at an instant as people write it beside a time: `-03`, `+05:30`, `+00`. */
 export function formatZoneOffset(at: Date, timeZone: string): string {
-  const offsetMin = Math.round(offsetsOf(timeZone).offsetSecAt(Math.floor(at.getTime() / 1000)) / 60);
+  const offsetMin = Math.round(zoneOffsetMs(at.getTime(), timeZone) / 60_000);
   const magnitude = Math.abs(offsetMin);
   const minutes = magnitude % 60;
+  const two = (n: number) => String(n).padStart(2, '0');
   return `${offsetMin < 0 ? '-' : '+'}${two(Math.floor(magnitude / 60))}${minutes === 0 ? '' : `:${two(minutes)}`}`;
 }
