@@ -103,14 +103,6 @@ export const limits = {
    * one unexpected failure sends to run again alone.
    */
   transactionCreateGroupMax: 32,
-  /**
-   * Group commits a process runs at once (decision 280): each wallet belongs to one lane, so one wallet's payouts
-   * are never in two of this process's transactions at once, and a lane's group may hold payouts of several
-   * wallets (one lock statement, one write statement and one commit for all). Each busy lane holds a pooled
-   * connection. One since decision 330: a group costs four round trips whatever its size, so one lane's bigger
-   * groups cost less CPU than two lanes' smaller ones.
-   */
-  walletGroupCommitLanes: 1,
   /** Sandbox payout schedule for amounts without an immediate outcome, in account time from creation. */
   sandboxPayoutProcessingAfterMs: minuteMs,
   sandboxPayoutSuccessAfterMs: hourMs,
@@ -305,8 +297,6 @@ export const dataDirLimits = {
 export function assertLimits(): void {
   const l = limits;
   assert.ok(l.pageSizeDefault <= l.pageSizeMax, 'default page must fit the maximum page');
-  // Lanes hold a pooled connection each while their group runs: leave the pool room for every other request.
-  assert.ok(l.walletGroupCommitLanes >= 1 && l.walletGroupCommitLanes < l.dbPoolSizeMax, 'payout lanes must leave pooled connections free');
   // A subscription list page is read through readInChunks, which refuses a page past the largest page.
   assert.ok(subscriptionLimits.subscriptionsPerPageMax <= l.pageSizeMax, 'a subscription list page must fit the largest page');
   assert.ok(l.notificationsPerPageDefault <= l.notificationsPerPageMax, 'default notifications page must fit the maximum');
