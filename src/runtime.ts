@@ -20,6 +20,7 @@ import { appModules } from './modules/index.ts';
 import { accountDirectory } from './modules/accounts/directory.ts';
 import { assertLimits, limits } from './limits.ts';
 import { paymentExtensions, settlementHolds } from './modules/payment-extensions.ts';
+import { refundPayoutFollower } from './modules/refunds/bank-payout-result.ts';
 import { createLedger } from './platform/ledger/sql-ledger.ts';
 import { processorFor } from './platform/processors/index.ts';
 
@@ -65,6 +66,7 @@ export function createContext(base: ContextBase, modules: readonly AppModule[] =
     processor: processorFor(base.config.mode),
     paymentExtensions,
     settlementHolds,
+    refundPayouts: refundPayoutFollower,
     accounts: accountDirectory(base.db, base.secrets, base.changes ?? null),
     dueWork: dueWorkRegistry(modules),
   };

@@ -2,7 +2,6 @@
 // account. Each is kept in destination_changes, logged, and called back to the account's notify_url through the
 // outbox, all in the change's own transaction, so a change that commits is always on record and a record never
 // names a change that rolled back.
-import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { newId } from '../../platform/ids.ts';
@@ -37,11 +36,9 @@ function masked(bank: BankDestination | null) {
   return bank === null ? null : { sbif: bank.sbif, type: bank.type, num_last4: bank.num.slice(-4), rut: bank.rut };
 }
 
-/** Records a change inside its transaction (`ctx.db` must be one); an update that changes nothing records nothing. */
-export async function recordDestinationChange(ctx: AppContext, change: DestinationChange): Promise<string | null> {
+/** Records a change inside the transaction `tx` that makes it; an update that changes nothing records nothing. */
+export async function recordDestinationChange(ctx: AppContext, tx: Tx, change: DestinationChange): Promise<string | null> {
   if (sameDestination(change.previous, change.current)) return null;
-  assert.ok(ctx.db.isTransaction, 'a destination change is recorded in the transaction that makes it');
-  const tx = ctx.db as unknown as Tx;
   const id = newId('dch', 20);
   const at = ctx.clock.now();
   const account = await tx.selectFrom('accounts').select('notify_url').where('id', '=', change.accountId).executeTakeFirst();

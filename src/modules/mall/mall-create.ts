@@ -14,7 +14,7 @@ import { accountNow } from '../../platform/sandbox-clock.ts';
 import { findAccountRowByTokenHash } from '../accounts/repository.ts';
 import { findPaymentMethod, knownCurrencies, paymentMethodCatalogue } from '../reference/repository.ts';
 import { checkoutTakes, unpayableReason } from '../../platform/processors/account-processors.ts';
-import { allMethodsPayment, createTransaction, isHttpUrl } from '../transactions/transaction-create.ts';
+import { allMethodsPayment, createTransactionInTransaction, isHttpUrl } from '../transactions/transaction-create.ts';
 import type { CreateTransactionInput } from '../transactions/schemas.ts';
 import { readMallLines, type MallLineInput } from './mall-input.ts';
 import '../marketplace/types.ts';
@@ -84,7 +84,7 @@ async function resolveStores(ctx: AppContext, callerId: string, callerName: stri
 }
 
 /** Creates one store line's transaction; a refusal is thrown (Refused, or the 400 with the mall's field names). */
-async function createLine(ctx: AppContext, store: Store, mall: { email: string; currency: string; urlreturn: string; urlnotify: string | null }) {
+async function createLine(ctx: AppContext, tx: Tx, store: Store, mall: { email: string; currency: string; urlreturn: string; urlnotify: string | null }) {
   const input: CreateTransactionInput = {
     email: mall.email, order: store.line.individualOrder, subject: store.line.subject, amount: minorAsJsonNumber(store.line.amountMinor),
     currency: mall.currency, urlreturn: mall.urlreturn,
@@ -94,7 +94,7 @@ async function createLine(ctx: AppContext, store: Store, mall: { email: string; 
   };
   let created;
   try {
-    created = await createTransaction(ctx, store.accountId, input);
+    created = await createTransactionInTransaction(ctx, tx, store.accountId, input);
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
     const problems = (error.extra.errors ?? {}) as Record<string, string>;
@@ -162,7 +162,7 @@ export async function createMall(ctx: AppContext, caller: { readonly id: string;
       if (inserted === undefined) throw new Refused(ruleFailure('mall_order_used', { order: input.order }));
       const out: MallCreated['individual_orders'] = [];
       for (const store of stores) {
-        const line = await createLine(spCtx, store, { email, currency, urlreturn, urlnotify });
+        const line = await createLine(spCtx, sp, store, { email, currency, urlreturn, urlnotify });
         await sp.insertInto('mall_lines').values({
           mall_id: id, position: store.line.position, merchant: store.line.merchant, store_account_id: store.accountId,
           store_name: line.storeName, transaction_id: line.transactionId, amount_minor: store.line.amountMinor,

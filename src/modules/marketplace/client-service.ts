@@ -1,6 +1,6 @@
 // Marketplace clients (seed "Marketplace clients"): the sub-merchants a membership pays, with their bank account.
 import type { AppContext } from '../../platform/context.ts';
-import type { DbOrTx } from '../../platform/db/types.ts';
+import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { notFound, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { bpsToNumber } from '../../platform/money/percent.ts';
@@ -81,7 +81,7 @@ export async function getClient(ctx: AppContext, accountId: string, id: string) 
 }
 
 /** Partial update: only the fields sent change, bank fields one by one. Answers with the membership details. */
-export async function updateClient(ctx: AppContext, accountId: string, id: string, body: ClientUpdate) {
+export async function updateClient(ctx: AppContext, tx: Tx, accountId: string, id: string, body: ClientUpdate) {
   const row = await findClient(ctx.db, accountId, id);
   if (row === undefined) throw notFound('client');
   if (body.bank !== undefined) await checkBank(ctx.db, body.bank);
@@ -97,7 +97,7 @@ export async function updateClient(ctx: AppContext, accountId: string, id: strin
   }).where('id', '=', id).where('account_id', '=', accountId).execute();
   const updated = await findClient(ctx.db, accountId, id);
   if (updated === undefined) throw notFound('client');
-  await recordDestinationChange(ctx, {
+  await recordDestinationChange(ctx, tx, {
     accountId, subject: 'marketplace_client_bank', subjectId: id, source: 'api',
     previous: { sbif: row.bank_sbif, type: String(row.bank_type), num: row.bank_num, rut: row.bank_rut },
     current: { sbif: updated.bank_sbif, type: String(updated.bank_type), num: updated.bank_num, rut: updated.bank_rut },

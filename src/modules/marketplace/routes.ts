@@ -31,7 +31,7 @@ export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): 
       ...clients, summary: 'Update a marketplace client (partial); answers with its memberships',
       params: IdParams, body: ClientUpdateBody, response: withErrors({ 200: ClientUpdateResponse }),
     },
-  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => updateClient(tx, accountOf(request).id, request.params.id, request.body ?? {})));
+  }, async (request, reply) => runCommand(ctx, request, reply, (tx, db) => updateClient(tx, db, accountOf(request).id, request.params.id, request.body ?? {})));
 
   r.delete('/api/maclient/:id', {
     config: commandConfig,

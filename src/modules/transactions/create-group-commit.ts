@@ -1,7 +1,7 @@
 // Group commit of creates (decision 400): the keyless creates of an account that arrive while its previous create
 // statement runs are written together by the next one, one row each (insertTransactions). A create's cost on PGlite
 // is mostly its statement's (executor, commit, the protocol in and out of WebAssembly), not its row's; on PostgreSQL
-// the group shares one commit. Groups are per account (see writeCreate). Nothing waits for a group to fill: a
+// the group shares one commit. Groups are per account (see queueCreate). Nothing waits for a group to fill: a
 // create that finds none running is written at once, alone (on PGlite, one turn of the loop later: gatherTurn).
 import type { AppContext } from '../../platform/context.ts';
 import { perApp } from '../../platform/app-memo.ts';
@@ -68,13 +68,11 @@ export function queuedCreatesOf(ctx: AppContext): number {
 }
 
 /**
- * Writes a create's row: at once in the runner's transaction (with an Idempotency-Key the row commits with the
- * key's answer; queued, it could wait behind a group that waits for the connection that transaction holds), else
- * in its account's next group. One lane an account: a group's foreign-key check waits while another transaction
- * holds its account's row (an escrow flag set, a token rotated), and only that account's creates wait with it, as
- * before groups.
+ * Queues a create's row for its account's next group (the grouped create; one written in a caller's transaction is
+ * inserted there at once, createTransactionInTransaction). One lane an account: a group's foreign-key check waits
+ * while another transaction holds its account's row (an escrow flag set, a token rotated), and only that account's
+ * creates wait with it, as before groups.
  */
-export function writeCreate(ctx: AppContext, row: NewTransaction): Promise<void> {
-  if (ctx.db.isTransaction) return insertTransaction(ctx, ctx.db, row);
+export function queueCreate(ctx: AppContext, row: NewTransaction): Promise<void> {
   return createBatchers.of(ctx).run(row.accountId, { ctx, row });
 }

@@ -9,7 +9,7 @@ import { withErrors } from '../../platform/http/schemas.ts';
 import {
   CreateTransactionBody, CreateTransactionResponse, TransactionIdParams, TransactionListQuery, TransactionListResponse, TransactionView,
 } from './schemas.ts';
-import { createTransaction } from './transaction-create.ts';
+import { createTransaction, createTransactionInTransaction } from './transaction-create.ts';
 import { getTransaction, listTransactions } from './transaction-query.ts';
 
 export async function transactionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -22,7 +22,9 @@ export async function transactionRoutes(app: FastifyInstance, ctx: AppContext): 
       body: CreateTransactionBody,
       response: withErrors({ 200: CreateTransactionResponse }),
     },
-  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => createTransaction(tx, accountOf(request).id, request.body), { selfContained: true }));
+  }, async (request, reply) => runCommand(ctx, request, reply,
+    (tx, db) => createTransactionInTransaction(tx, db, accountOf(request).id, request.body),
+    { grouped: (c) => createTransaction(c, accountOf(request).id, request.body) }));
 
   r.get('/api/transaction/:id', {
     schema: {

@@ -11,12 +11,13 @@ import { limits, transactionLimits } from '../../limits.ts';
 import { findPaymentMethod, knownCurrencies, paymentMethodCatalogue } from '../reference/repository.ts';
 import { checkoutUrl } from './checkout-link.ts';
 import { insertTransaction, type NewTransaction } from './transaction-insert.ts';
-import { writeCreate } from './create-group-commit.ts';
+import { queueCreate } from './create-group-commit.ts';
 import type { ExtensionColumns, Prepared } from './extension.ts';
 import { normaliseRut } from '../../platform/rut.ts';
 import type { CreateTransactionInput } from './schemas.ts';
 import './types.ts';
-import { inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import type { Tx } from '../../platform/db/types.ts';
 
 /** `expired`'s problem when it is not written `YYYY-MM-DD HH:MM:SS` (the service's zone is implied). */
 const expiredFormatProblem = 'format YYYY-MM-DD HH:MM:SS';
@@ -95,7 +96,13 @@ async function unpayable(ctx: AppContext, accountId: string, currency: string, p
   return null;
 }
 
-export async function createTransaction(ctx: AppContext, accountId: string, input: CreateTransactionInput): Promise<CreatedTransaction | RuleFailure> {
+/** A create checked and ready to write: its row and the extensions that attach to it in the row's transaction. */
+interface PlannedCreate {
+  readonly row: NewTransaction;
+  readonly attaching: readonly Extract<Prepared, { ok: true }>[];
+}
+
+async function planCreate(ctx: AppContext, accountId: string, input: CreateTransactionInput): Promise<PlannedCreate | RuleFailure> {
   const errors: Record<string, string> = {};
   const currency = (present(input.currency) ?? 'CLP').toUpperCase();
   if (!(await knownCurrencies(ctx)).has(currency)) errors.currency = 'invalid';
@@ -173,31 +180,58 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
     verificationKey: randomHex(16),
     createdAt: now,
   };
-  const id = row.id;
-  const attaching = prepared.filter((p) => p.ok);
-  if (attaching.length === 0) {
-    // One statement is atomic by itself: no transaction around it (the runner gives a keyless create the database,
-    // whose row then goes in its account's next group, decision 400).
-    await writeCreate(ctx, row);
-  } else {
-    // Joined without a savepoint: every caller is a command (or the bare database), and none goes on after a throw.
-    const failure = await inTransactionOrJoin(ctx.db, async (tx): Promise<RuleFailure | null> => {
-      let columns: ExtensionColumns = {};
-      for (const p of attaching) {
-        const attached = await p.attach(tx);
-        if (!attached.ok) return attached.failure;
-        columns = { ...columns, ...attached.columns };
-      }
-      await insertTransaction(ctx, tx, {
-        ...row,
-        marketplace: columns.marketplace ?? null,
-        membershipId: columns.membership_id ?? null,
-        eventId: columns.event_id ?? null,
-      });
-      return null;
-    });
-    if (failure !== null) return failure;
+  return { row, attaching: prepared.filter((p): p is Extract<Prepared, { ok: true }> => p.ok) };
+}
+
+/** Attaches the extensions in `tx`, then inserts the row with the columns they name. */
+async function attachAndInsert(ctx: AppContext, tx: Tx, { row, attaching }: PlannedCreate): Promise<RuleFailure | null> {
+  let columns: ExtensionColumns = {};
+  for (const p of attaching) {
+    const attached = await p.attach(tx);
+    if (!attached.ok) return attached.failure;
+    columns = { ...columns, ...attached.columns };
   }
+  await insertTransaction(ctx, tx, {
+    ...row,
+    marketplace: columns.marketplace ?? null,
+    membershipId: columns.membership_id ?? null,
+    eventId: columns.event_id ?? null,
+  });
+  return null;
+}
+
+async function created(ctx: AppContext, id: string): Promise<CreatedTransaction> {
   // The link key may be created on first use, outside the transaction (it reads through ctx.db).
   return { status: 'pending', id, url: await checkoutUrl(ctx, id) };
+}
+
+/**
+ * The grouped create (a request without an Idempotency-Key, the route's `grouped` runner, or a caller with the
+ * database): without an extension its one statement is atomic by itself and the row goes in its account's next
+ * group commit (decision 400); with one, the extension attaches and the row is inserted in a transaction of its own.
+ */
+export async function createTransaction(ctx: AppContext, accountId: string, input: CreateTransactionInput): Promise<CreatedTransaction | RuleFailure> {
+  const planned = await planCreate(ctx, accountId, input);
+  if (!('row' in planned)) return planned;
+  if (planned.attaching.length === 0) await queueCreate(ctx, planned.row);
+  else {
+    const failure = await inTransaction(ctx.db, (tx) => attachAndInsert(ctx, tx, planned));
+    if (failure !== null) return failure;
+  }
+  return created(ctx, planned.row.id);
+}
+
+/**
+ * The same create in the caller's transaction `tx` (the runner's with an Idempotency-Key, so the row commits with
+ * the key's answer; a mall's): written at once, never queued, since a group could wait for the connection `tx` holds.
+ * Joined without a savepoint: no caller goes on after a throw (the runner's own savepoint covers a keyed command).
+ */
+export async function createTransactionInTransaction(
+  ctx: AppContext, tx: Tx, accountId: string, input: CreateTransactionInput,
+): Promise<CreatedTransaction | RuleFailure> {
+  const planned = await planCreate(ctx, accountId, input);
+  if (!('row' in planned)) return planned;
+  const failure = await attachAndInsert(ctx, tx, planned);
+  if (failure !== null) return failure;
+  return created(ctx, planned.row.id);
 }

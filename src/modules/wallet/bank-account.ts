@@ -52,7 +52,7 @@ export async function setBankAccount(ctx: AppContext, accountId: string, input: 
     await upsertBankAccount(tx, { account_id: accountId, currency, sbif, type, num, rut, holder_name: holderName, updated_at: ctx.clock.now() });
     const after = await findBankAccount(tx, accountId);
     if (after === undefined) throw new Error('bank account vanished after upsert');
-    await recordDestinationChange(txCtx, {
+    await recordDestinationChange(txCtx, tx, {
       accountId, subject: 'account_bank', subjectId: accountId, source: 'cli',
       previous: before === undefined ? null : { sbif: before.sbif, type: before.type, num: before.num, rut: before.rut },
       current: { sbif: after.sbif, type: after.type, num: after.num, rut: after.rut },

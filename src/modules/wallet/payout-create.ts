@@ -15,7 +15,7 @@ import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionR
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
 import { findPayoutByOrder, insertPayoutsText, type NewPayoutRow, type PayoutRow } from './repository.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/keyed-batcher.ts';
-import { inTransaction, inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
 import { perApp } from '../../platform/app-memo.ts';
 import type { Tx } from '../../platform/db/types.ts';
@@ -156,9 +156,9 @@ interface Queued {
   readonly planned: PlannedPayout;
 }
 
-/** Alone: in the payout's own transaction, or in the runner's (with an Idempotency-Key), which it joins. */
+/** Alone, in a transaction of its own: a group of one, or a payout of a failed group run again. */
 async function writeAlone(item: Queued): Promise<CreateOutcome> {
-  return inTransactionOrJoin(item.ctx.db, (tx) => writePayout(item.ctx, tx, item.planned));
+  return inTransaction(item.ctx.db, (tx) => writePayout(item.ctx, tx, item.planned));
 }
 
 /** The accounts a planned payout's statement posts to: its reservation's, and its immediate outcome's. */
@@ -225,13 +225,19 @@ export function queuedPayoutsOf(ctx: AppContext): number {
  * currency (its own wallet lock), whose winner answers once it commits. Nothing is read before the lock: the
  * account's sandbox offset is kept in memory (decision 260), so a keyless payout is the funds check and one write.
  * A refusal writes nothing but the wallet's empty accounts the funds check may have created, so no savepoint is
- * needed to undo it. Called with the database (no Idempotency-Key: the route is selfContained), the payout
- * queues for its account's next group commit. Called inside the runner's transaction (with a key), it runs in that
- * transaction at once: queued, it could wait behind a group that waits for the connection its own transaction
- * holds (PGlite has one; a pool can run out).
+ * needed to undo it. The grouped form (a request without an Idempotency-Key, the route's `grouped` runner): the
+ * payout queues for its account's next group commit.
  */
 export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
   const planned = planPayout(ctx, request, await keptAccountNow(ctx, request.accountId));
-  if (ctx.db.isTransaction) return writeAlone({ ctx, planned });
   return walletBatchers.of(ctx).run(request.accountId, { ctx, planned });
+}
+
+/**
+ * The same payout in the caller's transaction `tx` (the runner's, with an Idempotency-Key, which stores the key in
+ * the same commit), written at once: queued, it could wait behind a group that waits for the connection `tx`
+ * holds (PGlite has one; a pool can run out).
+ */
+export async function createPayoutInTransaction(ctx: AppContext, tx: Tx, request: PayoutRequest): Promise<CreateOutcome> {
+  return writePayout(ctx, tx, planPayout(ctx, request, await keptAccountNow(ctx, request.accountId)));
 }

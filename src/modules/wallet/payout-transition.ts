@@ -9,8 +9,24 @@ import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
 import { appendWalletMovement } from './movements.ts';
 import { assertTransition, outcomeOf, type PayoutOutcome, type PayoutStatus, type WalletPayoutKind } from './payout-states.ts';
-import { followRefundPayout } from '../refunds/bank-payout-result.ts';
 import { markMovementReversed, type PayoutRow } from './repository.ts';
+
+/**
+ * The port through which a bank refund's payout, once resolved, moves its refund (decision 112): implemented by the
+ * refunds module (refunds/bank-payout-result.ts) and wired by the composition root as ctx.refundPayouts, so the
+ * wallet imports nothing of refunds, which asks the wallet for its payouts (decision 470).
+ */
+export interface RefundPayoutFollower {
+  /** Called in the payout's transaction, which holds its lock: `paid` or rejected by the bank. */
+  follow(ctx: AppContext, tx: Tx, payout: { readonly id: string }, paid: boolean, at: Date): Promise<void>;
+}
+
+declare module '../../platform/context.ts' {
+  interface AppContext {
+    /** Built once by the composition (src/runtime.ts): the refunds module's follower of refund payouts. */
+    readonly refundPayouts: RefundPayoutFollower;
+  }
+}
 
 export interface TransitionOptions {
   /** Account time of the move. */
@@ -93,7 +109,7 @@ async function refundPayoutMoney(ctx: AppContext, tx: Tx, payout: PayoutRow, out
       ],
     });
   }
-  await followRefundPayout(ctx, tx, payout, outcome === 'paid', at);
+  await ctx.refundPayouts.follow(ctx, tx, payout, outcome === 'paid', at);
 }
 
 /** A resolved payout's notification, into the outbox in the resolving transaction (sent after commit). */

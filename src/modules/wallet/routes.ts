@@ -7,7 +7,7 @@ import { ruleFailure, validationError } from '../../platform/errors.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import { limits } from '../../limits.ts';
-import { createPayout } from './payout-create.ts';
+import { createPayout, createPayoutInTransaction, type CreateOutcome, type PayoutRequest } from './payout-create.ts';
 import { knownCurrency, payoutRequestFrom, withdrawRequestFrom } from './payout-input.ts';
 import { payoutById, payoutV3ById } from './payout-query.ts';
 import { walletMovement, walletSummary } from './wallet-query.ts';
@@ -29,24 +29,31 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
   r.post('/api/wallet/payout', {
     config: signedCommand,
     schema: { tags, summary: 'Pay a third party from the wallet', body: PayoutCreateBody, response: withErrors({ 200: PayoutCreateResponse }) },
-  }, async (request, reply) => runCommand(ctx, request, reply, async (tx) => {
-    const account = accountOf(request);
-    const outcome = await createPayout(tx, await payoutRequestFrom(tx, account.id, request.body));
-    if (!outcome.ok) return outcome.failure;
-    return { status: 'success' as const, identifier_wallet: outcome.movementId, identifier_payout: outcome.payoutId };
-  }, { selfContained: true }));
+  }, async (request, reply) => {
+    // Alone in the runner's transaction with an Idempotency-Key, else in the account's next group commit.
+    const payout = async (c: AppContext, write: (request: PayoutRequest) => Promise<CreateOutcome>) => {
+      const outcome = await write(await payoutRequestFrom(c, accountOf(request).id, request.body));
+      if (!outcome.ok) return outcome.failure;
+      return { status: 'success' as const, identifier_wallet: outcome.movementId, identifier_payout: outcome.payoutId };
+    };
+    return runCommand(ctx, request, reply, (tx, db) => payout(tx, (r) => createPayoutInTransaction(tx, db, r)),
+      { grouped: (c) => payout(c, (r) => createPayout(c, r)) });
+  });
 
   r.post('/api/wallet/withdraw', {
     config: signedCommand,
     schema: { tags, summary: 'Withdraw to the account\'s own bank account', body: WithdrawBody, response: withErrors({ 200: WithdrawResponse }) },
-  }, async (request, reply) => runCommand(ctx, request, reply, async (tx) => {
-    const account = accountOf(request);
-    const prepared = await withdrawRequestFrom(tx, account.id, request.body);
-    if (!prepared.ok) return ruleFailure('bank_account_missing', { currency: prepared.currency });
-    const outcome = await createPayout(tx, prepared.request);
-    if (!outcome.ok) return outcome.failure;
-    return { status: 'Success' as const, identifier_wallet: outcome.movementId };
-  }, { selfContained: true }));
+  }, async (request, reply) => {
+    const withdraw = async (c: AppContext, write: (request: PayoutRequest) => Promise<CreateOutcome>) => {
+      const prepared = await withdrawRequestFrom(c, accountOf(request).id, request.body);
+      if (!prepared.ok) return ruleFailure('bank_account_missing', { currency: prepared.currency });
+      const outcome = await write(prepared.request);
+      if (!outcome.ok) return outcome.failure;
+      return { status: 'Success' as const, identifier_wallet: outcome.movementId };
+    };
+    return runCommand(ctx, request, reply, (tx, db) => withdraw(tx, (r) => createPayoutInTransaction(tx, db, r)),
+      { grouped: (c) => withdraw(c, (r) => createPayout(c, r)) });
+  });
 
   async function summary(accountId: string, query: { page?: number; per_page?: number; currency?: string }) {
     const currency = await knownCurrency(ctx, query.currency ?? defaultCurrency);

@@ -4,6 +4,7 @@
 // (replay) or nothing at all (the whole unit rolled back) and runs once.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
+import type { Tx } from '../db/types.ts';
 import { ApiError } from '../errors.ts';
 import { inTransaction } from '../db/unit-of-work.ts';
 import { requestHash } from '../idempotency/canonical.ts';
@@ -12,10 +13,17 @@ import { claimKey, completeKey, keepCommitted, type StoredAnswer } from '../idem
 import { renderError, renderValue, sendAnswer } from './render.ts';
 
 /**
- * A command: reads and writes only through `tx.db` (the runner's transaction; on PGlite the outer `ctx.db` would
- * wait for this very transaction). It makes no network call: work that leaves the database belongs in `afterCommit`.
+ * A command: reads and writes only through `tx.db` (the runner's transaction, also passed as `db` for the code that
+ * takes a transaction by type; on PGlite the outer `ctx.db` would wait for this very transaction). It makes no
+ * network call: work that leaves the database belongs in `afterCommit`.
  */
-export type Command<T> = (tx: AppContext) => Promise<T>;
+export type Command<T> = (tx: AppContext, db: Tx) => Promise<T>;
+
+/**
+ * A grouped command: the same request, run with the database and no transaction of the runner's. It writes in one
+ * statement, in its account's next group commit, or in a transaction it opens itself (decisions 400, 430, 470).
+ */
+export type GroupedCommand<T> = (ctx: AppContext) => Promise<T>;
 
 export interface CommandOptions<T> {
   /**
@@ -25,12 +33,12 @@ export interface CommandOptions<T> {
    */
   readonly afterCommit?: (ctx: AppContext, committed: T) => Promise<unknown>;
   /**
-   * The command is one unit by itself: it writes in one statement, or opens its own unit of work
-   * (inTransactionOrJoin) around several. Without an Idempotency-Key the runner then hands it the database instead
-   * of a transaction it opened, saving the BEGIN and COMMIT round trips (issue 13); with a key it still runs in
-   * the runner's transaction, which claims the key and stores the answer in the same commit.
+   * The route's runner for a request without an Idempotency-Key: the grouped form of the command, run with the
+   * database, saving the BEGIN and COMMIT round trips (issue 13) and letting its write join a group commit. With a
+   * key the runner still runs `command` in its own transaction, which claims the key and stores the answer in the
+   * same commit. The route picks both; the command never asks which one runs it (decision 470).
    */
-  readonly selfContained?: boolean;
+  readonly grouped?: GroupedCommand<T>;
 }
 
 interface KeyScope {
@@ -68,9 +76,10 @@ export async function runCommand<T>(
 ): Promise<FastifyReply> {
   const key = coversRequest(request) ? idempotencyKeyOf(request) : null;
   const scope: KeyScope | null = key === null || request.account === null ? null : { accountId: request.account.id, key };
-  if (scope === null && options.selfContained === true) {
-    if (options.afterCommit !== undefined) return finishAfterCommit(ctx, reply, null, await command(ctx), options);
-    const { answer, headers } = await answerOf(reply, null, () => command(ctx));
+  const grouped = options.grouped;
+  if (scope === null && grouped !== undefined) {
+    if (options.afterCommit !== undefined) return finishAfterCommit(ctx, reply, null, await grouped(ctx), options);
+    const { answer, headers } = await answerOf(reply, null, () => grouped(ctx));
     return sendAnswer(reply, answer, headers);
   }
   const outcome = await inTransaction(ctx.db, async (tx): Promise<Outcome<T>> => {
@@ -98,7 +107,7 @@ export async function runCommand<T>(
     }
     // With a key, under a savepoint, so a refusal thrown half-way rolls back the command's writes but not the claim.
     // Without one, a refusal rolls the whole transaction back, so the savepoint's two round trips buy nothing.
-    const run = () => (scope === null ? command(txCtx) : inTransaction(tx, () => command(txCtx)));
+    const run = () => (scope === null ? command(txCtx, tx) : inTransaction(tx, () => command(txCtx, tx)));
     if (options.afterCommit !== undefined) {
       const value = await run();
       if (scope !== null) await keepCommitted(tx, scope.accountId, scope.key, JSON.stringify(value));

@@ -23,12 +23,3 @@ export async function inTransaction<T>(db: Db | Tx, work: (tx: Tx) => Promise<T>
   await sql`RELEASE SAVEPOINT ${name}`.execute(tx);
   return result;
 }
-
-/**
- * Like inTransaction, but joins an open transaction without a savepoint: for a block whose caller never goes on after
- * it throws (a command run by the runner: without a key a throw rolls the whole transaction back, with one the
- * runner's own savepoint covers the command), so the savepoint's two round trips would buy nothing.
- */
-export async function inTransactionOrJoin<T>(db: Db | Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db as Tx) : db.transaction().execute(work);
-}
