@@ -96,6 +96,20 @@ async function unpayable(ctx: AppContext, accountId: string, currency: string, p
   return null;
 }
 
+/**
+ * The create's one clock: "now" as the account sees it, read at most once. Its sandbox offset is kept in memory
+ * while the change feed is live (decision 260), and then the create binds its time (decision 250); without a live
+ * feed the offset is read only when a check needs "now" (`now`), and otherwise `forInsert` answers null and the
+ * INSERT computes the same time, the service clock plus the account's offset (decision 200): one round trip either way.
+ */
+function createClock(ctx: AppContext, accountId: string) {
+  let read: Date | null = null;
+  return {
+    now: async (): Promise<Date> => (read ??= await keptAccountNow(ctx, accountId)),
+    forInsert: async (): Promise<Date | null> => read ?? await keptAccountNowIfKept(ctx, accountId),
+  };
+}
+
 /** A create checked and ready to write: its row and the extensions that attach to it in the row's transaction. */
 interface PlannedCreate {
   readonly row: NewTransaction;
@@ -114,11 +128,7 @@ async function planCreate(ctx: AppContext, accountId: string, input: CreateTrans
   if (urlreturn !== null && !isHttpUrl(urlreturn)) errors.urlreturn = 'invalid';
   // Only the static checks (scheme, address literals): names are resolved and checked at each delivery.
   if (urlnotify !== null && !checkCallbackUrl(urlnotify, ctx.config).ok) errors.urlnotify = 'invalid';
-  // "Now" as the account sees it. Its sandbox offset is kept in memory while the change feed is live (decision
-  // 260), and then the create binds its time (decision 250); without a live feed the offset is read only when a
-  // check needs "now", and otherwise the INSERT computes it (decision 200): one round trip either way.
-  let now: Date | null = null;
-  const readNow = async (): Promise<Date> => (now ??= await keptAccountNow(ctx, accountId));
+  const clock = createClock(ctx, accountId);
   let expiresAt: Date | null = null;
   const expired = present(input.expired);
   if (expired !== null) {
@@ -126,7 +136,7 @@ async function planCreate(ctx: AppContext, accountId: string, input: CreateTrans
     expiresAt = wellFormed ? parseLocal(expired, ctx.config.timeZone) : null;
     // An ISO 8601 date (`2026-12-01T10:00:00Z`) or another spelling is told the one format taken (issue 32).
     if (!wellFormed) errors.expired = expiredFormatProblem;
-    else if (expiresAt === null || expiresAt.getTime() <= (await readNow()).getTime() + transactionLimits.expiryLeadMsMin
+    else if (expiresAt === null || expiresAt.getTime() <= (await clock.now()).getTime() + transactionLimits.expiryLeadMsMin
       || expiresAt.getTime() > transactionLimits.expiresAtMsMax) errors.expired = 'invalid';
     if (urlreturn === null) errors.urlreturn = 'is empty';
   }
@@ -151,14 +161,13 @@ async function planCreate(ctx: AppContext, accountId: string, input: CreateTrans
   }
   // Most creates name no extension: no promise for them (decision 320).
   const named = namedExtensions(ctx, input);
-  const prepared = named.length === 0 ? [] : await prepareExtensions(ctx, named, errors, { accountId, currency, at: readNow });
+  const prepared = named.length === 0 ? [] : await prepareExtensions(ctx, named, errors, { accountId, currency, at: clock.now });
   if (Object.keys(errors).length > 0) throw validationError(errors);
   for (const p of prepared) if (!p.ok && 'failure' in p) return p.failure;
   const refused = await unpayable(ctx, accountId, currency, payment, fixedMethod?.kind ?? null);
   if (refused !== null) return refused;
 
-  now ??= await keptAccountNowIfKept(ctx, accountId);
-
+  const createdAt = await clock.forInsert();
   const row: NewTransaction = {
     id: newId('trx', 17),
     accountId,
@@ -178,7 +187,7 @@ async function planCreate(ctx: AppContext, accountId: string, input: CreateTrans
     paymentKey: newId('pr', 17),
     transactionKey: sixteenDigits(),
     verificationKey: randomHex(16),
-    createdAt: now,
+    createdAt,
   };
   return { row, attaching: prepared.filter((p): p is Extract<Prepared, { ok: true }> => p.ok) };
 }

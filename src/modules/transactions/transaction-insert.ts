@@ -1,12 +1,10 @@
-// The create's INSERT, its text written once (decision 200). Kysely built and compiled this 21-column statement
-// anew for every create, about a tenth of the serving process's CPU per create; now only the values are bound.
-// Its column names are checked against the table's type; the statement runs through Kysely all the same
-// (executeQuery), so its plugins see it.
+// The create's INSERT, each form's text written whole here (decisions 200 and 471; test/modules/transactions/
+// transaction-insert-text.test.ts asserts it). Kysely built and compiled this 21-column statement anew for every
+// create, about a tenth of the serving process's CPU per create; now only the values are bound. The statement runs
+// through Kysely all the same (executeQuery), so its plugins see it.
 import { CompiledQuery } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx } from '../../platform/db/types.ts';
-import { rowsFrom, StatementText, type RowsColumn } from '../../platform/db/statement-text.ts';
-import { accountNowSqlText } from '../../platform/sandbox-clock.ts';
 import type { TransactionTable } from './types.ts';
 
 export interface NewTransaction {
@@ -32,7 +30,7 @@ export interface NewTransaction {
   readonly createdAt: Date | null;
 }
 
-// In the order of `valuesOf`; `status` is the literal 'pending', the two times one expression of $19.
+/** The bound columns in the order of `valuesOf` ($1-$18), checked against the table's type; $19 is the time. */
 const boundColumns = [
   'id', 'account_id', 'email', 'order', 'subject', 'amount_minor', 'currency', 'payment', 'expires_at', 'urlreturn',
   'urlnotify', 'additional_parameters', 'marketplace', 'membership_id', 'event_id', 'payment_key', 'transaction_key',
@@ -47,20 +45,23 @@ function valuesOf(row: NewTransaction, at: Date): readonly unknown[] {
   ];
 }
 
-const quotedColumns = boundColumns.map((c) => `"${c}"`);
-const insertInto = `INSERT INTO transactions (${quotedColumns.join(', ')}, status, created_at, updated_at)`;
+/** One row, its time bound as it is ($19): production, or a sandbox create that knew the account's now. */
+export const insertAtGivenText = `INSERT INTO transactions ("id", "account_id", "email", "order", "subject", "amount_minor", "currency",
+    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id",
+    "payment_key", "transaction_key", "verification_key", status, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'pending',
+    $19::timestamptz, $19::timestamptz)`;
 
-function insertText(createdAt: string): string {
-  const places = boundColumns.map((_, i) => `$${i + 1}`).join(', ');
-  return `${insertInto} VALUES (${places}, 'pending', ${createdAt}, ${createdAt})`;
-}
-
-const nowParam = `$${boundColumns.length + 1}`;
-const accountIdParam = `$${boundColumns.indexOf('account_id') + 1}`;
-/** The time is bound as it is: production, or a sandbox create whose checks read the account's clock. */
-const insertAtGiven = insertText(`${nowParam}::timestamptz`);
-/** The service clock is bound and the statement adds the account's sandbox offset. */
-const insertAtAccountNow = insertText(accountNowSqlText(nowParam, accountIdParam));
+/**
+ * One row, its time the service clock ($19) plus its account's ($2) sandbox offset, through migration 0250's
+ * function, whose query plan the session keeps (decision 200).
+ */
+export const insertAtAccountNowText = `INSERT INTO transactions ("id", "account_id", "email", "order", "subject", "amount_minor", "currency",
+    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id",
+    "payment_key", "transaction_key", "verification_key", status, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'pending',
+    ($19::timestamptz + cobro_account_offset_ms($2) * INTERVAL '1 millisecond'),
+    ($19::timestamptz + cobro_account_offset_ms($2) * INTERVAL '1 millisecond'))`;
 
 /** Whether the statement adds the account's sandbox offset to the service clock for this row. */
 function computedAt(ctx: AppContext, row: NewTransaction): boolean {
@@ -68,29 +69,38 @@ function computedAt(ctx: AppContext, row: NewTransaction): boolean {
 }
 
 export async function insertTransaction(ctx: AppContext, db: DbOrTx, row: NewTransaction): Promise<void> {
-  await db.executeQuery(CompiledQuery.raw(computedAt(ctx, row) ? insertAtAccountNow : insertAtGiven, valuesOf(row, row.createdAt ?? ctx.clock.now()) as unknown[]));
+  const text = computedAt(ctx, row) ? insertAtAccountNowText : insertAtGivenText;
+  await db.executeQuery(CompiledQuery.raw(text, valuesOf(row, row.createdAt ?? ctx.clock.now()) as unknown[]));
 }
 
-// The SQL type each bound column travels as in a group's arrays; `additional_parameters` goes as text and is cast.
-const groupColumnTypes: readonly RowsColumn['type'][] = boundColumns.map((c) =>
-  c === 'amount_minor' ? 'bigint' : c === 'payment' ? 'integer' : c === 'expires_at' ? 'timestamptz' : 'text');
-const groupSelect = boundColumns.map((c) => (c === 'additional_parameters' ? `r."${c}"::jsonb` : `r."${c}"`)).join(', ');
-// A row's time: bound as it is, or the service clock plus its account's sandbox offset (offset_account not null).
-const groupAt = `CASE WHEN r.offset_account IS NULL THEN r.at ELSE r.at + cobro_account_offset_ms(r.offset_account) * INTERVAL '1 millisecond' END`;
-const groupNames = [...quotedColumns, 'at', 'offset_account'];
-const groupInsertHead = `${insertInto} SELECT ${groupSelect}, 'pending', ${groupAt}, ${groupAt} FROM `;
+/**
+ * Several creates' rows in one statement (decision 400), one array a column ($1-$18 as insertAtGivenText's, $19
+ * each row's bound time, $20 its account when the statement adds that account's sandbox offset, else null), so the
+ * text is the same for any number of rows. `additional_parameters` travels as text and is cast.
+ */
+export const insertGroupText = `INSERT INTO transactions ("id", "account_id", "email", "order", "subject", "amount_minor", "currency",
+    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id",
+    "payment_key", "transaction_key", "verification_key", status, created_at, updated_at)
+  SELECT r."id", r."account_id", r."email", r."order", r."subject", r."amount_minor", r."currency", r."payment",
+    r."expires_at", r."urlreturn", r."urlnotify", r."additional_parameters"::jsonb, r."marketplace", r."membership_id",
+    r."event_id", r."payment_key", r."transaction_key", r."verification_key", 'pending',
+    CASE WHEN r.offset_account IS NULL THEN r.at ELSE r.at + cobro_account_offset_ms(r.offset_account) * INTERVAL '1 millisecond' END,
+    CASE WHEN r.offset_account IS NULL THEN r.at ELSE r.at + cobro_account_offset_ms(r.offset_account) * INTERVAL '1 millisecond' END
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::integer[],
+    $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
+    $17::text[], $18::text[], $19::timestamptz[], $20::text[])
+    AS r("id", "account_id", "email", "order", "subject", "amount_minor", "currency", "payment", "expires_at", "urlreturn",
+      "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id", "payment_key", "transaction_key",
+      "verification_key", at, offset_account)`;
 
 /**
  * Several creates' rows in ONE statement (decision 400): PGlite's cost is mostly the statement's, not the row's
  * (one row 200-290 µs of its CPU, eight rows 65-72 µs a row), and on PostgreSQL k rows share one commit. Atomic:
- * every row is written or none. Its text is the same for any number of rows (one array parameter a column).
+ * every row is written or none.
  */
 export async function insertTransactions(ctx: AppContext, db: DbOrTx, rows: readonly NewTransaction[]): Promise<void> {
-  const st = new StatementText();
   const values = rows.map((row) => valuesOf(row, row.createdAt ?? ctx.clock.now()));
-  const columns: RowsColumn[] = groupColumnTypes.map((type, i) => ({ type, values: values.map((v) => v[i]) }));
-  columns.push({ type: 'timestamptz', values: values.map((v) => v[boundColumns.length]) });
-  columns.push({ type: 'text', values: rows.map((row) => (computedAt(ctx, row) ? row.accountId : null)) });
-  const source = rowsFrom(st, columns, 'r', groupNames);
-  await db.executeQuery(st.compiled(groupInsertHead + source));
+  const columns = Array.from({ length: boundColumns.length + 1 }, (_, i) => values.map((v) => v[i]));
+  columns.push(rows.map((row) => (computedAt(ctx, row) ? row.accountId : null)));
+  await db.executeQuery(CompiledQuery.raw(insertGroupText, columns));
 }

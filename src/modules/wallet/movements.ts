@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import type { Tx, Int8, Timestamp } from '../../platform/db/types.ts';
 import type { Generated } from 'kysely';
-import { rowsFrom, type RowsColumn, type StatementText } from '../../platform/db/statement-text.ts';
 import { newId } from '../../platform/ids.ts';
 import { ledgerCodes, type PostedJournal } from '../../platform/ledger/ledger.ts';
 
@@ -76,34 +75,36 @@ export interface GateMovements {
   readonly movements: readonly GatedMovement[];
 }
 
+/** The movement rows of a payout statement (payout-statement.ts), one array a column, in the order given. */
+export interface GatedMovementColumns {
+  /** The payout row each belongs to; the statement takes account, currency, order, subject and time from it. */
+  readonly rowId: readonly string[];
+  readonly id: readonly string[];
+  readonly incomeExpense: readonly ('income' | 'expense')[];
+  readonly status: readonly ('current' | 'reversed')[];
+  readonly amountMinor: readonly bigint[];
+  readonly balanceAfterMinor: readonly bigint[];
+  readonly kind: readonly string[];
+  readonly journalId: readonly string[];
+}
+
 /**
- * The movements of the payout rows the CTE `gatesCte` is inserting (Ledger.reserveWith, reserveGroup), in the given
- * order, each taking account, currency, order, subject, reference and time from its row: nothing for a row that
- * was not inserted. One INSERT for every row, ordered, so their seq (the wallet's history order) follows the
- * journals'. Each column is one array parameter, so the text is the same for any number of rows (decision 370), or
- * one parameter a column for a single row (rowsFrom, decision 390).
+ * The movements of payout rows a statement is inserting, in the given order, so their seq (the wallet's history
+ * order) follows the journals': each from its journal's one posting on the wallet's available balance.
  */
-export function movementsOfGatesSql(st: StatementText, gatesCte: string, gates: readonly GateMovements[]): string {
+export function gatedMovementColumns(gates: readonly GateMovements[]): GatedMovementColumns {
   assert.ok(gates.length >= 1);
   const rows = gates.flatMap((gate) => {
     assert.ok(gate.movements.length >= 1);
-    return gate.movements.map((m) => {
-      const line = walletLine(gate.accountId, gate.currency, m.journal);
-      return { rowId: gate.rowId, movement: m, line };
-    });
+    return gate.movements.map((m) => ({ rowId: gate.rowId, movement: m, line: walletLine(gate.accountId, gate.currency, m.journal) }));
   });
-  const column = (type: RowsColumn['type'], f: (r: (typeof rows)[number]) => unknown): RowsColumn => ({ type, values: rows.map(f) });
-  const source = rowsFrom(st, [
-    column('text', (r) => r.rowId), column('text', (r) => r.movement.id),
-    column('text', (r) => (r.line.amountMinor > 0n ? 'income' : 'expense')), column('text', (r) => r.movement.status),
-    column('bigint', (r) => (r.line.amountMinor > 0n ? r.line.amountMinor : -r.line.amountMinor)),
-    column('bigint', (r) => r.line.balanceAfterMinor), column('text', (r) => r.movement.kind), column('text', (r) => r.movement.journal.id),
-  ], 'v', ['row_id', 'id', 'income_expense', 'status', 'amount_minor', 'balance_after_minor', 'kind', 'journal_id', 'n'], true);
-  return `INSERT INTO wallet_movements (id, account_id, currency, "order", subject, income_expense, status, amount_minor, balance_after_minor, origin_liquidation, kind, reference, journal_id, created_at)
-    SELECT v.id, g.account_id, g.currency, g."order", g.subject, v.income_expense, v.status, v.amount_minor, v.balance_after_minor, NULL, v.kind, g.id, v.journal_id, g.created_at
-    FROM ${source}
-    JOIN ${gatesCte} AS g ON g.id = v.row_id
-    ORDER BY v.n`;
+  return {
+    rowId: rows.map((r) => r.rowId), id: rows.map((r) => r.movement.id),
+    incomeExpense: rows.map((r) => (r.line.amountMinor > 0n ? 'income' : 'expense')), status: rows.map((r) => r.movement.status),
+    amountMinor: rows.map((r) => (r.line.amountMinor > 0n ? r.line.amountMinor : -r.line.amountMinor)),
+    balanceAfterMinor: rows.map((r) => r.line.balanceAfterMinor), kind: rows.map((r) => r.movement.kind),
+    journalId: rows.map((r) => r.movement.journal.id),
+  };
 }
 
 /**

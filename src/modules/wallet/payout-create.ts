@@ -1,6 +1,6 @@
 // Creating a payout or a withdrawal: reserve the amount under the wallet's row lock (so concurrent requests can
 // never overdraw), record the payout, and in the sandbox resolve the seed's fixed amounts at once. The funds check
-// takes the lock and one more statement writes it all (Ledger.reserveWith): every read and decision that needs no
+// takes the lock and one more statement writes it all (payout-statement.ts): every read and decision that needs no
 // lock comes before them, and the commit right after. Payouts of one account that arrive while its group's
 // transaction runs are written together in its next one, under one lock statement and one commit (decisions 220,
 // 330 and 430: one lane an account, so an account whose row another transaction holds stalls only its own payouts).
@@ -8,12 +8,13 @@ import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { journalKinds, reservationJournal, type LedgerKey, type PostedJournal, type Shortfall, type WalletMove } from '../../platform/ledger/ledger.ts';
+import { journalKinds, reservationJournal, type LedgerKey, type PostedJournal, type CheckedReservation, type JournalRows, type Reservation, type Shortfall } from '../../platform/ledger/ledger.ts';
 import { keptAccountNow } from '../../platform/sandbox-clock.ts';
-import { movementsOfGatesSql, newMovementId, type GatedMovement, type GateMovements } from './movements.ts';
+import { gatedMovementColumns, newMovementId, type GatedMovement, type GateMovements } from './movements.ts';
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
-import { findPayoutByOrder, insertPayoutsText, type NewPayoutRow, type PayoutRow } from './repository.ts';
+import { findPayoutByOrder, type PayoutRow } from './repository.ts';
+import { writePayoutGroupStatement, writePayoutStatement, type NewPayoutRow } from './payout-statement.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/keyed-batcher.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
@@ -97,10 +98,13 @@ function planPayout(ctx: AppContext, request: PayoutRequest, at: Date): PlannedP
   return { request, id, at, outcome, then, movementId, row };
 }
 
-/** The move a planned payout reserves: its amount from its wallet's available balance to its reserved one. */
-function reservationMoveOf(p: PlannedPayout): WalletMove {
+/** What a planned payout reserves (its amount from its wallet's available balance to its reserved one), and its immediate outcome's journal. */
+function reservationOf(p: PlannedPayout): Reservation {
   const { request } = p;
-  return { kind: reservedJournalKinds[request.kind], reference: p.id, at: p.at, owner: request.accountId, currency: request.currency, amountMinor: request.amountMinor };
+  return {
+    move: { kind: reservedJournalKinds[request.kind], reference: p.id, at: p.at, owner: request.accountId, currency: request.currency, amountMinor: request.amountMinor },
+    then: p.then === null ? [] : [p.then],
+  };
 }
 
 /** The wallet movements a planned payout's statement writes: its reservation's, and a rejection's reversal. */
@@ -130,25 +134,39 @@ async function writtenOf(ctx: AppContext, tx: Tx, p: PlannedPayout, row: PayoutR
   return { ok: true, payoutId: p.id, movementId: p.movementId, replayed: false };
 }
 
-/** Reserves and writes one planned payout in `tx`, under the wallet's lock (taken here). */
+/** Reserves and writes one planned payout in `tx`, under the wallet's lock (taken by the funds check). */
 async function writePayout(ctx: AppContext, tx: Tx, p: PlannedPayout): Promise<CreateOutcome> {
-  const { request, then } = p;
-  const reserved = await ctx.ledger.reserveWith<PayoutRow>(tx, reservationMoveOf(p), {
-    then: then === null ? [] : [then],
-    write: (journals, statement) => ({
-      insert: insertPayoutsText(statement, [p.row], 'skip'),
-      follow: [movementsOfGatesSql(statement, 'gate', [movementsOf(p, journals)])],
-    }),
-  });
-  if (!reserved.ok) return refusalOf(tx, request, reserved);
-  if (reserved.row === undefined) {
+  const { request } = p;
+  const plan = await ctx.ledger.planReservations(tx, [reservationOf(p)]);
+  const checked = plan.checked[0]!;
+  if (!checked.ok) return refusalOf(tx, request, checked);
+  const row = await writePayoutStatement(tx, p.row, plan.rows!, gatedMovementColumns([movementsOf(p, checked.journals)]));
+  if (row === undefined) {
     // The order was taken by a request that committed while this one's insert waited: the whole statement wrote
     // nothing, and the winner decides the answer.
     const winner = await findPayoutByOrder(tx, request.accountId, request.kind, request.order);
     if (winner === undefined) throw new Error(`order ${request.order} conflicted but no payout holds it`);
     return answerForExisting(winner, request);
   }
-  return writtenOf(ctx, tx, p, reserved.row);
+  return writtenOf(ctx, tx, p, row);
+}
+
+/**
+ * Writes a group's covered payouts by ONE statement, with their journals and movements, and answers their rows by
+ * id (no order of the INSERT's output is relied on); only ids when every one is still open (its row unread).
+ */
+async function writeCovered(
+  tx: Tx, planned: readonly PlannedPayout[], checked: readonly CheckedReservation[], ledgerRows: JournalRows | null,
+): Promise<ReadonlyMap<string, PayoutRow | undefined>> {
+  const written = planned.flatMap((p, i) => {
+    const c = checked[i]!;
+    return c.ok ? [{ p, journals: c.journals }] : [];
+  });
+  if (written.length === 0) return new Map();
+  const answer = written.some(({ p }) => p.outcome !== 'open') ? 'rows' : 'ids';
+  const rows = await writePayoutGroupStatement(tx, written.map(({ p }) => p.row), ledgerRows!,
+    gatedMovementColumns(written.map(({ p, journals }) => movementsOf(p, journals))), answer);
+  return new Map(rows.map((row) => [row.id as string, answer === 'rows' ? row as PayoutRow : undefined]));
 }
 
 interface Queued {
@@ -163,14 +181,14 @@ async function writeAlone(item: Queued): Promise<CreateOutcome> {
 
 /** The accounts a planned payout's statement posts to: its reservation's, and its immediate outcome's. */
 function accountsOf(p: PlannedPayout): readonly LedgerKey[] {
-  return [...reservationJournal(reservationMoveOf(p)).postings, ...(p.then === null ? [] : p.then.postings)];
+  return [...reservationJournal(reservationOf(p).move).postings, ...(p.then === null ? [] : p.then.postings)];
 }
 
 /**
  * One transaction for the payouts queued for one account, of one wallet or several, in four round trips whatever their
  * number (decision 330): one statement locks every wallet of the group in the ledger's order (so groups of other
  * accounts and processes cannot deadlock with it), the funds checks run in turn on the balances the ones before them
- * leave, ONE statement writes every payout that passed (Ledger.reserveGroup), and the commit. A refusal re-reads
+ * leave, ONE statement writes every payout that passed (payout-statement.ts), and the commit. A refusal re-reads
  * its order under the lock, as alone. When the group fails on what one payout can cause (isRowFailure: an order
  * already taken fails the group's statement, a constraint, an answer lost on the connection) the whole transaction
  * rolled back, and each runs again alone, so only its own request answers the failure or the taken order (a payout
@@ -182,18 +200,12 @@ async function writeGroup(_accountId: string, items: readonly Queued[]): Promise
   try {
     return await inTransaction(db, async (tx) => {
       const held = await ledger.lock(tx, items.flatMap((item) => accountsOf(item.planned)));
-      const reserved = await ledger.reserveGroup<PayoutRow>(tx,
-        items.map(({ planned }) => ({ move: reservationMoveOf(planned), then: planned.then === null ? [] : [planned.then] })), held,
-        (written, statement) => ({
-          insert: insertPayoutsText(statement, written.map((w) => items[w.index]!.planned.row), 'fail'),
-          ids: written.map((w) => items[w.index]!.planned.id),
-          follow: [movementsOfGatesSql(statement, 'gates', written.map((w) => movementsOf(items[w.index]!.planned, w.journals)))],
-          rowsWanted: written.some((w) => items[w.index]!.planned.outcome !== 'open'),
-        }));
+      const plan = await ledger.planReservations(tx, items.map(({ planned }) => reservationOf(planned)), held);
+      const rows = await writeCovered(tx, items.map((item) => item.planned), plan.checked, plan.rows);
       const settled: Settled<CreateOutcome>[] = [];
       for (const [i, { ctx, planned }] of items.entries()) {
-        const r = reserved[i]!;
-        settled.push({ ok: true, value: r.ok ? await writtenOf(ctx, tx, planned, r.row) : await refusalOf(tx, planned.request, r) });
+        const checked = plan.checked[i]!;
+        settled.push({ ok: true, value: checked.ok ? await writtenOf(ctx, tx, planned, rows.get(planned.id)) : await refusalOf(tx, planned.request, checked) });
       }
       return settled;
     });

@@ -1,7 +1,6 @@
 // SQL of the wallet module. Callers pass a transaction when they need the rows locked.
 import { type Insertable, type Selectable } from 'kysely';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
-import { rowsFrom, type StatementText } from '../../platform/db/statement-text.ts';
 import type { PayoutKind } from './payout-states.ts';
 import type { AccountBankAccountTable, PayoutTable } from './types.ts';
 import './types.ts';
@@ -36,38 +35,6 @@ export async function insertPayout(tx: Tx, row: Insertable<PayoutTable>): Promis
     .onConflict((oc) => oc.columns(['account_id', 'kind', 'order']).doNothing())
     .returningAll()
     .executeTakeFirst();
-}
-
-/**
- * The columns a new payout row sets (batch_id stays null until a production export), in the order they are bound,
- * each with the SQL type of its array parameter.
- */
-const newPayoutColumns = {
-  id: 'text', account_id: 'text', kind: 'text', order: 'text', order_ext: 'text', request_hash: 'text', currency: 'text',
-  amount_minor: 'bigint', email: 'text', phone: 'text', subject: 'text', accountbank_name: 'text', accountbank_rut: 'text',
-  accountbank_sbif: 'text', accountbank_type: 'text', accountbank_num: 'text', url_notify: 'text',
-  additional_parameters: 'text', status: 'text', reason_rejection: 'text', movement_id: 'text', due_at: 'timestamptz',
-  created_at: 'timestamptz', updated_at: 'timestamptz',
-} as const satisfies Partial<Record<keyof PayoutTable, 'text' | 'bigint' | 'timestamptz'>>;
-
-type NewPayoutColumn = keyof typeof newPayoutColumns;
-export type NewPayoutRow = { readonly [C in NewPayoutColumn]: Insertable<PayoutTable>[C] };
-
-const newPayoutColumnNames = Object.keys(newPayoutColumns) as NewPayoutColumn[];
-const newPayoutColumnsQuoted = newPayoutColumnNames.map((c) => `"${c}"`);
-const newPayoutColumnsText = newPayoutColumnsQuoted.join(', ');
-
-/**
- * insertPayout's statement as text for one row or several (decision 290), its values bound as `statement`'s
- * parameters, for a statement that writes more in the same round trip. Each column is one array parameter, so the
- * text is the same for any number of rows (decision 370), or one parameter a column for a single row (rowsFrom,
- * decision 390). An order already taken inserts nothing (`skip`, Ledger.reserveWith) or fails the statement
- * (`fail`, Ledger.reserveGroup: a group's rows, or none).
- */
-export function insertPayoutsText(statement: StatementText, rows: readonly NewPayoutRow[], whenTaken: 'skip' | 'fail'): string {
-  const onConflict = whenTaken === 'skip' ? ' ON CONFLICT (account_id, kind, "order") DO NOTHING' : '';
-  const columns = newPayoutColumnNames.map((c) => ({ type: newPayoutColumns[c], values: rows.map((row) => row[c]) }));
-  return `INSERT INTO payouts (${newPayoutColumnsText}) SELECT * FROM ${rowsFrom(statement, columns, 'r', newPayoutColumnsQuoted)}${onConflict} RETURNING *`;
 }
 
 export async function payoutsByIds(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<readonly PayoutRow[]> {

@@ -2,10 +2,9 @@
 // request shares it through ctx.ledger.
 import assert from 'node:assert/strict';
 import { planTake } from './funds.ts';
-import { releaseJournal, reservationJournal, type GroupedReservation, type GroupWrite, type Ledger, type ReservedInGroup, type ReservedWith, type ReserveWithInput, type WalletMove, type WrittenReservation } from './ledger.ts';
+import { reservationJournal, type CheckedReservation, type Ledger, type PlannedReservations, type Reservation, type WalletMove } from './ledger.ts';
 import type { Shortfall } from './funds.ts';
-import { StatementText } from '../db/statement-text.ts';
-import { isDerived, ledgerKeyId, lockLedgerAccounts, planJournals, plannedJournalsCtes, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts, type PlannedJournals } from './post.ts';
+import { isDerived, journalRowsOf, ledgerKeyId, lockLedgerAccounts, planJournals, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts, type PlannedJournals } from './post.ts';
 import type { Tx } from '../db/types.ts';
 
 /**
@@ -40,41 +39,28 @@ async function checkReservation(
   return { ok: true, journal, locked };
 }
 
-/** Ledger.reserveGroup: the funds checks in turn on the held balances, then ONE statement for those that pass. */
-async function reserveGroup<Row>(
-  tx: Tx, reservations: readonly GroupedReservation[], held: LockedAccounts,
-  write: (written: readonly WrittenReservation[], statement: StatementText) => GroupWrite, derivedIds: DerivedIds,
-): Promise<readonly ReservedInGroup<Row>[]> {
-  const answers: (ReservedInGroup<Row> | null)[] = [];
-  const written: WrittenReservation[] = [];
+/**
+ * Ledger.planReservations: the funds checks in turn, each on the balances the ones before it leave (those `held`,
+ * or for the first one not covered by them, locked now in one round trip), and the journals of those covered.
+ */
+async function planReservations(
+  tx: Tx, reservations: readonly Reservation[], held: LockedAccounts | undefined, derivedIds: DerivedIds,
+): Promise<PlannedReservations> {
+  const checked: CheckedReservation[] = [];
   const plans: PlannedJournals[] = [];
   let holding = held;
-  for (const [index, r] of reservations.entries()) {
-    const checked = await checkReservation(tx, r.move, r.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)), holding);
-    if (!checked.ok) {
-      answers.push(checked);
+  for (const r of reservations) {
+    const check = await checkReservation(tx, r.move, r.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)), holding);
+    if (!check.ok) {
+      checked.push(check);
       continue;
     }
-    const planned = await planJournals(tx, [checked.journal, ...r.then], checked.locked, derivedIds);
-    answers.push(null);
-    written.push({ index, journals: planned.posted });
+    const planned = await planJournals(tx, [check.journal, ...r.then], check.locked, derivedIds);
+    checked.push({ ok: true, journals: planned.posted });
     plans.push(planned);
     holding = planned.heldAfter;
   }
-  if (written.length === 0) return answers as ReservedInGroup<Row>[];
-  const statement = new StatementText();
-  const rows = write(written, statement);
-  assert.equal(rows.ids.length, written.length, 'one row a written reservation');
-  const follow = rows.follow.map((f, i) => `, follow_${i} AS (${f})`).join('');
-  // The same text for a group of any size (decision 370): prepared once, where one grown with the group was planned anew each time.
-  const result = await tx.executeQuery<Record<string, unknown>>(statement.compiled(
-    `WITH gates AS (${rows.insert}), ${plannedJournalsCtes(statement, plans, 'TRUE')}${follow} SELECT ${rows.rowsWanted ? '*' : 'id'} FROM gates`));
-  assert.equal(result.rows.length, written.length, 'a group statement inserted every row');
-  // Each row is answered by its id, so no order of the INSERT's output is relied on.
-  const indexOfId = new Map(rows.ids.map((id, j) => [id, written[j]!.index]));
-  for (const row of result.rows) answers[indexOfId.get(row.id as string)!] = { ok: true, row: rows.rowsWanted ? row as Row : undefined };
-  assert.ok(answers.every((a) => a !== null && a !== undefined), 'every written reservation answered');
-  return answers as ReservedInGroup<Row>[];
+  return { checked, rows: plans.length === 0 ? null : journalRowsOf(plans) };
 }
 
 export function createLedger(): Ledger {
@@ -91,26 +77,7 @@ export function createLedger(): Ledger {
     balance: readBalance,
     hold,
     lock: (tx, keys) => lockLedgerAccounts(tx, keys.filter((k) => !isDerived(k))),
-    async reserve(tx, move) {
-      const checked = await checkReservation(tx, move, []);
-      if (!checked.ok) return checked;
-      return { ok: true, journal: await postJournal(tx, checked.journal, checked.locked) };
-    },
-    async reserveWith<Row>(tx: Tx, move: WalletMove, input: ReserveWithInput): Promise<ReservedWith<Row>> {
-      const checked = await checkReservation(tx, move, input.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)));
-      if (!checked.ok) return checked;
-      const planned = await planJournals(tx, [checked.journal, ...input.then], checked.locked, derivedIds);
-      const statement = new StatementText();
-      const write = input.write(planned.posted, statement);
-      const follow = write.follow.map((f, i) => `, follow_${i} AS (${f})`).join('');
-      const result = await tx.executeQuery<Record<string, unknown>>(statement.compiled(
-        `WITH gate AS (${write.insert}), ${planned.ctes(statement, 'EXISTS (SELECT 1 FROM gate)')}${follow}
-        SELECT * FROM gate`));
-      // The gate's row taken: the statement wrote nothing.
-      return { ok: true, row: result.rows[0] as Row | undefined };
-    },
-    reserveGroup: (tx, reservations, held, write) => reserveGroup(tx, reservations, held, write, derivedIds),
-    release: (tx, move) => postJournal(tx, releaseJournal(move)),
+    planReservations: (tx, reservations, held) => planReservations(tx, reservations, held, derivedIds),
     async take(tx, input) {
       for (const s of input.sources) assert.equal(s.key.currency, input.currency, 'a take stays in one currency');
       assert.equal(input.to.currency, input.currency, 'a take stays in one currency');

@@ -2,7 +2,9 @@
 // movement writes nothing, and `cobro ledger verify` stays clean.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../../src/platform/ledger/sql-ledger.ts';
-import { journalKinds, ledgerCodes, pendingThenWallet, SYSTEM_OWNER, type Ledger, type LedgerKey } from '../../../src/platform/ledger/ledger.ts';
+import { CompiledQuery } from 'kysely';
+import { journalKinds, journalRowsParams, ledgerCodes, pendingThenWallet, releaseJournal, SYSTEM_OWNER, type Ledger, type LedgerKey } from '../../../src/platform/ledger/ledger.ts';
+import { postJournalText } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { inTransaction } from '../../../src/platform/db/unit-of-work.ts';
 import { cloneTestDatabase, type TestDatabaseHandle } from '../../support/database.ts';
@@ -25,16 +27,26 @@ async function fund(owner: string, code: string, amountMinor: bigint, reference 
 }
 
 describe('Ledger', () => {
-  it('reserves available -> reserved when covered, and reports the shortfall, writing nothing, when not', async () => {
+  it('plans a reservation available -> reserved when covered, and reports the shortfall, writing nothing, when not', async () => {
     await fund('accR', ledgerCodes.walletAvailable, 1000n);
-    const ok = await inTransaction(handle.db, (tx) => ledger.reserve(tx, { kind: journalKinds.payoutReserved, reference: 'mor1', at, owner: 'accR', currency: 'CLP', amountMinor: 600n }));
+    const move = { kind: journalKinds.payoutReserved, reference: 'mor1', at, owner: 'accR', currency: 'CLP', amountMinor: 600n };
+    // The caller's statement writes the planned rows (the payout's, wallet/payout-statement.ts): here the ledger's own.
+    const ok = await inTransaction(handle.db, async (tx) => {
+      const plan = await ledger.planReservations(tx, [{ move, then: [] }]);
+      await tx.executeQuery(CompiledQuery.raw(postJournalText, [...journalRowsParams(plan.rows!)]));
+      return plan.checked[0]!;
+    });
     expect(ok.ok).toBe(true);
     expect(await balance('accR', ledgerCodes.walletAvailable)).toBe(400n);
     expect(await balance('accR', ledgerCodes.walletReserved)).toBe(600n);
-    const short = await inTransaction(handle.db, (tx) => ledger.reserve(tx, { kind: journalKinds.payoutReserved, reference: 'mor2', at, owner: 'accR', currency: 'CLP', amountMinor: 401n }));
+    const short = await inTransaction(handle.db, async (tx) => {
+      const plan = await ledger.planReservations(tx, [{ move: { ...move, reference: 'mor2', amountMinor: 401n }, then: [] }]);
+      expect(plan.rows).toBeNull();
+      return plan.checked[0]!;
+    });
     expect(short).toEqual({ ok: false, requiredMinor: 401n, availableMinor: 400n, shortfallMinor: 1n });
     expect(await journalCount('mor2')).toBe(0);
-    const released = await inTransaction(handle.db, (tx) => ledger.release(tx, { kind: journalKinds.payoutReleased, reference: 'mor1', at, owner: 'accR', currency: 'CLP', amountMinor: 600n }));
+    const released = await inTransaction(handle.db, (tx) => ledger.post(tx, releaseJournal({ ...move, kind: journalKinds.payoutReleased })));
     expect(released.lines.map((l) => [l.code, l.balanceAfterMinor])).toEqual([[ledgerCodes.walletReserved, 0n], [ledgerCodes.walletAvailable, 1000n]]);
     expect(await verifyLedger(handle.db)).toMatchObject({ ok: true });
   });
