@@ -1,6 +1,6 @@
 // A payout's funds check locks the wallet's accounts (an upsert that returns their balances as the previous holder
 // committed them) and one more statement writes its row, journals and movements from those balances
-// (Ledger.reserveWith); in a group commit the next payout starts from the balances the one before it wrote (decision
+// (Ledger.planReservations, then payout-statement.ts); in a group commit the next payout starts from the balances the one before it wrote (decision
 // 220). If a balance were read from a statement's snapshot instead, concurrent requests would overdraw or write
 // balances that do not follow each other. This race mixes every kind of request on one wallet so each one waits
 // for another's commit, and checks the result line by line.

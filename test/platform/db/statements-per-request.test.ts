@@ -13,10 +13,10 @@ const targets = {
   // 1: the insert, which binds the account's sandbox "now" from the offset kept in memory (decision 250; without a
   // live change feed it computes it itself). The token's account is kept in memory (decision 190), the
   // checkout-link key and the currencies per app (src/platform/app-memo.ts), and a keyless create runs with no
-  // transaction around its one statement (the runner's selfContained): no BEGIN, no COMMIT.
+  // transaction around its one statement (the route's grouped runner): no BEGIN, no COMMIT.
   'POST /api/transaction': 1,
   // 2 and 3: the funds check's lock, then one statement that writes the payout, its journals (the sandbox's
-  // immediate outcome included) and its movements (Ledger.reserveWith), with no savepoint; the token's account
+  // immediate outcome included) and its movements (wallet/payout-statement.ts), with no savepoint; the token's account
   // (decision 190) and the sandbox clock's offset (decision 260) are kept in memory, and a committed order is found
   // under the lock by the write's conflict. A withdrawal also reads the account's bank account.
   'POST /api/wallet/payout': 2,
