@@ -69,7 +69,7 @@ function lineOf(ctx: AppContext, row: LineRow): ConciliationLine {
 
 /** The batches of the range with their lines; a range holding more than the report's bound is refused, never cut. */
 export async function conciliationReport(ctx: AppContext, db: DbOrTx, accountId: string, range: DayRange): Promise<ConciliationBatch[]> {
-  const lines = await linesIn(db, accountId, range.from, range.before, conciliationLimits.transactionsMax + 1);
+  const lines = await linesIn(db, ctx.ledger, accountId, range.from, range.before, conciliationLimits.transactionsMax + 1);
   if (lines.length > conciliationLimits.transactionsMax) {
     throw validationError({ date_end: `range settles more than ${conciliationLimits.transactionsMax} transactions; ask a shorter one` });
   }

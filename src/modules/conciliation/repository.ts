@@ -1,13 +1,12 @@
 // SQL of the conciliation report: the transactions settled by an account's settlement batches created in a range,
-// each with its batch and what its settlement put in the merchant's wallet, read from the ledger's own postings.
+// each with its batch and what its settlement put in the merchant's wallet, read through the ledger (postedTo).
 // A batch always holds at least one transaction (it is opened by one, in that transaction's commit), so the lines
 // name every batch of the range. A sale of an escrow account settles into its hold (escrow_holds, decision 115):
 // the line carries what the hold took, what it released to the wallet and what it still keeps (decision 432).
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
-import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
+import { journalKinds, ledgerCodes, type Ledger } from '../../platform/ledger/ledger.ts';
 import '../transactions/types.ts';
-import '../../platform/ledger/types.ts';
 import '../escrow/types.ts';
 
 export interface LineRow {
@@ -35,15 +34,8 @@ export interface LineRow {
 }
 
 /** At most `rowsMax` lines, in batch order (a batch's lines are consecutive). */
-export async function linesIn(db: DbOrTx, accountId: string, from: Date, before: Date, rowsMax: number): Promise<LineRow[]> {
-  const walletMinor = sql<bigint>`COALESCE((
-    SELECT SUM(p.amount_minor) FROM journal_entries j
-      JOIN postings p ON p.journal_id = j.id
-      JOIN ledger_accounts la ON la.id = p.ledger_account_id
-    WHERE j.reference = t.id AND j.kind = ${journalKinds.transactionSettlement}
-      AND la.owner = t.account_id AND la.code = ${ledgerCodes.walletAvailable} AND la.currency = t.currency
-  ), 0)::bigint`;
-  return db.selectFrom('settlement_batches as b')
+export async function linesIn(db: DbOrTx, ledger: Ledger, accountId: string, from: Date, before: Date, rowsMax: number): Promise<LineRow[]> {
+  const rows = await db.selectFrom('settlement_batches as b')
     .innerJoin('transactions as t', 't.settlement_batch_id', 'b.id')
     .leftJoin('escrow_holds as h', 'h.transaction_id', 't.id')
     .select((eb) => [
@@ -53,10 +45,16 @@ export async function linesIn(db: DbOrTx, accountId: string, from: Date, before:
     ])
     .select([
       'b.id as batch_id', 'b.currency as batch_currency', 'b.created_at as batch_created_at', 't.id', 't.payment_key', 't.order', 't.created_at', 't.checkout_opened_at', 't.ended_at',
-      't.settled_at', 't.amount_minor', 't.fee_minor', 't.media', walletMinor.as('wallet_minor'),
+      't.settled_at', 't.amount_minor', 't.fee_minor', 't.media',
     ])
     .where('b.account_id', '=', accountId).where('b.created_at', '>=', from).where('b.created_at', '<', before)
     .orderBy('b.created_at').orderBy('b.id').orderBy('t.settled_at').orderBy('t.id')
     .limit(rowsMax)
     .execute();
+  // What each settlement journal posted to the merchant's wallet, in its batch's currency (a batch is one currency).
+  const posted = await ledger.postedTo(db, {
+    kind: journalKinds.transactionSettlement, owner: accountId, code: ledgerCodes.walletAvailable, references: rows.map((r) => r.id),
+  });
+  const walletOf = new Map(posted.map((p) => [`${p.reference}\u0000${p.currency}`, p.amountMinor]));
+  return rows.map((r) => ({ ...r, wallet_minor: walletOf.get(`${r.id}\u0000${r.batch_currency}`) ?? 0n }));
 }

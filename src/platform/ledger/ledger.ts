@@ -74,6 +74,21 @@ export interface PlannedReservations {
   readonly rows: JournalRows | null;
 }
 
+/** What journals of one kind posted to one owner's account, per business object (`references`). */
+export interface PostedToQuery {
+  readonly kind: JournalKind;
+  readonly owner: string;
+  readonly code: LedgerKey['code'];
+  readonly references: readonly string[];
+}
+
+/** The sum a reference's journals posted to the account in one currency. */
+export interface PostedToRow {
+  readonly reference: string;
+  readonly currency: string;
+  readonly amountMinor: bigint;
+}
+
 export interface TakeInput extends JournalHeader {
   readonly currency: string;
   readonly amountMinor: bigint;
@@ -95,6 +110,8 @@ export interface Ledger {
   post(tx: Tx, journal: JournalInput): Promise<PostedJournal>;
   /** A balance now, without a lock: for reads that show it, never for a check that a write relies on. */
   balance(db: DbOrTx, key: LedgerKey): Promise<bigint>;
+  /** What the journals of `kind` posted to the owner's `code` account, by reference and currency (a report's read; no lock). */
+  postedTo(db: DbOrTx, query: PostedToQuery): Promise<readonly PostedToRow[]>;
   /**
    * Locks the accounts until commit, in the ledger's order, and returns their balances in the order given: for a
    * check (a ceiling, a payout order already taken) that must still hold when the caller's journal posts.

@@ -66,6 +66,22 @@ export async function readBalance(db: Tx | import('../db/types.ts').Db, key: Led
   return row === undefined ? 0n : BigInt(row.balance_minor);
 }
 
+/** Ledger.postedTo: the sums of one kind's postings to one owner's account, by reference and currency. */
+export async function readPostedTo(
+  db: Tx | import('../db/types.ts').Db, query: { kind: string; owner: string; code: string; references: readonly string[] },
+): Promise<readonly { reference: string; currency: string; amountMinor: bigint }[]> {
+  if (query.references.length === 0) return [];
+  const { rows } = await sql<{ reference: string; currency: string; total: string }>`
+    SELECT j.reference, la.currency, SUM(p.amount_minor)::text AS total
+    FROM journal_entries j
+      JOIN postings p ON p.journal_id = j.id
+      JOIN ledger_accounts la ON la.id = p.ledger_account_id
+    WHERE j.reference = ANY(${query.references}::text[]) AND j.kind = ${query.kind}
+      AND la.owner = ${query.owner} AND la.code = ${query.code}
+    GROUP BY j.reference, la.currency`.execute(db);
+  return rows.map((r) => ({ reference: r.reference, currency: r.currency, amountMinor: BigInt(r.total) }));
+}
+
 /**
  * The system's shared accounts (processor clearing, bank clearing, fees, ...) are derived (decision 130): no row
  * is locked or updated when they move, so unrelated merchants never queue behind them; their balance is the sum

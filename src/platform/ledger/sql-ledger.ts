@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { planTake } from './funds.ts';
 import { reservationJournal, type CheckedReservation, type Ledger, type PlannedReservations, type Reservation, type WalletMove } from './ledger.ts';
 import type { Shortfall } from './funds.ts';
-import { isDerived, journalRowsOf, ledgerKeyId, lockLedgerAccounts, planJournals, postJournal as post, readBalance, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts, type PlannedJournals } from './post.ts';
+import { isDerived, journalRowsOf, ledgerKeyId, lockLedgerAccounts, planJournals, postJournal as post, readBalance, readPostedTo, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts, type PlannedJournals } from './post.ts';
 import type { Tx } from '../db/types.ts';
 
 /**
@@ -75,6 +75,7 @@ export function createLedger(): Ledger {
   return {
     post: (tx, journal) => postJournal(tx, journal),
     balance: readBalance,
+    postedTo: readPostedTo,
     hold,
     lock: (tx, keys) => lockLedgerAccounts(tx, keys.filter((k) => !isDerived(k))),
     planReservations: (tx, reservations, held) => planReservations(tx, reservations, held, derivedIds),
