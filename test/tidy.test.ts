@@ -67,6 +67,20 @@ describe('tidy', () => {
     expect(importCycles(edges).map((cycle) => cycle.map(rel))).toEqual([]);
   });
 
+  it('has no import cycle between the folders of src/modules/ (a group reaches one that needs it through a port)', () => {
+    const groupOf = (file: string) => /src[\\/]modules[\\/]([^\\/]+)[\\/]/.exec(file)?.[1] ?? null;
+    const edges = importEdges(src).flatMap((e) => {
+      const [from, to] = [groupOf(e.from), groupOf(e.to)];
+      return from !== null && to !== null && from !== to ? [{ ...e, from, to }] : [];
+    });
+    expect(importCycles(edges)).toEqual([]);
+  });
+
+  it('never asks isTransaction under src/modules/: the route picks the runner (decision 470)', () => {
+    const offenders = src.filter((f) => inDir(f, 'modules') && /\bisTransaction\b/.test(fs.readFileSync(f, 'utf8')));
+    expect(offenders.map(rel)).toEqual([]);
+  });
+
   it('fills no registry by importing a file: no top-level call but assertions and the CLI entry point', () => {
     const allowed = (c: { file: string; text: string }) => /^assert(\.\w+|Limits)?\(/.test(c.text) || (rel(c.file) === path.join('src', 'cli', 'main.ts') && c.text.startsWith('main('));
     expect(topLevelCalls(src).filter((c) => !allowed(c)).map((c) => `${rel(c.file)}:${c.line} ${c.text}`)).toEqual([]);
