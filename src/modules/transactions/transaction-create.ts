@@ -106,7 +106,7 @@ function createClock(ctx: AppContext, accountId: string) {
   let read: Date | null = null;
   return {
     now: async (): Promise<Date> => (read ??= await keptAccountNow(ctx, accountId)),
-    forInsert: async (): Promise<Date | null> => read ?? await keptAccountNowIfKept(ctx, accountId),
+    forInsert: (): Date | Promise<Date | null> => read ?? keptAccountNowIfKept(ctx, accountId),
   };
 }
 
@@ -114,6 +114,23 @@ function createClock(ctx: AppContext, accountId: string) {
 interface PlannedCreate {
   readonly row: NewTransaction;
   readonly attaching: readonly Extract<Prepared, { ok: true }>[];
+}
+
+/** additional_parameters' own checks (reference §1.1): its size, its known keys' types, a payer_rut where the method needs one. */
+function checkAdditionalParameters(params: Readonly<Record<string, unknown>> | null, payment: number | null, errors: Record<string, string>): void {
+  if (params !== null) {
+    if (JSON.stringify(params).length > limits.additionalParametersCharsMax) errors.additional_parameters = 'too long';
+    for (const key of ['order_ext', 'payer_rut', 'payer_bank'] as const) {
+      const v = params[key];
+      if (v !== undefined && typeof v !== 'string' && typeof v !== 'number') errors[`additional_parameters.${key}`] = 'invalid';
+    }
+  }
+  const payerRut = params?.payer_rut;
+  if (payment !== null && payerRutRequired.has(payment) && (payerRut === undefined || String(payerRut).trim() === '')) {
+    errors['additional_parameters.payer_rut'] = 'is empty';
+  } else if (payerRut !== undefined && errors['additional_parameters.payer_rut'] === undefined && normaliseRut(String(payerRut)) === null) {
+    errors['additional_parameters.payer_rut'] = 'invalid';
+  }
 }
 
 async function planCreate(ctx: AppContext, accountId: string, input: CreateTransactionInput): Promise<PlannedCreate | RuleFailure> {
@@ -141,19 +158,7 @@ async function planCreate(ctx: AppContext, accountId: string, input: CreateTrans
     if (urlreturn === null) errors.urlreturn = 'is empty';
   }
   const params = (input.additional_parameters ?? null) as Readonly<Record<string, unknown>> | null;
-  if (params !== null) {
-    if (JSON.stringify(params).length > limits.additionalParametersCharsMax) errors.additional_parameters = 'too long';
-    for (const key of ['order_ext', 'payer_rut', 'payer_bank'] as const) {
-      const v = params[key];
-      if (v !== undefined && typeof v !== 'string' && typeof v !== 'number') errors[`additional_parameters.${key}`] = 'invalid';
-    }
-  }
-  const payerRut = params?.payer_rut;
-  if (payment !== null && payerRutRequired.has(payment) && (payerRut === undefined || String(payerRut).trim() === '')) {
-    errors['additional_parameters.payer_rut'] = 'is empty';
-  } else if (payerRut !== undefined && errors['additional_parameters.payer_rut'] === undefined && normaliseRut(String(payerRut)) === null) {
-    errors['additional_parameters.payer_rut'] = 'invalid';
-  }
+  checkAdditionalParameters(params, payment, errors);
   const payerBank = params?.payer_bank;
   if (payerBank !== undefined && errors['additional_parameters.payer_bank'] === undefined) {
     const bank = await ctx.db.selectFrom('banks').select('code').where('currency', '=', currency).where('code', '=', String(payerBank)).executeTakeFirst();

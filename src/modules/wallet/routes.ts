@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
+import type { Tx } from '../../platform/db/types.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { ruleFailure, validationError } from '../../platform/errors.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
@@ -23,37 +24,41 @@ const signed = { auth: 'sign' as const };
 const signedCommand = { ...commandConfig, ...signed };
 const defaultCurrency = 'CLP';
 
+type PayoutWrite = (request: PayoutRequest) => Promise<CreateOutcome>;
+
+/**
+ * A payout route's two runners (decision 470), around its answer: with an Idempotency-Key, the payout alone in the
+ * runner's transaction; without one, grouped, in its account's next group commit.
+ */
+function payoutRunners<T>(answer: (ctx: AppContext, write: PayoutWrite) => Promise<T>) {
+  return [
+    (tx: AppContext, db: Tx) => answer(tx, (r) => createPayoutInTransaction(tx, db, r)),
+    { grouped: (c: AppContext) => answer(c, (r) => createPayout(c, r)) },
+  ] as const;
+}
+
 export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.post('/api/wallet/payout', {
     config: signedCommand,
     schema: { tags, summary: 'Pay a third party from the wallet', body: PayoutCreateBody, response: withErrors({ 200: PayoutCreateResponse }) },
-  }, async (request, reply) => {
-    // Alone in the runner's transaction with an Idempotency-Key, else in the account's next group commit.
-    const payout = async (c: AppContext, write: (request: PayoutRequest) => Promise<CreateOutcome>) => {
-      const outcome = await write(await payoutRequestFrom(c, accountOf(request).id, request.body));
-      if (!outcome.ok) return outcome.failure;
-      return { status: 'success' as const, identifier_wallet: outcome.movementId, identifier_payout: outcome.payoutId };
-    };
-    return runCommand(ctx, request, reply, (tx, db) => payout(tx, (r) => createPayoutInTransaction(tx, db, r)),
-      { grouped: (c) => payout(c, (r) => createPayout(c, r)) });
-  });
+  }, async (request, reply) => runCommand(ctx, request, reply, ...payoutRunners(async (c, write) => {
+    const outcome = await write(await payoutRequestFrom(c, accountOf(request).id, request.body));
+    if (!outcome.ok) return outcome.failure;
+    return { status: 'success' as const, identifier_wallet: outcome.movementId, identifier_payout: outcome.payoutId };
+  })));
 
   r.post('/api/wallet/withdraw', {
     config: signedCommand,
     schema: { tags, summary: 'Withdraw to the account\'s own bank account', body: WithdrawBody, response: withErrors({ 200: WithdrawResponse }) },
-  }, async (request, reply) => {
-    const withdraw = async (c: AppContext, write: (request: PayoutRequest) => Promise<CreateOutcome>) => {
-      const prepared = await withdrawRequestFrom(c, accountOf(request).id, request.body);
-      if (!prepared.ok) return ruleFailure('bank_account_missing', { currency: prepared.currency });
-      const outcome = await write(prepared.request);
-      if (!outcome.ok) return outcome.failure;
-      return { status: 'Success' as const, identifier_wallet: outcome.movementId };
-    };
-    return runCommand(ctx, request, reply, (tx, db) => withdraw(tx, (r) => createPayoutInTransaction(tx, db, r)),
-      { grouped: (c) => withdraw(c, (r) => createPayout(c, r)) });
-  });
+  }, async (request, reply) => runCommand(ctx, request, reply, ...payoutRunners(async (c, write) => {
+    const prepared = await withdrawRequestFrom(c, accountOf(request).id, request.body);
+    if (!prepared.ok) return ruleFailure('bank_account_missing', { currency: prepared.currency });
+    const outcome = await write(prepared.request);
+    if (!outcome.ok) return outcome.failure;
+    return { status: 'Success' as const, identifier_wallet: outcome.movementId };
+  })));
 
   async function summary(accountId: string, query: { page?: number; per_page?: number; currency?: string }) {
     const currency = await knownCurrency(ctx, query.currency ?? defaultCurrency);
