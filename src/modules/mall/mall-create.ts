@@ -151,12 +151,13 @@ export async function createMall(ctx: AppContext, caller: { readonly id: string;
       for (const store of stores) {
         const line = await createLine(spCtx, store, { email, currency, urlreturn, urlnotify });
         await sp.insertInto('mall_lines').values({
-          mall_id: id, position: store.line.position, merchant: store.line.merchant, store_account_id: store.accountId,
+          mall_id: id, position: store.line.position, merchant_hash: publicTokenHash(store.line.merchant), store_account_id: store.accountId,
           store_name: line.storeName, transaction_id: line.transactionId, amount_minor: store.line.amountMinor,
           subject: store.line.subject, event: store.line.event, individual_order: store.line.individualOrder,
         }).execute();
         out.push({
-          merchant: store.line.merchant, amount: minorAsJsonNumber(store.line.amountMinor), subject: store.line.subject, event: store.line.event,
+          // The store's name, never its token: answers are kept (idempotency) and logged (decision 440).
+          merchant: line.storeName, amount: minorAsJsonNumber(store.line.amountMinor), subject: store.line.subject, event: store.line.event,
           identificador: line.transactionKey, individual_order: store.line.individualOrder,
         });
       }

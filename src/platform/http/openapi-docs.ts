@@ -48,10 +48,41 @@ function withExamples(doc: Json): Json {
           else media.example = exampleOf(media.schema);
         }
       }
-      if ((op.security as Json[] | undefined)?.some((s) => 'sign' in s)) {
+      const security = (op.security as Json[] | undefined) ?? [];
+      if (security.length > 0 && security.every((s) => 'sign' in s)) {
         op.description = [op.description, 'Signed: send `Authorization: Bearer PUBLIC` and the `Sign` header (see the `sign` security scheme).'].filter(Boolean).join('\n\n');
+      } else if (security.some((s) => 'sign' in s)) {
+        op.description = [op.description, '`Authorization: Bearer PUBLIC` alone; a `Sign` header, when sent, is checked.'].filter(Boolean).join('\n\n');
       }
     }
+  }
+  return withSlashAliases(doc);
+}
+
+/**
+ * The reference's trailing-slash spellings (§4.8 marketplace transaction, §8 consumption subscription), which its
+ * clients call. The router answers them with the same handler (routerOptions' ignoreTrailingSlash), so the document
+ * lists each as a copy of its operation, marked `x-cobro-alias-of` (decision 440).
+ */
+export const slashAliases: ReadonlyArray<readonly [method: (typeof methods)[number], path: string]> = [
+  ['post', '/api/transaction/'],
+  ['post', '/api/suclient/'],
+  ['post', '/api/suplan/'],
+  ['post', '/api/sususcription/'],
+  ['post', '/api/sutransaction/'],
+  ['post', '/api/suscriptionsdeletecards/'],
+];
+
+function withSlashAliases(doc: Json): Json {
+  const paths = (doc.paths ?? {}) as Record<string, Json>;
+  for (const [method, alias] of slashAliases) {
+    const canonical = alias.slice(0, -1);
+    const op = paths[canonical]?.[method] as Json | undefined;
+    // Only a routed operation has an alias (test/platform/http/openapi-routes.test.ts checks they all are).
+    if (op === undefined) continue;
+    const item = (paths[alias] ??= {});
+    item[method] = { ...op, 'x-cobro-alias-of': `${method.toUpperCase()} ${canonical}`,
+      description: [op.description, `The reference's spelling of \`${method.toUpperCase()} ${canonical}\`, with a trailing slash: the same operation.`].filter(Boolean).join('\n\n') };
   }
   return doc;
 }
@@ -99,7 +130,8 @@ export async function buildDocsApp(recorded: RecordedRoutes, publicBaseUrl: stri
     },
     transform: ({ schema, url, route }) => {
       const auth = route.config?.auth ?? (url.startsWith('/api') ? 'token' : 'none');
-      const security = auth === 'none' ? [] : auth === 'sign' ? [{ bearer: [], sign: [] }] : [{ bearer: [] }];
+      const security = auth === 'none' ? [] : auth === 'sign' ? [{ bearer: [], sign: [] }]
+        : auth === 'sign-if-sent' ? [{ bearer: [] }, { bearer: [], sign: [] }] : [{ bearer: [] }];
       return { schema: { ...schema, security } as typeof schema, url };
     },
     transformObject: (document) => withExamples((document as { openapiObject: Json }).openapiObject),
