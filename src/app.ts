@@ -52,7 +52,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
     },
   });
   attachLazySchemas(app, schemas);
-  registerConventions(app);
+  registerConventions(app, { httpsBase: ctx.config.publicBaseUrl.startsWith('https:') });
   registerMetrics(app, ctx);
   await registerRateLimit(app, ctx.config.rateLimitPerMinute);
   registerAuth(app, ctx);
