@@ -77,7 +77,7 @@ describe('cobro serve start-up errors', () => {
       const dir = freshDataDir();
       const env: Record<string, string> = { DATA_DIR: dir, PORT: '0', COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32), ...(base === undefined ? {} : { PUBLIC_BASE_URL: base }) };
       const result = await runCli(['serve'], env);
-      expectOneLine(result, 2, /^cobro: configuration error: PUBLIC_BASE_URL must be https in production mode, got "http:\/\/.*" \(set COBRO_ALLOW_INSECURE_PUBLIC_URL=1 only for local testing behind a TLS-terminating proxy\)$/);
+      expectOneLine(result, 2, /^cobro: configuration error: PUBLIC_BASE_URL must be https in production mode, got "http:\/\/.*" \(set COBRO_ALLOW_INSECURE_PUBLIC_URL=1 only for local testing behind a TLS-terminating proxy\)\n?$/);
       expect(fs.existsSync(dir)).toBe(false);
     }
   });
