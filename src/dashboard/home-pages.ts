@@ -15,11 +15,13 @@ export function registerHomePage(app: FastifyInstance, ctx: AppContext): void {
     const query = request.query as Record<string, unknown>;
     const currency = typeof query.currency === 'string' && currencies.includes(query.currency) ? query.currency : 'CLP';
     const figures = await homeFigures(ctx, account.id, currency);
+    // Whether a captured `Sign` can be replayed on this account (docs/authentication.md, decision 440).
+    const { strict_signing: strictSigning } = await ctx.db.selectFrom('accounts').select('strict_signing').where('id', '=', account.id).executeTakeFirstOrThrow();
     const format = (value: bigint) => formatMoney(value, currency);
     const first = figures.days[0] ?? '';
     const last = figures.days.at(-1) ?? '';
     return renderPage(ctx, request, reply, 200, 'home', {
-      title: 'Inicio', section: 'home', currency, currencies, figures,
+      title: 'Inicio', section: 'home', currency, currencies, figures, strictSigning,
       salesChart: barChart({
         id: 'sales', title: `Ventas por día en ${currency}, del ${first} al ${last}`, points: figures.sales, format,
         description: `${figures.salesCount} ventas pagadas por ${format(figures.salesTotal)} en total.`,
