@@ -5,11 +5,6 @@ import crypto from 'node:crypto';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/platform/db/database.ts';
-import { applyServeV8Flags, reexecWithMallocTunables } from '../src/platform/memory-flags.ts';
-
-// The same malloc and V8 settings as `cobro serve`, so the limits are measured on the engine as Cobro runs it.
-reexecWithMallocTunables(process.argv[1]!);
-applyServeV8Flags();
 
 const port = Number(process.env.PORT ?? '0');
 const url = process.env.DATABASE_URL;

@@ -19,6 +19,7 @@ import type { AppModule } from './platform/module.ts';
 import { httpServerOptions } from './platform/http/timeouts.ts';
 import { requestChildLogger } from './platform/http/request-logger.ts';
 import { registerRateLimit } from './platform/http/rate-limit.ts';
+import { registerWriteGuard } from './platform/http/write-guard.ts';
 import { attachLazySchemas, lazySchemas } from './platform/http/lazy-schemas.ts';
 
 export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = appModules): Promise<FastifyInstance> {
@@ -29,6 +30,8 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
     bodyLimit: limits.bodyBytesMax,
     ...httpServerOptions(ctx.config.httpTimeouts),
     genReqId: genRequestId,
+    // Behind a reverse proxy (docs/going-live.md): the payer's address from X-Forwarded-For, only from those named.
+    trustProxy: ctx.config.trustProxy === null ? false : [...ctx.config.trustProxy],
     childLoggerFactory: requestChildLogger,
     // A URL that is not valid percent-encoding never reaches a route: answer it in the seed's envelope too.
     frameworkErrors: (error, request, reply) => {
@@ -53,6 +56,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
   });
   attachLazySchemas(app, schemas);
   registerConventions(app, { httpsBase: ctx.config.publicBaseUrl.startsWith('https:') });
+  registerWriteGuard(app, ctx);
   registerMetrics(app, ctx);
   await registerRateLimit(app, ctx.config.rateLimitPerMinute);
   registerAuth(app, ctx);

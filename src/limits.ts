@@ -31,7 +31,7 @@ export const limits = {
   sandboxOffsetKeptAgeMsMax: 60 * secondMs,
   /** The change-notification connection (LISTEN) reconnects after this, doubling up to the max. */
   changeFeedRetryMsMin: 500,
-  changeFeedRetryMsMax: 30 * secondMs,
+  changeFeedRetryMsMax: 5 * secondMs,
   /** How deep the input guards follow nested objects; deeper input than any merchant sends is refused. */
   inputDepthMax: 64,
   // Pages: every list is bounded.
@@ -103,14 +103,6 @@ export const limits = {
    * one unexpected failure sends to run again alone.
    */
   transactionCreateGroupMax: 32,
-  /**
-   * Group commits a process runs at once (decision 280): each wallet belongs to one lane, so one wallet's payouts
-   * are never in two of this process's transactions at once, and a lane's group may hold payouts of several
-   * wallets (one lock statement, one write statement and one commit for all). Each busy lane holds a pooled
-   * connection. One since decision 330: a group costs four round trips whatever its size, so one lane's bigger
-   * groups cost less CPU than two lanes' smaller ones.
-   */
-  walletGroupCommitLanes: 1,
   /** Sandbox payout schedule for amounts without an immediate outcome, in account time from creation. */
   sandboxPayoutProcessingAfterMs: minuteMs,
   sandboxPayoutSuccessAfterMs: hourMs,
@@ -231,47 +223,28 @@ export const limits = {
    *  reserves in any mode). Every migration from an empty database runs with 16; 128 costs no more shared memory
    *  than PostgreSQL's default of 64. */
   pgliteMaxLocksPerTransaction: 128,
-  /** How far V8 lets the old generation grow past what a full collection left (--heap-growing-percent, set by
-   *  `cobro serve` itself: src/platform/memory-flags.ts). V8's own factor, up to 300%, let a serving process keep
-   *  50 MB of garbage under load; RSS target of issue 13: 200 MB. */
-  v8HeapGrowingPercent: 20,
-  /** V8's semi-space size (MB) of a serving process on PostgreSQL (decision 300, src/platform/memory-flags.ts). */
-  v8SemiSpaceMbPostgres: 8,
-  /** V8's worker threads (Node's --v8-pool-size; its default is 4) in a serving process on PGlite (decision 310,
-   *  src/platform/memory-flags.ts): each thread that allocates keeps a glibc arena of its own, 2-3 MB each under load. */
-  v8PoolSizePglite: 2,
-  /** glibc malloc's thresholds in a serving process (GLIBC_TUNABLES, set by `cobro serve` itself:
-   *  src/platform/memory-flags.ts): blocks this large or larger get their own mapping, returned whole when freed, and
-   *  free memory this large at the top of an arena is given back. glibc's default raises the first to the largest
-   *  block freed (PGlite's 9 MB module), after which freed memory stays in the arenas: 15-25 MB of RSS (decision 210). */
-  mallocMmapThresholdBytes: 128 * 1024,
-  mallocTrimThresholdBytes: 128 * 1024,
   /** How long a starting process waits to reach DATABASE_URL before it says it cannot (an unrouted host never refuses). */
   dbStartupConnectTimeoutMs: 10 * secondMs,
+  /** What a 503 for a database that does not answer tells the client to wait (Retry-After, seconds; decision 420). */
+  dbUnavailableRetryAfterS: 2,
+  /** How deep an error's `cause` chain and AggregateErrors are searched for an outage: far beyond what a driver nests. */
+  dbErrorNestingMax: 8,
+  /** A background worker whose step failed (the database away) waits this long, doubling up to the max, per failure. */
+  workerRetryMsMin: secondMs,
+  workerRetryMsMax: 8 * secondMs,
+  /**
+   * Free space DATA_DIR's file system must keep for the embedded database to accept writes: a WAL segment (16 MB)
+   * filled whole, the data files it describes, and a checkpoint's worth to spare (decision 420).
+   */
+  dataDirFreeBytesMin: 64 * 1024 * 1024,
+  dataDirSpaceCheckMs: secondMs,
   /** A stopping server finishes its callback deliveries in flight before it gives up. */
   shutdownGraceMs: 20 * secondMs,
   /** A /metrics scrape must never hold a connection for long: a slow count fails the scrape, not the API. */
   metricsQueryTimeoutMs: 2 * secondMs,
-  /** PGlite's file system walked to release its bundle (decision 380): about 1,700 files 10 levels deep; far more
-   *  means a changed layout, and the walk stops. */
-  pgliteBundleFilesMax: 20_000,
-  pgliteBundleDepthMax: 32,
-  /** The bundle is compared with pglite.data on disk in chunks this large before it is released. */
-  pgliteBundleCompareChunkBytes: 64 * 1024,
-  // Time zones from the system's database (decision 380, src/platform/time-zone).
-  /** IANA names are at most 30 characters today. */
-  timeZoneNameLengthMax: 64,
-  /** Zones whose rules a process keeps: the service zone, plus what tests ask for. */
+  /** Time zones whose Intl formatter a process keeps (src/platform/time-format.ts): the service zone, plus what
+   *  tests ask for; past this the cache starts again. */
   timeZonesKeptMax: 64,
-  /** The largest zone file in tzdata 2025 is under 4 KB; a file far larger is not one. */
-  tzifBytesMax: 256 * 1024,
-  /** A TZif footer's POSIX rule (`<-04>4<-03>,M9.1.6/24,M4.1.6/24`: 31 characters). */
-  posixRuleLengthMax: 120,
-  /** RFC 8536 §3.3.1 extends a POSIX rule's change time to -167..167 hours. */
-  posixChangeHoursMax: 167,
-  /** A POSIX rule's offsets, and (in seconds, with room) any offset a TZif file gives: real zones stay within a day. */
-  posixOffsetHoursMax: 24,
-  zoneOffsetSecMax: 26 * 3600,
 } as const;
 
 /** One first attempt plus one per scheduled retry. */
@@ -284,6 +257,10 @@ export const configLimits = {
   metricsTokenLengthMin: 16, metricsTokenLengthMax: 200,
   /** CALLBACK_TRUSTED_ORIGINS entries (decision 151): a handful of internal receivers, not a second DNS. */
   callbackTrustedOriginsMax: 20,
+  /** READY_TIMEOUT_MS (decision 410): a cold start takes about a second; a minute is far past any slow disk. */
+  readyTimeoutMsDefault: 60_000, readyTimeoutMsMin: 100, readyTimeoutMsMax: 60 * 60_000,
+  /** TRUST_PROXY: addresses or networks of the reverse proxies in front (docs/going-live.md). */
+  trustedProxiesMax: 20,
 } as const;
 
 // --- HTTP timeouts, rate limit, DATA_DIR permissions (decision 072) ---
@@ -322,8 +299,6 @@ export const dataDirLimits = {
 export function assertLimits(): void {
   const l = limits;
   assert.ok(l.pageSizeDefault <= l.pageSizeMax, 'default page must fit the maximum page');
-  // Lanes hold a pooled connection each while their group runs: leave the pool room for every other request.
-  assert.ok(l.walletGroupCommitLanes >= 1 && l.walletGroupCommitLanes < l.dbPoolSizeMax, 'payout lanes must leave pooled connections free');
   // A subscription list page is read through readInChunks, which refuses a page past the largest page.
   assert.ok(subscriptionLimits.subscriptionsPerPageMax <= l.pageSizeMax, 'a subscription list page must fit the largest page');
   assert.ok(l.notificationsPerPageDefault <= l.notificationsPerPageMax, 'default notifications page must fit the maximum');

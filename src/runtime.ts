@@ -7,17 +7,18 @@ import type { Clock } from './platform/clock.ts';
 import { systemClock } from './platform/clock.ts';
 import type { AppContext, ContextBase, DueWorkHandler } from './platform/context.ts';
 import path from 'node:path';
-import { checkPostgresReachable, openDatabase, redactedUrl, type DatabaseHandle } from './platform/db/database.ts';
+import { checkPostgresReachable, embeddedDatabaseExists, openDatabase, redactedUrl, type DatabaseHandle } from './platform/db/database.ts';
 import { migrateToLatest, pendingMigrations } from './platform/db/migrate.ts';
 import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/logger.ts';
 import type { AppModule } from './platform/module.ts';
 import { createSecretBox, existingSecretKey, keylessSecretBox, resolveSecretKey, type SecretBox } from './platform/secrets.ts';
 import { dataDirEntries } from './platform/fs-permissions.ts';
+import { watchDiskSpace } from './platform/db/disk-space.ts';
 import { StartupError } from './platform/startup-error.ts';
 import { appModules } from './modules/index.ts';
 import { accountDirectory } from './modules/accounts/directory.ts';
-import { assertLimits } from './limits.ts';
+import { assertLimits, limits } from './limits.ts';
 import { paymentExtensions, settlementHolds } from './modules/payment-extensions.ts';
 import { createLedger } from './platform/ledger/sql-ledger.ts';
 import { processorFor } from './platform/processors/index.ts';
@@ -84,18 +85,32 @@ async function readOnlySecrets(handle: DatabaseHandle, config: Config): Promise<
     : keylessSecretBox(`no secret key: COBRO_SECRET_KEY is unset and ${path.join(config.dataDir, dataDirEntries.secretKey)} does not exist (this command only reads and creates none)`);
 }
 
+function logOpening(logger: Logger, config: Config): void {
+  if (config.databaseUrl !== null) {
+    logger.info({ database: redactedUrl(config.databaseUrl) }, `opening PostgreSQL at ${redactedUrl(config.databaseUrl)}`);
+  } else if (embeddedDatabaseExists(config.dataDir)) {
+    logger.info({ dataDir: path.resolve(config.dataDir) }, `opening the embedded database (PGlite) in ${path.resolve(config.dataDir)}`);
+  } else {
+    logger.info({ dataDir: path.resolve(config.dataDir) }, `creating the embedded database (PGlite) in ${path.resolve(config.dataDir)}: the first start takes a few seconds`);
+  }
+}
+
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, config.logFormat);
   if (options.handle === undefined && config.databaseUrl !== null) await checkPostgresReachable(config.databaseUrl);
   const readOnly = options.readOnly === true;
+  // A line per step of a start (issue 32): the first start's seconds of creating and migrating are not silence.
+  if (options.handle === undefined && !readOnly) logOpening(logger, config);
   const handle = options.handle ?? (config.databaseUrl !== null
     ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, readOnly, preparedStatements: config.dbPreparedStatements })
-    : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly, preparedStatements: config.dbPreparedStatements }));
+    : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly }));
   let secrets;
   try {
     if (readOnly) {
       secrets = await readOnlySecrets(handle, config);
     } else if (options.migrate !== false) {
+      const pending = await pendingMigrations(handle.db);
+      if (pending.length > 0) logger.info({ pending: pending.length }, `migrating the database: ${pending.length} migration(s) to apply`);
       const { applied } = await migrateToLatest(handle.db);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     }
@@ -105,6 +120,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     if (options.handle === undefined) await handle.close();
     throw error;
   }
-  const ctx = createContext({ db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger, changes: handle.changes });
-  return { ctx, handle, close: () => handle.close() };
+  // PGlite's files in DATA_DIR: writes stop before its disk is full (decision 420). PostgreSQL minds its own disk.
+  const diskSpace = handle.engine === 'pglite' && !readOnly && options.handle === undefined
+    ? watchDiskSpace(config.dataDir, limits.dataDirFreeBytesMin, limits.dataDirSpaceCheckMs, logger) : undefined;
+  const ctx = createContext({
+    db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger, changes: handle.changes,
+    ...(diskSpace !== undefined ? { diskSpace } : {}),
+  });
+  return { ctx, handle, close: () => { diskSpace?.stop(); return handle.close(); } };
 }

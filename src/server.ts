@@ -11,6 +11,8 @@ import { secureDataDir, warnLoosePaths } from './platform/fs-permissions.ts';
 import { checkPortFree, listenErrorText } from './platform/http/port-check.ts';
 import { StartupError } from './platform/startup-error.ts';
 import type { AppContext } from './platform/context.ts';
+import type { AccountView } from './modules/accounts/service.ts';
+import { nextSteps, warnProductionSetup } from './start-notes.ts';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -30,6 +32,7 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
   let app: FastifyInstance | null = null;
   let ops: OpsServer | null = null;
   let address: string;
+  let demo: AccountView | null = null;
   try {
     app = await buildApp(ctx);
     address = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
@@ -37,7 +40,7 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
     });
     ops = runtime.handle.engine === 'pglite' && options.handle === undefined ? await startOpsServer(ctx) : null;
     // Only once the server is sure to start: a failed start leaves no demo account behind.
-    await announceDemoAccount(ctx);
+    demo = await announceDemoAccount(ctx);
   } catch (error) {
     await ops?.close();
     await app?.close();
@@ -45,7 +48,10 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
     throw error;
   }
   const workers: RunningWorker | null = config.workersEnabled ? startWorkers(ctx) : null;
-  ctx.logger.info({ address, mode: config.mode, engine: runtime.handle.engine }, 'cobro is serving');
+  ctx.logger.info({ address, mode: config.mode, engine: runtime.handle.engine, url: config.publicBaseUrl }, `cobro is serving at ${config.publicBaseUrl}`);
+  warnProductionSetup(ctx.logger, config, runtime.handle.engine);
+  // For a person at a terminal, and on the first start whatever the output: where to go next.
+  if (demo !== null || process.stdout.isTTY === true) process.stdout.write(nextSteps(config, demo));
   let closing: Promise<void> | null = null;
   const running = app;
   const opened = ops;
@@ -65,9 +71,9 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
   };
 }
 
-async function announceDemoAccount(ctx: AppContext): Promise<void> {
+async function announceDemoAccount(ctx: AppContext): Promise<AccountView | null> {
   const demo = await ensureDemoAccount(ctx);
-  if (demo === null) return;
+  if (demo === null) return null;
   ctx.logger.info({ account: demo.id }, 'sandbox demo account created');
   // Printed once, on the first start, so `npm start` alone gives a usable API.
   process.stdout.write([
@@ -79,6 +85,7 @@ async function announceDemoAccount(ctx: AppContext): Promise<void> {
     `  webhook secret: ${demo.webhookSecret}`,
     '',
   ].join('\n') + '\n');
+  return demo;
 }
 
 export function closeOnSignals(server: RunningServer): void {

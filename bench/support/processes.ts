@@ -62,7 +62,8 @@ async function start(args: readonly string[], env: Readonly<Record<string, strin
 
 /** `cobro serve` on the given database (DATABASE_URL, or DATA_DIR alone for PGlite). */
 export function startCobro(env: Readonly<Record<string, string>>): Promise<Spawned> {
-  return start(['src/cli/main.ts', 'serve'], { COBRO_MODE: 'sandbox', RATE_LIMIT_PER_MINUTE: '0', ...env });
+  // Through bin/cobro.js, as `npm start` and bin/cobro run it: with Node's compile cache (decision 410).
+  return start(['bin/cobro.js', 'serve'], { COBRO_MODE: 'sandbox', RATE_LIMIT_PER_MINUTE: '0', ...env });
 }
 
 /** The limits' server (bench/limit-server.ts) on the same kind of database. */

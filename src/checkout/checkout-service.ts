@@ -8,7 +8,7 @@ import { allMethodsPayment } from '../modules/transactions/transaction-create.ts
 import type { BankChoice, MethodOption, OrderSummary, Receipt } from './pages.ts';
 import { formatTimestamp } from '../platform/time-format.ts';
 import { inTransaction } from '../platform/db/unit-of-work.ts';
-import { hasUndecidedCommit, processorForAccount } from '../platform/processors/account-processors.ts';
+import { checkoutTakes, hasUndecidedCommit, processorForAccount } from '../platform/processors/account-processors.ts';
 import { findPaymentMethod, paymentMethodCatalogue } from '../modules/reference/repository.ts';
 
 export async function orderSummary(ctx: AppContext, row: TransactionRow): Promise<OrderSummary> {
@@ -24,6 +24,7 @@ export async function receiptOf(ctx: AppContext, row: TransactionRow): Promise<R
     paidAt: formatTimestamp(row.ended_at ?? row.updated_at, ctx.config.timeZone),
     method: method?.name ?? String(row.paid_payment),
     cardLast4: row.card_last4,
+    authorizationCode: row.authorization_code,
     bank: row.payer_bank,
   };
 }
@@ -37,9 +38,7 @@ export async function offeredMethods(ctx: AppContext, currency: string, accountI
   const rows = (await paymentMethodCatalogue(ctx)).filter((m) => m.currency === currency);
   const out: MethodOption[] = [];
   for (const r of rows) {
-    // The bank login asks for a Chilean RUT; other countries' transfer logins are not built yet.
-    const takes = r.kind === 'card' || (r.kind === 'bank_transfer' && currency === 'CLP');
-    if (takes && (r.kind === 'card' || r.kind === 'bank_transfer') && processor.supports(r.kind, currency)) out.push({ payment: r.payment, name: r.name, description: r.description, kind: r.kind });
+    if ((r.kind === 'card' || r.kind === 'bank_transfer') && checkoutTakes(processor, r.kind, currency)) out.push({ payment: r.payment, name: r.name, description: r.description, kind: r.kind });
   }
   return out;
 }

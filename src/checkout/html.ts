@@ -1,5 +1,5 @@
 // Server-rendered HTML for the hosted checkout: escaping, the page frame with its inline stylesheet under a
-// per-response CSP nonce, and money as payers read it ($25.000). No script and no asset from outside the service.
+// per-response CSP nonce, and money as payers read it ($25.000, S/ 125.50). No script and no asset from outside the service.
 import crypto from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 
@@ -28,16 +28,8 @@ export function html(strings: TemplateStringsArray, ...values: ReadonlyArray<str
   return raw(out);
 }
 
-const groupThousands = (digits: string, sep: string) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, sep);
-
-/** CLP has no decimals; PEN and VES amounts are in cents (supplement §4.1). */
-export function formatMoney(amountMinor: bigint, currency: string): string {
-  if (currency === 'CLP') return `$${groupThousands(amountMinor.toString(), '.')}`;
-  const units = (amountMinor / 100n).toString();
-  const cents = (amountMinor % 100n).toString().padStart(2, '0');
-  const symbol = currency === 'PEN' ? 'S/ ' : currency === 'VES' ? 'Bs. ' : `${currency} `;
-  return `${symbol}${groupThousands(units, '.')},${cents}`;
-}
+/** Money as the currency's country writes it: the one formatter the dashboard uses too. */
+export { formatMoney } from '../platform/money-format.ts';
 
 const stylesheet = `
 *{box-sizing:border-box}body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f5f8;color:#1d2430}
@@ -49,6 +41,7 @@ label{display:block;font-size:.85rem;margin:12px 0 4px;color:#384252}input,selec
 ul.methods{list-style:none;padding:0;margin:0}ul.methods li{margin:8px 0}ul.methods a{display:block;padding:12px;border:1px solid #767f8f;border-radius:8px;color:#1d2430;text-decoration:none}
 ul.methods small{display:block;color:#667085}.error{background:#fdecec;color:#8a1c1c;border-radius:8px;padding:10px;margin:12px 0}
 .notice{background:#eef4ff;color:#1d3a8a;border-radius:8px;padding:10px;margin:12px 0}.ok{color:#0b6e4f}.bad{color:#a11d1d}.muted{color:#667085;font-size:.85rem}
+.button.secondary{background:#fff;color:#0b6e4f;border:2px solid #0b6e4f}
 footer{text-align:center;color:#525b6a;font-size:.8rem;margin-top:16px}
 .badge{display:inline-block;margin-left:8px;padding:2px 8px;border-radius:999px;background:#fff3cd;color:#6b4500;font-size:.75rem;font-weight:700;letter-spacing:0}
 dl.receipt{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;margin:16px 0;padding:12px;background:#f3f5f8;border-radius:8px;font-size:.9rem}
@@ -74,8 +67,6 @@ export interface Page {
   readonly title: string;
   readonly body: Html;
   readonly notice?: PrivacyNotice;
-  /** Seconds, then the browser goes to url: the result page's return to the merchant, without JavaScript. */
-  readonly refresh?: { readonly seconds: number; readonly url: string };
   /** An origin a form of this page may post to besides the service (the acquirer's page, Webpay Plus). */
   readonly formOrigin?: string;
 }
@@ -85,10 +76,9 @@ export function sendPage(reply: FastifyReply, statusCode: number, page: Page): F
   const nonce = crypto.randomBytes(16).toString('base64');
   reply.header('content-security-policy',
     `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'${page.formOrigin === undefined ? '' : ` ${page.formOrigin}`}; frame-ancestors 'none'; base-uri 'none'`);
-  const refresh = page.refresh === undefined ? null : html`<meta http-equiv="refresh" content="${`${page.refresh.seconds};url=${page.refresh.url}`}">`;
   const doc = html`<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">${refresh}<title>${sandbox ? `[Sandbox] ${page.title}` : page.title}</title>
+<meta name="referrer" content="no-referrer"><title>${sandbox ? `[Sandbox] ${page.title}` : page.title}</title>
 <link rel="icon" href="/favicon.svg" type="image/svg+xml"><style nonce="${nonce}">${raw(stylesheet)}</style></head>
 <body><main><header class="brand">Cobro · Pago seguro${sandbox ? html`<span class="badge" data-testid="sandbox-badge">Sandbox · pago de prueba, sin dinero real</span>` : null}</header>
 <div class="card">${page.body}</div>${page.notice === undefined ? null : html`<footer data-testid="privacy-notice">${privacyNotices[page.notice]}</footer>`}</main></body></html>`;

@@ -4,9 +4,9 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
-import { limits, mallLimits, transactionLimits } from '../limits.ts';
+import { limits, mallLimits } from '../limits.ts';
 import { accountNow } from '../platform/sandbox-clock.ts';
-import { formatDate } from '../platform/time-format.ts';
+import { formatDate, formatTimestamp } from '../platform/time-format.ts';
 import { attemptMallPayment, type MallAttemptOutcome } from '../modules/mall/mall-payment.ts';
 import { findMall, linesOf, type MallRow } from '../modules/mall/repository.ts';
 import { allMethodsPayment } from '../modules/transactions/transaction-create.ts';
@@ -27,6 +27,8 @@ const MallForm = Type.Object({
 interface MallSummary {
   readonly mall: MallRow;
   readonly lines: ReadonlyArray<{ readonly name: string; readonly subject: string; readonly amountMinor: bigint }>;
+  /** Where the receipt's date is read (TIMEZONE). */
+  readonly timeZone: string;
 }
 
 const pathOf = (id: string, method?: number) => `/gateway/mall/${encodeURIComponent(id)}${method === undefined ? '' : `?method=${method}`}`;
@@ -45,7 +47,7 @@ function problemsOf(list: readonly string[]): Html {
 function methodsPage(s: MallSummary, methods: readonly MethodOption[]): Page {
   const items = methods.map((m) => html`<li><a href="${pathOf(s.mall.id, m.payment)}">${m.name}<small>${m.description}</small></a></li>`);
   const body = methods.length === 0
-    ? html`${summary(s)}<div class="error">No hay medios de pago disponibles para esta moneda.</div>`
+    ? html`${summary(s)}<div class="error" role="alert">No hay medios de pago disponibles para esta moneda.</div><a class="button" href="${s.mall.urlreturn}" data-testid="back-to-merchant">Volver al comercio</a>`
     : html`${summary(s)}<h2>Elige cómo pagar</h2><ul class="methods">${items}</ul>`;
   return { title: `Pagar ${formatMoney(BigInt(s.mall.amount_minor), s.mall.currency)}`, body };
 }
@@ -65,25 +67,29 @@ function formPage(s: MallSummary, method: MethodOption, problems: readonly strin
   return { title: `${method.name} · Mall`, body };
 }
 
+/** Like the transaction's result page (pages.ts): it stays until the payer leaves it, by a button. */
 function resultPage(s: MallSummary, kind: 'success' | 'rejected' | 'processing', detail: string | null): Page {
   const heading = {
     success: html`<h2 class="ok" data-testid="result">Pago exitoso</h2>`,
     rejected: html`<h2 class="bad" data-testid="result">Pago rechazado</h2>`,
     processing: html`<h2 data-testid="result">Estamos procesando tu pago</h2>`,
   }[kind];
-  const seconds = transactionLimits.returnRedirectSeconds;
-  const back = kind === 'processing' ? null
-    : html`<p class="muted">Te llevaremos de vuelta al comercio en ${seconds} segundos.</p><a class="button" href="${s.mall.urlreturn}">Volver al comercio</a>`;
-  const page: Page = { title: 'Resultado del pago · Mall', body: html`${summary(s)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${back}` };
-  if (kind === 'processing') return { ...page, refresh: { seconds: 2, url: pathOf(s.mall.id) } };
-  return { ...page, refresh: { seconds, url: s.mall.urlreturn } };
+  const m = s.mall;
+  const receipt = kind !== 'success' ? null : html`<h3>Comprobante</h3><dl class="receipt" data-testid="receipt"><dt>Monto</dt><dd>${formatMoney(BigInt(m.amount_minor), m.currency)}</dd>${
+    html`<dt>Orden</dt><dd>${m.order}</dd>`}${m.ended_at === null ? null : html`<dt>Fecha</dt><dd>${formatTimestamp(m.ended_at, s.timeZone)}</dd>`}${
+    m.media === null ? null : html`<dt>Medio de pago</dt><dd>${m.media}</dd>`}${m.card_last4 === null ? null : html`<dt>Tarjeta</dt><dd>•••• ${m.card_last4}</dd>`}${
+    m.authorization_code === null ? null : html`<dt>Código de autorización</dt><dd>${m.authorization_code}</dd>`}</dl>`;
+  const next = kind === 'processing'
+    ? html`<p class="muted">Tu banco aún no responde. Actualiza en unos segundos para ver el resultado.</p><a class="button" href="${pathOf(m.id)}" data-testid="refresh">Actualizar</a>`
+    : html`<a class="button" href="${m.urlreturn}" data-testid="back-to-merchant">Volver al comercio</a>`;
+  return { title: 'Resultado del pago · Mall', body: html`${summary(s)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${receipt}${next}` };
 }
 
 async function load(ctx: AppContext, id: string): Promise<MallSummary | null> {
   const mall = await findMall(ctx.db, id);
   if (mall === undefined) return null;
   const lines = (await linesOf(ctx.db, id)).map((l) => ({ name: l.store_name, subject: l.subject, amountMinor: BigInt(l.amount_minor) }));
-  return { mall, lines };
+  return { mall, lines, timeZone: ctx.config.timeZone };
 }
 
 /** The first opening of the page is when each store's transaction started (conciliation's `start`). */
@@ -149,8 +155,8 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
       });
     }
     switch (outcome.kind) {
-      case 'approved':
-        return sendPage(reply, 200, resultPage(s, 'success', null));
+      case 'approved': // read again, so the receipt shows what the payment recorded (date, card, authorization code)
+        return sendPage(reply, 200, resultPage((await load(ctx, s.mall.id)) ?? s, 'success', null));
       case 'declined':
         return sendPage(reply, 200, resultPage(s, 'rejected', outcome.payerMessage));
       case 'in_progress':

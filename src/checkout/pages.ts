@@ -1,6 +1,5 @@
 // The checkout's pages, in Spanish. Inputs the payer typed are never echoed back for card number and CVV.
 import { esc, formatMoney, html, type Html, type Page } from './html.ts';
-import { transactionLimits } from '../limits.ts';
 
 export interface OrderSummary {
   readonly merchant: string;
@@ -43,9 +42,12 @@ function hidden(link: LinkParams, method: number): Html {
 
 export function methodsPage(o: OrderSummary, link: LinkParams, methods: readonly MethodOption[], notice: string | null, returnUrl: string | null = null): Page {
   const items = methods.map((m) => html`<li><a href="${checkoutPath(link, m.payment)}">${m.name}<small>${m.description}</small></a></li>`);
-  const back = returnUrl === null ? null : html`<a class="button" href="${returnUrl}" data-testid="back-to-merchant">Volver al comercio</a>`;
+  // With nothing to offer, the payer is never stranded: a way back to the shop, or what to do without one.
+  const back = returnUrl === null
+    ? html`<p data-testid="no-way-back">No se hizo ningún cobro. Puedes cerrar esta página y volver a ${o.merchant} para pagar de otra forma.</p>`
+    : html`<a class="button" href="${returnUrl}" data-testid="back-to-merchant">Volver al comercio</a>`;
   const body = methods.length === 0
-    ? html`${summary(o)}<div class="error">No hay medios de pago disponibles para esta moneda.</div>${back}`
+    ? html`${summary(o)}<div class="error" role="alert">No hay medios de pago disponibles para esta moneda.</div>${back}`
     : html`${summary(o)}${notice === null ? null : html`<div class="notice">${notice}</div>`}<h2>Elige cómo pagar</h2><ul class="methods">${items}</ul>`;
   return { title: `Pagar ${formatMoney(o.amountMinor, o.currency)} · ${o.merchant}`, body };
 }
@@ -98,6 +100,7 @@ export interface Receipt {
   readonly paidAt: string;
   readonly method: string;
   readonly cardLast4: string | null;
+  readonly authorizationCode: string | null;
   readonly bank: string | null;
 }
 
@@ -105,9 +108,14 @@ function receiptList(o: OrderSummary, r: Receipt): Html {
   const row = (term: string, value: string | null) => (value === null ? null : html`<dt>${term}</dt><dd>${value}</dd>`);
   return html`<h3>Comprobante</h3><dl class="receipt" data-testid="receipt">${row('Monto', formatMoney(o.amountMinor, o.currency))}${row('Comercio', o.merchant)}${
     row('Orden', o.order)}${row('Fecha', r.paidAt)}${row('Medio de pago', r.method)}${row('Tarjeta', r.cardLast4 === null ? null : `•••• ${r.cardLast4}`)}${
-    row('Banco', r.bank)}</dl>`;
+    row('Código de autorización', r.authorizationCode)}${row('Banco', r.bank)}</dl>`;
 }
 
+/**
+ * The result stays on screen until the payer leaves it: no automatic redirect (a payer must be able to read and
+ * keep the receipt; axe's `meta-refresh`), a "Volver a <shop>" button, and on the processing page a button that
+ * asks again instead of a timed reload.
+ */
 export function resultPage(o: OrderSummary, kind: ResultKind, detail: string | null, returnUrl: string | null, link: LinkParams, receipt: Receipt | null = null): Page {
   const heading = {
     success: html`<h2 class="ok" data-testid="result">Pago exitoso</h2>`,
@@ -115,13 +123,11 @@ export function resultPage(o: OrderSummary, kind: ResultKind, detail: string | n
     expired: html`<h2 class="bad" data-testid="result">El plazo para pagar expiró</h2>`,
     processing: html`<h2 data-testid="result">Estamos procesando tu pago</h2>`,
   }[kind];
-  const seconds = transactionLimits.returnRedirectSeconds;
-  const back = returnUrl === null ? null
-    : html`<p class="muted">Te llevaremos de vuelta al comercio en ${seconds} segundos.</p><a class="button" href="${returnUrl}">Volver al comercio</a>`;
-  const page: Page = { title: `Resultado del pago · ${o.merchant}`, body: html`${summary(o)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${
-    kind === 'success' && receipt !== null ? receiptList(o, receipt) : null}${back}` };
-  if (kind === 'processing') return { ...page, refresh: { seconds: 2, url: checkoutPath(link) } };
-  return returnUrl === null ? page : { ...page, refresh: { seconds, url: returnUrl } };
+  const next = kind === 'processing'
+    ? html`<p class="muted">Tu banco aún no responde. Actualiza en unos segundos para ver el resultado.</p><a class="button" href="${checkoutPath(link)}" data-testid="refresh">Actualizar</a>`
+    : returnUrl === null ? null : html`<a class="button" href="${returnUrl}" data-testid="back-to-merchant">Volver a ${o.merchant}</a>`;
+  return { title: `Resultado del pago · ${o.merchant}`, body: html`${summary(o)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${
+    kind === 'success' && receipt !== null ? receiptList(o, receipt) : null}${next}` };
 }
 
 export function invalidLinkPage(): Page {
@@ -139,6 +145,20 @@ export function redirectMethodPage(o: OrderSummary, link: LinkParams, method: Me
 <form method="post" action="/gateway/cobro">${hidden(link, method.payment)}<button type="submit">Pagar ${formatMoney(o.amountMinor, o.currency)} con Webpay</button></form>
 ${back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro medio de pago</a></p>` : null}`;
   return { title: `${method.name} · ${o.merchant}`, body };
+}
+
+/**
+ * The acquirer did not answer when the payer chose to pay (issue 32): nothing was charged; "Reintentar" posts the
+ * same step again, "Volver al comercio" leaves for `urlreturn` (or says what to do without one).
+ */
+export function processorUnavailablePage(o: OrderSummary, link: LinkParams, method: MethodOption, returnUrl: string | null): Page {
+  const back = returnUrl === null
+    ? html`<p class="muted" data-testid="no-way-back">Si prefieres no esperar, puedes cerrar esta página y volver a ${o.merchant}.</p>`
+    : html`<a class="button secondary" href="${returnUrl}" data-testid="back-to-merchant">Volver al comercio</a>`;
+  const body = html`${summary(o)}<h2>Webpay no responde</h2><div class="error" role="alert">No pudimos conectar con Transbank para iniciar tu pago. No se realizó ningún cobro.</div>
+<p>Puedes intentarlo de nuevo en unos segundos.</p>
+<form method="post" action="/gateway/cobro">${hidden(link, method.payment)}<button type="submit" data-testid="retry">Reintentar</button></form>${back}`;
+  return { title: `Webpay no responde · ${o.merchant}`, body };
 }
 
 /** Sends the payer to the acquirer: a form posting the token as `token_ws` (no JavaScript, one click). */

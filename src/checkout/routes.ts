@@ -6,6 +6,8 @@ import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../platform/context.ts';
 import { limits } from '../limits.ts';
+import { databaseUnavailable } from '../platform/errors.ts';
+import { isDatabaseUnavailable } from '../platform/db/outage.ts';
 import { faviconSvg, sendPage } from './html.ts';
 import { errorPage } from './pages.ts';
 import { checkoutPages } from './checkout-pages.ts';
@@ -31,6 +33,12 @@ export async function checkoutRoutes(app: FastifyInstance, ctx: AppContext): Pro
     child.setErrorHandler(async (error: { validation?: unknown; statusCode?: number }, request, reply) => {
       if (error.validation !== undefined || (typeof error.statusCode === 'number' && error.statusCode < 500)) {
         return sendPage(reply, 400, errorPage('La solicitud no es válida. Vuelve a abrir el enlace de pago.'));
+      }
+      // The database away (decision 420): the payer is told to retry, with the API's Retry-After; nothing was charged.
+      if (isDatabaseUnavailable(error)) {
+        for (const [name, value] of Object.entries(databaseUnavailable().headers)) reply.header(name, value);
+        request.log.warn({ reason: (error as Error).message }, 'database unavailable');
+        return sendPage(reply, 503, errorPage('El servicio no está disponible en este momento. No se realizó ningún cobro; intenta nuevamente en unos segundos.'));
       }
       request.log.error({ err: error }, 'checkout failed');
       return sendPage(reply, 500, errorPage('Ocurrió un error inesperado. No se realizó ningún cobro; intenta nuevamente.'));

@@ -3,17 +3,18 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
-import { limits } from '../limits.ts';
+import { limits, transactionLimits } from '../limits.ts';
 import { accountNow } from '../platform/sandbox-clock.ts';
 import { formatDate } from '../platform/time-format.ts';
 import { checkoutTokenValid } from '../modules/transactions/checkout-link.ts';
 import { attemptPayment } from '../modules/transactions/payment-attempt.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
-import { acquirerPage, invalidLinkPage, type LinkParams } from './pages.ts';
+import { acquirerPage, invalidLinkPage, processorUnavailablePage, type LinkParams } from './pages.ts';
 import { banksFor, fixedMethod, loadForCheckout, offeredMethods, orderSummary } from './checkout-service.ts';
 import { answerOutcome, payerRutOf, renderForm, showTransaction } from './transaction-views.ts';
 import { processorForAccount } from '../platform/processors/account-processors.ts';
+import { ProcessorUnavailableError } from '../platform/processors/processor.ts';
 import { startRedirectPayment } from '../modules/transactions/redirect-attempt.ts';
 import { acquirerReturnUrl, registerAcquirerReturn } from './acquirer-return.ts';
 import { parseBankForm, parseCardForm } from './forms.ts';
@@ -62,7 +63,13 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
     const processor = method.kind === 'card' ? await processorForAccount(ctx, row.account_id) : null;
     if (processor?.redirect !== undefined && processor !== null) {
       // The card is typed on the acquirer's page: create its transaction and send the payer there.
-      const started = await startRedirectPayment(ctx, { transactionId: row.id, method, processor, returnUrl: acquirerReturnUrl(ctx) });
+      const started = await startRedirectPayment(ctx, { transactionId: row.id, method, processor, returnUrl: acquirerReturnUrl(ctx) })
+        .catch((error: unknown) => { if (error instanceof ProcessorUnavailableError) return error; throw error; });
+      if (started instanceof ProcessorUnavailableError) {
+        request.log.warn({ err: started, transaction: row.id }, 'acquirer unreachable at the start of a payment');
+        reply.header('retry-after', String(transactionLimits.acquirer.unavailableRetryAfterSeconds));
+        return sendPage(reply, 503, processorUnavailablePage(await orderSummary(ctx, row), link, method, row.urlreturn));
+      }
       if (started.kind === 'redirect') return sendPage(reply, 200, acquirerPage(await orderSummary(ctx, row), started.url, started.token));
       outcome = started;
     } else if (method.kind === 'card') {

@@ -5,7 +5,7 @@ import { loadConfig, type Config } from '../platform/config.ts';
 import { opsServerAnswers, opsSocketPath, runThroughServer, withAbsoluteFile } from './ops-socket.ts';
 import type { CommandOutput } from './command.ts';
 import { StartupError, errorText } from '../platform/startup-error.ts';
-import { applyServeV8Flags, cobroEntry, reexecWithMallocTunables } from '../platform/memory-flags.ts';
+import { hangIfAskedByTest, startReadyWatchdog } from '../platform/ready-watchdog.ts';
 
 function configOrExit(): Config {
   const loaded = loadConfig();
@@ -56,10 +56,13 @@ async function main(argv: readonly string[]): Promise<void> {
   const [first] = argv;
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (first === 'serve' && !wantsHelp) {
-    reexecWithMallocTunables(cobroEntry);
-    applyServeV8Flags();
+    const config = configOrExit();
+    // Armed before anything heavy loads: a start that hangs ends with "not ready after N s" (decision 410).
+    const watchdog = startReadyWatchdog(config.readyTimeoutMs);
+    hangIfAskedByTest();
     const { closeOnSignals, startServer } = await import('../server.ts');
-    const server = await startServer(configOrExit());
+    const server = await startServer(config);
+    watchdog.ready();
     closeOnSignals(server);
     return;
   }
@@ -69,11 +72,11 @@ async function main(argv: readonly string[]): Promise<void> {
       process.stderr.write('cobro worker needs DATABASE_URL: with the embedded database, `cobro serve` runs the workers itself\n');
       process.exit(2);
     }
-    reexecWithMallocTunables(cobroEntry);
-    applyServeV8Flags();
+    const watchdog = startReadyWatchdog(config.readyTimeoutMs);
     const [{ openRuntime }, { startWorkers }] = await Promise.all([import('../runtime.ts'), import('../workers/index.ts')]);
     const runtime = await openRuntime(config);
     const workers = startWorkers(runtime.ctx);
+    watchdog.ready();
     const stop = () => { void workers.stop().then(() => runtime.close()).then(() => process.exit(0)); };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

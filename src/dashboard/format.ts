@@ -1,32 +1,9 @@
-// How the dashboard shows values to a Spanish-speaking merchant: money with Intl.NumberFormat in es-CL ($25.000),
+// How the dashboard shows values to a Spanish-speaking merchant: money with Intl.NumberFormat in the currency's locale ($25.000, S/ 125.50),
 // states in Spanish, instants in the service zone as the API writes them.
-import { formatTimestamp, parseLocal } from '../platform/time-format.ts';
+import { formatTimestamp, formatZoneOffset, parseLocal } from '../platform/time-format.ts';
 
-const moneyFormats = new Map<string, Intl.NumberFormat>();
-
-function moneyFormat(currency: string): Intl.NumberFormat {
-  let format = moneyFormats.get(currency);
-  if (format === undefined) {
-    format = new Intl.NumberFormat('es-CL', { style: 'currency', currency });
-    moneyFormats.set(currency, format);
-  }
-  return format;
-}
-
-/**
- * An amount in minor units (CLP has none; PEN and VES cents) as es-CL writes it. The amount goes to Intl as a
- * bigint or a decimal string, never through a float.
- */
-export function formatMoney(minor: bigint, currency: string): string {
-  const format = moneyFormat(currency);
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 0;
-  if (digits === 0) return format.format(minor);
-  const scale = 10n ** BigInt(digits);
-  const sign = minor < 0n ? '-' : '';
-  const magnitude = minor < 0n ? -minor : minor;
-  const decimal = `${sign}${magnitude / scale}.${(magnitude % scale).toString().padStart(digits, '0')}`;
-  return format.format(decimal as Intl.StringNumericLiteral);
-}
+/** Money as the currency's country writes it: the one formatter the checkout uses too. */
+export { formatMoney } from '../platform/money-format.ts';
 
 export const transactionStatusLabels: Readonly<Record<string, string>> = {
   pending: 'Pendiente',
@@ -50,8 +27,20 @@ export const attemptOutcomeLabels: Readonly<Record<string, string>> = {
   lost: 'Sin respuesta',
 };
 
+/** An instant in the service zone with the zone's offset, so no reader takes it for their own: `2026-11-27 10:00:00 -03`. */
 export function formatInstant(at: Date, timeZone: string): string {
-  return formatTimestamp(at, timeZone);
+  return `${formatTimestamp(at, timeZone)} ${formatZoneOffset(at, timeZone)}`;
+}
+
+/**
+ * A `YYYY-MM-DD HH:MM:SS` the API already wrote in the service zone (callbacks, subscriptions), with the zone's
+ * offset added; a date alone or anything else is shown as it is. In the hour a zone repeats when its clocks go
+ * back, the local text alone cannot tell its two offsets apart; parseLocal's reading is named.
+ */
+export function zonedLocal(text: string, timeZone: string): string {
+  if (!/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(text)) return text;
+  const at = parseLocal(text, timeZone);
+  return at === null ? text : `${text} ${formatZoneOffset(at, timeZone)}`;
 }
 
 /** A `YYYY-MM-DD` form field as the local day's bounds in the service zone; null when it is not a real date. */

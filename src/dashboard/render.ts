@@ -7,7 +7,7 @@ import type { AppContext } from '../platform/context.ts';
 import type { DashboardAccount } from './session.ts';
 import {
   attemptOutcomeLabels, callbackStatusLabels, cycleStatusLabels, formatInstant, formatMoney, intervalLabel, movementKindLabels, payoutKindLabels,
-  payoutStatusLabels, planTypeLabels, subscriptionStatusLabels, transactionStatusLabels,
+  payoutStatusLabels, planTypeLabels, subscriptionStatusLabels, transactionStatusLabels, zonedLocal,
 } from './format.ts';
 
 declare module 'fastify' {
@@ -70,6 +70,8 @@ export async function renderPage(ctx: AppContext, request: FastifyRequest, reply
     sections: sections.filter((s) => s.key !== 'sandbox' || ctx.config.mode === 'sandbox'),
     money: (minor: bigint, currency: string) => formatMoney(BigInt(minor), currency),
     when: (at: Date | null) => (at === null ? '' : formatInstant(at, tz)),
+    /** A local timestamp the API wrote (callbacks, subscriptions), with the zone's offset. */
+    local: (text: string | null) => (text === null ? '' : zonedLocal(text, tz)),
     transactionStatus: (status: string) => transactionStatusLabels[status] ?? status,
     callbackStatus: (status: string) => callbackStatusLabels[status] ?? status,
     attemptOutcome: (outcome: string | null) => (outcome === null ? 'En curso' : attemptOutcomeLabels[outcome] ?? outcome),

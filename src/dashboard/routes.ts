@@ -13,7 +13,8 @@ import formbody from '@fastify/formbody';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { AppContext } from '../platform/context.ts';
-import { ApiError } from '../platform/errors.ts';
+import { ApiError, databaseUnavailable } from '../platform/errors.ts';
+import { isDatabaseUnavailable } from '../platform/db/outage.ts';
 import { dashboardLimits } from '../limits.ts';
 import { renderMessage, securityHeaders } from './render.ts';
 import { sessionAccount } from './session.ts';
@@ -53,6 +54,12 @@ function handleErrors(app: FastifyInstance, ctx: AppContext): void {
     }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       return renderMessage(ctx, request, reply, error.statusCode === 413 ? 413 : 400, 'Solicitud no válida', 'No pudimos leer la solicitud. Vuelve atrás e inténtalo de nuevo.');
+    }
+    // The database away (decision 420): a page that says so, with the API's Retry-After.
+    if (isDatabaseUnavailable(error)) {
+      for (const [name, value] of Object.entries(databaseUnavailable().headers)) reply.header(name, value);
+      request.log.warn({ reason: (error as Error).message }, 'database unavailable');
+      return renderMessage(ctx, request, reply, 503, 'Servicio no disponible', 'La base de datos no responde en este momento. Nada cambió; inténtalo de nuevo en unos segundos.');
     }
     request.log.error({ err: error }, 'dashboard failed');
     return renderMessage(ctx, request, reply, 500, 'Error inesperado', 'Ocurrió un error inesperado. Nada cambió; inténtalo de nuevo en un momento.');

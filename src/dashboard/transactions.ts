@@ -66,7 +66,18 @@ export async function listTransactions(ctx: AppContext, accountId: string, filte
     .orderBy('created_at', 'desc').orderBy('id', 'desc')
     .offset((filter.page - 1) * dashboardLimits.rowsPerPage).limit(dashboardLimits.rowsPerPage)
     .execute();
-  return { total: Number(counted.n), rows };
+  const declined = await declinedTries(ctx, rows.map((r) => r.id));
+  return { total: Number(counted.n), rows: rows.map((r) => ({ ...r, declined_tries: declined.get(r.id) ?? 0 })) };
+}
+
+/** How many of the payer's tries the processor declined, per transaction of one page (a pending sale may have some). */
+async function declinedTries(ctx: AppContext, ids: readonly string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const counts = await ctx.db.selectFrom('payment_attempts')
+    .select((eb) => ['transaction_id', eb.fn.countAll<string>().as('n')])
+    .where('transaction_id', 'in', ids).where('outcome', '=', 'declined')
+    .groupBy('transaction_id').execute();
+  return new Map(counts.map((c) => [c.transaction_id, Number(c.n)]));
 }
 
 export type TransactionListRow = Awaited<ReturnType<typeof listTransactions>>['rows'][number];

@@ -22,14 +22,14 @@ export const transactionLimits = {
    * which the database drivers write in a form PostgreSQL refuses.
    */
   expiresAtMsMax: Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+  /** `expired`'s text: room for an ISO 8601 date with zone and fraction, so it is told the expected format, not `too long`. */
+  expiredTextLengthMax: 40,
   /** How long one payment attempt holds the transaction before another may start (a crashed attempt). */
   attemptLeaseMs: 2 * minuteMs,
   /** A payer may try this many times (a declined card, a wrong CVV or bank password) before the transaction is rejected. */
   paymentAttemptsMax: 3,
   /** Webpay Plus (issue 15, decision 150): the SDK's answer timeout, the payer's trip, the lost-commit recheck, inputs. */
-  acquirer: { requestTimeoutMs: 10_000, redirectLeaseMs: 10 * minuteMs, commitRecheckMs: 30_000, commerceCodeLength: 12, apiKeyLengthMax: 200, environmentUrlLengthMax: 200, tokenLengthMax: 64 },
-  /** reference §1.1: the payer's browser goes to urlreturn 3 seconds after the result. */
-  returnRedirectSeconds: 3,
+  acquirer: { requestTimeoutMs: 10_000, redirectLeaseMs: 10 * minuteMs, commitRecheckMs: 30_000, unavailableRetryAfterSeconds: 10, commerceCodeLength: 12, apiKeyLengthMax: 200, environmentUrlLengthMax: 200, tokenLengthMax: 64 },
 } as const;
 
 // --- Marketplace clients and memberships (seed "Marketplace clients", "Marketplace memberships"). ---

@@ -6,6 +6,7 @@ import { conciliationModule } from './conciliation/module.ts';
 import { escrowModule } from './escrow/module.ts';
 import { eventsModule } from './events/module.ts';
 import { healthModule } from './health/module.ts';
+import { homeModule } from './home/module.ts';
 import { mallModule } from './mall/module.ts';
 import { marketplaceModule } from './marketplace/module.ts';
 import { notificationsModule } from './notifications/module.ts';
@@ -30,6 +31,7 @@ const dashboardModule: AppModule = { name: 'dashboard', routes: dashboardRoutes,
  */
 export const appModules: readonly AppModule[] = [
   healthModule,
+  homeModule,
   referenceModule,
   accountModule,
   sandboxModule,

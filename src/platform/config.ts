@@ -1,4 +1,5 @@
 // Configuration from environment variables, validated once at start. A bad value is a clear error, never a guess.
+import net from 'node:net';
 import path from 'node:path';
 import { isValidTimeZone } from './time-format.ts';
 import { configLimits, httpLimits, limits } from '../limits.ts';
@@ -7,6 +8,9 @@ export const modes = ['sandbox', 'production'] as const;
 export type Mode = (typeof modes)[number];
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
+/** `auto`: human-readable lines (pino-pretty) when stdout is a terminal, JSON lines otherwise. */
+const logFormats = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof logFormats)[number];
 
 export interface Config {
   readonly port: number;
@@ -19,12 +23,18 @@ export interface Config {
   readonly timeZone: string;
   readonly publicBaseUrl: string;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
   readonly settlementDelayDays: number;
   readonly workersEnabled: boolean;
   /** Bearer token for /metrics in production; null there means /metrics answers 404 (sandbox leaves it open). */
   readonly metricsToken: string | null;
   /** Origins (scheme://host:port) that production callbacks may reach on loopback or private addresses (decision 151). */
   readonly callbackTrustedOrigins: ReadonlySet<string>;
+  /**
+   * TRUST_PROXY: whose `X-Forwarded-For`/`-Proto`/`-Host` to believe (Fastify's `trustProxy`): the reverse proxies'
+   * addresses or networks; null believes none (the socket's address is the client).
+   */
+  readonly trustProxy: readonly string[] | null;
   // --- HTTP timeouts and rate limit (decision 072) ---
   readonly httpTimeouts: HttpTimeouts;
   /** Requests per minute per public token (per IP without one) in this process; null when turned off. */
@@ -32,10 +42,12 @@ export interface Config {
   /** How long a command's Idempotency-Key claim holds against retries (decision 071); IDEMPOTENCY_LEASE_MS. */
   readonly idempotencyLeaseMs: number;
   /**
-   * Named prepared statements (decisions 230 and 340, both engines); DB_PREPARED_STATEMENTS=off for a pooler that
+   * Named prepared statements on PostgreSQL (decision 230); DB_PREPARED_STATEMENTS=off for a pooler that
    * hands one session's statements to another (PgBouncer in transaction mode before 1.21).
    */
   readonly dbPreparedStatements: boolean;
+  /** `cobro serve` or `cobro worker` not serving this long after it starts ends itself (decision 410); READY_TIMEOUT_MS. */
+  readonly readyTimeoutMs: number;
 }
 
 export interface HttpTimeouts {
@@ -99,6 +111,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   const timeZone = env.TIMEZONE !== undefined && env.TIMEZONE !== '' ? env.TIMEZONE : 'America/Santiago';
   if (!isValidTimeZone(timeZone)) errors.push(`TIMEZONE "${timeZone}" is not a known IANA time zone`);
   const logLevel = oneOf(env, 'LOG_LEVEL', logLevels, 'info', errors);
+  const logFormat = oneOf(env, 'LOG_FORMAT', logFormats, 'auto', errors);
   const settlementDelayDays = intInRange(env, 'SETTLEMENT_DELAY_DAYS', configLimits.settlementDelayDaysDefault, configLimits.settlementDelayDaysMin, configLimits.settlementDelayDaysMax, errors);
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   let publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
@@ -119,12 +132,14 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   const { metricsTokenLengthMin: tokenMin, metricsTokenLengthMax: tokenMax } = configLimits;
   if (metricsToken !== null && !new RegExp(`^\\S{${tokenMin},${tokenMax}}$`).test(metricsToken)) errors.push(`METRICS_TOKEN must be ${tokenMin} to ${tokenMax} characters without spaces`);
   const callbackTrustedOrigins = parseTrustedOrigins(env.CALLBACK_TRUSTED_ORIGINS, errors);
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY, errors);
   const http = httpSettings(env, errors);
   const dbPreparedStatements = oneOf(env, 'DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on', errors) === 'on';
+  const readyTimeoutMs = intInRange(env, 'READY_TIMEOUT_MS', configLimits.readyTimeoutMsDefault, configLimits.readyTimeoutMsMin, configLimits.readyTimeoutMsMax, errors);
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
-    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, settlementDelayDays, workersEnabled, metricsToken, callbackTrustedOrigins, dbPreparedStatements, ...http },
+    config: { port, host, dataDir, databaseUrl, mode, secretKey, timeZone, publicBaseUrl, logLevel, logFormat, settlementDelayDays, workersEnabled, metricsToken, callbackTrustedOrigins, trustProxy, dbPreparedStatements, readyTimeoutMs, ...http },
   };
 }
 
@@ -143,6 +158,21 @@ function parseTrustedOrigins(raw: string | undefined, errors: string[]): Readonl
     else origins.add(bare.origin);
   }
   return origins;
+}
+
+/** `127.0.0.1` or `10.0.0.0/8, ::1`; unset or empty: no proxy is trusted. Named addresses only, never "all". */
+function parseTrustProxy(raw: string | undefined, errors: string[]): readonly string[] | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const { trustedProxiesMax } = configLimits;
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  if (entries.length > trustedProxiesMax) errors.push(`TRUST_PROXY names at most ${trustedProxiesMax} addresses, got ${entries.length}`);
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = net.isIP(address);
+    const prefixOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (family === 0 || !prefixOk) errors.push(`TRUST_PROXY entries must be IP addresses or networks like 10.0.0.0/8, got "${entry}"`);
+  }
+  return entries;
 }
 
 // --- HTTP timeouts and rate limit (decision 072) ---

@@ -2,6 +2,7 @@
 // singletons, no registry filled by imports. Ports (interfaces) live in platform; their implementations are wired
 // in runtime.ts, so platform code never imports a module.
 import type { ChangeFeed } from './db/change-feed.ts';
+import type { DiskSpaceGuard } from './db/disk-space.ts';
 import type { Logger } from 'pino';
 import type { AccountDirectory } from './auth/account-directory.ts';
 import type { Clock } from './clock.ts';
@@ -22,6 +23,8 @@ export interface ContextBase {
   readonly logger: Logger;
   /** The database's change notifications, where the process may keep copies (absent: nothing is kept). */
   readonly changes?: ChangeFeed;
+  /** The embedded database's free-space guard (decision 420): writes wait while DATA_DIR is almost full. */
+  readonly diskSpace?: DiskSpaceGuard;
 }
 
 export interface AppContext extends ContextBase {

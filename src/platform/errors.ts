@@ -1,4 +1,5 @@
 import { resultCodes, type ResultCode, type ResultParams } from './result-codes.ts';
+import { limits } from '../limits.ts';
 
 // The error catalogue (STYLE rule 8): every code, its HTTP status and its envelope. docs/errors.md lists them all,
 // and a test keeps the two in sync. Services return or throw ApiError; one handler renders it.
@@ -63,6 +64,17 @@ export function validationError(fieldErrors: Readonly<Record<string, string>>): 
   const message = Object.entries(fieldErrors).map(([field, problem]) => `${field}:${problem}`).join(',');
   return new ApiError('validation_failed', message, { errors: { ...fieldErrors } });
 }
+
+/**
+ * The database does not answer (decision 420): 503 with Retry-After, never 500. Nothing of the request is known to
+ * have happened; a retry with the same Idempotency-Key (or, for a payout, the same order) runs it at most once.
+ */
+export function databaseUnavailable(message = 'the database does not answer; retry later'): ApiError {
+  return new ApiError('unavailable', message, {}, { 'retry-after': String(limits.dbUnavailableRetryAfterS) });
+}
+
+/** The embedded database's disk is almost full (decision 420): writes wait, as for an outage. */
+export const diskAlmostFull = 'the database cannot write now: its disk is almost full; retry later';
 
 export function notFound(what: string): ApiError {
   return new ApiError('not_found', `${what} not found`, { id: 'is not valid' });

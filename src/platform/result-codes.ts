@@ -21,6 +21,10 @@ export const resultCodes = {
   notification_delivering: () => 'the notification is being delivered right now; look at it again in a moment',
   payment_method_unavailable: (p: { readonly payment: number; readonly currency: string }) =>
     `payment method ${p.payment} (${p.currency}) cannot be taken by this account: no processor is configured for it; GET /api/paymentmethods lists what it can take`,
+  processor_not_configured: () =>
+    'no payment processor is configured for this account, so no payer could pay this sale; an operator sets one with cobro accounts set-processor (docs/production-payments.md)',
+  currency_not_payable: (p: { readonly currency: string }) =>
+    `no payment method in ${p.currency} can be taken by this account, so no payer could pay this sale; GET /api/paymentmethods lists what it can take`,
   transaction_not_paid: (p: { readonly id: string; readonly status: string }) => `transaction ${p.id} is ${p.status}: only a paid transaction can be refunded`,
   already_refunded: (p: { readonly id: string }) => `transaction ${p.id} is already refunded in full`,
   refund_exceeds_paid: (p: { readonly id: string; readonly leftMinor: bigint; readonly currency: string; readonly requestedMinor: bigint }) =>

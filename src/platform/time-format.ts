@@ -1,12 +1,21 @@
-// Renders instants in the service time zone as the seed shows them: `YYYY-MM-DD HH:MM:SS` and `YYYY-MM-DD`.
-// The zone's offsets come from src/platform/time-zone (the system's time-zone database, ICU only as a fallback).
-import { utcMs, zoneOffsets, type ZoneOffsets } from './time-zone/zone-offset.ts';
+// Renders instants in the service time zone as the seed shows them: `YYYY-MM-DD HH:MM:SS` and `YYYY-MM-DD`, with
+// the runtime's own time zones (Intl.DateTimeFormat, ICU's copy of the IANA database; decision 410). One formatter
+// per zone, kept as src/dashboard/format.ts keeps one money format per currency.
+import { limits } from '../limits.ts';
 
-function offsetsOf(timeZone: string): ZoneOffsets {
-  const found = zoneOffsets(timeZone);
-  // Config refuses an unknown zone at start (isValidTimeZone), so every zone that reaches here is known.
-  if (found === null) throw new Error(`unknown time zone ${timeZone}`);
-  return found;
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Throws a RangeError for a zone ICU does not know (isValidTimeZone asks this way). */
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let format = formatters.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+    });
+    if (formatters.size >= limits.timeZonesKeptMax) formatters.clear();
+    formatters.set(timeZone, format);
+  }
+  return format;
 }
 
 interface WallClock {
@@ -18,16 +27,12 @@ interface WallClock {
   readonly second: string;
 }
 
-const two = (n: number) => String(n).padStart(2, '0');
-
-/** The wall clock of the zone at an instant, to the second (the milliseconds are dropped, as ICU drops them). */
+/** The wall clock of the zone at an instant, to the second (ICU drops the milliseconds). */
 function parts(at: Date, timeZone: string): WallClock {
-  const epochSec = Math.floor(at.getTime() / 1000);
-  const wall = new Date((epochSec + offsetsOf(timeZone).offsetSecAt(epochSec)) * 1000);
-  return {
-    year: String(wall.getUTCFullYear()).padStart(4, '0'), month: two(wall.getUTCMonth() + 1), day: two(wall.getUTCDate()),
-    hour: two(wall.getUTCHours()), minute: two(wall.getUTCMinutes()), second: two(wall.getUTCSeconds()),
-  };
+  const p: Record<string, string> = {};
+  for (const part of formatter(timeZone).formatToParts(at)) p[part.type] = part.value;
+  // ICU writes a year below 1000 with fewer digits; the seed's format has four.
+  return { year: (p.year ?? '').padStart(4, '0'), month: p.month!, day: p.day!, hour: p.hour!, minute: p.minute!, second: p.second! };
 }
 
 export function formatTimestamp(at: Date, timeZone: string): string {
@@ -47,19 +52,33 @@ export function formatDate(at: Date, timeZone: string): string {
 }
 
 export function isValidTimeZone(timeZone: string): boolean {
-  return zoneOffsets(timeZone) !== null;
+  try {
+    formatter(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** Offset of the zone from UTC at an instant, in ms (positive east of Greenwich). */
-function zoneOffsetMs(at: Date, timeZone: string): number {
-  return offsetsOf(timeZone).offsetSecAt(Math.floor(at.getTime() / 1000)) * 1000;
+/** Date.UTC, except that years 0-99 are those years, not 1900-1999. */
+function utcMs(year: number, monthIndex: number, day: number, hour: number, minute: number, second: number): number {
+  const at = new Date(Date.UTC(2000, monthIndex, day, hour, minute, second));
+  at.setUTCFullYear(year, monthIndex, day);
+  return at.getTime();
+}
+
+/** Offset of the zone from UTC at an instant, in ms (positive east of Greenwich), to the second. */
+function zoneOffsetMs(atMs: number, timeZone: string): number {
+  const p = parts(new Date(atMs), timeZone);
+  const wallMs = utcMs(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+  return wallMs - Math.floor(atMs / 1000) * 1000;
 }
 
 const localPattern = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
 /**
  * Parses a local `YYYY-MM-DD[ HH:MM[:SS]]` in the service zone into an instant; null when malformed or not a real date.
- * DST gaps resolve forward, as wall clocks do.
+ * A wall clock the zone skips (a DST gap) resolves forward, as wall clocks do; one it repeats may name either instant.
  */
 export function parseLocal(text: string, timeZone: string): Date | null {
   const m = localPattern.exec(text.trim());
@@ -69,12 +88,21 @@ export function parseLocal(text: string, timeZone: string): Date | null {
   const naiveUtc = utcMs(year, month - 1, day, hour, minute, second);
   const check = new Date(naiveUtc);
   if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null;
-  const firstGuessMs = naiveUtc - zoneOffsetMs(new Date(naiveUtc), timeZone);
-  const guessMs = naiveUtc - zoneOffsetMs(new Date(firstGuessMs), timeZone);
-  if (guessMs !== firstGuessMs && formatTimestamp(new Date(guessMs), timeZone) !== `${m[1]}-${m[2]}-${m[3]} ${two(hour)}:${two(minute)}:${two(second)}`) {
+  const firstGuessMs = naiveUtc - zoneOffsetMs(naiveUtc, timeZone);
+  const guessMs = naiveUtc - zoneOffsetMs(firstGuessMs, timeZone);
+  if (guessMs !== firstGuessMs && zoneOffsetMs(guessMs, timeZone) !== naiveUtc - guessMs) {
     // A wall clock the zone skips: the offset from before the change carries it past the change (00:30 on the
     // night Santiago jumps from 00:00 to 01:00 is 01:30).
     return new Date(Math.max(firstGuessMs, guessMs));
   }
   return new Date(guessMs);
+}
+
+/** The zone's offset from UTC at an instant as people write it beside a time: `-03`, `+05:30`, `+00`. */
+export function formatZoneOffset(at: Date, timeZone: string): string {
+  const offsetMin = Math.round(zoneOffsetMs(at.getTime(), timeZone) / 60_000);
+  const magnitude = Math.abs(offsetMin);
+  const minutes = magnitude % 60;
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${offsetMin < 0 ? '-' : '+'}${two(Math.floor(magnitude / 60))}${minutes === 0 ? '' : `:${two(minutes)}`}`;
 }

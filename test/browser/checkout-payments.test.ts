@@ -130,7 +130,7 @@ afterAll(async () => {
 });
 
 describe('paying on the hosted checkout in Chromium', () => {
-  it('pays with the approved test card, returns to urlreturn, delivers the signed callback and settles into the wallet', async () => {
+  it('pays with the approved test card, returns to urlreturn by the result page\'s button, delivers the signed callback and settles into the wallet', async () => {
     const created = await create({ order: 'ord-1001' });
     const { page, foreign } = await newPage();
     await page.goto(created.url);
@@ -144,6 +144,8 @@ describe('paying on the hosted checkout in Chromium', () => {
     await page.getByRole('button', { name: /Pagar \$25\.000/ }).click();
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
     await page.screenshot({ path: path.join(screenshotsDir, 'result.png'), fullPage: true });
+    // The receipt stays until the payer leaves it (decision 450).
+    await page.getByRole('link', { name: 'Volver a Tienda Andes' }).click();
     await page.waitForURL(`${receiverUrl}/return`, { timeout: 10_000 });
     await expect(page.textContent('h1')).resolves.toBe('De vuelta en la tienda');
     expect(foreign).toEqual([]);

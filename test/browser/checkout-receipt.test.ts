@@ -8,6 +8,7 @@ import { cloneTestDatabase } from '../support/database.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { freePort } from '../support/net.ts';
+import { seriousAxeViolations } from './axe.ts';
 
 let server: RunningServer;
 let browser: Browser;
@@ -60,7 +61,7 @@ afterAll(async () => {
 
 describe('checkout details a payer notices', () => {
   it('pays by card and keeps a receipt, with readable contrast, the card notice, the sandbox badge and a favicon', async () => {
-    const created = await create();
+    const created = await create({ urlreturn: 'https://shop.example/back?o=1' });
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(created.url);
     await expect(page.getByTestId('sandbox-badge').textContent()).resolves.toContain('Sandbox');
@@ -96,9 +97,19 @@ describe('checkout details a payer notices', () => {
     const shown = await receipt();
     expect(shown).toEqual({
       Monto: '$25.000', Comercio: 'Tienda Andes', Orden: got.order, Fecha: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
-      'Medio de pago': 'Webpay', Tarjeta: '•••• 6623',
+      'Medio de pago': 'Webpay', Tarjeta: '•••• 6623', 'Código de autorización': got.payment.authorization_code,
     });
+    expect(got.payment.authorization_code).toMatch(/^\d{6}$/);
     expect(shown.Fecha).toBe(got.payment.end);
+    // The receipt stays on screen: no timed redirect, a button back to the shop, nothing axe calls serious.
+    await expect(page.locator('meta[http-equiv=refresh]').count()).resolves.toBe(0);
+    const back = page.getByRole('link', { name: 'Volver a Tienda Andes' });
+    await expect(back.getAttribute('href')).resolves.toBe('https://shop.example/back?o=1');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    const resultUrl = page.url();
+    await page.waitForTimeout(3500);
+    expect(page.url()).toBe(resultUrl);
+    await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
     await expect(page.getByTestId('sandbox-badge').count()).resolves.toBe(1);
     // Opening the link again shows the same receipt.
     await page.goto(created.url);
@@ -122,6 +133,32 @@ describe('checkout details a payer notices', () => {
     expect(text).toContain('Khipu');
     expect(text).toContain('Banco');
     expect(text).not.toContain('Tarjeta');
+    await page.close();
+  });
+
+  it('keeps the rejected and the processing pages on screen, axe-clean, with a way back or a way to ask again', async () => {
+    const created = await create({ urlreturn: 'https://shop.example/back?o=2' });
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${created.url}&method=1`);
+    for (let i = 0; i < 3; i += 1) {
+      await page.fill('#card_number', '5186 0595 5959 0568');
+      await page.fill('#expiry', '12/30');
+      await page.fill('#cvv', '123');
+      await page.getByRole('button', { name: /Pagar/ }).click();
+    }
+    await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago rechazado');
+    await expect(page.locator('meta[http-equiv=refresh]').count()).resolves.toBe(0);
+    await expect(page.getByRole('link', { name: 'Volver a Tienda Andes' }).getAttribute('href')).resolves.toBe('https://shop.example/back?o=2');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    // An attempt in flight (its lease held): the page says so and offers "Actualizar", never a timed reload.
+    const held = await create();
+    await server.runtime.ctx.db.updateTable('transactions').set({ attempt_lease_until: new Date(Date.now() + 60 * 60_000) }).where('id', '=', held.id).execute();
+    await page.goto(held.url);
+    await expect(page.getByTestId('result').textContent()).resolves.toBe('Estamos procesando tu pago');
+    await expect(page.locator('meta[http-equiv=refresh]').count()).resolves.toBe(0);
+    await expect(page.getByTestId('refresh').textContent()).resolves.toBe('Actualizar');
+    expect(await seriousAxeViolations(page)).toEqual([]);
     await page.close();
   });
 

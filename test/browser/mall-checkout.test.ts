@@ -3,6 +3,7 @@
 // the peso; each store's callback and the mall's callback reach a merchant receiver through the real delivery path
 // and verify with the `standardwebhooks` package under the right account's secret; the ledger stays clean.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriousAxeViolations } from './axe.ts';
 import { Webhook } from 'standardwebhooks';
 import { startBrowserHarness, type BrowserHarness } from '../support/browser-server.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
@@ -52,6 +53,11 @@ describe('a three-store mall in Chromium', () => {
     await page.fill('#cvv', '123');
     await page.getByRole('button', { name: /Pagar \$70\.000/ }).click();
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
+    // The mall's result stays too, with its receipt and a button back (decision 450), and axe finds nothing serious.
+    await expect(page.locator('meta[http-equiv=refresh]').count()).resolves.toBe(0);
+    await expect(page.getByTestId('receipt').textContent()).resolves.toContain('•••• 6623');
+    await expect(page.getByRole('link', { name: 'Volver al comercio' }).count()).resolves.toBe(1);
+    expect(await seriousAxeViolations(page)).toEqual([]);
     expect(foreign).toEqual([]);
     await page.close();
 

@@ -7,6 +7,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriousAxeViolations } from './axe.ts';
 import { chromium, type Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { testConfig } from '../support/app.ts';
@@ -94,6 +95,8 @@ describe('production checkout through Webpay Plus in Chromium', () => {
     await page.click('#pay');
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
     expect(page.url()).toContain(`${server.url}/gateway/webpay/return?token_ws=`);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Volver a Tienda Andes' }).click();
     await page.waitForURL(`${shopUrl}/return`, { timeout: 10_000 });
     await expect(page.textContent('h1')).resolves.toBe('De vuelta en la tienda');
 
@@ -126,7 +129,29 @@ describe('production checkout through Webpay Plus in Chromium', () => {
     await page.click('#abort');
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago rechazado');
     expect((await api('GET', `/api/transaction/${created.body.id}`)).body.status).toBe('rejected');
+    // The result stays until the payer leaves it (decision 450): one click back to the shop.
+    await page.getByRole('link', { name: 'Volver a Tienda Andes' }).click();
     await page.waitForURL(`${shopUrl}/return`, { timeout: 10_000 });
+    await page.close();
+  });
+
+  it('answers a Webpay that does not answer with "Reintentar" and "Volver al comercio", axe-clean, and the retry goes on', async () => {
+    const created = await api('POST', '/api/transaction/', {
+      email: 'pagador@example.com', order: 'ord-prod-3', subject: 'Carpa', amount: 30000, payment: 1, urlreturn: `${shopUrl}/return`,
+    });
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(created.body.url as string);
+    sim.createFault = 'reset';
+    const answer = page.waitForResponse((r) => r.url().endsWith('/gateway/cobro') && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Pagar $30.000 con Webpay' }).click();
+    expect((await answer).status()).toBe(503);
+    sim.createFault = 'none';
+    await expect(page.getByRole('heading', { name: 'Webpay no responde' }).count()).resolves.toBe(1);
+    await expect(page.getByRole('link', { name: 'Volver al comercio' }).getAttribute('href')).resolves.toBe(`${shopUrl}/return`);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Reintentar' }).click();
+    await page.getByRole('button', { name: 'Continuar a Webpay' }).click();
+    await page.waitForURL(`${sim.url}/webpayserver/initTransaction`);
     await page.close();
   });
 });

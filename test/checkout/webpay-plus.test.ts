@@ -75,21 +75,36 @@ async function atWebpay(token: string, choice: { card: string; installments?: nu
 }
 
 describe('production without a processor', () => {
-  it('lists no method, refuses a payment the account cannot take, and links the stranded payer back to urlreturn', async () => {
+  it('lists no method and refuses every sale: no payer could pay it', async () => {
     const methods = await t.call(shop, { method: 'GET', url: '/api/paymentmethods' });
     expect(methods.json()).toEqual({ status: 'success', payment_methods: [] });
     expect((await t.call(null, { method: 'GET', url: '/api/paymentmethods?currency=CLP' })).json().payment_methods).toEqual([]);
-    const refused = await t.call(shop, { method: 'POST', url: '/api/transaction/', body: { email: 'p@example.com', order: 'x-1', subject: 'S', amount: 1000, payment: 1 } });
-    expect(refused.statusCode).toBe(200);
-    expect(refused.json()).toEqual({
-      status: 'failed', type: 'payment_method_unavailable',
-      message_error: 'payment method 1 (CLP) cannot be taken by this account: no processor is configured for it; GET /api/paymentmethods lists what it can take',
-    });
+    // Without `payment` too: no payer could pay it, so it is refused, not created (decision 451).
+    for (const payment of [undefined, 99, 1]) {
+      const any = await t.call(shop, { method: 'POST', url: '/api/transaction/', body: { email: 'p@example.com', order: 'x-2', subject: 'S', amount: 1000, ...(payment === undefined ? {} : { payment }) } });
+      expect(any.statusCode).toBe(200);
+      expect(any.json()).toEqual({
+        status: 'failed', type: 'processor_not_configured',
+        message_error: 'no payment processor is configured for this account, so no payer could pay this sale; an operator sets one with cobro accounts set-processor (docs/production-payments.md)',
+      });
+    }
     expect(await t.ctx.db.selectFrom('transactions').select('id').where('account_id', '=', shop.id).execute()).toEqual([]);
-    const open = await createTransaction(t, shop, { urlreturn: 'https://shop.example/back' });
-    const page = await t.app.inject({ method: 'GET', url: pathOf(open.url) });
+  });
+
+  it('refuses a sale in a currency Webpay Plus cannot take, and strands no payer whose processor went away', async () => {
+    const other = await t.createAccount('Tienda Lima');
+    expect((await setProcessor(other.id, '--environment', sim.url)).exitCode).toBe(0);
+    const pen = await t.call(other, { method: 'POST', url: '/api/transaction/', body: { email: 'p@example.com', order: 'pen-1', subject: 'S', amount: 1000, currency: 'PEN' } });
+    expect(pen.json()).toMatchObject({ status: 'failed', type: 'currency_not_payable' });
+    const back = await createTransaction(t, other, { urlreturn: 'https://shop.example/back' });
+    const without = await createTransaction(t, other);
+    await t.ctx.db.deleteFrom('account_processors').where('account_id', '=', other.id).execute();
+    const page = await t.app.inject({ method: 'GET', url: pathOf(back.url) });
     expect(page.body).toContain('No hay medios de pago disponibles');
     expect(page.body).toContain('<a class="button" href="https://shop.example/back" data-testid="back-to-merchant">Volver al comercio</a>');
+    const stranded = await t.app.inject({ method: 'GET', url: pathOf(without.url) });
+    expect(stranded.body).toContain('No hay medios de pago disponibles');
+    expect(stranded.body).toContain('<p data-testid="no-way-back">No se hizo ningún cobro. Puedes cerrar esta página y volver a Tienda Lima para pagar de otra forma.</p>');
   });
 });
 
@@ -141,7 +156,8 @@ describe('production with Webpay Plus', () => {
     expect(sim.transactions.get(token)!.returnUrl).toBe(`${t.ctx.config.publicBaseUrl}/gateway/webpay/return`);
     const result = await atWebpay(token, { card: visa });
     expect(result.body).toContain('Pago exitoso');
-    expect(result.body).toContain('url=https://shop.example/back');
+    expect(result.body).toContain('href="https://shop.example/back" data-testid="back-to-merchant">Volver a ');
+    expect(result.body).toContain(`<dt>Código de autorización</dt><dd>${sim.transactions.get(token)!.authorizationCode}</dd>`);
     const r = await row(created.id);
     const simTx = sim.transactions.get(token)!;
     expect(r).toMatchObject({ status: 'success', authorization_code: simTx.authorizationCode, card_last4: '6623', card_type: 'VN', installments: 0, media: 'Webpay' });
@@ -208,6 +224,41 @@ describe('production with Webpay Plus', () => {
     expect((await row(created.id)).status).toBe('rejected');
     expect((await t.app.inject({ method: 'GET', url: `/gateway/webpay/return?token_ws=${'f'.repeat(64)}` })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: '/gateway/webpay/return' })).statusCode).toBe(404);
+  });
+
+  it('answers a Webpay that does not answer with "Reintentar" and "Volver al comercio" (503), and the retry pays', async () => {
+    const created = await createTransaction(t, shop, { payment: 1, urlreturn: 'https://shop.example/back', amount: 12000 });
+    const post = () => t.app.inject({ method: 'POST', url: '/gateway/cobro', headers: form, payload: new URLSearchParams({ ...linkParams(created.url), method: '1' }).toString() });
+    for (const fault of ['reset', 'error'] as const) {
+      sim.createFault = fault;
+      const down = await post();
+      sim.createFault = 'none';
+      expect(down.statusCode).toBe(503);
+      expect(down.headers['retry-after']).toBe('10');
+      expect(down.body).toContain('Webpay no responde');
+      expect(down.body).not.toMatch(/error inesperado/i);
+      expect(down.body).toContain('<button type="submit" data-testid="retry">Reintentar</button>');
+      expect(down.body).toContain(`<input type="hidden" name="id" value="${created.id}">`);
+      expect(down.body).toContain('href="https://shop.example/back" data-testid="back-to-merchant">Volver al comercio</a>');
+      // Nothing held or charged: the transaction is pending and free for the retry.
+      expect(await row(created.id)).toMatchObject({ status: 'pending', attempt_id: null, attempt_lease_until: null });
+    }
+    // "Reintentar" posts the same step: now Webpay answers and the payer goes on to pay.
+    const { token } = await goToWebpay(created.url);
+    expect((await atWebpay(token, { card: visa })).body).toContain('Pago exitoso');
+  });
+
+  it('answers a stopped Webpay (connection refused) the same way, with no way back but words when urlreturn is absent', async () => {
+    const closed = await startWebpaySimulator();
+    const gone = await t.createAccount('Tienda Caída');
+    expect((await dispatch(['accounts', 'set-processor', gone.id, '--webpay-commerce-code', closed.commerceCode, '--webpay-api-key', closed.apiKey, '--environment', closed.url], t.ctx)).exitCode).toBe(0);
+    await closed.close();
+    const created = await createTransaction(t, gone, { payment: 1 });
+    const down = await t.app.inject({ method: 'POST', url: '/gateway/cobro', headers: form, payload: new URLSearchParams({ ...linkParams(created.url), method: '1' }).toString() });
+    expect(down.statusCode).toBe(503);
+    expect(down.body).toContain('Reintentar');
+    expect(down.body).toContain('data-testid="no-way-back">Si prefieres no esperar, puedes cerrar esta página y volver a Tienda Caída.</p>');
+    expect(await row(created.id)).toMatchObject({ status: 'pending', attempt_id: null });
   });
 
   it('asks the status when the commit\'s answer is lost after charging: exactly one charge, recorded as paid', async () => {

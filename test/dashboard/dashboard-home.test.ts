@@ -46,7 +46,10 @@ describe('dashboard home', () => {
     expect(body).toMatch(/Ventas de los últimos 30 días<\/p>\s*<p class="figure">\$42\.345</);
     expect(body).toContain('3 ventas pagadas');
     expect(body).not.toContain('$99.000</td>');
-    expect(body.match(/<svg [^>]*role="img"/g)).toHaveLength(2);
+    // Each chart drawn wide and narrow (the stylesheet shows one), each with its own ids.
+    expect(body.match(/<svg [^>]*role="img"[^>]*class="chart chart-wide"/g)).toHaveLength(2);
+    expect(body.match(/<svg [^>]*role="img"[^>]*class="chart chart-narrow"/g)).toHaveLength(2);
+    expect(body).toContain('<title id="sales-phone-title">');
     expect(body).toContain('<title id="sales-title">Ventas por día en CLP, del 2026-03-11 al 2026-04-09</title>');
     expect(body).toContain('<title>2026-03-21: $30.000</title>');
     expect(body).toContain('<title>2026-04-09: $12.345</title>');
@@ -66,6 +69,31 @@ describe('dashboard home', () => {
     if (!('command' in resolved)) throw new Error(resolved.stderr);
     expect((await runResolved(resolved, t.ctx)).exitCode).toBe(0);
     expect((await b.get('/dashboard')).body).toMatch(/id="strict-signing">Firma estricta \(Cobro-Signature\): <strong>exigida<\/strong>/);
+  });
+
+  it('tells a new account what to do next instead of drawing two empty charts', async () => {
+    const fresh = await t.createAccount('Café Nuevo');
+    const b = dashboardBrowser(t);
+    await b.signIn(fresh);
+    const body = (await b.get('/dashboard')).body;
+    expect(body).toContain('Primeros pasos');
+    expect(body).toContain('/api/transaction');
+    expect(body).toContain('href="/dashboard/sandbox"');
+    expect(body).not.toContain('<svg');
+    expect(body).not.toContain('Máximo');
+  });
+
+  it('says a month was quiet in one line, not two flat charts', async () => {
+    const quiet = await t.createAccount('Tienda Quieta');
+    t.clock.set('2026-02-28T15:00:00Z');
+    await payByCard(t, quiet, { order: 'Q-1', amount: 1000 });
+    t.clock.set('2026-04-09T15:00:00Z');
+    const b = dashboardBrowser(t);
+    await b.signIn(quiet);
+    const body = (await b.get('/dashboard')).body;
+    expect(body).not.toContain('Primeros pasos');
+    expect(body).toContain('Sin ventas ni movimientos de la billetera en CLP en los últimos 30 días.');
+    expect(body).not.toContain('<svg');
   });
 
   it('follows the account\'s sandbox clock: advanced 40 days, the window is empty of sales', async () => {

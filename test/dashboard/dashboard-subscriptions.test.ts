@@ -103,7 +103,7 @@ describe('dashboard subscriptions and plans', () => {
     expect(page.body).toMatch(/<td data-label="Ciclo">1<\/td>[\s\S]*status-cycle-success">Pagado<[\s\S]*\$12\.990/);
     expect(page.body).not.toContain('Aún no hay ciclos de cobro.');
     const list = await b.get('/dashboard/subscriptions?status=active');
-    expect(list.body).toMatch(/Oro[\s\S]*data-label="Próximo cobro">\d{4}-\d{2}-\d{2} [\d:]+<[\s\S]*\$12\.990 · Pagada/);
+    expect(list.body).toMatch(/Oro[\s\S]*data-label="Próximo cobro">\d{4}-\d{2}-\d{2} [\d:]+ [+-]\d{2}<[\s\S]*\$12\.990 · Pagada/);
   });
 
   it('sends a signed-out visitor to sign in', async () => {

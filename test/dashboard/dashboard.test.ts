@@ -42,7 +42,7 @@ describe('formatMoney', () => {
     expect(formatMoney(25000n, 'CLP')).toBe('$25.000');
     expect(formatMoney(1234567n, 'CLP')).toBe('$1.234.567');
     expect(formatMoney(-5000n, 'CLP')).toBe('$-5.000');
-    expect(formatMoney(250050n, 'PEN')).toMatch(/^PEN\s?2\.500,50$/);
+    expect(formatMoney(250050n, 'PEN')).toBe('S/\u00a02,500.50');
     expect(formatMoney(999999999999999n, 'CLP')).toBe('$999.999.999.999.999');
   });
 });
@@ -162,6 +162,18 @@ describe('dashboard transactions', () => {
     for (const text of ['ORD-1001', 'ORD-1002', 'ORD-1003', '$25.000', '$1.990', '$1.234.567', 'Pagada', 'Rechazada', 'Pendiente']) expect(page.body).toContain(text);
     expect(page.body).not.toContain('SECRETO-9');
     expect(page.body.indexOf('pct_100%')).toBeLessThan(page.body.indexOf('ORD-1001'));
+  });
+
+  it('shows a declined try beside a pending state, and every time with its zone', async () => {
+    const b = dashboardBrowser(t);
+    await b.signIn(shop);
+    const page = (await b.get('/dashboard/transactions')).body;
+    const row = (order: string) => page.split('<tr>').find((r) => r.includes(`>${order}</a>`)) ?? '';
+    expect(row('ORD-1002')).toContain('>Pendiente</span> <span class="muted">· 1 intento rechazado</span>');
+    expect(row('ORD-1003')).toContain('>Pendiente</span>');
+    expect(row('ORD-1003')).not.toContain('intento');
+    // The test service runs in America/Santiago: -03 in summer, -04 in winter.
+    expect(page).toMatch(/data-label="Fecha">\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} -0[34]</);
   });
 
   it('filters by state and date and searches order and email (wildcards taken literally)', async () => {

@@ -1,11 +1,13 @@
 // Loaded with `node --import` into a child `cobro serve`: makes every WebAssembly function V8 runs hot at once
 // (a tiering budget of 1) and traces what compiles it, so a test sees whether TurboFan ever compiles PGlite; at
-// exit writes the young generation's size, the pid, glibc's settings, the compile cache, V8's worker threads (Linux)
-// and the packages the process loaded to $V8_MEMORY_PROBE_OUT.
+// exit writes the pid, the command line's Node flags, glibc's settings, the compile cache, V8's worker threads
+// (Linux) and the packages the process loaded to $V8_MEMORY_PROBE_OUT. Nothing from a worker thread (the readiness
+// watchdog's), whose exit is not the process's.
 // Runs before the serve code, which may then set its own flags over these.
 import fs from 'node:fs';
 import module from 'node:module';
 import v8 from 'node:v8';
+import { isMainThread } from 'node:worker_threads';
 
 v8.setFlagsFromString('--wasm-tiering-budget=1 --trace-wasm-compilation-times');
 const packages = new Set<string>();
@@ -27,10 +29,9 @@ function v8WorkerThreads(): number | null {
 }
 process.on('exit', () => {
   const out = process.env.V8_MEMORY_PROBE_OUT;
-  const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-  if (out !== undefined) {
+  if (out !== undefined && isMainThread) {
     fs.writeFileSync(out, JSON.stringify({
-      newSpaceBytes: newSpace?.space_size ?? null, pid: process.pid, glibcTunables: process.env.GLIBC_TUNABLES ?? null,
+      pid: process.pid, execArgv: process.execArgv, glibcTunables: process.env.GLIBC_TUNABLES ?? null,
       compileCacheDir: module.getCompileCacheDir() ?? null, v8WorkerThreads: v8WorkerThreads(), packages: [...packages].sort(),
     }));
   }

@@ -10,7 +10,8 @@
 // Faults a test can arm: `commitFault = 'hang'` charges on commit and never answers (the SDK times out: the lost
 // commit), `'reset'` charges and drops the connection; `statusFault = 'error'` makes status answer 500;
 // `refundFault = 'reset'` applies a refund and drops the connection (the lost refund answer), `'drop'` drops it
-// without applying anything.
+// without applying anything; `createFault = 'error'` answers create with a 503, `'reset'` drops its connection
+// (Transbank down when the payer chooses to pay).
 import http from 'node:http';
 import type net from 'node:net';
 
@@ -50,6 +51,7 @@ export interface WebpaySimulator {
   /** Every API call, in order: `create`, `commit`, `status`, `refund`. */
   readonly calls: Array<{ op: string; token: string | null }>;
   commitFault: 'none' | 'hang' | 'reset';
+  createFault: 'none' | 'error' | 'reset';
   /** `'error'`: status answers 500 (Transbank unreachable after a lost commit). */
   statusFault: 'none' | 'error';
   refundFault: 'none' | 'reset' | 'drop';
@@ -117,7 +119,7 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
   let next = 1;
   const sockets = new Set<net.Socket>();
   const sim: WebpaySimulator = {
-    url: '', commerceCode, apiKey, transactions, calls, commitFault: 'none', statusFault: 'none', refundFault: 'none',
+    url: '', commerceCode, apiKey, transactions, calls, commitFault: 'none', createFault: 'none', statusFault: 'none', refundFault: 'none',
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -131,6 +133,8 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     const rest = path.slice(api.length);
     const body = await readBody(req);
     if (req.method === 'POST' && rest === '') {
+      if (sim.createFault === 'reset') { req.socket.destroy(); return; }
+      if (sim.createFault === 'error') return json(res, 503, { error_message: 'Service Unavailable' });
       const input = JSON.parse(body) as { buy_order: string; session_id: string; amount: number; return_url: string };
       if (!Number.isInteger(input.amount) || input.amount <= 0) return json(res, 422, { error_message: 'Invalid value for parameter: amount' });
       const token = `01ab${String(next++).padStart(60, '0')}`;

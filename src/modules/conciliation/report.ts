@@ -11,8 +11,14 @@ import { accountNow } from '../../platform/sandbox-clock.ts';
 import { conciliationRange, type DayRange } from './date-range.ts';
 import { linesIn, type LineRow } from './repository.ts';
 
-/** Batch states of the reference (`deteined` sic). Cobro's batches settle into the wallet in their own commit. */
+/**
+ * Batch states of the reference (`deteined` sic). Cobro's batches settle into the wallet in their own commit
+ * (`paid_out`), except an escrow account's, whose sales wait in its hold until released (`deteined`, decision 432).
+ */
 export const batchStatuses = ['pending', 'paid_out', 'deteined', 'returned'] as const;
+
+/** Where a batch's money went: the wallet, or the escrow hold that still keeps some of it. */
+export const batchDestinies = ['wallet', 'escrow'] as const;
 
 export interface ConciliationLine {
   readonly transaction_id: string;
@@ -33,7 +39,7 @@ export interface ConciliationBatch {
   readonly amount_available: number;
   readonly amount_deposit: number;
   readonly status: (typeof batchStatuses)[number];
-  readonly destiny: string;
+  readonly destiny: (typeof batchDestinies)[number];
   readonly currency: string;
   readonly wallet: string | null;
   readonly transaction: ConciliationLine[];
@@ -56,7 +62,7 @@ function lineOf(ctx: AppContext, row: LineRow): ConciliationLine {
     deposit_date: formatDate(row.settled_at, tz),
     amount: jsonInteger(row.amount_minor),
     fee: jsonInteger(row.fee_minor ?? 0n),
-    amount_deposit: jsonInteger(row.wallet_minor),
+    amount_deposit: jsonInteger(row.wallet_minor + row.escrow_minor),
     media: row.media ?? '',
   };
 }
@@ -73,21 +79,36 @@ export async function conciliationReport(ctx: AppContext, db: DbOrTx, accountId:
     if (last !== undefined && last[0]!.batch_id === line.batch_id) last.push(line);
     else batches.push([line]);
   }
-  return batches.map((rows) => {
-    const b = rows[0]!;
-    const availableMinor = rows.reduce((sum, r) => sum + r.wallet_minor, 0n);
-    return {
-      id: b.batch_id,
-      created_at: formatTimestamp(b.batch_created_at, ctx.config.timeZone),
-      amount_available: jsonInteger(availableMinor),
-      amount_deposit: 0,
-      status: 'paid_out',
-      destiny: 'wallet',
-      currency: b.batch_currency,
-      wallet: null,
-      transaction: rows.map((r) => lineOf(ctx, r)),
-    };
-  });
+  return batches.map((rows) => batchOf(ctx, rows));
+}
+
+/**
+ * One batch: `amount_available` what it settled for the merchant (into the wallet or the escrow hold),
+ * `amount_deposit` what of it reached the wallet (settled there, or released from the hold since); `deteined` in
+ * `escrow` while the hold still keeps any of it, else `paid_out` to the `wallet` (decision 432).
+ */
+function batchOf(ctx: AppContext, rows: readonly LineRow[]): ConciliationBatch {
+  const b = rows[0]!;
+  let settledMinor = 0n;
+  let paidOutMinor = 0n;
+  let heldMinor = 0n;
+  for (const r of rows) {
+    settledMinor += r.wallet_minor + r.escrow_minor;
+    paidOutMinor += r.wallet_minor + r.released_minor;
+    heldMinor += r.held_minor;
+  }
+  assert.ok(paidOutMinor + heldMinor <= settledMinor, 'a batch pays out and holds at most what it settled');
+  return {
+    id: b.batch_id,
+    created_at: formatTimestamp(b.batch_created_at, ctx.config.timeZone),
+    amount_available: jsonInteger(settledMinor),
+    amount_deposit: jsonInteger(paidOutMinor),
+    status: heldMinor > 0n ? 'deteined' : 'paid_out',
+    destiny: heldMinor > 0n ? 'escrow' : 'wallet',
+    currency: b.batch_currency,
+    wallet: null,
+    transaction: rows.map((r) => lineOf(ctx, r)),
+  };
 }
 
 /** The report of an account for two days as the request gave them: checked against the account's today, then read. */

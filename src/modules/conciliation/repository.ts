@@ -1,12 +1,14 @@
 // SQL of the conciliation report: the transactions settled by an account's settlement batches created in a range,
 // each with its batch and what its settlement put in the merchant's wallet, read from the ledger's own postings.
 // A batch always holds at least one transaction (it is opened by one, in that transaction's commit), so the lines
-// name every batch of the range.
+// name every batch of the range. A sale of an escrow account settles into its hold (escrow_holds, decision 115):
+// the line carries what the hold took, what it released to the wallet and what it still keeps (decision 432).
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
 import '../transactions/types.ts';
 import '../../platform/ledger/types.ts';
+import '../escrow/types.ts';
 
 export interface LineRow {
   readonly batch_id: string;
@@ -24,6 +26,12 @@ export interface LineRow {
   readonly media: string | null;
   /** What the settlement journal of this transaction posted to the merchant's wallet_available (0 when none). */
   readonly wallet_minor: bigint;
+  /** What its settlement put in the account's escrow hold instead (0 when not held). */
+  readonly escrow_minor: bigint;
+  /** What POST /api/escrow released of it to the wallet (0 until released). */
+  readonly released_minor: bigint;
+  /** What the hold still keeps (0 once released, or when never held). */
+  readonly held_minor: bigint;
 }
 
 /** At most `rowsMax` lines, in batch order (a batch's lines are consecutive). */
@@ -37,6 +45,12 @@ export async function linesIn(db: DbOrTx, accountId: string, from: Date, before:
   ), 0)::bigint`;
   return db.selectFrom('settlement_batches as b')
     .innerJoin('transactions as t', 't.settlement_batch_id', 'b.id')
+    .leftJoin('escrow_holds as h', 'h.transaction_id', 't.id')
+    .select((eb) => [
+      eb.fn.coalesce('h.settled_minor', sql<bigint>`0`).as('escrow_minor'),
+      eb.fn.coalesce('h.released_minor', sql<bigint>`0`).as('released_minor'),
+      sql<bigint>`CASE WHEN h.released_at IS NULL THEN COALESCE(h.held_minor, 0) ELSE 0 END`.as('held_minor'),
+    ])
     .select([
       'b.id as batch_id', 'b.currency as batch_currency', 'b.created_at as batch_created_at', 't.id', 't.payment_key', 't.order', 't.created_at', 't.checkout_opened_at', 't.ended_at',
       't.settled_at', 't.amount_minor', 't.fee_minor', 't.media', walletMinor.as('wallet_minor'),

@@ -12,7 +12,8 @@ import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import { accountNow } from '../../platform/sandbox-clock.ts';
 import { findAccountRowByTokenHash } from '../accounts/repository.ts';
-import { findPaymentMethod, knownCurrencies } from '../reference/repository.ts';
+import { findPaymentMethod, knownCurrencies, paymentMethodCatalogue } from '../reference/repository.ts';
+import { checkoutTakes, unpayableReason } from '../../platform/processors/account-processors.ts';
 import { allMethodsPayment, createTransaction, isHttpUrl } from '../transactions/transaction-create.ts';
 import type { CreateTransactionInput } from '../transactions/schemas.ts';
 import { readMallLines, type MallLineInput } from './mall-input.ts';
@@ -117,6 +118,16 @@ export interface MallCreated {
   readonly url: string;
 }
 
+/** The mall's checkout pays through the deployment's processor: a mall it could not take is refused (decision 451). */
+async function unpayableMall(ctx: AppContext, currency: string, payment: number): Promise<RuleFailure | null> {
+  const catalogue = await paymentMethodCatalogue(ctx);
+  const reason = await unpayableReason(ctx, ctx.processor, null, currency, catalogue);
+  if (reason === 'processor_not_configured') return ruleFailure('processor_not_configured');
+  if (reason === 'currency_not_payable') return ruleFailure('currency_not_payable', { currency });
+  const fixed = payment === allMethodsPayment ? undefined : catalogue.find((m) => m.currency === currency && m.payment === payment);
+  return fixed !== undefined && !checkoutTakes(ctx.processor, fixed.kind, currency) ? ruleFailure('payment_method_unavailable', { payment, currency }) : null;
+}
+
 export async function createMall(ctx: AppContext, caller: { readonly id: string; readonly name: string }, input: MallCreateInput): Promise<MallCreated | RuleFailure> {
   const errors: Record<string, string> = {};
   const currency = (input.currency?.trim() || 'CLP').toUpperCase();
@@ -132,6 +143,8 @@ export async function createMall(ctx: AppContext, caller: { readonly id: string;
   const at = await accountNow(ctx, caller.id);
   const { stores, failure } = read.ok ? await resolveStores(ctx, caller.id, caller.name, read.lines, currency, at, errors) : { stores: [], failure: null };
   if (Object.keys(errors).length > 0) throw validationError(errors);
+  const refused = await unpayableMall(ctx, currency, input.payment);
+  if (refused !== null) return refused;
   if (failure !== null) return failure;
   if (!read.ok) throw new Error('lines read');
 

@@ -12,11 +12,6 @@ export async function listBanks(db: DbOrTx, currency: string | null) {
 export const paymentMethodCatalogue = appMemo(async (ctx: AppContext) =>
   ctx.db.selectFrom('payment_methods').select(['currency', 'payment', 'name', 'description', 'kind']).orderBy('sort_order').execute());
 
-export async function listPaymentMethods(ctx: AppContext, currency: string | null) {
-  return (await paymentMethodCatalogue(ctx)).filter((m) => currency === null || m.currency === currency)
-    .map(({ currency: c, payment, name, description }) => ({ currency: c, payment, name, description }));
-}
-
 /** The currencies the payment methods name, from the same once-per-app read. */
 export const knownCurrencies = appMemo(async (ctx: AppContext): Promise<ReadonlySet<string>> =>
   new Set((await paymentMethodCatalogue(ctx)).map((m) => m.currency)));

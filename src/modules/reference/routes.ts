@@ -7,8 +7,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { validationError } from '../../platform/errors.ts';
 import { BanksResponse, CurrencyQuery, PaymentMethodsResponse } from './schemas.ts';
-import { knownCurrencies, listBanks, listPaymentMethods } from './repository.ts';
-import { accountCanTake, anyAccountCanTake } from '../../platform/processors/account-processors.ts';
+import { knownCurrencies, listBanks, paymentMethodCatalogue } from './repository.ts';
+import { anyAccountCanTake, checkoutTakes, processorForAccount } from '../../platform/processors/account-processors.ts';
 
 interface Answer {
   readonly body: string;
@@ -27,14 +27,24 @@ function answer(value: unknown): Answer {
   return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 
+type MethodRow = Awaited<ReturnType<typeof paymentMethodCatalogue>>[number];
+
+/** A method as the seed lists it (its kind stays inside). */
+const listed = ({ currency, payment, name, description }: MethodRow) => ({ currency, payment, name, description });
+
+/**
+ * Sandbox: the methods the deployment's processor takes on the checkout, the same for every account, so the answer
+ * is built once (decision 451: the list is what can be paid, not the whole catalogue).
+ */
 async function loadCatalogue(ctx: AppContext): Promise<Catalogue> {
   const currencies = await knownCurrencies(ctx);
+  const takeable = (await paymentMethodCatalogue(ctx)).filter((m) => checkoutTakes(ctx.processor, m.kind, m.currency));
   const banks = new Map<string, Answer>();
   const methods = new Map<string, Answer>();
   for (const currency of ['', ...currencies]) {
     const filter = currency === '' ? null : currency;
     banks.set(currency, answer({ status: 'success', banks: await listBanks(ctx.db, filter) }));
-    methods.set(currency, answer({ status: 'success', payment_methods: await listPaymentMethods(ctx, filter) }));
+    methods.set(currency, answer({ status: 'success', payment_methods: takeable.filter((m) => filter === null || m.currency === filter).map(listed) }));
   }
   return { currencies, banks, methods };
 }
@@ -73,11 +83,12 @@ function send(request: FastifyRequest, reply: FastifyReply, a: Answer) {
 async function sendTakeable(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, currency: string) {
   const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
   const account = token === undefined ? null : await ctx.accounts.authenticatePublicToken(token);
-  const rows = await listPaymentMethods(ctx, currency === '' ? null : currency);
+  const rows = (await paymentMethodCatalogue(ctx)).filter((m) => currency === '' || m.currency === currency);
+  const processor = account === null ? null : await processorForAccount(ctx, account.id);
   const takeable = [];
   for (const row of rows) {
-    const takes = account === null ? await anyAccountCanTake(ctx, row.currency, row.payment) : await accountCanTake(ctx, account.id, row.currency, row.payment);
-    if (takes) takeable.push(row);
+    const takes = processor === null ? await anyAccountCanTake(ctx, row.currency, row.payment) : checkoutTakes(processor, row.kind, row.currency);
+    if (takes) takeable.push(listed(row));
   }
   reply.header('cache-control', 'private, no-store');
   return reply.type('application/json; charset=utf-8').send(JSON.stringify({ status: 'success', payment_methods: takeable }));

@@ -7,6 +7,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { perApp } from '../../platform/app-memo.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/keyed-batcher.ts';
 import { limits } from '../../limits.ts';
+import { isRowFailure } from '../../platform/db/row-failure.ts';
 import { insertTransaction, insertTransactions, type NewTransaction } from './transaction-insert.ts';
 
 interface Queued {
@@ -33,9 +34,10 @@ async function writeAgain(item: Queued): Promise<void> {
 }
 
 /**
- * The statement is atomic: when it fails (a random key taken, the account gone, a trigger) no row was written, and
- * each create runs again alone, so only its own request answers its failure; a commit whose answer was lost is
- * found (writeAgain).
+ * The statement is atomic: when it fails on what one row can cause (isRowFailure: a random key taken, the account
+ * gone, a trigger) no row was written, and each create runs again alone, so only its own request answers its
+ * failure; a commit whose answer was lost on the connection is found (writeAgain). Any other failure (an
+ * assertion, a bug) is thrown to every create of the group, logged (decision 430).
  */
 async function writeGroup(_accountId: string, items: readonly Queued[]): Promise<readonly Settled<void>[]> {
   if (items.length === 1) {
@@ -47,7 +49,11 @@ async function writeGroup(_accountId: string, items: readonly Queued[]): Promise
     await insertTransactions(ctx, ctx.db, items.map((item) => item.row));
     return items.map(() => ({ ok: true, value: undefined }));
   } catch (error) {
-    ctx.logger.warn({ err: error, creates: items.length }, 'a group of creates failed; each runs again alone');
+    if (!isRowFailure(error)) {
+      ctx.logger.error({ err: error, creates: items.length }, 'a group of creates failed; each of its requests answers the error');
+      throw error;
+    }
+    ctx.logger.warn({ err: error, creates: items.length }, 'a group of creates failed on one row; each runs again alone');
     return settleEach(items, writeAgain);
   }
 }

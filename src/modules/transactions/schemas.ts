@@ -10,7 +10,7 @@ export const CreateTransactionBody = Type.Object({
   amount: Type.Integer({ minimum: 1, maximum: transactionLimits.amountIntegerMax, description: 'Integer minor units, at most 14 digits' }),
   currency: Type.Optional(Type.String({ maxLength: limits.currencyCodeLengthMax, description: 'Default CLP' })),
   payment: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.paymentMethodCodeMax, description: 'Payment method code; 99 offers all' })),
-  expired: Type.Optional(Type.String({ maxLength: limits.dateTimeTextLengthMax, description: '`YYYY-MM-DD HH:MM:SS` in the service time zone, more than 5 minutes ahead' })),
+  expired: Type.Optional(Type.String({ maxLength: transactionLimits.expiredTextLengthMax, description: '`YYYY-MM-DD HH:MM:SS` in the service time zone, more than 5 minutes ahead' })),
   urlreturn: Type.Optional(Type.String({ maxLength: transactionLimits.urlreturnLengthMax })),
   urlnotify: Type.Optional(Type.String({ maxLength: transactionLimits.urlnotifyLengthMax })),
   additional_parameters: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'order_ext, payer_rut, payer_bank and free keys' })),

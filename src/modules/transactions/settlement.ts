@@ -13,6 +13,7 @@ import { allocateNet } from './settlement-allocation.ts';
 import { addToBatch, RunBatches } from './settlement-batch.ts';
 import './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import type { DbOrTx } from '../../platform/db/types.ts';
 
 interface Settled {
   readonly accountId: string;
@@ -20,15 +21,24 @@ interface Settled {
   readonly batchId: string;
 }
 
+/**
+ * The due scan: the next paid transaction whose availability date has come, locked, skipping those another run
+ * holds. Exported for the test that proves it runs on the index migration 0261 built for it
+ * (settlement-due-index.test.ts): the statement it plans is this one, not a copy.
+ */
+export function dueSettlementQuery(ctx: AppContext, db: DbOrTx, scope: DueWorkScope) {
+  let q = db.selectFrom('transactions').selectAll()
+    .where('status', 'in', ['success', 'refunded partial', 'refunded'])
+    .where('settled_at', 'is', null)
+    .where('settle_due_at', '<=', accountNowSql(ctx, sql.ref('transactions.account_id')));
+  if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
+  return q.orderBy('settle_due_at').limit(1).forUpdate().skipLocked();
+}
+
 /** Settles one due transaction in its own database transaction; null when none is due. */
 async function settleOne(ctx: AppContext, scope: DueWorkScope, batches: RunBatches): Promise<Settled | null> {
   return inTransaction(ctx.db, async (tx) => {
-    let q = tx.selectFrom('transactions').selectAll()
-      .where('status', 'in', ['success', 'refunded partial', 'refunded'])
-      .where('settled_at', 'is', null)
-      .where('settle_due_at', '<=', accountNowSql(ctx, sql.ref('transactions.account_id')));
-    if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
-    const row = await q.orderBy('settle_due_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
+    const row = await dueSettlementQuery(ctx, tx, scope).executeTakeFirst();
     if (row === undefined) return null;
     const at = await accountNow(ctx, row.account_id, tx);
     const grossMinor = BigInt(row.amount_minor);

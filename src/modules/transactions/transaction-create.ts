@@ -2,13 +2,13 @@
 import { randomInt } from 'node:crypto';
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, validationError, type RuleFailure } from '../../platform/errors.ts';
-import { accountCanTake } from '../../platform/processors/account-processors.ts';
+import { checkoutTakes, processorForAccount, unpayableReason } from '../../platform/processors/account-processors.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import { keptAccountNow, keptAccountNowIfKept } from '../../platform/sandbox-clock.ts';
 import { parseLocal } from '../../platform/time-format.ts';
 import { limits, transactionLimits } from '../../limits.ts';
-import { findPaymentMethod, knownCurrencies } from '../reference/repository.ts';
+import { findPaymentMethod, knownCurrencies, paymentMethodCatalogue } from '../reference/repository.ts';
 import { checkoutUrl } from './checkout-link.ts';
 import { insertTransaction, type NewTransaction } from './transaction-insert.ts';
 import { writeCreate } from './create-group-commit.ts';
@@ -17,6 +17,9 @@ import { normaliseRut } from '../../platform/rut.ts';
 import type { CreateTransactionInput } from './schemas.ts';
 import './types.ts';
 import { inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
+
+/** `expired`'s problem when it is not written `YYYY-MM-DD HH:MM:SS` (the service's zone is implied). */
+const expiredFormatProblem = 'format YYYY-MM-DD HH:MM:SS';
 
 /** payment 99 lets the payer choose among every method of the currency. */
 export const allMethodsPayment = 99;
@@ -76,13 +79,29 @@ async function prepareExtensions(ctx: AppContext, named: readonly NamedExtension
   return prepared;
 }
 
+/**
+ * A sale no payer could pay is refused now rather than stranding the payer (issue 15, decision 451): a currency in
+ * which the account's processor takes no method, production without a processor, a fixed `payment` it cannot take.
+ * In sandbox the processor is the deployment's, so this reads nothing from the database.
+ */
+async function unpayable(ctx: AppContext, accountId: string, currency: string, payment: number | null, kind: string | null): Promise<RuleFailure | null> {
+  const processor = await processorForAccount(ctx, accountId);
+  const reason = await unpayableReason(ctx, processor, accountId, currency, await paymentMethodCatalogue(ctx));
+  if (reason === 'processor_not_configured') return ruleFailure('processor_not_configured');
+  if (reason === 'currency_not_payable') return ruleFailure('currency_not_payable', { currency });
+  if (payment !== null && kind !== null && !checkoutTakes(processor, kind, currency)) {
+    return ruleFailure('payment_method_unavailable', { payment, currency });
+  }
+  return null;
+}
+
 export async function createTransaction(ctx: AppContext, accountId: string, input: CreateTransactionInput): Promise<CreatedTransaction | RuleFailure> {
   const errors: Record<string, string> = {};
   const currency = (present(input.currency) ?? 'CLP').toUpperCase();
   if (!(await knownCurrencies(ctx)).has(currency)) errors.currency = 'invalid';
   const payment = input.payment ?? null;
-  if (payment !== null && payment !== allMethodsPayment && errors.currency === undefined
-    && (await findPaymentMethod(ctx, currency, payment)) === undefined) errors.payment = 'invalid';
+  const fixedMethod = payment === null || payment === allMethodsPayment || errors.currency !== undefined ? null : await findPaymentMethod(ctx, currency, payment);
+  if (payment !== null && payment !== allMethodsPayment && errors.currency === undefined && fixedMethod === undefined) errors.payment = 'invalid';
   const urlreturn = present(input.urlreturn);
   const urlnotify = present(input.urlnotify);
   if (urlreturn !== null && !isHttpUrl(urlreturn)) errors.urlreturn = 'invalid';
@@ -96,8 +115,11 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   let expiresAt: Date | null = null;
   const expired = present(input.expired);
   if (expired !== null) {
-    expiresAt = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(expired) ? parseLocal(expired, ctx.config.timeZone) : null;
-    if (expiresAt === null || expiresAt.getTime() <= (await readNow()).getTime() + transactionLimits.expiryLeadMsMin
+    const wellFormed = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(expired);
+    expiresAt = wellFormed ? parseLocal(expired, ctx.config.timeZone) : null;
+    // An ISO 8601 date (`2026-12-01T10:00:00Z`) or another spelling is told the one format taken (issue 32).
+    if (!wellFormed) errors.expired = expiredFormatProblem;
+    else if (expiresAt === null || expiresAt.getTime() <= (await readNow()).getTime() + transactionLimits.expiryLeadMsMin
       || expiresAt.getTime() > transactionLimits.expiresAtMsMax) errors.expired = 'invalid';
     if (urlreturn === null) errors.urlreturn = 'is empty';
   }
@@ -125,10 +147,8 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   const prepared = named.length === 0 ? [] : await prepareExtensions(ctx, named, errors, { accountId, currency, at: readNow });
   if (Object.keys(errors).length > 0) throw validationError(errors);
   for (const p of prepared) if (!p.ok && 'failure' in p) return p.failure;
-  // Production takes only what the account's own processor can (issue 15): refuse now rather than strand the payer.
-  if (payment !== null && payment !== allMethodsPayment && !(await accountCanTake(ctx, accountId, currency, payment))) {
-    return ruleFailure('payment_method_unavailable', { payment, currency });
-  }
+  const refused = await unpayable(ctx, accountId, currency, payment, fixedMethod?.kind ?? null);
+  if (refused !== null) return refused;
 
   now ??= await keptAccountNowIfKept(ctx, accountId);
 

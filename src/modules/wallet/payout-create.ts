@@ -1,8 +1,9 @@
 // Creating a payout or a withdrawal: reserve the amount under the wallet's row lock (so concurrent requests can
 // never overdraw), record the payout, and in the sandbox resolve the seed's fixed amounts at once. The funds check
 // takes the lock and one more statement writes it all (Ledger.reserveWith): every read and decision that needs no
-// lock comes before them, and the commit right after. Payouts that arrive while their lane's transaction runs
-// are written together in the lane's next one, under one lock statement and one commit (decisions 220 and 280).
+// lock comes before them, and the commit right after. Payouts of one account that arrive while its group's
+// transaction runs are written together in its next one, under one lock statement and one commit (decisions 220,
+// 330 and 430: one lane an account, so an account whose row another transaction holds stalls only its own payouts).
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
@@ -15,6 +16,7 @@ import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from 
 import { findPayoutByOrder, insertPayoutsText, type NewPayoutRow, type PayoutRow } from './repository.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/keyed-batcher.ts';
 import { inTransaction, inTransactionOrJoin } from '../../platform/db/unit-of-work.ts';
+import { isRowFailure } from '../../platform/db/row-failure.ts';
 import { perApp } from '../../platform/app-memo.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { limits } from '../../limits.ts';
@@ -165,15 +167,16 @@ function accountsOf(p: PlannedPayout): readonly LedgerKey[] {
 }
 
 /**
- * One transaction for the payouts queued in one lane, of one wallet or several, in four round trips whatever their
+ * One transaction for the payouts queued for one account, of one wallet or several, in four round trips whatever their
  * number (decision 330): one statement locks every wallet of the group in the ledger's order (so groups of other
- * lanes and processes cannot deadlock with it), the funds checks run in turn on the balances the ones before them
+ * accounts and processes cannot deadlock with it), the funds checks run in turn on the balances the ones before them
  * leave, ONE statement writes every payout that passed (Ledger.reserveGroup), and the commit. A refusal re-reads
- * its order under the lock, as alone. When anything fails (an order already taken fails the group's statement)
- * the whole transaction rolled back, and each runs again alone, so only its own request answers the failure or
- * the taken order (a payout already committed by then is found by its order).
+ * its order under the lock, as alone. When the group fails on what one payout can cause (isRowFailure: an order
+ * already taken fails the group's statement, a constraint, an answer lost on the connection) the whole transaction
+ * rolled back, and each runs again alone, so only its own request answers the failure or the taken order (a payout
+ * already committed by then is found by its order). Any other failure is thrown to every request of the group.
  */
-async function writeGroup(_lane: string, items: readonly Queued[]): Promise<readonly Settled<CreateOutcome>[]> {
+async function writeGroup(_accountId: string, items: readonly Queued[]): Promise<readonly Settled<CreateOutcome>[]> {
   if (items.length === 1) return [{ ok: true, value: await writeAlone(items[0]!) }];
   const { db, ledger } = items[0]!.ctx;
   try {
@@ -194,24 +197,23 @@ async function writeGroup(_lane: string, items: readonly Queued[]): Promise<read
       }
       return settled;
     });
-  } catch {
+  } catch (error) {
+    // Only a failure one payout can cause is left to run alone; any other (an assertion, a bug) fails the group's
+    // every request with it (decision 430), logged, never hidden behind payouts that then succeed one by one.
+    if (!isRowFailure(error)) {
+      items[0]!.ctx.logger.error({ err: error, payouts: items.length }, 'a payout group failed; each of its requests answers the error');
+      throw error;
+    }
+    items[0]!.ctx.logger.warn({ err: error, payouts: items.length }, 'a payout group failed on one row; each runs again alone');
     return settleEach(items, writeAlone);
   }
-}
-
-/** The lane of a wallet: the same wallet always in the same one (FNV-1a of its account and currency). */
-export function payoutLaneOf(accountId: string, currency: string): string {
-  const walletKey = `${accountId}/${currency}`;
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < walletKey.length; i++) hash = Math.imul(hash ^ walletKey.charCodeAt(i), 0x01000193);
-  return String((hash >>> 0) % limits.walletGroupCommitLanes);
 }
 
 /** One batcher per app (database). */
 const walletBatchers = perApp((ctx) => new KeyedBatcher<Queued, CreateOutcome>(writeGroup, limits.walletGroupCommitPayoutsMax,
   { gatherTurn: ctx.engine === 'pglite' }));
 
-/** Payouts of this app waiting for their lane's next group (tests wait on it; not those being written). */
+/** Payouts of this app waiting for their account's next group (tests wait on it; not those being written). */
 export function queuedPayoutsOf(ctx: AppContext): number {
   return walletBatchers.peek(ctx)?.queued ?? 0;
 }
@@ -224,12 +226,12 @@ export function queuedPayoutsOf(ctx: AppContext): number {
  * account's sandbox offset is kept in memory (decision 260), so a keyless payout is the funds check and one write.
  * A refusal writes nothing but the wallet's empty accounts the funds check may have created, so no savepoint is
  * needed to undo it. Called with the database (no Idempotency-Key: the route is selfContained), the payout
- * queues for its lane's next group commit. Called inside the runner's transaction (with a key), it runs in that
+ * queues for its account's next group commit. Called inside the runner's transaction (with a key), it runs in that
  * transaction at once: queued, it could wait behind a group that waits for the connection its own transaction
  * holds (PGlite has one; a pool can run out).
  */
 export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
   const planned = planPayout(ctx, request, await keptAccountNow(ctx, request.accountId));
   if (ctx.db.isTransaction) return writeAlone({ ctx, planned });
-  return walletBatchers.of(ctx).run(payoutLaneOf(request.accountId, request.currency), { ctx, planned });
+  return walletBatchers.of(ctx).run(request.accountId, { ctx, planned });
 }

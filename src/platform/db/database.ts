@@ -11,8 +11,7 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { StartupError, errorText } from '../startup-error.ts';
 import { pgliteChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-feed.ts';
 import { prepareRepeatedStatements, StatementNames } from './prepared-statements.ts';
-import { preparingPglite } from './pglite-prepared.ts';
-import { releasePgliteBundle } from './pglite-bundle.ts';
+import { keepWasmOnLiftoff } from './pglite/liftoff.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -38,7 +37,7 @@ export const postgresPoolOf = (db: object): pg.Pool | undefined => pools.get(db)
  */
 export type OpenOptions =
   | { engine: 'postgres'; url: string; poolSizeMax?: number; readOnly?: boolean; /** Named statements (decision 230); default on. */ preparedStatements?: boolean }
-  | { engine: 'pglite'; dataDir: string | null; loadDataDir?: Blob; readOnly?: boolean; /** Named statements (decision 340); default on. */ preparedStatements?: boolean };
+  | { engine: 'pglite'; dataDir: string | null; loadDataDir?: Blob; readOnly?: boolean };
 
 /**
  * PostgreSQL's settings in PGlite. Its shared memory lives in the WebAssembly heap, which is touched whole at start
@@ -75,6 +74,10 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     });
     // An idle client's error (server restart) must not crash the process; the pool replaces the client.
     pool.on('error', () => {});
+    // Nor a checked-out one's (decision 420): a server that shuts down sends its clients an error between two
+    // queries of a transaction, which pg emits as an 'error' event, fatal with no listener. Its query in flight, or
+    // its next one, fails instead ("not queryable"), the request answers 503, and the pool never takes the client back.
+    pool.on('connect', (client) => { client.on('error', () => {}); });
     // Queued on each new client before anything the pool hands it out for.
     if (options.readOnly === true) pool.on('connect', (client) => { client.query('SET default_transaction_read_only = on').catch(() => {}); });
     if (options.preparedStatements !== false) {
@@ -98,6 +101,11 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     lock = lockDataDir(options.dataDir);
   }
+  // PGlite.create waits on WebAssembly compiles and file reads that hold no handle on the event loop. With nothing
+  // to wait on, Node leaves the loop and drains V8's background tasks (NodePlatform::DrainTasks), where a start hung
+  // for good (Node issue 54918, decision 410): a ref'd timer keeps the loop turning until the database is open.
+  const keepLoopAlive = setInterval(() => {}, 1000);
+  keepWasmOnLiftoff();
   let pglite: PGlite;
   try {
     pglite = await PGlite.create({
@@ -109,15 +117,14 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   } catch (error) {
     lock?.release();
     throw error;
+  } finally {
+    clearInterval(keepLoopAlive);
   }
   // PGlite writes a new database's files with mode 0666 whatever the umask; what it creates later honours it.
   if (dir !== undefined) tightenTree(dir);
-  // Its file bundle's 6 MB stay on disk until a file of it is read (decision 380).
-  releasePgliteBundle(pglite);
   // One connection: the setting holds for every transaction Kysely runs on it.
   if (options.readOnly === true) await pglite.exec('SET default_transaction_read_only = on');
-  const forKysely = options.preparedStatements !== false ? preparingPglite(pglite, new StatementNames()) : pglite;
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: forKysely as PGlite }) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
   const changes = pgliteChangeFeed(pglite);
   return {
     db,

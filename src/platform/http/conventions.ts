@@ -1,7 +1,8 @@
 // Response conventions for every route (supplement §3): JSON envelopes for 404/405/406, request ids, one error
 // handler that never leaks internals.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { ApiError, databaseUnavailable } from '../errors.ts';
+import { isDatabaseUnavailable } from '../db/outage.ts';
 import { limits } from '../../limits.ts';
 import { randomHex } from '../ids.ts';
 import { fromAjvErrors } from './validation-errors.ts';
@@ -60,6 +61,8 @@ function toApiError(error: FastifyError): ApiError | null {
   if (error instanceof SyntaxError && /JSON/.test(error.message)) {
     return new ApiError('malformed_body', 'body:invalid json', { errors: { body: 'invalid json' } });
   }
+  // Before the status check: a driver's error may carry a code Fastify would read as a status.
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return new ApiError('malformed_body', 'request:invalid', { errors: { request: 'invalid' } });
   }
@@ -121,7 +124,9 @@ export function registerConventions(app: FastifyInstance, options: { readonly ht
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const mapped = toApiError(error);
     if (mapped !== null) {
-      if (mapped.httpStatus >= 500) request.log.error({ err: error }, 'request failed');
+      // An outage is one line per request, not a stack each: the database's own state is what to look at.
+      if (mapped.code === 'unavailable') request.log.warn({ reason: error.message }, 'database unavailable');
+      else if (mapped.httpStatus >= 500) request.log.error({ err: error }, 'request failed');
       return send(reply, mapped);
     }
     request.log.error({ err: error }, 'unexpected error');

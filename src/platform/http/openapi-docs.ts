@@ -5,9 +5,11 @@
 // the docs' own that never listens: the root forwards the docs' requests to it.
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import swaggerUi, { type FastifySwaggerUiOptions } from '@fastify/swagger-ui';
+import compress from '@fastify/compress';
 import type { Mode } from '../config.ts';
 import { signRequestInterceptor } from './docs-sign-helper.ts';
+import { docsAssetsVersion, docsCacheControl, docsIndexHtml, docsNamesJs, docsThemeCss } from './docs-page.ts';
 import { errorExamples, exampleOf } from './openapi-examples.ts';
 import { routerOptions } from './router-options.ts';
 
@@ -102,6 +104,46 @@ export function docsAppUrls(app: FastifyInstance): readonly string[] {
 /** Handlers never run (the docs app answers only the docs' own routes): only the schemas and config matter. */
 const documentedOnly = async (): Promise<never> => { throw new Error('the docs app serves no API route'); };
 
+/** The theme's stylesheets: contrast and phone layout always, the badge in sandbox. */
+function themeCssFiles(mode: Mode): readonly string[] {
+  return mode === 'sandbox' ? ['cobro.css', 'sandbox.css'] : ['cobro.css'];
+}
+
+/** Swagger UI under /docs: Cobro's logo and theme, our own page around it (./docs-page.ts), the sandbox's helper. */
+function swaggerUiOptions(mode: Mode, versionOf: () => string): FastifySwaggerUiOptions {
+  const title = mode === 'sandbox' ? '[Sandbox] Cobro API docs' : 'Cobro API docs';
+  const css = [{ filename: 'cobro.css', content: docsThemeCss }, ...(mode === 'sandbox' ? [{ filename: 'sandbox.css', content: sandboxBadgeCss }] : [])];
+  return {
+    routePrefix: '/docs',
+    uiConfig: {
+      docExpansion: 'list',
+      // The schemas section draws every shared model at the end of the page, a few seconds of a phone's time.
+      defaultModelsExpandDepth: -1,
+      // Without deep links an operation's path is text, not a link inside the row's button (axe: nested-interactive).
+      deepLinking: false,
+      persistAuthorization: true,
+      ...(mode === 'sandbox' ? { requestInterceptor: signRequestInterceptor } : {}),
+    },
+    logo: { type: 'image/svg+xml', content: Buffer.from(logoSvg), href: '/docs', target: '_self' },
+    // Our own page around Swagger UI's (./docs-page.ts): a viewport for phones and versioned asset URLs.
+    uiHooks: {
+      onRequest: async (request, reply) => {
+        if (request.routeOptions.url === '/docs' || request.routeOptions.url === '/docs/') {
+          return reply.type('text/html; charset=utf-8').send(docsIndexHtml(title, versionOf(), themeCssFiles(mode)));
+        }
+        return undefined;
+      },
+    },
+    theme: {
+      // The sandbox says so on every page it serves, these docs included (issue 16 point 8).
+      title,
+      css,
+      js: [{ filename: 'names.js', content: docsNamesJs }],
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(faviconSvg) }],
+    },
+  };
+}
+
 /** The docs app for `recorded`, ready to be injected into. Every schema is taken as written: nothing validates here. */
 export async function buildDocsApp(recorded: RecordedRoutes, publicBaseUrl: string, mode: Mode): Promise<FastifyInstance> {
   const app = Fastify({ routerOptions });
@@ -112,6 +154,11 @@ export async function buildDocsApp(recorded: RecordedRoutes, publicBaseUrl: stri
   servedUrls.set(app, served);
   let ownRoutes = true;
   app.addHook('onRoute', (route) => { if (ownRoutes && route.method !== 'HEAD') served.push(route.url); });
+  // Swagger UI's bundle is 1.4 MB of script: brotli or gzip brings it to a quarter, and a versioned URL lets the
+  // browser keep it (./docs-page.ts). The page and the document are compressed too.
+  await app.register(compress, { global: true, encodings: ['br', 'gzip'] });
+  let version = '';
+  app.addHook('onSend', async (request, reply) => { docsCacheControl(request, reply, version); });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -136,21 +183,7 @@ export async function buildDocsApp(recorded: RecordedRoutes, publicBaseUrl: stri
     },
     transformObject: (document) => withExamples((document as { openapiObject: Json }).openapiObject),
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: {
-      docExpansion: 'list',
-      persistAuthorization: true,
-      ...(mode === 'sandbox' ? { requestInterceptor: signRequestInterceptor } : {}),
-    },
-    logo: { type: 'image/svg+xml', content: Buffer.from(logoSvg), href: '/docs', target: '_self' },
-    theme: {
-      // The sandbox says so on every page it serves, these docs included (issue 16 point 8).
-      title: mode === 'sandbox' ? '[Sandbox] Cobro API docs' : 'Cobro API docs',
-      ...(mode === 'sandbox' ? { css: [{ filename: 'sandbox.css', content: sandboxBadgeCss }] } : {}),
-      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(faviconSvg) }],
-    },
-  });
+  await app.register(swaggerUi, swaggerUiOptions(mode, () => version));
   await app.after();
   ownRoutes = false;
   // As the root registered them, in its order, so the document lists them as before. HEAD routes: Fastify adds them
@@ -163,5 +196,6 @@ export async function buildDocsApp(recorded: RecordedRoutes, publicBaseUrl: stri
     });
   }
   await app.ready();
+  version = await docsAssetsVersion(app, themeCssFiles(mode));
   return app;
 }

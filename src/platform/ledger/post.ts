@@ -165,7 +165,13 @@ export interface PlannedJournals {
 
 interface HeaderRow { readonly id: string; readonly kind: string; readonly reference: string; readonly memo: string; readonly at: Date }
 interface PostingRow { readonly journalId: string; readonly accountId: bigint; readonly currency: string; readonly amountMinor: bigint; readonly balanceAfterMinor: bigint | null }
-interface JournalRows { readonly headers: readonly HeaderRow[]; readonly postings: readonly PostingRow[]; readonly deltas: ReadonlyMap<bigint, bigint> }
+interface JournalRows {
+  readonly headers: readonly HeaderRow[];
+  readonly postings: readonly PostingRow[];
+  readonly deltas: ReadonlyMap<bigint, bigint>;
+  /** Each balance-keeping account's last running balance: what the statement must leave it holding. */
+  readonly runningAfter: ReadonlyMap<bigint, bigint>;
+}
 
 /**
  * The CTEs that write several plans in one statement (a group commit's payouts, decision 330), each plan made from
@@ -175,18 +181,27 @@ interface JournalRows { readonly headers: readonly HeaderRow[]; readonly posting
 export function plannedJournalsCtes(statement: StatementText, plans: readonly PlannedJournals[], guard: string): string {
   assert.ok(plans.length >= 1);
   const deltas = new Map<bigint, bigint>();
-  for (const plan of plans) for (const [accountId, d] of plan.rows.deltas) deltas.set(accountId, (deltas.get(accountId) ?? 0n) + d);
-  return journalCtes(statement, plans.flatMap((p) => p.rows.headers), plans.flatMap((p) => p.rows.postings), deltas, guard);
+  const runningAfter = new Map<bigint, bigint>();
+  for (const plan of plans) {
+    for (const [accountId, d] of plan.rows.deltas) deltas.set(accountId, (deltas.get(accountId) ?? 0n) + d);
+    // Each plan starts from the balances the one before it left (heldAfter): the last plan's running balance stands.
+    for (const [accountId, after] of plan.rows.runningAfter) runningAfter.set(accountId, after);
+  }
+  return journalCtes(statement, { headers: plans.flatMap((p) => p.rows.headers), postings: plans.flatMap((p) => p.rows.postings), deltas, runningAfter }, guard);
 }
 
 /**
  * The CTEs that write planned journals, each only when `guard` holds (PlannedJournals.ctes). Every column goes as
  * one array parameter (`unnest`), so the text is the same whatever the number of journals, postings and accounts
  * (decision 370): PostgreSQL parses and plans it once per connection, where a text that grew with the group was
- * planned anew for every group (as long as the rest of the statement took to run).
+ * planned anew for every group (as long as the rest of the statement took to run). Each account's update asserts
+ * that its new balance is the last running balance its postings record (cobro_running_balance, decision 431): a
+ * balance read before the lock, or moved since, fails the statement instead of writing running balances that lie.
  */
-function journalCtes(st: StatementText, headers: readonly HeaderRow[], rows: readonly PostingRow[], deltas: ReadonlyMap<bigint, bigint>, guard: string): string {
+function journalCtes(st: StatementText, journals: JournalRows, guard: string): string {
+  const { headers, postings: rows, deltas, runningAfter } = journals;
   const updates = [...deltas].filter(([, d]) => d !== 0n);
+  const runningOfIds = `${st.param(updates.map(([accountId]) => runningAfter.get(accountId)!))}::bigint[]`;
   // `id = ANY(...)` rather than a join with the unnested ids: planned without statistics (PGlite never analyzes),
   // the join hashed a scan of every ledger account; this is the primary key's index for any table size.
   const ids = `${st.param(updates.map(([accountId]) => accountId))}::bigint[]`;
@@ -203,7 +218,8 @@ function journalCtes(st: StatementText, headers: readonly HeaderRow[], rows: rea
   ], 'p', ['journal_id', 'ledger_account_id', 'currency', 'amount_minor', 'balance_after_minor']);
   return `ledger_j AS (INSERT INTO journal_entries (id, kind, reference, memo, created_at)
     SELECT * FROM ${headersFrom} WHERE ${guard}),
-  ledger_u AS (UPDATE ledger_accounts a SET balance_minor = a.balance_minor + (${deltaOfIds})[array_position(${ids}, a.id)]
+  ledger_u AS (UPDATE ledger_accounts a SET balance_minor = cobro_running_balance(a.id,
+      a.balance_minor + (${deltaOfIds})[array_position(${ids}, a.id)], (${runningOfIds})[array_position(${ids}, a.id)])
     WHERE a.id = ANY(${ids}) AND ${guard}),
   ledger_p AS (INSERT INTO postings (journal_id, ledger_account_id, currency, amount_minor, balance_after_minor)
     SELECT * FROM ${postingsFrom} WHERE ${guard})`;
@@ -265,10 +281,15 @@ export async function planJournals(
   }
   const derivedKeys = new Set(postings.filter(isDerived).map(keyOf));
   const heldAfter = new Map<string, { id: bigint; balanceMinor: bigint }>();
+  const runningAfter = new Map<bigint, bigint>();
   for (const [key, account] of accounts) {
-    if (!derivedKeys.has(key)) heldAfter.set(key, { id: account.id, balanceMinor: running.get(key) ?? account.balanceMinor });
+    if (derivedKeys.has(key)) continue;
+    heldAfter.set(key, { id: account.id, balanceMinor: running.get(key) ?? account.balanceMinor });
+    const after = running.get(key);
+    if (after !== undefined) runningAfter.set(account.id, after);
   }
-  return { posted, ctes: (statement, guard) => journalCtes(statement, headers, rows, deltas, guard), heldAfter, rows: { headers, postings: rows, deltas } };
+  const journalRows: JournalRows = { headers, postings: rows, deltas, runningAfter };
+  return { posted, ctes: (statement, guard) => journalCtes(statement, journalRows, guard), heldAfter, rows: journalRows };
 }
 
 /** Posts a balanced journal (planJournals) in one more round trip: one statement writes it all. */

@@ -1,4 +1,5 @@
-// Recomputes every balance from the postings: the proof that no money was created or lost.
+// Recomputes every balance from the postings, and every posting's running balance: the proof that no money was
+// created or lost, and that each account's history adds up line by line.
 import { sql } from 'kysely';
 import type { Db } from '../db/types.ts';
 import { SYSTEM_OWNER } from './codes.ts';
@@ -23,6 +24,19 @@ export async function verifyLedger(db: Db): Promise<VerifyResult> {
   const d = drift.rows[0];
   if (d !== undefined) {
     return { ok: false, fault: `ledger account ${d.owner}/${d.code}/${d.currency} holds ${d.cached} but its postings sum to ${d.computed}` };
+  }
+  // Every running balance (decision 431): a posting of a balance-keeping account records the sum of that account's
+  // postings up to it, in the order they were written (their ids).
+  const running = await sql<{ id: string; owner: string; code: string; currency: string; recorded: string | null; computed: string }>`
+    SELECT r.id::text AS id, a.owner, a.code, a.currency, r.balance_after_minor::text AS recorded, r.computed::text AS computed
+    FROM (SELECT p.id, p.ledger_account_id, p.balance_after_minor,
+        SUM(p.amount_minor) OVER (PARTITION BY p.ledger_account_id ORDER BY p.id) AS computed FROM postings p) r
+      JOIN ledger_accounts a ON a.id = r.ledger_account_id
+    WHERE a.owner <> ${SYSTEM_OWNER} AND r.balance_after_minor IS DISTINCT FROM r.computed
+    ORDER BY r.id LIMIT 1`.execute(db);
+  const r = running.rows[0];
+  if (r !== undefined) {
+    return { ok: false, fault: `posting ${r.id} of ledger account ${r.owner}/${r.code}/${r.currency} records a running balance of ${r.recorded ?? 'null'} but the postings up to it sum to ${r.computed}` };
   }
   const negative = await sql<{ owner: string; code: string; currency: string; balance: string }>`
     SELECT a.owner, a.code, a.currency, COALESCE(SUM(p.amount_minor), 0)::text AS balance

@@ -182,21 +182,25 @@ export async function recordAttempt(ctx: AppContext, row: ClaimedNotification, r
 export async function recordAttempts(ctx: AppContext, group: readonly AttemptResult[]): Promise<void> {
   assert.ok(group.length >= 1 && group.length <= limits.deliveryBatchMax, 'a group of one claimed batch');
   const now = ctx.clock.now();
-  const decided: { row: ClaimedNotification; result: SendResult; outcome: Exclude<AttemptOutcome, 'lost'>; nextAttemptAt: Date | null }[] = [];
+  const decided: { row: ClaimedNotification; result: SendResult; outcome: Exclude<AttemptOutcome, 'lost'>; nextAttemptAt: Date | null; finishedAt: Date }[] = [];
   for (const { row, result } of group) {
     const delayMs = retryDelayMs(row.scheduleAttemptNo, Math.random());
     const outcome = outcomeOf(result, delayMs);
     const nextAttemptAt = outcome === 'retry' ? new Date((await keptAccountNow(ctx, row.accountId)).getTime() + (delayMs ?? 0)) : null;
-    decided.push({ row, result, outcome, nextAttemptAt });
+    // The answer's time on the clock the callback was created and fell due on: the account's in sandbox (migration
+    // 0320), so a delivery never reads as earlier than the callback it delivers.
+    const finishedAt = ctx.config.mode === 'sandbox' ? await keptAccountNow(ctx, row.accountId) : now;
+    decided.push({ row, result, outcome, nextAttemptAt, finishedAt });
   }
-  // One array per column (unnest), not one parameter per cell: ten parameters for any group size. The statement is
+  // One array per column (unnest), not one parameter per cell: eleven parameters for any group size. The statement is
   // migration 0270's function (decision 270): its plan is kept for the session, and it finds each row by its primary
   // key, where a statement planned without statistics read the whole outbox and attempt log to join a group to them.
   const column = <T>(pick: (d: (typeof decided)[number]) => T): T[] => decided.map(pick);
   await sql`SELECT cobro_record_notification_attempts(${now}::timestamptz, ${column((d) => d.row.id)}::text[],
     ${column((d) => d.row.attemptNo)}::int[], ${column((d) => d.row.leaseToken)}::text[], ${column((d) => d.outcome)}::text[],
     ${column((d) => d.result.statusCode)}::int[], ${column((d) => d.result.latencyMs)}::int[], ${column((d) => d.result.error)}::text[],
-    ${column((d) => d.result.responseExcerpt)}::text[], ${column((d) => d.nextAttemptAt?.toISOString() ?? null)}::timestamptz[])`.execute(ctx.db);
+    ${column((d) => d.result.responseExcerpt)}::text[], ${column((d) => d.nextAttemptAt?.toISOString() ?? null)}::timestamptz[],
+    ${column((d) => d.finishedAt.toISOString())}::timestamptz[])`.execute(ctx.db);
   for (const { row, result, outcome } of decided) {
     ctx.logger.info({ notification: row.id, attempt: row.attemptNo, outcome, statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error }, 'callback attempt');
   }

@@ -119,13 +119,29 @@ export async function anyAccountCanTake(ctx: AppContext, currency: string, payme
   return row !== undefined;
 }
 
-/** Whether the account's processor takes this method (its kind, in its currency); bank logins exist for CLP only. */
-export async function accountCanTake(ctx: AppContext, accountId: string, currency: string, payment: number): Promise<boolean> {
-  if (ctx.config.mode === 'sandbox') return true;
-  const method = await ctx.db.selectFrom('payment_methods').select('kind').where('currency', '=', currency).where('payment', '=', payment).executeTakeFirst();
-  if (method === undefined || (method.kind !== 'card' && method.kind !== 'bank_transfer')) return false;
-  if (method.kind === 'bank_transfer' && currency !== 'CLP') return false;
-  return (await processorForAccount(ctx, accountId)).supports(method.kind, currency);
+/**
+ * Whether the checkout can take a method of this kind and currency through `processor`: cards, and bank logins in
+ * CLP only (the login asks for a Chilean RUT; other countries' logins, Vepuy's among them, are not built). The one
+ * rule behind GET /api/paymentmethods, the creation checks and the checkout's list (decision 451).
+ */
+export function checkoutTakes(processor: PaymentProcessor, kind: string, currency: string): boolean {
+  if (kind === 'card') return processor.supports('card', currency);
+  return kind === 'bank_transfer' && currency === 'CLP' && processor.supports('bank_transfer', currency);
+}
+
+/** Why no payer could pay a sale, or null when one could: the creation checks' answer (decision 451). */
+export type Unpayable = 'processor_not_configured' | 'currency_not_payable';
+
+/**
+ * Whether some method of `currency` (among `methods`, the catalogue) can be taken by `processor`; when none, in
+ * production an account without its own processor is told so (`cobro accounts set-processor`).
+ */
+export async function unpayableReason(ctx: AppContext, processor: PaymentProcessor, accountId: string | null, currency: string,
+  methods: ReadonlyArray<{ readonly currency: string; readonly kind: string }>): Promise<Unpayable | null> {
+  if (methods.some((m) => m.currency === currency && checkoutTakes(processor, m.kind, currency))) return null;
+  if (ctx.config.mode !== 'production') return 'currency_not_payable';
+  if (accountId === null) return 'processor_not_configured';
+  return (await accountProcessorSettings(ctx, accountId)) === null ? 'processor_not_configured' : 'currency_not_payable';
 }
 
 /**

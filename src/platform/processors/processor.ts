@@ -123,6 +123,18 @@ export interface RedirectFlow {
   status(token: string): Promise<RedirectStatus>;
 }
 
+/**
+ * The acquirer could not be reached to start a payment (network error, timeout, or a server error): nothing was
+ * created or charged there, so the payer may simply try again. The checkout answers it with a page offering that
+ * and the way back to the shop (HTTP 503), never with a bare 500.
+ */
+export class ProcessorUnavailableError extends Error {
+  constructor(processor: string, cause: unknown) {
+    super(`${processor} did not answer: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'ProcessorUnavailableError';
+  }
+}
+
 export interface PaymentProcessor {
   readonly name: string;
   /** `currency`, when given, narrows it to what the processor takes in that currency (Webpay Plus: CLP). */

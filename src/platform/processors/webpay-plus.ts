@@ -3,8 +3,9 @@
 // `status` reads Transbank's record when a commit's answer was lost (decision 150). Webpay Plus takes CLP only.
 import { Options, WebpayPlus } from 'transbank-sdk';
 import { minorAsJsonNumber } from '../money/json-number.ts';
-import type {
-  ApprovedCharge, ChargeOutcome, DeclinedCharge, PaymentProcessor, RedirectStatus, RefundOutcome, RefundRequest,
+import {
+  ProcessorUnavailableError, type ApprovedCharge, type ChargeOutcome, type DeclinedCharge, type PaymentProcessor, type RedirectStatus,
+  type RefundOutcome, type RefundRequest,
 } from './processor.ts';
 
 export interface WebpayConfig {
@@ -101,7 +102,14 @@ export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): Pay
     chargeStoredCard: async () => noCardData(),
     redirect: {
       async start(request) {
-        const answer = await tx.create(request.attemptId, request.sessionId, minorAsJsonNumber(request.amountMinor), request.returnUrl) as { token: string; url: string };
+        let answer: { token: string; url: string };
+        try {
+          answer = await tx.create(request.attemptId, request.sessionId, minorAsJsonNumber(request.amountMinor), request.returnUrl) as { token: string; url: string };
+        } catch (error) {
+          // A create that failed created nothing a payer could pay (no token): whatever the cause (Transbank down,
+          // a timeout, a 5xx, refused keys), the payer may only try again or go back (issue 32).
+          throw new ProcessorUnavailableError('Webpay Plus', error);
+        }
         return { token: answer.token, url: answer.url };
       },
       async commit(token): Promise<ChargeOutcome> {

@@ -54,7 +54,7 @@ describe('GET /api/conciliation.csv', () => {
       const { b, l } = lines[i]!;
       expect(row).toEqual({
         batch_id: b.id, batch_created_at: b.created_at, batch_amount_available: String(b.amount_available),
-        batch_amount_deposit: '0', batch_status: 'paid_out', destiny: 'wallet', currency: 'CLP', wallet: '',
+        batch_amount_deposit: String(b.amount_deposit), batch_status: 'paid_out', destiny: 'wallet', currency: 'CLP', wallet: '',
         transaction_id: l.transaction_id, payment_key: l.payment_key,
         order: l.order.startsWith('=') ? `'${l.order}` : l.order,
         start: l.start, end: l.end, deposit_date: l.deposit_date,

@@ -1,11 +1,13 @@
-// POST /api/conciliation: the date rules of the seed, each a 400 naming its field, and a sandbox month of sales,
-// fees, a refund and a withdrawal whose settlement batches reproduce the wallet's settled total to the peso.
+// POST /api/conciliation: the date rules of the seed, each a 400 naming its field, a sandbox month of sales,
+// fees, a refund and a withdrawal whose settlement batches reproduce the wallet's settled total to the peso, and an
+// escrow account's batch reported held until its sales are released (decision 432).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { accountsSetFee } from '../../../src/cli/commands/accounts-fee.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { payByCard } from '../transactions/helpers.ts';
+import { accountsSetEscrow } from '../../../src/cli/commands/accounts-escrow.ts';
 
 let t: TestApp;
 // 2026-03-10 12:00 in Santiago; settlement one day after payment, as in production.
@@ -128,9 +130,11 @@ describe('POST /api/conciliation over a sandbox month', () => {
       expect(line.deposit_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     }
     for (const b of batches) {
-      expect(b).toMatchObject({ id: expect.stringMatching(/^stb/), status: 'paid_out', destiny: 'wallet', currency: 'CLP', wallet: null, amount_deposit: 0 });
+      expect(b).toMatchObject({ id: expect.stringMatching(/^stb/), status: 'paid_out', destiny: 'wallet', currency: 'CLP', wallet: null });
       expect(b.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
       expect(b.amount_available).toBe((b.transaction as Array<{ amount_deposit: number }>).reduce((s, l) => s + l.amount_deposit, 0));
+      // Settled into the wallet in the batch's own commit: all of it paid out.
+      expect(b.amount_deposit).toBe(b.amount_available);
     }
 
     // The wallet: what the batches made available, less the withdrawal, is the balance to the peso; and it is what
@@ -159,6 +163,42 @@ describe('POST /api/conciliation over a sandbox month', () => {
     expect(firstWeek.map((b) => b.id)).toEqual(batches.filter((b) => b.created_at < '2026-03-17').map((b) => b.id));
     // The other account's batch is not listed.
     expect(lines.some((l) => l.order === 'other-1')).toBe(false);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+});
+
+describe('POST /api/conciliation for an escrow account', () => {
+  it('reports a batch whose sales are held as deteined in escrow, and only released money as paid out', async () => {
+    const a = await t.createAccount();
+    expect((await accountsSetEscrow.run(t.ctx, { values: {}, positionals: [a.id] })).exitCode).toBe(0);
+    await accountsSetFee.run(t.ctx, { values: { payment: '1', percent: '2.95', fixed: '0' }, positionals: [a.id] });
+    const first = (await payByCard(t, a, { amount: 20_000, order: 'held-1' })).created.id;
+    const second = (await payByCard(t, a, { amount: 10_000, order: 'held-2' })).created.id;
+    await advanceDays(a, 2);
+    const net = { [first]: 20_000 - 590, [second]: 10_000 - 295 };
+    const report = async () => {
+      const res = await conciliation(a, { date_init: '2026-03-10', date_end: '2026-03-12' });
+      expect(res.statusCode, res.body).toBe(200);
+      const batches = res.json().conciliation as Array<Record<string, any>>;
+      expect(batches).toHaveLength(1);
+      const [batch] = batches;
+      for (const line of batch!.transaction as Array<Record<string, any>>) expect(line.amount_deposit).toBe(net[line.transaction_id]);
+      return batch!;
+    };
+    // Both settled into the hold: nothing reached the wallet.
+    expect(await report()).toMatchObject({ status: 'deteined', destiny: 'escrow', amount_available: 29_115, amount_deposit: 0 });
+    const wallet = await t.call(a, { method: 'GET', url: '/api/wallet', sign: true });
+    expect(wallet.json().amount_available).toBe(0);
+
+    const one = await t.call(a, { method: 'POST', url: '/api/escrow', body: { transactions: [first] } });
+    expect(one.json().transactions[0].status).toBe('liquidate');
+    expect(await report()).toMatchObject({ status: 'deteined', destiny: 'escrow', amount_available: 29_115, amount_deposit: 19_410 });
+
+    const other = await t.call(a, { method: 'POST', url: '/api/escrow', body: { transactions: [second] } });
+    expect(other.json().transactions[0].status).toBe('liquidate');
+    expect(await report()).toMatchObject({ status: 'paid_out', destiny: 'wallet', amount_available: 29_115, amount_deposit: 29_115 });
+    const after = await t.call(a, { method: 'GET', url: '/api/wallet', sign: true });
+    expect(after.json().amount_available).toBe(29_115);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 });

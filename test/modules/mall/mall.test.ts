@@ -85,6 +85,9 @@ describe('POST /api/mall', () => {
       [{ payment: 77 }, 400, { errors: { payment: 'invalid' } }],
       [{ urlreturn: 'ftp://x' }, 400, { errors: { urlreturn: 'invalid' } }],
       [{ order: base.order }, 200, { status: 'failed', type: 'mall_order_used' }],
+      // A mall no payer could pay (decision 451): a currency the checkout takes nothing in, a method it has no page for.
+      [{ currency: 'VES', payment: 99 }, 200, { status: 'failed', type: 'currency_not_payable' }],
+      [{ payment: 9 }, 200, { status: 'failed', type: 'payment_method_unavailable' }],
     ];
     for (const [overrides, http, expected] of cases) {
       const res = await createMall({ ...mallBody(), ...overrides });

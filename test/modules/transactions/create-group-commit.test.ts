@@ -27,16 +27,21 @@ async function rowsOf(accountId: string) {
   return rows;
 }
 
-/** Fails the caller of the next group INSERT after it has run (and committed): its answer lost on the way back. */
+/**
+ * Fails the caller of the next group INSERT after it has run (and committed): its answer lost on the way back, as a
+ * dropped connection reports it (SQLSTATE 08006), or with `fault` set, as a broken assertion would.
+ */
 class LoseNextGroupAnswer implements KyselyPlugin {
   armed = false;
   lost = 0;
+  fault = false;
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode { return args.node; }
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     if (this.armed && (args.result.numAffectedRows ?? 0n) > 1n) {
       this.armed = false;
       this.lost++;
-      throw new Error('connection lost after the commit');
+      if (this.fault) throw new Error('a group fault after the commit');
+      throw Object.assign(new Error('connection lost after the commit'), { code: '08006' });
     }
     return args.result;
   }
@@ -175,6 +180,27 @@ describe('create group commit', () => {
       for (const res of answers) expect(res.statusCode, res.body).toBe(200);
       const rows = await rowsOf(a.id);
       expect(rows.map((row) => row.id).sort()).toEqual(answers.map((res) => res.json().id).sort());
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('fails every create of a group on a fault no row causes, and runs none of them again', async () => {
+    const lost = new LoseNextGroupAnswer();
+    lost.fault = true;
+    const other = await startTestApp({ sharing: t, dbPlugin: lost });
+    try {
+      const a = await other.createAccount('Tienda con falla');
+      lost.armed = true;
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => other.call(a, { method: 'POST', url: '/api/transaction', body: bodyOf(i) })));
+      expect(lost.lost).toBe(1);
+      // The group's rows were committed before the fault: its creates answer the fault (500), none is written twice.
+      const failed = answers.filter((res) => res.statusCode === 500);
+      expect(failed.length).toBeGreaterThan(1);
+      for (const res of answers) expect([200, 500], res.body).toContain(res.statusCode);
+      const rows = await rowsOf(a.id);
+      expect(new Set(rows.map((row) => row.order)).size).toBe(rows.length);
+      expect(rows).toHaveLength(10);
     } finally {
       await other.close();
     }

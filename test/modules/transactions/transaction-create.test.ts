@@ -20,6 +20,27 @@ async function post(body: unknown, url = '/api/transaction') {
   return t.call(account, { method: 'POST', url, body });
 }
 
+describe('a sale no payer could pay (decision 451)', () => {
+  it('refuses a currency without a method the checkout takes, and a fixed method it does not take, writing nothing', async () => {
+    const before = await t.ctx.db.selectFrom('transactions').select('id').where('account_id', '=', account.id).execute();
+    for (const body of [{ ...base, currency: 'VES' }, { ...base, currency: 'ves', payment: 17 }, { ...base, currency: 'VES', payment: 99 }]) {
+      const res = await post(body);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ status: 'failed', type: 'currency_not_payable' });
+    }
+    for (const payment of [6, 9, 23]) {
+      expect((await post({ ...base, payment })).json()).toEqual({
+        status: 'failed', type: 'payment_method_unavailable',
+        message_error: `payment method ${payment} (CLP) cannot be taken by this account: no processor is configured for it; GET /api/paymentmethods lists what it can take`,
+      });
+    }
+    expect((await post({ ...base, currency: 'PEN', payment: 21 })).json()).toMatchObject({ status: 'failed', type: 'payment_method_unavailable' });
+    expect(await t.ctx.db.selectFrom('transactions').select('id').where('account_id', '=', account.id).execute()).toEqual(before);
+    // What the listing shows can be created: PEN cards.
+    expect((await post({ ...base, currency: 'PEN', payment: 25 })).json()).toMatchObject({ status: 'pending' });
+  });
+});
+
 describe('POST /api/transaction', () => {
   it('creates a pending transaction with a checkout url carrying an unforgeable token (with and without trailing slash)', async () => {
     for (const url of ['/api/transaction', '/api/transaction/']) {
@@ -77,7 +98,12 @@ describe('POST /api/transaction', () => {
   it('applies the expired rules: format, more than 5 minutes ahead in Santiago time, urlreturn required', async () => {
     // The test clock is 2026-03-10 15:00Z = 12:00 in Santiago (UTC-3).
     expect((await post({ ...base, expired: '2026-03-10 12:04:59', urlreturn: 'https://s.example/r' })).json().errors).toEqual({ expired: 'invalid' });
-    expect((await post({ ...base, expired: '10-03-2026 13:00:00', urlreturn: 'https://s.example/r' })).json().errors).toEqual({ expired: 'invalid' });
+    // Another spelling is told the one format taken, not `too long` or `invalid` (issue 32).
+    for (const expired of ['10-03-2026 13:00:00', '2026-12-01T10:00:00Z', '2026-12-01T10:00:00.000-03:00', '2026-12-01']) {
+      const res = await post({ ...base, expired, urlreturn: 'https://s.example/r' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ message_error: 'expired:format YYYY-MM-DD HH:MM:SS', errors: { expired: 'format YYYY-MM-DD HH:MM:SS' } });
+    }
     expect((await post({ ...base, expired: '2026-03-10 12:06:00' })).json().errors).toEqual({ urlreturn: 'is empty' });
     expect((await post({ ...base, expired: '2026-03-10 12:06:00', urlreturn: 'https://s.example/r' })).statusCode).toBe(200);
   });

@@ -1,19 +1,28 @@
 // Group commit (decisions 220 and 280): keyless payouts that arrive while their lane's transaction runs are written
 // together in its next one, under one lock statement and one commit, whether of one wallet or several. Proven here through HTTP: they are grouped (fewer locks
-// than payouts), every answer is the one a payout alone would get, the balances follow each other, and one payout
-// whose write fails unexpectedly inside a group fails alone: the group is run again one by one.
+// than payouts), every answer is the one a payout alone would get, the balances follow each other, one payout
+// whose row fails inside a group fails alone (the group is run again one by one), a fault that is no row's (an
+// assertion) fails the whole group and is never run again, and on PostgreSQL an account whose row another
+// connection holds stalls no other account's payouts (one lane an account, decision 430).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
-import { payoutLaneOf, queuedPayoutsOf } from '../../../src/modules/wallet/payout-create.ts';
+import assert from 'node:assert/strict';
+import { queuedPayoutsOf } from '../../../src/modules/wallet/payout-create.ts';
+import { postgresPoolOf } from '../../../src/platform/db/database.ts';
 import { keptAccountOffsetMs } from '../../../src/platform/sandbox-clock.ts';
 import { balance, expectMovementChain, fund, payout } from './wallet-helpers.ts';
 
-/** Holds the write of one order until released, fails every write of another, and counts lock statements. */
+/**
+ * Holds the write of one order until released, fails every write of another as one row's CHECK would (SQLSTATE
+ * 23514), faults every write of a third as a broken assertion would, and counts lock statements.
+ */
 class Interceptor implements KyselyPlugin {
   holdOrder = '';
   poisonOrder = '';
+  faultOrder = '';
+  faultedWrites = 0;
   locks = 0;
   /** Statements that wrote payout rows. */
   writes = 0;
@@ -50,7 +59,8 @@ class Interceptor implements KyselyPlugin {
     for (const row of rows) {
       if (row.movement_id === undefined) continue;
       if (row.order === this.holdOrder) { this.#reached(); await this.#released; }
-      if (row.order === this.poisonOrder) { this.poisonedWrites++; throw new Error('poisoned write'); }
+      if (row.order === this.poisonOrder) { this.poisonedWrites++; throw Object.assign(new Error('poisoned write'), { code: '23514' }); }
+      if (row.order === this.faultOrder) { this.faultedWrites++; assert.fail('a group fault'); }
     }
     return args.result;
   }
@@ -73,7 +83,7 @@ type Account = Awaited<ReturnType<TestApp['createAccount']>>;
  * others once it is reached, and releases it once they all wait in the lane's queue behind it: nothing is read
  * before a payout queues (decision 260), on either engine.
  */
-async function behindOneHeld(a: Account, held: string, heldMinor: number, queued: ReadonlyArray<{ account?: Account; order: string; amount: number }>) {
+async function behindOneHeld(a: Account, held: string, heldMinor: number, queued: ReadonlyArray<{ account?: Account; order: string; amount: number; currency?: string; accountbank_sbif?: string }>) {
   // Each account's sandbox offset kept beforehand: read while the held transaction has PGlite's one connection, it
   // would wait for that transaction, before its payout queues.
   await keptAccountOffsetMs(t.ctx, a.id);
@@ -124,35 +134,22 @@ describe('payouts of one wallet in one group commit', () => {
     expect(await expectMovementChain(t, a.id)).toBe(2000);
   });
 
-  it('writes payouts of several wallets of one lane in one group, under one lock statement, each wallet exact', async () => {
+  it('writes payouts of an account\'s wallets in two currencies in one group, under one lock statement, each wallet exact', async () => {
     const a = await t.createAccount();
     await fund(t, a, 10_000);
-    // Funded wallets of other accounts that fall in the held one's lane.
-    const lane = payoutLaneOf(a.id, 'CLP');
-    const others: Account[] = [];
-    while (others.length < 3) {
-      const b = await t.createAccount();
-      if (payoutLaneOf(b.id, 'CLP') !== lane) continue;
-      await fund(t, b, 5000);
-      others.push(b);
-    }
+    await fund(t, a, 5000, 'PEN');
+    // The third in PEN is refused for funds inside the group: 1000 is left.
     const queued = [
-      ...others.flatMap((b, i) => [{ account: b, order: `w${i}-1`, amount: 2000 }, { account: b, order: `w${i}-2`, amount: 2000 }]),
-      // Refused for funds inside the group: 1000 is left in each.
-      ...others.map((b, i) => ({ account: b, order: `w${i}-3`, amount: 2000 })),
+      ...['u-1', 'u-2', 'u-3'].map((order) => ({ order, amount: 2000, currency: 'PEN', accountbank_sbif: '002' })),
       { order: 'a-1', amount: 3000 },
     ];
     const { answers, locks, writes } = await behindOneHeld(a, 'a-held', 1000, queued);
     const statuses = answers.map((r) => { expect(r.statusCode, r.body).toBe(200); return r.json().status === 'success' ? 'success' : r.json().type; });
-    expect(statuses).toEqual([...others.flatMap(() => ['success', 'success']), ...others.map(() => 'insufficient_funds'), 'success']);
+    expect(statuses).toEqual(['success', 'success', 'insufficient_funds', 'success']);
     expect(locks).toBe(1);
     expect(writes).toBe(1);
     expect(await balance(t, a)).toBe(6000);
-    for (const b of others) {
-      expect(await balance(t, b)).toBe(1000);
-      expect(await expectMovementChain(t, b.id)).toBe(1000);
-    }
-    expect(await expectMovementChain(t, a.id)).toBe(6000);
+    expect(await balance(t, a, 'PEN')).toBe(1000);
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 
@@ -239,5 +236,53 @@ describe('payouts of one wallet in one group commit', () => {
     expect(await balance(t, a)).toBe(7000);
     expect(await expectMovementChain(t, a.id)).toBe(7000);
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
+  });
+
+  it('fails every payout of a group on a fault no row causes (an assertion), runs none of them again, and writes none', async () => {
+    const a = await t.createAccount();
+    await fund(t, a, 10_000);
+    interceptor.faultOrder = 'fault';
+    try {
+      // The sandbox approves 1000 at once, so the group's statement answers its rows, where the interceptor faults.
+      const orders = ['f1', 'f2', 'fault', 'f3'];
+      const { answers } = await behindOneHeld(a, 'f-held', 1000, orders.map((order) => ({ order, amount: 1000 })));
+      for (const r of answers) expect(r.statusCode, r.body).toBe(500);
+      // Faulted once, in the group: never run again alone, where it would have been the only one to fail.
+      expect(interceptor.faultedWrites).toBe(1);
+      const rows = await t.ctx.db.selectFrom('payouts').select('order').where('account_id', '=', a.id).execute();
+      expect(rows.map((r) => r.order)).toEqual(['f-held']);
+      expect(await balance(t, a)).toBe(9000);
+      expect(await expectMovementChain(t, a.id)).toBe(9000);
+      expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
+    } finally {
+      interceptor.faultOrder = '';
+    }
+  });
+
+  it.runIf(process.env.DATABASE_URL)('stalls no other account\'s payouts while another connection holds one account\'s row (PostgreSQL)', async () => {
+    const held = await t.createAccount();
+    const free = await t.createAccount();
+    await fund(t, held, 10_000);
+    await fund(t, free, 10_000);
+    for (const account of [held, free]) await keptAccountOffsetMs(t.ctx, account.id);
+    const pool = postgresPoolOf(t.handle.db) ?? postgresPoolOf(t.ctx.db);
+    expect(pool).toBeDefined();
+    const holder = await pool!.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [held.id]);
+      // Its payout row's foreign key waits for the held account row: the first alone, the next ones queued behind it.
+      const waiting = [payout(t, held, { order: 'h-1' }), payout(t, held, { order: 'h-2' })];
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => payout(t, free, { order: `free-${i}` })));
+      for (const r of answers) expect(r.json().status, r.body).toBe('success');
+      await holder.query('COMMIT');
+      for (const r of await Promise.all(waiting)) expect(r.json().status, r.body).toBe('success');
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+    }
+    expect(await balance(t, free)).toBe(6000);
+    expect(await balance(t, held)).toBe(8000);
   });
 });

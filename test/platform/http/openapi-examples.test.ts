@@ -86,7 +86,7 @@ describe('/docs', () => {
     expect(page.statusCode).toBe(200);
     // The sandbox says so here as on the checkout and the dashboard.
     expect(page.body).toContain('<title>[Sandbox] Cobro API docs</title>');
-    expect(page.body).toMatch(/<link rel="icon" type="image\/svg\+xml" href="[^"]*theme\/favicon\.svg"/);
+    expect(page.body).toMatch(/<link rel="icon" type="image\/svg\+xml" href="[^"]*theme\/favicon\.svg(\?v=[0-9a-f]+)?"/);
     const badge = await t.call(null, { method: 'GET', url: '/docs/static/theme/sandbox.css' });
     expect(badge.statusCode).toBe(200);
     expect(badge.body).toContain('content: "Sandbox \\00B7  pruebas, sin dinero real"');

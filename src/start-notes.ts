@@ -1,0 +1,42 @@
+// What `cobro serve` tells the person who started it once it listens (issue 32): where to go next, and in
+// production what the go-live guide would change. Text only; server.ts decides when to print it.
+import type { Logger } from 'pino';
+import type { Config } from './platform/config.ts';
+import type { AccountView } from './modules/accounts/service.ts';
+
+/** The lines printed on stdout once the server listens: the pages to open and a first signed call. */
+export function nextSteps(config: Config, demo: AccountView | null): string {
+  const base = config.publicBaseUrl;
+  const lines = [
+    '',
+    `Cobro is ready (${config.mode}) at ${base}`,
+    `  Dashboard:  ${base}/dashboard`,
+    `  API docs:   ${base}/docs`,
+  ];
+  if (config.mode === 'sandbox') {
+    const pub = demo?.publicToken ?? '<public token>';
+    const priv = demo?.privateToken ?? '<private token>';
+    lines.push(
+      '  A first signed call (README "A first signed call"):',
+      `    SIGN=$(bin/cobro sign --token ${priv} --path /api/account)`,
+      `    curl -s ${base}/api/account -H "Authorization: Bearer ${pub}" -H "Sign: $SIGN"`,
+    );
+    if (demo === null) lines.push('  Tokens: bin/cobro accounts list, then bin/cobro accounts show <id>');
+  } else {
+    lines.push('  Going live: docs/going-live.md');
+  }
+  return `${lines.join('\n')}\n\n`;
+}
+
+/** Production on the embedded database or behind a plain-http address: named at every start, with the guide. */
+export function warnProductionSetup(logger: Logger, config: Config, engine: 'pglite' | 'postgres'): void {
+  if (config.mode !== 'production') return;
+  if (engine === 'pglite') {
+    logger.warn({ guide: 'docs/going-live.md' },
+      'production on the embedded PGlite database (one process, no pg_dump, backups only with the server stopped): set DATABASE_URL to a PostgreSQL; see docs/going-live.md');
+  }
+  if (config.publicBaseUrl.startsWith('http://')) {
+    logger.warn({ publicBaseUrl: config.publicBaseUrl, guide: 'docs/going-live.md' },
+      'production with a plain-http PUBLIC_BASE_URL: payers would send card pages and tokens unencrypted; serve HTTPS through a reverse proxy, see docs/going-live.md');
+  }
+}
