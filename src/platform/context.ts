@@ -1,11 +1,11 @@
 // What every service needs, built once by the composition root (src/runtime.ts) and passed down: no module-level
 // singletons, no registry filled by imports. Ports (interfaces) live in platform; their implementations are wired
 // in runtime.ts, so platform code never imports a module. What an app learns or keeps while it runs (the offsets
-// of the account clock, the reference catalogue, the checkout-link key, the group commits' queues) is built here
-// too, once per app, never in a module-scope map keyed by the app or a context (STYLE rule 21, decision 475): a
-// command's context is a copy of the app's with its transaction as `db`, and every copy shares those objects.
-// Modules declare what they keep by augmenting AppContext (as transactions/extension.ts does); test/tidy.test.ts
-// fails on a module-scope map outside its list of pure caches.
+// of the account clock, the reference catalogue, the checkout-link key, the group commits' queues) is made there
+// too, once per app, and lives on the context, never in a module-scope map keyed by the app or a context (STYLE
+// rule 21, decision 475): a command's context is a copy of the app's with its transaction as `db`, and every copy
+// shares those objects. Modules declare what they keep by augmenting AppContext (as transactions/extension.ts
+// does); test/tidy.test.ts fails on a module-scope map outside its list of pure caches.
 import type { ChangeFeed } from './db/change-feed.ts';
 import type { DiskSpaceGuard } from './db/disk-space.ts';
 import type { Logger } from 'pino';
