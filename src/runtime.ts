@@ -22,6 +22,11 @@ import { assertLimits, limits } from './limits.ts';
 import { paymentExtensions, settlementHolds } from './modules/payment-extensions.ts';
 import { createLedger } from './platform/ledger/sql-ledger.ts';
 import { processorFor } from './platform/processors/index.ts';
+import { createAccountClock } from './platform/sandbox-clock.ts';
+import { Memo } from './platform/memo.ts';
+import { referenceData } from './modules/reference/repository.ts';
+import { transactionCreateGroups } from './modules/transactions/create-group-commit.ts';
+import { payoutGroups } from './modules/wallet/payout-create.ts';
 
 export interface Runtime {
   readonly ctx: AppContext;
@@ -56,7 +61,12 @@ export function dueWorkRegistry(modules: readonly AppModule[]): readonly DueWork
   return handlers;
 }
 
-/** Wires the ports into a context. Tests that open their own database call this too, so they run the real wiring. */
+/**
+ * Wires the ports into a context, and makes what the app keeps while it runs (decision 475): every copy of the
+ * context (a command's, with its transaction as `db`) shares these objects, and nothing of the kind lives in
+ * module scope. Tests that open their own database call this too, so they run the real wiring; a test that wants
+ * another clock or mode builds its context here again rather than by copying one.
+ */
 export function createContext(base: ContextBase, modules: readonly AppModule[] = appModules): AppContext {
   assertLimits();
   return {
@@ -66,7 +76,12 @@ export function createContext(base: ContextBase, modules: readonly AppModule[] =
     paymentExtensions,
     settlementHolds,
     accounts: accountDirectory(base.db, base.secrets, base.changes ?? null),
+    accountClock: createAccountClock(base.clock, base.config.mode, base.changes),
     dueWork: dueWorkRegistry(modules),
+    referenceData: referenceData(),
+    checkoutLinkKey: new Memo(),
+    transactionCreateGroups: transactionCreateGroups(base.engine),
+    payoutGroups: payoutGroups(base.engine),
   };
 }
 
@@ -124,7 +139,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const diskSpace = handle.engine === 'pglite' && !readOnly && options.handle === undefined
     ? watchDiskSpace(config.dataDir, limits.dataDirFreeBytesMin, limits.dataDirSpaceCheckMs, logger) : undefined;
   const ctx = createContext({
-    db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger, changes: handle.changes,
+    db: handle.db, engine: handle.engine, pool: handle.pool, config, clock: options.clock ?? systemClock, secrets, logger, changes: handle.changes,
     ...(diskSpace !== undefined ? { diskSpace } : {}),
   });
   return { ctx, handle, close: () => { diskSpace?.stop(); return handle.close(); } };

@@ -78,6 +78,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const ctx: AppContext = createContext({
     db: options.dbPlugin !== undefined ? handle.db.withPlugin(options.dbPlugin) : handle.db,
     engine: handle.engine,
+    pool: handle.pool,
     config,
     clock,
     // Two apps on one database share its secret key, as two processes of one deployment do.

@@ -5,7 +5,6 @@ import { ruleFailure, validationError, type RuleFailure } from '../../platform/e
 import { checkoutTakes, processorForAccount, unpayableReason } from '../../platform/processors/account-processors.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
-import { keptAccountNow, keptAccountNowIfKept } from '../../platform/sandbox-clock.ts';
 import { parseLocal } from '../../platform/time-format.ts';
 import { limits, transactionLimits } from '../../limits.ts';
 import { findPaymentMethod, knownCurrencies, paymentMethodCatalogue } from '../reference/repository.ts';
@@ -111,7 +110,7 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   // 260), and then the create binds its time (decision 250); without a live feed the offset is read only when a
   // check needs "now", and otherwise the INSERT computes it (decision 200): one round trip either way.
   let now: Date | null = null;
-  const readNow = async (): Promise<Date> => (now ??= await keptAccountNow(ctx, accountId));
+  const readNow = async (): Promise<Date> => (now ??= await ctx.accountClock.now(accountId, ctx.db, { kept: true }));
   let expiresAt: Date | null = null;
   const expired = present(input.expired);
   if (expired !== null) {
@@ -150,7 +149,7 @@ export async function createTransaction(ctx: AppContext, accountId: string, inpu
   const refused = await unpayable(ctx, accountId, currency, payment, fixedMethod?.kind ?? null);
   if (refused !== null) return refused;
 
-  now ??= await keptAccountNowIfKept(ctx, accountId);
+  now ??= ctx.accountClock.keepsOffsets() ? await ctx.accountClock.now(accountId, ctx.db, { kept: true }) : null;
 
   const row: NewTransaction = {
     id: newId('trx', 17),

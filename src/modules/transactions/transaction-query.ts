@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import { validationError } from '../../platform/errors.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { formatDate, formatTimestamp, parseLocal } from '../../platform/time-format.ts';
 import { limits } from '../../limits.ts';
 import { isStorableText } from '../../platform/http/input-guards.ts';
@@ -130,7 +129,7 @@ export type TransactionList =
 
 export async function listTransactions(ctx: AppContext, accountId: string, query: TransactionListInput): Promise<TransactionList> {
   const tz = ctx.config.timeZone;
-  const today = formatDate(await accountNow(ctx, accountId), tz);
+  const today = formatDate(await ctx.accountClock.now(accountId, ctx.db), tz);
   const dateInit = query.date_init === undefined || query.date_init === '' ? today : query.date_init;
   const dateEnd = query.date_end === undefined || query.date_end === '' ? today : query.date_end;
   const errors: Record<string, string> = {};

@@ -94,11 +94,12 @@ function withSlashAliases(doc: Json): Json {
 const sandboxBadgeCss = `.swagger-ui .topbar .wrapper::after { content: "Sandbox \\00B7  pruebas, sin dinero real"; display: inline-block;
   margin-top: .5rem; padding: .2rem .6rem; border-radius: 999px; background: #fff4d6; color: #5c3d00; font: 600 .85rem system-ui, sans-serif; }`;
 
-const servedUrls = new WeakMap<FastifyInstance, readonly string[]>();
+/** The docs app's decorator: the URLs it answers itself. */
+const servedUrls = 'servedUrls';
 
 /** The URLs the docs app answers itself (Swagger UI's), which the root must forward to it (tests). */
 export function docsAppUrls(app: FastifyInstance): readonly string[] {
-  return servedUrls.get(app) ?? [];
+  return app.hasDecorator(servedUrls) ? app.getDecorator<readonly string[]>(servedUrls) : [];
 }
 
 /** Handlers never run (the docs app answers only the docs' own routes): only the schemas and config matter. */
@@ -151,7 +152,7 @@ export async function buildDocsApp(recorded: RecordedRoutes, publicBaseUrl: stri
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   for (const schema of recorded.sharedSchemas) app.addSchema(schema as never);
   const served: string[] = [];
-  servedUrls.set(app, served);
+  app.decorate(servedUrls, served);
   let ownRoutes = true;
   app.addHook('onRoute', (route) => { if (ownRoutes && route.method !== 'HEAD') served.push(route.url); });
   // Swagger UI's bundle is 1.4 MB of script: brotli or gzip brings it to a quarter, and a versioned URL lets the
