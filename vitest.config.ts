@@ -1,4 +1,12 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+// Test files at once (docs/testing.md). Vitest's default is one fewer than the cores, so a 2-core machine ran one
+// file at a time although most files wait on a child process, a socket or a timer for part of their time; two at
+// once keep both cores busy (figures in docs/testing.md). Bigger machines keep Vitest's default.
+const testFilesAtOnceMax = Math.max(2, os.availableParallelism() - 1);
+// COBRO_CPU_REPORT=/tmp/cpu.jsonl npm test: each file's CPU seconds, for the breakdown in docs/testing.md.
+const cpuReport = process.env.COBRO_CPU_REPORT !== undefined && process.env.COBRO_CPU_REPORT !== '';
 
 export default defineConfig({
   test: {
@@ -10,6 +18,8 @@ export default defineConfig({
           exclude: ['test/browser/**'],
           globalSetup: ['test/support/global-setup.ts'],
           pool: 'forks',
+          maxWorkers: testFilesAtOnceMax,
+          setupFiles: cpuReport ? ['test/support/cpu-probe.ts'] : [],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -55,7 +55,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
     },
   });
   attachLazySchemas(app, schemas);
-  registerConventions(app);
+  registerConventions(app, { httpsBase: ctx.config.publicBaseUrl.startsWith('https:') });
   registerWriteGuard(app, ctx);
   registerMetrics(app, ctx);
   await registerRateLimit(app, ctx.config.rateLimitPerMinute);

@@ -128,6 +128,8 @@ export const limits = {
   cobroSignatureToleranceMs: 5 * minuteMs,
   /** `t=` plus a few `v1=` MACs (several while a client rotates keys); a longer header is refused unread. */
   cobroSignatureLengthMax: 400,
+  /** Strict-Transport-Security's max-age when PUBLIC_BASE_URL is https (decision 440): a year. */
+  hstsMaxAgeS: 365 * 24 * 60 * 60,
 
   // Hosted checkout and its link.
   /** The largest form a checkout page accepts. */

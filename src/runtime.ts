@@ -23,6 +23,11 @@ import { paymentExtensions, settlementHolds } from './modules/payment-extensions
 import { refundPayoutFollower } from './modules/refunds/bank-payout-result.ts';
 import { createLedger } from './platform/ledger/sql-ledger.ts';
 import { processorFor } from './platform/processors/index.ts';
+import { createAccountClock } from './platform/sandbox-clock.ts';
+import { Memo } from './platform/memo.ts';
+import { referenceData } from './modules/reference/repository.ts';
+import { transactionCreateGroups } from './modules/transactions/create-group-commit.ts';
+import { payoutGroups } from './modules/wallet/payout-create.ts';
 
 export interface Runtime {
   readonly ctx: AppContext;
@@ -57,7 +62,12 @@ export function dueWorkRegistry(modules: readonly AppModule[]): readonly DueWork
   return handlers;
 }
 
-/** Wires the ports into a context. Tests that open their own database call this too, so they run the real wiring. */
+/**
+ * Wires the ports into a context, and makes what the app keeps while it runs (decision 475): every copy of the
+ * context (a command's, with its transaction as `db`) shares these objects, and nothing of the kind lives in
+ * module scope. Tests that open their own database call this too, so they run the real wiring; a test that wants
+ * another clock or mode builds its context here again rather than by copying one.
+ */
 export function createContext(base: ContextBase, modules: readonly AppModule[] = appModules): AppContext {
   assertLimits();
   return {
@@ -68,7 +78,12 @@ export function createContext(base: ContextBase, modules: readonly AppModule[] =
     settlementHolds,
     refundPayouts: refundPayoutFollower,
     accounts: accountDirectory(base.db, base.secrets, base.changes ?? null),
+    accountClock: createAccountClock(base.clock, base.config.mode, base.changes),
     dueWork: dueWorkRegistry(modules),
+    referenceData: referenceData(),
+    checkoutLinkKey: new Memo(),
+    transactionCreateGroups: transactionCreateGroups(base.engine),
+    payoutGroups: payoutGroups(base.engine),
   };
 }
 
@@ -126,7 +141,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const diskSpace = handle.engine === 'pglite' && !readOnly && options.handle === undefined
     ? watchDiskSpace(config.dataDir, limits.dataDirFreeBytesMin, limits.dataDirSpaceCheckMs, logger) : undefined;
   const ctx = createContext({
-    db: handle.db, engine: handle.engine, config, clock: options.clock ?? systemClock, secrets, logger, changes: handle.changes,
+    db: handle.db, engine: handle.engine, pool: handle.pool, config, clock: options.clock ?? systemClock, secrets, logger, changes: handle.changes,
     ...(diskSpace !== undefined ? { diskSpace } : {}),
   });
   return { ctx, handle, close: () => { diskSpace?.stop(); return handle.close(); } };

@@ -81,6 +81,40 @@ describe('tidy', () => {
     expect(offenders.map(rel)).toEqual([]);
   });
 
+  it('keeps no app state in module scope: no map keyed by the app or a context (STYLE rule 21, decision 475)', () => {
+    // What an app keeps lives on the context src/runtime.ts builds. These files keep a module-scope map keyed by
+    // neither, each a cache of what its key alone decides, so it is the same for every app of a process.
+    const pureCaches: Readonly<Record<string, string>> = {
+      'src/platform/http/input-guards.ts': 'what a route schema declares, keyed by the schema object',
+      'src/platform/http/json-body.ts': 'a parsed body\'s number texts and a request\'s body text, keyed by that body and request',
+      'src/platform/notifications/send.ts': 'a callback URL\'s static check, keyed by the policy and the URL text',
+      'src/platform/notifications/sign.ts': 'the HMAC key object of a webhook secret, keyed by the secret',
+      'src/platform/money-format.ts': 'Intl number formats, keyed by locale and currency',
+      'src/platform/time-format.ts': 'Intl date formats, keyed by time zone',
+    };
+    const moduleScopeMap = /^(?:export\s+)?(?:const|let|var)\s+\w+\s*(?::[^=]+)?=\s*new\s+(?:Weak)?Map\b/m;
+    // A WeakMap (or a helper keyed by the app) anywhere is how state keyed by an object hides in module scope.
+    const keyedByObject = /\bnew\s+Weak(?:Map|Set|Ref)\b|\bperApp\b|\bappMemo\b|\bappKeyOf\b/;
+    const offenders = src.filter((f) => {
+      const text = fs.readFileSync(f, 'utf8');
+      return !(rel(f) in pureCaches) && (moduleScopeMap.test(text) || keyedByObject.test(text));
+    });
+    expect(offenders.map(rel)).toEqual([]);
+    // The list stays true: an entry whose file no longer keeps a map is removed.
+    const stale = Object.keys(pureCaches).filter((f) => !moduleScopeMap.test(fs.readFileSync(path.join(repoRoot, f), 'utf8')));
+    expect(stale).toEqual([]);
+  });
+
+  it('reads an account\'s time only through ctx.accountClock: src/platform/sandbox-clock.ts is not imported elsewhere', () => {
+    const allowed = new Set([
+      // The composition root builds the clock; the context declares its type.
+      path.join('src', 'runtime.ts'), path.join('src', 'platform', 'context.ts'),
+    ]);
+    const clockFile = path.join(repoRoot, 'src', 'platform', 'sandbox-clock.ts');
+    const importers = importEdges(src).filter((e) => e.to === clockFile && !allowed.has(rel(e.from))).map((e) => rel(e.from));
+    expect(importers).toEqual([]);
+  });
+
   it('fills no registry by importing a file: no top-level call but assertions and the CLI entry point', () => {
     const allowed = (c: { file: string; text: string }) => /^assert(\.\w+|Limits)?\(/.test(c.text) || (rel(c.file) === path.join('src', 'cli', 'main.ts') && c.text.startsWith('main('));
     expect(topLevelCalls(src).filter((c) => !allowed(c)).map((c) => `${rel(c.file)}:${c.line} ${c.text}`)).toEqual([]);

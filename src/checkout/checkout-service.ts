@@ -1,6 +1,5 @@
 // What the checkout pages need from the transaction and reference data, without HTTP.
 import type { AppContext } from '../platform/context.ts';
-import { accountNow } from '../platform/sandbox-clock.ts';
 import { findTransactionById, lockTransaction, type TransactionRow } from '../modules/transactions/repository.ts';
 import { isExpired } from '../modules/transactions/payment-attempt.ts';
 import { expiryRejection, recordRejection } from '../modules/transactions/transaction-result.ts';
@@ -60,12 +59,12 @@ export async function banksFor(ctx: AppContext, currency: string): Promise<reado
 export async function loadForCheckout(ctx: AppContext, id: string): Promise<TransactionRow | undefined> {
   const row = await findTransactionById(ctx.db, id);
   if (row === undefined || row.status !== 'pending') return row;
-  if (!isExpired(row, await accountNow(ctx, row.account_id))) return row;
+  if (!isExpired(row, await ctx.accountClock.now(row.account_id, ctx.db))) return row;
   if (ctx.config.mode === 'production' && await hasUndecidedCommit(ctx.db, id)) return row;
   return inTransaction(ctx.db, async (tx) => {
     const locked = await lockTransaction(tx, id);
     if (locked === undefined) return undefined;
-    const now = await accountNow(ctx, locked.account_id, tx);
+    const now = await ctx.accountClock.now(locked.account_id, tx);
     if (locked.status === 'pending' && isExpired(locked, now)) {
       await recordRejection(tx, locked, expiryRejection, now);
       return { ...locked, status: 'rejected' as const, rejection_reason: 'expired' as const };
@@ -76,7 +75,7 @@ export async function loadForCheckout(ctx: AppContext, id: string): Promise<Tran
 
 export async function markOpened(ctx: AppContext, row: TransactionRow): Promise<void> {
   if (row.checkout_opened_at !== null) return;
-  await ctx.db.updateTable('transactions').set({ checkout_opened_at: await accountNow(ctx, row.account_id) })
+  await ctx.db.updateTable('transactions').set({ checkout_opened_at: await ctx.accountClock.now(row.account_id, ctx.db) })
     .where('id', '=', row.id).where('checkout_opened_at', 'is', null).execute();
 }
 

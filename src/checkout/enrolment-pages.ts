@@ -5,7 +5,6 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import { limits } from '../limits.ts';
-import { accountNow } from '../platform/sandbox-clock.ts';
 import { formatDate } from '../platform/time-format.ts';
 import { enrolCard } from '../modules/subscriptions/enrolment.ts';
 import { enrolmentContext, type EnrolmentContext } from '../modules/subscriptions/enrolment-query.ts';
@@ -49,7 +48,7 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
     const view = await enrolmentContext(ctx, form.token, form.validacion);
     if (view === null) return sendPage(reply, 404, invalidLinkPage());
     if (view.enrolled || !view.open) return show(reply, view);
-    const month = formatDate(await accountNow(ctx, view.accountId), ctx.config.timeZone).slice(0, 7);
+    const month = formatDate(await ctx.accountClock.now(view.accountId, ctx.db), ctx.config.timeZone).slice(0, 7);
     const parsed = parseCardForm(form, singlePayment, month);
     if (!parsed.ok) return sendPage(reply, 422, enrolmentFormPage(view, parsed.problems));
     const outcome = await enrolCard(ctx, view.token, parsed.value.card);

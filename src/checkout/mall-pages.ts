@@ -5,7 +5,6 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import { limits, mallLimits } from '../limits.ts';
-import { accountNow } from '../platform/sandbox-clock.ts';
 import { formatDate, formatTimestamp } from '../platform/time-format.ts';
 import { attemptMallPayment, type MallAttemptOutcome } from '../modules/mall/mall-payment.ts';
 import { findMall, linesOf, type MallRow } from '../modules/mall/repository.ts';
@@ -95,7 +94,7 @@ async function load(ctx: AppContext, id: string): Promise<MallSummary | null> {
 /** The first opening of the page is when each store's transaction started (conciliation's `start`). */
 async function markOpened(ctx: AppContext, mall: MallRow): Promise<void> {
   if (mall.checkout_opened_at !== null) return;
-  const at = await accountNow(ctx, mall.account_id);
+  const at = await ctx.accountClock.now(mall.account_id, ctx.db);
   const opened = await ctx.db.updateTable('malls').set({ checkout_opened_at: at }).where('id', '=', mall.id).where('checkout_opened_at', 'is', null).executeTakeFirst();
   if (opened.numUpdatedRows === 0n) return;
   const ids = (await linesOf(ctx.db, mall.id)).map((l) => l.transaction_id);
@@ -111,7 +110,7 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
   async function show(reply: FastifyReply, s: MallSummary, chosen: number | undefined): Promise<FastifyReply> {
     const mall = s.mall;
     if (mall.status !== 'pending') return sendPage(reply, 200, resultPage(s, mall.status === 'success' ? 'success' : 'rejected', mall.status === 'rejected' ? mall.gateway_message : null));
-    if (mall.attempt_lease_until !== null && mall.attempt_lease_until.getTime() > (await accountNow(ctx, mall.account_id)).getTime()) {
+    if (mall.attempt_lease_until !== null && mall.attempt_lease_until.getTime() > (await ctx.accountClock.now(mall.account_id, ctx.db)).getTime()) {
       return sendPage(reply, 200, resultPage(s, 'processing', null));
     }
     await markOpened(ctx, mall);
@@ -139,7 +138,7 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
     const base = { mallId: mall.id, method, payerIp: request.ip };
     let outcome: MallAttemptOutcome;
     if (method.kind === 'card') {
-      const month = formatDate(await accountNow(ctx, mall.account_id), ctx.config.timeZone).slice(0, 7);
+      const month = formatDate(await ctx.accountClock.now(mall.account_id, ctx.db), ctx.config.timeZone).slice(0, 7);
       const parsed = parseCardForm(form, method.payment, month);
       if (!parsed.ok) return sendPage(reply, 422, formPage(s, method, parsed.problems, []));
       outcome = await attemptMallPayment(ctx, {

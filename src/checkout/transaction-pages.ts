@@ -4,7 +4,6 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import { limits, transactionLimits } from '../limits.ts';
-import { accountNow } from '../platform/sandbox-clock.ts';
 import { formatDate } from '../platform/time-format.ts';
 import { checkoutTokenValid } from '../modules/transactions/checkout-link.ts';
 import { attemptPayment } from '../modules/transactions/payment-attempt.ts';
@@ -73,7 +72,7 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
       if (started.kind === 'redirect') return sendPage(reply, 200, acquirerPage(await orderSummary(ctx, row), started.url, started.token));
       outcome = started;
     } else if (method.kind === 'card') {
-      const month = formatDate(await accountNow(ctx, row.account_id), ctx.config.timeZone).slice(0, 7);
+      const month = formatDate(await ctx.accountClock.now(row.account_id, ctx.db), ctx.config.timeZone).slice(0, 7);
       const parsed = parseCardForm(form, method.payment, month);
       if (!parsed.ok) return renderForm(ctx, reply, 422, row, link, method, parsed.problems, fixed === null);
       outcome = await attemptPayment(ctx, {

@@ -2,7 +2,6 @@
 // pages at /gateway/cobro (transaction-pages.ts) and the acquirer's return (acquirer-return.ts).
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
-import { accountNow } from '../platform/sandbox-clock.ts';
 import { normaliseRut, formatRut } from '../platform/rut.ts';
 import { hasUndecidedCommit, processorForAccount } from '../platform/processors/account-processors.ts';
 import type { AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
@@ -32,7 +31,7 @@ export async function showTransaction(ctx: AppContext, reply: FastifyReply, row:
     const kind = row.status === 'rejected' ? 'rejected' : 'success';
     return sendPage(reply, 200, resultPage(summary, kind, row.status === 'rejected' ? row.gateway_message : null, row.urlreturn, link, await receiptOf(ctx, row)));
   }
-  const leased = row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > (await accountNow(ctx, row.account_id)).getTime();
+  const leased = row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > (await ctx.accountClock.now(row.account_id, ctx.db)).getTime();
   if (leased || (ctx.config.mode === 'production' && await hasUndecidedCommit(ctx.db, row.id))) {
     return sendPage(reply, 200, resultPage(summary, 'processing', null, null, link));
   }

@@ -27,6 +27,8 @@ export function registerHomePage(app: FastifyInstance, ctx: AppContext): void {
     const query = request.query as Record<string, unknown>;
     const currency = typeof query.currency === 'string' && currencies.includes(query.currency) ? query.currency : 'CLP';
     const figures = await homeFigures(ctx, account.id, currency);
+    // Whether a captured `Sign` can be replayed on this account (docs/authentication.md, decision 440).
+    const { strict_signing: strictSigning } = await ctx.db.selectFrom('accounts').select('strict_signing').where('id', '=', account.id).executeTakeFirstOrThrow();
     const format = (value: bigint) => formatMoney(value, currency);
     // Nothing to draw: a new account gets its next steps, a quiet month one line, never two empty charts.
     const anyTransaction = await hasTransactions(ctx, account.id);
@@ -34,7 +36,7 @@ export function registerHomePage(app: FastifyInstance, ctx: AppContext): void {
     const first = figures.days[0] ?? '';
     const last = figures.days.at(-1) ?? '';
     return renderPage(ctx, request, reply, 200, 'home', {
-      title: 'Inicio', section: 'home', currency, currencies, figures, anyTransaction, quiet, baseUrl: ctx.config.publicBaseUrl,
+      title: 'Inicio', section: 'home', currency, currencies, figures, strictSigning, anyTransaction, quiet, baseUrl: ctx.config.publicBaseUrl,
       salesChart: bothSizes(barChart, {
         id: 'sales', title: `Ventas por día en ${currency}, del ${first} al ${last}`, points: figures.sales, format,
         description: `${figures.salesCount} ventas pagadas por ${format(figures.salesTotal)} en total.`,

@@ -4,7 +4,6 @@
 // the service zone, grouped by the database.
 import { sql } from 'kysely';
 import type { AppContext } from '../platform/context.ts';
-import { accountNow } from '../platform/sandbox-clock.ts';
 import { formatDate, parseLocal } from '../platform/time-format.ts';
 import '../modules/transactions/types.ts';
 import '../modules/wallet/repository.ts';
@@ -19,7 +18,7 @@ export function windowDays(today: string, count: number): string[] {
 
 export async function homeFigures(ctx: AppContext, accountId: string, currency: string) {
   const tz = ctx.config.timeZone;
-  const days = windowDays(formatDate(await accountNow(ctx, accountId), tz), dashboardLimits.chartDays);
+  const days = windowDays(formatDate(await ctx.accountClock.now(accountId, ctx.db), tz), dashboardLimits.chartDays);
   const start = parseLocal(days[0]!, tz);
   if (start === null) throw new Error(`window start ${days[0]} does not parse`);
   const localDay = (column: string) => sql<string>`to_char(${sql.ref(column)} AT TIME ZONE ${tz}, 'YYYY-MM-DD')`;

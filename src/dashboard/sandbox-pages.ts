@@ -2,7 +2,6 @@
 // expiries, payouts, callback retries): the same two steps POST /api/sandbox/clock/advance takes.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
-import { accountNow, accountOffsetMs, advanceAccountClock } from '../platform/sandbox-clock.ts';
 import { drainDueWork } from '../platform/due-work.ts';
 import { limits } from '../limits.ts';
 import { formatInstant } from './format.ts';
@@ -26,8 +25,8 @@ export function registerSandboxPages(app: FastifyInstance, ctx: AppContext): voi
   if (ctx.config.mode !== 'sandbox') return;
   const page = async (accountId: string, problem: string | null, query: Record<string, unknown>) => ({
     title: 'Reloj de pruebas', section: 'sandbox' as const, problem,
-    now: formatInstant(await accountNow(ctx, accountId), ctx.config.timeZone),
-    offsetHours: Math.floor((await accountOffsetMs(ctx.db, accountId)) / msPerHour),
+    now: formatInstant(await ctx.accountClock.now(accountId, ctx.db), ctx.config.timeZone),
+    offsetHours: Math.floor((await ctx.accountClock.offsetMs(accountId, ctx.db)) / msPerHour),
     advanced: typeof query.advanced === 'string' && /^\d{1,9}$/.test(query.advanced) ? Number(query.advanced) : null,
     processed: typeof query.processed === 'string' && /^\d{1,9}$/.test(query.processed) ? Number(query.processed) : null,
     maxDays: Math.floor(limits.sandboxAdvanceMsMax / (24 * msPerHour)),
@@ -43,7 +42,7 @@ export function registerSandboxPages(app: FastifyInstance, ctx: AppContext): voi
     if (deltaMs === null) return refuse('Escribe días y horas como números enteros.');
     if (deltaMs === 0) return refuse('Indica cuántos días u horas adelantar.');
     if (deltaMs > limits.sandboxAdvanceMsMax) return refuse(`Se puede adelantar a lo más ${Math.floor(limits.sandboxAdvanceMsMax / (24 * msPerHour))} días de una vez.`);
-    const offset = await advanceAccountClock(ctx, account.id, deltaMs);
+    const offset = await ctx.accountClock.advance(account.id, deltaMs, ctx.db);
     if (offset === null) return refuse('El reloj de esta cuenta ya no puede adelantarse más.');
     const processed = Object.values(await drainDueWork(ctx, account.id)).reduce((a, b) => a + b, 0);
     return reply.code(303).redirect(`/dashboard/sandbox?advanced=${deltaMs / msPerHour}&processed=${processed}`);

@@ -122,6 +122,11 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   } catch {
     errors.push(`PUBLIC_BASE_URL must be an http(s) URL, got "${publicBaseUrl}"`);
   }
+  // Production over plain http would send the dashboard's session cookie and every checkout page in clear: refused,
+  // unless the operator names the risk (local testing behind a TLS-terminating proxy; decision 440).
+  if (mode === 'production' && /^http:/i.test(publicBaseUrl) && env.COBRO_ALLOW_INSECURE_PUBLIC_URL !== '1') {
+    errors.push(`PUBLIC_BASE_URL must be https in production mode, got "${publicBaseUrl}" (set COBRO_ALLOW_INSECURE_PUBLIC_URL=1 only for local testing behind a TLS-terminating proxy)`);
+  }
   const workersEnabled = env.COBRO_WORKERS !== '0';
   const metricsToken = env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' ? env.METRICS_TOKEN : null;
   const { metricsTokenLengthMin: tokenMin, metricsTokenLengthMax: tokenMax } = configLimits;

@@ -1,6 +1,11 @@
 // What every service needs, built once by the composition root (src/runtime.ts) and passed down: no module-level
 // singletons, no registry filled by imports. Ports (interfaces) live in platform; their implementations are wired
-// in runtime.ts, so platform code never imports a module.
+// in runtime.ts, so platform code never imports a module. What an app learns or keeps while it runs (the offsets
+// of the account clock, the reference catalogue, the checkout-link key, the group commits' queues) is made there
+// too, once per app, and lives on the context, never in a module-scope map keyed by the app or a context (STYLE
+// rule 21, decision 475): a command's context is a copy of the app's with its transaction as `db`, and every copy
+// shares those objects. Modules declare what they keep by augmenting AppContext (as transactions/extension.ts
+// does); test/tidy.test.ts fails on a module-scope map outside its list of pure caches.
 import type { ChangeFeed } from './db/change-feed.ts';
 import type { DiskSpaceGuard } from './db/disk-space.ts';
 import type { Logger } from 'pino';
@@ -8,9 +13,10 @@ import type { AccountDirectory } from './auth/account-directory.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/types.ts';
-import type { Engine } from './db/database.ts';
+import type { Engine, PoolCounts } from './db/database.ts';
 import type { Ledger } from './ledger/ledger.ts';
 import type { PaymentProcessor } from './processors/processor.ts';
+import type { AccountClock } from './sandbox-clock.ts';
 import type { SecretBox } from './secrets.ts';
 
 /** What a process opens before the context can be wired (src/runtime.ts): everything else is derived from these. */
@@ -21,6 +27,8 @@ export interface ContextBase {
   readonly clock: Clock;
   readonly secrets: SecretBox;
   readonly logger: Logger;
+  /** The PostgreSQL pool's connection counts, for /metrics; null on PGlite (one in-process connection). */
+  readonly pool: PoolCounts | null;
   /** The database's change notifications, where the process may keep copies (absent: nothing is kept). */
   readonly changes?: ChangeFeed;
   /** The embedded database's free-space guard (decision 420): writes wait while DATA_DIR is almost full. */
@@ -34,6 +42,8 @@ export interface AppContext extends ContextBase {
   readonly processor: PaymentProcessor;
   /** Account lookups for platform code (auth, callback signing), implemented by modules/accounts. */
   readonly accounts: AccountDirectory;
+  /** "Now" as an account sees it (its sandbox clock): the one way to read an account's time. */
+  readonly accountClock: AccountClock;
   /** Every time-driven handler, in the order a drain runs them: the platform's, then each module's. */
   readonly dueWork: readonly DueWorkHandler[];
 }

@@ -231,7 +231,7 @@ describe('paying on the hosted checkout in Chromium', () => {
     await page.click('button[type=submit]');
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
     const got = (await api('GET', `/api/transaction/${created.id}`)).body;
-    expect(got.payment).toMatchObject({ media: 'ETpay', additional_parameters: { payer_rut: '11.111.111-1', identificador: '11.111.111-1', banco: 'Banco de Chile' } });
+    expect(got.payment).toMatchObject({ media: 'ETpay', additional_parameters: { payer_rut: '11.111.111-1', identificador: '11.111.111-1', banco: 'Banco de Chile', numero_cuenta: null } });
     expect(await deliverCallbacks()).toBe(1);
     expect(verifiedCallback(got.payment.payment_key).payload).toEqual(expectedPayload(got, 'success'));
     await page.close();

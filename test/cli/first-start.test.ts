@@ -72,7 +72,7 @@ describe('the first start of cobro serve', () => {
 
   it('warns that production on PGlite over http is not ready, naming docs/going-live.md; GET / says only name and status', async () => {
     const port = await freePort();
-    const server = await startServe({ DATA_DIR: path.join(dir, 'prod'), PORT: String(port), COBRO_WORKERS: '0', LOG_FORMAT: 'json', COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) }, 150_000);
+    const server = await startServe({ DATA_DIR: path.join(dir, 'prod'), PORT: String(port), COBRO_WORKERS: '0', LOG_FORMAT: 'json', COBRO_MODE: 'production', COBRO_ALLOW_INSECURE_PUBLIC_URL: '1', COBRO_SECRET_KEY: 'cd'.repeat(32) }, 150_000);
     try {
       await waitFor(server.output, 'plain-http PUBLIC_BASE_URL');
       const all = server.output().trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 40).map((l) => l.msg);

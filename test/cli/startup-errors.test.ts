@@ -65,9 +65,19 @@ describe('cobro serve start-up errors', () => {
   it('a missing production key: one line, even when COBRO_SECRET_KEY is set but empty', async () => {
     for (const key of [undefined, '']) {
       const dir = freshDataDir();
-      const env: Record<string, string> = { DATA_DIR: dir, PORT: '0', COBRO_MODE: 'production', ...(key === undefined ? {} : { COBRO_SECRET_KEY: key }) };
+      const env: Record<string, string> = { DATA_DIR: dir, PORT: '0', COBRO_MODE: 'production', PUBLIC_BASE_URL: 'https://pay.example.com', ...(key === undefined ? {} : { COBRO_SECRET_KEY: key }) };
       const result = await runCli(['serve'], env);
       expectOneLine(result, 2, /^cobro: configuration error: COBRO_SECRET_KEY is required in production mode/);
+      expect(fs.existsSync(dir)).toBe(false);
+    }
+  });
+
+  it('an http PUBLIC_BASE_URL in production: one line naming the variable that allows it (decision 440)', async () => {
+    for (const base of [undefined, 'http://pay.example.com']) {
+      const dir = freshDataDir();
+      const env: Record<string, string> = { DATA_DIR: dir, PORT: '0', COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32), ...(base === undefined ? {} : { PUBLIC_BASE_URL: base }) };
+      const result = await runCli(['serve'], env);
+      expectOneLine(result, 2, /^cobro: configuration error: PUBLIC_BASE_URL must be https in production mode, got "http:\/\/.*" \(set COBRO_ALLOW_INSECURE_PUBLIC_URL=1 only for local testing behind a TLS-terminating proxy\)\n?$/);
       expect(fs.existsSync(dir)).toBe(false);
     }
   });

@@ -36,7 +36,10 @@ function documentOperations(): Map<string, AuthMode> {
   for (const [path, item] of Object.entries(doc.paths)) {
     if (!path.startsWith('/api/') || path === '/api/openapi.json') continue;
     for (const [method, op] of Object.entries(item)) {
-      if (httpMethods.has(method)) found.set(`${method.toUpperCase()} ${path}`, authOf(op));
+      // The reference's trailing-slash spellings are the same operations: the client calls the canonical path.
+      if (httpMethods.has(method) && (op as { 'x-cobro-alias-of'?: string })['x-cobro-alias-of'] === undefined) {
+        found.set(`${method.toUpperCase()} ${path}`, authOf(op));
+      }
     }
   }
   return found;

@@ -6,6 +6,7 @@ import { payByCard } from '../modules/transactions/helpers.ts';
 import { dashboardBrowser } from '../support/dashboard.ts';
 import { barChart, stepChart } from '../../src/dashboard/charts.ts';
 import { windowDays } from '../../src/dashboard/home.ts';
+import { resolve as resolveCommand, runResolved } from '../../src/cli/dispatch.ts';
 
 let t: TestApp;
 let shop: TestAccount;
@@ -57,6 +58,17 @@ describe('dashboard home', () => {
     expect(body).toMatch(/2026-03-24<\/td><td data-label="Ventas" class="num">\$0<\/td><td data-label="Saldo al cierre" class="num">\$0<\/td>/);
     expect(body).toMatch(/2026-04-09<\/td><td data-label="Ventas" class="num">\$12\.345<\/td><td data-label="Saldo al cierre" class="num">\$70\.000<\/td>/);
     expect(body).not.toContain('style=');
+  });
+
+  it('says whether the account requires strict signing (Cobro-Signature), as the operator sets it', async () => {
+    const account = await t.createAccount('Firma estricta');
+    const b = dashboardBrowser(t);
+    await b.signIn(account);
+    expect((await b.get('/dashboard')).body).toMatch(/id="strict-signing">Firma estricta \(Cobro-Signature\): <strong>no exigida<\/strong>/);
+    const resolved = resolveCommand(['accounts', 'require-strict-signing', account.id]);
+    if (!('command' in resolved)) throw new Error(resolved.stderr);
+    expect((await runResolved(resolved, t.ctx)).exitCode).toBe(0);
+    expect((await b.get('/dashboard')).body).toMatch(/id="strict-signing">Firma estricta \(Cobro-Signature\): <strong>exigida<\/strong>/);
   });
 
   it('tells a new account what to do next instead of drawing two empty charts', async () => {

@@ -55,6 +55,24 @@ describe('Bearer token and Sign (supplement §2)', () => {
     expect((await get({ ...auth, sign }, '/api/account?per_page=11&page=2')).statusCode).toBe(401);
   });
 
+  it('accepts a Sign over the path as sent (percent-escapes kept) as well as over the decoded path', async () => {
+    const auth = { authorization: `Bearer ${account.publicToken}` };
+    const email = 'pct.client@example.com';
+    const created = await t.call(account, { method: 'POST', url: '/api/suclient', sign: true, body: { email, name: 'Pct Client', phone: '923122312' } });
+    expect(created.statusCode).toBe(200);
+    const sent = '/api/suclient/pct.client%40example.com';
+    // A client that signs what it sends: encodeURIComponent('/api/suclient/pct.client%40example.com') has `%2540`.
+    const overSent = computeSign(account.privateToken, sent, {});
+    const overDecoded = computeSign(account.privateToken, `/api/suclient/${email}`, {});
+    for (const sign of [overSent, overDecoded]) {
+      const res = await get({ ...auth, sign }, sent);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ id: created.json().id, email });
+    }
+    // Another path's signature still fails, in either form.
+    expect((await get({ ...auth, sign: computeSign(account.privateToken, '/api/suclient/other%40example.com', {}) }, sent)).json().message_error).toBe('invalid sign');
+  });
+
   it('ignores a Sign header on routes that do not need one', async () => {
     const res = await get({ sign: 'whatever' }, '/api/banks?currency=clp');
     expect(res.statusCode).toBe(200);

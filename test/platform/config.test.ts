@@ -26,6 +26,19 @@ describe('configuration from the environment', () => {
     expect(ok.ok && ok.config.publicBaseUrl).toBe('https://pay.example.com');
   });
 
+  it('refuses an http PUBLIC_BASE_URL in production unless COBRO_ALLOW_INSECURE_PUBLIC_URL=1 names the risk', () => {
+    const key = 'ab'.repeat(32);
+    for (const base of [undefined, 'http://pay.example.com', 'HTTP://pay.example.com']) {
+      const r = loadConfig({ COBRO_MODE: 'production', COBRO_SECRET_KEY: key, ...(base === undefined ? {} : { PUBLIC_BASE_URL: base }) });
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.errors).toEqual([expect.stringMatching(/^PUBLIC_BASE_URL must be https in production mode, got "http.*COBRO_ALLOW_INSECURE_PUBLIC_URL=1/i)]);
+    }
+    for (const allow of ['0', 'yes', '']) expect(loadConfig({ COBRO_MODE: 'production', COBRO_SECRET_KEY: key, COBRO_ALLOW_INSECURE_PUBLIC_URL: allow }).ok).toBe(false);
+    expect(loadConfig({ COBRO_MODE: 'production', COBRO_SECRET_KEY: key, COBRO_ALLOW_INSECURE_PUBLIC_URL: '1' }).ok).toBe(true);
+    // Sandbox serves http as before.
+    expect(loadConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1:8080' }).ok).toBe(true);
+  });
+
   it('reads CALLBACK_TRUSTED_ORIGINS as bare origins and names any entry that is more than one', () => {
     const ok = loadConfig({ CALLBACK_TRUSTED_ORIGINS: ' http://127.0.0.1:4567 , https://erp.internal:8443,HTTPS://Erp.Internal:443' });
     expect(ok.ok && [...ok.config.callbackTrustedOrigins]).toEqual(['http://127.0.0.1:4567', 'https://erp.internal:8443', 'https://erp.internal']);

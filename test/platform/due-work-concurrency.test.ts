@@ -9,7 +9,6 @@ import { fund, payout } from '../modules/wallet/wallet-helpers.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.ts';
 import type { AppContext } from '../../src/platform/context.ts';
 import { drainDueWork } from '../../src/platform/due-work.ts';
-import { advanceAccountClock } from '../../src/platform/sandbox-clock.ts';
 import { runSettlements } from '../../src/modules/transactions/settlement.ts';
 import { resolveDuePayouts } from '../../src/modules/wallet/payout-resolution.ts';
 import { runEventPayouts } from '../../src/modules/events/payouts.ts';
@@ -80,7 +79,7 @@ describe.runIf(onPostgres)('due work from two connection pools at once (PostgreS
     await fund(t, a, 100_000);
     const orders = ['p-1', 'p-2', 'p-3', 'p-4', 'p-5'];
     for (const order of orders) expect((await payout(t, a, { order, amount: 4_321 })).json().status).toBe('success');
-    await advanceAccountClock(t.ctx, a.id, 2 * 60 * 60 * 1000);
+    await t.ctx.accountClock.advance(a.id, 2 * 60 * 60 * 1000, t.ctx.db);
     for (let round = 0; round < 2; round++) {
       await Promise.all([resolveDuePayouts(t.ctx, { limit: 200 }), resolveDuePayouts(other, { limit: 200 }), drainDueWork(other, a.id)]);
     }
@@ -101,7 +100,7 @@ describe.runIf(onPostgres)('due work from two connection pools at once (PostgreS
     expect((await t.call(a, { method: 'POST', url: '/api/event', body: event })).json().status).toBe('success');
     const sale = await payCard(a, { order: 'e-1', amount: 10_000, event: 'fest' });
     // Past date_payment without draining: the sale's settlement and the event's payout are both due now.
-    await advanceAccountClock(t.ctx, a.id, 15 * 24 * 60 * 60 * 1000);
+    await t.ctx.accountClock.advance(a.id, 15 * 24 * 60 * 60 * 1000, t.ctx.db);
     const eventRow = await t.ctx.db.selectFrom('events').select(['id']).where('account_id', '=', a.id).executeTakeFirstOrThrow();
     const people = await t.ctx.db.selectFrom('event_beneficiaries').select(['id']).where('event_id', '=', eventRow.id).orderBy('position').execute();
 

@@ -3,7 +3,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { fund, payout } from '../modules/wallet/wallet-helpers.ts';
-import { accountOffsetMs, advanceAccountClock } from '../../src/platform/sandbox-clock.ts';
 import { limits } from '../../src/limits.ts';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
 
@@ -20,19 +19,19 @@ describe('POST /api/sandbox/clock/advance past the largest offset', () => {
     const advance = (body: Record<string, number>) => t.call(a, { method: 'POST', url: '/api/sandbox/clock/advance', body });
     // As many whole 400-day steps as fit, the way a script calling the endpoint in a loop would get there.
     const steps = Math.floor(sandboxOffsetMsMax / sandboxAdvanceMsMax);
-    for (let i = 0; i < steps; i++) expect(await advanceAccountClock(t.ctx, a.id, sandboxAdvanceMsMax)).not.toBeNull();
-    const reached = await accountOffsetMs(t.ctx.db, a.id);
+    for (let i = 0; i < steps; i++) expect(await t.ctx.accountClock.advance(a.id, sandboxAdvanceMsMax, t.ctx.db)).not.toBeNull();
+    const reached = await t.ctx.accountClock.offsetMs(a.id, t.ctx.db);
     expect(reached).toBe(steps * sandboxAdvanceMsMax);
 
     const over = await advance({ days: 400 });
     expect(over.statusCode).toBe(400);
     expect(over.json()).toMatchObject({ status: 'failed', message_error: 'body:too large', errors: { body: 'too large' } });
-    expect(await accountOffsetMs(t.ctx.db, a.id)).toBe(reached);
+    expect(await t.ctx.accountClock.offsetMs(a.id, t.ctx.db)).toBe(reached);
     for (let i = 0; i < 400; i++) {
-      if (await advanceAccountClock(t.ctx, a.id, sandboxAdvanceMsMax) === null) break;
+      if (await t.ctx.accountClock.advance(a.id, sandboxAdvanceMsMax, t.ctx.db) === null) break;
     }
-    expect(await accountOffsetMs(t.ctx.db, a.id)).toBeLessThanOrEqual(sandboxOffsetMsMax);
-    const room = sandboxOffsetMsMax - (await accountOffsetMs(t.ctx.db, a.id));
+    expect(await t.ctx.accountClock.offsetMs(a.id, t.ctx.db)).toBeLessThanOrEqual(sandboxOffsetMsMax);
+    const room = sandboxOffsetMsMax - (await t.ctx.accountClock.offsetMs(a.id, t.ctx.db));
     const last = await advance({ seconds: Math.floor(room / 1000) });
     expect(last.statusCode).toBe(200);
     expect((await advance({ days: 1 })).statusCode).toBe(400);

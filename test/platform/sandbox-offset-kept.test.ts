@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { fund, payout } from '../modules/wallet/wallet-helpers.ts';
-import { keptAccountOffsetMs, sandboxClockChangesChannel } from '../../src/platform/sandbox-clock.ts';
+import { sandboxClockChangesChannel } from '../../src/platform/sandbox-clock.ts';
 
 const dayMs = 24 * 60 * 60 * 1000;
 let t: TestApp;
@@ -44,7 +44,7 @@ describe('the sandbox offset a payout stamps its rows with', () => {
     expect((await payout(t, a, { order: 'before' })).json().status).toBe('success');
     expect((await payoutCreatedAt(a.id, 'before')).getTime()).toBe(now);
     expect(await createCreatedAt(a, 'before')).toBe(now);
-    expect(await keptAccountOffsetMs(t.ctx, a.id)).toBe(0);
+    expect((await t.ctx.accountClock.now(a.id, t.ctx.db, { kept: true })).getTime()).toBe(now);
 
     const advanced = await t.call(a, { method: 'POST', url: '/api/sandbox/clock/advance', body: { days: 2 } });
     expect(advanced.statusCode).toBe(200);

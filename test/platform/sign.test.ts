@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalString, computeSign, verifySign } from '../../src/platform/auth/sign.ts';
+import { canonicalString, computeSign, signedPaths, verifySign } from '../../src/platform/auth/sign.ts';
 
 const key = 'fe551abcef62fcf002dc598922e68f0a';
 const suclient = {
@@ -71,5 +71,15 @@ describe('Sign (supplement §2.4 vectors)', () => {
     // Neither variant is accepted where its value has nothing to vary.
     expect(verifySign(keyObject, '/api/x', { order: 'ab', amount: 10 }, hmac('%2Fapi%2Fx&amount=10&order=a*b'))).toBe(false);
     expect(verifySign(keyObject, '/api/x', { order: 'o', recurring: 'true' }, hmac('%2Fapi%2Fx&order=o&recurring=1'))).toBe(false);
+  });
+});
+
+describe('signedPaths (supplement §2.3: the path as received or decoded)', () => {
+  it('offers the decoded path, and the path as sent when it holds percent-escapes', () => {
+    expect(signedPaths('/api/suclient/cl123?x=1')).toEqual(['/api/suclient/cl123']);
+    expect(signedPaths('/api/suclient/a%40b.cl?page=1')).toEqual(['/api/suclient/a@b.cl', '/api/suclient/a%40b.cl']);
+    const overSent = computeSign(key, '/api/suclient/a%40b.cl', {});
+    expect(verifySign(key, signedPaths('/api/suclient/a%40b.cl'), {}, overSent)).toBe(true);
+    expect(verifySign(key, '/api/suclient/a@b.cl', {}, overSent)).toBe(false);
   });
 });

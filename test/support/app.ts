@@ -65,7 +65,8 @@ export interface TestAppOptions {
 
 export function testConfig(env: Record<string, string> = {}): Config {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-test-'));
-  const loaded = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SETTLEMENT_DELAY_DAYS: '0', COBRO_WORKERS: '0', ...env });
+  // Tests serve plain http on 127.0.0.1, production-mode ones too: the case COBRO_ALLOW_INSECURE_PUBLIC_URL names.
+  const loaded = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SETTLEMENT_DELAY_DAYS: '0', COBRO_WORKERS: '0', COBRO_ALLOW_INSECURE_PUBLIC_URL: '1', ...env });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   return loaded.config;
 }
@@ -77,6 +78,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const ctx: AppContext = createContext({
     db: options.dbPlugin !== undefined ? handle.db.withPlugin(options.dbPlugin) : handle.db,
     engine: handle.engine,
+    pool: handle.pool,
     config,
     clock,
     // Two apps on one database share its secret key, as two processes of one deployment do.

@@ -28,7 +28,7 @@ export interface FreshStartsOptions {
   readonly onStart?: (index: number, result: FreshStart) => void;
 }
 
-const servingLine = /"address":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"cobro is serving"/;
+const servingLine = /"address":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"cobro is serving/;
 
 /** Ends the whole group npm started (npm, its shell, the server). */
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {

@@ -221,7 +221,11 @@ export type TransactionBody = {
   amount: string;
   payment: {
     currency: string;
-    additional_parameters: object;
+    additional_parameters: {
+      identificador: string | null;
+      banco: string | null;
+      numero_cuenta: string | null;
+    };
     start: string | null;
     end: string | null;
     media: string | null;
@@ -255,7 +259,11 @@ export type TransactionListBody = {
     amount: number;
     payment: {
       currency: string;
-      additional_parameters: object;
+      additional_parameters: {
+        identificador: string | null;
+        banco: string | null;
+        numero_cuenta: string | null;
+      };
       start: string | null;
       end: string | null;
       media: string | null;
@@ -971,6 +979,7 @@ export type SubscriptionBody = {
     name: string;
     rut: string;
     parámetros: never[];
+    parametros: never[];
   };
   logs: {
     status: {
@@ -1014,6 +1023,7 @@ export type SubscriptionListBody = {
       name: string;
       rut: string;
       parámetros: never[];
+      parametros: never[];
     };
     logs: {
       status: {
@@ -1066,6 +1076,7 @@ export type SubscriptionListV3Body = {
       name: string;
       rut: string;
       parámetros: never[];
+      parametros: never[];
     };
     logs: {
       status: {

@@ -7,7 +7,6 @@ import type { DbOrTx } from '../../platform/db/types.ts';
 import { validationError } from '../../platform/errors.ts';
 import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
 import { conciliationLimits } from '../../limits.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { conciliationRange, type DayRange } from './date-range.ts';
 import { linesIn, type LineRow } from './repository.ts';
 
@@ -115,7 +114,7 @@ function batchOf(ctx: AppContext, rows: readonly LineRow[]): ConciliationBatch {
 export async function conciliationFor(
   ctx: AppContext, accountId: string, dateInit: string, dateEnd: string,
 ): Promise<{ readonly range: DayRange; readonly batches: ConciliationBatch[] }> {
-  const today = formatDate(await accountNow(ctx, accountId, ctx.db), ctx.config.timeZone);
+  const today = formatDate(await ctx.accountClock.now(accountId, ctx.db), ctx.config.timeZone);
   const range = conciliationRange(dateInit, dateEnd, today, ctx.config.timeZone);
   return { range, batches: await conciliationReport(ctx, ctx.db, accountId, range) };
 }

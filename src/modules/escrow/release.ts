@@ -9,7 +9,6 @@ import type { Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { formatDate } from '../../platform/time-format.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
@@ -39,7 +38,7 @@ export async function releaseEscrow(ctx: AppContext, accountId: string, ids: rea
     const unique = [...new Set(ids)].sort();
     const rows = unique.length === 0 ? [] : await tx.selectFrom('transactions').selectAll()
       .where('account_id', '=', accountId).where('id', 'in', unique).orderBy('id').forUpdate().execute();
-    const at = await accountNow(ctx, accountId, tx);
+    const at = await ctx.accountClock.now(accountId, tx);
     const answers = new Map<string, EscrowItem>();
     for (const row of rows) answers.set(row.id, await releaseOne(ctx, tx, row, at));
     return { transactions: ids.map((id) => answers.get(id) ?? { status: 'not found', transaction_id: id, amount: 0, availability_date: unknownDate, deposit_date: unknownDate }) };

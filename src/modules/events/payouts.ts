@@ -3,7 +3,6 @@
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/due-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
-import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { sql } from 'kysely';
 import { eventLimits } from '../../limits.ts';
 import './types.ts';
@@ -14,13 +13,13 @@ async function payOneEvent(ctx: AppContext, accountId: string | undefined): Prom
   return inTransaction(ctx.db, async (tx) => {
     let q = tx.selectFrom('events').select(['id', 'account_id', 'currency'])
       .where('payout_status', '=', 'scheduled')
-      .where('date_payment_at', '<=', accountNowSql(ctx, sql.ref('events.account_id')));
+      .where('date_payment_at', '<=', ctx.accountClock.nowSql(sql.ref('events.account_id')));
     if (accountId !== undefined) q = q.where('account_id', '=', accountId);
     const event = await q.orderBy('date_payment_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
     if (event === undefined) return false;
     // Account time, like the sale's settlement before it: service time would date the payout before the sale in a
     // sandbox whose clock was moved to date_payment.
-    const at = await accountNow(ctx, event.account_id, tx);
+    const at = await ctx.accountClock.now(event.account_id, tx);
     if (event.currency !== null) {
       const people = await tx.selectFrom('event_beneficiaries').select(['id', 'paid_minor'])
         .where('event_id', '=', event.id).orderBy('position').execute();

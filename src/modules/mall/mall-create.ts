@@ -10,7 +10,6 @@ import { publicTokenHash } from '../../platform/auth/tokens.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { findAccountRowByTokenHash } from '../accounts/repository.ts';
 import { findPaymentMethod, knownCurrencies, paymentMethodCatalogue } from '../reference/repository.ts';
 import { checkoutTakes, unpayableReason } from '../../platform/processors/account-processors.ts';
@@ -140,7 +139,7 @@ export async function createMall(ctx: AppContext, caller: { readonly id: string;
   const read = readMallLines(input.merchant);
   if (!read.ok) Object.assign(errors, read.errors);
   if (read.ok && input.amount !== undefined && BigInt(input.amount) !== read.totalMinor) errors.amount = 'does not add up to the merchant amounts';
-  const at = await accountNow(ctx, caller.id);
+  const at = await ctx.accountClock.now(caller.id, ctx.db);
   const { stores, failure } = read.ok ? await resolveStores(ctx, caller.id, caller.name, read.lines, currency, at, errors) : { stores: [], failure: null };
   if (Object.keys(errors).length > 0) throw validationError(errors);
   const refused = await unpayableMall(ctx, currency, input.payment);
@@ -164,12 +163,13 @@ export async function createMall(ctx: AppContext, caller: { readonly id: string;
       for (const store of stores) {
         const line = await createLine(spCtx, sp, store, { email, currency, urlreturn, urlnotify });
         await sp.insertInto('mall_lines').values({
-          mall_id: id, position: store.line.position, merchant: store.line.merchant, store_account_id: store.accountId,
+          mall_id: id, position: store.line.position, merchant_hash: publicTokenHash(store.line.merchant), store_account_id: store.accountId,
           store_name: line.storeName, transaction_id: line.transactionId, amount_minor: store.line.amountMinor,
           subject: store.line.subject, event: store.line.event, individual_order: store.line.individualOrder,
         }).execute();
         out.push({
-          merchant: store.line.merchant, amount: minorAsJsonNumber(store.line.amountMinor), subject: store.line.subject, event: store.line.event,
+          // The store's name, never its token: answers are kept (idempotency) and logged (decision 440).
+          merchant: line.storeName, amount: minorAsJsonNumber(store.line.amountMinor), subject: store.line.subject, event: store.line.event,
           identificador: line.transactionKey, individual_order: store.line.individualOrder,
         });
       }

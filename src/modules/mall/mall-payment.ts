@@ -5,7 +5,6 @@ import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { newId } from '../../platform/ids.ts';
 import type { ChargeRequest } from '../../platform/processors/processor.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { transactionLimits } from '../../limits.ts';
 import type { AttemptInput } from '../transactions/payment-attempt.ts';
 import type { MallStatus } from './types.ts';
@@ -26,7 +25,7 @@ export async function attemptMallPayment(ctx: AppContext, input: MallAttemptInpu
     const mall = await lockMall(tx, input.mallId);
     if (mall === undefined) throw new Error('attempt on a mall that does not exist');
     if (mall.status !== 'pending') return { kind: 'final', status: mall.status } as const;
-    const now = await accountNow(ctx, mall.account_id, tx);
+    const now = await ctx.accountClock.now(mall.account_id, tx);
     if (mall.attempt_lease_until !== null && mall.attempt_lease_until.getTime() > now.getTime()) return { kind: 'in_progress' } as const;
     await tx.updateTable('malls')
       .set({ attempt_id: attemptId, attempt_lease_until: new Date(now.getTime() + transactionLimits.attemptLeaseMs), updated_at: now })
@@ -52,7 +51,7 @@ export async function attemptMallPayment(ctx: AppContext, input: MallAttemptInpu
       ctx.logger.error({ mall: mall.id, attempt: attemptId, approved: outcome.approved }, 'mall payment attempt lost its claim');
       return { kind: 'final', status: mall.status };
     }
-    const now = await accountNow(ctx, mall.account_id, tx);
+    const now = await ctx.accountClock.now(mall.account_id, tx);
     if (outcome.approved) {
       await recordMallSuccess(ctx, tx, mall, {
         paidPayment: input.method.payment, media: input.method.name, authorizationCode: outcome.authorizationCode,

@@ -45,7 +45,7 @@ async function notifyMall(tx: Tx, mall: MallRow, status: 'success' | 'failed', a
       currency: mall.currency,
       verification_key: mall.verification_key,
       individual_orders: lines.map((l) => ({
-        merchant: l.merchant,
+        merchant: l.store_name,
         amount: String(l.amount_minor),
         individual_order: l.individual_order,
         transaction_id: l.transaction_id,

@@ -1,4 +1,5 @@
-// HTTP surface of the mall (reference §5): POST /api/mall and GET /api/mall/{id}, both signed (supplement §2.2).
+// HTTP surface of the mall (reference §5): POST /api/mall and GET /api/mall/{id}: the create signed, the read
+// with Bearer alone (a Sign, when sent, is checked; supplement §2.2).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
@@ -21,8 +22,9 @@ export async function mallRoutes(app: FastifyInstance, ctx: AppContext): Promise
     return createMall(tx, { id: account.id, name: account.name }, request.body);
   }));
 
+  // Bearer alone, as the reference's cURL example and its SDK call it; a Sign sent anyway is checked (supplement §2.2).
   r.get('/api/mall/:id', {
-    config: { auth: 'sign' as const },
+    config: { auth: 'sign-if-sent' as const },
     schema: { tags, summary: 'One mall with its payment and each store\'s line', params: MallParams, response: withErrors({ 200: MallView }) },
   }, async (request) => mallView(ctx, accountOf(request).id, request.params.id));
 }

@@ -18,7 +18,7 @@ export const MallCreateBody = Type.Object({
 });
 
 export const IndividualOrder = Type.Object({
-  merchant: Type.String({ description: 'The store token as sent' }),
+  merchant: Type.String({ description: 'The store\'s display name (its account\'s, or the membership\'s): a store token is never answered back (decision 440)' }),
   amount: Type.Integer(),
   subject: Type.String(),
   event: Type.Union([Type.String(), Type.Null()]),

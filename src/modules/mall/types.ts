@@ -33,8 +33,11 @@ export interface MallTable {
 export interface MallLineTable {
   mall_id: string;
   position: number;
-  /** The store token as the request sent it (a public token or a membership token). */
-  merchant: string;
+  /**
+   * SHA-256 (hex) of the store token the request sent (a public token or a membership token), as public tokens are
+   * kept: the token itself is a credential and is neither stored nor answered back (migration 0300, decision 440).
+   */
+  merchant_hash: string;
   store_account_id: string;
   /** The display name GET /api/mall shows: the store account's name, or the membership's. */
   store_name: string;

@@ -4,7 +4,6 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/due-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
-import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { shareTransitions, type ShareStatus } from './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { limits } from '../../limits.ts';
@@ -17,12 +16,12 @@ async function advanceOneShare(ctx: AppContext, accountId: string | undefined): 
   return inTransaction(ctx.db, async (tx) => {
     let q = tx.selectFrom('ma_payment_shares').select(['transaction_id', 'client_id', 'account_id', 'currency', 'amount_minor', 'refunded_minor', 'status', 'deposit_due_at'])
       .where('status', 'in', ['liquidate', 'pending for deposit'])
-      .where('deposit_due_at', '<=', accountNowSql(ctx, sql.ref('ma_payment_shares.account_id')));
+      .where('deposit_due_at', '<=', ctx.accountClock.nowSql(sql.ref('ma_payment_shares.account_id')));
     if (accountId !== undefined) q = q.where('account_id', '=', accountId);
     const share = await q.orderBy('deposit_due_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
     if (share === undefined) return false;
     // Account time, like the settlement that liquidated the share: service time would date the deposit before it.
-    const at = await accountNow(ctx, share.account_id, tx);
+    const at = await ctx.accountClock.now(share.account_id, tx);
     const where = (b: typeof tx) => b.updateTable('ma_payment_shares')
       .where('transaction_id', '=', share.transaction_id).where('client_id', '=', share.client_id);
     if (share.status === 'liquidate') {

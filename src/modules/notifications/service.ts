@@ -1,7 +1,6 @@
 // Merchant and operator access to callback deliveries: list with filters, one with its attempt log, resend.
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
 import type { AttemptOutcome, NotificationStatus } from '../../platform/notifications/types.ts';
 import { notificationAttemptsMax } from '../../limits.ts';
@@ -101,7 +100,7 @@ export async function retryNotification(ctx: AppContext, id: string, accountId: 
     const now = ctx.clock.now();
     await tx.updateTable('notifications').set({
       status: 'pending',
-      next_attempt_at: await accountNow(ctx, row.account_id, tx),
+      next_attempt_at: await ctx.accountClock.now(row.account_id, tx),
       updated_at: now,
       ...(row.status === 'pending' ? {} : { schedule_start_attempts: row.attempts }),
     }).where('id', '=', id).execute();

@@ -1,46 +1,32 @@
 // GET /api/banks and GET /api/paymentmethods: public reference data (seed "Banks", "Methods of payment").
 // The catalogue is static (seeded by migration 0001, never written at run time), so each answer is built once per
-// database, kept in memory as its JSON body with a strong ETag, and a matching If-None-Match answers 304 (issue 13).
+// app, kept in memory as its JSON body with a strong ETag, and a matching If-None-Match answers 304 (issue 13).
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { validationError } from '../../platform/errors.ts';
 import { BanksResponse, CurrencyQuery, PaymentMethodsResponse } from './schemas.ts';
-import { knownCurrencies, listBanks, paymentMethodCatalogue } from './repository.ts';
+import { knownCurrencies, listBanks, paymentMethodCatalogue, type PaymentMethodRow, type ReferenceAnswer, type ReferenceAnswers } from './repository.ts';
 import { anyAccountCanTake, checkoutTakes, processorForAccount } from '../../platform/processors/account-processors.ts';
 
-interface Answer {
-  readonly body: string;
-  readonly etag: string;
-}
-
-interface Catalogue {
-  readonly currencies: ReadonlySet<string>;
-  /** By currency filter ('' for none): one entry per known currency plus one, so the map stays bounded. */
-  readonly banks: ReadonlyMap<string, Answer>;
-  readonly methods: ReadonlyMap<string, Answer>;
-}
-
-function answer(value: unknown): Answer {
+function answer(value: unknown): ReferenceAnswer {
   const body = JSON.stringify(value);
   return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 
-type MethodRow = Awaited<ReturnType<typeof paymentMethodCatalogue>>[number];
-
 /** A method as the seed lists it (its kind stays inside). */
-const listed = ({ currency, payment, name, description }: MethodRow) => ({ currency, payment, name, description });
+const listed = ({ currency, payment, name, description }: PaymentMethodRow) => ({ currency, payment, name, description });
 
 /**
  * Sandbox: the methods the deployment's processor takes on the checkout, the same for every account, so the answer
  * is built once (decision 451: the list is what can be paid, not the whole catalogue).
  */
-async function loadCatalogue(ctx: AppContext): Promise<Catalogue> {
+async function loadCatalogue(ctx: AppContext): Promise<ReferenceAnswers> {
   const currencies = await knownCurrencies(ctx);
   const takeable = (await paymentMethodCatalogue(ctx)).filter((m) => checkoutTakes(ctx.processor, m.kind, m.currency));
-  const banks = new Map<string, Answer>();
-  const methods = new Map<string, Answer>();
+  const banks = new Map<string, ReferenceAnswer>();
+  const methods = new Map<string, ReferenceAnswer>();
   for (const currency of ['', ...currencies]) {
     const filter = currency === '' ? null : currency;
     banks.set(currency, answer({ status: 'success', banks: await listBanks(ctx.db, filter) }));
@@ -49,26 +35,19 @@ async function loadCatalogue(ctx: AppContext): Promise<Catalogue> {
   return { currencies, banks, methods };
 }
 
-const catalogues = new WeakMap<object, Promise<Catalogue>>();
-
-function catalogueOf(ctx: AppContext): Promise<Catalogue> {
-  let loaded = catalogues.get(ctx.db);
-  if (loaded === undefined) {
-    loaded = loadCatalogue(ctx);
-    catalogues.set(ctx.db, loaded);
-    loaded.catch(() => catalogues.delete(ctx.db));
-  }
-  return loaded;
+/** Built once per app (ctx.referenceData, decision 475); a failed build is not kept. */
+function catalogueOf(ctx: AppContext): Promise<ReferenceAnswers> {
+  return ctx.referenceData.answers.get(() => loadCatalogue(ctx));
 }
 
-function currencyKey(catalogue: Catalogue, raw: string | undefined): string {
+function currencyKey(catalogue: ReferenceAnswers, raw: string | undefined): string {
   if (raw === undefined || raw.trim() === '') return '';
   const currency = raw.trim().toUpperCase();
   if (!catalogue.currencies.has(currency)) throw validationError({ currency: 'invalid' });
   return currency;
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, a: Answer) {
+function send(request: FastifyRequest, reply: FastifyReply, a: ReferenceAnswer) {
   reply.header('etag', a.etag).header('cache-control', 'public, max-age=300');
   const match = request.headers['if-none-match'];
   if (match !== undefined && match.split(',').some((t) => t.trim() === a.etag || t.trim() === '*')) return reply.code(304).send();

@@ -5,7 +5,6 @@
 // refund (`reverse_completed`), the bank rejecting it sends it back to `waiting_bank_details` for new details.
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { checkBankAccount, type BankAccountInput } from '../wallet/bank-account.ts';
 import { createRefundPayout } from '../wallet/refund-payout.ts';
 import { findNullification, lockNullification, type NullificationRow } from './repository.ts';
@@ -28,7 +27,7 @@ export async function recordBankDetails(ctx: AppContext, refundId: string, detai
     if (row.status !== 'waiting_bank_details') {
       return { ok: false, error: `refund ${refundId} is ${row.status}: only a refund in waiting_bank_details takes bank details` };
     }
-    const at = await accountNow(ctx, row.account_id, tx);
+    const at = await ctx.accountClock.now(row.account_id, tx);
     const payment = await tx.selectFrom('transactions').select('email').where('id', '=', row.transaction_id).executeTakeFirstOrThrow();
     const earlier = await tx.selectFrom('payouts').select((eb) => eb.fn.countAll<string>().as('n'))
       .where('account_id', '=', row.account_id).where('kind', '=', 'refund').where('order', 'like', `${row.id}-%`).executeTakeFirstOrThrow();

@@ -7,7 +7,6 @@ import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/due-work.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import { moveNullification } from './transition.ts';
 import './types.ts';
@@ -24,7 +23,7 @@ async function collectOne(ctx: AppContext, id: string): Promise<boolean> {
     const [availableMinor] = await ctx.ledger.hold(tx, [wallet]);
     const takeMinor = availableMinor! < owedMinor ? availableMinor! : owedMinor;
     if (takeMinor <= 0n) return false;
-    const at = await accountNow(ctx, row.account_id, tx);
+    const at = await ctx.accountClock.now(row.account_id, tx);
     const taken = await ctx.ledger.take(tx, {
       kind: journalKinds.refundCollected, reference: row.id, at, currency: row.currency, amountMinor: takeMinor,
       sources: [{ key: wallet }], to: { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: row.currency },

@@ -11,7 +11,6 @@ import type { DueWorkScope } from '../../platform/due-work.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
-import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import type { RefundOutcome, RefundRequest } from '../../platform/processors/processor.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
 import { refundLimits } from '../../limits.ts';
@@ -32,7 +31,7 @@ interface Claimed {
 
 async function claim(ctx: AppContext, tx: Tx, row: NullificationRow | undefined): Promise<Claimed | null> {
   if (row === undefined || row.status !== 'complete' || row.dispatch_due_at === null) return null;
-  const now = await accountNow(ctx, row.account_id, tx);
+  const now = await ctx.accountClock.now(row.account_id, tx);
   if (row.dispatch_due_at.getTime() > now.getTime()) return null;
   const payment = await tx.selectFrom('transactions').select(['charge_key', 'authorization_code', 'id', 'amount_minor']).where('id', '=', row.transaction_id).executeTakeFirstOrThrow();
   let retry: Claimed['retry'];
@@ -80,7 +79,7 @@ async function record(ctx: AppContext, id: string, outcome: RefundOutcome): Prom
   await inTransaction(ctx.db, async (tx) => {
     const row = await lockNullification(tx, id);
     if (row === undefined || row.status !== 'complete') return;
-    const at = await accountNow(ctx, row.account_id, tx);
+    const at = await ctx.accountClock.now(row.account_id, tx);
     if (!outcome.approved) await giveBack(ctx, tx, row, at);
     await moveNullification(ctx, tx, row, outcome.approved ? 'reverse_completed' : 'reverse_deleted', at, {
       dispatch_due_at: null,
@@ -120,7 +119,7 @@ export async function runRefundDispatch(ctx: AppContext, scope: DueWorkScope): P
     const claimed = await inTransaction(ctx.db, async (tx) => {
       let q = tx.selectFrom('nullifications').selectAll()
         .where('status', '=', 'complete')
-        .where('dispatch_due_at', '<=', accountNowSql(ctx, sql.ref('nullifications.account_id')));
+        .where('dispatch_due_at', '<=', ctx.accountClock.nowSql(sql.ref('nullifications.account_id')));
       if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
       return claim(ctx, tx, await q.orderBy('dispatch_due_at').limit(1).forUpdate().skipLocked().executeTakeFirst());
     });

@@ -7,7 +7,6 @@ import type { AppContext } from '../../platform/context.ts';
 import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { journalKinds, ledgerCodes, pendingThenWallet, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { isStorableText } from '../../platform/http/input-guards.ts';
@@ -65,7 +64,7 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
   const refused = await refusal(ctx, row, amountMinor);
   if (refused !== null) return { ok: false, failure: refused };
 
-  const at = await accountNow(ctx, accountId, tx);
+  const at = await ctx.accountClock.now(accountId, tx);
   const id = newId('nul', 20);
   const grossMinor = BigInt(row.amount_minor);
   const feeMinor = BigInt(row.fee_minor ?? 0n);

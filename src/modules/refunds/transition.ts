@@ -23,8 +23,11 @@ export async function notifyNullification(ctx: AppContext, tx: Tx, row: Nullific
   await enqueueCallback(tx, {
     accountId: row.account_id, url, eventType: nullificationEvent,
     payload: {
-      id: row.id, id_transaction: row.transaction_id, ordencompra: payment.order,
+      // The reference's payload carries the sale's id in both `id` and `id_transaction`, and its SDK's
+      // verifyCallback refuses a callback where they differ (supplement "Later decisions" 1; decision 440).
+      id: row.transaction_id, id_transaction: row.transaction_id, ordencompra: payment.order,
       fecha: formatDayFirstTimestamp(row.updated_at, ctx.config.timeZone), monto: jsonInteger(BigInt(row.amount_minor)), status: row.status,
+      id_nullification: row.id,
     },
     // Service time, not account time: the outbox is due now under either clock.
     at: ctx.clock.now(),

@@ -7,7 +7,6 @@ import { validationError } from '../../platform/errors.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import { AdvanceBody, AdvanceResponse } from './schemas.ts';
-import { accountNow, advanceAccountClock, forgetKeptOffsets } from '../../platform/sandbox-clock.ts';
 import { limits } from '../../limits.ts';
 import { drainDueWork } from '../../platform/due-work.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
@@ -30,18 +29,18 @@ export async function sandboxRoutes(app: FastifyInstance, ctx: AppContext): Prom
       const deltaMs = ((((b.days ?? 0) * 24 + (b.hours ?? 0)) * 60 + (b.minutes ?? 0)) * 60 + (b.seconds ?? 0)) * 1000;
       if (deltaMs <= 0) throw validationError({ body: 'is empty' });
       if (deltaMs > limits.sandboxAdvanceMsMax) throw validationError({ body: 'too large' });
-      const offsetMs = await advanceAccountClock(tx, account.id, deltaMs);
+      const offsetMs = await tx.accountClock.advance(account.id, deltaMs, tx.db);
       if (offsetMs === null) throw validationError({ body: 'too large' });
       return offsetMs;
     }, {
       // What became due runs after the advance commits: it delivers callbacks (network calls), and every due-work
       // handler only takes what is due, so running it again after a crash does nothing twice.
       afterCommit: async (outer, offsetMs) => {
-        forgetKeptOffsets(outer);
+        outer.accountClock.forget();
         return {
           status: 'success' as const,
           processed: await drainDueWork(outer, account.id),
-          now: formatTimestamp(await accountNow(outer, account.id), outer.config.timeZone),
+          now: formatTimestamp(await outer.accountClock.now(account.id, outer.db), outer.config.timeZone),
           offset_seconds: Math.floor(offsetMs / 1000),
         };
       },

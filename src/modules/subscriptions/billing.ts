@@ -17,7 +17,6 @@ import type { DueWorkScope } from '../../platform/due-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
-import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { subscriptionLimits } from '../../limits.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
 import { findPlan, type PlanRow } from './repository.ts';
@@ -85,15 +84,15 @@ export async function billNext(ctx: AppContext, filter: BillingFilter): Promise<
  * subscription (deleted since, say) holding an attempt whose worker died: its lease ran out.
  */
 async function claimDueSubscription(ctx: AppContext, tx: Tx, filter: BillingFilter) {
-  const now = accountNowSql(ctx, sql.ref('s.account_id'));
+  const now = ctx.accountClock.nowSql(sql.ref('s.account_id'));
   // The candidates come from three indexed reads (in production "now" is a constant), not a scan of every
   // subscription; the conditions below then decide on the locked row.
   const candidates = tx.selectFrom('su_subscriptions as n').select('n.id')
-    .where('n.status', '=', 'active').where('n.next_cycle_at', '<=', accountNowSql(ctx, sql.ref('n.account_id')))
+    .where('n.status', '=', 'active').where('n.next_cycle_at', '<=', ctx.accountClock.nowSql(sql.ref('n.account_id')))
     .union(tx.selectFrom('su_cycles as o').select('o.subscription_id as id')
-      .where('o.status', 'in', ['pending', 'retry']).where('o.next_try_at', '<=', accountNowSql(ctx, sql.ref('o.account_id'))))
+      .where('o.status', 'in', ['pending', 'retry']).where('o.next_try_at', '<=', ctx.accountClock.nowSql(sql.ref('o.account_id'))))
     .union(tx.selectFrom('su_cycles as e').select('e.subscription_id as id')
-      .where('e.attempt_key', 'is not', null).where('e.attempt_lease_until', '<=', accountNowSql(ctx, sql.ref('e.account_id'))));
+      .where('e.attempt_key', 'is not', null).where('e.attempt_lease_until', '<=', ctx.accountClock.nowSql(sql.ref('e.account_id'))));
   let q = tx.selectFrom('su_subscriptions as s').selectAll('s').where('s.id', 'in', candidates)
     .where((eb) => eb.or([
       eb.exists(eb.selectFrom('su_cycles as d').select('d.cycle_number').whereRef('d.subscription_id', '=', 's.id')
@@ -122,7 +121,7 @@ async function planOf(tx: Tx, sub: SubscriptionRow): Promise<PlanRow> {
 
 /** The subscription's earliest due event, opened: an attempt to charge, or a try recorded without one (no card). */
 async function nextEvent(ctx: AppContext, tx: Tx, sub: SubscriptionRow): Promise<Attempt | 'recorded' | null> {
-  const now = await accountNow(ctx, sub.account_id, tx);
+  const now = await ctx.accountClock.now(sub.account_id, tx);
   const lease = new Date(now.getTime() + subscriptionLimits.chargeLeaseMs);
   const dead = await tx.selectFrom('su_cycles').selectAll().where('subscription_id', '=', sub.id).where('attempt_key', 'is not', null)
     .orderBy('cycle_number').limit(1).forUpdate().executeTakeFirst();

@@ -1,7 +1,6 @@
 // Cards of a subscription (reference §7.12, §7.13): a new enrolment link to add or replace a card, and removing one.
 import type { AppContext } from '../../platform/context.ts';
 import { ApiError, notFound } from '../../platform/errors.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { findPlan } from './repository.ts';
 import { findSubscription } from './subscription-repository.ts';
 import { createEnrolment } from './enrolment-link.ts';
@@ -14,7 +13,7 @@ export async function newCardLink(ctx: AppContext, accountId: string, subscripti
   if (isFinal(sub.status)) throw new ApiError('validation_failed', `suscription:is ${sub.status}`, { errors: { suscription: `is ${sub.status}` } });
   const plan = await findPlan(ctx.db, accountId, sub.plan_id);
   if (plan === undefined) throw new Error(`subscription ${sub.id} names a missing plan`);
-  const url = await createEnrolment(ctx, { accountId, subscriptionId: sub.id, planType: plan.type, at: await accountNow(ctx, accountId) });
+  const url = await createEnrolment(ctx, { accountId, subscriptionId: sub.id, planType: plan.type, at: await ctx.accountClock.now(accountId, ctx.db) });
   return { status: 'success' as const, id: sub.id, url };
 }
 
@@ -23,6 +22,6 @@ export async function deleteCard(ctx: AppContext, accountId: string, cardId: str
   const card = cardId === undefined ? undefined : await ctx.db.selectFrom('su_cards').select(['id'])
     .where('account_id', '=', accountId).where('id', '=', cardId).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
   if (card === undefined) throw new ApiError('card_invalid', 'is not valid');
-  await ctx.db.updateTable('su_cards').set({ deleted_at: await accountNow(ctx, accountId) }).where('id', '=', card.id).execute();
+  await ctx.db.updateTable('su_cards').set({ deleted_at: await ctx.accountClock.now(accountId, ctx.db) }).where('id', '=', card.id).execute();
   return { status: 'Delete' as const, card: card.id };
 }

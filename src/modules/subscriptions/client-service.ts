@@ -3,7 +3,6 @@ import type { AppContext } from '../../platform/context.ts';
 import { notFound, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { limits, subscriptionLimits } from '../../limits.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
 import { dayRange } from './date-filter.ts';
 import { moveSubscription } from './subscription-transition.ts';
@@ -56,7 +55,7 @@ async function emailTaken(ctx: AppContext, accountId: string, email: string, exc
 
 export async function createClient(ctx: AppContext, accountId: string, body: ClientCreate) {
   const params = parametersText(body.additional_parameters);
-  const now = await accountNow(ctx, accountId);
+  const now = await ctx.accountClock.now(accountId, ctx.db);
   const id = newId('cl', 20);
   // The partial unique index keeps one live client per e-mail even when two creates race.
   const inserted = await ctx.db.insertInto('su_clients').values({
@@ -85,7 +84,7 @@ export async function updateClient(ctx: AppContext, accountId: string, key: stri
   if (row === undefined) throw notFound('client');
   const params = parametersText(body.additional_parameters);
   if (body.email !== undefined && await emailTaken(ctx, accountId, body.email, row.id)) throw validationError({ email: 'already registered' });
-  const now = await accountNow(ctx, accountId);
+  const now = await ctx.accountClock.now(accountId, ctx.db);
   const updated = await ctx.db.updateTable('su_clients').set({
     ...(body.email !== undefined ? { email: body.email } : {}),
     ...(body.name !== undefined ? { name: body.name } : {}),
@@ -112,7 +111,7 @@ export async function updateClient(ctx: AppContext, accountId: string, key: stri
 export async function deleteClient(ctx: AppContext, accountId: string, key: string) {
   const row = await findClient(ctx.db, accountId, key);
   if (row === undefined) throw notFound('client');
-  const now = await accountNow(ctx, accountId);
+  const now = await ctx.accountClock.now(accountId, ctx.db);
   await ctx.db.updateTable('su_clients').set({ deleted_at: now }).where('id', '=', row.id).execute();
   // Its subscriptions end with it: nothing is charged to a deleted client.
   const live = await ctx.db.selectFrom('su_subscriptions').select(['id', 'status']).where('client_id', '=', row.id)

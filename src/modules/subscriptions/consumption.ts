@@ -5,7 +5,6 @@
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, validationError, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
 import { findPlan } from './repository.ts';
 import { liveCards, lockSubscription } from './subscription-repository.ts';
@@ -21,7 +20,7 @@ export async function openConsumptionCharge(ctx: AppContext, accountId: string, 
   const cards = await liveCards(ctx.db, sub.id);
   const card = body.card === undefined ? cards[0] : cards.find((c) => c.id === body.card);
   if (body.card !== undefined && card === undefined) throw validationError({ card: 'not found' });
-  const at = await accountNow(ctx, accountId);
+  const at = await ctx.accountClock.now(accountId, ctx.db);
   const marketplace = body.marketplace === undefined ? null : await prepareChargeMarketplace(ctx, accountId, body.marketplace, at);
   // Without an order the charge gets its own (an Idempotency-Key still makes a retry safe).
   const order = body.order ?? newId('ord', 17);

@@ -2,7 +2,6 @@
 // the account's clock (reference §7.5, §7.7, §7.8).
 import type { AppContext } from '../../platform/context.ts';
 import { validationError } from '../../platform/errors.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { formatDate, parseLocal } from '../../platform/time-format.ts';
 import { subscriptionLimits } from '../../limits.ts';
 
@@ -10,7 +9,7 @@ const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 
 export async function dayRange(ctx: AppContext, accountId: string, dateInit: string | undefined, dateEnd: string | undefined): Promise<{ from: Date; before: Date }> {
   const tz = ctx.config.timeZone;
-  const today = formatDate(await accountNow(ctx, accountId), tz);
+  const today = formatDate(await ctx.accountClock.now(accountId, ctx.db), tz);
   const from = dateInit === undefined || dayPattern.test(dateInit) ? parseLocal(dateInit ?? today, tz) : null;
   const endDay = dateEnd === undefined || dayPattern.test(dateEnd) ? parseLocal(dateEnd ?? today, tz) : null;
   const problems: Record<string, string> = {};

@@ -13,7 +13,6 @@ import { newId } from '../../platform/ids.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import type { CardDetails } from '../../platform/processors/processor.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { subscriptionLimits } from '../../limits.ts';
 import { findPlan } from './repository.ts';
 import { lockSubscription } from './subscription-repository.ts';
@@ -41,7 +40,7 @@ export async function enrolCard(ctx: AppContext, token: string, card: CardDetail
     const sub = await tx.selectFrom('su_subscriptions').select(['status']).where('id', '=', row.subscription_id).executeTakeFirstOrThrow();
     if (row.used_at !== null) return { kind: 'enrolled' } as const;
     if (!['register', 'active', 'suspended'].includes(sub.status)) return { kind: 'closed' } as const;
-    const now = await accountNow(ctx, row.account_id, tx);
+    const now = await ctx.accountClock.now(row.account_id, tx);
     if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime()) return { kind: 'in_progress' } as const;
     await tx.updateTable('su_enrolments').set({ attempt_key: attemptKey, attempt_lease_until: new Date(now.getTime() + subscriptionLimits.enrolmentLeaseMs) })
       .where('token', '=', token).execute();
@@ -98,7 +97,7 @@ type EnrolmentRow = NonNullable<Awaited<ReturnType<typeof lockEnrolment>>>;
 async function recordEnrolment(ctx: AppContext, tx: Tx, enrolment: EnrolmentRow, card: { token: string; brand: string; last4: string }, attemptKey: string) {
   const sub = await lockSubscription(tx, enrolment.subscription_id);
   if (sub === undefined) throw new Error('enrolment names a missing subscription');
-  const now = await accountNow(ctx, sub.account_id, tx);
+  const now = await ctx.accountClock.now(sub.account_id, tx);
   const cardId = newId('sure', 20);
   await tx.insertInto('su_cards').values({
     id: cardId, account_id: sub.account_id, client_id: sub.client_id, subscription_id: sub.id,

@@ -3,7 +3,6 @@
 // (plan-service.ts pricingProblems); a plan that has live subscriptions keeps its pricing.
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { subscriptionLimits as L, transactionLimits } from '../../limits.ts';
 import { planView, pricingProblems } from './plan-service.ts';
 import { planCounts } from './subscription-repository.ts';
@@ -83,7 +82,7 @@ export async function setPlanPricing(ctx: AppContext, planId: string, change: Pr
       type, amount_minor: amount, currency,
       interval_unit: change.interval ?? plan.interval_unit, interval_count: change.interval_count ?? plan.interval_count,
       trial_days: change.trial_days ?? plan.trial_days, retries_max: change.retries_max ?? plan.retries_max,
-      updated_at: await accountNow(ctx, plan.account_id, tx),
+      updated_at: await ctx.accountClock.now(plan.account_id, tx),
     }).where('id', '=', planId).execute();
     const updated = await tx.selectFrom('su_plans').selectAll().where('id', '=', planId).executeTakeFirstOrThrow();
     return { ok: true, plan: planView(updated, await planCounts(tx, planId)) };

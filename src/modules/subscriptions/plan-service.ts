@@ -3,7 +3,6 @@ import type { AppContext } from '../../platform/context.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { notFound, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { findPlan, listPlans, type PlanRow } from './repository.ts';
 import type { PlanCreate } from './schemas.ts';
 import { planCounts } from './subscription-repository.ts';
@@ -44,7 +43,7 @@ export async function createPlan(ctx: AppContext, accountId: string, body: PlanC
     type, amount_minor: body.amount ?? null, currency,
     interval_unit: body.interval ?? 'month', interval_count: body.interval_count ?? 1,
     trial_days: body.trial_days ?? 0, retries_max: body.retries_max ?? retriesDefault,
-    created_at: await accountNow(ctx, accountId), updated_at: null,
+    created_at: await ctx.accountClock.now(accountId, ctx.db), updated_at: null,
   }).execute();
   return { status: 'success' as const, id };
 }

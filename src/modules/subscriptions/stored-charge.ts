@@ -11,7 +11,6 @@ import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { subscriptionLimits } from '../../limits.ts';
 import { lockTransaction, type TransactionRow } from '../transactions/repository.ts';
 import { recordRejection, recordSuccess } from '../transactions/transaction-result.ts';
@@ -89,7 +88,7 @@ export async function settleCharge(ctx: AppContext, transactionId: string, hooks
       const row = await lockTransaction(tx, transactionId);
       if (row === undefined) throw new Error(`charge ${transactionId} vanished`);
       if (row.status !== 'pending') return { kind: 'final', row } as const;
-      const now = await accountNow(ctx, row.account_id, tx);
+      const now = await ctx.accountClock.now(row.account_id, tx);
       if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime()) return { kind: 'busy', row } as const;
       await tx.updateTable('transactions').set({ attempt_id: attemptKey, attempt_lease_until: new Date(now.getTime() + subscriptionLimits.chargeLeaseMs), updated_at: now })
         .where('id', '=', transactionId).execute();
@@ -119,7 +118,7 @@ export async function settleCharge(ctx: AppContext, transactionId: string, hooks
         ctx.logger.error({ transaction: fresh.id, attempt: attemptKey, approved: outcome.approved }, 'subscription charge lost its claim');
         return fresh;
       }
-      const now = hooks.recordAt ?? await accountNow(ctx, fresh.account_id, tx);
+      const now = hooks.recordAt ?? await ctx.accountClock.now(fresh.account_id, tx);
       if (outcome.approved) {
         await recordSuccess(ctx, tx, fresh, {
           paidPayment: cardPayment.payment, media: cardPayment.name, authorizationCode: outcome.authorizationCode,

@@ -35,6 +35,7 @@ export type SubscriptionListQueryInput = Static<typeof SubscriptionListQuery>;
 export const ClientBrief = Type.Object({
   id: Type.String(), name: Type.String(), email: Type.String(), rut: Type.String(), phone: Type.String(),
   'parámetros': Type.Array(Type.Never(), { description: 'Always empty, as the reference shows it' }),
+  parametros: Type.Array(Type.Never(), { description: 'The same, as the reference\'s English OpenAPI spells it (decision 440)' }),
   additional_parameters: Type.String({ description: 'The client\'s map as JSON text, or ""' }),
 });
 export const PlanBrief = Type.Object({ id: Type.String(), name: Type.String(), currency: Type.String() });

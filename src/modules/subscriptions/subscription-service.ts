@@ -5,7 +5,6 @@ import type { AppContext } from '../../platform/context.ts';
 import { readInChunks } from '../../platform/db/chunked-read.ts';
 import { notFound, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { limits, subscriptionLimits } from '../../limits.ts';
 import { dayRange } from './date-filter.ts';
 import { findClient, findPlan } from './repository.ts';
@@ -26,7 +25,7 @@ export async function createSubscription(ctx: AppContext, accountId: string, bod
   if (plan !== undefined && plan.type === 'variable' && body.amount === undefined) problems.amount = 'is empty';
   if (plan !== undefined && plan.type !== 'variable' && body.amount !== undefined) problems.amount = `not allowed on a ${plan.type} plan`;
   if (Object.keys(problems).length > 0 || plan === undefined || client === undefined) throw validationError(problems);
-  const now = await accountNow(ctx, accountId);
+  const now = await ctx.accountClock.now(accountId, ctx.db);
   const id = newId('su', 20);
   await ctx.db.insertInto('su_subscriptions').values({
     id, account_id: accountId, client_id: client.id, plan_id: plan.id, status: 'register',
@@ -50,7 +49,7 @@ export async function endSubscription(ctx: AppContext, accountId: string, id: st
   const row = await lockSubscription(ctx.db, id);
   if (row === undefined || row.account_id !== accountId) throw notFound('subscription');
   if (isFinal(row.status)) throw validationError({ id: `already ${row.status}` });
-  const now = await accountNow(ctx, accountId);
+  const now = await ctx.accountClock.now(accountId, ctx.db);
   await moveSubscription(ctx.db, row, to, now);
   // A cycle still waiting for a retry will never be charged now; one being charged this moment is left to record
   // its outcome (decision 101), or to be resumed if its worker died.

@@ -36,11 +36,14 @@ export function chargeView(ctx: AppContext, charge: ChargeRow) {
   };
 }
 
-/** The client inside a subscription (reference §7.7): `parámetros` always `[]`, `additional_parameters` as text. */
+/**
+ * The client inside a subscription (reference §7.7): `parámetros` always `[]` (and `parametros`, the English
+ * OpenAPI's spelling, decision 440), `additional_parameters` as text.
+ */
 export function clientBrief(client: ClientRow) {
   return {
     id: client.id, name: client.name, email: client.email, rut: client.rut ?? '', phone: client.phone,
-    'parámetros': [] as never[], additional_parameters: client.additional_parameters ?? '',
+    'parámetros': [] as never[], parametros: [] as never[], additional_parameters: client.additional_parameters ?? '',
   };
 }
 

@@ -4,24 +4,31 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../../platform/context.ts';
 import { limits } from '../../limits.ts';
-import { appKeyOf } from '../../platform/app-memo.ts';
+import type { Memo } from '../../platform/memo.ts';
 
 const metaKey = 'checkout_link_key';
 
-// KeyObjects: createHmac takes one without building it again from the bytes (a measurable share of a create).
-const committedKeys = new WeakMap<object, crypto.KeyObject>();
+declare module '../../platform/context.ts' {
+  interface AppContext {
+    /**
+     * The link key once read as committed, per app (decision 475). A KeyObject: createHmac takes one without
+     * building it again from the bytes (a measurable share of a create).
+     */
+    readonly checkoutLinkKey: Memo<crypto.KeyObject>;
+  }
+}
 
 /**
  * The key, made on first use. Cached once read as a row that was already there: a key this call inserts may be
  * inside a request's transaction that rolls back, so it is used for this answer only and cached by the next read.
  */
 async function linkKey(ctx: AppContext): Promise<crypto.KeyObject> {
-  const cached = committedKeys.get(appKeyOf(ctx));
+  const cached = ctx.checkoutLinkKey.peek();
   if (cached !== undefined) return cached;
   const stored = await ctx.db.selectFrom('cobro_meta').select('value').where('key', '=', metaKey).executeTakeFirst();
   if (stored !== undefined) {
     const key = crypto.createSecretKey(Buffer.from(ctx.secrets.open(stored.value), 'hex'));
-    committedKeys.set(appKeyOf(ctx), key);
+    ctx.checkoutLinkKey.keep(key);
     return key;
   }
   await ctx.db.insertInto('cobro_meta')
@@ -48,6 +55,6 @@ export async function checkoutTokenValid(ctx: AppContext, transactionId: string,
 
 export async function checkoutUrl(ctx: AppContext, transactionId: string): Promise<string> {
   // The cached key without linkKey's and checkoutToken's promises: every create answers a link (decision 320).
-  const valid = tokenUnder(committedKeys.get(appKeyOf(ctx)) ?? await linkKey(ctx), transactionId);
+  const valid = tokenUnder(ctx.checkoutLinkKey.peek() ?? await linkKey(ctx), transactionId);
   return `${ctx.config.publicBaseUrl}/gateway/cobro?id=${encodeURIComponent(transactionId)}&valid=${valid}`;
 }

@@ -4,7 +4,7 @@
 // the group shares one commit. Groups are per account (see queueCreate). Nothing waits for a group to fill: a
 // create that finds none running is written at once, alone (on PGlite, one turn of the loop later: gatherTurn).
 import type { AppContext } from '../../platform/context.ts';
-import { perApp } from '../../platform/app-memo.ts';
+import type { Engine } from '../../platform/db/database.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/keyed-batcher.ts';
 import { limits } from '../../limits.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
@@ -58,13 +58,23 @@ async function writeGroup(_accountId: string, items: readonly Queued[]): Promise
   }
 }
 
+declare module '../../platform/context.ts' {
+  interface AppContext {
+    /** The app's group commit of creates, made once by the composition root (src/runtime.ts, decision 475). */
+    readonly transactionCreateGroups: TransactionCreateGroups;
+  }
+}
+
+export type TransactionCreateGroups = KeyedBatcher<Queued, void>;
+
 /** One batcher per app (database). */
-const createBatchers = perApp((ctx) => new KeyedBatcher<Queued, void>(writeGroup, limits.transactionCreateGroupMax,
-  { gatherTurn: ctx.engine === 'pglite' }));
+export function transactionCreateGroups(engine: Engine): TransactionCreateGroups {
+  return new KeyedBatcher<Queued, void>(writeGroup, limits.transactionCreateGroupMax, { gatherTurn: engine === 'pglite' });
+}
 
 /** Creates of this app waiting for the next group (tests wait on it; not those being written). */
 export function queuedCreatesOf(ctx: AppContext): number {
-  return createBatchers.peek(ctx)?.queued ?? 0;
+  return ctx.transactionCreateGroups.queued;
 }
 
 /**
@@ -74,5 +84,5 @@ export function queuedCreatesOf(ctx: AppContext): number {
  * creates wait with it, as before groups.
  */
 export function queueCreate(ctx: AppContext, row: NewTransaction): Promise<void> {
-  return createBatchers.of(ctx).run(row.accountId, { ctx, row });
+  return ctx.transactionCreateGroups.run(row.accountId, { ctx, row });
 }

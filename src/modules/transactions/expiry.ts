@@ -4,7 +4,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/due-work.ts';
-import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { isExpired } from './payment-attempt.ts';
 import { expiryRejection, recordRejection } from './transaction-result.ts';
 import './types.ts';
@@ -12,7 +11,7 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 async function expireOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean> {
   return inTransaction(ctx.db, async (tx) => {
-    const now = accountNowSql(ctx, sql.ref('transactions.account_id'));
+    const now = ctx.accountClock.nowSql(sql.ref('transactions.account_id'));
     let q = tx.selectFrom('transactions').selectAll()
       .where('status', '=', 'pending')
       .where('expires_at', '<=', now)
@@ -23,7 +22,7 @@ async function expireOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean>
     if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
     const row = await q.orderBy('expires_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
     if (row === undefined) return false;
-    const at = await accountNow(ctx, row.account_id, tx);
+    const at = await ctx.accountClock.now(row.account_id, tx);
     if (!isExpired(row, at)) return false;
     await recordRejection(tx, row, expiryRejection, at);
     return true;

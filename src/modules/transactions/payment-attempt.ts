@@ -8,7 +8,6 @@
 // A second tab submitting meanwhile finds the claim (step 1) or the final status, and never charges.
 import type { AppContext } from '../../platform/context.ts';
 import { newId } from '../../platform/ids.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import type { ChargeOutcome, ChargeRequest } from '../../platform/processors/processor.ts';
 import { hasUndecidedCommit, processorForAccount } from '../../platform/processors/account-processors.ts';
 import { transactionLimits } from '../../limits.ts';
@@ -58,7 +57,7 @@ export async function claimAttempt(ctx: AppContext, transactionId: string, attem
     const row = await lockTransaction(tx, transactionId);
     if (row === undefined) throw new Error('attempt on a transaction that does not exist');
     if (row.status !== 'pending') return { kind: 'final', status: row.status } as const;
-    const now = await accountNow(ctx, row.account_id, tx);
+    const now = await ctx.accountClock.now(row.account_id, tx);
     const live = row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime();
     if (live || (ctx.config.mode === 'production' && await hasUndecidedCommit(tx, row.id))) return { kind: 'in_progress' } as const;
     if (isExpired(row, now)) {
@@ -103,7 +102,7 @@ export async function recordOutcome(ctx: AppContext, facts: AttemptFacts, outcom
       ctx.logger.error({ transaction: row.id, attempt: facts.attemptId, approved: outcome.approved }, 'payment attempt lost its claim');
       return { kind: 'final', status: row.status };
     }
-    const now = await accountNow(ctx, row.account_id, tx);
+    const now = await ctx.accountClock.now(row.account_id, tx);
     const number = await recordAttempt(tx, {
       id: facts.attemptId, transaction_id: row.id, payment: facts.method.payment, media: facts.method.name,
       outcome: outcome.approved ? 'approved' : 'declined',

@@ -10,7 +10,6 @@
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import { newId } from '../../platform/ids.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import type { ChargeOutcome, PaymentProcessor } from '../../platform/processors/processor.ts';
@@ -44,7 +43,7 @@ export async function startRedirectPayment(ctx: AppContext, input: RedirectStart
     await releaseClaim(ctx, input.transactionId, attemptId);
     throw error;
   }
-  const now = await accountNow(ctx, claim.accountId);
+  const now = await ctx.accountClock.now(claim.accountId, ctx.db);
   await ctx.db.insertInto('processor_sessions').values({
     attempt_id: attemptId, transaction_id: input.transactionId, account_id: claim.accountId, processor: input.processor.name,
     token: started.token, state: 'redirected', created_at: now, updated_at: now,
@@ -88,7 +87,7 @@ export async function finishRedirectPayment(ctx: AppContext, token: string, paye
       // reversed by Transbank), show what the transaction says.
       return { kind: 'done', session, status: row.status, committing: session.state === 'committing' } as const;
     }
-    const now = await accountNow(ctx, row.account_id, tx);
+    const now = await ctx.accountClock.now(row.account_id, tx);
     await tx.updateTable('processor_sessions').set({ state: 'committing', updated_at: now }).where('attempt_id', '=', session.attempt_id).execute();
     await tx.updateTable('transactions').set({ attempt_lease_until: new Date(now.getTime() + transactionLimits.acquirer.redirectLeaseMs) })
       .where('id', '=', row.id).execute();
@@ -145,7 +144,7 @@ export async function abandonRedirectPayment(ctx: AppContext, by: { token?: stri
     if (session.state !== 'redirected' || row.status !== 'pending' || row.attempt_id !== session.attempt_id) {
       return { transactionId: row.id, outcome: { kind: 'final', status: row.status } };
     }
-    const now = await accountNow(ctx, row.account_id, tx);
+    const now = await ctx.accountClock.now(row.account_id, tx);
     const method = await methodOf(tx, session, row.payment);
     await tx.updateTable('processor_sessions').set({ state: 'abandoned', updated_at: now }).where('attempt_id', '=', session.attempt_id).execute();
     await recordAttempt(tx, {

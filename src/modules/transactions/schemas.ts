@@ -25,7 +25,16 @@ export const CreateTransactionResponse = Type.Union([
 ]);
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
-const freeObject = Type.Object({}, { additionalProperties: true });
+
+/**
+ * The payment's `additional_parameters`: the request's own keys, and the keys the reference's OpenAPI lists for
+ * every payment, present as null when unknown (a card payment has no payer RUT, bank or account; decision 440).
+ */
+const PaymentAdditionalParameters = Type.Object({
+  identificador: Type.Union([Type.String(), Type.Null()], { description: 'The payer\'s RUT, when the method tells it (bank transfers)' }),
+  banco: Type.Union([Type.String(), Type.Null()], { description: 'The payer\'s bank, when the method tells it' }),
+  numero_cuenta: Type.Union([Type.String(), Type.Null()], { description: 'The payer\'s account number: null, no method tells it' }),
+}, { additionalProperties: true });
 
 export const PaymentView = Type.Object({
   start: nullableString,
@@ -40,7 +49,7 @@ export const PaymentView = Type.Object({
   last_4_digits: nullableString,
   installments: Type.Integer(),
   card_type: nullableString,
-  additional_parameters: freeObject,
+  additional_parameters: PaymentAdditionalParameters,
   currency: Type.String(),
 });
 

@@ -7,7 +7,6 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/due-work.ts';
 import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
-import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import { allocateNet } from './settlement-allocation.ts';
 import { addToBatch, RunBatches } from './settlement-batch.ts';
@@ -30,7 +29,7 @@ export function dueSettlementQuery(ctx: AppContext, db: DbOrTx, scope: DueWorkSc
   let q = db.selectFrom('transactions').selectAll()
     .where('status', 'in', ['success', 'refunded partial', 'refunded'])
     .where('settled_at', 'is', null)
-    .where('settle_due_at', '<=', accountNowSql(ctx, sql.ref('transactions.account_id')));
+    .where('settle_due_at', '<=', ctx.accountClock.nowSql(sql.ref('transactions.account_id')));
   if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
   return q.orderBy('settle_due_at').limit(1).forUpdate().skipLocked();
 }
@@ -40,7 +39,7 @@ async function settleOne(ctx: AppContext, scope: DueWorkScope, batches: RunBatch
   return inTransaction(ctx.db, async (tx) => {
     const row = await dueSettlementQuery(ctx, tx, scope).executeTakeFirst();
     if (row === undefined) return null;
-    const at = await accountNow(ctx, row.account_id, tx);
+    const at = await ctx.accountClock.now(row.account_id, tx);
     const grossMinor = BigInt(row.amount_minor);
     const feeMinor = BigInt(row.fee_minor ?? 0n);
     // What refunds already took from this sale's unsettled net (docs/refunds.md) is no longer there to move.

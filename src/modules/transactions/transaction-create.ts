@@ -5,7 +5,6 @@ import { ruleFailure, validationError, type RuleFailure } from '../../platform/e
 import { checkoutTakes, processorForAccount, unpayableReason } from '../../platform/processors/account-processors.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
-import { keptAccountNow, keptAccountNowIfKept } from '../../platform/sandbox-clock.ts';
 import { parseLocal } from '../../platform/time-format.ts';
 import { limits, transactionLimits } from '../../limits.ts';
 import { findPaymentMethod, knownCurrencies, paymentMethodCatalogue } from '../reference/repository.ts';
@@ -105,8 +104,8 @@ async function unpayable(ctx: AppContext, accountId: string, currency: string, p
 function createClock(ctx: AppContext, accountId: string) {
   let read: Date | null = null;
   return {
-    now: async (): Promise<Date> => (read ??= await keptAccountNow(ctx, accountId)),
-    forInsert: (): Date | Promise<Date | null> => read ?? keptAccountNowIfKept(ctx, accountId),
+    now: async (): Promise<Date> => (read ??= await ctx.accountClock.now(accountId, ctx.db, { kept: true })),
+    forInsert: async (): Promise<Date | null> => read ?? (ctx.accountClock.keepsOffsets() ? ctx.accountClock.now(accountId, ctx.db, { kept: true }) : null),
   };
 }
 

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import { validationError } from '../../platform/errors.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { formatDate, formatTimestamp, parseLocal } from '../../platform/time-format.ts';
 import { limits } from '../../limits.ts';
 import { isStorableText } from '../../platform/http/input-guards.ts';
@@ -39,10 +38,16 @@ function gatewayResponse(row: TransactionRow) {
 function paymentView(ctx: AppContext, row: TransactionRow, withNetwork: boolean) {
   if (row.ended_at === null || row.paid_payment === null) return null;
   const tz = ctx.config.timeZone;
-  const extra: Record<string, unknown> = { ...(row.additional_parameters ?? {}) };
-  if (row.payer_identifier !== null) extra.identificador = formatRut(row.payer_identifier);
-  if (row.payer_bank !== null) extra.banco = row.payer_bank;
-  if (withNetwork && row.payer_ip !== null) extra.network = { ip_address: row.payer_ip };
+  const own: Record<string, unknown> = row.additional_parameters ?? {};
+  const ownText = (key: string) => (typeof own[key] === 'string' ? own[key] : null);
+  // The reference's OpenAPI lists these three for every payment: present, null when unknown (decision 440).
+  const extra = {
+    ...own,
+    identificador: row.payer_identifier !== null ? formatRut(row.payer_identifier) : ownText('identificador'),
+    banco: row.payer_bank ?? ownText('banco'),
+    numero_cuenta: ownText('numero_cuenta'),
+    ...(withNetwork && row.payer_ip !== null ? { network: { ip_address: row.payer_ip } } : {}),
+  };
   return {
     start: formatTimestamp(row.checkout_opened_at ?? row.ended_at, tz),
     end: formatTimestamp(row.ended_at, tz),
@@ -124,7 +129,7 @@ export type TransactionList =
 
 export async function listTransactions(ctx: AppContext, accountId: string, query: TransactionListInput): Promise<TransactionList> {
   const tz = ctx.config.timeZone;
-  const today = formatDate(await accountNow(ctx, accountId), tz);
+  const today = formatDate(await ctx.accountClock.now(accountId, ctx.db), tz);
   const dateInit = query.date_init === undefined || query.date_init === '' ? today : query.date_init;
   const dateEnd = query.date_end === undefined || query.date_end === '' ? today : query.date_end;
   const errors: Record<string, string> = {};

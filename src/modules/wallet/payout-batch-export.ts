@@ -5,7 +5,6 @@
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { newId } from '../../platform/ids.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
 import { limits } from '../../limits.ts';
 import { renderPayrollCsv, type PayrollRecord } from './payout-batch-csv.ts';
@@ -62,7 +61,7 @@ export async function exportPayoutBatch(ctx: AppContext, bankSbif: string, forma
       .values({ id, bank_sbif: bankSbif, format, payout_count: rows.length, created_at: ctx.clock.now() })
       .execute();
     for (const row of rows) {
-      await transitionPayout(ctx, tx, row, 'processing', { at: await accountNow(ctx, row.account_id, tx), dueAt: null });
+      await transitionPayout(ctx, tx, row, 'processing', { at: await ctx.accountClock.now(row.account_id, tx), dueAt: null });
     }
     await tx.updateTable('payouts').set({ batch_id: id }).where('id', 'in', rows.map((r) => r.id)).execute();
     return id;

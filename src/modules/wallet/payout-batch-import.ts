@@ -4,7 +4,6 @@
 // again, or two imports at once, resolves each payout once: the row lock and its state decide, the rest is reported.
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { limits } from '../../limits.ts';
 import { parseCsvTable } from './payout-batch-csv.ts';
 import { transitionPayout } from './payout-transition.ts';
@@ -75,7 +74,7 @@ async function applyLine(ctx: AppContext, line: ResultLine): Promise<LineOutcome
     if (line.amount !== null && line.amount !== BigInt(payout.amount_minor).toString()) return problem(`is for ${payout.amount_minor}, the file says ${line.amount}`);
     if (payout.status === line.status) return 'already';
     if (payout.status !== 'processing') return problem(`is already ${payout.status}`);
-    const at = await accountNow(ctx, payout.account_id, tx);
+    const at = await ctx.accountClock.now(payout.account_id, tx);
     await transitionPayout(ctx, tx, payout, line.status, { at, reason: line.reason });
     return 'resolved';
   });

@@ -9,7 +9,6 @@ import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { journalKinds, reservationJournal, type LedgerKey, type PostedJournal, type CheckedReservation, type JournalRows, type Reservation, type Shortfall } from '../../platform/ledger/ledger.ts';
-import { keptAccountNow } from '../../platform/sandbox-clock.ts';
 import { gatedMovementColumns, newMovementId, type GatedMovement, type GateMovements } from './movements.ts';
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
@@ -18,7 +17,7 @@ import { writePayoutGroupStatement, writePayoutStatement, type NewPayoutRow } fr
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/keyed-batcher.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
-import { perApp } from '../../platform/app-memo.ts';
+import type { Engine } from '../../platform/db/database.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { limits } from '../../limits.ts';
 
@@ -221,13 +220,23 @@ async function writeGroup(_accountId: string, items: readonly Queued[]): Promise
   }
 }
 
+declare module '../../platform/context.ts' {
+  interface AppContext {
+    /** The app's group commit of payouts, made once by the composition root (src/runtime.ts, decision 475). */
+    readonly payoutGroups: PayoutGroups;
+  }
+}
+
+export type PayoutGroups = KeyedBatcher<Queued, CreateOutcome>;
+
 /** One batcher per app (database). */
-const walletBatchers = perApp((ctx) => new KeyedBatcher<Queued, CreateOutcome>(writeGroup, limits.walletGroupCommitPayoutsMax,
-  { gatherTurn: ctx.engine === 'pglite' }));
+export function payoutGroups(engine: Engine): PayoutGroups {
+  return new KeyedBatcher<Queued, CreateOutcome>(writeGroup, limits.walletGroupCommitPayoutsMax, { gatherTurn: engine === 'pglite' });
+}
 
 /** Payouts of this app waiting for their account's next group (tests wait on it; not those being written). */
 export function queuedPayoutsOf(ctx: AppContext): number {
-  return walletBatchers.peek(ctx)?.queued ?? 0;
+  return ctx.payoutGroups.queued;
 }
 
 /**
@@ -241,8 +250,8 @@ export function queuedPayoutsOf(ctx: AppContext): number {
  * payout queues for its account's next group commit.
  */
 export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
-  const planned = planPayout(ctx, request, await keptAccountNow(ctx, request.accountId));
-  return walletBatchers.of(ctx).run(request.accountId, { ctx, planned });
+  const planned = planPayout(ctx, request, await ctx.accountClock.now(request.accountId, ctx.db, { kept: true }));
+  return ctx.payoutGroups.run(request.accountId, { ctx, planned });
 }
 
 /**
@@ -251,5 +260,5 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
  * holds (PGlite has one; a pool can run out).
  */
 export async function createPayoutInTransaction(ctx: AppContext, tx: Tx, request: PayoutRequest): Promise<CreateOutcome> {
-  return writePayout(ctx, tx, planPayout(ctx, request, await keptAccountNow(ctx, request.accountId)));
+  return writePayout(ctx, tx, planPayout(ctx, request, await ctx.accountClock.now(request.accountId, tx, { kept: true })));
 }

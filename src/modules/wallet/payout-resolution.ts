@@ -3,7 +3,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/due-work.ts';
-import { accountNow, accountNowSql } from '../../platform/sandbox-clock.ts';
 import { limits } from '../../limits.ts';
 import { transitionPayout } from './payout-transition.ts';
 import './types.ts';
@@ -18,11 +17,11 @@ async function resolveOne(ctx: AppContext, accountId: string | undefined): Promi
     let query = tx.selectFrom('payouts').selectAll()
       .where('due_at', 'is not', null)
       .where('status', 'in', ['pending', 'processing'])
-      .where('due_at', '<=', accountNowSql(ctx, sql.ref<string>('payouts.account_id')));
+      .where('due_at', '<=', ctx.accountClock.nowSql(sql.ref<string>('payouts.account_id')));
     if (accountId !== undefined) query = query.where('account_id', '=', accountId);
     const row = await query.orderBy('due_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
     if (row === undefined) return false;
-    const at = await accountNow(ctx, row.account_id, tx);
+    const at = await ctx.accountClock.now(row.account_id, tx);
     if (row.status === 'pending') {
       await transitionPayout(ctx, tx, row, 'processing', { at, dueAt: new Date(row.created_at.getTime() + limits.sandboxPayoutSuccessAfterMs) });
     } else {

@@ -1,7 +1,6 @@
 // Operator resolution of a payout or withdrawal (`cobro payouts resolve`): how production payouts, which wait
 // for a bank channel Cobro does not have yet, reach a final state (decision 020).
 import type { AppContext } from '../../platform/context.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { canTransition, fraudRejectionReason, sandboxRejectionReason, type PayoutStatus } from './payout-states.ts';
 import { transitionPayout } from './payout-transition.ts';
 import { lockPayout, type PayoutRow } from './repository.ts';
@@ -21,7 +20,7 @@ export async function resolvePayout(ctx: AppContext, id: string, to: OperatorTar
     const row = await lockPayout(tx, id);
     if (row === undefined) return { ok: false, error: `no payout with id ${id}` };
     if (!canTransition(row.status, to)) return { ok: false, error: `payout ${id} is ${row.status} and cannot become ${to}` };
-    const at = await accountNow(ctx, row.account_id, tx);
+    const at = await ctx.accountClock.now(row.account_id, tx);
     const payout = await transitionPayout(ctx, tx, row, to, { at, reason: reason ?? defaultReason(to), dueAt: null });
     return { ok: true, payout };
   });

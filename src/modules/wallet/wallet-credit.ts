@@ -3,7 +3,6 @@
 import type { AppContext } from '../../platform/context.ts';
 import { newId } from '../../platform/ids.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
-import { accountNow } from '../../platform/sandbox-clock.ts';
 import { appendWalletMovement } from './movements.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { limits } from '../../limits.ts';
@@ -33,7 +32,7 @@ export async function creditWallet(ctx: AppContext, input: CreditInput): Promise
   return inTransaction(ctx.db, async (tx) => {
     const [balanceMinor] = await ctx.ledger.hold(tx, [{ owner: input.accountId, code: ledgerCodes.walletAvailable, currency: input.currency }]);
     if (balanceMinor! + input.amountMinor > limits.walletBalanceMinorMax) return null;
-    const at = await accountNow(ctx, input.accountId, tx);
+    const at = await ctx.accountClock.now(input.accountId, tx);
     const creditId = newId('adj', 17);
     const journal = await ctx.ledger.post(tx, {
       kind: creditJournalKinds[input.kind],

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import type { AppContext } from '../context.ts';
-import { signedPath, verifySign, type SignParams } from './sign.ts';
+import { signedPaths, verifySign, type SignParams } from './sign.ts';
 import { checkCobroSignature, cobroSignatureHeader, rawPathOf } from './cobro-signature.ts';
 import type { AuthenticatedAccount } from './account-directory.ts';
 import { rawBodyOf } from '../http/json-body.ts';
@@ -54,10 +54,11 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     if (account === null) throw new ApiError('token_invalid', 'invalid token');
     request.account = account;
     // The seed's answers first (a wrong key is `invalid sign`), then the Cobro-Signature.
-    if (mode === 'sign') {
+    if (mode === 'sign' || mode === 'sign-if-sent') {
       const sign = request.headers.sign;
-      if (typeof sign !== 'string' || sign.trim() === '') throw new ApiError('sign_missing', 'waiting sign');
-      if (!verifySign(account.signingKey, signedPath(request.url), signParams(request), sign.trim())) {
+      const absent = typeof sign !== 'string' || sign.trim() === '';
+      if (absent && mode === 'sign') throw new ApiError('sign_missing', 'waiting sign');
+      if (!absent && !verifySign(account.signingKey, signedPaths(request.url), signParams(request), sign.trim())) {
         throw new ApiError('sign_invalid', 'invalid sign');
       }
     }

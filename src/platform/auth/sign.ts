@@ -50,20 +50,23 @@ function hasBoolean(params: SignParams): boolean {
 }
 
 /**
- * The texts a client may have signed. Each encoding is built only when it can differ from PHP's: the form encoding
- * when a value holds a `*` (written `%2A`), PHP's boolean style when a value is a boolean.
+ * The texts a client may have signed, for each form of the path it may have signed (see signedPaths). Each
+ * encoding is built only when it can differ from PHP's: the form encoding when a value holds a `*` (written `%2A`),
+ * PHP's boolean style when a value is a boolean.
  */
-function candidates(path: string, params: SignParams): Set<string> {
+function candidates(paths: readonly string[], params: SignParams): Set<string> {
   const out = new Set<string>();
-  const encodedPath = phpUrlEncode(path);
-  const add = (joined: string) => {
-    out.add(`${encodedPath}&${joined}`);
-    if (joined === '') out.add(encodedPath);
-  };
   const php = serialize(params, phpUrlEncode, 'js');
-  add(php);
-  if (php.includes('%2A')) add(serialize(params, formUrlEncode, 'js'));
-  if (hasBoolean(params)) add(serialize(params, phpUrlEncode, 'php'));
+  const joins = [php];
+  if (php.includes('%2A')) joins.push(serialize(params, formUrlEncode, 'js'));
+  if (hasBoolean(params)) joins.push(serialize(params, phpUrlEncode, 'php'));
+  for (const path of paths) {
+    const encodedPath = phpUrlEncode(path);
+    for (const joined of joins) {
+      out.add(`${encodedPath}&${joined}`);
+      if (joined === '') out.add(encodedPath);
+    }
+  }
   return out;
 }
 
@@ -71,13 +74,14 @@ const hexSignPattern = /^[0-9a-fA-F]{64}$/;
 
 /**
  * `key` is the private token, or the KeyObject made of it once per kept account (createHmac prepares a raw key
- * again on every call, several times the cost of the HMAC itself).
+ * again on every call, several times the cost of the HMAC itself). `path` is one path or the forms of it a client
+ * may have signed (signedPaths).
  */
-export function verifySign(key: string | crypto.KeyObject, path: string, params: SignParams, sign: string): boolean {
+export function verifySign(key: string | crypto.KeyObject, path: string | readonly string[], params: SignParams, sign: string): boolean {
   if (!hexSignPattern.test(sign)) return false;
   const given = Buffer.from(sign.toLowerCase(), 'hex');
   let matched = false;
-  for (const text of candidates(path, params)) {
+  for (const text of candidates(typeof path === 'string' ? [path] : path, params)) {
     const expected = crypto.createHmac('sha256', key).update(text).digest();
     // Every candidate is compared, so timing does not reveal which form matched.
     if (crypto.timingSafeEqual(expected, given)) matched = true;
@@ -85,7 +89,7 @@ export function verifySign(key: string | crypto.KeyObject, path: string, params:
   return matched;
 }
 
-/** The path as the client signed it: percent-decoded, query removed. */
+/** The path as the client sent it, query removed, and its percent-decoded form. */
 export function signedPath(rawUrl: string): string {
   const pathOnly = rawUrl.split('?')[0] ?? '';
   try {
@@ -93,4 +97,14 @@ export function signedPath(rawUrl: string): string {
   } catch {
     return pathOnly;
   }
+}
+
+/**
+ * The paths a client may have signed (supplement §2.3): the decoded path, and the path exactly as received when it
+ * holds percent-escapes (`/api/suclient/a%40b.cl`, which a client that signs what it sends encodes once more).
+ */
+export function signedPaths(rawUrl: string): readonly string[] {
+  const decoded = signedPath(rawUrl);
+  const raw = rawUrl.split('?')[0] ?? '';
+  return raw === decoded ? [decoded] : [decoded, raw];
 }

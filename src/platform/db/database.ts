@@ -23,13 +23,14 @@ export interface DatabaseHandle {
   readonly pglite: PGlite | null;
   /** Change notifications from this database (LISTEN/NOTIFY), for copies kept in memory. */
   readonly changes: ChangeFeed;
+  /** The pool behind a PostgreSQL handle (Kysely keeps its own reference private); null on PGlite. */
+  readonly pool: pg.Pool | null;
 }
 
-const INT8_OID = 20;
+/** What /metrics reports of a pool. */
+export type PoolCounts = Pick<pg.Pool, 'totalCount' | 'idleCount' | 'waitingCount'>;
 
-// The pool behind a PostgreSQL handle, for /metrics (Kysely keeps its own reference private).
-const pools = new WeakMap<object, pg.Pool>();
-export const postgresPoolOf = (db: object): pg.Pool | undefined => pools.get(db);
+const INT8_OID = 20;
 
 /**
  * `readOnly`: every transaction is read-only (`default_transaction_read_only`), so a command that only reads cannot
@@ -85,9 +86,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       pool.on('connect', (client) => prepareRepeatedStatements(client, names));
     }
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    pools.set(db, pool);
     const changes = postgresChangeFeed(options.url);
-    return { db, engine: 'postgres', pglite: null, changes, close: async () => { await changes.close(); await db.destroy(); } };
+    return { db, engine: 'postgres', pglite: null, pool, changes, close: async () => { await changes.close(); await db.destroy(); } };
   }
   let dir: string | undefined;
   let lock: DataDirLock | null = null;
@@ -130,6 +130,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     db,
     engine: 'pglite',
     pglite,
+    pool: null,
     changes,
     close: async () => {
       await changes.close();

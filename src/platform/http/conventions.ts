@@ -72,7 +72,15 @@ function toApiError(error: FastifyError): ApiError | null {
 /** Methods whose requests carry no body: clients still send `Content-Type: application/json` on them (seed "Endpoints"). */
 const bodilessMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
-export function registerConventions(app: FastifyInstance): void {
+/**
+ * HSTS for a service published on https (decision 440): a browser that once reached it goes on using https there,
+ * so a dashboard session cookie never travels in clear. A year, the usual preload floor; subdomains are the
+ * operator's to add, as they may serve something else.
+ */
+export const hstsValue = `max-age=${limits.hstsMaxAgeS}`;
+
+export function registerConventions(app: FastifyInstance, options: { readonly httpsBase: boolean } = { httpsBase: false }): void {
+  const hsts = options.httpsBase;
   // The seed's common headers include `Content-Type: application/json` on every request, so a DELETE (or a GET)
   // sent that way with no body is a request without a body, not an empty JSON document.
   // Fastify's default checks, plus each number's source text for the input guards (decision 072).
@@ -91,6 +99,7 @@ export function registerConventions(app: FastifyInstance): void {
   // metrics): an async hook costs a promise and a turn of the microtask queue each (decision 250).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    if (hsts) reply.header('strict-transport-security', hstsValue);
     // The route's options only when JSON is not acceptable: `routeOptions` builds an object on every read.
     if (request.url.startsWith('/api') && !acceptsJson(request.headers.accept)) {
       const produces = request.routeOptions.config?.produces;

@@ -5,6 +5,7 @@
 // trailing zeros) never fills a string or an integer field (decision 072).
 import type { FastifyRequest } from 'fastify';
 import { errorCodes } from 'fastify';
+import { validationError } from '../errors.ts';
 
 /** Object -> (key -> the number's source text), only for numbers whose text differs from the value's own. */
 const numberTexts = new WeakMap<object, Map<string, string>>();
@@ -71,6 +72,82 @@ export function needsReviver(text: string): boolean {
   return needsReviverPattern.test(text);
 }
 
+/**
+ * Every string token of a JSON text, and whether a `:` follows it (an object's key), or a bracket or a comma. Run
+ * only on a text JSON.parse accepted: outside strings every `"` opens one, so the scan never loses step.
+ */
+const tokenPattern = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?|[{}[\],]/g;
+
+/** A `"` then a `:`: the end of every key, and of nothing else outside strings. */
+const keyEndPattern = /"\s*:/g;
+
+/**
+ * At least the number of keys the text writes (every key ends in `"` then `:`; a string's content may add more):
+ * when it is no more than the parsed value holds, no key was written twice.
+ */
+function keysWrittenAtLeast(text: string): number {
+  return text.match(keyEndPattern)?.length ?? 0;
+}
+
+function keysHeld(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let n = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) n += keysHeld(item);
+    return n;
+  }
+  for (const key in value) n += 1 + keysHeld((value as Record<string, unknown>)[key]);
+  return n;
+}
+
+interface Frame {
+  /** The keys seen so far in an object; null for an array (or the top). */
+  readonly keys: Set<string> | null;
+  readonly path: string;
+  /** The last key of an object, or the position of an array's current item. */
+  member: string;
+}
+
+const joined = (path: string, member: string) => (path === '' ? member : `${path}.${member}`);
+
+/**
+ * The first key written twice in one object, as the path the input guards write (`amount`,
+ * `additional_parameters.order_ext`, `merchant.1.x`). Slow path: run only when the quick count says it may exist.
+ */
+function duplicateKeyPath(text: string): string | null {
+  const frames: Frame[] = [{ keys: null, path: '', member: '' }];
+  tokenPattern.lastIndex = 0;
+  for (let m = tokenPattern.exec(text); m !== null; m = tokenPattern.exec(text)) {
+    const token = m[0];
+    const top = frames[frames.length - 1]!;
+    if (token === '{' || token === '[') {
+      frames.push({ keys: token === '{' ? new Set() : null, path: frames.length === 1 ? '' : joined(top.path, top.member), member: token === '[' ? '0' : '' });
+    } else if (token === '}' || token === ']') {
+      frames.pop();
+    } else if (token === ',') {
+      if (top.keys === null) top.member = String(Number(top.member) + 1);
+    } else if (m[1] !== undefined && top.keys !== null) {
+      const key = JSON.parse(token.slice(0, token.lastIndexOf('"') + 1)) as string;
+      if (top.keys.has(key)) return joined(top.path, key);
+      top.keys.add(key);
+      top.member = key;
+    }
+  }
+  return null;
+}
+
+/**
+ * A key written twice in one object (`{"amount":1,"amount":9}`), which JSON.parse settles silently in favour of the
+ * last: refused, naming the key (issue 31). The common case costs one regular-expression count over the text and
+ * a walk of the parsed value; the scan that tells keys from string contents and names the key runs only when the
+ * count is higher (a duplicate, or a string holding `":`) (decision 440).
+ */
+export function duplicateKey(text: string, value: unknown): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  if (keysWrittenAtLeast(text) <= keysHeld(value)) return null;
+  return duplicateKeyPath(text);
+}
+
 /** Parses a JSON text as Fastify's default parser does (same errors), noting the numbers' texts. */
 export function parseJsonBody(_request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void {
   if (body.length === 0) {
@@ -84,6 +161,11 @@ export function parseJsonBody(_request: FastifyRequest, body: string, done: (err
     parsed = needsReviver(text) ? JSON.parse(text, reviver as (key: string, value: unknown) => unknown) : JSON.parse(text);
   } catch {
     done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
+    return;
+  }
+  const duplicate = duplicateKey(text, parsed);
+  if (duplicate !== null) {
+    done(validationError({ [duplicate]: 'duplicate key' }), undefined);
     return;
   }
   done(null, parsed);

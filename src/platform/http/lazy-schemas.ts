@@ -5,6 +5,7 @@
 // compiles whatever is still waiting, which a test runs so a broken schema fails CI rather than a first request.
 import AjvCompiler from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import type { FastifyInstance } from 'fastify';
 
 type Compile<F> = (routeSchema: { readonly schema: unknown }) => F;
 type Validate = ((data: unknown) => unknown) & { errors?: unknown };
@@ -19,18 +20,17 @@ export interface LazySchemas {
   compilePending(): number;
 }
 
-const byApp = new WeakMap<object, LazySchemas>();
+const decoratorName = 'lazySchemas';
 
-/** Remembers which app uses these compilers, for `compilePendingSchemas`. */
-export function attachLazySchemas(app: object, schemas: LazySchemas): void {
-  byApp.set(app, schemas);
+/** Decorates the app with the compilers it was built with, for `compilePendingSchemas` (decision 475). */
+export function attachLazySchemas(app: FastifyInstance, schemas: LazySchemas): void {
+  app.decorate(decoratorName, schemas);
 }
 
 /** Compiles every route schema of the app not compiled yet (tests: a broken schema fails there). */
-export function compilePendingSchemas(app: object): number {
-  const schemas = byApp.get(app);
-  if (schemas === undefined) throw new Error('this app was not built with lazy schemas');
-  return schemas.compilePending();
+export function compilePendingSchemas(app: FastifyInstance): number {
+  if (!app.hasDecorator(decoratorName)) throw new Error('this app was not built with lazy schemas');
+  return app.getDecorator<LazySchemas>(decoratorName).compilePending();
 }
 
 export function lazySchemas(): LazySchemas {

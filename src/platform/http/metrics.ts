@@ -6,7 +6,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { Gauge, Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
-import { postgresPoolOf } from '../db/database.ts';
 import { inTransaction } from '../db/unit-of-work.ts';
 import { ApiError } from '../errors.ts';
 import { limits } from '../../limits.ts';
@@ -105,8 +104,8 @@ function buildRegistry(ctx: AppContext): { registry: Registry; requests: Request
       // After this scrape's own queries, so the scrape's wait for a connection is not reported as load.
       await snapshot();
       this.reset();
-      const pool = postgresPoolOf(ctx.db);
-      if (pool === undefined) {
+      const pool = ctx.pool;
+      if (pool === null) {
         this.set({ engine: ctx.engine, state: 'total' }, 1);
         return;
       }

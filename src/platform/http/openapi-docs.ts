@@ -50,10 +50,41 @@ function withExamples(doc: Json): Json {
           else media.example = exampleOf(media.schema);
         }
       }
-      if ((op.security as Json[] | undefined)?.some((s) => 'sign' in s)) {
+      const security = (op.security as Json[] | undefined) ?? [];
+      if (security.length > 0 && security.every((s) => 'sign' in s)) {
         op.description = [op.description, 'Signed: send `Authorization: Bearer PUBLIC` and the `Sign` header (see the `sign` security scheme).'].filter(Boolean).join('\n\n');
+      } else if (security.some((s) => 'sign' in s)) {
+        op.description = [op.description, '`Authorization: Bearer PUBLIC` alone; a `Sign` header, when sent, is checked.'].filter(Boolean).join('\n\n');
       }
     }
+  }
+  return withSlashAliases(doc);
+}
+
+/**
+ * The reference's trailing-slash spellings (§4.8 marketplace transaction, §8 consumption subscription), which its
+ * clients call. The router answers them with the same handler (routerOptions' ignoreTrailingSlash), so the document
+ * lists each as a copy of its operation, marked `x-cobro-alias-of` (decision 440).
+ */
+export const slashAliases: ReadonlyArray<readonly [method: (typeof methods)[number], path: string]> = [
+  ['post', '/api/transaction/'],
+  ['post', '/api/suclient/'],
+  ['post', '/api/suplan/'],
+  ['post', '/api/sususcription/'],
+  ['post', '/api/sutransaction/'],
+  ['post', '/api/suscriptionsdeletecards/'],
+];
+
+function withSlashAliases(doc: Json): Json {
+  const paths = (doc.paths ?? {}) as Record<string, Json>;
+  for (const [method, alias] of slashAliases) {
+    const canonical = alias.slice(0, -1);
+    const op = paths[canonical]?.[method] as Json | undefined;
+    // Only a routed operation has an alias (test/platform/http/openapi-routes.test.ts checks they all are).
+    if (op === undefined) continue;
+    const item = (paths[alias] ??= {});
+    item[method] = { ...op, 'x-cobro-alias-of': `${method.toUpperCase()} ${canonical}`,
+      description: [op.description, `The reference's spelling of \`${method.toUpperCase()} ${canonical}\`, with a trailing slash: the same operation.`].filter(Boolean).join('\n\n') };
   }
   return doc;
 }
@@ -63,11 +94,12 @@ function withExamples(doc: Json): Json {
 const sandboxBadgeCss = `.swagger-ui .topbar .wrapper::after { content: "Sandbox \\00B7  pruebas, sin dinero real"; display: inline-block;
   margin-top: .5rem; padding: .2rem .6rem; border-radius: 999px; background: #fff4d6; color: #5c3d00; font: 600 .85rem system-ui, sans-serif; }`;
 
-const servedUrls = new WeakMap<FastifyInstance, readonly string[]>();
+/** The docs app's decorator: the URLs it answers itself. */
+const servedUrls = 'servedUrls';
 
 /** The URLs the docs app answers itself (Swagger UI's), which the root must forward to it (tests). */
 export function docsAppUrls(app: FastifyInstance): readonly string[] {
-  return servedUrls.get(app) ?? [];
+  return app.hasDecorator(servedUrls) ? app.getDecorator<readonly string[]>(servedUrls) : [];
 }
 
 /** Handlers never run (the docs app answers only the docs' own routes): only the schemas and config matter. */
@@ -120,7 +152,7 @@ export async function buildDocsApp(recorded: RecordedRoutes, publicBaseUrl: stri
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   for (const schema of recorded.sharedSchemas) app.addSchema(schema as never);
   const served: string[] = [];
-  servedUrls.set(app, served);
+  app.decorate(servedUrls, served);
   let ownRoutes = true;
   app.addHook('onRoute', (route) => { if (ownRoutes && route.method !== 'HEAD') served.push(route.url); });
   // Swagger UI's bundle is 1.4 MB of script: brotli or gzip brings it to a quarter, and a versioned URL lets the
@@ -146,7 +178,8 @@ export async function buildDocsApp(recorded: RecordedRoutes, publicBaseUrl: stri
     },
     transform: ({ schema, url, route }) => {
       const auth = route.config?.auth ?? (url.startsWith('/api') ? 'token' : 'none');
-      const security = auth === 'none' ? [] : auth === 'sign' ? [{ bearer: [], sign: [] }] : [{ bearer: [] }];
+      const security = auth === 'none' ? [] : auth === 'sign' ? [{ bearer: [], sign: [] }]
+        : auth === 'sign-if-sent' ? [{ bearer: [] }, { bearer: [], sign: [] }] : [{ bearer: [] }];
       return { schema: { ...schema, security } as typeof schema, url };
     },
     transformObject: (document) => withExamples((document as { openapiObject: Json }).openapiObject),

@@ -49,7 +49,7 @@ export async function claimDueNotifications(ctx: AppContext, options: ClaimOptio
   const now = ctx.clock.now();
   const leaseUntil = new Date(now.getTime() + options.leaseMs);
   const leaseToken = randomHex(12);
-  // The sandbox adds each account's clock offset to `now` (accountNowSql's rule); production uses the service clock.
+  // The sandbox adds each account's clock offset to `now` (ctx.accountClock.nowSql's rule); production uses the service clock.
   const { rows } = await sql<ClaimedRow>`SELECT * FROM cobro_claim_notifications(${now}::timestamptz, ${leaseUntil}::timestamptz,
     ${leaseToken}::text, ${options.limit}::int, ${ctx.config.mode === 'sandbox'}::boolean, ${options.accountId ?? null}::text,
     ${notificationAttemptsMax}::int, ${lostAttemptError}::text)`.execute(ctx.db);

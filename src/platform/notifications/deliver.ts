@@ -2,7 +2,6 @@
 // ManualClock) and the sandbox clock's advance call deliverDueNotifications; nothing here keeps state between calls.
 import assert from 'node:assert/strict';
 import type { AppContext } from '../context.ts';
-import { keptAccountNow } from '../sandbox-clock.ts';
 import { claimDueNotifications, type ClaimedNotification } from './claim.ts';
 import { retryDelayMs } from './schedule.ts';
 import { sendWebhook, type SendResult } from './send.ts';
@@ -186,10 +185,10 @@ export async function recordAttempts(ctx: AppContext, group: readonly AttemptRes
   for (const { row, result } of group) {
     const delayMs = retryDelayMs(row.scheduleAttemptNo, Math.random());
     const outcome = outcomeOf(result, delayMs);
-    const nextAttemptAt = outcome === 'retry' ? new Date((await keptAccountNow(ctx, row.accountId)).getTime() + (delayMs ?? 0)) : null;
+    const nextAttemptAt = outcome === 'retry' ? new Date((await ctx.accountClock.now(row.accountId, ctx.db, { kept: true })).getTime() + (delayMs ?? 0)) : null;
     // The answer's time on the clock the callback was created and fell due on: the account's in sandbox (migration
     // 0320), so a delivery never reads as earlier than the callback it delivers.
-    const finishedAt = ctx.config.mode === 'sandbox' ? await keptAccountNow(ctx, row.accountId) : now;
+    const finishedAt = ctx.config.mode === 'sandbox' ? await ctx.accountClock.now(row.accountId, ctx.db, { kept: true }) : now;
     decided.push({ row, result, outcome, nextAttemptAt, finishedAt });
   }
   // One array per column (unnest), not one parameter per cell: eleven parameters for any group size. The statement is

@@ -3,7 +3,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { approvedVisa, createTransaction, submit } from '../transactions/helpers.ts';
-import { accountNow } from '../../../src/platform/sandbox-clock.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 
 let t: TestApp;
@@ -25,7 +24,7 @@ describe('event beneficiary payouts on the sandbox clock', () => {
     const journals = await t.ctx.db.selectFrom('journal_entries').select(['kind', 'created_at'])
       .where('kind', 'in', ['event_sale_split', 'event_beneficiary_payout']).execute();
     const at = (kind: string) => journals.find((j) => j.kind === kind)!.created_at.getTime();
-    const now = (await accountNow(t.ctx, a.id)).getTime();
+    const now = (await t.ctx.accountClock.now(a.id, t.ctx.db)).getTime();
     expect(at('event_sale_split')).toBe(now);
     expect(at('event_beneficiary_payout')).toBe(now);
     const person = await t.ctx.db.selectFrom('event_beneficiaries').select(['paid_minor', 'paid_at']).executeTakeFirstOrThrow();

@@ -7,6 +7,7 @@ import { runSettlements } from '../../../src/modules/transactions/settlement.ts'
 import { readBalance } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { createClient, createMembership } from '../marketplace/helpers.ts';
+import { publicTokenHash } from '../../../src/platform/auth/tokens.ts';
 
 let t: TestApp;
 let mallOwner: TestAccount;
@@ -57,8 +58,8 @@ describe('POST /api/mall', () => {
     expect(body).toMatchObject({ status: 'success', id: expect.stringMatching(/^malld[0-9a-f]{25}$/) });
     expect(body.url).toBe(`${t.ctx.config.publicBaseUrl}/gateway/mall/${body.id}`);
     expect(body.individual_orders).toEqual([
-      { merchant: storeA.publicToken, amount: 30000, subject: 'item1', event: null, identificador: expect.stringMatching(/^\d{16}$/), individual_order: `a-${orderSeq}` },
-      { merchant: storeB.publicToken, amount: 25000, subject: 'item2', event: null, identificador: expect.stringMatching(/^\d{16}$/), individual_order: `b-${orderSeq}` },
+      { merchant: 'Tienda Alfa', amount: 30000, subject: 'item1', event: null, identificador: expect.stringMatching(/^\d{16}$/), individual_order: `a-${orderSeq}` },
+      { merchant: 'Tienda Beta', amount: 25000, subject: 'item2', event: null, identificador: expect.stringMatching(/^\d{16}$/), individual_order: `b-${orderSeq}` },
     ]);
     const got = (await getMall(body.id)).json();
     expect(got).toMatchObject({ status: 'pending', id: body.id, amount: '55000', payment: null });
@@ -98,11 +99,34 @@ describe('POST /api/mall', () => {
     expect((await createMall(mallBody({ amount: 55000 }))).json().status).toBe('success');
   });
 
-  it('needs Sign, on creation and on the query; another account\'s mall is not found', async () => {
+  it('needs Sign on creation; the query takes Bearer alone and checks a Sign when sent; another account\'s mall is not found', async () => {
     const created = (await createMall(mallBody())).json();
     expect((await t.call(mallOwner, { method: 'POST', url: '/api/mall', body: mallBody() })).statusCode).toBe(401);
-    expect((await t.call(mallOwner, { method: 'GET', url: `/api/mall/${created.id}` })).statusCode).toBe(401);
+    // As the reference's cURL example and its SDK call it (supplement §2.2).
+    const bearerOnly = await t.call(mallOwner, { method: 'GET', url: `/api/mall/${created.id}` });
+    expect(bearerOnly.statusCode).toBe(200);
+    expect(bearerOnly.json()).toMatchObject({ id: created.id, status: 'pending' });
+    const missing = await t.call(mallOwner, { method: 'GET', url: '/api/mall/malld0000000000000000000000000' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ status: 'failed', type: 'Not Found', id: 'is not valid' });
+    const badSign = await t.call(mallOwner, { method: 'GET', url: `/api/mall/${created.id}`, headers: { sign: 'ab'.repeat(32) } });
+    expect(badSign.statusCode).toBe(401);
+    expect(badSign.json()).toMatchObject({ status: 'failed', type: 'Unauthorized', message_error: 'invalid sign' });
+    expect((await getMall(created.id)).statusCode).toBe(200);
     expect((await getMall(created.id, storeA)).statusCode).toBe(404);
+    expect((await t.call(storeA, { method: 'GET', url: `/api/mall/${created.id}` })).statusCode).toBe(404);
+  });
+
+  it('never answers a store token back (create answer, query) and keeps only its hash; the callbacks name the stores (below)', async () => {
+    const created = await createMall(mallBody());
+    const got = await getMall(created.json().id);
+    for (const text of [created.body, got.body]) {
+      expect(text).not.toContain(storeA.publicToken);
+      expect(text).not.toContain(storeB.publicToken);
+    }
+    const lines = await t.ctx.db.selectFrom('mall_lines').selectAll().where('mall_id', '=', created.json().id).execute();
+    expect(Object.values(lines[0]!).map(String)).not.toContain(storeA.publicToken);
+    expect(lines.map((l) => l.merchant_hash)).toEqual([publicTokenHash(storeA.publicToken), publicTokenHash(storeB.publicToken)]);
   });
 });
 
@@ -141,8 +165,8 @@ describe('paying a mall at /gateway/mall/{id}', () => {
     expect(mallCallback).toMatchObject({
       id: created.id, status: 'success', amount: '55000', order: String(body.order),
       individual_orders: [
-        { merchant: storeA.publicToken, amount: '30000', status: 'success', transaction_id: lines[0]!.id },
-        { merchant: storeB.publicToken, amount: '25000', status: 'success', transaction_id: lines[1]!.id },
+        { merchant: 'Tienda Alfa', amount: '30000', status: 'success', transaction_id: lines[0]!.id },
+        { merchant: 'Tienda Beta', amount: '25000', status: 'success', transaction_id: lines[1]!.id },
       ],
     });
 

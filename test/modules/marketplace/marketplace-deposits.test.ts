@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { approvedVisa, createTransaction, submit } from '../transactions/helpers.ts';
 import { createClient, createMembership } from './helpers.ts';
-import { accountNow } from '../../../src/platform/sandbox-clock.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 
 let t: TestApp;
@@ -18,9 +17,9 @@ describe('marketplace client deposits on the sandbox clock', () => {
     expect((await submit(t, created.url, 1, approvedVisa)).statusCode).toBe(200);
     const advance = (days: number) => t.call(a, { method: 'POST', url: '/api/sandbox/clock/advance', body: { days } });
     expect((await advance(30)).json().processed['transaction-settlement']).toBe(1);
-    const settledAt = (await accountNow(t.ctx, a.id)).getTime();
+    const settledAt = (await t.ctx.accountClock.now(a.id, t.ctx.db)).getTime();
     expect((await advance(1)).json().processed['marketplace-client-deposits']).toBe(1);
-    const depositAt = (await accountNow(t.ctx, a.id)).getTime();
+    const depositAt = (await t.ctx.accountClock.now(a.id, t.ctx.db)).getTime();
     const journals = await t.ctx.db.selectFrom('journal_entries').select(['kind', 'created_at'])
       .where('kind', 'in', ['marketplace_split', 'marketplace_client_deposit']).execute();
     const at = (kind: string) => journals.find((j) => j.kind === kind)!.created_at.getTime();

@@ -63,7 +63,7 @@ async function calledBack(a: TestAccount, callbackPath: string, refundId: string
     expect(r.headers['webhook-signature']).toBe(webhookSignature(a.webhookSecret, String(r.headers['webhook-id']), Number(r.headers['webhook-timestamp']), r.body));
   }
   expect(bodies.length).toBe(sent.length);
-  return bodies.map((r) => JSON.parse(r.body)).filter((b) => b.id === refundId).map((b) => b.status as string).sort();
+  return bodies.map((r) => JSON.parse(r.body)).filter((b) => b.id_nullification === refundId).map((b) => b.status as string).sort();
 }
 
 describe('bank-transfer refunds', () => {

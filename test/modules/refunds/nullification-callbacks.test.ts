@@ -48,8 +48,10 @@ describe('nullification callbacks', () => {
     const bodies = await received(a, '/refunds/a');
     expect(bodies.map((b) => b.status)).toEqual(['complete', 'reverse_completed']);
     for (const body of bodies) {
-      expect(Object.keys(body)).toEqual(['id', 'id_transaction', 'ordencompra', 'fecha', 'monto', 'status']);
-      expect(body).toMatchObject({ id: refund.id, id_transaction: id, ordencompra: 'orden-77', monto: 4_000 });
+      expect(Object.keys(body)).toEqual(['id', 'id_transaction', 'ordencompra', 'fecha', 'monto', 'status', 'id_nullification']);
+      expect(body).toMatchObject({ id, id_transaction: id, ordencompra: 'orden-77', monto: 4_000, id_nullification: refund.id });
+      // The reference SDK's verifyCallback rule.
+      expect(body.id).toBe(body.id_transaction);
       expect(body.fecha).toMatch(fecha);
     }
     const rows = await t.ctx.db.selectFrom('notifications').select(['event_type', 'status']).where('account_id', '=', a.id)

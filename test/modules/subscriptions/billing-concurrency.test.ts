@@ -7,7 +7,6 @@ import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/data
 import type { AppContext } from '../../../src/platform/context.ts';
 import type { StoredCardCharge } from '../../../src/platform/processors/processor.ts';
 import { drainDueWork } from '../../../src/platform/due-work.ts';
-import { advanceAccountClock } from '../../../src/platform/sandbox-clock.ts';
 import { readBalance } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { billNext, runBilling } from '../../../src/modules/subscriptions/billing.ts';
@@ -50,7 +49,7 @@ describe('billing never charges a cycle twice', () => {
     const paying = [await subscribedWithCard(t, a, plan), await subscribedWithCard(t, a, plan), await subscribedWithCard(t, a, plan)];
     const declining = await subscribedWithCard(t, a, plan, {}, decliningCard);
     // A year is due at once, and four drains take it together.
-    await advanceAccountClock(t.ctx, a.id, 365 * dayMs);
+    await t.ctx.accountClock.advance(a.id, 365 * dayMs, t.ctx.db);
     const runs = await Promise.all([
       drainDueWork(t.ctx, a.id), drainDueWork(other, a.id), drainDueWork(t.ctx), runBilling(other, { accountId: a.id, limit: 1000 }),
     ]);
@@ -84,13 +83,13 @@ describe('billing never charges a cycle twice', () => {
     const plan = await createPlan(t, a, { name: 'Mensual', amount: 2500 });
     const sub = await subscribedWithCard(t, a, plan);
     const { keys, dying, surviving } = processors();
-    await advanceAccountClock(t.ctx, a.id, 32 * dayMs);
+    await t.ctx.accountClock.advance(a.id, 32 * dayMs, t.ctx.db);
     await expect(billNext(dying, { accountId: a.id })).rejects.toThrow('worker died');
     expect((await chargesOf(sub.id)).map((c) => c.status)).toEqual(['pending']);
 
     // While the attempt's lease runs, nobody else takes the subscription.
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(0);
-    await advanceAccountClock(t.ctx, a.id, 3 * 60 * 1000);
+    await t.ctx.accountClock.advance(a.id, 3 * 60 * 1000, t.ctx.db);
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(1);
     const charges = await chargesOf(sub.id);
     expect(charges.map((c) => [c.cycle_number, c.try_number, c.status])).toEqual([[1, 1, 'success']]);
@@ -106,11 +105,11 @@ describe('billing never charges a cycle twice', () => {
     const plan = await createPlan(t, a, { name: 'Mensual', amount: 3100 });
     const sub = await subscribedWithCard(t, a, plan);
     const { keys, dying, surviving } = processors();
-    await advanceAccountClock(t.ctx, a.id, 32 * dayMs);
+    await t.ctx.accountClock.advance(a.id, 32 * dayMs, t.ctx.db);
     await expect(billNext(dying, { accountId: a.id })).rejects.toThrow('worker died');
     const deleted = await t.call(a, { method: 'DELETE', url: `/api/sususcription/${sub.id}`, sign: true });
     expect(deleted.json()).toEqual({ id: sub.id, status: 'success' });
-    await advanceAccountClock(t.ctx, a.id, 3 * 60 * 1000);
+    await t.ctx.accountClock.advance(a.id, 3 * 60 * 1000, t.ctx.db);
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(1);
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(0);
     const charges = await chargesOf(sub.id);

@@ -7,7 +7,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { systemClock } from '../../../src/platform/clock.ts';
-import { advanceAccountClock } from '../../../src/platform/sandbox-clock.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { createPlan, decliningCard, subscribedWithCard } from './helpers.ts';
 
@@ -48,7 +47,7 @@ describe.skipIf(!onPostgres)('cobro worker processes billing one PostgreSQL', ()
     const declining = await subscribedWithCard(t, a, plan, {}, decliningCard);
     // 366 days and 6 hours: twelve monthly cycles from any start date, leap years and daylight-saving changes
     // included, and the thirteenth four weeks away.
-    await advanceAccountClock(t.ctx, a.id, 366 * dayMs + 6 * 60 * 60 * 1000);
+    await t.ctx.accountClock.advance(a.id, 366 * dayMs + 6 * 60 * 60 * 1000, t.ctx.db);
     startWorker();
     startWorker();
     const cycleCharges = () => t.ctx.db.selectFrom('su_charges as c').innerJoin('transactions as x', 'x.id', 'c.transaction_id')

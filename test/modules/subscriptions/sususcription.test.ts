@@ -25,7 +25,7 @@ describe('POST /api/sususcription (reference §7.6, §8.3)', () => {
     const got = (await t.call(merchant, { method: 'GET', url: `/api/sususcription/${body.id}`, sign: true })).json();
     expect(got).toEqual({
       id: body.id, status: 'register', start: '2026-03-10 12:00:00', end: null,
-      client: { id: client, name: 'John Doe', email: 'sub1@example.com', rut: '11111111', phone: '923122312', 'parámetros': [], additional_parameters: '{"parameter_1":"example","parameter_2":"example"}' },
+      client: { id: client, name: 'John Doe', email: 'sub1@example.com', rut: '11111111', phone: '923122312', 'parámetros': [], parametros: [], additional_parameters: '{"parameter_1":"example","parameter_2":"example"}' },
       plan: { id: plan, name: 'Gold', currency: 'CLP' },
       cards: null, active_cards: [], transactions: [],
       logs: { status: [{ change_date: '2026-03-10 12:00:00', initial_status: null, final_status: 'register' }] },
@@ -91,7 +91,7 @@ describe('lists, one subscription and DELETE (reference §7.7-7.10)', () => {
     const v3 = (await t.call(lister, { method: 'GET', url: '/api/sususcriptionv3?date_init=2026-06-01&date_end=2026-06-02&delete=true', sign: true })).json();
     expect(v3[0].subscriptions).toEqual([{
       id: first, estatus: 'delete', start: '2026-06-01 11:00:00', end: '2026-06-02 12:00:00',
-      client: expect.objectContaining({ id: client, 'parámetros': [] }), plan: { id: plan, name: 'Gold', currency: 'CLP' },
+      client: expect.objectContaining({ id: client, 'parámetros': [], parametros: [] }), plan: { id: plan, name: 'Gold', currency: 'CLP' },
       active_cards: null,
       logs: { status: [
         { change_date: '2026-06-01 11:00:00', initial_status: null, final_status: 'register' },

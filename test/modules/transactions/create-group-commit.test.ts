@@ -7,12 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
 import { startTestApp, type TestApp } from '../../support/app.ts';
-import { advanceAccountClock } from '../../../src/platform/sandbox-clock.ts';
 import { insertTransaction, insertTransactions, type NewTransaction } from '../../../src/modules/transactions/transaction-insert.ts';
 import { queuedCreatesOf } from '../../../src/modules/transactions/create-group-commit.ts';
 import { newId } from '../../../src/platform/ids.ts';
 import { runSql } from '../../../src/platform/db/run-sql.ts';
-import { postgresPoolOf } from '../../../src/platform/db/database.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });
@@ -125,7 +123,7 @@ describe('create group commit', () => {
   it('writes every column as the single-row INSERT does, each row with its own account\'s sandbox time', async () => {
     const plain = await t.createAccount('Tienda igual');
     const moved = await t.createAccount('Tienda adelantada');
-    await advanceAccountClock(t.ctx, moved.id, 3 * 86_400_000 + 7);
+    await t.ctx.accountClock.advance(moved.id, 3 * 86_400_000 + 7, t.ctx.db);
     const texts = ['a,b', '{x}', '"q"', 'back\\slash', 'NULL', '', '  padded  ', 'ünï©ødé 🎉 \u2028', 'tab\tnl\n', "o'quote", '{"a":1}'];
     const jsons = [null, '{}', 'null', '"str"', '{"k":"a\\"b"}', '{"k":"\\u00e9 é 🎉"}', '{"a":[1,{"b":null}],"n":1.50}', '{"c":"a,b","b":"{x}"}', '[1,2,3]'];
     const given = new Date(Date.UTC(2026, 1, 2, 3, 4, 5, 6));
@@ -209,7 +207,7 @@ describe('create group commit', () => {
   it.runIf(process.env.DATABASE_URL !== undefined)('keeps other accounts\' creates going while one account\'s row is held', async () => {
     const held = await t.createAccount('Tienda bloqueada');
     const free = await t.createAccount('Tienda libre');
-    const pool = postgresPoolOf(t.handle.db) ?? postgresPoolOf(t.ctx.db);
+    const pool = t.handle.pool;
     expect(pool).toBeDefined();
     const holder = await pool!.connect();
     try {

@@ -6,6 +6,7 @@ import { CompiledQuery } from 'kysely';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { dueSettlementQuery } from '../../../src/modules/transactions/settlement.ts';
 import type { AppContext } from '../../../src/platform/context.ts';
+import { createContext } from '../../../src/runtime.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });
@@ -20,7 +21,8 @@ async function planOf(ctx: AppContext): Promise<string> {
 describe('the settlement due scan', () => {
   it('is planned on transactions_settle_due, in sandbox and production time alike', async () => {
     expect(t.ctx.config.mode).toBe('sandbox');
-    const production: AppContext = { ...t.ctx, config: { ...t.ctx.config, mode: 'production' } };
+    // Built by the composition root, so its account clock reads production time too.
+    const production = createContext({ ...t.ctx, config: { ...t.ctx.config, mode: 'production' } });
     for (const ctx of [t.ctx, production]) {
       const plan = await planOf(ctx);
       expect(plan).toContain('transactions_settle_due');

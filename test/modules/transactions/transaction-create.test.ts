@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { createTransaction } from './helpers.ts';
 import { createClient, createMembership } from '../marketplace/helpers.ts';
-import { advanceAccountClock } from '../../../src/platform/sandbox-clock.ts';
 import { insertTransaction } from '../../../src/modules/transactions/transaction-insert.ts';
 import { newId } from '../../../src/platform/ids.ts';
 
@@ -127,7 +126,7 @@ describe('POST /api/transaction', () => {
   it('stamps the row with the account\'s sandbox time, from the kept offset, the checks\' reading or the INSERT itself', async () => {
     const moved = await t.createAccount('Tienda Adelantada');
     const offsetMs = 3 * 86_400_000 + 1234;
-    expect(await advanceAccountClock(t.ctx, moved.id, offsetMs)).toBe(offsetMs);
+    expect(await t.ctx.accountClock.advance(moved.id, offsetMs, t.ctx.db)).toBe(offsetMs);
     const stampOf = async (who: TestAccount, body: Record<string, unknown>) => {
       const res = await t.call(who, { method: 'POST', url: '/api/transaction', body });
       expect(res.statusCode, res.body).toBe(200);

@@ -37,6 +37,8 @@ describe('GET /api/transaction/{id}', () => {
       last_4_digits: '6623', installments: 0, card_type: 'VN', currency: 'CLP',
       additional_parameters: { parameters1: 'keyValue', order_ext: 'fff-777', network: { ip_address: '127.0.0.1' } },
     });
+    // The reference's OpenAPI keys of every payment, null when the method does not tell them (a card).
+    expect(p.additional_parameters).toMatchObject({ identificador: null, banco: null, numero_cuenta: null });
     expect(Number.isInteger(p.transaction_id)).toBe(true);
     expect(p.payment_key).toMatch(/^pr[0-9a-f]{17}$/);
     expect(p.transaction_key).toMatch(/^\d{16}$/);
@@ -57,7 +59,8 @@ describe('GET /api/transaction/{id}', () => {
     const r = (await get(`/api/transaction/${rejected.id}`)).json();
     expect(r.status).toBe('rejected');
     expect(r.gateway_response).toEqual({ status: 'rejected', message: 'Rechazo de transacción.' });
-    expect(r.payment).toMatchObject({ media: 'Webpay', authorization_code: null, deposit_date: null, last_4_digits: '0568' });
+    expect(r.payment).toMatchObject({ media: 'Webpay', authorization_code: null, deposit_date: null, last_4_digits: '0568',
+      additional_parameters: { identificador: null, banco: null, numero_cuenta: null } });
   });
 
   it('answers 404 for an unknown id and for another account\'s transaction', async () => {
@@ -85,6 +88,7 @@ describe('GET /api/transaction', () => {
     expect(Object.keys(first)).toEqual(['id', 'status', 'created_at', 'email', 'amount', 'order', 'subject', 'payment', 'nullify', 'gateway_response']);
     expect(first.id).toMatch(/^\d+$/);
     expect(first.payment.additional_parameters.network).toBeUndefined();
+    expect(first.payment.additional_parameters).toMatchObject({ identificador: null, banco: null, numero_cuenta: null });
     expect(first.payment.transaction_id).toBe(Number(first.id));
     const row = await t.ctx.db.selectFrom('transactions').select('number').where('id', '=', paid.created.id).executeTakeFirstOrThrow();
     expect(first.id).toBe(String(row.number));

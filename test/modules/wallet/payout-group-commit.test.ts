@@ -10,8 +10,6 @@ import { startTestApp, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import assert from 'node:assert/strict';
 import { queuedPayoutsOf } from '../../../src/modules/wallet/payout-create.ts';
-import { postgresPoolOf } from '../../../src/platform/db/database.ts';
-import { keptAccountOffsetMs } from '../../../src/platform/sandbox-clock.ts';
 import { balance, expectMovementChain, fund, payout } from './wallet-helpers.ts';
 
 /**
@@ -86,9 +84,9 @@ type Account = Awaited<ReturnType<TestApp['createAccount']>>;
 async function behindOneHeld(a: Account, held: string, heldMinor: number, queued: ReadonlyArray<{ account?: Account; order: string; amount: number; currency?: string; accountbank_sbif?: string }>) {
   // Each account's sandbox offset kept beforehand: read while the held transaction has PGlite's one connection, it
   // would wait for that transaction, before its payout queues.
-  await keptAccountOffsetMs(t.ctx, a.id);
+  await t.ctx.accountClock.now(a.id, t.ctx.db, { kept: true });
   await until(() => t.ctx.changes!.live(), 10_000);
-  for (const account of [a, ...queued.flatMap((p) => (p.account === undefined ? [] : [p.account]))]) await keptAccountOffsetMs(t.ctx, account.id);
+  for (const account of [a, ...queued.flatMap((p) => (p.account === undefined ? [] : [p.account]))]) await t.ctx.accountClock.now(account.id, t.ctx.db, { kept: true });
   interceptor.arm(held);
   const first = payout(t, a, { order: held, amount: heldMinor });
   await interceptor.holding;
@@ -124,7 +122,7 @@ describe('payouts of one wallet in one group commit', () => {
     const a = await t.createAccount();
     await fund(t, a, 10_000);
     await until(() => t.ctx.changes!.live(), 10_000);
-    await keptAccountOffsetMs(t.ctx, a.id);
+    await t.ctx.accountClock.now(a.id, t.ctx.db, { kept: true });
     const writesBefore = interceptor.writes;
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => payout(t, a, { order: `together-${i}`, amount: 1000 })));
     for (const r of answers) expect(r.json().status, r.body).toBe('success');
@@ -264,8 +262,8 @@ describe('payouts of one wallet in one group commit', () => {
     const free = await t.createAccount();
     await fund(t, held, 10_000);
     await fund(t, free, 10_000);
-    for (const account of [held, free]) await keptAccountOffsetMs(t.ctx, account.id);
-    const pool = postgresPoolOf(t.handle.db) ?? postgresPoolOf(t.ctx.db);
+    for (const account of [held, free]) await t.ctx.accountClock.now(account.id, t.ctx.db, { kept: true });
+    const pool = t.handle.pool;
     expect(pool).toBeDefined();
     const holder = await pool!.connect();
     try {

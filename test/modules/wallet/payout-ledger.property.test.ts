@@ -6,7 +6,6 @@ import { startTestApp, type TestApp } from '../../support/app.ts';
 import { creditWallet } from '../../../src/modules/wallet/wallet-credit.ts';
 import { createPayout } from '../../../src/modules/wallet/payout-create.ts';
 import { resolvePayout, operatorTargets } from '../../../src/modules/wallet/payout-resolve.ts';
-import { advanceAccountClock } from '../../../src/platform/sandbox-clock.ts';
 import { drainDueWork } from '../../../src/platform/due-work.ts';
 import { readBalance } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
@@ -43,7 +42,7 @@ describe('wallet money is conserved', () => {
           const id = payoutIds[o.pick % Math.max(1, payoutIds.length)];
           if (id !== undefined) await resolvePayout(t.ctx, id, o.to, null);
         } else {
-          await advanceAccountClock(t.ctx, a.id, o.minutes * 60_000);
+          await t.ctx.accountClock.advance(a.id, o.minutes * 60_000, t.ctx.db);
           await drainDueWork(t.ctx, a.id);
         }
       }

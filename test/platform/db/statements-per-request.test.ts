@@ -12,7 +12,7 @@ import { approvedVisa, createTransaction, submit } from '../../modules/transacti
 const targets = {
   // 1: the insert, which binds the account's sandbox "now" from the offset kept in memory (decision 250; without a
   // live change feed it computes it itself). The token's account is kept in memory (decision 190), the
-  // checkout-link key and the currencies per app (src/platform/app-memo.ts), and a keyless create runs with no
+  // checkout-link key and the currencies per app (ctx.referenceData, decision 475), and a keyless create runs with no
   // transaction around its one statement (the route's grouped runner): no BEGIN, no COMMIT.
   'POST /api/transaction': 1,
   // 2 and 3: the funds check's lock, then one statement that writes the payout, its journals (the sandbox's
@@ -24,7 +24,7 @@ const targets = {
   // A card payment's success: claim the attempt, charge, then the attempt's record (issue 15 point 5: one
   // INSERT ... SELECT numbering it), capture, fee, state and callback in one commit. 17 since the Webpay and refund
   // work (the charge key a refund names, the guard against a lost commit still undecided): the next to cut.
-  // 15 since the payment methods are read once per app (src/platform/app-memo.ts).
+  // 15 since the payment methods are read once per app (ctx.referenceData).
   'POST /gateway/cobro (card approved)': 15,
   'GET /api/wallet': 4,
   // Served from memory (docs/performance.md).

@@ -3,7 +3,7 @@
 // input guards would be told about; the reviver path stays the one every other text takes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { needsReviver, numberTextOf, parseJsonBody } from '../../../src/platform/http/json-body.ts';
+import { duplicateKey, needsReviver, numberTextOf, parseJsonBody } from '../../../src/platform/http/json-body.ts';
 
 /** What the reviver would note or refuse in `text`: poisoned keys, and numbers whose text is not String(value). */
 function reviverFindings(text: string): string[] {
@@ -39,7 +39,8 @@ const jsonText: fc.Arbitrary<string> = fc.letrec((tie) => ({
   value: fc.oneof({ depthSize: 'small' },
     numberText, fc.string().map((s) => JSON.stringify(s)), fc.constantFrom('true', 'false', 'null'),
     tie('object'), tie('array')),
-  object: fc.array(fc.tuple(key, tie('value')), { maxLength: 4 })
+  // Keys unique per object (the escaped `__proto__` is the same key as the plain one): a duplicate is refused below.
+  object: fc.uniqueArray(fc.tuple(key, tie('value')), { maxLength: 4, selector: ([k]) => (k === escapedProto ? '__proto__' : k) })
     .map((entries) => `{${entries.map(([k, v]) => `${k === escapedProto ? `"${k}"` : JSON.stringify(k)}:${v as string}`).join(',')}}`),
   array: fc.array(tie('value'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`),
 })).object as fc.Arbitrary<string>;
@@ -58,6 +59,29 @@ describe('JSON body parser without its reviver', () => {
       expect(error).toBeNull();
       expect(value).toEqual(JSON.parse(text));
     }), { numRuns: 1000 });
+  });
+
+  it('refuses a key written twice in any object, at any depth, and nothing else', () => {
+    // An object that writes one of its keys twice, at the top or inside `{"w":[...]}`.
+    const value = jsonText.map((text) => text);
+    const withDuplicate = fc.tuple(fc.uniqueArray(fc.tuple(fc.string(), value), { minLength: 1, maxLength: 4, selector: ([k]) => k }), fc.nat(), fc.boolean())
+      .map(([entries, pick, nested]) => {
+        const key = entries[pick % entries.length]![0];
+        const object = `{${[...entries, [key, '1'] as const].map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+        return nested ? { text: `{"w":[0,${object}]}`, key: `w.1.${key}` } : { text: object, key };
+      });
+    fc.assert(fc.property(withDuplicate, ({ text, key }) => {
+      if (reviverFindings(text).some((f) => f.startsWith('key '))) return;
+      expect(duplicateKey(text, JSON.parse(text))).toBe(key);
+      const { error } = parsed(text);
+      expect(error).toMatchObject({ message: `${key}:duplicate key` });
+    }), { numRuns: 500 });
+    fc.assert(fc.property(jsonText, (text) => {
+      if (reviverFindings(text).some((f) => f.startsWith('key '))) return;
+      expect(duplicateKey(text, JSON.parse(text))).toBeNull();
+    }), { numRuns: 1000 });
+    expect(parsed('{"a":1,"b":{"c":[{"d":1,"\\u0064":2}]}}').error).toMatchObject({ message: 'b.c.0.d:duplicate key' });
+    expect(parsed('{"s":"\\":\\"","t":"\\"a\\":1"}').error).toBeNull();
   });
 
   it('still notes number texts and refuses poisoned keys', () => {

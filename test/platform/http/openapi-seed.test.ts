@@ -79,6 +79,8 @@ describe('GET /api/openapi.json', () => {
       for (const [method, op] of Object.entries(ops)) {
         const key = `${method} ${path}`;
         if (seed.has(key) || referenceRoutes.has(key)) continue;
+        // The reference's trailing-slash spellings carry their operation's tags (decision 440).
+        if ((op as { 'x-cobro-alias-of'?: string })['x-cobro-alias-of'] !== undefined) continue;
         others.push(key);
         expect(op.tags, key).toEqual(['Extensions']);
       }

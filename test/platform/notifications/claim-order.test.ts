@@ -3,7 +3,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueCallback } from '../../../src/platform/notifications/enqueue.ts';
 import { claimDueNotifications } from '../../../src/platform/notifications/claim.ts';
-import { advanceAccountClock } from '../../../src/platform/sandbox-clock.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 
 let t: TestApp;
@@ -23,7 +22,7 @@ describe('callback claim', () => {
   it('takes the due rows oldest first, across accounts, each account at its own sandbox time, a batch at a time', async () => {
     const ahead = await t.createAccount();
     const plain = await t.createAccount();
-    expect(await advanceAccountClock(t.ctx, ahead.id, 120 * minuteMs)).toBe(120 * minuteMs);
+    expect(await t.ctx.accountClock.advance(ahead.id, 120 * minuteMs, t.ctx.db)).toBe(120 * minuteMs);
     // Not due on the service clock, due on its account's (two hours ahead).
     const aheadLater = await enqueue(ahead.id, 1, 60 * minuteMs);
     const plainOldest = await enqueue(plain.id, 2, -5 * minuteMs);

@@ -62,7 +62,7 @@ describe.skipIf(!onPostgres)('worker processes on one PostgreSQL', () => {
     const key = crypto.randomBytes(32);
     secretKeyHex = key.toString('hex');
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-workers-'));
-    ctx = createContext({ db: handle.db, engine: handle.engine, config: testConfig(), clock: systemClock, secrets: createSecretBox(key), logger: pino({ level: 'silent' }) });
+    ctx = createContext({ db: handle.db, engine: handle.engine, pool: handle.pool, config: testConfig(), clock: systemClock, secrets: createSecretBox(key), logger: pino({ level: 'silent' }) });
   });
   afterEach(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -112,8 +112,9 @@ describe.skipIf(!onPostgres)('worker processes on one PostgreSQL', () => {
 
     // Before the lease runs out nobody may take the row; after it, any worker redelivers it.
     const clock = new ManualClock(stuck.lease_until!);
-    const later: AppContext = { ...ctx, clock };
-    expect(await deliverDueNotifications({ ...ctx, clock: new ManualClock(new Date(stuck.lease_until!.getTime() - 1000)) })).toBe(0);
+    // Contexts on other clocks come from the composition root, so the account clock reads the same clock.
+    const later: AppContext = createContext({ ...ctx, clock });
+    expect(await deliverDueNotifications(createContext({ ...ctx, clock: new ManualClock(new Date(stuck.lease_until!.getTime() - 1000)) }))).toBe(0);
     clock.advanceMs(1);
     expect(await deliverDueNotifications(later)).toBe(1);
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
