@@ -60,7 +60,7 @@ export async function showRefund(ctx: AppContext, id: string) {
   const row = await refundsQuery(ctx).selectAll('nullifications').select('transactions.order').where('nullifications.id', '=', id).executeTakeFirst();
   if (row === undefined) return null;
   const callbacks = await ctx.db.selectFrom('notifications').select(['id', 'status', 'attempts', 'created_at', sql<string>`payload->>'status'`.as('refund_status')])
-    .where('account_id', '=', row.account_id).where('event_type', '=', nullificationEvent).where(sql<string>`payload->>'id'`, '=', id)
+    .where('account_id', '=', row.account_id).where('event_type', '=', nullificationEvent).where(sql<string>`COALESCE(payload->>'id_nullification', payload->>'id')`, '=', id)
     .execute();
   const payout = row.payout_id === null ? undefined : await ctx.db.selectFrom('payouts')
     .select(['id', 'status', 'accountbank_sbif', 'accountbank_num', 'accountbank_name', 'reason_rejection']).where('id', '=', row.payout_id).executeTakeFirst();
