@@ -3,39 +3,39 @@
 // packages/client/src/types.ts, plain types with no server or typebox reference, and a test keeps the two equal.
 import type { Static } from 'typebox';
 import type { ErrorEnvelope } from '../platform/http/schemas.ts';
-import type { BanksResponse, CurrencyQuery, PaymentMethodsResponse } from '../modules/reference/schemas.ts';
+import type { BanksResponse, CurrencyQuery, PaymentMethodsResponse } from './reference/schemas.ts';
 import type {
   CreateTransactionBody, CreateTransactionResponse, TransactionListQuery, TransactionListResponse, TransactionView,
-} from '../modules/transactions/schemas.ts';
+} from './transactions/schemas.ts';
 import type {
   PayoutCreateBody, PayoutCreateResponse, PayoutResponse, PayoutV3Response, SandboxCreditBody, SandboxCredited,
   WalletQuery, WalletSummary, WithdrawBody, WithdrawResponse,
-} from '../modules/wallet/schemas.ts';
+} from './wallet/schemas.ts';
 import type {
   ClientCreateBody, ClientResponse, ClientUpdateBody, ClientUpdateResponse, MembershipCreateBody,
   MembershipCreateResponse, MembershipResponse, SuspendedResponse,
-} from '../modules/marketplace/schemas.ts';
-import type { EventCreateBody, EventCreateResponse, EventGetResponse } from '../modules/events/schemas.ts';
+} from './marketplace/schemas.ts';
+import type { EventCreateBody, EventCreateResponse, EventGetResponse } from './events/schemas.ts';
 import type {
   ListQuery as NotificationListQuerySchema, ListResponse, RetryResponse, ShowResponse,
-} from '../modules/notifications/schemas.ts';
-import type { AccountResponse } from '../modules/account/schemas.ts';
-import type { NullificationBody, NullificationGetResponse, NullificationResponse } from '../modules/refunds/schemas.ts';
-import type { EscrowBody, EscrowResponse } from '../modules/escrow/schemas.ts';
+} from './notifications/schemas.ts';
+import type { AccountResponse } from './account/schemas.ts';
+import type { NullificationBody, NullificationGetResponse, NullificationResponse } from './refunds/schemas.ts';
+import type { EscrowBody, EscrowResponse } from './escrow/schemas.ts';
 import type {
   ClientCreateBody as SuClientCreateBody, ClientCreateResponse as SuClientCreateResponse, ClientResponse as SuClientResponse,
   ClientUpdateBody as SuClientUpdateBody, ClientUpdateResponse as SuClientUpdateResponse, CustomersQuery, CustomersResponse,
   DeletedResponse as SuDeletedResponse, PlanCreateBody, PlanCreateResponse, PlanResponse, PlansResponse,
-} from '../modules/subscriptions/schemas.ts';
+} from './subscriptions/schemas.ts';
 import type {
   SubscriptionCreateBody, SubscriptionCreateResponse, SubscriptionDeletedResponse, SubscriptionListQuery,
   SubscriptionListV1Response, SubscriptionListV3Response, SubscriptionResponse,
-} from '../modules/subscriptions/subscription-schemas.ts';
-import type { CardDeleteBody, CardDeleteResponse, CardLinkBody, CardLinkResponse } from '../modules/subscriptions/card-schemas.ts';
-import type { ConsumptionChargeBody, ConsumptionChargeResponse } from '../modules/subscriptions/consumption-schemas.ts';
-import type { ConciliationBody, ConciliationResponse } from '../modules/conciliation/schemas.ts';
-import type { MallCreateBody, MallCreateResponse, MallView } from '../modules/mall/schemas.ts';
-import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../modules/sandbox/schemas.ts';
+} from './subscriptions/subscription-schemas.ts';
+import type { CardDeleteBody, CardDeleteResponse, CardLinkBody, CardLinkResponse } from './subscriptions/card-schemas.ts';
+import type { ConsumptionChargeBody, ConsumptionChargeResponse } from './subscriptions/consumption-schemas.ts';
+import type { ConciliationBody, ConciliationResponse } from './conciliation/schemas.ts';
+import type { MallCreateBody, MallCreateResponse, MallView } from './mall/schemas.ts';
+import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from './sandbox/schemas.ts';
 
 /** The error envelope of 4xx/5xx answers (supplement §3). */
 export type ErrorBody = Static<typeof ErrorEnvelope>;
