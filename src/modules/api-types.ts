@@ -19,7 +19,7 @@ import type { EventCreateBody, EventCreateResponse, EventGetResponse } from './e
 import type {
   ListQuery as NotificationListQuerySchema, ListResponse, RetryResponse, ShowResponse,
 } from './notifications/schemas.ts';
-import type { AccountResponse } from './account/schemas.ts';
+import type { AccountResponse } from './accounts/schemas.ts';
 import type { NullificationBody, NullificationGetResponse, NullificationResponse } from './refunds/schemas.ts';
 import type { EscrowBody, EscrowResponse } from './escrow/schemas.ts';
 import type {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CobroClient } from '../../packages/client/src/client.ts';
 import { operations, type AuthMode } from '../../packages/client/src/operations.ts';
-import { AccountResponse } from '../../src/modules/account/schemas.ts';
+import { AccountResponse } from '../../src/modules/accounts/schemas.ts';
 import { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../../src/modules/sandbox/schemas.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 

@@ -10,7 +10,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/platform/db/databas
 import type { AppContext } from '../../src/platform/context.ts';
 import { drainDueWork } from '../../src/platform/due-work.ts';
 import { runSettlements } from '../../src/modules/transactions/settlement.ts';
-import { resolveDuePayouts } from '../../src/modules/wallet/payout-resolution.ts';
+import { resolveDuePayouts } from '../../src/modules/wallet/payout-due-resolve.ts';
 import { runEventPayouts } from '../../src/modules/events/payouts.ts';
 import { ledgerCodes } from '../../src/platform/ledger/codes.ts';
 import { lockLedgerAccounts, readBalance } from '../../src/platform/ledger/post.ts';

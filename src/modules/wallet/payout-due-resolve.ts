@@ -1,5 +1,5 @@
 // Time-driven payout moves in the sandbox: pending -> processing -> success on the account's sandbox clock
-// (decision 020). Production payouts carry no due time: an operator resolves them (payout-resolve.ts).
+// (decision 020). Production payouts carry no due time: an operator resolves them (payout-operator-resolve.ts).
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/due-work.ts';
