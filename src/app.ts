@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import ajvFormats from 'ajv-formats';
 import type { AppContext } from './platform/context.ts';
 import { validationError } from './platform/errors.ts';
-import { limits } from './limits.ts';
+import { limits } from './limits/index.ts';
 import { genRequestId, registerConventions } from './platform/http/conventions.ts';
 import { routerOptions } from './platform/http/router-options.ts';
 import { registerAuth } from './platform/auth/auth-plugin.ts';

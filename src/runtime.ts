@@ -18,7 +18,7 @@ import { watchDiskSpace } from './platform/db/disk-space.ts';
 import { StartupError } from './platform/startup-error.ts';
 import { appModules } from './modules/index.ts';
 import { accountDirectory } from './modules/accounts/directory.ts';
-import { assertLimits, limits } from './limits.ts';
+import { assertLimits, limits } from './limits/index.ts';
 import { paymentExtensions, settlementHolds } from './modules/payment-extensions.ts';
 import { refundPayoutFollower } from './modules/refunds/bank-payout-result.ts';
 import { createLedger } from './platform/ledger/sql-ledger.ts';

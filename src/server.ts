@@ -6,7 +6,7 @@ import { openRuntime, type Runtime, type RuntimeOptions } from './runtime.ts';
 import { ensureDemoAccount } from './modules/accounts/demo.ts';
 import { startWorkers, type RunningWorker } from './workers/index.ts';
 import { startOpsServer, type OpsServer } from './cli/ops-socket.ts';
-import { limits } from './limits.ts';
+import { limits } from './limits/index.ts';
 import { secureDataDir, warnLoosePaths } from './platform/fs-permissions.ts';
 import { checkPortFree, listenErrorText } from './platform/http/port-check.ts';
 import { StartupError } from './platform/startup-error.ts';

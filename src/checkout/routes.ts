@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../platform/context.ts';
-import { limits } from '../limits.ts';
+import { limits } from '../limits/index.ts';
 import { databaseUnavailable } from '../platform/errors.ts';
 import { isDatabaseUnavailable } from '../platform/db/outage.ts';
 import { faviconSvg, sendPage } from './html.ts';

@@ -15,7 +15,7 @@ import { Eta } from 'eta';
 import type { AppContext } from '../platform/context.ts';
 import { ApiError, databaseUnavailable } from '../platform/errors.ts';
 import { isDatabaseUnavailable } from '../platform/db/outage.ts';
-import { dashboardLimits } from '../limits.ts';
+import { dashboardLimits } from '../limits/index.ts';
 import { renderMessage, securityHeaders } from './render.ts';
 import { sessionAccount } from './session.ts';
 import { registerAuthPages, sessionCookie } from './auth-pages.ts';

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { drainDueWork } from '../platform/due-work.ts';
-import { limits } from '../limits.ts';
+import { limits } from '../limits/index.ts';
 import { formatInstant } from './format.ts';
 import { accountOf, renderPage } from './render.ts';
 

@@ -6,7 +6,7 @@ import type { AppContext } from '../platform/context.ts';
 import type { Timestamp } from '../platform/db/types.ts';
 import { publicTokenHash } from '../platform/auth/tokens.ts';
 import { sha256Hex } from '../platform/secrets.ts';
-import { dashboardLimits } from '../limits.ts';
+import { dashboardLimits } from '../limits/index.ts';
 
 export interface DashboardSessionTable {
   id_hash: string;

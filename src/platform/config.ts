@@ -2,7 +2,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { isValidTimeZone } from './time-format.ts';
-import { configLimits, httpLimits, limits } from '../limits.ts';
+import { configLimits, httpLimits, limits } from '../limits/index.ts';
 
 export const modes = ['sandbox', 'production'] as const;
 export type Mode = (typeof modes)[number];

@@ -3,7 +3,7 @@
 // definitions (src/modules/index.ts) through the context; a background worker drains them periodically, and
 // advancing a sandbox clock drains them at once for that account, so tests see the result directly.
 import type { AppContext } from './context.ts';
-import { limits } from '../limits.ts';
+import { limits } from '../limits/index.ts';
 
 export type { DueWorkHandler, DueWorkScope } from './context.ts';
 

@@ -8,7 +8,7 @@ import type { Mode } from './config.ts';
 import type { DbOrTx, Int8, Timestamp } from './db/types.ts';
 import { NotifiedCache } from './db/notified-cache.ts';
 import type { ChangeFeed } from './db/change-feed.ts';
-import { limits } from '../limits.ts';
+import { limits } from '../limits/index.ts';
 
 export interface SandboxClockTable {
   account_id: string;

@@ -17,7 +17,7 @@ import { readBalance } from '../../src/platform/ledger/post.ts';
 import { deliverDueNotifications } from '../../src/platform/notifications/deliver.ts';
 import { formatTimestamp } from '../../src/platform/time-format.ts';
 import { freePort } from '../support/net.ts';
-import { transactionLimits } from '../../src/limits.ts';
+import { transactionLimits } from '../../src/limits/index.ts';
 
 const screenshotsDir = path.resolve('docs/screenshots');
 let server: RunningServer;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/platform/config.ts';
 import { embeddedDatabaseExists } from '../../src/platform/db/database.ts';
-import { configLimits } from '../../src/limits.ts';
+import { configLimits } from '../../src/limits/index.ts';
 import { notReadyMessage } from '../../src/platform/ready-watchdog.ts';
 import { runCli, startServe } from '../support/cli.ts';
 import { seedDataDir } from '../support/cli-in-process.ts';

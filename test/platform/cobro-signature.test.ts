@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeCobroSignature } from '../../src/platform/auth/cobro-signature.ts';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { resolve as resolveCommand, runResolved } from '../../src/cli/dispatch.ts';
-import { limits } from '../../src/limits.ts';
+import { limits } from '../../src/limits/index.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { createClient } from '../modules/marketplace/helpers.ts';
 

@@ -1,10 +1,10 @@
 // HTTP timeouts and the rate limit from the environment (decision 072): documented defaults, overrides, bad values named.
 import { describe, expect, it } from 'vitest';
-import { httpLimits, limits } from '../../src/limits.ts';
+import { httpLimits, limits } from '../../src/limits/index.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 
 describe('HTTP timeouts and rate limit configuration', () => {
-  it('defaults to the values in src/limits.ts', () => {
+  it('defaults to the values in src/limits/', () => {
     const r = loadConfig({});
     if (!r.ok) throw new Error(r.errors.join('; '));
     expect(r.config.httpTimeouts).toEqual({

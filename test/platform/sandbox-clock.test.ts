@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { fund, payout } from '../modules/wallet/wallet-helpers.ts';
-import { limits } from '../../src/limits.ts';
+import { limits } from '../../src/limits/index.ts';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
 
 const { sandboxAdvanceMsMax, sandboxOffsetMsMax } = limits;

@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { describe, expect, inject, it } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
-import { limits } from '../../src/limits.ts';
+import { limits } from '../../src/limits/index.ts';
 import { diskAlmostFull } from '../../src/platform/errors.ts';
 import { runCli, startServe } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';

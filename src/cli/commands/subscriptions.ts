@@ -1,6 +1,6 @@
 // `cobro subscriptions list|show|cancel`: the operator's view of subscriptions across accounts (reference §7),
 // through the same services as the API and the dashboard.
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import type { SubscriptionDetail, SubscriptionSummary } from '../../modules/subscriptions/summaries.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 import { isOutput, pageText, pageWindow, statusOption } from '../paging.ts';

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import type { AccountDirectory, AuthenticatedAccount } from '../../platform/auth/account-directory.ts';
 import type { ChangeFeed } from '../../platform/db/change-feed.ts';
 import { NotifiedCache } from '../../platform/db/notified-cache.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { publicTokenHash } from '../../platform/auth/tokens.ts';
 import type { Db } from '../../platform/db/types.ts';
 import type { SecretBox } from '../../platform/secrets.ts';

@@ -3,7 +3,7 @@ import { newCredentials, publicTokenHash, type Credentials } from '../../platfor
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { newId } from '../../platform/ids.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
 import { findAccountRowById } from './repository.ts';
 

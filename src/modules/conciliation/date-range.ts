@@ -3,7 +3,7 @@
 // field in the seed's 400 envelope; a breach of one field's own rules hides the rules that compare the two.
 import { validationError } from '../../platform/errors.ts';
 import { parseLocal } from '../../platform/time-format.ts';
-import { conciliationLimits } from '../../limits.ts';
+import { conciliationLimits } from '../../limits/index.ts';
 
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 const millisecondsPerDay = 24 * 60 * 60 * 1000;

@@ -3,7 +3,7 @@
 import { validationError } from '../../platform/errors.ts';
 import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/percent.ts';
 import { parseLocal } from '../../platform/time-format.ts';
-import { eventLimits } from '../../limits.ts';
+import { eventLimits } from '../../limits/index.ts';
 import type { EventCreate } from './schemas.ts';
 
 export interface EventDates {

@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/due-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { sql } from 'kysely';
-import { eventLimits } from '../../limits.ts';
+import { eventLimits } from '../../limits/index.ts';
 import './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 

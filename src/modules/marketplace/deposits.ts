@@ -6,7 +6,7 @@ import type { DueWorkScope } from '../../platform/due-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { shareTransitions, type ShareStatus } from './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 function assertMove(from: ShareStatus, to: ShareStatus): void {
   if (!(shareTransitions[from] as readonly ShareStatus[]).includes(to)) throw new Error(`share cannot move from ${from} to ${to}`);

@@ -6,7 +6,7 @@ import { newId, randomHex } from '../../platform/ids.ts';
 import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/percent.ts';
 import { findMembership, membershipClients, type MembershipRow } from './repository.ts';
 import type { MembershipCreate } from './schemas.ts';
-import { marketplaceLimits } from '../../limits.ts';
+import { marketplaceLimits } from '../../limits/index.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 interface ClientShareInput {

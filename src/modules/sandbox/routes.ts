@@ -7,7 +7,7 @@ import { validationError } from '../../platform/errors.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import { AdvanceBody, AdvanceResponse } from './schemas.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { drainDueWork } from '../../platform/due-work.ts';
 import { formatTimestamp } from '../../platform/time-format.ts';
 

@@ -2,7 +2,7 @@
 import type { AppContext } from '../../platform/context.ts';
 import { notFound, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { limits, subscriptionLimits } from '../../limits.ts';
+import { limits, subscriptionLimits } from '../../limits/index.ts';
 import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
 import { dayRange } from './date-filter.ts';
 import { moveSubscription } from './subscription-transition.ts';

@@ -3,7 +3,7 @@
 import type { AppContext } from '../../platform/context.ts';
 import { validationError } from '../../platform/errors.ts';
 import { formatDate, parseLocal } from '../../platform/time-format.ts';
-import { subscriptionLimits } from '../../limits.ts';
+import { subscriptionLimits } from '../../limits/index.ts';
 
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -11,7 +11,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { newId, randomHex } from '../../platform/ids.ts';
-import { subscriptionLimits } from '../../limits.ts';
+import { subscriptionLimits } from '../../limits/index.ts';
 import { lockTransaction, type TransactionRow } from '../transactions/repository.ts';
 import { recordRejection, recordSuccess } from '../transactions/transaction-result.ts';
 import type { ExtensionColumns } from '../transactions/extension.ts';

@@ -6,7 +6,7 @@
 import type { AppContext } from '../../platform/context.ts';
 import type { Engine } from '../../platform/db/database.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/keyed-batcher.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
 import { insertTransaction, insertTransactions, type NewTransaction } from './transaction-insert.ts';
 

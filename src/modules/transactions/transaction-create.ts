@@ -6,7 +6,7 @@ import { checkoutTakes, processorForAccount, unpayableReason } from '../../platf
 import { newId, randomHex } from '../../platform/ids.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import { parseLocal } from '../../platform/time-format.ts';
-import { limits, transactionLimits } from '../../limits.ts';
+import { limits, transactionLimits } from '../../limits/index.ts';
 import { findPaymentMethod, knownCurrencies, paymentMethodCatalogue } from '../reference/repository.ts';
 import { checkoutUrl } from './checkout-link.ts';
 import { insertTransaction, type NewTransaction } from './transaction-insert.ts';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import { validationError } from '../../platform/errors.ts';
 import { formatDate, formatTimestamp, parseLocal } from '../../platform/time-format.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { isStorableText } from '../../platform/http/input-guards.ts';
 import { findAccountTransaction, type TransactionRow } from './repository.ts';
 import type { TransactionListInput } from './schemas.ts';

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/due-work.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { transitionPayout } from './payout-transition.ts';
 import './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';

@@ -5,7 +5,7 @@
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { newId } from '../../platform/ids.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import type { PayoutDestination } from './payout-create.ts';
 import { insertPayout } from './repository.ts';
 

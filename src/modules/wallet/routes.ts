@@ -7,7 +7,7 @@ import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { ruleFailure, validationError } from '../../platform/errors.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { createPayout, createPayoutInTransaction, type CreateOutcome, type PayoutRequest } from './payout-create.ts';
 import { knownCurrency, payoutRequestFrom, withdrawRequestFrom } from './payout-input.ts';
 import { payoutById, payoutV3ById } from './payout-query.ts';

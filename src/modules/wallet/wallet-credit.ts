@@ -5,7 +5,7 @@ import { newId } from '../../platform/ids.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { appendWalletMovement } from './movements.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export interface CreditInput {
   readonly accountId: string;

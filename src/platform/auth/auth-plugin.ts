@@ -7,7 +7,7 @@ import { checkCobroSignature, cobroSignatureHeader, rawPathOf } from './cobro-si
 import type { AuthenticatedAccount } from './account-directory.ts';
 import { rawBodyOf } from '../http/json-body.ts';
 import '../http/fastify-types.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 const bearerPattern = new RegExp(`^Bearer\\s+(\\S{1,${limits.bearerTokenLengthMax}})\\s*$`, 'i');
 

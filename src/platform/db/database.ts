@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import type { Database } from './types.ts';
 import { dataDirEntries, restrictUmask, tightenTree } from '../fs-permissions.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';

@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, databaseUnavailable } from '../errors.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { randomHex } from '../ids.ts';
 import { fromAjvErrors } from './validation-errors.ts';
 import { keepRawBody, parseJsonBody } from './json-body.ts';

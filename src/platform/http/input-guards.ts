@@ -10,7 +10,7 @@
 //    Where the field's own bound refuses the value too (a text too long, a maximum), its problem is reported.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../errors.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { hasExponent, numberTextOf } from './json-body.ts';
 
 export function isStorableText(text: string): boolean {

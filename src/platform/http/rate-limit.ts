@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import { httpLimits, limits } from '../../limits.ts';
+import { httpLimits, limits } from '../../limits/index.ts';
 import { ApiError } from '../errors.ts';
 import './fastify-types.ts';
 

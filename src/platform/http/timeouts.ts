@@ -6,7 +6,7 @@
 // Node looks for requests past their timeouts every `timeoutCheckIntervalMs` (its default, 30 s, would let a
 // trickle outlive a short request timeout by that much).
 import type http from 'node:http';
-import { httpLimits } from '../../limits.ts';
+import { httpLimits } from '../../limits/index.ts';
 import type { HttpTimeouts } from '../config.ts';
 
 export interface HttpServerOptions {

@@ -5,7 +5,7 @@
 // checks the header early and refuses to register a state-changing route that does not run as a command.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { validationError } from '../errors.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export const idempotencyHeader = 'idempotency-key';
 export const replayedHeader = 'idempotent-replayed';

@@ -8,7 +8,7 @@ import { newId } from '../ids.ts';
 import { isNonNegative, SYSTEM_OWNER } from './codes.ts';
 import type { JournalKind } from './kinds.ts';
 import './types.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export interface LedgerKey {
   readonly owner: string;

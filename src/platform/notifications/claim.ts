@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
 import { randomHex } from '../ids.ts';
-import { notificationAttemptsMax } from '../../limits.ts';
+import { notificationAttemptsMax } from '../../limits/index.ts';
 import './types.ts';
 
 export interface ClaimOptions {

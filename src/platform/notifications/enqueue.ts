@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { Tx } from '../db/types.ts';
 import { newId } from '../ids.ts';
 import './types.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export interface CallbackInput {
   readonly accountId: string;

@@ -3,7 +3,7 @@
 // sealed under COBRO_SECRET_KEY), and otherwise none, so the checkout offers nothing it cannot take.
 import type { AppContext } from '../context.ts';
 import type { Db, Timestamp } from '../db/types.ts';
-import { transactionLimits } from '../../limits.ts';
+import { transactionLimits } from '../../limits/index.ts';
 import type { PaymentProcessor } from './processor.ts';
 
 /** Transbank's Webpay hosts, the SDK's `Environment` values (test/checkout/webpay-plus.test.ts checks they are), kept
