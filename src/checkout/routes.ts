@@ -6,7 +6,7 @@ import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../platform/context.ts';
 import { limits } from '../limits/index.ts';
-import { databaseUnavailable } from '../platform/errors.ts';
+import { databaseUnavailable } from '../platform/errors/errors.ts';
 import { isDatabaseUnavailable } from '../platform/db/outage.ts';
 import { faviconSvg, sendPage } from './html.ts';
 import { errorPage } from './pages.ts';

@@ -2,7 +2,7 @@
 // pages at /gateway/cobro (transaction-pages.ts) and the acquirer's return (acquirer-return.ts).
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
-import { normaliseRut, formatRut } from '../platform/rut.ts';
+import { normaliseRut, formatRut } from '../platform/ids/rut.ts';
 import { hasUndecidedCommit, processorForAccount } from '../platform/processors/account-processors.ts';
 import type { AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';

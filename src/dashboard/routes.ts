@@ -13,7 +13,7 @@ import formbody from '@fastify/formbody';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { AppContext } from '../platform/context.ts';
-import { ApiError, databaseUnavailable } from '../platform/errors.ts';
+import { ApiError, databaseUnavailable } from '../platform/errors/errors.ts';
 import { isDatabaseUnavailable } from '../platform/db/outage.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { renderMessage, securityHeaders } from './render.ts';

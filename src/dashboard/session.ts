@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../platform/context.ts';
 import type { Timestamp } from '../platform/db/types.ts';
 import { publicTokenHash } from '../platform/auth/tokens.ts';
-import { sha256Hex } from '../platform/secrets.ts';
+import { sha256Hex } from '../platform/auth/secrets.ts';
 import { dashboardLimits } from '../limits/index.ts';
 
 export interface DashboardSessionTable {

@@ -44,7 +44,10 @@ export const requestLimits = {
   checkoutIdLengthMax: 40, checkoutFieldLengthMax: 64,
 } as const;
 
-/** Defaults of the HTTP_*_MS and RATE_LIMIT_PER_MINUTE variables (src/platform/config.ts) and the bounds they may take. */
+/**
+ * Defaults of the HTTP_*_MS and RATE_LIMIT_PER_MINUTE variables (src/platform/process/config.ts) and the bounds they
+ * may take.
+ */
 export const httpLimits = {
   /** Whole request (headers and body) must arrive within this; a body trickled slower is cut off (408). */
   requestTimeoutMsDefault: 30_000,

@@ -1,5 +1,5 @@
 // Bounds of the process: the operator socket, DATA_DIR's free space and permissions, shutdown, /metrics, time
-// zones kept; and the ranges of the environment variables src/platform/config.ts reads.
+// zones kept; and the ranges of the environment variables src/platform/process/config.ts reads.
 import { secondMs, minuteMs } from './units.ts';
 
 export const processLimits = {
@@ -19,13 +19,13 @@ export const processLimits = {
   shutdownGraceMs: 20 * secondMs,
   /** A /metrics scrape must never hold a connection for long: a slow count fails the scrape, not the API. */
   metricsQueryTimeoutMs: 2 * secondMs,
-  /** Time zones whose Intl formatter a process keeps (src/platform/time-format.ts): the service zone, plus what
+  /** Time zones whose Intl formatter a process keeps (src/platform/time/time-format.ts): the service zone, plus what
    *  tests ask for; past this the cache starts again. */
   timeZonesKeptMax: 64,
 } as const;
 
 /** Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN and the others
- *  src/platform/config.ts reads. */
+ *  src/platform/process/config.ts reads. */
 export const configLimits = {
   portDefault: 8080, portMin: 0, portMax: 65535,
   settlementDelayDaysDefault: 1, settlementDelayDaysMin: 0, settlementDelayDaysMax: 60,

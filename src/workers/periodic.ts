@@ -4,7 +4,7 @@ import type { AppContext } from '../platform/context.ts';
 import type { WorkerDefinition } from './types.ts';
 import { limits } from '../limits/index.ts';
 import { isDatabaseUnavailable } from '../platform/db/outage.ts';
-import { databaseUnavailable, diskAlmostFull } from '../platform/errors.ts';
+import { databaseUnavailable, diskAlmostFull } from '../platform/errors/errors.ts';
 
 export interface PeriodicWorkerSpec {
   readonly name: string;

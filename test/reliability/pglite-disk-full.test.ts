@@ -13,7 +13,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { limits } from '../../src/limits/index.ts';
-import { diskAlmostFull } from '../../src/platform/errors.ts';
+import { diskAlmostFull } from '../../src/platform/errors/errors.ts';
 import { runCli, startServe } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';

@@ -112,7 +112,7 @@ export const subscriptionsCancel: Command = {
     const c = requireCtx(ctx);
     const [{ subscriptionAccount }, { endSubscription }, { inTransaction }, { ApiError }] = await Promise.all([
       import('../../modules/subscriptions/summaries.ts'), import('../../modules/subscriptions/subscription-service.ts'),
-      import('../../platform/db/unit-of-work.ts'), import('../../platform/errors.ts'),
+      import('../../platform/db/unit-of-work.ts'), import('../../platform/errors/errors.ts'),
     ]);
     const accountId = await subscriptionAccount(c.db, id);
     if (accountId === null) return fail(`no subscription with id ${id}`);

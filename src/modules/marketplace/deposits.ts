@@ -2,7 +2,7 @@
 // money leaves the client's payable for the bank, -> `paid` once the bank's deposit window has passed.
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import type { DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { shareTransitions, type ShareStatus } from './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';

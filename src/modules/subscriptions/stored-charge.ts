@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { newId, randomHex } from '../../platform/ids.ts';
+import { newId, randomHex } from '../../platform/ids/ids.ts';
 import { subscriptionLimits } from '../../limits/index.ts';
 import { lockTransaction, type TransactionRow } from '../transactions/repository.ts';
 import { recordRejection, recordSuccess } from '../transactions/transaction-result.ts';

@@ -7,7 +7,7 @@
 //      pending, the payer may try again, and no callback is written until the final result.
 // A second tab submitting meanwhile finds the claim (step 1) or the final status, and never charges.
 import type { AppContext } from '../../platform/context.ts';
-import { newId } from '../../platform/ids.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import type { ChargeOutcome, ChargeRequest } from '../../platform/processors/processor.ts';
 import { hasUndecidedCommit, processorForAccount } from '../../platform/processors/account-processors.ts';
 import { transactionLimits } from '../../limits/index.ts';

@@ -9,7 +9,7 @@
 //   abandon: the payer came back with TBK_TOKEN (or the acquirer's timeout): the transaction is rejected cleanly.
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import { newId } from '../../platform/ids.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import type { ChargeOutcome, PaymentProcessor } from '../../platform/processors/processor.ts';

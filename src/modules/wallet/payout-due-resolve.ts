@@ -2,7 +2,7 @@
 // (decision 020). Production payouts carry no due time: an operator resolves them (payout-operator-resolve.ts).
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import type { DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { limits } from '../../limits/index.ts';
 import { transitionPayout } from './payout-transition.ts';
 import './types.ts';

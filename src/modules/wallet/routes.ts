@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
-import { ruleFailure, validationError } from '../../platform/errors.ts';
+import { ruleFailure, validationError } from '../../platform/errors/errors.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import { limits } from '../../limits/index.ts';

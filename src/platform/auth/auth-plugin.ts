@@ -1,6 +1,6 @@
 // Bearer token and `Sign` checks (supplement §2), run before validation so a bad credential is a 401, never a 400.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../errors/errors.ts';
 import type { AppContext } from '../context.ts';
 import { signedPaths, verifySign, type SignParams } from './sign.ts';
 import { checkCobroSignature, cobroSignatureHeader, rawPathOf } from './cobro-signature.ts';

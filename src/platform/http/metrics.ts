@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { Gauge, Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { inTransaction } from '../db/unit-of-work.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../errors/errors.ts';
 import { limits } from '../../limits/index.ts';
 import { RequestMetrics } from './request-metrics.ts';
 

@@ -7,7 +7,7 @@
 // trickle outlive a short request timeout by that much).
 import type http from 'node:http';
 import { httpLimits } from '../../limits/index.ts';
-import type { HttpTimeouts } from '../config.ts';
+import type { HttpTimeouts } from '../process/config.ts';
 
 export interface HttpServerOptions {
   readonly connectionTimeout: number;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
 import { StatementText } from '../db/statement-text.ts';
 import type { Tx } from '../db/types.ts';
-import { newId } from '../ids.ts';
+import { newId } from '../ids/ids.ts';
 import { isNonNegative, SYSTEM_OWNER } from './codes.ts';
 import type { JournalKind } from './kinds.ts';
 import './types.ts';

@@ -2,7 +2,7 @@
 // Nothing is sent before that transaction commits; workers deliver it afterwards (supplement §5).
 import assert from 'node:assert/strict';
 import type { Tx } from '../db/types.ts';
-import { newId } from '../ids.ts';
+import { newId } from '../ids/ids.ts';
 import './types.ts';
 import { limits } from '../../limits/index.ts';
 

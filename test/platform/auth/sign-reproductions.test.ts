@@ -3,12 +3,12 @@
 // the subscription; a captured PUT /api/maclient/{id} is replayed with another nested `bank`. Both succeed with
 // plain Sign and are refused once the account requires Cobro-Signature (`cobro accounts require-strict-signing`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeSign } from '../../src/platform/auth/sign.ts';
-import { computeCobroSignature } from '../../src/platform/auth/cobro-signature.ts';
-import { resolve as resolveCommand, runResolved } from '../../src/cli/dispatch.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { createClient } from '../modules/marketplace/helpers.ts';
-import { createPlan, createSuClient } from '../modules/subscriptions/helpers.ts';
+import { computeSign } from '../../../src/platform/auth/sign.ts';
+import { computeCobroSignature } from '../../../src/platform/auth/cobro-signature.ts';
+import { resolve as resolveCommand, runResolved } from '../../../src/cli/dispatch.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { createClient } from '../../modules/marketplace/helpers.ts';
+import { createPlan, createSuClient } from '../../modules/subscriptions/helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { dataDirLimits } from '../limits/index.ts';
+import { dataDirLimits } from '../../limits/index.ts';
 
 /** What Cobro creates directly under DATA_DIR. */
 export const dataDirEntries = { database: 'pgdata', secretKey: 'secret.key', opsSocket: 'cobro.sock', lock: 'cobro.lock' } as const;

@@ -2,10 +2,10 @@
 // whose due time has come, each claiming rows with FOR UPDATE SKIP LOCKED. The handlers come from the module
 // definitions (src/modules/index.ts) through the context; a background worker drains them periodically, and
 // advancing a sandbox clock drains them at once for that account, so tests see the result directly.
-import type { AppContext } from './context.ts';
-import { limits } from '../limits/index.ts';
+import type { AppContext } from '../context.ts';
+import { limits } from '../../limits/index.ts';
 
-export type { DueWorkHandler, DueWorkScope } from './context.ts';
+export type { DueWorkHandler, DueWorkScope } from '../context.ts';
 
 /** Runs every handler until none has anything left (bounded), returning the rows processed per handler. */
 export async function drainDueWork(ctx: AppContext, accountId?: string): Promise<Record<string, number>> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { isValidRut, parseRut, rutCheckDigit } from '../../src/platform/rut.ts';
+import { isValidRut, parseRut, rutCheckDigit } from '../../../src/platform/ids/rut.ts';
 
 describe('RUT check digit', () => {
   it('accepts the reference samples with and without dots and dash', () => {

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dataDirLimits } from '../../src/limits/index.ts';
-import { secureDataDir, tightenTree, warnLoosePaths, type LoosePath } from '../../src/platform/fs-permissions.ts';
+import { dataDirLimits } from '../../../src/limits/index.ts';
+import { secureDataDir, tightenTree, warnLoosePaths, type LoosePath } from '../../../src/platform/process/fs-permissions.ts';
 
 const made: string[] = [];
 function tempDir(): string {

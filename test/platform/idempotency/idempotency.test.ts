@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { drainDueWork } from '../../src/platform/due-work.ts';
-import { balance, fund, payout } from '../modules/wallet/wallet-helpers.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+import { drainDueWork } from '../../../src/platform/work/due-work.ts';
+import { balance, fund, payout } from '../../modules/wallet/wallet-helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalString, computeSign, signedPaths, verifySign } from '../../src/platform/auth/sign.ts';
+import { canonicalString, computeSign, signedPaths, verifySign } from '../../../src/platform/auth/sign.ts';
 
 const key = 'fe551abcef62fcf002dc598922e68f0a';
 const suclient = {

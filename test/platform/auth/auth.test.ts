@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeSign } from '../../src/platform/auth/sign.ts';
-import { rotateAccount } from '../../src/modules/accounts/service.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
+import { computeSign } from '../../../src/platform/auth/sign.ts';
+import { rotateAccount } from '../../../src/modules/accounts/service.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 
 let t: TestApp;
 let account: TestAccount;

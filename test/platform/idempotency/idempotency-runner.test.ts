@@ -2,11 +2,11 @@
 // refusal rolls the command back and is replayed; a fault stores nothing; concurrent requests with one key run once.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { accountOf } from '../../src/platform/auth/auth-plugin.ts';
-import { commandConfig, runCommand } from '../../src/platform/commands/runner.ts';
-import { notFound } from '../../src/platform/errors.ts';
-import { balance, fund, payout } from '../modules/wallet/wallet-helpers.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+import { accountOf } from '../../../src/platform/auth/auth-plugin.ts';
+import { commandConfig, runCommand } from '../../../src/platform/commands/runner.ts';
+import { notFound } from '../../../src/platform/errors/errors.ts';
+import { balance, fund, payout } from '../../modules/wallet/wallet-helpers.ts';
 
 let t: TestApp;
 let unguarded: unknown = null;

@@ -1,12 +1,12 @@
 // Cobro-Signature (decision 140, issue 14 point 2): a header seen once cannot be replayed onto another body,
 // another resource, or outside the tolerance window; an account can require it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeCobroSignature } from '../../src/platform/auth/cobro-signature.ts';
-import { computeSign } from '../../src/platform/auth/sign.ts';
-import { resolve as resolveCommand, runResolved } from '../../src/cli/dispatch.ts';
-import { limits } from '../../src/limits/index.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { createClient } from '../modules/marketplace/helpers.ts';
+import { computeCobroSignature } from '../../../src/platform/auth/cobro-signature.ts';
+import { computeSign } from '../../../src/platform/auth/sign.ts';
+import { resolve as resolveCommand, runResolved } from '../../../src/cli/dispatch.ts';
+import { limits } from '../../../src/limits/index.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { createClient } from '../../modules/marketplace/helpers.ts';
 
 let t: TestApp;
 let merchant: TestAccount;

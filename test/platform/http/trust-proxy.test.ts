@@ -1,9 +1,9 @@
 // TRUST_PROXY (docs/going-live.md): behind a reverse proxy the payer's address comes from X-Forwarded-For, but
 // only when the connection comes from a proxy named there; unset, the header is ignored (anyone could send it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/platform/config.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { approvedVisa, createTransaction, linkParams } from '../modules/transactions/helpers.ts';
+import { loadConfig } from '../../../src/platform/process/config.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+import { approvedVisa, createTransaction, linkParams } from '../../modules/transactions/helpers.ts';
 
 let behind: TestApp;
 let direct: TestApp;

@@ -1,5 +1,5 @@
 import { resultCodes, type ResultCode, type ResultParams } from './result-codes.ts';
-import { limits } from '../limits/index.ts';
+import { limits } from '../../limits/index.ts';
 
 // The error catalogue (STYLE rule 8): every code, its HTTP status and its envelope. docs/errors.md lists them all,
 // and a test keeps the two in sync. Services return or throw ApiError; one handler renders it.

@@ -1,7 +1,7 @@
 // Negative tests over HTTP for the business result codes no module test triggers through the API yet (the
-// catalogue test checks that every code of src/platform/result-codes.ts is triggered by some test).
+// catalogue test checks that every code of src/platform/errors/result-codes.ts is triggered by some test).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });

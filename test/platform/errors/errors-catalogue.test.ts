@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorCatalogue } from '../../src/platform/errors.ts';
-import { resultCodes } from '../../src/platform/result-codes.ts';
-import { repoRoot } from '../support/cli.ts';
+import { errorCatalogue } from '../../../src/platform/errors/errors.ts';
+import { resultCodes } from '../../../src/platform/errors/result-codes.ts';
+import { repoRoot } from '../../support/cli.ts';
 
 const doc = () => fs.readFileSync(path.join(repoRoot, 'docs', 'errors.md'), 'utf8');
 

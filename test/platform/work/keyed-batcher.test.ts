@@ -2,7 +2,7 @@
 // next batch, in arrival order and at most batchMax long; other keys are not held; a failed batch rejects only its
 // own items and the key goes on.
 import { describe, expect, it } from 'vitest';
-import { KeyedBatcher, type Settled } from '../../src/platform/keyed-batcher.ts';
+import { KeyedBatcher, type Settled } from '../../../src/platform/work/keyed-batcher.ts';
 
 function deferred() {
   let resolve!: () => void;

@@ -1,10 +1,10 @@
 // The sandbox clock's total offset is bounded: advancing past it is a field error that changes nothing, so account
 // time never reaches years where payments and payouts could not be stored or shown.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { fund, payout } from '../modules/wallet/wallet-helpers.ts';
-import { limits } from '../../src/limits/index.ts';
-import { verifyLedger } from '../../src/platform/ledger/verify.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+import { fund, payout } from '../../modules/wallet/wallet-helpers.ts';
+import { limits } from '../../../src/limits/index.ts';
+import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 
 const { sandboxAdvanceMsMax, sandboxOffsetMsMax } = limits;
 

@@ -1,7 +1,7 @@
 // HTTP timeouts and the rate limit from the environment (decision 072): documented defaults, overrides, bad values named.
 import { describe, expect, it } from 'vitest';
-import { httpLimits, limits } from '../../src/limits/index.ts';
-import { loadConfig } from '../../src/platform/config.ts';
+import { httpLimits, limits } from '../../../src/limits/index.ts';
+import { loadConfig } from '../../../src/platform/process/config.ts';
 
 describe('HTTP timeouts and rate limit configuration', () => {
   it('defaults to the values in src/limits/', () => {

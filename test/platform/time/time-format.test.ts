@@ -4,7 +4,7 @@
 // for its changes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatDayFirstTimestamp, formatTimestamp, isValidTimeZone, parseLocal } from '../../src/platform/time-format.ts';
+import { formatDate, formatDayFirstTimestamp, formatTimestamp, isValidTimeZone, parseLocal } from '../../../src/platform/time/time-format.ts';
 
 const at = (iso: string) => new Date(iso);
 const zones = [

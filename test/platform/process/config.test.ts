@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/platform/config.ts';
-import { formatDate, formatTimestamp, parseLocal } from '../../src/platform/time-format.ts';
+import { loadConfig } from '../../../src/platform/process/config.ts';
+import { formatDate, formatTimestamp, parseLocal } from '../../../src/platform/time/time-format.ts';
 
 describe('configuration from the environment', () => {
   it('has the documented defaults', () => {

@@ -1,8 +1,8 @@
 // Configuration from environment variables, validated once at start. A bad value is a clear error, never a guess.
 import net from 'node:net';
 import path from 'node:path';
-import { isValidTimeZone } from './time-format.ts';
-import { configLimits, httpLimits, limits } from '../limits/index.ts';
+import { isValidTimeZone } from '../time/time-format.ts';
+import { configLimits, httpLimits, limits } from '../../limits/index.ts';
 
 export const modes = ['sandbox', 'production'] as const;
 export type Mode = (typeof modes)[number];

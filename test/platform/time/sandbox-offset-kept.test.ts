@@ -4,9 +4,9 @@
 // arrives.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { fund, payout } from '../modules/wallet/wallet-helpers.ts';
-import { sandboxClockChangesChannel } from '../../src/platform/sandbox-clock.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+import { fund, payout } from '../../modules/wallet/wallet-helpers.ts';
+import { sandboxClockChangesChannel } from '../../../src/platform/time/sandbox-clock.ts';
 
 const dayMs = 24 * 60 * 60 * 1000;
 let t: TestApp;

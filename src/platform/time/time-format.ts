@@ -1,7 +1,7 @@
 // Renders instants in the service time zone as the seed shows them: `YYYY-MM-DD HH:MM:SS` and `YYYY-MM-DD`, with
 // the runtime's own time zones (Intl.DateTimeFormat, ICU's copy of the IANA database; decision 410). One formatter
 // per zone, kept as src/dashboard/format.ts keeps one money format per currency.
-import { limits } from '../limits/index.ts';
+import { limits } from '../../limits/index.ts';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

@@ -4,11 +4,11 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Generated } from 'kysely';
 import type { Clock } from './clock.ts';
-import type { Mode } from './config.ts';
-import type { DbOrTx, Int8, Timestamp } from './db/types.ts';
-import { NotifiedCache } from './db/notified-cache.ts';
-import type { ChangeFeed } from './db/change-feed.ts';
-import { limits } from '../limits/index.ts';
+import type { Mode } from '../process/config.ts';
+import type { DbOrTx, Int8, Timestamp } from '../db/types.ts';
+import { NotifiedCache } from '../db/notified-cache.ts';
+import type { ChangeFeed } from '../db/change-feed.ts';
+import { limits } from '../../limits/index.ts';
 
 export interface SandboxClockTable {
   account_id: string;
@@ -16,7 +16,7 @@ export interface SandboxClockTable {
   updated_at: Timestamp;
 }
 
-declare module './db/types.ts' {
+declare module '../db/types.ts' {
   interface Database {
     sandbox_clocks: SandboxClockTable;
   }

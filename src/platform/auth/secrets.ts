@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { dataDirEntries } from './fs-permissions.ts';
+import { dataDirEntries } from '../process/fs-permissions.ts';
 
 export interface SecretBox {
   seal(plain: string): string;

@@ -3,18 +3,18 @@
 // the handlers must not deadlock one another. PGlite has one connection, so these run on PostgreSQL only.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { approvedVisa, createTransaction, submit } from '../modules/transactions/helpers.ts';
-import { fund, payout } from '../modules/wallet/wallet-helpers.ts';
-import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.ts';
-import type { AppContext } from '../../src/platform/context.ts';
-import { drainDueWork } from '../../src/platform/due-work.ts';
-import { runSettlements } from '../../src/modules/transactions/settlement.ts';
-import { resolveDuePayouts } from '../../src/modules/wallet/payout-due-resolve.ts';
-import { runEventPayouts } from '../../src/modules/events/payouts.ts';
-import { ledgerCodes } from '../../src/platform/ledger/codes.ts';
-import { lockLedgerAccounts, readBalance } from '../../src/platform/ledger/post.ts';
-import { verifyLedger } from '../../src/platform/ledger/verify.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { approvedVisa, createTransaction, submit } from '../../modules/transactions/helpers.ts';
+import { fund, payout } from '../../modules/wallet/wallet-helpers.ts';
+import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
+import type { AppContext } from '../../../src/platform/context.ts';
+import { drainDueWork } from '../../../src/platform/work/due-work.ts';
+import { runSettlements } from '../../../src/modules/transactions/settlement.ts';
+import { resolveDuePayouts } from '../../../src/modules/wallet/payout-due-resolve.ts';
+import { runEventPayouts } from '../../../src/modules/events/payouts.ts';
+import { ledgerCodes } from '../../../src/platform/ledger/codes.ts';
+import { lockLedgerAccounts, readBalance } from '../../../src/platform/ledger/post.ts';
+import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 
 const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
 
