@@ -16,7 +16,6 @@ export const subscriptionTransitions = {
 } as const satisfies Record<SubscriptionStatus, readonly SubscriptionStatus[]>;
 
 const machine = stateMachine<SubscriptionStatus>('subscription', subscriptionTransitions);
-export const canMove = machine.can;
 export const assertMove = machine.assertMove;
 
 /** Statuses that end a subscription: nothing is charged after them, ever. */

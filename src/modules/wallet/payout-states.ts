@@ -44,10 +44,6 @@ export function outcomeOf(status: PayoutStatus): PayoutOutcome {
   }
 }
 
-export function isRejected(status: PayoutStatus): boolean {
-  return outcomeOf(status) === 'rejected';
-}
-
 /** The reason the reference shows for a bank rejection, leading space included (reference §9.7). */
 export const sandboxRejectionReason = ' Error CCA 51. Cuenta Beneficiario no Existe, error_creditor_account_not_found';
 export const fraudRejectionReason = 'Rechazado por prevención de fraude';

@@ -84,7 +84,7 @@ export async function saveWebpaySettings(ctx: AppContext, accountId: string, s: 
     .onConflict((oc) => oc.column('account_id').doUpdateSet(row)).execute();
 }
 
-export async function accountProcessorSettings(ctx: AppContext, accountId: string): Promise<{ processor: 'webpay_plus'; commerceCode: string; environment: string } | null> {
+async function accountProcessorSettings(ctx: AppContext, accountId: string): Promise<{ processor: 'webpay_plus'; commerceCode: string; environment: string } | null> {
   const row = await ctx.db.selectFrom('account_processors').select(['processor', 'commerce_code', 'environment'])
     .where('account_id', '=', accountId).executeTakeFirst();
   return row === undefined ? null : { processor: row.processor, commerceCode: row.commerce_code, environment: row.environment };
