@@ -1,7 +1,8 @@
 // The business result codes (STYLE rule 7): a well-formed request that a rule refuses is answered HTTP 200
 // `{"status":"failed","type":"<code>","message_error":"<text>"}` (supplement §3). Each code is here once with its
-// message template, named in docs/errors.md and triggered by a test over HTTP (test/platform/errors-catalogue.test.ts
-// keeps all three in step). `ruleFailure` takes only these codes, with the template's parameters.
+// message template, named in docs/errors.md and triggered by a test over HTTP
+// (test/platform/errors/errors-catalogue.test.ts keeps all three in step). `ruleFailure` takes only these codes,
+// with the template's parameters.
 export const resultCodes = {
   insufficient_funds: (p: { readonly availableMinor: bigint; readonly currency: string; readonly requestedMinor: bigint }) =>
     `available balance ${p.availableMinor} ${p.currency} does not cover ${p.requestedMinor}`,
