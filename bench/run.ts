@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { systemClock } from '../src/platform/clock.ts';
+import { systemClock } from '../src/platform/time/clock.ts';
 import { measureLimits } from './scenarios/limits.ts';
 import { measureCobro } from './scenarios/cobro.ts';
 import { measureScaleOut } from './scenarios/scale-out.ts';

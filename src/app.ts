@@ -5,8 +5,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import ajvFormats from 'ajv-formats';
 import type { AppContext } from './platform/context.ts';
-import { validationError } from './platform/errors.ts';
-import { limits } from './limits.ts';
+import { validationError } from './platform/errors/errors.ts';
+import { limits } from './limits/index.ts';
 import { genRequestId, registerConventions } from './platform/http/conventions.ts';
 import { routerOptions } from './platform/http/router-options.ts';
 import { registerAuth } from './platform/auth/auth-plugin.ts';

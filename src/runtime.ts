@@ -2,28 +2,28 @@
 // ports to their implementations (account directory, due-work registry) into one context, and closes it again.
 // Nothing else builds an AppContext: the server, the workers, the CLI and the tests all come through here.
 import type { Logger } from 'pino';
-import type { Config } from './platform/config.ts';
-import type { Clock } from './platform/clock.ts';
-import { systemClock } from './platform/clock.ts';
+import type { Config } from './platform/process/config.ts';
+import type { Clock } from './platform/time/clock.ts';
+import { systemClock } from './platform/time/clock.ts';
 import type { AppContext, ContextBase, DueWorkHandler } from './platform/context.ts';
 import path from 'node:path';
 import { checkPostgresReachable, embeddedDatabaseExists, openDatabase, redactedUrl, type DatabaseHandle } from './platform/db/database.ts';
 import { migrateToLatest, pendingMigrations } from './platform/db/migrate.ts';
 import { purgeExpiredKeys } from './platform/idempotency/store.ts';
-import { createLogger } from './platform/logger.ts';
+import { createLogger } from './platform/process/logger.ts';
 import type { AppModule } from './platform/module.ts';
-import { createSecretBox, existingSecretKey, keylessSecretBox, resolveSecretKey, type SecretBox } from './platform/secrets.ts';
-import { dataDirEntries } from './platform/fs-permissions.ts';
+import { createSecretBox, existingSecretKey, keylessSecretBox, resolveSecretKey, type SecretBox } from './platform/auth/secrets.ts';
+import { dataDirEntries } from './platform/process/fs-permissions.ts';
 import { watchDiskSpace } from './platform/db/disk-space.ts';
-import { StartupError } from './platform/startup-error.ts';
+import { StartupError } from './platform/process/startup-error.ts';
 import { appModules } from './modules/index.ts';
 import { accountDirectory } from './modules/accounts/directory.ts';
-import { assertLimits, limits } from './limits.ts';
+import { assertLimits, limits } from './limits/index.ts';
 import { paymentExtensions, settlementHolds } from './modules/payment-extensions.ts';
 import { refundPayoutFollower } from './modules/refunds/bank-payout-result.ts';
 import { createLedger } from './platform/ledger/sql-ledger.ts';
 import { processorFor } from './platform/processors/index.ts';
-import { createAccountClock } from './platform/sandbox-clock.ts';
+import { createAccountClock } from './platform/time/sandbox-clock.ts';
 import { Memo } from './platform/memo.ts';
 import { referenceData } from './modules/reference/repository.ts';
 import { transactionCreateGroups } from './modules/transactions/create-group-commit.ts';

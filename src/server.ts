@@ -1,15 +1,15 @@
 // `cobro serve`: opens the runtime, listens, runs the workers, and shuts down cleanly on SIGINT/SIGTERM.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
-import type { Config } from './platform/config.ts';
+import type { Config } from './platform/process/config.ts';
 import { openRuntime, type Runtime, type RuntimeOptions } from './runtime.ts';
 import { ensureDemoAccount } from './modules/accounts/demo.ts';
 import { startWorkers, type RunningWorker } from './workers/index.ts';
 import { startOpsServer, type OpsServer } from './cli/ops-socket.ts';
-import { limits } from './limits.ts';
-import { secureDataDir, warnLoosePaths } from './platform/fs-permissions.ts';
+import { limits } from './limits/index.ts';
+import { secureDataDir, warnLoosePaths } from './platform/process/fs-permissions.ts';
 import { checkPortFree, listenErrorText } from './platform/http/port-check.ts';
-import { StartupError } from './platform/startup-error.ts';
+import { StartupError } from './platform/process/startup-error.ts';
 import type { AppContext } from './platform/context.ts';
 import type { AccountView } from './modules/accounts/service.ts';
 import { nextSteps, warnProductionSetup } from './start-notes.ts';

@@ -1,7 +1,7 @@
 // What `cobro serve` tells the person who started it once it listens (issue 32): where to go next, and in
 // production what the go-live guide would change. Text only; server.ts decides when to print it.
 import type { Logger } from 'pino';
-import type { Config } from './platform/config.ts';
+import type { Config } from './platform/process/config.ts';
 import type { AccountView } from './modules/accounts/service.ts';
 
 /** The lines printed on stdout once the server listens: the pages to open and a first signed call. */

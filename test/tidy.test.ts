@@ -25,7 +25,7 @@ const inDir = (file: string, dir: string) => file.startsWith(path.join(repoRoot,
 
 describe('tidy', () => {
   it('reads the system time only in clock.ts', () => {
-    const offenders = src.filter((f) => !f.endsWith('platform/clock.ts') && /new Date\(\)|Date\.now\(\)/.test(fs.readFileSync(f, 'utf8')));
+    const offenders = src.filter((f) => !f.endsWith('platform/time/clock.ts') && /new Date\(\)|Date\.now\(\)/.test(fs.readFileSync(f, 'utf8')));
     expect(offenders.map(rel)).toEqual([]);
   });
 
@@ -46,11 +46,11 @@ describe('tidy', () => {
     expect(offenders.map(rel)).toEqual([]);
   });
 
-  it('names every bound in src/limits.ts: no module-level `const <name>Max|Min|Ms = <number>` elsewhere', () => {
+  it('names every bound in src/limits/: no module-level `const <name>Max|Min|Ms = <number>` elsewhere', () => {
     // Module-level declarations only (no indent), whose value starts as a number would: a literal, BigInt(...),
     // Date.UTC(...). Units and codes have other names (bpsPerWhole, allMethodsPayment).
     const bound = /^(?:export\s+)?const\s+\w+(?:Max|Min|Ms)\s*(?::[^=]+)?=\s*(?:\d|BigInt\(|Date\.UTC\()/m;
-    const offenders = src.filter((f) => !f.endsWith(path.join('src', 'limits.ts')) && !f.includes(path.join('src', 'limits') + path.sep) && bound.test(fs.readFileSync(f, 'utf8')));
+    const offenders = src.filter((f) => !f.includes(path.join('src', 'limits') + path.sep) && bound.test(fs.readFileSync(f, 'utf8')));
     expect(offenders.map(rel)).toEqual([]);
   });
 
@@ -89,8 +89,8 @@ describe('tidy', () => {
       'src/platform/http/json-body.ts': 'a parsed body\'s number texts and a request\'s body text, keyed by that body and request',
       'src/platform/notifications/send.ts': 'a callback URL\'s static check, keyed by the policy and the URL text',
       'src/platform/notifications/sign.ts': 'the HMAC key object of a webhook secret, keyed by the secret',
-      'src/platform/money-format.ts': 'Intl number formats, keyed by locale and currency',
-      'src/platform/time-format.ts': 'Intl date formats, keyed by time zone',
+      'src/platform/money/money-format.ts': 'Intl number formats, keyed by locale and currency',
+      'src/platform/time/time-format.ts': 'Intl date formats, keyed by time zone',
     };
     const moduleScopeMap = /^(?:export\s+)?(?:const|let|var)\s+\w+\s*(?::[^=]+)?=\s*new\s+(?:Weak)?Map\b/m;
     // A WeakMap (or a helper keyed by the app) anywhere is how state keyed by an object hides in module scope.
@@ -105,12 +105,12 @@ describe('tidy', () => {
     expect(stale).toEqual([]);
   });
 
-  it('reads an account\'s time only through ctx.accountClock: src/platform/sandbox-clock.ts is not imported elsewhere', () => {
+  it('reads an account\'s time only through ctx.accountClock: src/platform/time/sandbox-clock.ts is not imported elsewhere', () => {
     const allowed = new Set([
       // The composition root builds the clock; the context declares its type.
       path.join('src', 'runtime.ts'), path.join('src', 'platform', 'context.ts'),
     ]);
-    const clockFile = path.join(repoRoot, 'src', 'platform', 'sandbox-clock.ts');
+    const clockFile = path.join(repoRoot, 'src', 'platform', 'time', 'sandbox-clock.ts');
     const importers = importEdges(src).filter((e) => e.to === clockFile && !allowed.has(rel(e.from))).map((e) => rel(e.from));
     expect(importers).toEqual([]);
   });

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
-import { loadConfig } from '../../src/platform/config.ts';
+import { loadConfig } from '../../src/platform/process/config.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { creditWallet } from '../../src/modules/wallet/wallet-credit.ts';

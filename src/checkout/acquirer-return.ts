@@ -6,7 +6,7 @@
 import type { FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
-import { transactionLimits } from '../limits.ts';
+import { transactionLimits } from '../limits/index.ts';
 import { checkoutToken } from '../modules/transactions/checkout-link.ts';
 import { abandonRedirectPayment, finishRedirectPayment, type ReturnResult } from '../modules/transactions/redirect-attempt.ts';
 import { sendPage } from './html.ts';

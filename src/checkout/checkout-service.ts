@@ -5,7 +5,7 @@ import { isExpired } from '../modules/transactions/payment-attempt.ts';
 import { expiryRejection, recordRejection } from '../modules/transactions/transaction-result.ts';
 import { allMethodsPayment } from '../modules/transactions/transaction-create.ts';
 import type { BankChoice, MethodOption, OrderSummary, Receipt } from './pages.ts';
-import { formatTimestamp } from '../platform/time-format.ts';
+import { formatTimestamp } from '../platform/time/time-format.ts';
 import { inTransaction } from '../platform/db/unit-of-work.ts';
 import { checkoutTakes, hasUndecidedCommit, processorForAccount } from '../platform/processors/account-processors.ts';
 import { findPaymentMethod, paymentMethodCatalogue } from '../modules/reference/repository.ts';

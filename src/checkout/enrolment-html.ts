@@ -1,7 +1,7 @@
 // The card-enrolment pages, in Spanish, in the checkout's frame (html.ts). The card number and CVV the payer
 // typed are never echoed back.
 import { formatMoney, html, type Page } from './html.ts';
-import { subscriptionLimits } from '../limits.ts';
+import { subscriptionLimits } from '../limits/index.ts';
 import type { EnrolmentContext } from '../modules/subscriptions/enrolment-query.ts';
 
 const intervalNames: Readonly<Record<string, readonly [string, string]>> = {

@@ -4,8 +4,8 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
-import { limits } from '../limits.ts';
-import { formatDate } from '../platform/time-format.ts';
+import { limits } from '../limits/index.ts';
+import { formatDate } from '../platform/time/time-format.ts';
 import { enrolCard } from '../modules/subscriptions/enrolment.ts';
 import { enrolmentContext, type EnrolmentContext } from '../modules/subscriptions/enrolment-query.ts';
 import { sendPage } from './html.ts';

@@ -1,6 +1,6 @@
 // Validates what the payer typed. Problems are messages in Spanish; nothing typed into a card field is kept.
 import { luhnValid, type CardDetails } from '../platform/processors/processor.ts';
-import { normaliseRut } from '../platform/rut.ts';
+import { normaliseRut } from '../platform/ids/rut.ts';
 import { installmentRanges } from './pages.ts';
 
 /** The posted form's text fields (card, expiry, cvv, installments, rut, password, bank). */

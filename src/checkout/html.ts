@@ -29,7 +29,7 @@ export function html(strings: TemplateStringsArray, ...values: ReadonlyArray<str
 }
 
 /** Money as the currency's country writes it: the one formatter the dashboard uses too. */
-export { formatMoney } from '../platform/money-format.ts';
+export { formatMoney } from '../platform/money/money-format.ts';
 
 const stylesheet = `
 *{box-sizing:border-box}body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f5f8;color:#1d2430}

@@ -4,8 +4,8 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
-import { limits, mallLimits } from '../limits.ts';
-import { formatDate, formatTimestamp } from '../platform/time-format.ts';
+import { limits, mallLimits } from '../limits/index.ts';
+import { formatDate, formatTimestamp } from '../platform/time/time-format.ts';
 import { attemptMallPayment, type MallAttemptOutcome } from '../modules/mall/mall-payment.ts';
 import { findMall, linesOf, type MallRow } from '../modules/mall/repository.ts';
 import { allMethodsPayment } from '../modules/transactions/transaction-create.ts';

@@ -3,8 +3,8 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
-import { limits, transactionLimits } from '../limits.ts';
-import { formatDate } from '../platform/time-format.ts';
+import { limits, transactionLimits } from '../limits/index.ts';
+import { formatDate } from '../platform/time/time-format.ts';
 import { checkoutTokenValid } from '../modules/transactions/checkout-link.ts';
 import { attemptPayment } from '../modules/transactions/payment-attempt.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';

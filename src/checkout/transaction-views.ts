@@ -2,7 +2,7 @@
 // pages at /gateway/cobro (transaction-pages.ts) and the acquirer's return (acquirer-return.ts).
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
-import { normaliseRut, formatRut } from '../platform/rut.ts';
+import { normaliseRut, formatRut } from '../platform/ids/rut.ts';
 import { hasUndecidedCommit, processorForAccount } from '../platform/processors/account-processors.ts';
 import type { AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
@@ -15,7 +15,7 @@ export function payerRutOf(row: TransactionRow): string | null {
   return v === undefined ? null : normaliseRut(String(v));
 }
 
-/** Shown under a decline the payer may still retry (limits.ts `paymentAttemptsMax`). */
+/** Shown under a decline the payer may still retry (src/limits/modules.ts `paymentAttemptsMax`). */
 export function retryNotice(attemptsLeft: number): string {
   return `Puedes intentarlo de nuevo: te ${attemptsLeft === 1 ? 'queda 1 intento' : `quedan ${attemptsLeft} intentos`}.`;
 }

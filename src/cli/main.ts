@@ -1,11 +1,11 @@
 // The `cobro` command line: serve, worker, and the operator commands of ./registry.ts.
 // Only light modules are imported up front: help, completions and `cobro sign` never load Fastify, PGlite, Kysely
 // or the services; the database and the server are imported when a command needs them.
-import { loadConfig, type Config } from '../platform/config.ts';
+import { loadConfig, type Config } from '../platform/process/config.ts';
 import { opsServerAnswers, opsSocketPath, runThroughServer, withAbsoluteFile } from './ops-socket.ts';
 import type { CommandOutput } from './command.ts';
-import { StartupError, errorText } from '../platform/startup-error.ts';
-import { hangIfAskedByTest, startReadyWatchdog } from '../platform/ready-watchdog.ts';
+import { StartupError, errorText } from '../platform/process/startup-error.ts';
+import { hangIfAskedByTest, startReadyWatchdog } from '../platform/process/ready-watchdog.ts';
 
 function configOrExit(): Config {
   const loaded = loadConfig();
@@ -33,7 +33,7 @@ async function runCommand(argv: readonly string[]): Promise<never> {
     const socketPath = opsSocketPath(config.dataDir);
     if (await opsServerAnswers(socketPath)) emit(await runThroughServer(socketPath, withAbsoluteFile(argv, resolved.command, resolved.args.positionals[0])));
   }
-  const [{ openRuntime }, { createLogger }] = await Promise.all([import('../runtime.ts'), import('../platform/logger.ts')]);
+  const [{ openRuntime }, { createLogger }] = await Promise.all([import('../runtime.ts'), import('../platform/process/logger.ts')]);
   // Operator commands log only warnings, so their output stays readable.
   const runtime = await openRuntime(config, {
     logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),

@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AppContext } from '../platform/context.ts';
-import { limits } from '../limits.ts';
+import { limits } from '../limits/index.ts';
 import type { Command, CommandOutput } from './command.ts';
-import { restrictUmask } from '../platform/fs-permissions.ts';
+import { restrictUmask } from '../platform/process/fs-permissions.ts';
 
 export function opsSocketPath(dataDir: string): string {
   return path.join(dataDir, 'cobro.sock');

@@ -1,6 +1,6 @@
 // The pieces every operator `list` shares: a `--status` among a state table's states, a `--limit`/`--page` window,
 // and the page's text with its `(first-last of total)` footer.
-import { limits } from '../limits.ts';
+import { limits } from '../limits/index.ts';
 import { fail, ok, stringOption, type CommandArgs, type CommandOutput } from './command.ts';
 
 /** A positive whole option, or the message refusing it. */

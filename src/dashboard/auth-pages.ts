@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import '@fastify/rate-limit';
 import type { AppContext } from '../platform/context.ts';
-import { dashboardLimits } from '../limits.ts';
+import { dashboardLimits } from '../limits/index.ts';
 import { renderPage } from './render.ts';
 import { signIn, signOut } from './session.ts';
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { notificationStatuses, type NotificationStatus } from '../platform/notifications/types.ts';
 import { listNotifications, retryNotification, showNotification } from '../modules/notifications/service.ts';
-import { dashboardLimits } from '../limits.ts';
+import { dashboardLimits } from '../limits/index.ts';
 import { pageNumberOf } from './format.ts';
 import { accountOf, queryOf, renderMessage, renderPage } from './render.ts';
 

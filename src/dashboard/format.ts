@@ -1,9 +1,9 @@
 // How the dashboard shows values to a Spanish-speaking merchant: money with Intl.NumberFormat in the currency's locale ($25.000, S/ 125.50),
 // states in Spanish, instants in the service zone as the API writes them.
-import { formatTimestamp, formatZoneOffset, parseLocal } from '../platform/time-format.ts';
+import { formatTimestamp, formatZoneOffset, parseLocal } from '../platform/time/time-format.ts';
 
 /** Money as the currency's country writes it: the one formatter the checkout uses too. */
-export { formatMoney } from '../platform/money-format.ts';
+export { formatMoney } from '../platform/money/money-format.ts';
 
 export const transactionStatusLabels: Readonly<Record<string, string>> = {
   pending: 'Pendiente',

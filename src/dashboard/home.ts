@@ -4,10 +4,10 @@
 // the service zone, grouped by the database.
 import { sql } from 'kysely';
 import type { AppContext } from '../platform/context.ts';
-import { formatDate, parseLocal } from '../platform/time-format.ts';
+import { formatDate, parseLocal } from '../platform/time/time-format.ts';
 import '../modules/transactions/types.ts';
 import '../modules/wallet/repository.ts';
-import { dashboardLimits } from '../limits.ts';
+import { dashboardLimits } from '../limits/index.ts';
 import type { DayValue } from './charts.ts';
 
 /** The local dates of the window, oldest first, ending today (the account's today). */

@@ -2,8 +2,8 @@
 // expiries, payouts, callback retries): the same two steps POST /api/sandbox/clock/advance takes.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
-import { drainDueWork } from '../platform/due-work.ts';
-import { limits } from '../limits.ts';
+import { drainDueWork } from '../platform/work/due-work.ts';
+import { limits } from '../limits/index.ts';
 import { formatInstant } from './format.ts';
 import { accountOf, renderPage } from './render.ts';
 

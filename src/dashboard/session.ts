@@ -5,8 +5,8 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../platform/context.ts';
 import type { Timestamp } from '../platform/db/types.ts';
 import { publicTokenHash } from '../platform/auth/tokens.ts';
-import { sha256Hex } from '../platform/secrets.ts';
-import { dashboardLimits } from '../limits.ts';
+import { sha256Hex } from '../platform/auth/secrets.ts';
+import { dashboardLimits } from '../limits/index.ts';
 
 export interface DashboardSessionTable {
   id_hash: string;

@@ -8,7 +8,7 @@ import { subscriptionStatuses, type SubscriptionStatus } from '../modules/subscr
 import { listSubscriptionSummaries, subscriptionDetail } from '../modules/subscriptions/summaries.ts';
 import { getPlans } from '../modules/subscriptions/plan-service.ts';
 import { findPlan } from '../modules/subscriptions/repository.ts';
-import { dashboardLimits } from '../limits.ts';
+import { dashboardLimits } from '../limits/index.ts';
 import { pageNumberOf } from './format.ts';
 import { accountOf, queryOf, renderMessage, renderPage } from './render.ts';
 

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { transactionStatuses } from '../modules/transactions/state-machine.ts';
-import { dashboardLimits } from '../limits.ts';
+import { dashboardLimits } from '../limits/index.ts';
 import { accountOf, queryOf, renderMessage, renderPage } from './render.ts';
 import { formatMoney } from './format.ts';
 import {

@@ -7,7 +7,7 @@ import '../platform/notifications/types.ts';
 import '../modules/transactions/types.ts';
 import '../modules/refunds/types.ts';
 import { transactionStatuses, type TransactionStatus } from '../modules/transactions/state-machine.ts';
-import { dashboardLimits } from '../limits.ts';
+import { dashboardLimits } from '../limits/index.ts';
 import { localDayBounds, pageNumberOf } from './format.ts';
 
 export interface TransactionFilter {

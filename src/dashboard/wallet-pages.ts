@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { payoutStatuses } from '../modules/wallet/payout-states.ts';
-import { dashboardLimits } from '../limits.ts';
+import { dashboardLimits } from '../limits/index.ts';
 import { pageNumberOf } from './format.ts';
 import { accountOf, queryOf, renderPage } from './render.ts';
 import { listPayouts, parsePayoutStatus, walletBalances, walletCurrencies, walletMovements } from './wallet.ts';

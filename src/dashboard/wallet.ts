@@ -4,7 +4,7 @@ import type { AppContext } from '../platform/context.ts';
 import { ledgerCodes } from '../platform/ledger/ledger.ts';
 import '../modules/wallet/repository.ts';
 import { payoutStatuses, type PayoutStatus } from '../modules/wallet/payout-states.ts';
-import { dashboardLimits } from '../limits.ts';
+import { dashboardLimits } from '../limits/index.ts';
 
 /** CLP first, then every other currency the account has moved money in. */
 export async function walletCurrencies(ctx: AppContext, accountId: string): Promise<string[]> {

@@ -1,6 +1,6 @@
 // The bounds of the business modules (transactions, marketplace, subscriptions, events, refunds, conciliation,
-// mall, dashboard), split out of src/limits.ts to keep each file under the tidy size limit. src/limits.ts
-// re-exports every group, so importers name src/limits.ts only, and assertLimits() still checks how they relate.
+// mall, dashboard). src/limits/index.ts re-exports every group, so importers name src/limits/index.ts only, and
+// assertLimits() there checks how they relate.
 import { minuteMs, hourMs, dayMs } from './units.ts';
 
 // --- Transactions: POST /api/transaction/ (lengths from the seed's table) and the payment attempt. ---

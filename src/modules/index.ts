@@ -1,7 +1,7 @@
 // Every functional group, as the composition root sees it: app.ts registers each group's routes as an
 // encapsulated plugin, runtime.ts collects each group's due work into the context. A new group adds one line.
 import type { AppModule } from '../platform/module.ts';
-import { accountModule } from './account/module.ts';
+import { accountModule } from './accounts/module.ts';
 import { conciliationModule } from './conciliation/module.ts';
 import { escrowModule } from './escrow/module.ts';
 import { eventsModule } from './events/module.ts';

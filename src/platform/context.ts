@@ -10,14 +10,14 @@ import type { ChangeFeed } from './db/change-feed.ts';
 import type { DiskSpaceGuard } from './db/disk-space.ts';
 import type { Logger } from 'pino';
 import type { AccountDirectory } from './auth/account-directory.ts';
-import type { Clock } from './clock.ts';
-import type { Config } from './config.ts';
+import type { Clock } from './time/clock.ts';
+import type { Config } from './process/config.ts';
 import type { Db } from './db/types.ts';
 import type { Engine, PoolCounts } from './db/database.ts';
 import type { Ledger } from './ledger/ledger.ts';
 import type { PaymentProcessor } from './processors/processor.ts';
-import type { AccountClock } from './sandbox-clock.ts';
-import type { SecretBox } from './secrets.ts';
+import type { AccountClock } from './time/sandbox-clock.ts';
+import type { SecretBox } from './auth/secrets.ts';
 
 /** What a process opens before the context can be wired (src/runtime.ts): everything else is derived from these. */
 export interface ContextBase {

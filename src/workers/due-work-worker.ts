@@ -1,6 +1,6 @@
 // Runs the context's due-work handlers on a fixed beat. Safe to run in many processes: handlers claim with SKIP LOCKED.
-import { drainDueWork } from '../platform/due-work.ts';
-import { limits } from '../limits.ts';
+import { drainDueWork } from '../platform/work/due-work.ts';
+import { limits } from '../limits/index.ts';
 import { periodicWorker } from './periodic.ts';
 
 export const dueWorkWorker = periodicWorker({

@@ -2,9 +2,9 @@
 // Stopping waits for the step in flight, so no claimed row is abandoned mid-write.
 import type { AppContext } from '../platform/context.ts';
 import type { WorkerDefinition } from './types.ts';
-import { limits } from '../limits.ts';
+import { limits } from '../limits/index.ts';
 import { isDatabaseUnavailable } from '../platform/db/outage.ts';
-import { databaseUnavailable, diskAlmostFull } from '../platform/errors.ts';
+import { databaseUnavailable, diskAlmostFull } from '../platform/errors/errors.ts';
 
 export interface PeriodicWorkerSpec {
   readonly name: string;

@@ -15,9 +15,9 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { readBalance } from '../../src/platform/ledger/post.ts';
 import { deliverDueNotifications } from '../../src/platform/notifications/deliver.ts';
-import { formatTimestamp } from '../../src/platform/time-format.ts';
+import { formatTimestamp } from '../../src/platform/time/time-format.ts';
 import { freePort } from '../support/net.ts';
-import { transactionLimits } from '../../src/limits.ts';
+import { transactionLimits } from '../../src/limits/index.ts';
 
 const screenshotsDir = path.resolve('docs/screenshots');
 let server: RunningServer;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { approvedVisa, createTransaction, declineByCard, pathOf, payByCard, rejectedMastercard, submit, submitUntilRejected } from '../modules/transactions/helpers.ts';
-import { transactionLimits } from '../../src/limits.ts';
+import { transactionLimits } from '../../src/limits/index.ts';
 
 let t: TestApp;
 let account: TestAccount;

@@ -11,7 +11,7 @@ import { Environment } from 'transbank-sdk';
 import { processorForAccount, webpayEnvironments } from '../../src/platform/processors/account-processors.ts';
 import { recoverLostCommits } from '../../src/modules/transactions/redirect-attempt.ts';
 import { runExpiries } from '../../src/modules/transactions/expiry.ts';
-import { refundLimits, transactionLimits } from '../../src/limits.ts';
+import { refundLimits, transactionLimits } from '../../src/limits/index.ts';
 import { runRefundDispatch } from '../../src/modules/refunds/dispatch.ts';
 
 let t: TestApp;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { repoRoot, startServe } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
-import { prettyLogs } from '../../src/platform/logger.ts';
+import { prettyLogs } from '../../src/platform/process/logger.ts';
 
 vi.setConfig({ testTimeout: 180_000 });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-first-start-'));

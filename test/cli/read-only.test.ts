@@ -10,7 +10,7 @@ import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { allCommands } from '../../src/cli/dispatch.ts';
-import { loadConfig } from '../../src/platform/config.ts';
+import { loadConfig } from '../../src/platform/process/config.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { runCli } from '../support/cli.ts';

@@ -1,15 +1,15 @@
-// The readiness watchdog (src/platform/ready-watchdog.ts, decision 410): a `cobro serve` whose main thread is stuck
-// before it serves (COBRO_TEST_HANG_AT_START blocks it in Atomics.wait, where no timer of its own can run, as in
-// the deadlock of Node issue 54918) still says "not ready after N s" on stderr and exits non-zero, so a supervisor
-// restarts it; a start that does get ready is not touched by it.
+// The readiness watchdog (src/platform/process/ready-watchdog.ts, decision 410): a `cobro serve` whose main thread
+// is stuck before it serves (COBRO_TEST_HANG_AT_START blocks it in Atomics.wait, where no timer of its own can run,
+// as in the deadlock of Node issue 54918) still says "not ready after N s" on stderr and exits non-zero, so a
+// supervisor restarts it; a start that does get ready is not touched by it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/platform/config.ts';
+import { loadConfig } from '../../src/platform/process/config.ts';
 import { embeddedDatabaseExists } from '../../src/platform/db/database.ts';
-import { configLimits } from '../../src/limits.ts';
-import { notReadyMessage } from '../../src/platform/ready-watchdog.ts';
+import { configLimits } from '../../src/limits/index.ts';
+import { notReadyMessage } from '../../src/platform/process/ready-watchdog.ts';
 import { runCli, startServe } from '../support/cli.ts';
 import { seedDataDir } from '../support/cli-in-process.ts';
 import { freePort } from '../support/net.ts';

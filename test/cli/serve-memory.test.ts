@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
-import { limits } from '../../src/limits.ts';
+import { limits } from '../../src/limits/index.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { repoRoot, startServe } from '../support/cli.ts';
 import { seedDataDir } from '../support/cli-in-process.ts';
@@ -62,7 +62,7 @@ describe('cobro serve memory settings', () => {
     if (probed.v8WorkerThreads !== null) expect(probed.v8WorkerThreads).toBeGreaterThan(2);
   });
 
-  it('opens PGlite with the buffer cache of src/limits.ts and one backend slot', async () => {
+  it('opens PGlite with the buffer cache of src/limits/database.ts and one backend slot', async () => {
     // Every MB of it is a MB of RSS from the start: PostgreSQL zeroes its shared memory whole, and PGlite's
     // WebAssembly heap never gives a page back.
     const handle = await openDatabase({ engine: 'pglite', dataDir: null });

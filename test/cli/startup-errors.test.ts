@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { lockDataDir } from '../../src/platform/db/data-dir-lock.ts';
-import { StartupError } from '../../src/platform/startup-error.ts';
+import { StartupError } from '../../src/platform/process/startup-error.ts';
 import { runCli, type CliResult } from '../support/cli.ts';
 
 vi.setConfig({ testTimeout: 120_000 });

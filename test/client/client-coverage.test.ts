@@ -1,9 +1,9 @@
 // Keeps the client in step with the server: every /api operation in the served OpenAPI document has a client
 // method with the same auth mode, and the shapes the client has to mirror match the document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CobroClient } from '../../src/client/client.ts';
-import { operations, type AuthMode } from '../../src/client/operations.ts';
-import { AccountResponse } from '../../src/modules/account/schemas.ts';
+import { CobroClient } from '../../packages/client/src/client.ts';
+import { operations, type AuthMode } from '../../packages/client/src/operations.ts';
+import { AccountResponse } from '../../src/modules/accounts/schemas.ts';
 import { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from '../../src/modules/sandbox/schemas.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 

@@ -13,7 +13,7 @@ const exampleFile = path.join(import.meta.dirname, 'doc-example.ts');
 const docFile = path.resolve(import.meta.dirname, '../../docs/client.md');
 /** The package entry the guide imports; the checked file imports the sources instead. */
 const publishedImport = `from 'cobro-client'`;
-const sourceImport = `from '../../src/client/index.ts'`;
+const sourceImport = `from '../../packages/client/src/index.ts'`;
 
 /** The first ```ts block of docs/client.md: the example the guide shows. */
 function docExample(): string {

@@ -1,4 +1,4 @@
-// packages/client/src/types.ts is generated from the server's route schemas (src/client/types.ts): it must be
+// packages/client/src/types.ts is generated from the server's route schemas (src/modules/api-types.ts): it must be
 // exactly what the generator writes today, so a schema change without a regeneration fails here.
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';

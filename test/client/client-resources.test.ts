@@ -1,6 +1,6 @@
 // The client against a listening app: transactions, marketplace, events, reference data and auth failures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isFailed, type CobroClient } from '../../src/client/index.ts';
+import { isFailed, type CobroClient } from '../../packages/client/src/index.ts';
 import type { TestAccount } from '../support/app.ts';
 import { startLiveApp, type LiveApp } from './live-app.ts';
 

@@ -1,6 +1,6 @@
 // What the client puts on the wire and how it fails when there is no usable answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CobroClient, CobroClientError, isFailed } from '../../src/client/index.ts';
+import { CobroClient, CobroClientError, isFailed } from '../../packages/client/src/index.ts';
 import { verifySign } from '../../src/platform/auth/sign.ts';
 import type { TestAccount } from '../support/app.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';

@@ -1,6 +1,6 @@
 // The client against a listening app: signed wallet calls, payouts and their queries, HTTP-200 refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isFailed, type CobroClient, type CreatePayoutInput } from '../../src/client/index.ts';
+import { isFailed, type CobroClient, type CreatePayoutInput } from '../../packages/client/src/index.ts';
 import type { TestAccount } from '../support/app.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { startLiveApp, type LiveApp } from './live-app.ts';

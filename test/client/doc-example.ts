@@ -1,4 +1,4 @@
-import { CobroClient, isFailed } from '../../src/client/index.ts';
+import { CobroClient, isFailed } from '../../packages/client/src/index.ts';
 
 const cobro = new CobroClient({
   baseUrl: process.env.COBRO_BASE_URL ?? 'http://127.0.0.1:8080',

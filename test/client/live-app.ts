@@ -1,6 +1,6 @@
 // A test app listening on 127.0.0.1 (the client talks real HTTP to it) and a client for one of its accounts.
 import type { AddressInfo } from 'node:net';
-import { CobroClient, type CobroClientOptions } from '../../src/client/index.ts';
+import { CobroClient, type CobroClientOptions } from '../../packages/client/src/index.ts';
 import { startTestApp, type TestAccount, type TestApp, type TestAppOptions } from '../support/app.ts';
 
 export interface LiveApp {

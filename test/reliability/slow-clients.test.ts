@@ -3,7 +3,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpLimits } from '../../src/limits.ts';
+import { httpLimits } from '../../src/limits/index.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 
 const requestTimeoutMs = 2_000;

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { inject } from 'vitest';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { resolve as resolveCommand, runResolved } from '../../src/cli/dispatch.ts';
-import { loadConfig } from '../../src/platform/config.ts';
+import { loadConfig } from '../../src/platform/process/config.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import type { CliResult } from './cli.ts';
 import type { AppContext } from '../../src/platform/context.ts';

@@ -3,7 +3,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/platform/context.ts';
-import { limits } from '../../src/limits.ts';
+import { limits } from '../../src/limits/index.ts';
 import { periodicWorker } from '../../src/workers/periodic.ts';
 
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });

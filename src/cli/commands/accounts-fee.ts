@@ -1,5 +1,5 @@
 // `cobro accounts set-fee`: the service fee an account pays per payment method (supplement §4.3).
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 
 function formatPercent(bp: number): string {

@@ -1,6 +1,6 @@
 // `cobro notifications list|show|retry`: the operator's view of callback deliveries across accounts.
 import { notificationStatuses, type NotificationStatus } from '../../platform/notifications/types.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import type { NotificationView } from '../../modules/notifications/service.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 

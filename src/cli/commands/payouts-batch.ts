@@ -1,7 +1,7 @@
 // Production payouts through bank files (docs/payouts-production.md): `payouts export` writes the pending payouts
 // as a payroll CSV on stdout and moves them to processing; `payouts import` applies the bank's results.
 import fs from 'node:fs';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import type { PayrollFormat } from '../../modules/wallet/payout-batch-export.ts';
 import { fail, requireCtx, stringOption, type Command } from '../command.ts';
 

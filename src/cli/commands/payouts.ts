@@ -1,4 +1,4 @@
-import type { OperatorTarget } from '../../modules/wallet/payout-resolve.ts';
+import type { OperatorTarget } from '../../modules/wallet/payout-operator-resolve.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 
 export const payoutsResolve: Command = {
@@ -19,7 +19,7 @@ export const payoutsResolve: Command = {
     const id = args.positionals[0];
     const status = stringOption(args, 'status');
     if (id === undefined || status === undefined) return fail(`usage: ${this.usage}`, 2);
-    const { operatorTargets, resolvePayout } = await import('../../modules/wallet/payout-resolve.ts');
+    const { operatorTargets, resolvePayout } = await import('../../modules/wallet/payout-operator-resolve.ts');
     if (!(operatorTargets as readonly string[]).includes(status)) return fail(`--status must be one of ${operatorTargets.join(', ')}`, 2);
     const result = await resolvePayout(requireCtx(ctx), id, status as OperatorTarget, stringOption(args, 'reason') ?? null);
     if (!result.ok) return fail(result.error);

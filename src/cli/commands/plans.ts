@@ -1,6 +1,6 @@
 // `cobro plans list|show|set-pricing`: subscription plans across accounts, and Cobro's pricing (decision 100) set
 // from the command line for plans created the reference's way, without it (decision 105).
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import type { PricingText } from '../../modules/subscriptions/plan-pricing.ts';
 import type { planView } from '../../modules/subscriptions/plan-service.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';

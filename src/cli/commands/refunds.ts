@@ -1,5 +1,5 @@
 // `cobro refunds list|show`: the operator's view of refunds (nullifications) across accounts (docs/refunds.md).
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import type { RefundDetail, RefundSummary } from '../../modules/refunds/operator.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 import { isOutput, pageText, pageWindow, statusOption } from '../paging.ts';

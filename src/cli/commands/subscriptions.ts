@@ -1,6 +1,6 @@
 // `cobro subscriptions list|show|cancel`: the operator's view of subscriptions across accounts (reference §7),
 // through the same services as the API and the dashboard.
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import type { SubscriptionDetail, SubscriptionSummary } from '../../modules/subscriptions/summaries.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 import { isOutput, pageText, pageWindow, statusOption } from '../paging.ts';
@@ -112,7 +112,7 @@ export const subscriptionsCancel: Command = {
     const c = requireCtx(ctx);
     const [{ subscriptionAccount }, { endSubscription }, { inTransaction }, { ApiError }] = await Promise.all([
       import('../../modules/subscriptions/summaries.ts'), import('../../modules/subscriptions/subscription-service.ts'),
-      import('../../platform/db/unit-of-work.ts'), import('../../platform/errors.ts'),
+      import('../../platform/db/unit-of-work.ts'), import('../../platform/errors/errors.ts'),
     ]);
     const accountId = await subscriptionAccount(c.db, id);
     if (accountId === null) return fail(`no subscription with id ${id}`);

@@ -1,4 +1,4 @@
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 
 export const walletCredit: Command = {

@@ -6,7 +6,7 @@
 import type { AppContext } from '../../platform/context.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import type { AccountResult } from './service.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export const accountUrlNames = ['notify', 'nullification'] as const;
 export type AccountUrlName = (typeof accountUrlNames)[number];

@@ -4,9 +4,9 @@
 // names a change that rolled back.
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { newId } from '../../platform/ids.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
-import { formatTimestamp } from '../../platform/time-format.ts';
+import { formatTimestamp } from '../../platform/time/time-format.ts';
 import './destination-change-table.ts';
 
 export const destinationChangedEvent = 'destination.changed';

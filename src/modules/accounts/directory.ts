@@ -4,10 +4,10 @@ import crypto from 'node:crypto';
 import type { AccountDirectory, AuthenticatedAccount } from '../../platform/auth/account-directory.ts';
 import type { ChangeFeed } from '../../platform/db/change-feed.ts';
 import { NotifiedCache } from '../../platform/db/notified-cache.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { publicTokenHash } from '../../platform/auth/tokens.ts';
 import type { Db } from '../../platform/db/types.ts';
-import type { SecretBox } from '../../platform/secrets.ts';
+import type { SecretBox } from '../../platform/auth/secrets.ts';
 import { findAccountRowById, findAccountRowByTokenHash } from './repository.ts';
 
 /** The channel migration 0240's trigger notifies when an account's credentials, signing, status or name change. */

@@ -2,9 +2,9 @@
 import { newCredentials, publicTokenHash, type Credentials } from '../../platform/auth/tokens.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx } from '../../platform/db/types.ts';
-import { newId } from '../../platform/ids.ts';
-import { limits } from '../../limits.ts';
-import { formatTimestamp } from '../../platform/time-format.ts';
+import { newId } from '../../platform/ids/ids.ts';
+import { limits } from '../../limits/index.ts';
+import { formatTimestamp } from '../../platform/time/time-format.ts';
 import { findAccountRowById } from './repository.ts';
 
 export interface AccountView extends Credentials {

@@ -1,9 +1,9 @@
 // The rules of POST /api/conciliation's dates (seed "Conciliation", Limits): both required, `YYYY-MM-DD`, neither
 // after today on the account's clock, date_init not after date_end, at most 30 days apart. Each breach names its
 // field in the seed's 400 envelope; a breach of one field's own rules hides the rules that compare the two.
-import { validationError } from '../../platform/errors.ts';
-import { parseLocal } from '../../platform/time-format.ts';
-import { conciliationLimits } from '../../limits.ts';
+import { validationError } from '../../platform/errors/errors.ts';
+import { parseLocal } from '../../platform/time/time-format.ts';
+import { conciliationLimits } from '../../limits/index.ts';
 
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 const millisecondsPerDay = 24 * 60 * 60 * 1000;

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx } from '../../platform/db/types.ts';
-import { validationError } from '../../platform/errors.ts';
-import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
-import { conciliationLimits } from '../../limits.ts';
+import { validationError } from '../../platform/errors/errors.ts';
+import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
+import { conciliationLimits } from '../../limits/index.ts';
 import { conciliationRange, type DayRange } from './date-range.ts';
 import { linesIn, type LineRow } from './repository.ts';
 

@@ -1,6 +1,6 @@
 // TypeBox schemas of POST /api/conciliation (seed "Conciliation"; reference §10.1 for the answer's shape).
 import { Type } from 'typebox';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { batchStatuses } from './report.ts';
 
 const Day = (description: string) => Type.String({ maxLength: limits.dateTextLengthMax, description });

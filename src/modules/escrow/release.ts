@@ -7,10 +7,10 @@
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
+import { ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
 import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
-import { formatDate } from '../../platform/time-format.ts';
+import { formatDate } from '../../platform/time/time-format.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import './types.ts';

@@ -1,7 +1,7 @@
 // TypeBox schemas of POST /api/escrow (reference §2.1).
 import { Type } from 'typebox';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
-import { escrowLimits } from '../../limits.ts';
+import { escrowLimits } from '../../limits/index.ts';
 
 export const EscrowBody = Type.Object({
   transactions: Type.Array(Type.String({ minLength: 1, maxLength: escrowLimits.idLengthMax }), {

@@ -1,7 +1,7 @@
 // Events as a payment extension (src/modules/transactions/extension.ts): a transaction created with `event` (the
 // merchant's event code) is a sale of that event, divided among its beneficiaries (decision 042).
 import assert from 'node:assert/strict';
-import { validationError } from '../../platform/errors.ts';
+import { validationError } from '../../platform/errors/errors.ts';
 import type { PaymentExtension } from '../transactions/extension.ts';
 import { reverseEventSale } from './refund.ts';
 import { recordEventSale, resolveEventForSale, settleEventSale } from './sales.ts';

@@ -1,9 +1,9 @@
 // Reads the event's dates and beneficiaries the ways merchants send them (reference §6.1, decision 043):
 // dates with or without a time, beneficiaries as objects or as [email, percent] pairs.
-import { validationError } from '../../platform/errors.ts';
+import { validationError } from '../../platform/errors/errors.ts';
 import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/percent.ts';
-import { parseLocal } from '../../platform/time-format.ts';
-import { eventLimits } from '../../limits.ts';
+import { parseLocal } from '../../platform/time/time-format.ts';
+import { eventLimits } from '../../limits/index.ts';
 import type { EventCreate } from './schemas.ts';
 
 export interface EventDates {

@@ -1,10 +1,10 @@
 // Beneficiaries are paid their parts on the event's date_payment (seed "Event"): a due-work handler claims events
 // whose payment date has come on the account's clock and pays out every beneficiary's payable.
 import type { AppContext } from '../../platform/context.ts';
-import type { DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { sql } from 'kysely';
-import { eventLimits } from '../../limits.ts';
+import { eventLimits } from '../../limits/index.ts';
 import './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 

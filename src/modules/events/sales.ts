@@ -2,7 +2,7 @@
 // record a paid sale and how it divides, and move the beneficiaries' parts at settlement.
 import assert from 'node:assert/strict';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
-import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
+import { ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
 import { journalKinds, ledgerCodes, type Ledger, type PostedJournal } from '../../platform/ledger/ledger.ts';
 import { divideEventSale } from './divide.ts';
 import './types.ts';

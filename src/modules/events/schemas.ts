@@ -1,7 +1,7 @@
 // TypeBox shapes of /api/event (seed "Events"). Beneficiaries come in two forms and are read by hand.
 import { Type, type Static } from 'typebox';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
-import { eventLimits } from '../../limits.ts';
+import { eventLimits } from '../../limits/index.ts';
 
 export const EventParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: eventLimits.codeLengthMax }) });
 

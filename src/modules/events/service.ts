@@ -1,11 +1,11 @@
 // Events (seed "Event"): create and query, with beneficiaries, distribution and the totals of paid sales.
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
-import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors.ts';
-import { newId, randomHex } from '../../platform/ids.ts';
+import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
+import { newId, randomHex } from '../../platform/ids/ids.ts';
 import { formatBps, formatMinorTwoDecimals } from '../../platform/money/percent.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
-import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
+import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
 import { parseBeneficiaries, parseEventDates } from './input.ts';
 import { eventBeneficiaries, eventSalesTotals, findEventByCode, type EventRow } from './repository.ts';
 import type { EventCreate } from './schemas.ts';

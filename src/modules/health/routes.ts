@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
-import { databaseUnavailable, diskAlmostFull } from '../../platform/errors.ts';
+import { databaseUnavailable, diskAlmostFull } from '../../platform/errors/errors.ts';
 import { ErrorEnvelope } from '../../platform/http/schemas.ts';
 
 const Live = Type.Object({ status: Type.Literal('success'), up: Type.Literal(true) });

@@ -5,9 +5,9 @@
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { ApiError, ruleFailure, validationError, type RuleFailure } from '../../platform/errors.ts';
+import { ApiError, ruleFailure, validationError, type RuleFailure } from '../../platform/errors/errors.ts';
 import { publicTokenHash } from '../../platform/auth/tokens.ts';
-import { newId, randomHex } from '../../platform/ids.ts';
+import { newId, randomHex } from '../../platform/ids/ids.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import { findAccountRowByTokenHash } from '../accounts/repository.ts';

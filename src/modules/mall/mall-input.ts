@@ -1,7 +1,7 @@
 // The merchant tuples of POST /api/mall (reference §5.1), read position by position:
 // [store token, amount, subject, event code or null, individual order, (optional) the store's urlnotify].
 // Amounts and orders may come as numbers or strings (supplement §1.2); every problem names its place.
-import { limits, mallLimits } from '../../limits.ts';
+import { limits, mallLimits } from '../../limits/index.ts';
 
 export interface MallLineInput {
   readonly position: number;

@@ -3,9 +3,9 @@
 // any database transaction, then record the outcome for every store in one commit (mall-result.ts).
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { newId } from '../../platform/ids.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import type { ChargeRequest } from '../../platform/processors/processor.ts';
-import { transactionLimits } from '../../limits.ts';
+import { transactionLimits } from '../../limits/index.ts';
 import type { AttemptInput } from '../transactions/payment-attempt.ts';
 import type { MallStatus } from './types.ts';
 import { recordMallRejection, recordMallSuccess } from './mall-result.ts';

@@ -1,9 +1,9 @@
 // GET /api/mall/{id} (reference §5.2): the mall's state, its payment once paid, and each store's line with the
 // store's display name.
 import type { AppContext } from '../../platform/context.ts';
-import { notFound } from '../../platform/errors.ts';
+import { notFound } from '../../platform/errors/errors.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
-import { formatTimestamp } from '../../platform/time-format.ts';
+import { formatTimestamp } from '../../platform/time/time-format.ts';
 import { findMall, linesOf } from './repository.ts';
 
 export async function mallView(ctx: AppContext, accountId: string, id: string) {

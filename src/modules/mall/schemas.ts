@@ -2,7 +2,7 @@
 // position in mall-input.ts, so each problem names its place (`merchant.1.0`).
 import { Type } from 'typebox';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
-import { limits, mallLimits } from '../../limits.ts';
+import { limits, mallLimits } from '../../limits/index.ts';
 
 export const MallCreateBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: mallLimits.emailLengthMax, format: 'email' }),

@@ -1,11 +1,11 @@
 // Marketplace clients (seed "Marketplace clients"): the sub-merchants a membership pays, with their bank account.
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
-import { notFound, validationError } from '../../platform/errors.ts';
-import { newId } from '../../platform/ids.ts';
+import { notFound, validationError } from '../../platform/errors/errors.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import { bpsToNumber } from '../../platform/money/percent.ts';
-import { isValidRut } from '../../platform/rut.ts';
-import { formatTimestamp } from '../../platform/time-format.ts';
+import { isValidRut } from '../../platform/ids/rut.ts';
+import { formatTimestamp } from '../../platform/time/time-format.ts';
 import { bankExists } from '../reference/repository.ts';
 import { recordDestinationChange } from '../accounts/destination-change.ts';
 import {

@@ -2,11 +2,11 @@
 // money leaves the client's payable for the bank, -> `paid` once the bank's deposit window has passed.
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import type { DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { shareTransitions, type ShareStatus } from './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 function assertMove(from: ShareStatus, to: ShareStatus): void {
   if (!(shareTransitions[from] as readonly ShareStatus[]).includes(to)) throw new Error(`share cannot move from ${from} to ${to}`);

@@ -1,12 +1,12 @@
 // Memberships (seed "Marketplace memberships"): a named split of a payment between the merchant and clients.
 // The merchant sends the membership's token as `marketplace` when creating a transaction.
 import type { AppContext } from '../../platform/context.ts';
-import { notFound, ruleFailure, validationError, type RuleFailure } from '../../platform/errors.ts';
-import { newId, randomHex } from '../../platform/ids.ts';
+import { notFound, ruleFailure, validationError, type RuleFailure } from '../../platform/errors/errors.ts';
+import { newId, randomHex } from '../../platform/ids/ids.ts';
 import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/percent.ts';
 import { findMembership, membershipClients, type MembershipRow } from './repository.ts';
 import type { MembershipCreate } from './schemas.ts';
-import { marketplaceLimits } from '../../limits.ts';
+import { marketplaceLimits } from '../../limits/index.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 interface ClientShareInput {

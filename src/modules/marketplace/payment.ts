@@ -3,9 +3,9 @@
 // their payables at settlement. Deposits to the clients' banks follow in deposits.ts.
 import assert from 'node:assert/strict';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
-import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
+import { ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
 import { journalKinds, ledgerCodes, type Ledger, type PostedJournal } from '../../platform/ledger/ledger.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { divideMarketplaceNet } from './divide.ts';
 import { findMembershipByToken, membershipClients } from './repository.ts';
 import './types.ts';

@@ -1,7 +1,7 @@
 // SQL of the marketplace. Every read is scoped to the merchant account that owns the rows.
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
-import { marketplaceLimits } from '../../limits.ts';
+import { marketplaceLimits } from '../../limits/index.ts';
 import './types.ts';
 
 export async function findClient(db: DbOrTx, accountId: string, id: string) {

@@ -1,7 +1,7 @@
 // TypeBox shapes of the marketplace endpoints (seed "Marketplace clients", "Marketplace memberships").
 import { Type, type Static } from 'typebox';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
-import { marketplaceLimits } from '../../limits.ts';
+import { marketplaceLimits } from '../../limits/index.ts';
 
 export const IdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: marketplaceLimits.clientIdLengthMax }),

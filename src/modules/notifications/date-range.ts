@@ -1,5 +1,5 @@
 // Turns the list's `date_init`/`date_end` days (service time zone) into a created_at range.
-import { parseLocal } from '../../platform/time-format.ts';
+import { parseLocal } from '../../platform/time/time-format.ts';
 
 export type RangeResult =
   | { readonly ok: true; readonly value: { createdFrom?: Date; createdBefore?: Date } }

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
-import { notFound, validationError } from '../../platform/errors.ts';
+import { notFound, validationError } from '../../platform/errors/errors.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { IdParams, ListQuery, ListResponse, RetryResponse, ShowResponse } from './schemas.ts';
 import { listNotifications, retryNotification, showNotification } from './service.ts';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { RuleFailureBody, withErrors } from '../../platform/http/schemas.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 
 // Spelled out (not mapped from the `as const` lists) so TypeBox keeps the literal types; a test checks they match.

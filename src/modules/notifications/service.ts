@@ -1,9 +1,9 @@
 // Merchant and operator access to callback deliveries: list with filters, one with its attempt log, resend.
 import type { AppContext } from '../../platform/context.ts';
-import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
-import { formatTimestamp } from '../../platform/time-format.ts';
+import { ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
+import { formatTimestamp } from '../../platform/time/time-format.ts';
 import type { AttemptOutcome, NotificationStatus } from '../../platform/notifications/types.ts';
-import { notificationAttemptsMax } from '../../limits.ts';
+import { notificationAttemptsMax } from '../../limits/index.ts';
 import { findNotification, listAttempts, listNotificationRows, type NotificationFilter, type NotificationRow } from './repository.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
-import { validationError } from '../../platform/errors.ts';
+import { validationError } from '../../platform/errors/errors.ts';
 import { BanksResponse, CurrencyQuery, PaymentMethodsResponse } from './schemas.ts';
 import { knownCurrencies, listBanks, paymentMethodCatalogue, type PaymentMethodRow, type ReferenceAnswer, type ReferenceAnswers } from './repository.ts';
 import { anyAccountCanTake, checkoutTakes, processorForAccount } from '../../platform/processors/account-processors.ts';

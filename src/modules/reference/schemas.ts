@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ErrorEnvelope } from '../../platform/http/schemas.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export const CurrencyQuery = Type.Object({
   currency: Type.Optional(Type.String({ maxLength: limits.currencyCodeLengthMax, description: 'Currency code, any case (clp, pen, ves).' })),

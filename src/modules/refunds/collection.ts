@@ -4,7 +4,7 @@
 // (modules/index.ts lists refunds after transactions), so a sandbox clock advance settles a sale and collects
 // from it in one drain. Claims with FOR UPDATE SKIP LOCKED; a refund's row before the wallet (decision 060).
 import type { AppContext } from '../../platform/context.ts';
-import type { DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';

@@ -7,13 +7,13 @@
 // it is a retry so one without idempotency keys (Webpay) reads its own record before sending it again (decision 141).
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import type { DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import type { RefundOutcome, RefundRequest } from '../../platform/processors/processor.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
-import { refundLimits } from '../../limits.ts';
+import { refundLimits } from '../../limits/index.ts';
 import { lockTransaction } from '../transactions/repository.ts';
 import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';

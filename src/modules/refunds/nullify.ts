@@ -4,8 +4,8 @@
 // with what there was, the rest from the next settlements: collection.ts) and move the transaction to
 // `refunded partial` or `refunded`, in one commit. The processor is asked afterwards (dispatch.ts).
 import type { AppContext } from '../../platform/context.ts';
-import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors.ts';
-import { newId } from '../../platform/ids.ts';
+import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import { journalKinds, ledgerCodes, pendingThenWallet, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';

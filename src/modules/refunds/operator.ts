@@ -2,7 +2,7 @@
 // where its money came from, and for one refund its callbacks. Reads only.
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import { formatTimestamp } from '../../platform/time-format.ts';
+import { formatTimestamp } from '../../platform/time/time-format.ts';
 import type { NullificationRow } from './repository.ts';
 import { nullificationStatuses, type NullificationStatus } from './states.ts';
 import { jsonInteger } from './views.ts';

@@ -1,7 +1,7 @@
 // TypeBox schemas of POST /api/nullification and GET /api/nullification/{id} (reference §3.1, §3.2).
 import { Type } from 'typebox';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
-import { refundLimits, transactionLimits } from '../../limits.ts';
+import { refundLimits, transactionLimits } from '../../limits/index.ts';
 import { nullificationStatuses } from './states.ts';
 
 export const NullificationBody = Type.Object({

@@ -3,7 +3,7 @@
 // (its pending settlement, then its wallet) into refund clearing. reverse_completed: the processor gave it back to
 // the payer. reverse_deleted: the processor refused it, and the collected money went back to the merchant.
 // waiting_bank_details: a bank refund's money is collected and waits for the payer's bank details (decision 112).
-import { stateMachine } from '../../platform/state-machine.ts';
+import { stateMachine } from '../../platform/work/state-machine.ts';
 
 export const nullificationStatuses = ['pending', 'awaiting_funds', 'waiting_bank_details', 'complete', 'reverse_deleted', 'reverse_completed'] as const;
 export type NullificationStatus = (typeof nullificationStatuses)[number];

@@ -6,7 +6,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Updateable } from 'kysely';
 import type { Tx } from '../../platform/db/types.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
-import { formatDayFirstTimestamp } from '../../platform/time-format.ts';
+import { formatDayFirstTimestamp } from '../../platform/time/time-format.ts';
 import { showOnTransaction, type NullificationRow } from './repository.ts';
 import { assertTransition, type NullificationStatus } from './states.ts';
 import type { NullificationTable } from './types.ts';

@@ -3,13 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
-import { validationError } from '../../platform/errors.ts';
+import { validationError } from '../../platform/errors/errors.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import { AdvanceBody, AdvanceResponse } from './schemas.ts';
-import { limits } from '../../limits.ts';
-import { drainDueWork } from '../../platform/due-work.ts';
-import { formatTimestamp } from '../../platform/time-format.ts';
+import { limits } from '../../limits/index.ts';
+import { drainDueWork } from '../../platform/work/due-work.ts';
+import { formatTimestamp } from '../../platform/time/time-format.ts';
 
 export async function sandboxRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   if (ctx.config.mode !== 'sandbox') return;

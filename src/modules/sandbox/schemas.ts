@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 // Each unit alone may reach the whole advance bound; their sum is checked against it by the route.
 const advanceSecondsMax = limits.sandboxAdvanceMsMax / 1000;

@@ -13,11 +13,11 @@
 // processor idempotency key is its id, so a cycle is never charged twice.
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import type { DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
-import { subscriptionLimits } from '../../limits.ts';
+import { subscriptionLimits } from '../../limits/index.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
 import { findPlan, type PlanRow } from './repository.ts';
 import { liveCards, type SubscriptionRow } from './subscription-repository.ts';

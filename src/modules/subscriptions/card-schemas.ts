@@ -1,6 +1,6 @@
 // TypeBox shapes of the card endpoints (reference §7.12, §7.13, §8.5).
 import { Type, type Static } from 'typebox';
-import { subscriptionLimits as L } from '../../limits.ts';
+import { subscriptionLimits as L } from '../../limits/index.ts';
 
 export const CardLinkBody = Type.Object({
   suscription: Type.String({ minLength: 1, maxLength: L.suscriptionFieldLengthMax, description: 'Subscription id (`su...`)' }),

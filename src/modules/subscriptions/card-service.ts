@@ -1,6 +1,6 @@
 // Cards of a subscription (reference §7.12, §7.13): a new enrolment link to add or replace a card, and removing one.
 import type { AppContext } from '../../platform/context.ts';
-import { ApiError, notFound } from '../../platform/errors.ts';
+import { ApiError, notFound } from '../../platform/errors/errors.ts';
 import { findPlan } from './repository.ts';
 import { findSubscription } from './subscription-repository.ts';
 import { createEnrolment } from './enrolment-link.ts';

@@ -1,7 +1,7 @@
 // What a client read shows of its cards and its latest subscription (reference §7.2): `active_cards` and the
 // single-object `subcriptions` (null before the first subscription).
 import type { AppContext } from '../../platform/context.ts';
-import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
+import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
 import { findPlan, type ClientRow, type PlanRow } from './repository.ts';
 import { clientLiveCards, latestClientSubscription, liveCards, subscriptionCharges, type ChargeRow } from './subscription-repository.ts';
 import { activeCardView, chargeView, maskedCard, planBrief } from './subscription-views.ts';

@@ -1,9 +1,9 @@
 // Subscription clients (reference §7.1-7.5): the payers a merchant subscribes to plans.
 import type { AppContext } from '../../platform/context.ts';
-import { notFound, validationError } from '../../platform/errors.ts';
-import { newId } from '../../platform/ids.ts';
-import { limits, subscriptionLimits } from '../../limits.ts';
-import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
+import { notFound, validationError } from '../../platform/errors/errors.ts';
+import { newId } from '../../platform/ids/ids.ts';
+import { limits, subscriptionLimits } from '../../limits/index.ts';
+import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
 import { dayRange } from './date-filter.ts';
 import { moveSubscription } from './subscription-transition.ts';
 import { clientCardsView, clientSubscriptionView } from './client-extras.ts';

@@ -3,7 +3,7 @@
 // finds it, so its net divides among the membership's clients at settlement exactly as POST /api/transaction's does.
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { validationError, type RuleFailure } from '../../platform/errors.ts';
+import { validationError, type RuleFailure } from '../../platform/errors/errors.ts';
 import { findMembership } from '../marketplace/repository.ts';
 import type { ExtensionColumns } from '../transactions/extension.ts';
 

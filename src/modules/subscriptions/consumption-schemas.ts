@@ -1,7 +1,7 @@
 // TypeBox shapes of POST /api/sutransaction (reference §7.11, §8.4).
 import { Type, type Static } from 'typebox';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
-import { subscriptionLimits as L, transactionLimits } from '../../limits.ts';
+import { subscriptionLimits as L, transactionLimits } from '../../limits/index.ts';
 
 export const ConsumptionChargeBody = Type.Object({
   suscription: Type.String({ minLength: 1, maxLength: L.suscriptionFieldLengthMax, description: 'Subscription id (`su...`)' }),

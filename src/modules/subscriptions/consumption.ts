@@ -3,8 +3,8 @@
 // The command records the charge and its pending payment; the processor is called after that commit
 // (stored-charge.ts), so a repeated `order` (or Idempotency-Key) finds the first charge and never charges twice.
 import type { AppContext } from '../../platform/context.ts';
-import { ruleFailure, validationError, type RuleFailure } from '../../platform/errors.ts';
-import { newId } from '../../platform/ids.ts';
+import { ruleFailure, validationError, type RuleFailure } from '../../platform/errors/errors.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
 import { findPlan } from './repository.ts';
 import { liveCards, lockSubscription } from './subscription-repository.ts';

@@ -2,7 +2,7 @@
 // after activation (reference §7.0: a fixed plan is charged from the period after subscribing), and each next one
 // an interval later, counted on the calendar of the service time zone from the activation instant, so a monthly
 // cycle keeps its day of the month (the 31st becomes the month's last day).
-import { formatTimestamp, parseLocal } from '../../platform/time-format.ts';
+import { formatTimestamp, parseLocal } from '../../platform/time/time-format.ts';
 import type { PlanRow } from './repository.ts';
 
 function daysInMonth(year: number, month1: number): number {

@@ -1,9 +1,9 @@
 // The su* lists' date filter: `date_init` and `date_end` (YYYY-MM-DD, both included), each defaulting to today on
 // the account's clock (reference §7.5, §7.7, §7.8).
 import type { AppContext } from '../../platform/context.ts';
-import { validationError } from '../../platform/errors.ts';
-import { formatDate, parseLocal } from '../../platform/time-format.ts';
-import { subscriptionLimits } from '../../limits.ts';
+import { validationError } from '../../platform/errors/errors.ts';
+import { formatDate, parseLocal } from '../../platform/time/time-format.ts';
+import { subscriptionLimits } from '../../limits/index.ts';
 
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 

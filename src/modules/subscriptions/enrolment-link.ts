@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx } from '../../platform/db/types.ts';
-import { randomHex } from '../../platform/ids.ts';
+import { randomHex } from '../../platform/ids/ids.ts';
 import type { PlanType } from './types.ts';
 
 /** The reference's `tipoplan` number of each plan type. */

@@ -9,11 +9,11 @@
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { newId } from '../../platform/ids.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import type { CardDetails } from '../../platform/processors/processor.ts';
-import { subscriptionLimits } from '../../limits.ts';
+import { subscriptionLimits } from '../../limits/index.ts';
 import { findPlan } from './repository.ts';
 import { lockSubscription } from './subscription-repository.ts';
 import { moveSubscription } from './subscription-transition.ts';

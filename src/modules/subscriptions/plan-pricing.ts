@@ -3,7 +3,7 @@
 // (plan-service.ts pricingProblems); a plan that has live subscriptions keeps its pricing.
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { subscriptionLimits as L, transactionLimits } from '../../limits.ts';
+import { subscriptionLimits as L, transactionLimits } from '../../limits/index.ts';
 import { planView, pricingProblems } from './plan-service.ts';
 import { planCounts } from './subscription-repository.ts';
 import { planIntervals, planTypes, type PlanInterval, type PlanType } from './types.ts';

@@ -1,8 +1,8 @@
 // Subscription plans (reference §8.2, §7.13b-c) with Cobro's pricing extension (decision 100).
 import type { AppContext } from '../../platform/context.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
-import { notFound, validationError } from '../../platform/errors.ts';
-import { newId } from '../../platform/ids.ts';
+import { notFound, validationError } from '../../platform/errors/errors.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import { findPlan, listPlans, type PlanRow } from './repository.ts';
 import type { PlanCreate } from './schemas.ts';
 import { planCounts } from './subscription-repository.ts';

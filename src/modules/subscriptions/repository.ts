@@ -1,7 +1,7 @@
 // SQL of subscription clients and plans. Every read is scoped to the merchant account that owns the rows.
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
-import { subscriptionLimits } from '../../limits.ts';
+import { subscriptionLimits } from '../../limits/index.ts';
 import './types.ts';
 
 /** A live client by id (`cl...`) or, when the key holds an `@`, by e-mail (reference §7.2). */

@@ -1,6 +1,6 @@
 // TypeBox shapes of the subscription clients and plans (reference §7.1-7.5, §7.13b-c, §8.2; decision 100).
 import { Type, type Static } from 'typebox';
-import { limits, subscriptionLimits as L, transactionLimits } from '../../limits.ts';
+import { limits, subscriptionLimits as L, transactionLimits } from '../../limits/index.ts';
 import { planIntervals, planTypes } from './types.ts';
 
 const text = (maxLength: number) => Type.String({ minLength: 1, maxLength });

@@ -1,7 +1,7 @@
 // The subscription life cycle as data (STYLE rule 9; reference §7 statuses). `register` until the payer enrols a
 // card; `active` while billed; `suspended` after a cycle's last retry is declined (a new card reactivates it);
 // `cancel` (the operator), `delete` (DELETE /api/sususcription or the client deleted) and `finish` are final.
-import { stateMachine } from '../../platform/state-machine.ts';
+import { stateMachine } from '../../platform/work/state-machine.ts';
 
 export const subscriptionStatuses = ['register', 'active', 'finish', 'delete', 'cancel', 'suspended'] as const;
 export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
@@ -16,7 +16,6 @@ export const subscriptionTransitions = {
 } as const satisfies Record<SubscriptionStatus, readonly SubscriptionStatus[]>;
 
 const machine = stateMachine<SubscriptionStatus>('subscription', subscriptionTransitions);
-export const canMove = machine.can;
 export const assertMove = machine.assertMove;
 
 /** Statuses that end a subscription: nothing is charged after them, ever. */

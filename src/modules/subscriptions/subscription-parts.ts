@@ -3,7 +3,7 @@
 // per kind, never one per subscription: a 4000-row list page was about 24,000 statements, each of which held
 // PGlite's thread in turn (issue 13 points 2 and 3).
 import assert from 'node:assert/strict';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { clientsByIds, plansByIds, type ClientRow, type PlanRow } from './repository.ts';
 import {

@@ -1,7 +1,7 @@
 // SQL of subscriptions, their status logs, cards and charges. Every read is scoped to the owning account.
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
-import { subscriptionLimits } from '../../limits.ts';
+import { subscriptionLimits } from '../../limits/index.ts';
 import { anyText } from './repository.ts';
 import type { SubscriptionStatus } from './states.ts';
 import './types.ts';

@@ -1,6 +1,6 @@
 // TypeBox shapes of subscriptions (reference §7.6-7.10, §8.3).
 import { Type, type Static } from 'typebox';
-import { limits, subscriptionLimits as L, transactionLimits } from '../../limits.ts';
+import { limits, subscriptionLimits as L, transactionLimits } from '../../limits/index.ts';
 import { subscriptionStatuses } from './states.ts';
 import { CardBrief, ActiveCard, ChargeView } from './schemas.ts';
 

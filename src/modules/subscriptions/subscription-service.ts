@@ -3,9 +3,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AppContext } from '../../platform/context.ts';
 import { readInChunks } from '../../platform/db/chunked-read.ts';
-import { notFound, validationError } from '../../platform/errors.ts';
-import { newId } from '../../platform/ids.ts';
-import { limits, subscriptionLimits } from '../../limits.ts';
+import { notFound, validationError } from '../../platform/errors/errors.ts';
+import { newId } from '../../platform/ids/ids.ts';
+import { limits, subscriptionLimits } from '../../limits/index.ts';
 import { dayRange } from './date-filter.ts';
 import { findClient, findPlan } from './repository.ts';
 import { readParts, type SubscriptionPartsWithCycles } from './subscription-parts.ts';

@@ -4,7 +4,7 @@
 // subscriptions at once and one subscription the same way.
 import type { AppContext } from '../../platform/context.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
-import { formatDate, formatTimestamp } from '../../platform/time-format.ts';
+import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
 import type { ClientRow, PlanRow } from './repository.ts';
 import type { CardRow, ChargeRow, StatusLogRow, SubscriptionRow } from './subscription-repository.ts';
 import type { SubscriptionParts, SubscriptionPartsWithCycles } from './subscription-parts.ts';

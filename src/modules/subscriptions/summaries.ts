@@ -5,7 +5,7 @@
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
-import { formatTimestamp } from '../../platform/time-format.ts';
+import { formatTimestamp } from '../../platform/time/time-format.ts';
 import type { SubscriptionStatus } from './states.ts';
 import { planView } from './plan-service.ts';
 import { planCounts } from './subscription-repository.ts';

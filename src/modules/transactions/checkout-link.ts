@@ -3,7 +3,7 @@
 // cobro_meta sealed under COBRO_SECRET_KEY (docs/decisions/030-checkout-link-token.md).
 import crypto from 'node:crypto';
 import type { AppContext } from '../../platform/context.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import type { Memo } from '../../platform/memo.ts';
 
 const metaKey = 'checkout_link_key';

@@ -5,8 +5,8 @@
 // create that finds none running is written at once, alone (on PGlite, one turn of the loop later: gatherTurn).
 import type { AppContext } from '../../platform/context.ts';
 import type { Engine } from '../../platform/db/database.ts';
-import { KeyedBatcher, settleEach, type Settled } from '../../platform/keyed-batcher.ts';
-import { limits } from '../../limits.ts';
+import { KeyedBatcher, settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
+import { limits } from '../../limits/index.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
 import { insertTransaction, insertTransactions, type NewTransaction } from './transaction-insert.ts';
 

@@ -3,7 +3,7 @@
 // transaction it finds overdue, so a payer never pays an expired order.
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import type { DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { isExpired } from './payment-attempt.ts';
 import { expiryRejection, recordRejection } from './transaction-result.ts';
 import './types.ts';

@@ -5,7 +5,7 @@
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import type { RuleFailure } from '../../platform/errors.ts';
+import type { RuleFailure } from '../../platform/errors/errors.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER, type FundsSource, type LedgerCode } from '../../platform/ledger/ledger.ts';
 import type { TransactionRow } from './repository.ts';
 import type { CreateTransactionInput } from './schemas.ts';

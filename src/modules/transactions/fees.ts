@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import './types.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export interface FeeRule {
   readonly percentBp: number;

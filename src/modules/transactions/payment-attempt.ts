@@ -3,14 +3,14 @@
 //   1. lock the row, re-check it is pending and not expired, claim it with an attempt id and a lease;
 //   2. charge through the processor with the attempt id as idempotency key;
 //   3. lock the row again, check the claim is still ours, record the attempt and the result, money and callback
-//      together. A decline before the attempts limit (limits.ts) records the attempt only: the transaction stays
+//      together. A decline before the attempts limit (src/limits/modules.ts) records the attempt only: the transaction stays
 //      pending, the payer may try again, and no callback is written until the final result.
 // A second tab submitting meanwhile finds the claim (step 1) or the final status, and never charges.
 import type { AppContext } from '../../platform/context.ts';
-import { newId } from '../../platform/ids.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import type { ChargeOutcome, ChargeRequest } from '../../platform/processors/processor.ts';
 import { hasUndecidedCommit, processorForAccount } from '../../platform/processors/account-processors.ts';
-import { transactionLimits } from '../../limits.ts';
+import { transactionLimits } from '../../limits/index.ts';
 import { lockTransaction } from './repository.ts';
 import type { TransactionStatus } from './state-machine.ts';
 import { expiryRejection, recordRejection, recordSuccess } from './transaction-result.ts';

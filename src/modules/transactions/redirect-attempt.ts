@@ -9,12 +9,12 @@
 //   abandon: the payer came back with TBK_TOKEN (or the acquirer's timeout): the transaction is rejected cleanly.
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import { newId } from '../../platform/ids.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import type { ChargeOutcome, PaymentProcessor } from '../../platform/processors/processor.ts';
 import { processorForAccount, type ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
-import { transactionLimits } from '../../limits.ts';
+import { transactionLimits } from '../../limits/index.ts';
 import { lockTransaction } from './repository.ts';
 import { claimAttempt, recordAttempt, recordOutcome, releaseClaim, type AttemptOutcome } from './payment-attempt.ts';
 import { recordRejection } from './transaction-result.ts';

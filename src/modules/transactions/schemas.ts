@@ -1,7 +1,7 @@
 // TypeBox schemas of the transaction API (seed "Transaction", reference §1.1-1.3).
 import { Type, type Static } from 'typebox';
 import { ErrorEnvelope, RuleFailureBody } from '../../platform/http/schemas.ts';
-import { limits, transactionLimits } from '../../limits.ts';
+import { limits, transactionLimits } from '../../limits/index.ts';
 
 export const CreateTransactionBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: transactionLimits.emailLengthMax, format: 'email' }),

@@ -1,6 +1,6 @@
 // A settlement run's batches: one per account and currency the run settled, opened by its first transaction and
 // grown by each next one in that transaction's own commit, so a batch always matches the transactions naming it.
-import { newId } from '../../platform/ids.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import './types.ts';
 

@@ -5,7 +5,7 @@
 // Runs as due work, so the sandbox clock advances it.
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import type { DueWorkScope } from '../../platform/due-work.ts';
+import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import { allocateNet } from './settlement-allocation.ts';

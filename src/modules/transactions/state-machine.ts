@@ -1,6 +1,6 @@
 // The transaction life cycle as data (STYLE rule 9, supplement §4.3). Refund states belong to nullification,
 // which moves success -> refunded partial | refunded.
-import { stateMachine } from '../../platform/state-machine.ts';
+import { stateMachine } from '../../platform/work/state-machine.ts';
 
 export const transactionStatuses = ['pending', 'success', 'rejected', 'refunded partial', 'refunded'] as const;
 export type TransactionStatus = (typeof transactionStatuses)[number];

@@ -1,18 +1,18 @@
 // POST /api/transaction: validates the seed's and reference §1.1's rules and registers a pending payment order.
 import { randomInt } from 'node:crypto';
 import type { AppContext } from '../../platform/context.ts';
-import { ruleFailure, validationError, type RuleFailure } from '../../platform/errors.ts';
+import { ruleFailure, validationError, type RuleFailure } from '../../platform/errors/errors.ts';
 import { checkoutTakes, processorForAccount, unpayableReason } from '../../platform/processors/account-processors.ts';
-import { newId, randomHex } from '../../platform/ids.ts';
+import { newId, randomHex } from '../../platform/ids/ids.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
-import { parseLocal } from '../../platform/time-format.ts';
-import { limits, transactionLimits } from '../../limits.ts';
+import { parseLocal } from '../../platform/time/time-format.ts';
+import { limits, transactionLimits } from '../../limits/index.ts';
 import { findPaymentMethod, knownCurrencies, paymentMethodCatalogue } from '../reference/repository.ts';
 import { checkoutUrl } from './checkout-link.ts';
 import { insertTransaction, type NewTransaction } from './transaction-insert.ts';
 import { queueCreate } from './create-group-commit.ts';
 import type { ExtensionColumns, Prepared } from './extension.ts';
-import { normaliseRut } from '../../platform/rut.ts';
+import { normaliseRut } from '../../platform/ids/rut.ts';
 import type { CreateTransactionInput } from './schemas.ts';
 import './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';

@@ -4,14 +4,14 @@
 // (docs/decisions/033-transaction-query-shapes.md).
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
-import { validationError } from '../../platform/errors.ts';
-import { formatDate, formatTimestamp, parseLocal } from '../../platform/time-format.ts';
-import { limits } from '../../limits.ts';
+import { validationError } from '../../platform/errors/errors.ts';
+import { formatDate, formatTimestamp, parseLocal } from '../../platform/time/time-format.ts';
+import { limits } from '../../limits/index.ts';
 import { isStorableText } from '../../platform/http/input-guards.ts';
 import { findAccountTransaction, type TransactionRow } from './repository.ts';
 import type { TransactionListInput } from './schemas.ts';
 import type { TransactionStatus } from './state-machine.ts';
-import { formatRut } from '../../platform/rut.ts';
+import { formatRut } from '../../platform/ids/rut.ts';
 import { readInChunks } from '../../platform/db/chunked-read.ts';
 
 const pendingMessage = 'pending transaction';

@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
-import { formatDate, parseLocal } from '../../platform/time-format.ts';
+import { formatDate, parseLocal } from '../../platform/time/time-format.ts';
 import { extensionOf } from './extension.ts';
 import { computeFeeMinor, feeRuleFor } from './fees.ts';
 import type { TransactionRow } from './repository.ts';

@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { findAccountRowById } from '../accounts/repository.ts';
 import { destinationProblems, knownCurrency } from './payout-input.ts';
 import { findBankAccount, upsertBankAccount, type BankAccountRow } from './repository.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { recordDestinationChange } from '../accounts/destination-change.ts';
 

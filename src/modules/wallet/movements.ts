@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { Tx, Int8, Timestamp } from '../../platform/db/types.ts';
 import type { Generated } from 'kysely';
-import { newId } from '../../platform/ids.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import { ledgerCodes, type PostedJournal } from '../../platform/ledger/ledger.ts';
 
 export interface WalletMovementTable {

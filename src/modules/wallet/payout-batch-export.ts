@@ -4,9 +4,9 @@
 // a file lost after the commit is written again with `--batch ID` and no payout is exported twice.
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { newId } from '../../platform/ids.ts';
-import { formatTimestamp } from '../../platform/time-format.ts';
-import { limits } from '../../limits.ts';
+import { newId } from '../../platform/ids/ids.ts';
+import { formatTimestamp } from '../../platform/time/time-format.ts';
+import { limits } from '../../limits/index.ts';
 import { renderPayrollCsv, type PayrollRecord } from './payout-batch-csv.ts';
 import { transitionPayout } from './payout-transition.ts';
 import type { PayoutRow } from './repository.ts';

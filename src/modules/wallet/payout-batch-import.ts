@@ -4,7 +4,7 @@
 // again, or two imports at once, resolves each payout once: the row lock and its state decide, the rest is reported.
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { parseCsvTable } from './payout-batch-csv.ts';
 import { transitionPayout } from './payout-transition.ts';
 import { lockPayout } from './repository.ts';

@@ -6,20 +6,20 @@
 // 330 and 430: one lane an account, so an account whose row another transaction holds stalls only its own payouts).
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
-import { ruleFailure, type RuleFailure } from '../../platform/errors.ts';
-import { newId } from '../../platform/ids.ts';
+import { ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import { journalKinds, reservationJournal, type LedgerKey, type PostedJournal, type CheckedReservation, type JournalRows, type Reservation, type Shortfall } from '../../platform/ledger/ledger.ts';
 import { gatedMovementColumns, newMovementId, type GatedMovement, type GateMovements } from './movements.ts';
 import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
 import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
 import { findPayoutByOrder, type PayoutRow } from './repository.ts';
 import { writePayoutGroupStatement, writePayoutStatement, type NewPayoutRow } from './payout-statement.ts';
-import { KeyedBatcher, settleEach, type Settled } from '../../platform/keyed-batcher.ts';
+import { KeyedBatcher, settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
 import type { Engine } from '../../platform/db/database.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 const reservedJournalKinds = { payout: journalKinds.payoutReserved, withdrawal: journalKinds.withdrawalReserved } as const satisfies Record<WalletPayoutKind, string>;
 

@@ -2,10 +2,10 @@
 // the banks table, Banco Estado numbers are short, and additional_parameters fits 4000 characters.
 import type { Static } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
-import { validationError } from '../../platform/errors.ts';
+import { validationError } from '../../platform/errors/errors.ts';
 import { requestHash } from '../../platform/idempotency/canonical.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import type { PayoutRequest } from './payout-create.ts';
 import { findBankAccount } from './repository.ts';
 import { bankCodesByCurrency } from '../reference/repository.ts';

@@ -1,6 +1,6 @@
 // GET /api/payout/{id} and /api/payoutv3/{id}: one payout or withdrawal of the caller's account.
 import type { AppContext } from '../../platform/context.ts';
-import { notFound } from '../../platform/errors.ts';
+import { notFound } from '../../platform/errors/errors.ts';
 import { findPayout, type PayoutRow } from './repository.ts';
 import { payoutBody } from './views.ts';
 

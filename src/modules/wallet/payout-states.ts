@@ -1,5 +1,5 @@
 // The payout state machine as data (STYLE rule 9) and the sandbox's outcome-by-amount table (reference §13.4).
-import { stateMachine } from '../../platform/state-machine.ts';
+import { stateMachine } from '../../platform/work/state-machine.ts';
 
 export const payoutStatuses = ['pending', 'processing', 'success', 'banking_error', 'fraud_prevention'] as const;
 export type PayoutStatus = (typeof payoutStatuses)[number];
@@ -42,10 +42,6 @@ export function outcomeOf(status: PayoutStatus): PayoutOutcome {
       throw new Error(`unknown payout status ${String(never)}`);
     }
   }
-}
-
-export function isRejected(status: PayoutStatus): boolean {
-  return outcomeOf(status) === 'rejected';
 }
 
 /** The reason the reference shows for a bank rejection, leading space included (reference §9.7). */

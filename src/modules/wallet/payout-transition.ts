@@ -6,7 +6,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { journalKinds, ledgerCodes, releaseJournal, SYSTEM_OWNER, type JournalInput } from '../../platform/ledger/ledger.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
-import { formatTimestamp } from '../../platform/time-format.ts';
+import { formatTimestamp } from '../../platform/time/time-format.ts';
 import { appendWalletMovement } from './movements.ts';
 import { assertTransition, outcomeOf, type PayoutOutcome, type PayoutStatus, type WalletPayoutKind } from './payout-states.ts';
 import { markMovementReversed, type PayoutRow } from './repository.ts';

@@ -4,8 +4,8 @@
 // payroll file of `cobro payouts export` / `import`), and transitionPayout moves its money and its refund.
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { newId } from '../../platform/ids.ts';
-import { limits } from '../../limits.ts';
+import { newId } from '../../platform/ids/ids.ts';
+import { limits } from '../../limits/index.ts';
 import type { PayoutDestination } from './payout-create.ts';
 import { insertPayout } from './repository.ts';
 

@@ -20,10 +20,6 @@ export async function findPayout(db: DbOrTx, accountId: string, id: string): Pro
   return db.selectFrom('payouts').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
 }
 
-export async function findPayoutAnyAccount(db: DbOrTx, id: string): Promise<PayoutRow | undefined> {
-  return db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 /** Locks the payout row so no other transition can run on it until the transaction ends. */
 export async function lockPayout(tx: Tx, id: string): Promise<PayoutRow | undefined> {
   return tx.selectFrom('payouts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();

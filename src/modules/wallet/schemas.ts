@@ -1,6 +1,6 @@
 // TypeBox schemas of the Wallet endpoints (seed "Wallet"; reference §9), lengths as the seed states them.
 import { Type } from 'typebox';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
 
 /**

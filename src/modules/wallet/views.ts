@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
-import { formatTimestamp } from '../../platform/time-format.ts';
+import { formatTimestamp } from '../../platform/time/time-format.ts';
 import type { WalletMovementTable } from './movements.ts';
 import type { PayoutRow } from './repository.ts';
 

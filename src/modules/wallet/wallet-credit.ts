@@ -1,11 +1,11 @@
 // Funding a wallet without a sale: an operator adjustment (`cobro wallet credit`) or, in the sandbox only,
 // POST /api/sandbox/wallet/credit. Ledger-backed like every other movement.
 import type { AppContext } from '../../platform/context.ts';
-import { newId } from '../../platform/ids.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { appendWalletMovement } from './movements.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export interface CreditInput {
   readonly accountId: string;

@@ -1,6 +1,6 @@
 // The Wallet summary (seed): balance, latest movement and a page of movements, newest first.
 import type { AppContext } from '../../platform/context.ts';
-import { notFound } from '../../platform/errors.ts';
+import { notFound } from '../../platform/errors/errors.ts';
 import { ledgerCodes } from '../../platform/ledger/ledger.ts';
 import { findMovement, latestMovementId, movementsPage, payoutsByIds } from './repository.ts';
 import { movementBody, safeInteger } from './views.ts';

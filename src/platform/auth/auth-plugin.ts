@@ -1,13 +1,13 @@
 // Bearer token and `Sign` checks (supplement §2), run before validation so a bad credential is a 401, never a 400.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../errors/errors.ts';
 import type { AppContext } from '../context.ts';
 import { signedPaths, verifySign, type SignParams } from './sign.ts';
 import { checkCobroSignature, cobroSignatureHeader, rawPathOf } from './cobro-signature.ts';
 import type { AuthenticatedAccount } from './account-directory.ts';
 import { rawBodyOf } from '../http/json-body.ts';
 import '../http/fastify-types.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 const bearerPattern = new RegExp(`^Bearer\\s+(\\S{1,${limits.bearerTokenLengthMax}})\\s*$`, 'i');
 

@@ -3,7 +3,7 @@
 // which drops nested objects and has no time, it binds the whole body to one route and one moment: a header seen
 // once cannot be replayed onto another body, another resource id, or after the tolerance window.
 import crypto from 'node:crypto';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export const cobroSignatureHeader = 'cobro-signature';
 

@@ -2,7 +2,7 @@
 // answer are one string and a replay is byte-identical. Serialization uses the route's response schema for the
 // status, as Fastify would when a handler returns the value or the error handler sends the envelope.
 import type { FastifyReply } from 'fastify';
-import type { ApiError } from '../errors.ts';
+import type { ApiError } from '../errors/errors.ts';
 import type { StoredAnswer } from '../idempotency/store.ts';
 
 const jsonType = 'application/json; charset=utf-8';

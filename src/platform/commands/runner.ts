@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/types.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../errors/errors.ts';
 import { inTransaction } from '../db/unit-of-work.ts';
 import { requestHash } from '../idempotency/canonical.ts';
 import { coversRequest, idempotencyKeyOf, normalisedPath, replayedHeader } from '../idempotency/plugin.ts';

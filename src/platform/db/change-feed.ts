@@ -4,7 +4,7 @@
 // connection dropped, or has just been established) and everything kept must go.
 import type pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export type ChangeListener = (payload: string | null) => void;
 

@@ -3,7 +3,7 @@
 // for its whole length; in chunks, other requests run between them (issue 13 point 3). On PostgreSQL the extra
 // round trips are a few per large page and nothing for the usual small one.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 /**
  * Up to `total` rows: `first(limit)` reads the first chunk (at the page's offset), `after(last, limit)` the rows

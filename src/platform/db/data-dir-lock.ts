@@ -4,8 +4,8 @@
 // process that died (kill -9, power cut) names a pid that no longer runs and is taken over.
 import fs from 'node:fs';
 import path from 'node:path';
-import { dataDirEntries } from '../fs-permissions.ts';
-import { StartupError } from '../startup-error.ts';
+import { dataDirEntries } from '../process/fs-permissions.ts';
+import { StartupError } from '../process/startup-error.ts';
 
 export interface DataDirLock {
   release(): void;

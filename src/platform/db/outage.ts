@@ -3,8 +3,8 @@
 // disk refuses a write. Such an error is answered 503 with Retry-After by the one error handler (and the pages'),
 // /readyz says so, and the workers back off; nothing here retries a statement, since only the caller knows whether
 // its effect may have committed (a retry carries its Idempotency-Key or its order).
-import { limits } from '../../limits.ts';
-import { ApiError } from '../errors.ts';
+import { limits } from '../../limits/index.ts';
+import { ApiError } from '../errors/errors.ts';
 
 /** Node's socket errors for a server that is not there, or went away mid-conversation. */
 const socketCodes: ReadonlySet<string> = new Set([

@@ -5,7 +5,7 @@
 // (PostgreSQL's plan cache still chooses between a generic and a custom plan per execution).
 import crypto from 'node:crypto';
 import type pg from 'pg';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 /** SQLSTATE 0A000 with this message: a prepared SELECT whose table changed shape (a migration added a column). */
 const resultTypeChanged = 'cached plan must not change result type';

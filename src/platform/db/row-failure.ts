@@ -1,7 +1,7 @@
 // Which failures of a group statement (a group commit's, decisions 220 and 400) one row of it can cause, so that
 // running each row again alone leaves the failure to its own request: everything else is a fault of the whole
 // group (an assertion, a bug, the database refusing work) and fails every request of it, never quietly retried.
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../errors/errors.ts';
 
 /**
  * SQLSTATE classes and codes a row's own values can raise: data exceptions (22: a value too long, out of range),

@@ -6,7 +6,7 @@
 // plugins see it.
 import assert from 'node:assert/strict';
 import { CompiledQuery } from 'kysely';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export class StatementText {
   readonly #values: unknown[] = [];

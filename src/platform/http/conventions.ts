@@ -1,10 +1,10 @@
 // Response conventions for every route (supplement §3): JSON envelopes for 404/405/406, request ids, one error
 // handler that never leaks internals.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, databaseUnavailable } from '../errors.ts';
+import { ApiError, databaseUnavailable } from '../errors/errors.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
-import { limits } from '../../limits.ts';
-import { randomHex } from '../ids.ts';
+import { limits } from '../../limits/index.ts';
+import { randomHex } from '../ids/ids.ts';
 import { fromAjvErrors } from './validation-errors.ts';
 import { keepRawBody, parseJsonBody } from './json-body.ts';
 

@@ -9,8 +9,8 @@
 //    12345678901234567890). A string field takes a number only when it can keep its text (`25000`, `12.5`).
 //    Where the field's own bound refuses the value too (a text too long, a maximum), its problem is reported.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { notFound, validationError } from '../errors.ts';
-import { limits } from '../../limits.ts';
+import { notFound, validationError } from '../errors/errors.ts';
+import { limits } from '../../limits/index.ts';
 import { hasExponent, numberTextOf } from './json-body.ts';
 
 export function isStorableText(text: string): boolean {

@@ -5,7 +5,7 @@
 // trailing zeros) never fills a string or an integer field (decision 072).
 import type { FastifyRequest } from 'fastify';
 import { errorCodes } from 'fastify';
-import { validationError } from '../errors.ts';
+import { validationError } from '../errors/errors.ts';
 
 /** Object -> (key -> the number's source text), only for numbers whose text differs from the value's own. */
 const numberTexts = new WeakMap<object, Map<string, string>>();

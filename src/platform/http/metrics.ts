@@ -7,8 +7,8 @@ import { sql } from 'kysely';
 import { Gauge, Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { inTransaction } from '../db/unit-of-work.ts';
-import { ApiError } from '../errors.ts';
-import { limits } from '../../limits.ts';
+import { ApiError } from '../errors/errors.ts';
+import { limits } from '../../limits/index.ts';
 import { RequestMetrics } from './request-metrics.ts';
 
 interface DbSnapshot {

@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi, { type FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import compress from '@fastify/compress';
-import type { Mode } from '../config.ts';
+import type { Mode } from '../process/config.ts';
 import { signRequestInterceptor } from './docs-sign-helper.ts';
 import { docsAssetsVersion, docsCacheControl, docsIndexHtml, docsNamesJs, docsThemeCss } from './docs-page.ts';
 import { errorExamples, exampleOf } from './openapi-examples.ts';

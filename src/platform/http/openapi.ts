@@ -4,7 +4,7 @@
 // routes, as @fastify/swagger's own `onRoute` hook would, and answers the docs' URLs by forwarding each request to
 // the docs app (./openapi-docs.ts), so the root's hooks, not-found and error handlers answer them as before.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { Mode } from '../config.ts';
+import type { Mode } from '../process/config.ts';
 import type { RecordedRoutes } from './openapi-docs.ts';
 
 /** The URLs Swagger UI serves under /docs (its page, its document as JSON and YAML, its static files and theme). */

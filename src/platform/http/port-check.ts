@@ -1,7 +1,7 @@
 // Whether HOST:PORT can be listened on, asked before a starting server opens or creates anything, so a port in use
 // is one sentence and leaves DATA_DIR as it was. The server's own listen still reports a port taken in between.
 import net from 'node:net';
-import { StartupError, errorText } from '../startup-error.ts';
+import { StartupError, errorText } from '../process/startup-error.ts';
 
 export function listenErrorText(host: string, port: number, error: unknown): string {
   const code = (error as NodeJS.ErrnoException | null)?.code;

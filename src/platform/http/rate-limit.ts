@@ -9,8 +9,8 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import { httpLimits, limits } from '../../limits.ts';
-import { ApiError } from '../errors.ts';
+import { httpLimits, limits } from '../../limits/index.ts';
+import { ApiError } from '../errors/errors.ts';
 import './fastify-types.ts';
 
 /** The same shape the auth plugin accepts; anything else is no token. */

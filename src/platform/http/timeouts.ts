@@ -6,8 +6,8 @@
 // Node looks for requests past their timeouts every `timeoutCheckIntervalMs` (its default, 30 s, would let a
 // trickle outlive a short request timeout by that much).
 import type http from 'node:http';
-import { httpLimits } from '../../limits.ts';
-import type { HttpTimeouts } from '../config.ts';
+import { httpLimits } from '../../limits/index.ts';
+import type { HttpTimeouts } from '../process/config.ts';
 
 export interface HttpServerOptions {
   readonly connectionTimeout: number;

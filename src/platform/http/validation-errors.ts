@@ -1,5 +1,5 @@
 // Turns Ajv errors into the seed's `field:problem` pairs (supplement §3).
-import { validationError, type ApiError } from '../errors.ts';
+import { validationError, type ApiError } from '../errors/errors.ts';
 
 interface AjvLikeError {
   keyword: string;

@@ -3,7 +3,7 @@
 // Only a process with a disk-space guard (`cobro serve` on PGlite) registers it.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { databaseUnavailable, diskAlmostFull } from '../errors.ts';
+import { databaseUnavailable, diskAlmostFull } from '../errors/errors.ts';
 
 const readMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 

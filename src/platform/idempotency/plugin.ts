@@ -4,8 +4,8 @@
 // claimed and answered by the command runner inside the command's own transaction (decision 071); this plugin
 // checks the header early and refuses to register a state-changing route that does not run as a command.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { validationError } from '../errors.ts';
-import { limits } from '../../limits.ts';
+import { validationError } from '../errors/errors.ts';
+import { limits } from '../../limits/index.ts';
 
 export const idempotencyHeader = 'idempotency-key';
 export const replayedHeader = 'idempotent-replayed';

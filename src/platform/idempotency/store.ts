@@ -2,7 +2,7 @@
 // run and answered inside the command's own transaction (decision 071), so the key commits with the effect.
 import { sql } from 'kysely';
 import type { Db, DbOrTx, Timestamp, Tx } from '../db/types.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export interface IdempotencyKeyTable {
   account_id: string;

@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
 import { StatementText } from '../db/statement-text.ts';
 import type { Tx } from '../db/types.ts';
-import { newId } from '../ids.ts';
+import { newId } from '../ids/ids.ts';
 import { isNonNegative, SYSTEM_OWNER } from './codes.ts';
 import type { JournalKind } from './kinds.ts';
 import './types.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export interface LedgerKey {
   readonly owner: string;

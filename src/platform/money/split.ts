@@ -2,7 +2,7 @@
 // Every marketplace payment and event sale is divided with this one function.
 import assert from 'node:assert/strict';
 import { bpsPerWhole } from './percent.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export interface Share<Id extends string = string> {
   readonly id: Id;

@@ -2,8 +2,8 @@
 // share the rows, and a lease, so the rows of a worker that died mid-delivery come back once the lease runs out.
 import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
-import { randomHex } from '../ids.ts';
-import { notificationAttemptsMax } from '../../limits.ts';
+import { randomHex } from '../ids/ids.ts';
+import { notificationAttemptsMax } from '../../limits/index.ts';
 import './types.ts';
 
 export interface ClaimOptions {

@@ -9,7 +9,7 @@ import type { BaseLookup } from './ssrf-guard.ts';
 import { webhookHeaders } from './sign.ts';
 import type { AttemptOutcome } from './types.ts';
 import { sql } from 'kysely';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export interface DeliverOptions {
   readonly limit?: number;

@@ -2,9 +2,9 @@
 // Nothing is sent before that transaction commits; workers deliver it afterwards (supplement §5).
 import assert from 'node:assert/strict';
 import type { Tx } from '../db/types.ts';
-import { newId } from '../ids.ts';
+import { newId } from '../ids/ids.ts';
 import './types.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export interface CallbackInput {
   readonly accountId: string;

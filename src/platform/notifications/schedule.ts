@@ -1,7 +1,7 @@
 // The retry schedule of supplement §5.3: delays after each failed attempt, jittered so a receiver that comes back
 // after an outage is not hit by every pending callback in the same second.
 import assert from 'node:assert/strict';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 // The schedule itself (limits.retryDelaysMs, limits.retryJitterFraction) lives with the other bounds.
 /**

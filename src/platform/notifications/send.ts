@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { checkCallbackUrl, guardedLookup, type BaseLookup, type CallbackPolicy, type Reach, type UrlCheck } from './ssrf-guard.ts';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 export interface SendRequest {
   readonly url: string;

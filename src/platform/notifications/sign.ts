@@ -1,6 +1,6 @@
 // Standard Webhooks signatures (supplement §5.2), so receivers can use any existing verifier library.
 import crypto from 'node:crypto';
-import { limits } from '../../limits.ts';
+import { limits } from '../../limits/index.ts';
 
 const secretPrefix = 'whsec_';
 

@@ -5,7 +5,7 @@
 // production (CALLBACK_TRUSTED_ORIGINS, decision 151): those reach loopback and private addresses like the sandbox.
 import dns from 'node:dns';
 import net from 'node:net';
-import type { Config } from '../config.ts';
+import type { Config } from '../process/config.ts';
 
 /** What decides where a callback may go: the mode and the operator's trusted origins (a Config satisfies it). */
 export type CallbackPolicy = Pick<Config, 'mode' | 'callbackTrustedOrigins'>;

@@ -3,7 +3,7 @@
 // sealed under COBRO_SECRET_KEY), and otherwise none, so the checkout offers nothing it cannot take.
 import type { AppContext } from '../context.ts';
 import type { Db, Timestamp } from '../db/types.ts';
-import { transactionLimits } from '../../limits.ts';
+import { transactionLimits } from '../../limits/index.ts';
 import type { PaymentProcessor } from './processor.ts';
 
 /** Transbank's Webpay hosts, the SDK's `Environment` values (test/checkout/webpay-plus.test.ts checks they are), kept
@@ -84,7 +84,7 @@ export async function saveWebpaySettings(ctx: AppContext, accountId: string, s: 
     .onConflict((oc) => oc.column('account_id').doUpdateSet(row)).execute();
 }
 
-export async function accountProcessorSettings(ctx: AppContext, accountId: string): Promise<{ processor: 'webpay_plus'; commerceCode: string; environment: string } | null> {
+async function accountProcessorSettings(ctx: AppContext, accountId: string): Promise<{ processor: 'webpay_plus'; commerceCode: string; environment: string } | null> {
   const row = await ctx.db.selectFrom('account_processors').select(['processor', 'commerce_code', 'environment'])
     .where('account_id', '=', accountId).executeTakeFirst();
   return row === undefined ? null : { processor: row.processor, commerceCode: row.commerce_code, environment: row.environment };

@@ -1,6 +1,6 @@
 // Chooses the processor for the deployment. Production has no processor until a real one is plugged in here:
 // its checkout offers no method rather than approving test cards (docs/decisions/032-payment-processors.md).
-import type { Mode } from '../config.ts';
+import type { Mode } from '../process/config.ts';
 import type { PaymentProcessor } from './processor.ts';
 import { sandboxProcessor } from './sandbox-processor.ts';
 

@@ -1,7 +1,7 @@
 // The sandbox processor: the test cards and bank credentials of reference §13 decide the outcome; any other card
 // or credential is declined with a message that says why. Nothing leaves the process.
 import { createHash, randomInt } from 'node:crypto';
-import { newId } from '../ids.ts';
+import { newId } from '../ids/ids.ts';
 import { cardBrand, type ChargeOutcome, type ChargeRequest, type PaymentProcessor, type RefundOutcome, type RefundRequest, type StoredCardCharge } from './processor.ts';
 
 type CardKind = 'credit' | 'debit' | 'prepaid';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
-import { formatDate } from '../../../src/platform/time-format.ts';
+import { formatDate } from '../../../src/platform/time/time-format.ts';
 import { accountsSetEscrow } from '../../../src/cli/commands/accounts-escrow.ts';
 import { dashboardBrowser } from '../../support/dashboard.ts';
 import { createClient, createMembership } from '../marketplace/helpers.ts';

@@ -6,7 +6,7 @@ import { postPaidPayment } from '../../support/paid-payment.ts';
 import {
   recordEventSale, resolveEventForSale, settleEventSale, type EventSaleSplit,
 } from '../../../src/modules/events/sales.ts';
-import { parseLocal } from '../../../src/platform/time-format.ts';
+import { parseLocal } from '../../../src/platform/time/time-format.ts';
 import { ledgerCodes, SYSTEM_OWNER } from '../../../src/platform/ledger/codes.ts';
 import { readBalance } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';

@@ -6,7 +6,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app.
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import type { AppContext } from '../../../src/platform/context.ts';
 import type { StoredCardCharge } from '../../../src/platform/processors/processor.ts';
-import { drainDueWork } from '../../../src/platform/due-work.ts';
+import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { readBalance } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { billNext, runBilling } from '../../../src/modules/subscriptions/billing.ts';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
-import { systemClock } from '../../../src/platform/clock.ts';
+import { systemClock } from '../../../src/platform/time/clock.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { createPlan, decliningCard, subscribedWithCard } from './helpers.ts';
 

@@ -4,7 +4,7 @@
 // on PGlite another request is answered while a page is read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { limits, subscriptionLimits } from '../../../src/limits.ts';
+import { limits, subscriptionLimits } from '../../../src/limits/index.ts';
 import { findPlan } from '../../../src/modules/subscriptions/repository.ts';
 import { readParts, type SubscriptionPartsWithCycles } from '../../../src/modules/subscriptions/subscription-parts.ts';
 import {

@@ -9,7 +9,7 @@ import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTrans
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { insertTransaction, insertTransactions, type NewTransaction } from '../../../src/modules/transactions/transaction-insert.ts';
 import { queuedCreatesOf } from '../../../src/modules/transactions/create-group-commit.ts';
-import { newId } from '../../../src/platform/ids.ts';
+import { newId } from '../../../src/platform/ids/ids.ts';
 import { runSql } from '../../../src/platform/db/run-sql.ts';
 
 let t: TestApp;

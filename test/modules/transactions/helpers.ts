@@ -1,7 +1,7 @@
 // Drives the hosted checkout through app.inject, as a browser without JavaScript would.
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestAccount, TestApp } from '../../support/app.ts';
-import { transactionLimits } from '../../../src/limits.ts';
+import { transactionLimits } from '../../../src/limits/index.ts';
 
 export const approvedVisa = { card_number: '4051 8856 0044 6623', expiry: '12/30', cvv: '123' };
 export const rejectedMastercard = { card_number: '5186 0595 5959 0568', expiry: '12/30', cvv: '123' };

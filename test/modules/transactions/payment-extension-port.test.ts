@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import type { AppContext } from '../../../src/platform/context.ts';
-import { ruleFailure } from '../../../src/platform/errors.ts';
+import { ruleFailure } from '../../../src/platform/errors/errors.ts';
 import { journalKinds, ledgerCodes } from '../../../src/platform/ledger/ledger.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import type { PaymentExtension } from '../../../src/modules/transactions/extension.ts';

@@ -3,7 +3,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app.
 import { createTransaction } from './helpers.ts';
 import { createClient, createMembership } from '../marketplace/helpers.ts';
 import { insertTransaction } from '../../../src/modules/transactions/transaction-insert.ts';
-import { newId } from '../../../src/platform/ids.ts';
+import { newId } from '../../../src/platform/ids/ids.ts';
 
 let t: TestApp;
 let account: TestAccount;

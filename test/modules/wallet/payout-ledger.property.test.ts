@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { creditWallet } from '../../../src/modules/wallet/wallet-credit.ts';
 import { createPayout } from '../../../src/modules/wallet/payout-create.ts';
-import { resolvePayout, operatorTargets } from '../../../src/modules/wallet/payout-resolve.ts';
-import { drainDueWork } from '../../../src/platform/due-work.ts';
+import { resolvePayout, operatorTargets } from '../../../src/modules/wallet/payout-operator-resolve.ts';
+import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { readBalance } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
-import { drainDueWork } from '../../../src/platform/due-work.ts';
+import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { balance, notificationsOf, payout } from './wallet-helpers.ts';
 
 let t: TestApp;

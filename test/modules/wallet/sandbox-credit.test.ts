@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { walletCredit } from '../../../src/cli/commands/wallet.ts';
-import { limits } from '../../../src/limits.ts';
+import { limits } from '../../../src/limits/index.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { balance } from './wallet-helpers.ts';
 

@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresChangeFeed } from '../../../src/platform/db/change-feed.ts';
-import { limits } from '../../../src/limits.ts';
+import { limits } from '../../../src/limits/index.ts';
 import { ownPostgresSkipReason, startOwnPostgres } from '../../support/own-postgres.ts';
 
 const skipReason = process.env.DATABASE_URL === undefined ? 'PostgreSQL pass only (DATABASE_URL unset)' : ownPostgresSkipReason();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { readInChunks } from '../../../src/platform/db/chunked-read.ts';
-import { limits } from '../../../src/limits.ts';
+import { limits } from '../../../src/limits/index.ts';
 
 const chunk = limits.dbReadChunkRowsMax;
 

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from '../../../src/platform/db/outage.ts';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
-import { limits } from '../../../src/limits.ts';
-import { ApiError, databaseUnavailable, diskAlmostFull } from '../../../src/platform/errors.ts';
+import { limits } from '../../../src/limits/index.ts';
+import { ApiError, databaseUnavailable, diskAlmostFull } from '../../../src/platform/errors/errors.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { freePort } from '../../support/net.ts';
 import { dashboardBrowser } from '../../support/dashboard.ts';

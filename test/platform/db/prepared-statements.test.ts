@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import { StatementNames } from '../../../src/platform/db/prepared-statements.ts';
-import { limits } from '../../../src/limits.ts';
+import { limits } from '../../../src/limits/index.ts';
 
 describe('StatementNames', () => {
   it('names a text from its second use, the same name every time after, and never a text past the longest', () => {

@@ -3,7 +3,7 @@
 import { AssertionError } from 'node:assert';
 import { describe, expect, it } from 'vitest';
 import { isRowFailure } from '../../../src/platform/db/row-failure.ts';
-import { ApiError } from '../../../src/platform/errors.ts';
+import { ApiError } from '../../../src/platform/errors/errors.ts';
 
 const sqlError = (code: string) => Object.assign(new Error(`sqlstate ${code}`), { code });
 

@@ -112,7 +112,7 @@ describe('GET /metrics in production', () => {
   });
 
   it('refuses a METRICS_TOKEN too short to be a secret', async () => {
-    const { loadConfig } = await import('../../../src/platform/config.ts');
+    const { loadConfig } = await import('../../../src/platform/process/config.ts');
     expect(loadConfig({ METRICS_TOKEN: 'short' })).toMatchObject({ ok: false, errors: [expect.stringContaining('METRICS_TOKEN')] });
   });
 });

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { FastifyBaseLogger } from 'fastify';
-import { loggerOptions } from '../../../src/platform/logger.ts';
+import { loggerOptions } from '../../../src/platform/process/logger.ts';
 import { requestChildLogger } from '../../../src/platform/http/request-logger.ts';
 
 function capturing(): { logger: FastifyBaseLogger; lines: string[] } {

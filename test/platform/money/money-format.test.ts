@@ -1,6 +1,6 @@
 // One money formatter (Intl puts a no-break space after S/) for the checkout and the dashboard (issue 32): each currency as its country writes it.
 import { describe, expect, it } from 'vitest';
-import { formatMoney } from '../../../src/platform/money-format.ts';
+import { formatMoney } from '../../../src/platform/money/money-format.ts';
 import { formatMoney as checkoutMoney } from '../../../src/checkout/html.ts';
 import { formatMoney as dashboardMoney } from '../../../src/dashboard/format.ts';
 

@@ -7,7 +7,7 @@ import { webhookSignature } from '../../../src/platform/notifications/sign.ts';
 import { rotateAccount } from '../../../src/modules/accounts/service.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { limits, notificationAttemptsMax as attemptsMax } from '../../../src/limits.ts';
+import { limits, notificationAttemptsMax as attemptsMax } from '../../../src/limits/index.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { receiverPool } from '../../support/receiver.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { retryDelayMs } from '../../../src/platform/notifications/schedule.ts';
-import { limits, notificationAttemptsMax as attemptsMax } from '../../../src/limits.ts';
+import { limits, notificationAttemptsMax as attemptsMax } from '../../../src/limits/index.ts';
 
 const { retryDelaysMs, retryJitterFraction: jitterFraction } = limits;
 

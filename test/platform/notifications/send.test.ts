@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendWebhook } from '../../../src/platform/notifications/send.ts';
-import { limits } from '../../../src/limits.ts';
+import { limits } from '../../../src/limits/index.ts';
 
 const { responseExcerptBytesMax } = limits;
 import { receiverPool } from '../../support/receiver.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { sandboxProcessor, sandboxTestCards } from '../../../src/platform/processors/sandbox-processor.ts';
 import { luhnValid, type CardCharge } from '../../../src/platform/processors/processor.ts';
-import { normaliseRut, formatRut } from '../../../src/platform/rut.ts';
+import { normaliseRut, formatRut } from '../../../src/platform/ids/rut.ts';
 
 function card(number: string, cvv: string, installments = 0): CardCharge {
   return { kind: 'card', idempotencyKey: 'att1', amountMinor: 1000n, currency: 'CLP', description: 'd', card: { number, cvv, expiryMonth: 12, expiryYear: 2030 }, installments };

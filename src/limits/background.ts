@@ -1,0 +1,43 @@
+// Bounds of the background work: due work (settlements, expiries, payouts...), callback delivery and its retry
+// schedule, and a failed worker's backoff.
+import { secondMs, minuteMs, hourMs } from './units.ts';
+
+export const backgroundLimits = {
+  // Background work: due work (settlements, expiries, payouts...) and callback delivery.
+  dueWorkBatchMax: 200,
+  dueWorkRoundsMax: 50,
+  dueWorkIntervalMs: secondMs,
+  deliveryPollIntervalMs: secondMs,
+  deliveryBatchMax: 128,
+  deliveryConcurrencyMax: 32,
+  /** Batches one step of the delivery worker claims back to back before it yields to the beat. */
+  deliveryRunBatchesMax: 16,
+  /** Answers recorded per database statement (src/platform/notifications/deliver.ts). */
+  deliveryRecordBatchMax: 128,
+  /** A kept-alive callback connection idle this long is closed (receivers' servers commonly close at 5 s). */
+  deliveryIdleSocketMs: 4 * secondMs,
+  /** One callback POST, connect to last byte. */
+  deliveryTimeoutMs: 15 * secondMs,
+  /** Long enough for every row of a batch to be sent and answered before another worker may take it over. */
+  deliveryLeaseMs: 90 * secondMs,
+  responseExcerptBytesMax: 1024,
+  deliveryErrorLengthMax: 500,
+  /** Webhook signing keys kept prepared in memory (src/platform/notifications/sign.ts), one per account secret. */
+  webhookKeysCachedMax: 1000,
+  /** Callback URLs kept parsed and checked in memory (src/platform/notifications/send.ts). */
+  callbackTargetsCachedMax: 1000,
+  /**
+   * Supplement §5.3: delay before retry n+1 after failed attempt n (1-based); attempts beyond the list end in
+   * `failed`. Each delay is jittered by up to retryJitterFraction either way.
+   */
+  retryDelaysMs: [
+    5 * secondMs, 5 * minuteMs, 30 * minuteMs, 2 * hourMs, 5 * hourMs, 10 * hourMs, 14 * hourMs, 20 * hourMs, 24 * hourMs,
+  ] as readonly number[],
+  retryJitterFraction: 0.1,
+  /** A background worker whose step failed (the database away) waits this long, doubling up to the max, per failure. */
+  workerRetryMsMin: secondMs,
+  workerRetryMsMax: 8 * secondMs,
+} as const;
+
+/** One first attempt plus one per scheduled retry. */
+export const notificationAttemptsMax = backgroundLimits.retryDelaysMs.length + 1;

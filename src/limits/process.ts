@@ -1,0 +1,47 @@
+// Bounds of the process: the operator socket, DATA_DIR's free space and permissions, shutdown, /metrics, time
+// zones kept; and the ranges of the environment variables src/platform/process/config.ts reads.
+import { secondMs, minuteMs } from './units.ts';
+
+export const processLimits = {
+  // The operator socket.
+  opsRequestBytesMax: 64 * 1024,
+  /** How long the CLI waits to learn whether a server answers on the operator socket. */
+  opsPingTimeoutMs: 2 * secondMs,
+  /** How long the CLI waits for a command run by the serving process. */
+  opsCommandTimeoutMs: 2 * minuteMs,
+  /**
+   * Free space DATA_DIR's file system must keep for the embedded database to accept writes: a WAL segment (16 MB)
+   * filled whole, the data files it describes, and a checkpoint's worth to spare (decision 420).
+   */
+  dataDirFreeBytesMin: 64 * 1024 * 1024,
+  dataDirSpaceCheckMs: secondMs,
+  /** A stopping server finishes its callback deliveries in flight before it gives up. */
+  shutdownGraceMs: 20 * secondMs,
+  /** A /metrics scrape must never hold a connection for long: a slow count fails the scrape, not the API. */
+  metricsQueryTimeoutMs: 2 * secondMs,
+  /** Time zones whose Intl formatter a process keeps (src/platform/time/time-format.ts): the service zone, plus what
+   *  tests ask for; past this the cache starts again. */
+  timeZonesKeptMax: 64,
+} as const;
+
+/** Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN and the others
+ *  src/platform/process/config.ts reads. */
+export const configLimits = {
+  portDefault: 8080, portMin: 0, portMax: 65535,
+  settlementDelayDaysDefault: 1, settlementDelayDaysMin: 0, settlementDelayDaysMax: 60,
+  metricsTokenLengthMin: 16, metricsTokenLengthMax: 200,
+  /** CALLBACK_TRUSTED_ORIGINS entries (decision 151): a handful of internal receivers, not a second DNS. */
+  callbackTrustedOriginsMax: 20,
+  /** READY_TIMEOUT_MS (decision 410): a cold start takes about a second; a minute is far past any slow disk. */
+  readyTimeoutMsDefault: 60_000, readyTimeoutMsMin: 100, readyTimeoutMsMax: 60 * 60_000,
+  /** TRUST_PROXY: addresses or networks of the reverse proxies in front (docs/going-live.md). */
+  trustedProxiesMax: 20,
+} as const;
+
+/** DATA_DIR permission passes (decision 072). */
+export const dataDirLimits = {
+  /** Entries of DATA_DIR a permission pass looks at; the embedded database holds a few thousand. */
+  scanEntriesMax: 100_000,
+  /** Loose paths named one per warning line at start; the rest are counted in one more line. */
+  loosePathWarningsMax: 50,
+} as const;

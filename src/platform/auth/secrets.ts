@@ -1,0 +1,69 @@
+// Encrypts secrets at rest (private tokens, webhook secrets) with AES-256-GCM under COBRO_SECRET_KEY.
+// In sandbox without a configured key, a generated key file in DATA_DIR serves (supplement §2.5).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { dataDirEntries } from '../process/fs-permissions.ts';
+
+export interface SecretBox {
+  seal(plain: string): string;
+  open(sealed: string): string;
+  /** A key of its own for one purpose (e.g. signing cookies), derived from the secret key: stable across processes. */
+  derive(purpose: string): Buffer;
+}
+
+export function createSecretBox(key: Buffer): SecretBox {
+  if (key.length !== 32) throw new RangeError('secret key must be 32 bytes');
+  return {
+    seal(plain) {
+      const iv = crypto.randomBytes(12);
+      const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
+      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return `v1.${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${body.toString('base64url')}`;
+    },
+    open(sealed) {
+      const [version, iv, tag, body] = sealed.split('.');
+      if (version !== 'v1' || iv === undefined || tag === undefined || body === undefined) throw new Error('sealed secret has an unknown format');
+      const decipher = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    derive(purpose) {
+      return Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), `cobro:${purpose}`, 32));
+    },
+  };
+}
+
+/** The configured key, or the sandbox key file in dataDir (created on first use, mode 0600). */
+export function resolveSecretKey(configured: Buffer | null, dataDir: string): Buffer {
+  if (configured !== null) return configured;
+  const file = path.join(dataDir, dataDirEntries.secretKey);
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  try {
+    return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
+  } catch {
+    const key = crypto.randomBytes(32);
+    fs.writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    return key;
+  }
+}
+
+/** The configured key or the existing sandbox key file; null when neither is there (nothing is created). */
+export function existingSecretKey(configured: Buffer | null, dataDir: string): Buffer | null {
+  if (configured !== null) return configured;
+  try {
+    return Buffer.from(fs.readFileSync(path.join(dataDir, dataDirEntries.secretKey), 'utf8').trim(), 'hex');
+  } catch {
+    return null;
+  }
+}
+
+/** A box for a process that has no key and must not make one: it works until a secret is sealed, opened or derived. */
+export function keylessSecretBox(reason: string): SecretBox {
+  const refuse = (): never => { throw new Error(reason); };
+  return { seal: refuse, open: refuse, derive: refuse };
+}
+
+export function sha256Hex(text: string): string {
+  return crypto.createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,23 @@
+// Time-driven transitions (settlements, expiries, payout resolution, retries) as handlers that process rows
+// whose due time has come, each claiming rows with FOR UPDATE SKIP LOCKED. The handlers come from the module
+// definitions (src/modules/index.ts) through the context; a background worker drains them periodically, and
+// advancing a sandbox clock drains them at once for that account, so tests see the result directly.
+import type { AppContext } from '../context.ts';
+import { limits } from '../../limits/index.ts';
+
+export type { DueWorkHandler, DueWorkScope } from '../context.ts';
+
+/** Runs every handler until none has anything left (bounded), returning the rows processed per handler. */
+export async function drainDueWork(ctx: AppContext, accountId?: string): Promise<Record<string, number>> {
+  const processed: Record<string, number> = {};
+  for (let round = 0; round < limits.dueWorkRoundsMax; round++) {
+    let any = 0;
+    for (const handler of ctx.dueWork) {
+      const n = await handler.run(ctx, { ...(accountId !== undefined ? { accountId } : {}), limit: limits.dueWorkBatchMax });
+      processed[handler.name] = (processed[handler.name] ?? 0) + n;
+      any += n;
+    }
+    if (any === 0) break;
+  }
+  return processed;
+}
