@@ -76,5 +76,5 @@ const report = {
 };
 fs.mkdirSync(resultsDir, { recursive: true });
 const file = path.join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
-fs.writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
+fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 process.stdout.write(`${renderTable(rows)}\nload average ${loadAverage1mAtStart} at start, ${report.loadAverage1mAtEnd} at end; written to ${path.relative(process.cwd(), file)}\n`);

@@ -54,7 +54,7 @@ const platformDueWork: readonly DueWorkHandler[] = [
 ];
 
 /** Every due-work handler once, platform first, then the modules in their listed order. */
-export function dueWorkRegistry(modules: readonly AppModule[]): readonly DueWorkHandler[] {
+function dueWorkRegistry(modules: readonly AppModule[]): readonly DueWorkHandler[] {
   const handlers = [...platformDueWork, ...modules.flatMap((m) => m.dueWork)];
   const names = handlers.map((h) => h.name);
   const duplicate = names.find((n, i) => names.indexOf(n) !== i);

@@ -76,15 +76,15 @@ async function announceDemoAccount(ctx: AppContext): Promise<AccountView | null>
   if (demo === null) return null;
   ctx.logger.info({ account: demo.id }, 'sandbox demo account created');
   // Printed once, on the first start, so `npm start` alone gives a usable API.
-  process.stdout.write([
+  process.stdout.write(`${[
     '',
-    'Sandbox demo account created (shown once; `cobro accounts show ' + demo.id + '` shows it again):',
+    `Sandbox demo account created (shown once; \`cobro accounts show ${demo.id}\` shows it again):`,
     `  account id:     ${demo.id}`,
     `  public token:   ${demo.publicToken}`,
     `  private token:  ${demo.privateToken}`,
     `  webhook secret: ${demo.webhookSecret}`,
     '',
-  ].join('\n') + '\n');
+  ].join('\n')}\n`);
   return demo;
 }
 

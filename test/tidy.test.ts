@@ -18,7 +18,7 @@ const lineCountMax = 400;
 const functionLinesMax = 112;
 /** What belongs at the repository root; anything else is a stray (a scratch script, a forgotten dump). */
 const rootEntries = [
-  '.ci', '.dockerignore', '.git', '.gitignore', 'CHANGELOG.md', 'Dockerfile', 'README.md', 'bench', 'bin', 'compose.yaml',
+  '.ci', '.dockerignore', '.git', '.gitignore', 'CHANGELOG.md', 'biome.json', 'knip.json', 'Dockerfile', 'README.md', 'bench', 'bin', 'compose.yaml',
   'docs', 'node_modules', 'package-lock.json', 'package.json', 'packages', 'src', 'test', 'tsconfig.json', 'vitest.config.ts',
 ];
 const inDir = (file: string, dir: string) => file.startsWith(path.join(repoRoot, 'src', dir) + path.sep);

@@ -8,7 +8,7 @@ import { startCobro, type Spawned } from '../support/processes.ts';
 import { prepareDatabase } from '../support/setup.ts';
 import { postJson, transactionBody } from '../support/client.ts';
 
-export const processCounts = [1, 2, 4] as const;
+const processCounts = [1, 2, 4] as const;
 
 export type ScaleOutResult = LoadResult & { readonly cpu: CpuShares | null };
 

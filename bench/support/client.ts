@@ -39,7 +39,7 @@ export function payoutBody(i: number): Record<string, unknown> {
   };
 }
 
-export const approvedVisa = { card_number: '4051 8856 0044 6623', expiry: '12/30', cvv: '123' } as const;
+const approvedVisa = { card_number: '4051 8856 0044 6623', expiry: '12/30', cvv: '123' } as const;
 
 /** Pays a created transaction's checkout by card, as a browser without JavaScript posts the form. */
 export async function payByCard(base: string, checkoutUrl: string): Promise<boolean> {

@@ -12,9 +12,9 @@ export interface LoadResult {
   readonly p99Ms: number;
 }
 
-export const loadLimits = { requestsMax: 200_000, concurrencyMax: 256, warmupRequestsMax: 500 } as const;
+const loadLimits = { requestsMax: 200_000, concurrencyMax: 256, warmupRequestsMax: 500 } as const;
 
-export function percentile(sortedMs: readonly number[], p: number): number {
+function percentile(sortedMs: readonly number[], p: number): number {
   const index = Math.min(sortedMs.length - 1, Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1));
   return Math.round((sortedMs[index] ?? 0) * 100) / 100;
 }
@@ -66,7 +66,7 @@ export async function runLoad(requests: number, concurrency: number, send: (i: n
 }
 
 /** Resident set size of a process in MB, from /proc (Linux), or null where there is none. */
-export async function rssMbOf(pid: number): Promise<number | null> {
+async function rssMbOf(pid: number): Promise<number | null> {
   const { readFile } = await import('node:fs/promises');
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => null);
   const kb = status === null ? null : /VmRSS:\s+(\d+) kB/.exec(status)?.[1];

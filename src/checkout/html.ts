@@ -11,7 +11,7 @@ export function raw(text: string): Html {
 
 const escapes: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export function esc(value: string | number | bigint): string {
+function esc(value: string | number | bigint): string {
   return String(value).replace(/[&<>"']/g, (c) => escapes[c] ?? c);
 }
 
@@ -48,7 +48,7 @@ dl.receipt{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;margin:16px 
 dl.receipt dt{color:#4a5362}dl.receipt dd{margin:0;font-weight:600;word-break:break-word}`;
 
 /** What the page's footer tells the payer about the secret they type: a card's data, or a bank password. */
-export type PrivacyNotice = 'card' | 'bank';
+type PrivacyNotice = 'card' | 'bank';
 
 const privacyNotices: Readonly<Record<PrivacyNotice, string>> = {
   card: 'Los datos de tu tarjeta se envían solo al procesador de pagos y no se guardan.',
@@ -59,7 +59,7 @@ const privacyNotices: Readonly<Record<PrivacyNotice, string>> = {
 export const faviconSvg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b6e4f"/><path d="M21.5 11.2A7 7 0 1 0 21.5 20.8" fill="none" stroke="#fff" stroke-width="3.6" stroke-linecap="round"/></svg>';
 
 /** Set on the checkout's replies in sandbox mode (routes.ts): every page then carries the sandbox badge. */
-export interface SandboxAware {
+interface SandboxAware {
   readonly sandboxBadge?: boolean;
 }
 

@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../platform/context.ts';
 
 export const checkoutPageKindNames = ['transaction', 'enrolment', 'mall'] as const;
-export type CheckoutPageKindName = (typeof checkoutPageKindNames)[number];
+type CheckoutPageKindName = (typeof checkoutPageKindNames)[number];
 
 /** The checkout plugin's router, schema-typed by TypeBox. */
 export type CheckoutRouter = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;

@@ -1,5 +1,5 @@
 // The checkout's pages, in Spanish. Inputs the payer typed are never echoed back for card number and CVV.
-import { esc, formatMoney, html, type Html, type Page } from './html.ts';
+import { formatMoney, html, type Html, type Page } from './html.ts';
 
 export interface OrderSummary {
   readonly merchant: string;
@@ -21,7 +21,7 @@ export interface LinkParams {
   readonly valid: string;
 }
 
-export function checkoutPath(link: LinkParams, method?: number): string {
+function checkoutPath(link: LinkParams, method?: number): string {
   const q = new URLSearchParams({ id: link.id, valid: link.valid });
   if (method !== undefined) q.set('method', String(method));
   return `/gateway/cobro?${q.toString()}`;
@@ -168,4 +168,3 @@ export function acquirerPage(o: OrderSummary, url: string, token: string): Page 
   return { title: `Webpay · ${o.merchant}`, body, formOrigin: new URL(url).origin };
 }
 
-export { esc };

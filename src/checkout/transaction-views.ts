@@ -16,7 +16,7 @@ export function payerRutOf(row: TransactionRow): string | null {
 }
 
 /** Shown under a decline the payer may still retry (src/limits/modules.ts `paymentAttemptsMax`). */
-export function retryNotice(attemptsLeft: number): string {
+function retryNotice(attemptsLeft: number): string {
   return `Puedes intentarlo de nuevo: te ${attemptsLeft === 1 ? 'queda 1 intento' : `quedan ${attemptsLeft} intentos`}.`;
 }
 

@@ -12,7 +12,7 @@ export interface CommandOutput {
   readonly stderr: string;
 }
 
-export interface OptionDef {
+interface OptionDef {
   readonly type: 'string' | 'boolean';
   readonly short?: string;
   /** One line for `--help`. */
@@ -28,7 +28,7 @@ export interface CommandArgs {
   readonly positionals: readonly string[];
 }
 
-export interface Operand {
+interface Operand {
   /** As shown in `--help`: `ID`. */
   readonly name: string;
   readonly description: string;
@@ -60,11 +60,11 @@ export interface Command {
 }
 
 export function ok(stdout: string): CommandOutput {
-  return { exitCode: 0, stdout: stdout.endsWith('\n') || stdout === '' ? stdout : stdout + '\n', stderr: '' };
+  return { exitCode: 0, stdout: stdout.endsWith('\n') || stdout === '' ? stdout : `${stdout}\n`, stderr: '' };
 }
 
 export function fail(message: string, exitCode = 1): CommandOutput {
-  return { exitCode, stdout: '', stderr: message.endsWith('\n') ? message : message + '\n' };
+  return { exitCode, stdout: '', stderr: message.endsWith('\n') ? message : `${message}\n` };
 }
 
 export function requireCtx(ctx: AppContext | null): AppContext {

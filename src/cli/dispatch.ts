@@ -136,7 +136,7 @@ function rootProgram(capture: Capture, width: number): Program {
     },
     subcommandTerm(cmd) {
       const operands = cmd.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}...]`)).join(' ');
-      return `${pathOf(cmd)}${operands === '' ? '' : ' ' + operands}`;
+      return `${pathOf(cmd)}${operands === '' ? '' : ` ${operands}`}`;
     },
     subcommandDescription: (cmd) => cmd.summary() || cmd.description(),
   });
@@ -266,7 +266,7 @@ function helpPathOf(argv: readonly string[]): string {
     if (a.startsWith('-') || !known.has(a)) break;
     words.push(a);
   }
-  return words.length === 0 ? '' : words.join(' ') + ' ';
+  return words.length === 0 ? '' : `${words.join(' ')} `;
 }
 
 export async function runResolved(resolved: Resolved, ctx: AppContext | null): Promise<CommandOutput> {

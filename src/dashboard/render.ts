@@ -18,7 +18,7 @@ declare module 'fastify' {
 }
 
 /** The sections of the navigation, in order: path and Spanish label. */
-export const sections = [
+const sections = [
   { key: 'home', path: '/dashboard', label: 'Inicio' },
   { key: 'transactions', path: '/dashboard/transactions', label: 'Transacciones' },
   { key: 'wallet', path: '/dashboard/wallet', label: 'Billetera' },
@@ -29,7 +29,7 @@ export const sections = [
   { key: 'sandbox', path: '/dashboard/sandbox', label: 'Reloj de pruebas' },
 ] as const;
 
-export type SectionKey = (typeof sections)[number]['key'];
+type SectionKey = (typeof sections)[number]['key'];
 
 export interface PageData {
   readonly title: string;

@@ -8,7 +8,7 @@ import { publicTokenHash } from '../platform/auth/tokens.ts';
 import { sha256Hex } from '../platform/auth/secrets.ts';
 import { dashboardLimits } from '../limits/index.ts';
 
-export interface DashboardSessionTable {
+interface DashboardSessionTable {
   id_hash: string;
   account_id: string;
   token_hash: string;

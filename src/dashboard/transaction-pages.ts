@@ -12,7 +12,7 @@ import {
   type TransactionCallback, type TransactionDetailRow, type TransactionFilter, type TransactionRefund,
 } from './transactions.ts';
 
-export interface TimelineEntry {
+interface TimelineEntry {
   readonly at: Date;
   readonly title: string;
   readonly detail: string;
@@ -41,7 +41,7 @@ function refundEntries(refund: TransactionRefund, format: (minor: bigint) => str
   return entries;
 }
 
-export function timelineOf(row: TransactionDetailRow, callbacks: readonly TransactionCallback[], refunds: readonly TransactionRefund[] = [], format: (minor: bigint) => string = String): TimelineEntry[] {
+function timelineOf(row: TransactionDetailRow, callbacks: readonly TransactionCallback[], refunds: readonly TransactionRefund[] = [], format: (minor: bigint) => string = String): TimelineEntry[] {
   const entries: TimelineEntry[] = [{ at: row.created_at, title: 'Creada', detail: `Orden ${row.order}`, state: 'done' }];
   if (row.checkout_opened_at !== null) entries.push({ at: row.checkout_opened_at, title: 'Pago iniciado', detail: 'El pagador abrió el formulario de pago.', state: 'done' });
   const outcome = outcomeEntry(row);

@@ -80,8 +80,6 @@ async function declinedTries(ctx: AppContext, ids: readonly string[]): Promise<M
   return new Map(counts.map((c) => [c.transaction_id, Number(c.n)]));
 }
 
-export type TransactionListRow = Awaited<ReturnType<typeof listTransactions>>['rows'][number];
-
 export function findTransaction(ctx: AppContext, accountId: string, id: string) {
   return ctx.db.selectFrom('transactions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }

@@ -20,7 +20,7 @@ import type {
   ListQuery as NotificationListQuerySchema, ListResponse, RetryResponse, ShowResponse,
 } from './notifications/schemas.ts';
 import type { AccountResponse } from './accounts/schemas.ts';
-import type { NullificationBody, NullificationGetResponse, NullificationResponse } from './refunds/schemas.ts';
+import type { NullificationBody as NullificationRequest, NullificationGetResponse, NullificationResponse } from './refunds/schemas.ts';
 import type { EscrowBody, EscrowResponse } from './escrow/schemas.ts';
 import type {
   ClientCreateBody as SuClientCreateBody, ClientCreateResponse as SuClientCreateResponse, ClientResponse as SuClientResponse,
@@ -59,7 +59,7 @@ export type CreateMembershipInput = Static<typeof MembershipCreateBody>;
 export type CreateEventInput = Static<typeof EventCreateBody>;
 export type AdvanceSandboxClockInput = Static<typeof ClockAdvanceBody>;
 export type CreditSandboxWalletInput = Static<typeof SandboxCreditBody>;
-export type CreateNullificationInput = Static<typeof NullificationBody>;
+export type CreateNullificationInput = Static<typeof NullificationRequest>;
 export type ReleaseEscrowInput = Static<typeof EscrowBody>;
 export type ConciliationInput = Static<typeof ConciliationBody>;
 export type CreateMallInput = Static<typeof MallCreateBody>;

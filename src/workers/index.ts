@@ -7,7 +7,7 @@ import type { RunningWorker, WorkerDefinition } from './types.ts';
 
 export type { RunningWorker, WorkerDefinition } from './types.ts';
 
-export const workerDefinitions: readonly WorkerDefinition[] = [
+const workerDefinitions: readonly WorkerDefinition[] = [
   dueWorkWorker,
   notificationsWorker,
 ];

@@ -13,7 +13,7 @@ export interface AxeViolation {
 }
 
 /** Runs axe-core (WCAG 2.x A and AA rules and best practices) on the page as it is now. */
-export async function axeViolations(page: Page): Promise<readonly AxeViolation[]> {
+async function axeViolations(page: Page): Promise<readonly AxeViolation[]> {
   await page.evaluate(axeSource);
   return page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: unknown[] }> }> } }).axe;

@@ -4,7 +4,7 @@
 // its workers, so the test drives delivery itself and nothing depends on timing.
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';

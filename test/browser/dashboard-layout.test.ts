@@ -60,7 +60,11 @@ beforeAll(async () => {
   h = await startBrowserHarness('Tienda Nueva');
   let failedOnce = false;
   // The sale's first callback fails (the callback page shows its 503); every other is delivered.
-  receiver = await startReceiver((request) => (request.path === '/notify' && !failedOnce ? (failedOnce = true, 503) : 200));
+  receiver = await startReceiver((request) => {
+    if (request.path !== '/notify' || failedOnce) return 200;
+    failedOnce = true;
+    return 503;
+  });
   const created = await createAccount(h.server.runtime.ctx, 'Librería Los Andes');
   if (!created.ok) throw new Error(created.error);
   shop = created.value;

@@ -105,7 +105,7 @@ describe('cobro payouts export / import', () => {
       const id = line.split(',')[1];
       return line.replace(/,,$/, id === a2 ? ',banking_error,"Cuenta cerrada, RUT no coincide"' : ',success,');
     }).join('\r\n');
-    const imported = await run('payouts', 'import', file('\ufeff' + results));
+    const imported = await run('payouts', 'import', file(`\ufeff${results}`));
     expect(imported).toMatchObject({ exitCode: 0, stderr: '' });
     expect(imported.stdout).toBe('2 success, 1 banking_error, 0 already resolved, 0 left processing\n');
 

@@ -55,7 +55,7 @@ const bodyCases: BodyCase[] = [
   { route: 'POST /api/sutransaction', field: 'card', body: (ids, own, n) => ({ suscription: own.sususcription, card: ids.suCard, amount: 1_000, order: `d-${n}` }) },
   { route: 'POST /api/sutransaction', field: 'marketplace', control: false,
     body: (ids, own, n) => ({ suscription: own.sususcription, marketplace: ids.membershipToken, amount: 1_000, order: `e-${n}` }) },
-  { route: 'POST /api/mall', field: 'merchant', body: (ids, own, n) => ({
+  { route: 'POST /api/mall', field: 'merchant', body: (ids, _own, n) => ({
     email: 'payer@example.com', payment: 1, order: `mall-${n}`, urlreturn: 'https://shop.example.com/return',
     merchant: [[ownToken, 3_000, 'item', ids.event, `ml-${n}`]],
   }) },

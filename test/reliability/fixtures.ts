@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import type { TestAccount, TestApp } from '../support/app.ts';
 
-export const approvedVisa = '4051 8856 0044 6623';
+const approvedVisa = '4051 8856 0044 6623';
 
 export interface AccountFixtures {
   readonly transaction: string;
@@ -31,7 +31,7 @@ async function ok(t: TestApp, who: TestAccount, method: 'POST' | 'GET' | 'PUT', 
 }
 
 /** Pays a pending transaction (or mall) through its hosted page with a card, as a browser without JavaScript would. */
-export async function payAtCheckout(t: TestApp, url: string, card: { card_number: string; expiry: string; cvv: string }) {
+async function payAtCheckout(t: TestApp, url: string, card: { card_number: string; expiry: string; cvv: string }) {
   const u = new URL(url);
   const res = await t.app.inject({
     method: 'POST', url: u.pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -42,7 +42,7 @@ export async function payAtCheckout(t: TestApp, url: string, card: { card_number
 }
 
 /** Registers a card on a subscription's enrolment page (`/gateway/registrosuscripcion`). */
-export async function enrolCard(t: TestApp, url: string, card: { card_number: string; expiry: string; cvv: string }) {
+async function enrolCard(t: TestApp, url: string, card: { card_number: string; expiry: string; cvv: string }) {
   const u = new URL(url);
   const res = await t.app.inject({
     method: 'POST', url: '/gateway/registrosuscripcion', headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -51,7 +51,7 @@ export interface Model {
   readonly counts: Record<string, number>;
 }
 
-export function emptyModel(): Model {
+function emptyModel(): Model {
   return { transactions: new Map(), payouts: new Set(), nullifications: new Map(), keyed: [], counts: {} };
 }
 

@@ -77,7 +77,7 @@ describe('slow clients on a real listening server', () => {
   });
 
   it('cuts headers trickled at 1 byte/s within the headers timeout (slowloris)', async () => {
-    const outcome = await trickle('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Slow: ' + 'a'.repeat(60));
+    const outcome = await trickle('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n', `X-Slow: ${'a'.repeat(60)}`);
     expect(outcome.closedAfterMs).toBeLessThan(headersTimeoutMs + slackMs);
     expect(outcome.response).toMatch(/^HTTP\/1\.1 408 /);
   });

@@ -37,7 +37,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export interface CallOptions {
+interface CallOptions {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   readonly url: string;
   readonly body?: unknown;

@@ -6,7 +6,6 @@ import { cloneTestDatabase } from './database.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { computeSign } from '../../src/platform/auth/sign.ts';
-export { freePort } from './net.ts';
 import { freePort } from './net.ts';
 
 export interface BrowserHarness {
@@ -21,7 +20,7 @@ export interface BrowserHarness {
 }
 
 
-export async function launchChromium(): Promise<Browser> {
+async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],

@@ -11,7 +11,7 @@ export interface DashboardBrowser {
   signIn(account: TestAccount): Promise<LightMyRequestResponse>;
 }
 
-export function csrfOf(body: string): string {
+function csrfOf(body: string): string {
   const match = /name="_csrf" value="([^"]+)"/.exec(body);
   if (match?.[1] === undefined) throw new Error('page has no CSRF token');
   return match[1];

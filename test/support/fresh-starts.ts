@@ -50,7 +50,7 @@ async function readyz(address: string): Promise<boolean> {
 }
 
 /** One `npm start` on a new empty DATA_DIR, until ready or the timeout; always stopped and cleaned after. */
-export async function freshStart(options: Pick<FreshStartsOptions, 'startTimeoutMs' | 'env'>): Promise<FreshStart> {
+async function freshStart(options: Pick<FreshStartsOptions, 'startTimeoutMs' | 'env'>): Promise<FreshStart> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-fresh-'));
   const started = performance.now();
   const child = spawn('npm', ['start'], {

@@ -24,9 +24,9 @@ const cards: Record<string, { approved: boolean; type: 'credit' | 'debit' }> = {
   '4051884239937763': { approved: true, type: 'debit' },
 };
 
-export type SimState = 'INITIALIZED' | 'PAID_AT_FORM' | 'AUTHORIZED' | 'FAILED' | 'ABANDONED' | 'REVERSED' | 'NULLIFIED' | 'PARTIALLY_NULLIFIED';
+type SimState = 'INITIALIZED' | 'PAID_AT_FORM' | 'AUTHORIZED' | 'FAILED' | 'ABANDONED' | 'REVERSED' | 'NULLIFIED' | 'PARTIALLY_NULLIFIED';
 
-export interface SimTransaction {
+interface SimTransaction {
   readonly token: string;
   readonly buyOrder: string;
   readonly sessionId: string;

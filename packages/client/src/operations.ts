@@ -2,7 +2,7 @@
 // mode. test/client/client-coverage.test.ts compares this table with GET /api/openapi.json, so a route without a
 // client method (or a signed route the client would not sign) fails the suite.
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** Mirrors the routes' `config.auth`: `sign` routes get a `Sign` header, `none` routes no credentials at all. */
 export type AuthMode = 'none' | 'token' | 'sign';
 

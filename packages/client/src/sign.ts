@@ -14,11 +14,11 @@ interface HmacSubtle {
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** PHP urlencode: only alphanumerics and `-_.` stay; space becomes `+`; hex is upper case. */
-export function phpUrlEncode(text: string): string {
+function phpUrlEncode(text: string): string {
   // A lone surrogate would make encodeURIComponent throw; as U+FFFD it signs as the server reads it
   // (String.prototype.toWellFormed, which Node 18 lacks).
   return encodeURIComponent(text.replace(loneSurrogate, '\uFFFD'))
-    .replace(/[!'()*~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');
 }
 

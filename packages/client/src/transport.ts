@@ -7,7 +7,7 @@ import type { CobroResponse } from './types.ts';
 
 export const timeoutMsDefault = 30_000;
 /** Longer than any sane API call; a larger value is a unit mistake (seconds passed as ms is the usual one). */
-export const timeoutMsMax = 10 * 60_000;
+const timeoutMsMax = 10 * 60_000;
 /** How much of a non-JSON body goes into the error message. */
 const excerptCharsMax = 200;
 
@@ -31,7 +31,7 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
-export type QueryValue = string | number | boolean | null | undefined;
+type QueryValue = string | number | boolean | null | undefined;
 
 export interface OperationCall {
   readonly params?: Readonly<Record<string, string>>;

@@ -13,7 +13,7 @@ export const ledgerVerify: Command = {
     const result = await verifyLedger(requireCtx(ctx).db);
     if (args.values.json === true) {
       const text = JSON.stringify(result);
-      return result.ok ? ok(text) : { exitCode: 1, stdout: text + '\n', stderr: '' };
+      return result.ok ? ok(text) : { exitCode: 1, stdout: `${text}\n`, stderr: '' };
     }
     if (!result.ok) return fail(`ledger fault: ${result.fault}`);
     return ok(`ledger clean: ${result.accounts} accounts, ${result.journals} journals balance`);

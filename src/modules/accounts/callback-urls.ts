@@ -8,8 +8,8 @@ import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import type { AccountResult } from './service.ts';
 import { limits } from '../../limits/index.ts';
 
-export const accountUrlNames = ['notify', 'nullification'] as const;
-export type AccountUrlName = (typeof accountUrlNames)[number];
+const accountUrlNames = ['notify', 'nullification'] as const;
+type AccountUrlName = (typeof accountUrlNames)[number];
 
 /** A URL to set, or null to clear it; an absent name is left as it is (none at all: the URLs are only read). */
 export type AccountUrlChanges = Partial<Record<AccountUrlName, string | null>>;

@@ -1,7 +1,7 @@
 import type { ColumnType } from 'kysely';
 import type { Timestamp } from '../../platform/db/types.ts';
 
-export interface DestinationChangeTable {
+interface DestinationChangeTable {
   id: string;
   account_id: string;
   subject: 'account_bank' | 'marketplace_client_bank';

@@ -9,9 +9,9 @@ import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import { formatTimestamp } from '../../platform/time/time-format.ts';
 import './destination-change-table.ts';
 
-export const destinationChangedEvent = 'destination.changed';
+const destinationChangedEvent = 'destination.changed';
 
-export interface BankDestination {
+interface BankDestination {
   readonly sbif: string;
   readonly type: string;
   readonly num: string;

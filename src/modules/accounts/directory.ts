@@ -11,7 +11,7 @@ import type { SecretBox } from '../../platform/auth/secrets.ts';
 import { findAccountRowById, findAccountRowByTokenHash } from './repository.ts';
 
 /** The channel migration 0240's trigger notifies when an account's credentials, signing, status or name change. */
-export const accountChangesChannel = 'cobro_account_changed';
+const accountChangesChannel = 'cobro_account_changed';
 
 /**
  * With a change feed, an authenticated account is kept in memory (decision 190), so a request's authentication

@@ -30,7 +30,7 @@ function view(ctx: AppContext, row: Row): AccountView {
   };
 }
 
-export function validateAccountName(name: string): string | null {
+function validateAccountName(name: string): string | null {
   const trimmed = name.trim();
   if (trimmed.length === 0) return 'name is empty';
   if (trimmed.length > limits.accountNameLengthMax) return `name is longer than ${limits.accountNameLengthMax} characters`;

@@ -17,9 +17,9 @@ import { linesIn, type LineRow } from './repository.ts';
 export const batchStatuses = ['pending', 'paid_out', 'deteined', 'returned'] as const;
 
 /** Where a batch's money went: the wallet, or the escrow hold that still keeps some of it. */
-export const batchDestinies = ['wallet', 'escrow'] as const;
+const batchDestinies = ['wallet', 'escrow'] as const;
 
-export interface ConciliationLine {
+interface ConciliationLine {
   readonly transaction_id: string;
   readonly payment_key: string;
   readonly order: string;
@@ -67,7 +67,7 @@ function lineOf(ctx: AppContext, row: LineRow): ConciliationLine {
 }
 
 /** The batches of the range with their lines; a range holding more than the report's bound is refused, never cut. */
-export async function conciliationReport(ctx: AppContext, db: DbOrTx, accountId: string, range: DayRange): Promise<ConciliationBatch[]> {
+async function conciliationReport(ctx: AppContext, db: DbOrTx, accountId: string, range: DayRange): Promise<ConciliationBatch[]> {
   const lines = await linesIn(db, ctx.ledger, accountId, range.from, range.before, conciliationLimits.transactionsMax + 1);
   if (lines.length > conciliationLimits.transactionsMax) {
     throw validationError({ date_end: `range settles more than ${conciliationLimits.transactionsMax} transactions; ask a shorter one` });

@@ -12,7 +12,7 @@ export const ConciliationBody = Type.Object({
 
 const Amount = Type.Integer({ minimum: 0 });
 
-export const ConciliationLine = Type.Object({
+const ConciliationLine = Type.Object({
   transaction_id: Type.String({ description: 'The transaction\'s id (trx...), as GET /api/transaction/{id} takes it' }),
   payment_key: Type.String(),
   order: Type.String(),
@@ -25,7 +25,7 @@ export const ConciliationLine = Type.Object({
   media: Type.String(),
 });
 
-export const ConciliationBatch = Type.Object({
+const ConciliationBatch = Type.Object({
   id: Type.String({ description: 'Settlement batch id (stb...)' }),
   created_at: Type.String(),
   amount_available: Type.Integer({ minimum: 0, description: 'What the batch settled for the merchant: the sum of its lines\' amount_deposit' }),

@@ -16,9 +16,9 @@ import { appendWalletMovement } from '../wallet/movements.ts';
 import './types.ts';
 
 /** reference §2.1's item statuses. `pending for deposit` and `paid` belong to accounts settled to the bank, which Cobro does not have yet. */
-export type EscrowItemStatus = 'not found' | 'pending' | 'liquidate' | 'pending for deposit' | 'paid';
+type EscrowItemStatus = 'not found' | 'pending' | 'liquidate' | 'pending for deposit' | 'paid';
 
-export interface EscrowItem {
+interface EscrowItem {
   readonly status: EscrowItemStatus;
   readonly transaction_id: string;
   readonly amount: number;

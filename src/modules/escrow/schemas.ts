@@ -14,7 +14,7 @@ const Status = Type.Union([
   Type.Literal('not found'), Type.Literal('pending'), Type.Literal('liquidate'), Type.Literal('pending for deposit'), Type.Literal('paid'),
 ], { description: 'not found: unknown or not paid; pending: before its availability date, nothing released; liquidate: its money is in the wallet' });
 
-export const EscrowItem = Type.Object({
+const EscrowItem = Type.Object({
   status: Status,
   transaction_id: Type.String({ description: 'Echoes the id asked for' }),
   amount: Type.Integer({ description: 'The transaction\'s total amount; 0 when not found' }),
@@ -22,7 +22,7 @@ export const EscrowItem = Type.Object({
   deposit_date: Type.String({ description: 'YYYY-MM-DD: when its money reached the wallet; N/D until then' }),
 });
 
-export const EscrowReleased = Type.Object({ transactions: Type.Array(EscrowItem) }, {
+const EscrowReleased = Type.Object({ transactions: Type.Array(EscrowItem) }, {
   examples: [{ transactions: [
     { status: 'liquidate', transaction_id: 'trx3b4d77b43acd9a720', amount: 15000, availability_date: '2021-07-01', deposit_date: '2021-07-06' },
     { status: 'pending', transaction_id: 'trx3b4d77b43bdd9a540', amount: 20000, availability_date: '2021-07-25', deposit_date: 'N/D' },

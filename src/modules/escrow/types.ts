@@ -1,7 +1,7 @@
 // Table types of escrow (migration 0230), merged into the shared Database interface.
 import type { Int8, Timestamp } from '../../platform/db/types.ts';
 
-export interface EscrowHoldTable {
+interface EscrowHoldTable {
   /** The held sale (one hold per sale). */
   transaction_id: string;
   account_id: string;

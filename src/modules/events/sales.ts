@@ -7,7 +7,7 @@ import { journalKinds, ledgerCodes, type Ledger, type PostedJournal } from '../.
 import { divideEventSale } from './divide.ts';
 import './types.ts';
 
-export interface SaleEvent {
+interface SaleEvent {
   readonly id: string;
   readonly code: string;
   readonly name: string;
@@ -91,7 +91,7 @@ export async function recordEventSale(tx: Tx, input: EventSaleInput): Promise<Ev
   return { transactionId: input.transactionId, netMinor, affiliateMinor, merchantMinor: division.merchantMinor, parts };
 }
 
-export async function readSaleSplit(db: DbOrTx, transactionId: string): Promise<EventSaleSplit | null> {
+async function readSaleSplit(db: DbOrTx, transactionId: string): Promise<EventSaleSplit | null> {
   const sale = await db.selectFrom('event_sales').select(['net_minor', 'affiliate_minor', 'net_refunded_minor', 'affiliate_refunded_minor'])
     .where('transaction_id', '=', transactionId).executeTakeFirst();
   if (sale === undefined) return null;

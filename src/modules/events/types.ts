@@ -2,10 +2,10 @@
 import type { Generated } from 'kysely';
 import type { Int8, Timestamp } from '../../platform/db/types.ts';
 
-export const beneficiaryStatuses = ['pending', 'paid'] as const;
-export type BeneficiaryStatus = (typeof beneficiaryStatuses)[number];
+const beneficiaryStatuses = ['pending', 'paid'] as const;
+type BeneficiaryStatus = (typeof beneficiaryStatuses)[number];
 
-export interface EventTable {
+interface EventTable {
   id: string;
   account_id: string;
   /** The merchant's own event identifier (`event` in the request, `id` in responses). */
@@ -26,7 +26,7 @@ export interface EventTable {
   created_at: Timestamp;
 }
 
-export interface EventBeneficiaryTable {
+interface EventBeneficiaryTable {
   id: string;
   event_id: string;
   position: number;
@@ -37,7 +37,7 @@ export interface EventBeneficiaryTable {
   paid_at: Timestamp | null;
 }
 
-export interface EventSaleTable {
+interface EventSaleTable {
   transaction_id: string;
   event_id: string;
   account_id: string;
@@ -56,7 +56,7 @@ export interface EventSaleTable {
   settled_at: Timestamp | null;
 }
 
-export interface EventSaleShareTable {
+interface EventSaleShareTable {
   transaction_id: string;
   beneficiary_id: string;
   amount_minor: Int8;

@@ -10,7 +10,7 @@ import { html, raw, type Html } from '../../checkout/html.ts';
 function wantsHtml(request: FastifyRequest): boolean {
   const types = (request.headers.accept ?? '').split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
   const htmlAt = types.findIndex((t) => t === 'text/html' || t === 'application/xhtml+xml');
-  const jsonAt = types.findIndex((t) => t === 'application/json');
+  const jsonAt = types.indexOf('application/json');
   return htmlAt !== -1 && (jsonAt === -1 || htmlAt < jsonAt);
 }
 

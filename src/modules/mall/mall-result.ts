@@ -10,7 +10,7 @@ import type { MallRow } from './repository.ts';
 import { linesOf } from './repository.ts';
 import './types.ts';
 
-export const mallResultEvent = 'mall.result';
+const mallResultEvent = 'mall.result';
 
 /**
  * The store transactions of the mall, locked: business rows before any ledger row (decision 060), in id order so

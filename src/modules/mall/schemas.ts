@@ -17,7 +17,7 @@ export const MallCreateBody = Type.Object({
   currency: Type.Optional(Type.String({ maxLength: limits.currencyCodeLengthMax, description: 'Default CLP' })),
 });
 
-export const IndividualOrder = Type.Object({
+const IndividualOrder = Type.Object({
   merchant: Type.String({ description: 'The store\'s display name (its account\'s, or the membership\'s): a store token is never answered back (decision 440)' }),
   amount: Type.Integer(),
   subject: Type.String(),
@@ -26,7 +26,7 @@ export const IndividualOrder = Type.Object({
   individual_order: Type.String(),
 });
 
-export const MallCreated = Type.Object({
+const MallCreated = Type.Object({
   status: Type.Literal('success'),
   id: Type.String(),
   individual_orders: Type.Array(IndividualOrder),

@@ -1,10 +1,10 @@
 // Table types of the mall module (migration 0140; declaration merging, see src/platform/db/types.ts).
 import type { Int8, Timestamp } from '../../platform/db/types.ts';
 
-export const mallStatuses = ['pending', 'success', 'rejected'] as const;
+const mallStatuses = ['pending', 'success', 'rejected'] as const;
 export type MallStatus = (typeof mallStatuses)[number];
 
-export interface MallTable {
+interface MallTable {
   id: string;
   account_id: string;
   order: string;
@@ -30,7 +30,7 @@ export interface MallTable {
   gateway_message: string | null;
 }
 
-export interface MallLineTable {
+interface MallLineTable {
   mall_id: string;
   position: number;
   /**

@@ -49,7 +49,7 @@ async function clientView(ctx: AppContext, row: ClientRow) {
  * Where the client's money in one membership stands: `not found` before any payment, otherwise the least
  * advanced state among its shares, so a membership shows `paid` only when every share has been deposited.
  */
-export function detailStatus(states: readonly ShareStatus[]): ShareStatus | 'not found' {
+function detailStatus(states: readonly ShareStatus[]): ShareStatus | 'not found' {
   for (const s of shareStatuses) if (states.includes(s)) return s;
   return 'not found';
 }

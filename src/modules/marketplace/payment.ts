@@ -10,7 +10,7 @@ import { divideMarketplaceNet } from './divide.ts';
 import { findMembershipByToken, membershipClients } from './repository.ts';
 import './types.ts';
 
-export interface MarketplaceSplit {
+interface MarketplaceSplit {
   readonly membershipId: string;
   readonly merchantBps: number;
   readonly parts: readonly { readonly clientId: string; readonly bps: number }[];

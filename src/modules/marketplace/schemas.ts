@@ -54,7 +54,7 @@ export const ClientResponse = Type.Object({
   ...clientTail,
 });
 
-export const AffiliationDetail = Type.Object({
+const AffiliationDetail = Type.Object({
   id: Type.String({ description: 'Membership id' }),
   status: Type.String({ description: 'not found, pending, liquidate, pending for deposit or paid' }),
   token: Type.String(),

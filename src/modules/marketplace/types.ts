@@ -2,8 +2,8 @@
 import type { Generated } from 'kysely';
 import type { Int8, Timestamp } from '../../platform/db/types.ts';
 
-export const recordStatuses = ['register', 'suspended'] as const;
-export type RecordStatus = (typeof recordStatuses)[number];
+const recordStatuses = ['register', 'suspended'] as const;
+type RecordStatus = (typeof recordStatuses)[number];
 
 /** Where a client's share of one paid transaction stands (seed "Affiliation detail status"). */
 export const shareStatuses = ['pending', 'liquidate', 'pending for deposit', 'paid'] as const;
@@ -17,7 +17,7 @@ export const shareTransitions = {
   paid: [],
 } as const satisfies Record<ShareStatus, readonly ShareStatus[]>;
 
-export interface MaClientTable {
+interface MaClientTable {
   id: string;
   account_id: string;
   status: RecordStatus;
@@ -32,7 +32,7 @@ export interface MaClientTable {
   updated_at: Timestamp | null;
 }
 
-export interface MaMembershipTable {
+interface MaMembershipTable {
   /** Creation order: several memberships can share one timestamp. */
   seq: Generated<bigint>;
   id: string;
@@ -45,14 +45,14 @@ export interface MaMembershipTable {
   updated_at: Timestamp | null;
 }
 
-export interface MaMembershipClientTable {
+interface MaMembershipClientTable {
   membership_id: string;
   client_id: string;
   position: number;
   bps: number;
 }
 
-export interface MaPaymentTable {
+interface MaPaymentTable {
   transaction_id: string;
   account_id: string;
   membership_id: string;
@@ -66,7 +66,7 @@ export interface MaPaymentTable {
   settled_at: Timestamp | null;
 }
 
-export interface MaPaymentShareTable {
+interface MaPaymentShareTable {
   transaction_id: string;
   client_id: string;
   membership_id: string;

@@ -20,7 +20,7 @@ export const ListQuery = Type.Object({
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: limits.notificationIdLengthMax }) });
 
-export const NotificationItem = Type.Object({
+const NotificationItem = Type.Object({
   id: Type.String({ description: 'Also the webhook-id header of every attempt' }),
   account_id: Type.String(),
   event_type: Type.String(),
@@ -34,7 +34,7 @@ export const NotificationItem = Type.Object({
   delivered_at: Nullable(Type.String()),
 });
 
-export const AttemptItem = Type.Object({
+const AttemptItem = Type.Object({
   attempt: Type.Integer(),
   started_at: Type.String(),
   finished_at: Nullable(Type.String()),

@@ -21,7 +21,7 @@ export interface NotificationView {
   readonly delivered_at: string | null;
 }
 
-export interface AttemptView {
+interface AttemptView {
   readonly attempt: number;
   readonly started_at: string;
   readonly finished_at: string | null;
@@ -32,7 +32,7 @@ export interface AttemptView {
   readonly response_excerpt: string | null;
 }
 
-export function notificationView(ctx: AppContext, row: NotificationRow): NotificationView {
+function notificationView(ctx: AppContext, row: NotificationRow): NotificationView {
   const tz = ctx.config.timeZone;
   return {
     id: row.id,

@@ -50,7 +50,7 @@ function currencyKey(catalogue: ReferenceAnswers, raw: string | undefined): stri
 function send(request: FastifyRequest, reply: FastifyReply, a: ReferenceAnswer) {
   reply.header('etag', a.etag).header('cache-control', 'public, max-age=300');
   const match = request.headers['if-none-match'];
-  if (match !== undefined && match.split(',').some((t) => t.trim() === a.etag || t.trim() === '*')) return reply.code(304).send();
+  if (match?.split(',').some((t) => t.trim() === a.etag || t.trim() === '*')) return reply.code(304).send();
   // A string with a JSON content type goes out as is: no serialisation per request.
   return reply.type('application/json; charset=utf-8').send(a.body);
 }

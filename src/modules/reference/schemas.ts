@@ -6,8 +6,8 @@ export const CurrencyQuery = Type.Object({
   currency: Type.Optional(Type.String({ maxLength: limits.currencyCodeLengthMax, description: 'Currency code, any case (clp, pen, ves).' })),
 });
 
-export const Bank = Type.Object({ code: Type.String(), name: Type.String(), currency: Type.String() });
-export const PaymentMethod = Type.Object({
+const Bank = Type.Object({ code: Type.String(), name: Type.String(), currency: Type.String() });
+const PaymentMethod = Type.Object({
   currency: Type.String(), payment: Type.Integer(), name: Type.String(), description: Type.String(),
 });
 

@@ -14,7 +14,7 @@ export const NullificationIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: refundLimits.idLengthMax, description: 'A transaction id (its latest refund) or a refund id' }),
 });
 
-export const NullifyView = Type.Object({
+const NullifyView = Type.Object({
   id: Type.String({ description: 'The transaction id' }),
   amount: Type.Integer(),
   currency: Type.String(),
@@ -28,7 +28,7 @@ export const NullifyView = Type.Object({
   updated_at: Type.String({ description: 'ISO 8601, UTC' }),
 });
 
-export const NullificationCreated = Type.Object({
+const NullificationCreated = Type.Object({
   status: Type.Literal('success'),
   nullify: NullifyView,
   gateway_response: Type.Object({ status: Type.String(), message: Type.String(), notify: Type.String() }),

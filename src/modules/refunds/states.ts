@@ -8,7 +8,7 @@ import { stateMachine } from '../../platform/work/state-machine.ts';
 export const nullificationStatuses = ['pending', 'awaiting_funds', 'waiting_bank_details', 'complete', 'reverse_deleted', 'reverse_completed'] as const;
 export type NullificationStatus = (typeof nullificationStatuses)[number];
 
-export const transitions = {
+const transitions = {
   // A bank refund (decision 112) whose money is collected waits for the payer's bank details instead.
   pending: ['complete', 'awaiting_funds', 'waiting_bank_details', 'reverse_deleted'],
   awaiting_funds: ['complete', 'waiting_bank_details', 'reverse_deleted'],
@@ -20,5 +20,4 @@ export const transitions = {
 } as const satisfies Record<NullificationStatus, readonly NullificationStatus[]>;
 
 const machine = stateMachine<NullificationStatus>('nullification', transitions);
-export const canTransition = machine.can;
 export const assertTransition = machine.assertMove;

@@ -28,7 +28,7 @@ import { openCharge, settleCharge } from './stored-charge.ts';
 import type { SuCycleTable } from './types.ts';
 
 /** The outbox event of reference §7.15 (POST to the plan's url_notify_payment after each automatic charge). */
-export const paymentEvent = 'subscription.charge';
+const paymentEvent = 'subscription.charge';
 
 type CycleRow = Selectable<SuCycleTable>;
 
@@ -162,7 +162,7 @@ async function nextEvent(ctx: AppContext, tx: Tx, sub: SubscriptionRow): Promise
 }
 
 /** The `order` of every try of one cycle: the subscription and the cycle's number. */
-export function cycleOrder(subscriptionId: string, cycleNumber: number): string {
+function cycleOrder(subscriptionId: string, cycleNumber: number): string {
   return `${subscriptionId}-${cycleNumber}`;
 }
 
@@ -170,7 +170,7 @@ export function cycleOrder(subscriptionId: string, cycleNumber: number): string 
  * Creates the subscription's next cycle (unique by subscription and number), due at `next_cycle_at`, first tried
  * then (or at `tryAt`: overdue cycles collected on a new card), and moves `next_cycle_at` one interval on.
  */
-export async function startCycle(ctx: AppContext, tx: Tx, sub: SubscriptionRow, plan: PlanRow, tryAt: Date | null): Promise<CycleRow> {
+async function startCycle(ctx: AppContext, tx: Tx, sub: SubscriptionRow, plan: PlanRow, tryAt: Date | null): Promise<CycleRow> {
   if (sub.next_cycle_at === null || sub.activated_at === null) throw new Error(`subscription ${sub.id} has no cycle due`);
   const amount = plan.type === 'variable' ? sub.amount_minor : plan.amount_minor;
   if (amount === null) throw new Error(`subscription ${sub.id} has no amount to charge`);
@@ -227,7 +227,7 @@ async function recordOutcome(ctx: AppContext, tx: Tx, rows: Required<Locked>, pa
 }
 
 /** reference §7.15: `transaction_id` a number, `status` of the 5-value set, the subscription and its client. */
-export function paymentPayload(sub: Pick<SubscriptionRow, 'id' | 'client_id'>, payment: TransactionRow) {
+function paymentPayload(sub: Pick<SubscriptionRow, 'id' | 'client_id'>, payment: TransactionRow) {
   return {
     transaction_id: Number(payment.number), verification_key: payment.verification_key, order: payment.order,
     status: payment.status, subscriptions: { id: sub.id, client: sub.client_id },

@@ -37,7 +37,7 @@ export async function clientSubscriptionView(ctx: AppContext, client: ClientRow)
  * plan's retries last and `maximum attempt limit` after (decision 101), a declined on-demand charge
  * `payment consumes failed`.
  */
-export function clientChargeStatus(charge: Pick<ChargeRow, 'kind' | 'status' | 'try_number'>, plan: Pick<PlanRow, 'retries_max'>): string {
+function clientChargeStatus(charge: Pick<ChargeRow, 'kind' | 'status' | 'try_number'>, plan: Pick<PlanRow, 'retries_max'>): string {
   if (charge.status !== 'rejected') return charge.status;
   if (charge.kind === 'consumption') return 'payment consumes failed';
   return (charge.try_number ?? 1) > plan.retries_max ? 'maximum attempt limit' : 'retry';

@@ -36,7 +36,7 @@ function unpaddedTimestamp(at: Date, timeZone: string): string {
 }
 
 /** The client as GET /api/suclient/{id} and the customers list show it (reference §7.2). */
-export async function clientView(ctx: AppContext, row: ClientRow) {
+async function clientView(ctx: AppContext, row: ClientRow) {
   const tz = ctx.config.timeZone;
   return {
     status: 'active', id: row.id, rut: row.rut, ...contact(row),

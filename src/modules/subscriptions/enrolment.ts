@@ -20,7 +20,7 @@ import { moveSubscription } from './subscription-transition.ts';
 import { firstCycleAt } from './cycles.ts';
 import { billSubscriptionNow, collectOverdue } from './billing.ts';
 
-export const activationEvent = 'subscription.activation';
+const activationEvent = 'subscription.activation';
 
 export type EnrolOutcome =
   | { readonly kind: 'enrolled' }

@@ -9,14 +9,14 @@ import { planCounts } from './subscription-repository.ts';
 import type { PlanType } from './types.ts';
 
 /** Subscriptions are charged in CLP only (reference §7.6: "Currency is CLP"). */
-export const planCurrencies = ['CLP'] as const;
+const planCurrencies = ['CLP'] as const;
 const retriesDefault = 3;
 
 /**
  * Decision 100: without `type`, a plan with an amount is `fixed` and one without is `consumption` (charged on
  * demand only), so the reference's own plan body makes a working consumption plan.
  */
-export function planTypeOf(body: Pick<PlanCreate, 'type' | 'amount'>): PlanType {
+function planTypeOf(body: Pick<PlanCreate, 'type' | 'amount'>): PlanType {
   return body.type ?? (body.amount === undefined ? 'consumption' : 'fixed');
 }
 

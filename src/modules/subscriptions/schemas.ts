@@ -64,7 +64,7 @@ export const ChargeView = Type.Object({
 });
 
 /** reference §7.2: the client's latest subscription, a single object (null before any). */
-export const ClientSubscription = Type.Object({
+const ClientSubscription = Type.Object({
   id: Type.String(),
   created_at: Type.String(),
   status: Type.String(),
@@ -156,7 +156,7 @@ export type PlanCreate = Static<typeof PlanCreateBody>;
 
 export const PlanCreateResponse = Type.Object({ status: Type.Literal('success'), id: Type.String() });
 
-export const PlanView = Type.Object({
+const PlanView = Type.Object({
   id: Type.String(),
   status: Type.String(),
   name: Type.String(),

@@ -6,7 +6,7 @@ import { stateMachine } from '../../platform/work/state-machine.ts';
 export const subscriptionStatuses = ['register', 'active', 'finish', 'delete', 'cancel', 'suspended'] as const;
 export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
 
-export const subscriptionTransitions = {
+const subscriptionTransitions = {
   register: ['active', 'delete', 'cancel'],
   active: ['suspended', 'finish', 'delete', 'cancel'],
   suspended: ['active', 'finish', 'delete', 'cancel'],

@@ -1,7 +1,7 @@
 // TypeBox shapes of subscriptions (reference §7.6-7.10, §8.3).
 import { Type, type Static } from 'typebox';
 import { limits, subscriptionLimits as L, transactionLimits } from '../../limits/index.ts';
-import { subscriptionStatuses } from './states.ts';
+import type { subscriptionStatuses } from './states.ts';
 import { CardBrief, ActiveCard, ChargeView } from './schemas.ts';
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
@@ -32,14 +32,14 @@ export const SubscriptionListQuery = Type.Object({
 });
 export type SubscriptionListQueryInput = Static<typeof SubscriptionListQuery>;
 
-export const ClientBrief = Type.Object({
+const ClientBrief = Type.Object({
   id: Type.String(), name: Type.String(), email: Type.String(), rut: Type.String(), phone: Type.String(),
   'parámetros': Type.Array(Type.Never(), { description: 'Always empty, as the reference shows it' }),
   parametros: Type.Array(Type.Never(), { description: 'The same, as the reference\'s English OpenAPI spells it (decision 440)' }),
   additional_parameters: Type.String({ description: 'The client\'s map as JSON text, or ""' }),
 });
-export const PlanBrief = Type.Object({ id: Type.String(), name: Type.String(), currency: Type.String() });
-export const Logs = Type.Object({
+const PlanBrief = Type.Object({ id: Type.String(), name: Type.String(), currency: Type.String() });
+const Logs = Type.Object({
   status: Type.Array(Type.Object({ change_date: nullableString, initial_status: nullableString, final_status: nullableString })),
 });
 

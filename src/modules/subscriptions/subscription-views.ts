@@ -40,7 +40,7 @@ export function chargeView(ctx: AppContext, charge: ChargeRow) {
  * The client inside a subscription (reference §7.7): `parámetros` always `[]` (and `parametros`, the English
  * OpenAPI's spelling, decision 440), `additional_parameters` as text.
  */
-export function clientBrief(client: ClientRow) {
+function clientBrief(client: ClientRow) {
   return {
     id: client.id, name: client.name, email: client.email, rut: client.rut ?? '', phone: client.phone,
     'parámetros': [] as never[], parametros: [] as never[], additional_parameters: client.additional_parameters ?? '',
@@ -51,7 +51,7 @@ export function planBrief(plan: PlanRow) {
   return { id: plan.id, name: plan.name, currency: plan.currency };
 }
 
-export function logsView(ctx: AppContext, rows: readonly StatusLogRow[]) {
+function logsView(ctx: AppContext, rows: readonly StatusLogRow[]) {
   return {
     status: rows.map((r) => ({
       change_date: formatTimestamp(r.changed_at, ctx.config.timeZone), initial_status: r.initial_status, final_status: r.final_status,

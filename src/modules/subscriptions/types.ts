@@ -9,7 +9,7 @@ export type PlanType = (typeof planTypes)[number];
 export const planIntervals = ['day', 'week', 'month', 'year'] as const;
 export type PlanInterval = (typeof planIntervals)[number];
 
-export interface SuClientTable {
+interface SuClientTable {
   seq: Generated<bigint>;
   id: string;
   account_id: string;
@@ -29,7 +29,7 @@ export interface SuClientTable {
   deleted_at: Timestamp | null;
 }
 
-export interface SuPlanTable {
+interface SuPlanTable {
   seq: Generated<bigint>;
   id: string;
   account_id: string;
@@ -53,7 +53,7 @@ export interface SuPlanTable {
 }
 
 
-export interface SuSubscriptionTable {
+interface SuSubscriptionTable {
   seq: Generated<bigint>;
   id: string;
   account_id: string;
@@ -71,7 +71,7 @@ export interface SuSubscriptionTable {
   cycles_started: Generated<number>;
 }
 
-export interface SuStatusLogTable {
+interface SuStatusLogTable {
   seq: Generated<bigint>;
   subscription_id: string;
   changed_at: Timestamp;
@@ -79,7 +79,7 @@ export interface SuStatusLogTable {
   final_status: SubscriptionStatus;
 }
 
-export interface SuCardTable {
+interface SuCardTable {
   seq: Generated<bigint>;
   id: string;
   account_id: string;
@@ -93,7 +93,7 @@ export interface SuCardTable {
   deleted_at: Timestamp | null;
 }
 
-export interface SuEnrolmentTable {
+interface SuEnrolmentTable {
   token: string;
   account_id: string;
   subscription_id: string;
@@ -106,8 +106,8 @@ export interface SuEnrolmentTable {
   attempt_lease_until: Timestamp | null;
 }
 
-export const cycleStatuses = ['pending', 'success', 'retry', 'maximum attempt limit', 'canceled by customer', 'canceled by paymaster'] as const;
-export type CycleStatus = (typeof cycleStatuses)[number];
+const cycleStatuses = ['pending', 'success', 'retry', 'maximum attempt limit', 'canceled by customer', 'canceled by paymaster'] as const;
+type CycleStatus = (typeof cycleStatuses)[number];
 
 /** One billing cycle of a fixed or variable subscription: `paid[]` of the v3 list. */
 export interface SuCycleTable {
@@ -125,11 +125,11 @@ export interface SuCycleTable {
   paid_at: Timestamp | null;
 }
 
-export const chargeKinds = ['verification', 'cycle', 'consumption'] as const;
+const chargeKinds = ['verification', 'cycle', 'consumption'] as const;
 export type ChargeKind = (typeof chargeKinds)[number];
 
 /** Links a subscription to each payment (a `transactions` row) made on its card. */
-export interface SuChargeTable {
+interface SuChargeTable {
   seq: Generated<bigint>;
   account_id: string;
   subscription_id: string;

@@ -14,7 +14,7 @@ import type { TransactionTable } from './types.ts';
 /** The columns of the transaction row an extension fills at creation to name what the payment belongs to. */
 export type ExtensionColumns = Partial<Pick<Insertable<TransactionTable>, 'marketplace' | 'membership_id' | 'event_id'>>;
 
-export interface CreationContext {
+interface CreationContext {
   readonly accountId: string;
   /** The trimmed, non-empty value the merchant sent in the extension's field. */
   readonly value: string;
@@ -23,7 +23,7 @@ export interface CreationContext {
   readonly at: Date;
 }
 
-export type Attached = { readonly ok: true; readonly columns: ExtensionColumns } | { readonly ok: false; readonly failure: RuleFailure };
+type Attached = { readonly ok: true; readonly columns: ExtensionColumns } | { readonly ok: false; readonly failure: RuleFailure };
 
 /**
  * The outcome of the checks before the creating transaction opens: field errors join the request's other
@@ -35,7 +35,7 @@ export type Prepared =
   | { readonly ok: false; readonly failure: RuleFailure }
   | { readonly ok: true; attach(tx: Tx): Promise<Attached> };
 
-export interface PaidAmounts {
+interface PaidAmounts {
   readonly grossMinor: bigint;
   /** The service's fee; the net is gross less fee. */
   readonly feeMinor: bigint;

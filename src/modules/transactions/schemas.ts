@@ -1,6 +1,6 @@
 // TypeBox schemas of the transaction API (seed "Transaction", reference §1.1-1.3).
 import { Type, type Static } from 'typebox';
-import { ErrorEnvelope, RuleFailureBody } from '../../platform/http/schemas.ts';
+import { RuleFailureBody } from '../../platform/http/schemas.ts';
 import { limits, transactionLimits } from '../../limits/index.ts';
 
 export const CreateTransactionBody = Type.Object({
@@ -36,7 +36,7 @@ const PaymentAdditionalParameters = Type.Object({
   numero_cuenta: Type.Union([Type.String(), Type.Null()], { description: 'The payer\'s account number: null, no method tells it' }),
 }, { additionalProperties: true });
 
-export const PaymentView = Type.Object({
+const PaymentView = Type.Object({
   start: nullableString,
   end: nullableString,
   media: nullableString,
@@ -69,7 +69,7 @@ export const TransactionView = Type.Object({
   gateway_response: GatewayResponse,
 });
 
-export const TransactionListItem = Type.Object({
+const TransactionListItem = Type.Object({
   id: Type.String(),
   status: Type.String(),
   created_at: Type.String(),
@@ -102,4 +102,3 @@ export const TransactionListQuery = Type.Object({
 });
 export type TransactionListInput = Static<typeof TransactionListQuery>;
 
-export { ErrorEnvelope };

@@ -9,7 +9,7 @@ import type { LedgerCode } from '../../platform/ledger/ledger.ts';
 import { extensionOf, merchantDestination } from './extension.ts';
 import type { TransactionRow } from './repository.ts';
 
-export interface NetAllocation {
+interface NetAllocation {
   /** Ledger owner credited: the merchant account id. */
   readonly owner: string;
   readonly code: LedgerCode;

@@ -5,7 +5,7 @@ import { stateMachine } from '../../platform/work/state-machine.ts';
 export const transactionStatuses = ['pending', 'success', 'rejected', 'refunded partial', 'refunded'] as const;
 export type TransactionStatus = (typeof transactionStatuses)[number];
 
-export const transitions = {
+const transitions = {
   pending: ['success', 'rejected'],
   success: ['refunded partial', 'refunded'],
   rejected: [],
@@ -15,7 +15,6 @@ export const transitions = {
 } as const satisfies Record<TransactionStatus, readonly TransactionStatus[]>;
 
 const machine = stateMachine<TransactionStatus>('transaction', transitions);
-export const canTransition = machine.can;
 export const assertTransition = machine.assertMove;
 
 /** The status the urlnotify payload carries (reference §1.4: success | failed). */

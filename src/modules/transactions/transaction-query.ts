@@ -66,7 +66,7 @@ function paymentView(ctx: AppContext, row: TransactionRow, withNetwork: boolean)
   };
 }
 
-export function transactionView(ctx: AppContext, row: TransactionRow) {
+function transactionView(ctx: AppContext, row: TransactionRow) {
   return {
     status: row.status,
     id: row.id,

@@ -11,10 +11,10 @@ import type { TransactionRow } from './repository.ts';
 import { assertTransition, notifyStatus, type TransactionStatus } from './state-machine.ts';
 import type { RejectionReason } from './types.ts';
 
-export const transactionResultEvent = 'transaction.result';
+const transactionResultEvent = 'transaction.result';
 
 /** What a success adds to the callback (issue 15): the acquirer's authorization and, for cards, the card's facts. */
-export interface PaidFacts {
+interface PaidFacts {
   readonly authorizationCode: string;
   readonly cardLast4: string | null;
   readonly cardType: string | null;
@@ -25,7 +25,7 @@ export interface PaidFacts {
  * reference §1.4: every value is a string; status is success | failed. A success also carries
  * `authorization_code` and, paid by card, `last_4_digits`, `card_type` and `installments` (as GET shows them).
  */
-export function resultPayload(row: TransactionRow, status: TransactionStatus, paid: PaidFacts | null = null) {
+function resultPayload(row: TransactionRow, status: TransactionStatus, paid: PaidFacts | null = null) {
   const base = {
     transaction_id: String(row.number),
     payment_key: row.payment_key,
@@ -45,7 +45,7 @@ async function notify(tx: Tx, row: TransactionRow, status: TransactionStatus, at
 }
 
 /** The local date the net becomes available: payment date plus SETTLEMENT_DELAY_DAYS (supplement §4.3). */
-export function availabilityDate(ctx: AppContext, paidAt: Date): { date: string; dueAt: Date } {
+function availabilityDate(ctx: AppContext, paidAt: Date): { date: string; dueAt: Date } {
   const [y, m, d] = formatDate(paidAt, ctx.config.timeZone).split('-').map(Number) as [number, number, number];
   const date = new Date(Date.UTC(y, m - 1, d + ctx.config.settlementDelayDays)).toISOString().slice(0, 10);
   const dueAt = parseLocal(date, ctx.config.timeZone);

@@ -67,7 +67,7 @@ export interface TransactionTable {
 }
 
 /** What one settlement run settled for one account and currency (migration 0050). */
-export interface SettlementBatchTable {
+interface SettlementBatchTable {
   id: string;
   account_id: string;
   currency: string;
@@ -97,7 +97,7 @@ export interface PaymentAttemptTable {
   created_at: Timestamp;
 }
 
-export interface AccountFeeTable {
+interface AccountFeeTable {
   account_id: string;
   payment: number;
   percent_bp: number;

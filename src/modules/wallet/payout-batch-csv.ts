@@ -9,7 +9,7 @@ export const payrollColumns = [
   'beneficiary_name', 'beneficiary_rut', 'beneficiary_bank', 'account_type', 'account_number',
   'email', 'subject', 'created_at', 'status', 'reason',
 ] as const;
-export type PayrollColumn = (typeof payrollColumns)[number];
+type PayrollColumn = (typeof payrollColumns)[number];
 export type PayrollRecord = Readonly<Record<PayrollColumn, string>>;
 
 export function renderPayrollCsv(records: readonly PayrollRecord[]): string {

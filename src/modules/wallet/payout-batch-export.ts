@@ -15,7 +15,7 @@ import './types.ts';
 export const payrollFormats = ['csv'] as const;
 export type PayrollFormat = (typeof payrollFormats)[number];
 
-export interface ExportedBatch {
+interface ExportedBatch {
   readonly id: string;
   readonly bankSbif: string;
   readonly currency: string;

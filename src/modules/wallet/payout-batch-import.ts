@@ -9,8 +9,8 @@ import { parseCsvTable } from './payout-batch-csv.ts';
 import { transitionPayout } from './payout-transition.ts';
 import { lockPayout } from './repository.ts';
 
-export const resultStatuses = ['success', 'banking_error'] as const;
-export type ResultStatus = (typeof resultStatuses)[number];
+const resultStatuses = ['success', 'banking_error'] as const;
+type ResultStatus = (typeof resultStatuses)[number];
 
 interface ResultLine {
   readonly row: number;
@@ -21,7 +21,7 @@ interface ResultLine {
   readonly amount: string | null;
 }
 
-export interface ImportSummary {
+interface ImportSummary {
   readonly resolved: Readonly<Record<ResultStatus, number>>;
   /** Already in the state the file gives (an earlier import of the same results). */
   readonly alreadyResolved: number;
@@ -44,21 +44,21 @@ function readLines(text: string): Parsed | { fatal: string } {
   if (table.rows.length > limits.payoutBatchRowsMax) return { fatal: `at most ${limits.payoutBatchRowsMax} rows in one file` };
   const parsed: Parsed = { lines: [], blank: 0, errors: [] };
   const seen = new Set<string>();
-  table.rows.forEach((cells, i) => {
+  for (const [i, cells] of table.rows.entries()) {
     const row = i + 1;
     const cell = (c: number) => (c < 0 ? '' : (cells[c] ?? '').trim());
     const payoutId = cell(idCol);
     const status = cell(statusCol).toLowerCase();
     const reason = cell(reasonCol);
-    if (payoutId === '' || payoutId.length > limits.payoutIdLengthMax) return void parsed.errors.push(`row ${row}: payout_id is empty or too long`);
-    if (seen.has(payoutId)) return void parsed.errors.push(`row ${row}: payout ${payoutId} appears twice`);
+    if (payoutId === '' || payoutId.length > limits.payoutIdLengthMax) { parsed.errors.push(`row ${row}: payout_id is empty or too long`); continue; }
+    if (seen.has(payoutId)) { parsed.errors.push(`row ${row}: payout ${payoutId} appears twice`); continue; }
     seen.add(payoutId);
-    if (status === '') return void parsed.blank++;
-    if (status !== 'success' && status !== 'banking_error') return void parsed.errors.push(`row ${row}: status must be success or banking_error, got "${status}"`);
-    if (status === 'banking_error' && reason === '') return void parsed.errors.push(`row ${row}: a banking_error needs the bank's reason`);
-    if (reason.length > limits.payoutResultReasonLengthMax) return void parsed.errors.push(`row ${row}: reason is longer than ${limits.payoutResultReasonLengthMax} characters`);
+    if (status === '') { parsed.blank++; continue; }
+    if (status !== 'success' && status !== 'banking_error') { parsed.errors.push(`row ${row}: status must be success or banking_error, got "${status}"`); continue; }
+    if (status === 'banking_error' && reason === '') { parsed.errors.push(`row ${row}: a banking_error needs the bank's reason`); continue; }
+    if (reason.length > limits.payoutResultReasonLengthMax) { parsed.errors.push(`row ${row}: reason is longer than ${limits.payoutResultReasonLengthMax} characters`); continue; }
     parsed.lines.push({ row, payoutId, status, reason, batchId: cell(batchCol) || null, amount: cell(amountCol) || null });
-  });
+  }
   return parsed;
 }
 

@@ -6,12 +6,12 @@ export type PayoutStatus = (typeof payoutStatuses)[number];
 
 // A `refund` pays a bank refund back to its payer (decision 112): its money comes from refund clearing, not from
 // the wallet, so it reserves nothing and leaves no wallet movement.
-export const payoutKinds = ['payout', 'withdrawal', 'refund'] as const;
+const payoutKinds = ['payout', 'withdrawal', 'refund'] as const;
 export type PayoutKind = (typeof payoutKinds)[number];
 /** The kinds a merchant asks for, paid from the wallet. */
 export type WalletPayoutKind = Exclude<PayoutKind, 'refund'>;
 
-export const payoutTransitions = {
+const payoutTransitions = {
   // pending -> success | banking_error directly: the sandbox resolves its fixed amounts at creation.
   pending: ['processing', 'success', 'banking_error', 'fraud_prevention'],
   processing: ['success', 'banking_error', 'fraud_prevention'],

@@ -40,7 +40,7 @@ const paidJournalKinds = { payout: journalKinds.payoutPaid, withdrawal: journalK
 const releasedJournalKinds = { payout: journalKinds.payoutReleased, withdrawal: journalKinds.withdrawalReleased } as const satisfies Record<WalletPayoutKind, string>;
 
 /** The seed's payout notification (Events): sent to url_notify when a payout is resolved. */
-export function payoutNotification(ctx: AppContext, p: PayoutRow): Record<string, unknown> {
+function payoutNotification(ctx: AppContext, p: PayoutRow): Record<string, unknown> {
   return {
     id: p.id,
     identifier_payout: p.id,

@@ -1,5 +1,5 @@
 // SQL of the wallet module. Callers pass a transaction when they need the rows locked.
-import { type Insertable, type Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import type { PayoutKind } from './payout-states.ts';
 import type { AccountBankAccountTable, PayoutTable } from './types.ts';

@@ -7,7 +7,7 @@ import { RuleFailureBody } from '../../platform/http/schemas.ts';
  * The seed gives order_ext no length of its own; the reference keeps it among additional_parameters, whose
  * 4000 characters bound it here too.
  */
-export const orderExtLengthMax = limits.additionalParametersCharsMax;
+const orderExtLengthMax = limits.additionalParametersCharsMax;
 /** Banco Estado's bank code: its account numbers have their own bound (limits.bancoEstadoNumLengthMax). */
 export const bancoEstadoCode = '0012';
 
@@ -55,13 +55,13 @@ export const WalletQuery = Type.Object({
 
 export const IdParams = Type.Object({ id: Required(limits.payoutIdLengthMax) });
 
-export const PayoutCreated = Type.Object({
+const PayoutCreated = Type.Object({
   status: Type.Literal('success'),
   identifier_wallet: Type.String(),
   identifier_payout: Type.String(),
 });
 
-export const WithdrawCreated = Type.Object({
+const WithdrawCreated = Type.Object({
   status: Type.Literal('Success', { description: 'Capitalised as in the seed sample' }),
   identifier_wallet: Type.String(),
 });
@@ -88,7 +88,7 @@ const payoutFields = {
   update_at: Type.String(),
 };
 
-export const PayoutInMovement = Type.Object(payoutFields);
+const PayoutInMovement = Type.Object(payoutFields);
 
 export const PayoutResponse = Type.Object({
   payout: Type.Object({ ...payoutFields, origin_wallet: Type.String() }),
@@ -98,7 +98,7 @@ export const PayoutV3Response = Type.Object({
   payout: Type.Object({ ...payoutFields, origin_wallet: Type.String(), reason_rejection: Type.String() }),
 });
 
-export const WalletMovement = Type.Object({
+const WalletMovement = Type.Object({
   id: Type.String(),
   order: Type.String(),
   subject: Type.String(),

@@ -35,7 +35,7 @@ export interface PayoutTable {
 }
 
 /** One bank payroll file (docs/payouts-production.md). */
-export interface PayoutBatchTable {
+interface PayoutBatchTable {
   id: string;
   /** The bank the file was written for (a code of GET /api/banks). */
   bank_sbif: string;

@@ -12,7 +12,7 @@ import type { PayoutRow } from './repository.ts';
  * safe integer become a number; anything else (leading zero, letters, dashes, 16+ digits) stays a string
  * (decision 021).
  */
-export function accountNumberOut(num: string): number | string {
+function accountNumberOut(num: string): number | string {
   return /^[1-9]\d{0,14}$/.test(num) ? Number(num) : num;
 }
 

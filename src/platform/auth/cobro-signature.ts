@@ -8,7 +8,7 @@ import { limits } from '../../limits/index.ts';
 export const cobroSignatureHeader = 'cobro-signature';
 
 /** The text that is signed; the client builds the same (packages/client/src/sign.ts). */
-export function signedPayload(timestampS: number, method: string, rawPath: string, rawBody: string): string {
+function signedPayload(timestampS: number, method: string, rawPath: string, rawBody: string): string {
   return `${timestampS}\n${method.toUpperCase()}\n${rawPath}\n${rawBody}`;
 }
 

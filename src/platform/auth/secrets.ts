@@ -43,7 +43,7 @@ export function resolveSecretKey(configured: Buffer | null, dataDir: string): Bu
     return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
   } catch {
     const key = crypto.randomBytes(32);
-    fs.writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
     return key;
   }
 }

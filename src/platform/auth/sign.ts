@@ -7,10 +7,10 @@ import crypto from 'node:crypto';
 type Encoder = (text: string) => string;
 
 /** PHP urlencode: only alphanumerics and `-_.` stay; space becomes `+`; hex is upper case. */
-export const phpUrlEncode: Encoder = (text) =>
+const phpUrlEncode: Encoder = (text) =>
   // A lone surrogate would make encodeURIComponent throw; as U+FFFD it just signs differently (and the input
   // guards refuse such text right after authentication).
-  encodeURIComponent(text.toWellFormed()).replace(/[!'()*~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+');
+  encodeURIComponent(text.toWellFormed()).replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
 
 /** WHATWG form encoding (URLSearchParams): like PHP but `*` stays literal. */
 const formUrlEncode: Encoder = (text) => phpUrlEncode(text).replace(/%2A/g, '*');
@@ -90,7 +90,7 @@ export function verifySign(key: string | crypto.KeyObject, path: string | readon
 }
 
 /** The path as the client sent it, query removed, and its percent-decoded form. */
-export function signedPath(rawUrl: string): string {
+function signedPath(rawUrl: string): string {
   const pathOnly = rawUrl.split('?')[0] ?? '';
   try {
     return decodeURIComponent(pathOnly);

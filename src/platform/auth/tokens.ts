@@ -12,7 +12,7 @@ export function newCredentials(): Credentials {
     publicToken: crypto.randomBytes(16).toString('hex'),
     privateToken: crypto.randomBytes(16).toString('hex'),
     // Standard Webhooks secrets are `whsec_` + base64 of the key bytes.
-    webhookSecret: 'whsec_' + crypto.randomBytes(24).toString('base64'),
+    webhookSecret: `whsec_${crypto.randomBytes(24).toString('base64')}`,
   };
 }
 

@@ -23,7 +23,7 @@ export type Command<T> = (tx: AppContext, db: Tx) => Promise<T>;
  * A grouped command: the same request, run with the database and no transaction of the runner's. It writes in one
  * statement, in its account's next group commit, or in a transaction it opens itself (decisions 400, 430, 470).
  */
-export type GroupedCommand<T> = (ctx: AppContext) => Promise<T>;
+type GroupedCommand<T> = (ctx: AppContext) => Promise<T>;
 
 export interface CommandOptions<T> {
   /**

@@ -46,7 +46,7 @@ export type OpenOptions =
  * single-user mode: the slots PostgreSQL sizes for 100 connections and 10 WAL senders (the lock table, the predicate
  * locks, each backend's state) were 4 of its 16 MB of shared memory.
  */
-export const pgliteSettings: readonly string[] = [
+const pgliteSettings: readonly string[] = [
   `shared_buffers=${limits.pgliteSharedBuffersMb}MB`,
   'max_connections=1',
   'max_wal_senders=0',

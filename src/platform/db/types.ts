@@ -1,14 +1,14 @@
 // Table types for Kysely. Modules add their own tables by declaration merging:
 //   declare module '../../platform/db/types.ts' { interface Database { payouts: PayoutTable } }
 // so no two modules edit the same lines.
-import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
+import type { ColumnType, Kysely, Transaction } from 'kysely';
 
 /** BIGINT money or counter column: read as bigint, written as bigint or safe number. */
 export type Int8 = ColumnType<bigint, bigint | number, bigint | number>;
 export type Timestamp = ColumnType<Date, Date, Date>;
 export type Json<T> = ColumnType<T, string, string>;
 
-export interface AccountTable {
+interface AccountTable {
   id: string;
   name: string;
   status: 'active' | 'disabled';
@@ -28,7 +28,7 @@ export interface AccountTable {
   escrow: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
-export interface BankTable {
+interface BankTable {
   code: string;
   name: string;
   currency: string;
@@ -44,7 +44,7 @@ export interface PaymentMethodTable {
   sort_order: number;
 }
 
-export interface MetaTable {
+interface MetaTable {
   key: string;
   value: string;
 }
@@ -60,4 +60,3 @@ export type Db = Kysely<Database>;
 /** A database handle that may or may not be inside a transaction; services take this. */
 export type DbOrTx = Kysely<Database> | Transaction<Database>;
 export type Tx = Transaction<Database>;
-export type { Generated };

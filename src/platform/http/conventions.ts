@@ -13,7 +13,7 @@ const requestIdPattern = new RegExp(`^[\\w.:-]{1,${limits.requestIdLengthMax}}$`
 export function genRequestId(request: { headers: Record<string, string | string[] | undefined> }): string {
   const incoming = request.headers['x-request-id'];
   if (typeof incoming === 'string' && requestIdPattern.test(incoming) && incoming.length <= limits.requestIdLengthMax) return incoming;
-  return 'req_' + randomHex(12);
+  return `req_${randomHex(12)}`;
 }
 
 const otherMethods = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;

@@ -15,7 +15,7 @@ export async function signRequestInterceptor(req: { [prop: string]: any }) {
     return req;
   }
   const phpUrlEncode = (text: string) => encodeURIComponent(text)
-    .replace(/[!'()*~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');
   const url = new URL(req.url, (globalThis as { location?: { href: string } }).location?.href ?? 'http://localhost/');
   let params: Record<string, unknown> = Object.fromEntries(url.searchParams);

@@ -4,7 +4,7 @@ import type { AuthenticatedAccount } from '../auth/account-directory.ts';
  * How a route authenticates: none (public), Bearer token, Bearer token plus `Sign`, or Bearer token with a `Sign`
  * checked only when sent ('sign-if-sent': GET /api/mall/{id}, which the reference's cURL and SDK call unsigned).
  */
-export type RouteAuth = 'none' | 'token' | 'sign' | 'sign-if-sent';
+type RouteAuth = 'none' | 'token' | 'sign' | 'sign-if-sent';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

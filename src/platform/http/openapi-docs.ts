@@ -66,7 +66,7 @@ function withExamples(doc: Json): Json {
  * clients call. The router answers them with the same handler (routerOptions' ignoreTrailingSlash), so the document
  * lists each as a copy of its operation, marked `x-cobro-alias-of` (decision 440).
  */
-export const slashAliases: ReadonlyArray<readonly [method: (typeof methods)[number], path: string]> = [
+const slashAliases: ReadonlyArray<readonly [method: (typeof methods)[number], path: string]> = [
   ['post', '/api/transaction/'],
   ['post', '/api/suclient/'],
   ['post', '/api/suplan/'],

@@ -49,7 +49,7 @@ function tokenDigest(request: FastifyRequest): string | null {
   return token === undefined ? null : crypto.createHash('sha256').update(token).digest('base64url');
 }
 
-export function retryAfterSeconds(ttlMs: number): number {
+function retryAfterSeconds(ttlMs: number): number {
   return Math.max(1, Math.ceil(ttlMs / 1000));
 }
 

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { validationError } from '../errors/errors.ts';
 import { limits } from '../../limits/index.ts';
 
-export const idempotencyHeader = 'idempotency-key';
+const idempotencyHeader = 'idempotency-key';
 export const replayedHeader = 'idempotent-replayed';
 const coveredMethods: ReadonlySet<string> = new Set(['POST', 'PUT', 'DELETE']);
 

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Db, DbOrTx, Timestamp, Tx } from '../db/types.ts';
 import { limits } from '../../limits/index.ts';
 
-export interface IdempotencyKeyTable {
+interface IdempotencyKeyTable {
   account_id: string;
   idem_key: string;
   method: string;

@@ -10,14 +10,13 @@ import { ledgerCodes } from './codes.ts';
 
 export type { FundsSource, Shortfall } from './funds.ts';
 export { pendingThenWallet } from './funds.ts';
-export type { JournalKind } from './kinds.ts';
 export { journalKinds } from './kinds.ts';
 export { ledgerCodes, SYSTEM_OWNER, type LedgerCode } from './codes.ts';
-export type { JournalInput, JournalRows, LedgerKey, LockedAccounts, PostedJournal, PostedLine, PostingInput } from './post.ts';
+export type { JournalInput, JournalRows, LedgerKey,  PostedJournal,   } from './post.ts';
 export { journalRowsParams } from './post.ts';
 
 /** What every journal names besides its postings. */
-export interface JournalHeader {
+interface JournalHeader {
   readonly kind: JournalKind;
   /** The business object the journal belongs to (transaction id, payout id, ...). */
   readonly reference: string;
@@ -75,7 +74,7 @@ export interface PlannedReservations {
 }
 
 /** What journals of one kind posted to one owner's account, per business object (`references`). */
-export interface PostedToQuery {
+interface PostedToQuery {
   readonly kind: JournalKind;
   readonly owner: string;
   readonly code: LedgerKey['code'];
@@ -83,13 +82,13 @@ export interface PostedToQuery {
 }
 
 /** The sum a reference's journals posted to the account in one currency. */
-export interface PostedToRow {
+interface PostedToRow {
   readonly reference: string;
   readonly currency: string;
   readonly amountMinor: bigint;
 }
 
-export interface TakeInput extends JournalHeader {
+interface TakeInput extends JournalHeader {
   readonly currency: string;
   readonly amountMinor: bigint;
   /** Where the money comes from, in order (funds.ts builds the usual orders, e.g. pendingThenWallet). */
@@ -98,9 +97,9 @@ export interface TakeInput extends JournalHeader {
   readonly to: LedgerKey;
 }
 
-export type Taken = { readonly ok: true; readonly journal: PostedJournal; readonly partsMinor: readonly bigint[] } | Shortfall;
+type Taken = { readonly ok: true; readonly journal: PostedJournal; readonly partsMinor: readonly bigint[] } | Shortfall;
 
-export interface SweepInput extends JournalHeader {
+interface SweepInput extends JournalHeader {
   readonly from: LedgerKey;
   readonly to: LedgerKey;
 }

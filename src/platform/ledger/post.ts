@@ -29,7 +29,7 @@ export interface JournalInput {
   readonly postings: readonly PostingInput[];
 }
 
-export interface PostedLine extends PostingInput {
+interface PostedLine extends PostingInput {
   /** The account's balance after this line; null on a derived account (isDerived), which keeps none. */
   readonly balanceAfterMinor: bigint | null;
 }

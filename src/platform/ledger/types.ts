@@ -1,7 +1,7 @@
 import type { Int8, Timestamp } from '../db/types.ts';
 import type { Generated } from 'kysely';
 
-export interface LedgerAccountTable {
+interface LedgerAccountTable {
   id: Generated<bigint>;
   owner: string;
   code: string;
@@ -10,7 +10,7 @@ export interface LedgerAccountTable {
   non_negative: boolean;
 }
 
-export interface JournalEntryTable {
+interface JournalEntryTable {
   id: string;
   kind: string;
   reference: string;
@@ -18,7 +18,7 @@ export interface JournalEntryTable {
   created_at: Timestamp;
 }
 
-export interface PostingTable {
+interface PostingTable {
   id: Generated<bigint>;
   journal_id: string;
   ledger_account_id: Int8;

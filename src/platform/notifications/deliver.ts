@@ -124,7 +124,7 @@ async function send(ctx: AppContext, row: ClaimedNotification, secretRead: Promi
   }
 }
 
-export interface AttemptResult {
+interface AttemptResult {
   readonly row: ClaimedNotification;
   readonly result: SendResult;
 }
@@ -178,7 +178,7 @@ export async function recordAttempt(ctx: AppContext, row: ClaimedNotification, r
  * notification's new state, the latter only while this claim still holds the lease (a worker that took the row over
  * owns its state now).
  */
-export async function recordAttempts(ctx: AppContext, group: readonly AttemptResult[]): Promise<void> {
+async function recordAttempts(ctx: AppContext, group: readonly AttemptResult[]): Promise<void> {
   assert.ok(group.length >= 1 && group.length <= limits.deliveryBatchMax, 'a group of one claimed batch');
   const now = ctx.clock.now();
   const decided: { row: ClaimedNotification; result: SendResult; outcome: Exclude<AttemptOutcome, 'lost'>; nextAttemptAt: Date | null; finishedAt: Date }[] = [];

@@ -5,7 +5,7 @@ import { limits } from '../../limits/index.ts';
 const secretPrefix = 'whsec_';
 
 /** The HMAC key of a `whsec_<base64>` secret: the decoded bytes, as the Standard Webhooks libraries use it. */
-export function webhookKey(secret: string): Buffer {
+function webhookKey(secret: string): Buffer {
   const encoded = secret.startsWith(secretPrefix) ? secret.slice(secretPrefix.length) : secret;
   const key = Buffer.from(encoded, 'base64');
   if (key.length < 16) throw new RangeError('webhook secret is too short');
@@ -32,7 +32,7 @@ export function webhookSignature(secret: string, messageId: string, timestampSec
   return `v1,${mac}`;
 }
 
-export const userAgent = 'Cobro-Webhooks/1.0';
+const userAgent = 'Cobro-Webhooks/1.0';
 
 /** Every header a delivery carries. The timestamp is the attempt's, so each retry is signed afresh. */
 export function webhookHeaders(secret: string, messageId: string, at: Date, body: string): Record<string, string> {

@@ -4,7 +4,7 @@ import type { Json, Timestamp } from '../db/types.ts';
 export const notificationStatuses = ['pending', 'delivering', 'delivered', 'failed'] as const;
 export type NotificationStatus = (typeof notificationStatuses)[number];
 
-export interface NotificationTable {
+interface NotificationTable {
   id: string;
   account_id: string;
   url: string;
@@ -30,7 +30,7 @@ export interface NotificationTable {
 export const attemptOutcomes = ['delivered', 'retry', 'failed', 'lost'] as const;
 export type AttemptOutcome = (typeof attemptOutcomes)[number];
 
-export interface NotificationAttemptTable {
+interface NotificationAttemptTable {
   notification_id: string;
   attempt_no: number;
   lease_token: string;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { isValidTimeZone } from '../time/time-format.ts';
 import { configLimits, httpLimits, limits } from '../../limits/index.ts';
 
-export const modes = ['sandbox', 'production'] as const;
+const modes = ['sandbox', 'production'] as const;
 export type Mode = (typeof modes)[number];
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];

@@ -11,7 +11,7 @@ import type { PaymentProcessor } from './processor.ts';
  *  production payment through Webpay (decision 240). */
 export const webpayEnvironments = { integration: 'https://webpay3gint.transbank.cl', production: 'https://webpay3g.transbank.cl' } as const;
 
-export interface AccountProcessorTable {
+interface AccountProcessorTable {
   account_id: string;
   processor: 'webpay_plus';
   commerce_code: string;
@@ -20,7 +20,7 @@ export interface AccountProcessorTable {
   updated_at: Timestamp;
 }
 
-export type ProcessorSessionState = 'redirected' | 'committing' | 'approved' | 'declined' | 'abandoned';
+type ProcessorSessionState = 'redirected' | 'committing' | 'approved' | 'declined' | 'abandoned';
 
 /** One payment that left for the acquirer's page (migration 0181). */
 export interface ProcessorSessionTable {
@@ -49,7 +49,7 @@ export interface WebpaySettings {
 }
 
 /** The host an `--environment` value names, or null when it names none. */
-export function environmentUrl(environment: string): string | null {
+function environmentUrl(environment: string): string | null {
   if (environment === 'integration' || environment === 'production') return webpayEnvironments[environment];
   if (environment.length > transactionLimits.acquirer.environmentUrlLengthMax) return null;
   try {

@@ -1,7 +1,7 @@
 // The port every payment processor implements (STYLE rule 12): the sandbox now, real acquirers and bank-transfer
 // providers later. Card data travels only through `charge` and is never persisted by the caller: a processor
 // answers with a token, a brand and the last four digits.
-export type ChargeKind = 'card' | 'bank_transfer';
+type ChargeKind = 'card' | 'bank_transfer';
 
 export interface CardDetails {
   /** Digits only, already Luhn-checked by the checkout. */
@@ -25,7 +25,7 @@ export interface CardCharge extends ChargeBase {
   readonly installments: number;
 }
 
-export interface BankTransferCharge extends ChargeBase {
+interface BankTransferCharge extends ChargeBase {
   readonly kind: 'bank_transfer';
   /** Payer's RUT, normalised to digits plus check digit (`111111111`). */
   readonly rut: string;
@@ -88,7 +88,7 @@ export interface StoredCardCharge extends ChargeBase {
 }
 
 /** What Cobro asks an acquirer whose payer authorises on the acquirer's own page (Webpay Plus). */
-export interface RedirectRequest {
+interface RedirectRequest {
   /** The attempt id: the acquirer's buy order, at most once per attempt. */
   readonly attemptId: string;
   /** The transaction id, sent as the acquirer's session id. */
@@ -100,7 +100,7 @@ export interface RedirectRequest {
 }
 
 /** The acquirer's answer to a redirect start: the payer's browser posts `token` (as `token_ws`) to `url`. */
-export interface RedirectStart {
+interface RedirectStart {
   readonly token: string;
   readonly url: string;
 }
@@ -117,7 +117,7 @@ export type RedirectStatus =
  * `commit` is the call that charges; it throws when its answer is lost (timeout, network), and the caller then asks
  * `status` before deciding, so a payment is never charged twice nor marked failed when it was charged.
  */
-export interface RedirectFlow {
+interface RedirectFlow {
   start(request: RedirectRequest): Promise<RedirectStart>;
   commit(token: string): Promise<ChargeOutcome>;
   status(token: string): Promise<RedirectStatus>;

@@ -30,8 +30,8 @@ export const sandboxTestCards: readonly TestCard[] = [
 ];
 
 /** The sandbox bank login (reference §13.3): RUT 11.111.111-1, password 123. */
-export const sandboxBankRut = '111111111';
-export const sandboxBankPassword = '123';
+const sandboxBankRut = '111111111';
+const sandboxBankPassword = '123';
 
 const rejectedMessage = 'Rechazo de transacción.';
 

@@ -2,7 +2,6 @@
 // settlements, expiries and payouts can be tested without waiting (supplement §6.3). Production has no offsets.
 // Read through the app's AccountClock (`ctx.accountClock`, decision 475), never through functions of this file.
 import { sql, type Expression, type RawBuilder } from 'kysely';
-import type { Generated } from 'kysely';
 import type { Clock } from './clock.ts';
 import type { Mode } from '../process/config.ts';
 import type { DbOrTx, Int8, Timestamp } from '../db/types.ts';
@@ -10,7 +9,7 @@ import { NotifiedCache } from '../db/notified-cache.ts';
 import type { ChangeFeed } from '../db/change-feed.ts';
 import { limits } from '../../limits/index.ts';
 
-export interface SandboxClockTable {
+interface SandboxClockTable {
   account_id: string;
   offset_ms: Int8;
   updated_at: Timestamp;
@@ -22,7 +21,6 @@ declare module '../db/types.ts' {
   }
 }
 
-export type { Generated };
 
 /** The channel migration 0260's trigger notifies when any account's sandbox clock moves. */
 export const sandboxClockChangesChannel = 'cobro_sandbox_clock_changed';

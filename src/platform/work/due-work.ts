@@ -5,7 +5,7 @@
 import type { AppContext } from '../context.ts';
 import { limits } from '../../limits/index.ts';
 
-export type { DueWorkHandler, DueWorkScope } from '../context.ts';
+export type {  DueWorkScope } from '../context.ts';
 
 /** Runs every handler until none has anything left (bounded), returning the rows processed per handler. */
 export async function drainDueWork(ctx: AppContext, accountId?: string): Promise<Record<string, number>> {

@@ -79,7 +79,7 @@ describe('destination changes', () => {
 
   it('validates the notify URL', async () => {
     expect((await cli('accounts', 'set-notify-url', merchant.id, '--url', 'ftp://x')).exitCode).toBe(2);
-    expect((await cli('accounts', 'set-notify-url', merchant.id, '--url', 'https://x/' + 'a'.repeat(600))).exitCode).toBe(2);
+    expect((await cli('accounts', 'set-notify-url', merchant.id, '--url', `https://x/${'a'.repeat(600)}`)).exitCode).toBe(2);
     expect((await cli('accounts', 'set-notify-url', 'acc_none', '--url', 'https://x')).exitCode).toBe(2);
     expect((await cli('accounts', 'set-notify-url', merchant.id)).exitCode).toBe(2);
     expect(JSON.parse((await cli('accounts', 'set-notify-url', merchant.id, '--clear', '--json')).stdout)).toEqual({ id: merchant.id, notify_url: null });

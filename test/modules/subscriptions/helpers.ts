@@ -20,10 +20,10 @@ export async function createPlan(t: TestApp, account: TestAccount, body: Record<
 }
 
 /** The sandbox's approved Visa (reference §13.2), as the enrolment form takes it. */
-export const approvedVisa = { card_number: '4051885600446623', expiry: '12/30', cvv: '123' } as const;
+const approvedVisa = { card_number: '4051885600446623', expiry: '12/30', cvv: '123' } as const;
 
 /** Posts a card on the hosted enrolment page the `url` of POST /api/sususcription opens. */
-export async function submitEnrolmentCard(t: TestApp, url: string, card: Readonly<Record<string, string>> = approvedVisa) {
+async function submitEnrolmentCard(t: TestApp, url: string, card: Readonly<Record<string, string>> = approvedVisa) {
   const u = new URL(url);
   return t.app.inject({
     method: 'POST', url: '/gateway/registrosuscripcion', headers: { 'content-type': 'application/x-www-form-urlencoded' },

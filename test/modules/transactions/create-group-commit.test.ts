@@ -105,7 +105,7 @@ describe('create group commit', () => {
     try {
       const bodies = Array.from({ length: 12 }, (_, i) => (i === 5 ? { ...bodyOf(i), order: 'grp-poison' } : bodyOf(i)));
       const answers = await Promise.all(bodies.map((body) => t.call(a, { method: 'POST', url: '/api/transaction', body })));
-      answers.forEach((res, i) => expect(res.statusCode, res.body).toBe(i === 5 ? 500 : 200));
+      for (const [i, res] of answers.entries()) expect(res.statusCode, res.body).toBe(i === 5 ? 500 : 200);
       const rows = await rowsOf(a.id);
       expect(rows.map((row) => row.order).sort()).toEqual(bodies.filter((_, i) => i !== 5).map((b) => b.order).sort());
       expect(rows.map((row) => row.id).sort()).toEqual(answers.filter((_, i) => i !== 5).map((res) => res.json().id).sort());
@@ -154,7 +154,7 @@ describe('create group commit', () => {
       await insertTransactions(ctx, ctx.db, grouped);
       const [one, many] = [await dump(alone.map((r) => r.id)), await dump(grouped.map((r) => r.id))];
       expect(many.every((j) => j !== undefined)).toBe(true);
-      many.forEach((j, i) => expect(j, `${mode} row ${i}`).toEqual(one[i]));
+      for (const [i, j] of many.entries()) expect(j, `${mode} row ${i}`).toEqual(one[i]);
       if (mode === 'sandbox') stamped.push(...grouped.filter((r) => r.createdAt === null).map((r) => r.id));
     }
     // In the sandbox the statement computes each row's time from its own account's clock: the moved one 3 days ahead.

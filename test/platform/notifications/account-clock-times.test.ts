@@ -10,7 +10,7 @@ import { payByCard } from '../../modules/transactions/helpers.ts';
 let t: TestApp;
 let shop: TestAccount;
 let receiver: Receiver;
-let answers = [503, 200];
+const answers = [503, 200];
 
 beforeAll(async () => {
   t = await startTestApp();

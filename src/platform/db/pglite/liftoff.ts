@@ -6,7 +6,7 @@
 // implications are applied only when V8 starts). The one V8 setting Cobro keeps; nothing else of the heap is tuned.
 import v8 from 'node:v8';
 
-export const liftoffOnlyFlags = ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'] as const;
+const liftoffOnlyFlags = ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'] as const;
 
 export function keepWasmOnLiftoff(): void {
   v8.setFlagsFromString(liftoffOnlyFlags.join(' '));
