@@ -6,7 +6,7 @@
 import type { AppContext } from '../../platform/context.ts';
 import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
 import { newId } from '../../platform/ids/ids.ts';
-import { journalKinds, ledgerCodes, pendingThenWallet, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
+import { journalKinds, ledgerCodes, pendingThenWallet, SYSTEM_OWNER, type FundsSource, type LedgerKey } from '../../platform/ledger/ledger.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { isStorableText } from '../../platform/http/input-guards.ts';
@@ -51,6 +51,44 @@ async function reverseSplit(ctx: AppContext, tx: Tx, row: TransactionRow, revers
   return reverse(ctx, tx, row, reversal);
 }
 
+/** One nullification collecting the merchant's part: of which sale, under which id and time, from where into where. */
+interface Collecting {
+  readonly accountId: string;
+  readonly subject: string;
+  readonly row: TransactionRow;
+  readonly id: string;
+  readonly at: Date;
+  readonly sources: readonly FundsSource[];
+  readonly clearing: LedgerKey;
+  readonly held: Awaited<ReturnType<typeof heldFundsOf>>;
+}
+
+/**
+ * The merchant's part into refund clearing, from `sources` in order (this sale's unsettled net or what an escrow
+ * holds of it, then the available wallet), with the wallet movement the merchant sees. Returns what each gave.
+ */
+async function collectMerchantPart(ctx: AppContext, tx: Tx, merchantMinor: bigint, collecting: Collecting): Promise<{ readonly fromPending: bigint; readonly fromWallet: bigint }> {
+  const { accountId, subject, row, id, at, sources, clearing, held } = collecting;
+  if (merchantMinor <= 0n) return { fromPending: 0n, fromWallet: 0n };
+  const take = (amountMinor: bigint) => ctx.ledger.take(tx, {
+    kind: journalKinds.refundCollected, reference: id, at, currency: row.currency, amountMinor,
+    sources, to: clearing,
+  });
+  let taken = await take(merchantMinor);
+  // Not covered: take what there is now; the rest comes from the next settlements (collection.ts).
+  if (!taken.ok && taken.availableMinor > 0n) taken = await take(taken.availableMinor);
+  if (!taken.ok) return { fromPending: 0n, fromWallet: 0n };
+  const [fromPending, fromWallet] = [taken.partsMinor[0]!, taken.partsMinor[1]!];
+  if (held !== null && fromPending > 0n) await held.hold.taken(ctx, tx, row, fromPending);
+  if (fromWallet > 0n) {
+    await appendWalletMovement(tx, {
+      accountId, currency: row.currency, order: row.order, subject, kind: 'refund', reference: id,
+      originLiquidation: row.id, journal: taken.journal, at,
+    });
+  }
+  return { fromPending, fromWallet };
+}
+
 export async function registerNullification(ctx: AppContext, accountId: string, input: NullificationInput): Promise<Registered> {
   return inTransaction(ctx.db, (tx) => register(ctx, tx, accountId, input));
 }
@@ -80,27 +118,8 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
   const clearing = { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: row.currency };
   const [pending, wallet] = pendingThenWallet(accountId, row.currency, unsettledMinor);
   const sources = [held?.source ?? pending!, wallet!];
-  let fromPending = 0n;
-  let fromWallet = 0n;
-  if (merchantMinor > 0n) {
-    const take = (amountMinor: bigint) => ctx.ledger.take(tx, {
-      kind: journalKinds.refundCollected, reference: id, at, currency: row.currency, amountMinor,
-      sources, to: clearing,
-    });
-    let taken = await take(merchantMinor);
-    // Not covered: take what there is now; the rest comes from the next settlements (collection.ts).
-    if (!taken.ok && taken.availableMinor > 0n) taken = await take(taken.availableMinor);
-    if (taken.ok) {
-      [fromPending, fromWallet] = [taken.partsMinor[0]!, taken.partsMinor[1]!];
-      if (held !== null && fromPending > 0n) await held.hold.taken(ctx, tx, row, fromPending);
-      if (fromWallet > 0n) {
-        await appendWalletMovement(tx, {
-          accountId, currency: row.currency, order: row.order, subject: input.subject, kind: 'refund', reference: id,
-          originLiquidation: row.id, journal: taken.journal, at,
-        });
-      }
-    }
-  }
+  const collecting = { accountId, subject: input.subject, row, id, at, sources, clearing, held };
+  const { fromPending, fromWallet } = await collectMerchantPart(ctx, tx, merchantMinor, collecting);
   const collected = fromPending + fromWallet === merchantMinor;
   if (feeBack > 0n) {
     await ctx.ledger.post(tx, {

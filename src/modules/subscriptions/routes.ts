@@ -23,10 +23,19 @@ import { createSubscription, endSubscription, getSubscription, listSubscriptions
 
 const signed = { auth: 'sign' as const };
 const signedCommand = { ...commandConfig, auth: 'sign' as const };
+const clients = { tags: ['Subscriptions'] };
 
 export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  clientRoutes(app, ctx);
+  planRoutes(app, ctx);
+  subscriptionResourceRoutes(app, ctx);
+  cardRoutes(app, ctx);
+  chargeRoutes(app, ctx);
+}
+
+/** /api/suclient: the subscription clients. */
+function clientRoutes(app: FastifyInstance, ctx: AppContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const clients = { tags: ['Subscriptions'] };
 
   r.post('/api/suclient', {
     config: signedCommand,
@@ -52,6 +61,11 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext):
     config: signedCommand,
     schema: { ...clients, summary: 'Delete a subscription client, by id or e-mail', params: KeyParams, response: withErrors({ 200: DeletedResponse }) },
   }, async (request, reply) => runCommand(ctx, request, reply, (tx) => deleteClient(tx, accountOf(request).id, request.params.id)));
+}
+
+/** /api/suplan: the plans clients subscribe to. */
+function planRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.post('/api/suplan', {
     config: signedCommand,
@@ -67,6 +81,11 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext):
     config: signed,
     schema: { ...clients, summary: 'One plan (under the plural key `plans`)', params: KeyParams, response: withErrors({ 200: PlanResponse }) },
   }, async (request) => getPlan(ctx, accountOf(request).id, request.params.id));
+}
+
+/** /api/sususcription(v3): subscribe, list, read and delete subscriptions. */
+function subscriptionResourceRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.post('/api/sususcription', {
     config: signedCommand,
@@ -92,6 +111,11 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext):
     config: signedCommand,
     schema: { ...clients, summary: 'Delete a subscription: nothing is charged after it', params: SubscriptionIdParams, response: withErrors({ 200: SubscriptionDeletedResponse }) },
   }, async (request, reply) => runCommand(ctx, request, reply, (tx) => endSubscription(tx, accountOf(request).id, request.params.id, 'delete')));
+}
+
+/** The cards of a subscription: a new enrolment page, and removal. */
+function cardRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.post('/api/suinscriptionscards', {
     config: signedCommand,
@@ -102,6 +126,11 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: AppContext):
     config: signedCommand,
     schema: { ...clients, summary: 'Remove a card (`card`, or its alias `suscription`)', body: CardDeleteBody, response: withErrors({ 200: CardDeleteResponse }) },
   }, async (request, reply) => runCommand(ctx, request, reply, (tx) => deleteCard(tx, accountOf(request).id, request.body.card ?? request.body.suscription)));
+}
+
+/** /api/sutransaction: a consumption charge on a subscription's stored card. */
+function chargeRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.post('/api/sutransaction', {
     config: signedCommand,

@@ -5,6 +5,13 @@ import { runSql } from '../run-sql.ts';
 // cards enrolled on it (token, brand and last four digits only, never a card number or security code) and the
 // enrolment links its hosted page answers to.
 export async function up(db: Kysely<any>): Promise<void> {
+  await createSubscriptions(db);
+  await createCards(db);
+  await createCharges(db);
+}
+
+/** The subscriptions themselves and their status transitions (logs.status[]). */
+async function createSubscriptions(db: Kysely<any>): Promise<void> {
   await runSql(db, `
     CREATE TABLE su_subscriptions (
       seq BIGSERIAL UNIQUE,
@@ -33,6 +40,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       final_status TEXT NOT NULL
     );
     CREATE INDEX su_status_logs_subscription ON su_status_logs (subscription_id, seq);
+  `);
+}
+
+/** The cards enrolled on a subscription and the enrolment links its hosted page answers to. */
+async function createCards(db: Kysely<any>): Promise<void> {
+  await runSql(db, `
     CREATE TABLE su_cards (
       seq BIGSERIAL UNIQUE,
       id TEXT PRIMARY KEY,
@@ -59,6 +72,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       attempt_lease_until TIMESTAMPTZ
     );
     CREATE INDEX su_enrolments_subscription ON su_enrolments (subscription_id);
+  `);
+}
+
+/** The billing cycles of a subscription and every charge made on it (verification, cycle, consumption). */
+async function createCharges(db: Kysely<any>): Promise<void> {
+  await runSql(db, `
     CREATE TABLE su_cycles (
       subscription_id TEXT NOT NULL REFERENCES su_subscriptions (id),
       cycle_number INTEGER NOT NULL CHECK (cycle_number >= 1),
