@@ -2,7 +2,8 @@
 // processor, the fee goes to the service and the net waits in the merchant's pending settlement (supplement §4.3).
 import type { Tx } from '../../src/platform/db/types.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../src/platform/ledger/ledger.ts';
-import { postJournal, type PostingInput } from '../../src/platform/ledger/post.ts';
+import type { PostingInput } from '../../src/platform/ledger/post.ts';
+import { postJournal } from '../../src/platform/ledger/journal-statement.ts';
 
 export async function postPaidPayment(tx: Tx, input: {
   accountId: string; transactionId: string; currency: string; grossMinor: bigint; feeMinor: bigint; at: Date;

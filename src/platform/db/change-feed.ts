@@ -55,6 +55,18 @@ export function pgliteChangeFeed(pglite: PGlite): ChangeFeed {
   };
 }
 
+/** The feed's own client, not yet connected: its notifications go to `listeners`, its failure or end to `lost`. */
+async function feedClient(url: string, listeners: Listeners, lost: (c: pg.Client) => void): Promise<pg.Client> {
+  // Only PostgreSQL's feed needs the driver: an embedded database's process never loads it (decision 240).
+  const { default: pg } = await import('pg');
+  // Keep-alive so a connection that silently died (no FIN) is noticed, and the feed stops being live.
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs, keepAlive: true });
+  c.on('error', () => lost(c));
+  c.on('end', () => lost(c));
+  c.on('notification', (m) => { if (m.payload !== undefined) listeners.notify(m.channel, m.payload); });
+  return c;
+}
+
 /**
  * PostgreSQL: a dedicated connection (a pooled one would be handed to queries), reconnected with backoff. While it
  * is down the feed is not live, so nothing is kept and every lookup goes to the database.
@@ -87,13 +99,7 @@ export function postgresChangeFeed(url: string): ChangeFeed {
   async function connect(): Promise<void> {
     if (closed || client !== null || starting) return;
     starting = true;
-    // Only PostgreSQL's feed needs the driver: an embedded database's process never loads it (decision 240).
-    const { default: pg } = await import('pg');
-    // Keep-alive so a connection that silently died (no FIN) is noticed, and the feed stops being live.
-    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs, keepAlive: true });
-    c.on('error', () => lost(c));
-    c.on('end', () => lost(c));
-    c.on('notification', (m) => { if (m.payload !== undefined) listeners.notify(m.channel, m.payload); });
+    const c = await feedClient(url, listeners, lost);
     try {
       await c.connect();
       client = c;

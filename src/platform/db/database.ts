@@ -62,33 +62,38 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
 }
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
-  if (options.engine === 'postgres') {
-    // Imported here, not at the top: an embedded database never needs the driver (decision 240).
-    const { default: pg } = await import('pg');
-    const pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.poolSizeMax ?? limits.dbPoolSizeMax,
-      types: {
-        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-          oid === INT8_OID ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-      },
-    });
-    // An idle client's error (server restart) must not crash the process; the pool replaces the client.
-    pool.on('error', () => {});
-    // Nor a checked-out one's (decision 420): a server that shuts down sends its clients an error between two
-    // queries of a transaction, which pg emits as an 'error' event, fatal with no listener. Its query in flight, or
-    // its next one, fails instead ("not queryable"), the request answers 503, and the pool never takes the client back.
-    pool.on('connect', (client) => { client.on('error', () => {}); });
-    // Queued on each new client before anything the pool hands it out for.
-    if (options.readOnly === true) pool.on('connect', (client) => { client.query('SET default_transaction_read_only = on').catch(() => {}); });
-    if (options.preparedStatements !== false) {
-      const names = new StatementNames();
-      pool.on('connect', (client) => prepareRepeatedStatements(client, names));
-    }
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const changes = postgresChangeFeed(options.url);
-    return { db, engine: 'postgres', pglite: null, pool, changes, close: async () => { await changes.close(); await db.destroy(); } };
+  return options.engine === 'postgres' ? openPostgres(options) : openPglite(options);
+}
+
+async function openPostgres(options: Extract<OpenOptions, { engine: 'postgres' }>): Promise<DatabaseHandle> {
+  // Imported here, not at the top: an embedded database never needs the driver (decision 240).
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSizeMax ?? limits.dbPoolSizeMax,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client's error (server restart) must not crash the process; the pool replaces the client.
+  pool.on('error', () => {});
+  // Nor a checked-out one's (decision 420): a server that shuts down sends its clients an error between two
+  // queries of a transaction, which pg emits as an 'error' event, fatal with no listener. Its query in flight, or
+  // its next one, fails instead ("not queryable"), the request answers 503, and the pool never takes the client back.
+  pool.on('connect', (client) => { client.on('error', () => {}); });
+  // Queued on each new client before anything the pool hands it out for.
+  if (options.readOnly === true) pool.on('connect', (client) => { client.query('SET default_transaction_read_only = on').catch(() => {}); });
+  if (options.preparedStatements !== false) {
+    const names = new StatementNames();
+    pool.on('connect', (client) => prepareRepeatedStatements(client, names));
   }
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const changes = postgresChangeFeed(options.url);
+  return { db, engine: 'postgres', pglite: null, pool, changes, close: async () => { await changes.close(); await db.destroy(); } };
+}
+
+async function openPglite(options: Extract<OpenOptions, { engine: 'pglite' }>): Promise<DatabaseHandle> {
   let dir: string | undefined;
   let lock: DataDirLock | null = null;
   if (options.dataDir !== null) {

@@ -5,15 +5,17 @@
 import type { DbOrTx, Tx } from '../db/types.ts';
 import type { FundsSource, Shortfall } from './funds.ts';
 import type { JournalKind } from './kinds.ts';
-import type { JournalInput, JournalRows, LedgerKey, LockedAccounts, PostedJournal } from './post.ts';
+import type { JournalInput, LedgerKey, LockedAccounts, PostedJournal } from './post.ts';
+import type { JournalRows } from './journal-statement.ts';
 import { ledgerCodes } from './codes.ts';
 
 export type { FundsSource, Shortfall } from './funds.ts';
 export { pendingThenWallet } from './funds.ts';
 export { journalKinds } from './kinds.ts';
 export { ledgerCodes, SYSTEM_OWNER, type LedgerCode } from './codes.ts';
-export type { JournalInput, JournalRows, LedgerKey,  PostedJournal,   } from './post.ts';
-export { journalRowsParams } from './post.ts';
+export type { JournalInput, LedgerKey,  PostedJournal,   } from './post.ts';
+export type { JournalRows } from './journal-statement.ts';
+export { journalRowsParams } from './journal-statement.ts';
 
 /** What every journal names besides its postings. */
 interface JournalHeader {

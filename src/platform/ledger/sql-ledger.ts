@@ -1,10 +1,11 @@
-// The Ledger on the service's own tables (post.ts). Stateless: the process builds one (runtime.ts) and every
-// request shares it through ctx.ledger.
+// The Ledger on the service's own tables (post.ts, journal-statement.ts). Stateless: the process builds one
+// (runtime.ts) and every request shares it through ctx.ledger.
 import assert from 'node:assert/strict';
 import { planTake } from './funds.ts';
 import { reservationJournal, type CheckedReservation, type Ledger, type PlannedReservations, type Reservation, type WalletMove } from './ledger.ts';
 import type { Shortfall } from './funds.ts';
-import { isDerived, journalRowsOf, ledgerKeyId, lockLedgerAccounts, planJournals, postJournal as post, readBalance, readPostedTo, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts, type PlannedJournals } from './post.ts';
+import { isDerived, ledgerKeyId, lockLedgerAccounts, planJournals, readBalance, readPostedTo, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts, type PlannedJournals } from './post.ts';
+import { journalRowsOf, postJournal as post } from './journal-statement.ts';
 import type { Tx } from '../db/types.ts';
 
 /**

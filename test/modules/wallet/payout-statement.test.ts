@@ -2,7 +2,7 @@
 // their full text is asserted here (the statements run through every wallet and ledger test), and its effects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payoutGroupStatementText, payoutStatementText } from '../../../src/modules/wallet/payout-statement.ts';
-import { postJournalText } from '../../../src/platform/ledger/post.ts';
+import { postJournalText } from '../../../src/platform/ledger/journal-statement.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { balance, fund, payout } from './wallet-helpers.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../../src/platform/ledger/sql-ledger.ts';
 import { CompiledQuery } from 'kysely';
 import { journalKinds, journalRowsParams, ledgerCodes, pendingThenWallet, releaseJournal, SYSTEM_OWNER, type Ledger, type LedgerKey } from '../../../src/platform/ledger/ledger.ts';
-import { postJournalText } from '../../../src/platform/ledger/post.ts';
+import { postJournalText } from '../../../src/platform/ledger/journal-statement.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { inTransaction } from '../../../src/platform/db/unit-of-work.ts';
 import { cloneTestDatabase, type TestDatabaseHandle } from '../../support/database.ts';

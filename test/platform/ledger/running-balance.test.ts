@@ -6,7 +6,8 @@ import { sql } from 'kysely';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { runOnContext } from '../../support/cli-in-process.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER, type LedgerKey } from '../../../src/platform/ledger/ledger.ts';
-import { lockLedgerAccounts, postJournal } from '../../../src/platform/ledger/post.ts';
+import { lockLedgerAccounts } from '../../../src/platform/ledger/post.ts';
+import { postJournal } from '../../../src/platform/ledger/journal-statement.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { inTransaction } from '../../../src/platform/db/unit-of-work.ts';
 
