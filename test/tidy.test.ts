@@ -10,12 +10,12 @@ import { functionSpans, importCycles, importEdges, sourceFiles, topLevelCalls } 
 
 const src = sourceFiles(path.join(repoRoot, 'src'));
 const rel = (f: string) => path.relative(repoRoot, f);
-const lineCountMax = 400;
+const lineCountMax = 300;
 /**
- * A ratchet: the longest function body in src/ today (checkout's route table). Lower it when the longest shrinks;
- * never raise it: split the function instead.
+ * STYLE's limits (issue 30): no source file over 300 lines, no function over 70. The longest today is 70 (the mall
+ * checkout's route table); split a function or a file rather than raise either.
  */
-const functionLinesMax = 112;
+const functionLinesMax = 70;
 /** What belongs at the repository root; anything else is a stray (a scratch script, a forgotten dump). */
 const rootEntries = [
   '.ci', '.dockerignore', '.git', '.gitignore', 'CHANGELOG.md', 'biome.json', 'knip.json', 'Dockerfile', 'README.md', 'bench', 'bin', 'compose.yaml',
