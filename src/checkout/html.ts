@@ -44,8 +44,8 @@ ul.methods small{display:block;color:#667085}.error{background:#fdecec;color:#8a
 .button.secondary{background:#fff;color:#0b6e4f;border:2px solid #0b6e4f}
 footer{text-align:center;color:#525b6a;font-size:.8rem;margin-top:16px}
 .badge{display:inline-block;margin-left:8px;padding:2px 8px;border-radius:999px;background:#fff3cd;color:#6b4500;font-size:.75rem;font-weight:700;letter-spacing:0}
-dl.receipt{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;margin:16px 0;padding:12px;background:#f3f5f8;border-radius:8px;font-size:.9rem}
-dl.receipt dt{color:#4a5362}dl.receipt dd{margin:0;font-weight:600;word-break:break-word}`;
+dl.receipt{margin:16px 0;padding:12px;background:#f3f5f8;border-radius:8px;font-size:.9rem}
+dl.receipt dt{color:#4a5362;font-size:.8rem}dl.receipt dd{margin:0 0 8px;font-weight:600;overflow-wrap:anywhere}dl.receipt dd:last-child{margin:0}`;
 
 /** What the page's footer tells the payer about the secret they type: a card's data, or a bank password. */
 type PrivacyNotice = 'card' | 'bank';
