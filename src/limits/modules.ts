@@ -75,7 +75,10 @@ export const subscriptionLimits = {
   suscriptionFieldLengthMax: 60, cardFieldLengthMax: 28,
   /** reference §8.4: POST /api/sutransaction's `order` and `description`; its `marketplace` is bounded as a transaction's (decision 106). */
   chargeOrderLengthMax: 40, chargeDescriptionLengthMax: 1000,
-  /** How long one stored-card charge holds its payment before another caller may retry it (a crashed attempt). */
+  /**
+   * How long a billing cycle's stored-card charge holds its payment before another worker may retry it (a crashed
+   * attempt). A charge a request makes holds it for the request's IDEMPOTENCY_LEASE_MS instead (stored-charge.ts).
+   */
   chargeLeaseMs: 2 * minuteMs,
   /** A request that finds its charge being made by another waits this many steps of this long for the result. */
   chargeWaitRoundsMax: 600, chargeWaitStepMs: 50,

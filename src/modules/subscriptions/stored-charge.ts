@@ -90,7 +90,9 @@ export async function settleCharge(ctx: AppContext, transactionId: string, hooks
       if (row.status !== 'pending') return { kind: 'final', row } as const;
       const now = await ctx.accountClock.now(row.account_id, tx);
       if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime()) return { kind: 'busy', row } as const;
-      await tx.updateTable('transactions').set({ attempt_id: attemptKey, attempt_lease_until: new Date(now.getTime() + subscriptionLimits.chargeLeaseMs), updated_at: now })
+      // The attempt's lease is the request's claim's (IDEMPOTENCY_LEASE_MS): a process killed during the processor
+      // call frees both together, so the retry that takes the key over also takes the attempt over.
+      await tx.updateTable('transactions').set({ attempt_id: attemptKey, attempt_lease_until: new Date(now.getTime() + ctx.config.idempotencyLeaseMs), updated_at: now })
         .where('id', '=', transactionId).execute();
       return { kind: 'claimed', row, token: await cardTokenOf(tx, transactionId) } as const;
     });
