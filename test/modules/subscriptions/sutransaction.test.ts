@@ -4,6 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { activeSubscription, createPlan, createSuClient } from './helpers.ts';
+import type { AppContext } from '../../../src/platform/context.ts';
+import type { StoredCardCharge } from '../../../src/platform/processors/processor.ts';
+import { openConsumptionCharge } from '../../../src/modules/subscriptions/consumption.ts';
+import { settleCharge } from '../../../src/modules/subscriptions/stored-charge.ts';
+import { inTransaction } from '../../../src/platform/db/unit-of-work.ts';
 
 let t: TestApp;
 let merchant: TestAccount;
@@ -42,6 +47,31 @@ describe('POST /api/sutransaction', () => {
     const replay = await charge({ suscription: sub, amount: 2500, order: 2 }, { 'idempotency-key': 'k-2' });
     expect(replay.body).toBe(number.body);
     expect(replay.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('holds a charge for the request\'s IDEMPOTENCY_LEASE_MS, so the retry after a crash takes the charge over', async () => {
+    const sub = await enrolled();
+    const opened = await inTransaction(t.ctx.db, (tx) => openConsumptionCharge({ ...t.ctx, db: tx }, merchant.id, { suscription: sub, amount: 1200, order: 'crash-1' }));
+    if (!('transactionId' in opened)) throw new Error('not opened');
+    // The process that claimed the charge dies inside the processor call: its call never returns.
+    let release!: () => void;
+    const calledOnce = new Promise<void>((resolve) => { release = resolve; });
+    const stuck: AppContext = { ...t.ctx, processor: { ...t.ctx.processor, chargeStoredCard: async (request: StoredCardCharge) => {
+      await calledOnce;
+      return t.ctx.processor.chargeStoredCard(request);
+    } } };
+    const dying = settleCharge(stuck, opened.transactionId);
+    let claimed;
+    do claimed = await t.ctx.db.selectFrom('transactions').select(['attempt_lease_until', 'updated_at']).where('id', '=', opened.transactionId).executeTakeFirstOrThrow();
+    while (claimed.attempt_lease_until === null);
+    expect(claimed.attempt_lease_until.getTime() - claimed.updated_at.getTime()).toBe(t.ctx.config.idempotencyLeaseMs);
+    // Past the request's lease, the retry (the one that took the Idempotency-Key over) charges and answers success.
+    t.clock.advanceMs(t.ctx.config.idempotencyLeaseMs + 1);
+    expect((await settleCharge(t.ctx, opened.transactionId)).status).toBe('success');
+    release();
+    expect((await dying).status).toBe('success');
+    const captures = await t.ctx.db.selectFrom('journal_entries').select('id').where('kind', '=', 'transaction.capture').where('reference', '=', opened.transactionId).execute();
+    expect(captures).toHaveLength(1);
   });
 
   it('answers a repeated order with the first charge, and refuses it with other parameters', async () => {
