@@ -36,7 +36,8 @@ const serversMax = 4;
 const readyTimeoutMs = 60_000;
 const clockTicksPerSecond = 100;
 const pairedLoad = process.env.PAIRED_LOAD ?? 'creates';
-if (pairedLoad !== 'creates' && pairedLoad !== 'payouts50') throw new Error('PAIRED_LOAD is creates or payouts50');
+if (pairedLoad !== 'creates' && pairedLoad !== 'payouts50')
+  throw new Error('PAIRED_LOAD is creates or payouts50');
 const spreadWallets = pairedLoad === 'payouts50' ? 50 : 1;
 /** Node options for every server, e.g. PAIRED_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (not allowed in NODE_OPTIONS). */
 const nodeArgs = (process.env.PAIRED_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
@@ -59,26 +60,50 @@ async function serve(name: string, database: BenchDatabase): Promise<Served> {
   const limit = name === 'limit';
   const cwd = limit ? root : path.resolve(name);
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, ...(limit ? ['bench/limit-server.ts'] : ['src/cli/main.ts', 'serve'])], {
-    cwd,
-    env: { ...process.env, ...database.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', COBRO_MODE: 'sandbox', RATE_LIMIT_PER_MINUTE: '0' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, ...(limit ? ['bench/limit-server.ts'] : ['src/cli/main.ts', 'serve'])],
+    {
+      cwd,
+      env: {
+        ...process.env,
+        ...database.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        COBRO_MODE: 'sandbox',
+        RATE_LIMIT_PER_MINUTE: '0',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`${name} not ready in ${readyTimeoutMs} ms`); }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} not ready in ${readyTimeoutMs} ms`);
+    }
     if ((await fetch(`${url}/readyz`).catch(() => null))?.status === 200) break;
     await new Promise((r) => setTimeout(r, 20));
   }
   return {
-    name, url, pid: child.pid!, urlPath: limit ? '/insert' : pairedLoad === 'payouts50' ? '/api/wallet/payout' : '/api/transaction', database,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    name,
+    url,
+    pid: child.pid!,
+    urlPath: limit
+      ? '/insert'
+      : pairedLoad === 'payouts50'
+        ? '/api/wallet/payout'
+        : '/api/transaction',
+    database,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -86,9 +111,16 @@ const [engineText, roundsText, requestsText, ...names] = process.argv.slice(2);
 const engine = engineText as BenchEngine;
 const rounds = Number(roundsText);
 const requests = Number(requestsText);
-if ((engine !== 'postgres' && engine !== 'pglite') || !(rounds >= 1 && rounds <= roundsMax) || !(requests >= 1 && requests <= requestsMax)
-  || names.length < 1 || names.length > serversMax) {
-  throw new Error(`usage: node bench/cpu-paired.ts postgres|pglite ROUNDS(1..${roundsMax}) REQUESTS(1..${requestsMax}) CHECKOUT... [limit] (1..${serversMax} servers)`);
+if (
+  (engine !== 'postgres' && engine !== 'pglite') ||
+  !(rounds >= 1 && rounds <= roundsMax) ||
+  !(requests >= 1 && requests <= requestsMax) ||
+  names.length < 1 ||
+  names.length > serversMax
+) {
+  throw new Error(
+    `usage: node bench/cpu-paired.ts postgres|pglite ROUNDS(1..${roundsMax}) REQUESTS(1..${requestsMax}) CHECKOUT... [limit] (1..${serversMax} servers)`,
+  );
 }
 
 /** The pids of the PostgreSQL backends connected to the server's own database (none on PGlite). */
@@ -98,7 +130,11 @@ async function backendPids(database: BenchDatabase): Promise<number[]> {
   const admin = new pg.Client({ connectionString: postgresUrl });
   await admin.connect();
   try {
-    const rows = (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [new URL(url).pathname.slice(1)])).rows as { pid: number }[];
+    const rows = (
+      await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+        new URL(url).pathname.slice(1),
+      ])
+    ).rows as { pid: number }[];
     return rows.map((r) => r.pid);
   } finally {
     await admin.end();
@@ -106,7 +142,13 @@ async function backendPids(database: BenchDatabase): Promise<number[]> {
 }
 
 function ticksOf(pids: readonly number[]): number {
-  return pids.reduce((sum, pid) => { try { return sum + cpuTicks(pid); } catch { return sum; } }, 0);
+  return pids.reduce((sum, pid) => {
+    try {
+      return sum + cpuTicks(pid);
+    } catch {
+      return sum;
+    }
+  }, 0);
 }
 
 const microsByName = new Map<string, number[]>();
@@ -116,18 +158,36 @@ for (let round = 0; round < rounds; round++) {
     for (const name of names) {
       // Every wallet funded for all the payouts the round could send it, warm-up included.
       const walletMinor = BigInt(payoutMinor * (requests + warmupRequestsPerServer));
-      const database = await prepareDatabase({ engine, postgresUrl, accounts: spreadWallets, walletMinorOf: () => (spreadWallets > 1 ? walletMinor : 0n) });
-      servers.push(await serve(name, database).catch(async (error: unknown) => { await database.drop(); throw error; }));
+      const database = await prepareDatabase({
+        engine,
+        postgresUrl,
+        accounts: spreadWallets,
+        walletMinorOf: () => (spreadWallets > 1 ? walletMinor : 0n),
+      });
+      servers.push(
+        await serve(name, database).catch(async (error: unknown) => {
+          await database.drop();
+          throw error;
+        }),
+      );
     }
     // The warm-up's payout orders must not be the load's: a second payout of one order is answered as a replay.
     let orderOffset = 0;
     const send = async (i: number) => {
       const s = servers[i % servers.length]!;
       if (s.urlPath === '/api/wallet/payout') {
-        const answer = await postJson(s.url, s.database.accounts[Math.floor(i / servers.length) % spreadWallets]!, s.urlPath, payoutBody(orderOffset + i));
+        const answer = await postJson(
+          s.url,
+          s.database.accounts[Math.floor(i / servers.length) % spreadWallets]!,
+          s.urlPath,
+          payoutBody(orderOffset + i),
+        );
         return answer.status === 200 && answer.body?.status === 'success';
       }
-      return (await postJson(s.url, s.database.accounts[0]!, s.urlPath, transactionBody(i))).status === 200;
+      return (
+        (await postJson(s.url, s.database.accounts[0]!, s.urlPath, transactionBody(i))).status ===
+        200
+      );
     };
     await runLoad(warmupRequestsPerServer * servers.length, concurrency, send);
     orderOffset = warmupRequestsPerServer * servers.length;
@@ -135,18 +195,27 @@ for (let round = 0; round < rounds; round++) {
     const before = servers.map((s, j) => [cpuTicks(s.pid), ticksOf(backends[j]!)] as const);
     const load = await runLoad(requests * servers.length, concurrency, send);
     const after = servers.map((s, j) => [cpuTicks(s.pid), ticksOf(backends[j]!)] as const);
-    const microsOf = (ticks: number) => Math.round((ticks / clockTicksPerSecond) * 1e6 / requests);
+    const microsOf = (ticks: number) =>
+      Math.round(((ticks / clockTicksPerSecond) * 1e6) / requests);
     const line = servers.map((s, j) => {
       const micros = microsOf(after[j]![0] - before[j]![0]);
       microsByName.set(s.name, [...(microsByName.get(s.name) ?? []), micros]);
       if (backends[j]!.length === 0) return `${s.name} ${micros} µs`;
       const pgMicros = microsOf(after[j]![1] - before[j]![1]);
-      microsByName.set(`${s.name} PostgreSQL`, [...(microsByName.get(`${s.name} PostgreSQL`) ?? []), pgMicros]);
+      microsByName.set(`${s.name} PostgreSQL`, [
+        ...(microsByName.get(`${s.name} PostgreSQL`) ?? []),
+        pgMicros,
+      ]);
       return `${s.name} ${micros} µs (PostgreSQL ${pgMicros} µs)`;
     });
-    process.stdout.write(`${engine} round ${round}: ${line.join(', ')} per request (${load.ok}/${load.requests} ok, load ${os.loadavg()[0]!.toFixed(2)})\n`);
+    process.stdout.write(
+      `${engine} round ${round}: ${line.join(', ')} per request (${load.ok}/${load.requests} ok, load ${os.loadavg()[0]!.toFixed(2)})\n`,
+    );
   } finally {
-    for (const s of servers) { await s.stop(); await s.database.drop(); }
+    for (const s of servers) {
+      await s.stop();
+      await s.database.drop();
+    }
   }
 }
 for (const [name, micros] of microsByName) {

@@ -20,17 +20,27 @@ const startTimeoutMs = positiveInt('FRESH_START_TIMEOUT_MS', 120_000);
 const busy = busyCore();
 try {
   const results = await freshStarts({
-    count, concurrency, startTimeoutMs, env: { READY_TIMEOUT_MS: process.env.READY_TIMEOUT_MS ?? '60000' },
+    count,
+    concurrency,
+    startTimeoutMs,
+    env: { READY_TIMEOUT_MS: process.env.READY_TIMEOUT_MS ?? '60000' },
     onStart: (index, result) => {
-      process.stdout.write(`start ${String(index + 1).padStart(3)}: ${result.ready ? `ready in ${result.ms} ms` : `NOT READY after ${result.ms} ms`}\n`);
+      process.stdout.write(
+        `start ${String(index + 1).padStart(3)}: ${result.ready ? `ready in ${result.ms} ms` : `NOT READY after ${result.ms} ms`}\n`,
+      );
       if (result.failure !== null) process.stdout.write(`${result.failure}\n`);
     },
   });
-  const times = results.filter((r) => r.ready).map((r) => r.ms).sort((a, b) => a - b);
+  const times = results
+    .filter((r) => r.ready)
+    .map((r) => r.ms)
+    .sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0;
   const failed = results.length - times.length;
-  process.stdout.write(`${times.length} of ${results.length} fresh starts ready, ${concurrency} at a time beside a busy core; `
-    + `time to ready p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${times.at(-1) ?? 0} ms\n`);
+  process.stdout.write(
+    `${times.length} of ${results.length} fresh starts ready, ${concurrency} at a time beside a busy core; ` +
+      `time to ready p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${times.at(-1) ?? 0} ms\n`,
+  );
   process.exitCode = failed === 0 ? 0 : 1;
 } finally {
   await busy.stop();

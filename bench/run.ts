@@ -36,7 +36,9 @@ const sizes = {
   callbacks: positiveInt('BENCH_CALLBACKS', 3000),
   concurrency: positiveInt('BENCH_CONCURRENCY', 16),
 };
-const engines = (process.env.BENCH_ENGINES ?? 'postgres,pglite').split(',').filter((e): e is BenchEngine => e === 'postgres' || e === 'pglite');
+const engines = (process.env.BENCH_ENGINES ?? 'postgres,pglite')
+  .split(',')
+  .filter((e): e is BenchEngine => e === 'postgres' || e === 'pglite');
 
 const startedAt = systemClock.now();
 const loadAverage1mAtStart = Math.round(os.loadavg()[0]! * 100) / 100;
@@ -44,21 +46,38 @@ const perEngine: Record<string, unknown> = {};
 const rows: string[][] = [];
 for (const engine of engines) {
   process.stderr.write(`bench: ${engine} limits\n`);
-  const limits = await measureLimits(engine, postgresUrl, sizes.requests, sizes.staticReads, sizes.concurrency);
+  const limits = await measureLimits(
+    engine,
+    postgresUrl,
+    sizes.requests,
+    sizes.staticReads,
+    sizes.concurrency,
+  );
   process.stderr.write(`bench: ${engine} cobro\n`);
   const cobro = await measureCobro(engine, postgresUrl, sizes);
   perEngine[engine] = { limits, cobro };
   rows.push(...figureRows(engine, limits, cobro));
 }
 process.stderr.write('bench: scale-out on postgres\n');
-const scaleOut = engines.includes('postgres') ? await measureScaleOut(postgresUrl, sizes.requests, sizes.concurrency) : null;
+const scaleOut = engines.includes('postgres')
+  ? await measureScaleOut(postgresUrl, sizes.requests, sizes.concurrency)
+  : null;
 if (scaleOut !== null) {
   const one = scaleOut.processes1!.perSecond;
   for (const [name, r] of Object.entries(scaleOut)) {
     // Where the CPU went: with the box's cores all busy, more processes cannot add throughput.
-    const cpu = r.cpu === null ? '' : `; CPU: box ${r.cpu.boxBusyPct}% busy, servers ${r.cpu.serversPct}%, postgres ${r.cpu.postgresPct}%, load generator ${r.cpu.loadGeneratorPct}% of a core`;
-    rows.push(['postgres', `create-transaction, ${name.replace('processes', '')} process(es)`, `${r.perSecond}/s`, `p99 ${r.p99Ms} ms${cpu}`,
-      `${Math.round((r.perSecond / one) * 100) / 100} × 1 process`, name === 'processes2' ? '≥ 1.5' : '']);
+    const cpu =
+      r.cpu === null
+        ? ''
+        : `; CPU: box ${r.cpu.boxBusyPct}% busy, servers ${r.cpu.serversPct}%, postgres ${r.cpu.postgresPct}%, load generator ${r.cpu.loadGeneratorPct}% of a core`;
+    rows.push([
+      'postgres',
+      `create-transaction, ${name.replace('processes', '')} process(es)`,
+      `${r.perSecond}/s`,
+      `p99 ${r.p99Ms} ms${cpu}`,
+      `${Math.round((r.perSecond / one) * 100) / 100} × 1 process`,
+      name === 'processes2' ? '≥ 1.5' : '',
+    ]);
   }
 }
 const report = {
@@ -77,4 +96,6 @@ const report = {
 fs.mkdirSync(resultsDir, { recursive: true });
 const file = path.join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
 fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-process.stdout.write(`${renderTable(rows)}\nload average ${loadAverage1mAtStart} at start, ${report.loadAverage1mAtEnd} at end; written to ${path.relative(process.cwd(), file)}\n`);
+process.stdout.write(
+  `${renderTable(rows)}\nload average ${loadAverage1mAtStart} at start, ${report.loadAverage1mAtEnd} at end; written to ${path.relative(process.cwd(), file)}\n`,
+);

@@ -7,7 +7,11 @@ import path from 'node:path';
 
 if (process.env.NODE_COMPILE_CACHE === undefined) {
   let home = '';
-  try { home = os.homedir(); } catch { /* no home directory: run without the cache */ }
+  try {
+    home = os.homedir();
+  } catch {
+    /* no home directory: run without the cache */
+  }
   const base = process.env.XDG_CACHE_HOME || (home === '' ? '' : path.join(home, '.cache'));
   if (base !== '') module.enableCompileCache?.(path.join(base, 'cobro', 'node-compile-cache'));
 }

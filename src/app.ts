@@ -22,7 +22,10 @@ import { registerRateLimit } from './platform/http/rate-limit.ts';
 import { registerWriteGuard } from './platform/http/write-guard.ts';
 import { attachLazySchemas, lazySchemas } from './platform/http/lazy-schemas.ts';
 
-export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = appModules): Promise<FastifyInstance> {
+export async function buildApp(
+  ctx: AppContext,
+  modules: readonly AppModule[] = appModules,
+): Promise<FastifyInstance> {
   const schemas = lazySchemas();
   const app: FastifyInstance = Fastify({
     schemaController: { compilersFactory: schemas.compilersFactory as never },
@@ -36,8 +39,13 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
     // A URL that is not valid percent-encoding never reaches a route: answer it in the seed's envelope too.
     frameworkErrors: (error, request, reply) => {
       // A path id longer than the router holds is the same mistake as one over the route's own limit: `id: too long`.
-      const envelope = validationError(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? { id: 'too long' } : { url: 'invalid' });
-      void (reply as FastifyReply).code(400).header('x-request-id', request.id).type('application/json; charset=utf-8')
+      const envelope = validationError(
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? { id: 'too long' } : { url: 'invalid' },
+      );
+      void (reply as FastifyReply)
+        .code(400)
+        .header('x-request-id', request.id)
+        .type('application/json; charset=utf-8')
         .send(JSON.stringify(envelope.envelope()));
       request.log.info({ code: error.code }, 'framework refused the request');
     },
@@ -67,7 +75,13 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[] = 
     const routes = module.routes;
     if (routes === undefined) continue;
     // The plugin's name shows in Fastify's errors and in `app.printPlugins()`.
-    const plugin = Object.defineProperty(async (child: FastifyInstance) => { await routes(child, ctx); }, 'name', { value: module.name });
+    const plugin = Object.defineProperty(
+      async (child: FastifyInstance) => {
+        await routes(child, ctx);
+      },
+      'name',
+      { value: module.name },
+    );
     await app.register(plugin);
   }
   return app;

@@ -7,12 +7,24 @@ import type { Clock } from './platform/time/clock.ts';
 import { systemClock } from './platform/time/clock.ts';
 import type { AppContext, ContextBase, DueWorkHandler } from './platform/context.ts';
 import path from 'node:path';
-import { checkPostgresReachable, embeddedDatabaseExists, openDatabase, redactedUrl, type DatabaseHandle } from './platform/db/database.ts';
+import {
+  checkPostgresReachable,
+  embeddedDatabaseExists,
+  openDatabase,
+  redactedUrl,
+  type DatabaseHandle,
+} from './platform/db/database.ts';
 import { migrateToLatest, pendingMigrations } from './platform/db/migrate.ts';
 import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/process/logger.ts';
 import type { AppModule } from './platform/module.ts';
-import { createSecretBox, existingSecretKey, keylessSecretBox, resolveSecretKey, type SecretBox } from './platform/auth/secrets.ts';
+import {
+  createSecretBox,
+  existingSecretKey,
+  keylessSecretBox,
+  resolveSecretKey,
+  type SecretBox,
+} from './platform/auth/secrets.ts';
 import { dataDirEntries } from './platform/process/fs-permissions.ts';
 import { watchDiskSpace } from './platform/db/disk-space.ts';
 import { StartupError } from './platform/process/startup-error.ts';
@@ -50,7 +62,10 @@ export interface RuntimeOptions {
 
 /** The platform's own time-driven work, run before the modules'. */
 const platformDueWork: readonly DueWorkHandler[] = [
-  { name: 'idempotency-expiry', run: (ctx, scope) => purgeExpiredKeys(ctx.db, ctx.clock.now(), scope.accountId, scope.limit) },
+  {
+    name: 'idempotency-expiry',
+    run: (ctx, scope) => purgeExpiredKeys(ctx.db, ctx.clock.now(), scope.accountId, scope.limit),
+  },
 ];
 
 /** Every due-work handler once, platform first, then the modules in their listed order. */
@@ -68,7 +83,10 @@ function dueWorkRegistry(modules: readonly AppModule[]): readonly DueWorkHandler
  * module scope. Tests that open their own database call this too, so they run the real wiring; a test that wants
  * another clock or mode builds its context here again rather than by copying one.
  */
-export function createContext(base: ContextBase, modules: readonly AppModule[] = appModules): AppContext {
+export function createContext(
+  base: ContextBase,
+  modules: readonly AppModule[] = appModules,
+): AppContext {
   assertLimits();
   return {
     ...base,
@@ -91,43 +109,68 @@ export function createContext(base: ContextBase, modules: readonly AppModule[] =
 async function readOnlySecrets(handle: DatabaseHandle, config: Config): Promise<SecretBox> {
   const pending = await pendingMigrations(handle.db);
   if (pending.length > 0) {
-    const where = config.databaseUrl !== null ? redactedUrl(config.databaseUrl) : path.resolve(config.dataDir);
+    const where =
+      config.databaseUrl !== null ? redactedUrl(config.databaseUrl) : path.resolve(config.dataDir);
     throw new StartupError(
       `the database at ${where} is behind this cobro: ${pending.length} migration(s) not applied (${pending.join(', ')}); ` +
-      'this command only reads and never migrates: run `cobro migrate` first');
+        'this command only reads and never migrates: run `cobro migrate` first',
+    );
   }
   const key = existingSecretKey(config.secretKey, config.dataDir);
   return key !== null
     ? createSecretBox(key)
-    : keylessSecretBox(`no secret key: COBRO_SECRET_KEY is unset and ${path.join(config.dataDir, dataDirEntries.secretKey)} does not exist (this command only reads and creates none)`);
+    : keylessSecretBox(
+        `no secret key: COBRO_SECRET_KEY is unset and ${path.join(config.dataDir, dataDirEntries.secretKey)} does not exist (this command only reads and creates none)`,
+      );
 }
 
 function logOpening(logger: Logger, config: Config): void {
   if (config.databaseUrl !== null) {
-    logger.info({ database: redactedUrl(config.databaseUrl) }, `opening PostgreSQL at ${redactedUrl(config.databaseUrl)}`);
+    logger.info(
+      { database: redactedUrl(config.databaseUrl) },
+      `opening PostgreSQL at ${redactedUrl(config.databaseUrl)}`,
+    );
   } else if (embeddedDatabaseExists(config.dataDir)) {
-    logger.info({ dataDir: path.resolve(config.dataDir) }, `opening the embedded database (PGlite) in ${path.resolve(config.dataDir)}`);
+    logger.info(
+      { dataDir: path.resolve(config.dataDir) },
+      `opening the embedded database (PGlite) in ${path.resolve(config.dataDir)}`,
+    );
   } else {
-    logger.info({ dataDir: path.resolve(config.dataDir) }, `creating the embedded database (PGlite) in ${path.resolve(config.dataDir)}: the first start takes a few seconds`);
+    logger.info(
+      { dataDir: path.resolve(config.dataDir) },
+      `creating the embedded database (PGlite) in ${path.resolve(config.dataDir)}: the first start takes a few seconds`,
+    );
   }
 }
 
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel, config.logFormat);
-  if (options.handle === undefined && config.databaseUrl !== null) await checkPostgresReachable(config.databaseUrl);
+  if (options.handle === undefined && config.databaseUrl !== null)
+    await checkPostgresReachable(config.databaseUrl);
   const readOnly = options.readOnly === true;
   // A line per step of a start (issue 32): the first start's seconds of creating and migrating are not silence.
   if (options.handle === undefined && !readOnly) logOpening(logger, config);
-  const handle = options.handle ?? (config.databaseUrl !== null
-    ? await openDatabase({ engine: 'postgres', url: config.databaseUrl, readOnly, preparedStatements: config.dbPreparedStatements })
-    : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly }));
+  const handle =
+    options.handle ??
+    (config.databaseUrl !== null
+      ? await openDatabase({
+          engine: 'postgres',
+          url: config.databaseUrl,
+          readOnly,
+          preparedStatements: config.dbPreparedStatements,
+        })
+      : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly }));
   let secrets;
   try {
     if (readOnly) {
       secrets = await readOnlySecrets(handle, config);
     } else if (options.migrate !== false) {
       const pending = await pendingMigrations(handle.db);
-      if (pending.length > 0) logger.info({ pending: pending.length }, `migrating the database: ${pending.length} migration(s) to apply`);
+      if (pending.length > 0)
+        logger.info(
+          { pending: pending.length },
+          `migrating the database: ${pending.length} migration(s) to apply`,
+        );
       const { applied } = await migrateToLatest(handle.db);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     }
@@ -138,11 +181,32 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     throw error;
   }
   // PGlite's files in DATA_DIR: writes stop before its disk is full (decision 420). PostgreSQL minds its own disk.
-  const diskSpace = handle.engine === 'pglite' && !readOnly && options.handle === undefined
-    ? watchDiskSpace(config.dataDir, limits.dataDirFreeBytesMin, limits.dataDirSpaceCheckMs, logger) : undefined;
+  const diskSpace =
+    handle.engine === 'pglite' && !readOnly && options.handle === undefined
+      ? watchDiskSpace(
+          config.dataDir,
+          limits.dataDirFreeBytesMin,
+          limits.dataDirSpaceCheckMs,
+          logger,
+        )
+      : undefined;
   const ctx = createContext({
-    db: handle.db, engine: handle.engine, pool: handle.pool, config, clock: options.clock ?? systemClock, secrets, logger, changes: handle.changes,
+    db: handle.db,
+    engine: handle.engine,
+    pool: handle.pool,
+    config,
+    clock: options.clock ?? systemClock,
+    secrets,
+    logger,
+    changes: handle.changes,
     ...(diskSpace !== undefined ? { diskSpace } : {}),
   });
-  return { ctx, handle, close: () => { diskSpace?.stop(); return handle.close(); } };
+  return {
+    ctx,
+    handle,
+    close: () => {
+      diskSpace?.stop();
+      return handle.close();
+    },
+  };
 }

@@ -21,7 +21,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, options: RuntimeOptions = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  options: RuntimeOptions = {},
+): Promise<RunningServer> {
   // Before anything opens: a port in use fails here, with DATA_DIR untouched.
   await checkPortFree(config.host, config.port);
   // What an earlier start or an operator left open to other users is tightened and named.
@@ -38,7 +41,10 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
     address = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
       throw new StartupError(listenErrorText(config.host, config.port, error));
     });
-    ops = runtime.handle.engine === 'pglite' && options.handle === undefined ? await startOpsServer(ctx) : null;
+    ops =
+      runtime.handle.engine === 'pglite' && options.handle === undefined
+        ? await startOpsServer(ctx)
+        : null;
     // Only once the server is sure to start: a failed start leaves no demo account behind.
     demo = await announceDemoAccount(ctx);
   } catch (error) {
@@ -48,7 +54,10 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
     throw error;
   }
   const workers: RunningWorker | null = config.workersEnabled ? startWorkers(ctx) : null;
-  ctx.logger.info({ address, mode: config.mode, engine: runtime.handle.engine, url: config.publicBaseUrl }, `cobro is serving at ${config.publicBaseUrl}`);
+  ctx.logger.info(
+    { address, mode: config.mode, engine: runtime.handle.engine, url: config.publicBaseUrl },
+    `cobro is serving at ${config.publicBaseUrl}`,
+  );
   warnProductionSetup(ctx.logger, config, runtime.handle.engine);
   // For a person at a terminal, and on the first start whatever the output: where to go next.
   if (demo !== null || process.stdout.isTTY === true) process.stdout.write(nextSteps(config, demo));
@@ -76,15 +85,17 @@ async function announceDemoAccount(ctx: AppContext): Promise<AccountView | null>
   if (demo === null) return null;
   ctx.logger.info({ account: demo.id }, 'sandbox demo account created');
   // Printed once, on the first start, so `npm start` alone gives a usable API.
-  process.stdout.write(`${[
-    '',
-    `Sandbox demo account created (shown once; \`cobro accounts show ${demo.id}\` shows it again):`,
-    `  account id:     ${demo.id}`,
-    `  public token:   ${demo.publicToken}`,
-    `  private token:  ${demo.privateToken}`,
-    `  webhook secret: ${demo.webhookSecret}`,
-    '',
-  ].join('\n')}\n`);
+  process.stdout.write(
+    `${[
+      '',
+      `Sandbox demo account created (shown once; \`cobro accounts show ${demo.id}\` shows it again):`,
+      `  account id:     ${demo.id}`,
+      `  public token:   ${demo.publicToken}`,
+      `  private token:  ${demo.privateToken}`,
+      `  webhook secret: ${demo.webhookSecret}`,
+      '',
+    ].join('\n')}\n`,
+  );
   return demo;
 }
 
@@ -93,7 +104,10 @@ export function closeOnSignals(server: RunningServer): void {
     server.runtime.ctx.logger.info({ signal }, 'shutting down');
     const timer = setTimeout(() => process.exit(1), limits.shutdownGraceMs);
     timer.unref();
-    server.close().then(() => process.exit(0), () => process.exit(1));
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));

@@ -21,7 +21,8 @@ export function nextSteps(config: Config, demo: AccountView | null): string {
       `    SIGN=$(bin/cobro sign --token ${priv} --path /api/account)`,
       `    curl -s ${base}/api/account -H "Authorization: Bearer ${pub}" -H "Sign: $SIGN"`,
     );
-    if (demo === null) lines.push('  Tokens: bin/cobro accounts list, then bin/cobro accounts show <id>');
+    if (demo === null)
+      lines.push('  Tokens: bin/cobro accounts list, then bin/cobro accounts show <id>');
   } else {
     lines.push('  Going live: docs/going-live.md');
   }
@@ -29,14 +30,22 @@ export function nextSteps(config: Config, demo: AccountView | null): string {
 }
 
 /** Production on the embedded database or behind a plain-http address: named at every start, with the guide. */
-export function warnProductionSetup(logger: Logger, config: Config, engine: 'pglite' | 'postgres'): void {
+export function warnProductionSetup(
+  logger: Logger,
+  config: Config,
+  engine: 'pglite' | 'postgres',
+): void {
   if (config.mode !== 'production') return;
   if (engine === 'pglite') {
-    logger.warn({ guide: 'docs/going-live.md' },
-      'production on the embedded PGlite database (one process, no pg_dump, backups only with the server stopped): set DATABASE_URL to a PostgreSQL; see docs/going-live.md');
+    logger.warn(
+      { guide: 'docs/going-live.md' },
+      'production on the embedded PGlite database (one process, no pg_dump, backups only with the server stopped): set DATABASE_URL to a PostgreSQL; see docs/going-live.md',
+    );
   }
   if (config.publicBaseUrl.startsWith('http://')) {
-    logger.warn({ publicBaseUrl: config.publicBaseUrl, guide: 'docs/going-live.md' },
-      'production with a plain-http PUBLIC_BASE_URL: payers would send card pages and tokens unencrypted; serve HTTPS through a reverse proxy, see docs/going-live.md');
+    logger.warn(
+      { publicBaseUrl: config.publicBaseUrl, guide: 'docs/going-live.md' },
+      'production with a plain-http PUBLIC_BASE_URL: payers would send card pages and tokens unencrypted; serve HTTPS through a reverse proxy, see docs/going-live.md',
+    );
   }
 }

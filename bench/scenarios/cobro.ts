@@ -2,13 +2,33 @@
 // transactions, reading the wallet and the bank catalogue, payouts on one hot wallet and over 50 wallets, paying
 // transactions at the checkout, delivering their callbacks, settling them, the cold start and the peak RSS.
 import { performance } from 'node:perf_hooks';
-import { runLoad, runMeasuredLoad, warmupRequestsFor, watchRss, type MeasuredLoad } from '../support/load.ts';
+import {
+  runLoad,
+  runMeasuredLoad,
+  warmupRequestsFor,
+  watchRss,
+  type MeasuredLoad,
+} from '../support/load.ts';
 import { startCobro } from '../support/processes.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { prepareDatabase, type BenchAccount, type BenchEngine } from '../support/setup.ts';
-import { getJson, payByCard, payoutBody, payoutMinor, postJson, transactionBody } from '../support/client.ts';
+import {
+  getJson,
+  payByCard,
+  payoutBody,
+  payoutMinor,
+  postJson,
+  transactionBody,
+} from '../support/client.ts';
 
-export interface CobroSizes { readonly requests: number; readonly staticReads: number; readonly payouts: number; readonly payments: number; readonly callbacks: number; readonly concurrency: number }
+export interface CobroSizes {
+  readonly requests: number;
+  readonly staticReads: number;
+  readonly payouts: number;
+  readonly payments: number;
+  readonly callbacks: number;
+  readonly concurrency: number;
+}
 
 export interface CobroFigures {
   readonly coldStartMs: number;
@@ -19,11 +39,18 @@ export interface CobroFigures {
   readonly createTransaction: MeasuredLoad;
   readonly getWallet: MeasuredLoad;
   readonly getBanks: MeasuredLoad;
-  readonly hotWalletPayouts: MeasuredLoad & { readonly fundedFor: number; readonly overdraft: boolean };
+  readonly hotWalletPayouts: MeasuredLoad & {
+    readonly fundedFor: number;
+    readonly overdraft: boolean;
+  };
   readonly payouts50Wallets: MeasuredLoad;
   readonly paymentSuccess: MeasuredLoad;
   readonly callbacks: { readonly delivered: number; readonly perSecond: number | null };
-  readonly settlement: { readonly settled: number; readonly ms: number; readonly perSecond: number };
+  readonly settlement: {
+    readonly settled: number;
+    readonly ms: number;
+    readonly perSecond: number;
+  };
   readonly ledgerClean: boolean;
 }
 
@@ -36,17 +63,31 @@ const payer = 2 + spreadWallets;
 /** A wallet of its own for the payouts that warm the server up, so the hot wallet's funds stay exactly as planned. */
 const warmupWallet = payer + 1;
 
-const succeeded = (r: { status: number; body: any }) => r.status === 200 && r.body?.status === 'success';
+const succeeded = (r: { status: number; body: any }) =>
+  r.status === 200 && r.body?.status === 'success';
 /** A created transaction answers `pending` with its checkout url (seed). */
-const created = (r: { status: number; body: any }) => r.status === 200 && r.body?.status === 'pending' && typeof r.body?.url === 'string';
+const created = (r: { status: number; body: any }) =>
+  r.status === 200 && r.body?.status === 'pending' && typeof r.body?.url === 'string';
 
-export async function measureCobro(engine: BenchEngine, postgresUrl: string, sizes: CobroSizes): Promise<CobroFigures> {
+export async function measureCobro(
+  engine: BenchEngine,
+  postgresUrl: string,
+  sizes: CobroSizes,
+): Promise<CobroFigures> {
   // The hot wallet holds funds for four payouts in five: the rest must be refused, never overdrawn.
   const fundedFor = Math.floor((sizes.payouts * 4) / 5);
   const database = await prepareDatabase({
-    engine, postgresUrl, accounts: warmupWallet + 1,
-    walletMinorOf: (i) => (i === hot ? BigInt(payoutMinor * fundedFor) : i > hot && i < payer ? BigInt(payoutMinor * sizes.payouts)
-      : i === warmupWallet ? BigInt(payoutMinor * warmupRequestsFor(sizes.payouts)) : 0n),
+    engine,
+    postgresUrl,
+    accounts: warmupWallet + 1,
+    walletMinorOf: (i) =>
+      i === hot
+        ? BigInt(payoutMinor * fundedFor)
+        : i > hot && i < payer
+          ? BigInt(payoutMinor * sizes.payouts)
+          : i === warmupWallet
+            ? BigInt(payoutMinor * warmupRequestsFor(sizes.payouts))
+            : 0n,
   });
   const receiver = await startReceiver();
   const account = (i: number): BenchAccount => database.accounts[i]!;
@@ -56,30 +97,84 @@ export async function measureCobro(engine: BenchEngine, postgresUrl: string, siz
     const rss = watchRss(server.pid);
     const base = server.url;
     const warmup = warmupRequestsFor(sizes.requests);
-    await runLoad(warmup, c, async (i) => created(await postJson(base, account(0), '/api/transaction', transactionBody(i, { order: `warmup-${i}` }))));
-    const createTransaction = await runMeasuredLoad([server.pid], sizes.requests, c, async (i) => created(await postJson(base, account(0), '/api/transaction', transactionBody(i))));
-    await runLoad(warmup, c, async () => (await getJson(base, account(0), '/api/wallet', true)).status === 200);
-    const getWallet = await runMeasuredLoad([server.pid], sizes.requests, c, async () => (await getJson(base, account(0), '/api/wallet', true)).status === 200);
+    await runLoad(warmup, c, async (i) =>
+      created(
+        await postJson(
+          base,
+          account(0),
+          '/api/transaction',
+          transactionBody(i, { order: `warmup-${i}` }),
+        ),
+      ),
+    );
+    const createTransaction = await runMeasuredLoad([server.pid], sizes.requests, c, async (i) =>
+      created(await postJson(base, account(0), '/api/transaction', transactionBody(i))),
+    );
+    await runLoad(
+      warmup,
+      c,
+      async () => (await getJson(base, account(0), '/api/wallet', true)).status === 200,
+    );
+    const getWallet = await runMeasuredLoad(
+      [server.pid],
+      sizes.requests,
+      c,
+      async () => (await getJson(base, account(0), '/api/wallet', true)).status === 200,
+    );
     await runLoad(warmup, c, async () => (await getJson(base, null, '/api/banks')).status === 200);
-    const getBanks = await runMeasuredLoad([server.pid], sizes.staticReads, c, async () => (await getJson(base, null, '/api/banks')).status === 200);
-    await runLoad(warmupRequestsFor(sizes.payouts), c, async (i) => succeeded(await postJson(base, account(warmupWallet), '/api/wallet/payout', payoutBody(i))));
-    const hotLoad = await runMeasuredLoad([server.pid], sizes.payouts, c, async (i) => succeeded(await postJson(base, account(hot), '/api/wallet/payout', payoutBody(i))));
-    const payouts50Wallets = await runMeasuredLoad([server.pid], sizes.payouts, c, async (i) => succeeded(await postJson(base, account(hot + 1 + (i % spreadWallets)), '/api/wallet/payout', payoutBody(i))));
+    const getBanks = await runMeasuredLoad(
+      [server.pid],
+      sizes.staticReads,
+      c,
+      async () => (await getJson(base, null, '/api/banks')).status === 200,
+    );
+    await runLoad(warmupRequestsFor(sizes.payouts), c, async (i) =>
+      succeeded(await postJson(base, account(warmupWallet), '/api/wallet/payout', payoutBody(i))),
+    );
+    const hotLoad = await runMeasuredLoad([server.pid], sizes.payouts, c, async (i) =>
+      succeeded(await postJson(base, account(hot), '/api/wallet/payout', payoutBody(i))),
+    );
+    const payouts50Wallets = await runMeasuredLoad([server.pid], sizes.payouts, c, async (i) =>
+      succeeded(
+        await postJson(
+          base,
+          account(hot + 1 + (i % spreadWallets)),
+          '/api/wallet/payout',
+          payoutBody(i),
+        ),
+      ),
+    );
     const checkoutUrls: string[] = [];
     for (let i = 0; i < sizes.payments; i++) {
-      const res = await postJson(base, account(payer), '/api/transaction', transactionBody(i, { urlnotify: receiver.url, urlreturn: 'http://127.0.0.1/return' }));
-      if (!created(res)) throw new Error(`transaction for payment ${i} refused: ${JSON.stringify(res.body)}`);
+      const res = await postJson(
+        base,
+        account(payer),
+        '/api/transaction',
+        transactionBody(i, { urlnotify: receiver.url, urlreturn: 'http://127.0.0.1/return' }),
+      );
+      if (!created(res))
+        throw new Error(`transaction for payment ${i} refused: ${JSON.stringify(res.body)}`);
       checkoutUrls.push(String(res.body.url));
     }
     // Paid on another account and without a callback URL, so the callbacks counted below are the measured payments'.
     const warmupUrls: string[] = [];
     for (let i = 0; i < warmupRequestsFor(sizes.payments); i++) {
-      const res = await postJson(base, account(warmupWallet), '/api/transaction', transactionBody(i, { order: `warmup-pay-${i}`, urlreturn: 'http://127.0.0.1/return' }));
-      if (!created(res)) throw new Error(`transaction for warm-up payment ${i} refused: ${JSON.stringify(res.body)}`);
+      const res = await postJson(
+        base,
+        account(warmupWallet),
+        '/api/transaction',
+        transactionBody(i, { order: `warmup-pay-${i}`, urlreturn: 'http://127.0.0.1/return' }),
+      );
+      if (!created(res))
+        throw new Error(
+          `transaction for warm-up payment ${i} refused: ${JSON.stringify(res.body)}`,
+        );
       warmupUrls.push(String(res.body.url));
     }
     await runLoad(warmupUrls.length, c, (i) => payByCard(base, warmupUrls[i]!));
-    const paymentSuccess = await runMeasuredLoad([server.pid], sizes.payments, c, (i) => payByCard(base, checkoutUrls[i]!));
+    const paymentSuccess = await runMeasuredLoad([server.pid], sizes.payments, c, (i) =>
+      payByCard(base, checkoutUrls[i]!),
+    );
     const peakRssMb = await rss.stop();
     await server.stop();
     // The same database again, workers on: the outbox holds one callback per payment to deliver, and more put there
@@ -89,7 +184,16 @@ export async function measureCobro(engine: BenchEngine, postgresUrl: string, siz
     const second = await startCobro(database.env);
     const deliveredMs = await receiver.waitFor(callbacksExpected, callbacksTimeoutMs);
     // Killed with creates in flight, then started again: the restart replays what the kill left (PGlite's WAL).
-    const inFlight = runLoad(sizes.requests, c, async (i) => created(await postJson(second.url, account(0), '/api/transaction', transactionBody(i, { order: `killed-${i}` }))));
+    const inFlight = runLoad(sizes.requests, c, async (i) =>
+      created(
+        await postJson(
+          second.url,
+          account(0),
+          '/api/transaction',
+          transactionBody(i, { order: `killed-${i}` }),
+        ),
+      ),
+    );
     await new Promise((r) => setTimeout(r, killAfterMs));
     await second.kill();
     await inFlight;
@@ -98,17 +202,30 @@ export async function measureCobro(engine: BenchEngine, postgresUrl: string, siz
     // Workers off again, so the advance's own drain settles every payment (a worker would race it for some).
     const third = await startCobro({ ...database.env, COBRO_WORKERS: '0' });
     const started = performance.now();
-    const advanced = await postJson(third.url, account(payer), '/api/sandbox/clock/advance', { days: 3 });
+    const advanced = await postJson(third.url, account(payer), '/api/sandbox/clock/advance', {
+      days: 3,
+    });
     const settleMs = Math.max(1, Math.round(performance.now() - started));
-    if (!succeeded(advanced)) throw new Error(`clock advance refused: ${JSON.stringify(advanced.body)}`);
+    if (!succeeded(advanced))
+      throw new Error(`clock advance refused: ${JSON.stringify(advanced.body)}`);
     await third.stop();
     const settled = Number(advanced.body.processed?.['transaction-settlement'] ?? 0);
     return {
-      coldStartMs: server.readyMs, warmStartMs: second.readyMs, killRestartMs: restarted.readyMs, peakRssMb,
-      createTransaction, getWallet, getBanks,
+      coldStartMs: server.readyMs,
+      warmStartMs: second.readyMs,
+      killRestartMs: restarted.readyMs,
+      peakRssMb,
+      createTransaction,
+      getWallet,
+      getBanks,
       hotWalletPayouts: { ...hotLoad, fundedFor, overdraft: hotLoad.ok > fundedFor },
-      payouts50Wallets, paymentSuccess,
-      callbacks: { delivered: receiver.received(), perSecond: deliveredMs === null ? null : Math.round((callbacksExpected / deliveredMs) * 1000) },
+      payouts50Wallets,
+      paymentSuccess,
+      callbacks: {
+        delivered: receiver.received(),
+        perSecond:
+          deliveredMs === null ? null : Math.round((callbacksExpected / deliveredMs) * 1000),
+      },
       settlement: { settled, ms: settleMs, perSecond: Math.round((settled / settleMs) * 1000) },
       ledgerClean: await database.verify(),
     };

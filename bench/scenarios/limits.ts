@@ -4,12 +4,25 @@ import { runLoad, runMeasuredLoad, warmupRequestsFor, type MeasuredLoad } from '
 import { startLimitServer } from '../support/processes.ts';
 import { prepareDatabase, type BenchEngine } from '../support/setup.ts';
 
-export interface Limits { readonly noop: MeasuredLoad; readonly insert: MeasuredLoad }
+export interface Limits {
+  readonly noop: MeasuredLoad;
+  readonly insert: MeasuredLoad;
+}
 
 /** `staticReads`: how many noops are measured (as many as Cobro's static reads, bench/run.ts). */
-export async function measureLimits(engine: BenchEngine, postgresUrl: string, requests: number, staticReads: number, concurrency: number): Promise<Limits> {
+export async function measureLimits(
+  engine: BenchEngine,
+  postgresUrl: string,
+  requests: number,
+  staticReads: number,
+  concurrency: number,
+): Promise<Limits> {
   const database = await prepareDatabase({ engine, postgresUrl, accounts: 1 });
-  const server = await startLimitServer(database.env.DATABASE_URL !== undefined ? { DATABASE_URL: database.env.DATABASE_URL } : { DATA_DIR: database.env.DATA_DIR! });
+  const server = await startLimitServer(
+    database.env.DATABASE_URL !== undefined
+      ? { DATABASE_URL: database.env.DATABASE_URL }
+      : { DATA_DIR: database.env.DATA_DIR! },
+  );
   try {
     const noopOnce = async () => {
       const res = await fetch(`${server.url}/noop`);
@@ -18,7 +31,8 @@ export async function measureLimits(engine: BenchEngine, postgresUrl: string, re
     };
     const insertOnce = async (order: string) => {
       const res = await fetch(`${server.url}/insert`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email: 'payer@example.com', order, amount: 25000 }),
       });
       await res.arrayBuffer();
@@ -28,7 +42,9 @@ export async function measureLimits(engine: BenchEngine, postgresUrl: string, re
     await runLoad(warmupRequestsFor(staticReads), concurrency, noopOnce);
     const noop = await runMeasuredLoad([server.pid], staticReads, concurrency, noopOnce);
     await runLoad(warmup, concurrency, (i) => insertOnce(`limit-warmup-${i}`));
-    const insert = await runMeasuredLoad([server.pid], requests, concurrency, (i) => insertOnce(`limit-${i}`));
+    const insert = await runMeasuredLoad([server.pid], requests, concurrency, (i) =>
+      insertOnce(`limit-${i}`),
+    );
     return { noop, insert };
   } finally {
     await server.stop();

@@ -12,7 +12,11 @@ const processCounts = [1, 2, 4] as const;
 
 export type ScaleOutResult = LoadResult & { readonly cpu: CpuShares | null };
 
-export async function measureScaleOut(postgresUrl: string, requests: number, concurrency: number): Promise<Record<string, ScaleOutResult>> {
+export async function measureScaleOut(
+  postgresUrl: string,
+  requests: number,
+  concurrency: number,
+): Promise<Record<string, ScaleOutResult>> {
   const database = await prepareDatabase({ engine: 'postgres', postgresUrl, accounts: 1 });
   const account = database.accounts[0]!;
   const out: Record<string, ScaleOutResult> = {};
@@ -20,16 +24,34 @@ export async function measureScaleOut(postgresUrl: string, requests: number, con
     for (const count of processCounts) {
       const servers: Spawned[] = [];
       try {
-        for (let p = 0; p < count; p++) servers.push(await startCobro({ ...database.env, COBRO_WORKERS: '0' }));
+        for (let p = 0; p < count; p++)
+          servers.push(await startCobro({ ...database.env, COBRO_WORKERS: '0' }));
         const warmup = warmupRequestsFor(requests);
         for (const [p, server] of servers.entries()) {
-          const warmed = await runLoad(warmup, concurrency, async (i) => (await postJson(server.url, account, '/api/transaction',
-            transactionBody(i, { order: `scale-warmup-${count}-${p}-${i}` }))).status === 200);
-          if (warmed.ok !== warmup) throw new Error(`scale-out warm-up: ${warmed.ok} of ${warmup} answered`);
+          const warmed = await runLoad(
+            warmup,
+            concurrency,
+            async (i) =>
+              (
+                await postJson(
+                  server.url,
+                  account,
+                  '/api/transaction',
+                  transactionBody(i, { order: `scale-warmup-${count}-${p}-${i}` }),
+                )
+              ).status === 200,
+          );
+          if (warmed.ok !== warmup)
+            throw new Error(`scale-out warm-up: ${warmed.ok} of ${warmup} answered`);
         }
         const cpu = measureCpu(servers.map((s) => s.pid));
         const load = await runLoad(requests, concurrency, async (i) => {
-          const res = await postJson(servers[i % count]!.url, account, '/api/transaction', transactionBody(i, { order: `scale-${count}-${i}` }));
+          const res = await postJson(
+            servers[i % count]!.url,
+            account,
+            '/api/transaction',
+            transactionBody(i, { order: `scale-${count}-${i}` }),
+          );
           return res.status === 200 && res.body?.status === 'pending';
         });
         out[`processes${count}`] = { ...load, cpu: cpu.stop() };

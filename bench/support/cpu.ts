@@ -28,14 +28,23 @@ function postgresPids(): number[] {
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim().startsWith('postgres')) pids.push(Number(entry));
-    } catch { /* gone meanwhile */ }
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim().startsWith('postgres'))
+        pids.push(Number(entry));
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return pids;
 }
 
 function boxTicks(): { busy: number; total: number } {
-  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const cpu = fs
+    .readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const total = cpu.reduce((a, b) => a + b, 0);
   const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
   return { busy: total - idle, total };
@@ -44,17 +53,31 @@ function boxTicks(): { busy: number; total: number } {
 /** Starts counting; `stop()` gives the shares since. PostgreSQL's backends are summed over those alive at stop. */
 export function measureCpu(serverPids: readonly number[]): { stop(): CpuShares | null } {
   if (!fs.existsSync('/proc/stat')) return { stop: () => null };
-  const started = { at: performance.now(), box: boxTicks(), self: process.cpuUsage(), servers: serverPids.map(processTicks), pg: new Map(postgresPids().map((p) => [p, processTicks(p)])) };
+  const started = {
+    at: performance.now(),
+    box: boxTicks(),
+    self: process.cpuUsage(),
+    servers: serverPids.map(processTicks),
+    pg: new Map(postgresPids().map((p) => [p, processTicks(p)])),
+  };
   return {
     stop() {
       const seconds = (performance.now() - started.at) / 1000;
       const box = boxTicks();
-      const servers = serverPids.reduce((sum, pid, i) => sum + processTicks(pid) - started.servers[i]!, 0);
-      const pg = postgresPids().reduce((sum, pid) => sum + processTicks(pid) - (started.pg.get(pid) ?? 0), 0);
+      const servers = serverPids.reduce(
+        (sum, pid, i) => sum + processTicks(pid) - started.servers[i]!,
+        0,
+      );
+      const pg = postgresPids().reduce(
+        (sum, pid) => sum + processTicks(pid) - (started.pg.get(pid) ?? 0),
+        0,
+      );
       const self = process.cpuUsage(started.self);
       const pct = (ticks: number) => Math.round((ticks / ticksPerSecond / seconds) * 100);
       return {
-        boxBusyPct: Math.round(((box.busy - started.box.busy) / Math.max(1, box.total - started.box.total)) * 100),
+        boxBusyPct: Math.round(
+          ((box.busy - started.box.busy) / Math.max(1, box.total - started.box.total)) * 100,
+        ),
         serversPct: pct(servers),
         postgresPct: pct(pg),
         loadGeneratorPct: Math.round(((self.user + self.system) / 1e6 / seconds) * 100),
@@ -74,5 +97,9 @@ export interface CpuPerRequest {
 export function cpuPerRequest(shares: CpuShares | null, perSecond: number): CpuPerRequest | null {
   if (shares === null || perSecond <= 0) return null;
   const us = (pct: number) => Math.round((pct * 1e4) / perSecond);
-  return { serverUs: us(shares.serversPct), postgresUs: us(shares.postgresPct), loadGeneratorUs: us(shares.loadGeneratorPct) };
+  return {
+    serverUs: us(shares.serversPct),
+    postgresUs: us(shares.postgresPct),
+    loadGeneratorUs: us(shares.loadGeneratorPct),
+  };
 }

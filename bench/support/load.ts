@@ -15,7 +15,10 @@ export interface LoadResult {
 const loadLimits = { requestsMax: 200_000, concurrencyMax: 256, warmupRequestsMax: 500 } as const;
 
 function percentile(sortedMs: readonly number[], p: number): number {
-  const index = Math.min(sortedMs.length - 1, Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1));
+  const index = Math.min(
+    sortedMs.length - 1,
+    Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1),
+  );
   return Math.round((sortedMs[index] ?? 0) * 100) / 100;
 }
 
@@ -32,16 +35,27 @@ export function warmupRequestsFor(requests: number): number {
 export type MeasuredLoad = LoadResult & { readonly cpu: CpuPerRequest | null };
 
 /** runLoad, with the CPU per request of the processes `serverPids` (and PostgreSQL's, and this process's). */
-export async function runMeasuredLoad(serverPids: readonly number[], requests: number, concurrency: number, send: (i: number) => Promise<boolean>): Promise<MeasuredLoad> {
+export async function runMeasuredLoad(
+  serverPids: readonly number[],
+  requests: number,
+  concurrency: number,
+  send: (i: number) => Promise<boolean>,
+): Promise<MeasuredLoad> {
   const cpu = measureCpu(serverPids);
   const load = await runLoad(requests, concurrency, send);
   return { ...load, cpu: cpuPerRequest(cpu.stop(), load.perSecond) };
 }
 
 /** `send(i)` makes request i and answers whether it succeeded; a thrown error counts as a failure. */
-export async function runLoad(requests: number, concurrency: number, send: (i: number) => Promise<boolean>): Promise<LoadResult> {
-  if (requests < 1 || requests > loadLimits.requestsMax) throw new RangeError(`requests must be 1..${loadLimits.requestsMax}`);
-  if (concurrency < 1 || concurrency > loadLimits.concurrencyMax) throw new RangeError(`concurrency must be 1..${loadLimits.concurrencyMax}`);
+export async function runLoad(
+  requests: number,
+  concurrency: number,
+  send: (i: number) => Promise<boolean>,
+): Promise<LoadResult> {
+  if (requests < 1 || requests > loadLimits.requestsMax)
+    throw new RangeError(`requests must be 1..${loadLimits.requestsMax}`);
+  if (concurrency < 1 || concurrency > loadLimits.concurrencyMax)
+    throw new RangeError(`concurrency must be 1..${loadLimits.concurrencyMax}`);
   const latenciesMs: number[] = [];
   let ok = 0;
   let next = 0;
@@ -58,7 +72,9 @@ export async function runLoad(requests: number, concurrency: number, send: (i: n
   const durationMs = performance.now() - started;
   latenciesMs.sort((a, b) => a - b);
   return {
-    requests, concurrency, ok,
+    requests,
+    concurrency,
+    ok,
     perSecond: Math.round((requests / durationMs) * 1000 * 10) / 10,
     p50Ms: percentile(latenciesMs, 50),
     p99Ms: percentile(latenciesMs, 99),
@@ -84,5 +100,11 @@ export function watchRss(pid: number, everyMs = 100): { stop(): Promise<number |
       await new Promise((r) => setTimeout(r, everyMs));
     }
   })();
-  return { async stop() { stopped = true; await loop; return peakMb; } };
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return peakMb;
+    },
+  };
 }

@@ -23,7 +23,8 @@ export interface Spawned {
 async function waitReady(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
   const deadline = performance.now() + readyTimeoutMs;
   while (performance.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${stderr()}`);
+    if (child.exitCode !== null)
+      throw new Error(`server exited with ${child.exitCode}: ${stderr()}`);
     const res = await fetch(`${url}/readyz`).catch(() => null);
     if (res?.status === 200) return;
     await new Promise((r) => setTimeout(r, readyPollMs));
@@ -31,7 +32,10 @@ async function waitReady(url: string, child: ChildProcess, stderr: () => string)
   throw new Error(`server not ready within ${readyTimeoutMs} ms: ${stderr()}`);
 }
 
-async function start(args: readonly string[], env: Readonly<Record<string, string>>): Promise<Spawned> {
+async function start(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+): Promise<Spawned> {
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, args, {
@@ -40,30 +44,46 @@ async function start(args: readonly string[], env: Readonly<Record<string, strin
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
-  child.stderr?.on('data', (b: Buffer) => { if (err.length < 4000) err += b.toString(); });
+  child.stderr?.on('data', (b: Buffer) => {
+    if (err.length < 4000) err += b.toString();
+  });
   const url = `http://127.0.0.1:${port}`;
-  await waitReady(url, child, () => err).catch((e: unknown) => { child.kill('SIGKILL'); throw e; });
+  await waitReady(url, child, () => err).catch((e: unknown) => {
+    child.kill('SIGKILL');
+    throw e;
+  });
   const readyMs = Math.round(performance.now() - started);
   return {
-    url, pid: child.pid!, readyMs,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      const hard = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.once('exit', () => { clearTimeout(hard); resolve(); });
-      child.kill('SIGTERM');
-    }),
-    kill: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    }),
+    url,
+    pid: child.pid!,
+    readyMs,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const hard = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(hard);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+    kill: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
   };
 }
 
 /** `cobro serve` on the given database (DATABASE_URL, or DATA_DIR alone for PGlite). */
 export function startCobro(env: Readonly<Record<string, string>>): Promise<Spawned> {
   // Through bin/cobro.js, as `npm start` and bin/cobro run it: with Node's compile cache (decision 410).
-  return start(['bin/cobro.js', 'serve'], { COBRO_MODE: 'sandbox', RATE_LIMIT_PER_MINUTE: '0', ...env });
+  return start(['bin/cobro.js', 'serve'], {
+    COBRO_MODE: 'sandbox',
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...env,
+  });
 }
 
 /** The limits' server (bench/limit-server.ts) on the same kind of database. */

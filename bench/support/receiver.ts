@@ -33,9 +33,14 @@ export async function startReceiver(): Promise<Receiver> {
     received: () => signed,
     async waitFor(count, timeoutMs) {
       const deadline = performance.now() + timeoutMs;
-      while (signed < count && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (signed < count && performance.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
       return signed >= count ? Math.max(1, Math.round(lastAt - firstAt)) : null;
     },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -43,12 +43,19 @@ function withDatabase(url: string, name: string): string {
 }
 
 export async function prepareDatabase(options: {
-  engine: BenchEngine; postgresUrl: string; accounts: number; walletMinorOf?: (index: number) => bigint;
+  engine: BenchEngine;
+  postgresUrl: string;
+  accounts: number;
+  walletMinorOf?: (index: number) => bigint;
 }): Promise<BenchDatabase> {
-  if (options.accounts < 1 || options.accounts > accountsMax) throw new RangeError(`accounts must be 1..${accountsMax}`);
+  if (options.accounts < 1 || options.accounts > accountsMax)
+    throw new RangeError(`accounts must be 1..${accountsMax}`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-bench-'));
   const name = `cobro_bench_${crypto.randomBytes(4).toString('hex')}`;
-  const env: Record<string, string> = { DATA_DIR: dataDir, COBRO_SECRET_KEY: crypto.randomBytes(32).toString('hex') };
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    COBRO_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
+  };
   if (options.engine === 'postgres') {
     const admin = new pg.Client({ connectionString: options.postgresUrl });
     await admin.connect();
@@ -67,29 +74,51 @@ export async function prepareDatabase(options: {
       accounts.push(created.value);
       const walletMinor = options.walletMinorOf?.(i) ?? 0n;
       if (walletMinor > 0n) {
-        await creditWallet(runtime.ctx, { accountId: created.value.id, currency: 'CLP', amountMinor: walletMinor, reason: 'bench funds', kind: 'adjustment' });
+        await creditWallet(runtime.ctx, {
+          accountId: created.value.id,
+          currency: 'CLP',
+          amountMinor: walletMinor,
+          reason: 'bench funds',
+          kind: 'adjustment',
+        });
       }
     }
   } finally {
     await runtime.close();
   }
-  const open = () => env.DATABASE_URL !== undefined
-    ? openDatabase({ engine: 'postgres', url: env.DATABASE_URL })
-    : openDatabase({ engine: 'pglite', dataDir });
+  const open = () =>
+    env.DATABASE_URL !== undefined
+      ? openDatabase({ engine: 'postgres', url: env.DATABASE_URL })
+      : openDatabase({ engine: 'pglite', dataDir });
   return {
-    engine: options.engine, env, accounts,
+    engine: options.engine,
+    env,
+    accounts,
     async verify() {
       const handle = await open();
-      try { return (await verifyLedger(handle.db)).ok; } finally { await handle.close(); }
+      try {
+        return (await verifyLedger(handle.db)).ok;
+      } finally {
+        await handle.close();
+      }
     },
     async seedCallbacks(accountId, url, count) {
       const handle = await open();
       try {
         await handle.db.transaction().execute(async (tx) => {
           const at = new Date();
-          for (let i = 0; i < count; i++) await enqueueCallback(tx, { accountId, url, eventType: 'bench.callback', payload: { seq: i }, at });
+          for (let i = 0; i < count; i++)
+            await enqueueCallback(tx, {
+              accountId,
+              url,
+              eventType: 'bench.callback',
+              payload: { seq: i },
+              at,
+            });
         });
-      } finally { await handle.close(); }
+      } finally {
+        await handle.close();
+      }
     },
     async drop() {
       if (options.engine === 'postgres') {

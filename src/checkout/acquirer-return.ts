@@ -8,7 +8,11 @@ import { Type, type Static } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import { transactionLimits } from '../limits/index.ts';
 import { checkoutToken } from '../modules/transactions/checkout-link.ts';
-import { abandonRedirectPayment, finishRedirectPayment, type ReturnResult } from '../modules/transactions/redirect-attempt.ts';
+import {
+  abandonRedirectPayment,
+  finishRedirectPayment,
+  type ReturnResult,
+} from '../modules/transactions/redirect-attempt.ts';
 import { sendPage } from './html.ts';
 import { invalidLinkPage } from './pages.ts';
 import { fixedMethod, loadForCheckout, offeredMethods } from './checkout-service.ts';
@@ -22,32 +26,54 @@ export function acquirerReturnUrl(ctx: AppContext): string {
 }
 
 const text = Type.Optional(Type.String({ maxLength: transactionLimits.acquirer.tokenLengthMax }));
-const ReturnParams = Type.Object({ token_ws: text, TBK_TOKEN: text, TBK_ORDEN_COMPRA: text, TBK_ID_SESION: text });
+const ReturnParams = Type.Object({
+  token_ws: text,
+  TBK_TOKEN: text,
+  TBK_ORDEN_COMPRA: text,
+  TBK_ID_SESION: text,
+});
 type ReturnParams = Static<typeof ReturnParams>;
 
 async function decide(ctx: AppContext, p: ReturnParams, ip: string): Promise<ReturnResult | null> {
   // TBK_TOKEN first: with both present, the payer hit an error on Transbank's form and nothing was authorised.
-  if (p.TBK_TOKEN !== undefined && p.TBK_TOKEN !== '') return abandonRedirectPayment(ctx, { token: p.TBK_TOKEN }, ip);
-  if (p.token_ws !== undefined && p.token_ws !== '') return finishRedirectPayment(ctx, p.token_ws, ip);
-  if (p.TBK_ORDEN_COMPRA !== undefined && p.TBK_ORDEN_COMPRA !== '') return abandonRedirectPayment(ctx, { attemptId: p.TBK_ORDEN_COMPRA }, ip);
+  if (p.TBK_TOKEN !== undefined && p.TBK_TOKEN !== '')
+    return abandonRedirectPayment(ctx, { token: p.TBK_TOKEN }, ip);
+  if (p.token_ws !== undefined && p.token_ws !== '')
+    return finishRedirectPayment(ctx, p.token_ws, ip);
+  if (p.TBK_ORDEN_COMPRA !== undefined && p.TBK_ORDEN_COMPRA !== '')
+    return abandonRedirectPayment(ctx, { attemptId: p.TBK_ORDEN_COMPRA }, ip);
   return null;
 }
 
-async function answer(ctx: AppContext, reply: FastifyReply, result: ReturnResult | null): Promise<FastifyReply> {
-  if (result === null || result.transactionId === null) return sendPage(reply, 404, invalidLinkPage());
+async function answer(
+  ctx: AppContext,
+  reply: FastifyReply,
+  result: ReturnResult | null,
+): Promise<FastifyReply> {
+  if (result === null || result.transactionId === null)
+    return sendPage(reply, 404, invalidLinkPage());
   const row = await loadForCheckout(ctx, result.transactionId);
   if (row === undefined) return sendPage(reply, 404, invalidLinkPage());
   const link = { id: row.id, valid: await checkoutToken(ctx, row.id) };
   const methods = await offeredMethods(ctx, row.currency, row.account_id);
   const fixed = fixedMethod(row, methods);
-  const method = fixed ?? methods.find((m) => m.payment === (row.paid_payment ?? 1)) ?? methods.find((m) => m.kind === 'card');
+  const method =
+    fixed ??
+    methods.find((m) => m.payment === (row.paid_payment ?? 1)) ??
+    methods.find((m) => m.kind === 'card');
   if (method === undefined) return sendPage(reply, 404, invalidLinkPage());
   return answerOutcome(ctx, reply, row, link, method, fixed === null, result.outcome);
 }
 
 export function registerAcquirerReturn(r: CheckoutRouter, ctx: AppContext): void {
-  r.get(returnPath, { config: { auth: 'none' }, schema: { hide: true, querystring: ReturnParams } }, async (request, reply) =>
-    answer(ctx, reply, await decide(ctx, request.query, request.ip)));
-  r.post(returnPath, { config: { auth: 'none' }, schema: { hide: true, body: ReturnParams } }, async (request, reply) =>
-    answer(ctx, reply, await decide(ctx, request.body, request.ip)));
+  r.get(
+    returnPath,
+    { config: { auth: 'none' }, schema: { hide: true, querystring: ReturnParams } },
+    async (request, reply) => answer(ctx, reply, await decide(ctx, request.query, request.ip)),
+  );
+  r.post(
+    returnPath,
+    { config: { auth: 'none' }, schema: { hide: true, body: ReturnParams } },
+    async (request, reply) => answer(ctx, reply, await decide(ctx, request.body, request.ip)),
+  );
 }

@@ -1,23 +1,42 @@
 // What the checkout pages need from the transaction and reference data, without HTTP.
 import type { AppContext } from '../platform/context.ts';
-import { findTransactionById, lockTransaction, type TransactionRow } from '../modules/transactions/repository.ts';
+import {
+  findTransactionById,
+  lockTransaction,
+  type TransactionRow,
+} from '../modules/transactions/repository.ts';
 import { isExpired } from '../modules/transactions/payment-attempt.ts';
 import { expiryRejection, recordRejection } from '../modules/transactions/transaction-result.ts';
 import { allMethodsPayment } from '../modules/transactions/transaction-create.ts';
 import type { BankChoice, MethodOption, OrderSummary, Receipt } from './pages.ts';
 import { formatTimestamp } from '../platform/time/time-format.ts';
 import { inTransaction } from '../platform/db/unit-of-work.ts';
-import { checkoutTakes, hasUndecidedCommit, processorForAccount } from '../platform/processors/account-processors.ts';
+import {
+  checkoutTakes,
+  hasUndecidedCommit,
+  processorForAccount,
+} from '../platform/processors/account-processors.ts';
 import { findPaymentMethod, paymentMethodCatalogue } from '../modules/reference/repository.ts';
 
 export async function orderSummary(ctx: AppContext, row: TransactionRow): Promise<OrderSummary> {
-  const account = await ctx.db.selectFrom('accounts').select('name').where('id', '=', row.account_id).executeTakeFirstOrThrow();
-  return { merchant: account.name, subject: row.subject, amountMinor: BigInt(row.amount_minor), currency: row.currency, order: row.order };
+  const account = await ctx.db
+    .selectFrom('accounts')
+    .select('name')
+    .where('id', '=', row.account_id)
+    .executeTakeFirstOrThrow();
+  return {
+    merchant: account.name,
+    subject: row.subject,
+    amountMinor: BigInt(row.amount_minor),
+    currency: row.currency,
+    order: row.order,
+  };
 }
 
 /** The success page's receipt: when and how the transaction was paid; null until it is. */
 export async function receiptOf(ctx: AppContext, row: TransactionRow): Promise<Receipt | null> {
-  if (row.status === 'pending' || row.status === 'rejected' || row.paid_payment === null) return null;
+  if (row.status === 'pending' || row.status === 'rejected' || row.paid_payment === null)
+    return null;
   const method = await findPaymentMethod(ctx, row.currency, row.paid_payment);
   return {
     paidAt: formatTimestamp(row.ended_at ?? row.updated_at, ctx.config.timeZone),
@@ -32,35 +51,55 @@ export async function receiptOf(ctx: AppContext, row: TransactionRow): Promise<R
  * Methods of the currency the processor can take: the account's own (processorForAccount) when `accountId` is
  * given, else the deployment's.
  */
-export async function offeredMethods(ctx: AppContext, currency: string, accountId?: string): Promise<readonly MethodOption[]> {
-  const processor = accountId === undefined ? ctx.processor : await processorForAccount(ctx, accountId);
+export async function offeredMethods(
+  ctx: AppContext,
+  currency: string,
+  accountId?: string,
+): Promise<readonly MethodOption[]> {
+  const processor =
+    accountId === undefined ? ctx.processor : await processorForAccount(ctx, accountId);
   const rows = (await paymentMethodCatalogue(ctx)).filter((m) => m.currency === currency);
   const out: MethodOption[] = [];
   for (const r of rows) {
-    if ((r.kind === 'card' || r.kind === 'bank_transfer') && checkoutTakes(processor, r.kind, currency)) out.push({ payment: r.payment, name: r.name, description: r.description, kind: r.kind });
+    if (
+      (r.kind === 'card' || r.kind === 'bank_transfer') &&
+      checkoutTakes(processor, r.kind, currency)
+    )
+      out.push({ payment: r.payment, name: r.name, description: r.description, kind: r.kind });
   }
   return out;
 }
 
 /** The method the merchant fixed with `payment`, when it is one the checkout can offer. */
-export function fixedMethod(row: TransactionRow, methods: readonly MethodOption[]): MethodOption | null {
+export function fixedMethod(
+  row: TransactionRow,
+  methods: readonly MethodOption[],
+): MethodOption | null {
   if (row.payment === null || row.payment === allMethodsPayment) return null;
   return methods.find((m) => m.payment === row.payment) ?? null;
 }
 
 export async function banksFor(ctx: AppContext, currency: string): Promise<readonly BankChoice[]> {
-  return ctx.db.selectFrom('banks').select(['code', 'name']).where('currency', '=', currency).orderBy('sort_order').execute();
+  return ctx.db
+    .selectFrom('banks')
+    .select(['code', 'name'])
+    .where('currency', '=', currency)
+    .orderBy('sort_order')
+    .execute();
 }
 
 /**
  * Loads the transaction for a page view; a pending one whose expiry has passed is rejected as expired here and
  * now, so the payer is sent back even before the expiry worker runs.
  */
-export async function loadForCheckout(ctx: AppContext, id: string): Promise<TransactionRow | undefined> {
+export async function loadForCheckout(
+  ctx: AppContext,
+  id: string,
+): Promise<TransactionRow | undefined> {
   const row = await findTransactionById(ctx.db, id);
   if (row === undefined || row.status !== 'pending') return row;
   if (!isExpired(row, await ctx.accountClock.now(row.account_id, ctx.db))) return row;
-  if (ctx.config.mode === 'production' && await hasUndecidedCommit(ctx.db, id)) return row;
+  if (ctx.config.mode === 'production' && (await hasUndecidedCommit(ctx.db, id))) return row;
   return inTransaction(ctx.db, async (tx) => {
     const locked = await lockTransaction(tx, id);
     if (locked === undefined) return undefined;
@@ -75,8 +114,12 @@ export async function loadForCheckout(ctx: AppContext, id: string): Promise<Tran
 
 export async function markOpened(ctx: AppContext, row: TransactionRow): Promise<void> {
   if (row.checkout_opened_at !== null) return;
-  await ctx.db.updateTable('transactions').set({ checkout_opened_at: await ctx.accountClock.now(row.account_id, ctx.db) })
-    .where('id', '=', row.id).where('checkout_opened_at', 'is', null).execute();
+  await ctx.db
+    .updateTable('transactions')
+    .set({ checkout_opened_at: await ctx.accountClock.now(row.account_id, ctx.db) })
+    .where('id', '=', row.id)
+    .where('checkout_opened_at', 'is', null)
+    .execute();
 }
 
 /** reference §1.1: urlreturn with `message_error=expired&id=<trx>`. */

@@ -5,7 +5,10 @@ import { subscriptionLimits } from '../limits/index.ts';
 import type { EnrolmentContext } from '../modules/subscriptions/enrolment-query.ts';
 
 const intervalNames: Readonly<Record<string, readonly [string, string]>> = {
-  day: ['día', 'días'], week: ['semana', 'semanas'], month: ['mes', 'meses'], year: ['año', 'años'],
+  day: ['día', 'días'],
+  week: ['semana', 'semanas'],
+  month: ['mes', 'meses'],
+  year: ['año', 'años'],
 };
 
 function every(view: EnrolmentContext): string {
@@ -14,15 +17,19 @@ function every(view: EnrolmentContext): string {
 }
 
 function summary(view: EnrolmentContext) {
-  const price = view.amountMinor === null
-    ? html`<div class="subject">Cobros según tu consumo, autorizados por el comercio.</div>`
-    : html`<div class="amount" data-testid="amount">${formatMoney(view.amountMinor, 'CLP')}</div><div class="subject">${every(view)}</div>`;
+  const price =
+    view.amountMinor === null
+      ? html`<div class="subject">Cobros según tu consumo, autorizados por el comercio.</div>`
+      : html`<div class="amount" data-testid="amount">${formatMoney(view.amountMinor, 'CLP')}</div><div class="subject">${every(view)}</div>`;
   return html`<h1>${view.merchant}</h1><div class="merchant">Suscripción ${view.planName}</div>${price}`;
 }
 
 export function enrolmentFormPage(view: EnrolmentContext, problems: readonly string[]): Page {
   const check = formatMoney(subscriptionLimits.verificationAmountMinor, 'CLP');
-  const errors = problems.length === 0 ? null : html`<div class="error" role="alert">${problems.map((p) => html`<div>${p}</div>`)}</div>`;
+  const errors =
+    problems.length === 0
+      ? null
+      : html`<div class="error" role="alert">${problems.map((p) => html`<div>${p}</div>`)}</div>`;
   const body = html`${summary(view)}<h2>Registra tu tarjeta</h2>
 <p class="muted">Para validar la tarjeta haremos un cargo de ${check} que se reembolsa de inmediato.</p>${errors}
 <form method="post" action="/gateway/registrosuscripcion" autocomplete="on">
@@ -36,12 +43,22 @@ export function enrolmentFormPage(view: EnrolmentContext, problems: readonly str
 
 export type EnrolmentResult = 'enrolled' | 'closed' | 'processing';
 
-export function enrolmentResultPage(view: EnrolmentContext, kind: EnrolmentResult, detail: string | null): Page {
+export function enrolmentResultPage(
+  view: EnrolmentContext,
+  kind: EnrolmentResult,
+  detail: string | null,
+): Page {
   const heading = {
     enrolled: html`<h2 class="ok" data-testid="result">Tarjeta registrada: tu suscripción está activa</h2>`,
     closed: html`<h2 class="bad" data-testid="result">Esta suscripción ya no está vigente</h2>`,
     processing: html`<h2 data-testid="result">Estamos validando tu tarjeta</h2>`,
   }[kind];
-  const back = kind === 'enrolled' && view.successUrl !== null ? html`<a class="button" href="${view.successUrl}">Volver al comercio</a>` : null;
-  return { title: `Suscripción ${view.planName} · ${view.merchant}`, body: html`${summary(view)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${back}` };
+  const back =
+    kind === 'enrolled' && view.successUrl !== null
+      ? html`<a class="button" href="${view.successUrl}">Volver al comercio</a>`
+      : null;
+  return {
+    title: `Suscripción ${view.planName} · ${view.merchant}`,
+    body: html`${summary(view)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${back}`,
+  };
 }

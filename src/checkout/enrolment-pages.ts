@@ -7,7 +7,10 @@ import type { AppContext } from '../platform/context.ts';
 import { limits } from '../limits/index.ts';
 import { formatDate } from '../platform/time/time-format.ts';
 import { enrolCard } from '../modules/subscriptions/enrolment.ts';
-import { enrolmentContext, type EnrolmentContext } from '../modules/subscriptions/enrolment-query.ts';
+import {
+  enrolmentContext,
+  type EnrolmentContext,
+} from '../modules/subscriptions/enrolment-query.ts';
 import { sendPage } from './html.ts';
 import { invalidLinkPage } from './pages.ts';
 import { enrolmentFormPage, enrolmentResultPage } from './enrolment-html.ts';
@@ -24,7 +27,9 @@ const LinkQuery = Type.Object({
 const EnrolForm = Type.Object({
   token: Type.String({ maxLength: limits.checkoutFieldLengthMax }),
   validacion: Type.String({ maxLength: limits.checkoutFieldLengthMax }),
-  card_number: field, expiry: field, cvv: field,
+  card_number: field,
+  expiry: field,
+  cvv: field,
 });
 
 /** The payment method code whose card form takes no instalments (Webpay, reference §1.1). */
@@ -37,36 +42,51 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
     return sendPage(reply, 200, enrolmentFormPage(view, []));
   }
 
-  r.get('/gateway/registrosuscripcion', { config: { auth: 'none' }, schema: { hide: true, querystring: LinkQuery } }, async (request, reply) => {
-    const view = await enrolmentContext(ctx, request.query.token, request.query.validacion);
-    if (view === null) return sendPage(reply, 404, invalidLinkPage());
-    return show(reply, view);
-  });
+  r.get(
+    '/gateway/registrosuscripcion',
+    { config: { auth: 'none' }, schema: { hide: true, querystring: LinkQuery } },
+    async (request, reply) => {
+      const view = await enrolmentContext(ctx, request.query.token, request.query.validacion);
+      if (view === null) return sendPage(reply, 404, invalidLinkPage());
+      return show(reply, view);
+    },
+  );
 
-  r.post('/gateway/registrosuscripcion', { config: { auth: 'none' }, bodyLimit: limits.checkoutFormBytesMax, schema: { hide: true, body: EnrolForm } }, async (request, reply) => {
-    const form = request.body;
-    const view = await enrolmentContext(ctx, form.token, form.validacion);
-    if (view === null) return sendPage(reply, 404, invalidLinkPage());
-    if (view.enrolled || !view.open) return show(reply, view);
-    const month = formatDate(await ctx.accountClock.now(view.accountId, ctx.db), ctx.config.timeZone).slice(0, 7);
-    const parsed = parseCardForm(form, singlePayment, month);
-    if (!parsed.ok) return sendPage(reply, 422, enrolmentFormPage(view, parsed.problems));
-    const outcome = await enrolCard(ctx, view.token, parsed.value.card);
-    switch (outcome.kind) {
-      case 'enrolled':
-        return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
-      case 'declined':
-        return sendPage(reply, 200, enrolmentFormPage(view, [outcome.payerMessage]));
-      case 'in_progress':
-        return sendPage(reply, 200, enrolmentResultPage(view, 'processing', null));
-      case 'closed':
-        return sendPage(reply, 200, enrolmentResultPage(view, 'closed', null));
-      default: {
-        const never: never = outcome;
-        return never;
+  r.post(
+    '/gateway/registrosuscripcion',
+    {
+      config: { auth: 'none' },
+      bodyLimit: limits.checkoutFormBytesMax,
+      schema: { hide: true, body: EnrolForm },
+    },
+    async (request, reply) => {
+      const form = request.body;
+      const view = await enrolmentContext(ctx, form.token, form.validacion);
+      if (view === null) return sendPage(reply, 404, invalidLinkPage());
+      if (view.enrolled || !view.open) return show(reply, view);
+      const month = formatDate(
+        await ctx.accountClock.now(view.accountId, ctx.db),
+        ctx.config.timeZone,
+      ).slice(0, 7);
+      const parsed = parseCardForm(form, singlePayment, month);
+      if (!parsed.ok) return sendPage(reply, 422, enrolmentFormPage(view, parsed.problems));
+      const outcome = await enrolCard(ctx, view.token, parsed.value.card);
+      switch (outcome.kind) {
+        case 'enrolled':
+          return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
+        case 'declined':
+          return sendPage(reply, 200, enrolmentFormPage(view, [outcome.payerMessage]));
+        case 'in_progress':
+          return sendPage(reply, 200, enrolmentResultPage(view, 'processing', null));
+        case 'closed':
+          return sendPage(reply, 200, enrolmentResultPage(view, 'closed', null));
+        default: {
+          const never: never = outcome;
+          return never;
+        }
       }
-    }
-  });
+    },
+  );
 }
 
 export const enrolmentPages: CheckoutPageKind = { kind: 'enrolment', register };

@@ -18,11 +18,17 @@ export interface CardForm {
 }
 
 /** `now` is the payer's month in the service zone, as `YYYY-MM`. */
-export function parseCardForm(fields: FormFields, payment: number, currentMonth: string): FormResult<CardForm> {
+export function parseCardForm(
+  fields: FormFields,
+  payment: number,
+  currentMonth: string,
+): FormResult<CardForm> {
   const problems: string[] = [];
   const number = text(fields.card_number).replace(/[\s-]/g, '');
-  if (!/^\d{12,19}$/.test(number)) problems.push('Ingresa el número de la tarjeta (12 a 19 dígitos).');
-  else if (!luhnValid(number)) problems.push('El número de tarjeta no es válido: revisa los dígitos.');
+  if (!/^\d{12,19}$/.test(number))
+    problems.push('Ingresa el número de la tarjeta (12 a 19 dígitos).');
+  else if (!luhnValid(number))
+    problems.push('El número de tarjeta no es válido: revisa los dígitos.');
   const expiry = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(text(fields.expiry));
   let expiryMonth = 0;
   let expiryYear = 0;
@@ -31,15 +37,18 @@ export function parseCardForm(fields: FormFields, payment: number, currentMonth:
     expiryMonth = Number(expiry[1]);
     expiryYear = expiry[2]!.length === 2 ? 2000 + Number(expiry[2]) : Number(expiry[2]);
     if (expiryMonth < 1 || expiryMonth > 12) problems.push('El mes de vencimiento no es válido.');
-    else if (`${expiryYear}-${String(expiryMonth).padStart(2, '0')}` < currentMonth) problems.push('La tarjeta está vencida.');
+    else if (`${expiryYear}-${String(expiryMonth).padStart(2, '0')}` < currentMonth)
+      problems.push('La tarjeta está vencida.');
   }
   const cvv = text(fields.cvv).trim();
-  if (!/^\d{3,4}$/.test(cvv)) problems.push('Ingresa el código de seguridad (CVV) de 3 o 4 dígitos.');
+  if (!/^\d{3,4}$/.test(cvv))
+    problems.push('Ingresa el código de seguridad (CVV) de 3 o 4 dígitos.');
   const range = installmentRanges[payment];
   let installments = 0;
   if (range !== undefined) {
     installments = Number(fields.installments === undefined ? range[0] : text(fields.installments));
-    if (!Number.isInteger(installments) || installments < range[0] || installments > range[1]) problems.push('Elige un número de cuotas válido.');
+    if (!Number.isInteger(installments) || installments < range[0] || installments > range[1])
+      problems.push('Elige un número de cuotas válido.');
   }
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value: { card: { number, expiryMonth, expiryYear, cvv }, installments } };
@@ -51,11 +60,16 @@ export interface BankForm {
   readonly bank: string | null;
 }
 
-export function parseBankForm(fields: FormFields, requiredRut: string | null, bankCodes: ReadonlySet<string>): FormResult<BankForm> {
+export function parseBankForm(
+  fields: FormFields,
+  requiredRut: string | null,
+  bankCodes: ReadonlySet<string>,
+): FormResult<BankForm> {
   const problems: string[] = [];
   const rut = normaliseRut(text(fields.rut));
   if (rut === null) problems.push('Ingresa un RUT válido, por ejemplo 11.111.111-1.');
-  else if (requiredRut !== null && rut !== requiredRut) problems.push('El RUT debe ser el del pagador indicado por el comercio.');
+  else if (requiredRut !== null && rut !== requiredRut)
+    problems.push('El RUT debe ser el del pagador indicado por el comercio.');
   const password = text(fields.password);
   if (password.length === 0) problems.push('Ingresa la clave de tu banco.');
   const bank = text(fields.bank) === '' ? null : text(fields.bank);

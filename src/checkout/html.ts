@@ -9,14 +9,23 @@ export function raw(text: string): Html {
   return { __html: text };
 }
 
-const escapes: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapes: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 function esc(value: string | number | bigint): string {
   return String(value).replace(/[&<>"']/g, (c) => escapes[c] ?? c);
 }
 
 /** Tagged template: interpolated values are escaped unless they are already Html (or arrays of Html). */
-export function html(strings: TemplateStringsArray, ...values: ReadonlyArray<string | number | bigint | Html | readonly Html[] | null>): Html {
+export function html(
+  strings: TemplateStringsArray,
+  ...values: ReadonlyArray<string | number | bigint | Html | readonly Html[] | null>
+): Html {
   let out = strings[0] ?? '';
   values.forEach((v, i) => {
     if (v === null) out += '';
@@ -56,7 +65,8 @@ const privacyNotices: Readonly<Record<PrivacyNotice, string>> = {
 };
 
 /** Cobro's mark, served at /favicon.svg and /favicon.ico (browsers ask for the latter on their own). */
-export const faviconSvg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b6e4f"/><path d="M21.5 11.2A7 7 0 1 0 21.5 20.8" fill="none" stroke="#fff" stroke-width="3.6" stroke-linecap="round"/></svg>';
+export const faviconSvg =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b6e4f"/><path d="M21.5 11.2A7 7 0 1 0 21.5 20.8" fill="none" stroke="#fff" stroke-width="3.6" stroke-linecap="round"/></svg>';
 
 /** Set on the checkout's replies in sandbox mode (routes.ts): every page then carries the sandbox badge. */
 interface SandboxAware {
@@ -74,8 +84,10 @@ export interface Page {
 export function sendPage(reply: FastifyReply, statusCode: number, page: Page): FastifyReply {
   const sandbox = (reply as FastifyReply & SandboxAware).sandboxBadge === true;
   const nonce = crypto.randomBytes(16).toString('base64');
-  reply.header('content-security-policy',
-    `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'${page.formOrigin === undefined ? '' : ` ${page.formOrigin}`}; frame-ancestors 'none'; base-uri 'none'`);
+  reply.header(
+    'content-security-policy',
+    `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'${page.formOrigin === undefined ? '' : ` ${page.formOrigin}`}; frame-ancestors 'none'; base-uri 'none'`,
+  );
   const doc = html`<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${sandbox ? `[Sandbox] ${page.title}` : page.title}</title>

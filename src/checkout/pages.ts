@@ -33,32 +33,60 @@ function summary(o: OrderSummary): Html {
 }
 
 function errors(list: readonly string[]): Html {
-  return list.length === 0 ? html`` : html`<div class="error" role="alert">${list.map((e) => html`<div>${e}</div>`)}</div>`;
+  return list.length === 0
+    ? html``
+    : html`<div class="error" role="alert">${list.map((e) => html`<div>${e}</div>`)}</div>`;
 }
 
 function hidden(link: LinkParams, method: number): Html {
   return html`<input type="hidden" name="id" value="${link.id}"><input type="hidden" name="valid" value="${link.valid}"><input type="hidden" name="method" value="${method}">`;
 }
 
-export function methodsPage(o: OrderSummary, link: LinkParams, methods: readonly MethodOption[], notice: string | null, returnUrl: string | null = null): Page {
-  const items = methods.map((m) => html`<li><a href="${checkoutPath(link, m.payment)}">${m.name}<small>${m.description}</small></a></li>`);
+export function methodsPage(
+  o: OrderSummary,
+  link: LinkParams,
+  methods: readonly MethodOption[],
+  notice: string | null,
+  returnUrl: string | null = null,
+): Page {
+  const items = methods.map(
+    (m) =>
+      html`<li><a href="${checkoutPath(link, m.payment)}">${m.name}<small>${m.description}</small></a></li>`,
+  );
   // With nothing to offer, the payer is never stranded: a way back to the shop, or what to do without one.
-  const back = returnUrl === null
-    ? html`<p data-testid="no-way-back">No se hizo ningún cobro. Puedes cerrar esta página y volver a ${o.merchant} para pagar de otra forma.</p>`
-    : html`<a class="button" href="${returnUrl}" data-testid="back-to-merchant">Volver al comercio</a>`;
-  const body = methods.length === 0
-    ? html`${summary(o)}<div class="error" role="alert">No hay medios de pago disponibles para esta moneda.</div>${back}`
-    : html`${summary(o)}${notice === null ? null : html`<div class="notice">${notice}</div>`}<h2>Elige cómo pagar</h2><ul class="methods">${items}</ul>`;
+  const back =
+    returnUrl === null
+      ? html`<p data-testid="no-way-back">No se hizo ningún cobro. Puedes cerrar esta página y volver a ${o.merchant} para pagar de otra forma.</p>`
+      : html`<a class="button" href="${returnUrl}" data-testid="back-to-merchant">Volver al comercio</a>`;
+  const body =
+    methods.length === 0
+      ? html`${summary(o)}<div class="error" role="alert">No hay medios de pago disponibles para esta moneda.</div>${back}`
+      : html`${summary(o)}${notice === null ? null : html`<div class="notice">${notice}</div>`}<h2>Elige cómo pagar</h2><ul class="methods">${items}</ul>`;
   return { title: `Pagar ${formatMoney(o.amountMinor, o.currency)} · ${o.merchant}`, body };
 }
 
 /** Instalment choices per method code (reference §1.1: 100 = 1-3, 101 = 4-6, 102 = 7-12). */
-export const installmentRanges: Readonly<Record<number, readonly [number, number]>> = { 100: [1, 3], 101: [4, 6], 102: [7, 12] };
+export const installmentRanges: Readonly<Record<number, readonly [number, number]>> = {
+  100: [1, 3],
+  101: [4, 6],
+  102: [7, 12],
+};
 
-export function cardPage(o: OrderSummary, link: LinkParams, method: MethodOption, problems: readonly string[], back: boolean): Page {
+export function cardPage(
+  o: OrderSummary,
+  link: LinkParams,
+  method: MethodOption,
+  problems: readonly string[],
+  back: boolean,
+): Page {
   const range = installmentRanges[method.payment];
-  const installments = range === undefined ? null : html`<label for="installments">Cuotas</label><select id="installments" name="installments">${
-    Array.from({ length: range[1] - range[0] + 1 }, (_, i) => html`<option value="${range[0] + i}">${range[0] + i} cuotas</option>`)}</select>`;
+  const installments =
+    range === undefined
+      ? null
+      : html`<label for="installments">Cuotas</label><select id="installments" name="installments">${Array.from(
+          { length: range[1] - range[0] + 1 },
+          (_, i) => html`<option value="${range[0] + i}">${range[0] + i} cuotas</option>`,
+        )}</select>`;
   const body = html`${summary(o)}<h2>${method.name}</h2>${errors(problems)}
 <form method="post" action="/gateway/cobro" autocomplete="on">${hidden(link, method.payment)}
 <label for="card_number">Número de tarjeta</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" maxlength="23" required>
@@ -74,14 +102,23 @@ export interface BankChoice {
   readonly name: string;
 }
 
-export function bankPage(o: OrderSummary, link: LinkParams, method: MethodOption, banks: readonly BankChoice[], state: {
-  readonly problems: readonly string[];
-  readonly rut: string;
-  readonly rutFixed: boolean;
-  readonly bank: string | null;
-  readonly back: boolean;
-}): Page {
-  const options = banks.map((b) => html`<option value="${b.code}"${state.bank === b.code ? html` selected` : null}>${b.name}</option>`);
+export function bankPage(
+  o: OrderSummary,
+  link: LinkParams,
+  method: MethodOption,
+  banks: readonly BankChoice[],
+  state: {
+    readonly problems: readonly string[];
+    readonly rut: string;
+    readonly rutFixed: boolean;
+    readonly bank: string | null;
+    readonly back: boolean;
+  },
+): Page {
+  const options = banks.map(
+    (b) =>
+      html`<option value="${b.code}"${state.bank === b.code ? html` selected` : null}>${b.name}</option>`,
+  );
   const body = html`${summary(o)}<h2>${method.name}</h2><p class="muted">Ingresa con los datos de tu banco para autorizar la transferencia.</p>${errors(state.problems)}
 <form method="post" action="/gateway/cobro">${hidden(link, method.payment)}
 <label for="bank">Banco</label><select id="bank" name="bank">${options}</select>
@@ -105,10 +142,15 @@ export interface Receipt {
 }
 
 function receiptList(o: OrderSummary, r: Receipt): Html {
-  const row = (term: string, value: string | null) => (value === null ? null : html`<dt>${term}</dt><dd>${value}</dd>`);
-  return html`<h3>Comprobante</h3><dl class="receipt" data-testid="receipt">${row('Monto', formatMoney(o.amountMinor, o.currency))}${row('Comercio', o.merchant)}${
-    row('Orden', o.order)}${row('Fecha', r.paidAt)}${row('Medio de pago', r.method)}${row('Tarjeta', r.cardLast4 === null ? null : `•••• ${r.cardLast4}`)}${
-    row('Código de autorización', r.authorizationCode)}${row('Banco', r.bank)}</dl>`;
+  const row = (term: string, value: string | null) =>
+    value === null ? null : html`<dt>${term}</dt><dd>${value}</dd>`;
+  return html`<h3>Comprobante</h3><dl class="receipt" data-testid="receipt">${row('Monto', formatMoney(o.amountMinor, o.currency))}${row('Comercio', o.merchant)}${row(
+    'Orden',
+    o.order,
+  )}${row('Fecha', r.paidAt)}${row('Medio de pago', r.method)}${row('Tarjeta', r.cardLast4 === null ? null : `•••• ${r.cardLast4}`)}${row(
+    'Código de autorización',
+    r.authorizationCode,
+  )}${row('Banco', r.bank)}</dl>`;
 }
 
 /**
@@ -116,30 +158,56 @@ function receiptList(o: OrderSummary, r: Receipt): Html {
  * keep the receipt; axe's `meta-refresh`), a "Volver a <shop>" button, and on the processing page a button that
  * asks again instead of a timed reload.
  */
-export function resultPage(o: OrderSummary, kind: ResultKind, detail: string | null, returnUrl: string | null, link: LinkParams, receipt: Receipt | null = null): Page {
+export function resultPage(
+  o: OrderSummary,
+  kind: ResultKind,
+  detail: string | null,
+  returnUrl: string | null,
+  link: LinkParams,
+  receipt: Receipt | null = null,
+): Page {
   const heading = {
     success: html`<h2 class="ok" data-testid="result">Pago exitoso</h2>`,
     rejected: html`<h2 class="bad" data-testid="result">Pago rechazado</h2>`,
     expired: html`<h2 class="bad" data-testid="result">El plazo para pagar expiró</h2>`,
     processing: html`<h2 data-testid="result">Estamos procesando tu pago</h2>`,
   }[kind];
-  const next = kind === 'processing'
-    ? html`<p class="muted">Tu banco aún no responde. Actualiza en unos segundos para ver el resultado.</p><a class="button" href="${checkoutPath(link)}" data-testid="refresh">Actualizar</a>`
-    : returnUrl === null ? null : html`<a class="button" href="${returnUrl}" data-testid="back-to-merchant">Volver a ${o.merchant}</a>`;
-  return { title: `Resultado del pago · ${o.merchant}`, body: html`${summary(o)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${
-    kind === 'success' && receipt !== null ? receiptList(o, receipt) : null}${next}` };
+  const next =
+    kind === 'processing'
+      ? html`<p class="muted">Tu banco aún no responde. Actualiza en unos segundos para ver el resultado.</p><a class="button" href="${checkoutPath(link)}" data-testid="refresh">Actualizar</a>`
+      : returnUrl === null
+        ? null
+        : html`<a class="button" href="${returnUrl}" data-testid="back-to-merchant">Volver a ${o.merchant}</a>`;
+  return {
+    title: `Resultado del pago · ${o.merchant}`,
+    body: html`${summary(o)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${
+      kind === 'success' && receipt !== null ? receiptList(o, receipt) : null
+    }${next}`,
+  };
 }
 
 export function invalidLinkPage(): Page {
-  return { title: 'Enlace de pago no válido', body: html`<h1>Enlace de pago no válido</h1><p>Revisa el enlace que te envió el comercio o pídele uno nuevo.</p>` };
+  return {
+    title: 'Enlace de pago no válido',
+    body: html`<h1>Enlace de pago no válido</h1><p>Revisa el enlace que te envió el comercio o pídele uno nuevo.</p>`,
+  };
 }
 
 export function errorPage(message: string): Page {
-  return { title: 'No pudimos procesar la solicitud', body: html`<h1>No pudimos procesar la solicitud</h1><p>${message}</p>` };
+  return {
+    title: 'No pudimos procesar la solicitud',
+    body: html`<h1>No pudimos procesar la solicitud</h1><p>${message}</p>`,
+  };
 }
 
 /** A card method whose payer types the card on the acquirer's page (Webpay Plus): one button to go there. */
-export function redirectMethodPage(o: OrderSummary, link: LinkParams, method: MethodOption, problems: readonly string[], back: boolean): Page {
+export function redirectMethodPage(
+  o: OrderSummary,
+  link: LinkParams,
+  method: MethodOption,
+  problems: readonly string[],
+  back: boolean,
+): Page {
   const body = html`${summary(o)}<h2>${method.name}</h2>${errors(problems)}
 <p class="muted">Ingresarás los datos de tu tarjeta en la página segura de Transbank (Webpay Plus); las cuotas se eligen allí.</p>
 <form method="post" action="/gateway/cobro">${hidden(link, method.payment)}<button type="submit">Pagar ${formatMoney(o.amountMinor, o.currency)} con Webpay</button></form>
@@ -151,10 +219,16 @@ ${back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro medio
  * The acquirer did not answer when the payer chose to pay (issue 32): nothing was charged; "Reintentar" posts the
  * same step again, "Volver al comercio" leaves for `urlreturn` (or says what to do without one).
  */
-export function processorUnavailablePage(o: OrderSummary, link: LinkParams, method: MethodOption, returnUrl: string | null): Page {
-  const back = returnUrl === null
-    ? html`<p class="muted" data-testid="no-way-back">Si prefieres no esperar, puedes cerrar esta página y volver a ${o.merchant}.</p>`
-    : html`<a class="button secondary" href="${returnUrl}" data-testid="back-to-merchant">Volver al comercio</a>`;
+export function processorUnavailablePage(
+  o: OrderSummary,
+  link: LinkParams,
+  method: MethodOption,
+  returnUrl: string | null,
+): Page {
+  const back =
+    returnUrl === null
+      ? html`<p class="muted" data-testid="no-way-back">Si prefieres no esperar, puedes cerrar esta página y volver a ${o.merchant}.</p>`
+      : html`<a class="button secondary" href="${returnUrl}" data-testid="back-to-merchant">Volver al comercio</a>`;
   const body = html`${summary(o)}<h2>Webpay no responde</h2><div class="error" role="alert">No pudimos conectar con Transbank para iniciar tu pago. No se realizó ningún cobro.</div>
 <p>Puedes intentarlo de nuevo en unos segundos.</p>
 <form method="post" action="/gateway/cobro">${hidden(link, method.payment)}<button type="submit" data-testid="retry">Reintentar</button></form>${back}`;
@@ -167,4 +241,3 @@ export function acquirerPage(o: OrderSummary, url: string, token: string): Page 
 <form method="post" action="${url}"><input type="hidden" name="token_ws" value="${token}"><button type="submit">Continuar a Webpay</button></form>`;
   return { title: `Webpay · ${o.merchant}`, body, formOrigin: new URL(url).origin };
 }
-

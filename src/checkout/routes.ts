@@ -23,26 +23,55 @@ function securityHeaders(reply: FastifyReply): void {
 export async function checkoutRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(async (child) => {
     await child.register(formbody, { bodyLimit: limits.checkoutFormBytesMax });
-    child.addHook('onRequest', async (_request, reply) => { securityHeaders(reply); });
+    child.addHook('onRequest', async (_request, reply) => {
+      securityHeaders(reply);
+    });
     // Every checkout page in the sandbox says so (html.ts), so no payer mistakes a test payment for a real one.
     child.decorateReply('sandboxBadge', ctx.config.mode === 'sandbox');
     for (const url of ['/favicon.svg', '/favicon.ico']) {
-      child.get(url, { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) =>
-        reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').send(faviconSvg));
+      child.get(
+        url,
+        { config: { auth: 'none' }, schema: { hide: true } },
+        async (_request, reply) =>
+          reply
+            .header('cache-control', 'public, max-age=86400')
+            .type('image/svg+xml')
+            .send(faviconSvg),
+      );
     }
-    child.setErrorHandler(async (error: { validation?: unknown; statusCode?: number }, request, reply) => {
-      if (error.validation !== undefined || (typeof error.statusCode === 'number' && error.statusCode < 500)) {
-        return sendPage(reply, 400, errorPage('La solicitud no es válida. Vuelve a abrir el enlace de pago.'));
-      }
-      // The database away (decision 420): the payer is told to retry, with the API's Retry-After; nothing was charged.
-      if (isDatabaseUnavailable(error)) {
-        for (const [name, value] of Object.entries(databaseUnavailable().headers)) reply.header(name, value);
-        request.log.warn({ reason: (error as Error).message }, 'database unavailable');
-        return sendPage(reply, 503, errorPage('El servicio no está disponible en este momento. No se realizó ningún cobro; intenta nuevamente en unos segundos.'));
-      }
-      request.log.error({ err: error }, 'checkout failed');
-      return sendPage(reply, 500, errorPage('Ocurrió un error inesperado. No se realizó ningún cobro; intenta nuevamente.'));
-    });
+    child.setErrorHandler(
+      async (error: { validation?: unknown; statusCode?: number }, request, reply) => {
+        if (
+          error.validation !== undefined ||
+          (typeof error.statusCode === 'number' && error.statusCode < 500)
+        ) {
+          return sendPage(
+            reply,
+            400,
+            errorPage('La solicitud no es válida. Vuelve a abrir el enlace de pago.'),
+          );
+        }
+        // The database away (decision 420): the payer is told to retry, with the API's Retry-After; nothing was charged.
+        if (isDatabaseUnavailable(error)) {
+          for (const [name, value] of Object.entries(databaseUnavailable().headers))
+            reply.header(name, value);
+          request.log.warn({ reason: (error as Error).message }, 'database unavailable');
+          return sendPage(
+            reply,
+            503,
+            errorPage(
+              'El servicio no está disponible en este momento. No se realizó ningún cobro; intenta nuevamente en unos segundos.',
+            ),
+          );
+        }
+        request.log.error({ err: error }, 'checkout failed');
+        return sendPage(
+          reply,
+          500,
+          errorPage('Ocurrió un error inesperado. No se realizó ningún cobro; intenta nuevamente.'),
+        );
+      },
+    );
     const router = child.withTypeProvider<TypeBoxTypeProvider>();
     for (const pages of checkoutPages) pages.register(router, ctx);
   });

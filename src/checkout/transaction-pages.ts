@@ -9,8 +9,19 @@ import { checkoutTokenValid } from '../modules/transactions/checkout-link.ts';
 import { attemptPayment } from '../modules/transactions/payment-attempt.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
-import { acquirerPage, invalidLinkPage, processorUnavailablePage, type LinkParams } from './pages.ts';
-import { banksFor, fixedMethod, loadForCheckout, offeredMethods, orderSummary } from './checkout-service.ts';
+import {
+  acquirerPage,
+  invalidLinkPage,
+  processorUnavailablePage,
+  type LinkParams,
+} from './pages.ts';
+import {
+  banksFor,
+  fixedMethod,
+  loadForCheckout,
+  offeredMethods,
+  orderSummary,
+} from './checkout-service.ts';
 import { answerOutcome, payerRutOf, renderForm, showTransaction } from './transaction-views.ts';
 import { processorForAccount } from '../platform/processors/account-processors.ts';
 import { ProcessorUnavailableError } from '../platform/processors/processor.ts';
@@ -30,69 +41,156 @@ const PayForm = Type.Object({
   id: Type.String({ maxLength: limits.checkoutIdLengthMax }),
   valid: Type.String({ maxLength: limits.checkoutFieldLengthMax }),
   method: Type.Integer({ minimum: 1, maximum: limits.paymentMethodCodeMax }),
-  card_number: field, expiry: field, cvv: field, installments: field, rut: field, password: field, bank: field,
+  card_number: field,
+  expiry: field,
+  cvv: field,
+  installments: field,
+  rut: field,
+  password: field,
+  bank: field,
 });
 
 function register(r: CheckoutRouter, ctx: AppContext): void {
-  const show = (reply: FastifyReply, row: TransactionRow, link: LinkParams, chosen: number | undefined) => showTransaction(ctx, reply, row, link, chosen);
+  const show = (
+    reply: FastifyReply,
+    row: TransactionRow,
+    link: LinkParams,
+    chosen: number | undefined,
+  ) => showTransaction(ctx, reply, row, link, chosen);
 
   async function authorised(id: string, valid: string): Promise<TransactionRow | null> {
     if (!(await checkoutTokenValid(ctx, id, valid))) return null;
     return (await loadForCheckout(ctx, id)) ?? null;
   }
 
-  r.get('/gateway/cobro', { config: { auth: 'none' }, schema: { hide: true, querystring: LinkQuery } }, async (request, reply) => {
-    const { id, valid, method } = request.query;
-    const row = await authorised(id, valid);
-    if (row === null) return sendPage(reply, 404, invalidLinkPage());
-    return show(reply, row, { id, valid }, method);
-  });
+  r.get(
+    '/gateway/cobro',
+    { config: { auth: 'none' }, schema: { hide: true, querystring: LinkQuery } },
+    async (request, reply) => {
+      const { id, valid, method } = request.query;
+      const row = await authorised(id, valid);
+      if (row === null) return sendPage(reply, 404, invalidLinkPage());
+      return show(reply, row, { id, valid }, method);
+    },
+  );
 
-  r.post('/gateway/cobro', { config: { auth: 'none' }, bodyLimit: limits.checkoutFormBytesMax, schema: { hide: true, body: PayForm } }, async (request, reply) => {
-    const form = request.body;
-    const link = { id: form.id, valid: form.valid };
-    const row = await authorised(form.id, form.valid);
-    if (row === null) return sendPage(reply, 404, invalidLinkPage());
-    if (row.status !== 'pending') return show(reply, row, link, undefined);
-    const methods = await offeredMethods(ctx, row.currency, row.account_id);
-    const fixed = fixedMethod(row, methods);
-    const method = methods.find((m) => m.payment === form.method && (fixed === null || fixed.payment === m.payment));
-    if (method === undefined) return show(reply, row, link, undefined);
-    let outcome;
-    const processor = method.kind === 'card' ? await processorForAccount(ctx, row.account_id) : null;
-    if (processor?.redirect !== undefined && processor !== null) {
-      // The card is typed on the acquirer's page: create its transaction and send the payer there.
-      const started = await startRedirectPayment(ctx, { transactionId: row.id, method, processor, returnUrl: acquirerReturnUrl(ctx) })
-        .catch((error: unknown) => { if (error instanceof ProcessorUnavailableError) return error; throw error; });
-      if (started instanceof ProcessorUnavailableError) {
-        request.log.warn({ err: started, transaction: row.id }, 'acquirer unreachable at the start of a payment');
-        reply.header('retry-after', String(transactionLimits.acquirer.unavailableRetryAfterSeconds));
-        return sendPage(reply, 503, processorUnavailablePage(await orderSummary(ctx, row), link, method, row.urlreturn));
+  r.post(
+    '/gateway/cobro',
+    {
+      config: { auth: 'none' },
+      bodyLimit: limits.checkoutFormBytesMax,
+      schema: { hide: true, body: PayForm },
+    },
+    async (request, reply) => {
+      const form = request.body;
+      const link = { id: form.id, valid: form.valid };
+      const row = await authorised(form.id, form.valid);
+      if (row === null) return sendPage(reply, 404, invalidLinkPage());
+      if (row.status !== 'pending') return show(reply, row, link, undefined);
+      const methods = await offeredMethods(ctx, row.currency, row.account_id);
+      const fixed = fixedMethod(row, methods);
+      const method = methods.find(
+        (m) => m.payment === form.method && (fixed === null || fixed.payment === m.payment),
+      );
+      if (method === undefined) return show(reply, row, link, undefined);
+      let outcome;
+      const processor =
+        method.kind === 'card' ? await processorForAccount(ctx, row.account_id) : null;
+      if (processor?.redirect !== undefined && processor !== null) {
+        // The card is typed on the acquirer's page: create its transaction and send the payer there.
+        const started = await startRedirectPayment(ctx, {
+          transactionId: row.id,
+          method,
+          processor,
+          returnUrl: acquirerReturnUrl(ctx),
+        }).catch((error: unknown) => {
+          if (error instanceof ProcessorUnavailableError) return error;
+          throw error;
+        });
+        if (started instanceof ProcessorUnavailableError) {
+          request.log.warn(
+            { err: started, transaction: row.id },
+            'acquirer unreachable at the start of a payment',
+          );
+          reply.header(
+            'retry-after',
+            String(transactionLimits.acquirer.unavailableRetryAfterSeconds),
+          );
+          return sendPage(
+            reply,
+            503,
+            processorUnavailablePage(await orderSummary(ctx, row), link, method, row.urlreturn),
+          );
+        }
+        if (started.kind === 'redirect')
+          return sendPage(
+            reply,
+            200,
+            acquirerPage(await orderSummary(ctx, row), started.url, started.token),
+          );
+        outcome = started;
+      } else if (method.kind === 'card') {
+        const month = formatDate(
+          await ctx.accountClock.now(row.account_id, ctx.db),
+          ctx.config.timeZone,
+        ).slice(0, 7);
+        const parsed = parseCardForm(form, method.payment, month);
+        if (!parsed.ok)
+          return renderForm(ctx, reply, 422, row, link, method, parsed.problems, fixed === null);
+        outcome = await attemptPayment(ctx, {
+          transactionId: row.id,
+          method,
+          charge: {
+            kind: 'card',
+            card: parsed.value.card,
+            installments: parsed.value.installments,
+          },
+          payerIdentifier: null,
+          payerBank: null,
+          payerIp: request.ip,
+        });
+      } else {
+        const banks = await banksFor(ctx, row.currency);
+        const parsed = parseBankForm(form, payerRutOf(row), new Set(banks.map((b) => b.code)));
+        if (!parsed.ok)
+          return renderForm(
+            ctx,
+            reply,
+            422,
+            row,
+            link,
+            method,
+            parsed.problems,
+            fixed === null,
+            form.bank ?? null,
+          );
+        const bankName = banks.find((b) => b.code === parsed.value.bank)?.name ?? null;
+        outcome = await attemptPayment(ctx, {
+          transactionId: row.id,
+          method,
+          charge: {
+            kind: 'bank_transfer',
+            rut: parsed.value.rut,
+            password: parsed.value.password,
+            bankCode: parsed.value.bank,
+          },
+          payerIdentifier: parsed.value.rut,
+          payerBank: bankName,
+          payerIp: request.ip,
+        });
       }
-      if (started.kind === 'redirect') return sendPage(reply, 200, acquirerPage(await orderSummary(ctx, row), started.url, started.token));
-      outcome = started;
-    } else if (method.kind === 'card') {
-      const month = formatDate(await ctx.accountClock.now(row.account_id, ctx.db), ctx.config.timeZone).slice(0, 7);
-      const parsed = parseCardForm(form, method.payment, month);
-      if (!parsed.ok) return renderForm(ctx, reply, 422, row, link, method, parsed.problems, fixed === null);
-      outcome = await attemptPayment(ctx, {
-        transactionId: row.id, method,
-        charge: { kind: 'card', card: parsed.value.card, installments: parsed.value.installments },
-        payerIdentifier: null, payerBank: null, payerIp: request.ip,
-      });
-    } else {
-      const banks = await banksFor(ctx, row.currency);
-      const parsed = parseBankForm(form, payerRutOf(row), new Set(banks.map((b) => b.code)));
-      if (!parsed.ok) return renderForm(ctx, reply, 422, row, link, method, parsed.problems, fixed === null, form.bank ?? null);
-      const bankName = banks.find((b) => b.code === parsed.value.bank)?.name ?? null;
-      outcome = await attemptPayment(ctx, {
-        transactionId: row.id, method,
-        charge: { kind: 'bank_transfer', rut: parsed.value.rut, password: parsed.value.password, bankCode: parsed.value.bank },
-        payerIdentifier: parsed.value.rut, payerBank: bankName, payerIp: request.ip,
-      });
-    }
-    return answerOutcome(ctx, reply, row, link, method, fixed === null, outcome, form.bank ?? null);
-  });
+      return answerOutcome(
+        ctx,
+        reply,
+        row,
+        link,
+        method,
+        fixed === null,
+        outcome,
+        form.bank ?? null,
+      );
+    },
+  );
   registerAcquirerReturn(r, ctx);
 }
 

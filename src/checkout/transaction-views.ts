@@ -3,12 +3,33 @@
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { normaliseRut, formatRut } from '../platform/ids/rut.ts';
-import { hasUndecidedCommit, processorForAccount } from '../platform/processors/account-processors.ts';
+import {
+  hasUndecidedCommit,
+  processorForAccount,
+} from '../platform/processors/account-processors.ts';
 import type { AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
-import { bankPage, cardPage, invalidLinkPage, methodsPage, redirectMethodPage, resultPage, type LinkParams, type MethodOption } from './pages.ts';
-import { banksFor, expiredReturnUrl, fixedMethod, loadForCheckout, markOpened, offeredMethods, orderSummary, receiptOf } from './checkout-service.ts';
+import {
+  bankPage,
+  cardPage,
+  invalidLinkPage,
+  methodsPage,
+  redirectMethodPage,
+  resultPage,
+  type LinkParams,
+  type MethodOption,
+} from './pages.ts';
+import {
+  banksFor,
+  expiredReturnUrl,
+  fixedMethod,
+  loadForCheckout,
+  markOpened,
+  offeredMethods,
+  orderSummary,
+  receiptOf,
+} from './checkout-service.ts';
 
 export function payerRutOf(row: TransactionRow): string | null {
   const v = row.additional_parameters?.payer_rut;
@@ -21,18 +42,39 @@ function retryNotice(attemptsLeft: number): string {
 }
 
 /** Shows whatever the transaction's state calls for. */
-export async function showTransaction(ctx: AppContext, reply: FastifyReply, row: TransactionRow, link: LinkParams, chosen: number | undefined): Promise<FastifyReply> {
+export async function showTransaction(
+  ctx: AppContext,
+  reply: FastifyReply,
+  row: TransactionRow,
+  link: LinkParams,
+  chosen: number | undefined,
+): Promise<FastifyReply> {
   const summary = await orderSummary(ctx, row);
   if (row.status === 'rejected' && row.rejection_reason === 'expired') {
-    if (row.urlreturn !== null) return reply.code(303).header('location', expiredReturnUrl(row.urlreturn, row.id)).send();
+    if (row.urlreturn !== null)
+      return reply.code(303).header('location', expiredReturnUrl(row.urlreturn, row.id)).send();
     return sendPage(reply, 200, resultPage(summary, 'expired', null, null, link));
   }
   if (row.status !== 'pending') {
     const kind = row.status === 'rejected' ? 'rejected' : 'success';
-    return sendPage(reply, 200, resultPage(summary, kind, row.status === 'rejected' ? row.gateway_message : null, row.urlreturn, link, await receiptOf(ctx, row)));
+    return sendPage(
+      reply,
+      200,
+      resultPage(
+        summary,
+        kind,
+        row.status === 'rejected' ? row.gateway_message : null,
+        row.urlreturn,
+        link,
+        await receiptOf(ctx, row),
+      ),
+    );
   }
-  const leased = row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > (await ctx.accountClock.now(row.account_id, ctx.db)).getTime();
-  if (leased || (ctx.config.mode === 'production' && await hasUndecidedCommit(ctx.db, row.id))) {
+  const leased =
+    row.attempt_lease_until !== null &&
+    row.attempt_lease_until.getTime() >
+      (await ctx.accountClock.now(row.account_id, ctx.db)).getTime();
+  if (leased || (ctx.config.mode === 'production' && (await hasUndecidedCommit(ctx.db, row.id)))) {
     return sendPage(reply, 200, resultPage(summary, 'processing', null, null, link));
   }
   await markOpened(ctx, row);
@@ -40,49 +82,118 @@ export async function showTransaction(ctx: AppContext, reply: FastifyReply, row:
   const fixed = fixedMethod(row, methods);
   const method = fixed ?? methods.find((m) => m.payment === chosen) ?? null;
   if (method === null) {
-    const notice = row.payment !== null && row.payment !== 99 ? 'El medio de pago solicitado no está disponible; elige otro.' : null;
+    const notice =
+      row.payment !== null && row.payment !== 99
+        ? 'El medio de pago solicitado no está disponible; elige otro.'
+        : null;
     // With nothing to offer, the payer is not stranded: a way back to the merchant.
-    return sendPage(reply, 200, methodsPage(summary, link, methods, notice, methods.length === 0 ? row.urlreturn : null));
+    return sendPage(
+      reply,
+      200,
+      methodsPage(summary, link, methods, notice, methods.length === 0 ? row.urlreturn : null),
+    );
   }
   return renderForm(ctx, reply, 200, row, link, method, [], fixed === null);
 }
 
 /** The method's form (card, bank login, or the button to the acquirer's page), with `problems` on top. */
-export async function renderForm(ctx: AppContext, reply: FastifyReply, status: number, row: TransactionRow, link: LinkParams, method: MethodOption,
-  problems: readonly string[], back: boolean, bank: string | null = null): Promise<FastifyReply> {
+export async function renderForm(
+  ctx: AppContext,
+  reply: FastifyReply,
+  status: number,
+  row: TransactionRow,
+  link: LinkParams,
+  method: MethodOption,
+  problems: readonly string[],
+  back: boolean,
+  bank: string | null = null,
+): Promise<FastifyReply> {
   const summary = await orderSummary(ctx, row);
   if (method.kind === 'card') {
     const redirect = (await processorForAccount(ctx, row.account_id)).redirect !== undefined;
-    return sendPage(reply, status, redirect ? redirectMethodPage(summary, link, method, problems, back) : cardPage(summary, link, method, problems, back));
+    return sendPage(
+      reply,
+      status,
+      redirect
+        ? redirectMethodPage(summary, link, method, problems, back)
+        : cardPage(summary, link, method, problems, back),
+    );
   }
   const fixedRut = payerRutOf(row);
-  const preselected = bank ?? (row.additional_parameters?.payer_bank === undefined ? null : String(row.additional_parameters.payer_bank));
-  return sendPage(reply, status, bankPage(summary, link, method, await banksFor(ctx, row.currency), {
-    problems, rut: fixedRut === null ? '' : formatRut(fixedRut), rutFixed: fixedRut !== null, bank: preselected, back,
-  }));
+  const preselected =
+    bank ??
+    (row.additional_parameters?.payer_bank === undefined
+      ? null
+      : String(row.additional_parameters.payer_bank));
+  return sendPage(
+    reply,
+    status,
+    bankPage(summary, link, method, await banksFor(ctx, row.currency), {
+      problems,
+      rut: fixedRut === null ? '' : formatRut(fixedRut),
+      rutFixed: fixedRut !== null,
+      bank: preselected,
+      back,
+    }),
+  );
 }
 
 /** The page after an attempt: the result, the same form again for a decline the payer may retry, or the state. */
-export async function answerOutcome(ctx: AppContext, reply: FastifyReply, row: TransactionRow, link: LinkParams,
-  method: MethodOption, back: boolean, outcome: AttemptOutcome, bank: string | null = null): Promise<FastifyReply> {
+export async function answerOutcome(
+  ctx: AppContext,
+  reply: FastifyReply,
+  row: TransactionRow,
+  link: LinkParams,
+  method: MethodOption,
+  back: boolean,
+  outcome: AttemptOutcome,
+  bank: string | null = null,
+): Promise<FastifyReply> {
   const summary = await orderSummary(ctx, row);
   switch (outcome.kind) {
     case 'approved': {
       const paid = await loadForCheckout(ctx, row.id);
-      return sendPage(reply, 200, resultPage(summary, 'success', null, row.urlreturn, link, paid === undefined ? null : await receiptOf(ctx, paid)));
+      return sendPage(
+        reply,
+        200,
+        resultPage(
+          summary,
+          'success',
+          null,
+          row.urlreturn,
+          link,
+          paid === undefined ? null : await receiptOf(ctx, paid),
+        ),
+      );
     }
     case 'declined':
       if (outcome.attemptsLeft > 0) {
         // The transaction is still pending: the same form again, with what went wrong and the tries left.
-        return renderForm(ctx, reply, 200, row, link, method, [outcome.payerMessage, retryNotice(outcome.attemptsLeft)], back, bank);
+        return renderForm(
+          ctx,
+          reply,
+          200,
+          row,
+          link,
+          method,
+          [outcome.payerMessage, retryNotice(outcome.attemptsLeft)],
+          back,
+          bank,
+        );
       }
-      return sendPage(reply, 200, resultPage(summary, 'rejected', outcome.payerMessage, row.urlreturn, link));
+      return sendPage(
+        reply,
+        200,
+        resultPage(summary, 'rejected', outcome.payerMessage, row.urlreturn, link),
+      );
     case 'in_progress':
       return sendPage(reply, 200, resultPage(summary, 'processing', null, null, link));
     case 'expired':
     case 'final': {
       const fresh = await loadForCheckout(ctx, row.id);
-      return fresh === undefined ? sendPage(reply, 404, invalidLinkPage()) : showTransaction(ctx, reply, fresh, link, undefined);
+      return fresh === undefined
+        ? sendPage(reply, 404, invalidLinkPage())
+        : showTransaction(ctx, reply, fresh, link, undefined);
     }
     default: {
       const never: never = outcome;

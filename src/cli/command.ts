@@ -60,7 +60,11 @@ export interface Command {
 }
 
 export function ok(stdout: string): CommandOutput {
-  return { exitCode: 0, stdout: stdout.endsWith('\n') || stdout === '' ? stdout : `${stdout}\n`, stderr: '' };
+  return {
+    exitCode: 0,
+    stdout: stdout.endsWith('\n') || stdout === '' ? stdout : `${stdout}\n`,
+    stderr: '',
+  };
 }
 
 export function fail(message: string, exitCode = 1): CommandOutput {

@@ -35,13 +35,15 @@ function treeOf(entries: readonly CompletionEntry[]): Map<string, Node> {
   for (const e of entries) {
     const [first, second] = e.name.split(' ');
     if (first === undefined) continue;
-    const target = second === undefined ? node(top, first) : node(node(top, first).children, second);
+    const target =
+      second === undefined ? node(top, first) : node(node(top, first).children, second);
     target.summary = e.summary;
     target.options = [...e.options, '--help'];
     target.values = [...(e.values ?? [])];
   }
   for (const n of top.values()) {
-    if (n.summary === '' && n.children.size > 0) n.summary = `${n.word}: ${[...n.children.keys()].join(', ')}`;
+    if (n.summary === '' && n.children.size > 0)
+      n.summary = `${n.word}: ${[...n.children.keys()].join(', ')}`;
   }
   return top;
 }
@@ -52,7 +54,9 @@ function bash(top: Map<string, Node>): string {
   const leafWords = (n: Node): string => shellWords([...n.values, ...n.options]);
   const cases = [...top.values()].map((n) => {
     if (n.children.size === 0) return `    ${n.word}) words="${leafWords(n)}" ;;`;
-    const inner = [...n.children.values()].map((c) => `        ${c.word}) words="${leafWords(c)}" ;;`).join('\n');
+    const inner = [...n.children.values()]
+      .map((c) => `        ${c.word}) words="${leafWords(c)}" ;;`)
+      .join('\n');
     return [
       `    ${n.word})`,
       `      if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "${shellWords([...n.children.keys(), ...n.options])}" -- "$cur")); return 0; fi`,
@@ -87,10 +91,13 @@ function describeItem(word: string, summary: string): string {
 
 function zsh(top: Map<string, Node>): string {
   const list = (items: readonly string[]) => items.join(' ');
-  const leafItems = (n: Node) => list([...n.values.map((v) => describeItem(v, v)), ...n.options.map((o) => describeItem(o, o))]);
+  const leafItems = (n: Node) =>
+    list([...n.values.map((v) => describeItem(v, v)), ...n.options.map((o) => describeItem(o, o))]);
   const cases = [...top.values()].map((n) => {
     if (n.children.size === 0) return `    ${n.word}) items=(${leafItems(n)}) ;;`;
-    const inner = [...n.children.values()].map((c) => `        ${c.word}) items=(${leafItems(c)}) ;;`).join('\n');
+    const inner = [...n.children.values()]
+      .map((c) => `        ${c.word}) items=(${leafItems(c)}) ;;`)
+      .join('\n');
     return [
       `    ${n.word})`,
       `      if (( CURRENT == 3 )); then items=(${list([...n.children.values()].map((c) => describeItem(c.word, c.summary)))}); _describe -t commands 'cobro ${n.word} command' items; return; fi`,
@@ -119,7 +126,10 @@ function zsh(top: Map<string, Node>): string {
   ].join('\n');
 }
 
-export function completionScript(shell: CompletionShell, entries: readonly CompletionEntry[]): string {
+export function completionScript(
+  shell: CompletionShell,
+  entries: readonly CompletionEntry[],
+): string {
   const top = treeOf(entries);
   return shell === 'bash' ? bash(top) : zsh(top);
 }

@@ -53,7 +53,8 @@ export const completionCommand: Command = {
   needsDb: false,
   async run(_ctx, args) {
     const shell = args.positionals[0];
-    if (!(completionShells as readonly string[]).includes(shell ?? '')) return fail(`SHELL must be one of ${completionShells.join(', ')}`, 2);
+    if (!(completionShells as readonly string[]).includes(shell ?? ''))
+      return fail(`SHELL must be one of ${completionShells.join(', ')}`, 2);
     const tree = [
       ...processCommands.map((p) => ({ name: p.name, summary: p.summary, options: [] })),
       ...allCommands().map((c) => ({
@@ -75,11 +76,15 @@ export function allCommands(): readonly Command[] {
 /** The value placeholder of a string option: `--limit <N>`. */
 function flagsOf(name: string, def: { type: string; short?: string; valueName?: string }): string {
   const short = def.short !== undefined ? `-${def.short}, ` : '';
-  return def.type === 'boolean' ? `${short}--${name}` : `${short}--${name} <${def.valueName ?? name.toUpperCase()}>`;
+  return def.type === 'boolean'
+    ? `${short}--${name}`
+    : `${short}--${name} <${def.valueName ?? name.toUpperCase()}>`;
 }
 
 function examplesText(examples: readonly string[]): string {
-  return examples.length === 0 ? '' : `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`;
+  return examples.length === 0
+    ? ''
+    : `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`;
 }
 
 interface Capture {
@@ -98,7 +103,8 @@ function helpWidth(options: ResolveOptions): number {
 /** The words after `cobro` that name a (sub)command: `accounts create`. */
 function pathOf(cmd: Program): string {
   const words: string[] = [];
-  for (let c: Program | null = cmd; c !== null && c.parent !== null; c = c.parent) words.unshift(c.name());
+  for (let c: Program | null = cmd; c !== null && c.parent !== null; c = c.parent)
+    words.unshift(c.name());
   return words.join(' ');
 }
 
@@ -107,11 +113,17 @@ function rootProgram(capture: Capture, width: number): Program {
   const program = new Program('cobro');
   program
     .usage('<command> [options]')
-    .description('Cobro: payments, marketplace splits, events, subscriptions, wallet and payouts behind a Payku-compatible REST API.\nConfiguration comes from the environment: see README.md and docs/operations.md.')
+    .description(
+      'Cobro: payments, marketplace splits, events, subscriptions, wallet and payouts behind a Payku-compatible REST API.\nConfiguration comes from the environment: see README.md and docs/operations.md.',
+    )
     .exitOverride()
     .configureOutput({
-      writeOut: (s) => { capture.out += s; },
-      writeErr: (s) => { capture.err += s; },
+      writeOut: (s) => {
+        capture.out += s;
+      },
+      writeErr: (s) => {
+        capture.err += s;
+      },
       getOutHelpWidth: () => width,
       getErrHelpWidth: () => width,
       getOutHasColors: () => false,
@@ -135,13 +147,16 @@ function rootProgram(capture: Capture, width: number): Program {
       return leaves;
     },
     subcommandTerm(cmd) {
-      const operands = cmd.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}...]`)).join(' ');
+      const operands = cmd.registeredArguments
+        .map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}...]`))
+        .join(' ');
       return `${pathOf(cmd)}${operands === '' ? '' : ` ${operands}`}`;
     },
     subcommandDescription: (cmd) => cmd.summary() || cmd.description(),
   });
   for (const p of processCommands) {
-    program.command(p.name)
+    program
+      .command(p.name)
       .summary(p.summary)
       .description(p.summary)
       .addHelpText('after', examplesText(p.examples))
@@ -153,19 +168,29 @@ function rootProgram(capture: Capture, width: number): Program {
 }
 
 /** Adds one Command under its group (`accounts`) or at the top; its action records what was picked. */
-function addCommand(program: Program, groups: Map<string, Program>, command: Command, capture: Capture): void {
+function addCommand(
+  program: Program,
+  groups: Map<string, Program>,
+  command: Command,
+  capture: Capture,
+): void {
   const words = command.name.split(' ');
   const [first, second] = words;
-  if (first === undefined || words.length > 2) throw new Error(`command name "${command.name}" must be one or two words`);
+  if (first === undefined || words.length > 2)
+    throw new Error(`command name "${command.name}" must be one or two words`);
   const group = (): Program => {
     const g = groups.get(first) ?? program.command(first).usage('<command> [options]');
     groups.set(first, g);
     return g;
   };
   const sub = second === undefined ? group() : group().command(second);
-  sub.summary(command.summary)
+  sub
+    .summary(command.summary)
     .description(command.summary)
-    .usage(command.usage.replace(/^cobro /, '').replace(new RegExp(`^${command.name} ?`), '') || '[options]')
+    .usage(
+      command.usage.replace(/^cobro /, '').replace(new RegExp(`^${command.name} ?`), '') ||
+        '[options]',
+    )
     // A command without examples shows its usage line as the one example.
     .addHelpText('after', examplesText(command.examples ?? [command.usage]));
   if (command.operands !== undefined) {
@@ -192,12 +217,16 @@ function addCommand(program: Program, groups: Map<string, Program>, command: Com
 function buildProgram(capture: Capture, options: ResolveOptions): Program {
   const program = rootProgram(capture, helpWidth(options));
   const groups = new Map<string, Program>();
-  for (const command of options.commands ?? allCommands()) addCommand(program, groups, command, capture);
+  for (const command of options.commands ?? allCommands())
+    addCommand(program, groups, command, capture);
   for (const [word, g] of groups) {
     if (g.commands.length === 0) continue;
     const names = g.commands.map((c) => c.name()).filter((n) => n !== 'help');
-    if (g.description() === '') g.description(`${word}: ${names.join(', ')}`).summary(`${word}: ${names.join(', ')}`);
-    g.exitOverride().configureOutput(program.configureOutput()).configureHelp(program.configureHelp());
+    if (g.description() === '')
+      g.description(`${word}: ${names.join(', ')}`).summary(`${word}: ${names.join(', ')}`);
+    g.exitOverride()
+      .configureOutput(program.configureOutput())
+      .configureHelp(program.configureHelp());
   }
   return program;
 }
@@ -209,7 +238,10 @@ export function helpText(options: ResolveOptions = {}): string {
 }
 
 /** Resolves argv to a command and its parsed arguments, or to the output to print (help, a usage error). */
-export function resolve(argvIn: readonly string[], options: ResolveOptions = {}): Resolved | CommandOutput {
+export function resolve(
+  argvIn: readonly string[],
+  options: ResolveOptions = {},
+): Resolved | CommandOutput {
   if (argvIn.length === 0) return ok(helpText(options));
   const argv = argvIn[0] === 'help' ? [...argvIn.slice(1), '--help'] : argvIn;
   const capture: Capture = { out: '', err: '', picked: null };
@@ -218,14 +250,25 @@ export function resolve(argvIn: readonly string[], options: ResolveOptions = {})
     program.parse([...argv], { from: 'user' });
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') {
+    if (
+      error.code === 'commander.helpDisplayed' ||
+      error.code === 'commander.help' ||
+      error.code === 'commander.version'
+    ) {
       // `--help` and `help X` exit 0 with help on stdout; a bare group (`cobro accounts`) prints its help on stderr.
       return { exitCode: error.exitCode === 0 ? 0 : 2, stdout: capture.out, stderr: capture.err };
     }
     // A usage error: commander has written the message to the captured stderr.
-    const suggestion = error.code === 'commander.unknownCommand' ? suggest(argv, options.commands ?? allCommands()) : '';
+    const suggestion =
+      error.code === 'commander.unknownCommand'
+        ? suggest(argv, options.commands ?? allCommands())
+        : '';
     const hint = `${suggestion}(run \`cobro ${helpPathOf(argv)}--help\` for usage)\n`;
-    return { exitCode: 2, stdout: capture.out, stderr: capture.err + (capture.err.includes('Usage:') ? '' : hint) };
+    return {
+      exitCode: 2,
+      stdout: capture.out,
+      stderr: capture.err + (capture.err.includes('Usage:') ? '' : hint),
+    };
   }
   if (capture.picked !== null) return capture.picked;
   // Only the process commands' actions end here without a pick (serve/worker reached through the socket).
@@ -237,7 +280,12 @@ function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(
+        row[j]! + 1,
+        next[j - 1]! + 1,
+        row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     row = next;
   }
   return row[b.length]!;
@@ -249,8 +297,14 @@ function suggest(argv: readonly string[], known: readonly Command[]): string {
   const [first, second] = argv;
   const group = names.some((n) => n.startsWith(`${first} `));
   const candidates = group
-    ? names.filter((n) => n.startsWith(`${first} `)).map((n) => ({ name: n, word: n.split(' ')[1]!, typed: second ?? '' }))
-    : [...new Set(names.map((n) => n.split(' ')[0]!))].map((w) => ({ name: w, word: w, typed: first ?? '' }));
+    ? names
+        .filter((n) => n.startsWith(`${first} `))
+        .map((n) => ({ name: n, word: n.split(' ')[1]!, typed: second ?? '' }))
+    : [...new Set(names.map((n) => n.split(' ')[0]!))].map((w) => ({
+        name: w,
+        word: w,
+        typed: first ?? '',
+      }));
   const best = candidates
     .map((c) => ({ ...c, d: distance(c.typed, c.word) }))
     .filter((c) => c.d <= Math.max(1, Math.floor(c.word.length / 3)))
@@ -269,12 +323,17 @@ function helpPathOf(argv: readonly string[]): string {
   return words.length === 0 ? '' : `${words.join(' ')} `;
 }
 
-export async function runResolved(resolved: Resolved, ctx: AppContext | null): Promise<CommandOutput> {
+export async function runResolved(
+  resolved: Resolved,
+  ctx: AppContext | null,
+): Promise<CommandOutput> {
   try {
     return await resolved.command.run(ctx, resolved.args);
   } catch (error) {
     ctx?.logger.error({ err: error, command: resolved.command.name }, 'command failed');
-    return fail(`${resolved.command.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(
+      `${resolved.command.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

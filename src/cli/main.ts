@@ -2,7 +2,12 @@
 // Only light modules are imported up front: help, completions and `cobro sign` never load Fastify, PGlite, Kysely
 // or the services; the database and the server are imported when a command needs them.
 import { loadConfig, type Config } from '../platform/process/config.ts';
-import { opsServerAnswers, opsSocketPath, runThroughServer, withAbsoluteFile } from './ops-socket.ts';
+import {
+  opsServerAnswers,
+  opsSocketPath,
+  runThroughServer,
+  withAbsoluteFile,
+} from './ops-socket.ts';
 import type { CommandOutput } from './command.ts';
 import { StartupError, errorText } from '../platform/process/startup-error.ts';
 import { hangIfAskedByTest, startReadyWatchdog } from '../platform/process/ready-watchdog.ts';
@@ -31,9 +36,18 @@ async function runCommand(argv: readonly string[]): Promise<never> {
   const config = configOrExit();
   if (config.databaseUrl === null) {
     const socketPath = opsSocketPath(config.dataDir);
-    if (await opsServerAnswers(socketPath)) emit(await runThroughServer(socketPath, withAbsoluteFile(argv, resolved.command, resolved.args.positionals[0])));
+    if (await opsServerAnswers(socketPath))
+      emit(
+        await runThroughServer(
+          socketPath,
+          withAbsoluteFile(argv, resolved.command, resolved.args.positionals[0]),
+        ),
+      );
   }
-  const [{ openRuntime }, { createLogger }] = await Promise.all([import('../runtime.ts'), import('../platform/process/logger.ts')]);
+  const [{ openRuntime }, { createLogger }] = await Promise.all([
+    import('../runtime.ts'),
+    import('../platform/process/logger.ts'),
+  ]);
   // Operator commands log only warnings, so their output stays readable.
   const runtime = await openRuntime(config, {
     logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),
@@ -69,15 +83,25 @@ async function main(argv: readonly string[]): Promise<void> {
   if (first === 'worker' && !wantsHelp) {
     const config = configOrExit();
     if (config.databaseUrl === null) {
-      process.stderr.write('cobro worker needs DATABASE_URL: with the embedded database, `cobro serve` runs the workers itself\n');
+      process.stderr.write(
+        'cobro worker needs DATABASE_URL: with the embedded database, `cobro serve` runs the workers itself\n',
+      );
       process.exit(2);
     }
     const watchdog = startReadyWatchdog(config.readyTimeoutMs);
-    const [{ openRuntime }, { startWorkers }] = await Promise.all([import('../runtime.ts'), import('../workers/index.ts')]);
+    const [{ openRuntime }, { startWorkers }] = await Promise.all([
+      import('../runtime.ts'),
+      import('../workers/index.ts'),
+    ]);
     const runtime = await openRuntime(config);
     const workers = startWorkers(runtime.ctx);
     watchdog.ready();
-    const stop = () => { void workers.stop().then(() => runtime.close()).then(() => process.exit(0)); };
+    const stop = () => {
+      void workers
+        .stop()
+        .then(() => runtime.close())
+        .then(() => process.exit(0));
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     return;
@@ -88,8 +112,17 @@ async function main(argv: readonly string[]): Promise<void> {
 // A start-up error the operator can act on is its one line; anything else is a bug, whose stack LOG_LEVEL=debug shows.
 main(process.argv.slice(2)).catch((error: unknown) => {
   const debug = process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace';
-  const line = error instanceof StartupError ? error.message : `unexpected error: ${errorText(error)}${debug ? '' : ' (LOG_LEVEL=debug shows the stack)'}`;
+  const line =
+    error instanceof StartupError
+      ? error.message
+      : `unexpected error: ${errorText(error)}${debug ? '' : ' (LOG_LEVEL=debug shows the stack)'}`;
   process.stderr.write(`cobro: ${line}\n`);
-  if (debug && !(error instanceof StartupError) && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+  if (
+    debug &&
+    !(error instanceof StartupError) &&
+    error instanceof Error &&
+    error.stack !== undefined
+  )
+    process.stderr.write(`${error.stack}\n`);
   process.exit(1);
 });

@@ -19,7 +19,8 @@ export interface OpsServer {
 export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
   const socketPath = opsSocketPath(ctx.config.dataDir);
   // A socket left by a crashed server would block listen; nothing answers on it, so it is safe to remove.
-  if (fs.existsSync(socketPath) && !(await opsServerAnswers(socketPath))) fs.rmSync(socketPath, { force: true });
+  if (fs.existsSync(socketPath) && !(await opsServerAnswers(socketPath)))
+    fs.rmSync(socketPath, { force: true });
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -33,10 +34,16 @@ export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
         let output: CommandOutput;
         try {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { argv?: unknown };
-          const argv = Array.isArray(body.argv) && body.argv.every((a) => typeof a === 'string') ? (body.argv as string[]) : null;
-          output = argv === null
-            ? { exitCode: 2, stdout: '', stderr: 'bad ops request\n' }
-            : req.url === '/ping' ? { exitCode: 0, stdout: 'pong\n', stderr: '' } : await (await import('./dispatch.ts')).dispatch(argv, ctx);
+          const argv =
+            Array.isArray(body.argv) && body.argv.every((a) => typeof a === 'string')
+              ? (body.argv as string[])
+              : null;
+          output =
+            argv === null
+              ? { exitCode: 2, stdout: '', stderr: 'bad ops request\n' }
+              : req.url === '/ping'
+                ? { exitCode: 0, stdout: 'pong\n', stderr: '' }
+                : await (await import('./dispatch.ts')).dispatch(argv, ctx);
         } catch {
           output = { exitCode: 2, stdout: '', stderr: 'bad ops request\n' };
         }
@@ -52,26 +59,41 @@ export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
   });
   fs.chmodSync(socketPath, 0o600);
   return {
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      fs.rmSync(socketPath, { force: true });
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        fs.rmSync(socketPath, { force: true });
+      }),
   };
 }
 
-function request(socketPath: string, urlPath: string, argv: readonly string[], timeoutMs: number): Promise<CommandOutput> {
+function request(
+  socketPath: string,
+  urlPath: string,
+  argv: readonly string[],
+  timeoutMs: number,
+): Promise<CommandOutput> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ socketPath, path: urlPath, method: 'POST', headers: { 'content-type': 'application/json' }, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as CommandOutput);
-        } catch (error) {
-          reject(error instanceof Error ? error : new Error(String(error)));
-        }
-      });
-    });
+    const req = http.request(
+      {
+        socketPath,
+        path: urlPath,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as CommandOutput);
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('ops socket timed out')));
     req.on('error', reject);
     req.end(JSON.stringify({ argv }));
@@ -87,12 +109,19 @@ export async function opsServerAnswers(socketPath: string): Promise<boolean> {
   }
 }
 
-export function runThroughServer(socketPath: string, argv: readonly string[]): Promise<CommandOutput> {
+export function runThroughServer(
+  socketPath: string,
+  argv: readonly string[],
+): Promise<CommandOutput> {
   return request(socketPath, '/run', argv, limits.opsCommandTimeoutMs);
 }
 
 /** argv with the file a command reads made absolute, resolved against this process's working directory. */
-export function withAbsoluteFile(argv: readonly string[], command: Command, file: string | undefined): readonly string[] {
+export function withAbsoluteFile(
+  argv: readonly string[],
+  command: Command,
+  file: string | undefined,
+): readonly string[] {
   if (command.readsFile !== true || file === undefined || path.isAbsolute(file)) return argv;
   const at = argv.indexOf(file, command.name.split(' ').length);
   return at < 0 ? argv : argv.map((a, i) => (i === at ? path.resolve(file) : a));

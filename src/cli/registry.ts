@@ -16,8 +16,16 @@ import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
 import { conciliationExport } from './commands/conciliation.ts';
 import { refundsList, refundsSetBankDetails, refundsShow } from './commands/refunds.ts';
-import { notificationsList, notificationsRetry, notificationsShow } from './commands/notifications.ts';
-import { subscriptionsCancel, subscriptionsList, subscriptionsShow } from './commands/subscriptions.ts';
+import {
+  notificationsList,
+  notificationsRetry,
+  notificationsShow,
+} from './commands/notifications.ts';
+import {
+  subscriptionsCancel,
+  subscriptionsList,
+  subscriptionsShow,
+} from './commands/subscriptions.ts';
 import { plansList, plansSetPricing, plansShow } from './commands/plans.ts';
 
 export const commands: readonly Command[] = [

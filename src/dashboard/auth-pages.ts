@@ -11,34 +11,75 @@ export const sessionCookie = 'cobro_session';
 
 /** Only a path of the dashboard itself: never another host (`//evil`) or a scheme. */
 function safeNext(value: unknown): string {
-  return typeof value === 'string' && /^\/dashboard(?:[/?][\w\-./?=&%+]*)?$/.test(value) && !value.includes('//') ? value : '/dashboard';
+  return typeof value === 'string' &&
+    /^\/dashboard(?:[/?][\w\-./?=&%+]*)?$/.test(value) &&
+    !value.includes('//')
+    ? value
+    : '/dashboard';
 }
 
 function field(body: unknown, name: string): string {
-  const value = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+  const value =
+    body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
   return typeof value === 'string' ? value.trim().slice(0, dashboardLimits.tokenLengthMax) : '';
 }
 
 export function registerAuthPages(app: FastifyInstance, ctx: AppContext, secure: boolean): void {
-  const cookieOptions = { path: '/dashboard', httpOnly: true, sameSite: 'strict' as const, secure, signed: true };
-  const loginPage = (request: Parameters<typeof renderPage>[1], reply: FastifyReply, status: number, error: string | null, next: string) =>
-    renderPage(ctx, request, reply, status, 'login', { title: 'Ingresar', error, next });
+  const cookieOptions = {
+    path: '/dashboard',
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure,
+    signed: true,
+  };
+  const loginPage = (
+    request: Parameters<typeof renderPage>[1],
+    reply: FastifyReply,
+    status: number,
+    error: string | null,
+    next: string,
+  ) => renderPage(ctx, request, reply, status, 'login', { title: 'Ingresar', error, next });
 
   app.get('/login', { config: { dashboardPublic: true } }, async (request, reply) =>
-    loginPage(request, reply, 200, null, safeNext((request.query as Record<string, unknown>).next)));
+    loginPage(request, reply, 200, null, safeNext((request.query as Record<string, unknown>).next)),
+  );
 
   // Fewer tries a minute than the API allows, per client address (where the root's rate limit is on).
-  const signInLimit = { max: dashboardLimits.signInsPerMinute, keyGenerator: (request: FastifyRequest) => `dashboard-sign-in:${request.ip}` };
-  app.post('/login', { config: { dashboardPublic: true, rateLimit: signInLimit }, preHandler: app.csrfProtection }, async (request, reply) => {
-    const next = safeNext(field(request.body, 'next'));
-    const publicToken = field(request.body, 'public_token');
-    const privateToken = field(request.body, 'private_token');
-    if (publicToken === '' || privateToken === '') return loginPage(request, reply, 400, 'Escribe el token público y el token privado de tu cuenta.', next);
-    const session = await signIn(ctx, publicToken, privateToken);
-    if (session === null) return loginPage(request, reply, 401, 'Esos tokens no corresponden a una cuenta activa.', next);
-    reply.setCookie(sessionCookie, session.sessionId, { ...cookieOptions, maxAge: Math.floor(dashboardLimits.sessionMs / 1000) });
-    return reply.code(303).redirect(next);
-  });
+  const signInLimit = {
+    max: dashboardLimits.signInsPerMinute,
+    keyGenerator: (request: FastifyRequest) => `dashboard-sign-in:${request.ip}`,
+  };
+  app.post(
+    '/login',
+    { config: { dashboardPublic: true, rateLimit: signInLimit }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const next = safeNext(field(request.body, 'next'));
+      const publicToken = field(request.body, 'public_token');
+      const privateToken = field(request.body, 'private_token');
+      if (publicToken === '' || privateToken === '')
+        return loginPage(
+          request,
+          reply,
+          400,
+          'Escribe el token público y el token privado de tu cuenta.',
+          next,
+        );
+      const session = await signIn(ctx, publicToken, privateToken);
+      if (session === null)
+        return loginPage(
+          request,
+          reply,
+          401,
+          'Esos tokens no corresponden a una cuenta activa.',
+          next,
+        );
+      reply.setCookie(sessionCookie, session.sessionId, {
+        ...cookieOptions,
+        maxAge: Math.floor(dashboardLimits.sessionMs / 1000),
+      });
+      return reply.code(303).redirect(next);
+    },
+  );
 
   app.post('/logout', { preHandler: app.csrfProtection }, async (request, reply) => {
     const signed = request.cookies[sessionCookie];

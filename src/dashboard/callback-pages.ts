@@ -5,18 +5,32 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { notificationStatuses, type NotificationStatus } from '../platform/notifications/types.ts';
-import { listNotifications, retryNotification, showNotification } from '../modules/notifications/service.ts';
+import {
+  listNotifications,
+  retryNotification,
+  showNotification,
+} from '../modules/notifications/service.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { pageNumberOf } from './format.ts';
 import { accountOf, queryOf, renderMessage, renderPage } from './render.ts';
 
-const resendNotices: Readonly<Record<string, { readonly kind: 'notice' | 'error'; readonly text: string }>> = {
-  ok: { kind: 'notice', text: 'Listo: la notificación se enviará de nuevo en unos segundos, con el mismo webhook-id.' },
-  busy: { kind: 'error', text: 'La notificación se está enviando en este momento; espera su resultado antes de reenviarla.' },
+const resendNotices: Readonly<
+  Record<string, { readonly kind: 'notice' | 'error'; readonly text: string }>
+> = {
+  ok: {
+    kind: 'notice',
+    text: 'Listo: la notificación se enviará de nuevo en unos segundos, con el mismo webhook-id.',
+  },
+  busy: {
+    kind: 'error',
+    text: 'La notificación se está enviando en este momento; espera su resultado antes de reenviarla.',
+  },
 };
 
 function statusOf(value: unknown): NotificationStatus | null {
-  return typeof value === 'string' && (notificationStatuses as readonly string[]).includes(value) ? value as NotificationStatus : null;
+  return typeof value === 'string' && (notificationStatuses as readonly string[]).includes(value)
+    ? (value as NotificationStatus)
+    : null;
 }
 
 export function registerCallbackPages(app: FastifyInstance, ctx: AppContext): void {
@@ -26,12 +40,24 @@ export function registerCallbackPages(app: FastifyInstance, ctx: AppContext): vo
     const status = statusOf(query.status);
     const page = pageNumberOf(query.page, dashboardLimits.pageNumberMax);
     const perPage = dashboardLimits.rowsPerPage;
-    const found = await listNotifications(ctx, { accountId: account.id, ...(status === null ? {} : { status }), offset: (page - 1) * perPage, limit: perPage });
+    const found = await listNotifications(ctx, {
+      accountId: account.id,
+      ...(status === null ? {} : { status }),
+      offset: (page - 1) * perPage,
+      limit: perPage,
+    });
     const link = (p: number) => queryOf({ status, page: p > 1 ? p : null });
     return renderPage(ctx, request, reply, 200, 'callbacks', {
-      title: 'Notificaciones', section: 'callbacks', status, statuses: notificationStatuses, rows: found.notifications, total: found.total, page,
+      title: 'Notificaciones',
+      section: 'callbacks',
+      status,
+      statuses: notificationStatuses,
+      rows: found.notifications,
+      total: found.total,
+      page,
       unknownStatus: typeof query.status === 'string' && query.status !== '' && status === null,
-      previous: page > 1 ? link(page - 1) : null, next: page * perPage < found.total ? link(page + 1) : null,
+      previous: page > 1 ? link(page - 1) : null,
+      next: page * perPage < found.total ? link(page + 1) : null,
     });
   });
 
@@ -39,12 +65,22 @@ export function registerCallbackPages(app: FastifyInstance, ctx: AppContext): vo
     const account = accountOf(request);
     const { id } = request.params as { id: string };
     const found = await showNotification(ctx, id, account.id);
-    if (found === null) return renderMessage(ctx, request, reply, 404, 'No encontrado', 'La página que buscas no existe o no pertenece a tu cuenta.');
+    if (found === null)
+      return renderMessage(
+        ctx,
+        request,
+        reply,
+        404,
+        'No encontrado',
+        'La página que buscas no existe o no pertenece a tu cuenta.',
+      );
     const resent = (request.query as Record<string, unknown>).resent;
     return renderPage(ctx, request, reply, 200, 'callback', {
-      title: `Notificación ${found.event_type}`, section: 'callbacks', cb: found,
+      title: `Notificación ${found.event_type}`,
+      section: 'callbacks',
+      cb: found,
       payload: JSON.stringify(found.payload, null, 2),
-      notice: typeof resent === 'string' ? resendNotices[resent] ?? null : null,
+      notice: typeof resent === 'string' ? (resendNotices[resent] ?? null) : null,
     });
   });
 
@@ -52,8 +88,18 @@ export function registerCallbackPages(app: FastifyInstance, ctx: AppContext): vo
     const account = accountOf(request);
     const { id } = request.params as { id: string };
     const retried = await retryNotification(ctx, id, account.id);
-    if (retried === null) return renderMessage(ctx, request, reply, 404, 'No encontrado', 'La página que buscas no existe o no pertenece a tu cuenta.');
+    if (retried === null)
+      return renderMessage(
+        ctx,
+        request,
+        reply,
+        404,
+        'No encontrado',
+        'La página que buscas no existe o no pertenece a tu cuenta.',
+      );
     const outcome = 'message_error' in retried ? 'busy' : 'ok';
-    return reply.code(303).redirect(`/dashboard/callbacks/${encodeURIComponent(id)}?resent=${outcome}`);
+    return reply
+      .code(303)
+      .redirect(`/dashboard/callbacks/${encodeURIComponent(id)}?resent=${outcome}`);
   });
 }

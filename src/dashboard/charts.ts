@@ -37,7 +37,13 @@ const geometries: Readonly<Record<'wide' | 'narrow', Geometry>> = {
 };
 const plot = { left: 12, right: 12, top: 28, bottom: 28 };
 
-const escapes: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapes: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => escapes[c] ?? c);
 }
@@ -50,28 +56,41 @@ function scale(value: bigint, low: bigint, high: bigint, span: number): number {
 
 function geometryOf(o: ChartOptions): Geometry & { plotWidth: number; plotHeight: number } {
   const g = geometries[o.size ?? 'wide'];
-  return { ...g, plotWidth: g.width - plot.left - plot.right, plotHeight: g.height - plot.top - plot.bottom };
+  return {
+    ...g,
+    plotWidth: g.width - plot.left - plot.right,
+    plotHeight: g.height - plot.top - plot.bottom,
+  };
 }
 
 /** `DD-MM` under the last day and every `labelEveryDays` before it. */
 function dayLabels(o: ChartOptions, x: (i: number) => number): string {
   const g = geometryOf(o);
   const last = o.points.length - 1;
-  return o.points.map((p, i) => ((last - i) % g.labelEveryDays === 0
-    ? `<text x="${x(i).toFixed(1)}" y="${g.height - 8}" font-size="${g.fontPx}" text-anchor="${i === last ? 'end' : 'middle'}" fill="#3b4452">${esc(`${p.day.slice(8, 10)}-${p.day.slice(5, 7)}`)}</text>`
-    : '')).join('');
+  return o.points
+    .map((p, i) =>
+      (last - i) % g.labelEveryDays === 0
+        ? `<text x="${x(i).toFixed(1)}" y="${g.height - 8}" font-size="${g.fontPx}" text-anchor="${i === last ? 'end' : 'middle'}" fill="#3b4452">${esc(`${p.day.slice(8, 10)}-${p.day.slice(5, 7)}`)}</text>`
+        : '',
+    )
+    .join('');
 }
 
 function frame(o: ChartOptions, body: string, high: string, low: string): string {
   const { width, height, fontPx, plotHeight } = geometryOf(o);
   const baseline = plot.top + plotHeight;
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-labelledby="${o.id}-title ${o.id}-desc" class="chart chart-${o.size ?? 'wide'}">`
-    + `<title id="${o.id}-title">${esc(o.title)}</title><desc id="${o.id}-desc">${esc(o.description)}</desc>`
-    + `<line x1="${plot.left}" y1="${plot.top}" x2="${width - plot.right}" y2="${plot.top}" stroke="#d5dae2" stroke-dasharray="4 4"/>`
-    + `<line x1="${plot.left}" y1="${baseline}" x2="${width - plot.right}" y2="${baseline}" stroke="#6b7382"/>`
-    + `<text x="${plot.left}" y="${plot.top - 9}" font-size="${fontPx}" fill="#3b4452">${esc(high)}</text>`
-    + (low === '' ? '' : `<text x="${plot.left}" y="${baseline - 6}" font-size="${fontPx}" fill="#3b4452">${esc(low)}</text>`)
-    + body + '</svg>';
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-labelledby="${o.id}-title ${o.id}-desc" class="chart chart-${o.size ?? 'wide'}">` +
+    `<title id="${o.id}-title">${esc(o.title)}</title><desc id="${o.id}-desc">${esc(o.description)}</desc>` +
+    `<line x1="${plot.left}" y1="${plot.top}" x2="${width - plot.right}" y2="${plot.top}" stroke="#d5dae2" stroke-dasharray="4 4"/>` +
+    `<line x1="${plot.left}" y1="${baseline}" x2="${width - plot.right}" y2="${baseline}" stroke="#6b7382"/>` +
+    `<text x="${plot.left}" y="${plot.top - 9}" font-size="${fontPx}" fill="#3b4452">${esc(high)}</text>` +
+    (low === ''
+      ? ''
+      : `<text x="${plot.left}" y="${baseline - 6}" font-size="${fontPx}" fill="#3b4452">${esc(low)}</text>`) +
+    body +
+    '</svg>'
+  );
 }
 
 /** One bar per day, from zero up to the day's value. */
@@ -81,10 +100,12 @@ export function barChart(o: ChartOptions): string {
   const slot = plotWidth / Math.max(o.points.length, 1);
   const baseline = plot.top + plotHeight;
   const x = (i: number) => plot.left + slot * i + slot / 2;
-  const bars = o.points.map((p, i) => {
-    const h = scale(p.value, 0n, max, plotHeight);
-    return `<rect x="${(plot.left + slot * i + slot * 0.15).toFixed(1)}" y="${(baseline - h).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${h.toFixed(1)}" fill="#0b6e4f"><title>${esc(`${p.day}: ${o.format(p.value)}`)}</title></rect>`;
-  }).join('');
+  const bars = o.points
+    .map((p, i) => {
+      const h = scale(p.value, 0n, max, plotHeight);
+      return `<rect x="${(plot.left + slot * i + slot * 0.15).toFixed(1)}" y="${(baseline - h).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${h.toFixed(1)}" fill="#0b6e4f"><title>${esc(`${p.day}: ${o.format(p.value)}`)}</title></rect>`;
+    })
+    .join('');
   return frame(o, bars + dayLabels(o, x), `Máximo ${o.format(max)}`, '');
 }
 
@@ -98,8 +119,21 @@ export function stepChart(o: ChartOptions): string {
   const baseline = plot.top + plotHeight;
   const x = (i: number) => plot.left + slot * i + slot / 2;
   const y = (v: bigint) => baseline - scale(v, min, max, plotHeight);
-  const path = o.points.map((p, i) => `${i === 0 ? 'M' : 'H'}${x(i).toFixed(1)} ${i === 0 ? '' : 'V'}${y(p.value).toFixed(1)}`).join(' ');
+  const path = o.points
+    .map(
+      (p, i) =>
+        `${i === 0 ? 'M' : 'H'}${x(i).toFixed(1)} ${i === 0 ? '' : 'V'}${y(p.value).toFixed(1)}`,
+    )
+    .join(' ');
   const last = o.points.at(-1);
-  const dot = last === undefined ? '' : `<circle cx="${x(o.points.length - 1).toFixed(1)}" cy="${y(last.value).toFixed(1)}" r="4" fill="#0a5c8a"><title>${esc(`${last.day}: ${o.format(last.value)}`)}</title></circle>`;
-  return frame(o, `<path d="${path}" fill="none" stroke="#0a5c8a" stroke-width="2.5"/>${dot}${dayLabels(o, x)}`, `Máximo ${o.format(max)}`, min < 0n ? `Mínimo ${o.format(min)}` : '');
+  const dot =
+    last === undefined
+      ? ''
+      : `<circle cx="${x(o.points.length - 1).toFixed(1)}" cy="${y(last.value).toFixed(1)}" r="4" fill="#0a5c8a"><title>${esc(`${last.day}: ${o.format(last.value)}`)}</title></circle>`;
+  return frame(
+    o,
+    `<path d="${path}" fill="none" stroke="#0a5c8a" stroke-width="2.5"/>${dot}${dayLabels(o, x)}`,
+    `Máximo ${o.format(max)}`,
+    min < 0n ? `Mínimo ${o.format(min)}` : '',
+  );
 }

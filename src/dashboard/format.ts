@@ -62,7 +62,11 @@ export const payoutStatusLabels: Readonly<Record<string, string>> = {
   fraud_prevention: 'Retenido por prevención de fraude',
 };
 
-export const payoutKindLabels: Readonly<Record<string, string>> = { payout: 'Pago a terceros', withdrawal: 'Retiro a tu cuenta', refund: 'Devolución a un pagador' };
+export const payoutKindLabels: Readonly<Record<string, string>> = {
+  payout: 'Pago a terceros',
+  withdrawal: 'Retiro a tu cuenta',
+  refund: 'Devolución a un pagador',
+};
 
 export const movementKindLabels: Readonly<Record<string, string>> = {
   settlement: 'Liquidación de ventas',
@@ -77,7 +81,9 @@ export const movementKindLabels: Readonly<Record<string, string>> = {
 
 /** A `page` query value as a page number from 1 to `max`; anything else is page 1. */
 export function pageNumberOf(value: unknown, max: number): number {
-  return typeof value === 'string' && /^\d{1,9}$/.test(value) ? Math.min(Math.max(Number(value), 1), max) : 1;
+  return typeof value === 'string' && /^\d{1,9}$/.test(value)
+    ? Math.min(Math.max(Number(value), 1), max)
+    : 1;
 }
 
 export const subscriptionStatusLabels: Readonly<Record<string, string>> = {
@@ -98,10 +104,17 @@ export const cycleStatusLabels: Readonly<Record<string, string>> = {
   'canceled by paymaster': 'Cancelado',
 };
 
-export const planTypeLabels: Readonly<Record<string, string>> = { fixed: 'Monto fijo', variable: 'Monto variable', consumption: 'Consumo' };
+export const planTypeLabels: Readonly<Record<string, string>> = {
+  fixed: 'Monto fijo',
+  variable: 'Monto variable',
+  consumption: 'Consumo',
+};
 
 const intervalLabels: Readonly<Record<string, readonly [string, string]>> = {
-  day: ['día', 'días'], week: ['semana', 'semanas'], month: ['mes', 'meses'], year: ['año', 'años'],
+  day: ['día', 'días'],
+  week: ['semana', 'semanas'],
+  month: ['mes', 'meses'],
+  year: ['año', 'años'],
 };
 
 /** `cada mes`, `cada 2 semanas`. */

@@ -11,7 +11,12 @@ import { walletCurrencies } from './wallet.ts';
 
 /** Whether the account ever created a sale, in any currency (one row read through the account's index). */
 async function hasTransactions(ctx: AppContext, accountId: string): Promise<boolean> {
-  const row = await ctx.db.selectFrom('transactions').select('id').where('account_id', '=', accountId).limit(1).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('transactions')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -25,10 +30,17 @@ export function registerHomePage(app: FastifyInstance, ctx: AppContext): void {
     const account = accountOf(request);
     const currencies = await walletCurrencies(ctx, account.id);
     const query = request.query as Record<string, unknown>;
-    const currency = typeof query.currency === 'string' && currencies.includes(query.currency) ? query.currency : 'CLP';
+    const currency =
+      typeof query.currency === 'string' && currencies.includes(query.currency)
+        ? query.currency
+        : 'CLP';
     const figures = await homeFigures(ctx, account.id, currency);
     // Whether a captured `Sign` can be replayed on this account (docs/authentication.md, decision 440).
-    const { strict_signing: strictSigning } = await ctx.db.selectFrom('accounts').select('strict_signing').where('id', '=', account.id).executeTakeFirstOrThrow();
+    const { strict_signing: strictSigning } = await ctx.db
+      .selectFrom('accounts')
+      .select('strict_signing')
+      .where('id', '=', account.id)
+      .executeTakeFirstOrThrow();
     const format = (value: bigint) => formatMoney(value, currency);
     // Nothing to draw: a new account gets its next steps, a quiet month one line, never two empty charts.
     const anyTransaction = await hasTransactions(ctx, account.id);
@@ -36,13 +48,27 @@ export function registerHomePage(app: FastifyInstance, ctx: AppContext): void {
     const first = figures.days[0] ?? '';
     const last = figures.days.at(-1) ?? '';
     return renderPage(ctx, request, reply, 200, 'home', {
-      title: 'Inicio', section: 'home', currency, currencies, figures, strictSigning, anyTransaction, quiet, baseUrl: ctx.config.publicBaseUrl,
+      title: 'Inicio',
+      section: 'home',
+      currency,
+      currencies,
+      figures,
+      strictSigning,
+      anyTransaction,
+      quiet,
+      baseUrl: ctx.config.publicBaseUrl,
       salesChart: bothSizes(barChart, {
-        id: 'sales', title: `Ventas por día en ${currency}, del ${first} al ${last}`, points: figures.sales, format,
+        id: 'sales',
+        title: `Ventas por día en ${currency}, del ${first} al ${last}`,
+        points: figures.sales,
+        format,
         description: `${figures.salesCount} ventas pagadas por ${format(figures.salesTotal)} en total.`,
       }),
       balanceChart: bothSizes(stepChart, {
-        id: 'balance', title: `Saldo disponible de la billetera al cierre de cada día, del ${first} al ${last}`, points: figures.balances, format,
+        id: 'balance',
+        title: `Saldo disponible de la billetera al cierre de cada día, del ${first} al ${last}`,
+        points: figures.balances,
+        format,
         description: `Saldo al cierre de hoy: ${format(figures.balances.at(-1)?.value ?? 0n)}.`,
       }),
     });

@@ -6,8 +6,19 @@ import '@fastify/csrf-protection';
 import type { AppContext } from '../platform/context.ts';
 import type { DashboardAccount } from './session.ts';
 import {
-  attemptOutcomeLabels, callbackStatusLabels, cycleStatusLabels, formatInstant, formatMoney, intervalLabel, movementKindLabels, payoutKindLabels,
-  payoutStatusLabels, planTypeLabels, subscriptionStatusLabels, transactionStatusLabels, zonedLocal,
+  attemptOutcomeLabels,
+  callbackStatusLabels,
+  cycleStatusLabels,
+  formatInstant,
+  formatMoney,
+  intervalLabel,
+  movementKindLabels,
+  payoutKindLabels,
+  payoutStatusLabels,
+  planTypeLabels,
+  subscriptionStatusLabels,
+  transactionStatusLabels,
+  zonedLocal,
 } from './format.ts';
 
 declare module 'fastify' {
@@ -39,27 +50,39 @@ export interface PageData {
 
 /** The signed-in merchant; a page behind the session check that runs without one is a bug. */
 export function accountOf(request: FastifyRequest): DashboardAccount {
-  if (request.dashboardAccount === null) throw new Error('dashboard route reached without a session');
+  if (request.dashboardAccount === null)
+    throw new Error('dashboard route reached without a session');
   return request.dashboardAccount;
 }
 
 /** A link's query string from the values that are set (`?a=1&b=2`, or nothing). */
 export function queryOf(values: Readonly<Record<string, string | number | null>>): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(values)) if (value !== null && value !== '') params.set(key, String(value));
+  for (const [key, value] of Object.entries(values))
+    if (value !== null && value !== '') params.set(key, String(value));
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
 }
 
 export function securityHeaders(reply: FastifyReply): void {
-  reply.header('content-security-policy', "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  reply.header(
+    'content-security-policy',
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   reply.header('x-frame-options', 'DENY');
   reply.header('referrer-policy', 'same-origin');
   reply.header('x-content-type-options', 'nosniff');
   reply.header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()');
 }
 
-export async function renderPage(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, status: number, template: string, data: PageData): Promise<FastifyReply> {
+export async function renderPage(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  template: string,
+  data: PageData,
+): Promise<FastifyReply> {
   const tz = ctx.config.timeZone;
   const html = await reply.viewAsync(template, {
     section: null,
@@ -74,7 +97,8 @@ export async function renderPage(ctx: AppContext, request: FastifyRequest, reply
     local: (text: string | null) => (text === null ? '' : zonedLocal(text, tz)),
     transactionStatus: (status: string) => transactionStatusLabels[status] ?? status,
     callbackStatus: (status: string) => callbackStatusLabels[status] ?? status,
-    attemptOutcome: (outcome: string | null) => (outcome === null ? 'En curso' : attemptOutcomeLabels[outcome] ?? outcome),
+    attemptOutcome: (outcome: string | null) =>
+      outcome === null ? 'En curso' : (attemptOutcomeLabels[outcome] ?? outcome),
     payoutStatus: (status: string) => payoutStatusLabels[status] ?? status,
     payoutKind: (kind: string) => payoutKindLabels[kind] ?? kind,
     movementKind: (kind: string) => movementKindLabels[kind] ?? kind,
@@ -88,6 +112,13 @@ export async function renderPage(ctx: AppContext, request: FastifyRequest, reply
 }
 
 /** A page of its own for a mistake or a missing resource, in the dashboard's frame. */
-export function renderMessage(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, status: number, title: string, message: string): Promise<FastifyReply> {
+export function renderMessage(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  message: string,
+): Promise<FastifyReply> {
   return renderPage(ctx, request, reply, status, 'message', { title, message });
 }

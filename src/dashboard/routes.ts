@@ -42,49 +42,106 @@ function signInRedirect(request: FastifyRequest, reply: FastifyReply): FastifyRe
 }
 
 function handleErrors(app: FastifyInstance, ctx: AppContext): void {
-  app.setNotFoundHandler(async (request, reply) => renderMessage(ctx, request, reply, 404, 'No encontrado', 'La página que buscas no existe o no pertenece a tu cuenta.'));
+  app.setNotFoundHandler(async (request, reply) =>
+    renderMessage(
+      ctx,
+      request,
+      reply,
+      404,
+      'No encontrado',
+      'La página que buscas no existe o no pertenece a tu cuenta.',
+    ),
+  );
   app.setErrorHandler(async (error: { statusCode?: number; code?: string }, request, reply) => {
     // The root's rate limit answers with the API's error; here it is a page, with the same Retry-After.
     if (error instanceof ApiError && error.httpStatus === 429) {
       for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-      return renderMessage(ctx, request, reply, 429, 'Demasiadas solicitudes', 'Hiciste muchas solicitudes en poco tiempo. Espera un minuto e inténtalo de nuevo.');
+      return renderMessage(
+        ctx,
+        request,
+        reply,
+        429,
+        'Demasiadas solicitudes',
+        'Hiciste muchas solicitudes en poco tiempo. Espera un minuto e inténtalo de nuevo.',
+      );
     }
     if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
-      return renderMessage(ctx, request, reply, 403, 'Formulario vencido', 'El formulario venció o no vino de esta página. Vuelve atrás, recarga la página e inténtalo de nuevo.');
+      return renderMessage(
+        ctx,
+        request,
+        reply,
+        403,
+        'Formulario vencido',
+        'El formulario venció o no vino de esta página. Vuelve atrás, recarga la página e inténtalo de nuevo.',
+      );
     }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      return renderMessage(ctx, request, reply, error.statusCode === 413 ? 413 : 400, 'Solicitud no válida', 'No pudimos leer la solicitud. Vuelve atrás e inténtalo de nuevo.');
+      return renderMessage(
+        ctx,
+        request,
+        reply,
+        error.statusCode === 413 ? 413 : 400,
+        'Solicitud no válida',
+        'No pudimos leer la solicitud. Vuelve atrás e inténtalo de nuevo.',
+      );
     }
     // The database away (decision 420): a page that says so, with the API's Retry-After.
     if (isDatabaseUnavailable(error)) {
-      for (const [name, value] of Object.entries(databaseUnavailable().headers)) reply.header(name, value);
+      for (const [name, value] of Object.entries(databaseUnavailable().headers))
+        reply.header(name, value);
       request.log.warn({ reason: (error as Error).message }, 'database unavailable');
-      return renderMessage(ctx, request, reply, 503, 'Servicio no disponible', 'La base de datos no responde en este momento. Nada cambió; inténtalo de nuevo en unos segundos.');
+      return renderMessage(
+        ctx,
+        request,
+        reply,
+        503,
+        'Servicio no disponible',
+        'La base de datos no responde en este momento. Nada cambió; inténtalo de nuevo en unos segundos.',
+      );
     }
     request.log.error({ err: error }, 'dashboard failed');
-    return renderMessage(ctx, request, reply, 500, 'Error inesperado', 'Ocurrió un error inesperado. Nada cambió; inténtalo de nuevo en un momento.');
+    return renderMessage(
+      ctx,
+      request,
+      reply,
+      500,
+      'Error inesperado',
+      'Ocurrió un error inesperado. Nada cambió; inténtalo de nuevo en un momento.',
+    );
   });
 }
 
 async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const secure = ctx.config.publicBaseUrl.startsWith('https:');
-  await app.register(cookie, { secret: ctx.secrets.derive('dashboard-cookies'), hook: 'onRequest' });
+  await app.register(cookie, {
+    secret: ctx.secrets.derive('dashboard-cookies'),
+    hook: 'onRequest',
+  });
   await app.register(formbody, { bodyLimit: dashboardLimits.formBytesMax });
   await app.register(csrf, {
     sessionPlugin: '@fastify/cookie',
     cookieKey: 'cobro_csrf',
     cookieOpts: { path: '/dashboard', sameSite: 'strict', httpOnly: true, signed: true, secure },
   });
-  await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: path.join(here, 'views'), production: true });
+  await app.register(view, {
+    engine: { eta: new Eta({ autoEscape: true }) },
+    root: path.join(here, 'views'),
+    production: true,
+  });
   // Pages are not API operations: keep them out of /api/openapi.json, as the checkout's are.
-  app.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
   app.decorateRequest('dashboardAccount', null);
   app.addHook('onRequest', async (request, reply) => {
     securityHeaders(reply);
     if (request.is404 || request.routeOptions.config.dashboardPublic === true) return;
     const signed = request.cookies[sessionCookie];
     const unsigned = signed === undefined ? null : request.unsignCookie(signed);
-    const account = unsigned?.valid === true && unsigned.value !== null ? await sessionAccount(ctx, unsigned.value) : null;
+    const account =
+      unsigned?.valid === true && unsigned.value !== null
+        ? await sessionAccount(ctx, unsigned.value)
+        : null;
     if (account === null) return signInRedirect(request, reply);
     request.dashboardAccount = account;
   });
@@ -92,7 +149,11 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
 
   const stylesheet = fs.readFileSync(path.join(here, 'assets', 'dashboard.css'), 'utf8');
   app.get('/assets/dashboard.css', { config: { dashboardPublic: true } }, async (_request, reply) =>
-    reply.header('cache-control', 'public, max-age=300').type('text/css; charset=utf-8').send(stylesheet));
+    reply
+      .header('cache-control', 'public, max-age=300')
+      .type('text/css; charset=utf-8')
+      .send(stylesheet),
+  );
   registerHomePage(app, ctx);
   registerAuthPages(app, ctx, secure);
   registerTransactionPages(app, ctx);
@@ -103,5 +164,10 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
 }
 
 export async function dashboardRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await app.register(async (child) => { await dashboard(child, ctx); }, { prefix: '/dashboard' });
+  await app.register(
+    async (child) => {
+      await dashboard(child, ctx);
+    },
+    { prefix: '/dashboard' },
+  );
 }

@@ -11,7 +11,7 @@ const msPerHour = 3600 * 1000;
 
 /** Whole days and hours from a form, both optional; null when either is not a whole number from 0. */
 function deltaOf(body: unknown): number | null {
-  const fields = body !== null && typeof body === 'object' ? body as Record<string, unknown> : {};
+  const fields = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
   const part = (name: string) => {
     const text = typeof fields[name] === 'string' ? (fields[name] as string).trim() : '';
     return text === '' ? 0 : /^\d{1,6}$/.test(text) ? Number(text) : null;
@@ -23,28 +23,54 @@ function deltaOf(body: unknown): number | null {
 
 export function registerSandboxPages(app: FastifyInstance, ctx: AppContext): void {
   if (ctx.config.mode !== 'sandbox') return;
-  const page = async (accountId: string, problem: string | null, query: Record<string, unknown>) => ({
-    title: 'Reloj de pruebas', section: 'sandbox' as const, problem,
+  const page = async (
+    accountId: string,
+    problem: string | null,
+    query: Record<string, unknown>,
+  ) => ({
+    title: 'Reloj de pruebas',
+    section: 'sandbox' as const,
+    problem,
     now: formatInstant(await ctx.accountClock.now(accountId, ctx.db), ctx.config.timeZone),
     offsetHours: Math.floor((await ctx.accountClock.offsetMs(accountId, ctx.db)) / msPerHour),
-    advanced: typeof query.advanced === 'string' && /^\d{1,9}$/.test(query.advanced) ? Number(query.advanced) : null,
-    processed: typeof query.processed === 'string' && /^\d{1,9}$/.test(query.processed) ? Number(query.processed) : null,
+    advanced:
+      typeof query.advanced === 'string' && /^\d{1,9}$/.test(query.advanced)
+        ? Number(query.advanced)
+        : null,
+    processed:
+      typeof query.processed === 'string' && /^\d{1,9}$/.test(query.processed)
+        ? Number(query.processed)
+        : null,
     maxDays: Math.floor(limits.sandboxAdvanceMsMax / (24 * msPerHour)),
   });
 
   app.get('/sandbox', async (request, reply) =>
-    renderPage(ctx, request, reply, 200, 'sandbox', await page(accountOf(request).id, null, request.query as Record<string, unknown>)));
+    renderPage(
+      ctx,
+      request,
+      reply,
+      200,
+      'sandbox',
+      await page(accountOf(request).id, null, request.query as Record<string, unknown>),
+    ),
+  );
 
   app.post('/sandbox/advance', { preHandler: app.csrfProtection }, async (request, reply) => {
     const account = accountOf(request);
     const deltaMs = deltaOf(request.body);
-    const refuse = async (problem: string) => renderPage(ctx, request, reply, 400, 'sandbox', await page(account.id, problem, {}));
+    const refuse = async (problem: string) =>
+      renderPage(ctx, request, reply, 400, 'sandbox', await page(account.id, problem, {}));
     if (deltaMs === null) return refuse('Escribe días y horas como números enteros.');
     if (deltaMs === 0) return refuse('Indica cuántos días u horas adelantar.');
-    if (deltaMs > limits.sandboxAdvanceMsMax) return refuse(`Se puede adelantar a lo más ${Math.floor(limits.sandboxAdvanceMsMax / (24 * msPerHour))} días de una vez.`);
+    if (deltaMs > limits.sandboxAdvanceMsMax)
+      return refuse(
+        `Se puede adelantar a lo más ${Math.floor(limits.sandboxAdvanceMsMax / (24 * msPerHour))} días de una vez.`,
+      );
     const offset = await ctx.accountClock.advance(account.id, deltaMs, ctx.db);
     if (offset === null) return refuse('El reloj de esta cuenta ya no puede adelantarse más.');
     const processed = Object.values(await drainDueWork(ctx, account.id)).reduce((a, b) => a + b, 0);
-    return reply.code(303).redirect(`/dashboard/sandbox?advanced=${deltaMs / msPerHour}&processed=${processed}`);
+    return reply
+      .code(303)
+      .redirect(`/dashboard/sandbox?advanced=${deltaMs / msPerHour}&processed=${processed}`);
   });
 }

@@ -5,21 +5,38 @@ import { payoutStatuses } from '../modules/wallet/payout-states.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { pageNumberOf } from './format.ts';
 import { accountOf, queryOf, renderPage } from './render.ts';
-import { listPayouts, parsePayoutStatus, walletBalances, walletCurrencies, walletMovements } from './wallet.ts';
+import {
+  listPayouts,
+  parsePayoutStatus,
+  walletBalances,
+  walletCurrencies,
+  walletMovements,
+} from './wallet.ts';
 
 export function registerWalletPages(app: FastifyInstance, ctx: AppContext): void {
   app.get('/wallet', async (request, reply) => {
     const account = accountOf(request);
     const query = request.query as Record<string, unknown>;
     const currencies = await walletCurrencies(ctx, account.id);
-    const currency = typeof query.currency === 'string' && currencies.includes(query.currency) ? query.currency : 'CLP';
+    const currency =
+      typeof query.currency === 'string' && currencies.includes(query.currency)
+        ? query.currency
+        : 'CLP';
     const page = pageNumberOf(query.page, dashboardLimits.pageNumberMax);
     const balances = await walletBalances(ctx, account.id, currency);
     const { rows, more } = await walletMovements(ctx, account.id, currency, page);
-    const link = (p: number) => queryOf({ currency: currency === 'CLP' ? null : currency, page: p > 1 ? p : null });
+    const link = (p: number) =>
+      queryOf({ currency: currency === 'CLP' ? null : currency, page: p > 1 ? p : null });
     return renderPage(ctx, request, reply, 200, 'wallet', {
-      title: 'Billetera', section: 'wallet', currency, currencies, balances, rows, page,
-      previous: page > 1 ? link(page - 1) : null, next: more ? link(page + 1) : null,
+      title: 'Billetera',
+      section: 'wallet',
+      currency,
+      currencies,
+      balances,
+      rows,
+      page,
+      previous: page > 1 ? link(page - 1) : null,
+      next: more ? link(page + 1) : null,
     });
   });
 
@@ -27,13 +44,21 @@ export function registerWalletPages(app: FastifyInstance, ctx: AppContext): void
     const account = accountOf(request);
     const query = request.query as Record<string, unknown>;
     const status = parsePayoutStatus(query.status);
-    const unknownStatus = typeof query.status === 'string' && query.status !== '' && status === null;
+    const unknownStatus =
+      typeof query.status === 'string' && query.status !== '' && status === null;
     const page = pageNumberOf(query.page, dashboardLimits.pageNumberMax);
     const { rows, more } = await listPayouts(ctx, account.id, status, page);
     const link = (p: number) => queryOf({ status, page: p > 1 ? p : null });
     return renderPage(ctx, request, reply, 200, 'payouts', {
-      title: 'Pagos y retiros', section: 'payouts', status, statuses: payoutStatuses, unknownStatus, rows, page,
-      previous: page > 1 ? link(page - 1) : null, next: more ? link(page + 1) : null,
+      title: 'Pagos y retiros',
+      section: 'payouts',
+      status,
+      statuses: payoutStatuses,
+      unknownStatus,
+      rows,
+      page,
+      previous: page > 1 ? link(page - 1) : null,
+      next: more ? link(page + 1) : null,
     });
   });
 }

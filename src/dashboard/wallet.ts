@@ -8,12 +8,24 @@ import { dashboardLimits } from '../limits/index.ts';
 
 /** CLP first, then every other currency the account has moved money in. */
 export async function walletCurrencies(ctx: AppContext, accountId: string): Promise<string[]> {
-  const rows = await ctx.db.selectFrom('wallet_movements').select('currency').distinct().where('account_id', '=', accountId).execute();
-  return ['CLP', ...rows.map((r) => r.currency).filter((c) => c !== 'CLP').sort()];
+  const rows = await ctx.db
+    .selectFrom('wallet_movements')
+    .select('currency')
+    .distinct()
+    .where('account_id', '=', accountId)
+    .execute();
+  return [
+    'CLP',
+    ...rows
+      .map((r) => r.currency)
+      .filter((c) => c !== 'CLP')
+      .sort(),
+  ];
 }
 
 export async function walletBalances(ctx: AppContext, accountId: string, currency: string) {
-  const balance = (code: string) => ctx.ledger.balance(ctx.db, { owner: accountId, code, currency });
+  const balance = (code: string) =>
+    ctx.ledger.balance(ctx.db, { owner: accountId, code, currency });
   return {
     available: await balance(ledgerCodes.walletAvailable),
     reserved: await balance(ledgerCodes.walletReserved),
@@ -24,24 +36,61 @@ export async function walletBalances(ctx: AppContext, accountId: string, currenc
 }
 
 /** One page of movements, newest first, and whether an older page exists (one row more is read to know). */
-export async function walletMovements(ctx: AppContext, accountId: string, currency: string, page: number) {
+export async function walletMovements(
+  ctx: AppContext,
+  accountId: string,
+  currency: string,
+  page: number,
+) {
   const perPage = dashboardLimits.rowsPerPage;
-  const rows = await ctx.db.selectFrom('wallet_movements').selectAll()
-    .where('account_id', '=', accountId).where('currency', '=', currency)
-    .orderBy('seq', 'desc').offset((page - 1) * perPage).limit(perPage + 1).execute();
+  const rows = await ctx.db
+    .selectFrom('wallet_movements')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('currency', '=', currency)
+    .orderBy('seq', 'desc')
+    .offset((page - 1) * perPage)
+    .limit(perPage + 1)
+    .execute();
   return { rows: rows.slice(0, perPage), more: rows.length > perPage };
 }
 
 export function parsePayoutStatus(value: unknown): PayoutStatus | null {
-  return typeof value === 'string' && (payoutStatuses as readonly string[]).includes(value) ? value as PayoutStatus : null;
+  return typeof value === 'string' && (payoutStatuses as readonly string[]).includes(value)
+    ? (value as PayoutStatus)
+    : null;
 }
 
-export async function listPayouts(ctx: AppContext, accountId: string, status: PayoutStatus | null, page: number) {
+export async function listPayouts(
+  ctx: AppContext,
+  accountId: string,
+  status: PayoutStatus | null,
+  page: number,
+) {
   const perPage = dashboardLimits.rowsPerPage;
-  let query = ctx.db.selectFrom('payouts')
-    .select(['id', 'kind', 'order', 'subject', 'amount_minor', 'currency', 'status', 'reason_rejection', 'accountbank_name', 'accountbank_sbif', 'created_at', 'updated_at'])
+  let query = ctx.db
+    .selectFrom('payouts')
+    .select([
+      'id',
+      'kind',
+      'order',
+      'subject',
+      'amount_minor',
+      'currency',
+      'status',
+      'reason_rejection',
+      'accountbank_name',
+      'accountbank_sbif',
+      'created_at',
+      'updated_at',
+    ])
     .where('account_id', '=', accountId);
   if (status !== null) query = query.where('status', '=', status);
-  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').offset((page - 1) * perPage).limit(perPage + 1).execute();
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset((page - 1) * perPage)
+    .limit(perPage + 1)
+    .execute();
   return { rows: rows.slice(0, perPage), more: rows.length > perPage };
 }

@@ -31,7 +31,15 @@ export const backgroundLimits = {
    * `failed`. Each delay is jittered by up to retryJitterFraction either way.
    */
   retryDelaysMs: [
-    5 * secondMs, 5 * minuteMs, 30 * minuteMs, 2 * hourMs, 5 * hourMs, 10 * hourMs, 14 * hourMs, 20 * hourMs, 24 * hourMs,
+    5 * secondMs,
+    5 * minuteMs,
+    30 * minuteMs,
+    2 * hourMs,
+    5 * hourMs,
+    10 * hourMs,
+    14 * hourMs,
+    20 * hourMs,
+    24 * hourMs,
   ] as readonly number[],
   retryJitterFraction: 0.1,
   /** A background worker whose step failed (the database away) waits this long, doubling up to the max, per failure. */

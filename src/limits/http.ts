@@ -41,7 +41,8 @@ export const requestLimits = {
   /** 32 hex characters (128 bits) of the link's MAC: the reference shows 10, which would be guessable. */
   checkoutTokenHexLength: 32,
   /** A checkout link's or form's transaction id, and its `valid` and other text fields. */
-  checkoutIdLengthMax: 40, checkoutFieldLengthMax: 64,
+  checkoutIdLengthMax: 40,
+  checkoutFieldLengthMax: 64,
 } as const;
 
 /**

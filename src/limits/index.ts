@@ -9,18 +9,44 @@ import { databaseLimits } from './database.ts';
 import { requestLimits, httpLimits } from './http.ts';
 import { idempotencyLimits } from './idempotency.ts';
 import { moneyLimits } from './money.ts';
-import { transactionLimits, marketplaceLimits, subscriptionLimits, eventLimits, refundLimits, escrowLimits, conciliationLimits, mallLimits, dashboardLimits } from './modules.ts';
+import {
+  transactionLimits,
+  marketplaceLimits,
+  subscriptionLimits,
+  eventLimits,
+  refundLimits,
+  escrowLimits,
+  conciliationLimits,
+  mallLimits,
+  dashboardLimits,
+} from './modules.ts';
 import { processLimits, configLimits, dataDirLimits } from './process.ts';
 import { sandboxLimits } from './sandbox.ts';
 import { walletLimits } from './wallet.ts';
 
-export { transactionLimits, marketplaceLimits, subscriptionLimits, eventLimits, refundLimits, escrowLimits, conciliationLimits, mallLimits, dashboardLimits };
+export {
+  transactionLimits,
+  marketplaceLimits,
+  subscriptionLimits,
+  eventLimits,
+  refundLimits,
+  escrowLimits,
+  conciliationLimits,
+  mallLimits,
+  dashboardLimits,
+};
 export { httpLimits, configLimits, dataDirLimits };
 export { notificationAttemptsMax } from './background.ts';
 
 export const limits = {
-  ...requestLimits, ...moneyLimits, ...walletLimits, ...idempotencyLimits, ...backgroundLimits, ...sandboxLimits,
-  ...processLimits, ...databaseLimits,
+  ...requestLimits,
+  ...moneyLimits,
+  ...walletLimits,
+  ...idempotencyLimits,
+  ...backgroundLimits,
+  ...sandboxLimits,
+  ...processLimits,
+  ...databaseLimits,
 } as const;
 
 /** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */
@@ -28,64 +54,173 @@ export function assertLimits(): void {
   const l = limits;
   assert.ok(l.pageSizeDefault <= l.pageSizeMax, 'default page must fit the maximum page');
   // A subscription list page is read through readInChunks, which refuses a page past the largest page.
-  assert.ok(subscriptionLimits.subscriptionsPerPageMax <= l.pageSizeMax, 'a subscription list page must fit the largest page');
-  assert.ok(l.notificationsPerPageDefault <= l.notificationsPerPageMax, 'default notifications page must fit the maximum');
-  assert.ok(l.amountMinorMax === 10n ** BigInt(l.amountDigitsMax) - 1n, 'the amount bound is the seed\'s digit count');
-  assert.ok(l.amountMinorMax < BigInt(Number.MAX_SAFE_INTEGER), 'amounts stay exact as JSON numbers');
-  assert.ok(l.opsRequestBytesMax < l.bodyBytesMax, 'an operator request is smaller than an API body');
+  assert.ok(
+    subscriptionLimits.subscriptionsPerPageMax <= l.pageSizeMax,
+    'a subscription list page must fit the largest page',
+  );
+  assert.ok(
+    l.notificationsPerPageDefault <= l.notificationsPerPageMax,
+    'default notifications page must fit the maximum',
+  );
+  assert.ok(
+    l.amountMinorMax === 10n ** BigInt(l.amountDigitsMax) - 1n,
+    "the amount bound is the seed's digit count",
+  );
+  assert.ok(
+    l.amountMinorMax < BigInt(Number.MAX_SAFE_INTEGER),
+    'amounts stay exact as JSON numbers',
+  );
+  assert.ok(
+    l.opsRequestBytesMax < l.bodyBytesMax,
+    'an operator request is smaller than an API body',
+  );
   assert.ok(l.opsPingTimeoutMs < l.opsCommandTimeoutMs, 'a ping answers sooner than a command');
-  assert.ok(l.bancoEstadoNumLengthMax <= l.bankNumLengthMax, 'the Banco Estado bound narrows the bank account number');
+  assert.ok(
+    l.bancoEstadoNumLengthMax <= l.bankNumLengthMax,
+    'the Banco Estado bound narrows the bank account number',
+  );
   // Callbacks: a batch finishes inside its lease; a send finishes before a stopping server gives up on it; the
   // worker polls more often than the shortest retry, so a retry goes out close to when it is due.
   // The next batch is claimed while the last lane-full of the current one is still in flight.
-  assert.ok((Math.ceil(l.deliveryBatchMax / l.deliveryConcurrencyMax) + 1) * l.deliveryTimeoutMs < l.deliveryLeaseMs, 'a batch must finish inside its lease');
+  assert.ok(
+    (Math.ceil(l.deliveryBatchMax / l.deliveryConcurrencyMax) + 1) * l.deliveryTimeoutMs <
+      l.deliveryLeaseMs,
+    'a batch must finish inside its lease',
+  );
   assert.ok(l.deliveryTimeoutMs < l.shutdownGraceMs, 'shutdown waits for a callback in flight');
-  assert.ok(l.deliveryPollIntervalMs < (l.retryDelaysMs[0] ?? 0) * (1 - l.retryJitterFraction), 'the worker polls more often than the shortest retry');
-  assert.ok(l.retryDelaysMs.length >= 1 && l.retryDelaysMs.every((d, i) => i === 0 || d >= l.retryDelaysMs[i - 1]!), 'retry delays never shrink');
-  assert.ok(l.retryJitterFraction >= 0 && l.retryJitterFraction < 1, 'jitter keeps every delay positive');
+  assert.ok(
+    l.deliveryPollIntervalMs < (l.retryDelaysMs[0] ?? 0) * (1 - l.retryJitterFraction),
+    'the worker polls more often than the shortest retry',
+  );
+  assert.ok(
+    l.retryDelaysMs.length >= 1 &&
+      l.retryDelaysMs.every((d, i) => i === 0 || d >= l.retryDelaysMs[i - 1]!),
+    'retry delays never shrink',
+  );
+  assert.ok(
+    l.retryJitterFraction >= 0 && l.retryJitterFraction < 1,
+    'jitter keeps every delay positive',
+  );
   assert.ok(l.deliveryBatchMax <= l.dueWorkBatchMax, 'a drain takes at least one delivery batch');
-  assert.ok(l.deliveryRecordBatchMax <= l.deliveryBatchMax, 'answers are recorded in groups of one batch');
-  assert.ok(l.dueWorkRoundsMax >= 2, 'a drain can follow one handler\'s output into another');
+  assert.ok(
+    l.deliveryRecordBatchMax <= l.deliveryBatchMax,
+    'answers are recorded in groups of one batch',
+  );
+  assert.ok(l.dueWorkRoundsMax >= 2, "a drain can follow one handler's output into another");
   // Sandbox: one advance fits the total offset; the payout schedule resolves within one advance.
-  assert.ok(l.sandboxAdvanceMsMax <= l.sandboxOffsetMsMax, 'one advance fits the total sandbox offset');
-  assert.ok(l.sandboxPayoutProcessingAfterMs < l.sandboxPayoutSuccessAfterMs, 'a sandbox payout processes before it succeeds');
-  assert.ok(l.sandboxPayoutSuccessAfterMs <= l.sandboxAdvanceMsMax, 'one advance can resolve a sandbox payout');
+  assert.ok(
+    l.sandboxAdvanceMsMax <= l.sandboxOffsetMsMax,
+    'one advance fits the total sandbox offset',
+  );
+  assert.ok(
+    l.sandboxPayoutProcessingAfterMs < l.sandboxPayoutSuccessAfterMs,
+    'a sandbox payout processes before it succeeds',
+  );
+  assert.ok(
+    l.sandboxPayoutSuccessAfterMs <= l.sandboxAdvanceMsMax,
+    'one advance can resolve a sandbox payout',
+  );
   assert.ok(l.idempotencyTtlMs > l.deliveryLeaseMs, 'a key outlives any lease');
   // Idempotency: a claim's lease ends long before the key expires.
-  assert.ok(l.cobroSignatureToleranceMs < l.idempotencyTtlMs, 'a signed request cannot outlive its Idempotency-Key\'s replay');
-  assert.ok(l.idempotencyLeaseMs < l.idempotencyTtlMs, 'an idempotency claim\'s lease is shorter than its key\'s life');
+  assert.ok(
+    l.cobroSignatureToleranceMs < l.idempotencyTtlMs,
+    "a signed request cannot outlive its Idempotency-Key's replay",
+  );
+  assert.ok(
+    l.idempotencyLeaseMs < l.idempotencyTtlMs,
+    "an idempotency claim's lease is shorter than its key's life",
+  );
   // Ledger and wallet: a split, an event's beneficiaries and a membership's clients each fit one journal.
   assert.ok(l.sharesPerSplitMax <= l.postingsPerJournalMax, 'a split fits one journal');
-  assert.ok(eventLimits.beneficiariesMax < l.postingsPerJournalMax, 'an event\'s beneficiaries fit one settlement journal');
-  assert.ok(marketplaceLimits.membershipClientsMax < l.postingsPerJournalMax, 'a membership\'s clients fit one settlement journal');
-  assert.ok(l.walletBalanceMinorMax <= BigInt(Number.MAX_SAFE_INTEGER) && l.amountMinorMax < l.walletBalanceMinorMax, 'a wallet balance stays an exact JSON integer and holds any single amount');
+  assert.ok(
+    eventLimits.beneficiariesMax < l.postingsPerJournalMax,
+    "an event's beneficiaries fit one settlement journal",
+  );
+  assert.ok(
+    marketplaceLimits.membershipClientsMax < l.postingsPerJournalMax,
+    "a membership's clients fit one settlement journal",
+  );
+  assert.ok(
+    l.walletBalanceMinorMax <= BigInt(Number.MAX_SAFE_INTEGER) &&
+      l.amountMinorMax < l.walletBalanceMinorMax,
+    'a wallet balance stays an exact JSON integer and holds any single amount',
+  );
   // Transactions and checkout: a crashed payment attempt frees the transaction before the earliest expiry.
-  assert.equal(BigInt(transactionLimits.amountIntegerMax), l.amountMinorMax, 'schema maximum matches the global amount bound');
-  assert.equal(transactionLimits.urlnotifyLengthMax, l.callbackUrlLengthMax, 'urlnotify is a callback URL');
-  assert.ok(transactionLimits.attemptLeaseMs < transactionLimits.expiryLeadMsMin, 'a crashed attempt frees the transaction before it can expire');
-  assert.ok(Number.isInteger(transactionLimits.paymentAttemptsMax) && transactionLimits.paymentAttemptsMax >= 1, 'a payer has at least one payment attempt');
-  assert.ok(transactionLimits.eventLengthMax === eventLimits.codeLengthMax, 'a transaction\'s event code is an event\'s code');
+  assert.equal(
+    BigInt(transactionLimits.amountIntegerMax),
+    l.amountMinorMax,
+    'schema maximum matches the global amount bound',
+  );
+  assert.equal(
+    transactionLimits.urlnotifyLengthMax,
+    l.callbackUrlLengthMax,
+    'urlnotify is a callback URL',
+  );
+  assert.ok(
+    transactionLimits.attemptLeaseMs < transactionLimits.expiryLeadMsMin,
+    'a crashed attempt frees the transaction before it can expire',
+  );
+  assert.ok(
+    Number.isInteger(transactionLimits.paymentAttemptsMax) &&
+      transactionLimits.paymentAttemptsMax >= 1,
+    'a payer has at least one payment attempt',
+  );
+  assert.ok(
+    transactionLimits.eventLengthMax === eventLimits.codeLengthMax,
+    "a transaction's event code is an event's code",
+  );
   assert.ok(l.checkoutFormBytesMax < l.bodyBytesMax, 'a checkout form is smaller than an API body');
-  assert.ok(l.checkoutTokenHexLength <= l.checkoutFieldLengthMax, 'the link token fits the checkout form field');
+  assert.ok(
+    l.checkoutTokenHexLength <= l.checkoutFieldLengthMax,
+    'the link token fits the checkout form field',
+  );
   // Marketplace deposits: a share waits, then is confirmed; both within the sandbox's one advance.
-  assert.ok(l.clientDepositDelayMs + l.clientDepositConfirmMs <= l.sandboxAdvanceMsMax, 'one advance can take a share to paid');
+  assert.ok(
+    l.clientDepositDelayMs + l.clientDepositConfirmMs <= l.sandboxAdvanceMsMax,
+    'one advance can take a share to paid',
+  );
   // Recurring billing (decision 101): one advance takes a declined cycle through all its retries to suspension, and
   // a billing attempt's lease (a dead worker's) runs out before the cycle's next retry is due.
-  assert.ok(subscriptionLimits.planRetriesMax * subscriptionLimits.cycleRetryIntervalMs <= l.sandboxAdvanceMsMax, 'one advance can suspend a declined cycle');
-  assert.ok(subscriptionLimits.chargeLeaseMs < subscriptionLimits.cycleRetryIntervalMs, 'a dead billing attempt frees its cycle before the next retry');
+  assert.ok(
+    subscriptionLimits.planRetriesMax * subscriptionLimits.cycleRetryIntervalMs <=
+      l.sandboxAdvanceMsMax,
+    'one advance can suspend a declined cycle',
+  );
+  assert.ok(
+    subscriptionLimits.chargeLeaseMs < subscriptionLimits.cycleRetryIntervalMs,
+    'a dead billing attempt frees its cycle before the next retry',
+  );
   // Environment ranges: each default lies inside its range.
   const c = configLimits;
   assert.ok(c.portMin <= c.portDefault && c.portDefault <= c.portMax);
-  assert.ok(c.settlementDelayDaysMin <= c.settlementDelayDaysDefault && c.settlementDelayDaysDefault <= c.settlementDelayDaysMax);
+  assert.ok(
+    c.settlementDelayDaysMin <= c.settlementDelayDaysDefault &&
+      c.settlementDelayDaysDefault <= c.settlementDelayDaysMax,
+  );
   assert.ok(c.metricsTokenLengthMin <= c.metricsTokenLengthMax);
-  assert.ok(l.metricsQueryTimeoutMs < httpLimits.requestTimeoutMsDefault, 'a scrape\'s queries give up before the request does');
+  assert.ok(
+    l.metricsQueryTimeoutMs < httpLimits.requestTimeoutMsDefault,
+    "a scrape's queries give up before the request does",
+  );
   // HTTP (decision 072).
-  assert.ok(httpLimits.headersTimeoutMsDefault <= httpLimits.requestTimeoutMsDefault, 'Node requires headersTimeout <= requestTimeout');
-  assert.ok(httpLimits.timeoutCheckIntervalMs < httpLimits.headersTimeoutMsDefault, 'timeouts are checked often beside their length');
+  assert.ok(
+    httpLimits.headersTimeoutMsDefault <= httpLimits.requestTimeoutMsDefault,
+    'Node requires headersTimeout <= requestTimeout',
+  );
+  assert.ok(
+    httpLimits.timeoutCheckIntervalMs < httpLimits.headersTimeoutMsDefault,
+    'timeouts are checked often beside their length',
+  );
   assert.ok(httpLimits.rateLimitPerMinuteDefault <= httpLimits.rateLimitPerMinuteMax);
   // Dashboard.
-  assert.ok(dashboardLimits.formBytesMax < l.bodyBytesMax, 'a dashboard form is smaller than an API body');
-  assert.ok(dashboardLimits.tokenLengthMax === l.bearerTokenLengthMax, 'the sign-in form takes any token the API takes');
+  assert.ok(
+    dashboardLimits.formBytesMax < l.bodyBytesMax,
+    'a dashboard form is smaller than an API body',
+  );
+  assert.ok(
+    dashboardLimits.tokenLengthMax === l.bearerTokenLengthMax,
+    'the sign-in form takes any token the API takes',
+  );
 }
 
 assertLimits();

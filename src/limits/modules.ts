@@ -29,16 +29,29 @@ export const transactionLimits = {
   /** A payer may try this many times (a declined card, a wrong CVV or bank password) before the transaction is rejected. */
   paymentAttemptsMax: 3,
   /** Webpay Plus (issue 15, decision 150): the SDK's answer timeout, the payer's trip, the lost-commit recheck, inputs. */
-  acquirer: { requestTimeoutMs: 10_000, redirectLeaseMs: 10 * minuteMs, commitRecheckMs: 30_000, unavailableRetryAfterSeconds: 10, commerceCodeLength: 12, apiKeyLengthMax: 200, environmentUrlLengthMax: 200, tokenLengthMax: 64 },
+  acquirer: {
+    requestTimeoutMs: 10_000,
+    redirectLeaseMs: 10 * minuteMs,
+    commitRecheckMs: 30_000,
+    unavailableRetryAfterSeconds: 10,
+    commerceCodeLength: 12,
+    apiKeyLengthMax: 200,
+    environmentUrlLengthMax: 200,
+    tokenLengthMax: 64,
+  },
 } as const;
 
 // --- Marketplace clients and memberships (seed "Marketplace clients", "Marketplace memberships"). ---
 export const marketplaceLimits = {
   clientIdLengthMax: 20,
   emailLengthMax: 50,
-  nameCreateLengthMax: 150, nameUpdateLengthMax: 50,
-  phoneCreateLengthMax: 12, phoneUpdateLengthMax: 50,
-  bankSbifLengthMax: 5, bankNumLengthMax: 40, bankRutLengthMax: 12,
+  nameCreateLengthMax: 150,
+  nameUpdateLengthMax: 50,
+  phoneCreateLengthMax: 12,
+  phoneUpdateLengthMax: 50,
+  bankSbifLengthMax: 5,
+  bankNumLengthMax: 40,
+  bankRutLengthMax: 12,
   membershipNameLengthMax: 80,
   /** "100.00": the seed's 2 characters cannot hold 100 or decimals (decision 041). */
   percentageLengthMax: 6,
@@ -51,37 +64,56 @@ export const marketplaceLimits = {
 // --- Subscriptions and consumption subscriptions (reference §7, §8; decision 100). ---
 export const subscriptionLimits = {
   /** reference §7.2: "max 20" on the path, which no id or e-mail respects; the router's bound applies instead. */
-  clientEmailLengthMax: 50, clientNameLengthMax: 80, clientRutLengthMax: 12, clientPhoneLengthMax: 20,
-  clientAddressLengthMax: 200, clientCountryLengthMax: 40, clientRegionLengthMax: 120, clientCityLengthMax: 40,
+  clientEmailLengthMax: 50,
+  clientNameLengthMax: 80,
+  clientRutLengthMax: 12,
+  clientPhoneLengthMax: 20,
+  clientAddressLengthMax: 200,
+  clientCountryLengthMax: 40,
+  clientRegionLengthMax: 120,
+  clientCityLengthMax: 40,
   clientPostalCodeLengthMax: 10,
   /** reference §7.5: customers per page. */
   customersPerPageMax: 100,
-  planNameLengthMax: 20, planDescriptionLengthMax: 1000, planUrlLengthMax: 240, planCodeLengthMax: 40,
+  planNameLengthMax: 20,
+  planDescriptionLengthMax: 1000,
+  planUrlLengthMax: 240,
+  planCodeLengthMax: 40,
   /** Cobro's pricing extension (decision 100). */
-  planIntervalCountMax: 366, planTrialDaysMax: 3660, planRetriesMax: 10,
+  planIntervalCountMax: 366,
+  planTrialDaysMax: 3660,
+  planRetriesMax: 10,
   /** Plans one GET /api/suplan/plans answers (the reference documents no pagination). */
   plansListedMax: 1000,
-  subscriptionPlanLengthMax: 70, subscriptionClientLengthMax: 70, couponLengthMax: 50,
+  subscriptionPlanLengthMax: 70,
+  subscriptionClientLengthMax: 70,
+  couponLengthMax: 50,
   /** reference §7.8: subscriptions per page of the v3 list (and of v1, whose maximum the reference leaves blank). */
   subscriptionsPerPageMax: 4000,
-  logsShownMax: 500, cardsPerSubscriptionMax: 20, chargesShownMax: 1000,
+  logsShownMax: 500,
+  cardsPerSubscriptionMax: 20,
+  chargesShownMax: 1000,
   /** A day, and the margin that carries a day's end past a daylight-saving change (date filters). */
-  dayMs, dstMarginMs: 3 * hourMs,
+  dayMs,
+  dstMarginMs: 3 * hourMs,
   /** reference §7.0 step 4: the card check on enrolment, CLP 50, refunded at once. */
   verificationAmountMinor: 50n,
   /** How long one enrolment attempt holds its link before another may start (a crashed attempt). */
   enrolmentLeaseMs: 2 * minuteMs,
   /** reference §7.12, §7.13: the `suscription` and `card` fields. */
-  suscriptionFieldLengthMax: 60, cardFieldLengthMax: 28,
+  suscriptionFieldLengthMax: 60,
+  cardFieldLengthMax: 28,
   /** reference §8.4: POST /api/sutransaction's `order` and `description`; its `marketplace` is bounded as a transaction's (decision 106). */
-  chargeOrderLengthMax: 40, chargeDescriptionLengthMax: 1000,
+  chargeOrderLengthMax: 40,
+  chargeDescriptionLengthMax: 1000,
   /**
    * How long a billing cycle's stored-card charge holds its payment before another worker may retry it (a crashed
    * attempt). A charge a request makes holds it for the request's IDEMPOTENCY_LEASE_MS instead (stored-charge.ts).
    */
   chargeLeaseMs: 2 * minuteMs,
   /** A request that finds its charge being made by another waits this many steps of this long for the result. */
-  chargeWaitRoundsMax: 600, chargeWaitStepMs: 50,
+  chargeWaitRoundsMax: 600,
+  chargeWaitStepMs: 50,
   /**
    * Recurring billing (decision 101): retry k of a declined cycle is due at the cycle's due time plus k of these,
    * so the schedule never depends on when a worker runs; the plan's `retries_max` (at most planRetriesMax) decides
@@ -99,7 +131,8 @@ export const eventLimits = {
   urlLengthMax: 240,
   /** "max 7 characters" of an integer. */
   serviceSaleMinorMax: 9_999_999,
-  beneficiaryEmailLengthMax: 50, beneficiaryPercentLengthMax: 6,
+  beneficiaryEmailLengthMax: 50,
+  beneficiaryPercentLengthMax: 6,
   /** Each beneficiary is a posting of the sale's settlement journal, which holds at most 64. */
   beneficiariesMax: 50,
   dateTextLengthMax: 19,
@@ -134,12 +167,17 @@ export const conciliationLimits = {
 export const mallLimits = {
   /** reference §5.2: the path id is at most 30 characters (`malld` + 25 hex). */
   idLengthMax: 30,
-  emailLengthMax: 50, orderLengthMax: 40, urlreturnLengthMax: 200, urlnotifyLengthMax: 600,
+  emailLengthMax: 50,
+  orderLengthMax: 40,
+  urlreturnLengthMax: 200,
+  urlnotifyLengthMax: 600,
   /** A store's public token or a membership token (64 hex); the transaction's `marketplace` bound. */
   merchantTokenLengthMax: 70,
   /** Stores one mall pays; each is a transaction settled on its own, all recorded in the payment's one commit. */
   linesMax: 20,
-  subjectLengthMax: 2000, eventLengthMax: 40, individualOrderLengthMax: 40,
+  subjectLengthMax: 2000,
+  eventLengthMax: 40,
+  individualOrderLengthMax: 40,
 } as const;
 
 export const dashboardLimits = {
@@ -152,9 +190,11 @@ export const dashboardLimits = {
   /** The highest page number a dashboard list opens. */
   pageNumberMax: 10_000,
   /** A search text (order or email) and a token typed into the sign-in form. */
-  searchLengthMax: 255, tokenLengthMax: 200,
+  searchLengthMax: 255,
+  tokenLengthMax: 200,
   /** Callbacks and attempts shown on one transaction's timeline. */
-  timelineCallbacksMax: 20, timelineAttemptsMax: 500,
+  timelineCallbacksMax: 20,
+  timelineAttemptsMax: 500,
   /** Days the home page's charts cover, ending today. */
   chartDays: 30,
   /** Sign-in forms one client address may post in a minute (the tokens are long and random; this keeps the log quiet). */

@@ -27,13 +27,20 @@ export const processLimits = {
 /** Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN and the others
  *  src/platform/process/config.ts reads. */
 export const configLimits = {
-  portDefault: 8080, portMin: 0, portMax: 65535,
-  settlementDelayDaysDefault: 1, settlementDelayDaysMin: 0, settlementDelayDaysMax: 60,
-  metricsTokenLengthMin: 16, metricsTokenLengthMax: 200,
+  portDefault: 8080,
+  portMin: 0,
+  portMax: 65535,
+  settlementDelayDaysDefault: 1,
+  settlementDelayDaysMin: 0,
+  settlementDelayDaysMax: 60,
+  metricsTokenLengthMin: 16,
+  metricsTokenLengthMax: 200,
   /** CALLBACK_TRUSTED_ORIGINS entries (decision 151): a handful of internal receivers, not a second DNS. */
   callbackTrustedOriginsMax: 20,
   /** READY_TIMEOUT_MS (decision 410): a cold start takes about a second; a minute is far past any slow disk. */
-  readyTimeoutMsDefault: 60_000, readyTimeoutMsMin: 100, readyTimeoutMsMax: 60 * 60_000,
+  readyTimeoutMsDefault: 60_000,
+  readyTimeoutMsMin: 100,
+  readyTimeoutMsMax: 60 * 60_000,
   /** TRUST_PROXY: addresses or networks of the reverse proxies in front (docs/going-live.md). */
   trustedProxiesMax: 20,
 } as const;

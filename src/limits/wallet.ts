@@ -9,10 +9,12 @@ export const walletLimits = {
    * 2^53 - 1. Crediting past it would commit the money and then fail every read of the wallet with a 500.
    */
   walletBalanceMinorMax: BigInt(Number.MAX_SAFE_INTEGER),
-  payoutEmailLengthMax: 50, payoutPhoneLengthMax: 20,
+  payoutEmailLengthMax: 50,
+  payoutPhoneLengthMax: 20,
   /** The seed's 4-digit SBIF bank code of a payout. */
   payoutBankSbifLengthMax: 4,
-  payoutIdLengthMax: 40, payoutOrderLengthMax: 80,
+  payoutIdLengthMax: 40,
+  payoutOrderLengthMax: 80,
   payoutSubjectLengthMax: 200,
   /** Banco Estado (0012): at most 12 characters, so a debit card number cannot be entered (seed Limits). */
   bancoEstadoNumLengthMax: 12,

@@ -5,37 +5,87 @@ import type { Static } from 'typebox';
 import type { ErrorEnvelope } from '../platform/http/schemas.ts';
 import type { BanksResponse, CurrencyQuery, PaymentMethodsResponse } from './reference/schemas.ts';
 import type {
-  CreateTransactionBody, CreateTransactionResponse, TransactionListQuery, TransactionListResponse, TransactionView,
+  CreateTransactionBody,
+  CreateTransactionResponse,
+  TransactionListQuery,
+  TransactionListResponse,
+  TransactionView,
 } from './transactions/schemas.ts';
 import type {
-  PayoutCreateBody, PayoutCreateResponse, PayoutResponse, PayoutV3Response, SandboxCreditBody, SandboxCredited,
-  WalletQuery, WalletSummary, WithdrawBody, WithdrawResponse,
+  PayoutCreateBody,
+  PayoutCreateResponse,
+  PayoutResponse,
+  PayoutV3Response,
+  SandboxCreditBody,
+  SandboxCredited,
+  WalletQuery,
+  WalletSummary,
+  WithdrawBody,
+  WithdrawResponse,
 } from './wallet/schemas.ts';
 import type {
-  ClientCreateBody, ClientResponse, ClientUpdateBody, ClientUpdateResponse, MembershipCreateBody,
-  MembershipCreateResponse, MembershipResponse, SuspendedResponse,
+  ClientCreateBody,
+  ClientResponse,
+  ClientUpdateBody,
+  ClientUpdateResponse,
+  MembershipCreateBody,
+  MembershipCreateResponse,
+  MembershipResponse,
+  SuspendedResponse,
 } from './marketplace/schemas.ts';
 import type { EventCreateBody, EventCreateResponse, EventGetResponse } from './events/schemas.ts';
 import type {
-  ListQuery as NotificationListQuerySchema, ListResponse, RetryResponse, ShowResponse,
+  ListQuery as NotificationListQuerySchema,
+  ListResponse,
+  RetryResponse,
+  ShowResponse,
 } from './notifications/schemas.ts';
 import type { AccountResponse } from './accounts/schemas.ts';
-import type { NullificationBody as NullificationRequest, NullificationGetResponse, NullificationResponse } from './refunds/schemas.ts';
+import type {
+  NullificationBody as NullificationRequest,
+  NullificationGetResponse,
+  NullificationResponse,
+} from './refunds/schemas.ts';
 import type { EscrowBody, EscrowResponse } from './escrow/schemas.ts';
 import type {
-  ClientCreateBody as SuClientCreateBody, ClientCreateResponse as SuClientCreateResponse, ClientResponse as SuClientResponse,
-  ClientUpdateBody as SuClientUpdateBody, ClientUpdateResponse as SuClientUpdateResponse, CustomersQuery, CustomersResponse,
-  DeletedResponse as SuDeletedResponse, PlanCreateBody, PlanCreateResponse, PlanResponse, PlansResponse,
+  ClientCreateBody as SuClientCreateBody,
+  ClientCreateResponse as SuClientCreateResponse,
+  ClientResponse as SuClientResponse,
+  ClientUpdateBody as SuClientUpdateBody,
+  ClientUpdateResponse as SuClientUpdateResponse,
+  CustomersQuery,
+  CustomersResponse,
+  DeletedResponse as SuDeletedResponse,
+  PlanCreateBody,
+  PlanCreateResponse,
+  PlanResponse,
+  PlansResponse,
 } from './subscriptions/schemas.ts';
 import type {
-  SubscriptionCreateBody, SubscriptionCreateResponse, SubscriptionDeletedResponse, SubscriptionListQuery,
-  SubscriptionListV1Response, SubscriptionListV3Response, SubscriptionResponse,
+  SubscriptionCreateBody,
+  SubscriptionCreateResponse,
+  SubscriptionDeletedResponse,
+  SubscriptionListQuery,
+  SubscriptionListV1Response,
+  SubscriptionListV3Response,
+  SubscriptionResponse,
 } from './subscriptions/subscription-schemas.ts';
-import type { CardDeleteBody, CardDeleteResponse, CardLinkBody, CardLinkResponse } from './subscriptions/card-schemas.ts';
-import type { ConsumptionChargeBody, ConsumptionChargeResponse } from './subscriptions/consumption-schemas.ts';
+import type {
+  CardDeleteBody,
+  CardDeleteResponse,
+  CardLinkBody,
+  CardLinkResponse,
+} from './subscriptions/card-schemas.ts';
+import type {
+  ConsumptionChargeBody,
+  ConsumptionChargeResponse,
+} from './subscriptions/consumption-schemas.ts';
 import type { ConciliationBody, ConciliationResponse } from './conciliation/schemas.ts';
 import type { MallCreateBody, MallCreateResponse, MallView } from './mall/schemas.ts';
-import type { AdvanceBody as ClockAdvanceBody, AdvanceResponse as ClockAdvanceResponse } from './sandbox/schemas.ts';
+import type {
+  AdvanceBody as ClockAdvanceBody,
+  AdvanceResponse as ClockAdvanceResponse,
+} from './sandbox/schemas.ts';
 
 /** The error envelope of 4xx/5xx answers (supplement §3). */
 export type ErrorBody = Static<typeof ErrorEnvelope>;

@@ -7,7 +7,10 @@ import { eventExtension } from './events/extension.ts';
 import { marketplaceExtension } from './marketplace/extension.ts';
 import type { PaymentExtension, SettlementHold } from './transactions/extension.ts';
 
-export const paymentExtensions: readonly PaymentExtension[] = [marketplaceExtension, eventExtension];
+export const paymentExtensions: readonly PaymentExtension[] = [
+  marketplaceExtension,
+  eventExtension,
+];
 
 /** The extensions that may hold a settled sale's merchant part instead of crediting the wallet (decision 115). */
 export const settlementHolds: readonly SettlementHold[] = [escrowHold];

@@ -15,8 +15,14 @@ export class Memo<T> {
     if (this.#loading === null) {
       const loading = load();
       this.#loading = loading;
-      loading.then((value) => { if (this.#loading === loading) this.#value = { value }; },
-        () => { if (this.#loading === loading) this.#loading = null; });
+      loading.then(
+        (value) => {
+          if (this.#loading === loading) this.#value = { value };
+        },
+        () => {
+          if (this.#loading === loading) this.#loading = null;
+        },
+      );
     }
     return this.#loading;
   }

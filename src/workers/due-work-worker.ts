@@ -7,5 +7,8 @@ export const dueWorkWorker = periodicWorker({
   name: 'due-work',
   intervalMs: limits.dueWorkIntervalMs,
   // drainDueWork already loops until nothing is left (bounded), so the next beat is soon enough.
-  step: async (ctx) => { await drainDueWork(ctx); return false; },
+  step: async (ctx) => {
+    await drainDueWork(ctx);
+    return false;
+  },
 });

@@ -7,15 +7,19 @@ import type { RunningWorker, WorkerDefinition } from './types.ts';
 
 export type { RunningWorker, WorkerDefinition } from './types.ts';
 
-const workerDefinitions: readonly WorkerDefinition[] = [
-  dueWorkWorker,
-  notificationsWorker,
-];
+const workerDefinitions: readonly WorkerDefinition[] = [dueWorkWorker, notificationsWorker];
 
-export function startWorkers(ctx: AppContext, definitions: readonly WorkerDefinition[] = workerDefinitions): RunningWorker {
+export function startWorkers(
+  ctx: AppContext,
+  definitions: readonly WorkerDefinition[] = workerDefinitions,
+): RunningWorker {
   const running = definitions.map((d) => {
     ctx.logger.info({ worker: d.name }, 'worker started');
     return d.start(ctx);
   });
-  return { stop: async () => { await Promise.all(running.map((r) => r.stop())); } };
+  return {
+    stop: async () => {
+      await Promise.all(running.map((r) => r.stop()));
+    },
+  };
 }

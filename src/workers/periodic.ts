@@ -26,10 +26,14 @@ export function periodicWorker(spec: PeriodicWorkerSpec): WorkerDefinition {
         if (stopped) return;
         let delayMs = spec.intervalMs;
         // No write while the embedded database's disk is almost full: the step waits as for an outage.
-        const step = ctx.diskSpace?.low() === true ? Promise.reject(databaseUnavailable(diskAlmostFull)) : spec.step(ctx, stopping.signal);
+        const step =
+          ctx.diskSpace?.low() === true
+            ? Promise.reject(databaseUnavailable(diskAlmostFull))
+            : spec.step(ctx, stopping.signal);
         running = step
           .then((more) => {
-            if (failures > 0) ctx.logger.info({ worker: spec.name, failures }, 'worker step succeeded again');
+            if (failures > 0)
+              ctx.logger.info({ worker: spec.name, failures }, 'worker step succeeded again');
             failures = 0;
             if (more) delayMs = 0;
           })
@@ -37,11 +41,27 @@ export function periodicWorker(spec: PeriodicWorkerSpec): WorkerDefinition {
             // A step that fails never stops the worker: it waits longer each time (the database away, decision 420)
             // and runs again; its claimed rows go back to the queue when their lease runs out.
             failures++;
-            delayMs = Math.max(spec.intervalMs, Math.min(limits.workerRetryMsMin * 2 ** Math.min(failures - 1, 16), limits.workerRetryMsMax));
-            if (isDatabaseUnavailable(error)) ctx.logger.warn({ worker: spec.name, reason: (error as Error).message, retryMs: delayMs }, 'worker step failed: database unavailable');
-            else ctx.logger.error({ err: error, worker: spec.name, retryMs: delayMs }, 'worker step failed');
+            delayMs = Math.max(
+              spec.intervalMs,
+              Math.min(
+                limits.workerRetryMsMin * 2 ** Math.min(failures - 1, 16),
+                limits.workerRetryMsMax,
+              ),
+            );
+            if (isDatabaseUnavailable(error))
+              ctx.logger.warn(
+                { worker: spec.name, reason: (error as Error).message, retryMs: delayMs },
+                'worker step failed: database unavailable',
+              );
+            else
+              ctx.logger.error(
+                { err: error, worker: spec.name, retryMs: delayMs },
+                'worker step failed',
+              );
           })
-          .finally(() => { if (!stopped) timer = setTimeout(tick, delayMs); });
+          .finally(() => {
+            if (!stopped) timer = setTimeout(tick, delayMs);
+          });
       };
       timer = setTimeout(tick, 0);
       return {

@@ -8,14 +8,27 @@ import { startBrowserHarness, type BrowserHarness } from '../support/browser-ser
 
 const screenshotsDir = path.resolve('docs/screenshots');
 let h: BrowserHarness;
-beforeAll(async () => { h = await startBrowserHarness('Docs'); }, 120_000);
-afterAll(async () => { await h?.close(); });
+beforeAll(async () => {
+  h = await startBrowserHarness('Docs');
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+});
 
 /** axe-core's critical and serious findings, as `rule (impact): count × first targets`. */
 async function axeProblems(page: Page): Promise<string[]> {
-  const result = await page.evaluate("axe.run(document, { resultTypes: ['violations'] })") as axe.AxeResults;
-  return result.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  const result = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] })",
+  )) as axe.AxeResults;
+  return result.violations
+    .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(' | ')}`,
+    );
 }
 
 describe('/docs in Chromium', () => {
@@ -24,7 +37,10 @@ describe('/docs in Chromium', () => {
       const context = await h.browser.newContext({ viewport: { width, height: 900 } });
       const page = await context.newPage();
       const encodings: Record<string, string> = {};
-      page.on('response', (r) => { if (r.url().includes('/docs/static/')) encodings[new URL(r.url()).pathname] = r.headers()['content-encoding'] ?? ''; });
+      page.on('response', (r) => {
+        if (r.url().includes('/docs/static/'))
+          encodings[new URL(r.url()).pathname] = r.headers()['content-encoding'] ?? '';
+      });
       await page.goto(`${h.server.url}/docs`);
       await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
       await page.addScriptTag({ content: axe.source });
@@ -33,7 +49,9 @@ describe('/docs in Chromium', () => {
       await page.locator('.opblock-post .opblock-summary-control').first().click();
       await page.locator('.opblock.is-open .try-out').first().waitFor();
       expect(await axeProblems(page)).toEqual([]);
-      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+        width,
+      );
       expect(encodings['/docs/static/swagger-ui-bundle.js']).toMatch(/^(br|gzip)$/);
       await page.screenshot({ path: path.join(screenshotsDir, `api-docs-${width}.png`) });
       await context.close();

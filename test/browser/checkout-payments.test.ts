@@ -29,20 +29,28 @@ let accountId: string;
 let webhookSecret: string;
 const received: Array<{ path: string; headers: http.IncomingHttpHeaders; rawBody: string }> = [];
 
-
 async function api(method: 'GET' | 'POST', url: string, body?: unknown) {
   const res = await fetch(`${server.url}${url}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: res.status, body: await res.json() as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 async function create(extra: Record<string, unknown> = {}) {
   const res = await api('POST', '/api/transaction/', {
-    email: 'pagador@example.com', order: `ord-${Date.now()}`, subject: 'Zapatillas de trekking', amount: 25000,
-    urlreturn: `${receiverUrl}/return`, urlnotify: `${receiverUrl}/notify`, ...extra,
+    email: 'pagador@example.com',
+    order: `ord-${Date.now()}`,
+    subject: 'Zapatillas de trekking',
+    amount: 25000,
+    urlreturn: `${receiverUrl}/return`,
+    urlnotify: `${receiverUrl}/notify`,
+    ...extra,
   });
   expect(res.status).toBe(200);
   return res.body as { status: string; id: string; url: string };
@@ -64,11 +72,23 @@ async function deliverCallbacks(): Promise<number> {
 
 /** The callback the receiver got for a payment, verified as a merchant would: signature first, then the payload. */
 function verifiedCallback(paymentKey: string) {
-  const hits = received.filter((r) => r.path === '/notify' && (JSON.parse(r.rawBody) as { payment_key?: string }).payment_key === paymentKey);
+  const hits = received.filter(
+    (r) =>
+      r.path === '/notify' &&
+      (JSON.parse(r.rawBody) as { payment_key?: string }).payment_key === paymentKey,
+  );
   expect(hits).toHaveLength(1);
   const hit = hits[0]!;
-  const payload = new Webhook(webhookSecret).verify(hit.rawBody, hit.headers as Record<string, string>);
-  expect(() => new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(hit.rawBody, hit.headers as Record<string, string>)).toThrow();
+  const payload = new Webhook(webhookSecret).verify(
+    hit.rawBody,
+    hit.headers as Record<string, string>,
+  );
+  expect(() =>
+    new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(
+      hit.rawBody,
+      hit.headers as Record<string, string>,
+    ),
+  ).toThrow();
   expect(hit.headers['content-type']).toBe('application/json');
   expect(hit.headers['user-agent']).toMatch(/^Cobro-Webhooks\//);
   return { payload, webhookId: String(hit.headers['webhook-id']) };
@@ -77,19 +97,30 @@ function verifiedCallback(paymentKey: string) {
 /** What reference §1.5 sends, built from the transaction as GET /api/transaction/{id} shows it. */
 function expectedPayload(got: Record<string, any>, status: 'success' | 'failed') {
   return {
-    transaction_id: String(got.payment.transaction_id), payment_key: got.payment.payment_key,
-    transaction_key: got.payment.transaction_key, verification_key: got.payment.verification_key,
-    order: got.order, status,
+    transaction_id: String(got.payment.transaction_id),
+    payment_key: got.payment.payment_key,
+    transaction_key: got.payment.transaction_key,
+    verification_key: got.payment.verification_key,
+    order: got.order,
+    status,
     // A success also carries the authorization and, paid by card, the card's facts (issue 15).
     ...(status === 'success' ? { authorization_code: got.payment.authorization_code } : {}),
-    ...(status === 'success' && got.payment.last_4_digits ? {
-      last_4_digits: got.payment.last_4_digits, card_type: got.payment.card_type, installments: String(got.payment.installments),
-    } : {}),
+    ...(status === 'success' && got.payment.last_4_digits
+      ? {
+          last_4_digits: got.payment.last_4_digits,
+          card_type: got.payment.card_type,
+          installments: String(got.payment.installments),
+        }
+      : {}),
   };
 }
 
 async function notificationRow(id: string) {
-  return server.runtime.ctx.db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return server.runtime.ctx.db
+    .selectFrom('notifications')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 }
 
 beforeAll(async () => {
@@ -98,7 +129,11 @@ beforeAll(async () => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        received.push({ path: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8') });
+        received.push({
+          path: req.url ?? '',
+          headers: req.headers,
+          rawBody: Buffer.concat(chunks).toString('utf8'),
+        });
         res.writeHead(204).end();
       });
       return;
@@ -109,7 +144,11 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as net.AddressInfo).port}`;
   const port = await freePort();
-  const config = testConfig({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+  const config = testConfig({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+  });
   server = await startServer(config, { handle: await cloneTestDatabase() });
   const account = await createAccount(server.runtime.ctx, 'Tienda Andes');
   if (!account.ok) throw new Error(account.error);
@@ -118,7 +157,15 @@ beforeAll(async () => {
   webhookSecret = account.value.webhookSecret;
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   fs.mkdirSync(screenshotsDir, { recursive: true });
 });
@@ -130,7 +177,7 @@ afterAll(async () => {
 });
 
 describe('paying on the hosted checkout in Chromium', () => {
-  it('pays with the approved test card, returns to urlreturn by the result page\'s button, delivers the signed callback and settles into the wallet', async () => {
+  it("pays with the approved test card, returns to urlreturn by the result page's button, delivers the signed callback and settles into the wallet", async () => {
     const created = await create({ order: 'ord-1001' });
     const { page, foreign } = await newPage();
     await page.goto(created.url);
@@ -157,17 +204,33 @@ describe('paying on the hosted checkout in Chromium', () => {
     expect(await deliverCallbacks()).toBe(1);
     const callback = verifiedCallback(got.body.payment.payment_key);
     expect(callback.payload).toEqual(expectedPayload(got.body, 'success'));
-    expect(Object.values(callback.payload as object).every((v) => typeof v === 'string')).toBe(true);
+    expect(Object.values(callback.payload as object).every((v) => typeof v === 'string')).toBe(
+      true,
+    );
     expect(await notificationRow(callback.webhookId)).toMatchObject({
-      event_type: 'transaction.result', url: `${receiverUrl}/notify`, status: 'delivered', attempts: 1, last_status_code: 204,
+      event_type: 'transaction.result',
+      url: `${receiverUrl}/notify`,
+      status: 'delivered',
+      attempts: 1,
+      last_status_code: 204,
     });
     expect(await deliverCallbacks()).toBe(0);
 
     const advanced = await api('POST', '/api/sandbox/clock/advance', { seconds: 1 });
     expect(advanced.body.processed['transaction-settlement']).toBeGreaterThanOrEqual(1);
-    const income = await db.selectFrom('wallet_movements').selectAll().where('origin_liquidation', '=', created.id).executeTakeFirstOrThrow();
-    expect(income).toMatchObject({ income_expense: 'income', amount_minor: 25000n, account_id: accountId });
-    expect(await readBalance(db, { owner: accountId, code: 'wallet_available', currency: 'CLP' })).toBeGreaterThanOrEqual(25000n);
+    const income = await db
+      .selectFrom('wallet_movements')
+      .selectAll()
+      .where('origin_liquidation', '=', created.id)
+      .executeTakeFirstOrThrow();
+    expect(income).toMatchObject({
+      income_expense: 'income',
+      amount_minor: 25000n,
+      account_id: accountId,
+    });
+    expect(
+      await readBalance(db, { owner: accountId, code: 'wallet_available', currency: 'CLP' }),
+    ).toBeGreaterThanOrEqual(25000n);
     await page.close();
   });
 
@@ -179,8 +242,12 @@ describe('paying on the hosted checkout in Chromium', () => {
     await page.fill('#expiry', '12/30');
     await page.fill('#cvv', '999');
     await page.click('button[type=submit]');
-    await expect(page.getByRole('alert').textContent()).resolves.toContain('el código de seguridad (CVV) no es correcto');
-    await expect(page.getByRole('alert').textContent()).resolves.toContain(`te quedan ${transactionLimits.paymentAttemptsMax - 1} intentos`);
+    await expect(page.getByRole('alert').textContent()).resolves.toContain(
+      'el código de seguridad (CVV) no es correcto',
+    );
+    await expect(page.getByRole('alert').textContent()).resolves.toContain(
+      `te quedan ${transactionLimits.paymentAttemptsMax - 1} intentos`,
+    );
     await expect(page.inputValue('#cvv')).resolves.toBe('');
     expect((await api('GET', `/api/transaction/${created.id}`)).body.status).toBe('pending');
     expect(await deliverCallbacks()).toBe(0);
@@ -192,7 +259,9 @@ describe('paying on the hosted checkout in Chromium', () => {
     const got = (await api('GET', `/api/transaction/${created.id}`)).body;
     expect(got.status).toBe('success');
     expect(await deliverCallbacks()).toBe(1);
-    expect(verifiedCallback(got.payment.payment_key).payload).toEqual(expectedPayload(got, 'success'));
+    expect(verifiedCallback(got.payment.payment_key).payload).toEqual(
+      expectedPayload(got, 'success'),
+    );
     await page.close();
   });
 
@@ -206,7 +275,9 @@ describe('paying on the hosted checkout in Chromium', () => {
       await page.fill('#cvv', '123');
       await page.click('button[type=submit]');
       if (i < transactionLimits.paymentAttemptsMax) {
-        await expect(page.getByRole('alert').textContent()).resolves.toContain('Tarjeta rechazada por el emisor.');
+        await expect(page.getByRole('alert').textContent()).resolves.toContain(
+          'Tarjeta rechazada por el emisor.',
+        );
         expect(await deliverCallbacks()).toBe(0);
       }
     }
@@ -217,12 +288,18 @@ describe('paying on the hosted checkout in Chromium', () => {
     expect(await deliverCallbacks()).toBe(1);
     const callback = verifiedCallback(got.payment.payment_key);
     expect(callback.payload).toEqual(expectedPayload(got, 'failed'));
-    expect(await notificationRow(callback.webhookId)).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(await notificationRow(callback.webhookId)).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+    });
     await page.close();
   });
 
   it('pays by bank transfer with the sandbox RUT and password', async () => {
-    const created = await create({ payment: 4, additional_parameters: { payer_rut: '11.111.111-1' } });
+    const created = await create({
+      payment: 4,
+      additional_parameters: { payer_rut: '11.111.111-1' },
+    });
     const { page } = await newPage();
     await page.goto(created.url);
     await expect(page.inputValue('#rut')).resolves.toBe('11.111.111-1');
@@ -231,24 +308,44 @@ describe('paying on the hosted checkout in Chromium', () => {
     await page.click('button[type=submit]');
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
     const got = (await api('GET', `/api/transaction/${created.id}`)).body;
-    expect(got.payment).toMatchObject({ media: 'ETpay', additional_parameters: { payer_rut: '11.111.111-1', identificador: '11.111.111-1', banco: 'Banco de Chile', numero_cuenta: null } });
+    expect(got.payment).toMatchObject({
+      media: 'ETpay',
+      additional_parameters: {
+        payer_rut: '11.111.111-1',
+        identificador: '11.111.111-1',
+        banco: 'Banco de Chile',
+        numero_cuenta: null,
+      },
+    });
     expect(await deliverCallbacks()).toBe(1);
-    expect(verifiedCallback(got.payment.payment_key).payload).toEqual(expectedPayload(got, 'success'));
+    expect(verifiedCallback(got.payment.payment_key).payload).toEqual(
+      expectedPayload(got, 'success'),
+    );
     await page.close();
   });
 
   it('sends an expired link to urlreturn with message_error=expired, after the failed callback', async () => {
     const now = server.runtime.ctx.clock.now();
-    const expired = formatTimestamp(new Date(now.getTime() + 6 * 60 * 1000), server.runtime.ctx.config.timeZone);
+    const expired = formatTimestamp(
+      new Date(now.getTime() + 6 * 60 * 1000),
+      server.runtime.ctx.config.timeZone,
+    );
     const created = await create({ expired });
     // The advance expires the transaction and, for this account, also delivers the callback that became due.
     await api('POST', '/api/sandbox/clock/advance', { minutes: 7 });
-    const row = await server.runtime.ctx.db.selectFrom('transactions').select(['payment_key', 'transaction_key', 'verification_key', 'number', 'order'])
-      .where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await server.runtime.ctx.db
+      .selectFrom('transactions')
+      .select(['payment_key', 'transaction_key', 'verification_key', 'number', 'order'])
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     const callback = verifiedCallback(row.payment_key);
     expect(callback.payload).toEqual({
-      transaction_id: String(row.number), payment_key: row.payment_key, transaction_key: row.transaction_key,
-      verification_key: row.verification_key, order: row.order, status: 'failed',
+      transaction_id: String(row.number),
+      payment_key: row.payment_key,
+      transaction_key: row.transaction_key,
+      verification_key: row.verification_key,
+      order: row.order,
+      status: 'failed',
     });
     expect(await notificationRow(callback.webhookId)).toMatchObject({ status: 'delivered' });
     const { page } = await newPage();

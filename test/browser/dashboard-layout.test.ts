@@ -22,37 +22,116 @@ let receiver: Receiver;
 let shop: { publicToken: string; privateToken: string };
 const ids = { paid: '', callback: '', subscription: '' };
 
-type Api = (method: 'POST' | 'GET', url: string, body?: Record<string, unknown>, sign?: boolean) => Promise<{ status: number; body: Record<string, any> }>;
+type Api = (
+  method: 'POST' | 'GET',
+  url: string,
+  body?: Record<string, unknown>,
+  sign?: boolean,
+) => Promise<{ status: number; body: Record<string, any> }>;
 
 async function submitCard(url: string, card: Record<string, string>): Promise<void> {
   const link = new URL(url);
-  const form = new URLSearchParams({ id: link.searchParams.get('id') ?? '', valid: link.searchParams.get('valid') ?? '', method: '1', ...card });
-  const res = await fetch(`${h.server.url}/gateway/cobro`, { method: 'POST', body: form, redirect: 'manual' });
+  const form = new URLSearchParams({
+    id: link.searchParams.get('id') ?? '',
+    valid: link.searchParams.get('valid') ?? '',
+    method: '1',
+    ...card,
+  });
+  const res = await fetch(`${h.server.url}/gateway/cobro`, {
+    method: 'POST',
+    body: form,
+    redirect: 'manual',
+  });
   expect(res.status).toBeLessThan(400);
 }
 
 /** A shop with paid, pending-after-a-decline and PEN sales, a rejected and a pending payout, a subscription and a failed callback. */
 async function stockShop(api: Api): Promise<void> {
-  const sale = async (body: Record<string, unknown>) => (await api('POST', '/api/transaction/', { subject: 'Libros', email: 'ana.rojas@example.cl', ...body })).body as { id: string; url: string };
-  const paid = await sale({ order: 'LIB-2041', amount: 45990, urlnotify: `${receiver.url}/notify` });
+  const sale = async (body: Record<string, unknown>) =>
+    (
+      await api('POST', '/api/transaction/', {
+        subject: 'Libros',
+        email: 'ana.rojas@example.cl',
+        ...body,
+      })
+    ).body as { id: string; url: string };
+  const paid = await sale({
+    order: 'LIB-2041',
+    amount: 45990,
+    urlnotify: `${receiver.url}/notify`,
+  });
   ids.paid = paid.id;
   await submitCard(paid.url, approvedVisa);
-  await submitCard((await sale({ order: 'LIB-2042', amount: 12500, email: 'bruno@example.cl' })).url, rejectedMastercard);
-  await submitCard((await sale({ order: 'LIB-PE-7', amount: 12550, currency: 'PEN' })).url, approvedVisa);
+  await submitCard(
+    (await sale({ order: 'LIB-2042', amount: 12500, email: 'bruno@example.cl' })).url,
+    rejectedMastercard,
+  );
+  await submitCard(
+    (await sale({ order: 'LIB-PE-7', amount: 12550, currency: 'PEN' })).url,
+    approvedVisa,
+  );
   // Two days on the shop's sandbox clock: the sales settle, and what follows is created ahead
   // of the service clock, as a merchant testing with the clock sees it.
   expect((await api('POST', '/api/sandbox/clock/advance', { hours: 48 })).status).toBe(200);
-  expect((await api('POST', '/api/sandbox/wallet/credit', { amount: 50000, currency: 'CLP', reason: 'fondos de prueba' })).status).toBe(200);
-  expect((await api('POST', '/api/sandbox/wallet/credit', { amount: 12550, currency: 'PEN', reason: 'fondos de prueba' })).status).toBe(200);
+  expect(
+    (
+      await api('POST', '/api/sandbox/wallet/credit', {
+        amount: 50000,
+        currency: 'CLP',
+        reason: 'fondos de prueba',
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (
+      await api('POST', '/api/sandbox/wallet/credit', {
+        amount: 12550,
+        currency: 'PEN',
+        reason: 'fondos de prueba',
+      })
+    ).status,
+  ).toBe(200);
   // 1500 is refused by the sandbox bank at once, with its long reason; 2000 waits.
-  expect((await api('POST', '/api/wallet/payout', payoutBody({ amount: 1500, order: 'PAGO-1', accountbank_name: 'Proveedora de Papel y Tintas del Sur Limitada', url_notify: `${receiver.url}/payouts` }), true)).status).toBe(200);
-  expect((await api('POST', '/api/wallet/payout', payoutBody({ amount: 2000, order: 'PAGO-2' }), true)).status).toBe(200);
-  const planId = (await api('POST', '/api/suplan', { name: 'Club de lectura', type: 'consumption' }, true)).body.id;
-  const clientId = (await api('POST', '/api/suclient', { phone: '912345678', email: 'ana.rojas@example.cl', name: 'Ana Rojas' }, true)).body.id;
-  const sub = (await api('POST', '/api/sususcription', { plan: planId, client: clientId }, true)).body;
+  expect(
+    (
+      await api(
+        'POST',
+        '/api/wallet/payout',
+        payoutBody({
+          amount: 1500,
+          order: 'PAGO-1',
+          accountbank_name: 'Proveedora de Papel y Tintas del Sur Limitada',
+          url_notify: `${receiver.url}/payouts`,
+        }),
+        true,
+      )
+    ).status,
+  ).toBe(200);
+  expect(
+    (await api('POST', '/api/wallet/payout', payoutBody({ amount: 2000, order: 'PAGO-2' }), true))
+      .status,
+  ).toBe(200);
+  const planId = (
+    await api('POST', '/api/suplan', { name: 'Club de lectura', type: 'consumption' }, true)
+  ).body.id;
+  const clientId = (
+    await api(
+      'POST',
+      '/api/suclient',
+      { phone: '912345678', email: 'ana.rojas@example.cl', name: 'Ana Rojas' },
+      true,
+    )
+  ).body.id;
+  const sub = (await api('POST', '/api/sususcription', { plan: planId, client: clientId }, true))
+    .body;
   expect(await enrolOverHttp(h.server.url, sub.url)).toContain('Tarjeta registrada');
   ids.subscription = sub.id;
-  await api('POST', '/api/sutransaction', { suscription: sub.id, amount: '15990', order: 'CLUB-0001', description: 'Libro del mes' }, true);
+  await api(
+    'POST',
+    '/api/sutransaction',
+    { suscription: sub.id, amount: '15990', order: 'CLUB-0001', description: 'Libro del mes' },
+    true,
+  );
   await deliverDueNotifications(h.server.runtime.ctx);
 }
 
@@ -68,7 +147,9 @@ beforeAll(async () => {
   const created = await createAccount(h.server.runtime.ctx, 'Librería Los Andes');
   if (!created.ok) throw new Error(created.error);
   shop = created.value;
-  await stockShop((method, url, body, sign) => apiCall(h.server.url, shop, method, url, body, sign));
+  await stockShop((method, url, body, sign) =>
+    apiCall(h.server.url, shop, method, url, body, sign),
+  );
   fs.mkdirSync(screenshotsDir, { recursive: true });
 }, 180_000);
 
@@ -78,7 +159,10 @@ afterAll(async () => {
 });
 
 /** A browser context signed in with the account's tokens; CSP is bypassed only so the test can inject axe-core. */
-async function signedIn(tokens: { publicToken: string; privateToken: string }, width: number): Promise<{ context: BrowserContext; page: Page }> {
+async function signedIn(
+  tokens: { publicToken: string; privateToken: string },
+  width: number,
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await h.browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
   const page = await context.newPage();
   await page.goto(`${h.server.url}/dashboard/login`);
@@ -92,8 +176,11 @@ async function signedIn(tokens: { publicToken: string; privateToken: string }, w
 /** axe-core's critical and serious findings on the page, as `rule: target` lines. */
 async function axeProblems(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: axe.source });
-  const result = await page.evaluate("axe.run(document, { resultTypes: ['violations'] })") as axe.AxeResults;
-  return result.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious')
+  const result = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] })",
+  )) as axe.AxeResults;
+  return result.violations
+    .filter((v) => v.impact === 'critical' || v.impact === 'serious')
     .flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`));
 }
 
@@ -102,14 +189,22 @@ async function visit(page: Page, url: string, name: string, width: number): Prom
   const res = await page.goto(`${h.server.url}${url}`);
   expect(res?.status(), url).toBeLessThan(500);
   expect(await axeProblems(page), `${url} at ${width}`).toEqual([]);
-  expect(await page.evaluate('document.documentElement.scrollWidth'), `${url} at ${width}`).toBeLessThanOrEqual(width);
-  await page.screenshot({ path: path.join(screenshotsDir, `${name}-${width}.png`), fullPage: true });
+  expect(
+    await page.evaluate('document.documentElement.scrollWidth'),
+    `${url} at ${width}`,
+  ).toBeLessThanOrEqual(width);
+  await page.screenshot({
+    path: path.join(screenshotsDir, `${name}-${width}.png`),
+    fullPage: true,
+  });
   return await page.locator('main').innerText();
 }
 
 /** The rendered height of the section menu, and how many rows its links take. */
 async function menuRows(page: Page): Promise<number> {
-  return page.evaluate("new Set([...document.querySelectorAll('nav[aria-label=Secciones] li')].map((li) => Math.round(li.getBoundingClientRect().top))).size");
+  return page.evaluate(
+    "new Set([...document.querySelectorAll('nav[aria-label=Secciones] li')].map((li) => Math.round(li.getBoundingClientRect().top))).size",
+  );
 }
 
 /** The smallest on-screen size of a visible chart label, in CSS pixels. */
@@ -130,13 +225,17 @@ describe('every dashboard page at 1280 and 390 px', () => {
       expect(home).toContain('2 ventas pagadas');
       expect(await smallestChartLabelPx(page)).toBeGreaterThanOrEqual(11);
       expect(await page.locator('svg.chart:visible').count()).toBe(2);
-      expect(await visit(page, '/dashboard?currency=PEN', 'home-pen', width)).toContain('S/\u00a0125.50');
+      expect(await visit(page, '/dashboard?currency=PEN', 'home-pen', width)).toContain(
+        'S/\u00a0125.50',
+      );
 
       const list = await visit(page, '/dashboard/transactions', 'transactions', width);
       expect(list).toMatch(/Pendiente\s*· 1 intento rechazado/);
       expect(list).toContain('S/\u00a0125.50');
       expect(list).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{2}/);
-      expect(await visit(page, `/dashboard/transactions/${ids.paid}`, 'transaction', width)).toContain('$45.990');
+      expect(
+        await visit(page, `/dashboard/transactions/${ids.paid}`, 'transaction', width),
+      ).toContain('$45.990');
       expect(await visit(page, '/dashboard/wallet', 'wallet', width)).toContain('Saldo disponible');
 
       const payouts = await visit(page, '/dashboard/payouts', 'payouts', width);
@@ -144,25 +243,41 @@ describe('every dashboard page at 1280 and 390 px', () => {
       const badge = await page.locator('.status-payout-banking_error').first().boundingBox();
       expect(badge!.height, 'a badge is one line').toBeLessThan(40);
       const reason = page.locator('.cell .muted', { hasText: 'Cuenta Beneficiario' }).first();
-      const fits = await reason.evaluate((el) => ({ right: el.getBoundingClientRect().right, overflow: el.scrollWidth - el.clientWidth }));
+      const fits = await reason.evaluate((el) => ({
+        right: el.getBoundingClientRect().right,
+        overflow: el.scrollWidth - el.clientWidth,
+      }));
       expect(fits.right).toBeLessThanOrEqual(width);
       expect(fits.overflow).toBeLessThanOrEqual(1);
 
-      expect(await visit(page, '/dashboard/subscriptions', 'subscriptions', width)).toContain('Ana Rojas');
-      expect(await visit(page, `/dashboard/subscriptions/${ids.subscription}`, 'subscription', width)).toContain('Libro del mes');
+      expect(await visit(page, '/dashboard/subscriptions', 'subscriptions', width)).toContain(
+        'Ana Rojas',
+      );
+      expect(
+        await visit(page, `/dashboard/subscriptions/${ids.subscription}`, 'subscription', width),
+      ).toContain('Libro del mes');
       expect(await visit(page, '/dashboard/plans', 'plans', width)).toContain('Club de lectura');
       const callbacks = await visit(page, '/dashboard/callbacks', 'callbacks', width);
       expect(callbacks).toMatch(/\d{2}:\d{2}:\d{2} [+-]\d{2}/);
       await page.getByRole('link', { name: 'transaction.result' }).first().click();
-      expect(await visit(page, new URL(page.url()).pathname, 'callback', width)).toContain('HTTP 503');
-      expect(await visit(page, '/dashboard/sandbox', 'sandbox', width)).toContain('Hora de tu cuenta');
-      expect(await visit(page, '/dashboard/transactions/tx-none', 'not-found', width)).toContain('no pertenece a tu cuenta');
+      expect(await visit(page, new URL(page.url()).pathname, 'callback', width)).toContain(
+        'HTTP 503',
+      );
+      expect(await visit(page, '/dashboard/sandbox', 'sandbox', width)).toContain(
+        'Hora de tu cuenta',
+      );
+      expect(await visit(page, '/dashboard/transactions/tx-none', 'not-found', width)).toContain(
+        'no pertenece a tu cuenta',
+      );
       expect(await menuRows(page)).toBe(1);
       await context.close();
     }, 180_000);
 
     it(`a new account's first screen and the sign-in page at ${width} px`, async () => {
-      const anonymous = await h.browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
+      const anonymous = await h.browser.newContext({
+        viewport: { width, height: 900 },
+        bypassCSP: true,
+      });
       await visit(await anonymous.newPage(), '/dashboard/login', 'login', width);
       await anonymous.close();
       const tokens = await newAccountTokens();

@@ -13,7 +13,15 @@ const servers: RunningServer[] = [];
 
 async function serve(env: Record<string, string> = {}): Promise<RunningServer> {
   const port = await freePort();
-  const server = await startServer(testConfig({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env }), { handle: await cloneTestDatabase() });
+  const server = await startServer(
+    testConfig({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      ...env,
+    }),
+    { handle: await cloneTestDatabase() },
+  );
   servers.push(server);
   return server;
 }
@@ -21,7 +29,15 @@ async function serve(env: Record<string, string> = {}): Promise<RunningServer> {
 beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 });
 
@@ -37,9 +53,15 @@ describe('GET / in a browser', () => {
     const res = await page.goto(`${server.url}/`);
     expect(res?.status()).toBe(200);
     await expect(page.title()).resolves.toBe('[Sandbox] Cobro');
-    await expect(page.getByRole('link', { name: 'Panel del comercio' }).getAttribute('href')).resolves.toBe('/dashboard');
-    await expect(page.getByRole('link', { name: 'Documentación de la API' }).getAttribute('href')).resolves.toBe('/docs');
-    await expect(page.locator('pre').textContent()).resolves.toContain(`curl -s ${server.url}/api/account`);
+    await expect(
+      page.getByRole('link', { name: 'Panel del comercio' }).getAttribute('href'),
+    ).resolves.toBe('/dashboard');
+    await expect(
+      page.getByRole('link', { name: 'Documentación de la API' }).getAttribute('href'),
+    ).resolves.toBe('/docs');
+    await expect(page.locator('pre').textContent()).resolves.toContain(
+      `curl -s ${server.url}/api/account`,
+    );
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.getByRole('link', { name: 'Panel del comercio' }).click();
     await page.waitForURL(/\/dashboard/);
@@ -50,7 +72,9 @@ describe('GET / in a browser', () => {
     const server = await serve({ COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32) });
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(`${server.url}/`);
-    await expect(page.locator('main').textContent()).resolves.toBe('CobroEl servicio está funcionando.');
+    await expect(page.locator('main').textContent()).resolves.toBe(
+      'CobroEl servicio está funcionando.',
+    );
     await expect(page.locator('a').count()).resolves.toBe(0);
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.close();

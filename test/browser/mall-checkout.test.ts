@@ -30,7 +30,11 @@ describe('a three-store mall in Chromium', () => {
   it('charges the sum once; each store settles its amount less its own fee; every callback verifies', async () => {
     const ctx = h.server.runtime.ctx;
     const stores = [];
-    const fees = [{ percentBp: 295, fixedMinor: 10n }, { percentBp: 100, fixedMinor: 0n }, { percentBp: 0, fixedMinor: 150n }];
+    const fees = [
+      { percentBp: 295, fixedMinor: 10n },
+      { percentBp: 100, fixedMinor: 0n },
+      { percentBp: 0, fixedMinor: 150n },
+    ];
     for (const [i, name] of ['Zapatería Sur', 'Librería Norte', 'Café Central'].entries()) {
       const made = await createAccount(ctx, name);
       if (!made.ok) throw new Error(made.error);
@@ -38,10 +42,26 @@ describe('a three-store mall in Chromium', () => {
       stores.push(made.value);
     }
     const amounts = [30_000, 25_000, 15_000];
-    const created = await h.api('POST', '/api/mall', {
-      email: 'pagador@example.com', payment: 1, order: 123, urlreturn: `${receiver.url}/return`, urlnotify: `${receiver.url}/mall`,
-      merchant: stores.map((s, i) => [s.publicToken, String(amounts[i]), `item${i + 1}`, null, `45${45 + i}`, `${receiver.url}/store/${i}`]),
-    }, true);
+    const created = await h.api(
+      'POST',
+      '/api/mall',
+      {
+        email: 'pagador@example.com',
+        payment: 1,
+        order: 123,
+        urlreturn: `${receiver.url}/return`,
+        urlnotify: `${receiver.url}/mall`,
+        merchant: stores.map((s, i) => [
+          s.publicToken,
+          String(amounts[i]),
+          `item${i + 1}`,
+          null,
+          `45${45 + i}`,
+          `${receiver.url}/store/${i}`,
+        ]),
+      },
+      true,
+    );
     expect(created.body.status).toBe('success');
 
     const { page, foreign } = await h.newPage([receiver.url]);
@@ -62,31 +82,76 @@ describe('a three-store mall in Chromium', () => {
     await page.close();
 
     const mall = await h.api('GET', `/api/mall/${created.body.id}`, undefined, true);
-    expect(mall.body).toMatchObject({ status: 'success', amount: '70000', payment: { last_4_digits: '6623' } });
-    expect(mall.body.merchant.map((m: { name: string }) => m.name)).toEqual(['Zapatería Sur', 'Librería Norte', 'Café Central']);
+    expect(mall.body).toMatchObject({
+      status: 'success',
+      amount: '70000',
+      payment: { last_4_digits: '6623' },
+    });
+    expect(mall.body.merchant.map((m: { name: string }) => m.name)).toEqual([
+      'Zapatería Sur',
+      'Librería Norte',
+      'Café Central',
+    ]);
 
     // Settlement: each store's wallet gets its own amount less its own fee, to the peso.
     await runSettlements(ctx, { limit: 100 });
     const expectedFees = [885n + 10n, 250n, 150n];
     for (const [i, s] of stores.entries()) {
-      expect(await readBalance(ctx.db, { owner: s.id, code: ledgerCodes.walletAvailable, currency: 'CLP' })).toBe(BigInt(amounts[i]!) - expectedFees[i]!);
-      expect(await readBalance(ctx.db, { owner: s.id, code: ledgerCodes.pendingSettlement, currency: 'CLP' })).toBe(0n);
+      expect(
+        await readBalance(ctx.db, {
+          owner: s.id,
+          code: ledgerCodes.walletAvailable,
+          currency: 'CLP',
+        }),
+      ).toBe(BigInt(amounts[i]!) - expectedFees[i]!);
+      expect(
+        await readBalance(ctx.db, {
+          owner: s.id,
+          code: ledgerCodes.pendingSettlement,
+          currency: 'CLP',
+        }),
+      ).toBe(0n);
     }
 
     // Callbacks through the real delivery path, each verified under its own account's secret.
-    for (const accountId of [h.accountId, ...stores.map((s) => s.id)]) await deliverDueNotifications(ctx, { accountId });
+    for (const accountId of [h.accountId, ...stores.map((s) => s.id)])
+      await deliverDueNotifications(ctx, { accountId });
     const secretOf = async (accountId: string) => (await ctx.accounts.webhookSecretOf(accountId))!;
     for (const [i, s] of stores.entries()) {
       const hits = receiver.requests.filter((r) => r.path === `/store/${i}`);
       expect(hits).toHaveLength(1);
-      const payload = new Webhook(await secretOf(s.id)).verify(hits[0]!.body, hits[0]!.headers as Record<string, string>) as Record<string, string>;
-      expect(payload).toMatchObject({ status: 'success', order: `45${45 + i}`, transaction_key: created.body.individual_orders[i].identificador });
+      const payload = new Webhook(await secretOf(s.id)).verify(
+        hits[0]!.body,
+        hits[0]!.headers as Record<string, string>,
+      ) as Record<string, string>;
+      expect(payload).toMatchObject({
+        status: 'success',
+        order: `45${45 + i}`,
+        transaction_key: created.body.individual_orders[i].identificador,
+      });
     }
     const mallHits = receiver.requests.filter((r) => r.path === '/mall');
     expect(mallHits).toHaveLength(1);
-    const mallPayload = new Webhook(await secretOf(h.accountId)).verify(mallHits[0]!.body, mallHits[0]!.headers as Record<string, string>) as Record<string, any>;
-    expect(mallPayload).toMatchObject({ id: created.body.id, order: '123', status: 'success', amount: '70000' });
-    expect(mallPayload.individual_orders.map((o: { status: string; amount: string }) => [o.status, o.amount])).toEqual([['success', '30000'], ['success', '25000'], ['success', '15000']]);
+    const mallPayload = new Webhook(await secretOf(h.accountId)).verify(
+      mallHits[0]!.body,
+      mallHits[0]!.headers as Record<string, string>,
+    ) as Record<string, any>;
+    expect(mallPayload).toMatchObject({
+      id: created.body.id,
+      order: '123',
+      status: 'success',
+      amount: '70000',
+    });
+    expect(
+      mallPayload.individual_orders.map((o: { status: string; amount: string }) => [
+        o.status,
+        o.amount,
+      ]),
+    ).toEqual([
+      ['success', '30000'],
+      ['success', '25000'],
+      ['success', '15000'],
+    ]);
     expect(await verifyLedger(ctx.db)).toMatchObject({ ok: true });
   }, 240_000);
 });

@@ -21,12 +21,30 @@ afterAll(async () => {
 
 describe('card enrolment on /gateway/registrosuscripcion', () => {
   it('enrols a sandbox Visa, activates the subscription and delivers the signed activation callback', async () => {
-    const plan = await h.api('POST', '/api/suplan', {
-      name: 'Café mensual', amount: 12990, url_notify_suscription: `${receiver.url}/su`, url_notify_payment: `${receiver.url}/pay`,
-    }, true);
+    const plan = await h.api(
+      'POST',
+      '/api/suplan',
+      {
+        name: 'Café mensual',
+        amount: 12990,
+        url_notify_suscription: `${receiver.url}/su`,
+        url_notify_payment: `${receiver.url}/pay`,
+      },
+      true,
+    );
     expect(plan.body.status).toBe('success');
-    const client = await h.api('POST', '/api/suclient/', { email: 'ana@example.com', name: 'Ana Pérez', phone: '912345678' }, true);
-    const sub = await h.api('POST', '/api/sususcription', { plan: plan.body.id, client: client.body.id }, true);
+    const client = await h.api(
+      'POST',
+      '/api/suclient/',
+      { email: 'ana@example.com', name: 'Ana Pérez', phone: '912345678' },
+      true,
+    );
+    const sub = await h.api(
+      'POST',
+      '/api/sususcription',
+      { plan: plan.body.id, client: client.body.id },
+      true,
+    );
     expect(sub.body.status).toBe('register');
 
     const { page, foreign } = await h.newPage();
@@ -49,18 +67,35 @@ describe('card enrolment on /gateway/registrosuscripcion', () => {
     const got = await h.api('GET', `/api/sususcription/${sub.body.id}`, undefined, true);
     expect(got.body.status).toBe('active');
     expect(got.body.cards).toEqual({ last_4_digits: 'XXXXXXXXXXXX6623', card_type: 'Visa' });
-    expect(got.body.active_cards).toEqual([{ last_4_digits: 'XXXXXXXXXXXX6623', identifier: expect.stringMatching(/^sure[0-9a-f]{20}$/), card_type: 'Visa', register: expect.any(String) }]);
-    expect(got.body.logs.status.map((l: { final_status: string }) => l.final_status)).toEqual(['register', 'active']);
+    expect(got.body.active_cards).toEqual([
+      {
+        last_4_digits: 'XXXXXXXXXXXX6623',
+        identifier: expect.stringMatching(/^sure[0-9a-f]{20}$/),
+        card_type: 'Visa',
+        register: expect.any(String),
+      },
+    ]);
+    expect(got.body.logs.status.map((l: { final_status: string }) => l.final_status)).toEqual([
+      'register',
+      'active',
+    ]);
 
     expect(await deliverDueNotifications(h.server.runtime.ctx, { accountId: h.accountId })).toBe(1);
     const hits = receiver.requests.filter((r) => r.path === '/su');
     expect(hits).toHaveLength(1);
     const secret = await h.server.runtime.ctx.accounts.webhookSecretOf(h.accountId);
-    const payload = new Webhook(String(secret)).verify(hits[0]!.body, hits[0]!.headers as Record<string, string>);
+    const payload = new Webhook(String(secret)).verify(
+      hits[0]!.body,
+      hits[0]!.headers as Record<string, string>,
+    );
     expect(payload).toEqual({ id: sub.body.id, status: 'active' });
 
     // Neither the card numbers typed nor their CVV are anywhere in the database.
-    const dump = await sql<{ t: string }>`SELECT string_agg(row_to_json(x)::text, '') AS t FROM (SELECT * FROM su_cards) x`.execute(h.server.runtime.ctx.db);
+    const dump = await sql<{
+      t: string;
+    }>`SELECT string_agg(row_to_json(x)::text, '') AS t FROM (SELECT * FROM su_cards) x`.execute(
+      h.server.runtime.ctx.db,
+    );
     expect(dump.rows[0]?.t ?? '').not.toContain('4051885600446623');
   });
 });

@@ -33,24 +33,35 @@ let receiver: Receiver;
 async function api(method: 'GET' | 'POST', url: string, body?: unknown) {
   const res = await fetch(`${server.url}${url}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: res.status, body: await res.json() as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 beforeAll(async () => {
   sim = await startWebpaySimulator();
   receiver = await startReceiver(() => 204);
   shop = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Tienda</title><h1>De vuelta en la tienda</h1>');
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end('<!doctype html><title>Tienda</title><h1>De vuelta en la tienda</h1>');
   });
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
   shopUrl = `http://127.0.0.1:${(shop.address() as net.AddressInfo).port}`;
   const port = await freePort();
   const config = testConfig({
-    PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32),
-    CALLBACK_TRUSTED_ORIGINS: receiver.url, COBRO_WORKERS: '0',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    COBRO_MODE: 'production',
+    COBRO_SECRET_KEY: 'cd'.repeat(32),
+    CALLBACK_TRUSTED_ORIGINS: receiver.url,
+    COBRO_WORKERS: '0',
   });
   server = await startServer(config, { handle: await cloneTestDatabase() });
   const ctx = server.runtime.ctx;
@@ -59,10 +70,23 @@ beforeAll(async () => {
   token = account.value.publicToken;
   accountId = account.value.id;
   webhookSecret = account.value.webhookSecret;
-  await saveWebpaySettings(ctx, account.value.id, { commerceCode: sim.commerceCode, apiKey: sim.apiKey, environment: sim.url }, ctx.clock.now());
+  await saveWebpaySettings(
+    ctx,
+    account.value.id,
+    { commerceCode: sim.commerceCode, apiKey: sim.apiKey, environment: sim.url },
+    ctx.clock.now(),
+  );
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }, 180_000);
 
@@ -75,12 +99,18 @@ afterAll(async () => {
 });
 
 describe('production checkout through Webpay Plus in Chromium', () => {
-  it('pays through Transbank\'s page and the merchant\'s success callback carries the authorization code', async () => {
+  it("pays through Transbank's page and the merchant's success callback carries the authorization code", async () => {
     const methods = await api('GET', '/api/paymentmethods');
-    expect(methods.body.payment_methods.map((m: { payment: number }) => m.payment)).toEqual([1, 100, 101, 102]);
+    expect(methods.body.payment_methods.map((m: { payment: number }) => m.payment)).toEqual([
+      1, 100, 101, 102,
+    ]);
     const created = await api('POST', '/api/transaction/', {
-      email: 'pagador@example.com', order: 'ord-prod-1', subject: 'Zapatillas de trekking', amount: 25000,
-      urlreturn: `${shopUrl}/return`, urlnotify: `${receiver.url}/notify`,
+      email: 'pagador@example.com',
+      order: 'ord-prod-1',
+      subject: 'Zapatillas de trekking',
+      amount: 25000,
+      urlreturn: `${shopUrl}/return`,
+      urlnotify: `${receiver.url}/notify`,
     });
     expect(created.status).toBe(200);
     const page = await browser.newPage({ viewport: { width: 520, height: 820 } });
@@ -104,23 +134,44 @@ describe('production checkout through Webpay Plus in Chromium', () => {
     expect(simTx).toMatchObject({ state: 'AUTHORIZED', commits: 1 });
     const got = (await api('GET', `/api/transaction/${created.body.id}`)).body;
     expect(got.status).toBe('success');
-    expect(got.payment).toMatchObject({ authorization_code: simTx.authorizationCode, last_4_digits: '6623', card_type: 'VN', installments: 0, media: 'Webpay' });
+    expect(got.payment).toMatchObject({
+      authorization_code: simTx.authorizationCode,
+      last_4_digits: '6623',
+      card_type: 'VN',
+      installments: 0,
+      media: 'Webpay',
+    });
     // The real delivery path (claim, sign, POST, record), run here rather than by the workers so nothing waits on timing.
     expect(await deliverDueNotifications(server.runtime.ctx, { accountId })).toBe(1);
     const hits = receiver.requests.filter((r) => r.path === '/notify');
     expect(hits).toHaveLength(1);
-    const payload = new Webhook(webhookSecret).verify(hits[0]!.body, hits[0]!.headers as Record<string, string>);
+    const payload = new Webhook(webhookSecret).verify(
+      hits[0]!.body,
+      hits[0]!.headers as Record<string, string>,
+    );
     expect(payload).toEqual({
-      transaction_id: String(got.payment.transaction_id), payment_key: got.payment.payment_key, transaction_key: got.payment.transaction_key,
-      verification_key: got.payment.verification_key, order: 'ord-prod-1', status: 'success',
-      authorization_code: simTx.authorizationCode, last_4_digits: '6623', card_type: 'VN', installments: '0',
+      transaction_id: String(got.payment.transaction_id),
+      payment_key: got.payment.payment_key,
+      transaction_key: got.payment.transaction_key,
+      verification_key: got.payment.verification_key,
+      order: 'ord-prod-1',
+      status: 'success',
+      authorization_code: simTx.authorizationCode,
+      last_4_digits: '6623',
+      card_type: 'VN',
+      installments: '0',
     });
     await page.close();
   });
 
-  it('rejects a payment the payer abandons on Transbank\'s page, and sends the payer back to the shop', async () => {
+  it("rejects a payment the payer abandons on Transbank's page, and sends the payer back to the shop", async () => {
     const created = await api('POST', '/api/transaction/', {
-      email: 'pagador@example.com', order: 'ord-prod-2', subject: 'Mochila', amount: 12000, payment: 1, urlreturn: `${shopUrl}/return`,
+      email: 'pagador@example.com',
+      order: 'ord-prod-2',
+      subject: 'Mochila',
+      amount: 12000,
+      payment: 1,
+      urlreturn: `${shopUrl}/return`,
     });
     const page = await browser.newPage();
     await page.goto(created.body.url as string);
@@ -137,17 +188,28 @@ describe('production checkout through Webpay Plus in Chromium', () => {
 
   it('answers a Webpay that does not answer with "Reintentar" and "Volver al comercio", axe-clean, and the retry goes on', async () => {
     const created = await api('POST', '/api/transaction/', {
-      email: 'pagador@example.com', order: 'ord-prod-3', subject: 'Carpa', amount: 30000, payment: 1, urlreturn: `${shopUrl}/return`,
+      email: 'pagador@example.com',
+      order: 'ord-prod-3',
+      subject: 'Carpa',
+      amount: 30000,
+      payment: 1,
+      urlreturn: `${shopUrl}/return`,
     });
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(created.body.url as string);
     sim.createFault = 'reset';
-    const answer = page.waitForResponse((r) => r.url().endsWith('/gateway/cobro') && r.request().method() === 'POST');
+    const answer = page.waitForResponse(
+      (r) => r.url().endsWith('/gateway/cobro') && r.request().method() === 'POST',
+    );
     await page.getByRole('button', { name: 'Pagar $30.000 con Webpay' }).click();
     expect((await answer).status()).toBe(503);
     sim.createFault = 'none';
-    await expect(page.getByRole('heading', { name: 'Webpay no responde' }).count()).resolves.toBe(1);
-    await expect(page.getByRole('link', { name: 'Volver al comercio' }).getAttribute('href')).resolves.toBe(`${shopUrl}/return`);
+    await expect(page.getByRole('heading', { name: 'Webpay no responde' }).count()).resolves.toBe(
+      1,
+    );
+    await expect(
+      page.getByRole('link', { name: 'Volver al comercio' }).getAttribute('href'),
+    ).resolves.toBe(`${shopUrl}/return`);
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Reintentar' }).click();
     await page.getByRole('button', { name: 'Continuar a Webpay' }).click();

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { approvedVisa, createTransaction, declineByCard, pathOf, payByCard, rejectedMastercard, submit, submitUntilRejected } from '../modules/transactions/helpers.ts';
+import {
+  approvedVisa,
+  createTransaction,
+  declineByCard,
+  pathOf,
+  payByCard,
+  rejectedMastercard,
+  submit,
+  submitUntilRejected,
+} from '../modules/transactions/helpers.ts';
 import { transactionLimits } from '../../src/limits/index.ts';
 
 let t: TestApp;
@@ -10,15 +19,25 @@ beforeAll(async () => {
   t = await startTestApp();
   account = await t.createAccount('Tienda <Uno>');
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 async function row(id: string) {
-  return t.ctx.db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return t.ctx.db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 }
 
 async function outbox(id: string) {
   const r = await row(id);
-  return t.ctx.db.selectFrom('notifications').selectAll().where(sql<boolean>`payload->>'payment_key' = ${r.payment_key}`).execute();
+  return t.ctx.db
+    .selectFrom('notifications')
+    .selectAll()
+    .where(sql<boolean>`payload->>'payment_key' = ${r.payment_key}`)
+    .execute();
 }
 
 describe('hosted checkout GET /gateway/cobro', () => {
@@ -38,7 +57,8 @@ describe('hosted checkout GET /gateway/cobro', () => {
     expect(res.body).toContain('Polera &lt;b&gt;talla M&lt;/b&gt;');
     expect(res.body).not.toContain('<b>talla');
     expect(res.body).not.toMatch(/<script|https?:\/\/(?!127\.0\.0\.1)/);
-    for (const name of ['Webpay', 'ETpay', 'Fintoc', 'Floid', 'Khipu']) expect(res.body).toContain(name);
+    for (const name of ['Webpay', 'ETpay', 'Fintoc', 'Floid', 'Khipu'])
+      expect(res.body).toContain(name);
     expect(res.body).not.toContain('MACH');
     const nonce = /nonce-([^']+)'/.exec(csp)![1]!;
     expect(res.body).toContain(`<style nonce="${nonce}">`);
@@ -51,11 +71,17 @@ describe('hosted checkout GET /gateway/cobro', () => {
     expect(page.body).toContain('Tarjetas');
     expect(page.body).not.toContain('QR Interoperable');
     // VES has no method the checkout takes (Vepuy's login is not built): such a sale is refused, not left unpayable.
-    const ves = await t.call(account, { method: 'POST', url: '/api/transaction/', body: { email: 'p@example.com', order: 'v-1', subject: 'S', amount: 100, currency: 'VES' } });
+    const ves = await t.call(account, {
+      method: 'POST',
+      url: '/api/transaction/',
+      body: { email: 'p@example.com', order: 'v-1', subject: 'S', amount: 100, currency: 'VES' },
+    });
     expect(ves.statusCode).toBe(200);
     expect(ves.json()).toEqual({
-      status: 'failed', type: 'currency_not_payable',
-      message_error: 'no payment method in VES can be taken by this account, so no payer could pay this sale; GET /api/paymentmethods lists what it can take',
+      status: 'failed',
+      type: 'currency_not_payable',
+      message_error:
+        'no payment method in VES can be taken by this account, so no payer could pay this sale; GET /api/paymentmethods lists what it can take',
     });
   });
 
@@ -70,7 +96,7 @@ describe('hosted checkout GET /gateway/cobro', () => {
     expect(chosen.body).toContain('Elegir otro medio');
   });
 
-  it('answers 404 for a forged, truncated or other transaction\'s token', async () => {
+  it("answers 404 for a forged, truncated or other transaction's token", async () => {
     const a = await createTransaction(t, account);
     const b = await createTransaction(t, account);
     const validA = new URL(a.url).searchParams.get('valid')!;
@@ -84,7 +110,12 @@ describe('hosted checkout GET /gateway/cobro', () => {
       expect(res.statusCode).toBe(404);
       expect(res.body).toContain('Enlace de pago no válido');
     }
-    const post = await submit(t, `http://x/gateway/cobro?id=${b.id}&valid=${validA}`, 1, approvedVisa);
+    const post = await submit(
+      t,
+      `http://x/gateway/cobro?id=${b.id}&valid=${validA}`,
+      1,
+      approvedVisa,
+    );
     expect(post.statusCode).toBe(404);
     expect((await row(b.id)).status).toBe('pending');
   });
@@ -92,12 +123,17 @@ describe('hosted checkout GET /gateway/cobro', () => {
 
 describe('paying by card', () => {
   it('approves the sandbox VISA: success page with its receipt and a button back (no timed redirect), money and callback recorded', async () => {
-    const { created, res } = await payByCard(t, account, { urlreturn: 'https://shop.example/back?o=1', urlnotify: 'https://shop.example/notify' });
+    const { created, res } = await payByCard(t, account, {
+      urlreturn: 'https://shop.example/back?o=1',
+      urlnotify: 'https://shop.example/notify',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('Pago exitoso');
     // The receipt stays: no meta refresh, a button back to the shop (decision 450).
     expect(res.body).not.toContain('http-equiv="refresh"');
-    expect(res.body).toMatch(/<a class="button" href="https:\/\/shop\.example\/back\?o=1" data-testid="back-to-merchant">Volver a [^<]+<\/a>/);
+    expect(res.body).toMatch(
+      /<a class="button" href="https:\/\/shop\.example\/back\?o=1" data-testid="back-to-merchant">Volver a [^<]+<\/a>/,
+    );
     const r = await row(created.id);
     expect(r.status).toBe('success');
     expect(r.card_last4).toBe('6623');
@@ -109,9 +145,16 @@ describe('paying by card', () => {
     expect(callback!.url).toBe('https://shop.example/notify');
     expect(callback!.event_type).toBe('transaction.result');
     expect(callback!.payload).toEqual({
-      transaction_id: String(r.number), payment_key: r.payment_key, transaction_key: r.transaction_key,
-      verification_key: r.verification_key, order: 'o-1', status: 'success',
-      authorization_code: r.authorization_code, last_4_digits: '6623', card_type: 'VN', installments: '0',
+      transaction_id: String(r.number),
+      payment_key: r.payment_key,
+      transaction_key: r.transaction_key,
+      verification_key: r.verification_key,
+      order: 'o-1',
+      status: 'success',
+      authorization_code: r.authorization_code,
+      last_4_digits: '6623',
+      card_type: 'VN',
+      installments: '0',
     });
     expect(r.authorization_code).toMatch(/^\d{6}$/);
     expect(res.body).toContain(`<dt>Código de autorización</dt><dd>${r.authorization_code}</dd>`);
@@ -122,15 +165,23 @@ describe('paying by card', () => {
 
   it('never stores or echoes the card number or CVV', async () => {
     const { created } = await payByCard(t, account);
-    const dump = JSON.stringify(await row(created.id), (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+    const dump = JSON.stringify(await row(created.id), (_k, v) =>
+      typeof v === 'bigint' ? v.toString() : v,
+    );
     expect(dump).not.toContain('4051885600446623');
-    const bad = await submit(t, (await createTransaction(t, account)).url, 1, { ...approvedVisa, card_number: '4051885600446624' });
+    const bad = await submit(t, (await createTransaction(t, account)).url, 1, {
+      ...approvedVisa,
+      card_number: '4051885600446624',
+    });
     expect(bad.body).not.toContain('4051885600446624');
   });
 
   it('re-renders the form for a number failing the Luhn check, an expired card or a bad CVV, charging nothing', async () => {
     const created = await createTransaction(t, account);
-    const luhn = await submit(t, created.url, 1, { ...approvedVisa, card_number: '4051 8856 0044 6624' });
+    const luhn = await submit(t, created.url, 1, {
+      ...approvedVisa,
+      card_number: '4051 8856 0044 6624',
+    });
     expect(luhn.statusCode).toBe(422);
     expect(luhn.body).toContain('El número de tarjeta no es válido');
     const past = await submit(t, created.url, 1, { ...approvedVisa, expiry: '02/26' });
@@ -141,14 +192,24 @@ describe('paying by card', () => {
   });
 
   it('rejects the declined test card and any card outside the test list once the tries run out, with one failed callback', async () => {
-    const { created, res } = await declineByCard(t, account, { urlnotify: 'https://shop.example/n' }, rejectedMastercard);
+    const { created, res } = await declineByCard(
+      t,
+      account,
+      { urlnotify: 'https://shop.example/n' },
+      rejectedMastercard,
+    );
     expect(res.body).toContain('Pago rechazado');
     expect(res.body).toContain('Tarjeta rechazada por el emisor.');
     expect((await row(created.id)).status).toBe('rejected');
     const callbacks = await outbox(created.id);
     expect(callbacks).toHaveLength(1);
     expect(callbacks[0]!.payload).toMatchObject({ status: 'failed' });
-    const other = await declineByCard(t, account, {}, { card_number: '4111 1111 1111 1111', expiry: '01/31', cvv: '123' });
+    const other = await declineByCard(
+      t,
+      account,
+      {},
+      { card_number: '4111 1111 1111 1111', expiry: '01/31', cvv: '123' },
+    );
     expect(other.res.body).toContain('solo se aceptan las tarjetas de prueba');
     const wrongCvv = await declineByCard(t, account, {}, { ...approvedVisa, cvv: '999' });
     expect(wrongCvv.res.body).toContain('CVV');
@@ -164,7 +225,12 @@ describe('paying by card', () => {
     expect(first.body).toContain('name="card_number"');
     expect(first.body).not.toContain('4051885600446623');
     expect(first.body).not.toContain('Pago rechazado');
-    expect((await row(created.id))).toMatchObject({ status: 'pending', attempt_id: null, attempt_lease_until: null, authorization_code: null });
+    expect(await row(created.id)).toMatchObject({
+      status: 'pending',
+      attempt_id: null,
+      attempt_lease_until: null,
+      authorization_code: null,
+    });
     expect(await outbox(created.id)).toEqual([]);
     const page = await t.app.inject({ method: 'GET', url: `${pathOf(created.url)}&method=1` });
     expect(page.body).toContain('name="card_number"');
@@ -172,13 +238,27 @@ describe('paying by card', () => {
     expect(paid.body).toContain('Pago exitoso');
     const r = await row(created.id);
     expect(r).toMatchObject({ status: 'success', card_last4: '6623' });
-    const attempts = await t.ctx.db.selectFrom('payment_attempts').selectAll().where('transaction_id', '=', created.id).orderBy('number').execute();
-    expect(attempts.map((a) => [a.number, a.outcome, a.card_last4, a.media])).toEqual([[1, 'declined', '6623', 'Webpay'], [2, 'approved', '6623', 'Webpay']]);
+    const attempts = await t.ctx.db
+      .selectFrom('payment_attempts')
+      .selectAll()
+      .where('transaction_id', '=', created.id)
+      .orderBy('number')
+      .execute();
+    expect(attempts.map((a) => [a.number, a.outcome, a.card_last4, a.media])).toEqual([
+      [1, 'declined', '6623', 'Webpay'],
+      [2, 'approved', '6623', 'Webpay'],
+    ]);
     expect(attempts[0]!.payer_message).toContain('CVV');
     expect(JSON.stringify(attempts)).not.toMatch(/4051885600446623|"999"/);
     const callbacks = await outbox(created.id);
-    expect(callbacks.map((c) => c.payload)).toEqual([expect.objectContaining({ status: 'success' })]);
-    const journals = await t.ctx.db.selectFrom('journal_entries').select('kind').where('reference', '=', created.id).execute();
+    expect(callbacks.map((c) => c.payload)).toEqual([
+      expect.objectContaining({ status: 'success' }),
+    ]);
+    const journals = await t.ctx.db
+      .selectFrom('journal_entries')
+      .select('kind')
+      .where('reference', '=', created.id)
+      .execute();
     expect(journals.filter((j) => j.kind === 'transaction.capture')).toHaveLength(1);
   });
 
@@ -188,16 +268,31 @@ describe('paying by card', () => {
     for (let i = 1; i < max; i++) {
       const res = await submit(t, created.url, 1, rejectedMastercard);
       expect(res.body).toContain('Tarjeta rechazada por el emisor.');
-      expect(res.body).toContain(max - i === 1 ? 'te queda 1 intento' : `te quedan ${max - i} intentos`);
+      expect(res.body).toContain(
+        max - i === 1 ? 'te queda 1 intento' : `te quedan ${max - i} intentos`,
+      );
       expect((await row(created.id)).status).toBe('pending');
       expect(await outbox(created.id)).toEqual([]);
     }
     const last = await submit(t, created.url, 1, rejectedMastercard);
     expect(last.body).toContain('Pago rechazado');
-    expect((await row(created.id))).toMatchObject({ status: 'rejected', rejection_reason: 'declined', card_last4: '0568' });
-    const attempts = await t.ctx.db.selectFrom('payment_attempts').select(['number', 'outcome']).where('transaction_id', '=', created.id).orderBy('number').execute();
-    expect(attempts).toEqual(Array.from({ length: max }, (_, i) => ({ number: i + 1, outcome: 'declined' })));
-    expect((await outbox(created.id)).map((c) => c.payload)).toEqual([expect.objectContaining({ status: 'failed' })]);
+    expect(await row(created.id)).toMatchObject({
+      status: 'rejected',
+      rejection_reason: 'declined',
+      card_last4: '0568',
+    });
+    const attempts = await t.ctx.db
+      .selectFrom('payment_attempts')
+      .select(['number', 'outcome'])
+      .where('transaction_id', '=', created.id)
+      .orderBy('number')
+      .execute();
+    expect(attempts).toEqual(
+      Array.from({ length: max }, (_, i) => ({ number: i + 1, outcome: 'declined' })),
+    );
+    expect((await outbox(created.id)).map((c) => c.payload)).toEqual([
+      expect.objectContaining({ status: 'failed' }),
+    ]);
     const after = await submit(t, created.url, 1, approvedVisa);
     expect(after.body).toContain('Pago rechazado');
     expect((await row(created.id)).status).toBe('rejected');
@@ -208,13 +303,22 @@ describe('paying by card', () => {
   it('never records more attempts than the limit when tabs race declined submissions', async () => {
     const created = await createTransaction(t, account, { urlnotify: 'https://shop.example/n' });
     const max = transactionLimits.paymentAttemptsMax;
-    await Promise.all(Array.from({ length: max + 3 }, () => submit(t, created.url, 1, rejectedMastercard)));
-    await Promise.all(Array.from({ length: max + 3 }, () => submit(t, created.url, 1, rejectedMastercard)));
+    await Promise.all(
+      Array.from({ length: max + 3 }, () => submit(t, created.url, 1, rejectedMastercard)),
+    );
+    await Promise.all(
+      Array.from({ length: max + 3 }, () => submit(t, created.url, 1, rejectedMastercard)),
+    );
     // A tab that finds another's attempt in flight is told so and records nothing, so how many of the racing
     // submissions were recorded depends on their timing: the rest of the tries are spent one at a time.
-    for (let i = 0; i < max && (await row(created.id)).status === 'pending'; i++) await submit(t, created.url, 1, rejectedMastercard);
+    for (let i = 0; i < max && (await row(created.id)).status === 'pending'; i++)
+      await submit(t, created.url, 1, rejectedMastercard);
     expect((await row(created.id)).status).toBe('rejected');
-    const attempts = await t.ctx.db.selectFrom('payment_attempts').select('number').where('transaction_id', '=', created.id).execute();
+    const attempts = await t.ctx.db
+      .selectFrom('payment_attempts')
+      .select('number')
+      .where('transaction_id', '=', created.id)
+      .execute();
     expect(attempts).toHaveLength(max);
     expect(await outbox(created.id)).toHaveLength(1);
   });
@@ -223,15 +327,25 @@ describe('paying by card', () => {
     const created = await createTransaction(t, account, { payment: 101 });
     const res = await submit(t, created.url, 101, { ...approvedVisa, installments: '5' });
     expect(res.body).toContain('Pago exitoso');
-    expect(await row(created.id)).toMatchObject({ installments: 5, card_type: 'VC', media: 'Webpay plus 4 a 6 cuotas' });
+    expect(await row(created.id)).toMatchObject({
+      installments: 5,
+      card_type: 'VC',
+      media: 'Webpay plus 4 a 6 cuotas',
+    });
   });
 
   it('produces exactly one success when two tabs submit at once', async () => {
     for (let round = 0; round < 5; round++) {
       const created = await createTransaction(t, account, { urlnotify: 'https://shop.example/n' });
-      const results = await Promise.all([1, 2, 3].map(() => submit(t, created.url, 1, approvedVisa)));
+      const results = await Promise.all(
+        [1, 2, 3].map(() => submit(t, created.url, 1, approvedVisa)),
+      );
       expect(results.every((r) => r.statusCode === 200)).toBe(true);
-      const journals = await t.ctx.db.selectFrom('journal_entries').select('kind').where('reference', '=', created.id).execute();
+      const journals = await t.ctx.db
+        .selectFrom('journal_entries')
+        .select('kind')
+        .where('reference', '=', created.id)
+        .execute();
       expect(journals.filter((j) => j.kind === 'transaction.capture')).toHaveLength(1);
       expect(await outbox(created.id)).toHaveLength(1);
       expect((await row(created.id)).status).toBe('success');
@@ -241,54 +355,113 @@ describe('paying by card', () => {
 
 describe('paying by bank transfer', () => {
   it('accepts the sandbox RUT and password, fixing the payer RUT the merchant gave', async () => {
-    const created = await createTransaction(t, account, { payment: 4, additional_parameters: { payer_rut: '111111111', payer_bank: '0012' } });
+    const created = await createTransaction(t, account, {
+      payment: 4,
+      additional_parameters: { payer_rut: '111111111', payer_bank: '0012' },
+    });
     const form = await t.app.inject({ method: 'GET', url: pathOf(created.url) });
     expect(form.body).toContain('value="11.111.111-1"');
     expect(form.body).toContain('readonly');
     expect(form.body).toContain('<option value="0012" selected>');
-    const other = await submit(t, created.url, 4, { rut: '12.345.678-5', password: '123', bank: '0012' });
+    const other = await submit(t, created.url, 4, {
+      rut: '12.345.678-5',
+      password: '123',
+      bank: '0012',
+    });
     expect(other.statusCode).toBe(422);
     expect(other.body).toContain('El RUT debe ser el del pagador');
-    const ok = await submit(t, created.url, 4, { rut: '11.111.111-1', password: '123', bank: '0012' });
+    const ok = await submit(t, created.url, 4, {
+      rut: '11.111.111-1',
+      password: '123',
+      bank: '0012',
+    });
     expect(ok.body).toContain('Pago exitoso');
-    expect(await row(created.id)).toMatchObject({ status: 'success', media: 'ETpay', payer_identifier: '111111111', payer_bank: 'Banco Estado', card_last4: null });
+    expect(await row(created.id)).toMatchObject({
+      status: 'success',
+      media: 'ETpay',
+      payer_identifier: '111111111',
+      payer_bank: 'Banco Estado',
+      card_last4: null,
+    });
   });
 
   it('declines other credentials, and rejects once the tries run out', async () => {
-    const created = await createTransaction(t, account, { payment: 19, additional_parameters: { payer_rut: '11.111.111-1' } });
-    const res = await submitUntilRejected(t, created.url, 19, { rut: '11111111-1', password: 'wrong', bank: '0001' });
+    const created = await createTransaction(t, account, {
+      payment: 19,
+      additional_parameters: { payer_rut: '11.111.111-1' },
+    });
+    const res = await submitUntilRejected(t, created.url, 19, {
+      rut: '11111111-1',
+      password: 'wrong',
+      bank: '0001',
+    });
     expect(res.body).toContain('Pago rechazado');
     expect((await row(created.id)).status).toBe('rejected');
   });
 
   it('lets a payer who mistyped the bank password try again, keeping the chosen bank', async () => {
-    const created = await createTransaction(t, account, { payment: 4, urlnotify: 'https://shop.example/n', additional_parameters: { payer_rut: '11.111.111-1' } });
-    const wrong = await submit(t, created.url, 4, { rut: '11.111.111-1', password: '321', bank: '0012' });
+    const created = await createTransaction(t, account, {
+      payment: 4,
+      urlnotify: 'https://shop.example/n',
+      additional_parameters: { payer_rut: '11.111.111-1' },
+    });
+    const wrong = await submit(t, created.url, 4, {
+      rut: '11.111.111-1',
+      password: '321',
+      bank: '0012',
+    });
     expect(wrong.body).toContain('RUT o clave incorrectos');
     expect(wrong.body).toContain('Puedes intentarlo de nuevo');
     expect(wrong.body).toContain('<option value="0012" selected>');
     expect(wrong.body).not.toContain('value="321"');
     expect((await row(created.id)).status).toBe('pending');
-    const ok = await submit(t, created.url, 4, { rut: '11.111.111-1', password: '123', bank: '0012' });
+    const ok = await submit(t, created.url, 4, {
+      rut: '11.111.111-1',
+      password: '123',
+      bank: '0012',
+    });
     expect(ok.body).toContain('Pago exitoso');
-    expect((await outbox(created.id)).map((c) => c.payload)).toEqual([expect.objectContaining({ status: 'success' })]);
-    const attempts = await t.ctx.db.selectFrom('payment_attempts').select(['outcome', 'media']).where('transaction_id', '=', created.id).orderBy('number').execute();
-    expect(attempts).toEqual([{ outcome: 'declined', media: 'ETpay' }, { outcome: 'approved', media: 'ETpay' }]);
+    expect((await outbox(created.id)).map((c) => c.payload)).toEqual([
+      expect.objectContaining({ status: 'success' }),
+    ]);
+    const attempts = await t.ctx.db
+      .selectFrom('payment_attempts')
+      .select(['outcome', 'media'])
+      .where('transaction_id', '=', created.id)
+      .orderBy('number')
+      .execute();
+    expect(attempts).toEqual([
+      { outcome: 'declined', media: 'ETpay' },
+      { outcome: 'approved', media: 'ETpay' },
+    ]);
   });
 });
 
 describe('expiry', () => {
-  const expiring = { expired: '2026-03-10 12:10:00', urlreturn: 'https://shop.example/r?x=1', urlnotify: 'https://shop.example/n' };
+  const expiring = {
+    expired: '2026-03-10 12:10:00',
+    urlreturn: 'https://shop.example/r?x=1',
+    urlnotify: 'https://shop.example/n',
+  };
 
   it('sends the browser to urlreturn?message_error=expired&id=... once the sandbox clock passes expired', async () => {
     const created = await createTransaction(t, account, expiring);
-    const advance = await t.call(account, { method: 'POST', url: '/api/sandbox/clock/advance', body: { minutes: 11 } });
+    const advance = await t.call(account, {
+      method: 'POST',
+      url: '/api/sandbox/clock/advance',
+      body: { minutes: 11 },
+    });
     expect(advance.json().processed['transaction-expiry']).toBe(1);
-    expect(await row(created.id)).toMatchObject({ status: 'rejected', rejection_reason: 'expired' });
+    expect(await row(created.id)).toMatchObject({
+      status: 'rejected',
+      rejection_reason: 'expired',
+    });
     expect((await outbox(created.id))[0]!.payload).toMatchObject({ status: 'failed' });
     const res = await t.app.inject({ method: 'GET', url: pathOf(created.url) });
     expect(res.statusCode).toBe(303);
-    expect(res.headers.location).toBe(`https://shop.example/r?x=1&message_error=expired&id=${created.id}`);
+    expect(res.headers.location).toBe(
+      `https://shop.example/r?x=1&message_error=expired&id=${created.id}`,
+    );
     const post = await submit(t, created.url, 1, approvedVisa);
     expect(post.statusCode).toBe(303);
   });
@@ -300,16 +473,25 @@ describe('expiry', () => {
     const res = await submit(t, created.url, 1, approvedVisa);
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toContain('message_error=expired');
-    expect(await row(created.id)).toMatchObject({ status: 'rejected', rejection_reason: 'expired' });
+    expect(await row(created.id)).toMatchObject({
+      status: 'rejected',
+      rejection_reason: 'expired',
+    });
   });
 });
 
 describe('production mode', () => {
   it('takes no sale until a real processor is configured, instead of taking test cards', async () => {
-    const prod = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32) } });
+    const prod = await startTestApp({
+      env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32) },
+    });
     try {
       const a = await prod.createAccount();
-      const refused = await prod.call(a, { method: 'POST', url: '/api/transaction/', body: { email: 'p@example.com', order: 'p-1', subject: 'S', amount: 1000 } });
+      const refused = await prod.call(a, {
+        method: 'POST',
+        url: '/api/transaction/',
+        body: { email: 'p@example.com', order: 'p-1', subject: 'S', amount: 1000 },
+      });
       expect(refused.json()).toMatchObject({ status: 'failed', type: 'processor_not_configured' });
       expect(await prod.ctx.db.selectFrom('transactions').select('id').execute()).toEqual([]);
     } finally {

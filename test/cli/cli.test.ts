@@ -16,7 +16,9 @@ function dataDir(): string {
   dirs.push(dir);
   return dir;
 }
-afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
 // Each kind of command path runs at least once as a real process (a no-database command, a usage error, a
 // configuration error, a database command on the embedded database, one through the serving process's operator
 // socket, `serve` itself, and PostgreSQL); the further calls of a kind run in this process through the same
@@ -25,7 +27,10 @@ afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: tr
 vi.setConfig({ testTimeout: 180_000 });
 
 /** Runs `cobro` commands in this process against the database in `env` (opened once), then closes it. */
-async function inProcess<T>(env: Record<string, string>, use: (run: (args: readonly string[]) => Promise<CliResult>) => Promise<T>): Promise<T> {
+async function inProcess<T>(
+  env: Record<string, string>,
+  use: (run: (args: readonly string[]) => Promise<CliResult>) => Promise<T>,
+): Promise<T> {
   const runtime = await openCliRuntime(env);
   try {
     return await use((args) => runInProcess(args, runtime));
@@ -54,10 +59,15 @@ describe('cobro CLI on the embedded database', () => {
       expect(list.stdout).toContain(account.id);
       expect(list.stdout).toContain('Tienda Uno');
 
-      const shown = JSON.parse((await run(['accounts', 'show', account.id!, '--json'])).stdout) as Record<string, string>;
+      const shown = JSON.parse(
+        (await run(['accounts', 'show', account.id!, '--json'])).stdout,
+      ) as Record<string, string>;
       expect(shown.private_token).toBe(account.private_token);
 
-      const rotated = JSON.parse((await run(['accounts', 'rotate', account.id!, '--only', 'webhook-secret', '--json'])).stdout) as Record<string, string>;
+      const rotated = JSON.parse(
+        (await run(['accounts', 'rotate', account.id!, '--only', 'webhook-secret', '--json']))
+          .stdout,
+      ) as Record<string, string>;
       expect(rotated.webhook_secret).not.toBe(account.webhook_secret);
       expect(rotated.public_token).toBe(account.public_token);
 
@@ -69,11 +79,29 @@ describe('cobro CLI on the embedded database', () => {
 
   it('prints the Sign header a client would compute', async () => {
     const body = '{"amount":1000,"currency":"CLP","order":"133222","subject":"withdraw 133222"}';
-    const res = await runCli(['sign', '--token', 'fe551abcef62fcf002dc598922e68f0a', '--path', '/api/wallet/withdraw', '--body', body], {});
+    const res = await runCli(
+      [
+        'sign',
+        '--token',
+        'fe551abcef62fcf002dc598922e68f0a',
+        '--path',
+        '/api/wallet/withdraw',
+        '--body',
+        body,
+      ],
+      {},
+    );
     expect(res.code).toBe(0);
-    expect(res.stdout.trim()).toBe('3ad64ab75fd70884ce4673b88d0cc019aaa5cc8f68925fb1295bdb91b5970b2d');
-    const q = await runInProcess(['sign', '--token', 'k', '--path', '/api/wallet/list', '--query', 'page=1&per_page=10'], null);
-    expect(q.stdout.trim()).toBe(computeSign('k', '/api/wallet/list', { page: '1', per_page: '10' }));
+    expect(res.stdout.trim()).toBe(
+      '3ad64ab75fd70884ce4673b88d0cc019aaa5cc8f68925fb1295bdb91b5970b2d',
+    );
+    const q = await runInProcess(
+      ['sign', '--token', 'k', '--path', '/api/wallet/list', '--query', 'page=1&per_page=10'],
+      null,
+    );
+    expect(q.stdout.trim()).toBe(
+      computeSign('k', '/api/wallet/list', { page: '1', per_page: '10' }),
+    );
     const bad = await runInProcess(['sign', '--token', 'k', '--path', '/x', '--body', '[1]'], null);
     expect(bad.code).toBe(2);
   });
@@ -84,7 +112,11 @@ describe('cobro CLI on the embedded database', () => {
     expect(unknown.stderr).toContain('unknown command');
     const option = await runCli(['accounts', 'list', '--bogus'], { DATA_DIR: dataDir() });
     expect(option.code).toBe(2);
-    const config = await runCli(['accounts', 'list'], { DATA_DIR: dataDir(), PORT: 'eighty', COBRO_MODE: 'live' });
+    const config = await runCli(['accounts', 'list'], {
+      DATA_DIR: dataDir(),
+      PORT: 'eighty',
+      COBRO_MODE: 'live',
+    });
     expect(config.code).toBe(2);
     expect(config.stderr).toContain('PORT must be an integer');
     expect(config.stderr).toContain('COBRO_MODE must be one of sandbox, production');
@@ -104,22 +136,41 @@ describe('cobro CLI on the embedded database', () => {
       const base = `http://127.0.0.1:${port}`;
       const banks = await fetch(`${base}/api/banks?currency=clp`);
       expect(banks.status).toBe(200);
-      const who = await fetch(`${base}/api/account`, { headers: { authorization: `Bearer ${publicToken}`, sign: computeSign(privateToken!, '/api/account', {}) } });
+      const who = await fetch(`${base}/api/account`, {
+        headers: {
+          authorization: `Bearer ${publicToken}`,
+          sign: computeSign(privateToken!, '/api/account', {}),
+        },
+      });
       expect(await who.json()).toMatchObject({ status: 'success', name: 'Demo merchant' });
 
       // The embedded database belongs to the server; the CLI goes through its operator socket.
-      const created = await runCli(['accounts', 'create', '--name', 'While serving', '--json'], env);
+      const created = await runCli(
+        ['accounts', 'create', '--name', 'While serving', '--json'],
+        env,
+      );
       expect(created.code).toBe(0);
       const fresh = JSON.parse(created.stdout) as Record<string, string>;
-      const freshWho = await fetch(`${base}/api/account`, { headers: { authorization: `Bearer ${fresh.public_token}`, sign: computeSign(fresh.private_token!, '/api/account', {}) } });
+      const freshWho = await fetch(`${base}/api/account`, {
+        headers: {
+          authorization: `Bearer ${fresh.public_token}`,
+          sign: computeSign(fresh.private_token!, '/api/account', {}),
+        },
+      });
       expect(freshWho.status).toBe(200);
       // The client side of the socket, as main.ts runs it when a server answers.
-      expect((await runThroughServer(opsSocketPath(dir), ['migrate'])).stdout).toContain('up to date');
+      expect((await runThroughServer(opsSocketPath(dir), ['migrate'])).stdout).toContain(
+        'up to date',
+      );
 
       // A second `serve` on the same DATA_DIR (on another port) is refused in one line and leaves the first serving.
       const second = await runCli(['serve'], { ...env, PORT: String(await freePort()) });
       expect(second.code).toBe(1);
-      expect(second.stderr).toMatch(new RegExp(`^cobro: DATA_DIR .+ is in use by another cobro process \\(pid ${server.child.pid}\\)[^\\n]*\\n$`));
+      expect(second.stderr).toMatch(
+        new RegExp(
+          `^cobro: DATA_DIR .+ is in use by another cobro process \\(pid ${server.child.pid}\\)[^\\n]*\\n$`,
+        ),
+      );
       expect((await fetch(`${base}/api/banks?currency=clp`)).status).toBe(200);
     } finally {
       await server.stop();
@@ -147,7 +198,9 @@ describe.runIf(process.env.DATABASE_URL)('cobro CLI on PostgreSQL', () => {
       const migrated = await runCli(['migrate'], env);
       expect(migrated.code).toBe(0);
       expect(migrated.stdout).toContain('applied: 0001-foundation');
-      const created = JSON.parse((await runCli(['accounts', 'create', '--name', 'PG merchant', '--json'], env)).stdout) as Record<string, string>;
+      const created = JSON.parse(
+        (await runCli(['accounts', 'create', '--name', 'PG merchant', '--json'], env)).stdout,
+      ) as Record<string, string>;
       const list = await inProcess(env, (run) => run(['accounts', 'list']));
       expect(list.stdout).toContain(created.id);
     } finally {

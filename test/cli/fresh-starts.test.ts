@@ -10,7 +10,12 @@ describe('fresh starts', () => {
     // Niced: it takes every idle moment of a core but leaves the two cores of CI to the starts, under a minute.
     const busy = busyCore(19);
     try {
-      const results = await freshStarts({ count: 20, concurrency: 3, startTimeoutMs: 90_000, env: { READY_TIMEOUT_MS: '60000' } });
+      const results = await freshStarts({
+        count: 20,
+        concurrency: 3,
+        startTimeoutMs: 90_000,
+        env: { READY_TIMEOUT_MS: '60000' },
+      });
       expect(results.filter((r) => !r.ready).map((r) => r.failure)).toEqual([]);
       expect(results).toHaveLength(20);
     } finally {

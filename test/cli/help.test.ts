@@ -5,7 +5,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allCommands, helpText, processCommands, resolve, type Resolved } from '../../src/cli/dispatch.ts';
+import {
+  allCommands,
+  helpText,
+  processCommands,
+  resolve,
+  type Resolved,
+} from '../../src/cli/dispatch.ts';
 import { ok, type Command, type CommandOutput } from '../../src/cli/command.ts';
 
 const isOutput = (r: Resolved | CommandOutput): r is CommandOutput => !('command' in r);
@@ -20,9 +26,11 @@ describe('cobro help', () => {
       expect(text, command.name).toContain(`Usage: cobro ${command.name}`);
       expect(squash(text), command.name).toContain(squash(command.summary));
       expect(text, command.name).toContain('Examples:\n  $ ');
-      for (const option of Object.keys(command.options)) expect(text, `${command.name} --${option}`).toContain(`--${option}`);
+      for (const option of Object.keys(command.options))
+        expect(text, `${command.name} --${option}`).toContain(`--${option}`);
     }
-    for (const p of processCommands) expect((resolve([p.name, '--help']) as CommandOutput).stdout).toContain(`$ ${p.examples[0]}`);
+    for (const p of processCommands)
+      expect((resolve([p.name, '--help']) as CommandOutput).stdout).toContain(`$ ${p.examples[0]}`);
     // `help X Y` is `X Y --help`.
     expect(resolve(['help', 'accounts', 'show'])).toEqual(resolve(['accounts', 'show', '--help']));
     expect((resolve(['sign', '--help']) as CommandOutput).stdout).toContain('--query <QUERY>');
@@ -34,7 +42,11 @@ describe('cobro help', () => {
     for (const line of narrow.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
     for (const c of everyone) expect(squash(narrow), c.name).toContain(squash(c.summary));
     const wide = helpText({ columns: 250 }).split('\n');
-    for (const c of everyone) expect(wide.some((l) => l.trimStart().startsWith(c.name) && l.endsWith(c.summary)), c.name).toBe(true);
+    for (const c of everyone)
+      expect(
+        wide.some((l) => l.trimStart().startsWith(c.name) && l.endsWith(c.summary)),
+        c.name,
+      ).toBe(true);
     expect(resolve([])).toEqual(ok(helpText()));
   });
 
@@ -53,7 +65,9 @@ describe('cobro help', () => {
     const value = resolve(['sign', '--token']) as CommandOutput;
     expect(value.exitCode).toBe(2);
     expect(value.stderr).toContain("option '--token <PRIVATE>' argument missing");
-    expect((resolve(['accounts', 'lst']) as CommandOutput).stderr).toContain('(Did you mean accounts list?)');
+    expect((resolve(['accounts', 'lst']) as CommandOutput).stderr).toContain(
+      '(Did you mean accounts list?)',
+    );
     expect((resolve(['zzzz']) as CommandOutput).stderr).not.toContain('Did you mean');
     const bareGroup = resolve(['notifications']) as CommandOutput;
     expect(bareGroup.exitCode).toBe(2);
@@ -65,26 +79,43 @@ describe('cobro help', () => {
       name: 'things do-it',
       summary: 'A command as another module would declare it',
       usage: 'cobro things do-it [--dry-run] [--per-page N] [-q] [ARGS...]',
-      options: { 'dry-run': { type: 'boolean' }, 'per-page': { type: 'string' }, quiet: { type: 'boolean', short: 'q' } },
+      options: {
+        'dry-run': { type: 'boolean' },
+        'per-page': { type: 'string' },
+        quiet: { type: 'boolean', short: 'q' },
+      },
       needsDb: false,
       run: async () => ok(''),
     };
     const single: Command = { ...picked, name: 'things', usage: 'cobro things', options: {} };
     const commands = [picked, single];
-    const r = resolve(['things', 'do-it', 'a', '--dry-run', '--per-page=-5', '-q', 'b'], { commands }) as Resolved;
+    const r = resolve(['things', 'do-it', 'a', '--dry-run', '--per-page=-5', '-q', 'b'], {
+      commands,
+    }) as Resolved;
     expect(r.command).toBe(picked);
-    expect(r.args).toEqual({ values: { 'dry-run': true, 'per-page': '-5', quiet: true }, positionals: ['a', 'b'] });
-    expect((resolve(['things', 'do-it'], { commands }) as Resolved).args).toEqual({ values: {}, positionals: [] });
+    expect(r.args).toEqual({
+      values: { 'dry-run': true, 'per-page': '-5', quiet: true },
+      positionals: ['a', 'b'],
+    });
+    expect((resolve(['things', 'do-it'], { commands }) as Resolved).args).toEqual({
+      values: {},
+      positionals: [],
+    });
     // A one-word command that is also a group runs itself when no subcommand is named.
     expect((resolve(['things', 'x'], { commands }) as Resolved).command).toBe(single);
-    expect((resolve(['things', 'do-it', '--help'], { commands }) as CommandOutput).stdout).toContain('$ cobro things do-it [--dry-run]');
+    expect(
+      (resolve(['things', 'do-it', '--help'], { commands }) as CommandOutput).stdout,
+    ).toContain('$ cobro things do-it [--dry-run]');
   });
 });
 
 describe('cobro completion', () => {
   it('refuses a shell it does not know', async () => {
     const r = resolve(['completion', 'fish']) as Resolved;
-    expect(await r.command.run(null, r.args)).toMatchObject({ exitCode: 2, stderr: 'SHELL must be one of bash, zsh\n' });
+    expect(await r.command.run(null, r.args)).toMatchObject({
+      exitCode: 2,
+      stderr: 'SHELL must be one of bash, zsh\n',
+    });
   });
 
   it('completes commands, subcommands and options in bash', async () => {
@@ -92,20 +123,33 @@ describe('cobro completion', () => {
     const text = (await r.command.run(null, r.args)).stdout;
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-compl-')), 'cobro.bash');
     fs.writeFileSync(file, text);
-    const complete = (line: string): string => execFileSync('bash', ['-c', [
-      `source ${file}`,
-      'read -ra COMP_WORDS <<< "$1"; [[ "$1" == *" " ]] && COMP_WORDS+=("")',
-      'COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _cobro_complete; echo "${COMPREPLY[*]}"',
-    ].join('\n'), 'bash', line], { encoding: 'utf8' }).trim();
+    const complete = (line: string): string =>
+      execFileSync(
+        'bash',
+        [
+          '-c',
+          [
+            `source ${file}`,
+            'read -ra COMP_WORDS <<< "$1"; [[ "$1" == *" " ]] && COMP_WORDS+=("")',
+            'COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _cobro_complete; echo "${COMPREPLY[*]}"',
+          ].join('\n'),
+          'bash',
+          line,
+        ],
+        { encoding: 'utf8' },
+      ).trim();
     expect(complete('cobro acc')).toBe('accounts');
-    expect(complete('cobro accounts s')).toBe('show set-fee set-bank set-processor set-notify-url set-urls set-escrow');
+    expect(complete('cobro accounts s')).toBe(
+      'show set-fee set-bank set-processor set-notify-url set-urls set-escrow',
+    );
     expect(complete('cobro accounts rotate acc1 --o')).toBe('--only');
     expect(complete('cobro sign --')).toBe('--token --path --body --query --help');
     expect(complete('cobro completion ')).toBe('bash zsh --help');
     for (const c of allCommands()) {
       const [first, second] = c.name.split(' ');
       expect(complete(`cobro ${first}`).split(' '), c.name).toContain(first);
-      if (second !== undefined) expect(complete(`cobro ${first} ${second}`).split(' '), c.name).toContain(second);
+      if (second !== undefined)
+        expect(complete(`cobro ${first} ${second}`).split(' '), c.name).toContain(second);
     }
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
@@ -116,9 +160,15 @@ describe('cobro completion', () => {
     expect(text.startsWith('#compdef cobro\n')).toBe(true);
     expect(text).toContain("'accounts:accounts: create, list, show");
     expect(text).toContain(`'create:Create a merchant account and print its credentials'`);
-    expect(text).toContain(`'set-bank:Set the bank account that receives the account'\\''s withdrawals'`);
+    expect(text).toContain(
+      `'set-bank:Set the bank account that receives the account'\\''s withdrawals'`,
+    );
     let zsh = true;
-    try { execFileSync('zsh', ['--version']); } catch { zsh = false; }
+    try {
+      execFileSync('zsh', ['--version']);
+    } catch {
+      zsh = false;
+    }
     if (zsh) execFileSync('zsh', ['-n', '-c', text]);
   });
 });

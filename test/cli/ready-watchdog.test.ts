@@ -21,9 +21,16 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe('readiness watchdog', () => {
   it('ends a start whose main thread hangs, with "not ready after N s" and a non-zero exit', async () => {
     const started = Date.now();
-    const result = await runCli(['serve'], {
-      DATA_DIR: path.join(dir, 'hung'), PORT: String(await freePort()), READY_TIMEOUT_MS: '1500', COBRO_TEST_HANG_AT_START: '1',
-    }, 60_000);
+    const result = await runCli(
+      ['serve'],
+      {
+        DATA_DIR: path.join(dir, 'hung'),
+        PORT: String(await freePort()),
+        READY_TIMEOUT_MS: '1500',
+        COBRO_TEST_HANG_AT_START: '1',
+      },
+      60_000,
+    );
     expect(result.stderr).toContain('cobro: not ready after 1.5 s\n');
     // Killed (SIGKILL: the stuck main thread runs no handler), never a clean exit.
     expect(result.code).not.toBe(0);
@@ -36,9 +43,15 @@ describe('readiness watchdog', () => {
     // A migrated database, so that the start is well within its timeout even on a busy machine (the suite's
     // snapshot where there is one, that is on PGlite; else `cobro migrate` makes it).
     await seedDataDir(dataDir);
-    if (!embeddedDatabaseExists(dataDir)) expect((await runCli(['migrate'], { DATA_DIR: dataDir }, 120_000)).code).toBe(0);
+    if (!embeddedDatabaseExists(dataDir))
+      expect((await runCli(['migrate'], { DATA_DIR: dataDir }, 120_000)).code).toBe(0);
     const spawnedAt = Date.now();
-    const server = await startServe({ DATA_DIR: dataDir, PORT: String(port), COBRO_WORKERS: '0', READY_TIMEOUT_MS: '10000' });
+    const server = await startServe({
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      COBRO_WORKERS: '0',
+      READY_TIMEOUT_MS: '10000',
+    });
     try {
       await new Promise((r) => setTimeout(r, Math.max(0, spawnedAt + 11_000 - Date.now())));
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
@@ -53,7 +66,10 @@ describe('readiness watchdog', () => {
     const base = { DATA_DIR: dir };
     expect(loadConfig(base)).toMatchObject({ ok: true, config: { readyTimeoutMs: 60_000 } });
     expect(configLimits.readyTimeoutMsDefault).toBe(60_000);
-    expect(loadConfig({ ...base, READY_TIMEOUT_MS: '2500' })).toMatchObject({ ok: true, config: { readyTimeoutMs: 2500 } });
+    expect(loadConfig({ ...base, READY_TIMEOUT_MS: '2500' })).toMatchObject({
+      ok: true,
+      config: { readyTimeoutMs: 2500 },
+    });
     expect(loadConfig({ ...base, READY_TIMEOUT_MS: 'soon' })).toMatchObject({ ok: false });
     expect(loadConfig({ ...base, READY_TIMEOUT_MS: '10' })).toMatchObject({ ok: false });
     expect(notReadyMessage(60_000)).toBe('cobro: not ready after 60 s\n');

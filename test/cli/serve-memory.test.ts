@@ -24,10 +24,17 @@ describe('cobro serve memory settings', () => {
     const probeOut = path.join(dir, 'probe.json');
     const probe = path.join(repoRoot, 'test', 'support', 'v8-memory-probe.ts');
     const port = await freePort();
-    const server = await startServe({ DATA_DIR: dataDir, PORT: String(port), COBRO_WORKERS: '0', NODE_OPTIONS: `--import=${probe}`, V8_MEMORY_PROBE_OUT: probeOut });
+    const server = await startServe({
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      COBRO_WORKERS: '0',
+      NODE_OPTIONS: `--import=${probe}`,
+      V8_MEMORY_PROBE_OUT: probeOut,
+    });
     try {
       // Queries after the start, each through PostgreSQL's parser.
-      for (let i = 0; i < 20; i++) expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      for (let i = 0; i < 20; i++)
+        expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     } finally {
       await server.stop();
     }
@@ -36,21 +43,44 @@ describe('cobro serve memory settings', () => {
     // PGlite's module is told apart by its pointer: the module Liftoff compiled the most functions of. The trace
     // works (Liftoff compiles PGlite's functions as they are first called) and none of them is tiered up; with
     // tier-up on, this budget has TurboFan compile hundreds of them during the start.
-    const compiles = [...trace.matchAll(/Compiled function (0x[0-9a-f]+)#\d+ using (Liftoff|TurboFan)[^\n]*/g)];
+    const compiles = [
+      ...trace.matchAll(/Compiled function (0x[0-9a-f]+)#\d+ using (Liftoff|TurboFan)[^\n]*/g),
+    ];
     const liftoffPerModule = new Map<string, number>();
-    for (const [, module, tier] of compiles) if (tier === 'Liftoff') liftoffPerModule.set(module!, (liftoffPerModule.get(module!) ?? 0) + 1);
-    const [pglite, liftoffCompiles] = [...liftoffPerModule].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
+    for (const [, module, tier] of compiles)
+      if (tier === 'Liftoff')
+        liftoffPerModule.set(module!, (liftoffPerModule.get(module!) ?? 0) + 1);
+    const [pglite, liftoffCompiles] = [...liftoffPerModule].sort((a, b) => b[1] - a[1])[0] ?? [
+      '',
+      0,
+    ];
     expect(liftoffCompiles).toBeGreaterThan(100);
-    const turbofan = compiles.filter(([, module, tier]) => module === pglite && tier === 'TurboFan').map(([line]) => line);
+    const turbofan = compiles
+      .filter(([, module, tier]) => module === pglite && tier === 'TurboFan')
+      .map(([line]) => line);
     expect(turbofan.slice(0, 3)).toEqual([]);
     const probed = JSON.parse(fs.readFileSync(probeOut, 'utf8')) as {
-      pid: number; execArgv: string[]; glibcTunables: string | null; compileCacheDir: string | null; v8WorkerThreads: number | null; packages: string[];
+      pid: number;
+      execArgv: string[];
+      glibcTunables: string | null;
+      compileCacheDir: string | null;
+      v8WorkerThreads: number | null;
+      packages: string[];
     };
     // What an embedded, sandbox server never uses stays unloaded (decision 240): PostgreSQL's driver, Transbank's
     // SDK (axios and its dependencies with it) and the CLI's parser; and the API docs until someone reads them
     // (decision 310): @fastify/swagger, Swagger UI, its file server and yaml.
     expect(probed.packages).toContain('@electric-sql/pglite');
-    const unused = ['pg', 'transbank-sdk', 'axios', 'commander', '@fastify/swagger', '@fastify/swagger-ui', '@fastify/static', 'yaml'];
+    const unused = [
+      'pg',
+      'transbank-sdk',
+      'axios',
+      'commander',
+      '@fastify/swagger',
+      '@fastify/swagger-ui',
+      '@fastify/static',
+      'yaml',
+    ];
     expect(probed.packages.filter((name) => unused.includes(name))).toEqual([]);
     // Not re-executed: the pid the launcher got is the serving process, started with no Node flags and no malloc
     // settings (decision 410), and it reads its TypeScript from the compile cache (bin/cobro.js).
@@ -67,15 +97,24 @@ describe('cobro serve memory settings', () => {
     // WebAssembly heap never gives a page back.
     const handle = await openDatabase({ engine: 'pglite', dataDir: null });
     try {
-      const show = async (name: string) => (await sql<Record<string, string>>`SHOW ${sql.raw(name)}`.execute(handle.db)).rows[0]?.[name];
+      const show = async (name: string) =>
+        (await sql<Record<string, string>>`SHOW ${sql.raw(name)}`.execute(handle.db)).rows[0]?.[
+          name
+        ];
       expect(await show('shared_buffers')).toBe(`${limits.pgliteSharedBuffersMb}MB`);
       expect(limits.pgliteSharedBuffersMb).toBeLessThanOrEqual(4);
       // Decision 240: sized for its one backend, not for 100 connections (4 of 16 MB of shared memory).
       expect(await show('max_connections')).toBe('1');
       expect(await show('max_wal_senders')).toBe('0');
-      expect(await show('max_locks_per_transaction')).toBe(String(limits.pgliteMaxLocksPerTransaction));
+      expect(await show('max_locks_per_transaction')).toBe(
+        String(limits.pgliteMaxLocksPerTransaction),
+      );
       expect(await show('wal_init_zero')).toBe('off');
-      const { rows: shm } = await sql<{ mb: number }>`SELECT sum(allocated_size) / (1024 * 1024) AS mb FROM pg_shmem_allocations`.execute(handle.db);
+      const { rows: shm } = await sql<{
+        mb: number;
+      }>`SELECT sum(allocated_size) / (1024 * 1024) AS mb FROM pg_shmem_allocations`.execute(
+        handle.db,
+      );
       expect(Number(shm[0]?.mb)).toBeLessThanOrEqual(limits.pgliteSharedBuffersMb + 4);
     } finally {
       await handle.close();

@@ -18,7 +18,9 @@ function freshDataDir(): string {
   dirs.push(parent);
   return path.join(parent, 'data');
 }
-afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
 
 function expectOneLine(result: CliResult, code: number, pattern: RegExp): void {
   expect(result.code).toBe(code);
@@ -38,7 +40,11 @@ describe('cobro serve start-up errors', () => {
     try {
       const dir = freshDataDir();
       const result = await runCli(['serve'], { DATA_DIR: dir, PORT: String(port) });
-      expectOneLine(result, 1, new RegExp(`^cobro: port ${port} on 127\\.0\\.0\\.1 is already in use .*set PORT`));
+      expectOneLine(
+        result,
+        1,
+        new RegExp(`^cobro: port ${port} on 127\\.0\\.0\\.1 is already in use .*set PORT`),
+      );
       // No database, no key file, no demo account: the start stopped before opening anything.
       expect(fs.existsSync(dir)).toBe(false);
     } finally {
@@ -54,7 +60,13 @@ describe('cobro serve start-up errors', () => {
     const dir = freshDataDir();
     const url = `postgres://cobro:s3cret@127.0.0.1:${port}/cobro`;
     const serve = await runCli(['serve'], { DATA_DIR: dir, PORT: '0', DATABASE_URL: url });
-    expectOneLine(serve, 1, new RegExp(`^cobro: cannot reach the database at postgres://cobro:\\*\\*\\*@127\\.0\\.0\\.1:${port}/cobro: .*ECONNREFUSED`));
+    expectOneLine(
+      serve,
+      1,
+      new RegExp(
+        `^cobro: cannot reach the database at postgres://cobro:\\*\\*\\*@127\\.0\\.0\\.1:${port}/cobro: .*ECONNREFUSED`,
+      ),
+    );
     expect(serve.stderr).not.toContain('s3cret');
     // The worker and the operator commands open the database the same way.
     const worker = await runCli(['worker'], { DATABASE_URL: url });
@@ -65,9 +77,19 @@ describe('cobro serve start-up errors', () => {
   it('a missing production key: one line, even when COBRO_SECRET_KEY is set but empty', async () => {
     for (const key of [undefined, '']) {
       const dir = freshDataDir();
-      const env: Record<string, string> = { DATA_DIR: dir, PORT: '0', COBRO_MODE: 'production', PUBLIC_BASE_URL: 'https://pay.example.com', ...(key === undefined ? {} : { COBRO_SECRET_KEY: key }) };
+      const env: Record<string, string> = {
+        DATA_DIR: dir,
+        PORT: '0',
+        COBRO_MODE: 'production',
+        PUBLIC_BASE_URL: 'https://pay.example.com',
+        ...(key === undefined ? {} : { COBRO_SECRET_KEY: key }),
+      };
       const result = await runCli(['serve'], env);
-      expectOneLine(result, 2, /^cobro: configuration error: COBRO_SECRET_KEY is required in production mode/);
+      expectOneLine(
+        result,
+        2,
+        /^cobro: configuration error: COBRO_SECRET_KEY is required in production mode/,
+      );
       expect(fs.existsSync(dir)).toBe(false);
     }
   });
@@ -75,9 +97,19 @@ describe('cobro serve start-up errors', () => {
   it('an http PUBLIC_BASE_URL in production: one line naming the variable that allows it (decision 440)', async () => {
     for (const base of [undefined, 'http://pay.example.com']) {
       const dir = freshDataDir();
-      const env: Record<string, string> = { DATA_DIR: dir, PORT: '0', COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32), ...(base === undefined ? {} : { PUBLIC_BASE_URL: base }) };
+      const env: Record<string, string> = {
+        DATA_DIR: dir,
+        PORT: '0',
+        COBRO_MODE: 'production',
+        COBRO_SECRET_KEY: 'ab'.repeat(32),
+        ...(base === undefined ? {} : { PUBLIC_BASE_URL: base }),
+      };
       const result = await runCli(['serve'], env);
-      expectOneLine(result, 2, /^cobro: configuration error: PUBLIC_BASE_URL must be https in production mode, got "http:\/\/.*" \(set COBRO_ALLOW_INSECURE_PUBLIC_URL=1 only for local testing behind a TLS-terminating proxy\)\n?$/);
+      expectOneLine(
+        result,
+        2,
+        /^cobro: configuration error: PUBLIC_BASE_URL must be https in production mode, got "http:\/\/.*" \(set COBRO_ALLOW_INSECURE_PUBLIC_URL=1 only for local testing behind a TLS-terminating proxy\)\n?$/,
+      );
       expect(fs.existsSync(dir)).toBe(false);
     }
   });

@@ -29,7 +29,9 @@ beforeAll(async () => {
   live = await startLiveApp({ clockStart: new Date().toISOString() });
   merchant = await live.t.createAccount('Docs merchant');
 });
-afterAll(async () => { await live.close(); });
+afterAll(async () => {
+  await live.close();
+});
 
 describe('docs/client.md example', () => {
   it('is test/client/doc-example.ts with the published import', () => {
@@ -39,13 +41,22 @@ describe('docs/client.md example', () => {
   });
 
   it('credits the wallet, creates a payout and prints its status; the payout exists on the server', async () => {
-    const env = { ...process.env, COBRO_BASE_URL: live.baseUrl, COBRO_PUBLIC_TOKEN: merchant.publicToken, COBRO_PRIVATE_TOKEN: merchant.privateToken };
+    const env = {
+      ...process.env,
+      COBRO_BASE_URL: live.baseUrl,
+      COBRO_PUBLIC_TOKEN: merchant.publicToken,
+      COBRO_PRIVATE_TOKEN: merchant.privateToken,
+    };
     // Async: the server answering the example lives in this process, so a sync spawn would deadlock.
     const { stdout } = await run(process.execPath, [exampleFile], { env, timeout: 60_000 });
     const printed = /^payout (\S+): (\S+)$/m.exec(stdout);
     expect(printed).not.toBeNull();
     const [, payoutId, status] = printed as unknown as [string, string, string];
-    const res = await live.t.call(merchant, { method: 'GET', url: `/api/payout/${payoutId}`, sign: true });
+    const res = await live.t.call(merchant, {
+      method: 'GET',
+      url: `/api/payout/${payoutId}`,
+      sign: true,
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().payout).toMatchObject({ id: payoutId, status, amount: '1000' });
     const wallet = await live.t.call(merchant, { method: 'GET', url: '/api/wallet', sign: true });

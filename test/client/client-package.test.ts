@@ -65,11 +65,21 @@ beforeAll(async () => {
     fs.cpSync(path.join(packageDir, entry), path.join(copy, entry), { recursive: true });
   }
   await run(process.execPath, [tscBin, '-p', path.join(copy, 'tsconfig.json')]);
-  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', workDir], { cwd: copy });
-  tarball = path.join(workDir, (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0]?.filename ?? '');
+  const packed = await run(
+    'npm',
+    ['pack', '--ignore-scripts', '--json', '--pack-destination', workDir],
+    { cwd: copy },
+  );
+  tarball = path.join(
+    workDir,
+    (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0]?.filename ?? '',
+  );
   scratch = path.join(workDir, 'scratch');
   fs.mkdirSync(scratch);
-  fs.writeFileSync(path.join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
+  fs.writeFileSync(
+    path.join(scratch, 'package.json'),
+    JSON.stringify({ name: 'scratch', private: true, type: 'module' }),
+  );
   // --offline: the tarball has no dependencies, so nothing may come from a registry.
   await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: scratch });
   // The client in another process signs with the system clock (Cobro-Signature), so the server runs on it too.
@@ -84,8 +94,13 @@ afterAll(async () => {
 describe('the cobro-client package', () => {
   it('ships compiled JavaScript and declarations only, with no dependencies and no server file', () => {
     const installed = path.join(scratch, 'node_modules/cobro-client');
-    const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
-    expect(manifest).toMatchObject({ type: 'module', exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } } });
+    const manifest = JSON.parse(
+      fs.readFileSync(path.join(installed, 'package.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    expect(manifest).toMatchObject({
+      type: 'module',
+      exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } },
+    });
     expect(manifest.dependencies).toBeUndefined();
     expect(manifest.peerDependencies).toBeUndefined();
     const files = fs.readdirSync(path.join(installed, 'dist'));
@@ -95,39 +110,88 @@ describe('the cobro-client package', () => {
     for (const file of files) {
       const text = fs.readFileSync(path.join(installed, 'dist', file), 'utf8');
       // Only sibling imports: nothing from the server tree (`../`), typebox or any other package.
-      const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]);
-      expect({ file, outside: specifiers.filter((s) => !s?.startsWith('./')) }).toEqual({ file, outside: [] });
+      const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map(
+        (m) => m[1],
+      );
+      expect({ file, outside: specifiers.filter((s) => !s?.startsWith('./')) }).toEqual({
+        file,
+        outside: [],
+      });
       expect(text).not.toMatch(/typebox|Static</);
     }
   });
 
   it('type-checks a consumer with nothing but the package installed', async () => {
     fs.writeFileSync(path.join(scratch, 'consumer.ts'), consumerTypes);
-    fs.writeFileSync(path.join(scratch, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], types: [], noEmit: true },
-      files: ['consumer.ts'],
-    }));
+    fs.writeFileSync(
+      path.join(scratch, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          types: [],
+          noEmit: true,
+        },
+        files: ['consumer.ts'],
+      }),
+    );
     await run(process.execPath, [tscBin, '-p', path.join(scratch, 'tsconfig.json')]);
   }, 60_000);
 
   it.each([
     { label: 'as it is', args: [] as string[], globals: 'object' },
-    { label: 'without what Node 18 lacks', args: ['--import', './node18-shim.mjs'], globals: 'undefined' },
-  ])('signs real calls to a running server from the machine\'s own Node, $label', async ({ args, globals }) => {
-    expect(fs.existsSync(systemNode), `${systemNode} (set COBRO_SYSTEM_NODE to the machine's Node)`).toBe(true);
-    fs.writeFileSync(path.join(scratch, 'main.mjs'), consumerScript);
-    fs.writeFileSync(path.join(scratch, 'node18-shim.mjs'), node18Shim);
-    const account = await live.t.createAccount('Package merchant');
-    const env = { PATH: process.env.PATH ?? '', COBRO_BASE_URL: live.baseUrl, COBRO_PUBLIC_TOKEN: account.publicToken, COBRO_PRIVATE_TOKEN: account.privateToken };
-    // Async: the server answering lives in this process, so a sync spawn would deadlock.
-    const { stdout } = await run(systemNode, [...args, 'main.mjs'], { cwd: scratch, env, timeout: 30_000 });
-    const out = JSON.parse(stdout) as Record<string, any>;
-    expect(out.node).not.toBe(process.version);
-    expect({ crypto: out.globalCrypto, any: out.signalAny }).toEqual(globals === 'object' ? { crypto: 'object', any: 'function' } : { crypto: 'undefined', any: 'undefined' });
-    expect(out.account).toEqual({ httpStatus: 200, body: { status: 'success', id: account.id, name: 'Package merchant', mode: 'sandbox' } });
-    expect(out.credited).toBe(200);
-    expect(out.wallet).toMatchObject({ httpStatus: 200, body: { status: 'success', currency: 'CLP', amount_available: 7000 } });
-    expect(out.forged).toMatchObject({ httpStatus: 401, body: { status: 'failed', message_error: 'invalid sign' } });
-    expect(out.failed).toBe(true);
-  }, 60_000);
+    {
+      label: 'without what Node 18 lacks',
+      args: ['--import', './node18-shim.mjs'],
+      globals: 'undefined',
+    },
+  ])(
+    "signs real calls to a running server from the machine's own Node, $label",
+    async ({ args, globals }) => {
+      expect(
+        fs.existsSync(systemNode),
+        `${systemNode} (set COBRO_SYSTEM_NODE to the machine's Node)`,
+      ).toBe(true);
+      fs.writeFileSync(path.join(scratch, 'main.mjs'), consumerScript);
+      fs.writeFileSync(path.join(scratch, 'node18-shim.mjs'), node18Shim);
+      const account = await live.t.createAccount('Package merchant');
+      const env = {
+        PATH: process.env.PATH ?? '',
+        COBRO_BASE_URL: live.baseUrl,
+        COBRO_PUBLIC_TOKEN: account.publicToken,
+        COBRO_PRIVATE_TOKEN: account.privateToken,
+      };
+      // Async: the server answering lives in this process, so a sync spawn would deadlock.
+      const { stdout } = await run(systemNode, [...args, 'main.mjs'], {
+        cwd: scratch,
+        env,
+        timeout: 30_000,
+      });
+      const out = JSON.parse(stdout) as Record<string, any>;
+      expect(out.node).not.toBe(process.version);
+      expect({ crypto: out.globalCrypto, any: out.signalAny }).toEqual(
+        globals === 'object'
+          ? { crypto: 'object', any: 'function' }
+          : { crypto: 'undefined', any: 'undefined' },
+      );
+      expect(out.account).toEqual({
+        httpStatus: 200,
+        body: { status: 'success', id: account.id, name: 'Package merchant', mode: 'sandbox' },
+      });
+      expect(out.credited).toBe(200);
+      expect(out.wallet).toMatchObject({
+        httpStatus: 200,
+        body: { status: 'success', currency: 'CLP', amount_available: 7000 },
+      });
+      expect(out.forged).toMatchObject({
+        httpStatus: 401,
+        body: { status: 'failed', message_error: 'invalid sign' },
+      });
+      expect(out.failed).toBe(true);
+    },
+    60_000,
+  );
 });

@@ -1,6 +1,10 @@
 // The client against a listening app: signed wallet calls, payouts and their queries, HTTP-200 refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isFailed, type CobroClient, type CreatePayoutInput } from '../../packages/client/src/index.ts';
+import {
+  isFailed,
+  type CobroClient,
+  type CreatePayoutInput,
+} from '../../packages/client/src/index.ts';
 import type { TestAccount } from '../support/app.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { startLiveApp, type LiveApp } from './live-app.ts';
@@ -21,21 +25,42 @@ afterAll(async () => {
 });
 
 const payoutInput = (overrides: Partial<CreatePayoutInput> = {}): CreatePayoutInput => ({
-  email: 'johndoe@example.com', phone: '123456789', subject: 'PayOut 133222', currency: 'CLP', order: '133222',
-  amount: 1000, accountbank_name: 'Jhon Doe', accountbank_rut: '111111111', accountbank_sbif: '0001',
-  accountbank_type: '1', accountbank_num: '12312312312', url_notify: `${receiver.url}/payout`, ...overrides,
+  email: 'johndoe@example.com',
+  phone: '123456789',
+  subject: 'PayOut 133222',
+  currency: 'CLP',
+  order: '133222',
+  amount: 1000,
+  accountbank_name: 'Jhon Doe',
+  accountbank_rut: '111111111',
+  accountbank_sbif: '0001',
+  accountbank_type: '1',
+  accountbank_num: '12312312312',
+  url_notify: `${receiver.url}/payout`,
+  ...overrides,
 });
 
 describe('CobroClient wallet and payouts over HTTP', () => {
   it('signs a GET without parameters: the account behind the credentials', async () => {
     const res = await client.getAccount();
-    expect(res).toEqual({ httpStatus: 200, body: { status: 'success', id: merchant.id, name: 'Client merchant', mode: 'sandbox' } });
+    expect(res).toEqual({
+      httpStatus: 200,
+      body: { status: 'success', id: merchant.id, name: 'Client merchant', mode: 'sandbox' },
+    });
   });
 
   it('credits the sandbox wallet and reads the balance with a signed GET carrying a query', async () => {
-    const credited = await client.creditSandboxWallet({ amount: 50_000, currency: 'CLP', reason: 'client test funds' });
+    const credited = await client.creditSandboxWallet({
+      amount: 50_000,
+      currency: 'CLP',
+      reason: 'client test funds',
+    });
     expect(credited.httpStatus).toBe(200);
-    expect(credited.body).toMatchObject({ status: 'success', amount_available: 50_000, currency: 'CLP' });
+    expect(credited.body).toMatchObject({
+      status: 'success',
+      amount_available: 50_000,
+      currency: 'CLP',
+    });
     const wallet = await client.getWallet({ currency: 'CLP', page: 1, per_page: 5 });
     expect(wallet.httpStatus).toBe(200);
     if (isFailed(wallet.body)) throw new Error(wallet.body.message_error);
@@ -47,19 +72,33 @@ describe('CobroClient wallet and payouts over HTTP', () => {
   it('creates a payout (signed POST), replays it by Idempotency-Key, and queries it three ways', async () => {
     const first = await client.createPayout(payoutInput(), { idempotencyKey: 'client-payout-1' });
     expect(first.httpStatus).toBe(200);
-    if (isFailed(first.body) || !('identifier_payout' in first.body)) throw new Error(JSON.stringify(first.body));
+    if (isFailed(first.body) || !('identifier_payout' in first.body))
+      throw new Error(JSON.stringify(first.body));
     const { identifier_payout: payoutId, identifier_wallet: movementId } = first.body;
     const replay = await client.createPayout(payoutInput(), { idempotencyKey: 'client-payout-1' });
     expect(replay).toEqual(first);
 
     const payout = await client.getPayout(payoutId);
     expect(payout.httpStatus).toBe(200);
-    expect(payout.body).toMatchObject({ payout: { id: payoutId, amount: '1000', email: 'johndoe@example.com', accountbank_sbif: '0001' } });
+    expect(payout.body).toMatchObject({
+      payout: {
+        id: payoutId,
+        amount: '1000',
+        email: 'johndoe@example.com',
+        accountbank_sbif: '0001',
+      },
+    });
     const v3 = await client.getPayoutV3(payoutId);
-    expect(v3.body).toMatchObject({ payout: { id: payoutId, reason_rejection: expect.any(String) } });
+    expect(v3.body).toMatchObject({
+      payout: { id: payoutId, reason_rejection: expect.any(String) },
+    });
     const movement = await client.getWalletMovement(movementId);
     expect(movement.httpStatus).toBe(200);
-    expect(movement.body).toMatchObject({ status: 'success', amount_available: 49_000, wallet_movements: [{ id: movementId }] });
+    expect(movement.body).toMatchObject({
+      status: 'success',
+      amount_available: 49_000,
+      wallet_movements: [{ id: movementId }],
+    });
     const list = await client.listWallet({ currency: 'CLP', per_page: 10 });
     expect(list.body).toMatchObject({ amount_available: 49_000 });
     if (isFailed(list.body)) throw new Error(list.body.message_error);
@@ -79,18 +118,31 @@ describe('CobroClient wallet and payouts over HTTP', () => {
     expect(advanced.body).toMatchObject({ status: 'success', offset_seconds: 2 * 86_400 });
     const list = await client.listNotifications({ per_page: 10 });
     if (isFailed(list.body)) throw new Error(list.body.message_error);
-    const payoutCallbacks = list.body.notifications.filter((n) => n.url === `${receiver.url}/payout`);
+    const payoutCallbacks = list.body.notifications.filter(
+      (n) => n.url === `${receiver.url}/payout`,
+    );
     expect(payoutCallbacks.length).toBeGreaterThan(0);
     const first = payoutCallbacks[0]!;
     const shown = await client.getNotification(first.id);
-    expect(shown.body).toMatchObject({ status: 'success', notification: { id: first.id, status: 'delivered' } });
+    expect(shown.body).toMatchObject({
+      status: 'success',
+      notification: { id: first.id, status: 'delivered' },
+    });
     const retried = await client.retryNotification(first.id, { idempotencyKey: 'retry-1' });
-    expect(retried.body).toMatchObject({ status: 'success', notification: { id: first.id, status: 'pending' } });
+    expect(retried.body).toMatchObject({
+      status: 'success',
+      notification: { id: first.id, status: 'pending' },
+    });
     expect(receiver.requests.some((r) => r.path === '/payout')).toBe(true);
   });
 
   it('withdraw needs a bank account on file: a refusal with HTTP 200', async () => {
-    const res = await client.withdraw({ subject: 'Cash out', currency: 'CLP', order: 'w-1', amount: 100 });
+    const res = await client.withdraw({
+      subject: 'Cash out',
+      currency: 'CLP',
+      order: 'w-1',
+      amount: 100,
+    });
     expect(res.httpStatus).toBe(200);
     expect(res.body).toMatchObject({ status: 'failed', type: 'bank_account_missing' });
   });

@@ -1,7 +1,12 @@
 // A test app listening on 127.0.0.1 (the client talks real HTTP to it) and a client for one of its accounts.
 import type { AddressInfo } from 'node:net';
 import { CobroClient, type CobroClientOptions } from '../../packages/client/src/index.ts';
-import { startTestApp, type TestAccount, type TestApp, type TestAppOptions } from '../support/app.ts';
+import {
+  startTestApp,
+  type TestAccount,
+  type TestApp,
+  type TestAppOptions,
+} from '../support/app.ts';
 
 export interface LiveApp {
   readonly t: TestApp;
@@ -20,7 +25,13 @@ export async function startLiveApp(options: TestAppOptions = {}): Promise<LiveAp
     baseUrl,
     clientFor(account, overrides = {}) {
       // The app runs on a manual clock; the client's Cobro-Signature timestamps follow it.
-      return new CobroClient({ baseUrl, publicToken: account.publicToken, privateToken: account.privateToken, now: () => t.clock.now(), ...overrides });
+      return new CobroClient({
+        baseUrl,
+        publicToken: account.publicToken,
+        privateToken: account.privateToken,
+        now: () => t.clock.now(),
+        ...overrides,
+      });
     },
     close: () => t.close(),
   };

@@ -22,14 +22,24 @@ beforeAll(async () => {
   await payByCard(t, shop, { order: 'A-1', amount: 25000 });
   await payByCard(t, shop, { order: 'A-2', amount: 5000 });
   t.clock.set('2026-03-25T15:00:00Z');
-  expect((await t.call(shop, { method: 'POST', url: '/api/sandbox/wallet/credit', body: { amount: 70000 } })).statusCode).toBe(200);
+  expect(
+    (
+      await t.call(shop, {
+        method: 'POST',
+        url: '/api/sandbox/wallet/credit',
+        body: { amount: 70000 },
+      })
+    ).statusCode,
+  ).toBe(200);
   t.clock.set('2026-04-09T15:00:00Z');
   await payByCard(t, shop, { order: 'B-1', amount: 12345 });
 }, 180_000);
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 describe('dashboard home', () => {
-  it('counts the window\'s days back from today, across a month\'s end', () => {
+  it("counts the window's days back from today, across a month's end", () => {
     const days = windowDays('2026-03-02', 30);
     expect(days).toHaveLength(30);
     expect(days[0]).toBe('2026-02-01');
@@ -50,13 +60,19 @@ describe('dashboard home', () => {
     expect(body.match(/<svg [^>]*role="img"[^>]*class="chart chart-wide"/g)).toHaveLength(2);
     expect(body.match(/<svg [^>]*role="img"[^>]*class="chart chart-narrow"/g)).toHaveLength(2);
     expect(body).toContain('<title id="sales-phone-title">');
-    expect(body).toContain('<title id="sales-title">Ventas por día en CLP, del 2026-03-11 al 2026-04-09</title>');
+    expect(body).toContain(
+      '<title id="sales-title">Ventas por día en CLP, del 2026-03-11 al 2026-04-09</title>',
+    );
     expect(body).toContain('<title>2026-03-21: $30.000</title>');
     expect(body).toContain('<title>2026-04-09: $12.345</title>');
     // The table: 2026-03-21 sold 30.000; the balance steps to 70.000 on the 25th and holds (settlement takes 0 days in tests, but the worker has not run).
     expect(body).toMatch(/2026-03-21<\/td><td data-label="Ventas" class="num">\$30\.000<\/td>/);
-    expect(body).toMatch(/2026-03-24<\/td><td data-label="Ventas" class="num">\$0<\/td><td data-label="Saldo al cierre" class="num">\$0<\/td>/);
-    expect(body).toMatch(/2026-04-09<\/td><td data-label="Ventas" class="num">\$12\.345<\/td><td data-label="Saldo al cierre" class="num">\$70\.000<\/td>/);
+    expect(body).toMatch(
+      /2026-03-24<\/td><td data-label="Ventas" class="num">\$0<\/td><td data-label="Saldo al cierre" class="num">\$0<\/td>/,
+    );
+    expect(body).toMatch(
+      /2026-04-09<\/td><td data-label="Ventas" class="num">\$12\.345<\/td><td data-label="Saldo al cierre" class="num">\$70\.000<\/td>/,
+    );
     expect(body).not.toContain('style=');
   });
 
@@ -64,11 +80,15 @@ describe('dashboard home', () => {
     const account = await t.createAccount('Firma estricta');
     const b = dashboardBrowser(t);
     await b.signIn(account);
-    expect((await b.get('/dashboard')).body).toMatch(/id="strict-signing">Firma estricta \(Cobro-Signature\): <strong>no exigida<\/strong>/);
+    expect((await b.get('/dashboard')).body).toMatch(
+      /id="strict-signing">Firma estricta \(Cobro-Signature\): <strong>no exigida<\/strong>/,
+    );
     const resolved = resolveCommand(['accounts', 'require-strict-signing', account.id]);
     if (!('command' in resolved)) throw new Error(resolved.stderr);
     expect((await runResolved(resolved, t.ctx)).exitCode).toBe(0);
-    expect((await b.get('/dashboard')).body).toMatch(/id="strict-signing">Firma estricta \(Cobro-Signature\): <strong>exigida<\/strong>/);
+    expect((await b.get('/dashboard')).body).toMatch(
+      /id="strict-signing">Firma estricta \(Cobro-Signature\): <strong>exigida<\/strong>/,
+    );
   });
 
   it('tells a new account what to do next instead of drawing two empty charts', async () => {
@@ -92,15 +112,19 @@ describe('dashboard home', () => {
     await b.signIn(quiet);
     const body = (await b.get('/dashboard')).body;
     expect(body).not.toContain('Primeros pasos');
-    expect(body).toContain('Sin ventas ni movimientos de la billetera en CLP en los últimos 30 días.');
+    expect(body).toContain(
+      'Sin ventas ni movimientos de la billetera en CLP en los últimos 30 días.',
+    );
     expect(body).not.toContain('<svg');
   });
 
-  it('follows the account\'s sandbox clock: advanced 40 days, the window is empty of sales', async () => {
+  it("follows the account's sandbox clock: advanced 40 days, the window is empty of sales", async () => {
     const b = dashboardBrowser(t);
     await b.signIn(shop);
     await b.get('/dashboard/sandbox');
-    expect((await b.post('/dashboard/sandbox/advance', { days: '40', hours: '0' })).statusCode).toBe(303);
+    expect(
+      (await b.post('/dashboard/sandbox/advance', { days: '40', hours: '0' })).statusCode,
+    ).toBe(303);
     const body = (await b.get('/dashboard')).body;
     expect(body).toContain('0 ventas pagadas');
     expect(body).toContain('del 2026-04-20 al 2026-05-19');
@@ -109,7 +133,11 @@ describe('dashboard home', () => {
 
 describe('SVG charts', () => {
   const format = (v: bigint) => `$${v}`;
-  const points = [{ day: '2026-01-01', value: 0n }, { day: '2026-01-02', value: 100n }, { day: '2026-01-03', value: 50n }];
+  const points = [
+    { day: '2026-01-01', value: 0n },
+    { day: '2026-01-02', value: 100n },
+    { day: '2026-01-03', value: 50n },
+  ];
 
   it('draws bars to scale from zero and escapes every text', () => {
     const svg = barChart({ id: 's', title: 'Ventas <b>', description: 'd & e', points, format });
@@ -120,9 +148,23 @@ describe('SVG charts', () => {
   });
 
   it('draws a stepped line that reaches below zero when the balance does', () => {
-    const svg = stepChart({ id: 'b', title: 'Saldo', description: '', points: [...points, { day: '2026-01-04', value: -100n }], format });
+    const svg = stepChart({
+      id: 'b',
+      title: 'Saldo',
+      description: '',
+      points: [...points, { day: '2026-01-04', value: -100n }],
+      format,
+    });
     expect(svg).toMatch(/<path d="M[\d.]+ [\d.]+ H[\d.]+ V[\d.]+/);
     expect(svg).toContain('Mínimo $-100');
-    expect(stepChart({ id: 'z', title: 'Saldo', description: '', points: [{ day: '2026-01-01', value: 0n }], format })).not.toContain('NaN');
+    expect(
+      stepChart({
+        id: 'z',
+        title: 'Saldo',
+        description: '',
+        points: [{ day: '2026-01-01', value: 0n }],
+        format,
+      }),
+    ).not.toContain('NaN');
   });
 });

@@ -23,11 +23,19 @@ export function apiBlocks(markdown: string): DocBlock[] {
     if (lines[i] !== '```sh') continue;
     const end = lines.indexOf('```', i + 1);
     const body = lines.slice(i + 1, end);
-    const json = lines[end + 1] === '```json' ? lines.slice(end + 2, lines.indexOf('```', end + 2)).join('\n') : '';
+    const json =
+      lines[end + 1] === '```json'
+        ? lines.slice(end + 2, lines.indexOf('```', end + 2)).join('\n')
+        : '';
     const script = body.join('\n');
     if (/\bcurl\b|\bsign\b/.test(script)) {
       const shown = `${body.filter((l) => l.startsWith('#')).join('\n')}\n${json}`;
-      blocks.push({ line: i + 1, script, shown, notRun: notRunMarker.exec(lines[i - 1] ?? '')?.[1] ?? null });
+      blocks.push({
+        line: i + 1,
+        script,
+        shown,
+        notRun: notRunMarker.exec(lines[i - 1] ?? '')?.[1] ?? null,
+      });
     }
     i = end;
   }
@@ -37,14 +45,23 @@ export function apiBlocks(markdown: string): DocBlock[] {
 /** The JSON documents curl printed one after another (`{…}{…}`), or the text that is not one. */
 export function jsonDocuments(stdout: string): unknown[] {
   const docs: unknown[] = [];
-  let depth = 0, start = -1, inString = false;
+  let depth = 0,
+    start = -1,
+    inString = false;
   for (let i = 0; i < stdout.length; i++) {
     const c = stdout[i];
-    if (inString) { if (c === '\\') i++; else if (c === '"') inString = false; continue; }
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
     if (c === '"') inString = true;
-    else if (c === '{' || c === '[') { if (depth++ === 0) start = i; }
-    else if (c === '}' || c === ']') { if (--depth === 0) docs.push(JSON.parse(stdout.slice(start, i + 1))); }
-    else if (depth === 0 && c !== undefined && c.trim() !== '') docs.push(`not JSON: ${stdout.slice(i, i + 80)}`);
+    else if (c === '{' || c === '[') {
+      if (depth++ === 0) start = i;
+    } else if (c === '}' || c === ']') {
+      if (--depth === 0) docs.push(JSON.parse(stdout.slice(start, i + 1)));
+    } else if (depth === 0 && c !== undefined && c.trim() !== '')
+      docs.push(`not JSON: ${stdout.slice(i, i + 80)}`);
     if (depth === 0 && typeof docs.at(-1) === 'string') break;
   }
   return docs;
@@ -89,8 +106,12 @@ export class DocShell {
 
   constructor(env: Record<string, string>, cwd: string) {
     this.bash = spawn('bash', ['--norc', '--noprofile'], { env, cwd });
-    this.bash.stdout.on('data', (d: Buffer) => { this.stdout += d.toString('utf8'); });
-    this.bash.stderr.on('data', (d: Buffer) => { this.stderr += d.toString('utf8'); });
+    this.bash.stdout.on('data', (d: Buffer) => {
+      this.stdout += d.toString('utf8');
+    });
+    this.bash.stderr.on('data', (d: Buffer) => {
+      this.stderr += d.toString('utf8');
+    });
   }
 
   /** Runs a block; its standard output and error once it is done. */
@@ -101,7 +122,8 @@ export class DocShell {
     this.bash.stdin.write(`${script}\necho; echo ${done}\n`);
     const startedMs = Date.now();
     while (!this.stdout.includes(done)) {
-      if (Date.now() - startedMs > timeoutMs) throw new Error(`block still running after ${timeoutMs} ms: ${this.stderr}`);
+      if (Date.now() - startedMs > timeoutMs)
+        throw new Error(`block still running after ${timeoutMs} ms: ${this.stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     return { stdout: this.stdout.slice(0, this.stdout.indexOf(done)), stderr: this.stderr };

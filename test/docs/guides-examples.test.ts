@@ -15,8 +15,15 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { apiBlocks, DocShell, idReplacements, jsonDocuments } from './doc-examples.ts';
 
-const guides = ['README.md', 'docs/payments.md', 'docs/wallet.md', 'docs/marketplace.md', 'docs/events.md',
-  'docs/subscriptions.md', 'docs/callbacks.md'] as const;
+const guides = [
+  'README.md',
+  'docs/payments.md',
+  'docs/wallet.md',
+  'docs/marketplace.md',
+  'docs/events.md',
+  'docs/subscriptions.md',
+  'docs/callbacks.md',
+] as const;
 const notRunMax = 6;
 const blockTimeoutMs = 20_000;
 
@@ -24,13 +31,23 @@ let server: RunningServer;
 
 beforeAll(async () => {
   const port = await freePort();
-  server = await startServer(testConfig({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }), { handle: await cloneTestDatabase() });
+  server = await startServer(
+    testConfig({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    }),
+    { handle: await cloneTestDatabase() },
+  );
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
 /** A failure the server answered: the seed's envelope (`status: failed`) or an HTTP error body. */
 function failure(answer: unknown): boolean {
-  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) return typeof answer === 'string';
+  if (answer === null || typeof answer !== 'object' || Array.isArray(answer))
+    return typeof answer === 'string';
   const a = answer as Record<string, unknown>;
   return a.status === 'failed' || (typeof a.statusCode === 'number' && a.statusCode >= 400);
 }
@@ -40,11 +57,24 @@ async function runGuide(guide: string): Promise<number> {
   const account = await createAccount(server.runtime.ctx, `Tienda ${path.basename(guide, '.md')}`);
   if (!account.ok) throw new Error(account.error);
   const { publicToken, privateToken } = account.value;
-  const shell = new DocShell({
-    PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp',
-    COBRO: server.url, API: server.url, TOKEN: publicToken, PUB: publicToken, PUBLIC_TOKEN: publicToken, PRIV: privateToken,
-  }, repoRoot);
-  const replacements = new Map<string, string>([['http://127.0.0.1:8080', server.url], ['<public token>', publicToken], ['<private token>', privateToken]]);
+  const shell = new DocShell(
+    {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/tmp',
+      COBRO: server.url,
+      API: server.url,
+      TOKEN: publicToken,
+      PUB: publicToken,
+      PUBLIC_TOKEN: publicToken,
+      PRIV: privateToken,
+    },
+    repoRoot,
+  );
+  const replacements = new Map<string, string>([
+    ['http://127.0.0.1:8080', server.url],
+    ['<public token>', publicToken],
+    ['<private token>', privateToken],
+  ]);
   let ran = 0;
   try {
     for (const block of apiBlocks(fs.readFileSync(path.join(repoRoot, guide), 'utf8'))) {
@@ -55,7 +85,8 @@ async function runGuide(guide: string): Promise<number> {
       const answers = jsonDocuments(stdout);
       const where = `${guide}:${block.line}`;
       // A block that only sets things up (`sign() {…}`, `API=…`) answers nothing; one with a curl must.
-      if (/\bcurl\b/.test(script)) expect(answers.length, `${where} printed no answer (${stderr})`).toBeGreaterThan(0);
+      if (/\bcurl\b/.test(script))
+        expect(answers.length, `${where} printed no answer (${stderr})`).toBeGreaterThan(0);
       expect(answers.filter(failure), `${where}\n${script}`).toEqual([]);
       for (const [from, to] of idReplacements(block.shown, answers)) replacements.set(from, to);
       ran += 1;
@@ -66,7 +97,7 @@ async function runGuide(guide: string): Promise<number> {
   return ran;
 }
 
-describe('the guides\' shell examples, run as written', () => {
+describe("the guides' shell examples, run as written", () => {
   for (const guide of guides) {
     it(guide, async () => {
       expect(await runGuide(guide)).toBeGreaterThan(0);
@@ -74,8 +105,11 @@ describe('the guides\' shell examples, run as written', () => {
   }
 
   it('leaves out only a few blocks, each with its reason', () => {
-    const notRun = guides.flatMap((guide) => apiBlocks(fs.readFileSync(path.join(repoRoot, guide), 'utf8'))
-      .filter((b) => b.notRun !== null).map((b) => ({ where: `${guide}:${b.line}`, reason: b.notRun ?? '' })));
+    const notRun = guides.flatMap((guide) =>
+      apiBlocks(fs.readFileSync(path.join(repoRoot, guide), 'utf8'))
+        .filter((b) => b.notRun !== null)
+        .map((b) => ({ where: `${guide}:${b.line}`, reason: b.notRun ?? '' })),
+    );
     expect(notRun.length).toBeGreaterThan(0);
     expect(notRun.length).toBeLessThanOrEqual(notRunMax);
     for (const s of notRun) expect(s.reason.length, s.where).toBeGreaterThan(15);

@@ -30,15 +30,27 @@ let token: string;
 
 beforeAll(async () => {
   const port = await freePort();
-  server = await startServer(testConfig({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }), { handle: await cloneTestDatabase() });
+  server = await startServer(
+    testConfig({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    }),
+    { handle: await cloneTestDatabase() },
+  );
   const account = await createAccount(server.runtime.ctx, 'Tienda Docs');
   if (!account.ok) throw new Error(account.error);
   token = account.value.publicToken;
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
 async function runBlock(script: string): Promise<Record<string, unknown>> {
-  const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', COBRO: server.url, TOKEN: token }, timeout: 20_000 });
+  const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', COBRO: server.url, TOKEN: token },
+    timeout: 20_000,
+  });
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
@@ -48,9 +60,17 @@ describe('docs/payments.md, "1. Create a transaction"', () => {
     expect(blocks).toHaveLength(2);
     const [create, keyed] = blocks as [string, string];
     const created = await runBlock(create);
-    expect(created).toEqual({ status: 'pending', id: expect.stringMatching(/^trx[0-9a-f]{17}$/), url: expect.stringContaining(`${server.url}/gateway/cobro?id=`) });
+    expect(created).toEqual({
+      status: 'pending',
+      id: expect.stringMatching(/^trx[0-9a-f]{17}$/),
+      url: expect.stringContaining(`${server.url}/gateway/cobro?id=`),
+    });
     // Its `expired` was tomorrow: a day ahead, give or take the minute the test took.
-    const row = await server.runtime.ctx.db.selectFrom('transactions').select(['expires_at', 'created_at']).where('id', '=', String(created.id)).executeTakeFirstOrThrow();
+    const row = await server.runtime.ctx.db
+      .selectFrom('transactions')
+      .select(['expires_at', 'created_at'])
+      .where('id', '=', String(created.id))
+      .executeTakeFirstOrThrow();
     const aheadMs = new Date(row.expires_at!).getTime() - new Date(row.created_at).getTime();
     expect(Math.abs(aheadMs - 24 * 3_600_000)).toBeLessThan(3 * 3_600_000);
     const first = await runBlock(keyed);

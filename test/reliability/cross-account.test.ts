@@ -15,21 +15,47 @@ import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts'
 import { setEscrow } from '../../src/modules/escrow/flag.ts';
 import { buildFixtures, type AccountFixtures } from './fixtures.ts';
 
-interface Route { readonly method: string; readonly url: string; readonly fields: readonly string[] }
+interface Route {
+  readonly method: string;
+  readonly url: string;
+  readonly fields: readonly string[];
+}
 type Fixture = keyof AccountFixtures;
 
 /** The resource a path id names, by the route's first segment after /api or /dashboard. */
 const pathResource: Record<string, Fixture> = {
-  transaction: 'transaction', transactions: 'transaction', nullification: 'nullification', payout: 'payout', payoutv3: 'payout',
-  wallet: 'walletMovement', maclient: 'maclient', maaffiliation: 'maaffiliation', event: 'event', notifications: 'notification',
-  callbacks: 'notification', suclient: 'suclient', suplan: 'suplan', sususcription: 'sususcription', subscriptions: 'sususcription', mall: 'mall',
+  transaction: 'transaction',
+  transactions: 'transaction',
+  nullification: 'nullification',
+  payout: 'payout',
+  payoutv3: 'payout',
+  wallet: 'walletMovement',
+  maclient: 'maclient',
+  maaffiliation: 'maaffiliation',
+  event: 'event',
+  notifications: 'notification',
+  callbacks: 'notification',
+  suclient: 'suclient',
+  suplan: 'suplan',
+  sususcription: 'sususcription',
+  subscriptions: 'sususcription',
+  mall: 'mall',
   // Names a dashboard page or a later route may take for the same resources.
-  payouts: 'payout', plans: 'suplan', refunds: 'nullification', nullifications: 'nullification', escrow: 'nullification', malls: 'mall', events: 'event',
+  payouts: 'payout',
+  plans: 'suplan',
+  refunds: 'nullification',
+  nullifications: 'nullification',
+  escrow: 'nullification',
+  malls: 'mall',
+  events: 'event',
 };
 
 /** Valid bodies for writes that take a path id, so B's attempt gets past validation to the owner check. */
 const pathWriteBodies: Record<string, unknown> = {
-  'PUT /api/maclient/:id': { name: 'Hijacked', bank: { sbif: '0001', type: '1', num: '99999999', rut: '111111111' } },
+  'PUT /api/maclient/:id': {
+    name: 'Hijacked',
+    bank: { sbif: '0001', type: '1', num: '99999999', rut: '111111111' },
+  },
   'PUT /api/suclient/:id': { name: 'Hijacked', email: 'hijack@example.com' },
 };
 
@@ -42,43 +68,131 @@ interface BodyCase {
   /** For an answer that refuses item by item in the seed's shape instead of as a whole. */
   readonly refuses?: (json: Record<string, unknown>) => boolean;
 }
-const sale = (n: number) => ({ email: 'payer@example.com', order: `x-${n}`, subject: 'cross', amount: 1_000 });
+const sale = (n: number) => ({
+  email: 'payer@example.com',
+  order: `x-${n}`,
+  subject: 'cross',
+  amount: 1_000,
+});
 const bodyCases: BodyCase[] = [
-  { route: 'POST /api/nullification', field: 'id', body: (ids) => ({ id: ids.nullification, amount: 100, subject: 'cross refund' }) },
-  { route: 'POST /api/transaction', field: 'marketplace', body: (ids, _own, n) => ({ ...sale(n), marketplace: ids.membershipToken }) },
-  { route: 'POST /api/transaction', field: 'event', body: (ids, _own, n) => ({ ...sale(n), event: ids.event }) },
-  { route: 'POST /api/maaffiliation', field: 'affiliation', body: (ids, _own, n) => ({ name: `m-${n}`, percentage: '10', affiliation: [[ids.maclient, 90]] }) },
-  { route: 'POST /api/sususcription', field: 'plan', body: (ids, own) => ({ plan: ids.suplan, client: own.suclient }) },
-  { route: 'POST /api/sususcription', field: 'client', body: (ids, own) => ({ plan: own.suplan, client: ids.suclient }) },
-  { route: 'POST /api/suinscriptionscards', field: 'suscription', body: (ids) => ({ suscription: ids.sususcription }) },
-  { route: 'POST /api/sutransaction', field: 'suscription', body: (ids, _own, n) => ({ suscription: ids.sususcription, amount: 1_000, order: `c-${n}` }) },
-  { route: 'POST /api/sutransaction', field: 'card', body: (ids, own, n) => ({ suscription: own.sususcription, card: ids.suCard, amount: 1_000, order: `d-${n}` }) },
-  { route: 'POST /api/sutransaction', field: 'marketplace', control: false,
-    body: (ids, own, n) => ({ suscription: own.sususcription, marketplace: ids.membershipToken, amount: 1_000, order: `e-${n}` }) },
-  { route: 'POST /api/mall', field: 'merchant', body: (ids, _own, n) => ({
-    email: 'payer@example.com', payment: 1, order: `mall-${n}`, urlreturn: 'https://shop.example.com/return',
-    merchant: [[ownToken, 3_000, 'item', ids.event, `ml-${n}`]],
-  }) },
-  { route: 'POST /api/escrow', field: 'transactions', body: (ids) => ({ transactions: [ids.nullification] }),
-    refuses: (json) => (json.transactions as Array<{ status: string }> | undefined)?.every((item) => item.status === 'not found') === true },
+  {
+    route: 'POST /api/nullification',
+    field: 'id',
+    body: (ids) => ({ id: ids.nullification, amount: 100, subject: 'cross refund' }),
+  },
+  {
+    route: 'POST /api/transaction',
+    field: 'marketplace',
+    body: (ids, _own, n) => ({ ...sale(n), marketplace: ids.membershipToken }),
+  },
+  {
+    route: 'POST /api/transaction',
+    field: 'event',
+    body: (ids, _own, n) => ({ ...sale(n), event: ids.event }),
+  },
+  {
+    route: 'POST /api/maaffiliation',
+    field: 'affiliation',
+    body: (ids, _own, n) => ({
+      name: `m-${n}`,
+      percentage: '10',
+      affiliation: [[ids.maclient, 90]],
+    }),
+  },
+  {
+    route: 'POST /api/sususcription',
+    field: 'plan',
+    body: (ids, own) => ({ plan: ids.suplan, client: own.suclient }),
+  },
+  {
+    route: 'POST /api/sususcription',
+    field: 'client',
+    body: (ids, own) => ({ plan: own.suplan, client: ids.suclient }),
+  },
+  {
+    route: 'POST /api/suinscriptionscards',
+    field: 'suscription',
+    body: (ids) => ({ suscription: ids.sususcription }),
+  },
+  {
+    route: 'POST /api/sutransaction',
+    field: 'suscription',
+    body: (ids, _own, n) => ({ suscription: ids.sususcription, amount: 1_000, order: `c-${n}` }),
+  },
+  {
+    route: 'POST /api/sutransaction',
+    field: 'card',
+    body: (ids, own, n) => ({
+      suscription: own.sususcription,
+      card: ids.suCard,
+      amount: 1_000,
+      order: `d-${n}`,
+    }),
+  },
+  {
+    route: 'POST /api/sutransaction',
+    field: 'marketplace',
+    control: false,
+    body: (ids, own, n) => ({
+      suscription: own.sususcription,
+      marketplace: ids.membershipToken,
+      amount: 1_000,
+      order: `e-${n}`,
+    }),
+  },
+  {
+    route: 'POST /api/mall',
+    field: 'merchant',
+    body: (ids, _own, n) => ({
+      email: 'payer@example.com',
+      payment: 1,
+      order: `mall-${n}`,
+      urlreturn: 'https://shop.example.com/return',
+      merchant: [[ownToken, 3_000, 'item', ids.event, `ml-${n}`]],
+    }),
+  },
+  {
+    route: 'POST /api/escrow',
+    field: 'transactions',
+    body: (ids) => ({ transactions: [ids.nullification] }),
+    refuses: (json) =>
+      (json.transactions as Array<{ status: string }> | undefined)?.every(
+        (item) => item.status === 'not found',
+      ) === true,
+  },
   // Last: the control removes B's card, which the cases above charge; so the alias's control would find it gone.
-  { route: 'POST /api/suscriptionsdeletecards', field: 'card', body: (ids) => ({ card: ids.suCard }) },
-  { route: 'POST /api/suscriptionsdeletecards', field: 'suscription', body: (ids) => ({ suscription: ids.suCard }), control: false },
+  {
+    route: 'POST /api/suscriptionsdeletecards',
+    field: 'card',
+    body: (ids) => ({ card: ids.suCard }),
+  },
+  {
+    route: 'POST /api/suscriptionsdeletecards',
+    field: 'suscription',
+    body: (ids) => ({ suscription: ids.suCard }),
+    control: false,
+  },
 ];
 /** Body fields that look like ids but are the caller's own names or public data, with why. */
 const notIds: Record<string, string> = {
-  'POST /api/event event': 'the merchant\'s own code for a new event',
+  'POST /api/event event': "the merchant's own code for a new event",
   'POST /api/event affiliation': 'e-mail addresses and percentages',
-  'POST /api/event affiliaction': 'the seed\'s misspelt alias of affiliation',
+  'POST /api/event affiliaction': "the seed's misspelt alias of affiliation",
   'POST /api/sususcription coupon': 'a coupon code: no coupon resource exists',
 };
-const idLike = /^(ids?|plans?|clients?|suscriptions?|subscriptions?|cards?|marketplaces?|events?|affiliations?|affiliaction|coupons?|merchants?|transactions?|payouts?|stores?|nullifications?|refunds?)$|_ids?$/;
+const idLike =
+  /^(ids?|plans?|clients?|suscriptions?|subscriptions?|cards?|marketplaces?|events?|affiliations?|affiliaction|coupons?|merchants?|transactions?|payouts?|stores?|nullifications?|refunds?)$|_ids?$/;
 
 const routes: Route[] = [];
 const recordingModules = modulesRecordingRoutes((r) => {
   const body = (r.schema as { body?: { properties?: Record<string, unknown> } } | undefined)?.body;
   for (const method of Array.isArray(r.method) ? r.method : [r.method]) {
-    if (method !== 'HEAD' && /^\/(api|dashboard)\//.test(r.url)) routes.push({ method, url: r.url.replace(/\/$/, ''), fields: Object.keys(body?.properties ?? {}) });
+    if (method !== 'HEAD' && /^\/(api|dashboard)\//.test(r.url))
+      routes.push({
+        method,
+        url: r.url.replace(/\/$/, ''),
+        fields: Object.keys(body?.properties ?? {}),
+      });
   }
 });
 
@@ -104,12 +218,16 @@ beforeAll(async () => {
 }, 120_000);
 const tried = { reads: 0, lists: 0, writes: 0, bodies: 0 };
 afterAll(async () => {
-  console.info(`cross-account: ${tried.reads} reads by path id, ${tried.lists} lists, ${tried.writes} writes by path id, ${tried.bodies} body ids: all refused, nothing written`);
+  console.info(
+    `cross-account: ${tried.reads} reads by path id, ${tried.lists} lists, ${tried.writes} writes by path id, ${tried.bodies} body ids: all refused, nothing written`,
+  );
   await t.close();
 });
 
 const key = (r: Route) => `${r.method} ${r.url}`;
-const pathRoutes = () => [...new Map(routes.filter((r) => r.url.includes('/:')).map((r) => [key(r), r])).values()];
+const pathRoutes = () => [
+  ...new Map(routes.filter((r) => r.url.includes('/:')).map((r) => [key(r), r])).values(),
+];
 
 function fixtureOf(route: Route): Fixture | undefined {
   return pathResource[route.url.split('/')[2]!];
@@ -120,8 +238,15 @@ function withId(route: Route, id: string): string {
 }
 
 async function asB(route: Route, url: string, body: unknown): Promise<LightMyRequestResponse> {
-  if (route.url.startsWith('/dashboard')) return route.method === 'GET' ? dashboardB.get(url) : dashboardB.post(url, {});
-  return t.call(b, { method: route.method as 'GET', url, body, sign: true, signature: route.method !== 'GET' });
+  if (route.url.startsWith('/dashboard'))
+    return route.method === 'GET' ? dashboardB.get(url) : dashboardB.post(url, {});
+  return t.call(b, {
+    method: route.method as 'GET',
+    url,
+    body,
+    sign: true,
+    signature: route.method !== 'GET',
+  });
 }
 
 function refused(res: LightMyRequestResponse, c?: BodyCase): boolean {
@@ -129,68 +254,106 @@ function refused(res: LightMyRequestResponse, c?: BodyCase): boolean {
   try {
     const json = res.json() as Record<string, unknown>;
     return json.status === 'failed' || (c?.refuses?.(json) ?? false);
-  } catch { return false; }
+  } catch {
+    return false;
+  }
 }
 
 describe('cross-account matrix', () => {
   it('maps every route that takes a path id to a resource, and every id-like body field to a case', () => {
-    expect(pathRoutes().filter((r) => fixtureOf(r) === undefined).map(key), 'routes with a path id and no fixture: add them to pathResource').toEqual([]);
+    expect(
+      pathRoutes()
+        .filter((r) => fixtureOf(r) === undefined)
+        .map(key),
+      'routes with a path id and no fixture: add them to pathResource',
+    ).toEqual([]);
     const covered = new Set(bodyCases.map((c) => `${c.route} ${c.field}`));
-    const missing = routes.filter((r) => r.url.startsWith('/api') && r.method !== 'GET')
+    const missing = routes
+      .filter((r) => r.url.startsWith('/api') && r.method !== 'GET')
       .flatMap((r) => r.fields.filter((f) => idLike.test(f)).map((f) => `${key(r)} ${f}`))
       .filter((name) => !covered.has(name) && notIds[name] === undefined);
-    expect([...new Set(missing)], 'body fields that look like ids: add a case to bodyCases or a reason to notIds').toEqual([]);
+    expect(
+      [...new Set(missing)],
+      'body fields that look like ids: add a case to bodyCases or a reason to notIds',
+    ).toEqual([]);
     expect(pathRoutes().length).toBeGreaterThan(20);
   });
 
-  it('answers 404 in the seed\'s envelope to every read of another account\'s id, and 200 to its owner', async () => {
+  it("answers 404 in the seed's envelope to every read of another account's id, and 200 to its owner", async () => {
     const before = await databaseDigest(t.ctx.db);
     for (const route of pathRoutes().filter((r) => r.method === 'GET')) {
       const fixture = fixtureOf(route)!;
       const url = withId(route, ids[fixture]);
       const res = await asB(route, url, undefined);
       expect(res.statusCode, `${key(route)} as B: ${res.body.slice(0, 200)}`).toBe(404);
-      if (route.url.startsWith('/api')) expect(res.json()).toMatchObject({ status: 'failed', type: 'Not Found', message_error: expect.any(String) });
+      if (route.url.startsWith('/api'))
+        expect(res.json()).toMatchObject({
+          status: 'failed',
+          type: 'Not Found',
+          message_error: expect.any(String),
+        });
       const mine = await asB(route, withId(route, own[fixture]), undefined);
-      expect(mine.statusCode, `${key(route)} with B's own ${fixture}: ${mine.body.slice(0, 200)}`).toBe(200);
+      expect(
+        mine.statusCode,
+        `${key(route)} with B's own ${fixture}: ${mine.body.slice(0, 200)}`,
+      ).toBe(200);
     }
     expect(await databaseDigest(t.ctx.db)).toBe(before);
     tried.reads = pathRoutes().filter((r) => r.method === 'GET').length;
   });
 
-  it('shows none of A\'s ids in any list B reads', async () => {
+  it("shows none of A's ids in any list B reads", async () => {
     const secrets = Object.values(ids).filter((v) => v.length >= 8);
-    for (const route of routes.filter((r) => r.method === 'GET' && !r.url.includes('/:') && r.url.startsWith('/api'))) {
+    for (const route of routes.filter(
+      (r) => r.method === 'GET' && !r.url.includes('/:') && r.url.startsWith('/api'),
+    )) {
       const res = await asB(route, route.url, undefined);
-      for (const id of secrets) expect(res.body.includes(id), `${key(route)} shows A's ${id}`).toBe(false);
+      for (const id of secrets)
+        expect(res.body.includes(id), `${key(route)} shows A's ${id}`).toBe(false);
       tried.lists++;
     }
   });
 
-  it('refuses every write to another account\'s path id with 404 and writes nothing', async () => {
+  it("refuses every write to another account's path id with 404 and writes nothing", async () => {
     for (const route of pathRoutes().filter((r) => r.method !== 'GET')) {
       const before = await databaseDigest(t.ctx.db);
-      const res = await asB(route, withId(route, ids[fixtureOf(route)!]), pathWriteBodies[key(route)]);
+      const res = await asB(
+        route,
+        withId(route, ids[fixtureOf(route)!]),
+        pathWriteBodies[key(route)],
+      );
       expect(res.statusCode, `${key(route)} as B: ${res.body.slice(0, 200)}`).toBe(404);
-      if (route.url.startsWith('/api')) expect(res.json()).toMatchObject({ status: 'failed', type: 'Not Found' });
-      expect(await databaseDigest(t.ctx.db), `${key(route)} as B changed the database`).toBe(before);
+      if (route.url.startsWith('/api'))
+        expect(res.json()).toMatchObject({ status: 'failed', type: 'Not Found' });
+      expect(await databaseDigest(t.ctx.db), `${key(route)} as B changed the database`).toBe(
+        before,
+      );
       tried.writes++;
     }
   });
 
-  it('refuses every body naming another account\'s resource and writes nothing; the same body with B\'s own ids works', async () => {
+  it("refuses every body naming another account's resource and writes nothing; the same body with B's own ids works", async () => {
     let n = 0;
     for (const c of bodyCases) {
       const [method, url] = c.route.split(' ') as [string, string];
       const route: Route = { method, url, fields: [] };
       const before = await databaseDigest(t.ctx.db);
       const res = await asB(route, url, c.body(ids, own, ++n));
-      expect(refused(res, c), `${c.route} with A's ${c.field} as B was not refused: ${res.body.slice(0, 300)}`).toBe(true);
+      expect(
+        refused(res, c),
+        `${c.route} with A's ${c.field} as B was not refused: ${res.body.slice(0, 300)}`,
+      ).toBe(true);
       expect(res.statusCode, `${c.route} ${c.field}: ${res.body.slice(0, 200)}`).toBeLessThan(500);
-      expect(await databaseDigest(t.ctx.db), `${c.route} with A's ${c.field} changed the database`).toBe(before);
+      expect(
+        await databaseDigest(t.ctx.db),
+        `${c.route} with A's ${c.field} changed the database`,
+      ).toBe(before);
       if (c.control !== false) {
         const mine = await asB(route, url, c.body(own, own, ++n));
-        expect(refused(mine, c), `${c.route} with B's own ${c.field} (control) was refused: ${mine.body.slice(0, 300)}`).toBe(false);
+        expect(
+          refused(mine, c),
+          `${c.route} with B's own ${c.field} (control) was refused: ${mine.body.slice(0, 300)}`,
+        ).toBe(false);
       }
     }
     tried.bodies = bodyCases.length;

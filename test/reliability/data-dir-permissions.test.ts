@@ -12,28 +12,48 @@ import { approvedVisa } from '../modules/transactions/helpers.ts';
 const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-perm-'));
 // Cobro creates DATA_DIR itself, as on a first `npm start`.
 const dataDir = path.join(parent, 'data');
-afterAll(() => { fs.rmSync(parent, { recursive: true, force: true }); });
+afterAll(() => {
+  fs.rmSync(parent, { recursive: true, force: true });
+});
 
 /** What the issue's check finds: every path under DATA_DIR with a group or other permission bit. */
 function looseUnder(dir: string): string[] {
-  return execFileSync('find', [dir, '-perm', '/o+rwx,g+rwx'], { encoding: 'utf8' }).split('\n').filter((line) => line !== '');
+  return execFileSync('find', [dir, '-perm', '/o+rwx,g+rwx'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line !== '');
 }
 
 async function payOnce(base: string, publicToken: string): Promise<void> {
   const created = await fetch(`${base}/api/transaction`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${publicToken}`, 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ email: 'payer@example.com', order: 'perm-1', subject: 'Compra', amount: 25000 }),
+    headers: {
+      authorization: `Bearer ${publicToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+    },
+    body: JSON.stringify({
+      email: 'payer@example.com',
+      order: 'perm-1',
+      subject: 'Compra',
+      amount: 25000,
+    }),
   });
-  const { id, url } = await created.json() as { id: string; url: string };
+  const { id, url } = (await created.json()) as { id: string; url: string };
   const link = new URL(url).searchParams;
   const paid = await fetch(`${base}/gateway/cobro`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ id: link.get('id')!, valid: link.get('valid')!, method: '1', ...approvedVisa }).toString(),
+    body: new URLSearchParams({
+      id: link.get('id')!,
+      valid: link.get('valid')!,
+      method: '1',
+      ...approvedVisa,
+    }).toString(),
   });
   expect(await paid.text()).toContain('Pago exitoso');
-  const got = await fetch(`${base}/api/transaction/${id}`, { headers: { authorization: `Bearer ${publicToken}`, accept: 'application/json' } });
+  const got = await fetch(`${base}/api/transaction/${id}`, {
+    headers: { authorization: `Bearer ${publicToken}`, accept: 'application/json' },
+  });
   expect(await got.json()).toMatchObject({ status: 'success' });
 }
 
@@ -57,7 +77,7 @@ describe('DATA_DIR permissions', () => {
     expect(fs.statSync(path.join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
   });
 
-  it('names each loose path at start, tightens Cobro\'s own and leaves an operator\'s file as it is', async () => {
+  it("names each loose path at start, tightens Cobro's own and leaves an operator's file as it is", async () => {
     const pgFile = path.join(dataDir, 'pgdata', 'PG_VERSION');
     const key = path.join(dataDir, 'secret.key');
     const notes = path.join(dataDir, 'operator-notes.txt');
@@ -68,9 +88,22 @@ describe('DATA_DIR permissions', () => {
     fs.chmodSync(notes, 0o644);
     const server = await startServe({ DATA_DIR: dataDir, PORT: String(await freePort()) });
     await server.stop();
-    const warnings = server.output().split('\n').filter((line) => line.includes('open to group or others'));
-    for (const [loose, mode] of [[dataDir, '0755'], [key, '0644'], [pgFile, '0666'], [notes, '0644']] as const) {
-      expect(warnings.some((line) => line.includes(`path ${loose} was open to group or others (${mode})`)), loose).toBe(true);
+    const warnings = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('open to group or others'));
+    for (const [loose, mode] of [
+      [dataDir, '0755'],
+      [key, '0644'],
+      [pgFile, '0666'],
+      [notes, '0644'],
+    ] as const) {
+      expect(
+        warnings.some((line) =>
+          line.includes(`path ${loose} was open to group or others (${mode})`),
+        ),
+        loose,
+      ).toBe(true);
     }
     expect(looseUnder(dataDir)).toEqual([notes]);
     expect(fs.statSync(key).mode & 0o777).toBe(0o600);

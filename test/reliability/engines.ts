@@ -21,12 +21,21 @@ export interface Engine {
 async function pgliteEngine(): Promise<Engine> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-rel-'));
   // Seeded from the run's migrated snapshot: an empty DATA_DIR would cost the server an initdb and every migration.
-  const seeded = await openDatabase({ engine: 'pglite', dataDir, loadDataDir: new Blob([fs.readFileSync(inject('pgliteSnapshotPath'))]) });
+  const seeded = await openDatabase({
+    engine: 'pglite',
+    dataDir,
+    loadDataDir: new Blob([fs.readFileSync(inject('pgliteSnapshotPath'))]),
+  });
   await seeded.close();
   return {
-    name: 'pglite', env: { DATA_DIR: dataDir }, dataDir, url: null,
+    name: 'pglite',
+    env: { DATA_DIR: dataDir },
+    dataDir,
+    url: null,
     open: () => openDatabase({ engine: 'pglite', dataDir }),
-    dispose: async () => { fs.rmSync(dataDir, { recursive: true, force: true }); },
+    dispose: async () => {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -34,9 +43,15 @@ async function postgresEngine(): Promise<Engine> {
   const handle = await cloneTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-rel-'));
   return {
-    name: 'postgres', env: { DATABASE_URL: handle.url!, DATA_DIR: dataDir }, dataDir, url: handle.url!,
+    name: 'postgres',
+    env: { DATABASE_URL: handle.url!, DATA_DIR: dataDir },
+    dataDir,
+    url: handle.url!,
     open: async () => ({ ...handle, close: async () => {} }),
-    dispose: async () => { await handle.close(); fs.rmSync(dataDir, { recursive: true, force: true }); },
+    dispose: async () => {
+      await handle.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 

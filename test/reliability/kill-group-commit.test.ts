@@ -22,8 +22,15 @@ const retryRoundsMax = 20;
 /** The demo merchant and this many more, created through the CLI while the server runs. */
 const merchantsMore = 3;
 
-interface Payout { readonly who: Credentials; readonly order: string; readonly body: Record<string, unknown> }
-interface Answer { readonly status: number; readonly json: Record<string, unknown> }
+interface Payout {
+  readonly who: Credentials;
+  readonly order: string;
+  readonly body: Record<string, unknown>;
+}
+interface Answer {
+  readonly status: number;
+  readonly json: Record<string, unknown>;
+}
 
 function planPayouts(run: string, merchants: readonly Credentials[]): Payout[] {
   return Array.from({ length: payoutsPlanned }, (_, i) => {
@@ -32,8 +39,16 @@ function planPayouts(run: string, merchants: readonly Credentials[]): Payout[] {
       who: merchants[i % merchants.length]!,
       order,
       body: {
-        email: 'johndoe@example.com', subject: 'Group commit kill', currency: 'CLP', order, amount: 100 + i,
-        accountbank_name: 'Jhon Doe', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1', accountbank_num: '12312312312',
+        email: 'johndoe@example.com',
+        subject: 'Group commit kill',
+        currency: 'CLP',
+        order,
+        amount: 100 + i,
+        accountbank_name: 'Jhon Doe',
+        accountbank_rut: '111111111',
+        accountbank_sbif: '0001',
+        accountbank_type: '1',
+        accountbank_num: '12312312312',
       },
     };
   });
@@ -45,29 +60,47 @@ async function send(baseUrl: string, p: Payout): Promise<Answer | null> {
   try {
     const res = await fetch(`${baseUrl}/api/wallet/payout`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, '/api/wallet/payout', p.body) },
-      body: JSON.stringify(p.body), signal: AbortSignal.timeout(20_000),
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${who.publicToken}`,
+        sign: computeSign(who.privateToken, '/api/wallet/payout', p.body),
+      },
+      body: JSON.stringify(p.body),
+      signal: AbortSignal.timeout(20_000),
     });
-    return { status: res.status, json: await res.json() as Record<string, unknown> };
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   } catch {
     return null;
   }
 }
 
 async function scenario(engine: Engine): Promise<void> {
-  const env = { ...engine.env, PORT: String(await freePort()), COBRO_MODE: 'sandbox', COBRO_WORKERS: '0' };
+  const env = {
+    ...engine.env,
+    PORT: String(await freePort()),
+    COBRO_MODE: 'sandbox',
+    COBRO_WORKERS: '0',
+  };
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
   const first = await startServe(env);
   const merchants: Credentials[] = [demoCredentials(first.output())];
   for (let i = 0; i < merchantsMore; i++) {
-    const created = await runCli(['accounts', 'create', '--name', `Group kill ${i}`, '--json'], env);
+    const created = await runCli(
+      ['accounts', 'create', '--name', `Group kill ${i}`, '--json'],
+      env,
+    );
     expect(created.code, created.stderr).toBe(0);
-    const a = JSON.parse(created.stdout) as { id: string; public_token: string; private_token: string };
+    const a = JSON.parse(created.stdout) as {
+      id: string;
+      public_token: string;
+      private_token: string;
+    };
     merchants.push({ accountId: a.id, publicToken: a.public_token, privateToken: a.private_token });
   }
   for (const who of merchants) {
     const funded = await fetch(`${baseUrl}/api/sandbox/wallet/credit`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}` },
       body: JSON.stringify({ amount: fundingMinor, currency: 'CLP', reason: 'group commit kill' }),
     });
     expect(funded.status).toBe(200);
@@ -75,12 +108,19 @@ async function scenario(engine: Engine): Promise<void> {
 
   const payouts = planPayouts(`g${Date.now().toString(36)}`, merchants);
   const seen = new Map<string, Answer>();
-  await sendThenKill(payouts, payoutsInFlightMax, async (p) => {
-    const answer = await send(baseUrl, p);
-    if (answer === null || answer.status !== 200) return false;
-    seen.set(p.order, answer);
-    return true;
-  }, payoutsPlanned * killAtAnsweredShare, killer(first), killAfterMsMax);
+  await sendThenKill(
+    payouts,
+    payoutsInFlightMax,
+    async (p) => {
+      const answer = await send(baseUrl, p);
+      if (answer === null || answer.status !== 200) return false;
+      seen.set(p.order, answer);
+      return true;
+    },
+    payoutsPlanned * killAtAnsweredShare,
+    killer(first),
+    killAfterMsMax,
+  );
   expect(seen.size).toBeLessThan(payoutsPlanned);
 
   const second = await startServe(env);
@@ -99,11 +139,19 @@ async function scenario(engine: Engine): Promise<void> {
     }
     expect(pending).toEqual([]);
     for (const who of merchants) {
-      const spentMinor = payouts.filter((p) => p.who === who).reduce((sum, p) => sum + Number(p.body.amount), 0);
+      const spentMinor = payouts
+        .filter((p) => p.who === who)
+        .reduce((sum, p) => sum + Number(p.body.amount), 0);
       const wallet = await fetch(`${baseUrl}/api/wallet?currency=CLP`, {
-        headers: { authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }) },
+        headers: {
+          authorization: `Bearer ${who.publicToken}`,
+          sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }),
+        },
       });
-      expect(((await wallet.json()) as { amount_available: number }).amount_available, who.accountId).toBe(fundingMinor - spentMinor);
+      expect(
+        ((await wallet.json()) as { amount_available: number }).amount_available,
+        who.accountId,
+      ).toBe(fundingMinor - spentMinor);
     }
     const verify = await runCli(['ledger', 'verify'], env);
     expect(verify.code, verify.stderr).toBe(0);
@@ -118,13 +166,18 @@ async function scenario(engine: Engine): Promise<void> {
     expect(answer.json.status, `${p.order}: ${JSON.stringify(answer.json)}`).toBe('success');
     // An answer given before the kill was committed: the retry finds that very payout.
     const before = seen.get(p.order);
-    if (before !== undefined) expect(answer.json.identifier_payout, p.order).toBe(before.json.identifier_payout);
+    if (before !== undefined)
+      expect(answer.json.identifier_payout, p.order).toBe(before.json.identifier_payout);
   }
   const data = await engine.open();
   try {
     const accountIds = merchants.map((m) => m.accountId);
-    const perOrder = (await sql<{ order: string; n: string }>`
-      SELECT "order", COUNT(*)::text AS n FROM payouts WHERE account_id = ANY(${accountIds}) GROUP BY "order"`.execute(data.db)).rows;
+    const perOrder = (
+      await sql<{ order: string; n: string }>`
+      SELECT "order", COUNT(*)::text AS n FROM payouts WHERE account_id = ANY(${accountIds}) GROUP BY "order"`.execute(
+        data.db,
+      )
+    ).rows;
     expect(perOrder.filter((row) => row.n !== '1')).toEqual([]);
     expect(perOrder.length).toBe(payoutsPlanned);
   } finally {

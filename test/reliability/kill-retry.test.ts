@@ -10,7 +10,18 @@ import { computeSign } from '../../src/platform/auth/sign.ts';
 import { runCli, startServe } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
 import { suiteEngine, type Engine } from './engines.ts';
-import { demoCredentials, httpTransport, killer, plan, planRefundsAndCharges, retryUntilAnswered, send, sendThenKill, type Answer, type Credentials } from './load.ts';
+import {
+  demoCredentials,
+  httpTransport,
+  killer,
+  plan,
+  planRefundsAndCharges,
+  retryUntilAnswered,
+  send,
+  sendThenKill,
+  type Answer,
+  type Credentials,
+} from './load.ts';
 import { paidSale, subscribe } from './simulation.ts';
 
 const transactionsPlanned = 220;
@@ -27,40 +38,65 @@ const requestsInFlightMax = 48;
 
 async function walletAvailable(baseUrl: string, who: Credentials): Promise<number> {
   const res = await fetch(`${baseUrl}/api/wallet?currency=CLP`, {
-    headers: { authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }) },
+    headers: {
+      authorization: `Bearer ${who.publicToken}`,
+      sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }),
+    },
   });
   expect(res.status).toBe(200);
   return ((await res.json()) as { amount_available: number }).amount_available;
 }
 
 async function scenario(engine: Engine): Promise<void> {
-  const env = { ...engine.env, PORT: String(await freePort()), COBRO_MODE: 'sandbox', COBRO_WORKERS: '0', IDEMPOTENCY_LEASE_MS: String(leaseMs) };
+  const env = {
+    ...engine.env,
+    PORT: String(await freePort()),
+    COBRO_MODE: 'sandbox',
+    COBRO_WORKERS: '0',
+    IDEMPOTENCY_LEASE_MS: String(leaseMs),
+  };
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
   const startedAt = Date.now();
   const first = await startServe(env);
   const firstStartMs = Date.now() - startedAt;
   const who = demoCredentials(first.output());
   const funded = await fetch(`${baseUrl}/api/sandbox/wallet/credit`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}` },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}` },
     body: JSON.stringify({ amount: fundingMinor, currency: 'CLP', reason: 'kill and retry' }),
   });
   expect(funded.status).toBe(200);
 
   const run = `r${Date.now().toString(36)}`;
   const io = httpTransport(baseUrl, async () => {}, { count: 0 });
-  const merchant = { id: who.accountId, publicToken: who.publicToken, privateToken: who.privateToken, subscription: null };
+  const merchant = {
+    id: who.accountId,
+    publicToken: who.publicToken,
+    privateToken: who.privateToken,
+    subscription: null,
+  };
   const sales: string[] = [];
-  for (let i = 0; i < refundsPlanned; i++) sales.push(await paidSale(io, merchant, `${run}-s-${i}`));
+  for (let i = 0; i < refundsPlanned; i++)
+    sales.push(await paidSale(io, merchant, `${run}-s-${i}`));
   const extras = planRefundsAndCharges(run, sales, await subscribe(io, merchant), chargesPlanned);
   // Every fourth request a refund or a charge, so the kill finds them in flight among the rest.
-  const requests = plan(run, transactionsPlanned, payoutsPlanned).flatMap((r, i) => (i % 4 === 3 && extras.length > 0 ? [r, extras.shift()!] : [r])).concat(extras);
+  const requests = plan(run, transactionsPlanned, payoutsPlanned)
+    .flatMap((r, i) => (i % 4 === 3 && extras.length > 0 ? [r, extras.shift()!] : [r]))
+    .concat(extras);
   const seen = new Map<string, Answer>();
-  await sendThenKill(requests, requestsInFlightMax, async (r) => {
-    const answer = await send(baseUrl, who, r);
-    if (answer === null || answer.status !== 200) return false;
-    seen.set(r.key, answer);
-    return true;
-  }, requests.length * killAtAnsweredShare, killer(first), killAfterMsMax);
+  await sendThenKill(
+    requests,
+    requestsInFlightMax,
+    async (r) => {
+      const answer = await send(baseUrl, who, r);
+      if (answer === null || answer.status !== 200) return false;
+      seen.set(r.key, answer);
+      return true;
+    },
+    requests.length * killAtAnsweredShare,
+    killer(first),
+    killAfterMsMax,
+  );
   const answeredBeforeKill = seen.size;
   expect(answeredBeforeKill).toBeLessThan(requests.length);
 
@@ -73,7 +109,10 @@ async function scenario(engine: Engine): Promise<void> {
   try {
     answers = await retryUntilAnswered(baseUrl, who, requests, 32, 20);
     retryMs = Date.now() - retryStarted;
-    expect(await walletAvailable(baseUrl, who)).toBe(fundingMinor - requests.filter((r) => r.kind === 'payout').reduce((sum, r) => sum + r.amountMinor, 0));
+    expect(await walletAvailable(baseUrl, who)).toBe(
+      fundingMinor -
+        requests.filter((r) => r.kind === 'payout').reduce((sum, r) => sum + r.amountMinor, 0),
+    );
     // While the server runs, so on PGlite the CLI goes through its operator socket instead of booting the files again.
     const verify = await runCli(['ledger', 'verify'], env);
     expect(verify.code, verify.stderr).toBe(0);
@@ -81,12 +120,16 @@ async function scenario(engine: Engine): Promise<void> {
   } finally {
     await second.stop();
   }
-  console.info(`kill-retry: first start ${firstStartMs} ms, ${answeredBeforeKill}/${requests.length} answered before SIGKILL, restart ${restartMs} ms, retries ${retryMs} ms`);
+  console.info(
+    `kill-retry: first start ${firstStartMs} ms, ${answeredBeforeKill}/${requests.length} answered before SIGKILL, restart ${restartMs} ms, retries ${retryMs} ms`,
+  );
 
   for (const r of requests) {
     const answer = answers.get(r.key)!;
     expect(answer.status, r.order).toBe(200);
-    expect(JSON.parse(answer.body).status, `${r.order}: ${answer.body}`).toBe(r.kind === 'transaction' ? 'pending' : 'success');
+    expect(JSON.parse(answer.body).status, `${r.order}: ${answer.body}`).toBe(
+      r.kind === 'transaction' ? 'pending' : 'success',
+    );
     const before = seen.get(r.key);
     if (before !== undefined) {
       expect(answer.replayed, r.order).toBe(true);
@@ -96,17 +139,27 @@ async function scenario(engine: Engine): Promise<void> {
 
   const data = await engine.open();
   try {
-    const perOrder = async (table: 'transactions' | 'payouts') => (await sql<{ order: string; n: string }>`
-      SELECT "order", COUNT(*)::text AS n FROM ${sql.table(table)} WHERE account_id = ${who.accountId} GROUP BY "order"`.execute(data.db)).rows;
+    const perOrder = async (table: 'transactions' | 'payouts') =>
+      (
+        await sql<{ order: string; n: string }>`
+      SELECT "order", COUNT(*)::text AS n FROM ${sql.table(table)} WHERE account_id = ${who.accountId} GROUP BY "order"`.execute(
+          data.db,
+        )
+      ).rows;
     const transactions = await perOrder('transactions');
     const payouts = await perOrder('payouts');
     expect(transactions.filter((row) => row.n !== '1')).toEqual([]);
     expect(payouts.filter((row) => row.n !== '1')).toEqual([]);
     expect(transactions.length).toBe(transactionsPlanned + refundsPlanned + chargesPlanned);
     expect(payouts.length).toBe(payoutsPlanned);
-    const refunds = await sql<{ transaction_id: string; n: string }>`SELECT transaction_id, COUNT(*)::text AS n FROM nullifications
+    const refunds = await sql<{
+      transaction_id: string;
+      n: string;
+    }>`SELECT transaction_id, COUNT(*)::text AS n FROM nullifications
       WHERE account_id = ${who.accountId} GROUP BY transaction_id`.execute(data.db);
-    expect(refunds.rows.map((row) => [row.transaction_id, row.n]).sort()).toEqual(sales.map((id) => [id, '1']).sort());
+    expect(refunds.rows.map((row) => [row.transaction_id, row.n]).sort()).toEqual(
+      sales.map((id) => [id, '1']).sort(),
+    );
   } finally {
     await data.close();
   }

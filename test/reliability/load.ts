@@ -24,8 +24,14 @@ export function killer(server: ServeProcess): () => Promise<void> {
  * find no server. Polling a timer for the count instead let a fast server answer everything first, since a payout
  * group's answers arrive together. `sendOne` says whether its item got an answer.
  */
-export async function sendThenKill<T>(items: readonly T[], inFlightMax: number, sendOne: (item: T) => Promise<boolean>,
-  killAtAnswered: number, kill: () => Promise<void>, fallbackMs: number): Promise<void> {
+export async function sendThenKill<T>(
+  items: readonly T[],
+  inFlightMax: number,
+  sendOne: (item: T) => Promise<boolean>,
+  killAtAnswered: number,
+  kill: () => Promise<void>,
+  fallbackMs: number,
+): Promise<void> {
   const fallback = setTimeout(() => void kill(), fallbackMs);
   let next = 0;
   let answered = 0;
@@ -70,7 +76,11 @@ export function demoCredentials(output: string): Credentials {
     if (value === undefined) throw new Error(`serve printed no ${label}:\n${output}`);
     return value;
   };
-  return { accountId: field('account id'), publicToken: field('public token'), privateToken: field('private token') };
+  return {
+    accountId: field('account id'),
+    publicToken: field('public token'),
+    privateToken: field('private token'),
+  };
 }
 
 export function plan(run: string, transactions: number, payouts: number): PlannedRequest[] {
@@ -78,54 +88,117 @@ export function plan(run: string, transactions: number, payouts: number): Planne
   for (let i = 0; i < transactions; i++) {
     const order = `${run}-t-${i}`;
     planned.push({
-      kind: 'transaction', path: '/api/transaction', key: `key-${order}`, order, amountMinor: 1000 + i,
+      kind: 'transaction',
+      path: '/api/transaction',
+      key: `key-${order}`,
+      order,
+      amountMinor: 1000 + i,
       body: { email: 'payer@example.com', order, subject: 'Kill and retry', amount: 1000 + i },
     });
   }
   for (let i = 0; i < payouts; i++) {
     const order = `${run}-p-${i}`;
     planned.push({
-      kind: 'payout', path: '/api/wallet/payout', key: `key-${order}`, order, amountMinor: 100 + i,
+      kind: 'payout',
+      path: '/api/wallet/payout',
+      key: `key-${order}`,
+      order,
+      amountMinor: 100 + i,
       body: {
-        email: 'johndoe@example.com', subject: 'Kill and retry payout', currency: 'CLP', order, amount: 100 + i,
-        accountbank_name: 'Jhon Doe', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1',
+        email: 'johndoe@example.com',
+        subject: 'Kill and retry payout',
+        currency: 'CLP',
+        order,
+        amount: 100 + i,
+        accountbank_name: 'Jhon Doe',
+        accountbank_rut: '111111111',
+        accountbank_sbif: '0001',
+        accountbank_type: '1',
         accountbank_num: '12312312312',
       },
     });
   }
   // Interleave the kinds, so the kill finds each in flight.
-  return planned.sort((a, b) => (a.order.split('-').pop()!.localeCompare(b.order.split('-').pop()!)) || a.kind.localeCompare(b.kind));
+  return planned.sort(
+    (a, b) =>
+      a.order.split('-').pop()!.localeCompare(b.order.split('-').pop()!) ||
+      a.kind.localeCompare(b.kind),
+  );
 }
 
 /** A partial refund of each paid sale, and charges on one subscription's enrolled card, keyed like the rest. */
-export function planRefundsAndCharges(run: string, paidSales: readonly string[], subscription: string, charges: number): PlannedRequest[] {
+export function planRefundsAndCharges(
+  run: string,
+  paidSales: readonly string[],
+  subscription: string,
+  charges: number,
+): PlannedRequest[] {
   const planned: PlannedRequest[] = paidSales.map((id, i) => ({
-    kind: 'refund', path: '/api/nullification', key: `key-${run}-r-${i}`, order: id, amountMinor: 100 + i,
+    kind: 'refund',
+    path: '/api/nullification',
+    key: `key-${run}-r-${i}`,
+    order: id,
+    amountMinor: 100 + i,
     body: { id, amount: 100 + i, subject: 'Kill and retry refund' },
   }));
   for (let i = 0; i < charges; i++) {
     const order = `${run}-c-${i}`;
-    planned.push({ kind: 'charge', path: '/api/sutransaction', key: `key-${order}`, order, amountMinor: 500 + i, body: { suscription: subscription, amount: 500 + i, order, description: 'Kill and retry charge' } });
+    planned.push({
+      kind: 'charge',
+      path: '/api/sutransaction',
+      key: `key-${order}`,
+      order,
+      amountMinor: 500 + i,
+      body: {
+        suscription: subscription,
+        amount: 500 + i,
+        order,
+        description: 'Kill and retry charge',
+      },
+    });
   }
   return planned;
 }
 
 /** One attempt; null when the connection broke (the server died) or the server was not there. */
-export async function send(baseUrl: string, who: Credentials, request: PlannedRequest, key = request.key): Promise<Answer | null> {
+export async function send(
+  baseUrl: string,
+  who: Credentials,
+  request: PlannedRequest,
+  key = request.key,
+): Promise<Answer | null> {
   const headers: Record<string, string> = {
-    'content-type': 'application/json', authorization: `Bearer ${who.publicToken}`, 'idempotency-key': key,
+    'content-type': 'application/json',
+    authorization: `Bearer ${who.publicToken}`,
+    'idempotency-key': key,
   };
-  if (request.kind !== 'transaction') headers.sign = computeSign(who.privateToken, request.path, request.body);
+  if (request.kind !== 'transaction')
+    headers.sign = computeSign(who.privateToken, request.path, request.body);
   try {
-    const res = await fetch(`${baseUrl}${request.path}`, { method: 'POST', headers, body: JSON.stringify(request.body), signal: AbortSignal.timeout(20_000) });
-    return { status: res.status, body: await res.text(), replayed: res.headers.get('idempotent-replayed') === 'true' };
+    const res = await fetch(`${baseUrl}${request.path}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(request.body),
+      signal: AbortSignal.timeout(20_000),
+    });
+    return {
+      status: res.status,
+      body: await res.text(),
+      replayed: res.headers.get('idempotent-replayed') === 'true',
+    };
   } catch {
     return null;
   }
 }
 
 /** Retries every request (same key, same body) until each has an answer that is not 409 or 5xx. */
-export async function retryUntilAnswered(baseUrl: string, who: Credentials, requests: readonly PlannedRequest[], parallelMax: number, roundsMax: number): Promise<Map<string, Answer>> {
+export async function retryUntilAnswered(
+  baseUrl: string,
+  who: Credentials,
+  requests: readonly PlannedRequest[],
+  parallelMax: number,
+  roundsMax: number,
+): Promise<Map<string, Answer>> {
   const answers = new Map<string, Answer>();
   let pending = [...requests];
   for (let round = 0; round < roundsMax && pending.length > 0; round++) {
@@ -135,7 +208,13 @@ export async function retryUntilAnswered(baseUrl: string, who: Credentials, requ
       const got = await Promise.all(batch.map((r) => send(baseUrl, who, r)));
       batch.forEach((r, j) => {
         const answer = got[j];
-        if (answer === null || answer === undefined || answer.status === 409 || answer.status >= 500) again.push(r);
+        if (
+          answer === null ||
+          answer === undefined ||
+          answer.status === 409 ||
+          answer.status >= 500
+        )
+          again.push(r);
         else answers.set(r.key, answer);
       });
     }
@@ -147,42 +226,71 @@ export async function retryUntilAnswered(baseUrl: string, who: Credentials, requ
 }
 
 /** One signed request (token, Sign and, for a body, JSON) to a real server; answers the status and parsed body. */
-export async function call(baseUrl: string, who: Credentials, method: string, pathAndQuery: string, body?: Record<string, unknown>, headers: Record<string, string> = {}) {
+export async function call(
+  baseUrl: string,
+  who: Credentials,
+  method: string,
+  pathAndQuery: string,
+  body?: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
   const [pathOnly, query] = pathAndQuery.split('?') as [string, string | undefined];
   const params = body ?? Object.fromEntries(new URLSearchParams(query ?? ''));
   const res = await fetch(`${baseUrl}${pathAndQuery}`, {
     method,
     headers: {
-      authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, pathOnly, params),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers,
+      authorization: `Bearer ${who.publicToken}`,
+      sign: computeSign(who.privateToken, pathOnly, params),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
     },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(20_000),
   });
   const text = await res.text();
   let json: Record<string, unknown> = {};
-  try { json = JSON.parse(text) as Record<string, unknown>; } catch { /* an HTML or empty answer */ }
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    /* an HTML or empty answer */
+  }
   return { status: res.status, text, json };
 }
 
 /** Posts a hosted page's form (the checkout, the mall, the card enrolment) as a browser without JavaScript would. */
-export async function postForm(baseUrl: string, pathAndQuery: string, fields: Record<string, string>) {
+export async function postForm(
+  baseUrl: string,
+  pathAndQuery: string,
+  fields: Record<string, string>,
+) {
   const res = await fetch(`${baseUrl}${pathAndQuery}`, {
-    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(fields).toString(), signal: AbortSignal.timeout(20_000),
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+    signal: AbortSignal.timeout(20_000),
   });
   return { status: res.status, text: await res.text() };
 }
 
 /** HTTP to whichever server is up; a request the crash cut off waits for the restart and is sent again as it was. */
-export function httpTransport(baseUrl: string, alive: () => Promise<void>, cutOff: { count: number }): Transport {
+export function httpTransport(
+  baseUrl: string,
+  alive: () => Promise<void>,
+  cutOff: { count: number },
+): Transport {
   async function retrying(send: () => Promise<Response>): Promise<Reply> {
     for (let attempt = 0; ; attempt++) {
       await alive();
       try {
         const res = await send();
         const text = await res.text();
-        if (res.status < 500 && res.status !== 409) return { status: res.status, text, replayed: res.headers.get('idempotent-replayed') === 'true' };
+        if (res.status < 500 && res.status !== 409)
+          return {
+            status: res.status,
+            text,
+            replayed: res.headers.get('idempotent-replayed') === 'true',
+          };
       } catch (error) {
         if (attempt > 400) throw error;
         cutOff.count++;
@@ -192,16 +300,27 @@ export function httpTransport(baseUrl: string, alive: () => Promise<void>, cutOf
   }
   return {
     interrupted: () => cutOff.count,
-    api: (who, method, url, body, key) => retrying(() => fetch(`${baseUrl}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, url.split('?')[0]!, body ?? {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(key === undefined ? {} : { 'idempotency-key': key }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })),
-    form: (pathAndQuery, fields) => retrying(() => fetch(`${baseUrl}${pathAndQuery}`, {
-      method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(),
-    })),
+    api: (who, method, url, body, key) =>
+      retrying(() =>
+        fetch(`${baseUrl}${url}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${who.publicToken}`,
+            sign: computeSign(who.privateToken, url.split('?')[0]!, body ?? {}),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(key === undefined ? {} : { 'idempotency-key': key }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      ),
+    form: (pathAndQuery, fields) =>
+      retrying(() =>
+        fetch(`${baseUrl}${pathAndQuery}`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(fields).toString(),
+        }),
+      ),
   };
 }

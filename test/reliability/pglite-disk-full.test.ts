@@ -25,7 +25,8 @@ const tmpfsMb = 160;
 const leftFreeBytes = limits.dataDirFreeBytesMin / 2;
 
 function mountSkipReason(): string | null {
-  if (process.env.DATABASE_URL !== undefined) return 'the embedded engine only (DATABASE_URL is set)';
+  if (process.env.DATABASE_URL !== undefined)
+    return 'the embedded engine only (DATABASE_URL is set)';
   if (process.getuid?.() !== 0) return 'mounting a tmpfs for DATA_DIR needs root';
   const probe = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-mount-probe-'));
   try {
@@ -39,26 +40,66 @@ function mountSkipReason(): string | null {
   }
 }
 
-interface Sent { readonly status: number; readonly retryAfter: string | null; readonly json: Record<string, unknown> }
+interface Sent {
+  readonly status: number;
+  readonly retryAfter: string | null;
+  readonly json: Record<string, unknown>;
+}
 
-async function post(baseUrl: string, who: Credentials, url: string, body: Record<string, unknown>, key: string | null): Promise<Sent> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, url, body) };
+async function post(
+  baseUrl: string,
+  who: Credentials,
+  url: string,
+  body: Record<string, unknown>,
+  key: string | null,
+): Promise<Sent> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    authorization: `Bearer ${who.publicToken}`,
+    sign: computeSign(who.privateToken, url, body),
+  };
   if (key !== null) headers['idempotency-key'] = key;
-  const res = await fetch(`${baseUrl}${url}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), json: JSON.parse(await res.text()) as Record<string, unknown> };
+  const res = await fetch(`${baseUrl}${url}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    json: JSON.parse(await res.text()) as Record<string, unknown>,
+  };
 }
 
 const payout = (order: string, notifyUrl: string) => ({
-  email: 'johndoe@example.com', subject: 'Disk full payout', currency: 'CLP', order, amount: 1000, url_notify: `${notifyUrl}/payout`,
-  accountbank_name: 'Jhon Doe', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1', accountbank_num: '12312312312',
+  email: 'johndoe@example.com',
+  subject: 'Disk full payout',
+  currency: 'CLP',
+  order,
+  amount: 1000,
+  url_notify: `${notifyUrl}/payout`,
+  accountbank_name: 'Jhon Doe',
+  accountbank_rut: '111111111',
+  accountbank_sbif: '0001',
+  accountbank_type: '1',
+  accountbank_num: '12312312312',
 });
-const create = (order: string) => ({ email: 'payer@example.com', order, subject: 'Disk full', amount: 1500 });
+const create = (order: string) => ({
+  email: 'payer@example.com',
+  order,
+  subject: 'Disk full',
+  amount: 1500,
+});
 
 async function readyzIs(baseUrl: string, status: number, withinMs: number): Promise<void> {
   const deadline = Date.now() + withinMs;
   let last = 0;
   while (Date.now() < deadline) {
-    last = await fetch(`${baseUrl}/readyz`).then((res) => res.status, () => 0);
+    last = await fetch(`${baseUrl}/readyz`).then(
+      (res) => res.status,
+      () => 0,
+    );
     if (last === status) return;
     await sleep(100);
   }
@@ -72,13 +113,28 @@ async function scenario(dataDir: string, mount: string, receiver: Receiver): Pro
   const pid = server.child.pid;
   const who = demoCredentials(server.output());
   try {
-    const funded = await post(baseUrl, who, '/api/sandbox/wallet/credit', { amount: 100_000, currency: 'CLP', reason: 'disk full' }, null);
+    const funded = await post(
+      baseUrl,
+      who,
+      '/api/sandbox/wallet/credit',
+      { amount: 100_000, currency: 'CLP', reason: 'disk full' },
+      null,
+    );
     expect(funded.status).toBe(200);
-    const before = await post(baseUrl, who, '/api/wallet/payout', payout('before', receiver.url), null);
+    const before = await post(
+      baseUrl,
+      who,
+      '/api/wallet/payout',
+      payout('before', receiver.url),
+      null,
+    );
     expect(before.json.status).toBe('success');
 
     const filler = path.join(mount, 'filler');
-    const freeBytes = (() => { const s = fs.statfsSync(mount); return s.bavail * s.bsize; })();
+    const freeBytes = (() => {
+      const s = fs.statfsSync(mount);
+      return s.bavail * s.bsize;
+    })();
     execFileSync('fallocate', ['-l', String(freeBytes - leftFreeBytes), filler]);
     await readyzIs(baseUrl, 503, 5_000);
     const refused = [
@@ -88,19 +144,36 @@ async function scenario(dataDir: string, mount: string, receiver: Receiver): Pro
     for (const r of refused) {
       expect(r.status, JSON.stringify(r.json)).toBe(503);
       expect(r.retryAfter).toBe(String(limits.dbUnavailableRetryAfterS));
-      expect(r.json).toEqual({ status: 'failed', type: 'Service Unavailable', message_error: diskAlmostFull });
+      expect(r.json).toEqual({
+        status: 'failed',
+        type: 'Service Unavailable',
+        message_error: diskAlmostFull,
+      });
     }
     // Reads still answer.
-    const wallet = await fetch(`${baseUrl}/api/wallet?currency=CLP`, { headers: { authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }) } });
+    const wallet = await fetch(`${baseUrl}/api/wallet?currency=CLP`, {
+      headers: {
+        authorization: `Bearer ${who.publicToken}`,
+        sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }),
+      },
+    });
     expect(wallet.status).toBe(200);
 
     fs.rmSync(filler);
     await readyzIs(baseUrl, 200, 5_000);
     const created = await post(baseUrl, who, '/api/transaction', create('during'), 'key-during');
     expect(created.json.status).toBe('pending');
-    expect((await post(baseUrl, who, '/api/transaction', create('during'), 'key-during')).json.id).toBe(created.json.id);
-    expect((await post(baseUrl, who, '/api/wallet/payout', payout('during', receiver.url), null)).json.status).toBe('success');
-    expect((await post(baseUrl, who, '/api/wallet/payout', payout('during', receiver.url), null)).json.status).toBe('success');
+    expect(
+      (await post(baseUrl, who, '/api/transaction', create('during'), 'key-during')).json.id,
+    ).toBe(created.json.id);
+    expect(
+      (await post(baseUrl, who, '/api/wallet/payout', payout('during', receiver.url), null)).json
+        .status,
+    ).toBe('success');
+    expect(
+      (await post(baseUrl, who, '/api/wallet/payout', payout('during', receiver.url), null)).json
+        .status,
+    ).toBe('success');
     await callbacksFor(receiver, ['before', 'during']);
     expect(server.child.exitCode).toBe(null);
     expect(server.child.pid).toBe(pid);
@@ -112,8 +185,15 @@ async function scenario(dataDir: string, mount: string, receiver: Receiver): Pro
   expect(verify.stdout).toMatch(/^ledger clean/);
   const data = await openDatabase({ engine: 'pglite', dataDir });
   try {
-    const count = async (table: 'transactions' | 'payouts', order: string) => Number((await sql<{ n: string }>`
-      SELECT COUNT(*)::text AS n FROM ${sql.table(table)} WHERE account_id = ${who.accountId} AND "order" = ${order}`.execute(data.db)).rows[0]!.n);
+    const count = async (table: 'transactions' | 'payouts', order: string) =>
+      Number(
+        (
+          await sql<{ n: string }>`
+      SELECT COUNT(*)::text AS n FROM ${sql.table(table)} WHERE account_id = ${who.accountId} AND "order" = ${order}`.execute(
+            data.db,
+          )
+        ).rows[0]!.n,
+      );
     expect(await count('transactions', 'during')).toBe(1);
     expect(await count('payouts', 'during')).toBe(1);
     expect(await count('payouts', 'before')).toBe(1);
@@ -123,7 +203,13 @@ async function scenario(dataDir: string, mount: string, receiver: Receiver): Pro
 }
 
 async function callbacksFor(receiver: Receiver, orders: readonly string[]): Promise<void> {
-  const orderOf = (body: string) => { try { return String((JSON.parse(body) as { order?: unknown }).order); } catch { return ''; } };
+  const orderOf = (body: string) => {
+    try {
+      return String((JSON.parse(body) as { order?: unknown }).order);
+    } catch {
+      return '';
+    }
+  };
   const deadline = Date.now() + 15_000;
   const missing = () => orders.filter((o) => !receiver.requests.some((q) => orderOf(q.body) === o));
   while (missing().length > 0 && Date.now() < deadline) await sleep(200);
@@ -132,21 +218,30 @@ async function callbacksFor(receiver: Receiver, orders: readonly string[]): Prom
 
 const skipReason = mountSkipReason();
 
-describe.skipIf(skipReason !== null)(`DATA_DIR's disk full under the embedded engine${skipReason === null ? '' : ` (skipped: ${skipReason})`}`, () => {
-  it('answers writes 503 while the disk is almost full, and serves again in the same process once space returns', { timeout: 90_000 }, async () => {
-    const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-disk-full-'));
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${tmpfsMb}m,mode=0700`, 'tmpfs', mount]);
-    const receiver = await startReceiver();
-    try {
-      const dataDir = path.join(mount, 'data');
-      // Seeded from the run's migrated snapshot, as the other reliability tests' DATA_DIRs are.
-      const seeded = await openDatabase({ engine: 'pglite', dataDir, loadDataDir: new Blob([fs.readFileSync(inject('pgliteSnapshotPath'))]) });
-      await seeded.close();
-      await scenario(dataDir, mount, receiver);
-    } finally {
-      await receiver.close();
-      execFileSync('umount', ['--lazy', mount]);
-      fs.rmSync(mount, { recursive: true, force: true });
-    }
-  });
-});
+describe.skipIf(skipReason !== null)(
+  `DATA_DIR's disk full under the embedded engine${skipReason === null ? '' : ` (skipped: ${skipReason})`}`,
+  () => {
+    it('answers writes 503 while the disk is almost full, and serves again in the same process once space returns', {
+      timeout: 90_000,
+    }, async () => {
+      const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-disk-full-'));
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${tmpfsMb}m,mode=0700`, 'tmpfs', mount]);
+      const receiver = await startReceiver();
+      try {
+        const dataDir = path.join(mount, 'data');
+        // Seeded from the run's migrated snapshot, as the other reliability tests' DATA_DIRs are.
+        const seeded = await openDatabase({
+          engine: 'pglite',
+          dataDir,
+          loadDataDir: new Blob([fs.readFileSync(inject('pgliteSnapshotPath'))]),
+        });
+        await seeded.close();
+        await scenario(dataDir, mount, receiver);
+      } finally {
+        await receiver.close();
+        execFileSync('umount', ['--lazy', mount]);
+        fs.rmSync(mount, { recursive: true, force: true });
+      }
+    });
+  },
+);

@@ -13,7 +13,11 @@ import { computeSign } from '../../src/platform/auth/sign.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
-import { ownPostgresSkipReason, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.ts';
+import {
+  ownPostgresSkipReason,
+  startOwnPostgres,
+  type OwnPostgres,
+} from '../support/own-postgres.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { demoCredentials, sleep, type Credentials } from './load.ts';
 
@@ -40,21 +44,49 @@ interface Planned {
 function planned(run: string, i: number, notifyUrl: string): Planned {
   const order = `${run}-${i}`;
   if (i % 4 !== 3) {
-    return { kind: 'transaction', order, key: `key-${order}`, path: '/api/transaction', amountMinor: 1000 + i, body: { email: 'payer@example.com', order, subject: 'Restart', amount: 1000 + i } };
+    return {
+      kind: 'transaction',
+      order,
+      key: `key-${order}`,
+      path: '/api/transaction',
+      amountMinor: 1000 + i,
+      body: { email: 'payer@example.com', order, subject: 'Restart', amount: 1000 + i },
+    };
   }
   const amount = payoutAmounts[i % payoutAmounts.length]!;
   return {
-    kind: 'payout', order, key: null, path: '/api/wallet/payout', amountMinor: amount,
+    kind: 'payout',
+    order,
+    key: null,
+    path: '/api/wallet/payout',
+    amountMinor: amount,
     body: {
-      email: 'johndoe@example.com', subject: 'Restart payout', currency: 'CLP', order, amount, url_notify: `${notifyUrl}/payout`,
-      accountbank_name: 'Jhon Doe', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1', accountbank_num: '12312312312',
+      email: 'johndoe@example.com',
+      subject: 'Restart payout',
+      currency: 'CLP',
+      order,
+      amount,
+      url_notify: `${notifyUrl}/payout`,
+      accountbank_name: 'Jhon Doe',
+      accountbank_rut: '111111111',
+      accountbank_sbif: '0001',
+      accountbank_type: '1',
+      accountbank_num: '12312312312',
     },
   };
 }
 
 /** Sends `r` until it gets a 200, tallying every status seen (0: no answer). */
-async function sendUntilAnswered(baseUrl: string, who: Credentials, r: Planned, statuses: Map<number, number>): Promise<Record<string, unknown>> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}` };
+async function sendUntilAnswered(
+  baseUrl: string,
+  who: Credentials,
+  r: Planned,
+  statuses: Map<number, number>,
+): Promise<Record<string, unknown>> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    authorization: `Bearer ${who.publicToken}`,
+  };
   if (r.key !== null) headers['idempotency-key'] = r.key;
   if (r.kind === 'payout') headers.sign = computeSign(who.privateToken, r.path, r.body);
   const deadline = Date.now() + retryWindowMs;
@@ -62,15 +94,23 @@ async function sendUntilAnswered(baseUrl: string, who: Credentials, r: Planned, 
     let status = 0;
     let text = '';
     try {
-      const res = await fetch(`${baseUrl}${r.path}`, { method: 'POST', headers, body: JSON.stringify(r.body), signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(`${baseUrl}${r.path}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(r.body),
+        signal: AbortSignal.timeout(10_000),
+      });
       status = res.status;
       text = await res.text();
       if (status === 503) expect(res.headers.get('retry-after'), text).toMatch(/^\d+$/);
-    } catch { /* no answer: sent again */ }
+    } catch {
+      /* no answer: sent again */
+    }
     statuses.set(status, (statuses.get(status) ?? 0) + 1);
     if (status === 200) return JSON.parse(text) as Record<string, unknown>;
     if (Date.now() > deadline) throw new Error(`${r.order} never answered: last ${status} ${text}`);
-    if (status !== 0 && status !== 503 && status !== 409) throw new Error(`${r.order}: ${status} ${text}`);
+    if (status !== 0 && status !== 503 && status !== 409)
+      throw new Error(`${r.order}: ${status} ${text}`);
     await sleep(100);
   }
 }
@@ -81,19 +121,34 @@ function readinessProbe(baseUrl: string) {
   let stopped = false;
   const done = (async () => {
     while (!stopped) {
-      const status = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5_000) }).then((res) => res.status, () => 0);
+      const status = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5_000) }).then(
+        (res) => res.status,
+        () => 0,
+      );
       seen.set(status, (seen.get(status) ?? 0) + 1);
       await sleep(20);
     }
   })();
-  return { seen, stop: async () => { stopped = true; await done; } };
+  return {
+    seen,
+    stop: async () => {
+      stopped = true;
+      await done;
+    },
+  };
 }
 
 async function readyWithin(baseUrl: string, server: ServeProcess, ms: number): Promise<number> {
   const started = Date.now();
   while (Date.now() - started < ms) {
-    if (server.child.exitCode !== null) throw new Error(`cobro serve exited ${server.child.exitCode} at the restart:\n${server.output().slice(-2000)}`);
-    const status = await fetch(`${baseUrl}/readyz`).then((res) => res.status, () => 0);
+    if (server.child.exitCode !== null)
+      throw new Error(
+        `cobro serve exited ${server.child.exitCode} at the restart:\n${server.output().slice(-2000)}`,
+      );
+    const status = await fetch(`${baseUrl}/readyz`).then(
+      (res) => res.status,
+      () => 0,
+    );
     if (status === 200) return Date.now() - started;
     await sleep(50);
   }
@@ -102,7 +157,13 @@ async function readyWithin(baseUrl: string, server: ServeProcess, ms: number): P
 
 async function scenario(pg: OwnPostgres, receiver: Receiver, dataDir: string): Promise<void> {
   // No rate limit: the load and its retries are one token's, far over a minute's default share on a fast box.
-  const env = { DATABASE_URL: pg.url, DATA_DIR: dataDir, PORT: String(await freePort()), COBRO_MODE: 'sandbox', RATE_LIMIT_PER_MINUTE: '0' };
+  const env = {
+    DATABASE_URL: pg.url,
+    DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    COBRO_MODE: 'sandbox',
+    RATE_LIMIT_PER_MINUTE: '0',
+  };
   const migrated = await runCli(['migrate'], env);
   expect(migrated.code, migrated.stderr).toBe(0);
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
@@ -111,7 +172,8 @@ async function scenario(pg: OwnPostgres, receiver: Receiver, dataDir: string): P
   try {
     const who = demoCredentials(server.output());
     const funded = await fetch(`${baseUrl}/api/sandbox/wallet/credit`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${who.publicToken}` },
       body: JSON.stringify({ amount: fundingMinor, currency: 'CLP', reason: 'restart' }),
     });
     expect(funded.status, await funded.text()).toBe(200);
@@ -139,7 +201,9 @@ async function scenario(pg: OwnPostgres, receiver: Receiver, dataDir: string): P
     loadEnds = true;
     await load;
     await probe.stop();
-    console.info(`postgres-restart: ${answers.size} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}, readyz ${JSON.stringify(Object.fromEntries(probe.seen))}, ready again after ${recoveryMs.join(' and ')} ms`);
+    console.info(
+      `postgres-restart: ${answers.size} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}, readyz ${JSON.stringify(Object.fromEntries(probe.seen))}, ready again after ${recoveryMs.join(' and ')} ms`,
+    );
 
     expect(server.child.exitCode, server.output().slice(-2000)).toBe(null);
     expect(server.child.pid).toBe(pid);
@@ -147,11 +211,19 @@ async function scenario(pg: OwnPostgres, receiver: Receiver, dataDir: string): P
     expect(statuses.get(500) ?? 0).toBe(0);
     // The outage was seen: a request or the probe was told 503.
     expect((statuses.get(503) ?? 0) + (probe.seen.get(503) ?? 0)).toBeGreaterThan(0);
-    for (const { r, body } of answers.values()) expect(body.status, `${r.order}: ${JSON.stringify(body)}`).toBe(r.kind === 'transaction' ? 'pending' : 'success');
+    for (const { r, body } of answers.values())
+      expect(body.status, `${r.order}: ${JSON.stringify(body)}`).toBe(
+        r.kind === 'transaction' ? 'pending' : 'success',
+      );
     await checkEffects(pg.url, who, [...answers.values()]);
-    const paidMinor = [...answers.values()].filter((a) => a.r.kind === 'payout').reduce((sum, a) => sum + a.r.amountMinor, 0);
+    const paidMinor = [...answers.values()]
+      .filter((a) => a.r.kind === 'payout')
+      .reduce((sum, a) => sum + a.r.amountMinor, 0);
     expect(await walletAvailable(baseUrl, who)).toBe(fundingMinor - paidMinor);
-    await checkCallbacks(receiver, [...answers.values()].filter((a) => a.r.kind === 'payout').map((a) => a.r.order));
+    await checkCallbacks(
+      receiver,
+      [...answers.values()].filter((a) => a.r.kind === 'payout').map((a) => a.r.order),
+    );
     const verify = await runCli(['ledger', 'verify'], env);
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/^ledger clean/);
@@ -162,20 +234,38 @@ async function scenario(pg: OwnPostgres, receiver: Receiver, dataDir: string): P
 
 async function walletAvailable(baseUrl: string, who: Credentials): Promise<number> {
   const res = await fetch(`${baseUrl}/api/wallet?currency=CLP`, {
-    headers: { authorization: `Bearer ${who.publicToken}`, sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }) },
+    headers: {
+      authorization: `Bearer ${who.publicToken}`,
+      sign: computeSign(who.privateToken, '/api/wallet', { currency: 'CLP' }),
+    },
   });
   expect(res.status).toBe(200);
   return ((await res.json()) as { amount_available: number }).amount_available;
 }
 
 /** Every acknowledged create exists once, by its id; every acknowledged payout once, by its order. */
-async function checkEffects(url: string, who: Credentials, answers: ReadonlyArray<{ r: Planned; body: Record<string, unknown> }>): Promise<void> {
+async function checkEffects(
+  url: string,
+  who: Credentials,
+  answers: ReadonlyArray<{ r: Planned; body: Record<string, unknown> }>,
+): Promise<void> {
   const data = await openDatabase({ engine: 'postgres', url, poolSizeMax: 1 });
   try {
-    const transactions = (await sql<{ id: string; order: string }>`SELECT id, "order" FROM transactions WHERE account_id = ${who.accountId}`.execute(data.db)).rows;
-    const payouts = (await sql<{ order: string }>`SELECT "order" FROM payouts WHERE account_id = ${who.accountId}`.execute(data.db)).rows;
+    const transactions = (
+      await sql<{
+        id: string;
+        order: string;
+      }>`SELECT id, "order" FROM transactions WHERE account_id = ${who.accountId}`.execute(data.db)
+    ).rows;
+    const payouts = (
+      await sql<{
+        order: string;
+      }>`SELECT "order" FROM payouts WHERE account_id = ${who.accountId}`.execute(data.db)
+    ).rows;
     const creates = answers.filter((a) => a.r.kind === 'transaction');
-    expect(transactions.map((t) => t.id).sort()).toEqual(creates.map((a) => String(a.body.id)).sort());
+    expect(transactions.map((t) => t.id).sort()).toEqual(
+      creates.map((a) => String(a.body.id)).sort(),
+    );
     expect(new Set(transactions.map((t) => t.order)).size).toBe(transactions.length);
     const paid = answers.filter((a) => a.r.kind === 'payout');
     expect(payouts.map((p) => p.order).sort()).toEqual(paid.map((a) => a.r.order).sort());
@@ -187,7 +277,15 @@ async function checkEffects(url: string, who: Credentials, answers: ReadonlyArra
 /** Each acknowledged payout's callback reaches the receiver (the worker delivers it once the database is back). */
 async function checkCallbacks(receiver: Receiver, orders: readonly string[]): Promise<void> {
   const missing = () => {
-    const got = new Set(receiver.requests.map((q) => { try { return String((JSON.parse(q.body) as { order?: unknown }).order); } catch { return ''; } }));
+    const got = new Set(
+      receiver.requests.map((q) => {
+        try {
+          return String((JSON.parse(q.body) as { order?: unknown }).order);
+        } catch {
+          return '';
+        }
+      }),
+    );
     return orders.filter((o) => !got.has(o));
   };
   const deadline = Date.now() + 20_000;
@@ -195,19 +293,27 @@ async function checkCallbacks(receiver: Receiver, orders: readonly string[]): Pr
   expect(missing()).toEqual([]);
 }
 
-const skipReason = process.env.DATABASE_URL === undefined ? 'PostgreSQL pass only (DATABASE_URL unset)' : ownPostgresSkipReason();
+const skipReason =
+  process.env.DATABASE_URL === undefined
+    ? 'PostgreSQL pass only (DATABASE_URL unset)'
+    : ownPostgresSkipReason();
 
-describe.skipIf(skipReason !== null)(`PostgreSQL restarted twice under load${skipReason === null ? '' : ` (skipped: ${skipReason})`}`, () => {
-  it('keeps the process up, answers 503 meanwhile, and loses or doubles nothing', { timeout: 90_000 }, async () => {
-    const pg = await startOwnPostgres();
-    const receiver = await startReceiver();
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-restart-'));
-    try {
-      await scenario(pg, receiver, dataDir);
-    } finally {
-      await receiver.close();
-      await pg.dispose();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-});
+describe.skipIf(skipReason !== null)(
+  `PostgreSQL restarted twice under load${skipReason === null ? '' : ` (skipped: ${skipReason})`}`,
+  () => {
+    it('keeps the process up, answers 503 meanwhile, and loses or doubles nothing', {
+      timeout: 90_000,
+    }, async () => {
+      const pg = await startOwnPostgres();
+      const receiver = await startReceiver();
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-restart-'));
+      try {
+        await scenario(pg, receiver, dataDir);
+      } finally {
+        await receiver.close();
+        await pg.dispose();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  },
+);

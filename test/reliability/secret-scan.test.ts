@@ -30,7 +30,10 @@ const spaced = (n: string) => n.replace(/(\d{4})(?=\d)/g, '$1 ');
 const dashed = (n: string) => n.replace(/(\d{4})(?=\d)/g, '$1-');
 
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 /** Every hit of each needle in the bytes, with 30 bytes of context either side. */
@@ -38,22 +41,39 @@ function scan(where: string, bytes: Buffer, needles: readonly string[]): string[
   const text = bytes.toString('latin1');
   const hits: string[] = [];
   for (const n of needles) {
-    const re = /^\d{3,4}$/.test(n) ? new RegExp(`(?<![0-9A-Za-z])${n}(?![0-9A-Za-z])`, 'g') : new RegExp(n.replace(/[-]/g, '\\-'), 'g');
-    for (const m of text.matchAll(re)) hits.push(`${where}: ${n} in ${JSON.stringify(text.slice(Math.max(0, m.index - 30), m.index + n.length + 30))}`);
+    const re = /^\d{3,4}$/.test(n)
+      ? new RegExp(`(?<![0-9A-Za-z])${n}(?![0-9A-Za-z])`, 'g')
+      : new RegExp(n.replace(/[-]/g, '\\-'), 'g');
+    for (const m of text.matchAll(re))
+      hits.push(
+        `${where}: ${n} in ${JSON.stringify(text.slice(Math.max(0, m.index - 30), m.index + n.length + 30))}`,
+      );
   }
   return hits;
 }
 
 async function drive(baseUrl: string, who: Credentials, canary: string): Promise<void> {
   const pay = async (order: string, card: string, cardCvv: string) => {
-    const created = await call(baseUrl, who, 'POST', '/api/transaction', { email: 'payer@example.com', order, subject: canary, amount: 4_321 });
+    const created = await call(baseUrl, who, 'POST', '/api/transaction', {
+      email: 'payer@example.com',
+      order,
+      subject: canary,
+      amount: 4_321,
+    });
     expect(created.status, created.text).toBe(200);
     const u = new URL(created.json.url as string);
-    const page = await postForm(baseUrl, u.pathname, { ...Object.fromEntries(u.searchParams), method: '1', card_number: card, expiry: '12/30', cvv: cardCvv });
+    const page = await postForm(baseUrl, u.pathname, {
+      ...Object.fromEntries(u.searchParams),
+      method: '1',
+      card_number: card,
+      expiry: '12/30',
+      cvv: cardCvv,
+    });
     expect(page.status, page.text.slice(0, 300)).toBeLessThan(400);
     return created.json.id as string;
   };
-  const status = async (id: string) => (await call(baseUrl, who, 'GET', `/api/transaction/${id}`)).json.status;
+  const status = async (id: string) =>
+    (await call(baseUrl, who, 'GET', `/api/transaction/${id}`)).json.status;
   expect(await status(await pay('scan-1', spaced(cards.debitApproved), cvv))).toBe('success');
   expect(await status(await pay('scan-2', cards.debitApproved, cvv))).toBe('success');
   expect(await status(await pay('scan-3', cards.creditApproved, '123'))).toBe('success');
@@ -63,42 +83,93 @@ async function drive(baseUrl: string, who: Credentials, canary: string): Promise
   expect(await status(await pay('scan-6', cards.creditDeclined, cvv))).toBe('pending');
 
   const mall = await call(baseUrl, who, 'POST', '/api/mall', {
-    email: 'payer@example.com', payment: 1, order: 'scan-mall', urlreturn: 'https://shop.example.com/return',
+    email: 'payer@example.com',
+    payment: 1,
+    order: 'scan-mall',
+    urlreturn: 'https://shop.example.com/return',
     merchant: [[who.publicToken, 2_500, 'item', null, 'scan-mall-1']],
   });
   expect(mall.json.status, mall.text).toBe('success');
-  const mallPage = await postForm(baseUrl, new URL(mall.json.url as string).pathname, { method: '1', card_number: spaced(cards.debitApproved), expiry: '12/30', cvv });
+  const mallPage = await postForm(baseUrl, new URL(mall.json.url as string).pathname, {
+    method: '1',
+    card_number: spaced(cards.debitApproved),
+    expiry: '12/30',
+    cvv,
+  });
   expect(mallPage.status).toBeLessThan(400);
-  expect((await call(baseUrl, who, 'GET', `/api/mall/${mall.json.id as string}`)).json.status).toBe('success');
+  expect((await call(baseUrl, who, 'GET', `/api/mall/${mall.json.id as string}`)).json.status).toBe(
+    'success',
+  );
 
-  const plan = await call(baseUrl, who, 'POST', '/api/suplan', { name: 'Scan plan', amount: 9_990 });
-  const client = await call(baseUrl, who, 'POST', '/api/suclient', { email: 'scan@example.com', name: 'Scan', rut: '11111111', phone: '923122312' });
-  const sub = await call(baseUrl, who, 'POST', '/api/sususcription', { plan: plan.json.id as string, client: client.json.id as string });
+  const plan = await call(baseUrl, who, 'POST', '/api/suplan', {
+    name: 'Scan plan',
+    amount: 9_990,
+  });
+  const client = await call(baseUrl, who, 'POST', '/api/suclient', {
+    email: 'scan@example.com',
+    name: 'Scan',
+    rut: '11111111',
+    phone: '923122312',
+  });
+  const sub = await call(baseUrl, who, 'POST', '/api/sususcription', {
+    plan: plan.json.id as string,
+    client: client.json.id as string,
+  });
   expect(sub.json.url, sub.text).toBeDefined();
   const link = new URL(sub.json.url as string);
-  const enrol = (card: string, cardCvv: string) => postForm(baseUrl, '/gateway/registrosuscripcion', {
-    token: link.searchParams.get('token')!, validacion: link.searchParams.get('validacion')!, card_number: card, expiry: '12/30', cvv: cardCvv,
-  });
+  const enrol = (card: string, cardCvv: string) =>
+    postForm(baseUrl, '/gateway/registrosuscripcion', {
+      token: link.searchParams.get('token')!,
+      validacion: link.searchParams.get('validacion')!,
+      card_number: card,
+      expiry: '12/30',
+      cvv: cardCvv,
+    });
   expect((await enrol(cards.creditDeclined, cvv)).text).toContain('rechazada');
   expect((await enrol(spaced(cards.debitApproved), cvv)).text).toContain('Tarjeta registrada');
-  const charged = await call(baseUrl, who, 'POST', '/api/sutransaction', { suscription: sub.json.id as string, amount: 1_500, order: 'scan-su' });
+  const charged = await call(baseUrl, who, 'POST', '/api/sutransaction', {
+    suscription: sub.json.id as string,
+    amount: 1_500,
+    order: 'scan-su',
+  });
   expect(charged.json.status, charged.text).toBe('success');
   // A card that enrols and then declines, and a month and a half of recurring billing: a cycle, its retries.
-  const again = new URL((await call(baseUrl, who, 'POST', '/api/suinscriptionscards', { suscription: sub.json.id as string })).json.url as string);
+  const again = new URL(
+    (
+      await call(baseUrl, who, 'POST', '/api/suinscriptionscards', {
+        suscription: sub.json.id as string,
+      })
+    ).json.url as string,
+  );
   const reenrol = await postForm(baseUrl, '/gateway/registrosuscripcion', {
-    token: again.searchParams.get('token')!, validacion: again.searchParams.get('validacion')!, card_number: dashed(cards.storedDeclined), expiry: '12/30', cvv,
+    token: again.searchParams.get('token')!,
+    validacion: again.searchParams.get('validacion')!,
+    card_number: dashed(cards.storedDeclined),
+    expiry: '12/30',
+    cvv,
   });
   expect(reenrol.text).toContain('Tarjeta registrada');
   const billed = await call(baseUrl, who, 'POST', '/api/sandbox/clock/advance', { days: 40 });
-  expect((billed.json.processed as Record<string, number>)['subscription-billing'], billed.text).toBeGreaterThan(1);
+  expect(
+    (billed.json.processed as Record<string, number>)['subscription-billing'],
+    billed.text,
+  ).toBeGreaterThan(1);
 }
 
 describe('no card number or CVV is kept', () => {
-  it('leaves none in the database files, pg_dump or the logs after payments on every hosted page', { timeout: 120_000 }, async () => {
+  it('leaves none in the database files, pg_dump or the logs after payments on every hosted page', {
+    timeout: 120_000,
+  }, async () => {
     const engine = await suiteEngine();
     const canary = `canary-${crypto.randomBytes(6).toString('hex')}`;
     try {
-      const env = { ...engine.env, PORT: String(await freePort()), COBRO_MODE: 'sandbox', COBRO_WORKERS: '0', LOG_LEVEL: 'trace' };
+      const env = {
+        ...engine.env,
+        PORT: String(await freePort()),
+        COBRO_MODE: 'sandbox',
+        COBRO_WORKERS: '0',
+        LOG_LEVEL: 'trace',
+      };
       const server = await startServe(env);
       const baseUrl = `http://127.0.0.1:${env.PORT}`;
       try {
@@ -109,19 +180,30 @@ describe('no card number or CVV is kept', () => {
       const logs = Buffer.from(server.output());
       const sources: Array<[string, Buffer]> = [['server log', logs]];
       if (engine.url !== null) {
-        sources.push(['pg_dump', execFileSync('pg_dump', ['--no-owner', engine.url], { maxBuffer: 512 * 1024 * 1024 })]);
+        sources.push([
+          'pg_dump',
+          execFileSync('pg_dump', ['--no-owner', engine.url], { maxBuffer: 512 * 1024 * 1024 }),
+        ]);
       }
-      for (const file of filesUnder(engine.dataDir)) sources.push([path.relative(engine.dataDir, file), fs.readFileSync(file)]);
+      for (const file of filesUnder(engine.dataDir))
+        sources.push([path.relative(engine.dataDir, file), fs.readFileSync(file)]);
 
-      const stored = sources.filter(([where]) => where !== 'server log').flatMap(([where, bytes]) => scan(where, bytes, [canary]));
-      expect(stored.length, 'the canary is not in the scanned data: the scan would see nothing').toBeGreaterThan(0);
+      const stored = sources
+        .filter(([where]) => where !== 'server log')
+        .flatMap(([where, bytes]) => scan(where, bytes, [canary]));
+      expect(
+        stored.length,
+        'the canary is not in the scanned data: the scan would see nothing',
+      ).toBeGreaterThan(0);
       expect(logs.toString()).toContain('/gateway/');
 
       const needles = [...Object.values(cards).flatMap((n) => [n, spaced(n), dashed(n)]), cvv];
       const hits = sources.flatMap(([where, bytes]) => scan(where, bytes, needles));
       expect(hits).toEqual([]);
       const scanned = sources.reduce((sum, [, bytes]) => sum + bytes.length, 0);
-      console.info(`secret scan (${engine.name}): ${sources.length} sources, ${(scanned / 1e6).toFixed(1)} MB, ${needles.length} needles, canary found ${stored.length} times, 0 hits`);
+      console.info(
+        `secret scan (${engine.name}): ${sources.length} sources, ${(scanned / 1e6).toFixed(1)} MB, ${needles.length} needles, canary found ${stored.length} times, 0 hits`,
+      );
     } finally {
       await engine.dispose();
     }

@@ -11,14 +11,23 @@ import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
 import { suiteEngine, type Engine } from './engines.ts';
 import { demoCredentials, httpTransport, sleep } from './load.ts';
-import { checkWorld, prng, seedFromEnv, Simulation, subscribe, type Merchant } from './simulation.ts';
+import {
+  checkWorld,
+  prng,
+  seedFromEnv,
+  Simulation,
+  subscribe,
+  type Merchant,
+} from './simulation.ts';
 
 const steps = Number(process.env.SIM_CRASH_STEPS ?? 150);
 const crashes = Number(process.env.SIM_CRASHES ?? 3);
 const seed = seedFromEnv();
 
 let engine: Engine | undefined;
-afterAll(async () => { await engine?.dispose(); });
+afterAll(async () => {
+  await engine?.dispose();
+});
 
 /**
  * A refund or a subscription charge calls the processor after its commit (the runner's afterCommit step): killed in
@@ -28,9 +37,17 @@ afterAll(async () => { await engine?.dispose(); });
 const leaseMs = 2_000;
 
 describe('seeded simulation with kill -9', () => {
-  it('keeps the ledger and exactly-once across crashes in the middle of steps', { timeout: 240_000 }, async () => {
+  it('keeps the ledger and exactly-once across crashes in the middle of steps', {
+    timeout: 240_000,
+  }, async () => {
     engine = await suiteEngine();
-    const env = { ...engine.env, PORT: String(await freePort()), COBRO_MODE: 'sandbox', COBRO_WORKERS: '0', IDEMPOTENCY_LEASE_MS: String(leaseMs) };
+    const env = {
+      ...engine.env,
+      PORT: String(await freePort()),
+      COBRO_MODE: 'sandbox',
+      COBRO_WORKERS: '0',
+      IDEMPOTENCY_LEASE_MS: String(leaseMs),
+    };
     const random = prng(seed);
     const crashAt = new Set<number>();
     while (crashAt.size < Math.min(crashes, steps)) crashAt.add(1 + Math.floor(random() * steps));
@@ -39,12 +56,28 @@ describe('seeded simulation with kill -9', () => {
     const cutOff = { count: 0 };
     const io = httpTransport(`http://127.0.0.1:${env.PORT}`, () => up, cutOff);
     const demo = demoCredentials(server.output());
-    const merchants: Merchant[] = [{ id: demo.accountId, publicToken: demo.publicToken, privateToken: demo.privateToken, subscription: null }];
+    const merchants: Merchant[] = [
+      {
+        id: demo.accountId,
+        publicToken: demo.publicToken,
+        privateToken: demo.privateToken,
+        subscription: null,
+      },
+    ];
     for (const name of ['Sim 1', 'Sim 2']) {
       const created = await runCli(['accounts', 'create', '--name', name, '--json'], env);
       expect(created.code, created.stderr).toBe(0);
-      const a = JSON.parse(created.stdout) as { id: string; public_token: string; private_token: string };
-      merchants.push({ id: a.id, publicToken: a.public_token, privateToken: a.private_token, subscription: null });
+      const a = JSON.parse(created.stdout) as {
+        id: string;
+        public_token: string;
+        private_token: string;
+      };
+      merchants.push({
+        id: a.id,
+        publicToken: a.public_token,
+        privateToken: a.private_token,
+        subscription: null,
+      });
     }
     merchants[0]!.subscription = await subscribe(io, merchants[0]!);
 
@@ -55,11 +88,16 @@ describe('seeded simulation with kill -9', () => {
     try {
       for (step = 1; step <= steps; step++) {
         const { op, who } = sim.choose();
-        if (!crashAt.has(step)) { await sim.step(io, op, who); continue; }
+        if (!crashAt.has(step)) {
+          await sim.step(io, op, who);
+          continue;
+        }
         const running = sim.step(io, op, who);
         await sleep(Math.floor(random() * 15));
         let restarted!: () => void;
-        up = new Promise<void>((resolve) => { restarted = resolve; });
+        up = new Promise<void>((resolve) => {
+          restarted = resolve;
+        });
         const closed = new Promise((resolve) => server.child.once('close', resolve));
         server.child.kill('SIGKILL');
         await closed;
@@ -72,7 +110,10 @@ describe('seeded simulation with kill -9', () => {
         expect(verify.stdout, verify.stderr).toMatch(/^ledger clean/);
       }
     } catch (error) {
-      throw new Error(`crash simulation failed at step ${step} of SIM_SEED=${seed} (crashes at ${[...crashAt].join(', ')}): ${(error as Error).message}`, { cause: error });
+      throw new Error(
+        `crash simulation failed at step ${step} of SIM_SEED=${seed} (crashes at ${[...crashAt].join(', ')}): ${(error as Error).message}`,
+        { cause: error },
+      );
     } finally {
       await server.stop();
     }
@@ -82,6 +123,8 @@ describe('seeded simulation with kill -9', () => {
     } finally {
       await data.close();
     }
-    console.info(`simulation with crashes (${engine.name}): SIM_SEED=${seed}, ${steps} steps and ${crashAt.size} SIGKILLs in ${Date.now() - started} ms (restarts ${restartsMs} ms), ${cutOff.count} requests cut off and sent again, ops ${JSON.stringify(sim.model.counts)}`);
+    console.info(
+      `simulation with crashes (${engine.name}): SIM_SEED=${seed}, ${steps} steps and ${crashAt.size} SIGKILLs in ${Date.now() - started} ms (restarts ${restartsMs} ms), ${cutOff.count} requests cut off and sent again, ops ${JSON.stringify(sim.model.counts)}`,
+    );
   });
 });

@@ -8,25 +8,53 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
-import { checkWorld, prng, seedFromEnv, Simulation, subscribe, type Merchant, type Transport } from './simulation.ts';
+import {
+  checkWorld,
+  prng,
+  seedFromEnv,
+  Simulation,
+  subscribe,
+  type Merchant,
+  type Transport,
+} from './simulation.ts';
 
 const steps = Number(process.env.SIM_STEPS ?? 1000);
 const merchantsCount = 6;
 // After every step on PostgreSQL; every 10 steps on PGlite, where the ledger's verify (which reads every posting)
 // costs more than a step once the ledger holds a few thousand postings. A failing seed replays with
 // SIM_CHECK_EVERY=1 to find the first step that broke it.
-const checkEvery = Number(process.env.SIM_CHECK_EVERY ?? (process.env.DATABASE_URL !== undefined ? 1 : 10));
+const checkEvery = Number(
+  process.env.SIM_CHECK_EVERY ?? (process.env.DATABASE_URL !== undefined ? 1 : 10),
+);
 const seed = seedFromEnv();
 let t: TestApp;
 let merchants: Merchant[];
 
 const transport = (): Transport => ({
   async api(who, method, url, body, key) {
-    const res = await t.call({ ...who, webhookSecret: '' }, { method, url, body, sign: true, headers: key === undefined ? {} : { 'idempotency-key': key } });
-    return { status: res.statusCode, text: res.body, replayed: res.headers['idempotent-replayed'] === 'true' };
+    const res = await t.call(
+      { ...who, webhookSecret: '' },
+      {
+        method,
+        url,
+        body,
+        sign: true,
+        headers: key === undefined ? {} : { 'idempotency-key': key },
+      },
+    );
+    return {
+      status: res.statusCode,
+      text: res.body,
+      replayed: res.headers['idempotent-replayed'] === 'true',
+    };
   },
   async form(pathAndQuery, fields) {
-    const res = await t.app.inject({ method: 'POST', url: pathAndQuery, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: pathAndQuery,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(fields).toString(),
+    });
     return { status: res.statusCode, text: res.body, replayed: false };
   },
 });
@@ -41,10 +69,14 @@ beforeAll(async () => {
     merchants.push(m);
   }
 }, 120_000);
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 describe('seeded simulation', () => {
-  it('keeps the ledger, the wallets and exactly-once through every batch of steps', { timeout: 300_000 }, async () => {
+  it('keeps the ledger, the wallets and exactly-once through every batch of steps', {
+    timeout: 300_000,
+  }, async () => {
     const sim = new Simulation(prng(seed), merchants, `s${seed}`);
     const io = transport();
     const started = Date.now();
@@ -56,14 +88,20 @@ describe('seeded simulation', () => {
         const t0 = performance.now();
         await sim.step(io, op, who);
         timing[op] = (timing[op] ?? 0) + performance.now() - t0;
-        if (step % checkEvery === 0) await checkWorld(t.ctx.db, sim.model, merchants, () => verifyLedger(t.ctx.db));
+        if (step % checkEvery === 0)
+          await checkWorld(t.ctx.db, sim.model, merchants, () => verifyLedger(t.ctx.db));
       }
     } catch (error) {
-      throw new Error(`simulation failed at step ${step} of SIM_SEED=${seed} (replay: SIM_SEED=${seed} SIM_STEPS=${step} SIM_CHECK_EVERY=1 npx vitest run --project unit test/reliability/simulation.test.ts): ${(error as Error).message}`, { cause: error });
+      throw new Error(
+        `simulation failed at step ${step} of SIM_SEED=${seed} (replay: SIM_SEED=${seed} SIM_STEPS=${step} SIM_CHECK_EVERY=1 npx vitest run --project unit test/reliability/simulation.test.ts): ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     await checkWorld(t.ctx.db, sim.model, merchants, () => verifyLedger(t.ctx.db));
     const journals = await verifyLedger(t.ctx.db);
-    console.info(`simulation: SIM_SEED=${seed}, ${steps} steps in ${Date.now() - started} ms, ${merchantsCount} merchants, ops ${JSON.stringify(sim.model.counts)}, mean ms per op ${JSON.stringify(Object.fromEntries(Object.entries(timing).map(([k, v]) => [k, Math.round(v / sim.model.counts[k]!)])))}, checked every ${checkEvery} steps, ${journals.ok ? journals.journals : '?'} journals`);
+    console.info(
+      `simulation: SIM_SEED=${seed}, ${steps} steps in ${Date.now() - started} ms, ${merchantsCount} merchants, ops ${JSON.stringify(sim.model.counts)}, mean ms per op ${JSON.stringify(Object.fromEntries(Object.entries(timing).map(([k, v]) => [k, Math.round(v / sim.model.counts[k]!)])))}, checked every ${checkEvery} steps, ${journals.ok ? journals.journals : '?'} journals`,
+    );
     expect(journals.ok).toBe(true);
   });
 });

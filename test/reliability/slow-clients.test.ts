@@ -27,7 +27,9 @@ beforeAll(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   port = (t.app.server.address() as AddressInfo).port;
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 interface Outcome {
   readonly closedAfterMs: number;
@@ -51,22 +53,38 @@ function trickle(head: string, trickled: string): Promise<Outcome> {
         bytesSent += 1;
       }, 1_000);
     });
-    socket.on('data', (chunk: Buffer) => { response += chunk.toString('latin1'); });
+    socket.on('data', (chunk: Buffer) => {
+      response += chunk.toString('latin1');
+    });
     socket.on('error', () => {});
     socket.on('close', () => {
       clearInterval(timer);
       resolve({ closedAfterMs: performance.now() - startedAt, response, bytesSent });
     });
-    setTimeout(() => { socket.destroy(); reject(new Error('the server never closed the connection')); }, 30_000).unref();
+    setTimeout(() => {
+      socket.destroy();
+      reject(new Error('the server never closed the connection'));
+    }, 30_000).unref();
   });
 }
 
 describe('slow clients on a real listening server', () => {
   it('cuts a body trickled at 1 byte/s within the request timeout, answering 408, and runs nothing', async () => {
-    const body = JSON.stringify({ email: 'slow@example.com', order: 'slow-1', subject: 'Lento', amount: 1000 });
+    const body = JSON.stringify({
+      email: 'slow@example.com',
+      order: 'slow-1',
+      subject: 'Lento',
+      amount: 1000,
+    });
     const head = [
-      'POST /api/transaction HTTP/1.1', 'Host: 127.0.0.1', 'Content-Type: application/json', 'Accept: application/json',
-      `Authorization: Bearer ${account.publicToken}`, `Content-Length: ${body.length}`, '', '',
+      'POST /api/transaction HTTP/1.1',
+      'Host: 127.0.0.1',
+      'Content-Type: application/json',
+      'Accept: application/json',
+      `Authorization: Bearer ${account.publicToken}`,
+      `Content-Length: ${body.length}`,
+      '',
+      '',
     ].join('\r\n');
     const outcome = await trickle(head, body);
     expect(outcome.bytesSent).toBeLessThan(body.length);
@@ -77,7 +95,10 @@ describe('slow clients on a real listening server', () => {
   });
 
   it('cuts headers trickled at 1 byte/s within the headers timeout (slowloris)', async () => {
-    const outcome = await trickle('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n', `X-Slow: ${'a'.repeat(60)}`);
+    const outcome = await trickle(
+      'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n',
+      `X-Slow: ${'a'.repeat(60)}`,
+    );
     expect(outcome.closedAfterMs).toBeLessThan(headersTimeoutMs + slackMs);
     expect(outcome.response).toMatch(/^HTTP\/1\.1 408 /);
   });

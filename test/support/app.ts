@@ -66,15 +66,25 @@ export interface TestAppOptions {
 export function testConfig(env: Record<string, string> = {}): Config {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-test-'));
   // Tests serve plain http on 127.0.0.1, production-mode ones too: the case COBRO_ALLOW_INSECURE_PUBLIC_URL names.
-  const loaded = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SETTLEMENT_DELAY_DAYS: '0', COBRO_WORKERS: '0', COBRO_ALLOW_INSECURE_PUBLIC_URL: '1', ...env });
+  const loaded = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    SETTLEMENT_DELAY_DAYS: '0',
+    COBRO_WORKERS: '0',
+    COBRO_ALLOW_INSECURE_PUBLIC_URL: '1',
+    ...env,
+  });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));
   return loaded.config;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(options.env);
-  const handle = options.sharing?.handle ?? await cloneTestDatabase();
-  const clock = options.sharing !== undefined && options.clockStart === undefined ? options.sharing.clock : new ManualClock(options.clockStart ?? '2026-03-10T15:00:00Z');
+  const handle = options.sharing?.handle ?? (await cloneTestDatabase());
+  const clock =
+    options.sharing !== undefined && options.clockStart === undefined
+      ? options.sharing.clock
+      : new ManualClock(options.clockStart ?? '2026-03-10T15:00:00Z');
   const ctx: AppContext = createContext({
     db: options.dbPlugin !== undefined ? handle.db.withPlugin(options.dbPlugin) : handle.db,
     engine: handle.engine,
@@ -99,27 +109,49 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       const created = await createAccount(ctx, name);
       if (!created.ok) throw new Error(created.error);
       const a = created.value;
-      return { id: a.id, publicToken: a.publicToken, privateToken: a.privateToken, webhookSecret: a.webhookSecret };
+      return {
+        id: a.id,
+        publicToken: a.publicToken,
+        privateToken: a.privateToken,
+        webhookSecret: a.webhookSecret,
+      };
     },
     async call(account, call) {
-      const headers: Record<string, string> = { accept: 'application/json', ...(call.headers ?? {}) };
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        ...(call.headers ?? {}),
+      };
       if (account !== null) headers.authorization = `Bearer ${account.publicToken}`;
       const [pathOnly, queryString] = call.url.split('?') as [string, string | undefined];
       if (account !== null && call.sign === true) {
-        const params = call.method === 'GET'
-          ? Object.fromEntries(new URLSearchParams(queryString ?? ''))
-          : (call.body !== null && typeof call.body === 'object' ? call.body as Record<string, unknown> : {});
+        const params =
+          call.method === 'GET'
+            ? Object.fromEntries(new URLSearchParams(queryString ?? ''))
+            : call.body !== null && typeof call.body === 'object'
+              ? (call.body as Record<string, unknown>)
+              : {};
         headers.sign = computeSign(account.privateToken, decodeURIComponent(pathOnly), params);
       }
       const inject: InjectOptions = { method: call.method, url: call.url, headers };
       if (call.body !== undefined) inject.payload = call.body as InjectOptions['payload'];
       if (account !== null && call.signature === true) {
-        const text = call.body === undefined ? '' : typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
+        const text =
+          call.body === undefined
+            ? ''
+            : typeof call.body === 'string'
+              ? call.body
+              : JSON.stringify(call.body);
         if (call.body !== undefined) {
           inject.payload = text;
           headers['content-type'] ??= 'application/json';
         }
-        headers['cobro-signature'] = computeCobroSignature(account.privateToken, Math.floor(clock.now().getTime() / 1000), call.method, pathOnly, text);
+        headers['cobro-signature'] = computeCobroSignature(
+          account.privateToken,
+          Math.floor(clock.now().getTime() / 1000),
+          call.method,
+          pathOnly,
+          text,
+        );
       }
       return app.inject(inject);
     },

@@ -13,33 +13,62 @@ export interface BrowserHarness {
   readonly browser: Browser;
   readonly accountId: string;
   /** A JSON request with the account's Bearer token; `sign` adds a valid Sign header. */
-  api(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: Record<string, unknown>, sign?: boolean): Promise<{ status: number; body: Record<string, any> }>;
+  api(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    body?: Record<string, unknown>,
+    sign?: boolean,
+  ): Promise<{ status: number; body: Record<string, any> }>;
   /** A page that records every request leaving the loopback servers the test knows. */
   newPage(allowedOrigins?: readonly string[]): Promise<{ page: Page; foreign: string[] }>;
   close(): Promise<void>;
 }
 
-
 async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
 /** A JSON request to the server at `baseUrl` with an account's Bearer token; `sign` adds a valid Sign header. */
-export async function apiCall(baseUrl: string, tokens: { readonly publicToken: string; readonly privateToken: string },
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: Record<string, unknown>, sign = false): Promise<{ status: number; body: Record<string, any> }> {
-  const headers: Record<string, string> = { authorization: `Bearer ${tokens.publicToken}`, accept: 'application/json' };
+export async function apiCall(
+  baseUrl: string,
+  tokens: { readonly publicToken: string; readonly privateToken: string },
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  body?: Record<string, unknown>,
+  sign = false,
+): Promise<{ status: number; body: Record<string, any> }> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${tokens.publicToken}`,
+    accept: 'application/json',
+  };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (sign) headers.sign = computeSign(tokens.privateToken, url.split('?')[0]!, body ?? {});
-  const res = await fetch(`${baseUrl}${url}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  return { status: res.status, body: await res.json() as Record<string, any> };
+  const res = await fetch(`${baseUrl}${url}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 export async function startBrowserHarness(accountName: string): Promise<BrowserHarness> {
   const port = await freePort();
-  const config = testConfig({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+  const config = testConfig({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+  });
   const server = await startServer(config, { handle: await cloneTestDatabase() });
   const account = await createAccount(server.runtime.ctx, accountName);
   if (!account.ok) throw new Error(account.error);
@@ -49,12 +78,14 @@ export async function startBrowserHarness(accountName: string): Promise<BrowserH
     server,
     browser,
     accountId,
-    api: (method, url, body, sign = false) => apiCall(server.url, { publicToken, privateToken }, method, url, body, sign),
+    api: (method, url, body, sign = false) =>
+      apiCall(server.url, { publicToken, privateToken }, method, url, body, sign),
     async newPage(allowedOrigins = []) {
       const page = await browser.newPage({ viewport: { width: 520, height: 820 } });
       const foreign: string[] = [];
       page.on('request', (r) => {
-        if (![server.url, ...allowedOrigins].some((origin) => r.url().startsWith(origin))) foreign.push(r.url());
+        if (![server.url, ...allowedOrigins].some((origin) => r.url().startsWith(origin)))
+          foreign.push(r.url());
       });
       return { page, foreign };
     },

@@ -15,15 +15,23 @@ import type { AppContext } from '../../src/platform/context.ts';
  * a test pays for one database open instead of one Node process and one database open per call. The real process
  * (config errors, exit codes, the operator socket) stays covered by runCli.
  */
-export async function runInProcess(args: readonly string[], runtime: Runtime | null): Promise<CliResult> {
+export async function runInProcess(
+  args: readonly string[],
+  runtime: Runtime | null,
+): Promise<CliResult> {
   return runOnContext(args, runtime?.ctx ?? null);
 }
 
 /** The same on a context a test already holds (a test app's `t.ctx`). */
-export async function runOnContext(args: readonly string[], ctx: AppContext | null): Promise<CliResult> {
+export async function runOnContext(
+  args: readonly string[],
+  ctx: AppContext | null,
+): Promise<CliResult> {
   const resolved = resolveCommand(args);
-  if (!('command' in resolved)) return { code: resolved.exitCode, stdout: resolved.stdout, stderr: resolved.stderr };
-  if (resolved.command.needsDb && ctx === null) throw new Error(`cobro ${args.join(' ')} needs a database`);
+  if (!('command' in resolved))
+    return { code: resolved.exitCode, stdout: resolved.stdout, stderr: resolved.stderr };
+  if (resolved.command.needsDb && ctx === null)
+    throw new Error(`cobro ${args.join(' ')} needs a database`);
   const output = await runResolved(resolved, resolved.command.needsDb ? ctx : null);
   return { code: output.exitCode, stdout: output.stdout, stderr: output.stderr };
 }
@@ -44,6 +52,10 @@ export async function openCliRuntime(env: Record<string, string>): Promise<Runti
 export async function seedDataDir(dataDir: string): Promise<void> {
   const snapshotPath = inject('pgliteSnapshotPath');
   if (snapshotPath === '') return;
-  const handle = await openDatabase({ engine: 'pglite', dataDir, loadDataDir: new Blob([fs.readFileSync(snapshotPath)]) });
+  const handle = await openDatabase({
+    engine: 'pglite',
+    dataDir,
+    loadDataDir: new Blob([fs.readFileSync(snapshotPath)]),
+  });
   await handle.close();
 }

@@ -20,15 +20,33 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-export function runCli(args: readonly string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cobroBin, [...args], { cwd: repoRoot, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cobroBin, [...args], {
+      cwd: repoRoot,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`cobro ${args.join(' ')} timed out`)); }, timeoutMs);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`cobro ${args.join(' ')} timed out`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -41,14 +59,22 @@ export interface ServeProcess {
 /** Starts `cobro serve` and resolves once it logs that it serves. */
 export function startServe(env: Record<string, string>, timeoutMs = 60_000): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cobroBin, ['serve'], { cwd: repoRoot, env: childEnv({ LOG_LEVEL: 'info', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const stop = () => new Promise<void>((done) => {
-      if (child.exitCode !== null) return done();
-      child.once('close', () => done());
-      child.kill('SIGTERM');
+    const child = spawn(cobroBin, ['serve'], {
+      cwd: repoRoot,
+      env: childEnv({ LOG_LEVEL: 'info', ...env }),
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`serve did not start:\n${out}`)); }, timeoutMs);
+    let out = '';
+    const stop = () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('close', () => done());
+        child.kill('SIGTERM');
+      });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start:\n${out}`));
+    }, timeoutMs);
     const onData = (c: Buffer) => {
       out += c.toString();
       if (out.includes('cobro is serving')) {
@@ -58,6 +84,9 @@ export function startServe(env: Record<string, string>, timeoutMs = 60_000): Pro
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.on('close', (code) => { clearTimeout(timer); if (!out.includes('cobro is serving')) reject(new Error(`serve exited ${code}:\n${out}`)); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (!out.includes('cobro is serving')) reject(new Error(`serve exited ${code}:\n${out}`));
+    });
   });
 }

@@ -17,10 +17,13 @@ const start = cpuSeconds();
 const startedMs = Date.now();
 afterAll(() => {
   const end = cpuSeconds();
-  fs.appendFileSync(process.env.COBRO_CPU_REPORT!, `${JSON.stringify({
-    file: expect.getState().testPath ?? 'unknown',
-    self: +(end.self - start.self).toFixed(2),
-    children: +(end.children - start.children).toFixed(2),
-    wallMs: Date.now() - startedMs,
-  })}\n`);
+  fs.appendFileSync(
+    process.env.COBRO_CPU_REPORT!,
+    `${JSON.stringify({
+      file: expect.getState().testPath ?? 'unknown',
+      self: +(end.self - start.self).toFixed(2),
+      children: +(end.children - start.children).toFixed(2),
+      wallMs: Date.now() - startedMs,
+    })}\n`,
+  );
 });

@@ -21,7 +21,12 @@ export function dashboardBrowser(t: TestApp): DashboardBrowser {
   const cookies = new Map<string, string>();
   let lastBody = '';
   const remember = (res: LightMyRequestResponse) => {
-    for (const c of res.cookies as Array<{ name: string; value: string; maxAge?: number; expires?: Date }>) {
+    for (const c of res.cookies as Array<{
+      name: string;
+      value: string;
+      maxAge?: number;
+      expires?: Date;
+    }>) {
       if (c.value === '' || c.maxAge === 0) cookies.delete(c.name);
       else cookies.set(c.name, c.value);
     }
@@ -32,18 +37,35 @@ export function dashboardBrowser(t: TestApp): DashboardBrowser {
   const browser: DashboardBrowser = {
     cookies,
     async get(url) {
-      return remember(await t.app.inject({ method: 'GET', url, headers: { cookie: cookieHeader(), accept: 'text/html' } }));
+      return remember(
+        await t.app.inject({
+          method: 'GET',
+          url,
+          headers: { cookie: cookieHeader(), accept: 'text/html' },
+        }),
+      );
     },
     async post(url, fields) {
       const form = new URLSearchParams({ _csrf: csrfOf(lastBody), ...fields });
-      return remember(await t.app.inject({
-        method: 'POST', url, payload: form.toString(),
-        headers: { cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-      }));
+      return remember(
+        await t.app.inject({
+          method: 'POST',
+          url,
+          payload: form.toString(),
+          headers: {
+            cookie: cookieHeader(),
+            'content-type': 'application/x-www-form-urlencoded',
+            accept: 'text/html',
+          },
+        }),
+      );
     },
     async signIn(account) {
       await browser.get('/dashboard/login');
-      return browser.post('/dashboard/login', { public_token: account.publicToken, private_token: account.privateToken });
+      return browser.post('/dashboard/login', {
+        public_token: account.publicToken,
+        private_token: account.privateToken,
+      });
     },
   };
   return browser;

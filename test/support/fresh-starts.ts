@@ -32,14 +32,21 @@ const servingLine = /"address":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"cobro i
 
 /** Ends the whole group npm started (npm, its shell, the server). */
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try { process.kill(-child.pid!, signal); } catch { /* already gone */ }
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    /* already gone */
+  }
 }
 
 function stopped(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     const hard = setTimeout(() => killGroup(child, 'SIGKILL'), 10_000);
-    child.once('close', () => { clearTimeout(hard); resolve(); });
+    child.once('close', () => {
+      clearTimeout(hard);
+      resolve();
+    });
     killGroup(child, 'SIGTERM');
   });
 }
@@ -50,26 +57,44 @@ async function readyz(address: string): Promise<boolean> {
 }
 
 /** One `npm start` on a new empty DATA_DIR, until ready or the timeout; always stopped and cleaned after. */
-async function freshStart(options: Pick<FreshStartsOptions, 'startTimeoutMs' | 'env'>): Promise<FreshStart> {
+async function freshStart(
+  options: Pick<FreshStartsOptions, 'startTimeoutMs' | 'env'>,
+): Promise<FreshStart> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-fresh-'));
   const started = performance.now();
   const child = spawn('npm', ['start'], {
     cwd: repoRoot,
-    env: childEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', COBRO_MODE: 'sandbox', ...options.env }),
+    env: childEnv({
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      COBRO_MODE: 'sandbox',
+      ...options.env,
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
   let output = '';
-  const collect = (chunk: Buffer) => { if (output.length < 64 * 1024) output += chunk.toString(); };
+  const collect = (chunk: Buffer) => {
+    if (output.length < 64 * 1024) output += chunk.toString();
+  };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
-  const exited = new Promise<string>((resolve) => child.once('close', (code, signal) => resolve(`exited with ${code ?? signal}`)));
-  const timedOut = new Promise<string>((resolve) => { setTimeout(() => resolve(`not ready in ${options.startTimeoutMs} ms`), options.startTimeoutMs).unref(); });
+  const exited = new Promise<string>((resolve) =>
+    child.once('close', (code, signal) => resolve(`exited with ${code ?? signal}`)),
+  );
+  const timedOut = new Promise<string>((resolve) => {
+    setTimeout(
+      () => resolve(`not ready in ${options.startTimeoutMs} ms`),
+      options.startTimeoutMs,
+    ).unref();
+  });
   let settled = false;
   const ready = (async () => {
     while (!settled) {
       const address = servingLine.exec(output)?.[1];
-      if (address !== undefined && await readyz(address)) return null;
+      if (address !== undefined && (await readyz(address))) return null;
       await new Promise((r) => setTimeout(r, 25));
     }
     return 'stopped';
@@ -79,7 +104,11 @@ async function freshStart(options: Pick<FreshStartsOptions, 'startTimeoutMs' | '
   const ms = Math.round(performance.now() - started);
   await stopped(child);
   fs.rmSync(dataDir, { recursive: true, force: true });
-  return { ready: failure === null, ms, failure: failure === null ? null : `${failure}:\n${output.slice(-4000)}` };
+  return {
+    ready: failure === null,
+    ms,
+    failure: failure === null ? null : `${failure}:\n${output.slice(-4000)}`,
+  };
 }
 
 /** `count` fresh starts, `concurrency` at a time. */
@@ -103,10 +132,11 @@ export function busyCore(nice = 0): { stop(): Promise<void> } {
   const child = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
   if (nice !== 0) os.setPriority(child.pid!, nice);
   return {
-    stop: () => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
   };
 }

@@ -33,7 +33,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${template}`);
-    const handle = await openDatabase({ engine: 'postgres', url: withDatabase(url, template), poolSizeMax: 1 });
+    const handle = await openDatabase({
+      engine: 'postgres',
+      url: withDatabase(url, template),
+      poolSizeMax: 1,
+    });
     await migrateToLatest(handle.db);
     await handle.close();
     project.provide('postgresTemplate', template);
@@ -41,19 +45,27 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('pgliteSnapshotPath', '');
     return async () => {
       const leftovers = await admin.query<{ datname: string }>(
-        `SELECT datname FROM pg_database WHERE starts_with(datname, $1) OR datname = $2`, [clonePrefix, template]);
-      for (const row of leftovers.rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
+        `SELECT datname FROM pg_database WHERE starts_with(datname, $1) OR datname = $2`,
+        [clonePrefix, template],
+      );
+      for (const row of leftovers.rows)
+        await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
       await admin.end();
     };
   }
   const handle = await openDatabase({ engine: 'pglite', dataDir: null });
   await migrateToLatest(handle.db);
   const dump = await handle.pglite!.dumpDataDir('none');
-  const file = path.join(os.tmpdir(), `cobro-snapshot-${process.pid}-${crypto.randomBytes(4).toString('hex')}.tar`);
+  const file = path.join(
+    os.tmpdir(),
+    `cobro-snapshot-${process.pid}-${crypto.randomBytes(4).toString('hex')}.tar`,
+  );
   fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
   await handle.close();
   project.provide('pgliteSnapshotPath', file);
   project.provide('postgresTemplate', '');
   project.provide('postgresClonePrefix', '');
-  return async () => { fs.rmSync(file, { force: true }); };
+  return async () => {
+    fs.rmSync(file, { force: true });
+  };
 }

@@ -21,27 +21,45 @@ export interface OwnPostgres {
 
 /** Why this machine cannot run a cluster of the test's own, or null when it can. */
 export function ownPostgresSkipReason(): string | null {
-  if (process.getuid?.() !== 0) return 'starting a PostgreSQL cluster as the postgres user needs root';
+  if (process.getuid?.() !== 0)
+    return 'starting a PostgreSQL cluster as the postgres user needs root';
   if (!fs.existsSync(path.join(binDir, 'pg_ctl'))) return `no PostgreSQL 15 binaries in ${binDir}`;
   return null;
 }
 
-const asPostgres = (bin: string, args: readonly string[]) => run('runuser', ['-u', 'postgres', '--', path.join(binDir, bin), ...args], { timeout: 60_000 });
+const asPostgres = (bin: string, args: readonly string[]) =>
+  run('runuser', ['-u', 'postgres', '--', path.join(binDir, bin), ...args], { timeout: 60_000 });
 
 export async function startOwnPostgres(): Promise<OwnPostgres> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-own-pg-'));
-  fs.chownSync(dir, Number((await run('id', ['-u', 'postgres'])).stdout.trim()), Number((await run('id', ['-g', 'postgres'])).stdout.trim()));
+  fs.chownSync(
+    dir,
+    Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+    Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+  );
   const data = path.join(dir, 'data');
   const port = await freePort();
-  await asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  await asPostgres('initdb', [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-sync',
+  ]);
   // fsync off: the test restarts the server, never the machine; crash recovery from the WAL is what runs.
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c max_connections=60`;
-  const ctl = (args: readonly string[]) => asPostgres('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', ...args]);
+  const ctl = (args: readonly string[]) =>
+    asPostgres('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', ...args]);
   await ctl(['-o', options, 'start']);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
-    restartImmediate: async () => { await ctl(['-m', 'immediate', 'restart']); },
+    restartImmediate: async () => {
+      await ctl(['-m', 'immediate', 'restart']);
+    },
     dispose: async () => {
       await ctl(['-m', 'immediate', 'stop']).catch(() => {});
       fs.rmSync(dir, { recursive: true, force: true });

@@ -10,7 +10,10 @@ export interface ReceivedRequest {
 }
 
 /** Status to answer, or 'hang' to never answer (the connection stays open until the receiver closes). */
-export type Answer = number | 'hang' | { status: number; body?: string; headers?: Record<string, string> };
+export type Answer =
+  | number
+  | 'hang'
+  | { status: number; body?: string; headers?: Record<string, string> };
 
 export interface Receiver {
   readonly url: string;
@@ -21,21 +24,29 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(answer: (request: ReceivedRequest, index: number) => Answer = () => 200): Promise<Receiver> {
+export async function startReceiver(
+  answer: (request: ReceivedRequest, index: number) => Answer = () => 200,
+): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const hanging = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const received: ReceivedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(received);
       const a = answer(received, requests.length - 1);
       if (a === 'hang') {
         hanging.add(res);
         return;
       }
-      const { status, body, headers } = typeof a === 'number' ? { status: a, body: 'ok', headers: {} } : a;
+      const { status, body, headers } =
+        typeof a === 'number' ? { status: a, body: 'ok', headers: {} } : a;
       res.writeHead(status, headers ?? {}).end(body ?? '');
     });
   });
@@ -53,11 +64,12 @@ export async function startReceiver(answer: (request: ReceivedRequest, index: nu
       }
       return counts;
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of hanging) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

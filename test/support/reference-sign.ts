@@ -8,12 +8,14 @@ export type ReferenceScript = 'php' | 'js';
 
 /** PHP's urlencode: letters, digits and `-_.` stay, a space is `+`, every other byte is `%XX` upper-case. */
 function phpUrlencode(text: string): string {
-  return Array.from(Buffer.from(text, 'utf8')).map((byte) => {
-    const c = String.fromCharCode(byte);
-    if (/[A-Za-z0-9\-_.]/.test(c)) return c;
-    if (c === ' ') return '+';
-    return `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }).join('');
+  return Array.from(Buffer.from(text, 'utf8'))
+    .map((byte) => {
+      const c = String.fromCharCode(byte);
+      if (/[A-Za-z0-9\-_.]/.test(c)) return c;
+      if (c === ' ') return '+';
+      return `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    })
+    .join('');
 }
 
 /** PHP's string conversion of a decoded JSON scalar: true is `1`, false and null are empty. */
@@ -24,7 +26,8 @@ function phpString(value: unknown): string {
 }
 
 function phpConcat(path: string, data: Readonly<Record<string, unknown>>): string {
-  const pairs = Object.keys(data).sort()
+  const pairs = Object.keys(data)
+    .sort()
     .filter((k) => typeof data[k] !== 'object' || data[k] === null) // gettype: array and object are dropped, NULL is kept
     .map((k) => `${k}=${phpUrlencode(phpString(data[k]))}`);
   return `${phpUrlencode(path)}&${pairs.join('&')}`;
@@ -40,7 +43,12 @@ function jsConcat(path: string, data: Readonly<Record<string, unknown>>): string
 }
 
 /** `path` as the script is given it (a trailing slash stays); `data` the JSON body, or a GET's query parameters. */
-export function referenceSign(script: ReferenceScript, privateToken: string, path: string, data: Readonly<Record<string, unknown>> = {}): string {
+export function referenceSign(
+  script: ReferenceScript,
+  privateToken: string,
+  path: string,
+  data: Readonly<Record<string, unknown>> = {},
+): string {
   const concat = script === 'php' ? phpConcat(path, data) : jsConcat(path, data);
   return crypto.createHmac('sha256', privateToken).update(concat).digest('hex');
 }

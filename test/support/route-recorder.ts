@@ -7,12 +7,17 @@ import { appModules } from '../../src/modules/index.ts';
 export function modulesRecordingRoutes(onRoute: (route: RouteOptions) => void): AppModule[] {
   return appModules.map((m) => {
     const register = m.routes;
-    return register === undefined ? m : {
-      ...m,
-      routes: async (app: Parameters<typeof register>[0], ctx: Parameters<typeof register>[1]) => {
-        app.addHook('onRoute', onRoute);
-        await register(app, ctx);
-      },
-    };
+    return register === undefined
+      ? m
+      : {
+          ...m,
+          routes: async (
+            app: Parameters<typeof register>[0],
+            ctx: Parameters<typeof register>[1],
+          ) => {
+            app.addHook('onRoute', onRoute);
+            await register(app, ctx);
+          },
+        };
   });
 }

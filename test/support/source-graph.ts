@@ -43,14 +43,24 @@ export function importEdges(files: readonly string[]): ImportEdge[] {
       if (ts.isImportDeclaration(statement)) {
         specifier = statement.moduleSpecifier;
         const clause = statement.importClause;
-        typeOnly = clause !== undefined && (clause.isTypeOnly || (clause.name === undefined && clause.namedBindings !== undefined
-          && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0
-          && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+        typeOnly =
+          clause !== undefined &&
+          (clause.isTypeOnly ||
+            (clause.name === undefined &&
+              clause.namedBindings !== undefined &&
+              ts.isNamedImports(clause.namedBindings) &&
+              clause.namedBindings.elements.length > 0 &&
+              clause.namedBindings.elements.every((e) => e.isTypeOnly)));
       } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined) {
         specifier = statement.moduleSpecifier;
         typeOnly = statement.isTypeOnly;
       }
-      if (specifier === undefined || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) continue;
+      if (
+        specifier === undefined ||
+        !ts.isStringLiteral(specifier) ||
+        !specifier.text.startsWith('.')
+      )
+        continue;
       edges.push({ from: file, to: path.resolve(path.dirname(file), specifier.text), typeOnly });
     }
   }
@@ -85,7 +95,11 @@ export function importCycles(edges: readonly ImportEdge[]): string[][] {
     if (low.get(v) === indexOf.get(v)) {
       const component: string[] = [];
       let w: string;
-      do { w = stack.pop()!; onStack.delete(w); component.push(w); } while (w !== v);
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
       if (component.length > 1 || (next.get(v) ?? []).includes(v)) cycles.push(component.sort());
     }
   };
@@ -94,11 +108,21 @@ export function importCycles(edges: readonly ImportEdge[]): string[][] {
 }
 
 function functionName(node: ts.Node): string {
-  if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isFunctionExpression(node)) && node.name !== undefined) {
+  if (
+    (ts.isFunctionDeclaration(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isFunctionExpression(node)) &&
+    node.name !== undefined
+  ) {
     return node.name.getText();
   }
   const parent = node.parent;
-  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) return parent.name.getText();
+  if (
+    ts.isVariableDeclaration(parent) ||
+    ts.isPropertyAssignment(parent) ||
+    ts.isPropertyDeclaration(parent)
+  )
+    return parent.name.getText();
   if (ts.isConstructorDeclaration(node)) return 'constructor';
   return '(anonymous)';
 }
@@ -122,14 +146,17 @@ export function functionSpans(files: readonly string[]): FunctionSpan[] {
 }
 
 /** Statements at the top level of a file that call something: side effects of importing it. */
-export function topLevelCalls(files: readonly string[]): { file: string; line: number; text: string }[] {
+export function topLevelCalls(
+  files: readonly string[],
+): { file: string; line: number; text: string }[] {
   const calls: { file: string; line: number; text: string }[] = [];
   for (const file of files) {
     const source = parse(file);
     for (const statement of source.statements) {
       if (!ts.isExpressionStatement(statement)) continue;
       let expression: ts.Expression = statement.expression;
-      while (ts.isAwaitExpression(expression) || ts.isVoidExpression(expression)) expression = expression.expression;
+      while (ts.isAwaitExpression(expression) || ts.isVoidExpression(expression))
+        expression = expression.expression;
       if (!ts.isCallExpression(expression)) continue;
       const line = source.getLineAndCharacterOfPosition(statement.getStart(source)).line + 1;
       calls.push({ file, line, text: statement.getText(source).split('\n')[0]!.slice(0, 80) });

@@ -22,7 +22,10 @@ module.registerHooks({
 /** Threads V8's platform runs its background work on (Node names them), or null where /proc is not there. */
 function v8WorkerThreads(): number | null {
   try {
-    return fs.readdirSync('/proc/self/task').filter((id) => fs.readFileSync(`/proc/self/task/${id}/comm`, 'utf8').trim() === 'V8Worker').length;
+    return fs
+      .readdirSync('/proc/self/task')
+      .filter((id) => fs.readFileSync(`/proc/self/task/${id}/comm`, 'utf8').trim() === 'V8Worker')
+      .length;
   } catch {
     return null;
   }
@@ -30,9 +33,16 @@ function v8WorkerThreads(): number | null {
 process.on('exit', () => {
   const out = process.env.V8_MEMORY_PROBE_OUT;
   if (out !== undefined && isMainThread) {
-    fs.writeFileSync(out, JSON.stringify({
-      pid: process.pid, execArgv: process.execArgv, glibcTunables: process.env.GLIBC_TUNABLES ?? null,
-      compileCacheDir: module.getCompileCacheDir() ?? null, v8WorkerThreads: v8WorkerThreads(), packages: [...packages].sort(),
-    }));
+    fs.writeFileSync(
+      out,
+      JSON.stringify({
+        pid: process.pid,
+        execArgv: process.execArgv,
+        glibcTunables: process.env.GLIBC_TUNABLES ?? null,
+        compileCacheDir: module.getCompileCacheDir() ?? null,
+        v8WorkerThreads: v8WorkerThreads(),
+        packages: [...packages].sort(),
+      }),
+    );
   }
 });

@@ -24,7 +24,15 @@ const cards: Record<string, { approved: boolean; type: 'credit' | 'debit' }> = {
   '4051884239937763': { approved: true, type: 'debit' },
 };
 
-type SimState = 'INITIALIZED' | 'PAID_AT_FORM' | 'AUTHORIZED' | 'FAILED' | 'ABANDONED' | 'REVERSED' | 'NULLIFIED' | 'PARTIALLY_NULLIFIED';
+type SimState =
+  | 'INITIALIZED'
+  | 'PAID_AT_FORM'
+  | 'AUTHORIZED'
+  | 'FAILED'
+  | 'ABANDONED'
+  | 'REVERSED'
+  | 'NULLIFIED'
+  | 'PARTIALLY_NULLIFIED';
 
 interface SimTransaction {
   readonly token: string;
@@ -75,11 +83,16 @@ function paymentTypeCode(t: SimTransaction): string {
 
 /** The body of commit and status (Transbank's field names). */
 function detail(t: SimTransaction) {
-  const authorized = t.state === 'AUTHORIZED' || t.state === 'REVERSED' || t.state === 'NULLIFIED' || t.state === 'PARTIALLY_NULLIFIED';
+  const authorized =
+    t.state === 'AUTHORIZED' ||
+    t.state === 'REVERSED' ||
+    t.state === 'NULLIFIED' ||
+    t.state === 'PARTIALLY_NULLIFIED';
   return {
     vci: authorized ? 'TSY' : 'TSN',
     amount: t.amount,
-    status: t.state === 'PAID_AT_FORM' ? 'INITIALIZED' : t.state === 'ABANDONED' ? 'FAILED' : t.state,
+    status:
+      t.state === 'PAID_AT_FORM' ? 'INITIALIZED' : t.state === 'ABANDONED' ? 'FAILED' : t.state,
     buy_order: t.buyOrder,
     session_id: t.sessionId,
     card_detail: { card_number: t.card === null ? null : t.card.slice(-4) },
@@ -87,7 +100,11 @@ function detail(t: SimTransaction) {
     transaction_date: t.createdAt.toISOString(),
     authorization_code: authorized ? t.authorizationCode : null,
     payment_type_code: t.card === null ? null : paymentTypeCode(t),
-    response_code: authorized ? 0 : t.state === 'INITIALIZED' || t.state === 'PAID_AT_FORM' ? null : -1,
+    response_code: authorized
+      ? 0
+      : t.state === 'INITIALIZED' || t.state === 'PAID_AT_FORM'
+        ? null
+        : -1,
     installments_number: t.installments > 1 ? t.installments : 0,
     ...(t.installments > 1 ? { installments_amount: Math.floor(t.amount / t.installments) } : {}),
     ...(t.state === 'PARTIALLY_NULLIFIED' || t.state === 'NULLIFIED' ? { balance: t.balance } : {}),
@@ -119,29 +136,65 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
   let next = 1;
   const sockets = new Set<net.Socket>();
   const sim: WebpaySimulator = {
-    url: '', commerceCode, apiKey, transactions, calls, commitFault: 'none', createFault: 'none', statusFault: 'none', refundFault: 'none',
+    url: '',
+    commerceCode,
+    apiKey,
+    transactions,
+    calls,
+    commitFault: 'none',
+    createFault: 'none',
+    statusFault: 'none',
+    refundFault: 'none',
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 
-  async function handleApi(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
-    if (req.headers['tbk-api-key-id'] !== commerceCode || req.headers['tbk-api-key-secret'] !== apiKey) {
+  async function handleApi(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    path: string,
+  ): Promise<void> {
+    if (
+      req.headers['tbk-api-key-id'] !== commerceCode ||
+      req.headers['tbk-api-key-secret'] !== apiKey
+    ) {
       return json(res, 401, { error_message: 'Not Authorized' });
     }
     const rest = path.slice(api.length);
     const body = await readBody(req);
     if (req.method === 'POST' && rest === '') {
-      if (sim.createFault === 'reset') { req.socket.destroy(); return; }
-      if (sim.createFault === 'error') return json(res, 503, { error_message: 'Service Unavailable' });
-      const input = JSON.parse(body) as { buy_order: string; session_id: string; amount: number; return_url: string };
-      if (!Number.isInteger(input.amount) || input.amount <= 0) return json(res, 422, { error_message: 'Invalid value for parameter: amount' });
+      if (sim.createFault === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      if (sim.createFault === 'error')
+        return json(res, 503, { error_message: 'Service Unavailable' });
+      const input = JSON.parse(body) as {
+        buy_order: string;
+        session_id: string;
+        amount: number;
+        return_url: string;
+      };
+      if (!Number.isInteger(input.amount) || input.amount <= 0)
+        return json(res, 422, { error_message: 'Invalid value for parameter: amount' });
       const token = `01ab${String(next++).padStart(60, '0')}`;
       transactions.set(token, {
-        token, buyOrder: input.buy_order, sessionId: input.session_id, amount: input.amount, returnUrl: input.return_url,
-        state: 'INITIALIZED', card: null, installments: 0, approved: false, authorizationCode: null, commits: 0,
-        balance: input.amount, refunds: [], createdAt: new Date(),
+        token,
+        buyOrder: input.buy_order,
+        sessionId: input.session_id,
+        amount: input.amount,
+        returnUrl: input.return_url,
+        state: 'INITIALIZED',
+        card: null,
+        installments: 0,
+        approved: false,
+        authorizationCode: null,
+        commits: 0,
+        balance: input.amount,
+        refunds: [],
+        createdAt: new Date(),
       });
       calls.push({ op: 'create', token });
       return json(res, 200, { token, url: `${sim.url}/webpayserver/initTransaction` });
@@ -151,11 +204,18 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     if (t === undefined) return json(res, 404, { error_message: 'Transaction not found' });
     if (req.method === 'PUT' && match![2] === undefined) {
       calls.push({ op: 'commit', token: t.token });
-      if (t.state !== 'PAID_AT_FORM') return json(res, 422, { error_message: `Invalid status '${t.state}' for transaction while authorizing` });
+      if (t.state !== 'PAID_AT_FORM')
+        return json(res, 422, {
+          error_message: `Invalid status '${t.state}' for transaction while authorizing`,
+        });
       t.commits++;
       t.state = t.approved ? 'AUTHORIZED' : 'FAILED';
-      if (t.approved) t.authorizationCode = String(100_000 + ((t.amount * 7 + t.commits * 13 + next) % 900_000));
-      if (sim.commitFault === 'reset') { req.socket.destroy(); return; }
+      if (t.approved)
+        t.authorizationCode = String(100_000 + ((t.amount * 7 + t.commits * 13 + next) % 900_000));
+      if (sim.commitFault === 'reset') {
+        req.socket.destroy();
+        return;
+      }
       if (sim.commitFault === 'hang') return; // charged, and the answer never comes
       return json(res, 200, detail(t));
     }
@@ -166,24 +226,41 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     }
     if (req.method === 'POST' && match![2] !== undefined) {
       calls.push({ op: 'refund', token: t.token });
-      if (sim.refundFault === 'drop') { req.socket.destroy(); return; }
+      if (sim.refundFault === 'drop') {
+        req.socket.destroy();
+        return;
+      }
       const amount = (JSON.parse(body) as { amount: number }).amount;
-      if (t.state !== 'AUTHORIZED' && t.state !== 'PARTIALLY_NULLIFIED') return json(res, 422, { error_message: 'Transaction is not authorized' });
-      if (!Number.isInteger(amount) || amount <= 0 || amount > t.balance) return json(res, 422, { error_message: 'Invalid amount' });
+      if (t.state !== 'AUTHORIZED' && t.state !== 'PARTIALLY_NULLIFIED')
+        return json(res, 422, { error_message: 'Transaction is not authorized' });
+      if (!Number.isInteger(amount) || amount <= 0 || amount > t.balance)
+        return json(res, 422, { error_message: 'Invalid amount' });
       t.refunds.push(amount);
       t.balance -= amount;
-      t.state = amount === t.amount ? 'REVERSED' : t.balance === 0 ? 'NULLIFIED' : 'PARTIALLY_NULLIFIED';
-      if (sim.refundFault === 'reset') { req.socket.destroy(); return; }
+      t.state =
+        amount === t.amount ? 'REVERSED' : t.balance === 0 ? 'NULLIFIED' : 'PARTIALLY_NULLIFIED';
+      if (sim.refundFault === 'reset') {
+        req.socket.destroy();
+        return;
+      }
       if (t.state === 'REVERSED') return json(res, 200, { type: 'REVERSED' });
       return json(res, 200, {
-        type: 'NULLIFIED', authorization_code: `9${String(t.refunds.length).padStart(5, '0')}`,
-        authorization_date: new Date().toISOString(), nullified_amount: amount, balance: t.balance, response_code: 0,
+        type: 'NULLIFIED',
+        authorization_code: `9${String(t.refunds.length).padStart(5, '0')}`,
+        authorization_date: new Date().toISOString(),
+        nullified_amount: amount,
+        balance: t.balance,
+        response_code: 0,
       });
     }
     return json(res, 405, { error_message: 'Method not allowed' });
   }
 
-  async function handlePayer(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
+  async function handlePayer(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    path: string,
+  ): Promise<void> {
     const form = new URLSearchParams(await readBody(req));
     const token = form.get('token_ws') ?? form.get('token') ?? '';
     const t = transactions.get(token);
@@ -201,7 +278,11 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     }
     if (path === '/webpayserver/abort') {
       t.state = 'ABANDONED';
-      return redirect(res, t.returnUrl, { TBK_TOKEN: t.token, TBK_ORDEN_COMPRA: t.buyOrder, TBK_ID_SESION: t.sessionId });
+      return redirect(res, t.returnUrl, {
+        TBK_TOKEN: t.token,
+        TBK_ORDEN_COMPRA: t.buyOrder,
+        TBK_ID_SESION: t.sessionId,
+      });
     }
     const card = (form.get('card') ?? '').replace(/\D/g, '');
     t.card = card;
@@ -218,7 +299,10 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
       if (!res.headersSent) json(res, 500, { error_message: String(error) });
     });
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   (sim as { url: string }).url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   return sim;

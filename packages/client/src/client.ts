@@ -2,7 +2,14 @@
 // headers and timeouts live in transport.ts; this file only maps arguments to paths, queries and bodies.
 import { CobroClientError } from './errors.ts';
 import { operations, type OperationName } from './operations.ts';
-import { checkTimeoutMs, send, timeoutMsDefault, type CallOptions, type OperationCall, type TransportConfig } from './transport.ts';
+import {
+  checkTimeoutMs,
+  send,
+  timeoutMsDefault,
+  type CallOptions,
+  type OperationCall,
+  type TransportConfig,
+} from './transport.ts';
 import type * as T from './types.ts';
 
 export interface CobroClientOptions {
@@ -23,7 +30,8 @@ export interface CobroClientOptions {
 }
 
 function requireText(value: unknown, what: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new CobroClientError('invalid_argument', `${what} must be a non-empty string`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new CobroClientError('invalid_argument', `${what} must be a non-empty string`);
   return value;
 }
 
@@ -33,10 +41,17 @@ function normalisedBaseUrl(raw: unknown): string {
   try {
     url = new URL(text);
   } catch (error) {
-    throw new CobroClientError('invalid_argument', `baseUrl is not a URL: ${text}`, { cause: error });
+    throw new CobroClientError('invalid_argument', `baseUrl is not a URL: ${text}`, {
+      cause: error,
+    });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CobroClientError('invalid_argument', `baseUrl must be http or https: ${text}`);
-  if (url.search !== '' || url.hash !== '') throw new CobroClientError('invalid_argument', `baseUrl must not have a query or fragment: ${text}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CobroClientError('invalid_argument', `baseUrl must be http or https: ${text}`);
+  if (url.search !== '' || url.hash !== '')
+    throw new CobroClientError(
+      'invalid_argument',
+      `baseUrl must not have a query or fragment: ${text}`,
+    );
   return url.href.replace(/\/+$/, '');
 }
 
@@ -45,7 +60,11 @@ export class CobroClient {
 
   constructor(options: CobroClientOptions) {
     const fetchImpl = options.fetch ?? globalThis.fetch;
-    if (typeof fetchImpl !== 'function') throw new CobroClientError('invalid_argument', 'no fetch implementation: pass options.fetch (Node 18+ has a global fetch)');
+    if (typeof fetchImpl !== 'function')
+      throw new CobroClientError(
+        'invalid_argument',
+        'no fetch implementation: pass options.fetch (Node 18+ has a global fetch)',
+      );
     this.#config = {
       baseUrl: normalisedBaseUrl(options.baseUrl),
       publicToken: requireText(options.publicToken, 'publicToken'),
@@ -149,7 +168,11 @@ export class CobroClient {
     return this.#call<T.MarketplaceClientBody>('getMarketplaceClient', { params: { id }, options });
   }
   updateMarketplaceClient(id: string, body: T.UpdateMarketplaceClientInput, options?: CallOptions) {
-    return this.#call<T.MarketplaceClientUpdatedBody>('updateMarketplaceClient', { params: { id }, body, options });
+    return this.#call<T.MarketplaceClientUpdatedBody>('updateMarketplaceClient', {
+      params: { id },
+      body,
+      options,
+    });
   }
   deleteMarketplaceClient(id: string, options?: CallOptions) {
     return this.#call<T.SuspendedBody>('deleteMarketplaceClient', { params: { id }, options });
@@ -186,19 +209,36 @@ export class CobroClient {
 
   // Subscriptions (reference §7, §8): clients by id or e-mail, and plans.
   createSubscriptionClient(body: T.CreateSubscriptionClientInput, options?: CallOptions) {
-    return this.#call<T.SubscriptionClientCreatedBody>('createSubscriptionClient', { body, options });
+    return this.#call<T.SubscriptionClientCreatedBody>('createSubscriptionClient', {
+      body,
+      options,
+    });
   }
   listSubscriptionCustomers(query: T.SubscriptionCustomersFilter = {}, options?: CallOptions) {
     return this.#call<T.SubscriptionCustomersBody>('listSubscriptionCustomers', { query, options });
   }
   getSubscriptionClient(idOrEmail: string, options?: CallOptions) {
-    return this.#call<T.SubscriptionClientBody>('getSubscriptionClient', { params: { id: idOrEmail }, options });
+    return this.#call<T.SubscriptionClientBody>('getSubscriptionClient', {
+      params: { id: idOrEmail },
+      options,
+    });
   }
-  updateSubscriptionClient(idOrEmail: string, body: T.UpdateSubscriptionClientInput, options?: CallOptions) {
-    return this.#call<T.SubscriptionClientUpdatedBody>('updateSubscriptionClient', { params: { id: idOrEmail }, body, options });
+  updateSubscriptionClient(
+    idOrEmail: string,
+    body: T.UpdateSubscriptionClientInput,
+    options?: CallOptions,
+  ) {
+    return this.#call<T.SubscriptionClientUpdatedBody>('updateSubscriptionClient', {
+      params: { id: idOrEmail },
+      body,
+      options,
+    });
   }
   deleteSubscriptionClient(idOrEmail: string, options?: CallOptions) {
-    return this.#call<T.SubscriptionDeletedBody>('deleteSubscriptionClient', { params: { id: idOrEmail }, options });
+    return this.#call<T.SubscriptionDeletedBody>('deleteSubscriptionClient', {
+      params: { id: idOrEmail },
+      options,
+    });
   }
   createPlan(body: T.CreatePlanInput, options?: CallOptions) {
     return this.#call<T.PlanCreatedBody>('createPlan', { body, options });

@@ -1,14 +1,23 @@
 // The one exception the client throws: the call did not produce a JSON answer. HTTP error statuses are not
 // exceptions (they come back as { httpStatus, body }), so callers handle the API's answers in one place.
 
-export type CobroClientErrorKind = 'invalid_argument' | 'network' | 'timeout' | 'aborted' | 'invalid_response';
+export type CobroClientErrorKind =
+  | 'invalid_argument'
+  | 'network'
+  | 'timeout'
+  | 'aborted'
+  | 'invalid_response';
 
 export class CobroClientError extends Error {
   readonly kind: CobroClientErrorKind;
   /** Set when the server answered but the body was not JSON. */
   readonly httpStatus: number | null;
 
-  constructor(kind: CobroClientErrorKind, message: string, options: { cause?: unknown; httpStatus?: number } = {}) {
+  constructor(
+    kind: CobroClientErrorKind,
+    message: string,
+    options: { cause?: unknown; httpStatus?: number } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CobroClientError';
     this.kind = kind;

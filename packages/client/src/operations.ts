@@ -68,7 +68,12 @@ export const operations = {
   deleteSubscriptionCard: { method: 'POST', path: '/api/suscriptionsdeletecards', auth: 'sign' },
   chargeSubscription: { method: 'POST', path: '/api/sutransaction', auth: 'sign' },
   getConciliation: { method: 'POST', path: '/api/conciliation', auth: 'token' },
-  exportConciliationCsv: { method: 'GET', path: '/api/conciliation.csv', auth: 'token', answers: 'csv' },
+  exportConciliationCsv: {
+    method: 'GET',
+    path: '/api/conciliation.csv',
+    auth: 'token',
+    answers: 'csv',
+  },
   createMall: { method: 'POST', path: '/api/mall', auth: 'sign' },
   getMall: { method: 'GET', path: '/api/mall/{id}', auth: 'sign' },
 

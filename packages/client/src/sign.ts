@@ -7,7 +7,13 @@ export type SignParams = Readonly<Record<string, unknown>>;
 
 /** The slice of Web Crypto's SubtleCrypto this file uses, typed here so no DOM or Node typings are required. */
 interface HmacSubtle {
-  importKey(format: 'raw', key: Uint8Array, algorithm: { name: 'HMAC'; hash: 'SHA-256' }, extractable: false, usages: ['sign']): Promise<unknown>;
+  importKey(
+    format: 'raw',
+    key: Uint8Array,
+    algorithm: { name: 'HMAC'; hash: 'SHA-256' },
+    extractable: false,
+    usages: ['sign'],
+  ): Promise<unknown>;
   sign(algorithm: 'HMAC', key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
 }
 
@@ -23,7 +29,13 @@ function phpUrlEncode(text: string): string {
 }
 
 function scalarText(value: unknown): string | null {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  if (
+    typeof value === 'string' ||
+    typeof value === 'number' ||
+    typeof value === 'bigint' ||
+    typeof value === 'boolean'
+  )
+    return String(value);
   // Objects, arrays, null and undefined are not part of the signature.
   return null;
 }
@@ -54,13 +66,23 @@ async function hmacHex(privateToken: string, text: string): Promise<string> {
   subtlePromise ??= loadSubtle();
   const subtle = await subtlePromise;
   const encoder = new TextEncoder();
-  const key = await subtle.importKey('raw', encoder.encode(privateToken), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await subtle.importKey(
+    'raw',
+    encoder.encode(privateToken),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   const mac = new Uint8Array(await subtle.sign('HMAC', key, encoder.encode(text)));
   return Array.from(mac, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** The `Sign` header value: lower-case hex HMAC-SHA256 of the canonical string. */
-export async function computeSign(privateToken: string, path: string, params: SignParams): Promise<string> {
+export async function computeSign(
+  privateToken: string,
+  path: string,
+  params: SignParams,
+): Promise<string> {
   return hmacHex(privateToken, canonicalString(path, params));
 }
 
@@ -69,6 +91,12 @@ export async function computeSign(privateToken: string, path: string, params: Si
  * timestamp, the method, the path as sent (no query) and the exact body text, one per line. It binds the whole body
  * (nested objects included) to one route and one moment, so it cannot be replayed onto another body.
  */
-export async function computeCobroSignature(privateToken: string, timestampS: number, method: string, sentPath: string, body: string): Promise<string> {
+export async function computeCobroSignature(
+  privateToken: string,
+  timestampS: number,
+  method: string,
+  sentPath: string,
+  body: string,
+): Promise<string> {
   return `t=${timestampS},v1=${await hmacHex(privateToken, `${timestampS}\n${method.toUpperCase()}\n${sentPath}\n${body}`)}`;
 }

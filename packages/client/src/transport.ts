@@ -42,7 +42,10 @@ export interface OperationCall {
 
 export function checkTimeoutMs(timeoutMs: number, what: string): number {
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > timeoutMsMax) {
-    throw new CobroClientError('invalid_argument', `${what} must be an integer from 1 to ${timeoutMsMax}, got ${timeoutMs}`);
+    throw new CobroClientError(
+      'invalid_argument',
+      `${what} must be an integer from 1 to ${timeoutMsMax}, got ${timeoutMs}`,
+    );
   }
   return timeoutMs;
 }
@@ -51,13 +54,19 @@ export function checkTimeoutMs(timeoutMs: number, what: string): number {
  * The path to send (ids percent-encoded) and the path to sign: the server signs the percent-decoded path it
  * received (signedPath in sign.ts), which is the path with the raw ids.
  */
-function paths(template: string, params: Readonly<Record<string, string>>): { sent: string; signed: string } {
+function paths(
+  template: string,
+  params: Readonly<Record<string, string>>,
+): { sent: string; signed: string } {
   let sent = template;
   let signed = template;
   for (const name of template.match(/\{(\w+)\}/g) ?? []) {
     const value = params[name.slice(1, -1)];
     if (typeof value !== 'string' || value === '') {
-      throw new CobroClientError('invalid_argument', `${template}: ${name.slice(1, -1)} must be a non-empty string`);
+      throw new CobroClientError(
+        'invalid_argument',
+        `${template}: ${name.slice(1, -1)} must be a non-empty string`,
+      );
     }
     sent = sent.replace(name, encodeURIComponent(value));
     signed = signed.replace(name, value);
@@ -90,18 +99,27 @@ function describeCause(error: unknown): string {
   return `${error.message}${cause}`;
 }
 
-export async function send<T>(config: TransportConfig, op: OperationSpec, call: OperationCall): Promise<CobroResponse<T>> {
+export async function send<T>(
+  config: TransportConfig,
+  op: OperationSpec,
+  call: OperationCall,
+): Promise<CobroResponse<T>> {
   const { sent, signed } = paths(op.path, call.params ?? {});
   const entries = queryEntries(call.query ?? {});
-  const queryText = entries.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  const queryText = entries
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .join('&');
   const url = `${config.baseUrl}${sent}${queryText === '' ? '' : `?${queryText}`}`;
   const label = `${op.method} ${sent}`;
 
-  const headers: Record<string, string> = { accept: op.answers === 'csv' ? 'text/csv, application/json' : 'application/json' };
+  const headers: Record<string, string> = {
+    accept: op.answers === 'csv' ? 'text/csv, application/json' : 'application/json',
+  };
   if (op.auth !== 'none') headers.authorization = `Bearer ${config.publicToken}`;
   if (op.auth === 'sign') {
     // The server signs the query of a GET and the body of anything else (auth-plugin.ts signParams).
-    const signParams: SignParams = op.method === 'GET' ? Object.fromEntries(entries) : (call.body ?? {}) as SignParams;
+    const signParams: SignParams =
+      op.method === 'GET' ? Object.fromEntries(entries) : ((call.body ?? {}) as SignParams);
     headers.sign = await computeSign(config.privateToken, signed, signParams);
   }
   const options = call.options ?? {};
@@ -114,24 +132,46 @@ export async function send<T>(config: TransportConfig, op: OperationSpec, call: 
   if (op.auth !== 'none') {
     // Every authenticated call also carries Cobro-Signature, which binds the exact body to this route and moment.
     const timestampS = Math.floor(config.now().getTime() / 1000);
-    headers['cobro-signature'] = await computeCobroSignature(config.privateToken, timestampS, op.method, sent, payload ?? '');
+    headers['cobro-signature'] = await computeCobroSignature(
+      config.privateToken,
+      timestampS,
+      op.method,
+      sent,
+      payload ?? '',
+    );
   }
 
-  const timeoutMs = options.timeoutMs === undefined ? config.timeoutMs : checkTimeoutMs(options.timeoutMs, 'timeoutMs');
+  const timeoutMs =
+    options.timeoutMs === undefined
+      ? config.timeoutMs
+      : checkTimeoutMs(options.timeoutMs, 'timeoutMs');
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal === undefined ? timeout : eitherSignal(timeout, options.signal);
 
   let httpStatus: number;
   let text: string;
   try {
-    const response = await config.fetch(url, { method: op.method, headers, ...(payload === undefined ? {} : { body: payload }), signal });
+    const response = await config.fetch(url, {
+      method: op.method,
+      headers,
+      ...(payload === undefined ? {} : { body: payload }),
+      signal,
+    });
     httpStatus = response.status;
     // Reading the body is inside the try: the timeout covers a server that sends headers and then stalls.
     text = await response.text();
   } catch (error) {
-    if (timeout.aborted) throw new CobroClientError('timeout', `${label} timed out after ${timeoutMs} ms`, { cause: error });
-    if (options.signal?.aborted === true) throw new CobroClientError('aborted', `${label} was aborted by the caller`, { cause: error });
-    throw new CobroClientError('network', `${label} to ${config.baseUrl} failed: ${describeCause(error)}`, { cause: error });
+    if (timeout.aborted)
+      throw new CobroClientError('timeout', `${label} timed out after ${timeoutMs} ms`, {
+        cause: error,
+      });
+    if (options.signal?.aborted === true)
+      throw new CobroClientError('aborted', `${label} was aborted by the caller`, { cause: error });
+    throw new CobroClientError(
+      'network',
+      `${label} to ${config.baseUrl} failed: ${describeCause(error)}`,
+      { cause: error },
+    );
   }
   // A CSV route answers its 200 as text; its errors are JSON like every other route's.
   if (op.answers === 'csv' && httpStatus === 200) return { httpStatus, body: text as T };
@@ -139,8 +179,13 @@ export async function send<T>(config: TransportConfig, op: OperationSpec, call: 
     return { httpStatus, body: JSON.parse(text) as T };
   } catch (error) {
     const excerpt = text.length > excerptCharsMax ? `${text.slice(0, excerptCharsMax)}…` : text;
-    throw new CobroClientError('invalid_response', `${label} answered HTTP ${httpStatus} with a body that is not JSON: ${JSON.stringify(excerpt)}`, {
-      cause: error, httpStatus,
-    });
+    throw new CobroClientError(
+      'invalid_response',
+      `${label} answered HTTP ${httpStatus} with a body that is not JSON: ${JSON.stringify(excerpt)}`,
+      {
+        cause: error,
+        httpStatus,
+      },
+    );
   }
 }

@@ -4,12 +4,25 @@ import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts'
 
 export const accountsSetProcessor: Command = {
   name: 'accounts set-processor',
-  summary: 'Set the Webpay Plus keys that take an account\'s card payments in production',
-  usage: 'cobro accounts set-processor ID --webpay-commerce-code C --webpay-api-key K [--environment integration|production|URL]',
+  summary: "Set the Webpay Plus keys that take an account's card payments in production",
+  usage:
+    'cobro accounts set-processor ID --webpay-commerce-code C --webpay-api-key K [--environment integration|production|URL]',
   options: {
-    'webpay-commerce-code': { type: 'string', valueName: 'CODE', description: 'Transbank\'s 12-digit commerce code (required)' },
-    'webpay-api-key': { type: 'string', valueName: 'KEY', description: 'Transbank\'s API key (Tbk-Api-Key-Secret), stored encrypted (required)' },
-    environment: { type: 'string', valueName: 'ENV', description: 'integration, production (default) or the http(s) URL of a Webpay REST host' },
+    'webpay-commerce-code': {
+      type: 'string',
+      valueName: 'CODE',
+      description: "Transbank's 12-digit commerce code (required)",
+    },
+    'webpay-api-key': {
+      type: 'string',
+      valueName: 'KEY',
+      description: "Transbank's API key (Tbk-Api-Key-Secret), stored encrypted (required)",
+    },
+    environment: {
+      type: 'string',
+      valueName: 'ENV',
+      description: 'integration, production (default) or the http(s) URL of a Webpay REST host',
+    },
     json: { type: 'boolean', description: 'print the result as JSON' },
   },
   operands: [{ name: 'ID', description: 'the account id (acc...)' }],
@@ -19,23 +32,42 @@ export const accountsSetProcessor: Command = {
   needsDb: true,
   async run(ctx, args) {
     const c = requireCtx(ctx);
-    const [{ findAccountRowById }, { checkWebpaySettings, saveWebpaySettings }] = await Promise.all([
-      import('../../modules/accounts/repository.ts'),
-      import('../../platform/processors/account-processors.ts'),
-    ]);
+    const [{ findAccountRowById }, { checkWebpaySettings, saveWebpaySettings }] = await Promise.all(
+      [
+        import('../../modules/accounts/repository.ts'),
+        import('../../platform/processors/account-processors.ts'),
+      ],
+    );
     const id = args.positionals[0];
     const commerceCode = stringOption(args, 'webpay-commerce-code');
     const apiKey = stringOption(args, 'webpay-api-key');
-    if (id === undefined || commerceCode === undefined || apiKey === undefined) return fail(`usage: ${this.usage}`, 2);
-    const settings = { commerceCode, apiKey, environment: stringOption(args, 'environment') ?? 'production' };
+    if (id === undefined || commerceCode === undefined || apiKey === undefined)
+      return fail(`usage: ${this.usage}`, 2);
+    const settings = {
+      commerceCode,
+      apiKey,
+      environment: stringOption(args, 'environment') ?? 'production',
+    };
     const checked = checkWebpaySettings(settings);
     if (!checked.ok) return fail(checked.error, 2);
     if ((await findAccountRowById(c.db, id)) === undefined) return fail(`no account with id ${id}`);
     await saveWebpaySettings(c, id, settings, c.clock.now());
-    const note = c.config.mode === 'production' ? '' : ' (used in production mode only; this deployment is in sandbox mode)';
+    const note =
+      c.config.mode === 'production'
+        ? ''
+        : ' (used in production mode only; this deployment is in sandbox mode)';
     if (args.values.json === true) {
-      return ok(JSON.stringify({ account_id: id, processor: 'webpay_plus', commerce_code: commerceCode, environment: settings.environment }));
+      return ok(
+        JSON.stringify({
+          account_id: id,
+          processor: 'webpay_plus',
+          commerce_code: commerceCode,
+          environment: settings.environment,
+        }),
+      );
     }
-    return ok(`card payments of ${id} go through Webpay Plus, commerce code ${commerceCode}, environment ${settings.environment}${note}`);
+    return ok(
+      `card payments of ${id} go through Webpay Plus, commerce code ${commerceCode}, environment ${settings.environment}${note}`,
+    );
   },
 };

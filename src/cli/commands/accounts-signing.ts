@@ -6,11 +6,17 @@ export const accountsRequireStrictSigning: Command = {
   summary: 'Require a valid Cobro-Signature on every request of the account (--off lifts it)',
   usage: 'cobro accounts require-strict-signing ID [--off] [--json]',
   options: {
-    off: { type: 'boolean', description: 'stop requiring it (a Cobro-Signature sent is still checked)' },
+    off: {
+      type: 'boolean',
+      description: 'stop requiring it (a Cobro-Signature sent is still checked)',
+    },
     json: { type: 'boolean', description: 'print the account id and the flag as one JSON object' },
   },
   operands: [{ name: 'ID', description: 'the account id (acc...)' }],
-  examples: ['cobro accounts require-strict-signing acc4f6c0e3d2b1a09876', 'cobro accounts require-strict-signing acc4f6c0e3d2b1a09876 --off'],
+  examples: [
+    'cobro accounts require-strict-signing acc4f6c0e3d2b1a09876',
+    'cobro accounts require-strict-signing acc4f6c0e3d2b1a09876 --off',
+  ],
   needsDb: true,
   async run(ctx, args) {
     const id = args.positionals[0];
@@ -20,8 +26,10 @@ export const accountsRequireStrictSigning: Command = {
     if (!result.ok) return fail(result.error);
     const { strictSigning } = result.value;
     if (args.values.json === true) return ok(JSON.stringify({ id, strict_signing: strictSigning }));
-    return ok(strictSigning
-      ? `${id} now requires Cobro-Signature on every request; requests without it answer 401 waiting Cobro-Signature`
-      : `${id} accepts requests without Cobro-Signature again (a Cobro-Signature sent is still checked)`);
+    return ok(
+      strictSigning
+        ? `${id} now requires Cobro-Signature on every request; requests without it answer 401 waiting Cobro-Signature`
+        : `${id} accepts requests without Cobro-Signature again (a Cobro-Signature sent is still checked)`,
+    );
   },
 };

@@ -14,7 +14,15 @@ function describe(a: AccountView): string {
 }
 
 function json(a: AccountView): object {
-  return { id: a.id, name: a.name, status: a.status, created_at: a.createdAt, public_token: a.publicToken, private_token: a.privateToken, webhook_secret: a.webhookSecret };
+  return {
+    id: a.id,
+    name: a.name,
+    status: a.status,
+    created_at: a.createdAt,
+    public_token: a.publicToken,
+    private_token: a.privateToken,
+    webhook_secret: a.webhookSecret,
+  };
 }
 
 export const accountsCreate: Command = {
@@ -22,10 +30,16 @@ export const accountsCreate: Command = {
   summary: 'Create a merchant account and print its credentials',
   usage: 'cobro accounts create --name NAME [--json]',
   options: {
-    name: { type: 'string', description: "the merchant's name, as its customers see it (required)" },
+    name: {
+      type: 'string',
+      description: "the merchant's name, as its customers see it (required)",
+    },
     json: { type: 'boolean', description: 'print the account as one JSON object' },
   },
-  examples: ['cobro accounts create --name "Tienda Uno"', 'cobro accounts create --name "Tienda Uno" --json | jq -r .private_token'],
+  examples: [
+    'cobro accounts create --name "Tienda Uno"',
+    'cobro accounts create --name "Tienda Uno" --json | jq -r .private_token',
+  ],
   needsDb: true,
   async run(ctx, args) {
     const name = stringOption(args, 'name');
@@ -33,7 +47,9 @@ export const accountsCreate: Command = {
     const { createAccount } = await import('../../modules/accounts/service.ts');
     const created = await createAccount(requireCtx(ctx), name);
     if (!created.ok) return fail(created.error, 2);
-    return ok(args.values.json === true ? JSON.stringify(json(created.value)) : describe(created.value));
+    return ok(
+      args.values.json === true ? JSON.stringify(json(created.value)) : describe(created.value),
+    );
   },
 };
 
@@ -41,16 +57,30 @@ export const accountsList: Command = {
   name: 'accounts list',
   summary: 'List merchant accounts',
   usage: 'cobro accounts list [--json]',
-  options: { json: { type: 'boolean', description: 'print a JSON array of {id, name, status, created_at}' } },
+  options: {
+    json: { type: 'boolean', description: 'print a JSON array of {id, name, status, created_at}' },
+  },
   examples: ['cobro accounts list', 'cobro accounts list --json | jq -r ".[].id"'],
   needsDb: true,
   readOnly: true,
   async run(ctx, args) {
     const { listAccounts } = await import('../../modules/accounts/service.ts');
     const accounts = await listAccounts(requireCtx(ctx));
-    if (args.values.json === true) return ok(JSON.stringify(accounts.map((a) => ({ id: a.id, name: a.name, status: a.status, created_at: a.createdAt }))));
+    if (args.values.json === true)
+      return ok(
+        JSON.stringify(
+          accounts.map((a) => ({
+            id: a.id,
+            name: a.name,
+            status: a.status,
+            created_at: a.createdAt,
+          })),
+        ),
+      );
     if (accounts.length === 0) return ok('no accounts');
-    return ok(accounts.map((a) => `${a.id}  ${a.status.padEnd(8)}  ${a.createdAt}  ${a.name}`).join('\n'));
+    return ok(
+      accounts.map((a) => `${a.id}  ${a.status.padEnd(8)}  ${a.createdAt}  ${a.name}`).join('\n'),
+    );
   },
 };
 
@@ -58,9 +88,17 @@ export const accountsShow: Command = {
   name: 'accounts show',
   summary: 'Show an account and its credentials',
   usage: 'cobro accounts show ID [--json]',
-  options: { json: { type: 'boolean', description: 'print the account and its credentials as one JSON object' } },
+  options: {
+    json: {
+      type: 'boolean',
+      description: 'print the account and its credentials as one JSON object',
+    },
+  },
   operands: [{ name: 'ID', description: 'the account id (acc...)' }],
-  examples: ['cobro accounts show acc4f6c0e3d2b1a09876', 'cobro accounts show acc4f6c0e3d2b1a09876 --json'],
+  examples: [
+    'cobro accounts show acc4f6c0e3d2b1a09876',
+    'cobro accounts show acc4f6c0e3d2b1a09876 --json',
+  ],
   needsDb: true,
   readOnly: true,
   async run(ctx, args) {
@@ -69,7 +107,9 @@ export const accountsShow: Command = {
     const { showAccount } = await import('../../modules/accounts/service.ts');
     const found = await showAccount(requireCtx(ctx), id);
     if (!found.ok) return fail(found.error);
-    return ok(args.values.json === true ? JSON.stringify(json(found.value)) : describe(found.value));
+    return ok(
+      args.values.json === true ? JSON.stringify(json(found.value)) : describe(found.value),
+    );
   },
 };
 
@@ -78,20 +118,31 @@ export const accountsRotate: Command = {
   summary: 'Issue new credentials; the old ones stop working at once',
   usage: 'cobro accounts rotate ID [--only tokens|webhook-secret] [--json]',
   options: {
-    only: { type: 'string', valueName: 'tokens|webhook-secret', description: 'rotate only the API tokens or only the webhook secret (default: all)' },
+    only: {
+      type: 'string',
+      valueName: 'tokens|webhook-secret',
+      description: 'rotate only the API tokens or only the webhook secret (default: all)',
+    },
     json: { type: 'boolean', description: 'print the new credentials as one JSON object' },
   },
   operands: [{ name: 'ID', description: 'the account id (acc...)' }],
-  examples: ['cobro accounts rotate acc4f6c0e3d2b1a09876', 'cobro accounts rotate acc4f6c0e3d2b1a09876 --only webhook-secret'],
+  examples: [
+    'cobro accounts rotate acc4f6c0e3d2b1a09876',
+    'cobro accounts rotate acc4f6c0e3d2b1a09876 --only webhook-secret',
+  ],
   needsDb: true,
   async run(ctx, args) {
     const id = args.positionals[0];
-    if (id === undefined) return fail('usage: cobro accounts rotate ID [--only tokens|webhook-secret]', 2);
+    if (id === undefined)
+      return fail('usage: cobro accounts rotate ID [--only tokens|webhook-secret]', 2);
     const only = stringOption(args, 'only') ?? 'all';
     const { rotateAccount, rotateTargets } = await import('../../modules/accounts/service.ts');
-    if (!(rotateTargets as readonly string[]).includes(only)) return fail(`--only must be one of ${rotateTargets.join(', ')}`, 2);
+    if (!(rotateTargets as readonly string[]).includes(only))
+      return fail(`--only must be one of ${rotateTargets.join(', ')}`, 2);
     const rotated = await rotateAccount(requireCtx(ctx), id, only as RotateTarget);
     if (!rotated.ok) return fail(rotated.error);
-    return ok(args.values.json === true ? JSON.stringify(json(rotated.value)) : describe(rotated.value));
+    return ok(
+      args.values.json === true ? JSON.stringify(json(rotated.value)) : describe(rotated.value),
+    );
   },
 };

@@ -7,8 +7,10 @@ const optionOf: Readonly<Record<string, string>> = { date_init: '--from', date_e
 
 export const conciliationExport: Command = {
   name: 'conciliation export',
-  summary: 'Write an account\'s settlement batches of a date range as CSV (UTF-8 with BOM, `;` between fields)',
-  usage: 'cobro conciliation export --account ID --from YYYY-MM-DD --to YYYY-MM-DD > conciliation.csv',
+  summary:
+    "Write an account's settlement batches of a date range as CSV (UTF-8 with BOM, `;` between fields)",
+  usage:
+    'cobro conciliation export --account ID --from YYYY-MM-DD --to YYYY-MM-DD > conciliation.csv',
   options: { account: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
   needsDb: true,
   async run(ctxOrNull, args) {
@@ -20,15 +22,20 @@ export const conciliationExport: Command = {
     const accountId = stringOption(args, 'account');
     const from = stringOption(args, 'from');
     const to = stringOption(args, 'to');
-    if (accountId === undefined || from === undefined || to === undefined) return fail(`usage: ${this.usage}`, 2);
-    if ((await findAccountRowById(ctx.db, accountId)) === undefined) return fail(`no account with id ${accountId}`);
+    if (accountId === undefined || from === undefined || to === undefined)
+      return fail(`usage: ${this.usage}`, 2);
+    if ((await findAccountRowById(ctx.db, accountId)) === undefined)
+      return fail(`no account with id ${accountId}`);
     try {
       const { batches } = await conciliationFor(ctx, accountId, from, to);
       return ok(conciliationCsv(batches));
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
       const problems = Object.entries((error.extra.errors ?? {}) as Record<string, string>);
-      return fail(problems.map(([field, problem]) => `${optionOf[field] ?? field}: ${problem}`).join('\n'), 2);
+      return fail(
+        problems.map(([field, problem]) => `${optionOf[field] ?? field}: ${problem}`).join('\n'),
+        2,
+      );
     }
   },
 };

@@ -2,10 +2,19 @@ import { fail, ok, requireCtx, type Command } from '../command.ts';
 
 export const ledgerVerify: Command = {
   name: 'ledger verify',
-  summary: 'Recompute every balance and running balance from the postings; exit 1 naming the first fault',
+  summary:
+    'Recompute every balance and running balance from the postings; exit 1 naming the first fault',
   usage: 'cobro ledger verify [--json]',
-  options: { json: { type: 'boolean', description: 'print the result as JSON ({ok, accounts, journals} or {ok, fault})' } },
-  examples: ['cobro ledger verify', 'DATABASE_URL=postgres://cobro@db/cobro cobro ledger verify --json'],
+  options: {
+    json: {
+      type: 'boolean',
+      description: 'print the result as JSON ({ok, accounts, journals} or {ok, fault})',
+    },
+  },
+  examples: [
+    'cobro ledger verify',
+    'DATABASE_URL=postgres://cobro@db/cobro cobro ledger verify --json',
+  ],
   needsDb: true,
   readOnly: true,
   async run(ctx, args) {

@@ -1,5 +1,8 @@
 // `cobro notifications list|show|retry`: the operator's view of callback deliveries across accounts.
-import { notificationStatuses, type NotificationStatus } from '../../platform/notifications/types.ts';
+import {
+  notificationStatuses,
+  type NotificationStatus,
+} from '../../platform/notifications/types.ts';
 import { limits } from '../../limits/index.ts';
 import type { NotificationView } from '../../modules/notifications/service.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
@@ -12,14 +15,26 @@ function line(n: NotificationView): string {
 export const notificationsList: Command = {
   name: 'notifications list',
   summary: 'List callback deliveries, newest first',
-  usage: 'cobro notifications list [--account ID] [--status pending|delivering|delivered|failed] [--limit N] [--json]',
+  usage:
+    'cobro notifications list [--account ID] [--status pending|delivering|delivered|failed] [--limit N] [--json]',
   options: {
     account: { type: 'string', valueName: 'ID', description: "only this account's callbacks" },
-    status: { type: 'string', valueName: notificationStatuses.join('|'), description: 'only callbacks in this state' },
-    limit: { type: 'string', valueName: 'N', description: `how many, newest first (default 50, at most ${limits.cliListRowsMax})` },
+    status: {
+      type: 'string',
+      valueName: notificationStatuses.join('|'),
+      description: 'only callbacks in this state',
+    },
+    limit: {
+      type: 'string',
+      valueName: 'N',
+      description: `how many, newest first (default 50, at most ${limits.cliListRowsMax})`,
+    },
     json: { type: 'boolean', description: 'print the page as JSON ({notifications, total})' },
   },
-  examples: ['cobro notifications list --status failed', 'cobro notifications list --account acc4f6c0e3d2b1a09876 --limit 10 --json'],
+  examples: [
+    'cobro notifications list --status failed',
+    'cobro notifications list --account acc4f6c0e3d2b1a09876 --limit 10 --json',
+  ],
   needsDb: true,
   readOnly: true,
   async run(ctx, args) {
@@ -29,7 +44,11 @@ export const notificationsList: Command = {
       return fail(`--status must be one of ${notificationStatuses.join(', ')}`, 2);
     }
     const limitText = stringOption(args, 'limit') ?? '50';
-    if (!/^\d{1,6}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > limits.cliListRowsMax) {
+    if (
+      !/^\d{1,6}$/.test(limitText) ||
+      Number(limitText) < 1 ||
+      Number(limitText) > limits.cliListRowsMax
+    ) {
       return fail(`--limit must be an integer from 1 to ${limits.cliListRowsMax}`, 2);
     }
     const page = await listNotifications(requireCtx(ctx), {
@@ -40,7 +59,11 @@ export const notificationsList: Command = {
     });
     if (args.values.json === true) return ok(JSON.stringify(page));
     if (page.notifications.length === 0) return ok('no notifications');
-    return ok([...page.notifications.map(line), `(${page.notifications.length} of ${page.total})`].join('\n'));
+    return ok(
+      [...page.notifications.map(line), `(${page.notifications.length} of ${page.total})`].join(
+        '\n',
+      ),
+    );
   },
 };
 
@@ -48,7 +71,12 @@ export const notificationsShow: Command = {
   name: 'notifications show',
   summary: 'Show one callback delivery with every attempt',
   usage: 'cobro notifications show ID [--json]',
-  options: { json: { type: 'boolean', description: 'print the delivery and its attempts as one JSON object' } },
+  options: {
+    json: {
+      type: 'boolean',
+      description: 'print the delivery and its attempts as one JSON object',
+    },
+  },
   operands: [{ name: 'ID', description: 'the notification id, as `notifications list` prints it' }],
   examples: ['cobro notifications show ntf0123456789abcdef01'],
   needsDb: true,
@@ -60,9 +88,19 @@ export const notificationsShow: Command = {
     const found = await showNotification(requireCtx(ctx), id, null);
     if (found === null) return fail(`no notification with id ${id}`);
     if (args.values.json === true) return ok(JSON.stringify(found));
-    const attempts = found.attempts_log.map((a) =>
-      `  #${a.attempt}  ${a.started_at}  ${(a.outcome ?? 'sending').padEnd(9)}  ${a.status_code ?? '-'}  ${a.latency_ms ?? '-'} ms  ${a.error ?? ''}`);
-    return ok([line(found), `url: ${found.url}`, `payload: ${JSON.stringify(found.payload)}`, 'attempts:', ...attempts].join('\n'));
+    const attempts = found.attempts_log.map(
+      (a) =>
+        `  #${a.attempt}  ${a.started_at}  ${(a.outcome ?? 'sending').padEnd(9)}  ${a.status_code ?? '-'}  ${a.latency_ms ?? '-'} ms  ${a.error ?? ''}`,
+    );
+    return ok(
+      [
+        line(found),
+        `url: ${found.url}`,
+        `payload: ${JSON.stringify(found.payload)}`,
+        'attempts:',
+        ...attempts,
+      ].join('\n'),
+    );
   },
 };
 

@@ -14,11 +14,24 @@ function problemLines(problems: readonly string[]): string {
 export const payoutsExport: Command = {
   name: 'payouts export',
   summary: 'Write pending production payouts as a bank payroll CSV (they become processing)',
-  usage: 'cobro payouts export --bank 0001 [--format csv] > nomina.csv   |   cobro payouts export --batch ID > nomina.csv',
+  usage:
+    'cobro payouts export --bank 0001 [--format csv] > nomina.csv   |   cobro payouts export --batch ID > nomina.csv',
   options: {
-    bank: { type: 'string', valueName: 'CODE', description: 'the bank the payroll file is for, a code of GET /api/banks (0001)' },
-    format: { type: 'string', valueName: 'FORMAT', description: 'the file format: csv (the default)' },
-    batch: { type: 'string', valueName: 'ID', description: 'write an earlier batch\'s file again, changing nothing' },
+    bank: {
+      type: 'string',
+      valueName: 'CODE',
+      description: 'the bank the payroll file is for, a code of GET /api/banks (0001)',
+    },
+    format: {
+      type: 'string',
+      valueName: 'FORMAT',
+      description: 'the file format: csv (the default)',
+    },
+    batch: {
+      type: 'string',
+      valueName: 'ID',
+      description: "write an earlier batch's file again, changing nothing",
+    },
   },
   examples: [
     'cobro payouts export --bank 0001 --format csv > nomina.csv',
@@ -26,28 +39,47 @@ export const payoutsExport: Command = {
   ],
   needsDb: true,
   async run(ctx, args) {
-    const { batchFile, exportPayoutBatch, payrollFormats } = await import('../../modules/wallet/payout-batch-export.ts');
+    const { batchFile, exportPayoutBatch, payrollFormats } = await import(
+      '../../modules/wallet/payout-batch-export.ts'
+    );
     const bank = stringOption(args, 'bank')?.trim();
     const batchId = stringOption(args, 'batch')?.trim();
     const format = (stringOption(args, 'format') ?? 'csv').trim().toLowerCase();
-    if ((bank === undefined) === (batchId === undefined)) return fail(`give --bank (a new batch) or --batch (an earlier one's file)\nusage: ${this.usage}`, 2);
-    if (!(payrollFormats as readonly string[]).includes(format)) return fail(`--format must be one of ${payrollFormats.join(', ')}`, 2);
-    const result = batchId !== undefined ? await batchFile(requireCtx(ctx), batchId) : await exportPayoutBatch(requireCtx(ctx), bank!, format as PayrollFormat);
+    if ((bank === undefined) === (batchId === undefined))
+      return fail(
+        `give --bank (a new batch) or --batch (an earlier one's file)\nusage: ${this.usage}`,
+        2,
+      );
+    if (!(payrollFormats as readonly string[]).includes(format))
+      return fail(`--format must be one of ${payrollFormats.join(', ')}`, 2);
+    const result =
+      batchId !== undefined
+        ? await batchFile(requireCtx(ctx), batchId)
+        : await exportPayoutBatch(requireCtx(ctx), bank!, format as PayrollFormat);
     if (!result.ok) return fail(result.error, 2);
     const batch = result.batch;
-    if (batch === null) return { exitCode: 0, stdout: '', stderr: `no pending payouts to export for bank ${bank}\n` };
+    if (batch === null)
+      return { exitCode: 0, stdout: '', stderr: `no pending payouts to export for bank ${bank}\n` };
     const what = `batch ${batch.id} for bank ${batch.bankSbif}: ${batch.payoutCount} payouts, ${batch.amountMinorTotal} ${batch.currency}`;
-    const note = batchId !== undefined ? `${what} (written again; no payout changed)` : `${what}, now processing; \`cobro payouts import FILE\` applies the bank's results`;
+    const note =
+      batchId !== undefined
+        ? `${what} (written again; no payout changed)`
+        : `${what}, now processing; \`cobro payouts import FILE\` applies the bank's results`;
     return { exitCode: 0, stdout: batch.csv, stderr: `${note}\n` };
   },
 };
 
 export const payoutsImport: Command = {
   name: 'payouts import',
-  summary: 'Apply a bank\'s results CSV to exported payouts (success / banking_error)',
+  summary: "Apply a bank's results CSV to exported payouts (success / banking_error)",
   usage: 'cobro payouts import results.csv',
   options: {},
-  operands: [{ name: 'FILE', description: 'the results CSV: payout_id, status (success or banking_error), reason' }],
+  operands: [
+    {
+      name: 'FILE',
+      description: 'the results CSV: payout_id, status (success or banking_error), reason',
+    },
+  ],
   examples: ['cobro payouts import results.csv'],
   needsDb: true,
   readsFile: true,
@@ -57,16 +89,25 @@ export const payoutsImport: Command = {
     if (file === undefined || args.positionals.length > 1) return fail(`usage: ${this.usage}`, 2);
     let text: string;
     try {
-      if (fs.statSync(file).size > limits.payoutResultsFileBytesMax) return fail(`${file} is larger than ${limits.payoutResultsFileBytesMax} bytes`, 2);
+      if (fs.statSync(file).size > limits.payoutResultsFileBytesMax)
+        return fail(`${file} is larger than ${limits.payoutResultsFileBytesMax} bytes`, 2);
       text = fs.readFileSync(file, 'utf8');
     } catch (error) {
-      return fail(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, 2);
+      return fail(
+        `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        2,
+      );
     }
     const result = await importPayoutResults(requireCtx(ctx), text);
-    if (!result.ok) return fail(`${file} refused, no payout changed:\n${problemLines(result.errors)}`, 2);
+    if (!result.ok)
+      return fail(`${file} refused, no payout changed:\n${problemLines(result.errors)}`, 2);
     const s = result.summary;
     const stdout = `${s.resolved.success} success, ${s.resolved.banking_error} banking_error, ${s.alreadyResolved} already resolved, ${s.leftProcessing} left processing\n`;
     if (s.problems.length === 0) return { exitCode: 0, stdout, stderr: '' };
-    return { exitCode: 1, stdout, stderr: `${s.problems.length} rows not applied:\n${problemLines(s.problems)}\n` };
+    return {
+      exitCode: 1,
+      stdout,
+      stderr: `${s.problems.length} rows not applied:\n${problemLines(s.problems)}\n`,
+    };
   },
 };

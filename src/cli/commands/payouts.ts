@@ -4,10 +4,20 @@ import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts'
 export const payoutsResolve: Command = {
   name: 'payouts resolve',
   summary: 'Move a payout or withdrawal on (processing, success, banking_error, fraud_prevention)',
-  usage: 'cobro payouts resolve ID --status success|processing|banking_error|fraud_prevention [--reason TEXT]',
+  usage:
+    'cobro payouts resolve ID --status success|processing|banking_error|fraud_prevention [--reason TEXT]',
   options: {
-    status: { type: 'string', valueName: 'STATE', description: 'the new state: processing, success, banking_error or fraud_prevention (required)' },
-    reason: { type: 'string', valueName: 'TEXT', description: "the rejection reason the merchant sees (banking_error)" },
+    status: {
+      type: 'string',
+      valueName: 'STATE',
+      description:
+        'the new state: processing, success, banking_error or fraud_prevention (required)',
+    },
+    reason: {
+      type: 'string',
+      valueName: 'TEXT',
+      description: 'the rejection reason the merchant sees (banking_error)',
+    },
   },
   operands: [{ name: 'ID', description: 'the payout or withdrawal id' }],
   examples: [
@@ -19,9 +29,17 @@ export const payoutsResolve: Command = {
     const id = args.positionals[0];
     const status = stringOption(args, 'status');
     if (id === undefined || status === undefined) return fail(`usage: ${this.usage}`, 2);
-    const { operatorTargets, resolvePayout } = await import('../../modules/wallet/payout-operator-resolve.ts');
-    if (!(operatorTargets as readonly string[]).includes(status)) return fail(`--status must be one of ${operatorTargets.join(', ')}`, 2);
-    const result = await resolvePayout(requireCtx(ctx), id, status as OperatorTarget, stringOption(args, 'reason') ?? null);
+    const { operatorTargets, resolvePayout } = await import(
+      '../../modules/wallet/payout-operator-resolve.ts'
+    );
+    if (!(operatorTargets as readonly string[]).includes(status))
+      return fail(`--status must be one of ${operatorTargets.join(', ')}`, 2);
+    const result = await resolvePayout(
+      requireCtx(ctx),
+      id,
+      status as OperatorTarget,
+      stringOption(args, 'reason') ?? null,
+    );
     if (!result.ok) return fail(result.error);
     return ok(`payout ${result.payout.id} is ${result.payout.status}`);
   },

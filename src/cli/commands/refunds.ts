@@ -5,10 +5,19 @@ import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts'
 import { isOutput, pageText, pageWindow, statusOption } from '../paging.ts';
 import { bankAccountArgs, bankAccountOptions } from './accounts-bank.ts';
 
-const statusWords = 'pending|awaiting_funds|waiting_bank_details|complete|reverse_deleted|reverse_completed';
+const statusWords =
+  'pending|awaiting_funds|waiting_bank_details|complete|reverse_deleted|reverse_completed';
 
 function line(r: RefundSummary): string {
-  return [r.id, r.status.padEnd(20), `${r.amount} ${r.currency}`.padStart(14), r.account_id, r.transaction_id, `order ${r.order}`, r.created_at].join('  ');
+  return [
+    r.id,
+    r.status.padEnd(20),
+    `${r.amount} ${r.currency}`.padStart(14),
+    r.account_id,
+    r.transaction_id,
+    `order ${r.order}`,
+    r.created_at,
+  ].join('  ');
 }
 
 export const refundsList: Command = {
@@ -17,17 +26,35 @@ export const refundsList: Command = {
   usage: `cobro refunds list [--account ID] [--status ${statusWords}] [--transaction ID] [--limit N] [--page N] [--json]`,
   options: {
     account: { type: 'string', valueName: 'ID', description: "only this account's refunds" },
-    status: { type: 'string', valueName: 'STATE', description: `only refunds in this state (${statusWords})` },
-    transaction: { type: 'string', valueName: 'ID', description: 'only the refunds of this sale (trx...)' },
-    limit: { type: 'string', valueName: 'N', description: `how many per page (default 50, at most ${limits.cliListRowsMax})` },
+    status: {
+      type: 'string',
+      valueName: 'STATE',
+      description: `only refunds in this state (${statusWords})`,
+    },
+    transaction: {
+      type: 'string',
+      valueName: 'ID',
+      description: 'only the refunds of this sale (trx...)',
+    },
+    limit: {
+      type: 'string',
+      valueName: 'N',
+      description: `how many per page (default 50, at most ${limits.cliListRowsMax})`,
+    },
     page: { type: 'string', valueName: 'N', description: 'which page of --limit rows (default 1)' },
     json: { type: 'boolean', description: 'print the page as JSON ({refunds, total})' },
   },
-  examples: ['cobro refunds list --status waiting_bank_details', 'cobro refunds list --account acc4f6c0e3d2b1a09876 --limit 20 --page 2 --json'],
+  examples: [
+    'cobro refunds list --status waiting_bank_details',
+    'cobro refunds list --account acc4f6c0e3d2b1a09876 --limit 20 --page 2 --json',
+  ],
   needsDb: true,
   readOnly: true,
   async run(ctx, args) {
-    const [{ listRefunds }, { nullificationStatuses }] = await Promise.all([import('../../modules/refunds/operator.ts'), import('../../modules/refunds/states.ts')]);
+    const [{ listRefunds }, { nullificationStatuses }] = await Promise.all([
+      import('../../modules/refunds/operator.ts'),
+      import('../../modules/refunds/states.ts'),
+    ]);
     const status = statusOption(args, nullificationStatuses);
     if (isOutput(status)) return status;
     const window = pageWindow(args);
@@ -37,7 +64,8 @@ export const refundsList: Command = {
       accountId: stringOption(args, 'account') ?? null,
       ...(status !== undefined ? { status } : {}),
       ...(transaction !== undefined ? { transactionId: transaction } : {}),
-      offset: window.offset, limit: window.limit,
+      offset: window.offset,
+      limit: window.limit,
     });
     if (args.values.json === true) return ok(JSON.stringify(found));
     return pageText('refunds', found.refunds.map(line), window, found.total);
@@ -58,14 +86,19 @@ function describe(d: RefundDetail): string {
     `created:     ${d.created_at}`,
     `updated:     ${d.updated_at}`,
     'callbacks:',
-    ...(d.callbacks.length === 0 ? ['  none (no nullification URL: cobro accounts set-urls ID --nullification-url URL)']
-      : d.callbacks.map((c) => `  ${c.id}  ${c.refund_status.padEnd(20)}  ${c.status.padEnd(10)}  ${c.attempts} attempt(s)  ${c.created_at}`)),
+    ...(d.callbacks.length === 0
+      ? ['  none (no nullification URL: cobro accounts set-urls ID --nullification-url URL)']
+      : d.callbacks.map(
+          (c) =>
+            `  ${c.id}  ${c.refund_status.padEnd(20)}  ${c.status.padEnd(10)}  ${c.attempts} attempt(s)  ${c.created_at}`,
+        )),
   ].join('\n');
 }
 
 export const refundsShow: Command = {
   name: 'refunds show',
-  summary: 'Show one refund: its sale, where its money came from, the processor\'s answer and its callbacks',
+  summary:
+    "Show one refund: its sale, where its money came from, the processor's answer and its callbacks",
   usage: 'cobro refunds show ID [--json]',
   options: { json: { type: 'boolean', description: 'print the refund as one JSON object' } },
   operands: [{ name: 'ID', description: 'the refund id (nul...), as `refunds list` prints it' }],
@@ -84,14 +117,18 @@ export const refundsShow: Command = {
 
 export const refundsSetBankDetails: Command = {
   name: 'refunds set-bank-details',
-  summary: 'Record the payer\'s bank account of a bank-transfer refund waiting for it, and pay the refund out there',
-  usage: 'cobro refunds set-bank-details ID --sbif 0001 --type 1 --num 123 --rut 111111111 --name "Holder" [--json]',
+  summary:
+    "Record the payer's bank account of a bank-transfer refund waiting for it, and pay the refund out there",
+  usage:
+    'cobro refunds set-bank-details ID --sbif 0001 --type 1 --num 123 --rut 111111111 --name "Holder" [--json]',
   options: {
     ...bankAccountOptions,
     json: { type: 'boolean', description: 'print the refund and its payout as one JSON object' },
   },
   operands: [{ name: 'ID', description: 'the refund id (nul...) in waiting_bank_details' }],
-  examples: ['cobro refunds set-bank-details nul4f1c0e9a7b2d4c6e8f0a --sbif 0012 --type 2 --num 12345678 --rut 111111111 --name "Juan Pérez"'],
+  examples: [
+    'cobro refunds set-bank-details nul4f1c0e9a7b2d4c6e8f0a --sbif 0012 --type 2 --num 12345678 --rut 111111111 --name "Juan Pérez"',
+  ],
   needsDb: true,
   async run(ctx, args) {
     const id = args.positionals[0];
@@ -100,8 +137,11 @@ export const refundsSetBankDetails: Command = {
     const { recordBankDetails } = await import('../../modules/refunds/bank-details.ts');
     const result = await recordBankDetails(requireCtx(ctx), id, bank);
     if (!result.ok) return fail(result.error, 2);
-    if (args.values.json === true) return ok(JSON.stringify({ id, status: result.refund.status, payout_id: result.payoutId }));
+    if (args.values.json === true)
+      return ok(JSON.stringify({ id, status: result.refund.status, payout_id: result.payoutId }));
     const to = `bank ${bank.sbif}, account ${bank.num}, ${bank.holderName}`;
-    return ok(`refund ${id} is ${result.refund.status}: payout ${result.payoutId} pays ${result.refund.amount_minor} ${result.refund.currency} to ${to}`);
+    return ok(
+      `refund ${id} is ${result.refund.status}: payout ${result.payoutId} pays ${result.refund.amount_minor} ${result.refund.currency} to ${to}`,
+    );
   },
 };

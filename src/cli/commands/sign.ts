@@ -6,10 +6,27 @@ export const signCommand: Command = {
   summary: 'Print the Sign header for a request (for curl users)',
   usage: "cobro sign --token PRIVATE --path /api/x [--body '{\"a\":1}' | --query 'a=b&c=d']",
   options: {
-    token: { type: 'string', valueName: 'PRIVATE', description: "the account's private token (required)" },
-    path: { type: 'string', valueName: 'PATH', description: 'the request path, such as /api/transaction (a query string after ? is ignored; use --query) (required)' },
-    body: { type: 'string', valueName: 'JSON', description: 'the JSON body of a POST, PUT or PATCH, exactly as sent' },
-    query: { type: 'string', valueName: 'QUERY', description: 'the query string of a GET or DELETE (a=b&c=d)' },
+    token: {
+      type: 'string',
+      valueName: 'PRIVATE',
+      description: "the account's private token (required)",
+    },
+    path: {
+      type: 'string',
+      valueName: 'PATH',
+      description:
+        'the request path, such as /api/transaction (a query string after ? is ignored; use --query) (required)',
+    },
+    body: {
+      type: 'string',
+      valueName: 'JSON',
+      description: 'the JSON body of a POST, PUT or PATCH, exactly as sent',
+    },
+    query: {
+      type: 'string',
+      valueName: 'QUERY',
+      description: 'the query string of a GET or DELETE (a=b&c=d)',
+    },
   },
   examples: [
     `cobro sign --token "$PRIVATE" --path /api/transaction --body '{"email":"a@b.cl","order":"1001","subject":"Pedido 1001","amount":5000,"payment":1}'`,
@@ -20,15 +37,18 @@ export const signCommand: Command = {
   async run(_ctx, args) {
     const token = stringOption(args, 'token');
     const path = stringOption(args, 'path');
-    if (token === undefined || path === undefined) return fail('--token and --path are required', 2);
+    if (token === undefined || path === undefined)
+      return fail('--token and --path are required', 2);
     const body = stringOption(args, 'body');
     const query = stringOption(args, 'query');
-    if (body !== undefined && query !== undefined) return fail('give --body or --query, not both', 2);
+    if (body !== undefined && query !== undefined)
+      return fail('give --body or --query, not both', 2);
     let params: Record<string, unknown> = {};
     if (body !== undefined) {
       try {
         const parsed: unknown = JSON.parse(body);
-        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return fail('--body must be a JSON object', 2);
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+          return fail('--body must be a JSON object', 2);
         params = parsed as Record<string, unknown>;
       } catch {
         return fail('--body is not valid JSON', 2);

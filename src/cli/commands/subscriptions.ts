@@ -1,7 +1,10 @@
 // `cobro subscriptions list|show|cancel`: the operator's view of subscriptions across accounts (reference §7),
 // through the same services as the API and the dashboard.
 import { limits } from '../../limits/index.ts';
-import type { SubscriptionDetail, SubscriptionSummary } from '../../modules/subscriptions/summaries.ts';
+import type {
+  SubscriptionDetail,
+  SubscriptionSummary,
+} from '../../modules/subscriptions/summaries.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 import { isOutput, pageText, pageWindow, statusOption } from '../paging.ts';
 
@@ -9,9 +12,19 @@ const statusWords = 'register|active|suspended|finish|delete|cancel';
 
 function line(s: SubscriptionSummary): string {
   const amount = s.amount === null ? '-' : `${s.amount} CLP`;
-  const last = s.last_payment === null ? 'no payment' : `last ${s.last_payment.status} ${s.last_payment.amount} CLP ${s.last_payment.at}`;
-  return [s.id, s.status.padEnd(9), s.account_id, `${s.plan.name} (${s.plan.type}, ${amount})`, s.client.email,
-    `next ${s.next_charge_at ?? '-'}`, last].join('  ');
+  const last =
+    s.last_payment === null
+      ? 'no payment'
+      : `last ${s.last_payment.status} ${s.last_payment.amount} CLP ${s.last_payment.at}`;
+  return [
+    s.id,
+    s.status.padEnd(9),
+    s.account_id,
+    `${s.plan.name} (${s.plan.type}, ${amount})`,
+    s.client.email,
+    `next ${s.next_charge_at ?? '-'}`,
+    last,
+  ].join('  ');
 }
 
 export const subscriptionsList: Command = {
@@ -20,9 +33,21 @@ export const subscriptionsList: Command = {
   usage: `cobro subscriptions list [--account ID] [--status ${statusWords}] [--plan ID] [--limit N] [--page N] [--json]`,
   options: {
     account: { type: 'string', valueName: 'ID', description: "only this account's subscriptions" },
-    status: { type: 'string', valueName: statusWords, description: 'only subscriptions in this state' },
-    plan: { type: 'string', valueName: 'ID', description: 'only subscriptions to this plan (pl...)' },
-    limit: { type: 'string', valueName: 'N', description: `how many per page (default 50, at most ${limits.cliListRowsMax})` },
+    status: {
+      type: 'string',
+      valueName: statusWords,
+      description: 'only subscriptions in this state',
+    },
+    plan: {
+      type: 'string',
+      valueName: 'ID',
+      description: 'only subscriptions to this plan (pl...)',
+    },
+    limit: {
+      type: 'string',
+      valueName: 'N',
+      description: `how many per page (default 50, at most ${limits.cliListRowsMax})`,
+    },
     page: { type: 'string', valueName: 'N', description: 'which page of --limit rows (default 1)' },
     json: { type: 'boolean', description: 'print the page as JSON ({subscriptions, total})' },
   },
@@ -34,7 +59,8 @@ export const subscriptionsList: Command = {
   readOnly: true,
   async run(ctx, args) {
     const [{ listSubscriptionSummaries }, { subscriptionStatuses }] = await Promise.all([
-      import('../../modules/subscriptions/summaries.ts'), import('../../modules/subscriptions/states.ts'),
+      import('../../modules/subscriptions/summaries.ts'),
+      import('../../modules/subscriptions/states.ts'),
     ]);
     const status = statusOption(args, subscriptionStatuses);
     if (isOutput(status)) return status;
@@ -45,7 +71,8 @@ export const subscriptionsList: Command = {
       accountId: stringOption(args, 'account') ?? null,
       ...(status !== undefined ? { status } : {}),
       ...(plan !== undefined ? { planId: plan } : {}),
-      offset: window.offset, limit: window.limit,
+      offset: window.offset,
+      limit: window.limit,
     });
     if (args.values.json === true) return ok(JSON.stringify(found));
     return pageText('subscriptions', found.subscriptions.map(line), window, found.total);
@@ -54,8 +81,10 @@ export const subscriptionsList: Command = {
 
 function describe(d: SubscriptionDetail): string {
   const p = d.pricing;
-  const price = p.type === 'consumption' ? 'consumption, charged on demand'
-    : `${p.type} ${d.amount ?? p.amount} ${p.currency} every ${p.interval_count} ${p.interval}`;
+  const price =
+    p.type === 'consumption'
+      ? 'consumption, charged on demand'
+      : `${p.type} ${d.amount ?? p.amount} ${p.currency} every ${p.interval_count} ${p.interval}`;
   return [
     `id:          ${d.id}`,
     `status:      ${d.status}`,
@@ -67,13 +96,23 @@ function describe(d: SubscriptionDetail): string {
     `next charge: ${d.next_charge_at ?? '-'}`,
     `card:        ${d.cards === null ? '-' : `${d.cards.card_type} ${d.cards.last_4_digits}`}`,
     'cycles:',
-    ...(d.cycles.length === 0 ? ['  none'] : d.cycles.map((c) =>
-      `  #${c.number}  due ${c.due_at}  ${c.amount} CLP  ${c.status}  try ${c.try_number}${c.paid_at === null ? '' : `  paid ${c.paid_at}`}${c.next_try_at === null ? '' : `  next try ${c.next_try_at}`}`)),
+    ...(d.cycles.length === 0
+      ? ['  none']
+      : d.cycles.map(
+          (c) =>
+            `  #${c.number}  due ${c.due_at}  ${c.amount} CLP  ${c.status}  try ${c.try_number}${c.paid_at === null ? '' : `  paid ${c.paid_at}`}${c.next_try_at === null ? '' : `  next try ${c.next_try_at}`}`,
+        )),
     'payments:',
-    ...(d.transactions.length === 0 ? ['  none'] : d.transactions.map((t) =>
-      `  ${t.created_at}  ${t.status.padEnd(8)}  ${t.amount} CLP  transaction ${t.transaction}  order ${t.order}`)),
+    ...(d.transactions.length === 0
+      ? ['  none']
+      : d.transactions.map(
+          (t) =>
+            `  ${t.created_at}  ${t.status.padEnd(8)}  ${t.amount} CLP  transaction ${t.transaction}  order ${t.order}`,
+        )),
     'status log:',
-    ...d.logs.status.map((l) => `  ${l.change_date}  ${l.initial_status ?? '(created)'} -> ${l.final_status}`),
+    ...d.logs.status.map(
+      (l) => `  ${l.change_date}  ${l.initial_status ?? '(created)'} -> ${l.final_status}`,
+    ),
   ].join('\n');
 }
 
@@ -81,16 +120,27 @@ export const subscriptionsShow: Command = {
   name: 'subscriptions show',
   summary: 'Show one subscription with its billing cycles, payments and status log',
   usage: 'cobro subscriptions show ID [--json]',
-  options: { json: { type: 'boolean', description: 'print the subscription (GET /api/sususcription/{id} plus pricing and cycles) as JSON' } },
+  options: {
+    json: {
+      type: 'boolean',
+      description:
+        'print the subscription (GET /api/sususcription/{id} plus pricing and cycles) as JSON',
+    },
+  },
   operands: [{ name: 'ID', description: 'the subscription id (su...)' }],
-  examples: ['cobro subscriptions show sucaab7865dceaff49d8b3', 'cobro subscriptions show sucaab7865dceaff49d8b3 --json | jq .cycles'],
+  examples: [
+    'cobro subscriptions show sucaab7865dceaff49d8b3',
+    'cobro subscriptions show sucaab7865dceaff49d8b3 --json | jq .cycles',
+  ],
   needsDb: true,
   readOnly: true,
   async run(ctx, args) {
     const id = args.positionals[0];
     if (id === undefined) return fail('usage: cobro subscriptions show ID', 2);
     const c = requireCtx(ctx);
-    const { subscriptionAccount, subscriptionDetail } = await import('../../modules/subscriptions/summaries.ts');
+    const { subscriptionAccount, subscriptionDetail } = await import(
+      '../../modules/subscriptions/summaries.ts'
+    );
     const accountId = await subscriptionAccount(c.db, id);
     const found = accountId === null ? null : await subscriptionDetail(c, accountId, id);
     if (found === null) return fail(`no subscription with id ${id}`);
@@ -110,19 +160,29 @@ export const subscriptionsCancel: Command = {
     const id = args.positionals[0];
     if (id === undefined) return fail('usage: cobro subscriptions cancel ID', 2);
     const c = requireCtx(ctx);
-    const [{ subscriptionAccount }, { endSubscription }, { inTransaction }, { ApiError }] = await Promise.all([
-      import('../../modules/subscriptions/summaries.ts'), import('../../modules/subscriptions/subscription-service.ts'),
-      import('../../platform/db/unit-of-work.ts'), import('../../platform/errors/errors.ts'),
-    ]);
+    const [{ subscriptionAccount }, { endSubscription }, { inTransaction }, { ApiError }] =
+      await Promise.all([
+        import('../../modules/subscriptions/summaries.ts'),
+        import('../../modules/subscriptions/subscription-service.ts'),
+        import('../../platform/db/unit-of-work.ts'),
+        import('../../platform/errors/errors.ts'),
+      ]);
     const accountId = await subscriptionAccount(c.db, id);
     if (accountId === null) return fail(`no subscription with id ${id}`);
     try {
       // The same service as DELETE /api/sususcription/{id}: the state table's move, the log, the pending cycles dropped.
       await inTransaction(c.db, (tx) => endSubscription({ ...c, db: tx }, accountId, id, 'cancel'));
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'validation_failed') return fail(`subscription ${id} is ${error.message.replace(/^id:already /, '')} already: nothing to cancel`);
+      if (error instanceof ApiError && error.code === 'validation_failed')
+        return fail(
+          `subscription ${id} is ${error.message.replace(/^id:already /, '')} already: nothing to cancel`,
+        );
       throw error;
     }
-    return ok(args.values.json === true ? JSON.stringify({ id, status: 'cancel' }) : `subscription ${id} is cancel: nothing is charged after it`);
+    return ok(
+      args.values.json === true
+        ? JSON.stringify({ id, status: 'cancel' })
+        : `subscription ${id} is cancel: nothing is charged after it`,
+    );
   },
 };

@@ -16,12 +16,17 @@ export type AccountUrlChanges = Partial<Record<AccountUrlName, string | null>>;
 export type AccountUrls = Record<AccountUrlName, string | null>;
 
 function refusal(ctx: AppContext, url: string): string | null {
-  if (url.length > limits.callbackUrlLengthMax) return `the URL has more than ${limits.callbackUrlLengthMax} characters`;
+  if (url.length > limits.callbackUrlLengthMax)
+    return `the URL has more than ${limits.callbackUrlLengthMax} characters`;
   const checked = checkCallbackUrl(url, ctx.config);
   return checked.ok ? null : `${url} cannot receive callbacks: ${checked.reason}`;
 }
 
-export async function setAccountUrls(ctx: AppContext, accountId: string, changes: AccountUrlChanges): Promise<AccountResult<AccountUrls>> {
+export async function setAccountUrls(
+  ctx: AppContext,
+  accountId: string,
+  changes: AccountUrlChanges,
+): Promise<AccountResult<AccountUrls>> {
   for (const name of accountUrlNames) {
     const url = changes[name];
     const refused = url === undefined || url === null ? null : refusal(ctx, url);
@@ -29,15 +34,32 @@ export async function setAccountUrls(ctx: AppContext, accountId: string, changes
   }
   if (changes.notify === undefined && changes.nullification === undefined) {
     // Nothing to change: answer the URLs as they are.
-    const row = await ctx.db.selectFrom('accounts').select(['notify_url', 'nullification_url']).where('id', '=', accountId).executeTakeFirst();
-    return row === undefined ? { ok: false, error: `no account with id ${accountId}` } : { ok: true, value: { notify: row.notify_url, nullification: row.nullification_url } };
+    const row = await ctx.db
+      .selectFrom('accounts')
+      .select(['notify_url', 'nullification_url'])
+      .where('id', '=', accountId)
+      .executeTakeFirst();
+    return row === undefined
+      ? { ok: false, error: `no account with id ${accountId}` }
+      : { ok: true, value: { notify: row.notify_url, nullification: row.nullification_url } };
   }
-  const updated = await ctx.db.updateTable('accounts').set({
-    ...(changes.notify !== undefined ? { notify_url: changes.notify } : {}),
-    ...(changes.nullification !== undefined ? { nullification_url: changes.nullification } : {}),
-    updated_at: ctx.clock.now(),
-  }).where('id', '=', accountId).returning(['notify_url', 'nullification_url']).executeTakeFirst();
+  const updated = await ctx.db
+    .updateTable('accounts')
+    .set({
+      ...(changes.notify !== undefined ? { notify_url: changes.notify } : {}),
+      ...(changes.nullification !== undefined ? { nullification_url: changes.nullification } : {}),
+      updated_at: ctx.clock.now(),
+    })
+    .where('id', '=', accountId)
+    .returning(['notify_url', 'nullification_url'])
+    .executeTakeFirst();
   if (updated === undefined) return { ok: false, error: `no account with id ${accountId}` };
-  ctx.logger.info({ accountId, notifyUrl: updated.notify_url, nullificationUrl: updated.nullification_url }, 'account callback URLs changed');
-  return { ok: true, value: { notify: updated.notify_url, nullification: updated.nullification_url } };
+  ctx.logger.info(
+    { accountId, notifyUrl: updated.notify_url, nullificationUrl: updated.nullification_url },
+    'account callback URLs changed',
+  );
+  return {
+    ok: true,
+    value: { notify: updated.notify_url, nullification: updated.nullification_url },
+  };
 }

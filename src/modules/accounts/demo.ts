@@ -4,8 +4,12 @@ import { createAccount, type AccountView } from './service.ts';
 
 export async function ensureDemoAccount(ctx: AppContext): Promise<AccountView | null> {
   if (ctx.config.mode !== 'sandbox') return null;
-  const claimed = await ctx.db.insertInto('cobro_meta').values({ key: 'demo_account_created', value: ctx.clock.now().toISOString() })
-    .onConflict((oc) => oc.column('key').doNothing()).returning('key').executeTakeFirst();
+  const claimed = await ctx.db
+    .insertInto('cobro_meta')
+    .values({ key: 'demo_account_created', value: ctx.clock.now().toISOString() })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .returning('key')
+    .executeTakeFirst();
   if (claimed === undefined) return null;
   const existing = await ctx.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
   if (existing !== undefined) return null;

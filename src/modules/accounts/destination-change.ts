@@ -33,33 +33,70 @@ function sameDestination(a: BankDestination | null, b: BankDestination): boolean
 
 /** The callback shows the last four characters of an account number: enough to recognise it, not to reuse it. */
 function masked(bank: BankDestination | null) {
-  return bank === null ? null : { sbif: bank.sbif, type: bank.type, num_last4: bank.num.slice(-4), rut: bank.rut };
+  return bank === null
+    ? null
+    : { sbif: bank.sbif, type: bank.type, num_last4: bank.num.slice(-4), rut: bank.rut };
 }
 
 /** Records a change inside the transaction `tx` that makes it; an update that changes nothing records nothing. */
-export async function recordDestinationChange(ctx: AppContext, tx: Tx, change: DestinationChange): Promise<string | null> {
+export async function recordDestinationChange(
+  ctx: AppContext,
+  tx: Tx,
+  change: DestinationChange,
+): Promise<string | null> {
   if (sameDestination(change.previous, change.current)) return null;
   const id = newId('dch', 20);
   const at = ctx.clock.now();
-  const account = await tx.selectFrom('accounts').select('notify_url').where('id', '=', change.accountId).executeTakeFirst();
+  const account = await tx
+    .selectFrom('accounts')
+    .select('notify_url')
+    .where('id', '=', change.accountId)
+    .executeTakeFirst();
   let notificationId: string | null = null;
   if (account?.notify_url !== null && account?.notify_url !== undefined) {
     notificationId = await enqueueCallback(tx, {
-      accountId: change.accountId, url: account.notify_url, eventType: destinationChangedEvent, at,
+      accountId: change.accountId,
+      url: account.notify_url,
+      eventType: destinationChangedEvent,
+      at,
       payload: {
-        id, type: destinationChangedEvent, subject: change.subject, subject_id: change.subjectId, source: change.source,
-        changed_at: formatTimestamp(at, ctx.config.timeZone), previous: masked(change.previous), current: masked(change.current),
+        id,
+        type: destinationChangedEvent,
+        subject: change.subject,
+        subject_id: change.subjectId,
+        source: change.source,
+        changed_at: formatTimestamp(at, ctx.config.timeZone),
+        previous: masked(change.previous),
+        current: masked(change.current),
       },
     });
   }
-  await tx.insertInto('destination_changes').values({
-    id, account_id: change.accountId, subject: change.subject, subject_id: change.subjectId,
-    previous: change.previous === null ? null : JSON.stringify(change.previous), current: JSON.stringify(change.current),
-    source: change.source, notification_id: notificationId, changed_at: at,
-  }).execute();
-  ctx.logger.warn({
-    accountId: change.accountId, subject: change.subject, subjectId: change.subjectId, changeId: id, source: change.source,
-    previousNumLast4: change.previous?.num.slice(-4) ?? null, currentNumLast4: change.current.num.slice(-4), notificationId,
-  }, 'destination of money changed');
+  await tx
+    .insertInto('destination_changes')
+    .values({
+      id,
+      account_id: change.accountId,
+      subject: change.subject,
+      subject_id: change.subjectId,
+      previous: change.previous === null ? null : JSON.stringify(change.previous),
+      current: JSON.stringify(change.current),
+      source: change.source,
+      notification_id: notificationId,
+      changed_at: at,
+    })
+    .execute();
+  ctx.logger.warn(
+    {
+      accountId: change.accountId,
+      subject: change.subject,
+      subjectId: change.subjectId,
+      changeId: id,
+      source: change.source,
+      previousNumLast4: change.previous?.num.slice(-4) ?? null,
+      currentNumLast4: change.current.num.slice(-4),
+      notificationId,
+    },
+    'destination of money changed',
+  );
   return id;
 }

@@ -1,7 +1,10 @@
 // The accounts module's side of the AccountDirectory port: platform code (auth, callback delivery) looks
 // accounts up through the context and never imports this module.
 import crypto from 'node:crypto';
-import type { AccountDirectory, AuthenticatedAccount } from '../../platform/auth/account-directory.ts';
+import type {
+  AccountDirectory,
+  AuthenticatedAccount,
+} from '../../platform/auth/account-directory.ts';
 import type { ChangeFeed } from '../../platform/db/change-feed.ts';
 import { NotifiedCache } from '../../platform/db/notified-cache.ts';
 import { limits } from '../../limits/index.ts';
@@ -19,19 +22,38 @@ const accountChangesChannel = 'cobro_account_changed';
  * so a kept token is not hashed either (decision 320): the hash only finds the row. A token that names no account
  * is never kept, and a rotation or a revocation changes the account's row, which drops every kept token.
  */
-export function accountDirectory(db: Db, secrets: SecretBox, changes: ChangeFeed | null): AccountDirectory {
-  const kept = changes === null ? null
-    : new NotifiedCache<AuthenticatedAccount>(changes, accountChangesChannel, limits.authCacheEntriesMax, limits.authCacheEntryAgeMsMax);
+export function accountDirectory(
+  db: Db,
+  secrets: SecretBox,
+  changes: ChangeFeed | null,
+): AccountDirectory {
+  const kept =
+    changes === null
+      ? null
+      : new NotifiedCache<AuthenticatedAccount>(
+          changes,
+          accountChangesChannel,
+          limits.authCacheEntriesMax,
+          limits.authCacheEntryAgeMsMax,
+        );
   const lookUp = async (hash: string): Promise<AuthenticatedAccount | null> => {
     const row = await findAccountRowByTokenHash(db, hash);
     if (row === undefined) return null;
     const privateToken = secrets.open(row.private_token_enc);
-    return { id: row.id, name: row.name, privateToken, signingKey: crypto.createSecretKey(Buffer.from(privateToken, 'utf8')), strictSigning: row.strict_signing };
+    return {
+      id: row.id,
+      name: row.name,
+      privateToken,
+      signingKey: crypto.createSecretKey(Buffer.from(privateToken, 'utf8')),
+      strictSigning: row.strict_signing,
+    };
   };
   return {
     async authenticatePublicToken(publicToken) {
       if (kept === null) return lookUp(publicTokenHash(publicToken));
-      return kept.peek(publicToken) ?? kept.get(publicToken, () => lookUp(publicTokenHash(publicToken)));
+      return (
+        kept.peek(publicToken) ?? kept.get(publicToken, () => lookUp(publicTokenHash(publicToken)))
+      );
     },
     forgetKept() {
       kept?.forget();

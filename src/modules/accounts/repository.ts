@@ -5,5 +5,10 @@ export async function findAccountRowById(db: DbOrTx, id: string) {
 }
 
 export async function findAccountRowByTokenHash(db: DbOrTx, hash: string) {
-  return db.selectFrom('accounts').selectAll().where('public_token_hash', '=', hash).where('status', '=', 'active').executeTakeFirst();
+  return db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('public_token_hash', '=', hash)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
 }

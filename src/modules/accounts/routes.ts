@@ -6,17 +6,25 @@ import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { ErrorEnvelope } from '../../platform/http/schemas.ts';
 import { AccountResponse } from './schemas.ts';
 
-
 export async function accountRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get('/api/account', {
-    config: { auth: 'sign' },
-    schema: {
-      tags: ['Extensions'],
-      summary: 'The account the credentials belong to (checks token and Sign)',
-      response: { 200: AccountResponse, 401: ErrorEnvelope },
+  app.get(
+    '/api/account',
+    {
+      config: { auth: 'sign' },
+      schema: {
+        tags: ['Extensions'],
+        summary: 'The account the credentials belong to (checks token and Sign)',
+        response: { 200: AccountResponse, 401: ErrorEnvelope },
+      },
     },
-  }, async (request) => {
-    const account = accountOf(request);
-    return { status: 'success' as const, id: account.id, name: account.name, mode: ctx.config.mode };
-  });
+    async (request) => {
+      const account = accountOf(request);
+      return {
+        status: 'success' as const,
+        id: account.id,
+        name: account.name,
+        mode: ctx.config.mode,
+      };
+    },
+  );
 }

@@ -33,38 +33,55 @@ function view(ctx: AppContext, row: Row): AccountView {
 function validateAccountName(name: string): string | null {
   const trimmed = name.trim();
   if (trimmed.length === 0) return 'name is empty';
-  if (trimmed.length > limits.accountNameLengthMax) return `name is longer than ${limits.accountNameLengthMax} characters`;
+  if (trimmed.length > limits.accountNameLengthMax)
+    return `name is longer than ${limits.accountNameLengthMax} characters`;
   return null;
 }
 
-export async function createAccount(ctx: AppContext, name: string, db: DbOrTx = ctx.db): Promise<AccountResult<AccountView>> {
+export async function createAccount(
+  ctx: AppContext,
+  name: string,
+  db: DbOrTx = ctx.db,
+): Promise<AccountResult<AccountView>> {
   const problem = validateAccountName(name);
   if (problem !== null) return { ok: false, error: problem };
   const credentials = newCredentials();
   const now = ctx.clock.now();
   const id = newId('acc', 17);
-  await db.insertInto('accounts').values({
-    id,
-    name: name.trim(),
-    status: 'active',
-    public_token_hash: publicTokenHash(credentials.publicToken),
-    public_token_enc: ctx.secrets.seal(credentials.publicToken),
-    private_token_enc: ctx.secrets.seal(credentials.privateToken),
-    webhook_secret_enc: ctx.secrets.seal(credentials.webhookSecret),
-    created_at: now,
-    updated_at: now,
-  }).execute();
+  await db
+    .insertInto('accounts')
+    .values({
+      id,
+      name: name.trim(),
+      status: 'active',
+      public_token_hash: publicTokenHash(credentials.publicToken),
+      public_token_enc: ctx.secrets.seal(credentials.publicToken),
+      private_token_enc: ctx.secrets.seal(credentials.privateToken),
+      webhook_secret_enc: ctx.secrets.seal(credentials.webhookSecret),
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
   const row = await findAccountRowById(db, id);
   if (row === undefined) throw new Error('account vanished after insert');
   return { ok: true, value: view(ctx, row) };
 }
 
 export async function listAccounts(ctx: AppContext): Promise<readonly AccountView[]> {
-  const rows = await ctx.db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').limit(limits.cliListRowsMax).execute();
+  const rows = await ctx.db
+    .selectFrom('accounts')
+    .selectAll()
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limits.cliListRowsMax)
+    .execute();
   return rows.map((r) => view(ctx, r));
 }
 
-export async function showAccount(ctx: AppContext, id: string): Promise<AccountResult<AccountView>> {
+export async function showAccount(
+  ctx: AppContext,
+  id: string,
+): Promise<AccountResult<AccountView>> {
   const row = await findAccountRowById(ctx.db, id);
   if (row === undefined) return { ok: false, error: `no account with id ${id}` };
   return { ok: true, value: view(ctx, row) };
@@ -74,21 +91,31 @@ export const rotateTargets = ['all', 'tokens', 'webhook-secret'] as const;
 export type RotateTarget = (typeof rotateTargets)[number];
 
 /** Issues new credentials; the old ones stop working at once. */
-export async function rotateAccount(ctx: AppContext, id: string, target: RotateTarget = 'all'): Promise<AccountResult<AccountView>> {
+export async function rotateAccount(
+  ctx: AppContext,
+  id: string,
+  target: RotateTarget = 'all',
+): Promise<AccountResult<AccountView>> {
   const row = await findAccountRowById(ctx.db, id);
   if (row === undefined) return { ok: false, error: `no account with id ${id}` };
   const fresh = newCredentials();
   const tokens = target === 'all' || target === 'tokens';
   const webhook = target === 'all' || target === 'webhook-secret';
-  await ctx.db.updateTable('accounts').set({
-    ...(tokens ? {
-      public_token_hash: publicTokenHash(fresh.publicToken),
-      public_token_enc: ctx.secrets.seal(fresh.publicToken),
-      private_token_enc: ctx.secrets.seal(fresh.privateToken),
-    } : {}),
-    ...(webhook ? { webhook_secret_enc: ctx.secrets.seal(fresh.webhookSecret) } : {}),
-    updated_at: ctx.clock.now(),
-  }).where('id', '=', id).execute();
+  await ctx.db
+    .updateTable('accounts')
+    .set({
+      ...(tokens
+        ? {
+            public_token_hash: publicTokenHash(fresh.publicToken),
+            public_token_enc: ctx.secrets.seal(fresh.publicToken),
+            private_token_enc: ctx.secrets.seal(fresh.privateToken),
+          }
+        : {}),
+      ...(webhook ? { webhook_secret_enc: ctx.secrets.seal(fresh.webhookSecret) } : {}),
+      updated_at: ctx.clock.now(),
+    })
+    .where('id', '=', id)
+    .execute();
   // This process's next request must not be served the old credentials (decision 190).
   ctx.accounts.forgetKept();
   return showAccount(ctx, id);

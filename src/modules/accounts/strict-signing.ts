@@ -4,9 +4,17 @@
 import type { AppContext } from '../../platform/context.ts';
 import type { AccountResult } from './service.ts';
 
-export async function setStrictSigning(ctx: AppContext, accountId: string, required: boolean): Promise<AccountResult<{ readonly id: string; readonly strictSigning: boolean }>> {
-  const updated = await ctx.db.updateTable('accounts').set({ strict_signing: required, updated_at: ctx.clock.now() })
-    .where('id', '=', accountId).returning(['id', 'strict_signing']).executeTakeFirst();
+export async function setStrictSigning(
+  ctx: AppContext,
+  accountId: string,
+  required: boolean,
+): Promise<AccountResult<{ readonly id: string; readonly strictSigning: boolean }>> {
+  const updated = await ctx.db
+    .updateTable('accounts')
+    .set({ strict_signing: required, updated_at: ctx.clock.now() })
+    .where('id', '=', accountId)
+    .returning(['id', 'strict_signing'])
+    .executeTakeFirst();
   if (updated === undefined) return { ok: false, error: `no account with id ${accountId}` };
   ctx.accounts.forgetKept();
   ctx.logger.info({ accountId, strictSigning: updated.strict_signing }, 'strict signing changed');

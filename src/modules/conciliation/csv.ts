@@ -7,9 +7,24 @@ import type { ConciliationBatch } from './report.ts';
 export const csvMediaType = 'text/csv; charset=utf-8';
 
 export const csvColumns = [
-  'batch_id', 'batch_created_at', 'batch_amount_available', 'batch_amount_deposit', 'batch_status', 'destiny',
-  'currency', 'wallet', 'transaction_id', 'payment_key', 'order', 'start', 'end', 'deposit_date', 'amount', 'fee',
-  'amount_deposit', 'media',
+  'batch_id',
+  'batch_created_at',
+  'batch_amount_available',
+  'batch_amount_deposit',
+  'batch_status',
+  'destiny',
+  'currency',
+  'wallet',
+  'transaction_id',
+  'payment_key',
+  'order',
+  'start',
+  'end',
+  'deposit_date',
+  'amount',
+  'fee',
+  'amount_deposit',
+  'media',
 ] as const;
 
 /**
@@ -22,12 +37,35 @@ function text(value: string): string {
 }
 
 export function conciliationCsv(batches: readonly ConciliationBatch[]): string {
-  const rows = batches.flatMap((b) => b.transaction.map((l) => [
-    text(b.id), b.created_at, b.amount_available, b.amount_deposit, b.status, text(b.destiny), text(b.currency), b.wallet ?? '',
-    text(l.transaction_id), text(l.payment_key), text(l.order), l.start, l.end, l.deposit_date, l.amount, l.fee,
-    l.amount_deposit, text(l.media),
-  ]));
-  return stringify(rows, { bom: true, header: true, columns: [...csvColumns], delimiter: ';', record_delimiter: 'windows' });
+  const rows = batches.flatMap((b) =>
+    b.transaction.map((l) => [
+      text(b.id),
+      b.created_at,
+      b.amount_available,
+      b.amount_deposit,
+      b.status,
+      text(b.destiny),
+      text(b.currency),
+      b.wallet ?? '',
+      text(l.transaction_id),
+      text(l.payment_key),
+      text(l.order),
+      l.start,
+      l.end,
+      l.deposit_date,
+      l.amount,
+      l.fee,
+      l.amount_deposit,
+      text(l.media),
+    ]),
+  );
+  return stringify(rows, {
+    bom: true,
+    header: true,
+    columns: [...csvColumns],
+    delimiter: ';',
+    record_delimiter: 'windows',
+  });
 }
 
 /** The file name a download suggests: the range it covers. */

@@ -20,10 +20,20 @@ export interface DayRange {
 /** Days since the epoch of a calendar day, or null when the text is not a real `YYYY-MM-DD` day. */
 function dayNumber(text: string): number | null {
   if (!dayPattern.test(text)) return null;
-  const [y, m, d] = text.split('-').map((part) => Number.parseInt(part, 10)) as [number, number, number];
+  const [y, m, d] = text.split('-').map((part) => Number.parseInt(part, 10)) as [
+    number,
+    number,
+    number,
+  ];
   const ms = Date.UTC(y, m - 1, d);
   const back = new Date(ms);
-  if (y < 1 || back.getUTCFullYear() !== y || back.getUTCMonth() !== m - 1 || back.getUTCDate() !== d) return null;
+  if (
+    y < 1 ||
+    back.getUTCFullYear() !== y ||
+    back.getUTCMonth() !== m - 1 ||
+    back.getUTCDate() !== d
+  )
+    return null;
   return ms / millisecondsPerDay;
 }
 
@@ -35,25 +45,41 @@ function dayText(n: number): string {
  * Checks the two days against today (`YYYY-MM-DD` on the account's clock, service zone) and each other; throws the
  * seed's 400 naming every field at fault.
  */
-export function conciliationRange(dateInit: string, dateEnd: string, today: string, timeZone: string): DayRange {
+export function conciliationRange(
+  dateInit: string,
+  dateEnd: string,
+  today: string,
+  timeZone: string,
+): DayRange {
   const problems: Record<string, string> = {};
   const todayN = dayNumber(today);
   if (todayN === null) throw new Error(`today is not a day: ${today}`);
   const read = (field: 'date_init' | 'date_end', text: string): number | null => {
     const trimmed = text.trim();
-    if (trimmed === '') { problems[field] = 'is empty'; return null; }
+    if (trimmed === '') {
+      problems[field] = 'is empty';
+      return null;
+    }
     const n = dayNumber(trimmed);
-    if (n === null) { problems[field] = 'invalid'; return null; }
-    if (n > todayN) { problems[field] = 'after today'; return null; }
+    if (n === null) {
+      problems[field] = 'invalid';
+      return null;
+    }
+    if (n > todayN) {
+      problems[field] = 'after today';
+      return null;
+    }
     return n;
   };
   const init = read('date_init', dateInit);
   const end = read('date_end', dateEnd);
   if (init !== null && end !== null) {
     if (init > end) problems.date_init = 'after date_end';
-    else if (end - init > conciliationLimits.rangeDaysMax) problems.date_end = `more than ${conciliationLimits.rangeDaysMax} days after date_init`;
+    else if (end - init > conciliationLimits.rangeDaysMax)
+      problems.date_end = `more than ${conciliationLimits.rangeDaysMax} days after date_init`;
   }
-  if (init === null || end === null || Object.keys(problems).length > 0) throw validationError(problems);
+  if (init === null || end === null || Object.keys(problems).length > 0)
+    throw validationError(problems);
   const from = parseLocal(dayText(init), timeZone);
   const before = parseLocal(dayText(end + 1), timeZone);
   if (from === null || before === null) throw new Error('a checked day parses');

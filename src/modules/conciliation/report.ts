@@ -45,13 +45,19 @@ export interface ConciliationBatch {
 }
 
 function jsonInteger(value: bigint): number {
-  assert.ok(value >= 0n && value <= BigInt(Number.MAX_SAFE_INTEGER), 'a reported amount fits a JSON integer');
+  assert.ok(
+    value >= 0n && value <= BigInt(Number.MAX_SAFE_INTEGER),
+    'a reported amount fits a JSON integer',
+  );
   return Number(value);
 }
 
 function lineOf(ctx: AppContext, row: LineRow): ConciliationLine {
   const tz = ctx.config.timeZone;
-  assert.ok(row.ended_at !== null && row.settled_at !== null, 'a settled transaction was paid and settled');
+  assert.ok(
+    row.ended_at !== null && row.settled_at !== null,
+    'a settled transaction was paid and settled',
+  );
   return {
     transaction_id: row.id,
     payment_key: row.payment_key,
@@ -67,10 +73,24 @@ function lineOf(ctx: AppContext, row: LineRow): ConciliationLine {
 }
 
 /** The batches of the range with their lines; a range holding more than the report's bound is refused, never cut. */
-async function conciliationReport(ctx: AppContext, db: DbOrTx, accountId: string, range: DayRange): Promise<ConciliationBatch[]> {
-  const lines = await linesIn(db, ctx.ledger, accountId, range.from, range.before, conciliationLimits.transactionsMax + 1);
+async function conciliationReport(
+  ctx: AppContext,
+  db: DbOrTx,
+  accountId: string,
+  range: DayRange,
+): Promise<ConciliationBatch[]> {
+  const lines = await linesIn(
+    db,
+    ctx.ledger,
+    accountId,
+    range.from,
+    range.before,
+    conciliationLimits.transactionsMax + 1,
+  );
   if (lines.length > conciliationLimits.transactionsMax) {
-    throw validationError({ date_end: `range settles more than ${conciliationLimits.transactionsMax} transactions; ask a shorter one` });
+    throw validationError({
+      date_end: `range settles more than ${conciliationLimits.transactionsMax} transactions; ask a shorter one`,
+    });
   }
   const batches: LineRow[][] = [];
   for (const line of lines) {
@@ -96,7 +116,10 @@ function batchOf(ctx: AppContext, rows: readonly LineRow[]): ConciliationBatch {
     paidOutMinor += r.wallet_minor + r.released_minor;
     heldMinor += r.held_minor;
   }
-  assert.ok(paidOutMinor + heldMinor <= settledMinor, 'a batch pays out and holds at most what it settled');
+  assert.ok(
+    paidOutMinor + heldMinor <= settledMinor,
+    'a batch pays out and holds at most what it settled',
+  );
   return {
     id: b.batch_id,
     created_at: formatTimestamp(b.batch_created_at, ctx.config.timeZone),
@@ -112,7 +135,10 @@ function batchOf(ctx: AppContext, rows: readonly LineRow[]): ConciliationBatch {
 
 /** The report of an account for two days as the request gave them: checked against the account's today, then read. */
 export async function conciliationFor(
-  ctx: AppContext, accountId: string, dateInit: string, dateEnd: string,
+  ctx: AppContext,
+  accountId: string,
+  dateInit: string,
+  dateEnd: string,
 ): Promise<{ readonly range: DayRange; readonly batches: ConciliationBatch[] }> {
   const today = formatDate(await ctx.accountClock.now(accountId, ctx.db), ctx.config.timeZone);
   const range = conciliationRange(dateInit, dateEnd, today, ctx.config.timeZone);

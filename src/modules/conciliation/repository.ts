@@ -34,27 +34,59 @@ export interface LineRow {
 }
 
 /** At most `rowsMax` lines, in batch order (a batch's lines are consecutive). */
-export async function linesIn(db: DbOrTx, ledger: Ledger, accountId: string, from: Date, before: Date, rowsMax: number): Promise<LineRow[]> {
-  const rows = await db.selectFrom('settlement_batches as b')
+export async function linesIn(
+  db: DbOrTx,
+  ledger: Ledger,
+  accountId: string,
+  from: Date,
+  before: Date,
+  rowsMax: number,
+): Promise<LineRow[]> {
+  const rows = await db
+    .selectFrom('settlement_batches as b')
     .innerJoin('transactions as t', 't.settlement_batch_id', 'b.id')
     .leftJoin('escrow_holds as h', 'h.transaction_id', 't.id')
     .select((eb) => [
       eb.fn.coalesce('h.settled_minor', sql<bigint>`0`).as('escrow_minor'),
       eb.fn.coalesce('h.released_minor', sql<bigint>`0`).as('released_minor'),
-      sql<bigint>`CASE WHEN h.released_at IS NULL THEN COALESCE(h.held_minor, 0) ELSE 0 END`.as('held_minor'),
+      sql<bigint>`CASE WHEN h.released_at IS NULL THEN COALESCE(h.held_minor, 0) ELSE 0 END`.as(
+        'held_minor',
+      ),
     ])
     .select([
-      'b.id as batch_id', 'b.currency as batch_currency', 'b.created_at as batch_created_at', 't.id', 't.payment_key', 't.order', 't.created_at', 't.checkout_opened_at', 't.ended_at',
-      't.settled_at', 't.amount_minor', 't.fee_minor', 't.media',
+      'b.id as batch_id',
+      'b.currency as batch_currency',
+      'b.created_at as batch_created_at',
+      't.id',
+      't.payment_key',
+      't.order',
+      't.created_at',
+      't.checkout_opened_at',
+      't.ended_at',
+      't.settled_at',
+      't.amount_minor',
+      't.fee_minor',
+      't.media',
     ])
-    .where('b.account_id', '=', accountId).where('b.created_at', '>=', from).where('b.created_at', '<', before)
-    .orderBy('b.created_at').orderBy('b.id').orderBy('t.settled_at').orderBy('t.id')
+    .where('b.account_id', '=', accountId)
+    .where('b.created_at', '>=', from)
+    .where('b.created_at', '<', before)
+    .orderBy('b.created_at')
+    .orderBy('b.id')
+    .orderBy('t.settled_at')
+    .orderBy('t.id')
     .limit(rowsMax)
     .execute();
   // What each settlement journal posted to the merchant's wallet, in its batch's currency (a batch is one currency).
   const posted = await ledger.postedTo(db, {
-    kind: journalKinds.transactionSettlement, owner: accountId, code: ledgerCodes.walletAvailable, references: rows.map((r) => r.id),
+    kind: journalKinds.transactionSettlement,
+    owner: accountId,
+    code: ledgerCodes.walletAvailable,
+    references: rows.map((r) => r.id),
   });
   const walletOf = new Map(posted.map((p) => [`${p.reference}\u0000${p.currency}`, p.amountMinor]));
-  return rows.map((r) => ({ ...r, wallet_minor: walletOf.get(`${r.id}\u0000${r.batch_currency}`) ?? 0n }));
+  return rows.map((r) => ({
+    ...r,
+    wallet_minor: walletOf.get(`${r.id}\u0000${r.batch_currency}`) ?? 0n,
+  }));
 }

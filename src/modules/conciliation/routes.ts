@@ -13,28 +13,62 @@ import { ConciliationBody, ConciliationCsv, ConciliationResponse } from './schem
 
 export async function conciliationRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  r.post('/api/conciliation', {
-    config: commandConfig,
-    schema: {
-      tags: ['Conciliation'], summary: 'Settlement batches of a date range (at most 30 days) with the transactions each settled',
-      body: ConciliationBody, response: withErrors({ 200: ConciliationResponse }),
+  r.post(
+    '/api/conciliation',
+    {
+      config: commandConfig,
+      schema: {
+        tags: ['Conciliation'],
+        summary:
+          'Settlement batches of a date range (at most 30 days) with the transactions each settled',
+        body: ConciliationBody,
+        response: withErrors({ 200: ConciliationResponse }),
+      },
     },
-  }, async (request, reply) => runCommand(ctx, request, reply, async (tx) => {
-    const { batches } = await conciliationFor(tx, accountOf(request).id, request.body.date_init, request.body.date_end);
-    return { status: 'success' as const, conciliation: batches };
-  }));
+    async (request, reply) =>
+      runCommand(ctx, request, reply, async (tx) => {
+        const { batches } = await conciliationFor(
+          tx,
+          accountOf(request).id,
+          request.body.date_init,
+          request.body.date_end,
+        );
+        return { status: 'success' as const, conciliation: batches };
+      }),
+  );
 
-  r.get('/api/conciliation.csv', {
-    config: { produces: csvMediaType },
-    schema: {
-      tags: ['Extensions'], summary: 'The conciliation report as CSV: one row per settled transaction, UTF-8 with BOM, `;` between fields',
-      querystring: ConciliationBody,
-      response: { ...withErrors({}), 200: { description: 'The report as CSV', content: { 'text/csv': { schema: ConciliationCsv } } } },
+  r.get(
+    '/api/conciliation.csv',
+    {
+      config: { produces: csvMediaType },
+      schema: {
+        tags: ['Extensions'],
+        summary:
+          'The conciliation report as CSV: one row per settled transaction, UTF-8 with BOM, `;` between fields',
+        querystring: ConciliationBody,
+        response: {
+          ...withErrors({}),
+          200: {
+            description: 'The report as CSV',
+            content: { 'text/csv': { schema: ConciliationCsv } },
+          },
+        },
+      },
     },
-  }, async (request, reply) => {
-    const { range, batches } = await conciliationFor(ctx, accountOf(request).id, request.query.date_init, request.query.date_end);
-    return reply.type(csvMediaType)
-      .header('content-disposition', `attachment; filename="${csvFileName(range.dateInit, range.dateEnd)}"`)
-      .send(conciliationCsv(batches));
-  });
+    async (request, reply) => {
+      const { range, batches } = await conciliationFor(
+        ctx,
+        accountOf(request).id,
+        request.query.date_init,
+        request.query.date_end,
+      );
+      return reply
+        .type(csvMediaType)
+        .header(
+          'content-disposition',
+          `attachment; filename="${csvFileName(range.dateInit, range.dateEnd)}"`,
+        )
+        .send(conciliationCsv(batches));
+    },
+  );
 }

@@ -3,34 +3,58 @@ import { Type } from 'typebox';
 import { limits } from '../../limits/index.ts';
 import { batchStatuses } from './report.ts';
 
-const Day = (description: string) => Type.String({ maxLength: limits.dateTextLengthMax, description });
+const Day = (description: string) =>
+  Type.String({ maxLength: limits.dateTextLengthMax, description });
 
 export const ConciliationBody = Type.Object({
-  date_init: Day('First day of the range (YYYY-MM-DD, service time zone); not after today nor after date_end'),
-  date_end: Day('Last day of the range (YYYY-MM-DD); not after today, at most 30 days after date_init'),
+  date_init: Day(
+    'First day of the range (YYYY-MM-DD, service time zone); not after today nor after date_end',
+  ),
+  date_end: Day(
+    'Last day of the range (YYYY-MM-DD); not after today, at most 30 days after date_init',
+  ),
 });
 
 const Amount = Type.Integer({ minimum: 0 });
 
 const ConciliationLine = Type.Object({
-  transaction_id: Type.String({ description: 'The transaction\'s id (trx...), as GET /api/transaction/{id} takes it' }),
+  transaction_id: Type.String({
+    description: "The transaction's id (trx...), as GET /api/transaction/{id} takes it",
+  }),
   payment_key: Type.String(),
   order: Type.String(),
   start: Type.String({ description: 'When the payer opened the checkout (YYYY-MM-DD HH:MM:SS)' }),
   end: Type.String({ description: 'When the payment ended' }),
-  deposit_date: Type.String({ description: 'The day the net was settled, into the wallet or an escrow account\'s hold (YYYY-MM-DD)' }),
+  deposit_date: Type.String({
+    description:
+      "The day the net was settled, into the wallet or an escrow account's hold (YYYY-MM-DD)",
+  }),
   amount: Amount,
   fee: Amount,
-  amount_deposit: Type.Integer({ minimum: 0, description: 'What this settlement put in the wallet (or an escrow account\'s hold): amount - fee, less a marketplace\'s clients\' or an event\'s beneficiaries\' shares' }),
+  amount_deposit: Type.Integer({
+    minimum: 0,
+    description:
+      "What this settlement put in the wallet (or an escrow account's hold): amount - fee, less a marketplace's clients' or an event's beneficiaries' shares",
+  }),
   media: Type.String(),
 });
 
 const ConciliationBatch = Type.Object({
   id: Type.String({ description: 'Settlement batch id (stb...)' }),
   created_at: Type.String(),
-  amount_available: Type.Integer({ minimum: 0, description: 'What the batch settled for the merchant: the sum of its lines\' amount_deposit' }),
-  amount_deposit: Type.Integer({ minimum: 0, description: 'What of it reached the wallet: settled there, or released from an escrow account\'s hold' }),
-  status: Type.Union(batchStatuses.map((s) => Type.Literal(s)), { description: '`paid_out`, or `deteined` while an escrow account\'s hold keeps any of it' }),
+  amount_available: Type.Integer({
+    minimum: 0,
+    description: "What the batch settled for the merchant: the sum of its lines' amount_deposit",
+  }),
+  amount_deposit: Type.Integer({
+    minimum: 0,
+    description:
+      "What of it reached the wallet: settled there, or released from an escrow account's hold",
+  }),
+  status: Type.Union(
+    batchStatuses.map((s) => Type.Literal(s)),
+    { description: "`paid_out`, or `deteined` while an escrow account's hold keeps any of it" },
+  ),
   destiny: Type.String({ description: '`wallet`, or `escrow` while held' }),
   currency: Type.String(),
   wallet: Type.Null(),
@@ -43,5 +67,6 @@ export const ConciliationResponse = Type.Object({
 });
 
 export const ConciliationCsv = Type.String({
-  description: 'text/csv; charset=utf-8 with a byte order mark: a header row, then one row per settled transaction with its batch\'s columns repeated',
+  description:
+    "text/csv; charset=utf-8 with a byte order mark: a header row, then one row per settled transaction with its batch's columns repeated",
 });

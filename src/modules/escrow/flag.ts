@@ -11,18 +11,39 @@ export interface EscrowFlag {
   readonly heldCount: number;
 }
 
-export async function setEscrow(ctx: AppContext, accountId: string, escrow: boolean): Promise<AccountResult<EscrowFlag>> {
+export async function setEscrow(
+  ctx: AppContext,
+  accountId: string,
+  escrow: boolean,
+): Promise<AccountResult<EscrowFlag>> {
   return inTransaction(ctx.db, async (tx) => {
     // The account's row lock orders this against a settlement deciding whether to hold (hold.ts).
-    const account = await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().executeTakeFirst();
+    const account = await tx
+      .selectFrom('accounts')
+      .select('id')
+      .where('id', '=', accountId)
+      .forUpdate()
+      .executeTakeFirst();
     if (account === undefined) return { ok: false, error: `no account with id ${accountId}` };
-    const { count } = await tx.selectFrom('escrow_holds').select((eb) => eb.fn.countAll<string>().as('count'))
-      .where('account_id', '=', accountId).where('released_at', 'is', null).where('held_minor', '>', 0n).executeTakeFirstOrThrow();
+    const { count } = await tx
+      .selectFrom('escrow_holds')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('account_id', '=', accountId)
+      .where('released_at', 'is', null)
+      .where('held_minor', '>', 0n)
+      .executeTakeFirstOrThrow();
     const heldCount = Number(count);
     if (!escrow && heldCount > 0) {
-      return { ok: false, error: `${accountId} still holds ${heldCount} escrow sale(s); the merchant releases them with POST /api/escrow first` };
+      return {
+        ok: false,
+        error: `${accountId} still holds ${heldCount} escrow sale(s); the merchant releases them with POST /api/escrow first`,
+      };
     }
-    await tx.updateTable('accounts').set({ escrow, updated_at: ctx.clock.now() }).where('id', '=', accountId).execute();
+    await tx
+      .updateTable('accounts')
+      .set({ escrow, updated_at: ctx.clock.now() })
+      .where('id', '=', accountId)
+      .execute();
     ctx.logger.info({ accountId, escrow }, 'escrow flag changed');
     return { ok: true, value: { escrow, heldCount } };
   });

@@ -11,22 +11,48 @@ export const escrowHold: SettlementHold = {
   name: 'escrow',
   async hold(_ctx, tx, row, merchantMinor, at) {
     // Shares the account's row lock, so turning escrow off (flag.ts) never leaves a hold behind it.
-    const account = await tx.selectFrom('accounts').select('escrow').where('id', '=', row.account_id).forShare().executeTakeFirstOrThrow();
+    const account = await tx
+      .selectFrom('accounts')
+      .select('escrow')
+      .where('id', '=', row.account_id)
+      .forShare()
+      .executeTakeFirstOrThrow();
     if (!account.escrow) return null;
-    await tx.insertInto('escrow_holds').values({
-      transaction_id: row.id, account_id: row.account_id, currency: row.currency,
-      settled_minor: merchantMinor, held_minor: merchantMinor, released_minor: null, held_at: at, released_at: null,
-    }).execute();
+    await tx
+      .insertInto('escrow_holds')
+      .values({
+        transaction_id: row.id,
+        account_id: row.account_id,
+        currency: row.currency,
+        settled_minor: merchantMinor,
+        held_minor: merchantMinor,
+        released_minor: null,
+        held_at: at,
+        released_at: null,
+      })
+      .execute();
     return ledgerCodes.escrowHeld;
   },
   async heldFunds(_ctx, tx, row) {
-    const held = await tx.selectFrom('escrow_holds').select('held_minor')
-      .where('transaction_id', '=', row.id).where('released_at', 'is', null).forUpdate().executeTakeFirst();
+    const held = await tx
+      .selectFrom('escrow_holds')
+      .select('held_minor')
+      .where('transaction_id', '=', row.id)
+      .where('released_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
     if (held === undefined) return null;
-    return { key: { owner: row.account_id, code: ledgerCodes.escrowHeld, currency: row.currency }, capMinor: BigInt(held.held_minor) };
+    return {
+      key: { owner: row.account_id, code: ledgerCodes.escrowHeld, currency: row.currency },
+      capMinor: BigInt(held.held_minor),
+    };
   },
   async taken(_ctx, tx, row, amountMinor) {
-    await tx.updateTable('escrow_holds').set({ held_minor: sql`held_minor - ${amountMinor}` })
-      .where('transaction_id', '=', row.id).where('released_at', 'is', null).execute();
+    await tx
+      .updateTable('escrow_holds')
+      .set({ held_minor: sql`held_minor - ${amountMinor}` })
+      .where('transaction_id', '=', row.id)
+      .where('released_at', 'is', null)
+      .execute();
   },
 };

@@ -31,50 +31,118 @@ export type Released = { readonly transactions: readonly EscrowItem[] } | RuleFa
 const unknownDate = 'N/D';
 const paidStatuses = new Set(['success', 'refunded partial', 'refunded']);
 
-export async function releaseEscrow(ctx: AppContext, accountId: string, ids: readonly string[]): Promise<Released> {
+export async function releaseEscrow(
+  ctx: AppContext,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Released> {
   return inTransaction(ctx.db, async (tx) => {
-    const account = await tx.selectFrom('accounts').select('escrow').where('id', '=', accountId).executeTakeFirstOrThrow();
+    const account = await tx
+      .selectFrom('accounts')
+      .select('escrow')
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
     if (!account.escrow) return ruleFailure('not_escrow');
     const unique = [...new Set(ids)].sort();
-    const rows = unique.length === 0 ? [] : await tx.selectFrom('transactions').selectAll()
-      .where('account_id', '=', accountId).where('id', 'in', unique).orderBy('id').forUpdate().execute();
+    const rows =
+      unique.length === 0
+        ? []
+        : await tx
+            .selectFrom('transactions')
+            .selectAll()
+            .where('account_id', '=', accountId)
+            .where('id', 'in', unique)
+            .orderBy('id')
+            .forUpdate()
+            .execute();
     const at = await ctx.accountClock.now(accountId, tx);
     const answers = new Map<string, EscrowItem>();
     for (const row of rows) answers.set(row.id, await releaseOne(ctx, tx, row, at));
-    return { transactions: ids.map((id) => answers.get(id) ?? { status: 'not found', transaction_id: id, amount: 0, availability_date: unknownDate, deposit_date: unknownDate }) };
+    return {
+      transactions: ids.map(
+        (id) =>
+          answers.get(id) ?? {
+            status: 'not found',
+            transaction_id: id,
+            amount: 0,
+            availability_date: unknownDate,
+            deposit_date: unknownDate,
+          },
+      ),
+    };
   });
 }
 
-async function releaseOne(ctx: AppContext, tx: Tx, row: TransactionRow, at: Date): Promise<EscrowItem> {
+async function releaseOne(
+  ctx: AppContext,
+  tx: Tx,
+  row: TransactionRow,
+  at: Date,
+): Promise<EscrowItem> {
   const tz = ctx.config.timeZone;
   const item = (status: EscrowItemStatus, depositAt: Date | null): EscrowItem => ({
-    status, transaction_id: row.id, amount: minorAsJsonNumber(BigInt(row.amount_minor)),
+    status,
+    transaction_id: row.id,
+    amount: minorAsJsonNumber(BigInt(row.amount_minor)),
     availability_date: row.settle_due_at === null ? unknownDate : formatDate(row.settle_due_at, tz),
     deposit_date: depositAt === null ? unknownDate : formatDate(depositAt, tz),
   });
   if (!paidStatuses.has(row.status) || row.settle_due_at === null) {
-    return { status: 'not found', transaction_id: row.id, amount: 0, availability_date: unknownDate, deposit_date: unknownDate };
+    return {
+      status: 'not found',
+      transaction_id: row.id,
+      amount: 0,
+      availability_date: unknownDate,
+      deposit_date: unknownDate,
+    };
   }
   if (row.settled_at === null) return item('pending', null);
-  const hold = await tx.selectFrom('escrow_holds').selectAll().where('transaction_id', '=', row.id).forUpdate().executeTakeFirst();
+  const hold = await tx
+    .selectFrom('escrow_holds')
+    .selectAll()
+    .where('transaction_id', '=', row.id)
+    .forUpdate()
+    .executeTakeFirst();
   // Settled before the account held its sales: the money went to the wallet then.
   if (hold === undefined) return item('liquidate', row.settled_at);
   if (hold.released_at !== null) return item('liquidate', hold.released_at);
   const heldMinor = BigInt(hold.held_minor);
   if (heldMinor > 0n) {
     const journal = await ctx.ledger.post(tx, {
-      kind: journalKinds.escrowReleased, reference: row.id, at,
+      kind: journalKinds.escrowReleased,
+      reference: row.id,
+      at,
       postings: [
-        { owner: row.account_id, code: ledgerCodes.escrowHeld, currency: row.currency, amountMinor: -heldMinor },
-        { owner: row.account_id, code: ledgerCodes.walletAvailable, currency: row.currency, amountMinor: heldMinor },
+        {
+          owner: row.account_id,
+          code: ledgerCodes.escrowHeld,
+          currency: row.currency,
+          amountMinor: -heldMinor,
+        },
+        {
+          owner: row.account_id,
+          code: ledgerCodes.walletAvailable,
+          currency: row.currency,
+          amountMinor: heldMinor,
+        },
       ],
     });
     await appendWalletMovement(tx, {
-      accountId: row.account_id, currency: row.currency, order: row.order, subject: row.subject, kind: 'escrow_release',
-      reference: row.id, originLiquidation: row.id, journal, at,
+      accountId: row.account_id,
+      currency: row.currency,
+      order: row.order,
+      subject: row.subject,
+      kind: 'escrow_release',
+      reference: row.id,
+      originLiquidation: row.id,
+      journal,
+      at,
     });
   }
-  await tx.updateTable('escrow_holds').set({ held_minor: 0n, released_minor: heldMinor, released_at: at })
-    .where('transaction_id', '=', row.id).execute();
+  await tx
+    .updateTable('escrow_holds')
+    .set({ held_minor: 0n, released_minor: heldMinor, released_at: at })
+    .where('transaction_id', '=', row.id)
+    .execute();
   return item('liquidate', at);
 }

@@ -11,11 +11,20 @@ import { EscrowBody, EscrowResponse } from './schemas.ts';
 
 export async function escrowRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  r.post('/api/escrow', {
-    config: commandConfig,
-    schema: {
-      tags: ['Escrow'], summary: 'Release held sales of an escrow account to its wallet; one answer per id',
-      body: EscrowBody, response: withErrors({ 200: EscrowResponse }),
+  r.post(
+    '/api/escrow',
+    {
+      config: commandConfig,
+      schema: {
+        tags: ['Escrow'],
+        summary: 'Release held sales of an escrow account to its wallet; one answer per id',
+        body: EscrowBody,
+        response: withErrors({ 200: EscrowResponse }),
+      },
     },
-  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => releaseEscrow(tx, accountOf(request).id, request.body.transactions)));
+    async (request, reply) =>
+      runCommand(ctx, request, reply, (tx) =>
+        releaseEscrow(tx, accountOf(request).id, request.body.transactions),
+      ),
+  );
 }

@@ -14,12 +14,17 @@ export interface SaleDivision {
 
 const merchantShareId = '';
 
-export function divideEventSale(netMinor: bigint, serviceSaleMinor: bigint, beneficiaries: readonly Share[]): SaleDivision {
+export function divideEventSale(
+  netMinor: bigint,
+  serviceSaleMinor: bigint,
+  beneficiaries: readonly Share[],
+): SaleDivision {
   const serviceMinor = serviceSaleMinor < netMinor ? serviceSaleMinor : netMinor;
   const coveredBps = beneficiaries.reduce((sum, b) => sum + b.bps, 0);
   const shares: Share[] = [...beneficiaries];
   if (coveredBps < bpsPerWhole) shares.push({ id: merchantShareId, bps: bpsPerWhole - coveredBps });
-  const parts = splitByBasisPoints(netMinor - serviceMinor, shares).slice(0, beneficiaries.length)
+  const parts = splitByBasisPoints(netMinor - serviceMinor, shares)
+    .slice(0, beneficiaries.length)
     .map((p) => ({ beneficiaryId: p.id, amountMinor: p.amountMinor }));
   const affiliateMinor = parts.reduce((sum, p) => sum + p.amountMinor, 0n);
   return { serviceMinor, parts, affiliateMinor, merchantMinor: netMinor - affiliateMinor };

@@ -11,14 +11,24 @@ export const eventExtension: PaymentExtension = {
   field: 'event',
   owns: (row) => row.event_id !== null,
   async prepare(ctx, input) {
-    const known = await ctx.db.selectFrom('events').select('id')
-      .where('account_id', '=', input.accountId).where('code', '=', input.value).executeTakeFirst();
+    const known = await ctx.db
+      .selectFrom('events')
+      .select('id')
+      .where('account_id', '=', input.accountId)
+      .where('code', '=', input.value)
+      .executeTakeFirst();
     if (known === undefined) return { ok: false, errors: { event: 'not found' } };
     return {
       ok: true,
       async attach(tx) {
         // Locks the event row, so a sale and the fixing of the event's currency cannot race another sale.
-        const sale = await resolveEventForSale(tx, input.accountId, input.value, input.at, input.currency);
+        const sale = await resolveEventForSale(
+          tx,
+          input.accountId,
+          input.value,
+          input.at,
+          input.currency,
+        );
         if (sale.ok) return { ok: true, columns: { event_id: sale.event.id } };
         // Events are never deleted, so only the checks after the lookup above can refuse here.
         if (sale.reason === 'unknown') throw validationError({ event: 'not found' });
@@ -29,19 +39,33 @@ export const eventExtension: PaymentExtension = {
   async recordSuccess(_ctx, tx, row, paid) {
     assert.ok(row.event_id !== null);
     await recordEventSale(tx, {
-      accountId: row.account_id, eventId: row.event_id, transactionId: row.id, currency: row.currency,
-      grossMinor: paid.grossMinor, feeMinor: paid.feeMinor, at: paid.at,
+      accountId: row.account_id,
+      eventId: row.event_id,
+      transactionId: row.id,
+      currency: row.currency,
+      grossMinor: paid.grossMinor,
+      feeMinor: paid.feeMinor,
+      at: paid.at,
     });
   },
   async settle(ctx, tx, row, netMinor, at) {
-    const { split } = await settleEventSale(ctx.ledger, tx, { accountId: row.account_id, transactionId: row.id, at });
+    const { split } = await settleEventSale(ctx.ledger, tx, {
+      accountId: row.account_id,
+      transactionId: row.id,
+      at,
+    });
     assert.equal(split.netMinor, netMinor, 'the sale divided the same net');
     return { merchantMinor: split.merchantMinor };
   },
   async reverse(ctx, tx, row, reversal) {
     const reversed = await reverseEventSale(ctx, tx, {
-      accountId: row.account_id, transactionId: row.id, currency: row.currency,
-      grossMinor: reversal.amountMinor, feeBackMinor: reversal.feeBackMinor, reference: reversal.reference, at: reversal.at,
+      accountId: row.account_id,
+      transactionId: row.id,
+      currency: row.currency,
+      grossMinor: reversal.amountMinor,
+      feeBackMinor: reversal.feeBackMinor,
+      reference: reversal.reference,
+      at: reversal.at,
     });
     return { ok: true, ...reversed };
   },

@@ -44,13 +44,22 @@ export function parseEventDates(body: EventCreate, timeZone: string): EventDates
   const event = read('date_event', false);
   const payment = read('date_payment', false);
   const closing = read('date_closing_sales', true);
-  if (event.at === null || payment.at === null || closing.at === null) throw validationError(problems);
+  if (event.at === null || payment.at === null || closing.at === null)
+    throw validationError(problems);
   // The first instant after the event: the event's own time, or the start of the next day for a whole day.
   const eventEnd = event.timed ? event.at : parseLocal(nextDay(event.text), timeZone)!;
-  if (event.timed ? closing.at > eventEnd : closing.at >= eventEnd) problems.date_closing_sales = 'after date_event';
-  if (event.timed ? payment.at <= eventEnd : payment.at < eventEnd) problems.date_payment = 'not after date_event';
+  if (event.timed ? closing.at > eventEnd : closing.at >= eventEnd)
+    problems.date_closing_sales = 'after date_event';
+  if (event.timed ? payment.at <= eventEnd : payment.at < eventEnd)
+    problems.date_payment = 'not after date_event';
   if (Object.keys(problems).length > 0) throw validationError(problems);
-  return { eventAt: event.at, eventTimed: event.timed, paymentAt: payment.at, paymentTimed: payment.timed, closingAt: closing.at };
+  return {
+    eventAt: event.at,
+    eventTimed: event.timed,
+    paymentAt: payment.at,
+    paymentTimed: payment.timed,
+    closingAt: closing.at,
+  };
 }
 
 /** The beneficiaries, from `affiliation` or its misspelling `affiliaction`, checked one by one. */
@@ -64,21 +73,47 @@ export function parseBeneficiaries(body: EventCreate): BeneficiaryInput[] {
     let email: unknown;
     let percent: unknown;
     if (Array.isArray(item) && item.length === 2) [email, percent] = item;
-    else if (item !== null && typeof item === 'object' && !Array.isArray(item)) ({ email, percent } = item as Record<string, unknown>);
-    else { problems[`${key}.${i}`] = 'invalid'; return; }
-    if (typeof email !== 'string' || email.trim() === '') { problems[`${key}.${i}.email`] = 'is empty'; return; }
-    if (email.length > eventLimits.beneficiaryEmailLengthMax) { problems[`${key}.${i}.email`] = 'too long'; return; }
-    if (!emailShape.test(email)) { problems[`${key}.${i}.email`] = 'invalid'; return; }
-    if (seen.has(email.toLowerCase())) { problems[`${key}.${i}.email`] = 'repeated'; return; }
+    else if (item !== null && typeof item === 'object' && !Array.isArray(item))
+      ({ email, percent } = item as Record<string, unknown>);
+    else {
+      problems[`${key}.${i}`] = 'invalid';
+      return;
+    }
+    if (typeof email !== 'string' || email.trim() === '') {
+      problems[`${key}.${i}.email`] = 'is empty';
+      return;
+    }
+    if (email.length > eventLimits.beneficiaryEmailLengthMax) {
+      problems[`${key}.${i}.email`] = 'too long';
+      return;
+    }
+    if (!emailShape.test(email)) {
+      problems[`${key}.${i}.email`] = 'invalid';
+      return;
+    }
+    if (seen.has(email.toLowerCase())) {
+      problems[`${key}.${i}.email`] = 'repeated';
+      return;
+    }
     seen.add(email.toLowerCase());
-    if (percent === undefined || percent === null || percent === '') { problems[`${key}.${i}.percent`] = 'is empty'; return; }
-    if (String(percent).length > eventLimits.beneficiaryPercentLengthMax) { problems[`${key}.${i}.percent`] = 'too long'; return; }
+    if (percent === undefined || percent === null || percent === '') {
+      problems[`${key}.${i}.percent`] = 'is empty';
+      return;
+    }
+    if (String(percent).length > eventLimits.beneficiaryPercentLengthMax) {
+      problems[`${key}.${i}.percent`] = 'too long';
+      return;
+    }
     const bps = parsePercentBps(percent);
-    if (bps === null || bps === 0) { problems[`${key}.${i}.percent`] = 'invalid'; return; }
+    if (bps === null || bps === 0) {
+      problems[`${key}.${i}.percent`] = 'invalid';
+      return;
+    }
     out.push({ email, bps });
   });
   if (Object.keys(problems).length > 0) throw validationError(problems);
   const totalBps = out.reduce((sum, b) => sum + b.bps, 0);
-  if (totalBps > bpsPerWhole) throw validationError({ [key]: `percents add up to ${formatBps(totalBps)}, more than 100.00` });
+  if (totalBps > bpsPerWhole)
+    throw validationError({ [key]: `percents add up to ${formatBps(totalBps)}, more than 100.00` });
   return out;
 }

@@ -6,7 +6,5 @@ import { runEventPayouts } from './payouts.ts';
 export const eventsModule: AppModule = {
   name: 'events',
   routes: eventRoutes,
-  dueWork: [
-    { name: 'event-beneficiary-payouts', run: runEventPayouts },
-  ],
+  dueWork: [{ name: 'event-beneficiary-payouts', run: runEventPayouts }],
 };

@@ -11,33 +11,54 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 /** Pays one due event's beneficiaries; false when no event was due (or another worker holds it). */
 async function payOneEvent(ctx: AppContext, accountId: string | undefined): Promise<boolean> {
   return inTransaction(ctx.db, async (tx) => {
-    let q = tx.selectFrom('events').select(['id', 'account_id', 'currency'])
+    let q = tx
+      .selectFrom('events')
+      .select(['id', 'account_id', 'currency'])
       .where('payout_status', '=', 'scheduled')
       .where('date_payment_at', '<=', ctx.accountClock.nowSql(sql.ref('events.account_id')));
     if (accountId !== undefined) q = q.where('account_id', '=', accountId);
-    const event = await q.orderBy('date_payment_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
+    const event = await q
+      .orderBy('date_payment_at')
+      .limit(1)
+      .forUpdate()
+      .skipLocked()
+      .executeTakeFirst();
     if (event === undefined) return false;
     // Account time, like the sale's settlement before it: service time would date the payout before the sale in a
     // sandbox whose clock was moved to date_payment.
     const at = await ctx.accountClock.now(event.account_id, tx);
     if (event.currency !== null) {
-      const people = await tx.selectFrom('event_beneficiaries').select(['id', 'paid_minor'])
-        .where('event_id', '=', event.id).orderBy('position').execute();
+      const people = await tx
+        .selectFrom('event_beneficiaries')
+        .select(['id', 'paid_minor'])
+        .where('event_id', '=', event.id)
+        .orderBy('position')
+        .execute();
       for (const person of people) {
         const swept = await ctx.ledger.sweep(tx, {
           kind: journalKinds.eventBeneficiaryPayout,
           reference: event.id,
           at,
-          from: { owner: person.id, code: ledgerCodes.beneficiaryPayable, currency: event.currency },
+          from: {
+            owner: person.id,
+            code: ledgerCodes.beneficiaryPayable,
+            currency: event.currency,
+          },
           to: { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency: event.currency },
         });
         if (swept === null) continue;
-        await tx.updateTable('event_beneficiaries')
+        await tx
+          .updateTable('event_beneficiaries')
           .set({ status: 'paid', paid_minor: person.paid_minor + swept.movedMinor, paid_at: at })
-          .where('id', '=', person.id).execute();
+          .where('id', '=', person.id)
+          .execute();
       }
     }
-    await tx.updateTable('events').set({ payout_status: 'done' }).where('id', '=', event.id).execute();
+    await tx
+      .updateTable('events')
+      .set({ payout_status: 'done' })
+      .where('id', '=', event.id)
+      .execute();
     return true;
   });
 }

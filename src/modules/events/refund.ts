@@ -21,41 +21,92 @@ export interface SaleReversal {
   readonly at: Date;
 }
 
-export async function reverseEventSale(ctx: AppContext, tx: Tx, input: SaleReversal): Promise<{ readonly merchantMinor: bigint; readonly splitMinor: bigint }> {
+export async function reverseEventSale(
+  ctx: AppContext,
+  tx: Tx,
+  input: SaleReversal,
+): Promise<{ readonly merchantMinor: bigint; readonly splitMinor: bigint }> {
   const netMinor = input.grossMinor - input.feeBackMinor;
   // Settlement's order (sales.ts): the merchant's pending settlement, then the event, then the payables.
-  await ctx.ledger.hold(tx, [{ owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: input.currency }]);
-  const sale = await tx.selectFrom('event_sales').selectAll().where('transaction_id', '=', input.transactionId).forUpdate().executeTakeFirstOrThrow();
-  await tx.selectFrom('events').select('id').where('id', '=', sale.event_id).forUpdate().executeTakeFirstOrThrow();
-  const parts = await tx.selectFrom('event_sale_shares as s').innerJoin('event_beneficiaries as b', 'b.id', 's.beneficiary_id')
+  await ctx.ledger.hold(tx, [
+    { owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: input.currency },
+  ]);
+  const sale = await tx
+    .selectFrom('event_sales')
+    .selectAll()
+    .where('transaction_id', '=', input.transactionId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  await tx
+    .selectFrom('events')
+    .select('id')
+    .where('id', '=', sale.event_id)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  const parts = await tx
+    .selectFrom('event_sale_shares as s')
+    .innerJoin('event_beneficiaries as b', 'b.id', 's.beneficiary_id')
     .select(['s.beneficiary_id', 's.amount_minor', 's.refunded_minor', 'b.paid_at'])
-    .where('s.transaction_id', '=', input.transactionId).orderBy('b.position').forUpdate('s').execute();
-  const merchantLeftMinor = (sale.net_minor - sale.net_refunded_minor) - (sale.affiliate_minor - sale.affiliate_refunded_minor);
+    .where('s.transaction_id', '=', input.transactionId)
+    .orderBy('b.position')
+    .forUpdate('s')
+    .execute();
+  const merchantLeftMinor =
+    sale.net_minor -
+    sale.net_refunded_minor -
+    (sale.affiliate_minor - sale.affiliate_refunded_minor);
   const left = [merchantLeftMinor, ...parts.map((p) => p.amount_minor - p.refunded_minor)];
   // Never more than the sale still has (after a refund the processor refused, the merchant pays the difference).
-  const takeMinor = atMost(netMinor, left.reduce((sum, l) => sum + l, 0n));
+  const takeMinor = atMost(
+    netMinor,
+    left.reduce((sum, l) => sum + l, 0n),
+  );
   const [, ...beneficiaryParts] = takeInProportion(takeMinor, left);
-  const payables = parts.map((p) => ({ owner: p.beneficiary_id, code: ledgerCodes.beneficiaryPayable, currency: input.currency }));
+  const payables = parts.map((p) => ({
+    owner: p.beneficiary_id,
+    code: ledgerCodes.beneficiaryPayable,
+    currency: input.currency,
+  }));
   // Unsettled, the parts are still in pending settlement. Settled, a part not yet paid out (no payout of the event
   // since the sale settled) is still in its payable, which pools the beneficiary's parts of every sale of the event.
   const settledAt = sale.settled_at;
-  const balances = settledAt === null || payables.length === 0 ? payables.map(() => 0n) : await ctx.ledger.hold(tx, payables);
-  const inPayable = (i: number) => settledAt !== null && (parts[i]!.paid_at === null || parts[i]!.paid_at! < settledAt);
+  const balances =
+    settledAt === null || payables.length === 0
+      ? payables.map(() => 0n)
+      : await ctx.ledger.hold(tx, payables);
+  const inPayable = (i: number) =>
+    settledAt !== null && (parts[i]!.paid_at === null || parts[i]!.paid_at! < settledAt);
   const fromPayables: { owner: string; amountMinor: bigint }[] = [];
   for (const [i, part] of parts.entries()) {
     const partMinor = beneficiaryParts[i]!;
     if (partMinor === 0n) continue;
-    await tx.updateTable('event_sale_shares').set({ refunded_minor: part.refunded_minor + partMinor })
-      .where('transaction_id', '=', input.transactionId).where('beneficiary_id', '=', part.beneficiary_id).execute();
+    await tx
+      .updateTable('event_sale_shares')
+      .set({ refunded_minor: part.refunded_minor + partMinor })
+      .where('transaction_id', '=', input.transactionId)
+      .where('beneficiary_id', '=', part.beneficiary_id)
+      .execute();
     const heldMinor = !inPayable(i) ? 0n : balances[i]! < partMinor ? balances[i]! : partMinor;
     if (heldMinor > 0n) fromPayables.push({ owner: part.beneficiary_id, amountMinor: heldMinor });
   }
-  const splitMinor = await collectSplitParts(ctx, tx, { ...input, code: ledgerCodes.beneficiaryPayable, parts: fromPayables });
-  await tx.updateTable('event_sales').set({
-    refunded_minor: sale.refunded_minor + atMost(input.grossMinor, sale.gross_minor - sale.refunded_minor),
-    fee_refunded_minor: sale.fee_refunded_minor + atMost(input.feeBackMinor, sale.fee_minor - sale.fee_refunded_minor),
-    net_refunded_minor: sale.net_refunded_minor + takeMinor,
-    affiliate_refunded_minor: sale.affiliate_refunded_minor + beneficiaryParts.reduce((sum, p) => sum + p, 0n),
-  }).where('transaction_id', '=', input.transactionId).execute();
+  const splitMinor = await collectSplitParts(ctx, tx, {
+    ...input,
+    code: ledgerCodes.beneficiaryPayable,
+    parts: fromPayables,
+  });
+  await tx
+    .updateTable('event_sales')
+    .set({
+      refunded_minor:
+        sale.refunded_minor + atMost(input.grossMinor, sale.gross_minor - sale.refunded_minor),
+      fee_refunded_minor:
+        sale.fee_refunded_minor +
+        atMost(input.feeBackMinor, sale.fee_minor - sale.fee_refunded_minor),
+      net_refunded_minor: sale.net_refunded_minor + takeMinor,
+      affiliate_refunded_minor:
+        sale.affiliate_refunded_minor + beneficiaryParts.reduce((sum, p) => sum + p, 0n),
+    })
+    .where('transaction_id', '=', input.transactionId)
+    .execute();
   return { merchantMinor: netMinor - splitMinor, splitMinor };
 }

@@ -4,13 +4,23 @@ import type { DbOrTx } from '../../platform/db/types.ts';
 import './types.ts';
 
 export async function findEventByCode(db: DbOrTx, accountId: string, code: string) {
-  return db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('code', '=', code).executeTakeFirst();
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('code', '=', code)
+    .executeTakeFirst();
 }
 
 export type EventRow = NonNullable<Awaited<ReturnType<typeof findEventByCode>>>;
 
 export async function eventBeneficiaries(db: DbOrTx, eventId: string) {
-  return db.selectFrom('event_beneficiaries').selectAll().where('event_id', '=', eventId).orderBy('position').execute();
+  return db
+    .selectFrom('event_beneficiaries')
+    .selectAll()
+    .where('event_id', '=', eventId)
+    .orderBy('position')
+    .execute();
 }
 
 export interface SalesTotals {
@@ -26,13 +36,21 @@ export interface SalesTotals {
  * the net less the beneficiaries' parts. `count` counts every paid sale, refunded ones too.
  */
 export async function eventSalesTotals(db: DbOrTx, eventId: string): Promise<SalesTotals> {
-  const row = await db.selectFrom('event_sales').select([
-    sql<string>`COUNT(*)::text`.as('count'),
-    sql<string>`COALESCE(SUM(gross_minor - refunded_minor), 0)::text`.as('gross'),
-    sql<string>`COALESCE(SUM(affiliate_minor - affiliate_refunded_minor), 0)::text`.as('affiliate'),
-    sql<string>`COALESCE(SUM(fee_minor - fee_refunded_minor), 0)::text`.as('fee'),
-    sql<string>`COALESCE(SUM((net_minor - net_refunded_minor) - (affiliate_minor - affiliate_refunded_minor)), 0)::text`.as('balance'),
-  ]).where('event_id', '=', eventId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('event_sales')
+    .select([
+      sql<string>`COUNT(*)::text`.as('count'),
+      sql<string>`COALESCE(SUM(gross_minor - refunded_minor), 0)::text`.as('gross'),
+      sql<string>`COALESCE(SUM(affiliate_minor - affiliate_refunded_minor), 0)::text`.as(
+        'affiliate',
+      ),
+      sql<string>`COALESCE(SUM(fee_minor - fee_refunded_minor), 0)::text`.as('fee'),
+      sql<string>`COALESCE(SUM((net_minor - net_refunded_minor) - (affiliate_minor - affiliate_refunded_minor)), 0)::text`.as(
+        'balance',
+      ),
+    ])
+    .where('event_id', '=', eventId)
+    .executeTakeFirstOrThrow();
   return {
     count: BigInt(row.count),
     grossMinor: BigInt(row.gross),

@@ -10,18 +10,31 @@ import { createEvent, getEvent } from './service.ts';
 
 export async function eventRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  r.post('/api/event', {
-    config: commandConfig,
-    schema: {
-      tags: ['Event'], summary: 'Create an event with its beneficiaries',
-      body: EventCreateBody, response: withErrors({ 200: EventCreateResponse }),
+  r.post(
+    '/api/event',
+    {
+      config: commandConfig,
+      schema: {
+        tags: ['Event'],
+        summary: 'Create an event with its beneficiaries',
+        body: EventCreateBody,
+        response: withErrors({ 200: EventCreateResponse }),
+      },
     },
-  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => createEvent(tx, accountOf(request).id, request.body)));
+    async (request, reply) =>
+      runCommand(ctx, request, reply, (tx) => createEvent(tx, accountOf(request).id, request.body)),
+  );
 
-  r.get('/api/event/:id', {
-    schema: {
-      tags: ['Event'], summary: 'One event by your identifier, with the totals of its paid sales',
-      params: EventParams, response: withErrors({ 200: EventGetResponse }),
+  r.get(
+    '/api/event/:id',
+    {
+      schema: {
+        tags: ['Event'],
+        summary: 'One event by your identifier, with the totals of its paid sales',
+        params: EventParams,
+        response: withErrors({ 200: EventGetResponse }),
+      },
     },
-  }, async (request) => getEvent(ctx, accountOf(request).id, request.params.id));
+    async (request) => getEvent(ctx, accountOf(request).id, request.params.id),
+  );
 }

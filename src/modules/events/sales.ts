@@ -3,7 +3,12 @@
 import assert from 'node:assert/strict';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
-import { journalKinds, ledgerCodes, type Ledger, type PostedJournal } from '../../platform/ledger/ledger.ts';
+import {
+  journalKinds,
+  ledgerCodes,
+  type Ledger,
+  type PostedJournal,
+} from '../../platform/ledger/ledger.ts';
 import { divideEventSale } from './divide.ts';
 import './types.ts';
 
@@ -26,18 +31,47 @@ export type EventForSale =
  * (`event: not found`); after date_closing_sales, or in a currency other than the event's, the sale is refused
  * as a business rule. The first sale fixes the event's currency, so paymentData never adds two currencies.
  */
-export async function resolveEventForSale(tx: Tx, accountId: string, eventCode: string, at: Date, currency: string): Promise<EventForSale> {
-  const row = await tx.selectFrom('events').select(['id', 'code', 'name', 'currency', 'closing_sales_at'])
-    .where('account_id', '=', accountId).where('code', '=', eventCode).forUpdate().executeTakeFirst();
+export async function resolveEventForSale(
+  tx: Tx,
+  accountId: string,
+  eventCode: string,
+  at: Date,
+  currency: string,
+): Promise<EventForSale> {
+  const row = await tx
+    .selectFrom('events')
+    .select(['id', 'code', 'name', 'currency', 'closing_sales_at'])
+    .where('account_id', '=', accountId)
+    .where('code', '=', eventCode)
+    .forUpdate()
+    .executeTakeFirst();
   if (row === undefined) return { ok: false, reason: 'unknown' };
   if (at > row.closing_sales_at) {
-    return { ok: false, reason: 'closed', failure: ruleFailure('event_sales_closed', { event: row.code }) };
+    return {
+      ok: false,
+      reason: 'closed',
+      failure: ruleFailure('event_sales_closed', { event: row.code }),
+    };
   }
   if (row.currency !== null && row.currency !== currency) {
-    return { ok: false, reason: 'currency', failure: ruleFailure('event_currency_mismatch', { event: row.code, currency: row.currency }) };
+    return {
+      ok: false,
+      reason: 'currency',
+      failure: ruleFailure('event_currency_mismatch', { event: row.code, currency: row.currency }),
+    };
   }
-  if (row.currency === null) await tx.updateTable('events').set({ currency }).where('id', '=', row.id).execute();
-  return { ok: true, event: { id: row.id, code: row.code, name: row.name, currency, closingSalesAt: row.closing_sales_at } };
+  if (row.currency === null)
+    await tx.updateTable('events').set({ currency }).where('id', '=', row.id).execute();
+  return {
+    ok: true,
+    event: {
+      id: row.id,
+      code: row.code,
+      name: row.name,
+      currency,
+      closingSalesAt: row.closing_sales_at,
+    },
+  };
 }
 
 export interface EventSaleInput {
@@ -66,43 +100,101 @@ export interface EventSaleSplit {
  * same transaction twice returns the first split.
  */
 export async function recordEventSale(tx: Tx, input: EventSaleInput): Promise<EventSaleSplit> {
-  assert.ok(input.grossMinor > 0n && input.feeMinor >= 0n && input.feeMinor <= input.grossMinor, 'fee within the gross');
-  const event = await tx.selectFrom('events').select(['id', 'currency', 'service_sale_minor'])
-    .where('id', '=', input.eventId).where('account_id', '=', input.accountId).forUpdate().executeTakeFirst();
+  assert.ok(
+    input.grossMinor > 0n && input.feeMinor >= 0n && input.feeMinor <= input.grossMinor,
+    'fee within the gross',
+  );
+  const event = await tx
+    .selectFrom('events')
+    .select(['id', 'currency', 'service_sale_minor'])
+    .where('id', '=', input.eventId)
+    .where('account_id', '=', input.accountId)
+    .forUpdate()
+    .executeTakeFirst();
   assert.ok(event !== undefined, 'the sale names an event of the same account');
   const existing = await readSaleSplit(tx, input.transactionId);
   if (existing !== null) return existing;
-  assert.equal(event.currency, input.currency, 'the sale was resolved with resolveEventForSale, which fixed the currency');
-  const people = await tx.selectFrom('event_beneficiaries').select(['id', 'bps'])
-    .where('event_id', '=', event.id).orderBy('position').execute();
+  assert.equal(
+    event.currency,
+    input.currency,
+    'the sale was resolved with resolveEventForSale, which fixed the currency',
+  );
+  const people = await tx
+    .selectFrom('event_beneficiaries')
+    .select(['id', 'bps'])
+    .where('event_id', '=', event.id)
+    .orderBy('position')
+    .execute();
   const netMinor = input.grossMinor - input.feeMinor;
-  const division = divideEventSale(netMinor, event.service_sale_minor, people.map((p) => ({ id: p.id, bps: p.bps })));
+  const division = divideEventSale(
+    netMinor,
+    event.service_sale_minor,
+    people.map((p) => ({ id: p.id, bps: p.bps })),
+  );
   const { serviceMinor, parts, affiliateMinor } = division;
-  await tx.insertInto('event_sales').values({
-    transaction_id: input.transactionId, event_id: event.id, account_id: input.accountId, currency: input.currency,
-    gross_minor: input.grossMinor, fee_minor: input.feeMinor, net_minor: netMinor, service_sale_minor: serviceMinor,
-    affiliate_minor: affiliateMinor, sold_at: input.at, settled_at: null,
-  }).execute();
+  await tx
+    .insertInto('event_sales')
+    .values({
+      transaction_id: input.transactionId,
+      event_id: event.id,
+      account_id: input.accountId,
+      currency: input.currency,
+      gross_minor: input.grossMinor,
+      fee_minor: input.feeMinor,
+      net_minor: netMinor,
+      service_sale_minor: serviceMinor,
+      affiliate_minor: affiliateMinor,
+      sold_at: input.at,
+      settled_at: null,
+    })
+    .execute();
   if (parts.length > 0) {
-    await tx.insertInto('event_sale_shares')
-      .values(parts.map((p) => ({ transaction_id: input.transactionId, beneficiary_id: p.beneficiaryId, amount_minor: p.amountMinor })))
+    await tx
+      .insertInto('event_sale_shares')
+      .values(
+        parts.map((p) => ({
+          transaction_id: input.transactionId,
+          beneficiary_id: p.beneficiaryId,
+          amount_minor: p.amountMinor,
+        })),
+      )
       .execute();
   }
-  return { transactionId: input.transactionId, netMinor, affiliateMinor, merchantMinor: division.merchantMinor, parts };
+  return {
+    transactionId: input.transactionId,
+    netMinor,
+    affiliateMinor,
+    merchantMinor: division.merchantMinor,
+    parts,
+  };
 }
 
 async function readSaleSplit(db: DbOrTx, transactionId: string): Promise<EventSaleSplit | null> {
-  const sale = await db.selectFrom('event_sales').select(['net_minor', 'affiliate_minor', 'net_refunded_minor', 'affiliate_refunded_minor'])
-    .where('transaction_id', '=', transactionId).executeTakeFirst();
+  const sale = await db
+    .selectFrom('event_sales')
+    .select(['net_minor', 'affiliate_minor', 'net_refunded_minor', 'affiliate_refunded_minor'])
+    .where('transaction_id', '=', transactionId)
+    .executeTakeFirst();
   if (sale === undefined) return null;
-  const parts = await db.selectFrom('event_sale_shares as s').innerJoin('event_beneficiaries as b', 'b.id', 's.beneficiary_id')
-    .select(['s.beneficiary_id', 's.amount_minor', 's.refunded_minor']).where('s.transaction_id', '=', transactionId).orderBy('b.position').execute();
+  const parts = await db
+    .selectFrom('event_sale_shares as s')
+    .innerJoin('event_beneficiaries as b', 'b.id', 's.beneficiary_id')
+    .select(['s.beneficiary_id', 's.amount_minor', 's.refunded_minor'])
+    .where('s.transaction_id', '=', transactionId)
+    .orderBy('b.position')
+    .execute();
   // What refunds took back is no longer anyone's to receive (decision 116).
   const netMinor = sale.net_minor - sale.net_refunded_minor;
   const affiliateMinor = sale.affiliate_minor - sale.affiliate_refunded_minor;
   return {
-    transactionId, netMinor, affiliateMinor, merchantMinor: netMinor - affiliateMinor,
-    parts: parts.map((p) => ({ beneficiaryId: p.beneficiary_id, amountMinor: p.amount_minor - p.refunded_minor })),
+    transactionId,
+    netMinor,
+    affiliateMinor,
+    merchantMinor: netMinor - affiliateMinor,
+    parts: parts.map((p) => ({
+      beneficiaryId: p.beneficiary_id,
+      amountMinor: p.amount_minor - p.refunded_minor,
+    })),
   };
 }
 
@@ -117,9 +209,18 @@ export interface EventSaleSettlement {
  * beneficiary's payable, to be paid on date_payment. The caller settles `split.merchantMinor` to the merchant as
  * for any payment. Runs once per sale; a later call returns the same split and no journal.
  */
-export async function settleEventSale(ledger: Ledger, tx: Tx, input: { readonly accountId: string; readonly transactionId: string; readonly at: Date }): Promise<EventSaleSettlement> {
-  const sale = await tx.selectFrom('event_sales').select(['event_id', 'currency', 'settled_at'])
-    .where('transaction_id', '=', input.transactionId).where('account_id', '=', input.accountId).forUpdate().executeTakeFirst();
+export async function settleEventSale(
+  ledger: Ledger,
+  tx: Tx,
+  input: { readonly accountId: string; readonly transactionId: string; readonly at: Date },
+): Promise<EventSaleSettlement> {
+  const sale = await tx
+    .selectFrom('event_sales')
+    .select(['event_id', 'currency', 'settled_at'])
+    .where('transaction_id', '=', input.transactionId)
+    .where('account_id', '=', input.accountId)
+    .forUpdate()
+    .executeTakeFirst();
   assert.ok(sale !== undefined, 'a settled sale was recorded first');
   const split = await readSaleSplit(tx, input.transactionId);
   assert.ok(split !== null);
@@ -127,9 +228,20 @@ export async function settleEventSale(ledger: Ledger, tx: Tx, input: { readonly 
   // Lock order, so this cannot deadlock on PostgreSQL: the merchant's pending settlement, then the event, then the
   // payables. A paid sale (recordSuccess) holds the pending settlement when it locks the event, and the payout run
   // (payouts.ts) holds the event when it locks the payables.
-  await ledger.hold(tx, [{ owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: sale.currency }]);
-  await tx.selectFrom('events').select('id').where('id', '=', sale.event_id).forUpdate().executeTakeFirstOrThrow();
-  await tx.updateTable('event_sales').set({ settled_at: input.at }).where('transaction_id', '=', input.transactionId).execute();
+  await ledger.hold(tx, [
+    { owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: sale.currency },
+  ]);
+  await tx
+    .selectFrom('events')
+    .select('id')
+    .where('id', '=', sale.event_id)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  await tx
+    .updateTable('event_sales')
+    .set({ settled_at: input.at })
+    .where('transaction_id', '=', input.transactionId)
+    .execute();
   const paid = split.parts.filter((p) => p.amountMinor > 0n);
   if (paid.length === 0) return { split, journal: null };
   const journal = await ledger.post(tx, {
@@ -137,11 +249,25 @@ export async function settleEventSale(ledger: Ledger, tx: Tx, input: { readonly 
     reference: input.transactionId,
     at: input.at,
     postings: [
-      { owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: sale.currency, amountMinor: -split.affiliateMinor },
-      ...paid.map((p) => ({ owner: p.beneficiaryId, code: ledgerCodes.beneficiaryPayable, currency: sale.currency, amountMinor: p.amountMinor })),
+      {
+        owner: input.accountId,
+        code: ledgerCodes.pendingSettlement,
+        currency: sale.currency,
+        amountMinor: -split.affiliateMinor,
+      },
+      ...paid.map((p) => ({
+        owner: p.beneficiaryId,
+        code: ledgerCodes.beneficiaryPayable,
+        currency: sale.currency,
+        amountMinor: p.amountMinor,
+      })),
     ],
   });
   // Money settled after the payout ran is paid by the next run, which is due at once.
-  await tx.updateTable('events').set({ payout_status: 'scheduled' }).where('id', '=', sale.event_id).execute();
+  await tx
+    .updateTable('events')
+    .set({ payout_status: 'scheduled' })
+    .where('id', '=', sale.event_id)
+    .execute();
   return { split, journal };
 }

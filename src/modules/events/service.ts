@@ -7,7 +7,12 @@ import { formatBps, formatMinorTwoDecimals } from '../../platform/money/percent.
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
 import { parseBeneficiaries, parseEventDates } from './input.ts';
-import { eventBeneficiaries, eventSalesTotals, findEventByCode, type EventRow } from './repository.ts';
+import {
+  eventBeneficiaries,
+  eventSalesTotals,
+  findEventByCode,
+  type EventRow,
+} from './repository.ts';
 import type { EventCreate } from './schemas.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
@@ -19,7 +24,8 @@ function safeNumber(minor: bigint): number {
 async function eventView(ctx: AppContext, row: EventRow) {
   const zone = ctx.config.timeZone;
   const people = await eventBeneficiaries(ctx.db, row.id);
-  const renderDay = (at: Date, timed: boolean) => (timed ? formatTimestamp(at, zone) : formatDate(at, zone));
+  const renderDay = (at: Date, timed: boolean) =>
+    timed ? formatTimestamp(at, zone) : formatDate(at, zone);
   return {
     fields: {
       id: row.code,
@@ -34,7 +40,12 @@ async function eventView(ctx: AppContext, row: EventRow) {
         service_sale: formatMinorTwoDecimals(row.service_sale_minor),
       },
     },
-    beneficiaries: people.map((b) => ({ id: b.id, email: b.email, percent: formatBps(b.bps), status: b.status })),
+    beneficiaries: people.map((b) => ({
+      id: b.id,
+      email: b.email,
+      percent: formatBps(b.bps),
+      status: b.status,
+    })),
   };
 }
 
@@ -43,28 +54,45 @@ export async function createEvent(ctx: AppContext, accountId: string, body: Even
   const people = parseBeneficiaries(body);
   const id = newId('ev', 18);
   const created = await inTransaction(ctx.db, async (tx) => {
-    const inserted = await tx.insertInto('events').values({
-      id,
-      account_id: accountId,
-      code: body.event,
-      name: body.name,
-      date_event_at: dates.eventAt,
-      date_event_timed: dates.eventTimed,
-      date_payment_at: dates.paymentAt,
-      date_payment_timed: dates.paymentTimed,
-      closing_sales_at: dates.closingAt,
-      url_event: body.url_event ?? null,
-      url_logo: body.url_logo ?? null,
-      service_sale_minor: BigInt(body.service_sale ?? 0),
-      currency: null,
-      payout_status: 'scheduled',
-      created_at: ctx.clock.now(),
-    }).onConflict((oc) => oc.columns(['account_id', 'code']).doNothing()).returning('id').executeTakeFirst();
+    const inserted = await tx
+      .insertInto('events')
+      .values({
+        id,
+        account_id: accountId,
+        code: body.event,
+        name: body.name,
+        date_event_at: dates.eventAt,
+        date_event_timed: dates.eventTimed,
+        date_payment_at: dates.paymentAt,
+        date_payment_timed: dates.paymentTimed,
+        closing_sales_at: dates.closingAt,
+        url_event: body.url_event ?? null,
+        url_logo: body.url_logo ?? null,
+        service_sale_minor: BigInt(body.service_sale ?? 0),
+        currency: null,
+        payout_status: 'scheduled',
+        created_at: ctx.clock.now(),
+      })
+      .onConflict((oc) => oc.columns(['account_id', 'code']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
     if (inserted === undefined) return false;
     if (people.length > 0) {
-      await tx.insertInto('event_beneficiaries').values(people.map((p, position) => ({
-        id: randomHex(10), event_id: id, position, email: p.email, bps: p.bps, status: 'pending' as const, paid_minor: 0n, paid_at: null,
-      }))).execute();
+      await tx
+        .insertInto('event_beneficiaries')
+        .values(
+          people.map((p, position) => ({
+            id: randomHex(10),
+            event_id: id,
+            position,
+            email: p.email,
+            bps: p.bps,
+            status: 'pending' as const,
+            paid_minor: 0n,
+            paid_at: null,
+          })),
+        )
+        .execute();
     }
     return true;
   });
@@ -84,14 +112,16 @@ export async function getEvent(ctx: AppContext, accountId: string, code: string)
   return {
     ...view.fields,
     affiliations: view.beneficiaries,
-    ...(totals.count === 0n ? {} : {
-      paymentData: {
-        count: safeNumber(totals.count),
-        amount_general: safeNumber(totals.grossMinor),
-        amount_affiliate: safeNumber(totals.affiliateMinor),
-        fee: safeNumber(totals.feeMinor),
-        balance: safeNumber(totals.balanceMinor),
-      },
-    }),
+    ...(totals.count === 0n
+      ? {}
+      : {
+          paymentData: {
+            count: safeNumber(totals.count),
+            amount_general: safeNumber(totals.grossMinor),
+            amount_affiliate: safeNumber(totals.affiliateMinor),
+            fee: safeNumber(totals.feeMinor),
+            balance: safeNumber(totals.balanceMinor),
+          },
+        }),
   };
 }

@@ -7,18 +7,45 @@ import { databaseUnavailable, diskAlmostFull } from '../../platform/errors/error
 import { ErrorEnvelope } from '../../platform/http/schemas.ts';
 
 const Live = Type.Object({ status: Type.Literal('success'), up: Type.Literal(true) });
-const Ready = Type.Object({ status: Type.Literal('success'), ready: Type.Literal(true), engine: Type.Union([Type.Literal('pglite'), Type.Literal('postgres')]) });
+const Ready = Type.Object({
+  status: Type.Literal('success'),
+  ready: Type.Literal(true),
+  engine: Type.Union([Type.Literal('pglite'), Type.Literal('postgres')]),
+});
 
 export async function healthRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get('/healthz', { config: { auth: 'none' }, schema: { tags: ['Operations'], summary: 'Process is up', hide: false, response: { 200: Live } } }, async () => ({ status: 'success', up: true }));
-  app.get('/readyz', { config: { auth: 'none' }, schema: { tags: ['Operations'], summary: 'Database answers', response: { 200: Ready, 503: ErrorEnvelope } } }, async () => {
-    // An embedded database whose disk is almost full answers reads, but is not ready for the writes a client sends.
-    if (ctx.diskSpace?.low() === true) throw databaseUnavailable(diskAlmostFull);
-    try {
-      await sql`SELECT 1`.execute(ctx.db);
-    } catch {
-      throw databaseUnavailable();
-    }
-    return { status: 'success', ready: true, engine: ctx.engine };
-  });
+  app.get(
+    '/healthz',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['Operations'],
+        summary: 'Process is up',
+        hide: false,
+        response: { 200: Live },
+      },
+    },
+    async () => ({ status: 'success', up: true }),
+  );
+  app.get(
+    '/readyz',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['Operations'],
+        summary: 'Database answers',
+        response: { 200: Ready, 503: ErrorEnvelope },
+      },
+    },
+    async () => {
+      // An embedded database whose disk is almost full answers reads, but is not ready for the writes a client sends.
+      if (ctx.diskSpace?.low() === true) throw databaseUnavailable(diskAlmostFull);
+      try {
+        await sql`SELECT 1`.execute(ctx.db);
+      } catch {
+        throw databaseUnavailable();
+      }
+      return { status: 'success', ready: true, engine: ctx.engine };
+    },
+  );
 }

@@ -8,15 +8,18 @@ import { html, raw, type Html } from '../../checkout/html.ts';
 
 /** A browser's Accept names HTML before any JSON; curl's `*\/*` and API clients get JSON. */
 function wantsHtml(request: FastifyRequest): boolean {
-  const types = (request.headers.accept ?? '').split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
+  const types = (request.headers.accept ?? '')
+    .split(',')
+    .map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
   const htmlAt = types.findIndex((t) => t === 'text/html' || t === 'application/xhtml+xml');
   const jsonAt = types.indexOf('application/json');
   return htmlAt !== -1 && (jsonAt === -1 || htmlAt < jsonAt);
 }
 
-const style = 'body{font-family:system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#1d2430;line-height:1.5}'
-  + 'h1{color:#0b6e4f}a{color:#0b5cad}pre{background:#f3f5f8;padding:12px;border-radius:8px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem}'
-  + '.badge{padding:2px 8px;border-radius:999px;background:#fff3cd;color:#6b4500;font-size:.8rem;font-weight:700}';
+const style =
+  'body{font-family:system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#1d2430;line-height:1.5}' +
+  'h1{color:#0b6e4f}a{color:#0b5cad}pre{background:#f3f5f8;padding:12px;border-radius:8px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem}' +
+  '.badge{padding:2px 8px;border-radius:999px;background:#fff3cd;color:#6b4500;font-size:.8rem;font-weight:700}';
 
 function sandboxBody(base: string): Html {
   return html`<h1>Cobro <span class="badge">Sandbox</span></h1><p>El servicio está funcionando en modo sandbox: pagos de prueba, sin dinero real.</p>
@@ -31,7 +34,10 @@ curl -s ${base}/api/account -H "Authorization: Bearer $PUB" -H "Sign: $SIGN"</pr
 
 function sendHome(reply: FastifyReply, body: Html, sandbox: boolean): FastifyReply {
   const nonce = crypto.randomBytes(16).toString('base64');
-  reply.header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'`);
+  reply.header(
+    'content-security-policy',
+    `default-src 'none'; style-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'`,
+  );
   const doc = html`<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${sandbox ? '[Sandbox] Cobro' : 'Cobro'}</title><style nonce="${nonce}">${raw(style)}</style></head><body><main>${body}</main></body></html>`;
@@ -40,12 +46,26 @@ function sendHome(reply: FastifyReply, body: Html, sandbox: boolean): FastifyRep
 
 export async function homeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const sandbox = ctx.config.mode === 'sandbox';
-  const links = { dashboard: '/dashboard', docs: '/docs', openapi: '/api/openapi.json', healthz: '/healthz', readyz: '/readyz' };
+  const links = {
+    dashboard: '/dashboard',
+    docs: '/docs',
+    openapi: '/api/openapi.json',
+    healthz: '/healthz',
+    readyz: '/readyz',
+  };
   app.get('/', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('vary', 'Accept');
     if (wantsHtml(request)) {
-      return sendHome(reply, sandbox ? sandboxBody(ctx.config.publicBaseUrl) : html`<h1>Cobro</h1><p>El servicio está funcionando.</p>`, sandbox);
+      return sendHome(
+        reply,
+        sandbox
+          ? sandboxBody(ctx.config.publicBaseUrl)
+          : html`<h1>Cobro</h1><p>El servicio está funcionando.</p>`,
+        sandbox,
+      );
     }
-    return sandbox ? { status: 'success', service: 'cobro', mode: 'sandbox', links } : { status: 'success', service: 'cobro' };
+    return sandbox
+      ? { status: 'success', service: 'cobro', mode: 'sandbox', links }
+      : { status: 'success', service: 'cobro' };
   });
 }

@@ -25,7 +25,14 @@ function textOf(value: unknown): string | null {
 }
 
 function amountOf(value: unknown): bigint | null {
-  const text = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : null) : typeof value === 'string' ? value.trim() : null;
+  const text =
+    typeof value === 'number'
+      ? Number.isSafeInteger(value)
+        ? String(value)
+        : null
+      : typeof value === 'string'
+        ? value.trim()
+        : null;
   if (text === null || !/^\d{1,14}$/.test(text)) return null;
   const minor = BigInt(text);
   return minor >= 1n && minor <= limits.amountMinorMax ? minor : null;
@@ -36,29 +43,56 @@ export function readMallLines(tuples: readonly (readonly unknown[])[]): LinesRea
   const lines: MallLineInput[] = [];
   tuples.forEach((tuple, i) => {
     const at = (n: number) => `merchant.${i}.${n}`;
-    if (tuple.length < 5 || tuple.length > 6) { errors[`merchant.${i}`] = 'invalid'; return; }
+    if (tuple.length < 5 || tuple.length > 6) {
+      errors[`merchant.${i}`] = 'invalid';
+      return;
+    }
     const before = Object.keys(errors).length;
     const text = (n: number, max: number, required: boolean): string | null => {
       const value = tuple[n];
-      if (value === null || value === undefined) { if (required) errors[at(n)] = 'is empty'; return null; }
+      if (value === null || value === undefined) {
+        if (required) errors[at(n)] = 'is empty';
+        return null;
+      }
       const t = textOf(value);
-      if (t === null) { errors[at(n)] = 'invalid'; return null; }
-      if (t === '') { if (required) errors[at(n)] = 'is empty'; return null; }
-      if (t.length > max) { errors[at(n)] = 'too long'; return null; }
+      if (t === null) {
+        errors[at(n)] = 'invalid';
+        return null;
+      }
+      if (t === '') {
+        if (required) errors[at(n)] = 'is empty';
+        return null;
+      }
+      if (t.length > max) {
+        errors[at(n)] = 'too long';
+        return null;
+      }
       return t;
     };
     const merchant = text(0, mallLimits.merchantTokenLengthMax, true);
-    const amountMinor = tuple[1] === null || tuple[1] === undefined || tuple[1] === '' ? null : amountOf(tuple[1]);
-    if (amountMinor === null) errors[at(1)] = tuple[1] === null || tuple[1] === undefined || tuple[1] === '' ? 'is empty' : 'invalid';
+    const amountMinor =
+      tuple[1] === null || tuple[1] === undefined || tuple[1] === '' ? null : amountOf(tuple[1]);
+    if (amountMinor === null)
+      errors[at(1)] =
+        tuple[1] === null || tuple[1] === undefined || tuple[1] === '' ? 'is empty' : 'invalid';
     const subject = text(2, mallLimits.subjectLengthMax, true);
     const event = text(3, mallLimits.eventLengthMax, false);
     const individualOrder = text(4, mallLimits.individualOrderLengthMax, true);
     const urlnotify = tuple.length === 6 ? text(5, mallLimits.urlnotifyLengthMax, false) : null;
     if (Object.keys(errors).length > before) return;
-    lines.push({ position: i, merchant: merchant!, amountMinor: amountMinor!, subject: subject!, event, individualOrder: individualOrder!, urlnotify });
+    lines.push({
+      position: i,
+      merchant: merchant!,
+      amountMinor: amountMinor!,
+      subject: subject!,
+      event,
+      individualOrder: individualOrder!,
+      urlnotify,
+    });
   });
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   const totalMinor = lines.reduce((sum, l) => sum + l.amountMinor, 0n);
-  if (totalMinor > limits.amountMinorMax) return { ok: false, errors: { merchant: 'amounts add up to more than 14 digits' } };
+  if (totalMinor > limits.amountMinorMax)
+    return { ok: false, errors: { merchant: 'amounts add up to more than 14 digits' } };
   return { ok: true, lines, totalMinor };
 }

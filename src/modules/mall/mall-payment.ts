@@ -19,28 +19,53 @@ export type MallAttemptOutcome =
 
 export type MallAttemptInput = Omit<AttemptInput, 'transactionId'> & { readonly mallId: string };
 
-export async function attemptMallPayment(ctx: AppContext, input: MallAttemptInput): Promise<MallAttemptOutcome> {
+export async function attemptMallPayment(
+  ctx: AppContext,
+  input: MallAttemptInput,
+): Promise<MallAttemptOutcome> {
   const attemptId = newId('att', 20);
   const claim = await inTransaction(ctx.db, async (tx) => {
     const mall = await lockMall(tx, input.mallId);
     if (mall === undefined) throw new Error('attempt on a mall that does not exist');
     if (mall.status !== 'pending') return { kind: 'final', status: mall.status } as const;
     const now = await ctx.accountClock.now(mall.account_id, tx);
-    if (mall.attempt_lease_until !== null && mall.attempt_lease_until.getTime() > now.getTime()) return { kind: 'in_progress' } as const;
-    await tx.updateTable('malls')
-      .set({ attempt_id: attemptId, attempt_lease_until: new Date(now.getTime() + transactionLimits.attemptLeaseMs), updated_at: now })
-      .where('id', '=', mall.id).execute();
-    return { kind: 'claimed', amountMinor: BigInt(mall.amount_minor), currency: mall.currency, description: `Mall ${mall.order}` } as const;
+    if (mall.attempt_lease_until !== null && mall.attempt_lease_until.getTime() > now.getTime())
+      return { kind: 'in_progress' } as const;
+    await tx
+      .updateTable('malls')
+      .set({
+        attempt_id: attemptId,
+        attempt_lease_until: new Date(now.getTime() + transactionLimits.attemptLeaseMs),
+        updated_at: now,
+      })
+      .where('id', '=', mall.id)
+      .execute();
+    return {
+      kind: 'claimed',
+      amountMinor: BigInt(mall.amount_minor),
+      currency: mall.currency,
+      description: `Mall ${mall.order}`,
+    } as const;
   });
   if (claim.kind !== 'claimed') return claim;
 
-  const request = { ...input.charge, idempotencyKey: attemptId, amountMinor: claim.amountMinor, currency: claim.currency, description: claim.description } as ChargeRequest;
+  const request = {
+    ...input.charge,
+    idempotencyKey: attemptId,
+    amountMinor: claim.amountMinor,
+    currency: claim.currency,
+    description: claim.description,
+  } as ChargeRequest;
   let outcome;
   try {
     outcome = await ctx.processor.charge(request);
   } catch (error) {
-    await ctx.db.updateTable('malls').set({ attempt_id: null, attempt_lease_until: null })
-      .where('id', '=', input.mallId).where('attempt_id', '=', attemptId).execute();
+    await ctx.db
+      .updateTable('malls')
+      .set({ attempt_id: null, attempt_lease_until: null })
+      .where('id', '=', input.mallId)
+      .where('attempt_id', '=', attemptId)
+      .execute();
     throw error;
   }
 
@@ -48,23 +73,49 @@ export async function attemptMallPayment(ctx: AppContext, input: MallAttemptInpu
     const mall = await lockMall(tx, input.mallId);
     if (mall === undefined) throw new Error('mall vanished during an attempt');
     if (mall.status !== 'pending' || mall.attempt_id !== attemptId) {
-      ctx.logger.error({ mall: mall.id, attempt: attemptId, approved: outcome.approved }, 'mall payment attempt lost its claim');
+      ctx.logger.error(
+        { mall: mall.id, attempt: attemptId, approved: outcome.approved },
+        'mall payment attempt lost its claim',
+      );
       return { kind: 'final', status: mall.status };
     }
     const now = await ctx.accountClock.now(mall.account_id, tx);
     if (outcome.approved) {
-      await recordMallSuccess(ctx, tx, mall, {
-        paidPayment: input.method.payment, media: input.method.name, authorizationCode: outcome.authorizationCode,
-        cardBrand: outcome.cardBrand, cardLast4: outcome.cardLast4, cardToken: outcome.cardToken, cardType: outcome.cardType,
-        installments: input.charge.kind === 'card' ? input.charge.installments : 0,
-        payerIdentifier: input.payerIdentifier, payerBank: input.payerBank, payerIp: input.payerIp,
-      }, now);
+      await recordMallSuccess(
+        ctx,
+        tx,
+        mall,
+        {
+          paidPayment: input.method.payment,
+          media: input.method.name,
+          authorizationCode: outcome.authorizationCode,
+          cardBrand: outcome.cardBrand,
+          cardLast4: outcome.cardLast4,
+          cardToken: outcome.cardToken,
+          cardType: outcome.cardType,
+          installments: input.charge.kind === 'card' ? input.charge.installments : 0,
+          payerIdentifier: input.payerIdentifier,
+          payerBank: input.payerBank,
+          payerIp: input.payerIp,
+        },
+        now,
+      );
       return { kind: 'approved' };
     }
-    await recordMallRejection(tx, mall, {
-      reason: 'declined', gatewayMessage: outcome.gatewayMessage, paidPayment: input.method.payment, media: input.method.name,
-      cardBrand: outcome.cardBrand, cardLast4: outcome.cardLast4, payerIp: input.payerIp,
-    }, now);
+    await recordMallRejection(
+      tx,
+      mall,
+      {
+        reason: 'declined',
+        gatewayMessage: outcome.gatewayMessage,
+        paidPayment: input.method.payment,
+        media: input.method.name,
+        cardBrand: outcome.cardBrand,
+        cardLast4: outcome.cardLast4,
+        payerIp: input.payerIp,
+      },
+      now,
+    );
     return { kind: 'declined', payerMessage: outcome.payerMessage };
   });
 }

@@ -10,22 +10,36 @@ export async function mallView(ctx: AppContext, accountId: string, id: string) {
   const mall = await findMall(ctx.db, id);
   if (mall === undefined || mall.account_id !== accountId) throw notFound('mall');
   const lines = await linesOf(ctx.db, mall.id);
-  const statuses = new Map((await ctx.db.selectFrom('transactions').select(['id', 'status'])
-    .where('id', 'in', lines.map((l) => l.transaction_id)).execute()).map((r) => [r.id, r.status]));
+  const statuses = new Map(
+    (
+      await ctx.db
+        .selectFrom('transactions')
+        .select(['id', 'status'])
+        .where(
+          'id',
+          'in',
+          lines.map((l) => l.transaction_id),
+        )
+        .execute()
+    ).map((r) => [r.id, r.status]),
+  );
   return {
     status: mall.status,
     id: mall.id,
     created_at: formatTimestamp(mall.created_at, ctx.config.timeZone),
     amount: String(mall.amount_minor),
     order: mall.order,
-    payment: mall.status !== 'success' || mall.media === null ? null : {
-      media: mall.media,
-      verification_key: mall.verification_key,
-      authorization_code: mall.authorization_code,
-      last_4_digits: mall.card_last4,
-      card_type: mall.card_type ?? '',
-      currency: mall.currency,
-    },
+    payment:
+      mall.status !== 'success' || mall.media === null
+        ? null
+        : {
+            media: mall.media,
+            verification_key: mall.verification_key,
+            authorization_code: mall.authorization_code,
+            last_4_digits: mall.card_last4,
+            card_type: mall.card_type ?? '',
+            currency: mall.currency,
+          },
     merchant: lines.map((l) => ({
       name: l.store_name,
       amount: minorAsJsonNumber(BigInt(l.amount_minor)),

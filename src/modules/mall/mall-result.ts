@@ -5,7 +5,12 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import { lockTransaction, type TransactionRow } from '../transactions/repository.ts';
-import { recordRejection, recordSuccess, type Approval, type Rejection } from '../transactions/transaction-result.ts';
+import {
+  recordRejection,
+  recordSuccess,
+  type Approval,
+  type Rejection,
+} from '../transactions/transaction-result.ts';
 import type { MallRow } from './repository.ts';
 import { linesOf } from './repository.ts';
 import './types.ts';
@@ -25,14 +30,32 @@ async function lockLines(tx: Tx, mallId: string): Promise<TransactionRow[]> {
     if (row === undefined) throw new Error(`mall ${mallId} line transaction ${id} is gone`);
     rows.push(row);
   }
-  return rows.sort((a, b) => (a.account_id < b.account_id ? -1 : a.account_id > b.account_id ? 1 : a.id < b.id ? -1 : 1));
+  return rows.sort((a, b) =>
+    a.account_id < b.account_id ? -1 : a.account_id > b.account_id ? 1 : a.id < b.id ? -1 : 1,
+  );
 }
 
-async function notifyMall(tx: Tx, mall: MallRow, status: 'success' | 'failed', at: Date): Promise<void> {
+async function notifyMall(
+  tx: Tx,
+  mall: MallRow,
+  status: 'success' | 'failed',
+  at: Date,
+): Promise<void> {
   if (mall.urlnotify === null) return;
   const lines = await linesOf(tx, mall.id);
-  const keys = new Map((await tx.selectFrom('transactions').select(['id', 'transaction_key', 'status'])
-    .where('id', 'in', lines.map((l) => l.transaction_id)).execute()).map((r) => [r.id, r]));
+  const keys = new Map(
+    (
+      await tx
+        .selectFrom('transactions')
+        .select(['id', 'transaction_key', 'status'])
+        .where(
+          'id',
+          'in',
+          lines.map((l) => l.transaction_id),
+        )
+        .execute()
+    ).map((r) => [r.id, r]),
+  );
   await enqueueCallback(tx, {
     accountId: mall.account_id,
     url: mall.urlnotify,
@@ -57,22 +80,55 @@ async function notifyMall(tx: Tx, mall: MallRow, status: 'success' | 'failed', a
   });
 }
 
-export async function recordMallSuccess(ctx: AppContext, tx: Tx, mall: MallRow, approval: Approval, at: Date): Promise<void> {
+export async function recordMallSuccess(
+  ctx: AppContext,
+  tx: Tx,
+  mall: MallRow,
+  approval: Approval,
+  at: Date,
+): Promise<void> {
   for (const row of await lockLines(tx, mall.id)) await recordSuccess(ctx, tx, row, approval, at);
-  await tx.updateTable('malls').set({
-    status: 'success', updated_at: at, ended_at: at, attempt_id: null, attempt_lease_until: null,
-    paid_payment: approval.paidPayment, media: approval.media, authorization_code: approval.authorizationCode,
-    card_last4: approval.cardLast4, card_type: approval.cardType, gateway_message: 'successful transaction',
-  }).where('id', '=', mall.id).execute();
+  await tx
+    .updateTable('malls')
+    .set({
+      status: 'success',
+      updated_at: at,
+      ended_at: at,
+      attempt_id: null,
+      attempt_lease_until: null,
+      paid_payment: approval.paidPayment,
+      media: approval.media,
+      authorization_code: approval.authorizationCode,
+      card_last4: approval.cardLast4,
+      card_type: approval.cardType,
+      gateway_message: 'successful transaction',
+    })
+    .where('id', '=', mall.id)
+    .execute();
   await notifyMall(tx, mall, 'success', at);
 }
 
-export async function recordMallRejection(tx: Tx, mall: MallRow, rejection: Rejection, at: Date): Promise<void> {
+export async function recordMallRejection(
+  tx: Tx,
+  mall: MallRow,
+  rejection: Rejection,
+  at: Date,
+): Promise<void> {
   for (const row of await lockLines(tx, mall.id)) await recordRejection(tx, row, rejection, at);
-  await tx.updateTable('malls').set({
-    status: 'rejected', updated_at: at, attempt_id: null, attempt_lease_until: null,
-    ...(rejection.paidPayment !== null ? { ended_at: at, paid_payment: rejection.paidPayment, media: rejection.media } : {}),
-    card_last4: rejection.cardLast4, gateway_message: rejection.gatewayMessage,
-  }).where('id', '=', mall.id).execute();
+  await tx
+    .updateTable('malls')
+    .set({
+      status: 'rejected',
+      updated_at: at,
+      attempt_id: null,
+      attempt_lease_until: null,
+      ...(rejection.paidPayment !== null
+        ? { ended_at: at, paid_payment: rejection.paidPayment, media: rejection.media }
+        : {}),
+      card_last4: rejection.cardLast4,
+      gateway_message: rejection.gatewayMessage,
+    })
+    .where('id', '=', mall.id)
+    .execute();
   await notifyMall(tx, mall, 'failed', at);
 }

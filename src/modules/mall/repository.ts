@@ -13,5 +13,10 @@ export async function lockMall(tx: Tx, id: string) {
 }
 
 export async function linesOf(db: DbOrTx, mallId: string) {
-  return db.selectFrom('mall_lines').selectAll().where('mall_id', '=', mallId).orderBy('position').execute();
+  return db
+    .selectFrom('mall_lines')
+    .selectAll()
+    .where('mall_id', '=', mallId)
+    .orderBy('position')
+    .execute();
 }

@@ -14,17 +14,36 @@ const tags = ['Mall'];
 
 export async function mallRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  r.post('/api/mall', {
-    config: { ...commandConfig, auth: 'sign' as const },
-    schema: { tags, summary: 'One payment for several stores: each store gets its own transaction', body: MallCreateBody, response: withErrors({ 200: MallCreateResponse }) },
-  }, async (request, reply) => runCommand(ctx, request, reply, async (tx) => {
-    const account = accountOf(request);
-    return createMall(tx, { id: account.id, name: account.name }, request.body);
-  }));
+  r.post(
+    '/api/mall',
+    {
+      config: { ...commandConfig, auth: 'sign' as const },
+      schema: {
+        tags,
+        summary: 'One payment for several stores: each store gets its own transaction',
+        body: MallCreateBody,
+        response: withErrors({ 200: MallCreateResponse }),
+      },
+    },
+    async (request, reply) =>
+      runCommand(ctx, request, reply, async (tx) => {
+        const account = accountOf(request);
+        return createMall(tx, { id: account.id, name: account.name }, request.body);
+      }),
+  );
 
   // Bearer alone, as the reference's cURL example and its SDK call it; a Sign sent anyway is checked (supplement §2.2).
-  r.get('/api/mall/:id', {
-    config: { auth: 'sign-if-sent' as const },
-    schema: { tags, summary: 'One mall with its payment and each store\'s line', params: MallParams, response: withErrors({ 200: MallView }) },
-  }, async (request) => mallView(ctx, accountOf(request).id, request.params.id));
+  r.get(
+    '/api/mall/:id',
+    {
+      config: { auth: 'sign-if-sent' as const },
+      schema: {
+        tags,
+        summary: "One mall with its payment and each store's line",
+        params: MallParams,
+        response: withErrors({ 200: MallView }),
+      },
+    },
+    async (request) => mallView(ctx, accountOf(request).id, request.params.id),
+  );
 }

@@ -9,14 +9,22 @@ import { formatTimestamp } from '../../platform/time/time-format.ts';
 import { bankExists } from '../reference/repository.ts';
 import { recordDestinationChange } from '../accounts/destination-change.ts';
 import {
-  clientMembershipDetails, clientShareStates, countClientMemberships, findClient, type ClientRow,
+  clientMembershipDetails,
+  clientShareStates,
+  countClientMemberships,
+  findClient,
+  type ClientRow,
 } from './repository.ts';
 import type { ClientCreate, ClientUpdate } from './schemas.ts';
 import { shareStatuses, type ShareStatus } from './types.ts';
 
-async function checkBank(db: DbOrTx, bank: { sbif?: string | undefined; rut?: string | undefined }): Promise<void> {
+async function checkBank(
+  db: DbOrTx,
+  bank: { sbif?: string | undefined; rut?: string | undefined },
+): Promise<void> {
   const problems: Record<string, string> = {};
-  if (bank.sbif !== undefined && !(await bankExists(db, bank.sbif))) problems['bank.sbif'] = 'invalid';
+  if (bank.sbif !== undefined && !(await bankExists(db, bank.sbif)))
+    problems['bank.sbif'] = 'invalid';
   if (bank.rut !== undefined && !isValidRut(bank.rut)) problems['bank.rut'] = 'invalid';
   if (Object.keys(problems).length > 0) throw validationError(problems);
 }
@@ -31,17 +39,29 @@ function baseView(ctx: AppContext, row: ClientRow, affiliations: number) {
     affiliations,
     created_at: formatTimestamp(row.created_at, ctx.config.timeZone),
     // The reference renders a never-updated client with the text "null" (reference §4.1).
-    update_at: row.updated_at === null ? 'null' : formatTimestamp(row.updated_at, ctx.config.timeZone),
+    update_at:
+      row.updated_at === null ? 'null' : formatTimestamp(row.updated_at, ctx.config.timeZone),
   };
 }
 
 async function clientView(ctx: AppContext, row: ClientRow) {
   const b = baseView(ctx, row, await countClientMemberships(ctx.db, row.id));
   return {
-    id: b.id, status: b.status, name: b.name, phone: b.phone, email: b.email,
+    id: b.id,
+    status: b.status,
+    name: b.name,
+    phone: b.phone,
+    email: b.email,
     // The seed types bank.type as a string in the client resource (decision 041).
-    bank: { sbif: row.bank_sbif, rut: row.bank_rut, type: String(row.bank_type), num: row.bank_num },
-    affiliations: b.affiliations, created_at: b.created_at, update_at: b.update_at,
+    bank: {
+      sbif: row.bank_sbif,
+      rut: row.bank_rut,
+      type: String(row.bank_type),
+      num: row.bank_num,
+    },
+    affiliations: b.affiliations,
+    created_at: b.created_at,
+    update_at: b.update_at,
   };
 }
 
@@ -57,20 +77,23 @@ function detailStatus(states: readonly ShareStatus[]): ShareStatus | 'not found'
 export async function createClient(ctx: AppContext, accountId: string, body: ClientCreate) {
   await checkBank(ctx.db, body.bank);
   const id = newId('ma', 18);
-  await ctx.db.insertInto('ma_clients').values({
-    id,
-    account_id: accountId,
-    status: 'register',
-    name: body.name,
-    phone: body.phone,
-    email: body.email,
-    bank_sbif: body.bank.sbif,
-    bank_type: Number(body.bank.type),
-    bank_num: body.bank.num,
-    bank_rut: body.bank.rut,
-    created_at: ctx.clock.now(),
-    updated_at: null,
-  }).execute();
+  await ctx.db
+    .insertInto('ma_clients')
+    .values({
+      id,
+      account_id: accountId,
+      status: 'register',
+      name: body.name,
+      phone: body.phone,
+      email: body.email,
+      bank_sbif: body.bank.sbif,
+      bank_type: Number(body.bank.type),
+      bank_num: body.bank.num,
+      bank_rut: body.bank.rut,
+      created_at: ctx.clock.now(),
+      updated_at: null,
+    })
+    .execute();
   return getClient(ctx, accountId, id);
 }
 
@@ -81,34 +104,69 @@ export async function getClient(ctx: AppContext, accountId: string, id: string) 
 }
 
 /** Partial update: only the fields sent change, bank fields one by one. Answers with the membership details. */
-export async function updateClient(ctx: AppContext, tx: Tx, accountId: string, id: string, body: ClientUpdate) {
+export async function updateClient(
+  ctx: AppContext,
+  tx: Tx,
+  accountId: string,
+  id: string,
+  body: ClientUpdate,
+) {
   const row = await findClient(ctx.db, accountId, id);
   if (row === undefined) throw notFound('client');
   if (body.bank !== undefined) await checkBank(ctx.db, body.bank);
   const bank = body.bank ?? {};
-  await ctx.db.updateTable('ma_clients').set({
-    ...(body.name !== undefined ? { name: body.name } : {}),
-    ...(body.phone !== undefined ? { phone: body.phone } : {}),
-    ...(bank.sbif !== undefined ? { bank_sbif: bank.sbif } : {}),
-    ...(bank.type !== undefined ? { bank_type: bank.type } : {}),
-    ...(bank.num !== undefined ? { bank_num: bank.num } : {}),
-    ...(bank.rut !== undefined ? { bank_rut: bank.rut } : {}),
-    updated_at: ctx.clock.now(),
-  }).where('id', '=', id).where('account_id', '=', accountId).execute();
+  await ctx.db
+    .updateTable('ma_clients')
+    .set({
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(body.phone !== undefined ? { phone: body.phone } : {}),
+      ...(bank.sbif !== undefined ? { bank_sbif: bank.sbif } : {}),
+      ...(bank.type !== undefined ? { bank_type: bank.type } : {}),
+      ...(bank.num !== undefined ? { bank_num: bank.num } : {}),
+      ...(bank.rut !== undefined ? { bank_rut: bank.rut } : {}),
+      updated_at: ctx.clock.now(),
+    })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .execute();
   const updated = await findClient(ctx.db, accountId, id);
   if (updated === undefined) throw notFound('client');
   await recordDestinationChange(ctx, tx, {
-    accountId, subject: 'marketplace_client_bank', subjectId: id, source: 'api',
-    previous: { sbif: row.bank_sbif, type: String(row.bank_type), num: row.bank_num, rut: row.bank_rut },
-    current: { sbif: updated.bank_sbif, type: String(updated.bank_type), num: updated.bank_num, rut: updated.bank_rut },
+    accountId,
+    subject: 'marketplace_client_bank',
+    subjectId: id,
+    source: 'api',
+    previous: {
+      sbif: row.bank_sbif,
+      type: String(row.bank_type),
+      num: row.bank_num,
+      rut: row.bank_rut,
+    },
+    current: {
+      sbif: updated.bank_sbif,
+      type: String(updated.bank_type),
+      num: updated.bank_num,
+      rut: updated.bank_rut,
+    },
   });
   const details = await clientMembershipDetails(ctx.db, id);
   const states = await clientShareStates(ctx.db, id);
   const b = baseView(ctx, updated, await countClientMemberships(ctx.db, id));
   return {
-    id: b.id, status: b.status, name: b.name, phone: b.phone, email: b.email,
-    bank: { sbif: updated.bank_sbif, type: String(updated.bank_type), num: updated.bank_num, rut: updated.bank_rut },
-    affiliations: b.affiliations, created_at: b.created_at, update_at: b.update_at,
+    id: b.id,
+    status: b.status,
+    name: b.name,
+    phone: b.phone,
+    email: b.email,
+    bank: {
+      sbif: updated.bank_sbif,
+      type: String(updated.bank_type),
+      num: updated.bank_num,
+      rut: updated.bank_rut,
+    },
+    affiliations: b.affiliations,
+    created_at: b.created_at,
+    update_at: b.update_at,
     // The seed's table: an array of objects, one per membership (the reference sample's extra nesting is not kept).
     affiliations_details: details.map((d) => ({
       id: d.id,
@@ -123,8 +181,13 @@ export async function updateClient(ctx: AppContext, tx: Tx, accountId: string, i
 
 /** DELETE is a soft delete: the client stays for its history and can no longer receive new payments. */
 export async function suspendClient(ctx: AppContext, accountId: string, id: string) {
-  const updated = await ctx.db.updateTable('ma_clients').set({ status: 'suspended', updated_at: ctx.clock.now() })
-    .where('id', '=', id).where('account_id', '=', accountId).returning('id').executeTakeFirst();
+  const updated = await ctx.db
+    .updateTable('ma_clients')
+    .set({ status: 'suspended', updated_at: ctx.clock.now() })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .returning('id')
+    .executeTakeFirst();
   if (updated === undefined) throw notFound('client');
   return { status: 'suspended' as const, id: updated.id };
 }

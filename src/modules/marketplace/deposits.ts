@@ -9,21 +9,45 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { limits } from '../../limits/index.ts';
 
 function assertMove(from: ShareStatus, to: ShareStatus): void {
-  if (!(shareTransitions[from] as readonly ShareStatus[]).includes(to)) throw new Error(`share cannot move from ${from} to ${to}`);
+  if (!(shareTransitions[from] as readonly ShareStatus[]).includes(to))
+    throw new Error(`share cannot move from ${from} to ${to}`);
 }
 
 async function advanceOneShare(ctx: AppContext, accountId: string | undefined): Promise<boolean> {
   return inTransaction(ctx.db, async (tx) => {
-    let q = tx.selectFrom('ma_payment_shares').select(['transaction_id', 'client_id', 'account_id', 'currency', 'amount_minor', 'refunded_minor', 'status', 'deposit_due_at'])
+    let q = tx
+      .selectFrom('ma_payment_shares')
+      .select([
+        'transaction_id',
+        'client_id',
+        'account_id',
+        'currency',
+        'amount_minor',
+        'refunded_minor',
+        'status',
+        'deposit_due_at',
+      ])
       .where('status', 'in', ['liquidate', 'pending for deposit'])
-      .where('deposit_due_at', '<=', ctx.accountClock.nowSql(sql.ref('ma_payment_shares.account_id')));
+      .where(
+        'deposit_due_at',
+        '<=',
+        ctx.accountClock.nowSql(sql.ref('ma_payment_shares.account_id')),
+      );
     if (accountId !== undefined) q = q.where('account_id', '=', accountId);
-    const share = await q.orderBy('deposit_due_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
+    const share = await q
+      .orderBy('deposit_due_at')
+      .limit(1)
+      .forUpdate()
+      .skipLocked()
+      .executeTakeFirst();
     if (share === undefined) return false;
     // Account time, like the settlement that liquidated the share: service time would date the deposit before it.
     const at = await ctx.accountClock.now(share.account_id, tx);
-    const where = (b: typeof tx) => b.updateTable('ma_payment_shares')
-      .where('transaction_id', '=', share.transaction_id).where('client_id', '=', share.client_id);
+    const where = (b: typeof tx) =>
+      b
+        .updateTable('ma_payment_shares')
+        .where('transaction_id', '=', share.transaction_id)
+        .where('client_id', '=', share.client_id);
     if (share.status === 'liquidate') {
       assertMove('liquidate', 'pending for deposit');
       // What refunds took back of a liquidated share already left its payable (decision 116).
@@ -34,15 +58,28 @@ async function advanceOneShare(ctx: AppContext, accountId: string | undefined): 
           reference: share.transaction_id,
           at,
           postings: [
-            { owner: share.client_id, code: ledgerCodes.clientPayable, currency: share.currency, amountMinor: -depositMinor },
-            { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency: share.currency, amountMinor: depositMinor },
+            {
+              owner: share.client_id,
+              code: ledgerCodes.clientPayable,
+              currency: share.currency,
+              amountMinor: -depositMinor,
+            },
+            {
+              owner: SYSTEM_OWNER,
+              code: ledgerCodes.bankClearing,
+              currency: share.currency,
+              amountMinor: depositMinor,
+            },
           ],
         });
       }
-      await where(tx).set({
-        status: 'pending for deposit', deposit_started_at: at,
-        deposit_due_at: new Date(share.deposit_due_at!.getTime() + limits.clientDepositConfirmMs),
-      }).execute();
+      await where(tx)
+        .set({
+          status: 'pending for deposit',
+          deposit_started_at: at,
+          deposit_due_at: new Date(share.deposit_due_at!.getTime() + limits.clientDepositConfirmMs),
+        })
+        .execute();
     } else {
       assertMove('pending for deposit', 'paid');
       await where(tx).set({ status: 'paid', paid_at: at, deposit_due_at: null }).execute();

@@ -7,10 +7,20 @@ export interface NetDivision {
   readonly parts: readonly { readonly clientId: string; readonly amountMinor: bigint }[];
 }
 
-export function divideMarketplaceNet(netMinor: bigint, merchantBps: number, clients: readonly { readonly clientId: string; readonly bps: number }[]): NetDivision {
-  const split = splitByBasisPoints(netMinor, [{ id: '', bps: merchantBps }, ...clients.map((c) => ({ id: c.clientId, bps: c.bps }))]);
+export function divideMarketplaceNet(
+  netMinor: bigint,
+  merchantBps: number,
+  clients: readonly { readonly clientId: string; readonly bps: number }[],
+): NetDivision {
+  const split = splitByBasisPoints(netMinor, [
+    { id: '', bps: merchantBps },
+    ...clients.map((c) => ({ id: c.clientId, bps: c.bps })),
+  ]);
   return {
     merchantMinor: split[0]!.amountMinor,
-    parts: clients.map((c, i) => ({ clientId: c.clientId, amountMinor: split[i + 1]!.amountMinor })),
+    parts: clients.map((c, i) => ({
+      clientId: c.clientId,
+      amountMinor: split[i + 1]!.amountMinor,
+    })),
   };
 }

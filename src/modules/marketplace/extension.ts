@@ -2,7 +2,11 @@
 // `marketplace` (a membership token) divides its net among the membership's clients (decision 045).
 import assert from 'node:assert/strict';
 import type { PaymentExtension } from '../transactions/extension.ts';
-import { recordMarketplaceShares, resolveMarketplaceForPayment, settleMarketplaceShares } from './payment.ts';
+import {
+  recordMarketplaceShares,
+  resolveMarketplaceForPayment,
+  settleMarketplaceShares,
+} from './payment.ts';
 import { reverseMarketplaceShares } from './refund.ts';
 
 export const marketplaceExtension: PaymentExtension = {
@@ -11,26 +15,47 @@ export const marketplaceExtension: PaymentExtension = {
   owns: (row) => row.membership_id !== null,
   async prepare(ctx, input) {
     const membership = await resolveMarketplaceForPayment(ctx.db, input.accountId, input.value);
-    if (!membership.ok) return membership.reason === 'unknown' ? { ok: false, errors: { marketplace: 'invalid' } } : { ok: false, failure: membership.failure };
+    if (!membership.ok)
+      return membership.reason === 'unknown'
+        ? { ok: false, errors: { marketplace: 'invalid' } }
+        : { ok: false, failure: membership.failure };
     // The membership is fixed at creation, so a later suspension or edit does not move an accepted payment's money.
-    return { ok: true, attach: async () => ({ ok: true, columns: { marketplace: input.value, membership_id: membership.membershipId } }) };
+    return {
+      ok: true,
+      attach: async () => ({
+        ok: true,
+        columns: { marketplace: input.value, membership_id: membership.membershipId },
+      }),
+    };
   },
   async recordSuccess(_ctx, tx, row, paid) {
     assert.ok(row.membership_id !== null);
     await recordMarketplaceShares(tx, {
-      accountId: row.account_id, membershipId: row.membership_id, transactionId: row.id, currency: row.currency,
-      netMinor: paid.grossMinor - paid.feeMinor, at: paid.at,
+      accountId: row.account_id,
+      membershipId: row.membership_id,
+      transactionId: row.id,
+      currency: row.currency,
+      netMinor: paid.grossMinor - paid.feeMinor,
+      at: paid.at,
     });
   },
   async settle(ctx, tx, row, netMinor, at) {
-    const { shares } = await settleMarketplaceShares(ctx.ledger, tx, { accountId: row.account_id, transactionId: row.id, at });
+    const { shares } = await settleMarketplaceShares(ctx.ledger, tx, {
+      accountId: row.account_id,
+      transactionId: row.id,
+      at,
+    });
     assert.equal(shares.netMinor, netMinor, 'the shares divided the same net');
     return { merchantMinor: shares.merchantMinor };
   },
   async reverse(ctx, tx, row, reversal) {
     const reversed = await reverseMarketplaceShares(ctx, tx, {
-      accountId: row.account_id, transactionId: row.id, currency: row.currency,
-      netMinor: reversal.amountMinor - reversal.feeBackMinor, reference: reversal.reference, at: reversal.at,
+      accountId: row.account_id,
+      transactionId: row.id,
+      currency: row.currency,
+      netMinor: reversal.amountMinor - reversal.feeBackMinor,
+      reference: reversal.reference,
+      at: reversal.at,
     });
     return { ok: true, ...reversed };
   },

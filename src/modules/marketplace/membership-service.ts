@@ -1,7 +1,12 @@
 // Memberships (seed "Marketplace memberships"): a named split of a payment between the merchant and clients.
 // The merchant sends the membership's token as `marketplace` when creating a transaction.
 import type { AppContext } from '../../platform/context.ts';
-import { notFound, ruleFailure, validationError, type RuleFailure } from '../../platform/errors/errors.ts';
+import {
+  notFound,
+  ruleFailure,
+  validationError,
+  type RuleFailure,
+} from '../../platform/errors/errors.ts';
 import { newId, randomHex } from '../../platform/ids/ids.ts';
 import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/percent.ts';
 import { findMembership, membershipClients, type MembershipRow } from './repository.ts';
@@ -21,13 +26,28 @@ function parsePairs(pairs: readonly (readonly unknown[])[]): ClientShareInput[] 
   const seen = new Set<string>();
   pairs.forEach((pair, i) => {
     const [clientId, percentage] = pair;
-    if (pair.length !== 2) { problems[`affiliation.${i}`] = 'invalid'; return; }
-    if (typeof clientId !== 'string' || clientId.trim() === '') { problems[`affiliation.${i}.0`] = 'is empty'; return; }
-    if (clientId.length > marketplaceLimits.clientIdLengthMax) { problems[`affiliation.${i}.0`] = 'too long'; return; }
-    if (seen.has(clientId)) { problems[`affiliation.${i}.0`] = 'repeated'; return; }
+    if (pair.length !== 2) {
+      problems[`affiliation.${i}`] = 'invalid';
+      return;
+    }
+    if (typeof clientId !== 'string' || clientId.trim() === '') {
+      problems[`affiliation.${i}.0`] = 'is empty';
+      return;
+    }
+    if (clientId.length > marketplaceLimits.clientIdLengthMax) {
+      problems[`affiliation.${i}.0`] = 'too long';
+      return;
+    }
+    if (seen.has(clientId)) {
+      problems[`affiliation.${i}.0`] = 'repeated';
+      return;
+    }
     seen.add(clientId);
     const bps = parsePercentBps(percentage);
-    if (bps === null || bps === 0) { problems[`affiliation.${i}.1`] = 'invalid'; return; }
+    if (bps === null || bps === 0) {
+      problems[`affiliation.${i}.1`] = 'invalid';
+      return;
+    }
     out.push({ clientId, bps });
   });
   if (Object.keys(problems).length > 0) throw validationError(problems);
@@ -46,34 +66,69 @@ async function membershipView(ctx: AppContext, row: MembershipRow) {
   };
 }
 
-export async function createMembership(ctx: AppContext, accountId: string, body: MembershipCreate)
-  : Promise<Awaited<ReturnType<typeof membershipView>> | RuleFailure> {
+export async function createMembership(
+  ctx: AppContext,
+  accountId: string,
+  body: MembershipCreate,
+): Promise<Awaited<ReturnType<typeof membershipView>> | RuleFailure> {
   const merchantBps = parsePercentBps(body.percentage);
   if (merchantBps === null) throw validationError({ percentage: 'invalid' });
   const shares = parsePairs(body.affiliation);
   const totalBps = shares.reduce((sum, s) => sum + s.bps, merchantBps);
   if (totalBps !== bpsPerWhole) {
-    throw validationError({ percentage: `with the affiliation percentages adds up to ${formatBps(totalBps)}, not 100.00` });
+    throw validationError({
+      percentage: `with the affiliation percentages adds up to ${formatBps(totalBps)}, not 100.00`,
+    });
   }
   const id = newId('ma', 18);
   const outcome = await inTransaction(ctx.db, async (tx): Promise<RuleFailure | null> => {
     // Lock the clients so a concurrent DELETE cannot suspend one between the check and the insert.
-    const rows = await tx.selectFrom('ma_clients').select(['id', 'status'])
-      .where('account_id', '=', accountId).where('id', 'in', shares.map((s) => s.clientId))
-      .orderBy('id').forUpdate().execute();
-    const unknown = shares.map((s, i) => ({ s, i })).filter(({ s }) => !rows.some((r) => r.id === s.clientId));
+    const rows = await tx
+      .selectFrom('ma_clients')
+      .select(['id', 'status'])
+      .where('account_id', '=', accountId)
+      .where(
+        'id',
+        'in',
+        shares.map((s) => s.clientId),
+      )
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    const unknown = shares
+      .map((s, i) => ({ s, i }))
+      .filter(({ s }) => !rows.some((r) => r.id === s.clientId));
     if (unknown.length > 0) {
-      throw validationError(Object.fromEntries(unknown.map(({ i }) => [`affiliation.${i}.0`, 'not found'])));
+      throw validationError(
+        Object.fromEntries(unknown.map(({ i }) => [`affiliation.${i}.0`, 'not found'])),
+      );
     }
     const suspended = rows.find((r) => r.status !== 'register');
     if (suspended !== undefined) return ruleFailure('client_suspended', { clientId: suspended.id });
     const now = ctx.clock.now();
-    await tx.insertInto('ma_memberships').values({
-      id, account_id: accountId, status: 'register', name: body.name, token: randomHex(32),
-      merchant_bps: merchantBps, created_at: now, updated_at: null,
-    }).execute();
-    await tx.insertInto('ma_membership_clients')
-      .values(shares.map((s, position) => ({ membership_id: id, client_id: s.clientId, position, bps: s.bps })))
+    await tx
+      .insertInto('ma_memberships')
+      .values({
+        id,
+        account_id: accountId,
+        status: 'register',
+        name: body.name,
+        token: randomHex(32),
+        merchant_bps: merchantBps,
+        created_at: now,
+        updated_at: null,
+      })
+      .execute();
+    await tx
+      .insertInto('ma_membership_clients')
+      .values(
+        shares.map((s, position) => ({
+          membership_id: id,
+          client_id: s.clientId,
+          position,
+          bps: s.bps,
+        })),
+      )
       .execute();
     return null;
   });
@@ -89,8 +144,13 @@ export async function getMembership(ctx: AppContext, accountId: string, id: stri
 
 /** DELETE suspends: the token stops taking new payments; payments already made keep their shares. */
 export async function suspendMembership(ctx: AppContext, accountId: string, id: string) {
-  const updated = await ctx.db.updateTable('ma_memberships').set({ status: 'suspended', updated_at: ctx.clock.now() })
-    .where('id', '=', id).where('account_id', '=', accountId).returning('id').executeTakeFirst();
+  const updated = await ctx.db
+    .updateTable('ma_memberships')
+    .set({ status: 'suspended', updated_at: ctx.clock.now() })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .returning('id')
+    .executeTakeFirst();
   if (updated === undefined) throw notFound('membership');
   return { status: 'suspended' as const, id: updated.id };
 }

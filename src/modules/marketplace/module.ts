@@ -6,7 +6,5 @@ import { runClientDeposits } from './deposits.ts';
 export const marketplaceModule: AppModule = {
   name: 'marketplace',
   routes: marketplaceRoutes,
-  dueWork: [
-    { name: 'marketplace-client-deposits', run: runClientDeposits },
-  ],
+  dueWork: [{ name: 'marketplace-client-deposits', run: runClientDeposits }],
 };

@@ -21,30 +21,67 @@ export interface ShareReversal {
   readonly at: Date;
 }
 
-export async function reverseMarketplaceShares(ctx: AppContext, tx: Tx, input: ShareReversal): Promise<{ readonly merchantMinor: bigint; readonly splitMinor: bigint }> {
+export async function reverseMarketplaceShares(
+  ctx: AppContext,
+  tx: Tx,
+  input: ShareReversal,
+): Promise<{ readonly merchantMinor: bigint; readonly splitMinor: bigint }> {
   // The merchant's pending settlement before any client payable, the order settlement's split journal takes them.
-  await ctx.ledger.hold(tx, [{ owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: input.currency }]);
-  const payment = await tx.selectFrom('ma_payments').selectAll().where('transaction_id', '=', input.transactionId).forUpdate().executeTakeFirstOrThrow();
-  const shares = await tx.selectFrom('ma_payment_shares as s')
-    .innerJoin('ma_membership_clients as mc', (j) => j.onRef('mc.membership_id', '=', 's.membership_id').onRef('mc.client_id', '=', 's.client_id'))
+  await ctx.ledger.hold(tx, [
+    { owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: input.currency },
+  ]);
+  const payment = await tx
+    .selectFrom('ma_payments')
+    .selectAll()
+    .where('transaction_id', '=', input.transactionId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  const shares = await tx
+    .selectFrom('ma_payment_shares as s')
+    .innerJoin('ma_membership_clients as mc', (j) =>
+      j.onRef('mc.membership_id', '=', 's.membership_id').onRef('mc.client_id', '=', 's.client_id'),
+    )
     .select(['s.client_id', 's.amount_minor', 's.refunded_minor', 's.status'])
-    .where('s.transaction_id', '=', input.transactionId).orderBy('mc.position').forUpdate('s').execute();
-  const left = [payment.merchant_minor - payment.merchant_refunded_minor, ...shares.map((s) => s.amount_minor - s.refunded_minor)];
+    .where('s.transaction_id', '=', input.transactionId)
+    .orderBy('mc.position')
+    .forUpdate('s')
+    .execute();
+  const left = [
+    payment.merchant_minor - payment.merchant_refunded_minor,
+    ...shares.map((s) => s.amount_minor - s.refunded_minor),
+  ];
   // Never more than the division still has: after a refund the processor refused (its money went back to the
   // merchant's wallet, decision 116), the merchant pays what the parts no longer hold.
-  const takeMinor = atMost(input.netMinor, left.reduce((sum, l) => sum + l, 0n));
+  const takeMinor = atMost(
+    input.netMinor,
+    left.reduce((sum, l) => sum + l, 0n),
+  );
   const [merchantPart, ...clientParts] = takeInProportion(takeMinor, left);
   const fromPayables: { owner: string; amountMinor: bigint }[] = [];
   for (const [i, share] of shares.entries()) {
     const partMinor = clientParts[i]!;
     if (partMinor === 0n) continue;
-    await tx.updateTable('ma_payment_shares').set({ refunded_minor: share.refunded_minor + partMinor })
-      .where('transaction_id', '=', input.transactionId).where('client_id', '=', share.client_id).execute();
-    if (share.status === 'liquidate') fromPayables.push({ owner: share.client_id, amountMinor: partMinor });
+    await tx
+      .updateTable('ma_payment_shares')
+      .set({ refunded_minor: share.refunded_minor + partMinor })
+      .where('transaction_id', '=', input.transactionId)
+      .where('client_id', '=', share.client_id)
+      .execute();
+    if (share.status === 'liquidate')
+      fromPayables.push({ owner: share.client_id, amountMinor: partMinor });
   }
-  const splitMinor = await collectSplitParts(ctx, tx, { ...input, code: ledgerCodes.clientPayable, parts: fromPayables });
-  await tx.updateTable('ma_payments').set({
-    refunded_minor: payment.refunded_minor + takeMinor, merchant_refunded_minor: payment.merchant_refunded_minor + merchantPart!,
-  }).where('transaction_id', '=', input.transactionId).execute();
+  const splitMinor = await collectSplitParts(ctx, tx, {
+    ...input,
+    code: ledgerCodes.clientPayable,
+    parts: fromPayables,
+  });
+  await tx
+    .updateTable('ma_payments')
+    .set({
+      refunded_minor: payment.refunded_minor + takeMinor,
+      merchant_refunded_minor: payment.merchant_refunded_minor + merchantPart!,
+    })
+    .where('transaction_id', '=', input.transactionId)
+    .execute();
   return { merchantMinor: input.netMinor - splitMinor, splitMinor };
 }

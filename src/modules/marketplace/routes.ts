@@ -6,8 +6,15 @@ import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import {
-  ClientCreateBody, ClientResponse, ClientUpdateBody, ClientUpdateResponse, IdParams, MembershipCreateBody,
-  MembershipCreateResponse, MembershipResponse, SuspendedResponse,
+  ClientCreateBody,
+  ClientResponse,
+  ClientUpdateBody,
+  ClientUpdateResponse,
+  IdParams,
+  MembershipCreateBody,
+  MembershipCreateResponse,
+  MembershipResponse,
+  SuspendedResponse,
 } from './schemas.ts';
 import { createClient, getClient, suspendClient, updateClient } from './client-service.ts';
 import { createMembership, getMembership, suspendMembership } from './membership-service.ts';
@@ -16,49 +23,127 @@ export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): 
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const clients = { tags: ['Marketplace'] };
 
-  r.post('/api/maclient', {
-    config: commandConfig,
-    schema: { ...clients, summary: 'Register a marketplace client', body: ClientCreateBody, response: withErrors({ 200: ClientResponse }) },
-  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => createClient(tx, accountOf(request).id, request.body)));
-
-  r.get('/api/maclient/:id', {
-    schema: { ...clients, summary: 'One marketplace client', params: IdParams, response: withErrors({ 200: ClientResponse }) },
-  }, async (request) => getClient(ctx, accountOf(request).id, request.params.id));
-
-  r.put('/api/maclient/:id', {
-    config: { ...commandConfig, auth: 'sign' },
-    schema: {
-      ...clients, summary: 'Update a marketplace client (partial); answers with its memberships',
-      params: IdParams, body: ClientUpdateBody, response: withErrors({ 200: ClientUpdateResponse }),
+  r.post(
+    '/api/maclient',
+    {
+      config: commandConfig,
+      schema: {
+        ...clients,
+        summary: 'Register a marketplace client',
+        body: ClientCreateBody,
+        response: withErrors({ 200: ClientResponse }),
+      },
     },
-  }, async (request, reply) => runCommand(ctx, request, reply, (tx, db) => updateClient(tx, db, accountOf(request).id, request.params.id, request.body ?? {})));
+    async (request, reply) =>
+      runCommand(ctx, request, reply, (tx) =>
+        createClient(tx, accountOf(request).id, request.body),
+      ),
+  );
 
-  r.delete('/api/maclient/:id', {
-    config: commandConfig,
-    schema: { ...clients, summary: 'Suspend a marketplace client', params: IdParams, response: withErrors({ 200: SuspendedResponse }) },
-  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => suspendClient(tx, accountOf(request).id, request.params.id)));
-
-  r.post('/api/maaffiliation', {
-    config: commandConfig,
-    // Supplement §1.1: `affiliaction` is accepted as an alias of `affiliation` (the first wins when both come).
-    preValidation: async (request) => {
-      const body = request.body as Record<string, unknown> | null;
-      if (body !== null && typeof body === 'object' && body.affiliation === undefined && body.affiliaction !== undefined) {
-        body.affiliation = body.affiliaction;
-      }
+  r.get(
+    '/api/maclient/:id',
+    {
+      schema: {
+        ...clients,
+        summary: 'One marketplace client',
+        params: IdParams,
+        response: withErrors({ 200: ClientResponse }),
+      },
     },
-    schema: {
-      ...clients, summary: 'Create a membership: the merchant\'s and each client\'s percent of every payment',
-      body: MembershipCreateBody, response: withErrors({ 200: MembershipCreateResponse }),
+    async (request) => getClient(ctx, accountOf(request).id, request.params.id),
+  );
+
+  r.put(
+    '/api/maclient/:id',
+    {
+      config: { ...commandConfig, auth: 'sign' },
+      schema: {
+        ...clients,
+        summary: 'Update a marketplace client (partial); answers with its memberships',
+        params: IdParams,
+        body: ClientUpdateBody,
+        response: withErrors({ 200: ClientUpdateResponse }),
+      },
     },
-  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => createMembership(tx, accountOf(request).id, request.body)));
+    async (request, reply) =>
+      runCommand(ctx, request, reply, (tx, db) =>
+        updateClient(tx, db, accountOf(request).id, request.params.id, request.body ?? {}),
+      ),
+  );
 
-  r.get('/api/maaffiliation/:id', {
-    schema: { ...clients, summary: 'One membership', params: IdParams, response: withErrors({ 200: MembershipResponse }) },
-  }, async (request) => getMembership(ctx, accountOf(request).id, request.params.id));
+  r.delete(
+    '/api/maclient/:id',
+    {
+      config: commandConfig,
+      schema: {
+        ...clients,
+        summary: 'Suspend a marketplace client',
+        params: IdParams,
+        response: withErrors({ 200: SuspendedResponse }),
+      },
+    },
+    async (request, reply) =>
+      runCommand(ctx, request, reply, (tx) =>
+        suspendClient(tx, accountOf(request).id, request.params.id),
+      ),
+  );
 
-  r.delete('/api/maaffiliation/:id', {
-    config: commandConfig,
-    schema: { ...clients, summary: 'Suspend a membership', params: IdParams, response: withErrors({ 200: SuspendedResponse }) },
-  }, async (request, reply) => runCommand(ctx, request, reply, (tx) => suspendMembership(tx, accountOf(request).id, request.params.id)));
+  r.post(
+    '/api/maaffiliation',
+    {
+      config: commandConfig,
+      // Supplement §1.1: `affiliaction` is accepted as an alias of `affiliation` (the first wins when both come).
+      preValidation: async (request) => {
+        const body = request.body as Record<string, unknown> | null;
+        if (
+          body !== null &&
+          typeof body === 'object' &&
+          body.affiliation === undefined &&
+          body.affiliaction !== undefined
+        ) {
+          body.affiliation = body.affiliaction;
+        }
+      },
+      schema: {
+        ...clients,
+        summary: "Create a membership: the merchant's and each client's percent of every payment",
+        body: MembershipCreateBody,
+        response: withErrors({ 200: MembershipCreateResponse }),
+      },
+    },
+    async (request, reply) =>
+      runCommand(ctx, request, reply, (tx) =>
+        createMembership(tx, accountOf(request).id, request.body),
+      ),
+  );
+
+  r.get(
+    '/api/maaffiliation/:id',
+    {
+      schema: {
+        ...clients,
+        summary: 'One membership',
+        params: IdParams,
+        response: withErrors({ 200: MembershipResponse }),
+      },
+    },
+    async (request) => getMembership(ctx, accountOf(request).id, request.params.id),
+  );
+
+  r.delete(
+    '/api/maaffiliation/:id',
+    {
+      config: commandConfig,
+      schema: {
+        ...clients,
+        summary: 'Suspend a membership',
+        params: IdParams,
+        response: withErrors({ 200: SuspendedResponse }),
+      },
+    },
+    async (request, reply) =>
+      runCommand(ctx, request, reply, (tx) =>
+        suspendMembership(tx, accountOf(request).id, request.params.id),
+      ),
+  );
 }

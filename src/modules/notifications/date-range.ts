@@ -10,13 +10,29 @@ function nextDay(day: string): string {
   return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
 }
 
-export function createdRange(dateInit: string | undefined, dateEnd: string | undefined, timeZone: string): RangeResult {
+export function createdRange(
+  dateInit: string | undefined,
+  dateEnd: string | undefined,
+  timeZone: string,
+): RangeResult {
   const errors: Record<string, string> = {};
   const from = dateInit === undefined ? undefined : parseLocal(dateInit, timeZone);
-  const before = dateEnd === undefined ? undefined : parseLocal(dateEnd, timeZone) === null ? null : parseLocal(nextDay(dateEnd), timeZone);
+  const before =
+    dateEnd === undefined
+      ? undefined
+      : parseLocal(dateEnd, timeZone) === null
+        ? null
+        : parseLocal(nextDay(dateEnd), timeZone);
   if (from === null) errors.date_init = 'invalid';
   if (before === null) errors.date_end = 'invalid';
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-  if (from !== undefined && before !== undefined && from! >= before!) return { ok: false, errors: { date_end: 'invalid' } };
-  return { ok: true, value: { ...(from != null ? { createdFrom: from } : {}), ...(before != null ? { createdBefore: before } : {}) } };
+  if (from !== undefined && before !== undefined && from! >= before!)
+    return { ok: false, errors: { date_end: 'invalid' } };
+  return {
+    ok: true,
+    value: {
+      ...(from != null ? { createdFrom: from } : {}),
+      ...(before != null ? { createdBefore: before } : {}),
+    },
+  };
 }

@@ -15,8 +15,18 @@ export interface NotificationFilter {
 }
 
 const columns = [
-  'id', 'account_id', 'event_type', 'url', 'status', 'attempts', 'last_status_code', 'last_error',
-  'next_attempt_at', 'created_at', 'delivered_at', 'payload',
+  'id',
+  'account_id',
+  'event_type',
+  'url',
+  'status',
+  'attempts',
+  'last_status_code',
+  'last_error',
+  'next_attempt_at',
+  'created_at',
+  'delivered_at',
+  'payload',
 ] as const;
 
 export async function listNotificationRows(db: DbOrTx, filter: NotificationFilter) {
@@ -24,22 +34,39 @@ export async function listNotificationRows(db: DbOrTx, filter: NotificationFilte
   if (filter.accountId !== null) query = query.where('account_id', '=', filter.accountId);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
-  if (filter.createdBefore !== undefined) query = query.where('created_at', '<', filter.createdBefore);
-  const counted = await query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-  const rows = await query.select(columns).orderBy('created_at', 'desc').orderBy('id', 'desc')
-    .offset(filter.offset).limit(filter.limit).execute();
+  if (filter.createdBefore !== undefined)
+    query = query.where('created_at', '<', filter.createdBefore);
+  const counted = await query
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  const rows = await query
+    .select(columns)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(filter.offset)
+    .limit(filter.limit)
+    .execute();
   return { total: Number(counted.n), rows };
 }
 
 export type NotificationRow = Awaited<ReturnType<typeof listNotificationRows>>['rows'][number];
 
-export function findNotification(db: DbOrTx, id: string, accountId: string | null): Promise<NotificationRow | undefined> {
+export function findNotification(
+  db: DbOrTx,
+  id: string,
+  accountId: string | null,
+): Promise<NotificationRow | undefined> {
   let query = db.selectFrom('notifications').select(columns).where('id', '=', id);
   if (accountId !== null) query = query.where('account_id', '=', accountId);
   return query.executeTakeFirst();
 }
 
 export function listAttempts(db: DbOrTx, notificationId: string, limit: number) {
-  return db.selectFrom('notification_attempts').selectAll().where('notification_id', '=', notificationId)
-    .orderBy('attempt_no').limit(limit).execute();
+  return db
+    .selectFrom('notification_attempts')
+    .selectAll()
+    .where('notification_id', '=', notificationId)
+    .orderBy('attempt_no')
+    .limit(limit)
+    .execute();
 }

@@ -12,52 +12,75 @@ import { createdRange } from './date-range.ts';
 
 export async function notificationRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  r.get('/api/notifications', {
-    schema: {
-      tags: ['Extensions'],
-      summary: 'List this account\'s callback deliveries, newest first',
-      querystring: ListQuery,
-      response: ListResponse,
+  r.get(
+    '/api/notifications',
+    {
+      schema: {
+        tags: ['Extensions'],
+        summary: "List this account's callback deliveries, newest first",
+        querystring: ListQuery,
+        response: ListResponse,
+      },
     },
-  }, async (request) => {
-    const q = request.query;
-    const range = createdRange(q.date_init, q.date_end, ctx.config.timeZone);
-    if (!range.ok) throw validationError(range.errors);
-    const page = await listNotifications(ctx, {
-      accountId: accountOf(request).id,
-      ...(q.status !== undefined ? { status: q.status } : {}),
-      ...range.value,
-      offset: (q.page - 1) * q.per_page,
-      limit: q.per_page,
-    });
-    return { status: 'success' as const, page: q.page, per_page: q.per_page, total: page.total, notifications: [...page.notifications] };
-  });
+    async (request) => {
+      const q = request.query;
+      const range = createdRange(q.date_init, q.date_end, ctx.config.timeZone);
+      if (!range.ok) throw validationError(range.errors);
+      const page = await listNotifications(ctx, {
+        accountId: accountOf(request).id,
+        ...(q.status !== undefined ? { status: q.status } : {}),
+        ...range.value,
+        offset: (q.page - 1) * q.per_page,
+        limit: q.per_page,
+      });
+      return {
+        status: 'success' as const,
+        page: q.page,
+        per_page: q.per_page,
+        total: page.total,
+        notifications: [...page.notifications],
+      };
+    },
+  );
 
-  r.get('/api/notifications/:id', {
-    schema: {
-      tags: ['Extensions'],
-      summary: 'One callback delivery with its payload and every attempt',
-      params: IdParams,
-      response: ShowResponse,
+  r.get(
+    '/api/notifications/:id',
+    {
+      schema: {
+        tags: ['Extensions'],
+        summary: 'One callback delivery with its payload and every attempt',
+        params: IdParams,
+        response: ShowResponse,
+      },
     },
-  }, async (request) => {
-    const found = await showNotification(ctx, request.params.id, accountOf(request).id);
-    if (found === null) throw notFound('notification');
-    return { status: 'success' as const, notification: { ...found, attempts_log: [...found.attempts_log] } };
-  });
+    async (request) => {
+      const found = await showNotification(ctx, request.params.id, accountOf(request).id);
+      if (found === null) throw notFound('notification');
+      return {
+        status: 'success' as const,
+        notification: { ...found, attempts_log: [...found.attempts_log] },
+      };
+    },
+  );
 
-  r.post('/api/notifications/:id/retry', {
-    config: commandConfig,
-    schema: {
-      tags: ['Extensions'],
-      summary: 'Send a callback again now (same webhook-id); a failed or delivered one starts a fresh retry schedule',
-      params: IdParams,
-      response: RetryResponse,
+  r.post(
+    '/api/notifications/:id/retry',
+    {
+      config: commandConfig,
+      schema: {
+        tags: ['Extensions'],
+        summary:
+          'Send a callback again now (same webhook-id); a failed or delivered one starts a fresh retry schedule',
+        params: IdParams,
+        response: RetryResponse,
+      },
     },
-  }, async (request, reply) => runCommand(ctx, request, reply, async (tx) => {
-    const retried = await retryNotification(tx, request.params.id, accountOf(request).id);
-    if (retried === null) throw notFound('notification');
-    if ('message_error' in retried) return retried;
-    return { status: 'success' as const, notification: retried };
-  }));
+    async (request, reply) =>
+      runCommand(ctx, request, reply, async (tx) => {
+        const retried = await retryNotification(tx, request.params.id, accountOf(request).id);
+        if (retried === null) throw notFound('notification');
+        if ('message_error' in retried) return retried;
+        return { status: 'success' as const, notification: retried };
+      }),
+  );
 }

@@ -4,7 +4,13 @@ import { ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
 import { formatTimestamp } from '../../platform/time/time-format.ts';
 import type { AttemptOutcome, NotificationStatus } from '../../platform/notifications/types.ts';
 import { notificationAttemptsMax } from '../../limits/index.ts';
-import { findNotification, listAttempts, listNotificationRows, type NotificationFilter, type NotificationRow } from './repository.ts';
+import {
+  findNotification,
+  listAttempts,
+  listNotificationRows,
+  type NotificationFilter,
+  type NotificationRow,
+} from './repository.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 export interface NotificationView {
@@ -54,7 +60,10 @@ export interface NotificationPage {
   readonly notifications: readonly NotificationView[];
 }
 
-export async function listNotifications(ctx: AppContext, filter: NotificationFilter): Promise<NotificationPage> {
+export async function listNotifications(
+  ctx: AppContext,
+  filter: NotificationFilter,
+): Promise<NotificationPage> {
   const { total, rows } = await listNotificationRows(ctx.db, filter);
   return { total, notifications: rows.map((r) => notificationView(ctx, r)) };
 }
@@ -64,7 +73,11 @@ export interface NotificationDetail extends NotificationView {
   readonly attempts_log: readonly AttemptView[];
 }
 
-export async function showNotification(ctx: AppContext, id: string, accountId: string | null): Promise<NotificationDetail | null> {
+export async function showNotification(
+  ctx: AppContext,
+  id: string,
+  accountId: string | null,
+): Promise<NotificationDetail | null> {
   const row = await findNotification(ctx.db, id, accountId);
   if (row === undefined) return null;
   const tz = ctx.config.timeZone;
@@ -90,20 +103,31 @@ export async function showNotification(ctx: AppContext, id: string, accountId: s
  * a pending one stops waiting for its next retry. Same webhook-id, so receivers can deduplicate.
  * `accountId` scopes it to a merchant; null is the operator.
  */
-export async function retryNotification(ctx: AppContext, id: string, accountId: string | null): Promise<NotificationView | RuleFailure | null> {
+export async function retryNotification(
+  ctx: AppContext,
+  id: string,
+  accountId: string | null,
+): Promise<NotificationView | RuleFailure | null> {
   const retried = await inTransaction(ctx.db, async (tx) => {
-    let query = tx.selectFrom('notifications').select(['id', 'account_id', 'status', 'attempts']).where('id', '=', id);
+    let query = tx
+      .selectFrom('notifications')
+      .select(['id', 'account_id', 'status', 'attempts'])
+      .where('id', '=', id);
     if (accountId !== null) query = query.where('account_id', '=', accountId);
     const row = await query.forUpdate().executeTakeFirst();
     if (row === undefined) return null;
     if (row.status === 'delivering') return ruleFailure('notification_delivering');
     const now = ctx.clock.now();
-    await tx.updateTable('notifications').set({
-      status: 'pending',
-      next_attempt_at: await ctx.accountClock.now(row.account_id, tx),
-      updated_at: now,
-      ...(row.status === 'pending' ? {} : { schedule_start_attempts: row.attempts }),
-    }).where('id', '=', id).execute();
+    await tx
+      .updateTable('notifications')
+      .set({
+        status: 'pending',
+        next_attempt_at: await ctx.accountClock.now(row.account_id, tx),
+        updated_at: now,
+        ...(row.status === 'pending' ? {} : { schedule_start_attempts: row.attempts }),
+      })
+      .where('id', '=', id)
+      .execute();
     return 'ok' as const;
   });
   if (retried === null || retried !== 'ok') return retried;

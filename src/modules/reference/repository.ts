@@ -2,7 +2,10 @@ import type { DbOrTx, PaymentMethodTable } from '../../platform/db/types.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { Memo } from '../../platform/memo.ts';
 
-export type PaymentMethodRow = Pick<PaymentMethodTable, 'currency' | 'payment' | 'name' | 'description' | 'kind'>;
+export type PaymentMethodRow = Pick<
+  PaymentMethodTable,
+  'currency' | 'payment' | 'name' | 'description' | 'kind'
+>;
 
 /** An answer of GET /api/banks or /api/paymentmethods as sent: its JSON body and a strong ETag (routes.ts). */
 export interface ReferenceAnswer {
@@ -36,7 +39,12 @@ declare module '../../platform/context.ts' {
 }
 
 export function referenceData(): ReferenceData {
-  return { paymentMethods: new Memo(), currencies: new Memo(), bankCodes: new Memo(), answers: new Memo() };
+  return {
+    paymentMethods: new Memo(),
+    currencies: new Memo(),
+    bankCodes: new Memo(),
+    answers: new Memo(),
+  };
 }
 
 export async function listBanks(db: DbOrTx, currency: string | null) {
@@ -48,22 +56,31 @@ export async function listBanks(db: DbOrTx, currency: string | null) {
 /** The payment methods, in their order: reference data the migrations write, read once per app. */
 export function paymentMethodCatalogue(ctx: AppContext): Promise<readonly PaymentMethodRow[]> {
   return ctx.referenceData.paymentMethods.get(() =>
-    ctx.db.selectFrom('payment_methods').select(['currency', 'payment', 'name', 'description', 'kind']).orderBy('sort_order').execute());
+    ctx.db
+      .selectFrom('payment_methods')
+      .select(['currency', 'payment', 'name', 'description', 'kind'])
+      .orderBy('sort_order')
+      .execute(),
+  );
 }
 
 /** The currencies the payment methods name, from the same once-per-app read. */
 export function knownCurrencies(ctx: AppContext): Promise<ReadonlySet<string>> {
-  return ctx.referenceData.currencies.get(async () => new Set((await paymentMethodCatalogue(ctx)).map((m) => m.currency)));
+  return ctx.referenceData.currencies.get(
+    async () => new Set((await paymentMethodCatalogue(ctx)).map((m) => m.currency)),
+  );
 }
 
 /** The bank catalogue's codes by currency: reference data the migrations write, read once per app. */
-export function bankCodesByCurrency(ctx: AppContext): Promise<ReadonlyMap<string, ReadonlySet<string>>> {
+export function bankCodesByCurrency(
+  ctx: AppContext,
+): Promise<ReadonlyMap<string, ReadonlySet<string>>> {
   return ctx.referenceData.bankCodes.get(async () => {
     const rows = await ctx.db.selectFrom('banks').select(['currency', 'code']).execute();
     const byCurrency = new Map<string, Set<string>>();
     for (const row of rows) {
       let codes = byCurrency.get(row.currency);
-      if (codes === undefined) byCurrency.set(row.currency, codes = new Set());
+      if (codes === undefined) byCurrency.set(row.currency, (codes = new Set()));
       codes.add(row.code);
     }
     return byCurrency;
@@ -71,10 +88,16 @@ export function bankCodesByCurrency(ctx: AppContext): Promise<ReadonlyMap<string
 }
 
 export async function bankExists(db: DbOrTx, code: string): Promise<boolean> {
-  const row = await db.selectFrom('banks').select('code').where('code', '=', code).executeTakeFirst();
+  const row = await db
+    .selectFrom('banks')
+    .select('code')
+    .where('code', '=', code)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 export async function findPaymentMethod(ctx: AppContext, currency: string, payment: number) {
-  return (await paymentMethodCatalogue(ctx)).find((m) => m.currency === currency && m.payment === payment);
+  return (await paymentMethodCatalogue(ctx)).find(
+    (m) => m.currency === currency && m.payment === payment,
+  );
 }

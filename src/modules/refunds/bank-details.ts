@@ -12,10 +12,16 @@ import { moveNullification } from './transition.ts';
 
 export type BankDetails = Omit<BankAccountInput, 'currency'>;
 
-export type RecordedBankDetails = { ok: true; refund: NullificationRow; payoutId: string } | { ok: false; error: string };
+export type RecordedBankDetails =
+  | { ok: true; refund: NullificationRow; payoutId: string }
+  | { ok: false; error: string };
 
 /** Records the payer's bank details of a refund waiting for them, and sends its payout out. */
-export async function recordBankDetails(ctx: AppContext, refundId: string, details: BankDetails): Promise<RecordedBankDetails> {
+export async function recordBankDetails(
+  ctx: AppContext,
+  refundId: string,
+  details: BankDetails,
+): Promise<RecordedBankDetails> {
   const found = await findNullification(ctx.db, refundId);
   if (found === undefined) return { ok: false, error: `no refund with id ${refundId}` };
   const checked = await checkBankAccount(ctx, { ...details, currency: found.currency });
@@ -25,22 +31,46 @@ export async function recordBankDetails(ctx: AppContext, refundId: string, detai
     const row = await lockNullification(tx, refundId);
     if (row === undefined) return { ok: false, error: `no refund with id ${refundId}` };
     if (row.status !== 'waiting_bank_details') {
-      return { ok: false, error: `refund ${refundId} is ${row.status}: only a refund in waiting_bank_details takes bank details` };
+      return {
+        ok: false,
+        error: `refund ${refundId} is ${row.status}: only a refund in waiting_bank_details takes bank details`,
+      };
     }
     const at = await ctx.accountClock.now(row.account_id, tx);
-    const payment = await tx.selectFrom('transactions').select('email').where('id', '=', row.transaction_id).executeTakeFirstOrThrow();
-    const earlier = await tx.selectFrom('payouts').select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('account_id', '=', row.account_id).where('kind', '=', 'refund').where('order', 'like', `${row.id}-%`).executeTakeFirstOrThrow();
+    const payment = await tx
+      .selectFrom('transactions')
+      .select('email')
+      .where('id', '=', row.transaction_id)
+      .executeTakeFirstOrThrow();
+    const earlier = await tx
+      .selectFrom('payouts')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('account_id', '=', row.account_id)
+      .where('kind', '=', 'refund')
+      .where('order', 'like', `${row.id}-%`)
+      .executeTakeFirstOrThrow();
     const payoutId = await createRefundPayout(ctx, tx, {
-      accountId: row.account_id, order: `${row.id}-${Number(earlier.n) + 1}`, currency: row.currency,
-      amountMinor: BigInt(row.amount_minor), subject: row.subject, at,
+      accountId: row.account_id,
+      order: `${row.id}-${Number(earlier.n) + 1}`,
+      currency: row.currency,
+      amountMinor: BigInt(row.amount_minor),
+      subject: row.subject,
+      at,
       destination: {
-        email: payment.email, phone: '', accountbankName: bank.holderName, accountbankRut: bank.rut,
-        accountbankSbif: bank.sbif, accountbankType: bank.type, accountbankNum: bank.num,
+        email: payment.email,
+        phone: '',
+        accountbankName: bank.holderName,
+        accountbankRut: bank.rut,
+        accountbankSbif: bank.sbif,
+        accountbankType: bank.type,
+        accountbankNum: bank.num,
       },
     });
     const refund = await moveNullification(ctx, tx, row, 'complete', at, { payout_id: payoutId });
-    ctx.logger.info({ refund: row.id, payout: payoutId, numLast4: bank.num.slice(-4) }, 'refund bank details recorded; payout created');
+    ctx.logger.info(
+      { refund: row.id, payout: payoutId, numLast4: bank.num.slice(-4) },
+      'refund bank details recorded; payout created',
+    );
     return { ok: true, refund, payoutId };
   });
 }

@@ -8,9 +8,21 @@ import type { RefundPayoutFollower } from '../wallet/payout-transition.ts';
 import { moveNullification } from './transition.ts';
 
 /** Called by transitionPayout when a refund payout is resolved, in its transaction (which holds the payout's lock). */
-async function followRefundPayout(ctx: AppContext, tx: Tx, payout: { readonly id: string }, paid: boolean, at: Date): Promise<void> {
-  const row = await tx.selectFrom('nullifications').selectAll().where('payout_id', '=', payout.id).forUpdate().executeTakeFirst();
-  if (row === undefined || row.status !== 'complete') throw new Error(`refund payout ${payout.id} has no refund waiting for it`);
+async function followRefundPayout(
+  ctx: AppContext,
+  tx: Tx,
+  payout: { readonly id: string },
+  paid: boolean,
+  at: Date,
+): Promise<void> {
+  const row = await tx
+    .selectFrom('nullifications')
+    .selectAll()
+    .where('payout_id', '=', payout.id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (row === undefined || row.status !== 'complete')
+    throw new Error(`refund payout ${payout.id} has no refund waiting for it`);
   await moveNullification(ctx, tx, row, paid ? 'reverse_completed' : 'waiting_bank_details', at);
 }
 

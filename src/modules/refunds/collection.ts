@@ -14,30 +14,73 @@ import './types.ts';
 /** Collects toward one waiting refund; true when it took money. */
 async function collectOne(ctx: AppContext, id: string): Promise<boolean> {
   return inTransaction(ctx.db, async (tx) => {
-    const row = await tx.selectFrom('nullifications').selectAll().where('id', '=', id).where('status', '=', 'awaiting_funds')
-      .forUpdate().skipLocked().executeTakeFirst();
+    const row = await tx
+      .selectFrom('nullifications')
+      .selectAll()
+      .where('id', '=', id)
+      .where('status', '=', 'awaiting_funds')
+      .forUpdate()
+      .skipLocked()
+      .executeTakeFirst();
     if (row === undefined) return false;
-    const owedMinor = BigInt(row.amount_minor) - BigInt(row.fee_back_minor) - BigInt(row.from_pending_minor) - BigInt(row.from_wallet_minor)
-      - BigInt(row.from_split_minor);
-    const wallet = { owner: row.account_id, code: ledgerCodes.walletAvailable, currency: row.currency };
+    const owedMinor =
+      BigInt(row.amount_minor) -
+      BigInt(row.fee_back_minor) -
+      BigInt(row.from_pending_minor) -
+      BigInt(row.from_wallet_minor) -
+      BigInt(row.from_split_minor);
+    const wallet = {
+      owner: row.account_id,
+      code: ledgerCodes.walletAvailable,
+      currency: row.currency,
+    };
     const [availableMinor] = await ctx.ledger.hold(tx, [wallet]);
     const takeMinor = availableMinor! < owedMinor ? availableMinor! : owedMinor;
     if (takeMinor <= 0n) return false;
     const at = await ctx.accountClock.now(row.account_id, tx);
     const taken = await ctx.ledger.take(tx, {
-      kind: journalKinds.refundCollected, reference: row.id, at, currency: row.currency, amountMinor: takeMinor,
-      sources: [{ key: wallet }], to: { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: row.currency },
+      kind: journalKinds.refundCollected,
+      reference: row.id,
+      at,
+      currency: row.currency,
+      amountMinor: takeMinor,
+      sources: [{ key: wallet }],
+      to: { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: row.currency },
     });
-    if (!taken.ok) throw new Error(`refund ${row.id}: the held wallet no longer covers ${takeMinor}`);
-    const payment = await tx.selectFrom('transactions').select(['order', 'id']).where('id', '=', row.transaction_id).executeTakeFirstOrThrow();
+    if (!taken.ok)
+      throw new Error(`refund ${row.id}: the held wallet no longer covers ${takeMinor}`);
+    const payment = await tx
+      .selectFrom('transactions')
+      .select(['order', 'id'])
+      .where('id', '=', row.transaction_id)
+      .executeTakeFirstOrThrow();
     await appendWalletMovement(tx, {
-      accountId: row.account_id, currency: row.currency, order: payment.order, subject: row.subject, kind: 'refund',
-      reference: row.id, originLiquidation: payment.id, journal: taken.journal, at,
+      accountId: row.account_id,
+      currency: row.currency,
+      order: payment.order,
+      subject: row.subject,
+      kind: 'refund',
+      reference: row.id,
+      originLiquidation: payment.id,
+      journal: taken.journal,
+      at,
     });
     const fromWalletMinor = BigInt(row.from_wallet_minor) + takeMinor;
-    if (takeMinor === owedMinor && row.channel === 'bank') await moveNullification(ctx, tx, row, 'waiting_bank_details', at, { from_wallet_minor: fromWalletMinor });
-    else if (takeMinor === owedMinor) await moveNullification(ctx, tx, row, 'complete', at, { from_wallet_minor: fromWalletMinor, dispatch_due_at: at });
-    else await tx.updateTable('nullifications').set({ from_wallet_minor: fromWalletMinor, updated_at: at }).where('id', '=', row.id).execute();
+    if (takeMinor === owedMinor && row.channel === 'bank')
+      await moveNullification(ctx, tx, row, 'waiting_bank_details', at, {
+        from_wallet_minor: fromWalletMinor,
+      });
+    else if (takeMinor === owedMinor)
+      await moveNullification(ctx, tx, row, 'complete', at, {
+        from_wallet_minor: fromWalletMinor,
+        dispatch_due_at: at,
+      });
+    else
+      await tx
+        .updateTable('nullifications')
+        .set({ from_wallet_minor: fromWalletMinor, updated_at: at })
+        .where('id', '=', row.id)
+        .execute();
     return true;
   });
 }

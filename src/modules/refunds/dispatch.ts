@@ -29,21 +29,47 @@ interface Claimed {
   readonly retry?: RefundRequest['retry'];
 }
 
-async function claim(ctx: AppContext, tx: Tx, row: NullificationRow | undefined): Promise<Claimed | null> {
+async function claim(
+  ctx: AppContext,
+  tx: Tx,
+  row: NullificationRow | undefined,
+): Promise<Claimed | null> {
   if (row === undefined || row.status !== 'complete' || row.dispatch_due_at === null) return null;
   const now = await ctx.accountClock.now(row.account_id, tx);
   if (row.dispatch_due_at.getTime() > now.getTime()) return null;
-  const payment = await tx.selectFrom('transactions').select(['charge_key', 'authorization_code', 'id', 'amount_minor']).where('id', '=', row.transaction_id).executeTakeFirstOrThrow();
+  const payment = await tx
+    .selectFrom('transactions')
+    .select(['charge_key', 'authorization_code', 'id', 'amount_minor'])
+    .where('id', '=', row.transaction_id)
+    .executeTakeFirstOrThrow();
   let retry: Claimed['retry'];
   if (row.dispatch_attempts > 0) {
-    const done = await tx.selectFrom('nullifications').select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount_minor'), eb.val('0')).as('total'))
-      .where('transaction_id', '=', row.transaction_id).where('status', '=', 'reverse_completed').where('id', '<>', row.id).executeTakeFirstOrThrow();
-    retry = { chargeAmountMinor: BigInt(payment.amount_minor), refundedBeforeMinor: BigInt(done.total) };
+    const done = await tx
+      .selectFrom('nullifications')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount_minor'), eb.val('0')).as('total'))
+      .where('transaction_id', '=', row.transaction_id)
+      .where('status', '=', 'reverse_completed')
+      .where('id', '<>', row.id)
+      .executeTakeFirstOrThrow();
+    retry = {
+      chargeAmountMinor: BigInt(payment.amount_minor),
+      refundedBeforeMinor: BigInt(done.total),
+    };
   }
-  await tx.updateTable('nullifications').set((eb) => ({
-    dispatch_due_at: new Date(now.getTime() + refundLimits.dispatchLeaseMs), dispatch_attempts: eb('dispatch_attempts', '+', 1),
-  })).where('id', '=', row.id).execute();
-  return { row, chargeKey: payment.charge_key ?? payment.id, authorizationCode: payment.authorization_code ?? '', ...(retry === undefined ? {} : { retry }) };
+  await tx
+    .updateTable('nullifications')
+    .set((eb) => ({
+      dispatch_due_at: new Date(now.getTime() + refundLimits.dispatchLeaseMs),
+      dispatch_attempts: eb('dispatch_attempts', '+', 1),
+    }))
+    .where('id', '=', row.id)
+    .execute();
+  return {
+    row,
+    chargeKey: payment.charge_key ?? payment.id,
+    authorizationCode: payment.authorization_code ?? '',
+    ...(retry === undefined ? {} : { retry }),
+  };
 }
 
 /** The processor refused: the collected money goes back where it came from (the wallet stands in for an unsettled sale's pending). */
@@ -55,24 +81,59 @@ async function giveBack(ctx: AppContext, tx: Tx, row: NullificationRow, at: Date
   const feeBack = BigInt(row.fee_back_minor);
   const merchantMinor = amountMinor - feeBack;
   const journal = await ctx.ledger.post(tx, {
-    kind: journalKinds.refundReturned, reference: row.id, at,
+    kind: journalKinds.refundReturned,
+    reference: row.id,
+    at,
     postings: [
-      { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: row.currency, amountMinor: -amountMinor },
-      ...(merchantMinor > 0n ? [{ owner: row.account_id, code: ledgerCodes.walletAvailable, currency: row.currency, amountMinor: merchantMinor }] : []),
-      ...(feeBack > 0n ? [{ owner: SYSTEM_OWNER, code: ledgerCodes.feeRefunds, currency: row.currency, amountMinor: feeBack }] : []),
+      {
+        owner: SYSTEM_OWNER,
+        code: ledgerCodes.refundClearing,
+        currency: row.currency,
+        amountMinor: -amountMinor,
+      },
+      ...(merchantMinor > 0n
+        ? [
+            {
+              owner: row.account_id,
+              code: ledgerCodes.walletAvailable,
+              currency: row.currency,
+              amountMinor: merchantMinor,
+            },
+          ]
+        : []),
+      ...(feeBack > 0n
+        ? [
+            {
+              owner: SYSTEM_OWNER,
+              code: ledgerCodes.feeRefunds,
+              currency: row.currency,
+              amountMinor: feeBack,
+            },
+          ]
+        : []),
     ],
   });
   if (merchantMinor > 0n) {
     await appendWalletMovement(tx, {
-      accountId: row.account_id, currency: row.currency, order: payment.order, subject: row.subject, kind: 'refund_returned',
-      reference: row.id, originLiquidation: payment.id, journal, at,
+      accountId: row.account_id,
+      currency: row.currency,
+      order: payment.order,
+      subject: row.subject,
+      kind: 'refund_returned',
+      reference: row.id,
+      originLiquidation: payment.id,
+      journal,
+      at,
     });
   }
   const refundedMinor = BigInt(payment.refunded_minor) - amountMinor;
   const status = refundedMinor === 0n ? 'success' : 'refunded partial';
   if (status !== payment.status) assertTransactionMove(payment.status, status);
-  await tx.updateTable('transactions').set({ status, refunded_minor: refundedMinor, updated_at: at })
-    .where('id', '=', payment.id).execute();
+  await tx
+    .updateTable('transactions')
+    .set({ status, refunded_minor: refundedMinor, updated_at: at })
+    .where('id', '=', payment.id)
+    .execute();
 }
 
 async function record(ctx: AppContext, id: string, outcome: RefundOutcome): Promise<void> {
@@ -81,10 +142,18 @@ async function record(ctx: AppContext, id: string, outcome: RefundOutcome): Prom
     if (row === undefined || row.status !== 'complete') return;
     const at = await ctx.accountClock.now(row.account_id, tx);
     if (!outcome.approved) await giveBack(ctx, tx, row, at);
-    await moveNullification(ctx, tx, row, outcome.approved ? 'reverse_completed' : 'reverse_deleted', at, {
-      dispatch_due_at: null,
-      refund_code: outcome.approved ? outcome.refundCode : null, gateway_message: outcome.approved ? null : outcome.gatewayMessage,
-    });
+    await moveNullification(
+      ctx,
+      tx,
+      row,
+      outcome.approved ? 'reverse_completed' : 'reverse_deleted',
+      at,
+      {
+        dispatch_due_at: null,
+        refund_code: outcome.approved ? outcome.refundCode : null,
+        gateway_message: outcome.approved ? null : outcome.gatewayMessage,
+      },
+    );
   });
 }
 
@@ -94,13 +163,19 @@ async function ask(ctx: AppContext, claimed: Claimed): Promise<void> {
     // The processor that took the payment gives it back: the account's Webpay Plus in production, else the sandbox's.
     const processor = await processorForAccount(ctx, claimed.row.account_id);
     outcome = await processor.refund({
-      chargeIdempotencyKey: claimed.chargeKey, authorizationCode: claimed.authorizationCode, idempotencyKey: claimed.row.id,
-      amountMinor: BigInt(claimed.row.amount_minor), currency: claimed.row.currency,
+      chargeIdempotencyKey: claimed.chargeKey,
+      authorizationCode: claimed.authorizationCode,
+      idempotencyKey: claimed.row.id,
+      amountMinor: BigInt(claimed.row.amount_minor),
+      currency: claimed.row.currency,
       ...(claimed.retry === undefined ? {} : { retry: claimed.retry }),
     });
   } catch (error) {
     // The lease stays: the due work asks again, with the same key, once it runs out.
-    ctx.logger.error({ nullification: claimed.row.id, err: error }, 'refund dispatch failed; will retry');
+    ctx.logger.error(
+      { nullification: claimed.row.id, err: error },
+      'refund dispatch failed; will retry',
+    );
     return;
   }
   await record(ctx, claimed.row.id, outcome);
@@ -108,7 +183,9 @@ async function ask(ctx: AppContext, claimed: Claimed): Promise<void> {
 
 /** Dispatches one nullification now if it waits for the processor (right after the command's commit). */
 export async function dispatchNullification(ctx: AppContext, id: string): Promise<void> {
-  const claimed = await inTransaction(ctx.db, async (tx) => claim(ctx, tx, await lockNullification(tx, id)));
+  const claimed = await inTransaction(ctx.db, async (tx) =>
+    claim(ctx, tx, await lockNullification(tx, id)),
+  );
   if (claimed !== null) await ask(ctx, claimed);
 }
 
@@ -117,11 +194,21 @@ export async function runRefundDispatch(ctx: AppContext, scope: DueWorkScope): P
   let processed = 0;
   while (processed < scope.limit) {
     const claimed = await inTransaction(ctx.db, async (tx) => {
-      let q = tx.selectFrom('nullifications').selectAll()
+      let q = tx
+        .selectFrom('nullifications')
+        .selectAll()
         .where('status', '=', 'complete')
-        .where('dispatch_due_at', '<=', ctx.accountClock.nowSql(sql.ref('nullifications.account_id')));
+        .where(
+          'dispatch_due_at',
+          '<=',
+          ctx.accountClock.nowSql(sql.ref('nullifications.account_id')),
+        );
       if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
-      return claim(ctx, tx, await q.orderBy('dispatch_due_at').limit(1).forUpdate().skipLocked().executeTakeFirst());
+      return claim(
+        ctx,
+        tx,
+        await q.orderBy('dispatch_due_at').limit(1).forUpdate().skipLocked().executeTakeFirst(),
+      );
     });
     if (claimed === null) break;
     await ask(ctx, claimed);

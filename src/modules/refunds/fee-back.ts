@@ -10,9 +10,25 @@ function proportionalHalfUp(feeMinor: bigint, partMinor: bigint, grossMinor: big
 }
 
 /** The fee given back with a refund of `amountMinor` after `refundedBeforeMinor` was already refunded. */
-export function feeBackMinor(input: { grossMinor: bigint; feeMinor: bigint; refundedBeforeMinor: bigint; amountMinor: bigint }): bigint {
+export function feeBackMinor(input: {
+  grossMinor: bigint;
+  feeMinor: bigint;
+  refundedBeforeMinor: bigint;
+  amountMinor: bigint;
+}): bigint {
   const { grossMinor, feeMinor, refundedBeforeMinor, amountMinor } = input;
-  assert.ok(grossMinor > 0n && feeMinor >= 0n && feeMinor <= grossMinor, 'a fee is part of a positive gross');
-  assert.ok(amountMinor > 0n && refundedBeforeMinor >= 0n && refundedBeforeMinor + amountMinor <= grossMinor, 'refunds stay within the gross');
-  return proportionalHalfUp(feeMinor, refundedBeforeMinor + amountMinor, grossMinor) - proportionalHalfUp(feeMinor, refundedBeforeMinor, grossMinor);
+  assert.ok(
+    grossMinor > 0n && feeMinor >= 0n && feeMinor <= grossMinor,
+    'a fee is part of a positive gross',
+  );
+  assert.ok(
+    amountMinor > 0n &&
+      refundedBeforeMinor >= 0n &&
+      refundedBeforeMinor + amountMinor <= grossMinor,
+    'refunds stay within the gross',
+  );
+  return (
+    proportionalHalfUp(feeMinor, refundedBeforeMinor + amountMinor, grossMinor) -
+    proportionalHalfUp(feeMinor, refundedBeforeMinor, grossMinor)
+  );
 }

@@ -6,12 +6,28 @@
 import type { AppContext } from '../../platform/context.ts';
 import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
 import { newId } from '../../platform/ids/ids.ts';
-import { journalKinds, ledgerCodes, pendingThenWallet, SYSTEM_OWNER, type FundsSource, type LedgerKey } from '../../platform/ledger/ledger.ts';
+import {
+  journalKinds,
+  ledgerCodes,
+  pendingThenWallet,
+  SYSTEM_OWNER,
+  type FundsSource,
+  type LedgerKey,
+} from '../../platform/ledger/ledger.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { isStorableText } from '../../platform/http/input-guards.ts';
-import { extensionOf, heldFundsOf, type Reversal, type Reversed } from '../transactions/extension.ts';
-import { findAccountTransaction, lockTransaction, type TransactionRow } from '../transactions/repository.ts';
+import {
+  extensionOf,
+  heldFundsOf,
+  type Reversal,
+  type Reversed,
+} from '../transactions/extension.ts';
+import {
+  findAccountTransaction,
+  lockTransaction,
+  type TransactionRow,
+} from '../transactions/repository.ts';
 import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import { feeBackMinor } from './fee-back.ts';
@@ -25,29 +41,67 @@ export interface NullificationInput {
   readonly subject: string;
 }
 
-export type Registered = { readonly ok: true; readonly nullificationId: string } | { readonly ok: false; readonly failure: RuleFailure };
+export type Registered =
+  | { readonly ok: true; readonly nullificationId: string }
+  | { readonly ok: false; readonly failure: RuleFailure };
 
 /** How the payment was made, as the nullification names it: `webpay` / `VN`, and whether it was a card (the processor takes it back). */
 async function paymentOf(tx: DbOrTx, row: TransactionRow) {
-  const method = row.paid_payment === null ? undefined : await tx.selectFrom('payment_methods').select(['name', 'kind'])
-    .where('currency', '=', row.currency).where('payment', '=', row.paid_payment).executeTakeFirst();
+  const method =
+    row.paid_payment === null
+      ? undefined
+      : await tx
+          .selectFrom('payment_methods')
+          .select(['name', 'kind'])
+          .where('currency', '=', row.currency)
+          .where('payment', '=', row.paid_payment)
+          .executeTakeFirst();
   const name = method?.name ?? row.media ?? '';
-  return { gateway: (name.split(' ')[0] ?? '').toLowerCase(), paymentType: row.card_type ?? '', card: method?.kind === 'card' };
+  return {
+    gateway: (name.split(' ')[0] ?? '').toLowerCase(),
+    paymentType: row.card_type ?? '',
+    card: method?.kind === 'card',
+  };
 }
 
-async function refusal(ctx: AppContext, row: TransactionRow, amountMinor: bigint): Promise<RuleFailure | null> {
+async function refusal(
+  ctx: AppContext,
+  row: TransactionRow,
+  amountMinor: bigint,
+): Promise<RuleFailure | null> {
   if (row.status === 'refunded') return ruleFailure('already_refunded', { id: row.id });
-  if (row.status !== 'success' && row.status !== 'refunded partial') return ruleFailure('transaction_not_paid', { id: row.id, status: row.status });
+  if (row.status !== 'success' && row.status !== 'refunded partial')
+    return ruleFailure('transaction_not_paid', { id: row.id, status: row.status });
   const leftMinor = BigInt(row.amount_minor) - BigInt(row.refunded_minor);
-  if (amountMinor > leftMinor) return ruleFailure('refund_exceeds_paid', { id: row.id, leftMinor, currency: row.currency, requestedMinor: amountMinor });
+  if (amountMinor > leftMinor)
+    return ruleFailure('refund_exceeds_paid', {
+      id: row.id,
+      leftMinor,
+      currency: row.currency,
+      requestedMinor: amountMinor,
+    });
   const extension = extensionOf(ctx, row);
-  if (extension !== null && extension.reverse === undefined) return ruleFailure('refund_not_supported', { id: row.id, reason: `a ${extension.name} payment is not refundable yet` });
+  if (extension !== null && extension.reverse === undefined)
+    return ruleFailure('refund_not_supported', {
+      id: row.id,
+      reason: `a ${extension.name} payment is not refundable yet`,
+    });
   return null;
 }
 
-async function reverseSplit(ctx: AppContext, tx: Tx, row: TransactionRow, reversal: Reversal): Promise<Reversed> {
+async function reverseSplit(
+  ctx: AppContext,
+  tx: Tx,
+  row: TransactionRow,
+  reversal: Reversal,
+): Promise<Reversed> {
   const reverse = extensionOf(ctx, row)?.reverse;
-  if (reverse === undefined) return { ok: true, merchantMinor: reversal.amountMinor - reversal.feeBackMinor, splitMinor: 0n };
+  if (reverse === undefined)
+    return {
+      ok: true,
+      merchantMinor: reversal.amountMinor - reversal.feeBackMinor,
+      splitMinor: 0n,
+    };
   return reverse(ctx, tx, row, reversal);
 }
 
@@ -67,13 +121,24 @@ interface Collecting {
  * The merchant's part into refund clearing, from `sources` in order (this sale's unsettled net or what an escrow
  * holds of it, then the available wallet), with the wallet movement the merchant sees. Returns what each gave.
  */
-async function collectMerchantPart(ctx: AppContext, tx: Tx, merchantMinor: bigint, collecting: Collecting): Promise<{ readonly fromPending: bigint; readonly fromWallet: bigint }> {
+async function collectMerchantPart(
+  ctx: AppContext,
+  tx: Tx,
+  merchantMinor: bigint,
+  collecting: Collecting,
+): Promise<{ readonly fromPending: bigint; readonly fromWallet: bigint }> {
   const { accountId, subject, row, id, at, sources, clearing, held } = collecting;
   if (merchantMinor <= 0n) return { fromPending: 0n, fromWallet: 0n };
-  const take = (amountMinor: bigint) => ctx.ledger.take(tx, {
-    kind: journalKinds.refundCollected, reference: id, at, currency: row.currency, amountMinor,
-    sources, to: clearing,
-  });
+  const take = (amountMinor: bigint) =>
+    ctx.ledger.take(tx, {
+      kind: journalKinds.refundCollected,
+      reference: id,
+      at,
+      currency: row.currency,
+      amountMinor,
+      sources,
+      to: clearing,
+    });
   let taken = await take(merchantMinor);
   // Not covered: take what there is now; the rest comes from the next settlements (collection.ts).
   if (!taken.ok && taken.availableMinor > 0n) taken = await take(taken.availableMinor);
@@ -82,19 +147,37 @@ async function collectMerchantPart(ctx: AppContext, tx: Tx, merchantMinor: bigin
   if (held !== null && fromPending > 0n) await held.hold.taken(ctx, tx, row, fromPending);
   if (fromWallet > 0n) {
     await appendWalletMovement(tx, {
-      accountId, currency: row.currency, order: row.order, subject, kind: 'refund', reference: id,
-      originLiquidation: row.id, journal: taken.journal, at,
+      accountId,
+      currency: row.currency,
+      order: row.order,
+      subject,
+      kind: 'refund',
+      reference: id,
+      originLiquidation: row.id,
+      journal: taken.journal,
+      at,
     });
   }
   return { fromPending, fromWallet };
 }
 
-export async function registerNullification(ctx: AppContext, accountId: string, input: NullificationInput): Promise<Registered> {
+export async function registerNullification(
+  ctx: AppContext,
+  accountId: string,
+  input: NullificationInput,
+): Promise<Registered> {
   return inTransaction(ctx.db, (tx) => register(ctx, tx, accountId, input));
 }
 
-async function register(ctx: AppContext, tx: Tx, accountId: string, input: NullificationInput): Promise<Registered> {
-  const found = isStorableText(input.id) ? await findAccountTransaction(tx, accountId, input.id) : undefined;
+async function register(
+  ctx: AppContext,
+  tx: Tx,
+  accountId: string,
+  input: NullificationInput,
+): Promise<Registered> {
+  const found = isStorableText(input.id)
+    ? await findAccountTransaction(tx, accountId, input.id)
+    : undefined;
   // Business row first (decision 060): every refund of this sale queues here, so the ceiling holds under any race.
   const row = found === undefined ? undefined : await lockTransaction(tx, found.id);
   if (row === undefined) throw notFound('transaction');
@@ -111,11 +194,21 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
   // A settled sale an escrow account still holds pays from its held part instead (docs/escrow.md).
   const held = row.settled_at === null ? null : await heldFundsOf(ctx, tx, row);
   // A split sale's extension takes its clients' or beneficiaries' parts back first (decision 116).
-  const split = await reverseSplit(ctx, tx, row, { amountMinor, feeBackMinor: feeBack, reference: id, at });
+  const split = await reverseSplit(ctx, tx, row, {
+    amountMinor,
+    feeBackMinor: feeBack,
+    reference: id,
+    at,
+  });
   if (!split.ok) return split;
   const { merchantMinor, splitMinor } = split;
-  const unsettledMinor = row.settled_at === null ? grossMinor - feeMinor - BigInt(row.refunded_pending_minor) : 0n;
-  const clearing = { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: row.currency };
+  const unsettledMinor =
+    row.settled_at === null ? grossMinor - feeMinor - BigInt(row.refunded_pending_minor) : 0n;
+  const clearing = {
+    owner: SYSTEM_OWNER,
+    code: ledgerCodes.refundClearing,
+    currency: row.currency,
+  };
   const [pending, wallet] = pendingThenWallet(accountId, row.currency, unsettledMinor);
   const sources = [held?.source ?? pending!, wallet!];
   const collecting = { accountId, subject: input.subject, row, id, at, sources, clearing, held };
@@ -123,29 +216,71 @@ async function register(ctx: AppContext, tx: Tx, accountId: string, input: Nulli
   const collected = fromPending + fromWallet === merchantMinor;
   if (feeBack > 0n) {
     await ctx.ledger.post(tx, {
-      kind: journalKinds.refundFeeReturned, reference: id, at,
-      postings: [{ owner: SYSTEM_OWNER, code: ledgerCodes.feeRefunds, currency: row.currency, amountMinor: -feeBack }, { ...clearing, amountMinor: feeBack }],
+      kind: journalKinds.refundFeeReturned,
+      reference: id,
+      at,
+      postings: [
+        {
+          owner: SYSTEM_OWNER,
+          code: ledgerCodes.feeRefunds,
+          currency: row.currency,
+          amountMinor: -feeBack,
+        },
+        { ...clearing, amountMinor: feeBack },
+      ],
     });
   }
   const payment = await paymentOf(tx, row);
   // A card refund goes back through the processor; any other payment through a bank payout (decision 112).
   const channel = payment.card ? 'processor' : 'bank';
-  const status = !collected ? 'awaiting_funds' : channel === 'processor' ? 'complete' : 'waiting_bank_details';
+  const status = !collected
+    ? 'awaiting_funds'
+    : channel === 'processor'
+      ? 'complete'
+      : 'waiting_bank_details';
   assertTransition('pending', status);
-  const inserted = await tx.insertInto('nullifications').values({
-    id, account_id: accountId, transaction_id: row.id, amount_minor: amountMinor, currency: row.currency, subject: input.subject,
-    type: collected ? 'total' : 'partial', status, fee_back_minor: feeBack, from_pending_minor: fromPending, from_wallet_minor: fromWallet, from_split_minor: splitMinor,
-    gateway: payment.gateway, payment_type: payment.paymentType, refund_code: null, gateway_message: null,
-    channel, dispatch_due_at: status === 'complete' ? at : null, created_at: at, updated_at: at,
-  }).returningAll().executeTakeFirstOrThrow();
+  const inserted = await tx
+    .insertInto('nullifications')
+    .values({
+      id,
+      account_id: accountId,
+      transaction_id: row.id,
+      amount_minor: amountMinor,
+      currency: row.currency,
+      subject: input.subject,
+      type: collected ? 'total' : 'partial',
+      status,
+      fee_back_minor: feeBack,
+      from_pending_minor: fromPending,
+      from_wallet_minor: fromWallet,
+      from_split_minor: splitMinor,
+      gateway: payment.gateway,
+      payment_type: payment.paymentType,
+      refund_code: null,
+      gateway_message: null,
+      channel,
+      dispatch_due_at: status === 'complete' ? at : null,
+      created_at: at,
+      updated_at: at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
   // Its first recorded state is called back like every later one (transition.ts).
   await notifyNullification(ctx, tx, inserted);
   const refundedMinor = refundedBeforeMinor + amountMinor;
   const paymentStatus = refundedMinor === grossMinor ? 'refunded' : 'refunded partial';
   if (paymentStatus !== row.status) assertTransactionMove(row.status, paymentStatus);
-  await tx.updateTable('transactions').set({
-    status: paymentStatus, refunded_minor: refundedMinor, refunded_pending_minor: BigInt(row.refunded_pending_minor) + (held === null ? fromPending : 0n),
-    nullify_status: status, updated_at: at,
-  }).where('id', '=', row.id).execute();
+  await tx
+    .updateTable('transactions')
+    .set({
+      status: paymentStatus,
+      refunded_minor: refundedMinor,
+      refunded_pending_minor:
+        BigInt(row.refunded_pending_minor) + (held === null ? fromPending : 0n),
+      nullify_status: status,
+      updated_at: at,
+    })
+    .where('id', '=', row.id)
+    .execute();
   return { ok: true, nullificationId: id };
 }

@@ -40,16 +40,28 @@ export type RefundSummary = ReturnType<typeof summary>;
 const rank = (status: string) => (nullificationStatuses as readonly string[]).indexOf(status);
 
 function refundsQuery(ctx: AppContext) {
-  return ctx.db.selectFrom('nullifications').innerJoin('transactions', 'transactions.id', 'nullifications.transaction_id');
+  return ctx.db
+    .selectFrom('nullifications')
+    .innerJoin('transactions', 'transactions.id', 'nullifications.transaction_id');
 }
 
-export async function listRefunds(ctx: AppContext, filter: RefundFilter): Promise<{ refunds: RefundSummary[]; total: number }> {
+export async function listRefunds(
+  ctx: AppContext,
+  filter: RefundFilter,
+): Promise<{ refunds: RefundSummary[]; total: number }> {
   let q = refundsQuery(ctx);
   if (filter.accountId !== null) q = q.where('nullifications.account_id', '=', filter.accountId);
   if (filter.status !== undefined) q = q.where('nullifications.status', '=', filter.status);
-  if (filter.transactionId !== undefined) q = q.where('nullifications.transaction_id', '=', filter.transactionId);
+  if (filter.transactionId !== undefined)
+    q = q.where('nullifications.transaction_id', '=', filter.transactionId);
   const [rows, counted] = await Promise.all([
-    q.selectAll('nullifications').select('transactions.order').orderBy('nullifications.seq', 'desc').offset(filter.offset).limit(filter.limit).execute(),
+    q
+      .selectAll('nullifications')
+      .select('transactions.order')
+      .orderBy('nullifications.seq', 'desc')
+      .offset(filter.offset)
+      .limit(filter.limit)
+      .execute(),
     q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { refunds: rows.map((r) => summary(r, ctx.config.timeZone)), total: Number(counted.n) };
@@ -57,29 +69,73 @@ export async function listRefunds(ctx: AppContext, filter: RefundFilter): Promis
 
 /** One refund with its processor's answer and its callbacks; null when no refund has that id. */
 export async function showRefund(ctx: AppContext, id: string) {
-  const row = await refundsQuery(ctx).selectAll('nullifications').select('transactions.order').where('nullifications.id', '=', id).executeTakeFirst();
+  const row = await refundsQuery(ctx)
+    .selectAll('nullifications')
+    .select('transactions.order')
+    .where('nullifications.id', '=', id)
+    .executeTakeFirst();
   if (row === undefined) return null;
-  const callbacks = await ctx.db.selectFrom('notifications').select(['id', 'status', 'attempts', 'created_at', sql<string>`payload->>'status'`.as('refund_status')])
-    .where('account_id', '=', row.account_id).where('event_type', '=', nullificationEvent).where(sql<string>`COALESCE(payload->>'id_nullification', payload->>'id')`, '=', id)
+  const callbacks = await ctx.db
+    .selectFrom('notifications')
+    .select([
+      'id',
+      'status',
+      'attempts',
+      'created_at',
+      sql<string>`payload->>'status'`.as('refund_status'),
+    ])
+    .where('account_id', '=', row.account_id)
+    .where('event_type', '=', nullificationEvent)
+    .where(sql<string>`COALESCE(payload->>'id_nullification', payload->>'id')`, '=', id)
     .execute();
-  const payout = row.payout_id === null ? undefined : await ctx.db.selectFrom('payouts')
-    .select(['id', 'status', 'accountbank_sbif', 'accountbank_num', 'accountbank_name', 'reason_rejection']).where('id', '=', row.payout_id).executeTakeFirst();
+  const payout =
+    row.payout_id === null
+      ? undefined
+      : await ctx.db
+          .selectFrom('payouts')
+          .select([
+            'id',
+            'status',
+            'accountbank_sbif',
+            'accountbank_num',
+            'accountbank_name',
+            'reason_rejection',
+          ])
+          .where('id', '=', row.payout_id)
+          .executeTakeFirst();
   return {
     ...summary(row, ctx.config.timeZone),
     subject: row.subject,
     channel: row.channel,
-    payout: payout === undefined ? null : {
-      id: payout.id, status: payout.status, bank: payout.accountbank_sbif, num_last4: payout.accountbank_num.slice(-4),
-      name: payout.accountbank_name, reason_rejection: payout.reason_rejection,
-    },
+    payout:
+      payout === undefined
+        ? null
+        : {
+            id: payout.id,
+            status: payout.status,
+            bank: payout.accountbank_sbif,
+            num_last4: payout.accountbank_num.slice(-4),
+            name: payout.accountbank_name,
+            reason_rejection: payout.reason_rejection,
+          },
     payment: { gateway: row.gateway, payment_type: row.payment_type },
     refund_code: row.refund_code,
     gateway_message: row.gateway_message,
     dispatch_attempts: row.dispatch_attempts,
     // Several changes in one commit share a time: then the life cycle orders them.
-    callbacks: callbacks.sort((x, y) => x.created_at.getTime() - y.created_at.getTime() || rank(x.refund_status) - rank(y.refund_status)).map((c) => ({
-      id: c.id, refund_status: c.refund_status, status: c.status, attempts: c.attempts, created_at: formatTimestamp(c.created_at, ctx.config.timeZone),
-    })),
+    callbacks: callbacks
+      .sort(
+        (x, y) =>
+          x.created_at.getTime() - y.created_at.getTime() ||
+          rank(x.refund_status) - rank(y.refund_status),
+      )
+      .map((c) => ({
+        id: c.id,
+        refund_status: c.refund_status,
+        status: c.status,
+        attempts: c.attempts,
+        created_at: formatTimestamp(c.created_at, ctx.config.timeZone),
+      })),
   };
 }
 

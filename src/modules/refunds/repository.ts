@@ -10,7 +10,12 @@ export async function findNullification(db: DbOrTx, id: string) {
 }
 
 export async function lockNullification(tx: Tx, id: string) {
-  return tx.selectFrom('nullifications').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return tx
+    .selectFrom('nullifications')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /**
@@ -18,17 +23,36 @@ export async function lockNullification(tx: Tx, id: string) {
  * that transaction's latest nullification. Another account's ids find nothing.
  */
 export async function findAccountNullification(db: DbOrTx, accountId: string, key: string) {
-  return db.selectFrom('nullifications').selectAll()
+  return db
+    .selectFrom('nullifications')
+    .selectAll()
     .where('account_id', '=', accountId)
     .where((eb) => eb.or([eb('id', '=', key), eb('transaction_id', '=', key)]))
     .orderBy('seq', 'desc')
-    .limit(1).executeTakeFirst();
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** Shows a refund's new state as the transaction's `nullify.status`, unless a later refund of it exists. */
-export async function showOnTransaction(tx: Tx, row: NullificationRow, status: NullificationStatus): Promise<void> {
-  await tx.updateTable('transactions').set({ nullify_status: status }).where('id', '=', row.transaction_id)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('nullifications as later').select('later.id')
-      .where('later.transaction_id', '=', row.transaction_id).where('later.seq', '>', row.seq))))
+export async function showOnTransaction(
+  tx: Tx,
+  row: NullificationRow,
+  status: NullificationStatus,
+): Promise<void> {
+  await tx
+    .updateTable('transactions')
+    .set({ nullify_status: status })
+    .where('id', '=', row.transaction_id)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('nullifications as later')
+            .select('later.id')
+            .where('later.transaction_id', '=', row.transaction_id)
+            .where('later.seq', '>', row.seq),
+        ),
+      ),
+    )
     .execute();
 }

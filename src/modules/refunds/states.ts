@@ -5,7 +5,14 @@
 // waiting_bank_details: a bank refund's money is collected and waits for the payer's bank details (decision 112).
 import { stateMachine } from '../../platform/work/state-machine.ts';
 
-export const nullificationStatuses = ['pending', 'awaiting_funds', 'waiting_bank_details', 'complete', 'reverse_deleted', 'reverse_completed'] as const;
+export const nullificationStatuses = [
+  'pending',
+  'awaiting_funds',
+  'waiting_bank_details',
+  'complete',
+  'reverse_deleted',
+  'reverse_completed',
+] as const;
 export type NullificationStatus = (typeof nullificationStatuses)[number];
 
 const transitions = {

@@ -15,18 +15,36 @@ import { jsonInteger } from './views.ts';
 export const nullificationEvent = 'nullification.result';
 
 /** Calls the account back with a refund's state as it is in `row`, when the account set a nullification URL. */
-export async function notifyNullification(ctx: AppContext, tx: Tx, row: NullificationRow): Promise<void> {
-  const account = await tx.selectFrom('accounts').select('nullification_url').where('id', '=', row.account_id).executeTakeFirst();
+export async function notifyNullification(
+  ctx: AppContext,
+  tx: Tx,
+  row: NullificationRow,
+): Promise<void> {
+  const account = await tx
+    .selectFrom('accounts')
+    .select('nullification_url')
+    .where('id', '=', row.account_id)
+    .executeTakeFirst();
   const url = account?.nullification_url ?? null;
   if (url === null) return;
-  const payment = await tx.selectFrom('transactions').select('order').where('id', '=', row.transaction_id).executeTakeFirstOrThrow();
+  const payment = await tx
+    .selectFrom('transactions')
+    .select('order')
+    .where('id', '=', row.transaction_id)
+    .executeTakeFirstOrThrow();
   await enqueueCallback(tx, {
-    accountId: row.account_id, url, eventType: nullificationEvent,
+    accountId: row.account_id,
+    url,
+    eventType: nullificationEvent,
     payload: {
       // The reference's payload carries the sale's id in both `id` and `id_transaction`, and its SDK's
       // verifyCallback refuses a callback where they differ (supplement "Later decisions" 1; decision 440).
-      id: row.transaction_id, id_transaction: row.transaction_id, ordencompra: payment.order,
-      fecha: formatDayFirstTimestamp(row.updated_at, ctx.config.timeZone), monto: jsonInteger(BigInt(row.amount_minor)), status: row.status,
+      id: row.transaction_id,
+      id_transaction: row.transaction_id,
+      ordencompra: payment.order,
+      fecha: formatDayFirstTimestamp(row.updated_at, ctx.config.timeZone),
+      monto: jsonInteger(BigInt(row.amount_minor)),
+      status: row.status,
       id_nullification: row.id,
     },
     // Service time, not account time: the outbox is due now under either clock.
@@ -34,13 +52,30 @@ export async function notifyNullification(ctx: AppContext, tx: Tx, row: Nullific
   });
 }
 
-export type NullificationChanges = Partial<Pick<Updateable<NullificationTable>, 'dispatch_due_at' | 'refund_code' | 'gateway_message' | 'from_wallet_minor' | 'payout_id'>>;
+export type NullificationChanges = Partial<
+  Pick<
+    Updateable<NullificationTable>,
+    'dispatch_due_at' | 'refund_code' | 'gateway_message' | 'from_wallet_minor' | 'payout_id'
+  >
+>;
 
 /** Moves a refund whose row lock the caller holds to `to` at `at` (account time), with the columns that change with it. */
-export async function moveNullification(ctx: AppContext, tx: Tx, row: NullificationRow, to: NullificationStatus, at: Date, changes: NullificationChanges = {}): Promise<NullificationRow> {
+export async function moveNullification(
+  ctx: AppContext,
+  tx: Tx,
+  row: NullificationRow,
+  to: NullificationStatus,
+  at: Date,
+  changes: NullificationChanges = {},
+): Promise<NullificationRow> {
   assertTransition(row.status, to);
-  const moved = await tx.updateTable('nullifications').set({ ...changes, status: to, updated_at: at })
-    .where('id', '=', row.id).where('status', '=', row.status).returningAll().executeTakeFirst();
+  const moved = await tx
+    .updateTable('nullifications')
+    .set({ ...changes, status: to, updated_at: at })
+    .where('id', '=', row.id)
+    .where('status', '=', row.status)
+    .returningAll()
+    .executeTakeFirst();
   if (moved === undefined) throw new Error(`nullification ${row.id} changed under a held lock`);
   await showOnTransaction(tx, moved, to);
   await notifyNullification(ctx, tx, moved);

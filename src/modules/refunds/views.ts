@@ -30,16 +30,30 @@ export function gatewayResponse(row: NullificationRow) {
     case 'pending':
       return {
         status: registered,
-        message: 'The cancellation will be executed after the amount requested is deducted from your next settlement',
+        message:
+          'The cancellation will be executed after the amount requested is deducted from your next settlement',
         notify: 'No availability in the wallet',
       };
     case 'reverse_deleted':
-      return { status: registered, message: 'The processor refused the cancellation; the amount went back to your wallet', notify: row.gateway_message ?? 'refused' };
+      return {
+        status: registered,
+        message: 'The processor refused the cancellation; the amount went back to your wallet',
+        notify: row.gateway_message ?? 'refused',
+      };
     case 'waiting_bank_details':
-      return { status: registered, message: 'The cancellation will be paid to the payer\'s bank account once its details are recorded', notify: 'Funds collected' };
+      return {
+        status: registered,
+        message:
+          "The cancellation will be paid to the payer's bank account once its details are recorded",
+        notify: 'Funds collected',
+      };
     case 'complete':
     case 'reverse_completed':
-      return { status: registered, message: 'The cancellation was executed with the funds of the sale and the wallet', notify: 'Funds collected' };
+      return {
+        status: registered,
+        message: 'The cancellation was executed with the funds of the sale and the wallet',
+        notify: 'Funds collected',
+      };
     default: {
       const never: never = row.status;
       return never;

@@ -10,18 +10,39 @@ import { isFinal } from './states.ts';
 export async function newCardLink(ctx: AppContext, accountId: string, subscriptionId: string) {
   const sub = await findSubscription(ctx.db, accountId, subscriptionId);
   if (sub === undefined) throw notFound('subscription');
-  if (isFinal(sub.status)) throw new ApiError('validation_failed', `suscription:is ${sub.status}`, { errors: { suscription: `is ${sub.status}` } });
+  if (isFinal(sub.status))
+    throw new ApiError('validation_failed', `suscription:is ${sub.status}`, {
+      errors: { suscription: `is ${sub.status}` },
+    });
   const plan = await findPlan(ctx.db, accountId, sub.plan_id);
   if (plan === undefined) throw new Error(`subscription ${sub.id} names a missing plan`);
-  const url = await createEnrolment(ctx, { accountId, subscriptionId: sub.id, planType: plan.type, at: await ctx.accountClock.now(accountId, ctx.db) });
+  const url = await createEnrolment(ctx, {
+    accountId,
+    subscriptionId: sub.id,
+    planType: plan.type,
+    at: await ctx.accountClock.now(accountId, ctx.db),
+  });
   return { status: 'success' as const, id: sub.id, url };
 }
 
 /** POST /api/suscriptionsdeletecards: the reference's own 400 shape for a card that is not the merchant's. */
 export async function deleteCard(ctx: AppContext, accountId: string, cardId: string | undefined) {
-  const card = cardId === undefined ? undefined : await ctx.db.selectFrom('su_cards').select(['id'])
-    .where('account_id', '=', accountId).where('id', '=', cardId).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
+  const card =
+    cardId === undefined
+      ? undefined
+      : await ctx.db
+          .selectFrom('su_cards')
+          .select(['id'])
+          .where('account_id', '=', accountId)
+          .where('id', '=', cardId)
+          .where('deleted_at', 'is', null)
+          .forUpdate()
+          .executeTakeFirst();
   if (card === undefined) throw new ApiError('card_invalid', 'is not valid');
-  await ctx.db.updateTable('su_cards').set({ deleted_at: await ctx.accountClock.now(accountId, ctx.db) }).where('id', '=', card.id).execute();
+  await ctx.db
+    .updateTable('su_cards')
+    .set({ deleted_at: await ctx.accountClock.now(accountId, ctx.db) })
+    .where('id', '=', card.id)
+    .execute();
   return { status: 'Delete' as const, card: card.id };
 }

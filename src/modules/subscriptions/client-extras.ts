@@ -3,7 +3,13 @@
 import type { AppContext } from '../../platform/context.ts';
 import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
 import { findPlan, type ClientRow, type PlanRow } from './repository.ts';
-import { clientLiveCards, latestClientSubscription, liveCards, subscriptionCharges, type ChargeRow } from './subscription-repository.ts';
+import {
+  clientLiveCards,
+  latestClientSubscription,
+  liveCards,
+  subscriptionCharges,
+  type ChargeRow,
+} from './subscription-repository.ts';
 import { activeCardView, chargeView, maskedCard, planBrief } from './subscription-views.ts';
 
 export async function clientCardsView(ctx: AppContext, client: ClientRow) {
@@ -37,7 +43,10 @@ export async function clientSubscriptionView(ctx: AppContext, client: ClientRow)
  * plan's retries last and `maximum attempt limit` after (decision 101), a declined on-demand charge
  * `payment consumes failed`.
  */
-function clientChargeStatus(charge: Pick<ChargeRow, 'kind' | 'status' | 'try_number'>, plan: Pick<PlanRow, 'retries_max'>): string {
+function clientChargeStatus(
+  charge: Pick<ChargeRow, 'kind' | 'status' | 'try_number'>,
+  plan: Pick<PlanRow, 'retries_max'>,
+): string {
   if (charge.status !== 'rejected') return charge.status;
   if (charge.kind === 'consumption') return 'payment consumes failed';
   return (charge.try_number ?? 1) > plan.retries_max ? 'maximum attempt limit' : 'retry';

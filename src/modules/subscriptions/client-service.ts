@@ -13,18 +13,27 @@ import type { ClientCreate, ClientUpdate, CustomersQueryInput } from './schemas.
 function parametersText(params: object | undefined): string | null | undefined {
   if (params === undefined) return undefined;
   const text = JSON.stringify(params);
-  if (text.length > limits.additionalParametersCharsMax) throw validationError({ additional_parameters: 'too long' });
+  if (text.length > limits.additionalParametersCharsMax)
+    throw validationError({ additional_parameters: 'too long' });
   return text;
 }
 
 function parametersOf(row: ClientRow): Record<string, unknown> {
-  return row.additional_parameters === null ? {} : JSON.parse(row.additional_parameters) as Record<string, unknown>;
+  return row.additional_parameters === null
+    ? {}
+    : (JSON.parse(row.additional_parameters) as Record<string, unknown>);
 }
 
 function contact(row: ClientRow) {
   return {
-    name: row.name, phone: row.phone, email: row.email, address: row.address,
-    country: row.country, region: row.region, city: row.city, postal_code: row.postal_code,
+    name: row.name,
+    phone: row.phone,
+    email: row.email,
+    address: row.address,
+    country: row.country,
+    region: row.region,
+    city: row.city,
+    postal_code: row.postal_code,
   };
 }
 
@@ -39,7 +48,10 @@ function unpaddedTimestamp(at: Date, timeZone: string): string {
 async function clientView(ctx: AppContext, row: ClientRow) {
   const tz = ctx.config.timeZone;
   return {
-    status: 'active', id: row.id, rut: row.rut, ...contact(row),
+    status: 'active',
+    id: row.id,
+    rut: row.rut,
+    ...contact(row),
     created_at: formatTimestamp(row.created_at, tz),
     update_at: row.updated_at === null ? null : formatTimestamp(row.updated_at, tz),
     active_cards: await clientCardsView(ctx, row),
@@ -48,7 +60,12 @@ async function clientView(ctx: AppContext, row: ClientRow) {
   };
 }
 
-async function emailTaken(ctx: AppContext, accountId: string, email: string, exceptId?: string): Promise<boolean> {
+async function emailTaken(
+  ctx: AppContext,
+  accountId: string,
+  email: string,
+  exceptId?: string,
+): Promise<boolean> {
   const other = await findClient(ctx.db, accountId, email);
   return other !== undefined && other.id !== exceptId;
 }
@@ -58,17 +75,40 @@ export async function createClient(ctx: AppContext, accountId: string, body: Cli
   const now = await ctx.accountClock.now(accountId, ctx.db);
   const id = newId('cl', 20);
   // The partial unique index keeps one live client per e-mail even when two creates race.
-  const inserted = await ctx.db.insertInto('su_clients').values({
-    id, account_id: accountId, email: body.email, name: body.name, rut: body.rut ?? null, phone: body.phone,
-    address: body.address ?? null, country: body.country ?? null, region: body.region ?? null, city: body.city ?? null,
-    postal_code: body.postal_code ?? null, additional_parameters: params ?? null, created_at: now, updated_at: null, deleted_at: null,
-  }).onConflict((oc) => oc.columns(['account_id', 'email']).where('deleted_at', 'is', null).doNothing())
-    .returningAll().executeTakeFirst();
+  const inserted = await ctx.db
+    .insertInto('su_clients')
+    .values({
+      id,
+      account_id: accountId,
+      email: body.email,
+      name: body.name,
+      rut: body.rut ?? null,
+      phone: body.phone,
+      address: body.address ?? null,
+      country: body.country ?? null,
+      region: body.region ?? null,
+      city: body.city ?? null,
+      postal_code: body.postal_code ?? null,
+      additional_parameters: params ?? null,
+      created_at: now,
+      updated_at: null,
+      deleted_at: null,
+    })
+    .onConflict((oc) =>
+      oc.columns(['account_id', 'email']).where('deleted_at', 'is', null).doNothing(),
+    )
+    .returningAll()
+    .executeTakeFirst();
   if (inserted === undefined) throw validationError({ email: 'already registered' });
   return {
-    status: 'active', id, rut: inserted.rut, ...contact(inserted),
+    status: 'active',
+    id,
+    rut: inserted.rut,
+    ...contact(inserted),
     created_at: formatDate(inserted.created_at, ctx.config.timeZone),
-    update_at: null, subcriptions: null, additional_parameters: parametersOf(inserted),
+    update_at: null,
+    subcriptions: null,
+    additional_parameters: parametersOf(inserted),
   };
 }
 
@@ -79,27 +119,40 @@ export async function getClient(ctx: AppContext, accountId: string, key: string)
 }
 
 /** Partial update (reference §7.3): only the fields sent change; the answer has no `rut` nor `active_cards`. */
-export async function updateClient(ctx: AppContext, accountId: string, key: string, body: ClientUpdate) {
+export async function updateClient(
+  ctx: AppContext,
+  accountId: string,
+  key: string,
+  body: ClientUpdate,
+) {
   const row = await findClient(ctx.db, accountId, key);
   if (row === undefined) throw notFound('client');
   const params = parametersText(body.additional_parameters);
-  if (body.email !== undefined && await emailTaken(ctx, accountId, body.email, row.id)) throw validationError({ email: 'already registered' });
+  if (body.email !== undefined && (await emailTaken(ctx, accountId, body.email, row.id)))
+    throw validationError({ email: 'already registered' });
   const now = await ctx.accountClock.now(accountId, ctx.db);
-  const updated = await ctx.db.updateTable('su_clients').set({
-    ...(body.email !== undefined ? { email: body.email } : {}),
-    ...(body.name !== undefined ? { name: body.name } : {}),
-    ...(body.phone !== undefined ? { phone: body.phone } : {}),
-    ...(body.address !== undefined ? { address: body.address } : {}),
-    ...(body.country !== undefined ? { country: body.country } : {}),
-    ...(body.region !== undefined ? { region: body.region } : {}),
-    ...(body.city !== undefined ? { city: body.city } : {}),
-    ...(body.postal_code !== undefined ? { postal_code: body.postal_code } : {}),
-    ...(params !== undefined ? { additional_parameters: params } : {}),
-    updated_at: now,
-  }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+  const updated = await ctx.db
+    .updateTable('su_clients')
+    .set({
+      ...(body.email !== undefined ? { email: body.email } : {}),
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(body.phone !== undefined ? { phone: body.phone } : {}),
+      ...(body.address !== undefined ? { address: body.address } : {}),
+      ...(body.country !== undefined ? { country: body.country } : {}),
+      ...(body.region !== undefined ? { region: body.region } : {}),
+      ...(body.city !== undefined ? { city: body.city } : {}),
+      ...(body.postal_code !== undefined ? { postal_code: body.postal_code } : {}),
+      ...(params !== undefined ? { additional_parameters: params } : {}),
+      updated_at: now,
+    })
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   const tz = ctx.config.timeZone;
   return {
-    status: 'active', id: updated.id, ...contact(updated),
+    status: 'active',
+    id: updated.id,
+    ...contact(updated),
     created_at: formatTimestamp(updated.created_at, tz),
     update_at: unpaddedTimestamp(now, tz),
     additional_parameters: parametersOf(updated),
@@ -112,19 +165,37 @@ export async function deleteClient(ctx: AppContext, accountId: string, key: stri
   const row = await findClient(ctx.db, accountId, key);
   if (row === undefined) throw notFound('client');
   const now = await ctx.accountClock.now(accountId, ctx.db);
-  await ctx.db.updateTable('su_clients').set({ deleted_at: now }).where('id', '=', row.id).execute();
+  await ctx.db
+    .updateTable('su_clients')
+    .set({ deleted_at: now })
+    .where('id', '=', row.id)
+    .execute();
   // Its subscriptions end with it: nothing is charged to a deleted client.
-  const live = await ctx.db.selectFrom('su_subscriptions').select(['id', 'status']).where('client_id', '=', row.id)
-    .where('status', 'in', ['register', 'active', 'suspended']).forUpdate().execute();
+  const live = await ctx.db
+    .selectFrom('su_subscriptions')
+    .select(['id', 'status'])
+    .where('client_id', '=', row.id)
+    .where('status', 'in', ['register', 'active', 'suspended'])
+    .forUpdate()
+    .execute();
   for (const sub of live) await moveSubscription(ctx.db, sub, 'delete', now);
   return { status: 'success' as const, id: row.id };
 }
 
 /** reference §7.5: `[{"Customers":[...]}]`, created between date_init and date_end (both default to today). */
-export async function listCustomers(ctx: AppContext, accountId: string, query: CustomersQueryInput) {
+export async function listCustomers(
+  ctx: AppContext,
+  accountId: string,
+  query: CustomersQueryInput,
+) {
   const { from, before } = await dayRange(ctx, accountId, query.date_init, query.date_end);
   const size = query.per_page ?? subscriptionLimits.customersPerPageMax;
-  const rows = await listClients(ctx.db, accountId, { from, before }, { offset: ((query.page ?? 1) - 1) * size, size });
+  const rows = await listClients(
+    ctx.db,
+    accountId,
+    { from, before },
+    { offset: ((query.page ?? 1) - 1) * size, size },
+  );
   const customers = [];
   for (const row of rows) customers.push(await clientView(ctx, row));
   return [{ Customers: customers }];

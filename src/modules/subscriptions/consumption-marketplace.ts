@@ -8,7 +8,13 @@ import { findMembership } from '../marketplace/repository.ts';
 import type { ExtensionColumns } from '../transactions/extension.ts';
 
 export type ChargeMarketplace =
-  | { readonly ok: true; readonly token: string; attach(ctx: AppContext): Promise<{ ok: true; columns: ExtensionColumns } | { ok: false; failure: RuleFailure }> }
+  | {
+      readonly ok: true;
+      readonly token: string;
+      attach(
+        ctx: AppContext,
+      ): Promise<{ ok: true; columns: ExtensionColumns } | { ok: false; failure: RuleFailure }>;
+    }
   | { readonly ok: false; readonly token: string; readonly failure: RuleFailure };
 
 /**
@@ -16,7 +22,12 @@ export type ChargeMarketplace =
  * names it). Unknown or another merchant's: the same 400 `marketplace: invalid` a marketplace transaction answers;
  * suspended: its `marketplace_suspended` refusal, for the caller to answer once the request is otherwise valid.
  */
-export async function prepareChargeMarketplace(ctx: AppContext, accountId: string, value: string, at: Date): Promise<ChargeMarketplace> {
+export async function prepareChargeMarketplace(
+  ctx: AppContext,
+  accountId: string,
+  value: string,
+  at: Date,
+): Promise<ChargeMarketplace> {
   const extension = ctx.paymentExtensions.find((e) => e.field === 'marketplace');
   const trimmed = value.trim();
   if (extension === undefined || trimmed === '') throw validationError({ marketplace: 'invalid' });

@@ -12,37 +12,80 @@ import { openCharge, settleCharge } from './stored-charge.ts';
 import { prepareChargeMarketplace } from './consumption-marketplace.ts';
 import type { ConsumptionChargeInput } from './consumption-schemas.ts';
 
-export type ConsumptionCommitted = { readonly transactionId: string; readonly order: string } | RuleFailure;
+export type ConsumptionCommitted =
+  | { readonly transactionId: string; readonly order: string }
+  | RuleFailure;
 
-export async function openConsumptionCharge(ctx: AppContext, accountId: string, body: ConsumptionChargeInput): Promise<ConsumptionCommitted> {
+export async function openConsumptionCharge(
+  ctx: AppContext,
+  accountId: string,
+  body: ConsumptionChargeInput,
+): Promise<ConsumptionCommitted> {
   const sub = await lockSubscription(ctx.db, body.suscription);
-  if (sub === undefined || sub.account_id !== accountId) throw validationError({ suscription: 'not found' });
+  if (sub === undefined || sub.account_id !== accountId)
+    throw validationError({ suscription: 'not found' });
   const cards = await liveCards(ctx.db, sub.id);
   const card = body.card === undefined ? cards[0] : cards.find((c) => c.id === body.card);
   if (body.card !== undefined && card === undefined) throw validationError({ card: 'not found' });
   const at = await ctx.accountClock.now(accountId, ctx.db);
-  const marketplace = body.marketplace === undefined ? null : await prepareChargeMarketplace(ctx, accountId, body.marketplace, at);
+  const marketplace =
+    body.marketplace === undefined
+      ? null
+      : await prepareChargeMarketplace(ctx, accountId, body.marketplace, at);
   // Without an order the charge gets its own (an Idempotency-Key still makes a retry safe).
   const order = body.order ?? newId('ord', 17);
-  const existing = body.order === undefined ? undefined : await ctx.db.selectFrom('su_charges as c').innerJoin('transactions as t', 't.id', 'c.transaction_id')
-    .select(['c.transaction_id', 'c.subscription_id', 't.amount_minor', 't.marketplace']).where('c.account_id', '=', accountId)
-    .where('c.kind', '=', 'consumption').where('c.order_ref', '=', body.order).executeTakeFirst();
+  const existing =
+    body.order === undefined
+      ? undefined
+      : await ctx.db
+          .selectFrom('su_charges as c')
+          .innerJoin('transactions as t', 't.id', 'c.transaction_id')
+          .select(['c.transaction_id', 'c.subscription_id', 't.amount_minor', 't.marketplace'])
+          .where('c.account_id', '=', accountId)
+          .where('c.kind', '=', 'consumption')
+          .where('c.order_ref', '=', body.order)
+          .executeTakeFirst();
   if (existing !== undefined) {
     const sameMarketplace = existing.marketplace === (marketplace?.token ?? null);
-    if (existing.subscription_id !== sub.id || BigInt(existing.amount_minor) !== BigInt(body.amount) || !sameMarketplace) return ruleFailure('duplicate_order', { order: body.order! });
+    if (
+      existing.subscription_id !== sub.id ||
+      BigInt(existing.amount_minor) !== BigInt(body.amount) ||
+      !sameMarketplace
+    )
+      return ruleFailure('duplicate_order', { order: body.order! });
     return { transactionId: existing.transaction_id, order: body.order! };
   }
-  if (sub.status !== 'active') return ruleFailure('subscription_not_chargeable', { subscriptionId: sub.id, reason: `it is ${sub.status}` });
-  if (card === undefined) return ruleFailure('subscription_not_chargeable', { subscriptionId: sub.id, reason: 'it has no card' });
+  if (sub.status !== 'active')
+    return ruleFailure('subscription_not_chargeable', {
+      subscriptionId: sub.id,
+      reason: `it is ${sub.status}`,
+    });
+  if (card === undefined)
+    return ruleFailure('subscription_not_chargeable', {
+      subscriptionId: sub.id,
+      reason: 'it has no card',
+    });
   if (marketplace?.ok === false) return marketplace.failure;
   const attached = marketplace === null ? null : await marketplace.attach(ctx);
   if (attached?.ok === false) return attached.failure;
   const plan = await findPlan(ctx.db, accountId, sub.plan_id);
-  const client = await ctx.db.selectFrom('su_clients').select('email').where('id', '=', sub.client_id).executeTakeFirstOrThrow();
+  const client = await ctx.db
+    .selectFrom('su_clients')
+    .select('email')
+    .where('id', '=', sub.client_id)
+    .executeTakeFirstOrThrow();
   const transactionId = await openCharge(ctx.db, {
-    accountId, subscriptionId: sub.id, cardId: card.id, kind: 'consumption', cycleNumber: null, order,
-    description: body.description ?? plan?.name ?? 'Cobro de suscripción', email: client.email,
-    amountMinor: BigInt(body.amount), at, extension: attached?.columns ?? {},
+    accountId,
+    subscriptionId: sub.id,
+    cardId: card.id,
+    kind: 'consumption',
+    cycleNumber: null,
+    order,
+    description: body.description ?? plan?.name ?? 'Cobro de suscripción',
+    email: client.email,
+    amountMinor: BigInt(body.amount),
+    at,
+    extension: attached?.columns ?? {},
   });
   // The subscription's row lock orders charges of one subscription; another subscription's charge with the same
   // order meets this one on the unique index and is refused as a duplicate.
@@ -52,7 +95,13 @@ export async function openConsumptionCharge(ctx: AppContext, accountId: string, 
 
 function answerOf(row: TransactionRow, order: string) {
   const status = row.status === 'rejected' ? 'failed' : row.status;
-  return { status, order, amount: row.amount_minor.toString(), transaction_id: row.number.toString(), verification_key: row.verification_key };
+  return {
+    status,
+    order,
+    amount: row.amount_minor.toString(),
+    transaction_id: row.number.toString(),
+    verification_key: row.verification_key,
+  };
 }
 
 /** After the commit: charge (or find the charge done) and answer it. Safe to run again. */

@@ -10,17 +10,27 @@ function daysInMonth(year: number, month1: number): number {
 }
 
 /** `anchor` plus `n` of the plan's intervals, on the local calendar. */
-export function cycleDueAt(plan: Pick<PlanRow, 'interval_unit' | 'interval_count' | 'trial_days'>, anchor: Date, n: number, timeZone: string): Date {
+export function cycleDueAt(
+  plan: Pick<PlanRow, 'interval_unit' | 'interval_count' | 'trial_days'>,
+  anchor: Date,
+  n: number,
+  timeZone: string,
+): Date {
   const [date, time] = formatTimestamp(anchor, timeZone).split(' ') as [string, string];
   let [y, m, d] = date.split('-').map(Number) as [number, number, number];
   const steps = plan.interval_count * n;
   let days = plan.trial_days;
   switch (plan.interval_unit) {
-    case 'day': days += steps; break;
-    case 'week': days += 7 * steps; break;
-    case 'month': case 'year': {
+    case 'day':
+      days += steps;
+      break;
+    case 'week':
+      days += 7 * steps;
+      break;
+    case 'month':
+    case 'year': {
       const months = plan.interval_unit === 'year' ? 12 * steps : steps;
-      const total = (y * 12 + (m - 1)) + months;
+      const total = y * 12 + (m - 1) + months;
       y = Math.floor(total / 12);
       m = (total % 12) + 1;
       d = Math.min(d, daysInMonth(y, m));
@@ -39,6 +49,10 @@ export function cycleDueAt(plan: Pick<PlanRow, 'interval_unit' | 'interval_count
 }
 
 /** When an activated subscription's first cycle falls due; null for consumption plans (charged on demand only). */
-export function firstCycleAt(plan: Pick<PlanRow, 'type' | 'interval_unit' | 'interval_count' | 'trial_days'>, activatedAt: Date, timeZone: string): Date | null {
+export function firstCycleAt(
+  plan: Pick<PlanRow, 'type' | 'interval_unit' | 'interval_count' | 'trial_days'>,
+  activatedAt: Date,
+  timeZone: string,
+): Date | null {
   return plan.type === 'consumption' ? null : cycleDueAt(plan, activatedAt, 1, timeZone);
 }

@@ -20,16 +20,33 @@ export interface EnrolmentRequest {
 export async function createEnrolment(ctx: AppContext, request: EnrolmentRequest): Promise<string> {
   const token = randomHex(10);
   const validacion = randomHex(5);
-  await ctx.db.insertInto('su_enrolments').values({
-    token, account_id: request.accountId, subscription_id: request.subscriptionId, validacion, created_at: request.at, used_at: null, card_id: null, attempt_key: null, attempt_lease_until: null,
-  }).execute();
+  await ctx.db
+    .insertInto('su_enrolments')
+    .values({
+      token,
+      account_id: request.accountId,
+      subscription_id: request.subscriptionId,
+      validacion,
+      created_at: request.at,
+      used_at: null,
+      card_id: null,
+      attempt_key: null,
+      attempt_lease_until: null,
+    })
+    .execute();
   return `${ctx.config.publicBaseUrl}/gateway/registrosuscripcion?tipoplan=${tipoplan[request.planType]}&plan=true&token=${token}&validacion=${validacion}`;
 }
 
 /** The enrolment a link names, when its `validacion` matches. */
 export async function findEnrolment(db: DbOrTx, token: string, validacion: string) {
   if (!/^[0-9a-f]{20}$/.test(token) || !/^[0-9a-f]{10}$/.test(validacion)) return undefined;
-  const row = await db.selectFrom('su_enrolments').selectAll().where('token', '=', token).executeTakeFirst();
+  const row = await db
+    .selectFrom('su_enrolments')
+    .selectAll()
+    .where('token', '=', token)
+    .executeTakeFirst();
   if (row === undefined) return undefined;
-  return crypto.timingSafeEqual(Buffer.from(row.validacion), Buffer.from(validacion)) ? row : undefined;
+  return crypto.timingSafeEqual(Buffer.from(row.validacion), Buffer.from(validacion))
+    ? row
+    : undefined;
 }

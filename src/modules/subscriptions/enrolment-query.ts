@@ -21,18 +21,38 @@ export interface EnrolmentContext {
   readonly successUrl: string | null;
 }
 
-export async function enrolmentContext(ctx: AppContext, token: string, validacion: string): Promise<EnrolmentContext | null> {
+export async function enrolmentContext(
+  ctx: AppContext,
+  token: string,
+  validacion: string,
+): Promise<EnrolmentContext | null> {
   const enrolment = await findEnrolment(ctx.db, token, validacion);
   if (enrolment === undefined) return null;
-  const sub = await ctx.db.selectFrom('su_subscriptions').selectAll().where('id', '=', enrolment.subscription_id).executeTakeFirstOrThrow();
+  const sub = await ctx.db
+    .selectFrom('su_subscriptions')
+    .selectAll()
+    .where('id', '=', enrolment.subscription_id)
+    .executeTakeFirstOrThrow();
   const plan = await findPlan(ctx.db, sub.account_id, sub.plan_id);
   if (plan === undefined) throw new Error(`subscription ${sub.id} names a missing plan`);
-  const account = await ctx.db.selectFrom('accounts').select('name').where('id', '=', sub.account_id).executeTakeFirstOrThrow();
+  const account = await ctx.db
+    .selectFrom('accounts')
+    .select('name')
+    .where('id', '=', sub.account_id)
+    .executeTakeFirstOrThrow();
   const amount = plan.type === 'consumption' ? null : (sub.amount_minor ?? plan.amount_minor);
   return {
-    token: enrolment.token, validacion: enrolment.validacion, accountId: sub.account_id, subscriptionId: sub.id, merchant: account.name, planName: plan.name,
-    amountMinor: amount === null ? null : BigInt(amount), interval: plan.interval_unit, intervalCount: plan.interval_count,
-    enrolled: enrolment.used_at !== null, open: ['register', 'active', 'suspended'].includes(sub.status),
+    token: enrolment.token,
+    validacion: enrolment.validacion,
+    accountId: sub.account_id,
+    subscriptionId: sub.id,
+    merchant: account.name,
+    planName: plan.name,
+    amountMinor: amount === null ? null : BigInt(amount),
+    interval: plan.interval_unit,
+    intervalCount: plan.interval_count,
+    enrolled: enrolment.used_at !== null,
+    open: ['register', 'active', 'suspended'].includes(sub.status),
     successUrl: plan.url_success_payment === '' ? null : plan.url_success_payment,
   };
 }

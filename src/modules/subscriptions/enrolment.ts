@@ -29,21 +29,42 @@ export type EnrolOutcome =
   | { readonly kind: 'declined'; readonly payerMessage: string };
 
 async function lockEnrolment(tx: Tx, token: string) {
-  return tx.selectFrom('su_enrolments').selectAll().where('token', '=', token).forUpdate().executeTakeFirst();
+  return tx
+    .selectFrom('su_enrolments')
+    .selectAll()
+    .where('token', '=', token)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
-export async function enrolCard(ctx: AppContext, token: string, card: CardDetails): Promise<EnrolOutcome> {
+export async function enrolCard(
+  ctx: AppContext,
+  token: string,
+  card: CardDetails,
+): Promise<EnrolOutcome> {
   const attemptKey = newId('sua', 20);
   const claim = await inTransaction(ctx.db, async (tx) => {
     const row = await lockEnrolment(tx, token);
     if (row === undefined) throw new Error('enrolment vanished');
-    const sub = await tx.selectFrom('su_subscriptions').select(['status']).where('id', '=', row.subscription_id).executeTakeFirstOrThrow();
+    const sub = await tx
+      .selectFrom('su_subscriptions')
+      .select(['status'])
+      .where('id', '=', row.subscription_id)
+      .executeTakeFirstOrThrow();
     if (row.used_at !== null) return { kind: 'enrolled' } as const;
-    if (!['register', 'active', 'suspended'].includes(sub.status)) return { kind: 'closed' } as const;
+    if (!['register', 'active', 'suspended'].includes(sub.status))
+      return { kind: 'closed' } as const;
     const now = await ctx.accountClock.now(row.account_id, tx);
-    if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime()) return { kind: 'in_progress' } as const;
-    await tx.updateTable('su_enrolments').set({ attempt_key: attemptKey, attempt_lease_until: new Date(now.getTime() + subscriptionLimits.enrolmentLeaseMs) })
-      .where('token', '=', token).execute();
+    if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime())
+      return { kind: 'in_progress' } as const;
+    await tx
+      .updateTable('su_enrolments')
+      .set({
+        attempt_key: attemptKey,
+        attempt_lease_until: new Date(now.getTime() + subscriptionLimits.enrolmentLeaseMs),
+      })
+      .where('token', '=', token)
+      .execute();
     return { kind: 'claimed' } as const;
   });
   if (claim.kind !== 'claimed') return claim;
@@ -51,29 +72,58 @@ export async function enrolCard(ctx: AppContext, token: string, card: CardDetail
   const amountMinor = subscriptionLimits.verificationAmountMinor;
   let outcome;
   try {
-    outcome = await ctx.processor.charge({ kind: 'card', card, installments: 0, idempotencyKey: attemptKey, amountMinor, currency: 'CLP', description: 'Verificación de tarjeta' });
+    outcome = await ctx.processor.charge({
+      kind: 'card',
+      card,
+      installments: 0,
+      idempotencyKey: attemptKey,
+      amountMinor,
+      currency: 'CLP',
+      description: 'Verificación de tarjeta',
+    });
     if (outcome.approved) {
-      const refund = await ctx.processor.refund({ chargeIdempotencyKey: attemptKey, authorizationCode: outcome.authorizationCode, idempotencyKey: `${attemptKey}:refund`, amountMinor, currency: 'CLP' });
-      if (!refund.approved) throw new Error(`verification refund refused: ${refund.gatewayMessage}`);
+      const refund = await ctx.processor.refund({
+        chargeIdempotencyKey: attemptKey,
+        authorizationCode: outcome.authorizationCode,
+        idempotencyKey: `${attemptKey}:refund`,
+        amountMinor,
+        currency: 'CLP',
+      });
+      if (!refund.approved)
+        throw new Error(`verification refund refused: ${refund.gatewayMessage}`);
     }
   } catch (error) {
     await releaseClaim(ctx, token, attemptKey);
     throw error;
   }
-  if (!outcome.approved || outcome.cardToken === null || outcome.cardBrand === null || outcome.cardLast4 === null) {
+  if (
+    !outcome.approved ||
+    outcome.cardToken === null ||
+    outcome.cardBrand === null ||
+    outcome.cardLast4 === null
+  ) {
     await releaseClaim(ctx, token, attemptKey);
-    return { kind: 'declined', payerMessage: outcome.approved ? 'La tarjeta no se pudo registrar.' : outcome.payerMessage };
+    return {
+      kind: 'declined',
+      payerMessage: outcome.approved ? 'La tarjeta no se pudo registrar.' : outcome.payerMessage,
+    };
   }
   const stored = { token: outcome.cardToken, brand: outcome.cardBrand, last4: outcome.cardLast4 };
-  const recorded = await inTransaction(ctx.db, async (tx): Promise<{ outcome: EnrolOutcome; subscriptionId?: string }> => {
-    const row = await lockEnrolment(tx, token);
-    if (row === undefined || row.used_at !== null || row.attempt_key !== attemptKey) {
-      ctx.logger.error({ enrolment: token, attempt: attemptKey }, 'card enrolment lost its claim');
-      return { outcome: { kind: row?.used_at != null ? 'enrolled' : 'in_progress' } };
-    }
-    await recordEnrolment(ctx, tx, row, stored, attemptKey);
-    return { outcome: { kind: 'enrolled' }, subscriptionId: row.subscription_id };
-  });
+  const recorded = await inTransaction(
+    ctx.db,
+    async (tx): Promise<{ outcome: EnrolOutcome; subscriptionId?: string }> => {
+      const row = await lockEnrolment(tx, token);
+      if (row === undefined || row.used_at !== null || row.attempt_key !== attemptKey) {
+        ctx.logger.error(
+          { enrolment: token, attempt: attemptKey },
+          'card enrolment lost its claim',
+        );
+        return { outcome: { kind: row?.used_at != null ? 'enrolled' : 'in_progress' } };
+      }
+      await recordEnrolment(ctx, tx, row, stored, attemptKey);
+      return { outcome: { kind: 'enrolled' }, subscriptionId: row.subscription_id };
+    },
+  );
   if (recorded.subscriptionId !== undefined) await collectNow(ctx, recorded.subscriptionId);
   return recorded.outcome;
 }
@@ -83,40 +133,91 @@ async function collectNow(ctx: AppContext, subscriptionId: string): Promise<void
   try {
     await billSubscriptionNow(ctx, subscriptionId);
   } catch (error) {
-    ctx.logger.error({ subscription: subscriptionId, err: error }, 'collecting a subscription\'s overdue cycles failed; the billing worker retries');
+    ctx.logger.error(
+      { subscription: subscriptionId, err: error },
+      "collecting a subscription's overdue cycles failed; the billing worker retries",
+    );
   }
 }
 
 async function releaseClaim(ctx: AppContext, token: string, attemptKey: string): Promise<void> {
-  await ctx.db.updateTable('su_enrolments').set({ attempt_key: null, attempt_lease_until: null })
-    .where('token', '=', token).where('attempt_key', '=', attemptKey).execute();
+  await ctx.db
+    .updateTable('su_enrolments')
+    .set({ attempt_key: null, attempt_lease_until: null })
+    .where('token', '=', token)
+    .where('attempt_key', '=', attemptKey)
+    .execute();
 }
 
 type EnrolmentRow = NonNullable<Awaited<ReturnType<typeof lockEnrolment>>>;
 
-async function recordEnrolment(ctx: AppContext, tx: Tx, enrolment: EnrolmentRow, card: { token: string; brand: string; last4: string }, attemptKey: string) {
+async function recordEnrolment(
+  ctx: AppContext,
+  tx: Tx,
+  enrolment: EnrolmentRow,
+  card: { token: string; brand: string; last4: string },
+  attemptKey: string,
+) {
   const sub = await lockSubscription(tx, enrolment.subscription_id);
   if (sub === undefined) throw new Error('enrolment names a missing subscription');
   const now = await ctx.accountClock.now(sub.account_id, tx);
   const cardId = newId('sure', 20);
-  await tx.insertInto('su_cards').values({
-    id: cardId, account_id: sub.account_id, client_id: sub.client_id, subscription_id: sub.id,
-    brand: card.brand, last4: card.last4, processor_token: card.token, created_at: now, deleted_at: null,
-  }).execute();
-  await tx.updateTable('su_enrolments').set({ used_at: now, card_id: cardId, attempt_lease_until: null }).where('token', '=', enrolment.token).execute();
+  await tx
+    .insertInto('su_cards')
+    .values({
+      id: cardId,
+      account_id: sub.account_id,
+      client_id: sub.client_id,
+      subscription_id: sub.id,
+      brand: card.brand,
+      last4: card.last4,
+      processor_token: card.token,
+      created_at: now,
+      deleted_at: null,
+    })
+    .execute();
+  await tx
+    .updateTable('su_enrolments')
+    .set({ used_at: now, card_id: cardId, attempt_lease_until: null })
+    .where('token', '=', enrolment.token)
+    .execute();
   const amount = subscriptionLimits.verificationAmountMinor;
   await ctx.ledger.post(tx, {
-    kind: journalKinds.subscriptionVerification, reference: attemptKey, at: now,
+    kind: journalKinds.subscriptionVerification,
+    reference: attemptKey,
+    at: now,
     postings: [
-      { owner: SYSTEM_OWNER, code: ledgerCodes.processorClearing, currency: 'CLP', amountMinor: -amount },
-      { owner: SYSTEM_OWNER, code: ledgerCodes.verificationHolding, currency: 'CLP', amountMinor: amount },
+      {
+        owner: SYSTEM_OWNER,
+        code: ledgerCodes.processorClearing,
+        currency: 'CLP',
+        amountMinor: -amount,
+      },
+      {
+        owner: SYSTEM_OWNER,
+        code: ledgerCodes.verificationHolding,
+        currency: 'CLP',
+        amountMinor: amount,
+      },
     ],
   });
   await ctx.ledger.post(tx, {
-    kind: journalKinds.subscriptionVerificationRefund, reference: attemptKey, at: now,
+    kind: journalKinds.subscriptionVerificationRefund,
+    reference: attemptKey,
+    at: now,
     postings: [
-      { owner: SYSTEM_OWNER, code: ledgerCodes.verificationHolding, currency: 'CLP', amountMinor: -amount },
-      { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: 'CLP', amountMinor: amount },
+      {
+        owner: SYSTEM_OWNER,
+        code: ledgerCodes.verificationHolding,
+        currency: 'CLP',
+        amountMinor: -amount,
+      },
+      {
+        owner: SYSTEM_OWNER,
+        code: ledgerCodes.refundClearing,
+        currency: 'CLP',
+        amountMinor: amount,
+      },
     ],
   });
   const plan = await findPlan(tx, sub.account_id, sub.plan_id);
@@ -124,9 +225,19 @@ async function recordEnrolment(ctx: AppContext, tx: Tx, enrolment: EnrolmentRow,
   await collectOverdue(ctx, tx, sub, plan, now);
   if (sub.status === 'register') {
     await moveSubscription(tx, sub, 'active', now);
-    await tx.updateTable('su_subscriptions').set({ next_cycle_at: firstCycleAt(plan, now, ctx.config.timeZone) }).where('id', '=', sub.id).execute();
+    await tx
+      .updateTable('su_subscriptions')
+      .set({ next_cycle_at: firstCycleAt(plan, now, ctx.config.timeZone) })
+      .where('id', '=', sub.id)
+      .execute();
     if (plan.url_notify_suscription !== '') {
-      await enqueueCallback(tx, { accountId: sub.account_id, url: plan.url_notify_suscription, eventType: activationEvent, payload: { id: sub.id, status: 'active' }, at: now });
+      await enqueueCallback(tx, {
+        accountId: sub.account_id,
+        url: plan.url_notify_suscription,
+        eventType: activationEvent,
+        payload: { id: sub.id, status: 'active' },
+        at: now,
+      });
     }
   }
 }

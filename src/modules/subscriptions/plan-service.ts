@@ -21,7 +21,11 @@ function planTypeOf(body: Pick<PlanCreate, 'type' | 'amount'>): PlanType {
 }
 
 /** The rules across pricing fields (decision 100), by field: what POST /api/suplan and `cobro plans set-pricing` refuse. */
-export function pricingProblems(type: PlanType, amount: number | bigint | null, currency: string): Record<string, string> {
+export function pricingProblems(
+  type: PlanType,
+  amount: number | bigint | null,
+  currency: string,
+): Record<string, string> {
   const problems: Record<string, string> = {};
   if (!(planCurrencies as readonly string[]).includes(currency)) problems.currency = 'invalid';
   if (type === 'fixed' && amount === null) problems.amount = 'is empty';
@@ -35,16 +39,30 @@ export async function createPlan(ctx: AppContext, accountId: string, body: PlanC
   const problems = pricingProblems(type, body.amount ?? null, currency);
   if (Object.keys(problems).length > 0) throw validationError(problems);
   const id = newId('pl', 20);
-  await ctx.db.insertInto('su_plans').values({
-    id, account_id: accountId, status: 'active', name: body.name, code: body.code ?? '',
-    description: body.description ?? '',
-    url_notify_suscription: body.url_notify_suscription ?? '', url_notify_payment: body.url_notify_payment ?? '',
-    url_success_payment: body.url_success_payment ?? '', url_failed_payment: body.url_failed_payment ?? '',
-    type, amount_minor: body.amount ?? null, currency,
-    interval_unit: body.interval ?? 'month', interval_count: body.interval_count ?? 1,
-    trial_days: body.trial_days ?? 0, retries_max: body.retries_max ?? retriesDefault,
-    created_at: await ctx.accountClock.now(accountId, ctx.db), updated_at: null,
-  }).execute();
+  await ctx.db
+    .insertInto('su_plans')
+    .values({
+      id,
+      account_id: accountId,
+      status: 'active',
+      name: body.name,
+      code: body.code ?? '',
+      description: body.description ?? '',
+      url_notify_suscription: body.url_notify_suscription ?? '',
+      url_notify_payment: body.url_notify_payment ?? '',
+      url_success_payment: body.url_success_payment ?? '',
+      url_failed_payment: body.url_failed_payment ?? '',
+      type,
+      amount_minor: body.amount ?? null,
+      currency,
+      interval_unit: body.interval ?? 'month',
+      interval_count: body.interval_count ?? 1,
+      trial_days: body.trial_days ?? 0,
+      retries_max: body.retries_max ?? retriesDefault,
+      created_at: await ctx.accountClock.now(accountId, ctx.db),
+      updated_at: null,
+    })
+    .execute();
   return { status: 'success' as const, id };
 }
 
@@ -55,11 +73,22 @@ export interface PlanCounts {
 
 export function planView(row: PlanRow, counts: PlanCounts) {
   return {
-    id: row.id, status: row.status, name: row.name, code: row.code, description: row.description,
-    url_notify_payment: row.url_notify_payment, url_notify_suscription: row.url_notify_suscription,
-    total_suscription: counts.total, total_suscription_active: counts.active,
-    type: row.type, amount: row.amount_minor === null ? null : minorAsJsonNumber(row.amount_minor), currency: row.currency,
-    interval: row.interval_unit, interval_count: row.interval_count, trial_days: row.trial_days, retries_max: row.retries_max,
+    id: row.id,
+    status: row.status,
+    name: row.name,
+    code: row.code,
+    description: row.description,
+    url_notify_payment: row.url_notify_payment,
+    url_notify_suscription: row.url_notify_suscription,
+    total_suscription: counts.total,
+    total_suscription_active: counts.active,
+    type: row.type,
+    amount: row.amount_minor === null ? null : minorAsJsonNumber(row.amount_minor),
+    currency: row.currency,
+    interval: row.interval_unit,
+    interval_count: row.interval_count,
+    trial_days: row.trial_days,
+    retries_max: row.retries_max,
   };
 }
 

@@ -6,8 +6,12 @@ import './types.ts';
 
 /** A live client by id (`cl...`) or, when the key holds an `@`, by e-mail (reference §7.2). */
 export async function findClient(db: DbOrTx, accountId: string, key: string) {
-  return db.selectFrom('su_clients').selectAll()
-    .where('account_id', '=', accountId).where(key.includes('@') ? 'email' : 'id', '=', key).where('deleted_at', 'is', null)
+  return db
+    .selectFrom('su_clients')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where(key.includes('@') ? 'email' : 'id', '=', key)
+    .where('deleted_at', 'is', null)
     .executeTakeFirst();
 }
 
@@ -24,25 +28,51 @@ export async function clientsByIds(db: DbOrTx, ids: readonly string[]) {
   return db.selectFrom('su_clients').selectAll().where('id', '=', anyText(ids)).execute();
 }
 
-export async function listClients(db: DbOrTx, accountId: string, range: { from: Date; before: Date }, page: { offset: number; size: number }) {
-  return db.selectFrom('su_clients').selectAll()
-    .where('account_id', '=', accountId).where('deleted_at', 'is', null)
-    .where('created_at', '>=', range.from).where('created_at', '<', range.before)
-    .orderBy('seq').offset(page.offset).limit(page.size)
+export async function listClients(
+  db: DbOrTx,
+  accountId: string,
+  range: { from: Date; before: Date },
+  page: { offset: number; size: number },
+) {
+  return db
+    .selectFrom('su_clients')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .where('created_at', '>=', range.from)
+    .where('created_at', '<', range.before)
+    .orderBy('seq')
+    .offset(page.offset)
+    .limit(page.size)
     .execute();
 }
 
 export async function findPlan(db: DbOrTx, accountId: string, id: string) {
-  return db.selectFrom('su_plans').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('su_plans')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export type PlanRow = NonNullable<Awaited<ReturnType<typeof findPlan>>>;
 
 export async function plansByIds(db: DbOrTx, accountId: string, ids: readonly string[]) {
-  return db.selectFrom('su_plans').selectAll().where('account_id', '=', accountId).where('id', '=', anyText(ids)).execute();
+  return db
+    .selectFrom('su_plans')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', anyText(ids))
+    .execute();
 }
 
 export async function listPlans(db: DbOrTx, accountId: string) {
-  return db.selectFrom('su_plans').selectAll().where('account_id', '=', accountId)
-    .orderBy('seq').limit(subscriptionLimits.plansListedMax).execute();
+  return db
+    .selectFrom('su_plans')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('seq')
+    .limit(subscriptionLimits.plansListedMax)
+    .execute();
 }

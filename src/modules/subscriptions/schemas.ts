@@ -6,10 +6,20 @@ import { planIntervals, planTypes } from './types.ts';
 const text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 const optionalText = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const nullableString = Type.Union([Type.String(), Type.Null()]);
-const freeObject = Type.Object({}, { additionalProperties: true, description: 'Free map (`parameter_1`, ...), at most 4000 characters as JSON' });
+const freeObject = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description: 'Free map (`parameter_1`, ...), at most 4000 characters as JSON',
+  },
+);
 
 export const KeyParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: limits.pathParamLengthMax, description: 'The id (`cl...`) or, for clients, the e-mail' }),
+  id: Type.String({
+    minLength: 1,
+    maxLength: limits.pathParamLengthMax,
+    description: 'The id (`cl...`) or, for clients, the e-mail',
+  }),
 });
 
 const clientFields = {
@@ -24,28 +34,41 @@ const clientFields = {
   additional_parameters: Type.Optional(freeObject),
 };
 
-export const ClientCreateBody = Type.Object({
-  ...clientFields,
-  rut: Type.Optional(Type.String({ maxLength: L.clientRutLengthMax, description: 'With or without dash and dots; a number is read as its digits' })),
-}, { additionalProperties: false });
+export const ClientCreateBody = Type.Object(
+  {
+    ...clientFields,
+    rut: Type.Optional(
+      Type.String({
+        maxLength: L.clientRutLengthMax,
+        description: 'With or without dash and dots; a number is read as its digits',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type ClientCreate = Static<typeof ClientCreateBody>;
 
-export const ClientUpdateBody = Type.Object({
-  email: Type.Optional(clientFields.email),
-  name: Type.Optional(clientFields.name),
-  phone: Type.Optional(clientFields.phone),
-  address: clientFields.address,
-  country: clientFields.country,
-  region: clientFields.region,
-  city: clientFields.city,
-  postal_code: clientFields.postal_code,
-  additional_parameters: clientFields.additional_parameters,
-}, { additionalProperties: false });
+export const ClientUpdateBody = Type.Object(
+  {
+    email: Type.Optional(clientFields.email),
+    name: Type.Optional(clientFields.name),
+    phone: Type.Optional(clientFields.phone),
+    address: clientFields.address,
+    country: clientFields.country,
+    region: clientFields.region,
+    city: clientFields.city,
+    postal_code: clientFields.postal_code,
+    additional_parameters: clientFields.additional_parameters,
+  },
+  { additionalProperties: false },
+);
 export type ClientUpdate = Static<typeof ClientUpdateBody>;
 
 /** A registered card as the reference shows it: a masked number, never the card's digits beyond the last four. */
 export const ActiveCard = Type.Object({
-  last_4_digits: Type.String({ description: 'Twelve `X` (the reference\'s mask), then the card\'s last four digits' }),
+  last_4_digits: Type.String({
+    description: "Twelve `X` (the reference's mask), then the card's last four digits",
+  }),
   identifier: Type.String({ description: 'The card id (`sure...`)' }),
   card_type: Type.String({ description: '`Visa` or `MasterCard`' }),
   register: Type.String(),
@@ -69,7 +92,9 @@ const ClientSubscription = Type.Object({
   created_at: Type.String(),
   status: Type.String(),
   amount: Type.String(),
-  plan: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), currency: Type.String() })),
+  plan: Type.Array(
+    Type.Object({ id: Type.String(), name: Type.String(), currency: Type.String() }),
+  ),
   cards: Type.Array(CardBrief),
   transactions: Type.Array(ChargeView),
 });
@@ -93,7 +118,9 @@ export const ClientCreateResponse = Type.Object({
   ...clientCore,
   rut: nullableString,
   ...clientContact,
-  created_at: Type.String({ description: 'YYYY-MM-DD (the reference shows the date alone on creation)' }),
+  created_at: Type.String({
+    description: 'YYYY-MM-DD (the reference shows the date alone on creation)',
+  }),
   update_at: Type.Null(),
   subcriptions: Type.Null({ description: 'Spelled so by the reference; null on creation' }),
   additional_parameters: freeObject,
@@ -114,7 +141,9 @@ export const ClientUpdateResponse = Type.Object({
   ...clientCore,
   ...clientContact,
   created_at: Type.String(),
-  update_at: Type.String({ description: 'YYYY-M-D HH:MM:SS, month and day not zero-padded, as the reference shows it' }),
+  update_at: Type.String({
+    description: 'YYYY-M-D HH:MM:SS, month and day not zero-padded, as the reference shows it',
+  }),
   additional_parameters: freeObject,
   subcriptions: Type.Union([ClientSubscription, Type.Null()]),
 });
@@ -124,37 +153,95 @@ export const DeletedResponse = Type.Object({ status: Type.Literal('success'), id
 export const CustomersQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.walletPageMax })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: L.customersPerPageMax })),
-  date_init: Type.Optional(Type.String({ maxLength: limits.dateTimeTextLengthMax, description: 'YYYY-MM-DD; default today' })),
-  date_end: Type.Optional(Type.String({ maxLength: limits.dateTimeTextLengthMax, description: 'YYYY-MM-DD; default today' })),
+  date_init: Type.Optional(
+    Type.String({
+      maxLength: limits.dateTimeTextLengthMax,
+      description: 'YYYY-MM-DD; default today',
+    }),
+  ),
+  date_end: Type.Optional(
+    Type.String({
+      maxLength: limits.dateTimeTextLengthMax,
+      description: 'YYYY-MM-DD; default today',
+    }),
+  ),
 });
 export type CustomersQueryInput = Static<typeof CustomersQuery>;
 
-export const CustomersResponse = Type.Array(Type.Object({ Customers: Type.Array(ClientResponse) }), {
-  description: 'A top-level array with one object keyed `Customers` (reference §7.5)',
-});
+export const CustomersResponse = Type.Array(
+  Type.Object({ Customers: Type.Array(ClientResponse) }),
+  {
+    description: 'A top-level array with one object keyed `Customers` (reference §7.5)',
+  },
+);
 
 const planUrl = () => optionalText(L.planUrlLengthMax);
 
-export const PlanCreateBody = Type.Object({
-  name: text(L.planNameLengthMax),
-  description: optionalText(L.planDescriptionLengthMax),
-  url_notify_suscription: planUrl(),
-  url_notify_payment: planUrl(),
-  url_success_payment: planUrl(),
-  url_failed_payment: planUrl(),
-  code: optionalText(L.planCodeLengthMax),
-  // Cobro's pricing extension (decision 100).
-  type: Type.Optional(Type.Union(planTypes.map((t) => Type.Literal(t)), { description: 'fixed, variable or consumption; default consumption without amount, fixed with one' })),
-  amount: Type.Optional(Type.Integer({ minimum: 1, maximum: transactionLimits.amountIntegerMax, description: 'Integer CLP per cycle (fixed plans)' })),
-  currency: Type.Optional(Type.String({ maxLength: limits.currencyCodeLengthMax, description: 'CLP (the only one)' })),
-  interval: Type.Optional(Type.Union(planIntervals.map((t) => Type.Literal(t)), { description: 'day, week, month (default) or year' })),
-  interval_count: Type.Optional(Type.Integer({ minimum: 1, maximum: L.planIntervalCountMax, description: 'Intervals per cycle; default 1' })),
-  trial_days: Type.Optional(Type.Integer({ minimum: 0, maximum: L.planTrialDaysMax, description: 'Days before the first cycle starts; default 0' })),
-  retries_max: Type.Optional(Type.Integer({ minimum: 0, maximum: L.planRetriesMax, description: 'Retries of a declined cycle before suspension; default 3' })),
-}, { additionalProperties: false });
+export const PlanCreateBody = Type.Object(
+  {
+    name: text(L.planNameLengthMax),
+    description: optionalText(L.planDescriptionLengthMax),
+    url_notify_suscription: planUrl(),
+    url_notify_payment: planUrl(),
+    url_success_payment: planUrl(),
+    url_failed_payment: planUrl(),
+    code: optionalText(L.planCodeLengthMax),
+    // Cobro's pricing extension (decision 100).
+    type: Type.Optional(
+      Type.Union(
+        planTypes.map((t) => Type.Literal(t)),
+        {
+          description:
+            'fixed, variable or consumption; default consumption without amount, fixed with one',
+        },
+      ),
+    ),
+    amount: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: transactionLimits.amountIntegerMax,
+        description: 'Integer CLP per cycle (fixed plans)',
+      }),
+    ),
+    currency: Type.Optional(
+      Type.String({ maxLength: limits.currencyCodeLengthMax, description: 'CLP (the only one)' }),
+    ),
+    interval: Type.Optional(
+      Type.Union(
+        planIntervals.map((t) => Type.Literal(t)),
+        { description: 'day, week, month (default) or year' },
+      ),
+    ),
+    interval_count: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: L.planIntervalCountMax,
+        description: 'Intervals per cycle; default 1',
+      }),
+    ),
+    trial_days: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: L.planTrialDaysMax,
+        description: 'Days before the first cycle starts; default 0',
+      }),
+    ),
+    retries_max: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: L.planRetriesMax,
+        description: 'Retries of a declined cycle before suspension; default 3',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type PlanCreate = Static<typeof PlanCreateBody>;
 
-export const PlanCreateResponse = Type.Object({ status: Type.Literal('success'), id: Type.String() });
+export const PlanCreateResponse = Type.Object({
+  status: Type.Literal('success'),
+  id: Type.String(),
+});
 
 const PlanView = Type.Object({
   id: Type.String(),
@@ -176,4 +263,7 @@ const PlanView = Type.Object({
 });
 
 export const PlanResponse = Type.Object({ status: Type.Literal('success'), plans: PlanView });
-export const PlansResponse = Type.Object({ status: Type.Literal('success'), plans: Type.Array(PlanView) });
+export const PlansResponse = Type.Object({
+  status: Type.Literal('success'),
+  plans: Type.Array(PlanView),
+});

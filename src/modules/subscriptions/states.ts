@@ -3,7 +3,14 @@
 // `cancel` (the operator), `delete` (DELETE /api/sususcription or the client deleted) and `finish` are final.
 import { stateMachine } from '../../platform/work/state-machine.ts';
 
-export const subscriptionStatuses = ['register', 'active', 'finish', 'delete', 'cancel', 'suspended'] as const;
+export const subscriptionStatuses = [
+  'register',
+  'active',
+  'finish',
+  'delete',
+  'cancel',
+  'suspended',
+] as const;
 export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
 
 const subscriptionTransitions = {

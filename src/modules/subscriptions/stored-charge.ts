@@ -40,33 +40,75 @@ export interface OpenCharge {
 /** The new payment's id, or null when the account already used this consumption `order`. */
 export async function openCharge(db: DbOrTx, input: OpenCharge): Promise<string | null> {
   const transactionId = newId('trx', 17);
-  const charge = await db.insertInto('su_charges').values({
-    account_id: input.accountId, subscription_id: input.subscriptionId, transaction_id: transactionId, kind: input.kind,
-    cycle_number: input.cycleNumber, try_number: input.tryNumber ?? null, order_ref: input.order, description: input.description, created_at: input.at, card_id: input.cardId,
-  // The partial index's predicate as a literal: a prepared statement's generic plan cannot match it to a
-  // parameter (decision 230).
-  }).onConflict((oc) => oc.columns(['account_id', 'order_ref']).where('kind', '=', sql.lit('consumption')).doNothing())
-    .returning('transaction_id').executeTakeFirst();
+  const charge = await db
+    .insertInto('su_charges')
+    .values({
+      account_id: input.accountId,
+      subscription_id: input.subscriptionId,
+      transaction_id: transactionId,
+      kind: input.kind,
+      cycle_number: input.cycleNumber,
+      try_number: input.tryNumber ?? null,
+      order_ref: input.order,
+      description: input.description,
+      created_at: input.at,
+      card_id: input.cardId,
+      // The partial index's predicate as a literal: a prepared statement's generic plan cannot match it to a
+      // parameter (decision 230).
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'order_ref'])
+        .where('kind', '=', sql.lit('consumption'))
+        .doNothing(),
+    )
+    .returning('transaction_id')
+    .executeTakeFirst();
   if (charge === undefined) return null;
-  await db.insertInto('transactions').values({
-    id: transactionId, account_id: input.accountId, status: 'pending', email: input.email, order: input.order,
-    subject: input.description, amount_minor: input.amountMinor, currency: 'CLP', payment: cardPayment.payment,
-    expires_at: null, urlreturn: null, urlnotify: null, additional_parameters: null, marketplace: null,
-    membership_id: null, event_id: null, ...input.extension,
-    payment_key: newId('pr', 17), transaction_key: sixteenDigits(),
-    // reference §7.11: a subscription charge's verification_key is 64 hex.
-    verification_key: randomHex(32), created_at: input.at, updated_at: input.at,
-  }).execute();
+  await db
+    .insertInto('transactions')
+    .values({
+      id: transactionId,
+      account_id: input.accountId,
+      status: 'pending',
+      email: input.email,
+      order: input.order,
+      subject: input.description,
+      amount_minor: input.amountMinor,
+      currency: 'CLP',
+      payment: cardPayment.payment,
+      expires_at: null,
+      urlreturn: null,
+      urlnotify: null,
+      additional_parameters: null,
+      marketplace: null,
+      membership_id: null,
+      event_id: null,
+      ...input.extension,
+      payment_key: newId('pr', 17),
+      transaction_key: sixteenDigits(),
+      // reference §7.11: a subscription charge's verification_key is 64 hex.
+      verification_key: randomHex(32),
+      created_at: input.at,
+      updated_at: input.at,
+    })
+    .execute();
   return transactionId;
 }
 
 function sixteenDigits(): string {
-  return `9${randomHex(8).replace(/[a-f]/g, (c) => String(c.charCodeAt(0) % 10)).slice(0, 15)}`;
+  return `9${randomHex(8)
+    .replace(/[a-f]/g, (c) => String(c.charCodeAt(0) % 10))
+    .slice(0, 15)}`;
 }
 
 async function cardTokenOf(db: DbOrTx, transactionId: string): Promise<string> {
-  const row = await db.selectFrom('su_charges as c').innerJoin('su_cards as k', 'k.id', 'c.card_id')
-    .select('k.processor_token').where('c.transaction_id', '=', transactionId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('su_charges as c')
+    .innerJoin('su_cards as k', 'k.id', 'c.card_id')
+    .select('k.processor_token')
+    .where('c.transaction_id', '=', transactionId)
+    .executeTakeFirstOrThrow();
   return row.processor_token;
 }
 
@@ -81,7 +123,11 @@ export interface SettleHooks {
 }
 
 /** Settles the payment and answers its row once final (or still pending when another caller's claim outlives the wait). */
-export async function settleCharge(ctx: AppContext, transactionId: string, hooks: SettleHooks = {}): Promise<TransactionRow> {
+export async function settleCharge(
+  ctx: AppContext,
+  transactionId: string,
+  hooks: SettleHooks = {},
+): Promise<TransactionRow> {
   for (let round = 0; round < subscriptionLimits.chargeWaitRoundsMax; round++) {
     const attemptKey = newId('att', 20);
     const claim = await inTransaction(ctx.db, async (tx) => {
@@ -89,27 +135,46 @@ export async function settleCharge(ctx: AppContext, transactionId: string, hooks
       if (row === undefined) throw new Error(`charge ${transactionId} vanished`);
       if (row.status !== 'pending') return { kind: 'final', row } as const;
       const now = await ctx.accountClock.now(row.account_id, tx);
-      if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime()) return { kind: 'busy', row } as const;
+      if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime())
+        return { kind: 'busy', row } as const;
       // The attempt's lease is the request's claim's (IDEMPOTENCY_LEASE_MS): a process killed during the processor
       // call frees both together, so the retry that takes the key over also takes the attempt over.
-      await tx.updateTable('transactions').set({ attempt_id: attemptKey, attempt_lease_until: new Date(now.getTime() + ctx.config.idempotencyLeaseMs), updated_at: now })
-        .where('id', '=', transactionId).execute();
+      await tx
+        .updateTable('transactions')
+        .set({
+          attempt_id: attemptKey,
+          attempt_lease_until: new Date(now.getTime() + ctx.config.idempotencyLeaseMs),
+          updated_at: now,
+        })
+        .where('id', '=', transactionId)
+        .execute();
       return { kind: 'claimed', row, token: await cardTokenOf(tx, transactionId) } as const;
     });
     if (claim.kind === 'final') return claim.row;
     if (claim.kind === 'busy') {
-      await new Promise((resolve) => { setTimeout(resolve, subscriptionLimits.chargeWaitStepMs); });
+      await new Promise((resolve) => {
+        setTimeout(resolve, subscriptionLimits.chargeWaitStepMs);
+      });
       continue;
     }
     const { row } = claim;
     let outcome;
     try {
       outcome = await ctx.processor.chargeStoredCard({
-        cardToken: claim.token, installments: 0, idempotencyKey: row.id, amountMinor: BigInt(row.amount_minor), currency: row.currency, description: row.subject,
+        cardToken: claim.token,
+        installments: 0,
+        idempotencyKey: row.id,
+        amountMinor: BigInt(row.amount_minor),
+        currency: row.currency,
+        description: row.subject,
       });
     } catch (error) {
-      await ctx.db.updateTable('transactions').set({ attempt_id: null, attempt_lease_until: null })
-        .where('id', '=', row.id).where('attempt_id', '=', attemptKey).execute();
+      await ctx.db
+        .updateTable('transactions')
+        .set({ attempt_id: null, attempt_lease_until: null })
+        .where('id', '=', row.id)
+        .where('attempt_id', '=', attemptKey)
+        .execute();
       throw error;
     }
     return inTransaction(ctx.db, async (tx) => {
@@ -117,21 +182,48 @@ export async function settleCharge(ctx: AppContext, transactionId: string, hooks
       const fresh = await lockTransaction(tx, transactionId);
       if (fresh === undefined) throw new Error(`charge ${transactionId} vanished`);
       if (fresh.status !== 'pending' || fresh.attempt_id !== attemptKey) {
-        ctx.logger.error({ transaction: fresh.id, attempt: attemptKey, approved: outcome.approved }, 'subscription charge lost its claim');
+        ctx.logger.error(
+          { transaction: fresh.id, attempt: attemptKey, approved: outcome.approved },
+          'subscription charge lost its claim',
+        );
         return fresh;
       }
-      const now = hooks.recordAt ?? await ctx.accountClock.now(fresh.account_id, tx);
+      const now = hooks.recordAt ?? (await ctx.accountClock.now(fresh.account_id, tx));
       if (outcome.approved) {
-        await recordSuccess(ctx, tx, fresh, {
-          paidPayment: cardPayment.payment, media: cardPayment.name, authorizationCode: outcome.authorizationCode,
-          cardBrand: outcome.cardBrand, cardLast4: outcome.cardLast4, cardToken: outcome.cardToken, cardType: outcome.cardType,
-          installments: 0, payerIdentifier: null, payerBank: null, payerIp: null,
-        }, now);
+        await recordSuccess(
+          ctx,
+          tx,
+          fresh,
+          {
+            paidPayment: cardPayment.payment,
+            media: cardPayment.name,
+            authorizationCode: outcome.authorizationCode,
+            cardBrand: outcome.cardBrand,
+            cardLast4: outcome.cardLast4,
+            cardToken: outcome.cardToken,
+            cardType: outcome.cardType,
+            installments: 0,
+            payerIdentifier: null,
+            payerBank: null,
+            payerIp: null,
+          },
+          now,
+        );
       } else {
-        await recordRejection(tx, fresh, {
-          reason: 'declined', gatewayMessage: outcome.gatewayMessage, paidPayment: cardPayment.payment, media: cardPayment.name,
-          cardBrand: outcome.cardBrand, cardLast4: outcome.cardLast4, payerIp: null,
-        }, now);
+        await recordRejection(
+          tx,
+          fresh,
+          {
+            reason: 'declined',
+            gatewayMessage: outcome.gatewayMessage,
+            paidPayment: cardPayment.payment,
+            media: cardPayment.name,
+            cardBrand: outcome.cardBrand,
+            cardLast4: outcome.cardLast4,
+            payerIp: null,
+          },
+          now,
+        );
       }
       const final = await lockTransaction(tx, transactionId);
       if (final === undefined) throw new Error(`charge ${transactionId} vanished`);
@@ -139,6 +231,10 @@ export async function settleCharge(ctx: AppContext, transactionId: string, hooks
       return final;
     });
   }
-  const row = await ctx.db.selectFrom('transactions').selectAll().where('id', '=', transactionId).executeTakeFirstOrThrow();
+  const row = await ctx.db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', transactionId)
+    .executeTakeFirstOrThrow();
   return row as TransactionRow;
 }

@@ -7,8 +7,15 @@ import { limits } from '../../limits/index.ts';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { clientsByIds, plansByIds, type ClientRow, type PlanRow } from './repository.ts';
 import {
-  liveCardsOf, statusLogsOf, subscriptionChargesOf, subscriptionCyclesOf,
-  type CardRow, type ChargeRow, type CycleRow, type StatusLogRow, type SubscriptionRow,
+  liveCardsOf,
+  statusLogsOf,
+  subscriptionChargesOf,
+  subscriptionCyclesOf,
+  type CardRow,
+  type ChargeRow,
+  type CycleRow,
+  type StatusLogRow,
+  type SubscriptionRow,
 } from './subscription-repository.ts';
 import './types.ts';
 
@@ -27,7 +34,9 @@ export interface SubscriptionPartsWithCycles extends SubscriptionParts {
   readonly cycles: readonly CycleRow[];
 }
 
-function bySubscription<Row extends { readonly subscription_id: string }>(rows: readonly Row[]): Map<string, Row[]> {
+function bySubscription<Row extends { readonly subscription_id: string }>(
+  rows: readonly Row[],
+): Map<string, Row[]> {
   const groups = new Map<string, Row[]>();
   for (const row of rows) {
     const group = groups.get(row.subscription_id);
@@ -44,20 +53,45 @@ type Rows = readonly SubscriptionRow[];
 type Pause = () => Promise<unknown>;
 const noPause: Pause = () => Promise.resolve();
 
-export async function readParts(db: DbOrTx, accountId: string, rows: Rows, withCycles: true, pause?: Pause): Promise<SubscriptionPartsWithCycles[]>;
-export async function readParts(db: DbOrTx, accountId: string, rows: Rows, withCycles: false, pause?: Pause): Promise<SubscriptionParts[]>;
+export async function readParts(
+  db: DbOrTx,
+  accountId: string,
+  rows: Rows,
+  withCycles: true,
+  pause?: Pause,
+): Promise<SubscriptionPartsWithCycles[]>;
+export async function readParts(
+  db: DbOrTx,
+  accountId: string,
+  rows: Rows,
+  withCycles: false,
+  pause?: Pause,
+): Promise<SubscriptionParts[]>;
 /**
  * `pause` runs between the statements: a list passes a turn of the event loop, because on PGlite a statement's
  * awaits settle as microtasks, so the six statements of a chunk (about 15 ms each for 500 subscriptions here) would
  * otherwise hold every other request as one block.
  */
-export async function readParts(db: DbOrTx, accountId: string, rows: Rows, withCycles: boolean, pause: Pause = noPause): Promise<SubscriptionParts[]> {
+export async function readParts(
+  db: DbOrTx,
+  accountId: string,
+  rows: Rows,
+  withCycles: boolean,
+  pause: Pause = noPause,
+): Promise<SubscriptionParts[]> {
   assert.ok(rows.length <= limits.dbReadChunkRowsMax, 'readParts: one chunk at a time');
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const clients = new Map((await clientsByIds(db, [...new Set(rows.map((r) => r.client_id))])).map((c) => [c.id, c]));
+  const clients = new Map(
+    (await clientsByIds(db, [...new Set(rows.map((r) => r.client_id))])).map((c) => [c.id, c]),
+  );
   await pause();
-  const plans = new Map((await plansByIds(db, accountId, [...new Set(rows.map((r) => r.plan_id))])).map((p) => [p.id, p]));
+  const plans = new Map(
+    (await plansByIds(db, accountId, [...new Set(rows.map((r) => r.plan_id))])).map((p) => [
+      p.id,
+      p,
+    ]),
+  );
   await pause();
   const cards = bySubscription(await liveCardsOf(db, ids));
   await pause();
@@ -71,7 +105,14 @@ export async function readParts(db: DbOrTx, accountId: string, rows: Rows, withC
     if (client === undefined) throw new Error(`subscription ${row.id} names a missing client`);
     const plan = plans.get(row.plan_id);
     if (plan === undefined) throw new Error(`subscription ${row.id} names a missing plan`);
-    const parts = { row, client, plan, cards: cards.get(row.id) ?? [], charges: charges.get(row.id) ?? [], logs: logs.get(row.id) ?? [] };
+    const parts = {
+      row,
+      client,
+      plan,
+      cards: cards.get(row.id) ?? [],
+      charges: charges.get(row.id) ?? [],
+      logs: logs.get(row.id) ?? [],
+    };
     return cycles === null ? parts : { ...parts, cycles: cycles.get(row.id) ?? [] };
   });
 }

@@ -7,13 +7,23 @@ import type { SubscriptionStatus } from './states.ts';
 import './types.ts';
 
 export async function findSubscription(db: DbOrTx, accountId: string, id: string) {
-  return db.selectFrom('su_subscriptions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('su_subscriptions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export type SubscriptionRow = NonNullable<Awaited<ReturnType<typeof findSubscription>>>;
 
 export async function lockSubscription(db: DbOrTx, id: string) {
-  return db.selectFrom('su_subscriptions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('su_subscriptions')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export interface SubscriptionFilter {
@@ -26,46 +36,89 @@ export interface SubscriptionFilter {
 }
 
 export async function listSubscriptions(db: DbOrTx, accountId: string, filter: SubscriptionFilter) {
-  let q = db.selectFrom('su_subscriptions').selectAll().where('account_id', '=', accountId)
-    .where('created_at', '>=', filter.from).where('created_at', '<', filter.before);
+  let q = db
+    .selectFrom('su_subscriptions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', filter.from)
+    .where('created_at', '<', filter.before);
   if (filter.statuses.length > 0) q = q.where('status', 'in', [...filter.statuses]);
   // Keyset after `afterSeq` (the chunk before's last row, chunked-read.ts), else the page's offset.
-  q = filter.afterSeq === undefined ? q.offset(filter.offset) : q.where('seq', '>', filter.afterSeq);
+  q =
+    filter.afterSeq === undefined ? q.offset(filter.offset) : q.where('seq', '>', filter.afterSeq);
   return q.orderBy('seq').limit(filter.size).execute();
 }
 
 export async function statusLogs(db: DbOrTx, subscriptionId: string) {
-  return db.selectFrom('su_status_logs').selectAll().where('subscription_id', '=', subscriptionId)
-    .orderBy('seq').limit(subscriptionLimits.logsShownMax).execute();
+  return db
+    .selectFrom('su_status_logs')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .orderBy('seq')
+    .limit(subscriptionLimits.logsShownMax)
+    .execute();
 }
 
 /** The subscription's cards not removed, newest first: the first is the one charged. */
 export async function liveCards(db: DbOrTx, subscriptionId: string) {
-  return db.selectFrom('su_cards').selectAll().where('subscription_id', '=', subscriptionId).where('deleted_at', 'is', null)
-    .orderBy('seq', 'desc').limit(subscriptionLimits.cardsPerSubscriptionMax).execute();
+  return db
+    .selectFrom('su_cards')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .where('deleted_at', 'is', null)
+    .orderBy('seq', 'desc')
+    .limit(subscriptionLimits.cardsPerSubscriptionMax)
+    .execute();
 }
 
 export async function clientLiveCards(db: DbOrTx, clientId: string) {
-  return db.selectFrom('su_cards').selectAll().where('client_id', '=', clientId).where('deleted_at', 'is', null)
-    .orderBy('seq', 'desc').limit(subscriptionLimits.cardsPerSubscriptionMax).execute();
+  return db
+    .selectFrom('su_cards')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('deleted_at', 'is', null)
+    .orderBy('seq', 'desc')
+    .limit(subscriptionLimits.cardsPerSubscriptionMax)
+    .execute();
 }
 
 export type CardRow = Awaited<ReturnType<typeof liveCards>>[number];
 
 /** Every payment made on the subscription, oldest first, with the transaction's state and money. */
 export async function subscriptionCharges(db: DbOrTx, subscriptionId: string) {
-  return db.selectFrom('su_charges as c').innerJoin('transactions as t', 't.id', 'c.transaction_id')
-    .select(['c.kind', 'c.cycle_number', 'c.try_number', 'c.order_ref', 'c.description', 'c.created_at', 't.number', 't.amount_minor',
-      't.authorization_code', 't.status', 't.verification_key', 't.ended_at'])
+  return db
+    .selectFrom('su_charges as c')
+    .innerJoin('transactions as t', 't.id', 'c.transaction_id')
+    .select([
+      'c.kind',
+      'c.cycle_number',
+      'c.try_number',
+      'c.order_ref',
+      'c.description',
+      'c.created_at',
+      't.number',
+      't.amount_minor',
+      't.authorization_code',
+      't.status',
+      't.verification_key',
+      't.ended_at',
+    ])
     .where('c.subscription_id', '=', subscriptionId)
-    .orderBy('c.seq').limit(subscriptionLimits.chargesShownMax).execute();
+    .orderBy('c.seq')
+    .limit(subscriptionLimits.chargesShownMax)
+    .execute();
 }
 
 export type ChargeRow = Awaited<ReturnType<typeof subscriptionCharges>>[number];
 
 export async function subscriptionCycles(db: DbOrTx, subscriptionId: string) {
-  return db.selectFrom('su_cycles').selectAll().where('subscription_id', '=', subscriptionId)
-    .orderBy('cycle_number').limit(subscriptionLimits.chargesShownMax).execute();
+  return db
+    .selectFrom('su_cycles')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .orderBy('cycle_number')
+    .limit(subscriptionLimits.chargesShownMax)
+    .execute();
 }
 
 export type CycleRow = Awaited<ReturnType<typeof subscriptionCycles>>[number];
@@ -80,42 +133,112 @@ export type StatusLogRow = Awaited<ReturnType<typeof statusLogs>>[number];
 const shownMax = (count: number) => sql.lit(BigInt(count));
 
 export async function statusLogsOf(db: DbOrTx, subscriptionIds: readonly string[]) {
-  const ranked = db.selectFrom('su_status_logs').selectAll()
-    .select((eb) => eb.fn.agg<bigint>('row_number').over((ob) => ob.partitionBy('subscription_id').orderBy('seq')).as('rank_in_subscription'))
+  const ranked = db
+    .selectFrom('su_status_logs')
+    .selectAll()
+    .select((eb) =>
+      eb.fn
+        .agg<bigint>('row_number')
+        .over((ob) => ob.partitionBy('subscription_id').orderBy('seq'))
+        .as('rank_in_subscription'),
+    )
     .where('subscription_id', '=', anyText(subscriptionIds));
-  return db.selectFrom(ranked.as('l')).selectAll().where('rank_in_subscription', '<=', shownMax(subscriptionLimits.logsShownMax))
-    .orderBy('subscription_id').orderBy('seq').execute();
+  return db
+    .selectFrom(ranked.as('l'))
+    .selectAll()
+    .where('rank_in_subscription', '<=', shownMax(subscriptionLimits.logsShownMax))
+    .orderBy('subscription_id')
+    .orderBy('seq')
+    .execute();
 }
 
 export async function liveCardsOf(db: DbOrTx, subscriptionIds: readonly string[]) {
-  const ranked = db.selectFrom('su_cards').selectAll()
-    .select((eb) => eb.fn.agg<bigint>('row_number').over((ob) => ob.partitionBy('subscription_id').orderBy('seq', 'desc')).as('rank_in_subscription'))
-    .where('subscription_id', '=', anyText(subscriptionIds)).where('deleted_at', 'is', null);
-  return db.selectFrom(ranked.as('k')).selectAll().where('rank_in_subscription', '<=', shownMax(subscriptionLimits.cardsPerSubscriptionMax))
-    .orderBy('subscription_id').orderBy('seq', 'desc').execute();
+  const ranked = db
+    .selectFrom('su_cards')
+    .selectAll()
+    .select((eb) =>
+      eb.fn
+        .agg<bigint>('row_number')
+        .over((ob) => ob.partitionBy('subscription_id').orderBy('seq', 'desc'))
+        .as('rank_in_subscription'),
+    )
+    .where('subscription_id', '=', anyText(subscriptionIds))
+    .where('deleted_at', 'is', null);
+  return db
+    .selectFrom(ranked.as('k'))
+    .selectAll()
+    .where('rank_in_subscription', '<=', shownMax(subscriptionLimits.cardsPerSubscriptionMax))
+    .orderBy('subscription_id')
+    .orderBy('seq', 'desc')
+    .execute();
 }
 
 export async function subscriptionChargesOf(db: DbOrTx, subscriptionIds: readonly string[]) {
-  const ranked = db.selectFrom('su_charges as c').innerJoin('transactions as t', 't.id', 'c.transaction_id')
-    .select(['c.subscription_id', 'c.seq', 'c.kind', 'c.cycle_number', 'c.try_number', 'c.order_ref', 'c.description', 'c.created_at', 't.number',
-      't.amount_minor', 't.authorization_code', 't.status', 't.verification_key', 't.ended_at'])
-    .select((eb) => eb.fn.agg<bigint>('row_number').over((ob) => ob.partitionBy('c.subscription_id').orderBy('c.seq')).as('rank_in_subscription'))
+  const ranked = db
+    .selectFrom('su_charges as c')
+    .innerJoin('transactions as t', 't.id', 'c.transaction_id')
+    .select([
+      'c.subscription_id',
+      'c.seq',
+      'c.kind',
+      'c.cycle_number',
+      'c.try_number',
+      'c.order_ref',
+      'c.description',
+      'c.created_at',
+      't.number',
+      't.amount_minor',
+      't.authorization_code',
+      't.status',
+      't.verification_key',
+      't.ended_at',
+    ])
+    .select((eb) =>
+      eb.fn
+        .agg<bigint>('row_number')
+        .over((ob) => ob.partitionBy('c.subscription_id').orderBy('c.seq'))
+        .as('rank_in_subscription'),
+    )
     .where('c.subscription_id', '=', anyText(subscriptionIds));
-  return db.selectFrom(ranked.as('h')).selectAll().where('rank_in_subscription', '<=', shownMax(subscriptionLimits.chargesShownMax))
-    .orderBy('subscription_id').orderBy('seq').execute();
+  return db
+    .selectFrom(ranked.as('h'))
+    .selectAll()
+    .where('rank_in_subscription', '<=', shownMax(subscriptionLimits.chargesShownMax))
+    .orderBy('subscription_id')
+    .orderBy('seq')
+    .execute();
 }
 
 export async function subscriptionCyclesOf(db: DbOrTx, subscriptionIds: readonly string[]) {
-  const ranked = db.selectFrom('su_cycles').selectAll()
-    .select((eb) => eb.fn.agg<bigint>('row_number').over((ob) => ob.partitionBy('subscription_id').orderBy('cycle_number')).as('rank_in_subscription'))
+  const ranked = db
+    .selectFrom('su_cycles')
+    .selectAll()
+    .select((eb) =>
+      eb.fn
+        .agg<bigint>('row_number')
+        .over((ob) => ob.partitionBy('subscription_id').orderBy('cycle_number'))
+        .as('rank_in_subscription'),
+    )
     .where('subscription_id', '=', anyText(subscriptionIds));
-  return db.selectFrom(ranked.as('y')).selectAll().where('rank_in_subscription', '<=', shownMax(subscriptionLimits.chargesShownMax))
-    .orderBy('subscription_id').orderBy('cycle_number').execute();
+  return db
+    .selectFrom(ranked.as('y'))
+    .selectAll()
+    .where('rank_in_subscription', '<=', shownMax(subscriptionLimits.chargesShownMax))
+    .orderBy('subscription_id')
+    .orderBy('cycle_number')
+    .execute();
 }
 
-export async function planCounts(db: DbOrTx, planId: string): Promise<{ total: number; active: number }> {
-  const rows = await db.selectFrom('su_subscriptions').select(['status', db.fn.countAll<string>().as('n')])
-    .where('plan_id', '=', planId).groupBy('status').execute();
+export async function planCounts(
+  db: DbOrTx,
+  planId: string,
+): Promise<{ total: number; active: number }> {
+  const rows = await db
+    .selectFrom('su_subscriptions')
+    .select(['status', db.fn.countAll<string>().as('n')])
+    .where('plan_id', '=', planId)
+    .groupBy('status')
+    .execute();
   let total = 0;
   let active = 0;
   for (const r of rows) {
@@ -126,5 +249,11 @@ export async function planCounts(db: DbOrTx, planId: string): Promise<{ total: n
 }
 
 export async function latestClientSubscription(db: DbOrTx, clientId: string) {
-  return db.selectFrom('su_subscriptions').selectAll().where('client_id', '=', clientId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('su_subscriptions')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }

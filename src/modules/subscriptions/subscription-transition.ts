@@ -5,17 +5,42 @@ import type { DbOrTx } from '../../platform/db/types.ts';
 import { assertMove, isFinal, type SubscriptionStatus } from './states.ts';
 import type { SubscriptionRow } from './subscription-repository.ts';
 
-export async function moveSubscription(db: DbOrTx, row: Pick<SubscriptionRow, 'id' | 'status'>, to: SubscriptionStatus, at: Date): Promise<void> {
+export async function moveSubscription(
+  db: DbOrTx,
+  row: Pick<SubscriptionRow, 'id' | 'status'>,
+  to: SubscriptionStatus,
+  at: Date,
+): Promise<void> {
   assertMove(row.status, to);
-  await db.updateTable('su_subscriptions').set({
-    status: to,
-    ...(isFinal(to) ? { ended_at: at, next_cycle_at: null } : {}),
-    // The first activation anchors every cycle's due date (cycles.ts); a reactivation keeps it.
-    ...(to === 'active' ? { activated_at: sql<Date>`COALESCE(activated_at, ${at})` } : {}),
-  }).where('id', '=', row.id).execute();
-  await db.insertInto('su_status_logs').values({ subscription_id: row.id, changed_at: at, initial_status: row.status, final_status: to }).execute();
+  await db
+    .updateTable('su_subscriptions')
+    .set({
+      status: to,
+      ...(isFinal(to) ? { ended_at: at, next_cycle_at: null } : {}),
+      // The first activation anchors every cycle's due date (cycles.ts); a reactivation keeps it.
+      ...(to === 'active' ? { activated_at: sql<Date>`COALESCE(activated_at, ${at})` } : {}),
+    })
+    .where('id', '=', row.id)
+    .execute();
+  await db
+    .insertInto('su_status_logs')
+    .values({
+      subscription_id: row.id,
+      changed_at: at,
+      initial_status: row.status,
+      final_status: to,
+    })
+    .execute();
 }
 
 export async function logCreation(db: DbOrTx, subscriptionId: string, at: Date): Promise<void> {
-  await db.insertInto('su_status_logs').values({ subscription_id: subscriptionId, changed_at: at, initial_status: null, final_status: 'register' }).execute();
+  await db
+    .insertInto('su_status_logs')
+    .values({
+      subscription_id: subscriptionId,
+      changed_at: at,
+      initial_status: null,
+      final_status: 'register',
+    })
+    .execute();
 }

@@ -6,7 +6,12 @@ import type { AppContext } from '../../platform/context.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
 import type { ClientRow, PlanRow } from './repository.ts';
-import type { CardRow, ChargeRow, StatusLogRow, SubscriptionRow } from './subscription-repository.ts';
+import type {
+  CardRow,
+  ChargeRow,
+  StatusLogRow,
+  SubscriptionRow,
+} from './subscription-repository.ts';
 import type { SubscriptionParts, SubscriptionPartsWithCycles } from './subscription-parts.ts';
 
 /** The reference's masked card number: twelve `X` (a card's other digits, never kept) and the last four. */
@@ -21,7 +26,12 @@ export function maskedCard(card: CardRow) {
 }
 
 export function activeCardView(ctx: AppContext, card: CardRow) {
-  return { last_4_digits: maskedDigits(card), identifier: card.id, card_type: card.brand, register: formatTimestamp(card.created_at, ctx.config.timeZone) };
+  return {
+    last_4_digits: maskedDigits(card),
+    identifier: card.id,
+    card_type: card.brand,
+    register: formatTimestamp(card.created_at, ctx.config.timeZone),
+  };
 }
 
 export function chargeView(ctx: AppContext, charge: ChargeRow) {
@@ -42,8 +52,14 @@ export function chargeView(ctx: AppContext, charge: ChargeRow) {
  */
 function clientBrief(client: ClientRow) {
   return {
-    id: client.id, name: client.name, email: client.email, rut: client.rut ?? '', phone: client.phone,
-    'parámetros': [] as never[], parametros: [] as never[], additional_parameters: client.additional_parameters ?? '',
+    id: client.id,
+    name: client.name,
+    email: client.email,
+    rut: client.rut ?? '',
+    phone: client.phone,
+    parámetros: [] as never[],
+    parametros: [] as never[],
+    additional_parameters: client.additional_parameters ?? '',
   };
 }
 
@@ -54,22 +70,30 @@ export function planBrief(plan: PlanRow) {
 function logsView(ctx: AppContext, rows: readonly StatusLogRow[]) {
   return {
     status: rows.map((r) => ({
-      change_date: formatTimestamp(r.changed_at, ctx.config.timeZone), initial_status: r.initial_status, final_status: r.final_status,
+      change_date: formatTimestamp(r.changed_at, ctx.config.timeZone),
+      initial_status: r.initial_status,
+      final_status: r.final_status,
     })),
   };
 }
 
 function times(ctx: AppContext, row: SubscriptionRow) {
   const tz = ctx.config.timeZone;
-  return { start: formatTimestamp(row.created_at, tz), end: row.ended_at === null ? null : formatTimestamp(row.ended_at, tz) };
+  return {
+    start: formatTimestamp(row.created_at, tz),
+    end: row.ended_at === null ? null : formatTimestamp(row.ended_at, tz),
+  };
 }
 
 /** reference §7.9: GET /api/sususcription/{id}. */
 export function subscriptionView(ctx: AppContext, parts: SubscriptionParts) {
   const { row, cards, charges } = parts;
   return {
-    id: row.id, status: row.status, ...times(ctx, row),
-    client: clientBrief(parts.client), plan: planBrief(parts.plan),
+    id: row.id,
+    status: row.status,
+    ...times(ctx, row),
+    client: clientBrief(parts.client),
+    plan: planBrief(parts.plan),
     cards: cards[0] === undefined ? null : maskedCard(cards[0]),
     active_cards: cards.map((c) => activeCardView(ctx, c)),
     transactions: charges.map((c) => chargeView(ctx, c)),
@@ -83,10 +107,12 @@ export function subscriptionV1View(ctx: AppContext, parts: SubscriptionPartsWith
   const lastCycle = cycles.at(-1);
   const lastCharge = charges.at(-1);
   return {
-    id: row.id, status: row.status,
+    id: row.id,
+    status: row.status,
     last_status_current_payment: lastCycle?.status ?? lastCharge?.status ?? 'pending',
     ...times(ctx, row),
-    client: clientBrief(parts.client), plan: planBrief(parts.plan),
+    client: clientBrief(parts.client),
+    plan: planBrief(parts.plan),
     cards: cards[0] === undefined ? null : maskedCard(cards[0]),
     transactions: charges.map((c) => chargeView(ctx, c)),
     logs: logsView(ctx, parts.logs),
@@ -98,8 +124,11 @@ export function subscriptionV3View(ctx: AppContext, parts: SubscriptionPartsWith
   const { row, cards, charges, cycles } = parts;
   const tz = ctx.config.timeZone;
   return {
-    id: row.id, estatus: row.status, ...times(ctx, row),
-    client: clientBrief(parts.client), plan: planBrief(parts.plan),
+    id: row.id,
+    estatus: row.status,
+    ...times(ctx, row),
+    client: clientBrief(parts.client),
+    plan: planBrief(parts.plan),
     active_cards: cards[0] === undefined ? null : maskedCard(cards[0]),
     logs: logsView(ctx, parts.logs),
     paid: cycles.map((cycle) => ({
@@ -109,7 +138,9 @@ export function subscriptionV3View(ctx: AppContext, parts: SubscriptionPartsWith
       amount_paid: cycle.status === 'success' ? minorAsJsonNumber(cycle.amount_minor) : 0,
       try_number: cycle.try_number,
       paid_number: cycle.cycle_number,
-      transactions: charges.filter((c) => c.kind === 'cycle' && c.cycle_number === cycle.cycle_number).map((c) => chargeView(ctx, c)),
+      transactions: charges
+        .filter((c) => c.kind === 'cycle' && c.cycle_number === cycle.cycle_number)
+        .map((c) => chargeView(ctx, c)),
     })),
   };
 }

@@ -52,7 +52,6 @@ interface SuPlanTable {
   updated_at: Timestamp | null;
 }
 
-
 interface SuSubscriptionTable {
   seq: Generated<bigint>;
   id: string;
@@ -106,7 +105,14 @@ interface SuEnrolmentTable {
   attempt_lease_until: Timestamp | null;
 }
 
-const cycleStatuses = ['pending', 'success', 'retry', 'maximum attempt limit', 'canceled by customer', 'canceled by paymaster'] as const;
+const cycleStatuses = [
+  'pending',
+  'success',
+  'retry',
+  'maximum attempt limit',
+  'canceled by customer',
+  'canceled by paymaster',
+] as const;
 type CycleStatus = (typeof cycleStatuses)[number];
 
 /** One billing cycle of a fixed or variable subscription: `paid[]` of the v3 list. */

@@ -25,29 +25,46 @@ declare module '../../platform/context.ts' {
 async function linkKey(ctx: AppContext): Promise<crypto.KeyObject> {
   const cached = ctx.checkoutLinkKey.peek();
   if (cached !== undefined) return cached;
-  const stored = await ctx.db.selectFrom('cobro_meta').select('value').where('key', '=', metaKey).executeTakeFirst();
+  const stored = await ctx.db
+    .selectFrom('cobro_meta')
+    .select('value')
+    .where('key', '=', metaKey)
+    .executeTakeFirst();
   if (stored !== undefined) {
     const key = crypto.createSecretKey(Buffer.from(ctx.secrets.open(stored.value), 'hex'));
     ctx.checkoutLinkKey.keep(key);
     return key;
   }
-  await ctx.db.insertInto('cobro_meta')
+  await ctx.db
+    .insertInto('cobro_meta')
     .values({ key: metaKey, value: ctx.secrets.seal(crypto.randomBytes(32).toString('hex')) })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
-  const row = await ctx.db.selectFrom('cobro_meta').select('value').where('key', '=', metaKey).executeTakeFirstOrThrow();
+  const row = await ctx.db
+    .selectFrom('cobro_meta')
+    .select('value')
+    .where('key', '=', metaKey)
+    .executeTakeFirstOrThrow();
   return crypto.createSecretKey(Buffer.from(ctx.secrets.open(row.value), 'hex'));
 }
 
 function tokenUnder(key: crypto.KeyObject, transactionId: string): string {
-  return crypto.createHmac('sha256', key).update(`checkout:${transactionId}`).digest('hex').slice(0, limits.checkoutTokenHexLength);
+  return crypto
+    .createHmac('sha256', key)
+    .update(`checkout:${transactionId}`)
+    .digest('hex')
+    .slice(0, limits.checkoutTokenHexLength);
 }
 
 export async function checkoutToken(ctx: AppContext, transactionId: string): Promise<string> {
   return tokenUnder(await linkKey(ctx), transactionId);
 }
 
-export async function checkoutTokenValid(ctx: AppContext, transactionId: string, token: string): Promise<boolean> {
+export async function checkoutTokenValid(
+  ctx: AppContext,
+  transactionId: string,
+  token: string,
+): Promise<boolean> {
   if (!/^[0-9a-f]+$/.test(token) || token.length !== limits.checkoutTokenHexLength) return false;
   const expected = await checkoutToken(ctx, transactionId);
   return crypto.timingSafeEqual(Buffer.from(expected), Buffer.from(token));
@@ -55,6 +72,6 @@ export async function checkoutTokenValid(ctx: AppContext, transactionId: string,
 
 export async function checkoutUrl(ctx: AppContext, transactionId: string): Promise<string> {
   // The cached key without linkKey's and checkoutToken's promises: every create answers a link (decision 320).
-  const valid = tokenUnder(ctx.checkoutLinkKey.peek() ?? await linkKey(ctx), transactionId);
+  const valid = tokenUnder(ctx.checkoutLinkKey.peek() ?? (await linkKey(ctx)), transactionId);
   return `${ctx.config.publicBaseUrl}/gateway/cobro?id=${encodeURIComponent(transactionId)}&valid=${valid}`;
 }

@@ -8,14 +8,19 @@ import type { Engine } from '../../platform/db/database.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
 import { limits } from '../../limits/index.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
-import { insertTransaction, insertTransactions, type NewTransaction } from './transaction-insert.ts';
+import {
+  insertTransaction,
+  insertTransactions,
+  type NewTransaction,
+} from './transaction-insert.ts';
 
 interface Queued {
   readonly ctx: AppContext;
   readonly row: NewTransaction;
 }
 
-const writeAlone = (item: Queued): Promise<void> => insertTransaction(item.ctx, item.ctx.db, item.row);
+const writeAlone = (item: Queued): Promise<void> =>
+  insertTransaction(item.ctx, item.ctx.db, item.row);
 
 /**
  * A row run again alone after its group failed. When the group's commit went through but its answer was lost (the
@@ -26,8 +31,12 @@ async function writeAgain(item: Queued): Promise<void> {
   try {
     await writeAlone(item);
   } catch (error) {
-    const found = await item.ctx.db.selectFrom('transactions').select('id')
-      .where('id', '=', item.row.id).where('payment_key', '=', item.row.paymentKey).executeTakeFirst()
+    const found = await item.ctx.db
+      .selectFrom('transactions')
+      .select('id')
+      .where('id', '=', item.row.id)
+      .where('payment_key', '=', item.row.paymentKey)
+      .executeTakeFirst()
       .catch(() => undefined);
     if (found === undefined) throw error;
   }
@@ -39,21 +48,34 @@ async function writeAgain(item: Queued): Promise<void> {
  * failure; a commit whose answer was lost on the connection is found (writeAgain). Any other failure (an
  * assertion, a bug) is thrown to every create of the group, logged (decision 430).
  */
-async function writeGroup(_accountId: string, items: readonly Queued[]): Promise<readonly Settled<void>[]> {
+async function writeGroup(
+  _accountId: string,
+  items: readonly Queued[],
+): Promise<readonly Settled<void>[]> {
   if (items.length === 1) {
     await writeAlone(items[0]!);
     return [{ ok: true, value: undefined }];
   }
   const { ctx } = items[0]!;
   try {
-    await insertTransactions(ctx, ctx.db, items.map((item) => item.row));
+    await insertTransactions(
+      ctx,
+      ctx.db,
+      items.map((item) => item.row),
+    );
     return items.map(() => ({ ok: true, value: undefined }));
   } catch (error) {
     if (!isRowFailure(error)) {
-      ctx.logger.error({ err: error, creates: items.length }, 'a group of creates failed; each of its requests answers the error');
+      ctx.logger.error(
+        { err: error, creates: items.length },
+        'a group of creates failed; each of its requests answers the error',
+      );
       throw error;
     }
-    ctx.logger.warn({ err: error, creates: items.length }, 'a group of creates failed on one row; each runs again alone');
+    ctx.logger.warn(
+      { err: error, creates: items.length },
+      'a group of creates failed on one row; each runs again alone',
+    );
     return settleEach(items, writeAgain);
   }
 }
@@ -69,7 +91,9 @@ export type TransactionCreateGroups = KeyedBatcher<Queued, void>;
 
 /** One batcher per app (database). */
 export function transactionCreateGroups(engine: Engine): TransactionCreateGroups {
-  return new KeyedBatcher<Queued, void>(writeGroup, limits.transactionCreateGroupMax, { gatherTurn: engine === 'pglite' });
+  return new KeyedBatcher<Queued, void>(writeGroup, limits.transactionCreateGroupMax, {
+    gatherTurn: engine === 'pglite',
+  });
 }
 
 /** Creates of this app waiting for the next group (tests wait on it; not those being written). */

@@ -12,13 +12,26 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 async function expireOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean> {
   return inTransaction(ctx.db, async (tx) => {
     const now = ctx.accountClock.nowSql(sql.ref('transactions.account_id'));
-    let q = tx.selectFrom('transactions').selectAll()
+    let q = tx
+      .selectFrom('transactions')
+      .selectAll()
       .where('status', '=', 'pending')
       .where('expires_at', '<=', now)
-      .where((eb) => eb.or([eb('attempt_lease_until', 'is', null), eb('attempt_lease_until', '<=', now)]))
+      .where((eb) =>
+        eb.or([eb('attempt_lease_until', 'is', null), eb('attempt_lease_until', '<=', now)]),
+      )
       // A Webpay commit whose answer was lost is decided by Transbank's status, never by expiry (decision 150).
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('processor_sessions').select('processor_sessions.attempt_id')
-        .whereRef('processor_sessions.transaction_id', '=', 'transactions.id').where('processor_sessions.state', '=', 'committing'))));
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('processor_sessions')
+              .select('processor_sessions.attempt_id')
+              .whereRef('processor_sessions.transaction_id', '=', 'transactions.id')
+              .where('processor_sessions.state', '=', 'committing'),
+          ),
+        ),
+      );
     if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
     const row = await q.orderBy('expires_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
     if (row === undefined) return false;

@@ -6,13 +6,21 @@ import type { Insertable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import type { RuleFailure } from '../../platform/errors/errors.ts';
-import { journalKinds, ledgerCodes, SYSTEM_OWNER, type FundsSource, type LedgerCode } from '../../platform/ledger/ledger.ts';
+import {
+  journalKinds,
+  ledgerCodes,
+  SYSTEM_OWNER,
+  type FundsSource,
+  type LedgerCode,
+} from '../../platform/ledger/ledger.ts';
 import type { TransactionRow } from './repository.ts';
 import type { CreateTransactionInput } from './schemas.ts';
 import type { TransactionTable } from './types.ts';
 
 /** The columns of the transaction row an extension fills at creation to name what the payment belongs to. */
-export type ExtensionColumns = Partial<Pick<Insertable<TransactionTable>, 'marketplace' | 'membership_id' | 'event_id'>>;
+export type ExtensionColumns = Partial<
+  Pick<Insertable<TransactionTable>, 'marketplace' | 'membership_id' | 'event_id'>
+>;
 
 interface CreationContext {
   readonly accountId: string;
@@ -23,7 +31,9 @@ interface CreationContext {
   readonly at: Date;
 }
 
-type Attached = { readonly ok: true; readonly columns: ExtensionColumns } | { readonly ok: false; readonly failure: RuleFailure };
+type Attached =
+  | { readonly ok: true; readonly columns: ExtensionColumns }
+  | { readonly ok: false; readonly failure: RuleFailure };
 
 /**
  * The outcome of the checks before the creating transaction opens: field errors join the request's other
@@ -74,7 +84,13 @@ export interface PaymentExtension {
    * At settlement: moves the extension's parts of the net out of the merchant's pending settlement by its own
    * journal, and returns what is left for the merchant's wallet (at most the net).
    */
-  settle(ctx: AppContext, tx: Tx, row: TransactionRow, netMinor: bigint, at: Date): Promise<{ readonly merchantMinor: bigint }>;
+  settle(
+    ctx: AppContext,
+    tx: Tx,
+    row: TransactionRow,
+    netMinor: bigint,
+    at: Date,
+  ): Promise<{ readonly merchantMinor: bigint }>;
   /**
    * For refunds, with the sale's row locked and before the merchant's funds are touched: takes the refund's net
    * part back from the division's parts in proportion (decision 116), or refuses writing nothing. Optional: an
@@ -94,7 +110,13 @@ export interface SettlementHold {
    * In the settlement's commit, with the sale's row locked: the ledger account (of the merchant) that receives
    * the merchant's part instead of its wallet, having recorded the hold; null to leave the part to the wallet.
    */
-  hold(ctx: AppContext, tx: Tx, row: TransactionRow, merchantMinor: bigint, at: Date): Promise<LedgerCode | null>;
+  hold(
+    ctx: AppContext,
+    tx: Tx,
+    row: TransactionRow,
+    merchantMinor: bigint,
+    at: Date,
+  ): Promise<LedgerCode | null>;
   /** For a refund, with the sale's row locked: what of this sale the hold still keeps, as a funds source; null if none. */
   heldFunds(ctx: AppContext, tx: Tx, row: TransactionRow): Promise<FundsSource | null>;
   /** A refund took `amountMinor` from heldFunds, in the same commit. */
@@ -111,7 +133,13 @@ declare module '../../platform/context.ts' {
 }
 
 /** Where a settled sale's merchant part goes: the first hold that takes it, else the merchant's wallet. */
-export async function merchantDestination(ctx: AppContext, tx: Tx, row: TransactionRow, merchantMinor: bigint, at: Date): Promise<LedgerCode> {
+export async function merchantDestination(
+  ctx: AppContext,
+  tx: Tx,
+  row: TransactionRow,
+  merchantMinor: bigint,
+  at: Date,
+): Promise<LedgerCode> {
   for (const hold of ctx.settlementHolds) {
     const code = await hold.hold(ctx, tx, row, merchantMinor, at);
     if (code !== null) return code;
@@ -120,7 +148,11 @@ export async function merchantDestination(ctx: AppContext, tx: Tx, row: Transact
 }
 
 /** What a hold still keeps of this sale, with the hold that keeps it; null when none does. */
-export async function heldFundsOf(ctx: AppContext, tx: Tx, row: TransactionRow): Promise<{ readonly hold: SettlementHold; readonly source: FundsSource } | null> {
+export async function heldFundsOf(
+  ctx: AppContext,
+  tx: Tx,
+  row: TransactionRow,
+): Promise<{ readonly hold: SettlementHold; readonly source: FundsSource } | null> {
   for (const hold of ctx.settlementHolds) {
     const source = await hold.heldFunds(ctx, tx, row);
     if (source !== null) return { hold, source };
@@ -132,18 +164,37 @@ export async function heldFundsOf(ctx: AppContext, tx: Tx, row: TransactionRow):
  * For an extension's `reverse`: moves parts of a refund back from the payables that still hold them into refund
  * clearing, as one `refund.split_collected` journal; answers the sum (0 and no journal when there is none).
  */
-export async function collectSplitParts(ctx: AppContext, tx: Tx, input: {
-  readonly code: LedgerCode; readonly currency: string; readonly reference: string; readonly at: Date;
-  readonly parts: readonly { readonly owner: string; readonly amountMinor: bigint }[];
-}): Promise<bigint> {
+export async function collectSplitParts(
+  ctx: AppContext,
+  tx: Tx,
+  input: {
+    readonly code: LedgerCode;
+    readonly currency: string;
+    readonly reference: string;
+    readonly at: Date;
+    readonly parts: readonly { readonly owner: string; readonly amountMinor: bigint }[];
+  },
+): Promise<bigint> {
   const parts = input.parts.filter((p) => p.amountMinor > 0n);
   const totalMinor = parts.reduce((sum, p) => sum + p.amountMinor, 0n);
   if (totalMinor === 0n) return 0n;
   await ctx.ledger.post(tx, {
-    kind: journalKinds.refundSplitCollected, reference: input.reference, at: input.at,
+    kind: journalKinds.refundSplitCollected,
+    reference: input.reference,
+    at: input.at,
     postings: [
-      ...parts.map((p) => ({ owner: p.owner, code: input.code, currency: input.currency, amountMinor: -p.amountMinor })),
-      { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: input.currency, amountMinor: totalMinor },
+      ...parts.map((p) => ({
+        owner: p.owner,
+        code: input.code,
+        currency: input.currency,
+        amountMinor: -p.amountMinor,
+      })),
+      {
+        owner: SYSTEM_OWNER,
+        code: ledgerCodes.refundClearing,
+        currency: input.currency,
+        amountMinor: totalMinor,
+      },
     ],
   });
   return totalMinor;
@@ -152,6 +203,7 @@ export async function collectSplitParts(ctx: AppContext, tx: Tx, input: {
 /** The one extension a stored transaction carries, or null. */
 export function extensionOf(ctx: AppContext, row: TransactionRow): PaymentExtension | null {
   const owning = ctx.paymentExtensions.filter((e) => e.owns(row));
-  if (owning.length > 1) throw new Error(`transaction ${row.id} names ${owning.length} payment extensions`);
+  if (owning.length > 1)
+    throw new Error(`transaction ${row.id} names ${owning.length} payment extensions`);
   return owning[0] ?? null;
 }

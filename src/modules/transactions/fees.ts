@@ -16,7 +16,12 @@ const defaultFeeRule: FeeRule = { percentBp: 0, fixedMinor: 0n };
 /** Fee for an amount under a rule: round_half_up(amount * bp / 10000) + fixed, capped at the amount. */
 export function computeFeeMinor(amountMinor: bigint, rule: FeeRule): bigint {
   assert.ok(amountMinor > 0n, 'fee of a positive amount');
-  assert.ok(Number.isInteger(rule.percentBp) && rule.percentBp >= 0 && rule.percentBp <= limits.feePercentBpMax, 'percent in basis points');
+  assert.ok(
+    Number.isInteger(rule.percentBp) &&
+      rule.percentBp >= 0 &&
+      rule.percentBp <= limits.feePercentBpMax,
+    'percent in basis points',
+  );
   assert.ok(rule.fixedMinor >= 0n, 'fixed fee is not negative');
   const percentPart = (amountMinor * BigInt(rule.percentBp) + 5_000n) / 10_000n;
   const fee = percentPart + rule.fixedMinor;
@@ -24,15 +29,38 @@ export function computeFeeMinor(amountMinor: bigint, rule: FeeRule): bigint {
 }
 
 export async function feeRuleFor(db: DbOrTx, accountId: string, payment: number): Promise<FeeRule> {
-  const row = await db.selectFrom('account_fees').select(['percent_bp', 'fixed_minor'])
-    .where('account_id', '=', accountId).where('payment', '=', payment).executeTakeFirst();
-  return row === undefined ? defaultFeeRule : { percentBp: row.percent_bp, fixedMinor: BigInt(row.fixed_minor) };
+  const row = await db
+    .selectFrom('account_fees')
+    .select(['percent_bp', 'fixed_minor'])
+    .where('account_id', '=', accountId)
+    .where('payment', '=', payment)
+    .executeTakeFirst();
+  return row === undefined
+    ? defaultFeeRule
+    : { percentBp: row.percent_bp, fixedMinor: BigInt(row.fixed_minor) };
 }
 
-export async function setFeeRule(db: DbOrTx, accountId: string, payment: number, rule: FeeRule, at: Date): Promise<void> {
-  await db.insertInto('account_fees')
-    .values({ account_id: accountId, payment, percent_bp: rule.percentBp, fixed_minor: rule.fixedMinor, updated_at: at })
-    .onConflict((oc) => oc.columns(['account_id', 'payment']).doUpdateSet({ percent_bp: rule.percentBp, fixed_minor: rule.fixedMinor, updated_at: at }))
+export async function setFeeRule(
+  db: DbOrTx,
+  accountId: string,
+  payment: number,
+  rule: FeeRule,
+  at: Date,
+): Promise<void> {
+  await db
+    .insertInto('account_fees')
+    .values({
+      account_id: accountId,
+      payment,
+      percent_bp: rule.percentBp,
+      fixed_minor: rule.fixedMinor,
+      updated_at: at,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'payment'])
+        .doUpdateSet({ percent_bp: rule.percentBp, fixed_minor: rule.fixedMinor, updated_at: at }),
+    )
     .execute();
 }
 

@@ -17,5 +17,10 @@ export async function findAccountTransaction(db: DbOrTx, accountId: string, key:
 }
 
 export async function lockTransaction(tx: Tx, id: string) {
-  return tx.selectFrom('transactions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return tx
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }

@@ -3,20 +3,62 @@ import { Type, type Static } from 'typebox';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
 import { limits, transactionLimits } from '../../limits/index.ts';
 
-export const CreateTransactionBody = Type.Object({
-  email: Type.String({ minLength: 1, maxLength: transactionLimits.emailLengthMax, format: 'email' }),
-  order: Type.String({ minLength: 1, maxLength: transactionLimits.orderLengthMax }),
-  subject: Type.String({ minLength: 1, maxLength: transactionLimits.subjectLengthMax }),
-  amount: Type.Integer({ minimum: 1, maximum: transactionLimits.amountIntegerMax, description: 'Integer minor units, at most 14 digits' }),
-  currency: Type.Optional(Type.String({ maxLength: limits.currencyCodeLengthMax, description: 'Default CLP' })),
-  payment: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.paymentMethodCodeMax, description: 'Payment method code; 99 offers all' })),
-  expired: Type.Optional(Type.String({ maxLength: transactionLimits.expiredTextLengthMax, description: '`YYYY-MM-DD HH:MM:SS` in the service time zone, more than 5 minutes ahead' })),
-  urlreturn: Type.Optional(Type.String({ maxLength: transactionLimits.urlreturnLengthMax })),
-  urlnotify: Type.Optional(Type.String({ maxLength: transactionLimits.urlnotifyLengthMax })),
-  additional_parameters: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'order_ext, payer_rut, payer_bank and free keys' })),
-  marketplace: Type.Optional(Type.String({ maxLength: transactionLimits.marketplaceLengthMax, description: 'A membership token: the net divides among its clients' })),
-  event: Type.Optional(Type.String({ maxLength: transactionLimits.eventLengthMax, description: 'Your event code: the sale counts for that event (not with marketplace)' })),
-}, { additionalProperties: false });
+export const CreateTransactionBody = Type.Object(
+  {
+    email: Type.String({
+      minLength: 1,
+      maxLength: transactionLimits.emailLengthMax,
+      format: 'email',
+    }),
+    order: Type.String({ minLength: 1, maxLength: transactionLimits.orderLengthMax }),
+    subject: Type.String({ minLength: 1, maxLength: transactionLimits.subjectLengthMax }),
+    amount: Type.Integer({
+      minimum: 1,
+      maximum: transactionLimits.amountIntegerMax,
+      description: 'Integer minor units, at most 14 digits',
+    }),
+    currency: Type.Optional(
+      Type.String({ maxLength: limits.currencyCodeLengthMax, description: 'Default CLP' }),
+    ),
+    payment: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: limits.paymentMethodCodeMax,
+        description: 'Payment method code; 99 offers all',
+      }),
+    ),
+    expired: Type.Optional(
+      Type.String({
+        maxLength: transactionLimits.expiredTextLengthMax,
+        description: '`YYYY-MM-DD HH:MM:SS` in the service time zone, more than 5 minutes ahead',
+      }),
+    ),
+    urlreturn: Type.Optional(Type.String({ maxLength: transactionLimits.urlreturnLengthMax })),
+    urlnotify: Type.Optional(Type.String({ maxLength: transactionLimits.urlnotifyLengthMax })),
+    additional_parameters: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: 'order_ext, payer_rut, payer_bank and free keys',
+        },
+      ),
+    ),
+    marketplace: Type.Optional(
+      Type.String({
+        maxLength: transactionLimits.marketplaceLengthMax,
+        description: 'A membership token: the net divides among its clients',
+      }),
+    ),
+    event: Type.Optional(
+      Type.String({
+        maxLength: transactionLimits.eventLengthMax,
+        description: 'Your event code: the sale counts for that event (not with marketplace)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type CreateTransactionInput = Static<typeof CreateTransactionBody>;
 
 export const CreateTransactionResponse = Type.Union([
@@ -30,11 +72,20 @@ const nullableString = Type.Union([Type.String(), Type.Null()]);
  * The payment's `additional_parameters`: the request's own keys, and the keys the reference's OpenAPI lists for
  * every payment, present as null when unknown (a card payment has no payer RUT, bank or account; decision 440).
  */
-const PaymentAdditionalParameters = Type.Object({
-  identificador: Type.Union([Type.String(), Type.Null()], { description: 'The payer\'s RUT, when the method tells it (bank transfers)' }),
-  banco: Type.Union([Type.String(), Type.Null()], { description: 'The payer\'s bank, when the method tells it' }),
-  numero_cuenta: Type.Union([Type.String(), Type.Null()], { description: 'The payer\'s account number: null, no method tells it' }),
-}, { additionalProperties: true });
+const PaymentAdditionalParameters = Type.Object(
+  {
+    identificador: Type.Union([Type.String(), Type.Null()], {
+      description: "The payer's RUT, when the method tells it (bank transfers)",
+    }),
+    banco: Type.Union([Type.String(), Type.Null()], {
+      description: "The payer's bank, when the method tells it",
+    }),
+    numero_cuenta: Type.Union([Type.String(), Type.Null()], {
+      description: "The payer's account number: null, no method tells it",
+    }),
+  },
+  { additionalProperties: true },
+);
 
 const PaymentView = Type.Object({
   start: nullableString,
@@ -87,7 +138,9 @@ export const TransactionListResponse = Type.Union([
   Type.Object({ status: Type.Literal('failed'), message_error: Type.String() }),
 ]);
 
-export const TransactionIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: limits.transactionIdLengthMax }) });
+export const TransactionIdParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: limits.transactionIdLengthMax }),
+});
 
 export const TransactionListQuery = Type.Object({
   date_init: Type.Optional(Type.String({ maxLength: limits.dateTextLengthMax })),
@@ -101,4 +154,3 @@ export const TransactionListQuery = Type.Object({
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.pageSizeMax })),
 });
 export type TransactionListInput = Static<typeof TransactionListQuery>;
-

@@ -23,14 +23,34 @@ export interface NetSettlement {
   readonly splitMinor: bigint;
 }
 
-export async function allocateNet(ctx: AppContext, tx: Tx, row: TransactionRow, netMinor: bigint, at: Date): Promise<NetSettlement> {
+export async function allocateNet(
+  ctx: AppContext,
+  tx: Tx,
+  row: TransactionRow,
+  netMinor: bigint,
+  at: Date,
+): Promise<NetSettlement> {
   const extension = extensionOf(ctx, row);
-  const merchantMinor = extension === null ? netMinor : (await extension.settle(ctx, tx, row, netMinor, at)).merchantMinor;
-  const allocations: NetAllocation[] = merchantMinor > 0n
-    ? [{ owner: row.account_id, code: await merchantDestination(ctx, tx, row, merchantMinor, at), amountMinor: merchantMinor }]
-    : [];
+  const merchantMinor =
+    extension === null
+      ? netMinor
+      : (await extension.settle(ctx, tx, row, netMinor, at)).merchantMinor;
+  const allocations: NetAllocation[] =
+    merchantMinor > 0n
+      ? [
+          {
+            owner: row.account_id,
+            code: await merchantDestination(ctx, tx, row, merchantMinor, at),
+            amountMinor: merchantMinor,
+          },
+        ]
+      : [];
   const splitMinor = netMinor - merchantMinor;
   assert.ok(splitMinor >= 0n, 'the merchant never gets more than the net');
-  assert.equal(allocations.reduce((sum, a) => sum + a.amountMinor, 0n) + splitMinor, netMinor, 'allocations add up to the net');
+  assert.equal(
+    allocations.reduce((sum, a) => sum + a.amountMinor, 0n) + splitMinor,
+    netMinor,
+    'allocations add up to the net',
+  );
   return { allocations, splitMinor };
 }

@@ -30,21 +30,38 @@ export class RunBatches {
 }
 
 /** Adds one settled transaction to the run's open batch for its account and currency, or opens one; returns its id. */
-export async function addToBatch(tx: Tx, open: string | undefined, entry: BatchEntry): Promise<string> {
+export async function addToBatch(
+  tx: Tx,
+  open: string | undefined,
+  entry: BatchEntry,
+): Promise<string> {
   const netMinor = entry.grossMinor - entry.feeMinor;
   if (open !== undefined) {
-    await tx.updateTable('settlement_batches').set((eb) => ({
-      transaction_count: eb('transaction_count', '+', 1),
-      gross_minor: eb('gross_minor', '+', entry.grossMinor),
-      fee_minor: eb('fee_minor', '+', entry.feeMinor),
-      net_minor: eb('net_minor', '+', netMinor),
-    })).where('id', '=', open).execute();
+    await tx
+      .updateTable('settlement_batches')
+      .set((eb) => ({
+        transaction_count: eb('transaction_count', '+', 1),
+        gross_minor: eb('gross_minor', '+', entry.grossMinor),
+        fee_minor: eb('fee_minor', '+', entry.feeMinor),
+        net_minor: eb('net_minor', '+', netMinor),
+      }))
+      .where('id', '=', open)
+      .execute();
     return open;
   }
   const id = newId('stb', 17);
-  await tx.insertInto('settlement_batches').values({
-    id, account_id: entry.accountId, currency: entry.currency, created_at: entry.at,
-    transaction_count: 1, gross_minor: entry.grossMinor, fee_minor: entry.feeMinor, net_minor: netMinor,
-  }).execute();
+  await tx
+    .insertInto('settlement_batches')
+    .values({
+      id,
+      account_id: entry.accountId,
+      currency: entry.currency,
+      created_at: entry.at,
+      transaction_count: 1,
+      gross_minor: entry.grossMinor,
+      fee_minor: entry.feeMinor,
+      net_minor: netMinor,
+    })
+    .execute();
   return id;
 }

@@ -26,7 +26,9 @@ interface Settled {
  * (settlement-due-index.test.ts): the statement it plans is this one, not a copy.
  */
 export function dueSettlementQuery(ctx: AppContext, db: DbOrTx, scope: DueWorkScope) {
-  let q = db.selectFrom('transactions').selectAll()
+  let q = db
+    .selectFrom('transactions')
+    .selectAll()
     .where('status', 'in', ['success', 'refunded partial', 'refunded'])
     .where('settled_at', 'is', null)
     .where('settle_due_at', '<=', ctx.accountClock.nowSql(sql.ref('transactions.account_id')));
@@ -35,7 +37,11 @@ export function dueSettlementQuery(ctx: AppContext, db: DbOrTx, scope: DueWorkSc
 }
 
 /** Settles one due transaction in its own database transaction; null when none is due. */
-async function settleOne(ctx: AppContext, scope: DueWorkScope, batches: RunBatches): Promise<Settled | null> {
+async function settleOne(
+  ctx: AppContext,
+  scope: DueWorkScope,
+  batches: RunBatches,
+): Promise<Settled | null> {
   return inTransaction(ctx.db, async (tx) => {
     const row = await dueSettlementQuery(ctx, tx, scope).executeTakeFirst();
     if (row === undefined) return null;
@@ -53,11 +59,25 @@ async function settleOne(ctx: AppContext, scope: DueWorkScope, batches: RunBatch
         reference: row.id,
         at,
         postings: [
-          { owner: row.account_id, code: ledgerCodes.pendingSettlement, currency: row.currency, amountMinor: -movedMinor },
-          ...allocations.map((a) => ({ owner: a.owner, code: a.code, currency: row.currency, amountMinor: a.amountMinor })),
+          {
+            owner: row.account_id,
+            code: ledgerCodes.pendingSettlement,
+            currency: row.currency,
+            amountMinor: -movedMinor,
+          },
+          ...allocations.map((a) => ({
+            owner: a.owner,
+            code: a.code,
+            currency: row.currency,
+            amountMinor: a.amountMinor,
+          })),
         ],
       });
-      if (allocations.some((a) => a.owner === row.account_id && a.code === ledgerCodes.walletAvailable)) {
+      if (
+        allocations.some(
+          (a) => a.owner === row.account_id && a.code === ledgerCodes.walletAvailable,
+        )
+      ) {
         await appendWalletMovement(tx, {
           accountId: row.account_id,
           currency: row.currency,
@@ -72,9 +92,17 @@ async function settleOne(ctx: AppContext, scope: DueWorkScope, batches: RunBatch
       }
     }
     const batchId = await addToBatch(tx, batches.openFor(row.account_id, row.currency), {
-      accountId: row.account_id, currency: row.currency, grossMinor, feeMinor, at,
+      accountId: row.account_id,
+      currency: row.currency,
+      grossMinor,
+      feeMinor,
+      at,
     });
-    await tx.updateTable('transactions').set({ settled_at: at, updated_at: at, settlement_batch_id: batchId }).where('id', '=', row.id).execute();
+    await tx
+      .updateTable('transactions')
+      .set({ settled_at: at, updated_at: at, settlement_batch_id: batchId })
+      .where('id', '=', row.id)
+      .execute();
     return { accountId: row.account_id, currency: row.currency, batchId };
   });
 }

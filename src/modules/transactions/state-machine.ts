@@ -2,7 +2,13 @@
 // which moves success -> refunded partial | refunded.
 import { stateMachine } from '../../platform/work/state-machine.ts';
 
-export const transactionStatuses = ['pending', 'success', 'rejected', 'refunded partial', 'refunded'] as const;
+export const transactionStatuses = [
+  'pending',
+  'success',
+  'rejected',
+  'refunded partial',
+  'refunded',
+] as const;
 export type TransactionStatus = (typeof transactionStatuses)[number];
 
 const transitions = {

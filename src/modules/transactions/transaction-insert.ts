@@ -32,16 +32,47 @@ export interface NewTransaction {
 
 /** The bound columns in the order of `valuesOf` ($1-$18), checked against the table's type; $19 is the time. */
 const boundColumns = [
-  'id', 'account_id', 'email', 'order', 'subject', 'amount_minor', 'currency', 'payment', 'expires_at', 'urlreturn',
-  'urlnotify', 'additional_parameters', 'marketplace', 'membership_id', 'event_id', 'payment_key', 'transaction_key',
+  'id',
+  'account_id',
+  'email',
+  'order',
+  'subject',
+  'amount_minor',
+  'currency',
+  'payment',
+  'expires_at',
+  'urlreturn',
+  'urlnotify',
+  'additional_parameters',
+  'marketplace',
+  'membership_id',
+  'event_id',
+  'payment_key',
+  'transaction_key',
   'verification_key',
 ] as const satisfies readonly (keyof TransactionTable)[];
 
 function valuesOf(row: NewTransaction, at: Date): readonly unknown[] {
   return [
-    row.id, row.accountId, row.email, row.order, row.subject, row.amountMinor, row.currency, row.payment, row.expiresAt,
-    row.urlreturn, row.urlnotify, row.additionalParametersJson, row.marketplace, row.membershipId, row.eventId,
-    row.paymentKey, row.transactionKey, row.verificationKey, at,
+    row.id,
+    row.accountId,
+    row.email,
+    row.order,
+    row.subject,
+    row.amountMinor,
+    row.currency,
+    row.payment,
+    row.expiresAt,
+    row.urlreturn,
+    row.urlnotify,
+    row.additionalParametersJson,
+    row.marketplace,
+    row.membershipId,
+    row.eventId,
+    row.paymentKey,
+    row.transactionKey,
+    row.verificationKey,
+    at,
   ];
 }
 
@@ -68,9 +99,15 @@ function computedAt(ctx: AppContext, row: NewTransaction): boolean {
   return row.createdAt === null && ctx.config.mode === 'sandbox';
 }
 
-export async function insertTransaction(ctx: AppContext, db: DbOrTx, row: NewTransaction): Promise<void> {
+export async function insertTransaction(
+  ctx: AppContext,
+  db: DbOrTx,
+  row: NewTransaction,
+): Promise<void> {
   const text = computedAt(ctx, row) ? insertAtAccountNowText : insertAtGivenText;
-  await db.executeQuery(CompiledQuery.raw(text, valuesOf(row, row.createdAt ?? ctx.clock.now()) as unknown[]));
+  await db.executeQuery(
+    CompiledQuery.raw(text, valuesOf(row, row.createdAt ?? ctx.clock.now()) as unknown[]),
+  );
 }
 
 /**
@@ -98,9 +135,15 @@ export const insertGroupText = `INSERT INTO transactions ("id", "account_id", "e
  * (one row 200-290 µs of its CPU, eight rows 65-72 µs a row), and on PostgreSQL k rows share one commit. Atomic:
  * every row is written or none.
  */
-export async function insertTransactions(ctx: AppContext, db: DbOrTx, rows: readonly NewTransaction[]): Promise<void> {
+export async function insertTransactions(
+  ctx: AppContext,
+  db: DbOrTx,
+  rows: readonly NewTransaction[],
+): Promise<void> {
   const values = rows.map((row) => valuesOf(row, row.createdAt ?? ctx.clock.now()));
-  const columns = Array.from({ length: boundColumns.length + 1 }, (_, i) => values.map((v) => v[i]));
+  const columns = Array.from({ length: boundColumns.length + 1 }, (_, i) =>
+    values.map((v) => v[i]),
+  );
   columns.push(rows.map((row) => (computedAt(ctx, row) ? row.accountId : null)));
   await db.executeQuery(CompiledQuery.raw(insertGroupText, columns));
 }

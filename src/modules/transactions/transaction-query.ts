@@ -27,7 +27,12 @@ function gatewayResponse(row: TransactionRow) {
     case 'refunded':
       return { status: row.status, message: successMessage };
     case 'rejected':
-      return { status: 'rejected', message: row.gateway_message ?? (row.rejection_reason === 'expired' ? expiredMessage : 'Rechazo de transacción.') };
+      return {
+        status: 'rejected',
+        message:
+          row.gateway_message ??
+          (row.rejection_reason === 'expired' ? expiredMessage : 'Rechazo de transacción.'),
+      };
     default: {
       const never: never = row.status;
       return never;
@@ -43,7 +48,8 @@ function paymentView(ctx: AppContext, row: TransactionRow, withNetwork: boolean)
   // The reference's OpenAPI lists these three for every payment: present, null when unknown (decision 440).
   const extra = {
     ...own,
-    identificador: row.payer_identifier !== null ? formatRut(row.payer_identifier) : ownText('identificador'),
+    identificador:
+      row.payer_identifier !== null ? formatRut(row.payer_identifier) : ownText('identificador'),
     banco: row.payer_bank ?? ownText('banco'),
     numero_cuenta: ownText('numero_cuenta'),
     ...(withNetwork && row.payer_ip !== null ? { network: { ip_address: row.payer_ip } } : {}),
@@ -83,7 +89,10 @@ function transactionView(ctx: AppContext, row: TransactionRow) {
 
 /** reference §1.3 shows the list amount as a JSON integer: exact for the seed's 14 digits, asserted here. */
 function jsonInteger(value: bigint): number {
-  assert.ok(value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER), 'integer fits a JSON number exactly');
+  assert.ok(
+    value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER),
+    'integer fits a JSON number exactly',
+  );
   return Number(value);
 }
 
@@ -109,7 +118,9 @@ export async function getTransaction(ctx: AppContext, accountId: string, key: st
   return row === undefined ? null : transactionView(ctx, row);
 }
 
-const flagStatuses: ReadonlyArray<readonly [keyof TransactionListInput, readonly TransactionStatus[]]> = [
+const flagStatuses: ReadonlyArray<
+  readonly [keyof TransactionListInput, readonly TransactionStatus[]]
+> = [
   ['pending', ['pending']],
   ['register', ['pending']],
   ['success', ['success']],
@@ -127,10 +138,15 @@ export type TransactionList =
   | { readonly transaction: ReturnType<typeof listItem>[] }
   | { readonly status: 'failed'; readonly message_error: string };
 
-export async function listTransactions(ctx: AppContext, accountId: string, query: TransactionListInput): Promise<TransactionList> {
+export async function listTransactions(
+  ctx: AppContext,
+  accountId: string,
+  query: TransactionListInput,
+): Promise<TransactionList> {
   const tz = ctx.config.timeZone;
   const today = formatDate(await ctx.accountClock.now(accountId, ctx.db), tz);
-  const dateInit = query.date_init === undefined || query.date_init === '' ? today : query.date_init;
+  const dateInit =
+    query.date_init === undefined || query.date_init === '' ? today : query.date_init;
   const dateEnd = query.date_end === undefined || query.date_end === '' ? today : query.date_end;
   const errors: Record<string, string> = {};
   const from = /^\d{4}-\d{2}-\d{2}$/.test(dateInit) ? parseLocal(dateInit, tz) : null;
@@ -148,17 +164,28 @@ export async function listTransactions(ctx: AppContext, accountId: string, query
   if (Object.keys(errors).length > 0) throw validationError(errors);
   const perPage = query.per_page ?? limits.pageSizeDefault;
   const page = query.page ?? 1;
-  let q = ctx.db.selectFrom('transactions').selectAll()
+  let q = ctx.db
+    .selectFrom('transactions')
+    .selectAll()
     .where('account_id', '=', accountId)
     .where('created_at', '>=', from!)
     .where('created_at', '<', until!);
   if (statuses.size > 0) q = q.where('status', 'in', [...statuses]);
   const ordered = q.orderBy('number', 'desc');
-  const rows = await readInChunks(perPage,
-    (limit) => ordered.limit(limit).offset((page - 1) * perPage).execute(),
-    (last, limit) => ordered.where('number', '<', last.number).limit(limit).execute());
+  const rows = await readInChunks(
+    perPage,
+    (limit) =>
+      ordered
+        .limit(limit)
+        .offset((page - 1) * perPage)
+        .execute(),
+    (last, limit) => ordered.where('number', '<', last.number).limit(limit).execute(),
+  );
   if (rows.length === 0) {
-    return { status: 'failed', message_error: `there are no records. filter date_init=${dateInit},date_end=${dateEnd}` };
+    return {
+      status: 'failed',
+      message_error: `there are no records. filter date_init=${dateInit},date_end=${dateEnd}`,
+    };
   }
   return { transaction: rows.map((r) => listItem(ctx, r)) };
 }

@@ -25,7 +25,11 @@ interface PaidFacts {
  * reference §1.4: every value is a string; status is success | failed. A success also carries
  * `authorization_code` and, paid by card, `last_4_digits`, `card_type` and `installments` (as GET shows them).
  */
-function resultPayload(row: TransactionRow, status: TransactionStatus, paid: PaidFacts | null = null) {
+function resultPayload(
+  row: TransactionRow,
+  status: TransactionStatus,
+  paid: PaidFacts | null = null,
+) {
   const base = {
     transaction_id: String(row.number),
     payment_key: row.payment_key,
@@ -35,19 +39,44 @@ function resultPayload(row: TransactionRow, status: TransactionStatus, paid: Pai
     status: notifyStatus(status),
   };
   if (paid === null) return base;
-  const card = paid.cardLast4 === null ? {} : { last_4_digits: paid.cardLast4, card_type: paid.cardType ?? '', installments: String(paid.installments) };
+  const card =
+    paid.cardLast4 === null
+      ? {}
+      : {
+          last_4_digits: paid.cardLast4,
+          card_type: paid.cardType ?? '',
+          installments: String(paid.installments),
+        };
   return { ...base, authorization_code: paid.authorizationCode, ...card };
 }
 
-async function notify(tx: Tx, row: TransactionRow, status: TransactionStatus, at: Date, paid: PaidFacts | null = null): Promise<void> {
+async function notify(
+  tx: Tx,
+  row: TransactionRow,
+  status: TransactionStatus,
+  at: Date,
+  paid: PaidFacts | null = null,
+): Promise<void> {
   if (row.urlnotify === null) return;
-  await enqueueCallback(tx, { accountId: row.account_id, url: row.urlnotify, eventType: transactionResultEvent, payload: resultPayload(row, status, paid), at });
+  await enqueueCallback(tx, {
+    accountId: row.account_id,
+    url: row.urlnotify,
+    eventType: transactionResultEvent,
+    payload: resultPayload(row, status, paid),
+    at,
+  });
 }
 
 /** The local date the net becomes available: payment date plus SETTLEMENT_DELAY_DAYS (supplement §4.3). */
 function availabilityDate(ctx: AppContext, paidAt: Date): { date: string; dueAt: Date } {
-  const [y, m, d] = formatDate(paidAt, ctx.config.timeZone).split('-').map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(y, m - 1, d + ctx.config.settlementDelayDays)).toISOString().slice(0, 10);
+  const [y, m, d] = formatDate(paidAt, ctx.config.timeZone).split('-').map(Number) as [
+    number,
+    number,
+    number,
+  ];
+  const date = new Date(Date.UTC(y, m - 1, d + ctx.config.settlementDelayDays))
+    .toISOString()
+    .slice(0, 10);
   const dueAt = parseLocal(date, ctx.config.timeZone);
   if (dueAt === null) throw new Error(`availability date ${date} does not parse`);
   return { date, dueAt };
@@ -68,34 +97,44 @@ export interface Approval {
 }
 
 /** pending -> success: gross into the merchant's pending settlement, the fee to the service, and the split of the net recorded. */
-export async function recordSuccess(ctx: AppContext, tx: Tx, row: TransactionRow, approval: Approval, at: Date): Promise<void> {
+export async function recordSuccess(
+  ctx: AppContext,
+  tx: Tx,
+  row: TransactionRow,
+  approval: Approval,
+  at: Date,
+): Promise<void> {
   assertTransition(row.status, 'success');
   const gross = BigInt(row.amount_minor);
   const fee = computeFeeMinor(gross, await feeRuleFor(tx, row.account_id, approval.paidPayment));
   const { date, dueAt } = availabilityDate(ctx, at);
-  await tx.updateTable('transactions').set({
-    status: 'success',
-    updated_at: at,
-    ended_at: at,
-    attempt_id: null,
-    attempt_lease_until: null,
-    charge_key: row.attempt_id,
-    paid_payment: approval.paidPayment,
-    media: approval.media,
-    authorization_code: approval.authorizationCode,
-    card_brand: approval.cardBrand,
-    card_last4: approval.cardLast4,
-    card_token: approval.cardToken,
-    card_type: approval.cardType,
-    installments: approval.installments,
-    payer_identifier: approval.payerIdentifier,
-    payer_bank: approval.payerBank,
-    payer_ip: approval.payerIp,
-    gateway_message: 'successful transaction',
-    fee_minor: fee,
-    deposit_date: date,
-    settle_due_at: dueAt,
-  }).where('id', '=', row.id).execute();
+  await tx
+    .updateTable('transactions')
+    .set({
+      status: 'success',
+      updated_at: at,
+      ended_at: at,
+      attempt_id: null,
+      attempt_lease_until: null,
+      charge_key: row.attempt_id,
+      paid_payment: approval.paidPayment,
+      media: approval.media,
+      authorization_code: approval.authorizationCode,
+      card_brand: approval.cardBrand,
+      card_last4: approval.cardLast4,
+      card_token: approval.cardToken,
+      card_type: approval.cardType,
+      installments: approval.installments,
+      payer_identifier: approval.payerIdentifier,
+      payer_bank: approval.payerBank,
+      payer_ip: approval.payerIp,
+      gateway_message: 'successful transaction',
+      fee_minor: fee,
+      deposit_date: date,
+      settle_due_at: dueAt,
+    })
+    .where('id', '=', row.id)
+    .execute();
   const currency = row.currency;
   await ctx.ledger.post(tx, {
     kind: journalKinds.transactionCapture,
@@ -118,7 +157,11 @@ export async function recordSuccess(ctx: AppContext, tx: Tx, row: TransactionRow
     });
   }
   // How the net will divide is fixed now, with the money; settlement moves it (settlement-allocation.ts).
-  await extensionOf(ctx, row)?.recordSuccess(ctx, tx, row, { grossMinor: gross, feeMinor: fee, at });
+  await extensionOf(ctx, row)?.recordSuccess(ctx, tx, row, {
+    grossMinor: gross,
+    feeMinor: fee,
+    at,
+  });
   await notify(tx, row, 'success', at, approval);
 }
 
@@ -133,23 +176,40 @@ export interface Rejection {
 }
 
 /** pending -> rejected: a declined attempt or an expiry. No money moved, so none moves back. */
-export async function recordRejection(tx: Tx, row: TransactionRow, rejection: Rejection, at: Date): Promise<void> {
+export async function recordRejection(
+  tx: Tx,
+  row: TransactionRow,
+  rejection: Rejection,
+  at: Date,
+): Promise<void> {
   assertTransition(row.status, 'rejected');
-  await tx.updateTable('transactions').set({
-    status: 'rejected',
-    updated_at: at,
-    attempt_id: null,
-    attempt_lease_until: null,
-    rejection_reason: rejection.reason,
-    gateway_message: rejection.gatewayMessage,
-    ...(rejection.paidPayment !== null ? { ended_at: at, paid_payment: rejection.paidPayment, media: rejection.media } : {}),
-    card_brand: rejection.cardBrand,
-    card_last4: rejection.cardLast4,
-    payer_ip: rejection.payerIp,
-  }).where('id', '=', row.id).execute();
+  await tx
+    .updateTable('transactions')
+    .set({
+      status: 'rejected',
+      updated_at: at,
+      attempt_id: null,
+      attempt_lease_until: null,
+      rejection_reason: rejection.reason,
+      gateway_message: rejection.gatewayMessage,
+      ...(rejection.paidPayment !== null
+        ? { ended_at: at, paid_payment: rejection.paidPayment, media: rejection.media }
+        : {}),
+      card_brand: rejection.cardBrand,
+      card_last4: rejection.cardLast4,
+      payer_ip: rejection.payerIp,
+    })
+    .where('id', '=', row.id)
+    .execute();
   await notify(tx, row, 'rejected', at);
 }
 
 export const expiryRejection: Rejection = {
-  reason: 'expired', gatewayMessage: 'expired transaction', paidPayment: null, media: null, cardBrand: null, cardLast4: null, payerIp: null,
+  reason: 'expired',
+  gatewayMessage: 'expired transaction',
+  paidPayment: null,
+  media: null,
+  cardBrand: null,
+  cardLast4: null,
+  payerIp: null,
 };

@@ -20,28 +20,47 @@ export interface BankAccountInput {
 export type BankAccountResult = { ok: true; bank: BankAccountRow } | { ok: false; error: string };
 
 /** A bank account as the operator typed it, trimmed and checked as a payout destination (messages name the CLI's options). */
-export type CheckedBankAccount = { ok: true; value: BankAccountInput & { readonly type: '1' | '2' | '3' } } | { ok: false; error: string };
+export type CheckedBankAccount =
+  | { ok: true; value: BankAccountInput & { readonly type: '1' | '2' | '3' } }
+  | { ok: false; error: string };
 
-export async function checkBankAccount(ctx: AppContext, input: BankAccountInput): Promise<CheckedBankAccount> {
+export async function checkBankAccount(
+  ctx: AppContext,
+  input: BankAccountInput,
+): Promise<CheckedBankAccount> {
   const currency = await knownCurrency(ctx, input.currency);
   if (currency === null) return { ok: false, error: `unknown currency ${input.currency}` };
   const type = input.type.trim();
-  if (type !== '1' && type !== '2' && type !== '3') return { ok: false, error: '--type must be 1 (checking), 2 (vista/RUT) or 3 (savings)' };
+  if (type !== '1' && type !== '2' && type !== '3')
+    return { ok: false, error: '--type must be 1 (checking), 2 (vista/RUT) or 3 (savings)' };
   const num = input.num.trim();
   const rut = input.rut.trim();
   const holderName = input.holderName.trim();
-  if (num === '' || num.length > limits.bankNumLengthMax) return { ok: false, error: `--num must have 1 to ${limits.bankNumLengthMax} characters` };
-  if (rut === '' || rut.length > limits.bankRutLengthMax) return { ok: false, error: `--rut must have 1 to ${limits.bankRutLengthMax} characters` };
-  if (holderName === '' || holderName.length > limits.bankHolderNameLengthMax) return { ok: false, error: `--name must have 1 to ${limits.bankHolderNameLengthMax} characters` };
+  if (num === '' || num.length > limits.bankNumLengthMax)
+    return { ok: false, error: `--num must have 1 to ${limits.bankNumLengthMax} characters` };
+  if (rut === '' || rut.length > limits.bankRutLengthMax)
+    return { ok: false, error: `--rut must have 1 to ${limits.bankRutLengthMax} characters` };
+  if (holderName === '' || holderName.length > limits.bankHolderNameLengthMax)
+    return {
+      ok: false,
+      error: `--name must have 1 to ${limits.bankHolderNameLengthMax} characters`,
+    };
   const sbif = input.sbif.trim();
   const problems = await destinationProblems(ctx, currency, sbif, num);
-  if (problems.accountbank_sbif !== undefined) return { ok: false, error: `unknown ${currency} bank code ${sbif}` };
-  if (problems.accountbank_num !== undefined) return { ok: false, error: `Banco Estado account numbers have at most 12 characters` };
+  if (problems.accountbank_sbif !== undefined)
+    return { ok: false, error: `unknown ${currency} bank code ${sbif}` };
+  if (problems.accountbank_num !== undefined)
+    return { ok: false, error: `Banco Estado account numbers have at most 12 characters` };
   return { ok: true, value: { currency, sbif, type, num, rut, holderName } };
 }
 
-export async function setBankAccount(ctx: AppContext, accountId: string, input: BankAccountInput): Promise<BankAccountResult> {
-  if ((await findAccountRowById(ctx.db, accountId)) === undefined) return { ok: false, error: `no account with id ${accountId}` };
+export async function setBankAccount(
+  ctx: AppContext,
+  accountId: string,
+  input: BankAccountInput,
+): Promise<BankAccountResult> {
+  if ((await findAccountRowById(ctx.db, accountId)) === undefined)
+    return { ok: false, error: `no account with id ${accountId}` };
   const checked = await checkBankAccount(ctx, input);
   if (!checked.ok) return checked;
   const { currency, sbif, type, num, rut, holderName } = checked.value;
@@ -49,12 +68,27 @@ export async function setBankAccount(ctx: AppContext, accountId: string, input: 
   const bank = await inTransaction(ctx.db, async (tx) => {
     const txCtx: AppContext = { ...ctx, db: tx as unknown as AppContext['db'] };
     const before = await findBankAccount(tx, accountId);
-    await upsertBankAccount(tx, { account_id: accountId, currency, sbif, type, num, rut, holder_name: holderName, updated_at: ctx.clock.now() });
+    await upsertBankAccount(tx, {
+      account_id: accountId,
+      currency,
+      sbif,
+      type,
+      num,
+      rut,
+      holder_name: holderName,
+      updated_at: ctx.clock.now(),
+    });
     const after = await findBankAccount(tx, accountId);
     if (after === undefined) throw new Error('bank account vanished after upsert');
     await recordDestinationChange(txCtx, tx, {
-      accountId, subject: 'account_bank', subjectId: accountId, source: 'cli',
-      previous: before === undefined ? null : { sbif: before.sbif, type: before.type, num: before.num, rut: before.rut },
+      accountId,
+      subject: 'account_bank',
+      subjectId: accountId,
+      source: 'cli',
+      previous:
+        before === undefined
+          ? null
+          : { sbif: before.sbif, type: before.type, num: before.num, rut: before.rut },
       current: { sbif: after.sbif, type: after.type, num: after.num, rut: after.rut },
     });
     return after;

@@ -6,7 +6,5 @@ import { resolveDuePayouts } from './payout-due-resolve.ts';
 export const walletModule: AppModule = {
   name: 'wallet',
   routes: walletRoutes,
-  dueWork: [
-    { name: 'payout-resolution', run: resolveDuePayouts },
-  ],
+  dueWork: [{ name: 'payout-resolution', run: resolveDuePayouts }],
 };

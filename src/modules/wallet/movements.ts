@@ -52,8 +52,15 @@ export interface MovementInput {
 }
 
 /** The journal's one posting on the account's available wallet balance, which a movement records. */
-function walletLine(accountId: string, currency: string, journal: PostedJournal): { amountMinor: bigint; balanceAfterMinor: bigint } {
-  const lines = journal.lines.filter((l) => l.owner === accountId && l.code === ledgerCodes.walletAvailable && l.currency === currency);
+function walletLine(
+  accountId: string,
+  currency: string,
+  journal: PostedJournal,
+): { amountMinor: bigint; balanceAfterMinor: bigint } {
+  const lines = journal.lines.filter(
+    (l) =>
+      l.owner === accountId && l.code === ledgerCodes.walletAvailable && l.currency === currency,
+  );
   assert.equal(lines.length, 1, 'a wallet movement follows exactly one wallet_available posting');
   const line = lines[0]!;
   assert.ok(line.balanceAfterMinor !== null, 'a wallet account keeps its balance');
@@ -96,13 +103,22 @@ export function gatedMovementColumns(gates: readonly GateMovements[]): GatedMove
   assert.ok(gates.length >= 1);
   const rows = gates.flatMap((gate) => {
     assert.ok(gate.movements.length >= 1);
-    return gate.movements.map((m) => ({ rowId: gate.rowId, movement: m, line: walletLine(gate.accountId, gate.currency, m.journal) }));
+    return gate.movements.map((m) => ({
+      rowId: gate.rowId,
+      movement: m,
+      line: walletLine(gate.accountId, gate.currency, m.journal),
+    }));
   });
   return {
-    rowId: rows.map((r) => r.rowId), id: rows.map((r) => r.movement.id),
-    incomeExpense: rows.map((r) => (r.line.amountMinor > 0n ? 'income' : 'expense')), status: rows.map((r) => r.movement.status),
-    amountMinor: rows.map((r) => (r.line.amountMinor > 0n ? r.line.amountMinor : -r.line.amountMinor)),
-    balanceAfterMinor: rows.map((r) => r.line.balanceAfterMinor), kind: rows.map((r) => r.movement.kind),
+    rowId: rows.map((r) => r.rowId),
+    id: rows.map((r) => r.movement.id),
+    incomeExpense: rows.map((r) => (r.line.amountMinor > 0n ? 'income' : 'expense')),
+    status: rows.map((r) => r.movement.status),
+    amountMinor: rows.map((r) =>
+      r.line.amountMinor > 0n ? r.line.amountMinor : -r.line.amountMinor,
+    ),
+    balanceAfterMinor: rows.map((r) => r.line.balanceAfterMinor),
+    kind: rows.map((r) => r.movement.kind),
     journalId: rows.map((r) => r.movement.journal.id),
   };
 }
@@ -114,21 +130,24 @@ export function gatedMovementColumns(gates: readonly GateMovements[]): GatedMove
 export async function appendWalletMovement(tx: Tx, input: MovementInput): Promise<{ id: string }> {
   const line = walletLine(input.accountId, input.currency, input.journal);
   const id = input.id ?? newMovementId();
-  await tx.insertInto('wallet_movements').values({
-    id,
-    account_id: input.accountId,
-    currency: input.currency,
-    order: input.order,
-    subject: input.subject,
-    income_expense: line.amountMinor > 0n ? 'income' : 'expense',
-    status: 'current',
-    amount_minor: line.amountMinor > 0n ? line.amountMinor : -line.amountMinor,
-    balance_after_minor: line.balanceAfterMinor,
-    origin_liquidation: input.originLiquidation,
-    kind: input.kind,
-    reference: input.reference,
-    journal_id: input.journal.id,
-    created_at: input.at,
-  }).execute();
+  await tx
+    .insertInto('wallet_movements')
+    .values({
+      id,
+      account_id: input.accountId,
+      currency: input.currency,
+      order: input.order,
+      subject: input.subject,
+      income_expense: line.amountMinor > 0n ? 'income' : 'expense',
+      status: 'current',
+      amount_minor: line.amountMinor > 0n ? line.amountMinor : -line.amountMinor,
+      balance_after_minor: line.balanceAfterMinor,
+      origin_liquidation: input.originLiquidation,
+      kind: input.kind,
+      reference: input.reference,
+      journal_id: input.journal.id,
+      created_at: input.at,
+    })
+    .execute();
   return { id };
 }

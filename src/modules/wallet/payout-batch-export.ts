@@ -28,42 +28,86 @@ export type ExportResult = { ok: true; batch: ExportedBatch | null } | { ok: fal
 
 function payrollRecord(ctx: AppContext, batchId: string, p: PayoutRow): PayrollRecord {
   return {
-    batch_id: batchId, payout_id: p.id, kind: p.kind, order: p.order,
-    amount: BigInt(p.amount_minor).toString(), currency: p.currency,
-    beneficiary_name: p.accountbank_name, beneficiary_rut: p.accountbank_rut, beneficiary_bank: p.accountbank_sbif,
-    account_type: p.accountbank_type, account_number: p.accountbank_num,
-    email: p.email, subject: p.subject, created_at: formatTimestamp(p.created_at, ctx.config.timeZone),
-    status: '', reason: '',
+    batch_id: batchId,
+    payout_id: p.id,
+    kind: p.kind,
+    order: p.order,
+    amount: BigInt(p.amount_minor).toString(),
+    currency: p.currency,
+    beneficiary_name: p.accountbank_name,
+    beneficiary_rut: p.accountbank_rut,
+    beneficiary_bank: p.accountbank_sbif,
+    account_type: p.accountbank_type,
+    account_number: p.accountbank_num,
+    email: p.email,
+    subject: p.subject,
+    created_at: formatTimestamp(p.created_at, ctx.config.timeZone),
+    status: '',
+    reason: '',
   };
 }
 
 async function bankCurrency(ctx: AppContext, sbif: string): Promise<string | null> {
-  const row = await ctx.db.selectFrom('banks').select('currency').where('code', '=', sbif).orderBy('currency').executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('banks')
+    .select('currency')
+    .where('code', '=', sbif)
+    .orderBy('currency')
+    .executeTakeFirst();
   return row?.currency ?? null;
 }
 
 /** Claims up to payoutBatchRowsMax pending production payouts in the bank's currency; null when none wait. */
-export async function exportPayoutBatch(ctx: AppContext, bankSbif: string, format: PayrollFormat): Promise<ExportResult> {
+export async function exportPayoutBatch(
+  ctx: AppContext,
+  bankSbif: string,
+  format: PayrollFormat,
+): Promise<ExportResult> {
   const currency = await bankCurrency(ctx, bankSbif);
-  if (currency === null) return { ok: false, error: `unknown bank code ${bankSbif} (see GET /api/banks)` };
+  if (currency === null)
+    return { ok: false, error: `unknown bank code ${bankSbif} (see GET /api/banks)` };
   const batchId = await inTransaction(ctx.db, async (tx): Promise<string | null> => {
     // due_at IS NULL: sandbox payouts move on the sandbox clock and never wait for a bank file.
-    const rows = await tx.selectFrom('payouts').selectAll()
-      .where('status', '=', 'pending').where('due_at', 'is', null).where('batch_id', 'is', null)
+    const rows = await tx
+      .selectFrom('payouts')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('due_at', 'is', null)
+      .where('batch_id', 'is', null)
       .where('currency', '=', currency)
-      .orderBy('created_at').orderBy('id')
+      .orderBy('created_at')
+      .orderBy('id')
       .limit(limits.payoutBatchRowsMax)
-      .forUpdate().skipLocked()
+      .forUpdate()
+      .skipLocked()
       .execute();
     if (rows.length === 0) return null;
     const id = newId('pbt', 17);
-    await tx.insertInto('payout_batches')
-      .values({ id, bank_sbif: bankSbif, format, payout_count: rows.length, created_at: ctx.clock.now() })
+    await tx
+      .insertInto('payout_batches')
+      .values({
+        id,
+        bank_sbif: bankSbif,
+        format,
+        payout_count: rows.length,
+        created_at: ctx.clock.now(),
+      })
       .execute();
     for (const row of rows) {
-      await transitionPayout(ctx, tx, row, 'processing', { at: await ctx.accountClock.now(row.account_id, tx), dueAt: null });
+      await transitionPayout(ctx, tx, row, 'processing', {
+        at: await ctx.accountClock.now(row.account_id, tx),
+        dueAt: null,
+      });
     }
-    await tx.updateTable('payouts').set({ batch_id: id }).where('id', 'in', rows.map((r) => r.id)).execute();
+    await tx
+      .updateTable('payouts')
+      .set({ batch_id: id })
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .execute();
     return id;
   });
   if (batchId === null) return { ok: true, batch: null };
@@ -72,15 +116,28 @@ export async function exportPayoutBatch(ctx: AppContext, bankSbif: string, forma
 
 /** The file of a batch already exported, written again from the database (no payout changes state). */
 export async function batchFile(ctx: AppContext, batchId: string): Promise<ExportResult> {
-  const batch = await ctx.db.selectFrom('payout_batches').selectAll().where('id', '=', batchId).executeTakeFirst();
+  const batch = await ctx.db
+    .selectFrom('payout_batches')
+    .selectAll()
+    .where('id', '=', batchId)
+    .executeTakeFirst();
   if (batch === undefined) return { ok: false, error: `no payout batch with id ${batchId}` };
-  const rows = await ctx.db.selectFrom('payouts').selectAll().where('batch_id', '=', batchId)
-    .orderBy('created_at').orderBy('id').execute();
+  const rows = await ctx.db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('batch_id', '=', batchId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   const amountMinorTotal = rows.reduce((sum, r) => sum + BigInt(r.amount_minor), 0n);
   return {
     ok: true,
     batch: {
-      id: batch.id, bankSbif: batch.bank_sbif, currency: rows[0]?.currency ?? '', payoutCount: rows.length, amountMinorTotal,
+      id: batch.id,
+      bankSbif: batch.bank_sbif,
+      currency: rows[0]?.currency ?? '',
+      payoutCount: rows.length,
+      amountMinorTotal,
       csv: renderPayrollCsv(rows.map((r) => payrollRecord(ctx, batch.id, r))),
     },
   };

@@ -31,7 +31,9 @@ interface ImportSummary {
   readonly problems: readonly string[];
 }
 
-export type ImportResult = { ok: true; summary: ImportSummary } | { ok: false; errors: readonly string[] };
+export type ImportResult =
+  | { ok: true; summary: ImportSummary }
+  | { ok: false; errors: readonly string[] };
 
 type Parsed = { lines: ResultLine[]; blank: number; errors: string[] };
 
@@ -39,9 +41,19 @@ function readLines(text: string): Parsed | { fatal: string } {
   const table = parseCsvTable(text);
   if (!table.ok) return { fatal: `not a readable CSV file: ${table.error}` };
   const col = (name: string) => table.header.indexOf(name);
-  const [idCol, statusCol, reasonCol, batchCol, amountCol] = ['payout_id', 'status', 'reason', 'batch_id', 'amount'].map(col) as [number, number, number, number, number];
-  if (idCol < 0 || statusCol < 0) return { fatal: 'the header must name the columns payout_id and status (reason for banking_error)' };
-  if (table.rows.length > limits.payoutBatchRowsMax) return { fatal: `at most ${limits.payoutBatchRowsMax} rows in one file` };
+  const [idCol, statusCol, reasonCol, batchCol, amountCol] = [
+    'payout_id',
+    'status',
+    'reason',
+    'batch_id',
+    'amount',
+  ].map(col) as [number, number, number, number, number];
+  if (idCol < 0 || statusCol < 0)
+    return {
+      fatal: 'the header must name the columns payout_id and status (reason for banking_error)',
+    };
+  if (table.rows.length > limits.payoutBatchRowsMax)
+    return { fatal: `at most ${limits.payoutBatchRowsMax} rows in one file` };
   const parsed: Parsed = { lines: [], blank: 0, errors: [] };
   const seen = new Set<string>();
   for (const [i, cells] of table.rows.entries()) {
@@ -50,14 +62,41 @@ function readLines(text: string): Parsed | { fatal: string } {
     const payoutId = cell(idCol);
     const status = cell(statusCol).toLowerCase();
     const reason = cell(reasonCol);
-    if (payoutId === '' || payoutId.length > limits.payoutIdLengthMax) { parsed.errors.push(`row ${row}: payout_id is empty or too long`); continue; }
-    if (seen.has(payoutId)) { parsed.errors.push(`row ${row}: payout ${payoutId} appears twice`); continue; }
+    if (payoutId === '' || payoutId.length > limits.payoutIdLengthMax) {
+      parsed.errors.push(`row ${row}: payout_id is empty or too long`);
+      continue;
+    }
+    if (seen.has(payoutId)) {
+      parsed.errors.push(`row ${row}: payout ${payoutId} appears twice`);
+      continue;
+    }
     seen.add(payoutId);
-    if (status === '') { parsed.blank++; continue; }
-    if (status !== 'success' && status !== 'banking_error') { parsed.errors.push(`row ${row}: status must be success or banking_error, got "${status}"`); continue; }
-    if (status === 'banking_error' && reason === '') { parsed.errors.push(`row ${row}: a banking_error needs the bank's reason`); continue; }
-    if (reason.length > limits.payoutResultReasonLengthMax) { parsed.errors.push(`row ${row}: reason is longer than ${limits.payoutResultReasonLengthMax} characters`); continue; }
-    parsed.lines.push({ row, payoutId, status, reason, batchId: cell(batchCol) || null, amount: cell(amountCol) || null });
+    if (status === '') {
+      parsed.blank++;
+      continue;
+    }
+    if (status !== 'success' && status !== 'banking_error') {
+      parsed.errors.push(`row ${row}: status must be success or banking_error, got "${status}"`);
+      continue;
+    }
+    if (status === 'banking_error' && reason === '') {
+      parsed.errors.push(`row ${row}: a banking_error needs the bank's reason`);
+      continue;
+    }
+    if (reason.length > limits.payoutResultReasonLengthMax) {
+      parsed.errors.push(
+        `row ${row}: reason is longer than ${limits.payoutResultReasonLengthMax} characters`,
+      );
+      continue;
+    }
+    parsed.lines.push({
+      row,
+      payoutId,
+      status,
+      reason,
+      batchId: cell(batchCol) || null,
+      amount: cell(amountCol) || null,
+    });
   }
   return parsed;
 }
@@ -67,11 +106,15 @@ type LineOutcome = 'resolved' | 'already' | { problem: string };
 async function applyLine(ctx: AppContext, line: ResultLine): Promise<LineOutcome> {
   return inTransaction(ctx.db, async (tx): Promise<LineOutcome> => {
     const payout = await lockPayout(tx, line.payoutId);
-    const problem = (text: string) => ({ problem: `row ${line.row}: payout ${line.payoutId} ${text}` });
+    const problem = (text: string) => ({
+      problem: `row ${line.row}: payout ${line.payoutId} ${text}`,
+    });
     if (payout === undefined) return problem('does not exist');
     if (payout.batch_id === null) return problem('was never exported in a bank file');
-    if (line.batchId !== null && line.batchId !== payout.batch_id) return problem(`went out in batch ${payout.batch_id}, not ${line.batchId}`);
-    if (line.amount !== null && line.amount !== BigInt(payout.amount_minor).toString()) return problem(`is for ${payout.amount_minor}, the file says ${line.amount}`);
+    if (line.batchId !== null && line.batchId !== payout.batch_id)
+      return problem(`went out in batch ${payout.batch_id}, not ${line.batchId}`);
+    if (line.amount !== null && line.amount !== BigInt(payout.amount_minor).toString())
+      return problem(`is for ${payout.amount_minor}, the file says ${line.amount}`);
     if (payout.status === line.status) return 'already';
     if (payout.status !== 'processing') return problem(`is already ${payout.status}`);
     const at = await ctx.accountClock.now(payout.account_id, tx);
@@ -95,5 +138,8 @@ export async function importPayoutResults(ctx: AppContext, text: string): Promis
     else if (outcome === 'already') alreadyResolved++;
     else problems.push(outcome.problem);
   }
-  return { ok: true, summary: { resolved, alreadyResolved, leftProcessing: parsed.blank, problems } };
+  return {
+    ok: true,
+    summary: { resolved, alreadyResolved, leftProcessing: parsed.blank, problems },
+  };
 }

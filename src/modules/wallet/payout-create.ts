@@ -8,12 +8,40 @@ import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
 import { newId } from '../../platform/ids/ids.ts';
-import { journalKinds, reservationJournal, type LedgerKey, type PostedJournal, type CheckedReservation, type JournalRows, type Reservation, type Shortfall } from '../../platform/ledger/ledger.ts';
-import { gatedMovementColumns, newMovementId, type GatedMovement, type GateMovements } from './movements.ts';
-import { assertTransition, outcomeOf, sandboxImmediateOutcome, sandboxRejectionReason, type WalletPayoutKind } from './payout-states.ts';
-import { enqueuePayoutResult, reversalMovementKind, walletOutcomeJournal } from './payout-transition.ts';
+import {
+  journalKinds,
+  reservationJournal,
+  type LedgerKey,
+  type PostedJournal,
+  type CheckedReservation,
+  type JournalRows,
+  type Reservation,
+  type Shortfall,
+} from '../../platform/ledger/ledger.ts';
+import {
+  gatedMovementColumns,
+  newMovementId,
+  type GatedMovement,
+  type GateMovements,
+} from './movements.ts';
+import {
+  assertTransition,
+  outcomeOf,
+  sandboxImmediateOutcome,
+  sandboxRejectionReason,
+  type WalletPayoutKind,
+} from './payout-states.ts';
+import {
+  enqueuePayoutResult,
+  reversalMovementKind,
+  walletOutcomeJournal,
+} from './payout-transition.ts';
 import { findPayoutByOrder, type PayoutRow } from './repository.ts';
-import { writePayoutGroupStatement, writePayoutStatement, type NewPayoutRow } from './payout-statement.ts';
+import {
+  writePayoutGroupStatement,
+  writePayoutStatement,
+  type NewPayoutRow,
+} from './payout-statement.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
@@ -21,7 +49,10 @@ import type { Engine } from '../../platform/db/database.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { limits } from '../../limits/index.ts';
 
-const reservedJournalKinds = { payout: journalKinds.payoutReserved, withdrawal: journalKinds.withdrawalReserved } as const satisfies Record<WalletPayoutKind, string>;
+const reservedJournalKinds = {
+  payout: journalKinds.payoutReserved,
+  withdrawal: journalKinds.withdrawalReserved,
+} as const satisfies Record<WalletPayoutKind, string>;
 
 export interface PayoutDestination {
   readonly email: string;
@@ -49,7 +80,12 @@ export interface PayoutRequest {
 }
 
 export type CreateOutcome =
-  | { readonly ok: true; readonly payoutId: string; readonly movementId: string; readonly replayed: boolean }
+  | {
+      readonly ok: true;
+      readonly payoutId: string;
+      readonly movementId: string;
+      readonly replayed: boolean;
+    }
   | { readonly ok: false; readonly failure: RuleFailure };
 
 function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateOutcome {
@@ -77,22 +113,45 @@ function planPayout(ctx: AppContext, request: PayoutRequest, at: Date): PlannedP
   const id = newId('mor', 17);
   // The sandbox resolves its fixed amounts at once: the row is written in its final state, with the outcome's
   // journal (and a rejection's income movement) in the same statement, as transitionPayout would have moved it.
-  const immediate = sandbox && request.kind === 'payout' ? sandboxImmediateOutcome(request.amountMinor) : null;
+  const immediate =
+    sandbox && request.kind === 'payout' ? sandboxImmediateOutcome(request.amountMinor) : null;
   if (immediate !== null) assertTransition('pending', immediate);
   const outcome = immediate === null ? 'open' : outcomeOf(immediate);
-  const then = walletOutcomeJournal({ id, kind: request.kind, account_id: owner, currency, amountMinor: request.amountMinor }, outcome, at);
+  const then = walletOutcomeJournal(
+    { id, kind: request.kind, account_id: owner, currency, amountMinor: request.amountMinor },
+    outcome,
+    at,
+  );
   const d = request.destination;
   const movementId = newMovementId();
   const row = {
-    id, account_id: owner, kind: request.kind, order: request.order, order_ext: request.orderExt,
-    request_hash: request.requestHash, currency, amount_minor: request.amountMinor,
-    email: d.email, phone: d.phone, subject: request.subject,
-    accountbank_name: d.accountbankName, accountbank_rut: d.accountbankRut, accountbank_sbif: d.accountbankSbif,
-    accountbank_type: d.accountbankType, accountbank_num: d.accountbankNum,
-    url_notify: request.urlNotify, additional_parameters: request.additionalParameters,
-    status: immediate ?? 'pending', reason_rejection: outcome === 'rejected' ? sandboxRejectionReason : '', movement_id: movementId,
-    due_at: sandbox && immediate === null ? new Date(at.getTime() + limits.sandboxPayoutProcessingAfterMs) : null,
-    created_at: at, updated_at: at,
+    id,
+    account_id: owner,
+    kind: request.kind,
+    order: request.order,
+    order_ext: request.orderExt,
+    request_hash: request.requestHash,
+    currency,
+    amount_minor: request.amountMinor,
+    email: d.email,
+    phone: d.phone,
+    subject: request.subject,
+    accountbank_name: d.accountbankName,
+    accountbank_rut: d.accountbankRut,
+    accountbank_sbif: d.accountbankSbif,
+    accountbank_type: d.accountbankType,
+    accountbank_num: d.accountbankNum,
+    url_notify: request.urlNotify,
+    additional_parameters: request.additionalParameters,
+    status: immediate ?? 'pending',
+    reason_rejection: outcome === 'rejected' ? sandboxRejectionReason : '',
+    movement_id: movementId,
+    due_at:
+      sandbox && immediate === null
+        ? new Date(at.getTime() + limits.sandboxPayoutProcessingAfterMs)
+        : null,
+    created_at: at,
+    updated_at: at,
   } as const;
   return { request, id, at, outcome, then, movementId, row };
 }
@@ -101,31 +160,70 @@ function planPayout(ctx: AppContext, request: PayoutRequest, at: Date): PlannedP
 function reservationOf(p: PlannedPayout): Reservation {
   const { request } = p;
   return {
-    move: { kind: reservedJournalKinds[request.kind], reference: p.id, at: p.at, owner: request.accountId, currency: request.currency, amountMinor: request.amountMinor },
+    move: {
+      kind: reservedJournalKinds[request.kind],
+      reference: p.id,
+      at: p.at,
+      owner: request.accountId,
+      currency: request.currency,
+      amountMinor: request.amountMinor,
+    },
     then: p.then === null ? [] : [p.then],
   };
 }
 
 /** The wallet movements a planned payout's statement writes: its reservation's, and a rejection's reversal. */
-function movementsOf(p: PlannedPayout, [reservation, result]: readonly PostedJournal[]): GateMovements {
+function movementsOf(
+  p: PlannedPayout,
+  [reservation, result]: readonly PostedJournal[],
+): GateMovements {
   const { request, outcome, movementId } = p;
-  const movements: GatedMovement[] = [{ id: movementId, kind: request.kind, journal: reservation!, status: outcome === 'rejected' ? 'reversed' : 'current' }];
-  if (outcome === 'rejected') movements.push({ id: newMovementId(), kind: reversalMovementKind(request.kind), journal: result!, status: 'current' });
+  const movements: GatedMovement[] = [
+    {
+      id: movementId,
+      kind: request.kind,
+      journal: reservation!,
+      status: outcome === 'rejected' ? 'reversed' : 'current',
+    },
+  ];
+  if (outcome === 'rejected')
+    movements.push({
+      id: newMovementId(),
+      kind: reversalMovementKind(request.kind),
+      journal: result!,
+      status: 'current',
+    });
   return { rowId: p.id, accountId: request.accountId, currency: request.currency, movements };
 }
 
 /** A refused payout's answer, still under the wallet's lock: an order committed meanwhile answers first. */
-async function refusalOf(tx: Tx, request: PayoutRequest, shortfall: Shortfall): Promise<CreateOutcome> {
+async function refusalOf(
+  tx: Tx,
+  request: PayoutRequest,
+  shortfall: Shortfall,
+): Promise<CreateOutcome> {
   const existing = await findPayoutByOrder(tx, request.accountId, request.kind, request.order);
   if (existing !== undefined) return answerForExisting(existing, request);
-  return { ok: false, failure: ruleFailure('insufficient_funds', { availableMinor: shortfall.availableMinor, currency: request.currency, requestedMinor: request.amountMinor }) };
+  return {
+    ok: false,
+    failure: ruleFailure('insufficient_funds', {
+      availableMinor: shortfall.availableMinor,
+      currency: request.currency,
+      requestedMinor: request.amountMinor,
+    }),
+  };
 }
 
 /**
  * A written payout's answer, its immediate outcome's callback queued in the same transaction: the only use of its
  * row, so a group of payouts still open asks for none (rowsWanted).
  */
-async function writtenOf(ctx: AppContext, tx: Tx, p: PlannedPayout, row: PayoutRow | undefined): Promise<CreateOutcome> {
+async function writtenOf(
+  ctx: AppContext,
+  tx: Tx,
+  p: PlannedPayout,
+  row: PayoutRow | undefined,
+): Promise<CreateOutcome> {
   if (p.outcome !== 'open') {
     assert.ok(row !== undefined, 'a payout with an immediate outcome was written with its row');
     await enqueuePayoutResult(ctx, tx, row);
@@ -139,12 +237,18 @@ async function writePayout(ctx: AppContext, tx: Tx, p: PlannedPayout): Promise<C
   const plan = await ctx.ledger.planReservations(tx, [reservationOf(p)]);
   const checked = plan.checked[0]!;
   if (!checked.ok) return refusalOf(tx, request, checked);
-  const row = await writePayoutStatement(tx, p.row, plan.rows!, gatedMovementColumns([movementsOf(p, checked.journals)]));
+  const row = await writePayoutStatement(
+    tx,
+    p.row,
+    plan.rows!,
+    gatedMovementColumns([movementsOf(p, checked.journals)]),
+  );
   if (row === undefined) {
     // The order was taken by a request that committed while this one's insert waited: the whole statement wrote
     // nothing, and the winner decides the answer.
     const winner = await findPayoutByOrder(tx, request.accountId, request.kind, request.order);
-    if (winner === undefined) throw new Error(`order ${request.order} conflicted but no payout holds it`);
+    if (winner === undefined)
+      throw new Error(`order ${request.order} conflicted but no payout holds it`);
     return answerForExisting(winner, request);
   }
   return writtenOf(ctx, tx, p, row);
@@ -155,7 +259,10 @@ async function writePayout(ctx: AppContext, tx: Tx, p: PlannedPayout): Promise<C
  * id (no order of the INSERT's output is relied on); only ids when every one is still open (its row unread).
  */
 async function writeCovered(
-  tx: Tx, planned: readonly PlannedPayout[], checked: readonly CheckedReservation[], ledgerRows: JournalRows | null,
+  tx: Tx,
+  planned: readonly PlannedPayout[],
+  checked: readonly CheckedReservation[],
+  ledgerRows: JournalRows | null,
 ): Promise<ReadonlyMap<string, PayoutRow | undefined>> {
   const written = planned.flatMap((p, i) => {
     const c = checked[i]!;
@@ -163,9 +270,16 @@ async function writeCovered(
   });
   if (written.length === 0) return new Map();
   const answer = written.some(({ p }) => p.outcome !== 'open') ? 'rows' : 'ids';
-  const rows = await writePayoutGroupStatement(tx, written.map(({ p }) => p.row), ledgerRows!,
-    gatedMovementColumns(written.map(({ p, journals }) => movementsOf(p, journals))), answer);
-  return new Map(rows.map((row) => [row.id as string, answer === 'rows' ? row as PayoutRow : undefined]));
+  const rows = await writePayoutGroupStatement(
+    tx,
+    written.map(({ p }) => p.row),
+    ledgerRows!,
+    gatedMovementColumns(written.map(({ p, journals }) => movementsOf(p, journals))),
+    answer,
+  );
+  return new Map(
+    rows.map((row) => [row.id as string, answer === 'rows' ? (row as PayoutRow) : undefined]),
+  );
 }
 
 interface Queued {
@@ -180,7 +294,10 @@ async function writeAlone(item: Queued): Promise<CreateOutcome> {
 
 /** The accounts a planned payout's statement posts to: its reservation's, and its immediate outcome's. */
 function accountsOf(p: PlannedPayout): readonly LedgerKey[] {
-  return [...reservationJournal(reservationOf(p).move).postings, ...(p.then === null ? [] : p.then.postings)];
+  return [
+    ...reservationJournal(reservationOf(p).move).postings,
+    ...(p.then === null ? [] : p.then.postings),
+  ];
 }
 
 /**
@@ -193,18 +310,38 @@ function accountsOf(p: PlannedPayout): readonly LedgerKey[] {
  * rolled back, and each runs again alone, so only its own request answers the failure or the taken order (a payout
  * already committed by then is found by its order). Any other failure is thrown to every request of the group.
  */
-async function writeGroup(_accountId: string, items: readonly Queued[]): Promise<readonly Settled<CreateOutcome>[]> {
+async function writeGroup(
+  _accountId: string,
+  items: readonly Queued[],
+): Promise<readonly Settled<CreateOutcome>[]> {
   if (items.length === 1) return [{ ok: true, value: await writeAlone(items[0]!) }];
   const { db, ledger } = items[0]!.ctx;
   try {
     return await inTransaction(db, async (tx) => {
-      const held = await ledger.lock(tx, items.flatMap((item) => accountsOf(item.planned)));
-      const plan = await ledger.planReservations(tx, items.map(({ planned }) => reservationOf(planned)), held);
-      const rows = await writeCovered(tx, items.map((item) => item.planned), plan.checked, plan.rows);
+      const held = await ledger.lock(
+        tx,
+        items.flatMap((item) => accountsOf(item.planned)),
+      );
+      const plan = await ledger.planReservations(
+        tx,
+        items.map(({ planned }) => reservationOf(planned)),
+        held,
+      );
+      const rows = await writeCovered(
+        tx,
+        items.map((item) => item.planned),
+        plan.checked,
+        plan.rows,
+      );
       const settled: Settled<CreateOutcome>[] = [];
       for (const [i, { ctx, planned }] of items.entries()) {
         const checked = plan.checked[i]!;
-        settled.push({ ok: true, value: checked.ok ? await writtenOf(ctx, tx, planned, rows.get(planned.id)) : await refusalOf(tx, planned.request, checked) });
+        settled.push({
+          ok: true,
+          value: checked.ok
+            ? await writtenOf(ctx, tx, planned, rows.get(planned.id))
+            : await refusalOf(tx, planned.request, checked),
+        });
       }
       return settled;
     });
@@ -212,10 +349,16 @@ async function writeGroup(_accountId: string, items: readonly Queued[]): Promise
     // Only a failure one payout can cause is left to run alone; any other (an assertion, a bug) fails the group's
     // every request with it (decision 430), logged, never hidden behind payouts that then succeed one by one.
     if (!isRowFailure(error)) {
-      items[0]!.ctx.logger.error({ err: error, payouts: items.length }, 'a payout group failed; each of its requests answers the error');
+      items[0]!.ctx.logger.error(
+        { err: error, payouts: items.length },
+        'a payout group failed; each of its requests answers the error',
+      );
       throw error;
     }
-    items[0]!.ctx.logger.warn({ err: error, payouts: items.length }, 'a payout group failed on one row; each runs again alone');
+    items[0]!.ctx.logger.warn(
+      { err: error, payouts: items.length },
+      'a payout group failed on one row; each runs again alone',
+    );
     return settleEach(items, writeAlone);
   }
 }
@@ -231,7 +374,9 @@ export type PayoutGroups = KeyedBatcher<Queued, CreateOutcome>;
 
 /** One batcher per app (database). */
 export function payoutGroups(engine: Engine): PayoutGroups {
-  return new KeyedBatcher<Queued, CreateOutcome>(writeGroup, limits.walletGroupCommitPayoutsMax, { gatherTurn: engine === 'pglite' });
+  return new KeyedBatcher<Queued, CreateOutcome>(writeGroup, limits.walletGroupCommitPayoutsMax, {
+    gatherTurn: engine === 'pglite',
+  });
 }
 
 /** Payouts of this app waiting for their account's next group (tests wait on it; not those being written). */
@@ -249,8 +394,15 @@ export function queuedPayoutsOf(ctx: AppContext): number {
  * needed to undo it. The grouped form (a request without an Idempotency-Key, the route's `grouped` runner): the
  * payout queues for its account's next group commit.
  */
-export async function createPayout(ctx: AppContext, request: PayoutRequest): Promise<CreateOutcome> {
-  const planned = planPayout(ctx, request, await ctx.accountClock.now(request.accountId, ctx.db, { kept: true }));
+export async function createPayout(
+  ctx: AppContext,
+  request: PayoutRequest,
+): Promise<CreateOutcome> {
+  const planned = planPayout(
+    ctx,
+    request,
+    await ctx.accountClock.now(request.accountId, ctx.db, { kept: true }),
+  );
   return ctx.payoutGroups.run(request.accountId, { ctx, planned });
 }
 
@@ -259,6 +411,14 @@ export async function createPayout(ctx: AppContext, request: PayoutRequest): Pro
  * the same commit), written at once: queued, it could wait behind a group that waits for the connection `tx`
  * holds (PGlite has one; a pool can run out).
  */
-export async function createPayoutInTransaction(ctx: AppContext, tx: Tx, request: PayoutRequest): Promise<CreateOutcome> {
-  return writePayout(ctx, tx, planPayout(ctx, request, await ctx.accountClock.now(request.accountId, tx, { kept: true })));
+export async function createPayoutInTransaction(
+  ctx: AppContext,
+  tx: Tx,
+  request: PayoutRequest,
+): Promise<CreateOutcome> {
+  return writePayout(
+    ctx,
+    tx,
+    planPayout(ctx, request, await ctx.accountClock.now(request.accountId, tx, { kept: true })),
+  );
 }

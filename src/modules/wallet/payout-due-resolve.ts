@@ -14,7 +14,9 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
  */
 async function resolveOne(ctx: AppContext, accountId: string | undefined): Promise<boolean> {
   return inTransaction(ctx.db, async (tx) => {
-    let query = tx.selectFrom('payouts').selectAll()
+    let query = tx
+      .selectFrom('payouts')
+      .selectAll()
       .where('due_at', 'is not', null)
       .where('status', 'in', ['pending', 'processing'])
       .where('due_at', '<=', ctx.accountClock.nowSql(sql.ref<string>('payouts.account_id')));
@@ -23,7 +25,10 @@ async function resolveOne(ctx: AppContext, accountId: string | undefined): Promi
     if (row === undefined) return false;
     const at = await ctx.accountClock.now(row.account_id, tx);
     if (row.status === 'pending') {
-      await transitionPayout(ctx, tx, row, 'processing', { at, dueAt: new Date(row.created_at.getTime() + limits.sandboxPayoutSuccessAfterMs) });
+      await transitionPayout(ctx, tx, row, 'processing', {
+        at,
+        dueAt: new Date(row.created_at.getTime() + limits.sandboxPayoutSuccessAfterMs),
+      });
     } else {
       await transitionPayout(ctx, tx, row, 'success', { at });
     }

@@ -17,25 +17,40 @@ export async function knownCurrency(ctx: AppContext, text: string): Promise<stri
 }
 
 /** Checks an account destination; returns field problems in the seed's words. */
-export async function destinationProblems(ctx: AppContext, currency: string, sbif: string, num: string): Promise<Record<string, string>> {
+export async function destinationProblems(
+  ctx: AppContext,
+  currency: string,
+  sbif: string,
+  num: string,
+): Promise<Record<string, string>> {
   const problems: Record<string, string> = {};
-  if (!((await bankCodesByCurrency(ctx)).get(currency)?.has(sbif) ?? false)) problems.accountbank_sbif = 'invalid';
-  if (sbif === bancoEstadoCode && num.length > limits.bancoEstadoNumLengthMax) problems.accountbank_num = 'too long';
+  if (!((await bankCodesByCurrency(ctx)).get(currency)?.has(sbif) ?? false))
+    problems.accountbank_sbif = 'invalid';
+  if (sbif === bancoEstadoCode && num.length > limits.bancoEstadoNumLengthMax)
+    problems.accountbank_num = 'too long';
   return problems;
 }
 
-export async function payoutRequestFrom(ctx: AppContext, accountId: string, body: Static<typeof PayoutCreateBody>): Promise<PayoutRequest> {
+export async function payoutRequestFrom(
+  ctx: AppContext,
+  accountId: string,
+  body: Static<typeof PayoutCreateBody>,
+): Promise<PayoutRequest> {
   const problems: Record<string, string> = {};
   const currency = await knownCurrency(ctx, body.currency);
   if (currency === null) problems.currency = 'invalid';
   const sbif = body.accountbank_sbif.trim();
   const num = body.accountbank_num.trim();
   if (num === '') problems.accountbank_num = 'is empty';
-  if (currency !== null) Object.assign(problems, await destinationProblems(ctx, currency, sbif, num));
-  const additional = body.additional_parameters === undefined ? null : JSON.stringify(body.additional_parameters);
-  if (additional !== null && additional.length > limits.additionalParametersCharsMax) problems.additional_parameters = 'too long';
+  if (currency !== null)
+    Object.assign(problems, await destinationProblems(ctx, currency, sbif, num));
+  const additional =
+    body.additional_parameters === undefined ? null : JSON.stringify(body.additional_parameters);
+  if (additional !== null && additional.length > limits.additionalParametersCharsMax)
+    problems.additional_parameters = 'too long';
   // A url_notify that could never be delivered is refused now, not discovered after ten failed attempts.
-  if (body.url_notify !== undefined && !checkCallbackUrl(body.url_notify, ctx.config).ok) problems.url_notify = 'invalid';
+  if (body.url_notify !== undefined && !checkCallbackUrl(body.url_notify, ctx.config).ok)
+    problems.url_notify = 'invalid';
   if (currency === null || Object.keys(problems).length > 0) throw validationError(problems);
   return {
     kind: 'payout',
@@ -60,10 +75,16 @@ export async function payoutRequestFrom(ctx: AppContext, accountId: string, body
   };
 }
 
-export type WithdrawPreparation = { ok: true; request: PayoutRequest } | { ok: false; currency: string };
+export type WithdrawPreparation =
+  | { ok: true; request: PayoutRequest }
+  | { ok: false; currency: string };
 
 /** A withdrawal pays the account's own bank account, set by an operator with `cobro accounts set-bank`. */
-export async function withdrawRequestFrom(ctx: AppContext, accountId: string, body: Static<typeof WithdrawBody>): Promise<WithdrawPreparation> {
+export async function withdrawRequestFrom(
+  ctx: AppContext,
+  accountId: string,
+  body: Static<typeof WithdrawBody>,
+): Promise<WithdrawPreparation> {
   const currency = await knownCurrency(ctx, body.currency);
   if (currency === null) throw validationError({ currency: 'invalid' });
   const bank = await findBankAccount(ctx.db, accountId);
@@ -81,8 +102,13 @@ export async function withdrawRequestFrom(ctx: AppContext, accountId: string, bo
       currency,
       amountMinor: BigInt(body.amount),
       destination: {
-        email: '', phone: '', accountbankName: bank.holder_name, accountbankRut: bank.rut,
-        accountbankSbif: bank.sbif, accountbankType: bank.type, accountbankNum: bank.num,
+        email: '',
+        phone: '',
+        accountbankName: bank.holder_name,
+        accountbankRut: bank.rut,
+        accountbankSbif: bank.sbif,
+        accountbankType: bank.type,
+        accountbankNum: bank.num,
       },
       urlNotify: null,
       additionalParameters: null,

@@ -18,5 +18,11 @@ export async function payoutById(ctx: AppContext, accountId: string, id: string)
 /** The v3 form adds reason_rejection: the bank's words for a rejection, empty otherwise. */
 export async function payoutV3ById(ctx: AppContext, accountId: string, id: string) {
   const row = await owned(ctx, accountId, id);
-  return { payout: { ...payoutBody(ctx, row), origin_wallet: row.movement_id ?? '', reason_rejection: row.reason_rejection } };
+  return {
+    payout: {
+      ...payoutBody(ctx, row),
+      origin_wallet: row.movement_id ?? '',
+      reason_rejection: row.reason_rejection,
+    },
+  };
 }

@@ -16,12 +16,35 @@ import type { PayoutTable } from './types.ts';
 
 /** The columns a new payout row sets (batch_id stays null until a production export), in the order the statements bind them. */
 const newPayoutColumns = [
-  'id', 'account_id', 'kind', 'order', 'order_ext', 'request_hash', 'currency', 'amount_minor', 'email', 'phone', 'subject',
-  'accountbank_name', 'accountbank_rut', 'accountbank_sbif', 'accountbank_type', 'accountbank_num', 'url_notify',
-  'additional_parameters', 'status', 'reason_rejection', 'movement_id', 'due_at', 'created_at', 'updated_at',
+  'id',
+  'account_id',
+  'kind',
+  'order',
+  'order_ext',
+  'request_hash',
+  'currency',
+  'amount_minor',
+  'email',
+  'phone',
+  'subject',
+  'accountbank_name',
+  'accountbank_rut',
+  'accountbank_sbif',
+  'accountbank_type',
+  'accountbank_num',
+  'url_notify',
+  'additional_parameters',
+  'status',
+  'reason_rejection',
+  'movement_id',
+  'due_at',
+  'created_at',
+  'updated_at',
 ] as const satisfies readonly (keyof PayoutTable)[];
 
-export type NewPayoutRow = { readonly [C in (typeof newPayoutColumns)[number]]: Insertable<PayoutTable>[C] };
+export type NewPayoutRow = {
+  readonly [C in (typeof newPayoutColumns)[number]]: Insertable<PayoutTable>[C];
+};
 
 /**
  * A payout alone. $1-$24: the payout's columns; $25-$37: the ledger's rows (journalRowsParams); $38-$44: its
@@ -107,21 +130,37 @@ function movementParams(m: GatedMovementColumns): readonly unknown[] {
 
 /** Writes one payout with its ledger rows and movements; undefined (and nothing written) when its order was taken. */
 export async function writePayoutStatement(
-  tx: Tx, row: NewPayoutRow, ledgerRows: JournalRows, movements: GatedMovementColumns,
+  tx: Tx,
+  row: NewPayoutRow,
+  ledgerRows: JournalRows,
+  movements: GatedMovementColumns,
 ): Promise<PayoutRow | undefined> {
-  const params = [...newPayoutColumns.map((c) => row[c]), ...journalRowsParams(ledgerRows), ...movementParams(movements)];
+  const params = [
+    ...newPayoutColumns.map((c) => row[c]),
+    ...journalRowsParams(ledgerRows),
+    ...movementParams(movements),
+  ];
   const result = await tx.executeQuery<PayoutRow>(CompiledQuery.raw(payoutStatementText, params));
   return result.rows[0];
 }
 
 /** Writes a group's payouts with their ledger rows and movements, all or none; their rows, or only their ids. */
 export async function writePayoutGroupStatement(
-  tx: Tx, rows: readonly NewPayoutRow[], ledgerRows: JournalRows, movements: GatedMovementColumns, answer: 'rows' | 'ids',
+  tx: Tx,
+  rows: readonly NewPayoutRow[],
+  ledgerRows: JournalRows,
+  movements: GatedMovementColumns,
+  answer: 'rows' | 'ids',
 ): Promise<readonly Record<string, unknown>[]> {
   const params = [
-    ...newPayoutColumns.map((c) => rows.map((row) => row[c])), ...journalRowsParams(ledgerRows), movements.rowId, ...movementParams(movements),
+    ...newPayoutColumns.map((c) => rows.map((row) => row[c])),
+    ...journalRowsParams(ledgerRows),
+    movements.rowId,
+    ...movementParams(movements),
   ];
-  const result = await tx.executeQuery<Record<string, unknown>>(CompiledQuery.raw(answer === 'rows' ? groupRowsText : groupIdsText, params));
+  const result = await tx.executeQuery<Record<string, unknown>>(
+    CompiledQuery.raw(answer === 'rows' ? groupRowsText : groupIdsText, params),
+  );
   assert.equal(result.rows.length, rows.length, 'a group statement inserted every row');
   return result.rows;
 }

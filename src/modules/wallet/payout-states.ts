@@ -1,7 +1,13 @@
 // The payout state machine as data (STYLE rule 9) and the sandbox's outcome-by-amount table (reference §13.4).
 import { stateMachine } from '../../platform/work/state-machine.ts';
 
-export const payoutStatuses = ['pending', 'processing', 'success', 'banking_error', 'fraud_prevention'] as const;
+export const payoutStatuses = [
+  'pending',
+  'processing',
+  'success',
+  'banking_error',
+  'fraud_prevention',
+] as const;
 export type PayoutStatus = (typeof payoutStatuses)[number];
 
 // A `refund` pays a bank refund back to its payer (decision 112): its money comes from refund clearing, not from
@@ -45,7 +51,8 @@ export function outcomeOf(status: PayoutStatus): PayoutOutcome {
 }
 
 /** The reason the reference shows for a bank rejection, leading space included (reference §9.7). */
-export const sandboxRejectionReason = ' Error CCA 51. Cuenta Beneficiario no Existe, error_creditor_account_not_found';
+export const sandboxRejectionReason =
+  ' Error CCA 51. Cuenta Beneficiario no Existe, error_creditor_account_not_found';
 export const fraudRejectionReason = 'Rechazado por prevención de fraude';
 
 const sandboxApprovedMinor: ReadonlySet<bigint> = new Set([1000n, 2000n, 3000n]);

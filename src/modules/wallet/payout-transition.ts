@@ -4,11 +4,23 @@
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { journalKinds, ledgerCodes, releaseJournal, SYSTEM_OWNER, type JournalInput } from '../../platform/ledger/ledger.ts';
+import {
+  journalKinds,
+  ledgerCodes,
+  releaseJournal,
+  SYSTEM_OWNER,
+  type JournalInput,
+} from '../../platform/ledger/ledger.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import { formatTimestamp } from '../../platform/time/time-format.ts';
 import { appendWalletMovement } from './movements.ts';
-import { assertTransition, outcomeOf, type PayoutOutcome, type PayoutStatus, type WalletPayoutKind } from './payout-states.ts';
+import {
+  assertTransition,
+  outcomeOf,
+  type PayoutOutcome,
+  type PayoutStatus,
+  type WalletPayoutKind,
+} from './payout-states.ts';
 import { markMovementReversed, type PayoutRow } from './repository.ts';
 
 /**
@@ -18,7 +30,13 @@ import { markMovementReversed, type PayoutRow } from './repository.ts';
  */
 export interface RefundPayoutFollower {
   /** Called in the payout's transaction, which holds its lock: `paid` or rejected by the bank. */
-  follow(ctx: AppContext, tx: Tx, payout: { readonly id: string }, paid: boolean, at: Date): Promise<void>;
+  follow(
+    ctx: AppContext,
+    tx: Tx,
+    payout: { readonly id: string },
+    paid: boolean,
+    at: Date,
+  ): Promise<void>;
 }
 
 declare module '../../platform/context.ts' {
@@ -36,8 +54,14 @@ export interface TransitionOptions {
   readonly dueAt?: Date | null;
 }
 
-const paidJournalKinds = { payout: journalKinds.payoutPaid, withdrawal: journalKinds.withdrawalPaid } as const satisfies Record<WalletPayoutKind, string>;
-const releasedJournalKinds = { payout: journalKinds.payoutReleased, withdrawal: journalKinds.withdrawalReleased } as const satisfies Record<WalletPayoutKind, string>;
+const paidJournalKinds = {
+  payout: journalKinds.payoutPaid,
+  withdrawal: journalKinds.withdrawalPaid,
+} as const satisfies Record<WalletPayoutKind, string>;
+const releasedJournalKinds = {
+  payout: journalKinds.payoutReleased,
+  withdrawal: journalKinds.withdrawalReleased,
+} as const satisfies Record<WalletPayoutKind, string>;
 
 /** The seed's payout notification (Events): sent to url_notify when a payout is resolved. */
 function payoutNotification(ctx: AppContext, p: PayoutRow): Record<string, unknown> {
@@ -47,7 +71,12 @@ function payoutNotification(ctx: AppContext, p: PayoutRow): Record<string, unkno
     order: p.order,
     status: p.status,
     update_at: formatTimestamp(p.updated_at, ctx.config.timeZone),
-    customer: { name: p.accountbank_name, phone: p.phone, document: p.accountbank_rut, number: p.accountbank_num },
+    customer: {
+      name: p.accountbank_name,
+      phone: p.phone,
+      document: p.accountbank_rut,
+      number: p.accountbank_num,
+    },
   };
 }
 
@@ -57,20 +86,37 @@ function payoutNotification(ctx: AppContext, p: PayoutRow): Record<string, unkno
  * statement when the sandbox resolves the payout at once (payout-create.ts).
  */
 export function walletOutcomeJournal(
-  payout: { readonly id: string; readonly kind: WalletPayoutKind; readonly account_id: string; readonly currency: string; readonly amountMinor: bigint },
-  outcome: PayoutOutcome, at: Date,
+  payout: {
+    readonly id: string;
+    readonly kind: WalletPayoutKind;
+    readonly account_id: string;
+    readonly currency: string;
+    readonly amountMinor: bigint;
+  },
+  outcome: PayoutOutcome,
+  at: Date,
 ): JournalInput | null {
   const { amountMinor, account_id: owner, currency } = payout;
   if (outcome === 'paid') {
     return {
-      kind: paidJournalKinds[payout.kind], reference: payout.id, at,
+      kind: paidJournalKinds[payout.kind],
+      reference: payout.id,
+      at,
       postings: [
         { owner, code: ledgerCodes.walletReserved, currency, amountMinor: -amountMinor },
         { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency, amountMinor },
       ],
     };
   }
-  if (outcome === 'rejected') return releaseJournal({ kind: releasedJournalKinds[payout.kind], reference: payout.id, at, owner, currency, amountMinor });
+  if (outcome === 'rejected')
+    return releaseJournal({
+      kind: releasedJournalKinds[payout.kind],
+      reference: payout.id,
+      at,
+      owner,
+      currency,
+      amountMinor,
+    });
   return null;
 }
 
@@ -80,14 +126,31 @@ export function reversalMovementKind(kind: WalletPayoutKind): string {
 }
 
 /** A payout or withdrawal: paid = reserved -> bank clearing; rejected = reserved -> available, with an income movement. */
-async function walletPayoutMoney(ctx: AppContext, tx: Tx, payout: PayoutRow & { kind: WalletPayoutKind }, outcome: PayoutOutcome, at: Date): Promise<void> {
-  const journal = walletOutcomeJournal({ ...payout, amountMinor: BigInt(payout.amount_minor) }, outcome, at);
+async function walletPayoutMoney(
+  ctx: AppContext,
+  tx: Tx,
+  payout: PayoutRow & { kind: WalletPayoutKind },
+  outcome: PayoutOutcome,
+  at: Date,
+): Promise<void> {
+  const journal = walletOutcomeJournal(
+    { ...payout, amountMinor: BigInt(payout.amount_minor) },
+    outcome,
+    at,
+  );
   if (journal === null) return;
   const posted = await ctx.ledger.post(tx, journal);
   if (outcome === 'rejected') {
     await appendWalletMovement(tx, {
-      accountId: payout.account_id, currency: payout.currency, order: payout.order, subject: payout.subject,
-      kind: reversalMovementKind(payout.kind), reference: payout.id, originLiquidation: null, journal: posted, at,
+      accountId: payout.account_id,
+      currency: payout.currency,
+      order: payout.order,
+      subject: payout.subject,
+      kind: reversalMovementKind(payout.kind),
+      reference: payout.id,
+      originLiquidation: null,
+      journal: posted,
+      at,
     });
     if (payout.movement_id !== null) await markMovementReversed(tx, payout.movement_id);
   }
@@ -97,15 +160,33 @@ async function walletPayoutMoney(ctx: AppContext, tx: Tx, payout: PayoutRow & { 
  * A bank refund's payout (decision 112) reserved nothing: paid = refund clearing -> bank clearing. Either way its
  * refund follows in this transaction (paid: `reverse_completed`; rejected: back to `waiting_bank_details`).
  */
-async function refundPayoutMoney(ctx: AppContext, tx: Tx, payout: PayoutRow, outcome: PayoutOutcome, at: Date): Promise<void> {
+async function refundPayoutMoney(
+  ctx: AppContext,
+  tx: Tx,
+  payout: PayoutRow,
+  outcome: PayoutOutcome,
+  at: Date,
+): Promise<void> {
   if (outcome === 'open') return;
   if (outcome === 'paid') {
     const amountMinor = BigInt(payout.amount_minor);
     await ctx.ledger.post(tx, {
-      kind: journalKinds.refundPaidOut, reference: payout.id, at,
+      kind: journalKinds.refundPaidOut,
+      reference: payout.id,
+      at,
       postings: [
-        { owner: SYSTEM_OWNER, code: ledgerCodes.refundClearing, currency: payout.currency, amountMinor: -amountMinor },
-        { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency: payout.currency, amountMinor },
+        {
+          owner: SYSTEM_OWNER,
+          code: ledgerCodes.refundClearing,
+          currency: payout.currency,
+          amountMinor: -amountMinor,
+        },
+        {
+          owner: SYSTEM_OWNER,
+          code: ledgerCodes.bankClearing,
+          currency: payout.currency,
+          amountMinor,
+        },
       ],
     });
   }
@@ -113,7 +194,11 @@ async function refundPayoutMoney(ctx: AppContext, tx: Tx, payout: PayoutRow, out
 }
 
 /** A resolved payout's notification, into the outbox in the resolving transaction (sent after commit). */
-export async function enqueuePayoutResult(ctx: AppContext, tx: Tx, payout: PayoutRow): Promise<void> {
+export async function enqueuePayoutResult(
+  ctx: AppContext,
+  tx: Tx,
+  payout: PayoutRow,
+): Promise<void> {
   if (payout.url_notify === null) return;
   await enqueueCallback(tx, {
     accountId: payout.account_id,
@@ -126,17 +211,25 @@ export async function enqueuePayoutResult(ctx: AppContext, tx: Tx, payout: Payou
 }
 
 /** The caller holds the payout's row lock (lockPayout, or the row it inserted in this transaction). */
-export async function transitionPayout(ctx: AppContext, tx: Tx, payout: PayoutRow, to: PayoutStatus, options: TransitionOptions): Promise<PayoutRow> {
+export async function transitionPayout(
+  ctx: AppContext,
+  tx: Tx,
+  payout: PayoutRow,
+  to: PayoutStatus,
+  options: TransitionOptions,
+): Promise<PayoutRow> {
   assertTransition(payout.status, to);
   const outcome = outcomeOf(to);
-  const updated = await tx.updateTable('payouts')
+  const updated = await tx
+    .updateTable('payouts')
     .set({
       status: to,
       updated_at: options.at,
       due_at: outcome === 'open' ? (options.dueAt ?? null) : null,
       ...(outcome === 'rejected' ? { reason_rejection: options.reason ?? '' } : {}),
     })
-    .where('id', '=', payout.id).where('status', '=', payout.status)
+    .where('id', '=', payout.id)
+    .where('status', '=', payout.status)
     .returningAll()
     .executeTakeFirst();
   assert.ok(updated !== undefined, `payout ${payout.id} changed under a held lock`);

@@ -22,19 +22,43 @@ export interface RefundPayoutRequest {
 }
 
 /** Inserts the payout `pending` inside the caller's transaction and answers its id. */
-export async function createRefundPayout(ctx: AppContext, tx: Tx, request: RefundPayoutRequest): Promise<string> {
+export async function createRefundPayout(
+  ctx: AppContext,
+  tx: Tx,
+  request: RefundPayoutRequest,
+): Promise<string> {
   const id = newId('mor', 17);
   const d = request.destination;
   const inserted = await insertPayout(tx, {
-    id, account_id: request.accountId, kind: 'refund', order: request.order, order_ext: null, request_hash: request.order,
-    currency: request.currency, amount_minor: request.amountMinor, email: d.email, phone: d.phone, subject: request.subject,
-    accountbank_name: d.accountbankName, accountbank_rut: d.accountbankRut, accountbank_sbif: d.accountbankSbif,
-    accountbank_type: d.accountbankType, accountbank_num: d.accountbankNum, url_notify: null, additional_parameters: null,
-    status: 'pending', reason_rejection: '', movement_id: null,
+    id,
+    account_id: request.accountId,
+    kind: 'refund',
+    order: request.order,
+    order_ext: null,
+    request_hash: request.order,
+    currency: request.currency,
+    amount_minor: request.amountMinor,
+    email: d.email,
+    phone: d.phone,
+    subject: request.subject,
+    accountbank_name: d.accountbankName,
+    accountbank_rut: d.accountbankRut,
+    accountbank_sbif: d.accountbankSbif,
+    accountbank_type: d.accountbankType,
+    accountbank_num: d.accountbankNum,
+    url_notify: null,
+    additional_parameters: null,
+    status: 'pending',
+    reason_rejection: '',
+    movement_id: null,
     // The sandbox resolves it on its clock like any payout of an amount without a fixed outcome; production waits
     // for the payroll file.
-    due_at: ctx.config.mode === 'sandbox' ? new Date(request.at.getTime() + limits.sandboxPayoutProcessingAfterMs) : null,
-    created_at: request.at, updated_at: request.at,
+    due_at:
+      ctx.config.mode === 'sandbox'
+        ? new Date(request.at.getTime() + limits.sandboxPayoutProcessingAfterMs)
+        : null,
+    created_at: request.at,
+    updated_at: request.at,
   });
   if (!inserted) throw new Error(`refund payout order ${request.order} is taken`);
   return id;

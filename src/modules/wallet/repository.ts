@@ -10,14 +10,32 @@ import { readInChunks } from '../../platform/db/chunked-read.ts';
 export type PayoutRow = Selectable<PayoutTable>;
 export type BankAccountRow = Selectable<AccountBankAccountTable>;
 
-export async function findPayoutByOrder(db: DbOrTx, accountId: string, kind: PayoutKind, order: string): Promise<PayoutRow | undefined> {
-  return db.selectFrom('payouts').selectAll()
-    .where('account_id', '=', accountId).where('kind', '=', kind).where('order', '=', order)
+export async function findPayoutByOrder(
+  db: DbOrTx,
+  accountId: string,
+  kind: PayoutKind,
+  order: string,
+): Promise<PayoutRow | undefined> {
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('kind', '=', kind)
+    .where('order', '=', order)
     .executeTakeFirst();
 }
 
-export async function findPayout(db: DbOrTx, accountId: string, id: string): Promise<PayoutRow | undefined> {
-  return db.selectFrom('payouts').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+export async function findPayout(
+  db: DbOrTx,
+  accountId: string,
+  id: string,
+): Promise<PayoutRow | undefined> {
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }
 
 /** Locks the payout row so no other transition can run on it until the transaction ends. */
@@ -26,52 +44,117 @@ export async function lockPayout(tx: Tx, id: string): Promise<PayoutRow | undefi
 }
 
 /** Inserts unless the account already used the order for this kind; the new row, or undefined when it had. */
-export async function insertPayout(tx: Tx, row: Insertable<PayoutTable>): Promise<PayoutRow | undefined> {
-  return tx.insertInto('payouts').values(row)
+export async function insertPayout(
+  tx: Tx,
+  row: Insertable<PayoutTable>,
+): Promise<PayoutRow | undefined> {
+  return tx
+    .insertInto('payouts')
+    .values(row)
     .onConflict((oc) => oc.columns(['account_id', 'kind', 'order']).doNothing())
     .returningAll()
     .executeTakeFirst();
 }
 
-export async function payoutsByIds(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<readonly PayoutRow[]> {
+export async function payoutsByIds(
+  db: DbOrTx,
+  accountId: string,
+  ids: readonly string[],
+): Promise<readonly PayoutRow[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('payouts').selectAll().where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
 }
 
-export async function movementsPage(db: DbOrTx, accountId: string, currency: string, page: number, perPage: number) {
-  const query = db.selectFrom('wallet_movements').selectAll()
-    .where('account_id', '=', accountId).where('currency', '=', currency)
+export async function movementsPage(
+  db: DbOrTx,
+  accountId: string,
+  currency: string,
+  page: number,
+  perPage: number,
+) {
+  const query = db
+    .selectFrom('wallet_movements')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('currency', '=', currency)
     .orderBy('seq', 'desc');
-  return readInChunks(perPage,
-    (limit) => query.limit(limit).offset((page - 1) * perPage).execute(),
-    (last, limit) => query.where('seq', '<', last.seq).limit(limit).execute());
+  return readInChunks(
+    perPage,
+    (limit) =>
+      query
+        .limit(limit)
+        .offset((page - 1) * perPage)
+        .execute(),
+    (last, limit) => query.where('seq', '<', last.seq).limit(limit).execute(),
+  );
 }
 
-export async function latestMovementId(db: DbOrTx, accountId: string, currency: string): Promise<string | null> {
-  const row = await db.selectFrom('wallet_movements').select('id')
-    .where('account_id', '=', accountId).where('currency', '=', currency)
-    .orderBy('seq', 'desc').limit(1).executeTakeFirst();
+export async function latestMovementId(
+  db: DbOrTx,
+  accountId: string,
+  currency: string,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('wallet_movements')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('currency', '=', currency)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   return row?.id ?? null;
 }
 
 export async function findMovement(db: DbOrTx, accountId: string, id: string) {
-  return db.selectFrom('wallet_movements').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  return db
+    .selectFrom('wallet_movements')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }
 
 export async function markMovementReversed(tx: Tx, id: string): Promise<void> {
-  await tx.updateTable('wallet_movements').set({ status: 'reversed' }).where('id', '=', id).execute();
-}
-
-export async function findBankAccount(db: DbOrTx, accountId: string): Promise<BankAccountRow | undefined> {
-  return db.selectFrom('account_bank_accounts').selectAll().where('account_id', '=', accountId).executeTakeFirst();
-}
-
-export async function upsertBankAccount(db: DbOrTx, row: Insertable<AccountBankAccountTable>): Promise<void> {
-  await db.insertInto('account_bank_accounts').values(row)
-    .onConflict((oc) => oc.column('account_id').doUpdateSet({
-      currency: row.currency, sbif: row.sbif, type: row.type, num: row.num, rut: row.rut,
-      holder_name: row.holder_name, updated_at: row.updated_at,
-    }))
+  await tx
+    .updateTable('wallet_movements')
+    .set({ status: 'reversed' })
+    .where('id', '=', id)
     .execute();
 }
 
+export async function findBankAccount(
+  db: DbOrTx,
+  accountId: string,
+): Promise<BankAccountRow | undefined> {
+  return db
+    .selectFrom('account_bank_accounts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+}
+
+export async function upsertBankAccount(
+  db: DbOrTx,
+  row: Insertable<AccountBankAccountTable>,
+): Promise<void> {
+  await db
+    .insertInto('account_bank_accounts')
+    .values(row)
+    .onConflict((oc) =>
+      oc.column('account_id').doUpdateSet({
+        currency: row.currency,
+        sbif: row.sbif,
+        type: row.type,
+        num: row.num,
+        rut: row.rut,
+        holder_name: row.holder_name,
+        updated_at: row.updated_at,
+      }),
+    )
+    .execute();
+}

@@ -8,15 +8,29 @@ import { ruleFailure, validationError } from '../../platform/errors/errors.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import { limits } from '../../limits/index.ts';
-import { createPayout, createPayoutInTransaction, type CreateOutcome, type PayoutRequest } from './payout-create.ts';
+import {
+  createPayout,
+  createPayoutInTransaction,
+  type CreateOutcome,
+  type PayoutRequest,
+} from './payout-create.ts';
 import { knownCurrency, payoutRequestFrom, withdrawRequestFrom } from './payout-input.ts';
 import { payoutById, payoutV3ById } from './payout-query.ts';
 import { walletMovement, walletSummary } from './wallet-query.ts';
 import { creditWallet } from './wallet-credit.ts';
 import { safeInteger } from './views.ts';
 import {
-  IdParams, PayoutCreateBody, PayoutCreateResponse, PayoutResponse, PayoutV3Response, SandboxCreditBody,
-  SandboxCredited, WalletQuery, WalletSummary, WithdrawBody, WithdrawResponse,
+  IdParams,
+  PayoutCreateBody,
+  PayoutCreateResponse,
+  PayoutResponse,
+  PayoutV3Response,
+  SandboxCreditBody,
+  SandboxCredited,
+  WalletQuery,
+  WalletSummary,
+  WithdrawBody,
+  WithdrawResponse,
 } from './schemas.ts';
 
 const tags = ['Wallet'];
@@ -40,68 +54,179 @@ function payoutRunners<T>(answer: (ctx: AppContext, write: PayoutWrite) => Promi
 export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  r.post('/api/wallet/payout', {
-    config: signedCommand,
-    schema: { tags, summary: 'Pay a third party from the wallet', body: PayoutCreateBody, response: withErrors({ 200: PayoutCreateResponse }) },
-  }, async (request, reply) => runCommand(ctx, request, reply, ...payoutRunners(async (c, write) => {
-    const outcome = await write(await payoutRequestFrom(c, accountOf(request).id, request.body));
-    if (!outcome.ok) return outcome.failure;
-    return { status: 'success' as const, identifier_wallet: outcome.movementId, identifier_payout: outcome.payoutId };
-  })));
+  r.post(
+    '/api/wallet/payout',
+    {
+      config: signedCommand,
+      schema: {
+        tags,
+        summary: 'Pay a third party from the wallet',
+        body: PayoutCreateBody,
+        response: withErrors({ 200: PayoutCreateResponse }),
+      },
+    },
+    async (request, reply) =>
+      runCommand(
+        ctx,
+        request,
+        reply,
+        ...payoutRunners(async (c, write) => {
+          const outcome = await write(
+            await payoutRequestFrom(c, accountOf(request).id, request.body),
+          );
+          if (!outcome.ok) return outcome.failure;
+          return {
+            status: 'success' as const,
+            identifier_wallet: outcome.movementId,
+            identifier_payout: outcome.payoutId,
+          };
+        }),
+      ),
+  );
 
-  r.post('/api/wallet/withdraw', {
-    config: signedCommand,
-    schema: { tags, summary: 'Withdraw to the account\'s own bank account', body: WithdrawBody, response: withErrors({ 200: WithdrawResponse }) },
-  }, async (request, reply) => runCommand(ctx, request, reply, ...payoutRunners(async (c, write) => {
-    const prepared = await withdrawRequestFrom(c, accountOf(request).id, request.body);
-    if (!prepared.ok) return ruleFailure('bank_account_missing', { currency: prepared.currency });
-    const outcome = await write(prepared.request);
-    if (!outcome.ok) return outcome.failure;
-    return { status: 'Success' as const, identifier_wallet: outcome.movementId };
-  })));
+  r.post(
+    '/api/wallet/withdraw',
+    {
+      config: signedCommand,
+      schema: {
+        tags,
+        summary: "Withdraw to the account's own bank account",
+        body: WithdrawBody,
+        response: withErrors({ 200: WithdrawResponse }),
+      },
+    },
+    async (request, reply) =>
+      runCommand(
+        ctx,
+        request,
+        reply,
+        ...payoutRunners(async (c, write) => {
+          const prepared = await withdrawRequestFrom(c, accountOf(request).id, request.body);
+          if (!prepared.ok)
+            return ruleFailure('bank_account_missing', { currency: prepared.currency });
+          const outcome = await write(prepared.request);
+          if (!outcome.ok) return outcome.failure;
+          return { status: 'Success' as const, identifier_wallet: outcome.movementId };
+        }),
+      ),
+  );
 
-  async function summary(accountId: string, query: { page?: number; per_page?: number; currency?: string }) {
+  async function summary(
+    accountId: string,
+    query: { page?: number; per_page?: number; currency?: string },
+  ) {
     const currency = await knownCurrency(ctx, query.currency ?? defaultCurrency);
     if (currency === null) throw validationError({ currency: 'invalid' });
-    return walletSummary(ctx, { accountId, currency, page: query.page ?? 1, perPage: query.per_page ?? limits.pageSizeDefault });
+    return walletSummary(ctx, {
+      accountId,
+      currency,
+      page: query.page ?? 1,
+      perPage: query.per_page ?? limits.pageSizeDefault,
+    });
   }
 
-  r.get('/api/wallet', {
-    config: signed,
-    schema: { tags, summary: 'Wallet balance with the latest movements', querystring: WalletQuery, response: withErrors({ 200: WalletSummary }) },
-  }, async (request) => summary(accountOf(request).id, request.query));
+  r.get(
+    '/api/wallet',
+    {
+      config: signed,
+      schema: {
+        tags,
+        summary: 'Wallet balance with the latest movements',
+        querystring: WalletQuery,
+        response: withErrors({ 200: WalletSummary }),
+      },
+    },
+    async (request) => summary(accountOf(request).id, request.query),
+  );
 
-  r.get('/api/wallet/list', {
-    config: signed,
-    schema: { tags, summary: 'Wallet movements, paginated (at most 4000 a page)', querystring: WalletQuery, response: withErrors({ 200: WalletSummary }) },
-  }, async (request) => summary(accountOf(request).id, request.query));
+  r.get(
+    '/api/wallet/list',
+    {
+      config: signed,
+      schema: {
+        tags,
+        summary: 'Wallet movements, paginated (at most 4000 a page)',
+        querystring: WalletQuery,
+        response: withErrors({ 200: WalletSummary }),
+      },
+    },
+    async (request) => summary(accountOf(request).id, request.query),
+  );
 
-  r.get('/api/wallet/:id', {
-    config: signed,
-    schema: { tags, summary: 'One wallet movement', params: IdParams, response: withErrors({ 200: WalletSummary }) },
-  }, async (request) => walletMovement(ctx, accountOf(request).id, request.params.id));
+  r.get(
+    '/api/wallet/:id',
+    {
+      config: signed,
+      schema: {
+        tags,
+        summary: 'One wallet movement',
+        params: IdParams,
+        response: withErrors({ 200: WalletSummary }),
+      },
+    },
+    async (request) => walletMovement(ctx, accountOf(request).id, request.params.id),
+  );
 
-  r.get('/api/payout/:id', {
-    config: signed,
-    schema: { tags, summary: 'One payout', params: IdParams, response: withErrors({ 200: PayoutResponse }) },
-  }, async (request) => payoutById(ctx, accountOf(request).id, request.params.id));
+  r.get(
+    '/api/payout/:id',
+    {
+      config: signed,
+      schema: {
+        tags,
+        summary: 'One payout',
+        params: IdParams,
+        response: withErrors({ 200: PayoutResponse }),
+      },
+    },
+    async (request) => payoutById(ctx, accountOf(request).id, request.params.id),
+  );
 
-  r.get('/api/payoutv3/:id', {
-    config: signed,
-    schema: { tags, summary: 'One payout with its rejection reason', params: IdParams, response: withErrors({ 200: PayoutV3Response }) },
-  }, async (request) => payoutV3ById(ctx, accountOf(request).id, request.params.id));
+  r.get(
+    '/api/payoutv3/:id',
+    {
+      config: signed,
+      schema: {
+        tags,
+        summary: 'One payout with its rejection reason',
+        params: IdParams,
+        response: withErrors({ 200: PayoutV3Response }),
+      },
+    },
+    async (request) => payoutV3ById(ctx, accountOf(request).id, request.params.id),
+  );
 
   if (ctx.config.mode !== 'sandbox') return;
-  r.post('/api/sandbox/wallet/credit', {
-    config: commandConfig,
-    schema: { tags: ['Extensions'], summary: 'Add test funds to this account\'s wallet (sandbox only)', body: SandboxCreditBody, response: withErrors({ 200: SandboxCredited }) },
-  }, async (request, reply) => runCommand(ctx, request, reply, async (tx) => {
-    const account = accountOf(request);
-    const currency = await knownCurrency(tx, request.body.currency ?? defaultCurrency);
-    if (currency === null) throw validationError({ currency: 'invalid' });
-    const reason = request.body.reason?.trim() || 'Sandbox credit';
-    const credited = await creditWallet(tx, { accountId: account.id, currency, amountMinor: BigInt(request.body.amount), reason, kind: 'sandbox_credit' });
-    if (credited === null) throw validationError({ amount: 'invalid' });
-    return { status: 'success' as const, identifier_wallet: credited.movementId, amount_available: safeInteger(credited.balanceMinor), currency };
-  }));
+  r.post(
+    '/api/sandbox/wallet/credit',
+    {
+      config: commandConfig,
+      schema: {
+        tags: ['Extensions'],
+        summary: "Add test funds to this account's wallet (sandbox only)",
+        body: SandboxCreditBody,
+        response: withErrors({ 200: SandboxCredited }),
+      },
+    },
+    async (request, reply) =>
+      runCommand(ctx, request, reply, async (tx) => {
+        const account = accountOf(request);
+        const currency = await knownCurrency(tx, request.body.currency ?? defaultCurrency);
+        if (currency === null) throw validationError({ currency: 'invalid' });
+        const reason = request.body.reason?.trim() || 'Sandbox credit';
+        const credited = await creditWallet(tx, {
+          accountId: account.id,
+          currency,
+          amountMinor: BigInt(request.body.amount),
+          reason,
+          kind: 'sandbox_credit',
+        });
+        if (credited === null) throw validationError({ amount: 'invalid' });
+        return {
+          status: 'success' as const,
+          identifier_wallet: credited.movementId,
+          amount_available: safeInteger(credited.balanceMinor),
+          currency,
+        };
+      }),
+  );
 }

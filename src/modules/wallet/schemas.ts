@@ -14,38 +14,59 @@ export const bancoEstadoCode = '0012';
 const Amount = Type.Integer({ minimum: 1, maximum: Number(limits.amountMinorMax) });
 const Required = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 
-export const PayoutCreateBody = Type.Object({
-  email: Type.String({ minLength: 1, maxLength: limits.payoutEmailLengthMax, format: 'email' }),
-  phone: Type.Optional(Type.String({ maxLength: limits.payoutPhoneLengthMax })),
-  subject: Required(limits.payoutSubjectLengthMax),
-  currency: Required(limits.currencyCodeLengthMax),
-  order: Required(limits.payoutOrderLengthMax),
-  amount: Amount,
-  accountbank_name: Required(limits.bankHolderNameLengthMax),
-  accountbank_rut: Required(limits.bankRutLengthMax),
-  accountbank_sbif: Required(limits.payoutBankSbifLengthMax),
-  accountbank_type: Type.String({ minLength: 1, maxLength: 1, pattern: '^[123]$', description: '1 checking, 2 vista/RUT account, 3 savings' }),
-  accountbank_num: Required(limits.bankNumLengthMax),
-  url_notify: Type.Optional(Type.String({ maxLength: limits.callbackUrlLengthMax, format: 'uri', pattern: '^https?://' })),
-  additional_parameters: Type.Optional(Type.Object({
-    parameter_1: Type.Optional(Type.String()),
-    parameter_2: Type.Optional(Type.String()),
-  }, { additionalProperties: true })),
-  order_ext: Type.Optional(Type.String({ maxLength: orderExtLengthMax })),
-}, { additionalProperties: false });
+export const PayoutCreateBody = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: limits.payoutEmailLengthMax, format: 'email' }),
+    phone: Type.Optional(Type.String({ maxLength: limits.payoutPhoneLengthMax })),
+    subject: Required(limits.payoutSubjectLengthMax),
+    currency: Required(limits.currencyCodeLengthMax),
+    order: Required(limits.payoutOrderLengthMax),
+    amount: Amount,
+    accountbank_name: Required(limits.bankHolderNameLengthMax),
+    accountbank_rut: Required(limits.bankRutLengthMax),
+    accountbank_sbif: Required(limits.payoutBankSbifLengthMax),
+    accountbank_type: Type.String({
+      minLength: 1,
+      maxLength: 1,
+      pattern: '^[123]$',
+      description: '1 checking, 2 vista/RUT account, 3 savings',
+    }),
+    accountbank_num: Required(limits.bankNumLengthMax),
+    url_notify: Type.Optional(
+      Type.String({ maxLength: limits.callbackUrlLengthMax, format: 'uri', pattern: '^https?://' }),
+    ),
+    additional_parameters: Type.Optional(
+      Type.Object(
+        {
+          parameter_1: Type.Optional(Type.String()),
+          parameter_2: Type.Optional(Type.String()),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+    order_ext: Type.Optional(Type.String({ maxLength: orderExtLengthMax })),
+  },
+  { additionalProperties: false },
+);
 
-export const WithdrawBody = Type.Object({
-  subject: Required(limits.payoutSubjectLengthMax),
-  currency: Required(limits.currencyCodeLengthMax),
-  order: Required(limits.payoutOrderLengthMax),
-  amount: Amount,
-}, { additionalProperties: false });
+export const WithdrawBody = Type.Object(
+  {
+    subject: Required(limits.payoutSubjectLengthMax),
+    currency: Required(limits.currencyCodeLengthMax),
+    order: Required(limits.payoutOrderLengthMax),
+    amount: Amount,
+  },
+  { additionalProperties: false },
+);
 
-export const SandboxCreditBody = Type.Object({
-  amount: Amount,
-  currency: Type.Optional(Required(limits.currencyCodeLengthMax)),
-  reason: Type.Optional(Type.String({ maxLength: limits.walletCreditReasonLengthMax })),
-}, { additionalProperties: false });
+export const SandboxCreditBody = Type.Object(
+  {
+    amount: Amount,
+    currency: Type.Optional(Required(limits.currencyCodeLengthMax)),
+    reason: Type.Optional(Type.String({ maxLength: limits.walletCreditReasonLengthMax })),
+  },
+  { additionalProperties: false },
+);
 
 export const WalletQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.walletPageMax })),
@@ -82,7 +103,9 @@ const payoutFields = {
   accountbank_rut: Type.String(),
   accountbank_name: Type.String(),
   accountbank_type: Type.Integer(),
-  accountbank_num: Type.Union([Type.Integer(), Type.String()], { description: 'Integer unless that would change it (leading zero, non-digits)' }),
+  accountbank_num: Type.Union([Type.Integer(), Type.String()], {
+    description: 'Integer unless that would change it (leading zero, non-digits)',
+  }),
   accountbank_sbif: Type.String(),
   status: Type.String(),
   update_at: Type.String(),
@@ -95,7 +118,11 @@ export const PayoutResponse = Type.Object({
 });
 
 export const PayoutV3Response = Type.Object({
-  payout: Type.Object({ ...payoutFields, origin_wallet: Type.String(), reason_rejection: Type.String() }),
+  payout: Type.Object({
+    ...payoutFields,
+    origin_wallet: Type.String(),
+    reason_rejection: Type.String(),
+  }),
 });
 
 const WalletMovement = Type.Object({
@@ -117,7 +144,12 @@ export const WalletSummary = Type.Object({
   current_id: Type.String(),
   amount_available: Type.Integer(),
   currency: Type.String(),
-  filter: Type.Object({ page: Type.Integer(), per_page: Type.Integer(), currency: Type.String(), id: Type.String() }),
+  filter: Type.Object({
+    page: Type.Integer(),
+    per_page: Type.Integer(),
+    currency: Type.String(),
+    id: Type.String(),
+  }),
   wallet_movements: Type.Array(WalletMovement),
 });
 

@@ -17,7 +17,10 @@ function accountNumberOut(num: string): number | string {
 }
 
 export function safeInteger(value: bigint): number {
-  assert.ok(value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= -BigInt(Number.MAX_SAFE_INTEGER), 'amount fits a JSON integer');
+  assert.ok(
+    value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= -BigInt(Number.MAX_SAFE_INTEGER),
+    'amount fits a JSON integer',
+  );
   return Number(value);
 }
 
@@ -53,7 +56,11 @@ export function payoutBody(ctx: AppContext, p: PayoutRow): PayoutBody {
   };
 }
 
-export function movementBody(ctx: AppContext, m: Selectable<WalletMovementTable>, payout: PayoutRow | undefined) {
+export function movementBody(
+  ctx: AppContext,
+  m: Selectable<WalletMovementTable>,
+  payout: PayoutRow | undefined,
+) {
   return {
     id: m.id,
     order: m.order,

@@ -28,9 +28,14 @@ const creditJournalKinds = {
 } as const satisfies Record<CreditInput['kind'], string>;
 
 /** null when the credit would take the balance over limits.walletBalanceMinorMax; nothing is written then. */
-export async function creditWallet(ctx: AppContext, input: CreditInput): Promise<CreditResult | null> {
+export async function creditWallet(
+  ctx: AppContext,
+  input: CreditInput,
+): Promise<CreditResult | null> {
   return inTransaction(ctx.db, async (tx) => {
-    const [balanceMinor] = await ctx.ledger.hold(tx, [{ owner: input.accountId, code: ledgerCodes.walletAvailable, currency: input.currency }]);
+    const [balanceMinor] = await ctx.ledger.hold(tx, [
+      { owner: input.accountId, code: ledgerCodes.walletAvailable, currency: input.currency },
+    ]);
     if (balanceMinor! + input.amountMinor > limits.walletBalanceMinorMax) return null;
     const at = await ctx.accountClock.now(input.accountId, tx);
     const creditId = newId('adj', 17);
@@ -40,13 +45,30 @@ export async function creditWallet(ctx: AppContext, input: CreditInput): Promise
       memo: input.reason,
       at,
       postings: [
-        { owner: SYSTEM_OWNER, code: ledgerCodes.operatorAdjustments, currency: input.currency, amountMinor: -input.amountMinor },
-        { owner: input.accountId, code: ledgerCodes.walletAvailable, currency: input.currency, amountMinor: input.amountMinor },
+        {
+          owner: SYSTEM_OWNER,
+          code: ledgerCodes.operatorAdjustments,
+          currency: input.currency,
+          amountMinor: -input.amountMinor,
+        },
+        {
+          owner: input.accountId,
+          code: ledgerCodes.walletAvailable,
+          currency: input.currency,
+          amountMinor: input.amountMinor,
+        },
       ],
     });
     const movement = await appendWalletMovement(tx, {
-      accountId: input.accountId, currency: input.currency, order: creditId, subject: input.reason,
-      kind: input.kind, reference: creditId, originLiquidation: null, journal, at,
+      accountId: input.accountId,
+      currency: input.currency,
+      order: creditId,
+      subject: input.reason,
+      kind: input.kind,
+      reference: creditId,
+      originLiquidation: null,
+      journal,
+      at,
     });
     const line = journal.lines.find((l) => l.code === ledgerCodes.walletAvailable);
     return { movementId: movement.id, creditId, balanceMinor: line?.balanceAfterMinor ?? 0n };

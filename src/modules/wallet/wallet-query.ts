@@ -12,30 +12,65 @@ export interface SummaryQuery {
   readonly perPage: number;
 }
 
-const payoutMovementKinds: ReadonlySet<string> = new Set(['payout', 'withdrawal', 'payout_reversal', 'withdrawal_reversal']);
+const payoutMovementKinds: ReadonlySet<string> = new Set([
+  'payout',
+  'withdrawal',
+  'payout_reversal',
+  'withdrawal_reversal',
+]);
 
-async function render(ctx: AppContext, q: SummaryQuery, movements: Awaited<ReturnType<typeof movementsPage>>, filterId: string | null) {
+async function render(
+  ctx: AppContext,
+  q: SummaryQuery,
+  movements: Awaited<ReturnType<typeof movementsPage>>,
+  filterId: string | null,
+) {
   const currentId = await latestMovementId(ctx.db, q.accountId, q.currency);
-  const balanceMinor = await ctx.ledger.balance(ctx.db, { owner: q.accountId, code: ledgerCodes.walletAvailable, currency: q.currency });
-  const payoutIds = [...new Set(movements.filter((m) => payoutMovementKinds.has(m.kind)).map((m) => m.reference))];
-  const payouts = new Map((await payoutsByIds(ctx.db, q.accountId, payoutIds)).map((p) => [p.id, p]));
+  const balanceMinor = await ctx.ledger.balance(ctx.db, {
+    owner: q.accountId,
+    code: ledgerCodes.walletAvailable,
+    currency: q.currency,
+  });
+  const payoutIds = [
+    ...new Set(movements.filter((m) => payoutMovementKinds.has(m.kind)).map((m) => m.reference)),
+  ];
+  const payouts = new Map(
+    (await payoutsByIds(ctx.db, q.accountId, payoutIds)).map((p) => [p.id, p]),
+  );
   return {
     status: 'success' as const,
     current_id: currentId ?? '',
     amount_available: safeInteger(balanceMinor),
     currency: q.currency,
-    filter: { page: q.page, per_page: q.perPage, currency: q.currency, id: filterId ?? currentId ?? '' },
-    wallet_movements: movements.map((m) => movementBody(ctx, m, payoutMovementKinds.has(m.kind) ? payouts.get(m.reference) : undefined)),
+    filter: {
+      page: q.page,
+      per_page: q.perPage,
+      currency: q.currency,
+      id: filterId ?? currentId ?? '',
+    },
+    wallet_movements: movements.map((m) =>
+      movementBody(ctx, m, payoutMovementKinds.has(m.kind) ? payouts.get(m.reference) : undefined),
+    ),
   };
 }
 
 export async function walletSummary(ctx: AppContext, q: SummaryQuery) {
-  return render(ctx, q, await movementsPage(ctx.db, q.accountId, q.currency, q.page, q.perPage), null);
+  return render(
+    ctx,
+    q,
+    await movementsPage(ctx.db, q.accountId, q.currency, q.page, q.perPage),
+    null,
+  );
 }
 
 /** One movement in the summary envelope; the filter names it and the balance is of its currency. */
 export async function walletMovement(ctx: AppContext, accountId: string, movementId: string) {
   const movement = await findMovement(ctx.db, accountId, movementId);
   if (movement === undefined) throw notFound('wallet movement');
-  return render(ctx, { accountId, currency: movement.currency, page: 1, perPage: 1 }, [movement], movement.id);
+  return render(
+    ctx,
+    { accountId, currency: movement.currency, page: 1, perPage: 1 },
+    [movement],
+    movement.id,
+  );
 }

@@ -12,29 +12,44 @@ import { limits } from '../../limits/index.ts';
 const bearerPattern = new RegExp(`^Bearer\\s+(\\S{1,${limits.bearerTokenLengthMax}})\\s*$`, 'i');
 
 function signParams(request: FastifyRequest): SignParams {
-  const source = request.method === 'GET' || request.method === 'HEAD' ? request.query : request.body;
-  return source !== null && typeof source === 'object' && !Array.isArray(source) ? (source as SignParams) : {};
+  const source =
+    request.method === 'GET' || request.method === 'HEAD' ? request.query : request.body;
+  return source !== null && typeof source === 'object' && !Array.isArray(source)
+    ? (source as SignParams)
+    : {};
 }
 
 /**
  * Cobro-Signature (decision 140): checked whenever it is sent, required when the account asks for strict signing.
  * It adds to `Sign`, never replaces it: a signed endpoint still needs `Sign`, as the seed says.
  */
-function checkStrictSignature(ctx: AppContext, request: FastifyRequest, account: AuthenticatedAccount): void {
+function checkStrictSignature(
+  ctx: AppContext,
+  request: FastifyRequest,
+  account: AuthenticatedAccount,
+): void {
   const header = request.headers[cobroSignatureHeader];
   if (header === undefined || (typeof header === 'string' && header.trim() === '')) {
     if (account.strictSigning) throw new ApiError('signature_missing', 'waiting Cobro-Signature');
     return;
   }
-  if (typeof header !== 'string') throw new ApiError('signature_invalid', 'invalid Cobro-Signature');
-  const signed = { method: request.method, rawPath: rawPathOf(request.url), rawBody: rawBodyOf(request) };
+  if (typeof header !== 'string')
+    throw new ApiError('signature_invalid', 'invalid Cobro-Signature');
+  const signed = {
+    method: request.method,
+    rawPath: rawPathOf(request.url),
+    rawBody: rawBodyOf(request),
+  };
   switch (checkCobroSignature(account.privateToken, header.trim(), signed, ctx.clock.now())) {
     case 'valid':
       return;
     case 'invalid':
       throw new ApiError('signature_invalid', 'invalid Cobro-Signature');
     case 'expired':
-      throw new ApiError('signature_expired', `Cobro-Signature timestamp is more than ${limits.cobroSignatureToleranceMs / 1000} seconds from the service clock`);
+      throw new ApiError(
+        'signature_expired',
+        `Cobro-Signature timestamp is more than ${limits.cobroSignatureToleranceMs / 1000} seconds from the service clock`,
+      );
   }
 }
 
@@ -48,9 +63,11 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     // Unknown routes and wrong methods answer 404/405 before anything asks for credentials.
     if (mode === 'none' || request.is404) return;
     const header = request.headers.authorization;
-    if (header === undefined || header.trim() === '') throw new ApiError('token_missing', 'waiting token public');
+    if (header === undefined || header.trim() === '')
+      throw new ApiError('token_missing', 'waiting token public');
     const match = bearerPattern.exec(header);
-    const account = match?.[1] === undefined ? null : await ctx.accounts.authenticatePublicToken(match[1]);
+    const account =
+      match?.[1] === undefined ? null : await ctx.accounts.authenticatePublicToken(match[1]);
     if (account === null) throw new ApiError('token_invalid', 'invalid token');
     request.account = account;
     // The seed's answers first (a wrong key is `invalid sign`), then the Cobro-Signature.
@@ -58,7 +75,10 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
       const sign = request.headers.sign;
       const absent = typeof sign !== 'string' || sign.trim() === '';
       if (absent && mode === 'sign') throw new ApiError('sign_missing', 'waiting sign');
-      if (!absent && !verifySign(account.signingKey, signedPaths(request.url), signParams(request), sign.trim())) {
+      if (
+        !absent &&
+        !verifySign(account.signingKey, signedPaths(request.url), signParams(request), sign.trim())
+      ) {
         throw new ApiError('sign_invalid', 'invalid sign');
       }
     }

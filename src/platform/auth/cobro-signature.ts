@@ -8,12 +8,26 @@ import { limits } from '../../limits/index.ts';
 export const cobroSignatureHeader = 'cobro-signature';
 
 /** The text that is signed; the client builds the same (packages/client/src/sign.ts). */
-function signedPayload(timestampS: number, method: string, rawPath: string, rawBody: string): string {
+function signedPayload(
+  timestampS: number,
+  method: string,
+  rawPath: string,
+  rawBody: string,
+): string {
   return `${timestampS}\n${method.toUpperCase()}\n${rawPath}\n${rawBody}`;
 }
 
-export function computeCobroSignature(privateToken: string, timestampS: number, method: string, rawPath: string, rawBody: string): string {
-  const mac = crypto.createHmac('sha256', privateToken).update(signedPayload(timestampS, method, rawPath, rawBody), 'utf8').digest('hex');
+export function computeCobroSignature(
+  privateToken: string,
+  timestampS: number,
+  method: string,
+  rawPath: string,
+  rawBody: string,
+): string {
+  const mac = crypto
+    .createHmac('sha256', privateToken)
+    .update(signedPayload(timestampS, method, rawPath, rawBody), 'utf8')
+    .digest('hex');
   return `t=${timestampS},v1=${mac}`;
 }
 
@@ -56,11 +70,21 @@ export interface SignedRequest {
 }
 
 /** Checks the header against the request and the clock; a valid MAC on a timestamp outside the window is `expired`. */
-export function checkCobroSignature(privateToken: string, header: string, request: SignedRequest, now: Date): SignatureCheck {
+export function checkCobroSignature(
+  privateToken: string,
+  header: string,
+  request: SignedRequest,
+  now: Date,
+): SignatureCheck {
   const parsed = parseHeader(header);
   if (parsed === null) return 'invalid';
-  const expected = crypto.createHmac('sha256', privateToken)
-    .update(signedPayload(parsed.timestampS, request.method, request.rawPath, request.rawBody), 'utf8').digest();
+  const expected = crypto
+    .createHmac('sha256', privateToken)
+    .update(
+      signedPayload(parsed.timestampS, request.method, request.rawPath, request.rawBody),
+      'utf8',
+    )
+    .digest();
   let matched = false;
   // Every v1 is compared, so timing does not reveal which one matched.
   for (const mac of parsed.macs) if (crypto.timingSafeEqual(expected, mac)) matched = true;

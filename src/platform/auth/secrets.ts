@@ -23,10 +23,14 @@ export function createSecretBox(key: Buffer): SecretBox {
     },
     open(sealed) {
       const [version, iv, tag, body] = sealed.split('.');
-      if (version !== 'v1' || iv === undefined || tag === undefined || body === undefined) throw new Error('sealed secret has an unknown format');
+      if (version !== 'v1' || iv === undefined || tag === undefined || body === undefined)
+        throw new Error('sealed secret has an unknown format');
       const decipher = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+      return Buffer.concat([
+        decipher.update(Buffer.from(body, 'base64url')),
+        decipher.final(),
+      ]).toString('utf8');
     },
     derive(purpose) {
       return Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), `cobro:${purpose}`, 32));
@@ -52,7 +56,10 @@ export function resolveSecretKey(configured: Buffer | null, dataDir: string): Bu
 export function existingSecretKey(configured: Buffer | null, dataDir: string): Buffer | null {
   if (configured !== null) return configured;
   try {
-    return Buffer.from(fs.readFileSync(path.join(dataDir, dataDirEntries.secretKey), 'utf8').trim(), 'hex');
+    return Buffer.from(
+      fs.readFileSync(path.join(dataDir, dataDirEntries.secretKey), 'utf8').trim(),
+      'hex',
+    );
   } catch {
     return null;
   }
@@ -60,7 +67,9 @@ export function existingSecretKey(configured: Buffer | null, dataDir: string): B
 
 /** A box for a process that has no key and must not make one: it works until a secret is sealed, opened or derived. */
 export function keylessSecretBox(reason: string): SecretBox {
-  const refuse = (): never => { throw new Error(reason); };
+  const refuse = (): never => {
+    throw new Error(reason);
+  };
   return { seal: refuse, open: refuse, derive: refuse };
 }
 

@@ -10,7 +10,9 @@ type Encoder = (text: string) => string;
 const phpUrlEncode: Encoder = (text) =>
   // A lone surrogate would make encodeURIComponent throw; as U+FFFD it just signs differently (and the input
   // guards refuse such text right after authentication).
-  encodeURIComponent(text.toWellFormed()).replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+  encodeURIComponent(text.toWellFormed())
+    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
 
 /** WHATWG form encoding (URLSearchParams): like PHP but `*` stays literal. */
 const formUrlEncode: Encoder = (text) => phpUrlEncode(text).replace(/%2A/g, '*');
@@ -21,7 +23,8 @@ function scalarText(value: unknown, style: 'js' | 'php'): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'object') return null;
   if (typeof value === 'boolean') return style === 'js' ? String(value) : value ? '1' : '';
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint')
+    return String(value);
   return null;
 }
 
@@ -40,7 +43,10 @@ export function canonicalString(path: string, params: SignParams): string {
 }
 
 export function computeSign(privateToken: string, path: string, params: SignParams): string {
-  return crypto.createHmac('sha256', privateToken).update(canonicalString(path, params)).digest('hex');
+  return crypto
+    .createHmac('sha256', privateToken)
+    .update(canonicalString(path, params))
+    .digest('hex');
 }
 
 /** Whether any value would be written differently by PHP's style (booleans as 1 and empty). */
@@ -77,7 +83,12 @@ const hexSignPattern = /^[0-9a-fA-F]{64}$/;
  * again on every call, several times the cost of the HMAC itself). `path` is one path or the forms of it a client
  * may have signed (signedPaths).
  */
-export function verifySign(key: string | crypto.KeyObject, path: string | readonly string[], params: SignParams, sign: string): boolean {
+export function verifySign(
+  key: string | crypto.KeyObject,
+  path: string | readonly string[],
+  params: SignParams,
+  sign: string,
+): boolean {
   if (!hexSignPattern.test(sign)) return false;
   const given = Buffer.from(sign.toLowerCase(), 'hex');
   let matched = false;

@@ -8,7 +8,9 @@ import type { StoredAnswer } from '../idempotency/store.ts';
 const jsonType = 'application/json; charset=utf-8';
 
 function bytesOf(serialized: string | ArrayBuffer | Buffer): string {
-  return typeof serialized === 'string' ? serialized : Buffer.from(serialized as ArrayBuffer).toString('utf8');
+  return typeof serialized === 'string'
+    ? serialized
+    : Buffer.from(serialized as ArrayBuffer).toString('utf8');
 }
 
 export function renderValue(reply: FastifyReply, value: unknown): StoredAnswer {
@@ -18,10 +20,18 @@ export function renderValue(reply: FastifyReply, value: unknown): StoredAnswer {
 
 export function renderError(reply: FastifyReply, error: ApiError): StoredAnswer {
   reply.code(error.httpStatus);
-  return { statusCode: error.httpStatus, contentType: jsonType, body: bytesOf(reply.serialize(error.envelope())) };
+  return {
+    statusCode: error.httpStatus,
+    contentType: jsonType,
+    body: bytesOf(reply.serialize(error.envelope())),
+  };
 }
 
-export function sendAnswer(reply: FastifyReply, answer: StoredAnswer, headers: Readonly<Record<string, string>>): FastifyReply {
+export function sendAnswer(
+  reply: FastifyReply,
+  answer: StoredAnswer,
+  headers: Readonly<Record<string, string>>,
+): FastifyReply {
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   // A string with a JSON content type is sent as is: Fastify does not serialize it again.
   return reply.code(answer.statusCode).header('content-type', answer.contentType).send(answer.body);

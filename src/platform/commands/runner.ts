@@ -8,7 +8,12 @@ import type { Tx } from '../db/types.ts';
 import { ApiError } from '../errors/errors.ts';
 import { inTransaction } from '../db/unit-of-work.ts';
 import { requestHash } from '../idempotency/canonical.ts';
-import { coversRequest, idempotencyKeyOf, normalisedPath, replayedHeader } from '../idempotency/plugin.ts';
+import {
+  coversRequest,
+  idempotencyKeyOf,
+  normalisedPath,
+  replayedHeader,
+} from '../idempotency/plugin.ts';
 import { claimKey, completeKey, keepCommitted, type StoredAnswer } from '../idempotency/store.ts';
 import { renderError, renderValue, sendAnswer } from './render.ts';
 
@@ -47,7 +52,12 @@ interface KeyScope {
 }
 
 type Outcome<T> =
-  | { readonly kind: 'answer'; readonly answer: StoredAnswer; readonly replayed: boolean; readonly headers: Readonly<Record<string, string>> }
+  | {
+      readonly kind: 'answer';
+      readonly answer: StoredAnswer;
+      readonly replayed: boolean;
+      readonly headers: Readonly<Record<string, string>>;
+    }
   | { readonly kind: 'after'; readonly committed: T };
 
 /** A refusal that is the client's (4xx): the command rolls back, the answer is kept with the key. */
@@ -60,7 +70,9 @@ function refusalOf(error: unknown): ApiError | null {
  * rendered as the error handler would. Without a key there is nothing to store, so the one error handler renders it.
  */
 async function answerOf(
-  reply: FastifyReply, scope: KeyScope | null, step: () => Promise<unknown>,
+  reply: FastifyReply,
+  scope: KeyScope | null,
+  step: () => Promise<unknown>,
 ): Promise<{ readonly answer: StoredAnswer; readonly headers: Readonly<Record<string, string>> }> {
   try {
     return { answer: renderValue(reply, await step()), headers: {} };
@@ -72,13 +84,19 @@ async function answerOf(
 }
 
 export async function runCommand<T>(
-  ctx: AppContext, request: FastifyRequest, reply: FastifyReply, command: Command<T>, options: CommandOptions<T> = {},
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  command: Command<T>,
+  options: CommandOptions<T> = {},
 ): Promise<FastifyReply> {
   const key = coversRequest(request) ? idempotencyKeyOf(request) : null;
-  const scope: KeyScope | null = key === null || request.account === null ? null : { accountId: request.account.id, key };
+  const scope: KeyScope | null =
+    key === null || request.account === null ? null : { accountId: request.account.id, key };
   const grouped = options.grouped;
   if (scope === null && grouped !== undefined) {
-    if (options.afterCommit !== undefined) return finishAfterCommit(ctx, reply, null, await grouped(ctx), options);
+    if (options.afterCommit !== undefined)
+      return finishAfterCommit(ctx, reply, null, await grouped(ctx), options);
     const { answer, headers } = await answerOf(reply, null, () => grouped(ctx));
     return sendAnswer(reply, answer, headers);
   }
@@ -86,15 +104,26 @@ export async function runCommand<T>(
     const txCtx: AppContext = { ...ctx, db: tx };
     if (scope !== null) {
       const claim = await claimKey(tx, {
-        ...scope, method: request.method, path: normalisedPath(request.url), requestHash: requestHash(request.body), now: ctx.clock.now(), leaseMs: ctx.config.idempotencyLeaseMs,
+        ...scope,
+        method: request.method,
+        path: normalisedPath(request.url),
+        requestHash: requestHash(request.body),
+        now: ctx.clock.now(),
+        leaseMs: ctx.config.idempotencyLeaseMs,
       });
       switch (claim.kind) {
         case 'proceed':
           break;
         case 'in_flight':
-          throw new ApiError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed; retry later');
+          throw new ApiError(
+            'idempotency_in_flight',
+            'a request with this Idempotency-Key is still being processed; retry later',
+          );
         case 'mismatch':
-          throw new ApiError('idempotency_mismatch', 'this Idempotency-Key was already used with other parameters');
+          throw new ApiError(
+            'idempotency_mismatch',
+            'this Idempotency-Key was already used with other parameters',
+          );
         case 'replay':
           return { kind: 'answer', answer: claim, replayed: true, headers: {} };
         case 'resume':
@@ -107,25 +136,37 @@ export async function runCommand<T>(
     }
     // With a key, under a savepoint, so a refusal thrown half-way rolls back the command's writes but not the claim.
     // Without one, a refusal rolls the whole transaction back, so the savepoint's two round trips buy nothing.
-    const run = () => (scope === null ? command(txCtx, tx) : inTransaction(tx, () => command(txCtx, tx)));
+    const run = () =>
+      scope === null ? command(txCtx, tx) : inTransaction(tx, () => command(txCtx, tx));
     if (options.afterCommit !== undefined) {
       const value = await run();
-      if (scope !== null) await keepCommitted(tx, scope.accountId, scope.key, JSON.stringify(value));
+      if (scope !== null)
+        await keepCommitted(tx, scope.accountId, scope.key, JSON.stringify(value));
       return { kind: 'after', committed: value };
     }
     const { answer, headers } = await answerOf(reply, scope, run);
     if (scope !== null) await completeKey(tx, scope.accountId, scope.key, answer);
     return { kind: 'answer', answer, replayed: false, headers };
   });
-  if (outcome.kind === 'answer') return sendAnswer(reply, outcome.answer, outcome.replayed ? { [replayedHeader]: 'true' } : outcome.headers);
+  if (outcome.kind === 'answer')
+    return sendAnswer(
+      reply,
+      outcome.answer,
+      outcome.replayed ? { [replayedHeader]: 'true' } : outcome.headers,
+    );
   return finishAfterCommit(ctx, reply, scope, outcome.committed, options);
 }
 
 /** Runs the after-commit step outside any transaction, then stores its answer in a short commit of its own. */
 async function finishAfterCommit<T>(
-  ctx: AppContext, reply: FastifyReply, scope: KeyScope | null, committed: T, options: CommandOptions<T>,
+  ctx: AppContext,
+  reply: FastifyReply,
+  scope: KeyScope | null,
+  committed: T,
+  options: CommandOptions<T>,
 ): Promise<FastifyReply> {
-  if (options.afterCommit === undefined) throw new Error('a committed command without an after-commit step');
+  if (options.afterCommit === undefined)
+    throw new Error('a committed command without an after-commit step');
   const afterCommit = options.afterCommit;
   const { answer, headers } = await answerOf(reply, scope, () => afterCommit(ctx, committed));
   if (scope !== null) await completeKey(ctx.db, scope.accountId, scope.key, answer);

@@ -19,7 +19,8 @@ export interface ChangeFeed {
 const channelPattern = /^[a-z_][a-z0-9_]{0,62}$/;
 
 function checkedChannel(channel: string): string {
-  if (!channelPattern.test(channel)) throw new Error(`change channel ${channel} is not a plain identifier`);
+  if (!channelPattern.test(channel))
+    throw new Error(`change channel ${channel} is not a plain identifier`);
   return channel;
 }
 
@@ -27,12 +28,19 @@ class Listeners {
   readonly byChannel = new Map<string, ChangeListener[]>();
   add(channel: string, changed: ChangeListener): boolean {
     const list = this.byChannel.get(channel);
-    if (list !== undefined) { list.push(changed); return false; }
+    if (list !== undefined) {
+      list.push(changed);
+      return false;
+    }
     this.byChannel.set(channel, [changed]);
     return true;
   }
-  notify(channel: string, payload: string): void { for (const l of this.byChannel.get(channel) ?? []) l(payload); }
-  gap(): void { for (const list of this.byChannel.values()) for (const l of list) l(null); }
+  notify(channel: string, payload: string): void {
+    for (const l of this.byChannel.get(channel) ?? []) l(payload);
+  }
+  gap(): void {
+    for (const list of this.byChannel.values()) for (const l of list) l(null);
+  }
 }
 
 /** PGlite: one instance in this process; its notifications never drop, so the feed is live once LISTEN ran. */
@@ -45,25 +53,44 @@ export function pgliteChangeFeed(pglite: PGlite): ChangeFeed {
     on(channel, changed) {
       if (!listeners.add(checkedChannel(channel), changed)) return;
       pending++;
-      void pglite.listen(channel, (payload) => listeners.notify(channel, payload)).then((stop) => {
-        unlisten.push(stop);
-        pending--;
-        listeners.gap();
-      }, () => { /* a closed instance: never live */ });
+      void pglite
+        .listen(channel, (payload) => listeners.notify(channel, payload))
+        .then(
+          (stop) => {
+            unlisten.push(stop);
+            pending--;
+            listeners.gap();
+          },
+          () => {
+            /* a closed instance: never live */
+          },
+        );
     },
-    async close() { for (const stop of unlisten.splice(0)) await stop().catch(() => {}); },
+    async close() {
+      for (const stop of unlisten.splice(0)) await stop().catch(() => {});
+    },
   };
 }
 
 /** The feed's own client, not yet connected: its notifications go to `listeners`, its failure or end to `lost`. */
-async function feedClient(url: string, listeners: Listeners, lost: (c: pg.Client) => void): Promise<pg.Client> {
+async function feedClient(
+  url: string,
+  listeners: Listeners,
+  lost: (c: pg.Client) => void,
+): Promise<pg.Client> {
   // Only PostgreSQL's feed needs the driver: an embedded database's process never loads it (decision 240).
   const { default: pg } = await import('pg');
   // Keep-alive so a connection that silently died (no FIN) is noticed, and the feed stops being live.
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs, keepAlive: true });
+  const c = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs,
+    keepAlive: true,
+  });
   c.on('error', () => lost(c));
   c.on('end', () => lost(c));
-  c.on('notification', (m) => { if (m.payload !== undefined) listeners.notify(m.channel, m.payload); });
+  c.on('notification', (m) => {
+    if (m.payload !== undefined) listeners.notify(m.channel, m.payload);
+  });
   return c;
 }
 
@@ -84,7 +111,10 @@ export function postgresChangeFeed(url: string): ChangeFeed {
 
   const scheduleRetry = () => {
     if (closed || retryTimer !== null) return;
-    retryTimer = setTimeout(() => { retryTimer = null; void connect(); }, retryMs);
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      void connect();
+    }, retryMs);
     retryTimer.unref();
     retryMs = Math.min(retryMs * 2, limits.changeFeedRetryMsMax);
   };
@@ -104,7 +134,10 @@ export function postgresChangeFeed(url: string): ChangeFeed {
       await c.connect();
       client = c;
       for (const channel of listeners.byChannel.keys()) await c.query(`LISTEN ${channel}`);
-      if (closed) { await c.end(); return; }
+      if (closed) {
+        await c.end();
+        return;
+      }
       if (client !== c) return;
       live = true;
       retryMs = limits.changeFeedRetryMsMin;
@@ -112,7 +145,10 @@ export function postgresChangeFeed(url: string): ChangeFeed {
       listeners.gap();
     } catch {
       if (client === c) lost(c);
-      else { c.end().catch(() => {}); scheduleRetry(); }
+      else {
+        c.end().catch(() => {});
+        scheduleRetry();
+      }
     } finally {
       starting = false;
     }
@@ -128,7 +164,15 @@ export function postgresChangeFeed(url: string): ChangeFeed {
       // meanwhile. The other channels stay live: what they keep is still current, so no gap and no reconnect (a
       // reconnect would keep nothing for the retry's half second).
       adding++;
-      c.query(`LISTEN ${channel}`).then(() => { adding--; }, () => { adding--; lost(c); });
+      c.query(`LISTEN ${channel}`).then(
+        () => {
+          adding--;
+        },
+        () => {
+          adding--;
+          lost(c);
+        },
+      );
     },
     async close() {
       closed = true;

@@ -18,7 +18,8 @@ export async function readInChunks<Row>(
   const rows = await first(Math.min(total, chunkRowsMax));
   let chunk = rows.length;
   for (let round = 1; chunk === chunkRowsMax && rows.length < total; round++) {
-    if (round > Math.ceil(limits.pageSizeMax / chunkRowsMax)) throw new Error('readInChunks: more chunks than the largest page holds');
+    if (round > Math.ceil(limits.pageSizeMax / chunkRowsMax))
+      throw new Error('readInChunks: more chunks than the largest page holds');
     await nextTurn();
     const next = await after(rows[rows.length - 1]!, Math.min(total - rows.length, chunkRowsMax));
     chunk = next.length;

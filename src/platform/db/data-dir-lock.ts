@@ -45,11 +45,15 @@ export function lockDataDir(dataDir: string): DataDirLock {
     const holder = holderOf(file);
     // Our own pid in the file is a lock left by an earlier process that had it (a container's pid 1 restarted).
     if (holder !== null && holder !== process.pid && pidAlive(holder)) {
-      throw new StartupError(`DATA_DIR ${dataDir} is in use by another cobro process (pid ${holder}): stop it, or set DATA_DIR to another directory`);
+      throw new StartupError(
+        `DATA_DIR ${dataDir} is in use by another cobro process (pid ${holder}): stop it, or set DATA_DIR to another directory`,
+      );
     }
     fs.rmSync(file, { force: true });
   }
-  throw new StartupError(`DATA_DIR ${dataDir} is being locked by another cobro process starting at the same time: try again`);
+  throw new StartupError(
+    `DATA_DIR ${dataDir} is being locked by another cobro process starting at the same time: try again`,
+  );
 }
 
 function holding(file: string): DataDirLock {

@@ -37,7 +37,13 @@ const INT8_OID = 20;
  * change the database even by mistake; on PGlite a DATA_DIR without a database is refused instead of created.
  */
 export type OpenOptions =
-  | { engine: 'postgres'; url: string; poolSizeMax?: number; readOnly?: boolean; /** Named statements (decision 230); default on. */ preparedStatements?: boolean }
+  | {
+      engine: 'postgres';
+      url: string;
+      poolSizeMax?: number;
+      readOnly?: boolean /** Named statements (decision 230); default on. */;
+      preparedStatements?: boolean;
+    }
   | { engine: 'pglite'; dataDir: string | null; loadDataDir?: Blob; readOnly?: boolean };
 
 /**
@@ -65,7 +71,9 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   return options.engine === 'postgres' ? openPostgres(options) : openPglite(options);
 }
 
-async function openPostgres(options: Extract<OpenOptions, { engine: 'postgres' }>): Promise<DatabaseHandle> {
+async function openPostgres(
+  options: Extract<OpenOptions, { engine: 'postgres' }>,
+): Promise<DatabaseHandle> {
   // Imported here, not at the top: an embedded database never needs the driver (decision 240).
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
@@ -73,7 +81,9 @@ async function openPostgres(options: Extract<OpenOptions, { engine: 'postgres' }
     max: options.poolSizeMax ?? limits.dbPoolSizeMax,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID
+          ? (v: string) => BigInt(v)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
   // An idle client's error (server restart) must not crash the process; the pool replaces the client.
@@ -81,24 +91,43 @@ async function openPostgres(options: Extract<OpenOptions, { engine: 'postgres' }
   // Nor a checked-out one's (decision 420): a server that shuts down sends its clients an error between two
   // queries of a transaction, which pg emits as an 'error' event, fatal with no listener. Its query in flight, or
   // its next one, fails instead ("not queryable"), the request answers 503, and the pool never takes the client back.
-  pool.on('connect', (client) => { client.on('error', () => {}); });
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   // Queued on each new client before anything the pool hands it out for.
-  if (options.readOnly === true) pool.on('connect', (client) => { client.query('SET default_transaction_read_only = on').catch(() => {}); });
+  if (options.readOnly === true)
+    pool.on('connect', (client) => {
+      client.query('SET default_transaction_read_only = on').catch(() => {});
+    });
   if (options.preparedStatements !== false) {
     const names = new StatementNames();
     pool.on('connect', (client) => prepareRepeatedStatements(client, names));
   }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const changes = postgresChangeFeed(options.url);
-  return { db, engine: 'postgres', pglite: null, pool, changes, close: async () => { await changes.close(); await db.destroy(); } };
+  return {
+    db,
+    engine: 'postgres',
+    pglite: null,
+    pool,
+    changes,
+    close: async () => {
+      await changes.close();
+      await db.destroy();
+    },
+  };
 }
 
-async function openPglite(options: Extract<OpenOptions, { engine: 'pglite' }>): Promise<DatabaseHandle> {
+async function openPglite(
+  options: Extract<OpenOptions, { engine: 'pglite' }>,
+): Promise<DatabaseHandle> {
   let dir: string | undefined;
   let lock: DataDirLock | null = null;
   if (options.dataDir !== null) {
     if (options.readOnly === true && !embeddedDatabaseExists(options.dataDir)) {
-      throw new StartupError(`no Cobro database in ${path.resolve(options.dataDir)} (DATA_DIR): this command only reads and creates none; \`cobro migrate\` or \`cobro serve\` creates it`);
+      throw new StartupError(
+        `no Cobro database in ${path.resolve(options.dataDir)} (DATA_DIR): this command only reads and creates none; \`cobro migrate\` or \`cobro serve\` creates it`,
+      );
     }
     // The database's files are the operator's alone (decision 072): new ones get no group or other bits.
     restrictUmask();
@@ -117,7 +146,10 @@ async function openPglite(options: Extract<OpenOptions, { engine: 'pglite' }>): 
       ...(dir !== undefined ? { dataDir: dir } : {}),
       ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
       parsers: { [INT8_OID]: (v: string) => BigInt(v) },
-      startParams: [...PGlite.defaultStartParams, ...pgliteSettings.flatMap((setting) => ['-c', setting])],
+      startParams: [
+        ...PGlite.defaultStartParams,
+        ...pgliteSettings.flatMap((setting) => ['-c', setting]),
+      ],
     });
   } catch (error) {
     lock?.release();
@@ -164,7 +196,10 @@ export function redactedUrl(url: string): string {
  */
 export async function checkPostgresReachable(url: string): Promise<void> {
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs,
+  });
   client.on('error', () => {});
   try {
     await client.connect();

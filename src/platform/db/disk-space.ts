@@ -13,7 +13,12 @@ export interface DiskSpaceGuard {
   stop(): void;
 }
 
-export function watchDiskSpace(dir: string, freeBytesMin: number, intervalMs: number, logger: Logger): DiskSpaceGuard {
+export function watchDiskSpace(
+  dir: string,
+  freeBytesMin: number,
+  intervalMs: number,
+  logger: Logger,
+): DiskSpaceGuard {
   let low = false;
   const check = () => {
     let freeBytes: number;
@@ -27,7 +32,11 @@ export function watchDiskSpace(dir: string, freeBytesMin: number, intervalMs: nu
     }
     const nowLow = freeBytes < freeBytesMin;
     if (nowLow !== low) {
-      if (nowLow) logger.error({ dir, freeBytes, freeBytesMin }, 'DATA_DIR is almost full: writes are refused (503) until space is freed');
+      if (nowLow)
+        logger.error(
+          { dir, freeBytes, freeBytesMin },
+          'DATA_DIR is almost full: writes are refused (503) until space is freed',
+        );
       else logger.warn({ dir, freeBytes }, 'DATA_DIR has space again: writes are accepted');
     }
     low = nowLow;

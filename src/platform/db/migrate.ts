@@ -33,7 +33,9 @@ export interface MigrateOutcome {
  */
 export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
   const known = (await migrationFiles()).map((f) => f.replace(/\.ts$/, ''));
-  const table = await sql<{ name: string | null }>`SELECT to_regclass('kysely_migration')::text AS name`.execute(db);
+  const table = await sql<{
+    name: string | null;
+  }>`SELECT to_regclass('kysely_migration')::text AS name`.execute(db);
   if (table.rows[0]?.name == null) return known;
   const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db);
   const done = new Set(applied.rows.map((r) => r.name));
@@ -49,7 +51,12 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrateOutcome> 
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
-  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+  return {
+    applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
+  };
 }

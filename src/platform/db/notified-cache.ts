@@ -4,7 +4,10 @@
 import { performance } from 'node:perf_hooks';
 import type { ChangeFeed } from './change-feed.ts';
 
-interface Entry<V> { readonly value: V; readonly keptAtMs: number }
+interface Entry<V> {
+  readonly value: V;
+  readonly keptAtMs: number;
+}
 
 export class NotifiedCache<V> {
   #entries = new Map<string, Entry<V>>();
@@ -35,7 +38,11 @@ export class NotifiedCache<V> {
    */
   peek(key: string): V | undefined {
     const kept = this.#entries.get(key);
-    return kept !== undefined && this.#feed.live() && performance.now() - kept.keptAtMs <= this.#entryAgeMsMax ? kept.value : undefined;
+    return kept !== undefined &&
+      this.#feed.live() &&
+      performance.now() - kept.keptAtMs <= this.#entryAgeMsMax
+      ? kept.value
+      : undefined;
   }
 
   /** The kept value, or the loader's, kept when the feed was live throughout and nothing changed meanwhile. */
@@ -52,7 +59,8 @@ export class NotifiedCache<V> {
     const value = await load();
     if (value !== null && wasLive && this.#feed.live() && generation === this.#generation) {
       // Oldest first out: a Map iterates in insertion order.
-      if (this.#entries.size >= this.#entriesMax) this.#entries.delete(this.#entries.keys().next().value!);
+      if (this.#entries.size >= this.#entriesMax)
+        this.#entries.delete(this.#entries.keys().next().value!);
       this.#entries.set(key, { value, keptAtMs: performance.now() });
     }
     return value;

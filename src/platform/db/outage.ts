@@ -8,16 +8,33 @@ import { ApiError } from '../errors/errors.ts';
 
 /** Node's socket errors for a server that is not there, or went away mid-conversation. */
 const socketCodes: ReadonlySet<string> = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
   // A disk that refuses a write (the embedded engine's files): full, read-only, or failing.
-  'ENOSPC', 'EROFS', 'EIO', 'EDQUOT',
+  'ENOSPC',
+  'EROFS',
+  'EIO',
+  'EDQUOT',
 ]);
 
 /**
  * PostgreSQL's SQLSTATEs for the same: 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now,
  * 53100 disk_full, 53300 too_many_connections, 58030 io_error; and class 08, connection exceptions.
  */
-const sqlStates: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '53100', '53300', '58030']);
+const sqlStates: ReadonlySet<string> = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53100',
+  '53300',
+  '58030',
+]);
 
 /** The drivers' own words when a connection ends under them (pg, pg-pool, PGlite). */
 const messagePatterns: readonly RegExp[] = [
@@ -32,9 +49,19 @@ const messagePatterns: readonly RegExp[] = [
 
 function isUnavailable(error: unknown, depth: number): boolean {
   if (depth > limits.dbErrorNestingMax || typeof error !== 'object' || error === null) return false;
-  const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof code === 'string' && (socketCodes.has(code) || sqlStates.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
-  if (typeof message === 'string' && messagePatterns.some((pattern) => pattern.test(message))) return true;
+  const { code, message, cause, errors } = error as {
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
+  if (
+    typeof code === 'string' &&
+    (socketCodes.has(code) || sqlStates.has(code) || /^08[0-9A-Z]{3}$/.test(code))
+  )
+    return true;
+  if (typeof message === 'string' && messagePatterns.some((pattern) => pattern.test(message)))
+    return true;
   if (Array.isArray(errors) && errors.some((e) => isUnavailable(e, depth + 1))) return true;
   return isUnavailable(cause, depth + 1);
 }

@@ -54,16 +54,25 @@ export function prepareRepeatedStatements(client: pg.PoolClient, names: Statemen
   // A statement this connection could not keep (its result type changed under it) runs unnamed from then on.
   const unusable = new Set<string>();
   const named: QueryFn = (config, values, callback) => {
-    if (typeof config !== 'string' || !Array.isArray(values) || callback !== undefined) return plain(config, values, callback);
+    if (typeof config !== 'string' || !Array.isArray(values) || callback !== undefined)
+      return plain(config, values, callback);
     const name = names.nameFor(config);
-    if (name === null || unusable.has(name) || (!prepared.has(name) && prepared.size >= limits.dbPreparedPerConnectionMax)) {
+    if (
+      name === null ||
+      unusable.has(name) ||
+      (!prepared.has(name) && prepared.size >= limits.dbPreparedPerConnectionMax)
+    ) {
       return plain(config, values);
     }
     prepared.add(name);
     const result = plain({ name, text: config, values }) as Promise<unknown>;
     // The caller gets the error as before (its transaction is aborted by it); the next call runs unnamed.
     result.catch((error: unknown) => {
-      if ((error as { code?: unknown }).code === '0A000' && String((error as Error).message).includes(resultTypeChanged)) unusable.add(name);
+      if (
+        (error as { code?: unknown }).code === '0A000' &&
+        String((error as Error).message).includes(resultTypeChanged)
+      )
+        unusable.add(name);
     });
     return result;
   };

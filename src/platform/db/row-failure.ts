@@ -17,5 +17,8 @@ export function isRowFailure(error: unknown): boolean {
   if (error instanceof ApiError) return true;
   const code = (error as { readonly code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return false;
-  return (rowClasses as readonly string[]).includes(code.slice(0, 2)) || (rowCodes as readonly string[]).includes(code);
+  return (
+    (rowClasses as readonly string[]).includes(code.slice(0, 2)) ||
+    (rowCodes as readonly string[]).includes(code)
+  );
 }

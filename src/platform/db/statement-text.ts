@@ -13,7 +13,10 @@ export class StatementText {
 
   /** The placeholder (`$n`) of a new parameter bound to `value`, passed to the driver as it is. */
   param(value: unknown): string {
-    assert.ok(this.#values.length < limits.dbStatementParamsMax, 'a statement has at most 65,535 parameters');
+    assert.ok(
+      this.#values.length < limits.dbStatementParamsMax,
+      'a statement has at most 65,535 parameters',
+    );
     this.#values.push(value);
     return `$${this.#values.length}`;
   }

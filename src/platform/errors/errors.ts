@@ -43,7 +43,12 @@ export class ApiError extends Error {
   readonly extra: Readonly<Record<string, unknown>>;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
     super(message);
     this.code = code;
     this.extra = extra;
@@ -55,13 +60,20 @@ export class ApiError extends Error {
   }
 
   envelope(): ErrorEnvelope {
-    return { status: 'failed', type: errorCatalogue[this.code].type, message_error: this.message, ...this.extra };
+    return {
+      status: 'failed',
+      type: errorCatalogue[this.code].type,
+      message_error: this.message,
+      ...this.extra,
+    };
   }
 }
 
 /** Field-level validation failure in the seed's shape: `amount:is empty,email:invalid` plus an `errors` map. */
 export function validationError(fieldErrors: Readonly<Record<string, string>>): ApiError {
-  const message = Object.entries(fieldErrors).map(([field, problem]) => `${field}:${problem}`).join(',');
+  const message = Object.entries(fieldErrors)
+    .map(([field, problem]) => `${field}:${problem}`)
+    .join(',');
   return new ApiError('validation_failed', message, { errors: { ...fieldErrors } });
 }
 
@@ -69,8 +81,15 @@ export function validationError(fieldErrors: Readonly<Record<string, string>>): 
  * The database does not answer (decision 420): 503 with Retry-After, never 500. Nothing of the request is known to
  * have happened; a retry with the same Idempotency-Key (or, for a payout, the same order) runs it at most once.
  */
-export function databaseUnavailable(message = 'the database does not answer; retry later'): ApiError {
-  return new ApiError('unavailable', message, {}, { 'retry-after': String(limits.dbUnavailableRetryAfterS) });
+export function databaseUnavailable(
+  message = 'the database does not answer; retry later',
+): ApiError {
+  return new ApiError(
+    'unavailable',
+    message,
+    {},
+    { 'retry-after': String(limits.dbUnavailableRetryAfterS) },
+  );
 }
 
 /** The embedded database's disk is almost full (decision 420): writes wait, as for an outage. */
@@ -91,7 +110,10 @@ export interface RuleFailure {
   readonly message_error: string;
 }
 
-export function ruleFailure<C extends ResultCode>(code: C, ...params: ResultParams<C>): RuleFailure {
+export function ruleFailure<C extends ResultCode>(
+  code: C,
+  ...params: ResultParams<C>
+): RuleFailure {
   const template = resultCodes[code] as (...args: ResultParams<C>) => string;
   return { status: 'failed', type: code, message_error: template(...params) };
 }

@@ -10,9 +10,16 @@ import { keepRawBody, parseJsonBody } from './json-body.ts';
 
 const requestIdPattern = new RegExp(`^[\\w.:-]{1,${limits.requestIdLengthMax}}$`);
 
-export function genRequestId(request: { headers: Record<string, string | string[] | undefined> }): string {
+export function genRequestId(request: {
+  headers: Record<string, string | string[] | undefined>;
+}): string {
   const incoming = request.headers['x-request-id'];
-  if (typeof incoming === 'string' && requestIdPattern.test(incoming) && incoming.length <= limits.requestIdLengthMax) return incoming;
+  if (
+    typeof incoming === 'string' &&
+    requestIdPattern.test(incoming) &&
+    incoming.length <= limits.requestIdLengthMax
+  )
+    return incoming;
   return `req_${randomHex(12)}`;
 }
 
@@ -24,7 +31,12 @@ function acceptsJson(accept: string | undefined): boolean {
   if (accept.trim() === '') return true;
   return accept.split(',').some((part) => {
     const type = (part.split(';')[0] ?? '').trim().toLowerCase();
-    return type === '*/*' || type === 'application/*' || type === 'application/json' || type.endsWith('+json');
+    return (
+      type === '*/*' ||
+      type === 'application/*' ||
+      type === 'application/json' ||
+      type.endsWith('+json')
+    );
   });
 }
 
@@ -39,7 +51,10 @@ function accepts(accept: string | undefined, mediaType: string): boolean {
 
 function send(reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  return reply.code(error.httpStatus).type('application/json; charset=utf-8').send(error.envelope());
+  return reply
+    .code(error.httpStatus)
+    .type('application/json; charset=utf-8')
+    .send(error.envelope());
 }
 
 function toApiError(error: FastifyError): ApiError | null {
@@ -50,16 +65,22 @@ function toApiError(error: FastifyError): ApiError | null {
       return new ApiError('malformed_body', 'body:is empty', { errors: { body: 'is empty' } });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError('malformed_body', 'body:invalid json', { errors: { body: 'invalid json' } });
+      return new ApiError('malformed_body', 'body:invalid json', {
+        errors: { body: 'invalid json' },
+      });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('body_too_large', `body:larger than ${limits.bodyBytesMax} bytes`, { errors: { body: 'too large' } });
+      return new ApiError('body_too_large', `body:larger than ${limits.bodyBytesMax} bytes`, {
+        errors: { body: 'too large' },
+      });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('unsupported_media_type', 'body must be application/json');
     default:
       break;
   }
   if (error instanceof SyntaxError && /JSON/.test(error.message)) {
-    return new ApiError('malformed_body', 'body:invalid json', { errors: { body: 'invalid json' } });
+    return new ApiError('malformed_body', 'body:invalid json', {
+      errors: { body: 'invalid json' },
+    });
   }
   // Before the status check: a driver's error may carry a code Fastify would read as a status.
   if (isDatabaseUnavailable(error)) return databaseUnavailable();
@@ -79,7 +100,10 @@ const bodilessMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', '
  */
 export const hstsValue = `max-age=${limits.hstsMaxAgeS}`;
 
-export function registerConventions(app: FastifyInstance, options: { readonly httpsBase: boolean } = { httpsBase: false }): void {
+export function registerConventions(
+  app: FastifyInstance,
+  options: { readonly httpsBase: boolean } = { httpsBase: false },
+): void {
   const hsts = options.httpsBase;
   // The seed's common headers include `Content-Type: application/json` on every request, so a DELETE (or a GET)
   // sent that way with no body is a request without a body, not an empty JSON document.
@@ -113,10 +137,15 @@ export function registerConventions(app: FastifyInstance, options: { readonly ht
 
   app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
     const url = request.url.split('?')[0] ?? '/';
-    const allowed = otherMethods.filter((m) => m !== request.method && app.findRoute({ method: m, url }) !== null);
+    const allowed = otherMethods.filter(
+      (m) => m !== request.method && app.findRoute({ method: m, url }) !== null,
+    );
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
-      return send(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on ${url}`));
+      return send(
+        reply,
+        new ApiError('method_not_allowed', `${request.method} is not allowed on ${url}`),
+      );
     }
     return send(reply, new ApiError('route_not_found', `no route ${request.method} ${url}`));
   });
@@ -125,7 +154,8 @@ export function registerConventions(app: FastifyInstance, options: { readonly ht
     const mapped = toApiError(error);
     if (mapped !== null) {
       // An outage is one line per request, not a stack each: the database's own state is what to look at.
-      if (mapped.code === 'unavailable') request.log.warn({ reason: error.message }, 'database unavailable');
+      if (mapped.code === 'unavailable')
+        request.log.warn({ reason: error.message }, 'database unavailable');
       else if (mapped.httpStatus >= 500) request.log.error({ err: error }, 'request failed');
       return send(reply, mapped);
     }

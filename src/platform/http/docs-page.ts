@@ -8,7 +8,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** The files the page loads, in its order: Swagger UI's (from @fastify/swagger-ui), then the theme's. */
 const styles = ['swagger-ui.css', 'index.css'] as const;
-const scripts = ['swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-initializer.js', 'theme/names.js'] as const;
+const scripts = [
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'swagger-initializer.js',
+  'theme/names.js',
+] as const;
 const staticPrefix = '/docs/static/';
 
 /** A year: a versioned URL never changes content, so the browser need not ask again (RFC 8246 `immutable`). */
@@ -81,22 +86,36 @@ ${scripts.map((f) => `<script src="${url(f)}" charset="utf-8"></script>`).join('
 }
 
 /** One hash over every file the page loads, read through the app: it changes whenever any of them does. */
-export async function docsAssetsVersion(app: FastifyInstance, themeCss: readonly string[]): Promise<string> {
+export async function docsAssetsVersion(
+  app: FastifyInstance,
+  themeCss: readonly string[],
+): Promise<string> {
   const hash = crypto.createHash('sha256');
-  for (const file of [...styles, ...themeCss.map((f) => `theme/${f}`), ...scripts, 'theme/favicon.svg']) {
+  for (const file of [
+    ...styles,
+    ...themeCss.map((f) => `theme/${f}`),
+    ...scripts,
+    'theme/favicon.svg',
+  ]) {
     const answer = await app.inject({ method: 'GET', url: `${staticPrefix}${file}` });
-    if (answer.statusCode !== 200) throw new Error(`docs asset ${file} answered ${answer.statusCode}`);
+    if (answer.statusCode !== 200)
+      throw new Error(`docs asset ${file} answered ${answer.statusCode}`);
     hash.update(file).update(answer.rawPayload);
   }
   return hash.digest('hex').slice(0, 16);
 }
 
 /** `immutable` for a file asked for with the current version; the page and the document are checked each time. */
-export function docsCacheControl(request: FastifyRequest, reply: FastifyReply, version: string): void {
+export function docsCacheControl(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  version: string,
+): void {
   const [pathname, query = ''] = request.url.split('?', 2) as [string, string | undefined];
   if (reply.statusCode !== 200) return;
   if (pathname.startsWith(staticPrefix)) {
-    if (new URLSearchParams(query).get('v') === version) reply.header('cache-control', versionedCacheControl);
+    if (new URLSearchParams(query).get('v') === version)
+      reply.header('cache-control', versionedCacheControl);
   } else {
     reply.header('cache-control', 'no-cache');
   }

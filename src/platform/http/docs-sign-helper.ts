@@ -14,13 +14,21 @@ export async function signRequestInterceptor(req: { [prop: string]: any }) {
     // Web Crypto needs a secure origin (https or localhost): sign with `cobro sign` and paste the result instead.
     return req;
   }
-  const phpUrlEncode = (text: string) => encodeURIComponent(text)
-    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replace(/%20/g, '+');
-  const url = new URL(req.url, (globalThis as { location?: { href: string } }).location?.href ?? 'http://localhost/');
+  const phpUrlEncode = (text: string) =>
+    encodeURIComponent(text)
+      .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+      .replace(/%20/g, '+');
+  const url = new URL(
+    req.url,
+    (globalThis as { location?: { href: string } }).location?.href ?? 'http://localhost/',
+  );
   let params: Record<string, unknown> = Object.fromEntries(url.searchParams);
   if (typeof req.body === 'string' && req.body.trim().startsWith('{')) {
-    try { params = JSON.parse(req.body) as Record<string, unknown>; } catch { /* not JSON: sign the query */ }
+    try {
+      params = JSON.parse(req.body) as Record<string, unknown>;
+    } catch {
+      /* not JSON: sign the query */
+    }
   }
   const pairs: string[] = [];
   for (const key of Object.keys(params).sort()) {
@@ -30,7 +38,13 @@ export async function signRequestInterceptor(req: { [prop: string]: any }) {
   }
   const text = `${phpUrlEncode(decodeURIComponent(url.pathname))}&${pairs.join('&')}`;
   const enc = new TextEncoder();
-  const key = await globalThis.crypto.subtle.importKey('raw', enc.encode(token), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await globalThis.crypto.subtle.importKey(
+    'raw',
+    enc.encode(token),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   const mac = new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key, enc.encode(text)));
   headers.Sign = Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
   return req;

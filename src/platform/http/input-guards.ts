@@ -42,7 +42,12 @@ function declared(properties: Readonly<Record<string, SchemaNode>>): Declared {
   return listed;
 }
 
-function walkText(value: unknown, field: string, depth: number, problems: Record<string, string>): void {
+function walkText(
+  value: unknown,
+  field: string,
+  depth: number,
+  problems: Record<string, string>,
+): void {
   if (typeof value === 'string') {
     if (!isStorableText(value)) problems[field] = 'invalid';
     return;
@@ -67,7 +72,8 @@ function unstorableText(source: unknown, schema: SchemaNode | undefined): Record
   const problems: Record<string, string> = {};
   if (source === null || typeof source !== 'object') return problems;
   const record = source as Record<string, unknown>;
-  const fields = schema?.properties !== undefined ? declared(schema.properties).fields : Object.keys(record);
+  const fields =
+    schema?.properties !== undefined ? declared(schema.properties).fields : Object.keys(record);
   for (const field of fields) walkText(record[field], field, 1, problems);
   return problems;
 }
@@ -83,7 +89,10 @@ const looseValue = Object.freeze({ looseValue: true });
 /** A JSON number that cannot fill a string or an integer field: its text is an exponent or it is past exactness. */
 function isInexactNumber(holder: object, key: string, value: number): boolean {
   const text = numberTextOf(holder, key);
-  return (Number.isInteger(value) && !Number.isSafeInteger(value)) || (text !== undefined && hasExponent(text));
+  return (
+    (Number.isInteger(value) && !Number.isSafeInteger(value)) ||
+    (text !== undefined && hasExponent(text))
+  );
 }
 
 /** Past the schema's maximum: the schema's own `too large` says more than `invalid`, and refuses it just as well. */
@@ -96,11 +105,14 @@ function isPastMaximum(value: number, schema: SchemaNode): boolean {
  * `invalid`), a number's text (longer than the field takes, refused as `too long`), or `undefined` to leave it.
  */
 function replacementOf(holder: object, key: string, value: unknown, schema: SchemaNode): unknown {
-  if (typeof value === 'boolean') return schema.type === 'integer' || schema.type === 'string' ? looseValue : undefined;
+  if (typeof value === 'boolean')
+    return schema.type === 'integer' || schema.type === 'string' ? looseValue : undefined;
   if (schema.type === 'integer') {
     if (typeof value === 'string') {
       if (!digits.test(value)) return looseValue;
-      return Number.isSafeInteger(Number(value)) || isPastMaximum(Number(value), schema) ? undefined : looseValue;
+      return Number.isSafeInteger(Number(value)) || isPastMaximum(Number(value), schema)
+        ? undefined
+        : looseValue;
     }
     if (typeof value !== 'number' || !isInexactNumber(holder, key, value)) return undefined;
     const exponent = hasExponent(numberTextOf(holder, key) ?? '');
@@ -112,14 +124,27 @@ function replacementOf(holder: object, key: string, value: unknown, schema: Sche
     if (text === undefined && !isInexactNumber(holder, key, value)) return undefined;
     // A field's length limit applies to the text (supplement §1.2), whatever else is wrong with it.
     const written = text ?? String(value);
-    return typeof schema.maxLength === 'number' && written.length > schema.maxLength ? written : looseValue;
+    return typeof schema.maxLength === 'number' && written.length > schema.maxLength
+      ? written
+      : looseValue;
   }
   return undefined;
 }
 
 /** Marks every string or integer field of the schema (nested objects and arrays too) holding a loose value. */
-function markLooseScalars(holder: unknown, key: string, schema: SchemaNode | undefined, depth: number): void {
-  if (holder === null || typeof holder !== 'object' || schema === undefined || depth >= limits.inputDepthMax) return;
+function markLooseScalars(
+  holder: unknown,
+  key: string,
+  schema: SchemaNode | undefined,
+  depth: number,
+): void {
+  if (
+    holder === null ||
+    typeof holder !== 'object' ||
+    schema === undefined ||
+    depth >= limits.inputDepthMax
+  )
+    return;
   const record = holder as Record<string, unknown>;
   const value = record[key];
   // null is no integer: absent for an optional field, `is empty` for a required one (not 0 and `too small`).
@@ -129,14 +154,25 @@ function markLooseScalars(holder: unknown, key: string, schema: SchemaNode | und
   }
   const replacement = replacementOf(record, key, value, schema);
   if (replacement !== undefined) record[key] = replacement;
-  else if (schema.type === 'object' && schema.properties !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    for (const [field, sub] of declared(schema.properties).entries) markLooseScalars(value, field, sub, depth + 1);
+  else if (
+    schema.type === 'object' &&
+    schema.properties !== undefined &&
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value)
+  ) {
+    for (const [field, sub] of declared(schema.properties).entries)
+      markLooseScalars(value, field, sub, depth + 1);
   } else if (schema.type === 'array' && Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) markLooseScalars(value, String(i), schema.items, depth + 1);
+    for (let i = 0; i < value.length; i++)
+      markLooseScalars(value, String(i), schema.items, depth + 1);
   }
 }
 
-function routeSchema(schema: Record<string, unknown> | undefined, part: 'body' | 'querystring'): SchemaNode | undefined {
+function routeSchema(
+  schema: Record<string, unknown> | undefined,
+  part: 'body' | 'querystring',
+): SchemaNode | undefined {
   return schema?.[part] as SchemaNode | undefined;
 }
 
@@ -156,14 +192,20 @@ function guardInput(request: FastifyRequest): void {
   const route = request.routeOptions;
   if (!(route.url ?? '').startsWith('/api')) return;
   const params = request.params as Record<string, unknown> | undefined;
-  if (params !== undefined && Object.values(params).some((v) => typeof v === 'string' && !isStorableText(v))) {
+  if (
+    params !== undefined &&
+    Object.values(params).some((v) => typeof v === 'string' && !isStorableText(v))
+  ) {
     // No stored id can hold such text, so nothing answers to it.
     throw notFound('resource');
   }
   const schema = route.schema as Record<string, unknown> | undefined;
   const bodySchema = routeSchema(schema, 'body');
   const querySchema = routeSchema(schema, 'querystring');
-  const problems = { ...unstorableText(request.query, querySchema), ...unstorableText(request.body, bodySchema) };
+  const problems = {
+    ...unstorableText(request.query, querySchema),
+    ...unstorableText(request.body, bodySchema),
+  };
   if (Object.keys(problems).length > 0) throw validationError(problems);
   // The body and query sit under a holder of their own, so that the walk starts at their schema's top.
   markLooseScalars({ body: request.body }, 'body', bodySchema, 0);

@@ -41,10 +41,20 @@ interface SourceContext {
 // Node 24's JSON.parse hands a reviver each primitive's source text (TC39 "JSON.parse source text access").
 function reviver(this: unknown, key: string, value: unknown, context?: SourceContext): unknown {
   if (key === '__proto__') throw new PoisonedJsonError('__proto__ key');
-  if (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype')) {
+  if (
+    key === 'constructor' &&
+    value !== null &&
+    typeof value === 'object' &&
+    Object.hasOwn(value, 'prototype')
+  ) {
     throw new PoisonedJsonError('constructor.prototype key');
   }
-  if (typeof value === 'number' && context?.source !== undefined && this !== null && typeof this === 'object') {
+  if (
+    typeof value === 'number' &&
+    context?.source !== undefined &&
+    this !== null &&
+    typeof this === 'object'
+  ) {
     const text = context.source;
     if (text !== String(value) || hasExponent(text)) {
       let texts = numberTexts.get(this);
@@ -121,7 +131,11 @@ function duplicateKeyPath(text: string): string | null {
     const token = m[0];
     const top = frames[frames.length - 1]!;
     if (token === '{' || token === '[') {
-      frames.push({ keys: token === '{' ? new Set() : null, path: frames.length === 1 ? '' : joined(top.path, top.member), member: token === '[' ? '0' : '' });
+      frames.push({
+        keys: token === '{' ? new Set() : null,
+        path: frames.length === 1 ? '' : joined(top.path, top.member),
+        member: token === '[' ? '0' : '',
+      });
     } else if (token === '}' || token === ']') {
       frames.pop();
     } else if (token === ',') {
@@ -149,7 +163,11 @@ export function duplicateKey(text: string, value: unknown): string | null {
 }
 
 /** Parses a JSON text as Fastify's default parser does (same errors), noting the numbers' texts. */
-export function parseJsonBody(_request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void {
+export function parseJsonBody(
+  _request: FastifyRequest,
+  body: string,
+  done: (error: Error | null, value?: unknown) => void,
+): void {
   if (body.length === 0) {
     done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined);
     return;
@@ -158,7 +176,9 @@ export function parseJsonBody(_request: FastifyRequest, body: string, done: (err
   const text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
   let parsed: unknown;
   try {
-    parsed = needsReviver(text) ? JSON.parse(text, reviver as (key: string, value: unknown) => unknown) : JSON.parse(text);
+    parsed = needsReviver(text)
+      ? JSON.parse(text, reviver as (key: string, value: unknown) => unknown)
+      : JSON.parse(text);
   } catch {
     done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
     return;

@@ -35,21 +35,33 @@ export function compilePendingSchemas(app: FastifyInstance): number {
 
 export function lazySchemas(): LazySchemas {
   const pending = new Set<() => void>();
-  const buildValidator = AjvCompiler() as unknown as (externalSchemas: unknown, options: unknown) => Compile<Validate>;
-  const buildSerializer = SerializerSelector() as unknown as (externalSchemas: unknown, options: unknown) => Compile<Serialize>;
+  const buildValidator = AjvCompiler() as unknown as (
+    externalSchemas: unknown,
+    options: unknown,
+  ) => Compile<Validate>;
+  const buildSerializer = SerializerSelector() as unknown as (
+    externalSchemas: unknown,
+    options: unknown,
+  ) => Compile<Serialize>;
 
   /** Compiles the route's schema on the first call of the function it returns, and once only. */
   function onFirstUse<F>(compile: Compile<F>, routeSchema: { readonly schema: unknown }): () => F {
     let compiled: F | null = null;
     const ensure = (): F => {
-      if (compiled === null) { compiled = compile(routeSchema); pending.delete(ensure); }
+      if (compiled === null) {
+        compiled = compile(routeSchema);
+        pending.delete(ensure);
+      }
       return compiled;
     };
     pending.add(ensure);
     return ensure;
   }
 
-  function lazyValidator(compile: Compile<Validate>, routeSchema: { readonly schema: unknown }): Validate {
+  function lazyValidator(
+    compile: Compile<Validate>,
+    routeSchema: { readonly schema: unknown },
+  ): Validate {
     const ensure = onFirstUse(compile, routeSchema);
     // Fastify reads `errors` off the function it was given after a failed call, as ajv leaves them there.
     const validate: Validate = (data) => {
@@ -61,7 +73,10 @@ export function lazySchemas(): LazySchemas {
     return validate;
   }
 
-  function lazySerializer(compile: Compile<Serialize>, routeSchema: { readonly schema: unknown }): Serialize {
+  function lazySerializer(
+    compile: Compile<Serialize>,
+    routeSchema: { readonly schema: unknown },
+  ): Serialize {
     const ensure = onFirstUse(compile, routeSchema);
     return (data) => ensure()(data);
   }

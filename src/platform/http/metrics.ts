@@ -34,12 +34,25 @@ function pairs(rows: readonly CountRow[], nullKey: string): Array<readonly [stri
 async function readSnapshot(ctx: AppContext): Promise<DbSnapshot> {
   return inTransaction(ctx.db, async (tx) => {
     await sql.raw(`SET LOCAL statement_timeout = ${limits.metricsQueryTimeoutMs}`).execute(tx);
-    const payments = await sql<CountRow>`SELECT status AS key, count(*) AS n FROM transactions GROUP BY status`.execute(tx);
-    const payouts = await sql<CountRow>`SELECT status AS key, count(*) AS n FROM payouts GROUP BY status`.execute(tx);
-    const attempts = await sql<CountRow>`SELECT outcome AS key, count(*) AS n FROM notification_attempts GROUP BY outcome`.execute(tx);
+    const payments =
+      await sql<CountRow>`SELECT status AS key, count(*) AS n FROM transactions GROUP BY status`.execute(
+        tx,
+      );
+    const payouts =
+      await sql<CountRow>`SELECT status AS key, count(*) AS n FROM payouts GROUP BY status`.execute(
+        tx,
+      );
+    const attempts =
+      await sql<CountRow>`SELECT outcome AS key, count(*) AS n FROM notification_attempts GROUP BY outcome`.execute(
+        tx,
+      );
     const queue = await sql<{ n: string | number | bigint; oldest: Date | null }>`
-      SELECT count(*) AS n, min(created_at) AS oldest FROM notifications WHERE status IN ('pending', 'delivering')`.execute(tx);
-    const journals = await sql<{ n: string | number | bigint }>`SELECT count(*) AS n FROM journal_entries`.execute(tx);
+      SELECT count(*) AS n, min(created_at) AS oldest FROM notifications WHERE status IN ('pending', 'delivering')`.execute(
+      tx,
+    );
+    const journals = await sql<{
+      n: string | number | bigint;
+    }>`SELECT count(*) AS n FROM journal_entries`.execute(tx);
     return {
       payments: pairs(payments.rows, 'unknown'),
       payouts: pairs(payouts.rows, 'unknown'),
@@ -67,39 +80,73 @@ function buildRegistry(ctx: AppContext): { registry: Registry; requests: Request
   // Every database gauge of one scrape shares one snapshot: the registry collects all metrics at once.
   let pending: Promise<DbSnapshot> | null = null;
   const snapshot = (): Promise<DbSnapshot> => {
-    pending ??= readSnapshot(ctx).finally(() => { pending = null; });
+    pending ??= readSnapshot(ctx).finally(() => {
+      pending = null;
+    });
     return pending;
   };
-  const byLabel = (name: string, help: string, label: string, pick: (s: DbSnapshot) => ReadonlyArray<readonly [string, number]>) =>
+  const byLabel = (
+    name: string,
+    help: string,
+    label: string,
+    pick: (s: DbSnapshot) => ReadonlyArray<readonly [string, number]>,
+  ) =>
     new Gauge({
-      name, help, labelNames: [label], registers: [registry],
+      name,
+      help,
+      labelNames: [label],
+      registers: [registry],
       async collect() {
         const rows = pick(await snapshot());
         this.reset();
         for (const [key, n] of rows) this.set({ [label]: key }, n);
       },
     });
-  byLabel('cobro_payments', 'Payments (transactions) in the database, by status.', 'status', (s) => s.payments);
+  byLabel(
+    'cobro_payments',
+    'Payments (transactions) in the database, by status.',
+    'status',
+    (s) => s.payments,
+  );
   byLabel('cobro_payouts', 'Payouts in the database, by status.', 'status', (s) => s.payouts);
-  byLabel('cobro_callback_attempts', 'Callback delivery attempts, by outcome (in_flight: being sent).', 'outcome', (s) => s.callbackAttempts);
+  byLabel(
+    'cobro_callback_attempts',
+    'Callback delivery attempts, by outcome (in_flight: being sent).',
+    'outcome',
+    (s) => s.callbackAttempts,
+  );
   new Gauge({
-    name: 'cobro_callbacks_queued', help: 'Callbacks waiting for delivery (pending or being delivered).', registers: [registry],
-    async collect() { this.set((await snapshot()).callbacksQueued); },
-  });
-  new Gauge({
-    name: 'cobro_callback_queue_oldest_age_seconds', help: 'Age of the oldest queued callback; 0 when the queue is empty.', registers: [registry],
+    name: 'cobro_callbacks_queued',
+    help: 'Callbacks waiting for delivery (pending or being delivered).',
+    registers: [registry],
     async collect() {
-      const oldest = (await snapshot()).oldestQueuedAt;
-      this.set(oldest === null ? 0 : Math.max(0, (ctx.clock.now().getTime() - oldest.getTime()) / 1000));
+      this.set((await snapshot()).callbacksQueued);
     },
   });
   new Gauge({
-    name: 'cobro_ledger_journals', help: 'Journal entries in the ledger.', registers: [registry],
-    async collect() { this.set((await snapshot()).journals); },
+    name: 'cobro_callback_queue_oldest_age_seconds',
+    help: 'Age of the oldest queued callback; 0 when the queue is empty.',
+    registers: [registry],
+    async collect() {
+      const oldest = (await snapshot()).oldestQueuedAt;
+      this.set(
+        oldest === null ? 0 : Math.max(0, (ctx.clock.now().getTime() - oldest.getTime()) / 1000),
+      );
+    },
   });
   new Gauge({
-    name: 'cobro_db_pool_connections', help: 'Database connections of this process: total, idle and waiting requests (PGlite: one in-process connection, total only).',
-    labelNames: ['engine', 'state'], registers: [registry],
+    name: 'cobro_ledger_journals',
+    help: 'Journal entries in the ledger.',
+    registers: [registry],
+    async collect() {
+      this.set((await snapshot()).journals);
+    },
+  });
+  new Gauge({
+    name: 'cobro_db_pool_connections',
+    help: 'Database connections of this process: total, idle and waiting requests (PGlite: one in-process connection, total only).',
+    labelNames: ['engine', 'state'],
+    registers: [registry],
     async collect() {
       // After this scrape's own queries, so the scrape's wait for a connection is not reported as load.
       await snapshot();
@@ -126,7 +173,8 @@ function allow(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): b
     return false;
   }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  if (match?.[1] === undefined || !sameToken(match[1], token)) throw new ApiError('token_invalid', 'invalid token');
+  if (match?.[1] === undefined || !sameToken(match[1], token))
+    throw new ApiError('token_invalid', 'invalid token');
   return true;
 }
 
@@ -135,19 +183,28 @@ export function registerMetrics(app: FastifyInstance, ctx: AppContext): void {
   // A callback hook: no promise per request (decision 250).
   app.addHook('onResponse', (request, reply, done) => {
     // The route's pattern, never the raw URL: ids in paths would make one series per payment.
-    requests.record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    requests.record(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   // Hidden from the OpenAPI document: it answers Prometheus text, not the API's JSON.
-  app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {
-    if (!allow(ctx, request, reply)) return reply;
-    let body: string;
-    try {
-      body = await registry.metrics();
-    } catch (error) {
-      request.log.warn({ err: error }, 'metrics scrape failed');
-      throw new ApiError('unavailable', 'metrics could not be read from the database');
-    }
-    return reply.type(registry.contentType).send(body);
-  });
+  app.get(
+    '/metrics',
+    { config: { auth: 'none' }, schema: { hide: true } },
+    async (request, reply) => {
+      if (!allow(ctx, request, reply)) return reply;
+      let body: string;
+      try {
+        body = await registry.metrics();
+      } catch (error) {
+        request.log.warn({ err: error }, 'metrics scrape failed');
+        throw new ApiError('unavailable', 'metrics could not be read from the database');
+      }
+      return reply.type(registry.contentType).send(body);
+    },
+  );
 }

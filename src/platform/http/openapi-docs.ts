@@ -9,7 +9,13 @@ import swaggerUi, { type FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import compress from '@fastify/compress';
 import type { Mode } from '../process/config.ts';
 import { signRequestInterceptor } from './docs-sign-helper.ts';
-import { docsAssetsVersion, docsCacheControl, docsIndexHtml, docsNamesJs, docsThemeCss } from './docs-page.ts';
+import {
+  docsAssetsVersion,
+  docsCacheControl,
+  docsIndexHtml,
+  docsNamesJs,
+  docsThemeCss,
+} from './docs-page.ts';
 import { errorExamples, exampleOf } from './openapi-examples.ts';
 import { routerOptions } from './router-options.ts';
 
@@ -20,15 +26,18 @@ export interface RecordedRoutes {
 }
 
 const signDescription = [
-  'HMAC-SHA256 of the request, lower-case hex, keyed with the account\'s PRIVATE token (docs/authentication.md):',
+  "HMAC-SHA256 of the request, lower-case hex, keyed with the account's PRIVATE token (docs/authentication.md):",
   'the path URL-encoded as a whole (`/api/wallet` → `%2Fapi%2Fwallet`), `&`, then the top-level parameters (JSON body',
   'members, or query parameters) whose values are not objects or arrays, sorted by key, as `key=urlencoded(value)`',
   'joined with `&`. `cobro sign --token PRIVATE --path /api/x --body JSON` prints it.',
 ].join(' ');
-const sandboxSignHelp = ' In this sandbox\'s /docs, paste the PRIVATE token here: the page computes each request\'s Sign in your browser and never sends the token.';
+const sandboxSignHelp =
+  " In this sandbox's /docs, paste the PRIVATE token here: the page computes each request's Sign in your browser and never sends the token.";
 
-const logoSvg = '<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40" viewBox="0 0 150 40"><rect width="40" height="40" rx="8" fill="#0b5cad"/><text x="20" y="28" font-family="system-ui,sans-serif" font-size="24" font-weight="700" fill="#fff" text-anchor="middle">C</text><text x="50" y="28" font-family="system-ui,sans-serif" font-size="24" font-weight="700" fill="#fff">Cobro</text></svg>';
-const faviconSvg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0b5cad"/><text x="16" y="23" font-family="system-ui,sans-serif" font-size="20" font-weight="700" fill="#fff" text-anchor="middle">C</text></svg>';
+const logoSvg =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40" viewBox="0 0 150 40"><rect width="40" height="40" rx="8" fill="#0b5cad"/><text x="20" y="28" font-family="system-ui,sans-serif" font-size="24" font-weight="700" fill="#fff" text-anchor="middle">C</text><text x="50" y="28" font-family="system-ui,sans-serif" font-size="24" font-weight="700" fill="#fff">Cobro</text></svg>';
+const faviconSvg =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0b5cad"/><text x="16" y="23" font-family="system-ui,sans-serif" font-size="20" font-weight="700" fill="#fff" text-anchor="middle">C</text></svg>';
 
 type Json = Record<string, any>;
 const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -40,21 +49,33 @@ function withExamples(doc: Json): Json {
       const op = item[method] as Json | undefined;
       if (op === undefined) continue;
       for (const media of Object.values((op.requestBody?.content ?? {}) as Record<string, Json>)) {
-        if (media.example === undefined && media.examples === undefined) media.example = exampleOf(media.schema);
+        if (media.example === undefined && media.examples === undefined)
+          media.example = exampleOf(media.schema);
       }
       for (const [code, response] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
         for (const media of Object.values((response.content ?? {}) as Record<string, Json>)) {
           if (media.example !== undefined || media.examples !== undefined) continue;
           const errors = errorExamples[code];
-          if (errors !== undefined) media.examples = Object.fromEntries(errors.map((e, i) => [`e${i + 1}`, e]));
+          if (errors !== undefined)
+            media.examples = Object.fromEntries(errors.map((e, i) => [`e${i + 1}`, e]));
           else media.example = exampleOf(media.schema);
         }
       }
       const security = (op.security as Json[] | undefined) ?? [];
       if (security.length > 0 && security.every((s) => 'sign' in s)) {
-        op.description = [op.description, 'Signed: send `Authorization: Bearer PUBLIC` and the `Sign` header (see the `sign` security scheme).'].filter(Boolean).join('\n\n');
+        op.description = [
+          op.description,
+          'Signed: send `Authorization: Bearer PUBLIC` and the `Sign` header (see the `sign` security scheme).',
+        ]
+          .filter(Boolean)
+          .join('\n\n');
       } else if (security.some((s) => 'sign' in s)) {
-        op.description = [op.description, '`Authorization: Bearer PUBLIC` alone; a `Sign` header, when sent, is checked.'].filter(Boolean).join('\n\n');
+        op.description = [
+          op.description,
+          '`Authorization: Bearer PUBLIC` alone; a `Sign` header, when sent, is checked.',
+        ]
+          .filter(Boolean)
+          .join('\n\n');
       }
     }
   }
@@ -83,8 +104,16 @@ function withSlashAliases(doc: Json): Json {
     // Only a routed operation has an alias (test/platform/http/openapi-routes.test.ts checks they all are).
     if (op === undefined) continue;
     const item = (paths[alias] ??= {});
-    item[method] = { ...op, 'x-cobro-alias-of': `${method.toUpperCase()} ${canonical}`,
-      description: [op.description, `The reference's spelling of \`${method.toUpperCase()} ${canonical}\`, with a trailing slash: the same operation.`].filter(Boolean).join('\n\n') };
+    item[method] = {
+      ...op,
+      'x-cobro-alias-of': `${method.toUpperCase()} ${canonical}`,
+      description: [
+        op.description,
+        `The reference's spelling of \`${method.toUpperCase()} ${canonical}\`, with a trailing slash: the same operation.`,
+      ]
+        .filter(Boolean)
+        .join('\n\n'),
+    };
   }
   return doc;
 }
@@ -103,7 +132,9 @@ export function docsAppUrls(app: FastifyInstance): readonly string[] {
 }
 
 /** Handlers never run (the docs app answers only the docs' own routes): only the schemas and config matter. */
-const documentedOnly = async (): Promise<never> => { throw new Error('the docs app serves no API route'); };
+const documentedOnly = async (): Promise<never> => {
+  throw new Error('the docs app serves no API route');
+};
 
 /** The theme's stylesheets: contrast and phone layout always, the badge in sandbox. */
 function themeCssFiles(mode: Mode): readonly string[] {
@@ -113,7 +144,10 @@ function themeCssFiles(mode: Mode): readonly string[] {
 /** Swagger UI under /docs: Cobro's logo and theme, our own page around it (./docs-page.ts), the sandbox's helper. */
 function swaggerUiOptions(mode: Mode, versionOf: () => string): FastifySwaggerUiOptions {
   const title = mode === 'sandbox' ? '[Sandbox] Cobro API docs' : 'Cobro API docs';
-  const css = [{ filename: 'cobro.css', content: docsThemeCss }, ...(mode === 'sandbox' ? [{ filename: 'sandbox.css', content: sandboxBadgeCss }] : [])];
+  const css = [
+    { filename: 'cobro.css', content: docsThemeCss },
+    ...(mode === 'sandbox' ? [{ filename: 'sandbox.css', content: sandboxBadgeCss }] : []),
+  ];
   return {
     routePrefix: '/docs',
     uiConfig: {
@@ -130,7 +164,9 @@ function swaggerUiOptions(mode: Mode, versionOf: () => string): FastifySwaggerUi
     uiHooks: {
       onRequest: async (request, reply) => {
         if (request.routeOptions.url === '/docs' || request.routeOptions.url === '/docs/') {
-          return reply.type('text/html; charset=utf-8').send(docsIndexHtml(title, versionOf(), themeCssFiles(mode)));
+          return reply
+            .type('text/html; charset=utf-8')
+            .send(docsIndexHtml(title, versionOf(), themeCssFiles(mode)));
         }
         return undefined;
       },
@@ -140,13 +176,25 @@ function swaggerUiOptions(mode: Mode, versionOf: () => string): FastifySwaggerUi
       title,
       css,
       js: [{ filename: 'names.js', content: docsNamesJs }],
-      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(faviconSvg) }],
+      favicon: [
+        {
+          filename: 'favicon.svg',
+          rel: 'icon',
+          sizes: 'any',
+          type: 'image/svg+xml',
+          content: Buffer.from(faviconSvg),
+        },
+      ],
     },
   };
 }
 
 /** The docs app for `recorded`, ready to be injected into. Every schema is taken as written: nothing validates here. */
-export async function buildDocsApp(recorded: RecordedRoutes, publicBaseUrl: string, mode: Mode): Promise<FastifyInstance> {
+export async function buildDocsApp(
+  recorded: RecordedRoutes,
+  publicBaseUrl: string,
+  mode: Mode,
+): Promise<FastifyInstance> {
   const app = Fastify({ routerOptions });
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -154,37 +202,57 @@ export async function buildDocsApp(recorded: RecordedRoutes, publicBaseUrl: stri
   const served: string[] = [];
   app.decorate(servedUrls, served);
   let ownRoutes = true;
-  app.addHook('onRoute', (route) => { if (ownRoutes && route.method !== 'HEAD') served.push(route.url); });
+  app.addHook('onRoute', (route) => {
+    if (ownRoutes && route.method !== 'HEAD') served.push(route.url);
+  });
   // Swagger UI's bundle is 1.4 MB of script: brotli or gzip brings it to a quarter, and a versioned URL lets the
   // browser keep it (./docs-page.ts). The page and the document are compressed too.
   await app.register(compress, { global: true, encodings: ['br', 'gzip'] });
   let version = '';
-  app.addHook('onSend', async (request, reply) => { docsCacheControl(request, reply, version); });
+  app.addHook('onSend', async (request, reply) => {
+    docsCacheControl(request, reply, version);
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Cobro payment API',
         version: '2.1.01',
-        description: 'Payku-compatible payment API. Routes tagged "Extensions" go beyond the seed document.',
+        description:
+          'Payku-compatible payment API. Routes tagged "Extensions" go beyond the seed document.',
       },
       servers: [{ url: publicBaseUrl }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'Public token' },
-          sign: { type: 'apiKey', in: 'header', name: 'Sign', description: signDescription + (mode === 'sandbox' ? sandboxSignHelp : '') },
+          sign: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Sign',
+            description: signDescription + (mode === 'sandbox' ? sandboxSignHelp : ''),
+          },
         },
       },
     },
     transform: ({ schema, url, route }) => {
       const auth = route.config?.auth ?? (url.startsWith('/api') ? 'token' : 'none');
-      const security = auth === 'none' ? [] : auth === 'sign' ? [{ bearer: [], sign: [] }]
-        : auth === 'sign-if-sent' ? [{ bearer: [] }, { bearer: [], sign: [] }] : [{ bearer: [] }];
+      const security =
+        auth === 'none'
+          ? []
+          : auth === 'sign'
+            ? [{ bearer: [], sign: [] }]
+            : auth === 'sign-if-sent'
+              ? [{ bearer: [] }, { bearer: [], sign: [] }]
+              : [{ bearer: [] }];
       return { schema: { ...schema, security } as typeof schema, url };
     },
-    transformObject: (document) => withExamples((document as { openapiObject: Json }).openapiObject),
+    transformObject: (document) =>
+      withExamples((document as { openapiObject: Json }).openapiObject),
   });
-  await app.register(swaggerUi, swaggerUiOptions(mode, () => version));
+  await app.register(
+    swaggerUi,
+    swaggerUiOptions(mode, () => version),
+  );
   await app.after();
   ownRoutes = false;
   // As the root registered them, in its order, so the document lists them as before. HEAD routes: Fastify adds them
@@ -192,7 +260,11 @@ export async function buildDocsApp(recorded: RecordedRoutes, publicBaseUrl: stri
   for (const route of recorded.routes) {
     if (route.method === 'HEAD') continue;
     app.route({
-      method: route.method, url: route.url, schema: route.schema, config: route.config, handler: documentedOnly,
+      method: route.method,
+      url: route.url,
+      schema: route.schema,
+      config: route.config,
+      handler: documentedOnly,
       ...(route.constraints !== undefined ? { constraints: route.constraints } : {}),
     });
   }

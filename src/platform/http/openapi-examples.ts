@@ -57,12 +57,18 @@ function typesOf(schema: Schema): string[] {
 function fits(value: unknown, schema: Schema): boolean {
   const types = typesOf(schema);
   if (types.length === 0) return true;
-  const kind = typeof value === 'number' ? (Number.isInteger(value) ? ['integer', 'number'] : ['number']) : [typeof value];
+  const kind =
+    typeof value === 'number'
+      ? Number.isInteger(value)
+        ? ['integer', 'number']
+        : ['number']
+      : [typeof value];
   if (!types.some((t) => kind.includes(t))) return false;
   if (typeof value === 'string') {
     if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) return false;
     if (typeof schema.minLength === 'number' && value.length < schema.minLength) return false;
-    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value)) return false;
+    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value))
+      return false;
   }
   return true;
 }
@@ -71,11 +77,17 @@ function stringExample(schema: Schema): string {
   const min = typeof schema.minLength === 'number' ? schema.minLength : 1;
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : 40;
   switch (schema.format) {
-    case 'email': return 'comprador@ejemplo.cl';
-    case 'uri': case 'url': return 'https://tienda.ejemplo.cl/';
-    case 'date': return '2026-11-25';
-    case 'date-time': return '2026-11-25 10:30:00';
-    default: return 'ejemplo'.padEnd(min, 'x').slice(0, Math.max(min, Math.min(max, 7)));
+    case 'email':
+      return 'comprador@ejemplo.cl';
+    case 'uri':
+    case 'url':
+      return 'https://tienda.ejemplo.cl/';
+    case 'date':
+      return '2026-11-25';
+    case 'date-time':
+      return '2026-11-25 10:30:00';
+    default:
+      return 'ejemplo'.padEnd(min, 'x').slice(0, Math.max(min, Math.min(max, 7)));
   }
 }
 
@@ -86,7 +98,8 @@ export function exampleOf(schema: unknown, name = '', depth = 0): unknown {
   if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
   if (s.example !== undefined) return s.example;
   if (s.const !== undefined) return s.const;
-  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum.includes(seedValues[name]) ? seedValues[name] : s.enum[0];
+  if (Array.isArray(s.enum) && s.enum.length > 0)
+    return s.enum.includes(seedValues[name]) ? seedValues[name] : s.enum[0];
   if (s.default !== undefined) return s.default;
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = s[key];
@@ -95,7 +108,11 @@ export function exampleOf(schema: unknown, name = '', depth = 0): unknown {
     const seeded = usable.find((o) => seedValues[name] !== undefined && fits(seedValues[name], o));
     return exampleOf(seeded ?? usable[0] ?? options[0], name, depth + 1);
   }
-  if (Array.isArray(s.allOf)) return Object.assign({}, ...(s.allOf as Schema[]).map((o) => exampleOf(o, name, depth + 1) as object));
+  if (Array.isArray(s.allOf))
+    return Object.assign(
+      {},
+      ...(s.allOf as Schema[]).map((o) => exampleOf(o, name, depth + 1) as object),
+    );
   const seeded = seedValues[name];
   if (seeded !== undefined && fits(seeded, s)) return seeded;
   const types = typesOf(s);
@@ -112,7 +129,8 @@ export function exampleOf(schema: unknown, name = '', depth = 0): unknown {
     return item === undefined ? [] : [item];
   }
   if (types.includes('string')) return stringExample(s);
-  if (types.includes('integer') || types.includes('number')) return typeof s.minimum === 'number' ? s.minimum : 1;
+  if (types.includes('integer') || types.includes('number'))
+    return typeof s.minimum === 'number' ? s.minimum : 1;
   if (types.includes('boolean')) return true;
   if (types.includes('null')) return null;
   return undefined;
@@ -120,12 +138,44 @@ export function exampleOf(schema: unknown, name = '', depth = 0): unknown {
 
 /** The error bodies an operation can answer, as Cobro writes them (docs/errors.md). */
 export const errorExamples: Readonly<Record<string, { summary: string; value: object }[]>> = {
-  400: [{ summary: 'A field is missing or malformed', value: { status: 'failed', type: 'Unprocessable Entity', message_error: 'amount:is empty,email:invalid', errors: { amount: 'is empty', email: 'invalid' } } }],
-  401: [
-    { summary: 'No public token', value: { status: 'failed', type: 'Unauthorized', message_error: 'waiting token public' } },
-    { summary: 'Unknown public token', value: { status: 'failed', type: 'Unauthorized', message_error: 'invalid token' } },
-    { summary: 'Sign missing (signed routes)', value: { status: 'failed', type: 'Unauthorized', message_error: 'waiting sign' } },
-    { summary: 'Sign does not match (signed routes)', value: { status: 'failed', type: 'Unauthorized', message_error: 'invalid sign' } },
+  400: [
+    {
+      summary: 'A field is missing or malformed',
+      value: {
+        status: 'failed',
+        type: 'Unprocessable Entity',
+        message_error: 'amount:is empty,email:invalid',
+        errors: { amount: 'is empty', email: 'invalid' },
+      },
+    },
   ],
-  404: [{ summary: 'Not found or not the caller\'s', value: { status: 'failed', type: 'Not Found', message_error: 'not found', id: 'is not valid' } }],
+  401: [
+    {
+      summary: 'No public token',
+      value: { status: 'failed', type: 'Unauthorized', message_error: 'waiting token public' },
+    },
+    {
+      summary: 'Unknown public token',
+      value: { status: 'failed', type: 'Unauthorized', message_error: 'invalid token' },
+    },
+    {
+      summary: 'Sign missing (signed routes)',
+      value: { status: 'failed', type: 'Unauthorized', message_error: 'waiting sign' },
+    },
+    {
+      summary: 'Sign does not match (signed routes)',
+      value: { status: 'failed', type: 'Unauthorized', message_error: 'invalid sign' },
+    },
+  ],
+  404: [
+    {
+      summary: "Not found or not the caller's",
+      value: {
+        status: 'failed',
+        type: 'Not Found',
+        message_error: 'not found',
+        id: 'is not valid',
+      },
+    },
+  ],
 };

@@ -6,10 +6,16 @@ import { StartupError, errorText } from '../process/startup-error.ts';
 export function listenErrorText(host: string, port: number, error: unknown): string {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   switch (code) {
-    case 'EADDRINUSE': return `port ${port} on ${host} is already in use (another cobro serve?): stop that process or set PORT to a free port`;
-    case 'EACCES': return `not allowed to listen on port ${port} on ${host}: set PORT to a port above 1023`;
-    case 'EADDRNOTAVAIL': case 'ENOTFOUND': case 'EAI_AGAIN': return `cannot listen on HOST ${host}: it is not an address of this machine (${code})`;
-    default: return `cannot listen on ${host}:${port}: ${errorText(error)}`;
+    case 'EADDRINUSE':
+      return `port ${port} on ${host} is already in use (another cobro serve?): stop that process or set PORT to a free port`;
+    case 'EACCES':
+      return `not allowed to listen on port ${port} on ${host}: set PORT to a port above 1023`;
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot listen on HOST ${host}: it is not an address of this machine (${code})`;
+    default:
+      return `cannot listen on ${host}:${port}: ${errorText(error)}`;
   }
 }
 

@@ -54,7 +54,10 @@ function retryAfterSeconds(ttlMs: number): number {
 }
 
 /** Registers the limit on every route added after it; `perMinute` null registers nothing. */
-export async function registerRateLimit(app: FastifyInstance, perMinute: number | null): Promise<void> {
+export async function registerRateLimit(
+  app: FastifyInstance,
+  perMinute: number | null,
+): Promise<void> {
   if (perMinute === null) return;
   // Token digest -> account id, for tokens that authenticated a request here.
   const knownTokens = new BoundedMap<string>(httpLimits.rateLimitKnownTokensMax);
@@ -72,12 +75,21 @@ export async function registerRateLimit(app: FastifyInstance, perMinute: number 
       return accountId !== undefined ? `account:${accountId}` : `ip:${normalizeIP(request.ip)}`;
     },
     // Answers under the limit stay as they were; a 429 says where the client stands.
-    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
+    addHeadersOnExceeding: {
+      'x-ratelimit-limit': false,
+      'x-ratelimit-remaining': false,
+      'x-ratelimit-reset': false,
+    },
     errorResponseBuilder: (_request, context) => {
       const seconds = retryAfterSeconds(context.ttl);
-      return new ApiError('rate_limited', `too many requests: more than ${context.max} a minute; retry after ${seconds} s`, {}, {
-        'retry-after': String(seconds),
-      });
+      return new ApiError(
+        'rate_limited',
+        `too many requests: more than ${context.max} a minute; retry after ${seconds} s`,
+        {},
+        {
+          'retry-after': String(seconds),
+        },
+      );
     },
   });
   app.addHook('onResponse', async (request, reply) => {

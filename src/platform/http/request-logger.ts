@@ -11,7 +11,11 @@ const { chindingsSym } = pino.symbols;
 /** Fastify's binding for the request id (its `requestIdLogLabel`, left at its default). */
 const requestIdLabel = 'reqId';
 
-export function requestChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function requestChildLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
   const id: unknown = bindings[requestIdLabel];
   let onlyId = typeof id === 'string';
   for (const key in bindings) if (key !== requestIdLabel) onlyId = false;

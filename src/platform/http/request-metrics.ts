@@ -7,7 +7,9 @@
 import type { Metric, Registry } from 'prom-client';
 
 /** prom-client's default histogram buckets, which the duration histogram has always used. */
-export const requestDurationBucketsSeconds: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export const requestDurationBucketsSeconds: readonly number[] = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 
 export const requestsTotalName = 'cobro_http_requests_total';
 export const requestDurationName = 'cobro_http_request_duration_seconds';
@@ -53,7 +55,12 @@ export class RequestMetrics {
     const key = `${method} ${statusCode} ${route}`;
     let series = this.#series.get(key);
     if (series === undefined) {
-      series = { labels: { method, route, status_code: String(statusCode) }, count: 0, sumSeconds: 0, bucketCounts: requestDurationBucketsSeconds.map(() => 0) };
+      series = {
+        labels: { method, route, status_code: String(statusCode) },
+        count: 0,
+        sumSeconds: 0,
+        bucketCounts: requestDurationBucketsSeconds.map(() => 0),
+      };
       this.#series.set(key, series);
     }
     series.count += 1;
@@ -68,7 +75,10 @@ export class RequestMetrics {
 
   #requests(): MetricData {
     return {
-      name: requestsTotalName, help: 'HTTP requests answered, by method, route pattern and status code.', type: 'counter', aggregator: 'sum',
+      name: requestsTotalName,
+      help: 'HTTP requests answered, by method, route pattern and status code.',
+      type: 'counter',
+      aggregator: 'sum',
       values: [...this.#series.values()].map((s) => ({ value: s.count, labels: s.labels })),
     };
   }
@@ -80,27 +90,65 @@ export class RequestMetrics {
       let cumulative = 0;
       requestDurationBucketsSeconds.forEach((le, i) => {
         cumulative += s.bucketCounts[i]!;
-        values.push({ value: cumulative, labels: { le }, metricName: `${requestDurationName}_bucket`, sharedLabels: s.labels, exemplar: null });
+        values.push({
+          value: cumulative,
+          labels: { le },
+          metricName: `${requestDurationName}_bucket`,
+          sharedLabels: s.labels,
+          exemplar: null,
+        });
       });
       values.push(
-        { value: s.count, labels: { le: '+Inf' }, metricName: `${requestDurationName}_bucket`, sharedLabels: s.labels, exemplar: null },
-        { value: s.sumSeconds, labels: {}, metricName: `${requestDurationName}_sum`, sharedLabels: s.labels },
-        { value: s.count, labels: {}, metricName: `${requestDurationName}_count`, sharedLabels: s.labels },
+        {
+          value: s.count,
+          labels: { le: '+Inf' },
+          metricName: `${requestDurationName}_bucket`,
+          sharedLabels: s.labels,
+          exemplar: null,
+        },
+        {
+          value: s.sumSeconds,
+          labels: {},
+          metricName: `${requestDurationName}_sum`,
+          sharedLabels: s.labels,
+        },
+        {
+          value: s.count,
+          labels: {},
+          metricName: `${requestDurationName}_count`,
+          sharedLabels: s.labels,
+        },
       );
     }
-    return { name: requestDurationName, help: 'Time to answer an HTTP request, by method, route pattern and status code.', type: 'histogram', aggregator: 'sum', values };
+    return {
+      name: requestDurationName,
+      help: 'Time to answer an HTTP request, by method, route pattern and status code.',
+      type: 'histogram',
+      aggregator: 'sum',
+      values,
+    };
   }
 
   /** Registers both series with the registry, in the order the Counter and the Histogram were registered. */
   register(registry: Registry): void {
-    const requests = { name: requestsTotalName, get: async () => this.#requests(), reset: () => this.#series.clear() };
+    const requests = {
+      name: requestsTotalName,
+      get: async () => this.#requests(),
+      reset: () => this.#series.clear(),
+    };
     const durations = {
       name: requestDurationName,
       getForPromString: async () => this.#durations(),
       // The JSON form carries each value's series labels in its own labels, as prom-client's Histogram gives it.
       get: async () => {
         const data = this.#durations();
-        return { ...data, values: data.values.map(({ sharedLabels, ...v }) => ({ ...v, labels: { ...v.labels, ...sharedLabels } })) };
+        return {
+          ...data,
+          values: data.values.map(({ sharedLabels, ...v }) => ({
+            ...v,
+            labels: { ...v.labels, ...sharedLabels },
+          })),
+        };
       },
       reset: () => this.#series.clear(),
     };

@@ -2,4 +2,7 @@
 // them alike.
 import { limits } from '../../limits/index.ts';
 
-export const routerOptions = { ignoreTrailingSlash: true, maxParamLength: limits.pathParamLengthMax } as const;
+export const routerOptions = {
+  ignoreTrailingSlash: true,
+  maxParamLength: limits.pathParamLengthMax,
+} as const;

@@ -24,7 +24,8 @@ export function idempotencyKeyOf(request: FastifyRequest): string | null {
   if (raw === undefined) return null;
   const key = Array.isArray(raw) ? null : raw.trim();
   if (key === null || key === '') throw validationError({ 'Idempotency-Key': 'is empty' });
-  if (key.length > limits.idempotencyKeyLengthMax) throw validationError({ 'Idempotency-Key': 'too long' });
+  if (key.length > limits.idempotencyKeyLengthMax)
+    throw validationError({ 'Idempotency-Key': 'too long' });
   return key;
 }
 
@@ -46,7 +47,9 @@ export function registerIdempotency(app: FastifyInstance): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!route.url.startsWith('/api/') || route.config?.auth === 'none') return;
     if (methods.some((m) => coveredMethods.has(m)) && route.config?.command !== true) {
-      throw new Error(`${methods.join(',')} ${route.url} changes state: declare config.command and answer with runCommand`);
+      throw new Error(
+        `${methods.join(',')} ${route.url} changes state: declare config.command and answer with runCommand`,
+      );
     }
   });
   // A callback hook: no promise per request (decision 250). A throw here reaches Fastify as the hook's error.

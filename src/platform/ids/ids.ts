@@ -19,7 +19,12 @@ function randomSlice(bytes: number): Buffer {
 }
 
 export function newId(prefix: string, hexLength = 18): string {
-  return prefix + randomSlice(Math.ceil(hexLength / 2)).toString('hex').slice(0, hexLength);
+  return (
+    prefix +
+    randomSlice(Math.ceil(hexLength / 2))
+      .toString('hex')
+      .slice(0, hexLength)
+  );
 }
 
 export function randomHex(bytes: number): string {

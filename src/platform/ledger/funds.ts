@@ -18,15 +18,17 @@ export interface Shortfall {
   readonly shortfallMinor: bigint;
 }
 
-export type FundsPlan =
-  | { readonly ok: true; readonly partsMinor: readonly bigint[] }
-  | Shortfall;
+export type FundsPlan = { readonly ok: true; readonly partsMinor: readonly bigint[] } | Shortfall;
 
 /**
  * Takes `amountMinor` from the sources in their order: as much as each holds (up to its cap) before the next.
  * `balancesMinor[i]` is source i's balance under lock. Either every part is planned or nothing is.
  */
-export function planTake(amountMinor: bigint, sources: readonly FundsSource[], balancesMinor: readonly bigint[]): FundsPlan {
+export function planTake(
+  amountMinor: bigint,
+  sources: readonly FundsSource[],
+  balancesMinor: readonly bigint[],
+): FundsPlan {
   assert.ok(amountMinor > 0n, 'a take moves money');
   assert.equal(sources.length, balancesMinor.length, 'one balance per source');
   let leftMinor = amountMinor;
@@ -34,12 +36,19 @@ export function planTake(amountMinor: bigint, sources: readonly FundsSource[], b
   for (const [i, source] of sources.entries()) {
     const balanceMinor = balancesMinor[i]!;
     let usableMinor = balanceMinor > 0n ? balanceMinor : 0n;
-    if (source.capMinor !== undefined && source.capMinor < usableMinor) usableMinor = source.capMinor > 0n ? source.capMinor : 0n;
+    if (source.capMinor !== undefined && source.capMinor < usableMinor)
+      usableMinor = source.capMinor > 0n ? source.capMinor : 0n;
     const partMinor = usableMinor < leftMinor ? usableMinor : leftMinor;
     partsMinor.push(partMinor);
     leftMinor -= partMinor;
   }
-  if (leftMinor > 0n) return { ok: false, requiredMinor: amountMinor, availableMinor: amountMinor - leftMinor, shortfallMinor: leftMinor };
+  if (leftMinor > 0n)
+    return {
+      ok: false,
+      requiredMinor: amountMinor,
+      availableMinor: amountMinor - leftMinor,
+      shortfallMinor: leftMinor,
+    };
   return { ok: true, partsMinor };
 }
 
@@ -48,9 +57,16 @@ export function planTake(amountMinor: bigint, sources: readonly FundsSource[], b
  * settlement (at most `unsettledMinor`: the account is shared by every unsettled sale), then the merchant's
  * available wallet balance.
  */
-export function pendingThenWallet(merchant: string, currency: string, unsettledMinor: bigint): readonly FundsSource[] {
+export function pendingThenWallet(
+  merchant: string,
+  currency: string,
+  unsettledMinor: bigint,
+): readonly FundsSource[] {
   return [
-    { key: { owner: merchant, code: ledgerCodes.pendingSettlement, currency }, capMinor: unsettledMinor },
+    {
+      key: { owner: merchant, code: ledgerCodes.pendingSettlement, currency },
+      capMinor: unsettledMinor,
+    },
     { key: { owner: merchant, code: ledgerCodes.walletAvailable, currency } },
   ];
 }

@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { CompiledQuery } from 'kysely';
 import type { Tx } from '../db/types.ts';
-import { planJournals, type DerivedIds, type JournalInput, type LockedAccounts, type PlannedJournals, type PostedJournal } from './post.ts';
+import {
+  planJournals,
+  type DerivedIds,
+  type JournalInput,
+  type LockedAccounts,
+  type PlannedJournals,
+  type PostedJournal,
+} from './post.ts';
 
 /**
  * The rows a statement writes into the ledger's tables, one array a column, bound as they are: the journals'
@@ -30,9 +37,19 @@ export interface JournalRows {
 /** JournalRows's thirteen arrays in their order, as a statement of the ledger's column order binds them. */
 export function journalRowsParams(rows: JournalRows): readonly unknown[] {
   return [
-    rows.journalId, rows.journalKind, rows.journalReference, rows.journalMemo, rows.journalCreatedAt,
-    rows.postingJournalId, rows.postingAccountId, rows.postingCurrency, rows.postingAmountMinor, rows.postingBalanceAfterMinor,
-    rows.accountId, rows.accountDeltaMinor, rows.accountRunningAfterMinor,
+    rows.journalId,
+    rows.journalKind,
+    rows.journalReference,
+    rows.journalMemo,
+    rows.journalCreatedAt,
+    rows.postingJournalId,
+    rows.postingAccountId,
+    rows.postingCurrency,
+    rows.postingAmountMinor,
+    rows.postingBalanceAfterMinor,
+    rows.accountId,
+    rows.accountDeltaMinor,
+    rows.accountRunningAfterMinor,
   ];
 }
 
@@ -46,19 +63,26 @@ export function journalRowsOf(plans: readonly PlannedJournals[]): JournalRows {
   const deltas = new Map<bigint, bigint>();
   const runningAfter = new Map<bigint, bigint>();
   for (const plan of plans) {
-    for (const [accountId, d] of plan.rows.deltas) deltas.set(accountId, (deltas.get(accountId) ?? 0n) + d);
+    for (const [accountId, d] of plan.rows.deltas)
+      deltas.set(accountId, (deltas.get(accountId) ?? 0n) + d);
     for (const [accountId, after] of plan.rows.runningAfter) runningAfter.set(accountId, after);
   }
   const headers = plans.flatMap((p) => p.rows.headers);
   const postings = plans.flatMap((p) => p.rows.postings);
   const updates = [...deltas].filter(([, d]) => d !== 0n);
   return {
-    journalId: headers.map((h) => h.id), journalKind: headers.map((h) => h.kind), journalReference: headers.map((h) => h.reference),
-    journalMemo: headers.map((h) => h.memo), journalCreatedAt: headers.map((h) => h.at),
-    postingJournalId: postings.map((r) => r.journalId), postingAccountId: postings.map((r) => r.accountId),
-    postingCurrency: postings.map((r) => r.currency), postingAmountMinor: postings.map((r) => r.amountMinor),
+    journalId: headers.map((h) => h.id),
+    journalKind: headers.map((h) => h.kind),
+    journalReference: headers.map((h) => h.reference),
+    journalMemo: headers.map((h) => h.memo),
+    journalCreatedAt: headers.map((h) => h.at),
+    postingJournalId: postings.map((r) => r.journalId),
+    postingAccountId: postings.map((r) => r.accountId),
+    postingCurrency: postings.map((r) => r.currency),
+    postingAmountMinor: postings.map((r) => r.amountMinor),
     postingBalanceAfterMinor: postings.map((r) => r.balanceAfterMinor),
-    accountId: updates.map(([id]) => id), accountDeltaMinor: updates.map(([, d]) => d),
+    accountId: updates.map(([id]) => id),
+    accountDeltaMinor: updates.map(([, d]) => d),
     accountRunningAfterMinor: updates.map(([id]) => runningAfter.get(id)!),
   };
 }
@@ -85,9 +109,14 @@ SELECT 1`;
 
 /** Posts a balanced journal (planJournals) in one more round trip: one statement writes it all. */
 export async function postJournal(
-  tx: Tx, journal: JournalInput, heldIds: LockedAccounts = new Map(), derivedIds: DerivedIds = new Map(),
+  tx: Tx,
+  journal: JournalInput,
+  heldIds: LockedAccounts = new Map(),
+  derivedIds: DerivedIds = new Map(),
 ): Promise<PostedJournal> {
   const planned = await planJournals(tx, [journal], heldIds, derivedIds);
-  await tx.executeQuery(CompiledQuery.raw(postJournalText, [...journalRowsParams(journalRowsOf([planned]))]));
+  await tx.executeQuery(
+    CompiledQuery.raw(postJournalText, [...journalRowsParams(journalRowsOf([planned]))]),
+  );
   return planned.posted[0]!;
 }

@@ -13,7 +13,7 @@ export type { FundsSource, Shortfall } from './funds.ts';
 export { pendingThenWallet } from './funds.ts';
 export { journalKinds } from './kinds.ts';
 export { ledgerCodes, SYSTEM_OWNER, type LedgerCode } from './codes.ts';
-export type { JournalInput, LedgerKey,  PostedJournal,   } from './post.ts';
+export type { JournalInput, LedgerKey, PostedJournal } from './post.ts';
 export type { JournalRows } from './journal-statement.ts';
 export { journalRowsParams } from './journal-statement.ts';
 
@@ -33,10 +33,16 @@ export interface WalletMove extends JournalHeader {
   readonly amountMinor: bigint;
 }
 
-
-function walletMoveJournal(move: WalletMove, from: LedgerKey['code'], to: LedgerKey['code']): JournalInput {
+function walletMoveJournal(
+  move: WalletMove,
+  from: LedgerKey['code'],
+  to: LedgerKey['code'],
+): JournalInput {
   return {
-    kind: move.kind, reference: move.reference, ...(move.memo !== undefined ? { memo: move.memo } : {}), at: move.at,
+    kind: move.kind,
+    reference: move.reference,
+    ...(move.memo !== undefined ? { memo: move.memo } : {}),
+    at: move.at,
     postings: [
       { owner: move.owner, code: from, currency: move.currency, amountMinor: -move.amountMinor },
       { owner: move.owner, code: to, currency: move.currency, amountMinor: move.amountMinor },
@@ -62,7 +68,9 @@ export interface Reservation {
 }
 
 /** A reservation's funds check: covered, with its journals (their running balances) as they will be posted; or its shortfall. */
-export type CheckedReservation = { readonly ok: true; readonly journals: readonly PostedJournal[] } | Shortfall;
+export type CheckedReservation =
+  | { readonly ok: true; readonly journals: readonly PostedJournal[] }
+  | Shortfall;
 
 export interface PlannedReservations {
   /** One answer a reservation, in the order given. */
@@ -99,7 +107,9 @@ interface TakeInput extends JournalHeader {
   readonly to: LedgerKey;
 }
 
-type Taken = { readonly ok: true; readonly journal: PostedJournal; readonly partsMinor: readonly bigint[] } | Shortfall;
+type Taken =
+  | { readonly ok: true; readonly journal: PostedJournal; readonly partsMinor: readonly bigint[] }
+  | Shortfall;
 
 interface SweepInput extends JournalHeader {
   readonly from: LedgerKey;
@@ -130,9 +140,16 @@ export interface Ledger {
    * one statement writes the covered ones' `rows` with its own (decision 471), in this transaction, which holds
    * the locks until its commit.
    */
-  planReservations(tx: Tx, reservations: readonly Reservation[], held?: LockedAccounts): Promise<PlannedReservations>;
+  planReservations(
+    tx: Tx,
+    reservations: readonly Reservation[],
+    held?: LockedAccounts,
+  ): Promise<PlannedReservations>;
   /** Takes `amountMinor` from the sources in order into `to`; all or nothing, with the shortfall when refused. */
   take(tx: Tx, input: TakeInput): Promise<Taken>;
   /** Moves the whole balance of `from` to `to`; null when it held nothing. */
-  sweep(tx: Tx, input: SweepInput): Promise<{ readonly movedMinor: bigint; readonly journal: PostedJournal } | null>;
+  sweep(
+    tx: Tx,
+    input: SweepInput,
+  ): Promise<{ readonly movedMinor: bigint; readonly journal: PostedJournal } | null>;
 }

@@ -41,7 +41,10 @@ export interface PostedJournal {
 }
 
 function assertBalanced(postings: readonly PostingInput[]): void {
-  assert.ok(postings.length >= 2 && postings.length <= limits.postingsPerJournalMax, 'a journal has 2..64 postings');
+  assert.ok(
+    postings.length >= 2 && postings.length <= limits.postingsPerJournalMax,
+    'a journal has 2..64 postings',
+  );
   const sums = new Map<string, bigint>();
   for (const p of postings) {
     assert.equal(typeof p.amountMinor, 'bigint', 'amounts are bigint minor units');
@@ -49,27 +52,38 @@ function assertBalanced(postings: readonly PostingInput[]): void {
     assert.match(p.currency, /^[A-Z]{3,6}$/, 'currency is an upper-case code');
     sums.set(p.currency, (sums.get(p.currency) ?? 0n) + p.amountMinor);
   }
-  for (const [currency, sum] of sums) assert.equal(sum, 0n, `journal must sum to zero in ${currency}`);
+  for (const [currency, sum] of sums)
+    assert.equal(sum, 0n, `journal must sum to zero in ${currency}`);
 }
 
 /** Current balance without locking (reads). Zero for an account that never moved. */
-export async function readBalance(db: Tx | import('../db/types.ts').Db, key: LedgerKey): Promise<bigint> {
+export async function readBalance(
+  db: Tx | import('../db/types.ts').Db,
+  key: LedgerKey,
+): Promise<bigint> {
   if (isDerived(key)) {
     // A derived account keeps no cached balance (decision 130): its balance is the sum of its postings.
     const row = await sql<{ total: string | null }>`
       SELECT SUM(p.amount_minor)::text AS total FROM ledger_accounts a JOIN postings p ON p.ledger_account_id = a.id
-      WHERE a.owner = ${key.owner} AND a.code = ${key.code} AND a.currency = ${key.currency}`.execute(db);
+      WHERE a.owner = ${key.owner} AND a.code = ${key.code} AND a.currency = ${key.currency}`.execute(
+      db,
+    );
     return BigInt(row.rows[0]?.total ?? '0');
   }
-  const row = await db.selectFrom('ledger_accounts').select('balance_minor')
-    .where('owner', '=', key.owner).where('code', '=', key.code).where('currency', '=', key.currency)
+  const row = await db
+    .selectFrom('ledger_accounts')
+    .select('balance_minor')
+    .where('owner', '=', key.owner)
+    .where('code', '=', key.code)
+    .where('currency', '=', key.currency)
     .executeTakeFirst();
   return row === undefined ? 0n : BigInt(row.balance_minor);
 }
 
 /** Ledger.postedTo: the sums of one kind's postings to one owner's account, by reference and currency. */
 export async function readPostedTo(
-  db: Tx | import('../db/types.ts').Db, query: { kind: string; owner: string; code: string; references: readonly string[] },
+  db: Tx | import('../db/types.ts').Db,
+  query: { kind: string; owner: string; code: string; references: readonly string[] },
 ): Promise<readonly { reference: string; currency: string; amountMinor: bigint }[]> {
   if (query.references.length === 0) return [];
   const { rows } = await sql<{ reference: string; currency: string; total: string }>`
@@ -80,7 +94,11 @@ export async function readPostedTo(
     WHERE j.reference = ANY(${query.references}::text[]) AND j.kind = ${query.kind}
       AND la.owner = ${query.owner} AND la.code = ${query.code}
     GROUP BY j.reference, la.currency`.execute(db);
-  return rows.map((r) => ({ reference: r.reference, currency: r.currency, amountMinor: BigInt(r.total) }));
+  return rows.map((r) => ({
+    reference: r.reference,
+    currency: r.currency,
+    amountMinor: BigInt(r.total),
+  }));
 }
 
 /**
@@ -109,7 +127,10 @@ export function ledgerLockOrder(a: LedgerKey, b: LedgerKey): number {
 }
 
 /** Locked accounts by ledgerKeyId, with the balance read when each was locked. */
-export type LockedAccounts = ReadonlyMap<string, { readonly id: bigint; readonly balanceMinor: bigint }>;
+export type LockedAccounts = ReadonlyMap<
+  string,
+  { readonly id: bigint; readonly balanceMinor: bigint }
+>;
 
 /**
  * Locks every distinct account of `keys` in ledgerLockOrder, creating those that never moved, and returns each
@@ -117,7 +138,10 @@ export type LockedAccounts = ReadonlyMap<string, { readonly id: bigint; readonly
  * existing account exactly as SELECT ... FOR UPDATE would, in the order of its VALUES. Derived (system) accounts
  * are never locked: pass only accounts that keep a balance.
  */
-export async function lockLedgerAccounts(tx: Tx, keys: readonly LedgerKey[]): Promise<LockedAccounts> {
+export async function lockLedgerAccounts(
+  tx: Tx,
+  keys: readonly LedgerKey[],
+): Promise<LockedAccounts> {
   const distinct = new Map<string, LedgerKey>();
   for (const k of keys) {
     assert.ok(!isDerived(k), 'derived accounts are never locked');
@@ -127,13 +151,27 @@ export async function lockLedgerAccounts(tx: Tx, keys: readonly LedgerKey[]): Pr
   if (distinct.size === 0) return locked;
   // Written as text (decision 290): the same for every lock of as many accounts, so it is prepared once.
   const statement = new StatementText();
-  const values = [...distinct.values()].sort(ledgerLockOrder)
-    .map((k) => `(${statement.param(k.owner)}, ${statement.param(k.code)}, ${statement.param(k.currency)}, 0, ${statement.param(isNonNegative(k.code))})`);
-  const { rows } = await tx.executeQuery<{ id: string; owner: string; code: string; currency: string; balance_minor: string }>(statement.compiled(
-    `INSERT INTO ledger_accounts (owner, code, currency, balance_minor, non_negative) VALUES ${values.join(', ')}
+  const values = [...distinct.values()]
+    .sort(ledgerLockOrder)
+    .map(
+      (k) =>
+        `(${statement.param(k.owner)}, ${statement.param(k.code)}, ${statement.param(k.currency)}, 0, ${statement.param(isNonNegative(k.code))})`,
+    );
+  const { rows } = await tx.executeQuery<{
+    id: string;
+    owner: string;
+    code: string;
+    currency: string;
+    balance_minor: string;
+  }>(
+    statement.compiled(
+      `INSERT INTO ledger_accounts (owner, code, currency, balance_minor, non_negative) VALUES ${values.join(', ')}
     ON CONFLICT (owner, code, currency) DO UPDATE SET non_negative = excluded.non_negative
-    RETURNING id, owner, code, currency, balance_minor`));
-  for (const r of rows) locked.set(keyOf(r), { id: BigInt(r.id), balanceMinor: BigInt(r.balance_minor) });
+    RETURNING id, owner, code, currency, balance_minor`,
+    ),
+  );
+  for (const r of rows)
+    locked.set(keyOf(r), { id: BigInt(r.id), balanceMinor: BigInt(r.balance_minor) });
   assert.equal(locked.size, distinct.size);
   return locked;
 }
@@ -147,17 +185,34 @@ export type DerivedIds = Map<string, bigint>;
 async function derivedAccountId(tx: Tx, key: LedgerKey, cache: DerivedIds): Promise<bigint> {
   const cached = cache.get(keyOf(key));
   if (cached !== undefined) return cached;
-  const found = await tx.selectFrom('ledger_accounts').select('id')
-    .where('owner', '=', key.owner).where('code', '=', key.code).where('currency', '=', key.currency).executeTakeFirst();
+  const found = await tx
+    .selectFrom('ledger_accounts')
+    .select('id')
+    .where('owner', '=', key.owner)
+    .where('code', '=', key.code)
+    .where('currency', '=', key.currency)
+    .executeTakeFirst();
   if (found !== undefined) {
     cache.set(keyOf(key), BigInt(found.id));
     return BigInt(found.id);
   }
   // First movement ever of this account: create it (the upsert waits for a concurrent creator; no later journal does).
-  const created = await tx.insertInto('ledger_accounts')
-    .values({ owner: key.owner, code: key.code, currency: key.currency, balance_minor: 0n, non_negative: isNonNegative(key.code) })
-    .onConflict((oc) => oc.columns(['owner', 'code', 'currency']).doUpdateSet((eb) => ({ non_negative: eb.ref('excluded.non_negative') })))
-    .returning('id').executeTakeFirstOrThrow();
+  const created = await tx
+    .insertInto('ledger_accounts')
+    .values({
+      owner: key.owner,
+      code: key.code,
+      currency: key.currency,
+      balance_minor: 0n,
+      non_negative: isNonNegative(key.code),
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['owner', 'code', 'currency'])
+        .doUpdateSet((eb) => ({ non_negative: eb.ref('excluded.non_negative') })),
+    )
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return BigInt(created.id);
 }
 
@@ -176,8 +231,20 @@ export interface PlannedJournals {
   readonly rows: PlannedRows;
 }
 
-interface HeaderRow { readonly id: string; readonly kind: string; readonly reference: string; readonly memo: string; readonly at: Date }
-interface PostingRow { readonly journalId: string; readonly accountId: bigint; readonly currency: string; readonly amountMinor: bigint; readonly balanceAfterMinor: bigint | null }
+interface HeaderRow {
+  readonly id: string;
+  readonly kind: string;
+  readonly reference: string;
+  readonly memo: string;
+  readonly at: Date;
+}
+interface PostingRow {
+  readonly journalId: string;
+  readonly accountId: bigint;
+  readonly currency: string;
+  readonly amountMinor: bigint;
+  readonly balanceAfterMinor: bigint | null;
+}
 interface PlannedRows {
   readonly headers: readonly HeaderRow[];
   readonly postings: readonly PostingRow[];
@@ -187,12 +254,18 @@ interface PlannedRows {
 }
 
 function assertPostable(journals: readonly JournalInput[]): readonly PostingInput[] {
-  assert.ok(journals.length >= 1 && journals.length <= limits.journalsPerStatementMax, 'one statement writes 1..4 journals');
+  assert.ok(
+    journals.length >= 1 && journals.length <= limits.journalsPerStatementMax,
+    'one statement writes 1..4 journals',
+  );
   for (const j of journals) assertBalanced(j.postings);
   const postings = journals.flatMap((j) => j.postings);
   for (const p of postings) {
     // A derived account has no locked balance to check: one that must stay non-negative may only receive money.
-    assert.ok(!isDerived(p) || !isNonNegative(p.code) || p.amountMinor > 0n, `derived account ${p.code} only receives money`);
+    assert.ok(
+      !isDerived(p) || !isNonNegative(p.code) || p.amountMinor > 0n,
+      `derived account ${p.code} only receives money`,
+    );
   }
   return postings;
 }
@@ -206,15 +279,22 @@ function assertPostable(journals: readonly JournalInput[]): readonly PostingInpu
  * assertion (and the CHECK constraint) stop it.
  */
 export async function planJournals(
-  tx: Tx, journals: readonly JournalInput[], heldIds: LockedAccounts = new Map(), derivedIds: DerivedIds = new Map(),
+  tx: Tx,
+  journals: readonly JournalInput[],
+  heldIds: LockedAccounts = new Map(),
+  derivedIds: DerivedIds = new Map(),
 ): Promise<PlannedJournals> {
   const postings = assertPostable(journals);
   // Accounts the same ledger call already locked (a funds check locks the whole journal's accounts in one
   // statement, sql-ledger.ts holdForCheck) are not locked again, so no round trip is added.
-  const locked = await lockLedgerAccounts(tx, postings.filter((p) => !isDerived(p) && !heldIds.has(keyOf(p))));
+  const locked = await lockLedgerAccounts(
+    tx,
+    postings.filter((p) => !isDerived(p) && !heldIds.has(keyOf(p))),
+  );
   const accounts = new Map<string, { id: bigint; balanceMinor: bigint }>([...heldIds, ...locked]);
   for (const p of postings) {
-    if (isDerived(p) && !accounts.has(keyOf(p))) accounts.set(keyOf(p), { id: await derivedAccountId(tx, p, derivedIds), balanceMinor: 0n });
+    if (isDerived(p) && !accounts.has(keyOf(p)))
+      accounts.set(keyOf(p), { id: await derivedAccountId(tx, p, derivedIds), balanceMinor: 0n });
   }
   const running = new Map<string, bigint>();
   const deltas = new Map<bigint, bigint>();
@@ -232,12 +312,27 @@ export async function planJournals(
         balanceAfterMinor = (running.get(keyOf(p)) ?? account.balanceMinor) + p.amountMinor;
         running.set(keyOf(p), balanceAfterMinor);
         deltas.set(account.id, (deltas.get(account.id) ?? 0n) + p.amountMinor);
-        assert.ok(!isNonNegative(p.code) || balanceAfterMinor >= 0n, `ledger account ${p.owner}/${p.code} would go negative`);
+        assert.ok(
+          !isNonNegative(p.code) || balanceAfterMinor >= 0n,
+          `ledger account ${p.owner}/${p.code} would go negative`,
+        );
       }
-      rows.push({ journalId: id, accountId: account.id, currency: p.currency, amountMinor: p.amountMinor, balanceAfterMinor });
+      rows.push({
+        journalId: id,
+        accountId: account.id,
+        currency: p.currency,
+        amountMinor: p.amountMinor,
+        balanceAfterMinor,
+      });
       lines.push({ ...p, balanceAfterMinor });
     }
-    headers.push({ id, kind: journal.kind, reference: journal.reference, memo: journal.memo ?? '', at: journal.at });
+    headers.push({
+      id,
+      kind: journal.kind,
+      reference: journal.reference,
+      memo: journal.memo ?? '',
+      at: journal.at,
+    });
     posted.push({ id, lines });
   }
   const derivedKeys = new Set(postings.filter(isDerived).map(keyOf));

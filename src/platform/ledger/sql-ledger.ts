@@ -2,9 +2,28 @@
 // (runtime.ts) and every request shares it through ctx.ledger.
 import assert from 'node:assert/strict';
 import { planTake } from './funds.ts';
-import { reservationJournal, type CheckedReservation, type Ledger, type PlannedReservations, type Reservation, type WalletMove } from './ledger.ts';
+import {
+  reservationJournal,
+  type CheckedReservation,
+  type Ledger,
+  type PlannedReservations,
+  type Reservation,
+  type WalletMove,
+} from './ledger.ts';
 import type { Shortfall } from './funds.ts';
-import { isDerived, ledgerKeyId, lockLedgerAccounts, planJournals, readBalance, readPostedTo, type DerivedIds, type JournalInput, type LedgerKey, type LockedAccounts, type PlannedJournals } from './post.ts';
+import {
+  isDerived,
+  ledgerKeyId,
+  lockLedgerAccounts,
+  planJournals,
+  readBalance,
+  readPostedTo,
+  type DerivedIds,
+  type JournalInput,
+  type LedgerKey,
+  type LockedAccounts,
+  type PlannedJournals,
+} from './post.ts';
 import { journalRowsOf, postJournal as post } from './journal-statement.ts';
 import type { Tx } from '../db/types.ts';
 
@@ -24,18 +43,30 @@ async function holdForCheck(tx: Tx, checked: readonly LedgerKey[], others: reado
  * statement will post to, and says whether the available balance covers the move.
  */
 async function checkReservation(
-  tx: Tx, move: WalletMove, others: readonly LedgerKey[], held?: LockedAccounts,
+  tx: Tx,
+  move: WalletMove,
+  others: readonly LedgerKey[],
+  held?: LockedAccounts,
 ): Promise<{ ok: true; journal: JournalInput; locked: LockedAccounts } | Shortfall> {
   assert.ok(move.amountMinor > 0n, 'a reservation moves money');
   const journal = reservationJournal(move);
   const [available, reserved] = journal.postings;
   // Accounts this transaction already locked keep the balances it wrote: no other transaction can have moved them.
-  const coveredByHeld = held !== undefined && [available!, reserved!, ...others].every((k) => held.has(ledgerKeyId(k)));
-  const { balancesMinor: [availableMinor], locked } = coveredByHeld
+  const coveredByHeld =
+    held !== undefined && [available!, reserved!, ...others].every((k) => held.has(ledgerKeyId(k)));
+  const {
+    balancesMinor: [availableMinor],
+    locked,
+  } = coveredByHeld
     ? { balancesMinor: [held.get(ledgerKeyId(available!))!.balanceMinor], locked: held }
     : await holdForCheck(tx, [available!], [reserved!, ...others]);
   if (availableMinor! < move.amountMinor) {
-    return { ok: false, requiredMinor: move.amountMinor, availableMinor: availableMinor!, shortfallMinor: move.amountMinor - availableMinor! };
+    return {
+      ok: false,
+      requiredMinor: move.amountMinor,
+      availableMinor: availableMinor!,
+      shortfallMinor: move.amountMinor - availableMinor!,
+    };
   }
   return { ok: true, journal, locked };
 }
@@ -45,13 +76,21 @@ async function checkReservation(
  * or for the first one not covered by them, locked now in one round trip), and the journals of those covered.
  */
 async function planReservations(
-  tx: Tx, reservations: readonly Reservation[], held: LockedAccounts | undefined, derivedIds: DerivedIds,
+  tx: Tx,
+  reservations: readonly Reservation[],
+  held: LockedAccounts | undefined,
+  derivedIds: DerivedIds,
 ): Promise<PlannedReservations> {
   const checked: CheckedReservation[] = [];
   const plans: PlannedJournals[] = [];
   let holding = held;
   for (const r of reservations) {
-    const check = await checkReservation(tx, r.move, r.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)), holding);
+    const check = await checkReservation(
+      tx,
+      r.move,
+      r.then.flatMap((j) => j.postings).filter((p) => !isDerived(p)),
+      holding,
+    );
     if (!check.ok) {
       checked.push(check);
       continue;
@@ -67,9 +106,11 @@ async function planReservations(
 export function createLedger(): Ledger {
   // Ids of the derived system accounts of this ledger's database, learnt once (post.ts derivedAccountId).
   const derivedIds: DerivedIds = new Map();
-  const postJournal = (tx: Tx, journal: JournalInput, held?: LockedAccounts) => post(tx, journal, held, derivedIds);
+  const postJournal = (tx: Tx, journal: JournalInput, held?: LockedAccounts) =>
+    post(tx, journal, held, derivedIds);
   const hold: Ledger['hold'] = async (tx, keys) => {
-    for (const k of keys) assert.ok(!isDerived(k), 'a derived system account has no balance to hold');
+    for (const k of keys)
+      assert.ok(!isDerived(k), 'a derived system account has no balance to hold');
     const locked = await lockLedgerAccounts(tx, keys);
     return keys.map((k) => locked.get(ledgerKeyId(k))!.balanceMinor);
   };
@@ -78,31 +119,63 @@ export function createLedger(): Ledger {
     balance: readBalance,
     postedTo: readPostedTo,
     hold,
-    lock: (tx, keys) => lockLedgerAccounts(tx, keys.filter((k) => !isDerived(k))),
-    planReservations: (tx, reservations, held) => planReservations(tx, reservations, held, derivedIds),
+    lock: (tx, keys) =>
+      lockLedgerAccounts(
+        tx,
+        keys.filter((k) => !isDerived(k)),
+      ),
+    planReservations: (tx, reservations, held) =>
+      planReservations(tx, reservations, held, derivedIds),
     async take(tx, input) {
-      for (const s of input.sources) assert.equal(s.key.currency, input.currency, 'a take stays in one currency');
+      for (const s of input.sources)
+        assert.equal(s.key.currency, input.currency, 'a take stays in one currency');
       assert.equal(input.to.currency, input.currency, 'a take stays in one currency');
-      const { balancesMinor, locked } = await holdForCheck(tx, input.sources.map((s) => s.key), [input.to]);
+      const { balancesMinor, locked } = await holdForCheck(
+        tx,
+        input.sources.map((s) => s.key),
+        [input.to],
+      );
       const plan = planTake(input.amountMinor, input.sources, balancesMinor);
       if (!plan.ok) return plan;
-      const journal = await postJournal(tx, {
-        kind: input.kind, reference: input.reference, ...(input.memo !== undefined ? { memo: input.memo } : {}), at: input.at,
-        postings: [
-          ...input.sources.flatMap((s, i) => (plan.partsMinor[i]! > 0n ? [{ ...s.key, amountMinor: -plan.partsMinor[i]! }] : [])),
-          { ...input.to, amountMinor: input.amountMinor },
-        ],
-      }, locked);
+      const journal = await postJournal(
+        tx,
+        {
+          kind: input.kind,
+          reference: input.reference,
+          ...(input.memo !== undefined ? { memo: input.memo } : {}),
+          at: input.at,
+          postings: [
+            ...input.sources.flatMap((s, i) =>
+              plan.partsMinor[i]! > 0n ? [{ ...s.key, amountMinor: -plan.partsMinor[i]! }] : [],
+            ),
+            { ...input.to, amountMinor: input.amountMinor },
+          ],
+        },
+        locked,
+      );
       return { ok: true, journal, partsMinor: plan.partsMinor };
     },
     async sweep(tx, input) {
-      const { balancesMinor: [fromMinor], locked } = await holdForCheck(tx, [input.from], [input.to]);
+      const {
+        balancesMinor: [fromMinor],
+        locked,
+      } = await holdForCheck(tx, [input.from], [input.to]);
       if (fromMinor === 0n) return null;
       assert.ok(fromMinor! > 0n, 'only a positive balance is swept');
-      const journal = await postJournal(tx, {
-        kind: input.kind, reference: input.reference, ...(input.memo !== undefined ? { memo: input.memo } : {}), at: input.at,
-        postings: [{ ...input.from, amountMinor: -fromMinor! }, { ...input.to, amountMinor: fromMinor! }],
-      }, locked);
+      const journal = await postJournal(
+        tx,
+        {
+          kind: input.kind,
+          reference: input.reference,
+          ...(input.memo !== undefined ? { memo: input.memo } : {}),
+          at: input.at,
+          postings: [
+            { ...input.from, amountMinor: -fromMinor! },
+            { ...input.to, amountMinor: fromMinor! },
+          ],
+        },
+        locked,
+      );
       return { movedMinor: fromMinor!, journal };
     },
   };

@@ -3,6 +3,9 @@
 import assert from 'node:assert/strict';
 
 export function minorAsJsonNumber(minor: bigint): number {
-  assert.ok(minor >= -BigInt(Number.MAX_SAFE_INTEGER) && minor <= BigInt(Number.MAX_SAFE_INTEGER), 'amount fits a JSON number exactly');
+  assert.ok(
+    minor >= -BigInt(Number.MAX_SAFE_INTEGER) && minor <= BigInt(Number.MAX_SAFE_INTEGER),
+    'amount fits a JSON number exactly',
+  );
   return Number(minor);
 }

@@ -4,7 +4,11 @@
 // own here falls back to es-CL. The amount reaches Intl as a bigint or a decimal string, never through a float.
 
 /** The locale each currency is written in; es-CL for any other. */
-const currencyLocales: Readonly<Record<string, string>> = { CLP: 'es-CL', PEN: 'es-PE', VES: 'es-VE' };
+const currencyLocales: Readonly<Record<string, string>> = {
+  CLP: 'es-CL',
+  PEN: 'es-PE',
+  VES: 'es-VE',
+};
 
 /** Per process, not per app: a formatter is a pure function of its locale and currency (rule 21 keeps app state out). */
 const formats = new Map<string, Intl.NumberFormat>();
@@ -12,7 +16,10 @@ const formats = new Map<string, Intl.NumberFormat>();
 function formatOf(currency: string): Intl.NumberFormat {
   let format = formats.get(currency);
   if (format === undefined) {
-    format = new Intl.NumberFormat(currencyLocales[currency] ?? 'es-CL', { style: 'currency', currency });
+    format = new Intl.NumberFormat(currencyLocales[currency] ?? 'es-CL', {
+      style: 'currency',
+      currency,
+    });
     formats.set(currency, format);
   }
   return format;

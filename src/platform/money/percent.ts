@@ -29,7 +29,8 @@ export function parsePercentBps(input: unknown): number | null {
 
 /** "20.00" from 2000: the two-decimal text the reference renders percentages with. */
 export function formatBps(bps: number): string {
-  if (!Number.isSafeInteger(bps) || bps < 0) throw new RangeError(`basis points must be a non-negative integer, got ${bps}`);
+  if (!Number.isSafeInteger(bps) || bps < 0)
+    throw new RangeError(`basis points must be a non-negative integer, got ${bps}`);
   return `${Math.floor(bps / 100)}.${String(bps % 100).padStart(2, '0')}`;
 }
 

@@ -17,11 +17,13 @@ export interface Part<Id extends string = string> {
 
 /** Indexes by dropped fraction, largest first; equal fractions keep their listed order. */
 function largestFirst(remainders: readonly bigint[]): number[] {
-  return remainders.map((_, i) => i).sort((a, b) => {
-    const ra = remainders[a]!;
-    const rb = remainders[b]!;
-    return ra === rb ? a - b : ra > rb ? -1 : 1;
-  });
+  return remainders
+    .map((_, i) => i)
+    .sort((a, b) => {
+      const ra = remainders[a]!;
+      const rb = remainders[b]!;
+      return ra === rb ? a - b : ra > rb ? -1 : 1;
+    });
 }
 
 /**
@@ -30,12 +32,21 @@ function largestFirst(remainders: readonly bigint[]): number[] {
  * equal fractions go to the share listed first. So the parts sum to the total, none is negative, each is within
  * one minor unit of its exact proportion, a zero share gets zero, and the same input always gives the same parts.
  */
-export function splitByBasisPoints<Id extends string>(totalMinor: bigint, shares: readonly Share<Id>[]): Part<Id>[] {
+export function splitByBasisPoints<Id extends string>(
+  totalMinor: bigint,
+  shares: readonly Share<Id>[],
+): Part<Id>[] {
   assert.ok(totalMinor >= 0n, 'a split divides a non-negative amount');
-  assert.ok(shares.length >= 1 && shares.length <= limits.sharesPerSplitMax, `a split has 1..${limits.sharesPerSplitMax} shares`);
+  assert.ok(
+    shares.length >= 1 && shares.length <= limits.sharesPerSplitMax,
+    `a split has 1..${limits.sharesPerSplitMax} shares`,
+  );
   let bpsTotal = 0;
   for (const s of shares) {
-    assert.ok(Number.isSafeInteger(s.bps) && s.bps >= 0 && s.bps <= bpsPerWhole, 'share bps in 0..10000');
+    assert.ok(
+      Number.isSafeInteger(s.bps) && s.bps >= 0 && s.bps <= bpsPerWhole,
+      'share bps in 0..10000',
+    );
     bpsTotal += s.bps;
   }
   assert.equal(bpsTotal, bpsPerWhole, 'shares add up to 100%');
@@ -65,7 +76,10 @@ export function splitByBasisPoints<Id extends string>(totalMinor: bigint, shares
  */
 export function takeInProportion(takeMinor: bigint, remainingMinor: readonly bigint[]): bigint[] {
   const total = remainingMinor.reduce((a, b) => a + b, 0n);
-  assert.ok(takeMinor >= 0n && takeMinor <= total && remainingMinor.every((r) => r >= 0n), 'a take within what is left');
+  assert.ok(
+    takeMinor >= 0n && takeMinor <= total && remainingMinor.every((r) => r >= 0n),
+    'a take within what is left',
+  );
   if (takeMinor === 0n) return remainingMinor.map(() => 0n);
   const floors = remainingMinor.map((r) => (takeMinor * r) / total);
   const remainders = remainingMinor.map((r) => (takeMinor * r) % total);

@@ -45,12 +45,16 @@ interface ClaimedRow {
  * index in the queue's order that stops at the batch, where a statement planned without statistics read, filtered
  * and sorted every pending row for every batch.
  */
-export async function claimDueNotifications(ctx: AppContext, options: ClaimOptions): Promise<readonly ClaimedNotification[]> {
+export async function claimDueNotifications(
+  ctx: AppContext,
+  options: ClaimOptions,
+): Promise<readonly ClaimedNotification[]> {
   const now = ctx.clock.now();
   const leaseUntil = new Date(now.getTime() + options.leaseMs);
   const leaseToken = randomHex(12);
   // The sandbox adds each account's clock offset to `now` (ctx.accountClock.nowSql's rule); production uses the service clock.
-  const { rows } = await sql<ClaimedRow>`SELECT * FROM cobro_claim_notifications(${now}::timestamptz, ${leaseUntil}::timestamptz,
+  const { rows } =
+    await sql<ClaimedRow>`SELECT * FROM cobro_claim_notifications(${now}::timestamptz, ${leaseUntil}::timestamptz,
     ${leaseToken}::text, ${options.limit}::int, ${ctx.config.mode === 'sandbox'}::boolean, ${options.accountId ?? null}::text,
     ${notificationAttemptsMax}::int, ${lostAttemptError}::text)`.execute(ctx.db);
   // RETURNING gives the row after the update: attempts already counts this one.

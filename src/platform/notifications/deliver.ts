@@ -21,7 +21,10 @@ export interface DeliverOptions {
 }
 
 /** Claims and delivers up to `limit` due callbacks; returns how many attempts were made. */
-export async function deliverDueNotifications(ctx: AppContext, options: DeliverOptions = {}): Promise<number> {
+export async function deliverDueNotifications(
+  ctx: AppContext,
+  options: DeliverOptions = {},
+): Promise<number> {
   const limit = Math.min(options.limit ?? limits.deliveryBatchMax, limits.deliveryBatchMax);
   return (await deliverRun(ctx, { ...options, limit }, 1, null)).attempts;
 }
@@ -37,8 +40,17 @@ export interface DeliverRun {
  * back full, claiming the next batch as soon as the last row of the current one is handed to a lane, so the lanes
  * never wait for a claim or a record. Stops claiming once `signal` aborts, and delivers what it holds.
  */
-export function deliverWhileDue(ctx: AppContext, signal: AbortSignal, options: DeliverOptions = {}): Promise<DeliverRun> {
-  return deliverRun(ctx, { ...options, limit: limits.deliveryBatchMax }, limits.deliveryRunBatchesMax, signal);
+export function deliverWhileDue(
+  ctx: AppContext,
+  signal: AbortSignal,
+  options: DeliverOptions = {},
+): Promise<DeliverRun> {
+  return deliverRun(
+    ctx,
+    { ...options, limit: limits.deliveryBatchMax },
+    limits.deliveryRunBatchesMax,
+    signal,
+  );
 }
 
 interface Queued {
@@ -46,14 +58,26 @@ interface Queued {
   readonly secret: Promise<string | null>;
 }
 
-async function deliverRun(ctx: AppContext, options: DeliverOptions & { readonly limit: number }, batchesMax: number, signal: AbortSignal | null): Promise<DeliverRun> {
+async function deliverRun(
+  ctx: AppContext,
+  options: DeliverOptions & { readonly limit: number },
+  batchesMax: number,
+  signal: AbortSignal | null,
+): Promise<DeliverRun> {
   const leaseMs = options.leaseMs ?? limits.deliveryLeaseMs;
   const timeoutMs = options.timeoutMs ?? limits.deliveryTimeoutMs;
   assert.ok(options.limit >= 1 && batchesMax >= 1, 'limit is positive');
   // A batch is claimed while at most one lane-full of the last one is still in flight: all of it, behind those,
   // must be answered before the lease runs out.
-  assert.ok((Math.ceil(options.limit / limits.deliveryConcurrencyMax) + 1) * timeoutMs < leaseMs, 'a batch must finish inside its lease');
-  const claimOptions = { limit: options.limit, leaseMs, ...(options.accountId !== undefined ? { accountId: options.accountId } : {}) };
+  assert.ok(
+    (Math.ceil(options.limit / limits.deliveryConcurrencyMax) + 1) * timeoutMs < leaseMs,
+    'a batch must finish inside its lease',
+  );
+  const claimOptions = {
+    limit: options.limit,
+    leaseMs,
+    ...(options.accountId !== undefined ? { accountId: options.accountId } : {}),
+  };
   const queue: Queued[] = [];
   let claims = 0;
   let attempts = 0;
@@ -69,7 +93,7 @@ async function deliverRun(ctx: AppContext, options: DeliverOptions & { readonly 
     for (const row of claimed) {
       let secret = secrets.get(row.accountId);
       if (secret === undefined) {
-        secrets.set(row.accountId, secret = ctx.accounts.webhookSecretOf(row.accountId));
+        secrets.set(row.accountId, (secret = ctx.accounts.webhookSecretOf(row.accountId)));
         // Awaited by each of its rows' sends, maybe later: a failed read is their failed attempt, not a crash.
         secret.catch(() => undefined);
       }
@@ -84,7 +108,9 @@ async function deliverRun(ctx: AppContext, options: DeliverOptions & { readonly 
         more = false;
         ctx.logger.error({ err: error }, 'could not claim callbacks');
       })
-      .finally(() => { claiming = null; });
+      .finally(() => {
+        claiming = null;
+      });
   };
   await claim();
   const recorder = attemptRecorder(ctx);
@@ -97,30 +123,51 @@ async function deliverRun(ctx: AppContext, options: DeliverOptions & { readonly 
         continue;
       }
       if (queue.length === 0) refill();
-      recorder.add({ row: next.row, result: await send(ctx, next.row, next.secret, timeoutMs, options.resolve) });
+      recorder.add({
+        row: next.row,
+        result: await send(ctx, next.row, next.secret, timeoutMs, options.resolve),
+      });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limits.deliveryConcurrencyMax, queue.length) }, lane));
+  await Promise.all(
+    Array.from({ length: Math.min(limits.deliveryConcurrencyMax, queue.length) }, lane),
+  );
   await recorder.flush();
   return { attempts, more };
 }
 
-async function send(ctx: AppContext, row: ClaimedNotification, secretRead: Promise<string | null>, timeoutMs: number, resolve: BaseLookup | undefined): Promise<SendResult> {
+async function send(
+  ctx: AppContext,
+  row: ClaimedNotification,
+  secretRead: Promise<string | null>,
+  timeoutMs: number,
+  resolve: BaseLookup | undefined,
+): Promise<SendResult> {
   try {
     const secret = await secretRead;
     return secret === null
-      ? { statusCode: null, error: 'account has no webhook secret', responseExcerpt: null, latencyMs: 0 }
+      ? {
+          statusCode: null,
+          error: 'account has no webhook secret',
+          responseExcerpt: null,
+          latencyMs: 0,
+        }
       : await sendWebhook({
-        url: row.url,
-        headers: webhookHeaders(secret, row.id, ctx.clock.now(), row.body),
-        body: row.body,
-        policy: ctx.config,
-        timeoutMs,
-        ...(resolve !== undefined ? { resolve } : {}),
-      });
+          url: row.url,
+          headers: webhookHeaders(secret, row.id, ctx.clock.now(), row.body),
+          body: row.body,
+          policy: ctx.config,
+          timeoutMs,
+          ...(resolve !== undefined ? { resolve } : {}),
+        });
   } catch (error) {
     // A fault of ours (an unreadable secret) is a failed attempt like any other, retried on the schedule.
-    return { statusCode: null, error: `internal: ${error instanceof Error ? error.message : String(error)}`, responseExcerpt: null, latencyMs: 0 };
+    return {
+      statusCode: null,
+      error: `internal: ${error instanceof Error ? error.message : String(error)}`,
+      responseExcerpt: null,
+      latencyMs: 0,
+    };
   }
 }
 
@@ -152,24 +199,35 @@ function attemptRecorder(ctx: AppContext) {
   };
 }
 
-async function recordAttemptsOrLog(ctx: AppContext, group: readonly AttemptResult[]): Promise<void> {
+async function recordAttemptsOrLog(
+  ctx: AppContext,
+  group: readonly AttemptResult[],
+): Promise<void> {
   try {
     await recordAttempts(ctx, group);
   } catch (error) {
     // The rows keep their lease and come back when it expires (sent again: callbacks are at least once).
-    ctx.logger.error({ err: error, notifications: group.map((e) => e.row.id) }, 'could not record callback attempts');
+    ctx.logger.error(
+      { err: error, notifications: group.map((e) => e.row.id) },
+      'could not record callback attempts',
+    );
   }
 }
 
 function outcomeOf(result: SendResult, delayMs: number | null): Exclude<AttemptOutcome, 'lost'> {
-  if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) return 'delivered';
+  if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300)
+    return 'delivered';
   // 410 Gone: the receiver says this URL will never take callbacks again (Standard Webhooks convention).
   if (result.statusCode === 410 || delayMs === null) return 'failed';
   return 'retry';
 }
 
 /** Records one answer (tests; delivery records a group at a time through recordAttempts). */
-export async function recordAttempt(ctx: AppContext, row: ClaimedNotification, result: SendResult): Promise<void> {
+export async function recordAttempt(
+  ctx: AppContext,
+  row: ClaimedNotification,
+  result: SendResult,
+): Promise<void> {
   await recordAttempts(ctx, [{ row, result }]);
 }
 
@@ -179,16 +237,34 @@ export async function recordAttempt(ctx: AppContext, row: ClaimedNotification, r
  * owns its state now).
  */
 async function recordAttempts(ctx: AppContext, group: readonly AttemptResult[]): Promise<void> {
-  assert.ok(group.length >= 1 && group.length <= limits.deliveryBatchMax, 'a group of one claimed batch');
+  assert.ok(
+    group.length >= 1 && group.length <= limits.deliveryBatchMax,
+    'a group of one claimed batch',
+  );
   const now = ctx.clock.now();
-  const decided: { row: ClaimedNotification; result: SendResult; outcome: Exclude<AttemptOutcome, 'lost'>; nextAttemptAt: Date | null; finishedAt: Date }[] = [];
+  const decided: {
+    row: ClaimedNotification;
+    result: SendResult;
+    outcome: Exclude<AttemptOutcome, 'lost'>;
+    nextAttemptAt: Date | null;
+    finishedAt: Date;
+  }[] = [];
   for (const { row, result } of group) {
     const delayMs = retryDelayMs(row.scheduleAttemptNo, Math.random());
     const outcome = outcomeOf(result, delayMs);
-    const nextAttemptAt = outcome === 'retry' ? new Date((await ctx.accountClock.now(row.accountId, ctx.db, { kept: true })).getTime() + (delayMs ?? 0)) : null;
+    const nextAttemptAt =
+      outcome === 'retry'
+        ? new Date(
+            (await ctx.accountClock.now(row.accountId, ctx.db, { kept: true })).getTime() +
+              (delayMs ?? 0),
+          )
+        : null;
     // The answer's time on the clock the callback was created and fell due on: the account's in sandbox (migration
     // 0320), so a delivery never reads as earlier than the callback it delivers.
-    const finishedAt = ctx.config.mode === 'sandbox' ? await ctx.accountClock.now(row.accountId, ctx.db, { kept: true }) : now;
+    const finishedAt =
+      ctx.config.mode === 'sandbox'
+        ? await ctx.accountClock.now(row.accountId, ctx.db, { kept: true })
+        : now;
     decided.push({ row, result, outcome, nextAttemptAt, finishedAt });
   }
   // One array per column (unnest), not one parameter per cell: eleven parameters for any group size. The statement is
@@ -201,6 +277,16 @@ async function recordAttempts(ctx: AppContext, group: readonly AttemptResult[]):
     ${column((d) => d.result.responseExcerpt)}::text[], ${column((d) => d.nextAttemptAt?.toISOString() ?? null)}::timestamptz[],
     ${column((d) => d.finishedAt.toISOString())}::timestamptz[])`.execute(ctx.db);
   for (const { row, result, outcome } of decided) {
-    ctx.logger.info({ notification: row.id, attempt: row.attemptNo, outcome, statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error }, 'callback attempt');
+    ctx.logger.info(
+      {
+        notification: row.id,
+        attempt: row.attemptNo,
+        outcome,
+        statusCode: result.statusCode,
+        latencyMs: result.latencyMs,
+        error: result.error,
+      },
+      'callback attempt',
+    );
   }
 }

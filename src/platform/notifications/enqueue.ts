@@ -16,22 +16,28 @@ export interface CallbackInput {
 }
 
 export async function enqueueCallback(tx: Tx, input: CallbackInput): Promise<string> {
-  assert.ok(input.url.length > 0 && input.url.length <= limits.callbackUrlLengthMax, 'callback url length');
+  assert.ok(
+    input.url.length > 0 && input.url.length <= limits.callbackUrlLengthMax,
+    'callback url length',
+  );
   assert.match(input.eventType, /^[a-z_]+(\.[a-z_]+)+$/, 'event type is dotted lower case');
   const id = newId('msg_', 24);
   const body = JSON.stringify(input.payload);
-  await tx.insertInto('notifications').values({
-    id,
-    account_id: input.accountId,
-    url: input.url,
-    event_type: input.eventType,
-    payload: body,
-    body,
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: input.at,
-    created_at: input.at,
-    updated_at: input.at,
-  }).execute();
+  await tx
+    .insertInto('notifications')
+    .values({
+      id,
+      account_id: input.accountId,
+      url: input.url,
+      event_type: input.eventType,
+      payload: body,
+      body,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: input.at,
+      created_at: input.at,
+      updated_at: input.at,
+    })
+    .execute();
   return id;
 }

@@ -13,5 +13,7 @@ export function retryDelayMs(attemptNo: number, random: number): number | null {
   assert.ok(random >= 0 && random < 1, 'random in [0, 1)');
   const base = limits.retryDelaysMs[attemptNo - 1];
   if (base === undefined) return null;
-  return Math.round(base * (1 - limits.retryJitterFraction + 2 * limits.retryJitterFraction * random));
+  return Math.round(
+    base * (1 - limits.retryJitterFraction + 2 * limits.retryJitterFraction * random),
+  );
 }

@@ -2,7 +2,14 @@
 import http from 'node:http';
 import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
-import { checkCallbackUrl, guardedLookup, type BaseLookup, type CallbackPolicy, type Reach, type UrlCheck } from './ssrf-guard.ts';
+import {
+  checkCallbackUrl,
+  guardedLookup,
+  type BaseLookup,
+  type CallbackPolicy,
+  type Reach,
+  type UrlCheck,
+} from './ssrf-guard.ts';
 import { limits } from '../../limits/index.ts';
 
 export interface SendRequest {
@@ -28,8 +35,16 @@ export interface SendResult {
 // checked; the pool is per protocol and keyed by host and port, and whether an origin may reach local addresses
 // depends only on the process's mode and the origin (decision 151), so a connection never serves a request that
 // would have been refused. Idle sockets are unref'd by the agent and do not keep a process alive.
-const agentOptions = { keepAlive: true, maxSockets: limits.deliveryConcurrencyMax, maxFreeSockets: limits.deliveryConcurrencyMax, timeout: limits.deliveryIdleSocketMs } as const;
-const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) } as const;
+const agentOptions = {
+  keepAlive: true,
+  maxSockets: limits.deliveryConcurrencyMax,
+  maxFreeSockets: limits.deliveryConcurrencyMax,
+  timeout: limits.deliveryIdleSocketMs,
+} as const;
+const agents = {
+  'http:': new http.Agent(agentOptions),
+  'https:': new https.Agent(agentOptions),
+} as const;
 
 // Whether a URL may be called depends only on the URL and the policy, and an outbox sends to few URLs many times:
 // each is parsed and checked once per policy (the process's config), not once per callback. Maps are emptied
@@ -44,12 +59,12 @@ const targets = new WeakMap<CallbackPolicy, Map<string, Target>>();
 
 function targetOf(text: string, policy: CallbackPolicy): Target {
   let known = targets.get(policy);
-  if (known === undefined) targets.set(policy, known = new Map());
+  if (known === undefined) targets.set(policy, (known = new Map()));
   let target = known.get(text);
   if (target === undefined) {
     if (known.size >= limits.callbackTargetsCachedMax) known.clear();
     const check = checkCallbackUrl(text, policy);
-    known.set(text, target = { check, options: check.ok ? requestOptionsOf(check.url) : null });
+    known.set(text, (target = { check, options: check.ok ? requestOptionsOf(check.url) : null }));
   }
   return target;
 }
@@ -61,7 +76,10 @@ function requestOptionsOf(url: URL): http.RequestOptions {
 }
 
 // The guard for the system resolver, one per reach; a test's stand-in resolver gets its own.
-const systemGuards: Readonly<Record<Reach, ReturnType<typeof guardedLookup>>> = { public: guardedLookup('public'), local: guardedLookup('local') };
+const systemGuards: Readonly<Record<Reach, ReturnType<typeof guardedLookup>>> = {
+  public: guardedLookup('public'),
+  local: guardedLookup('local'),
+};
 
 function elapsedMs(startNs: bigint): number {
   return Number((process.hrtime.bigint() - startNs) / 1_000_000n);
@@ -70,7 +88,13 @@ function elapsedMs(startNs: bigint): number {
 export function sendWebhook(request: SendRequest): Promise<SendResult> {
   const startNs = process.hrtime.bigint();
   const { check: checked, options } = targetOf(request.url, request.policy);
-  if (!checked.ok || options === null) return Promise.resolve({ statusCode: null, error: `refused: ${checked.ok ? 'not a valid URL' : checked.reason}`, responseExcerpt: null, latencyMs: 0 });
+  if (!checked.ok || options === null)
+    return Promise.resolve({
+      statusCode: null,
+      error: `refused: ${checked.ok ? 'not a valid URL' : checked.reason}`,
+      responseExcerpt: null,
+      latencyMs: 0,
+    });
   const timeoutMs = request.timeoutMs ?? limits.deliveryTimeoutMs;
   return new Promise<SendResult>((resolve) => {
     let settled = false;
@@ -78,38 +102,53 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ statusCode, error: error === null ? null : error.slice(0, limits.deliveryErrorLengthMax), responseExcerpt: excerpt, latencyMs: elapsedMs(startNs) });
+      resolve({
+        statusCode,
+        error: error === null ? null : error.slice(0, limits.deliveryErrorLengthMax),
+        responseExcerpt: excerpt,
+        latencyMs: elapsedMs(startNs),
+      });
     };
     const secure = options.protocol === 'https:';
     const client = secure ? https : http;
     // node:http never follows redirects, so a 3xx answer arrives here as a failed attempt.
-    const req = client.request({
-      ...options,
-      method: 'POST',
-      headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-      // Called only when the agent opens a connection: every new connection is checked.
-      lookup: (request.resolve === undefined ? systemGuards[checked.reach] : guardedLookup(checked.reach, request.resolve)) as never,
-      agent: agents[secure ? 'https:' : 'http:'],
-    }, (res) => {
-      const statusCode = res.statusCode ?? null;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const done = () => {
-        const excerpt = Buffer.concat(chunks).subarray(0, limits.responseExcerptBytesMax).toString('utf8');
-        const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-        finish(statusCode, ok ? null : `HTTP ${statusCode}`, excerpt);
-      };
-      res.on('data', (chunk: Buffer) => {
-        if (size < limits.responseExcerptBytesMax) chunks.push(chunk);
-        size += chunk.length;
-        // The receiver's answer matters only for its status and a short excerpt; stop reading a long one (the
-        // connection goes with it rather than back to the pool).
-        if (size >= limits.responseExcerptBytesMax) { done(); res.destroy(); }
-      });
-      // Read to its end, the connection returns to the pool for the next callback to that origin.
-      res.on('end', done);
-      res.on('error', done);
-    });
+    const req = client.request(
+      {
+        ...options,
+        method: 'POST',
+        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        // Called only when the agent opens a connection: every new connection is checked.
+        lookup: (request.resolve === undefined
+          ? systemGuards[checked.reach]
+          : guardedLookup(checked.reach, request.resolve)) as never,
+        agent: agents[secure ? 'https:' : 'http:'],
+      },
+      (res) => {
+        const statusCode = res.statusCode ?? null;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () => {
+          const excerpt = Buffer.concat(chunks)
+            .subarray(0, limits.responseExcerptBytesMax)
+            .toString('utf8');
+          const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+          finish(statusCode, ok ? null : `HTTP ${statusCode}`, excerpt);
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (size < limits.responseExcerptBytesMax) chunks.push(chunk);
+          size += chunk.length;
+          // The receiver's answer matters only for its status and a short excerpt; stop reading a long one (the
+          // connection goes with it rather than back to the pool).
+          if (size >= limits.responseExcerptBytesMax) {
+            done();
+            res.destroy();
+          }
+        });
+        // Read to its end, the connection returns to the pool for the next callback to that origin.
+        res.on('end', done);
+        res.on('error', done);
+      },
+    );
     const timer = setTimeout(() => {
       finish(null, `timed out after ${timeoutMs} ms`, null);
       req.destroy();

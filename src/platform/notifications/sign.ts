@@ -21,21 +21,34 @@ function keyObjectOf(secret: string): crypto.KeyObject {
   let key = keys.get(secret);
   if (key === undefined) {
     if (keys.size >= limits.webhookKeysCachedMax) keys.clear();
-    keys.set(secret, key = crypto.createSecretKey(webhookKey(secret)));
+    keys.set(secret, (key = crypto.createSecretKey(webhookKey(secret))));
   }
   return key;
 }
 
 /** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`. */
-export function webhookSignature(secret: string, messageId: string, timestampSec: number, body: string): string {
-  const mac = crypto.createHmac('sha256', keyObjectOf(secret)).update(`${messageId}.${timestampSec}.${body}`, 'utf8').digest('base64');
+export function webhookSignature(
+  secret: string,
+  messageId: string,
+  timestampSec: number,
+  body: string,
+): string {
+  const mac = crypto
+    .createHmac('sha256', keyObjectOf(secret))
+    .update(`${messageId}.${timestampSec}.${body}`, 'utf8')
+    .digest('base64');
   return `v1,${mac}`;
 }
 
 const userAgent = 'Cobro-Webhooks/1.0';
 
 /** Every header a delivery carries. The timestamp is the attempt's, so each retry is signed afresh. */
-export function webhookHeaders(secret: string, messageId: string, at: Date, body: string): Record<string, string> {
+export function webhookHeaders(
+  secret: string,
+  messageId: string,
+  at: Date,
+  body: string,
+): Record<string, string> {
   const timestampSec = Math.floor(at.getTime() / 1000);
   return {
     'content-type': 'application/json',

@@ -27,14 +27,40 @@ function blockList(subnets: readonly string[]): net.BlockList {
 // IPv4 rules also match IPv4-mapped IPv6 addresses (::ffff:a.b.c.d): net.BlockList checks those against them.
 const classes: readonly (readonly [AddressClass, net.BlockList])[] = [
   ['loopback', blockList(['127.0.0.0/8', '::1/128'])],
-  ['private', blockList(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '198.18.0.0/15', 'fc00::/7'])],
+  [
+    'private',
+    blockList([
+      '10.0.0.0/8',
+      '172.16.0.0/12',
+      '192.168.0.0/16',
+      '100.64.0.0/10',
+      '198.18.0.0/15',
+      'fc00::/7',
+    ]),
+  ],
   ['link-local', blockList(['169.254.0.0/16', 'fe80::/10'])],
-  ['reserved', blockList([
-    '0.0.0.0/8', '192.0.0.0/24', '192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
-    // Unspecified and IPv4-compatible, NAT64 and 6to4 (both embed an IPv4 address), discard, documentation,
-    // site-local and multicast.
-    '::/96', '64:ff9b::/96', '64:ff9b:1::/48', '2002::/16', '100::/64', '2001:db8::/32', 'fec0::/10', 'ff00::/8',
-  ])],
+  [
+    'reserved',
+    blockList([
+      '0.0.0.0/8',
+      '192.0.0.0/24',
+      '192.0.2.0/24',
+      '198.51.100.0/24',
+      '203.0.113.0/24',
+      '224.0.0.0/4',
+      '240.0.0.0/4',
+      // Unspecified and IPv4-compatible, NAT64 and 6to4 (both embed an IPv4 address), discard, documentation,
+      // site-local and multicast.
+      '::/96',
+      '64:ff9b::/96',
+      '64:ff9b:1::/48',
+      '2002::/16',
+      '100::/64',
+      '2001:db8::/32',
+      'fec0::/10',
+      'ff00::/8',
+    ]),
+  ],
 ];
 
 export function classifyAddress(address: string): AddressClass {
@@ -82,7 +108,9 @@ export function parseIpv4Literal(text: string): string | null {
   return bytes.join('.');
 }
 
-export type UrlCheck = { readonly ok: true; readonly url: URL; readonly reach: Reach } | { readonly ok: false; readonly reason: string };
+export type UrlCheck =
+  | { readonly ok: true; readonly url: URL; readonly reach: Reach }
+  | { readonly ok: false; readonly reason: string };
 
 /** Checks scheme and, for an address literal in any spelling, the address. Host names are checked at connect. */
 export function checkCallbackUrl(text: string, policy: CallbackPolicy): UrlCheck {
@@ -96,8 +124,13 @@ export function checkCallbackUrl(text: string, policy: CallbackPolicy): UrlCheck
   const trusted = policy.mode === 'production' && policy.callbackTrustedOrigins.has(url.origin);
   const reach: Reach = policy.mode === 'sandbox' || trusted ? 'local' : 'public';
   const schemes = policy.mode === 'production' && !trusted ? ['https:'] : ['https:', 'http:'];
-  if (!schemes.includes(url.protocol)) return { ok: false, reason: `${url.protocol.replace(':', '')} URLs are not allowed in ${policy.mode} mode` };
-  if (url.username !== '' || url.password !== '') return { ok: false, reason: 'credentials in the URL are not allowed' };
+  if (!schemes.includes(url.protocol))
+    return {
+      ok: false,
+      reason: `${url.protocol.replace(':', '')} URLs are not allowed in ${policy.mode} mode`,
+    };
+  if (url.username !== '' || url.password !== '')
+    return { ok: false, reason: 'credentials in the URL are not allowed' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = net.isIP(host) !== 0 ? host : parseIpv4Literal(host);
   if (literal !== null) {
@@ -107,10 +140,19 @@ export function checkCallbackUrl(text: string, policy: CallbackPolicy): UrlCheck
   return { ok: true, url, reach };
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
-export type BaseLookup = (hostname: string, options: dns.LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
+export type BaseLookup = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
 
-const systemLookup: BaseLookup = (hostname, options, callback) => dns.lookup(hostname, options, callback);
+const systemLookup: BaseLookup = (hostname, options, callback) =>
+  dns.lookup(hostname, options, callback);
 
 /**
  * A `lookup` for node:http(s) that resolves every address of the host and refuses the connection when any of them
@@ -118,18 +160,27 @@ const systemLookup: BaseLookup = (hostname, options, callback) => dns.lookup(hos
  */
 export function guardedLookup(reach: Reach, base: BaseLookup = systemLookup) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
-    base(hostname, { family: options.family ?? 0, hints: options.hints ?? 0, all: true }, (error, addresses) => {
-      if (error !== null) return callback(error, []);
-      const refused = addresses.find((a) => addressRefusal(a.address, reach) !== null);
-      if (refused !== undefined || addresses.length === 0) {
-        const why = refused === undefined ? 'no address' : `${refused.address}, a ${classifyAddress(refused.address)} address`;
-        const denied: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to ${why}`);
-        denied.code = 'ECALLBACKREFUSED';
-        return callback(denied, []);
-      }
-      if (options.all === true) return callback(null, addresses);
-      const first = addresses[0]!;
-      callback(null, first.address, first.family);
-    });
+    base(
+      hostname,
+      { family: options.family ?? 0, hints: options.hints ?? 0, all: true },
+      (error, addresses) => {
+        if (error !== null) return callback(error, []);
+        const refused = addresses.find((a) => addressRefusal(a.address, reach) !== null);
+        if (refused !== undefined || addresses.length === 0) {
+          const why =
+            refused === undefined
+              ? 'no address'
+              : `${refused.address}, a ${classifyAddress(refused.address)} address`;
+          const denied: NodeJS.ErrnoException = new Error(
+            `refused: ${hostname} resolves to ${why}`,
+          );
+          denied.code = 'ECALLBACKREFUSED';
+          return callback(denied, []);
+        }
+        if (options.all === true) return callback(null, addresses);
+        const first = addresses[0]!;
+        callback(null, first.address, first.family);
+      },
+    );
   };
 }

@@ -13,7 +13,12 @@ import type { Logger } from 'pino';
 import { dataDirLimits } from '../../limits/index.ts';
 
 /** What Cobro creates directly under DATA_DIR. */
-export const dataDirEntries = { database: 'pgdata', secretKey: 'secret.key', opsSocket: 'cobro.sock', lock: 'cobro.lock' } as const;
+export const dataDirEntries = {
+  database: 'pgdata',
+  secretKey: 'secret.key',
+  opsSocket: 'cobro.sock',
+  lock: 'cobro.lock',
+} as const;
 
 const groupOtherBits = 0o077;
 const stickyBit = 0o1000;
@@ -50,7 +55,12 @@ function tightenOne(target: string, stat: fs.Stats, mayChange: boolean, found: L
   if (stat.isSymbolicLink() || (stat.mode & groupOtherBits) === 0) return;
   const modeBefore = octal(stat.mode);
   if (!mayChange) {
-    found.push({ path: target, modeBefore, modeAfter: null, reason: 'not created by Cobro; left as it is' });
+    found.push({
+      path: target,
+      modeBefore,
+      modeAfter: null,
+      reason: 'not created by Cobro; left as it is',
+    });
     return;
   }
   const mode = stat.mode & 0o7700;
@@ -58,7 +68,12 @@ function tightenOne(target: string, stat: fs.Stats, mayChange: boolean, found: L
     fs.chmodSync(target, mode);
     found.push({ path: target, modeBefore, modeAfter: octal(mode) });
   } catch (error) {
-    found.push({ path: target, modeBefore, modeAfter: null, reason: (error as NodeJS.ErrnoException).code ?? String(error) });
+    found.push({
+      path: target,
+      modeBefore,
+      modeAfter: null,
+      reason: (error as NodeJS.ErrnoException).code ?? String(error),
+    });
   }
 }
 
@@ -69,7 +84,12 @@ export function tightenTree(root: string, found: LoosePath[] = []): LoosePath[] 
   while (pending.length > 0) {
     const current = pending.pop()!;
     if (++seen > dataDirLimits.scanEntriesMax) {
-      found.push({ path: root, modeBefore: '?', modeAfter: null, reason: `scan stopped after ${dataDirLimits.scanEntriesMax} entries` });
+      found.push({
+        path: root,
+        modeBefore: '?',
+        modeAfter: null,
+        reason: `scan stopped after ${dataDirLimits.scanEntriesMax} entries`,
+      });
       break;
     }
     const stat = lstatOrNull(current);
@@ -92,7 +112,9 @@ export function secureDataDir(dataDir: string): LoosePath[] {
   const stat = lstatOrNull(dataDir);
   if (stat === null || !stat.isDirectory()) return found;
   // A shared directory (sticky like /tmp, or another user's) keeps its mode; Cobro's entries inside still tighten.
-  const ownsDir = (stat.mode & stickyBit) === 0 && (process.getuid === undefined || stat.uid === process.getuid());
+  const ownsDir =
+    (stat.mode & stickyBit) === 0 &&
+    (process.getuid === undefined || stat.uid === process.getuid());
   tightenOne(dataDir, stat, ownsDir, found);
   const ours: ReadonlySet<string> = new Set(Object.values(dataDirEntries));
   for (const name of fs.readdirSync(dataDir)) {
@@ -109,10 +131,16 @@ export function secureDataDir(dataDir: string): LoosePath[] {
 /** One warning per loose path (up to loosePathWarningsMax), then one line counting the rest. */
 export function warnLoosePaths(logger: Logger, found: readonly LoosePath[]): void {
   for (const loose of found.slice(0, dataDirLimits.loosePathWarningsMax)) {
-    const what = loose.modeAfter !== null ? `tightened to ${loose.modeAfter}` : `left as it is (${loose.reason ?? 'unknown'})`;
-    logger.warn({ path: loose.path, modeBefore: loose.modeBefore, modeAfter: loose.modeAfter },
-      `DATA_DIR path ${loose.path} was open to group or others (${loose.modeBefore}); ${what}`);
+    const what =
+      loose.modeAfter !== null
+        ? `tightened to ${loose.modeAfter}`
+        : `left as it is (${loose.reason ?? 'unknown'})`;
+    logger.warn(
+      { path: loose.path, modeBefore: loose.modeBefore, modeAfter: loose.modeAfter },
+      `DATA_DIR path ${loose.path} was open to group or others (${loose.modeBefore}); ${what}`,
+    );
   }
   const rest = found.length - dataDirLimits.loosePathWarningsMax;
-  if (rest > 0) logger.warn({ count: rest }, `${rest} more DATA_DIR paths were open to group or others`);
+  if (rest > 0)
+    logger.warn({ count: rest }, `${rest} more DATA_DIR paths were open to group or others`);
 }

@@ -3,7 +3,15 @@ import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'p
 import type { LogFormat, LogLevel } from './config.ts';
 
 // Card data never reaches a log line: request bodies are not logged, and these paths are redacted wherever they appear.
-const redact = ['req.headers.authorization', 'req.headers.sign', '*.card_number', '*.cvv', '*.password', '*.privateToken', '*.webhookSecret'];
+const redact = [
+  'req.headers.authorization',
+  'req.headers.sign',
+  '*.card_number',
+  '*.cvv',
+  '*.password',
+  '*.privateToken',
+  '*.webhookSecret',
+];
 
 /** The service logger's options: its level, the redacted paths and the base bindings. */
 export function loggerOptions(level: LogLevel): LoggerOptions {
@@ -11,7 +19,10 @@ export function loggerOptions(level: LogLevel): LoggerOptions {
 }
 
 /** Whether lines are written for a person: `pretty`, or `auto` on a terminal (LOG_FORMAT). */
-export function prettyLogs(format: LogFormat, stdoutIsTty: boolean = process.stdout.isTTY === true): boolean {
+export function prettyLogs(
+  format: LogFormat,
+  stdoutIsTty: boolean = process.stdout.isTTY === true,
+): boolean {
   return format === 'pretty' || (format === 'auto' && stdoutIsTty);
 }
 
@@ -20,10 +31,19 @@ export function prettyLogs(format: LogFormat, stdoutIsTty: boolean = process.std
  * server never pays for it. Its time is the machine's local time; the line keeps the level and the message.
  */
 function prettyStream(): DestinationStream {
-  const pretty = createRequire(import.meta.url)('pino-pretty') as (options: Record<string, unknown>) => DestinationStream;
-  return pretty({ sync: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service' });
+  const pretty = createRequire(import.meta.url)('pino-pretty') as (
+    options: Record<string, unknown>,
+  ) => DestinationStream;
+  return pretty({
+    sync: true,
+    colorize: process.stdout.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,service',
+  });
 }
 
 export function createLogger(level: LogLevel, format: LogFormat = 'json'): Logger {
-  return prettyLogs(format) ? pino(loggerOptions(level), prettyStream()) : pino(loggerOptions(level));
+  return prettyLogs(format)
+    ? pino(loggerOptions(level), prettyStream())
+    : pino(loggerOptions(level));
 }

@@ -45,7 +45,9 @@ export function startReadyWatchdog(timeoutMs: number): ReadyWatchdog {
   });
   // Never what keeps the process alive, and a watchdog that failed to start is reported, not fatal.
   worker.unref();
-  worker.on('error', (error) => { process.stderr.write(`cobro: readiness watchdog failed: ${String(error)}\n`); });
+  worker.on('error', (error) => {
+    process.stderr.write(`cobro: readiness watchdog failed: ${String(error)}\n`);
+  });
   // The start's own guard against the deadlock: while it runs, the event loop always has a timer to wait on, so
   // Node never leaves it to drain V8's background tasks (as src/platform/db/database.ts does around PGlite.create).
   const keepLoopTurning = setInterval(() => {}, 1000);
@@ -63,5 +65,6 @@ export function startReadyWatchdog(timeoutMs: number): ReadyWatchdog {
  * the main thread for good before the start, as the deadlock did, so the test sees the watchdog end the process.
  */
 export function hangIfAskedByTest(): void {
-  if (process.env.COBRO_TEST_HANG_AT_START === '1') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+  if (process.env.COBRO_TEST_HANG_AT_START === '1')
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 }

@@ -12,7 +12,7 @@ export function errorText(error: unknown): string {
   }
   if (error instanceof Error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return error.message !== '' ? error.message : code ?? error.name;
+    return error.message !== '' ? error.message : (code ?? error.name);
   }
   return String(error);
 }

@@ -9,7 +9,10 @@ import type { PaymentProcessor } from './processor.ts';
 /** Transbank's Webpay hosts, the SDK's `Environment` values (test/checkout/webpay-plus.test.ts checks they are), kept
  *  here so that naming them never loads the SDK: the SDK (axios and about 100 modules) is imported by the first
  *  production payment through Webpay (decision 240). */
-export const webpayEnvironments = { integration: 'https://webpay3gint.transbank.cl', production: 'https://webpay3g.transbank.cl' } as const;
+export const webpayEnvironments = {
+  integration: 'https://webpay3gint.transbank.cl',
+  production: 'https://webpay3g.transbank.cl',
+} as const;
 
 interface AccountProcessorTable {
   account_id: string;
@@ -50,11 +53,18 @@ export interface WebpaySettings {
 
 /** The host an `--environment` value names, or null when it names none. */
 function environmentUrl(environment: string): string | null {
-  if (environment === 'integration' || environment === 'production') return webpayEnvironments[environment];
+  if (environment === 'integration' || environment === 'production')
+    return webpayEnvironments[environment];
   if (environment.length > transactionLimits.acquirer.environmentUrlLengthMax) return null;
   try {
     const u = new URL(environment);
-    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.search !== '' || u.hash !== '' || u.username !== '') return null;
+    if (
+      (u.protocol !== 'http:' && u.protocol !== 'https:') ||
+      u.search !== '' ||
+      u.hash !== '' ||
+      u.username !== ''
+    )
+      return null;
     return environment.replace(/\/+$/, '');
   } catch {
     return null;
@@ -65,57 +75,117 @@ export type SettingsCheck = { ok: true } | { ok: false; error: string };
 
 export function checkWebpaySettings(s: WebpaySettings): SettingsCheck {
   if (!new RegExp(`^\\d{${transactionLimits.acquirer.commerceCodeLength}}$`).test(s.commerceCode)) {
-    return { ok: false, error: `--webpay-commerce-code must be Transbank's ${transactionLimits.acquirer.commerceCodeLength}-digit commerce code` };
+    return {
+      ok: false,
+      error: `--webpay-commerce-code must be Transbank's ${transactionLimits.acquirer.commerceCodeLength}-digit commerce code`,
+    };
   }
-  if (!/^[\x21-\x7e]+$/.test(s.apiKey) || s.apiKey.length > transactionLimits.acquirer.apiKeyLengthMax) {
-    return { ok: false, error: `--webpay-api-key must be 1 to ${transactionLimits.acquirer.apiKeyLengthMax} printable characters without spaces` };
+  if (
+    !/^[\x21-\x7e]+$/.test(s.apiKey) ||
+    s.apiKey.length > transactionLimits.acquirer.apiKeyLengthMax
+  ) {
+    return {
+      ok: false,
+      error: `--webpay-api-key must be 1 to ${transactionLimits.acquirer.apiKeyLengthMax} printable characters without spaces`,
+    };
   }
-  if (environmentUrl(s.environment) === null) return { ok: false, error: '--environment must be integration, production or an http(s) URL' };
+  if (environmentUrl(s.environment) === null)
+    return { ok: false, error: '--environment must be integration, production or an http(s) URL' };
   return { ok: true };
 }
 
 /** Stores (or replaces) the account's Webpay Plus keys, the API key sealed. The caller checked the settings. */
-export async function saveWebpaySettings(ctx: AppContext, accountId: string, s: WebpaySettings, at: Date): Promise<void> {
+export async function saveWebpaySettings(
+  ctx: AppContext,
+  accountId: string,
+  s: WebpaySettings,
+  at: Date,
+): Promise<void> {
   const row = {
-    processor: 'webpay_plus' as const, commerce_code: s.commerceCode, api_key_enc: ctx.secrets.seal(s.apiKey),
-    environment: s.environment, updated_at: at,
+    processor: 'webpay_plus' as const,
+    commerce_code: s.commerceCode,
+    api_key_enc: ctx.secrets.seal(s.apiKey),
+    environment: s.environment,
+    updated_at: at,
   };
-  await ctx.db.insertInto('account_processors').values({ account_id: accountId, ...row })
-    .onConflict((oc) => oc.column('account_id').doUpdateSet(row)).execute();
+  await ctx.db
+    .insertInto('account_processors')
+    .values({ account_id: accountId, ...row })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet(row))
+    .execute();
 }
 
-async function accountProcessorSettings(ctx: AppContext, accountId: string): Promise<{ processor: 'webpay_plus'; commerceCode: string; environment: string } | null> {
-  const row = await ctx.db.selectFrom('account_processors').select(['processor', 'commerce_code', 'environment'])
-    .where('account_id', '=', accountId).executeTakeFirst();
-  return row === undefined ? null : { processor: row.processor, commerceCode: row.commerce_code, environment: row.environment };
+async function accountProcessorSettings(
+  ctx: AppContext,
+  accountId: string,
+): Promise<{ processor: 'webpay_plus'; commerceCode: string; environment: string } | null> {
+  const row = await ctx.db
+    .selectFrom('account_processors')
+    .select(['processor', 'commerce_code', 'environment'])
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row === undefined
+    ? null
+    : { processor: row.processor, commerceCode: row.commerce_code, environment: row.environment };
 }
 
 async function tokenOf(db: Db, attemptId: string): Promise<string | null> {
-  const row = await db.selectFrom('processor_sessions').select('token')
-    .where('attempt_id', '=', attemptId).where('state', '=', 'approved').executeTakeFirst();
+  const row = await db
+    .selectFrom('processor_sessions')
+    .select('token')
+    .where('attempt_id', '=', attemptId)
+    .where('state', '=', 'approved')
+    .executeTakeFirst();
   return row?.token ?? null;
 }
 
 /** The processor that takes this account's payments (see the file's head). */
-export async function processorForAccount(ctx: AppContext, accountId: string): Promise<PaymentProcessor> {
+export async function processorForAccount(
+  ctx: AppContext,
+  accountId: string,
+): Promise<PaymentProcessor> {
   if (ctx.config.mode === 'sandbox') return ctx.processor;
-  const row = await ctx.db.selectFrom('account_processors').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('account_processors')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   if (row === undefined) return ctx.processor;
   const url = environmentUrl(row.environment);
   if (url === null) throw new Error(`account ${accountId} has an unusable processor environment`);
   const { webpayPlusProcessor } = await import('./webpay-plus.ts');
   return webpayPlusProcessor(
-    { commerceCode: row.commerce_code, apiKey: ctx.secrets.open(row.api_key_enc), environmentUrl: url },
-    { timeoutMs: transactionLimits.acquirer.requestTimeoutMs, tokenOf: (attemptId) => tokenOf(ctx.db, attemptId) },
+    {
+      commerceCode: row.commerce_code,
+      apiKey: ctx.secrets.open(row.api_key_enc),
+      environmentUrl: url,
+    },
+    {
+      timeoutMs: transactionLimits.acquirer.requestTimeoutMs,
+      tokenOf: (attemptId) => tokenOf(ctx.db, attemptId),
+    },
   );
 }
 
 /** Whether some account of the deployment can take this method (production's public method list). */
-export async function anyAccountCanTake(ctx: AppContext, currency: string, payment: number): Promise<boolean> {
+export async function anyAccountCanTake(
+  ctx: AppContext,
+  currency: string,
+  payment: number,
+): Promise<boolean> {
   // Webpay Plus is the one production processor: CLP cards.
-  const method = await ctx.db.selectFrom('payment_methods').select('kind').where('currency', '=', currency).where('payment', '=', payment).executeTakeFirst();
+  const method = await ctx.db
+    .selectFrom('payment_methods')
+    .select('kind')
+    .where('currency', '=', currency)
+    .where('payment', '=', payment)
+    .executeTakeFirst();
   if (method?.kind !== 'card' || currency !== 'CLP') return false;
-  const row = await ctx.db.selectFrom('account_processors').select('account_id').limit(1).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('account_processors')
+    .select('account_id')
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -124,9 +194,15 @@ export async function anyAccountCanTake(ctx: AppContext, currency: string, payme
  * CLP only (the login asks for a Chilean RUT; other countries' logins, Vepuy's among them, are not built). The one
  * rule behind GET /api/paymentmethods, the creation checks and the checkout's list (decision 451).
  */
-export function checkoutTakes(processor: PaymentProcessor, kind: string, currency: string): boolean {
+export function checkoutTakes(
+  processor: PaymentProcessor,
+  kind: string,
+  currency: string,
+): boolean {
   if (kind === 'card') return processor.supports('card', currency);
-  return kind === 'bank_transfer' && currency === 'CLP' && processor.supports('bank_transfer', currency);
+  return (
+    kind === 'bank_transfer' && currency === 'CLP' && processor.supports('bank_transfer', currency)
+  );
 }
 
 /** Why no payer could pay a sale, or null when one could: the creation checks' answer (decision 451). */
@@ -136,12 +212,20 @@ export type Unpayable = 'processor_not_configured' | 'currency_not_payable';
  * Whether some method of `currency` (among `methods`, the catalogue) can be taken by `processor`; when none, in
  * production an account without its own processor is told so (`cobro accounts set-processor`).
  */
-export async function unpayableReason(ctx: AppContext, processor: PaymentProcessor, accountId: string | null, currency: string,
-  methods: ReadonlyArray<{ readonly currency: string; readonly kind: string }>): Promise<Unpayable | null> {
-  if (methods.some((m) => m.currency === currency && checkoutTakes(processor, m.kind, currency))) return null;
+export async function unpayableReason(
+  ctx: AppContext,
+  processor: PaymentProcessor,
+  accountId: string | null,
+  currency: string,
+  methods: ReadonlyArray<{ readonly currency: string; readonly kind: string }>,
+): Promise<Unpayable | null> {
+  if (methods.some((m) => m.currency === currency && checkoutTakes(processor, m.kind, currency)))
+    return null;
   if (ctx.config.mode !== 'production') return 'currency_not_payable';
   if (accountId === null) return 'processor_not_configured';
-  return (await accountProcessorSettings(ctx, accountId)) === null ? 'processor_not_configured' : 'currency_not_payable';
+  return (await accountProcessorSettings(ctx, accountId)) === null
+    ? 'processor_not_configured'
+    : 'currency_not_payable';
 }
 
 /**
@@ -149,7 +233,11 @@ export async function unpayableReason(ctx: AppContext, processor: PaymentProcess
  * acquirer's status decides it, nothing else may decide the transaction (no expiry, no new attempt).
  */
 export async function hasUndecidedCommit(db: Db, transactionId: string): Promise<boolean> {
-  const row = await db.selectFrom('processor_sessions').select('attempt_id')
-    .where('transaction_id', '=', transactionId).where('state', '=', 'committing').executeTakeFirst();
+  const row = await db
+    .selectFrom('processor_sessions')
+    .select('attempt_id')
+    .where('transaction_id', '=', transactionId)
+    .where('state', '=', 'committing')
+    .executeTakeFirst();
   return row !== undefined;
 }

@@ -7,9 +7,15 @@ import { sandboxProcessor } from './sandbox-processor.ts';
 const noProcessor: PaymentProcessor = {
   name: 'none',
   supports: () => false,
-  charge: async () => { throw new Error('no payment processor is configured for production'); },
-  refund: async () => { throw new Error('no payment processor is configured for production'); },
-  chargeStoredCard: async () => { throw new Error('no payment processor is configured for production'); },
+  charge: async () => {
+    throw new Error('no payment processor is configured for production');
+  },
+  refund: async () => {
+    throw new Error('no payment processor is configured for production');
+  },
+  chargeStoredCard: async () => {
+    throw new Error('no payment processor is configured for production');
+  },
 };
 
 export function processorFor(mode: Mode): PaymentProcessor {

@@ -130,7 +130,10 @@ interface RedirectFlow {
  */
 export class ProcessorUnavailableError extends Error {
   constructor(processor: string, cause: unknown) {
-    super(`${processor} did not answer: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `${processor} did not answer: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
     this.name = 'ProcessorUnavailableError';
   }
 }

@@ -2,7 +2,15 @@
 // or credential is declined with a message that says why. Nothing leaves the process.
 import { createHash, randomInt } from 'node:crypto';
 import { newId } from '../ids/ids.ts';
-import { cardBrand, type ChargeOutcome, type ChargeRequest, type PaymentProcessor, type RefundOutcome, type RefundRequest, type StoredCardCharge } from './processor.ts';
+import {
+  cardBrand,
+  type ChargeOutcome,
+  type ChargeRequest,
+  type PaymentProcessor,
+  type RefundOutcome,
+  type RefundRequest,
+  type StoredCardCharge,
+} from './processor.ts';
 
 type CardKind = 'credit' | 'debit' | 'prepaid';
 
@@ -71,26 +79,49 @@ function cardOfToken(token: string): TestCard | undefined {
 const sandboxAuthorizationPattern = /^\d{6}$/;
 
 async function refund(request: RefundRequest): Promise<RefundOutcome> {
-  if (request.amountMinor <= 0n) return { approved: false, gatewayMessage: 'refund amount must be positive' };
-  if (!sandboxAuthorizationPattern.test(request.authorizationCode) || request.chargeIdempotencyKey === '') {
+  if (request.amountMinor <= 0n)
+    return { approved: false, gatewayMessage: 'refund amount must be positive' };
+  if (
+    !sandboxAuthorizationPattern.test(request.authorizationCode) ||
+    request.chargeIdempotencyKey === ''
+  ) {
     return { approved: false, gatewayMessage: 'unknown authorization' };
   }
   // Deterministic by the original charge and the refund's key, so a retry with the same key gets the same code.
-  const digest = createHash('sha256').update(`${request.chargeIdempotencyKey}\u0000${request.idempotencyKey}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${request.chargeIdempotencyKey}\u0000${request.idempotencyKey}`)
+    .digest('hex');
   return { approved: true, refundCode: `ref${digest.slice(0, 17)}` };
 }
 
 async function chargeStoredCard(request: StoredCardCharge): Promise<ChargeOutcome> {
   const test = cardOfToken(request.cardToken);
   if (test === undefined) {
-    return { approved: false, payerMessage: 'Tarjeta guardada desconocida.', gatewayMessage: rejectedMessage, cardBrand: null, cardLast4: null };
+    return {
+      approved: false,
+      payerMessage: 'Tarjeta guardada desconocida.',
+      gatewayMessage: rejectedMessage,
+      cardBrand: null,
+      cardLast4: null,
+    };
   }
   const brand = cardBrand(test.number);
   const last4 = test.number.slice(-4);
-  if (!test.approved || test.storedDeclined === true) return { approved: false, payerMessage: 'Tarjeta rechazada por el emisor.', gatewayMessage: rejectedMessage, cardBrand: brand, cardLast4: last4 };
+  if (!test.approved || test.storedDeclined === true)
+    return {
+      approved: false,
+      payerMessage: 'Tarjeta rechazada por el emisor.',
+      gatewayMessage: rejectedMessage,
+      cardBrand: brand,
+      cardLast4: last4,
+    };
   return {
-    approved: true, authorizationCode: authorizationCode(), cardType: cardType(test.kind, request.installments),
-    cardBrand: brand, cardLast4: last4, cardToken: request.cardToken,
+    approved: true,
+    authorizationCode: authorizationCode(),
+    cardType: cardType(test.kind, request.installments),
+    cardBrand: brand,
+    cardLast4: last4,
+    cardToken: request.cardToken,
   };
 }
 
@@ -102,11 +133,19 @@ export const sandboxProcessor: PaymentProcessor = {
   async charge(request: ChargeRequest): Promise<ChargeOutcome> {
     if (request.kind === 'bank_transfer') {
       if (request.rut === sandboxBankRut && request.password === sandboxBankPassword) {
-        return { approved: true, authorizationCode: authorizationCode(), cardType: null, cardBrand: null, cardLast4: null, cardToken: null };
+        return {
+          approved: true,
+          authorizationCode: authorizationCode(),
+          cardType: null,
+          cardBrand: null,
+          cardLast4: null,
+          cardToken: null,
+        };
       }
       return {
         approved: false,
-        payerMessage: 'El banco rechazó la transferencia: RUT o clave incorrectos. En el ambiente de pruebas usa RUT 11.111.111-1 y clave 123.',
+        payerMessage:
+          'El banco rechazó la transferencia: RUT o clave incorrectos. En el ambiente de pruebas usa RUT 11.111.111-1 y clave 123.',
         gatewayMessage: rejectedMessage,
         cardBrand: null,
         cardLast4: null,
@@ -118,17 +157,30 @@ export const sandboxProcessor: PaymentProcessor = {
     if (test === undefined) {
       return {
         approved: false,
-        payerMessage: 'Tarjeta rechazada: en el ambiente de pruebas solo se aceptan las tarjetas de prueba publicadas.',
+        payerMessage:
+          'Tarjeta rechazada: en el ambiente de pruebas solo se aceptan las tarjetas de prueba publicadas.',
         gatewayMessage: rejectedMessage,
         cardBrand: brand,
         cardLast4: last4,
       };
     }
     if (test.cvv !== null && test.cvv !== request.card.cvv) {
-      return { approved: false, payerMessage: 'Tarjeta rechazada: el código de seguridad (CVV) no es correcto.', gatewayMessage: rejectedMessage, cardBrand: brand, cardLast4: last4 };
+      return {
+        approved: false,
+        payerMessage: 'Tarjeta rechazada: el código de seguridad (CVV) no es correcto.',
+        gatewayMessage: rejectedMessage,
+        cardBrand: brand,
+        cardLast4: last4,
+      };
     }
     if (!test.approved) {
-      return { approved: false, payerMessage: 'Tarjeta rechazada por el emisor.', gatewayMessage: rejectedMessage, cardBrand: brand, cardLast4: last4 };
+      return {
+        approved: false,
+        payerMessage: 'Tarjeta rechazada por el emisor.',
+        gatewayMessage: rejectedMessage,
+        cardBrand: brand,
+        cardLast4: last4,
+      };
     }
     return {
       approved: true,

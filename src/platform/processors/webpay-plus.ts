@@ -4,8 +4,14 @@
 import { Options, WebpayPlus } from 'transbank-sdk';
 import { minorAsJsonNumber } from '../money/json-number.ts';
 import {
-  ProcessorUnavailableError, type ApprovedCharge, type ChargeOutcome, type DeclinedCharge, type PaymentProcessor, type RedirectStatus,
-  type RefundOutcome, type RefundRequest,
+  ProcessorUnavailableError,
+  type ApprovedCharge,
+  type ChargeOutcome,
+  type DeclinedCharge,
+  type PaymentProcessor,
+  type RedirectStatus,
+  type RefundOutcome,
+  type RefundRequest,
 } from './processor.ts';
 
 export interface WebpayConfig {
@@ -64,7 +70,9 @@ function declined(detail: WebpayDetail): DeclinedCharge {
 }
 
 function isApproved(detail: WebpayDetail): boolean {
-  return detail.response_code === 0 && (detail.status === 'AUTHORIZED' || detail.status === 'CAPTURED');
+  return (
+    detail.response_code === 0 && (detail.status === 'AUTHORIZED' || detail.status === 'CAPTURED')
+  );
 }
 
 /** The SDK's TransbankError reads "<axios error>\n<Transbank's error_message>\n": Transbank's own words. */
@@ -78,21 +86,37 @@ function transbankMessage(error: unknown): string {
  * (issue 14): true when this refund is already in it, false when it is not; any other balance (another refund of
  * the charge in flight) throws, so nothing is decided and the dispatch asks again later.
  */
-function refundAlreadyApplied(detail: WebpayDetail, amountMinor: bigint, retry: NonNullable<RefundRequest['retry']>): boolean {
+function refundAlreadyApplied(
+  detail: WebpayDetail,
+  amountMinor: bigint,
+  retry: NonNullable<RefundRequest['retry']>,
+): boolean {
   const before = retry.chargeAmountMinor - retry.refundedBeforeMinor;
-  const balance = detail.status === 'REVERSED' ? 0n
-    : detail.status === 'AUTHORIZED' ? BigInt(detail.amount ?? 0)
-    : detail.balance === undefined || detail.balance === null ? null : BigInt(detail.balance);
+  const balance =
+    detail.status === 'REVERSED'
+      ? 0n
+      : detail.status === 'AUTHORIZED'
+        ? BigInt(detail.amount ?? 0)
+        : detail.balance === undefined || detail.balance === null
+          ? null
+          : BigInt(detail.balance);
   if (balance === before - amountMinor) return true;
   if (balance === before) return false;
-  throw new Error(`Webpay holds ${balance ?? 'no balance'} on this charge, neither ${before} nor ${before - amountMinor}: the refund stays undecided`);
+  throw new Error(
+    `Webpay holds ${balance ?? 'no balance'} on this charge, neither ${before} nor ${before - amountMinor}: the refund stays undecided`,
+  );
 }
 
 export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): PaymentProcessor {
-  const tx = new WebpayPlus.Transaction(new Options(config.commerceCode, config.apiKey, config.environmentUrl, deps.timeoutMs));
+  const tx = new WebpayPlus.Transaction(
+    new Options(config.commerceCode, config.apiKey, config.environmentUrl, deps.timeoutMs),
+  );
   const noCardData = (): DeclinedCharge => ({
-    approved: false, payerMessage: 'Con Webpay Plus la tarjeta se ingresa en la página de Transbank.',
-    gatewayMessage: rejectedMessage, cardBrand: null, cardLast4: null,
+    approved: false,
+    payerMessage: 'Con Webpay Plus la tarjeta se ingresa en la página de Transbank.',
+    gatewayMessage: rejectedMessage,
+    cardBrand: null,
+    cardLast4: null,
   });
   return {
     name: 'webpay_plus',
@@ -104,7 +128,12 @@ export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): Pay
       async start(request) {
         let answer: { token: string; url: string };
         try {
-          answer = await tx.create(request.attemptId, request.sessionId, minorAsJsonNumber(request.amountMinor), request.returnUrl) as { token: string; url: string };
+          answer = (await tx.create(
+            request.attemptId,
+            request.sessionId,
+            minorAsJsonNumber(request.amountMinor),
+            request.returnUrl,
+          )) as { token: string; url: string };
         } catch (error) {
           // A create that failed created nothing a payer could pay (no token): whatever the cause (Transbank down,
           // a timeout, a 5xx, refused keys), the payer may only try again or go back (issue 32).
@@ -113,11 +142,11 @@ export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): Pay
         return { token: answer.token, url: answer.url };
       },
       async commit(token): Promise<ChargeOutcome> {
-        const detail = await tx.commit(token) as WebpayDetail;
+        const detail = (await tx.commit(token)) as WebpayDetail;
         return isApproved(detail) ? approved(detail) : declined(detail);
       },
       async status(token): Promise<RedirectStatus> {
-        const detail = await tx.status(token) as WebpayDetail;
+        const detail = (await tx.status(token)) as WebpayDetail;
         if (isApproved(detail)) return { state: 'approved', outcome: approved(detail) };
         if (detail.status === 'INITIALIZED') return { state: 'open' };
         return { state: 'declined', outcome: declined(detail) };
@@ -126,18 +155,35 @@ export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): Pay
     async refund(request: RefundRequest): Promise<RefundOutcome> {
       const token = await deps.tokenOf(request.chargeIdempotencyKey);
       if (token === null) return { approved: false, gatewayMessage: 'unknown Webpay payment' };
-      if (request.retry !== undefined && await refundAlreadyApplied(await tx.status(token) as WebpayDetail, request.amountMinor, request.retry)) {
+      if (
+        request.retry !== undefined &&
+        (await refundAlreadyApplied(
+          (await tx.status(token)) as WebpayDetail,
+          request.amountMinor,
+          request.retry,
+        ))
+      ) {
         return { approved: true, refundCode: `reconciled:${token.slice(0, 16)}` };
       }
       try {
-        const answer = await tx.refund(token, minorAsJsonNumber(request.amountMinor)) as { type?: string; authorization_code?: string; response_code?: number };
-        if (answer.type === 'REVERSED') return { approved: true, refundCode: `reversed:${token.slice(0, 16)}` };
-        if (answer.type === 'NULLIFIED' && answer.response_code === 0) return { approved: true, refundCode: String(answer.authorization_code) };
-        return { approved: false, gatewayMessage: `Webpay refund answered ${answer.type ?? 'nothing'}` };
+        const answer = (await tx.refund(token, minorAsJsonNumber(request.amountMinor))) as {
+          type?: string;
+          authorization_code?: string;
+          response_code?: number;
+        };
+        if (answer.type === 'REVERSED')
+          return { approved: true, refundCode: `reversed:${token.slice(0, 16)}` };
+        if (answer.type === 'NULLIFIED' && answer.response_code === 0)
+          return { approved: true, refundCode: String(answer.authorization_code) };
+        return {
+          approved: false,
+          gatewayMessage: `Webpay refund answered ${answer.type ?? 'nothing'}`,
+        };
       } catch (error) {
         // Transbank answered and refused: declined. No answer at all (timeout, network): it may have applied, so
         // the caller must not read it as refused.
-        if (error instanceof Error && /status code [45]\d\d/.test(error.message)) return { approved: false, gatewayMessage: transbankMessage(error) };
+        if (error instanceof Error && /status code [45]\d\d/.test(error.message))
+          return { approved: false, gatewayMessage: transbankMessage(error) };
         throw error;
       }
     },

@@ -19,7 +19,8 @@ export class ManualClock implements Clock {
   }
 
   advanceMs(deltaMs: number): void {
-    if (!Number.isSafeInteger(deltaMs) || deltaMs < 0) throw new RangeError('clock only moves forward');
+    if (!Number.isSafeInteger(deltaMs) || deltaMs < 0)
+      throw new RangeError('clock only moves forward');
     this.epochMs += deltaMs;
   }
 

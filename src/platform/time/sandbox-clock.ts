@@ -21,7 +21,6 @@ declare module '../db/types.ts' {
   }
 }
 
-
 /** The channel migration 0260's trigger notifies when any account's sandbox clock moves. */
 export const sandboxClockChangesChannel = 'cobro_sandbox_clock_changed';
 
@@ -57,7 +56,11 @@ export interface AccountClock {
 }
 
 async function offsetMsIn(db: DbOrTx, accountId: string): Promise<number> {
-  const row = await db.selectFrom('sandbox_clocks').select('offset_ms').where('account_id', '=', accountId).executeTakeFirst();
+  const row = await db
+    .selectFrom('sandbox_clocks')
+    .select('offset_ms')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   return row === undefined ? 0 : Number(row.offset_ms);
 }
 
@@ -67,18 +70,31 @@ function offsetMsSql(accountId: Expression<string>): RawBuilder<bigint> {
 }
 
 /** The app's account clock on the service `clock`; `changes`, when given, lets it keep offsets (decision 260). */
-export function createAccountClock(clock: Clock, mode: Mode, changes: ChangeFeed | undefined): AccountClock {
+export function createAccountClock(
+  clock: Clock,
+  mode: Mode,
+  changes: ChangeFeed | undefined,
+): AccountClock {
   // The offsets this process read, dropped whole when any clock moves (NotifiedCache).
-  const kept = changes === undefined ? null
-    : new NotifiedCache<number>(changes, sandboxClockChangesChannel, limits.sandboxOffsetsKeptMax, limits.sandboxOffsetKeptAgeMsMax);
+  const kept =
+    changes === undefined
+      ? null
+      : new NotifiedCache<number>(
+          changes,
+          sandboxClockChangesChannel,
+          limits.sandboxOffsetsKeptMax,
+          limits.sandboxOffsetKeptAgeMsMax,
+        );
   // A kept offset without the cache's promise when it is there: a create's hot path (decision 320).
-  const keptOffsetMs = async (accountId: string, db: DbOrTx): Promise<number> => kept === null
-    ? offsetMsIn(db, accountId)
-    : kept.peek(accountId) ?? await kept.get(accountId, () => offsetMsIn(db, accountId)) ?? 0;
+  const keptOffsetMs = async (accountId: string, db: DbOrTx): Promise<number> =>
+    kept === null
+      ? offsetMsIn(db, accountId)
+      : (kept.peek(accountId) ?? (await kept.get(accountId, () => offsetMsIn(db, accountId))) ?? 0);
   return {
     async now(accountId, db, read) {
       if (mode !== 'sandbox') return clock.now();
-      const offsetMs = read?.kept === true ? await keptOffsetMs(accountId, db) : await offsetMsIn(db, accountId);
+      const offsetMs =
+        read?.kept === true ? await keptOffsetMs(accountId, db) : await offsetMsIn(db, accountId);
       return new Date(clock.now().getTime() + offsetMs);
     },
     keepsOffsets: () => mode === 'sandbox' && changes !== undefined && changes.live(),
@@ -89,13 +105,23 @@ export function createAccountClock(clock: Clock, mode: Mode, changes: ChangeFeed
     },
     offsetMs: (accountId, db) => offsetMsIn(db, accountId),
     async advance(accountId, deltaMs, db) {
-      if (!Number.isSafeInteger(deltaMs) || deltaMs < 0 || deltaMs > limits.sandboxAdvanceMsMax) throw new RangeError('delta out of range');
+      if (!Number.isSafeInteger(deltaMs) || deltaMs < 0 || deltaMs > limits.sandboxAdvanceMsMax)
+        throw new RangeError('delta out of range');
       // The bound is checked in the upsert itself, so concurrent advances cannot pass it together.
-      const row = await db.insertInto('sandbox_clocks')
+      const row = await db
+        .insertInto('sandbox_clocks')
         .values({ account_id: accountId, offset_ms: deltaMs, updated_at: clock.now() })
-        .onConflict((oc) => oc.column('account_id')
-          .doUpdateSet({ offset_ms: sql<bigint>`sandbox_clocks.offset_ms + ${deltaMs}`, updated_at: clock.now() })
-          .where(sql<boolean>`sandbox_clocks.offset_ms + ${deltaMs} <= ${limits.sandboxOffsetMsMax}`))
+        .onConflict((oc) =>
+          oc
+            .column('account_id')
+            .doUpdateSet({
+              offset_ms: sql<bigint>`sandbox_clocks.offset_ms + ${deltaMs}`,
+              updated_at: clock.now(),
+            })
+            .where(
+              sql<boolean>`sandbox_clocks.offset_ms + ${deltaMs} <= ${limits.sandboxOffsetMsMax}`,
+            ),
+        )
         .returning('offset_ms')
         .executeTakeFirst();
       // Outside a transaction this is after the commit; inside one the caller forgets again once it committed.

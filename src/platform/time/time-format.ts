@@ -10,7 +10,14 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   let format = formatters.get(timeZone);
   if (format === undefined) {
     format = new Intl.DateTimeFormat('en-CA', {
-      timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
     });
     if (formatters.size >= limits.timeZonesKeptMax) formatters.clear();
     formatters.set(timeZone, format);
@@ -32,7 +39,14 @@ function parts(at: Date, timeZone: string): WallClock {
   const p: Record<string, string> = {};
   for (const part of formatter(timeZone).formatToParts(at)) p[part.type] = part.value;
   // ICU writes a year below 1000 with fewer digits; the seed's format has four.
-  return { year: (p.year ?? '').padStart(4, '0'), month: p.month!, day: p.day!, hour: p.hour!, minute: p.minute!, second: p.second! };
+  return {
+    year: (p.year ?? '').padStart(4, '0'),
+    month: p.month!,
+    day: p.day!,
+    hour: p.hour!,
+    minute: p.minute!,
+    second: p.second!,
+  };
 }
 
 export function formatTimestamp(at: Date, timeZone: string): string {
@@ -61,7 +75,14 @@ export function isValidTimeZone(timeZone: string): boolean {
 }
 
 /** Date.UTC, except that years 0-99 are those years, not 1900-1999. */
-function utcMs(year: number, monthIndex: number, day: number, hour: number, minute: number, second: number): number {
+function utcMs(
+  year: number,
+  monthIndex: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+): number {
   const at = new Date(Date.UTC(2000, monthIndex, day, hour, minute, second));
   at.setUTCFullYear(year, monthIndex, day);
   return at.getTime();
@@ -70,7 +91,14 @@ function utcMs(year: number, monthIndex: number, day: number, hour: number, minu
 /** Offset of the zone from UTC at an instant, in ms (positive east of Greenwich), to the second. */
 function zoneOffsetMs(atMs: number, timeZone: string): number {
   const p = parts(new Date(atMs), timeZone);
-  const wallMs = utcMs(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+  const wallMs = utcMs(
+    Number(p.year),
+    Number(p.month) - 1,
+    Number(p.day),
+    Number(p.hour),
+    Number(p.minute),
+    Number(p.second),
+  );
   return wallMs - Math.floor(atMs / 1000) * 1000;
 }
 
@@ -83,8 +111,16 @@ const localPattern = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))
 export function parseLocal(text: string, timeZone: string): Date | null {
   const m = localPattern.exec(text.trim());
   if (m === null) return null;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
+  const [year, month, day, hour, minute, second] = [
+    m[1],
+    m[2],
+    m[3],
+    m[4] ?? '0',
+    m[5] ?? '0',
+    m[6] ?? '0',
+  ].map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59)
+    return null;
   const naiveUtc = utcMs(year, month - 1, day, hour, minute, second);
   const check = new Date(naiveUtc);
   if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null;

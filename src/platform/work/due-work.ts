@@ -5,15 +5,21 @@
 import type { AppContext } from '../context.ts';
 import { limits } from '../../limits/index.ts';
 
-export type {  DueWorkScope } from '../context.ts';
+export type { DueWorkScope } from '../context.ts';
 
 /** Runs every handler until none has anything left (bounded), returning the rows processed per handler. */
-export async function drainDueWork(ctx: AppContext, accountId?: string): Promise<Record<string, number>> {
+export async function drainDueWork(
+  ctx: AppContext,
+  accountId?: string,
+): Promise<Record<string, number>> {
   const processed: Record<string, number> = {};
   for (let round = 0; round < limits.dueWorkRoundsMax; round++) {
     let any = 0;
     for (const handler of ctx.dueWork) {
-      const n = await handler.run(ctx, { ...(accountId !== undefined ? { accountId } : {}), limit: limits.dueWorkBatchMax });
+      const n = await handler.run(ctx, {
+        ...(accountId !== undefined ? { accountId } : {}),
+        limit: limits.dueWorkBatchMax,
+      });
       processed[handler.name] = (processed[handler.name] ?? 0) + n;
       any += n;
     }

@@ -8,7 +8,9 @@
 // while a statement runs, since no request is read until it ends, so each batch is taken one turn of the loop
 // later (`gatherTurn`), after the requests already on the sockets have been read and queued.
 
-export type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+export type Settled<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly error: unknown };
 
 /**
  * Runs one batch of one key and settles every item of it, in order (one settlement per item). A throw settles
@@ -17,7 +19,10 @@ export type Settled<T> = { readonly ok: true; readonly value: T } | { readonly o
 export type BatchRun<I, O> = (key: string, items: readonly I[]) => Promise<readonly Settled<O>[]>;
 
 /** Runs each item by itself, in order, settling each with its own answer or error: a failed batch's fallback. */
-export async function settleEach<I, O>(items: readonly I[], run: (item: I) => Promise<O>): Promise<Settled<O>[]> {
+export async function settleEach<I, O>(
+  items: readonly I[],
+  run: (item: I) => Promise<O>,
+): Promise<Settled<O>[]> {
   const settled: Settled<O>[] = [];
   for (const item of items) {
     try {
@@ -45,8 +50,13 @@ export class KeyedBatcher<I, O> {
    * `batchMax` bounds a batch, and so the time its transaction holds its locks. With `gatherTurn` each batch is
    * taken at the loop's next turn (setImmediate) rather than at once.
    */
-  constructor(runBatch: BatchRun<I, O>, batchMax: number, options: { readonly gatherTurn?: boolean } = {}) {
-    if (!Number.isInteger(batchMax) || batchMax < 1) throw new RangeError('batchMax must be a positive integer');
+  constructor(
+    runBatch: BatchRun<I, O>,
+    batchMax: number,
+    options: { readonly gatherTurn?: boolean } = {},
+  ) {
+    if (!Number.isInteger(batchMax) || batchMax < 1)
+      throw new RangeError('batchMax must be a positive integer');
     this.#runBatch = runBatch;
     this.#batchMax = batchMax;
     this.#gatherTurn = options.gatherTurn === true;
@@ -87,15 +97,24 @@ export class KeyedBatcher<I, O> {
       const batch = queue.splice(0, this.#batchMax);
       let settled: readonly Settled<O>[];
       try {
-        settled = await this.#runBatch(key, batch.map((w) => w.item));
-        if (settled.length !== batch.length) throw new Error(`a batch of ${batch.length} settled ${settled.length}`);
+        settled = await this.#runBatch(
+          key,
+          batch.map((w) => w.item),
+        );
+        if (settled.length !== batch.length)
+          throw new Error(`a batch of ${batch.length} settled ${settled.length}`);
       } catch (error) {
         settled = batch.map(() => ({ ok: false, error }));
       }
       batch.forEach((w, i) => {
         const s: Settled<O> | undefined = settled[i];
         if (s?.ok === true) w.resolve(s.value);
-        else w.reject(s === undefined ? new Error(`item ${i} of a batch of ${batch.length} was not settled`) : s.error);
+        else
+          w.reject(
+            s === undefined
+              ? new Error(`item ${i} of a batch of ${batch.length} was not settled`)
+              : s.error,
+          );
       });
     }
   }

@@ -7,7 +7,10 @@ export interface StateMachine<S extends string> {
   assertMove(from: S, to: S): void;
 }
 
-export function stateMachine<S extends string>(label: string, transitions: Readonly<Record<S, readonly S[]>>): StateMachine<S> {
+export function stateMachine<S extends string>(
+  label: string,
+  transitions: Readonly<Record<S, readonly S[]>>,
+): StateMachine<S> {
   const can = (from: S, to: S) => transitions[from].includes(to);
   return {
     can,

@@ -21,12 +21,23 @@ beforeAll(async () => {
   const url = (t.handle as TestDatabaseHandle).url;
   if (url !== undefined) other = await openDatabase({ engine: 'postgres', url, poolSizeMax: 1 });
 });
-afterAll(async () => { await other?.close(); await t.close(); });
+afterAll(async () => {
+  await other?.close();
+  await t.close();
+});
 
-const accountStatus = (account: TestAccount) => t.app.inject({
-  method: 'GET', url: '/api/account',
-  headers: { accept: 'application/json', authorization: `Bearer ${account.publicToken}`, sign: computeSign(account.privateToken, '/api/account', {}) },
-}).then((r) => r.statusCode);
+const accountStatus = (account: TestAccount) =>
+  t.app
+    .inject({
+      method: 'GET',
+      url: '/api/account',
+      headers: {
+        accept: 'application/json',
+        authorization: `Bearer ${account.publicToken}`,
+        sign: computeSign(account.privateToken, '/api/account', {}),
+      },
+    })
+    .then((r) => r.statusCode);
 
 /** NOTIFY reaches a PostgreSQL listener a moment after the commit; PGlite delivers it within the commit. */
 async function eventually(expected: number, account: TestAccount): Promise<void> {
@@ -40,7 +51,8 @@ async function eventually(expected: number, account: TestAccount): Promise<void>
 }
 
 async function feedLive(): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !t.handle.changes.live() && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 10));
+  for (const deadline = Date.now() + 10_000; !t.handle.changes.live() && Date.now() < deadline; )
+    await new Promise((r) => setTimeout(r, 10));
   expect(t.handle.changes.live()).toBe(true);
 }
 
@@ -70,7 +82,11 @@ describe('authenticated accounts kept in memory', () => {
     if (!rotated.ok) throw new Error(rotated.error);
     // A change this process made is seen by its very next request, before any notification arrives.
     expect(await accountStatus(account)).toBe(401);
-    await eventually(200, { ...account, publicToken: rotated.value.publicToken, privateToken: rotated.value.privateToken });
+    await eventually(200, {
+      ...account,
+      publicToken: rotated.value.publicToken,
+      privateToken: rotated.value.privateToken,
+    });
   });
 
   it('refuses a kept token once another connection gives the account a new one with plain SQL, and takes the new one', async () => {
@@ -79,7 +95,9 @@ describe('authenticated accounts kept in memory', () => {
     await eventually(200, account);
     await accountStatus(account);
     const fresh = 'f'.repeat(32);
-    await sql`UPDATE accounts SET public_token_hash = ${publicTokenHash(fresh)} WHERE id = ${account.id}`.execute((other ?? t.handle).db);
+    await sql`UPDATE accounts SET public_token_hash = ${publicTokenHash(fresh)} WHERE id = ${account.id}`.execute(
+      (other ?? t.handle).db,
+    );
     await eventually(401, account);
     await eventually(200, { ...account, publicToken: fresh });
     expect(await accountStatus(account)).toBe(401);
@@ -98,7 +116,9 @@ describe('authenticated accounts kept in memory', () => {
     const account = await t.createAccount('Disabled elsewhere');
     await eventually(200, account);
     await accountStatus(account);
-    await sql`UPDATE accounts SET status = 'disabled' WHERE id = ${account.id}`.execute((other ?? t.handle).db);
+    await sql`UPDATE accounts SET status = 'disabled' WHERE id = ${account.id}`.execute(
+      (other ?? t.handle).db,
+    );
     await eventually(401, account);
   });
 
@@ -106,29 +126,41 @@ describe('authenticated accounts kept in memory', () => {
     const account = await t.createAccount('Strict elsewhere');
     await eventually(200, account);
     await accountStatus(account);
-    await sql`UPDATE accounts SET strict_signing = true WHERE id = ${account.id}`.execute((other ?? t.handle).db);
+    await sql`UPDATE accounts SET strict_signing = true WHERE id = ${account.id}`.execute(
+      (other ?? t.handle).db,
+    );
     await eventually(401, account);
   });
 
-  it.runIf(Boolean(process.env.DATABASE_URL))('serves nothing kept while its listening connection is down, and keeps again once it is back', async () => {
-    const account = await t.createAccount('Gap');
-    await eventually(200, account);
-    await accountStatus(account);
-    const db = other!.db;
-    const listener = async () => (await sql<{ pid: number }>`
-      SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN %'`.execute(db)).rows;
-    const [first] = await listener();
-    expect(first).toBeDefined();
-    await sql`SELECT pg_terminate_backend(${first!.pid})`.execute(db);
-    const feed = t.handle.changes;
-    for (const deadline = Date.now() + 5_000; feed.live() && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 5));
-    // While the feed is down this change notifies no one in this process: only not serving kept copies refuses it.
-    await sql`UPDATE accounts SET status = 'disabled' WHERE id = ${account.id}`.execute(db);
-    expect(await accountStatus(account)).toBe(401);
-    await sql`UPDATE accounts SET status = 'active' WHERE id = ${account.id}`.execute(db);
-    for (const deadline = Date.now() + 10_000; !feed.live() && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
-    expect(feed.live()).toBe(true);
-    const [read, kept] = await queriesReadThenKept(account);
-    expect(kept).toBe(read - 1);
-  });
+  it.runIf(Boolean(process.env.DATABASE_URL))(
+    'serves nothing kept while its listening connection is down, and keeps again once it is back',
+    async () => {
+      const account = await t.createAccount('Gap');
+      await eventually(200, account);
+      await accountStatus(account);
+      const db = other!.db;
+      const listener = async () =>
+        (
+          await sql<{ pid: number }>`
+      SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN %'`.execute(
+            db,
+          )
+        ).rows;
+      const [first] = await listener();
+      expect(first).toBeDefined();
+      await sql`SELECT pg_terminate_backend(${first!.pid})`.execute(db);
+      const feed = t.handle.changes;
+      for (const deadline = Date.now() + 5_000; feed.live() && Date.now() < deadline; )
+        await new Promise((r) => setTimeout(r, 5));
+      // While the feed is down this change notifies no one in this process: only not serving kept copies refuses it.
+      await sql`UPDATE accounts SET status = 'disabled' WHERE id = ${account.id}`.execute(db);
+      expect(await accountStatus(account)).toBe(401);
+      await sql`UPDATE accounts SET status = 'active' WHERE id = ${account.id}`.execute(db);
+      for (const deadline = Date.now() + 10_000; !feed.live() && Date.now() < deadline; )
+        await new Promise((r) => setTimeout(r, 20));
+      expect(feed.live()).toBe(true);
+      const [read, kept] = await queriesReadThenKept(account);
+      expect(kept).toBe(read - 1);
+    },
+  );
 });

@@ -8,14 +8,32 @@ export const sampleClient = {
   bank: { sbif: '0001', type: '1', num: '12312313121', rut: '111111111' },
 };
 
-export async function createClient(t: TestApp, account: TestAccount, overrides: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.call(account, { method: 'POST', url: '/api/maclient', body: { ...sampleClient, ...overrides } });
+export async function createClient(
+  t: TestApp,
+  account: TestAccount,
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await t.call(account, {
+    method: 'POST',
+    url: '/api/maclient',
+    body: { ...sampleClient, ...overrides },
+  });
   if (res.statusCode !== 200) throw new Error(`client create failed: ${res.body}`);
   return res.json().id as string;
 }
 
-export async function createMembership(t: TestApp, account: TestAccount, percentage: string, pairs: Array<[string, string | number]>) {
-  const res = await t.call(account, { method: 'POST', url: '/api/maaffiliation', body: { name: 'market1', percentage, affiliation: pairs } });
-  if (res.statusCode !== 200 || res.json().status !== 'register') throw new Error(`membership create failed: ${res.body}`);
+export async function createMembership(
+  t: TestApp,
+  account: TestAccount,
+  percentage: string,
+  pairs: Array<[string, string | number]>,
+) {
+  const res = await t.call(account, {
+    method: 'POST',
+    url: '/api/maaffiliation',
+    body: { name: 'market1', percentage, affiliation: pairs },
+  });
+  if (res.statusCode !== 200 || res.json().status !== 'register')
+    throw new Error(`membership create failed: ${res.body}`);
   return res.json() as { id: string; token: string };
 }

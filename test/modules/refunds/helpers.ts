@@ -7,7 +7,12 @@ import { accountsSetFee } from '../../../src/cli/commands/accounts-fee.ts';
 import { payByCard } from '../transactions/helpers.ts';
 import { computeSign } from '../../../src/platform/auth/sign.ts';
 
-export async function paidSale(t: TestApp, account: TestAccount, amount: number, order = `o-${amount}`): Promise<string> {
+export async function paidSale(
+  t: TestApp,
+  account: TestAccount,
+  amount: number,
+  order = `o-${amount}`,
+): Promise<string> {
   const { created, res } = await payByCard(t, account, { amount, order });
   expect(res.statusCode).toBeLessThan(400);
   const got = await t.call(account, { method: 'GET', url: `/api/transaction/${created.id}` });
@@ -16,17 +21,40 @@ export async function paidSale(t: TestApp, account: TestAccount, amount: number,
 }
 
 export async function settle(t: TestApp, account: TestAccount): Promise<void> {
-  const res = await t.call(account, { method: 'POST', url: '/api/sandbox/clock/advance', body: { seconds: 1 } });
+  const res = await t.call(account, {
+    method: 'POST',
+    url: '/api/sandbox/clock/advance',
+    body: { seconds: 1 },
+  });
   expect(res.statusCode).toBe(200);
 }
 
-export async function setFee(t: TestApp, account: TestAccount, percent: string, fixed = '0'): Promise<void> {
-  const out = await accountsSetFee.run(t.ctx, { values: { payment: '1', percent, fixed }, positionals: [account.id] });
+export async function setFee(
+  t: TestApp,
+  account: TestAccount,
+  percent: string,
+  fixed = '0',
+): Promise<void> {
+  const out = await accountsSetFee.run(t.ctx, {
+    values: { payment: '1', percent, fixed },
+    positionals: [account.id],
+  });
   expect(out.exitCode).toBe(0);
 }
 
-export async function nullify(t: TestApp, account: TestAccount, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return t.call(account, { method: 'POST', url: '/api/nullification', body: { subject: 'anulación transacción', ...body }, sign: true, headers });
+export async function nullify(
+  t: TestApp,
+  account: TestAccount,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  return t.call(account, {
+    method: 'POST',
+    url: '/api/nullification',
+    body: { subject: 'anulación transacción', ...body },
+    sign: true,
+    headers,
+  });
 }
 
 export function balanceOf(t: TestApp, owner: string, code: string): Promise<bigint> {
@@ -36,18 +64,28 @@ export function balanceOf(t: TestApp, owner: string, code: string): Promise<bigi
 export const system = SYSTEM_OWNER;
 
 /** Fires `count` signed partial refunds of `amount` at one sale at once over real HTTP; answers each status and body. */
-export async function concurrentRefunds(t: TestApp, account: TestAccount, id: string, amount: number, count: number) {
+export async function concurrentRefunds(
+  t: TestApp,
+  account: TestAccount,
+  id: string,
+  amount: number,
+  count: number,
+) {
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
   const body = { id, amount, subject: 'parcial' };
-  return Promise.all(Array.from({ length: count }, async () => {
-    const res = await fetch(`${address}/api/nullification`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${account.publicToken}`,
-        sign: computeSign(account.privateToken, '/api/nullification', body),
-      },
-      body: JSON.stringify(body),
-    });
-    return { http: res.status, ...((await res.json()) as { status: string; type?: string }) };
-  }));
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const res = await fetch(`${address}/api/nullification`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          authorization: `Bearer ${account.publicToken}`,
+          sign: computeSign(account.privateToken, '/api/nullification', body),
+        },
+        body: JSON.stringify(body),
+      });
+      return { http: res.status, ...((await res.json()) as { status: string; type?: string }) };
+    }),
+  );
 }

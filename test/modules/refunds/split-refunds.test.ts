@@ -12,11 +12,17 @@ import { fund } from '../wallet/wallet-helpers.ts';
 import { balanceOf, nullify, setFee, settle, system, concurrentRefunds } from './helpers.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 async function advance(account: TestAccount, body: Record<string, number>) {
-  expect((await t.call(account, { method: 'POST', url: '/api/sandbox/clock/advance', body })).statusCode).toBe(200);
+  expect(
+    (await t.call(account, { method: 'POST', url: '/api/sandbox/clock/advance', body })).statusCode,
+  ).toBe(200);
 }
 
 async function paid(account: TestAccount, body: Record<string, unknown>): Promise<string> {
@@ -30,18 +36,35 @@ async function marketplace() {
   const a = await t.createAccount();
   await setFee(t, a, '2.95', '10');
   const clients = [await createClient(t, a), await createClient(t, a)] as const;
-  const { token } = await createMembership(t, a, '20', [[clients[0], '45.5'], [clients[1], '34.5']]);
+  const { token } = await createMembership(t, a, '20', [
+    [clients[0], '45.5'],
+    [clients[1], '34.5'],
+  ]);
   return { a, clients, token };
 }
 
 async function division(id: string) {
-  const payment = await t.ctx.db.selectFrom('ma_payments').selectAll().where('transaction_id', '=', id).executeTakeFirstOrThrow();
-  const shares = await t.ctx.db.selectFrom('ma_payment_shares').selectAll().where('transaction_id', '=', id).orderBy('bps', 'desc').execute();
+  const payment = await t.ctx.db
+    .selectFrom('ma_payments')
+    .selectAll()
+    .where('transaction_id', '=', id)
+    .executeTakeFirstOrThrow();
+  const shares = await t.ctx.db
+    .selectFrom('ma_payment_shares')
+    .selectAll()
+    .where('transaction_id', '=', id)
+    .orderBy('bps', 'desc')
+    .execute();
   return { payment, shares };
 }
 
 async function nullification(id: string) {
-  return t.ctx.db.selectFrom('nullifications').selectAll().where('transaction_id', '=', id).orderBy('seq', 'desc').executeTakeFirstOrThrow();
+  return t.ctx.db
+    .selectFrom('nullifications')
+    .selectAll()
+    .where('transaction_id', '=', id)
+    .orderBy('seq', 'desc')
+    .executeTakeFirstOrThrow();
 }
 
 describe('refunding a marketplace payment', () => {
@@ -49,7 +72,10 @@ describe('refunding a marketplace payment', () => {
     const { a, clients, token } = await marketplace();
     const id = await paid(a, { amount: 10_000, order: 'o-m1', marketplace: token });
     const res = await nullify(t, a, { id, amount: 10_000 });
-    expect(res.json().nullify).toMatchObject({ type: 'total', status_nullify: 'reverse_completed' });
+    expect(res.json().nullify).toMatchObject({
+      type: 'total',
+      status_nullify: 'reverse_completed',
+    });
     expect(await balanceOf(t, a.id, 'pending_settlement')).toBe(0n);
     await settle(t, a);
     const { payment, shares } = await division(id);
@@ -72,7 +98,10 @@ describe('refunding a marketplace payment', () => {
     const net1 = 5_000n - (await nullification(id)).fee_back_minor;
     const original = [before.payment.merchant_minor, ...before.shares.map((s) => s.amount_minor)];
     const expected1 = takeInProportion(net1, original);
-    expect([before.payment.merchant_refunded_minor, ...before.shares.map((s) => s.refunded_minor)]).toEqual(expected1);
+    expect([
+      before.payment.merchant_refunded_minor,
+      ...before.shares.map((s) => s.refunded_minor),
+    ]).toEqual(expected1);
 
     // Settled: each client's payable holds its share less part 1; the merchant's wallet its part less part 1.
     await settle(t, a);
@@ -101,13 +130,17 @@ describe('refunding a marketplace payment', () => {
     expect(last.json().nullify.status_nullify).toBe('reverse_completed');
     const n3 = await nullification(id);
     expect(n3.from_split_minor).toBe(0n);
-    expect(wallet - (await balanceOf(t, a.id, 'wallet_available'))).toBe(left2.reduce((s, l) => s + l, 0n));
+    expect(wallet - (await balanceOf(t, a.id, 'wallet_available'))).toBe(
+      left2.reduce((s, l) => s + l, 0n),
+    );
     for (const c of clients) expect(await balanceOf(t, c, 'client_payable')).toBe(0n);
 
     // To the peso: every part refunded exactly, the payer got the whole gross, the service its whole fee back.
     const after = await division(id);
     expect(after.payment.merchant_refunded_minor).toBe(after.payment.merchant_minor);
-    expect(after.shares.map((s) => s.refunded_minor)).toEqual(after.shares.map((s) => s.amount_minor));
+    expect(after.shares.map((s) => s.refunded_minor)).toEqual(
+      after.shares.map((s) => s.amount_minor),
+    );
     expect((await balanceOf(t, system, 'refund_clearing')) - refundClearing).toBe(33_333n);
     const got = (await t.call(a, { method: 'GET', url: `/api/transaction/${id}` })).json();
     expect(got.status).toBe('refunded');
@@ -116,14 +149,28 @@ describe('refunding a marketplace payment', () => {
 });
 
 describe('a split refund the processor refuses', () => {
-  it('returns the collected money to the merchant\'s wallet; a later full refund pays what the parts no longer hold', async () => {
+  it("returns the collected money to the merchant's wallet; a later full refund pays what the parts no longer hold", async () => {
     const { a, clients, token } = await marketplace();
     const id = await paid(a, { amount: 10_000, order: 'o-d', marketplace: token });
     await settle(t, a);
-    const { authorization_code: code } = await t.ctx.db.selectFrom('transactions').select('authorization_code').where('id', '=', id).executeTakeFirstOrThrow();
-    await t.ctx.db.updateTable('transactions').set({ authorization_code: 'not-one-the-processor-gave' }).where('id', '=', id).execute();
-    expect((await nullify(t, a, { id, amount: 6_000 })).json().nullify.status_nullify).toBe('reverse_deleted');
-    await t.ctx.db.updateTable('transactions').set({ authorization_code: code }).where('id', '=', id).execute();
+    const { authorization_code: code } = await t.ctx.db
+      .selectFrom('transactions')
+      .select('authorization_code')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    await t.ctx.db
+      .updateTable('transactions')
+      .set({ authorization_code: 'not-one-the-processor-gave' })
+      .where('id', '=', id)
+      .execute();
+    expect((await nullify(t, a, { id, amount: 6_000 })).json().nullify.status_nullify).toBe(
+      'reverse_deleted',
+    );
+    await t.ctx.db
+      .updateTable('transactions')
+      .set({ authorization_code: code })
+      .where('id', '=', id)
+      .execute();
     await fund(t, a, 20_000);
     const res = await nullify(t, a, { id, amount: 10_000 });
     expect(res.statusCode).toBe(200);
@@ -137,15 +184,26 @@ describe('a split refund the processor refuses', () => {
 });
 
 describe('refunding an event sale', () => {
-  it('shrinks paymentData and the beneficiaries\' parts, before and after settlement, to the peso', async () => {
+  it("shrinks paymentData and the beneficiaries' parts, before and after settlement, to the peso", async () => {
     const a = await t.createAccount();
     await setFee(t, a, '2.95', '10');
     const event = {
-      event: 'rock-2026', name: 'Rock en el Parque', date_event: '2026-03-20', date_closing_sales: '2026-03-19 23:59:00',
-      date_payment: '2026-03-22', service_sale: 150, affiliation: [['banda@example.com', 62.5], ['sonido@example.com', '27.25']],
+      event: 'rock-2026',
+      name: 'Rock en el Parque',
+      date_event: '2026-03-20',
+      date_closing_sales: '2026-03-19 23:59:00',
+      date_payment: '2026-03-22',
+      service_sale: 150,
+      affiliation: [
+        ['banda@example.com', 62.5],
+        ['sonido@example.com', '27.25'],
+      ],
     };
-    expect((await t.call(a, { method: 'POST', url: '/api/event', body: event })).json().status).not.toBe('failed');
-    const getEvent = async () => (await t.call(a, { method: 'GET', url: `/api/event/${event.event}` })).json();
+    expect(
+      (await t.call(a, { method: 'POST', url: '/api/event', body: event })).json().status,
+    ).not.toBe('failed');
+    const getEvent = async () =>
+      (await t.call(a, { method: 'GET', url: `/api/event/${event.event}` })).json();
     const id = await paid(a, { amount: 20_000, order: 'o-e1', event: event.event });
     const other = await paid(a, { amount: 10_000, order: 'o-e2', event: event.event });
     const whole = (await getEvent()).paymentData;
@@ -156,28 +214,55 @@ describe('refunding an event sale', () => {
     expect(afterFirst.count).toBe(2);
     expect(afterFirst.amount_general).toBe(whole.amount_general - 8_000);
     expect(afterFirst.fee).toBe(whole.fee - Number(n1.fee_back_minor));
-    expect(afterFirst.amount_general).toBe(afterFirst.fee + afterFirst.amount_affiliate + afterFirst.balance);
+    expect(afterFirst.amount_general).toBe(
+      afterFirst.fee + afterFirst.amount_affiliate + afterFirst.balance,
+    );
 
     await settle(t, a);
     const [b1, b2] = (await getEvent()).affiliations as Array<{ id: string }>;
-    const parts = await t.ctx.db.selectFrom('event_sale_shares').selectAll().where('transaction_id', 'in', [id, other]).execute();
-    const owed = (b: string) => parts.filter((p) => p.beneficiary_id === b).reduce((s, p) => s + p.amount_minor - p.refunded_minor, 0n);
+    const parts = await t.ctx.db
+      .selectFrom('event_sale_shares')
+      .selectAll()
+      .where('transaction_id', 'in', [id, other])
+      .execute();
+    const owed = (b: string) =>
+      parts
+        .filter((p) => p.beneficiary_id === b)
+        .reduce((s, p) => s + p.amount_minor - p.refunded_minor, 0n);
     expect(await balanceOf(t, b1!.id, 'beneficiary_payable')).toBe(owed(b1!.id));
     expect(await balanceOf(t, b2!.id, 'beneficiary_payable')).toBe(owed(b2!.id));
 
     // The rest, settled and not yet paid out: the beneficiaries' parts come back from their payables.
     await nullify(t, a, { id, amount: 12_000 });
     expect((await nullification(id)).from_split_minor).toBeGreaterThan(0n);
-    const sale = await t.ctx.db.selectFrom('event_sales').selectAll().where('transaction_id', '=', id).executeTakeFirstOrThrow();
-    expect([sale.refunded_minor, sale.fee_refunded_minor, sale.net_refunded_minor, sale.affiliate_refunded_minor])
-      .toEqual([sale.gross_minor, sale.fee_minor, sale.net_minor, sale.affiliate_minor]);
-    const otherSale = await t.ctx.db.selectFrom('event_sales').selectAll().where('transaction_id', '=', other).executeTakeFirstOrThrow();
+    const sale = await t.ctx.db
+      .selectFrom('event_sales')
+      .selectAll()
+      .where('transaction_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect([
+      sale.refunded_minor,
+      sale.fee_refunded_minor,
+      sale.net_refunded_minor,
+      sale.affiliate_refunded_minor,
+    ]).toEqual([sale.gross_minor, sale.fee_minor, sale.net_minor, sale.affiliate_minor]);
+    const otherSale = await t.ctx.db
+      .selectFrom('event_sales')
+      .selectAll()
+      .where('transaction_id', '=', other)
+      .executeTakeFirstOrThrow();
     const data = (await getEvent()).paymentData;
     expect(data).toMatchObject({
-      count: 2, amount_general: 10_000, fee: Number(otherSale.fee_minor), amount_affiliate: Number(otherSale.affiliate_minor),
+      count: 2,
+      amount_general: 10_000,
+      fee: Number(otherSale.fee_minor),
+      amount_affiliate: Number(otherSale.affiliate_minor),
       balance: Number(otherSale.net_minor - otherSale.affiliate_minor),
     });
-    const [p1, p2] = [await balanceOf(t, b1!.id, 'beneficiary_payable'), await balanceOf(t, b2!.id, 'beneficiary_payable')];
+    const [p1, p2] = [
+      await balanceOf(t, b1!.id, 'beneficiary_payable'),
+      await balanceOf(t, b2!.id, 'beneficiary_payable'),
+    ];
     expect(p1 + p2).toBe(otherSale.affiliate_minor);
     // On date_payment the beneficiaries get only the sale that was not refunded.
     const bank = await balanceOf(t, system, 'bank_clearing');
@@ -195,7 +280,9 @@ describe('50 concurrent partial refunds of a settled marketplace payment over re
     const answers = await concurrentRefunds(t, a, id, 1_000, 50);
     expect(answers.filter((x) => x.http !== 200)).toEqual([]);
     expect(answers.filter((x) => x.status === 'success')).toHaveLength(25);
-    expect(answers.filter((x) => x.status !== 'success').map((x) => x.type)).toEqual(Array(25).fill('already_refunded'));
+    expect(answers.filter((x) => x.status !== 'success').map((x) => x.type)).toEqual(
+      Array(25).fill('already_refunded'),
+    );
     const { payment, shares } = await division(id);
     expect(payment.merchant_refunded_minor).toBe(payment.merchant_minor);
     expect(shares.map((s) => s.refunded_minor)).toEqual(shares.map((s) => s.amount_minor));

@@ -32,49 +32,100 @@ afterAll(async () => {
 });
 
 async function chargesOf(subscriptionId: string) {
-  return t.ctx.db.selectFrom('su_charges as c').innerJoin('transactions as x', 'x.id', 'c.transaction_id')
-    .select(['c.cycle_number', 'c.try_number', 'x.status', 'x.id']).where('c.subscription_id', '=', subscriptionId)
-    .where('c.kind', '=', 'cycle').orderBy('c.cycle_number').orderBy('c.try_number').execute();
+  return t.ctx.db
+    .selectFrom('su_charges as c')
+    .innerJoin('transactions as x', 'x.id', 'c.transaction_id')
+    .select(['c.cycle_number', 'c.try_number', 'x.status', 'x.id'])
+    .where('c.subscription_id', '=', subscriptionId)
+    .where('c.kind', '=', 'cycle')
+    .orderBy('c.cycle_number')
+    .orderBy('c.try_number')
+    .execute();
 }
 
 async function capturesOf(account: TestAccount) {
-  return t.ctx.db.selectFrom('journal_entries as j').innerJoin('transactions as x', 'x.id', 'j.reference')
-    .select('j.reference').where('j.kind', '=', 'transaction.capture').where('x.account_id', '=', account.id).execute();
+  return t.ctx.db
+    .selectFrom('journal_entries as j')
+    .innerJoin('transactions as x', 'x.id', 'j.reference')
+    .select('j.reference')
+    .where('j.kind', '=', 'transaction.capture')
+    .where('x.account_id', '=', account.id)
+    .execute();
 }
 
 describe('billing never charges a cycle twice', () => {
   it('charges each cycle once when drains race over a year of due cycles', async () => {
     const a = await t.createAccount('Carrera');
     const plan = await createPlan(t, a, { name: 'Mensual', amount: 1000, retries_max: 2 });
-    const paying = [await subscribedWithCard(t, a, plan), await subscribedWithCard(t, a, plan), await subscribedWithCard(t, a, plan)];
+    const paying = [
+      await subscribedWithCard(t, a, plan),
+      await subscribedWithCard(t, a, plan),
+      await subscribedWithCard(t, a, plan),
+    ];
     const declining = await subscribedWithCard(t, a, plan, {}, decliningCard);
     // A year is due at once, and four drains take it together.
     await t.ctx.accountClock.advance(a.id, 365 * dayMs, t.ctx.db);
     const runs = await Promise.all([
-      drainDueWork(t.ctx, a.id), drainDueWork(other, a.id), drainDueWork(t.ctx), runBilling(other, { accountId: a.id, limit: 1000 }),
+      drainDueWork(t.ctx, a.id),
+      drainDueWork(other, a.id),
+      drainDueWork(t.ctx),
+      runBilling(other, { accountId: a.id, limit: 1000 }),
     ]);
-    const billed = (runs[0]!['subscription-billing'] ?? 0) + (runs[1]!['subscription-billing'] ?? 0) + (runs[2]!['subscription-billing'] ?? 0) + runs[3]!;
+    const billed =
+      (runs[0]!['subscription-billing'] ?? 0) +
+      (runs[1]!['subscription-billing'] ?? 0) +
+      (runs[2]!['subscription-billing'] ?? 0) +
+      runs[3]!;
     // 3 × 12 cycles, and the declining card's first cycle: three tries, then suspended.
     expect(billed).toBe(3 * 12 + 3);
     for (const sub of paying) {
       const charges = await chargesOf(sub.id);
-      expect(charges.map((c) => [c.cycle_number, c.try_number, c.status])).toEqual(Array.from({ length: 12 }, (_, i) => [i + 1, 1, 'success']));
+      expect(charges.map((c) => [c.cycle_number, c.try_number, c.status])).toEqual(
+        Array.from({ length: 12 }, (_, i) => [i + 1, 1, 'success']),
+      );
     }
-    expect((await chargesOf(declining.id)).map((c) => [c.cycle_number, c.try_number, c.status])).toEqual([[1, 1, 'rejected'], [1, 2, 'rejected'], [1, 3, 'rejected']]);
-    const status = await t.ctx.db.selectFrom('su_subscriptions').select('status').where('id', '=', declining.id).executeTakeFirstOrThrow();
+    expect(
+      (await chargesOf(declining.id)).map((c) => [c.cycle_number, c.try_number, c.status]),
+    ).toEqual([
+      [1, 1, 'rejected'],
+      [1, 2, 'rejected'],
+      [1, 3, 'rejected'],
+    ]);
+    const status = await t.ctx.db
+      .selectFrom('su_subscriptions')
+      .select('status')
+      .where('id', '=', declining.id)
+      .executeTakeFirstOrThrow();
     expect(status.status).toBe('suspended');
     expect(await capturesOf(a)).toHaveLength(36);
     await drainDueWork(t.ctx, a.id);
-    expect(await readBalance(t.ctx.db, { owner: a.id, code: 'wallet_available', currency: 'CLP' })).toBe(36n * 1000n);
+    expect(
+      await readBalance(t.ctx.db, { owner: a.id, code: 'wallet_available', currency: 'CLP' }),
+    ).toBe(36n * 1000n);
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 
   /** Contexts whose processor records each key; the dying one's worker dies after the processor approved. */
   function processors() {
     const keys: string[] = [];
-    const record = (request: StoredCardCharge) => { keys.push(request.idempotencyKey); return t.ctx.processor.chargeStoredCard(request); };
-    const dying: AppContext = { ...t.ctx, processor: { ...t.ctx.processor, chargeStoredCard: async (request) => { await record(request); throw new Error('worker died'); } } };
-    const surviving: AppContext = { ...t.ctx, processor: { ...t.ctx.processor, chargeStoredCard: record } };
+    const record = (request: StoredCardCharge) => {
+      keys.push(request.idempotencyKey);
+      return t.ctx.processor.chargeStoredCard(request);
+    };
+    const dying: AppContext = {
+      ...t.ctx,
+      processor: {
+        ...t.ctx.processor,
+        chargeStoredCard: async (request) => {
+          await record(request);
+          throw new Error('worker died');
+        },
+      },
+    };
+    const surviving: AppContext = {
+      ...t.ctx,
+      processor: { ...t.ctx.processor, chargeStoredCard: record },
+    };
     return { keys, dying, surviving };
   }
 
@@ -92,30 +143,46 @@ describe('billing never charges a cycle twice', () => {
     await t.ctx.accountClock.advance(a.id, 3 * 60 * 1000, t.ctx.db);
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(1);
     const charges = await chargesOf(sub.id);
-    expect(charges.map((c) => [c.cycle_number, c.try_number, c.status])).toEqual([[1, 1, 'success']]);
+    expect(charges.map((c) => [c.cycle_number, c.try_number, c.status])).toEqual([
+      [1, 1, 'success'],
+    ]);
     expect(keys).toEqual([charges[0]!.id, charges[0]!.id]);
     expect(await capturesOf(a)).toHaveLength(1);
-    const cycle = await t.ctx.db.selectFrom('su_cycles').selectAll().where('subscription_id', '=', sub.id).executeTakeFirstOrThrow();
+    const cycle = await t.ctx.db
+      .selectFrom('su_cycles')
+      .selectAll()
+      .where('subscription_id', '=', sub.id)
+      .executeTakeFirstOrThrow();
     expect(cycle).toMatchObject({ status: 'success', try_number: 1, attempt_key: null });
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 
-  it('resumes a dead worker\'s charge even after the subscription was deleted, and records what the card paid', async () => {
+  it("resumes a dead worker's charge even after the subscription was deleted, and records what the card paid", async () => {
     const a = await t.createAccount('Baja en vuelo');
     const plan = await createPlan(t, a, { name: 'Mensual', amount: 3100 });
     const sub = await subscribedWithCard(t, a, plan);
     const { keys, dying, surviving } = processors();
     await t.ctx.accountClock.advance(a.id, 32 * dayMs, t.ctx.db);
     await expect(billNext(dying, { accountId: a.id })).rejects.toThrow('worker died');
-    const deleted = await t.call(a, { method: 'DELETE', url: `/api/sususcription/${sub.id}`, sign: true });
+    const deleted = await t.call(a, {
+      method: 'DELETE',
+      url: `/api/sususcription/${sub.id}`,
+      sign: true,
+    });
     expect(deleted.json()).toEqual({ id: sub.id, status: 'success' });
     await t.ctx.accountClock.advance(a.id, 3 * 60 * 1000, t.ctx.db);
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(1);
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(0);
     const charges = await chargesOf(sub.id);
-    expect(charges.map((c) => [c.cycle_number, c.try_number, c.status])).toEqual([[1, 1, 'success']]);
+    expect(charges.map((c) => [c.cycle_number, c.try_number, c.status])).toEqual([
+      [1, 1, 'success'],
+    ]);
     expect(keys).toEqual([charges[0]!.id, charges[0]!.id]);
-    const cycle = await t.ctx.db.selectFrom('su_cycles').selectAll().where('subscription_id', '=', sub.id).executeTakeFirstOrThrow();
+    const cycle = await t.ctx.db
+      .selectFrom('su_cycles')
+      .selectAll()
+      .where('subscription_id', '=', sub.id)
+      .executeTakeFirstOrThrow();
     expect(cycle).toMatchObject({ status: 'success', attempt_key: null });
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });

@@ -25,18 +25,34 @@ describe.skipIf(!onPostgres)('cobro worker processes billing one PostgreSQL', ()
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-billing-workers-'));
   });
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((r) => c.once('exit', r)))));
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await Promise.all(
+      children.map((c) =>
+        c.exitCode !== null || c.signalCode !== null
+          ? Promise.resolve()
+          : new Promise((r) => c.once('exit', r)),
+      ),
+    );
     await t.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   function startWorker(): void {
     const url = (t.handle as { url?: string }).url!;
-    children.push(spawn(process.execPath, [mainScript, 'worker'], {
-      env: { ...process.env, DATABASE_URL: url, COBRO_SECRET_KEY: 'ab'.repeat(32), DATA_DIR: dataDir, LOG_LEVEL: 'warn', COBRO_MODE: 'sandbox' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    }));
+    children.push(
+      spawn(process.execPath, [mainScript, 'worker'], {
+        env: {
+          ...process.env,
+          DATABASE_URL: url,
+          COBRO_SECRET_KEY: 'ab'.repeat(32),
+          DATA_DIR: dataDir,
+          LOG_LEVEL: 'warn',
+          COBRO_MODE: 'sandbox',
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      }),
+    );
   }
 
   it('charges twelve cycles per subscription once, and suspends the declining one once', async () => {
@@ -50,11 +66,21 @@ describe.skipIf(!onPostgres)('cobro worker processes billing one PostgreSQL', ()
     await t.ctx.accountClock.advance(a.id, 366 * dayMs + 6 * 60 * 60 * 1000, t.ctx.db);
     startWorker();
     startWorker();
-    const cycleCharges = () => t.ctx.db.selectFrom('su_charges as c').innerJoin('transactions as x', 'x.id', 'c.transaction_id')
-      .select(['c.subscription_id', 'c.cycle_number', 'c.try_number', 'x.status']).where('c.account_id', '=', a.id).where('c.kind', '=', 'cycle').execute();
+    const cycleCharges = () =>
+      t.ctx.db
+        .selectFrom('su_charges as c')
+        .innerJoin('transactions as x', 'x.id', 'c.transaction_id')
+        .select(['c.subscription_id', 'c.cycle_number', 'c.try_number', 'x.status'])
+        .where('c.account_id', '=', a.id)
+        .where('c.kind', '=', 'cycle')
+        .execute();
     for (let step = 0; step < 300; step++) {
       const rows = await cycleCharges();
-      if (rows.filter((r) => r.status === 'success').length >= 48 && rows.filter((r) => r.status === 'rejected').length >= 2) break;
+      if (
+        rows.filter((r) => r.status === 'success').length >= 48 &&
+        rows.filter((r) => r.status === 'rejected').length >= 2
+      )
+        break;
       await new Promise((r) => setTimeout(r, 100));
     }
     // A little longer, so a second charge of anything would have had time to happen.
@@ -62,14 +88,30 @@ describe.skipIf(!onPostgres)('cobro worker processes billing one PostgreSQL', ()
     const rows = await cycleCharges();
     for (const sub of subs) {
       const mine = rows.filter((r) => r.subscription_id === sub.id);
-      expect(mine.map((r) => `${r.cycle_number}/${r.try_number}/${r.status}`).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `${i + 1}/1/success`).sort());
+      expect(mine.map((r) => `${r.cycle_number}/${r.try_number}/${r.status}`).sort()).toEqual(
+        Array.from({ length: 12 }, (_, i) => `${i + 1}/1/success`).sort(),
+      );
     }
-    expect(rows.filter((r) => r.subscription_id === declining.id).map((r) => `${r.cycle_number}/${r.try_number}/${r.status}`).sort()).toEqual(['1/1/rejected', '1/2/rejected']);
-    const captures = await t.ctx.db.selectFrom('journal_entries as j').innerJoin('transactions as x', 'x.id', 'j.reference')
-      .select('j.reference').where('j.kind', '=', 'transaction.capture').where('x.account_id', '=', a.id).execute();
+    expect(
+      rows
+        .filter((r) => r.subscription_id === declining.id)
+        .map((r) => `${r.cycle_number}/${r.try_number}/${r.status}`)
+        .sort(),
+    ).toEqual(['1/1/rejected', '1/2/rejected']);
+    const captures = await t.ctx.db
+      .selectFrom('journal_entries as j')
+      .innerJoin('transactions as x', 'x.id', 'j.reference')
+      .select('j.reference')
+      .where('j.kind', '=', 'transaction.capture')
+      .where('x.account_id', '=', a.id)
+      .execute();
     expect(captures).toHaveLength(48);
     expect(new Set(captures.map((c) => c.reference)).size).toBe(48);
-    const suspended = await t.ctx.db.selectFrom('su_status_logs').select('final_status').where('subscription_id', '=', declining.id).execute();
+    const suspended = await t.ctx.db
+      .selectFrom('su_status_logs')
+      .select('final_status')
+      .where('subscription_id', '=', declining.id)
+      .execute();
     expect(suspended.map((s) => s.final_status)).toEqual(['register', 'active', 'suspended']);
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });

@@ -2,20 +2,46 @@
 import type { TestAccount, TestApp } from '../../support/app.ts';
 
 export const sampleClient = {
-  email: 'johndoe@example.com', name: 'John Doe', rut: '11111111', phone: '923122312', address: 'Moneda 101',
-  country: 'Chile', region: 'Metropolitana', city: 'Santiago', postal_code: '850000',
+  email: 'johndoe@example.com',
+  name: 'John Doe',
+  rut: '11111111',
+  phone: '923122312',
+  address: 'Moneda 101',
+  country: 'Chile',
+  region: 'Metropolitana',
+  city: 'Santiago',
+  postal_code: '850000',
   additional_parameters: { parameter_1: 'example', parameter_2: 'example' },
 };
 
-export async function createSuClient(t: TestApp, account: TestAccount, overrides: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.call(account, { method: 'POST', url: '/api/suclient', sign: true, body: { ...sampleClient, ...overrides } });
+export async function createSuClient(
+  t: TestApp,
+  account: TestAccount,
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await t.call(account, {
+    method: 'POST',
+    url: '/api/suclient',
+    sign: true,
+    body: { ...sampleClient, ...overrides },
+  });
   if (res.statusCode !== 200) throw new Error(`suclient create failed: ${res.body}`);
   return res.json().id as string;
 }
 
-export async function createPlan(t: TestApp, account: TestAccount, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.call(account, { method: 'POST', url: '/api/suplan', sign: true, body: { name: 'Test plan', ...body } });
-  if (res.statusCode !== 200 || res.json().status !== 'success') throw new Error(`suplan create failed: ${res.body}`);
+export async function createPlan(
+  t: TestApp,
+  account: TestAccount,
+  body: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await t.call(account, {
+    method: 'POST',
+    url: '/api/suplan',
+    sign: true,
+    body: { name: 'Test plan', ...body },
+  });
+  if (res.statusCode !== 200 || res.json().status !== 'success')
+    throw new Error(`suplan create failed: ${res.body}`);
   return res.json().id as string;
 }
 
@@ -23,16 +49,30 @@ export async function createPlan(t: TestApp, account: TestAccount, body: Record<
 const approvedVisa = { card_number: '4051885600446623', expiry: '12/30', cvv: '123' } as const;
 
 /** Posts a card on the hosted enrolment page the `url` of POST /api/sususcription opens. */
-async function submitEnrolmentCard(t: TestApp, url: string, card: Readonly<Record<string, string>> = approvedVisa) {
+async function submitEnrolmentCard(
+  t: TestApp,
+  url: string,
+  card: Readonly<Record<string, string>> = approvedVisa,
+) {
   const u = new URL(url);
   return t.app.inject({
-    method: 'POST', url: '/gateway/registrosuscripcion', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ token: u.searchParams.get('token')!, validacion: u.searchParams.get('validacion')!, ...card }).toString(),
+    method: 'POST',
+    url: '/gateway/registrosuscripcion',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({
+      token: u.searchParams.get('token')!,
+      validacion: u.searchParams.get('validacion')!,
+      ...card,
+    }).toString(),
   });
 }
 
 /** A new client subscribed to a new plan (`planBody` on top of a consumption plan) with an approved card: `active`. */
-export async function activeSubscription(t: TestApp, account: TestAccount, planBody: Record<string, unknown> = {}) {
+export async function activeSubscription(
+  t: TestApp,
+  account: TestAccount,
+  planBody: Record<string, unknown> = {},
+) {
   const plan = await createPlan(t, account, { name: 'Consumo', ...planBody });
   return { ...(await subscribedWithCard(t, account, plan)), plan };
 }
@@ -44,24 +84,47 @@ export const decliningCard = '4000000000000341';
 /** The payer enrols the card `cardNumber` on the hosted page the `url` opens; throws unless it is registered. */
 export async function enrolOn(t: TestApp, url: string, cardNumber: string = goodCard) {
   const page = await submitEnrolmentCard(t, url, { ...approvedVisa, card_number: cardNumber });
-  if (!page.body.includes('Tarjeta registrada')) throw new Error(`enrolment failed: ${page.body.slice(0, 400)}`);
+  if (!page.body.includes('Tarjeta registrada'))
+    throw new Error(`enrolment failed: ${page.body.slice(0, 400)}`);
 }
 
 /** A new client subscribed to the existing `plan` (with `extra` fields) and its card enrolled: `active`. */
-export async function subscribedWithCard(t: TestApp, account: TestAccount, plan: string, extra: Record<string, unknown> = {}, cardNumber: string = goodCard) {
-  const client = await createSuClient(t, account, { email: `c${Math.random().toString(16).slice(2)}@example.com` });
-  const res = await t.call(account, { method: 'POST', url: '/api/sususcription', sign: true, body: { plan, client, ...extra } });
+export async function subscribedWithCard(
+  t: TestApp,
+  account: TestAccount,
+  plan: string,
+  extra: Record<string, unknown> = {},
+  cardNumber: string = goodCard,
+) {
+  const client = await createSuClient(t, account, {
+    email: `c${Math.random().toString(16).slice(2)}@example.com`,
+  });
+  const res = await t.call(account, {
+    method: 'POST',
+    url: '/api/sususcription',
+    sign: true,
+    body: { plan, client, ...extra },
+  });
   if (res.statusCode !== 200) throw new Error(`sususcription create failed: ${res.body}`);
   await enrolOn(t, res.json().url as string, cardNumber);
   return { id: res.json().id as string, client };
 }
 
 /** The payer's side over real HTTP: the card form of the hosted page `url` opens, on the server at `baseUrl`. */
-export async function enrolOverHttp(baseUrl: string, url: string, card: Readonly<Record<string, string>> = approvedVisa): Promise<string> {
+export async function enrolOverHttp(
+  baseUrl: string,
+  url: string,
+  card: Readonly<Record<string, string>> = approvedVisa,
+): Promise<string> {
   const u = new URL(url);
   const res = await fetch(`${baseUrl}/gateway/registrosuscripcion`, {
-    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token: u.searchParams.get('token')!, validacion: u.searchParams.get('validacion')!, ...card }).toString(),
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      token: u.searchParams.get('token')!,
+      validacion: u.searchParams.get('validacion')!,
+      ...card,
+    }).toString(),
   });
   return res.text();
 }

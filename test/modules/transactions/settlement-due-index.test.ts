@@ -9,12 +9,18 @@ import type { AppContext } from '../../../src/platform/context.ts';
 import { createContext } from '../../../src/runtime.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 async function planOf(ctx: AppContext): Promise<string> {
   const compiled = dueSettlementQuery(ctx, ctx.db, { limit: 1 }).compile();
-  const plan = await ctx.db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`EXPLAIN ${compiled.sql}`, [...compiled.parameters]));
+  const plan = await ctx.db.executeQuery<{ 'QUERY PLAN': string }>(
+    CompiledQuery.raw(`EXPLAIN ${compiled.sql}`, [...compiled.parameters]),
+  );
   return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 

@@ -10,15 +10,33 @@ beforeAll(async () => {
   t = await startTestApp();
   account = await t.createAccount();
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 const base = { email: 'payer@example.com', order: 'bad-1', subject: 'Compra', amount: 25000 };
 
 async function snapshot() {
   const count = async (table: 'transactions' | 'notifications' | 'postings') =>
-    Number((await t.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-  const rows = await t.ctx.db.selectFrom('transactions').select(['id', 'status', 'attempt_id', 'checkout_opened_at', 'updated_at']).orderBy('id').execute();
-  return { transactions: await count('transactions'), notifications: await count('notifications'), postings: await count('postings'), rows };
+    Number(
+      (
+        await t.ctx.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const rows = await t.ctx.db
+    .selectFrom('transactions')
+    .select(['id', 'status', 'attempt_id', 'checkout_opened_at', 'updated_at'])
+    .orderBy('id')
+    .execute();
+  return {
+    transactions: await count('transactions'),
+    notifications: await count('notifications'),
+    postings: await count('postings'),
+    rows,
+  };
 }
 
 describe('POST /api/transaction with text the database cannot store', () => {
@@ -30,12 +48,22 @@ describe('POST /api/transaction with text the database cannot store', () => {
     [{ urlnotify: 'https://shop.example/\u0000' }, { urlnotify: 'invalid' }],
     [{ additional_parameters: { note: 'a\u0000b' } }, { 'additional_parameters.note': 'invalid' }],
     [{ additional_parameters: { note: '\udc00' } }, { 'additional_parameters.note': 'invalid' }],
-    [{ additional_parameters: { deep: { list: ['ok', 'x\u0000'] } } }, { 'additional_parameters.deep.list.1': 'invalid' }],
+    [
+      { additional_parameters: { deep: { list: ['ok', 'x\u0000'] } } },
+      { 'additional_parameters.deep.list.1': 'invalid' },
+    ],
     [{ additional_parameters: { 'k\u0000': 'v' } }, { additional_parameters: 'invalid' }],
-    [{ additional_parameters: { payer_bank: '0001\u0000' } }, { 'additional_parameters.payer_bank': 'invalid' }],
+    [
+      { additional_parameters: { payer_bank: '0001\u0000' } },
+      { 'additional_parameters.payer_bank': 'invalid' },
+    ],
   ])('refuses %j with 400 %j', async (extra, errors) => {
     const before = await snapshot();
-    const res = await t.call(account, { method: 'POST', url: '/api/transaction', body: { ...base, ...extra } });
+    const res = await t.call(account, {
+      method: 'POST',
+      url: '/api/transaction',
+      body: { ...base, ...extra },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ status: 'failed', type: 'Unprocessable Entity', errors });
     expect(await snapshot()).toEqual(before);
@@ -49,37 +77,64 @@ describe('POST /api/transaction with text the database cannot store', () => {
     [{ amount: '' }, { amount: 'invalid' }],
     [{ payment: true }, { payment: 'invalid' }],
     [{ payment: '0x1' }, { payment: 'invalid' }],
-  ])('refuses the loose integer %j (supplement §1.2: a number or a string of digits)', async (extra, errors) => {
-    const before = await snapshot();
-    const res = await t.call(account, { method: 'POST', url: '/api/transaction', body: { ...base, ...extra } });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ status: 'failed', type: 'Unprocessable Entity', errors });
-    expect(await snapshot()).toEqual(before);
-  });
+  ])(
+    'refuses the loose integer %j (supplement §1.2: a number or a string of digits)',
+    async (extra, errors) => {
+      const before = await snapshot();
+      const res = await t.call(account, {
+        method: 'POST',
+        url: '/api/transaction',
+        body: { ...base, ...extra },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ status: 'failed', type: 'Unprocessable Entity', errors });
+      expect(await snapshot()).toEqual(before);
+    },
+  );
 
   it('still takes an amount as a string of digits, and asks for authentication before looking at the body', async () => {
-    const ok = await t.call(account, { method: 'POST', url: '/api/transaction', body: { ...base, amount: '25000', payment: '1' } });
+    const ok = await t.call(account, {
+      method: 'POST',
+      url: '/api/transaction',
+      body: { ...base, amount: '25000', payment: '1' },
+    });
     expect(ok.statusCode).toBe(200);
-    const anonymous = await t.call(null, { method: 'POST', url: '/api/transaction', body: { ...base, amount: true, order: 'x\u0000' } });
+    const anonymous = await t.call(null, {
+      method: 'POST',
+      url: '/api/transaction',
+      body: { ...base, amount: true, order: 'x\u0000' },
+    });
     expect(anonymous.statusCode).toBe(401);
   });
 
   it('refuses an expiry beyond year 9999 (the database would refuse the timestamp)', async () => {
     const before = await snapshot();
     for (const expired of ['9999-12-31 23:59:59', '9999-12-31 21:00:00']) {
-      const res = await t.call(account, { method: 'POST', url: '/api/transaction', body: { ...base, expired, urlreturn: 'https://shop.example/r' } });
+      const res = await t.call(account, {
+        method: 'POST',
+        url: '/api/transaction',
+        body: { ...base, expired, urlreturn: 'https://shop.example/r' },
+      });
       expect(res.statusCode).toBe(400);
       expect(res.json().errors).toEqual({ expired: 'invalid' });
     }
     expect(await snapshot()).toEqual(before);
-    const far = await t.call(account, { method: 'POST', url: '/api/transaction', body: { ...base, expired: '9999-12-31 20:59:59', urlreturn: 'https://shop.example/r' } });
+    const far = await t.call(account, {
+      method: 'POST',
+      url: '/api/transaction',
+      body: { ...base, expired: '9999-12-31 20:59:59', urlreturn: 'https://shop.example/r' },
+    });
     expect(far.statusCode).toBe(200);
   });
 
   it('refuses nesting beyond 64 levels in additional_parameters', async () => {
     let deep: Record<string, unknown> = { v: 'x' };
     for (let i = 0; i < 70; i++) deep = { d: deep };
-    const res = await t.call(account, { method: 'POST', url: '/api/transaction', body: { ...base, additional_parameters: deep } });
+    const res = await t.call(account, {
+      method: 'POST',
+      url: '/api/transaction',
+      body: { ...base, additional_parameters: deep },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().status).toBe('failed');
   });
@@ -92,11 +147,14 @@ describe('GET /api/transaction/{id} and the list with odd input', () => {
     expect(res.json()).toMatchObject({ status: 'failed', type: 'Not Found', id: 'is not valid' });
   });
 
-  it.each(['-1', '0', '999999999999999999', '9999999999999999999', 'abc'])('answers 404 for the id %s', async (id) => {
-    const res = await t.call(account, { method: 'GET', url: `/api/transaction/${id}` });
-    expect(res.statusCode).toBe(404);
-    expect(res.json().status).toBe('failed');
-  });
+  it.each(['-1', '0', '999999999999999999', '9999999999999999999', 'abc'])(
+    'answers 404 for the id %s',
+    async (id) => {
+      const res = await t.call(account, { method: 'GET', url: `/api/transaction/${id}` });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().status).toBe('failed');
+    },
+  );
 
   it.each([
     ['page=0', { page: 'too small' }],
@@ -125,7 +183,10 @@ describe('GET /api/transaction/{id} and the list with odd input', () => {
   });
 
   it('answers the last page far beyond the data with the no-records body', async () => {
-    const res = await t.call(account, { method: 'GET', url: '/api/transaction?page=1000000&per_page=4000' });
+    const res = await t.call(account, {
+      method: 'GET',
+      url: '/api/transaction?page=1000000&per_page=4000',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().status).toBe('failed');
   });
@@ -161,7 +222,10 @@ describe('hosted checkout with odd links and forms', () => {
   });
 
   it('answers odd or missing form fields with a 4xx page, charging nothing', async () => {
-    const created = await createTransaction(t, account, { order: 'bad-form', urlnotify: 'https://shop.example/n' });
+    const created = await createTransaction(t, account, {
+      order: 'bad-form',
+      urlnotify: 'https://shop.example/n',
+    });
     const { id, valid } = linkParams(created.url);
     // Opening the page once sets checkout_opened_at, which the posts below must not change either.
     await t.app.inject({ method: 'GET', url: `${pathOf(created.url)}&method=1` });
@@ -187,15 +251,34 @@ describe('hosted checkout with odd links and forms', () => {
       [`id=${id}&valid=${'0'.repeat(32)}&method=1&${visa}`, 404],
     ];
     for (const [payload, status] of forms) {
-      const res = await t.app.inject({ method: 'POST', url: '/gateway/cobro', payload, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/gateway/cobro',
+        payload,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect([payload, res.statusCode]).toEqual([payload, status]);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
     }
-    for (const [type, payload] of [['text/plain', 'x'], ['multipart/form-data; boundary=x', '--x--'], ['application/json', '{"id":']]) {
-      const res = await t.app.inject({ method: 'POST', url: '/gateway/cobro', payload: payload!, headers: { 'content-type': type! } });
+    for (const [type, payload] of [
+      ['text/plain', 'x'],
+      ['multipart/form-data; boundary=x', '--x--'],
+      ['application/json', '{"id":'],
+    ]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/gateway/cobro',
+        payload: payload!,
+        headers: { 'content-type': type! },
+      });
       expect([type, res.statusCode]).toEqual([type, 400]);
     }
-    const huge = await t.app.inject({ method: 'POST', url: '/gateway/cobro', payload: `${link}&method=1&password=${'p'.repeat(9000)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const huge = await t.app.inject({
+      method: 'POST',
+      url: '/gateway/cobro',
+      payload: `${link}&method=1&password=${'p'.repeat(9000)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(huge.statusCode).toBe(400);
     expect(await snapshot()).toEqual(before);
   });

@@ -15,11 +15,26 @@ let productionAccount: TestAccount;
 
 beforeAll(async () => {
   sandbox = await startTestApp();
-  production = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: crypto.randomBytes(32).toString('hex') } });
+  production = await startTestApp({
+    env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: crypto.randomBytes(32).toString('hex') },
+  });
   sandboxAccount = await sandbox.createAccount();
   productionAccount = await production.createAccount();
   // A production sale needs a processor that could take it (decision 451).
-  const configured = await dispatch(['accounts', 'set-processor', productionAccount.id, '--webpay-commerce-code', '597055555532', '--webpay-api-key', 'key', '--environment', 'integration'], production.ctx);
+  const configured = await dispatch(
+    [
+      'accounts',
+      'set-processor',
+      productionAccount.id,
+      '--webpay-commerce-code',
+      '597055555532',
+      '--webpay-api-key',
+      'key',
+      '--environment',
+      'integration',
+    ],
+    production.ctx,
+  );
   expect(configured.exitCode).toBe(0);
   await fund(sandbox, sandboxAccount, 100_000);
 });
@@ -33,12 +48,25 @@ async function createTransaction(t: TestApp, account: TestAccount, urlnotify: st
 }
 
 async function createPayout(t: TestApp, account: TestAccount, url: string, order: string) {
-  return t.call(account, { method: 'POST', url: '/api/wallet/payout', body: payoutBody({ url_notify: url, order }), sign: true });
+  return t.call(account, {
+    method: 'POST',
+    url: '/api/wallet/payout',
+    body: payoutBody({ url_notify: url, order }),
+    sign: true,
+  });
 }
 
 async function rowCounts(t: TestApp, account: TestAccount) {
-  const count = async (table: 'transactions' | 'payouts') => Number((await t.ctx.db.selectFrom(table)
-    .select((eb) => eb.fn.countAll().as('n')).where('account_id', '=', account.id).executeTakeFirstOrThrow()).n);
+  const count = async (table: 'transactions' | 'payouts') =>
+    Number(
+      (
+        await t.ctx.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('account_id', '=', account.id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return { transactions: await count('transactions'), payouts: await count('payouts') };
 }
 
@@ -66,38 +94,69 @@ describe('urlnotify at creation, sandbox mode', () => {
     const before = await rowCounts(sandbox, sandboxAccount);
     const res = await createTransaction(sandbox, sandboxAccount, url);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ status: 'failed', message_error: 'urlnotify:invalid', errors: { urlnotify: 'invalid' } });
+    expect(res.json()).toMatchObject({
+      status: 'failed',
+      message_error: 'urlnotify:invalid',
+      errors: { urlnotify: 'invalid' },
+    });
     expect(await rowCounts(sandbox, sandboxAccount)).toEqual(before);
   });
 
-  it.each([...productionOnlyRefused, 'https://shop.example/notify'])('accepts %s for local development', async (url) => {
-    const res = await createTransaction(sandbox, sandboxAccount, url);
-    expect(res.statusCode).toBe(200);
-    const row = await sandbox.ctx.db.selectFrom('transactions').select('urlnotify').where('id', '=', res.json().id).executeTakeFirstOrThrow();
-    expect(row.urlnotify).toBe(url);
-  });
+  it.each([...productionOnlyRefused, 'https://shop.example/notify'])(
+    'accepts %s for local development',
+    async (url) => {
+      const res = await createTransaction(sandbox, sandboxAccount, url);
+      expect(res.statusCode).toBe(200);
+      const row = await sandbox.ctx.db
+        .selectFrom('transactions')
+        .select('urlnotify')
+        .where('id', '=', res.json().id)
+        .executeTakeFirstOrThrow();
+      expect(row.urlnotify).toBe(url);
+    },
+  );
 });
 
 describe('urlnotify at creation, production mode', () => {
-  it.each([...neverDeliverable, ...productionOnlyRefused])('refuses %s with urlnotify:invalid', async (url) => {
-    const before = await rowCounts(production, productionAccount);
-    const res = await createTransaction(production, productionAccount, url);
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ status: 'failed', message_error: 'urlnotify:invalid', errors: { urlnotify: 'invalid' } });
-    expect(await rowCounts(production, productionAccount)).toEqual(before);
-  });
+  it.each([...neverDeliverable, ...productionOnlyRefused])(
+    'refuses %s with urlnotify:invalid',
+    async (url) => {
+      const before = await rowCounts(production, productionAccount);
+      const res = await createTransaction(production, productionAccount, url);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({
+        status: 'failed',
+        message_error: 'urlnotify:invalid',
+        errors: { urlnotify: 'invalid' },
+      });
+      expect(await rowCounts(production, productionAccount)).toEqual(before);
+    },
+  );
 
   it('accepts an https host name without resolving it (it is checked at every delivery)', async () => {
-    const res = await createTransaction(production, productionAccount, 'https://shop.example/notify?orderClient=1');
+    const res = await createTransaction(
+      production,
+      productionAccount,
+      'https://shop.example/notify?orderClient=1',
+    );
     expect(res.statusCode).toBe(200);
     expect(res.json().status).toBe('pending');
   });
 });
 
 describe('payout url_notify at creation', () => {
-  it.each(['http://169.254.169.254/latest', 'https://user:pw@shop.example/notify', 'http://0x7f.1:0@x/'])('refuses %s in sandbox with url_notify:invalid', async (url) => {
+  it.each([
+    'http://169.254.169.254/latest',
+    'https://user:pw@shop.example/notify',
+    'http://0x7f.1:0@x/',
+  ])('refuses %s in sandbox with url_notify:invalid', async (url) => {
     const before = await rowCounts(sandbox, sandboxAccount);
-    const res = await createPayout(sandbox, sandboxAccount, url, `sb-${crypto.randomBytes(4).toString('hex')}`);
+    const res = await createPayout(
+      sandbox,
+      sandboxAccount,
+      url,
+      `sb-${crypto.randomBytes(4).toString('hex')}`,
+    );
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ status: 'failed', errors: { url_notify: 'invalid' } });
     expect(await rowCounts(sandbox, sandboxAccount)).toEqual(before);
@@ -108,11 +167,25 @@ describe('payout url_notify at creation', () => {
     expect(res.json().status).toBe('success');
   });
 
-  it.each(['http://shop.example/notify', 'https://127.0.0.1/notify', 'https://10.0.0.7/notify', 'https://[::ffff:10.0.0.7]/n'])('refuses %s in production with url_notify:invalid', async (url) => {
+  it.each([
+    'http://shop.example/notify',
+    'https://127.0.0.1/notify',
+    'https://10.0.0.7/notify',
+    'https://[::ffff:10.0.0.7]/n',
+  ])('refuses %s in production with url_notify:invalid', async (url) => {
     const before = await rowCounts(production, productionAccount);
-    const res = await createPayout(production, productionAccount, url, `pr-${crypto.randomBytes(4).toString('hex')}`);
+    const res = await createPayout(
+      production,
+      productionAccount,
+      url,
+      `pr-${crypto.randomBytes(4).toString('hex')}`,
+    );
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ status: 'failed', message_error: 'url_notify:invalid', errors: { url_notify: 'invalid' } });
+    expect(res.json()).toMatchObject({
+      status: 'failed',
+      message_error: 'url_notify:invalid',
+      errors: { url_notify: 'invalid' },
+    });
     expect(await rowCounts(production, productionAccount)).toEqual(before);
   });
 });

@@ -9,16 +9,34 @@ beforeAll(async () => {
   t = await startTestApp();
   account = await t.createAccount();
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
-const body = { email: 'payer@example.com', order: 'idem-1', subject: 'Compra', amount: 25000, urlnotify: 'https://shop.example/notify' };
+const body = {
+  email: 'payer@example.com',
+  order: 'idem-1',
+  subject: 'Compra',
+  amount: 25000,
+  urlnotify: 'https://shop.example/notify',
+};
 
 async function post(payload: Record<string, unknown>, key: string, url = '/api/transaction') {
-  return t.call(account, { method: 'POST', url, body: payload, headers: { 'idempotency-key': key } });
+  return t.call(account, {
+    method: 'POST',
+    url,
+    body: payload,
+    headers: { 'idempotency-key': key },
+  });
 }
 
 async function transactionsOf(order: string) {
-  return t.ctx.db.selectFrom('transactions').select(['id', 'amount_minor']).where('account_id', '=', account.id).where('order', '=', order).execute();
+  return t.ctx.db
+    .selectFrom('transactions')
+    .select(['id', 'amount_minor'])
+    .where('account_id', '=', account.id)
+    .where('order', '=', order)
+    .execute();
 }
 
 describe('POST /api/transaction with Idempotency-Key', () => {
@@ -41,7 +59,11 @@ describe('POST /api/transaction with Idempotency-Key', () => {
     expect(first.statusCode).toBe(200);
     const other = await post({ ...body, order: 'idem-2', amount: 26000 }, 'create-2');
     expect(other.statusCode).toBe(422);
-    expect(other.json()).toMatchObject({ status: 'failed', type: 'Unprocessable Entity', message_error: expect.stringContaining('other parameters') });
+    expect(other.json()).toMatchObject({
+      status: 'failed',
+      type: 'Unprocessable Entity',
+      message_error: expect.stringContaining('other parameters'),
+    });
     expect(await transactionsOf('idem-2')).toEqual([{ id: first.json().id, amount_minor: 25000n }]);
   });
 
@@ -57,8 +79,16 @@ describe('POST /api/transaction with Idempotency-Key', () => {
   });
 
   it('without a key, each POST is a new transaction (orders may repeat, decision 033)', async () => {
-    const a = await t.call(account, { method: 'POST', url: '/api/transaction', body: { ...body, order: 'idem-3' } });
-    const b = await t.call(account, { method: 'POST', url: '/api/transaction', body: { ...body, order: 'idem-3' } });
+    const a = await t.call(account, {
+      method: 'POST',
+      url: '/api/transaction',
+      body: { ...body, order: 'idem-3' },
+    });
+    const b = await t.call(account, {
+      method: 'POST',
+      url: '/api/transaction',
+      body: { ...body, order: 'idem-3' },
+    });
     expect(a.json().id).not.toBe(b.json().id);
     expect(await transactionsOf('idem-3')).toHaveLength(2);
   });
@@ -66,7 +96,12 @@ describe('POST /api/transaction with Idempotency-Key', () => {
   it('scopes keys to the account: another merchant with the same key gets its own transaction', async () => {
     const other = await t.createAccount('Otra tienda');
     const mine = await post({ ...body, order: 'idem-4' }, 'shared-key');
-    const theirs = await t.call(other, { method: 'POST', url: '/api/transaction', body: { ...body, order: 'idem-4' }, headers: { 'idempotency-key': 'shared-key' } });
+    const theirs = await t.call(other, {
+      method: 'POST',
+      url: '/api/transaction',
+      body: { ...body, order: 'idem-4' },
+      headers: { 'idempotency-key': 'shared-key' },
+    });
     expect(theirs.statusCode).toBe(200);
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
     expect(theirs.json().id).not.toBe(mine.json().id);

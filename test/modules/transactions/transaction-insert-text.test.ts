@@ -1,8 +1,11 @@
 // The create's INSERT, each of its three forms written whole in transaction-insert.ts (issue 30, decision 471): their
 // full text is asserted here (the statements run through every create test).
 import { describe, expect, it } from 'vitest';
-import { insertAtAccountNowText, insertAtGivenText, insertGroupText } from '../../../src/modules/transactions/transaction-insert.ts';
-
+import {
+  insertAtAccountNowText,
+  insertAtGivenText,
+  insertGroupText,
+} from '../../../src/modules/transactions/transaction-insert.ts';
 
 const atGiven = `INSERT INTO transactions ("id", "account_id", "email", "order", "subject", "amount_minor", "currency",
     "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id",
@@ -32,8 +35,8 @@ const group = `INSERT INTO transactions ("id", "account_id", "email", "order", "
       "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id", "payment_key", "transaction_key",
       "verification_key", at, offset_account)`;
 
-describe('the create\'s INSERT text', () => {
-  it('is written whole: one row at a given time or at its account\'s now, and a group\'s rows', () => {
+describe("the create's INSERT text", () => {
+  it("is written whole: one row at a given time or at its account's now, and a group's rows", () => {
     expect(insertAtGivenText).toBe(atGiven);
     expect(insertAtAccountNowText).toBe(atAccountNow);
     expect(insertGroupText).toBe(group);

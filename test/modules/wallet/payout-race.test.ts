@@ -11,8 +11,12 @@ import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { balance, expectMovementChain, fund, payout } from './wallet-helpers.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 describe('payouts racing credits and immediate outcomes on one wallet', () => {
   it('never overdraws, and every balance written follows the one before it', async () => {
@@ -22,19 +26,36 @@ describe('payouts racing credits and immediate outcomes on one wallet', () => {
     // 1000 is paid at once, 1500 rejected at once (reserved and released in the same statement), 1234 stays pending.
     const amounts = [1000, 1500, 1234, 1000, 1000];
     const creditMinor = 700;
-    const requests = Array.from({ length: 80 }, (_, i) => (i % 8 === 7
-      ? t.call(a, { method: 'POST', url: '/api/sandbox/wallet/credit', body: { amount: creditMinor, currency: 'CLP', reason: 'race' } })
-      : payout(t, a, { amount: amounts[i % amounts.length], order: `race-${i}` })));
-    const answers = (await Promise.all(requests)).map((r) => { expect(r.statusCode, r.body).toBe(200); return r.json(); });
+    const requests = Array.from({ length: 80 }, (_, i) =>
+      i % 8 === 7
+        ? t.call(a, {
+            method: 'POST',
+            url: '/api/sandbox/wallet/credit',
+            body: { amount: creditMinor, currency: 'CLP', reason: 'race' },
+          })
+        : payout(t, a, { amount: amounts[i % amounts.length], order: `race-${i}` }),
+    );
+    const answers = (await Promise.all(requests)).map((r) => {
+      expect(r.statusCode, r.body).toBe(200);
+      return r.json();
+    });
     const credits = answers.filter((b) => b.amount_available !== undefined).length;
     const payouts = answers.filter((b) => b.amount_available === undefined);
-    expect(payouts.every((b) => b.status === 'success' || b.type === 'insufficient_funds')).toBe(true);
+    expect(payouts.every((b) => b.status === 'success' || b.type === 'insufficient_funds')).toBe(
+      true,
+    );
     const refused = payouts.filter((b) => b.status !== 'success').length;
     expect(refused).toBeGreaterThan(0);
 
-    const rows = await t.ctx.db.selectFrom('payouts').select(['amount_minor', 'status']).where('account_id', '=', a.id).execute();
+    const rows = await t.ctx.db
+      .selectFrom('payouts')
+      .select(['amount_minor', 'status'])
+      .where('account_id', '=', a.id)
+      .execute();
     expect(rows).toHaveLength(payouts.length - refused);
-    const spentMinor = rows.filter((r) => r.status !== 'banking_error').reduce((sum, r) => sum + Number(r.amount_minor), 0);
+    const spentMinor = rows
+      .filter((r) => r.status !== 'banking_error')
+      .reduce((sum, r) => sum + Number(r.amount_minor), 0);
     const availableMinor = fundedMinor + credits * creditMinor - spentMinor;
     expect(availableMinor).toBeGreaterThanOrEqual(0);
     expect(await balance(t, a)).toBe(availableMinor);

@@ -1,15 +1,22 @@
 // The payout's one write statement and a journal's, each written whole in one module (issue 30, decision 471):
 // their full text is asserted here (the statements run through every wallet and ledger test), and its effects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payoutGroupStatementText, payoutStatementText } from '../../../src/modules/wallet/payout-statement.ts';
+import {
+  payoutGroupStatementText,
+  payoutStatementText,
+} from '../../../src/modules/wallet/payout-statement.ts';
 import { postJournalText } from '../../../src/platform/ledger/journal-statement.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { balance, fund, payout } from './wallet-helpers.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 const payoutAlone = `WITH gate AS (
     INSERT INTO payouts ("id", "account_id", "kind", "order", "order_ext", "request_hash", "currency", "amount_minor",
@@ -116,7 +123,7 @@ const journalAlone = `WITH ledger_j AS (
     SELECT * FROM unnest($6::text[], $7::bigint[], $8::text[], $9::bigint[], $10::bigint[]) AS p(journal_id, ledger_account_id, currency, amount_minor, balance_after_minor))
 SELECT 1`;
 
-describe('the money statements\' text', () => {
+describe("the money statements' text", () => {
   it('is written whole: a payout alone, a group of payouts (rows or ids), a journal alone', () => {
     expect(payoutStatementText).toBe(payoutAlone);
     expect(payoutGroupStatementText('rows')).toBe(payoutGroupRows);
@@ -124,17 +131,25 @@ describe('the money statements\' text', () => {
     expect(postJournalText).toBe(journalAlone);
   });
 
-  it('writes a payout, its journals (the sandbox\'s immediate outcome included) and its movements', async () => {
+  it("writes a payout, its journals (the sandbox's immediate outcome included) and its movements", async () => {
     const a = await t.createAccount();
     await fund(t, a, 10_000);
     for (const amount of [4321, 1000, 1500]) {
       const res = await payout(t, a, { amount, order: `statement-${amount}` });
       expect(res.statusCode, res.body).toBe(200);
     }
-    const movements = await t.ctx.db.selectFrom('wallet_movements').select(['income_expense', 'status', 'amount_minor'])
-      .where('account_id', '=', a.id).where('kind', 'in', ['payout', 'payout_reversal']).orderBy('seq').execute();
+    const movements = await t.ctx.db
+      .selectFrom('wallet_movements')
+      .select(['income_expense', 'status', 'amount_minor'])
+      .where('account_id', '=', a.id)
+      .where('kind', 'in', ['payout', 'payout_reversal'])
+      .orderBy('seq')
+      .execute();
     expect(movements.map((m) => [m.income_expense, m.status, Number(m.amount_minor)])).toEqual([
-      ['expense', 'current', 4321], ['expense', 'current', 1000], ['expense', 'reversed', 1500], ['income', 'current', 1500],
+      ['expense', 'current', 4321],
+      ['expense', 'current', 1000],
+      ['expense', 'reversed', 1500],
+      ['income', 'current', 1500],
     ]);
     // 4321 reserved, 1000 paid at once, 1500 rejected at once (back to available).
     expect(await balance(t, a)).toBe(10_000 - 4321 - 1000);

@@ -8,25 +8,48 @@ import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { balance } from './wallet-helpers.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 const amountMax = 99_999_999_999_999;
 
 describe('POST /api/sandbox/wallet/credit near the largest balance', () => {
   it('refuses a credit past the maximum balance with a field error, changes nothing, and the wallet stays readable', async () => {
     const a = await t.createAccount();
-    const credit = (amount: number) => t.call(a, { method: 'POST', url: '/api/sandbox/wallet/credit', body: { amount, currency: 'clp' } });
+    const credit = (amount: number) =>
+      t.call(a, {
+        method: 'POST',
+        url: '/api/sandbox/wallet/credit',
+        body: { amount, currency: 'clp' },
+      });
     for (let i = 0; i < 90; i++) expect((await credit(amountMax)).statusCode).toBe(200);
     const before = 90n * BigInt(amountMax);
     expect(BigInt(await balance(t, a))).toBe(before);
-    const movementsBefore = await t.ctx.db.selectFrom('wallet_movements').select('id').where('account_id', '=', a.id).execute();
+    const movementsBefore = await t.ctx.db
+      .selectFrom('wallet_movements')
+      .select('id')
+      .where('account_id', '=', a.id)
+      .execute();
 
     const over = await credit(amountMax);
     expect(over.statusCode).toBe(400);
-    expect(over.json()).toMatchObject({ status: 'failed', message_error: 'amount:invalid', errors: { amount: 'invalid' } });
+    expect(over.json()).toMatchObject({
+      status: 'failed',
+      message_error: 'amount:invalid',
+      errors: { amount: 'invalid' },
+    });
     expect(BigInt(await balance(t, a))).toBe(before);
-    expect(await t.ctx.db.selectFrom('wallet_movements').select('id').where('account_id', '=', a.id).execute()).toHaveLength(movementsBefore.length);
+    expect(
+      await t.ctx.db
+        .selectFrom('wallet_movements')
+        .select('id')
+        .where('account_id', '=', a.id)
+        .execute(),
+    ).toHaveLength(movementsBefore.length);
 
     // Up to the maximum exactly is fine, and shown exactly.
     const rest = limits.walletBalanceMinorMax - before;
@@ -35,7 +58,10 @@ describe('POST /api/sandbox/wallet/credit near the largest balance', () => {
     expect(exact.json().amount_available).toBe(Number.MAX_SAFE_INTEGER);
     expect(await balance(t, a)).toBe(Number.MAX_SAFE_INTEGER);
     expect((await credit(1)).statusCode).toBe(400);
-    const cli = await walletCredit.run(t.ctx, { values: { account: a.id, amount: '1', currency: 'CLP', reason: 'too much' }, positionals: [] });
+    const cli = await walletCredit.run(t.ctx, {
+      values: { account: a.id, amount: '1', currency: 'CLP', reason: 'too much' },
+      positionals: [],
+    });
     expect(cli.exitCode).toBe(2);
     expect(cli.stderr).toContain('maximum balance');
     expect(await balance(t, a)).toBe(Number.MAX_SAFE_INTEGER);

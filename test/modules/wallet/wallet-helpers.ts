@@ -2,8 +2,17 @@
 import { expect } from 'vitest';
 import type { TestAccount, TestApp } from '../../support/app.ts';
 
-export async function fund(t: TestApp, account: TestAccount, amount: number, currency = 'CLP'): Promise<void> {
-  const res = await t.call(account, { method: 'POST', url: '/api/sandbox/wallet/credit', body: { amount, currency, reason: 'test funds' } });
+export async function fund(
+  t: TestApp,
+  account: TestAccount,
+  amount: number,
+  currency = 'CLP',
+): Promise<void> {
+  const res = await t.call(account, {
+    method: 'POST',
+    url: '/api/sandbox/wallet/credit',
+    body: { amount, currency, reason: 'test funds' },
+  });
   expect(res.statusCode).toBe(200);
   expect(res.json().status).toBe('success');
 }
@@ -27,18 +36,38 @@ export function payoutBody(overrides: Record<string, unknown> = {}): Record<stri
   };
 }
 
-export async function payout(t: TestApp, account: TestAccount, overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  return t.call(account, { method: 'POST', url: '/api/wallet/payout', body: payoutBody(overrides), sign: true, headers });
+export async function payout(
+  t: TestApp,
+  account: TestAccount,
+  overrides: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
+  return t.call(account, {
+    method: 'POST',
+    url: '/api/wallet/payout',
+    body: payoutBody(overrides),
+    sign: true,
+    headers,
+  });
 }
 
 export async function balance(t: TestApp, account: TestAccount, currency = 'CLP'): Promise<number> {
-  const res = await t.call(account, { method: 'GET', url: `/api/wallet?currency=${currency}`, sign: true });
+  const res = await t.call(account, {
+    method: 'GET',
+    url: `/api/wallet?currency=${currency}`,
+    sign: true,
+  });
   expect(res.statusCode).toBe(200);
   return res.json().amount_available as number;
 }
 
 export async function notificationsOf(t: TestApp, accountId: string) {
-  return t.ctx.db.selectFrom('notifications').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
+  return t.ctx.db
+    .selectFrom('notifications')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .execute();
 }
 
 /**
@@ -46,8 +75,12 @@ export async function notificationsOf(t: TestApp, accountId: string) {
  * zero (a stale locked balance breaks the chain), and returns the last balance.
  */
 export async function expectMovementChain(t: TestApp, accountId: string): Promise<number> {
-  const movements = await t.ctx.db.selectFrom('wallet_movements').select(['income_expense', 'amount_minor', 'balance_after_minor'])
-    .where('account_id', '=', accountId).orderBy('seq').execute();
+  const movements = await t.ctx.db
+    .selectFrom('wallet_movements')
+    .select(['income_expense', 'amount_minor', 'balance_after_minor'])
+    .where('account_id', '=', accountId)
+    .orderBy('seq')
+    .execute();
   let runningMinor = 0;
   for (const m of movements) {
     runningMinor += (m.income_expense === 'income' ? 1 : -1) * Number(m.amount_minor);

@@ -6,8 +6,12 @@ import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { balance, fund } from './wallet-helpers.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 const sampleBody = { amount: 1000, currency: 'CLP', order: '133222', subject: 'withdraw 133222' };
 
@@ -16,29 +20,65 @@ function withdraw(account: TestAccount, body: Record<string, unknown> = sampleBo
 }
 
 async function setBank(account: TestAccount) {
-  const out = await dispatch(['accounts', 'set-bank', account.id, '--sbif', '0012', '--type', '2', '--num', '12345678', '--rut', '76123456K', '--name', 'Comercio SpA'], t.ctx);
+  const out = await dispatch(
+    [
+      'accounts',
+      'set-bank',
+      account.id,
+      '--sbif',
+      '0012',
+      '--type',
+      '2',
+      '--num',
+      '12345678',
+      '--rut',
+      '76123456K',
+      '--name',
+      'Comercio SpA',
+    ],
+    t.ctx,
+  );
   expect(out.exitCode).toBe(0);
 }
 
 describe('POST /api/wallet/withdraw', () => {
   it('signs the reference vector of the sample body', () => {
-    expect(computeSign('fe551abcef62fcf002dc598922e68f0a', '/api/wallet/withdraw', sampleBody))
-      .toBe('3ad64ab75fd70884ce4673b88d0cc019aaa5cc8f68925fb1295bdb91b5970b2d');
+    expect(
+      computeSign('fe551abcef62fcf002dc598922e68f0a', '/api/wallet/withdraw', sampleBody),
+    ).toBe('3ad64ab75fd70884ce4673b88d0cc019aaa5cc8f68925fb1295bdb91b5970b2d');
   });
 
-  it('pays the account\'s own bank account and answers the seed sample shape', async () => {
+  it("pays the account's own bank account and answers the seed sample shape", async () => {
     const a = await t.createAccount();
     await setBank(a);
     await fund(t, a, 5000);
     const res = await withdraw(a);
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toEqual({ status: 'Success', identifier_wallet: expect.stringMatching(/^wa[0-9a-f]{16}$/) });
+    expect(body).toEqual({
+      status: 'Success',
+      identifier_wallet: expect.stringMatching(/^wa[0-9a-f]{16}$/),
+    });
     expect(await balance(t, a)).toBe(4000);
-    const one = (await t.call(a, { method: 'GET', url: `/api/wallet/${body.identifier_wallet}`, sign: true })).json();
+    const one = (
+      await t.call(a, { method: 'GET', url: `/api/wallet/${body.identifier_wallet}`, sign: true })
+    ).json();
     expect(one.wallet_movements[0]).toMatchObject({
-      order: '133222', subject: 'withdraw 133222', income_expense: 'expense', amount: '1000', actual_amount: '4000',
-      payout: { accountbank_sbif: '0012', accountbank_type: 2, accountbank_num: 12345678, accountbank_rut: '76123456K', accountbank_name: 'Comercio SpA', email: '', phone: '', status: 'pending' },
+      order: '133222',
+      subject: 'withdraw 133222',
+      income_expense: 'expense',
+      amount: '1000',
+      actual_amount: '4000',
+      payout: {
+        accountbank_sbif: '0012',
+        accountbank_type: 2,
+        accountbank_num: 12345678,
+        accountbank_rut: '76123456K',
+        accountbank_name: 'Comercio SpA',
+        email: '',
+        phone: '',
+        status: 'pending',
+      },
     });
   });
 
@@ -47,8 +87,16 @@ describe('POST /api/wallet/withdraw', () => {
     await setBank(a);
     await fund(t, a, 5000);
     const created = (await withdraw(a, { ...sampleBody, amount: 1500, order: 'w-1500' })).json();
-    const payoutId = (await t.ctx.db.selectFrom('payouts').select('id').where('movement_id', '=', created.identifier_wallet).executeTakeFirstOrThrow()).id;
-    const status = async () => (await t.call(a, { method: 'GET', url: `/api/payout/${payoutId}`, sign: true })).json().payout.status;
+    const payoutId = (
+      await t.ctx.db
+        .selectFrom('payouts')
+        .select('id')
+        .where('movement_id', '=', created.identifier_wallet)
+        .executeTakeFirstOrThrow()
+    ).id;
+    const status = async () =>
+      (await t.call(a, { method: 'GET', url: `/api/payout/${payoutId}`, sign: true })).json().payout
+        .status;
     expect(await status()).toBe('pending');
     await t.call(a, { method: 'POST', url: '/api/sandbox/clock/advance', body: { hours: 2 } });
     expect(await status()).toBe('success');
@@ -75,7 +123,12 @@ describe('POST /api/wallet/withdraw', () => {
 
   it('validates the body', async () => {
     const a = await t.createAccount();
-    const res = await withdraw(a, { subject: 'x', currency: 'CLP', order: 'o'.repeat(81), amount: 0 });
+    const res = await withdraw(a, {
+      subject: 'x',
+      currency: 'CLP',
+      order: 'o'.repeat(81),
+      amount: 0,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual({ order: 'too long', amount: 'too small' });
     const bad = await withdraw(a, { ...sampleBody, currency: 'XYZ' });

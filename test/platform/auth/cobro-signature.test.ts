@@ -10,8 +10,13 @@ import { createClient } from '../../modules/marketplace/helpers.ts';
 
 let t: TestApp;
 let merchant: TestAccount;
-beforeAll(async () => { t = await startTestApp(); merchant = await t.createAccount('Strict merchant'); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+  merchant = await t.createAccount('Strict merchant');
+});
+afterAll(async () => {
+  await t.close();
+});
 
 const nowS = () => Math.floor(t.clock.now().getTime() / 1000);
 
@@ -19,9 +24,13 @@ const nowS = () => Math.floor(t.clock.now().getTime() / 1000);
 function putClient(id: string, body: object, cobroSignature?: string) {
   const path = `/api/maclient/${id}`;
   return t.app.inject({
-    method: 'PUT', url: path, payload: JSON.stringify(body),
+    method: 'PUT',
+    url: path,
+    payload: JSON.stringify(body),
     headers: {
-      accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${merchant.publicToken}`,
+      accept: 'application/json',
+      'content-type': 'application/json',
+      authorization: `Bearer ${merchant.publicToken}`,
       sign: computeSign(merchant.privateToken, path, body as Record<string, unknown>),
       ...(cobroSignature === undefined ? {} : { 'cobro-signature': cobroSignature }),
     },
@@ -42,7 +51,13 @@ describe('Cobro-Signature', () => {
   it('is accepted when it matches; replayed onto another bank account it is refused and nothing changes', async () => {
     const id = await createClient(t, merchant);
     const mine = { bank: { sbif: '0001', type: '1', num: '1111111', rut: '111111111' } };
-    const header = computeCobroSignature(merchant.privateToken, nowS(), 'PUT', `/api/maclient/${id}`, JSON.stringify(mine));
+    const header = computeCobroSignature(
+      merchant.privateToken,
+      nowS(),
+      'PUT',
+      `/api/maclient/${id}`,
+      JSON.stringify(mine),
+    );
     const ok = await putClient(id, mine, header);
     expect(ok.statusCode).toBe(200);
     expect(ok.json().bank).toEqual({ sbif: '0001', type: '1', num: '1111111', rut: '111111111' });
@@ -52,7 +67,11 @@ describe('Cobro-Signature', () => {
     const theirs = { bank: { sbif: '0001', type: '1', num: '6666666', rut: '111111111' } };
     const replayed = await putClient(id, theirs, header);
     expect(replayed.statusCode).toBe(401);
-    expect(replayed.json()).toEqual({ status: 'failed', type: 'Unauthorized', message_error: 'invalid Cobro-Signature' });
+    expect(replayed.json()).toEqual({
+      status: 'failed',
+      type: 'Unauthorized',
+      message_error: 'invalid Cobro-Signature',
+    });
     expect(await bankOf(id)).toEqual({ sbif: '0001', type: '1', num: '1111111', rut: '111111111' });
 
     // Nor onto another client with the same body.
@@ -60,10 +79,15 @@ describe('Cobro-Signature', () => {
     expect((await putClient(other, mine, header)).statusCode).toBe(401);
     // Nor with the body re-serialised (whitespace): the raw bytes are signed.
     const spaced = await t.app.inject({
-      method: 'PUT', url: `/api/maclient/${id}`, payload: JSON.stringify(mine, null, 1),
+      method: 'PUT',
+      url: `/api/maclient/${id}`,
+      payload: JSON.stringify(mine, null, 1),
       headers: {
-        accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${merchant.publicToken}`,
-        sign: computeSign(merchant.privateToken, `/api/maclient/${id}`, mine), 'cobro-signature': header,
+        accept: 'application/json',
+        'content-type': 'application/json',
+        authorization: `Bearer ${merchant.publicToken}`,
+        sign: computeSign(merchant.privateToken, `/api/maclient/${id}`, mine),
+        'cobro-signature': header,
       },
     });
     expect(spaced.statusCode).toBe(401);
@@ -74,12 +98,28 @@ describe('Cobro-Signature', () => {
     const body = { name: 'Late' };
     const toleranceS = limits.cobroSignatureToleranceMs / 1000;
     for (const skewS of [-(toleranceS + 1), toleranceS + 1]) {
-      const header = computeCobroSignature(merchant.privateToken, nowS() + skewS, 'PUT', `/api/maclient/${id}`, JSON.stringify(body));
+      const header = computeCobroSignature(
+        merchant.privateToken,
+        nowS() + skewS,
+        'PUT',
+        `/api/maclient/${id}`,
+        JSON.stringify(body),
+      );
       const res = await putClient(id, body, header);
       expect(res.statusCode).toBe(401);
-      expect(res.json()).toMatchObject({ status: 'failed', type: 'Unauthorized', message_error: expect.stringMatching(/^Cobro-Signature timestamp is more than 300 seconds/) });
+      expect(res.json()).toMatchObject({
+        status: 'failed',
+        type: 'Unauthorized',
+        message_error: expect.stringMatching(/^Cobro-Signature timestamp is more than 300 seconds/),
+      });
     }
-    const atEdge = computeCobroSignature(merchant.privateToken, nowS() - toleranceS, 'PUT', `/api/maclient/${id}`, JSON.stringify(body));
+    const atEdge = computeCobroSignature(
+      merchant.privateToken,
+      nowS() - toleranceS,
+      'PUT',
+      `/api/maclient/${id}`,
+      JSON.stringify(body),
+    );
     expect((await putClient(id, body, atEdge)).statusCode).toBe(200);
     // The same header a second later than the window: refused.
     t.clock.advanceMs(1000 + 999);
@@ -89,9 +129,28 @@ describe('Cobro-Signature', () => {
   it('refuses malformed headers and a wrong key', async () => {
     const id = await createClient(t, merchant);
     const body = { name: 'X' };
-    const good = computeCobroSignature(merchant.privateToken, nowS(), 'PUT', `/api/maclient/${id}`, JSON.stringify(body));
-    for (const header of ['garbage', `t=${nowS()}`, `v1=${'a'.repeat(64)}`, `t=abc,v1=${'a'.repeat(64)}`, `${good},t=1`,
-      computeCobroSignature('f'.repeat(32), nowS(), 'PUT', `/api/maclient/${id}`, JSON.stringify(body)), 'x'.repeat(500)]) {
+    const good = computeCobroSignature(
+      merchant.privateToken,
+      nowS(),
+      'PUT',
+      `/api/maclient/${id}`,
+      JSON.stringify(body),
+    );
+    for (const header of [
+      'garbage',
+      `t=${nowS()}`,
+      `v1=${'a'.repeat(64)}`,
+      `t=abc,v1=${'a'.repeat(64)}`,
+      `${good},t=1`,
+      computeCobroSignature(
+        'f'.repeat(32),
+        nowS(),
+        'PUT',
+        `/api/maclient/${id}`,
+        JSON.stringify(body),
+      ),
+      'x'.repeat(500),
+    ]) {
       const res = await putClient(id, body, header);
       expect(res.statusCode, header).toBe(401);
       expect(res.json().message_error).toBe('invalid Cobro-Signature');
@@ -102,12 +161,33 @@ describe('Cobro-Signature', () => {
 
   it('covers GET and bodiless requests too (method and path are signed)', async () => {
     const [a, b] = [await createClient(t, merchant), await createClient(t, merchant)];
-    const header = computeCobroSignature(merchant.privateToken, nowS(), 'GET', `/api/maclient/${a}`, '');
-    const base = { accept: 'application/json', authorization: `Bearer ${merchant.publicToken}`, 'cobro-signature': header };
-    expect((await t.app.inject({ method: 'GET', url: `/api/maclient/${a}?x=1`, headers: base })).statusCode).toBe(200);
-    expect((await t.app.inject({ method: 'GET', url: `/api/maclient/${b}`, headers: base })).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/maclient/${a}`, headers: base })).statusCode).toBe(401);
-    expect((await t.call(merchant, { method: 'DELETE', url: `/api/maclient/${b}`, signature: true })).statusCode).toBe(200);
+    const header = computeCobroSignature(
+      merchant.privateToken,
+      nowS(),
+      'GET',
+      `/api/maclient/${a}`,
+      '',
+    );
+    const base = {
+      accept: 'application/json',
+      authorization: `Bearer ${merchant.publicToken}`,
+      'cobro-signature': header,
+    };
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/maclient/${a}?x=1`, headers: base }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/maclient/${b}`, headers: base })).statusCode,
+    ).toBe(401);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/maclient/${a}`, headers: base }))
+        .statusCode,
+    ).toBe(401);
+    expect(
+      (await t.call(merchant, { method: 'DELETE', url: `/api/maclient/${b}`, signature: true }))
+        .statusCode,
+    ).toBe(200);
   });
 
   it('becomes required for an account with `cobro accounts require-strict-signing ID`, and --off lifts it', async () => {
@@ -118,21 +198,48 @@ describe('Cobro-Signature', () => {
 
     const plain = await t.call(strict, { method: 'GET', url: '/api/account', sign: true });
     expect(plain.statusCode).toBe(401);
-    expect(plain.json()).toEqual({ status: 'failed', type: 'Unauthorized', message_error: 'waiting Cobro-Signature' });
-    const unsigned = await t.call(strict, { method: 'POST', url: '/api/maclient', body: { email: 'a@b.cl', name: 'n', phone: '1', bank: { sbif: '0001', type: '1', num: '1', rut: '111111111' } } });
+    expect(plain.json()).toEqual({
+      status: 'failed',
+      type: 'Unauthorized',
+      message_error: 'waiting Cobro-Signature',
+    });
+    const unsigned = await t.call(strict, {
+      method: 'POST',
+      url: '/api/maclient',
+      body: {
+        email: 'a@b.cl',
+        name: 'n',
+        phone: '1',
+        bank: { sbif: '0001', type: '1', num: '1', rut: '111111111' },
+      },
+    });
     expect(unsigned.statusCode).toBe(401);
-    const before = await t.ctx.db.selectFrom('ma_clients').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', strict.id).executeTakeFirstOrThrow();
+    const before = await t.ctx.db
+      .selectFrom('ma_clients')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('account_id', '=', strict.id)
+      .executeTakeFirstOrThrow();
     expect(Number(before.n)).toBe(0);
 
-    expect((await t.call(strict, { method: 'GET', url: '/api/account', sign: true, signature: true })).statusCode).toBe(200);
+    expect(
+      (await t.call(strict, { method: 'GET', url: '/api/account', sign: true, signature: true }))
+        .statusCode,
+    ).toBe(200);
     // Still the seed's Sign on a signed endpoint: Cobro-Signature adds to it, never replaces it.
-    expect((await t.call(strict, { method: 'GET', url: '/api/account', signature: true })).json().message_error).toBe('waiting sign');
+    expect(
+      (await t.call(strict, { method: 'GET', url: '/api/account', signature: true })).json()
+        .message_error,
+    ).toBe('waiting sign');
     // Other accounts are untouched.
-    expect((await t.call(merchant, { method: 'GET', url: '/api/account', sign: true })).statusCode).toBe(200);
+    expect(
+      (await t.call(merchant, { method: 'GET', url: '/api/account', sign: true })).statusCode,
+    ).toBe(200);
 
     const off = await cli('accounts', 'require-strict-signing', strict.id, '--off', '--json');
     expect(JSON.parse(off.stdout)).toEqual({ id: strict.id, strict_signing: false });
-    expect((await t.call(strict, { method: 'GET', url: '/api/account', sign: true })).statusCode).toBe(200);
+    expect(
+      (await t.call(strict, { method: 'GET', url: '/api/account', sign: true })).statusCode,
+    ).toBe(200);
     expect((await cli('accounts', 'require-strict-signing', 'acc_nope')).exitCode).not.toBe(0);
   });
 });

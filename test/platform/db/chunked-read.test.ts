@@ -11,12 +11,25 @@ const chunk = limits.dbReadChunkRowsMax;
 describe('readInChunks', () => {
   const source = Array.from({ length: 2 * chunk + 7 }, (_, i) => i);
   const read = (from: number, limit: number) => Promise.resolve(source.slice(from, from + limit));
-  it.each([1, chunk - 1, chunk, chunk + 1, 2 * chunk, 2 * chunk + 7, 3 * chunk])('reads %i rows as one query would', async (total) => {
-    const calls: number[] = [];
-    const rows = await readInChunks(total, (limit) => { calls.push(limit); return read(0, limit); }, (last, limit) => { calls.push(limit); return read(last + 1, limit); });
-    expect(rows).toEqual(source.slice(0, total));
-    expect(Math.max(...calls)).toBeLessThanOrEqual(chunk);
-  });
+  it.each([1, chunk - 1, chunk, chunk + 1, 2 * chunk, 2 * chunk + 7, 3 * chunk])(
+    'reads %i rows as one query would',
+    async (total) => {
+      const calls: number[] = [];
+      const rows = await readInChunks(
+        total,
+        (limit) => {
+          calls.push(limit);
+          return read(0, limit);
+        },
+        (last, limit) => {
+          calls.push(limit);
+          return read(last + 1, limit);
+        },
+      );
+      expect(rows).toEqual(source.slice(0, total));
+      expect(Math.max(...calls)).toBeLessThanOrEqual(chunk);
+    },
+  );
 });
 
 describe('a 4000-row wallet page', () => {
@@ -35,15 +48,32 @@ describe('a 4000-row wallet page', () => {
         FROM generate_series(1, ${movementsCount}::int) g`.execute(tx);
     });
   }, 120_000);
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('holds the same rows in the same order as one query, on page 1 and on a later page', async () => {
-    for (const [page, perPage] of [[1, limits.pageSizeMax], [2, 1200]] as const) {
-      const res = await t.call(account, { method: 'GET', url: `/api/wallet?per_page=${perPage}&page=${page}`, sign: true });
+    for (const [page, perPage] of [
+      [1, limits.pageSizeMax],
+      [2, 1200],
+    ] as const) {
+      const res = await t.call(account, {
+        method: 'GET',
+        url: `/api/wallet?per_page=${perPage}&page=${page}`,
+        sign: true,
+      });
       expect(res.statusCode).toBe(200);
-      const ids = (res.json() as { wallet_movements: { id: string }[] }).wallet_movements.map((m) => m.id);
-      const expected = await t.ctx.db.selectFrom('wallet_movements').select('id').where('account_id', '=', account.id)
-        .orderBy('seq', 'desc').limit(perPage).offset((page - 1) * perPage).execute();
+      const ids = (res.json() as { wallet_movements: { id: string }[] }).wallet_movements.map(
+        (m) => m.id,
+      );
+      const expected = await t.ctx.db
+        .selectFrom('wallet_movements')
+        .select('id')
+        .where('account_id', '=', account.id)
+        .orderBy('seq', 'desc')
+        .limit(perPage)
+        .offset((page - 1) * perPage)
+        .execute();
       expect(ids).toEqual(expected.map((r) => r.id));
     }
   });
@@ -54,8 +84,20 @@ describe('a 4000-row wallet page', () => {
     await t.call(null, { method: 'GET', url: '/api/banks' });
     await t.call(account, { method: 'GET', url: '/api/wallet?per_page=1', sign: true });
     const finished: string[] = [];
-    const big = t.call(account, { method: 'GET', url: `/api/wallet?per_page=${limits.pageSizeMax}`, sign: true }).then((r) => { finished.push('page'); return r; });
-    const small = t.call(null, { method: 'GET', url: '/api/banks' }).then((r) => { finished.push('banks'); return r; });
+    const big = t
+      .call(account, {
+        method: 'GET',
+        url: `/api/wallet?per_page=${limits.pageSizeMax}`,
+        sign: true,
+      })
+      .then((r) => {
+        finished.push('page');
+        return r;
+      });
+    const small = t.call(null, { method: 'GET', url: '/api/banks' }).then((r) => {
+      finished.push('banks');
+      return r;
+    });
     const [page, banks] = await Promise.all([big, small]);
     expect(page.statusCode).toBe(200);
     expect(banks.statusCode).toBe(200);

@@ -7,15 +7,27 @@ function manualFeed(): ChangeFeed & { isLive: boolean; fire(payload: string | nu
   const listeners: ChangeListener[] = [];
   return {
     isLive: true,
-    live() { return this.isLive; },
-    on(_channel, changed) { listeners.push(changed); },
+    live() {
+      return this.isLive;
+    },
+    on(_channel, changed) {
+      listeners.push(changed);
+    },
     async close() {},
-    fire(payload) { for (const l of listeners) l(payload); },
+    fire(payload) {
+      for (const l of listeners) l(payload);
+    },
   };
 }
 
 function counting(value: string | null) {
-  const loader = { loads: 0, load: async () => { loader.loads++; return value; } };
+  const loader = {
+    loads: 0,
+    load: async () => {
+      loader.loads++;
+      return value;
+    },
+  };
   return loader;
 }
 
@@ -52,7 +64,12 @@ describe('NotifiedCache', () => {
     const feed = manualFeed();
     const cache = new NotifiedCache<string>(feed, 'c', 10, 60_000);
     let loads = 0;
-    const stale = async () => { loads++; const v = 'old'; feed.fire('changed meanwhile'); return v; };
+    const stale = async () => {
+      loads++;
+      const v = 'old';
+      feed.fire('changed meanwhile');
+      return v;
+    };
     expect(await cache.get('k', stale)).toBe('old');
     const fresh = counting('new');
     expect(await cache.get('k', fresh.load)).toBe('new');

@@ -8,7 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from '../../../src/platform/db/outage.ts';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import { limits } from '../../../src/limits/index.ts';
-import { ApiError, databaseUnavailable, diskAlmostFull } from '../../../src/platform/errors/errors.ts';
+import {
+  ApiError,
+  databaseUnavailable,
+  diskAlmostFull,
+} from '../../../src/platform/errors/errors.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { freePort } from '../../support/net.ts';
 import { dashboardBrowser } from '../../support/dashboard.ts';
@@ -26,12 +30,20 @@ describe('isDatabaseUnavailable', () => {
     ['a full disk', pgError('53100', 'could not extend file: No space left on device')],
     ['a dropped connection', new Error('Connection terminated unexpectedly')],
     ['the pool timing out', new Error('timeout exceeded when trying to connect')],
-    ['a client after its connection failed', new Error('Client has encountered a connection error and is not queryable')],
+    [
+      'a client after its connection failed',
+      new Error('Client has encountered a connection error and is not queryable'),
+    ],
     ['a closed embedded instance', new Error('PGlite is closed')],
     ['a closed embedded instance under Kysely', new Error('PGlite instance is already closed.')],
     ['a cause', new Error('query failed', { cause: pgError('ECONNREFUSED') })],
-    ['the disk-space guard\'s refusal', databaseUnavailable(diskAlmostFull)],
-    ['an AggregateError (both address families refused)', Object.assign(new AggregateError([pgError('ECONNREFUSED'), pgError('ECONNREFUSED')]), { code: undefined })],
+    ["the disk-space guard's refusal", databaseUnavailable(diskAlmostFull)],
+    [
+      'an AggregateError (both address families refused)',
+      Object.assign(new AggregateError([pgError('ECONNREFUSED'), pgError('ECONNREFUSED')]), {
+        code: undefined,
+      }),
+    ],
   ])('%s is an outage', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
@@ -60,12 +72,22 @@ describe('a database that does not answer', () => {
   beforeAll(async () => {
     t = await startTestApp({ env: { COBRO_MODE: 'sandbox' } });
     who = await t.createAccount();
-    const created = await t.call(who, { method: 'POST', url: '/api/transaction', body: { email: 'payer@example.com', order: 'outage-1', subject: 'Outage', amount: 1000 } });
+    const created = await t.call(who, {
+      method: 'POST',
+      url: '/api/transaction',
+      body: { email: 'payer@example.com', order: 'outage-1', subject: 'Outage', amount: 1000 },
+    });
     expect(created.statusCode, created.body).toBe(200);
     const url = new URL(created.json().url as string);
     checkoutPath = url.pathname + url.search;
-    refused = await openDatabase({ engine: 'postgres', url: `postgres://postgres@127.0.0.1:${await freePort()}/postgres` });
-    away = await startTestApp({ env: { COBRO_MODE: 'sandbox' }, sharing: { ...t, handle: refused } });
+    refused = await openDatabase({
+      engine: 'postgres',
+      url: `postgres://postgres@127.0.0.1:${await freePort()}/postgres`,
+    });
+    away = await startTestApp({
+      env: { COBRO_MODE: 'sandbox' },
+      sharing: { ...t, handle: refused },
+    });
   });
   afterAll(async () => {
     await away.close();
@@ -83,13 +105,28 @@ describe('a database that does not answer', () => {
   });
 
   it('an API request answers 503 in the envelope with Retry-After, for a create with an Idempotency-Key too', async () => {
-    for (const headers of [{}, { 'idempotency-key': 'outage-key' }] as Array<Record<string, string>>) {
-      const res = await away.call(who, { method: 'POST', url: '/api/transaction', headers, body: { email: 'payer@example.com', order: 'outage-2', subject: 'Outage', amount: 1000 } });
+    for (const headers of [{}, { 'idempotency-key': 'outage-key' }] as Array<
+      Record<string, string>
+    >) {
+      const res = await away.call(who, {
+        method: 'POST',
+        url: '/api/transaction',
+        headers,
+        body: { email: 'payer@example.com', order: 'outage-2', subject: 'Outage', amount: 1000 },
+      });
       expect(res.statusCode, res.body).toBe(503);
       expect(res.headers['retry-after']).toBe(retryAfter);
-      expect(res.json()).toEqual({ status: 'failed', type: 'Service Unavailable', message_error: 'the database does not answer; retry later' });
+      expect(res.json()).toEqual({
+        status: 'failed',
+        type: 'Service Unavailable',
+        message_error: 'the database does not answer; retry later',
+      });
     }
-    const read = await away.call(who, { method: 'GET', url: '/api/wallet?currency=CLP', sign: true });
+    const read = await away.call(who, {
+      method: 'GET',
+      url: '/api/wallet?currency=CLP',
+      sign: true,
+    });
     expect(read.statusCode, read.body).toBe(503);
   });
 

@@ -6,7 +6,8 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/platform/db/database.ts';
 
-const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+const timers = () =>
+  process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
 
 describe('opening PGlite', () => {
   it('holds a timer on the event loop while PGlite opens, and only then', async () => {
@@ -18,7 +19,9 @@ describe('opening PGlite', () => {
     try {
       // Gone once open (vitest's own timers may come and go meanwhile, never more of them).
       expect(timers()).toBeLessThanOrEqual(before);
-      expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(handle.db)).rows).toEqual([{ one: 1 }]);
+      expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(handle.db)).rows).toEqual([
+        { one: 1 },
+      ]);
     } finally {
       await handle.close();
     }

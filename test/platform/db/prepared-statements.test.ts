@@ -28,7 +28,7 @@ describe('StatementNames', () => {
 });
 
 describe('ON CONFLICT on a partial index', () => {
-  it('names the index\'s predicate with literals, never parameters, everywhere in src', () => {
+  it("names the index's predicate with literals, never parameters, everywhere in src", () => {
     // A prepared statement's generic plan cannot prove a partial index's predicate from a parameter: PostgreSQL
     // answers "there is no unique or exclusion constraint matching the ON CONFLICT specification".
     const offending: string[] = [];
@@ -37,7 +37,9 @@ describe('ON CONFLICT on a partial index', () => {
         const file = path.join(dir, entry.name);
         if (entry.isDirectory()) walk(file);
         else if (file.endsWith('.ts')) {
-          for (const m of fs.readFileSync(file, 'utf8').matchAll(/onConflict\(\(oc\) => oc\.columns?\([^)]*\)\.where\(([^)]*\)?)\)/g)) {
+          for (const m of fs
+            .readFileSync(file, 'utf8')
+            .matchAll(/onConflict\(\(oc\) => oc\.columns?\([^)]*\)\.where\(([^)]*\)?)\)/g)) {
             if (!/sql\.lit\(|'is', null/.test(m[1]!)) offending.push(`${file}: ${m[0]}`);
           }
         }
@@ -52,7 +54,11 @@ const url = process.env.DATABASE_URL;
 
 describe.runIf(url !== undefined && url !== '')('prepared statements on PostgreSQL', () => {
   const dbName = `cobro_prepared_${crypto.randomBytes(4).toString('hex')}`;
-  const dbUrl = (() => { const u = new URL(url ?? 'postgres://localhost/x'); u.pathname = `/${dbName}`; return u.toString(); })();
+  const dbUrl = (() => {
+    const u = new URL(url ?? 'postgres://localhost/x');
+    u.pathname = `/${dbName}`;
+    return u.toString();
+  })();
   let on: DatabaseHandle;
   let off: DatabaseHandle;
 
@@ -63,7 +69,12 @@ describe.runIf(url !== undefined && url !== '')('prepared statements on PostgreS
     await admin.end();
     // One connection each, so every statement below runs on the connection whose prepared statements it lists.
     on = await openDatabase({ engine: 'postgres', url: dbUrl, poolSizeMax: 1 });
-    off = await openDatabase({ engine: 'postgres', url: dbUrl, poolSizeMax: 1, preparedStatements: false });
+    off = await openDatabase({
+      engine: 'postgres',
+      url: dbUrl,
+      poolSizeMax: 1,
+      preparedStatements: false,
+    });
     await sql`CREATE TABLE shapes (id int PRIMARY KEY, a text)`.execute(on.db);
     await sql`INSERT INTO shapes VALUES (1, 'one')`.execute(on.db);
   });
@@ -78,10 +89,13 @@ describe.runIf(url !== undefined && url !== '')('prepared statements on PostgreS
   });
 
   const preparedTexts = async (h: DatabaseHandle) =>
-    (await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(h.db)).rows.map((r) => r.statement);
+    (
+      await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(h.db)
+    ).rows.map((r) => r.statement);
 
   it('prepares a text sent twice once, and answers the same through it', async () => {
-    const read = (h: DatabaseHandle) => sql<{ a: string }>`SELECT a FROM shapes WHERE id = ${1}`.execute(h.db);
+    const read = (h: DatabaseHandle) =>
+      sql<{ a: string }>`SELECT a FROM shapes WHERE id = ${1}`.execute(h.db);
     expect((await read(on)).rows).toEqual([{ a: 'one' }]);
     expect((await preparedTexts(on)).filter((t) => t.includes('FROM shapes'))).toEqual([]);
     for (let i = 0; i < 3; i++) expect((await read(on)).rows).toEqual([{ a: 'one' }]);
@@ -90,8 +104,9 @@ describe.runIf(url !== undefined && url !== '')('prepared statements on PostgreS
     expect(await preparedTexts(off)).toEqual([]);
   });
 
-  it('fails once when a migration changes a prepared SELECT\'s columns, then runs it unnamed', async () => {
-    const all = () => sql<Record<string, unknown>>`SELECT * FROM shapes WHERE id = ${1}`.execute(on.db);
+  it("fails once when a migration changes a prepared SELECT's columns, then runs it unnamed", async () => {
+    const all = () =>
+      sql<Record<string, unknown>>`SELECT * FROM shapes WHERE id = ${1}`.execute(on.db);
     await all();
     await all();
     expect((await preparedTexts(on)).some((t) => t.includes('SELECT * FROM shapes'))).toBe(true);

@@ -8,9 +8,12 @@ import { ApiError } from '../../../src/platform/errors/errors.ts';
 const sqlError = (code: string) => Object.assign(new Error(`sqlstate ${code}`), { code });
 
 describe('isRowFailure', () => {
-  it.each(['23505', '23503', '23514', '22001', '22003', 'P0001', '08006', '08003'])('runs each row alone after %s', (code) => {
-    expect(isRowFailure(sqlError(code))).toBe(true);
-  });
+  it.each(['23505', '23503', '23514', '22001', '22003', 'P0001', '08006', '08003'])(
+    'runs each row alone after %s',
+    (code) => {
+      expect(isRowFailure(sqlError(code))).toBe(true);
+    },
+  );
 
   it('runs each row alone after a business refusal', () => {
     expect(isRowFailure(new ApiError('validation_failed', 'refused'))).toBe(true);

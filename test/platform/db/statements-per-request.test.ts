@@ -33,8 +33,12 @@ const targets = {
 
 const counter = new StatementCounter();
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp({ dbPlugin: counter }); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp({ dbPlugin: counter });
+});
+afterAll(async () => {
+  await t.close();
+});
 
 async function counted(run: () => Promise<{ statusCode: number; body: string }>): Promise<number> {
   // Two calls warm what a process learns once (the catalogue; a system account's id, cached only once a committed
@@ -48,32 +52,87 @@ async function counted(run: () => Promise<{ statusCode: number; body: string }>)
 }
 
 describe('SQL statements per request', () => {
-  it('stays within each route\'s target', async () => {
+  it("stays within each route's target", async () => {
     const account = await t.createAccount();
-    await creditWallet(t.ctx, { accountId: account.id, currency: 'CLP', amountMinor: 1_000_000n, reason: 'funds', kind: 'adjustment' });
-    const bank = await dispatch(['accounts', 'set-bank', account.id, '--sbif', '0012', '--type', '2', '--num', '12345678', '--rut', '76123456K', '--name', 'Comercio SpA'], t.ctx);
+    await creditWallet(t.ctx, {
+      accountId: account.id,
+      currency: 'CLP',
+      amountMinor: 1_000_000n,
+      reason: 'funds',
+      kind: 'adjustment',
+    });
+    const bank = await dispatch(
+      [
+        'accounts',
+        'set-bank',
+        account.id,
+        '--sbif',
+        '0012',
+        '--type',
+        '2',
+        '--num',
+        '12345678',
+        '--rut',
+        '76123456K',
+        '--name',
+        'Comercio SpA',
+      ],
+      t.ctx,
+    );
     expect(bank.exitCode, bank.stderr).toBe(0);
     let n = 0;
     const checkouts: Array<{ url: string }> = [];
-    for (let i = 0; i < 3; i++) checkouts.push(await createTransaction(t, account, { order: `pay-${i}` }));
+    for (let i = 0; i < 3; i++)
+      checkouts.push(await createTransaction(t, account, { order: `pay-${i}` }));
     const measured: Record<keyof typeof targets, number> = {
-      'POST /api/transaction': await counted(() => t.call(account, {
-        method: 'POST', url: '/api/transaction', body: { email: 'payer@example.com', order: `o-${n++}`, subject: 'S', amount: 25000 },
-      })),
-      'POST /api/wallet/payout': await counted(() => t.call(account, {
-        method: 'POST', url: '/api/wallet/payout', sign: true, body: {
-          email: 'p@example.com', subject: 'payout', currency: 'CLP', order: `p-${n++}`, amount: 1000,
-          accountbank_name: 'Bench', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1', accountbank_num: '123123123',
-        },
-      })),
-      'POST /api/wallet/withdraw': await counted(() => t.call(account, {
-        method: 'POST', url: '/api/wallet/withdraw', sign: true, body: { amount: 1000, currency: 'CLP', order: `w-${n++}`, subject: 'withdraw' },
-      })),
-      'POST /gateway/cobro (card approved)': await counted(() => submit(t, checkouts.shift()!.url, 1, approvedVisa)),
-      'GET /api/wallet': await counted(() => t.call(account, { method: 'GET', url: '/api/wallet', sign: true })),
+      'POST /api/transaction': await counted(() =>
+        t.call(account, {
+          method: 'POST',
+          url: '/api/transaction',
+          body: { email: 'payer@example.com', order: `o-${n++}`, subject: 'S', amount: 25000 },
+        }),
+      ),
+      'POST /api/wallet/payout': await counted(() =>
+        t.call(account, {
+          method: 'POST',
+          url: '/api/wallet/payout',
+          sign: true,
+          body: {
+            email: 'p@example.com',
+            subject: 'payout',
+            currency: 'CLP',
+            order: `p-${n++}`,
+            amount: 1000,
+            accountbank_name: 'Bench',
+            accountbank_rut: '111111111',
+            accountbank_sbif: '0001',
+            accountbank_type: '1',
+            accountbank_num: '123123123',
+          },
+        }),
+      ),
+      'POST /api/wallet/withdraw': await counted(() =>
+        t.call(account, {
+          method: 'POST',
+          url: '/api/wallet/withdraw',
+          sign: true,
+          body: { amount: 1000, currency: 'CLP', order: `w-${n++}`, subject: 'withdraw' },
+        }),
+      ),
+      'POST /gateway/cobro (card approved)': await counted(() =>
+        submit(t, checkouts.shift()!.url, 1, approvedVisa),
+      ),
+      'GET /api/wallet': await counted(() =>
+        t.call(account, { method: 'GET', url: '/api/wallet', sign: true }),
+      ),
       'GET /api/banks': await counted(() => t.call(null, { method: 'GET', url: '/api/banks' })),
     };
-    process.stdout.write(`statements per request (measured / target): ${Object.entries(measured).map(([k, v]) => `${k} ${v}/${targets[k as keyof typeof targets]}`).join(', ')}\n`);
-    for (const [route, value] of Object.entries(measured)) expect(value, route).toBeLessThanOrEqual(targets[route as keyof typeof targets]);
+    process.stdout.write(
+      `statements per request (measured / target): ${Object.entries(measured)
+        .map(([k, v]) => `${k} ${v}/${targets[k as keyof typeof targets]}`)
+        .join(', ')}\n`,
+    );
+    for (const [route, value] of Object.entries(measured))
+      expect(value, route).toBeLessThanOrEqual(targets[route as keyof typeof targets]);
   });
 });

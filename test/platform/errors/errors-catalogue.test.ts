@@ -35,9 +35,14 @@ describe('error catalogue', () => {
 
   it('has a test that triggers every business result code (ratchet: a new code needs its negative test)', () => {
     const self = path.join(repoRoot, 'test', 'platform', 'errors', 'errors-catalogue.test.ts');
-    const sources = testFiles(path.join(repoRoot, 'test')).filter((file) => file !== self).map((file) => fs.readFileSync(file, 'utf8'));
+    const sources = testFiles(path.join(repoRoot, 'test'))
+      .filter((file) => file !== self)
+      .map((file) => fs.readFileSync(file, 'utf8'));
     for (const code of Object.keys(resultCodes)) {
-      expect(sources.some((text) => text.includes(`'${code}'`) || text.includes(`"${code}"`)), `no test names ${code}`).toBe(true);
+      expect(
+        sources.some((text) => text.includes(`'${code}'`) || text.includes(`"${code}"`)),
+        `no test names ${code}`,
+      ).toBe(true);
     }
   });
 });

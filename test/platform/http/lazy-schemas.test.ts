@@ -12,14 +12,24 @@ beforeAll(async () => {
   t = await startTestApp();
   account = await t.createAccount();
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 describe('route schemas compiled on first use', () => {
   it('validates and serializes as the eager compilers did, then compiles every remaining schema cleanly', async () => {
-    const refused = await t.call(account, { method: 'POST', url: '/api/transaction/', body: { email: 'x@example.com', order: 'o-1', subject: 's', amount: 'not a number' } });
+    const refused = await t.call(account, {
+      method: 'POST',
+      url: '/api/transaction/',
+      body: { email: 'x@example.com', order: 'o-1', subject: 's', amount: 'not a number' },
+    });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({ status: 'failed' });
-    const created = await t.call(account, { method: 'POST', url: '/api/transaction/', body: { email: 'x@example.com', order: 'o-2', subject: 's', amount: '1000' } });
+    const created = await t.call(account, {
+      method: 'POST',
+      url: '/api/transaction/',
+      body: { email: 'x@example.com', order: 'o-2', subject: 's', amount: '1000' },
+    });
     expect(created.statusCode, created.body).toBe(200);
     // The response schema drops what it does not declare, so the serializer ran.
     expect(Object.keys(created.json()).sort()).toEqual(['id', 'status', 'url']);

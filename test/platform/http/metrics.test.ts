@@ -17,23 +17,37 @@ async function scrape(baseUrl: string, headers: Record<string, string> = {}): Pr
 
 describe('GET /metrics in sandbox', () => {
   let live: LiveApp;
-  beforeAll(async () => { live = await startLiveApp(); });
-  afterAll(async () => { await live.close(); });
+  beforeAll(async () => {
+    live = await startLiveApp();
+  });
+  afterAll(async () => {
+    await live.close();
+  });
 
   it('answers Prometheus text 0.0.4 without credentials', async () => {
     const res = await scrape(live.baseUrl);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     const text = await res.text();
-    for (const name of ['cobro_http_requests_total', 'cobro_http_request_duration_seconds', 'cobro_payments', 'cobro_payouts',
-      'cobro_callback_attempts', 'cobro_callbacks_queued', 'cobro_callback_queue_oldest_age_seconds', 'cobro_ledger_journals',
-      'cobro_db_pool_connections']) {
+    for (const name of [
+      'cobro_http_requests_total',
+      'cobro_http_request_duration_seconds',
+      'cobro_payments',
+      'cobro_payouts',
+      'cobro_callback_attempts',
+      'cobro_callbacks_queued',
+      'cobro_callback_queue_oldest_age_seconds',
+      'cobro_ledger_journals',
+      'cobro_db_pool_connections',
+    ]) {
       expect(text).toContain(`# TYPE ${name} `);
     }
     // PostgreSQL reports its pool; PGlite, one in-process connection and nothing else.
     const states = live.t.ctx.engine === 'postgres' ? ['total', 'idle', 'waiting'] : ['total'];
     for (const state of ['total', 'idle', 'waiting']) {
-      const present = text.includes(`cobro_db_pool_connections{engine="${live.t.ctx.engine}",state="${state}"} `);
+      const present = text.includes(
+        `cobro_db_pool_connections{engine="${live.t.ctx.engine}",state="${state}"} `,
+      );
       expect(present, state).toBe(states.includes(state));
     }
   });
@@ -43,17 +57,27 @@ describe('GET /metrics in sandbox', () => {
     const merchant = await live.t.createAccount('Metrics merchant');
     const { created, res } = await payByCard(live.t, merchant);
     expect(res.statusCode).toBeLessThan(400);
-    const got = await live.t.call(merchant, { method: 'GET', url: `/api/transaction/${created.id}` });
+    const got = await live.t.call(merchant, {
+      method: 'GET',
+      url: `/api/transaction/${created.id}`,
+    });
     expect(got.statusCode).toBe(200);
     const after = await (await scrape(live.baseUrl)).text();
 
-    expect(sample(after, 'cobro_payments{status="success"}')).toBe(sample(before, 'cobro_payments{status="success"}') + 1);
-    expect(sample(after, 'cobro_ledger_journals')).toBeGreaterThan(sample(before, 'cobro_ledger_journals'));
-    const byPattern = 'cobro_http_requests_total{method="GET",route="/api/transaction/:id",status_code="200"}';
+    expect(sample(after, 'cobro_payments{status="success"}')).toBe(
+      sample(before, 'cobro_payments{status="success"}') + 1,
+    );
+    expect(sample(after, 'cobro_ledger_journals')).toBeGreaterThan(
+      sample(before, 'cobro_ledger_journals'),
+    );
+    const byPattern =
+      'cobro_http_requests_total{method="GET",route="/api/transaction/:id",status_code="200"}';
     expect(sample(after, byPattern)).toBe(sample(before, byPattern) + 1);
     // The raw URL never becomes a label: one series per route, not one per payment.
     expect(after).not.toContain(created.id);
-    expect(after).toMatch(/cobro_http_request_duration_seconds_count\{method="POST",route="\/api\/transaction",status_code="200"\} \d/);
+    expect(after).toMatch(
+      /cobro_http_request_duration_seconds_count\{method="POST",route="\/api\/transaction",status_code="200"\} \d/,
+    );
   });
 
   it('reports a queued callback and its age on the service clock', async () => {
@@ -69,15 +93,22 @@ describe('GET /metrics in sandbox', () => {
 
 describe('GET /metrics when the database cannot answer', () => {
   let live: LiveApp;
-  beforeAll(async () => { live = await startLiveApp(); });
-  afterAll(async () => { await live.close(); });
+  beforeAll(async () => {
+    live = await startLiveApp();
+  });
+  afterAll(async () => {
+    await live.close();
+  });
 
   it('answers 503 in the error envelope, not a 500', async () => {
     // This test's own database clone: a table the scrape reads goes missing, so its query fails.
     await sql`ALTER TABLE journal_entries RENAME TO journal_entries_gone`.execute(live.t.ctx.db);
     const res = await scrape(live.baseUrl);
     expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({ status: 'failed', message_error: 'metrics could not be read from the database' });
+    expect(await res.json()).toMatchObject({
+      status: 'failed',
+      message_error: 'metrics could not be read from the database',
+    });
   });
 });
 
@@ -113,6 +144,9 @@ describe('GET /metrics in production', () => {
 
   it('refuses a METRICS_TOKEN too short to be a secret', async () => {
     const { loadConfig } = await import('../../../src/platform/process/config.ts');
-    expect(loadConfig({ METRICS_TOKEN: 'short' })).toMatchObject({ ok: false, errors: [expect.stringContaining('METRICS_TOKEN')] });
+    expect(loadConfig({ METRICS_TOKEN: 'short' })).toMatchObject({
+      ok: false,
+      errors: [expect.stringContaining('METRICS_TOKEN')],
+    });
   });
 });

@@ -14,7 +14,9 @@ beforeAll(async () => {
   t = await startTestApp();
   account = await t.createAccount();
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 describe('modules as encapsulated plugins', () => {
   it('registers one plugin per module with routes, none skipping encapsulation', async () => {
@@ -24,29 +26,56 @@ describe('modules as encapsulated plugins', () => {
   });
 
   it('documents every /api route in the OpenAPI document', async () => {
-    const doc = (await t.call(null, { method: 'GET', url: '/api/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await t.call(null, { method: 'GET', url: '/api/openapi.json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const probe = await startProbe();
-    const documented = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)));
-    const api = probe.filter((r) => r.url.startsWith('/api/') && r.url !== '/api/openapi.json' && r.method !== 'HEAD');
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([p, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`),
+      ),
+    );
+    const api = probe.filter(
+      (r) => r.url.startsWith('/api/') && r.url !== '/api/openapi.json' && r.method !== 'HEAD',
+    );
     expect(api.length).toBeGreaterThan(20);
     const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '');
-    expect(api.map((r) => `${r.method} ${openApiPath(r.url)}`).filter((k) => !documented.has(k) && !documented.has(`${k}/`))).toEqual([]);
+    expect(
+      api
+        .map((r) => `${r.method} ${openApiPath(r.url)}`)
+        .filter((k) => !documented.has(k) && !documented.has(`${k}/`)),
+    ).toEqual([]);
   });
 
   it('asks every authenticated /api route of every module for a token, in the seed envelope', async () => {
     const probe = await startProbe();
-    const guarded = probe.filter((r) => r.url.startsWith('/api/') && r.auth !== 'none' && r.method !== 'HEAD');
+    const guarded = probe.filter(
+      (r) => r.url.startsWith('/api/') && r.auth !== 'none' && r.method !== 'HEAD',
+    );
     expect(guarded.length).toBeGreaterThan(20);
     for (const r of guarded) {
-      const res = await t.app.inject({ method: r.method as 'GET', url: r.url.replace(/:\w+/g, 'x1') });
-      expect({ route: `${r.method} ${r.url}`, status: res.statusCode, body: res.json() })
-        .toMatchObject({ status: 401, body: { status: 'failed', type: 'Unauthorized', message_error: 'waiting token public' } });
+      const res = await t.app.inject({
+        method: r.method as 'GET',
+        url: r.url.replace(/:\w+/g, 'x1'),
+      });
+      expect({
+        route: `${r.method} ${r.url}`,
+        status: res.statusCode,
+        body: res.json(),
+      }).toMatchObject({
+        status: 401,
+        body: { status: 'failed', type: 'Unauthorized', message_error: 'waiting token public' },
+      });
     }
   });
 
   it('runs the input guards and the idempotency hooks inside a module', async () => {
     // A NUL character is refused by the root's input guard before the transactions module sees it.
-    const nul = await t.call(account, { method: 'POST', url: '/api/transaction', body: { email: 'p@e.cl', order: 'o\u0000', subject: 's', amount: 1000 } });
+    const nul = await t.call(account, {
+      method: 'POST',
+      url: '/api/transaction',
+      body: { email: 'p@e.cl', order: 'o\u0000', subject: 's', amount: 1000 },
+    });
     expect(nul.statusCode).toBe(400);
     // The same Idempotency-Key replays the stored answer of a module's route.
     const body = { email: 'p@e.cl', order: 'idem-1', subject: 's', amount: 1000 };

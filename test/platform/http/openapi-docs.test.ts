@@ -10,19 +10,40 @@ import { startTestApp, type TestApp } from '../../support/app.ts';
 
 type Json = Record<string, any>;
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 describe('/docs, built on first use', () => {
   it('forwards every URL Swagger UI serves', async () => {
-    const docs = await buildDocsApp({ routes: [], sharedSchemas: [] }, 'http://127.0.0.1', 'sandbox');
+    const docs = await buildDocsApp(
+      { routes: [], sharedSchemas: [] },
+      'http://127.0.0.1',
+      'sandbox',
+    );
     try {
       const served = docsAppUrls(docs);
-      expect(served).toEqual(expect.arrayContaining(['/docs', '/docs/json', '/docs/yaml', '/docs/static/swagger-initializer.js', '/docs/static/*']));
+      expect(served).toEqual(
+        expect.arrayContaining([
+          '/docs',
+          '/docs/json',
+          '/docs/yaml',
+          '/docs/static/swagger-initializer.js',
+          '/docs/static/*',
+        ]),
+      );
       // A Swagger UI release that adds a URL outside these fails here rather than answering 404 in production.
       const unreachable = served.filter((url) => {
         const found = t.app.findRoute({ method: 'GET', url: url.replace('*', 'swagger-ui.css') });
-        return found === null || !docsUrls.some((proxy) => url === proxy || (proxy.endsWith('*') && url.startsWith(proxy.slice(0, -1))));
+        return (
+          found === null ||
+          !docsUrls.some(
+            (proxy) => url === proxy || (proxy.endsWith('*') && url.startsWith(proxy.slice(0, -1))),
+          )
+        );
       });
       expect(unreachable).toEqual([]);
     } finally {
@@ -40,10 +61,10 @@ describe('/docs, built on first use', () => {
     expect(ui.json()).toEqual(api.json());
     const yaml = await t.app.inject({ method: 'GET', url: '/docs/yaml' });
     expect(yaml.headers['content-type']).toBe('application/x-yaml');
-    expect(yaml.body).toContain("openapi: 3.1.0");
+    expect(yaml.body).toContain('openapi: 3.1.0');
   });
 
-  it('serves Swagger UI\'s files with their caching headers, through the root\'s hooks', async () => {
+  it("serves Swagger UI's files with their caching headers, through the root's hooks", async () => {
     const css = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-ui.css' });
     expect(css.statusCode).toBe(200);
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
@@ -51,7 +72,11 @@ describe('/docs, built on first use', () => {
     expect(Number(css.headers['content-length'])).toBe(css.rawPayload.length);
     const etag = css.headers.etag as string;
     expect(etag).toBeTruthy();
-    const again = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-ui.css', headers: { 'if-none-match': etag } });
+    const again = await t.app.inject({
+      method: 'GET',
+      url: '/docs/static/swagger-ui.css',
+      headers: { 'if-none-match': etag },
+    });
     expect(again.statusCode).toBe(304);
     expect(again.headers['content-type']).toBeUndefined();
     expect(again.body).toBe('');
@@ -59,7 +84,11 @@ describe('/docs, built on first use', () => {
     expect(head.statusCode).toBe(200);
     expect(head.headers['content-length']).toBe(css.headers['content-length']);
     expect(head.body).toBe('');
-    const part = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-ui.css', headers: { range: 'bytes=0-99' } });
+    const part = await t.app.inject({
+      method: 'GET',
+      url: '/docs/static/swagger-ui.css',
+      headers: { range: 'bytes=0-99' },
+    });
     expect(part.statusCode).toBe(206);
     expect(part.rawPayload.length).toBe(100);
     const index = await t.app.inject({ method: 'GET', url: '/docs/static/index.html' });
@@ -68,30 +97,60 @@ describe('/docs, built on first use', () => {
     expect(index.headers['content-type']).toBeUndefined();
   });
 
-  it('answers what is not there, or refused, in the root\'s envelopes', async () => {
+  it("answers what is not there, or refused, in the root's envelopes", async () => {
     const missing = await t.app.inject({ method: 'GET', url: '/docs/static/nope.js' });
-    expect({ status: missing.statusCode, body: missing.json() })
-      .toEqual({ status: 404, body: { status: 'failed', type: 'Not Found', message_error: 'no route GET /docs/static/nope.js' } });
+    expect({ status: missing.statusCode, body: missing.json() }).toEqual({
+      status: 404,
+      body: {
+        status: 'failed',
+        type: 'Not Found',
+        message_error: 'no route GET /docs/static/nope.js',
+      },
+    });
     expect((await t.app.inject({ method: 'GET', url: '/docs/nope' })).statusCode).toBe(404);
     const post = await t.app.inject({ method: 'POST', url: '/docs/json' });
     expect(post.statusCode).toBe(405);
     expect(post.headers.allow).toBe('GET');
     // Range past the end: the file server refuses it (416), which the root's error handler answers as before.
-    const range = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-ui.css', headers: { range: 'bytes=99999999-' } });
-    expect({ status: range.statusCode, body: range.json() }).toMatchObject({ status: 400, body: { status: 'failed', message_error: 'request:invalid' } });
+    const range = await t.app.inject({
+      method: 'GET',
+      url: '/docs/static/swagger-ui.css',
+      headers: { range: 'bytes=99999999-' },
+    });
+    expect({ status: range.statusCode, body: range.json() }).toMatchObject({
+      status: 400,
+      body: { status: 'failed', message_error: 'request:invalid' },
+    });
   });
 
   it('documents the routes the root registered, with their shared schemas', async () => {
-    const route = { method: 'GET', url: '/api/probe', config: { auth: 'none' }, schema: { response: { 200: { $ref: 'probe#' } } }, handler: async () => ({}) } as unknown as RouteOptions;
-    const docs = await buildDocsApp({ routes: [route, { ...route, method: 'HEAD' } as RouteOptions], sharedSchemas: [{ $id: 'probe', type: 'object', properties: { ok: { type: 'boolean' } } }] }, 'http://127.0.0.1', 'production');
+    const route = {
+      method: 'GET',
+      url: '/api/probe',
+      config: { auth: 'none' },
+      schema: { response: { 200: { $ref: 'probe#' } } },
+      handler: async () => ({}),
+    } as unknown as RouteOptions;
+    const docs = await buildDocsApp(
+      {
+        routes: [route, { ...route, method: 'HEAD' } as RouteOptions],
+        sharedSchemas: [{ $id: 'probe', type: 'object', properties: { ok: { type: 'boolean' } } }],
+      },
+      'http://127.0.0.1',
+      'production',
+    );
     try {
       const doc = docs.swagger() as unknown as Json;
       expect(Object.keys(doc.paths)).toEqual(['/api/probe']);
       expect(Object.keys(doc.paths['/api/probe'])).toEqual(['get']);
       expect(doc.paths['/api/probe'].get.security).toEqual([]);
       // The shared schema is found by its $id and emitted among the components.
-      const ref = doc.paths['/api/probe'].get.responses['200'].content['application/json'].schema.$ref as string;
-      expect(doc.components.schemas[ref.replace('#/components/schemas/', '')]).toMatchObject({ title: 'probe', properties: { ok: { type: 'boolean' } } });
+      const ref = doc.paths['/api/probe'].get.responses['200'].content['application/json'].schema
+        .$ref as string;
+      expect(doc.components.schemas[ref.replace('#/components/schemas/', '')]).toMatchObject({
+        title: 'probe',
+        properties: { ok: { type: 'boolean' } },
+      });
     } finally {
       await docs.close();
     }

@@ -5,8 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 type Auth = 'none' | 'token' | 'sign';
 const seedRoutes: ReadonlyArray<readonly [string, string, Auth]> = [
@@ -32,17 +36,35 @@ const seedRoutes: ReadonlyArray<readonly [string, string, Auth]> = [
   ['post', '/api/conciliation', 'token'],
 ];
 /** Documented by the reference (§1.2, §1.3) though the seed marks them "not shown": not Cobro's own additions. */
-const referenceRoutes = new Set(['get /api/transaction', 'get /api/transaction/{id}', 'post /api/mall', 'get /api/mall/{id}']);
+const referenceRoutes = new Set([
+  'get /api/transaction',
+  'get /api/transaction/{id}',
+  'post /api/mall',
+  'get /api/mall/{id}',
+]);
 /** Subscriptions and consumption subscriptions (reference §7, §8). */
 const subscriptionReferenceRoutes = [
-  'post /api/suclient', 'get /api/suclient/customers', 'get /api/suclient/{id}', 'put /api/suclient/{id}', 'delete /api/suclient/{id}',
-  'post /api/suplan', 'get /api/suplan/plans', 'get /api/suplan/{id}',
-  'post /api/sususcription', 'get /api/sususcription', 'get /api/sususcriptionv3', 'get /api/sususcription/{id}', 'delete /api/sususcription/{id}',
-  'post /api/suinscriptionscards', 'post /api/suscriptionsdeletecards', 'post /api/sutransaction',
+  'post /api/suclient',
+  'get /api/suclient/customers',
+  'get /api/suclient/{id}',
+  'put /api/suclient/{id}',
+  'delete /api/suclient/{id}',
+  'post /api/suplan',
+  'get /api/suplan/plans',
+  'get /api/suplan/{id}',
+  'post /api/sususcription',
+  'get /api/sususcription',
+  'get /api/sususcriptionv3',
+  'get /api/sususcription/{id}',
+  'delete /api/sususcription/{id}',
+  'post /api/suinscriptionscards',
+  'post /api/suscriptionsdeletecards',
+  'post /api/sutransaction',
 ];
 for (const route of subscriptionReferenceRoutes) referenceRoutes.add(route);
 /** Nullification (reference §3). */
-for (const route of ['post /api/nullification', 'get /api/nullification/{id}']) referenceRoutes.add(route);
+for (const route of ['post /api/nullification', 'get /api/nullification/{id}'])
+  referenceRoutes.add(route);
 /** Escrow (reference §2.1). */
 referenceRoutes.add('post /api/escrow');
 const security = { none: [], token: [{ bearer: [] }], sign: [{ bearer: [], sign: [] }] } as const;
@@ -62,9 +84,15 @@ describe('GET /api/openapi.json', () => {
       expect(op, `${method} ${path}`).toBeDefined();
       expect(op!.security, `${method} ${path}`).toEqual(security[auth]);
       expect(op!.tags, `${method} ${path}`).not.toContain('Extensions');
-      expect(op!.responses['200']?.content?.['application/json']?.schema, `${method} ${path} 200`).toBeDefined();
+      expect(
+        op!.responses['200']?.content?.['application/json']?.schema,
+        `${method} ${path} 200`,
+      ).toBeDefined();
       if (method === 'post' || method === 'put') {
-        expect(op!.requestBody?.content['application/json']?.schema, `${method} ${path} body`).toBeDefined();
+        expect(
+          op!.requestBody?.content['application/json']?.schema,
+          `${method} ${path} body`,
+        ).toBeDefined();
       }
       if (auth !== 'none') expect(op!.responses['401'], `${method} ${path} 401`).toBeDefined();
     }
@@ -74,7 +102,9 @@ describe('GET /api/openapi.json', () => {
     const doc = (await t.call(null, { method: 'GET', url: '/api/openapi.json' })).json();
     const seed = new Set(seedRoutes.map(([m, p]) => `${m} ${p}`));
     const others: string[] = [];
-    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
+    for (const [path, ops] of Object.entries(
+      doc.paths as Record<string, Record<string, Operation>>,
+    )) {
       if (!path.startsWith('/api/')) continue;
       for (const [method, op] of Object.entries(ops)) {
         const key = `${method} ${path}`;
@@ -85,6 +115,13 @@ describe('GET /api/openapi.json', () => {
         expect(op.tags, key).toEqual(['Extensions']);
       }
     }
-    expect(others).toEqual(expect.arrayContaining(['post /api/sandbox/clock/advance', 'post /api/sandbox/wallet/credit', 'get /api/notifications', 'get /api/account']));
+    expect(others).toEqual(
+      expect.arrayContaining([
+        'post /api/sandbox/clock/advance',
+        'post /api/sandbox/wallet/credit',
+        'get /api/notifications',
+        'get /api/account',
+      ]),
+    );
   });
 });

@@ -5,10 +5,20 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app.
 
 let t: TestApp;
 let merchant: TestAccount;
-beforeAll(async () => { t = await startTestApp(); merchant = await t.createAccount(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+  merchant = await t.createAccount();
+});
+afterAll(async () => {
+  await t.close();
+});
 
-const tooLong = { status: 'failed', type: 'Unprocessable Entity', message_error: 'id:too long', errors: { id: 'too long' } };
+const tooLong = {
+  status: 'failed',
+  type: 'Unprocessable Entity',
+  message_error: 'id:too long',
+  errors: { id: 'too long' },
+};
 
 describe('path ids over their limit', () => {
   it.each([
@@ -20,7 +30,10 @@ describe('path ids over their limit', () => {
     ['GET', '/api/event/', 5000],
   ] as const)('%s %s<%i characters> is a 400 id: too long', async (method, prefix, length) => {
     for (const suffix of ['', '/']) {
-      const res = await t.call(merchant, { method, url: `${prefix}${'a'.repeat(length)}${suffix}` });
+      const res = await t.call(merchant, {
+        method,
+        url: `${prefix}${'a'.repeat(length)}${suffix}`,
+      });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toEqual(tooLong);
     }

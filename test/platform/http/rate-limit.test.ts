@@ -5,7 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 
 let t: TestApp | null = null;
-afterEach(async () => { await t?.close(); t = null; });
+afterEach(async () => {
+  await t?.close();
+  t = null;
+});
 
 const perMinute = 3;
 
@@ -13,9 +16,17 @@ function account(app: TestApp, a: TestAccount) {
   return app.call(a, { method: 'GET', url: '/api/account', sign: true });
 }
 
-function expectLimited(res: { statusCode: number; headers: Record<string, unknown>; json(): any }): void {
+function expectLimited(res: {
+  statusCode: number;
+  headers: Record<string, unknown>;
+  json(): any;
+}): void {
   expect(res.statusCode).toBe(429);
-  expect(res.json()).toEqual({ status: 'failed', type: 'Too Many Requests', message_error: expect.stringMatching(/^too many requests/) });
+  expect(res.json()).toEqual({
+    status: 'failed',
+    type: 'Too Many Requests',
+    message_error: expect.stringMatching(/^too many requests/),
+  });
   const retryAfter = Number(res.headers['retry-after']);
   expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
   expect(res.headers['x-request-id']).toBeTypeOf('string');
@@ -33,7 +44,13 @@ describe('rate limit', () => {
     for (let i = 0; i < perMinute; i++) expect((await account(t, a)).statusCode).toBe(200);
     expectLimited(await account(t, a));
     // Other methods and routes of the same token share its allowance.
-    expectLimited(await t.call(a, { method: 'POST', url: '/api/transaction', body: { email: 'a@b.cl', order: 'r-1', subject: 's', amount: 100 } }));
+    expectLimited(
+      await t.call(a, {
+        method: 'POST',
+        url: '/api/transaction',
+        body: { email: 'a@b.cl', order: 'r-1', subject: 's', amount: 100 },
+      }),
+    );
     expect(await t.ctx.db.selectFrom('transactions').select('id').execute()).toEqual([]);
     expect((await account(t, b)).statusCode).toBe(200);
     expect((await account(t, b)).statusCode).toBe(200);
@@ -41,12 +58,18 @@ describe('rate limit', () => {
 
   it('counts requests without a known token per IP, so made-up tokens share one allowance', async () => {
     t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: String(perMinute) } });
-    const madeUp = () => t!.app.inject({ method: 'GET', url: '/api/account', headers: { authorization: `Bearer ${crypto.randomBytes(16).toString('hex')}` } });
+    const madeUp = () =>
+      t!.app.inject({
+        method: 'GET',
+        url: '/api/account',
+        headers: { authorization: `Bearer ${crypto.randomBytes(16).toString('hex')}` },
+      });
     for (let i = 0; i < perMinute; i++) expect((await madeUp()).statusCode).toBe(401);
     expectLimited(await madeUp());
     expectLimited(await t.app.inject({ method: 'GET', url: '/api/banks?currency=clp' }));
     // Probes are never limited: a proxy's one address over its limit must not take the process out of rotation.
-    for (let i = 0; i < perMinute + 2; i++) expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    for (let i = 0; i < perMinute + 2; i++)
+      expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
   });
 
   it('is off with RATE_LIMIT_PER_MINUTE=0', async () => {
@@ -55,7 +78,7 @@ describe('rate limit', () => {
     for (let i = 0; i < 20; i++) expect((await account(t, a)).statusCode).toBe(200);
   });
 
-  it('is on by default, high enough for a merchant\'s bursts', async () => {
+  it("is on by default, high enough for a merchant's bursts", async () => {
     t = await startTestApp();
     expect(t.ctx.config.rateLimitPerMinute).toBe(6000);
     const a = await t.createAccount();

@@ -4,7 +4,12 @@
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { RequestMetrics, requestDurationBucketsSeconds, requestDurationName, requestsTotalName } from '../../../src/platform/http/request-metrics.ts';
+import {
+  RequestMetrics,
+  requestDurationBucketsSeconds,
+  requestDurationName,
+  requestsTotalName,
+} from '../../../src/platform/http/request-metrics.ts';
 
 interface Answered {
   readonly method: string;
@@ -16,12 +21,16 @@ interface Answered {
 function viaPromClient(answered: readonly Answered[]): Registry {
   const registry = new Registry();
   const requests = new Counter({
-    name: requestsTotalName, help: 'HTTP requests answered, by method, route pattern and status code.',
-    labelNames: ['method', 'route', 'status_code'], registers: [registry],
+    name: requestsTotalName,
+    help: 'HTTP requests answered, by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status_code'],
+    registers: [registry],
   });
   const durations = new Histogram({
-    name: requestDurationName, help: 'Time to answer an HTTP request, by method, route pattern and status code.',
-    labelNames: ['method', 'route', 'status_code'], registers: [registry],
+    name: requestDurationName,
+    help: 'Time to answer an HTTP request, by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status_code'],
+    registers: [registry],
   });
   for (const a of answered) {
     const labels = { method: a.method, route: a.route, status_code: String(a.statusCode) };
@@ -47,16 +56,24 @@ const seconds = fc.oneof(
 );
 const answered = fc.record({
   method: fc.constantFrom('GET', 'POST', 'DELETE'),
-  route: fc.constantFrom('/api/transaction', '/api/transaction/:id', 'unmatched', '/api/a "quoted" \\ route'),
+  route: fc.constantFrom(
+    '/api/transaction',
+    '/api/transaction/:id',
+    'unmatched',
+    '/api/a "quoted" \\ route',
+  ),
   statusCode: fc.constantFrom(200, 201, 400, 404, 500),
   seconds,
 });
 
 describe('the request series of /metrics', () => {
   it('are written as prom-client wrote its Counter and Histogram', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(answered, { maxLength: 40 }), async (list) => {
-      expect(await viaTally(list).metrics()).toBe(await viaPromClient(list).metrics());
-    }), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(answered, { maxLength: 40 }), async (list) => {
+        expect(await viaTally(list).metrics()).toBe(await viaPromClient(list).metrics());
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('give the same JSON form', async () => {
@@ -66,7 +83,9 @@ describe('the request series of /metrics', () => {
       { method: 'POST', route: '/api/transaction', statusCode: 200, seconds: 0.25 },
     ];
     const strip = (metrics: unknown) => JSON.parse(JSON.stringify(metrics)) as unknown;
-    expect(strip(await viaTally(list).getMetricsAsJSON())).toEqual(strip(await viaPromClient(list).getMetricsAsJSON()));
+    expect(strip(await viaTally(list).getMetricsAsJSON())).toEqual(
+      strip(await viaPromClient(list).getMetricsAsJSON()),
+    );
   });
 
   it('are emptied by a registry reset', async () => {

@@ -10,10 +10,16 @@ let account: TestAccount;
 beforeAll(async () => {
   t = await startTestApp();
   account = await t.createAccount();
-  const credit = await t.call(account, { method: 'POST', url: '/api/sandbox/wallet/credit', body: { amount: 500_000, currency: 'CLP', reason: 'test funds' } });
+  const credit = await t.call(account, {
+    method: 'POST',
+    url: '/api/sandbox/wallet/credit',
+    body: { amount: 500_000, currency: 'CLP', reason: 'test funds' },
+  });
   expect(credit.statusCode).toBe(200);
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 /**
  * Sends a raw JSON text, so that numbers keep the spelling a test gives them (`1e3`, 20 digits), signed over the
@@ -21,9 +27,16 @@ afterAll(async () => { await t.close(); });
  */
 async function sendRaw(method: 'POST' | 'PUT', url: string, rawJson: string, sign = false) {
   const headers: Record<string, string> = {
-    accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${account.publicToken}`,
+    accept: 'application/json',
+    'content-type': 'application/json',
+    authorization: `Bearer ${account.publicToken}`,
   };
-  if (sign) headers.sign = computeSign(account.privateToken, url, JSON.parse(rawJson) as Record<string, unknown>);
+  if (sign)
+    headers.sign = computeSign(
+      account.privateToken,
+      url,
+      JSON.parse(rawJson) as Record<string, unknown>,
+    );
   return t.app.inject({ method, url, headers, payload: rawJson });
 }
 
@@ -35,73 +48,155 @@ function withLiteral(base: Record<string, unknown>, field: string, literal: stri
 
 function expectFieldRefused(res: { statusCode: number; json(): any }, field: string): void {
   expect(res.statusCode, field).toBe(400);
-  expect(res.json()).toMatchObject({ status: 'failed', type: 'Unprocessable Entity', errors: { [field]: 'invalid' } });
+  expect(res.json()).toMatchObject({
+    status: 'failed',
+    type: 'Unprocessable Entity',
+    errors: { [field]: 'invalid' },
+  });
   expect(res.json().message_error).toContain(`${field}:invalid`);
 }
 
 const payout = {
-  email: 'pay@example.com', subject: 'Pago proveedor', currency: 'CLP', order: 'p-1', amount: 1000,
-  accountbank_name: 'Juan Pérez', accountbank_rut: '111111111', accountbank_sbif: '0001', accountbank_type: '1', accountbank_num: '123456',
+  email: 'pay@example.com',
+  subject: 'Pago proveedor',
+  currency: 'CLP',
+  order: 'p-1',
+  amount: 1000,
+  accountbank_name: 'Juan Pérez',
+  accountbank_rut: '111111111',
+  accountbank_sbif: '0001',
+  accountbank_type: '1',
+  accountbank_num: '123456',
 };
 
 async function payoutCount(): Promise<number> {
-  return (await t.ctx.db.selectFrom('payouts').select('id').where('account_id', '=', account.id).execute()).length;
+  return (
+    await t.ctx.db.selectFrom('payouts').select('id').where('account_id', '=', account.id).execute()
+  ).length;
 }
 
 describe('POST /api/wallet/payout', () => {
   it('refuses booleans, exponents and inexact numbers in string and integer fields, and writes nothing', async () => {
     const cases: Array<[string, string]> = [
-      ['accountbank_num', 'false'], ['accountbank_num', 'true'], ['order', '1e308'], ['order', '1E3'], ['subject', 'true'],
-      ['accountbank_num', '12345678901234567890'], ['accountbank_num', '9007199254740993'], ['order', '1.50'],
-      ['amount', '1e3'], ['amount', '25E2'], ['amount', '1e20'], ['amount', 'false'],
+      ['accountbank_num', 'false'],
+      ['accountbank_num', 'true'],
+      ['order', '1e308'],
+      ['order', '1E3'],
+      ['subject', 'true'],
+      ['accountbank_num', '12345678901234567890'],
+      ['accountbank_num', '9007199254740993'],
+      ['order', '1.50'],
+      ['amount', '1e3'],
+      ['amount', '25E2'],
+      ['amount', '1e20'],
+      ['amount', 'false'],
     ];
     for (const [field, literal] of cases) {
       const body = { ...payout, order: `loose-${field}-${literal}` };
-      const res = await sendRaw('POST', '/api/wallet/payout', withLiteral(body, field, literal), true);
+      const res = await sendRaw(
+        'POST',
+        '/api/wallet/payout',
+        withLiteral(body, field, literal),
+        true,
+      );
       expectFieldRefused(res, field);
     }
     // Past exactness but plainly written, a number is judged by the field's own bound, as its digit string is.
     for (const literal of ['12345678901234567890', '"12345678901234567890"']) {
-      const res = await sendRaw('POST', '/api/wallet/payout', withLiteral({ ...payout, order: 'huge' }, 'amount', literal), true);
+      const res = await sendRaw(
+        'POST',
+        '/api/wallet/payout',
+        withLiteral({ ...payout, order: 'huge' }, 'amount', literal),
+        true,
+      );
       expect(res.json().errors).toEqual({ amount: 'too large' });
     }
-    const phone = await sendRaw('POST', '/api/wallet/payout', withLiteral({ ...payout, order: 'long-phone' }, 'phone', '1e20'), true);
+    const phone = await sendRaw(
+      'POST',
+      '/api/wallet/payout',
+      withLiteral({ ...payout, order: 'long-phone' }, 'phone', '1e20'),
+      true,
+    );
     expect(phone.json().errors).toEqual({ phone: 'invalid' });
     expect(await payoutCount()).toBe(0);
   });
 
   it('still takes a string of digits for an integer and a plain number for a string, keeping its text', async () => {
-    const raw = withLiteral({ ...payout, order: 'digits-ok', amount: '1000' }, 'accountbank_num', '12345678');
+    const raw = withLiteral(
+      { ...payout, order: 'digits-ok', amount: '1000' },
+      'accountbank_num',
+      '12345678',
+    );
     const res = await sendRaw('POST', '/api/wallet/payout', raw, true);
     expect(res.json().status).toBe('success');
-    const row = await t.ctx.db.selectFrom('payouts').selectAll().where('account_id', '=', account.id).executeTakeFirstOrThrow();
+    const row = await t.ctx.db
+      .selectFrom('payouts')
+      .selectAll()
+      .where('account_id', '=', account.id)
+      .executeTakeFirstOrThrow();
     expect(row.accountbank_num).toBe('12345678');
     expect(row.amount_minor).toBe(1000n);
   });
 });
 
 describe('POST /api/transaction', () => {
-  const transaction = { email: 'payer@example.com', order: 'c-1', subject: 'Compra', amount: 25000 };
+  const transaction = {
+    email: 'payer@example.com',
+    order: 'c-1',
+    subject: 'Compra',
+    amount: 25000,
+  };
 
   it('refuses `order: 1e308`, booleans in strings and exponents in amounts', async () => {
-    for (const [field, literal] of [['order', '1e308'], ['subject', 'false'], ['email', 'true'], ['amount', '25e3'], ['payment', '1e0'], ['payment', 'true']] as const) {
-      expectFieldRefused(await sendRaw('POST', '/api/transaction', withLiteral(transaction, field, literal)), field);
+    for (const [field, literal] of [
+      ['order', '1e308'],
+      ['subject', 'false'],
+      ['email', 'true'],
+      ['amount', '25e3'],
+      ['payment', '1e0'],
+      ['payment', 'true'],
+    ] as const) {
+      expectFieldRefused(
+        await sendRaw('POST', '/api/transaction', withLiteral(transaction, field, literal)),
+        field,
+      );
     }
-    expect(await t.ctx.db.selectFrom('transactions').select('id').where('account_id', '=', account.id).execute()).toEqual([]);
+    expect(
+      await t.ctx.db
+        .selectFrom('transactions')
+        .select('id')
+        .where('account_id', '=', account.id)
+        .execute(),
+    ).toEqual([]);
   });
 
   it('keeps a numeric order as its text', async () => {
-    const res = await sendRaw('POST', '/api/transaction', withLiteral(transaction, 'order', '4200'));
+    const res = await sendRaw(
+      'POST',
+      '/api/transaction',
+      withLiteral(transaction, 'order', '4200'),
+    );
     expect(res.json().status).toBe('pending');
-    const row = await t.ctx.db.selectFrom('transactions').select('order').where('id', '=', res.json().id).executeTakeFirstOrThrow();
+    const row = await t.ctx.db
+      .selectFrom('transactions')
+      .select('order')
+      .where('id', '=', res.json().id)
+      .executeTakeFirstOrThrow();
     expect(row.order).toBe('4200');
   });
 });
 
 describe('marketplace clients', () => {
   it('names the nested field when a bank field holds a boolean or an exponent (POST /api/maclient)', async () => {
-    for (const [field, literal] of [['num', 'false'], ['sbif', '1e1'], ['rut', 'true']] as const) {
-      const raw = JSON.stringify({ ...sampleClient, bank: { ...sampleClient.bank, [field]: '__literal__' } }).replace('"__literal__"', literal);
+    for (const [field, literal] of [
+      ['num', 'false'],
+      ['sbif', '1e1'],
+      ['rut', 'true'],
+    ] as const) {
+      const raw = JSON.stringify({
+        ...sampleClient,
+        bank: { ...sampleClient.bank, [field]: '__literal__' },
+      }).replace('"__literal__"', literal);
       expectFieldRefused(await sendRaw('POST', '/api/maclient', raw), `bank.${field}`);
     }
   });
@@ -113,16 +208,26 @@ describe('marketplace clients', () => {
     expectFieldRefused(await sendRaw('PUT', url, '{"bank":{"num":1e21}}', true), 'bank.num');
     expectFieldRefused(await sendRaw('PUT', url, '{"name":false}', true), 'name');
     const got = await t.call(account, { method: 'GET', url });
-    expect(got.json()).toMatchObject({ name: sampleClient.name, bank: { num: sampleClient.bank.num, type: '1' } });
+    expect(got.json()).toMatchObject({
+      name: sampleClient.name,
+      bank: { num: sampleClient.bank.num, type: '1' },
+    });
     const ok = await sendRaw('PUT', url, '{"bank":{"type":2,"num":987654321}}', true);
     expect(ok.statusCode).toBe(200);
-    expect((await t.call(account, { method: 'GET', url })).json().bank).toMatchObject({ type: '2', num: '987654321' });
+    expect((await t.call(account, { method: 'GET', url })).json().bank).toMatchObject({
+      type: '2',
+      num: '987654321',
+    });
   });
 });
 
 describe('the JSON body parser', () => {
-  it('still refuses prototype poisoning, as Fastify\'s default parser does', async () => {
-    for (const raw of ['{"__proto__":{"admin":true}}', '{"a":{"constructor":{"prototype":{"admin":true}}}}', '{"\\u005f_proto__":1}']) {
+  it("still refuses prototype poisoning, as Fastify's default parser does", async () => {
+    for (const raw of [
+      '{"__proto__":{"admin":true}}',
+      '{"a":{"constructor":{"prototype":{"admin":true}}}}',
+      '{"\\u005f_proto__":1}',
+    ]) {
       const res = await sendRaw('POST', '/api/transaction', raw);
       expect(res.statusCode, raw).toBe(400);
       expect(res.json()).toMatchObject({ status: 'failed', errors: { body: 'invalid json' } });

@@ -21,17 +21,29 @@ async function payerIpOf(t: TestApp): Promise<string | null> {
   const account = await t.createAccount();
   const created = await createTransaction(t, account);
   const res = await t.app.inject({
-    method: 'POST', url: '/gateway/cobro',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.9' },
-    payload: new URLSearchParams({ ...linkParams(created.url), method: '1', ...approvedVisa }).toString(),
+    method: 'POST',
+    url: '/gateway/cobro',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-forwarded-for': '203.0.113.9',
+    },
+    payload: new URLSearchParams({
+      ...linkParams(created.url),
+      method: '1',
+      ...approvedVisa,
+    }).toString(),
   });
   expect(res.body).toContain('Pago exitoso');
-  const attempt = await t.ctx.db.selectFrom('payment_attempts').select('payer_ip').where('transaction_id', '=', created.id).executeTakeFirstOrThrow();
+  const attempt = await t.ctx.db
+    .selectFrom('payment_attempts')
+    .select('payer_ip')
+    .where('transaction_id', '=', created.id)
+    .executeTakeFirstOrThrow();
   return attempt.payer_ip;
 }
 
 describe('TRUST_PROXY', () => {
-  it('takes the payer\'s address from X-Forwarded-For only from a named proxy', async () => {
+  it("takes the payer's address from X-Forwarded-For only from a named proxy", async () => {
     expect(await payerIpOf(behind)).toBe('203.0.113.9');
     expect(await payerIpOf(direct)).toBe('127.0.0.1');
   });
@@ -43,7 +55,9 @@ describe('TRUST_PROXY', () => {
     expect(unset.ok && unset.config.trustProxy).toBeNull();
     for (const bad of ['true', 'proxy.internal', '10.0.0.0/33', '1']) {
       const r = loadConfig({ TRUST_PROXY: bad });
-      expect(r.ok ? [] : r.errors).toEqual([`TRUST_PROXY entries must be IP addresses or networks like 10.0.0.0/8, got "${bad}"`]);
+      expect(r.ok ? [] : r.errors).toEqual([
+        `TRUST_PROXY entries must be IP addresses or networks like 10.0.0.0/8, got "${bad}"`,
+      ]);
     }
   });
 });

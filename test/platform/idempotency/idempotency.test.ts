@@ -4,8 +4,12 @@ import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { balance, fund, payout } from '../../modules/wallet/wallet-helpers.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 const key = (k: string) => ({ 'idempotency-key': k });
 
@@ -39,8 +43,17 @@ describe('Idempotency-Key (supplement §4.5)', () => {
     await payout(t, a, { amount: 1234, order: 'i-3' }, key('k-3'));
     const otherBody = await payout(t, a, { amount: 1235, order: 'i-3' }, key('k-3'));
     expect(otherBody.statusCode).toBe(422);
-    expect(otherBody.json()).toMatchObject({ status: 'failed', type: 'Unprocessable Entity', message_error: expect.stringContaining('other parameters') });
-    const otherPath = await t.call(a, { method: 'POST', url: '/api/sandbox/wallet/credit', body: { amount: 5 }, headers: key('k-3') });
+    expect(otherBody.json()).toMatchObject({
+      status: 'failed',
+      type: 'Unprocessable Entity',
+      message_error: expect.stringContaining('other parameters'),
+    });
+    const otherPath = await t.call(a, {
+      method: 'POST',
+      url: '/api/sandbox/wallet/credit',
+      body: { amount: 5 },
+      headers: key('k-3'),
+    });
     expect(otherPath.statusCode).toBe(422);
     expect(await balance(t, a)).toBe(10_000 - 1234);
   });
@@ -50,8 +63,12 @@ describe('Idempotency-Key (supplement §4.5)', () => {
     await fund(t, a, 10_000);
     const first = await payout(t, a, { amount: 1234, order: 'i-4' }, key('k-4'));
     // Put the stored key back in the state a still-running first request leaves it in.
-    await t.ctx.db.updateTable('idempotency_keys').set({ state: 'in_flight', body: null, status_code: null })
-      .where('account_id', '=', a.id).where('idem_key', '=', 'k-4').execute();
+    await t.ctx.db
+      .updateTable('idempotency_keys')
+      .set({ state: 'in_flight', body: null, status_code: null })
+      .where('account_id', '=', a.id)
+      .where('idem_key', '=', 'k-4')
+      .execute();
     const busy = await payout(t, a, { amount: 1234, order: 'i-4' }, key('k-4'));
     expect(busy.statusCode).toBe(409);
     expect(busy.json()).toMatchObject({ status: 'failed', type: 'Conflict' });
@@ -66,7 +83,13 @@ describe('Idempotency-Key (supplement §4.5)', () => {
   it('scopes keys to the account and forgets them after 24 hours', async () => {
     const a = await t.createAccount();
     const b = await t.createAccount();
-    const credit = (who: typeof a, amount: number) => t.call(who, { method: 'POST', url: '/api/sandbox/wallet/credit', body: { amount }, headers: key('shared') });
+    const credit = (who: typeof a, amount: number) =>
+      t.call(who, {
+        method: 'POST',
+        url: '/api/sandbox/wallet/credit',
+        body: { amount },
+        headers: key('shared'),
+      });
     expect((await credit(a, 100)).headers['idempotent-replayed']).toBeUndefined();
     expect((await credit(b, 200)).headers['idempotent-replayed']).toBeUndefined();
     expect((await credit(a, 100)).headers['idempotent-replayed']).toBe('true');
@@ -87,8 +110,19 @@ describe('Idempotency-Key (supplement §4.5)', () => {
     expect(long.json().errors).toEqual({ 'Idempotency-Key': 'too long' });
     const empty = await payout(t, a, {}, key(' '));
     expect(empty.statusCode).toBe(400);
-    const get = await t.call(a, { method: 'GET', url: '/api/wallet', sign: true, headers: key('g') });
+    const get = await t.call(a, {
+      method: 'GET',
+      url: '/api/wallet',
+      sign: true,
+      headers: key('g'),
+    });
     expect(get.statusCode).toBe(200);
-    expect(await t.ctx.db.selectFrom('idempotency_keys').select('idem_key').where('account_id', '=', a.id).execute()).toEqual([]);
+    expect(
+      await t.ctx.db
+        .selectFrom('idempotency_keys')
+        .select('idem_key')
+        .where('account_id', '=', a.id)
+        .execute(),
+    ).toEqual([]);
   });
 });

@@ -4,7 +4,15 @@ import { isValidRut, parseRut, rutCheckDigit } from '../../../src/platform/ids/r
 
 describe('RUT check digit', () => {
   it('accepts the reference samples with and without dots and dash', () => {
-    for (const rut of ['111111111', '11.111.111-1', '11111111-1', '261009617', '26.100.961-7', '1-9']) expect(isValidRut(rut)).toBe(true);
+    for (const rut of [
+      '111111111',
+      '11.111.111-1',
+      '11111111-1',
+      '261009617',
+      '26.100.961-7',
+      '1-9',
+    ])
+      expect(isValidRut(rut)).toBe(true);
     expect(parseRut('11.111.111-1')).toEqual({ body: '11111111', checkDigit: '1' });
   });
 
@@ -16,16 +24,29 @@ describe('RUT check digit', () => {
   });
 
   it('refuses a wrong check digit, bad grouping and junk', () => {
-    for (const rut of ['11.111.111-2', '111111112', '1.1111111-1', '11.111.11-1', '', '-1', 'abc', '12345678901-1', '0-0']) {
+    for (const rut of [
+      '11.111.111-2',
+      '111111112',
+      '1.1111111-1',
+      '11.111.11-1',
+      '',
+      '-1',
+      'abc',
+      '12345678901-1',
+      '0-0',
+    ]) {
       expect(isValidRut(rut)).toBe(false);
     }
   });
 
   it('exactly one check digit is right for every number', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 99_999_999 }), (n) => {
-      const body = String(n);
-      const digits = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'K'];
-      expect(digits.filter((d) => isValidRut(`${body}-${d}`))).toEqual([rutCheckDigit(body)]);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 99_999_999 }), (n) => {
+        const body = String(n);
+        const digits = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'K'];
+        expect(digits.filter((d) => isValidRut(`${body}-${d}`))).toEqual([rutCheckDigit(body)]);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

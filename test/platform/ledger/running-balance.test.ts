@@ -5,25 +5,49 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { runOnContext } from '../../support/cli-in-process.ts';
-import { journalKinds, ledgerCodes, SYSTEM_OWNER, type LedgerKey } from '../../../src/platform/ledger/ledger.ts';
+import {
+  journalKinds,
+  ledgerCodes,
+  SYSTEM_OWNER,
+  type LedgerKey,
+} from '../../../src/platform/ledger/ledger.ts';
 import { lockLedgerAccounts } from '../../../src/platform/ledger/post.ts';
 import { postJournal } from '../../../src/platform/ledger/journal-statement.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { inTransaction } from '../../../src/platform/db/unit-of-work.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 const at = new Date('2026-03-10T15:00:00Z');
-const wallet = (owner: string): LedgerKey => ({ owner, code: ledgerCodes.walletAvailable, currency: 'CLP' });
-const adjustments: LedgerKey = { owner: SYSTEM_OWNER, code: ledgerCodes.operatorAdjustments, currency: 'CLP' };
+const wallet = (owner: string): LedgerKey => ({
+  owner,
+  code: ledgerCodes.walletAvailable,
+  currency: 'CLP',
+});
+const adjustments: LedgerKey = {
+  owner: SYSTEM_OWNER,
+  code: ledgerCodes.operatorAdjustments,
+  currency: 'CLP',
+};
 
 async function credit(owner: string, amountMinor: bigint, reference: string) {
-  await inTransaction(t.ctx.db, (tx) => t.ctx.ledger.post(tx, {
-    kind: journalKinds.walletAdjustment, reference, at,
-    postings: [{ ...adjustments, amountMinor: -amountMinor }, { ...wallet(owner), amountMinor }],
-  }));
+  await inTransaction(t.ctx.db, (tx) =>
+    t.ctx.ledger.post(tx, {
+      kind: journalKinds.walletAdjustment,
+      reference,
+      at,
+      postings: [
+        { ...adjustments, amountMinor: -amountMinor },
+        { ...wallet(owner), amountMinor },
+      ],
+    }),
+  );
 }
 
 describe('running balances', () => {
@@ -32,11 +56,22 @@ describe('running balances', () => {
     const stale = inTransaction(t.ctx.db, async (tx) => {
       const held = await lockLedgerAccounts(tx, [wallet('acc_run_a')]);
       // The held balance (1000) is now stale: the journal's running balance would say 1100 where the account holds 1105.
-      await sql`UPDATE ledger_accounts SET balance_minor = balance_minor + 5 WHERE owner = 'acc_run_a'`.execute(tx);
-      return postJournal(tx, {
-        kind: journalKinds.walletAdjustment, reference: 'run-a-2', at,
-        postings: [{ ...adjustments, amountMinor: -100n }, { ...wallet('acc_run_a'), amountMinor: 100n }],
-      }, held);
+      await sql`UPDATE ledger_accounts SET balance_minor = balance_minor + 5 WHERE owner = 'acc_run_a'`.execute(
+        tx,
+      );
+      return postJournal(
+        tx,
+        {
+          kind: journalKinds.walletAdjustment,
+          reference: 'run-a-2',
+          at,
+          postings: [
+            { ...adjustments, amountMinor: -100n },
+            { ...wallet('acc_run_a'), amountMinor: 100n },
+          ],
+        },
+        held,
+      );
     });
     await expect(stale).rejects.toThrow(/would hold 1105 but its postings run to 1100/);
     expect(await t.ctx.ledger.balance(t.ctx.db, wallet('acc_run_a'))).toBe(1000n);
@@ -54,7 +89,9 @@ describe('running balances', () => {
       SELECT p.id::text AS id FROM postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id JOIN journal_entries j ON j.id = p.journal_id
       WHERE a.owner = 'acc_run_b' AND j.reference = 'run-b-2'`.execute(t.ctx.db);
     const id = middle.rows[0]!.id;
-    await sql`UPDATE postings SET balance_after_minor = 1001 WHERE id = ${id}::bigint`.execute(t.ctx.db);
+    await sql`UPDATE postings SET balance_after_minor = 1001 WHERE id = ${id}::bigint`.execute(
+      t.ctx.db,
+    );
     const fault = `posting ${id} of ledger account acc_run_b/wallet_available/CLP records a running balance of 1001 but the postings up to it sum to 1000`;
     expect(await verifyLedger(t.ctx.db)).toEqual({ ok: false, fault });
     const dirty = await runOnContext(['ledger', 'verify'], t.ctx);
@@ -62,7 +99,9 @@ describe('running balances', () => {
     expect(dirty.stderr).toContain(fault);
     const json = await runOnContext(['ledger', 'verify', '--json'], t.ctx);
     expect(JSON.parse(json.stdout)).toEqual({ ok: false, fault });
-    await sql`UPDATE postings SET balance_after_minor = 1000 WHERE id = ${id}::bigint`.execute(t.ctx.db);
+    await sql`UPDATE postings SET balance_after_minor = 1000 WHERE id = ${id}::bigint`.execute(
+      t.ctx.db,
+    );
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 });

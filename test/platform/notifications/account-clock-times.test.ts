@@ -23,22 +23,49 @@ afterAll(async () => {
 });
 
 describe('callback times under an advanced sandbox clock', () => {
-  it('stamps attempts and delivery at the account\'s time, after the callback\'s creation', async () => {
-    expect((await t.call(shop, { method: 'POST', url: '/api/sandbox/clock/advance', body: { hours: 48 } })).statusCode).toBe(200);
+  it("stamps attempts and delivery at the account's time, after the callback's creation", async () => {
+    expect(
+      (
+        await t.call(shop, {
+          method: 'POST',
+          url: '/api/sandbox/clock/advance',
+          body: { hours: 48 },
+        })
+      ).statusCode,
+    ).toBe(200);
     const { created } = await payByCard(t, shop, { urlnotify: `${receiver.url}/notify` });
     await deliverDueNotifications(t.ctx);
     // The first answer was 503: the retry is due on the account's clock; move it there and deliver again.
-    expect((await t.call(shop, { method: 'POST', url: '/api/sandbox/clock/advance', body: { hours: 1 } })).statusCode).toBe(200);
+    expect(
+      (
+        await t.call(shop, {
+          method: 'POST',
+          url: '/api/sandbox/clock/advance',
+          body: { hours: 1 },
+        })
+      ).statusCode,
+    ).toBe(200);
     await deliverDueNotifications(t.ctx);
     const list = await t.call(shop, { method: 'GET', url: '/api/notifications' });
     const summary = (list.json().notifications as { id: string; payload?: unknown }[])[0]!;
-    const one = (await t.call(shop, { method: 'GET', url: `/api/notifications/${summary.id}` })).json().notification;
+    const one = (
+      await t.call(shop, { method: 'GET', url: `/api/notifications/${summary.id}` })
+    ).json().notification;
     expect(one.status).toBe('delivered');
     expect(one.attempts_log).toHaveLength(2);
-    const times = [one.created_at, ...one.attempts_log.flatMap((a: { started_at: string; finished_at: string }) => [a.started_at, a.finished_at]), one.delivered_at];
+    const times = [
+      one.created_at,
+      ...one.attempts_log.flatMap((a: { started_at: string; finished_at: string }) => [
+        a.started_at,
+        a.finished_at,
+      ]),
+      one.delivered_at,
+    ];
     expect([...times].sort()).toEqual(times);
     // 48 hours ahead of the service clock, as the callback's creation is.
-    const gapMs = Date.parse(`${one.delivered_at.replace(' ', 'T')}Z`) - Date.parse(`${one.created_at.replace(' ', 'T')}Z`);
+    const gapMs =
+      Date.parse(`${one.delivered_at.replace(' ', 'T')}Z`) -
+      Date.parse(`${one.created_at.replace(' ', 'T')}Z`);
     expect(gapMs).toBeGreaterThanOrEqual(0);
     expect(gapMs).toBeLessThan(2 * 3_600_000);
     expect(created.id).toBeTruthy();

@@ -9,7 +9,12 @@ import { deliverDueNotifications } from '../../../src/platform/notifications/del
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { startReceiver, type Receiver } from '../../support/receiver.ts';
 
-type Verify = (secret: string, headers: Record<string, string>, rawBody: string, toleranceSec?: number) => boolean;
+type Verify = (
+  secret: string,
+  headers: Record<string, string>,
+  rawBody: string,
+  toleranceSec?: number,
+) => boolean;
 
 let t: TestApp;
 let receiver: Receiver;
@@ -17,13 +22,20 @@ let verify: Verify;
 let dir: string;
 
 beforeAll(async () => {
-  const doc = fs.readFileSync(path.resolve(import.meta.dirname, '../../../docs/callbacks.md'), 'utf8');
-  const match = /<!-- checked by test\/platform\/notifications\/docs-snippet\.test\.ts -->\n```js\n([\s\S]*?)```/.exec(doc);
+  const doc = fs.readFileSync(
+    path.resolve(import.meta.dirname, '../../../docs/callbacks.md'),
+    'utf8',
+  );
+  const match =
+    /<!-- checked by test\/platform\/notifications\/docs-snippet\.test\.ts -->\n```js\n([\s\S]*?)```/.exec(
+      doc,
+    );
   if (match === null) throw new Error('verifier snippet not found in docs/callbacks.md');
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-snippet-'));
   const file = path.join(dir, 'verify.mjs');
   fs.writeFileSync(file, match[1]!);
-  verify = ((await import(pathToFileURL(file).href)) as { verifyCobroWebhook: Verify }).verifyCobroWebhook;
+  verify = ((await import(pathToFileURL(file).href)) as { verifyCobroWebhook: Verify })
+    .verifyCobroWebhook;
   t = await startTestApp({ clockStart: new Date().toISOString() });
   receiver = await startReceiver();
 });
@@ -36,9 +48,15 @@ afterAll(async () => {
 describe('docs/callbacks.md verifier', () => {
   it('accepts a delivered callback and refuses a changed body, id or secret', async () => {
     const account = await t.createAccount();
-    await t.ctx.db.transaction().execute((tx) => enqueueCallback(tx, {
-      accountId: account.id, url: receiver.url, eventType: 'transaction.result', payload: { order: '199', status: 'success' }, at: t.clock.now(),
-    }));
+    await t.ctx.db.transaction().execute((tx) =>
+      enqueueCallback(tx, {
+        accountId: account.id,
+        url: receiver.url,
+        eventType: 'transaction.result',
+        payload: { order: '199', status: 'success' },
+        at: t.clock.now(),
+      }),
+    );
     await deliverDueNotifications(t.ctx);
     const { headers, body } = receiver.requests[0]!;
     const h = headers as Record<string, string>;
@@ -46,6 +64,12 @@ describe('docs/callbacks.md verifier', () => {
     expect(verify(account.webhookSecret, h, body.replace('199', '198'))).toBe(false);
     expect(verify(account.webhookSecret, { ...h, 'webhook-id': 'msg_other' }, body)).toBe(false);
     expect(verify((await t.createAccount('Other')).webhookSecret, h, body)).toBe(false);
-    expect(verify(account.webhookSecret, { ...h, 'webhook-timestamp': String(Number(h['webhook-timestamp']) - 3600) }, body)).toBe(false);
+    expect(
+      verify(
+        account.webhookSecret,
+        { ...h, 'webhook-timestamp': String(Number(h['webhook-timestamp']) - 3600) },
+        body,
+      ),
+    ).toBe(false);
   });
 });

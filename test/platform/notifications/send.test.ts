@@ -11,21 +11,34 @@ afterEach(() => receivers.closeAll());
 const receiver = receivers.start;
 
 const post = (url: string, timeoutMs = 5000) =>
-  sendWebhook({ url, headers: { 'content-type': 'application/json', 'webhook-id': 'msg_test' }, body: '{"a":1}', policy: { mode: 'sandbox', callbackTrustedOrigins: new Set() }, timeoutMs });
+  sendWebhook({
+    url,
+    headers: { 'content-type': 'application/json', 'webhook-id': 'msg_test' },
+    body: '{"a":1}',
+    policy: { mode: 'sandbox', callbackTrustedOrigins: new Set() },
+    timeoutMs,
+  });
 
 describe('sendWebhook', () => {
   it('posts the body with the given headers and reports a 2xx', async () => {
     const r = await receiver(() => ({ status: 204 }));
     const result = await post(`${r.url}/notify?order=7`);
     expect(result).toMatchObject({ statusCode: 204, error: null });
-    expect(r.requests[0]).toMatchObject({ method: 'POST', path: '/notify?order=7', body: '{"a":1}' });
+    expect(r.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/notify?order=7',
+      body: '{"a":1}',
+    });
     expect(r.requests[0]!.headers['webhook-id']).toBe('msg_test');
     expect(r.requests[0]!.headers['content-length']).toBe('7');
   });
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
     const target = await receiver();
-    const r = await receiver(() => ({ status: 302, headers: { location: `${target.url}/elsewhere` } }));
+    const r = await receiver(() => ({
+      status: 302,
+      headers: { location: `${target.url}/elsewhere` },
+    }));
     const result = await post(r.url);
     expect(result).toMatchObject({ statusCode: 302, error: 'HTTP 302' });
     expect(target.requests).toHaveLength(0);

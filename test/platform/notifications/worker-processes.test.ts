@@ -40,7 +40,14 @@ async function until(what: string, check: () => Promise<boolean> | boolean): Pro
 
 function startWorkerProcess(): ChildProcess {
   const child = spawn(process.execPath, [mainScript, 'worker'], {
-    env: { ...process.env, DATABASE_URL: handle.url!, COBRO_SECRET_KEY: secretKeyHex, DATA_DIR: dataDir, LOG_LEVEL: 'warn', COBRO_MODE: 'sandbox' },
+    env: {
+      ...process.env,
+      DATABASE_URL: handle.url!,
+      COBRO_SECRET_KEY: secretKeyHex,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      COBRO_MODE: 'sandbox',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
@@ -48,12 +55,21 @@ function startWorkerProcess(): ChildProcess {
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 async function enqueue(accountId: string, url: string, n: number): Promise<string> {
   return ctx.db.transaction().execute((tx) =>
-    enqueueCallback(tx, { accountId, url, eventType: 'transaction.result', payload: { order: String(n) }, at: ctx.clock.now() }));
+    enqueueCallback(tx, {
+      accountId,
+      url,
+      eventType: 'transaction.result',
+      payload: { order: String(n) },
+      at: ctx.clock.now(),
+    }),
+  );
 }
 
 describe.skipIf(!onPostgres)('worker processes on one PostgreSQL', () => {
@@ -62,10 +78,19 @@ describe.skipIf(!onPostgres)('worker processes on one PostgreSQL', () => {
     const key = crypto.randomBytes(32);
     secretKeyHex = key.toString('hex');
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-workers-'));
-    ctx = createContext({ db: handle.db, engine: handle.engine, pool: handle.pool, config: testConfig(), clock: systemClock, secrets: createSecretBox(key), logger: pino({ level: 'silent' }) });
+    ctx = createContext({
+      db: handle.db,
+      engine: handle.engine,
+      pool: handle.pool,
+      config: testConfig(),
+      clock: systemClock,
+      secrets: createSecretBox(key),
+      logger: pino({ level: 'silent' }),
+    });
   });
   afterEach(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await Promise.all(children.map(exited));
     children = [];
     await Promise.all(receivers.map((r) => r.close()));
@@ -79,19 +104,30 @@ describe.skipIf(!onPostgres)('worker processes on one PostgreSQL', () => {
   it('two workers deliver every callback exactly once', async () => {
     const receiver = await startReceiver();
     receivers.push(receiver);
-    const accounts = [await createAccount(ctx, 'A'), await createAccount(ctx, 'B')].map((r) => { if (!r.ok) throw new Error(r.error); return r.value.id; });
+    const accounts = [await createAccount(ctx, 'A'), await createAccount(ctx, 'B')].map((r) => {
+      if (!r.ok) throw new Error(r.error);
+      return r.value.id;
+    });
     const ids: string[] = [];
-    for (let n = 0; n < 60; n++) ids.push(await enqueue(accounts[n % 2]!, `${receiver.url}/n/${n}`, n));
+    for (let n = 0; n < 60; n++)
+      ids.push(await enqueue(accounts[n % 2]!, `${receiver.url}/n/${n}`, n));
     startWorkerProcess();
     startWorkerProcess();
     await until('every callback delivered', async () => {
-      const left = await ctx.db.selectFrom('notifications').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '!=', 'delivered').executeTakeFirstOrThrow();
+      const left = await ctx.db
+        .selectFrom('notifications')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('status', '!=', 'delivered')
+        .executeTakeFirstOrThrow();
       return Number(left.n) === 0;
     });
     const counts = receiver.countsById();
     expect([...counts.keys()].sort()).toEqual([...ids].sort());
     expect([...counts.values()].every((c) => c === 1)).toBe(true);
-    const attempts = await ctx.db.selectFrom('notification_attempts').select(['notification_id', 'outcome']).execute();
+    const attempts = await ctx.db
+      .selectFrom('notification_attempts')
+      .select(['notification_id', 'outcome'])
+      .execute();
     expect(attempts).toHaveLength(60);
     expect(attempts.every((a) => a.outcome === 'delivered')).toBe(true);
   });
@@ -106,7 +142,11 @@ describe.skipIf(!onPostgres)('worker processes on one PostgreSQL', () => {
     await until('the worker to be mid-delivery', () => receiver.requests.length === 1);
     worker.kill('SIGKILL');
     await exited(worker);
-    const stuck = await ctx.db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const stuck = await ctx.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(stuck.status).toBe('delivering');
     expect(stuck.lease_until).not.toBeNull();
 
@@ -114,13 +154,32 @@ describe.skipIf(!onPostgres)('worker processes on one PostgreSQL', () => {
     const clock = new ManualClock(stuck.lease_until!);
     // Contexts on other clocks come from the composition root, so the account clock reads the same clock.
     const later: AppContext = createContext({ ...ctx, clock });
-    expect(await deliverDueNotifications(createContext({ ...ctx, clock: new ManualClock(new Date(stuck.lease_until!.getTime() - 1000)) }))).toBe(0);
+    expect(
+      await deliverDueNotifications(
+        createContext({
+          ...ctx,
+          clock: new ManualClock(new Date(stuck.lease_until!.getTime() - 1000)),
+        }),
+      ),
+    ).toBe(0);
     clock.advanceMs(1);
     expect(await deliverDueNotifications(later)).toBe(1);
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
-    const row = await ctx.db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'delivered', attempts: 2 });
-    const log = await ctx.db.selectFrom('notification_attempts').select(['attempt_no', 'outcome']).where('notification_id', '=', id).orderBy('attempt_no').execute();
-    expect(log).toEqual([{ attempt_no: 1, outcome: 'lost' }, { attempt_no: 2, outcome: 'delivered' }]);
+    const log = await ctx.db
+      .selectFrom('notification_attempts')
+      .select(['attempt_no', 'outcome'])
+      .where('notification_id', '=', id)
+      .orderBy('attempt_no')
+      .execute();
+    expect(log).toEqual([
+      { attempt_no: 1, outcome: 'lost' },
+      { attempt_no: 2, outcome: 'delivered' },
+    ]);
   });
 });

@@ -8,29 +8,57 @@ describe('HTTP timeouts and rate limit configuration', () => {
     const r = loadConfig({});
     if (!r.ok) throw new Error(r.errors.join('; '));
     expect(r.config.httpTimeouts).toEqual({
-      requestMs: httpLimits.requestTimeoutMsDefault, headersMs: httpLimits.headersTimeoutMsDefault,
-      connectionMs: httpLimits.connectionTimeoutMsDefault, keepAliveMs: httpLimits.keepAliveTimeoutMsDefault,
+      requestMs: httpLimits.requestTimeoutMsDefault,
+      headersMs: httpLimits.headersTimeoutMsDefault,
+      connectionMs: httpLimits.connectionTimeoutMsDefault,
+      keepAliveMs: httpLimits.keepAliveTimeoutMsDefault,
     });
     expect(r.config.rateLimitPerMinute).toBe(httpLimits.rateLimitPerMinuteDefault);
   });
 
   it('takes overrides, lets a short request timeout pull the headers timeout down, and turns the limit off with 0', () => {
-    const r = loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_CONNECTION_TIMEOUT_MS: '9000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000', RATE_LIMIT_PER_MINUTE: '0' });
+    const r = loadConfig({
+      HTTP_REQUEST_TIMEOUT_MS: '5000',
+      HTTP_CONNECTION_TIMEOUT_MS: '9000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
     if (!r.ok) throw new Error(r.errors.join('; '));
-    expect(r.config.httpTimeouts).toEqual({ requestMs: 5000, headersMs: 5000, connectionMs: 9000, keepAliveMs: 1000 });
+    expect(r.config.httpTimeouts).toEqual({
+      requestMs: 5000,
+      headersMs: 5000,
+      connectionMs: 9000,
+      keepAliveMs: 1000,
+    });
     expect(r.config.rateLimitPerMinute).toBeNull();
   });
 
   it('names every bad value', () => {
-    const r = loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '0', HTTP_CONNECTION_TIMEOUT_MS: '1e3', HTTP_KEEP_ALIVE_TIMEOUT_MS: 'soon', RATE_LIMIT_PER_MINUTE: '-1' });
+    const r = loadConfig({
+      HTTP_REQUEST_TIMEOUT_MS: '0',
+      HTTP_CONNECTION_TIMEOUT_MS: '1e3',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 'soon',
+      RATE_LIMIT_PER_MINUTE: '-1',
+    });
     expect(r.ok).toBe(false);
     const text = r.ok ? '' : r.errors.join('\n');
-    for (const name of ['HTTP_REQUEST_TIMEOUT_MS', 'HTTP_CONNECTION_TIMEOUT_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 'RATE_LIMIT_PER_MINUTE']) expect(text).toContain(name);
-    const headers = loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_HEADERS_TIMEOUT_MS: '3000' });
-    expect(headers.ok ? '' : headers.errors.join('\n')).toContain('HTTP_HEADERS_TIMEOUT_MS (3000) must not exceed HTTP_REQUEST_TIMEOUT_MS (2000)');
+    for (const name of [
+      'HTTP_REQUEST_TIMEOUT_MS',
+      'HTTP_CONNECTION_TIMEOUT_MS',
+      'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+      'RATE_LIMIT_PER_MINUTE',
+    ])
+      expect(text).toContain(name);
+    const headers = loadConfig({
+      HTTP_REQUEST_TIMEOUT_MS: '2000',
+      HTTP_HEADERS_TIMEOUT_MS: '3000',
+    });
+    expect(headers.ok ? '' : headers.errors.join('\n')).toContain(
+      'HTTP_HEADERS_TIMEOUT_MS (3000) must not exceed HTTP_REQUEST_TIMEOUT_MS (2000)',
+    );
   });
 
-  it('takes IDEMPOTENCY_LEASE_MS from 1 s up to the key\'s life, 60 s by default', () => {
+  it("takes IDEMPOTENCY_LEASE_MS from 1 s up to the key's life, 60 s by default", () => {
     const r = loadConfig({});
     expect(r.ok && r.config.idempotencyLeaseMs).toBe(limits.idempotencyLeaseMs);
     const short = loadConfig({ IDEMPOTENCY_LEASE_MS: '2000' });

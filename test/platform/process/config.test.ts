@@ -7,62 +7,143 @@ describe('configuration from the environment', () => {
     const r = loadConfig({});
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.config).toMatchObject({ port: 8080, host: '127.0.0.1', databaseUrl: null, mode: 'sandbox', timeZone: 'America/Santiago', publicBaseUrl: 'http://127.0.0.1:8080', logLevel: 'info', settlementDelayDays: 1 });
+    expect(r.config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: null,
+      mode: 'sandbox',
+      timeZone: 'America/Santiago',
+      publicBaseUrl: 'http://127.0.0.1:8080',
+      logLevel: 'info',
+      settlementDelayDays: 1,
+    });
     expect(r.config.dataDir.endsWith('/data')).toBe(true);
   });
 
   it('names every bad value', () => {
-    const r = loadConfig({ PORT: '70000', COBRO_MODE: 'live', TIMEZONE: 'Mars/Olympus', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', PUBLIC_BASE_URL: 'ftp://x', COBRO_SECRET_KEY: 'short' });
+    const r = loadConfig({
+      PORT: '70000',
+      COBRO_MODE: 'live',
+      TIMEZONE: 'Mars/Olympus',
+      LOG_LEVEL: 'loud',
+      DATABASE_URL: 'mysql://x',
+      PUBLIC_BASE_URL: 'ftp://x',
+      COBRO_SECRET_KEY: 'short',
+    });
     expect(r.ok).toBe(false);
     if (r.ok) return;
     const text = r.errors.join('\n');
-    for (const name of ['PORT', 'COBRO_MODE', 'TIMEZONE', 'LOG_LEVEL', 'DATABASE_URL', 'PUBLIC_BASE_URL', 'COBRO_SECRET_KEY']) expect(text).toContain(name);
+    for (const name of [
+      'PORT',
+      'COBRO_MODE',
+      'TIMEZONE',
+      'LOG_LEVEL',
+      'DATABASE_URL',
+      'PUBLIC_BASE_URL',
+      'COBRO_SECRET_KEY',
+    ])
+      expect(text).toContain(name);
   });
 
   it('requires a secret key in production', () => {
     const r = loadConfig({ COBRO_MODE: 'production' });
     expect(r.ok).toBe(false);
-    const ok = loadConfig({ COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32), PUBLIC_BASE_URL: 'https://pay.example.com/' });
+    const ok = loadConfig({
+      COBRO_MODE: 'production',
+      COBRO_SECRET_KEY: 'ab'.repeat(32),
+      PUBLIC_BASE_URL: 'https://pay.example.com/',
+    });
     expect(ok.ok && ok.config.publicBaseUrl).toBe('https://pay.example.com');
   });
 
   it('refuses an http PUBLIC_BASE_URL in production unless COBRO_ALLOW_INSECURE_PUBLIC_URL=1 names the risk', () => {
     const key = 'ab'.repeat(32);
     for (const base of [undefined, 'http://pay.example.com', 'HTTP://pay.example.com']) {
-      const r = loadConfig({ COBRO_MODE: 'production', COBRO_SECRET_KEY: key, ...(base === undefined ? {} : { PUBLIC_BASE_URL: base }) });
+      const r = loadConfig({
+        COBRO_MODE: 'production',
+        COBRO_SECRET_KEY: key,
+        ...(base === undefined ? {} : { PUBLIC_BASE_URL: base }),
+      });
       expect(r.ok).toBe(false);
-      if (!r.ok) expect(r.errors).toEqual([expect.stringMatching(/^PUBLIC_BASE_URL must be https in production mode, got "http.*COBRO_ALLOW_INSECURE_PUBLIC_URL=1/i)]);
+      if (!r.ok)
+        expect(r.errors).toEqual([
+          expect.stringMatching(
+            /^PUBLIC_BASE_URL must be https in production mode, got "http.*COBRO_ALLOW_INSECURE_PUBLIC_URL=1/i,
+          ),
+        ]);
     }
-    for (const allow of ['0', 'yes', '']) expect(loadConfig({ COBRO_MODE: 'production', COBRO_SECRET_KEY: key, COBRO_ALLOW_INSECURE_PUBLIC_URL: allow }).ok).toBe(false);
-    expect(loadConfig({ COBRO_MODE: 'production', COBRO_SECRET_KEY: key, COBRO_ALLOW_INSECURE_PUBLIC_URL: '1' }).ok).toBe(true);
+    for (const allow of ['0', 'yes', ''])
+      expect(
+        loadConfig({
+          COBRO_MODE: 'production',
+          COBRO_SECRET_KEY: key,
+          COBRO_ALLOW_INSECURE_PUBLIC_URL: allow,
+        }).ok,
+      ).toBe(false);
+    expect(
+      loadConfig({
+        COBRO_MODE: 'production',
+        COBRO_SECRET_KEY: key,
+        COBRO_ALLOW_INSECURE_PUBLIC_URL: '1',
+      }).ok,
+    ).toBe(true);
     // Sandbox serves http as before.
     expect(loadConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1:8080' }).ok).toBe(true);
   });
 
   it('reads CALLBACK_TRUSTED_ORIGINS as bare origins and names any entry that is more than one', () => {
-    const ok = loadConfig({ CALLBACK_TRUSTED_ORIGINS: ' http://127.0.0.1:4567 , https://erp.internal:8443,HTTPS://Erp.Internal:443' });
-    expect(ok.ok && [...ok.config.callbackTrustedOrigins]).toEqual(['http://127.0.0.1:4567', 'https://erp.internal:8443', 'https://erp.internal']);
+    const ok = loadConfig({
+      CALLBACK_TRUSTED_ORIGINS:
+        ' http://127.0.0.1:4567 , https://erp.internal:8443,HTTPS://Erp.Internal:443',
+    });
+    expect(ok.ok && [...ok.config.callbackTrustedOrigins]).toEqual([
+      'http://127.0.0.1:4567',
+      'https://erp.internal:8443',
+      'https://erp.internal',
+    ]);
     expect(loadConfig({}).ok && loadConfig({ CALLBACK_TRUSTED_ORIGINS: '' }).ok).toBe(true);
-    for (const bad of ['https://erp.internal/notify', 'https://erp.internal/', 'ftp://erp.internal', 'https://u:p@erp.internal', 'erp.internal', 'https://erp.internal?x=1']) {
+    for (const bad of [
+      'https://erp.internal/notify',
+      'https://erp.internal/',
+      'ftp://erp.internal',
+      'https://u:p@erp.internal',
+      'erp.internal',
+      'https://erp.internal?x=1',
+    ]) {
       const r = loadConfig({ CALLBACK_TRUSTED_ORIGINS: bad });
       expect(r.ok, bad).toBe(false);
-      if (!r.ok) expect(r.errors.join('\n')).toContain(`CALLBACK_TRUSTED_ORIGINS entries must be origins like https://erp.internal:8443, got "${bad}"`);
+      if (!r.ok)
+        expect(r.errors.join('\n')).toContain(
+          `CALLBACK_TRUSTED_ORIGINS entries must be origins like https://erp.internal:8443, got "${bad}"`,
+        );
     }
-    const many = loadConfig({ CALLBACK_TRUSTED_ORIGINS: Array.from({ length: 21 }, (_, i) => `https://h${i}.internal`).join(',') });
+    const many = loadConfig({
+      CALLBACK_TRUSTED_ORIGINS: Array.from({ length: 21 }, (_, i) => `https://h${i}.internal`).join(
+        ',',
+      ),
+    });
     expect(many.ok).toBe(false);
   });
 });
 
 describe('timestamps in the service zone', () => {
   it('renders YYYY-MM-DD HH:MM:SS in America/Santiago across DST', () => {
-    expect(formatTimestamp(new Date('2026-01-15T15:00:00Z'), 'America/Santiago')).toBe('2026-01-15 12:00:00');
-    expect(formatTimestamp(new Date('2026-07-15T15:00:00Z'), 'America/Santiago')).toBe('2026-07-15 11:00:00');
+    expect(formatTimestamp(new Date('2026-01-15T15:00:00Z'), 'America/Santiago')).toBe(
+      '2026-01-15 12:00:00',
+    );
+    expect(formatTimestamp(new Date('2026-07-15T15:00:00Z'), 'America/Santiago')).toBe(
+      '2026-07-15 11:00:00',
+    );
     expect(formatDate(new Date('2026-01-01T02:00:00Z'), 'America/Santiago')).toBe('2025-12-31');
   });
 
   it('parses local input back to the same instant and refuses impossible dates', () => {
-    expect(parseLocal('2026-01-15 12:00:00', 'America/Santiago')?.toISOString()).toBe('2026-01-15T15:00:00.000Z');
-    expect(parseLocal('2026-07-15 11:00:00', 'America/Santiago')?.toISOString()).toBe('2026-07-15T15:00:00.000Z');
+    expect(parseLocal('2026-01-15 12:00:00', 'America/Santiago')?.toISOString()).toBe(
+      '2026-01-15T15:00:00.000Z',
+    );
+    expect(parseLocal('2026-07-15 11:00:00', 'America/Santiago')?.toISOString()).toBe(
+      '2026-07-15T15:00:00.000Z',
+    );
     expect(parseLocal('2026-02-30', 'America/Santiago')).toBeNull();
     expect(parseLocal('15-01-2026', 'America/Santiago')).toBeNull();
     expect(parseLocal('2026-01-15 25:00:00', 'America/Santiago')).toBeNull();

@@ -10,19 +10,39 @@ import { sandboxClockChangesChannel } from '../../../src/platform/time/sandbox-c
 
 const dayMs = 24 * 60 * 60 * 1000;
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 async function payoutCreatedAt(accountId: string, order: string): Promise<Date> {
-  const row = await t.ctx.db.selectFrom('payouts').select('created_at').where('account_id', '=', accountId).where('order', '=', order).executeTakeFirstOrThrow();
+  const row = await t.ctx.db
+    .selectFrom('payouts')
+    .select('created_at')
+    .where('account_id', '=', accountId)
+    .where('order', '=', order)
+    .executeTakeFirstOrThrow();
   return new Date(row.created_at);
 }
 
 /** A create's stamp (decision 250: it binds the account's "now" from the kept offset too). */
-async function createCreatedAt(account: Parameters<TestApp['call']>[0], order: string): Promise<number> {
-  const res = await t.call(account, { method: 'POST', url: '/api/transaction', body: { email: 'payer@example.com', order, subject: 'S', amount: 1000 } });
+async function createCreatedAt(
+  account: Parameters<TestApp['call']>[0],
+  order: string,
+): Promise<number> {
+  const res = await t.call(account, {
+    method: 'POST',
+    url: '/api/transaction',
+    body: { email: 'payer@example.com', order, subject: 'S', amount: 1000 },
+  });
   expect(res.statusCode, res.body).toBe(200);
-  const row = await t.ctx.db.selectFrom('transactions').select('created_at').where('id', '=', res.json().id).executeTakeFirstOrThrow();
+  const row = await t.ctx.db
+    .selectFrom('transactions')
+    .select('created_at')
+    .where('id', '=', res.json().id)
+    .executeTakeFirstOrThrow();
   return new Date(row.created_at).getTime();
 }
 
@@ -30,7 +50,12 @@ async function createCreatedAt(account: Parameters<TestApp['call']>[0], order: s
 function nextClockNotification(): Promise<void> {
   return new Promise((resolve) => {
     let done = false;
-    t.ctx.changes!.on(sandboxClockChangesChannel, () => { if (!done) { done = true; resolve(); } });
+    t.ctx.changes!.on(sandboxClockChangesChannel, () => {
+      if (!done) {
+        done = true;
+        resolve();
+      }
+    });
   });
 }
 
@@ -46,7 +71,11 @@ describe('the sandbox offset a payout stamps its rows with', () => {
     expect(await createCreatedAt(a, 'before')).toBe(now);
     expect((await t.ctx.accountClock.now(a.id, t.ctx.db, { kept: true })).getTime()).toBe(now);
 
-    const advanced = await t.call(a, { method: 'POST', url: '/api/sandbox/clock/advance', body: { days: 2 } });
+    const advanced = await t.call(a, {
+      method: 'POST',
+      url: '/api/sandbox/clock/advance',
+      body: { days: 2 },
+    });
     expect(advanced.statusCode).toBe(200);
     expect((await payout(t, a, { order: 'after-api' })).json().status).toBe('success');
     expect((await payoutCreatedAt(a.id, 'after-api')).getTime()).toBe(now + 2 * dayMs);
@@ -54,7 +83,9 @@ describe('the sandbox offset a payout stamps its rows with', () => {
 
     // Moved behind the process's back: the trigger's notification drops what it kept.
     const notified = nextClockNotification();
-    await sql`UPDATE sandbox_clocks SET offset_ms = offset_ms + ${5 * dayMs} WHERE account_id = ${a.id}`.execute(t.ctx.db);
+    await sql`UPDATE sandbox_clocks SET offset_ms = offset_ms + ${5 * dayMs} WHERE account_id = ${a.id}`.execute(
+      t.ctx.db,
+    );
     await notified;
     expect((await payout(t, a, { order: 'after-sql' })).json().status).toBe('success');
     expect((await payoutCreatedAt(a.id, 'after-sql')).getTime()).toBe(now + 7 * dayMs);

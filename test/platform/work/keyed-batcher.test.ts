@@ -6,7 +6,9 @@ import { KeyedBatcher, type Settled } from '../../../src/platform/work/keyed-bat
 
 function deferred() {
   let resolve!: () => void;
-  const promise = new Promise<void>((r) => { resolve = r; });
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }
 
@@ -22,27 +24,42 @@ describe('KeyedBatcher', () => {
     const a = ['a1', 'a2', 'a3', 'a4'].map((item) => batcher.run('w1', item));
     const b = batcher.run('w2', 'b1');
     expect(await b).toBe('B1');
-    expect(batches).toEqual([['w1', 'a1'], ['w2', 'b1']]);
+    expect(batches).toEqual([
+      ['w1', 'a1'],
+      ['w2', 'b1'],
+    ]);
     expect(batcher.size).toBe(1);
     gate.resolve();
     expect(await Promise.all(a)).toEqual(['A1', 'A2', 'A3', 'A4']);
-    expect(batches).toEqual([['w1', 'a1'], ['w2', 'b1'], ['w1', 'a2', 'a3'], ['w1', 'a4']]);
+    expect(batches).toEqual([
+      ['w1', 'a1'],
+      ['w2', 'b1'],
+      ['w1', 'a2', 'a3'],
+      ['w1', 'a4'],
+    ]);
     expect(batcher.size).toBe(0);
   });
 
   it('with gatherTurn takes each batch at the next turn of the loop, so work given in one turn runs together', async () => {
     const batches: number[][] = [];
     // A batch that never awaits anything real, like a statement on PGlite: nothing could queue while it runs.
-    const batcher = new KeyedBatcher<number, number>(async (_key, items) => {
-      batches.push([...items]);
-      return items.map((n): Settled<number> => ({ ok: true, value: n }));
-    }, 3, { gatherTurn: true });
+    const batcher = new KeyedBatcher<number, number>(
+      async (_key, items) => {
+        batches.push([...items]);
+        return items.map((n): Settled<number> => ({ ok: true, value: n }));
+      },
+      3,
+      { gatherTurn: true },
+    );
     const firstTurn = [1, 2, 3, 4].map((n) => batcher.run('k', n));
     await new Promise<void>((resolve) => setImmediate(resolve));
     const laterTurn = batcher.run('k', 5);
     expect(await Promise.all([...firstTurn, laterTurn])).toEqual([1, 2, 3, 4, 5]);
     // 5 came in the turn before the second batch was taken, and joined it.
-    expect(batches).toEqual([[1, 2, 3], [4, 5]]);
+    expect(batches).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
     // Without it the first item runs at once, alone.
     const eager: number[][] = [];
     const plain = new KeyedBatcher<number, number>(async (_key, items) => {
@@ -65,12 +82,15 @@ describe('KeyedBatcher', () => {
     expect(batcher.size).toBe(0);
   });
 
-  it('settles each item as its batch says, rejects a thrown batch\'s items, and goes on with the key', async () => {
+  it("settles each item as its batch says, rejects a thrown batch's items, and goes on with the key", async () => {
     const gate = deferred();
     const batcher = new KeyedBatcher<number, number>(async (_key, items) => {
       if (items[0] === 0) await gate.promise;
       if (items.includes(9)) throw new Error('batch failed');
-      return items.map((n): Settled<number> => (n % 2 === 0 ? { ok: true, value: n * 10 } : { ok: false, error: new Error(`odd ${n}`) }));
+      return items.map(
+        (n): Settled<number> =>
+          n % 2 === 0 ? { ok: true, value: n * 10 } : { ok: false, error: new Error(`odd ${n}`) },
+      );
     }, 8);
     const first = batcher.run('w', 0);
     const mixed = [batcher.run('w', 1), batcher.run('w', 2)];

@@ -53,13 +53,25 @@ const banks: ReadonlyArray<readonly [string, string, string]> = [
 
 const methods: ReadonlyArray<readonly [string, number, string, string, string]> = [
   ['CLP', 1, 'Webpay', 'Visa, Mastercard, Magna, American, Diners y Redcompra.', 'card'],
-  ['CLP', 2, 'Khipu', 'Utiliza tu banco, simplifica tus transferencias. (Pago Normal)', 'bank_transfer'],
+  [
+    'CLP',
+    2,
+    'Khipu',
+    'Utiliza tu banco, simplifica tus transferencias. (Pago Normal)',
+    'bank_transfer',
+  ],
   ['CLP', 4, 'ETpay', 'Recibe pagos por transferencia.', 'bank_transfer'],
   ['CLP', 6, 'Pago46', 'Paga en efectivo en comercios adheridos.', 'cash'],
   ['CLP', 9, 'MACH', 'Paga en comercios online internacionales y nacionales', 'wallet_app'],
   ['CLP', 19, 'Fintoc', 'Más simple que las transferencias', 'bank_transfer'],
   ['CLP', 23, 'Tenpo', 'Paga con tu cuenta Tenpo.', 'wallet_app'],
-  ['CLP', 26, 'Floid', 'Pagar de manera rápida y segura con tu billetera 100% digital.', 'bank_transfer'],
+  [
+    'CLP',
+    26,
+    'Floid',
+    'Pagar de manera rápida y segura con tu billetera 100% digital.',
+    'bank_transfer',
+  ],
   ['CLP', 100, 'Webpay plus 1 a 3 cuotas', 'Tarjetas de crédito en 1 a 3 cuotas.', 'card'],
   ['CLP', 101, 'Webpay plus 4 a 6 cuotas', 'Tarjetas de crédito en 4 a 6 cuotas.', 'card'],
   ['CLP', 102, 'Webpay plus 7 a 12 cuotas', 'Tarjetas de crédito en 7 a 12 cuotas.', 'card'],
@@ -69,7 +81,9 @@ const methods: ReadonlyArray<readonly [string, number, string, string, string]> 
 ];
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE cobro_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE accounts (
       id TEXT PRIMARY KEY,
@@ -98,16 +112,35 @@ export async function up(db: Kysely<any>): Promise<void> {
       sort_order INTEGER NOT NULL,
       PRIMARY KEY (currency, payment)
     );
-  `);
-  const sortedBanks = [...banks].sort((a, b) => a[0].localeCompare(b[0]) || a[2].localeCompare(b[2], 'es'));
-  await db.insertInto('banks')
-    .values(sortedBanks.map(([currency, code, name], i) => ({ currency, code, name, sort_order: i })))
+  `,
+  );
+  const sortedBanks = [...banks].sort(
+    (a, b) => a[0].localeCompare(b[0]) || a[2].localeCompare(b[2], 'es'),
+  );
+  await db
+    .insertInto('banks')
+    .values(
+      sortedBanks.map(([currency, code, name], i) => ({ currency, code, name, sort_order: i })),
+    )
     .execute();
-  await db.insertInto('payment_methods')
-    .values(methods.map(([currency, payment, name, description, kind], i) => ({ currency, payment, name, description, kind, sort_order: i })))
+  await db
+    .insertInto('payment_methods')
+    .values(
+      methods.map(([currency, payment, name, description, kind], i) => ({
+        currency,
+        payment,
+        name,
+        description,
+        kind,
+        sort_order: i,
+      })),
+    )
     .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, 'DROP TABLE payment_methods;\nDROP TABLE banks;\nDROP TABLE accounts;\nDROP TABLE cobro_meta;\n');
+  await runSql(
+    db,
+    'DROP TABLE payment_methods;\nDROP TABLE banks;\nDROP TABLE accounts;\nDROP TABLE cobro_meta;\n',
+  );
 }

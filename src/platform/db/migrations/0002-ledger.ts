@@ -4,7 +4,9 @@ import { runSql } from '../run-sql.ts';
 // Double-entry ledger. A ledger account is (owner, code, currency); its balance is the sum of its postings,
 // cached in balance_minor and updated in the same transaction as each posting. `cobro ledger verify` recomputes it.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE ledger_accounts (
       id BIGSERIAL PRIMARY KEY,
       owner TEXT NOT NULL,
@@ -33,9 +35,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     );
     CREATE INDEX postings_journal ON postings (journal_id);
     CREATE INDEX postings_account ON postings (ledger_account_id, id);
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, 'DROP TABLE postings;\nDROP TABLE journal_entries;\nDROP TABLE ledger_accounts;\n');
+  await runSql(
+    db,
+    'DROP TABLE postings;\nDROP TABLE journal_entries;\nDROP TABLE ledger_accounts;\n',
+  );
 }

@@ -3,7 +3,9 @@ import { runSql } from '../run-sql.ts';
 
 // Callback outbox: a row per callback, written in the transaction that causes it (supplement §5.1).
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE notifications (
       id TEXT PRIMARY KEY,
       account_id TEXT NOT NULL REFERENCES accounts (id),
@@ -22,7 +24,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     );
     CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status IN ('pending', 'delivering');
     CREATE INDEX notifications_account ON notifications (account_id, created_at);
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -3,7 +3,9 @@ import { runSql } from '../run-sql.ts';
 
 // Per-account sandbox clock offsets (supplement §6.3) and the wallet movement log every module appends to.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE sandbox_clocks (
       account_id TEXT PRIMARY KEY REFERENCES accounts (id),
       offset_ms BIGINT NOT NULL DEFAULT 0 CHECK (offset_ms >= 0),
@@ -28,7 +30,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     );
     CREATE INDEX wallet_movements_account ON wallet_movements (account_id, currency, seq);
     CREATE INDEX wallet_movements_reference ON wallet_movements (reference);
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

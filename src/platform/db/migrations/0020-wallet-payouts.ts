@@ -4,7 +4,9 @@ import { runSql } from '../run-sql.ts';
 // Payouts and withdrawals (seed "Wallet"), the merchant's own bank account for withdrawals, and stored
 // Idempotency-Key answers (supplement §4.4, §4.5).
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE account_bank_accounts (
       account_id TEXT PRIMARY KEY REFERENCES accounts (id),
       currency TEXT NOT NULL,
@@ -59,9 +61,13 @@ export async function up(db: Kysely<any>): Promise<void> {
       PRIMARY KEY (account_id, idem_key)
     );
     CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, 'DROP TABLE idempotency_keys;\nDROP TABLE payouts;\nDROP TABLE account_bank_accounts;\n');
+  await runSql(
+    db,
+    'DROP TABLE idempotency_keys;\nDROP TABLE payouts;\nDROP TABLE account_bank_accounts;\n',
+  );
 }

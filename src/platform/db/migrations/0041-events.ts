@@ -4,7 +4,9 @@ import { runSql } from '../run-sql.ts';
 // Events (seed "Event"): the merchant's event with its dates, per-sale service amount and beneficiaries (basis
 // points), one row per paid sale with how it divides, and each beneficiary's part of each sale.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE events (
       id TEXT PRIMARY KEY,
       account_id TEXT NOT NULL REFERENCES accounts (id),
@@ -59,9 +61,13 @@ export async function up(db: Kysely<any>): Promise<void> {
       amount_minor BIGINT NOT NULL CHECK (amount_minor >= 0),
       PRIMARY KEY (transaction_id, beneficiary_id)
     );
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, 'DROP TABLE event_sale_shares;\nDROP TABLE event_sales;\nDROP TABLE event_beneficiaries;\nDROP TABLE events;\n');
+  await runSql(
+    db,
+    'DROP TABLE event_sale_shares;\nDROP TABLE event_sales;\nDROP TABLE event_beneficiaries;\nDROP TABLE events;\n',
+  );
 }

@@ -5,11 +5,14 @@ import { runSql } from '../run-sql.ts';
 // token) or the merchant's event (from its `event` code), never both (decision 042). Fixed at creation, so a
 // later suspension or edit does not change where an accepted payment's money goes.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     ALTER TABLE transactions ADD COLUMN membership_id TEXT REFERENCES ma_memberships (id);
     ALTER TABLE transactions ADD COLUMN event_id TEXT REFERENCES events (id);
     ALTER TABLE transactions ADD CONSTRAINT transactions_one_split CHECK (membership_id IS NULL OR event_id IS NULL);
     CREATE INDEX transactions_event ON transactions (event_id) WHERE event_id IS NOT NULL;
     CREATE INDEX transactions_membership ON transactions (membership_id) WHERE membership_id IS NOT NULL
-  `);
+  `,
+  );
 }

@@ -4,7 +4,9 @@ import { runSql } from '../run-sql.ts';
 // Every settlement run records what it settled, one batch per account and currency, and each settled
 // transaction names its batch: conciliation (issue 12) lists the batches and checks them against the ledger.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE settlement_batches (
       id TEXT PRIMARY KEY,
       account_id TEXT NOT NULL REFERENCES accounts (id),
@@ -18,5 +20,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     CREATE INDEX settlement_batches_account ON settlement_batches (account_id, currency, created_at);
     ALTER TABLE transactions ADD COLUMN settlement_batch_id TEXT REFERENCES settlement_batches (id);
     CREATE INDEX transactions_settlement_batch ON transactions (settlement_batch_id) WHERE settlement_batch_id IS NOT NULL
-  `);
+  `,
+  );
 }

@@ -5,7 +5,9 @@ import { runSql } from '../run-sql.ts';
 // pricing extension (decision 100). A deleted client keeps its row for its subscriptions' history; an e-mail is
 // unique among an account's live clients, so GET /api/suclient/{email} names one client.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE su_clients (
       seq BIGSERIAL UNIQUE,
       id TEXT PRIMARY KEY,
@@ -50,7 +52,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       CHECK (type <> 'fixed' OR amount_minor IS NOT NULL)
     );
     CREATE INDEX su_plans_account ON su_plans (account_id, seq);
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

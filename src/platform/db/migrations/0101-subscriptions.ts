@@ -12,7 +12,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 /** The subscriptions themselves and their status transitions (logs.status[]). */
 async function createSubscriptions(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE su_subscriptions (
       seq BIGSERIAL UNIQUE,
       id TEXT PRIMARY KEY,
@@ -40,12 +42,15 @@ async function createSubscriptions(db: Kysely<any>): Promise<void> {
       final_status TEXT NOT NULL
     );
     CREATE INDEX su_status_logs_subscription ON su_status_logs (subscription_id, seq);
-  `);
+  `,
+  );
 }
 
 /** The cards enrolled on a subscription and the enrolment links its hosted page answers to. */
 async function createCards(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE su_cards (
       seq BIGSERIAL UNIQUE,
       id TEXT PRIMARY KEY,
@@ -72,12 +77,15 @@ async function createCards(db: Kysely<any>): Promise<void> {
       attempt_lease_until TIMESTAMPTZ
     );
     CREATE INDEX su_enrolments_subscription ON su_enrolments (subscription_id);
-  `);
+  `,
+  );
 }
 
 /** The billing cycles of a subscription and every charge made on it (verification, cycle, consumption). */
 async function createCharges(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE su_cycles (
       subscription_id TEXT NOT NULL REFERENCES su_subscriptions (id),
       cycle_number INTEGER NOT NULL CHECK (cycle_number >= 1),
@@ -106,9 +114,13 @@ async function createCharges(db: Kysely<any>): Promise<void> {
     );
     CREATE INDEX su_charges_subscription ON su_charges (subscription_id, seq);
     CREATE UNIQUE INDEX su_charges_consumption_order ON su_charges (account_id, order_ref) WHERE kind = 'consumption';
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, 'DROP TABLE su_charges;\nDROP TABLE su_cycles;\nDROP TABLE su_enrolments;\nDROP TABLE su_cards;\nDROP TABLE su_status_logs;\nDROP TABLE su_subscriptions;\n');
+  await runSql(
+    db,
+    'DROP TABLE su_charges;\nDROP TABLE su_cycles;\nDROP TABLE su_enrolments;\nDROP TABLE su_cards;\nDROP TABLE su_status_logs;\nDROP TABLE su_subscriptions;\n',
+  );
 }

@@ -7,7 +7,9 @@ import { runSql } from '../run-sql.ts';
 // settlement then no longer moves) and `nullify_status` (the latest request's state, shown by GET /api/transaction).
 // `charge_key` keeps the payment attempt's processor key, which a refund names to the processor.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE nullifications (
       id TEXT PRIMARY KEY,
       seq BIGINT GENERATED ALWAYS AS IDENTITY,
@@ -37,5 +39,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     ALTER TABLE transactions ADD COLUMN refunded_pending_minor BIGINT NOT NULL DEFAULT 0 CHECK (refunded_pending_minor >= 0);
     ALTER TABLE transactions ADD COLUMN nullify_status TEXT;
     ALTER TABLE transactions ADD COLUMN charge_key TEXT
-  `);
+  `,
+  );
 }

@@ -5,7 +5,9 @@ import { runSql } from '../run-sql.ts';
 // of the sum); each line is a store's own transaction, created with the mall and moved to success or rejected
 // with it, in the same commit (decision 122).
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE malls (
       id TEXT PRIMARY KEY,
       account_id TEXT NOT NULL REFERENCES accounts (id),
@@ -45,5 +47,6 @@ export async function up(db: Kysely<any>): Promise<void> {
       individual_order TEXT NOT NULL,
       PRIMARY KEY (mall_id, position)
     )
-  `);
+  `,
+  );
 }

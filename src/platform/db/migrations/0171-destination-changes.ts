@@ -5,7 +5,9 @@ import { runSql } from '../run-sql.ts';
 // account) is kept in destination_changes and called back to the merchant's account-level notify_url, in the
 // change's own transaction.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     ALTER TABLE accounts ADD COLUMN notify_url TEXT CHECK (notify_url IS NULL OR length(notify_url) BETWEEN 1 AND 600);
     CREATE TABLE destination_changes (
       id TEXT PRIMARY KEY,
@@ -19,7 +21,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       changed_at TIMESTAMPTZ NOT NULL
     );
     CREATE INDEX destination_changes_account ON destination_changes (account_id, changed_at);
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -5,7 +5,9 @@ import { runSql } from '../run-sql.ts';
 // a wrong CVV or bank password leaves the transaction pending until the attempts limit, and each try is kept
 // here. Card data never reaches this table: only brand and last four digits, as on the transaction.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE payment_attempts (
       id TEXT PRIMARY KEY,
       transaction_id TEXT NOT NULL REFERENCES transactions (id),
@@ -21,7 +23,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       created_at TIMESTAMPTZ NOT NULL,
       UNIQUE (transaction_id, number)
     )
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

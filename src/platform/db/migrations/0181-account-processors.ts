@@ -6,7 +6,9 @@ import { runSql } from '../run-sql.ts';
 // the return, a lost commit's status check (decision 150) and a refund find it. A payment attempt may now end
 // `abandoned` (the payer left Webpay's page: TBK_TOKEN).
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE account_processors (
       account_id TEXT PRIMARY KEY REFERENCES accounts (id),
       processor TEXT NOT NULL CHECK (processor IN ('webpay_plus')),
@@ -29,7 +31,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     CREATE INDEX processor_sessions_transaction ON processor_sessions (transaction_id);
     ALTER TABLE payment_attempts DROP CONSTRAINT payment_attempts_outcome_check;
     ALTER TABLE payment_attempts ADD CONSTRAINT payment_attempts_outcome_check CHECK (outcome IN ('approved', 'declined', 'abandoned'))
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

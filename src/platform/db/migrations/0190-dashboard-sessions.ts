@@ -5,7 +5,9 @@ import { runSql } from '../run-sql.ts';
 // only its SHA-256, so a copy of this table opens no session. `token_hash` is the account's public token hash at
 // sign-in: rotating the tokens ends every session signed in with the old ones.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE dashboard_sessions (
       id_hash TEXT PRIMARY KEY,
       account_id TEXT NOT NULL REFERENCES accounts (id),
@@ -14,7 +16,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       expires_at TIMESTAMPTZ NOT NULL
     );
     CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at);
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -5,7 +5,9 @@ import { runSql } from '../run-sql.ts';
 // batch names the bank whose format it was written for, and each payout names the one batch it went out in, so
 // a payout is exported once and its file can be written again from the database.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE TABLE payout_batches (
       id TEXT PRIMARY KEY,
       bank_sbif TEXT NOT NULL,
@@ -15,9 +17,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     );
     ALTER TABLE payouts ADD COLUMN batch_id TEXT REFERENCES payout_batches (id);
     CREATE INDEX payouts_batch ON payouts (batch_id) WHERE batch_id IS NOT NULL;
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, 'DROP INDEX payouts_batch;\nALTER TABLE payouts DROP COLUMN batch_id;\nDROP TABLE payout_batches;\n');
+  await runSql(
+    db,
+    'DROP INDEX payouts_batch;\nALTER TABLE payouts DROP COLUMN batch_id;\nDROP TABLE payout_batches;\n',
+  );
 }

@@ -5,7 +5,9 @@ import { runSql } from '../run-sql.ts';
 // settled part in its `escrow_held` ledger account until POST /api/escrow releases it to the wallet. One row per
 // held sale: what entered the hold at settlement, what is still held (refunds take from it), and when it left.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     ALTER TABLE accounts ADD COLUMN escrow BOOLEAN NOT NULL DEFAULT FALSE;
     CREATE TABLE escrow_holds (
       transaction_id TEXT PRIMARY KEY REFERENCES transactions (id),
@@ -20,7 +22,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       CHECK (released_at IS NULL OR held_minor = 0)
     );
     CREATE INDEX escrow_holds_held ON escrow_holds (account_id) WHERE released_at IS NULL
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

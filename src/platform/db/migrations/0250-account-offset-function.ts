@@ -7,9 +7,12 @@ import { runSql } from '../run-sql.ts';
 // keeps the plan of its query for the session. STABLE: it reads with the calling statement's snapshot, as the
 // subquery did. The body stays on one line: runSql splits statements at a semicolon that ends a line.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE FUNCTION cobro_account_offset_ms(account TEXT) RETURNS BIGINT LANGUAGE plpgsql STABLE AS $$ DECLARE found_ms BIGINT; BEGIN SELECT sc.offset_ms INTO found_ms FROM sandbox_clocks sc WHERE sc.account_id = account; RETURN COALESCE(found_ms, 0); END $$
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -10,5 +10,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, `CREATE INDEX transactions_settlement_due ON transactions (settle_due_at) WHERE status = 'success' AND settled_at IS NULL`);
+  await runSql(
+    db,
+    `CREATE INDEX transactions_settlement_due ON transactions (settle_due_at) WHERE status = 'success' AND settled_at IS NULL`,
+  );
 }

@@ -7,16 +7,22 @@ import { runSql } from '../run-sql.ts';
 // delivered at commit, so an advance rolled back notifies nobody. The body stays on one line: runSql splits
 // statements at a semicolon that ends a line.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE FUNCTION cobro_sandbox_clock_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_notify('cobro_sandbox_clock_changed', ''); RETURN NULL; END $$;
     CREATE TRIGGER sandbox_clocks_changed AFTER INSERT OR UPDATE OR DELETE ON sandbox_clocks
       FOR EACH STATEMENT EXECUTE FUNCTION cobro_sandbox_clock_changed()
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     DROP TRIGGER sandbox_clocks_changed ON sandbox_clocks;
     DROP FUNCTION cobro_sandbox_clock_changed()
-  `);
+  `,
+  );
 }

@@ -8,7 +8,10 @@ import { runSql } from '../run-sql.ts';
 // settles. Its predicate is implied by the scan's own conditions (`<=` is strict, so it implies IS NOT NULL),
 // whatever statuses the scan asks for.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, 'CREATE INDEX transactions_settle_due ON transactions (settle_due_at) WHERE settled_at IS NULL AND settle_due_at IS NOT NULL');
+  await runSql(
+    db,
+    'CREATE INDEX transactions_settle_due ON transactions (settle_due_at) WHERE settled_at IS NULL AND settle_due_at IS NOT NULL',
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

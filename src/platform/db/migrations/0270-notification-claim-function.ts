@@ -12,7 +12,9 @@ import { runSql } from '../run-sql.ts';
 // with their values as parameters; p_sandbox adds each account's sandbox offset to `now` as accountNowSql did.
 // Lines inside a body never end with a semicolon (runSql splits statements there).
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     DROP INDEX notifications_due;
     CREATE INDEX notifications_due ON notifications (next_attempt_at, id) WHERE status IN ('pending', 'delivering');
     CREATE FUNCTION cobro_claim_notifications(p_now TIMESTAMPTZ, p_lease_until TIMESTAMPTZ, p_lease_token TEXT, p_limit INTEGER,
@@ -65,14 +67,18 @@ export async function up(db: Kysely<any>): Promise<void> {
         next_attempt_at = COALESCE(v.next_attempt_at, n.next_attempt_at),
         delivered_at = CASE WHEN v.outcome = 'delivered' THEN p_now ELSE n.delivered_at END
       FROM v WHERE n.id = v.id AND n.lease_token = v.lease_token; END $$
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     DROP FUNCTION cobro_record_notification_attempts(TIMESTAMPTZ, TEXT[], INTEGER[], TEXT[], TEXT[], INTEGER[], INTEGER[], TEXT[], TEXT[], TIMESTAMPTZ[]);
     DROP FUNCTION cobro_claim_notifications(TIMESTAMPTZ, TIMESTAMPTZ, TEXT, INTEGER, BOOLEAN, TEXT, INTEGER, TEXT);
     DROP INDEX notifications_due;
     CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status IN ('pending', 'delivering');
-  `);
+  `,
+  );
 }

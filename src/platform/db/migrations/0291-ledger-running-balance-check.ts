@@ -8,9 +8,12 @@ import { runSql } from '../run-sql.ts';
 // failure) and its transaction rolls back. IMMUTABLE: it reads nothing. The body stays on one line: runSql splits
 // statements at a semicolon that ends a line.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE FUNCTION cobro_running_balance(account BIGINT, balance_minor BIGINT, running_minor BIGINT) RETURNS BIGINT LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN IF balance_minor IS DISTINCT FROM running_minor THEN RAISE EXCEPTION 'ledger account % would hold % but its postings run to %', account, balance_minor, running_minor USING ERRCODE = 'XX000'; END IF; RETURN balance_minor; END $$
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

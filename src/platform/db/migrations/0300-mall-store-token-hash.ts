@@ -6,7 +6,9 @@ import { runSql } from '../run-sql.ts';
 // (nothing needs the token again: the line names its store account), and answers carry the store's name instead.
 // The callbacks still in the outbox and the answers kept for idempotency replays are rewritten the same way.
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     ALTER TABLE mall_lines ADD COLUMN merchant_hash TEXT;
     UPDATE mall_lines SET merchant_hash = encode(sha256(convert_to(merchant, 'UTF8')), 'hex');
     ALTER TABLE mall_lines ALTER COLUMN merchant_hash SET NOT NULL;
@@ -22,7 +24,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       LEFT JOIN malls m ON m.id = k.body::jsonb ->> 'id'
       LEFT JOIN mall_lines l ON l.mall_id = m.id AND l.position = e.ord - 1))::text
     WHERE k.method = 'POST' AND k.path LIKE '/api/mall%' AND k.state = 'done' AND k.body LIKE '%"individual_orders"%'
-  `);
+  `,
+  );
 }
 
 export async function down(): Promise<void> {

@@ -11,7 +11,9 @@ import { runSql } from '../run-sql.ts';
 // migration 0270's statements, whole, with their planner settings (decision 270).
 // Lines inside a body never end with a semicolon (runSql splits statements there).
 export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE OR REPLACE FUNCTION cobro_claim_notifications(p_now TIMESTAMPTZ, p_lease_until TIMESTAMPTZ, p_lease_token TEXT, p_limit INTEGER,
         p_sandbox BOOLEAN, p_account TEXT, p_attempts_max INTEGER, p_lost_error TEXT)
       RETURNS TABLE (claimed_id TEXT, claimed_account_id TEXT, claimed_url TEXT, claimed_body TEXT, claimed_payload JSONB,
@@ -66,11 +68,14 @@ export async function up(db: Kysely<any>): Promise<void> {
         next_attempt_at = COALESCE(v.next_attempt_at, n.next_attempt_at),
         delivered_at = CASE WHEN v.outcome = 'delivered' THEN v.finished_at ELSE n.delivered_at END
       FROM v WHERE n.id = v.id AND n.lease_token = v.lease_token; END $$
-  `);
+  `,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, `
+  await runSql(
+    db,
+    `
     CREATE OR REPLACE FUNCTION cobro_claim_notifications(p_now TIMESTAMPTZ, p_lease_until TIMESTAMPTZ, p_lease_token TEXT, p_limit INTEGER,
         p_sandbox BOOLEAN, p_account TEXT, p_attempts_max INTEGER, p_lost_error TEXT)
       RETURNS TABLE (claimed_id TEXT, claimed_account_id TEXT, claimed_url TEXT, claimed_body TEXT, claimed_payload JSONB,
@@ -122,5 +127,6 @@ export async function down(db: Kysely<any>): Promise<void> {
         next_attempt_at = COALESCE(v.next_attempt_at, n.next_attempt_at),
         delivered_at = CASE WHEN v.outcome = 'delivered' THEN p_now ELSE n.delivered_at END
       FROM v WHERE n.id = v.id AND n.lease_token = v.lease_token; END $$
-  `);
+  `,
+  );
 }
