@@ -20,6 +20,7 @@ export function nextSteps(config: Config, demo: AccountView | null): string {
       '  A first signed call (README "A first signed call"):',
       `    SIGN=$(bin/cobro sign --token ${priv} --path /api/account)`,
       `    curl -s ${base}/api/account -H "Authorization: Bearer ${pub}" -H "Sign: $SIGN"`,
+      '  A first sale, paid with a test card, and a payout: README "Your first sale and payout"',
     );
     if (demo === null)
       lines.push('  Tokens: bin/cobro accounts list, then bin/cobro accounts show <id>');

@@ -15,8 +15,12 @@ export interface DocBlock {
 
 const notRunMarker = /<!-- example: not run: (.+?) -->\s*$/;
 
-/** The guide's ```sh blocks that call the API (a `curl` or a `sign`), with their markers and shown answers. */
-export function apiBlocks(markdown: string): DocBlock[] {
+/**
+ * The guide's ```sh blocks that call the API (a `curl` or a `sign`), with their markers and shown answers; with
+ * `commands`, also those that run the operator CLI (`bin/cobro`).
+ */
+export function apiBlocks(markdown: string, options: { commands?: boolean } = {}): DocBlock[] {
+  const runs = options.commands === true ? /\bcurl\b|\bsign\b|\bbin\/cobro\b/ : /\bcurl\b|\bsign\b/;
   const lines = markdown.split('\n');
   const blocks: DocBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -28,7 +32,7 @@ export function apiBlocks(markdown: string): DocBlock[] {
         ? lines.slice(end + 2, lines.indexOf('```', end + 2)).join('\n')
         : '';
     const script = body.join('\n');
-    if (/\bcurl\b|\bsign\b/.test(script)) {
+    if (runs.test(script)) {
       const shown = `${body.filter((l) => l.startsWith('#')).join('\n')}\n${json}`;
       blocks.push({
         line: i + 1,

@@ -15,8 +15,8 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { apiBlocks, DocShell, idReplacements, jsonDocuments } from './doc-examples.ts';
 
+// README.md's walk needs a payer in a browser between its blocks: test/browser/first-hour.test.ts runs it.
 const guides = [
-  'README.md',
   'docs/payments.md',
   'docs/wallet.md',
   'docs/marketplace.md',
