@@ -44,6 +44,9 @@ export async function signIn(
 ): Promise<{ sessionId: string; account: DashboardAccount } | null> {
   const account = await ctx.accounts.authenticatePublicToken(publicToken);
   if (account === null || !sameText(account.privateToken, privateToken)) return null;
+  // Only the account's own pair opens the dashboard (decision 540): a narrower key, or an old pair living out a
+  // rotation's grace, is for the API.
+  if (account.keyId !== 'primary') return null;
   const sessionId = crypto.randomBytes(32).toString('base64url');
   const now = ctx.clock.now();
   // Expired sessions of every account go as new ones come: the table holds only live sessions and a few stale ones.

@@ -23,6 +23,7 @@ import {
 import { processLimits, configLimits, dataDirLimits } from './process.ts';
 import { sandboxLimits } from './sandbox.ts';
 import { walletLimits } from './wallet.ts';
+import { keyLimits } from './keys.ts';
 
 export {
   transactionLimits,
@@ -34,6 +35,7 @@ export {
   conciliationLimits,
   mallLimits,
   dashboardLimits,
+  keyLimits,
 };
 export { httpLimits, configLimits, dataDirLimits };
 export { notificationAttemptsMax } from './background.ts';
