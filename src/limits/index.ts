@@ -23,7 +23,7 @@ import {
 import { processLimits, configLimits, dataDirLimits } from './process.ts';
 import { sandboxLimits } from './sandbox.ts';
 import { walletLimits } from './wallet.ts';
-import { keyLimits } from './keys.ts';
+import { keyLimits, userLimits } from './keys.ts';
 
 export {
   transactionLimits,
@@ -36,6 +36,7 @@ export {
   mallLimits,
   dashboardLimits,
   keyLimits,
+  userLimits,
 };
 export { httpLimits, configLimits, dataDirLimits };
 export { notificationAttemptsMax } from './background.ts';
