@@ -116,6 +116,31 @@ describe('dashboard users', () => {
         }
   });
 
+  it("a developer makes and revokes keys; a rotated key's grace is warned of; another account's key is not found", async () => {
+    const b = await accept(await invite('keys@example.com', 'developer'));
+    await b.get('/dashboard/keys');
+    const made = await b.post('/dashboard/keys', { scope: 'read', name: 'informes' });
+    expect(made.statusCode).toBe(200);
+    const keyId = /<td>(key[0-9a-f]{17})<\/td><td>informes<\/td>/.exec(made.body)![1]!;
+    expect(made.body).toContain('Token privado');
+    const rotated = await runOnContext(['keys', 'rotate', keyId, '--grace-hours', '5'], t.ctx);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const page = await b.get('/dashboard/keys');
+    expect(page.body).toContain(`La clave «informes» (${keyId}) deja de funcionar el`);
+    const other = await t.createAccount('Otra');
+    const foreign = await runOnContext(
+      ['keys', 'create', '--account', other.id, '--scope', 'read', '--json'],
+      t.ctx,
+    );
+    const foreignId = (JSON.parse(foreign.stdout) as { id: string }).id;
+    const before = await databaseDigest(t.ctx.db);
+    expect((await b.post('/dashboard/keys/revoke', { key_id: foreignId })).statusCode).toBe(404);
+    expect(await databaseDigest(t.ctx.db)).toBe(before);
+    const revoked = await b.post('/dashboard/keys/revoke', { key_id: keyId });
+    expect(revoked.statusCode).toBe(303);
+    expect((await b.get('/dashboard/keys?revoked=1')).body).not.toContain('deja de funcionar');
+  });
+
   it('signs in with e-mail and password; a wrong password or an unknown e-mail is refused alike', async () => {
     const b = dashboardBrowser(t);
     await b.get('/dashboard/login');
