@@ -10,6 +10,8 @@ export const keyLimits = {
   rotationGraceHoursMax: 720,
   /** The dashboard warns about a key that stops working within this long. */
   keyExpiryWarningMs: 30 * dayMs,
+  /** Expiring keys the home page names. */
+  keysShownMax: 5,
   /** An hour of a rotation's grace, as `--grace-hours` counts it. */
   graceHourMs: hourMs,
 } as const;

@@ -127,6 +127,8 @@ describe('dashboard users', () => {
     expect(rotated.code, rotated.stderr).toBe(0);
     const page = await b.get('/dashboard/keys');
     expect(page.body).toContain(`La clave «informes» (${keyId}) deja de funcionar el`);
+    const home = await browsers.get('viewer')!.get('/dashboard');
+    expect(home.body).toContain(`La clave de API «informes» (${keyId}) deja de funcionar el`);
     const other = await t.createAccount('Otra');
     const foreign = await runOnContext(
       ['keys', 'create', '--account', other.id, '--scope', 'read', '--json'],
@@ -139,6 +141,7 @@ describe('dashboard users', () => {
     const revoked = await b.post('/dashboard/keys/revoke', { key_id: keyId });
     expect(revoked.statusCode).toBe(303);
     expect((await b.get('/dashboard/keys?revoked=1')).body).not.toContain('deja de funcionar');
+    expect((await b.get('/dashboard')).body).not.toContain('deja de funcionar');
   });
 
   it('signs in with e-mail and password; a wrong password or an unknown e-mail is refused alike', async () => {

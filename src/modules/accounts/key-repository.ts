@@ -69,3 +69,23 @@ export async function liveKeyCount(db: DbOrTx, accountId: string, now: Date): Pr
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Keys still working that stop before `until`: a rotation's grace running out, soonest first. */
+export async function expiringKeysOf(
+  db: DbOrTx,
+  accountId: string,
+  now: Date,
+  until: Date,
+  rowsMax: number,
+) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'expires_at'])
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('expires_at', '<=', until)
+    .orderBy('expires_at')
+    .limit(rowsMax)
+    .execute();
+}
