@@ -95,7 +95,7 @@ export function createContext(
     paymentExtensions,
     settlementHolds,
     refundPayouts: refundPayoutFollower,
-    accounts: accountDirectory(base.db, base.secrets, base.changes ?? null),
+    accounts: accountDirectory(base.db, base.secrets, base.changes ?? null, base.clock),
     accountClock: createAccountClock(base.clock, base.config.mode, base.changes),
     dueWork: dueWorkRegistry(modules),
     referenceData: referenceData(),

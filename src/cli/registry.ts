@@ -8,6 +8,8 @@ import { accountsSetProcessor } from './commands/accounts-processor.ts';
 import { accountsRequireStrictSigning } from './commands/accounts-signing.ts';
 import { accountsSetNotifyUrl, accountsSetUrls } from './commands/accounts-urls.ts';
 import { ledgerVerify } from './commands/ledger.ts';
+import { keysCreate, keysList, keysRevoke, keysRotate } from './commands/keys.ts';
+import { usersInvite, usersList, usersTokenSignIn } from './commands/users.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { payoutsResolve } from './commands/payouts.ts';
@@ -34,6 +36,13 @@ export const commands: readonly Command[] = [
   accountsList,
   accountsShow,
   accountsRotate,
+  keysCreate,
+  keysList,
+  keysRevoke,
+  keysRotate,
+  usersInvite,
+  usersList,
+  usersTokenSignIn,
   accountsSetFee,
   signCommand,
   notificationsList,

@@ -5,9 +5,27 @@ import '@fastify/rate-limit';
 import type { AppContext } from '../platform/context.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { renderPage } from './render.ts';
-import { signIn, signOut } from './session.ts';
+import { signIn, signInUser, signOut } from './session.ts';
+import { checkPassword } from './users.ts';
 
 export const sessionCookie = 'cobro_session';
+
+function sessionCookieOptions(secure: boolean) {
+  return {
+    path: '/dashboard',
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure,
+    signed: true,
+  };
+}
+
+export function setSessionCookie(reply: FastifyReply, sessionId: string, secure: boolean): void {
+  reply.setCookie(sessionCookie, sessionId, {
+    ...sessionCookieOptions(secure),
+    maxAge: Math.floor(dashboardLimits.sessionMs / 1000),
+  });
+}
 
 /** Only a path of the dashboard itself: never another host (`//evil`) or a scheme. */
 function safeNext(value: unknown): string {
@@ -18,20 +36,14 @@ function safeNext(value: unknown): string {
     : '/dashboard';
 }
 
-function field(body: unknown, name: string): string {
+export function field(body: unknown, name: string): string {
   const value =
     body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
   return typeof value === 'string' ? value.trim().slice(0, dashboardLimits.tokenLengthMax) : '';
 }
 
 export function registerAuthPages(app: FastifyInstance, ctx: AppContext, secure: boolean): void {
-  const cookieOptions = {
-    path: '/dashboard',
-    httpOnly: true,
-    sameSite: 'strict' as const,
-    secure,
-    signed: true,
-  };
+  const cookieOptions = sessionCookieOptions(secure);
   const loginPage = (
     request: Parameters<typeof renderPage>[1],
     reply: FastifyReply,
@@ -54,6 +66,19 @@ export function registerAuthPages(app: FastifyInstance, ctx: AppContext, secure:
     { config: { dashboardPublic: true, rateLimit: signInLimit }, preHandler: app.csrfProtection },
     async (request, reply) => {
       const next = safeNext(field(request.body, 'next'));
+      // A named user signs in with e-mail and password (decision 541); the account's tokens otherwise.
+      if (field(request.body, 'email') !== '') {
+        const user = await checkPassword(
+          ctx,
+          field(request.body, 'email'),
+          field(request.body, 'password'),
+          field(request.body, 'code'),
+        );
+        if (user === null)
+          return loginPage(request, reply, 401, 'Correo, contraseña o código incorrectos.', next);
+        setSessionCookie(reply, await signInUser(ctx, user), secure);
+        return reply.code(303).redirect(next);
+      }
       const publicToken = field(request.body, 'public_token');
       const privateToken = field(request.body, 'private_token');
       if (publicToken === '' || privateToken === '')
@@ -73,10 +98,7 @@ export function registerAuthPages(app: FastifyInstance, ctx: AppContext, secure:
           'Esos tokens no corresponden a una cuenta activa.',
           next,
         );
-      reply.setCookie(sessionCookie, session.sessionId, {
-        ...cookieOptions,
-        maxAge: Math.floor(dashboardLimits.sessionMs / 1000),
-      });
+      setSessionCookie(reply, session.sessionId, secure);
       return reply.code(303).redirect(next);
     },
   );

@@ -12,7 +12,7 @@ import {
 } from '../modules/notifications/service.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { pageNumberOf } from './format.ts';
-import { accountOf, queryOf, renderMessage, renderPage } from './render.ts';
+import { accountOf, formOptions, queryOf, renderMessage, renderPage } from './render.ts';
 
 const resendNotices: Readonly<
   Record<string, { readonly kind: 'notice' | 'error'; readonly text: string }>
@@ -84,7 +84,7 @@ export function registerCallbackPages(app: FastifyInstance, ctx: AppContext): vo
     });
   });
 
-  app.post('/callbacks/:id/resend', { preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post('/callbacks/:id/resend', formOptions(app, 'developer'), async (request, reply) => {
     const account = accountOf(request);
     const { id } = request.params as { id: string };
     const retried = await retryNotification(ctx, id, account.id);

@@ -7,6 +7,8 @@ import { barChart, stepChart, type ChartOptions } from './charts.ts';
 import { formatMoney } from './format.ts';
 import { homeFigures } from './home.ts';
 import { accountOf, renderPage } from './render.ts';
+import { expiringKeysOf } from '../modules/accounts/key-repository.ts';
+import { keyLimits } from '../limits/index.ts';
 import { walletCurrencies } from './wallet.ts';
 
 /** Whether the account ever created a sale, in any currency (one row read through the account's index). */
@@ -41,6 +43,16 @@ export function registerHomePage(app: FastifyInstance, ctx: AppContext): void {
       .select('strict_signing')
       .where('id', '=', account.id)
       .executeTakeFirstOrThrow();
+    // A key living out a rotation's grace stops working soon: said where everyone lands (decision 540).
+    const now = ctx.clock.now();
+    const until = new Date(now.getTime() + keyLimits.keyExpiryWarningMs);
+    const expiringKeys = await expiringKeysOf(
+      ctx.db,
+      account.id,
+      now,
+      until,
+      keyLimits.keysShownMax,
+    );
     const format = (value: bigint) => formatMoney(value, currency);
     // Nothing to draw: a new account gets its next steps, a quiet month one line, never two empty charts.
     const anyTransaction = await hasTransactions(ctx, account.id);
@@ -54,6 +66,7 @@ export function registerHomePage(app: FastifyInstance, ctx: AppContext): void {
       currencies,
       figures,
       strictSigning,
+      expiringKeys,
       anyTransaction,
       quiet,
       baseUrl: ctx.config.publicBaseUrl,

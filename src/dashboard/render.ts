@@ -1,10 +1,11 @@
 // Renders a dashboard page: the eta template (views/*.eta, escaped by default) with what every page shows (the
 // account, the sign-out form's CSRF token, the sandbox badge) and the helpers templates format values with.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import '@fastify/view';
 import '@fastify/csrf-protection';
 import type { AppContext } from '../platform/context.ts';
 import type { DashboardAccount } from './session.ts';
+import { roleAllows, type DashboardRole } from './users.ts';
 import {
   attemptOutcomeLabels,
   callbackStatusLabels,
@@ -38,6 +39,8 @@ const sections = [
   { key: 'plans', path: '/dashboard/plans', label: 'Planes' },
   { key: 'callbacks', path: '/dashboard/callbacks', label: 'Notificaciones' },
   { key: 'sandbox', path: '/dashboard/sandbox', label: 'Reloj de pruebas' },
+  { key: 'keys', path: '/dashboard/keys', label: 'Claves de API', role: 'developer' },
+  { key: 'users', path: '/dashboard/users', label: 'Usuarios', role: 'owner' },
 ] as const;
 
 type SectionKey = (typeof sections)[number]['key'];
@@ -53,6 +56,19 @@ export function accountOf(request: FastifyRequest): DashboardAccount {
   if (request.dashboardAccount === null)
     throw new Error('dashboard route reached without a session');
   return request.dashboardAccount;
+}
+
+/** A form post's route options: the least role that may post it (decision 541) and the CSRF check. */
+export function formOptions(app: FastifyInstance, role: DashboardRole) {
+  return { config: { dashboardRole: role }, preHandler: app.csrfProtection };
+}
+
+/**
+ * Who acts on a dashboard request: the signed-in user's id, or null when the account's tokens opened the session
+ * (the account's owner). The actor of a dashboard change (issue 36's audit trail).
+ */
+export function dashboardUserOf(request: FastifyRequest): string | null {
+  return accountOf(request).userId;
 }
 
 /** A link's query string from the values that are set (`?a=1&b=2`, or nothing). */
@@ -90,7 +106,11 @@ export async function renderPage(
     account: request.dashboardAccount,
     csrf: reply.generateCsrf(),
     sandbox: ctx.config.mode === 'sandbox',
-    sections: sections.filter((s) => s.key !== 'sandbox' || ctx.config.mode === 'sandbox'),
+    sections: sections.filter(
+      (s) =>
+        (s.key !== 'sandbox' || ctx.config.mode === 'sandbox') &&
+        (!('role' in s) || roleAllows(request.dashboardAccount?.role ?? 'viewer', s.role)),
+    ),
     money: (minor: bigint, currency: string) => formatMoney(BigInt(minor), currency),
     when: (at: Date | null) => (at === null ? '' : formatInstant(at, tz)),
     /** A local timestamp the API wrote (callbacks, subscriptions), with the zone's offset. */

@@ -18,6 +18,9 @@ import { isDatabaseUnavailable } from '../platform/db/outage.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { renderMessage, securityHeaders } from './render.ts';
 import { sessionAccount } from './session.ts';
+import { roleAllows, type DashboardRole } from './users.ts';
+import { registerUserPages } from './user-pages.ts';
+import { registerKeyPages } from './key-pages.ts';
 import { registerAuthPages, sessionCookie } from './auth-pages.ts';
 import { registerTransactionPages } from './transaction-pages.ts';
 import { registerWalletPages } from './wallet-pages.ts';
@@ -30,6 +33,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A dashboard route that opens without a session (sign-in, the stylesheet). */
     dashboardPublic?: boolean;
+    /** The least role that may use the route (decision 541); `viewer` when not said. */
+    dashboardRole?: DashboardRole;
   }
 }
 
@@ -135,7 +140,8 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.decorateRequest('dashboardAccount', null);
   app.addHook('onRequest', async (request, reply) => {
     securityHeaders(reply);
-    if (request.is404 || request.routeOptions.config.dashboardPublic === true) return;
+    const config = request.routeOptions.config;
+    if (request.is404 || config.dashboardPublic === true) return;
     const signed = request.cookies[sessionCookie];
     const unsigned = signed === undefined ? null : request.unsignCookie(signed);
     const account =
@@ -144,6 +150,16 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
         : null;
     if (account === null) return signInRedirect(request, reply);
     request.dashboardAccount = account;
+    // Every action is checked here, on the server, whatever the pages show (decision 541).
+    if (!roleAllows(account.role, config.dashboardRole ?? 'viewer'))
+      return renderMessage(
+        ctx,
+        request,
+        reply,
+        403,
+        'Sin permiso',
+        'Tu rol en esta cuenta no permite esta acción. Pide a quien administra la cuenta que cambie tu rol.',
+      );
   });
   handleErrors(app, ctx);
 
@@ -161,6 +177,8 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
   registerSubscriptionPages(app, ctx);
   registerCallbackPages(app, ctx);
   registerSandboxPages(app, ctx);
+  registerUserPages(app, ctx, secure);
+  registerKeyPages(app, ctx);
 }
 
 export async function dashboardRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

@@ -5,7 +5,7 @@ import type { AppContext } from '../platform/context.ts';
 import { drainDueWork } from '../platform/work/due-work.ts';
 import { limits } from '../limits/index.ts';
 import { formatInstant } from './format.ts';
-import { accountOf, renderPage } from './render.ts';
+import { accountOf, formOptions, renderPage } from './render.ts';
 
 const msPerHour = 3600 * 1000;
 
@@ -55,7 +55,7 @@ export function registerSandboxPages(app: FastifyInstance, ctx: AppContext): voi
     ),
   );
 
-  app.post('/sandbox/advance', { preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post('/sandbox/advance', formOptions(app, 'admin'), async (request, reply) => {
     const account = accountOf(request);
     const deltaMs = deltaOf(request.body);
     const refuse = async (problem: string) =>

@@ -1,12 +1,14 @@
 // Dashboard sessions: a merchant signs in with the account's public and private tokens and gets a random session
 // id, which the browser keeps in a signed, HttpOnly, SameSite=Strict cookie and the database keeps only hashed.
-// A session ends when it expires, when the merchant signs out, or when the account's tokens are rotated.
+// A session ends when it expires, when the merchant signs out, or when the account's tokens are rotated. A named
+// user (decision 541) signs in with e-mail and password instead; the session then carries the user's role.
 import crypto from 'node:crypto';
 import type { AppContext } from '../platform/context.ts';
 import type { Timestamp } from '../platform/db/types.ts';
 import { publicTokenHash } from '../platform/auth/tokens.ts';
 import { sha256Hex } from '../platform/auth/secrets.ts';
 import { dashboardLimits } from '../limits/index.ts';
+import type { DashboardRole, SignedInUser } from './users.ts';
 
 interface DashboardSessionTable {
   id_hash: string;
@@ -14,6 +16,7 @@ interface DashboardSessionTable {
   token_hash: string;
   created_at: Timestamp;
   expires_at: Timestamp;
+  user_id: string | null;
 }
 
 declare module '../platform/db/types.ts' {
@@ -22,11 +25,18 @@ declare module '../platform/db/types.ts' {
   }
 }
 
-/** The merchant account a dashboard request acts for. */
+/** The merchant account a dashboard request acts for, and who acts. */
 export interface DashboardAccount {
   readonly id: string;
   readonly name: string;
+  /** The signed-in user's id, or null when the account's tokens opened the session (acting as its owner). */
+  readonly userId: string | null;
+  readonly email: string | null;
+  readonly role: DashboardRole;
 }
+
+/** Sessions opened with the account's tokens keep this in place of a user's tokens' hash. */
+const userSessionMark = 'user';
 
 function sameText(a: string, b: string): boolean {
   // Hashes first, so the comparison takes the same time whatever the lengths.
@@ -36,14 +46,12 @@ function sameText(a: string, b: string): boolean {
   );
 }
 
-/** A new session for the account these tokens belong to, or null when they do not open one. */
-export async function signIn(
+async function openSession(
   ctx: AppContext,
-  publicToken: string,
-  privateToken: string,
-): Promise<{ sessionId: string; account: DashboardAccount } | null> {
-  const account = await ctx.accounts.authenticatePublicToken(publicToken);
-  if (account === null || !sameText(account.privateToken, privateToken)) return null;
+  accountId: string,
+  tokenHash: string,
+  userId: string | null,
+): Promise<string> {
   const sessionId = crypto.randomBytes(32).toString('base64url');
   const now = ctx.clock.now();
   // Expired sessions of every account go as new ones come: the table holds only live sessions and a few stale ones.
@@ -52,31 +60,78 @@ export async function signIn(
     .insertInto('dashboard_sessions')
     .values({
       id_hash: sha256Hex(sessionId),
-      account_id: account.id,
-      token_hash: publicTokenHash(publicToken),
+      account_id: accountId,
+      token_hash: tokenHash,
+      user_id: userId,
       created_at: now,
       expires_at: new Date(now.getTime() + dashboardLimits.sessionMs),
     })
     .execute();
-  return { sessionId, account: { id: account.id, name: account.name } };
+  return sessionId;
 }
 
-/** The account of a live session: not expired, the account active, its tokens the ones it signed in with. */
+/** A new session for the account these tokens belong to, or null when they do not open one. */
+export async function signIn(
+  ctx: AppContext,
+  publicToken: string,
+  privateToken: string,
+): Promise<{ sessionId: string } | null> {
+  const account = await ctx.accounts.authenticatePublicToken(publicToken);
+  if (account === null || !sameText(account.privateToken, privateToken)) return null;
+  // Only the account's own pair opens the dashboard (decision 540): a narrower key, or an old pair living out a
+  // rotation's grace, is for the API.
+  if (account.keyId !== 'primary') return null;
+  const row = await ctx.db
+    .selectFrom('accounts')
+    .select('dashboard_token_sign_in')
+    .where('id', '=', account.id)
+    .executeTakeFirst();
+  if (row?.dashboard_token_sign_in !== true) return null;
+  return { sessionId: await openSession(ctx, account.id, publicTokenHash(publicToken), null) };
+}
+
+/** A new session for a user whose password (and second factor) were checked. */
+export async function signInUser(ctx: AppContext, user: SignedInUser): Promise<string> {
+  return openSession(ctx, user.accountId, userSessionMark, user.userId);
+}
+
+/**
+ * The account of a live session: not expired, the account active, and either the user still there with a password
+ * or the account's tokens the ones it signed in with and token sign-in still allowed.
+ */
 export async function sessionAccount(
   ctx: AppContext,
   sessionId: string,
 ): Promise<DashboardAccount | null> {
   const row = await ctx.db
     .selectFrom('dashboard_sessions as s')
-    .innerJoin('accounts as a', (join) =>
-      join.onRef('a.id', '=', 's.account_id').onRef('a.public_token_hash', '=', 's.token_hash'),
+    .innerJoin('accounts as a', 'a.id', 's.account_id')
+    .leftJoin('dashboard_users as u', (join) =>
+      join.onRef('u.id', '=', 's.user_id').onRef('u.account_id', '=', 's.account_id'),
     )
-    .select(['a.id', 'a.name'])
+    .select([
+      'a.id',
+      'a.name',
+      'a.public_token_hash',
+      'a.dashboard_token_sign_in',
+      's.token_hash',
+      's.user_id',
+      'u.email',
+      'u.role',
+      'u.password_hash',
+    ])
     .where('s.id_hash', '=', sha256Hex(sessionId))
     .where('s.expires_at', '>', ctx.clock.now())
     .where('a.status', '=', 'active')
     .executeTakeFirst();
-  return row ?? null;
+  if (row === undefined) return null;
+  const account = { id: row.id, name: row.name };
+  if (row.user_id === null)
+    return row.token_hash === row.public_token_hash && row.dashboard_token_sign_in
+      ? { ...account, userId: null, email: null, role: 'owner' }
+      : null;
+  if (row.role === null || row.password_hash === null) return null;
+  return { ...account, userId: row.user_id, email: row.email, role: row.role };
 }
 
 export async function signOut(ctx: AppContext, sessionId: string): Promise<void> {

@@ -23,6 +23,7 @@ import {
 import { processLimits, configLimits, dataDirLimits } from './process.ts';
 import { sandboxLimits } from './sandbox.ts';
 import { walletLimits } from './wallet.ts';
+import { keyLimits, userLimits } from './keys.ts';
 
 export {
   transactionLimits,
@@ -34,6 +35,8 @@ export {
   conciliationLimits,
   mallLimits,
   dashboardLimits,
+  keyLimits,
+  userLimits,
 };
 export { httpLimits, configLimits, dataDirLimits };
 export { notificationAttemptsMax } from './background.ts';

@@ -56,6 +56,7 @@ describe('read-only commands', () => {
     ).toEqual([
       'accounts list',
       'accounts show',
+      'keys list',
       'ledger verify',
       'notifications list',
       'notifications show',
@@ -65,6 +66,7 @@ describe('read-only commands', () => {
       'refunds show',
       'subscriptions list',
       'subscriptions show',
+      'users list',
     ]);
   });
 

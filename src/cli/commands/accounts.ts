@@ -1,5 +1,6 @@
 import type { AccountView, RotateTarget } from '../../modules/accounts/service.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+import { graceHoursOption } from './keys.ts';
 
 function describe(a: AccountView): string {
   return [
@@ -115,9 +116,15 @@ export const accountsShow: Command = {
 
 export const accountsRotate: Command = {
   name: 'accounts rotate',
-  summary: 'Issue new credentials; the old ones stop working at once',
-  usage: 'cobro accounts rotate ID [--only tokens|webhook-secret] [--json]',
+  summary: 'Issue new credentials; the old tokens stop working at once or after --grace-hours',
+  usage: 'cobro accounts rotate ID [--only tokens|webhook-secret] [--grace-hours N] [--json]',
   options: {
+    'grace-hours': {
+      type: 'string',
+      valueName: 'N',
+      description:
+        'hours the old token pair keeps working (default 0, at most 720); see cobro keys list',
+    },
     only: {
       type: 'string',
       valueName: 'tokens|webhook-secret',
@@ -129,6 +136,7 @@ export const accountsRotate: Command = {
   examples: [
     'cobro accounts rotate acc4f6c0e3d2b1a09876',
     'cobro accounts rotate acc4f6c0e3d2b1a09876 --only webhook-secret',
+    'cobro accounts rotate acc4f6c0e3d2b1a09876 --grace-hours 24',
   ],
   needsDb: true,
   async run(ctx, args) {
@@ -139,7 +147,9 @@ export const accountsRotate: Command = {
     const { rotateAccount, rotateTargets } = await import('../../modules/accounts/service.ts');
     if (!(rotateTargets as readonly string[]).includes(only))
       return fail(`--only must be one of ${rotateTargets.join(', ')}`, 2);
-    const rotated = await rotateAccount(requireCtx(ctx), id, only as RotateTarget);
+    const grace = graceHoursOption(args);
+    if (typeof grace === 'string') return fail(grace, 2);
+    const rotated = await rotateAccount(requireCtx(ctx), id, only as RotateTarget, grace);
     if (!rotated.ok) return fail(rotated.error);
     return ok(
       args.values.json === true ? JSON.stringify(json(rotated.value)) : describe(rotated.value),

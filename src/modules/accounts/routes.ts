@@ -10,7 +10,7 @@ export async function accountRoutes(app: FastifyInstance, ctx: AppContext): Prom
   app.get(
     '/api/account',
     {
-      config: { auth: 'sign' },
+      config: { auth: 'sign', scope: 'read' },
       schema: {
         tags: ['Extensions'],
         summary: 'The account the credentials belong to (checks token and Sign)',

@@ -5,7 +5,9 @@ import type { DbOrTx } from '../../platform/db/types.ts';
 import { newId } from '../../platform/ids/ids.ts';
 import { limits } from '../../limits/index.ts';
 import { formatTimestamp } from '../../platform/time/time-format.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { findAccountRowById } from './repository.ts';
+import { graceMs, storeKey } from './keys.ts';
 
 export interface AccountView extends Credentials {
   readonly id: string;
@@ -90,32 +92,50 @@ export async function showAccount(
 export const rotateTargets = ['all', 'tokens', 'webhook-secret'] as const;
 export type RotateTarget = (typeof rotateTargets)[number];
 
-/** Issues new credentials; the old ones stop working at once. */
+/**
+ * Issues new credentials. The old tokens stop working at once, or, with `graceHours`, live on as a `full` key that
+ * expires then (decision 540), so integrations move to the new pair without downtime.
+ */
 export async function rotateAccount(
   ctx: AppContext,
   id: string,
   target: RotateTarget = 'all',
+  graceHours = 0,
 ): Promise<AccountResult<AccountView>> {
+  const grace = graceMs(graceHours);
+  if (!grace.ok) return grace;
   const row = await findAccountRowById(ctx.db, id);
   if (row === undefined) return { ok: false, error: `no account with id ${id}` };
   const fresh = newCredentials();
   const tokens = target === 'all' || target === 'tokens';
   const webhook = target === 'all' || target === 'webhook-secret';
-  await ctx.db
-    .updateTable('accounts')
-    .set({
-      ...(tokens
-        ? {
-            public_token_hash: publicTokenHash(fresh.publicToken),
-            public_token_enc: ctx.secrets.seal(fresh.publicToken),
-            private_token_enc: ctx.secrets.seal(fresh.privateToken),
-          }
-        : {}),
-      ...(webhook ? { webhook_secret_enc: ctx.secrets.seal(fresh.webhookSecret) } : {}),
-      updated_at: ctx.clock.now(),
-    })
-    .where('id', '=', id)
-    .execute();
+  const now = ctx.clock.now();
+  await inTransaction(ctx.db, async (tx) => {
+    if (tokens && grace.value > 0)
+      await storeKey(ctx, tx, {
+        accountId: id,
+        scope: 'full',
+        name: 'primary (rotated)',
+        publicToken: ctx.secrets.open(row.public_token_enc),
+        privateToken: ctx.secrets.open(row.private_token_enc),
+        expiresAt: new Date(now.getTime() + grace.value),
+      });
+    await tx
+      .updateTable('accounts')
+      .set({
+        ...(tokens
+          ? {
+              public_token_hash: publicTokenHash(fresh.publicToken),
+              public_token_enc: ctx.secrets.seal(fresh.publicToken),
+              private_token_enc: ctx.secrets.seal(fresh.privateToken),
+            }
+          : {}),
+        ...(webhook ? { webhook_secret_enc: ctx.secrets.seal(fresh.webhookSecret) } : {}),
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .execute();
+  });
   // This process's next request must not be served the old credentials (decision 190).
   ctx.accounts.forgetKept();
   return showAccount(ctx, id);

@@ -16,7 +16,7 @@ export async function conciliationRoutes(app: FastifyInstance, ctx: AppContext):
   r.post(
     '/api/conciliation',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'read' },
       schema: {
         tags: ['Conciliation'],
         summary:
@@ -40,7 +40,7 @@ export async function conciliationRoutes(app: FastifyInstance, ctx: AppContext):
   r.get(
     '/api/conciliation.csv',
     {
-      config: { produces: csvMediaType },
+      config: { produces: csvMediaType, scope: 'read' },
       schema: {
         tags: ['Extensions'],
         summary:

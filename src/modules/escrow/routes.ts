@@ -14,7 +14,7 @@ export async function escrowRoutes(app: FastifyInstance, ctx: AppContext): Promi
   r.post(
     '/api/escrow',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'full' },
       schema: {
         tags: ['Escrow'],
         summary: 'Release held sales of an escrow account to its wallet; one answer per id',

@@ -13,7 +13,7 @@ export async function eventRoutes(app: FastifyInstance, ctx: AppContext): Promis
   r.post(
     '/api/event',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'full' },
       schema: {
         tags: ['Event'],
         summary: 'Create an event with its beneficiaries',
@@ -28,6 +28,7 @@ export async function eventRoutes(app: FastifyInstance, ctx: AppContext): Promis
   r.get(
     '/api/event/:id',
     {
+      config: { scope: 'read' },
       schema: {
         tags: ['Event'],
         summary: 'One event by your identifier, with the totals of its paid sales',

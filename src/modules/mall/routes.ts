@@ -17,7 +17,7 @@ export async function mallRoutes(app: FastifyInstance, ctx: AppContext): Promise
   r.post(
     '/api/mall',
     {
-      config: { ...commandConfig, auth: 'sign' as const },
+      config: { ...commandConfig, auth: 'sign' as const, scope: 'payments' },
       schema: {
         tags,
         summary: 'One payment for several stores: each store gets its own transaction',
@@ -36,7 +36,7 @@ export async function mallRoutes(app: FastifyInstance, ctx: AppContext): Promise
   r.get(
     '/api/mall/:id',
     {
-      config: { auth: 'sign-if-sent' as const },
+      config: { auth: 'sign-if-sent' as const, scope: 'read' },
       schema: {
         tags,
         summary: "One mall with its payment and each store's line",

@@ -26,7 +26,7 @@ export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): 
   r.post(
     '/api/maclient',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'full' },
       schema: {
         ...clients,
         summary: 'Register a marketplace client',
@@ -43,6 +43,7 @@ export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): 
   r.get(
     '/api/maclient/:id',
     {
+      config: { scope: 'read' },
       schema: {
         ...clients,
         summary: 'One marketplace client',
@@ -56,7 +57,7 @@ export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): 
   r.put(
     '/api/maclient/:id',
     {
-      config: { ...commandConfig, auth: 'sign' },
+      config: { ...commandConfig, auth: 'sign', scope: 'full' },
       schema: {
         ...clients,
         summary: 'Update a marketplace client (partial); answers with its memberships',
@@ -74,7 +75,7 @@ export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): 
   r.delete(
     '/api/maclient/:id',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'full' },
       schema: {
         ...clients,
         summary: 'Suspend a marketplace client',
@@ -91,7 +92,7 @@ export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): 
   r.post(
     '/api/maaffiliation',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'full' },
       // Supplement §1.1: `affiliaction` is accepted as an alias of `affiliation` (the first wins when both come).
       preValidation: async (request) => {
         const body = request.body as Record<string, unknown> | null;
@@ -120,6 +121,7 @@ export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): 
   r.get(
     '/api/maaffiliation/:id',
     {
+      config: { scope: 'read' },
       schema: {
         ...clients,
         summary: 'One membership',
@@ -133,7 +135,7 @@ export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): 
   r.delete(
     '/api/maaffiliation/:id',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'full' },
       schema: {
         ...clients,
         summary: 'Suspend a membership',

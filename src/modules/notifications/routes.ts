@@ -15,6 +15,7 @@ export async function notificationRoutes(app: FastifyInstance, ctx: AppContext):
   r.get(
     '/api/notifications',
     {
+      config: { scope: 'read' },
       schema: {
         tags: ['Extensions'],
         summary: "List this account's callback deliveries, newest first",
@@ -46,6 +47,7 @@ export async function notificationRoutes(app: FastifyInstance, ctx: AppContext):
   r.get(
     '/api/notifications/:id',
     {
+      config: { scope: 'read' },
       schema: {
         tags: ['Extensions'],
         summary: 'One callback delivery with its payload and every attempt',
@@ -66,7 +68,7 @@ export async function notificationRoutes(app: FastifyInstance, ctx: AppContext):
   r.post(
     '/api/notifications/:id/retry',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'full' },
       schema: {
         tags: ['Extensions'],
         summary:

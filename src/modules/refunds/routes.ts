@@ -28,7 +28,7 @@ export async function refundRoutes(app: FastifyInstance, ctx: AppContext): Promi
   r.post(
     '/api/nullification',
     {
-      config: { ...commandConfig, ...signed },
+      config: { ...commandConfig, ...signed, scope: 'payments' },
       schema: {
         tags,
         summary: 'Refund all or part of a paid transaction',
@@ -63,7 +63,7 @@ export async function refundRoutes(app: FastifyInstance, ctx: AppContext): Promi
   r.get(
     '/api/nullification/:id',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         tags,
         summary: "A refund: by its own id, or a transaction's latest",

@@ -17,7 +17,7 @@ export async function sandboxRoutes(app: FastifyInstance, ctx: AppContext): Prom
   r.post(
     '/api/sandbox/clock/advance',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'full' },
       schema: {
         tags: ['Extensions'],
         summary: "Move this account's sandbox clock forward and run what became due",

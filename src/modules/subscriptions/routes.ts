@@ -74,7 +74,7 @@ function clientRoutes(app: FastifyInstance, ctx: AppContext): void {
   r.post(
     '/api/suclient',
     {
-      config: signedCommand,
+      config: { ...signedCommand, scope: 'payments' },
       schema: {
         ...clients,
         summary: 'Create a subscription client',
@@ -91,7 +91,7 @@ function clientRoutes(app: FastifyInstance, ctx: AppContext): void {
   r.get(
     '/api/suclient/customers',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         ...clients,
         summary: 'Subscription clients created in a date range (default today)',
@@ -105,7 +105,7 @@ function clientRoutes(app: FastifyInstance, ctx: AppContext): void {
   r.get(
     '/api/suclient/:id',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         ...clients,
         summary: 'One subscription client, by id or e-mail',
@@ -119,7 +119,7 @@ function clientRoutes(app: FastifyInstance, ctx: AppContext): void {
   r.put(
     '/api/suclient/:id',
     {
-      config: signedCommand,
+      config: { ...signedCommand, scope: 'payments' },
       schema: {
         ...clients,
         summary: 'Update a subscription client (partial), by id or e-mail',
@@ -137,7 +137,7 @@ function clientRoutes(app: FastifyInstance, ctx: AppContext): void {
   r.delete(
     '/api/suclient/:id',
     {
-      config: signedCommand,
+      config: { ...signedCommand, scope: 'payments' },
       schema: {
         ...clients,
         summary: 'Delete a subscription client, by id or e-mail',
@@ -159,7 +159,7 @@ function planRoutes(app: FastifyInstance, ctx: AppContext): void {
   r.post(
     '/api/suplan',
     {
-      config: signedCommand,
+      config: { ...signedCommand, scope: 'payments' },
       schema: {
         ...clients,
         summary: "Create a plan (with Cobro's pricing fields)",
@@ -174,7 +174,7 @@ function planRoutes(app: FastifyInstance, ctx: AppContext): void {
   r.get(
     '/api/suplan/plans',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         ...clients,
         summary: 'Every plan of the account',
@@ -187,7 +187,7 @@ function planRoutes(app: FastifyInstance, ctx: AppContext): void {
   r.get(
     '/api/suplan/:id',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         ...clients,
         summary: 'One plan (under the plural key `plans`)',
@@ -206,7 +206,7 @@ function subscriptionResourceRoutes(app: FastifyInstance, ctx: AppContext): void
   r.post(
     '/api/sususcription',
     {
-      config: signedCommand,
+      config: { ...signedCommand, scope: 'payments' },
       schema: {
         ...clients,
         summary: 'Subscribe a client to a plan; `url` is the hosted card enrolment page',
@@ -223,7 +223,7 @@ function subscriptionResourceRoutes(app: FastifyInstance, ctx: AppContext): void
   r.get(
     '/api/sususcription',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         ...clients,
         summary: 'Subscriptions created in a date range (v1 shape), `<status>=true` filters',
@@ -237,7 +237,7 @@ function subscriptionResourceRoutes(app: FastifyInstance, ctx: AppContext): void
   r.get(
     '/api/sususcriptionv3',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         ...clients,
         summary: 'Subscriptions created in a date range (v3 shape, with `paid[]` cycles)',
@@ -251,7 +251,7 @@ function subscriptionResourceRoutes(app: FastifyInstance, ctx: AppContext): void
   r.get(
     '/api/sususcription/:id',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         ...clients,
         summary: 'One subscription with its cards, payments and status log',
@@ -265,7 +265,7 @@ function subscriptionResourceRoutes(app: FastifyInstance, ctx: AppContext): void
   r.delete(
     '/api/sususcription/:id',
     {
-      config: signedCommand,
+      config: { ...signedCommand, scope: 'payments' },
       schema: {
         ...clients,
         summary: 'Delete a subscription: nothing is charged after it',
@@ -287,7 +287,7 @@ function cardRoutes(app: FastifyInstance, ctx: AppContext): void {
   r.post(
     '/api/suinscriptionscards',
     {
-      config: signedCommand,
+      config: { ...signedCommand, scope: 'payments' },
       schema: {
         ...clients,
         summary: "A new hosted enrolment page to add or replace the subscription's card",
@@ -304,7 +304,7 @@ function cardRoutes(app: FastifyInstance, ctx: AppContext): void {
   r.post(
     '/api/suscriptionsdeletecards',
     {
-      config: signedCommand,
+      config: { ...signedCommand, scope: 'payments' },
       schema: {
         ...clients,
         summary: 'Remove a card (`card`, or its alias `suscription`)',
@@ -326,7 +326,7 @@ function chargeRoutes(app: FastifyInstance, ctx: AppContext): void {
   r.post(
     '/api/sutransaction',
     {
-      config: signedCommand,
+      config: { ...signedCommand, scope: 'payments' },
       schema: {
         ...clients,
         summary:

@@ -22,7 +22,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: AppContext): 
   r.post(
     '/api/transaction',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'payments' },
       schema: {
         tags: ['Transaction'],
         summary: "Create a payment order; the payer's browser goes to the returned url",
@@ -43,6 +43,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: AppContext): 
   r.get(
     '/api/transaction/:id',
     {
+      config: { scope: 'read' },
       schema: {
         tags: ['Transaction'],
         summary: 'One transaction by id, payment_key or transaction_key',
@@ -60,6 +61,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: AppContext): 
   r.get(
     '/api/transaction',
     {
+      config: { scope: 'read' },
       schema: {
         tags: ['Transaction'],
         summary: 'Transactions created in a date range (default today), optionally by status',

@@ -57,7 +57,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
   r.post(
     '/api/wallet/payout',
     {
-      config: signedCommand,
+      config: { ...signedCommand, scope: 'full' },
       schema: {
         tags,
         summary: 'Pay a third party from the wallet',
@@ -87,7 +87,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
   r.post(
     '/api/wallet/withdraw',
     {
-      config: signedCommand,
+      config: { ...signedCommand, scope: 'full' },
       schema: {
         tags,
         summary: "Withdraw to the account's own bank account",
@@ -128,7 +128,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
   r.get(
     '/api/wallet',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         tags,
         summary: 'Wallet balance with the latest movements',
@@ -142,7 +142,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
   r.get(
     '/api/wallet/list',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         tags,
         summary: 'Wallet movements, paginated (at most 4000 a page)',
@@ -156,7 +156,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
   r.get(
     '/api/wallet/:id',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         tags,
         summary: 'One wallet movement',
@@ -170,7 +170,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
   r.get(
     '/api/payout/:id',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         tags,
         summary: 'One payout',
@@ -184,7 +184,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
   r.get(
     '/api/payoutv3/:id',
     {
-      config: signed,
+      config: { ...signed, scope: 'read' },
       schema: {
         tags,
         summary: 'One payout with its rejection reason',
@@ -199,7 +199,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
   r.post(
     '/api/sandbox/wallet/credit',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'full' },
       schema: {
         tags: ['Extensions'],
         summary: "Add test funds to this account's wallet (sandbox only)",

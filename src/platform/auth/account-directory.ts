@@ -1,11 +1,15 @@
 // The port through which platform code (authentication, callback signing) asks about merchant accounts without
 // importing the accounts module: modules/accounts implements it, runtime.ts wires it into the context.
 import type { KeyObject } from 'node:crypto';
+import type { KeyScope } from './key-scope.ts';
 
-/** The account a request authenticated as. */
+/** The account a request authenticated as, and the key it used (decision 540). */
 export interface AuthenticatedAccount {
   readonly id: string;
   readonly name: string;
+  /** The key's id: `primary` for the account's own pair, `key...` for a key made with `cobro keys create`. */
+  readonly keyId: string;
+  readonly scope: KeyScope;
   readonly privateToken: string;
   /** The private token as a KeyObject, made once per account kept: what the `Sign` header's HMAC is keyed with. */
   readonly signingKey: KeyObject;
@@ -14,7 +18,7 @@ export interface AuthenticatedAccount {
 }
 
 export interface AccountDirectory {
-  /** The account whose public token this is, or null (unknown or rotated token). */
+  /** The account whose public token this is, or null (unknown, revoked or expired token, or one rotated away). */
   authenticatePublicToken(publicToken: string): Promise<AuthenticatedAccount | null>;
   /**
    * Drops every account kept in memory (decision 190): called by this process right after it changed one, so its

@@ -8,6 +8,7 @@ import type { AuthenticatedAccount } from './account-directory.ts';
 import { rawBodyOf } from '../http/json-body.ts';
 import '../http/fastify-types.ts';
 import { limits } from '../../limits/index.ts';
+import { scopeAllows } from './key-scope.ts';
 
 const bearerPattern = new RegExp(`^Bearer\\s+(\\S{1,${limits.bearerTokenLengthMax}})\\s*$`, 'i');
 
@@ -83,6 +84,13 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
       }
     }
     checkStrictSignature(ctx, request, account);
+    // Authorization after authentication: a key outside its scope is refused before any handler writes anything.
+    const needed = route.config.scope ?? 'full';
+    if (!scopeAllows(account.scope, needed))
+      throw new ApiError(
+        'forbidden',
+        `this key's scope is ${account.scope}: this call needs a ${needed} key`,
+      );
   });
 }
 
@@ -90,4 +98,12 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
 export function accountOf(request: FastifyRequest): NonNullable<FastifyRequest['account']> {
   if (request.account === null) throw new Error('route requires authentication but none ran');
   return request.account;
+}
+
+/**
+ * The id of the API key a request authenticated with (`primary` for the account's own pair), or null on a route
+ * that does not authenticate: the actor of an API change (issue 36's audit trail).
+ */
+export function keyIdOf(request: FastifyRequest): string | null {
+  return request.account?.keyId ?? null;
 }

@@ -26,6 +26,8 @@ interface AccountTable {
   nullification_url: ColumnType<string | null, string | null | undefined, string | null>;
   /** Settled sales stay in escrow_held until POST /api/escrow releases them (decision 115). */
   escrow: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Whether the account's tokens open the dashboard (as its owner); off once it has users (decision 541). */
+  dashboard_token_sign_in: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 interface BankTable {

@@ -1,4 +1,5 @@
 import type { AuthenticatedAccount } from '../auth/account-directory.ts';
+import type { KeyScope } from '../auth/key-scope.ts';
 
 /**
  * How a route authenticates: none (public), Bearer token, Bearer token plus `Sign`, or Bearer token with a `Sign`
@@ -9,6 +10,11 @@ type RouteAuth = 'none' | 'token' | 'sign' | 'sign-if-sent';
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /**
+     * The least key scope that may call the route (decision 540): `read`, `payments` or `full`. Every route that
+     * authenticates names one (test/platform/auth/key-scopes.test.ts); one that does not is treated as `full`.
+     */
+    scope?: KeyScope;
     /** A media type the route answers besides JSON (its errors stay JSON), which `Accept` may ask for alone. */
     produces?: string;
   }

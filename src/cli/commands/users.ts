@@ -1,0 +1,103 @@
+// Dashboard users (decision 541): invite one with a role (a one-time sign-in link, 24 h), list them, and turn
+// signing in with the account's tokens off once an owner has a password.
+import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+
+export const usersInvite: Command = {
+  name: 'users invite',
+  summary: 'Invite a dashboard user with a role; prints a one-time sign-in link valid 24 hours',
+  usage:
+    'cobro users invite --account ID --email EMAIL --role owner|admin|developer|viewer [--json]',
+  options: {
+    account: { type: 'string', valueName: 'ID', description: 'the account id (required)' },
+    email: {
+      type: 'string',
+      description: "the user's e-mail address, their sign-in name (required)",
+    },
+    role: {
+      type: 'string',
+      valueName: 'owner|admin|developer|viewer',
+      description:
+        'viewer reads; developer also manages keys and resends callbacks; admin also moves money and changes settings; owner also manages users',
+    },
+    json: { type: 'boolean', description: 'print the invitation as one JSON object' },
+  },
+  examples: [
+    'cobro users invite --account acc4f6c0e3d2b1a09876 --email ana@example.com --role viewer',
+  ],
+  needsDb: true,
+  async run(ctx, args) {
+    const accountId = stringOption(args, 'account');
+    const email = stringOption(args, 'email');
+    const role = stringOption(args, 'role');
+    if (accountId === undefined || email === undefined || role === undefined)
+      return fail('--account, --email and --role are required', 2);
+    const { inviteUser } = await import('../../dashboard/users.ts');
+    const invited = await inviteUser(requireCtx(ctx), { accountId, email, role });
+    if (!invited.ok) return fail(invited.error, 2);
+    const i = invited.value;
+    if (args.values.json === true)
+      return ok(
+        JSON.stringify({
+          user_id: i.userId,
+          email: i.email,
+          role: i.role,
+          link: i.link,
+          expires_at: i.expiresAt,
+        }),
+      );
+    return ok(
+      [
+        `user:     ${i.userId} (${i.email}, ${i.role})`,
+        `link:     ${i.link}`,
+        `expires:  ${i.expiresAt}`,
+        '(the link works once: the user sets a password there)',
+      ].join('\n'),
+    );
+  },
+};
+
+export const usersList: Command = {
+  name: 'users list',
+  summary: "List an account's dashboard users",
+  usage: 'cobro users list --account ID [--json]',
+  options: {
+    account: { type: 'string', valueName: 'ID', description: 'the account id (required)' },
+    json: { type: 'boolean', description: 'print a JSON array of users' },
+  },
+  examples: ['cobro users list --account acc4f6c0e3d2b1a09876'],
+  needsDb: true,
+  readOnly: true,
+  async run(ctx, args) {
+    const accountId = stringOption(args, 'account');
+    if (accountId === undefined) return fail('--account is required', 2);
+    const { listUsers } = await import('../../dashboard/users.ts');
+    const users = await listUsers(requireCtx(ctx), accountId);
+    if (args.values.json === true) return ok(JSON.stringify(users));
+    if (users.length === 0) return ok('no users');
+    return ok(
+      users.map((u) => `${u.id}  ${u.role.padEnd(9)}  ${u.state.padEnd(7)}  ${u.email}`).join('\n'),
+    );
+  },
+};
+
+export const usersTokenSignIn: Command = {
+  name: 'users token-sign-in',
+  summary: "Allow or refuse signing in to the dashboard with the account's tokens",
+  usage: 'cobro users token-sign-in --account ID on|off',
+  options: {
+    account: { type: 'string', valueName: 'ID', description: 'the account id (required)' },
+  },
+  operands: [{ name: 'on|off', description: 'off once an owner has set a password' }],
+  examples: ['cobro users token-sign-in --account acc4f6c0e3d2b1a09876 off'],
+  needsDb: true,
+  async run(ctx, args) {
+    const accountId = stringOption(args, 'account');
+    const value = args.positionals[0];
+    if (accountId === undefined || (value !== 'on' && value !== 'off'))
+      return fail('usage: cobro users token-sign-in --account ID on|off', 2);
+    const { setTokenSignIn } = await import('../../dashboard/users.ts');
+    const set = await setTokenSignIn(requireCtx(ctx), accountId, value === 'on');
+    if (!set.ok) return fail(set.error);
+    return ok(`token sign-in ${value} for ${accountId}`);
+  },
+};

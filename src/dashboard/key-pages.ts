@@ -1,0 +1,55 @@
+// API keys in the dashboard (decision 540), for developers and above: the account's keys with their scope and
+// expiry (a warning while one rotated with a grace period is still working), a new key's tokens shown once, and
+// revocation. The same services `cobro keys create|list|revoke` run, scoped to the signed-in account.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../platform/context.ts';
+import { createKey, listKeys, revokeKey, type NewKey } from '../modules/accounts/keys.ts';
+import { field } from './auth-pages.ts';
+import { accountOf, dashboardUserOf, formOptions, renderPage } from './render.ts';
+
+export function registerKeyPages(app: FastifyInstance, ctx: AppContext): void {
+  const keysPage = async (
+    request: FastifyRequest,
+    reply: Parameters<typeof renderPage>[2],
+    status: number,
+    made: NewKey | null,
+    error: string | null,
+  ) => {
+    const listed = await listKeys(ctx, accountOf(request).id);
+    const keys = listed.ok ? listed.value : [];
+    return renderPage(ctx, request, reply, status, 'keys', {
+      title: 'Claves de API',
+      section: 'keys',
+      keys,
+      expiring: keys.filter((k) => k.state === 'expiring'),
+      made,
+      error,
+      revoked: (request.query as Record<string, unknown>).revoked === '1',
+    });
+  };
+  const developer = { config: { dashboardRole: 'developer' as const } };
+
+  app.get('/keys', developer, async (request, reply) => keysPage(request, reply, 200, null, null));
+
+  app.post('/keys', formOptions(app, 'developer'), async (request, reply) => {
+    const name = field(request.body, 'name');
+    const made = await createKey(ctx, {
+      accountId: accountOf(request).id,
+      scope: field(request.body, 'scope'),
+      name: name === '' ? undefined : name,
+    });
+    if (made.ok)
+      request.log.info({ keyId: made.value.id, userId: dashboardUserOf(request) }, 'key created');
+    return made.ok
+      ? keysPage(request, reply, 200, made.value, null)
+      : keysPage(request, reply, 400, null, made.error);
+  });
+
+  app.post('/keys/revoke', formOptions(app, 'developer'), async (request, reply) => {
+    const revoked = await revokeKey(ctx, field(request.body, 'key_id'), accountOf(request).id);
+    if (!revoked.ok) return keysPage(request, reply, 404, null, revoked.error);
+    // Who revoked which key: a key's end is worth a line in the log, whoever asked.
+    request.log.info({ keyId: revoked.value.id, userId: dashboardUserOf(request) }, 'key revoked');
+    return reply.code(303).redirect('/dashboard/keys?revoked=1');
+  });
+}

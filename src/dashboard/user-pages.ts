@@ -1,0 +1,188 @@
+// Dashboard users (decision 541): the invitation link's page, where an invited user sets a password; the owner's
+// users page (invite, list, turn token sign-in off); a user's own second factor. Each route names its least role.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../platform/context.ts';
+import { dashboardLimits } from '../limits/index.ts';
+import { field, setSessionCookie } from './auth-pages.ts';
+import { accountOf, formOptions, renderMessage, renderPage } from './render.ts';
+import { signInUser } from './session.ts';
+import {
+  acceptInvitation,
+  dashboardRoles,
+  enrolTotp,
+  invitationOf,
+  inviteUser,
+  listUsers,
+  passwordProblem,
+  setTokenSignIn,
+  type Invitation,
+} from './users.ts';
+import { newTotpSecret, totpUri } from './totp.ts';
+
+const base32Secret = /^[A-Z2-7]{32}$/;
+
+/** The invitation link's page: an invited user sets a password there and is signed in. */
+function registerInvitePages(app: FastifyInstance, ctx: AppContext, secure: boolean): void {
+  // As many tries a minute as the sign-in form, per client address.
+  const signInLimit = {
+    max: dashboardLimits.signInsPerMinute,
+    keyGenerator: (request: FastifyRequest) => `dashboard-sign-in:${request.ip}`,
+  };
+  const invitePage = async (
+    request: FastifyRequest,
+    reply: Parameters<typeof renderPage>[2],
+    token: string,
+    status: number,
+    error: string | null,
+  ) => {
+    const invitation = await invitationOf(ctx, token);
+    if (invitation === null)
+      return renderMessage(
+        ctx,
+        request,
+        reply,
+        404,
+        'Invitación no válida',
+        'Este enlace ya se usó o venció. Pide una nueva invitación a quien administra la cuenta.',
+      );
+    return renderPage(ctx, request, reply, status, 'invite', {
+      title: 'Crear contraseña',
+      email: invitation.email,
+      token,
+      error,
+    });
+  };
+
+  app.get('/invite', { config: { dashboardPublic: true } }, async (request, reply) =>
+    invitePage(request, reply, field(request.query, 'token'), 200, null),
+  );
+
+  app.post(
+    '/invite',
+    { config: { dashboardPublic: true, rateLimit: signInLimit }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const token = field(request.body, 'token');
+      const password = field(request.body, 'password');
+      const problem =
+        passwordProblem(password) ??
+        (password === field(request.body, 'password_again')
+          ? null
+          : 'Las dos contraseñas no coinciden.');
+      if (problem !== null) return invitePage(request, reply, token, 400, problem);
+      const user = await acceptInvitation(ctx, token, password);
+      if (user === null) return invitePage(request, reply, token, 404, null);
+      setSessionCookie(reply, await signInUser(ctx, user), secure);
+      return reply.code(303).redirect('/dashboard');
+    },
+  );
+}
+
+/** The owner's page: users and their roles, invitations, token sign-in on or off. */
+function registerUsersPage(app: FastifyInstance, ctx: AppContext): void {
+  const usersPage = async (
+    request: FastifyRequest,
+    reply: Parameters<typeof renderPage>[2],
+    status: number,
+    invited: Invitation | null,
+    error: string | null,
+  ) => {
+    const account = accountOf(request);
+    const row = await ctx.db
+      .selectFrom('accounts')
+      .select('dashboard_token_sign_in')
+      .where('id', '=', account.id)
+      .executeTakeFirstOrThrow();
+    return renderPage(ctx, request, reply, status, 'users', {
+      title: 'Usuarios',
+      section: 'users',
+      users: await listUsers(ctx, account.id),
+      roles: dashboardRoles,
+      tokenSignIn: row.dashboard_token_sign_in,
+      invited,
+      error,
+    });
+  };
+  const owner = { config: { dashboardRole: 'owner' as const } };
+
+  app.get('/users', owner, async (request, reply) => usersPage(request, reply, 200, null, null));
+
+  app.post('/users/invite', formOptions(app, 'owner'), async (request, reply) => {
+    const invited = await inviteUser(ctx, {
+      accountId: accountOf(request).id,
+      email: field(request.body, 'email'),
+      role: field(request.body, 'role'),
+    });
+    return invited.ok
+      ? usersPage(request, reply, 200, invited.value, null)
+      : usersPage(request, reply, 400, null, invited.error);
+  });
+
+  app.post('/users/token-sign-in', formOptions(app, 'owner'), async (request, reply) => {
+    const allowed = field(request.body, 'allowed') === 'on';
+    const set = await setTokenSignIn(ctx, accountOf(request).id, allowed);
+    if (!set.ok)
+      return usersPage(
+        request,
+        reply,
+        400,
+        null,
+        'Primero invita a un dueño y espera a que cree su contraseña.',
+      );
+    return reply.code(303).redirect('/dashboard/users');
+  });
+}
+
+/** A signed-in user's own second factor. */
+function registerTotpPages(app: FastifyInstance, ctx: AppContext): void {
+  app.get('/account/totp', async (request, reply) => {
+    const account = accountOf(request);
+    if (account.userId === null || account.email === null)
+      return renderMessage(
+        ctx,
+        request,
+        reply,
+        400,
+        'Sin usuario',
+        'Ingresaste con los tokens de la cuenta: el segundo factor es para usuarios con correo y contraseña.',
+      );
+    const secret = newTotpSecret();
+    return renderPage(ctx, request, reply, 200, 'totp', {
+      title: 'Segundo factor',
+      secret,
+      uri: totpUri(secret, account.email),
+      error: null,
+    });
+  });
+
+  app.post('/account/totp', formOptions(app, 'viewer'), async (request, reply) => {
+    const account = accountOf(request);
+    const secret = field(request.body, 'secret');
+    const enrolled =
+      account.userId !== null &&
+      base32Secret.test(secret) &&
+      (await enrolTotp(ctx, account.userId, secret, field(request.body, 'code')));
+    if (!enrolled)
+      return renderMessage(
+        ctx,
+        request,
+        reply,
+        400,
+        'Código incorrecto',
+        'El código no corresponde. Vuelve a la página del segundo factor e inténtalo de nuevo.',
+      );
+    return renderMessage(
+      ctx,
+      request,
+      reply,
+      200,
+      'Segundo factor activado',
+      'Desde ahora, al ingresar se te pedirá el código de tu aplicación.',
+    );
+  });
+}
+
+export function registerUserPages(app: FastifyInstance, ctx: AppContext, secure: boolean): void {
+  registerInvitePages(app, ctx, secure);
+  registerUsersPage(app, ctx);
+  registerTotpPages(app, ctx);
+}

@@ -1,0 +1,31 @@
+// Bounds on API keys and dashboard users (issue 37, decisions 540 and 541).
+import { dayMs, hourMs } from './units.ts';
+
+export const keyLimits = {
+  /** Keys one account may hold at once besides its primary pair (revoked and expired ones not counted). */
+  keysPerAccountMax: 50,
+  /** A key's name, as the merchant types it. */
+  keyNameLengthMax: 100,
+  /** The longest grace a rotation gives the old pair: 30 days. */
+  rotationGraceHoursMax: 720,
+  /** The dashboard warns about a key that stops working within this long. */
+  keyExpiryWarningMs: 30 * dayMs,
+  /** Expiring keys the home page names. */
+  keysShownMax: 5,
+  /** An hour of a rotation's grace, as `--grace-hours` counts it. */
+  graceHourMs: hourMs,
+} as const;
+
+export const userLimits = {
+  /** A one-time sign-in link of an invitation works this long. */
+  inviteMs: 24 * hourMs,
+  /** A new password's length, in characters. */
+  passwordLengthMin: 12,
+  passwordLengthMax: 200,
+  /** An e-mail address (RFC 5321's path limit). */
+  emailLengthMax: 254,
+  /** scrypt needs 128·N·r bytes (32 MiB at N = 2^15, r = 8): Node's default ceiling is just under that. */
+  scryptMemoryBytesMax: 64 * 1024 * 1024,
+  /** Users one account may have. */
+  usersPerAccountMax: 100,
+} as const;
