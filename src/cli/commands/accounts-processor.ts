@@ -1,23 +1,39 @@
 // `cobro accounts set-processor`: the account's own card acquirer in production (issue 15): Webpay Plus keys,
 // the API key sealed under COBRO_SECRET_KEY like the other secrets and never printed back.
-import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+import type { AppContext } from '../../platform/context.ts';
+import {
+  fail,
+  ok,
+  requireCtx,
+  stringOption,
+  type Command,
+  type CommandArgs,
+  type CommandOutput,
+} from '../command.ts';
+import {
+  hasOneclickOptions,
+  oneclickOptions,
+  oneclickUsage,
+  setOneclick,
+} from './oneclick-options.ts';
 
 export const accountsSetProcessor: Command = {
   name: 'accounts set-processor',
-  summary: "Set the Webpay Plus keys that take an account's card payments in production",
-  usage:
-    'cobro accounts set-processor ID --webpay-commerce-code C --webpay-api-key K [--environment integration|production|URL]',
+  summary:
+    'Set the Webpay Plus (card payments) and Oneclick Mall (subscriptions) keys of an account in production',
+  usage: `cobro accounts set-processor ID [--webpay-commerce-code C --webpay-api-key K] ${oneclickUsage} [--environment integration|production|URL]`,
   options: {
     'webpay-commerce-code': {
       type: 'string',
       valueName: 'CODE',
-      description: "Transbank's 12-digit commerce code (required)",
+      description: "Transbank's 12-digit Webpay Plus commerce code",
     },
     'webpay-api-key': {
       type: 'string',
       valueName: 'KEY',
-      description: "Transbank's API key (Tbk-Api-Key-Secret), stored encrypted (required)",
+      description: "Webpay Plus's API key (Tbk-Api-Key-Secret), stored encrypted",
     },
+    ...oneclickOptions,
     environment: {
       type: 'string',
       valueName: 'ENV',
@@ -41,8 +57,11 @@ export const accountsSetProcessor: Command = {
     const id = args.positionals[0];
     const commerceCode = stringOption(args, 'webpay-commerce-code');
     const apiKey = stringOption(args, 'webpay-api-key');
-    if (id === undefined || commerceCode === undefined || apiKey === undefined)
+    const webpay = commerceCode !== undefined || apiKey !== undefined;
+    if (id === undefined || (!webpay && !hasOneclickOptions(args)))
       return fail(`usage: ${this.usage}`, 2);
+    if (!webpay) return setOneclickOnly(c, args, id);
+    if (commerceCode === undefined || apiKey === undefined) return fail(`usage: ${this.usage}`, 2);
     const settings = {
       commerceCode,
       apiKey,
@@ -52,6 +71,10 @@ export const accountsSetProcessor: Command = {
     if (!checked.ok) return fail(checked.error, 2);
     if ((await findAccountRowById(c.db, id)) === undefined) return fail(`no account with id ${id}`);
     await saveWebpaySettings(c, id, settings, c.clock.now());
+    const oneclick = hasOneclickOptions(args)
+      ? await setOneclick(c, args, id, settings.environment)
+      : null;
+    if (oneclick?.ok === false) return fail(oneclick.error, 2);
     const note =
       c.config.mode === 'production'
         ? ''
@@ -67,7 +90,24 @@ export const accountsSetProcessor: Command = {
       );
     }
     return ok(
-      `card payments of ${id} go through Webpay Plus, commerce code ${commerceCode}, environment ${settings.environment}${note}`,
+      `card payments of ${id} go through Webpay Plus, commerce code ${commerceCode}, environment ${settings.environment}${note}${oneclick === null ? '' : `\n${oneclick.line}${note}`}`,
     );
   },
 };
+
+/** Only the Oneclick keys given: the Webpay Plus ones stay as they are. */
+async function setOneclickOnly(
+  c: AppContext,
+  args: CommandArgs,
+  id: string,
+): Promise<CommandOutput> {
+  const { findAccountRowById } = await import('../../modules/accounts/repository.ts');
+  if ((await findAccountRowById(c.db, id)) === undefined) return fail(`no account with id ${id}`);
+  const environment = stringOption(args, 'environment') ?? 'production';
+  const set = await setOneclick(c, args, id, environment);
+  if (!set.ok) return fail(set.error, 2);
+  if (args.values.json === true)
+    return ok(JSON.stringify({ account_id: id, processor: 'oneclick_mall', environment }));
+  const note = c.config.mode === 'production' ? '' : ' (used in production mode only)';
+  return ok(`${set.line}${note}`);
+}
