@@ -14,7 +14,7 @@ export interface OneclickKeys {
   readonly environmentUrl: string;
 }
 
-export interface InscriptionFinish {
+interface InscriptionFinish {
   readonly response_code?: number;
   readonly tbk_user?: string | null;
   readonly authorization_code?: string | null;
@@ -28,20 +28,20 @@ export interface OneclickDetail extends WebpayDetail {
   readonly buy_order?: string;
 }
 
-export interface OneclickAnswer {
+interface OneclickAnswer {
   readonly buy_order?: string;
   readonly card_detail?: { readonly card_number?: string | null } | null;
   readonly details?: readonly OneclickDetail[];
 }
 
-export interface OneclickRefundAnswer {
+interface OneclickRefundAnswer {
   readonly type?: string;
   readonly authorization_code?: string;
   readonly response_code?: number;
   readonly balance?: number;
 }
 
-export interface OneclickCharge {
+interface OneclickCharge {
   readonly username: string;
   readonly tbkUser: string;
   readonly buyOrder: string;

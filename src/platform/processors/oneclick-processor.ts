@@ -74,100 +74,114 @@ export interface OneclickProcessor {
   refund(request: RefundRequest): Promise<RefundOutcome | null>;
 }
 
-function oneclickProcessor(
-  ctx: AppContext,
-  accountId: string,
-  childCommerceCode: string,
+/** What the charge and refund calls need: the account, its child store and the SDK's client. */
+interface OneclickScope {
+  readonly ctx: AppContext;
+  readonly accountId: string;
+  readonly childCommerceCode: string;
+  readonly mall: OneclickMall;
+}
+
+/** Asks Transbank what became of an authorize that may have been sent: null when it has no such charge. */
+async function decided(
   mall: OneclickMall,
-): OneclickProcessor {
-  /** Asks Transbank what became of an authorize that may have been sent: null when it has no such charge. */
-  async function decided(buyOrder: string, card: StoredOneclickCard) {
-    try {
-      return outcomeOf((await mall.status(buyOrder)).details?.[0], card);
-    } catch (error) {
-      if (refusedByTransbank(error, '404')) return null;
-      throw error;
-    }
+  buyOrder: string,
+  card: StoredOneclickCard,
+): Promise<ChargeOutcome | null> {
+  try {
+    return outcomeOf((await mall.status(buyOrder)).details?.[0], card);
+  } catch (error) {
+    if (refusedByTransbank(error, '404')) return null;
+    throw error;
   }
+}
 
-  async function chargeStoredCard(request: StoredCardCharge): Promise<ChargeOutcome> {
-    const card = openCardToken(ctx, request.cardToken);
-    if (card === null)
-      return {
-        approved: false,
-        payerMessage: 'Tarjeta guardada desconocida.',
-        gatewayMessage: rejectedMessage,
-        cardBrand: null,
-        cardLast4: null,
-      };
-    const key = request.idempotencyKey;
-    const at = ctx.clock.now();
-    const previous = await findChargeRecord(ctx.db, key);
-    const order = previous ?? { buyOrder: key, childBuyOrder: `${key}c` };
-    if (previous !== undefined) {
-      const known = await decided(previous.buyOrder, card);
-      if (known !== null) {
-        await recordChargeAnswer(ctx.db, key, known.approved ? 'approved' : 'declined', at);
-        return known;
-      }
-    } else {
-      await recordChargeSent(ctx.db, {
-        idempotencyKey: key,
-        accountId,
-        ...order,
-        childCommerceCode,
-        amountMinor: request.amountMinor,
-        at,
-      });
-    }
-    let outcome: ChargeOutcome;
-    try {
-      const answer = await mall.authorize({
-        username: card.username,
-        tbkUser: card.tbkUser,
-        ...order,
-        amountMinor: request.amountMinor,
-      });
-      outcome = outcomeOf(answer.details?.[0], card);
-    } catch (error) {
-      // Refused (4xx): nothing was charged. No answer (timeout, network, 5xx): it may have been, and the record
-      // stays `sent` so that the retry asks the status first.
-      if (!refusedByTransbank(error)) throw error;
-      outcome = {
-        approved: false,
-        payerMessage: `Transbank rechazó el cargo: ${transbankMessage(error)}`,
-        gatewayMessage: rejectedMessage,
-        cardBrand: card.brand,
-        cardLast4: card.last4,
-      };
-    }
-    await recordChargeAnswer(ctx.db, key, outcome.approved ? 'approved' : 'declined', at);
-    return outcome;
+async function authorize(
+  s: OneclickScope,
+  card: StoredOneclickCard,
+  order: { buyOrder: string; childBuyOrder: string },
+  amountMinor: bigint,
+): Promise<ChargeOutcome> {
+  try {
+    const answer = await s.mall.authorize({
+      username: card.username,
+      tbkUser: card.tbkUser,
+      ...order,
+      amountMinor,
+    });
+    return outcomeOf(answer.details?.[0], card);
+  } catch (error) {
+    // Refused (4xx): nothing was charged. No answer (timeout, network, 5xx): it may have been, and the record
+    // stays `sent` so that the retry asks the status first.
+    if (!refusedByTransbank(error)) throw error;
+    return {
+      approved: false,
+      payerMessage: `Transbank rechazó el cargo: ${transbankMessage(error)}`,
+      gatewayMessage: rejectedMessage,
+      cardBrand: card.brand,
+      cardLast4: card.last4,
+    };
   }
+}
 
-  async function refund(request: RefundRequest): Promise<RefundOutcome | null> {
-    const charge = await approvedChargeFor(ctx.db, request.chargeIdempotencyKey);
-    if (charge === undefined) return null;
-    if (request.retry !== undefined) {
-      const detail = (await mall.status(charge.buyOrder)).details?.[0] ?? {};
-      if (refundAlreadyApplied(detail, request.amountMinor, request.retry))
-        return { approved: true, refundCode: `reconciled:${charge.buyOrder}` };
+async function chargeStoredCard(
+  s: OneclickScope,
+  request: StoredCardCharge,
+): Promise<ChargeOutcome> {
+  const card = openCardToken(s.ctx, request.cardToken);
+  if (card === null)
+    return {
+      approved: false,
+      payerMessage: 'Tarjeta guardada desconocida.',
+      gatewayMessage: rejectedMessage,
+      cardBrand: null,
+      cardLast4: null,
+    };
+  const key = request.idempotencyKey;
+  const at = s.ctx.clock.now();
+  const previous = await findChargeRecord(s.ctx.db, key);
+  const order = previous ?? { buyOrder: key, childBuyOrder: `${key}c` };
+  if (previous !== undefined) {
+    const known = await decided(s.mall, previous.buyOrder, card);
+    if (known !== null) {
+      await recordChargeAnswer(s.ctx.db, key, known.approved ? 'approved' : 'declined', at);
+      return known;
     }
-    try {
-      const answer = await mall.refund(charge.buyOrder, charge.childBuyOrder, request.amountMinor);
-      if (answer.type === 'REVERSED')
-        return { approved: true, refundCode: `reversed:${charge.buyOrder}` };
-      if (answer.type === 'NULLIFIED' && answer.response_code === 0)
-        return { approved: true, refundCode: String(answer.authorization_code) };
-      return { approved: false, gatewayMessage: `Oneclick refund answered ${answer.type}` };
-    } catch (error) {
-      if (refusedByTransbank(error))
-        return { approved: false, gatewayMessage: transbankMessage(error) };
-      throw error;
-    }
+  } else {
+    await recordChargeSent(s.ctx.db, {
+      idempotencyKey: key,
+      accountId: s.accountId,
+      ...order,
+      childCommerceCode: s.childCommerceCode,
+      amountMinor: request.amountMinor,
+      at,
+    });
   }
+  const outcome = await authorize(s, card, order, request.amountMinor);
+  await recordChargeAnswer(s.ctx.db, key, outcome.approved ? 'approved' : 'declined', at);
+  return outcome;
+}
 
-  return { mall, chargeStoredCard, refund };
+async function refund(s: OneclickScope, request: RefundRequest): Promise<RefundOutcome | null> {
+  const charge = await approvedChargeFor(s.ctx.db, request.chargeIdempotencyKey);
+  if (charge === undefined) return null;
+  if (request.retry !== undefined) {
+    const detail = (await s.mall.status(charge.buyOrder)).details?.[0] ?? {};
+    if (refundAlreadyApplied(detail, request.amountMinor, request.retry))
+      return { approved: true, refundCode: `reconciled:${charge.buyOrder}` };
+  }
+  try {
+    const answer = await s.mall.refund(charge.buyOrder, charge.childBuyOrder, request.amountMinor);
+    if (answer.type === 'REVERSED')
+      return { approved: true, refundCode: `reversed:${charge.buyOrder}` };
+    if (answer.type === 'NULLIFIED' && answer.response_code === 0)
+      return { approved: true, refundCode: String(answer.authorization_code) };
+    return { approved: false, gatewayMessage: `Oneclick refund answered ${answer.type}` };
+  } catch (error) {
+    if (refusedByTransbank(error))
+      return { approved: false, gatewayMessage: transbankMessage(error) };
+    throw error;
+  }
 }
 
 /** The account's Oneclick Mall processor, or null when it has no Oneclick keys. */
@@ -178,12 +192,17 @@ export async function oneclickForAccount(
   const keys = await oneclickKeys(ctx, accountId);
   if (keys === null) return null;
   const { oneclickMall } = await import('./oneclick-mall.ts');
-  return oneclickProcessor(
+  const scope: OneclickScope = {
     ctx,
     accountId,
-    keys.childCommerceCode,
-    oneclickMall(keys, transactionLimits.acquirer.requestTimeoutMs),
-  );
+    childCommerceCode: keys.childCommerceCode,
+    mall: oneclickMall(keys, transactionLimits.acquirer.requestTimeoutMs),
+  };
+  return {
+    mall: scope.mall,
+    chargeStoredCard: (request) => chargeStoredCard(scope, request),
+    refund: (request) => refund(scope, request),
+  };
 }
 
 /** `base` with the account's stored cards charged and refunded through Oneclick, when it has Oneclick keys. */
