@@ -12,6 +12,7 @@ import {
 import { getPlans } from '../modules/subscriptions/plan-service.ts';
 import { findPlan } from '../modules/subscriptions/repository.ts';
 import { dashboardLimits } from '../limits/index.ts';
+import { oneclickSummary } from '../platform/processors/oneclick-settings.ts';
 import { pageNumberOf } from './format.ts';
 import { accountOf, queryOf, renderMessage, renderPage } from './render.ts';
 
@@ -53,6 +54,11 @@ export function registerSubscriptionPages(app: FastifyInstance, ctx: AppContext)
       unknownStatus: typeof query.status === 'string' && query.status !== '' && status === null,
       previous: page > 1 ? link(page - 1) : null,
       next: page * perPage < found.total ? link(page + 1) : null,
+      // Production charges stored cards through the account's Oneclick Mall only (issue 33): shown, never edited.
+      oneclick:
+        ctx.config.mode === 'production'
+          ? { settings: await oneclickSummary(ctx.db, account.id) }
+          : null,
     });
   });
 

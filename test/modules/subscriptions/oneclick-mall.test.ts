@@ -13,6 +13,7 @@ import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
 import { refundLimits } from '../../../src/limits/index.ts';
 import { createPlan, createSuClient } from './helpers.ts';
+import { dashboardBrowser } from '../../support/dashboard.ts';
 
 let t: TestApp;
 let sim: OneclickSimulator;
@@ -138,6 +139,10 @@ describe('configuration and refusal', () => {
     expect(refused).toMatchObject({ status: 'failed', type: 'stored_cards_not_configured' });
     const bad = await setOneclick(shop.id, '--oneclick-api-key', 'has space');
     expect(bad.exitCode).toBe(2);
+    const browser = dashboardBrowser(t);
+    await browser.signIn(shop);
+    const page = await browser.get('/dashboard/subscriptions');
+    expect(page.body).toContain('stored_cards_not_configured');
   });
 
   it('the CLI stores the keys, the API key sealed', async () => {
@@ -147,6 +152,13 @@ describe('configuration and refusal', () => {
     const row = await t.ctx.db.selectFrom('account_oneclick').selectAll().executeTakeFirstOrThrow();
     expect(row.api_key_enc).not.toContain(sim.apiKey);
     expect(row.child_commerce_code).toBe(sim.childCommerceCode);
+    const browser = dashboardBrowser(t);
+    await browser.signIn(shop);
+    const page = await browser.get('/dashboard/subscriptions');
+    expect(page.body).toContain('data-testid="oneclick-settings"');
+    expect(page.body).toContain(sim.childCommerceCode);
+    expect(page.body).not.toContain(sim.apiKey);
+    expect(page.body).not.toContain('<form method="post" action="/dashboard/processor');
   });
 });
 
