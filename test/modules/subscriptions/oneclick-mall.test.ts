@@ -11,7 +11,7 @@ import {
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
-import { refundLimits } from '../../../src/limits/index.ts';
+import { refundLimits, subscriptionLimits } from '../../../src/limits/index.ts';
 import { createPlan, createSuClient } from './helpers.ts';
 import { dashboardBrowser } from '../../support/dashboard.ts';
 
@@ -221,6 +221,42 @@ describe('enrolment and charges', () => {
       .execute();
     expect(cycles.map((c) => c.status)).toContain('success');
     expect(sim.charges.has(cycles.find((c) => c.status === 'success')!.id)).toBe(true);
+  });
+
+  it('declined cycles are retried and then suspend the subscription; the activation callback was queued', async () => {
+    const plan = await createPlan(t, shop, {
+      name: 'Reintento',
+      amount: 5990,
+      interval: 'month',
+      retries_max: 1,
+      url_notify_suscription: 'https://shop.example.com/su',
+    });
+    const created = await subscribe(shop, plan);
+    await enrol(created.url!, mastercard);
+    const activation = await t.ctx.db
+      .selectFrom('notifications')
+      .select('payload')
+      .where('event_type', '=', 'subscription.activation')
+      .execute();
+    expect(activation.map((n) => JSON.stringify(n.payload))).toContainEqual(
+      expect.stringContaining(created.id!),
+    );
+    await t.ctx.db
+      .updateTable('su_subscriptions')
+      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
+      .where('id', '=', created.id!)
+      .execute();
+    await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
+    t.clock.advanceMs(subscriptionLimits.cycleRetryIntervalMs + 1000);
+    await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
+    const sub = await t.ctx.db
+      .selectFrom('su_subscriptions')
+      .select('status')
+      .where('id', '=', created.id!)
+      .executeTakeFirstOrThrow();
+    expect(sub.status).toBe('suspended');
+    const tries = [...sim.charges.values()].filter((c) => c.amount === 5990);
+    expect(tries.map((c) => c.status)).toEqual(['FAILED', 'FAILED']);
   });
 
   it('a lost authorize answer is decided by status on the retry: charged once', async () => {
