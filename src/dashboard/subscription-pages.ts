@@ -22,6 +22,12 @@ function statusOf(value: unknown): SubscriptionStatus | null {
     : null;
 }
 
+/** Production charges stored cards through the account's Oneclick Mall only (issue 33): shown, never edited. */
+async function oneclickPanel(ctx: AppContext, accountId: string) {
+  if (ctx.config.mode !== 'production') return null;
+  return { settings: await oneclickSummary(ctx.db, accountId) };
+}
+
 export function registerSubscriptionPages(app: FastifyInstance, ctx: AppContext): void {
   app.get('/subscriptions', async (request, reply) => {
     const account = accountOf(request);
@@ -54,11 +60,7 @@ export function registerSubscriptionPages(app: FastifyInstance, ctx: AppContext)
       unknownStatus: typeof query.status === 'string' && query.status !== '' && status === null,
       previous: page > 1 ? link(page - 1) : null,
       next: page * perPage < found.total ? link(page + 1) : null,
-      // Production charges stored cards through the account's Oneclick Mall only (issue 33): shown, never edited.
-      oneclick:
-        ctx.config.mode === 'production'
-          ? { settings: await oneclickSummary(ctx.db, account.id) }
-          : null,
+      oneclick: await oneclickPanel(ctx, account.id),
     });
   });
 

@@ -14,7 +14,8 @@ import {
   hasOneclickOptions,
   oneclickOptions,
   oneclickUsage,
-  setOneclick,
+  oneclickFromArgs,
+  saveOneclick,
 } from './oneclick-options.ts';
 
 export const accountsSetProcessor: Command = {
@@ -37,13 +38,14 @@ export const accountsSetProcessor: Command = {
     environment: {
       type: 'string',
       valueName: 'ENV',
-      description: 'integration, production (default) or the http(s) URL of a Webpay REST host',
+      description: 'integration, production (default) or the http(s) URL of a Transbank REST host',
     },
     json: { type: 'boolean', description: 'print the result as JSON' },
   },
   operands: [{ name: 'ID', description: 'the account id (acc...)' }],
   examples: [
     'cobro accounts set-processor acc4f6c0e3d2b1a09876 --webpay-commerce-code 597055555532 --webpay-api-key 579B532A... --environment integration',
+    'cobro accounts set-processor acc4f6c0e3d2b1a09876 --oneclick-commerce-code 597055555541 --oneclick-child-commerce-code 597055555542 --oneclick-api-key 579B532A... --environment integration',
   ],
   needsDb: true,
   async run(ctx, args) {
@@ -69,12 +71,13 @@ export const accountsSetProcessor: Command = {
     };
     const checked = checkWebpaySettings(settings);
     if (!checked.ok) return fail(checked.error, 2);
-    if ((await findAccountRowById(c.db, id)) === undefined) return fail(`no account with id ${id}`);
-    await saveWebpaySettings(c, id, settings, c.clock.now());
     const oneclick = hasOneclickOptions(args)
-      ? await setOneclick(c, args, id, settings.environment)
+      ? await oneclickFromArgs(args, settings.environment)
       : null;
     if (oneclick?.ok === false) return fail(oneclick.error, 2);
+    if ((await findAccountRowById(c.db, id)) === undefined) return fail(`no account with id ${id}`);
+    await saveWebpaySettings(c, id, settings, c.clock.now());
+    const oneclickLine = oneclick === null ? null : await saveOneclick(c, id, oneclick.settings);
     const note =
       c.config.mode === 'production'
         ? ''
@@ -90,7 +93,7 @@ export const accountsSetProcessor: Command = {
       );
     }
     return ok(
-      `card payments of ${id} go through Webpay Plus, commerce code ${commerceCode}, environment ${settings.environment}${note}${oneclick === null ? '' : `\n${oneclick.line}${note}`}`,
+      `card payments of ${id} go through Webpay Plus, commerce code ${commerceCode}, environment ${settings.environment}${note}${oneclickLine === null ? '' : `\n${oneclickLine}${note}`}`,
     );
   },
 };
@@ -104,10 +107,11 @@ async function setOneclickOnly(
   const { findAccountRowById } = await import('../../modules/accounts/repository.ts');
   if ((await findAccountRowById(c.db, id)) === undefined) return fail(`no account with id ${id}`);
   const environment = stringOption(args, 'environment') ?? 'production';
-  const set = await setOneclick(c, args, id, environment);
-  if (!set.ok) return fail(set.error, 2);
+  const checked = await oneclickFromArgs(args, environment);
+  if (!checked.ok) return fail(checked.error, 2);
+  const line = await saveOneclick(c, id, checked.settings);
   if (args.values.json === true)
     return ok(JSON.stringify({ account_id: id, processor: 'oneclick_mall', environment }));
   const note = c.config.mode === 'production' ? '' : ' (used in production mode only)';
-  return ok(`${set.line}${note}`);
+  return ok(`${line}${note}`);
 }

@@ -1,6 +1,7 @@
 // The Oneclick Mall part of `cobro accounts set-processor` (issue 33): the keys that enrol and charge the stored
 // cards of an account's subscriptions in production, the API key sealed like the Webpay Plus one.
 import type { AppContext } from '../../platform/context.ts';
+import type { OneclickSettings } from '../../platform/processors/oneclick-settings.ts';
 import { stringOption, type CommandArgs, type OptionSpec } from '../command.ts';
 
 export const oneclickOptions: OptionSpec = {
@@ -29,16 +30,12 @@ export function hasOneclickOptions(args: CommandArgs): boolean {
   return Object.keys(oneclickOptions).some((name) => stringOption(args, name) !== undefined);
 }
 
-/** Checks and stores the Oneclick keys: the line the command prints, or the error it fails with. */
-export async function setOneclick(
-  ctx: AppContext,
+/** The Oneclick keys the options give, checked: the settings to store, or the error the command fails with. */
+export async function oneclickFromArgs(
   args: CommandArgs,
-  accountId: string,
   environment: string,
-): Promise<{ ok: true; line: string } | { ok: false; error: string }> {
-  const { checkOneclickSettings, saveOneclickSettings } = await import(
-    '../../platform/processors/oneclick-settings.ts'
-  );
+): Promise<{ ok: true; settings: OneclickSettings } | { ok: false; error: string }> {
+  const { checkOneclickSettings } = await import('../../platform/processors/oneclick-settings.ts');
   const commerceCode = stringOption(args, 'oneclick-commerce-code');
   const childCommerceCode = stringOption(args, 'oneclick-child-commerce-code');
   const apiKey = stringOption(args, 'oneclick-api-key');
@@ -49,10 +46,16 @@ export async function setOneclick(
     };
   const settings = { commerceCode, childCommerceCode, apiKey, environment };
   const checked = checkOneclickSettings(settings);
-  if (!checked.ok) return checked;
-  await saveOneclickSettings(ctx, accountId, settings, ctx.clock.now());
-  return {
-    ok: true,
-    line: `subscriptions' stored cards of ${accountId} go through Oneclick Mall, commerce code ${commerceCode}, store ${childCommerceCode}, environment ${environment}`,
-  };
+  return checked.ok ? { ok: true, settings } : checked;
+}
+
+/** Stores checked Oneclick keys: the line the command prints. */
+export async function saveOneclick(
+  ctx: AppContext,
+  accountId: string,
+  s: OneclickSettings,
+): Promise<string> {
+  const { saveOneclickSettings } = await import('../../platform/processors/oneclick-settings.ts');
+  await saveOneclickSettings(ctx, accountId, s, ctx.clock.now());
+  return `subscriptions' stored cards of ${accountId} go through Oneclick Mall, commerce code ${s.commerceCode}, store ${s.childCommerceCode}, environment ${s.environment}`;
 }
