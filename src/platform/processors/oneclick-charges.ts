@@ -53,20 +53,12 @@ export async function findChargeRecord(
     : { buyOrder: row.buy_order, childBuyOrder: row.child_buy_order, state: row.state };
 }
 
-/**
- * The approved Oneclick charge a refund names: by the payment's id, or by the attempt key a refund carries (the
- * payment's `charge_key`). Undefined when the charge was not Oneclick's.
- */
+/** The approved Oneclick charge of the payment `transactionId` (its idempotency key), if Oneclick made it. */
 export async function approvedChargeFor(
   db: Db,
-  chargeKey: string,
+  transactionId: string,
 ): Promise<ChargeRecord | undefined> {
-  const byPayment = await db
-    .selectFrom('transactions')
-    .select('id')
-    .where('charge_key', '=', chargeKey)
-    .executeTakeFirst();
-  const record = await findChargeRecord(db, byPayment?.id ?? chargeKey);
+  const record = await findChargeRecord(db, transactionId);
   return record?.state === 'approved' ? record : undefined;
 }
 

@@ -163,7 +163,8 @@ async function chargeStoredCard(
 }
 
 async function refund(s: OneclickScope, request: RefundRequest): Promise<RefundOutcome | null> {
-  const charge = await approvedChargeFor(s.ctx.db, request.chargeIdempotencyKey);
+  if (request.transactionId === undefined) return null;
+  const charge = await approvedChargeFor(s.ctx.db, request.transactionId);
   if (charge === undefined) return null;
   if (request.retry !== undefined) {
     const detail = (await s.mall.status(charge.buyOrder)).details?.[0] ?? {};
