@@ -306,9 +306,10 @@ describe('refunds and deletion', () => {
     expect(sim.charges.get(id)).toMatchObject({ refunds: [2000], balance: 4000 });
   });
 
-  it('a lost refund answer is reconciled by status: refunded once', async () => {
-    const { transaction_id: id } = await paidCharge('7000', 'oc-lost-refund');
-    sim.refundFault = 'reset';
+  /** A paid charge, a refund whose call meets `fault`, the retry after the dispatch lease: refunded once. */
+  async function lostRefund(order: string, fault: 'reset' | 'drop') {
+    const { transaction_id: id } = await paidCharge('7000', order);
+    sim.refundFault = fault;
     const first = await t.call(shop, {
       method: 'POST',
       url: '/api/nullification',
@@ -326,6 +327,20 @@ describe('refunds and deletion', () => {
       .executeTakeFirstOrThrow();
     expect(n.status).toBe('reverse_completed');
     expect(sim.charges.get(id)).toMatchObject({ refunds: [3000], balance: 4000 });
+    return sim.calls.filter((c) => c.key === id).map((c) => c.op);
+  }
+
+  it('a refund Transbank applied whose answer was lost is recognised by status: refunded once', async () => {
+    expect(await lostRefund('oc-lost-refund', 'reset')).toEqual(['authorize', 'refund', 'status']);
+  });
+
+  it('a refund that never reached Transbank is sent on the retry, once', async () => {
+    expect(await lostRefund('oc-dropped-refund', 'drop')).toEqual([
+      'authorize',
+      'refund',
+      'status',
+      'refund',
+    ]);
   });
 
   it('POST /api/suscriptionsdeletecards deletes the inscription at Transbank', async () => {
