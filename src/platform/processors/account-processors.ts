@@ -146,7 +146,7 @@ export async function processorForAccount(
 ): Promise<PaymentProcessor> {
   const base = await webpayForAccount(ctx, accountId);
   if (ctx.config.mode === 'sandbox') return base;
-  const { withOneclick } = await import('./oneclick-processor.ts');
+  const { withOneclick } = await import('./oneclick-routing.ts');
   return withOneclick(ctx, accountId, base);
 }
 

@@ -13,13 +13,7 @@ import {
 } from './oneclick-charges.ts';
 import type { OneclickDetail, OneclickMall } from './oneclick-mall.ts';
 import { oneclickKeys } from './oneclick-settings.ts';
-import type {
-  ChargeOutcome,
-  PaymentProcessor,
-  RefundOutcome,
-  RefundRequest,
-  StoredCardCharge,
-} from './processor.ts';
+import type { ChargeOutcome, RefundOutcome, RefundRequest, StoredCardCharge } from './processor.ts';
 import { refundAlreadyApplied, transbankMessage } from './webpay-plus.ts';
 
 const tokenPrefix = 'oneclick:';
@@ -203,20 +197,5 @@ export async function oneclickForAccount(
     mall: scope.mall,
     chargeStoredCard: (request) => chargeStoredCard(scope, request),
     refund: (request) => refund(scope, request),
-  };
-}
-
-/** `base` with the account's stored cards charged and refunded through Oneclick, when it has Oneclick keys. */
-export async function withOneclick(
-  ctx: AppContext,
-  accountId: string,
-  base: PaymentProcessor,
-): Promise<PaymentProcessor> {
-  const oneclick = await oneclickForAccount(ctx, accountId);
-  if (oneclick === null) return base;
-  return {
-    ...base,
-    chargeStoredCard: oneclick.chargeStoredCard,
-    refund: async (request) => (await oneclick.refund(request)) ?? base.refund(request),
   };
 }
