@@ -46,7 +46,6 @@ const awaitingSplitFunctions = new Set([
   'src/modules/subscriptions/billing.ts nextEvent',
   'src/modules/subscriptions/consumption.ts openConsumptionCharge',
   'src/modules/subscriptions/enrolment.ts enrolCard',
-  'src/modules/subscriptions/enrolment.ts recordEnrolment',
   'src/modules/subscriptions/routes.ts clientRoutes',
   'src/modules/subscriptions/routes.ts subscriptionResourceRoutes',
   'src/modules/subscriptions/stored-charge.ts settleCharge',

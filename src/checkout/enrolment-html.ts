@@ -16,7 +16,7 @@ function every(view: EnrolmentContext): string {
   return view.intervalCount === 1 ? `cada ${one}` : `cada ${view.intervalCount} ${many}`;
 }
 
-function summary(view: EnrolmentContext) {
+export function summary(view: EnrolmentContext) {
   const price =
     view.amountMinor === null
       ? html`<div class="subject">Cobros según tu consumo, autorizados por el comercio.</div>`

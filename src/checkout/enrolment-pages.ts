@@ -16,6 +16,7 @@ import { invalidLinkPage } from './pages.ts';
 import { enrolmentFormPage, enrolmentResultPage } from './enrolment-html.ts';
 import { parseCardForm } from './forms.ts';
 import type { CheckoutPageKind, CheckoutRouter } from './page-kinds.ts';
+import { oneclickEnrolmentPage, registerOneclickEnrolment } from './oneclick-enrolment-pages.ts';
 
 const field = Type.Optional(Type.String({ maxLength: limits.checkoutFieldLengthMax }));
 const LinkQuery = Type.Object({
@@ -36,9 +37,13 @@ const EnrolForm = Type.Object({
 const singlePayment = 1;
 
 function register(r: CheckoutRouter, ctx: AppContext): void {
+  registerOneclickEnrolment(r, ctx);
   function show(reply: FastifyReply, view: EnrolmentContext): FastifyReply {
     if (view.enrolled) return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
     if (!view.open) return sendPage(reply, 200, enrolmentResultPage(view, 'closed', null));
+    // Production takes no card on Cobro's page: the payer registers it on Transbank's (Oneclick, issue 33).
+    if (ctx.config.mode === 'production')
+      return sendPage(reply, 200, oneclickEnrolmentPage(view, []));
     return sendPage(reply, 200, enrolmentFormPage(view, []));
   }
 
@@ -63,7 +68,7 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
       const form = request.body;
       const view = await enrolmentContext(ctx, form.token, form.validacion);
       if (view === null) return sendPage(reply, 404, invalidLinkPage());
-      if (view.enrolled || !view.open) return show(reply, view);
+      if (view.enrolled || !view.open || ctx.config.mode === 'production') return show(reply, view);
       const month = formatDate(
         await ctx.accountClock.now(view.accountId, ctx.db),
         ctx.config.timeZone,

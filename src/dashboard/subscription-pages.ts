@@ -12,6 +12,7 @@ import {
 import { getPlans } from '../modules/subscriptions/plan-service.ts';
 import { findPlan } from '../modules/subscriptions/repository.ts';
 import { dashboardLimits } from '../limits/index.ts';
+import { oneclickSummary } from '../platform/processors/oneclick-settings.ts';
 import { pageNumberOf } from './format.ts';
 import { accountOf, queryOf, renderMessage, renderPage } from './render.ts';
 
@@ -19,6 +20,12 @@ function statusOf(value: unknown): SubscriptionStatus | null {
   return typeof value === 'string' && (subscriptionStatuses as readonly string[]).includes(value)
     ? (value as SubscriptionStatus)
     : null;
+}
+
+/** Production charges stored cards through the account's Oneclick Mall only (issue 33): shown, never edited. */
+async function oneclickPanel(ctx: AppContext, accountId: string) {
+  if (ctx.config.mode !== 'production') return null;
+  return { settings: await oneclickSummary(ctx.db, accountId) };
 }
 
 export function registerSubscriptionPages(app: FastifyInstance, ctx: AppContext): void {
@@ -53,6 +60,7 @@ export function registerSubscriptionPages(app: FastifyInstance, ctx: AppContext)
       unknownStatus: typeof query.status === 'string' && query.status !== '' && status === null,
       previous: page > 1 ? link(page - 1) : null,
       next: page * perPage < found.total ? link(page + 1) : null,
+      oneclick: await oneclickPanel(ctx, account.id),
     });
   });
 

@@ -24,7 +24,7 @@ export interface BrowserHarness {
   close(): Promise<void>;
 }
 
-async function launchChromium(): Promise<Browser> {
+export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [

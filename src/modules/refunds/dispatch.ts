@@ -164,6 +164,7 @@ async function ask(ctx: AppContext, claimed: Claimed): Promise<void> {
     const processor = await processorForAccount(ctx, claimed.row.account_id);
     outcome = await processor.refund({
       chargeIdempotencyKey: claimed.chargeKey,
+      transactionId: claimed.row.transaction_id,
       authorizationCode: claimed.authorizationCode,
       idempotencyKey: claimed.row.id,
       amountMinor: BigInt(claimed.row.amount_minor),

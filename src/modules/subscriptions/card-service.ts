@@ -5,6 +5,7 @@ import { findPlan } from './repository.ts';
 import { findSubscription } from './subscription-repository.ts';
 import { createEnrolment } from './enrolment-link.ts';
 import { isFinal } from './states.ts';
+import { removeOneclickCard } from './oneclick-enrolment.ts';
 
 /** POST /api/suinscriptionscards: a new link to the hosted page; the card it enrols is the one charged from then on. */
 export async function newCardLink(ctx: AppContext, accountId: string, subscriptionId: string) {
@@ -32,7 +33,7 @@ export async function deleteCard(ctx: AppContext, accountId: string, cardId: str
       ? undefined
       : await ctx.db
           .selectFrom('su_cards')
-          .select(['id'])
+          .select(['id', 'processor_token'])
           .where('account_id', '=', accountId)
           .where('id', '=', cardId)
           .where('deleted_at', 'is', null)
@@ -44,5 +45,7 @@ export async function deleteCard(ctx: AppContext, accountId: string, cardId: str
     .set({ deleted_at: await ctx.accountClock.now(accountId, ctx.db) })
     .where('id', '=', card.id)
     .execute();
+  if (ctx.config.mode === 'production')
+    await removeOneclickCard(ctx, accountId, card.processor_token);
   return { status: 'Delete' as const, card: card.id };
 }

@@ -151,36 +151,33 @@ async function releaseClaim(ctx: AppContext, token: string, attemptKey: string):
 
 type EnrolmentRow = NonNullable<Awaited<ReturnType<typeof lockEnrolment>>>;
 
-async function recordEnrolment(
+interface StoredCard {
+  readonly token: string;
+  readonly brand: string;
+  readonly last4: string;
+}
+
+/**
+ * Records a card the processor registered on its own page (Oneclick Mall, issue 33) for the enrolment link
+ * `token`, then collects what the card made due, as `enrolCard` does for a card typed on Cobro's page.
+ */
+export async function enrolStoredCard(
   ctx: AppContext,
-  tx: Tx,
-  enrolment: EnrolmentRow,
-  card: { token: string; brand: string; last4: string },
-  attemptKey: string,
-) {
-  const sub = await lockSubscription(tx, enrolment.subscription_id);
-  if (sub === undefined) throw new Error('enrolment names a missing subscription');
-  const now = await ctx.accountClock.now(sub.account_id, tx);
-  const cardId = newId('sure', 20);
-  await tx
-    .insertInto('su_cards')
-    .values({
-      id: cardId,
-      account_id: sub.account_id,
-      client_id: sub.client_id,
-      subscription_id: sub.id,
-      brand: card.brand,
-      last4: card.last4,
-      processor_token: card.token,
-      created_at: now,
-      deleted_at: null,
-    })
-    .execute();
-  await tx
-    .updateTable('su_enrolments')
-    .set({ used_at: now, card_id: cardId, attempt_lease_until: null })
-    .where('token', '=', enrolment.token)
-    .execute();
+  token: string,
+  card: StoredCard,
+): Promise<EnrolOutcome> {
+  const recorded = await inTransaction(ctx.db, async (tx) => {
+    const row = await lockEnrolment(tx, token);
+    if (row === undefined) throw new Error('enrolment vanished');
+    if (row.used_at !== null) return null;
+    await recordEnrolment(ctx, tx, row, card, null);
+    return row.subscription_id;
+  });
+  if (recorded !== null) await collectNow(ctx, recorded);
+  return { kind: 'enrolled' };
+}
+
+async function postVerification(ctx: AppContext, tx: Tx, attemptKey: string, now: Date) {
   const amount = subscriptionLimits.verificationAmountMinor;
   await ctx.ledger.post(tx, {
     kind: journalKinds.subscriptionVerification,
@@ -220,6 +217,40 @@ async function recordEnrolment(
       },
     ],
   });
+}
+
+async function recordEnrolment(
+  ctx: AppContext,
+  tx: Tx,
+  enrolment: EnrolmentRow,
+  card: StoredCard,
+  attemptKey: string | null,
+) {
+  const sub = await lockSubscription(tx, enrolment.subscription_id);
+  if (sub === undefined) throw new Error('enrolment names a missing subscription');
+  const now = await ctx.accountClock.now(sub.account_id, tx);
+  const cardId = newId('sure', 20);
+  await tx
+    .insertInto('su_cards')
+    .values({
+      id: cardId,
+      account_id: sub.account_id,
+      client_id: sub.client_id,
+      subscription_id: sub.id,
+      brand: card.brand,
+      last4: card.last4,
+      processor_token: card.token,
+      created_at: now,
+      deleted_at: null,
+    })
+    .execute();
+  await tx
+    .updateTable('su_enrolments')
+    .set({ used_at: now, card_id: cardId, attempt_lease_until: null })
+    .where('token', '=', enrolment.token)
+    .execute();
+  // A card Transbank's own page registered (Oneclick) had no verification charge here (issue 33).
+  if (attemptKey !== null) await postVerification(ctx, tx, attemptKey, now);
   const plan = await findPlan(tx, sub.account_id, sub.plan_id);
   if (plan === undefined) throw new Error('subscription names a missing plan');
   await collectOverdue(ctx, tx, sub, plan, now);

@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { processorForAccount } from '../../platform/processors/account-processors.ts';
 import { newId, randomHex } from '../../platform/ids/ids.ts';
 import { subscriptionLimits } from '../../limits/index.ts';
 import { lockTransaction, type TransactionRow } from '../transactions/repository.ts';
@@ -160,7 +161,9 @@ export async function settleCharge(
     const { row } = claim;
     let outcome;
     try {
-      outcome = await ctx.processor.chargeStoredCard({
+      // The account's processor: the sandbox's, or Oneclick Mall in production (issue 33).
+      const processor = await processorForAccount(ctx, row.account_id);
+      outcome = await processor.chargeStoredCard({
         cardToken: claim.token,
         installments: 0,
         idempotencyKey: row.id,

@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { limits, subscriptionLimits as L, transactionLimits } from '../../limits/index.ts';
 import type { subscriptionStatuses } from './states.ts';
 import { CardBrief, ActiveCard, ChargeView } from './schemas.ts';
+import { RuleFailureBody } from '../../platform/http/schemas.ts';
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -33,11 +34,14 @@ export const SubscriptionCreateBody = Type.Object(
 );
 export type SubscriptionCreate = Static<typeof SubscriptionCreateBody>;
 
-export const SubscriptionCreateResponse = Type.Object({
-  status: Type.Literal('register'),
-  id: Type.String(),
-  url: Type.String({ description: 'The hosted page where the payer enrols a card' }),
-});
+export const SubscriptionCreateResponse = Type.Union([
+  Type.Object({
+    status: Type.Literal('register'),
+    id: Type.String(),
+    url: Type.String({ description: 'The hosted page where the payer enrols a card' }),
+  }),
+  RuleFailureBody,
+]);
 
 const flag = (status: (typeof subscriptionStatuses)[number]) =>
   Type.Optional(Type.Boolean({ description: `${status}=true lists ${status} subscriptions` }));

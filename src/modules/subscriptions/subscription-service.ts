@@ -3,7 +3,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AppContext } from '../../platform/context.ts';
 import { readInChunks } from '../../platform/db/chunked-read.ts';
-import { notFound, validationError } from '../../platform/errors/errors.ts';
+import { notFound, ruleFailure, validationError } from '../../platform/errors/errors.ts';
+import { oneclickSummary } from '../../platform/processors/oneclick-settings.ts';
 import { newId } from '../../platform/ids/ids.ts';
 import { limits, subscriptionLimits } from '../../limits/index.ts';
 import { dayRange } from './date-filter.ts';
@@ -36,6 +37,9 @@ export async function createSubscription(
     problems.amount = `not allowed on a ${plan.type} plan`;
   if (Object.keys(problems).length > 0 || plan === undefined || client === undefined)
     throw validationError(problems);
+  // Production enrols and charges cards through the account's Oneclick Mall only (issue 33).
+  if (ctx.config.mode === 'production' && (await oneclickSummary(ctx.db, accountId)) === null)
+    return ruleFailure('stored_cards_not_configured');
   const now = await ctx.accountClock.now(accountId, ctx.db);
   const id = newId('su', 20);
   await ctx.db

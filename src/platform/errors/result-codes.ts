@@ -32,6 +32,8 @@ export const resultCodes = {
     `payment method ${p.payment} (${p.currency}) cannot be taken by this account: no processor is configured for it; GET /api/paymentmethods lists what it can take`,
   processor_not_configured: () =>
     'no payment processor is configured for this account, so no payer could pay this sale; an operator sets one with cobro accounts set-processor (docs/production-payments.md)',
+  stored_cards_not_configured: () =>
+    'this account cannot charge stored cards in production: an operator sets its Transbank Oneclick Mall keys with cobro accounts set-processor --oneclick-commerce-code (docs/production-payments.md)',
   currency_not_payable: (p: { readonly currency: string }) =>
     `no payment method in ${p.currency} can be taken by this account, so no payer could pay this sale; GET /api/paymentmethods lists what it can take`,
   transaction_not_paid: (p: { readonly id: string; readonly status: string }) =>

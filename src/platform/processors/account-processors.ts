@@ -52,7 +52,7 @@ export interface WebpaySettings {
 }
 
 /** The host an `--environment` value names, or null when it names none. */
-function environmentUrl(environment: string): string | null {
+export function environmentUrl(environment: string): string | null {
   if (environment === 'integration' || environment === 'production')
     return webpayEnvironments[environment];
   if (environment.length > transactionLimits.acquirer.environmentUrlLengthMax) return null;
@@ -139,11 +139,18 @@ async function tokenOf(db: Db, attemptId: string): Promise<string | null> {
   return row?.token ?? null;
 }
 
-/** The processor that takes this account's payments (see the file's head). */
+/** The processor that takes this account's payments (see the file's head); stored cards: Oneclick (issue 33). */
 export async function processorForAccount(
   ctx: AppContext,
   accountId: string,
 ): Promise<PaymentProcessor> {
+  const base = await webpayForAccount(ctx, accountId);
+  if (ctx.config.mode === 'sandbox') return base;
+  const { withOneclick } = await import('./oneclick-routing.ts');
+  return withOneclick(ctx, accountId, base);
+}
+
+async function webpayForAccount(ctx: AppContext, accountId: string): Promise<PaymentProcessor> {
   if (ctx.config.mode === 'sandbox') return ctx.processor;
   const row = await ctx.db
     .selectFrom('account_processors')

@@ -64,6 +64,8 @@ export interface RefundRequest {
   /** The original charge's idempotency key (its payment attempt) and the authorization the processor gave it. */
   readonly chargeIdempotencyKey: string;
   readonly authorizationCode: string;
+  /** The refunded payment's id: how Oneclick finds its charge (its buy order, issue 33). */
+  readonly transactionId?: string;
   /** One per refund: a processor that supports idempotency must refund at most once per key. */
   readonly idempotencyKey: string;
   readonly amountMinor: bigint;

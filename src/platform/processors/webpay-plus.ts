@@ -28,7 +28,7 @@ export interface WebpayDeps {
 }
 
 /** The fields of Transbank's commit and status answers that Cobro reads. */
-interface WebpayDetail {
+export interface WebpayDetail {
   readonly status?: string;
   readonly response_code?: number | null;
   readonly authorization_code?: string | null;
@@ -76,7 +76,7 @@ function isApproved(detail: WebpayDetail): boolean {
 }
 
 /** The SDK's TransbankError reads "<axios error>\n<Transbank's error_message>\n": Transbank's own words. */
-function transbankMessage(error: unknown): string {
+export function transbankMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.trim().split('\n').at(-1) ?? text;
 }
@@ -86,7 +86,7 @@ function transbankMessage(error: unknown): string {
  * (issue 14): true when this refund is already in it, false when it is not; any other balance (another refund of
  * the charge in flight) throws, so nothing is decided and the dispatch asks again later.
  */
-function refundAlreadyApplied(
+export function refundAlreadyApplied(
   detail: WebpayDetail,
   amountMinor: bigint,
   retry: NonNullable<RefundRequest['retry']>,
