@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { backgroundLimits } from './background.ts';
 import { databaseLimits } from './database.ts';
+import { fintocLimits } from './fintoc.ts';
 import { requestLimits, httpLimits } from './http.ts';
 import { idempotencyLimits } from './idempotency.ts';
 import { moneyLimits } from './money.ts';
@@ -25,6 +26,7 @@ import { sandboxLimits } from './sandbox.ts';
 import { walletLimits } from './wallet.ts';
 
 export {
+  fintocLimits,
   transactionLimits,
   marketplaceLimits,
   subscriptionLimits,

@@ -1,12 +1,14 @@
 // `cobro accounts set-processor`: the account's own card acquirer in production (issue 15): Webpay Plus keys,
 // the API key sealed under COBRO_SECRET_KEY like the other secrets and never printed back.
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+import { fintocProcessorOptions, setFintoc, wantsFintoc } from './accounts-processor-fintoc.ts';
 
 export const accountsSetProcessor: Command = {
   name: 'accounts set-processor',
-  summary: "Set the Webpay Plus keys that take an account's card payments in production",
+  summary:
+    'Set the Webpay Plus keys (cards) or Fintoc keys (bank transfers, payouts) of an account in production',
   usage:
-    'cobro accounts set-processor ID --webpay-commerce-code C --webpay-api-key K [--environment integration|production|URL]',
+    'cobro accounts set-processor ID --webpay-commerce-code C --webpay-api-key K [--environment integration|production|URL]\n       cobro accounts set-processor ID --fintoc-secret-key K --fintoc-webhook-secret S [--fintoc-jws-key-file FILE --fintoc-account ID] [--environment production|URL]',
   options: {
     'webpay-commerce-code': {
       type: 'string',
@@ -23,6 +25,7 @@ export const accountsSetProcessor: Command = {
       valueName: 'ENV',
       description: 'integration, production (default) or the http(s) URL of a Webpay REST host',
     },
+    ...fintocProcessorOptions,
     json: { type: 'boolean', description: 'print the result as JSON' },
   },
   operands: [{ name: 'ID', description: 'the account id (acc...)' }],
@@ -32,6 +35,7 @@ export const accountsSetProcessor: Command = {
   needsDb: true,
   async run(ctx, args) {
     const c = requireCtx(ctx);
+    if (wantsFintoc(args)) return setFintoc(c, args, args.positionals[0]);
     const [{ findAccountRowById }, { checkWebpaySettings, saveWebpaySettings }] = await Promise.all(
       [
         import('../../modules/accounts/repository.ts'),

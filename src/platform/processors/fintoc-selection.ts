@@ -1,0 +1,48 @@
+// An account with Fintoc keys takes bank transfers in CLP through Fintoc besides whatever takes its cards
+// (decision 511): its processor is the card processor with Fintoc's `supports` added. The payment itself goes
+// through `fintocProcessorFor` (the checkout's bank-transfer method). The client is loaded by the first account
+// that has Fintoc keys, so a deployment without Fintoc never loads it (as decision 240 does for Webpay).
+import type { AppContext } from '../context.ts';
+import type { PaymentProcessor } from './processor.ts';
+
+/** Where Fintoc sends the payer back (success_url and cancel_url). */
+export const fintocReturnPath = '/gateway/fintoc/return';
+
+async function hasFintocRow(ctx: AppContext, accountId: string): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('fintoc_settings')
+    .select('account_id')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The account's Fintoc processor in production, or null (sandbox, or no Fintoc keys). */
+export async function fintocProcessorFor(
+  ctx: AppContext,
+  accountId: string,
+): Promise<PaymentProcessor | null> {
+  if (ctx.config.mode !== 'production' || !(await hasFintocRow(ctx, accountId))) return null;
+  const [{ fintocAccount }, { fintocProcessor }] = await Promise.all([
+    import('./fintoc-settings.ts'),
+    import('./fintoc-processor.ts'),
+  ]);
+  const account = await fintocAccount(ctx, ctx.db, accountId);
+  if (account === null) return null;
+  return fintocProcessor(account, { returnUrl: `${ctx.config.publicBaseUrl}${fintocReturnPath}` });
+}
+
+/** `base` (the account's card processor) with Fintoc's bank transfers added when the account has Fintoc keys. */
+export async function withFintoc(
+  ctx: AppContext,
+  accountId: string,
+  base: PaymentProcessor,
+): Promise<PaymentProcessor> {
+  if (!(await hasFintocRow(ctx, accountId))) return base;
+  return {
+    ...base,
+    supports: (kind, currency) =>
+      base.supports(kind, currency) ||
+      (kind === 'bank_transfer' && (currency === undefined || currency === 'CLP')),
+  };
+}
