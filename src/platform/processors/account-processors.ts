@@ -5,7 +5,7 @@ import type { AppContext } from '../context.ts';
 import type { Db, Timestamp } from '../db/types.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import type { PaymentProcessor } from './processor.ts';
-import { withFintoc } from './fintoc-selection.ts';
+import { fintocPayments, withFintoc } from './fintoc-selection.ts';
 
 /** Transbank's Webpay hosts, the SDK's `Environment` values (test/checkout/webpay-plus.test.ts checks they are), kept
  *  here so that naming them never loads the SDK: the SDK (axios and about 100 modules) is imported by the first
@@ -184,6 +184,7 @@ export async function anyAccountCanTake(
     .executeTakeFirst();
   if (currency !== 'CLP' || (method?.kind !== 'card' && method?.kind !== 'bank_transfer'))
     return false;
+  if (method.kind === 'bank_transfer' && !fintocPayments.has(payment)) return false;
   const row = await ctx.db
     .selectFrom(method.kind === 'card' ? 'account_processors' : 'fintoc_settings')
     .select('account_id')
@@ -201,8 +202,10 @@ export function checkoutTakes(
   processor: PaymentProcessor,
   kind: string,
   currency: string,
+  payment?: number,
 ): boolean {
   if (kind === 'card') return processor.supports('card', currency);
+  if (payment !== undefined && processor.bankPayments?.has(payment) === false) return false;
   return (
     kind === 'bank_transfer' && currency === 'CLP' && processor.supports('bank_transfer', currency)
   );

@@ -5,6 +5,9 @@
 import type { AppContext } from '../context.ts';
 import type { PaymentProcessor } from './processor.ts';
 
+/** The seed's bank-transfer methods production takes through Fintoc (issue 34): ETpay, Fintoc, Floid. */
+export const fintocPayments: ReadonlySet<number> = new Set([4, 19, 26]);
+
 /** Where Fintoc sends the payer back (success_url and cancel_url). */
 export const fintocReturnPath = '/gateway/fintoc/return';
 
@@ -41,6 +44,7 @@ export async function withFintoc(
   if (!(await hasFintocRow(ctx, accountId))) return base;
   return {
     ...base,
+    ...(base.supports('bank_transfer') ? {} : { bankPayments: fintocPayments }),
     supports: (kind, currency) =>
       base.supports(kind, currency) ||
       (kind === 'bank_transfer' && (currency === undefined || currency === 'CLP')),
