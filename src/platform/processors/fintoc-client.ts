@@ -31,7 +31,7 @@ export interface FintocHost {
 }
 
 /** A Fintoc object as plain JSON (the client wraps answers in resource classes; `serialize` gives them back). */
-export type FintocObject = Record<string, unknown>;
+type FintocObject = Record<string, unknown>;
 
 export interface FintocApi {
   createCheckoutSession(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;

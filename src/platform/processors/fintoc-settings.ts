@@ -36,7 +36,7 @@ export interface FintocSettings {
 }
 
 /** The host an `--environment` value names, or null when it names none. */
-export function fintocBaseUrl(environment: string): string | null {
+function fintocBaseUrl(environment: string): string | null {
   if (environment === 'production') return fintocProductionUrl;
   if (environment.length > fintocLimits.environmentUrlLengthMax) return null;
   try {
@@ -134,11 +134,4 @@ export async function fintocAccount(
     canTransfer: jws !== null && row.source_account !== null,
     sourceAccount: row.source_account,
   };
-}
-
-/** Whether the account has Fintoc keys (production's bank-transfer methods, decision 511). */
-export async function hasFintoc(db: Db, accountId: string | null): Promise<boolean> {
-  let q = db.selectFrom('fintoc_settings').select('account_id');
-  if (accountId !== null) q = q.where('account_id', '=', accountId);
-  return (await q.limit(1).executeTakeFirst()) !== undefined;
 }
