@@ -8,6 +8,10 @@ export const fintocLimits = {
   /** A PEM RSA private key of 4096 bits is about 3.3 kB. */
   jwsKeyLengthMax: 8_192,
   accountIdLengthMax: 64,
+  /** A payout's reason_rejection as the seed's field holds it. */
+  reasonLengthMax: 200,
+  /** Fintoc's transfer `comment`. */
+  transferCommentLengthMax: 140,
   environmentUrlLengthMax: 200,
   /** A webhook event is a few kB; Fintoc's largest objects stay far below this. */
   webhookBodyBytesMax: 256 * 1024,

@@ -7,6 +7,7 @@
 //   lost:   no answer (timeout, reset, 5xx, a crash): the row stays `sending` and is sent again after
 //           fintocLimits.transferResendAfterMs with the same key, which Fintoc answers with the same transfer:
 //           never a second transfer. The webhook may resolve the payout meanwhile; the resend then changes nothing.
+import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
@@ -91,9 +92,9 @@ async function send(ctx: AppContext, payout: PayoutRow): Promise<void> {
   if (account === null || account.sourceAccount === null) return;
   const body = {
     account_id: account.sourceAccount,
-    amount: Number(payout.amount_minor),
+    amount: minorAsJsonNumber(BigInt(payout.amount_minor)),
     currency: payout.currency,
-    comment: payout.subject.slice(0, 140),
+    comment: payout.subject.slice(0, fintocLimits.transferCommentLengthMax),
     reference_id: payout.order,
     counterparty: {
       holder_id: payout.accountbank_rut,
@@ -109,7 +110,10 @@ async function send(ctx: AppContext, payout: PayoutRow): Promise<void> {
     await applyTransferResult(ctx, payout.id, String(transfer.id), transferVerdict(transfer));
   } catch (error) {
     if (fintocRefused(error)) {
-      const reason = `Fintoc: ${error.message.split('\n').join(' ')}`.slice(0, 200);
+      const reason = `Fintoc: ${error.message.split('\n').join(' ')}`.slice(
+        0,
+        fintocLimits.reasonLengthMax,
+      );
       await applyTransferResult(ctx, payout.id, null, { kind: 'failed', reason });
       return;
     }

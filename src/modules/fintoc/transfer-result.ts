@@ -2,6 +2,7 @@
 // -> banking_error with Fintoc's reason, through the wallet's transitionPayout (the seed's states, the same money
 // and callback as any resolution). Under the payout's row lock and only from an open state, so a replayed or late
 // event, or the create's own answer racing the webhook, resolves a payout once.
+import { fintocLimits } from '../../limits/index.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Timestamp } from '../../platform/db/types.ts';
@@ -30,8 +31,6 @@ export type TransferVerdict =
   | { readonly kind: 'failed'; readonly reason: string }
   | { readonly kind: 'open' };
 
-const reasonMax = 200;
-
 /** What a Fintoc transfer object says about its payout. */
 export function transferVerdict(transfer: Record<string, unknown>): TransferVerdict {
   const status = String(transfer.status ?? '');
@@ -39,7 +38,7 @@ export function transferVerdict(transfer: Record<string, unknown>): TransferVerd
   if (status === 'failed' || status === 'rejected' || status === 'returned') {
     const why = transfer.failure_reason ?? transfer.return_reason ?? transfer.reason ?? null;
     const reason = `Fintoc: transfer ${status}${typeof why === 'string' && why !== '' ? `, ${why}` : ''}`;
-    return { kind: 'failed', reason: reason.slice(0, reasonMax) };
+    return { kind: 'failed', reason: reason.slice(0, fintocLimits.reasonLengthMax) };
   }
   return { kind: 'open' };
 }

@@ -2,6 +2,7 @@
 // `redirect_url`, reached by a plain link: no JavaScript and no widget on Cobro's pages) and comes back to
 // Cobro's return URL; Fintoc's webhook, verified with the client's WebhookSignature, settles the sale
 // (src/modules/fintoc/). Cards are not Fintoc's: an account's card acquirer stays whatever it is (decision 511).
+import { minorAsJsonNumber } from '../money/json-number.ts';
 import type { FintocAccount } from './fintoc-settings.ts';
 import type {
   ChargeOutcome,
@@ -81,7 +82,7 @@ export function fintocProcessor(
         try {
           session = await api.createCheckoutSession(
             {
-              amount: Number(r.amountMinor),
+              amount: minorAsJsonNumber(r.amountMinor),
               currency: r.currency,
               success_url: back,
               cancel_url: `${back}&cancelled=1`,
@@ -107,7 +108,7 @@ export function fintocProcessor(
         {
           resource_type: 'payment_intent',
           resource_id: r.authorizationCode,
-          amount: Number(r.amountMinor),
+          amount: minorAsJsonNumber(r.amountMinor),
         },
         r.idempotencyKey,
       );
