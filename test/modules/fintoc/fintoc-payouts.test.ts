@@ -248,4 +248,43 @@ describe('payouts through Fintoc', () => {
     ).toBe('applied');
     expect((await payoutRow(wid)).status).toBe('success');
   });
+
+  it('reconciles the Fintoc movements: an unexpected one and a missing one are reported', async () => {
+    // The simulator's transfers in the state Fintoc's webhook told Cobro.
+    for (const tr of sim.transfers.values()) {
+      const mine = await t.ctx.db
+        .selectFrom('fintoc_transfers')
+        .select('state')
+        .where('transfer_id', '=', String(tr.id))
+        .executeTakeFirst();
+      tr.status = mine?.state === 'failed' ? 'rejected' : 'succeeded';
+    }
+    const clean = await dispatch(['fintoc', 'reconcile', '--account', shop.id], t.ctx);
+    expect(clean.stdout).toMatch(/^\d+ matched, 0 reported/);
+    expect(clean.exitCode).toBe(0);
+    sim.extraMovements.push({
+      id: 'mov_extra',
+      amount: 777,
+      currency: 'CLP',
+      direction: 'inbound',
+      metadata: {},
+    });
+    const gone = [...sim.transfers.values()].find((x) => x.status === 'succeeded')!;
+    sim.transfers.delete(String(gone.id));
+    t.clock.advanceMs(fintocLimits.movementWindowMs + 60_000);
+    const out = await dispatch(['fintoc', 'reconcile', '--account', shop.id], t.ctx);
+    expect(out.exitCode).toBe(1);
+    expect(out.stdout).toContain(
+      'unmatched_movement mov_extra 777 CLP: no payout, withdrawal or sale of Cobro',
+    );
+    expect(out.stdout).toContain(
+      `missing_movement ${String((gone.metadata as Record<string, unknown>).cobro_payout_id)}`,
+    );
+    const kept = await t.ctx.db
+      .selectFrom('fintoc_movement_findings')
+      .select(['kind', 'subject'])
+      .where('account_id', '=', shop.id)
+      .execute();
+    expect(kept.map((k) => k.kind).sort()).toEqual(['missing_movement', 'unmatched_movement']);
+  });
 });
