@@ -25,7 +25,7 @@ declare module '../../platform/db/types.ts' {
   }
 }
 
-export interface Finding {
+interface Finding {
   readonly kind: FindingTable['kind'];
   /** The movement's id (unmatched) or the payout or transaction id (missing). */
   readonly subject: string;
