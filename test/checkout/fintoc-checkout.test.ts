@@ -209,4 +209,24 @@ describe('bank transfers through Fintoc in production', () => {
     expect(attempts.map((a) => a.outcome)).toEqual(['declined']);
     expect((await row(sale.id)).status).toBe('pending');
   });
+
+  it('a refund of a Fintoc sale goes back through Fintoc on its payment intent', async () => {
+    const sale = await createTransaction(t, shop, { order: 'ft-5', amount: 6000, payment: 19 });
+    const { session } = await goToFintoc(sale.url);
+    await atFintoc(session, 'paid');
+    await webhook('checkout_session.finished', { ...sim.sessions.get(session) });
+    const intent = (
+      sim.sessions.get(session)!.payment_resource as { payment_intent: { id: string } }
+    ).payment_intent.id;
+    expect((await row(sale.id)).authorization_code).toBe(intent);
+    const res = await t.call(shop, {
+      method: 'POST',
+      url: '/api/nullification',
+      sign: true,
+      body: { id: sale.id, amount: 2500, subject: 'devolución parcial' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().nullify).toMatchObject({ status_nullify: 'reverse_completed', amount: 2500 });
+    expect(sim.calls).toContain('POST /v1/refunds');
+  });
 });

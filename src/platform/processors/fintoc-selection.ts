@@ -3,6 +3,7 @@
 // through `fintocProcessorFor` (the checkout's bank-transfer method). The client is loaded by the first account
 // that has Fintoc keys, so a deployment without Fintoc never loads it (as decision 240 does for Webpay).
 import type { AppContext } from '../context.ts';
+import type { DbOrTx } from '../db/types.ts';
 import type { PaymentProcessor } from './processor.ts';
 
 /** The seed's bank-transfer methods production takes through Fintoc (issue 34): ETpay, Fintoc, Floid. */
@@ -33,6 +34,18 @@ export async function fintocProcessorFor(
   const account = await fintocAccount(ctx, ctx.db, accountId);
   if (account === null) return null;
   return fintocProcessor(account, { returnUrl: `${ctx.config.publicBaseUrl}${fintocReturnPath}` });
+}
+
+/** Whether the sale was paid through Fintoc: its refunds go back through Fintoc (decision 511), not by bank details. */
+export async function paidThroughFintoc(db: DbOrTx, transactionId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('processor_sessions')
+    .select('attempt_id')
+    .where('transaction_id', '=', transactionId)
+    .where('processor', '=', 'fintoc')
+    .where('state', '=', 'approved')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** `base` (the account's card processor) with Fintoc's bank transfers added when the account has Fintoc keys. */
