@@ -12,6 +12,7 @@ import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits } from '../../../src/limits/index.ts';
 import { balance, notificationsOf, payout } from '../wallet/wallet-helpers.ts';
+import { dashboardBrowser } from '../../support/dashboard.ts';
 
 let t: TestApp;
 let sim: FintocSimulator;
@@ -286,5 +287,12 @@ describe('payouts through Fintoc', () => {
       .where('account_id', '=', shop.id)
       .execute();
     expect(kept.map((k) => k.kind).sort()).toEqual(['missing_movement', 'unmatched_movement']);
+    // The dashboard's payouts page shows them.
+    const b = dashboardBrowser(t);
+    await b.signIn(shop);
+    const page = await b.get('/dashboard/payouts');
+    expect(page.body).toContain('Conciliación con Fintoc');
+    expect(page.body).toContain('mov_extra');
+    expect(page.body).toContain('Movimiento faltante');
   });
 });
