@@ -3,7 +3,9 @@
 // under COBRO_SECRET_KEY and never printed back. Kept apart from the Webpay options so each processor's options
 // live in a file of their own.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { AppContext } from '../../platform/context.ts';
+import { fintocLimits } from '../../limits/index.ts';
 import {
   fail,
   ok,
@@ -30,7 +32,7 @@ export const fintocProcessorOptions: OptionSpec = {
     type: 'string',
     valueName: 'FILE',
     description:
-      'PEM private key whose public half is registered at Fintoc (JWS): payouts as Fintoc transfers',
+      'absolute path of the PEM private key whose public half is registered at Fintoc (JWS): payouts as Fintoc transfers',
   },
   'fintoc-account': {
     type: 'string',
@@ -64,8 +66,10 @@ export async function setFintoc(
   const keyFile = stringOption(args, 'fintoc-jws-key-file');
   let jwsPrivateKey: string | null = null;
   if (keyFile !== undefined) {
+    // The command may run inside `cobro serve` (decision 001), whose working directory is not the operator's.
+    if (!path.isAbsolute(keyFile)) return fail('--fintoc-jws-key-file must be an absolute path', 2);
     try {
-      jwsPrivateKey = fs.readFileSync(keyFile, 'utf8').slice(0, 16_384);
+      jwsPrivateKey = fs.readFileSync(keyFile, 'utf8').slice(0, fintocLimits.jwsKeyLengthMax + 1);
     } catch (error) {
       return fail(`cannot read --fintoc-jws-key-file: ${(error as Error).message}`, 2);
     }

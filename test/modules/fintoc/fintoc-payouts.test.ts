@@ -86,6 +86,35 @@ function transferOf(payoutId: string) {
 }
 
 describe('payouts through Fintoc', () => {
+  it('cobro accounts set-processor --help shows the Fintoc options; a relative key file is refused', async () => {
+    const help = await dispatch(['accounts', 'set-processor', '--help'], t.ctx);
+    for (const o of [
+      '--fintoc-secret-key',
+      '--fintoc-webhook-secret',
+      '--fintoc-jws-key-file',
+      '--fintoc-account',
+    ])
+      expect(help.stdout, o).toContain(o);
+    const rel = await dispatch(
+      [
+        'accounts',
+        'set-processor',
+        shop.id,
+        '--fintoc-secret-key',
+        'sk',
+        '--fintoc-webhook-secret',
+        'wh',
+        '--fintoc-jws-key-file',
+        'jws.pem',
+      ],
+      t.ctx,
+    );
+    expect(rel).toMatchObject({
+      exitCode: 2,
+      stderr: '--fintoc-jws-key-file must be an absolute path\n',
+    });
+  });
+
   it('sends the transfer once with the payout id as key, and the webhook makes it success with one callback', async () => {
     const created = (await payout(t, shop, { amount: 5000, order: 'f-1' })).json();
     expect(created.status).toBe('success');
