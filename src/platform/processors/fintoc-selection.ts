@@ -3,7 +3,8 @@
 // through `fintocProcessorFor` (the checkout's bank-transfer method). The client is loaded by the first account
 // that has Fintoc keys, so a deployment without Fintoc never loads it (as decision 240 does for Webpay).
 import type { AppContext } from '../context.ts';
-import type { DbOrTx } from '../db/types.ts';
+import type { ExpressionBuilder } from 'kysely';
+import type { Database, DbOrTx } from '../db/types.ts';
 import type { PaymentProcessor } from './processor.ts';
 
 /** The seed's bank-transfer methods production takes through Fintoc (issue 34): ETpay, Fintoc, Floid. */
@@ -46,6 +47,15 @@ export async function paidThroughFintoc(db: DbOrTx, transactionId: string): Prom
     .where('state', '=', 'approved')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** The accounts whose CLP payouts go out as Fintoc transfers (a JWS key and a source account), as a subquery. */
+export function fintocSenders(eb: ExpressionBuilder<Database, keyof Database>) {
+  return eb
+    .selectFrom('fintoc_settings')
+    .select('fintoc_settings.account_id')
+    .where('fintoc_settings.jws_key_enc', 'is not', null)
+    .where('fintoc_settings.source_account', 'is not', null);
 }
 
 /** `base` (the account's card processor) with Fintoc's bank transfers added when the account has Fintoc keys. */

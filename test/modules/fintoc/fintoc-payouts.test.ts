@@ -119,6 +119,10 @@ describe('payouts through Fintoc', () => {
     const created = (await payout(t, shop, { amount: 5000, order: 'f-1' })).json();
     expect(created.status).toBe('success');
     const id = created.identifier_payout as string;
+    // Never filed in a bank payroll while it waits for the dispatch.
+    const file = await dispatch(['payouts', 'export', '--bank', '0001'], t.ctx);
+    expect(file.exitCode).toBe(0);
+    expect(file.stdout).not.toContain(id);
     await drainDueWork(t.ctx);
     const sent = transferOf(id);
     expect(sent).toHaveLength(1);
