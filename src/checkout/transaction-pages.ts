@@ -26,6 +26,7 @@ import { answerOutcome, payerRutOf, renderForm, showTransaction } from './transa
 import { processorForMethod } from './method-processor.ts';
 import { fintocProcessorName } from '../platform/processors/fintoc-processor.ts';
 import { fintocLeavePage } from './fintoc-pages.ts';
+import { rememberSessionMethod } from '../platform/processors/fintoc-selection.ts';
 import { registerFintocReturn } from './fintoc-return.ts';
 import { ProcessorUnavailableError } from '../platform/processors/processor.ts';
 import { startRedirectPayment } from '../modules/transactions/redirect-attempt.ts';
@@ -124,6 +125,8 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
             processorUnavailablePage(await orderSummary(ctx, row), link, method, row.urlreturn),
           );
         }
+        if (started.kind === 'redirect' && processor.name === fintocProcessorName)
+          await rememberSessionMethod(ctx, started.token, method.payment);
         if (started.kind === 'redirect')
           return sendPage(
             reply,

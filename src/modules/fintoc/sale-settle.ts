@@ -23,7 +23,7 @@ export async function fintocSession(
   return q.executeTakeFirst();
 }
 
-/** The bank-transfer method the sale was paid with: its fixed one, else the currency's Fintoc method (19). */
+/** The bank-transfer method the sale was paid with: the payer's choice, its fixed one, else Fintoc's (19). */
 async function methodOf(
   ctx: AppContext,
   session: Session,
@@ -36,7 +36,10 @@ async function methodOf(
     .where('payment_methods.kind', '=', 'bank_transfer')
     .execute();
   const pick =
-    rows.find((r) => r.payment === r.fixed) ?? rows.find((r) => r.name === 'Fintoc') ?? rows[0];
+    rows.find((r) => r.payment === session.payment) ??
+    rows.find((r) => r.payment === r.fixed) ??
+    rows.find((r) => r.name === 'Fintoc') ??
+    rows[0];
   return { payment: pick?.payment ?? 19, name: pick?.name ?? 'Fintoc' };
 }
 

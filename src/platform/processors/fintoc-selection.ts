@@ -3,9 +3,29 @@
 // through `fintocProcessorFor` (the checkout's bank-transfer method). The client is loaded by the first account
 // that has Fintoc keys, so a deployment without Fintoc never loads it (as decision 240 does for Webpay).
 import type { AppContext } from '../context.ts';
-import type { ExpressionBuilder } from 'kysely';
+import type { ColumnType, ExpressionBuilder } from 'kysely';
 import type { Database, DbOrTx } from '../db/types.ts';
 import type { PaymentProcessor } from './processor.ts';
+
+declare module './account-processors.ts' {
+  interface ProcessorSessionTable {
+    /** The method the payer chose for a Fintoc session (4, 19 or 26; migration 0340); null for Webpay's. */
+    payment: ColumnType<number | null, number | null | undefined, number | null>;
+  }
+}
+
+/** Keeps the method the payer chose with the Fintoc session just started, for the sale's record. */
+export async function rememberSessionMethod(
+  ctx: AppContext,
+  token: string,
+  payment: number,
+): Promise<void> {
+  await ctx.db
+    .updateTable('processor_sessions')
+    .set({ payment })
+    .where('token', '=', token)
+    .execute();
+}
 
 /** The seed's bank-transfer methods production takes through Fintoc (issue 34): ETpay, Fintoc, Floid. */
 export const fintocPayments: ReadonlySet<number> = new Set([4, 19, 26]);

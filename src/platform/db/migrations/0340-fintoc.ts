@@ -4,7 +4,8 @@ import { runSql } from '../run-sql.ts';
 // Issue 34: an account's Fintoc keys (secret key, webhook secret and the optional JWS private key for transfers,
 // each sealed under COBRO_SECRET_KEY); one row per payout sent as a Fintoc transfer, so a lost answer is retried
 // with the same idempotency key and a webhook finds its payout; each webhook event once (a replay changes
-// nothing); and the account movements reconciliation found without a match (decision 511).
+// nothing); the account movements reconciliation found without a match (decision 512); and the method a payer
+// chose for a session (4, 19 or 26: one Fintoc flow serves them all).
 export async function up(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
@@ -43,7 +44,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       detail TEXT NOT NULL,
       found_at TIMESTAMPTZ NOT NULL,
       PRIMARY KEY (account_id, subject, kind)
-    )
+    );
+    ALTER TABLE processor_sessions ADD COLUMN payment INTEGER
   `,
   );
 }
@@ -51,6 +53,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
-    'DROP TABLE fintoc_movement_findings; DROP TABLE fintoc_events; DROP TABLE fintoc_transfers; DROP TABLE fintoc_settings',
+    'ALTER TABLE processor_sessions DROP COLUMN payment; DROP TABLE fintoc_movement_findings; DROP TABLE fintoc_events; DROP TABLE fintoc_transfers; DROP TABLE fintoc_settings',
   );
 }
