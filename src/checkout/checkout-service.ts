@@ -63,7 +63,7 @@ export async function offeredMethods(
   for (const r of rows) {
     if (
       (r.kind === 'card' || r.kind === 'bank_transfer') &&
-      checkoutTakes(processor, r.kind, currency)
+      checkoutTakes(processor, r.kind, currency, r.payment)
     )
       out.push({ payment: r.payment, name: r.name, description: r.description, kind: r.kind });
   }

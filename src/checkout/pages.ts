@@ -21,24 +21,24 @@ export interface LinkParams {
   readonly valid: string;
 }
 
-function checkoutPath(link: LinkParams, method?: number): string {
+export function checkoutPath(link: LinkParams, method?: number): string {
   const q = new URLSearchParams({ id: link.id, valid: link.valid });
   if (method !== undefined) q.set('method', String(method));
   return `/gateway/cobro?${q.toString()}`;
 }
 
-function summary(o: OrderSummary): Html {
+export function summary(o: OrderSummary): Html {
   return html`<h1>${o.merchant}</h1><div class="merchant">Orden ${o.order}</div>
 <div class="amount" data-testid="amount">${formatMoney(o.amountMinor, o.currency)}</div><div class="subject">${o.subject}</div>`;
 }
 
-function errors(list: readonly string[]): Html {
+export function errors(list: readonly string[]): Html {
   return list.length === 0
     ? html``
     : html`<div class="error" role="alert">${list.map((e) => html`<div>${e}</div>`)}</div>`;
 }
 
-function hidden(link: LinkParams, method: number): Html {
+export function hidden(link: LinkParams, method: number): Html {
   return html`<input type="hidden" name="id" value="${link.id}"><input type="hidden" name="valid" value="${link.valid}"><input type="hidden" name="method" value="${method}">`;
 }
 

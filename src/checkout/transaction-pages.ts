@@ -23,7 +23,11 @@ import {
   orderSummary,
 } from './checkout-service.ts';
 import { answerOutcome, payerRutOf, renderForm, showTransaction } from './transaction-views.ts';
-import { processorForAccount } from '../platform/processors/account-processors.ts';
+import { processorForMethod } from './method-processor.ts';
+import { fintocProcessorName } from '../platform/processors/fintoc-processor.ts';
+import { fintocLeavePage } from './fintoc-pages.ts';
+import { rememberSessionMethod } from '../platform/processors/fintoc-selection.ts';
+import { registerFintocReturn } from './fintoc-return.ts';
 import { ProcessorUnavailableError } from '../platform/processors/processor.ts';
 import { startRedirectPayment } from '../modules/transactions/redirect-attempt.ts';
 import { acquirerReturnUrl, registerAcquirerReturn } from './acquirer-return.ts';
@@ -94,8 +98,7 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
       );
       if (method === undefined) return show(reply, row, link, undefined);
       let outcome;
-      const processor =
-        method.kind === 'card' ? await processorForAccount(ctx, row.account_id) : null;
+      const processor = await processorForMethod(ctx, row.account_id, method.kind);
       if (processor?.redirect !== undefined && processor !== null) {
         // The card is typed on the acquirer's page: create its transaction and send the payer there.
         const started = await startRedirectPayment(ctx, {
@@ -122,11 +125,15 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
             processorUnavailablePage(await orderSummary(ctx, row), link, method, row.urlreturn),
           );
         }
+        if (started.kind === 'redirect' && processor.name === fintocProcessorName)
+          await rememberSessionMethod(ctx, started.token, method.payment);
         if (started.kind === 'redirect')
           return sendPage(
             reply,
             200,
-            acquirerPage(await orderSummary(ctx, row), started.url, started.token),
+            processor.name === fintocProcessorName
+              ? fintocLeavePage(await orderSummary(ctx, row), started.url)
+              : acquirerPage(await orderSummary(ctx, row), started.url, started.token),
           );
         outcome = started;
       } else if (method.kind === 'card') {
@@ -192,6 +199,7 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
     },
   );
   registerAcquirerReturn(r, ctx);
+  registerFintocReturn(r, ctx);
 }
 
 export const transactionPages: CheckoutPageKind = { kind: 'transaction', register };

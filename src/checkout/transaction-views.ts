@@ -1,5 +1,7 @@
 // What the transaction's checkout shows for its state, and for the outcome of a payment attempt: shared by the
 // pages at /gateway/cobro (transaction-pages.ts) and the acquirer's return (acquirer-return.ts).
+import { fintocProcessorFor } from '../platform/processors/fintoc-selection.ts';
+import { fintocMethodPage } from './fintoc-pages.ts';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { normaliseRut, formatRut } from '../platform/ids/rut.ts';
@@ -109,6 +111,8 @@ export async function renderForm(
   bank: string | null = null,
 ): Promise<FastifyReply> {
   const summary = await orderSummary(ctx, row);
+  if (method.kind === 'bank_transfer' && (await fintocProcessorFor(ctx, row.account_id)) !== null)
+    return sendPage(reply, status, fintocMethodPage(summary, link, method, problems, back));
   if (method.kind === 'card') {
     const redirect = (await processorForAccount(ctx, row.account_id)).redirect !== undefined;
     return sendPage(

@@ -17,6 +17,7 @@ import { payoutsExport, payoutsImport } from './commands/payouts-batch.ts';
 import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
 import { conciliationExport } from './commands/conciliation.ts';
+import { fintocReconcile } from './commands/fintoc.ts';
 import { refundsList, refundsSetBankDetails, refundsShow } from './commands/refunds.ts';
 import {
   notificationsList,
@@ -60,6 +61,7 @@ export const commands: readonly Command[] = [
   accountsSetUrls,
   accountsSetEscrow,
   conciliationExport,
+  fintocReconcile,
   refundsList,
   refundsShow,
   refundsSetBankDetails,

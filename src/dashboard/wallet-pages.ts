@@ -4,6 +4,7 @@ import type { AppContext } from '../platform/context.ts';
 import { payoutStatuses } from '../modules/wallet/payout-states.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { pageNumberOf } from './format.ts';
+import { fintocFindings } from './fintoc-findings.ts';
 import { accountOf, queryOf, renderPage } from './render.ts';
 import {
   listPayouts,
@@ -56,6 +57,7 @@ export function registerWalletPages(app: FastifyInstance, ctx: AppContext): void
       statuses: payoutStatuses,
       unknownStatus,
       rows,
+      findings: await fintocFindings(ctx, account.id),
       page,
       previous: page > 1 ? link(page - 1) : null,
       next: more ? link(page + 1) : null,

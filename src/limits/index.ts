@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { backgroundLimits } from './background.ts';
 import { databaseLimits } from './database.ts';
+import { fintocLimits } from './fintoc.ts';
 import { requestLimits, httpLimits } from './http.ts';
 import { idempotencyLimits } from './idempotency.ts';
 import { moneyLimits } from './money.ts';
@@ -26,6 +27,7 @@ import { walletLimits } from './wallet.ts';
 import { keyLimits, userLimits } from './keys.ts';
 
 export {
+  fintocLimits,
   transactionLimits,
   marketplaceLimits,
   subscriptionLimits,

@@ -5,6 +5,7 @@ import { accountModule } from './accounts/module.ts';
 import { conciliationModule } from './conciliation/module.ts';
 import { escrowModule } from './escrow/module.ts';
 import { eventsModule } from './events/module.ts';
+import { fintocModule } from './fintoc/module.ts';
 import { healthModule } from './health/module.ts';
 import { homeModule } from './home/module.ts';
 import { mallModule } from './mall/module.ts';
@@ -39,6 +40,7 @@ export const appModules: readonly AppModule[] = [
   marketplaceModule,
   notificationsModule,
   walletModule,
+  fintocModule,
   transactionsModule,
   refundsModule,
   escrowModule,

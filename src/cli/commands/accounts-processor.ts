@@ -17,12 +17,13 @@ import {
   oneclickFromArgs,
   saveOneclick,
 } from './oneclick-options.ts';
+import { fintocProcessorOptions, setFintoc, wantsFintoc } from './accounts-processor-fintoc.ts';
 
 export const accountsSetProcessor: Command = {
   name: 'accounts set-processor',
   summary:
-    'Set the Webpay Plus (card payments) and Oneclick Mall (subscriptions) keys of an account in production',
-  usage: `cobro accounts set-processor ID [--webpay-commerce-code C --webpay-api-key K] ${oneclickUsage} [--environment integration|production|URL]`,
+    'Set the Webpay Plus (card payments), Oneclick Mall (subscriptions) or Fintoc (bank transfers, payouts) keys of an account in production',
+  usage: `cobro accounts set-processor ID [--webpay-commerce-code C --webpay-api-key K] ${oneclickUsage} [--environment integration|production|URL]\n       cobro accounts set-processor ID --fintoc-secret-key K --fintoc-webhook-secret S [--fintoc-jws-key-file FILE --fintoc-account ID] [--environment production|URL]`,
   options: {
     'webpay-commerce-code': {
       type: 'string',
@@ -40,6 +41,7 @@ export const accountsSetProcessor: Command = {
       valueName: 'ENV',
       description: 'integration, production (default) or the http(s) URL of a Transbank REST host',
     },
+    ...fintocProcessorOptions,
     json: { type: 'boolean', description: 'print the result as JSON' },
   },
   operands: [{ name: 'ID', description: 'the account id (acc...)' }],
@@ -50,6 +52,7 @@ export const accountsSetProcessor: Command = {
   needsDb: true,
   async run(ctx, args) {
     const c = requireCtx(ctx);
+    if (wantsFintoc(args)) return setFintoc(c, args, args.positionals[0]);
     const [{ findAccountRowById }, { checkWebpaySettings, saveWebpaySettings }] = await Promise.all(
       [
         import('../../modules/accounts/repository.ts'),

@@ -103,7 +103,7 @@ async function sendTakeable(
     const takes =
       processor === null
         ? await anyAccountCanTake(ctx, row.currency, row.payment)
-        : checkoutTakes(processor, row.kind, row.currency);
+        : checkoutTakes(processor, row.kind, row.currency, row.payment);
     if (takes) takeable.push(listed(row));
   }
   reply.header('cache-control', 'private, no-store');

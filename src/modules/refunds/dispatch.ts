@@ -13,6 +13,10 @@ import type { Tx } from '../../platform/db/types.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import type { RefundOutcome, RefundRequest } from '../../platform/processors/processor.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
+import {
+  fintocProcessorFor,
+  paidThroughFintoc,
+} from '../../platform/processors/fintoc-selection.ts';
 import { refundLimits } from '../../limits/index.ts';
 import { lockTransaction } from '../transactions/repository.ts';
 import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
@@ -161,7 +165,10 @@ async function ask(ctx: AppContext, claimed: Claimed): Promise<void> {
   let outcome: RefundOutcome;
   try {
     // The processor that took the payment gives it back: the account's Webpay Plus in production, else the sandbox's.
-    const processor = await processorForAccount(ctx, claimed.row.account_id);
+    const processor =
+      ((await paidThroughFintoc(ctx.db, claimed.row.transaction_id))
+        ? await fintocProcessorFor(ctx, claimed.row.account_id)
+        : null) ?? (await processorForAccount(ctx, claimed.row.account_id));
     outcome = await processor.refund({
       chargeIdempotencyKey: claimed.chargeKey,
       transactionId: claimed.row.transaction_id,

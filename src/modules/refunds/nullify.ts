@@ -3,6 +3,7 @@
 // the fee's part (decision 110) into refund clearing, record the nullification `complete` (or `awaiting_funds`
 // with what there was, the rest from the next settlements: collection.ts) and move the transaction to
 // `refunded partial` or `refunded`, in one commit. The processor is asked afterwards (dispatch.ts).
+import { paidThroughFintoc } from '../../platform/processors/fintoc-selection.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
 import { newId } from '../../platform/ids/ids.ts';
@@ -232,7 +233,7 @@ async function register(
   }
   const payment = await paymentOf(tx, row);
   // A card refund goes back through the processor; any other payment through a bank payout (decision 112).
-  const channel = payment.card ? 'processor' : 'bank';
+  const channel = payment.card || (await paidThroughFintoc(tx, row.id)) ? 'processor' : 'bank';
   const status = !collected
     ? 'awaiting_funds'
     : channel === 'processor'

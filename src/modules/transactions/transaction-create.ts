@@ -123,7 +123,7 @@ async function unpayable(
   );
   if (reason === 'processor_not_configured') return ruleFailure('processor_not_configured');
   if (reason === 'currency_not_payable') return ruleFailure('currency_not_payable', { currency });
-  if (payment !== null && kind !== null && !checkoutTakes(processor, kind, currency)) {
+  if (payment !== null && kind !== null && !checkoutTakes(processor, kind, currency, payment)) {
     return ruleFailure('payment_method_unavailable', { payment, currency });
   }
   return null;

@@ -2,6 +2,7 @@
 // payouts (FOR UPDATE SKIP LOCKED, so two exports running at once never take the same payout), records the batch,
 // and moves each payout to `processing` through transitionPayout; the file is then written from the database, so
 // a file lost after the commit is written again with `--batch ID` and no payout is exported twice.
+import { fintocSenders } from '../../platform/processors/fintoc-selection.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { newId } from '../../platform/ids/ids.ts';
@@ -75,6 +76,12 @@ export async function exportPayoutBatch(
       .where('due_at', 'is', null)
       .where('batch_id', 'is', null)
       .where('currency', '=', currency)
+      // An account that sends CLP payouts as Fintoc transfers has them dispatched, not filed (decision 512).
+      .$if(currency === 'CLP', (q) =>
+        q.where((eb) =>
+          eb.or([eb('kind', '=', 'refund'), eb('account_id', 'not in', fintocSenders(eb))]),
+        ),
+      )
       .orderBy('created_at')
       .orderBy('id')
       .limit(limits.payoutBatchRowsMax)

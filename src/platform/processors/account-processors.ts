@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts';
 import type { Db, Timestamp } from '../db/types.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import type { PaymentProcessor } from './processor.ts';
+import { fintocPayments, withFintoc } from './fintoc-selection.ts';
 
 /** Transbank's Webpay hosts, the SDK's `Environment` values (test/checkout/webpay-plus.test.ts checks they are), kept
  *  here so that naming them never loads the SDK: the SDK (axios and about 100 modules) is imported by the first
@@ -157,11 +158,11 @@ async function webpayForAccount(ctx: AppContext, accountId: string): Promise<Pay
     .selectAll()
     .where('account_id', '=', accountId)
     .executeTakeFirst();
-  if (row === undefined) return ctx.processor;
+  if (row === undefined) return withFintoc(ctx, accountId, ctx.processor);
   const url = environmentUrl(row.environment);
   if (url === null) throw new Error(`account ${accountId} has an unusable processor environment`);
   const { webpayPlusProcessor } = await import('./webpay-plus.ts');
-  return webpayPlusProcessor(
+  const webpay = webpayPlusProcessor(
     {
       commerceCode: row.commerce_code,
       apiKey: ctx.secrets.open(row.api_key_enc),
@@ -172,6 +173,7 @@ async function webpayForAccount(ctx: AppContext, accountId: string): Promise<Pay
       tokenOf: (attemptId) => tokenOf(ctx.db, attemptId),
     },
   );
+  return withFintoc(ctx, accountId, webpay);
 }
 
 /** Whether some account of the deployment can take this method (production's public method list). */
@@ -180,16 +182,18 @@ export async function anyAccountCanTake(
   currency: string,
   payment: number,
 ): Promise<boolean> {
-  // Webpay Plus is the one production processor: CLP cards.
+  // Webpay Plus takes CLP cards; Fintoc, CLP bank transfers (decision 511).
   const method = await ctx.db
     .selectFrom('payment_methods')
     .select('kind')
     .where('currency', '=', currency)
     .where('payment', '=', payment)
     .executeTakeFirst();
-  if (method?.kind !== 'card' || currency !== 'CLP') return false;
+  if (currency !== 'CLP' || (method?.kind !== 'card' && method?.kind !== 'bank_transfer'))
+    return false;
+  if (method.kind === 'bank_transfer' && !fintocPayments.has(payment)) return false;
   const row = await ctx.db
-    .selectFrom('account_processors')
+    .selectFrom(method.kind === 'card' ? 'account_processors' : 'fintoc_settings')
     .select('account_id')
     .limit(1)
     .executeTakeFirst();
@@ -205,8 +209,10 @@ export function checkoutTakes(
   processor: PaymentProcessor,
   kind: string,
   currency: string,
+  payment?: number,
 ): boolean {
   if (kind === 'card') return processor.supports('card', currency);
+  if (payment !== undefined && processor.bankPayments?.has(payment) === false) return false;
   return (
     kind === 'bank_transfer' && currency === 'CLP' && processor.supports('bank_transfer', currency)
   );

@@ -144,6 +144,8 @@ export interface PaymentProcessor {
   readonly name: string;
   /** `currency`, when given, narrows it to what the processor takes in that currency (Webpay Plus: CLP). */
   supports(kind: ChargeKind, currency?: string): boolean;
+  /** The bank-transfer methods (payment codes) it takes, when not all of the currency's (Fintoc: 4, 19, 26). */
+  readonly bankPayments?: ReadonlySet<number>;
   /** Present when the payer pays on the acquirer's page instead of Cobro's card form. */
   readonly redirect?: RedirectFlow;
   charge(request: ChargeRequest): Promise<ChargeOutcome>;

@@ -1,0 +1,83 @@
+// Settles a bank-transfer sale paid through Fintoc (issue 34): Fintoc's webhook (checkout_session.finished or
+// .expired) or the payer's return, whichever comes first, records the attempt's outcome once. The session row
+// (processor_sessions, by Fintoc's checkout session id) says whether it is decided; recordOutcome records only
+// while the transaction is pending and held by this attempt, so a replayed, late or racing event changes nothing.
+import type { Selectable } from 'kysely';
+import type { AppContext } from '../../platform/context.ts';
+import type { ChargeOutcome } from '../../platform/processors/processor.ts';
+import type { ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
+import { fintocProcessorName } from '../../platform/processors/fintoc-processor.ts';
+import { recordOutcome, type AttemptOutcome } from '../transactions/payment-attempt.ts';
+
+type Session = Selectable<ProcessorSessionTable>;
+
+export async function fintocSession(
+  ctx: AppContext,
+  by: { readonly token: string } | { readonly attemptId: string },
+): Promise<Session | undefined> {
+  let q = ctx.db
+    .selectFrom('processor_sessions')
+    .selectAll()
+    .where('processor', '=', fintocProcessorName);
+  q = 'token' in by ? q.where('token', '=', by.token) : q.where('attempt_id', '=', by.attemptId);
+  return q.executeTakeFirst();
+}
+
+/** The bank-transfer method the sale was paid with: the payer's choice, its fixed one, else Fintoc's (19). */
+async function methodOf(
+  ctx: AppContext,
+  session: Session,
+): Promise<{ payment: number; name: string }> {
+  const rows = await ctx.db
+    .selectFrom('payment_methods')
+    .innerJoin('transactions', 'transactions.currency', 'payment_methods.currency')
+    .select(['payment_methods.payment', 'payment_methods.name', 'transactions.payment as fixed'])
+    .where('transactions.id', '=', session.transaction_id)
+    .where('payment_methods.kind', '=', 'bank_transfer')
+    .execute();
+  const pick =
+    rows.find((r) => r.payment === session.payment) ??
+    rows.find((r) => r.payment === r.fixed) ??
+    rows.find((r) => r.name === 'Fintoc') ??
+    rows[0];
+  return { payment: pick?.payment ?? 19, name: pick?.name ?? 'Fintoc' };
+}
+
+/** Records `outcome` for the session's attempt unless it is decided already; the attempt's result either way. */
+export async function settleFintocSession(
+  ctx: AppContext,
+  session: Session,
+  outcome: ChargeOutcome,
+  payerIp: string | null,
+  abandoned = false,
+): Promise<AttemptOutcome> {
+  if (session.state !== 'redirected') {
+    const row = await ctx.db
+      .selectFrom('transactions')
+      .select('status')
+      .where('id', '=', session.transaction_id)
+      .executeTakeFirstOrThrow();
+    return { kind: 'final', status: row.status };
+  }
+  const result = await recordOutcome(
+    ctx,
+    {
+      transactionId: session.transaction_id,
+      attemptId: session.attempt_id,
+      method: await methodOf(ctx, session),
+      installments: 0,
+      payerIdentifier: null,
+      payerBank: 'Fintoc',
+      payerIp,
+    },
+    outcome,
+  );
+  const state = outcome.approved ? 'approved' : abandoned ? 'abandoned' : 'declined';
+  await ctx.db
+    .updateTable('processor_sessions')
+    .set({ state, updated_at: ctx.clock.now() })
+    .where('attempt_id', '=', session.attempt_id)
+    .where('state', '=', 'redirected')
+    .execute();
+  return result;
+}

@@ -1,0 +1,91 @@
+// A Fintoc transfer's result moves its payout (issue 34): `succeeded` -> success, `failed`/`rejected`/`returned`
+// -> banking_error with Fintoc's reason, through the wallet's transitionPayout (the seed's states, the same money
+// and callback as any resolution). Under the payout's row lock and only from an open state, so a replayed or late
+// event, or the create's own answer racing the webhook, resolves a payout once.
+import { fintocLimits } from '../../limits/index.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import type { Timestamp } from '../../platform/db/types.ts';
+import { lockPayout } from '../wallet/repository.ts';
+import { transitionPayout } from '../wallet/payout-transition.ts';
+import { outcomeOf } from '../wallet/payout-states.ts';
+
+interface FintocTransferTable {
+  payout_id: string;
+  account_id: string;
+  transfer_id: string | null;
+  state: 'sending' | 'sent' | 'succeeded' | 'failed';
+  attempts: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+declare module '../../platform/db/types.ts' {
+  interface Database {
+    fintoc_transfers: FintocTransferTable;
+  }
+}
+
+export type TransferVerdict =
+  | { readonly kind: 'succeeded' }
+  | { readonly kind: 'failed'; readonly reason: string }
+  | { readonly kind: 'open' };
+
+/** What a Fintoc transfer object says about its payout. */
+export function transferVerdict(transfer: Record<string, unknown>): TransferVerdict {
+  const status = String(transfer.status ?? '');
+  if (status === 'succeeded') return { kind: 'succeeded' };
+  if (status === 'failed' || status === 'rejected' || status === 'returned') {
+    const why = transfer.failure_reason ?? transfer.return_reason ?? transfer.reason ?? null;
+    const reason = `Fintoc: transfer ${status}${typeof why === 'string' && why !== '' ? `, ${why}` : ''}`;
+    return { kind: 'failed', reason: reason.slice(0, fintocLimits.reasonLengthMax) };
+  }
+  return { kind: 'open' };
+}
+
+export type ApplyResult = 'applied' | 'already_final' | 'unknown_payout' | 'still_open';
+
+/** Applies a transfer's verdict to the payout it was sent for; `transferId` is recorded when first known. */
+export async function applyTransferResult(
+  ctx: AppContext,
+  payoutId: string,
+  transferId: string | null,
+  verdict: TransferVerdict,
+): Promise<ApplyResult> {
+  return inTransaction(ctx.db, async (tx): Promise<ApplyResult> => {
+    const payout = await lockPayout(tx, payoutId);
+    const sent = await tx
+      .selectFrom('fintoc_transfers')
+      .select(['state', 'transfer_id'])
+      .where('payout_id', '=', payoutId)
+      .executeTakeFirst();
+    if (payout === undefined || sent === undefined) return 'unknown_payout';
+    const at = await ctx.accountClock.now(payout.account_id, tx);
+    const state =
+      verdict.kind === 'open' ? 'sent' : verdict.kind === 'succeeded' ? 'succeeded' : 'failed';
+    if (sent.state === 'sending' || sent.state === 'sent' || sent.transfer_id === null) {
+      await tx
+        .updateTable('fintoc_transfers')
+        .set({
+          ...(sent.state === 'sending' || sent.state === 'sent' ? { state } : {}),
+          ...(sent.transfer_id === null && transferId !== null ? { transfer_id: transferId } : {}),
+          updated_at: ctx.clock.now(),
+        })
+        .where('payout_id', '=', payoutId)
+        .execute();
+    }
+    if (verdict.kind === 'open') return 'still_open';
+    if (outcomeOf(payout.status) !== 'open') return 'already_final';
+    await transitionPayout(
+      ctx,
+      tx,
+      payout,
+      verdict.kind === 'succeeded' ? 'success' : 'banking_error',
+      {
+        at,
+        ...(verdict.kind === 'failed' ? { reason: verdict.reason } : {}),
+      },
+    );
+    return 'applied';
+  });
+}

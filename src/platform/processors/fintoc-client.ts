@@ -1,0 +1,131 @@
+// The one file that imports Fintoc's official client (`fintoc` 1.15.0). `new Fintoc()` takes no base URL, so the
+// client is built from the package's own `Client` class and managers, with the paths `Fintoc` gives them and the
+// account's host in place of the constant (decision 510): requests, headers, idempotency keys and error mapping
+// stay the client's. The client sets no timeout: each call is raced against `timeoutMs`, and a call that loses
+// is an answer lost (it may still land), never "nothing was sent".
+import { Client } from 'fintoc/build/main/lib/client.js';
+import { API_BASE_URL } from 'fintoc/build/main/lib/constants.js';
+import { WebhookSignature } from 'fintoc/build/main/index.js';
+import { InvalidRequestError } from 'fintoc/build/main/lib/errors.js';
+import { CheckoutSessionsManager, RefundsManager } from 'fintoc/build/main/lib/managers/index.js';
+import { AccountsManager, TransfersManager } from 'fintoc/build/main/lib/managers/v2/index.js';
+import { version } from 'fintoc/build/main/lib/version.js';
+
+/** Fintoc's production host, the client's own constant. */
+export const fintocProductionUrl: string = API_BASE_URL;
+
+/** The paths `new Fintoc()` mounts these managers on (checked against the package by a test). */
+export const fintocPaths = {
+  checkoutSessions: '/v1/checkout_sessions',
+  refunds: '/v1/refunds',
+  transfers: '/v2/transfers',
+  accounts: '/v2/accounts',
+} as const;
+
+export interface FintocHost {
+  readonly baseUrl: string;
+  readonly secretKey: string;
+  /** PEM of the JWS key Fintoc's Transfers API requires; null where no transfer is sent. */
+  readonly jwsPrivateKey: string | null;
+  readonly timeoutMs: number;
+}
+
+/** A Fintoc object as plain JSON (the client wraps answers in resource classes; `serialize` gives them back). */
+type FintocObject = Record<string, unknown>;
+
+export interface FintocApi {
+  createCheckoutSession(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
+  getCheckoutSession(id: string): Promise<FintocObject>;
+  expireCheckoutSession(id: string): Promise<FintocObject>;
+  createTransfer(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
+  createRefund(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
+  listMovements(accountId: string, query: Record<string, string>): Promise<FintocObject[]>;
+}
+
+function plain(value: unknown): FintocObject {
+  const v = value as { serialize?: () => FintocObject };
+  return typeof v.serialize === 'function' ? v.serialize() : (value as FintocObject);
+}
+
+function bounded<T>(call: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`Fintoc ${what}: no answer in ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    timer.unref();
+  });
+  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
+}
+
+export function fintocApi(host: FintocHost): FintocApi {
+  const client = new Client({
+    baseUrl: host.baseUrl,
+    apiKey: host.secretKey,
+    userAgent: `fintoc-node/${version}`,
+    ...(host.jwsPrivateKey === null ? {} : { jwsPrivateKey: host.jwsPrivateKey }),
+  });
+  const sessions = new CheckoutSessionsManager(fintocPaths.checkoutSessions, client);
+  const refunds = new RefundsManager(fintocPaths.refunds, client);
+  const transfers = new TransfersManager(fintocPaths.transfers, client);
+  const accounts = new AccountsManager(fintocPaths.accounts, client);
+  const t = host.timeoutMs;
+  return {
+    createCheckoutSession: async (body, key) =>
+      plain(
+        await bounded(
+          sessions.create({ ...body, idempotency_key: key } as never),
+          t,
+          'create checkout session',
+        ),
+      ),
+    getCheckoutSession: async (id) =>
+      plain(await bounded(sessions.get(id), t, 'get checkout session')),
+    expireCheckoutSession: async (id) =>
+      plain(await bounded(sessions.expire(id), t, 'expire checkout session')),
+    createTransfer: async (body, key) =>
+      plain(
+        await bounded(
+          transfers.create({ ...body, idempotency_key: key } as never),
+          t,
+          'create transfer',
+        ),
+      ),
+    createRefund: async (body, key) =>
+      plain(
+        await bounded(
+          refunds.create({ ...body, idempotency_key: key } as never),
+          t,
+          'create refund',
+        ),
+      ),
+    listMovements: async (accountId, query) => {
+      const list = await bounded(
+        accounts.movements.list({ account_id: accountId, ...query, lazy: false }),
+        t,
+        'list movements',
+      );
+      return list.map(plain);
+    },
+  };
+}
+
+/** Whether `header` (`Fintoc-Signature`) signs `rawBody` under `secret`, by the client's own helper. */
+export function fintocSignatureValid(
+  rawBody: string,
+  header: string | undefined,
+  secret: string,
+): boolean {
+  try {
+    WebhookSignature.verifyHeader(rawBody, header ?? '', secret);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether Fintoc answered and refused the request itself (an invalid request): nothing was or will be done. */
+export function fintocRefused(error: unknown): error is Error {
+  return error instanceof InvalidRequestError;
+}

@@ -1,0 +1,121 @@
+// Bank transfers through Fintoc (issue 34): the payer pays on Fintoc's hosted page (a checkout session's
+// `redirect_url`, reached by a plain link: no JavaScript and no widget on Cobro's pages) and comes back to
+// Cobro's return URL; Fintoc's webhook, verified with the client's WebhookSignature, settles the sale
+// (src/modules/fintoc/). Cards are not Fintoc's: an account's card acquirer stays whatever it is (decision 511).
+import { minorAsJsonNumber } from '../money/json-number.ts';
+import type { FintocAccount } from './fintoc-settings.ts';
+import type {
+  ChargeOutcome,
+  PaymentProcessor,
+  RedirectStatus,
+  RefundOutcome,
+  RefundRequest,
+} from './processor.ts';
+import { ProcessorUnavailableError } from './processor.ts';
+
+export const fintocProcessorName = 'fintoc';
+
+const notByFintoc = async (): Promise<never> => {
+  throw new Error('Fintoc takes bank transfers only');
+};
+
+/** A checkout session's outcome as Cobro reads it: paid, failed (or expired), or still open. */
+export function sessionStatus(session: Record<string, unknown>): RedirectStatus {
+  const status = String(session.status ?? '');
+  const resource = (session.payment_resource ?? {}) as Record<string, unknown>;
+  const intent = (resource.payment_intent ?? {}) as Record<string, unknown>;
+  const intentStatus = String(intent.status ?? session.payment_status ?? '');
+  if (status === 'finished' && intentStatus === 'succeeded')
+    return {
+      state: 'approved',
+      outcome: {
+        approved: true,
+        authorizationCode: String(intent.id ?? session.id),
+        cardType: null,
+        cardBrand: null,
+        cardLast4: null,
+        cardToken: null,
+      },
+    };
+  if (status === 'expired' || (status === 'finished' && intentStatus !== ''))
+    return { state: 'declined', outcome: declined(status === 'expired' ? 'expired' : 'failed') };
+  return { state: 'open' };
+}
+
+export function declined(
+  why: 'expired' | 'failed' | 'cancelled',
+): ChargeOutcome & { approved: false } {
+  const payerMessage = {
+    expired: 'El pago en Fintoc expiró: no se realizó ningún cobro.',
+    failed: 'Tu banco no completó la transferencia: no se realizó ningún cobro.',
+    cancelled: 'Anulaste el pago en Fintoc: no se realizó ningún cobro.',
+  }[why];
+  return {
+    approved: false,
+    payerMessage,
+    gatewayMessage: why === 'failed' ? 'Rechazo de transacción.' : 'aborted by payer',
+    cardBrand: null,
+    cardLast4: null,
+  };
+}
+
+export interface FintocProcessorOptions {
+  /** Cobro's return URL; `?attempt=` and `&cancelled=1` are added per attempt. */
+  readonly returnUrl: string;
+}
+
+export function fintocProcessor(
+  account: FintocAccount,
+  o: FintocProcessorOptions,
+): PaymentProcessor {
+  const { api } = account;
+  return {
+    name: fintocProcessorName,
+    supports: (kind, currency) =>
+      kind === 'bank_transfer' && (currency === undefined || currency === 'CLP'),
+    charge: notByFintoc,
+    chargeStoredCard: notByFintoc,
+    redirect: {
+      async start(r) {
+        const back = `${o.returnUrl}?attempt=${encodeURIComponent(r.attemptId)}`;
+        let session;
+        try {
+          session = await api.createCheckoutSession(
+            {
+              amount: minorAsJsonNumber(r.amountMinor),
+              currency: r.currency,
+              success_url: back,
+              cancel_url: `${back}&cancelled=1`,
+              metadata: { cobro_attempt_id: r.attemptId, cobro_transaction_id: r.sessionId },
+            },
+            r.attemptId,
+          );
+        } catch (error) {
+          throw new ProcessorUnavailableError('Fintoc', error);
+        }
+        return { token: String(session.id), url: String(session.redirect_url) };
+      },
+      async commit(token) {
+        const s = sessionStatus(await api.getCheckoutSession(token));
+        if (s.state === 'open') throw new Error(`Fintoc session ${token} is not finished`);
+        return s.outcome;
+      },
+      status: async (token) => sessionStatus(await api.getCheckoutSession(token)),
+    },
+    async refund(r: RefundRequest): Promise<RefundOutcome> {
+      // Fintoc refunds a payment intent (its id is the sale's authorization code), once per idempotency key.
+      const refund = await api.createRefund(
+        {
+          resource_type: 'payment_intent',
+          resource_id: r.authorizationCode,
+          amount: minorAsJsonNumber(r.amountMinor),
+        },
+        r.idempotencyKey,
+      );
+      const status = String(refund.status ?? '');
+      if (status === 'failed' || status === 'canceled' || status === 'rejected')
+        return { approved: false, gatewayMessage: `Fintoc refund ${status}` };
+      return { approved: true, refundCode: String(refund.id) };
+    },
+  };
+}

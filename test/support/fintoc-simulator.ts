@@ -1,0 +1,227 @@
+// A local simulator of the Fintoc endpoints Cobro uses, for tests only: the real `fintoc` client talks to it
+// through an account's `--environment http://127.0.0.1:PORT` (decision 510). State is in memory.
+//   POST /v1/checkout_sessions                 create (Idempotency-Key: the same key answers the same session)
+//   GET  /v1/checkout_sessions/{id}            read
+//   POST /v1/checkout_sessions/{id}/expire     expire an unpaid session
+//   GET  /pay/{id}                             the payer's page: "Pagar" and "Cancelar" links
+//   GET  /pay/{id}/paid | /pay/{id}/cancel     the payer's choice; answers 303 to success_url / cancel_url
+//   POST /v2/transfers                         create (Idempotency-Key: one transfer per key; needs the JWS header)
+//   GET  /v2/accounts/{acc}/movements          the account's movements (transfers out, payments in, extra ones)
+//   POST /v1/refunds                           refund a payment intent
+// Faults: `transferFault = 'reset'` creates the transfer and drops the connection (the lost answer); `'refuse'`
+// answers 400 invalid_request_error. `signedEvent` signs a webhook as Fintoc does (`Fintoc-Signature`).
+import crypto from 'node:crypto';
+import http from 'node:http';
+
+type Obj = Record<string, unknown>;
+
+export interface FintocSimulator {
+  readonly url: string;
+  readonly secretKey: string;
+  readonly webhookSecret: string;
+  readonly sessions: Map<string, Obj>;
+  readonly transfers: Map<string, Obj>;
+  /** Movements added by hand (a deposit nobody expected). */
+  readonly extraMovements: Obj[];
+  transferFault: 'reset' | 'refuse' | null;
+  /** Every API call as `METHOD path`. */
+  readonly calls: string[];
+  /** A webhook event of `type` about `data`, with its body and signature header (at `atSeconds`, default now). */
+  signedEvent(
+    type: string,
+    data: Obj,
+    atSeconds?: number,
+  ): { body: string; signature: string; id: string };
+  close(): Promise<void>;
+}
+
+export async function startFintocSimulator(): Promise<FintocSimulator> {
+  const secretKey = `sk_test_${crypto.randomBytes(8).toString('hex')}`;
+  const webhookSecret = `whsec_${crypto.randomBytes(12).toString('hex')}`;
+  const sessions = new Map<string, Obj>();
+  const transfers = new Map<string, Obj>();
+  const byKey = new Map<string, Obj>();
+  const calls: string[] = [];
+  const extraMovements: Obj[] = [];
+  let n = 0;
+  let base = '';
+  const sim: FintocSimulator = {
+    url: '',
+    secretKey,
+    webhookSecret,
+    sessions,
+    transfers,
+    extraMovements,
+    transferFault: null,
+    calls,
+    signedEvent(type, data, atSeconds) {
+      const id = `evt_${++n}`;
+      const body = JSON.stringify({
+        id,
+        type,
+        mode: 'test',
+        created_at: new Date().toISOString(),
+        data,
+      });
+      const t = atSeconds ?? Math.floor(Date.now() / 1000);
+      const v1 = crypto.createHmac('sha256', webhookSecret).update(`${t}.${body}`).digest('hex');
+      return { body, signature: `t=${t},v1=${v1}`, id };
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+
+  const send = (res: http.ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const apiError = (res: http.ServerResponse, status: number, type: string, message: string) =>
+    send(res, status, { error: { type, message } });
+
+  function movements(): Obj[] {
+    const out: Obj[] = [];
+    for (const t of transfers.values())
+      if (t.status !== 'failed' && t.status !== 'rejected')
+        out.push({
+          id: `mov_${String(t.id)}`,
+          amount: -Number(t.amount),
+          currency: t.currency,
+          transfer_id: t.id,
+          direction: 'outbound',
+          metadata: t.metadata,
+          post_date: t.created_at,
+        });
+    for (const s of sessions.values()) {
+      const intent = (s.payment_resource as Obj | undefined)?.payment_intent as Obj | undefined;
+      if (intent?.status === 'succeeded')
+        out.push({
+          id: `mov_${String(intent.id)}`,
+          amount: s.amount,
+          currency: s.currency,
+          payment_intent_id: intent.id,
+          direction: 'inbound',
+          metadata: s.metadata,
+          post_date: s.created_at,
+        });
+    }
+    return [...out, ...extraMovements];
+  }
+
+  async function api(req: http.IncomingMessage, res: http.ServerResponse, path: string, body: Obj) {
+    const key = String(req.headers['idempotency-key'] ?? '');
+    if (req.method === 'POST' && path === '/v1/checkout_sessions') {
+      const old = byKey.get(`cs:${key}`);
+      if (old !== undefined) return send(res, 201, old);
+      const id = `cs_${++n}`;
+      const s: Obj = {
+        id,
+        object: 'checkout_session',
+        status: 'created',
+        amount: body.amount,
+        currency: body.currency,
+        success_url: body.success_url,
+        cancel_url: body.cancel_url,
+        metadata: body.metadata,
+        redirect_url: `${base}/pay/${id}`,
+        created_at: new Date().toISOString(),
+      };
+      sessions.set(id, s);
+      byKey.set(`cs:${key}`, s);
+      return send(res, 201, s);
+    }
+    const cs = /^\/v1\/checkout_sessions\/([\w]+)(\/expire)?$/.exec(path);
+    if (cs !== null) {
+      const s = sessions.get(cs[1]!);
+      if (s === undefined) return apiError(res, 404, 'invalid_request_error', 'no such session');
+      if (cs[2] !== undefined && s.status === 'created') s.status = 'expired';
+      return send(res, 200, s);
+    }
+    if (req.method === 'POST' && path === '/v2/transfers') {
+      if (typeof req.headers['fintoc-jws-signature'] !== 'string')
+        return apiError(res, 401, 'authentication_error', 'transfers need a JWS signature');
+      if (sim.transferFault === 'refuse')
+        return apiError(
+          res,
+          400,
+          'invalid_request_error',
+          'counterparty account_number is invalid',
+        );
+      let t = byKey.get(`tr:${key}`);
+      if (t === undefined) {
+        t = {
+          id: `tr_${++n}`,
+          object: 'transfer',
+          status: 'pending',
+          direction: 'outbound',
+          amount: body.amount,
+          currency: body.currency,
+          counterparty: body.counterparty,
+          metadata: body.metadata,
+          reference_id: body.reference_id,
+          created_at: new Date().toISOString(),
+        };
+        transfers.set(String(t.id), t);
+        byKey.set(`tr:${key}`, t);
+      }
+      if (sim.transferFault === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      return send(res, 201, t);
+    }
+    if (req.method === 'GET' && /^\/v2\/accounts\/[\w]+\/movements$/.test(path))
+      return send(res, 200, movements());
+    if (req.method === 'POST' && path === '/v1/refunds')
+      return send(res, 201, {
+        id: `ref_${++n}`,
+        object: 'refund',
+        status: 'succeeded',
+        amount: body.amount,
+        resource_id: body.resource_id,
+      });
+    return apiError(res, 404, 'invalid_request_error', `no route ${req.method} ${path}`);
+  }
+
+  function payerPage(res: http.ServerResponse, id: string, action: string | undefined) {
+    const s = sessions.get(id);
+    if (s === undefined) return send(res, 404, {});
+    if (action === undefined) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      return res.end(
+        `<!doctype html><title>Fintoc</title><h1>Fintoc (simulador)</h1><p>${String(s.amount)} ${String(s.currency)}</p><a id="pay" href="/pay/${id}/paid">Pagar</a> <a id="cancel" href="/pay/${id}/cancel">Cancelar</a>`,
+      );
+    }
+    if (action === 'paid' && s.status === 'created') {
+      s.status = 'finished';
+      s.payment_resource = {
+        payment_intent: {
+          id: `pi_${++n}`,
+          object: 'payment_intent',
+          status: 'succeeded',
+          amount: s.amount,
+          currency: s.currency,
+        },
+      };
+    }
+    res.writeHead(303, { location: String(action === 'paid' ? s.success_url : s.cancel_url) });
+    return res.end();
+  }
+
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const page = /^\/pay\/(\w+)(?:\/(paid|cancel))?$/.exec(path);
+      if (page !== null) return payerPage(res, page[1]!, page[2]);
+      calls.push(`${req.method} ${path}`);
+      if (req.headers.authorization !== secretKey)
+        return apiError(res, 401, 'authentication_error', 'invalid API key');
+      void api(req, res, path, raw === '' || raw === 'undefined' ? {} : (JSON.parse(raw) as Obj));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  base = `http://127.0.0.1:${port}`;
+  (sim as { url: string }).url = base;
+  return sim;
+}
