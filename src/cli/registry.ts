@@ -10,6 +10,7 @@ import { accountsSetNotifyUrl, accountsSetUrls } from './commands/accounts-urls.
 import { ledgerVerify } from './commands/ledger.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
+import { backupCommand, restoreCommand } from './commands/backup.ts';
 import { payoutsResolve } from './commands/payouts.ts';
 import { payoutsExport, payoutsImport } from './commands/payouts-batch.ts';
 import { walletCredit } from './commands/wallet.ts';
@@ -60,4 +61,6 @@ export const commands: readonly Command[] = [
   plansList,
   plansShow,
   plansSetPricing,
+  backupCommand,
+  restoreCommand,
 ];

@@ -15,6 +15,8 @@ export const processLimits = {
    */
   dataDirFreeBytesMin: 64 * 1024 * 1024,
   dataDirSpaceCheckMs: secondMs,
+  /** The largest backup file `cobro restore` reads: it holds the file and its unpacked tar in memory at once. */
+  backupFileBytesMax: 1024 * 1024 * 1024,
   /** A stopping server finishes its callback deliveries in flight before it gives up. */
   shutdownGraceMs: 20 * secondMs,
   /** A /metrics scrape must never hold a connection for long: a slow count fails the scrape, not the API. */
