@@ -38,7 +38,8 @@ export const restoreCommand: Command = {
     if (file === undefined || file === '') return fail('--from FILE is required', 2);
     const { loadConfig } = await import('../../platform/process/config.ts');
     const loaded = loadConfig();
-    if (!loaded.ok) return fail(loaded.errors.map((e) => `configuration error: ${e}`).join('\n'), 2);
+    if (!loaded.ok)
+      return fail(loaded.errors.map((e) => `configuration error: ${e}`).join('\n'), 2);
     if (loaded.config.databaseUrl !== null) return fail(embeddedOnlyText('restore'));
     const path = await import('node:path');
     const { restoreBackup } = await import('../../platform/db/backup.ts');

@@ -5,12 +5,11 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { limits } from '../../limits/index.ts';
 
 /** The version this cobro writes and the only one it reads. A reader of a later version reads this one too. */
-export const backupFormatVersion = 1;
+const backupFormatVersion = 1;
 const formatName = 'cobro-backup';
-/** The header line is small (the migration names and a key): past this the file is not a backup. */
-const headerBytesMax = 64 * 1024;
 
 export interface BackupHeader {
   readonly format: typeof formatName;
@@ -24,7 +23,7 @@ export interface BackupHeader {
   readonly payloadBytes: number;
 }
 
-export interface BackupContents {
+interface BackupContents {
   readonly header: BackupHeader;
   /** The database's files as an uncompressed tar, as PGlite's loadDataDir takes them. */
   readonly tar: Uint8Array;
@@ -38,7 +37,10 @@ export async function encodeBackup(
   fields: Omit<BackupHeader, 'format' | 'version' | 'payloadBytes'>,
   tar: Uint8Array,
 ): Promise<Buffer> {
-  const payload = await promisify(zlib.gzip)(tar);
+  const payload = await promisify(zlib.gzip)(tar, {
+    level: 1,
+    chunkSize: limits.backupCompressStepBytes,
+  });
   const header: BackupHeader = {
     format: formatName,
     version: backupFormatVersion,
@@ -54,7 +56,7 @@ export type DecodeResult = { ok: true; contents: BackupContents } | { ok: false;
 
 /** Checks the format, the version and the checksum, then unpacks the payload. */
 export async function decodeBackup(file: Buffer): Promise<DecodeResult> {
-  const newline = file.subarray(0, headerBytesMax).indexOf(0x0a);
+  const newline = file.subarray(0, limits.backupHeaderBytesMax).indexOf(0x0a);
   if (newline < 0) return { ok: false, reason: 'not a Cobro backup (no header line)' };
   let parsed: Record<string, unknown>;
   try {
@@ -77,7 +79,13 @@ export async function decodeBackup(file: Buffer): Promise<DecodeResult> {
     };
   const header = rest as unknown as BackupHeader;
   try {
-    return { ok: true, contents: { header, tar: await promisify(zlib.gunzip)(payload) } };
+    return {
+      ok: true,
+      contents: {
+        header,
+        tar: await promisify(zlib.gunzip)(payload, { chunkSize: limits.backupCompressStepBytes }),
+      },
+    };
   } catch (error) {
     return { ok: false, reason: `payload does not unpack: ${String(error)}` };
   }
