@@ -77,7 +77,10 @@ async function loadFixture(name: string, sqlText: string): Promise<DatabaseHandl
 }
 
 describe.each(fixtures)('data written by release %s', (name) => {
-  it('migrates to head; reads, a new payout and ledger verify work over it', async () => {
+  // About 6 CPU s (a fresh database, the dump, the migrations since); the wall time on a busy machine is longer.
+  it('migrates to head; reads, a new payout and ledger verify work over it', {
+    timeout: 120_000,
+  }, async () => {
     const fixture = JSON.parse(
       fs.readFileSync(path.join(fixturesDir, `${name}.json`), 'utf8'),
     ) as Fixture;
