@@ -5,7 +5,14 @@
 # Prints the image's name. Usage: .ci/base-image.sh [NAME]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-name="${1:-localhost/cobro-node:24}"
+# Named by what goes into it, so an unchanged base is not made again and podman's layer cache holds for the
+# Dockerfile's steps (its `npm ci` runs again only when package-lock.json changes).
+key="$(cat node_modules/node/bin/node /usr/lib/node_modules/npm/package.json "$0" | sha256sum | cut -c1-12)"
+name="${1:-localhost/cobro-node:$key}"
+if podman image exists "$name"; then
+  echo "$name"
+  exit 0
+fi
 root="$(mktemp -d)"
 trap 'rm -rf "$root"' EXIT
 
