@@ -237,9 +237,12 @@ async function drill(dir: string): Promise<string[]> {
         answers.push({ r, body: await sendUntilAnswered(baseUrl, who, r, statuses) });
       }
     };
+    // A lane's failure stops the others and is thrown at `await load`, so the servers below are still stopped.
+    let failure: unknown = null;
     const load = Promise.all(Array.from({ length: lanes }, lane)).catch((error: unknown) => {
+      failure = error;
+      stop = true;
       console.error(`cobro serve's last output:\n${server.output().slice(-3000)}`);
-      throw error;
     });
     await sleep(1500);
     const before = answers.length;
@@ -249,11 +252,13 @@ async function drill(dir: string): Promise<string[]> {
     await standby.ctl(['promote']);
     const promotedMs = Date.now() - killedAt;
     console.info(`${new Date().toISOString()} standby promoted`);
-    while (answers.length < before + 20 && Date.now() - killedAt < retryWindowMs) await sleep(50);
+    while (answers.length < before + 20 && !stop && Date.now() - killedAt < retryWindowMs)
+      await sleep(50);
     const servingAgainMs = Date.now() - killedAt;
     await sleep(1000);
     stop = true;
     await load;
+    if (failure !== null) throw failure;
     const problems = await check(
       `postgres://postgres@127.0.0.1:${standby.port}/postgres`,
       who,
