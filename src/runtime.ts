@@ -2,6 +2,7 @@
 // ports to their implementations (account directory, due-work registry) into one context, and closes it again.
 // Nothing else builds an AppContext: the server, the workers, the CLI and the tests all come through here.
 import type { Logger } from 'pino';
+import type { PGlite } from '@electric-sql/pglite';
 import type { Config } from './platform/process/config.ts';
 import type { Clock } from './platform/time/clock.ts';
 import { systemClock } from './platform/time/clock.ts';
@@ -105,6 +106,12 @@ export function createContext(
   };
 }
 
+/** PGlite's tar of its files, taken under its query lock (so between two statements), uncompressed: the
+ *  caller compresses it without holding the lock. */
+function dumpOf(pglite: PGlite): () => Promise<Blob> {
+  return () => pglite.dumpDataDir('none');
+}
+
 /** Checks a database opened for reading is at this code's schema; its secret box, from an existing key only. */
 async function readOnlySecrets(handle: DatabaseHandle, config: Config): Promise<SecretBox> {
   const pending = await pendingMigrations(handle.db);
@@ -200,6 +207,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     logger,
     changes: handle.changes,
     ...(diskSpace !== undefined ? { diskSpace } : {}),
+    ...(handle.pglite !== null ? { dumpDataDir: dumpOf(handle.pglite) } : {}),
   });
   return {
     ctx,

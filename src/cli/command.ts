@@ -56,6 +56,13 @@ export interface Command {
    * before the command is forwarded to a serving process, whose working directory is not the operator's.
    */
   readonly readsFile?: boolean;
+  /** Options whose value is a path (`backup --to FILE`): made absolute before the command is forwarded. */
+  readonly pathOptions?: readonly string[];
+  /**
+   * True for commands of the embedded database alone (`backup`): refused with DATABASE_URL set before anything
+   * opens, and run on the database as it is, never migrated first.
+   */
+  readonly embeddedOnly?: boolean;
   run(ctx: AppContext | null, args: CommandArgs): Promise<CommandOutput>;
 }
 
@@ -79,4 +86,9 @@ export function requireCtx(ctx: AppContext | null): AppContext {
 export function stringOption(args: CommandArgs, name: string): string | undefined {
   const v = args.values[name];
   return typeof v === 'string' ? v : undefined;
+}
+
+/** Why an embedded-only command refuses to run on PostgreSQL, and what to use there. */
+export function embeddedOnlyText(name: string): string {
+  return `cobro ${name} is for the embedded database (no DATABASE_URL): on PostgreSQL use pg_dump or pg_basebackup and restore with pg_restore or a base backup plus WAL (docs/operations.md, "Backup and restore")`;
 }

@@ -7,8 +7,9 @@ import {
   opsSocketPath,
   runThroughServer,
   withAbsoluteFile,
+  withAbsolutePathOptions,
 } from './ops-socket.ts';
-import type { CommandOutput } from './command.ts';
+import { embeddedOnlyText, fail, type CommandOutput } from './command.ts';
 import { StartupError, errorText } from '../platform/process/startup-error.ts';
 import { hangIfAskedByTest, startReadyWatchdog } from '../platform/process/ready-watchdog.ts';
 
@@ -34,15 +35,26 @@ async function runCommand(argv: readonly string[]): Promise<never> {
   if (!('command' in resolved)) emit(resolved);
   if (!resolved.command.needsDb) emit(await runResolved(resolved, null));
   const config = configOrExit();
+  if (resolved.command.embeddedOnly === true && config.databaseUrl !== null)
+    emit(fail(embeddedOnlyText(resolved.command.name)));
   if (config.databaseUrl === null) {
     const socketPath = opsSocketPath(config.dataDir);
     if (await opsServerAnswers(socketPath))
       emit(
         await runThroughServer(
           socketPath,
-          withAbsoluteFile(argv, resolved.command, resolved.args.positionals[0]),
+          withAbsolutePathOptions(
+            withAbsoluteFile(argv, resolved.command, resolved.args.positionals[0]),
+            resolved.command,
+          ),
         ),
       );
+  }
+  if (resolved.command.embeddedOnly === true) {
+    // Without a server to ask, the command opens DATA_DIR itself, which must hold a database already.
+    const { embeddedDatabaseExists } = await import('../platform/db/database.ts');
+    if (!embeddedDatabaseExists(config.dataDir))
+      emit(fail(`no Cobro database in ${config.dataDir} (DATA_DIR)`));
   }
   const [{ openRuntime }, { createLogger }] = await Promise.all([
     import('../runtime.ts'),
@@ -52,7 +64,8 @@ async function runCommand(argv: readonly string[]): Promise<never> {
   const runtime = await openRuntime(config, {
     logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),
     // `migrate` reports what it applies, so it must find the pending migrations still pending.
-    migrate: resolved.command.name !== 'migrate',
+    // and a backup copies the database as it is.
+    migrate: resolved.command.name !== 'migrate' && resolved.command.embeddedOnly !== true,
     // Commands that only read never migrate or write (and refuse a database whose schema is behind).
     readOnly: resolved.command.readOnly === true,
   });

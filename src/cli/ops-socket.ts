@@ -126,3 +126,14 @@ export function withAbsoluteFile(
   const at = argv.indexOf(file, command.name.split(' ').length);
   return at < 0 ? argv : argv.map((a, i) => (i === at ? path.resolve(file) : a));
 }
+
+/** argv with the values of the command's path options made absolute (`--to FILE` and `--to=FILE`). */
+export function withAbsolutePathOptions(argv: readonly string[], command: Command): string[] {
+  const names = command.pathOptions ?? [];
+  return argv.map((a, i) => {
+    const flag = names.find((n) => a.startsWith(`--${n}=`));
+    if (flag !== undefined) return `--${flag}=${path.resolve(a.slice(flag.length + 3))}`;
+    const previous = argv[i - 1];
+    return previous !== undefined && names.some((n) => previous === `--${n}`) ? path.resolve(a) : a;
+  });
+}

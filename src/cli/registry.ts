@@ -12,6 +12,7 @@ import { keysCreate, keysList, keysRevoke, keysRotate } from './commands/keys.ts
 import { usersInvite, usersList, usersTokenSignIn } from './commands/users.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
+import { backupCommand, restoreCommand } from './commands/backup.ts';
 import { payoutsResolve } from './commands/payouts.ts';
 import { payoutsExport, payoutsImport } from './commands/payouts-batch.ts';
 import { walletCredit } from './commands/wallet.ts';
@@ -71,4 +72,6 @@ export const commands: readonly Command[] = [
   plansList,
   plansShow,
   plansSetPricing,
+  backupCommand,
+  restoreCommand,
 ];

@@ -35,6 +35,8 @@ export const databaseLimits = {
   pgliteMaxLocksPerTransaction: 128,
   /** How long a starting process waits to reach DATABASE_URL before it says it cannot (an unrouted host never refuses). */
   dbStartupConnectTimeoutMs: 10 * secondMs,
+  /** How long Cobro waits on one host of a several-host DATABASE_URL while looking for the primary (decision 522). */
+  dbHostProbeTimeoutMs: 2 * secondMs,
   /** What a 503 for a database that does not answer tells the client to wait (Retry-After, seconds; decision 420). */
   dbUnavailableRetryAfterS: 2,
   /** How deep an error's `cause` chain and AggregateErrors are searched for an outage: far beyond what a driver nests. */

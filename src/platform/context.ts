@@ -33,6 +33,11 @@ export interface ContextBase {
   readonly changes?: ChangeFeed;
   /** The embedded database's free-space guard (decision 420): writes wait while DATA_DIR is almost full. */
   readonly diskSpace?: DiskSpaceGuard;
+  /**
+   * The embedded database's files as one uncompressed tar, read while no statement runs (PGlite's dumpDataDir):
+   * what `cobro backup` writes. Absent on PostgreSQL, whose own tools back it up (docs/operations.md).
+   */
+  readonly dumpDataDir?: () => Promise<Blob>;
 }
 
 export interface AppContext extends ContextBase {

@@ -74,7 +74,7 @@ export function pgliteChangeFeed(pglite: PGlite): ChangeFeed {
 
 /** The feed's own client, not yet connected: its notifications go to `listeners`, its failure or end to `lost`. */
 async function feedClient(
-  url: string,
+  url: () => string,
   listeners: Listeners,
   lost: (c: pg.Client) => void,
 ): Promise<pg.Client> {
@@ -82,7 +82,7 @@ async function feedClient(
   const { default: pg } = await import('pg');
   // Keep-alive so a connection that silently died (no FIN) is noticed, and the feed stops being live.
   const c = new pg.Client({
-    connectionString: url,
+    connectionString: url(),
     connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs,
     keepAlive: true,
   });
@@ -98,7 +98,7 @@ async function feedClient(
  * PostgreSQL: a dedicated connection (a pooled one would be handed to queries), reconnected with backoff. While it
  * is down the feed is not live, so nothing is kept and every lookup goes to the database.
  */
-export function postgresChangeFeed(url: string): ChangeFeed {
+export function postgresChangeFeed(url: string | (() => string)): ChangeFeed {
   const listeners = new Listeners();
   let client: pg.Client | null = null;
   let live = false;
@@ -129,7 +129,7 @@ export function postgresChangeFeed(url: string): ChangeFeed {
   async function connect(): Promise<void> {
     if (closed || client !== null || starting) return;
     starting = true;
-    const c = await feedClient(url, listeners, lost);
+    const c = await feedClient(typeof url === 'string' ? () => url : url, listeners, lost);
     try {
       await c.connect();
       client = c;

@@ -12,6 +12,7 @@ import { StartupError, errorText } from '../process/startup-error.ts';
 import { pgliteChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-feed.ts';
 import { prepareRepeatedStatements, StatementNames } from './prepared-statements.ts';
 import { keepWasmOnLiftoff } from './pglite/liftoff.ts';
+import { clientForPrimary, parseHostList, primaryHost } from './primary-host.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -76,8 +77,13 @@ async function openPostgres(
 ): Promise<DatabaseHandle> {
   // Imported here, not at the top: an embedded database never needs the driver (decision 240).
   const { default: pg } = await import('pg');
+  // Several hosts (decision 522): connections go to the one found read-write, found again after a failover.
+  const hosts = parseHostList(options.url);
+  const primary = hosts.urls.length > 1 ? primaryHost(pg, hosts) : null;
+  await primary?.probe();
   const pool = new pg.Pool({
-    connectionString: options.url,
+    connectionString: primary?.url() ?? options.url,
+    ...(primary !== null ? { Client: clientForPrimary(pg, primary) } : {}),
     max: options.poolSizeMax ?? limits.dbPoolSizeMax,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -104,7 +110,7 @@ async function openPostgres(
     pool.on('connect', (client) => prepareRepeatedStatements(client, names));
   }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const changes = postgresChangeFeed(options.url);
+  const changes = postgresChangeFeed(primary !== null ? () => primary.url() : options.url);
   return {
     db,
     engine: 'postgres',
@@ -185,7 +191,10 @@ export function redactedUrl(url: string): string {
     if (u.password !== '') u.password = '***';
     return u.toString();
   } catch {
-    return 'DATABASE_URL';
+    // Several hosts (db1:5432,db2:5432) are no WHATWG URL: the password is masked by hand.
+    return /^postgres(ql)?:\/\//.test(url)
+      ? url.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1:***@')
+      : 'DATABASE_URL';
   }
 }
 
@@ -196,6 +205,15 @@ export function redactedUrl(url: string): string {
  */
 export async function checkPostgresReachable(url: string): Promise<void> {
   const { default: pg } = await import('pg');
+  const hosts = parseHostList(url);
+  if (hosts.urls.length > 1) {
+    const reasons = await primaryHost(pg, hosts).probe();
+    if (reasons !== null)
+      throw new StartupError(
+        `cannot reach a ${hosts.readWrite ? 'read-write ' : ''}database among ${redactedUrl(url)}: ${reasons.join('; ')}`,
+      );
+    return;
+  }
   const client = new pg.Client({
     connectionString: url,
     connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs,

@@ -11,6 +11,11 @@ async function migrationFiles(): Promise<string[]> {
   return (await fs.readdir(migrationsDir)).filter((f) => /^\d{4}-[\w-]+\.ts$/.test(f)).sort();
 }
 
+/** Every migration this cobro has, in the order they apply. */
+export async function migrationNames(): Promise<string[]> {
+  return (await migrationFiles()).map((f) => f.replace(/\.ts$/, ''));
+}
+
 const provider: MigrationProvider = {
   async getMigrations() {
     const files = await migrationFiles();

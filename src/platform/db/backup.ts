@@ -1,0 +1,130 @@
+// `cobro backup` and `cobro restore` on the embedded database (decision 520). A backup is taken inside the process
+// that holds the database (the serving one, reached through the operator socket): PGlite copies its files while no
+// statement runs, which is what a crash at that instant would have left, and a start on the copy recovers from its
+// WAL exactly as after a crash, with every transaction committed before the copy and none after.
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import type { AppContext } from '../context.ts';
+import { limits } from '../../limits/index.ts';
+import { dataDirEntries } from '../process/fs-permissions.ts';
+import { decodeBackup, encodeBackup } from './backup-file.ts';
+import { migrationNames } from './migrate.ts';
+import { openDatabase } from './database.ts';
+
+export type BackupOutcome = { ok: true; text: string } | { ok: false; reason: string };
+
+function readSecretKeyFile(dataDir: string): string | null {
+  try {
+    return fs.readFileSync(path.join(dataDir, dataDirEntries.secretKey), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Writes the backup to `file` (a new file, mode 0600: it holds the data and maybe the secret key). */
+export async function takeBackup(ctx: AppContext, file: string): Promise<BackupOutcome> {
+  if (ctx.dumpDataDir === undefined)
+    return { ok: false, reason: 'this database is not the embedded one' };
+  if (fs.existsSync(file)) return { ok: false, reason: `${file} exists: choose a new file name` };
+  if (!fs.existsSync(path.dirname(file)))
+    return { ok: false, reason: `the directory ${path.dirname(file)} does not exist` };
+  const migrations = (
+    await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(ctx.db)
+  ).rows.map((r) => r.name);
+  // Fewer pages to replay on the copy's first start; statements keep running while it writes.
+  await sql`CHECKPOINT`.execute(ctx.db);
+  const started = performance.now();
+  const tar = new Uint8Array(await (await ctx.dumpDataDir()).arrayBuffer());
+  const heldMs = Math.round(performance.now() - started);
+  const bytes = await encodeBackup(
+    {
+      createdAt: ctx.clock.now().toISOString(),
+      engine: 'pglite',
+      migrations,
+      secretKeyFile: readSecretKeyFile(ctx.config.dataDir),
+    },
+    tar,
+  );
+  const partial = `${file}.partial`;
+  fs.writeFileSync(partial, bytes, { mode: 0o600, flag: 'wx' });
+  fs.renameSync(partial, file);
+  ctx.logger.info({ file, bytes: bytes.length, heldMs }, 'backup written');
+  return {
+    ok: true,
+    text: `backup written to ${file}: ${bytes.length} bytes, ${migrations.length} migrations, database files copied in ${heldMs} ms`,
+  };
+}
+
+/** What is in dataDir already, if anything: restore writes only into an empty or missing directory. */
+function dataDirContents(dataDir: string): readonly string[] {
+  try {
+    return fs.readdirSync(dataDir);
+  } catch {
+    return [];
+  }
+}
+
+async function readBackupFile(file: string): Promise<Buffer | string> {
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+  } catch {
+    return `cannot read ${file}`;
+  }
+  if (size > limits.backupFileBytesMax)
+    return `${file} is ${size} bytes, over the ${limits.backupFileBytesMax} a restore reads`;
+  return fs.promises.readFile(file);
+}
+
+/** Restores `file` into an empty DATA_DIR: checks the file whole, then writes the database and the secret key. */
+export async function restoreBackup(dataDir: string, file: string): Promise<BackupOutcome> {
+  const found = dataDirContents(dataDir);
+  if (found.length > 0)
+    return {
+      ok: false,
+      reason: `DATA_DIR ${dataDir} is not empty (${found.slice(0, 5).join(', ')}): restore writes only into an empty directory`,
+    };
+  const bytes = await readBackupFile(file);
+  if (typeof bytes === 'string') return { ok: false, reason: bytes };
+  const decoded = await decodeBackup(bytes);
+  if (!decoded.ok) return { ok: false, reason: `${file}: ${decoded.reason}` };
+  const { header, tar } = decoded.contents;
+  const known = new Set(await migrationNames());
+  const unknown = header.migrations.filter((m) => !known.has(m));
+  if (unknown.length > 0)
+    return {
+      ok: false,
+      reason: `${file} was written by a newer cobro (migrations this one lacks: ${unknown.join(', ')}): restore it with that release`,
+    };
+  const createdDir = !fs.existsSync(dataDir);
+  try {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (header.secretKeyFile !== null)
+      fs.writeFileSync(path.join(dataDir, dataDirEntries.secretKey), header.secretKeyFile, {
+        mode: 0o600,
+        flag: 'wx',
+      });
+    const handle = await openDatabase({
+      engine: 'pglite',
+      dataDir,
+      loadDataDir: new Blob([tar], { type: 'application/x-tar' }),
+    });
+    try {
+      await sql`SELECT 1`.execute(handle.db);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    // A failed restore leaves the directory as it found it, so the next try finds it empty.
+    for (const entry of fs.readdirSync(dataDir))
+      fs.rmSync(path.join(dataDir, entry), { recursive: true, force: true });
+    if (createdDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const pending = known.size - header.migrations.length;
+  return {
+    ok: true,
+    text: `restored ${file} (written ${header.createdAt}, ${header.migrations.length} migrations) into ${dataDir}${header.secretKeyFile === null ? '; its secret key came from COBRO_SECRET_KEY: set the same one' : ''}${pending > 0 ? `; \`cobro serve\` applies ${pending} newer migration(s) at its start` : ''}`,
+  };
+}
