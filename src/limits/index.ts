@@ -21,6 +21,7 @@ import {
   dashboardLimits,
 } from './modules.ts';
 import { processLimits, configLimits, dataDirLimits } from './process.ts';
+import { auditLimits, disputeLimits } from './disputes.ts';
 import { sandboxLimits } from './sandbox.ts';
 import { walletLimits } from './wallet.ts';
 
@@ -34,6 +35,8 @@ export {
   conciliationLimits,
   mallLimits,
   dashboardLimits,
+  disputeLimits,
+  auditLimits,
 };
 export { httpLimits, configLimits, dataDirLimits };
 export { notificationAttemptsMax } from './background.ts';
