@@ -29,7 +29,7 @@ export async function listDisputes(
     .selectAll()
     .where('account_id', '=', accountId)
     .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy('seq', 'desc')
     .offset(page.offset)
     .limit(page.limit)
     .execute();

@@ -1,10 +1,12 @@
 // The disputes table (migration 0360, decision 530).
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Int8, Timestamp } from '../../platform/db/types.ts';
 import type { DisputeStatus } from './states.ts';
 
 interface DisputeTable {
   id: string;
+  /** The order disputes were opened in (two may share an instant). */
+  seq: Generated<bigint>;
   account_id: string;
   transaction_id: string;
   amount_minor: Int8;

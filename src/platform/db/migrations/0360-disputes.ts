@@ -11,6 +11,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     `
     CREATE TABLE disputes (
       id TEXT PRIMARY KEY,
+      seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
       account_id TEXT NOT NULL REFERENCES accounts (id),
       transaction_id TEXT NOT NULL REFERENCES transactions (id),
       amount_minor BIGINT NOT NULL CHECK (amount_minor > 0),
@@ -27,7 +28,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       resolved_at TIMESTAMPTZ,
       CHECK (from_wallet_minor + debt_minor = amount_minor)
     );
-    CREATE INDEX disputes_account ON disputes (account_id, created_at DESC, id);
+    CREATE INDEX disputes_account ON disputes (account_id, created_at DESC, seq);
     CREATE INDEX disputes_transaction ON disputes (transaction_id);
   `,
   );
