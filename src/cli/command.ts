@@ -56,6 +56,11 @@ export interface Command {
    * before the command is forwarded to a serving process, whose working directory is not the operator's.
    */
   readonly readsFile?: boolean;
+  /**
+   * How its audit row is made (decision 531): by default the dispatcher records one after a command that may
+   * change state succeeds; `own` records its rows in its own transaction; `none` changes nothing worth one.
+   */
+  readonly audit?: 'own' | 'none';
   run(ctx: AppContext | null, args: CommandArgs): Promise<CommandOutput>;
 }
 

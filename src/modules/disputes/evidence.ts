@@ -22,7 +22,10 @@ export async function submitEvidence(
 ): Promise<DisputeResult> {
   const row = await lockedDispute(tx, accountId, id);
   if (!canMove(row.status, 'under_review'))
-    return { ok: false, failure: ruleFailure('dispute_closed', { id: row.id, status: row.status }) };
+    return {
+      ok: false,
+      failure: ruleFailure('dispute_closed', { id: row.id, status: row.status }),
+    };
   const at = await ctx.accountClock.now(accountId, tx);
   if (at.getTime() > row.respond_by.getTime())
     return {

@@ -3,11 +3,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import type { AppModule } from '../../platform/module.ts';
-import { disputeRoutes } from './routes.ts';
+import { disputeAnswerRoutes, disputeReadRoutes } from './routes.ts';
 import { sandboxDisputeRoutes } from './sandbox-routes.ts';
 
 async function routes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await disputeRoutes(app, ctx);
+  await disputeReadRoutes(app, ctx);
+  await disputeAnswerRoutes(app, ctx);
   await sandboxDisputeRoutes(app, ctx);
 }
 

@@ -130,7 +130,10 @@ export async function resolveDispute(
 ): Promise<DisputeResult> {
   const row = await lockedDispute(tx, input.accountId, input.id);
   if (!canMove(row.status, input.to))
-    return { ok: false, failure: ruleFailure('dispute_closed', { id: row.id, status: row.status }) };
+    return {
+      ok: false,
+      failure: ruleFailure('dispute_closed', { id: row.id, status: row.status }),
+    };
   assertTransition(row.status, input.to);
   const at = await ctx.accountClock.now(row.account_id, tx);
   await moveMoney(ctx, tx, row, input, at);

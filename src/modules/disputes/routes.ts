@@ -31,7 +31,7 @@ function isLink(text: string): boolean {
   return url.protocol === 'https:' || url.protocol === 'http:';
 }
 
-export async function disputeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function disputeReadRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.get(
     '/api/disputes',
@@ -70,18 +70,24 @@ export async function disputeRoutes(app: FastifyInstance, ctx: AppContext): Prom
     },
     async (request) => {
       const id = request.params.id;
-      const row = isStorableText(id) ? await findDispute(ctx.db, accountOf(request).id, id) : undefined;
+      const row = isStorableText(id)
+        ? await findDispute(ctx.db, accountOf(request).id, id)
+        : undefined;
       if (row === undefined) throw notFound('dispute');
       return { status: 'success' as const, dispute: disputeView(row, ctx.config.timeZone) };
     },
   );
+}
+
+export async function disputeAnswerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post(
     '/api/disputes/:id/evidence',
     {
       config: commandConfig,
       schema: {
         tags,
-        summary: "Answer a dispute before its respond_by: text and links; it moves to under_review",
+        summary: 'Answer a dispute before its respond_by: text and links; it moves to under_review',
         params: DisputeIdParams,
         body: EvidenceBody,
         response: withErrors({ 200: DisputeResponse }),

@@ -12,7 +12,12 @@ import { findDispute } from './repository.ts';
 import { notFound } from '../../platform/errors/errors.ts';
 import { openDispute } from './open.ts';
 import { resolveDispute } from './resolve.ts';
-import { DisputeIdParams, DisputeResponse, SandboxOpenBody, SandboxResolveBody } from './schemas.ts';
+import {
+  DisputeIdParams,
+  DisputeResponse,
+  SandboxOpenBody,
+  SandboxResolveBody,
+} from './schemas.ts';
 
 const tags = ['Extensions'];
 
@@ -63,7 +68,11 @@ export async function sandboxDisputeRoutes(app: FastifyInstance, ctx: AppContext
           throw notFound('dispute');
         return disputeAnswer(
           tx,
-          await resolveDispute(tx, db, { accountId, id: request.params.id, to: request.body.outcome }),
+          await resolveDispute(tx, db, {
+            accountId,
+            id: request.params.id,
+            to: request.body.outcome,
+          }),
         );
       }),
   );

@@ -4,7 +4,6 @@ import { RuleFailureBody } from '../../platform/http/schemas.ts';
 import { disputeLimits, refundLimits, transactionLimits } from '../../limits/index.ts';
 import { disputeOutcomes, disputeStatuses } from './states.ts';
 
-
 export const DisputeIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: refundLimits.idLengthMax, description: 'dsp...' }),
 });
@@ -59,10 +58,10 @@ export const EvidenceBody = Type.Object(
   {
     text: Type.String({ minLength: 1, maxLength: disputeLimits.evidenceTextLengthMax }),
     urls: Type.Optional(
-      Type.Array(
-        Type.String({ minLength: 1, maxLength: disputeLimits.evidenceUrlLengthMax }),
-        { maxItems: disputeLimits.evidenceUrlsMax, description: 'https links to documents' },
-      ),
+      Type.Array(Type.String({ minLength: 1, maxLength: disputeLimits.evidenceUrlLengthMax }), {
+        maxItems: disputeLimits.evidenceUrlsMax,
+        description: 'https links to documents',
+      }),
     ),
   },
   { additionalProperties: false },

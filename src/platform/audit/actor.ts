@@ -18,7 +18,10 @@ export function apiActor(request: FastifyRequest): Actor {
   const token = bearer.exec(request.headers.authorization ?? '')?.[1];
   return {
     kind: 'api_key',
-    name: token === undefined ? 'key:unknown' : `key:${publicTokenHash(token).slice(0, hashPrefixChars)}`,
+    name:
+      token === undefined
+        ? 'key:unknown'
+        : `key:${publicTokenHash(token).slice(0, hashPrefixChars)}`,
   };
 }
 

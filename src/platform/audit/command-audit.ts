@@ -40,11 +40,7 @@ function targetOf(request: FastifyRequest, value: unknown): string | null {
   return null;
 }
 
-function entryOf(
-  ctx: AppContext,
-  request: FastifyRequest,
-  value: unknown,
-): AuditEntry | null {
+function entryOf(ctx: AppContext, request: FastifyRequest, value: unknown): AuditEntry | null {
   if (request.account === null || changedNothing(value)) return null;
   return {
     chain: request.account.id,

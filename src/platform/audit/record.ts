@@ -80,5 +80,7 @@ export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<void> {
       INSERT INTO audit_log (id, chain, seq, actor_kind, actor, action, target, request_id, at, prev_hash, hash)
       VALUES (${fields.id}, ${fields.chain}, ${fields.seq}, ${fields.actorKind}, ${fields.actor}, ${fields.action},
         ${fields.target}, ${fields.requestId}, ${fields.at}, ${fields.prevHash}, ${hash}))
-    UPDATE audit_heads SET seq = ${fields.seq}, hash = ${hash} WHERE chain = ${fields.chain}`.execute(tx);
+    UPDATE audit_heads SET seq = ${fields.seq}, hash = ${hash} WHERE chain = ${fields.chain}`.execute(
+    tx,
+  );
 }

@@ -67,7 +67,11 @@ export async function verifyAudit(db: Db): Promise<AuditVerifyResult> {
       if (seq !== state.seq + 1n)
         return { ok: false, id: row.id, fault: `${where} follows position ${state.seq}` };
       if (row.prev_hash !== state.hash)
-        return { ok: false, id: row.id, fault: `${where} does not name the hash of the row before it` };
+        return {
+          ok: false,
+          id: row.id,
+          fault: `${where} does not name the hash of the row before it`,
+        };
       const hash = auditHash({
         id: row.id,
         chain: row.chain,
@@ -81,7 +85,11 @@ export async function verifyAudit(db: Db): Promise<AuditVerifyResult> {
         prevHash: row.prev_hash,
       });
       if (hash !== row.hash)
-        return { ok: false, id: row.id, fault: `${where} was changed: its fields do not hash to its hash` };
+        return {
+          ok: false,
+          id: row.id,
+          fault: `${where} was changed: its fields do not hash to its hash`,
+        };
       state = { chain: row.chain, seq, hash };
       rows++;
     }

@@ -87,14 +87,16 @@ describe('disputes', () => {
     // Created at one instant of the test's clock: compared as a set.
     const callbacks = await disputeCallbacks(t, a.id);
     expect(callbacks).toHaveLength(6);
-    expect(callbacks).toEqual(expect.arrayContaining([
-      { type: 'dispute.opened', status: 'needs_response' },
-      { type: 'dispute.won', status: 'won' },
-      { type: 'dispute.opened', status: 'needs_response' },
-      { type: 'dispute.lost', status: 'lost' },
-      { type: 'dispute.opened', status: 'needs_response' },
-      { type: 'dispute.lost', status: 'accepted' },
-    ]));
+    expect(callbacks).toEqual(
+      expect.arrayContaining([
+        { type: 'dispute.opened', status: 'needs_response' },
+        { type: 'dispute.won', status: 'won' },
+        { type: 'dispute.opened', status: 'needs_response' },
+        { type: 'dispute.lost', status: 'lost' },
+        { type: 'dispute.opened', status: 'needs_response' },
+        { type: 'dispute.lost', status: 'accepted' },
+      ]),
+    );
     const list = await t.call(a, { method: 'GET', url: '/api/disputes' });
     expect(list.json()).toMatchObject({ status: 'success', total: 3 });
     expect(list.json().disputes.map((d: { id: string }) => d.id)).toEqual([
