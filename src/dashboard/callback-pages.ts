@@ -11,6 +11,7 @@ import {
   showNotification,
 } from '../modules/notifications/service.ts';
 import { dashboardLimits } from '../limits/index.ts';
+import { dashboardChange } from './audit.ts';
 import { pageNumberOf } from './format.ts';
 import { accountOf, queryOf, renderMessage, renderPage } from './render.ts';
 
@@ -87,7 +88,13 @@ export function registerCallbackPages(app: FastifyInstance, ctx: AppContext): vo
   app.post('/callbacks/:id/resend', { preHandler: app.csrfProtection }, async (request, reply) => {
     const account = accountOf(request);
     const { id } = request.params as { id: string };
-    const retried = await retryNotification(ctx, id, account.id);
+    const retried = await dashboardChange(
+      ctx,
+      request,
+      id,
+      (tx) => retryNotification(tx, id, account.id),
+      (done) => done !== null && !('message_error' in done),
+    );
     if (retried === null)
       return renderMessage(
         ctx,

@@ -36,7 +36,9 @@ const sections = [
   { key: 'payouts', path: '/dashboard/payouts', label: 'Pagos y retiros' },
   { key: 'subscriptions', path: '/dashboard/subscriptions', label: 'Suscripciones' },
   { key: 'plans', path: '/dashboard/plans', label: 'Planes' },
+  { key: 'disputes', path: '/dashboard/disputes', label: 'Contracargos' },
   { key: 'callbacks', path: '/dashboard/callbacks', label: 'Notificaciones' },
+  { key: 'audit', path: '/dashboard/audit', label: 'Registro de cambios' },
   { key: 'sandbox', path: '/dashboard/sandbox', label: 'Reloj de pruebas' },
 ] as const;
 

@@ -19,6 +19,7 @@ import { dashboardLimits } from '../limits/index.ts';
 import { renderMessage, securityHeaders } from './render.ts';
 import { sessionAccount } from './session.ts';
 import { registerAuthPages, sessionCookie } from './auth-pages.ts';
+import { registerDisputePages } from './dispute-pages.ts';
 import { registerTransactionPages } from './transaction-pages.ts';
 import { registerWalletPages } from './wallet-pages.ts';
 import { registerCallbackPages } from './callback-pages.ts';
@@ -160,6 +161,7 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
   registerWalletPages(app, ctx);
   registerSubscriptionPages(app, ctx);
   registerCallbackPages(app, ctx);
+  registerDisputePages(app, ctx);
   registerSandboxPages(app, ctx);
 }
 

@@ -7,10 +7,10 @@ import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import type { DisputeRow } from './repository.ts';
 import { disputeView } from './views.ts';
 
-export const disputeEvents = ['dispute.opened', 'dispute.won', 'dispute.lost'] as const;
+const disputeEvents = ['dispute.opened', 'dispute.won', 'dispute.lost'] as const;
 type DisputeEvent = (typeof disputeEvents)[number];
 
-export function eventOf(row: DisputeRow): DisputeEvent {
+function eventOf(row: DisputeRow): DisputeEvent {
   switch (row.status) {
     case 'needs_response':
     case 'under_review':

@@ -16,7 +16,7 @@ export const DisputeListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const DisputeView = Type.Object({
+const DisputeView = Type.Object({
   id: Type.String(),
   transaction_id: Type.String(),
   amount: Type.Integer({ description: 'Integer minor units held by the dispute' }),

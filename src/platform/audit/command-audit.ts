@@ -26,7 +26,7 @@ function changedNothing(value: unknown): boolean {
   );
 }
 
-/** The object a request changed: the id in its path, else the id its answer names. */
+/** The object a request changed: the id in its path, else the id its answer (or the object it wraps) names. */
 function targetOf(request: FastifyRequest, value: unknown): string | null {
   const params = request.params as Readonly<Record<string, unknown>> | undefined;
   const fromPath = Object.values(params ?? {}).find((v) => typeof v === 'string');
@@ -35,6 +35,11 @@ function targetOf(request: FastifyRequest, value: unknown): string | null {
   const answer = value as Readonly<Record<string, unknown>>;
   for (const field of ['id', 'identifier_payout', 'identifier', 'token']) {
     const id = answer[field];
+    if (typeof id === 'string' && id.length > 0) return id;
+  }
+  // An answer that wraps its object (`{status, dispute: {id}}`, `{status, nullify: {id}}`).
+  for (const inner of Object.values(answer)) {
+    const id = typeof inner === 'object' && inner !== null ? (inner as { id?: unknown }).id : null;
     if (typeof id === 'string' && id.length > 0) return id;
   }
   return null;

@@ -1,7 +1,7 @@
 // The audit trail's tables (migration 0361, decision 531).
 import type { Int8, Timestamp } from '../db/types.ts';
 
-export const actorKinds = ['api_key', 'dashboard', 'operator'] as const;
+const actorKinds = ['api_key', 'dashboard', 'operator'] as const;
 export type ActorKind = (typeof actorKinds)[number];
 
 interface AuditLogTable {
