@@ -147,6 +147,9 @@ describe('disputes', () => {
     expect(fits.status).toBe('success');
     const over = await openDispute(t, a, { transaction_id: sale, amount: 2_001 });
     expect(over).toMatchObject({ status: 'failed', type: 'dispute_exceeds_remaining' });
+    // What the open dispute holds cannot be refunded meanwhile: 2000 left, not 5000.
+    const refund = await nullify(t, a, { id: sale, amount: 2_001 });
+    expect(refund.json()).toMatchObject({ status: 'failed', type: 'refund_exceeds_paid' });
     const rows = await t.ctx.db
       .selectFrom('disputes')
       .select('id')
