@@ -22,6 +22,7 @@ interface AuditLogTable {
 interface AuditHeadTable {
   chain: string;
   seq: Int8;
+  prev_hash: string;
   hash: string;
 }
 

@@ -1,9 +1,8 @@
 // Recomputes every audit chain (decision 531): each row's position follows the one before it, names its hash as
-// `prev_hash`, and hashes to what it records; each chain's head names its last row. The first row that breaks a
+// `prev_hash`, and hashes (cobro_audit_hash, migration 0361) to what it records; each chain's head names its last row. The first row that breaks a
 // rule is the answer, by id, so an operator knows where the trail was changed around the trigger.
-import type { Selectable } from 'kysely';
-import type { Database, Db } from '../db/types.ts';
-import { auditHash, genesisHash } from './record.ts';
+import { sql } from 'kysely';
+import type { Db } from '../db/types.ts';
 import './types.ts';
 
 export type AuditVerifyResult =
@@ -12,7 +11,18 @@ export type AuditVerifyResult =
 
 const chunkRows = 1000;
 
-type AuditRow = Selectable<Database['audit_log']>;
+const genesisHash = '0'.repeat(64);
+
+interface AuditRow {
+  readonly id: string;
+  readonly chain: string;
+  /** seq as text, named apart so ORDER BY seq sorts the column, not the text. */
+  readonly position: string;
+  readonly prev_hash: string;
+  readonly hash: string;
+  /** The hash recomputed from the row's fields as they are now, by the function the append used. */
+  readonly recomputed: string;
+}
 
 interface ChainState {
   chain: string;
@@ -40,7 +50,16 @@ export async function verifyAudit(db: Db): Promise<AuditVerifyResult> {
     const after: ChainState | null = state;
     const page: readonly AuditRow[] = await db
       .selectFrom('audit_log')
-      .selectAll()
+      .select([
+        'id',
+        'chain',
+        sql<string>`seq::text`.as('position'),
+        'prev_hash',
+        'hash',
+        sql<string>`cobro_audit_hash(chain, seq, id, actor_kind, actor, action, target, request_id, at, prev_hash)`.as(
+          'recomputed',
+        ),
+      ])
       .$if(after !== null, (q) =>
         q.where((eb) =>
           eb.or([
@@ -54,7 +73,7 @@ export async function verifyAudit(db: Db): Promise<AuditVerifyResult> {
       .limit(chunkRows)
       .execute();
     for (const row of page) {
-      const seq = BigInt(row.seq);
+      const seq = BigInt(row.position);
       if (state === null || state.chain !== row.chain) {
         if (state !== null) {
           const fault = await headFault(db, state);
@@ -72,25 +91,13 @@ export async function verifyAudit(db: Db): Promise<AuditVerifyResult> {
           id: row.id,
           fault: `${where} does not name the hash of the row before it`,
         };
-      const hash = auditHash({
-        id: row.id,
-        chain: row.chain,
-        seq,
-        actorKind: row.actor_kind,
-        actor: row.actor,
-        action: row.action,
-        target: row.target,
-        requestId: row.request_id,
-        at: row.at,
-        prevHash: row.prev_hash,
-      });
-      if (hash !== row.hash)
+      if (row.recomputed !== row.hash)
         return {
           ok: false,
           id: row.id,
           fault: `${where} was changed: its fields do not hash to its hash`,
         };
-      state = { chain: row.chain, seq, hash };
+      state = { chain: row.chain, seq, hash: row.hash };
       rows++;
     }
     if (page.length < chunkRows) break;

@@ -48,6 +48,15 @@ describe('audit trail', () => {
     expect((await dispatch(['audit', 'verify'], t.ctx)).exitCode).toBe(0);
   });
 
+  it('verifies a chain past nine rows in its order (positions are numbers, not text)', async () => {
+    const c = await t.createAccount();
+    for (let i = 0; i < 11; i++) await fund(t, c, 100);
+    expect((await rowsOf(c.id)).map((r) => Number(r.seq))).toEqual(
+      Array.from({ length: 11 }, (_, i) => i + 1),
+    );
+    expect(await dispatch(['audit', 'verify'], t.ctx)).toMatchObject({ exitCode: 0 });
+  });
+
   it('refuses UPDATE, DELETE and TRUNCATE of the trail', async () => {
     for (const statement of [
       `UPDATE audit_log SET action = 'x' WHERE chain = '${a.id}'`,

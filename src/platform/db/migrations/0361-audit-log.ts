@@ -3,10 +3,13 @@ import { runSql } from '../run-sql.ts';
 
 // Issue 36 (decision 531): the audit trail. One chain of rows per account (`chain`: an account id, or `service`
 // for an operator's change that names no account), each row's `hash` a SHA-256 over its fields and the previous
-// row's hash. `audit_heads` holds each chain's last position and hash; appending locks the chain's head row, so
-// two writers of one chain queue and neither forks it. The trigger refuses UPDATE, DELETE and TRUNCATE of the
-// trail: a row once written stays as written (cobro audit verify finds one changed around the trigger). The
-// trigger bodies stay on one line: runSql splits statements at a semicolon that ends a line.
+// row's hash (cobro_audit_hash: the one definition the append and `cobro audit verify` both use; the time enters as
+// microseconds since the epoch, so no session setting changes the text hashed). `audit_heads` holds each chain's
+// last position and hashes; appending updates the chain's head row (an upsert that computes the new row's hash
+// from the old head, under its row lock), so two writers of one chain queue and neither forks it. The trigger
+// refuses UPDATE, DELETE and TRUNCATE of the trail: a row once written stays as written (cobro audit verify finds
+// one changed around the trigger). Function bodies stay on one line: runSql splits statements at a semicolon that
+// ends a line.
 export async function up(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
@@ -28,8 +31,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     CREATE TABLE audit_heads (
       chain TEXT PRIMARY KEY,
       seq BIGINT NOT NULL,
+      prev_hash TEXT NOT NULL,
       hash TEXT NOT NULL
     );
+    CREATE FUNCTION cobro_audit_hash(p_chain TEXT, p_seq BIGINT, p_id TEXT, p_actor_kind TEXT, p_actor TEXT, p_action TEXT, p_target TEXT, p_request_id TEXT, p_at TIMESTAMPTZ, p_prev_hash TEXT) RETURNS TEXT LANGUAGE sql STABLE AS $$ SELECT encode(sha256(convert_to(json_build_array(p_chain, p_seq::text, p_id, p_actor_kind, p_actor, p_action, p_target, p_request_id, (extract(epoch FROM p_at) * 1000000)::bigint::text, p_prev_hash)::text, 'UTF8')), 'hex') $$;
     CREATE FUNCTION cobro_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit_log is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege'; END $$;
     CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
       FOR EACH ROW EXECUTE FUNCTION cobro_audit_append_only();
@@ -45,6 +50,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     `
     DROP TABLE audit_log;
     DROP TABLE audit_heads;
+    DROP FUNCTION cobro_audit_hash(TEXT, BIGINT, TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, TIMESTAMPTZ, TEXT);
     DROP FUNCTION cobro_audit_append_only()
   `,
   );
