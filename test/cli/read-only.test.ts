@@ -56,6 +56,8 @@ describe('read-only commands', () => {
     ).toEqual([
       'accounts list',
       'accounts show',
+      'audit list',
+      'audit verify',
       'ledger verify',
       'notifications list',
       'notifications show',

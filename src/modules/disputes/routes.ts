@@ -23,7 +23,7 @@ import {
 } from './schemas.ts';
 import { disputeView } from './views.ts';
 
-const tags = ['Disputes'];
+const tags = ['Extensions'];
 
 function isLink(text: string): boolean {
   if (!URL.canParse(text)) return false;
