@@ -63,6 +63,11 @@ export interface Command {
    * opens, and run on the database as it is, never migrated first.
    */
   readonly embeddedOnly?: boolean;
+  /**
+   * How its audit row is made (decision 531): by default the dispatcher records one after a command that may
+   * change state succeeds; `own` records its rows in its own transaction; `none` changes nothing worth one.
+   */
+  readonly audit?: 'own' | 'none';
   run(ctx: AppContext | null, args: CommandArgs): Promise<CommandOutput>;
 }
 

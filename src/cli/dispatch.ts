@@ -6,6 +6,7 @@ import type { AppContext } from '../platform/context.ts';
 import { fail, ok, type Command, type CommandArgs, type CommandOutput } from './command.ts';
 import { completionScript, completionShells, type CompletionShell } from './completion.ts';
 import { commands } from './registry.ts';
+import { auditOperatorCommand, needsOperatorAudit } from './operator-audit.ts';
 
 export interface Resolved {
   readonly command: Command;
@@ -328,7 +329,10 @@ export async function runResolved(
   ctx: AppContext | null,
 ): Promise<CommandOutput> {
   try {
-    return await resolved.command.run(ctx, resolved.args);
+    const output = await resolved.command.run(ctx, resolved.args);
+    if (ctx !== null && output.exitCode === 0 && needsOperatorAudit(resolved.command))
+      await auditOperatorCommand(ctx, resolved.command, resolved.args);
+    return output;
   } catch (error) {
     ctx?.logger.error({ err: error, command: resolved.command.name }, 'command failed');
     return fail(

@@ -31,6 +31,8 @@ import {
   subscriptionsShow,
 } from './commands/subscriptions.ts';
 import { plansList, plansSetPricing, plansShow } from './commands/plans.ts';
+import { disputesImport, disputesOpen, disputesResolve } from './commands/disputes.ts';
+import { auditList, auditVerify } from './commands/audit.ts';
 
 export const commands: readonly Command[] = [
   migrateCommand,
@@ -70,6 +72,11 @@ export const commands: readonly Command[] = [
   subscriptionsShow,
   subscriptionsCancel,
   plansList,
+  disputesOpen,
+  disputesResolve,
+  disputesImport,
+  auditList,
+  auditVerify,
   plansShow,
   plansSetPricing,
   backupCommand,

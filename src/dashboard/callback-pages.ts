@@ -2,7 +2,7 @@
 // resend button that runs the very service `cobro notifications retry` and POST /api/notifications/{id}/retry run,
 // scoped to the signed-in account. A resend answers with a redirect (post/redirect/get), so reloading the page
 // never sends it again.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { notificationStatuses, type NotificationStatus } from '../platform/notifications/types.ts';
 import {
@@ -11,6 +11,7 @@ import {
   showNotification,
 } from '../modules/notifications/service.ts';
 import { dashboardLimits } from '../limits/index.ts';
+import { dashboardChange } from './audit.ts';
 import { pageNumberOf } from './format.ts';
 import { accountOf, formOptions, queryOf, renderMessage, renderPage } from './render.ts';
 
@@ -84,22 +85,33 @@ export function registerCallbackPages(app: FastifyInstance, ctx: AppContext): vo
     });
   });
 
-  app.post('/callbacks/:id/resend', formOptions(app, 'developer'), async (request, reply) => {
-    const account = accountOf(request);
-    const { id } = request.params as { id: string };
-    const retried = await retryNotification(ctx, id, account.id);
-    if (retried === null)
-      return renderMessage(
-        ctx,
-        request,
-        reply,
-        404,
-        'No encontrado',
-        'La página que buscas no existe o no pertenece a tu cuenta.',
-      );
-    const outcome = 'message_error' in retried ? 'busy' : 'ok';
-    return reply
-      .code(303)
-      .redirect(`/dashboard/callbacks/${encodeURIComponent(id)}?resent=${outcome}`);
-  });
+  app.post('/callbacks/:id/resend', formOptions(app, 'developer'), (request, reply) =>
+    resend(ctx, request, reply),
+  );
+}
+
+/** The resend form: the retry and its audit row in one commit (decision 531), then back to the callback. */
+async function resend(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
+  const account = accountOf(request);
+  const { id } = request.params as { id: string };
+  const retried = await dashboardChange(
+    ctx,
+    request,
+    id,
+    (tx) => retryNotification(tx, id, account.id),
+    (done) => done !== null && !('message_error' in done),
+  );
+  if (retried === null)
+    return renderMessage(
+      ctx,
+      request,
+      reply,
+      404,
+      'No encontrado',
+      'La página que buscas no existe o no pertenece a tu cuenta.',
+    );
+  const outcome = 'message_error' in retried ? 'busy' : 'ok';
+  return reply
+    .code(303)
+    .redirect(`/dashboard/callbacks/${encodeURIComponent(id)}?resent=${outcome}`);
 }

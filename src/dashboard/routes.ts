@@ -22,6 +22,7 @@ import { roleAllows, type DashboardRole } from './users.ts';
 import { registerUserPages } from './user-pages.ts';
 import { registerKeyPages } from './key-pages.ts';
 import { registerAuthPages, sessionCookie } from './auth-pages.ts';
+import { registerDisputePages } from './dispute-pages.ts';
 import { registerTransactionPages } from './transaction-pages.ts';
 import { registerWalletPages } from './wallet-pages.ts';
 import { registerCallbackPages } from './callback-pages.ts';
@@ -176,6 +177,7 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
   registerWalletPages(app, ctx);
   registerSubscriptionPages(app, ctx);
   registerCallbackPages(app, ctx);
+  registerDisputePages(app, ctx);
   registerSandboxPages(app, ctx);
   registerUserPages(app, ctx, secure);
   registerKeyPages(app, ctx);

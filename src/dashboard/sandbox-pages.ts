@@ -1,6 +1,7 @@
 // Sandbox only: the account's clock, and a form that moves it forward and runs what became due (settlements,
 // expiries, payouts, callback retries): the same two steps POST /api/sandbox/clock/advance takes.
 import type { FastifyInstance } from 'fastify';
+import { dashboardChange } from './audit.ts';
 import type { AppContext } from '../platform/context.ts';
 import { drainDueWork } from '../platform/work/due-work.ts';
 import { limits } from '../limits/index.ts';
@@ -66,7 +67,15 @@ export function registerSandboxPages(app: FastifyInstance, ctx: AppContext): voi
       return refuse(
         `Se puede adelantar a lo más ${Math.floor(limits.sandboxAdvanceMsMax / (24 * msPerHour))} días de una vez.`,
       );
-    const offset = await ctx.accountClock.advance(account.id, deltaMs, ctx.db);
+    const offset = await dashboardChange(
+      ctx,
+      request,
+      account.id,
+      (tx, db) => tx.accountClock.advance(account.id, deltaMs, db),
+      (moved) => moved !== null,
+    );
+    // As the API's advance: what the clock keeps in memory is read again from what committed.
+    ctx.accountClock.forget();
     if (offset === null) return refuse('El reloj de esta cuenta ya no puede adelantarse más.');
     const processed = Object.values(await drainDueWork(ctx, account.id)).reduce((a, b) => a + b, 0);
     return reply

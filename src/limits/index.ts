@@ -22,6 +22,7 @@ import {
   dashboardLimits,
 } from './modules.ts';
 import { processLimits, configLimits, dataDirLimits } from './process.ts';
+import { auditLimits, disputeLimits } from './disputes.ts';
 import { sandboxLimits } from './sandbox.ts';
 import { walletLimits } from './wallet.ts';
 import { keyLimits, userLimits } from './keys.ts';
@@ -39,6 +40,8 @@ export {
   dashboardLimits,
   keyLimits,
   userLimits,
+  disputeLimits,
+  auditLimits,
 };
 export { httpLimits, configLimits, dataDirLimits };
 export { notificationAttemptsMax } from './background.ts';

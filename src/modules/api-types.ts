@@ -86,6 +86,15 @@ import type {
   AdvanceBody as ClockAdvanceBody,
   AdvanceResponse as ClockAdvanceResponse,
 } from './sandbox/schemas.ts';
+import type {
+  DisputeGetResponse,
+  DisputeListQuery,
+  DisputeListResponse,
+  DisputeResponse,
+  EvidenceBody,
+  SandboxOpenBody,
+  SandboxResolveBody,
+} from './disputes/schemas.ts';
 
 /** The error envelope of 4xx/5xx answers (supplement §3). */
 export type ErrorBody = Static<typeof ErrorEnvelope>;
@@ -177,3 +186,12 @@ export type SubscriptionChargeBody = Static<typeof ConsumptionChargeResponse>;
 export type ConciliationReportBody = Static<typeof ConciliationResponse>;
 export type MallCreatedBody = Static<typeof MallCreateResponse>;
 export type MallBody = Static<typeof MallView>;
+
+// Disputes (chargebacks, decision 530).
+export type DisputeListFilter = Partial<Static<typeof DisputeListQuery>>;
+export type DisputeEvidenceInput = Static<typeof EvidenceBody>;
+export type OpenSandboxDisputeInput = Static<typeof SandboxOpenBody>;
+export type ResolveSandboxDisputeInput = Static<typeof SandboxResolveBody>;
+export type DisputeListBody = Static<typeof DisputeListResponse>;
+export type DisputeBody = Static<typeof DisputeGetResponse>;
+export type DisputeChangedBody = Static<typeof DisputeResponse>;

@@ -3,6 +3,7 @@
 import type { AppModule } from '../platform/module.ts';
 import { accountModule } from './accounts/module.ts';
 import { conciliationModule } from './conciliation/module.ts';
+import { disputesModule } from './disputes/module.ts';
 import { escrowModule } from './escrow/module.ts';
 import { eventsModule } from './events/module.ts';
 import { fintocModule } from './fintoc/module.ts';
@@ -44,6 +45,7 @@ export const appModules: readonly AppModule[] = [
   transactionsModule,
   refundsModule,
   escrowModule,
+  disputesModule,
   subscriptionsModule,
   conciliationModule,
   mallModule,

@@ -57,6 +57,8 @@ describe('read-only commands', () => {
       'accounts list',
       'accounts show',
       'keys list',
+      'audit list',
+      'audit verify',
       'ledger verify',
       'notifications list',
       'notifications show',

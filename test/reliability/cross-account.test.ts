@@ -14,6 +14,7 @@ import { modulesRecordingRoutes } from '../support/route-recorder.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { setEscrow } from '../../src/modules/escrow/flag.ts';
 import { buildFixtures, type AccountFixtures } from './fixtures.ts';
+import { callTheRest, expectEveryRouteAudited } from './audit-calls.ts';
 
 interface Route {
   readonly method: string;
@@ -48,6 +49,9 @@ const pathResource: Record<string, Fixture> = {
   escrow: 'nullification',
   malls: 'mall',
   events: 'event',
+  disputes: 'dispute',
+  // The sandbox's one route with a path id: its acquirer's resolution of a dispute.
+  sandbox: 'dispute',
 };
 
 /** Valid bodies for writes that take a path id, so B's attempt gets past validation to the owner check. */
@@ -57,6 +61,8 @@ const pathWriteBodies: Record<string, unknown> = {
     bank: { sbif: '0001', type: '1', num: '99999999', rut: '111111111' },
   },
   'PUT /api/suclient/:id': { name: 'Hijacked', email: 'hijack@example.com' },
+  'POST /api/disputes/:id/evidence': { text: 'Hijacked' },
+  'POST /api/sandbox/disputes/:id/resolve': { outcome: 'won' },
 };
 
 /** Body fields that name another resource: B sends A's id in them. Each case also runs with B's own ids (control). */
@@ -160,6 +166,11 @@ const bodyCases: BodyCase[] = [
         (item) => item.status === 'not found',
       ) === true,
   },
+  {
+    route: 'POST /api/sandbox/disputes',
+    field: 'transaction_id',
+    body: (ids) => ({ transaction_id: ids.nullification, amount: 100, reason: 'cross' }),
+  },
   // Last: the control removes B's card, which the cases above charge; so the alias's control would find it gone.
   {
     route: 'POST /api/suscriptionsdeletecards',
@@ -216,10 +227,10 @@ beforeAll(async () => {
   dashboardB = dashboardBrowser(t);
   await dashboardB.signIn(b);
 }, 120_000);
-const tried = { reads: 0, lists: 0, writes: 0, bodies: 0 };
+const tried = { reads: 0, lists: 0, writes: 0, bodies: 0, audited: 0 };
 afterAll(async () => {
   console.info(
-    `cross-account: ${tried.reads} reads by path id, ${tried.lists} lists, ${tried.writes} writes by path id, ${tried.bodies} body ids: all refused, nothing written`,
+    `cross-account: ${tried.reads} reads by path id, ${tried.lists} lists, ${tried.writes} writes by path id, ${tried.bodies} body ids: all refused, nothing written; ${tried.audited} state-changing routes audited`,
   );
   await t.close();
 });
@@ -357,5 +368,12 @@ describe('cross-account matrix', () => {
       }
     }
     tried.bodies = bodyCases.length;
+  });
+
+  // Issue 36: after the matrix (it changes A's resources), every state-changing route leaves an audit row.
+  it('records an audit row for every state-changing route, in a chain that verifies', async () => {
+    await callTheRest(t, a, ids);
+    const writes = routes.filter((r) => r.url.startsWith('/api') && r.method !== 'GET');
+    tried.audited = await expectEveryRouteAudited(t, a, writes.map(key));
   });
 });

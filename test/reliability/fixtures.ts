@@ -21,6 +21,8 @@ export interface AccountFixtures {
   readonly sususcription: string;
   readonly suCard: string;
   readonly mall: string;
+  /** A chargeback on the paid sale, opened by the sandbox's acquirer (issue 36). */
+  readonly dispute: string;
 }
 
 async function ok(
@@ -97,6 +99,11 @@ export async function buildFixtures(
     id: sale.id,
     amount: 1_000,
     subject: 'partial refund',
+  });
+  const dispute = await ok(t, who, 'POST', '/api/sandbox/disputes', {
+    transaction_id: sale.id,
+    amount: 1_000,
+    reason: 'matrix chargeback',
   });
   const pending = await ok(t, who, 'POST', '/api/transaction', {
     email: 'payer@example.com',
@@ -190,5 +197,6 @@ export async function buildFixtures(
     sususcription: sub.id,
     suCard: (su.active_cards as Array<{ identifier: string }>)[0]!.identifier,
     mall: mall.id,
+    dispute: dispute.dispute.id,
   };
 }

@@ -277,11 +277,41 @@ export class CobroClient {
     return this.#call<T.SubscriptionChargeBody>('chargeSubscription', { body, options });
   }
 
+  // Disputes (chargebacks): the amount held until the acquirer decides; answer before `respond_by`.
+  listDisputes(query: T.DisputeListFilter = {}, options?: CallOptions) {
+    return this.#call<T.DisputeListBody>('listDisputes', { query, options });
+  }
+  getDispute(id: string, options?: CallOptions) {
+    return this.#call<T.DisputeBody>('getDispute', { params: { id }, options });
+  }
+  submitDisputeEvidence(id: string, body: T.DisputeEvidenceInput, options?: CallOptions) {
+    return this.#call<T.DisputeChangedBody>('submitDisputeEvidence', {
+      params: { id },
+      body,
+      options,
+    });
+  }
+  /** Concedes the dispute: its money goes to the acquirer, as for a lost one. */
+  acceptDispute(id: string, options?: CallOptions) {
+    return this.#call<T.DisputeChangedBody>('acceptDispute', { params: { id }, options });
+  }
+
   // Sandbox controls (the routes exist only when the server runs in sandbox mode).
   advanceSandboxClock(body: T.AdvanceSandboxClockInput, options?: CallOptions) {
     return this.#call<T.SandboxClockBody>('advanceSandboxClock', { body, options });
   }
   creditSandboxWallet(body: T.CreditSandboxWalletInput, options?: CallOptions) {
     return this.#call<T.SandboxCreditedBody>('creditSandboxWallet', { body, options });
+  }
+  /** The sandbox's acquirer opens a chargeback on one of the account's paid sales. */
+  openSandboxDispute(body: T.OpenSandboxDisputeInput, options?: CallOptions) {
+    return this.#call<T.DisputeChangedBody>('openSandboxDispute', { body, options });
+  }
+  resolveSandboxDispute(id: string, body: T.ResolveSandboxDisputeInput, options?: CallOptions) {
+    return this.#call<T.DisputeChangedBody>('resolveSandboxDispute', {
+      params: { id },
+      body,
+      options,
+    });
   }
 }

@@ -76,9 +76,19 @@ export const operations = {
   },
   createMall: { method: 'POST', path: '/api/mall', auth: 'sign' },
   getMall: { method: 'GET', path: '/api/mall/{id}', auth: 'sign' },
+  listDisputes: { method: 'GET', path: '/api/disputes', auth: 'token' },
+  getDispute: { method: 'GET', path: '/api/disputes/{id}', auth: 'token' },
+  submitDisputeEvidence: { method: 'POST', path: '/api/disputes/{id}/evidence', auth: 'token' },
+  acceptDispute: { method: 'POST', path: '/api/disputes/{id}/accept', auth: 'token' },
 
   advanceSandboxClock: { method: 'POST', path: '/api/sandbox/clock/advance', auth: 'token' },
   creditSandboxWallet: { method: 'POST', path: '/api/sandbox/wallet/credit', auth: 'token' },
+  openSandboxDispute: { method: 'POST', path: '/api/sandbox/disputes', auth: 'token' },
+  resolveSandboxDispute: {
+    method: 'POST',
+    path: '/api/sandbox/disputes/{id}/resolve',
+    auth: 'token',
+  },
 } as const satisfies Record<string, OperationSpec>;
 
 export type OperationName = keyof typeof operations;

@@ -1202,3 +1202,95 @@ export type MallBody = {
   }[];
   created_at: string;
 };
+
+// Disputes (chargebacks, decision 530).
+export type DisputeListFilter = {
+  page?: number | undefined;
+  per_page?: number | undefined;
+};
+
+export type DisputeEvidenceInput = {
+  urls?: string[] | undefined;
+  text: string;
+};
+
+export type OpenSandboxDisputeInput = {
+  amount: number;
+  reason: string;
+  transaction_id: string;
+};
+
+export type ResolveSandboxDisputeInput = {
+  outcome: "lost" | "won";
+};
+
+export type DisputeListBody = {
+  status: "success";
+  total: number;
+  disputes: {
+    status: "lost" | "won" | "needs_response" | "under_review" | "accepted";
+    id: string;
+    amount: number;
+    currency: string;
+    reason: string;
+    created_at: string;
+    transaction_id: string;
+    updated_at: string;
+    respond_by: string;
+    evidence: {
+      text: string | null;
+      urls: string[];
+    };
+    from_wallet: number;
+    debt: number;
+    resolved_at: string | null;
+  }[];
+};
+
+export type DisputeBody = {
+  status: "success";
+  dispute: {
+    status: "lost" | "won" | "needs_response" | "under_review" | "accepted";
+    id: string;
+    amount: number;
+    currency: string;
+    reason: string;
+    created_at: string;
+    transaction_id: string;
+    updated_at: string;
+    respond_by: string;
+    evidence: {
+      text: string | null;
+      urls: string[];
+    };
+    from_wallet: number;
+    debt: number;
+    resolved_at: string | null;
+  };
+};
+
+export type DisputeChangedBody = {
+  status: "failed";
+  type: string;
+  message_error: string;
+} | {
+  status: "success";
+  dispute: {
+    status: "lost" | "won" | "needs_response" | "under_review" | "accepted";
+    id: string;
+    amount: number;
+    currency: string;
+    reason: string;
+    created_at: string;
+    transaction_id: string;
+    updated_at: string;
+    respond_by: string;
+    evidence: {
+      text: string | null;
+      urls: string[];
+    };
+    from_wallet: number;
+    debt: number;
+    resolved_at: string | null;
+  };
+};

@@ -2,6 +2,7 @@ import { ok, requireCtx, type Command } from '../command.ts';
 
 export const migrateCommand: Command = {
   name: 'migrate',
+  audit: 'none',
   summary: 'Apply pending database migrations',
   usage: 'cobro migrate',
   options: {},

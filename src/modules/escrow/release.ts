@@ -4,6 +4,7 @@
 // that date), or `liquidate` (its money is in the wallet: released now, earlier, or never held). Every sale's row
 // is locked first, in id order, then its hold (decision 060: business rows before ledger rows, the order a refund
 // takes them), so concurrent releases of one sale move its money once and never deadlock.
+import { markUnchanged } from '../../platform/audit/command-audit.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -58,11 +59,11 @@ export async function releaseEscrow(
     const at = await ctx.accountClock.now(accountId, tx);
     const answers = new Map<string, EscrowItem>();
     for (const row of rows) answers.set(row.id, await releaseOne(ctx, tx, row, at));
-    return {
+    const released = {
       transactions: ids.map(
         (id) =>
           answers.get(id) ?? {
-            status: 'not found',
+            status: 'not found' as const,
             transaction_id: id,
             amount: 0,
             availability_date: unknownDate,
@@ -70,6 +71,8 @@ export async function releaseEscrow(
           },
       ),
     };
+    // None of the caller's sales named: nothing changed, so the audit trail records nothing (decision 531).
+    return rows.length === 0 ? markUnchanged(released) : released;
   });
 }
 

@@ -31,6 +31,7 @@ import {
 } from '../transactions/repository.ts';
 import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
+import { openDisputedMinor } from '../disputes/repository.ts';
 import { feeBackMinor } from './fee-back.ts';
 import { assertTransition } from './states.ts';
 import { notifyNullification } from './transition.ts';
@@ -67,13 +68,16 @@ async function paymentOf(tx: DbOrTx, row: TransactionRow) {
 
 async function refusal(
   ctx: AppContext,
+  tx: Tx,
   row: TransactionRow,
   amountMinor: bigint,
 ): Promise<RuleFailure | null> {
   if (row.status === 'refunded') return ruleFailure('already_refunded', { id: row.id });
   if (row.status !== 'success' && row.status !== 'refunded partial')
     return ruleFailure('transaction_not_paid', { id: row.id, status: row.status });
-  const leftMinor = BigInt(row.amount_minor) - BigInt(row.refunded_minor);
+  // What open disputes hold of the sale is not the merchant's to refund (decision 530).
+  const leftMinor =
+    BigInt(row.amount_minor) - BigInt(row.refunded_minor) - (await openDisputedMinor(tx, row.id));
   if (amountMinor > leftMinor)
     return ruleFailure('refund_exceeds_paid', {
       id: row.id,
@@ -183,7 +187,7 @@ async function register(
   const row = found === undefined ? undefined : await lockTransaction(tx, found.id);
   if (row === undefined) throw notFound('transaction');
   const amountMinor = BigInt(input.amount);
-  const refused = await refusal(ctx, row, amountMinor);
+  const refused = await refusal(ctx, tx, row, amountMinor);
   if (refused !== null) return { ok: false, failure: refused };
 
   const at = await ctx.accountClock.now(accountId, tx);

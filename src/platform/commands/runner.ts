@@ -16,6 +16,7 @@ import {
 } from '../idempotency/plugin.ts';
 import { claimKey, completeKey, keepCommitted, type StoredAnswer } from '../idempotency/store.ts';
 import { renderError, renderValue, sendAnswer } from './render.ts';
+import { audited, auditedGrouped } from '../audit/command-audit.ts';
 
 /**
  * A command: reads and writes only through `tx.db` (the runner's transaction, also passed as `db` for the code that
@@ -93,7 +94,9 @@ export async function runCommand<T>(
   const key = coversRequest(request) ? idempotencyKeyOf(request) : null;
   const scope: KeyScope | null =
     key === null || request.account === null ? null : { accountId: request.account.id, key };
-  const grouped = options.grouped;
+  // Every command leaves its audit row (decision 531): in its transaction, or right after a grouped one.
+  const grouped = auditedGrouped(request, options.grouped);
+  const audit = audited(request, command);
   if (scope === null && grouped !== undefined) {
     if (options.afterCommit !== undefined)
       return finishAfterCommit(ctx, reply, null, await grouped(ctx), options);
@@ -137,7 +140,7 @@ export async function runCommand<T>(
     // With a key, under a savepoint, so a refusal thrown half-way rolls back the command's writes but not the claim.
     // Without one, a refusal rolls the whole transaction back, so the savepoint's two round trips buy nothing.
     const run = () =>
-      scope === null ? command(txCtx, tx) : inTransaction(tx, () => command(txCtx, tx));
+      scope === null ? audit(txCtx, tx) : inTransaction(tx, () => audit(txCtx, tx));
     if (options.afterCommit !== undefined) {
       const value = await run();
       if (scope !== null)

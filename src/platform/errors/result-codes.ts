@@ -49,6 +49,19 @@ export const resultCodes = {
     `transaction ${p.id} has ${p.leftMinor} ${p.currency} left to refund, less than ${p.requestedMinor}`,
   refund_not_supported: (p: { readonly id: string; readonly reason: string }) =>
     `transaction ${p.id} cannot be refunded here: ${p.reason}`,
+  transaction_not_disputable: (p: { readonly id: string; readonly status: string }) =>
+    `transaction ${p.id} is ${p.status}: only a paid sale can be disputed`,
+  dispute_exceeds_remaining: (p: {
+    readonly id: string;
+    readonly leftMinor: bigint;
+    readonly currency: string;
+    readonly requestedMinor: bigint;
+  }) =>
+    `transaction ${p.id} has ${p.leftMinor} ${p.currency} left after refunds and open disputes, less than ${p.requestedMinor}`,
+  dispute_closed: (p: { readonly id: string; readonly status: string }) =>
+    `dispute ${p.id} is ${p.status}: it can no longer change`,
+  dispute_response_late: (p: { readonly id: string; readonly respondBy: string }) =>
+    `dispute ${p.id} had to be answered by ${p.respondBy}`,
   not_escrow: () => 'your account is not escrow',
 } as const;
 

@@ -11,6 +11,13 @@ export const ledgerCodes = {
   pendingSettlement: 'pending_settlement',
   /** Merchant money of settled escrow sales, held until the merchant releases it (decision 115). */
   escrowHeld: 'escrow_held',
+  /** Merchant money a chargeback holds until the acquirer decides (decision 530). */
+  disputeHeld: 'dispute_held',
+  /**
+   * What a merchant owes the service for chargebacks its wallet could not cover (decision 530): goes negative by
+   * the debt, never the wallet.
+   */
+  disputeDebt: 'dispute_debt',
   /** What the service owes a marketplace client (owner = client id). */
   clientPayable: 'client_payable',
   /** What the service owes an event beneficiary (owner = beneficiary id). */
@@ -41,6 +48,7 @@ const nonNegativeCodes: ReadonlySet<string> = new Set([
   ledgerCodes.walletReserved,
   ledgerCodes.pendingSettlement,
   ledgerCodes.escrowHeld,
+  ledgerCodes.disputeHeld,
   ledgerCodes.clientPayable,
   ledgerCodes.beneficiaryPayable,
   ledgerCodes.serviceFees,

@@ -44,6 +44,17 @@ export const journalKinds = {
   refundReturned: 'refund.returned',
   /** A bank refund's payout paid to the payer's bank account (decision 112): refund clearing -> bank clearing. */
   refundPaidOut: 'refund.paid_out',
+  /**
+   * A chargeback opened (decision 530): wallet available (what it holds, at most the amount) and the merchant's
+   * dispute debt (the rest) -> dispute held.
+   */
+  disputeOpened: 'dispute.opened',
+  /** A chargeback won: dispute held -> the merchant's dispute debt (what it still owes), then the wallet. */
+  disputeWon: 'dispute.won',
+  /** A chargeback lost: dispute held -> processor clearing (the acquirer takes the money back). */
+  disputeLost: 'dispute.lost',
+  /** A chargeback the merchant accepted: dispute held -> processor clearing, as a lost one. */
+  disputeAccepted: 'dispute.accepted',
   /** A subscription card's CLP 50 check on enrolment: processor clearing -> verification holding. */
   subscriptionVerification: 'subscription.verification',
   /** The check refunded at once: verification holding -> refund clearing. */

@@ -1,0 +1,114 @@
+// `cobro disputes open|resolve|import`: the operator records what the acquirer reports (docs/disputes.md). Each
+// change commits with its audit row (actor `operator`).
+import fs from 'node:fs';
+import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+
+const idOperand = [{ name: 'ID', description: 'the dispute (dsp...)' }];
+
+export const disputesOpen: Command = {
+  name: 'disputes open',
+  summary: "Record a chargeback the acquirer reports: holds the amount from the merchant's wallet",
+  usage: 'cobro disputes open --transaction ID --amount N --reason TEXT [--json]',
+  options: {
+    transaction: { type: 'string', valueName: 'ID', description: 'the disputed sale (trx...)' },
+    amount: { type: 'string', valueName: 'MINOR', description: 'whole minor units disputed' },
+    reason: { type: 'string', valueName: 'TEXT', description: "the acquirer's reason" },
+    json: { type: 'boolean', description: 'print the dispute as JSON' },
+  },
+  examples: [
+    'cobro disputes open --transaction trx0a1b2c3d4e5f6a7b8c --amount 5000 --reason fraud',
+  ],
+  needsDb: true,
+  audit: 'own',
+  async run(ctxOrNull, args) {
+    const ctx = requireCtx(ctxOrNull);
+    const transactionId = stringOption(args, 'transaction');
+    const amountText = stringOption(args, 'amount');
+    const reason = stringOption(args, 'reason')?.trim();
+    if (transactionId === undefined || amountText === undefined || !reason)
+      return fail(`usage: ${this.usage}`, 2);
+    if (!/^\d{1,14}$/.test(amountText) || BigInt(amountText) === 0n)
+      return fail('--amount must be a positive integer of at most 14 digits, in minor units', 2);
+    const [{ operatorOpen }, { disputeView }] = await Promise.all([
+      import('../../modules/disputes/operator.ts'),
+      import('../../modules/disputes/views.ts'),
+    ]);
+    const done = await operatorOpen(ctx, {
+      accountId: null,
+      transactionId,
+      amountMinor: BigInt(amountText),
+      reason,
+    });
+    if (!done.ok) return fail(`${done.failure.type}: ${done.failure.message_error}`);
+    const view = disputeView(done.dispute, ctx.config.timeZone);
+    if (args.values.json === true) return ok(JSON.stringify(view));
+    return ok(
+      `opened ${view.id} on ${view.transaction_id}: ${view.amount} ${view.currency} held (${view.from_wallet} from the wallet, ${view.debt} as debt), respond by ${view.respond_by}`,
+    );
+  },
+};
+
+export const disputesResolve: Command = {
+  name: 'disputes resolve',
+  summary:
+    "Record the acquirer's decision on a dispute: won gives the money back, lost sends it on",
+  usage: 'cobro disputes resolve ID --outcome won|lost [--json]',
+  operands: idOperand,
+  options: {
+    outcome: { type: 'string', valueName: 'won|lost', description: "the acquirer's decision" },
+    json: { type: 'boolean', description: 'print the dispute as JSON' },
+  },
+  examples: ['cobro disputes resolve dsp0a1b2c3d4e5f6a7b8c9d --outcome won'],
+  needsDb: true,
+  audit: 'own',
+  async run(ctxOrNull, args) {
+    const ctx = requireCtx(ctxOrNull);
+    const id = args.positionals[0];
+    const outcome = stringOption(args, 'outcome');
+    if (id === undefined || (outcome !== 'won' && outcome !== 'lost'))
+      return fail(`usage: ${this.usage}`, 2);
+    const [{ operatorResolve }, { disputeView }] = await Promise.all([
+      import('../../modules/disputes/operator.ts'),
+      import('../../modules/disputes/views.ts'),
+    ]);
+    const done = await operatorResolve(ctx, id, outcome);
+    if (!done.ok) return fail(`${done.failure.type}: ${done.failure.message_error}`);
+    const view = disputeView(done.dispute, ctx.config.timeZone);
+    return ok(args.values.json === true ? JSON.stringify(view) : `${view.id} ${view.status}`);
+  },
+};
+
+export const disputesImport: Command = {
+  name: 'disputes import',
+  summary:
+    "Record a CSV of the acquirer's report: opens (transaction_id,amount,reason), resolutions (dispute_id,outcome)",
+  usage: 'cobro disputes import FILE.csv',
+  operands: [{ name: 'FILE', description: 'the CSV file, header first' }],
+  options: {},
+  examples: ['cobro disputes import contracargos-2026-03.csv'],
+  needsDb: true,
+  readsFile: true,
+  audit: 'own',
+  async run(ctxOrNull, args) {
+    const ctx = requireCtx(ctxOrNull);
+    const file = args.positionals[0];
+    if (file === undefined) return fail(`usage: ${this.usage}`, 2);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (error) {
+      return fail(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const { importDisputes } = await import('../../modules/disputes/operator.ts');
+    const results = await importDisputes(ctx, text);
+    if (typeof results === 'string') return fail(results, 2);
+    const lines = results.map((r) => `line ${r.line}: ${r.ok ? '' : 'refused: '}${r.text}`);
+    const refused = results.filter((r) => !r.ok).length;
+    const summary = `${results.length - refused} recorded, ${refused} refused`;
+    return {
+      exitCode: refused === 0 ? 0 : 1,
+      stdout: `${[...lines, summary].join('\n')}\n`,
+      stderr: '',
+    };
+  },
+};

@@ -1,0 +1,21 @@
+// Bounds of disputes (chargebacks) and the audit trail (decisions 530, 531).
+import { dayMs } from './units.ts';
+
+export const disputeLimits = {
+  /** How long a merchant has to answer a chargeback: acquirers give days to a few weeks; Cobro asks for evidence in 7. */
+  responseMs: 7 * dayMs,
+  reasonLengthMax: 200,
+  evidenceTextLengthMax: 5000,
+  evidenceUrlsMax: 10,
+  evidenceUrlLengthMax: 600,
+  perPageDefault: 20,
+  perPageMax: 100,
+  /** Rows of one `cobro disputes import` file: one transaction per row, so a bound on the file, not the commit. */
+  importRowsMax: 10_000,
+} as const;
+
+export const auditLimits = {
+  /** Rows `cobro audit list` and the dashboard's page show at most. */
+  listRowsMax: 500,
+  listRowsDefault: 50,
+} as const;

@@ -1,0 +1,87 @@
+// The one place an API change of state is recorded (decision 531): the command runner wraps every command with
+// `audited`, so each state-changing route (every one runs as a command) leaves an audit row in the command's own
+// transaction, with no line in the route. A refusal records nothing: thrown, it rolls the command back; answered
+// as `status: failed` or `ok: false` (or marked unchanged), the command wrote nothing to record.
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { inTransaction } from '../db/unit-of-work.ts';
+import type { Tx } from '../db/types.ts';
+import { apiActor } from './actor.ts';
+import { recordAudit, type AuditEntry } from './record.ts';
+
+const unchangedMark = Symbol('audit: nothing changed');
+
+/** Marks an answer that changed nothing though it is no refusal (e.g. every id of a batch unknown). */
+export function markUnchanged<T extends object>(value: T): T {
+  Object.defineProperty(value, unchangedMark, { value: true, enumerable: false });
+  return value;
+}
+
+function changedNothing(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  return (
+    (value as { status?: unknown }).status === 'failed' ||
+    (value as { ok?: unknown }).ok === false ||
+    (value as Record<symbol, unknown>)[unchangedMark] === true
+  );
+}
+
+/** The object a request changed: the id in its path, else the id its answer (or the object it wraps) names. */
+function targetOf(request: FastifyRequest, value: unknown): string | null {
+  const params = request.params as Readonly<Record<string, unknown>> | undefined;
+  const fromPath = Object.values(params ?? {}).find((v) => typeof v === 'string');
+  if (typeof fromPath === 'string') return fromPath;
+  if (typeof value !== 'object' || value === null) return null;
+  const answer = value as Readonly<Record<string, unknown>>;
+  for (const field of ['id', 'identifier_payout', 'identifier', 'token']) {
+    const id = answer[field];
+    if (typeof id === 'string' && id.length > 0) return id;
+  }
+  // An answer that wraps its object (`{status, dispute: {id}}`, `{status, nullify: {id}}`).
+  for (const inner of Object.values(answer)) {
+    const id = typeof inner === 'object' && inner !== null ? (inner as { id?: unknown }).id : null;
+    if (typeof id === 'string' && id.length > 0) return id;
+  }
+  return null;
+}
+
+function entryOf(ctx: AppContext, request: FastifyRequest, value: unknown): AuditEntry | null {
+  if (request.account === null || changedNothing(value)) return null;
+  return {
+    chain: request.account.id,
+    actor: apiActor(request),
+    action: `${request.method} ${request.routeOptions.url ?? request.url}`,
+    target: targetOf(request, value),
+    requestId: request.id,
+    at: ctx.clock.now(),
+  };
+}
+
+type TxCommand<T> = (ctx: AppContext, db: Tx) => Promise<T>;
+
+/** The command, then its audit row in the same transaction. */
+export function audited<T>(request: FastifyRequest, command: TxCommand<T>): TxCommand<T> {
+  return async (ctx, db) => {
+    const value = await command(ctx, db);
+    const entry = entryOf(ctx, request, value);
+    if (entry !== null) await recordAudit(db, entry);
+    return value;
+  };
+}
+
+/**
+ * A grouped command (decision 470) writes in its account's group commit, which no other row joins: its audit row
+ * follows in a short commit of its own, right after (decision 531 names the gap a crash between them leaves).
+ */
+export function auditedGrouped<T>(
+  request: FastifyRequest,
+  grouped: ((ctx: AppContext) => Promise<T>) | undefined,
+): ((ctx: AppContext) => Promise<T>) | undefined {
+  if (grouped === undefined) return undefined;
+  return async (ctx) => {
+    const value = await grouped(ctx);
+    const entry = entryOf(ctx, request, value);
+    if (entry !== null) await inTransaction(ctx.db, (tx) => recordAudit(tx, entry));
+    return value;
+  };
+}
