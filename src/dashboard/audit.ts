@@ -8,7 +8,7 @@ import { sha256Hex } from '../platform/auth/secrets.ts';
 import { dashboardActor } from '../platform/audit/actor.ts';
 import { recordAudit } from '../platform/audit/record.ts';
 import { sessionCookie } from './auth-pages.ts';
-import { accountOf } from './render.ts';
+import { accountOf, dashboardUserOf } from './render.ts';
 
 function sessionHash(request: FastifyRequest): string {
   const signed = request.cookies[sessionCookie];
@@ -33,7 +33,7 @@ export async function dashboardChange<T>(
     if (changed(value))
       await recordAudit(db, {
         chain: account.id,
-        actor: dashboardActor(sessionHash(request)),
+        actor: dashboardActor(dashboardUserOf(request), sessionHash(request)),
         action: `${request.method} ${request.routeOptions.url ?? request.url}`,
         target,
         requestId: request.id,

@@ -1,6 +1,7 @@
 // API keys in the dashboard (decision 540), for developers and above: the account's keys with their scope and
 // expiry (a warning while one rotated with a grace period is still working), a new key's tokens shown once, and
 // revocation. The same services `cobro keys create|list|revoke` run, scoped to the signed-in account.
+import { dashboardChange } from './audit.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { createKey, listKeys, revokeKey, type NewKey } from '../modules/accounts/keys.ts';
@@ -33,11 +34,18 @@ export function registerKeyPages(app: FastifyInstance, ctx: AppContext): void {
 
   app.post('/keys', formOptions(app, 'developer'), async (request, reply) => {
     const name = field(request.body, 'name');
-    const made = await createKey(ctx, {
-      accountId: accountOf(request).id,
-      scope: field(request.body, 'scope'),
-      name: name === '' ? undefined : name,
-    });
+    const made = await dashboardChange(
+      ctx,
+      request,
+      null,
+      (tx) =>
+        createKey(tx, {
+          accountId: accountOf(request).id,
+          scope: field(request.body, 'scope'),
+          name: name === '' ? undefined : name,
+        }),
+      (result) => result.ok,
+    );
     if (made.ok)
       request.log.info({ keyId: made.value.id, userId: dashboardUserOf(request) }, 'key created');
     return made.ok
@@ -46,7 +54,14 @@ export function registerKeyPages(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.post('/keys/revoke', formOptions(app, 'developer'), async (request, reply) => {
-    const revoked = await revokeKey(ctx, field(request.body, 'key_id'), accountOf(request).id);
+    const keyId = field(request.body, 'key_id');
+    const revoked = await dashboardChange(
+      ctx,
+      request,
+      keyId,
+      (tx) => revokeKey(tx, keyId, accountOf(request).id),
+      (result) => result.ok,
+    );
     if (!revoked.ok) return keysPage(request, reply, 404, null, revoked.error);
     // Who revoked which key: a key's end is worth a line in the log, whoever asked.
     request.log.info({ keyId: revoked.value.id, userId: dashboardUserOf(request) }, 'key revoked');

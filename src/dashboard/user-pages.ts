@@ -1,5 +1,6 @@
 // Dashboard users (decision 541): the invitation link's page, where an invited user sets a password; the owner's
 // users page (invite, list, turn token sign-in off); a user's own second factor. Each route names its least role.
+import { dashboardChange } from './audit.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { dashboardLimits } from '../limits/index.ts';
@@ -107,11 +108,18 @@ function registerUsersPage(app: FastifyInstance, ctx: AppContext): void {
   app.get('/users', owner, async (request, reply) => usersPage(request, reply, 200, null, null));
 
   app.post('/users/invite', formOptions(app, 'owner'), async (request, reply) => {
-    const invited = await inviteUser(ctx, {
-      accountId: accountOf(request).id,
-      email: field(request.body, 'email'),
-      role: field(request.body, 'role'),
-    });
+    const invited = await dashboardChange(
+      ctx,
+      request,
+      field(request.body, 'email'),
+      (tx) =>
+        inviteUser(tx, {
+          accountId: accountOf(request).id,
+          email: field(request.body, 'email'),
+          role: field(request.body, 'role'),
+        }),
+      (result) => result.ok,
+    );
     return invited.ok
       ? usersPage(request, reply, 200, invited.value, null)
       : usersPage(request, reply, 400, null, invited.error);
@@ -119,7 +127,13 @@ function registerUsersPage(app: FastifyInstance, ctx: AppContext): void {
 
   app.post('/users/token-sign-in', formOptions(app, 'owner'), async (request, reply) => {
     const allowed = field(request.body, 'allowed') === 'on';
-    const set = await setTokenSignIn(ctx, accountOf(request).id, allowed);
+    const set = await dashboardChange(
+      ctx,
+      request,
+      allowed ? 'on' : 'off',
+      (tx) => setTokenSignIn(tx, accountOf(request).id, allowed),
+      (result) => result.ok,
+    );
     if (!set.ok)
       return usersPage(
         request,

@@ -56,9 +56,9 @@ describe('read-only commands', () => {
     ).toEqual([
       'accounts list',
       'accounts show',
-      'keys list',
       'audit list',
       'audit verify',
+      'keys list',
       'ledger verify',
       'notifications list',
       'notifications show',

@@ -140,6 +140,20 @@ describe('dashboard users', () => {
     expect(await databaseDigest(t.ctx.db)).toBe(before);
     const revoked = await b.post('/dashboard/keys/revoke', { key_id: keyId });
     expect(revoked.statusCode).toBe(303);
+    // The audit trail names the user who made and revoked the key (issue 36), not the session.
+    const audit = await t.ctx.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action', 'target'])
+      .where('chain', '=', account.id)
+      .where('action', 'like', 'POST /dashboard/keys%')
+      .orderBy('seq')
+      .execute();
+    const revokeRow = audit.find((r) => r.target === keyId)!;
+    expect(revokeRow.actor).toMatch(/^user:/);
+    expect(audit.filter((r) => r.actor === revokeRow.actor).map((r) => r.action)).toEqual([
+      'POST /dashboard/keys',
+      'POST /dashboard/keys/revoke',
+    ]);
     expect((await b.get('/dashboard/keys?revoked=1')).body).not.toContain('deja de funcionar');
     expect((await b.get('/dashboard')).body).not.toContain('deja de funcionar');
   });

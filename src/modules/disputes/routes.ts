@@ -36,6 +36,7 @@ export async function disputeReadRoutes(app: FastifyInstance, ctx: AppContext): 
   r.get(
     '/api/disputes',
     {
+      config: { scope: 'read' },
       schema: {
         tags,
         summary: "The account's disputes (chargebacks), newest first",
@@ -61,6 +62,7 @@ export async function disputeReadRoutes(app: FastifyInstance, ctx: AppContext): 
   r.get(
     '/api/disputes/:id',
     {
+      config: { scope: 'read' },
       schema: {
         tags,
         summary: 'A dispute: amount, reason, state, the deadline to answer and the evidence sent',
@@ -84,7 +86,7 @@ export async function disputeAnswerRoutes(app: FastifyInstance, ctx: AppContext)
   r.post(
     '/api/disputes/:id/evidence',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'payments' },
       schema: {
         tags,
         summary: 'Answer a dispute before its respond_by: text and links; it moves to under_review',
@@ -110,7 +112,7 @@ export async function disputeAnswerRoutes(app: FastifyInstance, ctx: AppContext)
   r.post(
     '/api/disputes/:id/accept',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'full' },
       schema: {
         tags,
         summary: 'Concede a dispute: its money goes to the acquirer, as for a lost one',

@@ -27,7 +27,7 @@ export async function sandboxDisputeRoutes(app: FastifyInstance, ctx: AppContext
   r.post(
     '/api/sandbox/disputes',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'full' },
       schema: {
         tags,
         summary: "Sandbox: the acquirer opens a chargeback on one of this account's paid sales",
@@ -51,7 +51,7 @@ export async function sandboxDisputeRoutes(app: FastifyInstance, ctx: AppContext
   r.post(
     '/api/sandbox/disputes/:id/resolve',
     {
-      config: commandConfig,
+      config: { ...commandConfig, scope: 'full' },
       schema: {
         tags,
         summary: "Sandbox: the acquirer decides one of this account's disputes, won or lost",

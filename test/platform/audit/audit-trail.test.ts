@@ -48,6 +48,24 @@ describe('audit trail', () => {
     expect((await dispatch(['audit', 'verify'], t.ctx)).exitCode).toBe(0);
   });
 
+  it("names the API key a change was made with: the account's own pair, or a key of `cobro keys create`", async () => {
+    const c = await t.createAccount();
+    await fund(t, c, 100);
+    const made = await dispatch(
+      ['keys', 'create', '--account', c.id, '--scope', 'full', '--name', 'erp', '--json'],
+      t.ctx,
+    );
+    expect(made.exitCode, made.stderr).toBe(0);
+    const key = JSON.parse(made.stdout) as {
+      id: string;
+      public_token: string;
+      private_token: string;
+    };
+    await fund(t, { ...c, publicToken: key.public_token, privateToken: key.private_token }, 100);
+    const actors = (await rowsOf(c.id)).map((r) => r.actor);
+    expect(actors).toEqual(['key:primary', 'operator', `key:${key.id}`]);
+  });
+
   it('verifies a chain past nine rows in its order (positions are numbers, not text)', async () => {
     const c = await t.createAccount();
     for (let i = 0; i < 11; i++) await fund(t, c, 100);
