@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { Fintoc } from 'fintoc';
 import { fintocPaths, fintocProductionUrl } from '../../src/platform/processors/fintoc-client.ts';
+import { fintocProductionUrl as settingsProductionUrl } from '../../src/platform/processors/fintoc-settings.ts';
 
 describe('the Fintoc client seam', () => {
   it('mounts the managers on the paths new Fintoc() gives them', () => {
@@ -19,5 +20,7 @@ describe('the Fintoc client seam', () => {
       '/v2/accounts/acc_1/movements',
     );
     expect(fintocProductionUrl).toBe('https://api.fintoc.com');
+    // Written out in fintoc-settings.ts so that reading settings does not load the client.
+    expect(settingsProductionUrl).toBe(fintocProductionUrl);
   });
 });

@@ -98,7 +98,7 @@ export async function expectEveryRouteAudited(
   ]);
   for (const row of audited.filter((r) => r.actor_kind !== 'operator')) {
     expect(row.actor_kind).toBe('api_key');
-    expect(row.actor).toMatch(/^key:[0-9a-f]{12}$/);
+    expect(row.actor).toMatch(/^key:(primary|key[0-9a-f]+)$/);
     expect(a.publicToken.includes(row.actor.slice(4))).toBe(false);
     expect(row.request_id).toEqual(expect.any(String));
   }

@@ -936,6 +936,10 @@ export type SubscriptionListFilter = {
 };
 
 export type SubscriptionCreatedBody = {
+  status: "failed";
+  type: string;
+  message_error: string;
+} | {
   status: "register";
   id: string;
   url: string;

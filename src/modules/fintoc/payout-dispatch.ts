@@ -13,7 +13,6 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { fintocLimits } from '../../limits/index.ts';
 import { fintocAccount } from '../../platform/processors/fintoc-settings.ts';
-import { fintocRefused } from '../../platform/processors/fintoc-client.ts';
 import { lockPayout, type PayoutRow } from '../wallet/repository.ts';
 import { transitionPayout } from '../wallet/payout-transition.ts';
 import { applyTransferResult, transferVerdict } from './transfer-result.ts';
@@ -109,6 +108,7 @@ async function send(ctx: AppContext, payout: PayoutRow): Promise<void> {
     const transfer = await account.api.createTransfer(body, payout.id);
     await applyTransferResult(ctx, payout.id, String(transfer.id), transferVerdict(transfer));
   } catch (error) {
+    const { fintocRefused } = await import('../../platform/processors/fintoc-client.ts');
     if (fintocRefused(error)) {
       const reason = `Fintoc: ${error.message.split('\n').join(' ')}`.slice(
         0,

@@ -6,7 +6,6 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import type { Timestamp } from '../../platform/db/types.ts';
 import { rawBodyOf } from '../../platform/http/json-body.ts';
-import { fintocSignatureValid } from '../../platform/processors/fintoc-client.ts';
 import { fintocAccount } from '../../platform/processors/fintoc-settings.ts';
 import { declined, sessionStatus } from '../../platform/processors/fintoc-processor.ts';
 import { fintocLimits } from '../../limits/index.ts';
@@ -122,6 +121,7 @@ export async function fintocWebhookRoutes(app: FastifyInstance, ctx: AppContext)
         return reply.code(404).send(failed('not_found', 'no Fintoc webhook for this account'));
       const header = request.headers['fintoc-signature'];
       const raw = rawBodyOf(request);
+      const { fintocSignatureValid } = await import('../../platform/processors/fintoc-client.ts');
       if (
         !fintocSignatureValid(
           raw,

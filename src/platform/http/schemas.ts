@@ -24,5 +24,5 @@ export const RuleFailureBody = Type.Object(
 
 /** Standard error responses for an authenticated route; merge with the route's own 200. */
 export function withErrors<T extends Record<number, TSchema>>(ok: T) {
-  return { ...ok, 400: ErrorEnvelope, 401: ErrorEnvelope, 404: ErrorEnvelope };
+  return { ...ok, 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
 }

@@ -1,4 +1,4 @@
-// The one file that imports Fintoc's official client (`fintoc` 1.15.0). `new Fintoc()` takes no base URL, so the
+// The one file that imports Fintoc's official client (`fintoc` 1.15.0), loaded on the first call to Fintoc. `new Fintoc()` takes no base URL, so the
 // client is built from the package's own `Client` class and managers, with the paths `Fintoc` gives them and the
 // account's host in place of the constant (decision 510): requests, headers, idempotency keys and error mapping
 // stay the client's. The client sets no timeout: each call is raced against `timeoutMs`, and a call that loses
@@ -11,7 +11,7 @@ import { CheckoutSessionsManager, RefundsManager } from 'fintoc/build/main/lib/m
 import { AccountsManager, TransfersManager } from 'fintoc/build/main/lib/managers/v2/index.js';
 import { version } from 'fintoc/build/main/lib/version.js';
 
-/** Fintoc's production host, the client's own constant. */
+/** Fintoc's production host, the client's own constant (fintoc-settings.ts writes it out; a test compares). */
 export const fintocProductionUrl: string = API_BASE_URL;
 
 /** The paths `new Fintoc()` mounts these managers on (checked against the package by a test). */

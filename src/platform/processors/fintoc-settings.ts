@@ -5,7 +5,14 @@
 import type { AppContext } from '../context.ts';
 import type { Db, Timestamp } from '../db/types.ts';
 import { fintocLimits } from '../../limits/index.ts';
-import { fintocApi, fintocProductionUrl, type FintocApi } from './fintoc-client.ts';
+import type { FintocApi } from './fintoc-client.ts';
+
+/**
+ * Fintoc's production host: the client's own constant (`API_BASE_URL`, checked by test/platform/fintoc-seam.test.ts),
+ * written here so that reading settings does not load the client: the package and axios load on the first call
+ * to Fintoc (decision 240: what an embedded sandbox server never uses stays unloaded).
+ */
+export const fintocProductionUrl = 'https://api.fintoc.com';
 import { transactionLimits } from '../../limits/index.ts';
 
 interface FintocSettingsTable {
@@ -122,6 +129,7 @@ export async function fintocAccount(
   const baseUrl = fintocBaseUrl(row.environment);
   if (baseUrl === null) throw new Error(`account ${accountId} has an unusable Fintoc environment`);
   const jws = row.jws_key_enc === null ? null : ctx.secrets.open(row.jws_key_enc);
+  const { fintocApi } = await import('./fintoc-client.ts');
   return {
     accountId,
     api: fintocApi({
