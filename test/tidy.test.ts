@@ -53,7 +53,6 @@ const awaitingSplitFunctions = new Set([
   'src/modules/transactions/payment-attempt.ts (anonymous)',
   'src/modules/transactions/payment-attempt.ts recordOutcome',
   'src/modules/transactions/transaction-create.ts planCreate',
-  'src/modules/wallet/routes.ts walletRoutes',
   'src/platform/commands/runner.ts runCommand',
   'src/platform/db/change-feed.ts postgresChangeFeed',
   'src/platform/db/migrations/0040-marketplace.ts up',
@@ -74,7 +73,6 @@ const awaitingSplitFiles = new Set([
   'src/modules/subscriptions/routes.ts',
   'src/modules/transactions/redirect-attempt.ts',
   'src/modules/transactions/transaction-create.ts',
-  'src/modules/wallet/payout-create.ts',
   'src/platform/ledger/post.ts',
   'src/platform/process/config.ts',
 ]);
