@@ -18,7 +18,8 @@ import { findPlan } from './repository.ts';
 import { lockSubscription } from './subscription-repository.ts';
 import { moveSubscription } from './subscription-transition.ts';
 import { firstCycleAt } from './cycles.ts';
-import { billSubscriptionNow, collectOverdue } from './billing.ts';
+import { billSubscriptionNow } from './billing.ts';
+import { collectOverdue } from './overdue.ts';
 
 const activationEvent = 'subscription.activation';
 
