@@ -32,7 +32,6 @@ const awaitingSplitFunctions = new Set([
   'src/checkout/transaction-pages.ts (anonymous)',
   'src/checkout/transaction-pages.ts register',
   'src/limits/index.ts assertLimits',
-  'src/modules/events/refund.ts reverseEventSale',
   'src/modules/mall/mall-create.ts createMall',
   'src/modules/mall/mall-payment.ts attemptMallPayment',
   'src/modules/notifications/routes.ts notificationRoutes',
