@@ -34,8 +34,6 @@ const awaitingSplitFunctions = new Set([
   'src/limits/index.ts assertLimits',
   'src/modules/mall/mall-create.ts createMall',
   'src/modules/mall/mall-payment.ts attemptMallPayment',
-  'src/modules/refunds/collection.ts collectOne',
-  'src/modules/refunds/nullify.ts register',
   'src/modules/transactions/payment-attempt.ts (anonymous)',
   'src/modules/transactions/payment-attempt.ts recordOutcome',
   'src/modules/transactions/transaction-create.ts planCreate',
