@@ -58,12 +58,11 @@ interface Queued {
   readonly secret: Promise<string | null>;
 }
 
-async function deliverRun(
-  ctx: AppContext,
+/** A run's lease and send timeout, checked: every batch claimed must be answered inside its lease. */
+function timingOf(
   options: DeliverOptions & { readonly limit: number },
   batchesMax: number,
-  signal: AbortSignal | null,
-): Promise<DeliverRun> {
+): { leaseMs: number; timeoutMs: number } {
   const leaseMs = options.leaseMs ?? limits.deliveryLeaseMs;
   const timeoutMs = options.timeoutMs ?? limits.deliveryTimeoutMs;
   assert.ok(options.limit >= 1 && batchesMax >= 1, 'limit is positive');
@@ -73,6 +72,35 @@ async function deliverRun(
     (Math.ceil(options.limit / limits.deliveryConcurrencyMax) + 1) * timeoutMs < leaseMs,
     'a batch must finish inside its lease',
   );
+  return { leaseMs, timeoutMs };
+}
+
+/** The claimed rows queued for the lanes, each with its account's webhook secret. */
+function queueWithSecrets(
+  ctx: AppContext,
+  claimed: readonly ClaimedNotification[],
+  queue: Queued[],
+): void {
+  // Read once per account and batch: a rotated secret applies from the next batch on.
+  const secrets = new Map<string, Promise<string | null>>();
+  for (const row of claimed) {
+    let secret = secrets.get(row.accountId);
+    if (secret === undefined) {
+      secrets.set(row.accountId, (secret = ctx.accounts.webhookSecretOf(row.accountId)));
+      // Awaited by each of its rows' sends, maybe later: a failed read is their failed attempt, not a crash.
+      secret.catch(() => undefined);
+    }
+    queue.push({ row, secret });
+  }
+}
+
+async function deliverRun(
+  ctx: AppContext,
+  options: DeliverOptions & { readonly limit: number },
+  batchesMax: number,
+  signal: AbortSignal | null,
+): Promise<DeliverRun> {
+  const { leaseMs, timeoutMs } = timingOf(options, batchesMax);
   const claimOptions = {
     limit: options.limit,
     leaseMs,
@@ -88,17 +116,7 @@ async function deliverRun(
     const claimed = await claimDueNotifications(ctx, claimOptions);
     more = claimed.length === options.limit;
     attempts += claimed.length;
-    // Read once per account and batch: a rotated secret applies from the next batch on.
-    const secrets = new Map<string, Promise<string | null>>();
-    for (const row of claimed) {
-      let secret = secrets.get(row.accountId);
-      if (secret === undefined) {
-        secrets.set(row.accountId, (secret = ctx.accounts.webhookSecretOf(row.accountId)));
-        // Awaited by each of its rows' sends, maybe later: a failed read is their failed attempt, not a crash.
-        secret.catch(() => undefined);
-      }
-      queue.push({ row, secret });
-    }
+    queueWithSecrets(ctx, claimed, queue);
   };
   const refill = (): void => {
     if (claiming !== null || !more || claims >= batchesMax || signal?.aborted === true) return;
