@@ -40,7 +40,6 @@ const awaitingSplitFunctions = new Set([
   'src/platform/db/change-feed.ts postgresChangeFeed',
   'src/platform/http/metrics.ts buildRegistry',
   'src/platform/http/openapi-docs.ts buildDocsApp',
-  'src/platform/process/config.ts loadConfig',
   'src/platform/processors/webpay-plus.ts webpayPlusProcessor',
 ]);
 const awaitingSplitFiles = new Set([
@@ -48,7 +47,6 @@ const awaitingSplitFiles = new Set([
   'src/modules/mall/mall-create.ts',
   'src/modules/transactions/redirect-attempt.ts',
   'src/modules/transactions/transaction-create.ts',
-  'src/platform/process/config.ts',
 ]);
 /** What belongs at the repository root; anything else is a stray (a scratch script, a forgotten dump). */
 const rootEntries = [
