@@ -35,8 +35,6 @@ const awaitingSplitFunctions = new Set([
   'src/modules/transactions/payment-attempt.ts recordOutcome',
   'src/modules/transactions/transaction-create.ts planCreate',
   'src/platform/db/change-feed.ts postgresChangeFeed',
-  'src/platform/http/metrics.ts buildRegistry',
-  'src/platform/http/openapi-docs.ts buildDocsApp',
   'src/platform/processors/webpay-plus.ts webpayPlusProcessor',
 ]);
 const awaitingSplitFiles = new Set([
