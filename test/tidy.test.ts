@@ -34,7 +34,6 @@ const awaitingSplitFunctions = new Set([
   'src/modules/transactions/payment-attempt.ts recordOutcome',
   'src/modules/transactions/transaction-create.ts planCreate',
   'src/platform/db/change-feed.ts postgresChangeFeed',
-  'src/platform/processors/webpay-plus.ts webpayPlusProcessor',
 ]);
 const awaitingSplitFiles = new Set([
   'src/cli/dispatch.ts',
