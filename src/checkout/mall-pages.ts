@@ -2,17 +2,18 @@
 // total, pays the sum once by card or bank transfer, and sees the result. One page kind of the checkout
 // (page-kinds.ts); the mall id is the link (30 random characters, as the reference's URL carries nothing else).
 import type { FastifyReply } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import { limits, mallLimits } from '../limits/index.ts';
-import { formatDate, formatTimestamp } from '../platform/time/time-format.ts';
+import { formatDate } from '../platform/time/time-format.ts';
 import { attemptMallPayment, type MallAttemptOutcome } from '../modules/mall/mall-payment.ts';
 import { findMall, linesOf, type MallRow } from '../modules/mall/repository.ts';
 import { allMethodsPayment } from '../modules/transactions/transaction-create.ts';
 import { banksFor, offeredMethods } from './checkout-service.ts';
 import { parseBankForm, parseCardForm } from './forms.ts';
-import { formatMoney, html, sendPage, type Html, type Page } from './html.ts';
+import { sendPage } from './html.ts';
 import { invalidLinkPage, type MethodOption } from './pages.ts';
+import { formPage, methodsPage, resultPage, type MallSummary } from './mall-views.ts';
 import type { CheckoutPageKind, CheckoutRouter } from './page-kinds.ts';
 
 const MallParams = Type.Object({ id: Type.String({ maxLength: mallLimits.idLengthMax }) });
@@ -30,101 +31,6 @@ const MallForm = Type.Object({
   password: field,
   bank: field,
 });
-
-interface MallSummary {
-  readonly mall: MallRow;
-  readonly lines: ReadonlyArray<{
-    readonly name: string;
-    readonly subject: string;
-    readonly amountMinor: bigint;
-  }>;
-  /** Where the receipt's date is read (TIMEZONE). */
-  readonly timeZone: string;
-}
-
-const pathOf = (id: string, method?: number) =>
-  `/gateway/mall/${encodeURIComponent(id)}${method === undefined ? '' : `?method=${method}`}`;
-
-function summary(s: MallSummary): Html {
-  const total = formatMoney(BigInt(s.mall.amount_minor), s.mall.currency);
-  const rows = s.lines.map(
-    (l) =>
-      html`<li data-testid="store"><strong>${l.name}</strong> · ${l.subject}<span class="merchant"> ${formatMoney(l.amountMinor, s.mall.currency)}</span></li>`,
-  );
-  return html`<h1>Compra en ${s.lines.length} tiendas</h1><div class="merchant">Orden ${s.mall.order}</div>
-<div class="amount" data-testid="amount">${total}</div><ul class="subject">${rows}</ul>`;
-}
-
-function problemsOf(list: readonly string[]): Html {
-  return list.length === 0
-    ? html``
-    : html`<div class="error" role="alert">${list.map((e) => html`<div>${e}</div>`)}</div>`;
-}
-
-function methodsPage(s: MallSummary, methods: readonly MethodOption[]): Page {
-  const items = methods.map(
-    (m) =>
-      html`<li><a href="${pathOf(s.mall.id, m.payment)}">${m.name}<small>${m.description}</small></a></li>`,
-  );
-  const body =
-    methods.length === 0
-      ? html`${summary(s)}<div class="error" role="alert">No hay medios de pago disponibles para esta moneda.</div><a class="button" href="${s.mall.urlreturn}" data-testid="back-to-merchant">Volver al comercio</a>`
-      : html`${summary(s)}<h2>Elige cómo pagar</h2><ul class="methods">${items}</ul>`;
-  return { title: `Pagar ${formatMoney(BigInt(s.mall.amount_minor), s.mall.currency)}`, body };
-}
-
-function formPage(
-  s: MallSummary,
-  method: MethodOption,
-  problems: readonly string[],
-  banks: ReadonlyArray<{ code: string; name: string }>,
-): Page {
-  const total = formatMoney(BigInt(s.mall.amount_minor), s.mall.currency);
-  const inputs =
-    method.kind === 'card'
-      ? html`<label for="card_number">Número de tarjeta</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" maxlength="23" required>
-<div class="row"><div><label for="expiry">Vencimiento (MM/AA)</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/AA" maxlength="7" required></div>
-<div><label for="cvv">CVV</label><input id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required></div></div>`
-      : html`<label for="bank">Banco</label><select id="bank" name="bank">${banks.map((b) => html`<option value="${b.code}">${b.name}</option>`)}</select>
-<label for="rut">RUT</label><input id="rut" name="rut" placeholder="11.111.111-1" maxlength="12" required>
-<label for="password">Clave</label><input id="password" name="password" type="password" autocomplete="off" maxlength="64" required>`;
-  const body = html`${summary(s)}<h2>${method.name}</h2>${problemsOf(problems)}
-<form method="post" action="${pathOf(s.mall.id)}"><input type="hidden" name="method" value="${method.payment}">${inputs}
-<button type="submit">Pagar ${total}</button></form>`;
-  return { title: `${method.name} · Mall`, body };
-}
-
-/** Like the transaction's result page (pages.ts): it stays until the payer leaves it, by a button. */
-function resultPage(
-  s: MallSummary,
-  kind: 'success' | 'rejected' | 'processing',
-  detail: string | null,
-): Page {
-  const heading = {
-    success: html`<h2 class="ok" data-testid="result">Pago exitoso</h2>`,
-    rejected: html`<h2 class="bad" data-testid="result">Pago rechazado</h2>`,
-    processing: html`<h2 data-testid="result">Estamos procesando tu pago</h2>`,
-  }[kind];
-  const m = s.mall;
-  const receipt =
-    kind !== 'success'
-      ? null
-      : html`<h3>Comprobante</h3><dl class="receipt" data-testid="receipt"><dt>Monto</dt><dd>${formatMoney(BigInt(m.amount_minor), m.currency)}</dd>${html`<dt>Orden</dt><dd>${m.order}</dd>`}${m.ended_at === null ? null : html`<dt>Fecha</dt><dd>${formatTimestamp(m.ended_at, s.timeZone)}</dd>`}${
-          m.media === null ? null : html`<dt>Medio de pago</dt><dd>${m.media}</dd>`
-        }${m.card_last4 === null ? null : html`<dt>Tarjeta</dt><dd>•••• ${m.card_last4}</dd>`}${
-          m.authorization_code === null
-            ? null
-            : html`<dt>Código de autorización</dt><dd>${m.authorization_code}</dd>`
-        }</dl>`;
-  const next =
-    kind === 'processing'
-      ? html`<p class="muted">Tu banco aún no responde. Actualiza en unos segundos para ver el resultado.</p><a class="button" href="${pathOf(m.id)}" data-testid="refresh">Actualizar</a>`
-      : html`<a class="button" href="${m.urlreturn}" data-testid="back-to-merchant">Volver al comercio</a>`;
-  return {
-    title: 'Resultado del pago · Mall',
-    body: html`${summary(s)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${receipt}${next}`,
-  };
-}
 
 async function load(ctx: AppContext, id: string): Promise<MallSummary | null> {
   const mall = await findMall(ctx.db, id);
@@ -157,50 +63,128 @@ async function markOpened(ctx: AppContext, mall: MallRow): Promise<void> {
     .execute();
 }
 
-function register(r: CheckoutRouter, ctx: AppContext): void {
-  async function methodsFor(
-    mall: MallRow,
-  ): Promise<{ methods: readonly MethodOption[]; fixed: MethodOption | null }> {
-    const methods = await offeredMethods(ctx, mall.currency);
-    return {
-      methods,
-      fixed:
-        mall.payment === allMethodsPayment
-          ? null
-          : (methods.find((m) => m.payment === mall.payment) ?? null),
-    };
-  }
+async function methodsFor(
+  ctx: AppContext,
+  mall: MallRow,
+): Promise<{ methods: readonly MethodOption[]; fixed: MethodOption | null }> {
+  const methods = await offeredMethods(ctx, mall.currency);
+  return {
+    methods,
+    fixed:
+      mall.payment === allMethodsPayment
+        ? null
+        : (methods.find((m) => m.payment === mall.payment) ?? null),
+  };
+}
 
-  async function show(
-    reply: FastifyReply,
-    s: MallSummary,
-    chosen: number | undefined,
-  ): Promise<FastifyReply> {
-    const mall = s.mall;
-    if (mall.status !== 'pending')
-      return sendPage(
-        reply,
-        200,
-        resultPage(
-          s,
-          mall.status === 'success' ? 'success' : 'rejected',
-          mall.status === 'rejected' ? mall.gateway_message : null,
-        ),
-      );
-    if (
-      mall.attempt_lease_until !== null &&
-      mall.attempt_lease_until.getTime() >
-        (await ctx.accountClock.now(mall.account_id, ctx.db)).getTime()
-    ) {
+async function show(
+  ctx: AppContext,
+  reply: FastifyReply,
+  s: MallSummary,
+  chosen: number | undefined,
+): Promise<FastifyReply> {
+  const mall = s.mall;
+  if (mall.status !== 'pending')
+    return sendPage(
+      reply,
+      200,
+      resultPage(
+        s,
+        mall.status === 'success' ? 'success' : 'rejected',
+        mall.status === 'rejected' ? mall.gateway_message : null,
+      ),
+    );
+  if (
+    mall.attempt_lease_until !== null &&
+    mall.attempt_lease_until.getTime() >
+      (await ctx.accountClock.now(mall.account_id, ctx.db)).getTime()
+  ) {
+    return sendPage(reply, 200, resultPage(s, 'processing', null));
+  }
+  await markOpened(ctx, mall);
+  const { methods, fixed } = await methodsFor(ctx, mall);
+  const method = fixed ?? methods.find((m) => m.payment === chosen) ?? null;
+  if (method === null) return sendPage(reply, 200, methodsPage(s, methods));
+  return sendPage(reply, 200, formPage(s, method, [], await banksFor(ctx, mall.currency)));
+}
+
+/** The payer's form as a charge, attempted; a form with mistakes answers its page again (422) instead. */
+async function attemptFromForm(
+  ctx: AppContext,
+  reply: FastifyReply,
+  s: MallSummary,
+  method: MethodOption,
+  form: Static<typeof MallForm>,
+  payerIp: string,
+): Promise<MallAttemptOutcome | { sent: FastifyReply }> {
+  const mall = s.mall;
+  const base = { mallId: mall.id, method, payerIp };
+  let outcome: MallAttemptOutcome;
+  if (method.kind === 'card') {
+    const month = formatDate(
+      await ctx.accountClock.now(mall.account_id, ctx.db),
+      ctx.config.timeZone,
+    ).slice(0, 7);
+    const parsed = parseCardForm(form, method.payment, month);
+    if (!parsed.ok) return { sent: sendPage(reply, 422, formPage(s, method, parsed.problems, [])) };
+    outcome = await attemptMallPayment(ctx, {
+      ...base,
+      charge: {
+        kind: 'card',
+        card: parsed.value.card,
+        installments: parsed.value.installments,
+      },
+      payerIdentifier: null,
+      payerBank: null,
+    });
+  } else {
+    const banks = await banksFor(ctx, mall.currency);
+    const parsed = parseBankForm(form, null, new Set(banks.map((b) => b.code)));
+    if (!parsed.ok)
+      return { sent: sendPage(reply, 422, formPage(s, method, parsed.problems, banks)) };
+    outcome = await attemptMallPayment(ctx, {
+      ...base,
+      charge: {
+        kind: 'bank_transfer',
+        rut: parsed.value.rut,
+        password: parsed.value.password,
+        bankCode: parsed.value.bank,
+      },
+      payerIdentifier: parsed.value.rut,
+      payerBank: banks.find((b) => b.code === parsed.value.bank)?.name ?? null,
+    });
+  }
+  return outcome;
+}
+
+/** The page that answers an attempt's outcome. */
+async function answerOutcome(
+  ctx: AppContext,
+  reply: FastifyReply,
+  s: MallSummary,
+  outcome: MallAttemptOutcome,
+): Promise<FastifyReply> {
+  switch (outcome.kind) {
+    case 'approved': // read again, so the receipt shows what the payment recorded (date, card, authorization code)
+      return sendPage(reply, 200, resultPage((await load(ctx, s.mall.id)) ?? s, 'success', null));
+    case 'declined':
+      return sendPage(reply, 200, resultPage(s, 'rejected', outcome.payerMessage));
+    case 'in_progress':
       return sendPage(reply, 200, resultPage(s, 'processing', null));
+    case 'final': {
+      const fresh = await load(ctx, s.mall.id);
+      return fresh === null
+        ? sendPage(reply, 404, invalidLinkPage())
+        : show(ctx, reply, fresh, undefined);
     }
-    await markOpened(ctx, mall);
-    const { methods, fixed } = await methodsFor(mall);
-    const method = fixed ?? methods.find((m) => m.payment === chosen) ?? null;
-    if (method === null) return sendPage(reply, 200, methodsPage(s, methods));
-    return sendPage(reply, 200, formPage(s, method, [], await banksFor(ctx, mall.currency)));
+    default: {
+      const never: never = outcome;
+      return never;
+    }
   }
+}
 
+function register(r: CheckoutRouter, ctx: AppContext): void {
   r.get(
     '/gateway/mall/:id',
     {
@@ -210,7 +194,7 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
     async (request, reply) => {
       const s = await load(ctx, request.params.id);
       if (s === null) return sendPage(reply, 404, invalidLinkPage());
-      return show(reply, s, request.query.method);
+      return show(ctx, reply, s, request.query.method);
     },
   );
 
@@ -225,70 +209,16 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
       const s = await load(ctx, request.params.id);
       if (s === null) return sendPage(reply, 404, invalidLinkPage());
       const mall = s.mall;
-      if (mall.status !== 'pending') return show(reply, s, undefined);
-      const { methods, fixed } = await methodsFor(mall);
+      if (mall.status !== 'pending') return show(ctx, reply, s, undefined);
+      const { methods, fixed } = await methodsFor(ctx, mall);
       const form = request.body;
       const method = methods.find(
         (m) => m.payment === form.method && (fixed === null || fixed.payment === m.payment),
       );
-      if (method === undefined) return show(reply, s, undefined);
-      const base = { mallId: mall.id, method, payerIp: request.ip };
-      let outcome: MallAttemptOutcome;
-      if (method.kind === 'card') {
-        const month = formatDate(
-          await ctx.accountClock.now(mall.account_id, ctx.db),
-          ctx.config.timeZone,
-        ).slice(0, 7);
-        const parsed = parseCardForm(form, method.payment, month);
-        if (!parsed.ok) return sendPage(reply, 422, formPage(s, method, parsed.problems, []));
-        outcome = await attemptMallPayment(ctx, {
-          ...base,
-          charge: {
-            kind: 'card',
-            card: parsed.value.card,
-            installments: parsed.value.installments,
-          },
-          payerIdentifier: null,
-          payerBank: null,
-        });
-      } else {
-        const banks = await banksFor(ctx, mall.currency);
-        const parsed = parseBankForm(form, null, new Set(banks.map((b) => b.code)));
-        if (!parsed.ok) return sendPage(reply, 422, formPage(s, method, parsed.problems, banks));
-        outcome = await attemptMallPayment(ctx, {
-          ...base,
-          charge: {
-            kind: 'bank_transfer',
-            rut: parsed.value.rut,
-            password: parsed.value.password,
-            bankCode: parsed.value.bank,
-          },
-          payerIdentifier: parsed.value.rut,
-          payerBank: banks.find((b) => b.code === parsed.value.bank)?.name ?? null,
-        });
-      }
-      switch (outcome.kind) {
-        case 'approved': // read again, so the receipt shows what the payment recorded (date, card, authorization code)
-          return sendPage(
-            reply,
-            200,
-            resultPage((await load(ctx, s.mall.id)) ?? s, 'success', null),
-          );
-        case 'declined':
-          return sendPage(reply, 200, resultPage(s, 'rejected', outcome.payerMessage));
-        case 'in_progress':
-          return sendPage(reply, 200, resultPage(s, 'processing', null));
-        case 'final': {
-          const fresh = await load(ctx, mall.id);
-          return fresh === null
-            ? sendPage(reply, 404, invalidLinkPage())
-            : show(reply, fresh, undefined);
-        }
-        default: {
-          const never: never = outcome;
-          return never;
-        }
-      }
+      if (method === undefined) return show(ctx, reply, s, undefined);
+      const outcome = await attemptFromForm(ctx, reply, s, method, form, request.ip);
+      if ('sent' in outcome) return outcome.sent;
+      return answerOutcome(ctx, reply, s, outcome);
     },
   );
 }

@@ -1,12 +1,12 @@
 // The transaction's checkout pages at /gateway/cobro?id=trx…&valid=… (reference §0.1): choose a method, fill the
 // card or bank form, see the result. One page kind of the checkout (page-kinds.ts).
-import type { FastifyReply } from 'fastify';
-import { Type } from 'typebox';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import { Type, type Static } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import { limits, transactionLimits } from '../limits/index.ts';
 import { formatDate } from '../platform/time/time-format.ts';
 import { checkoutTokenValid } from '../modules/transactions/checkout-link.ts';
-import { attemptPayment } from '../modules/transactions/payment-attempt.ts';
+import { attemptPayment, type AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
 import {
@@ -14,6 +14,7 @@ import {
   invalidLinkPage,
   processorUnavailablePage,
   type LinkParams,
+  type MethodOption,
 } from './pages.ts';
 import {
   banksFor,
@@ -28,7 +29,10 @@ import { fintocProcessorName } from '../platform/processors/fintoc-processor.ts'
 import { fintocLeavePage } from './fintoc-pages.ts';
 import { rememberSessionMethod } from '../platform/processors/fintoc-selection.ts';
 import { registerFintocReturn } from './fintoc-return.ts';
-import { ProcessorUnavailableError } from '../platform/processors/processor.ts';
+import {
+  ProcessorUnavailableError,
+  type PaymentProcessor,
+} from '../platform/processors/processor.ts';
 import { startRedirectPayment } from '../modules/transactions/redirect-attempt.ts';
 import { acquirerReturnUrl, registerAcquirerReturn } from './acquirer-return.ts';
 import { parseBankForm, parseCardForm } from './forms.ts';
@@ -53,6 +57,135 @@ const PayForm = Type.Object({
   password: field,
   bank: field,
 });
+
+type PayFormBody = Static<typeof PayForm>;
+
+/** A payment the payer submitted: its transaction, link, chosen method and form; `back` when it may choose again. */
+interface Paying {
+  readonly row: TransactionRow;
+  readonly link: LinkParams;
+  readonly method: MethodOption;
+  readonly form: PayFormBody;
+  readonly back: boolean;
+}
+
+type Attempted = AttemptOutcome | { readonly sent: FastifyReply };
+
+/**
+ * The payment is made on the acquirer's page (a card on Webpay's, a bank transfer on Fintoc's): its transaction
+ * created and the payer sent there (or told it is down).
+ */
+async function startAtAcquirer(
+  ctx: AppContext,
+  log: FastifyBaseLogger,
+  reply: FastifyReply,
+  { row, link, method }: Paying,
+  processor: PaymentProcessor,
+): Promise<Attempted> {
+  const started = await startRedirectPayment(ctx, {
+    transactionId: row.id,
+    method,
+    processor,
+    returnUrl: acquirerReturnUrl(ctx),
+  }).catch((error: unknown) => {
+    if (error instanceof ProcessorUnavailableError) return error;
+    throw error;
+  });
+  if (started instanceof ProcessorUnavailableError) {
+    log.warn(
+      { err: started, transaction: row.id },
+      'acquirer unreachable at the start of a payment',
+    );
+    reply.header('retry-after', String(transactionLimits.acquirer.unavailableRetryAfterSeconds));
+    return {
+      sent: sendPage(
+        reply,
+        503,
+        processorUnavailablePage(await orderSummary(ctx, row), link, method, row.urlreturn),
+      ),
+    };
+  }
+  if (started.kind !== 'redirect') return started;
+  const fintoc = processor.name === fintocProcessorName;
+  if (fintoc) await rememberSessionMethod(ctx, started.token, method.payment);
+  const summary = await orderSummary(ctx, row);
+  return {
+    sent: sendPage(
+      reply,
+      200,
+      fintoc
+        ? fintocLeavePage(summary, started.url)
+        : acquirerPage(summary, started.url, started.token),
+    ),
+  };
+}
+
+/** A card typed on the checkout's own form, charged. */
+async function cardAttempt(
+  ctx: AppContext,
+  reply: FastifyReply,
+  { row, link, method, form, back }: Paying,
+  payerIp: string,
+): Promise<Attempted> {
+  const month = formatDate(
+    await ctx.accountClock.now(row.account_id, ctx.db),
+    ctx.config.timeZone,
+  ).slice(0, 7);
+  const parsed = parseCardForm(form, method.payment, month);
+  if (!parsed.ok)
+    return { sent: await renderForm(ctx, reply, 422, row, link, method, parsed.problems, back) };
+  return attemptPayment(ctx, {
+    transactionId: row.id,
+    method,
+    charge: {
+      kind: 'card',
+      card: parsed.value.card,
+      installments: parsed.value.installments,
+    },
+    payerIdentifier: null,
+    payerBank: null,
+    payerIp,
+  });
+}
+
+/** A bank transfer from the checkout's form. */
+async function bankAttempt(
+  ctx: AppContext,
+  reply: FastifyReply,
+  { row, link, method, form, back }: Paying,
+  payerIp: string,
+): Promise<Attempted> {
+  const banks = await banksFor(ctx, row.currency);
+  const parsed = parseBankForm(form, payerRutOf(row), new Set(banks.map((b) => b.code)));
+  if (!parsed.ok)
+    return {
+      sent: await renderForm(
+        ctx,
+        reply,
+        422,
+        row,
+        link,
+        method,
+        parsed.problems,
+        back,
+        form.bank ?? null,
+      ),
+    };
+  const bankName = banks.find((b) => b.code === parsed.value.bank)?.name ?? null;
+  return attemptPayment(ctx, {
+    transactionId: row.id,
+    method,
+    charge: {
+      kind: 'bank_transfer',
+      rut: parsed.value.rut,
+      password: parsed.value.password,
+      bankCode: parsed.value.bank,
+    },
+    payerIdentifier: parsed.value.rut,
+    payerBank: bankName,
+    payerIp,
+  });
+}
 
 function register(r: CheckoutRouter, ctx: AppContext): void {
   const show = (
@@ -97,95 +230,15 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
         (m) => m.payment === form.method && (fixed === null || fixed.payment === m.payment),
       );
       if (method === undefined) return show(reply, row, link, undefined);
-      let outcome;
+      const paying: Paying = { row, link, method, form, back: fixed === null };
       const processor = await processorForMethod(ctx, row.account_id, method.kind);
-      if (processor?.redirect !== undefined && processor !== null) {
-        // The card is typed on the acquirer's page: create its transaction and send the payer there.
-        const started = await startRedirectPayment(ctx, {
-          transactionId: row.id,
-          method,
-          processor,
-          returnUrl: acquirerReturnUrl(ctx),
-        }).catch((error: unknown) => {
-          if (error instanceof ProcessorUnavailableError) return error;
-          throw error;
-        });
-        if (started instanceof ProcessorUnavailableError) {
-          request.log.warn(
-            { err: started, transaction: row.id },
-            'acquirer unreachable at the start of a payment',
-          );
-          reply.header(
-            'retry-after',
-            String(transactionLimits.acquirer.unavailableRetryAfterSeconds),
-          );
-          return sendPage(
-            reply,
-            503,
-            processorUnavailablePage(await orderSummary(ctx, row), link, method, row.urlreturn),
-          );
-        }
-        if (started.kind === 'redirect' && processor.name === fintocProcessorName)
-          await rememberSessionMethod(ctx, started.token, method.payment);
-        if (started.kind === 'redirect')
-          return sendPage(
-            reply,
-            200,
-            processor.name === fintocProcessorName
-              ? fintocLeavePage(await orderSummary(ctx, row), started.url)
-              : acquirerPage(await orderSummary(ctx, row), started.url, started.token),
-          );
-        outcome = started;
-      } else if (method.kind === 'card') {
-        const month = formatDate(
-          await ctx.accountClock.now(row.account_id, ctx.db),
-          ctx.config.timeZone,
-        ).slice(0, 7);
-        const parsed = parseCardForm(form, method.payment, month);
-        if (!parsed.ok)
-          return renderForm(ctx, reply, 422, row, link, method, parsed.problems, fixed === null);
-        outcome = await attemptPayment(ctx, {
-          transactionId: row.id,
-          method,
-          charge: {
-            kind: 'card',
-            card: parsed.value.card,
-            installments: parsed.value.installments,
-          },
-          payerIdentifier: null,
-          payerBank: null,
-          payerIp: request.ip,
-        });
-      } else {
-        const banks = await banksFor(ctx, row.currency);
-        const parsed = parseBankForm(form, payerRutOf(row), new Set(banks.map((b) => b.code)));
-        if (!parsed.ok)
-          return renderForm(
-            ctx,
-            reply,
-            422,
-            row,
-            link,
-            method,
-            parsed.problems,
-            fixed === null,
-            form.bank ?? null,
-          );
-        const bankName = banks.find((b) => b.code === parsed.value.bank)?.name ?? null;
-        outcome = await attemptPayment(ctx, {
-          transactionId: row.id,
-          method,
-          charge: {
-            kind: 'bank_transfer',
-            rut: parsed.value.rut,
-            password: parsed.value.password,
-            bankCode: parsed.value.bank,
-          },
-          payerIdentifier: parsed.value.rut,
-          payerBank: bankName,
-          payerIp: request.ip,
-        });
-      }
+      const outcome =
+        processor?.redirect !== undefined && processor !== null
+          ? await startAtAcquirer(ctx, request.log, reply, paying, processor)
+          : method.kind === 'card'
+            ? await cardAttempt(ctx, reply, paying, request.ip)
+            : await bankAttempt(ctx, reply, paying, request.ip);
+      if ('sent' in outcome) return outcome.sent;
       return answerOutcome(
         ctx,
         reply,

@@ -59,6 +59,16 @@ export const limits = {
 
 /** How the bounds relate; a bound changed alone that breaks one of these is a bug, caught before serving. */
 export function assertLimits(): void {
+  assertRequestBounds();
+  assertCallbackBounds();
+  assertSandboxBounds();
+  assertLedgerBounds();
+  assertPaymentBounds();
+  assertEnvironmentBounds();
+}
+
+/** Requests and pages: what one request may ask for fits what the service answers. */
+function assertRequestBounds(): void {
   const l = limits;
   assert.ok(l.pageSizeDefault <= l.pageSizeMax, 'default page must fit the maximum page');
   // A subscription list page is read through readInChunks, which refuses a page past the largest page.
@@ -87,6 +97,11 @@ export function assertLimits(): void {
     l.bancoEstadoNumLengthMax <= l.bankNumLengthMax,
     'the Banco Estado bound narrows the bank account number',
   );
+}
+
+/** Callbacks and due work. */
+function assertCallbackBounds(): void {
+  const l = limits;
   // Callbacks: a batch finishes inside its lease; a send finishes before a stopping server gives up on it; the
   // worker polls more often than the shortest retry, so a retry goes out close to when it is due.
   // The next batch is claimed while the last lane-full of the current one is still in flight.
@@ -115,6 +130,11 @@ export function assertLimits(): void {
     'answers are recorded in groups of one batch',
   );
   assert.ok(l.dueWorkRoundsMax >= 2, "a drain can follow one handler's output into another");
+}
+
+/** Sandbox time and idempotency keys. */
+function assertSandboxBounds(): void {
+  const l = limits;
   // Sandbox: one advance fits the total offset; the payout schedule resolves within one advance.
   assert.ok(
     l.sandboxAdvanceMsMax <= l.sandboxOffsetMsMax,
@@ -138,6 +158,11 @@ export function assertLimits(): void {
     l.idempotencyLeaseMs < l.idempotencyTtlMs,
     "an idempotency claim's lease is shorter than its key's life",
   );
+}
+
+/** Ledger and wallet. */
+function assertLedgerBounds(): void {
+  const l = limits;
   // Ledger and wallet: a split, an event's beneficiaries and a membership's clients each fit one journal.
   assert.ok(l.sharesPerSplitMax <= l.postingsPerJournalMax, 'a split fits one journal');
   assert.ok(
@@ -153,6 +178,11 @@ export function assertLimits(): void {
       l.amountMinorMax < l.walletBalanceMinorMax,
     'a wallet balance stays an exact JSON integer and holds any single amount',
   );
+}
+
+/** Transactions and checkout, marketplace deposits, recurring billing. */
+function assertPaymentBounds(): void {
+  const l = limits;
   // Transactions and checkout: a crashed payment attempt frees the transaction before the earliest expiry.
   assert.equal(
     BigInt(transactionLimits.amountIntegerMax),
@@ -198,6 +228,11 @@ export function assertLimits(): void {
     subscriptionLimits.chargeLeaseMs < subscriptionLimits.cycleRetryIntervalMs,
     'a dead billing attempt frees its cycle before the next retry',
   );
+}
+
+/** Environment ranges, HTTP and the dashboard. */
+function assertEnvironmentBounds(): void {
+  const l = limits;
   // Environment ranges: each default lies inside its range.
   const c = configLimits;
   assert.ok(c.portMin <= c.portDefault && c.portDefault <= c.portMax);

@@ -60,20 +60,22 @@ export async function releaseEscrow(
     const answers = new Map<string, EscrowItem>();
     for (const row of rows) answers.set(row.id, await releaseOne(ctx, tx, row, at));
     const released = {
-      transactions: ids.map(
-        (id) =>
-          answers.get(id) ?? {
-            status: 'not found' as const,
-            transaction_id: id,
-            amount: 0,
-            availability_date: unknownDate,
-            deposit_date: unknownDate,
-          },
-      ),
+      transactions: ids.map((id) => answers.get(id) ?? notFoundItem(id)),
     };
     // None of the caller's sales named: nothing changed, so the audit trail records nothing (decision 531).
     return rows.length === 0 ? markUnchanged(released) : released;
   });
+}
+
+/** An id that is not one of the account's paid sales. */
+function notFoundItem(id: string): EscrowItem {
+  return {
+    status: 'not found',
+    transaction_id: id,
+    amount: 0,
+    availability_date: unknownDate,
+    deposit_date: unknownDate,
+  };
 }
 
 async function releaseOne(
@@ -91,13 +93,7 @@ async function releaseOne(
     deposit_date: depositAt === null ? unknownDate : formatDate(depositAt, tz),
   });
   if (!paidStatuses.has(row.status) || row.settle_due_at === null) {
-    return {
-      status: 'not found',
-      transaction_id: row.id,
-      amount: 0,
-      availability_date: unknownDate,
-      deposit_date: unknownDate,
-    };
+    return notFoundItem(row.id);
   }
   if (row.settled_at === null) return item('pending', null);
   const hold = await tx
@@ -110,42 +106,51 @@ async function releaseOne(
   if (hold === undefined) return item('liquidate', row.settled_at);
   if (hold.released_at !== null) return item('liquidate', hold.released_at);
   const heldMinor = BigInt(hold.held_minor);
-  if (heldMinor > 0n) {
-    const journal = await ctx.ledger.post(tx, {
-      kind: journalKinds.escrowReleased,
-      reference: row.id,
-      at,
-      postings: [
-        {
-          owner: row.account_id,
-          code: ledgerCodes.escrowHeld,
-          currency: row.currency,
-          amountMinor: -heldMinor,
-        },
-        {
-          owner: row.account_id,
-          code: ledgerCodes.walletAvailable,
-          currency: row.currency,
-          amountMinor: heldMinor,
-        },
-      ],
-    });
-    await appendWalletMovement(tx, {
-      accountId: row.account_id,
-      currency: row.currency,
-      order: row.order,
-      subject: row.subject,
-      kind: 'escrow_release',
-      reference: row.id,
-      originLiquidation: row.id,
-      journal,
-      at,
-    });
-  }
+  if (heldMinor > 0n) await moveHeldToWallet(ctx, tx, row, heldMinor, at);
   await tx
     .updateTable('escrow_holds')
     .set({ held_minor: 0n, released_minor: heldMinor, released_at: at })
     .where('transaction_id', '=', row.id)
     .execute();
   return item('liquidate', at);
+}
+
+/** The held money moves from escrow to the wallet's available balance, with its wallet movement. */
+async function moveHeldToWallet(
+  ctx: AppContext,
+  tx: Tx,
+  row: TransactionRow,
+  heldMinor: bigint,
+  at: Date,
+): Promise<void> {
+  const journal = await ctx.ledger.post(tx, {
+    kind: journalKinds.escrowReleased,
+    reference: row.id,
+    at,
+    postings: [
+      {
+        owner: row.account_id,
+        code: ledgerCodes.escrowHeld,
+        currency: row.currency,
+        amountMinor: -heldMinor,
+      },
+      {
+        owner: row.account_id,
+        code: ledgerCodes.walletAvailable,
+        currency: row.currency,
+        amountMinor: heldMinor,
+      },
+    ],
+  });
+  await appendWalletMovement(tx, {
+    accountId: row.account_id,
+    currency: row.currency,
+    order: row.order,
+    subject: row.subject,
+    kind: 'escrow_release',
+    reference: row.id,
+    originLiquidation: row.id,
+    journal,
+    at,
+  });
 }

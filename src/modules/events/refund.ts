@@ -27,6 +27,30 @@ export async function reverseEventSale(
   input: SaleReversal,
 ): Promise<{ readonly merchantMinor: bigint; readonly splitMinor: bigint }> {
   const netMinor = input.grossMinor - input.feeBackMinor;
+  const { sale, parts } = await lockSale(ctx, tx, input);
+  const merchantLeftMinor =
+    sale.net_minor -
+    sale.net_refunded_minor -
+    (sale.affiliate_minor - sale.affiliate_refunded_minor);
+  const left = [merchantLeftMinor, ...parts.map((p) => p.amount_minor - p.refunded_minor)];
+  // Never more than the sale still has (after a refund the processor refused, the merchant pays the difference).
+  const takeMinor = atMost(
+    netMinor,
+    left.reduce((sum, l) => sum + l, 0n),
+  );
+  const [, ...beneficiaryParts] = takeInProportion(takeMinor, left);
+  const fromPayables = await takeBeneficiaryParts(ctx, tx, input, sale, parts, beneficiaryParts);
+  const splitMinor = await collectSplitParts(ctx, tx, {
+    ...input,
+    code: ledgerCodes.beneficiaryPayable,
+    parts: fromPayables,
+  });
+  await shrinkSale(tx, input, sale, takeMinor, beneficiaryParts);
+  return { merchantMinor: netMinor - splitMinor, splitMinor };
+}
+
+/** The sale, its event and its beneficiaries' parts locked, after the merchant's pending settlement. */
+async function lockSale(ctx: AppContext, tx: Tx, input: SaleReversal) {
   // Settlement's order (sales.ts): the merchant's pending settlement, then the event, then the payables.
   await ctx.ledger.hold(tx, [
     { owner: input.accountId, code: ledgerCodes.pendingSettlement, currency: input.currency },
@@ -51,17 +75,23 @@ export async function reverseEventSale(
     .orderBy('b.position')
     .forUpdate('s')
     .execute();
-  const merchantLeftMinor =
-    sale.net_minor -
-    sale.net_refunded_minor -
-    (sale.affiliate_minor - sale.affiliate_refunded_minor);
-  const left = [merchantLeftMinor, ...parts.map((p) => p.amount_minor - p.refunded_minor)];
-  // Never more than the sale still has (after a refund the processor refused, the merchant pays the difference).
-  const takeMinor = atMost(
-    netMinor,
-    left.reduce((sum, l) => sum + l, 0n),
-  );
-  const [, ...beneficiaryParts] = takeInProportion(takeMinor, left);
+  return { sale, parts };
+}
+
+type LockedSale = Awaited<ReturnType<typeof lockSale>>;
+
+/**
+ * Each beneficiary's part of the refund recorded on its share; answers what comes back from the payables (the
+ * part still held there, settled and not yet paid out).
+ */
+async function takeBeneficiaryParts(
+  ctx: AppContext,
+  tx: Tx,
+  input: SaleReversal,
+  sale: LockedSale['sale'],
+  parts: LockedSale['parts'],
+  beneficiaryParts: readonly bigint[],
+): Promise<{ owner: string; amountMinor: bigint }[]> {
   const payables = parts.map((p) => ({
     owner: p.beneficiary_id,
     code: ledgerCodes.beneficiaryPayable,
@@ -89,11 +119,17 @@ export async function reverseEventSale(
     const heldMinor = !inPayable(i) ? 0n : balances[i]! < partMinor ? balances[i]! : partMinor;
     if (heldMinor > 0n) fromPayables.push({ owner: part.beneficiary_id, amountMinor: heldMinor });
   }
-  const splitMinor = await collectSplitParts(ctx, tx, {
-    ...input,
-    code: ledgerCodes.beneficiaryPayable,
-    parts: fromPayables,
-  });
+  return fromPayables;
+}
+
+/** The sale's paymentData shrinks by the refunded gross, fee, net and beneficiaries' parts. */
+async function shrinkSale(
+  tx: Tx,
+  input: SaleReversal,
+  sale: LockedSale['sale'],
+  takeMinor: bigint,
+  beneficiaryParts: readonly bigint[],
+): Promise<void> {
   await tx
     .updateTable('event_sales')
     .set({
@@ -108,5 +144,4 @@ export async function reverseEventSale(
     })
     .where('transaction_id', '=', input.transactionId)
     .execute();
-  return { merchantMinor: netMinor - splitMinor, splitMinor };
 }

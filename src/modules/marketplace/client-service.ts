@@ -136,19 +136,24 @@ export async function updateClient(
     subject: 'marketplace_client_bank',
     subjectId: id,
     source: 'api',
-    previous: {
-      sbif: row.bank_sbif,
-      type: String(row.bank_type),
-      num: row.bank_num,
-      rut: row.bank_rut,
-    },
-    current: {
-      sbif: updated.bank_sbif,
-      type: String(updated.bank_type),
-      num: updated.bank_num,
-      rut: updated.bank_rut,
-    },
+    previous: bankOf(row),
+    current: bankOf(updated),
   });
+  return updatedClientView(ctx, updated, id);
+}
+
+/** A client's bank account as the API and the destination log write it. */
+function bankOf(row: ClientRow) {
+  return {
+    sbif: row.bank_sbif,
+    type: String(row.bank_type),
+    num: row.bank_num,
+    rut: row.bank_rut,
+  };
+}
+
+/** An updated client with its membership details (the seed's answer to PUT). */
+async function updatedClientView(ctx: AppContext, updated: ClientRow, id: string) {
   const details = await clientMembershipDetails(ctx.db, id);
   const states = await clientShareStates(ctx.db, id);
   const b = baseView(ctx, updated, await countClientMemberships(ctx.db, id));
@@ -158,12 +163,7 @@ export async function updateClient(
     name: b.name,
     phone: b.phone,
     email: b.email,
-    bank: {
-      sbif: updated.bank_sbif,
-      type: String(updated.bank_type),
-      num: updated.bank_num,
-      rut: updated.bank_rut,
-    },
+    bank: bankOf(updated),
     affiliations: b.affiliations,
     created_at: b.created_at,
     update_at: b.update_at,

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
+import type { TypedRouter } from '../../platform/http/typed-router.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import {
   ClientCreateBody,
@@ -19,10 +20,16 @@ import {
 import { createClient, getClient, suspendClient, updateClient } from './client-service.ts';
 import { createMembership, getMembership, suspendMembership } from './membership-service.ts';
 
+const clients = { tags: ['Marketplace'] };
+
 export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const clients = { tags: ['Marketplace'] };
+  registerClientRoutes(r, ctx);
+  registerMembershipRoutes(r, ctx);
+}
 
+/** /api/maclient: register, read, update and suspend a marketplace client. */
+function registerClientRoutes(r: TypedRouter, ctx: AppContext): void {
   r.post(
     '/api/maclient',
     {
@@ -88,7 +95,10 @@ export async function marketplaceRoutes(app: FastifyInstance, ctx: AppContext): 
         suspendClient(tx, accountOf(request).id, request.params.id),
       ),
   );
+}
 
+/** /api/maaffiliation: create, read and suspend a membership. */
+function registerMembershipRoutes(r: TypedRouter, ctx: AppContext): void {
   r.post(
     '/api/maaffiliation',
     {

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { notFound, validationError } from '../../platform/errors/errors.ts';
+import type { TypedRouter } from '../../platform/http/typed-router.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { IdParams, ListQuery, ListResponse, RetryResponse, ShowResponse } from './schemas.ts';
 import { listNotifications, retryNotification, showNotification } from './service.ts';
@@ -12,6 +13,12 @@ import { createdRange } from './date-range.ts';
 
 export async function notificationRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  registerNotificationReads(r, ctx);
+  registerNotificationRetry(r, ctx);
+}
+
+/** GET /api/notifications and /api/notifications/{id}: the deliveries, listed and one by one. */
+function registerNotificationReads(r: TypedRouter, ctx: AppContext): void {
   r.get(
     '/api/notifications',
     {
@@ -64,7 +71,10 @@ export async function notificationRoutes(app: FastifyInstance, ctx: AppContext):
       };
     },
   );
+}
 
+/** POST /api/notifications/{id}/retry: a delivery sent again now. */
+function registerNotificationRetry(r: TypedRouter, ctx: AppContext): void {
   r.post(
     '/api/notifications/:id/retry',
     {

@@ -9,6 +9,8 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import { moveNullification } from './transition.ts';
+import type { NullificationRow } from './repository.ts';
+import type { Tx } from '../../platform/db/types.ts';
 import './types.ts';
 
 /** Collects toward one waiting refund; true when it took money. */
@@ -65,24 +67,38 @@ async function collectOne(ctx: AppContext, id: string): Promise<boolean> {
       journal: taken.journal,
       at,
     });
-    const fromWalletMinor = BigInt(row.from_wallet_minor) + takeMinor;
-    if (takeMinor === owedMinor && row.channel === 'bank')
-      await moveNullification(ctx, tx, row, 'waiting_bank_details', at, {
-        from_wallet_minor: fromWalletMinor,
-      });
-    else if (takeMinor === owedMinor)
-      await moveNullification(ctx, tx, row, 'complete', at, {
-        from_wallet_minor: fromWalletMinor,
-        dispatch_due_at: at,
-      });
-    else
-      await tx
-        .updateTable('nullifications')
-        .set({ from_wallet_minor: fromWalletMinor, updated_at: at })
-        .where('id', '=', row.id)
-        .execute();
+    await recordCollected(ctx, tx, row, { takeMinor, owedMinor }, at);
     return true;
   });
+}
+
+/**
+ * What was collected, on the refund: fully collected, it completes (or waits for the payer's bank details); else
+ * it keeps waiting with more taken.
+ */
+async function recordCollected(
+  ctx: AppContext,
+  tx: Tx,
+  row: NullificationRow,
+  { takeMinor, owedMinor }: { takeMinor: bigint; owedMinor: bigint },
+  at: Date,
+): Promise<void> {
+  const fromWalletMinor = BigInt(row.from_wallet_minor) + takeMinor;
+  if (takeMinor === owedMinor && row.channel === 'bank')
+    await moveNullification(ctx, tx, row, 'waiting_bank_details', at, {
+      from_wallet_minor: fromWalletMinor,
+    });
+  else if (takeMinor === owedMinor)
+    await moveNullification(ctx, tx, row, 'complete', at, {
+      from_wallet_minor: fromWalletMinor,
+      dispatch_due_at: at,
+    });
+  else
+    await tx
+      .updateTable('nullifications')
+      .set({ from_wallet_minor: fromWalletMinor, updated_at: at })
+      .where('id', '=', row.id)
+      .execute();
 }
 
 export async function runRefundCollection(ctx: AppContext, scope: DueWorkScope): Promise<number> {

@@ -3,7 +3,6 @@
 // the fee's part (decision 110) into refund clearing, record the nullification `complete` (or `awaiting_funds`
 // with what there was, the rest from the next settlements: collection.ts) and move the transaction to
 // `refunded partial` or `refunded`, in one commit. The processor is asked afterwards (dispatch.ts).
-import { paidThroughFintoc } from '../../platform/processors/fintoc-selection.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
 import { newId } from '../../platform/ids/ids.ts';
@@ -16,7 +15,7 @@ import {
   type LedgerKey,
 } from '../../platform/ledger/ledger.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import type { DbOrTx, Tx } from '../../platform/db/types.ts';
+import type { Tx } from '../../platform/db/types.ts';
 import { isStorableText } from '../../platform/http/input-guards.ts';
 import {
   extensionOf,
@@ -29,12 +28,11 @@ import {
   lockTransaction,
   type TransactionRow,
 } from '../transactions/repository.ts';
-import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import { openDisputedMinor } from '../disputes/repository.ts';
 import { feeBackMinor } from './fee-back.ts';
-import { assertTransition } from './states.ts';
 import { notifyNullification } from './transition.ts';
+import { insertNullification, markRefunded, returnFee } from './nullification-record.ts';
 import './types.ts';
 
 export interface NullificationInput {
@@ -46,25 +44,6 @@ export interface NullificationInput {
 export type Registered =
   | { readonly ok: true; readonly nullificationId: string }
   | { readonly ok: false; readonly failure: RuleFailure };
-
-/** How the payment was made, as the nullification names it: `webpay` / `VN`, and whether it was a card (the processor takes it back). */
-async function paymentOf(tx: DbOrTx, row: TransactionRow) {
-  const method =
-    row.paid_payment === null
-      ? undefined
-      : await tx
-          .selectFrom('payment_methods')
-          .select(['name', 'kind'])
-          .where('currency', '=', row.currency)
-          .where('payment', '=', row.paid_payment)
-          .executeTakeFirst();
-  const name = method?.name ?? row.media ?? '';
-  return {
-    gateway: (name.split(' ')[0] ?? '').toLowerCase(),
-    paymentType: row.card_type ?? '',
-    card: method?.kind === 'card',
-  };
-}
 
 async function refusal(
   ctx: AppContext,
@@ -219,73 +198,25 @@ async function register(
   const collecting = { accountId, subject: input.subject, row, id, at, sources, clearing, held };
   const { fromPending, fromWallet } = await collectMerchantPart(ctx, tx, merchantMinor, collecting);
   const collected = fromPending + fromWallet === merchantMinor;
-  if (feeBack > 0n) {
-    await ctx.ledger.post(tx, {
-      kind: journalKinds.refundFeeReturned,
-      reference: id,
-      at,
-      postings: [
-        {
-          owner: SYSTEM_OWNER,
-          code: ledgerCodes.feeRefunds,
-          currency: row.currency,
-          amountMinor: -feeBack,
-        },
-        { ...clearing, amountMinor: feeBack },
-      ],
-    });
-  }
-  const payment = await paymentOf(tx, row);
-  // A card refund goes back through the processor; any other payment through a bank payout (decision 112).
-  const channel = payment.card || (await paidThroughFintoc(tx, row.id)) ? 'processor' : 'bank';
-  const status = !collected
-    ? 'awaiting_funds'
-    : channel === 'processor'
-      ? 'complete'
-      : 'waiting_bank_details';
-  assertTransition('pending', status);
-  const inserted = await tx
-    .insertInto('nullifications')
-    .values({
-      id,
-      account_id: accountId,
-      transaction_id: row.id,
-      amount_minor: amountMinor,
-      currency: row.currency,
-      subject: input.subject,
-      type: collected ? 'total' : 'partial',
-      status,
-      fee_back_minor: feeBack,
-      from_pending_minor: fromPending,
-      from_wallet_minor: fromWallet,
-      from_split_minor: splitMinor,
-      gateway: payment.gateway,
-      payment_type: payment.paymentType,
-      refund_code: null,
-      gateway_message: null,
-      channel,
-      dispatch_due_at: status === 'complete' ? at : null,
-      created_at: at,
-      updated_at: at,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  if (feeBack > 0n)
+    await returnFee(ctx, tx, { reference: id, at, feeBackMinor: feeBack, clearing });
+  const { inserted, status } = await insertNullification(tx, {
+    id,
+    accountId,
+    row,
+    subject: input.subject,
+    amountMinor,
+    collected,
+    parts: { feeBack, fromPending, fromWallet, splitMinor },
+    at,
+  });
   // Its first recorded state is called back like every later one (transition.ts).
   await notifyNullification(ctx, tx, inserted);
-  const refundedMinor = refundedBeforeMinor + amountMinor;
-  const paymentStatus = refundedMinor === grossMinor ? 'refunded' : 'refunded partial';
-  if (paymentStatus !== row.status) assertTransactionMove(row.status, paymentStatus);
-  await tx
-    .updateTable('transactions')
-    .set({
-      status: paymentStatus,
-      refunded_minor: refundedMinor,
-      refunded_pending_minor:
-        BigInt(row.refunded_pending_minor) + (held === null ? fromPending : 0n),
-      nullify_status: status,
-      updated_at: at,
-    })
-    .where('id', '=', row.id)
-    .execute();
+  await markRefunded(tx, row, {
+    amountMinor,
+    pendingMinor: held === null ? fromPending : 0n,
+    status,
+    at,
+  });
   return { ok: true, nullificationId: id };
 }

@@ -7,7 +7,8 @@ import { ruleFailure, validationError, type RuleFailure } from '../../platform/e
 import { newId } from '../../platform/ids/ids.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
 import { findPlan } from './repository.ts';
-import { liveCards, lockSubscription } from './subscription-repository.ts';
+import { liveCards, lockSubscription, type SubscriptionRow } from './subscription-repository.ts';
+import type { ExtensionColumns } from '../transactions/extension.ts';
 import { openCharge, settleCharge } from './stored-charge.ts';
 import { prepareChargeMarketplace } from './consumption-marketplace.ts';
 import type { ConsumptionChargeInput } from './consumption-schemas.ts';
@@ -35,26 +36,8 @@ export async function openConsumptionCharge(
   // Without an order the charge gets its own (an Idempotency-Key still makes a retry safe).
   const order = body.order ?? newId('ord', 17);
   const existing =
-    body.order === undefined
-      ? undefined
-      : await ctx.db
-          .selectFrom('su_charges as c')
-          .innerJoin('transactions as t', 't.id', 'c.transaction_id')
-          .select(['c.transaction_id', 'c.subscription_id', 't.amount_minor', 't.marketplace'])
-          .where('c.account_id', '=', accountId)
-          .where('c.kind', '=', 'consumption')
-          .where('c.order_ref', '=', body.order)
-          .executeTakeFirst();
-  if (existing !== undefined) {
-    const sameMarketplace = existing.marketplace === (marketplace?.token ?? null);
-    if (
-      existing.subscription_id !== sub.id ||
-      BigInt(existing.amount_minor) !== BigInt(body.amount) ||
-      !sameMarketplace
-    )
-      return ruleFailure('duplicate_order', { order: body.order! });
-    return { transactionId: existing.transaction_id, order: body.order! };
-  }
+    body.order === undefined ? undefined : await consumptionByOrder(ctx, accountId, body.order);
+  if (existing !== undefined) return replayOf(existing, sub.id, body, marketplace?.token ?? null);
   if (sub.status !== 'active')
     return ruleFailure('subscription_not_chargeable', {
       subscriptionId: sub.id,
@@ -68,22 +51,9 @@ export async function openConsumptionCharge(
   if (marketplace?.ok === false) return marketplace.failure;
   const attached = marketplace === null ? null : await marketplace.attach(ctx);
   if (attached?.ok === false) return attached.failure;
-  const plan = await findPlan(ctx.db, accountId, sub.plan_id);
-  const client = await ctx.db
-    .selectFrom('su_clients')
-    .select('email')
-    .where('id', '=', sub.client_id)
-    .executeTakeFirstOrThrow();
-  const transactionId = await openCharge(ctx.db, {
-    accountId,
-    subscriptionId: sub.id,
+  const transactionId = await openOnCard(ctx, sub, body, {
     cardId: card.id,
-    kind: 'consumption',
-    cycleNumber: null,
     order,
-    description: body.description ?? plan?.name ?? 'Cobro de suscripción',
-    email: client.email,
-    amountMinor: BigInt(body.amount),
     at,
     extension: attached?.columns ?? {},
   });
@@ -91,6 +61,63 @@ export async function openConsumptionCharge(
   // order meets this one on the unique index and is refused as a duplicate.
   if (transactionId === null) return ruleFailure('duplicate_order', { order });
   return { transactionId, order };
+}
+
+/** The consumption charge already made with this `order`, if any. */
+async function consumptionByOrder(ctx: AppContext, accountId: string, order: string) {
+  return ctx.db
+    .selectFrom('su_charges as c')
+    .innerJoin('transactions as t', 't.id', 'c.transaction_id')
+    .select(['c.transaction_id', 'c.subscription_id', 't.amount_minor', 't.marketplace'])
+    .where('c.account_id', '=', accountId)
+    .where('c.kind', '=', 'consumption')
+    .where('c.order_ref', '=', order)
+    .executeTakeFirst();
+}
+
+/** A repeated `order`: the first charge when it is the same charge, else a duplicate. */
+function replayOf(
+  existing: NonNullable<Awaited<ReturnType<typeof consumptionByOrder>>>,
+  subscriptionId: string,
+  body: ConsumptionChargeInput,
+  marketplaceToken: string | null,
+): ConsumptionCommitted {
+  const sameMarketplace = existing.marketplace === marketplaceToken;
+  if (
+    existing.subscription_id !== subscriptionId ||
+    BigInt(existing.amount_minor) !== BigInt(body.amount) ||
+    !sameMarketplace
+  )
+    return ruleFailure('duplicate_order', { order: body.order! });
+  return { transactionId: existing.transaction_id, order: body.order! };
+}
+
+/** The charge and its pending payment on the subscription's card, described by the body or the plan's name. */
+async function openOnCard(
+  ctx: AppContext,
+  sub: SubscriptionRow,
+  body: ConsumptionChargeInput,
+  charge: { cardId: string; order: string; at: Date; extension: ExtensionColumns },
+): Promise<string | null> {
+  const plan = await findPlan(ctx.db, sub.account_id, sub.plan_id);
+  const client = await ctx.db
+    .selectFrom('su_clients')
+    .select('email')
+    .where('id', '=', sub.client_id)
+    .executeTakeFirstOrThrow();
+  return openCharge(ctx.db, {
+    accountId: sub.account_id,
+    subscriptionId: sub.id,
+    cardId: charge.cardId,
+    kind: 'consumption',
+    cycleNumber: null,
+    order: charge.order,
+    description: body.description ?? plan?.name ?? 'Cobro de suscripción',
+    email: client.email,
+    amountMinor: BigInt(body.amount),
+    at: charge.at,
+    extension: charge.extension,
+  });
 }
 
 function answerOf(row: TransactionRow, order: string) {

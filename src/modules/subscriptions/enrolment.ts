@@ -10,17 +10,13 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { newId } from '../../platform/ids/ids.ts';
-import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
-import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
-import type { CardDetails } from '../../platform/processors/processor.ts';
+import type { CardDetails, ChargeOutcome } from '../../platform/processors/processor.ts';
 import { subscriptionLimits } from '../../limits/index.ts';
 import { findPlan } from './repository.ts';
-import { lockSubscription } from './subscription-repository.ts';
-import { moveSubscription } from './subscription-transition.ts';
-import { firstCycleAt } from './cycles.ts';
-import { billSubscriptionNow, collectOverdue } from './billing.ts';
-
-const activationEvent = 'subscription.activation';
+import { lockSubscription, type SubscriptionRow } from './subscription-repository.ts';
+import { activate, postVerification } from './enrolment-effects.ts';
+import { billSubscriptionNow } from './billing.ts';
+import { collectOverdue } from './overdue.ts';
 
 export type EnrolOutcome =
   | { readonly kind: 'enrolled' }
@@ -43,7 +39,30 @@ export async function enrolCard(
   card: CardDetails,
 ): Promise<EnrolOutcome> {
   const attemptKey = newId('sua', 20);
-  const claim = await inTransaction(ctx.db, async (tx) => {
+  const claim = await claimEnrolment(ctx, token, attemptKey);
+  if (claim.kind !== 'claimed') return claim;
+  const outcome = await verifyCard(ctx, token, attemptKey, card);
+  if (
+    !outcome.approved ||
+    outcome.cardToken === null ||
+    outcome.cardBrand === null ||
+    outcome.cardLast4 === null
+  ) {
+    await releaseClaim(ctx, token, attemptKey);
+    return {
+      kind: 'declined',
+      payerMessage: outcome.approved ? 'La tarjeta no se pudo registrar.' : outcome.payerMessage,
+    };
+  }
+  const stored = { token: outcome.cardToken, brand: outcome.cardBrand, last4: outcome.cardLast4 };
+  const recorded = await recordClaimed(ctx, token, attemptKey, stored);
+  if (recorded.subscriptionId !== undefined) await collectNow(ctx, recorded.subscriptionId);
+  return recorded.outcome;
+}
+
+/** Step 1: the enrolment link claimed with `attemptKey` under a lease, or why not (used, closed, another tab). */
+async function claimEnrolment(ctx: AppContext, token: string, attemptKey: string) {
+  return inTransaction(ctx.db, async (tx) => {
     const row = await lockEnrolment(tx, token);
     if (row === undefined) throw new Error('enrolment vanished');
     const sub = await tx
@@ -67,12 +86,18 @@ export async function enrolCard(
       .execute();
     return { kind: 'claimed' } as const;
   });
-  if (claim.kind !== 'claimed') return claim;
+}
 
+/** Step 2: the verification charge, refunded at once when approved; the claim is released when either throws. */
+async function verifyCard(
+  ctx: AppContext,
+  token: string,
+  attemptKey: string,
+  card: CardDetails,
+): Promise<ChargeOutcome> {
   const amountMinor = subscriptionLimits.verificationAmountMinor;
-  let outcome;
   try {
-    outcome = await ctx.processor.charge({
+    const outcome = await ctx.processor.charge({
       kind: 'card',
       card,
       installments: 0,
@@ -92,24 +117,21 @@ export async function enrolCard(
       if (!refund.approved)
         throw new Error(`verification refund refused: ${refund.gatewayMessage}`);
     }
+    return outcome;
   } catch (error) {
     await releaseClaim(ctx, token, attemptKey);
     throw error;
   }
-  if (
-    !outcome.approved ||
-    outcome.cardToken === null ||
-    outcome.cardBrand === null ||
-    outcome.cardLast4 === null
-  ) {
-    await releaseClaim(ctx, token, attemptKey);
-    return {
-      kind: 'declined',
-      payerMessage: outcome.approved ? 'La tarjeta no se pudo registrar.' : outcome.payerMessage,
-    };
-  }
-  const stored = { token: outcome.cardToken, brand: outcome.cardBrand, last4: outcome.cardLast4 };
-  const recorded = await inTransaction(
+}
+
+/** Step 3: the card, journals, status and callback recorded in one commit, if the claim is still ours. */
+async function recordClaimed(
+  ctx: AppContext,
+  token: string,
+  attemptKey: string,
+  stored: { token: string; brand: string; last4: string },
+): Promise<{ outcome: EnrolOutcome; subscriptionId?: string }> {
+  return inTransaction(
     ctx.db,
     async (tx): Promise<{ outcome: EnrolOutcome; subscriptionId?: string }> => {
       const row = await lockEnrolment(tx, token);
@@ -124,8 +146,6 @@ export async function enrolCard(
       return { outcome: { kind: 'enrolled' }, subscriptionId: row.subscription_id };
     },
   );
-  if (recorded.subscriptionId !== undefined) await collectNow(ctx, recorded.subscriptionId);
-  return recorded.outcome;
 }
 
 /** What the new card made due (decision 101), charged at once; what fails here the billing worker takes up. */
@@ -177,48 +197,6 @@ export async function enrolStoredCard(
   return { kind: 'enrolled' };
 }
 
-async function postVerification(ctx: AppContext, tx: Tx, attemptKey: string, now: Date) {
-  const amount = subscriptionLimits.verificationAmountMinor;
-  await ctx.ledger.post(tx, {
-    kind: journalKinds.subscriptionVerification,
-    reference: attemptKey,
-    at: now,
-    postings: [
-      {
-        owner: SYSTEM_OWNER,
-        code: ledgerCodes.processorClearing,
-        currency: 'CLP',
-        amountMinor: -amount,
-      },
-      {
-        owner: SYSTEM_OWNER,
-        code: ledgerCodes.verificationHolding,
-        currency: 'CLP',
-        amountMinor: amount,
-      },
-    ],
-  });
-  await ctx.ledger.post(tx, {
-    kind: journalKinds.subscriptionVerificationRefund,
-    reference: attemptKey,
-    at: now,
-    postings: [
-      {
-        owner: SYSTEM_OWNER,
-        code: ledgerCodes.verificationHolding,
-        currency: 'CLP',
-        amountMinor: -amount,
-      },
-      {
-        owner: SYSTEM_OWNER,
-        code: ledgerCodes.refundClearing,
-        currency: 'CLP',
-        amountMinor: amount,
-      },
-    ],
-  });
-}
-
 async function recordEnrolment(
   ctx: AppContext,
   tx: Tx,
@@ -229,6 +207,23 @@ async function recordEnrolment(
   const sub = await lockSubscription(tx, enrolment.subscription_id);
   if (sub === undefined) throw new Error('enrolment names a missing subscription');
   const now = await ctx.accountClock.now(sub.account_id, tx);
+  await storeCard(tx, sub, enrolment, card, now);
+  // A card Transbank's own page registered (Oneclick) had no verification charge here (issue 33).
+  if (attemptKey !== null) await postVerification(ctx, tx, attemptKey, now);
+  const plan = await findPlan(tx, sub.account_id, sub.plan_id);
+  if (plan === undefined) throw new Error('subscription names a missing plan');
+  await collectOverdue(ctx, tx, sub, plan, now);
+  if (sub.status === 'register') await activate(ctx, tx, sub, plan, now);
+}
+
+/** The card kept on the subscription (its token, brand and last four), and the enrolment link used by it. */
+async function storeCard(
+  tx: Tx,
+  sub: SubscriptionRow,
+  enrolment: EnrolmentRow,
+  card: StoredCard,
+  now: Date,
+): Promise<void> {
   const cardId = newId('sure', 20);
   await tx
     .insertInto('su_cards')
@@ -249,26 +244,4 @@ async function recordEnrolment(
     .set({ used_at: now, card_id: cardId, attempt_lease_until: null })
     .where('token', '=', enrolment.token)
     .execute();
-  // A card Transbank's own page registered (Oneclick) had no verification charge here (issue 33).
-  if (attemptKey !== null) await postVerification(ctx, tx, attemptKey, now);
-  const plan = await findPlan(tx, sub.account_id, sub.plan_id);
-  if (plan === undefined) throw new Error('subscription names a missing plan');
-  await collectOverdue(ctx, tx, sub, plan, now);
-  if (sub.status === 'register') {
-    await moveSubscription(tx, sub, 'active', now);
-    await tx
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: firstCycleAt(plan, now, ctx.config.timeZone) })
-      .where('id', '=', sub.id)
-      .execute();
-    if (plan.url_notify_suscription !== '') {
-      await enqueueCallback(tx, {
-        accountId: sub.account_id,
-        url: plan.url_notify_suscription,
-        eventType: activationEvent,
-        payload: { id: sub.id, status: 'active' },
-        at: now,
-      });
-    }
-  }
 }

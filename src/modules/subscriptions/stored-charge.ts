@@ -9,6 +9,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
+import type { ChargeOutcome } from '../../platform/processors/processor.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
 import { newId, randomHex } from '../../platform/ids/ids.ts';
@@ -131,26 +132,7 @@ export async function settleCharge(
 ): Promise<TransactionRow> {
   for (let round = 0; round < subscriptionLimits.chargeWaitRoundsMax; round++) {
     const attemptKey = newId('att', 20);
-    const claim = await inTransaction(ctx.db, async (tx) => {
-      const row = await lockTransaction(tx, transactionId);
-      if (row === undefined) throw new Error(`charge ${transactionId} vanished`);
-      if (row.status !== 'pending') return { kind: 'final', row } as const;
-      const now = await ctx.accountClock.now(row.account_id, tx);
-      if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime())
-        return { kind: 'busy', row } as const;
-      // The attempt's lease is the request's claim's (IDEMPOTENCY_LEASE_MS): a process killed during the processor
-      // call frees both together, so the retry that takes the key over also takes the attempt over.
-      await tx
-        .updateTable('transactions')
-        .set({
-          attempt_id: attemptKey,
-          attempt_lease_until: new Date(now.getTime() + ctx.config.idempotencyLeaseMs),
-          updated_at: now,
-        })
-        .where('id', '=', transactionId)
-        .execute();
-      return { kind: 'claimed', row, token: await cardTokenOf(tx, transactionId) } as const;
-    });
+    const claim = await claimCharge(ctx, transactionId, attemptKey);
     if (claim.kind === 'final') return claim.row;
     if (claim.kind === 'busy') {
       await new Promise((resolve) => {
@@ -158,81 +140,8 @@ export async function settleCharge(
       });
       continue;
     }
-    const { row } = claim;
-    let outcome;
-    try {
-      // The account's processor: the sandbox's, or Oneclick Mall in production (issue 33).
-      const processor = await processorForAccount(ctx, row.account_id);
-      outcome = await processor.chargeStoredCard({
-        cardToken: claim.token,
-        installments: 0,
-        idempotencyKey: row.id,
-        amountMinor: BigInt(row.amount_minor),
-        currency: row.currency,
-        description: row.subject,
-      });
-    } catch (error) {
-      await ctx.db
-        .updateTable('transactions')
-        .set({ attempt_id: null, attempt_lease_until: null })
-        .where('id', '=', row.id)
-        .where('attempt_id', '=', attemptKey)
-        .execute();
-      throw error;
-    }
-    return inTransaction(ctx.db, async (tx) => {
-      await hooks.lockFirst?.(tx);
-      const fresh = await lockTransaction(tx, transactionId);
-      if (fresh === undefined) throw new Error(`charge ${transactionId} vanished`);
-      if (fresh.status !== 'pending' || fresh.attempt_id !== attemptKey) {
-        ctx.logger.error(
-          { transaction: fresh.id, attempt: attemptKey, approved: outcome.approved },
-          'subscription charge lost its claim',
-        );
-        return fresh;
-      }
-      const now = hooks.recordAt ?? (await ctx.accountClock.now(fresh.account_id, tx));
-      if (outcome.approved) {
-        await recordSuccess(
-          ctx,
-          tx,
-          fresh,
-          {
-            paidPayment: cardPayment.payment,
-            media: cardPayment.name,
-            authorizationCode: outcome.authorizationCode,
-            cardBrand: outcome.cardBrand,
-            cardLast4: outcome.cardLast4,
-            cardToken: outcome.cardToken,
-            cardType: outcome.cardType,
-            installments: 0,
-            payerIdentifier: null,
-            payerBank: null,
-            payerIp: null,
-          },
-          now,
-        );
-      } else {
-        await recordRejection(
-          tx,
-          fresh,
-          {
-            reason: 'declined',
-            gatewayMessage: outcome.gatewayMessage,
-            paidPayment: cardPayment.payment,
-            media: cardPayment.name,
-            cardBrand: outcome.cardBrand,
-            cardLast4: outcome.cardLast4,
-            payerIp: null,
-          },
-          now,
-        );
-      }
-      const final = await lockTransaction(tx, transactionId);
-      if (final === undefined) throw new Error(`charge ${transactionId} vanished`);
-      await hooks.onFinal?.(tx, final, now);
-      return final;
-    });
+    const outcome = await chargeClaimed(ctx, claim.row, claim.token, attemptKey);
+    return recordCharged(ctx, transactionId, attemptKey, outcome, hooks);
   }
   const row = await ctx.db
     .selectFrom('transactions')
@@ -240,4 +149,120 @@ export async function settleCharge(
     .where('id', '=', transactionId)
     .executeTakeFirstOrThrow();
   return row as TransactionRow;
+}
+
+/** The payment claimed for this attempt under a lease, or why not: already final, or another attempt's. */
+async function claimCharge(ctx: AppContext, transactionId: string, attemptKey: string) {
+  return inTransaction(ctx.db, async (tx) => {
+    const row = await lockTransaction(tx, transactionId);
+    if (row === undefined) throw new Error(`charge ${transactionId} vanished`);
+    if (row.status !== 'pending') return { kind: 'final', row } as const;
+    const now = await ctx.accountClock.now(row.account_id, tx);
+    if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime())
+      return { kind: 'busy', row } as const;
+    // The attempt's lease is the request's claim's (IDEMPOTENCY_LEASE_MS): a process killed during the processor
+    // call frees both together, so the retry that takes the key over also takes the attempt over.
+    await tx
+      .updateTable('transactions')
+      .set({
+        attempt_id: attemptKey,
+        attempt_lease_until: new Date(now.getTime() + ctx.config.idempotencyLeaseMs),
+        updated_at: now,
+      })
+      .where('id', '=', transactionId)
+      .execute();
+    return { kind: 'claimed', row, token: await cardTokenOf(tx, transactionId) } as const;
+  });
+}
+
+/** The processor's charge of the stored card, keyed by the payment; the claim is released when it throws. */
+async function chargeClaimed(
+  ctx: AppContext,
+  row: TransactionRow,
+  cardToken: string,
+  attemptKey: string,
+): Promise<ChargeOutcome> {
+  try {
+    // The account's processor: the sandbox's, or Oneclick Mall in production (issue 33).
+    const processor = await processorForAccount(ctx, row.account_id);
+    return await processor.chargeStoredCard({
+      cardToken,
+      installments: 0,
+      idempotencyKey: row.id,
+      amountMinor: BigInt(row.amount_minor),
+      currency: row.currency,
+      description: row.subject,
+    });
+  } catch (error) {
+    await ctx.db
+      .updateTable('transactions')
+      .set({ attempt_id: null, attempt_lease_until: null })
+      .where('id', '=', row.id)
+      .where('attempt_id', '=', attemptKey)
+      .execute();
+    throw error;
+  }
+}
+
+/** The outcome recorded in one commit with the caller's hooks, if the claim is still this attempt's. */
+async function recordCharged(
+  ctx: AppContext,
+  transactionId: string,
+  attemptKey: string,
+  outcome: ChargeOutcome,
+  hooks: SettleHooks,
+): Promise<TransactionRow> {
+  return inTransaction(ctx.db, async (tx) => {
+    await hooks.lockFirst?.(tx);
+    const fresh = await lockTransaction(tx, transactionId);
+    if (fresh === undefined) throw new Error(`charge ${transactionId} vanished`);
+    if (fresh.status !== 'pending' || fresh.attempt_id !== attemptKey) {
+      ctx.logger.error(
+        { transaction: fresh.id, attempt: attemptKey, approved: outcome.approved },
+        'subscription charge lost its claim',
+      );
+      return fresh;
+    }
+    const now = hooks.recordAt ?? (await ctx.accountClock.now(fresh.account_id, tx));
+    if (outcome.approved) {
+      await recordSuccess(
+        ctx,
+        tx,
+        fresh,
+        {
+          paidPayment: cardPayment.payment,
+          media: cardPayment.name,
+          authorizationCode: outcome.authorizationCode,
+          cardBrand: outcome.cardBrand,
+          cardLast4: outcome.cardLast4,
+          cardToken: outcome.cardToken,
+          cardType: outcome.cardType,
+          installments: 0,
+          payerIdentifier: null,
+          payerBank: null,
+          payerIp: null,
+        },
+        now,
+      );
+    } else {
+      await recordRejection(
+        tx,
+        fresh,
+        {
+          reason: 'declined',
+          gatewayMessage: outcome.gatewayMessage,
+          paidPayment: cardPayment.payment,
+          media: cardPayment.name,
+          cardBrand: outcome.cardBrand,
+          cardLast4: outcome.cardLast4,
+          payerIp: null,
+        },
+        now,
+      );
+    }
+    const final = await lockTransaction(tx, transactionId);
+    if (final === undefined) throw new Error(`charge ${transactionId} vanished`);
+    await hooks.onFinal?.(tx, final, now);
+    return final;
+  });
 }

@@ -6,195 +6,28 @@
 // 330 and 430: one lane an account, so an account whose row another transaction holds stalls only its own payouts).
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
-import { ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
-import { newId } from '../../platform/ids/ids.ts';
+import { ruleFailure } from '../../platform/errors/errors.ts';
+import type { CheckedReservation, JournalRows, Shortfall } from '../../platform/ledger/ledger.ts';
+import { gatedMovementColumns } from './movements.ts';
 import {
-  journalKinds,
-  reservationJournal,
-  type LedgerKey,
-  type PostedJournal,
-  type CheckedReservation,
-  type JournalRows,
-  type Reservation,
-  type Shortfall,
-} from '../../platform/ledger/ledger.ts';
-import {
-  gatedMovementColumns,
-  newMovementId,
-  type GatedMovement,
-  type GateMovements,
-} from './movements.ts';
-import {
-  assertTransition,
-  outcomeOf,
-  sandboxImmediateOutcome,
-  sandboxRejectionReason,
-  type WalletPayoutKind,
-} from './payout-states.ts';
-import {
-  enqueuePayoutResult,
-  reversalMovementKind,
-  walletOutcomeJournal,
-} from './payout-transition.ts';
+  accountsOf,
+  answerForExisting,
+  movementsOf,
+  planPayout,
+  reservationOf,
+  type CreateOutcome,
+  type PayoutRequest,
+  type PlannedPayout,
+} from './payout-plan.ts';
+import { enqueuePayoutResult } from './payout-transition.ts';
 import { findPayoutByOrder, type PayoutRow } from './repository.ts';
-import {
-  writePayoutGroupStatement,
-  writePayoutStatement,
-  type NewPayoutRow,
-} from './payout-statement.ts';
+import { writePayoutGroupStatement, writePayoutStatement } from './payout-statement.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
 import type { Engine } from '../../platform/db/database.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { limits } from '../../limits/index.ts';
-
-const reservedJournalKinds = {
-  payout: journalKinds.payoutReserved,
-  withdrawal: journalKinds.withdrawalReserved,
-} as const satisfies Record<WalletPayoutKind, string>;
-
-export interface PayoutDestination {
-  readonly email: string;
-  readonly phone: string;
-  readonly accountbankName: string;
-  readonly accountbankRut: string;
-  readonly accountbankSbif: string;
-  readonly accountbankType: '1' | '2' | '3';
-  readonly accountbankNum: string;
-}
-
-export interface PayoutRequest {
-  readonly kind: WalletPayoutKind;
-  readonly accountId: string;
-  readonly order: string;
-  readonly orderExt: string | null;
-  readonly subject: string;
-  readonly currency: string;
-  readonly amountMinor: bigint;
-  readonly destination: PayoutDestination;
-  readonly urlNotify: string | null;
-  readonly additionalParameters: string | null;
-  /** Fingerprint of the request body; the same order with another body is a duplicate. */
-  readonly requestHash: string;
-}
-
-export type CreateOutcome =
-  | {
-      readonly ok: true;
-      readonly payoutId: string;
-      readonly movementId: string;
-      readonly replayed: boolean;
-    }
-  | { readonly ok: false; readonly failure: RuleFailure };
-
-function answerForExisting(existing: PayoutRow, request: PayoutRequest): CreateOutcome {
-  if (existing.request_hash !== request.requestHash || existing.movement_id === null) {
-    return { ok: false, failure: ruleFailure('duplicate_order', { order: request.order }) };
-  }
-  return { ok: true, payoutId: existing.id, movementId: existing.movement_id, replayed: true };
-}
-
-/** A payout decided before any lock: its id, time, sandbox outcome and row. */
-interface PlannedPayout {
-  readonly request: PayoutRequest;
-  readonly id: string;
-  readonly at: Date;
-  readonly outcome: ReturnType<typeof outcomeOf>;
-  readonly then: ReturnType<typeof walletOutcomeJournal>;
-  readonly movementId: string;
-  readonly row: NewPayoutRow;
-}
-
-function planPayout(ctx: AppContext, request: PayoutRequest, at: Date): PlannedPayout {
-  const sandbox = ctx.config.mode === 'sandbox';
-  const owner = request.accountId;
-  const currency = request.currency;
-  const id = newId('mor', 17);
-  // The sandbox resolves its fixed amounts at once: the row is written in its final state, with the outcome's
-  // journal (and a rejection's income movement) in the same statement, as transitionPayout would have moved it.
-  const immediate =
-    sandbox && request.kind === 'payout' ? sandboxImmediateOutcome(request.amountMinor) : null;
-  if (immediate !== null) assertTransition('pending', immediate);
-  const outcome = immediate === null ? 'open' : outcomeOf(immediate);
-  const then = walletOutcomeJournal(
-    { id, kind: request.kind, account_id: owner, currency, amountMinor: request.amountMinor },
-    outcome,
-    at,
-  );
-  const d = request.destination;
-  const movementId = newMovementId();
-  const row = {
-    id,
-    account_id: owner,
-    kind: request.kind,
-    order: request.order,
-    order_ext: request.orderExt,
-    request_hash: request.requestHash,
-    currency,
-    amount_minor: request.amountMinor,
-    email: d.email,
-    phone: d.phone,
-    subject: request.subject,
-    accountbank_name: d.accountbankName,
-    accountbank_rut: d.accountbankRut,
-    accountbank_sbif: d.accountbankSbif,
-    accountbank_type: d.accountbankType,
-    accountbank_num: d.accountbankNum,
-    url_notify: request.urlNotify,
-    additional_parameters: request.additionalParameters,
-    status: immediate ?? 'pending',
-    reason_rejection: outcome === 'rejected' ? sandboxRejectionReason : '',
-    movement_id: movementId,
-    due_at:
-      sandbox && immediate === null
-        ? new Date(at.getTime() + limits.sandboxPayoutProcessingAfterMs)
-        : null,
-    created_at: at,
-    updated_at: at,
-  } as const;
-  return { request, id, at, outcome, then, movementId, row };
-}
-
-/** What a planned payout reserves (its amount from its wallet's available balance to its reserved one), and its immediate outcome's journal. */
-function reservationOf(p: PlannedPayout): Reservation {
-  const { request } = p;
-  return {
-    move: {
-      kind: reservedJournalKinds[request.kind],
-      reference: p.id,
-      at: p.at,
-      owner: request.accountId,
-      currency: request.currency,
-      amountMinor: request.amountMinor,
-    },
-    then: p.then === null ? [] : [p.then],
-  };
-}
-
-/** The wallet movements a planned payout's statement writes: its reservation's, and a rejection's reversal. */
-function movementsOf(
-  p: PlannedPayout,
-  [reservation, result]: readonly PostedJournal[],
-): GateMovements {
-  const { request, outcome, movementId } = p;
-  const movements: GatedMovement[] = [
-    {
-      id: movementId,
-      kind: request.kind,
-      journal: reservation!,
-      status: outcome === 'rejected' ? 'reversed' : 'current',
-    },
-  ];
-  if (outcome === 'rejected')
-    movements.push({
-      id: newMovementId(),
-      kind: reversalMovementKind(request.kind),
-      journal: result!,
-      status: 'current',
-    });
-  return { rowId: p.id, accountId: request.accountId, currency: request.currency, movements };
-}
 
 /** A refused payout's answer, still under the wallet's lock: an order committed meanwhile answers first. */
 async function refusalOf(
@@ -290,14 +123,6 @@ interface Queued {
 /** Alone, in a transaction of its own: a group of one, or a payout of a failed group run again. */
 async function writeAlone(item: Queued): Promise<CreateOutcome> {
   return inTransaction(item.ctx.db, (tx) => writePayout(item.ctx, tx, item.planned));
-}
-
-/** The accounts a planned payout's statement posts to: its reservation's, and its immediate outcome's. */
-function accountsOf(p: PlannedPayout): readonly LedgerKey[] {
-  return [
-    ...reservationJournal(reservationOf(p).move).postings,
-    ...(p.then === null ? [] : p.then.postings),
-  ];
 }
 
 /**

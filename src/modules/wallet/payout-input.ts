@@ -6,7 +6,7 @@ import { validationError } from '../../platform/errors/errors.ts';
 import { requestHash } from '../../platform/idempotency/canonical.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import { limits } from '../../limits/index.ts';
-import type { PayoutRequest } from './payout-create.ts';
+import type { PayoutRequest } from './payout-plan.ts';
 import { findBankAccount } from './repository.ts';
 import { bankCodesByCurrency } from '../reference/repository.ts';
 import { bancoEstadoCode, type PayoutCreateBody, type WithdrawBody } from './schemas.ts';

@@ -6,7 +6,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { newId } from '../../platform/ids/ids.ts';
 import { limits } from '../../limits/index.ts';
-import type { PayoutDestination } from './payout-create.ts';
+import type { PayoutDestination } from './payout-plan.ts';
 import { insertPayout } from './repository.ts';
 
 export interface RefundPayoutRequest {

@@ -7,13 +7,10 @@ import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { ruleFailure, validationError } from '../../platform/errors/errors.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
+import type { TypedRouter } from '../../platform/http/typed-router.ts';
 import { limits } from '../../limits/index.ts';
-import {
-  createPayout,
-  createPayoutInTransaction,
-  type CreateOutcome,
-  type PayoutRequest,
-} from './payout-create.ts';
+import { createPayout, createPayoutInTransaction } from './payout-create.ts';
+import type { CreateOutcome, PayoutRequest } from './payout-plan.ts';
 import { knownCurrency, payoutRequestFrom, withdrawRequestFrom } from './payout-input.ts';
 import { payoutById, payoutV3ById } from './payout-query.ts';
 import { walletMovement, walletSummary } from './wallet-query.ts';
@@ -53,7 +50,15 @@ function payoutRunners<T>(answer: (ctx: AppContext, write: PayoutWrite) => Promi
 
 export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  registerPayoutCommands(r, ctx);
+  registerWalletReads(r, ctx);
+  registerPayoutReads(r, ctx);
+  if (ctx.config.mode !== 'sandbox') return;
+  registerSandboxCredit(r, ctx);
+}
 
+/** POST /api/wallet/payout and /api/wallet/withdraw: money leaves the wallet. */
+function registerPayoutCommands(r: TypedRouter, ctx: AppContext): void {
   r.post(
     '/api/wallet/payout',
     {
@@ -110,21 +115,25 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
         }),
       ),
   );
+}
 
-  async function summary(
-    accountId: string,
-    query: { page?: number; per_page?: number; currency?: string },
-  ) {
-    const currency = await knownCurrency(ctx, query.currency ?? defaultCurrency);
-    if (currency === null) throw validationError({ currency: 'invalid' });
-    return walletSummary(ctx, {
-      accountId,
-      currency,
-      page: query.page ?? 1,
-      perPage: query.per_page ?? limits.pageSizeDefault,
-    });
-  }
+async function summary(
+  ctx: AppContext,
+  accountId: string,
+  query: { page?: number; per_page?: number; currency?: string },
+) {
+  const currency = await knownCurrency(ctx, query.currency ?? defaultCurrency);
+  if (currency === null) throw validationError({ currency: 'invalid' });
+  return walletSummary(ctx, {
+    accountId,
+    currency,
+    page: query.page ?? 1,
+    perPage: query.per_page ?? limits.pageSizeDefault,
+  });
+}
 
+/** GET /api/wallet, /api/wallet/list and /api/wallet/{id}: the balance and its movements. */
+function registerWalletReads(r: TypedRouter, ctx: AppContext): void {
   r.get(
     '/api/wallet',
     {
@@ -136,7 +145,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
         response: withErrors({ 200: WalletSummary }),
       },
     },
-    async (request) => summary(accountOf(request).id, request.query),
+    async (request) => summary(ctx, accountOf(request).id, request.query),
   );
 
   r.get(
@@ -150,7 +159,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
         response: withErrors({ 200: WalletSummary }),
       },
     },
-    async (request) => summary(accountOf(request).id, request.query),
+    async (request) => summary(ctx, accountOf(request).id, request.query),
   );
 
   r.get(
@@ -166,7 +175,10 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
     },
     async (request) => walletMovement(ctx, accountOf(request).id, request.params.id),
   );
+}
 
+/** GET /api/payout/{id} and /api/payoutv3/{id}. */
+function registerPayoutReads(r: TypedRouter, ctx: AppContext): void {
   r.get(
     '/api/payout/:id',
     {
@@ -194,8 +206,10 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
     },
     async (request) => payoutV3ById(ctx, accountOf(request).id, request.params.id),
   );
+}
 
-  if (ctx.config.mode !== 'sandbox') return;
+/** POST /api/sandbox/wallet/credit: test funds, registered in sandbox mode only. */
+function registerSandboxCredit(r: TypedRouter, ctx: AppContext): void {
   r.post(
     '/api/sandbox/wallet/credit',
     {

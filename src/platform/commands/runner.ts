@@ -84,6 +84,49 @@ async function answerOf(
   }
 }
 
+/**
+ * Claims the request's Idempotency-Key in `tx`: null when the command is to run, else the outcome the key already
+ * holds (a stored answer, or a committed value whose after-commit step is to finish); a key in flight or used with
+ * other parameters is refused.
+ */
+async function claimOrAnswer<T>(
+  ctx: AppContext,
+  tx: Tx,
+  request: FastifyRequest,
+  scope: KeyScope,
+): Promise<Outcome<T> | null> {
+  const claim = await claimKey(tx, {
+    ...scope,
+    method: request.method,
+    path: normalisedPath(request.url),
+    requestHash: requestHash(request.body),
+    now: ctx.clock.now(),
+    leaseMs: ctx.config.idempotencyLeaseMs,
+  });
+  switch (claim.kind) {
+    case 'proceed':
+      return null;
+    case 'in_flight':
+      throw new ApiError(
+        'idempotency_in_flight',
+        'a request with this Idempotency-Key is still being processed; retry later',
+      );
+    case 'mismatch':
+      throw new ApiError(
+        'idempotency_mismatch',
+        'this Idempotency-Key was already used with other parameters',
+      );
+    case 'replay':
+      return { kind: 'answer', answer: claim, replayed: true, headers: {} };
+    case 'resume':
+      return { kind: 'after', committed: JSON.parse(claim.committedJson) as T };
+    default: {
+      const never: never = claim;
+      throw new Error(`unknown claim ${String(never)}`);
+    }
+  }
+}
+
 export async function runCommand<T>(
   ctx: AppContext,
   request: FastifyRequest,
@@ -106,36 +149,8 @@ export async function runCommand<T>(
   const outcome = await inTransaction(ctx.db, async (tx): Promise<Outcome<T>> => {
     const txCtx: AppContext = { ...ctx, db: tx };
     if (scope !== null) {
-      const claim = await claimKey(tx, {
-        ...scope,
-        method: request.method,
-        path: normalisedPath(request.url),
-        requestHash: requestHash(request.body),
-        now: ctx.clock.now(),
-        leaseMs: ctx.config.idempotencyLeaseMs,
-      });
-      switch (claim.kind) {
-        case 'proceed':
-          break;
-        case 'in_flight':
-          throw new ApiError(
-            'idempotency_in_flight',
-            'a request with this Idempotency-Key is still being processed; retry later',
-          );
-        case 'mismatch':
-          throw new ApiError(
-            'idempotency_mismatch',
-            'this Idempotency-Key was already used with other parameters',
-          );
-        case 'replay':
-          return { kind: 'answer', answer: claim, replayed: true, headers: {} };
-        case 'resume':
-          return { kind: 'after', committed: JSON.parse(claim.committedJson) as T };
-        default: {
-          const never: never = claim;
-          throw new Error(`unknown claim ${String(never)}`);
-        }
-      }
+      const claimed = await claimOrAnswer<T>(ctx, tx, request, scope);
+      if (claimed !== null) return claimed;
     }
     // With a key, under a savepoint, so a refusal thrown half-way rolls back the command's writes but not the claim.
     // Without one, a refusal rolls the whole transaction back, so the savepoint's two round trips buy nothing.

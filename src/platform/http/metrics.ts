@@ -85,6 +85,16 @@ function buildRegistry(ctx: AppContext): { registry: Registry; requests: Request
     });
     return pending;
   };
+  registerStatusGauges(registry, snapshot);
+  registerQueueGauges(ctx, registry, snapshot);
+  registerPoolGauge(ctx, registry, snapshot);
+  return { registry, requests };
+}
+
+type Snapshot = () => Promise<DbSnapshot>;
+
+/** Payments, payouts and callback attempts, by status or outcome. */
+function registerStatusGauges(registry: Registry, snapshot: Snapshot): void {
   const byLabel = (
     name: string,
     help: string,
@@ -115,6 +125,10 @@ function buildRegistry(ctx: AppContext): { registry: Registry; requests: Request
     'outcome',
     (s) => s.callbackAttempts,
   );
+}
+
+/** The callback queue's length and oldest age, and the ledger's journals. */
+function registerQueueGauges(ctx: AppContext, registry: Registry, snapshot: Snapshot): void {
   new Gauge({
     name: 'cobro_callbacks_queued',
     help: 'Callbacks waiting for delivery (pending or being delivered).',
@@ -142,6 +156,10 @@ function buildRegistry(ctx: AppContext): { registry: Registry; requests: Request
       this.set((await snapshot()).journals);
     },
   });
+}
+
+/** This process's database connections. */
+function registerPoolGauge(ctx: AppContext, registry: Registry, snapshot: Snapshot): void {
   new Gauge({
     name: 'cobro_db_pool_connections',
     help: 'Database connections of this process: total, idle and waiting requests (PGlite: one in-process connection, total only).',
@@ -161,7 +179,6 @@ function buildRegistry(ctx: AppContext): { registry: Registry; requests: Request
       this.set({ engine: ctx.engine, state: 'waiting' }, pool.waitingCount);
     },
   });
-  return { registry, requests };
 }
 
 /** Sandbox: open. Production: only with `Authorization: Bearer <METRICS_TOKEN>`, and absent without a token. */

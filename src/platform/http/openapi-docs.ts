@@ -4,7 +4,7 @@
 // from the `onRoute` hook, so they are registered again, as the root app recorded them, in a Fastify instance of
 // the docs' own that never listens: the root forwards the docs' requests to it.
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
-import swagger from '@fastify/swagger';
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi, { type FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import compress from '@fastify/compress';
 import type { Mode } from '../process/config.ts';
@@ -189,30 +189,9 @@ function swaggerUiOptions(mode: Mode, versionOf: () => string): FastifySwaggerUi
   };
 }
 
-/** The docs app for `recorded`, ready to be injected into. Every schema is taken as written: nothing validates here. */
-export async function buildDocsApp(
-  recorded: RecordedRoutes,
-  publicBaseUrl: string,
-  mode: Mode,
-): Promise<FastifyInstance> {
-  const app = Fastify({ routerOptions });
-  app.setValidatorCompiler(() => () => true);
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  for (const schema of recorded.sharedSchemas) app.addSchema(schema as never);
-  const served: string[] = [];
-  app.decorate(servedUrls, served);
-  let ownRoutes = true;
-  app.addHook('onRoute', (route) => {
-    if (ownRoutes && route.method !== 'HEAD') served.push(route.url);
-  });
-  // Swagger UI's bundle is 1.4 MB of script: brotli or gzip brings it to a quarter, and a versioned URL lets the
-  // browser keep it (./docs-page.ts). The page and the document are compressed too.
-  await app.register(compress, { global: true, encodings: ['br', 'gzip'] });
-  let version = '';
-  app.addHook('onSend', async (request, reply) => {
-    docsCacheControl(request, reply, version);
-  });
-  await app.register(swagger, {
+/** The OpenAPI document's header and security schemes, and each route's security by its `auth`. */
+function swaggerOptions(publicBaseUrl: string, mode: Mode): FastifyDynamicSwaggerOptions {
+  return {
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -248,7 +227,33 @@ export async function buildDocsApp(
     },
     transformObject: (document) =>
       withExamples((document as { openapiObject: Json }).openapiObject),
+  };
+}
+
+/** The docs app for `recorded`, ready to be injected into. Every schema is taken as written: nothing validates here. */
+export async function buildDocsApp(
+  recorded: RecordedRoutes,
+  publicBaseUrl: string,
+  mode: Mode,
+): Promise<FastifyInstance> {
+  const app = Fastify({ routerOptions });
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  for (const schema of recorded.sharedSchemas) app.addSchema(schema as never);
+  const served: string[] = [];
+  app.decorate(servedUrls, served);
+  let ownRoutes = true;
+  app.addHook('onRoute', (route) => {
+    if (ownRoutes && route.method !== 'HEAD') served.push(route.url);
   });
+  // Swagger UI's bundle is 1.4 MB of script: brotli or gzip brings it to a quarter, and a versioned URL lets the
+  // browser keep it (./docs-page.ts). The page and the document are compressed too.
+  await app.register(compress, { global: true, encodings: ['br', 'gzip'] });
+  let version = '';
+  app.addHook('onSend', async (request, reply) => {
+    docsCacheControl(request, reply, version);
+  });
+  await app.register(swagger, swaggerOptions(publicBaseUrl, mode));
   await app.register(
     swaggerUi,
     swaggerUiOptions(mode, () => version),

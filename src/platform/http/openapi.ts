@@ -19,6 +19,33 @@ const connectionHeaders: ReadonlySet<string> = new Set([
   'content-length',
 ]);
 
+/** The handler of the docs' URLs: each request answered by the docs app, as if its routes were the root's. */
+function docsForwarder(docsApp: () => Promise<FastifyInstance>) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    // A HEAD request gets the GET's answer, whose body Fastify drops and whose length it keeps.
+    const answer = await (await docsApp()).inject({
+      method: 'GET',
+      url: request.url,
+      headers: request.headers,
+    });
+    // A file that is not there, or an error: the root's own handlers answer, as when Swagger UI's routes were its own.
+    if (answer.statusCode === 404) {
+      reply.callNotFound();
+      return reply;
+    }
+    if (answer.statusCode >= 400)
+      throw Object.assign(new Error(`docs answered ${answer.statusCode}`), {
+        statusCode: answer.statusCode,
+      });
+    for (const [name, value] of Object.entries(answer.headers))
+      if (value !== undefined && !connectionHeaders.has(name)) reply.header(name, value);
+    // No body (a redirect, a 304): none sent, so Fastify adds no type or length of its own.
+    return reply
+      .code(answer.statusCode)
+      .send(answer.rawPayload.length === 0 ? undefined : answer.rawPayload);
+  };
+}
+
 export async function registerOpenApi(
   app: FastifyInstance,
   publicBaseUrl: string,
@@ -42,29 +69,7 @@ export async function registerOpenApi(
   app.get('/api/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () =>
     (await docsApp()).swagger(),
   );
-  const forward = async (request: FastifyRequest, reply: FastifyReply) => {
-    // A HEAD request gets the GET's answer, whose body Fastify drops and whose length it keeps.
-    const answer = await (await docsApp()).inject({
-      method: 'GET',
-      url: request.url,
-      headers: request.headers,
-    });
-    // A file that is not there, or an error: the root's own handlers answer, as when Swagger UI's routes were its own.
-    if (answer.statusCode === 404) {
-      reply.callNotFound();
-      return reply;
-    }
-    if (answer.statusCode >= 400)
-      throw Object.assign(new Error(`docs answered ${answer.statusCode}`), {
-        statusCode: answer.statusCode,
-      });
-    for (const [name, value] of Object.entries(answer.headers))
-      if (value !== undefined && !connectionHeaders.has(name)) reply.header(name, value);
-    // No body (a redirect, a 304): none sent, so Fastify adds no type or length of its own.
-    return reply
-      .code(answer.statusCode)
-      .send(answer.rawPayload.length === 0 ? undefined : answer.rawPayload);
-  };
+  const forward = docsForwarder(docsApp);
   for (const url of docsUrls) app.get(url, { schema: { hide: true } }, forward);
 
   // What @fastify/swagger's own hooks would collect while the app is built, for the docs app to register again.

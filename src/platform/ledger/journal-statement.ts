@@ -1,16 +1,10 @@
 // The statement that writes balanced journals, its text whole (decision 471), and its parameters: the journals
-// planned by post.ts as rows, one array a column (JournalRows). Modules use ctx.ledger, never this file.
+// planned by journal-plan.ts as rows, one array a column (JournalRows). Modules use ctx.ledger, never this file.
 import assert from 'node:assert/strict';
 import { CompiledQuery } from 'kysely';
 import type { Tx } from '../db/types.ts';
-import {
-  planJournals,
-  type DerivedIds,
-  type JournalInput,
-  type LockedAccounts,
-  type PlannedJournals,
-  type PostedJournal,
-} from './post.ts';
+import type { DerivedIds, JournalInput, LockedAccounts, PostedJournal } from './post.ts';
+import { planJournals, type PlannedJournals } from './journal-plan.ts';
 
 /**
  * The rows a statement writes into the ledger's tables, one array a column, bound as they are: the journals'

@@ -15,15 +15,15 @@ import {
   isDerived,
   ledgerKeyId,
   lockLedgerAccounts,
-  planJournals,
   readBalance,
   readPostedTo,
   type DerivedIds,
   type JournalInput,
   type LedgerKey,
   type LockedAccounts,
-  type PlannedJournals,
+  type PostedJournal,
 } from './post.ts';
+import { planJournals, type PlannedJournals } from './journal-plan.ts';
 import { journalRowsOf, postJournal as post } from './journal-statement.ts';
 import type { Tx } from '../db/types.ts';
 
@@ -103,6 +103,72 @@ async function planReservations(
   return { checked, rows: plans.length === 0 ? null : journalRowsOf(plans) };
 }
 
+type PostJournal = (tx: Tx, journal: JournalInput, held?: LockedAccounts) => Promise<PostedJournal>;
+
+/** Ledger.take: the amount from the sources in order, as far as each holds it, into one account. */
+async function takeFrom(
+  tx: Tx,
+  input: Parameters<Ledger['take']>[1],
+  postJournal: PostJournal,
+): ReturnType<Ledger['take']> {
+  for (const s of input.sources)
+    assert.equal(s.key.currency, input.currency, 'a take stays in one currency');
+  assert.equal(input.to.currency, input.currency, 'a take stays in one currency');
+  const { balancesMinor, locked } = await holdForCheck(
+    tx,
+    input.sources.map((s) => s.key),
+    [input.to],
+  );
+  const plan = planTake(input.amountMinor, input.sources, balancesMinor);
+  if (!plan.ok) return plan;
+  const journal = await postJournal(
+    tx,
+    {
+      kind: input.kind,
+      reference: input.reference,
+      ...(input.memo !== undefined ? { memo: input.memo } : {}),
+      at: input.at,
+      postings: [
+        ...input.sources.flatMap((s, i) =>
+          plan.partsMinor[i]! > 0n ? [{ ...s.key, amountMinor: -plan.partsMinor[i]! }] : [],
+        ),
+        { ...input.to, amountMinor: input.amountMinor },
+      ],
+    },
+    locked,
+  );
+  return { ok: true, journal, partsMinor: plan.partsMinor };
+}
+
+/** Ledger.sweep: an account's whole positive balance into another. */
+async function sweepAll(
+  tx: Tx,
+  input: Parameters<Ledger['sweep']>[1],
+  postJournal: PostJournal,
+): ReturnType<Ledger['sweep']> {
+  const {
+    balancesMinor: [fromMinor],
+    locked,
+  } = await holdForCheck(tx, [input.from], [input.to]);
+  if (fromMinor === 0n) return null;
+  assert.ok(fromMinor! > 0n, 'only a positive balance is swept');
+  const journal = await postJournal(
+    tx,
+    {
+      kind: input.kind,
+      reference: input.reference,
+      ...(input.memo !== undefined ? { memo: input.memo } : {}),
+      at: input.at,
+      postings: [
+        { ...input.from, amountMinor: -fromMinor! },
+        { ...input.to, amountMinor: fromMinor! },
+      ],
+    },
+    locked,
+  );
+  return { movedMinor: fromMinor!, journal };
+}
+
 export function createLedger(): Ledger {
   // Ids of the derived system accounts of this ledger's database, learnt once (post.ts derivedAccountId).
   const derivedIds: DerivedIds = new Map();
@@ -126,57 +192,7 @@ export function createLedger(): Ledger {
       ),
     planReservations: (tx, reservations, held) =>
       planReservations(tx, reservations, held, derivedIds),
-    async take(tx, input) {
-      for (const s of input.sources)
-        assert.equal(s.key.currency, input.currency, 'a take stays in one currency');
-      assert.equal(input.to.currency, input.currency, 'a take stays in one currency');
-      const { balancesMinor, locked } = await holdForCheck(
-        tx,
-        input.sources.map((s) => s.key),
-        [input.to],
-      );
-      const plan = planTake(input.amountMinor, input.sources, balancesMinor);
-      if (!plan.ok) return plan;
-      const journal = await postJournal(
-        tx,
-        {
-          kind: input.kind,
-          reference: input.reference,
-          ...(input.memo !== undefined ? { memo: input.memo } : {}),
-          at: input.at,
-          postings: [
-            ...input.sources.flatMap((s, i) =>
-              plan.partsMinor[i]! > 0n ? [{ ...s.key, amountMinor: -plan.partsMinor[i]! }] : [],
-            ),
-            { ...input.to, amountMinor: input.amountMinor },
-          ],
-        },
-        locked,
-      );
-      return { ok: true, journal, partsMinor: plan.partsMinor };
-    },
-    async sweep(tx, input) {
-      const {
-        balancesMinor: [fromMinor],
-        locked,
-      } = await holdForCheck(tx, [input.from], [input.to]);
-      if (fromMinor === 0n) return null;
-      assert.ok(fromMinor! > 0n, 'only a positive balance is swept');
-      const journal = await postJournal(
-        tx,
-        {
-          kind: input.kind,
-          reference: input.reference,
-          ...(input.memo !== undefined ? { memo: input.memo } : {}),
-          at: input.at,
-          postings: [
-            { ...input.from, amountMinor: -fromMinor! },
-            { ...input.to, amountMinor: fromMinor! },
-          ],
-        },
-        locked,
-      );
-      return { movedMinor: fromMinor!, journal };
-    },
+    take: (tx, input) => takeFrom(tx, input, postJournal),
+    sweep: (tx, input) => sweepAll(tx, input, postJournal),
   };
 }

@@ -9,18 +9,42 @@ export type VerifyResult =
   | { ok: true; accounts: number; journals: number }
   | { ok: false; fault: string };
 
+/** The ledger's checks in order; each answers its first fault, or null. */
+const checks: readonly ((db: Db) => Promise<string | null>)[] = [
+  unbalancedJournal,
+  cachedBalanceDrift,
+  runningBalanceDrift,
+  negativeAccount,
+  unbalancedCurrency,
+];
+
 export async function verifyLedger(db: Db): Promise<VerifyResult> {
+  for (const check of checks) {
+    const fault = await check(db);
+    if (fault !== null) return { ok: false, fault };
+  }
+  const counts = await sql<{ accounts: string; journals: string }>`
+    SELECT (SELECT COUNT(*) FROM ledger_accounts)::text AS accounts, (SELECT COUNT(*) FROM journal_entries)::text AS journals`.execute(
+    db,
+  );
+  const c = counts.rows[0];
+  return { ok: true, accounts: Number(c?.accounts ?? 0), journals: Number(c?.journals ?? 0) };
+}
+
+/** A journal whose postings do not sum to zero in a currency. */
+async function unbalancedJournal(db: Db): Promise<string | null> {
   const unbalanced = await sql<{ journal_id: string; currency: string; total: string }>`
     SELECT journal_id, currency, SUM(amount_minor)::text AS total FROM postings
     GROUP BY journal_id, currency HAVING SUM(amount_minor) <> 0 ORDER BY journal_id LIMIT 1`.execute(
     db,
   );
   const u = unbalanced.rows[0];
-  if (u !== undefined)
-    return {
-      ok: false,
-      fault: `journal ${u.journal_id} sums to ${u.total} ${u.currency}, not zero`,
-    };
+  if (u !== undefined) return `journal ${u.journal_id} sums to ${u.total} ${u.currency}, not zero`;
+  return null;
+}
+
+/** An account whose cached balance is not the sum of its postings. */
+async function cachedBalanceDrift(db: Db): Promise<string | null> {
   // A derived (system) account keeps no cached balance (decision 130): it must hold 0 and no running balances.
   const drift = await sql<{
     owner: string;
@@ -37,11 +61,13 @@ export async function verifyLedger(db: Db): Promise<VerifyResult> {
     ORDER BY a.id LIMIT 1`.execute(db);
   const d = drift.rows[0];
   if (d !== undefined) {
-    return {
-      ok: false,
-      fault: `ledger account ${d.owner}/${d.code}/${d.currency} holds ${d.cached} but its postings sum to ${d.computed}`,
-    };
+    return `ledger account ${d.owner}/${d.code}/${d.currency} holds ${d.cached} but its postings sum to ${d.computed}`;
   }
+  return null;
+}
+
+/** A posting whose recorded running balance is not the sum of its account's postings up to it. */
+async function runningBalanceDrift(db: Db): Promise<string | null> {
   // Every running balance (decision 431): a posting of a balance-keeping account records the sum of that account's
   // postings up to it, in the order they were written (their ids).
   const running = await sql<{
@@ -60,11 +86,13 @@ export async function verifyLedger(db: Db): Promise<VerifyResult> {
     ORDER BY r.id LIMIT 1`.execute(db);
   const r = running.rows[0];
   if (r !== undefined) {
-    return {
-      ok: false,
-      fault: `posting ${r.id} of ledger account ${r.owner}/${r.code}/${r.currency} records a running balance of ${r.recorded ?? 'null'} but the postings up to it sum to ${r.computed}`,
-    };
+    return `posting ${r.id} of ledger account ${r.owner}/${r.code}/${r.currency} records a running balance of ${r.recorded ?? 'null'} but the postings up to it sum to ${r.computed}`;
   }
+  return null;
+}
+
+/** A non-negative account (a wallet) whose postings sum below zero. */
+async function negativeAccount(db: Db): Promise<string | null> {
   const negative = await sql<{ owner: string; code: string; currency: string; balance: string }>`
     SELECT a.owner, a.code, a.currency, COALESCE(SUM(p.amount_minor), 0)::text AS balance
     FROM ledger_accounts a LEFT JOIN postings p ON p.ledger_account_id = a.id
@@ -73,21 +101,17 @@ export async function verifyLedger(db: Db): Promise<VerifyResult> {
   );
   const n = negative.rows[0];
   if (n !== undefined)
-    return {
-      ok: false,
-      fault: `ledger account ${n.owner}/${n.code}/${n.currency} is negative (${n.balance})`,
-    };
+    return `ledger account ${n.owner}/${n.code}/${n.currency} is negative (${n.balance})`;
+  return null;
+}
+
+/** A currency whose balances do not sum to zero. */
+async function unbalancedCurrency(db: Db): Promise<string | null> {
   const totals = await sql<{ currency: string; total: string }>`
     SELECT currency, SUM(amount_minor)::text AS total FROM postings GROUP BY currency HAVING SUM(amount_minor) <> 0 LIMIT 1`.execute(
     db,
   );
   const t = totals.rows[0];
-  if (t !== undefined)
-    return { ok: false, fault: `all ${t.currency} balances sum to ${t.total}, not zero` };
-  const counts = await sql<{ accounts: string; journals: string }>`
-    SELECT (SELECT COUNT(*) FROM ledger_accounts)::text AS accounts, (SELECT COUNT(*) FROM journal_entries)::text AS journals`.execute(
-    db,
-  );
-  const c = counts.rows[0];
-  return { ok: true, accounts: Number(c?.accounts ?? 0), journals: Number(c?.journals ?? 0) };
+  if (t !== undefined) return `all ${t.currency} balances sum to ${t.total}, not zero`;
+  return null;
 }

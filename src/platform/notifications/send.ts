@@ -85,6 +85,35 @@ function elapsedMs(startNs: bigint): number {
   return Number((process.hrtime.bigint() - startNs) / 1_000_000n);
 }
 
+type Finish = (statusCode: number | null, error: string | null, excerpt: string | null) => void;
+
+/** The receiver's answer: its status and a short excerpt, read to its end or cut at the excerpt's size. */
+function readAnswer(res: http.IncomingMessage, finish: Finish): void {
+  const statusCode = res.statusCode ?? null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const done = () => {
+    const excerpt = Buffer.concat(chunks)
+      .subarray(0, limits.responseExcerptBytesMax)
+      .toString('utf8');
+    const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    finish(statusCode, ok ? null : `HTTP ${statusCode}`, excerpt);
+  };
+  res.on('data', (chunk: Buffer) => {
+    if (size < limits.responseExcerptBytesMax) chunks.push(chunk);
+    size += chunk.length;
+    // The receiver's answer matters only for its status and a short excerpt; stop reading a long one (the
+    // connection goes with it rather than back to the pool).
+    if (size >= limits.responseExcerptBytesMax) {
+      done();
+      res.destroy();
+    }
+  });
+  // Read to its end, the connection returns to the pool for the next callback to that origin.
+  res.on('end', done);
+  res.on('error', done);
+}
+
 export function sendWebhook(request: SendRequest): Promise<SendResult> {
   const startNs = process.hrtime.bigint();
   const { check: checked, options } = targetOf(request.url, request.policy);
@@ -98,7 +127,7 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
   const timeoutMs = request.timeoutMs ?? limits.deliveryTimeoutMs;
   return new Promise<SendResult>((resolve) => {
     let settled = false;
-    const finish = (statusCode: number | null, error: string | null, excerpt: string | null) => {
+    const finish: Finish = (statusCode, error, excerpt) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -123,31 +152,7 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
           : guardedLookup(checked.reach, request.resolve)) as never,
         agent: agents[secure ? 'https:' : 'http:'],
       },
-      (res) => {
-        const statusCode = res.statusCode ?? null;
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const done = () => {
-          const excerpt = Buffer.concat(chunks)
-            .subarray(0, limits.responseExcerptBytesMax)
-            .toString('utf8');
-          const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-          finish(statusCode, ok ? null : `HTTP ${statusCode}`, excerpt);
-        };
-        res.on('data', (chunk: Buffer) => {
-          if (size < limits.responseExcerptBytesMax) chunks.push(chunk);
-          size += chunk.length;
-          // The receiver's answer matters only for its status and a short excerpt; stop reading a long one (the
-          // connection goes with it rather than back to the pool).
-          if (size >= limits.responseExcerptBytesMax) {
-            done();
-            res.destroy();
-          }
-        });
-        // Read to its end, the connection returns to the pool for the next callback to that origin.
-        res.on('end', done);
-        res.on('error', done);
-      },
+      (res) => readAnswer(res, finish),
     );
     const timer = setTimeout(() => {
       finish(null, `timed out after ${timeoutMs} ms`, null);

@@ -1,6 +1,13 @@
 // Configuration from environment variables, validated once at start. A bad value is a clear error, never a guess.
-import net from 'node:net';
 import path from 'node:path';
+import {
+  intInRange,
+  oneOf,
+  parseSecretKey,
+  parseTrustedOrigins,
+  parseTrustProxy,
+  type Env,
+} from './config-values.ts';
 import { isValidTimeZone } from '../time/time-format.ts';
 import { configLimits, httpLimits, limits } from '../../limits/index.ts';
 
@@ -59,53 +66,6 @@ export interface HttpTimeouts {
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-function intInRange(
-  env: Env,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-  errors: string[],
-): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    errors.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-    return fallback;
-  }
-  return Number(raw);
-}
-
-function oneOf<T extends string>(
-  env: Env,
-  name: string,
-  allowed: readonly T[],
-  fallback: T,
-  errors: string[],
-): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const lower = raw.toLowerCase();
-  const found = allowed.find((a) => a === lower);
-  if (found === undefined) {
-    errors.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
-    return fallback;
-  }
-  return found;
-}
-
-function parseSecretKey(raw: string | undefined, errors: string[]): Buffer | null {
-  if (raw === undefined || raw === '') return null;
-  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) {
-    errors.push('COBRO_SECRET_KEY must be 32 bytes as 64 hex characters or base64');
-    return null;
-  }
-  return key;
-}
-
 export function loadConfig(env: Env = process.env): ConfigResult {
   const errors: string[] = [];
   const port = intInRange(
@@ -117,26 +77,10 @@ export function loadConfig(env: Env = process.env): ConfigResult {
     errors,
   );
   const host = env.HOST !== undefined && env.HOST !== '' ? env.HOST : '127.0.0.1';
-  const dataDir = path.resolve(
-    env.DATA_DIR !== undefined && env.DATA_DIR !== '' ? env.DATA_DIR : './data',
-  );
-  const databaseUrl =
-    env.DATABASE_URL !== undefined && env.DATABASE_URL !== '' ? env.DATABASE_URL : null;
-  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    errors.push('DATABASE_URL must start with postgres:// or postgresql://');
-  }
+  const { dataDir, databaseUrl } = storageSettings(env, errors);
   const mode = oneOf(env, 'COBRO_MODE', modes, 'sandbox', errors);
-  const secretKey = parseSecretKey(env.COBRO_SECRET_KEY, errors);
-  // Set but empty counts as missing: production never falls back to a key file beside the data.
-  if (mode === 'production' && (env.COBRO_SECRET_KEY ?? '') === '') {
-    errors.push(
-      'COBRO_SECRET_KEY is required in production mode (32 bytes as 64 hex characters: openssl rand -hex 32)',
-    );
-  }
-  const timeZone =
-    env.TIMEZONE !== undefined && env.TIMEZONE !== '' ? env.TIMEZONE : 'America/Santiago';
-  if (!isValidTimeZone(timeZone))
-    errors.push(`TIMEZONE "${timeZone}" is not a known IANA time zone`);
+  const secretKey = secretKeyOf(env, mode, errors);
+  const timeZone = timeZoneOf(env, errors);
   const logLevel = oneOf(env, 'LOG_LEVEL', logLevels, 'info', errors);
   const logFormat = oneOf(env, 'LOG_FORMAT', logFormats, 'auto', errors);
   const settlementDelayDays = intInRange(
@@ -147,34 +91,9 @@ export function loadConfig(env: Env = process.env): ConfigResult {
     configLimits.settlementDelayDaysMax,
     errors,
   );
-  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  let publicBaseUrl =
-    env.PUBLIC_BASE_URL ??
-    `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
-  try {
-    const u = new URL(publicBaseUrl);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
-    publicBaseUrl = publicBaseUrl.replace(/\/+$/, '');
-  } catch {
-    errors.push(`PUBLIC_BASE_URL must be an http(s) URL, got "${publicBaseUrl}"`);
-  }
-  // Production over plain http would send the dashboard's session cookie and every checkout page in clear: refused,
-  // unless the operator names the risk (local testing behind a TLS-terminating proxy; decision 440).
-  if (
-    mode === 'production' &&
-    /^http:/i.test(publicBaseUrl) &&
-    env.COBRO_ALLOW_INSECURE_PUBLIC_URL !== '1'
-  ) {
-    errors.push(
-      `PUBLIC_BASE_URL must be https in production mode, got "${publicBaseUrl}" (set COBRO_ALLOW_INSECURE_PUBLIC_URL=1 only for local testing behind a TLS-terminating proxy)`,
-    );
-  }
+  const publicBaseUrl = publicBaseUrlOf(env, { host, port, mode }, errors);
   const workersEnabled = env.COBRO_WORKERS !== '0';
-  const metricsToken =
-    env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' ? env.METRICS_TOKEN : null;
-  const { metricsTokenLengthMin: tokenMin, metricsTokenLengthMax: tokenMax } = configLimits;
-  if (metricsToken !== null && !new RegExp(`^\\S{${tokenMin},${tokenMax}}$`).test(metricsToken))
-    errors.push(`METRICS_TOKEN must be ${tokenMin} to ${tokenMax} characters without spaces`);
+  const metricsToken = metricsTokenOf(env, errors);
   const callbackTrustedOrigins = parseTrustedOrigins(env.CALLBACK_TRUSTED_ORIGINS, errors);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY, errors);
   const http = httpSettings(env, errors);
@@ -214,66 +133,82 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   };
 }
 
-/** A comma-separated list of bare origins; anything more (a path, credentials, a query) is a mistake to report. */
-function parseTrustedOrigins(raw: string | undefined, errors: string[]): ReadonlySet<string> {
-  const origins = new Set<string>();
-  if (raw === undefined || raw.trim() === '') return origins;
-  const entries = raw
-    .split(',')
-    .map((e) => e.trim())
-    .filter((e) => e !== '');
-  if (entries.length > configLimits.callbackTrustedOriginsMax)
-    errors.push(
-      `CALLBACK_TRUSTED_ORIGINS names at most ${configLimits.callbackTrustedOriginsMax} origins, got ${entries.length}`,
-    );
-  for (const entry of entries.slice(0, configLimits.callbackTrustedOriginsMax)) {
-    let url: URL | null = null;
-    try {
-      url = new URL(entry);
-    } catch {
-      url = null;
-    }
-    const bare =
-      url !== null &&
-      (url.protocol === 'http:' || url.protocol === 'https:') &&
-      url.username === '' &&
-      url.password === '' &&
-      url.pathname === '/' &&
-      url.search === '' &&
-      url.hash === '' &&
-      !entry.endsWith('/')
-        ? url
-        : null;
-    if (bare === null)
-      errors.push(
-        `CALLBACK_TRUSTED_ORIGINS entries must be origins like https://erp.internal:8443, got "${entry}"`,
-      );
-    else origins.add(bare.origin);
+/** DATA_DIR (PGlite's files) and DATABASE_URL (PostgreSQL instead, when set). */
+function storageSettings(
+  env: Env,
+  errors: string[],
+): { dataDir: string; databaseUrl: string | null } {
+  const dataDir = path.resolve(
+    env.DATA_DIR !== undefined && env.DATA_DIR !== '' ? env.DATA_DIR : './data',
+  );
+  const databaseUrl =
+    env.DATABASE_URL !== undefined && env.DATABASE_URL !== '' ? env.DATABASE_URL : null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    errors.push('DATABASE_URL must start with postgres:// or postgresql://');
   }
-  return origins;
+  return { dataDir, databaseUrl };
 }
 
-/** `127.0.0.1` or `10.0.0.0/8, ::1`; unset or empty: no proxy is trusted. Named addresses only, never "all". */
-function parseTrustProxy(raw: string | undefined, errors: string[]): readonly string[] | null {
-  if (raw === undefined || raw.trim() === '') return null;
-  const { trustedProxiesMax } = configLimits;
-  const entries = raw
-    .split(',')
-    .map((e) => e.trim())
-    .filter((e) => e !== '');
-  if (entries.length > trustedProxiesMax)
-    errors.push(`TRUST_PROXY names at most ${trustedProxiesMax} addresses, got ${entries.length}`);
-  for (const entry of entries) {
-    const [address = '', prefix] = entry.split('/');
-    const family = net.isIP(address);
-    const prefixOk =
-      prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
-    if (family === 0 || !prefixOk)
-      errors.push(
-        `TRUST_PROXY entries must be IP addresses or networks like 10.0.0.0/8, got "${entry}"`,
-      );
+/** COBRO_SECRET_KEY: optional in the sandbox, required in production. */
+function secretKeyOf(env: Env, mode: Mode, errors: string[]): Buffer | null {
+  const secretKey = parseSecretKey(env.COBRO_SECRET_KEY, errors);
+  // Set but empty counts as missing: production never falls back to a key file beside the data.
+  if (mode === 'production' && (env.COBRO_SECRET_KEY ?? '') === '') {
+    errors.push(
+      'COBRO_SECRET_KEY is required in production mode (32 bytes as 64 hex characters: openssl rand -hex 32)',
+    );
   }
-  return entries;
+  return secretKey;
+}
+
+/** TIMEZONE: an IANA zone, America/Santiago by default. */
+function timeZoneOf(env: Env, errors: string[]): string {
+  const timeZone =
+    env.TIMEZONE !== undefined && env.TIMEZONE !== '' ? env.TIMEZONE : 'America/Santiago';
+  if (!isValidTimeZone(timeZone))
+    errors.push(`TIMEZONE "${timeZone}" is not a known IANA time zone`);
+  return timeZone;
+}
+
+/** PUBLIC_BASE_URL: an http(s) URL without a trailing slash, by default the listening address; https in production. */
+function publicBaseUrlOf(
+  env: Env,
+  { host, port, mode }: { host: string; port: number; mode: Mode },
+  errors: string[],
+): string {
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  let publicBaseUrl =
+    env.PUBLIC_BASE_URL ??
+    `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
+  try {
+    const u = new URL(publicBaseUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+    publicBaseUrl = publicBaseUrl.replace(/\/+$/, '');
+  } catch {
+    errors.push(`PUBLIC_BASE_URL must be an http(s) URL, got "${publicBaseUrl}"`);
+  }
+  // Production over plain http would send the dashboard's session cookie and every checkout page in clear: refused,
+  // unless the operator names the risk (local testing behind a TLS-terminating proxy; decision 440).
+  if (
+    mode === 'production' &&
+    /^http:/i.test(publicBaseUrl) &&
+    env.COBRO_ALLOW_INSECURE_PUBLIC_URL !== '1'
+  ) {
+    errors.push(
+      `PUBLIC_BASE_URL must be https in production mode, got "${publicBaseUrl}" (set COBRO_ALLOW_INSECURE_PUBLIC_URL=1 only for local testing behind a TLS-terminating proxy)`,
+    );
+  }
+  return publicBaseUrl;
+}
+
+/** METRICS_TOKEN: the bearer token /metrics asks for, if any. */
+function metricsTokenOf(env: Env, errors: string[]): string | null {
+  const metricsToken =
+    env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' ? env.METRICS_TOKEN : null;
+  const { metricsTokenLengthMin: tokenMin, metricsTokenLengthMax: tokenMax } = configLimits;
+  if (metricsToken !== null && !new RegExp(`^\\S{${tokenMin},${tokenMax}}$`).test(metricsToken))
+    errors.push(`METRICS_TOKEN must be ${tokenMin} to ${tokenMax} characters without spaces`);
+  return metricsToken;
 }
 
 // --- HTTP timeouts and rate limit (decision 072) ---

@@ -107,6 +107,47 @@ export function refundAlreadyApplied(
   );
 }
 
+/** PaymentProcessor.refund on Webpay Plus: a retry first reconciled with the charge's balance, then reversed or nullified. */
+async function refundAtWebpay(
+  tx: InstanceType<typeof WebpayPlus.Transaction>,
+  deps: WebpayDeps,
+  request: RefundRequest,
+): Promise<RefundOutcome> {
+  const token = await deps.tokenOf(request.chargeIdempotencyKey);
+  if (token === null) return { approved: false, gatewayMessage: 'unknown Webpay payment' };
+  if (
+    request.retry !== undefined &&
+    (await refundAlreadyApplied(
+      (await tx.status(token)) as WebpayDetail,
+      request.amountMinor,
+      request.retry,
+    ))
+  ) {
+    return { approved: true, refundCode: `reconciled:${token.slice(0, 16)}` };
+  }
+  try {
+    const answer = (await tx.refund(token, minorAsJsonNumber(request.amountMinor))) as {
+      type?: string;
+      authorization_code?: string;
+      response_code?: number;
+    };
+    if (answer.type === 'REVERSED')
+      return { approved: true, refundCode: `reversed:${token.slice(0, 16)}` };
+    if (answer.type === 'NULLIFIED' && answer.response_code === 0)
+      return { approved: true, refundCode: String(answer.authorization_code) };
+    return {
+      approved: false,
+      gatewayMessage: `Webpay refund answered ${answer.type ?? 'nothing'}`,
+    };
+  } catch (error) {
+    // Transbank answered and refused: declined. No answer at all (timeout, network): it may have applied, so
+    // the caller must not read it as refused.
+    if (error instanceof Error && /status code [45]\d\d/.test(error.message))
+      return { approved: false, gatewayMessage: transbankMessage(error) };
+    throw error;
+  }
+}
+
 export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): PaymentProcessor {
   const tx = new WebpayPlus.Transaction(
     new Options(config.commerceCode, config.apiKey, config.environmentUrl, deps.timeoutMs),
@@ -152,40 +193,6 @@ export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): Pay
         return { state: 'declined', outcome: declined(detail) };
       },
     },
-    async refund(request: RefundRequest): Promise<RefundOutcome> {
-      const token = await deps.tokenOf(request.chargeIdempotencyKey);
-      if (token === null) return { approved: false, gatewayMessage: 'unknown Webpay payment' };
-      if (
-        request.retry !== undefined &&
-        (await refundAlreadyApplied(
-          (await tx.status(token)) as WebpayDetail,
-          request.amountMinor,
-          request.retry,
-        ))
-      ) {
-        return { approved: true, refundCode: `reconciled:${token.slice(0, 16)}` };
-      }
-      try {
-        const answer = (await tx.refund(token, minorAsJsonNumber(request.amountMinor))) as {
-          type?: string;
-          authorization_code?: string;
-          response_code?: number;
-        };
-        if (answer.type === 'REVERSED')
-          return { approved: true, refundCode: `reversed:${token.slice(0, 16)}` };
-        if (answer.type === 'NULLIFIED' && answer.response_code === 0)
-          return { approved: true, refundCode: String(answer.authorization_code) };
-        return {
-          approved: false,
-          gatewayMessage: `Webpay refund answered ${answer.type ?? 'nothing'}`,
-        };
-      } catch (error) {
-        // Transbank answered and refused: declined. No answer at all (timeout, network): it may have applied, so
-        // the caller must not read it as refused.
-        if (error instanceof Error && /status code [45]\d\d/.test(error.message))
-          return { approved: false, gatewayMessage: transbankMessage(error) };
-        throw error;
-      }
-    },
+    refund: (request: RefundRequest) => refundAtWebpay(tx, deps, request),
   };
 }

@@ -4,8 +4,8 @@ import { enqueueCallback } from '../../../src/platform/notifications/enqueue.ts'
 import {
   deliverDueNotifications,
   deliverWhileDue,
-  recordAttempt,
 } from '../../../src/platform/notifications/deliver.ts';
+import { recordAttempt } from '../../../src/platform/notifications/attempt-record.ts';
 import {
   claimDueNotifications,
   lostAttemptError,

@@ -3,10 +3,7 @@ import { runSql } from '../run-sql.ts';
 
 // Marketplace (seed "Marketplace"): clients with bank accounts, memberships that split a payment among them by
 // basis points, and one share row per client per paid marketplace transaction whose status follows the money.
-export async function up(db: Kysely<any>): Promise<void> {
-  await runSql(
-    db,
-    `
+const marketplaceTables = `
     CREATE TABLE ma_clients (
       id TEXT PRIMARY KEY,
       account_id TEXT NOT NULL REFERENCES accounts (id),
@@ -71,8 +68,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     );
     CREATE INDEX ma_payment_shares_client ON ma_payment_shares (client_id, membership_id);
     CREATE INDEX ma_payment_shares_due ON ma_payment_shares (deposit_due_at) WHERE status IN ('liquidate', 'pending for deposit');
-  `,
-  );
+  `;
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await runSql(db, marketplaceTables);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

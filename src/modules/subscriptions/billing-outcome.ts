@@ -1,0 +1,132 @@
+// A billing attempt's second commit (billing.ts opens it): the payment's outcome recorded on its cycle, a
+// declined try's retry or suspension (decision 101), and the §7.15 callback to the plan's url_notify_payment.
+import { closed, planOf, setCycle, type CycleRow } from './cycle-rows.ts';
+import type { AppContext } from '../../platform/context.ts';
+import type { Tx } from '../../platform/db/types.ts';
+import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
+import { subscriptionLimits } from '../../limits/index.ts';
+import type { TransactionRow } from '../transactions/repository.ts';
+import type { PlanRow } from './repository.ts';
+import type { SubscriptionRow } from './subscription-repository.ts';
+import { moveSubscription } from './subscription-transition.ts';
+import { isFinal } from './states.ts';
+import { settleCharge } from './stored-charge.ts';
+
+/** The outbox event of reference §7.15 (POST to the plan's url_notify_payment after each automatic charge). */
+const paymentEvent = 'subscription.charge';
+
+export interface Attempt {
+  readonly subscriptionId: string;
+  readonly cycleNumber: number;
+  readonly transactionId: string;
+  /** When this try was due: the payment, the cycle's record and the callback carry this time. */
+  readonly scheduledAt: Date;
+}
+
+interface Locked {
+  sub?: SubscriptionRow;
+  cycle?: CycleRow;
+  plan?: PlanRow;
+}
+
+/** Charges an opened attempt and records its outcome with the payment's own commit. */
+export async function chargeAttempt(ctx: AppContext, attempt: Attempt): Promise<void> {
+  const locked: Locked = {};
+  await settleCharge(ctx, attempt.transactionId, {
+    recordAt: attempt.scheduledAt,
+    lockFirst: async (tx) => {
+      locked.sub = await tx
+        .selectFrom('su_subscriptions')
+        .selectAll()
+        .where('id', '=', attempt.subscriptionId)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      locked.cycle = await tx
+        .selectFrom('su_cycles')
+        .selectAll()
+        .where('subscription_id', '=', attempt.subscriptionId)
+        .where('cycle_number', '=', attempt.cycleNumber)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      locked.plan = await planOf(tx, locked.sub);
+    },
+    onFinal: async (tx, row, at) => {
+      const { sub, cycle, plan } = locked;
+      if (sub === undefined || cycle === undefined || plan === undefined)
+        throw new Error('billing outcome without its rows');
+      if (cycle.attempt_key !== row.id) {
+        ctx.logger.error(
+          { subscription: sub.id, cycle: cycle.cycle_number, transaction: row.id },
+          'cycle outcome for an attempt it no longer holds',
+        );
+        return;
+      }
+      await recordOutcome(ctx, tx, { sub, cycle, plan }, row, at);
+    },
+  });
+}
+
+async function recordOutcome(
+  ctx: AppContext,
+  tx: Tx,
+  rows: Required<Locked>,
+  payment: TransactionRow,
+  at: Date,
+): Promise<void> {
+  const { sub, cycle, plan } = rows;
+  if (payment.status === 'success') {
+    await setCycle(tx, cycle, { status: 'success', paid_at: at, next_try_at: null, ...closed });
+  } else {
+    await recordDecline(ctx, tx, sub, plan, cycle, at);
+  }
+  if (plan.url_notify_payment !== '') {
+    await enqueueCallback(tx, {
+      accountId: sub.account_id,
+      url: plan.url_notify_payment,
+      eventType: paymentEvent,
+      payload: paymentPayload(sub, payment),
+      at,
+    });
+  }
+}
+
+/** reference §7.15: `transaction_id` a number, `status` of the 5-value set, the subscription and its client. */
+function paymentPayload(sub: Pick<SubscriptionRow, 'id' | 'client_id'>, payment: TransactionRow) {
+  return {
+    transaction_id: Number(payment.number),
+    verification_key: payment.verification_key,
+    order: payment.order,
+    status: payment.status,
+    subscriptions: { id: sub.id, client: sub.client_id },
+  };
+}
+
+/**
+ * A declined try (decision 101): the next one is due one retry interval after this one was, until the plan's
+ * `retries_max` retries are spent; then the cycle is `maximum attempt limit` and the subscription `suspended`.
+ */
+export async function recordDecline(
+  ctx: AppContext,
+  tx: Tx,
+  sub: SubscriptionRow,
+  plan: PlanRow,
+  cycle: CycleRow,
+  at: Date,
+): Promise<void> {
+  if (isFinal(sub.status)) {
+    await setCycle(tx, cycle, { status: 'canceled by paymaster', next_try_at: null, ...closed });
+  } else if (cycle.try_number > plan.retries_max) {
+    await setCycle(tx, cycle, { status: 'maximum attempt limit', next_try_at: null, ...closed });
+    if (sub.status === 'active') await moveSubscription(tx, sub, 'suspended', at);
+  } else {
+    await setCycle(tx, cycle, {
+      status: 'retry',
+      next_try_at: new Date(at.getTime() + subscriptionLimits.cycleRetryIntervalMs),
+      ...closed,
+    });
+  }
+  ctx.logger.info(
+    { subscription: sub.id, cycle: cycle.cycle_number, try: cycle.try_number },
+    'subscription cycle declined',
+  );
+}
