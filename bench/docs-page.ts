@@ -16,7 +16,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { repoRoot, startServe } from '../test/support/cli.ts';
 import { freePort } from '../test/support/net.ts';
-import { launchChromium } from '../test/support/doc-walk.ts';
+import { launchChromium } from '../test/support/browser-server.ts';
 
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { repoRoot, startServe, type ServeProcess } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
-import { launchChromium, runWalk, sandboxCard, section } from '../support/doc-walk.ts';
+import { launchChromium } from '../support/browser-server.ts';
+import { runWalk, sandboxCard, section } from '../support/doc-walk.ts';
 
 const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
 const walk = `${section(readme, '## A first signed call')}\n${section(readme, '## Your first sale and payout (sandbox)')}`;

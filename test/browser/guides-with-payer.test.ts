@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { repoRoot, runCli, startServe, type ServeProcess } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
-import { launchChromium, runWalk, section } from '../support/doc-walk.ts';
+import { launchChromium } from '../support/browser-server.ts';
+import { runWalk, section } from '../support/doc-walk.ts';
 
 let dataDir: string;
 let serve: ServeProcess;

@@ -2,28 +2,13 @@
 // terminal (test/docs/doc-examples.ts), and each checkout `url` an answer gives is paid in Chromium the way the
 // guides tell the payer to: Webpay Visa, the sandbox card 4051 8856 0044 6623, CVV 123. Used by
 // test/browser/first-hour.test.ts (README) and test/browser/guides-with-payer.test.ts.
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { expect } from 'vitest';
 import { apiBlocks, DocShell, idReplacements, jsonDocuments } from '../docs/doc-examples.ts';
 import { repoRoot } from './cli.ts';
 
 export const sandboxCard = { number: '4051 8856 0044 6623', cvv: '123' } as const;
 const blockTimeoutMs = 20_000;
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-}
 
 /** The part of a guide from `heading` to the next heading of the same level. */
 export function section(markdown: string, heading: string): string {
