@@ -8,6 +8,17 @@ const testFilesAtOnceMax = Math.max(2, os.availableParallelism() - 1);
 // COBRO_CPU_REPORT=/tmp/cpu.jsonl npm test: each file's CPU seconds, for the breakdown in docs/testing.md.
 const cpuReport = process.env.COBRO_CPU_REPORT !== undefined && process.env.COBRO_CPU_REPORT !== '';
 
+// Files that start only embedded servers (their children never get DATABASE_URL: test/support/cli.ts childEnv)
+// test the same thing on both passes of CI; the PostgreSQL pass leaves them to the PGlite pass.
+const embeddedOnly = [
+  'test/cli/fresh-starts.test.ts',
+  'test/cli/ready-watchdog.test.ts',
+  'test/cli/serve-memory.test.ts',
+  'test/cli/first-start.test.ts',
+  'test/reliability/data-dir-permissions.test.ts',
+];
+const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
+
 export default defineConfig({
   test: {
     projects: [
@@ -15,7 +26,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/browser/**'],
+          exclude: ['test/browser/**', ...(onPostgres ? embeddedOnly : [])],
           globalSetup: ['test/support/global-setup.ts'],
           pool: 'forks',
           maxWorkers: testFilesAtOnceMax,

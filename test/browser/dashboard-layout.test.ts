@@ -168,7 +168,7 @@ async function signedIn(
   await page.goto(`${h.server.url}/dashboard/login`);
   await page.getByLabel('Token público').fill(tokens.publicToken);
   await page.getByLabel('Token privado').fill(tokens.privateToken);
-  await page.getByRole('button', { name: 'Ingresar' }).click();
+  await page.getByRole('button', { name: 'Ingresar con los tokens' }).click();
   await page.waitForURL(/\/dashboard$/);
   return { context, page };
 }

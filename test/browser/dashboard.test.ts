@@ -129,7 +129,7 @@ async function signIn(page: Page): Promise<void> {
   await expect.poll(() => page.url()).toContain('/dashboard/login');
   await page.getByLabel('Token público').fill(tokens.publicToken);
   await page.getByLabel('Token privado').fill(tokens.privateToken);
-  await page.getByRole('button', { name: 'Ingresar' }).click();
+  await page.getByRole('button', { name: 'Ingresar con los tokens' }).click();
   await page.waitForURL(/\/dashboard$/);
 }
 
@@ -303,7 +303,7 @@ describe('merchant dashboard in Chromium', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('Saltar al contenido');
     const reached = new Set<string>();
-    for (let i = 0; i < 24; i++) {
+    for (let i = 0; i < 40; i++) {
       await page.keyboard.press('Tab');
       reached.add(
         String(
