@@ -3,21 +3,16 @@
 //   TBK_TOKEN (+ order, session)  the payer cancelled ("Anular compra y volver"): the transaction is rejected;
 //   TBK_ORDEN_COMPRA only         Transbank's form timed out: rejected too.
 // A reload finds the session already decided and commits nothing twice (redirect-attempt.ts, decision 150).
-import type { FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import { transactionLimits } from '../limits/index.ts';
-import { checkoutToken } from '../modules/transactions/checkout-link.ts';
 import {
   abandonRedirectPayment,
   finishRedirectPayment,
   type ReturnResult,
 } from '../modules/transactions/redirect-attempt.ts';
-import { sendPage } from './html.ts';
-import { invalidLinkPage } from './pages.ts';
-import { fixedMethod, loadForCheckout, offeredMethods } from './checkout-service.ts';
-import { answerOutcome } from './transaction-views.ts';
 import type { CheckoutRouter } from './page-kinds.ts';
+import { answerReturn } from './return-answer.ts';
 
 const returnPath = '/gateway/webpay/return';
 
@@ -45,35 +40,17 @@ async function decide(ctx: AppContext, p: ReturnParams, ip: string): Promise<Ret
   return null;
 }
 
-async function answer(
-  ctx: AppContext,
-  reply: FastifyReply,
-  result: ReturnResult | null,
-): Promise<FastifyReply> {
-  if (result === null || result.transactionId === null)
-    return sendPage(reply, 404, invalidLinkPage());
-  const row = await loadForCheckout(ctx, result.transactionId);
-  if (row === undefined) return sendPage(reply, 404, invalidLinkPage());
-  const link = { id: row.id, valid: await checkoutToken(ctx, row.id) };
-  const methods = await offeredMethods(ctx, row.currency, row.account_id);
-  const fixed = fixedMethod(row, methods);
-  const method =
-    fixed ??
-    methods.find((m) => m.payment === (row.paid_payment ?? 1)) ??
-    methods.find((m) => m.kind === 'card');
-  if (method === undefined) return sendPage(reply, 404, invalidLinkPage());
-  return answerOutcome(ctx, reply, row, link, method, fixed === null, result.outcome);
-}
-
 export function registerAcquirerReturn(r: CheckoutRouter, ctx: AppContext): void {
   r.get(
     returnPath,
     { config: { auth: 'none' }, schema: { hide: true, querystring: ReturnParams } },
-    async (request, reply) => answer(ctx, reply, await decide(ctx, request.query, request.ip)),
+    async (request, reply) =>
+      answerReturn(ctx, reply, await decide(ctx, request.query, request.ip), 'card'),
   );
   r.post(
     returnPath,
     { config: { auth: 'none' }, schema: { hide: true, body: ReturnParams } },
-    async (request, reply) => answer(ctx, reply, await decide(ctx, request.body, request.ip)),
+    async (request, reply) =>
+      answerReturn(ctx, reply, await decide(ctx, request.body, request.ip), 'card'),
   );
 }

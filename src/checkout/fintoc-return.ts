@@ -10,14 +10,8 @@ import { fintocAccount } from '../platform/processors/fintoc-settings.ts';
 import { declined, sessionStatus } from '../platform/processors/fintoc-processor.ts';
 import { fintocReturnPath } from '../platform/processors/fintoc-selection.ts';
 import { fintocSession, settleFintocSession } from '../modules/fintoc/sale-settle.ts';
-import type { AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
-import type { FastifyReply } from 'fastify';
-import { checkoutToken } from '../modules/transactions/checkout-link.ts';
-import { fixedMethod, loadForCheckout, offeredMethods } from './checkout-service.ts';
-import { sendPage } from './html.ts';
-import { invalidLinkPage } from './pages.ts';
-import { answerOutcome } from './transaction-views.ts';
 import type { CheckoutRouter } from './page-kinds.ts';
+import { answerReturn, type ReturnedPayment } from './return-answer.ts';
 
 const Query = Type.Object({
   attempt: Type.String({ maxLength: transactionLimits.acquirer.tokenLengthMax }),
@@ -29,7 +23,7 @@ async function decide(
   attemptId: string,
   cancelled: boolean,
   ip: string,
-): Promise<{ transactionId: string | null; outcome: AttemptOutcome }> {
+): Promise<ReturnedPayment> {
   const session = await fintocSession(ctx, { attemptId });
   if (session === undefined)
     return { transactionId: null, outcome: { kind: 'final', status: 'rejected' } };
@@ -64,33 +58,18 @@ async function decide(
   }
 }
 
-/** The page for the outcome, with the sale's bank-transfer method (its form again for a decline with tries left). */
-async function answer(
-  ctx: AppContext,
-  reply: FastifyReply,
-  result: { transactionId: string | null; outcome: AttemptOutcome },
-): Promise<FastifyReply> {
-  const row =
-    result.transactionId === null ? undefined : await loadForCheckout(ctx, result.transactionId);
-  if (row === undefined) return sendPage(reply, 404, invalidLinkPage());
-  const link = { id: row.id, valid: await checkoutToken(ctx, row.id) };
-  const methods = await offeredMethods(ctx, row.currency, row.account_id);
-  const fixed = fixedMethod(row, methods);
-  const method =
-    fixed ??
-    methods.find((m) => m.payment === row.paid_payment) ??
-    methods.find((m) => m.kind === 'bank_transfer');
-  if (method === undefined) return sendPage(reply, 404, invalidLinkPage());
-  return answerOutcome(ctx, reply, row, link, method, fixed === null, result.outcome);
-}
-
 export function registerFintocReturn(r: CheckoutRouter, ctx: AppContext): void {
   r.get(
     fintocReturnPath,
     { config: { auth: 'none' }, schema: { hide: true, querystring: Query } },
     async (request, reply) => {
       const { attempt, cancelled } = request.query;
-      return answer(ctx, reply, await decide(ctx, attempt, cancelled === '1', request.ip));
+      return answerReturn(
+        ctx,
+        reply,
+        await decide(ctx, attempt, cancelled === '1', request.ip),
+        'bank_transfer',
+      );
     },
   );
 }

@@ -21,7 +21,7 @@ export interface LinkParams {
   readonly valid: string;
 }
 
-export function checkoutPath(link: LinkParams, method?: number): string {
+function checkoutPath(link: LinkParams, method?: number): string {
   const q = new URLSearchParams({ id: link.id, valid: link.valid });
   if (method !== undefined) q.set('method', String(method));
   return `/gateway/cobro?${q.toString()}`;
@@ -32,13 +32,13 @@ export function summary(o: OrderSummary): Html {
 <div class="amount" data-testid="amount">${formatMoney(o.amountMinor, o.currency)}</div><div class="subject">${o.subject}</div>`;
 }
 
-export function errors(list: readonly string[]): Html {
+function errors(list: readonly string[]): Html {
   return list.length === 0
     ? html``
     : html`<div class="error" role="alert">${list.map((e) => html`<div>${e}</div>`)}</div>`;
 }
 
-export function hidden(link: LinkParams, method: number): Html {
+function hidden(link: LinkParams, method: number): Html {
   return html`<input type="hidden" name="id" value="${link.id}"><input type="hidden" name="valid" value="${link.valid}"><input type="hidden" name="method" value="${method}">`;
 }
 
@@ -201,16 +201,33 @@ export function errorPage(message: string): Page {
 }
 
 /** A card method whose payer types the card on the acquirer's page (Webpay Plus): one button to go there. */
+/** What a redirecting method's page says: the notice above its one button, and the button. */
+export interface RedirectCopy {
+  readonly notice: string;
+  /** The button's text after "Pagar <amount> con". */
+  readonly via: string;
+  readonly testId: string;
+}
+
+export const webpayCopy: RedirectCopy = {
+  notice:
+    'Ingresarás los datos de tu tarjeta en la página segura de Transbank (Webpay Plus); las cuotas se eligen allí.',
+  via: 'Webpay',
+  testId: 'pay-webpay',
+};
+
+/** A method paid on the acquirer's own page (Webpay, Fintoc): one button that starts it, no form fields. */
 export function redirectMethodPage(
   o: OrderSummary,
   link: LinkParams,
   method: MethodOption,
   problems: readonly string[],
   back: boolean,
+  copy: RedirectCopy,
 ): Page {
   const body = html`${summary(o)}<h2>${method.name}</h2>${errors(problems)}
-<p class="muted">Ingresarás los datos de tu tarjeta en la página segura de Transbank (Webpay Plus); las cuotas se eligen allí.</p>
-<form method="post" action="/gateway/cobro">${hidden(link, method.payment)}<button type="submit">Pagar ${formatMoney(o.amountMinor, o.currency)} con Webpay</button></form>
+<p class="muted">${copy.notice}</p>
+<form method="post" action="/gateway/cobro">${hidden(link, method.payment)}<button type="submit" data-testid="${copy.testId}">Pagar ${formatMoney(o.amountMinor, o.currency)} con ${copy.via}</button></form>
 ${back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro medio de pago</a></p>` : null}`;
   return { title: `${method.name} · ${o.merchant}`, body };
 }

@@ -1,7 +1,7 @@
 // What the transaction's checkout shows for its state, and for the outcome of a payment attempt: shared by the
 // pages at /gateway/cobro (transaction-pages.ts) and the acquirer's return (acquirer-return.ts).
 import { fintocProcessorFor } from '../platform/processors/fintoc-selection.ts';
-import { fintocMethodPage } from './fintoc-pages.ts';
+import { fintocCopy } from './fintoc-pages.ts';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { normaliseRut, formatRut } from '../platform/ids/rut.ts';
@@ -18,6 +18,7 @@ import {
   invalidLinkPage,
   methodsPage,
   redirectMethodPage,
+  webpayCopy,
   resultPage,
   type LinkParams,
   type MethodOption,
@@ -112,14 +113,18 @@ export async function renderForm(
 ): Promise<FastifyReply> {
   const summary = await orderSummary(ctx, row);
   if (method.kind === 'bank_transfer' && (await fintocProcessorFor(ctx, row.account_id)) !== null)
-    return sendPage(reply, status, fintocMethodPage(summary, link, method, problems, back));
+    return sendPage(
+      reply,
+      status,
+      redirectMethodPage(summary, link, method, problems, back, fintocCopy),
+    );
   if (method.kind === 'card') {
     const redirect = (await processorForAccount(ctx, row.account_id)).redirect !== undefined;
     return sendPage(
       reply,
       status,
       redirect
-        ? redirectMethodPage(summary, link, method, problems, back)
+        ? redirectMethodPage(summary, link, method, problems, back, webpayCopy)
         : cardPage(summary, link, method, problems, back),
     );
   }
