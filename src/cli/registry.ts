@@ -9,7 +9,7 @@ import { accountsRequireStrictSigning } from './commands/accounts-signing.ts';
 import { accountsSetNotifyUrl, accountsSetUrls } from './commands/accounts-urls.ts';
 import { ledgerVerify } from './commands/ledger.ts';
 import { keysCreate, keysList, keysRevoke, keysRotate } from './commands/keys.ts';
-import { usersInvite, usersList, usersTokenSignIn } from './commands/users.ts';
+import { usersInvite, usersList, usersReset, usersTokenSignIn } from './commands/users.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { backupCommand, restoreCommand } from './commands/backup.ts';
@@ -45,6 +45,7 @@ export const commands: readonly Command[] = [
   keysRevoke,
   keysRotate,
   usersInvite,
+  usersReset,
   usersList,
   usersTokenSignIn,
   accountsSetFee,

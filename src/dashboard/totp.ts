@@ -5,6 +5,7 @@ import { Secret, TOTP } from 'otpauth';
 const issuer = 'Cobro';
 /** One step either side: a code typed just as it changed still counts. */
 const windowSteps = 1;
+const period = 30;
 
 function totpOf(secretBase32: string, label: string): TOTP {
   return new TOTP({
@@ -12,7 +13,7 @@ function totpOf(secretBase32: string, label: string): TOTP {
     label,
     algorithm: 'SHA1',
     digits: 6,
-    period: 30,
+    period,
     secret: Secret.fromBase32(secretBase32),
   });
 }
@@ -26,14 +27,18 @@ export function totpUri(secretBase32: string, email: string): string {
   return totpOf(secretBase32, email).toString();
 }
 
-export function totpValid(secretBase32: string, code: string, now: Date): boolean {
-  if (!/^\d{6}$/.test(code)) return false;
+/**
+ * The 30-second step `code` belongs to (within one step of `now`), or null when it is no code of this secret. The
+ * caller accepts a step only once (decision 580).
+ */
+export function totpStep(secretBase32: string, code: string, now: Date): number | null {
+  if (!/^\d{6}$/.test(code)) return null;
   const delta = totpOf(secretBase32, '').validate({
     token: code,
     timestamp: now.getTime(),
     window: windowSteps,
   });
-  return delta !== null;
+  return delta === null ? null : TOTP.counter({ period, timestamp: now.getTime() }) + delta;
 }
 
 /** The code for `now`: what an authenticator app would show (tests sign in with it). */

@@ -11,7 +11,7 @@ import { newId } from '../platform/ids/ids.ts';
 import { formatTimestamp } from '../platform/time/time-format.ts';
 import { userLimits } from '../limits/index.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { totpValid } from './totp.ts';
+import { totpStep } from './totp.ts';
 
 export const dashboardRoles = ['viewer', 'developer', 'admin', 'owner'] as const;
 export type DashboardRole = (typeof dashboardRoles)[number];
@@ -27,6 +27,12 @@ interface DashboardUserTable {
   role: DashboardRole;
   password_hash: ColumnType<string | null, string | null | undefined, string | null>;
   totp_secret_enc: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The step of the last TOTP code accepted (decision 580): codes of it and earlier are spent. */
+  totp_last_step: ColumnType<
+    string | null,
+    string | number | null | undefined,
+    string | number | null
+  >;
   invite_hash: ColumnType<string | null, string | null | undefined, string | null>;
   invite_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
@@ -38,7 +44,7 @@ declare module '../platform/db/types.ts' {
   }
 }
 
-type Result<T> = { ok: true; value: T } | { ok: false; error: string };
+export type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 
 export interface Invitation {
   readonly userId: string;
@@ -110,10 +116,15 @@ export async function inviteUser(
       userId,
       email,
       role,
-      link: `${ctx.config.publicBaseUrl}/dashboard/invite?token=${token}`,
+      link: invitationLink(ctx, token),
       expiresAt: formatTimestamp(expiresAt, ctx.config.timeZone),
     },
   };
+}
+
+/** The page where the holder of `token` sets a password. */
+export function invitationLink(ctx: AppContext, token: string): string {
+  return `${ctx.config.publicBaseUrl}/dashboard/invite?token=${token}`;
 }
 
 /** The user a live invitation link names, or null (unknown, used or expired). */
@@ -178,10 +189,27 @@ export async function checkPassword(
   const matches = await verifyPassword(password, row?.password_hash ?? null);
   if (!matches || row === undefined) return null;
   if (row.totp_secret_enc !== null) {
-    const secret = ctx.secrets.open(row.totp_secret_enc);
-    if (!totpValid(secret, code, ctx.clock.now())) return null;
+    const step = totpStep(ctx.secrets.open(row.totp_secret_enc), code, ctx.clock.now());
+    if (step === null || !(await spendTotpStep(ctx, row.id, step))) return null;
   }
   return { userId: row.id, accountId: row.account_id };
+}
+
+/**
+ * Marks `step` spent for the user, in one statement so two sign-ins racing with one code cannot both win: false
+ * when a code of this step or a later one was already accepted.
+ */
+async function spendTotpStep(ctx: AppContext, userId: string, step: number): Promise<boolean> {
+  const spent = await ctx.db
+    .updateTable('dashboard_users')
+    .set({ totp_last_step: step })
+    .where('id', '=', userId)
+    .where((eb) =>
+      eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', String(step))]),
+    )
+    .returning('id')
+    .executeTakeFirst();
+  return spent !== undefined;
 }
 
 /** Adds a second factor to a user, once the user showed a code of it. */
@@ -191,10 +219,11 @@ export async function enrolTotp(
   secretBase32: string,
   code: string,
 ): Promise<boolean> {
-  if (!totpValid(secretBase32, code, ctx.clock.now())) return false;
+  const step = totpStep(secretBase32, code, ctx.clock.now());
+  if (step === null) return false;
   await ctx.db
     .updateTable('dashboard_users')
-    .set({ totp_secret_enc: ctx.secrets.seal(secretBase32) })
+    .set({ totp_secret_enc: ctx.secrets.seal(secretBase32), totp_last_step: step })
     .where('id', '=', userId)
     .execute();
   return true;

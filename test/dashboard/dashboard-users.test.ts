@@ -200,6 +200,8 @@ describe('dashboard users', () => {
     await c.get('/dashboard/login');
     const noCode = await c.post('/dashboard/login', { email: 'totp@example.com', password });
     expect(noCode.statusCode).toBe(401);
+    // The enrolment spent its code's step; the app shows the next one 30 s later.
+    t.clock.advanceMs(30_000);
     const withCode = await c.post('/dashboard/login', {
       email: 'totp@example.com',
       password,
@@ -207,6 +209,43 @@ describe('dashboard users', () => {
     });
     expect(withCode.statusCode).toBe(303);
     expect((await c.get('/dashboard/keys')).statusCode).toBe(200);
+    // A code signs in once (decision 580): the same code again, in the same 30 s, is refused; the next step's works.
+    const replay = dashboardBrowser(t);
+    await replay.get('/dashboard/login');
+    const sameCode = { email: 'totp@example.com', password, code: totpCode(secret, t.clock.now()) };
+    expect((await replay.post('/dashboard/login', sameCode)).statusCode).toBe(401);
+    t.clock.advanceMs(30_000);
+    const next = { ...sameCode, code: totpCode(secret, t.clock.now()) };
+    expect((await replay.post('/dashboard/login', next)).statusCode).toBe(303);
+  });
+
+  it('an operator resets a user who lost the second factor: sessions end, a new link sets a password', async () => {
+    const b = await accept(await invite('lost@example.com', 'developer'));
+    const secret = /name="secret" value="([A-Z2-7]{32})"/.exec(
+      (await b.get('/dashboard/account/totp')).body,
+    )![1]!;
+    const code = totpCode(secret, t.clock.now());
+    expect((await b.post('/dashboard/account/totp', { secret, code })).statusCode).toBe(200);
+    const unknown = await runOnContext(
+      ['users', 'reset', '--account', account.id, '--email', 'nobody@example.com'],
+      t.ctx,
+    );
+    expect(unknown.code).toBe(1);
+    const reset = await runOnContext(
+      ['users', 'reset', '--account', account.id, '--email', 'lost@example.com', '--json'],
+      t.ctx,
+    );
+    expect(reset.code, reset.stderr).toBe(0);
+    expect((await b.get('/dashboard/keys')).statusCode).not.toBe(200);
+    const c = dashboardBrowser(t);
+    await c.get('/dashboard/login');
+    const old = await c.post('/dashboard/login', { email: 'lost@example.com', password, code });
+    expect(old.statusCode).toBe(401);
+    const link = new URL((JSON.parse(reset.stdout) as { link: string }).link);
+    const again = await accept(`${link.pathname}${link.search}`);
+    expect((await again.get('/dashboard/keys')).statusCode).toBe(200);
+    const noCode = await c.post('/dashboard/login', { email: 'lost@example.com', password });
+    expect(noCode.statusCode).toBe(303);
   });
 
   it('token sign-in ends when turned off (only once an owner has a password)', async () => {

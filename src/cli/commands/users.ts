@@ -1,6 +1,15 @@
-// Dashboard users (decision 541): invite one with a role (a one-time sign-in link, 24 h), list them, and turn
-// signing in with the account's tokens off once an owner has a password.
-import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+// Dashboard users (decision 541): invite one with a role (a one-time sign-in link, 24 h), reset one who lost a
+// password or second factor (decision 580), list them, and turn signing in with the account's tokens off once an
+// owner has a password.
+import type { Invitation } from '../../dashboard/users.ts';
+import {
+  fail,
+  ok,
+  requireCtx,
+  stringOption,
+  type Command,
+  type CommandOutput,
+} from '../command.ts';
 
 export const usersInvite: Command = {
   name: 'users invite',
@@ -34,25 +43,52 @@ export const usersInvite: Command = {
     const { inviteUser } = await import('../../dashboard/users.ts');
     const invited = await inviteUser(requireCtx(ctx), { accountId, email, role });
     if (!invited.ok) return fail(invited.error, 2);
-    const i = invited.value;
-    if (args.values.json === true)
-      return ok(
-        JSON.stringify({
-          user_id: i.userId,
-          email: i.email,
-          role: i.role,
-          link: i.link,
-          expires_at: i.expiresAt,
-        }),
-      );
+    return printInvitation(invited.value, args.values.json === true);
+  },
+};
+
+function printInvitation(i: Invitation, json: boolean): CommandOutput {
+  if (json)
     return ok(
-      [
-        `user:     ${i.userId} (${i.email}, ${i.role})`,
-        `link:     ${i.link}`,
-        `expires:  ${i.expiresAt}`,
-        '(the link works once: the user sets a password there)',
-      ].join('\n'),
+      JSON.stringify({
+        user_id: i.userId,
+        email: i.email,
+        role: i.role,
+        link: i.link,
+        expires_at: i.expiresAt,
+      }),
     );
+  return ok(
+    [
+      `user:     ${i.userId} (${i.email}, ${i.role})`,
+      `link:     ${i.link}`,
+      `expires:  ${i.expiresAt}`,
+      '(the link works once: the user sets a password there)',
+    ].join('\n'),
+  );
+}
+
+export const usersReset: Command = {
+  name: 'users reset',
+  summary:
+    'Reset a dashboard user who lost their password or second factor; prints a new one-time link valid 24 hours',
+  usage: 'cobro users reset --account ID --email EMAIL [--json]',
+  options: {
+    account: { type: 'string', valueName: 'ID', description: 'the account id (required)' },
+    email: { type: 'string', description: "the user's e-mail address (required)" },
+    json: { type: 'boolean', description: 'print the new invitation as one JSON object' },
+  },
+  examples: ['cobro users reset --account acc4f6c0e3d2b1a09876 --email ana@example.com'],
+  needsDb: true,
+  async run(ctx, args) {
+    const accountId = stringOption(args, 'account');
+    const email = stringOption(args, 'email');
+    if (accountId === undefined || email === undefined)
+      return fail('--account and --email are required', 2);
+    const { resetUser } = await import('../../dashboard/user-reset.ts');
+    const reset = await resetUser(requireCtx(ctx), accountId, email);
+    if (!reset.ok) return fail(reset.error, 1);
+    return printInvitation(reset.value, args.values.json === true);
   },
 };
 
