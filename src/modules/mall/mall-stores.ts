@@ -121,16 +121,17 @@ export async function createLine(
   if (created.status === 'failed') throw new Refused(created);
   const row = await ctx.db
     .selectFrom('transactions')
-    .select(['id', 'transaction_key', 'membership_id'])
+    .select(['id', 'transaction_key', 'extension_ref'])
     .where('id', '=', created.id)
     .executeTakeFirstOrThrow();
   let storeName = store.accountName;
-  if (row.membership_id !== null) {
+  // A membership line's transaction names its membership (the marketplace's extension reference).
+  if (store.marketplace !== null && row.extension_ref !== null) {
     storeName = (
       await ctx.db
         .selectFrom('ma_memberships')
         .select('name')
-        .where('id', '=', row.membership_id)
+        .where('id', '=', row.extension_ref)
         .executeTakeFirstOrThrow()
     ).name;
   }

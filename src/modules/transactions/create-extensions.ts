@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import type { RuleFailure } from '../../platform/errors/errors.ts';
 import { present } from './create-checks.ts';
-import type { ExtensionColumns, Prepared } from './extension.ts';
+import { extensionColumns, type ExtensionColumns, type Prepared } from './extension.ts';
 import type { CreateTransactionInput } from './schemas.ts';
 
 type NamedExtension = {
@@ -12,7 +12,11 @@ type NamedExtension = {
   readonly value: string;
 };
 
-export type Attaching = Extract<Prepared, { ok: true }>;
+/** A prepared extension that passed its checks, with the extension it belongs to. */
+export interface Attaching {
+  readonly extension: NamedExtension['extension'];
+  readonly prepared: Extract<Prepared, { ok: true }>;
+}
 
 /** The extensions whose field the request fills, in the context's order. */
 export function namedExtensions(
@@ -35,28 +39,33 @@ export async function prepareExtensions(
   named: readonly NamedExtension[],
   errors: Record<string, string>,
   base: { readonly accountId: string; readonly currency: string; readonly at: () => Promise<Date> },
-): Promise<readonly Prepared[]> {
+): Promise<{ readonly attaching: readonly Attaching[]; readonly failure: RuleFailure | null }> {
   for (const { extension } of named.slice(1)) errors[extension.field] = 'invalid';
-  const prepared: Prepared[] = [];
+  const attaching: Attaching[] = [];
+  let failure: RuleFailure | null = null;
   for (const { extension, value } of named) {
     if (errors[extension.field] !== undefined) continue;
-    const p = await extension.prepare(ctx, { ...base, at: await base.at(), value });
-    if (!p.ok && 'errors' in p) Object.assign(errors, p.errors);
-    prepared.push(p);
+    const prepared = await extension.prepare(ctx, { ...base, at: await base.at(), value });
+    if (prepared.ok) attaching.push({ extension, prepared });
+    else if ('errors' in prepared) Object.assign(errors, prepared.errors);
+    else failure ??= prepared.failure;
   }
-  return prepared;
+  return { attaching, failure };
 }
 
-/** Attaches the prepared extensions in `tx`: the columns they name on the row, or the first refusal. */
+/**
+ * Attaches the prepared extension in `tx` (one at most, decision 042): the row's extension columns, null for a
+ * plain sale, or the extension's refusal.
+ */
 export async function attachExtensions(
   tx: Tx,
   attaching: readonly Attaching[],
-): Promise<{ readonly ok: true; readonly columns: ExtensionColumns } | RuleFailure> {
-  let columns: ExtensionColumns = {};
-  for (const p of attaching) {
-    const attached = await p.attach(tx);
+): Promise<{ readonly ok: true; readonly columns: ExtensionColumns | null } | RuleFailure> {
+  let columns: ExtensionColumns | null = null;
+  for (const { extension, prepared } of attaching) {
+    const attached = await prepared.attach(tx);
     if (!attached.ok) return attached.failure;
-    columns = { ...columns, ...attached.columns };
+    columns = extensionColumns(extension, attached.ref);
   }
   return { ok: true, columns };
 }

@@ -44,6 +44,9 @@ export interface CreatedTransaction {
   readonly url: string;
 }
 
+/** What a create that names no extension prepares (decision 320: no promise, no allocation for it). */
+const noExtension = { attaching: [], failure: null } as const;
+
 /** A create checked and ready to write: its row and the extensions that attach to it in the row's transaction. */
 interface PlannedCreate {
   readonly row: NewTransaction;
@@ -71,9 +74,8 @@ function newRow(
     subject: input.subject,
     amountMinor: BigInt(input.amount),
     ...checked,
-    marketplace: null,
-    membershipId: null,
-    eventId: null,
+    extension: null,
+    extensionRef: null,
     paymentKey: newId('pr', 17),
     transactionKey: sixteenDigits(),
     verificationKey: randomHex(16),
@@ -97,23 +99,23 @@ async function planCreate(
   await checkAdditionalParameters(ctx, params, { payment, currency }, errors);
   // Most creates name no extension: no promise for them (decision 320).
   const named = namedExtensions(ctx, input);
-  const prepared =
+  const { attaching, failure } =
     named.length === 0
-      ? []
+      ? noExtension
       : await prepareExtensions(ctx, named, errors, { accountId, currency, at: clock.now });
   if (Object.keys(errors).length > 0) throw validationError(errors);
-  for (const p of prepared) if (!p.ok && 'failure' in p) return p.failure;
+  if (failure !== null) return failure;
   const refused = await unpayable(ctx, accountId, currency, payment, fixedKind);
   if (refused !== null) return refused;
   const additionalParametersJson = params === null ? null : JSON.stringify(params);
   const checked = { currency, payment, expiresAt, urlreturn, urlnotify, additionalParametersJson };
   return {
     row: newRow(accountId, input, checked, await clock.forInsert()),
-    attaching: prepared.filter((p): p is Attaching => p.ok),
+    attaching,
   };
 }
 
-/** Attaches the extensions in `tx`, then inserts the row with the columns they name. */
+/** Attaches the extension in `tx`, then inserts the row naming it. */
 async function attachAndInsert(
   ctx: AppContext,
   tx: Tx,
@@ -124,9 +126,8 @@ async function attachAndInsert(
   const { columns } = attached;
   await insertTransaction(ctx, tx, {
     ...row,
-    marketplace: columns.marketplace ?? null,
-    membershipId: columns.membership_id ?? null,
-    eventId: columns.event_id ?? null,
+    extension: columns?.extension ?? null,
+    extensionRef: columns?.extension_ref ?? null,
   });
   return null;
 }
