@@ -61,6 +61,8 @@ export interface TestAppOptions {
   readonly modules?: readonly AppModule[];
   /** A Kysely plugin on the app's database handle (e.g. one counting statements per request). */
   readonly dbPlugin?: KyselyPlugin;
+  /** Another composition of payment extensions than src/modules/payment-extensions.ts's (the port's test). */
+  readonly paymentExtensions?: AppContext['paymentExtensions'];
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -85,7 +87,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     options.sharing !== undefined && options.clockStart === undefined
       ? options.sharing.clock
       : new ManualClock(options.clockStart ?? '2026-03-10T15:00:00Z');
-  const ctx: AppContext = createContext({
+  const composed: AppContext = createContext({
     db: options.dbPlugin !== undefined ? handle.db.withPlugin(options.dbPlugin) : handle.db,
     engine: handle.engine,
     pool: handle.pool,
@@ -97,6 +99,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     // As a server's: authenticated accounts are kept in memory and dropped on change (decision 190).
     changes: handle.changes,
   });
+  const ctx: AppContext =
+    options.paymentExtensions === undefined
+      ? composed
+      : { ...composed, paymentExtensions: options.paymentExtensions };
   const app = await buildApp(ctx, options.modules);
   options.extraRoutes?.(app);
   await app.ready();

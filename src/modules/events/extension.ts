@@ -9,7 +9,6 @@ import { recordEventSale, resolveEventForSale, settleEventSale } from './sales.t
 export const eventExtension: PaymentExtension = {
   name: 'event',
   field: 'event',
-  owns: (row) => row.event_id !== null,
   async prepare(ctx, input) {
     const known = await ctx.db
       .selectFrom('events')
@@ -29,7 +28,7 @@ export const eventExtension: PaymentExtension = {
           input.at,
           input.currency,
         );
-        if (sale.ok) return { ok: true, columns: { event_id: sale.event.id } };
+        if (sale.ok) return { ok: true, ref: sale.event.id };
         // Events are never deleted, so only the checks after the lookup above can refuse here.
         if (sale.reason === 'unknown') throw validationError({ event: 'not found' });
         return { ok: false, failure: sale.failure };
@@ -37,10 +36,11 @@ export const eventExtension: PaymentExtension = {
     };
   },
   async recordSuccess(_ctx, tx, row, paid) {
-    assert.ok(row.event_id !== null);
+    // The row's reference is the event's id.
+    assert.ok(row.extension_ref !== null);
     await recordEventSale(tx, {
       accountId: row.account_id,
-      eventId: row.event_id,
+      eventId: row.extension_ref,
       transactionId: row.id,
       currency: row.currency,
       grossMinor: paid.grossMinor,

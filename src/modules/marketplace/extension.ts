@@ -12,7 +12,6 @@ import { reverseMarketplaceShares } from './refund.ts';
 export const marketplaceExtension: PaymentExtension = {
   name: 'marketplace',
   field: 'marketplace',
-  owns: (row) => row.membership_id !== null,
   async prepare(ctx, input) {
     const membership = await resolveMarketplaceForPayment(ctx.db, input.accountId, input.value);
     if (!membership.ok)
@@ -22,17 +21,15 @@ export const marketplaceExtension: PaymentExtension = {
     // The membership is fixed at creation, so a later suspension or edit does not move an accepted payment's money.
     return {
       ok: true,
-      attach: async () => ({
-        ok: true,
-        columns: { marketplace: input.value, membership_id: membership.membershipId },
-      }),
+      attach: async () => ({ ok: true, ref: membership.membershipId }),
     };
   },
   async recordSuccess(_ctx, tx, row, paid) {
-    assert.ok(row.membership_id !== null);
+    // The row's reference is the membership fixed at creation.
+    assert.ok(row.extension_ref !== null);
     await recordMarketplaceShares(tx, {
       accountId: row.account_id,
-      membershipId: row.membership_id,
+      membershipId: row.extension_ref,
       transactionId: row.id,
       currency: row.currency,
       netMinor: paid.grossMinor - paid.feeMinor,

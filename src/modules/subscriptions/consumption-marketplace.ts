@@ -5,7 +5,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { validationError, type RuleFailure } from '../../platform/errors/errors.ts';
 import { findMembership } from '../marketplace/repository.ts';
-import type { ExtensionColumns } from '../transactions/extension.ts';
+import { extensionColumns, type ExtensionColumns } from '../transactions/extension.ts';
 
 export type ChargeMarketplace =
   | {
@@ -37,5 +37,14 @@ export async function prepareChargeMarketplace(
     if ('errors' in prepared) throw validationError(prepared.errors);
     return { ok: false, token, failure: prepared.failure };
   }
-  return { ok: true, token, attach: (c) => inTransaction(c.db, (tx) => prepared.attach(tx)) };
+  return {
+    ok: true,
+    token,
+    attach: async (c) => {
+      const attached = await inTransaction(c.db, (tx) => prepared.attach(tx));
+      return attached.ok
+        ? { ok: true, columns: extensionColumns(extension, attached.ref) }
+        : attached;
+    },
+  };
 }

@@ -55,7 +55,7 @@ export async function openConsumptionCharge(
     cardId: card.id,
     order,
     at,
-    extension: attached?.columns ?? {},
+    extension: attached?.columns ?? null,
   });
   // The subscription's row lock orders charges of one subscription; another subscription's charge with the same
   // order meets this one on the unique index and is refused as a duplicate.
@@ -65,10 +65,14 @@ export async function openConsumptionCharge(
 
 /** The consumption charge already made with this `order`, if any. */
 async function consumptionByOrder(ctx: AppContext, accountId: string, order: string) {
+  // The charge's membership, by the token a request names it with (the row keeps the membership's id).
   return ctx.db
     .selectFrom('su_charges as c')
     .innerJoin('transactions as t', 't.id', 'c.transaction_id')
-    .select(['c.transaction_id', 'c.subscription_id', 't.amount_minor', 't.marketplace'])
+    .leftJoin('ma_memberships as m', (j) =>
+      j.on('t.extension', '=', 'marketplace').onRef('m.id', '=', 't.extension_ref'),
+    )
+    .select(['c.transaction_id', 'c.subscription_id', 't.amount_minor', 'm.token as marketplace'])
     .where('c.account_id', '=', accountId)
     .where('c.kind', '=', 'consumption')
     .where('c.order_ref', '=', order)
@@ -97,7 +101,7 @@ async function openOnCard(
   ctx: AppContext,
   sub: SubscriptionRow,
   body: ConsumptionChargeInput,
-  charge: { cardId: string; order: string; at: Date; extension: ExtensionColumns },
+  charge: { cardId: string; order: string; at: Date; extension: ExtensionColumns | null },
 ): Promise<string | null> {
   const plan = await findPlan(ctx.db, sub.account_id, sub.plan_id);
   const client = await ctx.db

@@ -36,7 +36,7 @@ export interface OpenCharge {
   readonly amountMinor: bigint;
   readonly at: Date;
   /** What a payment extension names on the payment (a consumption charge's `marketplace`, decision 106). */
-  readonly extension?: ExtensionColumns;
+  readonly extension?: ExtensionColumns | null;
 }
 
 /** The new payment's id, or null when the account already used this consumption `order`. */
@@ -83,9 +83,8 @@ export async function openCharge(db: DbOrTx, input: OpenCharge): Promise<string 
       urlreturn: null,
       urlnotify: null,
       additional_parameters: null,
-      marketplace: null,
-      membership_id: null,
-      event_id: null,
+      extension: null,
+      extension_ref: null,
       ...input.extension,
       payment_key: newId('pr', 17),
       transaction_key: sixteenDigits(),

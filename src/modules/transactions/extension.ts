@@ -2,7 +2,6 @@
 // and next a mall, escrow, a subscription or a refund. Transactions calls these seams at creation, on success and
 // at settlement, and never imports an extension: the composition hands the list over as ctx.paymentExtensions
 // (src/modules/payment-extensions.ts). A transaction names at most one extension (decision 042).
-import type { Insertable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import type { RuleFailure } from '../../platform/errors/errors.ts';
@@ -15,12 +14,15 @@ import {
 } from '../../platform/ledger/ledger.ts';
 import type { TransactionRow } from './repository.ts';
 import type { CreateTransactionInput } from './schemas.ts';
-import type { TransactionTable } from './types.ts';
 
-/** The columns of the transaction row an extension fills at creation to name what the payment belongs to. */
-export type ExtensionColumns = Partial<
-  Pick<Insertable<TransactionTable>, 'marketplace' | 'membership_id' | 'event_id'>
->;
+/**
+ * How a transaction row names its extension (decision 550): the extension's `name` and what it names inside that
+ * extension (a membership's id, an event's id). The core's table has these two columns and none per extension.
+ */
+export interface ExtensionColumns {
+  readonly extension: string;
+  readonly extension_ref: string;
+}
 
 interface CreationContext {
   readonly accountId: string;
@@ -32,13 +34,13 @@ interface CreationContext {
 }
 
 type Attached =
-  | { readonly ok: true; readonly columns: ExtensionColumns }
+  | { readonly ok: true; readonly ref: string }
   | { readonly ok: false; readonly failure: RuleFailure };
 
 /**
  * The outcome of the checks before the creating transaction opens: field errors join the request's other
  * validation errors (400); a refusal is the business answer once the request is otherwise valid; `attach` runs
- * inside the creating transaction (locks, last checks) and names the row's columns.
+ * inside the creating transaction (locks, last checks) and answers what the row names (its `extension_ref`).
  */
 export type Prepared =
   | { readonly ok: false; readonly errors: Readonly<Record<string, string>> }
@@ -71,11 +73,10 @@ export type Reversed =
   | { readonly ok: false; readonly failure: RuleFailure };
 
 export interface PaymentExtension {
+  /** Stored in the rows it carries (`transactions.extension`): a name once used stays the extension's. */
   readonly name: string;
   /** The create field that names the extension (seed: `marketplace`, `event`). */
   readonly field: keyof CreateTransactionInput & string;
-  /** Whether a stored transaction carries this extension. */
-  owns(row: TransactionRow): boolean;
   /** Checks the field's value when a transaction is created (validate-at-creation). */
   prepare(ctx: AppContext, input: CreationContext): Promise<Prepared>;
   /** In the payment's own database transaction: records how the net will divide (record-on-success). */
@@ -200,10 +201,19 @@ export async function collectSplitParts(
   return totalMinor;
 }
 
-/** The one extension a stored transaction carries, or null. */
+/** The row's columns for an extension's attach answer. */
+export function extensionColumns(extension: PaymentExtension, ref: string): ExtensionColumns {
+  return { extension: extension.name, extension_ref: ref };
+}
+
+/**
+ * The one extension a stored transaction carries, or null. A row naming an extension this composition lacks is
+ * refused rather than treated as a plain sale: its money would go to the merchant whole.
+ */
 export function extensionOf(ctx: AppContext, row: TransactionRow): PaymentExtension | null {
-  const owning = ctx.paymentExtensions.filter((e) => e.owns(row));
-  if (owning.length > 1)
-    throw new Error(`transaction ${row.id} names ${owning.length} payment extensions`);
-  return owning[0] ?? null;
+  if (row.extension === null) return null;
+  const extension = ctx.paymentExtensions.find((e) => e.name === row.extension);
+  if (extension === undefined)
+    throw new Error(`transaction ${row.id} names payment extension ${row.extension}, not composed`);
+  return extension;
 }

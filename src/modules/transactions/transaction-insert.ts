@@ -1,5 +1,5 @@
 // The create's INSERT, each form's text written whole here (decisions 200 and 471; test/modules/transactions/
-// transaction-insert-text.test.ts asserts it). Kysely built and compiled this 21-column statement anew for every
+// transaction-insert-text.test.ts asserts it). Kysely built and compiled this 20-column statement anew for every
 // create, about a tenth of the serving process's CPU per create; now only the values are bound. The statement runs
 // through Kysely all the same (executeQuery), so its plugins see it.
 import { CompiledQuery } from 'kysely';
@@ -20,9 +20,9 @@ export interface NewTransaction {
   readonly urlreturn: string | null;
   readonly urlnotify: string | null;
   readonly additionalParametersJson: string | null;
-  readonly marketplace: string | null;
-  readonly membershipId: string | null;
-  readonly eventId: string | null;
+  /** The extension's name and what it names (decision 550); both null for a plain sale. */
+  readonly extension: string | null;
+  readonly extensionRef: string | null;
   readonly paymentKey: string;
   readonly transactionKey: string;
   readonly verificationKey: string;
@@ -30,7 +30,7 @@ export interface NewTransaction {
   readonly createdAt: Date | null;
 }
 
-/** The bound columns in the order of `valuesOf` ($1-$18), checked against the table's type; $19 is the time. */
+/** The bound columns in the order of `valuesOf` ($1-$17), checked against the table's type; $18 is the time. */
 const boundColumns = [
   'id',
   'account_id',
@@ -44,9 +44,8 @@ const boundColumns = [
   'urlreturn',
   'urlnotify',
   'additional_parameters',
-  'marketplace',
-  'membership_id',
-  'event_id',
+  'extension',
+  'extension_ref',
   'payment_key',
   'transaction_key',
   'verification_key',
@@ -66,9 +65,8 @@ function valuesOf(row: NewTransaction, at: Date): readonly unknown[] {
     row.urlreturn,
     row.urlnotify,
     row.additionalParametersJson,
-    row.marketplace,
-    row.membershipId,
-    row.eventId,
+    row.extension,
+    row.extensionRef,
     row.paymentKey,
     row.transactionKey,
     row.verificationKey,
@@ -76,23 +74,23 @@ function valuesOf(row: NewTransaction, at: Date): readonly unknown[] {
   ];
 }
 
-/** One row, its time bound as it is ($19): production, or a sandbox create that knew the account's now. */
+/** One row, its time bound as it is ($18): production, or a sandbox create that knew the account's now. */
 export const insertAtGivenText = `INSERT INTO transactions ("id", "account_id", "email", "order", "subject", "amount_minor", "currency",
-    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id",
+    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "extension", "extension_ref",
     "payment_key", "transaction_key", "verification_key", status, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'pending',
-    $19::timestamptz, $19::timestamptz)`;
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 'pending',
+    $18::timestamptz, $18::timestamptz)`;
 
 /**
- * One row, its time the service clock ($19) plus its account's ($2) sandbox offset, through migration 0250's
+ * One row, its time the service clock ($18) plus its account's ($2) sandbox offset, through migration 0250's
  * function, whose query plan the session keeps (decision 200).
  */
 export const insertAtAccountNowText = `INSERT INTO transactions ("id", "account_id", "email", "order", "subject", "amount_minor", "currency",
-    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id",
+    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "extension", "extension_ref",
     "payment_key", "transaction_key", "verification_key", status, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'pending',
-    ($19::timestamptz + cobro_account_offset_ms($2) * INTERVAL '1 millisecond'),
-    ($19::timestamptz + cobro_account_offset_ms($2) * INTERVAL '1 millisecond'))`;
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 'pending',
+    ($18::timestamptz + cobro_account_offset_ms($2) * INTERVAL '1 millisecond'),
+    ($18::timestamptz + cobro_account_offset_ms($2) * INTERVAL '1 millisecond'))`;
 
 /** Whether the statement adds the account's sandbox offset to the service clock for this row. */
 function computedAt(ctx: AppContext, row: NewTransaction): boolean {
@@ -111,23 +109,23 @@ export async function insertTransaction(
 }
 
 /**
- * Several creates' rows in one statement (decision 400), one array a column ($1-$18 as insertAtGivenText's, $19
- * each row's bound time, $20 its account when the statement adds that account's sandbox offset, else null), so the
+ * Several creates' rows in one statement (decision 400), one array a column ($1-$17 as insertAtGivenText's, $18
+ * each row's bound time, $19 its account when the statement adds that account's sandbox offset, else null), so the
  * text is the same for any number of rows. `additional_parameters` travels as text and is cast.
  */
 export const insertGroupText = `INSERT INTO transactions ("id", "account_id", "email", "order", "subject", "amount_minor", "currency",
-    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id",
+    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "extension", "extension_ref",
     "payment_key", "transaction_key", "verification_key", status, created_at, updated_at)
   SELECT r."id", r."account_id", r."email", r."order", r."subject", r."amount_minor", r."currency", r."payment",
-    r."expires_at", r."urlreturn", r."urlnotify", r."additional_parameters"::jsonb, r."marketplace", r."membership_id",
-    r."event_id", r."payment_key", r."transaction_key", r."verification_key", 'pending',
+    r."expires_at", r."urlreturn", r."urlnotify", r."additional_parameters"::jsonb, r."extension", r."extension_ref",
+    r."payment_key", r."transaction_key", r."verification_key", 'pending',
     CASE WHEN r.offset_account IS NULL THEN r.at ELSE r.at + cobro_account_offset_ms(r.offset_account) * INTERVAL '1 millisecond' END,
     CASE WHEN r.offset_account IS NULL THEN r.at ELSE r.at + cobro_account_offset_ms(r.offset_account) * INTERVAL '1 millisecond' END
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::integer[],
     $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
-    $17::text[], $18::text[], $19::timestamptz[], $20::text[])
+    $17::text[], $18::timestamptz[], $19::text[])
     AS r("id", "account_id", "email", "order", "subject", "amount_minor", "currency", "payment", "expires_at", "urlreturn",
-      "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id", "payment_key", "transaction_key",
+      "urlnotify", "additional_parameters", "extension", "extension_ref", "payment_key", "transaction_key",
       "verification_key", at, offset_account)`;
 
 /**

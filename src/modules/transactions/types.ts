@@ -23,11 +23,10 @@ export interface TransactionTable {
   urlreturn: string | null;
   urlnotify: string | null;
   additional_parameters: Json<Record<string, unknown>> | null;
-  marketplace: string | null;
-  /** The membership the `marketplace` token named at creation (migration 0042). */
-  membership_id: Generated<string | null>;
-  /** The event the `event` code named at creation (decision 042). */
-  event_id: Generated<string | null>;
+  /** The payment extension the row carries, by its name, or null (decision 550, migration 0380). */
+  extension: Generated<string | null>;
+  /** What the extension named at creation (a membership's id, an event's id); set with `extension`. */
+  extension_ref: Generated<string | null>;
   payment_key: string;
   transaction_key: string;
   verification_key: string;

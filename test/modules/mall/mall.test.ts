@@ -439,7 +439,7 @@ describe('a mall line that names a marketplace membership of the caller', () => 
       .select([
         'transactions.account_id',
         'transactions.status',
-        'transactions.membership_id',
+        'transactions.extension_ref',
         'transactions.amount_minor',
       ])
       .where('mall_lines.mall_id', '=', created.json().id)
@@ -449,10 +449,10 @@ describe('a mall line that names a marketplace membership of the caller', () => 
       {
         account_id: mallOwner.id,
         status: 'success',
-        membership_id: membership.id,
+        extension_ref: membership.id,
         amount_minor: 20000n,
       },
-      { account_id: storeB.id, status: 'success', membership_id: null, amount_minor: 25000n },
+      { account_id: storeB.id, status: 'success', extension_ref: null, amount_minor: 25000n },
     ]);
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });

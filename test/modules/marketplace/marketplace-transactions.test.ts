@@ -84,10 +84,10 @@ describe('POST /api/transaction with marketplace', () => {
     expect(
       await t.ctx.db
         .selectFrom('transactions')
-        .select('membership_id')
-        .where('membership_id', 'is not', null)
+        .select(['extension', 'extension_ref'])
+        .where('extension', 'is not', null)
         .execute(),
-    ).toEqual([{ membership_id: m.id }]);
+    ).toEqual([{ extension: 'marketplace', extension_ref: m.id }]);
   });
 
   it('splits each paid net exactly and moves the detail states with settlement, deposit and confirmation', async () => {

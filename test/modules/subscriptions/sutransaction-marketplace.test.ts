@@ -73,13 +73,13 @@ describe('POST /api/sutransaction with marketplace', () => {
 
     const rows = await t.ctx.db
       .selectFrom('transactions')
-      .select(['id', 'status', 'amount_minor', 'fee_minor', 'membership_id', 'marketplace'])
+      .select(['id', 'status', 'amount_minor', 'fee_minor', 'extension', 'extension_ref'])
       .where('order', 'in', ['mk-1', 'mk-2'])
       .orderBy('order')
       .execute();
-    expect(rows.map((r) => [r.status, r.membership_id, r.marketplace])).toEqual([
-      ['success', m.id, m.token],
-      ['success', m.id, m.token],
+    expect(rows.map((r) => [r.status, r.extension, r.extension_ref])).toEqual([
+      ['success', 'marketplace', m.id],
+      ['success', 'marketplace', m.id],
     ]);
     const shares = await t.ctx.db
       .selectFrom('ma_payment_shares')

@@ -1,10 +1,10 @@
 // Transactions reaches its extensions only through the PaymentExtension port handed over as ctx.paymentExtensions:
-// a new extension is one object in one folder. Proven here with an extension the code base does not have.
+// a new extension is one object in one folder, and no column of the core's table (decision 550, issue 29 g).
+// Proven here with an extension the code base does not have, and that no column is named after.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
-import type { AppContext } from '../../../src/platform/context.ts';
 import { ruleFailure } from '../../../src/platform/errors/errors.ts';
 import { journalKinds, ledgerCodes } from '../../../src/platform/ledger/ledger.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
@@ -15,20 +15,14 @@ import { paymentExtensions } from '../../../src/modules/payment-extensions.ts';
 import { submit, approvedVisa } from './helpers.ts';
 import { registerNullification } from '../../../src/modules/refunds/nullify.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
-
 const settled: string[] = [];
-/** A tip jar: keeps a tenth of the net for a partner named in `marketplace`. */
+/**
+ * A tip jar: keeps a tenth of the net for a partner named in the create's `marketplace` field (the only fields a
+ * create has are the seed's). Nothing in the schema is named after it: the row carries its name and its partner.
+ */
 const tipJar: PaymentExtension = {
   name: 'tip-jar',
   field: 'marketplace',
-  owns: (row) => row.marketplace?.startsWith('tip:') === true,
   async prepare(_ctx, input) {
     if (!input.value.startsWith('tip:')) return { ok: false, errors: { marketplace: 'invalid' } };
     if (input.value === 'tip:closed')
@@ -36,7 +30,7 @@ const tipJar: PaymentExtension = {
         ok: false,
         failure: ruleFailure('marketplace_suspended', { membershipId: 'closed' }),
       };
-    return { ok: true, attach: async () => ({ ok: true, columns: { marketplace: input.value } }) };
+    return { ok: true, attach: async () => ({ ok: true, ref: input.value.slice(4) }) };
   },
   async recordSuccess() {},
   async settle(ctx, tx, row, netMinor, at) {
@@ -55,7 +49,7 @@ const tipJar: PaymentExtension = {
             amountMinor: -tipMinor,
           },
           {
-            owner: row.marketplace!.slice(4),
+            owner: row.extension_ref!,
             code: ledgerCodes.clientPayable,
             currency: row.currency,
             amountMinor: tipMinor,
@@ -67,6 +61,15 @@ const tipJar: PaymentExtension = {
   },
 };
 
+let t: TestApp;
+beforeAll(async () => {
+  // The whole app composes the tip jar alone: the checkout's payment and the settlement find it by the row's name.
+  t = await startTestApp({ paymentExtensions: [tipJar] });
+});
+afterAll(async () => {
+  await t.close();
+});
+
 const input = (extra: Record<string, string>) => ({
   email: 'payer@example.com',
   order: 'o-1',
@@ -77,7 +80,7 @@ const input = (extra: Record<string, string>) => ({
 
 describe('the PaymentExtension port', () => {
   it('creates, refuses and settles through an extension transactions has never heard of', async () => {
-    const ctx: AppContext = { ...t.ctx, paymentExtensions: [tipJar] };
+    const ctx = t.ctx;
     const a = await t.createAccount();
     await expect(createTransaction(ctx, a.id, input({ marketplace: 'nope' }))).rejects.toThrow(
       'marketplace:invalid',
@@ -88,6 +91,14 @@ describe('the PaymentExtension port', () => {
     });
     const created = await createTransaction(ctx, a.id, input({ marketplace: 'tip:partner1' }));
     if (!('url' in created)) throw new Error('not created');
+    // The core wrote the extension's name and reference in its own two columns, knowing neither.
+    expect(
+      await t.ctx.db
+        .selectFrom('transactions')
+        .select(['extension', 'extension_ref'])
+        .where('id', '=', created.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ extension: 'tip-jar', extension_ref: 'partner1' });
     expect((await submit(t, created.url, 1, approvedVisa)).statusCode).toBe(200);
     t.clock.advanceMs(1000);
     expect(await runSettlements(ctx, { limit: 10, accountId: a.id })).toBe(1);
@@ -127,6 +138,20 @@ describe('the PaymentExtension port', () => {
         .where('transaction_id', '=', created.id)
         .execute(),
     ).toEqual([]);
+  });
+
+  it('the transactions table names no extension: no column after any extension, its field or its reference', async () => {
+    const columns = await t.ctx.db
+      .selectFrom('information_schema.columns' as never)
+      .select('column_name' as never)
+      .where('table_name' as never, '=', 'transactions' as never)
+      .execute();
+    const names = columns.map((c) => (c as { column_name: string }).column_name);
+    expect(names).toContain('extension_ref');
+    const named = [...paymentExtensions, tipJar].flatMap((e) => [e.name, e.field]);
+    expect(names.filter((c) => named.some((n) => c.includes(n)) || /membership/.test(c))).toEqual(
+      [],
+    );
   });
 
   it('the composition lists marketplace then events, one field each', () => {

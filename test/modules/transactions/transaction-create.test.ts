@@ -104,8 +104,8 @@ describe('POST /api/transaction', () => {
     expect(row.currency).toBe('CLP');
     expect(row.amount_minor).toBe(25000n);
     expect(row.payment).toBe(1);
-    expect(row.marketplace).toBe(membership.token);
-    expect(row.membership_id).toBe(membership.id);
+    expect(row.extension).toBe('marketplace');
+    expect(row.extension_ref).toBe(membership.id);
     expect(row.additional_parameters).toEqual({ parameters1: 'keyValue', order_ext: 'fff-777' });
     const plain = await createTransaction(t, account);
     const plainRow = await t.ctx.db
@@ -266,9 +266,8 @@ describe('POST /api/transaction', () => {
       urlreturn: null,
       urlnotify: null,
       additionalParametersJson: null,
-      marketplace: null,
-      membershipId: null,
-      eventId: null,
+      extension: null,
+      extensionRef: null,
       paymentKey: newId('pr', 17),
       transactionKey: '1000000000000001',
       verificationKey: 'ab',

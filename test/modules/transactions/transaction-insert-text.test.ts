@@ -8,31 +8,31 @@ import {
 } from '../../../src/modules/transactions/transaction-insert.ts';
 
 const atGiven = `INSERT INTO transactions ("id", "account_id", "email", "order", "subject", "amount_minor", "currency",
-    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id",
+    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "extension", "extension_ref",
     "payment_key", "transaction_key", "verification_key", status, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'pending',
-    $19::timestamptz, $19::timestamptz)`;
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 'pending',
+    $18::timestamptz, $18::timestamptz)`;
 
 const atAccountNow = `INSERT INTO transactions ("id", "account_id", "email", "order", "subject", "amount_minor", "currency",
-    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id",
+    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "extension", "extension_ref",
     "payment_key", "transaction_key", "verification_key", status, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'pending',
-    ($19::timestamptz + cobro_account_offset_ms($2) * INTERVAL '1 millisecond'),
-    ($19::timestamptz + cobro_account_offset_ms($2) * INTERVAL '1 millisecond'))`;
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 'pending',
+    ($18::timestamptz + cobro_account_offset_ms($2) * INTERVAL '1 millisecond'),
+    ($18::timestamptz + cobro_account_offset_ms($2) * INTERVAL '1 millisecond'))`;
 
 const group = `INSERT INTO transactions ("id", "account_id", "email", "order", "subject", "amount_minor", "currency",
-    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id",
+    "payment", "expires_at", "urlreturn", "urlnotify", "additional_parameters", "extension", "extension_ref",
     "payment_key", "transaction_key", "verification_key", status, created_at, updated_at)
   SELECT r."id", r."account_id", r."email", r."order", r."subject", r."amount_minor", r."currency", r."payment",
-    r."expires_at", r."urlreturn", r."urlnotify", r."additional_parameters"::jsonb, r."marketplace", r."membership_id",
-    r."event_id", r."payment_key", r."transaction_key", r."verification_key", 'pending',
+    r."expires_at", r."urlreturn", r."urlnotify", r."additional_parameters"::jsonb, r."extension", r."extension_ref",
+    r."payment_key", r."transaction_key", r."verification_key", 'pending',
     CASE WHEN r.offset_account IS NULL THEN r.at ELSE r.at + cobro_account_offset_ms(r.offset_account) * INTERVAL '1 millisecond' END,
     CASE WHEN r.offset_account IS NULL THEN r.at ELSE r.at + cobro_account_offset_ms(r.offset_account) * INTERVAL '1 millisecond' END
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::integer[],
     $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
-    $17::text[], $18::text[], $19::timestamptz[], $20::text[])
+    $17::text[], $18::timestamptz[], $19::text[])
     AS r("id", "account_id", "email", "order", "subject", "amount_minor", "currency", "payment", "expires_at", "urlreturn",
-      "urlnotify", "additional_parameters", "marketplace", "membership_id", "event_id", "payment_key", "transaction_key",
+      "urlnotify", "additional_parameters", "extension", "extension_ref", "payment_key", "transaction_key",
       "verification_key", at, offset_account)`;
 
 describe("the create's INSERT text", () => {

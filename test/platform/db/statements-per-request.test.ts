@@ -7,6 +7,7 @@ import { dispatch } from '../../../src/cli/dispatch.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { StatementCounter } from '../../support/statement-counter.ts';
 import { approvedVisa, createTransaction, submit } from '../../modules/transactions/helpers.ts';
+import { createClient, createMembership } from '../../modules/marketplace/helpers.ts';
 
 // A ratchet at today's counts: lower a target when a route is cut, never raise one without a reason here.
 const targets = {
@@ -16,6 +17,10 @@ const targets = {
   // transaction around its one statement (the route's grouped runner): no BEGIN, no COMMIT.
   // +1 on every command since issue 36: its audit row, one statement (decision 531).
   'POST /api/transaction': 2,
+  // 4: the marketplace's `prepare` reads the membership and its clients (2), then the same one INSERT, its extension
+  // two bound values rather than a row of the extension's own (decision 550), and the audit row; BEGIN and COMMIT
+  // around them are not counted.
+  'POST /api/transaction (marketplace)': 4,
   // 2 and 3: the funds check's lock, then one statement that writes the payout, its journals (the sandbox's
   // immediate outcome included) and its movements (wallet/payout-statement.ts), with no savepoint; the token's account
   // (decision 190) and the sandbox clock's offset (decision 260) are kept in memory, and a committed order is found
@@ -85,12 +90,28 @@ describe('SQL statements per request', () => {
     const checkouts: Array<{ url: string }> = [];
     for (let i = 0; i < 3; i++)
       checkouts.push(await createTransaction(t, account, { order: `pay-${i}` }));
+    const membership = await createMembership(t, account, '20', [
+      [await createClient(t, account), '80'],
+    ]);
     const measured: Record<keyof typeof targets, number> = {
       'POST /api/transaction': await counted(() =>
         t.call(account, {
           method: 'POST',
           url: '/api/transaction',
           body: { email: 'payer@example.com', order: `o-${n++}`, subject: 'S', amount: 25000 },
+        }),
+      ),
+      'POST /api/transaction (marketplace)': await counted(() =>
+        t.call(account, {
+          method: 'POST',
+          url: '/api/transaction',
+          body: {
+            email: 'payer@example.com',
+            order: `m-${n++}`,
+            subject: 'S',
+            amount: 25000,
+            marketplace: membership.token,
+          },
         }),
       ),
       'POST /api/wallet/payout': await counted(() =>
