@@ -33,10 +33,8 @@ const awaitingSplitFunctions = new Set([
   'src/modules/transactions/payment-attempt.ts (anonymous)',
   'src/modules/transactions/payment-attempt.ts recordOutcome',
   'src/modules/transactions/transaction-create.ts planCreate',
-  'src/platform/db/change-feed.ts postgresChangeFeed',
 ]);
 const awaitingSplitFiles = new Set([
-  'src/cli/dispatch.ts',
   'src/modules/mall/mall-create.ts',
   'src/modules/transactions/redirect-attempt.ts',
   'src/modules/transactions/transaction-create.ts',
