@@ -31,10 +31,8 @@ const awaitingSplitFunctions = new Set([
   'src/modules/mall/mall-payment.ts attemptMallPayment',
   'src/modules/transactions/payment-attempt.ts (anonymous)',
   'src/modules/transactions/payment-attempt.ts recordOutcome',
-  'src/platform/db/change-feed.ts postgresChangeFeed',
 ]);
 const awaitingSplitFiles = new Set([
-  'src/cli/dispatch.ts',
   'src/modules/transactions/redirect-attempt.ts',
 ]);
 /** What belongs at the repository root; anything else is a stray (a scratch script, a forgotten dump). */

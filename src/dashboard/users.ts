@@ -160,7 +160,7 @@ export async function acceptInvitation(
   token: string,
   password: string,
 ): Promise<SignedInUser | null> {
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, ctx.config.passwordHashCost);
   const row = await ctx.db
     .updateTable('dashboard_users')
     .set({ password_hash: passwordHash, invite_hash: null, invite_expires_at: null })
@@ -186,7 +186,11 @@ export async function checkPassword(
     .select(['id', 'account_id', 'password_hash', 'totp_secret_enc'])
     .where('email', '=', email.trim().toLowerCase())
     .executeTakeFirst();
-  const matches = await verifyPassword(password, row?.password_hash ?? null);
+  const matches = await verifyPassword(
+    password,
+    row?.password_hash ?? null,
+    ctx.config.passwordHashCost,
+  );
   if (!matches || row === undefined) return null;
   if (row.totp_secret_enc !== null) {
     const step = totpStep(ctx.secrets.open(row.totp_secret_enc), code, ctx.clock.now());

@@ -26,6 +26,13 @@ export const userLimits = {
   emailLengthMax: 254,
   /** scrypt needs 128·N·r bytes (32 MiB at N = 2^15, r = 8): Node's default ceiling is just under that. */
   scryptMemoryBytesMax: 64 * 1024 * 1024,
+  /**
+   * PASSWORD_HASH_COST, scrypt's cost as log2 of N: 15 (N = 2^15, about 0.1 s a hash) in every deployment. Tests
+   * lower it to 10 (32 times cheaper); the ceiling is the memory above.
+   */
+  passwordHashCostDefault: 15,
+  passwordHashCostMin: 10,
+  passwordHashCostMax: 15,
   /** Users one account may have. */
   usersPerAccountMax: 100,
 } as const;

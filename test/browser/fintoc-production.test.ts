@@ -3,52 +3,26 @@
 // `fintoc` client; the payer picks the bank transfer, follows the link to "Fintoc's" page, pays, comes back and
 // sees the result; Fintoc's signed webhook then arrives at the real server and changes nothing more.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { seriousAxeViolations } from './axe.ts';
-import { testConfig } from '../support/app.ts';
-import { cloneTestDatabase } from '../support/database.ts';
-import { freePort } from '../support/net.ts';
+import { startProductionHarness, type ProductionHarness } from '../support/browser-server.ts';
 import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
-import { createAccount } from '../../src/modules/accounts/service.ts';
+import type { RunningServer } from '../../src/server.ts';
 import { saveFintocSettings } from '../../src/platform/processors/fintoc-settings.ts';
 
+let harness: ProductionHarness;
 let server: RunningServer;
 let browser: Browser;
 let sim: FintocSimulator;
-let token: string;
 let accountId: string;
-
-async function api(method: 'GET' | 'POST', url: string, body?: unknown) {
-  const res = await fetch(`${server.url}${url}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      accept: 'application/json',
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
+const api: ProductionHarness['api'] = (method, url, body) => harness.api(method, url, body);
 
 beforeAll(async () => {
   sim = await startFintocSimulator();
-  const port = await freePort();
-  const config = testConfig({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    COBRO_MODE: 'production',
-    COBRO_SECRET_KEY: 'cd'.repeat(32),
-    COBRO_WORKERS: '0',
-  });
-  server = await startServer(config, { handle: await cloneTestDatabase() });
+  harness = await startProductionHarness('Tienda Cordillera');
+  ({ server, browser } = harness);
   const ctx = server.runtime.ctx;
-  const account = await createAccount(ctx, 'Tienda Cordillera');
-  if (!account.ok) throw new Error(account.error);
-  token = account.value.publicToken;
-  accountId = account.value.id;
+  accountId = harness.account.id;
   await saveFintocSettings(
     ctx,
     accountId,
@@ -61,15 +35,10 @@ beforeAll(async () => {
     },
     ctx.clock.now(),
   );
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await harness?.close();
   await sim?.close();
 });
 

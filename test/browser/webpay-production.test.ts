@@ -8,40 +8,25 @@ import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAxeViolations } from './axe.ts';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { testConfig } from '../support/app.ts';
-import { cloneTestDatabase } from '../support/database.ts';
-import { freePort } from '../support/net.ts';
+import { startProductionHarness, type ProductionHarness } from '../support/browser-server.ts';
 import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
-import { createAccount } from '../../src/modules/accounts/service.ts';
+import type { RunningServer } from '../../src/server.ts';
 import { saveWebpaySettings } from '../../src/platform/processors/account-processors.ts';
 import { deliverDueNotifications } from '../../src/platform/notifications/deliver.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
+let harness: ProductionHarness;
 let server: RunningServer;
 let browser: Browser;
 let sim: WebpaySimulator;
 let shop: http.Server;
 let shopUrl: string;
-let token: string;
 let accountId: string;
 let webhookSecret: string;
 let receiver: Receiver;
-
-async function api(method: 'GET' | 'POST', url: string, body?: unknown) {
-  const res = await fetch(`${server.url}${url}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      accept: 'application/json',
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
+const api: ProductionHarness['api'] = (method, url, body) => harness.api(method, url, body);
 
 beforeAll(async () => {
   sim = await startWebpaySimulator();
@@ -53,46 +38,23 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
   shopUrl = `http://127.0.0.1:${(shop.address() as net.AddressInfo).port}`;
-  const port = await freePort();
-  const config = testConfig({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    COBRO_MODE: 'production',
-    COBRO_SECRET_KEY: 'cd'.repeat(32),
+  harness = await startProductionHarness('Tienda Andes', {
     CALLBACK_TRUSTED_ORIGINS: receiver.url,
-    COBRO_WORKERS: '0',
   });
-  server = await startServer(config, { handle: await cloneTestDatabase() });
+  ({ server, browser } = harness);
   const ctx = server.runtime.ctx;
-  const account = await createAccount(ctx, 'Tienda Andes');
-  if (!account.ok) throw new Error(account.error);
-  token = account.value.publicToken;
-  accountId = account.value.id;
-  webhookSecret = account.value.webhookSecret;
+  accountId = harness.account.id;
+  webhookSecret = harness.account.webhookSecret;
   await saveWebpaySettings(
     ctx,
-    account.value.id,
+    accountId,
     { commerceCode: sim.commerceCode, apiKey: sim.apiKey, environment: sim.url },
     ctx.clock.now(),
   );
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await harness?.close();
   await sim?.close();
   await receiver?.close();
   await new Promise((resolve) => shop?.close(resolve));

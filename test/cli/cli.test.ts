@@ -41,7 +41,7 @@ async function inProcess<T>(
 
 describe('cobro CLI on the embedded database', () => {
   it('creates, lists, shows and rotates accounts', async () => {
-    // A migrated database already in place: the first start on an empty directory is the serve test's.
+    // A migrated database already in place: first starts on an empty directory are first-start.test.ts's.
     const env = { DATA_DIR: dataDir() };
     await seedDataDir(env.DATA_DIR);
     const created = await runCli(['accounts', 'create', '--name', 'Tienda Uno', '--json'], env);
@@ -123,7 +123,11 @@ describe('cobro CLI on the embedded database', () => {
   });
 
   it('serves the API, prints the demo tokens once, and takes CLI commands while serving', async () => {
+    // A migrated database without accounts (the suite's snapshot on PGlite): the demo account is made on a start
+    // that finds none, so it is still this start's; a start on an empty DATA_DIR is first-start.test.ts's and
+    // fresh-starts.test.ts's.
     const dir = dataDir();
+    await seedDataDir(dir);
     const port = await freePort();
     const env = { DATA_DIR: dir, PORT: String(port) };
     const server = await startServe(env);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { repoRoot, startServe } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
+import { seedDataDir } from '../support/cli-in-process.ts';
 import { prettyLogs } from '../../src/platform/process/logger.ts';
 
 vi.setConfig({ testTimeout: 180_000 });
@@ -100,9 +101,13 @@ describe('the first start of cobro serve', () => {
 
   it('warns that production on PGlite over http is not ready, naming docs/going-live.md; GET / says only name and status', async () => {
     const port = await freePort();
+    // The warnings are named at every start (src/start-notes.ts): a migrated database (the suite's snapshot) spares
+    // this start a second initdb; the first start above is the fresh one.
+    const prodDir = path.join(dir, 'prod');
+    await seedDataDir(prodDir);
     const server = await startServe(
       {
-        DATA_DIR: path.join(dir, 'prod'),
+        DATA_DIR: prodDir,
         PORT: String(port),
         COBRO_WORKERS: '0',
         LOG_FORMAT: 'json',

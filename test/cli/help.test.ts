@@ -5,13 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  allCommands,
-  helpText,
-  processCommands,
-  resolve,
-  type Resolved,
-} from '../../src/cli/dispatch.ts';
+import { allCommands, processCommands } from '../../src/cli/all-commands.ts';
+import { resolve } from '../../src/cli/dispatch.ts';
+import { helpText, type Resolved } from '../../src/cli/program.ts';
 import { ok, type Command, type CommandOutput } from '../../src/cli/command.ts';
 
 const isOutput = (r: Resolved | CommandOutput): r is CommandOutput => !('command' in r);

@@ -9,7 +9,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { allCommands } from '../../src/cli/dispatch.ts';
+import { allCommands } from '../../src/cli/all-commands.ts';
 import { loadConfig } from '../../src/platform/process/config.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { openRuntime } from '../../src/runtime.ts';

@@ -10,6 +10,8 @@ import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts'
 import { runOnContext } from '../support/cli-in-process.ts';
 import { roleAllows, type DashboardRole } from '../../src/dashboard/users.ts';
 import { totpCode } from '../../src/dashboard/totp.ts';
+import { hashPassword, verifyPassword } from '../../src/dashboard/passwords.ts';
+import { loadConfig } from '../../src/platform/process/config.ts';
 
 interface Route {
   readonly method: string;
@@ -299,5 +301,19 @@ describe('dashboard users', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it('hashes at scrypt N = 2^15 unless PASSWORD_HASH_COST lowers it, and checks a hash at its own cost', async () => {
+    const defaults = loadConfig({});
+    expect(defaults.ok && defaults.config.passwordHashCost).toBe(15);
+    const strong = await hashPassword(password, 15);
+    expect(strong).toMatch(/^scrypt\$32768\$8\$1\$/);
+    // The suite's apps run at 2^10 (test/support/app.ts); a hash kept from 2^15 still signs in there.
+    expect(t.ctx.config.passwordHashCost).toBe(10);
+    expect(await verifyPassword(password, strong, 10)).toBe(true);
+    expect(await verifyPassword(`${password}x`, strong, 10)).toBe(false);
+    expect(await hashPassword(password, 10)).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect(loadConfig({ PASSWORD_HASH_COST: '9' }).ok).toBe(false);
+    expect(loadConfig({ PASSWORD_HASH_COST: '16' }).ok).toBe(false);
   });
 });

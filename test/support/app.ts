@@ -74,6 +74,9 @@ export function testConfig(env: Record<string, string> = {}): Config {
     SETTLEMENT_DELAY_DAYS: '0',
     COBRO_WORKERS: '0',
     COBRO_ALLOW_INSECURE_PUBLIC_URL: '1',
+    // Dashboard passwords at scrypt's lowest allowed cost (2^10, not 2^15): a sign-in is a hash, and the suite signs
+    // in often. test/dashboard/dashboard-users.test.ts checks the default's hash apart.
+    PASSWORD_HASH_COST: '10',
     ...env,
   });
   if (!loaded.ok) throw new Error(loaded.errors.join('; '));

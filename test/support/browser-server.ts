@@ -4,7 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { testConfig } from './app.ts';
 import { cloneTestDatabase } from './database.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
-import { createAccount } from '../../src/modules/accounts/service.ts';
+import { createAccount, type AccountView } from '../../src/modules/accounts/service.ts';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { freePort } from './net.ts';
 
@@ -89,6 +89,55 @@ export async function startBrowserHarness(accountName: string): Promise<BrowserH
       });
       return { page, foreign };
     },
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+export interface ProductionHarness {
+  readonly server: RunningServer;
+  readonly browser: Browser;
+  readonly account: AccountView;
+  /** A JSON request with the account's Bearer token (production pages and the API, unsigned). */
+  api(
+    method: 'GET' | 'POST',
+    url: string,
+    body?: Record<string, unknown>,
+  ): Promise<{ status: number; body: Record<string, any> }>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real server in COBRO_MODE=production (a fixed secret key, plain http on loopback, no workers) with a fresh
+ * database, one account and Chromium: the set-up of the production checkouts through a processor's simulator
+ * (webpay-production.test.ts, fintoc-production.test.ts). `env` adds to the configuration.
+ */
+export async function startProductionHarness(
+  accountName: string,
+  env: Record<string, string> = {},
+): Promise<ProductionHarness> {
+  const port = await freePort();
+  const config = testConfig({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    COBRO_MODE: 'production',
+    COBRO_SECRET_KEY: 'cd'.repeat(32),
+    COBRO_WORKERS: '0',
+    ...env,
+  });
+  const server = await startServer(config, { handle: await cloneTestDatabase() });
+  const created = await createAccount(server.runtime.ctx, accountName);
+  if (!created.ok) throw new Error(created.error);
+  const account = created.value;
+  const browser = await launchChromium();
+  return {
+    server,
+    browser,
+    account,
+    api: (method, url, body) => apiCall(server.url, account, method, url, body),
     async close() {
       await browser.close();
       await server.close();

@@ -11,8 +11,8 @@
 //   "Anular" returns the same way with nothing registered.
 // Faults a test can arm: `authorizeFault = 'reset'` charges and drops the connection (the lost authorize answer),
 // `'drop'` drops it without charging; `refundFault` likewise for refunds.
-import http from 'node:http';
-import type net from 'node:net';
+import type http from 'node:http';
+import { json, readBody, serveSimulator } from './simulator-http.ts';
 
 const api = '/rswebpaytransaction/api/oneclick/v1.2';
 
@@ -58,16 +58,6 @@ export interface OneclickSimulator {
   close(): Promise<void>;
 }
 
-function json(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-async function readBody(req: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 function chargeBody(c: SimCharge) {
   return {
     buy_order: c.buyOrder,
@@ -110,7 +100,6 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
   const users = new Map<string, string>();
   const calls: OneclickSimulator['calls'] = [];
   let next = 1;
-  const sockets = new Set<net.Socket>();
   const sim: OneclickSimulator = {
     url: '',
     commerceCode: '597055555541',
@@ -122,10 +111,7 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     calls,
     authorizeFault: 'none',
     refundFault: 'none',
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: async () => {}, // the server's, once it listens below
   };
 
   function inscriptionApi(
@@ -299,18 +285,8 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     res.writeHead(303, { location: back.toString() }).end();
   }
 
-  const server = http.createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const handled = path.startsWith(api) ? handleApi(req, res, path) : handlePayer(req, res, path);
-    handled.catch((error: unknown) => {
-      if (!res.headersSent) json(res, 500, { error_message: String(error) });
-    });
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  (sim as { url: string }).url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const served = await serveSimulator(api, handleApi, handlePayer);
+  (sim as { url: string }).url = served.url;
+  sim.close = served.close;
   return sim;
 }

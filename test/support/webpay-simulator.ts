@@ -12,8 +12,8 @@
 // `refundFault = 'reset'` applies a refund and drops the connection (the lost refund answer), `'drop'` drops it
 // without applying anything; `createFault = 'error'` answers create with a 503, `'reset'` drops its connection
 // (Transbank down when the payer chooses to pay).
-import http from 'node:http';
-import type net from 'node:net';
+import type http from 'node:http';
+import { json, readBody, serveSimulator } from './simulator-http.ts';
 
 const api = '/rswebpaytransaction/api/webpay/v1.2/transactions';
 
@@ -64,16 +64,6 @@ export interface WebpaySimulator {
   statusFault: 'none' | 'error';
   refundFault: 'none' | 'reset' | 'drop';
   close(): Promise<void>;
-}
-
-function json(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-async function readBody(req: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function paymentTypeCode(t: SimTransaction): string {
@@ -134,7 +124,6 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
   const commerceCode = '597055555532';
   const apiKey = '579B532A7440BB0C9079DED94D31EA1615BACEB56610332264630D42D0A36B1C';
   let next = 1;
-  const sockets = new Set<net.Socket>();
   const sim: WebpaySimulator = {
     url: '',
     commerceCode,
@@ -145,10 +134,7 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     createFault: 'none',
     statusFault: 'none',
     refundFault: 'none',
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: async () => {}, // the server's, once it listens below
   };
 
   async function handleApi(
@@ -292,18 +278,8 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     return redirect(res, t.returnUrl, { token_ws: t.token });
   }
 
-  const server = http.createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const handled = path.startsWith(api) ? handleApi(req, res, path) : handlePayer(req, res, path);
-    handled.catch((error: unknown) => {
-      if (!res.headersSent) json(res, 500, { error_message: String(error) });
-    });
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  (sim as { url: string }).url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const served = await serveSimulator(api, handleApi, handlePayer);
+  (sim as { url: string }).url = served.url;
+  sim.close = served.close;
   return sim;
 }

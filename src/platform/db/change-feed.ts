@@ -99,88 +99,107 @@ async function feedClient(
  * is down the feed is not live, so nothing is kept and every lookup goes to the database.
  */
 export function postgresChangeFeed(url: string | (() => string)): ChangeFeed {
-  const listeners = new Listeners();
-  let client: pg.Client | null = null;
-  let live = false;
-  let closed = false;
-  let starting = false;
-  /** Channels whose LISTEN is on its way over the running connection. */
-  let adding = 0;
-  let retryMs: number = limits.changeFeedRetryMsMin;
-  let retryTimer: NodeJS.Timeout | null = null;
+  return new PostgresFeed(typeof url === 'string' ? () => url : url);
+}
 
-  const scheduleRetry = () => {
-    if (closed || retryTimer !== null) return;
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      void connect();
-    }, retryMs);
-    retryTimer.unref();
-    retryMs = Math.min(retryMs * 2, limits.changeFeedRetryMsMax);
-  };
-  const lost = (c: pg.Client) => {
-    if (client !== c) return;
-    client = null;
-    live = false;
-    listeners.gap();
-    c.end().catch(() => {});
-    scheduleRetry();
-  };
-  async function connect(): Promise<void> {
-    if (closed || client !== null || starting) return;
-    starting = true;
-    const c = await feedClient(typeof url === 'string' ? () => url : url, listeners, lost);
+/** One PostgreSQL feed's state: its connection, whether it is live, and the backoff before the next attempt. */
+class PostgresFeed implements ChangeFeed {
+  readonly #url: () => string;
+  readonly #listeners = new Listeners();
+  #client: pg.Client | null = null;
+  #live = false;
+  #closed = false;
+  #starting = false;
+  /** Channels whose LISTEN is on its way over the running connection. */
+  #adding = 0;
+  #retryMs: number = limits.changeFeedRetryMsMin;
+  #retryTimer: NodeJS.Timeout | null = null;
+
+  constructor(url: () => string) {
+    this.#url = url;
+  }
+
+  live(): boolean {
+    return this.#live && this.#adding === 0;
+  }
+
+  on(channel: string, changed: ChangeListener): void {
+    if (!this.#listeners.add(checkedChannel(channel), changed)) return;
+    const c = this.#client;
+    if (c === null) return void this.#connect();
+    // A channel added to a running connection: the feed is not live until its LISTEN ran, so nothing is kept
+    // meanwhile. The other channels stay live: what they keep is still current, so no gap and no reconnect (a
+    // reconnect would keep nothing for the retry's half second).
+    this.#adding++;
+    c.query(`LISTEN ${channel}`).then(
+      () => {
+        this.#adding--;
+      },
+      () => {
+        this.#adding--;
+        this.#lost(c);
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#live = false;
+    if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
+    const c = this.#client;
+    this.#client = null;
+    await c?.end().catch(() => {});
+  }
+
+  /** Opens a connection and LISTENs on every channel; a failure schedules the next attempt. */
+  async #connect(): Promise<void> {
+    if (this.#closed || this.#client !== null || this.#starting) return;
+    this.#starting = true;
+    const c = await feedClient(this.#url, this.#listeners, (lostClient) => this.#lost(lostClient));
     try {
       await c.connect();
-      client = c;
-      for (const channel of listeners.byChannel.keys()) await c.query(`LISTEN ${channel}`);
-      if (closed) {
+      this.#client = c;
+      for (const channel of this.#listeners.byChannel.keys()) await c.query(`LISTEN ${channel}`);
+      if (this.#closed) {
         await c.end();
         return;
       }
-      if (client !== c) return;
-      live = true;
-      retryMs = limits.changeFeedRetryMsMin;
-      // Whatever was read before LISTEN took effect may already be stale.
-      listeners.gap();
+      if (this.#client === c) this.#becomeLive();
     } catch {
-      if (client === c) lost(c);
+      if (this.#client === c) this.#lost(c);
       else {
         c.end().catch(() => {});
-        scheduleRetry();
+        this.#scheduleRetry();
       }
     } finally {
-      starting = false;
+      this.#starting = false;
     }
   }
 
-  return {
-    live: () => live && adding === 0,
-    on(channel, changed) {
-      if (!listeners.add(checkedChannel(channel), changed)) return;
-      const c = client;
-      if (c === null) return void connect();
-      // A channel added to a running connection: the feed is not live until its LISTEN ran, so nothing is kept
-      // meanwhile. The other channels stay live: what they keep is still current, so no gap and no reconnect (a
-      // reconnect would keep nothing for the retry's half second).
-      adding++;
-      c.query(`LISTEN ${channel}`).then(
-        () => {
-          adding--;
-        },
-        () => {
-          adding--;
-          lost(c);
-        },
-      );
-    },
-    async close() {
-      closed = true;
-      live = false;
-      if (retryTimer !== null) clearTimeout(retryTimer);
-      const c = client;
-      client = null;
-      await c?.end().catch(() => {});
-    },
-  };
+  #becomeLive(): void {
+    this.#live = true;
+    this.#retryMs = limits.changeFeedRetryMsMin;
+    // Whatever was read before LISTEN took effect may already be stale.
+    this.#listeners.gap();
+  }
+
+  /** The connection `c` failed or ended: not live, everything kept goes, and a new connection is scheduled. */
+  #lost(c: pg.Client): void {
+    if (this.#client !== c) return;
+    this.#client = null;
+    this.#live = false;
+    this.#listeners.gap();
+    c.end().catch(() => {});
+    this.#scheduleRetry();
+  }
+
+  #scheduleRetry(): void {
+    if (this.#closed || this.#retryTimer !== null) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = null;
+      void this.#connect();
+    }, this.#retryMs);
+    this.#retryTimer.unref();
+    this.#retryMs = Math.min(this.#retryMs * 2, limits.changeFeedRetryMsMax);
+  }
 }

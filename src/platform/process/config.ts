@@ -9,7 +9,7 @@ import {
   type Env,
 } from './config-values.ts';
 import { isValidTimeZone } from '../time/time-format.ts';
-import { configLimits, httpLimits, limits } from '../../limits/index.ts';
+import { configLimits, httpLimits, limits, userLimits } from '../../limits/index.ts';
 
 const modes = ['sandbox', 'production'] as const;
 export type Mode = (typeof modes)[number];
@@ -55,6 +55,8 @@ export interface Config {
   readonly dbPreparedStatements: boolean;
   /** `cobro serve` or `cobro worker` not serving this long after it starts ends itself (decision 410); READY_TIMEOUT_MS. */
   readonly readyTimeoutMs: number;
+  /** Dashboard passwords' scrypt cost as log2 of N (decision 541): 15; tests lower it. PASSWORD_HASH_COST. */
+  readonly passwordHashCost: number;
 }
 
 export interface HttpTimeouts {
@@ -97,16 +99,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   const callbackTrustedOrigins = parseTrustedOrigins(env.CALLBACK_TRUSTED_ORIGINS, errors);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY, errors);
   const http = httpSettings(env, errors);
-  const dbPreparedStatements =
-    oneOf(env, 'DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on', errors) === 'on';
-  const readyTimeoutMs = intInRange(
-    env,
-    'READY_TIMEOUT_MS',
-    configLimits.readyTimeoutMsDefault,
-    configLimits.readyTimeoutMsMin,
-    configLimits.readyTimeoutMsMax,
-    errors,
-  );
+  const limitsSet = limitSettings(env, errors);
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
@@ -126,11 +119,36 @@ export function loadConfig(env: Env = process.env): ConfigResult {
       metricsToken,
       callbackTrustedOrigins,
       trustProxy,
-      dbPreparedStatements,
-      readyTimeoutMs,
+      ...limitsSet,
       ...http,
     },
   };
+}
+
+/** DB_PREPARED_STATEMENTS, READY_TIMEOUT_MS and PASSWORD_HASH_COST. */
+function limitSettings(
+  env: Env,
+  errors: string[],
+): Pick<Config, 'dbPreparedStatements' | 'readyTimeoutMs' | 'passwordHashCost'> {
+  const dbPreparedStatements =
+    oneOf(env, 'DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on', errors) === 'on';
+  const readyTimeoutMs = intInRange(
+    env,
+    'READY_TIMEOUT_MS',
+    configLimits.readyTimeoutMsDefault,
+    configLimits.readyTimeoutMsMin,
+    configLimits.readyTimeoutMsMax,
+    errors,
+  );
+  const passwordHashCost = intInRange(
+    env,
+    'PASSWORD_HASH_COST',
+    userLimits.passwordHashCostDefault,
+    userLimits.passwordHashCostMin,
+    userLimits.passwordHashCostMax,
+    errors,
+  );
+  return { dbPreparedStatements, readyTimeoutMs, passwordHashCost };
 }
 
 /** DATA_DIR (PGlite's files) and DATABASE_URL (PostgreSQL instead, when set). */
