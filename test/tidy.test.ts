@@ -32,9 +32,7 @@ const awaitingSplitFunctions = new Set([
   'src/modules/transactions/payment-attempt.ts (anonymous)',
   'src/modules/transactions/payment-attempt.ts recordOutcome',
 ]);
-const awaitingSplitFiles = new Set([
-  'src/modules/transactions/redirect-attempt.ts',
-]);
+const awaitingSplitFiles = new Set(['src/modules/transactions/redirect-attempt.ts']);
 /** What belongs at the repository root; anything else is a stray (a scratch script, a forgotten dump). */
 const rootEntries = [
   '.ci',
