@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../../test/support/net.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const readyTimeoutMs = 60_000;
+// At load 20 on this shared box a PGlite restart after kill -9 once took over a minute.
+const readyTimeoutMs = 180_000;
 const readyPollMs = 20;
 
 export interface Spawned {
