@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../../test/support/net.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-// At load 20 on this shared box a PGlite restart after kill -9 once took over a minute.
-const readyTimeoutMs = 180_000;
+// At load 20 on this shared box a start takes 5-15 s, ten times a quiet box's.
+const readyTimeoutMs = 120_000;
 const readyPollMs = 20;
 
 export interface Spawned {

@@ -129,7 +129,7 @@ export function figureRows(engine: string, limits: Limits, cobro: CobroFigures):
     [
       engine,
       'restart after kill -9 under load (spawn to /readyz 200)',
-      `${cobro.killRestartMs} ms`,
+      cobro.killRestartMs === null ? 'NOT READY' : `${cobro.killRestartMs} ms`,
       '',
       '',
       'a few seconds',
