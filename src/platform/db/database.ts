@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { limits } from '../../limits/index.ts';
 import type { Database } from './types.ts';
@@ -148,6 +148,8 @@ async function openPglite(
   keepWasmOnLiftoff();
   let pglite: PGlite;
   try {
+    // Imported here, not at the top: a server on PostgreSQL never needs it (about 7 MB of RSS, decision 575).
+    const { PGlite } = await import('@electric-sql/pglite');
     pglite = await PGlite.create({
       ...(dir !== undefined ? { dataDir: dir } : {}),
       ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
