@@ -8,11 +8,13 @@ import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
-import { allocateNet } from './settlement-allocation.ts';
+import { collectDisputeDebt, lockOwedDebt } from '../wallet/debt-collection.ts';
+import { allocateNet, type NetSettlement } from './settlement-allocation.ts';
+import type { TransactionRow } from './repository.ts';
 import { addToBatch, RunBatches } from './settlement-batch.ts';
 import './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import type { DbOrTx } from '../../platform/db/types.ts';
+import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 
 interface Settled {
   readonly accountId: string;
@@ -36,6 +38,64 @@ export function dueSettlementQuery(ctx: AppContext, db: DbOrTx, scope: DueWorkSc
   return q.orderBy('settle_due_at').limit(1).forUpdate().skipLocked();
 }
 
+/** The settlement's journal and, for the wallet's part, its movement and the chargeback debt it pays (decision 560). */
+async function postSettlement(
+  ctx: AppContext,
+  tx: Tx,
+  row: TransactionRow,
+  allocations: NetSettlement['allocations'],
+  owedMinor: bigint,
+  at: Date,
+): Promise<void> {
+  const movedMinor = allocations.reduce((sum, a) => sum + a.amountMinor, 0n);
+  if (movedMinor > 0n) {
+    const journal = await ctx.ledger.post(tx, {
+      kind: journalKinds.transactionSettlement,
+      reference: row.id,
+      at,
+      postings: [
+        {
+          owner: row.account_id,
+          code: ledgerCodes.pendingSettlement,
+          currency: row.currency,
+          amountMinor: -movedMinor,
+        },
+        ...allocations.map((a) => ({
+          owner: a.owner,
+          code: a.code,
+          currency: row.currency,
+          amountMinor: a.amountMinor,
+        })),
+      ],
+    });
+    const toWallet = allocations.find(
+      (a) => a.owner === row.account_id && a.code === ledgerCodes.walletAvailable,
+    );
+    if (toWallet !== undefined) {
+      await appendWalletMovement(tx, {
+        accountId: row.account_id,
+        currency: row.currency,
+        order: row.order,
+        subject: row.subject,
+        kind: 'settlement',
+        reference: row.id,
+        originLiquidation: row.id,
+        journal,
+        at,
+      });
+      await collectDisputeDebt(ctx, tx, {
+        accountId: row.account_id,
+        currency: row.currency,
+        owedMinor,
+        creditedMinor: toWallet.amountMinor,
+        reference: row.id,
+        order: row.order,
+        at,
+      });
+    }
+  }
+}
+
 /** Settles one due transaction in its own database transaction; null when none is due. */
 async function settleOne(
   ctx: AppContext,
@@ -50,47 +110,11 @@ async function settleOne(
     const feeMinor = BigInt(row.fee_minor ?? 0n);
     // What refunds already took from this sale's unsettled net (docs/refunds.md) is no longer there to move.
     const netMinor = grossMinor - feeMinor - BigInt(row.refunded_pending_minor);
+    // Before the settlement's journal: the debt account sorts first in the ledger's lock order.
+    const owedMinor = await lockOwedDebt(ctx, tx, row.account_id, row.currency);
     // Called even for a zero net, so a split payment's shares still reach their settled state.
     const { allocations } = await allocateNet(ctx, tx, row, netMinor, at);
-    const movedMinor = allocations.reduce((sum, a) => sum + a.amountMinor, 0n);
-    if (movedMinor > 0n) {
-      const journal = await ctx.ledger.post(tx, {
-        kind: journalKinds.transactionSettlement,
-        reference: row.id,
-        at,
-        postings: [
-          {
-            owner: row.account_id,
-            code: ledgerCodes.pendingSettlement,
-            currency: row.currency,
-            amountMinor: -movedMinor,
-          },
-          ...allocations.map((a) => ({
-            owner: a.owner,
-            code: a.code,
-            currency: row.currency,
-            amountMinor: a.amountMinor,
-          })),
-        ],
-      });
-      if (
-        allocations.some(
-          (a) => a.owner === row.account_id && a.code === ledgerCodes.walletAvailable,
-        )
-      ) {
-        await appendWalletMovement(tx, {
-          accountId: row.account_id,
-          currency: row.currency,
-          order: row.order,
-          subject: row.subject,
-          kind: 'settlement',
-          reference: row.id,
-          originLiquidation: row.id,
-          journal,
-          at,
-        });
-      }
-    }
+    await postSettlement(ctx, tx, row, allocations, owedMinor, at);
     const batchId = await addToBatch(tx, batches.openFor(row.account_id, row.currency), {
       accountId: row.account_id,
       currency: row.currency,
