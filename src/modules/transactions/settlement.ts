@@ -12,6 +12,8 @@ import { collectDisputeDebt, lockOwedDebt } from '../wallet/debt-collection.ts';
 import { allocateNet, type NetSettlement } from './settlement-allocation.ts';
 import type { TransactionRow } from './repository.ts';
 import { addToBatch, RunBatches } from './settlement-batch.ts';
+import { settleClaimed } from './settlement-set.ts';
+import { limits } from '../../limits/index.ts';
 import './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
@@ -27,7 +29,13 @@ interface Settled {
  * holds. Exported for the test that proves it runs on the index migration 0261 built for it
  * (settlement-due-index.test.ts): the statement it plans is this one, not a copy.
  */
-export function dueSettlementQuery(ctx: AppContext, db: DbOrTx, scope: DueWorkScope) {
+export function dueSettlementQuery(
+  ctx: AppContext,
+  db: DbOrTx,
+  scope: DueWorkScope,
+  limit = 1,
+  id?: string,
+) {
   let q = db
     .selectFrom('transactions')
     .selectAll()
@@ -35,7 +43,8 @@ export function dueSettlementQuery(ctx: AppContext, db: DbOrTx, scope: DueWorkSc
     .where('settled_at', 'is', null)
     .where('settle_due_at', '<=', ctx.accountClock.nowSql(sql.ref('transactions.account_id')));
   if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
-  return q.orderBy('settle_due_at').limit(1).forUpdate().skipLocked();
+  if (id !== undefined) q = q.where('id', '=', id);
+  return q.orderBy('settle_due_at').limit(limit).forUpdate().skipLocked();
 }
 
 /** The settlement's journal and, for the wallet's part, its movement and the chargeback debt it pays (decision 560). */
@@ -96,14 +105,15 @@ async function postSettlement(
   }
 }
 
-/** Settles one due transaction in its own database transaction; null when none is due. */
+/** Settles the due sale `id` in its own database transaction; null when another run took it or settled it. */
 async function settleOne(
   ctx: AppContext,
   scope: DueWorkScope,
   batches: RunBatches,
+  id: string,
 ): Promise<Settled | null> {
   return inTransaction(ctx.db, async (tx) => {
-    const row = await dueSettlementQuery(ctx, tx, scope).executeTakeFirst();
+    const row = await dueSettlementQuery(ctx, tx, scope, 1, id).executeTakeFirst();
     if (row === undefined) return null;
     const at = await ctx.accountClock.now(row.account_id, tx);
     const grossMinor = BigInt(row.amount_minor);
@@ -131,14 +141,36 @@ async function settleOne(
   });
 }
 
+/**
+ * A chunk: up to `chunkMax` due sales claimed FOR UPDATE SKIP LOCKED (so several processes share the work), the
+ * plain ones settled by one statement in this transaction (settlement-set.ts); the others' ids for the per-sale path.
+ */
+function settleChunk(ctx: AppContext, scope: DueWorkScope, batches: RunBatches, chunkMax: number) {
+  return inTransaction(ctx.db, async (tx) => {
+    const rows = await dueSettlementQuery(ctx, tx, scope, chunkMax).execute();
+    return { claimed: rows.length, ...(await settleClaimed(ctx, tx, rows, batches)) };
+  });
+}
+
+/**
+ * The settlement run (decision 561): chunk after chunk, each committed whole (a run killed mid-way leaves each
+ * sale settled once or not at all), and after each chunk the sales it left to the per-sale path, one transaction each.
+ */
 export async function runSettlements(ctx: AppContext, scope: DueWorkScope): Promise<number> {
   const batches = new RunBatches();
   let processed = 0;
   while (processed < scope.limit) {
-    const settled = await settleOne(ctx, scope, batches);
-    if (settled === null) break;
-    batches.committed(settled.accountId, settled.currency, settled.batchId);
-    processed++;
+    const chunkMax = Math.min(scope.limit - processed, limits.settlementChunkMax);
+    const chunk = await settleChunk(ctx, scope, batches, chunkMax);
+    for (const b of chunk.batches) batches.committed(b.accountId, b.currency, b.batchId);
+    processed += chunk.settledCount;
+    for (const id of chunk.perSaleIds) {
+      const settled = await settleOne(ctx, scope, batches, id);
+      if (settled === null) continue;
+      batches.committed(settled.accountId, settled.currency, settled.batchId);
+      processed++;
+    }
+    if (chunk.claimed < chunkMax) break;
   }
   return processed;
 }
