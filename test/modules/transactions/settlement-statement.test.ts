@@ -168,4 +168,48 @@ describe('the settlement chunk statement', () => {
     expect(journals).toHaveLength(2);
     await expectLedgerClean(t);
   });
+
+  it('commits a chunk whole or not at all: a chunk that fails settles none of its sales, the next run each once', async () => {
+    const a = await t.createAccount();
+    await setFee(t, a, '0');
+    const sales = [await paidSale(t, a, 1_000, 'c1'), await paidSale(t, a, 2_000, 'c2')];
+    // The second sale claims more than its account's pending settlement holds: the chunk's plan refuses it.
+    await t.ctx.db
+      .updateTable('transactions')
+      .set({ amount_minor: 9_000n, settle_due_at: new Date(0) })
+      .where('id', '=', sales[1]!)
+      .execute();
+    await t.ctx.db
+      .updateTable('transactions')
+      .set({ settle_due_at: new Date(0) })
+      .where('id', '=', sales[0]!)
+      .execute();
+    await expect(runSettlements(t.ctx, { limit: 10, accountId: a.id })).rejects.toThrow(
+      /would go negative/,
+    );
+    const unsettled = await t.ctx.db
+      .selectFrom('transactions')
+      .select('id')
+      .where('id', 'in', sales)
+      .where('settled_at', 'is', null)
+      .execute();
+    expect(unsettled).toHaveLength(2);
+    const movements = await t.ctx.db
+      .selectFrom('wallet_movements')
+      .select('id')
+      .where('account_id', '=', a.id)
+      .execute();
+    expect(movements).toHaveLength(0);
+    await expectLedgerClean(t);
+
+    await t.ctx.db
+      .updateTable('transactions')
+      .set({ amount_minor: 2_000n })
+      .where('id', '=', sales[1]!)
+      .execute();
+    expect(await runSettlements(t.ctx, { limit: 10, accountId: a.id })).toBe(2);
+    expect(await runSettlements(t.ctx, { limit: 10, accountId: a.id })).toBe(0);
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(3_000n);
+    await expectLedgerClean(t);
+  });
 });
