@@ -6,6 +6,12 @@ export const backgroundLimits = {
   // Background work: due work (settlements, expiries, payouts...) and callback delivery.
   dueWorkBatchMax: 200,
   dueWorkRoundsMax: 50,
+  /**
+   * The due sales one settlement transaction claims and writes by one statement, and one call of the settlement
+   * handler settles (decision 561): a killed run loses at most this much work (it commits nothing of it), and the
+   * statement's arrays stay under a megabyte.
+   */
+  settlementChunkMax: 1_000,
   dueWorkIntervalMs: secondMs,
   deliveryPollIntervalMs: secondMs,
   deliveryBatchMax: 128,

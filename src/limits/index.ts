@@ -129,6 +129,10 @@ function assertCallbackBounds(): void {
     l.deliveryRecordBatchMax <= l.deliveryBatchMax,
     'answers are recorded in groups of one batch',
   );
+  assert.ok(
+    2 * l.settlementChunkMax <= l.journalsPerPlanMax,
+    "a settlement chunk's journals fit one plan",
+  );
   assert.ok(l.dueWorkRoundsMax >= 2, "a drain can follow one handler's output into another");
 }
 

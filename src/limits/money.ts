@@ -29,6 +29,11 @@ export const moneyLimits = {
   postingsPerJournalMax: 64,
   /** The journals one statement writes: a payout's reservation and its immediate outcome are two. */
   journalsPerStatementMax: 4,
+  /**
+   * The journals one Ledger.plan writes by its caller's statement: a settlement chunk's settlement and debt
+   * collection for each of its accounts (decision 561), so at least twice settlementChunkMax.
+   */
+  journalsPerPlanMax: 2_000,
   /** The parts one amount is divided into (src/platform/money/split.ts). */
   sharesPerSplitMax: 64,
   /**

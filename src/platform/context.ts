@@ -67,4 +67,6 @@ export interface DueWorkHandler {
   readonly name: string;
   /** Processes due rows and returns how many it processed. */
   run(ctx: AppContext, scope: DueWorkScope): Promise<number>;
+  /** Rows one call may process, when the handler writes them set-based (a limit in src/limits); dueWorkBatchMax otherwise. */
+  readonly batchMax?: number;
 }

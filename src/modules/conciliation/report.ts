@@ -81,7 +81,6 @@ async function conciliationReport(
 ): Promise<ConciliationBatch[]> {
   const lines = await linesIn(
     db,
-    ctx.ledger,
     accountId,
     range.from,
     range.before,

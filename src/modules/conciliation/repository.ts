@@ -1,11 +1,10 @@
 // SQL of the conciliation report: the transactions settled by an account's settlement batches created in a range,
-// each with its batch and what its settlement put in the merchant's wallet, read through the ledger (postedTo).
+// each with its batch and what its settlement put in the merchant's wallet (its `settlement` wallet movement).
 // A batch always holds at least one transaction (it is opened by one, in that transaction's commit), so the lines
 // name every batch of the range. A sale of an escrow account settles into its hold (escrow_holds, decision 115):
 // the line carries what the hold took, what it released to the wallet and what it still keeps (decision 432).
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
-import { journalKinds, ledgerCodes, type Ledger } from '../../platform/ledger/ledger.ts';
 import '../transactions/types.ts';
 import '../escrow/types.ts';
 
@@ -23,7 +22,7 @@ export interface LineRow {
   readonly amount_minor: bigint;
   readonly fee_minor: bigint | null;
   readonly media: string | null;
-  /** What the settlement journal of this transaction posted to the merchant's wallet_available (0 when none). */
+  /** What the settlement of this transaction put in the merchant's wallet_available (0 when none). */
   readonly wallet_minor: bigint;
   /** What its settlement put in the account's escrow hold instead (0 when not held). */
   readonly escrow_minor: bigint;
@@ -36,7 +35,6 @@ export interface LineRow {
 /** At most `rowsMax` lines, in batch order (a batch's lines are consecutive). */
 export async function linesIn(
   db: DbOrTx,
-  ledger: Ledger,
   accountId: string,
   from: Date,
   before: Date,
@@ -77,13 +75,28 @@ export async function linesIn(
     .orderBy('t.id')
     .limit(rowsMax)
     .execute();
-  // What each settlement journal posted to the merchant's wallet, in its batch's currency (a batch is one currency).
-  const posted = await ledger.postedTo(db, {
-    kind: journalKinds.transactionSettlement,
-    owner: accountId,
-    code: ledgerCodes.walletAvailable,
-    references: rows.map((r) => r.id),
-  });
+  // What each sale's settlement put in the merchant's wallet: its `settlement` wallet movement, written with the
+  // settlement journal that moved it (one journal a sale, or one a chunk's batch and account, decision 561).
+  const posted =
+    rows.length === 0
+      ? []
+      : (
+          await db
+            .selectFrom('wallet_movements')
+            .select(['reference', 'currency', 'amount_minor'])
+            .where('account_id', '=', accountId)
+            .where('kind', '=', 'settlement')
+            .where(
+              'reference',
+              'in',
+              rows.map((r) => r.id),
+            )
+            .execute()
+        ).map((m) => ({
+          reference: m.reference,
+          currency: m.currency,
+          amountMinor: BigInt(m.amount_minor),
+        }));
   const walletOf = new Map(posted.map((p) => [`${p.reference}\u0000${p.currency}`, p.amountMinor]));
   return rows.map((r) => ({
     ...r,

@@ -47,6 +47,17 @@ export const escrowHold: SettlementHold = {
       capMinor: BigInt(held.held_minor),
     };
   },
+  async holdsAccounts(_ctx, tx, accountIds) {
+    if (accountIds.length === 0) return new Set();
+    const rows = await tx
+      .selectFrom('accounts')
+      .select(['id', 'escrow'])
+      .where('id', 'in', accountIds)
+      .orderBy('id')
+      .forShare()
+      .execute();
+    return new Set(rows.filter((r) => r.escrow).map((r) => r.id));
+  },
   async taken(_ctx, tx, row, amountMinor) {
     await tx
       .updateTable('escrow_holds')

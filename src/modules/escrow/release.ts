@@ -14,6 +14,7 @@ import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { formatDate } from '../../platform/time/time-format.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
+import { collectDisputeDebt, lockOwedDebt } from '../wallet/debt-collection.ts';
 import './types.ts';
 
 /** reference §2.1's item statuses. `pending for deposit` and `paid` belong to accounts settled to the bank, which Cobro does not have yet. */
@@ -30,6 +31,9 @@ interface EscrowItem {
 export type Released = { readonly transactions: readonly EscrowItem[] } | RuleFailure;
 
 const unknownDate = 'N/D';
+
+/** What the merchant still owes by currency, less what earlier releases of this call collected. */
+type OwedDebt = Map<string, bigint>;
 const paidStatuses = new Set(['success', 'refunded partial', 'refunded']);
 
 export async function releaseEscrow(
@@ -57,8 +61,12 @@ export async function releaseEscrow(
             .forUpdate()
             .execute();
     const at = await ctx.accountClock.now(accountId, tx);
+    // The merchant's chargeback debt, locked before any ledger account the releases post to (decision 560).
+    const owed: OwedDebt = new Map();
+    for (const currency of new Set(rows.map((r) => r.currency)))
+      owed.set(currency, await lockOwedDebt(ctx, tx, accountId, currency));
     const answers = new Map<string, EscrowItem>();
-    for (const row of rows) answers.set(row.id, await releaseOne(ctx, tx, row, at));
+    for (const row of rows) answers.set(row.id, await releaseOne(ctx, tx, row, at, owed));
     const released = {
       transactions: ids.map((id) => answers.get(id) ?? notFoundItem(id)),
     };
@@ -83,6 +91,7 @@ async function releaseOne(
   tx: Tx,
   row: TransactionRow,
   at: Date,
+  owed: OwedDebt,
 ): Promise<EscrowItem> {
   const tz = ctx.config.timeZone;
   const item = (status: EscrowItemStatus, depositAt: Date | null): EscrowItem => ({
@@ -106,7 +115,7 @@ async function releaseOne(
   if (hold === undefined) return item('liquidate', row.settled_at);
   if (hold.released_at !== null) return item('liquidate', hold.released_at);
   const heldMinor = BigInt(hold.held_minor);
-  if (heldMinor > 0n) await moveHeldToWallet(ctx, tx, row, heldMinor, at);
+  if (heldMinor > 0n) await moveHeldToWallet(ctx, tx, row, heldMinor, at, owed);
   await tx
     .updateTable('escrow_holds')
     .set({ held_minor: 0n, released_minor: heldMinor, released_at: at })
@@ -122,7 +131,9 @@ async function moveHeldToWallet(
   row: TransactionRow,
   heldMinor: bigint,
   at: Date,
+  owed: OwedDebt,
 ): Promise<void> {
+  const owedMinor = owed.get(row.currency) ?? 0n;
   const journal = await ctx.ledger.post(tx, {
     kind: journalKinds.escrowReleased,
     reference: row.id,
@@ -153,4 +164,14 @@ async function moveHeldToWallet(
     journal,
     at,
   });
+  const takenMinor = await collectDisputeDebt(ctx, tx, {
+    accountId: row.account_id,
+    currency: row.currency,
+    owedMinor,
+    creditedMinor: heldMinor,
+    reference: row.id,
+    order: row.order,
+    at,
+  });
+  owed.set(row.currency, owedMinor - takenMinor);
 }

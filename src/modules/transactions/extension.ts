@@ -122,6 +122,15 @@ export interface SettlementHold {
   heldFunds(ctx: AppContext, tx: Tx, row: TransactionRow): Promise<FundsSource | null>;
   /** A refund took `amountMinor` from heldFunds, in the same commit. */
   taken(ctx: AppContext, tx: Tx, row: TransactionRow, amountMinor: bigint): Promise<void>;
+  /**
+   * For the settlement run's set-based part (decision 561): which of these accounts this hold would take sales
+   * of, read under a shared lock of each account's row until commit (as `hold` reads it), so the answer holds.
+   */
+  holdsAccounts(
+    ctx: AppContext,
+    tx: Tx,
+    accountIds: readonly string[],
+  ): Promise<ReadonlySet<string>>;
 }
 
 declare module '../../platform/context.ts' {

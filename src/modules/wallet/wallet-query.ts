@@ -24,13 +24,13 @@ async function render(
   q: SummaryQuery,
   movements: Awaited<ReturnType<typeof movementsPage>>,
   filterId: string | null,
+  balanceMinor: bigint,
 ) {
-  const currentId = await latestMovementId(ctx.db, q.accountId, q.currency);
-  const balanceMinor = await ctx.ledger.balance(ctx.db, {
-    owner: q.accountId,
-    code: ledgerCodes.walletAvailable,
-    currency: q.currency,
-  });
+  // The first page's first row is the newest movement: no second read for it (decision 562).
+  const currentId =
+    q.page === 1 && filterId === null
+      ? (movements[0]?.id ?? null)
+      : await latestMovementId(ctx.db, q.accountId, q.currency);
   const payoutIds = [
     ...new Set(movements.filter((m) => payoutMovementKinds.has(m.kind)).map((m) => m.reference)),
   ];
@@ -54,13 +54,21 @@ async function render(
   };
 }
 
+function walletBalance(ctx: AppContext, accountId: string, currency: string): Promise<bigint> {
+  return ctx.ledger.balance(ctx.db, {
+    owner: accountId,
+    code: ledgerCodes.walletAvailable,
+    currency,
+  });
+}
+
 export async function walletSummary(ctx: AppContext, q: SummaryQuery) {
-  return render(
-    ctx,
-    q,
-    await movementsPage(ctx.db, q.accountId, q.currency, q.page, q.perPage),
-    null,
-  );
+  // Two indexed reads sent together: the ledger account's row and the page (wallet_movements_account).
+  const [movements, balanceMinor] = await Promise.all([
+    movementsPage(ctx.db, q.accountId, q.currency, q.page, q.perPage),
+    walletBalance(ctx, q.accountId, q.currency),
+  ]);
+  return render(ctx, q, movements, null, balanceMinor);
 }
 
 /** One movement in the summary envelope; the filter names it and the balance is of its currency. */
@@ -72,5 +80,6 @@ export async function walletMovement(ctx: AppContext, accountId: string, movemen
     { accountId, currency: movement.currency, page: 1, perPage: 1 },
     [movement],
     movement.id,
+    await walletBalance(ctx, accountId, movement.currency),
   );
 }

@@ -55,10 +55,13 @@ interface PlannedRows {
   readonly runningAfter: ReadonlyMap<bigint, bigint>;
 }
 
-function assertPostable(journals: readonly JournalInput[]): readonly PostingInput[] {
+function assertPostable(
+  journals: readonly JournalInput[],
+  journalsMax: number,
+): readonly PostingInput[] {
   assert.ok(
-    journals.length >= 1 && journals.length <= limits.journalsPerStatementMax,
-    'one statement writes 1..4 journals',
+    journals.length >= 1 && journals.length <= journalsMax,
+    `one statement writes 1..${journalsMax} journals`,
   );
   for (const j of journals) assertBalanced(j.postings);
   const postings = journals.flatMap((j) => j.postings);
@@ -85,8 +88,9 @@ export async function planJournals(
   journals: readonly JournalInput[],
   heldIds: LockedAccounts = new Map(),
   derivedIds: DerivedIds = new Map(),
+  journalsMax: number = limits.journalsPerStatementMax,
 ): Promise<PlannedJournals> {
-  const postings = assertPostable(journals);
+  const postings = assertPostable(journals, journalsMax);
   // Accounts the same ledger call already locked (a funds check locks the whole journal's accounts in one
   // statement, sql-ledger.ts holdForCheck) are not locked again, so no round trip is added.
   const locked = await lockLedgerAccounts(

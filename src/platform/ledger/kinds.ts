@@ -55,6 +55,11 @@ export const journalKinds = {
   disputeLost: 'dispute.lost',
   /** A chargeback the merchant accepted: dispute held -> processor clearing, as a lost one. */
   disputeAccepted: 'dispute.accepted',
+  /**
+   * A chargeback debt paid from money just credited to the wallet (decision 560): wallet available -> the
+   * merchant's dispute debt.
+   */
+  disputeDebtCollected: 'dispute.debt_collected',
   /** A subscription card's CLP 50 check on enrolment: processor clearing -> verification holding. */
   subscriptionVerification: 'subscription.verification',
   /** The check refunded at once: verification holding -> refund clearing. */

@@ -16,6 +16,7 @@ export { ledgerCodes, SYSTEM_OWNER, type LedgerCode } from './codes.ts';
 export type { JournalInput, LedgerKey, PostedJournal } from './post.ts';
 export type { JournalRows } from './journal-statement.ts';
 export { journalRowsParams } from './journal-statement.ts';
+export { ledgerKeyId } from './post.ts';
 
 /** What every journal names besides its postings. */
 interface JournalHeader {
@@ -116,11 +117,30 @@ interface SweepInput extends JournalHeader {
   readonly to: LedgerKey;
 }
 
+/** Journals planned for the caller's one statement: each as it will be posted, and the ledger's rows as data. */
+interface PlannedJournalRows {
+  readonly posted: readonly PostedJournal[];
+  readonly rows: JournalRows;
+}
+
 export interface Ledger {
   /** Posts a balanced journal (postings sum to zero per currency), locking its accounts in the ledger's order. */
   post(tx: Tx, journal: JournalInput): Promise<PostedJournal>;
   /** A balance now, without a lock: for reads that show it, never for a check that a write relies on. */
   balance(db: DbOrTx, key: LedgerKey): Promise<bigint>;
+  /** Balances of balance-keeping accounts in one read, without a lock (0 for one that never moved), in the order given. */
+  balances(db: DbOrTx, keys: readonly LedgerKey[]): Promise<readonly bigint[]>;
+  /**
+   * Plans balanced journals on the accounts `held` (Ledger.lock) or locked now in one round trip, in the ledger's
+   * order, and answers their rows as data for the caller's one statement (journalRowsParams binds them, the
+   * statement text is the caller's, whole in its module), which must run in this transaction: a settlement
+   * chunk's journals (decision 561). Writes nothing.
+   */
+  plan(
+    tx: Tx,
+    journals: readonly JournalInput[],
+    held?: LockedAccounts,
+  ): Promise<PlannedJournalRows>;
   /** What the journals of `kind` posted to the owner's `code` account, by reference and currency (a report's read; no lock). */
   postedTo(db: DbOrTx, query: PostedToQuery): Promise<readonly PostedToRow[]>;
   /**

@@ -79,6 +79,27 @@ export async function readBalance(
   return row === undefined ? 0n : BigInt(row.balance_minor);
 }
 
+/** Ledger.balances: balance-keeping accounts' cached balances in one read, in the order given (0 when absent). */
+export async function readBalances(
+  db: Tx | import('../db/types.ts').Db,
+  keys: readonly LedgerKey[],
+): Promise<readonly bigint[]> {
+  for (const k of keys) assert.ok(!isDerived(k), 'a derived account has no cached balance');
+  if (keys.length === 0) return [];
+  const { rows } = await sql<{
+    owner: string;
+    code: string;
+    currency: string;
+    balance_minor: string;
+  }>`
+    SELECT a.owner, a.code, a.currency, a.balance_minor::text AS balance_minor FROM ledger_accounts a
+    JOIN unnest(${keys.map((k) => k.owner)}::text[], ${keys.map((k) => k.code)}::text[],
+      ${keys.map((k) => k.currency)}::text[]) AS k(owner, code, currency)
+      ON a.owner = k.owner AND a.code = k.code AND a.currency = k.currency`.execute(db);
+  const found = new Map(rows.map((r) => [keyOf(r), BigInt(r.balance_minor)]));
+  return keys.map((k) => found.get(keyOf(k)) ?? 0n);
+}
+
 /** Ledger.postedTo: the sums of one kind's postings to one owner's account, by reference and currency. */
 export async function readPostedTo(
   db: Tx | import('../db/types.ts').Db,

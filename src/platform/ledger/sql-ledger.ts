@@ -16,6 +16,7 @@ import {
   ledgerKeyId,
   lockLedgerAccounts,
   readBalance,
+  readBalances,
   readPostedTo,
   type DerivedIds,
   type JournalInput,
@@ -26,6 +27,7 @@ import {
 import { planJournals, type PlannedJournals } from './journal-plan.ts';
 import { journalRowsOf, postJournal as post } from './journal-statement.ts';
 import type { Tx } from '../db/types.ts';
+import { limits } from '../../limits/index.ts';
 
 /**
  * Locks the accounts a check reads together with the journal's other balance-keeping accounts, in one round
@@ -183,6 +185,11 @@ export function createLedger(): Ledger {
   return {
     post: (tx, journal) => postJournal(tx, journal),
     balance: readBalance,
+    balances: readBalances,
+    plan: async (tx, journals, held) => {
+      const planned = await planJournals(tx, journals, held, derivedIds, limits.journalsPerPlanMax);
+      return { posted: planned.posted, rows: journalRowsOf([planned]) };
+    },
     postedTo: readPostedTo,
     hold,
     lock: (tx, keys) =>

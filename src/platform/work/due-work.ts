@@ -18,7 +18,7 @@ export async function drainDueWork(
     for (const handler of ctx.dueWork) {
       const n = await handler.run(ctx, {
         ...(accountId !== undefined ? { accountId } : {}),
-        limit: limits.dueWorkBatchMax,
+        limit: handler.batchMax ?? limits.dueWorkBatchMax,
       });
       processed[handler.name] = (processed[handler.name] ?? 0) + n;
       any += n;

@@ -32,7 +32,7 @@ const targets = {
   // work (the charge key a refund names, the guard against a lost commit still undecided): the next to cut.
   // 15 since the payment methods are read once per app (ctx.referenceData).
   'POST /gateway/cobro (card approved)': 15,
-  'GET /api/wallet': 4,
+  'GET /api/wallet': 3,
   // Served from memory (docs/performance.md).
   'GET /api/banks': 0,
 } as const;

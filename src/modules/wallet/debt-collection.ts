@@ -1,0 +1,80 @@
+// Collecting a merchant's chargeback debt (decision 560): what `dispute_debt` says the merchant owes the service
+// (decision 530) is paid from the next money that reaches its available wallet (a sale's settlement, an escrow
+// release), before the merchant can pay it out, as Stripe nets a negative balance against incoming payments. The
+// credit posts first, then `dispute.debt_collected` takes the debt back from the wallet in the same transaction,
+// with a wallet movement of kind `dispute_debt` (an expense the merchant reads next to the income that paid it).
+import type { AppContext } from '../../platform/context.ts';
+import type { Tx } from '../../platform/db/types.ts';
+import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
+import { appendWalletMovement } from './movements.ts';
+
+const debtSubject = 'chargeback debt paid';
+
+function debtKey(accountId: string, currency: string) {
+  return { owner: accountId, code: ledgerCodes.disputeDebt, currency };
+}
+
+/**
+ * What the merchant owes now, with its debt account locked until commit when it owes anything. Called before the
+ * credit's journal: `dispute_debt` sorts before the wallet's and the pending or escrow accounts (ledgerLockOrder).
+ * A merchant without debt is read without a lock or a new account; a debt opened meanwhile waits for the next credit.
+ */
+export async function lockOwedDebt(
+  ctx: AppContext,
+  tx: Tx,
+  accountId: string,
+  currency: string,
+): Promise<bigint> {
+  const key = debtKey(accountId, currency);
+  if ((await ctx.ledger.balance(tx, key)) >= 0n) return 0n;
+  const [balanceMinor] = await ctx.ledger.hold(tx, [key]);
+  return balanceMinor! < 0n ? -balanceMinor! : 0n;
+}
+
+export interface DebtCollection {
+  readonly accountId: string;
+  readonly currency: string;
+  /** lockOwedDebt's answer, taken before the credit. */
+  readonly owedMinor: bigint;
+  /** What the credit just put in the available wallet: the most the collection takes. */
+  readonly creditedMinor: bigint;
+  /** The sale whose money pays the debt. */
+  readonly reference: string;
+  readonly order: string;
+  readonly at: Date;
+}
+
+/** Takes min(owed, credited) from the wallet back to `dispute_debt`; answers what it took (0 when nothing is owed). */
+export async function collectDisputeDebt(
+  ctx: AppContext,
+  tx: Tx,
+  c: DebtCollection,
+): Promise<bigint> {
+  const takenMinor = c.owedMinor < c.creditedMinor ? c.owedMinor : c.creditedMinor;
+  if (takenMinor <= 0n) return 0n;
+  const journal = await ctx.ledger.post(tx, {
+    kind: journalKinds.disputeDebtCollected,
+    reference: c.reference,
+    at: c.at,
+    postings: [
+      debtMove(c, ledgerCodes.walletAvailable, -takenMinor),
+      debtMove(c, ledgerCodes.disputeDebt, takenMinor),
+    ],
+  });
+  await appendWalletMovement(tx, {
+    accountId: c.accountId,
+    currency: c.currency,
+    order: c.order,
+    subject: debtSubject,
+    kind: 'dispute_debt',
+    reference: c.reference,
+    originLiquidation: c.reference,
+    journal,
+    at: c.at,
+  });
+  return takenMinor;
+}
+
+function debtMove(c: DebtCollection, code: string, amountMinor: bigint) {
+  return { owner: c.accountId, code, currency: c.currency, amountMinor };
+}
