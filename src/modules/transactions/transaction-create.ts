@@ -19,6 +19,7 @@ import {
 import { checkoutUrl } from './checkout-link.ts';
 import { insertTransaction, type NewTransaction } from './transaction-insert.ts';
 import { queueCreate } from './create-group-commit.ts';
+import { recordGroupAudit } from '../../platform/audit/grouped.ts';
 import type { ExtensionColumns, Prepared } from './extension.ts';
 import { normaliseRut } from '../../platform/ids/rut.ts';
 import type { CreateTransactionInput } from './schemas.ts';
@@ -315,7 +316,12 @@ export async function createTransaction(
   if (!('row' in planned)) return planned;
   if (planned.attaching.length === 0) await queueCreate(ctx, planned.row);
   else {
-    const failure = await inTransaction(ctx.db, (tx) => attachAndInsert(ctx, tx, planned));
+    const failure = await inTransaction(ctx.db, async (tx) => {
+      const refused = await attachAndInsert(ctx, tx, planned);
+      // Its request's audit row, in its transaction (decision 565), as a group commit's.
+      if (refused === null) await recordGroupAudit(tx, [{ ctx, target: planned.row.id }]);
+      return refused;
+    });
     if (failure !== null) return failure;
   }
   return created(ctx, planned.row.id);

@@ -28,6 +28,7 @@ import { isRowFailure } from '../../platform/db/row-failure.ts';
 import type { Engine } from '../../platform/db/database.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { limits } from '../../limits/index.ts';
+import { recordGroupAudit } from '../../platform/audit/grouped.ts';
 
 /** A refused payout's answer, still under the wallet's lock: an order committed meanwhile answers first. */
 async function refusalOf(
@@ -120,17 +121,29 @@ interface Queued {
   readonly planned: PlannedPayout;
 }
 
+/** The payouts a group wrote (not refused, not an order already taken), for their audit rows (decision 565). */
+function writtenPayouts(items: readonly Queued[], outcomes: readonly CreateOutcome[]) {
+  return items.flatMap(({ ctx }, i) => {
+    const outcome = outcomes[i]!;
+    return outcome.ok && !outcome.replayed ? [{ ctx, target: outcome.payoutId }] : [];
+  });
+}
+
 /** Alone, in a transaction of its own: a group of one, or a payout of a failed group run again. */
 async function writeAlone(item: Queued): Promise<CreateOutcome> {
-  return inTransaction(item.ctx.db, (tx) => writePayout(item.ctx, tx, item.planned));
+  return inTransaction(item.ctx.db, async (tx) => {
+    const outcome = await writePayout(item.ctx, tx, item.planned);
+    await recordGroupAudit(tx, writtenPayouts([item], [outcome]));
+    return outcome;
+  });
 }
 
 /**
- * One transaction for the payouts queued for one account, of one wallet or several, in four round trips whatever their
+ * One transaction for the payouts queued for one account, of one wallet or several, in five round trips whatever their
  * number (decision 330): one statement locks every wallet of the group in the ledger's order (so groups of other
  * accounts and processes cannot deadlock with it), the funds checks run in turn on the balances the ones before them
- * leave, ONE statement writes every payout that passed (payout-statement.ts), and the commit. A refusal re-reads
- * its order under the lock, as alone. When the group fails on what one payout can cause (isRowFailure: an order
+ * leave, ONE statement writes every payout that passed (payout-statement.ts), one more their audit rows (decision
+ * 565), and the commit. A refusal re-reads its order under the lock, as alone. When the group fails on what one payout can cause (isRowFailure: an order
  * already taken fails the group's statement, a constraint, an answer lost on the connection) the whole transaction
  * rolled back, and each runs again alone, so only its own request answers the failure or the taken order (a payout
  * already committed by then is found by its order). Any other failure is thrown to every request of the group.
@@ -158,17 +171,17 @@ async function writeGroup(
         plan.checked,
         plan.rows,
       );
-      const settled: Settled<CreateOutcome>[] = [];
+      const outcomes: CreateOutcome[] = [];
       for (const [i, { ctx, planned }] of items.entries()) {
         const checked = plan.checked[i]!;
-        settled.push({
-          ok: true,
-          value: checked.ok
+        outcomes.push(
+          checked.ok
             ? await writtenOf(ctx, tx, planned, rows.get(planned.id))
             : await refusalOf(tx, planned.request, checked),
-        });
+        );
       }
-      return settled;
+      await recordGroupAudit(tx, writtenPayouts(items, outcomes));
+      return outcomes.map((value) => ({ ok: true as const, value }));
     });
   } catch (error) {
     // Only a failure one payout can cause is left to run alone; any other (an assertion, a bug) fails the group's
