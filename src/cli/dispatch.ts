@@ -6,7 +6,7 @@ import type { AppContext } from '../platform/context.ts';
 import { fail, ok, type Command, type CommandArgs, type CommandOutput } from './command.ts';
 import { completionScript, completionShells, type CompletionShell } from './completion.ts';
 import { commands } from './registry.ts';
-import { auditOperatorCommand, needsOperatorAudit } from './operator-audit.ts';
+import { runOperatorCommand } from './operator-audit.ts';
 
 export interface Resolved {
   readonly command: Command;
@@ -329,10 +329,7 @@ export async function runResolved(
   ctx: AppContext | null,
 ): Promise<CommandOutput> {
   try {
-    const output = await resolved.command.run(ctx, resolved.args);
-    if (ctx !== null && output.exitCode === 0 && needsOperatorAudit(resolved.command))
-      await auditOperatorCommand(ctx, resolved.command, resolved.args);
-    return output;
+    return await runOperatorCommand(ctx, resolved.command, resolved.args);
   } catch (error) {
     ctx?.logger.error({ err: error, command: resolved.command.name }, 'command failed');
     return fail(
