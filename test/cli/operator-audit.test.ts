@@ -12,7 +12,8 @@ import { needsOperatorAudit } from '../../src/cli/operator-audit.ts';
 const ownRows: Readonly<Record<string, string>> = {
   'disputes open': 'its change and row in one transaction (modules/disputes/operator.ts)',
   'disputes resolve': 'as disputes open',
-  'disputes import': 'one transaction and one row a line of the CSV, so a bad line stops only itself',
+  'disputes import':
+    'one transaction and one row a line of the CSV, so a bad line stops only itself',
 };
 
 /** Commands that change no state the trail records (`audit: 'none'`). */

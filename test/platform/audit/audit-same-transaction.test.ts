@@ -128,16 +128,17 @@ describe('group commits leave a chain audit verify accepts', () => {
     // Warm what a process learns once (the checkout link's key, the account's clock).
     expect((await create(b, 'gc-warm')).statusCode).toBe(200);
     counter.count = 0;
-    const creates = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => create(b, `gc-${i}`)),
-    );
+    const creates = await Promise.all(Array.from({ length: 16 }, (_, i) => create(b, `gc-${i}`)));
     expect(creates.map((r) => r.statusCode)).toEqual(creates.map(() => 200));
     // Grouped: alone, each create would be two statements (its insert, its audit row).
     expect(counter.count).toBeLessThan(2 * creates.length);
     const payouts = await Promise.all(
       Array.from({ length: 8 }, (_, i) => payout(t, b, { order: `gp-${i}` })),
     );
-    expect(payouts.map((r) => r.statusCode), payouts[0]!.body).toEqual(payouts.map(() => 200));
+    expect(
+      payouts.map((r) => r.statusCode),
+      payouts[0]!.body,
+    ).toEqual(payouts.map(() => 200));
     const rows = await auditRowsOf(b);
     const created = rows.filter((r) => r.action === 'POST /api/transaction');
     expect(created.map((r) => r.target).sort()).toEqual(
