@@ -1,7 +1,7 @@
 // The audit rows of a group commit (decision 565): a grouped request (a keyless create or payout, decision 470)
 // carries its row, all but the object it creates, on its context (`auditDraft`, set by the command runner), and the
 // group that commits it appends the rows of its written requests in the group's own transaction, with one statement
-// (recordAudits). A context without a draft (a caller with the database, not a request) records nothing.
+// (recordAudits), or inside its own write statement (a payout's, payout-statement.ts). A context without a draft (a caller with the database, not a request) records nothing.
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/types.ts';
 import { recordAudits, type AuditEntry } from './record.ts';
@@ -21,11 +21,16 @@ export interface GroupedWrite {
   readonly target: string;
 }
 
-/** Appends the audit rows of a group's written requests in the group's transaction `tx`. */
-export async function recordGroupAudit(tx: Tx, written: readonly GroupedWrite[]): Promise<void> {
-  const entries = written.flatMap(({ ctx, target }) =>
+/** The audit rows of a group's written requests (none for a context without a draft). */
+export function groupAuditEntries(written: readonly GroupedWrite[]): AuditEntry[] {
+  return written.flatMap(({ ctx, target }) =>
     ctx.auditDraft == null ? [] : [{ ...ctx.auditDraft, target }],
   );
+}
+
+/** Appends the audit rows of a group's written requests in the group's transaction `tx`. */
+export async function recordGroupAudit(tx: Tx, written: readonly GroupedWrite[]): Promise<void> {
+  const entries = groupAuditEntries(written);
   if (entries.length > 0) await recordAudits(tx, entries);
 }
 

@@ -24,13 +24,27 @@ export interface AuditEntry {
   readonly at: Date;
 }
 
+/**
+ * Rows as the arrays cobro_audit_append takes after the chain, in its order: ids, actor kinds, actors, actions,
+ * targets, request ids, times (a statement that appends them itself binds these, payout-statement.ts).
+ */
+export function auditColumns(entries: readonly AuditEntry[]): unknown[][] {
+  return [
+    entries.map(() => newId('aud', 20)),
+    entries.map((e) => e.actor.kind),
+    entries.map((e) => e.actor.name),
+    entries.map((e) => e.action),
+    entries.map((e) => e.target),
+    entries.map((e) => e.requestId),
+    entries.map((e) => e.at),
+  ];
+}
+
 /** Appends one chain's rows, in their order, in one statement. */
 async function appendChain(tx: Tx, chain: string, entries: readonly AuditEntry[]): Promise<void> {
-  const column = <T>(pick: (e: AuditEntry) => T): T[] => entries.map(pick);
-  await sql`SELECT cobro_audit_append(${chain}, ${column(() => newId('aud', 20))}::text[],
-    ${column((e) => e.actor.kind)}::text[], ${column((e) => e.actor.name)}::text[], ${column((e) => e.action)}::text[],
-    ${column((e) => e.target)}::text[], ${column((e) => e.requestId)}::text[],
-    ${column((e) => e.at)}::timestamptz[])`.execute(tx);
+  const [ids, kinds, actors, actions, targets, requestIds, ats] = auditColumns(entries);
+  await sql`SELECT cobro_audit_append(${chain}, ${ids}::text[], ${kinds}::text[], ${actors}::text[],
+    ${actions}::text[], ${targets}::text[], ${requestIds}::text[], ${ats}::timestamptz[])`.execute(tx);
 }
 
 /**
