@@ -44,7 +44,9 @@ export function auditColumns(entries: readonly AuditEntry[]): unknown[][] {
 async function appendChain(tx: Tx, chain: string, entries: readonly AuditEntry[]): Promise<void> {
   const [ids, kinds, actors, actions, targets, requestIds, ats] = auditColumns(entries);
   await sql`SELECT cobro_audit_append(${chain}, ${ids}::text[], ${kinds}::text[], ${actors}::text[],
-    ${actions}::text[], ${targets}::text[], ${requestIds}::text[], ${ats}::timestamptz[])`.execute(tx);
+    ${actions}::text[], ${targets}::text[], ${requestIds}::text[], ${ats}::timestamptz[])`.execute(
+    tx,
+  );
 }
 
 /**
