@@ -64,8 +64,9 @@ export interface Command {
    */
   readonly embeddedOnly?: boolean;
   /**
-   * How its audit row is made (decision 531): by default the dispatcher records one after a command that may
-   * change state succeeds; `own` records its rows in its own transaction; `none` changes nothing worth one.
+   * How its audit row is made (decisions 531, 566): by default the dispatcher runs a command that may change state
+   * in one transaction with its row (src/cli/operator-audit.ts); `own` records its rows in its own transactions;
+   * `none` changes no state (test/cli/operator-audit.test.ts lists both).
    */
   readonly audit?: 'own' | 'none';
   run(ctx: AppContext | null, args: CommandArgs): Promise<CommandOutput>;

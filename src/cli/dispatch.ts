@@ -13,7 +13,7 @@ import {
   type ResolveOptions,
 } from './program.ts';
 import { helpPathOf, suggest } from './suggest.ts';
-import { auditOperatorCommand, needsOperatorAudit } from './operator-audit.ts';
+import { runOperatorCommand } from './operator-audit.ts';
 
 /** Resolves argv to a command and its parsed arguments, or to the output to print (help, a usage error). */
 export function resolve(
@@ -58,10 +58,7 @@ export async function runResolved(
   ctx: AppContext | null,
 ): Promise<CommandOutput> {
   try {
-    const output = await resolved.command.run(ctx, resolved.args);
-    if (ctx !== null && output.exitCode === 0 && needsOperatorAudit(resolved.command))
-      await auditOperatorCommand(ctx, resolved.command, resolved.args);
-    return output;
+    return await runOperatorCommand(ctx, resolved.command, resolved.args);
   } catch (error) {
     ctx?.logger.error({ err: error, command: resolved.command.name }, 'command failed');
     return fail(

@@ -1,36 +1,59 @@
-// The audit row of an operator's command (decision 531): every command that may change state (not read-only, not
-// `migrate`) and succeeded leaves one, actor `operator`, in the chain of the account it names (`--account`, or an
-// account id among its operands), else the service's. A command that records its rows itself, in its own
-// transaction (`audit: 'own'`: the dispute commands), is left to do so. Imports inside, to keep `--help` fast.
+// The audit row of an operator's command (decisions 531, 566): every command that may change state (not read-only,
+// not `audit: 'none'`) runs in ONE transaction with its row, so the change and its record commit together or not
+// at all. The row names actor `operator`, in the chain of the account the command names (`--account`, or an account
+// id among its operands), else the service's, and is written when the command succeeds (exit 0); a command that
+// answers a failure commits what it wrote with no row, as before. A command that records its rows itself, in its
+// own transactions (`audit: 'own'`: the dispute commands, whose CSV import records one row a line), runs as it is.
+// Imports inside, to keep `--help` fast.
 import type { AppContext } from '../platform/context.ts';
-import type { Command, CommandArgs } from './command.ts';
+import type { Tx } from '../platform/db/types.ts';
+import type { Command, CommandArgs, CommandOutput } from './command.ts';
 
 const accountId = /^acc[0-9a-f]{17}$/;
 
+/** Whether the dispatcher runs the command in a transaction with its audit row (test/cli/operator-audit.test.ts). */
 export function needsOperatorAudit(command: Command): boolean {
   return command.needsDb && command.readOnly !== true && command.audit === undefined;
 }
 
-export async function auditOperatorCommand(
+async function recordOperatorAudit(
+  tx: Tx,
   ctx: AppContext,
   command: Command,
   args: CommandArgs,
 ): Promise<void> {
-  const [{ recordAudit, serviceChain }, { operatorActor }, { inTransaction }] = await Promise.all([
+  const [{ recordAudit, serviceChain }, { operatorActor }] = await Promise.all([
     import('../platform/audit/record.ts'),
     import('../platform/audit/actor.ts'),
-    import('../platform/db/unit-of-work.ts'),
   ]);
   const named = args.values.account;
   const account =
     typeof named === 'string' ? named : args.positionals.find((p) => accountId.test(p));
-  const entry = {
+  await recordAudit(tx, {
     chain: account ?? serviceChain,
     actor: operatorActor,
     action: `cobro ${command.name}`,
     target: args.positionals[0] ?? account ?? null,
     requestId: null,
     at: ctx.clock.now(),
-  };
-  await inTransaction(ctx.db, (tx) => recordAudit(tx, entry));
+  });
+}
+
+/**
+ * Runs an operator's command: one that may change state in a transaction of the dispatcher's, its context's `db`
+ * that transaction (a block of the command's own joins it under a savepoint), its audit row last, before the commit.
+ */
+export async function runOperatorCommand(
+  ctx: AppContext | null,
+  command: Command,
+  args: CommandArgs,
+): Promise<CommandOutput> {
+  if (ctx === null || !needsOperatorAudit(command)) return command.run(ctx, args);
+  const { inTransaction } = await import('../platform/db/unit-of-work.ts');
+  return inTransaction(ctx.db, async (tx) => {
+    const txCtx: AppContext = { ...ctx, db: tx };
+    const output = await command.run(txCtx, args);
+    if (output.exitCode === 0) await recordOperatorAudit(tx, ctx, command, args);
+    return output;
+  });
 }

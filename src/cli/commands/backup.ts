@@ -12,6 +12,8 @@ export const backupCommand: Command = {
   examples: ['cobro backup --to /backups/cobro-$(date +%F).cobro-backup'],
   needsDb: true,
   embeddedOnly: true,
+  // It reads the database and writes a file; run in a transaction of the dispatcher's, the copy would wait for it.
+  audit: 'none',
   pathOptions: ['to'],
   async run(ctx, args) {
     const file = stringOption(args, 'to');

@@ -22,6 +22,7 @@ import {
   type Attaching,
 } from './create-extensions.ts';
 import { unpayable } from './create-payable.ts';
+import { recordGroupAudit } from '../../platform/audit/grouped.ts';
 import type { CreateTransactionInput } from './schemas.ts';
 import './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -151,7 +152,12 @@ export async function createTransaction(
   if (!('row' in planned)) return planned;
   if (planned.attaching.length === 0) await queueCreate(ctx, planned.row);
   else {
-    const failure = await inTransaction(ctx.db, (tx) => attachAndInsert(ctx, tx, planned));
+    const failure = await inTransaction(ctx.db, async (tx) => {
+      const refused = await attachAndInsert(ctx, tx, planned);
+      // Its request's audit row, in its transaction (decision 565), as a group commit's.
+      if (refused === null) await recordGroupAudit(tx, [{ ctx, target: planned.row.id }]);
+      return refused;
+    });
     if (failure !== null) return failure;
   }
   return created(ctx, planned.row.id);

@@ -28,6 +28,7 @@ import { isRowFailure } from '../../platform/db/row-failure.ts';
 import type { Engine } from '../../platform/db/database.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { limits } from '../../limits/index.ts';
+import { groupAuditEntries } from '../../platform/audit/grouped.ts';
 
 /** A refused payout's answer, still under the wallet's lock: an order committed meanwhile answers first. */
 async function refusalOf(
@@ -75,6 +76,7 @@ async function writePayout(ctx: AppContext, tx: Tx, p: PlannedPayout): Promise<C
     p.row,
     plan.rows!,
     gatedMovementColumns([movementsOf(p, checked.journals)]),
+    groupAuditEntries([{ ctx, target: p.id }]),
   );
   if (row === undefined) {
     // The order was taken by a request that committed while this one's insert waited: the whole statement wrote
@@ -93,13 +95,13 @@ async function writePayout(ctx: AppContext, tx: Tx, p: PlannedPayout): Promise<C
  */
 async function writeCovered(
   tx: Tx,
-  planned: readonly PlannedPayout[],
+  items: readonly Queued[],
   checked: readonly CheckedReservation[],
   ledgerRows: JournalRows | null,
 ): Promise<ReadonlyMap<string, PayoutRow | undefined>> {
-  const written = planned.flatMap((p, i) => {
+  const written = items.flatMap(({ ctx, planned: p }, i) => {
     const c = checked[i]!;
-    return c.ok ? [{ p, journals: c.journals }] : [];
+    return c.ok ? [{ ctx, p, journals: c.journals }] : [];
   });
   if (written.length === 0) return new Map();
   const answer = written.some(({ p }) => p.outcome !== 'open') ? 'rows' : 'ids';
@@ -108,6 +110,7 @@ async function writeCovered(
     written.map(({ p }) => p.row),
     ledgerRows!,
     gatedMovementColumns(written.map(({ p, journals }) => movementsOf(p, journals))),
+    groupAuditEntries(written.map(({ ctx, p }) => ({ ctx, target: p.id }))),
     answer,
   );
   return new Map(
@@ -129,8 +132,8 @@ async function writeAlone(item: Queued): Promise<CreateOutcome> {
  * One transaction for the payouts queued for one account, of one wallet or several, in four round trips whatever their
  * number (decision 330): one statement locks every wallet of the group in the ledger's order (so groups of other
  * accounts and processes cannot deadlock with it), the funds checks run in turn on the balances the ones before them
- * leave, ONE statement writes every payout that passed (payout-statement.ts), and the commit. A refusal re-reads
- * its order under the lock, as alone. When the group fails on what one payout can cause (isRowFailure: an order
+ * leave, ONE statement writes every payout that passed with its request's audit row (payout-statement.ts, decision
+ * 565), and the commit. A refusal re-reads its order under the lock, as alone. When the group fails on what one payout can cause (isRowFailure: an order
  * already taken fails the group's statement, a constraint, an answer lost on the connection) the whole transaction
  * rolled back, and each runs again alone, so only its own request answers the failure or the taken order (a payout
  * already committed by then is found by its order). Any other failure is thrown to every request of the group.
@@ -152,12 +155,7 @@ async function writeGroup(
         items.map(({ planned }) => reservationOf(planned)),
         held,
       );
-      const rows = await writeCovered(
-        tx,
-        items.map((item) => item.planned),
-        plan.checked,
-        plan.rows,
-      );
+      const rows = await writeCovered(tx, items, plan.checked, plan.rows);
       const settled: Settled<CreateOutcome>[] = [];
       for (const [i, { ctx, planned }] of items.entries()) {
         const checked = plan.checked[i]!;

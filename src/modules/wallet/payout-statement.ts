@@ -3,12 +3,13 @@
 // check took the wallet's lock. Its text is written here once and test/modules/wallet/payout-statement.test.ts
 // asserts it; only the values change, so PostgreSQL prepares it once per connection (decision 230). Each column
 // goes as one parameter (one array for the ledger's and the movements' rows), so the text is the same whatever
-// the number of journals and movements (decision 370). Two forms: a payout alone, whose gate skips an order
-// already taken and then writes nothing at all; and a group commit's payouts (decision 330), whose rows all go in
-// or the statement fails.
+// the number of journals and movements (decision 370). The requests' audit rows go in it too (decision 565). Two
+// forms: a payout alone, whose gate skips an order already taken and then writes nothing at all; and a group
+// commit's payouts (decision 330), whose rows all go in or the statement fails.
 import assert from 'node:assert/strict';
 import { CompiledQuery, type Insertable } from 'kysely';
 import type { Tx } from '../../platform/db/types.ts';
+import { auditColumns, type AuditEntry } from '../../platform/audit/record.ts';
 import { journalRowsParams, type JournalRows } from '../../platform/ledger/ledger.ts';
 import type { GatedMovementColumns } from './movements.ts';
 import type { PayoutRow } from './repository.ts';
@@ -48,7 +49,10 @@ export type NewPayoutRow = {
 
 /**
  * A payout alone. $1-$24: the payout's columns; $25-$37: the ledger's rows (journalRowsParams); $38-$44: its
- * movements. Every write after the gate waits on it: an order already taken inserts no row, and then nothing else.
+ * movements; $45-$51: its audit row (decision 565; empty arrays when its caller records it, the runner's transaction
+ * with an Idempotency-Key). Every write after the gate waits on it: an order already taken inserts no row, and then
+ * nothing else. The answer reads `audit`, which is what runs it (a CTE no one reads is not run), after the wallet's
+ * lock, so the chain's head is the last lock taken (decision 531).
  */
 export const payoutStatementText = `WITH gate AS (
     INSERT INTO payouts ("id", "account_id", "kind", "order", "order_ext", "request_hash", "currency", "amount_minor",
@@ -80,12 +84,16 @@ export const payoutStatementText = `WITH gate AS (
     FROM unnest($38::text[], $39::text[], $40::text[], $41::bigint[], $42::bigint[], $43::text[], $44::text[])
       WITH ORDINALITY AS v(id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id, n)
     CROSS JOIN gate AS g
-    ORDER BY v.n)
-SELECT * FROM gate`;
+    ORDER BY v.n),
+  audit AS (
+    SELECT cobro_audit_append(g.account_id, $45::text[], $46::text[], $47::text[], $48::text[], $49::text[],
+      $50::text[], $51::timestamptz[]) FROM gate AS g)
+SELECT gate.* FROM gate, audit`;
 
 /**
  * A group's payouts (decision 330). $1-$24: the payouts' columns, one array each; $25-$37: the ledger's rows;
- * $38-$45: the movements, each naming its payout's id ($38). No ON CONFLICT: an order already taken fails the
+ * $38-$45: the movements, each naming its payout's id ($38); $46-$53: the account's chain and the audit rows of the
+ * group's requests (decision 565), appended as the payout alone's. No ON CONFLICT: an order already taken fails the
  * statement, and the caller runs each payout again alone (decision 430). It answers every row, or only their ids
  * when the caller reads nothing else of them (sparing the database and the driver the rest of each row).
  */
@@ -117,8 +125,11 @@ export function payoutGroupStatementText(answer: 'rows' | 'ids'): string {
     FROM unnest($38::text[], $39::text[], $40::text[], $41::text[], $42::bigint[], $43::bigint[], $44::text[], $45::text[])
       WITH ORDINALITY AS v(row_id, id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id, n)
     JOIN gates AS g ON g.id = v.row_id
-    ORDER BY v.n)
-SELECT ${answer === 'rows' ? '*' : 'id'} FROM gates`;
+    ORDER BY v.n),
+  audit AS (
+    SELECT cobro_audit_append($46::text, $47::text[], $48::text[], $49::text[], $50::text[], $51::text[],
+      $52::text[], $53::timestamptz[]))
+SELECT ${answer === 'rows' ? 'gates.*' : 'gates.id'} FROM gates, audit`;
 }
 
 const groupRowsText = payoutGroupStatementText('rows');
@@ -134,11 +145,13 @@ export async function writePayoutStatement(
   row: NewPayoutRow,
   ledgerRows: JournalRows,
   movements: GatedMovementColumns,
+  audit: readonly AuditEntry[],
 ): Promise<PayoutRow | undefined> {
   const params = [
     ...newPayoutColumns.map((c) => row[c]),
     ...journalRowsParams(ledgerRows),
     ...movementParams(movements),
+    ...auditColumns(audit),
   ];
   const result = await tx.executeQuery<PayoutRow>(CompiledQuery.raw(payoutStatementText, params));
   return result.rows[0];
@@ -150,6 +163,7 @@ export async function writePayoutGroupStatement(
   rows: readonly NewPayoutRow[],
   ledgerRows: JournalRows,
   movements: GatedMovementColumns,
+  audit: readonly AuditEntry[],
   answer: 'rows' | 'ids',
 ): Promise<readonly Record<string, unknown>[]> {
   const params = [
@@ -157,6 +171,8 @@ export async function writePayoutGroupStatement(
     ...journalRowsParams(ledgerRows),
     movements.rowId,
     ...movementParams(movements),
+    rows[0]!.account_id,
+    ...auditColumns(audit),
   ];
   const result = await tx.executeQuery<Record<string, unknown>>(
     CompiledQuery.raw(answer === 'rows' ? groupRowsText : groupIdsText, params),

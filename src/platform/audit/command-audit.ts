@@ -4,10 +4,10 @@
 // as `status: failed` or `ok: false` (or marked unchanged), the command wrote nothing to record.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { inTransaction } from '../db/unit-of-work.ts';
 import type { Tx } from '../db/types.ts';
 import { apiActor } from './actor.ts';
 import { recordAudit, type AuditEntry } from './record.ts';
+import type { AuditDraft } from './grouped.ts';
 
 const unchangedMark = Symbol('audit: nothing changed');
 
@@ -46,12 +46,18 @@ function targetOf(request: FastifyRequest, value: unknown): string | null {
 }
 
 function entryOf(ctx: AppContext, request: FastifyRequest, value: unknown): AuditEntry | null {
-  if (request.account === null || changedNothing(value)) return null;
+  const draft = draftOf(ctx, request);
+  if (draft === null || changedNothing(value)) return null;
+  return { ...draft, target: targetOf(request, value) };
+}
+
+/** A request's audit row but its target, which the command's answer (or the group that writes it) names. */
+function draftOf(ctx: AppContext, request: FastifyRequest): AuditDraft | null {
+  if (request.account === null) return null;
   return {
     chain: request.account.id,
     actor: apiActor(request),
     action: `${request.method} ${request.routeOptions.url ?? request.url}`,
-    target: targetOf(request, value),
     requestId: request.id,
     at: ctx.clock.now(),
   };
@@ -70,18 +76,14 @@ export function audited<T>(request: FastifyRequest, command: TxCommand<T>): TxCo
 }
 
 /**
- * A grouped command (decision 470) writes in its account's group commit, which no other row joins: its audit row
- * follows in a short commit of its own, right after (decision 531 names the gap a crash between them leaves).
+ * A grouped command (decision 470) writes in its account's group commit: it runs with the request's draft row on
+ * its context, and the group writes the rows of the requests it commits in its own transaction (groupAuditRows,
+ * decision 565), so only a change that commits leaves a row, and every one does.
  */
 export function auditedGrouped<T>(
   request: FastifyRequest,
   grouped: ((ctx: AppContext) => Promise<T>) | undefined,
 ): ((ctx: AppContext) => Promise<T>) | undefined {
   if (grouped === undefined) return undefined;
-  return async (ctx) => {
-    const value = await grouped(ctx);
-    const entry = entryOf(ctx, request, value);
-    if (entry !== null) await inTransaction(ctx.db, (tx) => recordAudit(tx, entry));
-    return value;
-  };
+  return (ctx) => grouped({ ...ctx, auditDraft: draftOf(ctx, request) });
 }

@@ -1,8 +1,8 @@
-// Appends one row to an audit chain, inside the caller's transaction (decision 531): the change and its record
-// commit together or not at all. One statement: the chain's head row is upserted with the new position and the
-// new row's hash, computed from the old head under its row lock (so the writers of one chain queue, and a chain's
-// first row races safely), and the row is inserted from what the upsert returns. Head last: a command takes its
-// business and ledger locks before it, so every writer takes them in the same order.
+// Appends rows to an audit chain, inside the caller's transaction (decisions 531, 565): the change and its record
+// commit together or not at all. One statement a chain, whatever the number of rows: cobro_audit_append (migration
+// 0395) locks the chain's head row (an upsert, so a chain's first row races safely) and holds it to commit, chains
+// the rows in the order given and moves the head past the last. Head last: a command takes its business and
+// ledger locks before it, so every writer takes them in the same order.
 import { sql } from 'kysely';
 import type { Tx } from '../db/types.ts';
 import { newId } from '../ids/ids.ts';
@@ -11,8 +11,6 @@ import './types.ts';
 
 /** The chain of a change that names no account (an operator's service-wide command). */
 export const serviceChain = 'service';
-/** The previous hash of a chain's first row. */
-const genesisHash = '0'.repeat(64);
 
 export interface AuditEntry {
   /** The account the change belongs to, or serviceChain. */
@@ -26,18 +24,45 @@ export interface AuditEntry {
   readonly at: Date;
 }
 
+/**
+ * Rows as the arrays cobro_audit_append takes after the chain, in its order: ids, actor kinds, actors, actions,
+ * targets, request ids, times (a statement that appends them itself binds these, payout-statement.ts).
+ */
+export function auditColumns(entries: readonly AuditEntry[]): unknown[][] {
+  return [
+    entries.map(() => newId('aud', 20)),
+    entries.map((e) => e.actor.kind),
+    entries.map((e) => e.actor.name),
+    entries.map((e) => e.action),
+    entries.map((e) => e.target),
+    entries.map((e) => e.requestId),
+    entries.map((e) => e.at),
+  ];
+}
+
+/** Appends one chain's rows, in their order, in one statement. */
+async function appendChain(tx: Tx, chain: string, entries: readonly AuditEntry[]): Promise<void> {
+  const [ids, kinds, actors, actions, targets, requestIds, ats] = auditColumns(entries);
+  await sql`SELECT cobro_audit_append(${chain}, ${ids}::text[], ${kinds}::text[], ${actors}::text[],
+    ${actions}::text[], ${targets}::text[], ${requestIds}::text[], ${ats}::timestamptz[])`.execute(
+    tx,
+  );
+}
+
+/**
+ * Appends the rows of a change (a group commit's: one a request), one statement a chain, the chains in the order of
+ * their names so two writers of the same chains lock their heads in one order.
+ */
+export async function recordAudits(tx: Tx, entries: readonly AuditEntry[]): Promise<void> {
+  const chains = [...new Set(entries.map((e) => e.chain))].sort();
+  for (const chain of chains)
+    await appendChain(
+      tx,
+      chain,
+      entries.filter((e) => e.chain === chain),
+    );
+}
+
 export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<void> {
-  const id = newId('aud', 20);
-  const { chain, actor, action, target, requestId, at } = entry;
-  const fields = sql`${id}, ${actor.kind}, ${actor.name}, ${action}, ${target}, ${requestId}, ${at}::timestamptz`;
-  await sql`
-    WITH head AS (
-      INSERT INTO audit_heads AS h (chain, seq, prev_hash, hash)
-      VALUES (${chain}, 1, ${genesisHash},
-        cobro_audit_hash(${chain}, 1, ${id}, ${actor.kind}, ${actor.name}, ${action}, ${target}, ${requestId}, ${at}::timestamptz, ${genesisHash}))
-      ON CONFLICT (chain) DO UPDATE SET seq = h.seq + 1, prev_hash = h.hash,
-        hash = cobro_audit_hash(h.chain, h.seq + 1, ${id}, ${actor.kind}, ${actor.name}, ${action}, ${target}, ${requestId}, ${at}::timestamptz, h.hash)
-      RETURNING seq, prev_hash, hash)
-    INSERT INTO audit_log (chain, seq, id, actor_kind, actor, action, target, request_id, at, prev_hash, hash)
-    SELECT ${chain}, head.seq, ${fields}, head.prev_hash, head.hash FROM head`.execute(tx);
+  await recordAudits(tx, [entry]);
 }

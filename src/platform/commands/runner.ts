@@ -137,7 +137,7 @@ export async function runCommand<T>(
   const key = coversRequest(request) ? idempotencyKeyOf(request) : null;
   const scope: KeyScope | null =
     key === null || request.account === null ? null : { accountId: request.account.id, key };
-  // Every command leaves its audit row (decision 531): in its transaction, or right after a grouped one.
+  // Every command leaves its audit row (decision 531): in its transaction, or a grouped one in its group's (565).
   const grouped = auditedGrouped(request, options.grouped);
   const audit = audited(request, command);
   if (scope === null && grouped !== undefined) {

@@ -48,8 +48,11 @@ const payoutAlone = `WITH gate AS (
     FROM unnest($38::text[], $39::text[], $40::text[], $41::bigint[], $42::bigint[], $43::text[], $44::text[])
       WITH ORDINALITY AS v(id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id, n)
     CROSS JOIN gate AS g
-    ORDER BY v.n)
-SELECT * FROM gate`;
+    ORDER BY v.n),
+  audit AS (
+    SELECT cobro_audit_append(g.account_id, $45::text[], $46::text[], $47::text[], $48::text[], $49::text[],
+      $50::text[], $51::timestamptz[]) FROM gate AS g)
+SELECT gate.* FROM gate, audit`;
 
 const payoutGroupRows = `WITH gates AS (
     INSERT INTO payouts ("id", "account_id", "kind", "order", "order_ext", "request_hash", "currency", "amount_minor",
@@ -78,8 +81,11 @@ const payoutGroupRows = `WITH gates AS (
     FROM unnest($38::text[], $39::text[], $40::text[], $41::text[], $42::bigint[], $43::bigint[], $44::text[], $45::text[])
       WITH ORDINALITY AS v(row_id, id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id, n)
     JOIN gates AS g ON g.id = v.row_id
-    ORDER BY v.n)
-SELECT * FROM gates`;
+    ORDER BY v.n),
+  audit AS (
+    SELECT cobro_audit_append($46::text, $47::text[], $48::text[], $49::text[], $50::text[], $51::text[],
+      $52::text[], $53::timestamptz[]))
+SELECT gates.* FROM gates, audit`;
 
 const payoutGroupIds = `WITH gates AS (
     INSERT INTO payouts ("id", "account_id", "kind", "order", "order_ext", "request_hash", "currency", "amount_minor",
@@ -108,8 +114,11 @@ const payoutGroupIds = `WITH gates AS (
     FROM unnest($38::text[], $39::text[], $40::text[], $41::text[], $42::bigint[], $43::bigint[], $44::text[], $45::text[])
       WITH ORDINALITY AS v(row_id, id, income_expense, status, amount_minor, balance_after_minor, kind, journal_id, n)
     JOIN gates AS g ON g.id = v.row_id
-    ORDER BY v.n)
-SELECT id FROM gates`;
+    ORDER BY v.n),
+  audit AS (
+    SELECT cobro_audit_append($46::text, $47::text[], $48::text[], $49::text[], $50::text[], $51::text[],
+      $52::text[], $53::timestamptz[]))
+SELECT gates.id FROM gates, audit`;
 
 const journalAlone = `WITH ledger_j AS (
     INSERT INTO journal_entries (id, kind, reference, memo, created_at)

@@ -15,7 +15,8 @@ const targets = {
   // live change feed it computes it itself). The token's account is kept in memory (decision 190), the
   // checkout-link key and the currencies per app (ctx.referenceData, decision 475), and a keyless create runs with no
   // transaction around its one statement (the route's grouped runner): no BEGIN, no COMMIT.
-  // +1 on every command since issue 36: its audit row, one statement (decision 531).
+  // +1 on every command since issue 36: its audit row, one statement (decision 531); a group of creates appends all
+  // its rows with one (decision 565).
   'POST /api/transaction': 2,
   // 4: the marketplace's `prepare` reads the membership and its clients (2), then the same one INSERT, its extension
   // two bound values rather than a row of the extension's own (decision 550), and the audit row; BEGIN and COMMIT
@@ -24,9 +25,10 @@ const targets = {
   // 2 and 3: the funds check's lock, then one statement that writes the payout, its journals (the sandbox's
   // immediate outcome included) and its movements (wallet/payout-statement.ts), with no savepoint; the token's account
   // (decision 190) and the sandbox clock's offset (decision 260) are kept in memory, and a committed order is found
-  // under the lock by the write's conflict. A withdrawal also reads the account's bank account.
-  'POST /api/wallet/payout': 3,
-  'POST /api/wallet/withdraw': 4,
+  // under the lock by the write's conflict. A withdrawal also reads the account's bank account. The audit row is
+  // written by the same statement (decision 565).
+  'POST /api/wallet/payout': 2,
+  'POST /api/wallet/withdraw': 3,
   // A card payment's success: claim the attempt, charge, then the attempt's record (issue 15 point 5: one
   // INSERT ... SELECT numbering it), capture, fee, state and callback in one commit. 17 since the Webpay and refund
   // work (the charge key a refund names, the guard against a lost commit still undecided): the next to cut.
