@@ -197,23 +197,31 @@ export async function lockLedgerAccounts(
 }
 
 /**
- * Ids of derived accounts, by key, for one Ledger (one database). Filled only from committed rows (a plain read),
- * never from an account this transaction created, so a rollback cannot leave a dangling id behind.
+ * Ids of derived accounts, by key, for one Ledger (one database). Filled only from rows written before the reading
+ * transaction's first write, never from an account this transaction (or one of its savepoints) created, so a
+ * rollback cannot leave a dangling id behind.
  */
 export type DerivedIds = Map<string, bigint>;
 
 export async function derivedAccountId(tx: Tx, key: LedgerKey, cache: DerivedIds): Promise<bigint> {
   const cached = cache.get(keyOf(key));
   if (cached !== undefined) return cached;
+  // `committed`: the row was written before this transaction's first write, so no rollback of it (or of one of
+  // its savepoints) can take the row away. A row this transaction created (its xmin our xid or a later one of our
+  // subtransactions) is used but not cached. `age` compares xids modulo wraparound.
   const found = await tx
     .selectFrom('ledger_accounts')
-    .select('id')
+    .select([
+      'id',
+      sql<boolean>`pg_current_xact_id_if_assigned() IS NULL
+        OR age(xmin) > age(pg_current_xact_id_if_assigned()::xid)`.as('committed'),
+    ])
     .where('owner', '=', key.owner)
     .where('code', '=', key.code)
     .where('currency', '=', key.currency)
     .executeTakeFirst();
   if (found !== undefined) {
-    cache.set(keyOf(key), BigInt(found.id));
+    if (found.committed) cache.set(keyOf(key), BigInt(found.id));
     return BigInt(found.id);
   }
   // First movement ever of this account: create it (the upsert waits for a concurrent creator; no later journal does).

@@ -60,6 +60,32 @@ async function fund(
 }
 
 describe('Ledger', () => {
+  it('a system account created in a transaction that rolls back is not remembered: later journals post', async () => {
+    // A currency no journal used yet: its processor clearing account is created by the first journal.
+    const usd = (owner: string, code: string): LedgerKey => ({ owner, code, currency: 'USD' });
+    const journal = (reference: string) => ({
+      kind: journalKinds.walletAdjustment,
+      reference,
+      at,
+      postings: [
+        { ...usd(SYSTEM_OWNER, ledgerCodes.operatorAdjustments), amountMinor: -500n },
+        { ...usd('accRollback', ledgerCodes.walletAvailable), amountMinor: 500n },
+      ],
+    });
+    await expect(
+      inTransaction(handle.db, async (tx) => {
+        await ledger.post(tx, journal('rolled-back-1'));
+        await ledger.post(tx, journal('rolled-back-2')); // reads the account the first one created
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await inTransaction(handle.db, (tx) => ledger.post(tx, journal('after-rollback')));
+    expect(await ledger.balance(handle.db, usd('accRollback', ledgerCodes.walletAvailable))).toBe(
+      500n,
+    );
+    expect((await verifyLedger(handle.db)).ok).toBe(true);
+  });
+
   it('plans a reservation available -> reserved when covered, and reports the shortfall, writing nothing, when not', async () => {
     await fund('accR', ledgerCodes.walletAvailable, 1000n);
     const move = {
