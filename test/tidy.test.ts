@@ -29,16 +29,12 @@ const functionLinesMax = 70;
  */
 const awaitingSplitFunctions = new Set([
   'src/modules/mall/mall-create.ts createMall',
-  'src/modules/mall/mall-payment.ts attemptMallPayment',
-  'src/modules/transactions/payment-attempt.ts (anonymous)',
-  'src/modules/transactions/payment-attempt.ts recordOutcome',
   'src/modules/transactions/transaction-create.ts planCreate',
   'src/platform/db/change-feed.ts postgresChangeFeed',
 ]);
 const awaitingSplitFiles = new Set([
   'src/cli/dispatch.ts',
   'src/modules/mall/mall-create.ts',
-  'src/modules/transactions/redirect-attempt.ts',
   'src/modules/transactions/transaction-create.ts',
 ]);
 /** What belongs at the repository root; anything else is a stray (a scratch script, a forgotten dump). */

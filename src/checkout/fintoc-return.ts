@@ -10,7 +10,7 @@ import { fintocAccount } from '../platform/processors/fintoc-settings.ts';
 import { declined, sessionStatus } from '../platform/processors/fintoc-processor.ts';
 import { fintocReturnPath } from '../platform/processors/fintoc-selection.ts';
 import { fintocSession, settleFintocSession } from '../modules/fintoc/sale-settle.ts';
-import type { AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
+import type { AttemptOutcome } from '../modules/transactions/attempt-outcome.ts';
 import type { FastifyReply } from 'fastify';
 import { checkoutToken } from '../modules/transactions/checkout-link.ts';
 import { fixedMethod, loadForCheckout, offeredMethods } from './checkout-service.ts';

@@ -6,7 +6,8 @@ import type { AppContext } from '../platform/context.ts';
 import { limits, transactionLimits } from '../limits/index.ts';
 import { formatDate } from '../platform/time/time-format.ts';
 import { checkoutTokenValid } from '../modules/transactions/checkout-link.ts';
-import { attemptPayment, type AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
+import { attemptPayment } from '../modules/transactions/payment-attempt.ts';
+import type { AttemptOutcome } from '../modules/transactions/attempt-outcome.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
 import {
@@ -33,7 +34,7 @@ import {
   ProcessorUnavailableError,
   type PaymentProcessor,
 } from '../platform/processors/processor.ts';
-import { startRedirectPayment } from '../modules/transactions/redirect-attempt.ts';
+import { startRedirectPayment } from '../modules/transactions/redirect-start.ts';
 import { acquirerReturnUrl, registerAcquirerReturn } from './acquirer-return.ts';
 import { parseBankForm, parseCardForm } from './forms.ts';
 import type { CheckoutPageKind, CheckoutRouter } from './page-kinds.ts';

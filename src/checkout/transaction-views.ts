@@ -9,7 +9,7 @@ import {
   hasUndecidedCommit,
   processorForAccount,
 } from '../platform/processors/account-processors.ts';
-import type { AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
+import type { AttemptOutcome } from '../modules/transactions/attempt-outcome.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
 import {

@@ -7,7 +7,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { ChargeOutcome } from '../../platform/processors/processor.ts';
 import type { ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
 import { fintocProcessorName } from '../../platform/processors/fintoc-processor.ts';
-import { recordOutcome, type AttemptOutcome } from '../transactions/payment-attempt.ts';
+import { recordOutcome, type AttemptOutcome } from '../transactions/attempt-outcome.ts';
 
 type Session = Selectable<ProcessorSessionTable>;
 
