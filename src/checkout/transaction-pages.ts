@@ -85,6 +85,7 @@ async function startAtAcquirer(
 ): Promise<Attempted> {
   const started = await startRedirectPayment(ctx, {
     transactionId: row.id,
+    accountId: row.account_id,
     method,
     processor,
     returnUrl: acquirerReturnUrl(ctx),
@@ -137,6 +138,7 @@ async function cardAttempt(
     return { sent: await renderForm(ctx, reply, 422, row, link, method, parsed.problems, back) };
   return attemptPayment(ctx, {
     transactionId: row.id,
+    accountId: row.account_id,
     method,
     charge: {
       kind: 'card',
@@ -175,6 +177,7 @@ async function bankAttempt(
   const bankName = banks.find((b) => b.code === parsed.value.bank)?.name ?? null;
   return attemptPayment(ctx, {
     transactionId: row.id,
+    accountId: row.account_id,
     method,
     charge: {
       kind: 'bank_transfer',

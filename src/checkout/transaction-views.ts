@@ -155,8 +155,7 @@ export async function answerOutcome(
 ): Promise<FastifyReply> {
   const summary = await orderSummary(ctx, row);
   switch (outcome.kind) {
-    case 'approved': {
-      const paid = await loadForCheckout(ctx, row.id);
+    case 'approved':
       return sendPage(
         reply,
         200,
@@ -166,10 +165,9 @@ export async function answerOutcome(
           null,
           row.urlreturn,
           link,
-          paid === undefined ? null : await receiptOf(ctx, paid),
+          await receiptOf(ctx, outcome.paid),
         ),
       );
-    }
     case 'declined':
       if (outcome.attemptsLeft > 0) {
         // The transaction is still pending: the same form again, with what went wrong and the tries left.

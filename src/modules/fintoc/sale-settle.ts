@@ -63,6 +63,7 @@ export async function settleFintocSession(
     ctx,
     {
       transactionId: session.transaction_id,
+      accountId: session.account_id,
       attemptId: session.attempt_id,
       method: await methodOf(ctx, session),
       installments: 0,

@@ -17,7 +17,9 @@ export type MallAttemptOutcome =
   | { readonly kind: 'approved' }
   | { readonly kind: 'declined'; readonly payerMessage: string };
 
-export type MallAttemptInput = Omit<AttemptInput, 'transactionId'> & { readonly mallId: string };
+export type MallAttemptInput = Omit<AttemptInput, 'transactionId' | 'accountId'> & {
+  readonly mallId: string;
+};
 
 type MallClaim =
   | { readonly kind: 'final'; readonly status: MallStatus }

@@ -1,9 +1,12 @@
 // Step 1 of an attempt (payment-attempt.ts): hold the pending transaction for one attempt with a lease, so that no
-// database lock is held while the processor answers and still only one attempt can ever charge.
+// database lock is held while the processor answers and still only one attempt can ever charge. A payable
+// transaction is claimed by one statement (claim-statement.ts, decision 555); one that is not is locked and looked
+// at, to say why (and to reject it when it has expired).
 import type { AppContext } from '../../platform/context.ts';
 import { hasUndecidedCommit } from '../../platform/processors/account-processors.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { lockTransaction } from './repository.ts';
+import { lockTransaction, type TransactionRow } from './repository.ts';
+import { claimPayable } from './claim-statement.ts';
 import type { TransactionStatus } from './state-machine.ts';
 import { expiryRejection, recordRejection } from './transaction-result.ts';
 
@@ -28,15 +31,43 @@ export type Claim =
       readonly description: string;
     };
 
+/** Who claims: the transaction, its account (whose clock says "now"), the attempt and how long it holds it. */
+export interface ClaimRequest {
+  readonly transactionId: string;
+  readonly accountId: string;
+  readonly attemptId: string;
+  readonly leaseMs: number;
+}
+
 /** Holds the pending transaction for this attempt for `leaseMs`, or says why it cannot. */
-export async function claimAttempt(
-  ctx: AppContext,
-  transactionId: string,
-  attemptId: string,
-  leaseMs: number,
-): Promise<Claim> {
+export async function claimAttempt(ctx: AppContext, request: ClaimRequest): Promise<Claim> {
+  const now = await ctx.accountClock.now(request.accountId, ctx.db);
+  const row = await claimPayable(ctx.db, {
+    transactionId: request.transactionId,
+    accountId: request.accountId,
+    attemptId: request.attemptId,
+    leaseUntil: new Date(now.getTime() + request.leaseMs),
+    now,
+    guardUndecided: ctx.config.mode === 'production',
+  });
+  // Not payable now: the row under its lock says why.
+  return row !== undefined ? claimed(row) : claimLocked(ctx, request);
+}
+
+function claimed(row: TransactionRow): Claim {
+  return {
+    kind: 'claimed',
+    accountId: row.account_id,
+    amountMinor: BigInt(row.amount_minor),
+    currency: row.currency,
+    description: row.subject,
+  };
+}
+
+/** The row under its lock: why it cannot be claimed (an expired one is rejected now), or claimed after all. */
+async function claimLocked(ctx: AppContext, request: ClaimRequest): Promise<Claim> {
   return inTransaction(ctx.db, async (tx) => {
-    const row = await lockTransaction(tx, transactionId);
+    const row = await lockTransaction(tx, request.transactionId);
     if (row === undefined) throw new Error('attempt on a transaction that does not exist');
     if (row.status !== 'pending') return { kind: 'final', status: row.status } as const;
     const now = await ctx.accountClock.now(row.account_id, tx);
@@ -51,19 +82,13 @@ export async function claimAttempt(
     await tx
       .updateTable('transactions')
       .set({
-        attempt_id: attemptId,
-        attempt_lease_until: new Date(now.getTime() + leaseMs),
+        attempt_id: request.attemptId,
+        attempt_lease_until: new Date(now.getTime() + request.leaseMs),
         updated_at: now,
       })
       .where('id', '=', row.id)
       .execute();
-    return {
-      kind: 'claimed',
-      accountId: row.account_id,
-      amountMinor: BigInt(row.amount_minor),
-      currency: row.currency,
-      description: row.subject,
-    } as const;
+    return claimed(row);
   });
 }
 

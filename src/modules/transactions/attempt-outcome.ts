@@ -9,24 +9,27 @@ import type {
   DeclinedCharge,
 } from '../../platform/processors/processor.ts';
 import { transactionLimits } from '../../limits/index.ts';
-import { lockTransaction, type TransactionRow } from './repository.ts';
+import type { TransactionRow } from './repository.ts';
 import type { TransactionStatus } from './state-machine.ts';
 import { recordRejection, recordSuccess, type Approval } from './transaction-result.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { recordAttempt } from './attempt-insert.ts';
+import { lockForOutcome } from './outcome-statement.ts';
 
 export type AttemptOutcome =
   | { readonly kind: 'final'; readonly status: TransactionStatus }
   | { readonly kind: 'in_progress' }
   | { readonly kind: 'expired' }
-  | { readonly kind: 'approved' }
+  /** `paid`: the row as the payment left it (the result page shows it without reading it again). */
+  | { readonly kind: 'approved'; readonly paid: TransactionRow }
   /** `attemptsLeft` 0: the transaction is rejected; more: it stays pending and the payer may try again. */
   | { readonly kind: 'declined'; readonly payerMessage: string; readonly attemptsLeft: number };
 
 /** What the outcome's record needs besides the processor's answer. */
 export interface AttemptFacts {
   readonly transactionId: string;
+  /** The transaction's account, whose clock says when the attempt is recorded. */
+  readonly accountId: string;
   readonly attemptId: string;
   readonly method: { readonly payment: number; readonly name: string };
   /** Instalments the payer chose on Cobro's form; an acquirer's own answer (`installments`) wins. */
@@ -37,7 +40,8 @@ export interface AttemptFacts {
 }
 
 /**
- * Under the row lock, if the claim is still this attempt's, records the attempt and its result: success (money and
+ * Under the row lock (taken with the attempt's INSERT and the fee rule's read, outcome-statement.ts), if the claim is
+ * still this attempt's, records the attempt and its result: success (money and
  * callback), a decline the payer may retry (nothing else), or the last decline (rejected, callback).
  */
 export async function recordOutcome(
@@ -45,10 +49,24 @@ export async function recordOutcome(
   facts: AttemptFacts,
   outcome: ChargeOutcome,
 ): Promise<AttemptOutcome> {
+  const now = await ctx.accountClock.now(facts.accountId, ctx.db);
   return inTransaction(ctx.db, async (tx): Promise<AttemptOutcome> => {
-    const row = await lockTransaction(tx, facts.transactionId);
-    if (row === undefined) throw new Error('transaction vanished during an attempt');
-    if (row.status !== 'pending' || row.attempt_id !== facts.attemptId) {
+    const locked = await lockForOutcome(tx, {
+      transactionId: facts.transactionId,
+      attemptId: facts.attemptId,
+      payment: facts.method.payment,
+      media: facts.method.name,
+      outcome: outcome.approved ? 'approved' : 'declined',
+      gatewayMessage: outcome.approved ? 'successful transaction' : outcome.gatewayMessage,
+      payerMessage: outcome.approved ? null : outcome.payerMessage,
+      cardBrand: outcome.cardBrand,
+      cardLast4: outcome.cardLast4,
+      payerIp: facts.payerIp,
+      at: now,
+    });
+    if (locked === undefined) throw new Error('transaction vanished during an attempt');
+    const { row, attemptNumber, feeRule } = locked;
+    if (attemptNumber === null) {
       // The lease ran out and something else decided; a real processor's charge must then be reversed.
       ctx.logger.error(
         { transaction: row.id, attempt: facts.attemptId, approved: outcome.approved },
@@ -56,23 +74,9 @@ export async function recordOutcome(
       );
       return { kind: 'final', status: row.status };
     }
-    const now = await ctx.accountClock.now(row.account_id, tx);
-    const number = await recordAttempt(tx, {
-      id: facts.attemptId,
-      transaction_id: row.id,
-      payment: facts.method.payment,
-      media: facts.method.name,
-      outcome: outcome.approved ? 'approved' : 'declined',
-      gateway_message: outcome.approved ? 'successful transaction' : outcome.gatewayMessage,
-      payer_message: outcome.approved ? null : outcome.payerMessage,
-      card_brand: outcome.cardBrand,
-      card_last4: outcome.cardLast4,
-      payer_ip: facts.payerIp,
-      created_at: now,
-    });
-    if (!outcome.approved) return recordDecline(tx, row, facts, outcome, number, now);
-    await recordSuccess(ctx, tx, row, approvalOf(facts, outcome), now);
-    return { kind: 'approved' };
+    if (!outcome.approved) return recordDecline(tx, row, facts, outcome, attemptNumber, now);
+    const approval = approvalOf(facts, outcome);
+    return { kind: 'approved', paid: await recordSuccess(ctx, tx, row, approval, now, feeRule) };
   });
 }
 

@@ -16,6 +16,8 @@ import { recordOutcome, type AttemptOutcome } from './attempt-outcome.ts';
 
 export interface AttemptInput {
   readonly transactionId: string;
+  /** The transaction's account, whose clock says when the claim starts. */
+  readonly accountId: string;
   readonly method: { readonly payment: number; readonly name: string };
   /** Without idempotencyKey, amount, currency and description: this module fills them from the row. */
   readonly charge: DistributiveOmit<
@@ -34,12 +36,12 @@ export async function attemptPayment(
   input: AttemptInput,
 ): Promise<AttemptOutcome> {
   const attemptId = newId('att', 20);
-  const claim = await claimAttempt(
-    ctx,
-    input.transactionId,
+  const claim = await claimAttempt(ctx, {
+    transactionId: input.transactionId,
+    accountId: input.accountId,
     attemptId,
-    transactionLimits.attemptLeaseMs,
-  );
+    leaseMs: transactionLimits.attemptLeaseMs,
+  });
   if (claim.kind !== 'claimed') return claim;
 
   const processor = await processorForAccount(ctx, claim.accountId);
@@ -62,6 +64,7 @@ export async function attemptPayment(
     ctx,
     {
       transactionId: input.transactionId,
+      accountId: input.accountId,
       attemptId,
       method: input.method,
       installments: input.charge.kind === 'card' ? input.charge.installments : 0,

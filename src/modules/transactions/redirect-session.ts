@@ -84,6 +84,7 @@ export async function recordSession(
     ctx,
     {
       transactionId: session.transaction_id,
+      accountId: session.account_id,
       attemptId: session.attempt_id,
       method,
       installments: 0,

@@ -23,6 +23,8 @@ export type RedirectStartOutcome =
 
 export interface RedirectStartInput {
   readonly transactionId: string;
+  /** The transaction's account, whose clock says when the claim starts. */
+  readonly accountId: string;
   readonly method: { readonly payment: number; readonly name: string };
   readonly processor: PaymentProcessor;
   readonly returnUrl: string;
@@ -35,12 +37,12 @@ export async function startRedirectPayment(
   const flow = input.processor.redirect;
   if (flow === undefined) throw new Error(`processor ${input.processor.name} has no redirect flow`);
   const attemptId = newId('att', 20);
-  const claim = await claimAttempt(
-    ctx,
-    input.transactionId,
+  const claim = await claimAttempt(ctx, {
+    transactionId: input.transactionId,
+    accountId: input.accountId,
     attemptId,
-    transactionLimits.acquirer.redirectLeaseMs,
-  );
+    leaseMs: transactionLimits.acquirer.redirectLeaseMs,
+  });
   if (claim.kind !== 'claimed') return claim;
   let started;
   try {
