@@ -2,15 +2,13 @@
 //   token_ws                      the payer paid on Transbank's page: commit and show the result;
 //   TBK_TOKEN (+ order, session)  the payer cancelled ("Anular compra y volver"): the transaction is rejected;
 //   TBK_ORDEN_COMPRA only         Transbank's form timed out: rejected too.
-// A reload finds the session already decided and commits nothing twice (redirect-attempt.ts, decision 150).
+// A reload finds the session already decided and commits nothing twice (redirect-finish.ts, decision 150).
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import { transactionLimits } from '../limits/index.ts';
-import {
-  abandonRedirectPayment,
-  finishRedirectPayment,
-  type ReturnResult,
-} from '../modules/transactions/redirect-attempt.ts';
+import { abandonRedirectPayment } from '../modules/transactions/redirect-abandon.ts';
+import { finishRedirectPayment } from '../modules/transactions/redirect-finish.ts';
+import type { ReturnResult } from '../modules/transactions/redirect-session.ts';
 import type { CheckoutRouter } from './page-kinds.ts';
 import { answerReturn } from './return-answer.ts';
 

@@ -5,7 +5,7 @@ import {
   lockTransaction,
   type TransactionRow,
 } from '../modules/transactions/repository.ts';
-import { isExpired } from '../modules/transactions/payment-attempt.ts';
+import { isExpired } from '../modules/transactions/attempt-claim.ts';
 import { expiryRejection, recordRejection } from '../modules/transactions/transaction-result.ts';
 import { allMethodsPayment } from '../modules/transactions/transaction-create.ts';
 import type { BankChoice, MethodOption, OrderSummary, Receipt } from './pages.ts';

@@ -2,7 +2,7 @@
 // the outcome drawn with the sale's method, whose form shows again when a decline leaves tries.
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
-import type { AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
+import type { AttemptOutcome } from '../modules/transactions/attempt-outcome.ts';
 import { checkoutToken } from '../modules/transactions/checkout-link.ts';
 import { fixedMethod, loadForCheckout, offeredMethods } from './checkout-service.ts';
 import { sendPage } from './html.ts';

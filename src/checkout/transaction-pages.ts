@@ -6,7 +6,8 @@ import type { AppContext } from '../platform/context.ts';
 import { limits, transactionLimits } from '../limits/index.ts';
 import { formatDate } from '../platform/time/time-format.ts';
 import { checkoutTokenValid } from '../modules/transactions/checkout-link.ts';
-import { attemptPayment, type AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
+import { attemptPayment } from '../modules/transactions/payment-attempt.ts';
+import type { AttemptOutcome } from '../modules/transactions/attempt-outcome.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
 import {
@@ -33,7 +34,7 @@ import {
   ProcessorUnavailableError,
   type PaymentProcessor,
 } from '../platform/processors/processor.ts';
-import { startRedirectPayment } from '../modules/transactions/redirect-attempt.ts';
+import { startRedirectPayment } from '../modules/transactions/redirect-start.ts';
 import { acquirerReturnUrl, registerAcquirerReturn } from './acquirer-return.ts';
 import { parseBankForm, parseCardForm } from './forms.ts';
 import type { CheckoutPageKind, CheckoutRouter } from './page-kinds.ts';
@@ -84,6 +85,7 @@ async function startAtAcquirer(
 ): Promise<Attempted> {
   const started = await startRedirectPayment(ctx, {
     transactionId: row.id,
+    accountId: row.account_id,
     method,
     processor,
     returnUrl: acquirerReturnUrl(ctx),
@@ -136,6 +138,7 @@ async function cardAttempt(
     return { sent: await renderForm(ctx, reply, 422, row, link, method, parsed.problems, back) };
   return attemptPayment(ctx, {
     transactionId: row.id,
+    accountId: row.account_id,
     method,
     charge: {
       kind: 'card',
@@ -174,6 +177,7 @@ async function bankAttempt(
   const bankName = banks.find((b) => b.code === parsed.value.bank)?.name ?? null;
   return attemptPayment(ctx, {
     transactionId: row.id,
+    accountId: row.account_id,
     method,
     charge: {
       kind: 'bank_transfer',

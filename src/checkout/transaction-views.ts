@@ -9,7 +9,7 @@ import {
   hasUndecidedCommit,
   processorForAccount,
 } from '../platform/processors/account-processors.ts';
-import type { AttemptOutcome } from '../modules/transactions/payment-attempt.ts';
+import type { AttemptOutcome } from '../modules/transactions/attempt-outcome.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
 import {
@@ -160,8 +160,7 @@ export async function answerOutcome(
 ): Promise<FastifyReply> {
   const summary = await orderSummary(ctx, row);
   switch (outcome.kind) {
-    case 'approved': {
-      const paid = await loadForCheckout(ctx, row.id);
+    case 'approved':
       return sendPage(
         reply,
         200,
@@ -171,10 +170,9 @@ export async function answerOutcome(
           null,
           row.urlreturn,
           link,
-          paid === undefined ? null : await receiptOf(ctx, paid),
+          await receiptOf(ctx, outcome.paid),
         ),
       );
-    }
     case 'declined':
       if (outcome.attemptsLeft > 0) {
         // The transaction is still pending: the same form again, with what went wrong and the tries left.

@@ -12,7 +12,7 @@ import {
   processorForAccount,
   webpayEnvironments,
 } from '../../src/platform/processors/account-processors.ts';
-import { recoverLostCommits } from '../../src/modules/transactions/redirect-attempt.ts';
+import { recoverLostCommits } from '../../src/modules/transactions/redirect-recovery.ts';
 import { runExpiries } from '../../src/modules/transactions/expiry.ts';
 import { refundLimits, transactionLimits } from '../../src/limits/index.ts';
 import { runRefundDispatch } from '../../src/modules/refunds/dispatch.ts';

@@ -7,7 +7,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { ChargeOutcome } from '../../platform/processors/processor.ts';
 import type { ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
 import { fintocProcessorName } from '../../platform/processors/fintoc-processor.ts';
-import { recordOutcome, type AttemptOutcome } from '../transactions/payment-attempt.ts';
+import { recordOutcome, type AttemptOutcome } from '../transactions/attempt-outcome.ts';
 
 type Session = Selectable<ProcessorSessionTable>;
 
@@ -63,6 +63,7 @@ export async function settleFintocSession(
     ctx,
     {
       transactionId: session.transaction_id,
+      accountId: session.account_id,
       attemptId: session.attempt_id,
       method: await methodOf(ctx, session),
       installments: 0,

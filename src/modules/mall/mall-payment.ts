@@ -4,7 +4,7 @@
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { newId } from '../../platform/ids/ids.ts';
-import type { ChargeRequest } from '../../platform/processors/processor.ts';
+import type { ChargeOutcome, ChargeRequest } from '../../platform/processors/processor.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import type { AttemptInput } from '../transactions/payment-attempt.ts';
 import type { MallStatus } from './types.ts';
@@ -17,15 +17,54 @@ export type MallAttemptOutcome =
   | { readonly kind: 'approved' }
   | { readonly kind: 'declined'; readonly payerMessage: string };
 
-export type MallAttemptInput = Omit<AttemptInput, 'transactionId'> & { readonly mallId: string };
+export type MallAttemptInput = Omit<AttemptInput, 'transactionId' | 'accountId'> & {
+  readonly mallId: string;
+};
+
+type MallClaim =
+  | { readonly kind: 'final'; readonly status: MallStatus }
+  | { readonly kind: 'in_progress' }
+  | {
+      readonly kind: 'claimed';
+      readonly amountMinor: bigint;
+      readonly currency: string;
+      readonly description: string;
+    };
 
 export async function attemptMallPayment(
   ctx: AppContext,
   input: MallAttemptInput,
 ): Promise<MallAttemptOutcome> {
   const attemptId = newId('att', 20);
-  const claim = await inTransaction(ctx.db, async (tx) => {
-    const mall = await lockMall(tx, input.mallId);
+  const claim = await claimMall(ctx, input.mallId, attemptId);
+  if (claim.kind !== 'claimed') return claim;
+  const request = {
+    ...input.charge,
+    idempotencyKey: attemptId,
+    amountMinor: claim.amountMinor,
+    currency: claim.currency,
+    description: claim.description,
+  } as ChargeRequest;
+  let outcome;
+  try {
+    outcome = await ctx.processor.charge(request);
+  } catch (error) {
+    // Release the claim so the payer can try again; the processor saw this key at most once.
+    await ctx.db
+      .updateTable('malls')
+      .set({ attempt_id: null, attempt_lease_until: null })
+      .where('id', '=', input.mallId)
+      .where('attempt_id', '=', attemptId)
+      .execute();
+    throw error;
+  }
+  return recordMallOutcome(ctx, input, attemptId, outcome);
+}
+
+/** Step 1: holds the pending mall for this attempt for the attempt lease, or says why it cannot. */
+async function claimMall(ctx: AppContext, mallId: string, attemptId: string): Promise<MallClaim> {
+  return inTransaction(ctx.db, async (tx) => {
+    const mall = await lockMall(tx, mallId);
     if (mall === undefined) throw new Error('attempt on a mall that does not exist');
     if (mall.status !== 'pending') return { kind: 'final', status: mall.status } as const;
     const now = await ctx.accountClock.now(mall.account_id, tx);
@@ -47,28 +86,15 @@ export async function attemptMallPayment(
       description: `Mall ${mall.order}`,
     } as const;
   });
-  if (claim.kind !== 'claimed') return claim;
+}
 
-  const request = {
-    ...input.charge,
-    idempotencyKey: attemptId,
-    amountMinor: claim.amountMinor,
-    currency: claim.currency,
-    description: claim.description,
-  } as ChargeRequest;
-  let outcome;
-  try {
-    outcome = await ctx.processor.charge(request);
-  } catch (error) {
-    await ctx.db
-      .updateTable('malls')
-      .set({ attempt_id: null, attempt_lease_until: null })
-      .where('id', '=', input.mallId)
-      .where('attempt_id', '=', attemptId)
-      .execute();
-    throw error;
-  }
-
+/** Step 3: under the mall's lock, if the claim is still this attempt's, records the result for every store. */
+async function recordMallOutcome(
+  ctx: AppContext,
+  input: MallAttemptInput,
+  attemptId: string,
+  outcome: ChargeOutcome,
+): Promise<MallAttemptOutcome> {
   return inTransaction(ctx.db, async (tx): Promise<MallAttemptOutcome> => {
     const mall = await lockMall(tx, input.mallId);
     if (mall === undefined) throw new Error('mall vanished during an attempt');

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
-import { isExpired } from './payment-attempt.ts';
+import { isExpired } from './attempt-claim.ts';
 import { expiryRejection, recordRejection } from './transaction-result.ts';
 import './types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';

@@ -11,7 +11,7 @@ export interface FeeRule {
   readonly fixedMinor: bigint;
 }
 
-const defaultFeeRule: FeeRule = { percentBp: 0, fixedMinor: 0n };
+export const defaultFeeRule: FeeRule = { percentBp: 0, fixedMinor: 0n };
 
 /** Fee for an amount under a rule: round_half_up(amount * bp / 10000) + fixed, capped at the amount. */
 export function computeFeeMinor(amountMinor: bigint, rule: FeeRule): bigint {

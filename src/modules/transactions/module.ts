@@ -3,7 +3,7 @@ import type { AppModule } from '../../platform/module.ts';
 import { transactionRoutes } from './routes.ts';
 import { runSettlements } from './settlement.ts';
 import { runExpiries } from './expiry.ts';
-import { recoverLostCommits } from './redirect-attempt.ts';
+import { recoverLostCommits } from './redirect-recovery.ts';
 import { limits } from '../../limits/index.ts';
 
 export const transactionsModule: AppModule = {

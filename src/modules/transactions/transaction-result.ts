@@ -2,11 +2,16 @@
 // and the urlnotify callback (outbox), together or not at all (supplement §4.2, §5.1).
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
+import {
+  journalKinds,
+  ledgerCodes,
+  SYSTEM_OWNER,
+  type JournalInput,
+} from '../../platform/ledger/ledger.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import { formatDate, parseLocal } from '../../platform/time/time-format.ts';
 import { extensionOf } from './extension.ts';
-import { computeFeeMinor, feeRuleFor } from './fees.ts';
+import { computeFeeMinor, feeRuleFor, type FeeRule } from './fees.ts';
 import type { TransactionRow } from './repository.ts';
 import { assertTransition, notifyStatus, type TransactionStatus } from './state-machine.ts';
 import type { RejectionReason } from './types.ts';
@@ -96,19 +101,15 @@ export interface Approval {
   readonly payerIp: string | null;
 }
 
-/** pending -> success: gross into the merchant's pending settlement, the fee to the service, and the split of the net recorded. */
-export async function recordSuccess(
-  ctx: AppContext,
+/** The row's own record of a success, answered as it is now (the result page shows it without reading it again). */
+async function markPaid(
   tx: Tx,
   row: TransactionRow,
   approval: Approval,
+  paid: { readonly feeMinor: bigint; readonly depositDate: string; readonly settleDueAt: Date },
   at: Date,
-): Promise<void> {
-  assertTransition(row.status, 'success');
-  const gross = BigInt(row.amount_minor);
-  const fee = computeFeeMinor(gross, await feeRuleFor(tx, row.account_id, approval.paidPayment));
-  const { date, dueAt } = availabilityDate(ctx, at);
-  await tx
+): Promise<TransactionRow> {
+  return tx
     .updateTable('transactions')
     .set({
       status: 'success',
@@ -129,14 +130,20 @@ export async function recordSuccess(
       payer_bank: approval.payerBank,
       payer_ip: approval.payerIp,
       gateway_message: 'successful transaction',
-      fee_minor: fee,
-      deposit_date: date,
-      settle_due_at: dueAt,
+      fee_minor: paid.feeMinor,
+      deposit_date: paid.depositDate,
+      settle_due_at: paid.settleDueAt,
     })
     .where('id', '=', row.id)
-    .execute();
-  const currency = row.currency;
-  await ctx.ledger.post(tx, {
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The capture (gross into the merchant's pending settlement) and, when there is one, the fee out of it. */
+function successJournals(row: TransactionRow, feeMinor: bigint, at: Date): JournalInput[] {
+  const { currency } = row;
+  const gross = BigInt(row.amount_minor);
+  const capture: JournalInput = {
     kind: journalKinds.transactionCapture,
     reference: row.id,
     at,
@@ -144,25 +151,62 @@ export async function recordSuccess(
       { owner: SYSTEM_OWNER, code: ledgerCodes.processorClearing, currency, amountMinor: -gross },
       { owner: row.account_id, code: ledgerCodes.pendingSettlement, currency, amountMinor: gross },
     ],
-  });
-  if (fee > 0n) {
-    await ctx.ledger.post(tx, {
-      kind: journalKinds.transactionFee,
-      reference: row.id,
-      at,
-      postings: [
-        { owner: row.account_id, code: ledgerCodes.pendingSettlement, currency, amountMinor: -fee },
-        { owner: SYSTEM_OWNER, code: ledgerCodes.serviceFees, currency, amountMinor: fee },
-      ],
-    });
-  }
-  // How the net will divide is fixed now, with the money; settlement moves it (settlement-allocation.ts).
+  };
+  if (feeMinor === 0n) return [capture];
+  const fee: JournalInput = {
+    kind: journalKinds.transactionFee,
+    reference: row.id,
+    at,
+    postings: [
+      {
+        owner: row.account_id,
+        code: ledgerCodes.pendingSettlement,
+        currency,
+        amountMinor: -feeMinor,
+      },
+      { owner: SYSTEM_OWNER, code: ledgerCodes.serviceFees, currency, amountMinor: feeMinor },
+    ],
+  };
+  return [capture, fee];
+}
+
+/**
+ * pending -> success: gross into the merchant's pending settlement, the fee to the service, and the split of the net
+ * recorded; answers the row as paid.
+ */
+export async function recordSuccess(
+  ctx: AppContext,
+  tx: Tx,
+  row: TransactionRow,
+  approval: Approval,
+  at: Date,
+  /** The account's fee rule for the method paid when the caller read it with the row (outcome-statement.ts). */
+  feeRule?: FeeRule,
+): Promise<TransactionRow> {
+  assertTransition(row.status, 'success');
+  const gross = BigInt(row.amount_minor);
+  const rule = feeRule ?? (await feeRuleFor(tx, row.account_id, approval.paidPayment));
+  const fee = computeFeeMinor(gross, rule);
+  const { date, dueAt } = availabilityDate(ctx, at);
+  const paid = await markPaid(
+    tx,
+    row,
+    approval,
+    { feeMinor: fee, depositDate: date, settleDueAt: dueAt },
+    at,
+  );
+  // The callback before the money (decision 556): the merchant's pending settlement, which every payment of the
+  // merchant locks, is then held for the journals' one statement, the extension's part and the commit only.
+  await notify(tx, row, 'success', at, approval);
+  await ctx.ledger.postAll(tx, successJournals(row, fee, at));
+  // How the net will divide is fixed now, with the money; settlement moves it (settlement-allocation.ts). After the
+  // ledger: an extension's part locks in the ledger's order, the pending settlement first (events/sales.ts).
   await extensionOf(ctx, row)?.recordSuccess(ctx, tx, row, {
     grossMinor: gross,
     feeMinor: fee,
     at,
   });
-  await notify(tx, row, 'success', at, approval);
+  return paid;
 }
 
 export interface Rejection {

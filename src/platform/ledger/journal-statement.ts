@@ -101,6 +101,23 @@ export const postJournalText = `WITH ledger_j AS (
     SELECT * FROM unnest($6::text[], $7::bigint[], $8::text[], $9::bigint[], $10::bigint[]) AS p(journal_id, ledger_account_id, currency, amount_minor, balance_after_minor))
 SELECT 1`;
 
+/**
+ * Posts balanced journals of one event (planJournals: one lock of their accounts) in one more round trip: one
+ * statement writes them all.
+ */
+export async function postJournals(
+  tx: Tx,
+  journals: readonly JournalInput[],
+  heldIds: LockedAccounts = new Map(),
+  derivedIds: DerivedIds = new Map(),
+): Promise<readonly PostedJournal[]> {
+  const planned = await planJournals(tx, journals, heldIds, derivedIds);
+  await tx.executeQuery(
+    CompiledQuery.raw(postJournalText, [...journalRowsParams(journalRowsOf([planned]))]),
+  );
+  return planned.posted;
+}
+
 /** Posts a balanced journal (planJournals) in one more round trip: one statement writes it all. */
 export async function postJournal(
   tx: Tx,
@@ -108,9 +125,5 @@ export async function postJournal(
   heldIds: LockedAccounts = new Map(),
   derivedIds: DerivedIds = new Map(),
 ): Promise<PostedJournal> {
-  const planned = await planJournals(tx, [journal], heldIds, derivedIds);
-  await tx.executeQuery(
-    CompiledQuery.raw(postJournalText, [...journalRowsParams(journalRowsOf([planned]))]),
-  );
-  return planned.posted[0]!;
+  return (await postJournals(tx, [journal], heldIds, derivedIds))[0]!;
 }

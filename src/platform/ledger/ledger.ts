@@ -126,6 +126,11 @@ interface PlannedJournalRows {
 export interface Ledger {
   /** Posts a balanced journal (postings sum to zero per currency), locking its accounts in the ledger's order. */
   post(tx: Tx, journal: JournalInput): Promise<PostedJournal>;
+  /**
+   * Posts the balanced journals of one business event (1 to limits.journalsPerStatementMax, e.g. a payment's
+   * capture and fee) as post does one: their accounts locked once, one statement writing them all.
+   */
+  postAll(tx: Tx, journals: readonly JournalInput[]): Promise<readonly PostedJournal[]>;
   /** A balance now, without a lock: for reads that show it, never for a check that a write relies on. */
   balance(db: DbOrTx, key: LedgerKey): Promise<bigint>;
   /** Balances of balance-keeping accounts in one read, without a lock (0 for one that never moved), in the order given. */

@@ -25,7 +25,7 @@ import {
   type PostedJournal,
 } from './post.ts';
 import { planJournals, type PlannedJournals } from './journal-plan.ts';
-import { journalRowsOf, postJournal as post } from './journal-statement.ts';
+import { journalRowsOf, postJournal as post, postJournals } from './journal-statement.ts';
 import type { Tx } from '../db/types.ts';
 import { limits } from '../../limits/index.ts';
 
@@ -184,6 +184,7 @@ export function createLedger(): Ledger {
   };
   return {
     post: (tx, journal) => postJournal(tx, journal),
+    postAll: (tx, journals) => postJournals(tx, journals, undefined, derivedIds),
     balance: readBalance,
     balances: readBalances,
     plan: async (tx, journals, held) => {

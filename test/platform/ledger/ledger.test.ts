@@ -208,4 +208,35 @@ describe('Ledger', () => {
     ).rejects.toThrow(/sum to zero/);
     expect(await verifyLedger(handle.db)).toMatchObject({ ok: true });
   });
+  it("posts a payment's capture and fee together: one lock, running balances from one journal to the next", async () => {
+    const posted = await inTransaction(handle.db, (tx) =>
+      ledger.postAll(tx, [
+        {
+          kind: journalKinds.transactionCapture,
+          reference: 'trx-all',
+          at,
+          postings: [
+            { ...k(SYSTEM_OWNER, ledgerCodes.processorClearing), amountMinor: -10_000n },
+            { ...k('accA', ledgerCodes.pendingSettlement), amountMinor: 10_000n },
+          ],
+        },
+        {
+          kind: journalKinds.transactionFee,
+          reference: 'trx-all',
+          at,
+          postings: [
+            { ...k('accA', ledgerCodes.pendingSettlement), amountMinor: -300n },
+            { ...k(SYSTEM_OWNER, ledgerCodes.serviceFees), amountMinor: 300n },
+          ],
+        },
+      ]),
+    );
+    expect(posted.map((j) => j.lines.map((l) => l.balanceAfterMinor))).toEqual([
+      [null, 10_000n],
+      [9_700n, null],
+    ]);
+    expect(await balance('accA', ledgerCodes.pendingSettlement)).toBe(9_700n);
+    expect(await journalCount('trx-all')).toBe(2);
+    expect(await verifyLedger(handle.db)).toMatchObject({ ok: true });
+  });
 });

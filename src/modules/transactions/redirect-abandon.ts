@@ -1,0 +1,72 @@
+// The payer left the acquirer's page or its form timed out (redirect-start.ts tells the whole trip): the attempt is
+// recorded as abandoned and the transaction rejected, with its callback, in one commit.
+import type { AppContext } from '../../platform/context.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { lockTransaction } from './repository.ts';
+import { recordAttempt } from './attempt-insert.ts';
+import { recordRejection } from './transaction-result.ts';
+import { lockSession, methodOf, type ReturnResult } from './redirect-session.ts';
+
+/** The payer left the acquirer's page (TBK_TOKEN) or its form timed out (TBK_ORDEN_COMPRA only). */
+export async function abandonRedirectPayment(
+  ctx: AppContext,
+  by: { token?: string; attemptId?: string },
+  payerIp: string | null,
+): Promise<ReturnResult> {
+  return inTransaction(ctx.db, async (tx) => {
+    const session = await lockSession(tx, by);
+    if (session === undefined)
+      return { transactionId: null, outcome: { kind: 'final', status: 'rejected' } };
+    const row = await lockTransaction(tx, session.transaction_id);
+    if (row === undefined) throw new Error('session of a transaction that does not exist');
+    if (
+      session.state !== 'redirected' ||
+      row.status !== 'pending' ||
+      row.attempt_id !== session.attempt_id
+    ) {
+      return { transactionId: row.id, outcome: { kind: 'final', status: row.status } };
+    }
+    const now = await ctx.accountClock.now(row.account_id, tx);
+    const method = await methodOf(tx, session, row.payment);
+    await tx
+      .updateTable('processor_sessions')
+      .set({ state: 'abandoned', updated_at: now })
+      .where('attempt_id', '=', session.attempt_id)
+      .execute();
+    await recordAttempt(tx, {
+      id: session.attempt_id,
+      transaction_id: row.id,
+      payment: method.payment,
+      media: method.name,
+      outcome: 'abandoned',
+      gateway_message: 'aborted by payer',
+      payer_message: 'Anulaste el pago en Webpay.',
+      card_brand: null,
+      card_last4: null,
+      payer_ip: payerIp,
+      created_at: now,
+    });
+    await recordRejection(
+      tx,
+      row,
+      {
+        reason: 'declined',
+        gatewayMessage: 'aborted by payer',
+        paidPayment: method.payment,
+        media: method.name,
+        cardBrand: null,
+        cardLast4: null,
+        payerIp,
+      },
+      now,
+    );
+    return {
+      transactionId: row.id,
+      outcome: {
+        kind: 'declined',
+        payerMessage: 'Anulaste el pago en Webpay: no se realizó ningún cobro.',
+        attemptsLeft: 0,
+      },
+    };
+  });
+}

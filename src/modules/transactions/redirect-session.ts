@@ -1,0 +1,104 @@
+// What the steps of a redirect payment (redirect-start.ts, redirect-finish.ts, redirect-abandon.ts,
+// redirect-recovery.ts) share: the acquirer session row, the method it paid with, the acquirer's status read of a
+// lost commit (decision 150), and the record of a decided session.
+import type { Selectable } from 'kysely';
+import type { AppContext } from '../../platform/context.ts';
+import type { Tx } from '../../platform/db/types.ts';
+import type { ChargeOutcome, PaymentProcessor } from '../../platform/processors/processor.ts';
+import type { ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
+import { recordOutcome, type AttemptOutcome } from './attempt-outcome.ts';
+
+export type Session = Selectable<ProcessorSessionTable>;
+
+export interface ReturnResult {
+  /** null when the token names no payment of ours. */
+  readonly transactionId: string | null;
+  readonly outcome: AttemptOutcome;
+}
+
+export async function lockSession(
+  tx: Tx,
+  by: { token?: string; attemptId?: string },
+): Promise<Session | undefined> {
+  let q = tx.selectFrom('processor_sessions').selectAll();
+  if (by.token !== undefined) q = q.where('token', '=', by.token);
+  else if (by.attemptId !== undefined) q = q.where('attempt_id', '=', by.attemptId);
+  else return undefined;
+  return q.forUpdate().executeTakeFirst();
+}
+
+/** The method the attempt was for: the transaction's fixed one, else Webpay (payment 1). */
+export async function methodOf(
+  tx: Tx,
+  session: Session,
+  payment: number | null,
+): Promise<{ payment: number; name: string }> {
+  const code = payment === null || payment === 99 ? 1 : payment;
+  const m = await tx
+    .selectFrom('payment_methods')
+    .innerJoin('transactions', 'transactions.currency', 'payment_methods.currency')
+    .select('payment_methods.name')
+    .where('transactions.id', '=', session.transaction_id)
+    .where('payment_methods.payment', '=', code)
+    .executeTakeFirst();
+  return { payment: code, name: m?.name ?? 'Webpay' };
+}
+
+/** decision 150: the acquirer's record decides; null while it cannot be read (ask again later). */
+export async function decidedByStatus(
+  ctx: AppContext,
+  processor: PaymentProcessor,
+  token: string,
+): Promise<ChargeOutcome | null> {
+  try {
+    const status = await processor.redirect!.status(token);
+    if (status.state === 'open') {
+      // Nothing was committed, so nothing was charged: an uncommitted authorisation is reversed by Transbank.
+      return {
+        approved: false,
+        payerMessage: 'Webpay no confirmó el pago; no se realizó ningún cobro.',
+        gatewayMessage: 'Rechazo de transacción.',
+        cardBrand: null,
+        cardLast4: null,
+      };
+    }
+    return status.outcome;
+  } catch (error) {
+    ctx.logger.warn(
+      { err: error },
+      'status of a lost commit unreadable: kept committing for the recovery due work',
+    );
+    return null;
+  }
+}
+
+/** Records the decided attempt (money and callback in one commit), then closes its session. */
+export async function recordSession(
+  ctx: AppContext,
+  session: Session,
+  method: { payment: number; name: string },
+  outcome: ChargeOutcome,
+  payerIp: string | null,
+): Promise<AttemptOutcome> {
+  const result = await recordOutcome(
+    ctx,
+    {
+      transactionId: session.transaction_id,
+      accountId: session.account_id,
+      attemptId: session.attempt_id,
+      method,
+      installments: 0,
+      payerIdentifier: null,
+      payerBank: null,
+      payerIp,
+    },
+    outcome,
+  );
+  await ctx.db
+    .updateTable('processor_sessions')
+    .set({ state: outcome.approved ? 'approved' : 'declined', updated_at: ctx.clock.now() })
+    .where('attempt_id', '=', session.attempt_id)
+    .where('state', '=', 'committing')
+    .execute();
+  return result;
+}
