@@ -4,9 +4,9 @@
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { newId } from '../../platform/ids/ids.ts';
-import type { ChargeOutcome, ChargeRequest } from '../../platform/processors/processor.ts';
+import type { ChargeOutcome } from '../../platform/processors/processor.ts';
 import { transactionLimits } from '../../limits/index.ts';
-import type { AttemptInput } from '../transactions/payment-attempt.ts';
+import { chargeHoldingClaim, type AttemptInput } from '../transactions/payment-attempt.ts';
 import type { MallStatus } from './types.ts';
 import { recordMallRejection, recordMallSuccess } from './mall-result.ts';
 import { lockMall } from './repository.ts';
@@ -38,26 +38,20 @@ export async function attemptMallPayment(
   const attemptId = newId('att', 20);
   const claim = await claimMall(ctx, input.mallId, attemptId);
   if (claim.kind !== 'claimed') return claim;
-  const request = {
-    ...input.charge,
-    idempotencyKey: attemptId,
-    amountMinor: claim.amountMinor,
-    currency: claim.currency,
-    description: claim.description,
-  } as ChargeRequest;
-  let outcome;
-  try {
-    outcome = await ctx.processor.charge(request);
-  } catch (error) {
-    // Release the claim so the payer can try again; the processor saw this key at most once.
-    await ctx.db
-      .updateTable('malls')
-      .set({ attempt_id: null, attempt_lease_until: null })
-      .where('id', '=', input.mallId)
-      .where('attempt_id', '=', attemptId)
-      .execute();
-    throw error;
-  }
+  const outcome = await chargeHoldingClaim(
+    ctx.processor,
+    input.charge,
+    attemptId,
+    claim,
+    async () => {
+      await ctx.db
+        .updateTable('malls')
+        .set({ attempt_id: null, attempt_lease_until: null })
+        .where('id', '=', input.mallId)
+        .where('attempt_id', '=', attemptId)
+        .execute();
+    },
+  );
   return recordMallOutcome(ctx, input, attemptId, outcome);
 }
 

@@ -8,7 +8,11 @@
 // A second tab submitting meanwhile finds the claim (step 1) or the final status, and never charges.
 import type { AppContext } from '../../platform/context.ts';
 import { newId } from '../../platform/ids/ids.ts';
-import type { ChargeRequest } from '../../platform/processors/processor.ts';
+import type {
+  ChargeOutcome,
+  ChargeRequest,
+  PaymentProcessor,
+} from '../../platform/processors/processor.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import { claimAttempt, releaseClaim } from './attempt-claim.ts';
@@ -31,6 +35,33 @@ export interface AttemptInput {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
+/**
+ * Step 2, shared with the mall's payment: charges what the claim holds, with the attempt id as the idempotency key;
+ * if the processor throws, `release` frees the claim so the payer can try again (the processor saw this key at
+ * most once).
+ */
+export async function chargeHoldingClaim(
+  processor: Pick<PaymentProcessor, 'charge'>,
+  charge: AttemptInput['charge'],
+  attemptId: string,
+  claim: { readonly amountMinor: bigint; readonly currency: string; readonly description: string },
+  release: () => Promise<void>,
+): Promise<ChargeOutcome> {
+  const request = {
+    ...charge,
+    idempotencyKey: attemptId,
+    amountMinor: claim.amountMinor,
+    currency: claim.currency,
+    description: claim.description,
+  } as ChargeRequest;
+  try {
+    return await processor.charge(request);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
 export async function attemptPayment(
   ctx: AppContext,
   input: AttemptInput,
@@ -45,21 +76,9 @@ export async function attemptPayment(
   if (claim.kind !== 'claimed') return claim;
 
   const processor = await processorForAccount(ctx, claim.accountId);
-  const request = {
-    ...input.charge,
-    idempotencyKey: attemptId,
-    amountMinor: claim.amountMinor,
-    currency: claim.currency,
-    description: claim.description,
-  } as ChargeRequest;
-  let outcome;
-  try {
-    outcome = await processor.charge(request);
-  } catch (error) {
-    // Release the claim so the payer can try again; the processor saw this key at most once.
-    await releaseClaim(ctx, input.transactionId, attemptId);
-    throw error;
-  }
+  const outcome = await chargeHoldingClaim(processor, input.charge, attemptId, claim, () =>
+    releaseClaim(ctx, input.transactionId, attemptId),
+  );
   return recordOutcome(
     ctx,
     {
