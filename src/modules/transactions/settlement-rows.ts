@@ -4,6 +4,7 @@
 // read under the wallet's lock, so the last one is the balance the ledger's journals leave.
 import type { JournalInput, JournalRows, PostedJournal } from '../../platform/ledger/ledger.ts';
 import { newMovementId } from '../wallet/movements.ts';
+import { debtSubject, debtTakenMinor } from '../wallet/debt-collection.ts';
 import assert from 'node:assert/strict';
 import type { TransactionRow } from './repository.ts';
 import type { SettlementStatement } from './settlement-statement.ts';
@@ -35,8 +36,6 @@ export interface GroupPlan {
   posted: readonly PostedJournal[];
 }
 
-const debtSubject = 'chargeback debt paid';
-
 interface MovementRow {
   readonly plan: GroupPlan;
   readonly saleId: string;
@@ -65,7 +64,7 @@ function movementsOf(p: GroupPlan): MovementRow[] {
       balanceAfterMinor: balanceMinor,
       journalId: p.posted[0]!.id,
     });
-    const takenMinor = owedMinor < netMinor ? owedMinor : netMinor;
+    const takenMinor = debtTakenMinor(owedMinor, netMinor);
     if (takenMinor === 0n) continue;
     owedMinor -= takenMinor;
     balanceMinor -= takenMinor;

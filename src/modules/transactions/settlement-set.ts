@@ -20,6 +20,7 @@ import type { TransactionRow } from './repository.ts';
 import type { RunBatches } from './settlement-batch.ts';
 import { netOf, settlementRows, type GroupPlan, type SaleGroup } from './settlement-rows.ts';
 import { writeSettlementChunk } from './settlement-statement.ts';
+import { debtCollectionJournal, debtTakenMinor } from '../wallet/debt-collection.ts';
 
 export interface ChunkOutcome {
   /** Sales this chunk settled. */
@@ -77,17 +78,9 @@ function groupJournals(g: SaleGroup, batchId: string, at: Date, owedMinor: bigin
       ],
     },
   ];
-  const takenMinor = owedMinor < netMinor ? owedMinor : netMinor;
+  const takenMinor = debtTakenMinor(owedMinor, netMinor);
   if (takenMinor > 0n)
-    journals.push({
-      kind: journalKinds.disputeDebtCollected,
-      reference: batchId,
-      at,
-      postings: [
-        { ...key(g, ledgerCodes.walletAvailable), amountMinor: -takenMinor },
-        { ...key(g, ledgerCodes.disputeDebt), amountMinor: takenMinor },
-      ],
-    });
+    journals.push(debtCollectionJournal(g.accountId, g.currency, takenMinor, batchId, at));
   return journals;
 }
 

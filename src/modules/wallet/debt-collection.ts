@@ -5,10 +5,11 @@
 // with a wallet movement of kind `dispute_debt` (an expense the merchant reads next to the income that paid it).
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
+import { journalKinds, ledgerCodes, type JournalInput } from '../../platform/ledger/ledger.ts';
 import { appendWalletMovement } from './movements.ts';
 
-const debtSubject = 'chargeback debt paid';
+/** The subject of the wallet movement a collection writes. */
+export const debtSubject = 'chargeback debt paid';
 
 function debtKey(accountId: string, currency: string) {
   return { owner: accountId, code: ledgerCodes.disputeDebt, currency };
@@ -44,23 +45,48 @@ export interface DebtCollection {
   readonly at: Date;
 }
 
+/** What a credit of `creditedMinor` pays of a debt of `owedMinor`: all of the debt it covers, never more. */
+export function debtTakenMinor(owedMinor: bigint, creditedMinor: bigint): bigint {
+  return owedMinor < creditedMinor ? owedMinor : creditedMinor;
+}
+
+/** The `dispute.debt_collected` journal taking `takenMinor` from the wallet back to `dispute_debt`. */
+export function debtCollectionJournal(
+  accountId: string,
+  currency: string,
+  takenMinor: bigint,
+  reference: string,
+  at: Date,
+): JournalInput {
+  const move = (code: string, amountMinor: bigint) => ({
+    owner: accountId,
+    code,
+    currency,
+    amountMinor,
+  });
+  return {
+    kind: journalKinds.disputeDebtCollected,
+    reference,
+    at,
+    postings: [
+      move(ledgerCodes.walletAvailable, -takenMinor),
+      move(ledgerCodes.disputeDebt, takenMinor),
+    ],
+  };
+}
+
 /** Takes min(owed, credited) from the wallet back to `dispute_debt`; answers what it took (0 when nothing is owed). */
 export async function collectDisputeDebt(
   ctx: AppContext,
   tx: Tx,
   c: DebtCollection,
 ): Promise<bigint> {
-  const takenMinor = c.owedMinor < c.creditedMinor ? c.owedMinor : c.creditedMinor;
+  const takenMinor = debtTakenMinor(c.owedMinor, c.creditedMinor);
   if (takenMinor <= 0n) return 0n;
-  const journal = await ctx.ledger.post(tx, {
-    kind: journalKinds.disputeDebtCollected,
-    reference: c.reference,
-    at: c.at,
-    postings: [
-      debtMove(c, ledgerCodes.walletAvailable, -takenMinor),
-      debtMove(c, ledgerCodes.disputeDebt, takenMinor),
-    ],
-  });
+  const journal = await ctx.ledger.post(
+    tx,
+    debtCollectionJournal(c.accountId, c.currency, takenMinor, c.reference, c.at),
+  );
   await appendWalletMovement(tx, {
     accountId: c.accountId,
     currency: c.currency,
@@ -73,8 +99,4 @@ export async function collectDisputeDebt(
     at: c.at,
   });
   return takenMinor;
-}
-
-function debtMove(c: DebtCollection, code: string, amountMinor: bigint) {
-  return { owner: c.accountId, code, currency: c.currency, amountMinor };
 }
