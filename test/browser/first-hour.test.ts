@@ -3,34 +3,32 @@
 // first sale and payout" run as written in one bash, the payer's step done in Chromium with the card the README
 // names (test/support/doc-walk.ts). It ends with the payout paid.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { repoRoot, startServe, type ServeProcess } from '../support/cli.ts';
-import { freePort } from '../support/net.ts';
-import { launchChromium } from '../support/browser-server.ts';
-import { runWalk, sandboxCard, section } from '../support/doc-walk.ts';
+import { repoRoot, type ServeProcess } from '../support/cli.ts';
+import {
+  runWalk,
+  startWalkServer,
+  sandboxCard,
+  section,
+  type WalkServer,
+} from '../support/doc-walk.ts';
 
 const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
 const walk = `${section(readme, '## A first signed call')}\n${section(readme, '## Your first sale and payout (sandbox)')}`;
 
-let dataDir: string;
+let server: WalkServer;
 let serve: ServeProcess;
 let baseUrl: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-first-hour-'));
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  serve = await startServe({ DATA_DIR: dataDir, PORT: String(port), COBRO_MODE: 'sandbox' });
-  browser = await launchChromium();
+  server = await startWalkServer('cobro-first-hour-');
+  ({ serve, baseUrl, browser } = server);
 });
 afterAll(async () => {
-  await browser?.close();
-  await serve?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await server?.close();
 });
 
 /** The demo account's tokens, from the lines the first start printed. */

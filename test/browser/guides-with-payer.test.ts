@@ -3,31 +3,23 @@
 // the walks' `bin/cobro` commands reach it through the operator socket), each checkout paid in Chromium
 // (test/support/doc-walk.ts). Each walk's last answer is checked for what the guide says it shows.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { repoRoot, runCli, startServe, type ServeProcess } from '../support/cli.ts';
-import { freePort } from '../support/net.ts';
-import { launchChromium } from '../support/browser-server.ts';
-import { runWalk, section } from '../support/doc-walk.ts';
+import { repoRoot, runCli } from '../support/cli.ts';
+import { runWalk, startWalkServer, section, type WalkServer } from '../support/doc-walk.ts';
 
+let server: WalkServer;
 let dataDir: string;
-let serve: ServeProcess;
 let baseUrl: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-guides-'));
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  serve = await startServe({ DATA_DIR: dataDir, PORT: String(port), COBRO_MODE: 'sandbox' });
-  browser = await launchChromium();
+  server = await startWalkServer('cobro-guides-');
+  ({ dataDir, baseUrl, browser } = server);
 });
 afterAll(async () => {
-  await browser?.close();
-  await serve?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await server?.close();
 });
 
 interface Created {

@@ -2,10 +2,42 @@
 // terminal (test/docs/doc-examples.ts), and each checkout `url` an answer gives is paid in Chromium the way the
 // guides tell the payer to: Webpay Visa, the sandbox card 4051 8856 0044 6623, CVV 123. Used by
 // test/browser/first-hour.test.ts (README) and test/browser/guides-with-payer.test.ts.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { expect } from 'vitest';
 import { apiBlocks, DocShell, idReplacements, jsonDocuments } from '../docs/doc-examples.ts';
-import { repoRoot } from './cli.ts';
+import { launchChromium } from './browser-server.ts';
+import { repoRoot, startServe, type ServeProcess } from './cli.ts';
+import { freePort } from './net.ts';
+
+/** A real `cobro serve` (sandbox) on an empty DATA_DIR and a free loopback port, with Chromium for the payer. */
+export interface WalkServer {
+  readonly dataDir: string;
+  readonly serve: ServeProcess;
+  readonly baseUrl: string;
+  readonly browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function startWalkServer(dataDirPrefix: string): Promise<WalkServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), dataDirPrefix));
+  const port = await freePort();
+  const serve = await startServe({ DATA_DIR: dataDir, PORT: String(port), COBRO_MODE: 'sandbox' });
+  const browser = await launchChromium();
+  return {
+    dataDir,
+    serve,
+    baseUrl: `http://127.0.0.1:${port}`,
+    browser,
+    async close() {
+      await browser.close();
+      await serve.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
 
 export const sandboxCard = { number: '4051 8856 0044 6623', cvv: '123' } as const;
 const blockTimeoutMs = 20_000;
