@@ -16,7 +16,12 @@ import pg from 'pg';
 import { computeSign } from '../src/platform/auth/sign.ts';
 import { runCli, startServe } from '../test/support/cli.ts';
 import { freePort } from '../test/support/net.ts';
-import { demoCredentials, sleep, type Credentials } from '../test/reliability/load.ts';
+import {
+  demoCredentials,
+  sendUntilAnswered,
+  sleep,
+  type Credentials,
+} from '../test/reliability/load.ts';
 
 const run = promisify(execFile);
 const binDir = '/usr/lib/postgresql/15/bin';
@@ -133,43 +138,6 @@ function request(runId: string, i: number): Request {
   };
 }
 
-async function sendUntilAnswered(
-  baseUrl: string,
-  who: Credentials,
-  r: Request,
-  statuses: Map<number, number>,
-): Promise<Record<string, unknown>> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    authorization: `Bearer ${who.publicToken}`,
-  };
-  if (r.kind === 'transaction') headers['idempotency-key'] = `key-${r.order}`;
-  else headers.sign = computeSign(who.privateToken, r.path, r.body);
-  const deadline = Date.now() + retryWindowMs;
-  for (;;) {
-    let status = 0;
-    let text = '';
-    try {
-      const res = await fetch(`${baseUrl}${r.path}`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(r.body),
-        signal: AbortSignal.timeout(15_000),
-      });
-      status = res.status;
-      text = await res.text();
-    } catch {
-      /* no answer: sent again */
-    }
-    statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    if (status === 200) return JSON.parse(text) as Record<string, unknown>;
-    if (Date.now() > deadline) throw new Error(`${r.order} never answered: ${status} ${text}`);
-    if (status !== 0 && status !== 503 && status !== 409)
-      throw new Error(`${r.order}: ${status} ${text}`);
-    await sleep(100);
-  }
-}
-
 async function check(
   url: string,
   who: Credentials,
@@ -234,7 +202,20 @@ async function drill(dir: string): Promise<string[]> {
     const lane = async () => {
       while (!stop) {
         const r = request(runId, next++);
-        answers.push({ r, body: await sendUntilAnswered(baseUrl, who, r, statuses) });
+        answers.push({
+          r,
+          body: await sendUntilAnswered(
+            baseUrl,
+            who,
+            {
+              ...r,
+              idempotencyKey: r.kind === 'transaction' ? `key-${r.order}` : null,
+              signed: r.kind === 'payout',
+            },
+            statuses,
+            { retryWindowMs, answerTimeoutMs: 15_000 },
+          ),
+        });
       }
     };
     // A lane's failure stops the others and is thrown at `await load`, so the servers below are still stopped.

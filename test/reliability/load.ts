@@ -225,6 +225,67 @@ export async function retryUntilAnswered(
   return answers;
 }
 
+/** A POST retried through an outage: its Idempotency-Key (null: none) and whether it is signed. */
+export interface OutageRequest {
+  readonly order: string;
+  readonly path: string;
+  readonly body: Record<string, unknown>;
+  readonly idempotencyKey: string | null;
+  readonly signed: boolean;
+}
+
+export interface OutageRetry {
+  /** How long a request is sent again before it fails. */
+  readonly retryWindowMs: number;
+  /** How long one send waits for its answer. */
+  readonly answerTimeoutMs: number;
+  /** Sees each 503 (the test checks its Retry-After). */
+  readonly on503?: (res: Response, text: string) => void;
+}
+
+/**
+ * Sends `r` until it gets a 200, tallying every status seen (0: no answer) in `statuses`. No answer, 503 and 409
+ * (its key still in flight) are sent again every 100 ms within the window; any other status fails.
+ */
+export async function sendUntilAnswered(
+  baseUrl: string,
+  who: Credentials,
+  r: OutageRequest,
+  statuses: Map<number, number>,
+  retry: OutageRetry,
+): Promise<Record<string, unknown>> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    authorization: `Bearer ${who.publicToken}`,
+  };
+  if (r.idempotencyKey !== null) headers['idempotency-key'] = r.idempotencyKey;
+  if (r.signed) headers.sign = computeSign(who.privateToken, r.path, r.body);
+  const deadline = Date.now() + retry.retryWindowMs;
+  for (;;) {
+    let status = 0;
+    let text = '';
+    try {
+      const res = await fetch(`${baseUrl}${r.path}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(r.body),
+        signal: AbortSignal.timeout(retry.answerTimeoutMs),
+      });
+      status = res.status;
+      text = await res.text();
+      if (status === 503) retry.on503?.(res, text);
+    } catch {
+      /* no answer: sent again */
+    }
+    statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    if (status === 200) return JSON.parse(text) as Record<string, unknown>;
+    if (Date.now() > deadline) throw new Error(`${r.order} never answered: last ${status} ${text}`);
+    if (status !== 0 && status !== 503 && status !== 409)
+      throw new Error(`${r.order}: ${status} ${text}`);
+    await sleep(100);
+  }
+}
+
 /** One signed request (token, Sign and, for a body, JSON) to a real server; answers the status and parsed body. */
 export async function call(
   baseUrl: string,

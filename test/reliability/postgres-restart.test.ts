@@ -19,7 +19,7 @@ import {
   type OwnPostgres,
 } from '../support/own-postgres.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
-import { demoCredentials, sleep, type Credentials } from './load.ts';
+import { demoCredentials, sendUntilAnswered, sleep, type Credentials } from './load.ts';
 
 const lanes = 12;
 const requestsMax = 1500;
@@ -74,45 +74,6 @@ function planned(run: string, i: number, notifyUrl: string): Planned {
       accountbank_num: '12312312312',
     },
   };
-}
-
-/** Sends `r` until it gets a 200, tallying every status seen (0: no answer). */
-async function sendUntilAnswered(
-  baseUrl: string,
-  who: Credentials,
-  r: Planned,
-  statuses: Map<number, number>,
-): Promise<Record<string, unknown>> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    authorization: `Bearer ${who.publicToken}`,
-  };
-  if (r.key !== null) headers['idempotency-key'] = r.key;
-  if (r.kind === 'payout') headers.sign = computeSign(who.privateToken, r.path, r.body);
-  const deadline = Date.now() + retryWindowMs;
-  for (;;) {
-    let status = 0;
-    let text = '';
-    try {
-      const res = await fetch(`${baseUrl}${r.path}`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(r.body),
-        signal: AbortSignal.timeout(10_000),
-      });
-      status = res.status;
-      text = await res.text();
-      if (status === 503) expect(res.headers.get('retry-after'), text).toMatch(/^\d+$/);
-    } catch {
-      /* no answer: sent again */
-    }
-    statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    if (status === 200) return JSON.parse(text) as Record<string, unknown>;
-    if (Date.now() > deadline) throw new Error(`${r.order} never answered: last ${status} ${text}`);
-    if (status !== 0 && status !== 503 && status !== 409)
-      throw new Error(`${r.order}: ${status} ${text}`);
-    await sleep(100);
-  }
 }
 
 /** /readyz polled throughout: every status seen, and when it last turned 200 after a 503. */
@@ -187,7 +148,20 @@ async function scenario(pg: OwnPostgres, receiver: Receiver, dataDir: string): P
     const lane = async () => {
       while (!loadEnds && next < requestsMax) {
         const r = planned(run, next++, receiver.url);
-        answers.set(r.order, { r, body: await sendUntilAnswered(baseUrl, who, r, statuses) });
+        answers.set(r.order, {
+          r,
+          body: await sendUntilAnswered(
+            baseUrl,
+            who,
+            { ...r, idempotencyKey: r.key, signed: r.kind === 'payout' },
+            statuses,
+            {
+              retryWindowMs,
+              answerTimeoutMs: 10_000,
+              on503: (res, text) => expect(res.headers.get('retry-after'), text).toMatch(/^\d+$/),
+            },
+          ),
+        });
       }
     };
     const load = Promise.all(Array.from({ length: lanes }, lane));
