@@ -4,45 +4,25 @@
 // registers the integration VISA, comes back active; the merchant then charges the stored card once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { testConfig } from '../support/app.ts';
-import { cloneTestDatabase } from '../support/database.ts';
-import { freePort } from '../support/net.ts';
-import { apiCall, launchChromium } from '../support/browser-server.ts';
+import { startProductionHarness, type ProductionHarness } from '../support/browser-server.ts';
 import { startOneclickSimulator, type OneclickSimulator } from '../support/oneclick-simulator.ts';
 import { seriousAxeViolations } from './axe.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
-import { createAccount } from '../../src/modules/accounts/service.ts';
 import { saveOneclickSettings } from '../../src/platform/processors/oneclick-settings.ts';
 
-let server: RunningServer;
+let harness: ProductionHarness;
 let browser: Browser;
 let sim: OneclickSimulator;
-let api: (
-  method: 'GET' | 'POST',
-  url: string,
-  body?: Record<string, unknown>,
-) => ReturnType<typeof apiCall>;
+const api = (method: 'GET' | 'POST', url: string, body?: Record<string, unknown>) =>
+  harness.api(method, url, body, true);
 
 beforeAll(async () => {
   sim = await startOneclickSimulator();
-  const port = await freePort();
-  const config = testConfig({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    COBRO_MODE: 'production',
-    COBRO_SECRET_KEY: 'ef'.repeat(32),
-    COBRO_WORKERS: '0',
-  });
-  server = await startServer(config, { handle: await cloneTestDatabase() });
-  const ctx = server.runtime.ctx;
-  const account = await createAccount(ctx, 'Club del Vino');
-  if (!account.ok) throw new Error(account.error);
-  const tokens = account.value;
-  api = (method, url, body) => apiCall(server.url, tokens, method, url, body, true);
+  harness = await startProductionHarness('Club del Vino');
+  browser = harness.browser;
+  const ctx = harness.server.runtime.ctx;
   await saveOneclickSettings(
     ctx,
-    account.value.id,
+    harness.account.id,
     {
       commerceCode: sim.commerceCode,
       childCommerceCode: sim.childCommerceCode,
@@ -51,12 +31,10 @@ beforeAll(async () => {
     },
     ctx.clock.now(),
   );
-  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await harness?.close();
   await sim?.close();
 });
 

@@ -100,11 +100,12 @@ export interface ProductionHarness {
   readonly server: RunningServer;
   readonly browser: Browser;
   readonly account: AccountView;
-  /** A JSON request with the account's Bearer token (production pages and the API, unsigned). */
+  /** A JSON request with the account's Bearer token; `sign` adds a valid Sign header. */
   api(
     method: 'GET' | 'POST',
     url: string,
     body?: Record<string, unknown>,
+    sign?: boolean,
   ): Promise<{ status: number; body: Record<string, any> }>;
   close(): Promise<void>;
 }
@@ -112,7 +113,7 @@ export interface ProductionHarness {
 /**
  * A real server in COBRO_MODE=production (a fixed secret key, plain http on loopback, no workers) with a fresh
  * database, one account and Chromium: the set-up of the production checkouts through a processor's simulator
- * (webpay-production.test.ts, fintoc-production.test.ts). `env` adds to the configuration.
+ * (webpay-production, fintoc-production and oneclick-production.test.ts). `env` adds to the configuration.
  */
 export async function startProductionHarness(
   accountName: string,
@@ -137,7 +138,7 @@ export async function startProductionHarness(
     server,
     browser,
     account,
-    api: (method, url, body) => apiCall(server.url, account, method, url, body),
+    api: (method, url, body, sign) => apiCall(server.url, account, method, url, body, sign),
     async close() {
       await browser.close();
       await server.close();
