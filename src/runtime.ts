@@ -40,7 +40,7 @@ import { createAccountClock } from './platform/time/sandbox-clock.ts';
 import { Memo } from './platform/memo.ts';
 import { referenceData } from './modules/reference/repository.ts';
 import { transactionCreateGroups } from './modules/transactions/create-group-commit.ts';
-import { payoutGroups } from './modules/wallet/payout-create.ts';
+import { PayoutGroups } from './modules/wallet/payout-groups.ts';
 
 export interface Runtime {
   readonly ctx: AppContext;
@@ -102,7 +102,7 @@ export function createContext(
     referenceData: referenceData(),
     checkoutLinkKey: new Memo(),
     transactionCreateGroups: transactionCreateGroups(base.engine),
-    payoutGroups: payoutGroups(base.engine),
+    payoutGroups: new PayoutGroups(base.engine),
   };
 }
 

@@ -1,13 +1,19 @@
 // Creating a payout or a withdrawal: reserve the amount under the wallet's row lock (so concurrent requests can
 // never overdraw), record the payout, and in the sandbox resolve the seed's fixed amounts at once. The funds check
 // takes the lock and one more statement writes it all (payout-statement.ts): every read and decision that needs no
-// lock comes before them, and the commit right after. Payouts of one account that arrive while its group's
-// transaction runs are written together in its next one, under one lock statement and one commit (decisions 220,
-// 330 and 430: one lane an account, so an account whose row another transaction holds stalls only its own payouts).
+// lock comes before them, and the commit right after. Payouts that arrive while a group's transaction runs are
+// written together in the next one, under one lock statement and one commit (decisions 220, 330): a group shared
+// by every account whose rows it can take without waiting (payout-shared-group.ts, decision 590), and a lane of its
+// own for an account whose row another transaction holds, so only its payouts wait (decision 430).
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import { ruleFailure } from '../../platform/errors/errors.ts';
-import type { CheckedReservation, JournalRows, Shortfall } from '../../platform/ledger/ledger.ts';
+import type {
+  CheckedReservation,
+  JournalRows,
+  LockedAccounts,
+  Shortfall,
+} from '../../platform/ledger/ledger.ts';
 import { gatedMovementColumns } from './movements.ts';
 import {
   accountsOf,
@@ -22,12 +28,10 @@ import {
 import { enqueuePayoutResult } from './payout-transition.ts';
 import { findPayoutByOrder, type PayoutRow } from './repository.ts';
 import { writePayoutGroupStatement, writePayoutStatement } from './payout-statement.ts';
-import { KeyedBatcher, settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
+import { settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
-import type { Engine } from '../../platform/db/database.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { limits } from '../../limits/index.ts';
 import { groupAuditEntries } from '../../platform/audit/grouped.ts';
 
 /** A refused payout's answer, still under the wallet's lock: an order committed meanwhile answers first. */
@@ -118,7 +122,7 @@ async function writeCovered(
   );
 }
 
-interface Queued {
+export interface Queued {
   readonly ctx: AppContext;
   readonly planned: PlannedPayout;
 }
@@ -129,45 +133,62 @@ async function writeAlone(item: Queued): Promise<CreateOutcome> {
 }
 
 /**
- * One transaction for the payouts queued for one account, of one wallet or several, in four round trips whatever their
- * number (decision 330): one statement locks every wallet of the group in the ledger's order (so groups of other
- * accounts and processes cannot deadlock with it), the funds checks run in turn on the balances the ones before them
- * leave, ONE statement writes every payout that passed with its request's audit row (payout-statement.ts, decision
- * 565), and the commit. A refusal re-reads its order under the lock, as alone. When the group fails on what one payout can cause (isRowFailure: an order
- * already taken fails the group's statement, a constraint, an answer lost on the connection) the whole transaction
- * rolled back, and each runs again alone, so only its own request answers the failure or the taken order (a payout
- * already committed by then is found by its order). Any other failure is thrown to every request of the group.
+ * Writes a group's payouts whose wallets `held` locks (every account they post to), in `tx`: the funds checks in
+ * turn on the balances the ones before them leave, ONE statement for every payout that passed with its request's
+ * audit row (payout-statement.ts, decision 565), and each answer; a refusal re-reads its order under the lock, as
+ * alone.
  */
-async function writeGroup(
+export async function writeHeld(
+  tx: Tx,
+  items: readonly Queued[],
+  held: LockedAccounts,
+): Promise<Settled<CreateOutcome>[]> {
+  const plan = await items[0]!.ctx.ledger.planReservations(
+    tx,
+    items.map(({ planned }) => reservationOf(planned)),
+    held,
+  );
+  const rows = await writeCovered(tx, items, plan.checked, plan.rows);
+  const settled: Settled<CreateOutcome>[] = [];
+  for (const [i, { ctx, planned }] of items.entries()) {
+    const checked = plan.checked[i]!;
+    settled.push({
+      ok: true,
+      value: checked.ok
+        ? await writtenOf(ctx, tx, planned, rows.get(planned.id))
+        : await refusalOf(tx, planned.request, checked),
+    });
+  }
+  return settled;
+}
+
+/**
+ * The lane of one account (decision 430): its payouts that queue while its group runs, written in one transaction
+ * of four round trips whatever their number (decision 330): one statement locks every wallet of the group in the
+ * ledger's order (waiting for a holder, which stalls only this account), writeHeld, and the commit. An account's
+ * payouts come here when a shared group (payout-shared-group.ts, decision 590) could not take its rows without
+ * waiting. When the group fails on what one payout can cause (isRowFailure: an order already taken fails the
+ * group's statement, a constraint, an answer lost on the connection) the whole transaction rolled back, and each
+ * runs again alone, so only its own request answers the failure or the taken order (a payout already committed by
+ * then is found by its order). Any other failure is thrown to every request of the group.
+ */
+export async function writeAccountGroup(
   _accountId: string,
   items: readonly Queued[],
 ): Promise<readonly Settled<CreateOutcome>[]> {
   if (items.length === 1) return [{ ok: true, value: await writeAlone(items[0]!) }];
   const { db, ledger } = items[0]!.ctx;
   try {
-    return await inTransaction(db, async (tx) => {
-      const held = await ledger.lock(
+    return await inTransaction(db, async (tx) =>
+      writeHeld(
         tx,
-        items.flatMap((item) => accountsOf(item.planned)),
-      );
-      const plan = await ledger.planReservations(
-        tx,
-        items.map(({ planned }) => reservationOf(planned)),
-        held,
-      );
-      const rows = await writeCovered(tx, items, plan.checked, plan.rows);
-      const settled: Settled<CreateOutcome>[] = [];
-      for (const [i, { ctx, planned }] of items.entries()) {
-        const checked = plan.checked[i]!;
-        settled.push({
-          ok: true,
-          value: checked.ok
-            ? await writtenOf(ctx, tx, planned, rows.get(planned.id))
-            : await refusalOf(tx, planned.request, checked),
-        });
-      }
-      return settled;
-    });
+        items,
+        await ledger.lock(
+          tx,
+          items.flatMap((item) => accountsOf(item.planned)),
+        ),
+      ),
+    );
   } catch (error) {
     // Only a failure one payout can cause is left to run alone; any other (an assertion, a bug) fails the group's
     // every request with it (decision 430), logged, never hidden behind payouts that then succeed one by one.
@@ -186,27 +207,6 @@ async function writeGroup(
   }
 }
 
-declare module '../../platform/context.ts' {
-  interface AppContext {
-    /** The app's group commit of payouts, made once by the composition root (src/runtime.ts, decision 475). */
-    readonly payoutGroups: PayoutGroups;
-  }
-}
-
-export type PayoutGroups = KeyedBatcher<Queued, CreateOutcome>;
-
-/** One batcher per app (database). */
-export function payoutGroups(engine: Engine): PayoutGroups {
-  return new KeyedBatcher<Queued, CreateOutcome>(writeGroup, limits.walletGroupCommitPayoutsMax, {
-    gatherTurn: engine === 'pglite',
-  });
-}
-
-/** Payouts of this app waiting for their account's next group (tests wait on it; not those being written). */
-export function queuedPayoutsOf(ctx: AppContext): number {
-  return ctx.payoutGroups.queued;
-}
-
 /**
  * Order of the answers (pinned by the tests), all decided under the wallet's lock: an order taken answers before a
  * shortfall (a shortfall re-reads the order; a retry of a committed order finds its row taken by the gate's
@@ -215,7 +215,7 @@ export function queuedPayoutsOf(ctx: AppContext): number {
  * account's sandbox offset is kept in memory (decision 260), so a keyless payout is the funds check and one write.
  * A refusal writes nothing but the wallet's empty accounts the funds check may have created, so no savepoint is
  * needed to undo it. The grouped form (a request without an Idempotency-Key, the route's `grouped` runner): the
- * payout queues for its account's next group commit.
+ * payout queues for the next group commit (payout-groups.ts).
  */
 export async function createPayout(
   ctx: AppContext,
@@ -226,7 +226,7 @@ export async function createPayout(
     request,
     await ctx.accountClock.now(request.accountId, ctx.db, { kept: true }),
   );
-  return ctx.payoutGroups.run(request.accountId, { ctx, planned });
+  return ctx.payoutGroups.run({ ctx, planned });
 }
 
 /**

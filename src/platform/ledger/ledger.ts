@@ -13,7 +13,7 @@ export type { FundsSource, Shortfall } from './funds.ts';
 export { pendingThenWallet } from './funds.ts';
 export { journalKinds } from './kinds.ts';
 export { ledgerCodes, SYSTEM_OWNER, type LedgerCode } from './codes.ts';
-export type { JournalInput, LedgerKey, PostedJournal } from './post.ts';
+export type { JournalInput, LedgerKey, LockedAccounts, PostedJournal } from './post.ts';
 export type { JournalRows } from './journal-statement.ts';
 export { journalRowsParams } from './journal-statement.ts';
 export { ledgerKeyId } from './post.ts';
@@ -158,6 +158,11 @@ export interface Ledger {
    * them with their balances: the `held` of a group's planReservations that follows in this transaction.
    */
   lock(tx: Tx, keys: readonly LedgerKey[]): Promise<LockedAccounts>;
+  /**
+   * Locks, without waiting, those of the accounts (derived ones skipped) that exist and no other transaction holds,
+   * and returns only them: the `held` of a group shared by accounts (decision 590), which leaves the rest out.
+   */
+  lockFree(tx: Tx, keys: readonly LedgerKey[]): Promise<LockedAccounts>;
   /**
    * The funds checks of reservations (available -> reserved of one merchant's wallet), in turn: each reads the
    * balances the ones before it leave, from the accounts `held` (Ledger.lock, every account they post to: a group,

@@ -197,6 +197,40 @@ export async function lockLedgerAccounts(
 }
 
 /**
+ * Locks the accounts of `keys` that no other transaction holds and that exist, in one round trip, and returns those
+ * it locked (id and balance by key); it never waits and creates nothing. A held or missing account is simply left
+ * out, so its caller (a payout group shared by accounts, decision 590) sends that account's work where waiting
+ * stalls no one else. SKIP LOCKED never waits, so the order of its rows cannot deadlock.
+ */
+export async function lockFreeLedgerAccounts(
+  tx: Tx,
+  keys: readonly LedgerKey[],
+): Promise<LockedAccounts> {
+  const distinct = new Map<string, LedgerKey>();
+  for (const k of keys) {
+    assert.ok(!isDerived(k), 'derived accounts are never locked');
+    distinct.set(keyOf(k), k);
+  }
+  const locked = new Map<string, { id: bigint; balanceMinor: bigint }>();
+  if (distinct.size === 0) return locked;
+  const wanted = [...distinct.values()];
+  const { rows } = await sql<{
+    id: string;
+    owner: string;
+    code: string;
+    currency: string;
+    balance_minor: string;
+  }>`SELECT a.id, a.owner, a.code, a.currency, a.balance_minor FROM ledger_accounts AS a
+    JOIN unnest(${wanted.map((k) => k.owner)}::text[], ${wanted.map((k) => k.code)}::text[],
+      ${wanted.map((k) => k.currency)}::text[]) AS k(owner, code, currency)
+      ON a.owner = k.owner AND a.code = k.code AND a.currency = k.currency
+    FOR UPDATE OF a SKIP LOCKED`.execute(tx);
+  for (const r of rows)
+    locked.set(keyOf(r), { id: BigInt(r.id), balanceMinor: BigInt(r.balance_minor) });
+  return locked;
+}
+
+/**
  * Ids of derived accounts, by key, for one Ledger (one database). Filled only from rows written before the reading
  * transaction's first write, never from an account this transaction (or one of its savepoints) created, so a
  * rollback cannot leave a dangling id behind.

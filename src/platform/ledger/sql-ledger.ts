@@ -14,6 +14,7 @@ import type { Shortfall } from './funds.ts';
 import {
   isDerived,
   ledgerKeyId,
+  lockFreeLedgerAccounts,
   lockLedgerAccounts,
   readBalance,
   readBalances,
@@ -195,6 +196,11 @@ export function createLedger(): Ledger {
     hold,
     lock: (tx, keys) =>
       lockLedgerAccounts(
+        tx,
+        keys.filter((k) => !isDerived(k)),
+      ),
+    lockFree: (tx, keys) =>
+      lockFreeLedgerAccounts(
         tx,
         keys.filter((k) => !isDerived(k)),
       ),

@@ -67,6 +67,11 @@ export class KeyedBatcher<I, O> {
     return this.#queues.size;
   }
 
+  /** Whether `key` has a batch running or items queued. */
+  has(key: string): boolean {
+    return this.#queues.has(key);
+  }
+
   /** Items waiting for a batch (not those of the batches running). */
   get queued(): number {
     let waiting = 0;

@@ -15,8 +15,9 @@ import type {
 } from 'kysely';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
+import { verifyAudit } from '../../../src/platform/audit/verify.ts';
 import assert from 'node:assert/strict';
-import { queuedPayoutsOf } from '../../../src/modules/wallet/payout-create.ts';
+
 import { balance, expectMovementChain, fund, payout } from './wallet-helpers.ts';
 
 /**
@@ -144,8 +145,8 @@ async function behindOneHeld(
   const locksBefore = interceptor.locks;
   const writesBefore = interceptor.writes;
   const pending = queued.map(({ account, ...p }) => payout(t, account ?? a, p));
-  await until(() => queuedPayoutsOf(t.ctx) >= queued.length, 10_000);
-  expect(queuedPayoutsOf(t.ctx)).toBe(queued.length);
+  await until(() => t.ctx.payoutGroups.queued >= queued.length, 10_000);
+  expect(t.ctx.payoutGroups.queued).toBe(queued.length);
   interceptor.release();
   const firstAnswer = await first;
   expect(firstAnswer.statusCode, firstAnswer.body).toBe(200);
@@ -224,6 +225,43 @@ describe('payouts of one wallet in one group commit', () => {
     expect(writes).toBe(1);
     expect(await balance(t, a)).toBe(6000);
     expect(await balance(t, a, 'PEN')).toBe(1000);
+    expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
+  });
+
+  it("writes payouts of several accounts that queued behind a group in ONE shared group, each account's audit chain intact", async () => {
+    const a = await t.createAccount();
+    const others = [await t.createAccount(), await t.createAccount(), await t.createAccount()];
+    // Each account's first payout creates its reserved ledger account, which a shared group never creates (an
+    // account whose wallet rows are missing leaves it): made beforehand, so the group below keeps them all.
+    for (const [i, account] of [a, ...others].entries()) {
+      await fund(t, account, 5000);
+      expect(
+        (await payout(t, account, { order: `s-first-${i}`, amount: 1000 })).json().status,
+      ).toBe('success');
+    }
+    const queued = others.flatMap((account, i) => [
+      { account, order: `s-${i}-1`, amount: 1000 },
+      { account, order: `s-${i}-2`, amount: 1000 },
+    ]);
+    const auditBefore = await t.ctx.db
+      .selectFrom('audit_log')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    const { answers, locks, writes } = await behindOneHeld(a, 's-held', 1000, queued);
+    for (const r of answers) expect(r.json().status, r.body).toBe('success');
+    // Decision 590: one lock statement and one write for the three accounts' six payouts.
+    expect(locks).toBe(1);
+    expect(writes).toBe(1);
+    for (const account of others) {
+      expect(await balance(t, account)).toBe(2000);
+      expect(await expectMovementChain(t, account.id)).toBe(2000);
+    }
+    const auditAfter = await t.ctx.db
+      .selectFrom('audit_log')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(auditAfter.n) - Number(auditBefore.n)).toBe(7);
+    expect((await verifyAudit(t.ctx.db)).ok).toBe(true);
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 
@@ -400,22 +438,34 @@ describe('payouts of one wallet in one group commit', () => {
     }
   });
 
-  it.runIf(process.env.DATABASE_URL)(
-    "stalls no other account's payouts while another connection holds one account's row (PostgreSQL)",
-    async () => {
+  // What another connection may hold of an account: the account row (its payout row's foreign key waits for it), a
+  // wallet's ledger account (the funds check locks it) and the audit chain's head (cobro_audit_append locks it).
+  const holds = [
+    ['its account row', 'SELECT id FROM accounts WHERE id = $1 FOR UPDATE'],
+    [
+      "its wallet's ledger account",
+      "SELECT id FROM ledger_accounts WHERE owner = $1 AND code = 'wallet_available' AND currency = 'CLP' FOR UPDATE",
+    ],
+    ['its audit chain head', 'SELECT chain FROM audit_heads WHERE chain = $1 FOR UPDATE'],
+  ] as const;
+  it.runIf(process.env.DATABASE_URL).each(holds)(
+    "stalls no other account's payouts while another connection holds %s (PostgreSQL, decisions 430 and 590)",
+    async (_what, holdSql) => {
       const held = await t.createAccount();
       const free = await t.createAccount();
       await fund(t, held, 10_000);
       await fund(t, free, 10_000);
+      // A first payout each, so every row a shared group takes exists (it leaves out an account missing one).
       for (const account of [held, free])
-        await t.ctx.accountClock.now(account.id, t.ctx.db, { kept: true });
+        expect((await payout(t, account, { order: 'first' })).json().status).toBe('success');
       const pool = t.handle.pool;
       expect(pool).toBeDefined();
       const holder = await pool!.connect();
       try {
         await holder.query('BEGIN');
-        await holder.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [held.id]);
-        // Its payout row's foreign key waits for the held account row: the first alone, the next ones queued behind it.
+        expect((await holder.query(holdSql, [held.id])).rowCount).toBe(1);
+        // The shared group skips the held row and sends the account's payouts to a lane of its own, where they
+        // wait for the holder: the first, and the next one queued behind it in that lane.
         const waiting = [payout(t, held, { order: 'h-1' }), payout(t, held, { order: 'h-2' })];
         await new Promise((resolve) => setTimeout(resolve, 100));
         const answers = await Promise.all(
@@ -428,8 +478,9 @@ describe('payouts of one wallet in one group commit', () => {
         await holder.query('ROLLBACK').catch(() => undefined);
         holder.release();
       }
-      expect(await balance(t, free)).toBe(6000);
-      expect(await balance(t, held)).toBe(8000);
+      expect(await balance(t, free)).toBe(5000);
+      expect(await balance(t, held)).toBe(7000);
+      expect((await verifyAudit(t.ctx.db)).ok).toBe(true);
     },
   );
 });

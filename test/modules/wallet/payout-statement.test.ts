@@ -5,6 +5,7 @@ import {
   payoutGroupStatementText,
   payoutStatementText,
 } from '../../../src/modules/wallet/payout-statement.ts';
+import { claimAccountsText } from '../../../src/modules/wallet/payout-shared-group.ts';
 import { postJournalText } from '../../../src/platform/ledger/journal-statement.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
@@ -83,8 +84,15 @@ const payoutGroupRows = `WITH gates AS (
     JOIN gates AS g ON g.id = v.row_id
     ORDER BY v.n),
   audit AS (
-    SELECT cobro_audit_append($46::text, $47::text[], $48::text[], $49::text[], $50::text[], $51::text[],
-      $52::text[], $53::timestamptz[]))
+    SELECT count(cobro_audit_append(c.chain, c.ids, c.actor_kinds, c.actors, c.actions, c.targets, c.request_ids,
+      c.ats)) AS chains
+    FROM (SELECT r.chain, array_agg(r.id ORDER BY r.n) AS ids, array_agg(r.actor_kind ORDER BY r.n) AS actor_kinds,
+        array_agg(r.actor ORDER BY r.n) AS actors, array_agg(r.action ORDER BY r.n) AS actions,
+        array_agg(r.target ORDER BY r.n) AS targets, array_agg(r.request_id ORDER BY r.n) AS request_ids,
+        array_agg(r.at ORDER BY r.n) AS ats
+      FROM unnest($46::text[], $47::text[], $48::text[], $49::text[], $50::text[], $51::text[], $52::text[],
+        $53::timestamptz[]) WITH ORDINALITY AS r(chain, id, actor_kind, actor, action, target, request_id, at, n)
+      GROUP BY r.chain) AS c)
 SELECT gates.* FROM gates, audit`;
 
 const payoutGroupIds = `WITH gates AS (
@@ -116,9 +124,23 @@ const payoutGroupIds = `WITH gates AS (
     JOIN gates AS g ON g.id = v.row_id
     ORDER BY v.n),
   audit AS (
-    SELECT cobro_audit_append($46::text, $47::text[], $48::text[], $49::text[], $50::text[], $51::text[],
-      $52::text[], $53::timestamptz[]))
+    SELECT count(cobro_audit_append(c.chain, c.ids, c.actor_kinds, c.actors, c.actions, c.targets, c.request_ids,
+      c.ats)) AS chains
+    FROM (SELECT r.chain, array_agg(r.id ORDER BY r.n) AS ids, array_agg(r.actor_kind ORDER BY r.n) AS actor_kinds,
+        array_agg(r.actor ORDER BY r.n) AS actors, array_agg(r.action ORDER BY r.n) AS actions,
+        array_agg(r.target ORDER BY r.n) AS targets, array_agg(r.request_id ORDER BY r.n) AS request_ids,
+        array_agg(r.at ORDER BY r.n) AS ats
+      FROM unnest($46::text[], $47::text[], $48::text[], $49::text[], $50::text[], $51::text[], $52::text[],
+        $53::timestamptz[]) WITH ORDINALITY AS r(chain, id, actor_kind, actor, action, target, request_id, at, n)
+      GROUP BY r.chain) AS c)
 SELECT gates.id FROM gates, audit`;
+
+const claimAccounts = `WITH account_rows AS (
+    SELECT id FROM accounts WHERE id = ANY($1::text[]) FOR KEY SHARE SKIP LOCKED),
+  head_rows AS (
+    SELECT chain FROM audit_heads WHERE chain = ANY($1::text[]) FOR UPDATE SKIP LOCKED)
+SELECT a.id FROM account_rows AS a
+WHERE a.id IN (SELECT chain FROM head_rows) OR NOT EXISTS (SELECT 1 FROM audit_heads AS h WHERE h.chain = a.id)`;
 
 const journalAlone = `WITH ledger_j AS (
     INSERT INTO journal_entries (id, kind, reference, memo, created_at)
@@ -133,10 +155,11 @@ const journalAlone = `WITH ledger_j AS (
 SELECT 1`;
 
 describe("the money statements' text", () => {
-  it('is written whole: a payout alone, a group of payouts (rows or ids), a journal alone', () => {
+  it("is written whole: a payout alone, a group of payouts (rows or ids), a shared group's claim, a journal alone", () => {
     expect(payoutStatementText).toBe(payoutAlone);
     expect(payoutGroupStatementText('rows')).toBe(payoutGroupRows);
     expect(payoutGroupStatementText('ids')).toBe(payoutGroupIds);
+    expect(claimAccountsText).toBe(claimAccounts);
     expect(postJournalText).toBe(journalAlone);
   });
 

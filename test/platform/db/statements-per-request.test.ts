@@ -22,13 +22,15 @@ const targets = {
   // two bound values rather than a row of the extension's own (decision 550), and the audit row; BEGIN and COMMIT
   // around them are not counted.
   'POST /api/transaction (marketplace)': 4,
-  // 2 and 3: the funds check's lock, then one statement that writes the payout, its journals (the sandbox's
-  // immediate outcome included) and its movements (wallet/payout-statement.ts), with no savepoint; the token's account
-  // (decision 190) and the sandbox clock's offset (decision 260) are kept in memory, and a committed order is found
-  // under the lock by the write's conflict. A withdrawal also reads the account's bank account. The audit row is
-  // written by the same statement (decision 565).
-  'POST /api/wallet/payout': 2,
-  'POST /api/wallet/withdraw': 3,
+  // 3 and 4: a shared group's claim of the account's rows and the lock of its wallets, both without waiting
+  // (decision 590: the same three for a whole group of concurrent payouts of many accounts), then one statement that
+  // writes the payout, its journals (the sandbox's immediate outcome included) and its movements
+  // (wallet/payout-statement.ts), with no savepoint; the token's account (decision 190) and the sandbox clock's
+  // offset (decision 260) are kept in memory, and a committed order is found under the lock by the write's conflict.
+  // A withdrawal also reads the account's bank account. The audit row is written by the same statement (decision
+  // 565).
+  'POST /api/wallet/payout': 3,
+  'POST /api/wallet/withdraw': 4,
   // A card payment's success: claim the attempt, charge, then the attempt's record (issue 15 point 5: one
   // INSERT ... SELECT numbering it), capture, fee, state and callback in one commit. 17 since the Webpay and refund
   // work (the charge key a refund names, the guard against a lost commit still undecided): the next to cut.
