@@ -19,13 +19,11 @@ import {
 import { findPaymentMethod, paymentMethodCatalogue } from '../modules/reference/repository.ts';
 
 export async function orderSummary(ctx: AppContext, row: TransactionRow): Promise<OrderSummary> {
-  const account = await ctx.db
-    .selectFrom('accounts')
-    .select('name')
-    .where('id', '=', row.account_id)
-    .executeTakeFirstOrThrow();
+  // Kept in memory (AccountDirectory): a page costs no read of the account (issue 38).
+  const merchant = await ctx.accounts.nameOf(row.account_id);
+  if (merchant === null) throw new Error(`transaction ${row.id} names no account`);
   return {
-    merchant: account.name,
+    merchant,
     subject: row.subject,
     amountMinor: BigInt(row.amount_minor),
     currency: row.currency,

@@ -63,6 +63,18 @@ export function accountDirectory(
           limits.authCacheEntriesMax,
           limits.authCacheEntryAgeMsMax,
         );
+  // Names by account id, dropped on the same notification (a rename fires it, migration 0240).
+  const names =
+    changes === null
+      ? null
+      : new NotifiedCache<string>(
+          changes,
+          accountChangesChannel,
+          limits.authCacheEntriesMax,
+          limits.authCacheEntryAgeMsMax,
+        );
+  const nameFromRow = async (accountId: string): Promise<string | null> =>
+    (await findAccountRowById(db, accountId))?.name ?? null;
   const lookUp = async (hash: string): Promise<Kept | null> => {
     const row = await findAccountRowByTokenHash(db, hash);
     if (row !== undefined) {
@@ -94,6 +106,11 @@ export function accountDirectory(
     },
     forgetKept() {
       kept?.forget();
+      names?.forget();
+    },
+    async nameOf(accountId) {
+      if (names === null) return nameFromRow(accountId);
+      return names.peek(accountId) ?? (await names.get(accountId, () => nameFromRow(accountId)));
     },
     async webhookSecretOf(accountId) {
       const row = await findAccountRowById(db, accountId);

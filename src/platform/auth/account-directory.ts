@@ -25,6 +25,8 @@ export interface AccountDirectory {
    * own next request sees the change; other processes learn of it from the database's notification.
    */
   forgetKept(): void;
+  /** The account's name (the payer's pages show it), kept in memory as an authenticated account is; null when gone. */
+  nameOf(accountId: string): Promise<string | null>;
   /** The secret callbacks to this account are signed with, or null when the account is gone. */
   webhookSecretOf(accountId: string): Promise<string | null>;
 }

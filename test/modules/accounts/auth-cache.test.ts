@@ -122,6 +122,26 @@ describe('authenticated accounts kept in memory', () => {
     await eventually(401, account);
   });
 
+  it("keeps an account's name for the payer's pages with no query, and shows a rename made elsewhere", async () => {
+    const account = await t.createAccount('Named before');
+    await feedLive();
+    expect(await t.ctx.accounts.nameOf(account.id)).toBe('Named before');
+    counter.count = 0;
+    expect(await t.ctx.accounts.nameOf(account.id)).toBe('Named before');
+    expect(counter.count).toBe(0);
+    await sql`UPDATE accounts SET name = 'Named after' WHERE id = ${account.id}`.execute(
+      (other ?? t.handle).db,
+    );
+    const deadline = Date.now() + 5_000;
+    let name = await t.ctx.accounts.nameOf(account.id);
+    while (name !== 'Named after' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+      name = await t.ctx.accounts.nameOf(account.id);
+    }
+    expect(name).toBe('Named after');
+    expect(await t.ctx.accounts.nameOf('acc_none')).toBeNull();
+  });
+
   it('asks for the Cobro-Signature at once when strict signing is turned on elsewhere', async () => {
     const account = await t.createAccount('Strict elsewhere');
     await eventually(200, account);
