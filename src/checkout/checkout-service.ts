@@ -96,7 +96,8 @@ export async function loadForCheckout(
 ): Promise<TransactionRow | undefined> {
   const row = await findTransactionById(ctx.db, id);
   if (row === undefined || row.status !== 'pending') return row;
-  if (!isExpired(row, await ctx.accountClock.now(row.account_id, ctx.db))) return row;
+  if (!isExpired(row, await ctx.accountClock.now(row.account_id, ctx.db, { kept: true })))
+    return row;
   if (ctx.config.mode === 'production' && (await hasUndecidedCommit(ctx.db, id))) return row;
   return inTransaction(ctx.db, async (tx) => {
     const locked = await lockTransaction(tx, id);
@@ -114,7 +115,7 @@ export async function markOpened(ctx: AppContext, row: TransactionRow): Promise<
   if (row.checkout_opened_at !== null) return;
   await ctx.db
     .updateTable('transactions')
-    .set({ checkout_opened_at: await ctx.accountClock.now(row.account_id, ctx.db) })
+    .set({ checkout_opened_at: await ctx.accountClock.now(row.account_id, ctx.db, { kept: true }) })
     .where('id', '=', row.id)
     .where('checkout_opened_at', 'is', null)
     .execute();

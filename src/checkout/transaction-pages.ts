@@ -130,7 +130,7 @@ async function cardAttempt(
   payerIp: string,
 ): Promise<Attempted> {
   const month = formatDate(
-    await ctx.accountClock.now(row.account_id, ctx.db),
+    await ctx.accountClock.now(row.account_id, ctx.db, { kept: true }),
     ctx.config.timeZone,
   ).slice(0, 7);
   const parsed = parseCardForm(form, method.payment, month);

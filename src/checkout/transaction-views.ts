@@ -76,7 +76,7 @@ export async function showTransaction(
   const leased =
     row.attempt_lease_until !== null &&
     row.attempt_lease_until.getTime() >
-      (await ctx.accountClock.now(row.account_id, ctx.db)).getTime();
+      (await ctx.accountClock.now(row.account_id, ctx.db, { kept: true })).getTime();
   if (leased || (ctx.config.mode === 'production' && (await hasUndecidedCommit(ctx.db, row.id)))) {
     return sendPage(reply, 200, resultPage(summary, 'processing', null, null, link));
   }

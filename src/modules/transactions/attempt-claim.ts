@@ -41,7 +41,7 @@ export interface ClaimRequest {
 
 /** Holds the pending transaction for this attempt for `leaseMs`, or says why it cannot. */
 export async function claimAttempt(ctx: AppContext, request: ClaimRequest): Promise<Claim> {
-  const now = await ctx.accountClock.now(request.accountId, ctx.db);
+  const now = await ctx.accountClock.now(request.accountId, ctx.db, { kept: true });
   const row = await claimPayable(ctx.db, {
     transactionId: request.transactionId,
     accountId: request.accountId,

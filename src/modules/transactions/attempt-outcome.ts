@@ -49,7 +49,7 @@ export async function recordOutcome(
   facts: AttemptFacts,
   outcome: ChargeOutcome,
 ): Promise<AttemptOutcome> {
-  const now = await ctx.accountClock.now(facts.accountId, ctx.db);
+  const now = await ctx.accountClock.now(facts.accountId, ctx.db, { kept: true });
   return inTransaction(ctx.db, async (tx): Promise<AttemptOutcome> => {
     const locked = await lockForOutcome(tx, {
       transactionId: facts.transactionId,

@@ -57,7 +57,7 @@ export async function startRedirectPayment(
     await releaseClaim(ctx, input.transactionId, attemptId);
     throw error;
   }
-  const now = await ctx.accountClock.now(claim.accountId, ctx.db);
+  const now = await ctx.accountClock.now(claim.accountId, ctx.db, { kept: true });
   await ctx.db
     .insertInto('processor_sessions')
     .values({
