@@ -1,15 +1,24 @@
 // The payment's own statements, each written whole in one module (issue 38, decisions 555 and 557): their full text
 // is asserted here (they run through every checkout test: test/checkout/checkout-pay.test.ts and the others).
 import { describe, expect, it } from 'vitest';
-import { claimAttemptText } from '../../../src/modules/transactions/claim-statement.ts';
+import {
+  claimAttemptGuardedText,
+  claimAttemptText,
+} from '../../../src/modules/transactions/claim-statement.ts';
 import { lockForOutcomeText } from '../../../src/modules/transactions/outcome-statement.ts';
 
 const claim = `UPDATE transactions t SET attempt_id = $1, attempt_lease_until = $2, updated_at = $3
   WHERE t.id = $4 AND t.account_id = $5 AND t.status = 'pending'
     AND (t.attempt_lease_until IS NULL OR t.attempt_lease_until <= $3)
     AND (t.expires_at IS NULL OR t.expires_at > $3)
-    AND NOT ($6::boolean AND EXISTS (
-      SELECT 1 FROM processor_sessions s WHERE s.transaction_id = t.id AND s.state = 'committing'))
+  RETURNING t.*`;
+
+const claimGuarded = `UPDATE transactions t SET attempt_id = $1, attempt_lease_until = $2, updated_at = $3
+  WHERE t.id = $4 AND t.account_id = $5 AND t.status = 'pending'
+    AND (t.attempt_lease_until IS NULL OR t.attempt_lease_until <= $3)
+    AND (t.expires_at IS NULL OR t.expires_at > $3)
+    AND NOT EXISTS (
+      SELECT 1 FROM processor_sessions s WHERE s.transaction_id = t.id AND s.state = 'committing')
   RETURNING t.*`;
 
 const lockForOutcome = `WITH t AS (SELECT * FROM transactions WHERE id = $1 FOR UPDATE),
@@ -27,6 +36,7 @@ FROM t LEFT JOIN account_fees f ON f.account_id = t.account_id AND f.payment = $
 describe("a payment's statements", () => {
   it('claims a payable transaction in one UPDATE whose WHERE holds every check of the locked path', () => {
     expect(claimAttemptText).toBe(claim);
+    expect(claimAttemptGuardedText).toBe(claimGuarded);
   });
   it("locks the row, appends the claim holder's attempt and reads the fee rule in one statement", () => {
     expect(lockForOutcomeText).toBe(lockForOutcome);
