@@ -8,7 +8,11 @@ import {
   SYSTEM_OWNER,
   type JournalInput,
 } from '../../platform/ledger/ledger.ts';
-import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
+import {
+  callbackRow,
+  enqueueCallback,
+  type CallbackInput,
+} from '../../platform/notifications/enqueue.ts';
 import { formatDate, parseLocal } from '../../platform/time/time-format.ts';
 import { extensionOf } from './extension.ts';
 import { computeFeeMinor, feeRuleFor, type FeeRule } from './fees.ts';
@@ -55,21 +59,31 @@ function resultPayload(
   return { ...base, authorization_code: paid.authorizationCode, ...card };
 }
 
-async function notify(
-  tx: Tx,
+/** The urlnotify callback of an outcome, or null when the transaction names no URL. */
+function resultCallback(
   row: TransactionRow,
   status: TransactionStatus,
   at: Date,
   paid: PaidFacts | null = null,
-): Promise<void> {
-  if (row.urlnotify === null) return;
-  await enqueueCallback(tx, {
+): CallbackInput | null {
+  if (row.urlnotify === null) return null;
+  return {
     accountId: row.account_id,
     url: row.urlnotify,
     eventType: transactionResultEvent,
     payload: resultPayload(row, status, paid),
     at,
-  });
+  };
+}
+
+async function notify(
+  tx: Tx,
+  row: TransactionRow,
+  status: TransactionStatus,
+  at: Date,
+): Promise<void> {
+  const callback = resultCallback(row, status, at);
+  if (callback !== null) await enqueueCallback(tx, callback);
 }
 
 /** The local date the net becomes available: payment date plus SETTLEMENT_DELAY_DAYS (supplement §4.3). */
@@ -101,41 +115,57 @@ export interface Approval {
   readonly payerIp: string | null;
 }
 
-/** The row's own record of a success, answered as it is now (the result page shows it without reading it again). */
+/**
+ * The row's own record of a success, answered as it is now (the result page shows it without reading it again),
+ * and its callback into the outbox by the same statement when there is one (decision 600: a data-modifying CTE runs
+ * whether or not the query reads it).
+ */
 async function markPaid(
   tx: Tx,
   row: TransactionRow,
   approval: Approval,
   paid: { readonly feeMinor: bigint; readonly depositDate: string; readonly settleDueAt: Date },
   at: Date,
+  callback: CallbackInput | null,
 ): Promise<TransactionRow> {
+  const values = {
+    status: 'success' as const,
+    updated_at: at,
+    ended_at: at,
+    attempt_id: null,
+    attempt_lease_until: null,
+    charge_key: row.attempt_id,
+    paid_payment: approval.paidPayment,
+    media: approval.media,
+    authorization_code: approval.authorizationCode,
+    card_brand: approval.cardBrand,
+    card_last4: approval.cardLast4,
+    card_token: approval.cardToken,
+    card_type: approval.cardType,
+    installments: approval.installments,
+    payer_identifier: approval.payerIdentifier,
+    payer_bank: approval.payerBank,
+    payer_ip: approval.payerIp,
+    gateway_message: 'successful transaction',
+    fee_minor: paid.feeMinor,
+    deposit_date: paid.depositDate,
+    settle_due_at: paid.settleDueAt,
+  };
+  if (callback === null)
+    return tx
+      .updateTable('transactions')
+      .set(values)
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  const outbox = callbackRow(callback);
   return tx
-    .updateTable('transactions')
-    .set({
-      status: 'success',
-      updated_at: at,
-      ended_at: at,
-      attempt_id: null,
-      attempt_lease_until: null,
-      charge_key: row.attempt_id,
-      paid_payment: approval.paidPayment,
-      media: approval.media,
-      authorization_code: approval.authorizationCode,
-      card_brand: approval.cardBrand,
-      card_last4: approval.cardLast4,
-      card_token: approval.cardToken,
-      card_type: approval.cardType,
-      installments: approval.installments,
-      payer_identifier: approval.payerIdentifier,
-      payer_bank: approval.payerBank,
-      payer_ip: approval.payerIp,
-      gateway_message: 'successful transaction',
-      fee_minor: paid.feeMinor,
-      deposit_date: paid.depositDate,
-      settle_due_at: paid.settleDueAt,
-    })
-    .where('id', '=', row.id)
-    .returningAll()
+    .with('paid', (db) =>
+      db.updateTable('transactions').set(values).where('id', '=', row.id).returningAll(),
+    )
+    .with('callback', (db) => db.insertInto('notifications').values(outbox).returning('id'))
+    .selectFrom('paid')
+    .selectAll()
     .executeTakeFirstOrThrow();
 }
 
@@ -188,16 +218,17 @@ export async function recordSuccess(
   const rule = feeRule ?? (await feeRuleFor(tx, row.account_id, approval.paidPayment));
   const fee = computeFeeMinor(gross, rule);
   const { date, dueAt } = availabilityDate(ctx, at);
+  // The callback before the money, in the row's own statement (decisions 556, 600): the merchant's pending
+  // settlement, which every payment of the merchant locks, is then held for the journals' one statement, the
+  // extension's part and the commit only.
   const paid = await markPaid(
     tx,
     row,
     approval,
     { feeMinor: fee, depositDate: date, settleDueAt: dueAt },
     at,
+    resultCallback(row, 'success', at, approval),
   );
-  // The callback before the money (decision 556): the merchant's pending settlement, which every payment of the
-  // merchant locks, is then held for the journals' one statement, the extension's part and the commit only.
-  await notify(tx, row, 'success', at, approval);
   await ctx.ledger.postAll(tx, successJournals(row, fee, at));
   // How the net will divide is fixed now, with the money; settlement moves it (settlement-allocation.ts). After the
   // ledger: an extension's part locks in the ledger's order, the pending settlement first (events/sales.ts).

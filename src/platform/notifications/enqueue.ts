@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import type { Tx } from '../db/types.ts';
 import { newId } from '../ids/ids.ts';
-import './types.ts';
+import type { Insertable } from 'kysely';
+import type { NotificationTable } from './types.ts';
 import { limits } from '../../limits/index.ts';
 
 export interface CallbackInput {
@@ -15,29 +16,34 @@ export interface CallbackInput {
   readonly at: Date;
 }
 
-export async function enqueueCallback(tx: Tx, input: CallbackInput): Promise<string> {
+/**
+ * The outbox row of a callback, checked: what enqueueCallback inserts, or what a caller's own statement inserts with
+ * its state change in one round trip (a payment's success, decision 600).
+ */
+export function callbackRow(input: CallbackInput): Insertable<NotificationTable> & { id: string } {
   assert.ok(
     input.url.length > 0 && input.url.length <= limits.callbackUrlLengthMax,
     'callback url length',
   );
   assert.match(input.eventType, /^[a-z_]+(\.[a-z_]+)+$/, 'event type is dotted lower case');
-  const id = newId('msg_', 24);
   const body = JSON.stringify(input.payload);
-  await tx
-    .insertInto('notifications')
-    .values({
-      id,
-      account_id: input.accountId,
-      url: input.url,
-      event_type: input.eventType,
-      payload: body,
-      body,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: input.at,
-      created_at: input.at,
-      updated_at: input.at,
-    })
-    .execute();
-  return id;
+  return {
+    id: newId('msg_', 24),
+    account_id: input.accountId,
+    url: input.url,
+    event_type: input.eventType,
+    payload: body,
+    body,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: input.at,
+    created_at: input.at,
+    updated_at: input.at,
+  };
+}
+
+export async function enqueueCallback(tx: Tx, input: CallbackInput): Promise<string> {
+  const row = callbackRow(input);
+  await tx.insertInto('notifications').values(row).execute();
+  return row.id;
 }

@@ -4,7 +4,7 @@ import type { Json, Timestamp } from '../db/types.ts';
 export const notificationStatuses = ['pending', 'delivering', 'delivered', 'failed'] as const;
 export type NotificationStatus = (typeof notificationStatuses)[number];
 
-interface NotificationTable {
+export interface NotificationTable {
   id: string;
   account_id: string;
   url: string;

@@ -38,7 +38,8 @@ const targets = {
   // 555), the lock with the attempt's INSERT and the fee rule (557), capture and fee one journal statement and the
   // paid row answered by its UPDATE (556). 6 since the result page's merchant name is kept in memory with the
   // accounts (AccountDirectory.nameOf) and the payer's path reads the account's sandbox offset as kept (decision
-  // 595): the claim, the outcome's record, the row's success, the lock and the journals, the page's read of the row.
+  // 595): the claim, the outcome's record, the row's success with its callback (one statement, decision 600), the
+  // lock and the journals, the page's read of the row. The payment names a urlnotify, as the bench's do.
   'POST /gateway/cobro (card approved)': 6,
   'GET /api/wallet': 3,
   // Served from memory (docs/performance.md).
@@ -97,7 +98,12 @@ describe('SQL statements per request', () => {
     let n = 0;
     const checkouts: Array<{ url: string }> = [];
     for (let i = 0; i < 3; i++)
-      checkouts.push(await createTransaction(t, account, { order: `pay-${i}` }));
+      checkouts.push(
+        await createTransaction(t, account, {
+          order: `pay-${i}`,
+          urlnotify: 'https://merchant.example/notify',
+        }),
+      );
     const membership = await createMembership(t, account, '20', [
       [await createClient(t, account), '80'],
     ]);
