@@ -37,8 +37,8 @@ const targets = {
   // paid row answered by its UPDATE (556); measured 11 here (the sandbox clock is read from the database in tests,
   // 4 reads of it; the bench's server keeps it in memory: 7).
   'POST /gateway/cobro (card approved)': 11,
-  // 1: the balance (the ledger account's row), the newest movement's id, the page and its payouts in one SELECT
-  // (decision 585; 4 before decision 562, 3 after it).
+  // 1: one call of cobro_wallet_summary (migration 0420) reads the balance (the ledger account's row), the newest
+  // movement's id, the page and the payouts it names (decision 585; 4 before decision 562, 3 after it).
   'GET /api/wallet': 1,
   // Served from memory (docs/performance.md).
   'GET /api/banks': 0,
