@@ -6,7 +6,7 @@ import type { Generated } from 'kysely';
 import { newId } from '../../platform/ids/ids.ts';
 import { ledgerCodes, type PostedJournal } from '../../platform/ledger/ledger.ts';
 
-export interface WalletMovementTable {
+interface WalletMovementTable {
   seq: Generated<bigint>;
   id: string;
   account_id: string;

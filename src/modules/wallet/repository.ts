@@ -5,7 +5,6 @@ import type { PayoutKind } from './payout-states.ts';
 import type { AccountBankAccountTable, PayoutTable } from './types.ts';
 import './types.ts';
 import './movements.ts';
-import { readInChunks } from '../../platform/db/chunked-read.ts';
 
 export type PayoutRow = Selectable<PayoutTable>;
 export type BankAccountRow = Selectable<AccountBankAccountTable>;
@@ -56,69 +55,6 @@ export async function insertPayout(
     .executeTakeFirst();
 }
 
-export async function payoutsByIds(
-  db: DbOrTx,
-  accountId: string,
-  ids: readonly string[],
-): Promise<readonly PayoutRow[]> {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('payouts')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .execute();
-}
-
-export async function movementsPage(
-  db: DbOrTx,
-  accountId: string,
-  currency: string,
-  page: number,
-  perPage: number,
-) {
-  const query = db
-    .selectFrom('wallet_movements')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('currency', '=', currency)
-    .orderBy('seq', 'desc');
-  return readInChunks(
-    perPage,
-    (limit) =>
-      query
-        .limit(limit)
-        .offset((page - 1) * perPage)
-        .execute(),
-    (last, limit) => query.where('seq', '<', last.seq).limit(limit).execute(),
-  );
-}
-
-export async function latestMovementId(
-  db: DbOrTx,
-  accountId: string,
-  currency: string,
-): Promise<string | null> {
-  const row = await db
-    .selectFrom('wallet_movements')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('currency', '=', currency)
-    .orderBy('seq', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.id ?? null;
-}
-
-export async function findMovement(db: DbOrTx, accountId: string, id: string) {
-  return db
-    .selectFrom('wallet_movements')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
-}
-
 export async function markMovementReversed(tx: Tx, id: string): Promise<void> {
   await tx
     .updateTable('wallet_movements')
@@ -157,4 +93,18 @@ export async function upsertBankAccount(
       }),
     )
     .execute();
+}
+
+/** Where a movement of the account sits (its currency's page and its seq), to read it in the summary's shape. */
+export async function movementPlace(
+  db: DbOrTx,
+  accountId: string,
+  id: string,
+): Promise<{ currency: string; seq: bigint | string } | undefined> {
+  return db
+    .selectFrom('wallet_movements')
+    .select(['currency', 'seq'])
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }

@@ -1,11 +1,10 @@
 // Response shapes of the reference samples (reference §9.3, §9.6): amounts as strings, account type and number
 // as integers, timestamps `YYYY-MM-DD HH:MM:SS` in the service zone.
 import assert from 'node:assert/strict';
-import type { Selectable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import { formatTimestamp } from '../../platform/time/time-format.ts';
-import type { WalletMovementTable } from './movements.ts';
 import type { PayoutRow } from './repository.ts';
+import type { SummaryMovement } from './wallet-summary-statement.ts';
 
 /**
  * The reference renders account numbers as integers. Ours stay exact: digits without a leading zero that fit a
@@ -56,22 +55,36 @@ export function payoutBody(ctx: AppContext, p: PayoutRow): PayoutBody {
   };
 }
 
-export function movementBody(
-  ctx: AppContext,
-  m: Selectable<WalletMovementTable>,
-  payout: PayoutRow | undefined,
-) {
+/** A movement of the summary statement's page as the seed shows it: the statement shaped it, this formats it. */
+export function movementBody(ctx: AppContext, m: SummaryMovement) {
+  const timeZone = ctx.config.timeZone;
   return {
     id: m.id,
     order: m.order,
     subject: m.subject,
-    created_at: formatTimestamp(m.created_at, ctx.config.timeZone),
+    created_at: formatTimestamp(m.created_at, timeZone),
     income_expense: m.income_expense,
     status: m.status,
-    amount: BigInt(m.amount_minor).toString(),
-    actual_amount: BigInt(m.balance_after_minor).toString(),
+    amount: m.amount,
+    actual_amount: m.actual_amount,
     origin_liquidation: m.origin_liquidation,
     currency: m.currency,
-    payout: payout === undefined ? null : payoutBody(ctx, payout),
+    payout:
+      m.payout_id === null
+        ? null
+        : {
+            id: m.payout_id,
+            phone: m.payout_phone,
+            email: m.payout_email,
+            subject: m.payout_subject,
+            amount: m.payout_amount,
+            accountbank_rut: m.payout_accountbank_rut,
+            accountbank_name: m.payout_accountbank_name,
+            accountbank_type: m.payout_accountbank_type,
+            accountbank_num: accountNumberOut(m.payout_accountbank_num),
+            accountbank_sbif: m.payout_accountbank_sbif,
+            status: m.payout_status,
+            update_at: formatTimestamp(m.payout_updated_at, timeZone),
+          },
   };
 }

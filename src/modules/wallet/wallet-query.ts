@@ -1,9 +1,17 @@
-// The Wallet summary (seed): balance, latest movement and a page of movements, newest first.
+// The Wallet summary (seed): balance, latest movement and a page of movements, newest first. One statement answers it
+// (wallet-summary-statement.ts, decision 585); a page larger than a chunk reads its later movements in further chunks.
+import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
+import { readInChunks } from '../../platform/db/chunked-read.ts';
 import { notFound } from '../../platform/errors/errors.ts';
-import { ledgerCodes } from '../../platform/ledger/ledger.ts';
-import { findMovement, latestMovementId, movementsPage, payoutsByIds } from './repository.ts';
+import { movementPlace } from './repository.ts';
 import { movementBody, safeInteger } from './views.ts';
+import {
+  readSummaryChunk,
+  seqBeforeAll,
+  type SummaryAnswer,
+  type SummaryChunk,
+} from './wallet-summary-statement.ts';
 
 export interface SummaryQuery {
   readonly accountId: string;
@@ -12,74 +20,80 @@ export interface SummaryQuery {
   readonly perPage: number;
 }
 
-const payoutMovementKinds: ReadonlySet<string> = new Set([
-  'payout',
-  'withdrawal',
-  'payout_reversal',
-  'withdrawal_reversal',
-]);
-
-async function render(
+/**
+ * The answer for `count` movements from the chunk `first` describes (its limit is the chunk's size): that chunk,
+ * then, while chunks come back full, the movements after the last one read.
+ */
+async function readSummary(
   ctx: AppContext,
-  q: SummaryQuery,
-  movements: Awaited<ReturnType<typeof movementsPage>>,
-  filterId: string | null,
-  balanceMinor: bigint,
-) {
-  // The first page's first row is the newest movement: no second read for it (decision 562).
-  const currentId =
-    q.page === 1 && filterId === null
-      ? (movements[0]?.id ?? null)
-      : await latestMovementId(ctx.db, q.accountId, q.currency);
-  const payoutIds = [
-    ...new Set(movements.filter((m) => payoutMovementKinds.has(m.kind)).map((m) => m.reference)),
-  ];
-  const payouts = new Map(
-    (await payoutsByIds(ctx.db, q.accountId, payoutIds)).map((p) => [p.id, p]),
+  count: number,
+  first: Omit<SummaryChunk, 'limit'>,
+): Promise<SummaryAnswer> {
+  let head: SummaryAnswer | undefined;
+  const movements = await readInChunks(
+    count,
+    async (limit) => {
+      head = await readSummaryChunk(ctx.db, { ...first, limit });
+      return head.movements;
+    },
+    async (last, limit) =>
+      (
+        await readSummaryChunk(ctx.db, {
+          accountId: first.accountId,
+          currency: first.currency,
+          limit,
+          offset: 0,
+          seqBefore: last.seq,
+        })
+      ).movements,
   );
+  assert.ok(head !== undefined, 'readInChunks reads the first chunk');
+  return { ...head, movements };
+}
+
+function render(ctx: AppContext, q: SummaryQuery, answer: SummaryAnswer, filterId: string | null) {
+  const currentId = answer.currentId ?? '';
   return {
     status: 'success' as const,
-    current_id: currentId ?? '',
-    amount_available: safeInteger(balanceMinor),
+    current_id: currentId,
+    amount_available: safeInteger(BigInt(answer.balance)),
     currency: q.currency,
     filter: {
       page: q.page,
       per_page: q.perPage,
       currency: q.currency,
-      id: filterId ?? currentId ?? '',
+      id: filterId ?? currentId,
     },
-    wallet_movements: movements.map((m) =>
-      movementBody(ctx, m, payoutMovementKinds.has(m.kind) ? payouts.get(m.reference) : undefined),
-    ),
+    wallet_movements: answer.movements.map((m) => movementBody(ctx, m)),
   };
 }
 
-function walletBalance(ctx: AppContext, accountId: string, currency: string): Promise<bigint> {
-  return ctx.ledger.balance(ctx.db, {
-    owner: accountId,
-    code: ledgerCodes.walletAvailable,
-    currency,
-  });
-}
-
 export async function walletSummary(ctx: AppContext, q: SummaryQuery) {
-  // Two indexed reads sent together: the ledger account's row and the page (wallet_movements_account).
-  const [movements, balanceMinor] = await Promise.all([
-    movementsPage(ctx.db, q.accountId, q.currency, q.page, q.perPage),
-    walletBalance(ctx, q.accountId, q.currency),
-  ]);
-  return render(ctx, q, movements, null, balanceMinor);
+  const answer = await readSummary(ctx, q.perPage, {
+    accountId: q.accountId,
+    currency: q.currency,
+    offset: (q.page - 1) * q.perPage,
+    seqBefore: seqBeforeAll,
+  });
+  return render(ctx, q, answer, null);
 }
 
 /** One movement in the summary envelope; the filter names it and the balance is of its currency. */
 export async function walletMovement(ctx: AppContext, accountId: string, movementId: string) {
-  const movement = await findMovement(ctx.db, accountId, movementId);
-  if (movement === undefined) throw notFound('wallet movement');
+  const place = await movementPlace(ctx.db, accountId, movementId);
+  if (place === undefined) throw notFound('wallet movement');
+  // The page of one movement that starts at it: the newest of those older than the next seq.
+  const answer = await readSummary(ctx, 1, {
+    accountId,
+    currency: place.currency,
+    offset: 0,
+    seqBefore: (BigInt(place.seq) + 1n).toString(),
+  });
+  assert.equal(answer.movements[0]?.id, movementId, 'the movement read by id is still there');
   return render(
     ctx,
-    { accountId, currency: movement.currency, page: 1, perPage: 1 },
-    [movement],
-    movement.id,
-    await walletBalance(ctx, accountId, movement.currency),
+    { accountId, currency: place.currency, page: 1, perPage: 1 },
+    answer,
+    movementId,
   );
 }

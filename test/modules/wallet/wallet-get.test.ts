@@ -83,6 +83,9 @@ describe('GET /api/wallet, /api/wallet/list, /api/wallet/{id}, /api/payout/{id}'
       'filter',
       'wallet_movements',
     ]);
+    // The movement by id answers the same row, its payout joined in.
+    const byId = await t.call(a, { method: 'GET', url: `/api/wallet/${movementId}`, sign: true });
+    expect(byId.json().wallet_movements).toEqual([body.wallet_movements[0]]);
     expect(Object.keys(body.wallet_movements[0])).toEqual([
       'id',
       'order',
@@ -169,6 +172,8 @@ describe('GET /api/wallet, /api/wallet/list, /api/wallet/{id}, /api/payout/{id}'
     ).json();
     expect(defaults.filter).toMatchObject({ page: 1, per_page: 1000 });
     expect(defaults.wallet_movements).toHaveLength(5);
+    // A later page's current_id is still the wallet's newest movement, not the page's first.
+    expect(page2.current_id).toBe(defaults.wallet_movements[0].id);
     const beyond = (
       await t.call(a, { method: 'GET', url: '/api/wallet/list?page=9&per_page=4000', sign: true })
     ).json();
