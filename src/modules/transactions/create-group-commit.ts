@@ -3,18 +3,17 @@
 // is mostly its statement's (executor, commit, the protocol in and out of WebAssembly), not its row's; on PostgreSQL
 // the group shares one commit. Groups are per account (see queueCreate). Nothing waits for a group to fill: a
 // create that finds none running is written at once, alone (on PGlite, one turn of the loop later: gatherTurn). A
-// group's requests' audit rows commit with it, in its transaction (decision 565).
+// group's requests' audit rows are written by its one statement (decisions 565, 605).
 import type { AppContext } from '../../platform/context.ts';
 import type { Engine } from '../../platform/db/database.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
 import { limits } from '../../limits/index.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
-import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import type { DbOrTx } from '../../platform/db/types.ts';
-import { anyAudited, recordGroupAudit } from '../../platform/audit/grouped.ts';
+import { anyAudited, groupAuditEntries } from '../../platform/audit/grouped.ts';
 import {
   insertTransaction,
   insertTransactions,
+  insertTransactionsAudited,
   type NewTransaction,
 } from './transaction-insert.ts';
 
@@ -24,27 +23,26 @@ interface Queued {
 }
 
 /**
- * Writes a group's rows with `insert`, and with them their requests' audit rows in the same transaction (decision
- * 565): BEGIN, the insert, one statement for the audit rows, COMMIT. A group with no row to record (a caller with
- * the database, not a request) is its one statement, with no transaction around it.
+ * Writes a group's rows (one or more) and with them their requests' audit rows, by ONE statement with no
+ * transaction around it (decision 605, insertTransactionsAudited). A group with no row to record (a caller with the
+ * database, not a request) is its insert alone.
  */
-async function withAudit(
-  items: readonly Queued[],
-  insert: (db: DbOrTx) => Promise<void>,
-): Promise<void> {
-  const { db } = items[0]!.ctx;
-  if (!anyAudited(items.map((item) => item.ctx))) return insert(db);
-  await inTransaction(db, async (tx) => {
-    await insert(tx);
-    await recordGroupAudit(
-      tx,
-      items.map((item) => ({ ctx: item.ctx, target: item.row.id })),
+async function writeRows(items: readonly Queued[]): Promise<void> {
+  const { ctx } = items[0]!;
+  const rows = items.map((item) => item.row);
+  if (anyAudited(items.map((item) => item.ctx)))
+    return insertTransactionsAudited(
+      ctx,
+      ctx.db,
+      rows,
+      groupAuditEntries(items.map((item) => ({ ctx: item.ctx, target: item.row.id }))),
     );
-  });
+  return rows.length === 1
+    ? insertTransaction(ctx, ctx.db, rows[0]!)
+    : insertTransactions(ctx, ctx.db, rows);
 }
 
-const writeAlone = (item: Queued): Promise<void> =>
-  withAudit([item], (db) => insertTransaction(item.ctx, db, item.row));
+const writeAlone = (item: Queued): Promise<void> => writeRows([item]);
 
 /**
  * A row run again alone after its group failed. When the group's commit went through but its answer was lost (the
@@ -82,13 +80,7 @@ async function writeGroup(
   }
   const { ctx } = items[0]!;
   try {
-    await withAudit(items, (db) =>
-      insertTransactions(
-        ctx,
-        db,
-        items.map((item) => item.row),
-      ),
-    );
+    await writeRows(items);
     return items.map(() => ({ ok: true, value: undefined }));
   } catch (error) {
     if (!isRowFailure(error)) {

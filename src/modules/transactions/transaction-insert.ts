@@ -6,6 +6,7 @@ import { CompiledQuery } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import type { TransactionTable } from './types.ts';
+import { auditColumns, type AuditEntry } from '../../platform/audit/record.ts';
 
 export interface NewTransaction {
   readonly id: string;
@@ -133,15 +134,60 @@ export const insertGroupText = `INSERT INTO transactions ("id", "account_id", "e
  * (one row 200-290 µs of its CPU, eight rows 65-72 µs a row), and on PostgreSQL k rows share one commit. Atomic:
  * every row is written or none.
  */
-export async function insertTransactions(
-  ctx: AppContext,
-  db: DbOrTx,
-  rows: readonly NewTransaction[],
-): Promise<void> {
+function groupColumns(ctx: AppContext, rows: readonly NewTransaction[]): unknown[][] {
   const values = rows.map((row) => valuesOf(row, row.createdAt ?? ctx.clock.now()));
   const columns = Array.from({ length: boundColumns.length + 1 }, (_, i) =>
     values.map((v) => v[i]),
   );
   columns.push(rows.map((row) => (computedAt(ctx, row) ? row.accountId : null)));
-  await db.executeQuery(CompiledQuery.raw(insertGroupText, columns));
+  return columns;
+}
+
+export async function insertTransactions(
+  ctx: AppContext,
+  db: DbOrTx,
+  rows: readonly NewTransaction[],
+): Promise<void> {
+  await db.executeQuery(CompiledQuery.raw(insertGroupText, groupColumns(ctx, rows)));
+}
+
+/**
+ * Rows (insertGroupText's $1-$19) and their requests' audit rows ($20 each one's chain, $21-$27 as
+ * cobro_audit_append takes them after its chain) in ONE statement, atomic with no transaction around it (decision
+ * 605). Its locks in decision 531's order: the accounts' rows first (FOR KEY SHARE, as the rows' foreign key takes
+ * them: `ins` reads `account_rows`), then the rows (`audit` reads `ins`), then each chain's head, last. It answers
+ * the rows written and the chains appended to.
+ */
+export const insertGroupAuditedText = `WITH account_rows AS (
+    SELECT id FROM accounts WHERE id = ANY($2::text[]) ORDER BY id FOR KEY SHARE),
+  ins AS (
+    ${insertGroupText}
+    WHERE (SELECT count(*) FROM account_rows) >= 0
+    RETURNING id),
+  audit AS (
+    SELECT count(cobro_audit_append(c.chain, c.ids, c.actor_kinds, c.actors, c.actions, c.targets, c.request_ids,
+      c.ats)) AS chains
+    FROM (SELECT a.chain, array_agg(a.id ORDER BY a.n) AS ids, array_agg(a.actor_kind ORDER BY a.n) AS actor_kinds,
+        array_agg(a.actor ORDER BY a.n) AS actors, array_agg(a.action ORDER BY a.n) AS actions,
+        array_agg(a.target ORDER BY a.n) AS targets, array_agg(a.request_id ORDER BY a.n) AS request_ids,
+        array_agg(a.at ORDER BY a.n) AS ats
+      FROM unnest($20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::text[],
+        $27::timestamptz[]) WITH ORDINALITY AS a(chain, id, actor_kind, actor, action, target, request_id, at, n)
+      WHERE (SELECT count(*) FROM ins) > 0
+      GROUP BY a.chain) AS c)
+SELECT (SELECT count(*) FROM ins) AS written, chains FROM audit`;
+
+export async function insertTransactionsAudited(
+  ctx: AppContext,
+  db: DbOrTx,
+  rows: readonly NewTransaction[],
+  audit: readonly AuditEntry[],
+): Promise<void> {
+  await db.executeQuery(
+    CompiledQuery.raw(insertGroupAuditedText, [
+      ...groupColumns(ctx, rows),
+      audit.map((e) => e.chain),
+      ...auditColumns(audit),
+    ]),
+  );
 }

@@ -1,9 +1,10 @@
-// The create's INSERT, each of its three forms written whole in transaction-insert.ts (issue 30, decision 471): their
+// The create's INSERT, each of its four forms written whole in transaction-insert.ts (issue 30, decision 471): their
 // full text is asserted here (the statements run through every create test).
 import { describe, expect, it } from 'vitest';
 import {
   insertAtAccountNowText,
   insertAtGivenText,
+  insertGroupAuditedText,
   insertGroupText,
 } from '../../../src/modules/transactions/transaction-insert.ts';
 
@@ -35,10 +36,31 @@ const group = `INSERT INTO transactions ("id", "account_id", "email", "order", "
       "urlnotify", "additional_parameters", "extension", "extension_ref", "payment_key", "transaction_key",
       "verification_key", at, offset_account)`;
 
+// The group's rows with their requests' audit rows, one statement (decision 605).
+const groupAudited = `WITH account_rows AS (
+    SELECT id FROM accounts WHERE id = ANY($2::text[]) ORDER BY id FOR KEY SHARE),
+  ins AS (
+    ${group}
+    WHERE (SELECT count(*) FROM account_rows) >= 0
+    RETURNING id),
+  audit AS (
+    SELECT count(cobro_audit_append(c.chain, c.ids, c.actor_kinds, c.actors, c.actions, c.targets, c.request_ids,
+      c.ats)) AS chains
+    FROM (SELECT a.chain, array_agg(a.id ORDER BY a.n) AS ids, array_agg(a.actor_kind ORDER BY a.n) AS actor_kinds,
+        array_agg(a.actor ORDER BY a.n) AS actors, array_agg(a.action ORDER BY a.n) AS actions,
+        array_agg(a.target ORDER BY a.n) AS targets, array_agg(a.request_id ORDER BY a.n) AS request_ids,
+        array_agg(a.at ORDER BY a.n) AS ats
+      FROM unnest($20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::text[],
+        $27::timestamptz[]) WITH ORDINALITY AS a(chain, id, actor_kind, actor, action, target, request_id, at, n)
+      WHERE (SELECT count(*) FROM ins) > 0
+      GROUP BY a.chain) AS c)
+SELECT (SELECT count(*) FROM ins) AS written, chains FROM audit`;
+
 describe("the create's INSERT text", () => {
   it("is written whole: one row at a given time or at its account's now, and a group's rows", () => {
     expect(insertAtGivenText).toBe(atGiven);
     expect(insertAtAccountNowText).toBe(atAccountNow);
     expect(insertGroupText).toBe(group);
+    expect(insertGroupAuditedText).toBe(groupAudited);
   });
 });
