@@ -152,8 +152,8 @@ export async function insertTransactions(
 }
 
 /**
- * Rows (insertGroupText's $1-$19) and their requests' audit rows ($20 each one's chain, $21-$27 as
- * cobro_audit_append takes them after its chain) in ONE statement, atomic with no transaction around it (decision
+ * Rows (insertGroupText's $1-$19) and their requests' audit rows ($20-$27 as cobro_audit_append_chains takes them,
+ * migration 0430) in ONE statement, atomic with no transaction around it (decision
  * 605). Its locks in decision 531's order: the accounts' rows first (FOR KEY SHARE, as the rows' foreign key takes
  * them: `ins` reads `account_rows`), then the rows (`audit` reads `ins`), then each chain's head, last. It answers
  * the rows written and the chains appended to.
@@ -165,16 +165,9 @@ export const insertGroupAuditedText = `WITH account_rows AS (
     WHERE (SELECT count(*) FROM account_rows) >= 0
     RETURNING id),
   audit AS (
-    SELECT count(cobro_audit_append(c.chain, c.ids, c.actor_kinds, c.actors, c.actions, c.targets, c.request_ids,
-      c.ats)) AS chains
-    FROM (SELECT a.chain, array_agg(a.id ORDER BY a.n) AS ids, array_agg(a.actor_kind ORDER BY a.n) AS actor_kinds,
-        array_agg(a.actor ORDER BY a.n) AS actors, array_agg(a.action ORDER BY a.n) AS actions,
-        array_agg(a.target ORDER BY a.n) AS targets, array_agg(a.request_id ORDER BY a.n) AS request_ids,
-        array_agg(a.at ORDER BY a.n) AS ats
-      FROM unnest($20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::text[],
-        $27::timestamptz[]) WITH ORDINALITY AS a(chain, id, actor_kind, actor, action, target, request_id, at, n)
-      WHERE (SELECT count(*) FROM ins) > 0
-      GROUP BY a.chain) AS c)
+    SELECT cobro_audit_append_chains($20::text[], $21::text[], $22::text[], $23::text[],
+      $24::text[], $25::text[], $26::text[], $27::timestamptz[]) AS chains
+    WHERE (SELECT count(*) FROM ins) > 0)
 SELECT (SELECT count(*) FROM ins) AS written, chains FROM audit`;
 
 export async function insertTransactionsAudited(

@@ -93,8 +93,8 @@ SELECT gate.* FROM gate, audit`;
 /**
  * A group's payouts (decision 330). $1-$24: the payouts' columns, one array each; $25-$37: the ledger's rows;
  * $38-$45: the movements, each naming its payout's id ($38); $46-$53: the audit rows of the group's requests, each
- * with its chain (decision 565), appended one cobro_audit_append a chain, each chain's rows in their order: a group
- * may hold several accounts' payouts (decision 590), whose chains' heads its claim already holds. No ON CONFLICT: an order already taken fails the
+ * with its chain (decision 565), appended by cobro_audit_append_chains (migration 0430), each chain's rows in their
+ * order: a group may hold several accounts' payouts (decision 590), whose chains' heads its claim already holds. No ON CONFLICT: an order already taken fails the
  * statement, and the caller runs each payout again alone (decision 430). It answers every row, or only their ids
  * when the caller reads nothing else of them (sparing the database and the driver the rest of each row).
  */
@@ -128,15 +128,8 @@ export function payoutGroupStatementText(answer: 'rows' | 'ids'): string {
     JOIN gates AS g ON g.id = v.row_id
     ORDER BY v.n),
   audit AS (
-    SELECT count(cobro_audit_append(c.chain, c.ids, c.actor_kinds, c.actors, c.actions, c.targets, c.request_ids,
-      c.ats)) AS chains
-    FROM (SELECT r.chain, array_agg(r.id ORDER BY r.n) AS ids, array_agg(r.actor_kind ORDER BY r.n) AS actor_kinds,
-        array_agg(r.actor ORDER BY r.n) AS actors, array_agg(r.action ORDER BY r.n) AS actions,
-        array_agg(r.target ORDER BY r.n) AS targets, array_agg(r.request_id ORDER BY r.n) AS request_ids,
-        array_agg(r.at ORDER BY r.n) AS ats
-      FROM unnest($46::text[], $47::text[], $48::text[], $49::text[], $50::text[], $51::text[], $52::text[],
-        $53::timestamptz[]) WITH ORDINALITY AS r(chain, id, actor_kind, actor, action, target, request_id, at, n)
-      GROUP BY r.chain) AS c)
+    SELECT cobro_audit_append_chains($46::text[], $47::text[], $48::text[], $49::text[],
+      $50::text[], $51::text[], $52::text[], $53::timestamptz[]) AS chains)
 SELECT ${answer === 'rows' ? 'gates.*' : 'gates.id'} FROM gates, audit`;
 }
 

@@ -44,16 +44,9 @@ const groupAudited = `WITH account_rows AS (
     WHERE (SELECT count(*) FROM account_rows) >= 0
     RETURNING id),
   audit AS (
-    SELECT count(cobro_audit_append(c.chain, c.ids, c.actor_kinds, c.actors, c.actions, c.targets, c.request_ids,
-      c.ats)) AS chains
-    FROM (SELECT a.chain, array_agg(a.id ORDER BY a.n) AS ids, array_agg(a.actor_kind ORDER BY a.n) AS actor_kinds,
-        array_agg(a.actor ORDER BY a.n) AS actors, array_agg(a.action ORDER BY a.n) AS actions,
-        array_agg(a.target ORDER BY a.n) AS targets, array_agg(a.request_id ORDER BY a.n) AS request_ids,
-        array_agg(a.at ORDER BY a.n) AS ats
-      FROM unnest($20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::text[],
-        $27::timestamptz[]) WITH ORDINALITY AS a(chain, id, actor_kind, actor, action, target, request_id, at, n)
-      WHERE (SELECT count(*) FROM ins) > 0
-      GROUP BY a.chain) AS c)
+    SELECT cobro_audit_append_chains($20::text[], $21::text[], $22::text[], $23::text[],
+      $24::text[], $25::text[], $26::text[], $27::timestamptz[]) AS chains
+    WHERE (SELECT count(*) FROM ins) > 0)
 SELECT (SELECT count(*) FROM ins) AS written, chains FROM audit`;
 
 describe("the create's INSERT text", () => {

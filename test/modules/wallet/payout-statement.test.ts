@@ -84,15 +84,8 @@ const payoutGroupRows = `WITH gates AS (
     JOIN gates AS g ON g.id = v.row_id
     ORDER BY v.n),
   audit AS (
-    SELECT count(cobro_audit_append(c.chain, c.ids, c.actor_kinds, c.actors, c.actions, c.targets, c.request_ids,
-      c.ats)) AS chains
-    FROM (SELECT r.chain, array_agg(r.id ORDER BY r.n) AS ids, array_agg(r.actor_kind ORDER BY r.n) AS actor_kinds,
-        array_agg(r.actor ORDER BY r.n) AS actors, array_agg(r.action ORDER BY r.n) AS actions,
-        array_agg(r.target ORDER BY r.n) AS targets, array_agg(r.request_id ORDER BY r.n) AS request_ids,
-        array_agg(r.at ORDER BY r.n) AS ats
-      FROM unnest($46::text[], $47::text[], $48::text[], $49::text[], $50::text[], $51::text[], $52::text[],
-        $53::timestamptz[]) WITH ORDINALITY AS r(chain, id, actor_kind, actor, action, target, request_id, at, n)
-      GROUP BY r.chain) AS c)
+    SELECT cobro_audit_append_chains($46::text[], $47::text[], $48::text[], $49::text[],
+      $50::text[], $51::text[], $52::text[], $53::timestamptz[]) AS chains)
 SELECT gates.* FROM gates, audit`;
 
 const payoutGroupIds = `WITH gates AS (
@@ -124,15 +117,8 @@ const payoutGroupIds = `WITH gates AS (
     JOIN gates AS g ON g.id = v.row_id
     ORDER BY v.n),
   audit AS (
-    SELECT count(cobro_audit_append(c.chain, c.ids, c.actor_kinds, c.actors, c.actions, c.targets, c.request_ids,
-      c.ats)) AS chains
-    FROM (SELECT r.chain, array_agg(r.id ORDER BY r.n) AS ids, array_agg(r.actor_kind ORDER BY r.n) AS actor_kinds,
-        array_agg(r.actor ORDER BY r.n) AS actors, array_agg(r.action ORDER BY r.n) AS actions,
-        array_agg(r.target ORDER BY r.n) AS targets, array_agg(r.request_id ORDER BY r.n) AS request_ids,
-        array_agg(r.at ORDER BY r.n) AS ats
-      FROM unnest($46::text[], $47::text[], $48::text[], $49::text[], $50::text[], $51::text[], $52::text[],
-        $53::timestamptz[]) WITH ORDINALITY AS r(chain, id, actor_kind, actor, action, target, request_id, at, n)
-      GROUP BY r.chain) AS c)
+    SELECT cobro_audit_append_chains($46::text[], $47::text[], $48::text[], $49::text[],
+      $50::text[], $51::text[], $52::text[], $53::timestamptz[]) AS chains)
 SELECT gates.id FROM gates, audit`;
 
 const claimAccounts = `WITH account_rows AS (
