@@ -152,6 +152,16 @@ export type LockedAccounts = ReadonlyMap<
   { readonly id: bigint; readonly balanceMinor: bigint }
 >;
 
+/** The distinct accounts of `keys` by key; a derived (system) account is never locked. */
+function lockableKeys(keys: readonly LedgerKey[]): Map<string, LedgerKey> {
+  const distinct = new Map<string, LedgerKey>();
+  for (const k of keys) {
+    assert.ok(!isDerived(k), 'derived accounts are never locked');
+    distinct.set(keyOf(k), { owner: k.owner, code: k.code, currency: k.currency });
+  }
+  return distinct;
+}
+
 /**
  * Locks every distinct account of `keys` in ledgerLockOrder, creating those that never moved, and returns each
  * one's id and balance by key, in one round trip: a multi-row upsert whose ON CONFLICT DO UPDATE row-locks each
@@ -162,11 +172,7 @@ export async function lockLedgerAccounts(
   tx: Tx,
   keys: readonly LedgerKey[],
 ): Promise<LockedAccounts> {
-  const distinct = new Map<string, LedgerKey>();
-  for (const k of keys) {
-    assert.ok(!isDerived(k), 'derived accounts are never locked');
-    distinct.set(keyOf(k), { owner: k.owner, code: k.code, currency: k.currency });
-  }
+  const distinct = lockableKeys(keys);
   const locked = new Map<string, { id: bigint; balanceMinor: bigint }>();
   if (distinct.size === 0) return locked;
   // Written as text (decision 290): the same for every lock of as many accounts, so it is prepared once.
@@ -206,11 +212,7 @@ export async function lockFreeLedgerAccounts(
   tx: Tx,
   keys: readonly LedgerKey[],
 ): Promise<LockedAccounts> {
-  const distinct = new Map<string, LedgerKey>();
-  for (const k of keys) {
-    assert.ok(!isDerived(k), 'derived accounts are never locked');
-    distinct.set(keyOf(k), k);
-  }
+  const distinct = lockableKeys(keys);
   const locked = new Map<string, { id: bigint; balanceMinor: bigint }>();
   if (distinct.size === 0) return locked;
   const wanted = [...distinct.values()];
