@@ -2,10 +2,9 @@
 // recorded as abandoned and the transaction rejected, with its callback, in one commit.
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { lockTransaction } from './repository.ts';
 import { recordAttempt } from './attempt-insert.ts';
 import { recordRejection } from './transaction-result.ts';
-import { lockSession, methodOf, type ReturnResult } from './redirect-session.ts';
+import { lockLiveSession, methodOf, type ReturnResult } from './redirect-session.ts';
 
 /** The payer left the acquirer's page (TBK_TOKEN) or its form timed out (TBK_ORDEN_COMPRA only). */
 export async function abandonRedirectPayment(
@@ -14,18 +13,12 @@ export async function abandonRedirectPayment(
   payerIp: string | null,
 ): Promise<ReturnResult> {
   return inTransaction(ctx.db, async (tx) => {
-    const session = await lockSession(tx, by);
-    if (session === undefined)
+    const locked = await lockLiveSession(tx, by);
+    if (locked === undefined)
       return { transactionId: null, outcome: { kind: 'final', status: 'rejected' } };
-    const row = await lockTransaction(tx, session.transaction_id);
-    if (row === undefined) throw new Error('session of a transaction that does not exist');
-    if (
-      session.state !== 'redirected' ||
-      row.status !== 'pending' ||
-      row.attempt_id !== session.attempt_id
-    ) {
+    const { session, row } = locked;
+    if (!locked.live)
       return { transactionId: row.id, outcome: { kind: 'final', status: row.status } };
-    }
     const now = await ctx.accountClock.now(row.account_id, tx);
     const method = await methodOf(tx, session, row.payment);
     await tx

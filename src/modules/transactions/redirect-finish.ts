@@ -4,11 +4,10 @@ import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { ChargeOutcome } from '../../platform/processors/processor.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
-import { transactionLimits } from '../../limits/index.ts';
-import { lockTransaction } from './repository.ts';
 import {
   decidedByStatus,
-  lockSession,
+  holdForCommit,
+  lockLiveSession,
   methodOf,
   recordSession,
   type ReturnResult,
@@ -21,15 +20,10 @@ export async function finishRedirectPayment(
   payerIp: string | null,
 ): Promise<ReturnResult> {
   const begun = await inTransaction(ctx.db, async (tx) => {
-    const session = await lockSession(tx, { token });
-    if (session === undefined) return { kind: 'unknown' } as const;
-    const row = await lockTransaction(tx, session.transaction_id);
-    if (row === undefined) throw new Error('session of a transaction that does not exist');
-    if (
-      session.state !== 'redirected' ||
-      row.status !== 'pending' ||
-      row.attempt_id !== session.attempt_id
-    ) {
+    const locked = await lockLiveSession(tx, { token });
+    if (locked === undefined) return { kind: 'unknown' } as const;
+    const { session, row } = locked;
+    if (!locked.live) {
       // A reload of the return page, or the attempt lost its hold: never commit (an uncommitted Webpay payment is
       // reversed by Transbank), show what the transaction says.
       return {
@@ -39,19 +33,7 @@ export async function finishRedirectPayment(
         committing: session.state === 'committing',
       } as const;
     }
-    const now = await ctx.accountClock.now(row.account_id, tx);
-    await tx
-      .updateTable('processor_sessions')
-      .set({ state: 'committing', updated_at: now })
-      .where('attempt_id', '=', session.attempt_id)
-      .execute();
-    await tx
-      .updateTable('transactions')
-      .set({
-        attempt_lease_until: new Date(now.getTime() + transactionLimits.acquirer.redirectLeaseMs),
-      })
-      .where('id', '=', row.id)
-      .execute();
+    await holdForCommit(tx, session, await ctx.accountClock.now(row.account_id, tx));
     return { kind: 'commit', session, method: await methodOf(tx, session, row.payment) } as const;
   });
   if (begun.kind === 'unknown')

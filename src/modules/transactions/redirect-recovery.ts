@@ -3,7 +3,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
 import { transactionLimits } from '../../limits/index.ts';
-import { decidedByStatus, methodOf, recordSession } from './redirect-session.ts';
+import { decidedByStatus, holdForCommit, methodOf, recordSession } from './redirect-session.ts';
 
 /**
  * Due work: sessions whose commit answer was lost and whose status could not be read then. Each is held for a
@@ -33,20 +33,7 @@ export async function recoverLostCommits(
         .skipLocked()
         .executeTakeFirst();
       if (session === undefined) return undefined;
-      const now = ctx.clock.now();
-      await tx
-        .updateTable('processor_sessions')
-        .set({ updated_at: now })
-        .where('attempt_id', '=', session.attempt_id)
-        .execute();
-      await tx
-        .updateTable('transactions')
-        .set({
-          attempt_lease_until: new Date(now.getTime() + transactionLimits.acquirer.redirectLeaseMs),
-        })
-        .where('id', '=', session.transaction_id)
-        .where('attempt_id', '=', session.attempt_id)
-        .execute();
+      await holdForCommit(tx, session, ctx.clock.now());
       const row = await tx
         .selectFrom('transactions')
         .select('payment')

@@ -7,6 +7,8 @@ import type { Tx } from '../../platform/db/types.ts';
 import type { ChargeOutcome, PaymentProcessor } from '../../platform/processors/processor.ts';
 import type { ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
 import { recordOutcome, type AttemptOutcome } from './attempt-outcome.ts';
+import { transactionLimits } from '../../limits/index.ts';
+import { lockTransaction, type TransactionRow } from './repository.ts';
 
 export type Session = Selectable<ProcessorSessionTable>;
 
@@ -16,7 +18,7 @@ export interface ReturnResult {
   readonly outcome: AttemptOutcome;
 }
 
-export async function lockSession(
+async function lockSession(
   tx: Tx,
   by: { token?: string; attemptId?: string },
 ): Promise<Session | undefined> {
@@ -25,6 +27,45 @@ export async function lockSession(
   else if (by.attemptId !== undefined) q = q.where('attempt_id', '=', by.attemptId);
   else return undefined;
   return q.forUpdate().executeTakeFirst();
+}
+
+/**
+ * The session (by token or attempt) and its transaction, both locked, or undefined when no session has the token;
+ * `live` while the session still waits for the payer's return and its attempt holds the pending transaction.
+ */
+export async function lockLiveSession(
+  tx: Tx,
+  by: { token?: string; attemptId?: string },
+): Promise<{ session: Session; row: TransactionRow; live: boolean } | undefined> {
+  const session = await lockSession(tx, by);
+  if (session === undefined) return undefined;
+  const row = await lockTransaction(tx, session.transaction_id);
+  if (row === undefined) throw new Error('session of a transaction that does not exist');
+  const live =
+    session.state === 'redirected' &&
+    row.status === 'pending' &&
+    row.attempt_id === session.attempt_id;
+  return { session, row, live };
+}
+
+/**
+ * Holds the session's transaction for its commit under way: the session `committing` as of `now` (a recheck of a
+ * lost commit moves it forward), and the attempt's lease renewed.
+ */
+export async function holdForCommit(tx: Tx, session: Session, now: Date): Promise<void> {
+  await tx
+    .updateTable('processor_sessions')
+    .set({ state: 'committing', updated_at: now })
+    .where('attempt_id', '=', session.attempt_id)
+    .execute();
+  await tx
+    .updateTable('transactions')
+    .set({
+      attempt_lease_until: new Date(now.getTime() + transactionLimits.acquirer.redirectLeaseMs),
+    })
+    .where('id', '=', session.transaction_id)
+    .where('attempt_id', '=', session.attempt_id)
+    .execute();
 }
 
 /** The method the attempt was for: the transaction's fixed one, else Webpay (payment 1). */
