@@ -54,25 +54,19 @@ export function accountDirectory(
   changes: ChangeFeed | null,
   clock: Clock,
 ): AccountDirectory {
-  const kept =
+  // Both dropped on any change to any account (migration 0240's trigger, a rename included).
+  const keptOnFeed = <V>(): NotifiedCache<V> | null =>
     changes === null
       ? null
-      : new NotifiedCache<Kept>(
+      : new NotifiedCache<V>(
           changes,
           accountChangesChannel,
           limits.authCacheEntriesMax,
           limits.authCacheEntryAgeMsMax,
         );
-  // Names by account id, dropped on the same notification (a rename fires it, migration 0240).
-  const names =
-    changes === null
-      ? null
-      : new NotifiedCache<string>(
-          changes,
-          accountChangesChannel,
-          limits.authCacheEntriesMax,
-          limits.authCacheEntryAgeMsMax,
-        );
+  const kept = keptOnFeed<Kept>();
+  // Names by account id, for the payer's pages.
+  const names = keptOnFeed<string>();
   const nameFromRow = async (accountId: string): Promise<string | null> =>
     (await findAccountRowById(db, accountId))?.name ?? null;
   const lookUp = async (hash: string): Promise<Kept | null> => {
