@@ -73,7 +73,10 @@ async function webhook(
     url: `/webhooks/fintoc/${account}`,
     headers: {
       'content-type': 'application/json',
-      'fintoc-signature': tamper ? ev.signature.replace(/v1=./, 'v1=0') : ev.signature,
+      // Tampered: the signature's first hex digit changed (to 1 when it was 0: replaced by 0 it would still match).
+      'fintoc-signature': tamper
+        ? ev.signature.replace(/v1=(.)/, (_, d: string) => `v1=${d === '0' ? '1' : '0'}`)
+        : ev.signature,
     },
     payload: ev.body,
   });
