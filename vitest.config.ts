@@ -10,8 +10,8 @@ const cpuReport = process.env.COBRO_CPU_REPORT !== undefined && process.env.COBR
 
 // Files that start only embedded servers (their children never get DATABASE_URL: test/support/cli.ts childEnv)
 // test the same thing on both passes of CI; the PostgreSQL pass leaves them to the PGlite pass.
+const freshStarts = 'test/cli/fresh-starts.test.ts';
 const embeddedOnly = [
-  'test/cli/fresh-starts.test.ts',
   'test/cli/ready-watchdog.test.ts',
   'test/cli/serve-memory.test.ts',
   'test/cli/first-start.test.ts',
@@ -26,15 +26,36 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/browser/**', ...(onPostgres ? embeddedOnly : [])],
+          exclude: ['test/browser/**', freshStarts, ...(onPostgres ? embeddedOnly : [])],
           globalSetup: ['test/support/global-setup.ts'],
           pool: 'forks',
+          // A worker process serves file after file (decision 610): the imports, PGlite's module and V8's compiled
+          // code are paid once a worker, not once a file. Each file still gets its own database; nothing in src/
+          // keeps app state in module scope (test/tidy.test.ts) and no test file stubs a module, a global or the
+          // environment (test/tidy.test.ts), so a file finds nothing of the one before it.
+          isolate: false,
           maxWorkers: testFilesAtOnceMax,
           setupFiles: cpuReport ? ['test/support/cpu-probe.ts'] : [],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
       },
+      // The 20 fresh starts after the rest, alone (decision 610): about 100 CPU seconds of PGlite's initdb that take
+      // under a minute on two cores of their own, and held every file beside them back when they shared them.
+      ...(onPostgres
+        ? []
+        : [
+            {
+              test: {
+                name: 'unit-starts',
+                include: [freshStarts],
+                pool: 'forks' as const,
+                sequence: { groupOrder: 1 },
+                setupFiles: cpuReport ? ['test/support/cpu-probe.ts'] : [],
+                testTimeout: 30_000,
+              },
+            },
+          ]),
       {
         test: {
           name: 'browser',

@@ -205,6 +205,22 @@ describe('tidy', () => {
     expect([...awaitingSplitFunctions].filter((k) => !keys.includes(k))).toEqual([]);
   });
 
+  it('stubs nothing a later test file would find: no module mock, global, environment or spy (decision 610)', () => {
+    // A worker process runs file after file (vitest.config.ts, isolate: false), so whatever a test file changes
+    // in the process reaches the files after it. Child processes get their environment passed, never inherited
+    // from a change; the preloads a child imports (test/support/*-probe.ts, record-imports.ts) run in the child.
+    const processWide =
+      /\bvi\.(?:mock|doMock|stubGlobal|stubEnv|useFakeTimers|spyOn)\(|\bprocess\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|\bdelete\s+process\.env\b|Object\.assign\(\s*process\.env\b|\bprocess\.chdir\(/;
+    const testFiles = sourceFiles(path.join(repoRoot, 'test'));
+    expect(testFiles.length).toBeGreaterThan(100);
+    const offenders = testFiles.filter(
+      (f) =>
+        f !== path.join(repoRoot, 'test', 'tidy.test.ts') &&
+        processWide.test(fs.readFileSync(f, 'utf8')),
+    );
+    expect(offenders.map(rel)).toEqual([]);
+  });
+
   it('keeps only the expected entries at the repository root', () => {
     // What git ignores (a developer's ./data from `npm start`, logs) is not part of the tree.
     const ignored = new Set(

@@ -7,7 +7,8 @@ import { busyCore, freshStarts } from '../support/fresh-starts.ts';
 
 describe('fresh starts', () => {
   it('gets every one of 20 fresh `npm start`s ready, three at a time beside a busy core', async () => {
-    // Niced: it takes every idle moment of a core but leaves the two cores of CI to the starts, under a minute.
+    // Niced: it takes every idle moment of a core but leaves the two cores of CI to the starts, which run after the
+    // rest of the suite (the unit-starts project, decision 610): about a minute.
     const busy = busyCore(19);
     try {
       const results = await freshStarts({

@@ -127,10 +127,20 @@ export async function freshStarts(options: FreshStartsOptions): Promise<FreshSta
   return results;
 }
 
-/** A process spinning on one core until stopped; `nice` 19 lets it yield to the starts (a test's time budget). */
+/**
+ * A process spinning on one core until stopped; `nice` 19 lets it yield to the starts (a test's time budget).
+ * Each start runs in a session of its own (`detached`), and Linux with autogroup scheduling shares the CPU between
+ * sessions first and applies a process's nice only within its session: a niced spinner in the test's session
+ * still took a session's full share beside the starts (decision 610). So the spinner gets a session of its own
+ * too, and that session's nice is set where the kernel offers it (`/proc/<pid>/autogroup`).
+ */
 export function busyCore(nice = 0): { stop(): Promise<void> } {
-  const child = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
-  if (nice !== 0) os.setPriority(child.pid!, nice);
+  const child = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore', detached: true });
+  if (nice !== 0) {
+    os.setPriority(child.pid!, nice);
+    const autogroup = `/proc/${child.pid}/autogroup`;
+    if (fs.existsSync(autogroup)) fs.writeFileSync(autogroup, String(nice));
+  }
   return {
     stop: () =>
       new Promise((resolve) => {
