@@ -40,6 +40,7 @@ import { createAccountClock } from './platform/time/sandbox-clock.ts';
 import { Memo } from './platform/memo.ts';
 import { referenceData } from './modules/reference/repository.ts';
 import { transactionCreateGroups } from './modules/transactions/create-group-commit.ts';
+import { paymentSuccessGroups } from './modules/transactions/success-group-commit.ts';
 import { PayoutGroups } from './modules/wallet/payout-groups.ts';
 
 export interface Runtime {
@@ -102,6 +103,7 @@ export function createContext(
     referenceData: referenceData(),
     checkoutLinkKey: new Memo(),
     transactionCreateGroups: transactionCreateGroups(base.engine),
+    paymentSuccessGroups: paymentSuccessGroups(base.engine),
     payoutGroups: new PayoutGroups(base.engine),
   };
 }

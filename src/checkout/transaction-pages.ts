@@ -148,6 +148,7 @@ async function cardAttempt(
     payerIdentifier: null,
     payerBank: null,
     payerIp,
+    extended: row.extension !== null,
   });
 }
 
@@ -188,6 +189,7 @@ async function bankAttempt(
     payerIdentifier: parsed.value.rut,
     payerBank: bankName,
     payerIp,
+    extended: row.extension !== null,
   });
 }
 

@@ -133,6 +133,10 @@ function assertCallbackBounds(): void {
     2 * l.settlementChunkMax <= l.journalsPerPlanMax,
     "a settlement chunk's journals fit one plan",
   );
+  assert.ok(
+    2 * l.paymentSuccessGroupMax <= l.journalsPerPlanMax,
+    "a group of successes' journals (capture and fee each) fit one statement",
+  );
   assert.ok(l.dueWorkRoundsMax >= 2, "a drain can follow one handler's output into another");
 }
 

@@ -41,4 +41,9 @@ export const moneyLimits = {
    * one unexpected failure sends to run again alone.
    */
   transactionCreateGroupMax: 32,
+  /**
+   * Payments' successes of one account recorded by one transaction (decision 615): bounds how long the group holds
+   * the merchant's pending settlement and its rows, and how many payers one unexpected failure answers.
+   */
+  paymentSuccessGroupMax: 32,
 } as const;

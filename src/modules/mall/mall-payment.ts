@@ -17,7 +17,7 @@ export type MallAttemptOutcome =
   | { readonly kind: 'approved' }
   | { readonly kind: 'declined'; readonly payerMessage: string };
 
-export type MallAttemptInput = Omit<AttemptInput, 'transactionId' | 'accountId'> & {
+export type MallAttemptInput = Omit<AttemptInput, 'transactionId' | 'accountId' | 'extended'> & {
   readonly mallId: string;
 };
 

@@ -14,7 +14,8 @@ import type { TransactionStatus } from './state-machine.ts';
 import { recordRejection, recordSuccess, type Approval } from './transaction-result.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { lockForOutcome } from './outcome-statement.ts';
+import { lockForOutcomes } from './outcome-statement.ts';
+import type { FeeRule } from './fees.ts';
 
 export type AttemptOutcome =
   | { readonly kind: 'final'; readonly status: TransactionStatus }
@@ -51,7 +52,39 @@ export async function recordOutcome(
 ): Promise<AttemptOutcome> {
   const now = await ctx.accountClock.now(facts.accountId, ctx.db, { kept: true });
   return inTransaction(ctx.db, async (tx): Promise<AttemptOutcome> => {
-    const locked = await lockForOutcome(tx, {
+    const locked = (await lockAttempts(ctx, tx, [{ facts, outcome }], now))[0]!;
+    if (locked.kind === 'lost') return locked.answer;
+    const { row, attemptNumber, feeRule } = locked;
+    if (!outcome.approved) return recordDecline(tx, row, facts, outcome, attemptNumber, now);
+    const approval = approvalOf(facts, outcome);
+    return { kind: 'approved', paid: await recordSuccess(ctx, tx, row, approval, now, feeRule) };
+  });
+}
+
+/** An attempt's row once locked: `held` by its claim, or `lost` (see lockAttempts). */
+export type LockedAttempt =
+  | { readonly kind: 'lost'; readonly answer: AttemptOutcome }
+  | {
+      readonly kind: 'held';
+      readonly row: TransactionRow;
+      readonly attemptNumber: number;
+      readonly feeRule: FeeRule;
+    };
+
+/**
+ * Locks the attempts' rows and appends each attempt, by one statement (outcome-statement.ts), in the order given.
+ * `lost` when the claim is no longer the attempt's: the lease ran out and something else decided, so nothing was
+ * written and the row's status is the answer.
+ */
+export async function lockAttempts(
+  ctx: AppContext,
+  tx: Tx,
+  attempts: readonly { readonly facts: AttemptFacts; readonly outcome: ChargeOutcome }[],
+  now: Date,
+): Promise<LockedAttempt[]> {
+  const locked = await lockForOutcomes(
+    tx,
+    attempts.map(({ facts, outcome }) => ({
       transactionId: facts.transactionId,
       attemptId: facts.attemptId,
       payment: facts.method.payment,
@@ -62,25 +95,27 @@ export async function recordOutcome(
       cardBrand: outcome.cardBrand,
       cardLast4: outcome.cardLast4,
       payerIp: facts.payerIp,
-      at: now,
-    });
-    if (locked === undefined) throw new Error('transaction vanished during an attempt');
-    const { row, attemptNumber, feeRule } = locked;
-    if (attemptNumber === null) {
-      // The lease ran out and something else decided; a real processor's charge must then be reversed.
-      ctx.logger.error(
-        { transaction: row.id, attempt: facts.attemptId, approved: outcome.approved },
-        'payment attempt lost its claim',
-      );
-      return { kind: 'final', status: row.status };
-    }
-    if (!outcome.approved) return recordDecline(tx, row, facts, outcome, attemptNumber, now);
-    const approval = approvalOf(facts, outcome);
-    return { kind: 'approved', paid: await recordSuccess(ctx, tx, row, approval, now, feeRule) };
+    })),
+    now,
+  );
+  return locked.map((one, index): LockedAttempt => {
+    if (one === undefined) throw new Error('transaction vanished during an attempt');
+    const { row, attemptNumber, feeRule } = one;
+    if (attemptNumber !== null) return { kind: 'held', row, attemptNumber, feeRule };
+    // A real processor's charge must then be reversed.
+    ctx.logger.error(
+      {
+        transaction: row.id,
+        attempt: attempts[index]!.facts.attemptId,
+        approved: attempts[index]!.outcome.approved,
+      },
+      'payment attempt lost its claim',
+    );
+    return { kind: 'lost', answer: { kind: 'final', status: row.status } };
   });
 }
 
-function approvalOf(facts: AttemptFacts, outcome: ApprovedCharge): Approval {
+export function approvalOf(facts: AttemptFacts, outcome: ApprovedCharge): Approval {
   return {
     paidPayment: facts.method.payment,
     media: facts.method.name,

@@ -1,27 +1,37 @@
-// One statement opens the record of an attempt's outcome (decision 557): it locks the transaction, appends the
-// attempt numbered after the earlier ones when the claim is still this attempt's, and reads the account's fee rule
-// for the method paid. Before, three round trips (the lock, the attempt's INSERT, the fee rule's read).
+// One statement opens the record of attempts' outcomes (decisions 557, 615): it locks the transactions, appends each
+// attempt numbered after the earlier ones when the claim is still that attempt's, and reads the account's fee rule
+// for the method paid. Before, three round trips an attempt (the lock, the attempt's INSERT, the fee rule's read).
 import { CompiledQuery } from 'kysely';
 import type { Tx } from '../../platform/db/types.ts';
 import { defaultFeeRule, type FeeRule } from './fees.ts';
 import type { TransactionRow } from './repository.ts';
 
 /**
- * $1 transaction id, $2 attempt id (the claim's), $3 payment (the method paid), $4 media, $5 outcome, $6 gateway
- * message, $7 payer message, $8 card brand, $9 card last 4, $10 payer IP, $11 the account's now. The attempt's
- * number reads the attempts before it under the row's lock: only the claim's holder gets past the WHERE.
+ * One array a column, an attempt an element: $1 transaction ids, $2 attempt ids (each its claim's), $3 payments (the
+ * method paid), $4 media, $5 outcomes, $6 gateway messages, $7 payer messages, $8 card brands, $9 card last 4s,
+ * $10 payer IPs; $11 the account's now. A group of successes (decision 615) locks its rows, in the order of their
+ * ids, by this one statement; an attempt alone is a group of one. An attempt's number reads the attempts before it
+ * under its row's lock: only its claim's holder gets past the WHERE.
  */
-export const lockForOutcomeText = `WITH t AS (SELECT * FROM transactions WHERE id = $1 FOR UPDATE),
+export const lockForOutcomeText = `WITH i AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[],
+      $8::text[], $9::text[], $10::text[]) WITH ORDINALITY
+      AS i(transaction_id, attempt_id, payment, media, outcome, gateway_message, payer_message, card_brand,
+        card_last4, payer_ip, ord)),
+  t AS (SELECT * FROM transactions WHERE id IN (SELECT transaction_id FROM i) ORDER BY id FOR UPDATE),
   a AS (
     INSERT INTO payment_attempts (id, transaction_id, number, payment, media, outcome, gateway_message, payer_message,
       card_brand, card_last4, payer_ip, created_at)
-    SELECT $2::text, t.id, (SELECT COALESCE(MAX(p.number), 0) + 1 FROM payment_attempts p WHERE p.transaction_id = t.id),
-      $3::integer, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::timestamptz
-    FROM t WHERE t.status = 'pending' AND t.attempt_id = $2
-    RETURNING number)
-SELECT t.*, (SELECT number FROM a) AS cobro_attempt_number, f.percent_bp AS cobro_fee_percent_bp,
+    SELECT i.attempt_id, t.id, (SELECT COALESCE(MAX(p.number), 0) + 1 FROM payment_attempts p WHERE p.transaction_id = t.id),
+      i.payment, i.media, i.outcome, i.gateway_message, i.payer_message, i.card_brand, i.card_last4, i.payer_ip,
+      $11::timestamptz
+    FROM i JOIN t ON t.id = i.transaction_id WHERE t.status = 'pending' AND t.attempt_id = i.attempt_id
+    RETURNING id, number)
+SELECT t.*, i.ord AS cobro_ord, a.number AS cobro_attempt_number, f.percent_bp AS cobro_fee_percent_bp,
   f.fixed_minor AS cobro_fee_fixed_minor
-FROM t LEFT JOIN account_fees f ON f.account_id = t.account_id AND f.payment = $3`;
+FROM i JOIN t ON t.id = i.transaction_id LEFT JOIN a ON a.id = i.attempt_id
+  LEFT JOIN account_fees f ON f.account_id = t.account_id AND f.payment = i.payment
+ORDER BY i.ord`;
 
 export interface AttemptRecord {
   readonly transactionId: string;
@@ -34,7 +44,6 @@ export interface AttemptRecord {
   readonly cardBrand: string | null;
   readonly cardLast4: string | null;
   readonly payerIp: string | null;
-  readonly at: Date;
 }
 
 export interface LockedForOutcome {
@@ -45,40 +54,50 @@ export interface LockedForOutcome {
 }
 
 type Selected = TransactionRow & {
+  cobro_ord: number | string;
   cobro_attempt_number: number | string | null;
   cobro_fee_percent_bp: number | null;
   cobro_fee_fixed_minor: string | bigint | null;
 };
 
-/** The locked row with the attempt's number and the fee rule; undefined when the transaction does not exist. */
-export async function lockForOutcome(
+/**
+ * Each attempt's locked row with its number and the fee rule, in the order given; undefined for an attempt whose
+ * transaction does not exist.
+ */
+export async function lockForOutcomes(
   tx: Tx,
-  a: AttemptRecord,
-): Promise<LockedForOutcome | undefined> {
+  records: readonly AttemptRecord[],
+  at: Date,
+): Promise<(LockedForOutcome | undefined)[]> {
+  const column = <T>(pick: (r: AttemptRecord) => T): T[] => records.map(pick);
   const result = await tx.executeQuery<Selected>(
     CompiledQuery.raw(lockForOutcomeText, [
-      a.transactionId,
-      a.attemptId,
-      a.payment,
-      a.media,
-      a.outcome,
-      a.gatewayMessage,
-      a.payerMessage,
-      a.cardBrand,
-      a.cardLast4,
-      a.payerIp,
-      a.at,
+      column((r) => r.transactionId),
+      column((r) => r.attemptId),
+      column((r) => r.payment),
+      column((r) => r.media),
+      column((r) => r.outcome),
+      column((r) => r.gatewayMessage),
+      column((r) => r.payerMessage),
+      column((r) => r.cardBrand),
+      column((r) => r.cardLast4),
+      column((r) => r.payerIp),
+      at,
     ]),
   );
-  const selected = result.rows[0];
-  if (selected === undefined) return undefined;
-  const { cobro_attempt_number, cobro_fee_percent_bp, cobro_fee_fixed_minor, ...row } = selected;
-  return {
-    row,
-    attemptNumber: cobro_attempt_number === null ? null : Number(cobro_attempt_number),
-    feeRule:
-      cobro_fee_percent_bp === null
-        ? defaultFeeRule
-        : { percentBp: cobro_fee_percent_bp, fixedMinor: BigInt(cobro_fee_fixed_minor!) },
-  };
+  const byOrdinal = new Map(result.rows.map((selected) => [Number(selected.cobro_ord), selected]));
+  return records.map((_, index) => {
+    const selected = byOrdinal.get(index + 1);
+    if (selected === undefined) return undefined;
+    const { cobro_ord, cobro_attempt_number, cobro_fee_percent_bp, cobro_fee_fixed_minor, ...row } =
+      selected;
+    return {
+      row,
+      attemptNumber: cobro_attempt_number === null ? null : Number(cobro_attempt_number),
+      feeRule:
+        cobro_fee_percent_bp === null
+          ? defaultFeeRule
+          : { percentBp: cobro_fee_percent_bp, fixedMinor: BigInt(cobro_fee_fixed_minor!) },
+    };
+  });
 }

@@ -16,7 +16,8 @@ import type {
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import { claimAttempt, releaseClaim } from './attempt-claim.ts';
-import { recordOutcome, type AttemptOutcome } from './attempt-outcome.ts';
+import { recordOutcome, type AttemptFacts, type AttemptOutcome } from './attempt-outcome.ts';
+import { recordSuccessGrouped } from './success-group-commit.ts';
 
 export interface AttemptInput {
   readonly transactionId: string;
@@ -31,6 +32,8 @@ export interface AttemptInput {
   readonly payerIdentifier: string | null;
   readonly payerBank: string | null;
   readonly payerIp: string | null;
+  /** The row names an extension: its success is recorded alone, not in its account's group (decision 615). */
+  readonly extended: boolean;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -79,18 +82,17 @@ export async function attemptPayment(
   const outcome = await chargeHoldingClaim(processor, input.charge, attemptId, claim, () =>
     releaseClaim(ctx, input.transactionId, attemptId),
   );
-  return recordOutcome(
-    ctx,
-    {
-      transactionId: input.transactionId,
-      accountId: input.accountId,
-      attemptId,
-      method: input.method,
-      installments: input.charge.kind === 'card' ? input.charge.installments : 0,
-      payerIdentifier: input.payerIdentifier,
-      payerBank: input.payerBank,
-      payerIp: input.payerIp,
-    },
-    outcome,
-  );
+  const facts: AttemptFacts = {
+    transactionId: input.transactionId,
+    accountId: input.accountId,
+    attemptId,
+    method: input.method,
+    installments: input.charge.kind === 'card' ? input.charge.installments : 0,
+    payerIdentifier: input.payerIdentifier,
+    payerBank: input.payerBank,
+    payerIp: input.payerIp,
+  };
+  return outcome.approved && !input.extended
+    ? recordSuccessGrouped(ctx, facts, outcome)
+    : recordOutcome(ctx, facts, outcome);
 }

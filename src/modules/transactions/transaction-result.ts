@@ -76,16 +76,6 @@ function resultCallback(
   };
 }
 
-async function notify(
-  tx: Tx,
-  row: TransactionRow,
-  status: TransactionStatus,
-  at: Date,
-): Promise<void> {
-  const callback = resultCallback(row, status, at);
-  if (callback !== null) await enqueueCallback(tx, callback);
-}
-
 /** The local date the net becomes available: payment date plus SETTLEMENT_DELAY_DAYS (supplement §4.3). */
 function availabilityDate(ctx: AppContext, paidAt: Date): { date: string; dueAt: Date } {
   const [y, m, d] = formatDate(paidAt, ctx.config.timeZone).split('-').map(Number) as [
@@ -213,10 +203,33 @@ export async function recordSuccess(
   /** The account's fee rule for the method paid when the caller read it with the row (outcome-statement.ts). */
   feeRule?: FeeRule,
 ): Promise<TransactionRow> {
-  assertTransition(row.status, 'success');
-  const gross = BigInt(row.amount_minor);
   const rule = feeRule ?? (await feeRuleFor(tx, row.account_id, approval.paidPayment));
-  const fee = computeFeeMinor(gross, rule);
+  const { paid, feeMinor, journals } = await markSuccess(ctx, tx, row, approval, at, rule);
+  await ctx.ledger.postAll(tx, journals);
+  // How the net will divide is fixed now, with the money; settlement moves it (settlement-allocation.ts). After the
+  // ledger: an extension's part locks in the ledger's order, the pending settlement first (events/sales.ts).
+  await extensionOf(ctx, row)?.recordSuccess(ctx, tx, row, {
+    grossMinor: BigInt(row.amount_minor),
+    feeMinor,
+    at,
+  });
+  return paid;
+}
+
+/**
+ * The row's part of a success, before its money: the row paid and its callback (one statement), and the journals
+ * its caller posts, alone (recordSuccess) or with its group's (success-group-commit.ts, decision 615).
+ */
+export async function markSuccess(
+  ctx: AppContext,
+  tx: Tx,
+  row: TransactionRow,
+  approval: Approval,
+  at: Date,
+  feeRule: FeeRule,
+): Promise<{ paid: TransactionRow; feeMinor: bigint; journals: JournalInput[] }> {
+  assertTransition(row.status, 'success');
+  const feeMinor = computeFeeMinor(BigInt(row.amount_minor), feeRule);
   const { date, dueAt } = availabilityDate(ctx, at);
   // The callback before the money, in the row's own statement (decisions 556, 600): the merchant's pending
   // settlement, which every payment of the merchant locks, is then held for the journals' one statement, the
@@ -225,19 +238,11 @@ export async function recordSuccess(
     tx,
     row,
     approval,
-    { feeMinor: fee, depositDate: date, settleDueAt: dueAt },
+    { feeMinor, depositDate: date, settleDueAt: dueAt },
     at,
     resultCallback(row, 'success', at, approval),
   );
-  await ctx.ledger.postAll(tx, successJournals(row, fee, at));
-  // How the net will divide is fixed now, with the money; settlement moves it (settlement-allocation.ts). After the
-  // ledger: an extension's part locks in the ledger's order, the pending settlement first (events/sales.ts).
-  await extensionOf(ctx, row)?.recordSuccess(ctx, tx, row, {
-    grossMinor: gross,
-    feeMinor: fee,
-    at,
-  });
-  return paid;
+  return { paid, feeMinor, journals: successJournals(row, feeMinor, at) };
 }
 
 export interface Rejection {
@@ -276,7 +281,8 @@ export async function recordRejection(
     })
     .where('id', '=', row.id)
     .execute();
-  await notify(tx, row, 'rejected', at);
+  const callback = resultCallback(row, 'rejected', at);
+  if (callback !== null) await enqueueCallback(tx, callback);
 }
 
 export const expiryRejection: Rejection = {

@@ -110,8 +110,9 @@ export async function postJournals(
   journals: readonly JournalInput[],
   heldIds: LockedAccounts = new Map(),
   derivedIds: DerivedIds = new Map(),
+  journalsMax?: number,
 ): Promise<readonly PostedJournal[]> {
-  const planned = await planJournals(tx, journals, heldIds, derivedIds);
+  const planned = await planJournals(tx, journals, heldIds, derivedIds, journalsMax);
   await tx.executeQuery(
     CompiledQuery.raw(postJournalText, [...journalRowsParams(journalRowsOf([planned]))]),
   );

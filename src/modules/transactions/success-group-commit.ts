@@ -1,0 +1,123 @@
+// Group commit of payments' successes (decision 615): the approved payments of an account that arrive while its
+// previous success is being written are recorded together by the next transaction. One statement locks every row
+// and appends every attempt, each row is paid with its callback (a statement a payment, as alone), every payment's
+// journals are posted by one statement, and one commit ends it. Every success of a merchant locks the merchant's pending
+// settlement, so alone they queued on that lock and each paid its own lock, write and commit; a group takes the lock
+// once. A payment with an extension (its part locks more of the ledger, in its own order) and a decline are recorded
+// alone (attempt-outcome.ts). Nothing waits for a group to fill (platform/work/keyed-batcher.ts).
+import assert from 'node:assert/strict';
+import type { AppContext } from '../../platform/context.ts';
+import type { Engine } from '../../platform/db/database.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { isRowFailure } from '../../platform/db/row-failure.ts';
+import type { JournalInput } from '../../platform/ledger/ledger.ts';
+import type { ApprovedCharge } from '../../platform/processors/processor.ts';
+import { KeyedBatcher, settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
+import { limits } from '../../limits/index.ts';
+import {
+  approvalOf,
+  lockAttempts,
+  recordOutcome,
+  type AttemptFacts,
+  type AttemptOutcome,
+} from './attempt-outcome.ts';
+import { markSuccess } from './transaction-result.ts';
+
+interface Queued {
+  readonly ctx: AppContext;
+  readonly facts: AttemptFacts;
+  readonly outcome: ApprovedCharge;
+}
+
+const recordAlone = (item: Queued): Promise<AttemptOutcome> =>
+  recordOutcome(item.ctx, item.facts, item.outcome);
+
+/** One transaction for the group: each row's statements in arrival order, then the journals of all, one commit. */
+async function recordTogether(
+  accountId: string,
+  items: readonly Queued[],
+): Promise<AttemptOutcome[]> {
+  const { ctx } = items[0]!;
+  const now = await ctx.accountClock.now(accountId, ctx.db, { kept: true });
+  return inTransaction(ctx.db, async (tx) => {
+    for (const { facts } of items)
+      assert.equal(facts.accountId, accountId, "a group holds one account's payments");
+    const locked = await lockAttempts(ctx, tx, items, now);
+    const answers: AttemptOutcome[] = [];
+    const journals: JournalInput[] = [];
+    for (const [index, one] of locked.entries()) {
+      if (one.kind === 'lost') {
+        answers.push(one.answer);
+        continue;
+      }
+      assert.equal(one.row.extension, null, 'a payment with an extension is recorded alone');
+      const { facts, outcome } = items[index]!;
+      const approval = approvalOf(facts, outcome);
+      const success = await markSuccess(ctx, tx, one.row, approval, now, one.feeRule);
+      journals.push(...success.journals);
+      answers.push({ kind: 'approved', paid: success.paid });
+    }
+    if (journals.length > 0) await ctx.ledger.postGroup(tx, journals);
+    return answers;
+  });
+}
+
+/**
+ * A group's transaction is atomic: when it fails on what one row can cause (isRowFailure), nothing of it was
+ * written, and each payment is recorded again alone, so only its own payer sees its failure. That is safe even when
+ * the commit went through and only its answer was lost: a success clears the row's claim, so recording it again
+ * finds the claim gone and answers the row's status, writing nothing. Any other failure (an assertion, a bug) is
+ * thrown to every payment of the group, logged (decision 430).
+ */
+async function recordGroup(
+  accountId: string,
+  items: readonly Queued[],
+): Promise<readonly Settled<AttemptOutcome>[]> {
+  if (items.length === 1) return settleEach(items, recordAlone);
+  const { ctx } = items[0]!;
+  try {
+    const answers = await recordTogether(accountId, items);
+    return answers.map((value) => ({ ok: true, value }));
+  } catch (error) {
+    if (!isRowFailure(error)) {
+      ctx.logger.error(
+        { err: error, payments: items.length },
+        "a group of payments' successes failed; each of its payments answers the error",
+      );
+      throw error;
+    }
+    ctx.logger.warn(
+      { err: error, payments: items.length },
+      "a group of payments' successes failed on one row; each is recorded again alone",
+    );
+    return settleEach(items, recordAlone);
+  }
+}
+
+declare module '../../platform/context.ts' {
+  interface AppContext {
+    /** The app's group commit of payments' successes, made once by the composition root (src/runtime.ts). */
+    readonly paymentSuccessGroups: PaymentSuccessGroups;
+  }
+}
+
+export type PaymentSuccessGroups = KeyedBatcher<Queued, AttemptOutcome>;
+
+/** One batcher per app (database); on PGlite each group is gathered one turn of the loop later (decision 400). */
+export function paymentSuccessGroups(engine: Engine): PaymentSuccessGroups {
+  return new KeyedBatcher<Queued, AttemptOutcome>(recordGroup, limits.paymentSuccessGroupMax, {
+    gatherTurn: engine === 'pglite',
+  });
+}
+
+/**
+ * Records an approved payment without an extension in its account's next group: one lane an account, since every
+ * success of the account locks its pending settlement.
+ */
+export function recordSuccessGrouped(
+  ctx: AppContext,
+  facts: AttemptFacts,
+  outcome: ApprovedCharge,
+): Promise<AttemptOutcome> {
+  return ctx.paymentSuccessGroups.run(facts.accountId, { ctx, facts, outcome });
+}
