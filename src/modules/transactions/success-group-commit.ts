@@ -1,7 +1,7 @@
 // Group commit of payments' successes (decision 615): the approved payments of an account that arrive while its
-// previous success is being written are recorded together by the next transaction. One statement locks every row
-// and appends every attempt, each row is paid with its callback (a statement a payment, as alone), every payment's
-// journals are posted by one statement, and one commit ends it. Every success of a merchant locks the merchant's pending
+// previous success is being written are recorded together by the next transaction: one statement locks every row and
+// appends every attempt, one pays every row and writes its callback, one posts every payment's journals, and one
+// commit ends it: five round trips a group, whatever its size. Every success of a merchant locks the merchant's pending
 // settlement, so alone they queued on that lock and each paid its own lock, write and commit; a group takes the lock
 // once. A payment with an extension (its part locks more of the ledger, in its own order) and a decline are recorded
 // alone (attempt-outcome.ts). Nothing waits for a group to fill (platform/work/keyed-batcher.ts).
@@ -10,7 +10,6 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Engine } from '../../platform/db/database.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
-import type { JournalInput } from '../../platform/ledger/ledger.ts';
 import type { ApprovedCharge } from '../../platform/processors/processor.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
 import { limits } from '../../limits/index.ts';
@@ -21,7 +20,7 @@ import {
   type AttemptFacts,
   type AttemptOutcome,
 } from './attempt-outcome.ts';
-import { markSuccess } from './transaction-result.ts';
+import { markSuccesses, type Success } from './transaction-result.ts';
 
 interface Queued {
   readonly ctx: AppContext;
@@ -43,22 +42,24 @@ async function recordTogether(
     for (const { facts } of items)
       assert.equal(facts.accountId, accountId, "a group holds one account's payments");
     const locked = await lockAttempts(ctx, tx, items, now);
-    const answers: AttemptOutcome[] = [];
-    const journals: JournalInput[] = [];
+    const successes: Success[] = [];
     for (const [index, one] of locked.entries()) {
-      if (one.kind === 'lost') {
-        answers.push(one.answer);
-        continue;
-      }
+      if (one.kind === 'lost') continue;
       assert.equal(one.row.extension, null, 'a payment with an extension is recorded alone');
       const { facts, outcome } = items[index]!;
-      const approval = approvalOf(facts, outcome);
-      const success = await markSuccess(ctx, tx, one.row, approval, now, one.feeRule);
-      journals.push(...success.journals);
-      answers.push({ kind: 'approved', paid: success.paid });
+      successes.push({ row: one.row, approval: approvalOf(facts, outcome), feeRule: one.feeRule });
     }
-    if (journals.length > 0) await ctx.ledger.postGroup(tx, journals);
-    return answers;
+    const paid = successes.length === 0 ? [] : await markSuccesses(ctx, tx, successes, now);
+    if (paid.length > 0)
+      await ctx.ledger.postGroup(
+        tx,
+        paid.flatMap((p) => p.journals),
+      );
+    let next = 0;
+    return locked.map(
+      (one): AttemptOutcome =>
+        one.kind === 'lost' ? one.answer : { kind: 'approved', paid: paid[next++]!.paid },
+    );
   });
 }
 

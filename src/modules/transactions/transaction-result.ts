@@ -13,6 +13,7 @@ import {
   enqueueCallback,
   type CallbackInput,
 } from '../../platform/notifications/enqueue.ts';
+import { markPaid } from './success-statement.ts';
 import { formatDate, parseLocal } from '../../platform/time/time-format.ts';
 import { extensionOf } from './extension.ts';
 import { computeFeeMinor, feeRuleFor, type FeeRule } from './fees.ts';
@@ -105,60 +106,6 @@ export interface Approval {
   readonly payerIp: string | null;
 }
 
-/**
- * The row's own record of a success, answered as it is now (the result page shows it without reading it again),
- * and its callback into the outbox by the same statement when there is one (decision 600: a data-modifying CTE runs
- * whether or not the query reads it).
- */
-async function markPaid(
-  tx: Tx,
-  row: TransactionRow,
-  approval: Approval,
-  paid: { readonly feeMinor: bigint; readonly depositDate: string; readonly settleDueAt: Date },
-  at: Date,
-  callback: CallbackInput | null,
-): Promise<TransactionRow> {
-  const values = {
-    status: 'success' as const,
-    updated_at: at,
-    ended_at: at,
-    attempt_id: null,
-    attempt_lease_until: null,
-    charge_key: row.attempt_id,
-    paid_payment: approval.paidPayment,
-    media: approval.media,
-    authorization_code: approval.authorizationCode,
-    card_brand: approval.cardBrand,
-    card_last4: approval.cardLast4,
-    card_token: approval.cardToken,
-    card_type: approval.cardType,
-    installments: approval.installments,
-    payer_identifier: approval.payerIdentifier,
-    payer_bank: approval.payerBank,
-    payer_ip: approval.payerIp,
-    gateway_message: 'successful transaction',
-    fee_minor: paid.feeMinor,
-    deposit_date: paid.depositDate,
-    settle_due_at: paid.settleDueAt,
-  };
-  if (callback === null)
-    return tx
-      .updateTable('transactions')
-      .set(values)
-      .where('id', '=', row.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  const outbox = callbackRow(callback);
-  return tx
-    .with('paid', (db) =>
-      db.updateTable('transactions').set(values).where('id', '=', row.id).returningAll(),
-    )
-    .with('callback', (db) => db.insertInto('notifications').values(outbox).returning('id'))
-    .selectFrom('paid')
-    .selectAll()
-    .executeTakeFirstOrThrow();
-}
-
 /** The capture (gross into the merchant's pending settlement) and, when there is one, the fee out of it. */
 function successJournals(row: TransactionRow, feeMinor: bigint, at: Date): JournalInput[] {
   const { currency } = row;
@@ -204,7 +151,8 @@ export async function recordSuccess(
   feeRule?: FeeRule,
 ): Promise<TransactionRow> {
   const rule = feeRule ?? (await feeRuleFor(tx, row.account_id, approval.paidPayment));
-  const { paid, feeMinor, journals } = await markSuccess(ctx, tx, row, approval, at, rule);
+  const success = [{ row, approval, feeRule: rule }];
+  const { paid, feeMinor, journals } = (await markSuccesses(ctx, tx, success, at))[0]!;
   await ctx.ledger.postAll(tx, journals);
   // How the net will divide is fixed now, with the money; settlement moves it (settlement-allocation.ts). After the
   // ledger: an extension's part locks in the ledger's order, the pending settlement first (events/sales.ts).
@@ -216,33 +164,51 @@ export async function recordSuccess(
   return paid;
 }
 
+/** A row's success to record: the row locked, its approval and the fee rule for the method paid. */
+export interface Success {
+  readonly row: TransactionRow;
+  readonly approval: Approval;
+  readonly feeRule: FeeRule;
+}
+
 /**
- * The row's part of a success, before its money: the row paid and its callback (one statement), and the journals
- * its caller posts, alone (recordSuccess) or with its group's (success-group-commit.ts, decision 615).
+ * The rows' part of their successes, before their money: the rows paid and their callbacks, by one statement
+ * (success-statement.ts), and the journals their caller posts, alone (recordSuccess) or with its group's
+ * (success-group-commit.ts, decision 615). Answers in the order given.
  */
-export async function markSuccess(
+export async function markSuccesses(
   ctx: AppContext,
   tx: Tx,
-  row: TransactionRow,
-  approval: Approval,
+  successes: readonly Success[],
   at: Date,
-  feeRule: FeeRule,
-): Promise<{ paid: TransactionRow; feeMinor: bigint; journals: JournalInput[] }> {
-  assertTransition(row.status, 'success');
-  const feeMinor = computeFeeMinor(BigInt(row.amount_minor), feeRule);
+): Promise<{ paid: TransactionRow; feeMinor: bigint; journals: JournalInput[] }[]> {
   const { date, dueAt } = availabilityDate(ctx, at);
-  // The callback before the money, in the row's own statement (decisions 556, 600): the merchant's pending
+  const planned = successes.map(({ row, approval, feeRule }) => {
+    assertTransition(row.status, 'success');
+    const feeMinor = computeFeeMinor(BigInt(row.amount_minor), feeRule);
+    const callback = resultCallback(row, 'success', at, approval);
+    return { row, approval, feeMinor, callback: callback === null ? null : callbackRow(callback) };
+  });
+  // The callbacks before the money, in the rows' own statement (decisions 556, 600): the merchant's pending
   // settlement, which every payment of the merchant locks, is then held for the journals' one statement, the
   // extension's part and the commit only.
   const paid = await markPaid(
     tx,
-    row,
-    approval,
-    { feeMinor, depositDate: date, settleDueAt: dueAt },
+    planned.map(({ row, approval, feeMinor }) => ({
+      ...approval,
+      id: row.id,
+      feeMinor,
+      depositDate: date,
+      settleDueAt: dueAt,
+    })),
+    planned.flatMap((p) => (p.callback === null ? [] : [p.callback])),
     at,
-    resultCallback(row, 'success', at, approval),
   );
-  return { paid, feeMinor, journals: successJournals(row, feeMinor, at) };
+  return planned.map(({ row, feeMinor }, index) => ({
+    paid: paid[index]!,
+    feeMinor,
+    journals: successJournals(row, feeMinor, at),
+  }));
 }
 
 export interface Rejection {

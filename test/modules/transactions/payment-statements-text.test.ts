@@ -6,6 +6,7 @@ import {
   claimAttemptText,
 } from '../../../src/modules/transactions/claim-statement.ts';
 import { lockForOutcomeText } from '../../../src/modules/transactions/outcome-statement.ts';
+import { markPaidText } from '../../../src/modules/transactions/success-statement.ts';
 
 const claim = `UPDATE transactions t SET attempt_id = $1, attempt_lease_until = $2, updated_at = $3
   WHERE t.id = $4 AND t.account_id = $5 AND t.status = 'pending'
@@ -41,6 +42,31 @@ FROM i JOIN t ON t.id = i.transaction_id LEFT JOIN a ON a.id = i.attempt_id
   LEFT JOIN account_fees f ON f.account_id = t.account_id AND f.payment = i.payment
 ORDER BY i.ord`;
 
+const markPaid = `WITH v AS (
+    SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+      $8::text[], $9::integer[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[],
+      $15::timestamptz[])
+      AS v(id, paid_payment, media, authorization_code, card_brand, card_last4, card_token, card_type, installments,
+        payer_identifier, payer_bank, payer_ip, fee_minor, deposit_date, settle_due_at)),
+  paid AS (
+    UPDATE transactions t SET status = 'success', updated_at = $16::timestamptz, ended_at = $16::timestamptz,
+      attempt_id = NULL, attempt_lease_until = NULL, charge_key = t.attempt_id, paid_payment = v.paid_payment,
+      media = v.media, authorization_code = v.authorization_code, card_brand = v.card_brand,
+      card_last4 = v.card_last4, card_token = v.card_token, card_type = v.card_type, installments = v.installments,
+      payer_identifier = v.payer_identifier, payer_bank = v.payer_bank, payer_ip = v.payer_ip,
+      gateway_message = 'successful transaction', fee_minor = v.fee_minor, deposit_date = v.deposit_date,
+      settle_due_at = v.settle_due_at
+    FROM v WHERE t.id = v.id
+    RETURNING t.*),
+  callbacks AS (
+    INSERT INTO notifications (id, account_id, url, event_type, payload, body, status, attempts, next_attempt_at,
+      created_at, updated_at)
+    SELECT c.id, c.account_id, c.url, c.event_type, c.body::jsonb, c.body, c.status, c.attempts,
+      $16::timestamptz, $16::timestamptz, $16::timestamptz
+    FROM unnest($17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::integer[])
+      AS c(id, account_id, url, event_type, body, status, attempts))
+SELECT * FROM paid`;
+
 describe("a payment's statements", () => {
   it('claims a payable transaction in one UPDATE whose WHERE holds every check of the locked path', () => {
     expect(claimAttemptText).toBe(claim);
@@ -48,5 +74,8 @@ describe("a payment's statements", () => {
   });
   it("locks the rows, appends each claim holder's attempt and reads the fee rules in one statement", () => {
     expect(lockForOutcomeText).toBe(lockForOutcome);
+  });
+  it('pays every row of a group and writes their callbacks in one statement', () => {
+    expect(markPaidText).toBe(markPaid);
   });
 });
