@@ -209,14 +209,23 @@ describe('tidy', () => {
     // A worker process runs file after file (vitest.config.ts, isolate: false), so whatever a test file changes
     // in the process reaches the files after it. Child processes get their environment passed, never inherited
     // from a change; the preloads a child imports (test/support/*-probe.ts, record-imports.ts) run in the child.
-    const processWide =
-      /\bvi\.(?:mock|doMock|stubGlobal|stubEnv|useFakeTimers|spyOn)\(|\bprocess\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|\bdelete\s+process\.env\b|Object\.assign\(\s*process\.env\b|\bprocess\.chdir\(/;
+    const processWide = [
+      /\bvi\s*\.\s*(?:mock|doMock|stubGlobal|stubEnv|useFakeTimers|spyOn)\s*\(/,
+      /\bprocess\.env\b(?:\s*\.\s*\w+|\s*\[[^\]]+\])?\s*(?:\?\?|\|\||&&)?=[^=]/,
+      /\bdelete\s+process\.env\b|\b(?:Object\.assign|Reflect\.set|Reflect\.deleteProperty)\(\s*process\.env\b/,
+      /=\s*process\.env\s*;/, // an alias through which the environment could be changed
+      /\b(?:globalThis|global)\.\w+\s*=[^=]|\bDate\.now\s*=[^=]|\bsetGlobalDispatcher\(/,
+      /\bprocess\.(?:chdir|umask|on|once|addListener|prependListener|setMaxListeners)\(/,
+    ];
+    // Preloads a child process imports (NODE_OPTIONS=--import); they run in the child, never in a worker.
+    const childPreloads = new Set(['v8-memory-probe.ts', 'record-imports.ts']);
     const testFiles = sourceFiles(path.join(repoRoot, 'test'));
     expect(testFiles.length).toBeGreaterThan(100);
     const offenders = testFiles.filter(
       (f) =>
         f !== path.join(repoRoot, 'test', 'tidy.test.ts') &&
-        processWide.test(fs.readFileSync(f, 'utf8')),
+        !childPreloads.has(path.basename(f)) &&
+        processWide.some((pattern) => pattern.test(fs.readFileSync(f, 'utf8'))),
     );
     expect(offenders.map(rel)).toEqual([]);
   });

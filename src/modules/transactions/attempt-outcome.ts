@@ -53,7 +53,7 @@ export async function recordOutcome(
   const now = await ctx.accountClock.now(facts.accountId, ctx.db, { kept: true });
   return inTransaction(ctx.db, async (tx): Promise<AttemptOutcome> => {
     const locked = (await lockAttempts(ctx, tx, [{ facts, outcome }], now))[0]!;
-    if (locked.kind === 'lost') return locked.answer;
+    if (locked.kind === 'decided') return locked.answer;
     const { row, attemptNumber, feeRule } = locked;
     if (!outcome.approved) return recordDecline(tx, row, facts, outcome, attemptNumber, now);
     const approval = approvalOf(facts, outcome);
@@ -61,9 +61,9 @@ export async function recordOutcome(
   });
 }
 
-/** An attempt's row once locked: `held` by its claim, or `lost` (see lockAttempts). */
+/** An attempt's row once locked: `held` by its claim, or `decided` without it (see lockAttempts). */
 export type LockedAttempt =
-  | { readonly kind: 'lost'; readonly answer: AttemptOutcome }
+  | { readonly kind: 'decided'; readonly answer: AttemptOutcome }
   | {
       readonly kind: 'held';
       readonly row: TransactionRow;
@@ -102,6 +102,10 @@ export async function lockAttempts(
     if (one === undefined) throw new Error('transaction vanished during an attempt');
     const { row, attemptNumber, feeRule } = one;
     if (attemptNumber !== null) return { kind: 'held', row, attemptNumber, feeRule };
+    const { attemptId } = attempts[index]!.facts;
+    // Recorded already by this very attempt (a group's commit whose answer was lost, recorded again alone): paid.
+    if (row.status === 'success' && row.charge_key === attemptId)
+      return { kind: 'decided', answer: { kind: 'approved', paid: row } };
     // A real processor's charge must then be reversed.
     ctx.logger.error(
       {
@@ -111,7 +115,7 @@ export async function lockAttempts(
       },
       'payment attempt lost its claim',
     );
-    return { kind: 'lost', answer: { kind: 'final', status: row.status } };
+    return { kind: 'decided', answer: { kind: 'final', status: row.status } };
   });
 }
 

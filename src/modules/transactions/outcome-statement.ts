@@ -10,8 +10,9 @@ import type { TransactionRow } from './repository.ts';
  * One array a column, an attempt an element: $1 transaction ids, $2 attempt ids (each its claim's), $3 payments (the
  * method paid), $4 media, $5 outcomes, $6 gateway messages, $7 payer messages, $8 card brands, $9 card last 4s,
  * $10 payer IPs; $11 the account's now. A group of successes (decision 615) locks its rows, in the order of their
- * ids, by this one statement; an attempt alone is a group of one. An attempt's number reads the attempts before it
- * under its row's lock: only its claim's holder gets past the WHERE.
+ * ids, by this one statement; an attempt alone is a group of one. Only the claim's holder gets past the WHERE, and
+ * a claim passes from one attempt to the next only by a commit, so the attempts an attempt's number counts (read in
+ * the statement's snapshot) are all there is.
  */
 export const lockForOutcomeText = `WITH i AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[],

@@ -10,6 +10,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Engine } from '../../platform/db/database.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
+import { isDatabaseUnavailable } from '../../platform/db/outage.ts';
 import type { ApprovedCharge } from '../../platform/processors/processor.ts';
 import { KeyedBatcher, settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
 import { limits } from '../../limits/index.ts';
@@ -44,7 +45,7 @@ async function recordTogether(
     const locked = await lockAttempts(ctx, tx, items, now);
     const successes: Success[] = [];
     for (const [index, one] of locked.entries()) {
-      if (one.kind === 'lost') continue;
+      if (one.kind === 'decided') continue;
       assert.equal(one.row.extension, null, 'a payment with an extension is recorded alone');
       const { facts, outcome } = items[index]!;
       successes.push({ row: one.row, approval: approvalOf(facts, outcome), feeRule: one.feeRule });
@@ -58,17 +59,18 @@ async function recordTogether(
     let next = 0;
     return locked.map(
       (one): AttemptOutcome =>
-        one.kind === 'lost' ? one.answer : { kind: 'approved', paid: paid[next++]!.paid },
+        one.kind === 'decided' ? one.answer : { kind: 'approved', paid: paid[next++]!.paid },
     );
   });
 }
 
 /**
- * A group's transaction is atomic: when it fails on what one row can cause (isRowFailure), nothing of it was
- * written, and each payment is recorded again alone, so only its own payer sees its failure. That is safe even when
- * the commit went through and only its answer was lost: a success clears the row's claim, so recording it again
- * finds the claim gone and answers the row's status, writing nothing. Any other failure (an assertion, a bug) is
- * thrown to every payment of the group, logged (decision 430).
+ * A group's transaction is atomic: when it fails on what one row can cause (isRowFailure) or because the database
+ * did not answer (isDatabaseUnavailable: a connection cut, a server restarting), nothing of it was written, or it
+ * committed and only its answer was lost; each payment is then recorded again alone, so only its own payer sees its
+ * failure. That is safe either way: a success clears the row's claim and keeps the attempt as its charge key, so
+ * recording it again finds the row paid by this attempt and answers it, writing nothing (attempt-outcome.ts). Any
+ * other failure (an assertion, a bug) is thrown to every payment of the group, logged (decision 430).
  */
 async function recordGroup(
   accountId: string,
@@ -80,7 +82,7 @@ async function recordGroup(
     const answers = await recordTogether(accountId, items);
     return answers.map((value) => ({ ok: true, value }));
   } catch (error) {
-    if (!isRowFailure(error)) {
+    if (!isRowFailure(error) && !isDatabaseUnavailable(error)) {
       ctx.logger.error(
         { err: error, payments: items.length },
         "a group of payments' successes failed; each of its payments answers the error",

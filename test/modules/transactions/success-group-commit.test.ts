@@ -2,16 +2,49 @@
 // recorded by one transaction. Proven through the checkout on both engines: concurrent payments share transactions
 // (the rows' xmin) and every one is paid once with its money and its callback; a group that fails on one row
 // records each payment again alone, so only that payer sees the failure; a payment whose claim was lost answers the
-// row's status inside a group and writes nothing.
+// row's status inside a group and writes nothing, and one recorded again by its own attempt answers paid; a group
+// whose connection is cut records each payment again alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import {
+  sql,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { createTransaction, submit, approvedVisa } from './helpers.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { ledgerCodes } from '../../../src/platform/ledger/ledger.ts';
 import { claimAttempt } from '../../../src/modules/transactions/attempt-claim.ts';
 import { recordSuccessGrouped } from '../../../src/modules/transactions/success-group-commit.ts';
-import type { AttemptFacts } from '../../../src/modules/transactions/attempt-outcome.ts';
+import {
+  recordOutcome,
+  type AttemptFacts,
+} from '../../../src/modules/transactions/attempt-outcome.ts';
+
+/**
+ * Cuts the connection under the next group's success statement (the one that answers several rows `success`), as
+ * node-postgres reports a connection the server closed: no SQLSTATE, "Connection terminated unexpectedly".
+ */
+class CutNextGroupSuccess implements KyselyPlugin {
+  armed = false;
+  cut = 0;
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const rows = args.result.rows as { status?: unknown }[];
+    if (this.armed && rows.length > 1 && rows.every((r) => r.status === 'success')) {
+      this.armed = false;
+      this.cut++;
+      throw new Error('Connection terminated unexpectedly');
+    }
+    return args.result;
+  }
+}
 
 let t: TestApp;
 beforeAll(async () => {
@@ -180,5 +213,44 @@ describe("group commit of payments' successes", () => {
     expect(rows.map((r) => r.status)).toEqual(['success', 'pending', 'success']);
     expect(await callbacksOf(account.id)).toBe(2);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+
+    // Recorded again by the same attempt (as after a group's commit whose answer was lost): answered paid, nothing
+    // written a second time.
+    const again = await recordOutcome(t.ctx, facts[0]!, approved);
+    expect(again.kind).toBe('approved');
+    expect(again.kind === 'approved' && again.paid.id).toBe(made[0]!.id);
+    expect(await callbacksOf(account.id)).toBe(2);
+    const { rows: captures } = await sql<{ n: string }>`
+      SELECT count(*)::text AS n FROM journal_entries
+      WHERE reference = ${made[0]!.id} AND kind = 'transaction.capture'`.execute(t.ctx.db);
+    expect(captures[0]!.n).toBe('1');
+  });
+
+  it("records each payment again alone when the group's connection is cut, so every payer is paid once", async () => {
+    const cutter = new CutNextGroupSuccess();
+    const cut = await startTestApp({ sharing: t, dbPlugin: cutter });
+    try {
+      const account = await cut.createAccount();
+      const orders = ['k-0', 'k-1', 'k-2', 'k-3', 'k-4', 'k-5'];
+      const made = [];
+      for (const order of orders)
+        made.push(
+          await createTransaction(cut, account, {
+            order,
+            amount: 10_000,
+            urlnotify: 'https://merchant.example/notify',
+          }),
+        );
+      cutter.armed = true;
+      const pages = await Promise.all(made.map((m) => submit(cut, m.url, 1, approvedVisa)));
+      expect(cutter.cut).toBe(1);
+      expect(pages.map((p) => p.statusCode)).toEqual(made.map(() => 200));
+      const rows = await rowsOf(account.id);
+      expect(rows.map((r) => r.status)).toEqual(orders.map(() => 'success'));
+      expect(await callbacksOf(account.id)).toBe(orders.length);
+      expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+    } finally {
+      await cut.close();
+    }
   });
 });
