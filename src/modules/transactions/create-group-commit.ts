@@ -6,7 +6,12 @@
 // group's requests' audit rows are written by its one statement (decisions 565, 605).
 import type { AppContext } from '../../platform/context.ts';
 import type { Engine } from '../../platform/db/database.ts';
-import { KeyedBatcher, settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
+import {
+  KeyedBatcher,
+  settleEach,
+  settleGroup,
+  type Settled,
+} from '../../platform/work/keyed-batcher.ts';
 import { limits } from '../../limits/index.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
 import { anyAudited, groupAuditEntries } from '../../platform/audit/grouped.ts';
@@ -78,24 +83,18 @@ async function writeGroup(
     await writeAlone(items[0]!);
     return [{ ok: true, value: undefined }];
   }
-  const { ctx } = items[0]!;
-  try {
-    await writeRows(items);
-    return items.map(() => ({ ok: true, value: undefined }));
-  } catch (error) {
-    if (!isRowFailure(error)) {
-      ctx.logger.error(
-        { err: error, creates: items.length },
-        'a group of creates failed; each of its requests answers the error',
-      );
-      throw error;
-    }
-    ctx.logger.warn(
-      { err: error, creates: items.length },
-      'a group of creates failed on one row; each runs again alone',
-    );
-    return settleEach(items, writeAgain);
-  }
+  return settleGroup(
+    items,
+    { noun: 'creates', logger: items[0]!.ctx.logger },
+    {
+      together: async () => {
+        await writeRows(items);
+        return items.map(() => ({ ok: true, value: undefined }));
+      },
+      retriable: isRowFailure,
+      fallback: () => settleEach(items, writeAgain),
+    },
+  );
 }
 
 declare module '../../platform/context.ts' {

@@ -12,7 +12,12 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
 import { isDatabaseUnavailable } from '../../platform/db/outage.ts';
 import type { ApprovedCharge } from '../../platform/processors/processor.ts';
-import { KeyedBatcher, settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
+import {
+  KeyedBatcher,
+  settleEach,
+  settleGroup,
+  type Settled,
+} from '../../platform/work/keyed-batcher.ts';
 import { limits } from '../../limits/index.ts';
 import {
   approvalOf,
@@ -77,24 +82,16 @@ async function recordGroup(
   items: readonly Queued[],
 ): Promise<readonly Settled<AttemptOutcome>[]> {
   if (items.length === 1) return settleEach(items, recordAlone);
-  const { ctx } = items[0]!;
-  try {
-    const answers = await recordTogether(accountId, items);
-    return answers.map((value) => ({ ok: true, value }));
-  } catch (error) {
-    if (!isRowFailure(error) && !isDatabaseUnavailable(error)) {
-      ctx.logger.error(
-        { err: error, payments: items.length },
-        "a group of payments' successes failed; each of its payments answers the error",
-      );
-      throw error;
-    }
-    ctx.logger.warn(
-      { err: error, payments: items.length },
-      "a group of payments' successes failed on one row; each is recorded again alone",
-    );
-    return settleEach(items, recordAlone);
-  }
+  return settleGroup(
+    items,
+    { noun: 'payments', logger: items[0]!.ctx.logger },
+    {
+      together: async () =>
+        (await recordTogether(accountId, items)).map((value) => ({ ok: true, value })),
+      retriable: (error) => isRowFailure(error) || isDatabaseUnavailable(error),
+      fallback: () => settleEach(items, recordAlone),
+    },
+  );
 }
 
 declare module '../../platform/context.ts' {

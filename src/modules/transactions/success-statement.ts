@@ -41,9 +41,8 @@ export const markPaidText = `WITH v AS (
       AS c(id, account_id, url, event_type, body, status, attempts))
 SELECT * FROM paid`;
 
-/** One row's success: the row paid, with what its approval and its fee say. */
-export interface PaidRow {
-  readonly id: string;
+/** What the acquirer's approval and the payer's checkout say of a payment, as its row keeps them. */
+export interface Approval {
   readonly paidPayment: number;
   readonly media: string;
   readonly authorizationCode: string;
@@ -55,6 +54,11 @@ export interface PaidRow {
   readonly payerIdentifier: string | null;
   readonly payerBank: string | null;
   readonly payerIp: string | null;
+}
+
+/** One row's success: the row paid, with what its approval and its fee say. */
+export interface PaidRow extends Approval {
+  readonly id: string;
   readonly feeMinor: bigint;
   readonly depositDate: string;
   readonly settleDueAt: Date;

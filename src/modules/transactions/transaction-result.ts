@@ -13,13 +13,15 @@ import {
   enqueueCallback,
   type CallbackInput,
 } from '../../platform/notifications/enqueue.ts';
-import { markPaid } from './success-statement.ts';
+import { markPaid, type Approval } from './success-statement.ts';
 import { formatDate, parseLocal } from '../../platform/time/time-format.ts';
 import { extensionOf } from './extension.ts';
 import { computeFeeMinor, feeRuleFor, type FeeRule } from './fees.ts';
 import type { TransactionRow } from './repository.ts';
 import { assertTransition, notifyStatus, type TransactionStatus } from './state-machine.ts';
 import type { RejectionReason } from './types.ts';
+
+export type { Approval };
 
 const transactionResultEvent = 'transaction.result';
 
@@ -90,20 +92,6 @@ function availabilityDate(ctx: AppContext, paidAt: Date): { date: string; dueAt:
   const dueAt = parseLocal(date, ctx.config.timeZone);
   if (dueAt === null) throw new Error(`availability date ${date} does not parse`);
   return { date, dueAt };
-}
-
-export interface Approval {
-  readonly paidPayment: number;
-  readonly media: string;
-  readonly authorizationCode: string;
-  readonly cardBrand: string | null;
-  readonly cardLast4: string | null;
-  readonly cardToken: string | null;
-  readonly cardType: string | null;
-  readonly installments: number;
-  readonly payerIdentifier: string | null;
-  readonly payerBank: string | null;
-  readonly payerIp: string | null;
 }
 
 /** The capture (gross into the merchant's pending settlement) and, when there is one, the fee out of it. */

@@ -28,7 +28,7 @@ import {
 import { enqueuePayoutResult } from './payout-transition.ts';
 import { findPayoutByOrder, type PayoutRow } from './repository.ts';
 import { writePayoutGroupStatement, writePayoutStatement } from './payout-statement.ts';
-import { settleEach, type Settled } from '../../platform/work/keyed-batcher.ts';
+import { settleEach, settleGroup, type Settled } from '../../platform/work/keyed-batcher.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
 import type { Tx } from '../../platform/db/types.ts';
@@ -177,34 +177,26 @@ export async function writeAccountGroup(
   items: readonly Queued[],
 ): Promise<readonly Settled<CreateOutcome>[]> {
   if (items.length === 1) return [{ ok: true, value: await writeAlone(items[0]!) }];
-  const { db, ledger } = items[0]!.ctx;
-  try {
-    return await inTransaction(db, async (tx) =>
-      writeHeld(
-        tx,
-        items,
-        await ledger.lock(
-          tx,
-          items.flatMap((item) => accountsOf(item.planned)),
+  const { db, ledger, logger } = items[0]!.ctx;
+  return settleGroup(
+    items,
+    { noun: 'payouts', logger },
+    {
+      together: () =>
+        inTransaction(db, async (tx) =>
+          writeHeld(
+            tx,
+            items,
+            await ledger.lock(
+              tx,
+              items.flatMap((item) => accountsOf(item.planned)),
+            ),
+          ),
         ),
-      ),
-    );
-  } catch (error) {
-    // Only a failure one payout can cause is left to run alone; any other (an assertion, a bug) fails the group's
-    // every request with it (decision 430), logged, never hidden behind payouts that then succeed one by one.
-    if (!isRowFailure(error)) {
-      items[0]!.ctx.logger.error(
-        { err: error, payouts: items.length },
-        'a payout group failed; each of its requests answers the error',
-      );
-      throw error;
-    }
-    items[0]!.ctx.logger.warn(
-      { err: error, payouts: items.length },
-      'a payout group failed on one row; each runs again alone',
-    );
-    return settleEach(items, writeAlone);
-  }
+      retriable: isRowFailure,
+      fallback: () => settleEach(items, writeAlone),
+    },
+  );
 }
 
 /**

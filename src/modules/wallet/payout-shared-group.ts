@@ -10,7 +10,7 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { ledgerKeyId, type LockedAccounts } from '../../platform/ledger/ledger.ts';
-import type { Settled } from '../../platform/work/keyed-batcher.ts';
+import { settleGroup, type Settled } from '../../platform/work/keyed-batcher.ts';
 import { writeHeld, type Queued } from './payout-create.ts';
 import { accountsOf, type CreateOutcome } from './payout-plan.ts';
 
@@ -80,29 +80,23 @@ export async function writeSharedGroup(
   items: readonly Queued[],
 ): Promise<readonly Settled<SharedOutcome>[]> {
   const { ctx } = items[0]!;
-  try {
-    return await inTransaction(ctx.db, async (tx) => {
-      const { kept, held } = await accountsKept(tx, items);
-      const inGroup = items.filter((item) => kept.has(accountOf(item)));
-      const written = inGroup.length === 0 ? [] : await writeHeld(tx, inGroup, held);
-      let next = 0;
-      return items.map(
-        (item): Settled<SharedOutcome> =>
-          kept.has(accountOf(item)) ? written[next++]! : { ok: true, value: evicted },
-      );
-    });
-  } catch (error) {
-    if (!isRowFailure(error)) {
-      ctx.logger.error(
-        { err: error, payouts: items.length },
-        'a shared payout group failed; each of its requests answers the error',
-      );
-      throw error;
-    }
-    ctx.logger.warn(
-      { err: error, payouts: items.length },
-      "a shared payout group failed on one row; each account's payouts run again in its own lane",
-    );
-    return items.map(() => ({ ok: true, value: evicted }));
-  }
+  return settleGroup(
+    items,
+    { noun: 'payouts', logger: ctx.logger },
+    {
+      together: () =>
+        inTransaction(ctx.db, async (tx) => {
+          const { kept, held } = await accountsKept(tx, items);
+          const inGroup = items.filter((item) => kept.has(accountOf(item)));
+          const written = inGroup.length === 0 ? [] : await writeHeld(tx, inGroup, held);
+          let next = 0;
+          return items.map(
+            (item): Settled<SharedOutcome> =>
+              kept.has(accountOf(item)) ? written[next++]! : { ok: true, value: evicted },
+          );
+        }),
+      retriable: isRowFailure,
+      fallback: async () => items.map(() => ({ ok: true as const, value: evicted })),
+    },
+  );
 }

@@ -34,6 +34,46 @@ export async function settleEach<I, O>(
   return settled;
 }
 
+/** What a group's failure is logged with: the items' noun in the log ("creates", "payouts") and the logger. */
+export interface GroupFailureLog {
+  readonly noun: string;
+  readonly logger: {
+    warn(fields: object, message: string): void;
+    error(fields: object, message: string): void;
+  };
+}
+
+/**
+ * A group's run with decision 430's rule for its failure. When `retriable` says the failure is one item's or the
+ * database's (nothing of the group was written, or only its answer was lost), `fallback` settles the items (as a
+ * rule each again alone), so only an item that fails again answers its failure; any other failure (an assertion,
+ * a bug) is logged and thrown to every item, never hidden behind items that then succeed one by one.
+ */
+export async function settleGroup<I, O>(
+  items: readonly I[],
+  log: GroupFailureLog,
+  run: {
+    readonly together: () => Promise<readonly Settled<O>[]>;
+    readonly retriable: (error: unknown) => boolean;
+    readonly fallback: () => Promise<readonly Settled<O>[]>;
+  },
+): Promise<readonly Settled<O>[]> {
+  try {
+    return await run.together();
+  } catch (error) {
+    const fields = { err: error, [log.noun]: items.length };
+    if (!run.retriable(error)) {
+      log.logger.error(
+        fields,
+        `a group of ${log.noun} failed; each of its requests answers the error`,
+      );
+      throw error;
+    }
+    log.logger.warn(fields, `a group of ${log.noun} failed on one of them; each runs again alone`);
+    return run.fallback();
+  }
+}
+
 interface Waiting<I, O> {
   readonly item: I;
   readonly resolve: (value: O) => void;

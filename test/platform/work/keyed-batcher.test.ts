@@ -2,7 +2,12 @@
 // next batch, in arrival order and at most batchMax long; other keys are not held; a failed batch rejects only its
 // own items and the key goes on.
 import { describe, expect, it } from 'vitest';
-import { KeyedBatcher, type Settled } from '../../../src/platform/work/keyed-batcher.ts';
+import {
+  KeyedBatcher,
+  settleEach,
+  settleGroup,
+  type Settled,
+} from '../../../src/platform/work/keyed-batcher.ts';
 
 function deferred() {
   let resolve!: () => void;
@@ -108,5 +113,74 @@ describe('KeyedBatcher', () => {
     const batcher = new KeyedBatcher<number, number>(async () => [], 4);
     await expect(batcher.run('w', 1)).rejects.toThrow('settled 0');
     expect(() => new KeyedBatcher<number, number>(async () => [], 0)).toThrow(RangeError);
+  });
+});
+
+describe('settleGroup (decision 430)', () => {
+  const logOf = () => {
+    const lines: { level: string; message: string; fields: object }[] = [];
+    const logger = {
+      warn: (fields: object, message: string) => lines.push({ level: 'warn', message, fields }),
+      error: (fields: object, message: string) => lines.push({ level: 'error', message, fields }),
+    };
+    return { lines, log: { noun: 'things', logger } };
+  };
+  const rowFailure = Object.assign(new Error('one row refused'), { code: 'P0001' });
+
+  it("answers the group's own settlements when it succeeds, and logs nothing", async () => {
+    const { lines, log } = logOf();
+    const settled = await settleGroup([1, 2], log, {
+      together: async () => [
+        { ok: true, value: 'a' },
+        { ok: true, value: 'b' },
+      ],
+      retriable: () => true,
+      fallback: async () => [],
+    });
+    expect(settled).toEqual([
+      { ok: true, value: 'a' },
+      { ok: true, value: 'b' },
+    ]);
+    expect(lines).toEqual([]);
+  });
+
+  it('runs the fallback when the failure is retriable, so only an item that fails again answers it', async () => {
+    const { lines, log } = logOf();
+    const settled = await settleGroup([1, 2, 3], log, {
+      together: () => Promise.reject(rowFailure),
+      retriable: (error) => error === rowFailure,
+      fallback: () =>
+        settleEach([1, 2, 3], async (n) => {
+          if (n === 2) throw rowFailure;
+          return n * 10;
+        }),
+    });
+    expect(settled).toEqual([
+      { ok: true, value: 10 },
+      { ok: false, error: rowFailure },
+      { ok: true, value: 30 },
+    ]);
+    expect(lines.map((l) => [l.level, l.message])).toEqual([
+      ['warn', 'a group of things failed on one of them; each runs again alone'],
+    ]);
+    expect(lines[0]!.fields).toMatchObject({ err: rowFailure, things: 3 });
+  });
+
+  it('throws any other failure to every item, logged, and never runs the fallback', async () => {
+    const { lines, log } = logOf();
+    const bug = new Error('an assertion');
+    let fellBack = false;
+    await expect(
+      settleGroup([1, 2], log, {
+        together: () => Promise.reject(bug),
+        retriable: () => false,
+        fallback: async () => {
+          fellBack = true;
+          return [];
+        },
+      }),
+    ).rejects.toBe(bug);
+    expect(fellBack).toBe(false);
+    expect(lines.map((l) => l.level)).toEqual(['error']);
   });
 });
