@@ -77,11 +77,11 @@ async function callbacksOf(accountId: string): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-async function checkouts(account: TestAccount, orders: readonly string[]) {
+async function checkouts(account: TestAccount, orders: readonly string[], app: TestApp = t) {
   const made = [];
   for (const order of orders)
     made.push(
-      await createTransaction(t, account, {
+      await createTransaction(app, account, {
         order,
         amount: 10_000,
         urlnotify: 'https://merchant.example/notify',
@@ -232,15 +232,7 @@ describe("group commit of payments' successes", () => {
     try {
       const account = await cut.createAccount();
       const orders = ['k-0', 'k-1', 'k-2', 'k-3', 'k-4', 'k-5'];
-      const made = [];
-      for (const order of orders)
-        made.push(
-          await createTransaction(cut, account, {
-            order,
-            amount: 10_000,
-            urlnotify: 'https://merchant.example/notify',
-          }),
-        );
+      const made = await checkouts(account, orders, cut);
       cutter.armed = true;
       const pages = await Promise.all(made.map((m) => submit(cut, m.url, 1, approvedVisa)));
       expect(cutter.cut).toBe(1);
