@@ -1,10 +1,11 @@
 // Group commit of payments' successes (decision 615): the approved payments of an account that arrive while its
 // previous success is being written are recorded together by the next transaction: one statement locks every row and
-// appends every attempt, one pays every row and writes its callback, one posts every payment's journals, and one
-// commit ends it: five round trips a group, whatever its size. Every success of a merchant locks the merchant's pending
-// settlement, so alone they queued on that lock and each paid its own lock, write and commit; a group takes the lock
-// once. A payment with an extension (its part locks more of the ledger, in its own order) and a decline are recorded
-// alone (attempt-outcome.ts). Nothing waits for a group to fill (platform/work/keyed-batcher.ts).
+// appends every attempt, one pays every row and writes its callback, one locks the ledger's accounts and one posts
+// every payment's journals, and one commit ends it: six round trips a group with BEGIN, whatever its size. Every
+// success of a merchant locks the merchant's pending settlement, so alone they queued on that lock and each paid its
+// own lock, write and commit; a group takes the lock once. A payment with an extension (its part locks more of the
+// ledger, in its own order) and a decline are recorded alone (attempt-outcome.ts). Nothing waits for a group to fill
+// (platform/work/keyed-batcher.ts).
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import type { Engine } from '../../platform/db/database.ts';
@@ -37,7 +38,7 @@ interface Queued {
 const recordAlone = (item: Queued): Promise<AttemptOutcome> =>
   recordOutcome(item.ctx, item.facts, item.outcome);
 
-/** One transaction for the group: each row's statements in arrival order, then the journals of all, one commit. */
+/** One transaction for the group: its rows locked and paid by one statement each, the journals of all, one commit. */
 async function recordTogether(
   accountId: string,
   items: readonly Queued[],
