@@ -8,9 +8,9 @@ import { lockTransaction, type TransactionRow } from '../transactions/repository
 import {
   recordRejection,
   recordSuccess,
-  type Approval,
   type Rejection,
 } from '../transactions/transaction-result.ts';
+import type { Approval } from '../transactions/success-statement.ts';
 import type { MallRow } from './repository.ts';
 import { linesOf } from './repository.ts';
 import './types.ts';

@@ -11,7 +11,8 @@ import type {
 import { transactionLimits } from '../../limits/index.ts';
 import type { TransactionRow } from './repository.ts';
 import type { TransactionStatus } from './state-machine.ts';
-import { recordRejection, recordSuccess, type Approval } from './transaction-result.ts';
+import { recordRejection, recordSuccess } from './transaction-result.ts';
+import type { Approval } from './success-statement.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { lockForOutcomes } from './outcome-statement.ts';
@@ -73,8 +74,9 @@ export type LockedAttempt =
 
 /**
  * Locks the attempts' rows and appends each attempt, by one statement (outcome-statement.ts), in the order given.
- * `lost` when the claim is no longer the attempt's: the lease ran out and something else decided, so nothing was
- * written and the row's status is the answer.
+ * `decided` when the claim is no longer the attempt's, so nothing was written: the row paid by this very attempt
+ * (recorded already) answers paid; otherwise the lease ran out and something else decided, and the row's status is
+ * the answer.
  */
 export async function lockAttempts(
   ctx: AppContext,
@@ -110,7 +112,7 @@ export async function lockAttempts(
     ctx.logger.error(
       {
         transaction: row.id,
-        attempt: attempts[index]!.facts.attemptId,
+        attempt: attemptId,
         approved: attempts[index]!.outcome.approved,
       },
       'payment attempt lost its claim',

@@ -85,7 +85,7 @@ async function writeGroup(
   }
   return settleGroup(
     items,
-    { noun: 'creates', logger: items[0]!.ctx.logger },
+    { noun: 'creates', fallback: 'each runs again alone', logger: items[0]!.ctx.logger },
     {
       together: async () => {
         await writeRows(items);

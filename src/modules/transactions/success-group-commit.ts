@@ -85,7 +85,7 @@ async function recordGroup(
   if (items.length === 1) return settleEach(items, recordAlone);
   return settleGroup(
     items,
-    { noun: 'payments', logger: items[0]!.ctx.logger },
+    { noun: 'payments', fallback: 'each runs again alone', logger: items[0]!.ctx.logger },
     {
       together: async () =>
         (await recordTogether(accountId, items)).map((value) => ({ ok: true, value })),

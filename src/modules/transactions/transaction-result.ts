@@ -21,8 +21,6 @@ import type { TransactionRow } from './repository.ts';
 import { assertTransition, notifyStatus, type TransactionStatus } from './state-machine.ts';
 import type { RejectionReason } from './types.ts';
 
-export type { Approval };
-
 const transactionResultEvent = 'transaction.result';
 
 /** What a success adds to the callback (issue 15): the acquirer's authorization and, for cards, the card's facts. */

@@ -180,7 +180,7 @@ export async function writeAccountGroup(
   const { db, ledger, logger } = items[0]!.ctx;
   return settleGroup(
     items,
-    { noun: 'payouts', logger },
+    { noun: 'payouts', fallback: 'each runs again alone', logger },
     {
       together: () =>
         inTransaction(db, async (tx) =>

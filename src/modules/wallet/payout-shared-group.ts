@@ -82,7 +82,11 @@ export async function writeSharedGroup(
   const { ctx } = items[0]!;
   return settleGroup(
     items,
-    { noun: 'payouts', logger: ctx.logger },
+    {
+      noun: 'payouts',
+      fallback: "each account's payouts run again in its own lane",
+      logger: ctx.logger,
+    },
     {
       together: () =>
         inTransaction(ctx.db, async (tx) => {

@@ -34,9 +34,13 @@ export async function settleEach<I, O>(
   return settled;
 }
 
-/** What a group's failure is logged with: the items' noun in the log ("creates", "payouts") and the logger. */
+/**
+ * What a group's failure is logged with: the items' noun ("creates", "payouts"), what the fallback does with them
+ * ("each runs again alone"), and the logger.
+ */
 export interface GroupFailureLog {
   readonly noun: string;
+  readonly fallback: string;
   readonly logger: {
     warn(fields: object, message: string): void;
     error(fields: object, message: string): void;
@@ -69,7 +73,7 @@ export async function settleGroup<I, O>(
       );
       throw error;
     }
-    log.logger.warn(fields, `a group of ${log.noun} failed on one of them; each runs again alone`);
+    log.logger.warn(fields, `a group of ${log.noun} failed on one of them; ${log.fallback}`);
     return run.fallback();
   }
 }

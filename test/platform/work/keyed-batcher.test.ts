@@ -123,7 +123,7 @@ describe('settleGroup (decision 430)', () => {
       warn: (fields: object, message: string) => lines.push({ level: 'warn', message, fields }),
       error: (fields: object, message: string) => lines.push({ level: 'error', message, fields }),
     };
-    return { lines, log: { noun: 'things', logger } };
+    return { lines, log: { noun: 'things', fallback: 'each runs again alone', logger } };
   };
   const rowFailure = Object.assign(new Error('one row refused'), { code: 'P0001' });
 
