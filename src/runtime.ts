@@ -41,6 +41,7 @@ import { Memo } from './platform/memo.ts';
 import { referenceData } from './modules/reference/repository.ts';
 import { transactionCreateGroups } from './modules/transactions/create-group-commit.ts';
 import { paymentSuccessGroups } from './modules/transactions/success-group-commit.ts';
+import { attemptClaimGroups } from './modules/transactions/claim-group.ts';
 import { PayoutGroups } from './modules/wallet/payout-groups.ts';
 
 export interface Runtime {
@@ -104,6 +105,7 @@ export function createContext(
     checkoutLinkKey: new Memo(),
     transactionCreateGroups: transactionCreateGroups(base.engine),
     paymentSuccessGroups: paymentSuccessGroups(base.engine),
+    attemptClaimGroups: attemptClaimGroups(base.engine),
     payoutGroups: new PayoutGroups(base.engine),
   };
 }

@@ -46,4 +46,6 @@ export const moneyLimits = {
    * the merchant's pending settlement and its rows, and how many payers one unexpected failure answers.
    */
   paymentSuccessGroupMax: 32,
+  /** Attempts' claims of one account made by one statement (decision 620): bounds the statement's arrays. */
+  attemptClaimGroupMax: 32,
 } as const;

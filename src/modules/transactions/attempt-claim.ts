@@ -1,12 +1,13 @@
 // Step 1 of an attempt (payment-attempt.ts): hold the pending transaction for one attempt with a lease, so that no
 // database lock is held while the processor answers and still only one attempt can ever charge. A payable
-// transaction is claimed by one statement (claim-statement.ts, decision 555); one that is not is locked and looked
-// at, to say why (and to reject it when it has expired).
+// transaction is claimed by one statement (claim-statement.ts, decision 555), shared by the claims of its account
+// that arrive together (claim-group.ts, decision 620); one that is not is locked and looked at, to say why (and to
+// reject it when it has expired).
 import type { AppContext } from '../../platform/context.ts';
 import { hasUndecidedCommit } from '../../platform/processors/account-processors.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { lockTransaction, type TransactionRow } from './repository.ts';
-import { claimPayable } from './claim-statement.ts';
+import { claimGrouped } from './claim-group.ts';
 import type { TransactionStatus } from './state-machine.ts';
 import { expiryRejection, recordRejection } from './transaction-result.ts';
 
@@ -41,14 +42,10 @@ export interface ClaimRequest {
 
 /** Holds the pending transaction for this attempt for `leaseMs`, or says why it cannot. */
 export async function claimAttempt(ctx: AppContext, request: ClaimRequest): Promise<Claim> {
-  const now = await ctx.accountClock.now(request.accountId, ctx.db, { kept: true });
-  const row = await claimPayable(ctx.db, {
+  const row = await claimGrouped(ctx, request.accountId, {
     transactionId: request.transactionId,
-    accountId: request.accountId,
     attemptId: request.attemptId,
-    leaseUntil: new Date(now.getTime() + request.leaseMs),
-    now,
-    guardUndecided: ctx.config.mode === 'production',
+    leaseMs: request.leaseMs,
   });
   // Not payable now: the row under its lock says why.
   return row !== undefined ? claimed(row) : claimLocked(ctx, request);

@@ -1,54 +1,41 @@
-// One statement claims a payable transaction for an attempt (decision 555): the checks of attempt-claim.ts's locked
-// path written as its WHERE, so the common case is one round trip with no transaction around it. No row back means
-// the transaction is not payable now; the locked path then says why (final, in progress, expired).
+// One call claims payable transactions for their attempts (decisions 555 and 620): the checks of attempt-claim.ts's
+// locked path written as each claim's WHERE, so the common case is one round trip with no transaction around it,
+// and the claims of one account that arrive together share it (claim-group.ts). Its text is the function
+// `cobro_claim_attempts` of migration 0440. A claim whose row does not come back is not payable now; the locked
+// path then says why (final, in progress, expired).
 import { CompiledQuery } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import type { TransactionRow } from './repository.ts';
 
 /**
- * $1 attempt id, $2 lease end, $3 the account's now, $4 transaction id, $5 its account (whose clock gave $3).
- * Pending, no live lease, not expired (attempt-claim.ts isExpired, with no live lease).
+ * $1 attempt ids, $2 their transaction ids, $3 their lease ends, $4 the account's now, $5 the account (whose clock
+ * gave $4), $6 whether an undecided acquirer commit holds the transaction too (production).
  */
-export const claimAttemptText = `UPDATE transactions t SET attempt_id = $1, attempt_lease_until = $2, updated_at = $3
-  WHERE t.id = $4 AND t.account_id = $5 AND t.status = 'pending'
-    AND (t.attempt_lease_until IS NULL OR t.attempt_lease_until <= $3)
-    AND (t.expires_at IS NULL OR t.expires_at > $3)
-  RETURNING t.*`;
+export const claimAttemptsText = 'SELECT * FROM cobro_claim_attempts($1, $2, $3, $4, $5, $6)';
 
-/**
- * The same in production, where an undecided acquirer commit (a processor session still `committing`) holds the
- * transaction too. Two texts rather than one with a boolean parameter: PostgreSQL planned that one again on every
- * call (a custom plan each time, its generic plan never cheaper), 234 µs of its CPU a payment in the bench; each of
- * these takes its generic plan after five calls.
- */
-export const claimAttemptGuardedText = `UPDATE transactions t SET attempt_id = $1, attempt_lease_until = $2, updated_at = $3
-  WHERE t.id = $4 AND t.account_id = $5 AND t.status = 'pending'
-    AND (t.attempt_lease_until IS NULL OR t.attempt_lease_until <= $3)
-    AND (t.expires_at IS NULL OR t.expires_at > $3)
-    AND NOT EXISTS (
-      SELECT 1 FROM processor_sessions s WHERE s.transaction_id = t.id AND s.state = 'committing')
-  RETURNING t.*`;
+/** One attempt's claim: its transaction, and until when it holds it. */
+export interface PayableClaim {
+  readonly transactionId: string;
+  readonly attemptId: string;
+  readonly leaseUntil: Date;
+}
 
-/** The claimed row, or undefined when the transaction is not payable now. */
+/** Each claim's row, in the claims' order, or undefined for a claim whose transaction is not payable now. */
 export async function claimPayable(
   db: DbOrTx,
-  claim: {
-    readonly transactionId: string;
-    readonly accountId: string;
-    readonly attemptId: string;
-    readonly leaseUntil: Date;
-    readonly now: Date;
-    readonly guardUndecided: boolean;
-  },
-): Promise<TransactionRow | undefined> {
+  account: { readonly accountId: string; readonly now: Date; readonly guardUndecided: boolean },
+  claims: readonly PayableClaim[],
+): Promise<(TransactionRow | undefined)[]> {
   const result = await db.executeQuery<TransactionRow>(
-    CompiledQuery.raw(claim.guardUndecided ? claimAttemptGuardedText : claimAttemptText, [
-      claim.attemptId,
-      claim.leaseUntil,
-      claim.now,
-      claim.transactionId,
-      claim.accountId,
+    CompiledQuery.raw(claimAttemptsText, [
+      claims.map((c) => c.attemptId),
+      claims.map((c) => c.transactionId),
+      claims.map((c) => c.leaseUntil),
+      account.now,
+      account.accountId,
+      account.guardUndecided,
     ]),
   );
-  return result.rows[0];
+  const byAttempt = new Map(result.rows.map((row) => [row.attempt_id, row]));
+  return claims.map((c) => byAttempt.get(c.attemptId));
 }

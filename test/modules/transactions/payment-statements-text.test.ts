@@ -1,26 +1,9 @@
 // The payment's own statements, each written whole in one module (issue 38, decisions 555 and 557): their full text
 // is asserted here (they run through every checkout test: test/checkout/checkout-pay.test.ts and the others).
 import { describe, expect, it } from 'vitest';
-import {
-  claimAttemptGuardedText,
-  claimAttemptText,
-} from '../../../src/modules/transactions/claim-statement.ts';
+import { claimAttemptsText } from '../../../src/modules/transactions/claim-statement.ts';
 import { lockForOutcomeText } from '../../../src/modules/transactions/outcome-statement.ts';
 import { markPaidText } from '../../../src/modules/transactions/success-statement.ts';
-
-const claim = `UPDATE transactions t SET attempt_id = $1, attempt_lease_until = $2, updated_at = $3
-  WHERE t.id = $4 AND t.account_id = $5 AND t.status = 'pending'
-    AND (t.attempt_lease_until IS NULL OR t.attempt_lease_until <= $3)
-    AND (t.expires_at IS NULL OR t.expires_at > $3)
-  RETURNING t.*`;
-
-const claimGuarded = `UPDATE transactions t SET attempt_id = $1, attempt_lease_until = $2, updated_at = $3
-  WHERE t.id = $4 AND t.account_id = $5 AND t.status = 'pending'
-    AND (t.attempt_lease_until IS NULL OR t.attempt_lease_until <= $3)
-    AND (t.expires_at IS NULL OR t.expires_at > $3)
-    AND NOT EXISTS (
-      SELECT 1 FROM processor_sessions s WHERE s.transaction_id = t.id AND s.state = 'committing')
-  RETURNING t.*`;
 
 const lockForOutcome = `WITH i AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[],
@@ -68,9 +51,8 @@ const markPaid = `WITH v AS (
 SELECT * FROM paid`;
 
 describe("a payment's statements", () => {
-  it('claims a payable transaction in one UPDATE whose WHERE holds every check of the locked path', () => {
-    expect(claimAttemptText).toBe(claim);
-    expect(claimAttemptGuardedText).toBe(claimGuarded);
+  it("claims payable transactions by one call of migration 0440's function, whose WHEREs hold every check of the locked path", () => {
+    expect(claimAttemptsText).toBe('SELECT * FROM cobro_claim_attempts($1, $2, $3, $4, $5, $6)');
   });
   it("locks the rows, appends each claim holder's attempt and reads the fee rules in one statement", () => {
     expect(lockForOutcomeText).toBe(lockForOutcome);
