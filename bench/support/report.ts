@@ -116,6 +116,14 @@ export function figureRows(engine: string, limits: Limits, cobro: CobroFigures):
       `${settledPerSecond}/s`,
       `${cobro.settlement.settled} in ${cobro.settlement.ms} ms`,
       `${round2(settledPerSecond / limits.insert.perSecond)} × INSERT; ${round2(settledPerSecond / limits.batchedInsert.perSecond)} × batched`,
+      '≥ 2000/s',
+    ],
+    [
+      engine,
+      "  the warm-up: a fresh server's first advance",
+      `${cobro.settlementFirst.perSecond}/s`,
+      `${cobro.settlementFirst.settled} in ${cobro.settlementFirst.ms} ms`,
+      '',
       '',
     ],
     [
