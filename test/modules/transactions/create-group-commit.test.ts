@@ -14,7 +14,7 @@ import {
   type RootOperationNode,
   type UnknownRow,
 } from 'kysely';
-import { startTestApp, type TestApp } from '../../support/app.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import {
   insertTransaction,
   insertTransactions,
@@ -77,6 +77,48 @@ class LoseNextGroupAnswer implements KyselyPlugin {
       throw Object.assign(new Error('connection lost after the commit'), { code: '08006' });
     }
     return args.result;
+  }
+}
+
+const gateOrder = 'grp-gate';
+
+/** Polls `done` every few milliseconds; fails after `timeoutMs`. */
+async function until(done: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for the lane: queued ${queuedCreatesOf(t.ctx)}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * Posts `bodies` as keyless creates of `account` as one group whatever the box's load. On PostgreSQL a gate create is
+ * written first while a transaction of the test holds the account's row (a create locks it), so the gate stays in
+ * flight until every create has queued behind it; without it the first create could run alone, when the box is
+ * slow to read the others. PGlite takes each group one loop turn after its first create arrives (decision 400),
+ * when every request of one batch has reached the lane.
+ */
+async function queuedBehindGate(account: TestAccount, bodies: readonly object[]) {
+  const post = (body: object) => t.call(account, { method: 'POST', url: '/api/transaction', body });
+  const pool = t.handle.pool;
+  if (pool === undefined || pool === null) return Promise.all(bodies.map(post));
+  const holder = await pool.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [account.id]);
+    const gate = post({ ...bodyOf(99), order: gateOrder });
+    await until(
+      () => t.ctx.transactionCreateGroups.has(account.id) && queuedCreatesOf(t.ctx) === 0,
+    );
+    const answers = Promise.all(bodies.map(post));
+    await until(() => queuedCreatesOf(t.ctx) === bodies.length);
+    await holder.query('COMMIT');
+    expect((await gate).statusCode).toBe(200);
+    return await answers;
+  } finally {
+    await holder.query('ROLLBACK').catch(() => undefined);
+    holder.release();
   }
 }
 
@@ -178,12 +220,10 @@ describe('create group commit', () => {
       const bodies = Array.from({ length: 12 }, (_, i) =>
         i === 5 ? { ...bodyOf(i), order: 'grp-poison' } : bodyOf(i),
       );
-      const answers = await Promise.all(
-        bodies.map((body) => t.call(a, { method: 'POST', url: '/api/transaction', body })),
-      );
+      const answers = await queuedBehindGate(a, bodies);
       for (const [i, res] of answers.entries())
         expect(res.statusCode, res.body).toBe(i === 5 ? 500 : 200);
-      const rows = await rowsOf(a.id);
+      const rows = (await rowsOf(a.id)).filter((row) => row.order !== gateOrder);
       expect(rows.map((row) => row.order).sort()).toEqual(
         bodies
           .filter((_, i) => i !== 5)
