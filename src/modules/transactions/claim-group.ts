@@ -5,7 +5,7 @@
 // (platform/work/keyed-batcher.ts).
 import type { AppContext } from '../../platform/context.ts';
 import type { Engine } from '../../platform/db/database.ts';
-import { KeyedBatcher, type Settled } from '../../platform/work/keyed-batcher.ts';
+import { KeyedBatcher, type Settled, batchingFor } from '../../platform/work/keyed-batcher.ts';
 import { limits } from '../../limits/index.ts';
 import type { TransactionRow } from './repository.ts';
 import { claimPayable, type PayableClaim } from './claim-statement.ts';
@@ -61,7 +61,7 @@ export function attemptClaimGroups(engine: Engine): AttemptClaimGroups {
   return new KeyedBatcher<Queued, TransactionRow | undefined>(
     claimTogether,
     limits.attemptClaimGroupMax,
-    { gatherTurn: engine === 'pglite' },
+    batchingFor(engine),
   );
 }
 

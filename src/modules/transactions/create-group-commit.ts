@@ -11,6 +11,7 @@ import {
   settleEach,
   settleGroup,
   type Settled,
+  batchingFor,
 } from '../../platform/work/keyed-batcher.ts';
 import { limits } from '../../limits/index.ts';
 import { isRowFailure } from '../../platform/db/row-failure.ts';
@@ -108,9 +109,11 @@ export type TransactionCreateGroups = KeyedBatcher<Queued, void>;
 
 /** One batcher per app (database). */
 export function transactionCreateGroups(engine: Engine): TransactionCreateGroups {
-  return new KeyedBatcher<Queued, void>(writeGroup, limits.transactionCreateGroupMax, {
-    gatherTurn: engine === 'pglite',
-  });
+  return new KeyedBatcher<Queued, void>(
+    writeGroup,
+    limits.transactionCreateGroupMax,
+    batchingFor(engine),
+  );
 }
 
 /** Creates of this app waiting for the next group (tests wait on it; not those being written). */

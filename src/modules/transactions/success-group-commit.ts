@@ -18,6 +18,7 @@ import {
   settleEach,
   settleGroup,
   type Settled,
+  batchingFor,
 } from '../../platform/work/keyed-batcher.ts';
 import { limits } from '../../limits/index.ts';
 import {
@@ -106,9 +107,11 @@ export type PaymentSuccessGroups = KeyedBatcher<Queued, AttemptOutcome>;
 
 /** One batcher per app (database); on PGlite each group is gathered one turn of the loop later (decision 400). */
 export function paymentSuccessGroups(engine: Engine): PaymentSuccessGroups {
-  return new KeyedBatcher<Queued, AttemptOutcome>(recordGroup, limits.paymentSuccessGroupMax, {
-    gatherTurn: engine === 'pglite',
-  });
+  return new KeyedBatcher<Queued, AttemptOutcome>(
+    recordGroup,
+    limits.paymentSuccessGroupMax,
+    batchingFor(engine),
+  );
 }
 
 /**

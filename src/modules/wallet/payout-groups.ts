@@ -3,7 +3,7 @@
 // payouts a shared group evicted because another transaction held one of their account's rows, and the account's
 // next ones while that lane is busy, so an account's payouts never pass each other between the two.
 import type { Engine } from '../../platform/db/database.ts';
-import { KeyedBatcher } from '../../platform/work/keyed-batcher.ts';
+import { KeyedBatcher, batchingFor } from '../../platform/work/keyed-batcher.ts';
 import { limits } from '../../limits/index.ts';
 import { writeAccountGroup, type Queued } from './payout-create.ts';
 import type { CreateOutcome } from './payout-plan.ts';
@@ -18,7 +18,7 @@ export class PayoutGroups {
 
   /** With PGlite each group is gathered one loop turn later (decision 400). */
   constructor(engine: Engine) {
-    const options = { gatherTurn: engine === 'pglite' };
+    const options = batchingFor(engine);
     this.#shared = new KeyedBatcher(writeSharedGroup, limits.walletGroupCommitPayoutsMax, options);
     this.#ownLanes = new KeyedBatcher(
       writeAccountGroup,

@@ -8,6 +8,16 @@
 // while a statement runs, since no request is read until it ends, so each batch is taken one turn of the loop
 // later (`gatherTurn`), after the requests already on the sockets have been read and queued.
 
+import type { Engine } from '../db/database.ts';
+
+/**
+ * The options an engine's batchers take: on PGlite, whose statements run on the event loop, each batch is gathered
+ * one turn later (decision 400); on PostgreSQL at once.
+ */
+export function batchingFor(engine: Engine): { readonly gatherTurn: boolean } {
+  return { gatherTurn: engine === 'pglite' };
+}
+
 export type Settled<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly error: unknown };
