@@ -7,12 +7,11 @@
 // merchant's money equal to the nets, the ledger clean.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { computeSign } from '../../src/platform/auth/sign.ts';
 import { transactionLimits } from '../../src/limits/index.ts';
 import { runCli, startServe } from '../support/cli.ts';
 import { freePort } from '../support/net.ts';
 import { suiteEngine, type Engine } from './engines.ts';
-import { demoCredentials, killer, sendThenKill, type Credentials } from './load.ts';
+import { call, demoCredentials, killer, postForm, sendThenKill, type Credentials } from './load.ts';
 
 const paymentsPlanned = 120;
 const killAtAnsweredShare = 0.3;
@@ -28,47 +27,30 @@ interface Checkout {
 }
 
 async function createCheckout(baseUrl: string, who: Credentials, i: number): Promise<Checkout> {
-  const body = {
+  const res = await call(baseUrl, who, 'POST', '/api/transaction', {
     email: 'payer@example.com',
     order: `kill-pay-${i}`,
     subject: 'Payment group kill',
     amount: 1000 + i,
     urlnotify: 'https://merchant.example/notify',
-  };
-  const res = await fetch(`${baseUrl}/api/transaction`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      authorization: `Bearer ${who.publicToken}`,
-      sign: computeSign(who.privateToken, '/api/transaction', body),
-    },
-    body: JSON.stringify(body),
   });
-  const json = (await res.json()) as { url?: string };
-  expect(res.status, JSON.stringify(json)).toBe(200);
-  const q = new URL(json.url!).searchParams;
+  expect(res.status, res.text).toBe(200);
+  const q = new URL(String(res.json.url)).searchParams;
   return { id: q.get('id')!, valid: q.get('valid')! };
 }
 
 /** The card form posted as a browser without JavaScript posts it; the page's text, or null without an answer. */
 async function pay(baseUrl: string, c: Checkout): Promise<string | null> {
   try {
-    const res = await fetch(`${baseUrl}/gateway/cobro`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        id: c.id,
-        valid: c.valid,
-        method: '1',
-        card_number: '4051 8856 0044 6623',
-        expiry: '12/30',
-        cvv: '123',
-      }).toString(),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(20_000),
+    const res = await postForm(baseUrl, '/gateway/cobro', {
+      id: c.id,
+      valid: c.valid,
+      method: '1',
+      card_number: '4051 8856 0044 6623',
+      expiry: '12/30',
+      cvv: '123',
     });
-    const text = await res.text();
-    return res.status === 200 ? text : null;
+    return res.status === 200 ? res.text : null;
   } catch {
     return null;
   }
@@ -108,13 +90,8 @@ async function scenario(engine: Engine): Promise<void> {
   const restartedAt = new Date();
   try {
     // A claim the kill left behind holds its checkout for the lease: move the merchant's clock past it.
-    const advanced = await fetch(`${baseUrl}/api/sandbox/clock/advance`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${merchant.publicToken}`,
-      },
-      body: JSON.stringify({ minutes: Math.ceil(transactionLimits.attemptLeaseMs / 60_000) + 1 }),
+    const advanced = await call(baseUrl, merchant, 'POST', '/api/sandbox/clock/advance', {
+      minutes: Math.ceil(transactionLimits.attemptLeaseMs / 60_000) + 1,
     });
     expect(advanced.status).toBe(200);
     let pending = checkouts;
