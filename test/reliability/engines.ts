@@ -6,6 +6,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.ts';
 import { cloneTestDatabase } from '../support/database.ts';
+import { freePort } from '../support/net.ts';
 
 export interface Engine {
   readonly name: 'pglite' | 'postgres';
@@ -58,4 +59,17 @@ async function postgresEngine(): Promise<Engine> {
 /** The engine of this pass of the suite. */
 export function suiteEngine(): Promise<Engine> {
   return process.env.DATABASE_URL !== undefined ? postgresEngine() : pgliteEngine();
+}
+
+/**
+ * The environment of a sandbox `cobro serve` on this engine's data, on a free port, with its workers off (the test
+ * drives every step), plus `more`; and the base URL it answers at.
+ */
+export async function serveOn(
+  engine: Engine,
+  more: Record<string, string> = {},
+): Promise<{ readonly env: Record<string, string>; readonly baseUrl: string }> {
+  const port = String(await freePort());
+  const env = { ...engine.env, PORT: port, COBRO_MODE: 'sandbox', COBRO_WORKERS: '0', ...more };
+  return { env, baseUrl: `http://127.0.0.1:${port}` };
 }

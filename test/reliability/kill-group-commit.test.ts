@@ -8,8 +8,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { runCli, startServe } from '../support/cli.ts';
-import { freePort } from '../support/net.ts';
-import { suiteEngine, type Engine } from './engines.ts';
+import { serveOn, suiteEngine, type Engine } from './engines.ts';
 import { demoCredentials, killer, sendThenKill, type Credentials } from './load.ts';
 
 const payoutsPlanned = 160;
@@ -75,13 +74,7 @@ async function send(baseUrl: string, p: Payout): Promise<Answer | null> {
 }
 
 async function scenario(engine: Engine): Promise<void> {
-  const env = {
-    ...engine.env,
-    PORT: String(await freePort()),
-    COBRO_MODE: 'sandbox',
-    COBRO_WORKERS: '0',
-  };
-  const baseUrl = `http://127.0.0.1:${env.PORT}`;
+  const { env, baseUrl } = await serveOn(engine);
   const first = await startServe(env);
   const merchants: Credentials[] = [demoCredentials(first.output())];
   for (let i = 0; i < merchantsMore; i++) {

@@ -9,8 +9,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { transactionLimits } from '../../src/limits/index.ts';
 import { runCli, startServe } from '../support/cli.ts';
-import { freePort } from '../support/net.ts';
-import { suiteEngine, type Engine } from './engines.ts';
+import { serveOn, suiteEngine, type Engine } from './engines.ts';
 import { call, demoCredentials, killer, postForm, sendThenKill, type Credentials } from './load.ts';
 
 const paymentsPlanned = 120;
@@ -57,13 +56,7 @@ async function pay(baseUrl: string, c: Checkout): Promise<string | null> {
 }
 
 async function scenario(engine: Engine): Promise<void> {
-  const env = {
-    ...engine.env,
-    PORT: String(await freePort()),
-    COBRO_MODE: 'sandbox',
-    COBRO_WORKERS: '0',
-  };
-  const baseUrl = `http://127.0.0.1:${env.PORT}`;
+  const { env, baseUrl } = await serveOn(engine);
   const first = await startServe(env);
   const merchant = demoCredentials(first.output());
   const checkouts: Checkout[] = [];

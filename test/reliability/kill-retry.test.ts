@@ -8,8 +8,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { runCli, startServe } from '../support/cli.ts';
-import { freePort } from '../support/net.ts';
-import { suiteEngine, type Engine } from './engines.ts';
+import { serveOn, suiteEngine, type Engine } from './engines.ts';
 import {
   demoCredentials,
   httpTransport,
@@ -48,14 +47,7 @@ async function walletAvailable(baseUrl: string, who: Credentials): Promise<numbe
 }
 
 async function scenario(engine: Engine): Promise<void> {
-  const env = {
-    ...engine.env,
-    PORT: String(await freePort()),
-    COBRO_MODE: 'sandbox',
-    COBRO_WORKERS: '0',
-    IDEMPOTENCY_LEASE_MS: String(leaseMs),
-  };
-  const baseUrl = `http://127.0.0.1:${env.PORT}`;
+  const { env, baseUrl } = await serveOn(engine, { IDEMPOTENCY_LEASE_MS: String(leaseMs) });
   const startedAt = Date.now();
   const first = await startServe(env);
   const firstStartMs = Date.now() - startedAt;

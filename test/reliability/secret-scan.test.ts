@@ -13,8 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServe } from '../support/cli.ts';
-import { freePort } from '../support/net.ts';
-import { suiteEngine } from './engines.ts';
+import { serveOn, suiteEngine } from './engines.ts';
 import { call, demoCredentials, postForm, type Credentials } from './load.ts';
 
 /** The CVV typed with every card that does not need its own: no year, amount or time of this test is 8297. */
@@ -163,15 +162,8 @@ describe('no card number or CVV is kept', () => {
     const engine = await suiteEngine();
     const canary = `canary-${crypto.randomBytes(6).toString('hex')}`;
     try {
-      const env = {
-        ...engine.env,
-        PORT: String(await freePort()),
-        COBRO_MODE: 'sandbox',
-        COBRO_WORKERS: '0',
-        LOG_LEVEL: 'trace',
-      };
+      const { env, baseUrl } = await serveOn(engine, { LOG_LEVEL: 'trace' });
       const server = await startServe(env);
-      const baseUrl = `http://127.0.0.1:${env.PORT}`;
       try {
         await drive(baseUrl, demoCredentials(server.output()), canary);
       } finally {

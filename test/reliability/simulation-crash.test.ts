@@ -8,8 +8,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
-import { freePort } from '../support/net.ts';
-import { suiteEngine, type Engine } from './engines.ts';
+import { serveOn, suiteEngine, type Engine } from './engines.ts';
 import { demoCredentials, httpTransport, sleep } from './load.ts';
 import {
   checkWorld,
@@ -41,20 +40,14 @@ describe('seeded simulation with kill -9', () => {
     timeout: 240_000,
   }, async () => {
     engine = await suiteEngine();
-    const env = {
-      ...engine.env,
-      PORT: String(await freePort()),
-      COBRO_MODE: 'sandbox',
-      COBRO_WORKERS: '0',
-      IDEMPOTENCY_LEASE_MS: String(leaseMs),
-    };
+    const { env, baseUrl } = await serveOn(engine, { IDEMPOTENCY_LEASE_MS: String(leaseMs) });
     const random = prng(seed);
     const crashAt = new Set<number>();
     while (crashAt.size < Math.min(crashes, steps)) crashAt.add(1 + Math.floor(random() * steps));
     let server: ServeProcess = await startServe(env);
     let up: Promise<void> = Promise.resolve();
     const cutOff = { count: 0 };
-    const io = httpTransport(`http://127.0.0.1:${env.PORT}`, () => up, cutOff);
+    const io = httpTransport(baseUrl, () => up, cutOff);
     const demo = demoCredentials(server.output());
     const merchants: Merchant[] = [
       {
