@@ -42,6 +42,7 @@ import { referenceData } from './modules/reference/repository.ts';
 import { transactionCreateGroups } from './modules/transactions/create-group-commit.ts';
 import { paymentSuccessGroups } from './modules/transactions/success-group-commit.ts';
 import { attemptClaimGroups } from './modules/transactions/claim-group.ts';
+import { walletSummaryReads } from './modules/wallet/summary-reads.ts';
 import { PayoutGroups } from './modules/wallet/payout-groups.ts';
 
 export interface Runtime {
@@ -107,6 +108,7 @@ export function createContext(
     paymentSuccessGroups: paymentSuccessGroups(base.engine),
     attemptClaimGroups: attemptClaimGroups(base.engine),
     payoutGroups: new PayoutGroups(base.engine),
+    walletSummaryReads: walletSummaryReads(base.engine),
   };
 }
 

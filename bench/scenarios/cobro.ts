@@ -38,6 +38,8 @@ export interface CobroFigures {
   readonly peakRssMb: number | null;
   readonly createTransaction: MeasuredLoad;
   readonly getWallet: MeasuredLoad;
+  /** The same read spread over 50 merchants' wallets: no two concurrent reads are of one page (decision 625). */
+  readonly getWallet50: MeasuredLoad;
   readonly getBanks: MeasuredLoad;
   readonly hotWalletPayouts: MeasuredLoad & {
     readonly fundedFor: number;
@@ -139,6 +141,11 @@ export async function measureCobro(
       c,
       async () => (await getJson(base, account(0), '/api/wallet', true)).status === 200,
     );
+    const readSpread = async (i: number) =>
+      (await getJson(base, account(hot + 1 + (i % spreadWallets)), '/api/wallet', true)).status ===
+      200;
+    await runLoad(warmup, c, readSpread);
+    const getWallet50 = await runMeasuredLoad([server.pid], sizes.requests, c, readSpread);
     await runLoad(warmup, c, async () => (await getJson(base, null, '/api/banks')).status === 200);
     const getBanks = await runMeasuredLoad(
       [server.pid],
@@ -237,6 +244,7 @@ export async function measureCobro(
       peakRssMb,
       createTransaction,
       getWallet,
+      getWallet50,
       getBanks,
       hotWalletPayouts: { ...hotLoad, fundedFor, overdraft: hotLoad.ok > fundedFor },
       payouts50Wallets,

@@ -99,8 +99,15 @@ export function figureRows(engine: string, limits: Limits, cobro: CobroFigures):
       limits,
       '≥ 0.4 × INSERT',
     ),
-    writeRow(engine, 'payment success (checkout form)', cobro.paymentSuccess, limits, ''),
-    readRow(engine, 'GET /api/wallet', cobro.getWallet, limits, true, ''),
+    writeRow(
+      engine,
+      'payment success (checkout form)',
+      cobro.paymentSuccess,
+      limits,
+      '≥ 0.3 × INSERT',
+    ),
+    readRow(engine, 'GET /api/wallet', cobro.getWallet, limits, true, '≥ 0.5 × noop'),
+    readRow(engine, 'GET /api/wallet, 50 wallets', cobro.getWallet50, limits, true, ''),
     readRow(engine, 'GET /api/banks', cobro.getBanks, limits, false, '≥ 0.7 × noop'),
     [
       engine,

@@ -28,6 +28,8 @@ export const walletLimits = {
    * wallet's lock, and how many requests one unexpected failure sends to run again alone.
    */
   walletGroupCommitPayoutsMax: 32,
+  /** Readers of one wallet page answered by one statement (decision 625); all get the same answer. */
+  walletSummaryReadGroupMax: 256,
   /** Sandbox payout schedule for amounts without an immediate outcome, in account time from creation. */
   sandboxPayoutProcessingAfterMs: minuteMs,
   sandboxPayoutSuccessAfterMs: hourMs,

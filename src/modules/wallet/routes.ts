@@ -13,7 +13,8 @@ import { createPayout, createPayoutInTransaction } from './payout-create.ts';
 import type { CreateOutcome, PayoutRequest } from './payout-plan.ts';
 import { knownCurrency, payoutRequestFrom, withdrawRequestFrom } from './payout-input.ts';
 import { payoutById, payoutV3ById } from './payout-query.ts';
-import { walletMovement, walletSummary } from './wallet-query.ts';
+import { walletMovement } from './wallet-query.ts';
+import { walletSummary } from './summary-reads.ts';
 import { creditWallet } from './wallet-credit.ts';
 import { safeInteger } from './views.ts';
 import {

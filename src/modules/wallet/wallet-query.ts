@@ -68,7 +68,13 @@ function render(ctx: AppContext, q: SummaryQuery, answer: SummaryAnswer, filterI
   };
 }
 
-export async function walletSummary(ctx: AppContext, q: SummaryQuery) {
+export type WalletSummaryBody = ReturnType<typeof render>;
+
+/** The page as one statement reads it now (summary-reads.ts shares it between concurrent readers). */
+export async function readWalletSummary(
+  ctx: AppContext,
+  q: SummaryQuery,
+): Promise<WalletSummaryBody> {
   const answer = await readSummary(ctx, q.perPage, {
     accountId: q.accountId,
     currency: q.currency,
