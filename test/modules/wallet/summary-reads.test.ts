@@ -1,50 +1,39 @@
 // Decision 625: concurrent reads of one wallet page share one statement, and a read never shares one that started
 // before it arrived, so a merchant reads its own writes (a payout, then the balance).
-import type {
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  RootOperationNode,
-  UnknownRow,
-} from 'kysely';
+import type { PluginTransformResultArgs, QueryResult, UnknownRow } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
+import { StatementCounter } from '../../support/statement-counter.ts';
 import { fund, payout } from './wallet-helpers.ts';
 
-/** Holds the answer of the next wallet summary statement (its rows carry `current_id`) until released. */
-class SummaryGate implements KyselyPlugin {
+/** Counts the wallet summary statements (their rows carry `current_id`) and can hold the next one's answer. */
+class SummaryGate extends StatementCounter {
   summaries = 0;
-  #armed = false;
-  #reached: () => void = () => {};
-  #release: () => void = () => {};
+  #hold: { reached: () => void; released: Promise<void> } | null = null;
 
-  arm(): { reached: Promise<void>; release: () => void } {
-    this.#armed = true;
-    const reached = new Promise<void>((resolve) => {
-      this.#reached = resolve;
-    });
+  /** Holds the next summary's answer: `reached` once it is held, `release` lets it go. */
+  holdNext(): { reached: Promise<void>; release: () => void } {
+    let release = () => {};
     const released = new Promise<void>((resolve) => {
-      this.#release = resolve;
+      release = resolve;
     });
-    this.#held = released;
-    return { reached, release: () => this.#release() };
+    const reached = new Promise<void>((resolve) => {
+      this.#hold = { reached: resolve, released };
+    });
+    return { reached, release };
   }
 
-  #held: Promise<void> = Promise.resolve();
-
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return args.node;
-  }
-
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+  override async transformResult(
+    args: PluginTransformResultArgs,
+  ): Promise<QueryResult<UnknownRow>> {
     const first = args.result.rows[0];
     if (first === undefined || !('current_id' in first)) return args.result;
     this.summaries++;
-    if (this.#armed) {
-      this.#armed = false;
-      this.#reached();
-      await this.#held;
+    const hold = this.#hold;
+    this.#hold = null;
+    if (hold !== null) {
+      hold.reached();
+      await hold.released;
     }
     return args.result;
   }
@@ -65,7 +54,7 @@ describe('wallet page reads shared between concurrent readers (decision 625)', (
     await fund(t, a, 10_000);
     const read = () => t.call(a, { method: 'GET', url: '/api/wallet', sign: true });
 
-    const held = gate.arm();
+    const held = gate.holdNext();
     const first = read();
     await held.reached;
     // The first read's statement has run; its answer is held. A payout commits, then two readers arrive.
