@@ -1,8 +1,8 @@
 // One call claims payable transactions for their attempts (decisions 555 and 620): the checks of attempt-claim.ts's
 // locked path written as each claim's WHERE, so the common case is one round trip with no transaction around it,
 // and the claims of one account that arrive together share it (claim-group.ts). Its text is the function
-// `cobro_claim_attempts` of migration 0440. A claim whose row does not come back is not payable now; the locked
-// path then says why (final, in progress, expired).
+// `cobro_claim_attempts` of migration 0450 (0440's, claiming in the transactions' id order, decision 630). A claim
+// whose row does not come back is not payable now; the locked path then says why (final, in progress, expired).
 import { CompiledQuery } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import type { TransactionRow } from './repository.ts';
@@ -20,7 +20,10 @@ export interface PayableClaim {
   readonly leaseUntil: Date;
 }
 
-/** Each claim's row, in the claims' order, or undefined for a claim whose transaction is not payable now. */
+/**
+ * Each claim's row, in the claims' order (the call answers in id order: matched by attempt id), or undefined for a
+ * claim whose transaction is not payable now.
+ */
 export async function claimPayable(
   db: DbOrTx,
   account: { readonly accountId: string; readonly now: Date; readonly guardUndecided: boolean },

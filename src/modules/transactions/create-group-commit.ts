@@ -14,7 +14,7 @@ import {
   batchingFor,
 } from '../../platform/work/keyed-batcher.ts';
 import { limits } from '../../limits/index.ts';
-import { isRowFailure } from '../../platform/db/row-failure.ts';
+import { mayRunAlone } from '../../platform/db/row-failure.ts';
 import { anyAudited, groupAuditEntries } from '../../platform/audit/grouped.ts';
 import {
   insertTransaction,
@@ -71,9 +71,10 @@ async function writeAgain(item: Queued): Promise<void> {
 }
 
 /**
- * The statement is atomic: when it fails on what one row can cause (isRowFailure: a random key taken, the account
- * gone, a trigger) no row was written, and each create runs again alone, so only its own request answers its
- * failure; a commit whose answer was lost on the connection is found (writeAgain). Any other failure (an
+ * The statement is atomic: when it fails on what one row can cause (a random key taken, the account gone, a
+ * trigger), on the database not answering or on a deadlock (mayRunAlone, decision 630), no row was written or the
+ * commit's answer was lost, and each create runs again alone, so only its own request answers its failure; a
+ * commit whose answer was lost is found (writeAgain). Any other failure (an
  * assertion, a bug) is thrown to every create of the group, logged (decision 430).
  */
 async function writeGroup(
@@ -92,7 +93,7 @@ async function writeGroup(
         await writeRows(items);
         return items.map(() => ({ ok: true, value: undefined }));
       },
-      retriable: isRowFailure,
+      retriable: mayRunAlone,
       fallback: () => settleEach(items, writeAgain),
     },
   );

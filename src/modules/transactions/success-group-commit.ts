@@ -10,8 +10,7 @@ import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import type { Engine } from '../../platform/db/database.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { isRowFailure } from '../../platform/db/row-failure.ts';
-import { isDatabaseUnavailable } from '../../platform/db/outage.ts';
+import { mayRunAlone } from '../../platform/db/row-failure.ts';
 import type { ApprovedCharge } from '../../platform/processors/processor.ts';
 import {
   KeyedBatcher,
@@ -72,10 +71,10 @@ async function recordTogether(
 }
 
 /**
- * A group's transaction is atomic: when it fails on what one row can cause (isRowFailure) or because the database
- * did not answer (isDatabaseUnavailable: a connection cut, a server restarting), nothing of it was written, or it
- * committed and only its answer was lost; each payment is then recorded again alone, so only its own payer sees its
- * failure. That is safe either way: a success clears the row's claim and keeps the attempt as its charge key, so
+ * A group's transaction is atomic: when it fails on what one row can cause, because the database did not answer (a
+ * connection cut, a server restarting) or because PostgreSQL rolled it back to break a deadlock (mayRunAlone,
+ * decision 630), nothing of it was written, or it committed and only its answer was lost; each payment is then
+ * recorded again alone, so only its own payer sees its failure. That is safe either way: a success clears the row's claim and keeps the attempt as its charge key, so
  * recording it again finds the row paid by this attempt and answers it, writing nothing (attempt-outcome.ts). Any
  * other failure (an assertion, a bug) is thrown to every payment of the group, logged (decision 430).
  */
@@ -90,7 +89,7 @@ async function recordGroup(
     {
       together: async () =>
         (await recordTogether(accountId, items)).map((value) => ({ ok: true, value })),
-      retriable: (error) => isRowFailure(error) || isDatabaseUnavailable(error),
+      retriable: mayRunAlone,
       fallback: () => settleEach(items, recordAlone),
     },
   );

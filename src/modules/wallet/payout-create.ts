@@ -30,7 +30,7 @@ import { findPayoutByOrder, type PayoutRow } from './repository.ts';
 import { writePayoutGroupStatement, writePayoutStatement } from './payout-statement.ts';
 import { settleEach, settleGroup, type Settled } from '../../platform/work/keyed-batcher.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { isRowFailure } from '../../platform/db/row-failure.ts';
+import { mayRunAlone } from '../../platform/db/row-failure.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { groupAuditEntries } from '../../platform/audit/grouped.ts';
 
@@ -167,8 +167,9 @@ export async function writeHeld(
  * of four round trips whatever their number (decision 330): one statement locks every wallet of the group in the
  * ledger's order (waiting for a holder, which stalls only this account), writeHeld, and the commit. An account's
  * payouts come here when a shared group (payout-shared-group.ts, decision 590) could not take its rows without
- * waiting. When the group fails on what one payout can cause (isRowFailure: an order already taken fails the
- * group's statement, a constraint, an answer lost on the connection) the whole transaction rolled back, and each
+ * waiting. When the group fails on what one payout can cause (an order already taken fails the group's statement,
+ * a constraint), on the database not answering (an answer lost on the connection) or on a deadlock (mayRunAlone,
+ * decision 630), the whole transaction rolled back, and each
  * runs again alone, so only its own request answers the failure or the taken order (a payout already committed by
  * then is found by its order). Any other failure is thrown to every request of the group.
  */
@@ -193,7 +194,7 @@ export async function writeAccountGroup(
             ),
           ),
         ),
-      retriable: isRowFailure,
+      retriable: mayRunAlone,
       fallback: () => settleEach(items, writeAlone),
     },
   );

@@ -7,7 +7,7 @@
 // where they wait for the holder, and no other account waits with them (decision 430).
 import { CompiledQuery } from 'kysely';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
-import { isRowFailure } from '../../platform/db/row-failure.ts';
+import { mayRunAlone } from '../../platform/db/row-failure.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { ledgerKeyId, type LockedAccounts } from '../../platform/ledger/ledger.ts';
 import { settleGroup, type Settled } from '../../platform/work/keyed-batcher.ts';
@@ -71,8 +71,8 @@ async function accountsKept(
 
 /**
  * One shared group in one transaction: the claim, the wallets' locks, writeHeld for the payouts kept (four round
- * trips and one commit for any number of accounts), and `evicted` for the rest. A failure one payout can cause
- * (isRowFailure) rolls the whole group back and sends every payout to its account's lane, where it fails or
+ * trips and one commit for any number of accounts), and `evicted` for the rest. A failure one payout can cause, the
+ * database not answering or a deadlock (mayRunAlone, decision 630) rolls the whole group back and sends every payout to its account's lane, where it fails or
  * succeeds as in a group of its account only; any other failure is thrown to every request of the group.
  */
 export async function writeSharedGroup(
@@ -99,7 +99,7 @@ export async function writeSharedGroup(
               kept.has(accountOf(item)) ? written[next++]! : { ok: true, value: evicted },
           );
         }),
-      retriable: isRowFailure,
+      retriable: mayRunAlone,
       fallback: async () => items.map(() => ({ ok: true as const, value: evicted })),
     },
   );

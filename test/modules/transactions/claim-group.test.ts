@@ -1,5 +1,5 @@
 // Group commit of attempts' claims (decision 620): the claims of one account that arrive together are made by one
-// call of cobro_claim_attempts (migration 0440). Proven on both engines: concurrent claims share a statement (the
+// call of cobro_claim_attempts (migrations 0440, 0450). Proven on both engines: concurrent claims share a statement (the
 // rows' xmin) and each holds its own transaction; two claims of one transaction in one group leave it held by one
 // attempt while the other answers in progress; a transaction that is not payable in a group answers why while
 // the others are claimed; the production guard refuses a transaction whose acquirer commit is undecided.
@@ -134,4 +134,63 @@ describe("group commit of attempts' claims", () => {
     );
     expect(foreign).toBeUndefined();
   });
+
+  // Decision 630: a success group locks an account's pending rows in id order (outcome-statement.ts); a claim call
+  // taking them in arrival order could hold one of them and wait for another the group holds: a deadlock.
+  it.runIf(process.env.DATABASE_URL !== undefined)(
+    "takes its rows' locks in the order of their ids, whatever the claims' order",
+    async () => {
+      const account = await t.createAccount();
+      const [low, high] = (await pendingCheckouts(account, 2, 'order')).sort((a, b) =>
+        a.id < b.id ? -1 : 1,
+      );
+      const pool = t.handle.pool!;
+      const holder = await pool.connect();
+      const prober = await pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT id FROM transactions WHERE id = $1 FOR UPDATE', [high!.id]);
+        const now = new Date();
+        const leaseUntil = new Date(now.getTime() + 60_000);
+        // The higher id first: in arrival order the call would wait on it before touching the lower one.
+        const claimed = claimPayable(
+          t.ctx.db,
+          { accountId: account.id, now, guardUndecided: false },
+          [
+            { transactionId: high!.id, attemptId: 'att_order_high', leaseUntil },
+            { transactionId: low!.id, attemptId: 'att_order_low', leaseUntil },
+          ],
+        );
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          const { rows } = await prober.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%cobro_claim_attempts%'",
+          );
+          if (rows[0].n === 1) break;
+          if (Date.now() > deadline) throw new Error('the claim call never waited');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        // While it waits for the higher id, it already holds the lower one.
+        await prober.query('BEGIN');
+        const probe = await prober
+          .query('SELECT id FROM transactions WHERE id = $1 FOR UPDATE NOWAIT', [low!.id])
+          .then(
+            () => 'free',
+            (error: { code?: string }) => error.code,
+          );
+        await prober.query('ROLLBACK');
+        expect(probe).toBe('55P03');
+        await holder.query('COMMIT');
+        expect((await claimed).map((row) => row?.attempt_id)).toEqual([
+          'att_order_high',
+          'att_order_low',
+        ]);
+      } finally {
+        await holder.query('ROLLBACK').catch(() => undefined);
+        await prober.query('ROLLBACK').catch(() => undefined);
+        holder.release();
+        prober.release();
+      }
+    },
+  );
 });
