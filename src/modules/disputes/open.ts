@@ -72,7 +72,13 @@ export async function openDispute(
   const at = await ctx.accountClock.now(accountId, tx);
   const id = newId('dsp', 20);
   const key = (code: string) => ({ owner: accountId, code, currency: row.currency });
-  const [availableMinor] = await ctx.ledger.hold(tx, [key(ledgerCodes.walletAvailable)]);
+  // Every account the journal may move, held at once in the ledger's order (docs/ledger.md): the debt sorts before
+  // the wallet, as the settlement run, a dispute won and an escrow release take them (decision 635).
+  const [availableMinor] = await ctx.ledger.hold(tx, [
+    key(ledgerCodes.walletAvailable),
+    key(ledgerCodes.disputeDebt),
+    key(ledgerCodes.disputeHeld),
+  ]);
   const usableMinor = availableMinor !== undefined && availableMinor > 0n ? availableMinor : 0n;
   const fromWalletMinor = usableMinor < input.amountMinor ? usableMinor : input.amountMinor;
   const debtMinor = input.amountMinor - fromWalletMinor;

@@ -2,7 +2,8 @@
 // what the merchant's available wallet holds now toward each waiting refund, oldest first, and completes those
 // fully collected, which refund-dispatch then gives back to the payer. Runs as due work right after settlement
 // (modules/index.ts lists refunds after transactions), so a sandbox clock advance settles a sale and collects
-// from it in one drain. Claims with FOR UPDATE SKIP LOCKED; a refund's row before the wallet (decision 060).
+// from it in one drain. Claims with FOR UPDATE SKIP LOCKED; a refund's row, then its sale's, before the wallet
+// (decisions 060, 635).
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -11,6 +12,7 @@ import { appendWalletMovement } from '../wallet/movements.ts';
 import { moveNullification } from './transition.ts';
 import type { NullificationRow } from './repository.ts';
 import type { Tx } from '../../platform/db/types.ts';
+import { lockTransaction } from '../transactions/repository.ts';
 import './types.ts';
 
 /** Collects toward one waiting refund; true when it took money. */
@@ -25,6 +27,10 @@ async function collectOne(ctx: AppContext, id: string): Promise<boolean> {
       .skipLocked()
       .executeTakeFirst();
     if (row === undefined) return false;
+    // The sale's row before the wallet, as a new refund of the sale takes them (decision 060): collecting updates the
+    // sale (showOnTransaction) after the wallet's lock otherwise, a cycle with that refund (decision 635).
+    const payment = await lockTransaction(tx, row.transaction_id);
+    if (payment === undefined) throw new Error(`nullification ${row.id} names no transaction`);
     const owedMinor =
       BigInt(row.amount_minor) -
       BigInt(row.fee_back_minor) -
@@ -51,11 +57,6 @@ async function collectOne(ctx: AppContext, id: string): Promise<boolean> {
     });
     if (!taken.ok)
       throw new Error(`refund ${row.id}: the held wallet no longer covers ${takeMinor}`);
-    const payment = await tx
-      .selectFrom('transactions')
-      .select(['order', 'id'])
-      .where('id', '=', row.transaction_id)
-      .executeTakeFirstOrThrow();
     await appendWalletMovement(tx, {
       accountId: row.account_id,
       currency: row.currency,
