@@ -1,12 +1,22 @@
 // Sign-in and sign-out. The sign-in form is CSRF-protected too (a forged sign-in would put a victim in the
 // attacker's account); a wrong pair of tokens answers the same page with one message, whichever token was wrong.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import '@fastify/rate-limit';
+import { normalizeIP } from '@fastify/rate-limit';
 import type { AppContext } from '../platform/context.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { renderPage } from './render.ts';
 import { signIn, signInUser, signOut } from './session.ts';
 import { checkPassword } from './users.ts';
+
+/**
+ * The sign-in forms' limit (the sign-in and the invitation's): fewer tries a minute than the API allows, per client
+ * address where the root's rate limit is on, an IPv6 client per /64 as the API counts it (the block one host
+ * usually holds, so a new address of it is no new try; decision 640).
+ */
+export const signInLimit = {
+  max: dashboardLimits.signInsPerMinute,
+  keyGenerator: (request: FastifyRequest) => `dashboard-sign-in:${normalizeIP(request.ip)}`,
+};
 
 export const sessionCookie = 'cobro_session';
 
@@ -56,11 +66,6 @@ export function registerAuthPages(app: FastifyInstance, ctx: AppContext, secure:
     loginPage(request, reply, 200, null, safeNext((request.query as Record<string, unknown>).next)),
   );
 
-  // Fewer tries a minute than the API allows, per client address (where the root's rate limit is on).
-  const signInLimit = {
-    max: dashboardLimits.signInsPerMinute,
-    keyGenerator: (request: FastifyRequest) => `dashboard-sign-in:${request.ip}`,
-  };
   app.post(
     '/login',
     { config: { dashboardPublic: true, rateLimit: signInLimit }, preHandler: app.csrfProtection },

@@ -1,12 +1,24 @@
 // API keys in the dashboard (decision 540), for developers and above: the account's keys with their scope and
 // expiry (a warning while one rotated with a grace period is still working), a new key's tokens shown once, and
-// revocation. The same services `cobro keys create|list|revoke` run, scoped to the signed-in account.
+// revocation. The same services `cobro keys create|list|revoke` run, scoped to the signed-in account. A key can do
+// no more than its maker's role: a developer may not move money, so makes `read` and `payments` keys and sees the
+// public token of no `full` key (decision 640).
 import { dashboardChange } from './audit.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { createKey, listKeys, revokeKey, type NewKey } from '../modules/accounts/keys.ts';
+import { isKeyScope, scopeAllows, type KeyScope } from '../platform/auth/key-scope.ts';
 import { field } from './auth-pages.ts';
 import { accountOf, dashboardUserOf, formOptions, renderPage } from './render.ts';
+import { roleAllows } from './users.ts';
+
+/** The widest scope a key made (or shown) to the signed-in user may have: `full` moves money, an admin's right. */
+function scopeMaxOf(request: FastifyRequest): KeyScope {
+  return roleAllows(request.dashboardAccount?.role ?? 'viewer', 'admin') ? 'full' : 'payments';
+}
+
+const scopeTooWide =
+  'Tu rol no puede crear claves de alcance completo: mueven dinero, y eso lo hace un administrador.';
 
 export function registerKeyPages(app: FastifyInstance, ctx: AppContext): void {
   const keysPage = async (
@@ -17,8 +29,14 @@ export function registerKeyPages(app: FastifyInstance, ctx: AppContext): void {
     error: string | null,
   ) => {
     const listed = await listKeys(ctx, accountOf(request).id);
-    const keys = listed.ok ? listed.value : [];
+    const scopeMax = scopeMaxOf(request);
+    // A key wider than the user's role is listed without its public token: on the routes the seed leaves unsigned it
+    // is a credential by itself.
+    const keys = (listed.ok ? listed.value : []).map((k) =>
+      scopeAllows(scopeMax, k.scope) ? k : { ...k, publicToken: '' },
+    );
     return renderPage(ctx, request, reply, status, 'keys', {
+      scopes: (['read', 'payments', 'full'] as const).filter((s) => scopeAllows(scopeMax, s)),
       title: 'Claves de API',
       section: 'keys',
       keys,
@@ -34,6 +52,9 @@ export function registerKeyPages(app: FastifyInstance, ctx: AppContext): void {
 
   app.post('/keys', formOptions(app, 'developer'), async (request, reply) => {
     const name = field(request.body, 'name');
+    const scope = field(request.body, 'scope');
+    if (isKeyScope(scope) && !scopeAllows(scopeMaxOf(request), scope))
+      return keysPage(request, reply, 403, null, scopeTooWide);
     const made = await dashboardChange(
       ctx,
       request,
@@ -41,7 +62,7 @@ export function registerKeyPages(app: FastifyInstance, ctx: AppContext): void {
       (tx) =>
         createKey(tx, {
           accountId: accountOf(request).id,
-          scope: field(request.body, 'scope'),
+          scope,
           name: name === '' ? undefined : name,
         }),
       (result) => result.ok,

@@ -3,14 +3,12 @@
 import { dashboardChange } from './audit.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
-import { dashboardLimits } from '../limits/index.ts';
-import { field, setSessionCookie } from './auth-pages.ts';
+import { field, setSessionCookie, signInLimit } from './auth-pages.ts';
 import { accountOf, formOptions, renderMessage, renderPage } from './render.ts';
 import { signInUser } from './session.ts';
 import {
   acceptInvitation,
   dashboardRoles,
-  enrolTotp,
   invitationOf,
   inviteUser,
   listUsers,
@@ -19,16 +17,12 @@ import {
   type Invitation,
 } from './users.ts';
 import { newTotpSecret, totpUri } from './totp.ts';
+import { enrolTotp, hasTotp } from './user-totp.ts';
 
 const base32Secret = /^[A-Z2-7]{32}$/;
 
 /** The invitation link's page: an invited user sets a password there and is signed in. */
 function registerInvitePages(app: FastifyInstance, ctx: AppContext, secure: boolean): void {
-  // As many tries a minute as the sign-in form, per client address.
-  const signInLimit = {
-    max: dashboardLimits.signInsPerMinute,
-    keyGenerator: (request: FastifyRequest) => `dashboard-sign-in:${request.ip}`,
-  };
   const invitePage = async (
     request: FastifyRequest,
     reply: Parameters<typeof renderPage>[2],
@@ -164,6 +158,7 @@ function registerTotpPages(app: FastifyInstance, ctx: AppContext): void {
       title: 'Segundo factor',
       secret,
       uri: totpUri(secret, account.email),
+      replacing: await hasTotp(ctx, account.userId),
       error: null,
     });
   });
@@ -174,7 +169,10 @@ function registerTotpPages(app: FastifyInstance, ctx: AppContext): void {
     const enrolled =
       account.userId !== null &&
       base32Secret.test(secret) &&
-      (await enrolTotp(ctx, account.userId, secret, field(request.body, 'code')));
+      (await enrolTotp(ctx, account.userId, secret, {
+        code: field(request.body, 'code'),
+        currentCode: field(request.body, 'current_code'),
+      }));
     if (!enrolled)
       return renderMessage(
         ctx,

@@ -203,7 +203,11 @@ export async function checkPassword(
  * Marks `step` spent for the user, in one statement so two sign-ins racing with one code cannot both win: false
  * when a code of this step or a later one was already accepted.
  */
-async function spendTotpStep(ctx: AppContext, userId: string, step: number): Promise<boolean> {
+export async function spendTotpStep(
+  ctx: AppContext,
+  userId: string,
+  step: number,
+): Promise<boolean> {
   const spent = await ctx.db
     .updateTable('dashboard_users')
     .set({ totp_last_step: step })
@@ -214,23 +218,6 @@ async function spendTotpStep(ctx: AppContext, userId: string, step: number): Pro
     .returning('id')
     .executeTakeFirst();
   return spent !== undefined;
-}
-
-/** Adds a second factor to a user, once the user showed a code of it. */
-export async function enrolTotp(
-  ctx: AppContext,
-  userId: string,
-  secretBase32: string,
-  code: string,
-): Promise<boolean> {
-  const step = totpStep(secretBase32, code, ctx.clock.now());
-  if (step === null) return false;
-  await ctx.db
-    .updateTable('dashboard_users')
-    .set({ totp_secret_enc: ctx.secrets.seal(secretBase32), totp_last_step: step })
-    .where('id', '=', userId)
-    .execute();
-  return true;
 }
 
 export interface UserView {
