@@ -34,6 +34,7 @@ import { accountDirectory } from './modules/accounts/directory.ts';
 import { assertLimits, limits } from './limits/index.ts';
 import { paymentExtensions, settlementHolds } from './modules/payment-extensions.ts';
 import { refundPayoutFollower } from './modules/refunds/bank-payout-result.ts';
+import { fintocPayoutSenders } from './modules/fintoc/payout-dispatch.ts';
 import { createLedger } from './platform/ledger/sql-ledger.ts';
 import { processorFor } from './platform/processors/index.ts';
 import { createAccountClock } from './platform/time/sandbox-clock.ts';
@@ -99,6 +100,7 @@ export function createContext(
     paymentExtensions,
     settlementHolds,
     refundPayouts: refundPayoutFollower,
+    payoutSenders: fintocPayoutSenders,
     accounts: accountDirectory(base.db, base.secrets, base.changes ?? null, base.clock),
     accountClock: createAccountClock(base.clock, base.config.mode, base.changes),
     dueWork: dueWorkRegistry(modules),

@@ -3,7 +3,8 @@
 // at all. The row names actor `operator`, in the chain of the account the command names (`--account`, or an account
 // id among its operands), else the service's, and is written when the command succeeds (exit 0); a command that
 // answers a failure commits what it wrote with no row, as before. A command that records its rows itself, in its
-// own transactions (`audit: 'own'`: the dispute commands, whose CSV import records one row a line), runs as it is.
+// own transactions (`audit: 'own'`: the dispute commands, whose CSV import records one row a line, and `payouts
+// import`, one row a payout it moves), runs as it is.
 // Imports inside, to keep `--help` fast.
 import type { AppContext } from '../platform/context.ts';
 import type { Tx } from '../platform/db/types.ts';

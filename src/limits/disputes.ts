@@ -12,6 +12,8 @@ export const disputeLimits = {
   perPageMax: 100,
   /** Rows of one `cobro disputes import` file: one transaction per row, so a bound on the file, not the commit. */
   importRowsMax: 10_000,
+  /** The largest `cobro disputes import` file read: 10,000 rows of a few hundred characters each. */
+  importFileBytesMax: 8 * 1024 * 1024,
 } as const;
 
 export const auditLimits = {

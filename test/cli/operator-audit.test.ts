@@ -14,6 +14,8 @@ const ownRows: Readonly<Record<string, string>> = {
   'disputes resolve': 'as disputes open',
   'disputes import':
     'one transaction and one row a line of the CSV, so a bad line stops only itself',
+  'payouts import':
+    'one transaction and one row a payout it moves (modules/wallet/payout-batch-import.ts, decision 645): one for the file held every wallet in it to the end and deadlocked with `payouts resolve`',
 };
 
 /** Commands that change no state the trail records (`audit: 'none'`). */

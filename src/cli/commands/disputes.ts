@@ -1,7 +1,8 @@
 // `cobro disputes open|resolve|import`: the operator records what the acquirer reports (docs/disputes.md). Each
 // change commits with its audit row (actor `operator`).
-import fs from 'node:fs';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+import { readFileBounded } from '../read-bounded.ts';
+import { disputeLimits } from '../../limits/index.ts';
 
 const idOperand = [{ name: 'ID', description: 'the dispute (dsp...)' }];
 
@@ -93,14 +94,10 @@ export const disputesImport: Command = {
     const ctx = requireCtx(ctxOrNull);
     const file = args.positionals[0];
     if (file === undefined) return fail(`usage: ${this.usage}`, 2);
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (error) {
-      return fail(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    const read = await readFileBounded(file, disputeLimits.importFileBytesMax);
+    if (!read.ok) return fail(read.error, 2);
     const { importDisputes } = await import('../../modules/disputes/operator.ts');
-    const results = await importDisputes(ctx, text);
+    const results = await importDisputes(ctx, read.text);
     if (typeof results === 'string') return fail(results, 2);
     const lines = results.map((r) => `line ${r.line}: ${r.ok ? '' : 'refused: '}${r.text}`);
     const refused = results.filter((r) => !r.ok).length;

@@ -1,9 +1,9 @@
 // Production payouts through bank files (docs/payouts-production.md): `payouts export` writes the pending payouts
 // as a payroll CSV on stdout and moves them to processing; `payouts import` applies the bank's results.
-import fs from 'node:fs';
 import { limits } from '../../limits/index.ts';
 import type { PayrollFormat } from '../../modules/wallet/payout-batch-export.ts';
 import { fail, requireCtx, stringOption, type Command } from '../command.ts';
+import { readFileBounded } from '../read-bounded.ts';
 
 function problemLines(problems: readonly string[]): string {
   const shown = problems.slice(0, limits.payoutImportProblemLinesMax).join('\n');
@@ -83,22 +83,16 @@ export const payoutsImport: Command = {
   examples: ['cobro payouts import results.csv'],
   needsDb: true,
   readsFile: true,
+  // Each line's payout moves in its own transaction with its audit row (decision 645): a file-wide transaction held
+  // every wallet of the file until its end and deadlocked with an operator's `payouts resolve`.
+  audit: 'own',
   async run(ctx, args) {
     const { importPayoutResults } = await import('../../modules/wallet/payout-batch-import.ts');
     const file = args.positionals[0];
     if (file === undefined || args.positionals.length > 1) return fail(`usage: ${this.usage}`, 2);
-    let text: string;
-    try {
-      if (fs.statSync(file).size > limits.payoutResultsFileBytesMax)
-        return fail(`${file} is larger than ${limits.payoutResultsFileBytesMax} bytes`, 2);
-      text = fs.readFileSync(file, 'utf8');
-    } catch (error) {
-      return fail(
-        `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-        2,
-      );
-    }
-    const result = await importPayoutResults(requireCtx(ctx), text);
+    const read = await readFileBounded(file, limits.payoutResultsFileBytesMax);
+    if (!read.ok) return fail(read.error, 2);
+    const result = await importPayoutResults(requireCtx(ctx), read.text);
     if (!result.ok)
       return fail(`${file} refused, no payout changed:\n${problemLines(result.errors)}`, 2);
     const s = result.summary;

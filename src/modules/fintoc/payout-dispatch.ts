@@ -14,6 +14,8 @@ import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { fintocLimits } from '../../limits/index.ts';
 import { fintocAccount } from '../../platform/processors/fintoc-settings.ts';
 import { lockPayout, type PayoutRow } from '../wallet/repository.ts';
+import type { PayoutSenders } from '../wallet/payout-operator-resolve.ts';
+import type { Tx } from '../../platform/db/types.ts';
 import { transitionPayout } from '../wallet/payout-transition.ts';
 import { applyTransferResult, transferVerdict } from './transfer-result.ts';
 
@@ -136,3 +138,21 @@ export async function dispatchFintocPayouts(ctx: AppContext, scope: DueWorkScope
   }
   return processed;
 }
+
+/**
+ * The wallet's PayoutSenders port, wired as ctx.payoutSenders by src/runtime.ts: a payout whose Fintoc transfer was
+ * sent and not yet answered (`sending`, `sent`) is Fintoc's to decide, by its answer or its webhook (decision 645).
+ */
+export const fintocPayoutSenders: PayoutSenders = {
+  async inFlight(tx: Tx, payoutId: string) {
+    const row = await tx
+      .selectFrom('fintoc_transfers')
+      .select('state')
+      .where('payout_id', '=', payoutId)
+      .where('state', 'in', ['sending', 'sent'])
+      .executeTakeFirst();
+    return row === undefined
+      ? null
+      : `its Fintoc transfer is ${row.state}: Fintoc's answer or webhook resolves it, and \`cobro fintoc reconcile\` shows what left the account`;
+  },
+};

@@ -133,7 +133,9 @@ export async function reconcileFintoc(
     const hit = keysOf(m)
       .map((k) => byKey.get(k))
       .find((e) => e !== undefined);
-    if (hit !== undefined && BigInt(String(m.amount)) === hit.amountMinor) {
+    const matches = hit !== undefined && BigInt(String(m.amount)) === hit.amountMinor;
+    // A second movement of one payout or sale is money that moved twice (decision 645), never a match.
+    if (matches && !seen.has(hit.subject)) {
       seen.add(hit.subject);
       continue;
     }
@@ -145,7 +147,9 @@ export async function reconcileFintoc(
       detail:
         hit === undefined
           ? 'no payout, withdrawal or sale of Cobro'
-          : `amount differs from ${hit.what} ${hit.subject}`,
+          : matches
+            ? `a second movement of ${hit.what} ${hit.subject}`
+            : `amount differs from ${hit.what} ${hit.subject}`,
     });
   }
   const windowStart = now.getTime() - fintocLimits.movementWindowMs;

@@ -1,9 +1,12 @@
 // `cobro payouts import`: the bank's results for exported payouts. The whole file is checked before anything moves
 // (a wrong header, status or missing reason refuses it all); then each payout is resolved in its own transaction
-// through transitionPayout, with the ledger entries and the callback of the sandbox's resolution. Importing a file
-// again, or two imports at once, resolves each payout once: the row lock and its state decide, the rest is reported.
+// through transitionPayout, with the ledger entries and the callback of the sandbox's resolution, and its audit row
+// (the command records itself, decision 645). Importing a file again, or two imports at once, resolves each payout
+// once: the row lock and its state decide, the rest is reported.
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { operatorActor } from '../../platform/audit/actor.ts';
+import { recordAudit } from '../../platform/audit/record.ts';
 import { limits } from '../../limits/index.ts';
 import { parseCsvTable } from './payout-batch-csv.ts';
 import { transitionPayout } from './payout-transition.ts';
@@ -119,6 +122,15 @@ async function applyLine(ctx: AppContext, line: ResultLine): Promise<LineOutcome
     if (payout.status !== 'processing') return problem(`is already ${payout.status}`);
     const at = await ctx.accountClock.now(payout.account_id, tx);
     await transitionPayout(ctx, tx, payout, line.status, { at, reason: line.reason });
+    // The line's audit row in the line's own transaction (decision 645): the import records itself.
+    await recordAudit(tx, {
+      chain: payout.account_id,
+      actor: operatorActor,
+      action: 'cobro payouts import',
+      target: payout.id,
+      requestId: null,
+      at: ctx.clock.now(),
+    });
     return 'resolved';
   });
 }

@@ -10,6 +10,24 @@ import {
 import { transitionPayout } from './payout-transition.ts';
 import { lockPayout, type PayoutRow } from './repository.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import type { Tx } from '../../platform/db/types.ts';
+
+/**
+ * The port through which a channel that sent a payout to a bank says it still decides it (Fintoc, decision 512):
+ * implemented by the fintoc module and wired by the composition root as ctx.payoutSenders, so the wallet imports
+ * nothing of it (decision 645).
+ */
+export interface PayoutSenders {
+  /** Under the payout's lock: why its channel decides it now (a transfer sent, its answer awaited), or null. */
+  inFlight(tx: Tx, payoutId: string): Promise<string | null>;
+}
+
+declare module '../../platform/context.ts' {
+  interface AppContext {
+    /** Built once by the composition (src/runtime.ts): the channels that may hold a payout in flight. */
+    readonly payoutSenders: PayoutSenders;
+  }
+}
 
 export const operatorTargets = [
   'processing',
@@ -34,6 +52,9 @@ export async function resolvePayout(
   return inTransaction(ctx.db, async (tx): Promise<ResolveResult> => {
     const row = await lockPayout(tx, id);
     if (row === undefined) return { ok: false, error: `no payout with id ${id}` };
+    // A transfer in flight is its channel's to decide: resolved by hand too, it would be paid out and given back.
+    const inFlight = await ctx.payoutSenders.inFlight(tx, id);
+    if (inFlight !== null) return { ok: false, error: `payout ${id}: ${inFlight}` };
     if (!canTransition(row.status, to))
       return { ok: false, error: `payout ${id} is ${row.status} and cannot become ${to}` };
     const at = await ctx.accountClock.now(row.account_id, tx);

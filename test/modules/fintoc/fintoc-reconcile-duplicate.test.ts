@@ -1,0 +1,87 @@
+// Decision 645: `cobro fintoc reconcile` reports a second movement of one payout (money that left twice) instead of
+// counting it as matched. Before, every movement naming a payout with its amount matched, so a payout paid out twice
+// from the Fintoc account was reported as matched, nothing found.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { dispatch } from '../../../src/cli/dispatch.ts';
+import { drainDueWork } from '../../../src/platform/work/due-work.ts';
+import { payout } from '../wallet/wallet-helpers.ts';
+
+let t: TestApp;
+let sim: FintocSimulator;
+let shop: TestAccount;
+
+beforeAll(async () => {
+  sim = await startFintocSimulator();
+  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
+  shop = await t.createAccount('Tienda Fintoc');
+  const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fintoc-')), 'jws.pem');
+  fs.writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  const set = await dispatch(
+    [
+      'accounts',
+      'set-processor',
+      shop.id,
+      '--fintoc-secret-key',
+      sim.secretKey,
+      '--fintoc-webhook-secret',
+      sim.webhookSecret,
+      '--fintoc-jws-key-file',
+      keyFile,
+      '--fintoc-account',
+      'acc_sim1',
+      '--environment',
+      sim.url,
+    ],
+    t.ctx,
+  );
+  expect(set.exitCode, set.stderr).toBe(0);
+  const credit = await dispatch(
+    ['wallet', 'credit', '--account', shop.id, '--amount', '100000', '--reason', 'funding'],
+    t.ctx,
+  );
+  expect(credit.exitCode).toBe(0);
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+describe('fintoc reconcile', () => {
+  it('reports a payout that left the Fintoc account twice', async () => {
+    const id = (await payout(t, shop, { amount: 4000, order: 'dup-1' })).json()
+      .identifier_payout as string;
+    await drainDueWork(t.ctx);
+    const [sent] = [...sim.transfers.values()];
+    sent!.status = 'succeeded';
+    const ev = sim.signedEvent('transfer.outbound.succeeded', { ...sent, status: 'succeeded' });
+    const hook = await t.app.inject({
+      method: 'POST',
+      url: `/webhooks/fintoc/${shop.id}`,
+      headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
+      payload: ev.body,
+    });
+    expect(hook.json().result).toBe('applied');
+    const clean = await dispatch(['fintoc', 'reconcile', '--account', shop.id], t.ctx);
+    expect(clean.stdout).toMatch(/^1 matched, 0 reported/);
+
+    // A second transfer of the same payout (same metadata, another transfer id): 4000 more left the account.
+    sim.extraMovements.push({
+      id: 'mov_second',
+      amount: -4000,
+      currency: 'CLP',
+      transfer_id: 'tr_second',
+      direction: 'outbound',
+      metadata: { cobro_payout_id: id, cobro_kind: 'payout' },
+    });
+    const out = await dispatch(['fintoc', 'reconcile', '--account', shop.id], t.ctx);
+    expect(out.stdout).toContain('mov_second');
+    expect(out.exitCode).toBe(1);
+  });
+});
