@@ -70,7 +70,7 @@ async function lockSale(ctx: AppContext, tx: Tx, input: SaleReversal) {
   const parts = await tx
     .selectFrom('event_sale_shares as s')
     .innerJoin('event_beneficiaries as b', 'b.id', 's.beneficiary_id')
-    .select(['s.beneficiary_id', 's.amount_minor', 's.refunded_minor', 'b.paid_at'])
+    .select(['s.beneficiary_id', 's.amount_minor', 's.refunded_minor', 's.paid_out_at'])
     .where('s.transaction_id', '=', input.transactionId)
     .orderBy('b.position')
     .forUpdate('s')
@@ -97,15 +97,15 @@ async function takeBeneficiaryParts(
     code: ledgerCodes.beneficiaryPayable,
     currency: input.currency,
   }));
-  // Unsettled, the parts are still in pending settlement. Settled, a part not yet paid out (no payout of the event
-  // since the sale settled) is still in its payable, which pools the beneficiary's parts of every sale of the event.
+  // Unsettled, the parts are still in pending settlement. Settled, a part no payout has swept yet (its paid_out_at,
+  // set under the event's lock, decision 650) is still in its payable, which pools the beneficiary's parts of every
+  // sale of the event.
   const settledAt = sale.settled_at;
   const balances =
     settledAt === null || payables.length === 0
       ? payables.map(() => 0n)
       : await ctx.ledger.hold(tx, payables);
-  const inPayable = (i: number) =>
-    settledAt !== null && (parts[i]!.paid_at === null || parts[i]!.paid_at! < settledAt);
+  const inPayable = (i: number) => settledAt !== null && parts[i]!.paid_out_at === null;
   const fromPayables: { owner: string; amountMinor: bigint }[] = [];
   for (const [i, part] of parts.entries()) {
     const partMinor = beneficiaryParts[i]!;

@@ -62,6 +62,8 @@ interface EventSaleShareTable {
   amount_minor: Int8;
   /** What refunds took back of this part (decision 116). */
   refunded_minor: Generated<bigint>;
+  /** When the event's payout swept this part out of the beneficiary's payable (decision 650); null while it waits. */
+  paid_out_at: Timestamp | null;
 }
 
 declare module '../../platform/db/types.ts' {
