@@ -4,6 +4,8 @@ import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { ChargeOutcome } from '../../platform/processors/processor.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
+import { isExpired } from './attempt-claim.ts';
+import { expiryRejection, recordRejection } from './transaction-result.ts';
 import {
   decidedByStatus,
   holdForCommit,
@@ -13,13 +15,12 @@ import {
   type ReturnResult,
 } from './redirect-session.ts';
 
-/** The payer is back with `token_ws`: commit once, ask the status if the answer is lost, then record. */
-export async function finishRedirectPayment(
-  ctx: AppContext,
-  token: string,
-  payerIp: string | null,
-): Promise<ReturnResult> {
-  const begun = await inTransaction(ctx.db, async (tx) => {
+/**
+ * The session's state before the commit, in one transaction: unknown token, already decided (a reload), expired
+ * (its hold and the sale's expiry both passed), or held for the commit.
+ */
+async function beginCommit(ctx: AppContext, token: string) {
+  return inTransaction(ctx.db, async (tx) => {
     const locked = await lockLiveSession(tx, { token });
     if (locked === undefined) return { kind: 'unknown' } as const;
     const { session, row } = locked;
@@ -33,9 +34,33 @@ export async function finishRedirectPayment(
         committing: session.state === 'committing',
       } as const;
     }
-    await holdForCommit(tx, session, await ctx.accountClock.now(row.account_id, tx));
+    const now = await ctx.accountClock.now(row.account_id, tx);
+    if (isExpired(row, now)) {
+      // The hold ran out and the sale's expiry passed before the payer came back: it is expired now, as a page view
+      // would find it, whether or not the expiry due work ran (decision 655). Never committed, Transbank reverses
+      // the payment.
+      await tx
+        .updateTable('processor_sessions')
+        .set({ state: 'abandoned', updated_at: now })
+        .where('attempt_id', '=', session.attempt_id)
+        .execute();
+      await recordRejection(tx, row, expiryRejection, now);
+      return { kind: 'expired', session } as const;
+    }
+    await holdForCommit(tx, session, now);
     return { kind: 'commit', session, method: await methodOf(tx, session, row.payment) } as const;
   });
+}
+
+/** The payer is back with `token_ws`: commit once, ask the status if the answer is lost, then record. */
+export async function finishRedirectPayment(
+  ctx: AppContext,
+  token: string,
+  payerIp: string | null,
+): Promise<ReturnResult> {
+  const begun = await beginCommit(ctx, token);
+  if (begun.kind === 'expired')
+    return { transactionId: begun.session.transaction_id, outcome: { kind: 'expired' } };
   if (begun.kind === 'unknown')
     return { transactionId: null, outcome: { kind: 'final', status: 'rejected' } };
   if (begun.kind === 'done') {
@@ -57,8 +82,19 @@ export async function finishRedirectPayment(
   }
   if (outcome === null)
     return { transactionId: begun.session.transaction_id, outcome: { kind: 'in_progress' } };
-  return {
-    transactionId: begun.session.transaction_id,
-    outcome: await recordSession(ctx, begun.session, begun.method, outcome, payerIp),
-  };
+  try {
+    return {
+      transactionId: begun.session.transaction_id,
+      outcome: await recordSession(ctx, begun.session, begun.method, outcome, payerIp),
+    };
+  } catch (error) {
+    // The acquirer decided (the card may be charged) and the session stays `committing`, so the recovery due work
+    // records it (decision 150): the payer is told the payment is being processed, never that nothing was charged
+    // (decision 655).
+    ctx.logger.error(
+      { err: error, attempt: begun.session.attempt_id },
+      "recording a committed payment failed: the recovery records it; the payer sees 'processing'",
+    );
+    return { transactionId: begun.session.transaction_id, outcome: { kind: 'in_progress' } };
+  }
 }

@@ -5,7 +5,10 @@ import type { Selectable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import type { ChargeOutcome, PaymentProcessor } from '../../platform/processors/processor.ts';
-import type { ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
+import {
+  webpayPlusName,
+  type ProcessorSessionTable,
+} from '../../platform/processors/account-processors.ts';
 import { recordOutcome, type AttemptOutcome } from './attempt-outcome.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import { lockTransaction, type TransactionRow } from './repository.ts';
@@ -18,11 +21,15 @@ export interface ReturnResult {
   readonly outcome: AttemptOutcome;
 }
 
+/**
+ * Webpay Plus's session by its token or attempt: the return page is Webpay's, and a token or order a payer sends
+ * there that names another processor's session (a Fintoc session's id) is no payment of ours (decision 655).
+ */
 async function lockSession(
   tx: Tx,
   by: { token?: string; attemptId?: string },
 ): Promise<Session | undefined> {
-  let q = tx.selectFrom('processor_sessions').selectAll();
+  let q = tx.selectFrom('processor_sessions').selectAll().where('processor', '=', webpayPlusName);
   if (by.token !== undefined) q = q.where('token', '=', by.token);
   else if (by.attemptId !== undefined) q = q.where('attempt_id', '=', by.attemptId);
   else return undefined;

@@ -24,6 +24,9 @@ interface AccountProcessorTable {
   updated_at: Timestamp;
 }
 
+/** The name Webpay Plus's processor and its sessions carry (webpay-plus.ts, loaded only when an account needs it). */
+export const webpayPlusName = 'webpay_plus';
+
 type ProcessorSessionState = 'redirected' | 'committing' | 'approved' | 'declined' | 'abandoned';
 
 /** One payment that left for the acquirer's page (migration 0181). */
