@@ -86,16 +86,8 @@ export async function endSubscription(
   if (row === undefined || row.account_id !== accountId) throw notFound('subscription');
   if (isFinal(row.status)) throw validationError({ id: `already ${row.status}` });
   const now = await ctx.accountClock.now(accountId, ctx.db);
+  // Its cycles waiting for a charge or a retry end with it (moveSubscription, decision 660).
   await moveSubscription(ctx.db, row, to, now);
-  // A cycle still waiting for a retry will never be charged now; one being charged this moment is left to record
-  // its outcome (decision 101), or to be resumed if its worker died.
-  await ctx.db
-    .updateTable('su_cycles')
-    .set({ status: 'canceled by paymaster', next_try_at: null })
-    .where('subscription_id', '=', id)
-    .where('status', 'in', ['pending', 'retry'])
-    .where('attempt_key', 'is', null)
-    .execute();
   return { id, status: 'success' as const };
 }
 

@@ -1,5 +1,5 @@
-// The one way a subscription changes status: asserts the move in the state table, stamps the time and appends
-// the transition to logs.status[], in the caller's database transaction.
+// The one way a subscription changes status: asserts the move in the state table, stamps the time, ends the waiting
+// cycles of a subscription that ends, and appends the transition to logs.status[], in the caller's transaction.
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { assertMove, isFinal, type SubscriptionStatus } from './states.ts';
@@ -22,6 +22,17 @@ export async function moveSubscription(
     })
     .where('id', '=', row.id)
     .execute();
+  // An ended subscription's cycles waiting for a charge or a retry will never be charged (decision 660), whichever
+  // path ends it (DELETE, the operator's cancel, its client deleted); a cycle whose try is in flight is left to
+  // record its outcome (decision 101), or to be resumed if its worker died.
+  if (isFinal(to))
+    await db
+      .updateTable('su_cycles')
+      .set({ status: 'canceled by paymaster', next_try_at: null })
+      .where('subscription_id', '=', row.id)
+      .where('status', 'in', ['pending', 'retry'])
+      .where('attempt_key', 'is', null)
+      .execute();
   await db
     .insertInto('su_status_logs')
     .values({
