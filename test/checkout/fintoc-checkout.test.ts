@@ -5,12 +5,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
+import { fintocShop } from '../support/fintoc-shop.ts';
 import {
   createTransaction as create,
   linkParams,
   pathOf,
 } from '../modules/transactions/helpers.ts';
-import { dispatch } from '../../src/cli/dispatch.ts';
 
 let t: TestApp;
 let sim: FintocSimulator;
@@ -19,22 +19,7 @@ let shop: TestAccount;
 beforeAll(async () => {
   sim = await startFintocSimulator();
   t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ef'.repeat(32) } });
-  shop = await t.createAccount('Tienda Transferencias');
-  const set = await dispatch(
-    [
-      'accounts',
-      'set-processor',
-      shop.id,
-      '--fintoc-secret-key',
-      sim.secretKey,
-      '--fintoc-webhook-secret',
-      sim.webhookSecret,
-      '--environment',
-      sim.url,
-    ],
-    t.ctx,
-  );
-  expect(set.exitCode, set.stderr).toBe(0);
+  ({ shop } = await fintocShop(t, sim, 'Tienda Transferencias'));
 });
 afterAll(async () => {
   await t?.close();

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
+import { fintocShop } from '../support/fintoc-shop.ts';
 import { createTransaction, linkParams } from '../modules/transactions/helpers.ts';
-import { dispatch } from '../../src/cli/dispatch.ts';
 
 let t: TestApp;
 let sim: FintocSimulator;
@@ -14,22 +14,7 @@ let shop: TestAccount;
 beforeAll(async () => {
   sim = await startFintocSimulator();
   t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  shop = await t.createAccount('Tienda Transferencias');
-  const set = await dispatch(
-    [
-      'accounts',
-      'set-processor',
-      shop.id,
-      '--fintoc-secret-key',
-      sim.secretKey,
-      '--fintoc-webhook-secret',
-      sim.webhookSecret,
-      '--environment',
-      sim.url,
-    ],
-    t.ctx,
-  );
-  expect(set.exitCode, set.stderr).toBe(0);
+  ({ shop } = await fintocShop(t, sim, 'Tienda Transferencias'));
 });
 afterAll(async () => {
   await t?.close();

@@ -4,11 +4,10 @@
 // PostgreSQL when the merchant owes chargeback debt.
 // Both sides below are the real code paths; the second connection only holds the pending settlement for a moment,
 // so that the settlement chunk has taken `dispute_debt` when the dispute opens.
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForLockWaits } from '../../support/pg-locks.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
-import type { AppContext } from '../../../src/platform/context.ts';
 import { runSettlements } from '../../../src/modules/transactions/settlement.ts';
 import { ledgerCodes } from '../../../src/platform/ledger/codes.ts';
 import { lockLedgerAccounts } from '../../../src/platform/ledger/post.ts';
@@ -17,16 +16,6 @@ import { payout } from '../wallet/wallet-helpers.ts';
 import { disputeCall, expectLedgerClean, openDispute } from './helpers.ts';
 
 const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
-
-async function waitForLockWaits(db: AppContext['db'], n: number): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const r = await sql<{ n: string }>`SELECT COUNT(*)::text AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
-    if (Number(r.rows[0]?.n ?? 0) >= n) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`never saw ${n} sessions waiting on a lock`);
-}
 
 describe.runIf(onPostgres)('dispute open vs settlement lock order (PostgreSQL)', () => {
   let t: TestApp;

@@ -1,13 +1,10 @@
 // Production payouts sent as Fintoc transfers (issue 34 point 2): the real `fintoc` client against the local
 // simulator (test/support/fintoc-simulator.ts), the webhook signed as Fintoc signs it. A payout is sent once with
 // its id as idempotency key; the webhook resolves it; a lost answer is sent again with the same key (one transfer).
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { fintocShop } from '../../support/fintoc-shop.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits } from '../../../src/limits/index.ts';
@@ -17,40 +14,13 @@ import { dashboardBrowser } from '../../support/dashboard.ts';
 let t: TestApp;
 let sim: FintocSimulator;
 let shop: TestAccount;
-let keyFile: string;
 
 beforeAll(async () => {
   sim = await startFintocSimulator();
   t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  shop = await t.createAccount('Tienda Fintoc');
-  const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-  keyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fintoc-')), 'jws.pem');
-  fs.writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
-  const set = await dispatch(
-    [
-      'accounts',
-      'set-processor',
-      shop.id,
-      '--fintoc-secret-key',
-      sim.secretKey,
-      '--fintoc-webhook-secret',
-      sim.webhookSecret,
-      '--fintoc-jws-key-file',
-      keyFile,
-      '--fintoc-account',
-      'acc_sim1',
-      '--environment',
-      sim.url,
-    ],
-    t.ctx,
-  );
-  expect(set.exitCode, set.stderr).toBe(0);
-  expect(set.stdout).toContain('payouts as Fintoc transfers from acc_sim1');
-  const credit = await dispatch(
-    ['wallet', 'credit', '--account', shop.id, '--amount', '100000', '--reason', 'funding'],
-    t.ctx,
-  );
-  expect(credit.exitCode).toBe(0);
+  const made = await fintocShop(t, sim, 'Tienda Fintoc', { payouts: { fundMinor: 100_000 } });
+  shop = made.shop;
+  expect(made.setOutput).toContain('payouts as Fintoc transfers from acc_sim1');
 });
 afterAll(async () => {
   await t?.close();

@@ -1,13 +1,10 @@
 // Decision 645: `cobro fintoc reconcile` reports a second movement of one payout (money that left twice) instead of
 // counting it as matched. Before, every movement naming a payout with its amount matched, so a payout paid out twice
 // from the Fintoc account was reported as matched, nothing found.
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { fintocShop } from '../../support/fintoc-shop.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { payout } from '../wallet/wallet-helpers.ts';
@@ -19,34 +16,7 @@ let shop: TestAccount;
 beforeAll(async () => {
   sim = await startFintocSimulator();
   t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  shop = await t.createAccount('Tienda Fintoc');
-  const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const keyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fintoc-')), 'jws.pem');
-  fs.writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
-  const set = await dispatch(
-    [
-      'accounts',
-      'set-processor',
-      shop.id,
-      '--fintoc-secret-key',
-      sim.secretKey,
-      '--fintoc-webhook-secret',
-      sim.webhookSecret,
-      '--fintoc-jws-key-file',
-      keyFile,
-      '--fintoc-account',
-      'acc_sim1',
-      '--environment',
-      sim.url,
-    ],
-    t.ctx,
-  );
-  expect(set.exitCode, set.stderr).toBe(0);
-  const credit = await dispatch(
-    ['wallet', 'credit', '--account', shop.id, '--amount', '100000', '--reason', 'funding'],
-    t.ctx,
-  );
-  expect(credit.exitCode).toBe(0);
+  ({ shop } = await fintocShop(t, sim, 'Tienda Fintoc', { payouts: { fundMinor: 100_000 } }));
 });
 afterAll(async () => {
   await t?.close();

@@ -3,11 +3,10 @@
 // transaction row first and the wallet after it, decision 060). Before, it took the wallet first and the sale's row
 // after (moveNullification -> showOnTransaction), a lock cycle with that refund on PostgreSQL. Both sides are the
 // real code paths; the second connection only holds the wallet for a moment so that both queue on it.
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForLockWaits } from '../../support/pg-locks.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
-import type { AppContext } from '../../../src/platform/context.ts';
 import { ledgerCodes } from '../../../src/platform/ledger/codes.ts';
 import { lockLedgerAccounts } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
@@ -16,16 +15,6 @@ import { fund, payout } from '../wallet/wallet-helpers.ts';
 import { nullify, paidSale, setFee, settle } from './helpers.ts';
 
 const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
-
-async function waitForLockWaits(db: AppContext['db'], n: number): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const r = await sql<{ n: string }>`SELECT COUNT(*)::text AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
-    if (Number(r.rows[0]?.n ?? 0) >= n) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`never saw ${n} sessions waiting on a lock`);
-}
 
 describe.runIf(onPostgres)(
   'refund collection vs a new refund of the same sale (PostgreSQL)',
