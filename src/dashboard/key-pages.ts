@@ -7,7 +7,7 @@ import { dashboardChange } from './audit.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { createKey, listKeys, revokeKey, type NewKey } from '../modules/accounts/keys.ts';
-import { isKeyScope, scopeAllows, type KeyScope } from '../platform/auth/key-scope.ts';
+import { isKeyScope, keyScopes, scopeAllows, type KeyScope } from '../platform/auth/key-scope.ts';
 import { field } from './auth-pages.ts';
 import { accountOf, dashboardUserOf, formOptions, renderPage } from './render.ts';
 import { roleAllows } from './users.ts';
@@ -36,7 +36,7 @@ export function registerKeyPages(app: FastifyInstance, ctx: AppContext): void {
       scopeAllows(scopeMax, k.scope) ? k : { ...k, publicToken: '' },
     );
     return renderPage(ctx, request, reply, status, 'keys', {
-      scopes: (['read', 'payments', 'full'] as const).filter((s) => scopeAllows(scopeMax, s)),
+      scopes: keyScopes.filter((s) => scopeAllows(scopeMax, s)),
       title: 'Claves de API',
       section: 'keys',
       keys,

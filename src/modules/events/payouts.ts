@@ -46,21 +46,6 @@ async function payOneEvent(ctx: AppContext, accountId: string | undefined): Prom
           },
           to: { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency: event.currency },
         });
-        // Every settled part of the event now left the payable (settlement writes its part there under the event's
-        // lock, which this payout holds): a refund then takes it from the merchant, not the payable (decision 650).
-        await tx
-          .updateTable('event_sale_shares')
-          .set({ paid_out_at: at })
-          .where('beneficiary_id', '=', person.id)
-          .where('paid_out_at', 'is', null)
-          .where('transaction_id', 'in', (s) =>
-            s
-              .selectFrom('event_sales')
-              .select('transaction_id')
-              .where('event_id', '=', event.id)
-              .where('settled_at', 'is not', null),
-          )
-          .execute();
         if (swept === null) continue;
         await tx
           .updateTable('event_beneficiaries')
@@ -69,6 +54,20 @@ async function payOneEvent(ctx: AppContext, accountId: string | undefined): Prom
           .execute();
       }
     }
+    // Every settled part of the event has now left its payable (settlement writes a part there under the event's
+    // lock, which this payout holds): a refund then takes it from the merchant, not the payable (decision 650).
+    await tx
+      .updateTable('event_sale_shares')
+      .set({ paid_out_at: at })
+      .where('paid_out_at', 'is', null)
+      .where('transaction_id', 'in', (q) =>
+        q
+          .selectFrom('event_sales')
+          .select('transaction_id')
+          .where('event_id', '=', event.id)
+          .where('settled_at', 'is not', null),
+      )
+      .execute();
     await tx
       .updateTable('events')
       .set({ payout_status: 'done' })

@@ -74,8 +74,8 @@ async function writeAgain(item: Queued): Promise<void> {
  * The statement is atomic: when it fails on what one row can cause (a random key taken, the account gone, a
  * trigger), on the database not answering or on a deadlock (mayRunAlone, decision 630), no row was written or the
  * commit's answer was lost, and each create runs again alone, so only its own request answers its failure; a
- * commit whose answer was lost is found (writeAgain). Any other failure (an
- * assertion, a bug) is thrown to every create of the group, logged (decision 430).
+ * commit whose answer was lost is found (writeAgain). Any other failure (an assertion, a bug) is thrown to every
+ * create of the group, logged (decision 430).
  */
 async function writeGroup(
   _accountId: string,

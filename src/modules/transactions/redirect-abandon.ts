@@ -4,7 +4,12 @@ import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { recordAttempt } from './attempt-insert.ts';
 import { recordRejection } from './transaction-result.ts';
-import { lockLiveSession, methodOf, type ReturnResult } from './redirect-session.ts';
+import {
+  abandonSession,
+  lockLiveSession,
+  methodOf,
+  type ReturnResult,
+} from './redirect-session.ts';
 
 /** The payer left the acquirer's page (TBK_TOKEN) or its form timed out (TBK_ORDEN_COMPRA only). */
 export async function abandonRedirectPayment(
@@ -21,11 +26,7 @@ export async function abandonRedirectPayment(
       return { transactionId: row.id, outcome: { kind: 'final', status: row.status } };
     const now = await ctx.accountClock.now(row.account_id, tx);
     const method = await methodOf(tx, session, row.payment);
-    await tx
-      .updateTable('processor_sessions')
-      .set({ state: 'abandoned', updated_at: now })
-      .where('attempt_id', '=', session.attempt_id)
-      .execute();
+    await abandonSession(tx, session, now);
     await recordAttempt(tx, {
       id: session.attempt_id,
       transaction_id: row.id,

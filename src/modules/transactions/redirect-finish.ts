@@ -7,6 +7,7 @@ import { processorForAccount } from '../../platform/processors/account-processor
 import { isExpired } from './attempt-claim.ts';
 import { expiryRejection, recordRejection } from './transaction-result.ts';
 import {
+  abandonSession,
   decidedByStatus,
   holdForCommit,
   lockLiveSession,
@@ -39,11 +40,7 @@ async function beginCommit(ctx: AppContext, token: string) {
       // The hold ran out and the sale's expiry passed before the payer came back: it is expired now, as a page view
       // would find it, whether or not the expiry due work ran (decision 655). Never committed, Transbank reverses
       // the payment.
-      await tx
-        .updateTable('processor_sessions')
-        .set({ state: 'abandoned', updated_at: now })
-        .where('attempt_id', '=', session.attempt_id)
-        .execute();
+      await abandonSession(tx, session, now);
       await recordRejection(tx, row, expiryRejection, now);
       return { kind: 'expired', session } as const;
     }

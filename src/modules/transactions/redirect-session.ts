@@ -55,6 +55,15 @@ export async function lockLiveSession(
   return { session, row, live };
 }
 
+/** The payer left the acquirer's page, or came back too late: the session is over, nothing to commit. */
+export async function abandonSession(tx: Tx, session: Session, now: Date): Promise<void> {
+  await tx
+    .updateTable('processor_sessions')
+    .set({ state: 'abandoned', updated_at: now })
+    .where('attempt_id', '=', session.attempt_id)
+    .execute();
+}
+
 /**
  * Holds the session's transaction for its commit under way: the session `committing` as of `now` (a recheck of a
  * lost commit moves it forward), and the attempt's lease renewed.

@@ -74,9 +74,10 @@ async function recordTogether(
  * A group's transaction is atomic: when it fails on what one row can cause, because the database did not answer (a
  * connection cut, a server restarting) or because PostgreSQL rolled it back to break a deadlock (mayRunAlone,
  * decision 630), nothing of it was written, or it committed and only its answer was lost; each payment is then
- * recorded again alone, so only its own payer sees its failure. That is safe either way: a success clears the row's claim and keeps the attempt as its charge key, so
- * recording it again finds the row paid by this attempt and answers it, writing nothing (attempt-outcome.ts). Any
- * other failure (an assertion, a bug) is thrown to every payment of the group, logged (decision 430).
+ * recorded again alone, so only its own payer sees its failure. That is safe either way: a success clears the row's
+ * claim and keeps the attempt as its charge key, so recording it again finds the row paid by this attempt and
+ * answers it, writing nothing (attempt-outcome.ts). Any other failure (an assertion, a bug) is thrown to every
+ * payment of the group, logged (decision 430).
  */
 async function recordGroup(
   accountId: string,

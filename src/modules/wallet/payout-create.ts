@@ -169,9 +169,9 @@ export async function writeHeld(
  * payouts come here when a shared group (payout-shared-group.ts, decision 590) could not take its rows without
  * waiting. When the group fails on what one payout can cause (an order already taken fails the group's statement,
  * a constraint), on the database not answering (an answer lost on the connection) or on a deadlock (mayRunAlone,
- * decision 630), the whole transaction rolled back, and each
- * runs again alone, so only its own request answers the failure or the taken order (a payout already committed by
- * then is found by its order). Any other failure is thrown to every request of the group.
+ * decision 630), the whole transaction rolled back, and each runs again alone, so only its own request answers the
+ * failure or the taken order (a payout already committed by then is found by its order). Any other failure is
+ * thrown to every request of the group.
  */
 export async function writeAccountGroup(
   _accountId: string,

@@ -1,7 +1,8 @@
 // What an API key may do (issue 37, decision 540). Scopes are nested: a `full` key may do all a `payments` key
 // may, which may do all a `read` key may. Each API route names the least scope that may call it (its `scope`
 // config, beside its `auth` mode), and a test walks the router's table so no route goes without one.
-const keyScopes = ['read', 'payments', 'full'] as const;
+/** Narrowest first. */
+export const keyScopes = ['read', 'payments', 'full'] as const;
 export type KeyScope = (typeof keyScopes)[number];
 
 export function isKeyScope(value: string): value is KeyScope {
