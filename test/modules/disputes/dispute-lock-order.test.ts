@@ -5,12 +5,11 @@
 // Both sides below are the real code paths; the second connection only holds the pending settlement for a moment,
 // so that the settlement chunk has taken `dispute_debt` when the dispute opens.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForLockWaits } from '../../support/pg-locks.ts';
+import { raceBehindHeldAccounts } from '../../support/pg-locks.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import { runSettlements } from '../../../src/modules/transactions/settlement.ts';
 import { ledgerCodes } from '../../../src/platform/ledger/codes.ts';
-import { lockLedgerAccounts } from '../../../src/platform/ledger/post.ts';
 import { balanceOf, paidSale, setFee, settle } from '../refunds/helpers.ts';
 import { payout } from '../wallet/wallet-helpers.ts';
 import { disputeCall, expectLedgerClean, openDispute } from './helpers.ts';
@@ -52,33 +51,23 @@ describe.runIf(onPostgres)('dispute open vs settlement lock order (PostgreSQL)',
     // A second sale, due for settlement (SETTLEMENT_DELAY_DAYS is 0 in tests).
     await paidSale(t, a, 10_000, 'second');
 
-    let settlement: Promise<number> | undefined;
-    let opening: ReturnType<TestApp['call']> | undefined;
-    await second.db.transaction().execute(async (tx) => {
-      await lockLedgerAccounts(tx, [
-        { owner: a.id, code: ledgerCodes.pendingSettlement, currency: 'CLP' },
-      ]);
+    const [settlement, dispute] = await raceBehindHeldAccounts(
+      second.db,
+      t.ctx.db,
+      [{ owner: a.id, code: ledgerCodes.pendingSettlement, currency: 'CLP' }],
       // The chunk claims the second sale, locks dispute_debt (it is owed), then waits for pending_settlement.
-      settlement = runSettlements(t.ctx, { accountId: a.id, limit: 10 });
-      await waitForLockWaits(t.ctx.db, 1);
+      () => runSettlements(t.ctx, { accountId: a.id, limit: 10 }),
       // A new chargeback on the first (settled) sale queues on dispute_debt, before the wallet (before decision 635
-      // it held the wallet first, which the chunk wants next: a cycle).
-      opening = t.call(a, {
-        method: 'POST',
-        url: '/api/sandbox/disputes',
-        body: { transaction_id: first, amount: 1_000, reason: 'fraudulent' },
-      });
-      await waitForLockWaits(t.ctx.db, 2);
-    });
-    // Released: the chunk gets pending_settlement and the wallet and ends; then the chargeback opens.
-    const [settled, opened] = await Promise.allSettled([settlement!, opening!]);
-    const outcome = {
-      settlement: settled.status === 'fulfilled' ? settled.value : String(settled.reason),
-      dispute:
-        opened.status === 'fulfilled'
-          ? { http: opened.value.statusCode, body: opened.value.body.slice(0, 200) }
-          : String(opened.reason),
-    };
+      // it held the wallet first, which the chunk wants next: a cycle). Released, the chunk gets pending_settlement
+      // and the wallet and ends; then the chargeback opens.
+      () =>
+        t.call(a, {
+          method: 'POST',
+          url: '/api/sandbox/disputes',
+          body: { transaction_id: first, amount: 1_000, reason: 'fraudulent' },
+        }),
+    );
+    const outcome = { settlement, dispute };
     expect(outcome).toEqual({
       settlement: 1,
       dispute: { http: 200, body: expect.stringContaining('"success"') },

@@ -4,11 +4,10 @@
 // after (moveNullification -> showOnTransaction), a lock cycle with that refund on PostgreSQL. Both sides are the
 // real code paths; the second connection only holds the wallet for a moment so that both queue on it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForLockWaits } from '../../support/pg-locks.ts';
+import { raceBehindHeldAccounts } from '../../support/pg-locks.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import { ledgerCodes } from '../../../src/platform/ledger/codes.ts';
-import { lockLedgerAccounts } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { runRefundCollection } from '../../../src/modules/refunds/collection.ts';
 import { fund, payout } from '../wallet/wallet-helpers.ts';
@@ -47,28 +46,18 @@ describe.runIf(onPostgres)(
       // Money arrives (not through a settlement, so nothing collects it yet).
       await fund(t, a, 20_000);
 
-      const wallet = { owner: a.id, code: ledgerCodes.walletAvailable, currency: 'CLP' };
-      let collection: Promise<number> | undefined;
-      let refunding: ReturnType<typeof nullify> | undefined;
-      await second.db.transaction().execute(async (tx) => {
-        await lockLedgerAccounts(tx, [wallet]);
+      const [collection, refund] = await raceBehindHeldAccounts(
+        second.db,
+        t.ctx.db,
+        [{ owner: a.id, code: ledgerCodes.walletAvailable, currency: 'CLP' }],
         // The due work's collection: locks the waiting refund and its sale's row, then queues on the wallet.
-        collection = runRefundCollection(t.ctx, { accountId: a.id, limit: 10 });
-        await waitForLockWaits(t.ctx.db, 1);
+        () => runRefundCollection(t.ctx, { accountId: a.id, limit: 10 }),
         // A second refund of the same sale queues on the sale's row (before decision 635 it took the row, and then
-        // queued on the wallet while the collection, holding the wallet, wanted the row).
-        refunding = nullify(t, a, { id: sale, amount: 2_000 });
-        await waitForLockWaits(t.ctx.db, 2);
-      });
-      // Released: the collection takes the wallet and ends; the refund then takes the row and the wallet.
-      const [collected, refunded] = await Promise.allSettled([collection!, refunding!]);
-      const outcome = {
-        collection: collected.status === 'fulfilled' ? collected.value : String(collected.reason),
-        refund:
-          refunded.status === 'fulfilled'
-            ? { http: refunded.value.statusCode, body: refunded.value.body.slice(0, 160) }
-            : String(refunded.reason),
-      };
+        // queued on the wallet while the collection, holding the wallet, wanted the row). Released, the collection
+        // takes the wallet and ends; the refund then takes the row and the wallet.
+        () => nullify(t, a, { id: sale, amount: 2_000 }),
+      );
+      const outcome = { collection, refund };
       expect(outcome).toEqual({
         collection: 1,
         refund: { http: 200, body: expect.stringContaining('"success"') },
