@@ -231,3 +231,30 @@ describe.runIf(onPostgres)('backup and restore on PostgreSQL', () => {
     expect(fs.existsSync(path.join(root, 'x'))).toBe(false);
   });
 });
+
+// docs/operations.md: the backup file is "never overwritten: name a new one". takeBackup (src/platform/db/backup.ts:29
+// and :49-51) checks that the name is free before the copy, then renames its `.partial` over the name after it: two
+// backups to one name (a cron line and a manual run in the same minute) both answer "backup written", and the second
+// replaces the first.
+describe.skipIf(onPostgres)('two backups to one file name', () => {
+  it('one writes the file, the other refuses', { timeout: 120_000 }, async () => {
+    const dataDir = path.join(root, 'twice');
+    await seedDataDir(dataDir);
+    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), COBRO_MODE: 'sandbox' };
+    const server = await startServe(env);
+    try {
+      const file = path.join(root, 'twice.cobro-backup');
+      const outcomes = await Promise.all([
+        runCli(['backup', '--to', file], env),
+        runCli(['backup', '--to', file], env),
+      ]);
+      const written = outcomes.filter((o) => o.code === 0);
+      expect(
+        written.length,
+        outcomes.map((o) => `${o.code}: ${o.stdout}${o.stderr}`).join('\n'),
+      ).toBe(1);
+    } finally {
+      await server.stop();
+    }
+  });
+});
