@@ -1,4 +1,4 @@
-// Failover when the primary's host vanishes instead of refusing (docs/operations.md "Failover", decision 522): a
+// Decision 685: Failover when the primary's host vanishes instead of refusing (docs/operations.md "Failover", decision 522): a
 // crashed or partitioned machine sends no RST, so a connection to it neither fails nor answers. The drill in
 // bench/failover.ts kills the primary's process (its kernel still answers with RST) and never sees this case.
 // Here a real `cobro serve` runs on DATABASE_URL naming two hosts, each a TCP relay to the suite's PostgreSQL: the
