@@ -1,3 +1,5 @@
+// Decision 690: before it, a DATA_DIR naming a regular file gave "cobro: unexpected error: EEXIST ... mkdir" and a
+// damaged DATA_DIR/secret.key gave "cobro: unexpected error: secret key must be 32 bytes".
 // Operator mistakes on the embedded database's files get one clear line and an exit code, never "unexpected error"
 // (docs/operations.md "Start-up errors": "An error that is not one of these is a bug: it prints `cobro: unexpected
 // error: ...`").

@@ -4,6 +4,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { dataDirEntries } from '../process/fs-permissions.ts';
+import { makeDataDir } from '../process/data-dir.ts';
+import { StartupError, errorText } from '../process/startup-error.ts';
 
 export interface SecretBox {
   seal(plain: string): string;
@@ -38,31 +40,47 @@ export function createSecretBox(key: Buffer): SecretBox {
   };
 }
 
+/** A key file's text: 64 hexadecimal characters (a newline after them allowed); anything else is refused by name. */
+function parseSecretKeyFile(text: string, file: string): Buffer {
+  const hex = text.trim();
+  if (!/^[0-9a-fA-F]{64}$/.test(hex))
+    throw new StartupError(
+      `${file} is damaged: a secret key file holds 64 hexadecimal characters; put back the file the data was written under (a backup of DATA_DIR holds it)`,
+    );
+  return Buffer.from(hex, 'hex');
+}
+
+/** The sandbox key file in dataDir, or null when there is none. */
+function readSecretKeyFile(dataDir: string): Buffer | null {
+  const file = path.join(dataDir, dataDirEntries.secretKey);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    // ENOTDIR: DATA_DIR names a file; whoever would create the key there says so (makeDataDir).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw new StartupError(`cannot read the secret key file ${file}: ${errorText(error)}`);
+  }
+  return parseSecretKeyFile(text, file);
+}
+
 /** The configured key, or the sandbox key file in dataDir (created on first use, mode 0600). */
 export function resolveSecretKey(configured: Buffer | null, dataDir: string): Buffer {
-  if (configured !== null) return configured;
-  const file = path.join(dataDir, dataDirEntries.secretKey);
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  try {
-    return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
-  } catch {
-    const key = crypto.randomBytes(32);
-    fs.writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-    return key;
-  }
+  const existing = existingSecretKey(configured, dataDir);
+  if (existing !== null) return existing;
+  makeDataDir(dataDir);
+  const key = crypto.randomBytes(32);
+  fs.writeFileSync(path.join(dataDir, dataDirEntries.secretKey), `${key.toString('hex')}\n`, {
+    mode: 0o600,
+    flag: 'wx',
+  });
+  return key;
 }
 
 /** The configured key or the existing sandbox key file; null when neither is there (nothing is created). */
 export function existingSecretKey(configured: Buffer | null, dataDir: string): Buffer | null {
-  if (configured !== null) return configured;
-  try {
-    return Buffer.from(
-      fs.readFileSync(path.join(dataDir, dataDirEntries.secretKey), 'utf8').trim(),
-      'hex',
-    );
-  } catch {
-    return null;
-  }
+  return configured ?? readSecretKeyFile(dataDir);
 }
 
 /** A box for a process that has no key and must not make one: it works until a secret is sealed, opened or derived. */

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { dataDirEntries } from '../process/fs-permissions.ts';
 import { StartupError } from '../process/startup-error.ts';
+import { makeDataDir } from '../process/data-dir.ts';
 
 export interface DataDirLock {
   release(): void;
@@ -33,7 +34,7 @@ function holderOf(file: string): number | null {
 
 export function lockDataDir(dataDir: string): DataDirLock {
   const file = path.join(dataDir, dataDirEntries.lock);
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeDataDir(dataDir);
   // Two tries: the second follows the removal of a lock whose process is gone.
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

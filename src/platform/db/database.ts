@@ -8,6 +8,7 @@ import { limits } from '../../limits/index.ts';
 import type { Database } from './types.ts';
 import { dataDirEntries, restrictUmask, tightenTree } from '../process/fs-permissions.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
+import { makeDataDir } from '../process/data-dir.ts';
 import { StartupError, errorText } from '../process/startup-error.ts';
 import { pgliteChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-feed.ts';
 import { prepareRepeatedStatements, StatementNames } from './prepared-statements.ts';
@@ -146,7 +147,7 @@ async function openPglite(
     // The database's files are the operator's alone (decision 072): new ones get no group or other bits.
     restrictUmask();
     dir = path.join(options.dataDir, dataDirEntries.database);
-    fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    makeDataDir(options.dataDir);
     lock = lockDataDir(options.dataDir);
   }
   // PGlite.create waits on WebAssembly compiles and file reads that hold no handle on the event loop. With nothing
