@@ -19,14 +19,7 @@ import { migrateToLatest, pendingMigrations } from './platform/db/migrate.ts';
 import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/process/logger.ts';
 import type { AppModule } from './platform/module.ts';
-import {
-  createSecretBox,
-  existingSecretKey,
-  keylessSecretBox,
-  resolveSecretKey,
-  type SecretBox,
-} from './platform/auth/secrets.ts';
-import { dataDirEntries } from './platform/process/fs-permissions.ts';
+import { databaseSecrets } from './platform/auth/database-key.ts';
 import { watchDiskSpace } from './platform/db/disk-space.ts';
 import { StartupError } from './platform/process/startup-error.ts';
 import { appModules } from './modules/index.ts';
@@ -122,23 +115,16 @@ function dumpOf(pglite: PGlite): () => Promise<Blob> {
   return () => pglite.dumpDataDir('none');
 }
 
-/** Checks a database opened for reading is at this code's schema; its secret box, from an existing key only. */
-async function readOnlySecrets(handle: DatabaseHandle, config: Config): Promise<SecretBox> {
+/** Refuses a database opened for reading whose schema is behind this code's. */
+async function assertSchemaCurrent(handle: DatabaseHandle, config: Config): Promise<void> {
   const pending = await pendingMigrations(handle.db);
-  if (pending.length > 0) {
-    const where =
-      config.databaseUrl !== null ? redactedUrl(config.databaseUrl) : path.resolve(config.dataDir);
-    throw new StartupError(
-      `the database at ${where} is behind this cobro: ${pending.length} migration(s) not applied (${pending.join(', ')}); ` +
-        'this command only reads and never migrates: run `cobro migrate` first',
-    );
-  }
-  const key = existingSecretKey(config.secretKey, config.dataDir);
-  return key !== null
-    ? createSecretBox(key)
-    : keylessSecretBox(
-        `no secret key: COBRO_SECRET_KEY is unset and ${path.join(config.dataDir, dataDirEntries.secretKey)} does not exist (this command only reads and creates none)`,
-      );
+  if (pending.length === 0) return;
+  const where =
+    config.databaseUrl !== null ? redactedUrl(config.databaseUrl) : path.resolve(config.dataDir);
+  throw new StartupError(
+    `the database at ${where} is behind this cobro: ${pending.length} migration(s) not applied (${pending.join(', ')}); ` +
+      'this command only reads and never migrates: run `cobro migrate` first',
+  );
 }
 
 function logOpening(logger: Logger, config: Config): void {
@@ -158,6 +144,18 @@ function logOpening(logger: Logger, config: Config): void {
       `creating the embedded database (PGlite) in ${path.resolve(config.dataDir)}: the first start takes a few seconds`,
     );
   }
+}
+
+/** Applies what is pending, saying so: a first start's seconds of migrating are not silence (issue 32). */
+async function migrateAtStart(handle: DatabaseHandle, logger: Logger): Promise<void> {
+  const pending = await pendingMigrations(handle.db);
+  if (pending.length > 0)
+    logger.info(
+      { pending: pending.length },
+      `migrating the database: ${pending.length} migration(s) to apply`,
+    );
+  const { applied } = await migrateToLatest(handle.db);
+  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
 }
 
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -183,18 +181,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   let secrets;
   try {
     if (readOnly) {
-      secrets = await readOnlySecrets(handle, config);
+      await assertSchemaCurrent(handle, config);
     } else if (options.migrate !== false) {
-      const pending = await pendingMigrations(handle.db);
-      if (pending.length > 0)
-        logger.info(
-          { pending: pending.length },
-          `migrating the database: ${pending.length} migration(s) to apply`,
-        );
-      const { applied } = await migrateToLatest(handle.db);
-      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+      await migrateAtStart(handle, logger);
     }
-    secrets ??= createSecretBox(resolveSecretKey(config.secretKey, config.dataDir));
+    // After migrating, so the key is checked against the secrets the database holds (decision 690).
+    secrets = await databaseSecrets(handle.db, config, !readOnly);
   } catch (error) {
     // The database (and DATA_DIR's lock) is released when the process cannot start, not held until exit.
     if (options.handle === undefined) await handle.close();

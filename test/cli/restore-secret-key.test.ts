@@ -1,3 +1,6 @@
+// Decision 690: before it, a copy restored from a COBRO_SECRET_KEY deployment and started without that key started,
+// said it was ready, wrote itself a new DATA_DIR/secret.key and answered every signed request 500. Now the start is
+// refused, naming COBRO_SECRET_KEY; so is a start with another key, on either engine, and no key file is made.
 // docs/operations.md "Backup and restore": "With COBRO_SECRET_KEY the key is not in the backup: start the restored
 // copy with the same one." An operator who forgets (or sets another key) gets a server that starts, says it is
 // ready, and answers every signed request with 500: resolveSecretKey (src/platform/auth/secrets.ts:42) makes a new
@@ -9,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
-import { seedDataDir } from '../support/cli-in-process.ts';
+import { openCliRuntime, runInProcess, seedDataDir } from '../support/cli-in-process.ts';
+import { cloneTestDatabase } from '../support/database.ts';
 import { freePort } from '../support/net.ts';
 import { call, demoCredentials } from '../reliability/load.ts';
 
@@ -62,6 +66,42 @@ describe.skipIf(onPostgres)('a restored copy started without the key it was writ
       expect(after.status, `a signed request on the copy: ${after.text}`).not.toBe(500);
     } finally {
       await started.server.stop();
+    }
+  });
+});
+
+describe('a start whose key does not open the database', () => {
+  it('is refused with another COBRO_SECRET_KEY or with none, and makes no key file', async () => {
+    const dataDir = path.join(root, 'checked');
+    fs.mkdirSync(dataDir);
+    // On PostgreSQL the database is this file's clone and DATA_DIR only where a sandbox key file would go.
+    const clone = onPostgres ? await cloneTestDatabase() : null;
+    if (clone === null) await seedDataDir(dataDir);
+    const engine: Record<string, string> =
+      clone?.url !== undefined ? { DATABASE_URL: clone.url } : {};
+    const envWith = (key?: string): Record<string, string> => ({
+      ...engine,
+      DATA_DIR: dataDir,
+      COBRO_MODE: 'sandbox',
+      ...(key !== undefined ? { COBRO_SECRET_KEY: key } : {}),
+    });
+    try {
+      const writer = await openCliRuntime(envWith('ab'.repeat(32)));
+      const created = await runInProcess(['accounts', 'create', '--name', 'Sellada'], writer);
+      await writer.close();
+      expect(created.code, created.stderr).toBe(0);
+
+      await expect(openCliRuntime(envWith('cd'.repeat(32)))).rejects.toThrow(
+        /the secret key from COBRO_SECRET_KEY does not open the secrets in this database.*start with the key the data was written under/,
+      );
+      await expect(openCliRuntime(envWith())).rejects.toThrow(
+        /holds secrets sealed under a secret key, and there is none: COBRO_SECRET_KEY is unset/,
+      );
+      expect(fs.existsSync(path.join(dataDir, 'secret.key'))).toBe(false);
+      const again = await openCliRuntime(envWith('ab'.repeat(32)));
+      await again.close();
+    } finally {
+      await clone?.close();
     }
   });
 });
