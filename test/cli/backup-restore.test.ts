@@ -2,7 +2,8 @@
 // `cobro restore` into an empty DATA_DIR and a server on the copy: every payout acknowledged before the backup began
 // is there, none sent after it ended, the wallet's balance is what those payouts left, and `cobro ledger verify` is
 // clean. Restore refuses a DATA_DIR that is not empty, a damaged file and another format version, leaving nothing.
-// On PostgreSQL both commands refuse at once, naming docs/operations.md.
+// On PostgreSQL both commands refuse at once, naming docs/operations.md. Decision 690: two backups to one name (the
+// last block) both answered "backup written" before it, the second replacing the first.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -232,6 +233,7 @@ describe.runIf(onPostgres)('backup and restore on PostgreSQL', () => {
   });
 });
 
+// Decision 690: before it, both backups answered "backup written" and the second replaced the first.
 // docs/operations.md: the backup file is "never overwritten: name a new one". takeBackup (src/platform/db/backup.ts:29
 // and :49-51) checks that the name is free before the copy, then renames its `.partial` over the name after it: two
 // backups to one name (a cron line and a manual run in the same minute) both answer "backup written", and the second

@@ -2,12 +2,14 @@
 // that holds the database (the serving one, reached through the operator socket): PGlite copies its files while no
 // statement runs, which is what a crash at that instant would have left, and a start on the copy recovers from its
 // WAL exactly as after a crash, with every transaction committed before the copy and none after.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
 import { limits } from '../../limits/index.ts';
 import { dataDirEntries } from '../process/fs-permissions.ts';
+import { makeDataDir } from '../process/data-dir.ts';
 import { decodeBackup, encodeBackup } from './backup-file.ts';
 import { migrationNames } from './migrate.ts';
 import { openDatabase } from './database.ts';
@@ -19,6 +21,25 @@ function readSecretKeyFile(dataDir: string): string | null {
     return fs.readFileSync(path.join(dataDir, dataDirEntries.secretKey), 'utf8');
   } catch {
     return null;
+  }
+}
+
+/**
+ * Writes `bytes` to a temporary file beside `file`, then links it in under the name, which fails when the name
+ * exists: of two backups to one name (a cron line and a manual run), one writes it and the other is refused, where
+ * a rename would have replaced the first (decision 690). The temporary file is removed whatever happens.
+ */
+function placeNewFile(file: string, bytes: Uint8Array): boolean {
+  const partial = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.partial`;
+  try {
+    fs.writeFileSync(partial, bytes, { mode: 0o600, flag: 'wx' });
+    fs.linkSync(partial, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    fs.rmSync(partial, { force: true });
   }
 }
 
@@ -46,9 +67,8 @@ export async function takeBackup(ctx: AppContext, file: string): Promise<BackupO
     },
     tar,
   );
-  const partial = `${file}.partial`;
-  fs.writeFileSync(partial, bytes, { mode: 0o600, flag: 'wx' });
-  fs.renameSync(partial, file);
+  if (!placeNewFile(file, bytes))
+    return { ok: false, reason: `${file} exists: choose a new file name` };
   ctx.logger.info({ file, bytes: bytes.length, heldMs }, 'backup written');
   return {
     ok: true,
@@ -98,8 +118,8 @@ export async function restoreBackup(dataDir: string, file: string): Promise<Back
       reason: `${file} was written by a newer cobro (migrations this one lacks: ${unknown.join(', ')}): restore it with that release`,
     };
   const createdDir = !fs.existsSync(dataDir);
+  makeDataDir(dataDir);
   try {
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     if (header.secretKeyFile !== null)
       fs.writeFileSync(path.join(dataDir, dataDirEntries.secretKey), header.secretKeyFile, {
         mode: 0o600,
