@@ -40,7 +40,7 @@ export function warnProductionSetup(
   if (engine === 'pglite') {
     logger.warn(
       { guide: 'docs/going-live.md' },
-      'production on the embedded PGlite database (one process, no pg_dump, backups only with the server stopped): set DATABASE_URL to a PostgreSQL; see docs/going-live.md',
+      'production on the embedded PGlite database (one process, no replication, no point-in-time recovery: `cobro backup` takes whole copies only): set DATABASE_URL to a PostgreSQL; see docs/going-live.md',
     );
   }
   if (config.publicBaseUrl.startsWith('http://')) {
