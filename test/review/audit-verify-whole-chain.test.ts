@@ -31,9 +31,7 @@ describe('cobro audit verify', () => {
     expect(Number(head.seq)).toBeGreaterThanOrEqual(2);
     await sql.raw('ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only').execute(t.ctx.db);
     try {
-      await sql
-        .raw(`DELETE FROM audit_log WHERE chain = '${erased.id}'`)
-        .execute(t.ctx.db);
+      await sql.raw(`DELETE FROM audit_log WHERE chain = '${erased.id}'`).execute(t.ctx.db);
     } finally {
       await sql.raw('ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only').execute(t.ctx.db);
     }

@@ -46,11 +46,28 @@ describe("an operator's change of an account's object is in that account's chain
   });
 
   it('cobro payouts resolve (money back to the wallet), as cobro payouts import records it', async () => {
-    const credit = await run('wallet', 'credit', '--account', a.id, '--amount', '100000', '--reason', 'f');
+    const credit = await run(
+      'wallet',
+      'credit',
+      '--account',
+      a.id,
+      '--amount',
+      '100000',
+      '--reason',
+      'f',
+    );
     expect(credit.exitCode, credit.stderr).toBe(0);
     const id = (await payout(t, a, { amount: 5000, order: 'op-chain-1' })).json()
       .identifier_payout as string;
-    const out = await run('payouts', 'resolve', id, '--status', 'banking_error', '--reason', 'Cuenta cerrada');
+    const out = await run(
+      'payouts',
+      'resolve',
+      id,
+      '--status',
+      'banking_error',
+      '--reason',
+      'Cuenta cerrada',
+    );
     expect(out.exitCode, out.stderr).toBe(0);
     expect(await rowsOf('cobro payouts resolve')).toEqual([
       { chain: a.id, target: id, actor: 'operator' },
