@@ -6,7 +6,7 @@ import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { normaliseRut, formatRut } from '../platform/ids/rut.ts';
 import {
-  hasUndecidedCommit,
+  hasUndecidedSession,
   processorForAccount,
 } from '../platform/processors/account-processors.ts';
 import type { AttemptOutcome } from '../modules/transactions/attempt-outcome.ts';
@@ -77,7 +77,7 @@ export async function showTransaction(
     row.attempt_lease_until !== null &&
     row.attempt_lease_until.getTime() >
       (await ctx.accountClock.now(row.account_id, ctx.db, { kept: true })).getTime();
-  if (leased || (ctx.config.mode === 'production' && (await hasUndecidedCommit(ctx.db, row.id)))) {
+  if (leased || (ctx.config.mode === 'production' && (await hasUndecidedSession(ctx.db, row.id)))) {
     return sendPage(reply, 200, resultPage(summary, 'processing', null, null, link));
   }
   await markOpened(ctx, row);
