@@ -1,11 +1,11 @@
-// Review (audit trail): docs/audit.md says `cobro audit verify` "exits 1 naming ... a chain whose last rows were
-// removed". verify.ts compares a chain's head with its last row only for chains that still have rows, so an
-// account's whole trail removed around the trigger (every row of the chain; its head still names row N) verifies.
+// Decision 675: `cobro audit verify` finds a chain whose every row was removed around the trigger while its head
+// still names its last row. Before it, verify.ts compared a head with its chain's last row only for chains that
+// still had rows, so such a chain verified.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { dispatch } from '../../src/cli/dispatch.ts';
-import { fund } from '../modules/wallet/wallet-helpers.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+import { dispatch } from '../../../src/cli/dispatch.ts';
+import { fund } from '../../modules/wallet/wallet-helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {

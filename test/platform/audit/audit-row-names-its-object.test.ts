@@ -1,11 +1,11 @@
-// Review (audit trail): a row says who, what, on which object (docs/audit.md). A row of an operator's or a
-// dashboard's change that creates or changes one user or key must name that user or key; today `cobro users reset`
-// and `cobro users invite` name only the account (so the trail cannot tell which of its users lost their password
-// and second factor), and `cobro keys create` and the dashboard's key form name no key.
+// Decision 675: a row of an operator's or a dashboard's change that makes or changes one user or key names that user
+// or key. Before it, `cobro users invite` and `cobro users reset` named only the account (the trail could not tell
+// which user lost their password and second factor), and `cobro keys create` and the dashboard's key form named no
+// key (key-pages.ts passed null: the key's id exists only once the form's work made it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardBrowser } from '../support/dashboard.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { runOnContext } from '../support/cli-in-process.ts';
+import { dashboardBrowser } from '../../support/dashboard.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { runOnContext } from '../../support/cli-in-process.ts';
 
 let t: TestApp;
 let account: TestAccount;

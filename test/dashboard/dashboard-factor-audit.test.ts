@@ -1,7 +1,7 @@
-// Review (audit trail): docs/audit.md says every change of state made through the dashboard leaves one row. A user
-// setting their password through an invitation link (which activates the user and opens a session) and a user
-// adding or replacing their second factor are security changes of the account's users; the other dashboard forms
-// (keys, users, token sign-in, callback resend, sandbox clock) each leave their row through dashboardChange.
+// Decision 675: setting a password through an invitation link (POST /dashboard/invite, which has no session) and
+// adding or replacing one's second factor (POST /dashboard/account/totp) are security changes of the account's users,
+// and each leaves a row naming the user as actor. Before it, both committed with no audit row, while the other
+// dashboard forms each left theirs through dashboardChange.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';

@@ -1,8 +1,8 @@
-// Review (audit trail): an operator's command that changes one account's object (its key, its payout) records its
-// audit row in that account's chain, as docs/audit.md says ("Each account has its own chain (operator changes of
-// no account: the chain `service`)") and as `payouts import` and the dispute commands already do. The account's
-// own trail (the dashboard's Registro de cambios, `cobro audit list --account`) must show who revoked its key or
-// sent its payout back to its wallet.
+// Decision 675: an operator's command that changes one account's object (its key, its payout) records its audit row
+// in that account's chain, naming the object, as `payouts import` and the dispute commands already did. Before it,
+// operator-audit.ts took the chain only from `--account` or an `acc…` operand, so `keys revoke KEY_ID`, `keys
+// rotate` and `payouts resolve ID` (like `notifications retry`, `refunds set-bank-details`, `subscriptions cancel`,
+// `plans set-pricing` and `payouts export`) fell to the `service` chain, missing from the account's own trail.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../src/cli/dispatch.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
@@ -72,5 +72,33 @@ describe("an operator's change of an account's object is in that account's chain
     expect(await rowsOf('cobro payouts resolve')).toEqual([
       { chain: a.id, target: id, actor: 'operator' },
     ]);
+  });
+
+  it("cobro payouts export: one row in each account's chain whose payouts the batch holds", async () => {
+    const b = await t.createAccount('Operator chain, second');
+    for (const [account, order] of [
+      [a, 'op-chain-export-a'],
+      [b, 'op-chain-export-b'],
+    ] as const) {
+      const funded = await run(
+        'wallet',
+        'credit',
+        '--account',
+        account.id,
+        '--amount',
+        '9000',
+        '--reason',
+        'f',
+      );
+      expect(funded.exitCode, funded.stderr).toBe(0);
+      expect((await payout(t, account, { amount: 3000, order })).statusCode).toBe(200);
+    }
+    const out = await run('payouts', 'export', '--bank', '0001');
+    expect(out.exitCode, out.stderr).toBe(0);
+    const batchId = /batch (pbt\w+)/.exec(out.stderr)![1]!;
+    const rows = await rowsOf('cobro payouts export');
+    expect(rows.sort((x, y) => x.chain.localeCompare(y.chain))).toEqual(
+      [a.id, b.id].sort().map((chain) => ({ chain, target: batchId, actor: 'operator' })),
+    );
   });
 });

@@ -1,11 +1,10 @@
-// Review (audit trail): a row says on which object a change was made (docs/audit.md: "who ..., what (the route or
-// command), on which object, when"). The money-moving API routes whose answer is built after the commit (a refund,
-// a stored-card charge) or names its object under another field (a sandbox credit's `identifier_wallet`) record
-// their rows with target null (command-audit.ts targetOf reads only the path and the command's own value), so the
-// trail cannot tell which sale was refunded or which subscription was charged.
+// Decision 675: an API row names the object changed. Before it, command-audit.ts guessed the target from the path
+// and the command's value (`id`, `identifier_payout`, ...), so a refund (answered after the commit; the command's
+// value is `{ok, nullificationId}`), a stored-card charge and a sandbox credit (`identifier_wallet`) had target
+// null; a route now names its object with the runner's `auditTarget`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { buildFixtures, type AccountFixtures } from '../reliability/fixtures.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { buildFixtures, type AccountFixtures } from '../../reliability/fixtures.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -42,7 +41,7 @@ describe('money-moving API routes name their object in the audit row', () => {
     expect(named, 'the refund row names no sale and no refund').toContain(targets[0]);
   });
 
-  it('POST /api/sutransaction names the charge (or the subscription)', async () => {
+  it('POST /api/sutransaction names the charge by its transaction id', async () => {
     const res = await t.call(a, {
       method: 'POST',
       url: '/api/sutransaction',
@@ -50,12 +49,16 @@ describe('money-moving API routes name their object in the audit row', () => {
       sign: true,
     });
     expect(res.statusCode, res.body).toBe(200);
+    // The answer's transaction_id is the sale's number; the row names its id, as POST /api/transaction's row does.
     const charged = res.json() as { transaction_id: string };
-    const targets = await targetsOf('POST /api/sutransaction');
-    expect(targets).toHaveLength(1);
-    expect([charged.transaction_id, ids.sususcription], 'the charge row names nothing').toContain(
-      targets[0],
-    );
+    const sale = await t.ctx.db
+      .selectFrom('transactions')
+      .select('id')
+      .where('number', '=', BigInt(charged.transaction_id))
+      .executeTakeFirstOrThrow();
+    expect(await targetsOf('POST /api/sutransaction'), 'the charge row names nothing').toEqual([
+      sale.id,
+    ]);
   });
 
   it('POST /api/sandbox/wallet/credit names the wallet movement it wrote', async () => {

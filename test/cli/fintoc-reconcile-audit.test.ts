@@ -1,7 +1,7 @@
-// Review (audit trail, decision 566): `cobro fintoc reconcile` writes its findings (fintoc_movement_findings) and
-// exits 1 when it reports any, so the dispatcher commits those writes with no audit row (operator-audit.ts writes
-// the row only on exit 0), while a clean run that wrote nothing leaves one. The operator's run that changed state
-// is the one the trail misses.
+// Decision 675: `cobro fintoc reconcile` exits 1 when it reports findings, and it keeps them
+// (fintoc_movement_findings). Before it, operator-audit.ts wrote the row only on exit 0, so the run that changed
+// state committed with no audit row while a clean run that wrote nothing left one; the command now says it changed
+// something (`changed`) apart from its exit code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
