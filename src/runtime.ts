@@ -58,6 +58,8 @@ export interface RuntimeOptions {
   /** An already-open database (tests pass a snapshot clone). */
   readonly handle?: DatabaseHandle;
   readonly migrate?: boolean;
+  /** PostgreSQL only: a statement unanswered this long fails and closes its connection (`cobro serve`'s, decision 685). */
+  readonly queryTimeoutMs?: number;
   /**
    * For commands that only read: open without migrating, in read-only transactions, creating nothing (no database,
    * no key file); refuse with a StartupError when the database is missing or its schema is behind this code's.
@@ -173,6 +175,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
           url: config.databaseUrl,
           readOnly,
           preparedStatements: config.dbPreparedStatements,
+          ...(options.queryTimeoutMs !== undefined
+            ? { queryTimeoutMs: options.queryTimeoutMs }
+            : {}),
         })
       : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly }));
   let secrets;

@@ -19,6 +19,7 @@ import {
   methodsPage,
   redirectMethodPage,
   webpayCopy,
+  payerReason,
   resultPage,
   type LinkParams,
   type MethodOption,
@@ -66,7 +67,7 @@ export async function showTransaction(
       resultPage(
         summary,
         kind,
-        row.status === 'rejected' ? row.gateway_message : null,
+        row.status === 'rejected' ? payerReason(row.gateway_message) : null,
         row.urlreturn,
         link,
         await receiptOf(ctx, row),
