@@ -15,7 +15,7 @@ function isReadTimeout(error: unknown): boolean {
 /** `base` with every promised query that times out ending its client (the pool's `Client` option). */
 export function closingOnReadTimeout(base: typeof pg.Client): typeof pg.Client {
   return class ClosingOnReadTimeout extends base {
-    // biome-ignore lint/suspicious/noExplicitAny: pg's query has a dozen overloads; this passes each through as it is.
+    // pg's query has a dozen overloads: this passes each through as it is.
     override query(...args: any[]): any {
       const result = (super.query as (...a: unknown[]) => unknown)(...args);
       if (result instanceof Promise)
