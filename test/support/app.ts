@@ -96,8 +96,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     pool: handle.pool,
     config,
     clock,
-    // Two apps on one database share its secret key, as two processes of one deployment do.
-    secrets: options.sharing?.ctx.secrets ?? createSecretBox(crypto.randomBytes(32)),
+    // Two apps on one database share its secret key, as two processes of one deployment do; a test that starts
+    // processes of its own on the database sets COBRO_SECRET_KEY, which they must share too (decision 690).
+    secrets:
+      options.sharing?.ctx.secrets ?? createSecretBox(config.secretKey ?? crypto.randomBytes(32)),
     logger: pino({ level: 'silent' }),
     // As a server's: authenticated accounts are kept in memory and dropped on change (decision 190).
     changes: handle.changes,

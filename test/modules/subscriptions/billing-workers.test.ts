@@ -13,6 +13,7 @@ import { createPlan, decliningCard, subscribedWithCard } from './helpers.ts';
 const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
 const mainScript = path.resolve(import.meta.dirname, '../../../src/cli/main.ts');
 const dayMs = 24 * 60 * 60 * 1000;
+const secretKeyHex = 'ab'.repeat(32);
 
 describe.skipIf(!onPostgres)('cobro worker processes billing one PostgreSQL', () => {
   let t: TestApp;
@@ -21,7 +22,12 @@ describe.skipIf(!onPostgres)('cobro worker processes billing one PostgreSQL', ()
 
   beforeAll(async () => {
     // The workers run on the system clock: the app starts there too, so activation and billing share one timeline.
-    t = await startTestApp({ clockStart: systemClock.now().toISOString() });
+    // The workers' COBRO_SECRET_KEY too: a worker whose key does not open the accounts' secrets is refused at its
+    // start (decision 690).
+    t = await startTestApp({
+      clockStart: systemClock.now().toISOString(),
+      env: { COBRO_SECRET_KEY: secretKeyHex },
+    });
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-billing-workers-'));
   });
   afterAll(async () => {
@@ -45,7 +51,7 @@ describe.skipIf(!onPostgres)('cobro worker processes billing one PostgreSQL', ()
         env: {
           ...process.env,
           DATABASE_URL: url,
-          COBRO_SECRET_KEY: 'ab'.repeat(32),
+          COBRO_SECRET_KEY: secretKeyHex,
           DATA_DIR: dataDir,
           LOG_LEVEL: 'warn',
           COBRO_MODE: 'sandbox',
