@@ -216,3 +216,36 @@ describe('a wallet page within the documented bounds whose offset passes 2^31', 
     expect(res.statusCode, res.body.slice(0, 300)).toBeLessThan(500);
   });
 });
+
+// src/modules/subscriptions/schemas.ts:178 planUrl() is optionalText(240): the four plan URLs take any text, while
+// every other URL the API takes (a transaction's urlreturn and urlnotify, a payout's url_notify, a mall's urlnotify)
+// must be an http(s) URL. A plan is stored with `javascript:` as the page link the payer is sent back through
+// (src/checkout/enrolment-html.ts:58 renders url_success_payment as the "Volver al comercio" href) and with text no
+// callback can ever reach as its notification URLs; the merchant learns of it only when its callbacks never come.
+describe('a subscription plan with URLs that are not URLs', () => {
+  it.each([
+    ['url_success_payment', 'javascript:alert(document.domain)'],
+    ['url_failed_payment', 'javascript:alert(1)'],
+    ['url_notify_payment', 'not a url'],
+    ['url_notify_suscription', 'ftp://shop.example/su'],
+  ])(
+    'POST /api/suplan with %s %j: 400 invalid, as a transaction refuses it',
+    async (field, url) => {
+      const trx = await t.call(account, {
+        method: 'POST',
+        url: '/api/transaction',
+        body: { email: 'p@example.com', order: 'u-1', subject: 's', amount: 1000, urlreturn: url },
+      });
+      expect(trx.statusCode).toBe(400);
+      const res = await expectRefusedUnchanged(() =>
+        t.call(account, {
+          method: 'POST',
+          url: '/api/suplan',
+          sign: true,
+          body: { name: 'Plan', [field]: url },
+        }),
+      );
+      expect(res.json().errors).toEqual({ [field]: 'invalid' });
+    },
+  );
+});
