@@ -13,7 +13,7 @@ import { formatTimestamp } from '../platform/time/time-format.ts';
 import { inTransaction } from '../platform/db/unit-of-work.ts';
 import {
   checkoutTakes,
-  hasUndecidedCommit,
+  hasUndecidedSession,
   processorForAccount,
 } from '../platform/processors/account-processors.ts';
 import { findPaymentMethod, paymentMethodCatalogue } from '../modules/reference/repository.ts';
@@ -98,7 +98,7 @@ export async function loadForCheckout(
   if (row === undefined || row.status !== 'pending') return row;
   if (!isExpired(row, await ctx.accountClock.now(row.account_id, ctx.db, { kept: true })))
     return row;
-  if (ctx.config.mode === 'production' && (await hasUndecidedCommit(ctx.db, id))) return row;
+  if (ctx.config.mode === 'production' && (await hasUndecidedSession(ctx.db, id))) return row;
   return inTransaction(ctx.db, async (tx) => {
     const locked = await lockTransaction(tx, id);
     if (locked === undefined) return undefined;

@@ -14,6 +14,7 @@ import { parseBankForm, parseCardForm } from './forms.ts';
 import { sendPage } from './html.ts';
 import { invalidLinkPage, type MethodOption } from './pages.ts';
 import { formPage, methodsPage, resultPage, type MallSummary } from './mall-views.ts';
+import { payerReason } from './pages.ts';
 import type { CheckoutPageKind, CheckoutRouter } from './page-kinds.ts';
 
 const MallParams = Type.Object({ id: Type.String({ maxLength: mallLimits.idLengthMax }) });
@@ -91,7 +92,7 @@ async function show(
       resultPage(
         s,
         mall.status === 'success' ? 'success' : 'rejected',
-        mall.status === 'rejected' ? mall.gateway_message : null,
+        mall.status === 'rejected' ? payerReason(mall.gateway_message) : null,
       ),
     );
   if (

@@ -1,5 +1,6 @@
 // The checkout's pages, in Spanish. Inputs the payer typed are never echoed back for card number and CVV.
 import { formatMoney, html, type Html, type Page } from './html.ts';
+import { abortedByPayer } from '../platform/processors/processor.ts';
 
 export interface OrderSummary {
   readonly merchant: string;
@@ -151,6 +152,13 @@ function receiptList(o: OrderSummary, r: Receipt): Html {
     'Código de autorización',
     r.authorizationCode,
   )}${row('Banco', r.bank)}</dl>`;
+}
+
+/** What the payer reads of a rejection: the gateway's text, in Spanish where the API keeps it in English. */
+export function payerReason(gatewayMessage: string | null): string | null {
+  return gatewayMessage === abortedByPayer
+    ? 'Anulaste el pago: no se realizó ningún cobro.'
+    : gatewayMessage;
 }
 
 /**

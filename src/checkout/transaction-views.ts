@@ -6,7 +6,7 @@ import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { normaliseRut, formatRut } from '../platform/ids/rut.ts';
 import {
-  hasUndecidedCommit,
+  hasUndecidedSession,
   processorForAccount,
 } from '../platform/processors/account-processors.ts';
 import type { AttemptOutcome } from '../modules/transactions/attempt-outcome.ts';
@@ -19,6 +19,7 @@ import {
   methodsPage,
   redirectMethodPage,
   webpayCopy,
+  payerReason,
   resultPage,
   type LinkParams,
   type MethodOption,
@@ -66,7 +67,7 @@ export async function showTransaction(
       resultPage(
         summary,
         kind,
-        row.status === 'rejected' ? row.gateway_message : null,
+        row.status === 'rejected' ? payerReason(row.gateway_message) : null,
         row.urlreturn,
         link,
         await receiptOf(ctx, row),
@@ -77,7 +78,7 @@ export async function showTransaction(
     row.attempt_lease_until !== null &&
     row.attempt_lease_until.getTime() >
       (await ctx.accountClock.now(row.account_id, ctx.db, { kept: true })).getTime();
-  if (leased || (ctx.config.mode === 'production' && (await hasUndecidedCommit(ctx.db, row.id)))) {
+  if (leased || (ctx.config.mode === 'production' && (await hasUndecidedSession(ctx.db, row.id)))) {
     return sendPage(reply, 200, resultPage(summary, 'processing', null, null, link));
   }
   await markOpened(ctx, row);

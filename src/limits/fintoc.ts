@@ -17,6 +17,8 @@ export const fintocLimits = {
   webhookBodyBytesMax: 256 * 1024,
   /** A transfer whose create answer was lost is asked again (same idempotency key) after this long. */
   transferResendAfterMs: 30_000,
+  /** A checkout session Fintoc did not close when asked (decision 665) is asked again after this long. */
+  sessionRecheckMs: 30_000,
   /** Payouts sent per due-work turn. */
   dispatchBatchMax: 50,
   /** A payout, withdrawal or received transfer with no movement after this long is reported missing. */

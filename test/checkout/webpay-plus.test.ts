@@ -430,6 +430,10 @@ describe('production with Webpay Plus', () => {
       .where('transaction_id', '=', created.id)
       .execute();
     expect(attempts).toEqual([{ outcome: 'abandoned' }]);
+    // The checkout link afterwards says it in Spanish, not in the API's English.
+    const later = await t.app.inject({ method: 'GET', url: pathOf(created.url) });
+    expect(later.body).toContain('Anulaste el pago: no se realizó ningún cobro.');
+    expect(later.body).not.toContain('aborted by payer');
     // A late token_ws for the same payment commits nothing.
     await t.app.inject({ method: 'GET', url: `/gateway/webpay/return?token_ws=${token}` });
     expect(sim.calls.filter((c) => c.token === token).map((c) => c.op)).toEqual(['create']);

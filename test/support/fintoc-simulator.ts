@@ -2,7 +2,7 @@
 // through an account's `--environment http://127.0.0.1:PORT` (decision 510). State is in memory.
 //   POST /v1/checkout_sessions                 create (Idempotency-Key: the same key answers the same session)
 //   GET  /v1/checkout_sessions/{id}            read
-//   POST /v1/checkout_sessions/{id}/expire     expire an unpaid session
+//   POST /v1/checkout_sessions/{id}/expire     expire a `created` session (otherwise 400, as Fintoc)
 //   GET  /pay/{id}                             the payer's page: "Pagar" and "Cancelar" links
 //   GET  /pay/{id}/paid | /pay/{id}/cancel     the payer's choice; answers 303 to success_url / cancel_url
 //   POST /v2/transfers                         create (Idempotency-Key: one transfer per key; needs the JWS header)
@@ -132,7 +132,12 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     if (cs !== null) {
       const s = sessions.get(cs[1]!);
       if (s === undefined) return apiError(res, 404, 'invalid_request_error', 'no such session');
-      if (cs[2] !== undefined && s.status === 'created') s.status = 'expired';
+      if (cs[2] !== undefined) {
+        // Fintoc expires a session only while it is `created` (its API reference); otherwise it refuses.
+        if (s.status !== 'created')
+          return apiError(res, 400, 'invalid_request_error', `session is ${String(s.status)}`);
+        s.status = 'expired';
+      }
       return send(res, 200, s);
     }
     if (req.method === 'POST' && path === '/v2/transfers') {

@@ -9,12 +9,12 @@ import type { ProcessorSessionTable } from '../../platform/processors/account-pr
 import { fintocProcessorName } from '../../platform/processors/fintoc-processor.ts';
 import { recordOutcome, type AttemptOutcome } from '../transactions/attempt-outcome.ts';
 
-type Session = Selectable<ProcessorSessionTable>;
+export type FintocSession = Selectable<ProcessorSessionTable>;
 
 export async function fintocSession(
   ctx: AppContext,
   by: { readonly token: string } | { readonly attemptId: string },
-): Promise<Session | undefined> {
+): Promise<FintocSession | undefined> {
   let q = ctx.db
     .selectFrom('processor_sessions')
     .selectAll()
@@ -26,7 +26,7 @@ export async function fintocSession(
 /** The bank-transfer method the sale was paid with: the payer's choice, its fixed one, else Fintoc's (19). */
 async function methodOf(
   ctx: AppContext,
-  session: Session,
+  session: FintocSession,
 ): Promise<{ payment: number; name: string }> {
   const rows = await ctx.db
     .selectFrom('payment_methods')
@@ -46,7 +46,7 @@ async function methodOf(
 /** Records `outcome` for the session's attempt unless it is decided already; the attempt's result either way. */
 export async function settleFintocSession(
   ctx: AppContext,
-  session: Session,
+  session: FintocSession,
   outcome: ChargeOutcome,
   payerIp: string | null,
   abandoned = false,
@@ -73,6 +73,13 @@ export async function settleFintocSession(
     },
     outcome,
   );
+  if (outcome.approved && result.kind !== 'approved')
+    // Fintoc took the payer's money for a sale decided otherwise (paid by another attempt, or its session closed
+    // by Cobro too late): nothing records it, and the operator must give it back by hand (decision 511).
+    ctx.logger.error(
+      { attempt: session.attempt_id, transaction: session.transaction_id, result: result.kind },
+      'Fintoc payment of a sale decided otherwise: refund it by hand',
+    );
   const state = outcome.approved ? 'approved' : abandoned ? 'abandoned' : 'declined';
   await ctx.db
     .updateTable('processor_sessions')

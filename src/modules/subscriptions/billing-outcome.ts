@@ -50,6 +50,8 @@ export async function chargeAttempt(ctx: AppContext, attempt: Attempt): Promise<
         .executeTakeFirstOrThrow();
       locked.plan = await planOf(tx, locked.sub);
     },
+    // A subscription ended since its try opened is not charged, if the try never reached the processor (decision 670).
+    stillWanted: () => locked.sub === undefined || !isFinal(locked.sub.status),
     onFinal: async (tx, row, at) => {
       const { sub, cycle, plan } = locked;
       if (sub === undefined || cycle === undefined || plan === undefined)

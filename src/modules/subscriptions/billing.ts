@@ -55,15 +55,23 @@ export async function billSubscriptionNow(
 
 /** One billing event of one due subscription; false when none is due. */
 export async function billNext(ctx: AppContext, filter: BillingFilter): Promise<boolean> {
-  const step = await inTransaction(ctx.db, async (tx) => {
-    const sub = await claimDueSubscription(ctx, tx, filter);
-    if (sub === undefined) return null;
-    return nextEvent(ctx, tx, sub);
-  });
+  const step = await openNextEvent(ctx, filter);
   if (step === null) return false;
   if (step === 'recorded') return true;
   await chargeAttempt(ctx, step);
   return true;
+}
+
+/** The first commit of a billing event: an attempt opened to charge, a try recorded without one, or null. */
+export async function openNextEvent(
+  ctx: AppContext,
+  filter: BillingFilter,
+): Promise<Attempt | 'recorded' | null> {
+  return inTransaction(ctx.db, async (tx) => {
+    const sub = await claimDueSubscription(ctx, tx, filter);
+    if (sub === undefined) return null;
+    return nextEvent(ctx, tx, sub);
+  });
 }
 
 /**

@@ -5,7 +5,9 @@
 //      row, in that order, so a repeated `order` stops at the unique index before a payment exists;
 //   2. `settleCharge` (after that commit, safe to repeat): claim the payment with an attempt key and a lease, call
 //      the processor with the payment's id as idempotency key, then record success or rejection with its money.
-//      A caller that finds the claim taken waits for the result; one that finds it final answers it.
+//      A caller that finds the claim taken waits for the result; one that finds it final answers it. A payment no
+//      processor ever saw, whose subscription has ended or whose card was deleted since it opened, is declined
+//      unsent by the claim's commit instead (decision 670).
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
@@ -103,14 +105,16 @@ function sixteenDigits(): string {
     .slice(0, 15)}`;
 }
 
-async function cardTokenOf(db: DbOrTx, transactionId: string): Promise<string> {
-  const row = await db
+async function cardOf(
+  db: DbOrTx,
+  transactionId: string,
+): Promise<{ processor_token: string; deleted_at: Date | null }> {
+  return db
     .selectFrom('su_charges as c')
     .innerJoin('su_cards as k', 'k.id', 'c.card_id')
-    .select('k.processor_token')
+    .select(['k.processor_token', 'k.deleted_at'])
     .where('c.transaction_id', '=', transactionId)
     .executeTakeFirstOrThrow();
-  return row.processor_token;
 }
 
 /** What a caller adds to the commit that records the outcome. */
@@ -121,6 +125,24 @@ export interface SettleHooks {
   readonly onFinal?: (tx: Tx, row: TransactionRow, at: Date) => Promise<void>;
   /** When the payment is booked, if not now: a recurring cycle's scheduled attempt time (decision 101). */
   readonly recordAt?: Date;
+  /**
+   * After lockFirst, whether the charge is still wanted (a recurring try of a subscription that has not ended since
+   * the try opened). A payment never sent to the processor that is no longer wanted is declined unsent (decision 670).
+   */
+  readonly stillWanted?: () => boolean;
+}
+
+/** Why a payment never sent to the processor is declined unsent, or null when it may be sent (decision 670). */
+function unsentReason(
+  row: TransactionRow,
+  card: { deleted_at: Date | null },
+  hooks: SettleHooks,
+): string | null {
+  // attempt_id is set by the first claim and never cleared (chargeClaimed): null means no processor ever saw it.
+  if (row.attempt_id !== null) return null;
+  if (hooks.stillWanted?.() === false) return 'Cobro no enviado: la suscripción terminó.';
+  if (card.deleted_at !== null) return 'Cobro no enviado: la tarjeta fue eliminada.';
+  return null;
 }
 
 /** Settles the payment and answers its row once final (or still pending when another caller's claim outlives the wait). */
@@ -131,7 +153,7 @@ export async function settleCharge(
 ): Promise<TransactionRow> {
   for (let round = 0; round < subscriptionLimits.chargeWaitRoundsMax; round++) {
     const attemptKey = newId('att', 20);
-    const claim = await claimCharge(ctx, transactionId, attemptKey);
+    const claim = await claimCharge(ctx, transactionId, attemptKey, hooks);
     if (claim.kind === 'final') return claim.row;
     if (claim.kind === 'busy') {
       await new Promise((resolve) => {
@@ -150,15 +172,31 @@ export async function settleCharge(
   return row as TransactionRow;
 }
 
-/** The payment claimed for this attempt under a lease, or why not: already final, or another attempt's. */
-async function claimCharge(ctx: AppContext, transactionId: string, attemptKey: string) {
+/**
+ * The payment claimed for this attempt under a lease, or why not: already final, another attempt's, or declined
+ * here unsent (unsentReason) with the caller's part, in the commit that would have claimed it.
+ */
+async function claimCharge(
+  ctx: AppContext,
+  transactionId: string,
+  attemptKey: string,
+  hooks: SettleHooks,
+) {
   return inTransaction(ctx.db, async (tx) => {
+    await hooks.lockFirst?.(tx);
     const row = await lockTransaction(tx, transactionId);
     if (row === undefined) throw new Error(`charge ${transactionId} vanished`);
     if (row.status !== 'pending') return { kind: 'final', row } as const;
     const now = await ctx.accountClock.now(row.account_id, tx);
     if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime())
       return { kind: 'busy', row } as const;
+    const card = await cardOf(tx, transactionId);
+    const unsent = unsentReason(row, card, hooks);
+    if (unsent !== null) {
+      const at = hooks.recordAt ?? now;
+      await recordRejection(tx, row, rejectionOf({ approved: false, gatewayMessage: unsent }), at);
+      return { kind: 'final', row: await finish(tx, transactionId, hooks, at) } as const;
+    }
     // The attempt's lease is the request's claim's (IDEMPOTENCY_LEASE_MS): a process killed during the processor
     // call frees both together, so the retry that takes the key over also takes the attempt over.
     await tx
@@ -170,11 +208,11 @@ async function claimCharge(ctx: AppContext, transactionId: string, attemptKey: s
       })
       .where('id', '=', transactionId)
       .execute();
-    return { kind: 'claimed', row, token: await cardTokenOf(tx, transactionId) } as const;
+    return { kind: 'claimed', row, token: card.processor_token } as const;
   });
 }
 
-/** The processor's charge of the stored card, keyed by the payment; the claim is released when it throws. */
+/** The processor's charge of the stored card, keyed by the payment; the claim's lease is released when it throws. */
 async function chargeClaimed(
   ctx: AppContext,
   row: TransactionRow,
@@ -193,9 +231,11 @@ async function chargeClaimed(
       description: row.subject,
     });
   } catch (error) {
+    // The answer is lost, not "nothing sent": the lease goes, the attempt's id stays as the payment's trace of a
+    // processor call (unsentReason).
     await ctx.db
       .updateTable('transactions')
-      .set({ attempt_id: null, attempt_lease_until: null })
+      .set({ attempt_lease_until: null })
       .where('id', '=', row.id)
       .where('attempt_id', '=', attemptKey)
       .execute();
@@ -223,7 +263,7 @@ async function recordCharged(
       return fresh;
     }
     const now = hooks.recordAt ?? (await ctx.accountClock.now(fresh.account_id, tx));
-    if (outcome.approved) {
+    if (outcome.approved)
       await recordSuccess(
         ctx,
         tx,
@@ -243,25 +283,38 @@ async function recordCharged(
         },
         now,
       );
-    } else {
-      await recordRejection(
-        tx,
-        fresh,
-        {
-          reason: 'declined',
-          gatewayMessage: outcome.gatewayMessage,
-          paidPayment: cardPayment.payment,
-          media: cardPayment.name,
-          cardBrand: outcome.cardBrand,
-          cardLast4: outcome.cardLast4,
-          payerIp: null,
-        },
-        now,
-      );
-    }
-    const final = await lockTransaction(tx, transactionId);
-    if (final === undefined) throw new Error(`charge ${transactionId} vanished`);
-    await hooks.onFinal?.(tx, final, now);
-    return final;
+    else await recordRejection(tx, fresh, rejectionOf(outcome), now);
+    return finish(tx, transactionId, hooks, now);
   });
+}
+
+/** A declined charge's rejection as the payment records it. */
+function rejectionOf(outcome: {
+  readonly approved: false;
+  readonly gatewayMessage: string;
+  readonly cardBrand?: string | null;
+  readonly cardLast4?: string | null;
+}) {
+  return {
+    reason: 'declined',
+    gatewayMessage: outcome.gatewayMessage,
+    paidPayment: cardPayment.payment,
+    media: cardPayment.name,
+    cardBrand: outcome.cardBrand ?? null,
+    cardLast4: outcome.cardLast4 ?? null,
+    payerIp: null,
+  } as const;
+}
+
+/** The payment's final row, and the caller's part of its outcome in the same commit. */
+async function finish(
+  tx: Tx,
+  transactionId: string,
+  hooks: SettleHooks,
+  at: Date,
+): Promise<TransactionRow> {
+  const final = await lockTransaction(tx, transactionId);
+  if (final === undefined) throw new Error(`charge ${transactionId} vanished`);
+  await hooks.onFinal?.(tx, final, at);
+  return final;
 }

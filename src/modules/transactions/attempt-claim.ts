@@ -4,7 +4,7 @@
 // that arrive together (claim-group.ts, decision 620); one that is not is locked and looked at, to say why (and to
 // reject it when it has expired).
 import type { AppContext } from '../../platform/context.ts';
-import { hasUndecidedCommit } from '../../platform/processors/account-processors.ts';
+import { hasUndecidedSession } from '../../platform/processors/account-processors.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { lockTransaction, type TransactionRow } from './repository.ts';
 import { claimGrouped } from './claim-group.ts';
@@ -70,7 +70,7 @@ async function claimLocked(ctx: AppContext, request: ClaimRequest): Promise<Clai
     const now = await ctx.accountClock.now(row.account_id, tx);
     const live =
       row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime();
-    if (live || (ctx.config.mode === 'production' && (await hasUndecidedCommit(tx, row.id))))
+    if (live || (ctx.config.mode === 'production' && (await hasUndecidedSession(tx, row.id))))
       return { kind: 'in_progress' } as const;
     if (isExpired(row, now)) {
       await recordRejection(tx, row, expiryRejection, now);

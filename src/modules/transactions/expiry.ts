@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
+import { isUndecidedSession } from '../../platform/processors/account-processors.ts';
 import { isExpired } from './attempt-claim.ts';
 import { expiryRejection, recordRejection } from './transaction-result.ts';
 import './types.ts';
@@ -20,7 +21,8 @@ async function expireOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean>
       .where((eb) =>
         eb.or([eb('attempt_lease_until', 'is', null), eb('attempt_lease_until', '<=', now)]),
       )
-      // A Webpay commit whose answer was lost is decided by Transbank's status, never by expiry (decision 150).
+      // A Webpay commit whose answer was lost, or a Fintoc session not yet closed, is the acquirer's to decide,
+      // never expiry's (decisions 150, 665).
       .where((eb) =>
         eb.not(
           eb.exists(
@@ -28,7 +30,7 @@ async function expireOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean>
               .selectFrom('processor_sessions')
               .select('processor_sessions.attempt_id')
               .whereRef('processor_sessions.transaction_id', '=', 'transactions.id')
-              .where('processor_sessions.state', '=', 'committing'),
+              .where(isUndecidedSession),
           ),
         ),
       );

@@ -2,6 +2,7 @@
 // recorded as abandoned and the transaction rejected, with its callback, in one commit.
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { abortedByPayer } from '../../platform/processors/processor.ts';
 import { recordAttempt } from './attempt-insert.ts';
 import { recordRejection } from './transaction-result.ts';
 import {
@@ -33,7 +34,7 @@ export async function abandonRedirectPayment(
       payment: method.payment,
       media: method.name,
       outcome: 'abandoned',
-      gateway_message: 'aborted by payer',
+      gateway_message: abortedByPayer,
       payer_message: 'Anulaste el pago en Webpay.',
       card_brand: null,
       card_last4: null,
@@ -45,7 +46,7 @@ export async function abandonRedirectPayment(
       row,
       {
         reason: 'declined',
-        gatewayMessage: 'aborted by payer',
+        gatewayMessage: abortedByPayer,
         paidPayment: method.payment,
         media: method.name,
         cardBrand: null,

@@ -1,11 +1,13 @@
 // Which processor takes an account's payments. Sandbox: the deployment's sandbox processor for everyone.
 // Production: the account's own acquirer set with `cobro accounts set-processor` (Webpay Plus today, its API key
 // sealed under COBRO_SECRET_KEY), and otherwise none, so the checkout offers nothing it cannot take.
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { Db, Timestamp } from '../db/types.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import type { PaymentProcessor } from './processor.ts';
 import { fintocPayments, withFintoc } from './fintoc-selection.ts';
+import { fintocProcessorName } from './fintoc-processor.ts';
 
 /** Transbank's Webpay hosts, the SDK's `Environment` values (test/checkout/webpay-plus.test.ts checks they are), kept
  *  here so that naming them never loads the SDK: the SDK (axios and about 100 modules) is imported by the first
@@ -245,15 +247,29 @@ export async function unpayableReason(
 }
 
 /**
- * Whether the transaction has a commit whose answer was lost and is not decided yet (decision 150): until the
- * acquirer's status decides it, nothing else may decide the transaction (no expiry, no new attempt).
+ * A session the acquirer still decides, whose sale nothing else may decide (no expiry, no new attempt): a commit whose
+ * answer was lost (decision 150), or a Fintoc checkout session not yet closed, which Fintoc keeps payable for a day
+ * (decision 665). The same rule is written in the claim call's guard (migration 0470).
  */
-export async function hasUndecidedCommit(db: Db, transactionId: string): Promise<boolean> {
+export function isUndecidedSession(
+  eb: ExpressionBuilder<{ processor_sessions: ProcessorSessionTable }, 'processor_sessions'>,
+): Expression<SqlBool> {
+  return eb.or([
+    eb('processor_sessions.state', '=', 'committing'),
+    eb.and([
+      eb('processor_sessions.state', '=', 'redirected'),
+      eb('processor_sessions.processor', '=', fintocProcessorName),
+    ]),
+  ]);
+}
+
+/** Whether the transaction has a session the acquirer still decides (isUndecidedSession). */
+export async function hasUndecidedSession(db: Db, transactionId: string): Promise<boolean> {
   const row = await db
     .selectFrom('processor_sessions')
     .select('attempt_id')
     .where('transaction_id', '=', transactionId)
-    .where('state', '=', 'committing')
+    .where(isUndecidedSession)
     .executeTakeFirst();
   return row !== undefined;
 }

@@ -11,7 +11,7 @@ import type {
   RefundOutcome,
   RefundRequest,
 } from './processor.ts';
-import { ProcessorUnavailableError } from './processor.ts';
+import { abortedByPayer, ProcessorUnavailableError } from './processor.ts';
 
 export const fintocProcessorName = 'fintoc';
 
@@ -53,7 +53,7 @@ export function declined(
   return {
     approved: false,
     payerMessage,
-    gatewayMessage: why === 'failed' ? 'Rechazo de transacción.' : 'aborted by payer',
+    gatewayMessage: why === 'failed' ? 'Rechazo de transacción.' : abortedByPayer,
     cardBrand: null,
     cardLast4: null,
   };

@@ -35,6 +35,12 @@ interface BankTransferCharge extends ChargeBase {
 
 export type ChargeRequest = CardCharge | BankTransferCharge;
 
+/**
+ * The gateway message of a payment the payer abandoned on the acquirer's page: English, like the API's other
+ * gateway texts (reference §1 `gateway_response.message`); the payer's page says it in Spanish (payerReason).
+ */
+export const abortedByPayer = 'aborted by payer';
+
 export interface ApprovedCharge {
   readonly approved: true;
   readonly authorizationCode: string;

@@ -1,0 +1,94 @@
+// The `fintoc-session-close` due work (decision 665). Fintoc keeps a checkout session payable for a day, Cobro holds
+// the sale for a payer 10 minutes (transactionLimits.acquirer.redirectLeaseMs), and the open session holds the sale
+// against a new attempt and its expiry (isUndecidedSession). Once the hold runs out, this asks Fintoc how the session
+// ended: paid or failed, that is recorded; still open, it is expired at Fintoc first (Fintoc answers with the
+// session as it then is, paid if the payer was quicker), so no payment of it can come after the sale moved on.
+// Fintoc refusing (a payer authorising at the bank: `in_progress`) or silent leaves the session to be asked again.
+import { sql } from 'kysely';
+import type { AppContext } from '../../platform/context.ts';
+import type { DueWorkScope } from '../../platform/work/due-work.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { fintocAccount } from '../../platform/processors/fintoc-settings.ts';
+import { fintocProcessorName, sessionStatus } from '../../platform/processors/fintoc-processor.ts';
+import type { RedirectStatus } from '../../platform/processors/processor.ts';
+import { fintocLimits } from '../../limits/index.ts';
+import { settleFintocSession, type FintocSession } from './sale-settle.ts';
+
+/**
+ * One open Fintoc session whose hold on its sale ran out (or whose sale moved on), held against other workers for
+ * a recheck period by moving its updated_at, with SKIP LOCKED; undefined when there is none.
+ */
+async function claimLapsed(
+  ctx: AppContext,
+  scope: DueWorkScope,
+): Promise<FintocSession | undefined> {
+  return inTransaction(ctx.db, async (tx) => {
+    const now = ctx.clock.now();
+    const accountNow = ctx.accountClock.nowSql(sql.ref('t.account_id'));
+    let q = tx
+      .selectFrom('processor_sessions as s')
+      .innerJoin('transactions as t', 't.id', 's.transaction_id')
+      .selectAll('s')
+      .where('s.state', '=', 'redirected')
+      .where('s.processor', '=', fintocProcessorName)
+      .where('s.updated_at', '<=', new Date(now.getTime() - fintocLimits.sessionRecheckMs))
+      .where((eb) =>
+        eb.or([
+          eb('t.status', '!=', 'pending'),
+          eb('t.attempt_id', 'is distinct from', eb.ref('s.attempt_id')),
+          eb('t.attempt_lease_until', 'is', null),
+          eb('t.attempt_lease_until', '<=', accountNow),
+        ]),
+      );
+    if (scope.accountId !== undefined) q = q.where('s.account_id', '=', scope.accountId);
+    const session = await q
+      .orderBy('s.updated_at')
+      .limit(1)
+      .forUpdate('s')
+      .skipLocked()
+      .executeTakeFirst();
+    if (session === undefined) return undefined;
+    await tx
+      .updateTable('processor_sessions')
+      .set({ updated_at: now })
+      .where('attempt_id', '=', session.attempt_id)
+      .execute();
+    return session;
+  });
+}
+
+/** How the session ended at Fintoc, expiring it there when it is still open; null when Fintoc did not say. */
+async function endAtFintoc(
+  ctx: AppContext,
+  session: FintocSession,
+): Promise<RedirectStatus | null> {
+  const account = await fintocAccount(ctx, ctx.db, session.account_id);
+  if (account === null) return null;
+  try {
+    const status = sessionStatus(await account.api.getCheckoutSession(session.token));
+    if (status.state !== 'open') return status;
+    return sessionStatus(await account.api.expireCheckoutSession(session.token));
+  } catch (error) {
+    ctx.logger.warn(
+      { err: error, attempt: session.attempt_id },
+      'Fintoc session not closed: asked again later',
+    );
+    return null;
+  }
+}
+
+export async function closeLapsedFintocSessions(
+  ctx: AppContext,
+  scope: DueWorkScope,
+): Promise<number> {
+  let processed = 0;
+  while (processed < scope.limit) {
+    const session = await claimLapsed(ctx, scope);
+    if (session === undefined) break;
+    const status = await endAtFintoc(ctx, session);
+    if (status !== null && status.state !== 'open')
+      await settleFintocSession(ctx, session, status.outcome, null);
+    processed++;
+  }
+  return processed;
+}
