@@ -1,12 +1,14 @@
-// Review of the merchant API's handling of odd input (branch review-input): each case is a client's mistake that
-// must get the seed's JSON error (`{"status":"failed","type":...,"message_error":...}`, HTTP 4xx) and change
-// nothing. Each fails today with an HTTP 500.
+// Decision 680: odd input is refused, not crashed on. Each case is a client's mistake that must get the seed's JSON
+// error (`{"status":"failed","type":...,"message_error":...}`, HTTP 4xx) and change nothing, or a page within the
+// documented bounds that must be answered. Before decision 680 every case here answered HTTP 500 on the embedded
+// engine (PGlite), and all but the year-0000/0001 dates on PostgreSQL too (which answered those with 200 and a
+// BC date). Found in review (branch review-input).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { databaseDigest } from '../support/db-digest.ts';
-import { payByCard } from '../modules/transactions/helpers.ts';
-import { payoutBody } from '../modules/wallet/wallet-helpers.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { databaseDigest } from '../../support/db-digest.ts';
+import { payByCard } from '../../modules/transactions/helpers.ts';
+import { payoutBody } from '../../modules/wallet/wallet-helpers.ts';
 
 let t: TestApp;
 let account: TestAccount;
@@ -41,9 +43,9 @@ async function expectRefusedUnchanged(send: () => Promise<LightMyRequestResponse
   return res;
 }
 
-// 309 digits and more read as Infinity. src/platform/http/input-guards.ts (replacementOf, the integer branch) leaves
-// a digit string past the schema's maximum for the schema to refuse as `too large`, but Ajv coerces it to Infinity
-// and Infinity passes `maximum` (Ajv's coerced comparison), so Infinity reaches BigInt() or the database.
+// 309 digits and more read as Infinity. The input guards left a digit string past the schema's maximum for the
+// schema to refuse as `too large`, but Ajv coerces it to Infinity and checks `maximum` on finite numbers only, so
+// Infinity reached BigInt() or the database. The guards now put the largest double in its place (replacementOf).
 const hugeDigits = '9'.repeat(400);
 
 describe('an integer written as a string of hundreds of digits', () => {
@@ -118,30 +120,43 @@ describe('an integer written as a string of hundreds of digits', () => {
   );
 });
 
-// src/platform/time/time-format.ts parseLocal accepts any four-digit year. On PostgreSQL (node-postgres writes a
-// Date before year 1 as `... BC`) these requests answer 200 (an empty or full list, a created event). On the embedded
-// engine (the default, `npm start`) PGlite writes the Date with toISOString, "-000004-12-31T04:42:45.000Z" for year
-// 0000 in America/Santiago and "0000-01-01T..." for 0001, which timestamptz refuses, so the database error is a 500.
-async function expectAnsweredNot500(send: () => Promise<LightMyRequestResponse>) {
-  const res = await send();
-  expect(res.statusCode, res.body.slice(0, 300)).toBeLessThan(500);
-  if (res.statusCode >= 400) expect(res.json()).toMatchObject({ status: 'failed' });
-  return res;
-}
-
+// src/platform/time/time-format.ts parseLocal accepted any four-digit year. On PostgreSQL (node-postgres writes a
+// Date before year 1 as `... BC`) these requests answered 200 (an empty or full list, a created event). On the
+// embedded engine (the default, `npm start`) PGlite writes the Date with toISOString, "-000004-12-31T04:42:45.000Z"
+// for year 0000 in America/Santiago and "0000-01-01T..." for 0001, which timestamptz refuses: a 500. A local date now
+// names a year from limits.localYearMin (1900) to limits.localYearMax (9999), and is `invalid` otherwise.
 describe('a date in year 0000 or 0001', () => {
   it.each([
-    '/api/transaction?date_init=0000-01-01',
-    '/api/transaction?date_init=0001-01-01&date_end=2026-03-10',
-    '/api/notifications?date_init=0001-01-01',
-    '/api/suclient/customers?date_init=0000-01-01&date_end=0000-01-01',
-    '/api/sususcription?date_init=0000-01-01&date_end=0000-01-05',
-  ])('GET %s: answered (200 on PostgreSQL), not 500', async (url) => {
-    await expectAnsweredNot500(() => t.call(account, { method: 'GET', url, sign: true }));
+    ['/api/transaction?date_init=0000-01-01', { date_init: 'invalid' }],
+    ['/api/transaction?date_init=0001-01-01&date_end=2026-03-10', { date_init: 'invalid' }],
+    ['/api/transaction?date_init=1899-12-31', { date_init: 'invalid' }],
+    ['/api/notifications?date_init=0001-01-01', { date_init: 'invalid' }],
+    [
+      '/api/suclient/customers?date_init=0000-01-01&date_end=0000-01-01',
+      { date_init: 'invalid', date_end: 'invalid' },
+    ],
+    [
+      '/api/sususcription?date_init=0000-01-01&date_end=0000-01-05',
+      { date_init: 'invalid', date_end: 'invalid' },
+    ],
+  ])('GET %s: 400 invalid on both engines, not 500', async (url, errors) => {
+    const res = await expectRefusedUnchanged(() =>
+      t.call(account, { method: 'GET', url, sign: true }),
+    );
+    expect(res.json().errors).toEqual(errors);
   });
 
-  it('POST /api/event with date_closing_sales 0000-01-01: answered (200 on PostgreSQL), not 500', async () => {
-    await expectAnsweredNot500(() =>
+  it('GET /api/transaction?date_init=1900-01-01: the first year taken', async () => {
+    const res = await t.call(account, {
+      method: 'GET',
+      url: '/api/transaction?date_init=1900-01-01',
+      sign: true,
+    });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+  });
+
+  it('POST /api/event with date_closing_sales 0000-01-01: 400 invalid, not 500', async () => {
+    const res = await expectRefusedUnchanged(() =>
       t.call(account, {
         method: 'POST',
         url: '/api/event',
@@ -154,33 +169,55 @@ describe('a date in year 0000 or 0001', () => {
         },
       }),
     );
+    expect(res.json().errors).toEqual({ date_closing_sales: 'invalid' });
   });
 });
 
-// src/platform/http/json-body.ts keysHeld() walks the parsed body recursively for the duplicate-key count; a body
-// nested 20 000 deep (40 kB, far under the 1 MB body limit) overflows the stack. The parser runs before
-// authentication, so anyone can get the 500 (and its error log with a stack) on any JSON route.
+// src/platform/http/json-body.ts keysHeld() walked the parsed body recursively for the duplicate-key count; a body
+// nested 20 000 deep (40 kB, far under the 1 MB body limit) overflowed the stack. The parser runs before
+// authentication, so anyone could get the 500 (and its error log with a stack) on any JSON route. The walk is now a
+// loop, and a body nested deeper than limits.inputDepthMax (64) is refused as `body: too deep`.
 describe('a deeply nested JSON body', () => {
   const depth = 20_000;
   const nestedArray = `{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`;
   const nestedObject = `{"additional_parameters":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+  const postTransaction = (payload: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/transaction',
+      headers: {
+        authorization: `Bearer ${account.publicToken}`,
+        'content-type': 'application/json',
+      },
+      payload,
+    });
+  /** A transaction whose body nests `levels` objects, itself the first. */
+  const nestedTransaction = (levels: number) =>
+    JSON.stringify({
+      email: 'p@example.com',
+      order: `nest-${levels}`,
+      subject: 's',
+      amount: 1000,
+      additional_parameters: '@',
+    }).replace('"@"', `${'{"a":'.repeat(levels - 1)}1${'}'.repeat(levels - 1)}`);
 
   it.each([
     ['an array inside an object', nestedArray],
     ['objects inside an object', nestedObject],
     ['a top-level array', `${'['.repeat(depth)}${']'.repeat(depth)}`],
-  ])('POST /api/transaction with %s: 400, not 500', async (_name, payload) => {
-    await expectRefusedUnchanged(() =>
-      t.app.inject({
-        method: 'POST',
-        url: '/api/transaction',
-        headers: {
-          authorization: `Bearer ${account.publicToken}`,
-          'content-type': 'application/json',
-        },
-        payload,
-      }),
-    );
+  ])('POST /api/transaction with %s: 400 body too deep, not 500', async (_name, payload) => {
+    const res = await expectRefusedUnchanged(() => postTransaction(payload));
+    expect(res.json()).toMatchObject({
+      message_error: 'body:nested deeper than 64 levels',
+      errors: { body: 'too deep' },
+    });
+  });
+
+  it('64 levels are taken, 65 are too deep', async () => {
+    const taken = await postTransaction(nestedTransaction(64));
+    expect(taken.statusCode, taken.body.slice(0, 300)).toBe(200);
+    const refused = await expectRefusedUnchanged(() => postTransaction(nestedTransaction(65)));
+    expect(refused.json().errors).toEqual({ body: 'too deep' });
   });
 
   it('without any credentials: still a 4xx, not 500', async () => {
@@ -196,8 +233,8 @@ describe('a deeply nested JSON body', () => {
 });
 
 // The seed allows up to 4000 records a page and src/limits/http.ts walletPageMax allows page 1 000 000; the offset
-// (page - 1) * per_page (src/modules/wallet/wallet-query.ts:81) goes to cobro_wallet_summary's `p_offset INTEGER`
-// (src/platform/db/migrations/0420-wallet-summary-function.ts:14), which overflows past 2^31 - 1.
+// (page - 1) * per_page (src/modules/wallet/wallet-query.ts) went to cobro_wallet_summary's `p_offset INTEGER`
+// (migration 0420), which overflowed past 2^31 - 1. Migration 0480 takes it as a BIGINT.
 describe('a wallet page within the documented bounds whose offset passes 2^31', () => {
   it.each(['/api/wallet/list', '/api/wallet'])(
     'GET %s?page=1000000&per_page=4000 answers (an empty page), not 500',
@@ -225,11 +262,11 @@ describe('a wallet page within the documented bounds whose offset passes 2^31', 
   });
 });
 
-// src/modules/subscriptions/schemas.ts:178 planUrl() is optionalText(240): the four plan URLs take any text, while
+// src/modules/subscriptions/schemas.ts planUrl() is optionalText(240): the four plan URLs took any text, while
 // every other URL the API takes (a transaction's urlreturn and urlnotify, a payout's url_notify, a mall's urlnotify)
-// must be an http(s) URL. A plan is stored with `javascript:` as the page link the payer is sent back through
-// (src/checkout/enrolment-html.ts:58 renders url_success_payment as the "Volver al comercio" href) and with text no
-// callback can ever reach as its notification URLs; the merchant learns of it only when its callbacks never come.
+// must be an http(s) URL. A plan was stored with `javascript:` as the page link the payer is sent back through
+// (src/checkout/enrolment-html.ts renders url_success_payment as the "Volver al comercio" href) and with text no
+// callback can ever reach as its notification URLs. createPlan now checks them as a transaction's are.
 describe('a subscription plan with URLs that are not URLs', () => {
   it.each([
     ['url_success_payment', 'javascript:alert(document.domain)'],
@@ -256,4 +293,29 @@ describe('a subscription plan with URLs that are not URLs', () => {
       expect(res.json().errors).toEqual({ [field]: 'invalid' });
     },
   );
+
+  it('POST /api/suplan with http(s) URLs: taken, kept trimmed as a transaction keeps them', async () => {
+    const created = await t.call(account, {
+      method: 'POST',
+      url: '/api/suplan',
+      sign: true,
+      body: {
+        name: 'Plan',
+        url_success_payment: 'https://shop.example/ok',
+        url_failed_payment: 'http://shop.example/failed',
+        url_notify_payment: ' https://shop.example/paid ',
+        url_notify_suscription: 'https://shop.example/su',
+      },
+    });
+    expect(created.statusCode, created.body.slice(0, 300)).toBe(200);
+    const plan = await t.call(account, {
+      method: 'GET',
+      url: `/api/suplan/${created.json().id}`,
+      sign: true,
+    });
+    expect(plan.json().plans).toMatchObject({
+      url_notify_payment: 'https://shop.example/paid',
+      url_notify_suscription: 'https://shop.example/su',
+    });
+  });
 });
