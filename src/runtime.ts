@@ -58,6 +58,8 @@ export interface RuntimeOptions {
   /** An already-open database (tests pass a snapshot clone). */
   readonly handle?: DatabaseHandle;
   readonly migrate?: boolean;
+  /** PostgreSQL only: a statement unanswered this long fails and closes its connection (`cobro serve`'s, decision 685). */
+  readonly queryTimeoutMs?: number;
   /**
    * For commands that only read: open without migrating, in read-only transactions, creating nothing (no database,
    * no key file); refuse with a StartupError when the database is missing or its schema is behind this code's.
@@ -158,6 +160,18 @@ function logOpening(logger: Logger, config: Config): void {
   }
 }
 
+/** Applies what is pending, saying so: a first start's seconds of migrating are not silence (issue 32). */
+async function migrateAtStart(handle: DatabaseHandle, logger: Logger): Promise<void> {
+  const pending = await pendingMigrations(handle.db);
+  if (pending.length > 0)
+    logger.info(
+      { pending: pending.length },
+      `migrating the database: ${pending.length} migration(s) to apply`,
+    );
+  const { applied } = await migrateToLatest(handle.db);
+  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+}
+
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel, config.logFormat);
   if (options.handle === undefined && config.databaseUrl !== null)
@@ -173,6 +187,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
           url: config.databaseUrl,
           readOnly,
           preparedStatements: config.dbPreparedStatements,
+          ...(options.queryTimeoutMs !== undefined
+            ? { queryTimeoutMs: options.queryTimeoutMs }
+            : {}),
         })
       : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly }));
   let secrets;
@@ -180,14 +197,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     if (readOnly) {
       secrets = await readOnlySecrets(handle, config);
     } else if (options.migrate !== false) {
-      const pending = await pendingMigrations(handle.db);
-      if (pending.length > 0)
-        logger.info(
-          { pending: pending.length },
-          `migrating the database: ${pending.length} migration(s) to apply`,
-        );
-      const { applied } = await migrateToLatest(handle.db);
-      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+      await migrateAtStart(handle, logger);
     }
     secrets ??= createSecretBox(resolveSecretKey(config.secretKey, config.dataDir));
   } catch (error) {

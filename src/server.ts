@@ -29,7 +29,10 @@ export async function startServer(
   await checkPortFree(config.host, config.port);
   // What an earlier start or an operator left open to other users is tightened and named.
   const loosePaths = secureDataDir(config.dataDir);
-  const runtime = await openRuntime(config, options);
+  const runtime = await openRuntime(config, {
+    queryTimeoutMs: limits.dbServeQueryTimeoutMs,
+    ...options,
+  });
   const { ctx } = runtime;
   warnLoosePaths(ctx.logger, loosePaths);
   let app: FastifyInstance | null = null;

@@ -35,6 +35,19 @@ export const databaseLimits = {
   pgliteMaxLocksPerTransaction: 128,
   /** How long a starting process waits to reach DATABASE_URL before it says it cannot (an unrouted host never refuses). */
   dbStartupConnectTimeoutMs: 10 * secondMs,
+  /**
+   * A new PostgreSQL connection, or the wait for a pooled one, gives up after this (decision 685): a host gone silent
+   * neither refuses nor answers, and the request then answers 503.
+   */
+  dbConnectTimeoutMs: 5 * secondMs,
+  /**
+   * `cobro serve`'s bound on one PostgreSQL statement (decision 685): unanswered this long, the statement fails (503)
+   * and its connection is closed. Every statement a request or a worker runs is bounded by a page or a chunk far
+   * below it; operator commands (`cobro migrate`, `cobro ledger verify`) have none.
+   */
+  dbServeQueryTimeoutMs: 15 * secondMs,
+  /** /readyz on PostgreSQL answers 503 when `SELECT 1` is not answered within this (decision 685). */
+  dbReadyProbeTimeoutMs: 3 * secondMs,
   /** How long Cobro waits on one host of a several-host DATABASE_URL while looking for the primary (decision 522). */
   dbHostProbeTimeoutMs: 2 * secondMs,
   /** What a 503 for a database that does not answer tells the client to wait (Retry-After, seconds; decision 420). */

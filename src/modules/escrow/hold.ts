@@ -66,4 +66,12 @@ export const escrowHold: SettlementHold = {
       .where('released_at', 'is', null)
       .execute();
   },
+  async returned(_ctx, tx, row, amountMinor) {
+    await tx
+      .updateTable('escrow_holds')
+      .set({ held_minor: sql`held_minor + ${amountMinor}` })
+      .where('transaction_id', '=', row.id)
+      .where('released_at', 'is', null)
+      .execute();
+  },
 };

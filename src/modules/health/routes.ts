@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { databaseUnavailable, diskAlmostFull } from '../../platform/errors/errors.ts';
 import { ErrorEnvelope } from '../../platform/http/schemas.ts';
+import { limits } from '../../limits/index.ts';
 
 const Live = Type.Object({ status: Type.Literal('success'), up: Type.Literal(true) });
 const Ready = Type.Object({
@@ -12,6 +13,24 @@ const Ready = Type.Object({
   ready: Type.Literal(true),
   engine: Type.Union([Type.Literal('pglite'), Type.Literal('postgres')]),
 });
+
+/**
+ * Whether the database answers `SELECT 1`. PostgreSQL gets dbReadyProbeTimeoutMs: a host gone silent never answers,
+ * and readiness must say so before the statement's own bound (decision 685). PGlite runs in this process, where a
+ * wait is queued work (a backup's copy), not a host away.
+ */
+async function databaseAnswers(ctx: AppContext): Promise<boolean> {
+  const select = sql`SELECT 1`.execute(ctx.db).then(
+    () => true,
+    () => false,
+  );
+  if (ctx.engine !== 'postgres') return select;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), limits.dbReadyProbeTimeoutMs);
+  });
+  return Promise.race([select, late]).finally(() => clearTimeout(timer));
+}
 
 export async function healthRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.get(
@@ -40,11 +59,7 @@ export async function healthRoutes(app: FastifyInstance, ctx: AppContext): Promi
     async () => {
       // An embedded database whose disk is almost full answers reads, but is not ready for the writes a client sends.
       if (ctx.diskSpace?.low() === true) throw databaseUnavailable(diskAlmostFull);
-      try {
-        await sql`SELECT 1`.execute(ctx.db);
-      } catch {
-        throw databaseUnavailable();
-      }
+      if (!(await databaseAnswers(ctx))) throw databaseUnavailable();
       return { status: 'success', ready: true, engine: ctx.engine };
     },
   );

@@ -2,7 +2,7 @@
 // processor answers (STYLE rule 10): claim the nullification with a lease, call the processor with the
 // nullification's id as its idempotency key (so asking twice refunds once), then record its answer under the
 // row lock if the refund is still `complete`. Approved: `reverse_completed`. Refused: `reverse_deleted`, and the
-// collected money goes back to the merchant's wallet and the fee's part to the service. The command runs it right
+// collected money goes back where it came from (give-back.ts). The command runs it right
 // after its commit; the `refund-dispatch` due work picks up any whose dispatch was cut short, telling the processor
 // it is a retry so one without idempotency keys (Webpay) reads its own record before sending it again (decision 141).
 import { sql } from 'kysely';
@@ -10,7 +10,6 @@ import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import type { RefundOutcome, RefundRequest } from '../../platform/processors/processor.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
 import {
@@ -18,9 +17,7 @@ import {
   paidThroughFintoc,
 } from '../../platform/processors/fintoc-selection.ts';
 import { refundLimits } from '../../limits/index.ts';
-import { lockTransaction } from '../transactions/repository.ts';
-import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
-import { appendWalletMovement } from '../wallet/movements.ts';
+import { giveBack } from './give-back.ts';
 import { lockNullification, type NullificationRow } from './repository.ts';
 import { moveNullification } from './transition.ts';
 import './types.ts';
@@ -74,70 +71,6 @@ async function claim(
     authorizationCode: payment.authorization_code ?? '',
     ...(retry === undefined ? {} : { retry }),
   };
-}
-
-/** The processor refused: the collected money goes back where it came from (the wallet stands in for an unsettled sale's pending). */
-async function giveBack(ctx: AppContext, tx: Tx, row: NullificationRow, at: Date): Promise<void> {
-  // The transaction's row before the ledger (decision 060), as the refund's command takes them.
-  const payment = await lockTransaction(tx, row.transaction_id);
-  if (payment === undefined) throw new Error(`nullification ${row.id} names no transaction`);
-  const amountMinor = BigInt(row.amount_minor);
-  const feeBack = BigInt(row.fee_back_minor);
-  const merchantMinor = amountMinor - feeBack;
-  const journal = await ctx.ledger.post(tx, {
-    kind: journalKinds.refundReturned,
-    reference: row.id,
-    at,
-    postings: [
-      {
-        owner: SYSTEM_OWNER,
-        code: ledgerCodes.refundClearing,
-        currency: row.currency,
-        amountMinor: -amountMinor,
-      },
-      ...(merchantMinor > 0n
-        ? [
-            {
-              owner: row.account_id,
-              code: ledgerCodes.walletAvailable,
-              currency: row.currency,
-              amountMinor: merchantMinor,
-            },
-          ]
-        : []),
-      ...(feeBack > 0n
-        ? [
-            {
-              owner: SYSTEM_OWNER,
-              code: ledgerCodes.feeRefunds,
-              currency: row.currency,
-              amountMinor: feeBack,
-            },
-          ]
-        : []),
-    ],
-  });
-  if (merchantMinor > 0n) {
-    await appendWalletMovement(tx, {
-      accountId: row.account_id,
-      currency: row.currency,
-      order: payment.order,
-      subject: row.subject,
-      kind: 'refund_returned',
-      reference: row.id,
-      originLiquidation: payment.id,
-      journal,
-      at,
-    });
-  }
-  const refundedMinor = BigInt(payment.refunded_minor) - amountMinor;
-  const status = refundedMinor === 0n ? 'success' : 'refunded partial';
-  if (status !== payment.status) assertTransactionMove(payment.status, status);
-  await tx
-    .updateTable('transactions')
-    .set({ status, refunded_minor: refundedMinor, updated_at: at })
-    .where('id', '=', payment.id)
-    .execute();
 }
 
 async function record(ctx: AppContext, id: string, outcome: RefundOutcome): Promise<void> {

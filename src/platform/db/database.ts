@@ -12,6 +12,7 @@ import { StartupError, errorText } from '../process/startup-error.ts';
 import { pgliteChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-feed.ts';
 import { prepareRepeatedStatements, StatementNames } from './prepared-statements.ts';
 import { keepWasmOnLiftoff } from './pglite/liftoff.ts';
+import { closingOnReadTimeout } from './query-timeout.ts';
 import { clientForPrimary, parseHostList, primaryHost } from './primary-host.ts';
 
 export type Engine = 'pglite' | 'postgres';
@@ -44,6 +45,8 @@ export type OpenOptions =
       poolSizeMax?: number;
       readOnly?: boolean /** Named statements (decision 230); default on. */;
       preparedStatements?: boolean;
+      /** A statement unanswered this long ends its connection (decision 685); none when absent. */
+      queryTimeoutMs?: number;
     }
   | { engine: 'pglite'; dataDir: string | null; loadDataDir?: Blob; readOnly?: boolean };
 
@@ -83,8 +86,13 @@ async function openPostgres(
   await primary?.probe();
   const pool = new pg.Pool({
     connectionString: primary?.url() ?? options.url,
-    ...(primary !== null ? { Client: clientForPrimary(pg, primary) } : {}),
+    Client: closingOnReadTimeout(primary !== null ? clientForPrimary(pg, primary) : pg.Client),
     max: options.poolSizeMax ?? limits.dbPoolSizeMax,
+    // A host gone silent (crashed, partitioned) neither refuses nor answers: a connection, or a wait for a pooled
+    // one, gives up after this and the request answers 503 (decision 685); keepalive finds idle ones dead.
+    connectionTimeoutMillis: limits.dbConnectTimeoutMs,
+    keepAlive: true,
+    ...(options.queryTimeoutMs !== undefined ? { query_timeout: options.queryTimeoutMs } : {}),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID

@@ -5,6 +5,7 @@
 // its effect may have committed (a retry carries its Idempotency-Key or its order).
 import { limits } from '../../limits/index.ts';
 import { ApiError } from '../errors/errors.ts';
+import { queryReadTimeout } from './query-timeout.ts';
 
 /** Node's socket errors for a server that is not there, or went away mid-conversation. */
 const socketCodes: ReadonlySet<string> = new Set([
@@ -42,6 +43,8 @@ const messagePatterns: readonly RegExp[] = [
   /^timeout exceeded when trying to connect/,
   /^Connection timeout/,
   /is not queryable$/,
+  // A statement a host gone silent never answered (decision 685).
+  queryReadTimeout,
   /^PGlite (instance )?is (already )?closed/,
   /No space left on device/,
   /Read-only file system/,

@@ -1,0 +1,121 @@
+// A refund the processor refused gives its collected money back where it came from (decision 695): the fee's part to
+// the service, the clients' parts of a split sale to the merchant's wallet (decision 116), and the merchant's part
+// taken from the sale itself back to where the sale's money is now: its pending settlement while it has not settled
+// (the settlement then moves it), the hold that keeps it (escrow: released only by POST /api/escrow), else the
+// wallet. What came from the wallet goes back to the wallet. Before, all of it went to the wallet, so a held sale's
+// money could be paid out without its release.
+import type { AppContext } from '../../platform/context.ts';
+import type { Tx } from '../../platform/db/types.ts';
+import {
+  journalKinds,
+  ledgerCodes,
+  SYSTEM_OWNER,
+  type LedgerKey,
+} from '../../platform/ledger/ledger.ts';
+import { heldFundsOf } from '../transactions/extension.ts';
+import { lockTransaction, type TransactionRow } from '../transactions/repository.ts';
+import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
+import { appendWalletMovement } from '../wallet/movements.ts';
+import type { NullificationRow } from './repository.ts';
+
+/** Where the part a refund took from the sale goes back now, and what records it there; null for the wallet. */
+async function saleDestination(
+  ctx: AppContext,
+  tx: Tx,
+  payment: TransactionRow,
+): Promise<{
+  readonly key: LedgerKey;
+  readonly record: (amountMinor: bigint) => Promise<void>;
+} | null> {
+  if (payment.settled_at === null)
+    return {
+      key: {
+        owner: payment.account_id,
+        code: ledgerCodes.pendingSettlement,
+        currency: payment.currency,
+      },
+      // The settlement moves the sale's net less what refunds took from it (decision 560's refunded_pending).
+      record: async (amountMinor) => {
+        await tx
+          .updateTable('transactions')
+          .set((eb) => ({ refunded_pending_minor: eb('refunded_pending_minor', '-', amountMinor) }))
+          .where('id', '=', payment.id)
+          .execute();
+      },
+    };
+  const held = await heldFundsOf(ctx, tx, payment);
+  if (held === null) return null;
+  return {
+    key: held.source.key,
+    record: (amountMinor) => held.hold.returned(ctx, tx, payment, amountMinor),
+  };
+}
+
+export async function giveBack(
+  ctx: AppContext,
+  tx: Tx,
+  row: NullificationRow,
+  at: Date,
+): Promise<void> {
+  // The transaction's row before the ledger (decision 060), as the refund's command takes them.
+  const payment = await lockTransaction(tx, row.transaction_id);
+  if (payment === undefined) throw new Error(`nullification ${row.id} names no transaction`);
+  const amountMinor = BigInt(row.amount_minor);
+  const feeBack = BigInt(row.fee_back_minor);
+  const merchantMinor = amountMinor - feeBack;
+  const fromSaleMinor = BigInt(row.from_pending_minor);
+  const sale = fromSaleMinor > 0n ? await saleDestination(ctx, tx, payment) : null;
+  const toSaleMinor = sale === null ? 0n : fromSaleMinor;
+  const toWalletMinor = merchantMinor - toSaleMinor;
+  const wallet = {
+    owner: row.account_id,
+    code: ledgerCodes.walletAvailable,
+    currency: row.currency,
+  };
+  const journal = await ctx.ledger.post(tx, {
+    kind: journalKinds.refundReturned,
+    reference: row.id,
+    at,
+    postings: [
+      {
+        owner: SYSTEM_OWNER,
+        code: ledgerCodes.refundClearing,
+        currency: row.currency,
+        amountMinor: -amountMinor,
+      },
+      ...(toSaleMinor > 0n && sale !== null ? [{ ...sale.key, amountMinor: toSaleMinor }] : []),
+      ...(toWalletMinor > 0n ? [{ ...wallet, amountMinor: toWalletMinor }] : []),
+      ...(feeBack > 0n
+        ? [
+            {
+              owner: SYSTEM_OWNER,
+              code: ledgerCodes.feeRefunds,
+              currency: row.currency,
+              amountMinor: feeBack,
+            },
+          ]
+        : []),
+    ],
+  });
+  if (sale !== null && toSaleMinor > 0n) await sale.record(toSaleMinor);
+  if (toWalletMinor > 0n)
+    await appendWalletMovement(tx, {
+      accountId: row.account_id,
+      currency: row.currency,
+      order: payment.order,
+      subject: row.subject,
+      kind: 'refund_returned',
+      reference: row.id,
+      originLiquidation: payment.id,
+      journal,
+      at,
+    });
+  const refundedMinor = BigInt(payment.refunded_minor) - amountMinor;
+  const status = refundedMinor === 0n ? 'success' : 'refunded partial';
+  if (status !== payment.status) assertTransactionMove(payment.status, status);
+  await tx
+    .updateTable('transactions')
+    .set({ status, refunded_minor: refundedMinor, updated_at: at })
+    .where('id', '=', payment.id)
+    .execute();
+}
