@@ -1,5 +1,5 @@
 // Records real answers of a test app and validates each against GET /api/openapi.json's schema for its operation
-// and status (review-contract).
+// and status (decision 700; from review-contract).
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
@@ -15,10 +15,12 @@ export interface Seen {
 
 export class Recorder {
   readonly seen: Seen[] = [];
-  constructor(
-    readonly t: TestApp,
-    readonly doc: Json,
-  ) {}
+  readonly t: TestApp;
+  readonly doc: Json;
+  constructor(t: TestApp, doc: Json) {
+    this.t = t;
+    this.doc = doc;
+  }
 
   async hit(
     account: TestAccount | null,

@@ -136,6 +136,11 @@ export function exampleOf(schema: unknown, name = '', depth = 0): unknown {
   return undefined;
 }
 
+/** One error body, its message as the conventions write it (src/platform/http/openapi-errors.ts). */
+function failed(type: string, message_error: string, summary = message_error) {
+  return { summary, value: { status: 'failed', type, message_error } };
+}
+
 /** The error bodies an operation can answer, as Cobro writes them (docs/errors.md). */
 export const errorExamples: Readonly<Record<string, { summary: string; value: object }[]>> = {
   400: [
@@ -178,4 +183,35 @@ export const errorExamples: Readonly<Record<string, { summary: string; value: ob
       },
     },
   ],
+  406: [failed('Not Acceptable', 'this API answers application/json only')],
+  409: [
+    failed(
+      'Conflict',
+      'a request with this Idempotency-Key is still being processed; retry later',
+      'The first request with this Idempotency-Key still runs',
+    ),
+  ],
+  415: [failed('Unsupported Media Type', 'body must be application/json')],
+  422: [
+    failed(
+      'Unprocessable Entity',
+      'this Idempotency-Key was already used with other parameters',
+      'The Idempotency-Key came back with another request',
+    ),
+  ],
+  429: [
+    failed('Too Many Requests', 'too many requests: more than 6000 a minute; retry after 42 s'),
+  ],
+  500: [
+    {
+      summary: 'A fault of Cobro; the request id finds it in the log',
+      value: {
+        status: 'failed',
+        type: 'Internal Server Error',
+        message_error: 'internal error',
+        request_id: 'req_0123456789abcdef01234567',
+      },
+    },
+  ],
+  503: [failed('Service Unavailable', 'the database does not answer; retry later')],
 };
