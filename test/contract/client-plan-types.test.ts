@@ -1,6 +1,7 @@
-// review-contract: the published client's types accept what the server accepts. POST /api/suplan takes `type`
-// (fixed, variable, consumption) and `interval` (day, week, month, year) (decision 100; docs/subscriptions.md), but
-// packages/client/src/types.ts declares both as `?: undefined`, so a TypeScript caller cannot send them.
+// Decision 700: the published client's types accept what the server accepts. POST /api/suplan takes `type`
+// (fixed, variable, consumption) and `interval` (day, week, month, year) (decision 100; docs/subscriptions.md).
+// Before 700, packages/client/src/types.ts declared both `?: undefined` (the schema's union of literals was built
+// with `.map()`, so Static<> lost its members) and a TypeScript caller could not send them. From review-contract.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
