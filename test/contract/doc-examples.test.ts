@@ -1,5 +1,8 @@
-// review-contract: the request example /api/openapi.json gives a self-contained create operation (no id of another
-// resource in it) is a request the server accepts: Swagger UI's "Try it out" sends exactly it.
+// Decision 700: the request example /api/openapi.json gives a self-contained create operation (no id of another
+// resource in it) is a request the server accepts: Swagger UI's "Try it out" sends exactly it. Before 700 the
+// server refused three with 400: POST /api/transaction (`expired`, `marketplace` filled with 'ejemplo', `event` naming
+// no event), POST /api/suplan ('ejemplo' as its URLs), POST /api/sandbox/clock/advance (a move of zero). From
+// review-contract.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 

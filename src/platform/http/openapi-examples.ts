@@ -21,6 +21,10 @@ const seedValues: Readonly<Record<string, unknown>> = {
   url_notify: 'https://tienda.ejemplo.cl/notificacion',
   url_event: 'https://tienda.ejemplo.cl/evento',
   url_logo: 'https://tienda.ejemplo.cl/logo.png',
+  url_notify_suscription: 'https://tienda.ejemplo.cl/notificacion',
+  url_notify_payment: 'https://tienda.ejemplo.cl/notificacion',
+  url_success_payment: 'https://tienda.ejemplo.cl/pago-exitoso',
+  url_failed_payment: 'https://tienda.ejemplo.cl/pago-fallido',
   url: 'https://cobro.ejemplo.cl/pay/0123456789abcdef',
   phone: '56912345678',
   name: 'Tienda Uno',
@@ -48,6 +52,13 @@ const seedValues: Readonly<Record<string, unknown>> = {
   update_at: '2026-11-25 10:30:00',
   updated_at: '2026-11-25 10:30:00',
 };
+
+/**
+ * Fields whose value names another resource (a membership token, an event's code) or a moment relative to now: no
+ * fixed sample of them is accepted (decision 700), so an optional one gets no example and Swagger UI's "Try it out"
+ * sends a request the server takes. A required one (POST /api/event's own `event`) keeps its seed value.
+ */
+const unsampledWhenOptional: ReadonlySet<string> = new Set(['expired', 'marketplace', 'event']);
 
 function typesOf(schema: Schema): string[] {
   const t = schema.type;
@@ -118,7 +129,9 @@ export function exampleOf(schema: unknown, name = '', depth = 0): unknown {
   const types = typesOf(s);
   if (types.includes('object') || s.properties !== undefined) {
     const out: Record<string, unknown> = {};
+    const required = Array.isArray(s.required) ? (s.required as string[]) : [];
     for (const [key, prop] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
+      if (unsampledWhenOptional.has(key) && !required.includes(key)) continue;
       const value = exampleOf(prop, key, depth + 1);
       if (value !== undefined) out[key] = value;
     }
