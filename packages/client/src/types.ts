@@ -688,7 +688,7 @@ export type SubscriptionCustomersFilter = {
 };
 
 export type CreatePlanInput = {
-  type?: undefined;
+  type?: "fixed" | "variable" | "consumption" | undefined;
   description?: string | undefined;
   amount?: number | undefined;
   currency?: string | undefined;
@@ -697,7 +697,7 @@ export type CreatePlanInput = {
   url_notify_payment?: string | undefined;
   url_success_payment?: string | undefined;
   url_failed_payment?: string | undefined;
-  interval?: undefined;
+  interval?: "day" | "week" | "month" | "year" | undefined;
   interval_count?: number | undefined;
   trial_days?: number | undefined;
   retries_max?: number | undefined;
@@ -1142,7 +1142,7 @@ export type SubscriptionChargeBody = {
 export type ConciliationReportBody = {
   status: "success";
   conciliation: {
-    status: never;
+    status: "pending" | "paid_out" | "deteined" | "returned";
     id: string;
     currency: string;
     created_at: string;

@@ -1,6 +1,7 @@
 // TypeBox schemas of POST /api/conciliation (seed "Conciliation"; reference §10.1 for the answer's shape).
 import { Type } from 'typebox';
 import { limits } from '../../limits/index.ts';
+import { literalUnion } from '../../platform/http/schemas.ts';
 import { batchStatuses } from './report.ts';
 
 const Day = (description: string) =>
@@ -51,10 +52,9 @@ const ConciliationBatch = Type.Object({
     description:
       "What of it reached the wallet: settled there, or released from an escrow account's hold",
   }),
-  status: Type.Union(
-    batchStatuses.map((s) => Type.Literal(s)),
-    { description: "`paid_out`, or `deteined` while an escrow account's hold keeps any of it" },
-  ),
+  status: literalUnion(batchStatuses, {
+    description: "`paid_out`, or `deteined` while an escrow account's hold keeps any of it",
+  }),
   destiny: Type.String({ description: '`wallet`, or `escrow` while held' }),
   currency: Type.String(),
   wallet: Type.Null(),

@@ -6,7 +6,10 @@ const advanceSecondsMax = limits.sandboxAdvanceMsMax / 1000;
 
 export const AdvanceBody = Type.Object(
   {
-    days: Type.Optional(Type.Integer({ minimum: 0, maximum: advanceSecondsMax / 86_400 })),
+    // A move of nothing is refused (`body:is empty`): the docs' example moves a day (decision 700).
+    days: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: advanceSecondsMax / 86_400, examples: [1] }),
+    ),
     hours: Type.Optional(Type.Integer({ minimum: 0, maximum: advanceSecondsMax / 3600 })),
     minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: advanceSecondsMax / 60 })),
     seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: advanceSecondsMax })),

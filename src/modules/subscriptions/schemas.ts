@@ -1,6 +1,7 @@
 // TypeBox shapes of the subscription clients and plans (reference §7.1-7.5, §7.13b-c, §8.2; decision 100).
 import { Type, type Static } from 'typebox';
 import { limits, subscriptionLimits as L, transactionLimits } from '../../limits/index.ts';
+import { literalUnion } from '../../platform/http/schemas.ts';
 import { planIntervals, planTypes } from './types.ts';
 
 const text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
@@ -189,13 +190,10 @@ export const PlanCreateBody = Type.Object(
     code: optionalText(L.planCodeLengthMax),
     // Cobro's pricing extension (decision 100).
     type: Type.Optional(
-      Type.Union(
-        planTypes.map((t) => Type.Literal(t)),
-        {
-          description:
-            'fixed, variable or consumption; default consumption without amount, fixed with one',
-        },
-      ),
+      literalUnion(planTypes, {
+        description:
+          'fixed, variable or consumption; default consumption without amount, fixed with one',
+      }),
     ),
     amount: Type.Optional(
       Type.Integer({
@@ -208,10 +206,7 @@ export const PlanCreateBody = Type.Object(
       Type.String({ maxLength: limits.currencyCodeLengthMax, description: 'CLP (the only one)' }),
     ),
     interval: Type.Optional(
-      Type.Union(
-        planIntervals.map((t) => Type.Literal(t)),
-        { description: 'day, week, month (default) or year' },
-      ),
+      literalUnion(planIntervals, { description: 'day, week, month (default) or year' }),
     ),
     interval_count: Type.Optional(
       Type.Integer({

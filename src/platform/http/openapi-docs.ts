@@ -16,6 +16,7 @@ import {
   docsNamesJs,
   docsThemeCss,
 } from './docs-page.ts';
+import { sharedErrors } from './openapi-errors.ts';
 import { errorExamples, exampleOf } from './openapi-examples.ts';
 import { routerOptions } from './router-options.ts';
 
@@ -223,7 +224,14 @@ function swaggerOptions(publicBaseUrl: string, mode: Mode): FastifyDynamicSwagge
             : auth === 'sign-if-sent'
               ? [{ bearer: [] }, { bearer: [], sign: [] }]
               : [{ bearer: [] }];
-      return { schema: { ...schema, security } as typeof schema, url };
+      // The answers the conventions send on every /api operation (decision 700); a route's own schema for one wins.
+      const response = url.startsWith('/api')
+        ? {
+            ...sharedErrors({ method: String(route.method), auth }),
+            ...(schema?.response as object | undefined),
+          }
+        : schema?.response;
+      return { schema: { ...schema, response, security } as typeof schema, url };
     },
     transformObject: (document) =>
       withExamples((document as { openapiObject: Json }).openapiObject),

@@ -21,6 +21,10 @@ const seedValues: Readonly<Record<string, unknown>> = {
   url_notify: 'https://tienda.ejemplo.cl/notificacion',
   url_event: 'https://tienda.ejemplo.cl/evento',
   url_logo: 'https://tienda.ejemplo.cl/logo.png',
+  url_notify_suscription: 'https://tienda.ejemplo.cl/notificacion',
+  url_notify_payment: 'https://tienda.ejemplo.cl/notificacion',
+  url_success_payment: 'https://tienda.ejemplo.cl/pago-exitoso',
+  url_failed_payment: 'https://tienda.ejemplo.cl/pago-fallido',
   url: 'https://cobro.ejemplo.cl/pay/0123456789abcdef',
   phone: '56912345678',
   name: 'Tienda Uno',
@@ -48,6 +52,13 @@ const seedValues: Readonly<Record<string, unknown>> = {
   update_at: '2026-11-25 10:30:00',
   updated_at: '2026-11-25 10:30:00',
 };
+
+/**
+ * Fields whose value names another resource (a membership token, an event's code) or a moment relative to now: no
+ * fixed sample of them is accepted (decision 700), so an optional one gets no example and Swagger UI's "Try it out"
+ * sends a request the server takes. A required one (POST /api/event's own `event`) keeps its seed value.
+ */
+const unsampledWhenOptional: ReadonlySet<string> = new Set(['expired', 'marketplace', 'event']);
 
 function typesOf(schema: Schema): string[] {
   const t = schema.type;
@@ -118,7 +129,9 @@ export function exampleOf(schema: unknown, name = '', depth = 0): unknown {
   const types = typesOf(s);
   if (types.includes('object') || s.properties !== undefined) {
     const out: Record<string, unknown> = {};
+    const required = Array.isArray(s.required) ? (s.required as string[]) : [];
     for (const [key, prop] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
+      if (unsampledWhenOptional.has(key) && !required.includes(key)) continue;
       const value = exampleOf(prop, key, depth + 1);
       if (value !== undefined) out[key] = value;
     }
@@ -134,6 +147,11 @@ export function exampleOf(schema: unknown, name = '', depth = 0): unknown {
   if (types.includes('boolean')) return true;
   if (types.includes('null')) return null;
   return undefined;
+}
+
+/** One error body, its message as the conventions write it (src/platform/http/openapi-errors.ts). */
+function failed(type: string, message_error: string, summary = message_error) {
+  return { summary, value: { status: 'failed', type, message_error } };
 }
 
 /** The error bodies an operation can answer, as Cobro writes them (docs/errors.md). */
@@ -178,4 +196,35 @@ export const errorExamples: Readonly<Record<string, { summary: string; value: ob
       },
     },
   ],
+  406: [failed('Not Acceptable', 'this API answers application/json only')],
+  409: [
+    failed(
+      'Conflict',
+      'a request with this Idempotency-Key is still being processed; retry later',
+      'The first request with this Idempotency-Key still runs',
+    ),
+  ],
+  415: [failed('Unsupported Media Type', 'body must be application/json')],
+  422: [
+    failed(
+      'Unprocessable Entity',
+      'this Idempotency-Key was already used with other parameters',
+      'The Idempotency-Key came back with another request',
+    ),
+  ],
+  429: [
+    failed('Too Many Requests', 'too many requests: more than 6000 a minute; retry after 42 s'),
+  ],
+  500: [
+    {
+      summary: 'A fault of Cobro; the request id finds it in the log',
+      value: {
+        status: 'failed',
+        type: 'Internal Server Error',
+        message_error: 'internal error',
+        request_id: 'req_0123456789abcdef01234567',
+      },
+    },
+  ],
+  503: [failed('Service Unavailable', 'the database does not answer; retry later')],
 };

@@ -1,5 +1,5 @@
 // Shared TypeBox pieces: error envelopes and tolerant scalars (supplement §1.2).
-import { Type, type TSchema } from 'typebox';
+import { Type, type TLiteral, type TSchema, type TSchemaOptions, type TUnion } from 'typebox';
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -25,4 +25,20 @@ export const RuleFailureBody = Type.Object(
 /** Standard error responses for an authenticated route; merge with the route's own 200. */
 export function withErrors<T extends Record<number, TSchema>>(ok: T) {
   return { ...ok, 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
+}
+
+/** One literal schema per value of `T`, as a tuple. */
+type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
+
+/**
+ * A union of one literal per value of an `as const` list (STYLE rule 6). `Type.Union(values.map(Type.Literal))`
+ * builds the same schema, but types its members as an array, not a tuple, so Static<> of it is `never` and the
+ * typed client declared such a field `undefined` (decision 700); this keeps the tuple.
+ */
+export function literalUnion<const T extends readonly string[]>(
+  values: T,
+  options?: TSchemaOptions,
+): TUnion<Literals<T>> {
+  const members = values.map((value) => Type.Literal(value)) as [...Literals<T>];
+  return Type.Union<Literals<T>>(members, options);
 }

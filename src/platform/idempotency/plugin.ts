@@ -9,7 +9,8 @@ import { limits } from '../../limits/index.ts';
 
 const idempotencyHeader = 'idempotency-key';
 export const replayedHeader = 'idempotent-replayed';
-const coveredMethods: ReadonlySet<string> = new Set(['POST', 'PUT', 'DELETE']);
+/** The methods whose authenticated requests take an Idempotency-Key (and /api/openapi.json lists 409 and 422 on). */
+export const coveredMethods: ReadonlySet<string> = new Set(['POST', 'PUT', 'DELETE']);
 
 declare module 'fastify' {
   interface FastifyContextConfig {
