@@ -1,0 +1,105 @@
+// Review: a worker that never crashes must not have its answered callbacks taken over and sent again. deliverWhileDue
+// checks that every batch is *answered* inside its lease (deliver.ts timingOf), but answers are *recorded* only
+// once limits.deliveryRecordBatchMax of them have piled up (attempt-record.ts): an answer that lands just after a
+// group boundary waits for the next 127 answers, which slow receivers may take most of a lease to give. Its row's
+// lease then runs out while the answer sits in memory, and another worker (a second `cobro serve`) takes the row,
+// marks the attempt `lost` and sends the callback again, though nothing crashed.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContext } from '../../src/runtime.ts';
+import { systemClock } from '../../src/platform/time/clock.ts';
+import type { AppContext } from '../../src/platform/context.ts';
+import { enqueueCallback } from '../../src/platform/notifications/enqueue.ts';
+import {
+  deliverDueNotifications,
+  deliverWhileDue,
+} from '../../src/platform/notifications/deliver.ts';
+import { limits } from '../../src/limits/index.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
+
+const timeoutMs = 400;
+const slowMs = 360;
+const leaseMs = 2_400;
+
+let t: TestApp;
+let account: TestAccount;
+let server: http.Server;
+let base: string;
+const received = new Map<string, number>();
+const hanging: http.ServerResponse[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  account = await t.createAccount();
+  server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      received.set(id, (received.get(id) ?? 0) + 1);
+      if (req.url === '/hang') hanging.push(res);
+      else if (req.url === '/slow') setTimeout(() => res.end('ok'), slowMs);
+      else res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  for (const res of hanging) res.destroy();
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+  await t.close();
+});
+
+describe('answers recorded in groups', () => {
+  it('are recorded before their lease runs out, so no other worker sends them again', async () => {
+    expect(limits.deliveryBatchMax).toBe(128);
+    expect(limits.deliveryRecordBatchMax).toBe(128);
+    // Two batches, in queue order: 127 slow receivers and one that never answers (X), then one fast receiver and
+    // 127 slow ones. X times out after the fast one has answered, so X opens the second group of answers.
+    const paths = [
+      ...Array<string>(127).fill('/slow'),
+      '/hang',
+      '/fast',
+      ...Array<string>(127).fill('/slow'),
+    ];
+    const ids: string[] = [];
+    for (const [n, path] of paths.entries()) {
+      t.clock.advanceMs(1);
+      ids.push(
+        await t.ctx.db.transaction().execute((tx) =>
+          enqueueCallback(tx, {
+            accountId: account.id,
+            url: `${base}${path}`,
+            eventType: 'transaction.result',
+            payload: { order: String(n) },
+            at: t.clock.now(),
+          }),
+        ),
+      );
+    }
+    // Two processes on one database, on the real clock: A delivers; B is a second worker that polls for work.
+    const a: AppContext = createContext({ ...t.ctx, clock: systemClock });
+    const b: AppContext = createContext({ ...t.ctx, clock: systemClock });
+    const run = deliverWhileDue(a, new AbortController().signal, { timeoutMs, leaseMs });
+    let done = false;
+    void run.finally(() => (done = true));
+    // B starts once A holds both batches (the fast receiver has been called), so it finds no pending row of its own.
+    while (!received.has(ids[128]!)) await new Promise((r) => setTimeout(r, 10));
+    while (!done) {
+      await deliverDueNotifications(b, { timeoutMs, leaseMs });
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await run;
+    // Nothing crashed and X's retry (5 s on) is not due yet: every callback was sent exactly once.
+    const twice = ids.flatMap((id, n) => ((received.get(id) ?? 0) !== 1 ? [`#${n} ${paths[n]}`] : []));
+    expect(twice).toEqual([]);
+    const lost = await t.ctx.db
+      .selectFrom('notification_attempts')
+      .select(['notification_id', 'attempt_no'])
+      .where('outcome', '=', 'lost')
+      .execute();
+    expect(lost).toEqual([]);
+  });
+});
