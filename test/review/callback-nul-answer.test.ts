@@ -18,10 +18,17 @@ afterEach(() => receivers.closeAll());
 
 function enqueue(url: string, accountId: string): Promise<string> {
   return t.ctx.db.transaction().execute((tx) =>
-    enqueueCallback(tx, { accountId, url, eventType: 'transaction.result', payload: { order: '1' }, at: t.clock.now() }),
+    enqueueCallback(tx, {
+      accountId,
+      url,
+      eventType: 'transaction.result',
+      payload: { order: '1' },
+      at: t.clock.now(),
+    }),
   );
 }
-const row = (id: string) => t.ctx.db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const row = (id: string) =>
+  t.ctx.db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('a receiver answer with a NUL byte', () => {
   it("does not keep another merchant's delivered callback from being recorded", async () => {
@@ -36,5 +43,7 @@ describe('a receiver answer with a NUL byte', () => {
     // The honest receiver answered 200 the first time: one delivery, recorded as delivered.
     expect(honest.requests).toHaveLength(1);
     expect(await row(theirs)).toMatchObject({ status: 'delivered', attempts: 1 });
+    // The hostile receiver answered 200 too: its callback is delivered, its excerpt stored without the NUL.
+    expect(await row(mine)).toMatchObject({ status: 'delivered', attempts: 1 });
   });
 });

@@ -93,7 +93,9 @@ describe('answers recorded in groups', () => {
     }
     await run;
     // Nothing crashed and X's retry (5 s on) is not due yet: every callback was sent exactly once.
-    const twice = ids.flatMap((id, n) => ((received.get(id) ?? 0) !== 1 ? [`#${n} ${paths[n]}`] : []));
+    const twice = ids.flatMap((id, n) =>
+      (received.get(id) ?? 0) !== 1 ? [`#${n} ${paths[n]}`] : [],
+    );
     expect(twice).toEqual([]);
     const lost = await t.ctx.db
       .selectFrom('notification_attempts')
