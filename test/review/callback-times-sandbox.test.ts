@@ -28,7 +28,11 @@ describe('a payout callback after a sandbox clock advance', () => {
       body: { days: 10 },
     });
     expect(advanced.statusCode).toBe(200);
-    const created = await payout(t, a, { amount: 1000, order: 'times-1', url_notify: `${r.url}/n` });
+    const created = await payout(t, a, {
+      amount: 1000,
+      order: 'times-1',
+      url_notify: `${r.url}/n`,
+    });
     expect(created.json().status).toBe('success');
     await deliverDueNotifications(t.ctx);
     expect(r.requests).toHaveLength(1);
