@@ -1,23 +1,27 @@
-// Review: a worker that never crashes must not have its answered callbacks taken over and sent again. deliverWhileDue
-// checks that every batch is *answered* inside its lease (deliver.ts timingOf), but answers are *recorded* only
-// once limits.deliveryRecordBatchMax of them have piled up (attempt-record.ts): an answer that lands just after a
-// group boundary waits for the next 127 answers, which slow receivers may take most of a lease to give. Its row's
-// lease then runs out while the answer sits in memory, and the same worker's next claim (or a second `cobro serve`'s)
-// takes the row back, marks the attempt `lost` and sends the callback again, though nothing crashed.
+// Decision 705, finding 2: a worker that never crashes must not have its answered callbacks taken over and sent
+// again. deliverWhileDue checked that every batch is *answered* inside its lease (deliver.ts timingOf), but answers
+// were *recorded* only once limits.deliveryRecordBatchMax of them had piled up (attempt-record.ts): an answer landing
+// just after a group boundary waited for the next 127 answers, which slow receivers may take most of a lease to give.
+// Its row's lease ran out while the answer sat in memory, and the same worker's next claim took the row back, marked
+// the attempt `lost` and sent the callback again, though nothing crashed. Before the fix this failed: the callback
+// that never answered (#127 /hang) was sent twice and its first attempt logged `lost`. Now an answer waits at most
+// recordDelayMs for others to share its statement, and the lease check counts that wait.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContext } from '../../src/runtime.ts';
-import { systemClock } from '../../src/platform/time/clock.ts';
-import type { AppContext } from '../../src/platform/context.ts';
-import { enqueueCallback } from '../../src/platform/notifications/enqueue.ts';
-import { deliverWhileDue } from '../../src/platform/notifications/deliver.ts';
-import { limits } from '../../src/limits/index.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
+import { createContext } from '../../../src/runtime.ts';
+import { systemClock } from '../../../src/platform/time/clock.ts';
+import type { AppContext } from '../../../src/platform/context.ts';
+import { enqueueCallback } from '../../../src/platform/notifications/enqueue.ts';
+import { deliverWhileDue } from '../../../src/platform/notifications/deliver.ts';
+import { limits } from '../../../src/limits/index.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 
 const timeoutMs = 400;
 const slowMs = 360;
 const leaseMs = 2_050;
+/** Scaled down with the lease and the timeout: (4 + 1) × timeoutMs + recordDelayMs must stay under leaseMs. */
+const recordDelayMs = 40;
 
 let t: TestApp;
 let account: TestAccount;
@@ -78,7 +82,11 @@ describe('answers recorded in groups', () => {
     }
     // One worker on the real clock, never stopped or killed.
     const a: AppContext = createContext({ ...t.ctx, clock: systemClock });
-    const run = deliverWhileDue(a, new AbortController().signal, { timeoutMs, leaseMs });
+    const run = deliverWhileDue(a, new AbortController().signal, {
+      timeoutMs,
+      leaseMs,
+      recordDelayMs,
+    });
     await run;
     // Nothing crashed and X's retry (5 s on) is not due yet: every callback was sent exactly once.
     const twice = ids.flatMap((id, n) =>

@@ -1,16 +1,18 @@
-// Review: a graceful stop of `cobro serve` (SIGTERM) must record the callback answers it already has. A stopping
-// worker keeps delivering the batch it holds (decision 180: "shutdown waits for it"), but the process exits after
-// limits.shutdownGraceMs (20 s, src/server.ts closeOnSignals) while a batch of 128 over 32 lanes may need
-// 4 x deliveryTimeoutMs (60 s); and answers are recorded only 128 at a time or when the run ends
-// (attempt-record.ts), so every answer received before the forced exit is lost with it: the callbacks stay
-// `delivering` and are sent again after the lease, though the receiver acknowledged them and nothing crashed.
+// Decision 705, finding 3: a graceful stop of `cobro serve` (SIGTERM) must record the callback answers it already
+// has. A stopping worker kept delivering the batch it held (decision 180: "shutdown waits for it"), but the process
+// exits after limits.shutdownGraceMs (20 s, src/server.ts closeOnSignals) while a batch of 128 over 32 lanes may need
+// 4 x deliveryTimeoutMs (60 s); and answers were recorded only 128 at a time or when the run ended, so every answer
+// received before the forced exit was lost with it. Before the fix this failed: acknowledged callbacks stayed
+// `delivering` (to be sent again after the lease) and the process exited 1 when its grace ran out. Now answers are
+// recorded as they come, and sends still unanswered limits.deliveryStopSendsMs after the stop are cut off and
+// recorded as failed attempts to retry.
 import { describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { enqueueCallback } from '../../src/platform/notifications/enqueue.ts';
 import { startServe } from '../support/cli.ts';
-import { serveOn, suiteEngine } from '../reliability/engines.ts';
-import { demoCredentials } from '../reliability/load.ts';
+import { serveOn, suiteEngine } from './engines.ts';
+import { demoCredentials } from './load.ts';
 
 const callbacks = 160;
 const answerAfterMs = 8_000;
@@ -54,11 +56,13 @@ describe('cobro serve stopped by SIGTERM while receivers answer slowly', () => {
       const second = await startServe({ ...env, COBRO_WORKERS: '1' });
       while (pending.size === 0) await new Promise((r) => setTimeout(r, 50));
       await new Promise((r) => setTimeout(r, 1_000));
-      const exitedAt = new Promise<number>((resolve) =>
-        second.child.once('close', () => resolve(Date.now())),
+      const exited = new Promise<{ at: number; code: number | null }>((resolve) =>
+        second.child.once('close', (code) => resolve({ at: Date.now(), code })),
       );
       second.child.kill('SIGTERM');
-      const exit = await exitedAt;
+      const { at: exit, code } = await exited;
+      // It stopped within its grace (process.exit(1) when the grace runs out).
+      expect(code).toBe(0);
       // Answers given well before the process went away (a second or more).
       const acknowledged = [...answeredAt].filter(([, at]) => at < exit - 1_000).map(([id]) => id);
       expect(acknowledged.length).toBeGreaterThan(0);
@@ -70,6 +74,14 @@ describe('cobro serve stopped by SIGTERM while receivers answer slowly', () => {
           .where('id', 'in', acknowledged)
           .execute();
         expect(rows.filter((r) => r.status !== 'delivered')).toEqual([]);
+        // The sends it cut short, and the rows it held unsent, were recorded as failed attempts to retry: none is
+        // left `delivering`, to wait out its lease.
+        const held = await after.db
+          .selectFrom('notifications')
+          .select(['id', 'status'])
+          .where('status', '=', 'delivering')
+          .execute();
+        expect(held).toEqual([]);
       } finally {
         await after.close();
       }
