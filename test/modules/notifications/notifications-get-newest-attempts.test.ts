@@ -1,13 +1,14 @@
-// Review: GET /api/notifications/{id} promises "one callback with its payload and every attempt", but
-// showNotification (src/modules/notifications/service.ts:84) reads the attempts oldest first with a limit of
-// notificationAttemptsMax * 20 (200): once a callback has been resent enough times, its newest attempts, the ones a
-// merchant looks at after a resend, are the ones left out.
+// Decision 705, finding 5: GET /api/notifications/{id} promises "one callback with its payload and every attempt",
+// but showNotification read the attempts oldest first with a limit of notificationAttemptsMax * 20 (200): once a
+// callback had been resent that often, its newest attempts, the ones a merchant looks at after a resend, were the
+// ones left out. Before the fix this failed: attempt 201 was missing from attempts_log. Now the newest 200 are shown,
+// oldest first.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueCallback } from '../../src/platform/notifications/enqueue.ts';
-import { deliverDueNotifications } from '../../src/platform/notifications/deliver.ts';
-import { notificationAttemptsMax } from '../../src/limits/index.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { receiverPool } from '../support/receiver.ts';
+import { enqueueCallback } from '../../../src/platform/notifications/enqueue.ts';
+import { deliverDueNotifications } from '../../../src/platform/notifications/deliver.ts';
+import { notificationAttemptsMax } from '../../../src/limits/index.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+import { receiverPool } from '../../support/receiver.ts';
 
 let t: TestApp;
 const receivers = receiverPool();

@@ -1,8 +1,9 @@
-// Review: GET /api/notifications answers 500 to a well-formed but out-of-range day (year 0000 or 0001): the day
-// parses (date-range.ts, parseLocal) into a time before 0001-01-01 that the database refuses. A client's mistake
-// must be a 400 (`date_init: invalid`), as `date_end=9999-12-31` already is.
+// Decision 705, finding 7 (a guard): GET /api/notifications answered 500 to a well-formed but out-of-range day
+// (year 0000 or 0001): the day parsed (date-range.ts, parseLocal) into a time before 0001-01-01 that the database
+// refuses. A client's mistake must be a 400 (`date_init: invalid`), as `date_end=9999-12-31` already is. Decision 680
+// fixed it on main before this review's branch met main; the review's test stays as a guard.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
 
 let t: TestApp;
 beforeAll(async () => {

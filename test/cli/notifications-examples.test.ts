@@ -1,6 +1,6 @@
-// Review: `cobro notifications show|retry --help` give `ntf0123456789abcdef01` as the example id, but callbacks are
-// `msg_` + 24 hex (enqueue.ts newId('msg_', 24); docs/callbacks.md): an operator copying the example's shape looks
-// for ids that do not exist.
+// Decision 705, finding 6: `cobro notifications show|retry --help` gave `ntf0123456789abcdef01` as the example id,
+// but callbacks are `msg_` + 24 hex (enqueue.ts newId('msg_', 24); docs/callbacks.md): an operator copying the
+// example's shape looked for ids that do not exist. Before the fix both examples failed the pattern below.
 import { describe, expect, it } from 'vitest';
 import { notificationsRetry, notificationsShow } from '../../src/cli/commands/notifications.ts';
 
