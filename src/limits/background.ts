@@ -18,8 +18,15 @@ export const backgroundLimits = {
   deliveryConcurrencyMax: 32,
   /** Batches one step of the delivery worker claims back to back before it yields to the beat. */
   deliveryRunBatchesMax: 16,
-  /** Answers recorded per database statement (src/platform/notifications/deliver.ts). */
+  /** Answers recorded per database statement (src/platform/notifications/attempt-record.ts). */
   deliveryRecordBatchMax: 128,
+  /**
+   * The longest an answer waits for others to share its record statement (decision 705): long enough to gather the
+   * answers of a busy second into few statements, short against the lease and the shutdown grace.
+   */
+  deliveryRecordDelayMs: 250,
+  /** A stopping worker's sends get this long to be answered; then they are aborted and recorded as retries. */
+  deliveryStopSendsMs: 10 * secondMs,
   /** A kept-alive callback connection idle this long is closed (receivers' servers commonly close at 5 s). */
   deliveryIdleSocketMs: 4 * secondMs,
   /** One callback POST, connect to last byte. */

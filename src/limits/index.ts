@@ -102,15 +102,19 @@ function assertRequestBounds(): void {
 /** Callbacks and due work. */
 function assertCallbackBounds(): void {
   const l = limits;
-  // Callbacks: a batch finishes inside its lease; a send finishes before a stopping server gives up on it; the
-  // worker polls more often than the shortest retry, so a retry goes out close to when it is due.
-  // The next batch is claimed while the last lane-full of the current one is still in flight.
+  // Callbacks: a batch is answered and recorded inside its lease; a stopping server's sends end and are recorded
+  // before it gives up on them; the worker polls more often than the shortest retry, so a retry goes out close to
+  // when it is due. The next batch is claimed while the last lane-full of the current one is still in flight.
   assert.ok(
-    (Math.ceil(l.deliveryBatchMax / l.deliveryConcurrencyMax) + 1) * l.deliveryTimeoutMs <
+    (Math.ceil(l.deliveryBatchMax / l.deliveryConcurrencyMax) + 1) * l.deliveryTimeoutMs +
+      l.deliveryRecordDelayMs <
       l.deliveryLeaseMs,
-    'a batch must finish inside its lease',
+    'a batch must be answered and recorded inside its lease',
   );
-  assert.ok(l.deliveryTimeoutMs < l.shutdownGraceMs, 'shutdown waits for a callback in flight');
+  assert.ok(
+    2 * l.deliveryStopSendsMs <= l.shutdownGraceMs,
+    "a stopping worker's sends end with half the grace left to record them and close",
+  );
   assert.ok(
     l.deliveryPollIntervalMs < (l.retryDelaysMs[0] ?? 0) * (1 - l.retryJitterFraction),
     'the worker polls more often than the shortest retry',

@@ -78,7 +78,7 @@ export const notificationsShow: Command = {
     },
   },
   operands: [{ name: 'ID', description: 'the notification id, as `notifications list` prints it' }],
-  examples: ['cobro notifications show ntf0123456789abcdef01'],
+  examples: ['cobro notifications show msg_3f1c0e9a7b2d4c6e8f0a1b2c'],
   needsDb: true,
   readOnly: true,
   async run(ctx, args) {
@@ -110,7 +110,7 @@ export const notificationsRetry: Command = {
   usage: 'cobro notifications retry ID',
   options: {},
   operands: [{ name: 'ID', description: 'the notification id, as `notifications list` prints it' }],
-  examples: ['cobro notifications retry ntf0123456789abcdef01'],
+  examples: ['cobro notifications retry msg_3f1c0e9a7b2d4c6e8f0a1b2c'],
   needsDb: true,
   async run(ctx, args) {
     const { retryNotification } = await import('../../modules/notifications/service.ts');

@@ -41,7 +41,8 @@ export async function notifyDispute(ctx: AppContext, tx: Tx, row: DisputeRow): P
     url,
     eventType: type,
     payload: { type, dispute: disputeView(row, ctx.config.timeZone) },
-    // Service time, not account time: the outbox is due now under either clock.
-    at: ctx.clock.now(),
+    // The account's time (docs/callbacks.md: one clock for all of a callback's times); due at once, as the claim
+    // compares due times with the account's clock too.
+    at: await ctx.accountClock.now(row.account_id, tx),
   });
 }

@@ -61,12 +61,14 @@ export function findNotification(
   return query.executeTakeFirst();
 }
 
-export function listAttempts(db: DbOrTx, notificationId: string, limit: number) {
-  return db
+/** A callback's newest `limit` attempts, oldest first: a long-resent callback shows its latest ones. */
+export async function listAttempts(db: DbOrTx, notificationId: string, limit: number) {
+  const newest = await db
     .selectFrom('notification_attempts')
     .selectAll()
     .where('notification_id', '=', notificationId)
-    .orderBy('attempt_no')
+    .orderBy('attempt_no', 'desc')
     .limit(limit)
     .execute();
+  return newest.reverse();
 }

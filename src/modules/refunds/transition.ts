@@ -47,8 +47,9 @@ export async function notifyNullification(
       status: row.status,
       id_nullification: row.id,
     },
-    // Service time, not account time: the outbox is due now under either clock.
-    at: ctx.clock.now(),
+    // The account's time (docs/callbacks.md: one clock for all of a callback's times); due at once, as the claim
+    // compares due times with the account's clock too.
+    at: await ctx.accountClock.now(row.account_id, tx),
   });
 }
 

@@ -205,8 +205,9 @@ export async function enqueuePayoutResult(
     url: payout.url_notify,
     eventType: 'payout.result',
     payload: payoutNotification(ctx, payout),
-    // Service time, not account time: the outbox is due now under either clock.
-    at: ctx.clock.now(),
+    // The account's time (docs/callbacks.md: one clock for all of a callback's times); due at once, as the claim
+    // compares due times with the account's clock too.
+    at: await ctx.accountClock.now(payout.account_id, tx),
   });
 }
 

@@ -7,6 +7,7 @@ import { retryDelayMs } from './schedule.ts';
 import type { SendResult } from './send.ts';
 import type { AttemptOutcome } from './types.ts';
 import { sql } from 'kysely';
+import { isDatabaseUnavailable } from '../db/outage.ts';
 import { limits } from '../../limits/index.ts';
 
 export interface AttemptResult {
@@ -15,14 +16,19 @@ export interface AttemptResult {
 }
 
 /**
- * Collects the run's answers and records them a group at a time (limits.deliveryRecordBatchMax per statement, one
- * after another), so recording costs one round trip per group rather than four per callback, while a slow receiver
- * holding one lane does not hold back the record of the others.
+ * Collects the run's answers and records them a group at a time, so recording costs one round trip per group rather
+ * than four per callback, while a slow receiver holding one lane does not hold back the record of the others. A
+ * group is recorded once limits.deliveryRecordBatchMax answers are in, or `delayMs` after its first answer came,
+ * whichever is sooner (decision 705): an answer never waits on later, slower ones, so it is recorded inside its lease.
+ * Groups are recorded one after another.
  */
-export function attemptRecorder(ctx: AppContext) {
+export function attemptRecorder(ctx: AppContext, delayMs: number = limits.deliveryRecordDelayMs) {
   let pending: AttemptResult[] = [];
   let recorded = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
   const flush = (): Promise<void> => {
+    clearTimeout(timer);
+    timer = undefined;
     const group = pending;
     pending = [];
     if (group.length > 0) recorded = recorded.then(() => recordAttemptsOrLog(ctx, group));
@@ -32,11 +38,16 @@ export function attemptRecorder(ctx: AppContext) {
     add(entry: AttemptResult): void {
       pending.push(entry);
       if (pending.length >= limits.deliveryRecordBatchMax) void flush();
+      else timer ??= setTimeout(() => void flush(), delayMs);
     },
     flush,
   };
 }
 
+/**
+ * Records a group; if the database refuses its statement, each of its answers alone, so that one answer it cannot take
+ * does not leave the others' rows `delivering`, to be sent again. (With the database away, each would fail too.)
+ */
 async function recordAttemptsOrLog(
   ctx: AppContext,
   group: readonly AttemptResult[],
@@ -44,12 +55,28 @@ async function recordAttemptsOrLog(
   try {
     await recordAttempts(ctx, group);
   } catch (error) {
-    // The rows keep their lease and come back when it expires (sent again: callbacks are at least once).
-    ctx.logger.error(
-      { err: error, notifications: group.map((e) => e.row.id) },
-      'could not record callback attempts',
-    );
+    if (group.length > 1 && !isDatabaseUnavailable(error)) {
+      ctx.logger.warn(
+        { err: error, answers: group.length },
+        'recording callback answers one at a time',
+      );
+      for (const entry of group) await recordAttemptsOrLog(ctx, [entry]);
+    } else {
+      // The row keeps its lease and comes back when it expires (sent again: callbacks are at least once).
+      ctx.logger.error(
+        { err: error, notifications: group.map((e) => e.row.id) },
+        'could not record callback attempts',
+      );
+    }
   }
+}
+
+/**
+ * Text as a text column takes it: PostgreSQL refuses the NUL character, which a receiver's answer may hold, and a
+ * lone surrogate has no UTF-8 form. Each becomes U+FFFD, so the excerpt still shows where it was.
+ */
+function storable(text: string | null): string | null {
+  return text === null ? null : text.replaceAll('\u0000', '\uFFFD').toWellFormed();
 }
 
 function outcomeOf(result: SendResult, delayMs: number | null): Exclude<AttemptOutcome, 'lost'> {
@@ -111,8 +138,8 @@ async function recordAttempts(ctx: AppContext, group: readonly AttemptResult[]):
   const column = <T>(pick: (d: (typeof decided)[number]) => T): T[] => decided.map(pick);
   await sql`SELECT cobro_record_notification_attempts(${now}::timestamptz, ${column((d) => d.row.id)}::text[],
     ${column((d) => d.row.attemptNo)}::int[], ${column((d) => d.row.leaseToken)}::text[], ${column((d) => d.outcome)}::text[],
-    ${column((d) => d.result.statusCode)}::int[], ${column((d) => d.result.latencyMs)}::int[], ${column((d) => d.result.error)}::text[],
-    ${column((d) => d.result.responseExcerpt)}::text[], ${column((d) => d.nextAttemptAt?.toISOString() ?? null)}::timestamptz[],
+    ${column((d) => d.result.statusCode)}::int[], ${column((d) => d.result.latencyMs)}::int[], ${column((d) => storable(d.result.error))}::text[],
+    ${column((d) => storable(d.result.responseExcerpt))}::text[], ${column((d) => d.nextAttemptAt?.toISOString() ?? null)}::timestamptz[],
     ${column((d) => d.finishedAt.toISOString())}::timestamptz[])`.execute(ctx.db);
   for (const { row, result, outcome } of decided) {
     ctx.logger.info(

@@ -14,6 +14,8 @@ export interface DeliverOptions {
   readonly leaseMs?: number;
   readonly accountId?: string;
   readonly timeoutMs?: number;
+  /** The longest an answer waits to be recorded with others (tests shorten it with the lease). */
+  readonly recordDelayMs?: number;
   /** Stands in for DNS under the address guard (tests). */
   readonly resolve?: BaseLookup;
 }
@@ -36,7 +38,8 @@ export interface DeliverRun {
 /**
  * The worker's step: claims and delivers batch after batch (up to limits.deliveryRunBatchesMax) while they come
  * back full, claiming the next batch as soon as the last row of the current one is handed to a lane, so the lanes
- * never wait for a claim or a record. Stops claiming once `signal` aborts, and delivers what it holds.
+ * never wait for a claim or a record. Stops claiming once `signal` aborts, and delivers what it holds; sends not
+ * answered limits.deliveryStopSendsMs after that are aborted and recorded as failed attempts, retried later.
  */
 export function deliverWhileDue(
   ctx: AppContext,
@@ -56,21 +59,44 @@ interface Queued {
   readonly secret: Promise<string | null>;
 }
 
-/** A run's lease and send timeout, checked: every batch claimed must be answered inside its lease. */
+/** A run's lease, send timeout and record delay, checked: every batch claimed must be recorded inside its lease. */
 function timingOf(
   options: DeliverOptions & { readonly limit: number },
   batchesMax: number,
-): { leaseMs: number; timeoutMs: number } {
+): { leaseMs: number; timeoutMs: number; recordDelayMs: number } {
   const leaseMs = options.leaseMs ?? limits.deliveryLeaseMs;
   const timeoutMs = options.timeoutMs ?? limits.deliveryTimeoutMs;
+  const recordDelayMs = options.recordDelayMs ?? limits.deliveryRecordDelayMs;
   assert.ok(options.limit >= 1 && batchesMax >= 1, 'limit is positive');
   // A batch is claimed while at most one lane-full of the last one is still in flight: all of it, behind those,
-  // must be answered before the lease runs out.
+  // must be answered, and each answer recorded, before the lease runs out.
   assert.ok(
-    (Math.ceil(options.limit / limits.deliveryConcurrencyMax) + 1) * timeoutMs < leaseMs,
-    'a batch must finish inside its lease',
+    (Math.ceil(options.limit / limits.deliveryConcurrencyMax) + 1) * timeoutMs + recordDelayMs <
+      leaseMs,
+    'a batch must be answered and recorded inside its lease',
   );
-  return { leaseMs, timeoutMs };
+  return { leaseMs, timeoutMs, recordDelayMs };
+}
+
+/**
+ * Aborts limits.deliveryStopSendsMs after `stopping` does: a stopping worker's sends get that long to be answered, so
+ * that it records them well before the process gives up on it (limits.shutdownGraceMs). `end` when the run is over.
+ */
+function sendsCutOff(stopping: AbortSignal | null): { signal: AbortSignal; end(): void } {
+  const cutOff = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const start = (): void => {
+    timer = setTimeout(() => cutOff.abort(), limits.deliveryStopSendsMs);
+  };
+  if (stopping?.aborted === true) start();
+  else stopping?.addEventListener('abort', start, { once: true });
+  return {
+    signal: cutOff.signal,
+    end: () => {
+      clearTimeout(timer);
+      stopping?.removeEventListener('abort', start);
+    },
+  };
 }
 
 /** The claimed rows queued for the lanes, each with its account's webhook secret. */
@@ -98,7 +124,7 @@ async function deliverRun(
   batchesMax: number,
   signal: AbortSignal | null,
 ): Promise<DeliverRun> {
-  const { leaseMs, timeoutMs } = timingOf(options, batchesMax);
+  const { leaseMs, timeoutMs, recordDelayMs } = timingOf(options, batchesMax);
   const claimOptions = {
     limit: options.limit,
     leaseMs,
@@ -129,7 +155,9 @@ async function deliverRun(
       });
   };
   await claim();
-  const recorder = attemptRecorder(ctx);
+  const recorder = attemptRecorder(ctx, recordDelayMs);
+  const cutOff = sendsCutOff(signal);
+  const sending: SendOptions = { timeoutMs, cutOff: cutOff.signal, resolve: options.resolve };
   const lane = async (): Promise<void> => {
     for (;;) {
       const next = queue.shift();
@@ -141,23 +169,28 @@ async function deliverRun(
       if (queue.length === 0) refill();
       recorder.add({
         row: next.row,
-        result: await send(ctx, next.row, next.secret, timeoutMs, options.resolve),
+        result: await send(ctx, next, sending),
       });
     }
   };
   await Promise.all(
     Array.from({ length: Math.min(limits.deliveryConcurrencyMax, queue.length) }, lane),
   );
+  cutOff.end();
   await recorder.flush();
   return { attempts, more };
 }
 
+interface SendOptions {
+  readonly timeoutMs: number;
+  readonly cutOff: AbortSignal;
+  readonly resolve: BaseLookup | undefined;
+}
+
 async function send(
   ctx: AppContext,
-  row: ClaimedNotification,
-  secretRead: Promise<string | null>,
-  timeoutMs: number,
-  resolve: BaseLookup | undefined,
+  { row, secret: secretRead }: Queued,
+  { timeoutMs, cutOff, resolve }: SendOptions,
 ): Promise<SendResult> {
   try {
     const secret = await secretRead;
@@ -174,6 +207,7 @@ async function send(
           body: row.body,
           policy: ctx.config,
           timeoutMs,
+          cutOff,
           ...(resolve !== undefined ? { resolve } : {}),
         });
   } catch (error) {

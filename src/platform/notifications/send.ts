@@ -18,6 +18,8 @@ export interface SendRequest {
   readonly body: string;
   readonly policy: CallbackPolicy;
   readonly timeoutMs?: number;
+  /** Ends the send unanswered when it aborts (a stopping worker), or refuses it if aborted already. */
+  readonly cutOff?: AbortSignal;
   /** The resolver under the guard; the system's unless a test stands in for DNS. */
   readonly resolve?: BaseLookup;
 }
@@ -85,6 +87,9 @@ function elapsedMs(startNs: bigint): number {
   return Number((process.hrtime.bigint() - startNs) / 1_000_000n);
 }
 
+const stoppedBeforeSending = 'not sent: the worker was stopping';
+const stoppedWhileSending = 'no answer before the worker stopped';
+
 type Finish = (statusCode: number | null, error: string | null, excerpt: string | null) => void;
 
 /** The receiver's answer: its status and a short excerpt, read to its end or cut at the excerpt's size. */
@@ -124,6 +129,13 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
       responseExcerpt: null,
       latencyMs: 0,
     });
+  if (request.cutOff?.aborted === true)
+    return Promise.resolve({
+      statusCode: null,
+      error: stoppedBeforeSending,
+      responseExcerpt: null,
+      latencyMs: 0,
+    });
   const timeoutMs = request.timeoutMs ?? limits.deliveryTimeoutMs;
   return new Promise<SendResult>((resolve) => {
     let settled = false;
@@ -131,6 +143,7 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      request.cutOff?.removeEventListener('abort', cutOff);
       resolve({
         statusCode,
         error: error === null ? null : error.slice(0, limits.deliveryErrorLengthMax),
@@ -158,6 +171,11 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
       finish(null, `timed out after ${timeoutMs} ms`, null);
       req.destroy();
     }, timeoutMs);
+    const cutOff = (): void => {
+      finish(null, stoppedWhileSending, null);
+      req.destroy();
+    };
+    request.cutOff?.addEventListener('abort', cutOff, { once: true });
     req.on('error', (error: NodeJS.ErrnoException) => finish(null, error.message, null));
     req.end(request.body);
   });
