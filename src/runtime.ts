@@ -37,6 +37,7 @@ import { transactionCreateGroups } from './modules/transactions/create-group-com
 import { paymentSuccessGroups } from './modules/transactions/success-group-commit.ts';
 import { attemptClaimGroups } from './modules/transactions/claim-group.ts';
 import { walletSummaryReads } from './modules/wallet/summary-reads.ts';
+import { transactionRowReads } from './modules/transactions/row-reads.ts';
 import { PayoutGroups } from './modules/wallet/payout-groups.ts';
 
 export interface Runtime {
@@ -106,6 +107,7 @@ export function createContext(
     attemptClaimGroups: attemptClaimGroups(base.engine),
     payoutGroups: new PayoutGroups(base.engine),
     walletSummaryReads: walletSummaryReads(base.engine),
+    transactionRowReads: transactionRowReads(base.engine),
   };
 }
 

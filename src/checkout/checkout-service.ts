@@ -1,12 +1,9 @@
 // What the checkout pages need from the transaction and reference data, without HTTP.
 import type { AppContext } from '../platform/context.ts';
-import {
-  findTransactionById,
-  lockTransaction,
-  type TransactionRow,
-} from '../modules/transactions/repository.ts';
+import { lockTransaction, type TransactionRow } from '../modules/transactions/repository.ts';
 import { isExpired } from '../modules/transactions/attempt-claim.ts';
 import { expiryRejection, recordRejection } from '../modules/transactions/transaction-result.ts';
+import { readTransactionRow } from '../modules/transactions/row-reads.ts';
 import { allMethodsPayment } from '../modules/transactions/transaction-create.ts';
 import type { BankChoice, MethodOption, OrderSummary, Receipt } from './pages.ts';
 import { formatTimestamp } from '../platform/time/time-format.ts';
@@ -94,7 +91,7 @@ export async function loadForCheckout(
   ctx: AppContext,
   id: string,
 ): Promise<TransactionRow | undefined> {
-  const row = await findTransactionById(ctx.db, id);
+  const row = await readTransactionRow(ctx, id);
   if (row === undefined || row.status !== 'pending') return row;
   if (!isExpired(row, await ctx.accountClock.now(row.account_id, ctx.db, { kept: true })))
     return row;

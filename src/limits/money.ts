@@ -48,4 +48,6 @@ export const moneyLimits = {
   paymentSuccessGroupMax: 32,
   /** Attempts' claims of one account made by one statement (decision 620): bounds the statement's arrays. */
   attemptClaimGroupMax: 32,
+  /** Checkout rows read by one statement for concurrent payers' pages (decision 715): bounds its array. */
+  transactionRowReadGroupMax: 256,
 } as const;
