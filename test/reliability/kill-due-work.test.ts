@@ -370,13 +370,12 @@ async function scenario(engine: Engine): Promise<void> {
     keyed('advance e 24h', e, '/api/sandbox/clock/advance', { hours: 24 }),
     keyed('drain payout', m, '/api/wallet/payout', payoutBody(`${run}-p2-drain`, drainMinor)),
   ];
-  disputes.forEach((id, i) =>
+  for (const [i, id] of disputes.entries())
     p2.push(
       keyed(`resolve ${id}`, m, `/api/sandbox/disputes/${id}/resolve`, {
         outcome: i % 2 === 0 ? 'won' : 'lost',
       }),
-    ),
-  );
+    );
   for (let i = 0; i < held.length; i += 2)
     p2.push(
       keyed(`release ${i}`, e, '/api/escrow', {
@@ -457,13 +456,12 @@ async function scenario(engine: Engine): Promise<void> {
     keyed('advance m 48h', m, '/api/sandbox/clock/advance', { hours: 48 }),
     keyed('advance e 1h', e, '/api/sandbox/clock/advance', { hours: 1 }),
   ];
-  debtDisputes.forEach((id, i) =>
+  for (const [i, id] of debtDisputes.entries())
     p4.push(
       keyed(`resolve ${id}`, m, `/api/sandbox/disputes/${id}/resolve`, {
         outcome: i === 1 ? 'lost' : 'won',
       }),
-    ),
-  );
+    );
   const a4 = await h.phase(p4, 10 + Math.floor(random() * 400));
   for (const r of p4) {
     const got = a4.get(r.key)!;
@@ -481,6 +479,11 @@ async function scenario(engine: Engine): Promise<void> {
   await must(baseUrl, e, 'POST', '/api/sandbox/clock/advance', { hours: 1 });
   acked.refunds = [...refundsAcked.values()].reduce((s, x) => s + x, 0);
 
+  // The wallet summary as the merchants read it after the restarts, compared with the ledger below.
+  const summaries = {
+    m: await must(baseUrl, m, 'GET', '/api/wallet?currency=CLP'),
+    e: await must(baseUrl, e, 'GET', '/api/wallet?currency=CLP'),
+  };
   try {
     const verify = await runCli(['ledger', 'verify'], env);
     expect(verify.code, verify.stderr + verify.stdout).toBe(0);
@@ -660,6 +663,12 @@ async function scenario(engine: Engine): Promise<void> {
         BigInt(acked.refunds) -
         BigInt(acked.payouts) -
         BigInt(acked.lost),
+    );
+    expect(BigInt(Number(summaries.m.amount_available))).toBe(
+      await bal(m.accountId, 'wallet_available'),
+    );
+    expect(BigInt(Number(summaries.e.amount_available))).toBe(
+      await bal(e.accountId, 'wallet_available'),
     );
     // The escrow merchant: every sale released once, all its money in the wallet.
     expect(await bal(e.accountId, 'escrow_held')).toBe(0n);
