@@ -160,6 +160,18 @@ function logOpening(logger: Logger, config: Config): void {
   }
 }
 
+/** Applies what is pending, saying so: a first start's seconds of migrating are not silence (issue 32). */
+async function migrateAtStart(handle: DatabaseHandle, logger: Logger): Promise<void> {
+  const pending = await pendingMigrations(handle.db);
+  if (pending.length > 0)
+    logger.info(
+      { pending: pending.length },
+      `migrating the database: ${pending.length} migration(s) to apply`,
+    );
+  const { applied } = await migrateToLatest(handle.db);
+  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+}
+
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel, config.logFormat);
   if (options.handle === undefined && config.databaseUrl !== null)
@@ -185,14 +197,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     if (readOnly) {
       secrets = await readOnlySecrets(handle, config);
     } else if (options.migrate !== false) {
-      const pending = await pendingMigrations(handle.db);
-      if (pending.length > 0)
-        logger.info(
-          { pending: pending.length },
-          `migrating the database: ${pending.length} migration(s) to apply`,
-        );
-      const { applied } = await migrateToLatest(handle.db);
-      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+      await migrateAtStart(handle, logger);
     }
     secrets ??= createSecretBox(resolveSecretKey(config.secretKey, config.dataDir));
   } catch (error) {

@@ -6,10 +6,28 @@
 // (test/cli/startup.test.ts fails naming the file that drags in Kysely, TypeBox, PGlite or Fastify).
 import type { AppContext } from '../platform/context.ts';
 
+/** An object a command changed, named by its audit row (decision 675). */
+export interface AuditedObject {
+  /** The account that owns it, whose chain holds the row; null for an object of no account (chain `service`). */
+  readonly account: string | null;
+  /** Its id: the key, payout, user, batch. */
+  readonly target: string | null;
+}
+
 export interface CommandOutput {
   readonly exitCode: number;
   readonly stdout: string;
   readonly stderr: string;
+  /**
+   * What the run changed, one audit row each (src/cli/operator-audit.ts). A command whose object's account is not
+   * among its arguments (`keys revoke KEY_ID`) names it here, or its row would fall to the `service` chain.
+   */
+  readonly audited?: readonly AuditedObject[];
+  /**
+   * True when a run that answers a failure committed a change all the same (`fintoc reconcile` exits 1 reporting
+   * the findings it wrote): its audit row is written as on exit 0.
+   */
+  readonly changed?: boolean;
 }
 
 interface OptionDef {
@@ -72,11 +90,13 @@ export interface Command {
   run(ctx: AppContext | null, args: CommandArgs): Promise<CommandOutput>;
 }
 
-export function ok(stdout: string): CommandOutput {
+/** A success; `audited` names what it changed when its arguments do not (decision 675). */
+export function ok(stdout: string, ...audited: readonly AuditedObject[]): CommandOutput {
   return {
     exitCode: 0,
     stdout: stdout.endsWith('\n') || stdout === '' ? stdout : `${stdout}\n`,
     stderr: '',
+    ...(audited.length > 0 ? { audited } : {}),
   };
 }
 

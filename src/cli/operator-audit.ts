@@ -1,14 +1,16 @@
-// The audit row of an operator's command (decisions 531, 566): every command that may change state (not read-only,
-// not `audit: 'none'`) runs in ONE transaction with its row, so the change and its record commit together or not
-// at all. The row names actor `operator`, in the chain of the account the command names (`--account`, or an account
-// id among its operands), else the service's, and is written when the command succeeds (exit 0); a command that
-// answers a failure commits what it wrote with no row, as before. A command that records its rows itself, in its
+// The audit row of an operator's command (decisions 531, 566, 675): every command that may change state (not
+// read-only, not `audit: 'none'`) runs in ONE transaction with its row, so the change and its record commit together
+// or not at all. The row names actor `operator`, in the chain of the account that owns what the command changed: the
+// account and object its output names (`audited`: `keys revoke KEY_ID` learns the key's account only by reading it),
+// else the account its arguments name (`--account`, or an account id among its operands), else the service's. It is
+// written when the command succeeds (exit 0) or says it changed something though it answers a failure (`changed`);
+// any other failure commits what it wrote with no row. A command that records its rows itself, in its
 // own transactions (`audit: 'own'`: the dispute commands, whose CSV import records one row a line, and `payouts
 // import`, one row a payout it moves), runs as it is.
 // Imports inside, to keep `--help` fast.
 import type { AppContext } from '../platform/context.ts';
 import type { Tx } from '../platform/db/types.ts';
-import type { Command, CommandArgs, CommandOutput } from './command.ts';
+import type { AuditedObject, Command, CommandArgs, CommandOutput } from './command.ts';
 
 const accountId = /^acc[0-9a-f]{17}$/;
 
@@ -17,27 +19,35 @@ export function needsOperatorAudit(command: Command): boolean {
   return command.needsDb && command.readOnly !== true && command.audit === undefined;
 }
 
+/** The rows of a run: the objects it names (decision 675), else the account of its arguments, else `service`'s. */
+function auditedObjects(args: CommandArgs, output: CommandOutput): readonly AuditedObject[] {
+  if (output.audited !== undefined && output.audited.length > 0) return output.audited;
+  const named = args.values.account;
+  const account =
+    typeof named === 'string' ? named : args.positionals.find((p) => accountId.test(p));
+  return [{ account: account ?? null, target: args.positionals[0] ?? account ?? null }];
+}
+
 async function recordOperatorAudit(
   tx: Tx,
   ctx: AppContext,
   command: Command,
-  args: CommandArgs,
+  objects: readonly AuditedObject[],
 ): Promise<void> {
   const [{ recordAudit, serviceChain }, { operatorActor }] = await Promise.all([
     import('../platform/audit/record.ts'),
     import('../platform/audit/actor.ts'),
   ]);
-  const named = args.values.account;
-  const account =
-    typeof named === 'string' ? named : args.positionals.find((p) => accountId.test(p));
-  await recordAudit(tx, {
-    chain: account ?? serviceChain,
-    actor: operatorActor,
-    action: `cobro ${command.name}`,
-    target: args.positionals[0] ?? account ?? null,
-    requestId: null,
-    at: ctx.clock.now(),
-  });
+  for (const object of objects) {
+    await recordAudit(tx, {
+      chain: object.account ?? serviceChain,
+      actor: operatorActor,
+      action: `cobro ${command.name}`,
+      target: object.target,
+      requestId: null,
+      at: ctx.clock.now(),
+    });
+  }
 }
 
 /**
@@ -54,7 +64,8 @@ export async function runOperatorCommand(
   return inTransaction(ctx.db, async (tx) => {
     const txCtx: AppContext = { ...ctx, db: tx };
     const output = await command.run(txCtx, args);
-    if (output.exitCode === 0) await recordOperatorAudit(tx, ctx, command, args);
+    if (output.exitCode === 0 || output.changed === true)
+      await recordOperatorAudit(tx, ctx, command, auditedObjects(args, output));
     return output;
   });
 }

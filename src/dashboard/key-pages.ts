@@ -58,8 +58,8 @@ export function registerKeyPages(app: FastifyInstance, ctx: AppContext): void {
     const made = await dashboardChange(
       ctx,
       request,
-      null,
-      (tx) =>
+      (result) => (result.ok ? result.value.id : null),
+      (tx: AppContext) =>
         createKey(tx, {
           accountId: accountOf(request).id,
           scope,

@@ -1,10 +1,11 @@
 // Dashboard users (decision 541): the invitation link's page, where an invited user sets a password; the owner's
 // users page (invite, list, turn token sign-in off); a user's own second factor. Each route names its least role.
-import { dashboardChange } from './audit.ts';
+import { dashboardChange, invitedUserChange } from './audit.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { field, setSessionCookie, signInLimit } from './auth-pages.ts';
 import { accountOf, formOptions, renderMessage, renderPage } from './render.ts';
+import { hashPassword } from './passwords.ts';
 import { signInUser } from './session.ts';
 import {
   acceptInvitation,
@@ -64,7 +65,11 @@ function registerInvitePages(app: FastifyInstance, ctx: AppContext, secure: bool
           ? null
           : 'Las dos contraseñas no coinciden.');
       if (problem !== null) return invitePage(request, reply, token, 400, problem);
-      const user = await acceptInvitation(ctx, token, password);
+      // Hashed before the transaction opens: the hash's deliberate cost holds no connection.
+      const passwordHash = await hashPassword(password, ctx.config.passwordHashCost);
+      const user = await invitedUserChange(ctx, request, (tx) =>
+        acceptInvitation(tx, token, passwordHash),
+      );
       if (user === null) return invitePage(request, reply, token, 404, null);
       setSessionCookie(reply, await signInUser(ctx, user), secure);
       return reply.code(303).redirect('/dashboard');
@@ -164,15 +169,22 @@ function registerTotpPages(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.post('/account/totp', formOptions(app, 'viewer'), async (request, reply) => {
-    const account = accountOf(request);
+    const userId = accountOf(request).userId;
     const secret = field(request.body, 'secret');
     const enrolled =
-      account.userId !== null &&
+      userId !== null &&
       base32Secret.test(secret) &&
-      (await enrolTotp(ctx, account.userId, secret, {
-        code: field(request.body, 'code'),
-        currentCode: field(request.body, 'current_code'),
-      }));
+      (await dashboardChange(
+        ctx,
+        request,
+        userId,
+        (tx) =>
+          enrolTotp(tx, userId, secret, {
+            code: field(request.body, 'code'),
+            currentCode: field(request.body, 'current_code'),
+          }),
+        (added) => added,
+      ));
     if (!enrolled)
       return renderMessage(
         ctx,

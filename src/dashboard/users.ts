@@ -10,7 +10,7 @@ import { sha256Hex } from '../platform/auth/secrets.ts';
 import { newId } from '../platform/ids/ids.ts';
 import { formatTimestamp } from '../platform/time/time-format.ts';
 import { userLimits } from '../limits/index.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import { verifyPassword } from './passwords.ts';
 import { totpStep } from './totp.ts';
 
 export const dashboardRoles = ['viewer', 'developer', 'admin', 'owner'] as const;
@@ -154,13 +154,12 @@ export interface SignedInUser {
   readonly accountId: string;
 }
 
-/** Sets the password of a live invitation and ends the link, once: a second use finds no invitation. */
+/** Sets the password (its hash: hashPassword) of a live invitation and ends the link, once: a second use finds none. */
 export async function acceptInvitation(
   ctx: AppContext,
   token: string,
-  password: string,
+  passwordHash: string,
 ): Promise<SignedInUser | null> {
-  const passwordHash = await hashPassword(password, ctx.config.passwordHashCost);
   const row = await ctx.db
     .updateTable('dashboard_users')
     .set({ password_hash: passwordHash, invite_hash: null, invite_expires_at: null })

@@ -31,6 +31,12 @@ export const processLimits = {
   /** Time zones whose Intl formatter a process keeps (src/platform/time/time-format.ts): the service zone, plus what
    *  tests ask for; past this the cache starts again. */
   timeZonesKeptMax: 64,
+  /**
+   * The years a local date a client writes may name (src/platform/time/time-format.ts parseLocal; decision 680).
+   * Before year 1 the drivers write a form PostgreSQL refuses (PGlite) or a BC date; no payment dates from before 1900.
+   */
+  localYearMin: 1900,
+  localYearMax: 9999,
 } as const;
 
 /** Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN and the others

@@ -24,6 +24,8 @@ export interface FintocSimulator {
   /** Movements added by hand (a deposit nobody expected). */
   readonly extraMovements: Obj[];
   transferFault: 'reset' | 'refuse' | null;
+  /** Movements a page of the movements list (Fintoc's `Link: <...>; rel="next"` paging); null: one page. */
+  movementsPerPage: number | null;
   /** Every API call as `METHOD path`. */
   readonly calls: string[];
   /** A webhook event of `type` about `data`, with its body and signature header (at `atSeconds`, default now). */
@@ -53,6 +55,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     transfers,
     extraMovements,
     transferFault: null,
+    movementsPerPage: null,
     calls,
     signedEvent(type, data, atSeconds) {
       const id = `evt_${++n}`;
@@ -173,8 +176,15 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
       }
       return send(res, 201, t);
     }
-    if (req.method === 'GET' && /^\/v2\/accounts\/[\w]+\/movements$/.test(path))
-      return send(res, 200, movements());
+    if (req.method === 'GET' && /^\/v2\/accounts\/[\w]+\/movements$/.test(path)) {
+      const all = movements();
+      const size = sim.movementsPerPage;
+      if (size === null) return send(res, 200, all);
+      const page = Number(new URL(req.url ?? '/', base).searchParams.get('page') ?? '1');
+      if (page * size < all.length)
+        res.setHeader('link', `<${base}${path}?page=${page + 1}>; rel="next"`);
+      return send(res, 200, all.slice((page - 1) * size, page * size));
+    }
     if (req.method === 'POST' && path === '/v1/refunds')
       return send(res, 201, {
         id: `ref_${++n}`,

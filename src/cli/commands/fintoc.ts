@@ -1,5 +1,6 @@
 // `cobro fintoc reconcile --account ID`: matches the account's Fintoc movements with its payouts, withdrawals and
-// sales paid through Fintoc and lists what does not match (decision 512). Exit code 1 when something is reported.
+// sales paid through Fintoc and lists what does not match (decision 512). Exit code 1 when something is reported;
+// such a run is still audited (decision 675).
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 
 export const fintocReconcile: Command = {
@@ -29,6 +30,7 @@ export const fintocReconcile: Command = {
             findings: r.findings.map((f) => ({ ...f, amountMinor: f.amountMinor.toString() })),
           })
         : [`${r.matched} matched, ${r.findings.length} reported`, ...lines].join('\n');
-    return r.findings.length === 0 ? ok(out) : { ...ok(out), exitCode: 1 };
+    // Exit 1 reports findings, but the run kept them (fintoc_movement_findings): its audit row is written all the same.
+    return r.findings.length === 0 ? ok(out) : { ...ok(out), exitCode: 1, changed: true };
   },
 };

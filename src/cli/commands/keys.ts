@@ -79,6 +79,7 @@ export const keysCreate: Command = {
     if (!made.ok) return fail(made.error, 2);
     return ok(
       args.values.json === true ? JSON.stringify(keyJson(made.value)) : describeNew(made.value),
+      { account: accountId, target: made.value.id },
     );
   },
 };
@@ -123,6 +124,7 @@ export const keysRevoke: Command = {
       args.values.json === true
         ? JSON.stringify(keyJson(revoked.value))
         : `revoked ${revoked.value.id} (${revoked.value.scope}, ${revoked.value.name})`,
+      { account: revoked.value.accountId, target: id },
     );
   },
 };
@@ -154,6 +156,7 @@ export const keysRotate: Command = {
       args.values.json === true
         ? JSON.stringify(keyJson(rotated.value))
         : describeNew(rotated.value),
+      { account: rotated.value.accountId, target: id },
     );
   },
 };

@@ -119,6 +119,6 @@ export const notificationsRetry: Command = {
     const retried = await retryNotification(requireCtx(ctx), id, null);
     if (retried === null) return fail(`no notification with id ${id}`);
     if ('message_error' in retried) return fail(retried.message_error);
-    return ok(`queued: ${line(retried)}`);
+    return ok(`queued: ${line(retried)}`, { account: retried.account_id, target: id });
   },
 };

@@ -65,7 +65,13 @@ export const payoutsExport: Command = {
       batchId !== undefined
         ? `${what} (written again; no payout changed)`
         : `${what}, now processing; \`cobro payouts import FILE\` applies the bank's results`;
-    return { exitCode: 0, stdout: batch.csv, stderr: `${note}\n` };
+    // A new batch moved the payouts of each of its accounts: one audit row in each account's chain (decision 675),
+    // in the order of their ids, as every writer of several chains takes their heads.
+    const audited =
+      batchId !== undefined
+        ? [{ account: null, target: batch.id }]
+        : batch.accountIds.map((account) => ({ account, target: batch.id }));
+    return { exitCode: 0, stdout: batch.csv, stderr: `${note}\n`, audited };
   },
 };
 

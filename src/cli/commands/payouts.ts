@@ -41,6 +41,9 @@ export const payoutsResolve: Command = {
       stringOption(args, 'reason') ?? null,
     );
     if (!result.ok) return fail(result.error);
-    return ok(`payout ${result.payout.id} is ${result.payout.status}`);
+    return ok(`payout ${result.payout.id} is ${result.payout.status}`, {
+      account: result.payout.account_id,
+      target: result.payout.id,
+    });
   },
 };

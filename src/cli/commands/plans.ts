@@ -191,6 +191,7 @@ export const plansSetPricing: Command = {
     }
     return ok(
       args.values.json === true ? JSON.stringify(result.plan) : `plan ${id}: ${price(result.plan)}`,
+      { account: result.accountId, target: id },
     );
   },
 };

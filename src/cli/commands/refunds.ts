@@ -137,11 +137,16 @@ export const refundsSetBankDetails: Command = {
     const { recordBankDetails } = await import('../../modules/refunds/bank-details.ts');
     const result = await recordBankDetails(requireCtx(ctx), id, bank);
     if (!result.ok) return fail(result.error, 2);
+    const refund = { account: result.refund.account_id, target: id };
     if (args.values.json === true)
-      return ok(JSON.stringify({ id, status: result.refund.status, payout_id: result.payoutId }));
+      return ok(
+        JSON.stringify({ id, status: result.refund.status, payout_id: result.payoutId }),
+        refund,
+      );
     const to = `bank ${bank.sbif}, account ${bank.num}, ${bank.holderName}`;
     return ok(
       `refund ${id} is ${result.refund.status}: payout ${result.payoutId} pays ${result.refund.amount_minor} ${result.refund.currency} to ${to}`,
+      refund,
     );
   },
 };

@@ -183,6 +183,7 @@ export const subscriptionsCancel: Command = {
       args.values.json === true
         ? JSON.stringify({ id, status: 'cancel' })
         : `subscription ${id} is cancel: nothing is charged after it`,
+      { account: accountId, target: id },
     );
   },
 };

@@ -43,11 +43,13 @@ export const usersInvite: Command = {
     const { inviteUser } = await import('../../dashboard/users.ts');
     const invited = await inviteUser(requireCtx(ctx), { accountId, email, role });
     if (!invited.ok) return fail(invited.error, 2);
-    return printInvitation(invited.value, args.values.json === true);
+    return printInvitation(accountId, invited.value, args.values.json === true);
   },
 };
 
-function printInvitation(i: Invitation, json: boolean): CommandOutput {
+/** The invitation, its audit row naming the user invited or reset (decision 675). */
+function printInvitation(accountId: string, i: Invitation, json: boolean): CommandOutput {
+  const user = { account: accountId, target: i.userId };
   if (json)
     return ok(
       JSON.stringify({
@@ -57,6 +59,7 @@ function printInvitation(i: Invitation, json: boolean): CommandOutput {
         link: i.link,
         expires_at: i.expiresAt,
       }),
+      user,
     );
   return ok(
     [
@@ -65,6 +68,7 @@ function printInvitation(i: Invitation, json: boolean): CommandOutput {
       `expires:  ${i.expiresAt}`,
       '(the link works once: the user sets a password there)',
     ].join('\n'),
+    user,
   );
 }
 
@@ -88,7 +92,7 @@ export const usersReset: Command = {
     const { resetUser } = await import('../../dashboard/user-reset.ts');
     const reset = await resetUser(requireCtx(ctx), accountId, email);
     if (!reset.ok) return fail(reset.error, 1);
-    return printInvitation(reset.value, args.values.json === true);
+    return printInvitation(accountId, reset.value, args.values.json === true);
   },
 };
 

@@ -6,7 +6,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
-import { releaseEscrow } from './release.ts';
+import { releaseEscrow, type Released } from './release.ts';
 import { EscrowBody, EscrowResponse } from './schemas.ts';
 
 export async function escrowRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -23,8 +23,24 @@ export async function escrowRoutes(app: FastifyInstance, ctx: AppContext): Promi
       },
     },
     async (request, reply) =>
-      runCommand(ctx, request, reply, (tx) =>
-        releaseEscrow(tx, accountOf(request).id, request.body.transactions),
+      runCommand(
+        ctx,
+        request,
+        reply,
+        (tx) => releaseEscrow(tx, accountOf(request).id, request.body.transactions),
+        { auditTarget: releasedSales },
       ),
   );
+}
+
+/**
+ * The audit row's object: the sales the answer puts in the wallet (`liquidate`), their ids joined by commas (at most
+ * escrowLimits.transactionsMax); null when none is.
+ */
+function releasedSales(released: Released): string | null {
+  if (!('transactions' in released)) return null;
+  const ids = released.transactions
+    .filter((t) => t.status === 'liquidate')
+    .map((t) => t.transaction_id);
+  return ids.length === 0 ? null : [...new Set(ids)].join(',');
 }

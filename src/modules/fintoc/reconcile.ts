@@ -121,9 +121,11 @@ export async function reconcileFintoc(
     return { ok: false, error: `account ${accountId} has no Fintoc account (--fintoc-account)` };
   const now = ctx.clock.now();
   const since = new Date(now.getTime() - fintocLimits.reconcileLookbackMs);
-  const movements = (
-    await account.api.listMovements(account.sourceAccount, { since: since.toISOString() })
-  ).slice(0, fintocLimits.movementsPerRunMax);
+  const movements = await account.api.listMovements(
+    account.sourceAccount,
+    { since: since.toISOString() },
+    fintocLimits.movementsPerRunMax,
+  );
   const expected = await expectedOf(ctx, accountId, since);
   const byKey = new Map<string, Expected>();
   for (const e of expected) for (const k of e.keys) byKey.set(k, e);

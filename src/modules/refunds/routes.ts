@@ -43,6 +43,7 @@ export async function refundRoutes(app: FastifyInstance, ctx: AppContext): Promi
         reply,
         (tx) => registerNullification(tx, accountOf(request).id, request.body),
         {
+          auditTarget: (registered) => (registered.ok ? registered.nullificationId : null),
           // The processor is a network call: asked after the commit, and the answer shows where the refund stands then.
           afterCommit: async (_ctx, registered: Registered) => {
             if (!registered.ok) return registered.failure;

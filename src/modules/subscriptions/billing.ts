@@ -21,7 +21,7 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { subscriptionLimits } from '../../limits/index.ts';
 import type { PlanRow } from './repository.ts';
 import { liveCards, type SubscriptionRow } from './subscription-repository.ts';
-import { openCharge } from './stored-charge.ts';
+import { openCharge } from './charge-open.ts';
 
 export interface BillingFilter {
   readonly accountId?: string;

@@ -9,7 +9,8 @@ import type { TransactionRow } from '../transactions/repository.ts';
 import { findPlan } from './repository.ts';
 import { liveCards, lockSubscription, type SubscriptionRow } from './subscription-repository.ts';
 import type { ExtensionColumns } from '../transactions/extension.ts';
-import { openCharge, settleCharge } from './stored-charge.ts';
+import { openCharge } from './charge-open.ts';
+import { settleCharge } from './stored-charge.ts';
 import { prepareChargeMarketplace } from './consumption-marketplace.ts';
 import type { ConsumptionChargeInput } from './consumption-schemas.ts';
 

@@ -65,7 +65,7 @@ export function parsePricing(
 }
 
 export type PricingResult =
-  | { readonly ok: true; readonly plan: ReturnType<typeof planView> }
+  | { readonly ok: true; readonly accountId: string; readonly plan: ReturnType<typeof planView> }
   | {
       readonly ok: false;
       readonly reason: 'not_found' | 'invalid' | 'in_use';
@@ -130,6 +130,10 @@ export async function setPlanPricing(
       .selectAll()
       .where('id', '=', planId)
       .executeTakeFirstOrThrow();
-    return { ok: true, plan: planView(updated, await planCounts(tx, planId)) };
+    return {
+      ok: true,
+      accountId: plan.account_id,
+      plan: planView(updated, await planCounts(tx, planId)),
+    };
   });
 }

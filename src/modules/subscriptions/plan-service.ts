@@ -3,6 +3,8 @@ import type { AppContext } from '../../platform/context.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { notFound, validationError } from '../../platform/errors/errors.ts';
 import { newId } from '../../platform/ids/ids.ts';
+import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
+import { isHttpUrl, present } from '../transactions/create-checks.ts';
 import { findPlan, listPlans, type PlanRow } from './repository.ts';
 import type { PlanCreate } from './schemas.ts';
 import { planCounts } from './subscription-repository.ts';
@@ -33,10 +35,30 @@ export function pricingProblems(
   return problems;
 }
 
+/**
+ * The plan's URLs, checked as a transaction's are (decision 680): the pages the payer is sent back to as its
+ * `urlreturn` (http or https), the notification URLs as its `urlnotify` (the callback check). Empty is none.
+ */
+function planUrlProblems(ctx: AppContext, body: PlanCreate): Record<string, string> {
+  const problems: Record<string, string> = {};
+  for (const field of ['url_success_payment', 'url_failed_payment'] as const) {
+    const url = present(body[field]);
+    if (url !== null && !isHttpUrl(url)) problems[field] = 'invalid';
+  }
+  for (const field of ['url_notify_suscription', 'url_notify_payment'] as const) {
+    const url = present(body[field]);
+    if (url !== null && !checkCallbackUrl(url, ctx.config).ok) problems[field] = 'invalid';
+  }
+  return problems;
+}
+
 export async function createPlan(ctx: AppContext, accountId: string, body: PlanCreate) {
   const type = planTypeOf(body);
   const currency = (body.currency ?? 'CLP').toUpperCase();
-  const problems = pricingProblems(type, body.amount ?? null, currency);
+  const problems = {
+    ...planUrlProblems(ctx, body),
+    ...pricingProblems(type, body.amount ?? null, currency),
+  };
   if (Object.keys(problems).length > 0) throw validationError(problems);
   const id = newId('pl', 20);
   await ctx.db
@@ -48,10 +70,10 @@ export async function createPlan(ctx: AppContext, accountId: string, body: PlanC
       name: body.name,
       code: body.code ?? '',
       description: body.description ?? '',
-      url_notify_suscription: body.url_notify_suscription ?? '',
-      url_notify_payment: body.url_notify_payment ?? '',
-      url_success_payment: body.url_success_payment ?? '',
-      url_failed_payment: body.url_failed_payment ?? '',
+      url_notify_suscription: present(body.url_notify_suscription) ?? '',
+      url_notify_payment: present(body.url_notify_payment) ?? '',
+      url_success_payment: present(body.url_success_payment) ?? '',
+      url_failed_payment: present(body.url_failed_payment) ?? '',
       type,
       amount_minor: body.amount ?? null,
       currency,

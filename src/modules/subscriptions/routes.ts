@@ -114,8 +114,13 @@ function cardRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (request, reply) =>
-      runCommand(ctx, request, reply, (tx) =>
-        deleteCard(tx, accountOf(request).id, request.body.card ?? request.body.suscription),
+      runCommand(
+        ctx,
+        request,
+        reply,
+        (tx) =>
+          deleteCard(tx, accountOf(request).id, request.body.card ?? request.body.suscription),
+        { auditTarget: (deleted) => deleted.card },
       ),
   );
 }
@@ -143,6 +148,7 @@ function chargeRoutes(app: FastifyInstance, ctx: AppContext): void {
         reply,
         (tx) => openConsumptionCharge(tx, accountOf(request).id, request.body),
         {
+          auditTarget: (opened) => ('transactionId' in opened ? opened.transactionId : null),
           afterCommit: finishConsumptionCharge,
         },
       ),

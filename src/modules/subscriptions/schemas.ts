@@ -175,6 +175,7 @@ export const CustomersResponse = Type.Array(
   },
 );
 
+/** A plan's URL: its length here, the rest as a transaction's URLs are checked (plan-service.ts, decision 680). */
 const planUrl = () => optionalText(L.planUrlLengthMax);
 
 export const PlanCreateBody = Type.Object(

@@ -1,109 +1,25 @@
 // A charge on a subscription's stored card, booked as a paid transaction (capture, fee, settlement to the wallet
 // like any payment). Two steps around the processor call, so no lock is held while it answers and only one caller
 // ever charges a given payment:
-//   1. `openCharge` (inside the caller's database transaction): the su_charges row, then a pending `transactions`
-//      row, in that order, so a repeated `order` stops at the unique index before a payment exists;
+//   1. `openCharge` (charge-open.ts, inside the caller's database transaction): the su_charges row, then a pending
+//      `transactions` row, in that order, so a repeated `order` stops at the unique index before a payment exists;
 //   2. `settleCharge` (after that commit, safe to repeat): claim the payment with an attempt key and a lease, call
 //      the processor with the payment's id as idempotency key, then record success or rejection with its money.
 //      A caller that finds the claim taken waits for the result; one that finds it final answers it. A payment no
 //      processor ever saw, whose subscription has ended or whose card was deleted since it opened, is declined
 //      unsent by the claim's commit instead (decision 670).
-import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import type { ChargeOutcome } from '../../platform/processors/processor.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
-import { newId, randomHex } from '../../platform/ids/ids.ts';
+import { newId } from '../../platform/ids/ids.ts';
 import { subscriptionLimits } from '../../limits/index.ts';
 import { lockTransaction, type TransactionRow } from '../transactions/repository.ts';
 import { recordRejection, recordSuccess } from '../transactions/transaction-result.ts';
-import type { ExtensionColumns } from '../transactions/extension.ts';
-import type { ChargeKind } from './types.ts';
 
 /** Webpay, the card method (reference §1.1): what the fee rule and `media` of a subscription charge name. */
-const cardPayment = { payment: 1, name: 'Webpay' } as const;
-
-export interface OpenCharge {
-  readonly accountId: string;
-  readonly subscriptionId: string;
-  readonly cardId: string;
-  readonly kind: ChargeKind;
-  readonly cycleNumber: number | null;
-  /** A cycle charge's attempt (unique with the subscription and cycle: migration 0210). */
-  readonly tryNumber?: number;
-  readonly order: string;
-  readonly description: string;
-  readonly email: string;
-  readonly amountMinor: bigint;
-  readonly at: Date;
-  /** What a payment extension names on the payment (a consumption charge's `marketplace`, decision 106). */
-  readonly extension?: ExtensionColumns | null;
-}
-
-/** The new payment's id, or null when the account already used this consumption `order`. */
-export async function openCharge(db: DbOrTx, input: OpenCharge): Promise<string | null> {
-  const transactionId = newId('trx', 17);
-  const charge = await db
-    .insertInto('su_charges')
-    .values({
-      account_id: input.accountId,
-      subscription_id: input.subscriptionId,
-      transaction_id: transactionId,
-      kind: input.kind,
-      cycle_number: input.cycleNumber,
-      try_number: input.tryNumber ?? null,
-      order_ref: input.order,
-      description: input.description,
-      created_at: input.at,
-      card_id: input.cardId,
-      // The partial index's predicate as a literal: a prepared statement's generic plan cannot match it to a
-      // parameter (decision 230).
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'order_ref'])
-        .where('kind', '=', sql.lit('consumption'))
-        .doNothing(),
-    )
-    .returning('transaction_id')
-    .executeTakeFirst();
-  if (charge === undefined) return null;
-  await db
-    .insertInto('transactions')
-    .values({
-      id: transactionId,
-      account_id: input.accountId,
-      status: 'pending',
-      email: input.email,
-      order: input.order,
-      subject: input.description,
-      amount_minor: input.amountMinor,
-      currency: 'CLP',
-      payment: cardPayment.payment,
-      expires_at: null,
-      urlreturn: null,
-      urlnotify: null,
-      additional_parameters: null,
-      extension: null,
-      extension_ref: null,
-      ...input.extension,
-      payment_key: newId('pr', 17),
-      transaction_key: sixteenDigits(),
-      // reference §7.11: a subscription charge's verification_key is 64 hex.
-      verification_key: randomHex(32),
-      created_at: input.at,
-      updated_at: input.at,
-    })
-    .execute();
-  return transactionId;
-}
-
-function sixteenDigits(): string {
-  return `9${randomHex(8)
-    .replace(/[a-f]/g, (c) => String(c.charCodeAt(0) % 10))
-    .slice(0, 15)}`;
-}
+export const cardPayment = { payment: 1, name: 'Webpay' } as const;
 
 async function cardOf(
   db: DbOrTx,

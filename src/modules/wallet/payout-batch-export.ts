@@ -22,6 +22,8 @@ interface ExportedBatch {
   readonly currency: string;
   readonly payoutCount: number;
   readonly amountMinorTotal: bigint;
+  /** The accounts whose payouts the batch holds, each audited in its own chain (decision 675). */
+  readonly accountIds: readonly string[];
   readonly csv: string;
 }
 
@@ -145,6 +147,7 @@ export async function batchFile(ctx: AppContext, batchId: string): Promise<Expor
       currency: rows[0]?.currency ?? '',
       payoutCount: rows.length,
       amountMinorTotal,
+      accountIds: [...new Set(rows.map((r) => r.account_id))].sort(),
       csv: renderPayrollCsv(rows.map((r) => payrollRecord(ctx, batch.id, r))),
     },
   };

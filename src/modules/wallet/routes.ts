@@ -223,25 +223,31 @@ function registerSandboxCredit(r: TypedRouter, ctx: AppContext): void {
       },
     },
     async (request, reply) =>
-      runCommand(ctx, request, reply, async (tx) => {
-        const account = accountOf(request);
-        const currency = await knownCurrency(tx, request.body.currency ?? defaultCurrency);
-        if (currency === null) throw validationError({ currency: 'invalid' });
-        const reason = request.body.reason?.trim() || 'Sandbox credit';
-        const credited = await creditWallet(tx, {
-          accountId: account.id,
-          currency,
-          amountMinor: BigInt(request.body.amount),
-          reason,
-          kind: 'sandbox_credit',
-        });
-        if (credited === null) throw validationError({ amount: 'invalid' });
-        return {
-          status: 'success' as const,
-          identifier_wallet: credited.movementId,
-          amount_available: safeInteger(credited.balanceMinor),
-          currency,
-        };
-      }),
+      runCommand(
+        ctx,
+        request,
+        reply,
+        async (tx) => {
+          const account = accountOf(request);
+          const currency = await knownCurrency(tx, request.body.currency ?? defaultCurrency);
+          if (currency === null) throw validationError({ currency: 'invalid' });
+          const reason = request.body.reason?.trim() || 'Sandbox credit';
+          const credited = await creditWallet(tx, {
+            accountId: account.id,
+            currency,
+            amountMinor: BigInt(request.body.amount),
+            reason,
+            kind: 'sandbox_credit',
+          });
+          if (credited === null) throw validationError({ amount: 'invalid' });
+          return {
+            status: 'success' as const,
+            identifier_wallet: credited.movementId,
+            amount_available: safeInteger(credited.balanceMinor),
+            currency,
+          };
+        },
+        { auditTarget: (credited) => credited.identifier_wallet },
+      ),
   );
 }

@@ -78,6 +78,7 @@ export async function readWalletSummary(
   const answer = await readSummary(ctx, q.perPage, {
     accountId: q.accountId,
     currency: q.currency,
+    // Up to 3 999 996 000 within the documented bounds: past INTEGER, so the function takes a BIGINT (migration 0480).
     offset: (q.page - 1) * q.perPage,
     seqBefore: seqBeforeAll,
   });

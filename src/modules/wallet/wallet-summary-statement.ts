@@ -1,8 +1,8 @@
-// The Wallet summary in one statement (decision 585): cobro_wallet_summary (migration 0420, where its query is written
-// whole) answers the balance from the ledger account's row, the newest movement's id, and a page of movements by
-// wallet_movements_account (account_id, currency, seq) with the payout each payout movement names joined in, one row
-// a movement. Every column comes as the answer shows it (amounts as text, the account type as an integer), so
-// JavaScript only formats the times and the account number (views.ts).
+// The Wallet summary in one statement (decision 585): cobro_wallet_summary (migration 0420, redefined whole with a
+// BIGINT limit and offset by migration 0480, decision 680) answers the balance from the ledger account's row, the
+// newest movement's id, and a page of movements by wallet_movements_account (account_id, currency, seq) with the
+// payout each payout movement names joined in, one row a movement. Every column comes as the answer shows it (amounts
+// as text, the account type as an integer), so JavaScript only formats the times and the account number (views.ts).
 import assert from 'node:assert/strict';
 import { CompiledQuery } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';

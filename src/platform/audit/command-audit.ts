@@ -26,8 +26,16 @@ function changedNothing(value: unknown): boolean {
   );
 }
 
-/** The object a request changed: the id in its path, else the id its answer (or the object it wraps) names. */
-function targetOf(request: FastifyRequest, value: unknown): string | null {
+/** The object a command's value names, for its audit row: given by a route whose value names it its own way. */
+export type AuditTarget<T> = (value: T) => string | null;
+
+/**
+ * The object a request changed: the one its route names (decision 675), else the id in its path, else the id its
+ * answer (or the object it wraps) names.
+ */
+function targetOf<T>(request: FastifyRequest, value: T, named?: AuditTarget<T>): string | null {
+  const given = named?.(value) ?? null;
+  if (given !== null) return given;
   const params = request.params as Readonly<Record<string, unknown>> | undefined;
   const fromPath = Object.values(params ?? {}).find((v) => typeof v === 'string');
   if (typeof fromPath === 'string') return fromPath;
@@ -45,10 +53,15 @@ function targetOf(request: FastifyRequest, value: unknown): string | null {
   return null;
 }
 
-function entryOf(ctx: AppContext, request: FastifyRequest, value: unknown): AuditEntry | null {
+function entryOf<T>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  value: T,
+  named?: AuditTarget<T>,
+): AuditEntry | null {
   const draft = draftOf(ctx, request);
   if (draft === null || changedNothing(value)) return null;
-  return { ...draft, target: targetOf(request, value) };
+  return { ...draft, target: targetOf(request, value, named) };
 }
 
 /** A request's audit row but its target, which the command's answer (or the group that writes it) names. */
@@ -66,10 +79,14 @@ function draftOf(ctx: AppContext, request: FastifyRequest): AuditDraft | null {
 type TxCommand<T> = (ctx: AppContext, db: Tx) => Promise<T>;
 
 /** The command, then its audit row in the same transaction. */
-export function audited<T>(request: FastifyRequest, command: TxCommand<T>): TxCommand<T> {
+export function audited<T>(
+  request: FastifyRequest,
+  command: TxCommand<T>,
+  target?: AuditTarget<T>,
+): TxCommand<T> {
   return async (ctx, db) => {
     const value = await command(ctx, db);
-    const entry = entryOf(ctx, request, value);
+    const entry = entryOf(ctx, request, value, target);
     if (entry !== null) await recordAudit(db, entry);
     return value;
   };

@@ -1,6 +1,7 @@
 // Recomputes every audit chain (decision 531): each row's position follows the one before it, names its hash as
-// `prev_hash`, and hashes (cobro_audit_hash, migration 0361) to what it records; each chain's head names its last row. The first row that breaks a
-// rule is the answer, by id, so an operator knows where the trail was changed around the trigger.
+// `prev_hash`, and hashes (cobro_audit_hash, migration 0361) to what it records; each chain's head names its last
+// row, and every head has rows (decision 675). The first row that breaks a rule is the answer, by id, so an operator
+// knows where the trail was changed around the trigger.
 import { sql } from 'kysely';
 import type { Db } from '../db/types.ts';
 import './types.ts';
@@ -40,6 +41,24 @@ async function headFault(db: Db, state: ChainState): Promise<string | null> {
   if (BigInt(head.seq) !== state.seq || head.hash !== state.hash)
     return `chain ${state.chain} ends at row ${state.seq} but its head names row ${head.seq}: rows were removed or the head changed`;
   return null;
+}
+
+/**
+ * A head whose chain has no row left (decision 675): the walk above meets only chains that still have rows, so a
+ * chain whose every row was removed shows only here. A head is written with its chain's first row, never alone.
+ */
+async function emptiedChainFault(db: Db): Promise<string | null> {
+  const head = await db
+    .selectFrom('audit_heads as h')
+    .select(['h.chain', sql<string>`h.seq::text`.as('position')])
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('audit_log as l').select('l.id').whereRef('l.chain', '=', 'h.chain'))),
+    )
+    .orderBy('h.chain')
+    .limit(1)
+    .executeTakeFirst();
+  if (head === undefined) return null;
+  return `chain ${head.chain} has no rows but its head names row ${head.position}: rows were removed`;
 }
 
 export async function verifyAudit(db: Db): Promise<AuditVerifyResult> {
@@ -102,9 +121,8 @@ export async function verifyAudit(db: Db): Promise<AuditVerifyResult> {
     }
     if (page.length < chunkRows) break;
   }
-  if (state !== null) {
-    const fault = await headFault(db, state);
-    if (fault !== null) return { ok: false, id: null, fault };
-  }
+  const fault =
+    (state === null ? null : await headFault(db, state)) ?? (await emptiedChainFault(db));
+  if (fault !== null) return { ok: false, id: null, fault };
   return { ok: true, chains, rows };
 }

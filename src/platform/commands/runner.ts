@@ -16,7 +16,7 @@ import {
 } from '../idempotency/plugin.ts';
 import { claimKey, completeKey, keepCommitted, type StoredAnswer } from '../idempotency/store.ts';
 import { renderError, renderValue, sendAnswer } from './render.ts';
-import { audited, auditedGrouped } from '../audit/command-audit.ts';
+import { audited, auditedGrouped, type AuditTarget } from '../audit/command-audit.ts';
 
 /**
  * A command: reads and writes only through `tx.db` (the runner's transaction, also passed as `db` for the code that
@@ -45,6 +45,11 @@ export interface CommandOptions<T> {
    * same commit. The route picks both; the command never asks which one runs it (decision 470).
    */
   readonly grouped?: GroupedCommand<T>;
+  /**
+   * The object the command's value names, for its audit row, when that value is no answer with an `id` (a refund
+   * answered after the commit, a wallet movement's `identifier_wallet`). Not for `grouped`: its group names it.
+   */
+  readonly auditTarget?: AuditTarget<T>;
 }
 
 interface KeyScope {
@@ -139,7 +144,7 @@ export async function runCommand<T>(
     key === null || request.account === null ? null : { accountId: request.account.id, key };
   // Every command leaves its audit row (decision 531): in its transaction, or a grouped one in its group's (565).
   const grouped = auditedGrouped(request, options.grouped);
-  const audit = audited(request, command);
+  const audit = audited(request, command, options.auditTarget);
   if (scope === null && grouped !== undefined) {
     if (options.afterCommit !== undefined)
       return finishAfterCommit(ctx, reply, null, await grouped(ctx), options);

@@ -102,7 +102,8 @@ function isPastMaximum(value: number, schema: SchemaNode): boolean {
 
 /**
  * What `holder[key]`, declared by `schema`, must become before the schema coerces it: `looseValue` (refused as
- * `invalid`), a number's text (longer than the field takes, refused as `too long`), or `undefined` to leave it.
+ * `invalid`), a number's text (longer than the field takes, refused as `too long`), the largest double (for digits
+ * past it, refused as `too large`), or `undefined` to leave it.
  */
 function replacementOf(holder: object, key: string, value: unknown, schema: SchemaNode): unknown {
   if (typeof value === 'boolean')
@@ -110,9 +111,12 @@ function replacementOf(holder: object, key: string, value: unknown, schema: Sche
   if (schema.type === 'integer') {
     if (typeof value === 'string') {
       if (!digits.test(value)) return looseValue;
-      return Number.isSafeInteger(Number(value)) || isPastMaximum(Number(value), schema)
-        ? undefined
-        : looseValue;
+      const read = Number(value);
+      if (Number.isSafeInteger(read)) return undefined;
+      if (!isPastMaximum(read, schema)) return looseValue;
+      // 309 digits and more read as Infinity, which Ajv's `maximum` lets through (it compares finite numbers
+      // only): the largest double stands in, so that the schema still says `too large` (decision 680).
+      return Number.isFinite(read) ? undefined : Number.MAX_VALUE;
     }
     if (typeof value !== 'number' || !isInexactNumber(holder, key, value)) return undefined;
     const exponent = hasExponent(numberTextOf(holder, key) ?? '');

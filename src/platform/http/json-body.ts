@@ -5,7 +5,8 @@
 // trailing zeros) never fills a string or an integer field (decision 072).
 import type { FastifyRequest } from 'fastify';
 import { errorCodes } from 'fastify';
-import { validationError } from '../errors/errors.ts';
+import { ApiError, validationError } from '../errors/errors.ts';
+import { limits } from '../../limits/index.ts';
 
 /** Object -> (key -> the number's source text), only for numbers whose text differs from the value's own. */
 const numberTexts = new WeakMap<object, Map<string, string>>();
@@ -99,14 +100,30 @@ function keysWrittenAtLeast(text: string): number {
   return text.match(keyEndPattern)?.length ?? 0;
 }
 
-function keysHeld(value: unknown): number {
+/**
+ * The keys the parsed value holds at every level, or null when its objects and arrays nest deeper than
+ * limits.inputDepthMax (the top one is level 1). A loop over a stack of its own, not recursion: a text a few kB
+ * long can nest thousands deep, past the call stack (decision 680).
+ */
+export function keysHeld(value: unknown): number | null {
   if (value === null || typeof value !== 'object') return 0;
+  const pending: object[] = [value];
+  const levels: number[] = [1];
   let n = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) n += keysHeld(item);
-    return n;
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    const level = levels.pop()!;
+    if (level > limits.inputDepthMax) return null;
+    const isArray = Array.isArray(node);
+    for (const key in node) {
+      if (!isArray) n += 1;
+      const inner = (node as Record<string, unknown>)[key];
+      if (inner !== null && typeof inner === 'object') {
+        pending.push(inner);
+        levels.push(level + 1);
+      }
+    }
   }
-  for (const key in value) n += 1 + keysHeld((value as Record<string, unknown>)[key]);
   return n;
 }
 
@@ -152,14 +169,20 @@ function duplicateKeyPath(text: string): string | null {
 
 /**
  * A key written twice in one object (`{"amount":1,"amount":9}`), which JSON.parse settles silently in favour of the
- * last: refused, naming the key (issue 31). The common case costs one regular-expression count over the text and
- * a walk of the parsed value; the scan that tells keys from string contents and names the key runs only when the
- * count is higher (a duplicate, or a string holding `":`) (decision 440).
+ * last: refused, naming the key (issue 31). The common case costs one regular-expression count over the text, set
+ * against `held`, the keys the parsed value holds (keysHeld); the scan that tells keys from string contents and
+ * names the key runs only when the count is higher (a duplicate, or a string holding `":`) (decision 440).
  */
-export function duplicateKey(text: string, value: unknown): string | null {
-  if (value === null || typeof value !== 'object') return null;
-  if (keysWrittenAtLeast(text) <= keysHeld(value)) return null;
+export function duplicateKey(text: string, held: number): string | null {
+  if (keysWrittenAtLeast(text) <= held) return null;
   return duplicateKeyPath(text);
+}
+
+/** A body nested deeper than any merchant's (decision 680): refused as the parser's other bad bodies are. */
+function nestedTooDeep(): ApiError {
+  return new ApiError('malformed_body', `body:nested deeper than ${limits.inputDepthMax} levels`, {
+    errors: { body: 'too deep' },
+  });
 }
 
 /** Parses a JSON text as Fastify's default parser does (same errors), noting the numbers' texts. */
@@ -183,7 +206,12 @@ export function parseJsonBody(
     done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
     return;
   }
-  const duplicate = duplicateKey(text, parsed);
+  const held = keysHeld(parsed);
+  if (held === null) {
+    done(nestedTooDeep(), undefined);
+    return;
+  }
+  const duplicate = duplicateKey(text, held);
   if (duplicate !== null) {
     done(validationError({ [duplicate]: 'duplicate key' }), undefined);
     return;

@@ -39,7 +39,12 @@ export interface FintocApi {
   expireCheckoutSession(id: string): Promise<FintocObject>;
   createTransfer(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
   createRefund(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
-  listMovements(accountId: string, query: Record<string, string>): Promise<FintocObject[]>;
+  /** The account's movements, at most `max`: pages past it are never asked for. */
+  listMovements(
+    accountId: string,
+    query: Record<string, string>,
+    max: number,
+  ): Promise<FintocObject[]>;
 }
 
 function plain(value: unknown): FintocObject {
@@ -100,14 +105,25 @@ export function fintocApi(host: FintocHost): FintocApi {
           'create refund',
         ),
       ),
-    listMovements: async (accountId, query) => {
-      const list = await bounded(
-        accounts.movements.list({ account_id: accountId, ...query, lazy: false }),
+    listMovements: (accountId, query, max) =>
+      bounded(
+        (async () => {
+          // The client's lazy list fetches a page when the one before is used up: leaving the loop at `max` stops it.
+          const pages = await accounts.movements.list({
+            account_id: accountId,
+            ...query,
+            lazy: true,
+          });
+          const out: FintocObject[] = [];
+          for await (const movement of pages as AsyncIterable<unknown>) {
+            if (out.length >= max) break;
+            out.push(plain(movement));
+          }
+          return out;
+        })(),
         t,
         'list movements',
-      );
-      return list.map(plain);
-    },
+      ),
   };
 }
 

@@ -105,7 +105,8 @@ function zoneOffsetMs(atMs: number, timeZone: string): number {
 const localPattern = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
 /**
- * Parses a local `YYYY-MM-DD[ HH:MM[:SS]]` in the service zone into an instant; null when malformed or not a real date.
+ * Parses a local `YYYY-MM-DD[ HH:MM[:SS]]` in the service zone into an instant; null when malformed, not a real date,
+ * or outside the years limits.localYearMin to limits.localYearMax (decision 680).
  * A wall clock the zone skips (a DST gap) resolves forward, as wall clocks do; one it repeats may name either instant.
  */
 export function parseLocal(text: string, timeZone: string): Date | null {
@@ -119,6 +120,7 @@ export function parseLocal(text: string, timeZone: string): Date | null {
     m[5] ?? '0',
     m[6] ?? '0',
   ].map(Number) as [number, number, number, number, number, number];
+  if (year < limits.localYearMin || year > limits.localYearMax) return null;
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59)
     return null;
   const naiveUtc = utcMs(year, month - 1, day, hour, minute, second);

@@ -41,7 +41,7 @@ const targets = {
   // 595): the claim, the outcome's record, the row's success with its callback (one statement, decision 600), the
   // lock and the journals, the page's read of the row. The payment names a urlnotify, as the bench's do.
   'POST /gateway/cobro (card approved)': 6,
-  // 1: one call of cobro_wallet_summary (migration 0420) reads the balance (the ledger account's row), the newest
+  // 1: one call of cobro_wallet_summary (migration 0480) reads the balance (the ledger account's row), the newest
   // movement's id, the page and the payouts it names (decision 585; 4 before decision 562, 3 after it).
   'GET /api/wallet': 1,
   // Served from memory (docs/performance.md).

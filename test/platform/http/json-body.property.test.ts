@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   duplicateKey,
+  keysHeld,
   needsReviver,
   numberTextOf,
   parseJsonBody,
@@ -130,7 +131,7 @@ describe('JSON body parser without its reviver', () => {
     fc.assert(
       fc.property(withDuplicate, ({ text, key }) => {
         if (reviverFindings(text).some((f) => f.startsWith('key '))) return;
-        expect(duplicateKey(text, JSON.parse(text))).toBe(key);
+        expect(duplicateKey(text, keysHeld(JSON.parse(text))!)).toBe(key);
         const { error } = parsed(text);
         expect(error).toMatchObject({ message: `${key}:duplicate key` });
       }),
@@ -139,7 +140,7 @@ describe('JSON body parser without its reviver', () => {
     fc.assert(
       fc.property(jsonText, (text) => {
         if (reviverFindings(text).some((f) => f.startsWith('key '))) return;
-        expect(duplicateKey(text, JSON.parse(text))).toBeNull();
+        expect(duplicateKey(text, keysHeld(JSON.parse(text))!)).toBeNull();
       }),
       { numRuns: 1000 },
     );

@@ -1,5 +1,5 @@
 // The service zone's wall clock through Intl (decision 410): known instants of America/Santiago, the seed's formats,
-// parseLocal's rules (a skipped wall clock resolves forward, years 0-99 are themselves, real dates only), and
+// parseLocal's rules (a skipped wall clock resolves forward, years 1900 to 9999 only, real dates only), and
 // properties against a plain oracle: a zone's offset read from Intl one instant at a time, scanned hour by hour
 // for its changes.
 import fc from 'fast-check';
@@ -78,7 +78,7 @@ describe('time formatting in the service zone', () => {
     expect(formatDate(at('2026-01-01T02:00:00Z'), 'America/Santiago')).toBe('2025-12-31');
   });
 
-  it('parses local times: a skipped hour forward, years 0-99 as themselves, real dates only', () => {
+  it('parses local times: a skipped hour forward, years 1900 to 9999 only, real dates only', () => {
     // The hour skipped in September resolves forward, as wall clocks do.
     expect(parseLocal('2026-09-06 00:30:00', 'America/Santiago')?.toISOString()).toBe(
       '2026-09-06T04:30:00.000Z',
@@ -89,10 +89,13 @@ describe('time formatting in the service zone', () => {
     expect(parseLocal('2026-01-15', 'America/Santiago')?.toISOString()).toBe(
       '2026-01-15T03:00:00.000Z',
     );
-    // Years below 100 are those years (Date.UTC would make them 19xx), written back with four digits.
-    expect(parseLocal('0050-03-01 10:00:00', 'UTC')?.getUTCFullYear()).toBe(50);
-    expect(formatTimestamp(parseLocal('0050-03-01 10:00:00', 'UTC')!, 'UTC')).toBe(
-      '0050-03-01 10:00:00',
+    // Years from 1900 to 9999 only (decision 680): before year 1 the drivers write a form PostgreSQL refuses.
+    for (const far of ['0000-01-01', '0050-03-01 10:00:00', '1899-12-31 23:59:59']) {
+      expect(parseLocal(far, 'UTC'), far).toBeNull();
+    }
+    expect(parseLocal('1900-01-01', 'UTC')?.toISOString()).toBe('1900-01-01T00:00:00.000Z');
+    expect(formatTimestamp(parseLocal('9999-12-31 23:59:59', 'UTC')!, 'UTC')).toBe(
+      '9999-12-31 23:59:59',
     );
     // 29 February only in a leap year; nothing out of range, nothing malformed.
     expect(parseLocal('2027-02-29 10:00:00', 'America/Santiago')).toBeNull();
