@@ -41,6 +41,13 @@ interface OptionDef {
 
 export type OptionSpec = Readonly<Record<string, OptionDef>>;
 
+/**
+ * Where a command writes stdout text that is true already, before it ends (`disputes import`: each line's result
+ * as it commits), so a run cut short has said how far it got. The CLI prints it at once; a command given none
+ * puts that text first in its output's stdout.
+ */
+export type Progress = (text: string) => void | Promise<void>;
+
 export interface CommandArgs {
   readonly values: Readonly<Record<string, string | boolean | undefined>>;
   readonly positionals: readonly string[];
@@ -87,7 +94,7 @@ export interface Command {
    * `none` changes no state (test/cli/operator-audit.test.ts lists both).
    */
   readonly audit?: 'own' | 'none';
-  run(ctx: AppContext | null, args: CommandArgs): Promise<CommandOutput>;
+  run(ctx: AppContext | null, args: CommandArgs, progress?: Progress): Promise<CommandOutput>;
 }
 
 /** A success; `audited` names what it changed when its arguments do not (decision 675). */

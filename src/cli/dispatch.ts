@@ -3,7 +3,7 @@
 // same resolution serves the CLI process, the operator socket inside `cobro serve`, and tests.
 import { CommanderError } from 'commander';
 import type { AppContext } from '../platform/context.ts';
-import { fail, ok, type CommandOutput } from './command.ts';
+import { fail, ok, type CommandOutput, type Progress } from './command.ts';
 import { allCommands } from './all-commands.ts';
 import {
   buildProgram,
@@ -53,12 +53,14 @@ export function resolve(
   return fail(capture.err || `unknown command: ${argv.join(' ')}`, 2);
 }
 
+/** Runs the command; what it prints before it ends goes to `progress` when given (the CLI, the ops socket). */
 export async function runResolved(
   resolved: Resolved,
   ctx: AppContext | null,
+  progress?: Progress,
 ): Promise<CommandOutput> {
   try {
-    return await runOperatorCommand(ctx, resolved.command, resolved.args);
+    return await runOperatorCommand(ctx, resolved.command, resolved.args, progress);
   } catch (error) {
     ctx?.logger.error({ err: error, command: resolved.command.name }, 'command failed');
     return fail(
@@ -67,8 +69,12 @@ export async function runResolved(
   }
 }
 
-export async function dispatch(argv: readonly string[], ctx: AppContext): Promise<CommandOutput> {
+export async function dispatch(
+  argv: readonly string[],
+  ctx: AppContext,
+  progress?: Progress,
+): Promise<CommandOutput> {
   const resolved = resolve(argv);
   if (!('command' in resolved)) return resolved;
-  return runResolved(resolved, ctx);
+  return runResolved(resolved, ctx, progress);
 }

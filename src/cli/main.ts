@@ -22,31 +22,50 @@ function configOrExit(): Config {
   return loaded.config;
 }
 
-function emit(output: CommandOutput): never {
+/** A command's stdout text as it comes (`disputes import`: each line as it commits). */
+function printNow(text: string): void {
+  process.stdout.write(text);
+}
+
+/**
+ * Exits once stdout and stderr have taken all that was written: a command that printed as it went (`disputes
+ * import`, decision 710) may leave a queue for a slow pipe, which process.exit alone would drop.
+ */
+async function exitFlushed(code: number): Promise<never> {
+  await Promise.all(
+    [process.stdout, process.stderr].map(
+      (stream) => new Promise<void>((resolve) => stream.write('', () => resolve())),
+    ),
+  );
+  process.exit(code);
+}
+
+function emit(output: CommandOutput): Promise<never> {
   process.stdout.write(output.stdout);
   process.stderr.write(output.stderr);
-  process.exit(output.exitCode);
+  return exitFlushed(output.exitCode);
 }
 
 async function runCommand(argv: readonly string[]): Promise<never> {
   // Not imported by `cobro serve`: commander and the command registry load when an operator command runs.
   const { resolve, runResolved } = await import('./dispatch.ts');
   const resolved = resolve(argv);
-  if (!('command' in resolved)) emit(resolved);
-  if (!resolved.command.needsDb) emit(await runResolved(resolved, null));
+  if (!('command' in resolved)) return emit(resolved);
+  if (!resolved.command.needsDb) return emit(await runResolved(resolved, null));
   const config = configOrExit();
   if (resolved.command.embeddedOnly === true && config.databaseUrl !== null)
-    emit(fail(embeddedOnlyText(resolved.command.name)));
+    return emit(fail(embeddedOnlyText(resolved.command.name)));
   if (config.databaseUrl === null) {
     const socketPath = opsSocketPath(config.dataDir);
     if (await opsServerAnswers(socketPath))
-      emit(
+      return emit(
         await runThroughServer(
           socketPath,
           withAbsolutePathOptions(
             withAbsoluteFile(argv, resolved.command, resolved.args.positionals[0]),
             resolved.command,
           ),
+          printNow,
         ),
       );
   }
@@ -54,7 +73,7 @@ async function runCommand(argv: readonly string[]): Promise<never> {
     // Without a server to ask, the command opens DATA_DIR itself, which must hold a database already.
     const { embeddedDatabaseExists } = await import('../platform/db/database.ts');
     if (!embeddedDatabaseExists(config.dataDir))
-      emit(fail(`no Cobro database in ${config.dataDir} (DATA_DIR)`));
+      return emit(fail(`no Cobro database in ${config.dataDir} (DATA_DIR)`));
   }
   const [{ openRuntime }, { createLogger }] = await Promise.all([
     import('../runtime.ts'),
@@ -70,9 +89,9 @@ async function runCommand(argv: readonly string[]): Promise<never> {
     readOnly: resolved.command.readOnly === true,
   });
   try {
-    const output = await runResolved(resolved, runtime.ctx);
+    const output = await runResolved(resolved, runtime.ctx, printNow);
     await runtime.close();
-    emit(output);
+    return emit(output);
   } catch (error) {
     await runtime.close();
     throw error;
@@ -137,5 +156,5 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error.stack !== undefined
   )
     process.stderr.write(`${error.stack}\n`);
-  process.exit(1);
+  void exitFlushed(1);
 });

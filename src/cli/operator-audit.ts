@@ -10,7 +10,7 @@
 // Imports inside, to keep `--help` fast.
 import type { AppContext } from '../platform/context.ts';
 import type { Tx } from '../platform/db/types.ts';
-import type { AuditedObject, Command, CommandArgs, CommandOutput } from './command.ts';
+import type { AuditedObject, Command, CommandArgs, CommandOutput, Progress } from './command.ts';
 
 const accountId = /^acc[0-9a-f]{17}$/;
 
@@ -58,12 +58,13 @@ export async function runOperatorCommand(
   ctx: AppContext | null,
   command: Command,
   args: CommandArgs,
+  progress?: Progress,
 ): Promise<CommandOutput> {
-  if (ctx === null || !needsOperatorAudit(command)) return command.run(ctx, args);
+  if (ctx === null || !needsOperatorAudit(command)) return command.run(ctx, args, progress);
   const { inTransaction } = await import('../platform/db/unit-of-work.ts');
   return inTransaction(ctx.db, async (tx) => {
     const txCtx: AppContext = { ...ctx, db: tx };
-    const output = await command.run(txCtx, args);
+    const output = await command.run(txCtx, args, progress);
     if (output.exitCode === 0 || output.changed === true)
       await recordOperatorAudit(tx, ctx, command, auditedObjects(args, output));
     return output;

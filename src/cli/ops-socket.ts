@@ -1,11 +1,13 @@
 // PGlite is one process's database. While `cobro serve` holds it, CLI commands travel to the server over a Unix
 // socket in DATA_DIR (mode 0600: only the operator's user can use it) and run there. See docs/decisions/001.
+// The answer is JSON lines: `{"stdout":...}` for each piece a command prints before it ends (`disputes import`, each
+// line as it commits, decision 710), then the command's output, the line with `exitCode`.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AppContext } from '../platform/context.ts';
 import { limits } from '../limits/index.ts';
-import type { Command, CommandOutput } from './command.ts';
+import type { Command, CommandOutput, Progress } from './command.ts';
 import { restrictUmask } from '../platform/process/fs-permissions.ts';
 
 export function opsSocketPath(dataDir: string): string {
@@ -31,6 +33,13 @@ export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
     });
     req.on('end', () => {
       void (async () => {
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        const progress: Progress = async (text) => {
+          res.write(`${JSON.stringify({ stdout: text })}\n`);
+          // Sent on a turn of the event loop: an import on the embedded database runs from promise to promise, and
+          // without this turn its lines would all leave at the end (decision 710).
+          await new Promise((resolve) => setImmediate(resolve));
+        };
         let output: CommandOutput;
         try {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { argv?: unknown };
@@ -43,11 +52,11 @@ export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
               ? { exitCode: 2, stdout: '', stderr: 'bad ops request\n' }
               : req.url === '/ping'
                 ? { exitCode: 0, stdout: 'pong\n', stderr: '' }
-                : await (await import('./dispatch.ts')).dispatch(argv, ctx);
+                : await (await import('./dispatch.ts')).dispatch(argv, ctx, progress);
         } catch {
           output = { exitCode: 2, stdout: '', stderr: 'bad ops request\n' };
         }
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(output));
+        res.end(`${JSON.stringify(output)}\n`);
       })();
     });
   });
@@ -67,11 +76,21 @@ export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
   };
 }
 
+/** One line of the answer: printed when it is progress, kept when it is the output. */
+function answerLine(line: string, progress: Progress): CommandOutput | null {
+  if (line.trim() === '') return null;
+  const parsed = JSON.parse(line) as Partial<CommandOutput>;
+  if (typeof parsed.exitCode === 'number') return parsed as CommandOutput;
+  if (typeof parsed.stdout === 'string') progress(parsed.stdout);
+  return null;
+}
+
 function request(
   socketPath: string,
   urlPath: string,
   argv: readonly string[],
   timeoutMs: number,
+  progress: Progress,
 ): Promise<CommandOutput> {
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -83,11 +102,27 @@ function request(
         timeout: timeoutMs,
       },
       (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        let pending = '';
+        let output: CommandOutput | null = null;
+        const take = (lines: readonly string[]) => {
+          for (const line of lines) output = answerLine(line, progress) ?? output;
+        };
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          const lines = (pending + c).split('\n');
+          pending = lines.pop() ?? '';
+          try {
+            take(lines);
+          } catch (error) {
+            res.destroy(error instanceof Error ? error : new Error(String(error)));
+          }
+        });
+        res.on('error', reject);
         res.on('end', () => {
           try {
-            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as CommandOutput);
+            take([pending]);
+            if (output === null) throw new Error('the serving process gave no result');
+            resolve(output);
           } catch (error) {
             reject(error instanceof Error ? error : new Error(String(error)));
           }
@@ -103,17 +138,31 @@ function request(
 export async function opsServerAnswers(socketPath: string): Promise<boolean> {
   if (!fs.existsSync(socketPath)) return false;
   try {
-    return (await request(socketPath, '/ping', [], limits.opsPingTimeoutMs)).exitCode === 0;
+    const answer = await request(socketPath, '/ping', [], limits.opsPingTimeoutMs, () => {});
+    return answer.exitCode === 0;
   } catch {
     return false;
   }
 }
 
-export function runThroughServer(
+/** Runs argv in the serving process; what it prints before it ends goes to `progress`, or else leads stdout. */
+export async function runThroughServer(
   socketPath: string,
   argv: readonly string[],
+  progress?: Progress,
 ): Promise<CommandOutput> {
-  return request(socketPath, '/run', argv, limits.opsCommandTimeoutMs);
+  let early = '';
+  const output = await request(
+    socketPath,
+    '/run',
+    argv,
+    limits.opsCommandTimeoutMs,
+    progress ??
+      ((text) => {
+        early += text;
+      }),
+  );
+  return early === '' ? output : { ...output, stdout: early + output.stdout };
 }
 
 /** argv with the file a command reads made absolute, resolved against this process's working directory. */

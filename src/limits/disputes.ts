@@ -14,6 +14,8 @@ export const disputeLimits = {
   importRowsMax: 10_000,
   /** The largest `cobro disputes import` file read: 10,000 rows of a few hundred characters each. */
   importFileBytesMax: 8 * 1024 * 1024,
+  /** `cobro disputes open --key`: an acquirer's case number or the operator's own name for the chargeback. */
+  operatorKeyLengthMax: 100,
 } as const;
 
 export const auditLimits = {

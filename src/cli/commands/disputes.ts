@@ -1,6 +1,6 @@
 // `cobro disputes open|resolve|import`: the operator records what the acquirer reports (docs/disputes.md). Each
 // change commits with its audit row (actor `operator`).
-import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+import { fail, ok, requireCtx, stringOption, type Command, type Progress } from '../command.ts';
 import { readFileBounded } from '../read-bounded.ts';
 import { disputeLimits } from '../../limits/index.ts';
 
@@ -9,15 +9,21 @@ const idOperand = [{ name: 'ID', description: 'the dispute (dsp...)' }];
 export const disputesOpen: Command = {
   name: 'disputes open',
   summary: "Record a chargeback the acquirer reports: holds the amount from the merchant's wallet",
-  usage: 'cobro disputes open --transaction ID --amount N --reason TEXT [--json]',
+  usage: 'cobro disputes open --transaction ID --amount N --reason TEXT [--key KEY] [--json]',
   options: {
     transaction: { type: 'string', valueName: 'ID', description: 'the disputed sale (trx...)' },
     amount: { type: 'string', valueName: 'MINOR', description: 'whole minor units disputed' },
     reason: { type: 'string', valueName: 'TEXT', description: "the acquirer's reason" },
+    key: {
+      type: 'string',
+      valueName: 'KEY',
+      description:
+        "names this chargeback (the acquirer's case number): run again with it, the dispute is found, not opened twice",
+    },
     json: { type: 'boolean', description: 'print the dispute as JSON' },
   },
   examples: [
-    'cobro disputes open --transaction trx0a1b2c3d4e5f6a7b8c --amount 5000 --reason fraud',
+    'cobro disputes open --transaction trx0a1b2c3d4e5f6a7b8c --amount 5000 --reason fraud --key CB-2026-0114',
   ],
   needsDb: true,
   audit: 'own',
@@ -30,6 +36,9 @@ export const disputesOpen: Command = {
       return fail(`usage: ${this.usage}`, 2);
     if (!/^\d{1,14}$/.test(amountText) || BigInt(amountText) === 0n)
       return fail('--amount must be a positive integer of at most 14 digits, in minor units', 2);
+    const key = stringOption(args, 'key');
+    if (key !== undefined && (key === '' || key.length > disputeLimits.operatorKeyLengthMax))
+      return fail(`--key must have 1 to ${disputeLimits.operatorKeyLengthMax} characters`, 2);
     const [{ operatorOpen }, { disputeView }] = await Promise.all([
       import('../../modules/disputes/operator.ts'),
       import('../../modules/disputes/views.ts'),
@@ -39,10 +48,22 @@ export const disputesOpen: Command = {
       transactionId,
       amountMinor: BigInt(amountText),
       reason,
+      ...(key === undefined ? {} : { operatorKey: `open:${key}` }),
     });
     if (!done.ok) return fail(`${done.failure.type}: ${done.failure.message_error}`);
     const view = disputeView(done.dispute, ctx.config.timeZone);
+    // The same key again (decision 710): the dispute it opened, if it is this chargeback; nothing is held twice.
+    if (
+      done.already === true &&
+      (done.dispute.transaction_id !== transactionId ||
+        BigInt(done.dispute.amount_minor) !== BigInt(amountText))
+    )
+      return fail(
+        `--key ${key} opened ${view.id} on ${view.transaction_id} for ${view.amount}: use another key`,
+      );
     if (args.values.json === true) return ok(JSON.stringify(view));
+    if (done.already === true)
+      return ok(`already opened ${view.id} on ${view.transaction_id} (--key ${key})`);
     return ok(
       `opened ${view.id} on ${view.transaction_id}: ${view.amount} ${view.currency} held (${view.from_wallet} from the wallet, ${view.debt} as debt), respond by ${view.respond_by}`,
     );
@@ -90,21 +111,30 @@ export const disputesImport: Command = {
   needsDb: true,
   readsFile: true,
   audit: 'own',
-  async run(ctxOrNull, args) {
+  async run(ctxOrNull, args, progress) {
     const ctx = requireCtx(ctxOrNull);
     const file = args.positionals[0];
     if (file === undefined) return fail(`usage: ${this.usage}`, 2);
     const read = await readFileBounded(file, disputeLimits.importFileBytesMax);
     if (!read.ok) return fail(read.error, 2);
     const { importDisputes } = await import('../../modules/disputes/operator.ts');
-    const results = await importDisputes(ctx, read.text);
+    // Each line as it commits (decision 710): a run cut short has said how far it got.
+    let early = '';
+    const print: Progress =
+      progress ??
+      ((text) => {
+        early += text;
+      });
+    const results = await importDisputes(ctx, read.text, (r) =>
+      print(`line ${r.line}: ${r.status === 'refused' ? 'refused: ' : ''}${r.text}\n`),
+    );
     if (typeof results === 'string') return fail(results, 2);
-    const lines = results.map((r) => `line ${r.line}: ${r.ok ? '' : 'refused: '}${r.text}`);
-    const refused = results.filter((r) => !r.ok).length;
-    const summary = `${results.length - refused} recorded, ${refused} refused`;
+    const count = (status: string) => results.filter((r) => r.status === status).length;
+    const [refused, already] = [count('refused'), count('already')];
+    const alreadyText = already > 0 ? `${already} already opened, ` : '';
     return {
       exitCode: refused === 0 ? 0 : 1,
-      stdout: `${[...lines, summary].join('\n')}\n`,
+      stdout: `${early}${count('recorded')} recorded, ${alreadyText}${refused} refused\n`,
       stderr: '',
     };
   },

@@ -18,7 +18,7 @@ import {
 } from '../transactions/repository.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import { notifyDispute } from './notify.ts';
-import { openDisputedMinor, type DisputeRow } from './repository.ts';
+import { findKeyedDispute, openDisputedMinor, type DisputeRow } from './repository.ts';
 import './types.ts';
 
 export interface OpenInput {
@@ -27,10 +27,20 @@ export interface OpenInput {
   readonly transactionId: string;
   readonly amountMinor: bigint;
   readonly reason: string;
+  /**
+   * The operator's key (decision 710): a line of `disputes import`, or `disputes open --key`. When the account has a
+   * dispute with it, that dispute is the answer and nothing opens.
+   */
+  readonly operatorKey?: string;
 }
 
 export type DisputeResult =
-  | { readonly ok: true; readonly dispute: DisputeRow }
+  | {
+      readonly ok: true;
+      readonly dispute: DisputeRow;
+      /** True when the dispute was opened before, with the same operator's key. */
+      readonly already?: true;
+    }
   | { readonly ok: false; readonly failure: RuleFailure };
 
 async function lockedSale(tx: Tx, input: OpenInput): Promise<TransactionRow> {
@@ -60,14 +70,13 @@ async function refusal(tx: Tx, row: TransactionRow, amountMinor: bigint) {
   return null;
 }
 
-export async function openDispute(
+/** The hold, the dispute's row, its wallet movement and its callback, once the sale allows it. */
+async function holdAndRecord(
   ctx: AppContext,
   tx: Tx,
+  row: TransactionRow,
   input: OpenInput,
 ): Promise<DisputeResult> {
-  const row = await lockedSale(tx, input);
-  const refused = await refusal(tx, row, input.amountMinor);
-  if (refused !== null) return { ok: false, failure: refused };
   const accountId = row.account_id;
   const at = await ctx.accountClock.now(accountId, tx);
   const id = newId('dsp', 20);
@@ -111,6 +120,7 @@ export async function openDispute(
       respond_by: new Date(at.getTime() + disputeLimits.responseMs),
       created_at: at,
       updated_at: at,
+      operator_key: input.operatorKey ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -128,4 +138,20 @@ export async function openDispute(
     });
   await notifyDispute(ctx, tx, dispute);
   return { ok: true, dispute };
+}
+
+export async function openDispute(
+  ctx: AppContext,
+  tx: Tx,
+  input: OpenInput,
+): Promise<DisputeResult> {
+  const row = await lockedSale(tx, input);
+  // Under the sale's lock, so the same line imported at once waits here and then finds the row of the first.
+  if (input.operatorKey !== undefined) {
+    const earlier = await findKeyedDispute(tx, row.account_id, input.operatorKey);
+    if (earlier !== undefined) return { ok: true, dispute: earlier, already: true };
+  }
+  const refused = await refusal(tx, row, input.amountMinor);
+  if (refused !== null) return { ok: false, failure: refused };
+  return holdAndRecord(ctx, tx, row, input);
 }

@@ -1,5 +1,8 @@
 // What the operator records from the acquirer's reports (decision 530): a dispute opened or resolved, one row of
-// a CSV batch at a time, each in its own transaction with its audit row (actor `operator`, decision 531).
+// a CSV batch at a time, each in its own transaction with its audit row (actor `operator`, decision 531). Each
+// opening line of a file is keyed by the file's hash and its line number (decision 710): importing the same file
+// again, after a run cut short, answers the lines that committed with their dispute and opens only the rest.
+import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -19,7 +22,7 @@ async function audited(
 ): Promise<DisputeResult> {
   return inTransaction(ctx.db, async (db) => {
     const result = await run({ ...ctx, db }, db);
-    if (result.ok)
+    if (result.ok && result.already !== true)
       await recordAudit(db, {
         chain: result.dispute.account_id,
         actor: operatorActor,
@@ -46,46 +49,66 @@ export function operatorResolve(
   );
 }
 
-/** One row's result: the dispute it opened or resolved, or why not. */
+/** One row's result: the dispute it opened or resolved, the one an earlier import opened, or why not. */
 export interface ImportedRow {
   readonly line: number;
-  readonly ok: boolean;
+  readonly status: 'recorded' | 'already' | 'refused';
   readonly text: string;
 }
+
+type RowResult = Omit<ImportedRow, 'line'>;
+
+const refused = (text: string): RowResult => ({ status: 'refused', text });
 
 function amountOf(text: string | undefined): bigint | null {
   return text !== undefined && /^\d{1,14}$/.test(text) && BigInt(text) > 0n ? BigInt(text) : null;
 }
 
-async function importRow(ctx: AppContext, row: Readonly<Record<string, string>>) {
-  if (row.dispute_id !== undefined && row.dispute_id !== '') {
-    const outcome = row.outcome;
-    if (outcome !== 'won' && outcome !== 'lost') return `outcome must be won or lost`;
-    const done = await operatorResolve(ctx, row.dispute_id, outcome);
-    return done.ok ? `${done.dispute.id} ${done.dispute.status}` : done.failure.message_error;
-  }
+async function resolveRow(ctx: AppContext, id: string, outcome: string | undefined) {
+  if (outcome !== 'won' && outcome !== 'lost') return refused('outcome must be won or lost');
+  const done = await operatorResolve(ctx, id, outcome);
+  return done.ok
+    ? { status: 'recorded' as const, text: `${done.dispute.id} ${done.dispute.status}` }
+    : refused(done.failure.message_error);
+}
+
+async function importRow(
+  ctx: AppContext,
+  row: Readonly<Record<string, string>>,
+  operatorKey: string,
+): Promise<RowResult> {
+  if (row.dispute_id !== undefined && row.dispute_id !== '')
+    return resolveRow(ctx, row.dispute_id, row.outcome);
   const amountMinor = amountOf(row.amount);
   const reason = (row.reason ?? '').trim();
   if (row.transaction_id === undefined || amountMinor === null || reason === '')
-    return 'a row needs transaction_id, a positive whole amount and a reason (or dispute_id and outcome)';
+    return refused(
+      'a row needs transaction_id, a positive whole amount and a reason (or dispute_id and outcome)',
+    );
   if (reason.length > disputeLimits.reasonLengthMax)
-    return `reason has more than ${disputeLimits.reasonLengthMax} characters`;
+    return refused(`reason has more than ${disputeLimits.reasonLengthMax} characters`);
   const done = await operatorOpen(ctx, {
     accountId: null,
     transactionId: row.transaction_id,
     amountMinor,
     reason,
+    operatorKey,
   });
-  return done.ok ? `${done.dispute.id} opened` : done.failure.message_error;
+  if (!done.ok) return refused(done.failure.message_error);
+  return done.already === true
+    ? { status: 'already', text: `already opened ${done.dispute.id}` }
+    : { status: 'recorded', text: `${done.dispute.id} opened` };
 }
 
 /**
  * A CSV of the acquirer's report, header first: `transaction_id,amount,reason` rows open disputes,
- * `dispute_id,outcome` rows resolve them (both kinds may share a file with all five columns).
+ * `dispute_id,outcome` rows resolve them (both kinds may share a file with all five columns). Each row's result
+ * goes to `onRow` as soon as it commits, so a run cut short has said how far it got.
  */
 export async function importDisputes(
   ctx: AppContext,
   text: string,
+  onRow: (row: ImportedRow) => void | Promise<void>,
 ): Promise<readonly ImportedRow[] | string> {
   let rows: Record<string, string>[];
   try {
@@ -95,15 +118,19 @@ export async function importDisputes(
   }
   if (rows.length > disputeLimits.importRowsMax)
     return `the file has ${rows.length} rows; at most ${disputeLimits.importRowsMax}`;
+  const fileHash = createHash('sha256').update(text).digest('hex');
   const results: ImportedRow[] = [];
   for (const [i, row] of rows.entries()) {
+    const line = i + 2;
+    let result: RowResult;
     try {
-      const text = await importRow(ctx, row);
-      results.push({ line: i + 2, ok: / (opened|won|lost)$/.test(text), text });
+      result = await importRow(ctx, row, `import:${fileHash}:${line}`);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      results.push({ line: i + 2, ok: false, text: error.message });
+      result = refused(error.message);
     }
+    results.push({ line, ...result });
+    await onRow({ line, ...result });
   }
   return results;
 }

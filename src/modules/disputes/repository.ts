@@ -19,6 +19,16 @@ export async function lockDispute(tx: Tx, id: string) {
   return tx.selectFrom('disputes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
+/** The dispute the operator opened before with this key (decision 710), if any. */
+export async function findKeyedDispute(tx: Tx, accountId: string, operatorKey: string) {
+  return tx
+    .selectFrom('disputes')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('operator_key', '=', operatorKey)
+    .executeTakeFirst();
+}
+
 export async function listDisputes(
   db: DbOrTx,
   accountId: string,

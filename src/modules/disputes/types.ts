@@ -23,6 +23,8 @@ interface DisputeTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   resolved_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The operator's key: the import line or `disputes open --key` that opened it (decision 710); null otherwise. */
+  operator_key: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 declare module '../../platform/db/types.ts' {
