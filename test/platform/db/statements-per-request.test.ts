@@ -30,6 +30,9 @@ const targets = {
   // A withdrawal also reads the account's bank account. The audit row is written by the same statement (decision
   // 565).
   'POST /api/wallet/payout': 3,
+  // The same with a url_notify: one more, the callback's outbox INSERT, written at the account's time the payout's
+  // row already holds, with no read of the sandbox clock's offset (decision 705's stamp kept off the payout's path).
+  'POST /api/wallet/payout (url_notify)': 4,
   'POST /api/wallet/withdraw': 4,
   // A card payment's success: claim the attempt, charge, then the attempt's record (issue 15 point 5: one
   // INSERT ... SELECT numbering it), capture, fee, state and callback in one commit. 17 since the Webpay and refund
@@ -146,6 +149,26 @@ describe('SQL statements per request', () => {
             accountbank_sbif: '0001',
             accountbank_type: '1',
             accountbank_num: '123123123',
+          },
+        }),
+      ),
+      'POST /api/wallet/payout (url_notify)': await counted(() =>
+        t.call(account, {
+          method: 'POST',
+          url: '/api/wallet/payout',
+          sign: true,
+          body: {
+            email: 'p@example.com',
+            subject: 'payout',
+            currency: 'CLP',
+            order: `p-${n++}`,
+            amount: 1000,
+            accountbank_name: 'Bench',
+            accountbank_rut: '111111111',
+            accountbank_sbif: '0001',
+            accountbank_type: '1',
+            accountbank_num: '123123123',
+            url_notify: 'https://merchant.example/payouts',
           },
         }),
       ),
