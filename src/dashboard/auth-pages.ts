@@ -5,7 +5,7 @@ import { normalizeIP } from '@fastify/rate-limit';
 import type { AppContext } from '../platform/context.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { renderPage } from './render.ts';
-import { signIn, signInUser, signOut } from './session.ts';
+import { signIn, signInUser, signOut, type TokenSignInRefusal } from './session.ts';
 import { checkPassword } from './users.ts';
 
 /**
@@ -13,6 +13,15 @@ import { checkPassword } from './users.ts';
  * address where the root's rate limit is on, an IPv6 client per /64 as the API counts it (the block one host
  * usually holds, so a new address of it is no new try; decision 640).
  */
+/** What the sign-in page says of each refused pair of tokens: what to do instead (docs/dashboard.md). */
+const tokenRefusalText: Record<TokenSignInRefusal, string> = {
+  unknown: 'Esos tokens no corresponden a una cuenta activa.',
+  not_primary:
+    'Esos tokens son de una llave de la API: el panel se abre con los tokens principales de la cuenta, o con tu correo y contraseña.',
+  token_sign_in_off:
+    'El ingreso con tokens está desactivado para esta cuenta: entra con tu correo y contraseña.',
+};
+
 export const signInLimit = {
   max: dashboardLimits.signInsPerMinute,
   keyGenerator: (request: FastifyRequest) => `dashboard-sign-in:${normalizeIP(request.ip)}`,
@@ -95,14 +104,8 @@ export function registerAuthPages(app: FastifyInstance, ctx: AppContext, secure:
           next,
         );
       const session = await signIn(ctx, publicToken, privateToken);
-      if (session === null)
-        return loginPage(
-          request,
-          reply,
-          401,
-          'Esos tokens no corresponden a una cuenta activa.',
-          next,
-        );
+      if ('refused' in session)
+        return loginPage(request, reply, 401, tokenRefusalText[session.refused], next);
       setSessionCookie(reply, session.sessionId, secure);
       return reply.code(303).redirect(next);
     },

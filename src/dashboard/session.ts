@@ -70,23 +70,31 @@ async function openSession(
   return sessionId;
 }
 
-/** A new session for the account these tokens belong to, or null when they do not open one. */
+/**
+ * Why a pair of tokens opens no session: no account's pair (`unknown`), a pair the API takes but the dashboard does
+ * not (`not_primary`: a narrower key, or an old pair living out a rotation's grace), or the account's own pair with
+ * token sign-in turned off (`token_sign_in_off`). Only the pair's holder learns the last two.
+ */
+export type TokenSignInRefusal = 'unknown' | 'not_primary' | 'token_sign_in_off';
+
+/** A new session for the account these tokens belong to, or why they do not open one. */
 export async function signIn(
   ctx: AppContext,
   publicToken: string,
   privateToken: string,
-): Promise<{ sessionId: string } | null> {
+): Promise<{ sessionId: string } | { refused: TokenSignInRefusal }> {
   const account = await ctx.accounts.authenticatePublicToken(publicToken);
-  if (account === null || !sameText(account.privateToken, privateToken)) return null;
+  if (account === null || !sameText(account.privateToken, privateToken))
+    return { refused: 'unknown' };
   // Only the account's own pair opens the dashboard (decision 540): a narrower key, or an old pair living out a
   // rotation's grace, is for the API.
-  if (account.keyId !== 'primary') return null;
+  if (account.keyId !== 'primary') return { refused: 'not_primary' };
   const row = await ctx.db
     .selectFrom('accounts')
     .select('dashboard_token_sign_in')
     .where('id', '=', account.id)
     .executeTakeFirst();
-  if (row?.dashboard_token_sign_in !== true) return null;
+  if (row?.dashboard_token_sign_in !== true) return { refused: 'token_sign_in_off' };
   return { sessionId: await openSession(ctx, account.id, publicTokenHash(publicToken), null) };
 }
 

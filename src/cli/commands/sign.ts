@@ -15,7 +15,7 @@ export const signCommand: Command = {
       type: 'string',
       valueName: 'PATH',
       description:
-        'the request path, such as /api/transaction (a query string after ? is ignored; use --query) (required)',
+        'the request path, such as /api/transaction; a query string after ? is signed as --query signs it (required)',
     },
     body: {
       type: 'string',
@@ -40,9 +40,15 @@ export const signCommand: Command = {
     if (token === undefined || path === undefined)
       return fail('--token and --path are required', 2);
     const body = stringOption(args, 'body');
-    const query = stringOption(args, 'query');
+    // A query written into --path is the request's query: signed as --query would sign it, never dropped.
+    const mark = path.indexOf('?');
+    const inPath = mark < 0 ? undefined : path.slice(mark + 1);
+    const given = stringOption(args, 'query');
+    if (inPath !== undefined && given !== undefined)
+      return fail('give the query in --path or in --query, not both', 2);
+    const query = given ?? inPath;
     if (body !== undefined && query !== undefined)
-      return fail('give --body or --query, not both', 2);
+      return fail('give --body or a query, not both', 2);
     let params: Record<string, unknown> = {};
     if (body !== undefined) {
       try {
@@ -56,6 +62,6 @@ export const signCommand: Command = {
     } else if (query !== undefined) {
       params = Object.fromEntries(new URLSearchParams(query.replace(/^\?/, '')));
     }
-    return ok(computeSign(token, path.split('?')[0] ?? path, params));
+    return ok(computeSign(token, mark < 0 ? path : path.slice(0, mark), params));
   },
 };
