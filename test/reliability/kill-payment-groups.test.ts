@@ -10,7 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { transactionLimits } from '../../src/limits/index.ts';
 import { runCli, startServe } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
-import { call, demoCredentials, killer, postForm, sendThenKill, type Credentials } from './load.ts';
+import {
+  call,
+  demoCredentials,
+  killer,
+  payCheckout,
+  sendThenKill,
+  type Credentials,
+} from './load.ts';
 
 const paymentsPlanned = 120;
 const killAtAnsweredShare = 0.3;
@@ -38,23 +45,6 @@ async function createCheckout(baseUrl: string, who: Credentials, i: number): Pro
   return { id: q.get('id')!, valid: q.get('valid')! };
 }
 
-/** The card form posted as a browser without JavaScript posts it; the page's text, or null without an answer. */
-async function pay(baseUrl: string, c: Checkout): Promise<string | null> {
-  try {
-    const res = await postForm(baseUrl, '/gateway/cobro', {
-      id: c.id,
-      valid: c.valid,
-      method: '1',
-      card_number: '4051 8856 0044 6623',
-      expiry: '12/30',
-      cvv: '123',
-    });
-    return res.status === 200 ? res.text : null;
-  } catch {
-    return null;
-  }
-}
-
 async function scenario(engine: Engine): Promise<void> {
   const { env, baseUrl } = await serveOn(engine);
   const first = await startServe(env);
@@ -68,7 +58,7 @@ async function scenario(engine: Engine): Promise<void> {
     checkouts,
     paymentsInFlightMax,
     async (c) => {
-      const page = await pay(baseUrl, c);
+      const page = await payCheckout(baseUrl, c);
       if (page === null) return false;
       if (page.includes(paidMarker)) paidBefore.add(c.id);
       return true;
@@ -90,7 +80,7 @@ async function scenario(engine: Engine): Promise<void> {
     let pending = checkouts;
     let rounds = 0;
     for (; rounds < retryRoundsMax && pending.length > 0; rounds++) {
-      const pages = await Promise.all(pending.map((c) => pay(baseUrl, c)));
+      const pages = await Promise.all(pending.map((c) => payCheckout(baseUrl, c)));
       pending = pending.filter((_, i) => !(pages[i]?.includes(paidMarker) ?? false));
     }
     expect(pending.map((c) => c.id)).toEqual([]);

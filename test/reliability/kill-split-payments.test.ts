@@ -9,7 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { transactionLimits } from '../../src/limits/index.ts';
 import { runCli, startServe } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
-import { call, demoCredentials, killer, postForm, sendThenKill, type Credentials } from './load.ts';
+import {
+  call,
+  demoCredentials,
+  killer,
+  payCheckout,
+  sendThenKill,
+  type Credentials,
+} from './load.ts';
 
 const perKind = 40;
 const killAfterMsMax = 4_000;
@@ -46,22 +53,6 @@ async function createCheckout(
   expect(res.status, res.text).toBe(200);
   const q = new URL(String(res.json.url)).searchParams;
   return { who, id: q.get('id')!, valid: q.get('valid')!, amount };
-}
-
-async function pay(baseUrl: string, c: Checkout): Promise<string | null> {
-  try {
-    const res = await postForm(baseUrl, '/gateway/cobro', {
-      id: c.id,
-      valid: c.valid,
-      method: '1',
-      card_number: '4051 8856 0044 6623',
-      expiry: '12/30',
-      cvv: '123',
-    });
-    return res.status === 200 ? res.text : null;
-  } catch {
-    return null;
-  }
 }
 
 async function scenario(engine: Engine): Promise<void> {
@@ -122,7 +113,7 @@ async function scenario(engine: Engine): Promise<void> {
     checkouts,
     inFlightMax,
     async (c) => {
-      const page = await pay(baseUrl, c);
+      const page = await payCheckout(baseUrl, c);
       if (page === null) return false;
       if (page.includes(paidMarker)) paidBefore.add(c.id);
       return true;
@@ -143,7 +134,7 @@ async function scenario(engine: Engine): Promise<void> {
     }
     let pending = checkouts;
     for (let round = 0; round < 10 && pending.length > 0; round++) {
-      const pages = await Promise.all(pending.map((c) => pay(baseUrl, c)));
+      const pages = await Promise.all(pending.map((c) => payCheckout(baseUrl, c)));
       pending = pending.filter((_, i) => !(pages[i]?.includes(paidMarker) ?? false));
     }
     expect(pending.map((c) => c.id)).toEqual([]);

@@ -85,9 +85,11 @@ async function openPostgres(
   const hosts = parseHostList(options.url);
   const primary = hosts.urls.length > 1 ? primaryHost(pg, hosts) : null;
   await primary?.probe();
+  const client = primary !== null ? clientForPrimary(pg, primary) : pg.Client;
   const pool = new pg.Pool({
     connectionString: primary?.url() ?? options.url,
-    Client: closingOnReadTimeout(primary !== null ? clientForPrimary(pg, primary) : pg.Client),
+    // Only a bounded pool has statements that time out; the others' queries go as they are.
+    Client: options.queryTimeoutMs !== undefined ? closingOnReadTimeout(client) : client,
     max: options.poolSizeMax ?? limits.dbPoolSizeMax,
     // A host gone silent (crashed, partitioned) neither refuses nor answers: a connection, or a wait for a pooled
     // one, gives up after this and the request answers 503 (decision 685); keepalive finds idle ones dead.

@@ -1,56 +1,12 @@
 // Decision 715: concurrent payers' pages read their transactions' rows with one statement, and a page never takes a
 // read that began before it arrived, so a payer sees what was written before their request.
-import type {
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  QueryId,
-  RootOperationNode,
-  UnknownRow,
-} from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
-import { StatementCounter } from '../../support/statement-counter.ts';
+import { StatementGate } from '../../support/statement-counter.ts';
 import { createTransaction, pathOf } from './helpers.ts';
 
-/** Counts the shared row reads (a SELECT of transactions by `id = ANY(...)`) and can hold the next one's answer. */
-class RowReadGate extends StatementCounter {
-  reads = 0;
-  readonly #rowReads = new WeakSet<QueryId>();
-  #hold: { reached: () => void; released: Promise<void> } | null = null;
-
-  holdNext(): { reached: Promise<void>; release: () => void } {
-    let release = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const reached = new Promise<void>((resolve) => {
-      this.#hold = { reached: resolve, released };
-    });
-    return { reached, release };
-  }
-
-  override transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    if (JSON.stringify(args.node).includes('id = ANY(')) this.#rowReads.add(args.queryId);
-    return args.node;
-  }
-
-  override async transformResult(
-    args: PluginTransformResultArgs,
-  ): Promise<QueryResult<UnknownRow>> {
-    if (!this.#rowReads.has(args.queryId)) return args.result;
-    this.reads++;
-    const hold = this.#hold;
-    this.#hold = null;
-    if (hold !== null) {
-      hold.reached();
-      await hold.released;
-    }
-    return args.result;
-  }
-}
-
-const gate = new RowReadGate();
+/** The shared row reads: a SELECT of transactions by `id = ANY(...)`. */
+const gate = new StatementGate(({ text }) => text.includes('id = ANY('));
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({ dbPlugin: gate });
@@ -70,7 +26,7 @@ describe("payers' pages reading their rows together (decision 715)", () => {
     const held = gate.holdNext();
     const first = page(sales[0]!.url);
     await held.reached;
-    const before = gate.reads;
+    const before = gate.watched;
     const later = sales.slice(1).map((s) => page(s.url));
     await new Promise((resolve) => setTimeout(resolve, 50));
     held.release();
@@ -78,7 +34,7 @@ describe("payers' pages reading their rows together (decision 715)", () => {
       expect(res.statusCode).toBe(200);
       expect(res.body).toContain('Elige cómo pagar');
     }
-    expect(gate.reads - before).toBe(1);
+    expect(gate.watched - before).toBe(1);
   });
 
   it('never answers a page with a read that began before it arrived', async () => {

@@ -1,45 +1,12 @@
 // Decision 625: concurrent reads of one wallet page share one statement, and a read never shares one that started
 // before it arrived, so a merchant reads its own writes (a payout, then the balance).
-import type { PluginTransformResultArgs, QueryResult, UnknownRow } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
-import { StatementCounter } from '../../support/statement-counter.ts';
+import { StatementGate } from '../../support/statement-counter.ts';
 import { fund, payout } from './wallet-helpers.ts';
 
-/** Counts the wallet summary statements (their rows carry `current_id`) and can hold the next one's answer. */
-class SummaryGate extends StatementCounter {
-  summaries = 0;
-  #hold: { reached: () => void; released: Promise<void> } | null = null;
-
-  /** Holds the next summary's answer: `reached` once it is held, `release` lets it go. */
-  holdNext(): { reached: Promise<void>; release: () => void } {
-    let release = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const reached = new Promise<void>((resolve) => {
-      this.#hold = { reached: resolve, released };
-    });
-    return { reached, release };
-  }
-
-  override async transformResult(
-    args: PluginTransformResultArgs,
-  ): Promise<QueryResult<UnknownRow>> {
-    const first = args.result.rows[0];
-    if (first === undefined || !('current_id' in first)) return args.result;
-    this.summaries++;
-    const hold = this.#hold;
-    this.#hold = null;
-    if (hold !== null) {
-      hold.reached();
-      await hold.released;
-    }
-    return args.result;
-  }
-}
-
-const gate = new SummaryGate();
+/** The wallet summary statements: their rows carry `current_id`. */
+const gate = new StatementGate(({ rows }) => rows[0] !== undefined && 'current_id' in rows[0]);
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({ dbPlugin: gate });
@@ -60,7 +27,7 @@ describe('wallet page reads shared between concurrent readers (decision 625)', (
     // The first read's statement has run; its answer is held. A payout commits, then two readers arrive.
     const paid = await payout(t, a, { amount: 1000, order: 'during-read' });
     expect(paid.json().status).toBe('success');
-    const before = gate.summaries;
+    const before = gate.watched;
     const later = [read(), read()];
     // The readers queue behind the running read; give them time to (wrongly) take its answer.
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -75,7 +42,7 @@ describe('wallet page reads shared between concurrent readers (decision 625)', (
       expect(body.wallet_movements[0].order).toBe('during-read');
     }
     // The two later readers were answered by one statement.
-    expect(gate.summaries - before).toBe(1);
+    expect(gate.watched - before).toBe(1);
   });
 
   it('reads other pages and other accounts with statements of their own', async () => {

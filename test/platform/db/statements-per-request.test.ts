@@ -101,6 +101,18 @@ describe('SQL statements per request', () => {
     );
     expect(bank.exitCode, bank.stderr).toBe(0);
     let n = 0;
+    const payoutBody = () => ({
+      email: 'p@example.com',
+      subject: 'payout',
+      currency: 'CLP',
+      order: `p-${n++}`,
+      amount: 1000,
+      accountbank_name: 'Bench',
+      accountbank_rut: '111111111',
+      accountbank_sbif: '0001',
+      accountbank_type: '1',
+      accountbank_num: '123123123',
+    });
     const checkouts: Array<{ url: string }> = [];
     for (let i = 0; i < 3; i++)
       checkouts.push(
@@ -138,18 +150,7 @@ describe('SQL statements per request', () => {
           method: 'POST',
           url: '/api/wallet/payout',
           sign: true,
-          body: {
-            email: 'p@example.com',
-            subject: 'payout',
-            currency: 'CLP',
-            order: `p-${n++}`,
-            amount: 1000,
-            accountbank_name: 'Bench',
-            accountbank_rut: '111111111',
-            accountbank_sbif: '0001',
-            accountbank_type: '1',
-            accountbank_num: '123123123',
-          },
+          body: payoutBody(),
         }),
       ),
       'POST /api/wallet/payout (url_notify)': await counted(() =>
@@ -157,19 +158,7 @@ describe('SQL statements per request', () => {
           method: 'POST',
           url: '/api/wallet/payout',
           sign: true,
-          body: {
-            email: 'p@example.com',
-            subject: 'payout',
-            currency: 'CLP',
-            order: `p-${n++}`,
-            amount: 1000,
-            accountbank_name: 'Bench',
-            accountbank_rut: '111111111',
-            accountbank_sbif: '0001',
-            accountbank_type: '1',
-            accountbank_num: '123123123',
-            url_notify: 'https://merchant.example/payouts',
-          },
+          body: { ...payoutBody(), url_notify: 'https://merchant.example/payouts' },
         }),
       ),
       'POST /api/wallet/withdraw': await counted(() =>
