@@ -1,0 +1,80 @@
+// Review r-authz: defects of dashboard sessions, roles and keys, each shown through the real stack (app.inject on
+// the whole app, a real database). Each test fails while the defect it names is there.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
+import { runOnContext } from '../support/cli-in-process.ts';
+
+let t: TestApp;
+const password = 'correct horse battery';
+
+async function userBrowser(account: TestAccount, email: string, role: string) {
+  const out = await runOnContext(
+    ['users', 'invite', '--account', account.id, '--email', email, '--role', role, '--json'],
+    t.ctx,
+  );
+  expect(out.code, out.stderr).toBe(0);
+  const link = new URL((JSON.parse(out.stdout) as { link: string }).link);
+  const b = dashboardBrowser(t);
+  expect((await b.get(`${link.pathname}${link.search}`)).statusCode).toBe(200);
+  const res = await b.post('/dashboard/invite', {
+    token: link.searchParams.get('token')!,
+    password,
+    password_again: password,
+  });
+  expect(res.statusCode, res.body.slice(0, 300)).toBe(303);
+  return b;
+}
+
+async function tokenBrowser(account: TestAccount): Promise<DashboardBrowser> {
+  const b = dashboardBrowser(t);
+  const signedIn = await b.signIn(account);
+  expect(signedIn.statusCode, signedIn.body.slice(0, 300)).toBe(303);
+  expect((await b.get('/dashboard')).statusCode).toBe(200);
+  return b;
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+}, 60_000);
+afterAll(async () => {
+  await t.close();
+});
+
+describe('token sign-in turned off ends the sessions it opened', () => {
+  it('a session opened with the tokens stays ended when token sign-in is turned on again', async () => {
+    // docs/dashboard.md: turning token sign-in off "ends the sessions opened with the tokens". An owner turns it
+    // off because the tokens leaked and someone signed in with them; turning it back on later (say, for a script
+    // after the tokens were rotated... or simply by mistake) must not bring the intruder's session back.
+    const account = await t.createAccount('Sesiones con tokens');
+    const owner = await userBrowser(account, 'owner-toggle@example.com', 'owner');
+    const intruder = await tokenBrowser(account);
+    await owner.get('/dashboard/users');
+    expect((await owner.post('/dashboard/users/token-sign-in', {})).statusCode).toBe(303);
+    expect((await intruder.get('/dashboard')).statusCode, 'ended while off').toBe(303);
+    await owner.get('/dashboard/users');
+    const on = await owner.post('/dashboard/users/token-sign-in', { allowed: 'on' });
+    expect(on.statusCode).toBe(303);
+    // The intruder did not sign in again: the old cookie must still open nothing.
+    const after = await intruder.get('/dashboard');
+    expect(after.statusCode, 'the ended session came back to life').toBe(303);
+  });
+});
+
+describe('rotating the tokens ends every session of the account', () => {
+  it("a named user's session ends with a rotation as docs/dashboard.md says", async () => {
+    // docs/dashboard.md "Signing in": a session ends ... "or at once for every session of the account when its
+    // tokens are rotated (`cobro accounts rotate ID`)". Whoever held the leaked tokens could sign in as the owner
+    // and invite themselves as an owner; the rotation an operator runs on the leak leaves that user signed in.
+    const account = await t.createAccount('Rotada');
+    const user = await userBrowser(account, 'rotated-user@example.com', 'owner');
+    const byTokens = await tokenBrowser(account);
+    const rotated = await runOnContext(['accounts', 'rotate', account.id], t.ctx);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect((await byTokens.get('/dashboard')).statusCode, 'token session ended').toBe(303);
+    expect(
+      (await user.get('/dashboard')).statusCode,
+      "the user's session outlived the rotation",
+    ).toBe(303);
+  });
+});
