@@ -78,3 +78,43 @@ describe('rotating the tokens ends every session of the account', () => {
     ).toBe(303);
   });
 });
+
+describe("one account's invitation and another's users", () => {
+  it('an expired, never-used invitation of one account does not keep another account from inviting that e-mail', async () => {
+    // E-mails are unique across accounts (decision 541), and inviteUser refuses an e-mail another account holds
+    // even when that account's link was never used and expired long ago: any merchant can reserve a stranger's
+    // e-mail for good (there is no command to remove a user), and learns from the refusal that the e-mail is a
+    // Cobro user elsewhere.
+    const squatter = await t.createAccount('Reserva correos');
+    const victim = await t.createAccount('Empresa grande');
+    const reserved = await runOnContext(
+      [
+        'users',
+        'invite',
+        '--account',
+        squatter.id,
+        '--email',
+        'cfo@empresa.cl',
+        '--role',
+        'viewer',
+      ],
+      t.ctx,
+    );
+    expect(reserved.code, reserved.stderr).toBe(0);
+    // Two days later the squatter's link is long dead (24 h); the real employer invites its CFO.
+    const later = await startTestApp({
+      sharing: t,
+      clockStart: new Date(t.clock.now().getTime() + 48 * 3600 * 1000).toISOString(),
+    });
+    try {
+      const invited = await runOnContext(
+        ['users', 'invite', '--account', victim.id, '--email', 'cfo@empresa.cl', '--role', 'owner'],
+        later.ctx,
+      );
+      expect(invited.stderr, 'an expired invitation of another account blocks the e-mail').toBe('');
+      expect(invited.code).toBe(0);
+    } finally {
+      await later.close();
+    }
+  });
+});
