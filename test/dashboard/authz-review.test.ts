@@ -118,3 +118,46 @@ describe("one account's invitation and another's users", () => {
     }
   });
 });
+
+describe('odd input on the dashboard is refused, not crashed', () => {
+  // House rule and decision 680: a client's mistake never yields a 500. The API's input guards refuse a NUL byte;
+  // the dashboard sits outside them, and PostgreSQL (PGlite too) rejects a NUL in text, so each of these answered
+  // the 500 page and logged "dashboard failed" at error level. The first needs no session at all.
+  it('a NUL byte in the public sign-in form answers 401, not 500', async () => {
+    const b = dashboardBrowser(t);
+    await b.get('/dashboard/login');
+    const res = await b.post('/dashboard/login', {
+      email: 'a\u0000@example.com',
+      password: 'x'.repeat(12),
+    });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it("a NUL byte in a signed-in page's id, filter or form answers 404 or 400, not 500", async () => {
+    const account = await t.createAccount('Entrada rara');
+    const b = await tokenBrowser(account);
+    const answers: Record<string, number> = {};
+    for (const url of [
+      '/dashboard/transactions/%00',
+      '/dashboard/transactions?q=%00',
+      '/dashboard/callbacks/%00',
+      '/dashboard/subscriptions/%00',
+      '/dashboard/subscriptions?plan=%00',
+    ])
+      answers[`GET ${url}`] = (await b.get(url)).statusCode;
+    await b.get('/dashboard/users');
+    answers['POST /dashboard/users/invite'] = (
+      await b.post('/dashboard/users/invite', { email: 'v\u0000@example.com', role: 'viewer' })
+    ).statusCode;
+    await b.get('/dashboard/keys');
+    answers['POST /dashboard/keys'] = (
+      await b.post('/dashboard/keys', { scope: 'read', name: 'n\u0000' })
+    ).statusCode;
+    await b.get('/dashboard/keys');
+    answers['POST /dashboard/keys/revoke'] = (
+      await b.post('/dashboard/keys/revoke', { key_id: 'k\u0000' })
+    ).statusCode;
+    const crashed = Object.entries(answers).filter(([, status]) => status >= 500);
+    expect(crashed, 'dashboard requests that answered 5xx').toEqual([]);
+  });
+});
