@@ -84,10 +84,8 @@ export function registerKeyPages(app: FastifyInstance, ctx: AppContext): void {
       (result) => result.ok,
     );
     if (!revoked.ok) return keysPage(request, reply, 404, null, revoked.error);
-    // revokeKey forgot the kept accounts inside the transaction, where a request could keep the key again before
-    // the commit: forget once more now that the revocation is committed (decision 740).
+    // Forgotten again once committed (a request before the commit may have kept it: decision 740), and logged.
     ctx.accounts.forgetKept();
-    // Who revoked which key: a key's end is worth a line in the log, whoever asked.
     request.log.info({ keyId: revoked.value.id, userId: dashboardUserOf(request) }, 'key revoked');
     return reply.code(303).redirect('/dashboard/keys?revoked=1');
   });

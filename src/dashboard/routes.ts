@@ -64,6 +64,25 @@ function storableInput(request: FastifyRequest): boolean {
   );
 }
 
+/**
+ * PostgreSQL stores no NUL and JSONB no lone surrogate: such text in an id, a filter or a form is the client's
+ * mistake, refused as the API's input guards refuse it (decision 740), before any page reads it. Sign-in and
+ * invitation pages read their fields themselves (hashed, or an e-mail no user can have).
+ */
+function refuseUnstorableInput(app: FastifyInstance, ctx: AppContext): void {
+  app.addHook('preValidation', async (request, reply) => {
+    if (request.routeOptions.config.dashboardPublic === true || storableInput(request)) return;
+    return renderMessage(
+      ctx,
+      request,
+      reply,
+      400,
+      'Solicitud no válida',
+      'La dirección o el formulario traen caracteres que no podemos guardar. Vuelve atrás y revísalos.',
+    );
+  });
+}
+
 function handleErrors(app: FastifyInstance, ctx: AppContext): void {
   app.setNotFoundHandler(async (request, reply) =>
     renderMessage(
@@ -179,20 +198,7 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
         'Tu rol en esta cuenta no permite esta acción. Pide a quien administra la cuenta que cambie tu rol.',
       );
   });
-  // PostgreSQL stores no NUL and JSONB no lone surrogate: such text in an id, a filter or a form is the client's
-  // mistake, refused here as the API's input guards refuse it (decision 740), before any page reads it. Sign-in and
-  // invitation pages read their fields themselves (hashed, or an e-mail no user can have).
-  app.addHook('preValidation', async (request, reply) => {
-    if (request.routeOptions.config.dashboardPublic === true || storableInput(request)) return;
-    return renderMessage(
-      ctx,
-      request,
-      reply,
-      400,
-      'Solicitud no válida',
-      'La dirección o el formulario traen caracteres que no podemos guardar. Vuelve atrás y revísalos.',
-    );
-  });
+  refuseUnstorableInput(app, ctx);
   handleErrors(app, ctx);
 
   const stylesheet = fs.readFileSync(path.join(here, 'assets', 'dashboard.css'), 'utf8');
