@@ -105,6 +105,11 @@ interface RedirectRequest {
   readonly currency: string;
   /** Where the acquirer sends the payer back. */
   readonly returnUrl: string;
+  /**
+   * When Cobro's hold on the sale for this attempt ends, on the service's clock (the acquirer's, not a sandbox
+   * account's): an acquirer that lets Cobro say when its session expires is told this (Fintoc, decision 725).
+   */
+  readonly holdEndsAt: Date;
 }
 
 /** The acquirer's answer to a redirect start: the payer's browser posts `token` (as `token_ws`) to `url`. */
