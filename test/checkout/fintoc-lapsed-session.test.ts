@@ -173,5 +173,12 @@ describe('a Fintoc session outliving the hold on its sale (decision 665)', () =>
       .where('id', '=', created.id)
       .executeTakeFirstOrThrow();
     expect(Date.parse(sent)).toBeLessThanOrEqual(lease.attempt_lease_until!.getTime());
+    // Fintoc's adapter says its session holds the sale until closed; the claim and the expiry read that (725).
+    const kept = await t.ctx.db
+      .selectFrom('processor_sessions')
+      .select('holds_sale')
+      .where('token', '=', session!)
+      .executeTakeFirstOrThrow();
+    expect(kept.holds_sale).toBe(true);
   });
 });

@@ -72,6 +72,7 @@ export async function startRedirectPayment(
       processor: input.processor.name,
       token: started.token,
       state: 'redirected',
+      holds_sale: started.holdsSale,
       created_at: now,
       updated_at: now,
     })

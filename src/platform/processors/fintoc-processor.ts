@@ -101,7 +101,8 @@ export function fintocProcessor(
         } catch (error) {
           throw new ProcessorUnavailableError('Fintoc', error);
         }
-        return { token: String(session.id), url: String(session.redirect_url) };
+        // The payer may pay until Fintoc closes the session, so it holds its sale until then (decision 665).
+        return { token: String(session.id), url: String(session.redirect_url), holdsSale: true };
       },
       async commit(token) {
         const s = sessionStatus(await api.getCheckoutSession(token));

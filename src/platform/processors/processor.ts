@@ -116,6 +116,13 @@ interface RedirectRequest {
 interface RedirectStart {
   readonly token: string;
   readonly url: string;
+  /**
+   * True when the acquirer may take the payment until the session is closed, whatever Cobro's hold (Fintoc: a
+   * checkout session is payable until it expires there). Such a session, still `redirected`, holds its sale: no
+   * other attempt, no expiry, until it is closed (decisions 665, 725). False when the payment happens only at the
+   * commit Cobro makes (Webpay Plus).
+   */
+  readonly holdsSale: boolean;
 }
 
 /** The acquirer's own record of a redirect payment, asked when a commit's answer was lost (decision 150). */
