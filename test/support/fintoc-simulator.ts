@@ -1,6 +1,7 @@
 // A local simulator of the Fintoc endpoints Cobro uses, for tests only: the real `fintoc` client talks to it
 // through an account's `--environment http://127.0.0.1:PORT` (decision 510). State is in memory.
-//   POST /v1/checkout_sessions                 create (Idempotency-Key: the same key answers the same session)
+//   POST /v1/checkout_sessions                 create (Idempotency-Key: the same key answers the same session;
+//                                              `expires_at` kept as given, a day by default, never enforced)
 //   GET  /v1/checkout_sessions/{id}            read
 //   POST /v1/checkout_sessions/{id}/expire     expire a `created` session (otherwise 400, as Fintoc)
 //   GET  /pay/{id}                             the payer's page: "Pagar" and "Cancelar" links
@@ -114,6 +115,12 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     if (req.method === 'POST' && path === '/v1/checkout_sessions') {
       const old = byKey.get(`cs:${key}`);
       if (old !== undefined) return send(res, 201, old);
+      // Fintoc takes `expires_at` as an ISO 8601 time and defaults it to a day after the create (its API
+      // reference). The simulator keeps it and shows it, but never expires a session by time: tests run Cobro
+      // on a manual clock, far from this process's.
+      if (body.expires_at !== undefined && Number.isNaN(Date.parse(String(body.expires_at))))
+        return apiError(res, 400, 'invalid_request_error', 'expires_at is not an ISO 8601 time');
+      const createdAt = new Date();
       const id = `cs_${++n}`;
       const s: Obj = {
         id,
@@ -125,7 +132,8 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
         cancel_url: body.cancel_url,
         metadata: body.metadata,
         redirect_url: `${base}/pay/${id}`,
-        created_at: new Date().toISOString(),
+        created_at: createdAt.toISOString(),
+        expires_at: body.expires_at ?? new Date(createdAt.getTime() + 24 * 3_600_000).toISOString(),
       };
       sessions.set(id, s);
       byKey.set(`cs:${key}`, s);

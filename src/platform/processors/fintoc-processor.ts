@@ -59,6 +59,11 @@ export function declined(
   };
 }
 
+/** An instant as Fintoc writes its times (ISO 8601 in UTC, whole seconds), rounded down: never after `at`. */
+function fintocTime(at: Date): string {
+  return new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
 export interface FintocProcessorOptions {
   /** Cobro's return URL; `?attempt=` and `&cancelled=1` are added per attempt. */
   readonly returnUrl: string;
@@ -84,6 +89,9 @@ export function fintocProcessor(
             {
               amount: minorAsJsonNumber(r.amountMinor),
               currency: r.currency,
+              // The session closes at Fintoc when Cobro's hold on the sale ends (decision 725): Fintoc's own
+              // default is a day, in which a payment could come for a sale Cobro no longer holds.
+              expires_at: fintocTime(r.holdEndsAt),
               success_url: back,
               cancel_url: `${back}&cancelled=1`,
               metadata: { cobro_attempt_id: r.attemptId, cobro_transaction_id: r.sessionId },
@@ -93,7 +101,8 @@ export function fintocProcessor(
         } catch (error) {
           throw new ProcessorUnavailableError('Fintoc', error);
         }
-        return { token: String(session.id), url: String(session.redirect_url) };
+        // The payer may pay until Fintoc closes the session, so it holds its sale until then (decision 665).
+        return { token: String(session.id), url: String(session.redirect_url), holdsSale: true };
       },
       async commit(token) {
         const s = sessionStatus(await api.getCheckoutSession(token));

@@ -105,12 +105,24 @@ interface RedirectRequest {
   readonly currency: string;
   /** Where the acquirer sends the payer back. */
   readonly returnUrl: string;
+  /**
+   * When Cobro's hold on the sale for this attempt ends, on the service's clock (the acquirer's, not a sandbox
+   * account's): an acquirer that lets Cobro say when its session expires is told this (Fintoc, decision 725).
+   */
+  readonly holdEndsAt: Date;
 }
 
 /** The acquirer's answer to a redirect start: the payer's browser posts `token` (as `token_ws`) to `url`. */
 interface RedirectStart {
   readonly token: string;
   readonly url: string;
+  /**
+   * True when the acquirer may take the payment until the session is closed, whatever Cobro's hold (Fintoc: a
+   * checkout session is payable until it expires there). Such a session, still `redirected`, holds its sale: no
+   * other attempt, no expiry, until it is closed (decisions 665, 725). False when the payment happens only at the
+   * commit Cobro makes (Webpay Plus).
+   */
+  readonly holdsSale: boolean;
 }
 
 /** The acquirer's own record of a redirect payment, asked when a commit's answer was lost (decision 150). */
