@@ -44,7 +44,7 @@ describe('cobro wallet credit --key', () => {
     expect(again.exitCode, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual({ ...made, already: true });
     const text = await credit(a.id, '25000', '--key', 'TICKET-118');
-    expect(text.stdout).toBe(
+    expect(text.stdout.trim()).toBe(
       `already credited 25000 CLP to ${a.id}: movement ${made.identifier_wallet}, available 25000 (--key TICKET-118); nothing credited now`,
     );
 

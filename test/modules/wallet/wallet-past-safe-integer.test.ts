@@ -1,7 +1,7 @@
 // Decision 720: money owed to a merchant is never refused for the size of its wallet, so a wallet, a settlement batch
 // and their sums may pass 2^53 - 1, the largest integer a JSON number keeps exactly in JavaScript. Reached here by
 // real paths: the sandbox credit fills a wallet to its credit bound, then a settlement, an escrow release or a
-// rejected payout's return takes it past; 91 sales of the largest amount settle in one batch. Every read answers
+// rejected payout's return takes it past; 91 sales of the largest amount (one paid, 90 copies) settle in one batch. Every read answers
 // 200 with the exact digits (read from the raw body: JSON.parse would round them). Before, each answered 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
@@ -12,6 +12,9 @@ import { dispatch } from '../../../src/cli/dispatch.ts';
 import { creditWallet } from '../../../src/modules/wallet/wallet-credit.ts';
 import { balanceOf, paidSale, setFee, settle } from '../refunds/helpers.ts';
 import { fund, payout } from './wallet-helpers.ts';
+import { sql } from 'kysely';
+import { inTransaction } from '../../../src/platform/db/unit-of-work.ts';
+import { postPaidPayment } from '../../support/paid-payment.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -129,9 +132,25 @@ describe('a wallet past 2^53 - 1', () => {
     const a = await t.createAccount();
     await setFee(t, a, '0');
     const sales = 91;
-    for (let i = 0; i < sales; i += 1) {
-      await paidSale(t, a, Number(limits.amountMinorMax), `big-${i}`);
-    }
+    // One sale paid through the checkout; 90 copies of it (fresh ids and keys) with their nets in pending
+    // settlement, as test/modules/transactions/settlement-statement.test.ts seeds a large batch.
+    const sale = await paidSale(t, a, Number(limits.amountMinorMax), 'big-0');
+    await sql`INSERT INTO transactions SELECT (jsonb_populate_record(t, jsonb_build_object(
+        'id', 'trx' || lpad(g::text, 17, '0'), 'order', 'big-' || g, 'payment_key', 'pk' || g,
+        'number', 900000000 + g, 'token', 'tk' || g, 'transaction_key', 'tk' || g))).*
+      FROM transactions t, generate_series(1, ${sales - 1}) g WHERE t.id = ${sale}`.execute(
+      t.ctx.db,
+    );
+    await inTransaction(t.ctx.db, (tx) =>
+      postPaidPayment(tx, {
+        accountId: a.id,
+        transactionId: 'copies',
+        currency: 'CLP',
+        grossMinor: limits.amountMinorMax * BigInt(sales - 1),
+        feeMinor: 0n,
+        at: t.clock.now(),
+      }),
+    );
     await settle(t, a);
     const sum = limits.amountMinorMax * BigInt(sales);
     expect(sum > BigInt(Number.MAX_SAFE_INTEGER)).toBe(true);
@@ -143,6 +162,12 @@ describe('a wallet past 2^53 - 1', () => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain(`"amount_available":${sum},"amount_deposit":${sum}`);
     expect(await walletText(a)).toContain(`"amount_available":${sum}`);
+    const csv = await t.call(a, {
+      method: 'GET',
+      url: '/api/conciliation.csv?date_init=2026-03-10&date_end=2026-03-10',
+    });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.body).toContain(`;${sum};${sum};`);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 });
