@@ -24,6 +24,8 @@ export interface FintocSimulator {
   /** Movements added by hand (a deposit nobody expected). */
   readonly extraMovements: Obj[];
   transferFault: 'reset' | 'refuse' | null;
+  /** The status a new refund is answered with: Fintoc answers `created` or `in_progress`, final later. */
+  refundStatus: string;
   /** Movements a page of the movements list (Fintoc's `Link: <...>; rel="next"` paging); null: one page. */
   movementsPerPage: number | null;
   /** Every API call as `METHOD path`. */
@@ -55,6 +57,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     transfers,
     extraMovements,
     transferFault: null,
+    refundStatus: 'succeeded',
     movementsPerPage: null,
     calls,
     signedEvent(type, data, atSeconds) {
@@ -189,7 +192,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
       return send(res, 201, {
         id: `ref_${++n}`,
         object: 'refund',
-        status: 'succeeded',
+        status: sim.refundStatus,
         amount: body.amount,
         resource_id: body.resource_id,
       });
