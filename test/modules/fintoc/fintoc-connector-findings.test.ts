@@ -127,3 +127,19 @@ describe('a payout transfer resent after a lost answer', () => {
     expect(await balance(t, shop)).toBe(before - 6000);
   });
 });
+
+// 3. Fintoc names a Chilean bank by its institution id (`cl_banco_de_chile`, as in its Refund and Checkout Session
+//    objects' recipient_account and the Transfer's counterparty.institution.id); Cobro sends the SBIF code
+//    (`accountbank_sbif`, `0001`) as `counterparty.institution_id`, which Fintoc does not know: every production
+//    payout would be refused and end as banking_error. (Format taken from Fintoc's documented examples.)
+describe('the transfer names the payee bank as Fintoc does', () => {
+  it('sends a Fintoc institution id, not the SBIF code', async () => {
+    const created = (await payout(t, shop, { amount: 1500, order: 'inst-1' })).json();
+    await drainDueWork(t.ctx);
+    const sent = [...sim.transfers.values()].find(
+      (x) => (x.metadata as Record<string, unknown>).cobro_payout_id === created.identifier_payout,
+    )!;
+    const counterparty = sent.counterparty as Record<string, unknown>;
+    expect(String(counterparty.institution_id)).toMatch(/^cl_[a-z_]+$/);
+  });
+});
