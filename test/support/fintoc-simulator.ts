@@ -26,6 +26,8 @@ export interface FintocSimulator {
   transferFault: 'reset' | 'refuse' | null;
   /** The status a new refund is answered with: Fintoc answers `created` or `in_progress`, final later. */
   refundStatus: string;
+  /** `'refuse'`: a refund is answered 400 invalid_request_error (more than the intent's refundable amount, say). */
+  refundFault: 'refuse' | null;
   /** Movements a page of the movements list (Fintoc's `Link: <...>; rel="next"` paging); null: one page. */
   movementsPerPage: number | null;
   /** Every API call as `METHOD path`. */
@@ -58,6 +60,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     extraMovements,
     transferFault: null,
     refundStatus: 'succeeded',
+    refundFault: null,
     movementsPerPage: null,
     calls,
     signedEvent(type, data, atSeconds) {
@@ -188,6 +191,8 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
         res.setHeader('link', `<${base}${path}?page=${page + 1}>; rel="next"`);
       return send(res, 200, all.slice((page - 1) * size, page * size));
     }
+    if (req.method === 'POST' && path === '/v1/refunds' && sim.refundFault === 'refuse')
+      return apiError(res, 400, 'invalid_request_error', 'the payment intent cannot be refunded');
     if (req.method === 'POST' && path === '/v1/refunds')
       return send(res, 201, {
         id: `ref_${++n}`,

@@ -13,7 +13,8 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app.
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
 import { fintocShop } from '../../support/fintoc-shop.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
-import { fintocLimits } from '../../../src/limits/index.ts';
+import { fintocLimits, refundLimits } from '../../../src/limits/index.ts';
+import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
 import { balance, payout } from '../wallet/wallet-helpers.ts';
 import { createTransaction, linkParams } from '../transactions/helpers.ts';
 
@@ -97,6 +98,33 @@ describe('Fintoc refunds are final only when Fintoc says so', () => {
       .where('transaction_id', '=', id)
       .executeTakeFirstOrThrow();
     expect(n.status).not.toBe('reverse_completed');
+  });
+});
+
+describe('a refund Fintoc refuses outright', () => {
+  // 4. Fintoc answering the refund with invalid_request_error (it refunds nothing) makes fintocProcessor.refund throw;
+  //    the dispatch reads any throw as a lost answer and asks again after every lease, without end (Fintoc keeps
+  //    the 4xx for the key, so each retry gets it again): the nullification stays `complete` and the collected money
+  //    never goes back to the merchant. Webpay and Oneclick read a 4xx as refused (`reverse_deleted`, money back).
+  it('ends reverse_deleted with the money back instead of being retried for ever', async () => {
+    const { id } = await paidSale('rf-2', 5000);
+    sim.refundFault = 'refuse';
+    const res = await t.call(shop, {
+      method: 'POST',
+      url: '/api/nullification',
+      sign: true,
+      body: { id, amount: 5000, subject: 'devolución total' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    t.clock.advanceMs(refundLimits.dispatchLeaseMs + 1000);
+    await runRefundDispatch(t.ctx, { limit: 10 });
+    sim.refundFault = null;
+    const n = await t.ctx.db
+      .selectFrom('nullifications')
+      .select('status')
+      .where('transaction_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(n.status).toBe('reverse_deleted');
   });
 });
 
