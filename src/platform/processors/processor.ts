@@ -83,11 +83,21 @@ export interface RefundRequest {
    * still `chargeAmountMinor - refundedBeforeMinor`, and left undecided (it throws) otherwise.
    */
   readonly retry?: { readonly chargeAmountMinor: bigint; readonly refundedBeforeMinor: bigint };
+  /**
+   * The processor's id of this refund when it answered it as taken but not finished (`in_progress` below): the
+   * processor says how that refund stands now instead of refunding again (decision 745).
+   */
+  readonly inProgressRefundCode?: string;
 }
 
 export type RefundOutcome =
   | { readonly approved: true; readonly refundCode: string }
-  | { readonly approved: false; readonly gatewayMessage: string };
+  | { readonly approved: false; readonly gatewayMessage: string }
+  /**
+   * Taken, not finished (Fintoc's `created` and `in_progress`; decision 745): the money is on its way back or may yet
+   * fail to be. The refund stays `complete` and is asked about again with `inProgressRefundCode`.
+   */
+  | { readonly approved: 'in_progress'; readonly refundCode: string };
 
 /** Charges a card the payer let us keep: the token an earlier approved charge answered with (subscriptions). */
 export interface StoredCardCharge extends ChargeBase {
