@@ -1,13 +1,15 @@
 // A local simulator of the Fintoc endpoints Cobro uses, for tests only: the real `fintoc` client talks to it
 // through an account's `--environment http://127.0.0.1:PORT` (decision 510). State is in memory.
-//   POST /v1/checkout_sessions                 create (Idempotency-Key: the same key answers the same session)
+//   POST /v1/checkout_sessions                 create (Idempotency-Key: the same key answers the same session;
+//                                              `expires_at` kept as given, a day by default, never enforced)
 //   GET  /v1/checkout_sessions/{id}            read
 //   POST /v1/checkout_sessions/{id}/expire     expire a `created` session (otherwise 400, as Fintoc)
 //   GET  /pay/{id}                             the payer's page: "Pagar" and "Cancelar" links
 //   GET  /pay/{id}/paid | /pay/{id}/cancel     the payer's choice; answers 303 to success_url / cancel_url
 //   POST /v2/transfers                         create (Idempotency-Key: one transfer per key; needs the JWS header)
 //   GET  /v2/accounts/{acc}/movements          the account's movements (transfers out, payments in, extra ones)
-//   POST /v1/refunds                           refund a payment intent
+//   POST /v1/refunds                           refund a payment intent (Idempotency-Key: one refund per key)
+//   GET  /v1/refunds/{id}                      read a refund (its status as `refunds` holds it)
 // Faults: `transferFault = 'reset'` creates the transfer and drops the connection (the lost answer); `'refuse'`
 // answers 400 invalid_request_error. `signedEvent` signs a webhook as Fintoc does (`Fintoc-Signature`).
 import crypto from 'node:crypto';
@@ -21,9 +23,15 @@ export interface FintocSimulator {
   readonly webhookSecret: string;
   readonly sessions: Map<string, Obj>;
   readonly transfers: Map<string, Obj>;
+  /** Refunds by id: a test moves one to its final status by setting `status`. */
+  readonly refunds: Map<string, Obj>;
   /** Movements added by hand (a deposit nobody expected). */
   readonly extraMovements: Obj[];
   transferFault: 'reset' | 'refuse' | null;
+  /** The status a new refund is answered with: Fintoc answers `created` or `in_progress`, final later. */
+  refundStatus: string;
+  /** `'refuse'`: a refund is answered 400 invalid_request_error (more than the intent's refundable amount, say). */
+  refundFault: 'refuse' | null;
   /** Movements a page of the movements list (Fintoc's `Link: <...>; rel="next"` paging); null: one page. */
   movementsPerPage: number | null;
   /** Every API call as `METHOD path`. */
@@ -42,6 +50,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
   const webhookSecret = `whsec_${crypto.randomBytes(12).toString('hex')}`;
   const sessions = new Map<string, Obj>();
   const transfers = new Map<string, Obj>();
+  const refunds = new Map<string, Obj>();
   const byKey = new Map<string, Obj>();
   const calls: string[] = [];
   const extraMovements: Obj[] = [];
@@ -53,8 +62,11 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     webhookSecret,
     sessions,
     transfers,
+    refunds,
     extraMovements,
     transferFault: null,
+    refundStatus: 'succeeded',
+    refundFault: null,
     movementsPerPage: null,
     calls,
     signedEvent(type, data, atSeconds) {
@@ -114,6 +126,12 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     if (req.method === 'POST' && path === '/v1/checkout_sessions') {
       const old = byKey.get(`cs:${key}`);
       if (old !== undefined) return send(res, 201, old);
+      // Fintoc takes `expires_at` as an ISO 8601 time and defaults it to a day after the create (its API
+      // reference). The simulator keeps it and shows it, but never expires a session by time: tests run Cobro
+      // on a manual clock, far from this process's.
+      if (body.expires_at !== undefined && Number.isNaN(Date.parse(String(body.expires_at))))
+        return apiError(res, 400, 'invalid_request_error', 'expires_at is not an ISO 8601 time');
+      const createdAt = new Date();
       const id = `cs_${++n}`;
       const s: Obj = {
         id,
@@ -125,7 +143,8 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
         cancel_url: body.cancel_url,
         metadata: body.metadata,
         redirect_url: `${base}/pay/${id}`,
-        created_at: new Date().toISOString(),
+        created_at: createdAt.toISOString(),
+        expires_at: body.expires_at ?? new Date(createdAt.getTime() + 24 * 3_600_000).toISOString(),
       };
       sessions.set(id, s);
       byKey.set(`cs:${key}`, s);
@@ -185,14 +204,35 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
         res.setHeader('link', `<${base}${path}?page=${page + 1}>; rel="next"`);
       return send(res, 200, all.slice((page - 1) * size, page * size));
     }
-    if (req.method === 'POST' && path === '/v1/refunds')
-      return send(res, 201, {
-        id: `ref_${++n}`,
-        object: 'refund',
-        status: 'succeeded',
-        amount: body.amount,
-        resource_id: body.resource_id,
-      });
+    if (req.method === 'POST' && path === '/v1/refunds' && sim.refundFault === 'refuse')
+      return apiError(res, 400, 'invalid_request_error', 'the payment intent cannot be refunded');
+    if (req.method === 'POST' && path === '/v1/refunds') {
+      let r = byKey.get(`re:${key}`);
+      if (r === undefined) {
+        r = {
+          id: `ref_${++n}`,
+          object: 'refund',
+          status: sim.refundStatus,
+          amount: body.amount,
+          currency: 'CLP',
+          resource_type: body.resource_type,
+          resource_id: body.resource_id,
+          metadata: body.metadata ?? {},
+          failure_code: null,
+        };
+        refunds.set(String(r.id), r);
+        // Fintoc answers a key it saw with its first answer, though the refund may have moved on since.
+        byKey.set(`re:${key}`, { ...r });
+      }
+      return send(res, 201, r);
+    }
+    const re = /^\/v1\/refunds\/([\w]+)$/.exec(path);
+    if (req.method === 'GET' && re !== null) {
+      const r = refunds.get(re[1]!);
+      return r === undefined
+        ? apiError(res, 404, 'invalid_request_error', 'no such refund')
+        : send(res, 200, r);
+    }
     return apiError(res, 404, 'invalid_request_error', `no route ${req.method} ${path}`);
   }
 

@@ -39,6 +39,7 @@ export interface FintocApi {
   expireCheckoutSession(id: string): Promise<FintocObject>;
   createTransfer(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
   createRefund(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
+  getRefund(id: string): Promise<FintocObject>;
   /** The account's movements, at most `max`: pages past it are never asked for. */
   listMovements(
     accountId: string,
@@ -105,6 +106,7 @@ export function fintocApi(host: FintocHost): FintocApi {
           'create refund',
         ),
       ),
+    getRefund: async (id) => plain(await bounded(refunds.get(id), t, 'get refund')),
     listMovements: (accountId, query, max) =>
       bounded(
         (async () => {

@@ -1,0 +1,173 @@
+// Reviewer findings (r-connectors) on the Fintoc connector, against the local simulator:
+// 1. Fintoc's refund is answered `created` or `in_progress` and ends `succeeded`, `failed` or `canceled` later
+//    (docs.fintoc.com, "The Refund object"; a refund the merchant's available balance cannot cover is retried for 5
+//    business days and then fails; a closed payer account fails it). Cobro reads every status but failed, canceled
+//    and rejected as done (`reverse_completed`) and ignores Fintoc's refund.* events, so a refund that fails at
+//    Fintoc stays `reverse_completed`: the merchant's wallet is debited and the payer never gets the money.
+// 2. A payout whose create-transfer answer was lost is sent again with the same idempotency key; when Fintoc refuses
+//    that resend (invalid_request_error: its parameters differ from the first request's, or the key is over 24
+//    hours old and Fintoc processes it as new), Cobro records banking_error and returns the amount to the wallet,
+//    although the first request's transfer exists and is paid out: the money leaves twice.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { fintocShop } from '../../support/fintoc-shop.ts';
+import { drainDueWork } from '../../../src/platform/work/due-work.ts';
+import { fintocLimits, refundLimits } from '../../../src/limits/index.ts';
+import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
+import { balance, payout } from '../wallet/wallet-helpers.ts';
+import { createTransaction, linkParams } from '../transactions/helpers.ts';
+
+let t: TestApp;
+let sim: FintocSimulator;
+let shop: TestAccount;
+
+beforeAll(async () => {
+  sim = await startFintocSimulator();
+  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
+  ({ shop } = await fintocShop(t, sim, 'Tienda Revisada', { payouts: { fundMinor: 100_000 } }));
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+async function webhook(type: string, data: Record<string, unknown>) {
+  const ev = sim.signedEvent(type, data);
+  return t.app.inject({
+    method: 'POST',
+    url: `/webhooks/fintoc/${shop.id}`,
+    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
+    payload: ev.body,
+  });
+}
+
+/** A sale paid at Fintoc and settled by its webhook: its id and payment intent. */
+async function paidSale(order: string, amount: number) {
+  const sale = await createTransaction(t, shop, {
+    additional_parameters: { payer_rut: '11.111.111-1' },
+    order,
+    amount,
+    payment: 19,
+  });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/gateway/cobro',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ ...linkParams(sale.url), method: '19' }).toString(),
+  });
+  const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
+  const session = link![1]!.split('/').pop()!;
+  const back = await fetch(`${sim.url}/pay/${session}/paid`, { redirect: 'manual' });
+  expect(back.status).toBe(303);
+  const settled = await webhook('checkout_session.finished', { ...sim.sessions.get(session) });
+  expect(settled.json().result).toBe('approved');
+  const intent = (sim.sessions.get(session)!.payment_resource as { payment_intent: { id: string } })
+    .payment_intent.id;
+  return { id: sale.id, intent };
+}
+
+describe('Fintoc refunds are final only when Fintoc says so', () => {
+  it('a refund Fintoc answers in_progress and then fails does not stay reverse_completed', async () => {
+    const { id, intent } = await paidSale('rf-1', 9000);
+    sim.refundStatus = 'in_progress';
+    const res = await t.call(shop, {
+      method: 'POST',
+      url: '/api/nullification',
+      sign: true,
+      body: { id, amount: 4000, subject: 'devolución' },
+    });
+    sim.refundStatus = 'succeeded';
+    expect(res.statusCode, res.body).toBe(200);
+    const refundCall = sim.calls.filter((c) => c === 'POST /v1/refunds');
+    expect(refundCall.length).toBeGreaterThan(0);
+    // Five business days later Fintoc gives up (the merchant's Fintoc balance did not cover it).
+    const failed = await webhook('refund.failed', {
+      object: 'refund',
+      status: 'failed',
+      failure_code: 'insufficient_funds',
+      amount: 4000,
+      currency: 'CLP',
+      resource_type: 'payment_intent',
+      resource_id: intent,
+    });
+    expect(failed.statusCode).toBe(200);
+    const n = await t.ctx.db
+      .selectFrom('nullifications')
+      .select('status')
+      .where('transaction_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(n.status).not.toBe('reverse_completed');
+  });
+});
+
+describe('a refund Fintoc refuses outright', () => {
+  // 4. Fintoc answering the refund with invalid_request_error (it refunds nothing) makes fintocProcessor.refund throw;
+  //    the dispatch reads any throw as a lost answer and asks again after every lease, without end (Fintoc keeps
+  //    the 4xx for the key, so each retry gets it again): the nullification stays `complete` and the collected money
+  //    never goes back to the merchant. Webpay and Oneclick read a 4xx as refused (`reverse_deleted`, money back).
+  it('ends reverse_deleted with the money back instead of being retried for ever', async () => {
+    const { id } = await paidSale('rf-2', 5000);
+    sim.refundFault = 'refuse';
+    const res = await t.call(shop, {
+      method: 'POST',
+      url: '/api/nullification',
+      sign: true,
+      body: { id, amount: 5000, subject: 'devolución total' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    t.clock.advanceMs(refundLimits.dispatchLeaseMs + 1000);
+    await runRefundDispatch(t.ctx, { limit: 10 });
+    sim.refundFault = null;
+    const n = await t.ctx.db
+      .selectFrom('nullifications')
+      .select('status')
+      .where('transaction_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(n.status).toBe('reverse_deleted');
+  });
+});
+
+describe('a payout transfer resent after a lost answer', () => {
+  it('is not a banking_error with the money back when Fintoc refuses the resend', async () => {
+    const before = await balance(t, shop);
+    const created = (await payout(t, shop, { amount: 6000, order: 'rs-1' })).json();
+    const id = created.identifier_payout as string;
+    // The first create makes the transfer at Fintoc and its answer is lost.
+    sim.transferFault = 'reset';
+    await drainDueWork(t.ctx);
+    const made = [...sim.transfers.values()].filter(
+      (x) => (x.metadata as Record<string, unknown>).cobro_payout_id === id,
+    );
+    expect(made).toHaveLength(1);
+    // The resend is refused (parameters changed, or the idempotency key was older than Fintoc keeps it).
+    sim.transferFault = 'refuse';
+    t.clock.advanceMs(fintocLimits.transferResendAfterMs + 1000);
+    await drainDueWork(t.ctx);
+    sim.transferFault = null;
+    const row = await t.ctx.db
+      .selectFrom('payouts')
+      .select(['status', 'reason_rejection'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    // The transfer Fintoc made is going out: the payout is not failed and its money is not back in the wallet.
+    expect(row.status).toBe('processing');
+    expect(await balance(t, shop)).toBe(before - 6000);
+  });
+});
+
+// 3. Fintoc names a Chilean bank by its institution id (`cl_banco_de_chile`, as in its Refund and Checkout Session
+//    objects' recipient_account and the Transfer's counterparty.institution.id); Cobro sends the SBIF code
+//    (`accountbank_sbif`, `0001`) as `counterparty.institution_id`, which Fintoc does not know: every production
+//    payout would be refused and end as banking_error. (Format taken from Fintoc's documented examples.)
+describe('the transfer names the payee bank as Fintoc does', () => {
+  it('sends a Fintoc institution id, not the SBIF code', async () => {
+    const created = (await payout(t, shop, { amount: 1500, order: 'inst-1' })).json();
+    await drainDueWork(t.ctx);
+    const sent = [...sim.transfers.values()].find(
+      (x) => (x.metadata as Record<string, unknown>).cobro_payout_id === created.identifier_payout,
+    )!;
+    const counterparty = sent.counterparty as Record<string, unknown>;
+    expect(String(counterparty.institution_id)).toMatch(/^cl_[a-z_]+$/);
+  });
+});

@@ -1,0 +1,114 @@
+// Reviewer finding (r-connectors): a recurring Oneclick try whose authorize never reached Transbank (the connection
+// dropped before Transbank recorded anything) is sent again by the next billing run after the subscription was
+// cancelled. On the retry Cobro asks Transbank's status first, and the 404 proves Transbank never saw the charge, so
+// the authorize that follows is a new charge of a cancelled subscription's card. Decision 670 declines unsent a try
+// of an ended subscription; it counts a try as "maybe seen" once claimed, but with Oneclick the status answer says
+// for certain that it was not.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import {
+  startOneclickSimulator,
+  type OneclickSimulator,
+} from '../../support/oneclick-simulator.ts';
+import { dispatch } from '../../../src/cli/dispatch.ts';
+import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
+import { subscriptionLimits } from '../../../src/limits/index.ts';
+import { createPlan, createSuClient } from './helpers.ts';
+
+let t: TestApp;
+let sim: OneclickSimulator;
+let shop: TestAccount;
+const visa = '4051885600446623';
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+beforeAll(async () => {
+  sim = await startOneclickSimulator();
+  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
+  shop = await t.createAccount('Club Cancelado');
+  const set = await dispatch(
+    [
+      'accounts',
+      'set-processor',
+      shop.id,
+      '--oneclick-commerce-code',
+      sim.commerceCode,
+      '--oneclick-child-commerce-code',
+      sim.childCommerceCode,
+      '--oneclick-api-key',
+      sim.apiKey,
+      '--environment',
+      sim.url,
+    ],
+    t.ctx,
+  );
+  expect(set.exitCode, set.stderr).toBe(0);
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+/** A subscription to `plan` whose payer registered `card` on the simulator's page. */
+async function subscribedWithOneclick(plan: string, card: string): Promise<string> {
+  const client = await createSuClient(t, shop, { email: 'cancel@example.com' });
+  const res = await t.call(shop, {
+    method: 'POST',
+    url: '/api/sususcription',
+    sign: true,
+    body: { plan, client },
+  });
+  const created = res.json() as { id: string; url: string };
+  const u = new URL(created.url);
+  const start = await t.app.inject({
+    method: 'POST',
+    url: '/gateway/registrosuscripcion/oneclick',
+    headers: form,
+    payload: new URLSearchParams({
+      token: u.searchParams.get('token')!,
+      validacion: u.searchParams.get('validacion')!,
+    }).toString(),
+  });
+  const token = /name="TBK_TOKEN" value="([0-9a-f]+)"/.exec(start.body)![1]!;
+  const back = await fetch(`${sim.url}/oneclick/enrol`, {
+    method: 'POST',
+    headers: form,
+    body: new URLSearchParams({ TBK_TOKEN: token, card }),
+    redirect: 'manual',
+  });
+  const location = new URL(back.headers.get('location')!);
+  const done = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
+  expect(done.body).toContain('Tarjeta registrada');
+  return created.id;
+}
+
+describe('a recurring Oneclick try that never reached Transbank, then the subscription is cancelled', () => {
+  it('is not charged after the DELETE answered', async () => {
+    const plan = await createPlan(t, shop, { name: 'Mensual', amount: 7770, interval: 'month' });
+    const id = await subscribedWithOneclick(plan, visa);
+    const charged = () => [...sim.charges.values()].filter((c) => c.amount === 7770).length;
+    const before = charged();
+    await t.ctx.db
+      .updateTable('su_subscriptions')
+      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
+      .where('id', '=', id)
+      .execute();
+    // The cycle's authorize is dropped before Transbank records it: the answer is lost, nothing was charged.
+    sim.authorizeFault = 'drop';
+    await runBilling(t.ctx, { accountId: shop.id, limit: 1 }).catch(() => 0);
+    sim.authorizeFault = 'none';
+    expect(charged()).toBe(before);
+
+    const del = await t.call(shop, {
+      method: 'DELETE',
+      url: `/api/sususcription/${id}`,
+      sign: true,
+    });
+    expect(del.json()).toMatchObject({ status: 'success' });
+
+    // The billing run resumes the attempt after its lease: Transbank's status answers 404 (no such charge; the
+    // simulator logs no call for it), then Cobro sends the authorize again and the card is charged.
+    t.clock.advanceMs(subscriptionLimits.chargeLeaseMs + 1000);
+    await runBilling(t.ctx, { accountId: shop.id, limit: 10 }).catch(() => 0);
+    expect(charged()).toBe(before);
+  });
+});
