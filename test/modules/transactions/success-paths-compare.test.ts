@@ -238,6 +238,11 @@ describe('decision 730: the function and the TypeScript path record the same suc
       return rest;
     };
     expect(answersF.map((a) => labelF(paid(a)))).toEqual(answersT.map((a) => labelT(paid(a))));
+    const types = (a: AttemptOutcome) =>
+      Object.entries(paid(a) ?? {}).map(
+        ([k, v]) => `${k}:${v instanceof Date ? 'date' : typeof v}`,
+      );
+    expect(answersF.map(types)).toEqual(answersT.map(types));
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 });
