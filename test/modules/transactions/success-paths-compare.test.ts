@@ -245,4 +245,35 @@ describe('decision 730: the function and the TypeScript path record the same suc
     expect(answersF.map(types)).toEqual(answersT.map(types));
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
+
+  it('pays a payment given twice in one group once, and answers it paid both times', async () => {
+    const account = await t.createAccount();
+    await feeRules(account);
+    const [payment] = await claimedRound(account, 9);
+    const answers = await recordSuccesses(t.ctx, account.id, [payment!, payment!]);
+    expect(answers.map((a) => a.kind)).toEqual(['approved', 'approved']);
+    const left = await leftBy(account);
+    // Its one approved attempt, and the declines of the round's two retried checkouts (still pending).
+    expect((left.attempts as unknown[]).length).toBe(3);
+    expect(left.journals).toBe('2');
+    expect((left.callbacks as unknown[]).length).toBe(1);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+
+  it('refuses a group holding another merchant’s row whole: nothing of the group is written', async () => {
+    const mine = await t.createAccount();
+    const theirs = await t.createAccount();
+    const [ok] = await claimedRound(mine, 10);
+    const [foreign] = await claimedRound(theirs, 10);
+    const smuggled = { ...foreign!, facts: { ...foreign!.facts, accountId: mine.id } };
+    await expect(recordSuccesses(t.ctx, mine.id, [ok!, smuggled])).rejects.toThrow(
+      /not a plain payment of account/,
+    );
+    const { rows } = await sql<{ status: string }>`
+      SELECT status FROM transactions WHERE id IN (${ok!.facts.transactionId}, ${foreign!.facts.transactionId})`.execute(
+      t.ctx.db,
+    );
+    expect(rows.map((r) => r.status)).toEqual(['pending', 'pending']);
+    expect((await leftBy(mine)).journals).toBe('0');
+  });
 });
