@@ -1,0 +1,247 @@
+// Money raced over real HTTP against real `cobro serve` processes: two of them over one PostgreSQL (each with its
+// own pool, so the racing requests truly run at once on several connections), one on PGlite. Requests fired together
+// are spread over both processes. After each race: every acknowledged effect exists exactly once, no ceiling is
+// crossed, the wallet the API shows is the ledger's, and `cobro ledger verify` passes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, type Credentials } from './load.ts';
+import {
+  advance,
+  balanceMinor,
+  expectLedgerClean,
+  newAccount,
+  paidSale,
+  payoutBody,
+  startStage,
+  urlOf,
+  type Stage,
+} from './races.ts';
+import { runCli } from '../support/cli.ts';
+
+let stage: Stage;
+beforeAll(async () => {
+  stage = await startStage();
+}, 120_000);
+afterAll(async () => {
+  await stage?.close();
+});
+
+const refundOk = (r: { status: number; json: Record<string, unknown> }) =>
+  r.status === 200 && r.json.status !== 'failed';
+
+async function walletAvailable(who: Credentials): Promise<number> {
+  const w = await call(stage.urls[0]!, who, 'GET', '/api/wallet');
+  expect(w.status, w.text).toBe(200);
+  return Number(w.json.amount_available);
+}
+
+async function credit(who: Credentials, amount: number): Promise<void> {
+  const c = await call(stage.urls[0]!, who, 'POST', '/api/sandbox/wallet/credit', {
+    amount,
+    currency: 'CLP',
+    reason: 'race funds',
+  });
+  expect(c.status, c.text).toBe(200);
+}
+
+describe('money raced over HTTP across processes', () => {
+  it('two refunds at once that together exceed the sale: one succeeds, the sale is refunded once', async () => {
+    const who = await newAccount(stage, 'refund race');
+    const sales: string[] = [];
+    for (let i = 0; i < 6; i++) sales.push(await paidSale(stage, who, `rr-${i}`, 10_000));
+    // Half settled first, so the refunds pay from the wallet; half still pending settlement.
+    expect((await advance(stage.urls[0]!, who, { seconds: 1 })).status).toBe(200);
+    for (let i = 6; i < 12; i++) sales.push(await paidSale(stage, who, `rr-${i}`, 10_000));
+    const fired = sales.flatMap((id, s) =>
+      [0, 1, 2].map((k) =>
+        call(urlOf(stage, s + k), who, 'POST', '/api/nullification', {
+          id,
+          amount: 4_000,
+          subject: 'race',
+        }).then((r) => ({ id, ...r })),
+      ),
+    );
+    const answers = await Promise.all(fired);
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+    for (const id of sales) {
+      const mine = answers.filter((a) => a.id === id);
+      expect(mine.filter(refundOk).length, JSON.stringify(mine)).toBe(2);
+      const sale = await call(stage.urls[0]!, who, 'GET', `/api/transaction/${id}`);
+      expect(sale.json.status, sale.text).toBe('refunded partial');
+    }
+    // 6 settled sales of 10,000 less 2 × 4,000 refunded each; the unsettled 6 settle what is left of them.
+    expect((await advance(stage.urls[0]!, who, { seconds: 1 })).status).toBe(200);
+    expect(await walletAvailable(who)).toBe(12 * 2_000);
+    await expectLedgerClean(stage);
+  });
+
+  it('two payouts at once that together exceed the wallet, across processes: the balance never goes below zero', async () => {
+    const who = await newAccount(stage, 'payout race');
+    await credit(who, 10_000);
+    const fired = Array.from({ length: 12 }, (_, i) =>
+      call(urlOf(stage, i), who, 'POST', '/api/wallet/payout', payoutBody(`pr-${i}`, 3_000)),
+    );
+    const answers = await Promise.all(fired);
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+    const accepted = answers.filter((a) => a.status === 200 && a.json.status !== 'failed');
+    expect(accepted.length, JSON.stringify(answers.map((a) => a.text))).toBe(3);
+    expect(await walletAvailable(who)).toBe(1_000);
+    await expectLedgerClean(stage);
+  });
+
+  it('a payout racing credits: every credit and every accepted payout counted once', async () => {
+    const who = await newAccount(stage, 'payout credit race');
+    await credit(who, 3_000);
+    const fired: Promise<{ kind: string; ok: boolean; text: string }>[] = [];
+    for (let i = 0; i < 8; i++) {
+      fired.push(
+        call(urlOf(stage, i), who, 'POST', '/api/wallet/payout', payoutBody(`pc-${i}`, 2_000)).then(
+          (r) => ({ kind: 'payout', ok: r.status === 200 && r.json.status !== 'failed', text: r.text }),
+        ),
+      );
+      fired.push(
+        call(urlOf(stage, i + 1), who, 'POST', '/api/sandbox/wallet/credit', {
+          amount: 1_000,
+          currency: 'CLP',
+          reason: 'race credit',
+        }).then((r) => ({ kind: 'credit', ok: r.status === 200, text: r.text })),
+      );
+    }
+    const answers = await Promise.all(fired);
+    expect(answers.filter((a) => a.text.includes('Internal Server Error'))).toEqual([]);
+    const credits = answers.filter((a) => a.kind === 'credit' && a.ok).length;
+    const payouts = answers.filter((a) => a.kind === 'payout' && a.ok).length;
+    expect(credits).toBe(8);
+    expect(await walletAvailable(who)).toBe(3_000 + credits * 1_000 - payouts * 2_000);
+    await expectLedgerClean(stage);
+  });
+
+  it('the same Idempotency-Key sent to two processes at once makes one payout', async () => {
+    const who = await newAccount(stage, 'same key');
+    await credit(who, 50_000);
+    for (let round = 0; round < 8; round++) {
+      const key = `same-key-${round}`;
+      const body = payoutBody(`sk-${round}`, 1_000);
+      const answers = await Promise.all(
+        [0, 1, 2, 3].map((i) =>
+          call(urlOf(stage, i), who, 'POST', '/api/wallet/payout', body, { 'idempotency-key': key }),
+        ),
+      );
+      expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+      // Each answer is the one payout (first or replayed) or "still in flight" (409).
+      const done = answers.filter((a) => a.status === 200);
+      expect(new Set(done.map((a) => a.json.identifier_payout)).size).toBe(1);
+      expect(answers.filter((a) => a.status !== 200 && a.status !== 409)).toEqual([]);
+    }
+    expect(await walletAvailable(who)).toBe(50_000 - 8 * 1_000);
+    await expectLedgerClean(stage);
+  });
+
+  it('the same Idempotency-Key with two bodies at once: one effect, the other refused', async () => {
+    const who = await newAccount(stage, 'same key two bodies');
+    await credit(who, 50_000);
+    for (let round = 0; round < 8; round++) {
+      const key = `two-bodies-${round}`;
+      const answers = await Promise.all(
+        [1_000, 2_000].map((amount, i) =>
+          call(urlOf(stage, i), who, 'POST', '/api/wallet/payout', payoutBody(`tb-${round}`, amount), {
+            'idempotency-key': key,
+          }),
+        ),
+      );
+      expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+      expect(answers.filter((a) => a.status === 200).length, JSON.stringify(answers)).toBe(1);
+    }
+    const left = await walletAvailable(who);
+    expect(50_000 - left).toBeGreaterThanOrEqual(8 * 1_000);
+    expect(50_000 - left).toBeLessThanOrEqual(8 * 2_000);
+    await expectLedgerClean(stage);
+  });
+
+  it('the settlement run in two processes at once settles each sale once', async () => {
+    const who = await newAccount(stage, 'settle race');
+    for (let i = 0; i < 10; i++) await paidSale(stage, who, `sr-${i}`, 5_000 + i);
+    const moves = await Promise.all(
+      [0, 1, 2, 3].map((i) => advance(urlOf(stage, i), who, { seconds: 1 })),
+    );
+    expect(moves.map((m) => m.status)).toEqual([200, 200, 200, 200]);
+    expect(await walletAvailable(who)).toBe(10 * 5_000 + 45);
+    expect(await balanceMinor(stage, who.accountId, 'pending_settlement')).toBe(0n);
+    await expectLedgerClean(stage);
+  });
+
+  it('a refund racing a chargeback across processes keeps the sale within its amount', async () => {
+    const who = await newAccount(stage, 'refund dispute race');
+    const sales: string[] = [];
+    for (let i = 0; i < 6; i++) sales.push(await paidSale(stage, who, `rd-${i}`, 10_000));
+    const fired = sales.flatMap((id, s) => [
+      call(urlOf(stage, s), who, 'POST', '/api/nullification', {
+        id,
+        amount: 6_000,
+        subject: 'race',
+      }).then((r) => ({ id, kind: 'refund', ok: refundOk(r), text: r.text, status: r.status })),
+      call(urlOf(stage, s + 1), who, 'POST', '/api/sandbox/disputes', {
+        transaction_id: id,
+        amount: 6_000,
+        reason: 'fraudulent',
+      }).then((r) => ({
+        id,
+        kind: 'dispute',
+        ok: r.status === 200 && r.json.status !== 'failed',
+        text: r.text,
+        status: r.status,
+      })),
+    ]);
+    const answers = await Promise.all(fired);
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+    for (const id of sales)
+      expect(
+        answers.filter((a) => a.id === id && a.ok).length,
+        JSON.stringify(answers.filter((a) => a.id === id)),
+      ).toBe(1);
+    await expectLedgerClean(stage);
+  });
+
+  it('an escrow release sent twice at once to two processes releases once', async () => {
+    const who = await newAccount(stage, 'escrow race');
+    expect((await runCli(['accounts', 'set-escrow', who.accountId], stage.env)).code).toBe(0);
+    const sales: string[] = [];
+    for (let i = 0; i < 4; i++) sales.push(await paidSale(stage, who, `er-${i}`, 7_000));
+    expect((await advance(stage.urls[0]!, who, { seconds: 1 })).status).toBe(200);
+    expect(await walletAvailable(who)).toBe(0);
+    const answers = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((i) =>
+        call(urlOf(stage, i), who, 'POST', '/api/escrow', { transactions: sales }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(await walletAvailable(who)).toBe(4 * 7_000);
+    await expectLedgerClean(stage);
+  });
+
+  it('an escrow release racing a refund of the held sale: the money leaves once', async () => {
+    const who = await newAccount(stage, 'escrow refund race');
+    expect((await runCli(['accounts', 'set-escrow', who.accountId], stage.env)).code).toBe(0);
+    const sales: string[] = [];
+    for (let i = 0; i < 6; i++) sales.push(await paidSale(stage, who, `ef-${i}`, 7_000));
+    expect((await advance(stage.urls[0]!, who, { seconds: 1 })).status).toBe(200);
+    const answers = await Promise.all(
+      sales.flatMap((id, s) => [
+        call(urlOf(stage, s), who, 'POST', '/api/escrow', { transactions: [id] }),
+        call(urlOf(stage, s + 1), who, 'POST', '/api/nullification', {
+          id,
+          amount: 7_000,
+          subject: 'race',
+        }),
+      ]),
+    );
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+    const refunded = answers.filter(
+      (a) => a.json.status !== undefined && a.json.status !== 'failed' && 'transactions' in a.json === false,
+    ).length;
+    // What is not refunded is released, or still held (a refund first leaves nothing to release).
+    const held = await call(stage.urls[0]!, who, 'POST', '/api/escrow', { transactions: sales });
+    expect(held.status).toBe(200);
+    expect(await walletAvailable(who)).toBe((6 - refunded) * 7_000);
+    await expectLedgerClean(stage);
+  });
+});
