@@ -244,4 +244,112 @@ describe('money raced over HTTP across processes', () => {
     expect(await walletAvailable(who)).toBe((6 - refunded) * 7_000);
     await expectLedgerClean(stage);
   });
+
+  it('refunds, payouts, withdrawals and the settlement run draining one wallet at once across processes', async () => {
+    const who = await newAccount(stage, 'drain race');
+    const bank = await runCli(
+      ['accounts', 'set-bank', who.accountId, '--sbif', '0001', '--type', '1', '--num', '123456']
+        .concat(['--rut', '111111111', '--name', 'Tienda']),
+      stage.env,
+    );
+    expect(bank.code, bank.stderr).toBe(0);
+    const settled: string[] = [];
+    for (let i = 0; i < 5; i++) settled.push(await paidSale(stage, who, `dr-${i}`, 4_000));
+    expect((await advance(stage.urls[0]!, who, { seconds: 1 })).status).toBe(200);
+    const unsettled: string[] = [];
+    for (let i = 0; i < 5; i++) unsettled.push(await paidSale(stage, who, `du-${i}`, 3_000));
+    // 20,000 in the wallet, 15,000 waiting for settlement; the race asks for 20,000 of refunds of settled sales,
+    // 15,000 of refunds of unsettled ones, 18,000 of payouts and 8,000 of withdrawals, while the clock settles.
+    type Fired = { kind: string; amount: number; ok: boolean; status: number; text: string };
+    const fired: Promise<Fired>[] = [];
+    const tally = (kind: string, amount: number) => (r: Awaited<ReturnType<typeof call>>) => ({
+      kind,
+      amount,
+      ok: r.status === 200 && r.json.status !== 'failed',
+      status: r.status,
+      text: r.text,
+    });
+    [...settled, ...unsettled].forEach((id, i) =>
+      fired.push(
+        call(urlOf(stage, i), who, 'POST', '/api/nullification', {
+          id,
+          amount: i < 5 ? 4_000 : 3_000,
+          subject: 'race',
+        }).then(tally('refund', i < 5 ? 4_000 : 3_000)),
+      ),
+    );
+    for (let i = 0; i < 6; i++) {
+      fired.push(
+        call(urlOf(stage, i + 1), who, 'POST', '/api/wallet/payout', payoutBody(`dp-${i}`, 3_000)).then(
+          tally('payout', 3_000),
+        ),
+      );
+      if (i < 4)
+        fired.push(
+          call(urlOf(stage, i), who, 'POST', '/api/wallet/withdraw', {
+            subject: 'race withdraw',
+            currency: 'CLP',
+            order: `dw-${i}`,
+            amount: 2_000,
+          }).then(tally('withdraw', 2_000)),
+        );
+    }
+    fired.push(advance(urlOf(stage, 1), who, { seconds: 1 }).then((r) => tally('advance', 0)({ ...r, json: {} })));
+    const answers = await Promise.all(fired);
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+    expect(answers.find((a) => a.kind === 'advance')?.ok).toBe(true);
+    // Settle anything the race left, then count: what left the wallet is what was acknowledged.
+    expect((await advance(stage.urls[0]!, who, { seconds: 1 })).status).toBe(200);
+    await expectLedgerClean(stage);
+    const out = answers
+      .filter((a) => a.ok && (a.kind === 'payout' || a.kind === 'withdraw'))
+      .reduce((s, a) => s + a.amount, 0);
+    const db = await stage.engine.open();
+    const collected = await db.db
+      .selectFrom('nullifications')
+      .select(['amount_minor', 'status'])
+      .where('account_id', '=', who.accountId)
+      .execute();
+    expect(collected.length).toBe(answers.filter((a) => a.kind === 'refund' && a.ok).length);
+    const refundedMinor = collected
+      .filter((n) => n.status !== 'awaiting_funds')
+      .reduce((s, n) => s + Number(n.amount_minor), 0);
+    const awaiting = collected.filter((n) => n.status === 'awaiting_funds');
+    // A refund waiting for funds took what the wallet had (it is left with nothing).
+    if (awaiting.length > 0) expect(await walletAvailable(who)).toBe(0);
+    else expect(await walletAvailable(who)).toBe(35_000 - out - refundedMinor);
+    expect(out + refundedMinor).toBeLessThanOrEqual(35_000);
+  }, 240_000);
+
+  it('the same payout order sent keyless to two processes at once makes one payout', async () => {
+    const who = await newAccount(stage, 'same order');
+    await credit(who, 100_000);
+    for (let round = 0; round < 6; round++) {
+      const same = await Promise.all(
+        [0, 1, 2, 3].map((i) =>
+          call(urlOf(stage, i), who, 'POST', '/api/wallet/payout', payoutBody(`so-${round}`, 1_000)),
+        ),
+      );
+      expect(same.filter((a) => a.status !== 200)).toEqual([]);
+      expect(new Set(same.map((a) => a.json.identifier_payout)).size, JSON.stringify(same.map((a) => a.text))).toBe(1);
+      // Another body under one order: one payout, the other refused as a duplicate.
+      const two = await Promise.all(
+        [1_000, 2_000].map((amount, i) =>
+          call(urlOf(stage, i), who, 'POST', '/api/wallet/payout', payoutBody(`sd-${round}`, amount)),
+        ),
+      );
+      expect(two.filter((a) => a.status >= 500)).toEqual([]);
+      expect(two.filter((a) => a.json.status !== 'failed').length, JSON.stringify(two.map((a) => a.text))).toBe(1);
+    }
+    const db = await stage.engine.open();
+    const payouts = await db.db
+      .selectFrom('payouts')
+      .select(['order', 'amount_minor'])
+      .where('account_id', '=', who.accountId)
+      .execute();
+    expect(payouts.length).toBe(12);
+    const spent = payouts.reduce((s, p) => s + Number(p.amount_minor), 0);
+    expect(await walletAvailable(who)).toBe(100_000 - spent);
+    await expectLedgerClean(stage);
+  }, 240_000);
 });
