@@ -73,96 +73,110 @@ async function postedTo(code: string, owners: readonly string[] | null): Promise
   return BigInt(rows.rows[0]?.total ?? '0');
 }
 
-describe.runIf(process.env.DATABASE_URL !== undefined)('split sales raced over HTTP across processes', () => {
-  it('refunds of split sales racing settlement, deposits and the event payout in two processes', async () => {
-    const who = await newAccount(stage, 'split race');
-    const { membershipToken, event } = await splitSetup(who, 'sp');
-    const sales: { id: string; amount: number }[] = [];
-    for (let i = 0; i < 6; i++) {
-      const mk = 9_000 + i * 101;
-      sales.push({
-        id: await paidSale(stage, who, `mk-${i}`, mk, { marketplace: membershipToken }),
-        amount: mk,
-      });
-      const ev = 12_000 + i * 77;
-      sales.push({ id: await paidSale(stage, who, `ev-${i}`, ev, { event }), amount: ev });
-    }
-    // Half of them settled before the race; the rest settle during it.
-    expect((await advance(stage.urls[0]!, who, { seconds: 1 })).status).toBe(200);
-    const fired: Promise<{ id: string; amount: number; ok: boolean; status: number; text: string }>[] =
-      [];
-    for (const [s, sale] of sales.entries()) {
-      const half = Math.floor(sale.amount / 2);
-      for (const k of [0, 1])
-        fired.push(
-          call(urlOf(stage, s + k), who, 'POST', '/api/nullification', {
-            id: sale.id,
-            amount: half,
-            subject: 'race',
-          }).then((r) => ({
-            id: sale.id,
-            amount: half,
-            ok: r.status === 200 && r.json.status !== 'failed',
-            status: r.status,
-            text: r.text,
-          })),
-        );
-    }
-    const moves = [0, 1, 2, 3].map((i) => advance(urlOf(stage, i), who, { days: 2 }));
-    const answers = await Promise.all(fired);
-    const moved = await Promise.all(moves);
-    expect(moved.map((m) => m.status)).toEqual([200, 200, 200, 200]);
-    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
-    // Move on past every deposit and the event's payment date.
-    for (const i of [0, 1]) expect((await advance(urlOf(stage, i), who, { days: 2 })).status).toBe(200);
-    await expectLedgerClean(stage);
-    // Each acknowledged refund is collected once and whole, or waits for funds with less than its amount collected.
-    const db = await stage.engine.open();
-    const refunds = await sql<{ id: string; amount: string; status: string; cleared: string | null }>`
+describe.runIf(process.env.DATABASE_URL !== undefined)(
+  'split sales raced over HTTP across processes',
+  () => {
+    it('refunds of split sales racing settlement, deposits and the event payout in two processes', async () => {
+      const who = await newAccount(stage, 'split race');
+      const { membershipToken, event } = await splitSetup(who, 'sp');
+      const sales: { id: string; amount: number }[] = [];
+      for (let i = 0; i < 6; i++) {
+        const mk = 9_000 + i * 101;
+        sales.push({
+          id: await paidSale(stage, who, `mk-${i}`, mk, { marketplace: membershipToken }),
+          amount: mk,
+        });
+        const ev = 12_000 + i * 77;
+        sales.push({ id: await paidSale(stage, who, `ev-${i}`, ev, { event }), amount: ev });
+      }
+      // Half of them settled before the race; the rest settle during it.
+      expect((await advance(stage.urls[0]!, who, { seconds: 1 })).status).toBe(200);
+      const fired: Promise<{
+        id: string;
+        amount: number;
+        ok: boolean;
+        status: number;
+        text: string;
+      }>[] = [];
+      for (const [s, sale] of sales.entries()) {
+        const half = Math.floor(sale.amount / 2);
+        for (const k of [0, 1])
+          fired.push(
+            call(urlOf(stage, s + k), who, 'POST', '/api/nullification', {
+              id: sale.id,
+              amount: half,
+              subject: 'race',
+            }).then((r) => ({
+              id: sale.id,
+              amount: half,
+              ok: r.status === 200 && r.json.status !== 'failed',
+              status: r.status,
+              text: r.text,
+            })),
+          );
+      }
+      const moves = [0, 1, 2, 3].map((i) => advance(urlOf(stage, i), who, { days: 2 }));
+      const answers = await Promise.all(fired);
+      const moved = await Promise.all(moves);
+      expect(moved.map((m) => m.status)).toEqual([200, 200, 200, 200]);
+      expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+      // Move on past every deposit and the event's payment date.
+      for (const i of [0, 1])
+        expect((await advance(urlOf(stage, i), who, { days: 2 })).status).toBe(200);
+      await expectLedgerClean(stage);
+      // Each acknowledged refund is collected once and whole, or waits for funds with less than its amount collected.
+      const db = await stage.engine.open();
+      const refunds = await sql<{
+        id: string;
+        amount: string;
+        status: string;
+        cleared: string | null;
+      }>`
       SELECT n.id, n.amount_minor::text AS amount, n.status,
         (SELECT SUM(p.amount_minor)::text FROM postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
           JOIN journal_entries j ON j.id = p.journal_id WHERE a.code = 'refund_clearing' AND j.reference = n.id) AS cleared
       FROM nullifications n WHERE n.account_id = ${who.accountId}`.execute(db.db);
-    expect(refunds.rows.length).toBe(answers.filter((a) => a.ok).length);
-    for (const r of refunds.rows) {
-      const clearedMinor = BigInt(r.cleared ?? '0');
-      if (r.status === 'awaiting_funds')
-        expect(clearedMinor, JSON.stringify(r)).toBeLessThan(BigInt(r.amount));
-      else expect(clearedMinor, JSON.stringify(r)).toBe(BigInt(r.amount));
-    }
-    // Every sale's refunds add up on its row.
-    for (const sale of sales) {
-      const row = await db.db
-        .selectFrom('transactions')
-        .select(['refunded_minor'])
-        .where('id', '=', sale.id)
-        .executeTakeFirstOrThrow();
-      const mine = answers.filter((a) => a.id === sale.id && a.ok);
-      expect(BigInt(row.refunded_minor)).toBe(mine.reduce((s, a) => s + BigInt(a.amount), 0n));
-    }
-    // The split parts: what the clients and beneficiaries hold or were paid is what the sales' shares kept.
-    const shares = await sql<{ kept: string | null }>`
+      expect(refunds.rows.length).toBe(answers.filter((a) => a.ok).length);
+      for (const r of refunds.rows) {
+        const clearedMinor = BigInt(r.cleared ?? '0');
+        if (r.status === 'awaiting_funds')
+          expect(clearedMinor, JSON.stringify(r)).toBeLessThan(BigInt(r.amount));
+        else expect(clearedMinor, JSON.stringify(r)).toBe(BigInt(r.amount));
+      }
+      // Every sale's refunds add up on its row.
+      for (const sale of sales) {
+        const row = await db.db
+          .selectFrom('transactions')
+          .select(['refunded_minor'])
+          .where('id', '=', sale.id)
+          .executeTakeFirstOrThrow();
+        const mine = answers.filter((a) => a.id === sale.id && a.ok);
+        expect(BigInt(row.refunded_minor)).toBe(mine.reduce((s, a) => s + BigInt(a.amount), 0n));
+      }
+      // The split parts: what the clients and beneficiaries hold or were paid is what the sales' shares kept.
+      const shares = await sql<{ kept: string | null }>`
       SELECT SUM(amount_minor - refunded_minor)::text AS kept FROM ma_payment_shares WHERE account_id = ${who.accountId}`.execute(
-      db.db,
-    );
-    const clients = await sql<{ owner: string }>`
+        db.db,
+      );
+      const clients = await sql<{ owner: string }>`
       SELECT DISTINCT client_id AS owner FROM ma_payment_shares WHERE account_id = ${who.accountId}`.execute(
-      db.db,
-    );
-    const owners = clients.rows.map((r) => r.owner);
-    const clientDeposits = await sql<{ total: string | null }>`
+        db.db,
+      );
+      const owners = clients.rows.map((r) => r.owner);
+      const clientDeposits = await sql<{ total: string | null }>`
       SELECT SUM(-p.amount_minor)::text AS total FROM postings p
       JOIN ledger_accounts a ON a.id = p.ledger_account_id JOIN journal_entries j ON j.id = p.journal_id
       WHERE a.code = 'client_payable' AND a.owner IN (${sql.join(owners)}) AND p.amount_minor < 0
         AND j.kind = 'marketplace_client_deposit'`.execute(db.db);
-    const held = await postedTo('client_payable', owners);
-    const deposited = BigInt(clientDeposits.rows[0]?.total ?? '0');
-    // A share deposited before its refund keeps its full amount with the client (the merchant pays that part).
-    const sharesFull = await sql<{ whole: string | null }>`
+      const held = await postedTo('client_payable', owners);
+      const deposited = BigInt(clientDeposits.rows[0]?.total ?? '0');
+      // A share deposited before its refund keeps its full amount with the client (the merchant pays that part).
+      const sharesFull = await sql<{ whole: string | null }>`
       SELECT SUM(amount_minor)::text AS whole FROM ma_payment_shares WHERE account_id = ${who.accountId}`.execute(
-      db.db,
-    );
-    expect(held + deposited).toBeGreaterThanOrEqual(BigInt(shares.rows[0]?.kept ?? '0'));
-    expect(held + deposited).toBeLessThanOrEqual(BigInt(sharesFull.rows[0]?.whole ?? '0'));
-  }, 240_000);
-});
+        db.db,
+      );
+      expect(held + deposited).toBeGreaterThanOrEqual(BigInt(shares.rows[0]?.kept ?? '0'));
+      expect(held + deposited).toBeLessThanOrEqual(BigInt(sharesFull.rows[0]?.whole ?? '0'));
+    }, 240_000);
+  },
+);

@@ -2,8 +2,9 @@
 // own pool, so the racing requests truly run at once on several connections), one on PGlite. Requests fired together
 // are spread over both processes. After each race: every acknowledged effect exists exactly once, no ceiling is
 // crossed, the wallet the API shows is the ledger's, and `cobro ledger verify` passes.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type Credentials } from './load.ts';
+import { call, payCheckout, postForm, type Credentials } from './load.ts';
 import {
   advance,
   balanceMinor,
@@ -17,6 +18,7 @@ import {
 } from './races.ts';
 import { runCli } from '../support/cli.ts';
 
+const onPostgres = (process.env.DATABASE_URL ?? '') !== '';
 let stage: Stage;
 beforeAll(async () => {
   stage = await startStage();
@@ -43,7 +45,7 @@ async function credit(who: Credentials, amount: number): Promise<void> {
   expect(c.status, c.text).toBe(200);
 }
 
-describe('money raced over HTTP across processes', () => {
+describe('money raced over HTTP across processes', { timeout: 240_000 }, () => {
   it('two refunds at once that together exceed the sale: one succeeds, the sale is refunded once', async () => {
     const who = await newAccount(stage, 'refund race');
     const sales: string[] = [];
@@ -95,7 +97,11 @@ describe('money raced over HTTP across processes', () => {
     for (let i = 0; i < 8; i++) {
       fired.push(
         call(urlOf(stage, i), who, 'POST', '/api/wallet/payout', payoutBody(`pc-${i}`, 2_000)).then(
-          (r) => ({ kind: 'payout', ok: r.status === 200 && r.json.status !== 'failed', text: r.text }),
+          (r) => ({
+            kind: 'payout',
+            ok: r.status === 200 && r.json.status !== 'failed',
+            text: r.text,
+          }),
         ),
       );
       fired.push(
@@ -123,7 +129,9 @@ describe('money raced over HTTP across processes', () => {
       const body = payoutBody(`sk-${round}`, 1_000);
       const answers = await Promise.all(
         [0, 1, 2, 3].map((i) =>
-          call(urlOf(stage, i), who, 'POST', '/api/wallet/payout', body, { 'idempotency-key': key }),
+          call(urlOf(stage, i), who, 'POST', '/api/wallet/payout', body, {
+            'idempotency-key': key,
+          }),
         ),
       );
       expect(answers.filter((a) => a.status >= 500)).toEqual([]);
@@ -143,9 +151,16 @@ describe('money raced over HTTP across processes', () => {
       const key = `two-bodies-${round}`;
       const answers = await Promise.all(
         [1_000, 2_000].map((amount, i) =>
-          call(urlOf(stage, i), who, 'POST', '/api/wallet/payout', payoutBody(`tb-${round}`, amount), {
-            'idempotency-key': key,
-          }),
+          call(
+            urlOf(stage, i),
+            who,
+            'POST',
+            '/api/wallet/payout',
+            payoutBody(`tb-${round}`, amount),
+            {
+              'idempotency-key': key,
+            },
+          ),
         ),
       );
       expect(answers.filter((a) => a.status >= 500)).toEqual([]);
@@ -165,7 +180,7 @@ describe('money raced over HTTP across processes', () => {
     );
     expect(moves.map((m) => m.status)).toEqual([200, 200, 200, 200]);
     expect(await walletAvailable(who)).toBe(10 * 5_000 + 45);
-    expect(await balanceMinor(stage, who.accountId, 'pending_settlement')).toBe(0n);
+    if (onPostgres) expect(await balanceMinor(stage, who.accountId, 'pending_settlement')).toBe(0n);
     await expectLedgerClean(stage);
   });
 
@@ -236,7 +251,10 @@ describe('money raced over HTTP across processes', () => {
     );
     expect(answers.filter((a) => a.status >= 500)).toEqual([]);
     const refunded = answers.filter(
-      (a) => a.json.status !== undefined && a.json.status !== 'failed' && 'transactions' in a.json === false,
+      (a) =>
+        a.json.status !== undefined &&
+        a.json.status !== 'failed' &&
+        'transactions' in a.json === false,
     ).length;
     // What is not refunded is released, or still held (a refund first leaves nothing to release).
     const held = await call(stage.urls[0]!, who, 'POST', '/api/escrow', { transactions: sales });
@@ -248,8 +266,17 @@ describe('money raced over HTTP across processes', () => {
   it('refunds, payouts, withdrawals and the settlement run draining one wallet at once across processes', async () => {
     const who = await newAccount(stage, 'drain race');
     const bank = await runCli(
-      ['accounts', 'set-bank', who.accountId, '--sbif', '0001', '--type', '1', '--num', '123456']
-        .concat(['--rut', '111111111', '--name', 'Tienda']),
+      [
+        'accounts',
+        'set-bank',
+        who.accountId,
+        '--sbif',
+        '0001',
+        '--type',
+        '1',
+        '--num',
+        '123456',
+      ].concat(['--rut', '111111111', '--name', 'Tienda']),
       stage.env,
     );
     expect(bank.code, bank.stderr).toBe(0);
@@ -269,20 +296,23 @@ describe('money raced over HTTP across processes', () => {
       status: r.status,
       text: r.text,
     });
-    [...settled, ...unsettled].forEach((id, i) =>
+    for (const [i, id] of [...settled, ...unsettled].entries())
       fired.push(
         call(urlOf(stage, i), who, 'POST', '/api/nullification', {
           id,
           amount: i < 5 ? 4_000 : 3_000,
           subject: 'race',
         }).then(tally('refund', i < 5 ? 4_000 : 3_000)),
-      ),
-    );
+      );
     for (let i = 0; i < 6; i++) {
       fired.push(
-        call(urlOf(stage, i + 1), who, 'POST', '/api/wallet/payout', payoutBody(`dp-${i}`, 3_000)).then(
-          tally('payout', 3_000),
-        ),
+        call(
+          urlOf(stage, i + 1),
+          who,
+          'POST',
+          '/api/wallet/payout',
+          payoutBody(`dp-${i}`, 3_000),
+        ).then(tally('payout', 3_000)),
       );
       if (i < 4)
         fired.push(
@@ -294,7 +324,11 @@ describe('money raced over HTTP across processes', () => {
           }).then(tally('withdraw', 2_000)),
         );
     }
-    fired.push(advance(urlOf(stage, 1), who, { seconds: 1 }).then((r) => tally('advance', 0)({ ...r, json: {} })));
+    fired.push(
+      advance(urlOf(stage, 1), who, { seconds: 1 }).then((r) =>
+        tally('advance', 0)({ ...r, json: {} }),
+      ),
+    );
     const answers = await Promise.all(fired);
     expect(answers.filter((a) => a.status >= 500)).toEqual([]);
     expect(answers.find((a) => a.kind === 'advance')?.ok).toBe(true);
@@ -304,6 +338,7 @@ describe('money raced over HTTP across processes', () => {
     const out = answers
       .filter((a) => a.ok && (a.kind === 'payout' || a.kind === 'withdraw'))
       .reduce((s, a) => s + a.amount, 0);
+    if (!onPostgres) return; // PGlite: one process owns the files while the server runs.
     const db = await stage.engine.open();
     const collected = await db.db
       .selectFrom('nullifications')
@@ -319,7 +354,7 @@ describe('money raced over HTTP across processes', () => {
     if (awaiting.length > 0) expect(await walletAvailable(who)).toBe(0);
     else expect(await walletAvailable(who)).toBe(35_000 - out - refundedMinor);
     expect(out + refundedMinor).toBeLessThanOrEqual(35_000);
-  }, 240_000);
+  });
 
   it('the same payout order sent keyless to two processes at once makes one payout', async () => {
     const who = await newAccount(stage, 'same order');
@@ -327,20 +362,40 @@ describe('money raced over HTTP across processes', () => {
     for (let round = 0; round < 6; round++) {
       const same = await Promise.all(
         [0, 1, 2, 3].map((i) =>
-          call(urlOf(stage, i), who, 'POST', '/api/wallet/payout', payoutBody(`so-${round}`, 1_000)),
+          call(
+            urlOf(stage, i),
+            who,
+            'POST',
+            '/api/wallet/payout',
+            payoutBody(`so-${round}`, 1_000),
+          ),
         ),
       );
       expect(same.filter((a) => a.status !== 200)).toEqual([]);
-      expect(new Set(same.map((a) => a.json.identifier_payout)).size, JSON.stringify(same.map((a) => a.text))).toBe(1);
+      expect(
+        new Set(same.map((a) => a.json.identifier_payout)).size,
+        JSON.stringify(same.map((a) => a.text)),
+      ).toBe(1);
       // Another body under one order: one payout, the other refused as a duplicate.
       const two = await Promise.all(
         [1_000, 2_000].map((amount, i) =>
-          call(urlOf(stage, i), who, 'POST', '/api/wallet/payout', payoutBody(`sd-${round}`, amount)),
+          call(
+            urlOf(stage, i),
+            who,
+            'POST',
+            '/api/wallet/payout',
+            payoutBody(`sd-${round}`, amount),
+          ),
         ),
       );
       expect(two.filter((a) => a.status >= 500)).toEqual([]);
-      expect(two.filter((a) => a.json.status !== 'failed').length, JSON.stringify(two.map((a) => a.text))).toBe(1);
+      expect(
+        two.filter((a) => a.json.status !== 'failed').length,
+        JSON.stringify(two.map((a) => a.text)),
+      ).toBe(1);
     }
+    await expectLedgerClean(stage);
+    if (!onPostgres) return; // PGlite: one process owns the files while the server runs.
     const db = await stage.engine.open();
     const payouts = await db.db
       .selectFrom('payouts')
@@ -350,6 +405,62 @@ describe('money raced over HTTP across processes', () => {
     expect(payouts.length).toBe(12);
     const spent = payouts.reduce((s, p) => s + Number(p.amount_minor), 0);
     expect(await walletAvailable(who)).toBe(100_000 - spent);
+  });
+
+  it('one checkout and one mall paid from two processes at once are each captured once', async () => {
+    const who = await newAccount(stage, 'double submit');
+    const other = await newAccount(stage, 'double submit store');
+    const base = stage.urls[0]!;
+    const checkouts: { id: string; valid: string }[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await call(base, who, 'POST', '/api/transaction', {
+        email: 'payer@example.com',
+        order: `ds-${i}`,
+        subject: 'double submit',
+        amount: 3_000,
+      });
+      expect(res.status, res.text).toBe(200);
+      const q = new URL(String(res.json.url)).searchParams;
+      checkouts.push({ id: q.get('id')!, valid: q.get('valid')! });
+    }
+    const malls: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await call(base, who, 'POST', '/api/mall', {
+        email: 'payer@example.com',
+        payment: 1,
+        order: `dm-${i}`,
+        urlreturn: 'https://shop.example.com/return',
+        merchant: [
+          [who.publicToken, 2_000, 'item1', null, `dma-${i}`],
+          [other.publicToken, 1_500, 'item2', null, `dmb-${i}`],
+        ],
+      });
+      expect(res.status, res.text).toBe(200);
+      malls.push(String(res.json.id));
+    }
+    const card = { method: '1', card_number: '4051 8856 0044 6623', expiry: '12/30', cvv: '123' };
+    await Promise.all([
+      ...checkouts.flatMap((c) => [0, 1, 2].map((k) => payCheckout(urlOf(stage, k), c))),
+      ...malls.flatMap((id) =>
+        [0, 1, 2].map((k) =>
+          postForm(urlOf(stage, k), `/gateway/mall/${id}`, card).catch(() => null),
+        ),
+      ),
+    ]);
+    // Pay again whatever a busy answer left unpaid, then settle: each sale's money once.
+    for (const c of checkouts) await payCheckout(base, c);
+    for (const id of malls) await postForm(base, `/gateway/mall/${id}`, card);
+    for (const a of [who, other]) expect((await advance(base, a, { seconds: 1 })).status).toBe(200);
+    expect(await walletAvailable(who)).toBe(8 * 3_000 + 4 * 2_000);
+    expect(await walletAvailable(other)).toBe(4 * 1_500);
     await expectLedgerClean(stage);
-  }, 240_000);
+    if (!onPostgres) return; // PGlite: one process owns the files while the server runs.
+    const db = await stage.engine.open();
+    const captures = await sql<{ reference: string; n: string }>`
+      SELECT j.reference, COUNT(*)::text AS n FROM journal_entries j JOIN transactions t ON t.id = j.reference
+      WHERE j.kind = 'transaction.capture' AND t.account_id IN (${who.accountId}, ${other.accountId})
+      GROUP BY j.reference`.execute(db.db);
+    expect(captures.rows.length).toBe(8 + 4 * 2);
+    expect(captures.rows.filter((r) => r.n !== '1')).toEqual([]);
+  });
 });

@@ -26,15 +26,13 @@ describe('a consumption charge opened before its subscription was deleted', () =
     const plan = await createPlan(t, a, { name: 'Mensual', amount: 4000 });
     const sub = await subscribedWithCard(t, a, plan);
     // The charge request's first commit: the charge and its pending payment (the subscription still active).
-    const opened = await t.ctx.db
-      .transaction()
-      .execute((tx) =>
-        openConsumptionCharge({ ...t.ctx, db: tx }, a.id, {
-          suscription: sub.id,
-          amount: 2_500,
-          order: 'consumo-1',
-        }),
-      );
+    const opened = await t.ctx.db.transaction().execute((tx) =>
+      openConsumptionCharge({ ...t.ctx, db: tx }, a.id, {
+        suscription: sub.id,
+        amount: 2_500,
+        order: 'consumo-1',
+      }),
+    );
     expect(opened).toMatchObject({ order: 'consumo-1' });
     // The DELETE from another process commits and answers before the charge process claims the payment.
     const del = await t.call(a, {
