@@ -463,4 +463,32 @@ describe('money raced over HTTP across processes', { timeout: 240_000 }, () => {
     expect(captures.rows.length).toBe(8 + 4 * 2);
     expect(captures.rows.filter((r) => r.n !== '1')).toEqual([]);
   });
+
+  it('escrow releases racing chargebacks across processes keep the merchant whole', async () => {
+    const who = await newAccount(stage, 'escrow dispute race');
+    expect((await runCli(['accounts', 'set-escrow', who.accountId], stage.env)).code).toBe(0);
+    const sales: string[] = [];
+    for (let i = 0; i < 6; i++) sales.push(await paidSale(stage, who, `ed-${i}`, 7_000));
+    expect((await advance(stage.urls[0]!, who, { seconds: 1 })).status).toBe(200);
+    const answers = await Promise.all(
+      sales.flatMap((id, s) => [
+        call(urlOf(stage, s), who, 'POST', '/api/escrow', { transactions: sales }),
+        call(urlOf(stage, s + 1), who, 'POST', '/api/sandbox/disputes', {
+          transaction_id: id,
+          amount: 5_000,
+          reason: 'fraudulent',
+        }),
+      ]),
+    );
+    expect(answers.filter((a) => a.status !== 200).map((a) => a.text)).toEqual([]);
+    await expectLedgerClean(stage);
+    if (!onPostgres) return; // PGlite: one process owns the files while the server runs.
+    // Open chargebacks hold the money inside the merchant's accounts: its total is still every sale.
+    let totalMinor = 0n;
+    for (const code of ['wallet_available', 'escrow_held', 'dispute_held', 'dispute_debt'])
+      totalMinor += await balanceMinor(stage, who.accountId, code);
+    expect(totalMinor).toBe(6n * 7_000n);
+    expect(await balanceMinor(stage, who.accountId, 'dispute_held')).toBe(6n * 5_000n);
+    expect(await balanceMinor(stage, who.accountId, 'escrow_held')).toBe(0n);
+  });
 });
