@@ -17,12 +17,6 @@ import {
 } from './races.ts';
 
 let stage: Stage;
-beforeAll(async () => {
-  stage = await startStage();
-}, 120_000);
-afterAll(async () => {
-  await stage?.close();
-});
 
 function santiagoDate(offsetDays: number): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Santiago' }).format(
@@ -76,6 +70,12 @@ async function postedTo(code: string, owners: readonly string[] | null): Promise
 describe.runIf(process.env.DATABASE_URL !== undefined)(
   'split sales raced over HTTP across processes',
   () => {
+    beforeAll(async () => {
+      stage = await startStage();
+    }, 120_000);
+    afterAll(async () => {
+      await stage?.close();
+    });
     it('refunds of split sales racing settlement, deposits and the event payout in two processes', async () => {
       const who = await newAccount(stage, 'split race');
       const { membershipToken, event } = await splitSetup(who, 'sp');
