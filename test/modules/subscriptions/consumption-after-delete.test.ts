@@ -52,5 +52,15 @@ describe('a consumption charge opened before its subscription was deleted', () =
     // As decision 670 does for a recurring try: declined unsent, nothing captured.
     expect(captures).toEqual([]);
     expect(answered).toMatchObject({ status: 'failed' });
+    const payment = await t.ctx.db
+      .selectFrom('transactions')
+      .select(['gateway_message', 'attempt_id'])
+      .where('id', '=', transactionId)
+      .executeTakeFirstOrThrow();
+    // Never sent (decision 760): no attempt reached the processor, and the payment says why in Spanish.
+    expect(payment).toEqual({
+      gateway_message: 'Cobro no enviado: la suscripción terminó.',
+      attempt_id: null,
+    });
   });
 });
