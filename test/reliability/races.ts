@@ -1,8 +1,16 @@
 // The stage of the HTTP race tests: `cobro serve` on the suite's engine, twice over one PostgreSQL (two processes,
 // each with its own pool, so requests sent to both truly run at once), once on PGlite (one process owns the files).
 // A merchant with no fee, paid sales made through the hosted checkout, and the checks run after every race.
+// Operator commands run as `cobro` runs them, without a process of their own (one costs a second or more of CPU,
+// most of a race's time before decision 760): on PGlite through the serving process's operator socket, as the
+// command line itself does; on PostgreSQL in a runtime of this process, as the command line's own would.
 import { expect } from 'vitest';
-import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { dispatch } from '../../src/cli/dispatch.ts';
+import { opsSocketPath, runThroughServer } from '../../src/cli/ops-socket.ts';
+import { loadConfig } from '../../src/platform/process/config.ts';
+import { createLogger } from '../../src/platform/process/logger.ts';
+import { openRuntime } from '../../src/runtime.ts';
+import { startServe, type CliResult, type ServeProcess } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
 import { call, payCheckout, type Credentials } from './load.ts';
 
@@ -14,27 +22,69 @@ export interface Stage {
   /** One base URL per process: two on PostgreSQL, one on PGlite. */
   readonly urls: readonly string[];
   readonly servers: readonly ServeProcess[];
+  /** A `cobro` operator command and what it printed. */
+  operator(argv: readonly string[]): Promise<CliResult>;
   close(): Promise<void>;
+}
+
+/** Operator commands on the stage's data: the serving process's on PGlite, a runtime of ours on PostgreSQL. */
+async function operatorOn(
+  engine: Engine,
+  env: Record<string, string>,
+): Promise<{ run: Stage['operator']; close: () => Promise<void> }> {
+  const asCli = (o: { exitCode: number; stdout: string; stderr: string }): CliResult => ({
+    code: o.exitCode,
+    stdout: o.stdout,
+    stderr: o.stderr,
+  });
+  if (engine.name === 'pglite') {
+    const socketPath = opsSocketPath(engine.dataDir);
+    return {
+      run: async (argv) => asCli(await runThroughServer(socketPath, argv)),
+      close: async () => {},
+    };
+  }
+  const loaded = loadConfig(env);
+  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+  const runtime = await openRuntime(loaded.config, {
+    handle: await engine.open(),
+    migrate: false,
+    logger: createLogger('error'),
+  });
+  return {
+    run: async (argv) => asCli(await dispatch(argv, runtime.ctx)),
+    close: () => runtime.close(),
+  };
 }
 
 export async function startStage(extra: Record<string, string> = {}): Promise<Stage> {
   // Sales settle on the next clock advance (as in the in-process tests), not a day later.
   const more = { SETTLEMENT_DELAY_DAYS: '0', ...extra };
   const engine = await suiteEngine();
-  const first = await serveOn(engine, more);
-  const servers: ServeProcess[] = [await startServe(first.env)];
-  const urls = [first.baseUrl];
-  if (engine.name === 'postgres') {
-    const second = await serveOn(engine, more);
-    servers.push(await startServe(second.env));
-    urls.push(second.baseUrl);
+  const places = [await serveOn(engine, more)];
+  if (engine.name === 'postgres') places.push(await serveOn(engine, more));
+  // Started together: a start is seconds of loading and connecting, and the two do not wait on each other.
+  const started = await Promise.allSettled(places.map((p) => startServe(p.env)));
+  const servers: ServeProcess[] = started.flatMap((r) =>
+    r.status === 'fulfilled' ? [r.value] : [],
+  );
+  const failed = started.find((r) => r.status === 'rejected');
+  if (failed !== undefined) {
+    await Promise.all(servers.map((s) => s.stop()));
+    await engine.dispose();
+    throw failed.reason;
   }
+  const urls = places.map((p) => p.baseUrl);
+  const first = places[0]!;
+  const operator = await operatorOn(engine, first.env);
   return {
     engine,
     env: first.env,
     urls,
     servers,
+    operator: operator.run,
     close: async () => {
+      await operator.close();
       await Promise.all(servers.map((s) => s.stop()));
       await engine.dispose();
     },
@@ -48,13 +98,20 @@ export function urlOf(stage: Stage, i: number): string {
 
 /** A new account made by the operator command, with its fee set to `percent` (0: the sums below stay exact). */
 export async function newAccount(stage: Stage, name: string, percent = '0'): Promise<Credentials> {
-  const made = await runCli(['accounts', 'create', '--name', name, '--json'], stage.env);
+  const made = await stage.operator(['accounts', 'create', '--name', name, '--json']);
   expect(made.code, made.stderr).toBe(0);
   const a = JSON.parse(made.stdout) as { id: string; public_token: string; private_token: string };
-  const fee = await runCli(
-    ['accounts', 'set-fee', a.id, '--payment', '1', '--percent', percent, '--fixed', '0'],
-    stage.env,
-  );
+  const fee = await stage.operator([
+    'accounts',
+    'set-fee',
+    a.id,
+    '--payment',
+    '1',
+    '--percent',
+    percent,
+    '--fixed',
+    '0',
+  ]);
   expect(fee.code, fee.stderr + fee.stdout).toBe(0);
   return { accountId: a.id, publicToken: a.public_token, privateToken: a.private_token };
 }
@@ -92,7 +149,7 @@ export async function advance(
 
 /** `cobro ledger verify` exits 0. */
 export async function expectLedgerClean(stage: Stage): Promise<void> {
-  const verify = await runCli(['ledger', 'verify'], stage.env);
+  const verify = await stage.operator(['ledger', 'verify']);
   expect(verify.code, verify.stderr + verify.stdout).toBe(0);
 }
 
