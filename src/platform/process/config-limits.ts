@@ -1,6 +1,5 @@
 // The process limits read from the environment: DB_PREPARED_STATEMENTS, READY_TIMEOUT_MS, PASSWORD_HASH_COST and
-// ATTEMPT_LEASE_MS (config.ts puts them in the Config).
-import type { Config } from './config.ts';
+// ATTEMPT_LEASE_MS (config.ts puts them in the Config, whose fields say what each is).
 import { intInRange, oneOf, type Env } from './config-values.ts';
 import { configLimits, limits, transactionLimits, userLimits } from '../../limits/index.ts';
 
@@ -8,7 +7,12 @@ import { configLimits, limits, transactionLimits, userLimits } from '../../limit
 export function limitSettings(
   env: Env,
   errors: string[],
-): Pick<Config, 'dbPreparedStatements' | 'readyTimeoutMs' | 'passwordHashCost' | 'attemptLeaseMs'> {
+): {
+  readonly dbPreparedStatements: boolean;
+  readonly readyTimeoutMs: number;
+  readonly passwordHashCost: number;
+  readonly attemptLeaseMs: number;
+} {
   const dbPreparedStatements =
     oneOf(env, 'DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on', errors) === 'on';
   const readyTimeoutMs = intInRange(
