@@ -93,14 +93,14 @@ export async function loadForCheckout(
 ): Promise<TransactionRow | undefined> {
   const row = await readTransactionRow(ctx, id);
   if (row === undefined || row.status !== 'pending') return row;
-  if (!isExpired(row, await ctx.accountClock.now(row.account_id, ctx.db, { kept: true })))
-    return row;
+  const accountNow = await ctx.accountClock.now(row.account_id, ctx.db, { kept: true });
+  if (!isExpired(row, accountNow, ctx.clock.now())) return row;
   if (ctx.config.mode === 'production' && (await hasUndecidedSession(ctx.db, id))) return row;
   return inTransaction(ctx.db, async (tx) => {
     const locked = await lockTransaction(tx, id);
     if (locked === undefined) return undefined;
     const now = await ctx.accountClock.now(locked.account_id, tx);
-    if (locked.status === 'pending' && isExpired(locked, now)) {
+    if (locked.status === 'pending' && isExpired(locked, now, ctx.clock.now())) {
       await recordRejection(tx, locked, expiryRejection, now);
       return { ...locked, status: 'rejected' as const, rejection_reason: 'expired' as const };
     }

@@ -97,8 +97,7 @@ async function show(
     );
   if (
     mall.attempt_lease_until !== null &&
-    mall.attempt_lease_until.getTime() >
-      (await ctx.accountClock.now(mall.account_id, ctx.db)).getTime()
+    mall.attempt_lease_until.getTime() > ctx.clock.now().getTime()
   ) {
     return sendPage(reply, 200, resultPage(s, 'processing', null));
   }

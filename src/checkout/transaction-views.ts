@@ -74,10 +74,10 @@ export async function showTransaction(
       ),
     );
   }
+  // An attempt's lease is on the service clock (decision 760).
   const leased =
     row.attempt_lease_until !== null &&
-    row.attempt_lease_until.getTime() >
-      (await ctx.accountClock.now(row.account_id, ctx.db, { kept: true })).getTime();
+    row.attempt_lease_until.getTime() > ctx.clock.now().getTime();
   if (leased || (ctx.config.mode === 'production' && (await hasUndecidedSession(ctx.db, row.id)))) {
     return sendPage(reply, 200, resultPage(summary, 'processing', null, null, link));
   }

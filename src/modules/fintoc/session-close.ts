@@ -6,7 +6,6 @@
 // Fintoc refusing (a payer authorising at the bank: `in_progress`) or silent leaves the session to be asked again.
 // A payment the bank has not confirmed (its intent `pending`, decision 745) is not expired: it stays open, asked about
 // every fintocLimits.intentPendingRecheckMs until Fintoc decides it, within a bound (pending-payment.ts).
-import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -31,7 +30,6 @@ async function claimLapsed(
 ): Promise<FintocSession | undefined> {
   return inTransaction(ctx.db, async (tx) => {
     const now = ctx.clock.now();
-    const accountNow = ctx.accountClock.nowSql(sql.ref('t.account_id'));
     let q = tx
       .selectFrom('processor_sessions as s')
       .innerJoin('transactions as t', 't.id', 's.transaction_id')
@@ -50,7 +48,7 @@ async function claimLapsed(
           eb('t.status', '!=', 'pending'),
           eb('t.attempt_id', 'is distinct from', eb.ref('s.attempt_id')),
           eb('t.attempt_lease_until', 'is', null),
-          eb('t.attempt_lease_until', '<=', accountNow),
+          eb('t.attempt_lease_until', '<=', now),
         ]),
       );
     if (scope.accountId !== undefined) q = q.where('s.account_id', '=', scope.accountId);

@@ -5,7 +5,6 @@ import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { newId } from '../../platform/ids/ids.ts';
 import type { ChargeOutcome } from '../../platform/processors/processor.ts';
-import { transactionLimits } from '../../limits/index.ts';
 import { chargeHoldingClaim, type AttemptInput } from '../transactions/payment-attempt.ts';
 import type { MallStatus } from './types.ts';
 import { recordMallRejection, recordMallSuccess } from './mall-result.ts';
@@ -62,13 +61,18 @@ async function claimMall(ctx: AppContext, mallId: string, attemptId: string): Pr
     if (mall === undefined) throw new Error('attempt on a mall that does not exist');
     if (mall.status !== 'pending') return { kind: 'final', status: mall.status } as const;
     const now = await ctx.accountClock.now(mall.account_id, tx);
-    if (mall.attempt_lease_until !== null && mall.attempt_lease_until.getTime() > now.getTime())
+    // The lease is on the service clock (decision 760): a sandbox clock advance never frees a live attempt.
+    const leaseNow = ctx.clock.now();
+    if (
+      mall.attempt_lease_until !== null &&
+      mall.attempt_lease_until.getTime() > leaseNow.getTime()
+    )
       return { kind: 'in_progress' } as const;
     await tx
       .updateTable('malls')
       .set({
         attempt_id: attemptId,
-        attempt_lease_until: new Date(now.getTime() + transactionLimits.attemptLeaseMs),
+        attempt_lease_until: new Date(leaseNow.getTime() + ctx.config.attemptLeaseMs),
         updated_at: now,
       })
       .where('id', '=', mall.id)

@@ -8,6 +8,7 @@ import { newId } from '../../platform/ids/ids.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
 import { findPlan } from './repository.ts';
 import { liveCards, lockSubscription, type SubscriptionRow } from './subscription-repository.ts';
+import { isFinal } from './states.ts';
 import type { ExtensionColumns } from '../transactions/extension.ts';
 import { openCharge } from './charge-open.ts';
 import { settleCharge } from './stored-charge.ts';
@@ -136,8 +137,26 @@ function answerOf(row: TransactionRow, order: string) {
   };
 }
 
-/** After the commit: charge (or find the charge done) and answer it. Safe to run again. */
+/**
+ * After the commit: charge (or find the charge done) and answer it. Safe to run again. A charge no processor saw
+ * whose subscription ended since it opened (a DELETE between the two commits) is declined unsent (decision 760).
+ */
 export async function finishConsumptionCharge(ctx: AppContext, committed: ConsumptionCommitted) {
   if ('status' in committed) return committed;
-  return answerOf(await settleCharge(ctx, committed.transactionId), committed.order);
+  let ended = false;
+  const row = await settleCharge(ctx, committed.transactionId, {
+    // The subscription by the charge's row, not the committed value: a value an Idempotency-Key kept before this
+    // rule may be the one replayed. Its lock comes before the payment's (decision 060), as the billing run takes it.
+    lockFirst: async (tx) => {
+      const charge = await tx
+        .selectFrom('su_charges')
+        .select('subscription_id')
+        .where('transaction_id', '=', committed.transactionId)
+        .executeTakeFirstOrThrow();
+      const sub = await lockSubscription(tx, charge.subscription_id);
+      ended = sub === undefined || isFinal(sub.status);
+    },
+    stillWanted: () => !ended,
+  });
+  return answerOf(row, committed.order);
 }

@@ -104,7 +104,9 @@ async function claimCharge(
     if (row === undefined) throw new Error(`charge ${transactionId} vanished`);
     if (row.status !== 'pending') return { kind: 'final', row } as const;
     const now = await ctx.accountClock.now(row.account_id, tx);
-    if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime())
+    // The lease is on the service clock (decision 760): a sandbox clock advance never frees a live claim.
+    const leaseNow = ctx.clock.now();
+    if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > leaseNow.getTime())
       return { kind: 'busy', row } as const;
     const card = await cardOf(tx, transactionId);
     const unsent = unsentReason(row, card, hooks);
@@ -119,7 +121,7 @@ async function claimCharge(
       .updateTable('transactions')
       .set({
         attempt_id: attemptKey,
-        attempt_lease_until: new Date(now.getTime() + ctx.config.idempotencyLeaseMs),
+        attempt_lease_until: new Date(leaseNow.getTime() + ctx.config.idempotencyLeaseMs),
         updated_at: now,
       })
       .where('id', '=', transactionId)

@@ -11,13 +11,20 @@ import { claimGrouped } from './claim-group.ts';
 import type { TransactionStatus } from './state-machine.ts';
 import { expiryRejection, recordRejection } from './transaction-result.ts';
 
-/** A pending transaction whose expiry has passed, with no live attempt, is expired now. */
+/**
+ * A pending transaction whose expiry has passed on its account's clock (`now`), with no live attempt, is expired.
+ * The attempt's lease is dated on the service clock (`leaseNow`, decision 760): moving a sandbox clock never
+ * frees an attempt the processor is answering.
+ */
 export function isExpired(
   row: { expires_at: Date | null; attempt_lease_until: Date | null },
   now: Date,
+  leaseNow: Date,
 ): boolean {
   if (row.expires_at === null || row.expires_at.getTime() > now.getTime()) return false;
-  return row.attempt_lease_until === null || row.attempt_lease_until.getTime() <= now.getTime();
+  return (
+    row.attempt_lease_until === null || row.attempt_lease_until.getTime() <= leaseNow.getTime()
+  );
 }
 
 export type Claim =
@@ -71,11 +78,12 @@ async function claimLocked(ctx: AppContext, request: ClaimRequest): Promise<Clai
     if (row === undefined) throw new Error('attempt on a transaction that does not exist');
     if (row.status !== 'pending') return { kind: 'final', status: row.status } as const;
     const now = await ctx.accountClock.now(row.account_id, tx);
+    const leaseNow = ctx.clock.now();
     const live =
-      row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime();
+      row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > leaseNow.getTime();
     if (live || (ctx.config.mode === 'production' && (await hasUndecidedSession(tx, row.id))))
       return { kind: 'in_progress' } as const;
-    if (isExpired(row, now)) {
+    if (isExpired(row, now, leaseNow)) {
       await recordRejection(tx, row, expiryRejection, now);
       return { kind: 'expired' } as const;
     }
@@ -83,7 +91,7 @@ async function claimLocked(ctx: AppContext, request: ClaimRequest): Promise<Clai
       .updateTable('transactions')
       .set({
         attempt_id: request.attemptId,
-        attempt_lease_until: new Date(now.getTime() + request.leaseMs),
+        attempt_lease_until: new Date(leaseNow.getTime() + request.leaseMs),
         updated_at: now,
       })
       .where('id', '=', row.id)

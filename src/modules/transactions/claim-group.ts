@@ -10,7 +10,7 @@ import { limits } from '../../limits/index.ts';
 import type { TransactionRow } from './repository.ts';
 import { claimPayable, type PayableClaim } from './claim-statement.ts';
 
-/** One attempt's claim on its transaction, held for `leaseMs` from the group's now. */
+/** One attempt's claim on its transaction, held for `leaseMs` from the group's service now (decision 760). */
 export interface ClaimWanted {
   readonly transactionId: string;
   readonly attemptId: string;
@@ -33,14 +33,16 @@ async function claimTogether(
 ): Promise<readonly Settled<TransactionRow | undefined>[]> {
   const { ctx } = items[0]!;
   const now = await ctx.accountClock.now(accountId, ctx.db, { kept: true });
+  // A lease is process-coordination time: a sandbox clock moved past it must not free a live attempt.
+  const leaseNow = ctx.clock.now();
   const rows = await claimPayable(
     ctx.db,
-    { accountId, now, guardUndecided: ctx.config.mode === 'production' },
+    { accountId, now, leaseNow, guardUndecided: ctx.config.mode === 'production' },
     items.map(
       ({ claim }): PayableClaim => ({
         transactionId: claim.transactionId,
         attemptId: claim.attemptId,
-        leaseUntil: new Date(now.getTime() + claim.leaseMs),
+        leaseUntil: new Date(leaseNow.getTime() + claim.leaseMs),
       }),
     ),
   );

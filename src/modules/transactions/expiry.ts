@@ -13,13 +13,15 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 async function expireOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean> {
   return inTransaction(ctx.db, async (tx) => {
     const now = ctx.accountClock.nowSql(sql.ref('transactions.account_id'));
+    // The attempt's lease is on the service clock (decision 760), expires_at on the account's.
+    const leaseNow = ctx.clock.now();
     let q = tx
       .selectFrom('transactions')
       .selectAll()
       .where('status', '=', 'pending')
       .where('expires_at', '<=', now)
       .where((eb) =>
-        eb.or([eb('attempt_lease_until', 'is', null), eb('attempt_lease_until', '<=', now)]),
+        eb.or([eb('attempt_lease_until', 'is', null), eb('attempt_lease_until', '<=', leaseNow)]),
       )
       // A Webpay commit whose answer was lost, or a Fintoc session not yet closed, is the acquirer's to decide,
       // never expiry's (decisions 150, 665).
@@ -38,7 +40,7 @@ async function expireOne(ctx: AppContext, scope: DueWorkScope): Promise<boolean>
     const row = await q.orderBy('expires_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
     if (row === undefined) return false;
     const at = await ctx.accountClock.now(row.account_id, tx);
-    if (!isExpired(row, at)) return false;
+    if (!isExpired(row, at, leaseNow)) return false;
     await recordRejection(tx, row, expiryRejection, at);
     return true;
   });

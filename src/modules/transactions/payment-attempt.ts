@@ -14,7 +14,6 @@ import type {
   PaymentProcessor,
 } from '../../platform/processors/processor.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
-import { transactionLimits } from '../../limits/index.ts';
 import { claimAttempt, releaseClaim } from './attempt-claim.ts';
 import { recordOutcome, type AttemptFacts, type AttemptOutcome } from './attempt-outcome.ts';
 import { recordSuccessGrouped } from './success-group-commit.ts';
@@ -74,7 +73,8 @@ export async function attemptPayment(
     transactionId: input.transactionId,
     accountId: input.accountId,
     attemptId,
-    leaseMs: transactionLimits.attemptLeaseMs,
+    // transactionLimits.attemptLeaseMs unless ATTEMPT_LEASE_MS shortens it (decision 760).
+    leaseMs: ctx.config.attemptLeaseMs,
   });
   if (claim.kind !== 'claimed') return claim;
 

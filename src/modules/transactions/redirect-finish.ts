@@ -36,7 +36,7 @@ async function beginCommit(ctx: AppContext, token: string) {
       } as const;
     }
     const now = await ctx.accountClock.now(row.account_id, tx);
-    if (isExpired(row, now)) {
+    if (isExpired(row, now, ctx.clock.now())) {
       // The hold ran out and the sale's expiry passed before the payer came back: it is expired now, as a page view
       // would find it, whether or not the expiry due work ran (decision 655). Never committed, Transbank reverses
       // the payment.
@@ -44,7 +44,8 @@ async function beginCommit(ctx: AppContext, token: string) {
       await recordRejection(tx, row, expiryRejection, now);
       return { kind: 'expired', session } as const;
     }
-    await holdForCommit(tx, session, now);
+    // The session's time and the attempt's lease are on the service clock, as the recovery's (decision 760).
+    await holdForCommit(tx, session, ctx.clock.now());
     return { kind: 'commit', session, method: await methodOf(tx, session, row.payment) } as const;
   });
 }

@@ -9,7 +9,8 @@ import {
   type Env,
 } from './config-values.ts';
 import { isValidTimeZone } from '../time/time-format.ts';
-import { configLimits, httpLimits, limits, userLimits } from '../../limits/index.ts';
+import { limitSettings } from './config-limits.ts';
+import { configLimits, httpLimits, limits } from '../../limits/index.ts';
 
 const modes = ['sandbox', 'production'] as const;
 export type Mode = (typeof modes)[number];
@@ -57,6 +58,8 @@ export interface Config {
   readonly readyTimeoutMs: number;
   /** Dashboard passwords' scrypt cost as log2 of N (decision 541): 15; tests lower it. PASSWORD_HASH_COST. */
   readonly passwordHashCost: number;
+  /** A checkout or mall attempt's hold on its sale, on the service clock (decision 760); ATTEMPT_LEASE_MS. */
+  readonly attemptLeaseMs: number;
 }
 
 export interface HttpTimeouts {
@@ -123,32 +126,6 @@ export function loadConfig(env: Env = process.env): ConfigResult {
       ...http,
     },
   };
-}
-
-/** DB_PREPARED_STATEMENTS, READY_TIMEOUT_MS and PASSWORD_HASH_COST. */
-function limitSettings(
-  env: Env,
-  errors: string[],
-): Pick<Config, 'dbPreparedStatements' | 'readyTimeoutMs' | 'passwordHashCost'> {
-  const dbPreparedStatements =
-    oneOf(env, 'DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on', errors) === 'on';
-  const readyTimeoutMs = intInRange(
-    env,
-    'READY_TIMEOUT_MS',
-    configLimits.readyTimeoutMsDefault,
-    configLimits.readyTimeoutMsMin,
-    configLimits.readyTimeoutMsMax,
-    errors,
-  );
-  const passwordHashCost = intInRange(
-    env,
-    'PASSWORD_HASH_COST',
-    userLimits.passwordHashCostDefault,
-    userLimits.passwordHashCostMin,
-    userLimits.passwordHashCostMax,
-    errors,
-  );
-  return { dbPreparedStatements, readyTimeoutMs, passwordHashCost };
 }
 
 /** DATA_DIR (PGlite's files) and DATABASE_URL (PostgreSQL instead, when set). */

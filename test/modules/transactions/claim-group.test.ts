@@ -109,7 +109,7 @@ describe("group commit of attempts' claims", () => {
     const leaseUntil = new Date(now.getTime() + 60_000);
     const rows = await claimPayable(
       t.ctx.db,
-      { accountId: account.id, now, guardUndecided: true },
+      { accountId: account.id, now, leaseNow: now, guardUndecided: true },
       [
         { transactionId: free!.id, attemptId: 'att_call_free', leaseUntil },
         { transactionId: committing!.id, attemptId: 'att_call_committing', leaseUntil },
@@ -122,7 +122,7 @@ describe("group commit of attempts' claims", () => {
     // Without the guard (sandbox) the undecided session does not hold it.
     const [unguarded] = await claimPayable(
       t.ctx.db,
-      { accountId: account.id, now, guardUndecided: false },
+      { accountId: account.id, now, leaseNow: now, guardUndecided: false },
       [{ transactionId: committing!.id, attemptId: 'att_call_unguarded', leaseUntil }],
     );
     expect(unguarded?.attempt_id).toBe('att_call_unguarded');
@@ -130,7 +130,7 @@ describe("group commit of attempts' claims", () => {
     const other = await t.createAccount();
     const [foreign] = await claimPayable(
       t.ctx.db,
-      { accountId: other.id, now, guardUndecided: false },
+      { accountId: other.id, now, leaseNow: now, guardUndecided: false },
       [{ transactionId: free!.id, attemptId: 'att_call_foreign', leaseUntil }],
     );
     expect(foreign).toBeUndefined();
@@ -162,7 +162,7 @@ describe("group commit of attempts' claims", () => {
     const leaseUntil = new Date(now.getTime() + 60_000);
     const rows = await claimPayable(
       t.ctx.db,
-      { accountId: account.id, now, guardUndecided: true },
+      { accountId: account.id, now, leaseNow: now, guardUndecided: true },
       [
         { transactionId: marked!.id, attemptId: 'att_holds_marked', leaseUntil },
         { transactionId: unmarked!.id, attemptId: 'att_holds_unmarked', leaseUntil },
@@ -191,7 +191,7 @@ describe("group commit of attempts' claims", () => {
         // The higher id first: in arrival order the call would wait on it before touching the lower one.
         const claimed = claimPayable(
           t.ctx.db,
-          { accountId: account.id, now, guardUndecided: false },
+          { accountId: account.id, now, leaseNow: now, guardUndecided: false },
           [
             { transactionId: high!.id, attemptId: 'att_order_high', leaseUntil },
             { transactionId: low!.id, attemptId: 'att_order_low', leaseUntil },

@@ -52,8 +52,10 @@ const markPaid = `WITH v AS (
 SELECT * FROM paid`;
 
 describe("a payment's statements", () => {
-  it("claims payable transactions by one call of migration 0440's function, whose WHEREs hold every check of the locked path", () => {
-    expect(claimAttemptsText).toBe('SELECT * FROM cobro_claim_attempts($1, $2, $3, $4, $5, $6)');
+  it("claims payable transactions by one call of migration 0580's function, whose WHEREs hold every check of the locked path", () => {
+    expect(claimAttemptsText).toBe(
+      'SELECT * FROM cobro_claim_attempts($1, $2, $3, $4, $5, $6, $7)',
+    );
   });
   it("locks the rows, appends each claim holder's attempt and reads the fee rules in one statement", () => {
     expect(lockForOutcomeText).toBe(lockForOutcome);

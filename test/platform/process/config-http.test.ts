@@ -1,6 +1,6 @@
 // HTTP timeouts and the rate limit from the environment (decision 072): documented defaults, overrides, bad values named.
 import { describe, expect, it } from 'vitest';
-import { httpLimits, limits } from '../../../src/limits/index.ts';
+import { httpLimits, limits, transactionLimits } from '../../../src/limits/index.ts';
 import { loadConfig } from '../../../src/platform/process/config.ts';
 
 describe('HTTP timeouts and rate limit configuration', () => {
@@ -66,6 +66,17 @@ describe('HTTP timeouts and rate limit configuration', () => {
     for (const bad of ['999', '1e3', String(limits.idempotencyTtlMs)]) {
       const refused = loadConfig({ IDEMPOTENCY_LEASE_MS: bad });
       expect(refused.ok ? '' : refused.errors.join('\n')).toContain('IDEMPOTENCY_LEASE_MS');
+    }
+  });
+
+  it('takes ATTEMPT_LEASE_MS from 1 s up to its 2-minute default, never longer (decision 760)', () => {
+    const r = loadConfig({});
+    expect(r.ok && r.config.attemptLeaseMs).toBe(transactionLimits.attemptLeaseMs);
+    const short = loadConfig({ ATTEMPT_LEASE_MS: '3000' });
+    expect(short.ok && short.config.attemptLeaseMs).toBe(3000);
+    for (const bad of ['999', String(transactionLimits.attemptLeaseMs + 1)]) {
+      const refused = loadConfig({ ATTEMPT_LEASE_MS: bad });
+      expect(refused.ok ? '' : refused.errors.join('\n')).toContain('ATTEMPT_LEASE_MS');
     }
   });
 });
