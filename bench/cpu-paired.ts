@@ -9,7 +9,9 @@
 //   node bench/cpu-paired.ts postgres 3 3000 ../main . limit
 //
 // With PAIRED_LOAD=payouts50 the load is the bench's payouts over 50 funded wallets (POST /api/wallet/payout,
-// round robin) instead of creates; the limit, if named, still takes its INSERTs.
+// round robin) instead of creates; the limit, if named, still takes its INSERTs. With PAIRED_LOAD=payments it is
+// payments completing on the checkout (POST /gateway/cobro, a card approved, each transaction created beforehand
+// with a callback URL as the bench's are, workers off so no callback is delivered during the load: decision 730).
 //
 // A CHECKOUT is a directory holding a Cobro tree with its node_modules (a git worktree of an older commit, with
 // node_modules linked, serves as "before"); `limit` is bench/limit-server.ts from this tree. Linux only.
@@ -19,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareDatabase, type BenchDatabase, type BenchEngine } from './support/setup.ts';
-import { payoutBody, payoutMinor, postJson, transactionBody } from './support/client.ts';
+import { payByCard, payoutBody, payoutMinor, postJson, transactionBody } from './support/client.ts';
 import { runLoad } from './support/load.ts';
 import { freePort } from '../test/support/net.ts';
 import pg from 'pg';
@@ -36,8 +38,8 @@ const serversMax = 4;
 const readyTimeoutMs = 60_000;
 const clockTicksPerSecond = 100;
 const pairedLoad = process.env.PAIRED_LOAD ?? 'creates';
-if (pairedLoad !== 'creates' && pairedLoad !== 'payouts50')
-  throw new Error('PAIRED_LOAD is creates or payouts50');
+if (pairedLoad !== 'creates' && pairedLoad !== 'payouts50' && pairedLoad !== 'payments')
+  throw new Error('PAIRED_LOAD is creates, payouts50 or payments');
 const spreadWallets = pairedLoad === 'payouts50' ? 50 : 1;
 /** Node options for every server, e.g. PAIRED_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (not allowed in NODE_OPTIONS). */
 const nodeArgs = (process.env.PAIRED_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
@@ -73,6 +75,7 @@ async function serve(name: string, database: BenchDatabase): Promise<Served> {
         LOG_LEVEL: 'silent',
         COBRO_MODE: 'sandbox',
         RATE_LIMIT_PER_MINUTE: '0',
+        ...(pairedLoad === 'payments' ? { COBRO_WORKERS: '0' } : {}),
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
@@ -96,7 +99,9 @@ async function serve(name: string, database: BenchDatabase): Promise<Served> {
       ? '/insert'
       : pairedLoad === 'payouts50'
         ? '/api/wallet/payout'
-        : '/api/transaction',
+        : pairedLoad === 'payments'
+          ? '/gateway/cobro'
+          : '/api/transaction',
     database,
     stop: () =>
       new Promise<void>((resolve) => {
@@ -151,6 +156,19 @@ function ticksOf(pids: readonly number[]): number {
   }, 0);
 }
 
+/** The checkout urls of `count` transactions created on the server's account (PAIRED_LOAD=payments). */
+async function checkoutsOf(s: Served, count: number): Promise<string[]> {
+  const urls: string[] = [];
+  const made = await runLoad(count, concurrency, async (i) => {
+    const body = transactionBody(i, { urlnotify: 'http://127.0.0.1:9/notify' });
+    const answer = await postJson(s.url, s.database.accounts[0]!, '/api/transaction', body);
+    urls[i] = String(answer.body?.url);
+    return answer.status === 200;
+  });
+  if (made.ok !== count) throw new Error(`${s.name}: ${made.ok} of ${count} checkouts created`);
+  return urls;
+}
+
 const microsByName = new Map<string, number[]>();
 for (let round = 0; round < rounds; round++) {
   const servers: Served[] = [];
@@ -171,10 +189,24 @@ for (let round = 0; round < rounds; round++) {
         }),
       );
     }
+    const checkouts =
+      pairedLoad === 'payments'
+        ? await Promise.all(
+            servers.map((s) =>
+              s.urlPath === '/gateway/cobro'
+                ? checkoutsOf(s, warmupRequestsPerServer + requests)
+                : [],
+            ),
+          )
+        : [];
     // The warm-up's payout orders must not be the load's: a second payout of one order is answered as a replay.
     let orderOffset = 0;
     const send = async (i: number) => {
       const s = servers[i % servers.length]!;
+      if (s.urlPath === '/gateway/cobro') {
+        const j = Math.floor((orderOffset + i) / servers.length);
+        return payByCard(s.url, checkouts[i % servers.length]![j]!);
+      }
       if (s.urlPath === '/api/wallet/payout') {
         const answer = await postJson(
           s.url,

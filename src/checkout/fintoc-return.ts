@@ -1,13 +1,13 @@
 // Where Fintoc sends the payer back: `?attempt=ID` (success_url) or `?attempt=ID&cancelled=1` (cancel_url). The
 // webhook is what settles a sale; the return only asks Fintoc for the session when the webhook has not come yet:
 // paid or failed, it records that (once, as the webhook would); cancelled, it expires the session at Fintoc first,
-// so it cannot be paid afterwards, and the attempt is declined (the payer may try again); otherwise the payer sees
-// "Estamos procesando tu pago". A reload finds the session decided and records nothing twice.
+// so it cannot be paid afterwards, and the attempt is declined (the payer may try again); otherwise (a payment the
+// bank has not confirmed included, decision 745) the payer sees "Estamos procesando tu pago". A reload finds the session decided and records nothing twice.
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import { transactionLimits } from '../limits/index.ts';
 import { fintocAccount } from '../platform/processors/fintoc-settings.ts';
-import { declined, sessionStatus } from '../platform/processors/fintoc-processor.ts';
+import { declined, intentPending, sessionStatus } from '../platform/processors/fintoc-processor.ts';
 import { fintocReturnPath } from '../platform/processors/fintoc-selection.ts';
 import { fintocSession, settleFintocSession } from '../modules/fintoc/sale-settle.ts';
 import type { CheckoutRouter } from './page-kinds.ts';
@@ -39,13 +39,15 @@ async function decide(
   const account = await fintocAccount(ctx, ctx.db, session.account_id);
   if (account === null) return inProgress;
   try {
-    const status = sessionStatus(await account.api.getCheckoutSession(session.token));
+    const read = await account.api.getCheckoutSession(session.token);
+    const status = sessionStatus(read);
     if (status.state !== 'open')
       return {
         transactionId: session.transaction_id,
         outcome: await settleFintocSession(ctx, session, status.outcome, ip),
       };
-    if (!cancelled) return inProgress;
+    // A payment the bank has not confirmed is never cancelled from here (decision 745): Fintoc decides it.
+    if (!cancelled || intentPending(read)) return inProgress;
     const after = sessionStatus(await account.api.expireCheckoutSession(session.token));
     const outcome = after.state === 'approved' ? after.outcome : declined('cancelled');
     return {

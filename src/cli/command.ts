@@ -37,6 +37,11 @@ interface OptionDef {
   readonly description?: string;
   /** The value's placeholder in `--help` (`--limit <N>`); defaults to the option's name in capitals. */
   readonly valueName?: string;
+  /**
+   * A string option that may be given more than once (`--query a=1 --query b=2`): its value is every one given, in
+   * order (commander's collecting option). Without it the last one given wins, as commander does.
+   */
+  readonly repeatable?: boolean;
 }
 
 export type OptionSpec = Readonly<Record<string, OptionDef>>;
@@ -48,8 +53,11 @@ export type OptionSpec = Readonly<Record<string, OptionDef>>;
  */
 export type Progress = (text: string) => void | Promise<void>;
 
+/** A parsed option: a string, a flag, or every value of a repeatable option. */
+export type OptionValue = string | boolean | readonly string[] | undefined;
+
 export interface CommandArgs {
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly values: Readonly<Record<string, OptionValue>>;
   readonly positionals: readonly string[];
 }
 
@@ -119,6 +127,13 @@ export function requireCtx(ctx: AppContext | null): AppContext {
 export function stringOption(args: CommandArgs, name: string): string | undefined {
   const v = args.values[name];
   return typeof v === 'string' ? v : undefined;
+}
+
+/** Every value of a repeatable option, in the order given; empty when it was not given. */
+export function stringsOption(args: CommandArgs, name: string): readonly string[] {
+  const v = args.values[name];
+  if (Array.isArray(v)) return v as readonly string[];
+  return typeof v === 'string' ? [v] : [];
 }
 
 /** Why an embedded-only command refuses to run on PostgreSQL, and what to use there. */

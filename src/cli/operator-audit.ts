@@ -62,11 +62,16 @@ export async function runOperatorCommand(
 ): Promise<CommandOutput> {
   if (ctx === null || !needsOperatorAudit(command)) return command.run(ctx, args, progress);
   const { inTransaction } = await import('../platform/db/unit-of-work.ts');
-  return inTransaction(ctx.db, async (tx) => {
+  const output = await inTransaction(ctx.db, async (tx) => {
     const txCtx: AppContext = { ...ctx, db: tx };
     const output = await command.run(txCtx, args, progress);
     if (output.exitCode === 0 || output.changed === true)
       await recordOperatorAudit(tx, ctx, command, auditedObjects(args, output));
     return output;
   });
+  // A command that revoked or rotated credentials (or turned strict signing on) forgot the accounts this process
+  // kept before the commit, when a request could still read and keep the old row again: forget once more now that
+  // the change is visible (decision 740). Cheap: each token costs one lookup the next time it is used.
+  ctx.accounts.forgetKept();
+  return output;
 }

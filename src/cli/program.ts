@@ -1,7 +1,7 @@
 // The commander program built from the declarative Command objects: output captured into strings (never written),
 // help at the terminal's width, and each command's action recording what argv picked.
 import { Command as Program, Option } from 'commander';
-import type { Command, CommandArgs } from './command.ts';
+import type { Command, CommandArgs, OptionValue } from './command.ts';
 import { allCommands, processCommands } from './all-commands.ts';
 
 export interface Resolved {
@@ -144,13 +144,19 @@ function addCommand(
   const attributeToKey = new Map<string, string>();
   for (const [key, def] of Object.entries(command.options)) {
     const option = new Option(flagsOf(key, def), def.description ?? '');
+    // commander's collecting option: each occurrence adds its value to the ones before it.
+    if (def.repeatable === true)
+      option.argParser((value: string, previous: readonly string[] | undefined) => [
+        ...(previous ?? []),
+        value,
+      ]);
     attributeToKey.set(option.attributeName(), key);
     sub.addOption(option);
   }
   sub.action(() => {
-    const values: Record<string, string | boolean | undefined> = {};
+    const values: Record<string, OptionValue> = {};
     for (const [attribute, value] of Object.entries(sub.opts())) {
-      values[attributeToKey.get(attribute) ?? attribute] = value as string | boolean | undefined;
+      values[attributeToKey.get(attribute) ?? attribute] = value as OptionValue;
     }
     capture.picked = { command, args: { values, positionals: [...sub.args] } };
   });

@@ -9,7 +9,13 @@ import { accountsRequireStrictSigning } from './commands/accounts-signing.ts';
 import { accountsSetNotifyUrl, accountsSetUrls } from './commands/accounts-urls.ts';
 import { ledgerVerify } from './commands/ledger.ts';
 import { keysCreate, keysList, keysRevoke, keysRotate } from './commands/keys.ts';
-import { usersInvite, usersList, usersReset, usersTokenSignIn } from './commands/users.ts';
+import {
+  usersInvite,
+  usersList,
+  usersRemove,
+  usersReset,
+  usersTokenSignIn,
+} from './commands/users.ts';
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { backupCommand, restoreCommand } from './commands/backup.ts';
@@ -46,6 +52,7 @@ export const commands: readonly Command[] = [
   keysRotate,
   usersInvite,
   usersReset,
+  usersRemove,
   usersList,
   usersTokenSignIn,
   accountsSetFee,

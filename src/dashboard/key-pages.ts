@@ -84,7 +84,8 @@ export function registerKeyPages(app: FastifyInstance, ctx: AppContext): void {
       (result) => result.ok,
     );
     if (!revoked.ok) return keysPage(request, reply, 404, null, revoked.error);
-    // Who revoked which key: a key's end is worth a line in the log, whoever asked.
+    // Forgotten again once committed (a request before the commit may have kept it: decision 740), and logged.
+    ctx.accounts.forgetKept();
     request.log.info({ keyId: revoked.value.id, userId: dashboardUserOf(request) }, 'key revoked');
     return reply.code(303).redirect('/dashboard/keys?revoked=1');
   });

@@ -15,6 +15,7 @@ import { Eta } from 'eta';
 import type { AppContext } from '../platform/context.ts';
 import { ApiError, databaseUnavailable } from '../platform/errors/errors.ts';
 import { isDatabaseUnavailable } from '../platform/db/outage.ts';
+import { isStorableText } from '../platform/http/input-guards.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { renderMessage, securityHeaders } from './render.ts';
 import { sessionAccount } from './session.ts';
@@ -45,6 +46,41 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 function signInRedirect(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
   return reply.code(303).header('cache-control', 'no-store').redirect(`/dashboard/login${next}`);
+}
+
+/** Whether every text of the path's parameters, the query and the form is one PostgreSQL can take. */
+function storableInput(request: FastifyRequest): boolean {
+  const storable = (value: unknown): boolean =>
+    typeof value === 'string'
+      ? isStorableText(value)
+      : Array.isArray(value)
+        ? value.every(storable)
+        : true;
+  return [request.params, request.query, request.body].every(
+    (source) =>
+      source === null ||
+      typeof source !== 'object' ||
+      Object.entries(source).every(([key, value]) => isStorableText(key) && storable(value)),
+  );
+}
+
+/**
+ * PostgreSQL stores no NUL and JSONB no lone surrogate: such text in an id, a filter or a form is the client's
+ * mistake, refused as the API's input guards refuse it (decision 740), before any page reads it. Sign-in and
+ * invitation pages read their fields themselves (hashed, or an e-mail no user can have).
+ */
+function refuseUnstorableInput(app: FastifyInstance, ctx: AppContext): void {
+  app.addHook('preValidation', async (request, reply) => {
+    if (request.routeOptions.config.dashboardPublic === true || storableInput(request)) return;
+    return renderMessage(
+      ctx,
+      request,
+      reply,
+      400,
+      'Solicitud no válida',
+      'La dirección o el formulario traen caracteres que no podemos guardar. Vuelve atrás y revísalos.',
+    );
+  });
 }
 
 function handleErrors(app: FastifyInstance, ctx: AppContext): void {
@@ -162,6 +198,7 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
         'Tu rol en esta cuenta no permite esta acción. Pide a quien administra la cuenta que cambie tu rol.',
       );
   });
+  refuseUnstorableInput(app, ctx);
   handleErrors(app, ctx);
 
   const stylesheet = fs.readFileSync(path.join(here, 'assets', 'dashboard.css'), 'utf8');

@@ -14,9 +14,9 @@ import {
   inviteUser,
   listUsers,
   passwordProblem,
-  setTokenSignIn,
   type Invitation,
 } from './users.ts';
+import { setTokenSignIn } from './token-sign-in.ts';
 import { newTotpSecret, totpUri } from './totp.ts';
 import { enrolTotp, hasTotp } from './user-totp.ts';
 

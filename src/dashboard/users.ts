@@ -7,6 +7,7 @@ import type { ColumnType } from 'kysely';
 import type { AppContext } from '../platform/context.ts';
 import type { DbOrTx, Timestamp } from '../platform/db/types.ts';
 import { sha256Hex } from '../platform/auth/secrets.ts';
+import { isStorableText } from '../platform/http/input-guards.ts';
 import { newId } from '../platform/ids/ids.ts';
 import { formatTimestamp } from '../platform/time/time-format.ts';
 import { userLimits } from '../limits/index.ts';
@@ -35,6 +36,8 @@ interface DashboardUserTable {
   >;
   invite_hash: ColumnType<string | null, string | null | undefined, string | null>;
   invite_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** When the user first set a password (migration 0540); null for a user never accepted. */
+  accepted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
 }
 
@@ -82,6 +85,7 @@ export async function inviteUser(
     .executeTakeFirst();
   if (account?.status !== 'active')
     return { ok: false, error: `no active account with id ${request.accountId}` };
+  await releaseDeadInvitation(db, email, request.accountId, ctx.clock.now());
   const existing = await db
     .selectFrom('dashboard_users')
     .select(['id', 'account_id', 'password_hash'])
@@ -120,6 +124,27 @@ export async function inviteUser(
       expiresAt: formatTimestamp(expiresAt, ctx.config.timeZone),
     },
   };
+}
+
+/**
+ * E-mails are unique across accounts (decision 541), but another account's user who never accepted and whose link
+ * is dead (expired, or ended by a rotation) holds nothing: the row goes, so nobody can reserve a stranger's e-mail
+ * with an invitation nobody used (decision 740). A user who once accepted keeps it, a reset one included.
+ */
+async function releaseDeadInvitation(
+  db: DbOrTx,
+  email: string,
+  accountId: string,
+  now: Date,
+): Promise<void> {
+  await db
+    .deleteFrom('dashboard_users')
+    .where('email', '=', email)
+    .where('account_id', '<>', accountId)
+    .where('accepted_at', 'is', null)
+    .where('password_hash', 'is', null)
+    .where((eb) => eb.or([eb('invite_expires_at', 'is', null), eb('invite_expires_at', '<=', now)]))
+    .execute();
 }
 
 /** The page where the holder of `token` sets a password. */
@@ -162,7 +187,12 @@ export async function acceptInvitation(
 ): Promise<SignedInUser | null> {
   const row = await ctx.db
     .updateTable('dashboard_users')
-    .set({ password_hash: passwordHash, invite_hash: null, invite_expires_at: null })
+    .set((eb) => ({
+      password_hash: passwordHash,
+      invite_hash: null,
+      invite_expires_at: null,
+      accepted_at: eb.fn.coalesce('accepted_at', eb.val(ctx.clock.now())),
+    }))
     .where('invite_hash', '=', sha256Hex(token))
     .where('invite_expires_at', '>', ctx.clock.now())
     .returning(['id', 'account_id'])
@@ -180,11 +210,14 @@ export async function checkPassword(
   password: string,
   code: string,
 ): Promise<SignedInUser | null> {
-  const row = await ctx.db
-    .selectFrom('dashboard_users')
-    .select(['id', 'account_id', 'password_hash', 'totp_secret_enc'])
-    .where('email', '=', email.trim().toLowerCase())
-    .executeTakeFirst();
+  // An e-mail PostgreSQL cannot store (a NUL) names no user: not looked up, and still hashed below (decision 740).
+  const row = isStorableText(email)
+    ? await ctx.db
+        .selectFrom('dashboard_users')
+        .select(['id', 'account_id', 'password_hash', 'totp_secret_enc'])
+        .where('email', '=', email.trim().toLowerCase())
+        .executeTakeFirst()
+    : undefined;
   const matches = await verifyPassword(
     password,
     row?.password_hash ?? null,
@@ -243,33 +276,4 @@ export async function listUsers(ctx: AppContext, accountId: string): Promise<rea
     state: r.password_hash === null ? 'invited' : 'active',
     createdAt: formatTimestamp(r.created_at, ctx.config.timeZone),
   }));
-}
-
-/**
- * Turns signing in with the account's tokens on or off. Off only once an owner has set a password, so nobody is
- * locked out; turning it off ends the sessions opened with the tokens.
- */
-export async function setTokenSignIn(
-  ctx: AppContext,
-  accountId: string,
-  allowed: boolean,
-): Promise<Result<boolean>> {
-  if (!allowed) {
-    const owner = await ctx.db
-      .selectFrom('dashboard_users')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('role', '=', 'owner')
-      .where('password_hash', 'is not', null)
-      .executeTakeFirst();
-    if (owner === undefined)
-      return { ok: false, error: 'the account has no owner with a password yet: invite one first' };
-  }
-  const updated = await ctx.db
-    .updateTable('accounts')
-    .set({ dashboard_token_sign_in: allowed })
-    .where('id', '=', accountId)
-    .executeTakeFirst();
-  if (updated.numUpdatedRows === 0n) return { ok: false, error: `no account with id ${accountId}` };
-  return { ok: true, value: allowed };
 }

@@ -36,6 +36,18 @@ export const fintocLimits = {
   transferLookupSlackMs: 10 * minuteMs,
   /** A checkout session Fintoc did not close when asked (decision 665) is asked again after this long. */
   sessionRecheckMs: 30_000,
+  /**
+   * A payment Fintoc holds `pending` (the bank has not confirmed the transfer; decision 745) is asked about again
+   * after this long: Fintoc takes days, not seconds, so asking every sessionRecheckMs would only load its API.
+   */
+  intentPendingRecheckMs: 10 * minuteMs,
+  /**
+   * How long Cobro keeps asking about a pending payment, from when it first saw it pending. Fintoc validates one for
+   * up to 10 days and then fails it itself (`payment_intent.failed`, `unresolved_final_status`); two days more for
+   * that last answer. At the bound the try is declined and an error logged for the operator: money Fintoc reports
+   * later is the decided-sale case, refunded by hand (decision 665).
+   */
+  intentPendingAskMsMax: 12 * dayMs,
   /** Payouts sent per due-work turn. */
   dispatchBatchMax: 50,
   /** A payout, withdrawal or received transfer with no movement after this long is reported missing. */

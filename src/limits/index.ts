@@ -246,6 +246,18 @@ function assertPaymentBounds(): void {
     subscriptionLimits.chargeLeaseMs < subscriptionLimits.cycleRetryIntervalMs,
     'a dead billing attempt frees its cycle before the next retry',
   );
+  // Fintoc (decision 745): a pending payment or an unfinished refund is asked about less often than an open session
+  // or a lost dispatch, and asked about many times before Cobro gives up on it.
+  assert.ok(
+    fintocLimits.sessionRecheckMs < fintocLimits.intentPendingRecheckMs &&
+      10 * fintocLimits.intentPendingRecheckMs < fintocLimits.intentPendingAskMsMax,
+    'a pending payment is asked about less often than an open session, and many times',
+  );
+  assert.ok(
+    refundLimits.dispatchLeaseMs < refundLimits.inProgressRecheckMs &&
+      10 * refundLimits.inProgressRecheckMs < refundLimits.inProgressAskMsMax,
+    'an unfinished refund is asked about after its lease, and many times',
+  );
 }
 
 /** Environment ranges, HTTP and the dashboard. */

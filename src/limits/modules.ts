@@ -146,6 +146,18 @@ export const refundLimits = {
   subjectLengthMax: 200,
   /** How long one dispatch holds a refund before another worker may ask the processor again (same key). */
   dispatchLeaseMs: 2 * minuteMs,
+  /**
+   * A refund the processor took but has not finished (Fintoc's `created` or `in_progress`, decision 745) is asked
+   * about again after this long: Fintoc executes refunds once a business day.
+   */
+  inProgressRecheckMs: hourMs,
+  /**
+   * How long Cobro keeps asking about such a refund, from its registration. Fintoc retries a refund the merchant's
+   * Fintoc balance cannot cover for 5 business days and then fails it; 15 calendar days cover those with holidays.
+   * At the bound Cobro stops asking and logs an error for the operator; the refund stays `complete` (its money in
+   * refund clearing), and the processor's webhook still ends it.
+   */
+  inProgressAskMsMax: 15 * dayMs,
 } as const;
 
 // --- Escrow (reference §2, docs/escrow.md). ---

@@ -5,8 +5,9 @@ import { minuteMs, hourMs, dayMs } from './units.ts';
 export const walletLimits = {
   // Wallet and payouts (seed "Wallet"; reference §9).
   /**
-   * The most a wallet may hold: the balance is shown as a JSON integer (amount_available), which is exact only up to
-   * 2^53 - 1. Crediting past it would commit the money and then fail every read of the wallet with a 500.
+   * The most a credit (`cobro wallet credit`, the sandbox's) may take a wallet to: 2^53 - 1, so a wallet only
+   * credits fill stays a number every JSON client reads exactly. Money owed to the merchant (settlements, escrow
+   * releases, returns) is never refused at it, and a balance past it is answered exact (decision 720).
    */
   walletBalanceMinorMax: BigInt(Number.MAX_SAFE_INTEGER),
   payoutEmailLengthMax: 50,
@@ -23,6 +24,8 @@ export const walletLimits = {
   bankHolderNameLengthMax: 180,
   /** The reason an operator or a sandbox credit gives for crediting a wallet. */
   walletCreditReasonLengthMax: 200,
+  /** `cobro wallet credit --key`: the operator's name for a credit (a ticket number), unique per account. */
+  walletCreditKeyLengthMax: 100,
   /**
    * Payouts of one wallet written in one transaction by a group commit (decision 220): bounds how long it holds the
    * wallet's lock, and how many requests one unexpected failure sends to run again alone.

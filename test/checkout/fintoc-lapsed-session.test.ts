@@ -159,4 +159,26 @@ describe('a Fintoc session outliving the hold on its sale (decision 665)', () =>
     expect(done.json().result).toBe('approved');
     expect((await sale(created.id)).status).toBe('success');
   });
+
+  it("Fintoc is told to expire the session when Cobro's hold on the sale ends, not a day later (decision 725)", async () => {
+    const created = await createTransaction(t, shop, { ...payer, order: 'lapse-5', amount: 1500 });
+    const holdEndsMs = t.clock.now().getTime() + transactionLimits.acquirer.redirectLeaseMs;
+    const { session } = await tryToPay(created.url);
+    // Before, Cobro sent no expires_at and Fintoc's default (a day) kept the session payable after the hold.
+    const sent = String(sim.sessions.get(session!)!.expires_at);
+    expect(sent).toBe(new Date(holdEndsMs).toISOString().replace('.000Z', 'Z'));
+    const lease = await t.ctx.db
+      .selectFrom('transactions')
+      .select('attempt_lease_until')
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
+    expect(Date.parse(sent)).toBeLessThanOrEqual(lease.attempt_lease_until!.getTime());
+    // Fintoc's adapter says its session holds the sale until closed; the claim and the expiry read that (725).
+    const kept = await t.ctx.db
+      .selectFrom('processor_sessions')
+      .select('holds_sale')
+      .where('token', '=', session!)
+      .executeTakeFirstOrThrow();
+    expect(kept.holds_sale).toBe(true);
+  });
 });

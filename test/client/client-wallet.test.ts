@@ -8,6 +8,9 @@ import {
 import type { TestAccount } from '../support/app.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { startLiveApp, type LiveApp } from './live-app.ts';
+import { creditWallet } from '../../src/modules/wallet/wallet-credit.ts';
+import { dispatch } from '../../src/cli/dispatch.ts';
+import { limits } from '../../src/limits/index.ts';
 
 let live: LiveApp;
 let merchant: TestAccount;
@@ -145,5 +148,39 @@ describe('CobroClient wallet and payouts over HTTP', () => {
     });
     expect(res.httpStatus).toBe(200);
     expect(res.body).toMatchObject({ status: 'failed', type: 'bank_account_missing' });
+  });
+
+  it('reads a balance past 2^53 - 1 exactly, as a bigint (decision 720)', async () => {
+    const rich = await live.t.createAccount('Client rich merchant');
+    const credited = await creditWallet(live.t.ctx, {
+      accountId: rich.id,
+      currency: 'CLP',
+      amountMinor: limits.walletBalanceMinorMax,
+      reason: 'to the bound',
+      kind: 'adjustment',
+    });
+    expect(credited).not.toBeNull();
+    // A credit to the bound, then money the merchant is owed past it: a rejected payout's return.
+    const richClient = live.clientFor(rich);
+    const made = await richClient.createPayout(payoutInput({ order: 'rich-1', amount: 4_000 }));
+    expect(made.httpStatus).toBe(200);
+    await creditWallet(live.t.ctx, {
+      accountId: rich.id,
+      currency: 'CLP',
+      amountMinor: 4_000n,
+      reason: 'back to the bound',
+      kind: 'adjustment',
+    });
+    const id = (made.body as { identifier_payout: string }).identifier_payout;
+    for (const status of ['processing', 'banking_error']) {
+      expect(
+        (await dispatch(['payouts', 'resolve', id, '--status', status], live.t.ctx)).exitCode,
+      ).toBe(0);
+    }
+    const wallet = await richClient.getWallet({ currency: 'CLP', per_page: 1 });
+    expect(wallet.httpStatus).toBe(200);
+    expect((wallet.body as { amount_available: unknown }).amount_available).toBe(
+      limits.walletBalanceMinorMax + 4_000n,
+    );
   });
 });

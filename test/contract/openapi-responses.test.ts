@@ -287,8 +287,9 @@ beforeAll(async () => {
     await h(m, 'GET /api/disputes/{id}', `/api/disputes/${did}`);
     await h(m, 'POST /api/disputes/{id}/evidence', `/api/disputes/${did}/evidence`, {
       body: { text: 'recibo', urls: ['https://shop.example.com/r.pdf'] },
+      sign: true,
     });
-    await h(m, 'POST /api/disputes/{id}/accept', `/api/disputes/${did}/accept`);
+    await h(m, 'POST /api/disputes/{id}/accept', `/api/disputes/${did}/accept`, { sign: true });
   }
   await h(m, 'GET /api/disputes/{id}', '/api/disputes/dp0000000000000000');
   await h(m, 'POST /api/sandbox/clock/advance', '/api/sandbox/clock/advance', {

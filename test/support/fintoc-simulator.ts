@@ -1,6 +1,7 @@
 // A local simulator of the Fintoc endpoints Cobro uses, for tests only: the real `fintoc` client talks to it
 // through an account's `--environment http://127.0.0.1:PORT` (decision 510). State is in memory.
-//   POST /v1/checkout_sessions                 create (Idempotency-Key: the same key answers the same session)
+//   POST /v1/checkout_sessions                 create (Idempotency-Key: the same key answers the same session;
+//                                              `expires_at` kept as given, a day by default, never enforced)
 //   GET  /v1/checkout_sessions/{id}            read
 //   POST /v1/checkout_sessions/{id}/expire     expire a `created` session (otherwise 400, as Fintoc)
 //   GET  /pay/{id}                             the payer's page: "Pagar" and "Cancelar" links
@@ -9,7 +10,8 @@
 //   GET  /v2/transfers                         the outbound transfers (`direction=outbound`), newest first
 //   GET  /v2/accounts/{acc}/movements          the account's movements as Fintoc documents them (unsigned `amount`,
 //                                              `direction`, the transfer or payment intent in `resource_id`)
-//   POST /v1/refunds                           refund a payment intent
+//   POST /v1/refunds                           refund a payment intent (Idempotency-Key: one refund per key)
+//   GET  /v1/refunds/{id}                      read a refund (its status as `refunds` holds it)
 // Faults: `transferFault = 'reset'` creates the transfer and drops the connection (the lost answer); `'drop'` drops
 // it without creating anything; `'refuse'` answers 400 invalid_request_error. `transferListFault = 'fail'` answers
 // the transfer list 500. `signedEvent` signs a webhook as Fintoc does (`Fintoc-Signature`).
@@ -24,6 +26,8 @@ export interface FintocSimulator {
   readonly webhookSecret: string;
   readonly sessions: Map<string, Obj>;
   readonly transfers: Map<string, Obj>;
+  /** Refunds by id: a test moves one to its final status by setting `status`. */
+  readonly refunds: Map<string, Obj>;
   /** Movements added by hand (a deposit nobody expected). */
   readonly extraMovements: Obj[];
   transferFault: 'reset' | 'drop' | 'refuse' | null;
@@ -50,6 +54,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
   const webhookSecret = `whsec_${crypto.randomBytes(12).toString('hex')}`;
   const sessions = new Map<string, Obj>();
   const transfers = new Map<string, Obj>();
+  const refunds = new Map<string, Obj>();
   const byKey = new Map<string, Obj>();
   const calls: string[] = [];
   const extraMovements: Obj[] = [];
@@ -61,6 +66,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     webhookSecret,
     sessions,
     transfers,
+    refunds,
     extraMovements,
     transferFault: null,
     transferListFault: null,
@@ -126,6 +132,12 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     if (req.method === 'POST' && path === '/v1/checkout_sessions') {
       const old = byKey.get(`cs:${key}`);
       if (old !== undefined) return send(res, 201, old);
+      // Fintoc takes `expires_at` as an ISO 8601 time and defaults it to a day after the create (its API
+      // reference). The simulator keeps it and shows it, but never expires a session by time: tests run Cobro
+      // on a manual clock, far from this process's.
+      if (body.expires_at !== undefined && Number.isNaN(Date.parse(String(body.expires_at))))
+        return apiError(res, 400, 'invalid_request_error', 'expires_at is not an ISO 8601 time');
+      const createdAt = new Date();
       const id = `cs_${++n}`;
       const s: Obj = {
         id,
@@ -137,7 +149,8 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
         cancel_url: body.cancel_url,
         metadata: body.metadata,
         redirect_url: `${base}/pay/${id}`,
-        created_at: new Date().toISOString(),
+        created_at: createdAt.toISOString(),
+        expires_at: body.expires_at ?? new Date(createdAt.getTime() + 24 * 3_600_000).toISOString(),
       };
       sessions.set(id, s);
       byKey.set(`cs:${key}`, s);
@@ -207,14 +220,33 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     }
     if (req.method === 'POST' && path === '/v1/refunds' && sim.refundFault === 'refuse')
       return apiError(res, 400, 'invalid_request_error', 'the payment intent cannot be refunded');
-    if (req.method === 'POST' && path === '/v1/refunds')
-      return send(res, 201, {
-        id: `ref_${++n}`,
-        object: 'refund',
-        status: sim.refundStatus,
-        amount: body.amount,
-        resource_id: body.resource_id,
-      });
+    if (req.method === 'POST' && path === '/v1/refunds') {
+      let r = byKey.get(`re:${key}`);
+      if (r === undefined) {
+        r = {
+          id: `ref_${++n}`,
+          object: 'refund',
+          status: sim.refundStatus,
+          amount: body.amount,
+          currency: 'CLP',
+          resource_type: body.resource_type,
+          resource_id: body.resource_id,
+          metadata: body.metadata ?? {},
+          failure_code: null,
+        };
+        refunds.set(String(r.id), r);
+        // Fintoc answers a key it saw with its first answer, though the refund may have moved on since.
+        byKey.set(`re:${key}`, { ...r });
+      }
+      return send(res, 201, r);
+    }
+    const re = /^\/v1\/refunds\/([\w]+)$/.exec(path);
+    if (req.method === 'GET' && re !== null) {
+      const r = refunds.get(re[1]!);
+      return r === undefined
+        ? apiError(res, 404, 'invalid_request_error', 'no such refund')
+        : send(res, 200, r);
+    }
     return apiError(res, 404, 'invalid_request_error', `no route ${req.method} ${path}`);
   }
 

@@ -78,8 +78,8 @@ export const operations = {
   getMall: { method: 'GET', path: '/api/mall/{id}', auth: 'sign' },
   listDisputes: { method: 'GET', path: '/api/disputes', auth: 'token' },
   getDispute: { method: 'GET', path: '/api/disputes/{id}', auth: 'token' },
-  submitDisputeEvidence: { method: 'POST', path: '/api/disputes/{id}/evidence', auth: 'token' },
-  acceptDispute: { method: 'POST', path: '/api/disputes/{id}/accept', auth: 'token' },
+  submitDisputeEvidence: { method: 'POST', path: '/api/disputes/{id}/evidence', auth: 'sign' },
+  acceptDispute: { method: 'POST', path: '/api/disputes/{id}/accept', auth: 'sign' },
 
   advanceSandboxClock: { method: 'POST', path: '/api/sandbox/clock/advance', auth: 'token' },
   creditSandboxWallet: { method: 'POST', path: '/api/sandbox/wallet/credit', auth: 'token' },

@@ -11,6 +11,17 @@ const timeoutMsMax = 10 * 60_000;
 /** How much of a non-JSON body goes into the error message. */
 const excerptCharsMax = 200;
 
+/**
+ * Keeps an integer past 2^53 - 1 exact (a wallet's balance or a sum may pass it; the server's decision 720): as a
+ * bigint, where the runtime hands a reviver the number's source text (Node 21 and later, current browsers); elsewhere
+ * it stays the rounded number JSON.parse makes.
+ */
+function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value !== 'number' || Number.isSafeInteger(value) || context?.source === undefined)
+    return value;
+  return /^-?\d+$/.test(context.source) ? BigInt(context.source) : value;
+}
+
 export interface TransportConfig {
   readonly baseUrl: string;
   readonly publicToken: string;
@@ -176,7 +187,7 @@ export async function send<T>(
   // A CSV route answers its 200 as text; its errors are JSON like every other route's.
   if (op.answers === 'csv' && httpStatus === 200) return { httpStatus, body: text as T };
   try {
-    return { httpStatus, body: JSON.parse(text) as T };
+    return { httpStatus, body: JSON.parse(text, exactIntegers as never) as T };
   } catch (error) {
     const excerpt = text.length > excerptCharsMax ? `${text.slice(0, excerptCharsMax)}…` : text;
     throw new CobroClientError(

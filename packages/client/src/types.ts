@@ -295,7 +295,7 @@ export type WalletBody = {
   status: "success";
   currency: string;
   current_id: string;
-  amount_available: number;
+  amount_available: number | bigint;
   filter: {
     id: string;
     currency: string;
@@ -491,10 +491,10 @@ export type EventCreatedBody = {
 export type EventBody = {
   paymentData?: {
     count: number;
-    amount_general: number;
-    amount_affiliate: number;
-    fee: number;
-    balance: number;
+    amount_general: number | bigint;
+    amount_affiliate: number | bigint;
+    fee: number | bigint;
+    balance: number | bigint;
   } | undefined;
   id: string;
   event: string;
@@ -594,7 +594,7 @@ export type SandboxClockBody = {
 export type SandboxCreditedBody = {
   status: "success";
   currency: string;
-  amount_available: number;
+  amount_available: number | bigint;
   identifier_wallet: string;
 };
 
@@ -1158,8 +1158,8 @@ export type ConciliationReportBody = {
       fee: number;
       amount_deposit: number;
     }[];
-    amount_available: number;
-    amount_deposit: number;
+    amount_available: number | bigint;
+    amount_deposit: number | bigint;
     destiny: string;
     wallet: null;
   }[];

@@ -1,10 +1,27 @@
 import { computeSign } from '../../platform/auth/sign.ts';
-import { fail, ok, stringOption, type Command } from '../command.ts';
+import { fail, ok, stringOption, stringsOption, type Command } from '../command.ts';
+
+/**
+ * The query's parameters as the server reads them: Fastify's parser makes a key given more than once an array,
+ * which `Sign` leaves out as it leaves out every non-scalar (docs/authentication.md), so such a key is left out
+ * here too. URLSearchParams decodes as that parser does (`+` is a space, a bad escape stays as written).
+ */
+function queryParams(query: string): Record<string, unknown> {
+  const search = new URLSearchParams(query.replace(/^\?/, ''));
+  // No prototype, as the server's parser makes it: a key `__proto__` is a parameter like any other.
+  const params = Object.create(null) as Record<string, unknown>;
+  for (const key of new Set(search.keys())) {
+    const all = search.getAll(key);
+    params[key] = all.length === 1 ? all[0] : all;
+  }
+  return params;
+}
 
 export const signCommand: Command = {
   name: 'sign',
   summary: 'Print the Sign header for a request (for curl users)',
-  usage: "cobro sign --token PRIVATE --path /api/x [--body '{\"a\":1}' | --query 'a=b&c=d']",
+  usage:
+    "cobro sign --token PRIVATE --path /api/x [--body '{\"a\":1}' | --query 'a=b&c=d' [--query e=f ...]]",
   options: {
     token: {
       type: 'string',
@@ -25,12 +42,15 @@ export const signCommand: Command = {
     query: {
       type: 'string',
       valueName: 'QUERY',
-      description: 'the query string of a GET or DELETE (a=b&c=d)',
+      description:
+        'the query string of a GET or DELETE (a=b&c=d); may be repeated, the parts joined with & in the order given',
+      repeatable: true,
     },
   },
   examples: [
     `cobro sign --token "$PRIVATE" --path /api/transaction --body '{"email":"a@b.cl","order":"1001","subject":"Pedido 1001","amount":5000,"payment":1}'`,
     `cobro sign --token "$PRIVATE" --path /api/wallet/list --query 'page=1&per_page=10'`,
+    `cobro sign --token "$PRIVATE" --path /api/wallet/list --query page=1 --query per_page=10`,
     `curl -H "Authorization: Bearer $PUBLIC" -H "Sign: $(cobro sign --token "$PRIVATE" --path /api/account)" http://localhost:8080/api/account`,
   ],
   needsDb: false,
@@ -43,7 +63,9 @@ export const signCommand: Command = {
     // A query written into --path is the request's query: signed as --query would sign it, never dropped.
     const mark = path.indexOf('?');
     const inPath = mark < 0 ? undefined : path.slice(mark + 1);
-    const given = stringOption(args, 'query');
+    // Every --query given, in order: `--query a=1 --query a=2` is the query `a=1&a=2`, not the last one alone.
+    const parts = stringsOption(args, 'query');
+    const given = parts.length === 0 ? undefined : parts.map((q) => q.replace(/^\?/, '')).join('&');
     if (inPath !== undefined && given !== undefined)
       return fail('give the query in --path or in --query, not both', 2);
     const query = given ?? inPath;
@@ -60,7 +82,7 @@ export const signCommand: Command = {
         return fail('--body is not valid JSON', 2);
       }
     } else if (query !== undefined) {
-      params = Object.fromEntries(new URLSearchParams(query.replace(/^\?/, '')));
+      params = queryParams(query);
     }
     return ok(computeSign(token, mark < 0 ? path : path.slice(0, mark), params));
   },

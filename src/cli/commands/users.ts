@@ -1,6 +1,6 @@
 // Dashboard users (decision 541): invite one with a role (a one-time sign-in link, 24 h), reset one who lost a
-// password or second factor (decision 580), list them, and turn signing in with the account's tokens off once an
-// owner has a password.
+// password or second factor (decision 580), remove one (decision 740), list them, and turn signing in with the
+// account's tokens off once an owner has a password.
 import type { Invitation } from '../../dashboard/users.ts';
 import {
   fail,
@@ -96,6 +96,31 @@ export const usersReset: Command = {
   },
 };
 
+export const usersRemove: Command = {
+  name: 'users remove',
+  summary: 'Remove a dashboard user; their sessions end with them',
+  usage: 'cobro users remove --account ID --email EMAIL',
+  options: {
+    account: { type: 'string', valueName: 'ID', description: 'the account id (required)' },
+    email: { type: 'string', description: "the user's e-mail address (required)" },
+  },
+  examples: ['cobro users remove --account acc4f6c0e3d2b1a09876 --email ana@example.com'],
+  needsDb: true,
+  async run(ctx, args) {
+    const accountId = stringOption(args, 'account');
+    const email = stringOption(args, 'email');
+    if (accountId === undefined || email === undefined)
+      return fail('--account and --email are required', 2);
+    const { removeUser } = await import('../../dashboard/user-remove.ts');
+    const removed = await removeUser(requireCtx(ctx), accountId, email);
+    if (!removed.ok) return fail(removed.error, 1);
+    return ok(`removed ${removed.value.userId} (${removed.value.email})`, {
+      account: accountId,
+      target: removed.value.userId,
+    });
+  },
+};
+
 export const usersList: Command = {
   name: 'users list',
   summary: "List an account's dashboard users",
@@ -135,7 +160,7 @@ export const usersTokenSignIn: Command = {
     const value = args.positionals[0];
     if (accountId === undefined || (value !== 'on' && value !== 'off'))
       return fail('usage: cobro users token-sign-in --account ID on|off', 2);
-    const { setTokenSignIn } = await import('../../dashboard/users.ts');
+    const { setTokenSignIn } = await import('../../dashboard/token-sign-in.ts');
     const set = await setTokenSignIn(requireCtx(ctx), accountId, value === 'on');
     if (!set.ok) return fail(set.error);
     return ok(`token sign-in ${value} for ${accountId}`);

@@ -1,10 +1,60 @@
 import { limits } from '../../limits/index.ts';
-import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+import type { CreditResult } from '../../modules/wallet/wallet-credit.ts';
+import {
+  fail,
+  ok,
+  requireCtx,
+  stringOption,
+  type Command,
+  type CommandArgs,
+  type CommandOutput,
+} from '../command.ts';
+
+interface AskedCredit {
+  readonly accountId: string;
+  readonly amountMinor: bigint;
+  readonly currency: string;
+  readonly key: string | undefined;
+}
+
+/**
+ * What `wallet credit` prints: the credit made, or the one its key made before (decision 720), printed again as the
+ * first run printed it; a key that made another credit (another amount or currency) is refused: nothing is credited.
+ */
+function creditOutput(
+  credited: CreditResult,
+  asked: AskedCredit,
+  args: CommandArgs,
+): CommandOutput {
+  const { accountId, key } = asked;
+  const what = `${credited.amountMinor} ${credited.currency}`;
+  if (
+    credited.already &&
+    (credited.amountMinor !== asked.amountMinor || credited.currency !== asked.currency)
+  )
+    return fail(
+      `--key ${key} credited ${what} to ${accountId} (movement ${credited.movementId}): use another key; nothing was credited`,
+    );
+  const line = `credited ${what} to ${accountId}: movement ${credited.movementId}, available ${credited.balanceMinor}`;
+  if (args.values.json === true) {
+    return ok(
+      JSON.stringify({
+        identifier_wallet: credited.movementId,
+        credit_id: credited.creditId,
+        amount_available: credited.balanceMinor.toString(),
+        currency: credited.currency,
+        ...(credited.already ? { already: true } : {}),
+      }),
+    );
+  }
+  return ok(credited.already ? `already ${line} (--key ${key}); nothing credited now` : line);
+}
 
 export const walletCredit: Command = {
   name: 'wallet credit',
   summary: 'Credit a merchant wallet (operator adjustment, ledger-backed)',
-  usage: 'cobro wallet credit --account ID --amount N --currency CLP --reason TEXT [--json]',
+  usage:
+    'cobro wallet credit --account ID --amount N --currency CLP --reason TEXT [--key KEY] [--json]',
   options: {
     account: {
       type: 'string',
@@ -22,13 +72,19 @@ export const walletCredit: Command = {
       valueName: 'TEXT',
       description: "the movement's subject, as the merchant sees it (required)",
     },
+    key: {
+      type: 'string',
+      valueName: 'KEY',
+      description:
+        'names this credit (a ticket number): run again with it, the credit is found and printed, not made twice',
+    },
     json: {
       type: 'boolean',
       description: 'print {identifier_wallet, credit_id, amount_available, currency}',
     },
   },
   examples: [
-    'cobro wallet credit --account acc4f6c0e3d2b1a09876 --amount 25000 --currency CLP --reason "Saldo inicial"',
+    'cobro wallet credit --account acc4f6c0e3d2b1a09876 --amount 25000 --currency CLP --reason "Saldo inicial" --key TICKET-118',
   ],
   needsDb: true,
   async run(ctxOrNull, args) {
@@ -47,6 +103,9 @@ export const walletCredit: Command = {
     }
     if (reason === '' || reason.length > limits.walletCreditReasonLengthMax)
       return fail(`--reason must have 1 to ${limits.walletCreditReasonLengthMax} characters`, 2);
+    const key = stringOption(args, 'key');
+    if (key !== undefined && (key === '' || key.length > limits.walletCreditKeyLengthMax))
+      return fail(`--key must have 1 to ${limits.walletCreditKeyLengthMax} characters`, 2);
     const [{ findAccountRowById }, { knownCurrency }, { creditWallet }] = await Promise.all([
       import('../../modules/accounts/repository.ts'),
       import('../../modules/wallet/payout-input.ts'),
@@ -62,24 +121,17 @@ export const walletCredit: Command = {
       amountMinor: BigInt(amountText),
       reason,
       kind: 'adjustment',
+      ...(key === undefined ? {} : { operatorKey: key }),
     });
     if (credited === null)
       return fail(
         `the credit would take the ${currency} wallet over its maximum balance; nothing was credited`,
         2,
       );
-    if (args.values.json === true) {
-      return ok(
-        JSON.stringify({
-          identifier_wallet: credited.movementId,
-          credit_id: credited.creditId,
-          amount_available: credited.balanceMinor.toString(),
-          currency,
-        }),
-      );
-    }
-    return ok(
-      `credited ${amountText} ${currency} to ${accountId}: movement ${credited.movementId}, available ${credited.balanceMinor}`,
+    return creditOutput(
+      credited,
+      { accountId, amountMinor: BigInt(amountText), currency, key },
+      args,
     );
   },
 };

@@ -46,7 +46,9 @@ export async function recordDestinationChange(
 ): Promise<string | null> {
   if (sameDestination(change.previous, change.current)) return null;
   const id = newId('dch', 20);
-  const at = ctx.clock.now();
+  // The account's time, as every callback's (docs/callbacks.md): a sandbox account that moved its clock sees the
+  // change, its callback and its record at the time its other callbacks show. Production reads no offset.
+  const at = await ctx.accountClock.now(change.accountId, tx);
   const account = await tx
     .selectFrom('accounts')
     .select('notify_url')

@@ -162,7 +162,12 @@ export async function listKeys(
   return { ok: true, value: [primary, ...rows.map((r) => keyView(ctx, r))] };
 }
 
-/** Refuses the key from now on, in every process (migration 0370's trigger drops what they kept). */
+/**
+ * Refuses the key from now on, in every process (migration 0370's trigger drops what they kept). It forgets what
+ * this process kept once its write is done; run inside a caller's transaction, the caller forgets again after its
+ * commit (the dashboard's form, the CLI's dispatcher: decision 740), since a request between the two may keep the
+ * key's row as it was before the commit.
+ */
 export async function revokeKey(
   ctx: AppContext,
   keyId: string,

@@ -1,7 +1,7 @@
 // Merchant accounts and their credentials. Tokens are shown when created, rotated or asked for by an operator.
 import { newCredentials, publicTokenHash, type Credentials } from '../../platform/auth/tokens.ts';
 import type { AppContext } from '../../platform/context.ts';
-import type { DbOrTx } from '../../platform/db/types.ts';
+import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { newId } from '../../platform/ids/ids.ts';
 import { limits } from '../../limits/index.ts';
 import { formatTimestamp } from '../../platform/time/time-format.ts';
@@ -93,6 +93,21 @@ export const rotateTargets = ['all', 'tokens', 'webhook-secret'] as const;
 export type RotateTarget = (typeof rotateTargets)[number];
 
 /**
+ * A rotation answers a leak: whoever held the tokens may have signed in to the dashboard with them and invited
+ * themselves, so every session of the account ends (named users' too) and every pending invitation link dies
+ * (decision 740). Users who accepted keep their password; `cobro users remove` takes out one that is not wanted.
+ */
+async function endDashboardAccess(tx: Tx, accountId: string): Promise<void> {
+  await tx.deleteFrom('dashboard_sessions').where('account_id', '=', accountId).execute();
+  await tx
+    .updateTable('dashboard_users')
+    .set({ invite_hash: null, invite_expires_at: null })
+    .where('account_id', '=', accountId)
+    .where('invite_hash', 'is not', null)
+    .execute();
+}
+
+/**
  * Issues new credentials. The old tokens stop working at once, or, with `graceHours`, live on as a `full` key that
  * expires then (decision 540), so integrations move to the new pair without downtime.
  */
@@ -135,6 +150,7 @@ export async function rotateAccount(
       })
       .where('id', '=', id)
       .execute();
+    if (tokens) await endDashboardAccess(tx, id);
   });
   // This process's next request must not be served the old credentials (decision 190).
   ctx.accounts.forgetKept();

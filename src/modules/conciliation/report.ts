@@ -7,6 +7,7 @@ import type { DbOrTx } from '../../platform/db/types.ts';
 import { validationError } from '../../platform/errors/errors.ts';
 import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
 import { conciliationLimits } from '../../limits/index.ts';
+import { minorAsExactInteger, type ExactInteger } from '../../platform/money/json-number.ts';
 import { conciliationRange, type DayRange } from './date-range.ts';
 import { linesIn, type LineRow } from './repository.ts';
 
@@ -35,8 +36,9 @@ interface ConciliationLine {
 export interface ConciliationBatch {
   readonly id: string;
   readonly created_at: string;
-  readonly amount_available: number;
-  readonly amount_deposit: number;
+  /** Sums of a batch's lines: exact past 2^53 - 1 (91 sales of the largest amount pass it; decision 720). */
+  readonly amount_available: ExactInteger;
+  readonly amount_deposit: ExactInteger;
   readonly status: (typeof batchStatuses)[number];
   readonly destiny: (typeof batchDestinies)[number];
   readonly currency: string;
@@ -122,8 +124,8 @@ function batchOf(ctx: AppContext, rows: readonly LineRow[]): ConciliationBatch {
   return {
     id: b.batch_id,
     created_at: formatTimestamp(b.batch_created_at, ctx.config.timeZone),
-    amount_available: jsonInteger(settledMinor),
-    amount_deposit: jsonInteger(paidOutMinor),
+    amount_available: minorAsExactInteger(settledMinor),
+    amount_deposit: minorAsExactInteger(paidOutMinor),
     status: heldMinor > 0n ? 'deteined' : 'paid_out',
     destiny: heldMinor > 0n ? 'escrow' : 'wallet',
     currency: b.batch_currency,

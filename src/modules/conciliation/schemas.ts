@@ -1,7 +1,7 @@
 // TypeBox schemas of POST /api/conciliation (seed "Conciliation"; reference §10.1 for the answer's shape).
 import { Type } from 'typebox';
 import { limits } from '../../limits/index.ts';
-import { literalUnion } from '../../platform/http/schemas.ts';
+import { exactInteger, literalUnion } from '../../platform/http/schemas.ts';
 import { batchStatuses } from './report.ts';
 
 const Day = (description: string) =>
@@ -43,11 +43,11 @@ const ConciliationLine = Type.Object({
 const ConciliationBatch = Type.Object({
   id: Type.String({ description: 'Settlement batch id (stb...)' }),
   created_at: Type.String(),
-  amount_available: Type.Integer({
+  amount_available: exactInteger({
     minimum: 0,
     description: "What the batch settled for the merchant: the sum of its lines' amount_deposit",
   }),
-  amount_deposit: Type.Integer({
+  amount_deposit: exactInteger({
     minimum: 0,
     description:
       "What of it reached the wallet: settled there, or released from an escrow account's hold",

@@ -1,5 +1,7 @@
 // The merchant's disputes (decision 530, docs/disputes.md): GET /api/disputes, GET /api/disputes/{id},
-// POST /api/disputes/{id}/evidence and POST /api/disputes/{id}/accept. Bearer only, like the wallet's routes.
+// POST /api/disputes/{id}/evidence and POST /api/disputes/{id}/accept. Reads take the Bearer token; the two
+// answers move or commit the account's money and need `Sign` too, like the wallet's payouts (decision 740): the
+// public token alone is no secret (a mall operator holds each store's).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
@@ -24,6 +26,7 @@ import {
 import { disputeView } from './views.ts';
 
 const tags = ['Extensions'];
+const signedCommand = { ...commandConfig, auth: 'sign' as const };
 
 function isLink(text: string): boolean {
   if (!URL.canParse(text)) return false;
@@ -86,7 +89,7 @@ export async function disputeAnswerRoutes(app: FastifyInstance, ctx: AppContext)
   r.post(
     '/api/disputes/:id/evidence',
     {
-      config: { ...commandConfig, scope: 'payments' },
+      config: { ...signedCommand, scope: 'payments' },
       schema: {
         tags,
         summary: 'Answer a dispute before its respond_by: text and links; it moves to under_review',
@@ -112,7 +115,7 @@ export async function disputeAnswerRoutes(app: FastifyInstance, ctx: AppContext)
   r.post(
     '/api/disputes/:id/accept',
     {
-      config: { ...commandConfig, scope: 'full' },
+      config: { ...signedCommand, scope: 'full' },
       schema: {
         tags,
         summary: 'Concede a dispute: its money goes to the acquirer, as for a lost one',

@@ -1,6 +1,6 @@
 // TypeBox shapes of /api/event (seed "Events"). Beneficiaries come in two forms and are read by hand.
 import { Type, type Static } from 'typebox';
-import { RuleFailureBody } from '../../platform/http/schemas.ts';
+import { exactInteger, RuleFailureBody } from '../../platform/http/schemas.ts';
 import { eventLimits } from '../../limits/index.ts';
 
 export const EventParams = Type.Object({
@@ -78,10 +78,10 @@ export const EventGetResponse = Type.Object({
     Type.Object(
       {
         count: Type.Integer(),
-        amount_general: Type.Integer(),
-        amount_affiliate: Type.Integer(),
-        fee: Type.Integer(),
-        balance: Type.Integer(),
+        amount_general: exactInteger({ description: 'The paid sales summed' }),
+        amount_affiliate: exactInteger({ description: "The beneficiaries' shares summed" }),
+        fee: exactInteger({ description: 'The fees summed' }),
+        balance: exactInteger({ description: "The merchant's part summed" }),
       },
       { description: 'Present once the event has paid sales' },
     ),

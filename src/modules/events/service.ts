@@ -4,7 +4,11 @@ import type { AppContext } from '../../platform/context.ts';
 import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
 import { newId, randomHex } from '../../platform/ids/ids.ts';
 import { formatBps, formatMinorTwoDecimals } from '../../platform/money/percent.ts';
-import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
+import {
+  minorAsExactInteger,
+  minorAsJsonNumber,
+  type ExactInteger,
+} from '../../platform/money/json-number.ts';
 import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
 import { parseBeneficiaries, parseEventDates } from './input.ts';
 import {
@@ -16,9 +20,10 @@ import {
 import type { EventCreate } from './schemas.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
-function safeNumber(minor: bigint): number {
+/** An event's sums of paid sales: exact past 2^53 - 1, which 91 sales of the largest amount pass (decision 720). */
+function paymentTotal(minor: bigint): ExactInteger {
   assert.ok(minor >= 0n, 'payment totals are never negative');
-  return minorAsJsonNumber(minor);
+  return minorAsExactInteger(minor);
 }
 
 async function eventView(ctx: AppContext, row: EventRow) {
@@ -116,11 +121,11 @@ export async function getEvent(ctx: AppContext, accountId: string, code: string)
       ? {}
       : {
           paymentData: {
-            count: safeNumber(totals.count),
-            amount_general: safeNumber(totals.grossMinor),
-            amount_affiliate: safeNumber(totals.affiliateMinor),
-            fee: safeNumber(totals.feeMinor),
-            balance: safeNumber(totals.balanceMinor),
+            count: minorAsJsonNumber(totals.count),
+            amount_general: paymentTotal(totals.grossMinor),
+            amount_affiliate: paymentTotal(totals.affiliateMinor),
+            fee: paymentTotal(totals.feeMinor),
+            balance: paymentTotal(totals.balanceMinor),
           },
         }),
   };

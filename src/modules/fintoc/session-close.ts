@@ -4,15 +4,22 @@
 // ended: paid or failed, that is recorded; still open, it is expired at Fintoc first (Fintoc answers with the
 // session as it then is, paid if the payer was quicker), so no payment of it can come after the sale moved on.
 // Fintoc refusing (a payer authorising at the bank: `in_progress`) or silent leaves the session to be asked again.
+// A payment the bank has not confirmed (its intent `pending`, decision 745) is not expired: it stays open, asked about
+// every fintocLimits.intentPendingRecheckMs until Fintoc decides it, within a bound (pending-payment.ts).
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { fintocAccount } from '../../platform/processors/fintoc-settings.ts';
-import { fintocProcessorName, sessionStatus } from '../../platform/processors/fintoc-processor.ts';
+import {
+  fintocProcessorName,
+  intentPending,
+  sessionStatus,
+} from '../../platform/processors/fintoc-processor.ts';
 import type { RedirectStatus } from '../../platform/processors/processor.ts';
 import { fintocLimits } from '../../limits/index.ts';
 import { settleFintocSession, type FintocSession } from './sale-settle.ts';
+import { stillPending } from './pending-payment.ts';
 
 /**
  * One open Fintoc session whose hold on its sale ran out (or whose sale moved on), held against other workers for
@@ -32,6 +39,12 @@ async function claimLapsed(
       .where('s.state', '=', 'redirected')
       .where('s.processor', '=', fintocProcessorName)
       .where('s.updated_at', '<=', new Date(now.getTime() - fintocLimits.sessionRecheckMs))
+      .where((eb) =>
+        eb.or([
+          eb('s.pending_since', 'is', null),
+          eb('s.updated_at', '<=', new Date(now.getTime() - fintocLimits.intentPendingRecheckMs)),
+        ]),
+      )
       .where((eb) =>
         eb.or([
           eb('t.status', '!=', 'pending'),
@@ -57,15 +70,20 @@ async function claimLapsed(
   });
 }
 
-/** How the session ended at Fintoc, expiring it there when it is still open; null when Fintoc did not say. */
+/**
+ * How the session ended at Fintoc, expiring it there when it is still open; 'pending' when the payer finished and
+ * Fintoc has not decided the payment (never expired); null when Fintoc did not say.
+ */
 async function endAtFintoc(
   ctx: AppContext,
   session: FintocSession,
-): Promise<RedirectStatus | null> {
+): Promise<RedirectStatus | 'pending' | null> {
   const account = await fintocAccount(ctx, ctx.db, session.account_id);
   if (account === null) return null;
   try {
-    const status = sessionStatus(await account.api.getCheckoutSession(session.token));
+    const read = await account.api.getCheckoutSession(session.token);
+    if (intentPending(read)) return 'pending';
+    const status = sessionStatus(read);
     if (status.state !== 'open') return status;
     return sessionStatus(await account.api.expireCheckoutSession(session.token));
   } catch (error) {
@@ -86,7 +104,8 @@ export async function closeLapsedFintocSessions(
     const session = await claimLapsed(ctx, scope);
     if (session === undefined) break;
     const status = await endAtFintoc(ctx, session);
-    if (status !== null && status.state !== 'open')
+    if (status === 'pending') await stillPending(ctx, session);
+    else if (status !== null && status.state !== 'open')
       await settleFintocSession(ctx, session, status.outcome, null);
     processed++;
   }

@@ -7,10 +7,16 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Timestamp } from '../../platform/db/types.ts';
 import { rawBodyOf } from '../../platform/http/json-body.ts';
 import { fintocAccount } from '../../platform/processors/fintoc-settings.ts';
-import { declined, sessionStatus } from '../../platform/processors/fintoc-processor.ts';
+import {
+  declined,
+  intentPending,
+  sessionStatus,
+} from '../../platform/processors/fintoc-processor.ts';
 import { fintocLimits } from '../../limits/index.ts';
 import { fintocSession, settleFintocSession } from './sale-settle.ts';
 import { applyTransferResult, transferVerdict } from './transfer-result.ts';
+import { markPending } from './pending-payment.ts';
+import { onRefund } from './refund-event.ts';
 
 interface FintocEventTable {
   event_id: string;
@@ -31,11 +37,16 @@ const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null ? (v as Ob
 async function onSession(ctx: AppContext, accountId: string, data: Obj): Promise<string> {
   const session = await fintocSession(ctx, { token: String(data.id ?? '') });
   if (session === undefined || session.account_id !== accountId) return 'unknown_session';
+  // Finished with its payment pending at the bank: undecided, never a decline (decision 745).
+  if (intentPending(data)) return markPending(ctx, session);
   const status = sessionStatus(data);
   if (status.state === 'open') return 'still_open';
   const r = await settleFintocSession(ctx, session, status.outcome, null);
   return r.kind;
 }
+
+/** Fintoc's payment_intent.* events that end a payment without money (its Types of events). */
+const intentFailures = new Set(['failed', 'rejected', 'expired']);
 
 async function onPaymentIntent(
   ctx: AppContext,
@@ -47,8 +58,12 @@ async function onPaymentIntent(
   if (typeof attemptId !== 'string') return 'not_ours';
   const session = await fintocSession(ctx, { attemptId });
   if (session === undefined || session.account_id !== accountId) return 'unknown_session';
+  const what = type.slice('payment_intent.'.length);
+  // payment_intent.pending: the bank has not confirmed the transfer; a later event says how it ended (decision 745).
+  if (what === 'pending') return markPending(ctx, session);
+  if (what !== 'succeeded' && !intentFailures.has(what)) return 'ignored';
   const outcome =
-    type === 'payment_intent.succeeded'
+    what === 'succeeded'
       ? ({
           approved: true,
           authorizationCode: String(data.id),
@@ -57,7 +72,7 @@ async function onPaymentIntent(
           cardLast4: null,
           cardToken: null,
         } as const)
-      : declined(type === 'payment_intent.expired' ? 'expired' : 'failed');
+      : declined(what === 'expired' ? 'expired' : 'failed');
   return (await settleFintocSession(ctx, session, outcome, null)).kind;
 }
 
@@ -96,6 +111,7 @@ async function apply(ctx: AppContext, accountId: string, event: Obj): Promise<st
     return onSession(ctx, accountId, { ...data, status: data.status ?? type.split('.')[1] });
   if (type.startsWith('payment_intent.')) return onPaymentIntent(ctx, accountId, type, data);
   if (type.startsWith('transfer.outbound.')) return onTransfer(ctx, accountId, type, data);
+  if (type.startsWith('refund.')) return onRefund(ctx, accountId, type, data);
   return 'ignored';
 }
 

@@ -1,8 +1,8 @@
 // Giving a collected refund back to the payer through the processor (docs/refunds.md). No lock is held while the
 // processor answers (STYLE rule 10): claim the nullification with a lease, call the processor with the
-// nullification's id as its idempotency key (so asking twice refunds once), then record its answer under the
-// row lock if the refund is still `complete`. Approved: `reverse_completed`. Refused: `reverse_deleted`, and the
-// collected money goes back where it came from (give-back.ts). The command runs it right
+// nullification's id as its idempotency key (so asking twice refunds once), then record its answer
+// (refund-answer.ts): approved, refused (the money back), or taken and not finished (Fintoc, decision 745: asked
+// about again later, with the processor's refund id, by this same due work). The command runs it right
 // after its commit; the `refund-dispatch` due work picks up any whose dispatch was cut short, telling the processor
 // it is a retry so one without idempotency keys (Webpay) reads its own record before sending it again (decision 141).
 import { sql } from 'kysely';
@@ -17,9 +17,8 @@ import {
   paidThroughFintoc,
 } from '../../platform/processors/fintoc-selection.ts';
 import { refundLimits } from '../../limits/index.ts';
-import { giveBack } from './give-back.ts';
 import { lockNullification, type NullificationRow } from './repository.ts';
-import { moveNullification } from './transition.ts';
+import { recordRefundAnswer } from './refund-answer.ts';
 import './types.ts';
 
 interface Claimed {
@@ -73,27 +72,6 @@ async function claim(
   };
 }
 
-async function record(ctx: AppContext, id: string, outcome: RefundOutcome): Promise<void> {
-  await inTransaction(ctx.db, async (tx) => {
-    const row = await lockNullification(tx, id);
-    if (row === undefined || row.status !== 'complete') return;
-    const at = await ctx.accountClock.now(row.account_id, tx);
-    if (!outcome.approved) await giveBack(ctx, tx, row, at);
-    await moveNullification(
-      ctx,
-      tx,
-      row,
-      outcome.approved ? 'reverse_completed' : 'reverse_deleted',
-      at,
-      {
-        dispatch_due_at: null,
-        refund_code: outcome.approved ? outcome.refundCode : null,
-        gateway_message: outcome.approved ? null : outcome.gatewayMessage,
-      },
-    );
-  });
-}
-
 async function ask(ctx: AppContext, claimed: Claimed): Promise<void> {
   let outcome: RefundOutcome;
   try {
@@ -110,6 +88,10 @@ async function ask(ctx: AppContext, claimed: Claimed): Promise<void> {
       amountMinor: BigInt(claimed.row.amount_minor),
       currency: claimed.row.currency,
       ...(claimed.retry === undefined ? {} : { retry: claimed.retry }),
+      // Taken earlier and not finished (decision 745): the processor reads that refund instead of refunding again.
+      ...(claimed.row.refund_code === null
+        ? {}
+        : { inProgressRefundCode: claimed.row.refund_code }),
     });
   } catch (error) {
     // The lease stays: the due work asks again, with the same key, once it runs out.
@@ -119,7 +101,7 @@ async function ask(ctx: AppContext, claimed: Claimed): Promise<void> {
     );
     return;
   }
-  await record(ctx, claimed.row.id, outcome);
+  await recordRefundAnswer(ctx, claimed.row.id, outcome);
 }
 
 /** Dispatches one nullification now if it waits for the processor (right after the command's commit). */

@@ -30,6 +30,8 @@ export type Claim =
       readonly amountMinor: bigint;
       readonly currency: string;
       readonly description: string;
+      /** The row as claimed: its keys and urlnotify make the success's callback (success-record.ts). */
+      readonly row: TransactionRow;
     };
 
 /** Who claims: the transaction, its account (whose clock says "now"), the attempt and how long it holds it. */
@@ -58,6 +60,7 @@ function claimed(row: TransactionRow): Claim {
     amountMinor: BigInt(row.amount_minor),
     currency: row.currency,
     description: row.subject,
+    row,
   };
 }
 

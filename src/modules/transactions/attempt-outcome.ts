@@ -63,7 +63,7 @@ export async function recordOutcome(
 }
 
 /** An attempt's row once locked: `held` by its claim, or `decided` without it (see lockAttempts). */
-export type LockedAttempt =
+type LockedAttempt =
   | { readonly kind: 'decided'; readonly answer: AttemptOutcome }
   | {
       readonly kind: 'held';
@@ -78,7 +78,7 @@ export type LockedAttempt =
  * (recorded already) answers paid; otherwise the lease ran out and something else decided, and the row's status is
  * the answer.
  */
-export async function lockAttempts(
+async function lockAttempts(
   ctx: AppContext,
   tx: Tx,
   attempts: readonly { readonly facts: AttemptFacts; readonly outcome: ChargeOutcome }[],

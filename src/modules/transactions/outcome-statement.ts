@@ -1,6 +1,8 @@
 // One statement opens the record of attempts' outcomes (decisions 557, 615): it locks the transactions, appends each
 // attempt numbered after the earlier ones when the claim is still that attempt's, and reads the account's fee rule
 // for the method paid. Before, three round trips an attempt (the lock, the attempt's INSERT, the fee rule's read).
+// Since decision 730 it opens a decline's record and an extended payment's; the checkout's approved payments without
+// an extension append their attempts inside cobro_record_successes (success-record.ts).
 import { CompiledQuery } from 'kysely';
 import type { Tx } from '../../platform/db/types.ts';
 import { defaultFeeRule, type FeeRule } from './fees.ts';

@@ -93,6 +93,6 @@ export async function attemptPayment(
     payerIp: input.payerIp,
   };
   return outcome.approved && !input.extended
-    ? recordSuccessGrouped(ctx, facts, outcome)
+    ? recordSuccessGrouped(ctx, facts, outcome, claim.row)
     : recordOutcome(ctx, facts, outcome);
 }

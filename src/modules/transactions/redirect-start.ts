@@ -37,6 +37,10 @@ export async function startRedirectPayment(
   const flow = input.processor.redirect;
   if (flow === undefined) throw new Error(`processor ${input.processor.name} has no redirect flow`);
   const attemptId = newId('att', 20);
+  // Read before the claim starts its lease, so the hold end told to the acquirer is never after the lease's.
+  const holdEndsAt = new Date(
+    ctx.clock.now().getTime() + transactionLimits.acquirer.redirectLeaseMs,
+  );
   const claim = await claimAttempt(ctx, {
     transactionId: input.transactionId,
     accountId: input.accountId,
@@ -52,6 +56,7 @@ export async function startRedirectPayment(
       amountMinor: claim.amountMinor,
       currency: claim.currency,
       returnUrl: input.returnUrl,
+      holdEndsAt,
     });
   } catch (error) {
     await releaseClaim(ctx, input.transactionId, attemptId);
@@ -67,6 +72,7 @@ export async function startRedirectPayment(
       processor: input.processor.name,
       token: started.token,
       state: 'redirected',
+      holds_sale: started.holdsSale,
       created_at: now,
       updated_at: now,
     })

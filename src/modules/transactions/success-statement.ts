@@ -2,7 +2,9 @@
 // approval's facts, its fee and its availability, answered as it is now (the result page shows it without reading
 // it again), and the `transaction.result` callbacks of those that name a urlnotify into the outbox by the same
 // statement (a data-modifying CTE runs whether or not the query reads it). One element an array per payment: a
-// payment alone is a group of one, a group of successes (success-group-commit.ts) writes all its rows at once.
+// payment alone is a group of one. Since decision 730 the checkout's approved payments without an extension (and
+// their groups, decision 615) are written by cobro_record_successes instead (success-record.ts); this statement
+// serves every other success: an extension's, Webpay's and Fintoc's returns, the mall, subscriptions.
 import assert from 'node:assert/strict';
 import { CompiledQuery } from 'kysely';
 import type { Tx } from '../../platform/db/types.ts';

@@ -61,7 +61,7 @@ function resultPayload(
 }
 
 /** The urlnotify callback of an outcome, or null when the transaction names no URL. */
-function resultCallback(
+export function resultCallback(
   row: TransactionRow,
   status: TransactionStatus,
   at: Date,
@@ -78,7 +78,7 @@ function resultCallback(
 }
 
 /** The local date the net becomes available: payment date plus SETTLEMENT_DELAY_DAYS (supplement §4.3). */
-function availabilityDate(ctx: AppContext, paidAt: Date): { date: string; dueAt: Date } {
+export function availabilityDate(ctx: AppContext, paidAt: Date): { date: string; dueAt: Date } {
   const [y, m, d] = formatDate(paidAt, ctx.config.timeZone).split('-').map(Number) as [
     number,
     number,
@@ -151,7 +151,7 @@ export async function recordSuccess(
 }
 
 /** A row's success to record: the row locked, its approval and the fee rule for the method paid. */
-export interface Success {
+interface Success {
   readonly row: TransactionRow;
   readonly approval: Approval;
   readonly feeRule: FeeRule;
@@ -159,10 +159,11 @@ export interface Success {
 
 /**
  * The rows' part of their successes, before their money: the rows paid and their callbacks, by one statement
- * (success-statement.ts), and the journals their caller posts, alone (recordSuccess) or with its group's
- * (success-group-commit.ts, decision 615). Answers in the order given.
+ * (success-statement.ts), and the journals recordSuccess posts. The checkout's approved payments without an
+ * extension do all of it in one statement of their own instead (success-record.ts, decision 730). Answers in the
+ * order given.
  */
-export async function markSuccesses(
+async function markSuccesses(
   ctx: AppContext,
   tx: Tx,
   successes: readonly Success[],

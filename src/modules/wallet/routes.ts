@@ -16,7 +16,7 @@ import { payoutById, payoutV3ById } from './payout-query.ts';
 import { walletMovement } from './wallet-query.ts';
 import { walletSummary } from './summary-reads.ts';
 import { creditWallet } from './wallet-credit.ts';
-import { safeInteger } from './views.ts';
+import { minorAsExactInteger } from '../../platform/money/json-number.ts';
 import {
   IdParams,
   PayoutCreateBody,
@@ -243,7 +243,7 @@ function registerSandboxCredit(r: TypedRouter, ctx: AppContext): void {
           return {
             status: 'success' as const,
             identifier_wallet: credited.movementId,
-            amount_available: safeInteger(credited.balanceMinor),
+            amount_available: minorAsExactInteger(credited.balanceMinor),
             currency,
           };
         },

@@ -1,7 +1,7 @@
 // TypeBox schemas of the Wallet endpoints (seed "Wallet"; reference §9), lengths as the seed states them.
 import { Type } from 'typebox';
 import { limits } from '../../limits/index.ts';
-import { RuleFailureBody } from '../../platform/http/schemas.ts';
+import { exactInteger, RuleFailureBody } from '../../platform/http/schemas.ts';
 
 /**
  * The seed gives order_ext no length of its own; the reference keeps it among additional_parameters, whose
@@ -90,7 +90,7 @@ const WithdrawCreated = Type.Object({
 export const SandboxCredited = Type.Object({
   status: Type.Literal('success'),
   identifier_wallet: Type.String(),
-  amount_available: Type.Integer(),
+  amount_available: exactInteger({ description: 'The balance after the credit' }),
   currency: Type.String(),
 });
 
@@ -142,7 +142,7 @@ const WalletMovement = Type.Object({
 export const WalletSummary = Type.Object({
   status: Type.Literal('success'),
   current_id: Type.String(),
-  amount_available: Type.Integer(),
+  amount_available: exactInteger({ description: 'The available balance' }),
   currency: Type.String(),
   filter: Type.Object({
     page: Type.Integer(),

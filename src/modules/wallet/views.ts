@@ -1,6 +1,5 @@
 // Response shapes of the reference samples (reference §9.3, §9.6): amounts as strings, account type and number
 // as integers, timestamps `YYYY-MM-DD HH:MM:SS` in the service zone.
-import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import { formatTimestamp } from '../../platform/time/time-format.ts';
 import type { PayoutRow } from './repository.ts';
@@ -13,14 +12,6 @@ import type { SummaryMovement } from './wallet-summary-statement.ts';
  */
 function accountNumberOut(num: string): number | string {
   return /^[1-9]\d{0,14}$/.test(num) ? Number(num) : num;
-}
-
-export function safeInteger(value: bigint): number {
-  assert.ok(
-    value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= -BigInt(Number.MAX_SAFE_INTEGER),
-    'amount fits a JSON integer',
-  );
-  return Number(value);
 }
 
 export interface PayoutBody {

@@ -1,11 +1,15 @@
 // Funding a wallet without a sale: an operator adjustment (`cobro wallet credit`) or, in the sandbox only,
-// POST /api/sandbox/wallet/credit. Ledger-backed like every other movement.
+// POST /api/sandbox/wallet/credit. Ledger-backed like every other movement. Unlike money a merchant is owed (a
+// settlement, an escrow release, a refund's or a payout's return), a credit is a choice and may be refused: it never
+// takes a balance past limits.walletBalanceMinorMax (decision 720). An operator's credit may carry a key, so the
+// same command run again finds its credit instead of crediting twice.
 import type { AppContext } from '../../platform/context.ts';
 import { newId } from '../../platform/ids/ids.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { appendWalletMovement } from './movements.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { limits } from '../../limits/index.ts';
+import { findKeyedCredit, recordKeyedCredit } from './wallet-credit-keys.ts';
 
 export interface CreditInput {
   readonly accountId: string;
@@ -14,12 +18,19 @@ export interface CreditInput {
   readonly reason: string;
   /** `adjustment` for operators, `sandbox_credit` for the sandbox endpoint. */
   readonly kind: 'adjustment' | 'sandbox_credit';
+  /** Names an operator's credit (`--key`): a credit with this key for the account is answered, not made again. */
+  readonly operatorKey?: string;
 }
 
 export interface CreditResult {
   readonly movementId: string;
   readonly creditId: string;
+  /** The wallet's balance right after this credit. */
   readonly balanceMinor: bigint;
+  readonly amountMinor: bigint;
+  readonly currency: string;
+  /** true when the key named a credit made before: this is that credit, and nothing was credited now. */
+  readonly already: boolean;
 }
 
 const creditJournalKinds = {
@@ -27,7 +38,10 @@ const creditJournalKinds = {
   sandbox_credit: journalKinds.walletSandboxCredit,
 } as const satisfies Record<CreditInput['kind'], string>;
 
-/** null when the credit would take the balance over limits.walletBalanceMinorMax; nothing is written then. */
+/**
+ * null when the credit would take the balance over limits.walletBalanceMinorMax; nothing is written then. With a key
+ * already used, the credit it made (whatever its amount: the caller compares), and nothing is written.
+ */
 export async function creditWallet(
   ctx: AppContext,
   input: CreditInput,
@@ -36,6 +50,11 @@ export async function creditWallet(
     const [balanceMinor] = await ctx.ledger.hold(tx, [
       { owner: input.accountId, code: ledgerCodes.walletAvailable, currency: input.currency },
     ]);
+    if (input.operatorKey !== undefined) {
+      const earlier = await findKeyedCredit(tx, input.accountId, input.operatorKey);
+      if (earlier !== undefined)
+        return { ...earlier, balanceMinor: earlier.balanceAfterMinor, already: true };
+    }
     if (balanceMinor! + input.amountMinor > limits.walletBalanceMinorMax) return null;
     const at = await ctx.accountClock.now(input.accountId, tx);
     const creditId = newId('adj', 17);
@@ -71,6 +90,23 @@ export async function creditWallet(
       at,
     });
     const line = journal.lines.find((l) => l.code === ledgerCodes.walletAvailable);
-    return { movementId: movement.id, creditId, balanceMinor: line?.balanceAfterMinor ?? 0n };
+    const credit = {
+      movementId: movement.id,
+      creditId,
+      balanceMinor: line?.balanceAfterMinor ?? 0n,
+      amountMinor: input.amountMinor,
+      currency: input.currency,
+      already: false,
+    };
+    if (input.operatorKey !== undefined) {
+      await recordKeyedCredit(tx, {
+        ...credit,
+        accountId: input.accountId,
+        operatorKey: input.operatorKey,
+        balanceAfterMinor: credit.balanceMinor,
+        at,
+      });
+    }
+    return credit;
   });
 }

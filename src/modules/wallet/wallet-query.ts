@@ -5,7 +5,8 @@ import type { AppContext } from '../../platform/context.ts';
 import { readInChunks } from '../../platform/db/chunked-read.ts';
 import { notFound } from '../../platform/errors/errors.ts';
 import { movementPlace } from './repository.ts';
-import { movementBody, safeInteger } from './views.ts';
+import { minorAsExactInteger } from '../../platform/money/json-number.ts';
+import { movementBody } from './views.ts';
 import {
   readSummaryChunk,
   seqBeforeAll,
@@ -56,7 +57,7 @@ function render(ctx: AppContext, q: SummaryQuery, answer: SummaryAnswer, filterI
   return {
     status: 'success' as const,
     current_id: currentId,
-    amount_available: safeInteger(BigInt(answer.balance)),
+    amount_available: minorAsExactInteger(BigInt(answer.balance)),
     currency: q.currency,
     filter: {
       page: q.page,

@@ -42,3 +42,17 @@ export function literalUnion<const T extends readonly string[]>(
   const members = values.map((value) => Type.Literal(value)) as [...Literals<T>];
   return Type.Union<Literals<T>>(members, options);
 }
+
+/**
+ * A JSON integer that may pass 2^53 - 1 (a wallet's balance, a sum of amounts; decision 720): the handler gives a
+ * number or, past the safe range, a bigint, which fast-json-stringify writes as its exact digits. A client that reads
+ * JSON numbers as doubles rounds such a value; the typed client reads it as a bigint where its runtime lets it.
+ */
+export function exactInteger(options?: TSchemaOptions) {
+  return Type.Unsafe<number | bigint>(
+    Type.Integer({
+      ...options,
+      description: `${options?.description ?? 'An integer'}; exact at any size (past 2^53 - 1, more digits than a double keeps)`,
+    }),
+  );
+}

@@ -131,11 +131,6 @@ export interface Ledger {
    * capture and fee) as post does one: their accounts locked once, one statement writing them all.
    */
   postAll(tx: Tx, journals: readonly JournalInput[]): Promise<readonly PostedJournal[]>;
-  /**
-   * Posts the journals of a group of events written by one commit (the payments' successes of one account,
-   * decision 615: 1 to limits.journalsPerPlanMax) as postAll does one event's: accounts locked once, one statement.
-   */
-  postGroup(tx: Tx, journals: readonly JournalInput[]): Promise<readonly PostedJournal[]>;
   /** A balance now, without a lock: for reads that show it, never for a check that a write relies on. */
   balance(db: DbOrTx, key: LedgerKey): Promise<bigint>;
   /** Balances of balance-keeping accounts in one read, without a lock (0 for one that never moved), in the order given. */

@@ -186,8 +186,6 @@ export function createLedger(): Ledger {
   return {
     post: (tx, journal) => postJournal(tx, journal),
     postAll: (tx, journals) => postJournals(tx, journals, undefined, derivedIds),
-    postGroup: (tx, journals) =>
-      postJournals(tx, journals, undefined, derivedIds, limits.journalsPerPlanMax),
     balance: readBalance,
     balances: readBalances,
     plan: async (tx, journals, held) => {

@@ -1,11 +1,20 @@
-// The one place a minor-unit bigint becomes a JSON number, for the fields the seed types as numbers
-// (amount_available, paymentData totals). Exact by assertion: amounts are at most 14 digits.
+// Where a minor-unit bigint becomes a JSON number, for the fields the seed types as numbers (amount_available,
+// paymentData totals, a conciliation batch's sums). One amount (at most 14 digits) is a JS number by assertion.
+// A balance or a sum has no such bound: money owed to a merchant is never refused for the size of its wallet
+// (decision 720), so past 2^53 - 1 it stays a bigint, which the response serializer writes as its exact digits.
 import assert from 'node:assert/strict';
 
+const largestSafe = BigInt(Number.MAX_SAFE_INTEGER);
+
 export function minorAsJsonNumber(minor: bigint): number {
-  assert.ok(
-    minor >= -BigInt(Number.MAX_SAFE_INTEGER) && minor <= BigInt(Number.MAX_SAFE_INTEGER),
-    'amount fits a JSON number exactly',
-  );
+  assert.ok(minor >= -largestSafe && minor <= largestSafe, 'amount fits a JSON number exactly');
   return Number(minor);
+}
+
+/** A JSON integer exact at any size: a number while it is a safe integer, else the bigint itself. */
+export type ExactInteger = number | bigint;
+
+/** A balance or a sum of amounts as a JSON integer (schema `ExactIntegerSchema` in platform/http/schemas.ts). */
+export function minorAsExactInteger(minor: bigint): ExactInteger {
+  return minor >= -largestSafe && minor <= largestSafe ? Number(minor) : minor;
 }

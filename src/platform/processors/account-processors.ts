@@ -1,13 +1,12 @@
 // Which processor takes an account's payments. Sandbox: the deployment's sandbox processor for everyone.
 // Production: the account's own acquirer set with `cobro accounts set-processor` (Webpay Plus today, its API key
 // sealed under COBRO_SECRET_KEY), and otherwise none, so the checkout offers nothing it cannot take.
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { ColumnType, Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { Db, Timestamp } from '../db/types.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import type { PaymentProcessor } from './processor.ts';
 import { fintocPayments, withFintoc } from './fintoc-selection.ts';
-import { fintocProcessorName } from './fintoc-processor.ts';
 
 /** Transbank's Webpay hosts, the SDK's `Environment` values (test/checkout/webpay-plus.test.ts checks they are), kept
  *  here so that naming them never loads the SDK: the SDK (axios and about 100 modules) is imported by the first
@@ -39,6 +38,11 @@ export interface ProcessorSessionTable {
   processor: string;
   token: string;
   state: ProcessorSessionState;
+  /**
+   * Set by the processor that opened it (migration 0510, decision 725): while `redirected` the session holds its
+   * sale, since the acquirer may still take the payment (Fintoc's sessions).
+   */
+  holds_sale: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -248,8 +252,9 @@ export async function unpayableReason(
 
 /**
  * A session the acquirer still decides, whose sale nothing else may decide (no expiry, no new attempt): a commit whose
- * answer was lost (decision 150), or a Fintoc checkout session not yet closed, which Fintoc keeps payable for a day
- * (decision 665). The same rule is written in the claim call's guard (migration 0470).
+ * answer was lost (decision 150), or a session not yet closed whose processor said it holds its sale (`holds_sale`:
+ * a Fintoc checkout session, payable until Fintoc closes it; decisions 665, 725). The same rule is written in the
+ * claim call's guard (migration 0510).
  */
 export function isUndecidedSession(
   eb: ExpressionBuilder<{ processor_sessions: ProcessorSessionTable }, 'processor_sessions'>,
@@ -258,7 +263,7 @@ export function isUndecidedSession(
     eb('processor_sessions.state', '=', 'committing'),
     eb.and([
       eb('processor_sessions.state', '=', 'redirected'),
-      eb('processor_sessions.processor', '=', fintocProcessorName),
+      eb('processor_sessions.holds_sale', '=', true),
     ]),
   ]);
 }

@@ -39,6 +39,7 @@ export interface FintocApi {
   expireCheckoutSession(id: string): Promise<FintocObject>;
   createTransfer(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
   createRefund(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
+  getRefund(id: string): Promise<FintocObject>;
   /** The account's outbound transfers created since `sinceIso`, at most `max` (decision 750's lookup). */
   listOutboundTransfers(accountId: string, sinceIso: string, max: number): Promise<FintocObject[]>;
   /** The account's movements, at most `max`: pages past it are never asked for. */
@@ -117,6 +118,7 @@ export function fintocApi(host: FintocHost): FintocApi {
           'create refund',
         ),
       ),
+    getRefund: async (id) => plain(await bounded(refunds.get(id), t, 'get refund')),
     listOutboundTransfers: (accountId, sinceIso, max) =>
       bounded(
         (async () =>

@@ -19,12 +19,35 @@ const notByFintoc = async (): Promise<never> => {
   throw new Error('Fintoc takes bank transfers only');
 };
 
-/** A checkout session's outcome as Cobro reads it: paid, failed (or expired), or still open. */
+/** The payment intent statuses that end a payment (Fintoc's Payment Intent object): paid, or no money moved. */
+const intentFinalStatuses = new Set(['succeeded', 'failed', 'rejected', 'expired', 'canceled']);
+
+function intentStatusOf(session: Record<string, unknown>): string {
+  const resource = (session.payment_resource ?? {}) as Record<string, unknown>;
+  const intent = (resource.payment_intent ?? {}) as Record<string, unknown>;
+  return String(intent.status ?? session.payment_status ?? '');
+}
+
+/**
+ * Whether the payer finished at Fintoc and Fintoc has not decided the payment: its intent `pending` (the bank has not
+ * confirmed the transfer; Fintoc validates it for up to 10 days and then sends payment_intent.succeeded or .failed)
+ * or any other status that is not final. Such a session is undecided, never a decline (decision 745).
+ */
+export function intentPending(session: Record<string, unknown>): boolean {
+  const intentStatus = intentStatusOf(session);
+  return (
+    String(session.status ?? '') === 'finished' &&
+    intentStatus !== '' &&
+    !intentFinalStatuses.has(intentStatus)
+  );
+}
+
+/** A checkout session's outcome as Cobro reads it: paid, failed (or expired), or still open (pending included). */
 export function sessionStatus(session: Record<string, unknown>): RedirectStatus {
   const status = String(session.status ?? '');
   const resource = (session.payment_resource ?? {}) as Record<string, unknown>;
   const intent = (resource.payment_intent ?? {}) as Record<string, unknown>;
-  const intentStatus = String(intent.status ?? session.payment_status ?? '');
+  const intentStatus = intentStatusOf(session);
   if (status === 'finished' && intentStatus === 'succeeded')
     return {
       state: 'approved',
@@ -37,9 +60,25 @@ export function sessionStatus(session: Record<string, unknown>): RedirectStatus 
         cardToken: null,
       },
     };
+  if (intentPending(session)) return { state: 'open' };
   if (status === 'expired' || (status === 'finished' && intentStatus !== ''))
-    return { state: 'declined', outcome: declined(status === 'expired' ? 'expired' : 'failed') };
+    return {
+      state: 'declined',
+      outcome: declined(status === 'expired' || intentStatus === 'expired' ? 'expired' : 'failed'),
+    };
   return { state: 'open' };
+}
+
+/** How Cobro reads a Fintoc refund's status (its Refund object): only `succeeded` gives the money back. */
+export function refundOutcome(refund: Record<string, unknown>): RefundOutcome {
+  const status = String(refund.status ?? '');
+  if (status === 'succeeded') return { approved: true, refundCode: String(refund.id) };
+  if (status === 'failed' || status === 'canceled') {
+    const why = typeof refund.failure_code === 'string' ? ` (${refund.failure_code})` : '';
+    return { approved: false, gatewayMessage: `Fintoc refund ${status}${why}` };
+  }
+  // `created`, `in_progress`, or a status Fintoc adds later: not finished, asked about again.
+  return { approved: 'in_progress', refundCode: String(refund.id) };
 }
 
 export function declined(
@@ -57,6 +96,11 @@ export function declined(
     cardBrand: null,
     cardLast4: null,
   };
+}
+
+/** An instant as Fintoc writes its times (ISO 8601 in UTC, whole seconds), rounded down: never after `at`. */
+function fintocTime(at: Date): string {
+  return new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 export interface FintocProcessorOptions {
@@ -84,6 +128,9 @@ export function fintocProcessor(
             {
               amount: minorAsJsonNumber(r.amountMinor),
               currency: r.currency,
+              // The session closes at Fintoc when Cobro's hold on the sale ends (decision 725): Fintoc's own
+              // default is a day, in which a payment could come for a sale Cobro no longer holds.
+              expires_at: fintocTime(r.holdEndsAt),
               success_url: back,
               cancel_url: `${back}&cancelled=1`,
               metadata: { cobro_attempt_id: r.attemptId, cobro_transaction_id: r.sessionId },
@@ -93,7 +140,8 @@ export function fintocProcessor(
         } catch (error) {
           throw new ProcessorUnavailableError('Fintoc', error);
         }
-        return { token: String(session.id), url: String(session.redirect_url) };
+        // The payer may pay until Fintoc closes the session, so it holds its sale until then (decision 665).
+        return { token: String(session.id), url: String(session.redirect_url), holdsSale: true };
       },
       async commit(token) {
         const s = sessionStatus(await api.getCheckoutSession(token));
@@ -103,19 +151,30 @@ export function fintocProcessor(
       status: async (token) => sessionStatus(await api.getCheckoutSession(token)),
     },
     async refund(r: RefundRequest): Promise<RefundOutcome> {
+      // A refund Fintoc took earlier is read, not asked again: its idempotency key would only replay the first answer.
+      if (r.inProgressRefundCode !== undefined)
+        return refundOutcome(await api.getRefund(r.inProgressRefundCode));
       // Fintoc refunds a payment intent (its id is the sale's authorization code), once per idempotency key.
-      const refund = await api.createRefund(
-        {
-          resource_type: 'payment_intent',
-          resource_id: r.authorizationCode,
-          amount: minorAsJsonNumber(r.amountMinor),
-        },
-        r.idempotencyKey,
-      );
-      const status = String(refund.status ?? '');
-      if (status === 'failed' || status === 'canceled' || status === 'rejected')
-        return { approved: false, gatewayMessage: `Fintoc refund ${status}` };
-      return { approved: true, refundCode: String(refund.id) };
+      try {
+        return refundOutcome(
+          await api.createRefund(
+            {
+              resource_type: 'payment_intent',
+              resource_id: r.authorizationCode,
+              amount: minorAsJsonNumber(r.amountMinor),
+              metadata: { cobro_nullification_id: r.idempotencyKey },
+            },
+            r.idempotencyKey,
+          ),
+        );
+      } catch (error) {
+        // Fintoc answered and refused it (an invalid request: more than the intent's refundable amount, say): nothing
+        // is refunded and asking again gets the same answer, so it is a refusal, as Webpay and Oneclick read theirs.
+        const { fintocRefused } = await import('./fintoc-client.ts');
+        if (fintocRefused(error))
+          return { approved: false, gatewayMessage: `Fintoc refused the refund: ${error.message}` };
+        throw error;
+      }
     },
   };
 }

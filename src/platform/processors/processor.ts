@@ -83,11 +83,21 @@ export interface RefundRequest {
    * still `chargeAmountMinor - refundedBeforeMinor`, and left undecided (it throws) otherwise.
    */
   readonly retry?: { readonly chargeAmountMinor: bigint; readonly refundedBeforeMinor: bigint };
+  /**
+   * The processor's id of this refund when it answered it as taken but not finished (`in_progress` below): the
+   * processor says how that refund stands now instead of refunding again (decision 745).
+   */
+  readonly inProgressRefundCode?: string;
 }
 
 export type RefundOutcome =
   | { readonly approved: true; readonly refundCode: string }
-  | { readonly approved: false; readonly gatewayMessage: string };
+  | { readonly approved: false; readonly gatewayMessage: string }
+  /**
+   * Taken, not finished (Fintoc's `created` and `in_progress`; decision 745): the money is on its way back or may yet
+   * fail to be. The refund stays `complete` and is asked about again with `inProgressRefundCode`.
+   */
+  | { readonly approved: 'in_progress'; readonly refundCode: string };
 
 /** Charges a card the payer let us keep: the token an earlier approved charge answered with (subscriptions). */
 export interface StoredCardCharge extends ChargeBase {
@@ -110,12 +120,24 @@ interface RedirectRequest {
   readonly currency: string;
   /** Where the acquirer sends the payer back. */
   readonly returnUrl: string;
+  /**
+   * When Cobro's hold on the sale for this attempt ends, on the service's clock (the acquirer's, not a sandbox
+   * account's): an acquirer that lets Cobro say when its session expires is told this (Fintoc, decision 725).
+   */
+  readonly holdEndsAt: Date;
 }
 
 /** The acquirer's answer to a redirect start: the payer's browser posts `token` (as `token_ws`) to `url`. */
 interface RedirectStart {
   readonly token: string;
   readonly url: string;
+  /**
+   * True when the acquirer may take the payment until the session is closed, whatever Cobro's hold (Fintoc: a
+   * checkout session is payable until it expires there). Such a session, still `redirected`, holds its sale: no
+   * other attempt, no expiry, until it is closed (decisions 665, 725). False when the payment happens only at the
+   * commit Cobro makes (Webpay Plus).
+   */
+  readonly holdsSale: boolean;
 }
 
 /** The acquirer's own record of a redirect payment, asked when a commit's answer was lost (decision 150). */

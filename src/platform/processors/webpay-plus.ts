@@ -180,7 +180,8 @@ export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): Pay
           // a timeout, a 5xx, refused keys), the payer may only try again or go back (issue 32).
           throw new ProcessorUnavailableError('Webpay Plus', error);
         }
-        return { token: answer.token, url: answer.url };
+        // Nothing is charged before Cobro's commit: the session holds nothing once the hold runs out.
+        return { token: answer.token, url: answer.url, holdsSale: false };
       },
       async commit(token): Promise<ChargeOutcome> {
         const detail = (await tx.commit(token)) as WebpayDetail;

@@ -181,6 +181,7 @@ describe('disputes', () => {
       method: 'POST',
       url: `/api/disputes/${id}/evidence`,
       body: { text: 'x', urls: ['javascript:alert(1)'] },
+      sign: true,
     });
     expect(notLink.statusCode).toBe(400);
 

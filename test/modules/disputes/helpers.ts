@@ -27,7 +27,13 @@ export async function disputeCall(
 ) {
   const url =
     action === 'resolve' ? `/api/sandbox/disputes/${id}/resolve` : `/api/disputes/${id}/${action}`;
-  const res = await t.call(account, { method: 'POST', url, body: body ?? {} });
+  // The merchant's answers need Sign (decision 740); the sandbox's resolution takes the token alone.
+  const res = await t.call(account, {
+    method: 'POST',
+    url,
+    body: body ?? {},
+    sign: action !== 'resolve',
+  });
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
 }

@@ -9,6 +9,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app.
 import { approvedVisa, createTransaction, submit } from './helpers.ts';
 import { claimAttempt } from '../../../src/modules/transactions/attempt-claim.ts';
 import { claimPayable } from '../../../src/modules/transactions/claim-statement.ts';
+import { hasUndecidedSession } from '../../../src/platform/processors/account-processors.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -133,6 +134,41 @@ describe("group commit of attempts' claims", () => {
       [{ transactionId: free!.id, attemptId: 'att_call_foreign', leaseUntil }],
     );
     expect(foreign).toBeUndefined();
+  });
+
+  it("a redirected session holds its sale when its processor said so (holds_sale), whatever the processor's name (decision 725)", async () => {
+    const account = await t.createAccount();
+    const [marked, unmarked] = await pendingCheckouts(account, 2, 'holds');
+    const now = await t.ctx.accountClock.now(account.id, t.ctx.db);
+    // Before, the rule named Fintoc: a session of another processor saying it holds its sale held nothing, and a
+    // Fintoc session held its sale whatever it said.
+    const session = (transactionId: string, processor: string, holdsSale: boolean) => ({
+      attempt_id: `att_${processor}_${transactionId}`,
+      transaction_id: transactionId,
+      account_id: account.id,
+      processor,
+      token: `tok_${processor}_${transactionId}`,
+      state: 'redirected' as const,
+      holds_sale: holdsSale,
+      created_at: now,
+      updated_at: now,
+    });
+    await t.ctx.db
+      .insertInto('processor_sessions')
+      .values([session(marked!.id, 'other_bank', true), session(unmarked!.id, 'fintoc', false)])
+      .execute();
+    expect(await hasUndecidedSession(t.ctx.db, marked!.id)).toBe(true);
+    expect(await hasUndecidedSession(t.ctx.db, unmarked!.id)).toBe(false);
+    const leaseUntil = new Date(now.getTime() + 60_000);
+    const rows = await claimPayable(
+      t.ctx.db,
+      { accountId: account.id, now, guardUndecided: true },
+      [
+        { transactionId: marked!.id, attemptId: 'att_holds_marked', leaseUntil },
+        { transactionId: unmarked!.id, attemptId: 'att_holds_unmarked', leaseUntil },
+      ],
+    );
+    expect(rows.map((r) => r?.attempt_id)).toEqual([undefined, 'att_holds_unmarked']);
   });
 
   // Decision 630: a success group locks an account's pending rows in id order (outcome-statement.ts); a claim call

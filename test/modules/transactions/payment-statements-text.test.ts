@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { claimAttemptsText } from '../../../src/modules/transactions/claim-statement.ts';
 import { lockForOutcomeText } from '../../../src/modules/transactions/outcome-statement.ts';
 import { markPaidText } from '../../../src/modules/transactions/success-statement.ts';
+import { recordSuccessesText } from '../../../src/modules/transactions/success-record.ts';
 
 const lockForOutcome = `WITH i AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[],
@@ -56,6 +57,11 @@ describe("a payment's statements", () => {
   });
   it("locks the rows, appends each claim holder's attempt and reads the fee rules in one statement", () => {
     expect(lockForOutcomeText).toBe(lockForOutcome);
+  });
+  it("records the checkout's approved payments, their callbacks and their journals by one call of migration 0520's function", () => {
+    expect(recordSuccessesText).toBe(
+      'SELECT * FROM cobro_record_successes($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)',
+    );
   });
   it('pays every row of a group and writes their callbacks in one statement', () => {
     expect(markPaidText).toBe(markPaid);

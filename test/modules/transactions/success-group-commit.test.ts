@@ -24,6 +24,7 @@ import {
   recordOutcome,
   type AttemptFacts,
 } from '../../../src/modules/transactions/attempt-outcome.ts';
+import type { TransactionRow } from '../../../src/modules/transactions/repository.ts';
 
 /**
  * Cuts the connection under the next group's success statement (the one that answers several rows `success`), as
@@ -175,6 +176,7 @@ describe("group commit of payments' successes", () => {
     const made = await checkouts(account, ['c-0', 'c-1', 'c-2']);
     const method = { payment: 1, name: 'Tarjeta' };
     const facts: AttemptFacts[] = [];
+    const claimedRows: TransactionRow[] = [];
     for (const [i, m] of made.entries()) {
       const attemptId = `att_grouptest_${i}`;
       const claim = await claimAttempt(t.ctx, {
@@ -184,6 +186,7 @@ describe("group commit of payments' successes", () => {
         leaseMs: 60_000,
       });
       expect(claim.kind).toBe('claimed');
+      if (claim.kind === 'claimed') claimedRows.push(claim.row);
       facts.push({
         transactionId: m.id,
         accountId: account.id,
@@ -206,7 +209,9 @@ describe("group commit of payments' successes", () => {
     };
     // On PostgreSQL the first is written at once, alone, and the two that queue meanwhile are one group; on PGlite
     // the three are one group (its gathering turn). Either way the lost claim is recorded inside a group.
-    const answers = await Promise.all(facts.map((f) => recordSuccessGrouped(t.ctx, f, approved)));
+    const answers = await Promise.all(
+      facts.map((f, i) => recordSuccessGrouped(t.ctx, f, approved, claimedRows[i]!)),
+    );
     expect(answers.map((a) => a.kind)).toEqual(['approved', 'final', 'approved']);
     expect(answers[1]).toEqual({ kind: 'final', status: 'pending' });
     const rows = await rowsOf(account.id);

@@ -43,7 +43,10 @@ const targets = {
   // accounts (AccountDirectory.nameOf) and the payer's path reads the account's sandbox offset as kept (decision
   // 595): the claim, the outcome's record, the row's success with its callback (one statement, decision 600), the
   // lock and the journals, the page's read of the row. The payment names a urlnotify, as the bench's do.
-  'POST /gateway/cobro (card approved)': 6,
+  // 3 since decision 730: the page's read of the row, the claim, and one call of cobro_record_successes (migration
+  // 0520) that locks the row, appends the attempt, pays the row with its callback and posts its capture and fee,
+  // with no BEGIN or COMMIT around it (one statement is atomic by itself).
+  'POST /gateway/cobro (card approved)': 3,
   // 1: one call of cobro_wallet_summary (migration 0480) reads the balance (the ledger account's row), the newest
   // movement's id, the page and the payouts it names (decision 585; 4 before decision 562, 3 after it).
   'GET /api/wallet': 1,

@@ -4,6 +4,7 @@
 // `at: ctx.clock.now()`), and so were a refund's (refunds/transition.ts) and a dispute's (disputes/notify.ts): after
 // an advance its created_at read days before its delivery, and GET /api/notifications' date filter (on created_at)
 // filed it under the wrong day. Before the fix each test failed: created_at was ten days before delivered_at.
+// Decision 725: a destination change's callback likewise (decision 705 had left it), its `changed_at` too.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueNotifications } from '../../../src/platform/notifications/deliver.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
@@ -13,6 +14,7 @@ import { dispatch } from '../../../src/cli/dispatch.ts';
 import { nullify, paidSale } from '../../modules/refunds/helpers.ts';
 import { disputeCall, openDispute } from '../../modules/disputes/helpers.ts';
 import { setAccountUrls } from '../../../src/modules/accounts/callback-urls.ts';
+import { createClient } from '../../modules/marketplace/helpers.ts';
 
 let t: TestApp;
 const receivers = receiverPool();
@@ -103,5 +105,40 @@ describe('callbacks created after a sandbox clock advance', () => {
     await disputeCall(t, a, d.dispute.id, 'resolve', { outcome: 'lost' });
     await deliverDueNotifications(t.ctx, { accountId: a.id });
     await expectOneClock(a, r.requests);
+  });
+
+  it("a destination change's callback reads created_at, delivered_at and changed_at on the account's one clock", async () => {
+    const a = await t.createAccount();
+    const r = await receivers.start(() => 200);
+    expect((await setAccountUrls(t.ctx, a.id, { notify: `${r.url}/changes` })).ok).toBe(true);
+    const client = await createClient(t, a);
+    const advanced = await t.call(a, {
+      method: 'POST',
+      url: '/api/sandbox/clock/advance',
+      body: { days: 10 },
+    });
+    expect(advanced.statusCode).toBe(200);
+    const moved = await t.call(a, {
+      method: 'PUT',
+      url: `/api/maclient/${client}`,
+      sign: true,
+      body: { bank: { num: '99998888', sbif: '0012' } },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    await deliverDueNotifications(t.ctx, { accountId: a.id });
+    const changes = r.requests.filter((q) => q.path.startsWith('/changes'));
+    expect(changes).toHaveLength(1);
+    await expectOneClock(a, changes);
+    // The change's own time is the account's: the callback says so, and so does the record it names.
+    const id = String(changes[0]!.headers['webhook-id']);
+    const n = (await t.call(a, { method: 'GET', url: `/api/notifications/${id}` })).json()
+      .notification;
+    expect(JSON.parse(changes[0]!.body).changed_at).toBe(n.created_at);
+    const row = await t.ctx.db
+      .selectFrom('destination_changes')
+      .select('changed_at')
+      .where('account_id', '=', a.id)
+      .executeTakeFirstOrThrow();
+    expect(row.changed_at.getTime()).toBe((await t.ctx.accountClock.now(a.id, t.ctx.db)).getTime());
   });
 });

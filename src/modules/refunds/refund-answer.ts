@@ -1,0 +1,70 @@
+// Records a processor's answer to a refund (docs/refunds.md) under the refund's row lock, while it is still
+// `complete`, so a late, repeated or racing answer changes nothing. Approved: `reverse_completed`. Refused:
+// `reverse_deleted`, and the collected money goes back where it came from (give-back.ts). Taken but not finished
+// (Fintoc's `created` and `in_progress`, decision 745): it stays `complete` with the processor's id of the refund, and
+// the `refund-dispatch` due work asks how it stands after refundLimits.inProgressRecheckMs, until
+// refundLimits.inProgressAskMsMax after its registration: there asking stops and an error is logged for the operator
+// (the processor's webhook still ends it). The dispatch records what the processor answers; Fintoc's refund.* webhook
+// what Fintoc reports.
+import type { AppContext } from '../../platform/context.ts';
+import type { Tx } from '../../platform/db/types.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import type { RefundOutcome } from '../../platform/processors/processor.ts';
+import { refundLimits } from '../../limits/index.ts';
+import { giveBack } from './give-back.ts';
+import { lockNullification, type NullificationRow } from './repository.ts';
+import { moveNullification } from './transition.ts';
+
+export type RefundAnswerResult = 'reverse_completed' | 'reverse_deleted' | 'in_progress' | 'final';
+
+async function keepAsking(
+  ctx: AppContext,
+  tx: Tx,
+  row: NullificationRow,
+  refundCode: string,
+  at: Date,
+): Promise<void> {
+  const nextMs = at.getTime() + refundLimits.inProgressRecheckMs;
+  const lastMs = row.created_at.getTime() + refundLimits.inProgressAskMsMax;
+  const due = nextMs <= lastMs ? new Date(nextMs) : null;
+  if (due === null && row.dispatch_due_at !== null)
+    ctx.logger.error(
+      { nullification: row.id, refund: refundCode },
+      'refund still unfinished at the processor past refundLimits.inProgressAskMsMax: no longer asked; check it there',
+    );
+  await tx
+    .updateTable('nullifications')
+    .set({ refund_code: refundCode, dispatch_due_at: due })
+    .where('id', '=', row.id)
+    .execute();
+}
+
+export async function recordRefundAnswer(
+  ctx: AppContext,
+  id: string,
+  outcome: RefundOutcome,
+): Promise<RefundAnswerResult> {
+  return inTransaction(ctx.db, async (tx) => {
+    const row = await lockNullification(tx, id);
+    if (row === undefined || row.status !== 'complete') return 'final';
+    const at = await ctx.accountClock.now(row.account_id, tx);
+    if (outcome.approved === 'in_progress') {
+      await keepAsking(ctx, tx, row, outcome.refundCode, at);
+      return 'in_progress';
+    }
+    if (!outcome.approved) {
+      await giveBack(ctx, tx, row, at);
+      await moveNullification(ctx, tx, row, 'reverse_deleted', at, {
+        dispatch_due_at: null,
+        gateway_message: outcome.gatewayMessage,
+      });
+      return 'reverse_deleted';
+    }
+    await moveNullification(ctx, tx, row, 'reverse_completed', at, {
+      dispatch_due_at: null,
+      refund_code: outcome.refundCode,
+      gateway_message: null,
+    });
+    return 'reverse_completed';
+  });
+}

@@ -1,0 +1,179 @@
+// Decision 745: a Fintoc refund is done only when Fintoc says `succeeded`. Answered `created` or `in_progress`, it
+// stays `complete` (its money in refund clearing) and ends by Fintoc's refund.* webhook or by the refund-dispatch due
+// work reading the refund at Fintoc; failed or canceled, its money goes back to the merchant and the merchant is
+// called back; asked about for too long, the due work stops asking.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { fintocShop } from '../../support/fintoc-shop.ts';
+import { refundLimits } from '../../../src/limits/index.ts';
+import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
+import { createTransaction, linkParams } from '../transactions/helpers.ts';
+
+let t: TestApp;
+let sim: FintocSimulator;
+let shop: TestAccount;
+
+beforeAll(async () => {
+  sim = await startFintocSimulator();
+  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32) } });
+  ({ shop } = await fintocShop(t, sim, 'Tienda Devoluciones'));
+  await t.ctx.db
+    .updateTable('accounts')
+    .set({ nullification_url: 'https://shop.example.com/refunds' })
+    .where('id', '=', shop.id)
+    .execute();
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+async function webhook(type: string, data: Record<string, unknown>) {
+  const ev = sim.signedEvent(type, data);
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/webhooks/fintoc/${shop.id}`,
+    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
+    payload: ev.body,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().result as string;
+}
+
+async function paidSale(order: string, amount: number): Promise<string> {
+  const sale = await createTransaction(t, shop, {
+    additional_parameters: { payer_rut: '11.111.111-1' },
+    order,
+    amount,
+    payment: 19,
+  });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/gateway/cobro',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ ...linkParams(sale.url), method: '19' }).toString(),
+  });
+  const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
+  const session = link![1]!.split('/').pop()!;
+  await fetch(`${sim.url}/pay/${session}/paid`, { redirect: 'manual' });
+  expect(await webhook('checkout_session.finished', { ...sim.sessions.get(session) })).toBe(
+    'approved',
+  );
+  return sale.id;
+}
+
+/** Refunds `amount` of the sale while Fintoc answers refunds `in_progress`; the refund and Fintoc's refund. */
+async function refundInProgress(id: string, amount: number) {
+  sim.refundStatus = 'in_progress';
+  const res = await t.call(shop, {
+    method: 'POST',
+    url: '/api/nullification',
+    sign: true,
+    body: { id, amount, subject: 'devolución' },
+  });
+  sim.refundStatus = 'succeeded';
+  expect(res.statusCode, res.body).toBe(200);
+  const row = await refundRow(id);
+  expect(row.status).toBe('complete');
+  const fintocRefund = sim.refunds.get(row.refund_code!)!;
+  expect(fintocRefund.metadata).toEqual({ cobro_nullification_id: row.id });
+  return { row, fintocRefund };
+}
+
+async function refundRow(transactionId: string) {
+  return t.ctx.db
+    .selectFrom('nullifications')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .executeTakeFirstOrThrow();
+}
+
+async function saleRefunded(id: string) {
+  const row = await t.ctx.db
+    .selectFrom('transactions')
+    .select(['status', 'refunded_minor'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return { status: row.status, refundedMinor: Number(row.refunded_minor) };
+}
+
+async function calledBack(nullificationId: string): Promise<string[]> {
+  const rows = await t.ctx.db
+    .selectFrom('notifications')
+    .select('payload')
+    .where('account_id', '=', shop.id)
+    .where('event_type', '=', 'nullification.result')
+    .orderBy('created_at')
+    .execute();
+  return rows
+    .map((r) => r.payload as Record<string, unknown>)
+    .filter((p) => p.id_nullification === nullificationId)
+    .map((p) => String(p.status));
+}
+
+describe('a Fintoc refund answered in progress', () => {
+  it('fails by webhook: reverse_deleted, its money back to the sale, the merchant called back', async () => {
+    const id = await paidSale('rp-1', 9000);
+    const { row, fintocRefund } = await refundInProgress(id, 4000);
+    expect(await saleRefunded(id)).toEqual({ status: 'refunded partial', refundedMinor: 4000 });
+    expect(await calledBack(row.id)).toEqual(['complete']);
+    const failed = { ...fintocRefund, status: 'failed', failure_code: 'insufficient_funds' };
+    expect(await webhook('refund.failed', failed)).toBe('reverse_deleted');
+    const after = await refundRow(id);
+    expect(after.status).toBe('reverse_deleted');
+    expect(after.gateway_message).toBe('Fintoc refund failed (insufficient_funds)');
+    expect(await saleRefunded(id)).toEqual({ status: 'success', refundedMinor: 0 });
+    expect(await calledBack(row.id)).toEqual(['complete', 'reverse_deleted']);
+    // The same event again, or a late in_progress, changes nothing.
+    expect(await webhook('refund.failed', failed)).toBe('final');
+    expect(await webhook('refund.in_progress', { ...fintocRefund })).toBe('final');
+  });
+
+  it('succeeds by webhook, named by its Fintoc id alone: reverse_completed', async () => {
+    const id = await paidSale('rp-2', 7000);
+    const { row, fintocRefund } = await refundInProgress(id, 7000);
+    const { metadata: _ignored, ...withoutMetadata } = fintocRefund;
+    expect(await webhook('refund.succeeded', { ...withoutMetadata, status: 'succeeded' })).toBe(
+      'reverse_completed',
+    );
+    expect((await refundRow(id)).status).toBe('reverse_completed');
+    expect(await calledBack(row.id)).toEqual(['complete', 'reverse_completed']);
+  });
+
+  it('is read at Fintoc by the due work, never created again, until Fintoc says succeeded', async () => {
+    const id = await paidSale('rp-3', 5000);
+    const { row, fintocRefund } = await refundInProgress(id, 5000);
+    const creates = () => sim.calls.filter((c) => c === 'POST /v1/refunds').length;
+    const createdBefore = creates();
+    t.clock.advanceMs(refundLimits.inProgressRecheckMs + 1000);
+    await runRefundDispatch(t.ctx, { limit: 10, accountId: shop.id });
+    expect(sim.calls).toContain(`GET /v1/refunds/${String(fintocRefund.id)}`);
+    expect((await refundRow(id)).status).toBe('complete');
+    fintocRefund.status = 'succeeded';
+    t.clock.advanceMs(refundLimits.inProgressRecheckMs + 1000);
+    await runRefundDispatch(t.ctx, { limit: 10, accountId: shop.id });
+    const after = await refundRow(id);
+    expect(after.status).toBe('reverse_completed');
+    expect(after.refund_code).toBe(fintocRefund.id);
+    expect(creates()).toBe(createdBefore);
+    expect(await calledBack(row.id)).toEqual(['complete', 'reverse_completed']);
+  });
+
+  it('stops being asked about at refundLimits.inProgressAskMsMax, still complete', async () => {
+    const id = await paidSale('rp-4', 3000);
+    await refundInProgress(id, 3000);
+    t.clock.advanceMs(refundLimits.inProgressAskMsMax + 1000);
+    await runRefundDispatch(t.ctx, { limit: 10, accountId: shop.id });
+    const after = await refundRow(id);
+    expect(after.status).toBe('complete');
+    expect(after.dispatch_due_at).toBeNull();
+    // Fintoc's webhook still ends it.
+    expect(
+      await webhook('refund.succeeded', {
+        ...sim.refunds.get(after.refund_code!)!,
+        status: 'succeeded',
+      }),
+    ).toBe('reverse_completed');
+  });
+});
