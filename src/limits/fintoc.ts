@@ -1,6 +1,6 @@
 // The bounds of the Fintoc integration (issue 34): its keys, the webhook body, the payout dispatch and
 // reconciliation. Re-exported by src/limits/index.ts.
-import { minuteMs, dayMs } from './units.ts';
+import { minuteMs, hourMs, dayMs } from './units.ts';
 
 export const fintocLimits = {
   secretKeyLengthMax: 200,
@@ -17,6 +17,23 @@ export const fintocLimits = {
   webhookBodyBytesMax: 256 * 1024,
   /** A transfer whose create answer was lost is asked again (same idempotency key) after this long. */
   transferResendAfterMs: 30_000,
+  /**
+   * Tries of one transfer after its first send whose answer was lost (decision 750): each looks the transfer up and,
+   * finding none, sends it again. Past this, or past transferResendWindowMs, a try that finds none leaves the payout
+   * `unresolved` for the operator.
+   */
+  transferRetriesMax: 5,
+  /**
+   * How long after its first send a transfer may be sent again. Fintoc may drop an idempotency key once it is 24 hours
+   * old and then takes a resend as a new transfer: the window stays well inside that (asserted in index.ts).
+   */
+  transferResendWindowMs: 6 * hourMs,
+  /** Fintoc's idempotency keys are kept at least this long (docs.fintoc.com, "Idempotent requests"). */
+  idempotencyKeyKeptMs: dayMs,
+  /** Outbound transfers read when looking for the one a lost answer made (by its metadata's payout id). */
+  transferLookupMax: 1_000,
+  /** The lookup reads transfers created from this long before the payout's first send (clocks differ). */
+  transferLookupSlackMs: 10 * minuteMs,
   /** A checkout session Fintoc did not close when asked (decision 665) is asked again after this long. */
   sessionRecheckMs: 30_000,
   /**

@@ -195,6 +195,12 @@ function assertLedgerBounds(): void {
 /** Transactions and checkout, marketplace deposits, recurring billing. */
 function assertPaymentBounds(): void {
   const l = limits;
+  // A transfer is never sent again once Fintoc may have forgotten its key (decision 750): that resend would be new.
+  assert.ok(
+    fintocLimits.transferResendWindowMs + fintocLimits.transferResendAfterMs <
+      fintocLimits.idempotencyKeyKeptMs,
+    'Fintoc transfer resends end before Fintoc may drop their idempotency key',
+  );
   // Transactions and checkout: a crashed payment attempt frees the transaction before the earliest expiry.
   assert.equal(
     BigInt(transactionLimits.amountIntegerMax),

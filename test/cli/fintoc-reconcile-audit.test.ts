@@ -36,24 +36,21 @@ const reconcileRows = async () =>
 
 describe('fintoc reconcile and the audit trail', () => {
   it('a run that writes findings leaves its audit row', async () => {
-    const id = (await payout(t, shop, { amount: 4000, order: 'aud-dup-1' })).json()
-      .identifier_payout as string;
+    await payout(t, shop, { amount: 4000, order: 'aud-dup-1' });
     await drainDueWork(t.ctx);
     sim.extraMovements.push({
       id: 'mov_unknown',
-      amount: -4000,
+      amount: 4000,
       currency: 'CLP',
-      transfer_id: 'tr_unknown',
+      resource_id: 'tr_unknown',
       direction: 'outbound',
-      metadata: { cobro_payout_id: id, cobro_kind: 'payout' },
     });
     sim.extraMovements.push({
       id: 'mov_stranger',
-      amount: -777,
+      amount: 777,
       currency: 'CLP',
-      transfer_id: 'tr_stranger',
+      resource_id: 'tr_stranger',
       direction: 'outbound',
-      metadata: {},
     });
     const before = await reconcileRows();
     const out = await dispatch(['fintoc', 'reconcile', '--account', shop.id], t.ctx);

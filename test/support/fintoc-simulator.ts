@@ -7,11 +7,14 @@
 //   GET  /pay/{id}                             the payer's page: "Pagar" and "Cancelar" links
 //   GET  /pay/{id}/paid | /pay/{id}/cancel     the payer's choice; answers 303 to success_url / cancel_url
 //   POST /v2/transfers                         create (Idempotency-Key: one transfer per key; needs the JWS header)
-//   GET  /v2/accounts/{acc}/movements          the account's movements (transfers out, payments in, extra ones)
+//   GET  /v2/transfers                         the outbound transfers (`direction=outbound`), newest first
+//   GET  /v2/accounts/{acc}/movements          the account's movements as Fintoc documents them (unsigned `amount`,
+//                                              `direction`, the transfer or payment intent in `resource_id`)
 //   POST /v1/refunds                           refund a payment intent (Idempotency-Key: one refund per key)
 //   GET  /v1/refunds/{id}                      read a refund (its status as `refunds` holds it)
-// Faults: `transferFault = 'reset'` creates the transfer and drops the connection (the lost answer); `'refuse'`
-// answers 400 invalid_request_error. `signedEvent` signs a webhook as Fintoc does (`Fintoc-Signature`).
+// Faults: `transferFault = 'reset'` creates the transfer and drops the connection (the lost answer); `'drop'` drops
+// it without creating anything; `'refuse'` answers 400 invalid_request_error. `transferListFault = 'fail'` answers
+// the transfer list 500. `signedEvent` signs a webhook as Fintoc does (`Fintoc-Signature`).
 import crypto from 'node:crypto';
 import http from 'node:http';
 
@@ -27,7 +30,8 @@ export interface FintocSimulator {
   readonly refunds: Map<string, Obj>;
   /** Movements added by hand (a deposit nobody expected). */
   readonly extraMovements: Obj[];
-  transferFault: 'reset' | 'refuse' | null;
+  transferFault: 'reset' | 'drop' | 'refuse' | null;
+  transferListFault: 'fail' | null;
   /** The status a new refund is answered with: Fintoc answers `created` or `in_progress`, final later. */
   refundStatus: string;
   /** `'refuse'`: a refund is answered 400 invalid_request_error (more than the intent's refundable amount, say). */
@@ -65,6 +69,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     refunds,
     extraMovements,
     transferFault: null,
+    transferListFault: null,
     refundStatus: 'succeeded',
     refundFault: null,
     movementsPerPage: null,
@@ -92,31 +97,32 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
   const apiError = (res: http.ServerResponse, status: number, type: string, message: string) =>
     send(res, status, { error: { type, message } });
 
+  /** Fintoc's Movement object (docs.fintoc.com, "The Movement object"): no metadata, no sign on the amount. */
+  function movement(id: string, of: Obj, direction: string, resourceId: unknown): Obj {
+    return {
+      id,
+      object: 'movement',
+      account_id: 'acc_sim1',
+      amount: Number(of.amount),
+      currency: of.currency,
+      direction,
+      mode: 'test',
+      resource_id: resourceId,
+      return_pair_id: null,
+      transaction_date: of.created_at,
+      type: 'transfer',
+    };
+  }
+
   function movements(): Obj[] {
     const out: Obj[] = [];
     for (const t of transfers.values())
       if (t.status !== 'failed' && t.status !== 'rejected')
-        out.push({
-          id: `mov_${String(t.id)}`,
-          amount: -Number(t.amount),
-          currency: t.currency,
-          transfer_id: t.id,
-          direction: 'outbound',
-          metadata: t.metadata,
-          post_date: t.created_at,
-        });
+        out.push(movement(`mov_${String(t.id)}`, t, 'outbound', t.id));
     for (const s of sessions.values()) {
       const intent = (s.payment_resource as Obj | undefined)?.payment_intent as Obj | undefined;
       if (intent?.status === 'succeeded')
-        out.push({
-          id: `mov_${String(intent.id)}`,
-          amount: s.amount,
-          currency: s.currency,
-          payment_intent_id: intent.id,
-          direction: 'inbound',
-          metadata: s.metadata,
-          post_date: s.created_at,
-        });
+        out.push(movement(`mov_${String(intent.id)}`, s, 'inbound', intent.id));
     }
     return [...out, ...extraMovements];
   }
@@ -172,6 +178,10 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
           'invalid_request_error',
           'counterparty account_number is invalid',
         );
+      if (sim.transferFault === 'drop') {
+        req.socket.destroy();
+        return;
+      }
       let t = byKey.get(`tr:${key}`);
       if (t === undefined) {
         t = {
@@ -194,6 +204,10 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
         return;
       }
       return send(res, 201, t);
+    }
+    if (req.method === 'GET' && path === '/v2/transfers') {
+      if (sim.transferListFault === 'fail') return apiError(res, 500, 'api_error', 'unavailable');
+      return send(res, 200, [...transfers.values()].reverse());
     }
     if (req.method === 'GET' && /^\/v2\/accounts\/[\w]+\/movements$/.test(path)) {
       const all = movements();

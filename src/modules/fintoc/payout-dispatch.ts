@@ -1,13 +1,16 @@
 // Sends production payouts and withdrawals as Fintoc transfers (issue 34, decision 512), as due work:
 //   claim:  one pending CLP payout of an account that can send transfers, under its row lock: pending ->
-//           processing (no money moves, no callback) and a fintoc_transfers row `sending`, in one commit;
-//   send:   outside any transaction, Fintoc's create transfer with the payout's id as idempotency key;
-//   answer: the transfer's id and state recorded (a final state resolves the payout at once); a refusal
-//           (invalid request) is a banking_error with Fintoc's message;
-//   lost:   no answer (timeout, reset, 5xx, a crash): the row stays `sending` and is sent again after
-//           fintocLimits.transferResendAfterMs with the same key, which Fintoc answers with the same transfer:
-//           never a second transfer. The webhook may resolve the payout meanwhile; the resend then changes nothing.
-import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
+//           processing (no money moves, no callback) and a fintoc_transfers row `sending`, in one commit; a payee
+//           bank Fintoc names no institution for is a banking_error in that commit instead, nothing sent (decision 750);
+//   send:   outside any transaction, Fintoc's create transfer with the payout's id as idempotency key, its answer
+//           or refusal recorded (transfer-send.ts);
+//   lost:   no answer (timeout, reset, 5xx, a crash): the row stays `sending` and, after
+//           fintocLimits.transferResendAfterMs, is looked up in Fintoc's transfer list and, when no transfer names it,
+//           sent again with the same key (Fintoc answers a repeated key with its first answer: never a second
+//           transfer). Resends stop at fintocLimits.transferRetriesMax tries or transferResendWindowMs, well before
+//           Fintoc may drop the key (24 hours) and take a resend as new; a try past them that finds nothing leaves the
+//           payout `unresolved`, its money held for the operator, never given back while a transfer may exist
+//           (decision 750). The webhook may resolve the payout meanwhile; a later try then changes nothing.
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
@@ -17,20 +20,27 @@ import { lockPayout, type PayoutRow } from '../wallet/repository.ts';
 import type { PayoutSenders } from '../wallet/payout-operator-resolve.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { transitionPayout } from '../wallet/payout-transition.ts';
-import { applyTransferResult, transferVerdict } from './transfer-result.ts';
+import { fintocInstitutionOf, unmappedBankReason } from './institutions.ts';
+import { applyTransferResult, markUnresolved, transferVerdict } from './transfer-result.ts';
+import { lookUpTransfer, sendTransfer } from './transfer-send.ts';
 
-const accountTypes = {
-  '1': 'checking_account',
-  '2': 'sight_account',
-  '3': 'savings_account',
-} as const;
+/** A claimed payout: a new one to send, one whose answer was lost (its try number), or one refused in its claim. */
+type Claim =
+  | { readonly kind: 'new'; readonly payout: PayoutRow }
+  | {
+      readonly kind: 'stale';
+      readonly payout: PayoutRow;
+      readonly tryNumber: number;
+      readonly firstSentAt: Date;
+    }
+  | { readonly kind: 'refused' };
 
-async function claimStale(ctx: AppContext, scope: DueWorkScope): Promise<PayoutRow | undefined> {
+async function claimStale(ctx: AppContext, scope: DueWorkScope): Promise<Claim | undefined> {
   return inTransaction(ctx.db, async (tx) => {
     const cutoff = new Date(ctx.clock.now().getTime() - fintocLimits.transferResendAfterMs);
     let q = tx
       .selectFrom('fintoc_transfers')
-      .select(['payout_id', 'attempts'])
+      .select(['payout_id', 'attempts', 'created_at'])
       .where('state', '=', 'sending')
       .where('updated_at', '<=', cutoff);
     if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
@@ -41,11 +51,13 @@ async function claimStale(ctx: AppContext, scope: DueWorkScope): Promise<PayoutR
       .set({ attempts: row.attempts + 1, updated_at: ctx.clock.now() })
       .where('payout_id', '=', row.payout_id)
       .execute();
-    return lockPayout(tx, row.payout_id);
+    const payout = await lockPayout(tx, row.payout_id);
+    if (payout === undefined) return undefined;
+    return { kind: 'stale', payout, tryNumber: row.attempts + 1, firstSentAt: row.created_at };
   });
 }
 
-async function claimNew(ctx: AppContext, scope: DueWorkScope): Promise<PayoutRow | undefined> {
+async function claimNew(ctx: AppContext, scope: DueWorkScope): Promise<Claim | undefined> {
   return inTransaction(ctx.db, async (tx) => {
     let q = tx
       .selectFrom('payouts')
@@ -70,6 +82,12 @@ async function claimNew(ctx: AppContext, scope: DueWorkScope): Promise<PayoutRow
       .executeTakeFirst();
     if (payout === undefined) return undefined;
     const at = await ctx.accountClock.now(payout.account_id, tx);
+    // Fintoc names the payee's bank by its own id: a bank it has none for is refused here, before anything is sent.
+    if (fintocInstitutionOf(payout.accountbank_sbif) === null) {
+      const reason = unmappedBankReason(payout.accountbank_sbif);
+      await transitionPayout(ctx, tx, payout, 'banking_error', { at, reason });
+      return { kind: 'refused' } as const;
+    }
     const moved = await transitionPayout(ctx, tx, payout, 'processing', { at, dueAt: null });
     const now = ctx.clock.now();
     await tx
@@ -84,46 +102,40 @@ async function claimNew(ctx: AppContext, scope: DueWorkScope): Promise<PayoutRow
         updated_at: now,
       })
       .execute();
-    return moved;
+    return { kind: 'new', payout: moved } as const;
   });
+}
+
+/**
+ * A try after a lost answer: the transfer looked up first (its answer recorded if Fintoc made it), else sent again
+ * while within the limits, else left `unresolved`. A lookup that fails is tried again later, within the same limits.
+ */
+async function retry(ctx: AppContext, claim: Extract<Claim, { kind: 'stale' }>): Promise<void> {
+  const { payout, tryNumber, firstSentAt } = claim;
+  const account = await fintocAccount(ctx, ctx.db, payout.account_id);
+  if (account === null || account.sourceAccount === null) return;
+  const source = { ...account, sourceAccount: account.sourceAccount };
+  const withinLimits =
+    tryNumber - 1 <= fintocLimits.transferRetriesMax &&
+    ctx.clock.now().getTime() - firstSentAt.getTime() <= fintocLimits.transferResendWindowMs;
+  let found: Record<string, unknown> | null;
+  try {
+    found = await lookUpTransfer(source, payout.id, firstSentAt);
+  } catch (error) {
+    ctx.logger.warn({ err: error, payout: payout.id }, 'Fintoc transfer lookup failed');
+    if (!withinLimits) await markUnresolved(ctx, payout.id, 'lookups failed past the limits');
+    return;
+  }
+  if (found !== null)
+    await applyTransferResult(ctx, payout.id, String(found.id), transferVerdict(found));
+  else if (withinLimits) await sendTransfer(ctx, source, payout, tryNumber);
+  else await markUnresolved(ctx, payout.id, `no transfer found after ${tryNumber} tries`);
 }
 
 async function send(ctx: AppContext, payout: PayoutRow): Promise<void> {
   const account = await fintocAccount(ctx, ctx.db, payout.account_id);
   if (account === null || account.sourceAccount === null) return;
-  const body = {
-    account_id: account.sourceAccount,
-    amount: minorAsJsonNumber(BigInt(payout.amount_minor)),
-    currency: payout.currency,
-    comment: payout.subject.slice(0, fintocLimits.transferCommentLengthMax),
-    reference_id: payout.order,
-    counterparty: {
-      holder_id: payout.accountbank_rut,
-      holder_name: payout.accountbank_name,
-      account_number: payout.accountbank_num,
-      account_type: accountTypes[payout.accountbank_type],
-      institution_id: payout.accountbank_sbif,
-    },
-    metadata: { cobro_payout_id: payout.id, cobro_kind: payout.kind },
-  };
-  try {
-    const transfer = await account.api.createTransfer(body, payout.id);
-    await applyTransferResult(ctx, payout.id, String(transfer.id), transferVerdict(transfer));
-  } catch (error) {
-    const { fintocRefused } = await import('../../platform/processors/fintoc-client.ts');
-    if (fintocRefused(error)) {
-      const reason = `Fintoc: ${error.message.split('\n').join(' ')}`.slice(
-        0,
-        fintocLimits.reasonLengthMax,
-      );
-      await applyTransferResult(ctx, payout.id, null, { kind: 'failed', reason });
-      return;
-    }
-    ctx.logger.warn(
-      { err: error, payout: payout.id },
-      'Fintoc transfer answer lost: sent again later with the same idempotency key',
-    );
-  }
+  await sendTransfer(ctx, { ...account, sourceAccount: account.sourceAccount }, payout, 1);
 }
 
 export async function dispatchFintocPayouts(ctx: AppContext, scope: DueWorkScope): Promise<number> {
@@ -131,9 +143,10 @@ export async function dispatchFintocPayouts(ctx: AppContext, scope: DueWorkScope
   let processed = 0;
   const limit = Math.min(scope.limit, fintocLimits.dispatchBatchMax);
   while (processed < limit) {
-    const payout = (await claimStale(ctx, scope)) ?? (await claimNew(ctx, scope));
-    if (payout === undefined) break;
-    await send(ctx, payout);
+    const claim = (await claimStale(ctx, scope)) ?? (await claimNew(ctx, scope));
+    if (claim === undefined) break;
+    if (claim.kind === 'new') await send(ctx, claim.payout);
+    else if (claim.kind === 'stale') await retry(ctx, claim);
     processed++;
   }
   return processed;

@@ -1,9 +1,12 @@
 // Reconciliation against the bank (issue 34 point 3, decision 512): the account's Fintoc movements, read through
 // the client, are matched with what Cobro expects to see there: each payout or withdrawal sent as a Fintoc
-// transfer (an outbound movement: the transfer's id, or its metadata's payout id) and each sale paid through Fintoc
-// (an inbound movement: the payment intent's id, or its metadata's attempt id). A movement matching nothing is an
-// `unmatched_movement`; an expected one still absent after fintocLimits.movementWindowMs a `missing_movement`.
-// Each finding is kept (fintoc_movement_findings, once per subject) and reported, never passed over silently.
+// transfer (an outbound movement naming the transfer) and each sale paid through Fintoc (an inbound movement naming
+// the payment intent). Fintoc's Movement object (docs.fintoc.com, "The Movement object"; decision 750) names what
+// moved the money in `resource_id` and carries an unsigned `amount` whose sign is its `direction`; it has no
+// metadata. A movement matching nothing is an `unmatched_movement`; an expected one still absent after
+// fintocLimits.movementWindowMs a `missing_movement`; a payout whose transfer is `unresolved` (decision 750) an
+// `unresolved_transfer`. Each finding is kept (fintoc_movement_findings, once per subject) and reported, never
+// passed over silently.
 import type { AppContext } from '../../platform/context.ts';
 import type { Timestamp } from '../../platform/db/types.ts';
 import { fintocLimits } from '../../limits/index.ts';
@@ -12,7 +15,7 @@ import { fintocAccount } from '../../platform/processors/fintoc-settings.ts';
 interface FindingTable {
   account_id: string;
   subject: string;
-  kind: 'unmatched_movement' | 'missing_movement';
+  kind: 'unmatched_movement' | 'missing_movement' | 'unresolved_transfer';
   amount_minor: string;
   currency: string;
   detail: string;
@@ -88,12 +91,35 @@ async function expectedOf(ctx: AppContext, accountId: string, since: Date): Prom
   ];
 }
 
-/** The ids a movement names: its transfer or payment intent, and Cobro's ids in its metadata. */
+/** What a movement names: the transfer or payment intent in its `resource_id`. */
 function keysOf(m: Record<string, unknown>): string[] {
-  const meta = (m.metadata ?? {}) as Record<string, unknown>;
-  return [m.transfer_id, m.payment_intent_id, meta.cobro_payout_id, meta.cobro_attempt_id].filter(
-    (k): k is string => typeof k === 'string' && k !== '',
-  );
+  return typeof m.resource_id === 'string' && m.resource_id !== '' ? [m.resource_id] : [];
+}
+
+/** A movement's amount signed as Cobro's ledger sees it: money out of the account negative. */
+function signedAmountOf(m: Record<string, unknown>): bigint {
+  const amount = BigInt(String(m.amount ?? 0));
+  return m.direction === 'outbound' ? -amount : amount;
+}
+
+/** Payouts still open whose transfer is `unresolved` (decision 750): the operator's to settle. */
+async function unresolvedOf(ctx: AppContext, accountId: string): Promise<Finding[]> {
+  const rows = await ctx.db
+    .selectFrom('fintoc_transfers')
+    .innerJoin('payouts', 'payouts.id', 'fintoc_transfers.payout_id')
+    .select(['payouts.id', 'payouts.kind', 'payouts.amount_minor', 'payouts.currency'])
+    .where('fintoc_transfers.account_id', '=', accountId)
+    .where('fintoc_transfers.state', '=', 'unresolved')
+    .where('payouts.status', '=', 'processing')
+    .limit(fintocLimits.movementsPerRunMax)
+    .execute();
+  return rows.map((p) => ({
+    kind: 'unresolved_transfer',
+    subject: p.id,
+    amountMinor: -BigInt(p.amount_minor),
+    currency: p.currency,
+    detail: `${p.kind} whose transfer Fintoc may have made: check Fintoc, then \`cobro payouts resolve\``,
+  }));
 }
 
 async function keep(ctx: AppContext, accountId: string, f: Finding): Promise<void> {
@@ -135,7 +161,8 @@ export async function reconcileFintoc(
     const hit = keysOf(m)
       .map((k) => byKey.get(k))
       .find((e) => e !== undefined);
-    const matches = hit !== undefined && BigInt(String(m.amount)) === hit.amountMinor;
+    const amountMinor = signedAmountOf(m);
+    const matches = hit !== undefined && amountMinor === hit.amountMinor;
     // A second movement of one payout or sale is money that moved twice (decision 645), never a match.
     if (matches && !seen.has(hit.subject)) {
       seen.add(hit.subject);
@@ -144,7 +171,7 @@ export async function reconcileFintoc(
     findings.push({
       kind: 'unmatched_movement',
       subject: String(m.id),
-      amountMinor: BigInt(String(m.amount ?? 0)),
+      amountMinor,
       currency: String(m.currency ?? ''),
       detail:
         hit === undefined
@@ -164,6 +191,7 @@ export async function reconcileFintoc(
         currency: e.currency,
         detail: `${e.what} with no Fintoc movement`,
       });
+  findings.push(...(await unresolvedOf(ctx, accountId)));
   for (const f of findings) await keep(ctx, accountId, f);
   return { ok: true, matched: seen.size, findings };
 }

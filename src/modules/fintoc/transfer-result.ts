@@ -14,7 +14,8 @@ interface FintocTransferTable {
   payout_id: string;
   account_id: string;
   transfer_id: string | null;
-  state: 'sending' | 'sent' | 'succeeded' | 'failed';
+  /** `unresolved`: its answer lost and Fintoc's list naming no transfer for it; the operator's (decision 750). */
+  state: 'sending' | 'sent' | 'succeeded' | 'failed' | 'unresolved';
   attempts: number;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -63,11 +64,12 @@ export async function applyTransferResult(
     const at = await ctx.accountClock.now(payout.account_id, tx);
     const state =
       verdict.kind === 'open' ? 'sent' : verdict.kind === 'succeeded' ? 'succeeded' : 'failed';
-    if (sent.state === 'sending' || sent.state === 'sent' || sent.transfer_id === null) {
+    const undecided = sent.state !== 'succeeded' && sent.state !== 'failed';
+    if (undecided || sent.transfer_id === null) {
       await tx
         .updateTable('fintoc_transfers')
         .set({
-          ...(sent.state === 'sending' || sent.state === 'sent' ? { state } : {}),
+          ...(undecided ? { state } : {}),
           ...(sent.transfer_id === null && transferId !== null ? { transfer_id: transferId } : {}),
           updated_at: ctx.clock.now(),
         })
@@ -88,4 +90,26 @@ export async function applyTransferResult(
     );
     return 'applied';
   });
+}
+
+/**
+ * Leaves a payout whose transfer may exist at Fintoc to the operator (decision 750): its row `unresolved`, the payout
+ * `processing` with its money held. Only from `sending`, so an answer or webhook that resolved it meanwhile stands.
+ */
+export async function markUnresolved(
+  ctx: AppContext,
+  payoutId: string,
+  why: string,
+): Promise<void> {
+  const moved = await ctx.db
+    .updateTable('fintoc_transfers')
+    .set({ state: 'unresolved', updated_at: ctx.clock.now() })
+    .where('payout_id', '=', payoutId)
+    .where('state', '=', 'sending')
+    .executeTakeFirst();
+  if (moved.numUpdatedRows > 0n)
+    ctx.logger.error(
+      { payout: payoutId, why },
+      'Fintoc transfer unresolved: check Fintoc, then `cobro payouts resolve`',
+    );
 }

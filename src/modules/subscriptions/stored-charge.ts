@@ -7,7 +7,8 @@
 //      the processor with the payment's id as idempotency key, then record success or rejection with its money.
 //      A caller that finds the claim taken waits for the result; one that finds it final answers it. A payment no
 //      processor ever saw, whose subscription has ended or whose card was deleted since it opened, is declined
-//      unsent by the claim's commit instead (decision 670).
+//      unsent by the claim's commit instead (decision 670); so is one the processor proves it never received
+//      before it sends it again (decision 750).
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import type { ChargeOutcome } from '../../platform/processors/processor.ts';
@@ -56,9 +57,34 @@ function unsentReason(
 ): string | null {
   // attempt_id is set by the first claim and never cleared (chargeClaimed): null means no processor ever saw it.
   if (row.attempt_id !== null) return null;
+  return unwantedReason(card, hooks);
+}
+
+/** Why a payment is no longer wanted (its subscription ended, its card deleted), or null; after hooks.lockFirst. */
+function unwantedReason(card: { deleted_at: Date | null }, hooks: SettleHooks): string | null {
   if (hooks.stillWanted?.() === false) return 'Cobro no enviado: la suscripción terminó.';
   if (card.deleted_at !== null) return 'Cobro no enviado: la tarjeta fue eliminada.';
   return null;
+}
+
+/**
+ * Decision 750: a claimed payment whose earlier send the processor proved it never received (Oneclick's status 404)
+ * is as unsent as one never claimed, so decision 670's check is made again, under the caller's locks, before it is
+ * sent again. Only this attempt's claim may ask; the decline itself is recorded by recordCharged with the caller's part.
+ */
+function unwantedNow(
+  ctx: AppContext,
+  transactionId: string,
+  attemptKey: string,
+  hooks: SettleHooks,
+): () => Promise<string | null> {
+  return () =>
+    inTransaction(ctx.db, async (tx) => {
+      await hooks.lockFirst?.(tx);
+      const row = await lockTransaction(tx, transactionId);
+      if (row?.status !== 'pending' || row.attempt_id !== attemptKey) return null;
+      return unwantedReason(await cardOf(tx, transactionId), hooks);
+    });
 }
 
 /** Settles the payment and answers its row once final (or still pending when another caller's claim outlives the wait). */
@@ -77,7 +103,8 @@ export async function settleCharge(
       });
       continue;
     }
-    const outcome = await chargeClaimed(ctx, claim.row, claim.token, attemptKey);
+    const unsent = unwantedNow(ctx, transactionId, attemptKey, hooks);
+    const outcome = await chargeClaimed(ctx, claim.row, claim.token, attemptKey, unsent);
     return recordCharged(ctx, transactionId, attemptKey, outcome, hooks);
   }
   const row = await ctx.db
@@ -136,6 +163,7 @@ async function chargeClaimed(
   row: TransactionRow,
   cardToken: string,
   attemptKey: string,
+  unwanted: () => Promise<string | null>,
 ): Promise<ChargeOutcome> {
   try {
     // The account's processor: the sandbox's, or Oneclick Mall in production (issue 33).
@@ -147,6 +175,7 @@ async function chargeClaimed(
       amountMinor: BigInt(row.amount_minor),
       currency: row.currency,
       description: row.subject,
+      unsentReason: unwanted,
     });
   } catch (error) {
     // The answer is lost, not "nothing sent": the lease goes, the attempt's id stays as the payment's trace of a

@@ -40,6 +40,8 @@ export interface FintocApi {
   createTransfer(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
   createRefund(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
   getRefund(id: string): Promise<FintocObject>;
+  /** The account's outbound transfers created since `sinceIso`, at most `max` (decision 750's lookup). */
+  listOutboundTransfers(accountId: string, sinceIso: string, max: number): Promise<FintocObject[]>;
   /** The account's movements, at most `max`: pages past it are never asked for. */
   listMovements(
     accountId: string,
@@ -51,6 +53,16 @@ export interface FintocApi {
 function plain(value: unknown): FintocObject {
   const v = value as { serialize?: () => FintocObject };
   return typeof v.serialize === 'function' ? v.serialize() : (value as FintocObject);
+}
+
+/** The first `max` items of one of the client's lazy lists: it fetches a page only when the one before is used up. */
+async function firstOf(pages: unknown, max: number): Promise<FintocObject[]> {
+  const out: FintocObject[] = [];
+  for await (const item of pages as AsyncIterable<unknown>) {
+    if (out.length >= max) break;
+    out.push(plain(item));
+  }
+  return out;
 }
 
 function bounded<T>(call: Promise<T>, timeoutMs: number, what: string): Promise<T> {
@@ -107,22 +119,28 @@ export function fintocApi(host: FintocHost): FintocApi {
         ),
       ),
     getRefund: async (id) => plain(await bounded(refunds.get(id), t, 'get refund')),
+    listOutboundTransfers: (accountId, sinceIso, max) =>
+      bounded(
+        (async () =>
+          firstOf(
+            await transfers.list({
+              account_id: accountId,
+              direction: 'outbound',
+              since: sinceIso,
+              lazy: true,
+            } as never),
+            max,
+          ))(),
+        t,
+        'list transfers',
+      ),
     listMovements: (accountId, query, max) =>
       bounded(
-        (async () => {
-          // The client's lazy list fetches a page when the one before is used up: leaving the loop at `max` stops it.
-          const pages = await accounts.movements.list({
-            account_id: accountId,
-            ...query,
-            lazy: true,
-          });
-          const out: FintocObject[] = [];
-          for await (const movement of pages as AsyncIterable<unknown>) {
-            if (out.length >= max) break;
-            out.push(plain(movement));
-          }
-          return out;
-        })(),
+        (async () =>
+          firstOf(
+            await accounts.movements.list({ account_id: accountId, ...query, lazy: true }),
+            max,
+          ))(),
         t,
         'list movements',
       ),

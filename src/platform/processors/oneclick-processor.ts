@@ -141,6 +141,18 @@ async function chargeStoredCard(
       await recordChargeAnswer(s.ctx.db, key, known.approved ? 'approved' : 'declined', at);
       return known;
     }
+    // Transbank never received the first authorize: this one is a new charge, made only if still wanted (decision 750).
+    const unwanted = (await request.unsentReason?.()) ?? null;
+    if (unwanted !== null) {
+      await recordChargeAnswer(s.ctx.db, key, 'declined', at);
+      return {
+        approved: false,
+        payerMessage: unwanted,
+        gatewayMessage: unwanted,
+        cardBrand: card.brand,
+        cardLast4: card.last4,
+      };
+    }
   } else {
     await recordChargeSent(s.ctx.db, {
       idempotencyKey: key,

@@ -103,6 +103,11 @@ export type RefundOutcome =
 export interface StoredCardCharge extends ChargeBase {
   readonly cardToken: string;
   readonly installments: number;
+  /**
+   * Asked before sending again a charge the processor has proved it never received (Oneclick's status answers 404
+   * for its buy order): why the charge is no longer wanted, which declines it unsent, or null to send it (decision 750).
+   */
+  readonly unsentReason?: () => Promise<string | null>;
 }
 
 /** What Cobro asks an acquirer whose payer authorises on the acquirer's own page (Webpay Plus). */

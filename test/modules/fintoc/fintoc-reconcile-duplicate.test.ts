@@ -41,14 +41,18 @@ describe('fintoc reconcile', () => {
     const clean = await dispatch(['fintoc', 'reconcile', '--account', shop.id], t.ctx);
     expect(clean.stdout).toMatch(/^1 matched, 0 reported/);
 
-    // A second transfer of the same payout (same metadata, another transfer id): 4000 more left the account.
+    // A second movement of the same transfer (Fintoc's movement shape, decision 750): 4000 more left the account.
+    const first = [...sim.transfers.values()].find(
+      (x) => (x.metadata as Record<string, unknown>).cobro_payout_id === id,
+    )!;
     sim.extraMovements.push({
       id: 'mov_second',
-      amount: -4000,
+      object: 'movement',
+      amount: 4000,
       currency: 'CLP',
-      transfer_id: 'tr_second',
       direction: 'outbound',
-      metadata: { cobro_payout_id: id, cobro_kind: 'payout' },
+      resource_id: first.id,
+      type: 'transfer',
     });
     const out = await dispatch(['fintoc', 'reconcile', '--account', shop.id], t.ctx);
     expect(out.stdout).toContain('mov_second');

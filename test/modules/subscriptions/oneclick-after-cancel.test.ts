@@ -49,8 +49,8 @@ afterAll(async () => {
 });
 
 /** A subscription to `plan` whose payer registered `card` on the simulator's page. */
-async function subscribedWithOneclick(plan: string, card: string): Promise<string> {
-  const client = await createSuClient(t, shop, { email: 'cancel@example.com' });
+async function subscribedWithOneclick(plan: string, card: string, email: string): Promise<string> {
+  const client = await createSuClient(t, shop, { email });
   const res = await t.call(shop, {
     method: 'POST',
     url: '/api/sususcription',
@@ -84,7 +84,7 @@ async function subscribedWithOneclick(plan: string, card: string): Promise<strin
 describe('a recurring Oneclick try that never reached Transbank, then the subscription is cancelled', () => {
   it('is not charged after the DELETE answered', async () => {
     const plan = await createPlan(t, shop, { name: 'Mensual', amount: 7770, interval: 'month' });
-    const id = await subscribedWithOneclick(plan, visa);
+    const id = await subscribedWithOneclick(plan, visa, 'cancel@example.com');
     const charged = () => [...sim.charges.values()].filter((c) => c.amount === 7770).length;
     const before = charged();
     await t.ctx.db
@@ -110,5 +110,42 @@ describe('a recurring Oneclick try that never reached Transbank, then the subscr
     t.clock.advanceMs(subscriptionLimits.chargeLeaseMs + 1000);
     await runBilling(t.ctx, { accountId: shop.id, limit: 10 }).catch(() => 0);
     expect(charged()).toBe(before);
+    // Decision 750: the try is declined unsent, as one never claimed would be (decision 670), and its cycle ends.
+    const payment = await t.ctx.db
+      .selectFrom('su_charges')
+      .innerJoin('transactions', 'transactions.id', 'su_charges.transaction_id')
+      .select(['transactions.status', 'transactions.gateway_message'])
+      .where('su_charges.subscription_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(payment).toEqual({
+      status: 'rejected',
+      gateway_message: 'Cobro no enviado: la suscripción terminó.',
+    });
+    const cycles = await t.ctx.db
+      .selectFrom('su_cycles')
+      .select('status')
+      .where('subscription_id', '=', id)
+      .where('status', '=', 'canceled by paymaster')
+      .execute();
+    expect(cycles).toHaveLength(1);
+  });
+
+  it('a try Transbank never saw of a subscription still active is sent again and charged', async () => {
+    const plan = await createPlan(t, shop, { name: 'Semanal', amount: 6660, interval: 'month' });
+    const id = await subscribedWithOneclick(plan, visa, 'active@example.com');
+    const charged = () => [...sim.charges.values()].filter((c) => c.amount === 6660).length;
+    const before = charged();
+    await t.ctx.db
+      .updateTable('su_subscriptions')
+      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
+      .where('id', '=', id)
+      .execute();
+    sim.authorizeFault = 'drop';
+    await runBilling(t.ctx, { accountId: shop.id, limit: 1 }).catch(() => 0);
+    sim.authorizeFault = 'none';
+    expect(charged()).toBe(before);
+    t.clock.advanceMs(subscriptionLimits.chargeLeaseMs + 1000);
+    await runBilling(t.ctx, { accountId: shop.id, limit: 10 }).catch(() => 0);
+    expect(charged()).toBe(before + 1);
   });
 });
