@@ -110,3 +110,128 @@ describe('POST /api/transaction: the seed lists `payment` values 1, 4, 6, 9, 19,
     });
   });
 });
+
+describe("PHP's empty array: json_encode([]) is `[]`, not `{}` (supplement §1.2, tolerant input)", () => {
+  // A PHP integration builds `'additional_parameters' => $params` with `$params = []` when it has none, and PHP
+  // encodes an empty array as a JSON array. The reference backend is PHP too (it answers `"parámetros": []` and
+  // `"additional_parameters": ""`), so `[]` means "no parameters"; Cobro answers 400 `additional_parameters:invalid`
+  // on every endpoint that takes the object.
+  it('POST /api/transaction with additional_parameters [] creates the sale', async () => {
+    const res = await send('POST', '/api/transaction', {
+      email: 'payer@example.com',
+      order: 'php-empty-array-1',
+      subject: 'Pago',
+      amount: 1000,
+      additional_parameters: [],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'pending' });
+  });
+
+  it('POST /api/wallet/payout with additional_parameters [] pays', async () => {
+    const res = await send(
+      'POST',
+      '/api/wallet/payout',
+      { ...payout('php-empty-array-2'), additional_parameters: [] },
+      'php',
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'success' });
+  });
+
+  it('POST /api/suclient with additional_parameters [] creates the client', async () => {
+    const res = await send(
+      'POST',
+      '/api/suclient',
+      {
+        email: 'php.empty@example.com',
+        name: 'John Doe',
+        phone: '923122312',
+        additional_parameters: [],
+      },
+      'php',
+    );
+    expect(res.statusCode, res.body).toBe(200);
+  });
+});
+
+describe('empty optional values mean "not given", as Cobro already treats urlnotify "" and marketplace ""', () => {
+  // POST /api/transaction takes `urlnotify: ""`, `urlreturn: ""`, `currency: ""` and `expired: ""` as absent,
+  // but other optional fields refuse the same empty value with 400 `invalid`.
+  it('POST /api/event with url_logo and url_event "" (what GET /api/event answers for an event without them)', async () => {
+    const res = await send('POST', '/api/event', {
+      name: 'Evento',
+      event: 'empty-urls-1',
+      date_event: '2026-12-20',
+      date_payment: '2026-12-22',
+      date_closing_sales: '2026-12-19 23:59:00',
+      url_logo: '',
+      url_event: '',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'success', url_logo: '', url_event: '' });
+  });
+
+  it('POST /api/transaction with payment "" offers every method, as without payment', async () => {
+    const res = await send('POST', '/api/transaction', {
+      email: 'payer@example.com',
+      order: 'empty-payment-1',
+      subject: 'Pago',
+      amount: 1000,
+      payment: '',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'pending' });
+  });
+
+  it('POST /api/event with service_sale "" creates the event without a service fee', async () => {
+    const res = await send('POST', '/api/event', {
+      name: 'Evento',
+      event: 'empty-fee-1',
+      date_event: '2026-12-20',
+      date_payment: '2026-12-22',
+      date_closing_sales: '2026-12-19 23:59:00',
+      service_sale: '',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  });
+});
+
+describe('POST /api/event: a datetime whose meaning is clear (supplement §1.2)', () => {
+  // The seed types date_event, date_closing_sales and date_payment as "datetime". A JS integration sends
+  // `date.toISOString()`; Cobro takes `2026-12-20T20:00:00` but refuses the same instant with its zone as
+  // `date_event: too long`, a message that does not say what is wrong.
+  it('takes ISO-8601 with milliseconds and Z and answers it in the service time zone', async () => {
+    const res = await send('POST', '/api/event', {
+      name: 'Evento ISO',
+      event: 'iso-z-1',
+      date_event: '2026-12-20T23:00:00.000Z',
+      date_payment: '2026-12-22T13:00:00.000Z',
+      date_closing_sales: '2026-12-20T02:59:00.000Z',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    // America/Santiago is UTC-3 in December.
+    expect(res.json()).toMatchObject({
+      date_event: '2026-12-20 20:00:00',
+      date_payment: '2026-12-22 10:00:00',
+      date_closing_sales: '2026-12-19 23:59:00',
+    });
+  });
+});
+
+describe('HTTP-200 failed bodies keep the fields the seed declares for the 200', () => {
+  // Seed "Wallet": POST /api/wallet/payout "200: {status: 'success' or 'failed', identifier_wallet: string,
+  // identifier_payout: string}". A refused payout answers {status, type, message_error} only, so a client that
+  // deserialises the declared 200 shape (a typed Java/C#/Go client) finds two required strings missing.
+  it('an insufficient-funds payout still carries identifier_wallet and identifier_payout (empty strings)', async () => {
+    const poor = await t.createAccount('Seed gaps poor merchant');
+    const body = { ...payout('poor-1'), amount: 5000 };
+    const res = await t.call(poor, { method: 'POST', url: '/api/wallet/payout', body, sign: true });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      status: 'failed',
+      identifier_wallet: expect.any(String),
+      identifier_payout: expect.any(String),
+    });
+  });
+});
