@@ -235,3 +235,45 @@ describe('HTTP-200 failed bodies keep the fields the seed declares for the 200',
     });
   });
 });
+
+describe('a string field given a number keeps its text (supplement §1.2), past 2^53 too', () => {
+  // PHP integers are 64-bit and json_encode writes them exactly, so an integration whose order ids are
+  // BIGINT/snowflake ids (`'order' => $order->id`) sends `"order":1798919972496684032`; the reference backend
+  // (PHP) reads it exactly and its PHP signing script signs `order=1798919972496684032`. The JSON parser keeps the
+  // source text (json-body.ts), yet decision 072 refuses such a number as `order:invalid`, and the Sign is
+  // checked against the rounded double (`...684000`).
+  const bigOrder = '1798919972496684032';
+
+  it('POST /api/transaction with order 1798919972496684032 (a JSON number) stores the order as written', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/transaction',
+      headers: { authorization: `Bearer ${m.publicToken}`, 'content-type': 'application/json' },
+      payload: `{"email":"payer@example.com","order":${bigOrder},"subject":"Pago","amount":1000}`,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const got = await t.call(m, { method: 'GET', url: `/api/transaction/${res.json().id}` });
+    expect(got.json().order).toBe(bigOrder);
+  });
+
+  it('POST /api/wallet/payout with that order, signed by the PHP script over its digits, pays', async () => {
+    const fields = payout('ignored');
+    const { order: _unused, ...rest } = fields;
+    const sign = referenceSign('php', m.privateToken, '/api/wallet/payout', {
+      ...rest,
+      order: bigOrder,
+    });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/wallet/payout',
+      headers: {
+        authorization: `Bearer ${m.publicToken}`,
+        'content-type': 'application/json',
+        sign,
+      },
+      payload: `${JSON.stringify(rest).slice(0, -1)},"order":${bigOrder}}`,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'success' });
+  });
+});
