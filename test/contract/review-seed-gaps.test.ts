@@ -277,3 +277,17 @@ describe('a string field given a number keeps its text (supplement §1.2), past 
     expect(res.json()).toMatchObject({ status: 'success' });
   });
 });
+
+describe("status flags as PHP's http_build_query writes them (`true` becomes `1`)", () => {
+  // Reference §7.7/§7.8 filter subscription lists with `<status>=true`. A PHP integration builds the query with
+  // http_build_query(['active' => true, 'page' => 1]), which writes `active=1`. GET /api/transaction already takes
+  // `success=1` (transaction-query.ts), but the subscription lists answer 400 `active:invalid`.
+  it.each(['/api/sususcription?active=1&page=1', '/api/sususcriptionv3?active=1&page=1'])(
+    'GET %s answers the list',
+    async (url) => {
+      const res = await send('GET', url, undefined, 'php');
+      expect(res.statusCode, res.body).toBe(200);
+      expect(Array.isArray(res.json())).toBe(true);
+    },
+  );
+});
