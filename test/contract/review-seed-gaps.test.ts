@@ -291,3 +291,64 @@ describe("status flags as PHP's http_build_query writes them (`true` becomes `1`
     },
   );
 });
+
+describe('null for an optional field means "not given", as Cobro already treats phone, payment or urlnotify null', () => {
+  // Typed clients serialise every member of their request object: Jackson, System.Text.Json and Go's encoding/json
+  // (pointer fields) write `null` for the unset ones by default, and JS code writes `x ?? null`. Cobro takes null
+  // for plain optional strings and integers, but refuses it for the optional objects and URL-formatted strings
+  // with 400 `invalid`, and for PUT /api/maclient's phone with `is empty`.
+  it('POST /api/transaction with additional_parameters null', async () => {
+    const res = await send('POST', '/api/transaction', {
+      email: 'payer@example.com',
+      order: 'null-ap-1',
+      subject: 'Pago',
+      amount: 1000,
+      additional_parameters: null,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  });
+
+  it('POST /api/wallet/payout with url_notify and additional_parameters null (JS script drops nulls)', async () => {
+    const res = await send(
+      'POST',
+      '/api/wallet/payout',
+      { ...payout('null-url-1'), url_notify: null, additional_parameters: null },
+      'js',
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'success' });
+  });
+
+  it('POST /api/event with url_event, url_logo and affiliation null', async () => {
+    const res = await send('POST', '/api/event', {
+      name: 'Evento',
+      event: 'null-fields-1',
+      date_event: '2026-12-20',
+      date_payment: '2026-12-22',
+      date_closing_sales: '2026-12-19 23:59:00',
+      url_event: null,
+      url_logo: null,
+      affiliation: null,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  });
+
+  it('PUT /api/maclient/{id} with only name set and phone and bank null changes the name', async () => {
+    const created = await send('POST', '/api/maclient', {
+      email: 'null.put@example.com',
+      name: 'John Doe',
+      phone: '923122312',
+      bank: { sbif: '0001', type: '1', num: '12312313121', rut: '111111111' },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const id = created.json().id as string;
+    const res = await send(
+      'PUT',
+      `/api/maclient/${id}`,
+      { name: 'Jane Doe', phone: null, bank: null },
+      'js',
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ name: 'Jane Doe', phone: '923122312' });
+  });
+});
