@@ -352,3 +352,28 @@ describe('null for an optional field means "not given", as Cobro already treats 
     expect(res.json()).toMatchObject({ name: 'Jane Doe', phone: '923122312' });
   });
 });
+
+describe('docs/client.md against the server', () => {
+  // docs/client.md ("What every method returns") names "a membership that does not add up" among the business
+  // refusals answered with HTTP 200 `status: failed`; the server answers it 400 (a validation error), as
+  // docs/marketplace.md and supplement §3 have it. A client written from docs/client.md checks the wrong status.
+  it('the answer to a membership whose percentages do not add up has the HTTP status docs/client.md gives it', async () => {
+    const doc = await import('node:fs').then((fs) =>
+      fs.readFileSync(new URL('../../docs/client.md', import.meta.url), 'utf8'),
+    );
+    const documentedAs200 = /HTTP 200[^.]*a membership that does not\s+add up/.test(doc);
+    const client = await send('POST', '/api/maclient', {
+      email: 'split@example.com',
+      name: 'Split',
+      phone: '923122312',
+      bank: { sbif: '0001', type: '1', num: '1', rut: '111111111' },
+    });
+    const res = await send('POST', '/api/maaffiliation', {
+      name: 'no suma',
+      percentage: '10',
+      affiliation: [[client.json().id, '45']],
+    });
+    expect(res.json().status).toBe('failed');
+    expect(res.statusCode).toBe(documentedAs200 ? 200 : 400);
+  });
+});
