@@ -377,3 +377,23 @@ describe('docs/client.md against the server', () => {
     expect(res.statusCode).toBe(documentedAs200 ? 200 : 400);
   });
 });
+
+describe('sandbox: POST /api/wallet/withdraw can be exercised by an integration', () => {
+  // Seed "Environments": the sandbox is for "integration tests without touching real data". A sandbox account
+  // (the demo account `npm start` prints included) has no bank account, the dashboard offers no way to add one
+  // (only the operator's `cobro accounts set-bank`), so every withdraw answers HTTP 200 `bank_account_missing`
+  // and the seed's `{status: 'Success', identifier_wallet}` can never be seen in the sandbox.
+  it('a funded sandbox account withdraws with the reference sample body', async () => {
+    const res = await send(
+      'POST',
+      '/api/wallet/withdraw',
+      { subject: 'withdraw 133222', currency: 'CLP', order: 'sandbox-withdraw-1', amount: 1000 },
+      'php',
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.json(), res.body).toMatchObject({
+      status: 'Success',
+      identifier_wallet: expect.stringMatching(/^wa/),
+    });
+  });
+});
