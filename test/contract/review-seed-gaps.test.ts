@@ -99,20 +99,23 @@ describe('POST /api/transaction: the seed lists `payment` values 1, 4, 6, 9, 19,
   // `payment_method_unavailable`, because no checkout page can take a cash or wallet-app payment, in sandbox or in
   // production; decision 755 records why a sandbox page for them is not built in this change. This asserts that
   // documented refusal (docs/payments.md, docs/errors.md), written before anything is stored.
-  it.each([6, 9, 23])('payment %i is refused, naming the method, as decision 451 documents', async (payment) => {
-    const res = await send('POST', '/api/transaction', {
-      email: 'payer@example.com',
-      order: `pay-${payment}`,
-      subject: 'Pago',
-      amount: 1000,
-      payment,
-    });
-    expect(res.statusCode).toBe(200);
-    expect(res.json(), res.body).toMatchObject({
-      status: 'failed',
-      type: 'payment_method_unavailable',
-    });
-  });
+  it.each([6, 9, 23])(
+    'payment %i is refused, naming the method, as decision 451 documents',
+    async (payment) => {
+      const res = await send('POST', '/api/transaction', {
+        email: 'payer@example.com',
+        order: `pay-${payment}`,
+        subject: 'Pago',
+        amount: 1000,
+        payment,
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json(), res.body).toMatchObject({
+        status: 'failed',
+        type: 'payment_method_unavailable',
+      });
+    },
+  );
 });
 
 describe("PHP's empty array: json_encode([]) is `[]`, not `{}` (supplement §1.2, tolerant input)", () => {

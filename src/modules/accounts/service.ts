@@ -8,7 +8,7 @@ import { formatTimestamp } from '../../platform/time/time-format.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { findAccountRowById } from './repository.ts';
 import { graceMs, storeKey } from './keys.ts';
-import { giveSandboxBankAccount } from '../wallet/sandbox-bank-account.ts';
+import { giveSandboxBankAccount } from './sandbox-bank-account.ts';
 
 export interface AccountView extends Credentials {
   readonly id: string;

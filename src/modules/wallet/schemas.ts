@@ -157,7 +157,8 @@ export const WalletSummary = Type.Object({
  * A refusal still carries the identifiers the seed's 200 declares, empty, for clients that deserialise that shape
  * (decision 755).
  */
-const refusedDescription = 'A business rule refused the operation (HTTP 200); the identifiers are empty.';
+const refusedDescription =
+  'A business rule refused the operation (HTTP 200); the identifiers are empty.';
 const PayoutRefused = Type.Object(
   {
     ...RuleFailureBody.properties,

@@ -146,7 +146,8 @@ export function formatZoneOffset(at: Date, timeZone: string): string {
 }
 
 /** ISO-8601 with its zone, as JavaScript's toISOString and most clients write an instant. */
-const zonedPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+const zonedPattern =
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 
 /**
  * An instant written with its zone (`2026-12-20T23:00:00.000Z`, `...-03:00`) as the service zone's wall clock,
