@@ -7,7 +7,7 @@
 import type { DbOrTx } from '../../platform/db/types.ts';
 
 /** Banco de Chile (0001), a checking account, the sandbox's bank-login RUT 11.111.111-1 (supplement §6.2). */
-export const sandboxBankAccount = {
+const sandboxBankAccount = {
   currency: 'CLP',
   sbif: '0001',
   type: '1',
