@@ -135,7 +135,8 @@ export const eventLimits = {
   beneficiaryPercentLengthMax: 6,
   /** Each beneficiary is a posting of the sale's settlement journal, which holds at most 64. */
   beneficiariesMax: 50,
-  dateTextLengthMax: 19,
+  /** `2026-12-20T23:00:00.123456789+03:00`: an ISO-8601 instant with nanoseconds and its zone (decision 755). */
+  dateTextLengthMax: 35,
   payoutBatchMax: 50,
 } as const;
 

@@ -140,6 +140,11 @@ describe('CobroClient wallet and payouts over HTTP', () => {
   });
 
   it('withdraw needs a bank account on file: a refusal with HTTP 200', async () => {
+    // A sandbox account starts with a test bank account (decision 755); this one has had it removed.
+    await live.t.ctx.db
+      .deleteFrom('account_bank_accounts')
+      .where('account_id', '=', merchant.id)
+      .execute();
     const res = await client.withdraw({
       subject: 'Cash out',
       currency: 'CLP',
@@ -147,7 +152,11 @@ describe('CobroClient wallet and payouts over HTTP', () => {
       amount: 100,
     });
     expect(res.httpStatus).toBe(200);
-    expect(res.body).toMatchObject({ status: 'failed', type: 'bank_account_missing' });
+    expect(res.body).toMatchObject({
+      status: 'failed',
+      type: 'bank_account_missing',
+      identifier_wallet: '',
+    });
   });
 
   it('reads a balance past 2^53 - 1 exactly, as a bigint (decision 720)', async () => {

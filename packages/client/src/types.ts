@@ -331,22 +331,25 @@ export type WalletBody = {
 };
 
 export type PayoutCreatedBody = {
-  status: "failed";
-  type: string;
-  message_error: string;
-} | {
   status: "success";
   identifier_wallet: string;
   identifier_payout: string;
-};
-
-export type WithdrawBodyResponse = {
+} | {
   status: "failed";
   type: string;
   message_error: string;
-} | {
+  identifier_wallet: "";
+  identifier_payout: "";
+};
+
+export type WithdrawBodyResponse = {
   status: "Success";
   identifier_wallet: string;
+} | {
+  status: "failed";
+  type: string;
+  message_error: string;
+  identifier_wallet: "";
 };
 
 export type PayoutBody = {

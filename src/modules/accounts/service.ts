@@ -8,6 +8,7 @@ import { formatTimestamp } from '../../platform/time/time-format.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { findAccountRowById } from './repository.ts';
 import { graceMs, storeKey } from './keys.ts';
+import { giveSandboxBankAccount } from './sandbox-bank-account.ts';
 
 export interface AccountView extends Credentials {
   readonly id: string;
@@ -50,20 +51,24 @@ export async function createAccount(
   const credentials = newCredentials();
   const now = ctx.clock.now();
   const id = newId('acc', 17);
-  await db
-    .insertInto('accounts')
-    .values({
-      id,
-      name: name.trim(),
-      status: 'active',
-      public_token_hash: publicTokenHash(credentials.publicToken),
-      public_token_enc: ctx.secrets.seal(credentials.publicToken),
-      private_token_enc: ctx.secrets.seal(credentials.privateToken),
-      webhook_secret_enc: ctx.secrets.seal(credentials.webhookSecret),
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
+  await inTransaction(db, async (tx) => {
+    await tx
+      .insertInto('accounts')
+      .values({
+        id,
+        name: name.trim(),
+        status: 'active',
+        public_token_hash: publicTokenHash(credentials.publicToken),
+        public_token_enc: ctx.secrets.seal(credentials.publicToken),
+        private_token_enc: ctx.secrets.seal(credentials.privateToken),
+        webhook_secret_enc: ctx.secrets.seal(credentials.webhookSecret),
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    // A sandbox account can withdraw from its first call (decision 755).
+    if (ctx.config.mode === 'sandbox') await giveSandboxBankAccount(tx, id, name.trim(), now);
+  });
   const row = await findAccountRowById(db, id);
   if (row === undefined) throw new Error('account vanished after insert');
   return { ok: true, value: view(ctx, row) };

@@ -1,8 +1,8 @@
 // Reads the event's dates and beneficiaries the ways merchants send them (reference §6.1, decision 043):
-// dates with or without a time, beneficiaries as objects or as [email, percent] pairs.
+// dates with or without a time (or as an ISO-8601 instant with its zone), beneficiaries as objects or as [email, percent] pairs.
 import { validationError } from '../../platform/errors/errors.ts';
 import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/percent.ts';
-import { parseLocal } from '../../platform/time/time-format.ts';
+import { parseLocal, zonedToLocalText } from '../../platform/time/time-format.ts';
 import { eventLimits } from '../../limits/index.ts';
 import type { EventCreate } from './schemas.ts';
 
@@ -35,7 +35,8 @@ function nextDay(dateText: string): string {
 export function parseEventDates(body: EventCreate, timeZone: string): EventDates {
   const problems: Record<string, string> = {};
   const read = (field: 'date_event' | 'date_payment' | 'date_closing_sales', endOfDay: boolean) => {
-    const text = body[field].trim();
+    // An instant with its zone (a JS client's toISOString) is read in the service zone (decision 755).
+    const text = zonedToLocalText(body[field], timeZone) ?? body[field].trim();
     const timed = !dateOnly.test(text);
     const at = parseLocal(timed || !endOfDay ? text : `${text} 23:59:59`, timeZone);
     if (at === null) problems[field] = 'invalid';

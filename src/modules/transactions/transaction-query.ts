@@ -157,7 +157,7 @@ export async function listTransactions(
   const statuses = new Set<TransactionStatus>();
   for (const [flag, mapped] of flagStatuses) {
     const v = query[flag];
-    if (v === undefined || v === '' || v === 'false') continue;
+    if (v === undefined || v === '' || v === 'false' || v === '0') continue;
     if (v !== 'true' && v !== '1') errors[flag] = 'invalid';
     for (const s of mapped) statuses.add(s);
   }

@@ -80,7 +80,8 @@ function registerPayoutCommands(r: TypedRouter, ctx: AppContext): void {
           const outcome = await write(
             await payoutRequestFrom(c, accountOf(request).id, request.body),
           );
-          if (!outcome.ok) return outcome.failure;
+          if (!outcome.ok)
+            return { ...outcome.failure, identifier_wallet: '', identifier_payout: '' } as const;
           return {
             status: 'success' as const,
             identifier_wallet: outcome.movementId,
@@ -109,9 +110,12 @@ function registerPayoutCommands(r: TypedRouter, ctx: AppContext): void {
         ...payoutRunners(async (c, write) => {
           const prepared = await withdrawRequestFrom(c, accountOf(request).id, request.body);
           if (!prepared.ok)
-            return ruleFailure('bank_account_missing', { currency: prepared.currency });
+            return {
+              ...ruleFailure('bank_account_missing', { currency: prepared.currency }),
+              identifier_wallet: '',
+            } as const;
           const outcome = await write(prepared.request);
-          if (!outcome.ok) return outcome.failure;
+          if (!outcome.ok) return { ...outcome.failure, identifier_wallet: '' } as const;
           return { status: 'Success' as const, identifier_wallet: outcome.movementId };
         }),
       ),

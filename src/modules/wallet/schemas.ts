@@ -153,5 +153,24 @@ export const WalletSummary = Type.Object({
   wallet_movements: Type.Array(WalletMovement),
 });
 
-export const PayoutCreateResponse = Type.Union([PayoutCreated, RuleFailureBody]);
-export const WithdrawResponse = Type.Union([WithdrawCreated, RuleFailureBody]);
+/**
+ * A refusal still carries the identifiers the seed's 200 declares, empty, for clients that deserialise that shape
+ * (decision 755).
+ */
+const refusedDescription =
+  'A business rule refused the operation (HTTP 200); the identifiers are empty.';
+const PayoutRefused = Type.Object(
+  {
+    ...RuleFailureBody.properties,
+    identifier_wallet: Type.Literal(''),
+    identifier_payout: Type.Literal(''),
+  },
+  { description: refusedDescription },
+);
+const WithdrawRefused = Type.Object(
+  { ...RuleFailureBody.properties, identifier_wallet: Type.Literal('') },
+  { description: refusedDescription },
+);
+
+export const PayoutCreateResponse = Type.Union([PayoutCreated, PayoutRefused]);
+export const WithdrawResponse = Type.Union([WithdrawCreated, WithdrawRefused]);

@@ -19,8 +19,13 @@ const formUrlEncode: Encoder = (text) => phpUrlEncode(text).replace(/%2A/g, '*')
 
 export type SignParams = Readonly<Record<string, unknown>>;
 
+/**
+ * A value's text as each reference script writes it (reference §12.4): the JS script drops null; the PHP script
+ * keeps it as `key=` (gettype NULL is neither array nor object, urlencode(null) is ""), and writes booleans 1 and "".
+ */
 function scalarText(value: unknown, style: 'js' | 'php'): string | null {
-  if (value === null || value === undefined) return null;
+  if (value === null) return style === 'php' ? '' : null;
+  if (value === undefined) return null;
   if (typeof value === 'object') return null;
   if (typeof value === 'boolean') return style === 'js' ? String(value) : value ? '1' : '';
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint')
@@ -49,23 +54,26 @@ export function computeSign(privateToken: string, path: string, params: SignPara
     .digest('hex');
 }
 
-/** Whether any value would be written differently by PHP's style (booleans as 1 and empty). */
-function hasBoolean(params: SignParams): boolean {
-  for (const key in params) if (typeof params[key] === 'boolean') return true;
+/** Whether any value would be written differently by PHP's style (booleans as 1 and empty, null as empty). */
+function hasPhpOnlyText(params: SignParams): boolean {
+  for (const key in params) {
+    const value = params[key];
+    if (typeof value === 'boolean' || value === null) return true;
+  }
   return false;
 }
 
 /**
  * The texts a client may have signed, for each form of the path it may have signed (see signedPaths). Each
  * encoding is built only when it can differ from PHP's: the form encoding when a value holds a `*` (written `%2A`),
- * PHP's boolean style when a value is a boolean.
+ * PHP's style when a value is a boolean or null.
  */
 function candidates(paths: readonly string[], params: SignParams): Set<string> {
   const out = new Set<string>();
   const php = serialize(params, phpUrlEncode, 'js');
   const joins = [php];
   if (php.includes('%2A')) joins.push(serialize(params, formUrlEncode, 'js'));
-  if (hasBoolean(params)) joins.push(serialize(params, phpUrlEncode, 'php'));
+  if (hasPhpOnlyText(params)) joins.push(serialize(params, phpUrlEncode, 'php'));
   for (const path of paths) {
     const encodedPath = phpUrlEncode(path);
     for (const joined of joins) {

@@ -1,6 +1,12 @@
 // Response conventions for every route (supplement §3): JSON envelopes for 404/405/406, request ids, one error
 // handler that never leaks internals.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyBodyParser,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 import { ApiError, databaseUnavailable } from '../errors/errors.ts';
 import { isDatabaseUnavailable } from '../db/outage.ts';
 import { limits } from '../../limits/index.ts';
@@ -100,24 +106,37 @@ const bodilessMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', '
  */
 export const hstsValue = `max-age=${limits.hstsMaxAgeS}`;
 
-export function registerConventions(
-  app: FastifyInstance,
-  options: { readonly httpsBase: boolean } = { httpsBase: false },
-): void {
-  const hsts = options.httpsBase;
+/** The JSON body parser, for `application/json` and for JSON under a `+json` suffix. */
+function registerJsonParsers(app: FastifyInstance): void {
   // The seed's common headers include `Content-Type: application/json` on every request, so a DELETE (or a GET)
   // sent that way with no body is a request without a body, not an empty JSON document.
   // Fastify's default checks, plus each number's source text for the input guards (decision 072).
   const parseJson = parseJsonBody;
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    keepRawBody(request, body as string);
+  const jsonParser: FastifyBodyParser<string> = (request, body, done) => {
+    keepRawBody(request, body);
     if (body === '' && bodilessMethods.has(request.method)) {
       done(null, undefined);
       return;
     }
-    parseJson(request, body as string, done);
-  });
+    parseJson(request, body, done);
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonParser);
+  // JSON under a structured-syntax suffix (`application/vnd.api+json`, RFC 6839) is JSON, as Laravel, the
+  // reference's framework, reads it (decision 755).
+  app.addContentTypeParser(
+    /^application\/[\w.-]+\+json\s*(?:;|$)/i,
+    { parseAs: 'string' },
+    jsonParser,
+  );
+}
+
+export function registerConventions(
+  app: FastifyInstance,
+  options: { readonly httpsBase: boolean } = { httpsBase: false },
+): void {
+  const hsts = options.httpsBase;
+  registerJsonParsers(app);
 
   // Callback hooks rather than async ones on every request (here, the input guards, the idempotency check and the
   // metrics): an async hook costs a promise and a turn of the microtask queue each (decision 250).

@@ -5,9 +5,12 @@
 //  - Integers: supplement §1.2 accepts a JSON number or a string of digits. Ajv's type coercion also turns `true`
 //    into 1 and reads "0x10", "1e3" or " 25 " as numbers; those are marked here so that the schema refuses them.
 //  - Strict coercion (decision 072): a boolean never fills a string or an integer field (Ajv makes `false` the
-//    text "false"), and neither does a number written with an exponent or too large to be exact (`1e308`,
-//    12345678901234567890). A string field takes a number only when it can keep its text (`25000`, `12.5`).
+//    text "false"), and neither does a number written with an exponent (`1e308`); an integer field never takes
+//    one too large to be exact (12345678901234567890). A string field takes a number only when it can keep its
+//    text (`25000`, `12.5`, and plain digits past 2^53, which the JSON parser keeps as text: decision 755).
+//  - A boolean field takes `1` and `0`, as PHP's http_build_query writes true and false (decision 755).
 //    Where the field's own bound refuses the value too (a text too long, a maximum), its problem is reported.
+//  - "Not given" (decision 755): null for an optional field, `[]` for an object, "" for an optional number or URL.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../errors/errors.ts';
 import { limits } from '../../limits/index.ts';
@@ -20,24 +23,35 @@ export function isStorableText(text: string): boolean {
 interface SchemaNode {
   readonly type?: unknown;
   readonly properties?: Readonly<Record<string, SchemaNode>>;
+  readonly required?: readonly string[];
   readonly items?: SchemaNode;
   readonly maximum?: unknown;
   readonly maxLength?: unknown;
+  readonly format?: unknown;
+  readonly pattern?: unknown;
 }
+
+type ObjectNode = SchemaNode & { readonly properties: Readonly<Record<string, SchemaNode>> };
 
 // A route's schemas are static objects: their declared fields are listed once, not on every request (decision 320).
 interface Declared {
   readonly fields: readonly string[];
   readonly entries: readonly (readonly [string, SchemaNode])[];
+  readonly optional: ReadonlySet<string>;
 }
-const declaredBySchema = new WeakMap<Readonly<Record<string, SchemaNode>>, Declared>();
+const declaredBySchema = new WeakMap<ObjectNode, Declared>();
 
-function declared(properties: Readonly<Record<string, SchemaNode>>): Declared {
-  let listed = declaredBySchema.get(properties);
+function declared(schema: ObjectNode): Declared {
+  let listed = declaredBySchema.get(schema);
   if (listed === undefined) {
-    const entries = Object.entries(properties);
-    listed = { fields: entries.map(([field]) => field), entries };
-    declaredBySchema.set(properties, listed);
+    const entries = Object.entries(schema.properties);
+    const required = new Set(schema.required ?? []);
+    listed = {
+      fields: entries.map(([field]) => field),
+      entries,
+      optional: new Set(entries.map(([field]) => field).filter((field) => !required.has(field))),
+    };
+    declaredBySchema.set(schema, listed);
   }
   return listed;
 }
@@ -73,7 +87,7 @@ function unstorableText(source: unknown, schema: SchemaNode | undefined): Record
   if (source === null || typeof source !== 'object') return problems;
   const record = source as Record<string, unknown>;
   const fields =
-    schema?.properties !== undefined ? declared(schema.properties).fields : Object.keys(record);
+    schema?.properties !== undefined ? declared(schema as ObjectNode).fields : Object.keys(record);
   for (const field of fields) walkText(record[field], field, 1, problems);
   return problems;
 }
@@ -106,6 +120,7 @@ function isPastMaximum(value: number, schema: SchemaNode): boolean {
  * past it, refused as `too large`), or `undefined` to leave it.
  */
 function replacementOf(holder: object, key: string, value: unknown, schema: SchemaNode): unknown {
+  if (schema.type === 'boolean') return value === '1' ? true : value === '0' ? false : undefined;
   if (typeof value === 'boolean')
     return schema.type === 'integer' || schema.type === 'string' ? looseValue : undefined;
   if (schema.type === 'integer') {
@@ -165,11 +180,42 @@ function markLooseScalars(
     typeof value === 'object' &&
     !Array.isArray(value)
   ) {
-    for (const [field, sub] of declared(schema.properties).entries)
-      markLooseScalars(value, field, sub, depth + 1);
+    const fields = declared(schema as ObjectNode);
+    dropAbsentValues(value as Record<string, unknown>, fields);
+    for (const [field, sub] of fields.entries) markLooseScalars(value, field, sub, depth + 1);
   } else if (schema.type === 'array' && Array.isArray(value)) {
     for (let i = 0; i < value.length; i++)
       markLooseScalars(value, String(i), schema.items, depth + 1);
+  }
+}
+
+/** A schema with one JSON type of its own: a union (which may take null on purpose) has none. */
+function takesNull(schema: SchemaNode): boolean {
+  return typeof schema.type !== 'string' || schema.type === 'null';
+}
+
+/** A text the field's own rules refuse when empty: a number, or a text with a format or a pattern (a URL). */
+function refusesEmpty(schema: SchemaNode): boolean {
+  return (
+    schema.type === 'integer' ||
+    (schema.type === 'string' && (schema.format !== undefined || schema.pattern !== undefined))
+  );
+}
+
+/**
+ * Values that say "not given" the ways clients write it (decision 755): null for an optional field (typed clients
+ * serialise every member, PHP's `?? null`), `[]` for an object (PHP's json_encode of an empty array; `{}` when the
+ * object is required, so that its own fields are reported), and "" for an optional number or URL.
+ */
+function dropAbsentValues(record: Record<string, unknown>, fields: Declared): void {
+  for (const [field, sub] of fields.entries) {
+    const value = record[field];
+    const optional = fields.optional.has(field);
+    if (value === null && optional && !takesNull(sub)) delete record[field];
+    else if (sub.type === 'object' && Array.isArray(value) && value.length === 0) {
+      if (optional) delete record[field];
+      else record[field] = {};
+    } else if (value === '' && optional && refusesEmpty(sub)) delete record[field];
   }
 }
 

@@ -1,8 +1,9 @@
 // The JSON body parser of every route. It refuses what Fastify's default parser refuses (`__proto__` keys and
 // `constructor.prototype`, as secure-json-parse does with both actions set to 'error'), and it also notes how each
 // number was written, which JSON.parse forgets: `1e3`, `1000` and `1000.0` all become 1000. The input guards use
-// the note so that a number whose text the value does not keep (an exponent, more digits than a double holds,
-// trailing zeros) never fills a string or an integer field (decision 072).
+// the note so that a number whose text the value does not keep (an exponent, trailing zeros) never fills a string
+// or an integer field (decision 072). An integer in plain digits past 2^53 becomes its digit string instead, so
+// that nothing rounds it (decision 755).
 import type { FastifyRequest } from 'fastify';
 import { errorCodes } from 'fastify';
 import { ApiError, validationError } from '../errors/errors.ts';
@@ -35,6 +36,8 @@ export function keepRawBody(request: FastifyRequest, body: string): void {
 
 class PoisonedJsonError extends Error {}
 
+const plainDigits = /^-?[0-9]+$/;
+
 interface SourceContext {
   readonly source?: string;
 }
@@ -57,6 +60,10 @@ function reviver(this: unknown, key: string, value: unknown, context?: SourceCon
     typeof this === 'object'
   ) {
     const text = context.source;
+    // An integer written in plain digits past a double's exact ones (a PHP 64-bit id, json_encode writes it
+    // exactly) keeps its digits as a string: a string field stores and signs them as written; an integer field
+    // reads the digit string as it reads any other (too large, or invalid) (decision 755).
+    if (!Number.isSafeInteger(value) && plainDigits.test(text)) return text;
     if (text !== String(value) || hasExponent(text)) {
       let texts = numberTexts.get(this);
       if (texts === undefined) {

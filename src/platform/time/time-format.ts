@@ -144,3 +144,19 @@ export function formatZoneOffset(at: Date, timeZone: string): string {
   const two = (n: number) => String(n).padStart(2, '0');
   return `${offsetMin < 0 ? '-' : '+'}${two(Math.floor(magnitude / 60))}${minutes === 0 ? '' : `:${two(minutes)}`}`;
 }
+
+/** ISO-8601 with its zone, as JavaScript's toISOString and most clients write an instant. */
+const zonedPattern =
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * An instant written with its zone (`2026-12-20T23:00:00.000Z`, `...-03:00`) as the service zone's wall clock,
+ * `YYYY-MM-DD HH:MM:SS`; null for any other text. A date the calendar lacks (Feb 30, which Date.parse rolls on
+ * into March) is null too.
+ */
+export function zonedToLocalText(text: string, timeZone: string): string | null {
+  const trimmed = text.trim();
+  if (!zonedPattern.test(trimmed) || parseLocal(trimmed.slice(0, 10), 'UTC') === null) return null;
+  const atMs = Date.parse(trimmed);
+  return Number.isNaN(atMs) ? null : formatTimestamp(new Date(atMs), timeZone);
+}

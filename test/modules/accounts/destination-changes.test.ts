@@ -126,7 +126,8 @@ describe('destination changes', () => {
       subject: 'account_bank',
       subject_id: other.id,
       source: 'cli',
-      previous: null,
+      // A sandbox account starts with the sandbox's test bank account (decision 755).
+      previous: { sbif: '0001', type: '1', num: '000123456789', rut: '111111111' },
       notification_id: null,
     });
     expect(

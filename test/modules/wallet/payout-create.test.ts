@@ -60,6 +60,9 @@ describe('POST /api/wallet/payout', () => {
       status: 'failed',
       type: 'insufficient_funds',
       message_error: expect.any(String),
+      // The seed's 200 shape, identifiers empty (decision 755).
+      identifier_wallet: '',
+      identifier_payout: '',
     });
     const after = await t.ctx.db
       .selectFrom('journal_entries')

@@ -48,6 +48,8 @@ describe('payout order uniqueness (supplement §4.4)', () => {
       status: 'failed',
       type: 'duplicate_order',
       message_error: expect.stringContaining('o-2'),
+      identifier_wallet: '',
+      identifier_payout: '',
     });
     expect(await balance(t, a)).toBe(10_000 - 1234);
   });

@@ -106,10 +106,16 @@ describe('POST /api/wallet/withdraw', () => {
 
   it('refuses without a bank account, without funds, and for a reused order with another body', async () => {
     const a = await t.createAccount();
+    // Without the sandbox's test bank account (decision 755): as a production account, or a sandbox one made before.
+    await t.ctx.db.deleteFrom('account_bank_accounts').where('account_id', '=', a.id).execute();
     await fund(t, a, 1500);
     const noBank = await withdraw(a);
     expect(noBank.statusCode).toBe(200);
-    expect(noBank.json()).toMatchObject({ status: 'failed', type: 'bank_account_missing' });
+    expect(noBank.json()).toMatchObject({
+      status: 'failed',
+      type: 'bank_account_missing',
+      identifier_wallet: '',
+    });
     await setBank(a);
     const poor = await withdraw(a, { ...sampleBody, amount: 2000 });
     expect(poor.json()).toMatchObject({ status: 'failed', type: 'insufficient_funds' });
@@ -119,6 +125,26 @@ describe('POST /api/wallet/withdraw', () => {
     const other = await withdraw(a, { ...sampleBody, subject: 'another' });
     expect(other.json()).toMatchObject({ status: 'failed', type: 'duplicate_order' });
     expect(await balance(t, a)).toBe(500);
+  });
+
+  it('a new sandbox account withdraws at once to its test bank account (decision 755)', async () => {
+    const a = await t.createAccount('Sandbox holder');
+    await fund(t, a, 1000);
+    const res = await withdraw(a);
+    expect(res.json()).toMatchObject({ status: 'Success', identifier_wallet: expect.any(String) });
+    const bank = await t.ctx.db
+      .selectFrom('account_bank_accounts')
+      .selectAll()
+      .where('account_id', '=', a.id)
+      .executeTakeFirstOrThrow();
+    expect(bank).toMatchObject({
+      currency: 'CLP',
+      sbif: '0001',
+      type: '1',
+      num: '000123456789',
+      rut: '111111111',
+      holder_name: 'Sandbox holder',
+    });
   });
 
   it('validates the body', async () => {

@@ -1,5 +1,6 @@
-// Strict coercion over HTTP (decision 072): booleans, exponents and numbers past exactness never fill a string or an
-// integer field, on every /api route; the tolerance of supplement §1.2 (digits for integers, numbers for strings) stays.
+// Strict coercion over HTTP (decision 072): booleans and exponents never fill a string or an integer field, nor
+// numbers past exactness an integer field, on every /api route; the tolerance of supplement §1.2 (digits for
+// integers, numbers for strings, past 2^53 too since decision 755) stays.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeSign } from '../../../src/platform/auth/sign.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
@@ -23,7 +24,7 @@ afterAll(async () => {
 
 /**
  * Sends a raw JSON text, so that numbers keep the spelling a test gives them (`1e3`, 20 digits), signed over the
- * values the server parses, as a client signing its own parsed body would.
+ * values the server parses, as a client signing its own body would.
  */
 async function sendRaw(method: 'POST' | 'PUT', url: string, rawJson: string, sign = false) {
   const headers: Record<string, string> = {
@@ -31,13 +32,19 @@ async function sendRaw(method: 'POST' | 'PUT', url: string, rawJson: string, sig
     'content-type': 'application/json',
     authorization: `Bearer ${account.publicToken}`,
   };
-  if (sign)
-    headers.sign = computeSign(
-      account.privateToken,
-      url,
-      JSON.parse(rawJson) as Record<string, unknown>,
-    );
+  if (sign) headers.sign = computeSign(account.privateToken, url, parsedAsServer(rawJson));
   return t.app.inject({ method, url, headers, payload: rawJson });
+}
+
+/** The body as the server reads it: plain digits past 2^53 keep their text (decision 755). */
+function parsedAsServer(rawJson: string): Record<string, unknown> {
+  const keepDigits = (_key: string, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' &&
+    !Number.isSafeInteger(value) &&
+    /^-?[0-9]+$/.test(context?.source ?? '')
+      ? context?.source
+      : value;
+  return JSON.parse(rawJson, keepDigits as (key: string, value: unknown) => unknown);
 }
 
 /** A JSON text of `base` with `field` written as the literal `literal`. */
@@ -83,8 +90,6 @@ describe('POST /api/wallet/payout', () => {
       ['order', '1e308'],
       ['order', '1E3'],
       ['subject', 'true'],
-      ['accountbank_num', '12345678901234567890'],
-      ['accountbank_num', '9007199254740993'],
       ['order', '1.50'],
       ['amount', '1e3'],
       ['amount', '25E2'],
@@ -136,6 +141,21 @@ describe('POST /api/wallet/payout', () => {
       .executeTakeFirstOrThrow();
     expect(row.accountbank_num).toBe('12345678');
     expect(row.amount_minor).toBe(1000n);
+  });
+
+  it('keeps the exact digits of a plain number past 2^53 in a string field (decision 755)', async () => {
+    for (const digits of ['12345678901234567890', '9007199254740993']) {
+      const raw = withLiteral({ ...payout, order: `big-${digits}` }, 'accountbank_num', digits);
+      const res = await sendRaw('POST', '/api/wallet/payout', raw, true);
+      expect(res.json(), digits).toMatchObject({ status: 'success' });
+      const row = await t.ctx.db
+        .selectFrom('payouts')
+        .select('accountbank_num')
+        .where('account_id', '=', account.id)
+        .where('order', '=', `big-${digits}`)
+        .executeTakeFirstOrThrow();
+      expect(row.accountbank_num).toBe(digits);
+    }
   });
 });
 
