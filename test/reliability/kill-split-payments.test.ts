@@ -14,6 +14,7 @@ import {
   demoCredentials,
   killer,
   payCheckout,
+  resendUntilAnswered,
   sendThenKill,
   type Credentials,
 } from './load.ts';
@@ -132,11 +133,12 @@ async function scenario(engine: Engine): Promise<void> {
       });
       expect(advanced.status).toBe(200);
     }
-    let pending = checkouts;
-    for (let round = 0; round < 10 && pending.length > 0; round++) {
-      const pages = await Promise.all(pending.map((c) => payCheckout(baseUrl, c)));
-      pending = pending.filter((_, i) => !(pages[i]?.includes(paidMarker) ?? false));
-    }
+    const pending = await resendUntilAnswered(
+      checkouts,
+      10,
+      0,
+      async (c) => (await payCheckout(baseUrl, c))?.includes(paidMarker) ?? false,
+    );
     expect(pending.map((c) => c.id)).toEqual([]);
     // Settle everything, deposit the clients' shares, pay the beneficiaries.
     for (let day = 0; day < 5; day++)
