@@ -1,5 +1,5 @@
 // Requests as a merchant's integration sends them: Bearer token, and the compatible Sign header where needed.
-import { computeSign } from '../../src/platform/auth/sign.ts';
+import { computeSign, queryParams } from '../../src/platform/auth/sign.ts';
 import type { BenchAccount } from './setup.ts';
 
 export async function postJson(
@@ -31,11 +31,7 @@ export async function getJson(
   if (account !== null) headers.authorization = `Bearer ${account.publicToken}`;
   if (account !== null && signed) {
     const [pathOnly, query] = urlPath.split('?') as [string, string | undefined];
-    headers.sign = computeSign(
-      account.privateToken,
-      pathOnly,
-      Object.fromEntries(new URLSearchParams(query ?? '')),
-    );
+    headers.sign = computeSign(account.privateToken, pathOnly, queryParams(query ?? ''));
   }
   const res = await fetch(`${base}${urlPath}`, { headers });
   return { status: res.status, body: await res.json() };

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { childEnv, cobroBin, repoRoot, runCli, startServe } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
-import { call, demoCredentials, payCheckout, sleep, type Credentials } from './load.ts';
+import { call, demoCredentials, payCheckout, sigkill, sleep, type Credentials } from './load.ts';
 
 const salesPlanned = 120;
 const disputeMinor = 100;
@@ -107,11 +107,8 @@ async function scenario(engine: Engine): Promise<void> {
     }
   }
   process.stdout.write(`killed ${Date.now() - spawnedAt} ms after the import started\n`);
-  if (engine.name === 'pglite') {
-    const gone = new Promise<void>((resolve) => server.child.once('close', () => resolve()));
-    server.child.kill('SIGKILL');
-    await gone;
-  } else cli.kill('SIGKILL');
+  if (engine.name === 'pglite') await sigkill(server);
+  else cli.kill('SIGKILL');
   const code = await cliDone;
   expect(code, `the import was to be cut short:\n${cliOut}`).not.toBe(0);
   if (engine.name === 'pglite') server = await startServe(env);

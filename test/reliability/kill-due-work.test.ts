@@ -9,10 +9,17 @@
 // merchant's money equals what the acknowledged operations imply.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { computeSign } from '../../src/platform/auth/sign.ts';
+import { computeSign, queryParams } from '../../src/platform/auth/sign.ts';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
-import { demoCredentials, postForm, sleep, type Credentials } from './load.ts';
+import {
+  demoCredentials,
+  killer,
+  postForm,
+  resendUntilAnswered,
+  sigkill,
+  type Credentials,
+} from './load.ts';
 
 const leaseMs = 1_000;
 const killSpread = Number(process.env.KILL_SPREAD ?? 3);
@@ -35,7 +42,7 @@ async function api(
   key?: string,
 ): Promise<Reply | null> {
   const [pathOnly, query] = path.split('?') as [string, string | undefined];
-  const params = body ?? Object.fromEntries(new URLSearchParams(query ?? ''));
+  const params = body ?? queryParams(query ?? '');
   try {
     const res = await fetch(`${baseUrl}${path}`, {
       method,
@@ -136,24 +143,24 @@ class Harness {
    */
   async phase(requests: readonly Keyed[], killAfterMs: number, lanes = 16) {
     const answers = new Map<string, Reply>();
+    const sendOne = async (r: Keyed) => {
+      const got = await api(this.baseUrl, r.who, 'POST', r.path, r.body, r.key);
+      const answered = got !== null && got.status !== 409 && got.status < 500;
+      if (answered) answers.set(r.key, got);
+      return answered;
+    };
     let next = 0;
-    const server = this.server;
-    const closed = new Promise<void>((resolve) => server.child.once('close', () => resolve()));
-    const timer = setTimeout(() => server.child.kill('SIGKILL'), killAfterMs);
+    const kill = killer(this.server);
+    const timer = setTimeout(() => void kill(), killAfterMs);
     const lane = async () => {
-      while (next < requests.length) {
-        const r = requests[next++]!;
-        const got = await api(this.baseUrl, r.who, 'POST', r.path, r.body, r.key);
-        if (got !== null && got.status !== 409 && got.status < 500) answers.set(r.key, got);
-      }
+      while (next < requests.length) await sendOne(requests[next++]!);
     };
     await Promise.all(Array.from({ length: lanes }, lane));
     this.answeredBeforeKill += answers.size;
     this.log.push(`${answers.size}/${requests.length}@${killAfterMs}ms`);
     // Killed after the last answer if the phase ran faster than the timer: the next restart then finds its data.
     clearTimeout(timer);
-    server.child.kill('SIGKILL');
-    await closed;
+    await kill();
     this.kills++;
     this.server = await startServe(this.env);
     // Now and then killed again while the retries run (a resumed after-commit step, a second claim of a key).
@@ -162,9 +169,7 @@ class Harness {
       () => {
         const dying = this.server;
         restarting = (async () => {
-          const gone = new Promise<void>((resolve) => dying.child.once('close', () => resolve()));
-          dying.child.kill('SIGKILL');
-          await gone;
+          await sigkill(dying);
           this.kills++;
           this.log.push('+retry-kill');
           this.server = await startServe(this.env);
@@ -172,20 +177,11 @@ class Harness {
       },
       Math.random() < 0.5 ? 50 + Math.floor(Math.random() * 600) : 600_000,
     );
-    for (let round = 0; round < 80; round++) {
-      const pending = requests.filter((r) => !answers.has(r.key));
-      if (pending.length === 0) break;
-      await Promise.all(
-        pending.map(async (r) => {
-          const got = await api(this.baseUrl, r.who, 'POST', r.path, r.body, r.key);
-          if (got !== null && got.status !== 409 && got.status < 500) answers.set(r.key, got);
-        }),
-      );
-      await sleep(250);
-    }
+    const unanswered = requests.filter((r) => !answers.has(r.key));
+    const never = await resendUntilAnswered(unanswered, 80, 250, sendOne);
     clearTimeout(again);
     await restarting;
-    const missing = requests.filter((r) => !answers.has(r.key)).map((r) => r.label);
+    const missing = never.map((r) => r.label);
     expect(missing, 'requests never answered').toEqual([]);
     // Every answer, given before a kill or after, is replayed byte for byte.
     for (const r of requests) {

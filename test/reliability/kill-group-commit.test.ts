@@ -9,7 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { runCli, startServe } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
-import { demoCredentials, killer, sendThenKill, type Credentials } from './load.ts';
+import {
+  demoCredentials,
+  killer,
+  resendUntilAnswered,
+  sendThenKill,
+  type Credentials,
+} from './load.ts';
 
 const payoutsPlanned = 160;
 const fundingMinor = 1_000_000;
@@ -119,17 +125,12 @@ async function scenario(engine: Engine): Promise<void> {
   const second = await startServe(env);
   const answers = new Map<string, Answer>();
   try {
-    let pending = payouts;
-    for (let round = 0; round < retryRoundsMax && pending.length > 0; round++) {
-      const got = await Promise.all(pending.map((p) => send(baseUrl, p)));
-      const again: Payout[] = [];
-      pending.forEach((p, i) => {
-        const answer = got[i];
-        if (answer === null || answer === undefined || answer.status >= 500) again.push(p);
-        else answers.set(p.order, answer);
-      });
-      pending = again;
-    }
+    const pending = await resendUntilAnswered(payouts, retryRoundsMax, 0, async (p) => {
+      const answer = await send(baseUrl, p);
+      if (answer === null || answer.status >= 500) return false;
+      answers.set(p.order, answer);
+      return true;
+    });
     expect(pending).toEqual([]);
     for (const who of merchants) {
       const spentMinor = payouts

@@ -1,21 +1,45 @@
 // The load of the kill-and-retry test: many state-changing requests, each with its own Idempotency-Key and order,
 // fired at a real `cobro serve` over HTTP and retried with the same key and body until each gets an answer.
-import { computeSign } from '../../src/platform/auth/sign.ts';
+import { computeSign, queryParams } from '../../src/platform/auth/sign.ts';
 import type { Reply, Transport } from './simulation.ts';
 import type { ServeProcess } from '../support/cli.ts';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Kills a server with SIGKILL (a power cut); settles when the process is gone. */
+export function sigkill(server: ServeProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.child.once('close', () => resolve());
+    server.child.kill('SIGKILL');
+  });
+}
+
 /** Kills a server once (SIGKILL); every call returns the same promise, settled when the process is gone. */
 export function killer(server: ServeProcess): () => Promise<void> {
   let killed: Promise<void> | null = null;
   return () => {
-    killed ??= new Promise<void>((resolve) => {
-      server.child.once('close', () => resolve());
-      server.child.kill('SIGKILL');
-    });
+    killed ??= sigkill(server);
     return killed;
   };
+}
+
+/**
+ * After a restart: sends every item again, all at once, round after round (at most `roundsMax`, `pauseMs` between
+ * them), until `sendOne` says each got its answer (it keeps the answer itself). Answers the items never answered.
+ */
+export async function resendUntilAnswered<T>(
+  items: readonly T[],
+  roundsMax: number,
+  pauseMs: number,
+  sendOne: (item: T) => Promise<boolean>,
+): Promise<T[]> {
+  let pending = [...items];
+  for (let round = 0; round < roundsMax && pending.length > 0; round++) {
+    const answered = await Promise.all(pending.map(sendOne));
+    pending = pending.filter((_, i) => !answered[i]);
+    if (pending.length > 0 && pauseMs > 0) await sleep(pauseMs);
+  }
+  return pending;
 }
 
 /**
@@ -296,7 +320,7 @@ export async function call(
   headers: Record<string, string> = {},
 ) {
   const [pathOnly, query] = pathAndQuery.split('?') as [string, string | undefined];
-  const params = body ?? Object.fromEntries(new URLSearchParams(query ?? ''));
+  const params = body ?? queryParams(query ?? '');
   const res = await fetch(`${baseUrl}${pathAndQuery}`, {
     method,
     headers: {

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
-import { demoCredentials, httpTransport, sleep } from './load.ts';
+import { demoCredentials, httpTransport, sigkill, sleep } from './load.ts';
 import {
   checkWorld,
   prng,
@@ -91,9 +91,7 @@ describe('seeded simulation with kill -9', () => {
         up = new Promise<void>((resolve) => {
           restarted = resolve;
         });
-        const closed = new Promise((resolve) => server.child.once('close', resolve));
-        server.child.kill('SIGKILL');
-        await closed;
+        await sigkill(server);
         const restartStarted = Date.now();
         server = await startServe(env);
         restartsMs += Date.now() - restartStarted;

@@ -14,7 +14,7 @@ import type { AppContext } from '../../src/platform/context.ts';
 import type { KyselyPlugin } from 'kysely';
 import type { DatabaseHandle } from '../../src/platform/db/database.ts';
 import { createSecretBox } from '../../src/platform/auth/secrets.ts';
-import { computeSign } from '../../src/platform/auth/sign.ts';
+import { computeSign, queryParams } from '../../src/platform/auth/sign.ts';
 import { computeCobroSignature } from '../../src/platform/auth/cobro-signature.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { cloneTestDatabase } from './database.ts';
@@ -137,7 +137,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (account !== null && call.sign === true) {
         const params =
           call.method === 'GET'
-            ? Object.fromEntries(new URLSearchParams(queryString ?? ''))
+            ? queryParams(queryString ?? '')
             : call.body !== null && typeof call.body === 'object'
               ? (call.body as Record<string, unknown>)
               : {};

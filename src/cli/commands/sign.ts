@@ -1,21 +1,5 @@
-import { computeSign } from '../../platform/auth/sign.ts';
+import { computeSign, queryParams } from '../../platform/auth/sign.ts';
 import { fail, ok, stringOption, stringsOption, type Command } from '../command.ts';
-
-/**
- * The query's parameters as the server reads them: Fastify's parser makes a key given more than once an array,
- * which `Sign` leaves out as it leaves out every non-scalar (docs/authentication.md), so such a key is left out
- * here too. URLSearchParams decodes as that parser does (`+` is a space, a bad escape stays as written).
- */
-function queryParams(query: string): Record<string, unknown> {
-  const search = new URLSearchParams(query.replace(/^\?/, ''));
-  // No prototype, as the server's parser makes it: a key `__proto__` is a parameter like any other.
-  const params = Object.create(null) as Record<string, unknown>;
-  for (const key of new Set(search.keys())) {
-    const all = search.getAll(key);
-    params[key] = all.length === 1 ? all[0] : all;
-  }
-  return params;
-}
 
 export const signCommand: Command = {
   name: 'sign',

@@ -42,6 +42,23 @@ function serialize(params: SignParams, encode: Encoder, style: 'js' | 'php'): st
   return entries.join('&');
 }
 
+/**
+ * A query string's parameters as the server reads them, for a client that signs one (`cobro sign`, the stack tests;
+ * the /docs helper, sent to the browser as text, writes the same rule out: decision 770). Fastify's parser makes a
+ * key given more than once an array, which `Sign` leaves out as every non-scalar (docs/authentication.md).
+ * URLSearchParams decodes as that parser does (`+` is a space, a bad escape stays as written).
+ */
+export function queryParams(query: string): Record<string, unknown> {
+  const search = new URLSearchParams(query.replace(/^\?/, ''));
+  // No prototype, as the server's parser makes it: a key `__proto__` is a parameter like any other.
+  const params = Object.create(null) as Record<string, unknown>;
+  for (const key of new Set(search.keys())) {
+    const all = search.getAll(key);
+    params[key] = all.length === 1 ? all[0] : all;
+  }
+  return params;
+}
+
 /** The canonical string the reference documents (PHP encoding), as a client would build it. */
 export function canonicalString(path: string, params: SignParams): string {
   return `${phpUrlEncode(path)}&${serialize(params, phpUrlEncode, 'js')}`;

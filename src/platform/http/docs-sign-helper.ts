@@ -22,7 +22,13 @@ export async function signRequestInterceptor(req: { [prop: string]: any }) {
     req.url,
     (globalThis as { location?: { href: string } }).location?.href ?? 'http://localhost/',
   );
-  let params: Record<string, unknown> = Object.fromEntries(url.searchParams);
+  // The query as the server reads it (src/platform/auth/sign.ts, queryParams; decision 770): a key given more than
+  // once is a list, which Sign leaves out like every non-scalar. No prototype, as the server's parser makes it.
+  let params = Object.create(null) as Record<string, unknown>;
+  for (const name of new Set(url.searchParams.keys())) {
+    const all = url.searchParams.getAll(name);
+    params[name] = all.length === 1 ? all[0] : all;
+  }
   if (typeof req.body === 'string' && req.body.trim().startsWith('{')) {
     try {
       params = JSON.parse(req.body) as Record<string, unknown>;

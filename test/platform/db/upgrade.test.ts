@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { buildApp } from '../../../src/app.ts';
 import { createSecretBox } from '../../../src/platform/auth/secrets.ts';
-import { computeSign } from '../../../src/platform/auth/sign.ts';
+import { computeSign, queryParams } from '../../../src/platform/auth/sign.ts';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import {
   migrateToLatest,
@@ -110,7 +110,7 @@ describe.each(fixtures)('data written by release %s', (name) => {
     const who = fixture.account;
     const call = async (method: 'GET' | 'POST', url: string, body?: Record<string, unknown>) => {
       const [pathOnly, query] = url.split('?') as [string, string | undefined];
-      const params = body ?? Object.fromEntries(new URLSearchParams(query ?? ''));
+      const params = body ?? queryParams(query ?? '');
       const res = await app.inject({
         method,
         url,

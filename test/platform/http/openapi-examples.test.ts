@@ -155,18 +155,22 @@ describe('/docs', () => {
     }
   });
 
-  it('signs "Try it out" requests in the browser the way the server checks them', async () => {
+  /** The interceptor as the page sends it, run with only what a browser has (nothing of the server's). */
+  async function browserInterceptor(): Promise<typeof signRequestInterceptor> {
     const init = (await t.call(null, { method: 'GET', url: '/docs/static/swagger-initializer.js' }))
       .body;
     const source = /"requestInterceptor":(async function[\s\S]*?\n\})[,}]/.exec(init)?.[1];
     expect(source, 'the interceptor source in swagger-initializer.js').toBeDefined();
-    // Only what a browser has: the function must not reach for anything of the server's.
-    const browser = vm.runInNewContext(`(${source})`, {
+    return vm.runInNewContext(`(${source})`, {
       crypto: globalThis.crypto,
       TextEncoder,
       URL,
       location: { href: 'http://127.0.0.1:8080/docs/' },
     }) as typeof signRequestInterceptor;
+  }
+
+  it('signs "Try it out" requests in the browser the way the server checks them', async () => {
+    const browser = await browserInterceptor();
     const token = 'fe551abcef62fcf002dc598922e68f0a';
     const body = {
       amount: 1000,
@@ -212,5 +216,25 @@ describe('/docs', () => {
     });
     expect(answer.statusCode).toBe(200);
     expect(answer.json()).toMatchObject({ status: 'success' });
+  });
+
+  it('leaves a query key given twice out of the Sign, as the server reads it (a list) (decision 770)', async () => {
+    const browser = await browserInterceptor();
+    const account = await t.createAccount();
+    // `x` twice is a list on the server, which Sign leaves out; `currency` once is signed.
+    const url = '/api/wallet?currency=CLP&x=1&x=2';
+    const signed = await browser({ url, method: 'GET', headers: { Sign: account.privateToken } });
+    expect(signed.headers).toEqual({
+      Sign: computeSign(account.privateToken, '/api/wallet', { currency: 'CLP' }),
+    });
+    const answer = await t.call(account, {
+      method: 'GET',
+      url,
+      headers: { sign: signed.headers.Sign },
+    });
+    expect(answer.statusCode).toBe(200);
+    // The stack tests' own signing reads the query the same way.
+    const helper = await t.call(account, { method: 'GET', url, sign: true });
+    expect(helper.statusCode).toBe(200);
   });
 });
