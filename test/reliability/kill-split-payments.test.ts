@@ -129,27 +129,13 @@ async function scenario(engine: Engine): Promise<void> {
 
   const second = await startServe(env);
   try {
-<<<<<<< HEAD
     await new Promise((resolve) => setTimeout(resolve, attemptLeaseMs));
-    let pending = checkouts;
-    for (let round = 0; round < 10 && pending.length > 0; round++) {
-      const pages = await Promise.all(pending.map((c) => payCheckout(baseUrl, c)));
-      pending = pending.filter((_, i) => !(pages[i]?.includes(paidMarker) ?? false));
-    }
-=======
-    for (const who of [m, e]) {
-      const advanced = await call(baseUrl, who, 'POST', '/api/sandbox/clock/advance', {
-        minutes: Math.ceil(transactionLimits.attemptLeaseMs / 60_000) + 1,
-      });
-      expect(advanced.status).toBe(200);
-    }
     const pending = await resendUntilAnswered(
       checkouts,
       10,
       0,
       async (c) => (await payCheckout(baseUrl, c))?.includes(paidMarker) ?? false,
     );
->>>>>>> h-leftovers
     expect(pending.map((c) => c.id)).toEqual([]);
     // Settle everything, deposit the clients' shares, pay the beneficiaries.
     for (let day = 0; day < 5; day++)
