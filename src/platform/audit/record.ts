@@ -1,6 +1,6 @@
 // Appends rows to an audit chain, inside the caller's transaction (decisions 531, 565): the change and its record
 // commit together or not at all. One statement a chain, whatever the number of rows: cobro_audit_append (migration
-// 0395) locks the chain's head row (an upsert, so a chain's first row races safely) and holds it to commit, chains
+// 0590) locks the chain's head row (creating it first if the chain has none) and holds it to commit, chains
 // the rows in the order given and moves the head past the last. Head last: a command takes its business and
 // ledger locks before it, so every writer takes them in the same order.
 import { sql } from 'kysely';
