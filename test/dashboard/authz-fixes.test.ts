@@ -64,6 +64,20 @@ describe('rotation and removal', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('no user with the e-mail');
   });
+
+  it('cobro users reset and remove refuse a missing --account or --email with exit 2', async () => {
+    const account = await t.createAccount('Sin correo');
+    for (const verb of ['reset', 'remove']) {
+      for (const args of [
+        ['--account', account.id],
+        ['--email', 'x@example.com'],
+      ]) {
+        const out = await runOnContext(['users', verb, ...args], t.ctx);
+        expect(out.code, `${verb} ${args.join(' ')}`).toBe(2);
+        expect(out.stderr).toContain('--account and --email are required');
+      }
+    }
+  });
 });
 
 describe("another account's e-mail", () => {

@@ -8,8 +8,27 @@ import {
   requireCtx,
   stringOption,
   type Command,
+  type CommandArgs,
   type CommandOutput,
 } from '../command.ts';
+
+/** Every users command names its account; the ones about one user also name them by e-mail. */
+const accountOption = {
+  account: { type: 'string', valueName: 'ID', description: 'the account id (required)' },
+} as const;
+const userOptions = {
+  ...accountOption,
+  email: { type: 'string', description: "the user's e-mail address (required)" },
+} as const;
+
+/** The account and e-mail of `users reset` and `users remove`, or the usage error both answer. */
+function accountAndEmail(args: CommandArgs): { accountId: string; email: string } | CommandOutput {
+  const accountId = stringOption(args, 'account');
+  const email = stringOption(args, 'email');
+  if (accountId === undefined || email === undefined)
+    return fail('--account and --email are required', 2);
+  return { accountId, email };
+}
 
 export const usersInvite: Command = {
   name: 'users invite',
@@ -17,7 +36,7 @@ export const usersInvite: Command = {
   usage:
     'cobro users invite --account ID --email EMAIL --role owner|admin|developer|viewer [--json]',
   options: {
-    account: { type: 'string', valueName: 'ID', description: 'the account id (required)' },
+    ...accountOption,
     email: {
       type: 'string',
       description: "the user's e-mail address, their sign-in name (required)",
@@ -78,17 +97,15 @@ export const usersReset: Command = {
     'Reset a dashboard user who lost their password or second factor; prints a new one-time link valid 24 hours',
   usage: 'cobro users reset --account ID --email EMAIL [--json]',
   options: {
-    account: { type: 'string', valueName: 'ID', description: 'the account id (required)' },
-    email: { type: 'string', description: "the user's e-mail address (required)" },
+    ...userOptions,
     json: { type: 'boolean', description: 'print the new invitation as one JSON object' },
   },
   examples: ['cobro users reset --account acc4f6c0e3d2b1a09876 --email ana@example.com'],
   needsDb: true,
   async run(ctx, args) {
-    const accountId = stringOption(args, 'account');
-    const email = stringOption(args, 'email');
-    if (accountId === undefined || email === undefined)
-      return fail('--account and --email are required', 2);
+    const named = accountAndEmail(args);
+    if (!('accountId' in named)) return named;
+    const { accountId, email } = named;
     const { resetUser } = await import('../../dashboard/user-reset.ts');
     const reset = await resetUser(requireCtx(ctx), accountId, email);
     if (!reset.ok) return fail(reset.error, 1);
@@ -100,17 +117,13 @@ export const usersRemove: Command = {
   name: 'users remove',
   summary: 'Remove a dashboard user; their sessions end with them',
   usage: 'cobro users remove --account ID --email EMAIL',
-  options: {
-    account: { type: 'string', valueName: 'ID', description: 'the account id (required)' },
-    email: { type: 'string', description: "the user's e-mail address (required)" },
-  },
+  options: userOptions,
   examples: ['cobro users remove --account acc4f6c0e3d2b1a09876 --email ana@example.com'],
   needsDb: true,
   async run(ctx, args) {
-    const accountId = stringOption(args, 'account');
-    const email = stringOption(args, 'email');
-    if (accountId === undefined || email === undefined)
-      return fail('--account and --email are required', 2);
+    const named = accountAndEmail(args);
+    if (!('accountId' in named)) return named;
+    const { accountId, email } = named;
     const { removeUser } = await import('../../dashboard/user-remove.ts');
     const removed = await removeUser(requireCtx(ctx), accountId, email);
     if (!removed.ok) return fail(removed.error, 1);
@@ -126,7 +139,7 @@ export const usersList: Command = {
   summary: "List an account's dashboard users",
   usage: 'cobro users list --account ID [--json]',
   options: {
-    account: { type: 'string', valueName: 'ID', description: 'the account id (required)' },
+    ...accountOption,
     json: { type: 'boolean', description: 'print a JSON array of users' },
   },
   examples: ['cobro users list --account acc4f6c0e3d2b1a09876'],
@@ -149,9 +162,7 @@ export const usersTokenSignIn: Command = {
   name: 'users token-sign-in',
   summary: "Allow or refuse signing in to the dashboard with the account's tokens",
   usage: 'cobro users token-sign-in --account ID on|off',
-  options: {
-    account: { type: 'string', valueName: 'ID', description: 'the account id (required)' },
-  },
+  options: accountOption,
   operands: [{ name: 'on|off', description: 'off once an owner has set a password' }],
   examples: ['cobro users token-sign-in --account acc4f6c0e3d2b1a09876 off'],
   needsDb: true,
