@@ -45,4 +45,13 @@ describe('a DATABASE_URL with its password in the query string', () => {
       expect(out.stderr).not.toContain('k3y');
     }
   });
+
+  it('several hosts, none answering: each host named in the reasons without the password', async () => {
+    const [a, b] = [await closedPort(), await closedPort()];
+    const url = `postgres://cobro@127.0.0.1:${a},127.0.0.1:${b}/cobro?password=s3cret`;
+    const out = await runCli(['migrate'], { DATABASE_URL: url });
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/^cobro: cannot reach a database among /);
+    expect(out.stderr).not.toContain('s3cret');
+  });
 });
