@@ -40,7 +40,9 @@ describe('a DATABASE_URL with its password in the query string', () => {
     for (const args of [['migrate'], ['accounts', 'list']]) {
       const out = await runCli(args, { DATABASE_URL: url });
       expect(out.code).toBe(1);
-      expect(out.stderr).toMatch(/^cobro: cannot reach the database at postgres:\/\/cobro@127\.0\.0\.1/);
+      expect(out.stderr).toMatch(
+        /^cobro: cannot reach the database at postgres:\/\/cobro@127\.0\.0\.1/,
+      );
       expect(out.stderr).not.toContain('s3cret');
       expect(out.stderr).not.toContain('k3y');
     }
