@@ -98,9 +98,29 @@ async function runCommand(argv: readonly string[]): Promise<never> {
   }
 }
 
+/**
+ * `cobro serve` and `cobro worker` take their settings from the environment only: anything after the command is a
+ * usage error (exit 2), as for every other command, where it used to be ignored (`serve --port 9000` served on PORT;
+ * decision 795). Checked here, without commander, which a serve does not load.
+ */
+function noArgumentsOrExit(argv: readonly string[]): void {
+  const [command, ...rest] = argv;
+  if (rest.length === 0) return;
+  const option = rest.find((a) => a.startsWith('-'));
+  const error =
+    option !== undefined
+      ? `unknown option '${option.split('=')[0]}'`
+      : `too many arguments for '${command}'. Expected 0 arguments but got ${rest.length}.`;
+  process.stderr.write(
+    `error: ${error}\ncobro ${command} takes its settings from the environment (PORT, DATABASE_URL, ...: README "Configuration")\n(run \`cobro ${command} --help\` for usage)\n`,
+  );
+  process.exit(2);
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const [first] = argv;
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if ((first === 'serve' || first === 'worker') && !wantsHelp) noArgumentsOrExit(argv);
   if (first === 'serve' && !wantsHelp) {
     const config = configOrExit();
     // Armed before anything heavy loads: a start that hangs ends with "not ready after N s" (decision 410).

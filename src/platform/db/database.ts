@@ -14,7 +14,12 @@ import { pgliteChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-
 import { prepareRepeatedStatements, StatementNames } from './prepared-statements.ts';
 import { keepWasmOnLiftoff } from './pglite/liftoff.ts';
 import { closingOnReadTimeout } from './query-timeout.ts';
-import { clientForPrimary, parseHostList, primaryHost } from './primary-host.ts';
+import {
+  clientForPrimary,
+  parseHostList,
+  primaryHost,
+  withoutQuerySecrets,
+} from './primary-host.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -197,18 +202,19 @@ async function openPglite(
   };
 }
 
-/** DATABASE_URL without its password, for messages. */
+/** DATABASE_URL without its passwords (the user part's and the query's), for messages. */
 export function redactedUrl(url: string): string {
+  let masked: string;
   try {
     const u = new URL(url);
     if (u.password !== '') u.password = '***';
-    return u.toString();
+    masked = u.toString();
   } catch {
     // Several hosts (db1:5432,db2:5432) are no WHATWG URL: the password is masked by hand.
-    return /^postgres(ql)?:\/\//.test(url)
-      ? url.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1:***@')
-      : 'DATABASE_URL';
+    if (!/^postgres(ql)?:\/\//.test(url)) return 'DATABASE_URL';
+    masked = url.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1:***@');
   }
+  return withoutQuerySecrets(masked);
 }
 
 /**

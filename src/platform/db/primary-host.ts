@@ -65,6 +65,14 @@ async function acceptable(driver: PgModule, url: string, readWrite: boolean): Pr
   }
 }
 
+/**
+ * `url` with the values of its query's secrets masked: libpq's URIs (and node-postgres) take `password` there too,
+ * and `sslpassword` unlocks an encrypted client key (decision 795).
+ */
+export function withoutQuerySecrets(url: string): string {
+  return url.replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1***');
+}
+
 export function primaryHost(driver: PgModule, list: HostList): PrimaryHost {
   let current = 0;
   let probing: Promise<string[] | null> | null = null;
@@ -77,7 +85,7 @@ export function primaryHost(driver: PgModule, list: HostList): PrimaryHost {
           current = i;
           return null;
         }
-        reasons.push(`${url.replace(/\/\/[^@/]*@/, '//')}: ${reason}`);
+        reasons.push(`${withoutQuerySecrets(url.replace(/\/\/[^@/]*@/, '//'))}: ${reason}`);
       }
       return reasons;
     })().finally(() => {
