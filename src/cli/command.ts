@@ -73,7 +73,7 @@ export interface Command {
   readonly summary: string;
   readonly usage: string;
   readonly options: OptionSpec;
-  /** The required positional arguments, in order. Without it the command takes any positionals it is given. */
+  /** The required positional arguments, in order. Without it the command takes none (decision 795). */
   readonly operands?: readonly Operand[];
   /** Full command lines shown under "Examples:" in the command's `--help`. */
   readonly examples?: readonly string[];

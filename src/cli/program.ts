@@ -136,11 +136,11 @@ function addCommand(
     )
     // A command without examples shows its usage line as the one example.
     .addHelpText('after', examplesText(command.examples ?? [command.usage]));
-  if (command.operands !== undefined) {
-    for (const operand of command.operands) sub.argument(`<${operand.name}>`, operand.description);
-  } else {
-    sub.allowExcessArguments(true);
-  }
+  // Every operand a command reads is declared; anything more is a usage error (decision 795: `ledger verify acc1`
+  // used to verify every account without a word).
+  for (const operand of command.operands ?? [])
+    sub.argument(`<${operand.name}>`, operand.description);
+  sub.allowExcessArguments(false);
   const attributeToKey = new Map<string, string>();
   for (const [key, def] of Object.entries(command.options)) {
     const option = new Option(flagsOf(key, def), def.description ?? '');

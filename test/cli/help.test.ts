@@ -58,6 +58,11 @@ describe('cobro help', () => {
     const operand = resolve(['accounts', 'show']) as CommandOutput;
     expect(operand.exitCode).toBe(2);
     expect(operand.stderr).toContain("missing required argument 'ID'");
+    // An operand no command declares is refused, not ignored (`ledger verify acc1` verified every account).
+    const excess = resolve(['ledger', 'verify', 'acc123']) as CommandOutput;
+    expect(excess.exitCode).toBe(2);
+    expect(excess.stderr).toContain("too many arguments for 'verify'");
+    expect((resolve(['accounts', 'show', 'acc1', 'acc2']) as CommandOutput).exitCode).toBe(2);
     const value = resolve(['sign', '--token']) as CommandOutput;
     expect(value.exitCode).toBe(2);
     expect(value.stderr).toContain("option '--token <PRIVATE>' argument missing");
@@ -74,16 +79,26 @@ describe('cobro help', () => {
     const picked: Command = {
       name: 'things do-it',
       summary: 'A command as another module would declare it',
-      usage: 'cobro things do-it [--dry-run] [--per-page N] [-q] [ARGS...]',
+      usage: 'cobro things do-it [--dry-run] [--per-page N] [-q] A B',
       options: {
         'dry-run': { type: 'boolean' },
         'per-page': { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
       },
+      operands: [
+        { name: 'A', description: 'first' },
+        { name: 'B', description: 'second' },
+      ],
       needsDb: false,
       run: async () => ok(''),
     };
-    const single: Command = { ...picked, name: 'things', usage: 'cobro things', options: {} };
+    const single: Command = {
+      ...picked,
+      name: 'things',
+      usage: 'cobro things',
+      options: {},
+      operands: undefined,
+    };
     const commands = [picked, single];
     const r = resolve(['things', 'do-it', 'a', '--dry-run', '--per-page=-5', '-q', 'b'], {
       commands,
@@ -93,12 +108,11 @@ describe('cobro help', () => {
       values: { 'dry-run': true, 'per-page': '-5', quiet: true },
       positionals: ['a', 'b'],
     });
-    expect((resolve(['things', 'do-it'], { commands }) as Resolved).args).toEqual({
-      values: {},
-      positionals: [],
-    });
-    // A one-word command that is also a group runs itself when no subcommand is named.
-    expect((resolve(['things', 'x'], { commands }) as Resolved).command).toBe(single);
+    expect((resolve(['things', 'do-it', 'a'], { commands }) as CommandOutput).exitCode).toBe(2);
+    // A one-word command that is also a group runs itself when no subcommand is named, and takes no operand it
+    // does not declare.
+    expect((resolve(['things'], { commands }) as Resolved).command).toBe(single);
+    expect((resolve(['things', 'x'], { commands }) as CommandOutput).exitCode).toBe(2);
     expect(
       (resolve(['things', 'do-it', '--help'], { commands }) as CommandOutput).stdout,
     ).toContain('$ cobro things do-it [--dry-run]');
