@@ -62,7 +62,12 @@ export default defineConfig({
           include: ['test/browser/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
           pool: 'forks',
-          fileParallelism: false,
+          // As the unit project (decision 780): a worker serves file after file, two files at once on 2 cores. Each
+          // file still has its own server, database and Chromium; most of a file's time is waiting on Chromium and
+          // its server, so a second file fills the other core.
+          isolate: false,
+          maxWorkers: testFilesAtOnceMax,
+          setupFiles: cpuReport ? ['test/support/cpu-probe.ts'] : [],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

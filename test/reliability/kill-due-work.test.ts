@@ -10,8 +10,9 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { computeSign, queryParams } from '../../src/platform/auth/sign.ts';
-import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { startServe, type ServeProcess } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
+import { operatorOn } from './races.ts';
 import {
   demoCredentials,
   killer,
@@ -196,10 +197,12 @@ class Harness {
 
 async function scenario(engine: Engine): Promise<void> {
   const { env, baseUrl } = await serveOn(engine, { IDEMPOTENCY_LEASE_MS: String(leaseMs) });
+  // Operator commands without a process of their own (races.ts): the kill is the server's, not theirs.
+  const operator = await operatorOn(engine, env);
   const h = new Harness(env, baseUrl);
   h.server = await startServe(env);
   const m = demoCredentials(h.server.output());
-  const created = await runCli(['accounts', 'create', '--name', 'Escrow kill', '--json'], env);
+  const created = await operator.run(['accounts', 'create', '--name', 'Escrow kill', '--json']);
   expect(created.code, created.stderr).toBe(0);
   const a = JSON.parse(created.stdout) as {
     id: string;
@@ -211,7 +214,7 @@ async function scenario(engine: Engine): Promise<void> {
     publicToken: a.public_token,
     privateToken: a.private_token,
   };
-  const escrowOn = await runCli(['accounts', 'set-escrow', e.accountId], env);
+  const escrowOn = await operator.run(['accounts', 'set-escrow', e.accountId]);
   expect(escrowOn.code, escrowOn.stderr).toBe(0);
   const run = `d${Date.now().toString(36)}`;
 
@@ -481,11 +484,12 @@ async function scenario(engine: Engine): Promise<void> {
     e: await must(baseUrl, e, 'GET', '/api/wallet?currency=CLP'),
   };
   try {
-    const verify = await runCli(['ledger', 'verify'], env);
+    const verify = await operator.run(['ledger', 'verify']);
     expect(verify.code, verify.stderr + verify.stdout).toBe(0);
     expect(verify.stdout).toMatch(/^ledger clean/);
   } finally {
     await h.server.stop();
+    await operator.close();
   }
 
   const data = await engine.open();

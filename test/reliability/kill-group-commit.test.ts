@@ -7,8 +7,9 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
-import { runCli, startServe } from '../support/cli.ts';
+import { startServe } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
+import { operatorOn } from './races.ts';
 import {
   demoCredentials,
   killer,
@@ -81,13 +82,18 @@ async function send(baseUrl: string, p: Payout): Promise<Answer | null> {
 
 async function scenario(engine: Engine): Promise<void> {
   const { env, baseUrl } = await serveOn(engine);
+  // Operator commands without a process of their own (races.ts): the kill is the server's, not theirs.
+  const operator = await operatorOn(engine, env);
   const first = await startServe(env);
   const merchants: Credentials[] = [demoCredentials(first.output())];
   for (let i = 0; i < merchantsMore; i++) {
-    const created = await runCli(
-      ['accounts', 'create', '--name', `Group kill ${i}`, '--json'],
-      env,
-    );
+    const created = await operator.run([
+      'accounts',
+      'create',
+      '--name',
+      `Group kill ${i}`,
+      '--json',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const a = JSON.parse(created.stdout) as {
       id: string;
@@ -147,11 +153,12 @@ async function scenario(engine: Engine): Promise<void> {
         who.accountId,
       ).toBe(fundingMinor - spentMinor);
     }
-    const verify = await runCli(['ledger', 'verify'], env);
+    const verify = await operator.run(['ledger', 'verify']);
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/^ledger clean/);
   } finally {
     await second.stop();
+    await operator.close();
   }
 
   for (const p of payouts) {

@@ -8,8 +8,9 @@
 // merchant's money equal to the nets, the ledger clean.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { runCli, startServe } from '../support/cli.ts';
+import { startServe } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
+import { operatorOn } from './races.ts';
 import {
   call,
   demoCredentials,
@@ -49,6 +50,8 @@ async function createCheckout(baseUrl: string, who: Credentials, i: number): Pro
 
 async function scenario(engine: Engine): Promise<void> {
   const { env, baseUrl } = await serveOn(engine, { ATTEMPT_LEASE_MS: String(attemptLeaseMs) });
+  // Operator commands without a process of their own (races.ts): the kill is the server's, not theirs.
+  const operator = await operatorOn(engine, env);
   const first = await startServe(env);
   const merchant = demoCredentials(first.output());
   const checkouts: Checkout[] = [];
@@ -86,11 +89,12 @@ async function scenario(engine: Engine): Promise<void> {
     process.stdout.write(
       `kill-payment-groups (${engine.name}): ${paidBefore.size} of ${paymentsPlanned} seen paid before the kill, all paid after ${rounds} round(s)\n`,
     );
-    const verify = await runCli(['ledger', 'verify'], env);
+    const verify = await operator.run(['ledger', 'verify']);
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/^ledger clean/);
   } finally {
     await second.stop();
+    await operator.close();
   }
 
   const data = await engine.open();

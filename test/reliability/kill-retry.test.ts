@@ -7,8 +7,9 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
-import { runCli, startServe } from '../support/cli.ts';
+import { startServe } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
+import { operatorOn } from './races.ts';
 import {
   demoCredentials,
   httpTransport,
@@ -48,6 +49,8 @@ async function walletAvailable(baseUrl: string, who: Credentials): Promise<numbe
 
 async function scenario(engine: Engine): Promise<void> {
   const { env, baseUrl } = await serveOn(engine, { IDEMPOTENCY_LEASE_MS: String(leaseMs) });
+  // Operator commands without a process of their own (races.ts): the kill is the server's, not theirs.
+  const operator = await operatorOn(engine, env);
   const startedAt = Date.now();
   const first = await startServe(env);
   const firstStartMs = Date.now() - startedAt;
@@ -105,12 +108,13 @@ async function scenario(engine: Engine): Promise<void> {
       fundingMinor -
         requests.filter((r) => r.kind === 'payout').reduce((sum, r) => sum + r.amountMinor, 0),
     );
-    // While the server runs, so on PGlite the CLI goes through its operator socket instead of booting the files again.
-    const verify = await runCli(['ledger', 'verify'], env);
+    // While the server runs: on PGlite the command goes through its operator socket, as `cobro ledger verify` would.
+    const verify = await operator.run(['ledger', 'verify']);
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/^ledger clean/);
   } finally {
     await second.stop();
+    await operator.close();
   }
   console.info(
     `kill-retry: first start ${firstStartMs} ms, ${answeredBeforeKill}/${requests.length} answered before SIGKILL, restart ${restartMs} ms, retries ${retryMs} ms`,

@@ -6,8 +6,9 @@
 // beneficiaries' payables equal to their shares, the merchants' money equal to what is left, the ledger clean.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { runCli, startServe } from '../support/cli.ts';
+import { startServe } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
+import { operatorOn } from './races.ts';
 import {
   call,
   demoCredentials,
@@ -60,9 +61,11 @@ async function createCheckout(
 async function scenario(engine: Engine): Promise<void> {
   // A claim the kill leaves behind holds its checkout for ATTEMPT_LEASE_MS, on the service clock (decision 760).
   const { env, baseUrl } = await serveOn(engine, { ATTEMPT_LEASE_MS: String(attemptLeaseMs) });
+  // Operator commands without a process of their own (races.ts): the kill is the server's, not theirs.
+  const operator = await operatorOn(engine, env);
   const first = await startServe(env);
   const m = demoCredentials(first.output());
-  const made = await runCli(['accounts', 'create', '--name', 'Escrow split kill', '--json'], env);
+  const made = await operator.run(['accounts', 'create', '--name', 'Escrow split kill', '--json']);
   expect(made.code, made.stderr).toBe(0);
   const a = JSON.parse(made.stdout) as { id: string; public_token: string; private_token: string };
   const e: Credentials = {
@@ -70,7 +73,7 @@ async function scenario(engine: Engine): Promise<void> {
     publicToken: a.public_token,
     privateToken: a.private_token,
   };
-  expect((await runCli(['accounts', 'set-escrow', e.accountId], env)).code).toBe(0);
+  expect((await operator.run(['accounts', 'set-escrow', e.accountId])).code).toBe(0);
   const client = await call(baseUrl, m, 'POST', '/api/maclient', {
     email: 'client@example.com',
     name: 'Client',
@@ -145,13 +148,14 @@ async function scenario(engine: Engine): Promise<void> {
         });
         expect(advanced.status, advanced.text).toBe(200);
       }
-    const verify = await runCli(['ledger', 'verify'], env);
+    const verify = await operator.run(['ledger', 'verify']);
     expect(verify.code, verify.stderr + verify.stdout).toBe(0);
     process.stdout.write(
       `kill-split-payments (${engine.name}): ${paidBefore.size} of ${checkouts.length} paid before the kill\n`,
     );
   } finally {
     await second.stop();
+    await operator.close();
   }
 
   const data = await engine.open();

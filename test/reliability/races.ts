@@ -27,8 +27,13 @@ export interface Stage {
   close(): Promise<void>;
 }
 
-/** Operator commands on the stage's data: the serving process's on PGlite, a runtime of ours on PostgreSQL. */
-async function operatorOn(
+/**
+ * Operator commands on a serving `cobro serve`'s data, as `cobro` runs them but without a process of its own: the
+ * serving process's operator socket on PGlite (what the command line does when a server answers there), a runtime of
+ * ours on PostgreSQL. On PGlite a server must be serving when a command runs. Also the kill tests' (docs/testing.md:
+ * a `cobro` process costs about a CPU second and proves nothing about the kill).
+ */
+export async function operatorOn(
   engine: Engine,
   env: Record<string, string>,
 ): Promise<{ run: Stage['operator']; close: () => Promise<void> }> {
