@@ -87,7 +87,7 @@ async function settledAt(id: string) {
 }
 
 describe('a refund the processor refuses before a split sale settles', () => {
-  it('marketplace: the sale still settles, the clients get their whole shares and the merchant the rest', async () => {
+  it('marketplace: the sale still settles; the division stays reduced (decision 116), the merchant gets the rest', async () => {
     const a = await t.createAccount();
     await setFee(t, a, '2.95', '10');
     const clients = [await createClient(t, a), await createClient(t, a)] as const;
@@ -116,7 +116,7 @@ describe('a refund the processor refuses before a split sale settles', () => {
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 
-  it('event: the sale still settles, the beneficiaries get their parts and the merchant the rest', async () => {
+  it('event: the sale still settles; the division stays reduced (decision 116), the merchant gets the rest', async () => {
     const a = await t.createAccount();
     await setFee(t, a, '2.95', '10');
     const created = await http(a, 'POST', '/api/event', {
@@ -136,5 +136,31 @@ describe('a refund the processor refuses before a split sale settles', () => {
     expect(await balanceOf(t, a.id, 'pending_settlement')).toBe(0n);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
     void system;
+  });
+});
+
+describe("an event's paymentData after a refund the processor refused", () => {
+  it('counts the sale whole: nothing was given back to the payer', async () => {
+    const a = await t.createAccount();
+    await setFee(t, a, '2.95', '10');
+    const created = await http(a, 'POST', '/api/event', {
+      event: 'ev-refused-data',
+      name: 'Refused data',
+      date_event: '2026-03-20',
+      date_closing_sales: '2026-03-19 23:59:00',
+      date_payment: '2026-03-22',
+      service_sale: 150,
+      affiliation: [['banda@example.com', 62.5]],
+    });
+    expect(created.json.status, created.text).toBe('success');
+    const id = await paid(a, { amount: 20_000, order: 'o-rd1', event: 'ev-refused-data' });
+    const before = (await http(a, 'GET', '/api/event/ev-refused-data')).json.paymentData;
+    await refusedRefund(a, id, 8_000);
+    const tx = await http(a, 'GET', `/api/transaction/${id}`);
+    expect(tx.json.status).toBe('success');
+    const after = (await http(a, 'GET', '/api/event/ev-refused-data')).json.paymentData;
+    expect(after.amount_general).toBe(20_000);
+    expect(after.fee).toBe(before.fee);
+    expect(after.amount_general).toBe(after.fee + after.amount_affiliate + after.balance);
   });
 });
