@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { validationError } from '../../platform/errors/errors.ts';
 import type { PaymentExtension } from '../transactions/extension.ts';
-import { reverseEventSale } from './refund.ts';
+import { restoreRefusedSale, reverseEventSale } from './refund.ts';
 import { recordEventSale, resolveEventForSale, settleEventSale } from './sales.ts';
 
 export const eventExtension: PaymentExtension = {
@@ -70,5 +70,8 @@ export const eventExtension: PaymentExtension = {
       at: reversal.at,
     });
     return { ok: true, ...reversed };
+  },
+  async refused(_ctx, tx, row, refused) {
+    await restoreRefusedSale(tx, row.id, refused.amountMinor, refused.feeBackMinor);
   },
 };
