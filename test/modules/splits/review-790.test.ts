@@ -164,3 +164,20 @@ describe("an event's paymentData after a refund the processor refused", () => {
     expect(after.amount_general).toBe(after.fee + after.amount_affiliate + after.balance);
   });
 });
+
+describe('event dates at the end of the calendar', () => {
+  it('a date whose instant falls past year 9999 is 400 date_payment: invalid, not 500, and writes nothing', async () => {
+    const a = await t.createAccount();
+    const res = await http(a, 'POST', '/api/event', {
+      event: 'ev-far',
+      name: 'Far',
+      date_event: '2026-03-20',
+      date_closing_sales: '2026-03-19',
+      // 21:00 in Santiago on the last day of 9999 is 10000-01-01 in UTC.
+      date_payment: '9999-12-31 21:00',
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.errors).toEqual({ date_payment: 'invalid' });
+    expect((await http(a, 'GET', '/api/event/ev-far')).status).toBe(404);
+  });
+});
