@@ -20,8 +20,6 @@ export interface BeneficiaryInput {
 }
 
 const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
-/** 10000-01-01T00:00:00Z: the database stores and the API renders instants before it only. */
-const lastInstantMs = Date.UTC(10_000, 0, 1);
 const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function nextDay(dateText: string): string {
@@ -42,7 +40,7 @@ export function parseEventDates(body: EventCreate, timeZone: string): EventDates
     const timed = !dateOnly.test(text);
     const parsed = parseLocal(timed || !endOfDay ? text : `${text} 23:59:59`, timeZone);
     // An instant past year 9999 in UTC cannot be stored or rendered (decision 790): invalid, not a 500.
-    const at = parsed !== null && parsed.getTime() < lastInstantMs ? parsed : null;
+    const at = parsed !== null && parsed.getTime() < eventLimits.dateInstantMsEnd ? parsed : null;
     if (at === null) problems[field] = 'invalid';
     return { text, timed, at };
   };
@@ -53,7 +51,7 @@ export function parseEventDates(body: EventCreate, timeZone: string): EventDates
     throw validationError(problems);
   // The first instant after the event: the event's own time, or the start of the next day for a whole day.
   const eventEnd = event.timed ? event.at : parseLocal(nextDay(event.text), timeZone);
-  if (eventEnd === null || eventEnd.getTime() >= lastInstantMs)
+  if (eventEnd === null || eventEnd.getTime() >= eventLimits.dateInstantMsEnd)
     throw validationError({ date_event: 'invalid' });
   if (event.timed ? closing.at > eventEnd : closing.at >= eventEnd)
     problems.date_closing_sales = 'after date_event';
