@@ -137,6 +137,8 @@ export const eventLimits = {
   beneficiariesMax: 50,
   /** `2026-12-20T23:00:00.123456789+03:00`: an ISO-8601 instant with nanoseconds and its zone (decision 755). */
   dateTextLengthMax: 35,
+  /** 10000-01-01T00:00:00Z: an event's dates are instants before it, which the database stores (decision 790). */
+  dateInstantMsEnd: Date.UTC(10_000, 0, 1),
   payoutBatchMax: 50,
 } as const;
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { validationError } from '../../platform/errors/errors.ts';
 import type { PaymentExtension } from '../transactions/extension.ts';
-import { reverseEventSale } from './refund.ts';
+import { restoreRefusedSale, reverseEventSale } from './refund.ts';
 import { recordEventSale, resolveEventForSale, settleEventSale } from './sales.ts';
 
 export const eventExtension: PaymentExtension = {
@@ -54,8 +54,10 @@ export const eventExtension: PaymentExtension = {
       transactionId: row.id,
       at,
     });
-    assert.equal(split.netMinor, netMinor, 'the sale divided the same net');
-    return { merchantMinor: split.merchantMinor };
+    // A refund the processor refused gave its money back to this sale's pending net (decision 695) while the
+    // division stays reduced (decision 116): what the division no longer holds is the merchant's (decision 790).
+    assert.ok(netMinor >= split.netMinor, 'the sale divides at most the net');
+    return { merchantMinor: split.merchantMinor + (netMinor - split.netMinor) };
   },
   async reverse(ctx, tx, row, reversal) {
     const reversed = await reverseEventSale(ctx, tx, {
@@ -68,5 +70,8 @@ export const eventExtension: PaymentExtension = {
       at: reversal.at,
     });
     return { ok: true, ...reversed };
+  },
+  async refused(_ctx, tx, row, refused) {
+    await restoreRefusedSale(tx, row.id, refused.amountMinor, refused.feeBackMinor);
   },
 };

@@ -38,7 +38,9 @@ export function parseEventDates(body: EventCreate, timeZone: string): EventDates
     // An instant with its zone (a JS client's toISOString) is read in the service zone (decision 755).
     const text = zonedToLocalText(body[field], timeZone) ?? body[field].trim();
     const timed = !dateOnly.test(text);
-    const at = parseLocal(timed || !endOfDay ? text : `${text} 23:59:59`, timeZone);
+    const parsed = parseLocal(timed || !endOfDay ? text : `${text} 23:59:59`, timeZone);
+    // An instant past year 9999 in UTC cannot be stored or rendered (decision 790): invalid, not a 500.
+    const at = parsed !== null && parsed.getTime() < eventLimits.dateInstantMsEnd ? parsed : null;
     if (at === null) problems[field] = 'invalid';
     return { text, timed, at };
   };
@@ -48,7 +50,9 @@ export function parseEventDates(body: EventCreate, timeZone: string): EventDates
   if (event.at === null || payment.at === null || closing.at === null)
     throw validationError(problems);
   // The first instant after the event: the event's own time, or the start of the next day for a whole day.
-  const eventEnd = event.timed ? event.at : parseLocal(nextDay(event.text), timeZone)!;
+  const eventEnd = event.timed ? event.at : parseLocal(nextDay(event.text), timeZone);
+  if (eventEnd === null || eventEnd.getTime() >= eventLimits.dateInstantMsEnd)
+    throw validationError({ date_event: 'invalid' });
   if (event.timed ? closing.at > eventEnd : closing.at >= eventEnd)
     problems.date_closing_sales = 'after date_event';
   if (event.timed ? payment.at <= eventEnd : payment.at < eventEnd)

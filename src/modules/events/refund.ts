@@ -4,6 +4,7 @@
 // every part is still in the merchant's pending settlement. After it, a beneficiary's part comes back from its
 // payable as far as the payable still holds it; what was already paid out to the beneficiary is never taken back
 // from it: the merchant's funds (its wallet) pay that part.
+import { sql } from 'kysely';
 import type { Tx } from '../../platform/db/types.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { ledgerCodes } from '../../platform/ledger/ledger.ts';
@@ -143,5 +144,26 @@ async function shrinkSale(
         sale.affiliate_refunded_minor + beneficiaryParts.reduce((sum, p) => sum + p, 0n),
     })
     .where('transaction_id', '=', input.transactionId)
+    .execute();
+}
+
+/**
+ * A refund the processor refused (decision 790): paymentData counts the sale's gross and fee whole again. The
+ * beneficiaries' parts stay reduced (decision 116); what the refund took of them went back to the merchant, whose
+ * `balance` is the gross less the fee and the beneficiaries' parts (repository.ts), so it counts them.
+ */
+export async function restoreRefusedSale(
+  tx: Tx,
+  transactionId: string,
+  amountMinor: bigint,
+  feeBackMinor: bigint,
+): Promise<void> {
+  await tx
+    .updateTable('event_sales')
+    .set({
+      refunded_minor: sql`refunded_minor - LEAST(refunded_minor, ${amountMinor})`,
+      fee_refunded_minor: sql`fee_refunded_minor - LEAST(fee_refunded_minor, ${feeBackMinor})`,
+    })
+    .where('transaction_id', '=', transactionId)
     .execute();
 }

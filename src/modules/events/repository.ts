@@ -33,7 +33,7 @@ export interface SalesTotals {
 
 /**
  * Sums over the event's paid sales less what refunds took back of each (decision 116); what the merchant keeps is
- * the net less the beneficiaries' parts. `count` counts every paid sale, refunded ones too.
+ * the gross less the fee and the beneficiaries' parts. `count` counts every paid sale, refunded ones too.
  */
 export async function eventSalesTotals(db: DbOrTx, eventId: string): Promise<SalesTotals> {
   const row = await db
@@ -45,7 +45,9 @@ export async function eventSalesTotals(db: DbOrTx, eventId: string): Promise<Sal
         'affiliate',
       ),
       sql<string>`COALESCE(SUM(fee_minor - fee_refunded_minor), 0)::text`.as('fee'),
-      sql<string>`COALESCE(SUM((net_minor - net_refunded_minor) - (affiliate_minor - affiliate_refunded_minor)), 0)::text`.as(
+      // Gross less fee less the beneficiaries' parts: after a refund the processor refused, the parts it took
+      // stay with the merchant (decisions 116, 790).
+      sql<string>`COALESCE(SUM((gross_minor - refunded_minor) - (fee_minor - fee_refunded_minor) - (affiliate_minor - affiliate_refunded_minor)), 0)::text`.as(
         'balance',
       ),
     ])

@@ -42,8 +42,10 @@ export const marketplaceExtension: PaymentExtension = {
       transactionId: row.id,
       at,
     });
-    assert.equal(shares.netMinor, netMinor, 'the shares divided the same net');
-    return { merchantMinor: shares.merchantMinor };
+    // A refund the processor refused gave its money back to this sale's pending net (decision 695) while the
+    // division stays reduced (decision 116): what the division no longer holds is the merchant's (decision 790).
+    assert.ok(netMinor >= shares.netMinor, 'the shares divide at most the net');
+    return { merchantMinor: shares.merchantMinor + (netMinor - shares.netMinor) };
   },
   async reverse(ctx, tx, row, reversal) {
     const reversed = await reverseMarketplaceShares(ctx, tx, {

@@ -12,7 +12,7 @@ import {
   SYSTEM_OWNER,
   type LedgerKey,
 } from '../../platform/ledger/ledger.ts';
-import { heldFundsOf } from '../transactions/extension.ts';
+import { extensionOf, heldFundsOf } from '../transactions/extension.ts';
 import { lockTransaction, type TransactionRow } from '../transactions/repository.ts';
 import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
@@ -51,6 +51,16 @@ async function saleDestination(
   };
 }
 
+/** The extension's own report (an event's paymentData) stops counting the refund, before any ledger row (790). */
+async function tellExtension(
+  ctx: AppContext,
+  tx: Tx,
+  payment: TransactionRow,
+  refused: { readonly amountMinor: bigint; readonly feeBackMinor: bigint },
+): Promise<void> {
+  await extensionOf(ctx, payment)?.refused?.(ctx, tx, payment, refused);
+}
+
 export async function giveBack(
   ctx: AppContext,
   tx: Tx,
@@ -63,6 +73,7 @@ export async function giveBack(
   const amountMinor = BigInt(row.amount_minor);
   const feeBack = BigInt(row.fee_back_minor);
   const merchantMinor = amountMinor - feeBack;
+  await tellExtension(ctx, tx, payment, { amountMinor, feeBackMinor: feeBack });
   const fromSaleMinor = BigInt(row.from_pending_minor);
   const sale = fromSaleMinor > 0n ? await saleDestination(ctx, tx, payment) : null;
   const toSaleMinor = sale === null ? 0n : fromSaleMinor;

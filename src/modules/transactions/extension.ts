@@ -98,6 +98,17 @@ export interface PaymentExtension {
    * extension without it cannot be refunded.
    */
   reverse?(ctx: AppContext, tx: Tx, row: TransactionRow, reversal: Reversal): Promise<Reversed>;
+  /**
+   * The processor refused a refund that `reverse` took (decision 790), in the commit that gives its money back, with
+   * the sale's row locked and before any ledger row: what the extension reports of the sale stops counting it as
+   * refunded. The division stays reduced (decision 116): the parts' money went back to the merchant.
+   */
+  refused?(
+    ctx: AppContext,
+    tx: Tx,
+    row: TransactionRow,
+    refused: Pick<Reversal, 'amountMinor' | 'feeBackMinor'>,
+  ): Promise<void>;
 }
 
 /**
