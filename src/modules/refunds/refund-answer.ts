@@ -24,9 +24,12 @@ async function keepAsking(
   refundCode: string,
   at: Date,
 ): Promise<void> {
+  // The bound is the refund's age on its account's clock (created_at is dated there); the next ask is dated on the
+  // service clock, where the dispatch's due time and lease are (decision 785).
   const nextMs = at.getTime() + refundLimits.inProgressRecheckMs;
   const lastMs = row.created_at.getTime() + refundLimits.inProgressAskMsMax;
-  const due = nextMs <= lastMs ? new Date(nextMs) : null;
+  const due =
+    nextMs <= lastMs ? new Date(ctx.clock.now().getTime() + refundLimits.inProgressRecheckMs) : null;
   if (due === null && row.dispatch_due_at !== null)
     ctx.logger.error(
       { nullification: row.id, refund: refundCode },
