@@ -201,6 +201,11 @@ function assertPaymentBounds(): void {
       fintocLimits.idempotencyKeyKeptMs,
     'Fintoc transfer resends end before Fintoc may drop their idempotency key',
   );
+  assert.ok(
+    fintocLimits.refundResendWindowMs + refundLimits.dispatchLeaseMs <
+      fintocLimits.idempotencyKeyKeptMs,
+    'Fintoc refund resends end before Fintoc may drop their idempotency key',
+  );
   // Transactions and checkout: a crashed payment attempt frees the transaction before the earliest expiry.
   assert.equal(
     BigInt(transactionLimits.amountIntegerMax),

@@ -60,6 +60,8 @@ async function claim(
     retry = {
       chargeAmountMinor: BigInt(payment.amount_minor),
       refundedBeforeMinor: BigInt(done.total),
+      tryNumber: row.dispatch_attempts + 1,
+      firstSentAt: row.dispatch_first_at ?? row.created_at,
     };
   }
   await tx
@@ -67,6 +69,7 @@ async function claim(
     .set((eb) => ({
       dispatch_due_at: new Date(now.getTime() + dispatchLeaseMs(ctx)),
       dispatch_attempts: eb('dispatch_attempts', '+', 1),
+      dispatch_first_at: row.dispatch_first_at ?? now,
     }))
     .where('id', '=', row.id)
     .execute();

@@ -40,6 +40,8 @@ export interface FintocApi {
   createTransfer(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
   createRefund(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
   getRefund(id: string): Promise<FintocObject>;
+  /** The refunds created since `sinceIso`, at most `max` (decision 785's lookup; Fintoc's "List refunds"). */
+  listRefunds(sinceIso: string, max: number): Promise<FintocObject[]>;
   /** The account's outbound transfers created since `sinceIso`, at most `max` (decision 750's lookup). */
   listOutboundTransfers(accountId: string, sinceIso: string, max: number): Promise<FintocObject[]>;
   /** The account's movements, at most `max`: pages past it are never asked for. */
@@ -119,6 +121,13 @@ export function fintocApi(host: FintocHost): FintocApi {
         ),
       ),
     getRefund: async (id) => plain(await bounded(refunds.get(id), t, 'get refund')),
+    listRefunds: (sinceIso, max) =>
+      bounded(
+        (async () =>
+          firstOf(await refunds.list({ since: sinceIso, lazy: true } as never), max))(),
+        t,
+        'list refunds',
+      ),
     listOutboundTransfers: (accountId, sinceIso, max) =>
       bounded(
         (async () =>
