@@ -35,7 +35,9 @@ async function keepAsking(
   const nextMs = at.getTime() + refundLimits.inProgressRecheckMs;
   const lastMs = row.created_at.getTime() + refundLimits.inProgressAskMsMax;
   const due =
-    nextMs <= lastMs ? new Date(ctx.clock.now().getTime() + refundLimits.inProgressRecheckMs) : null;
+    nextMs <= lastMs
+      ? new Date(ctx.clock.now().getTime() + refundLimits.inProgressRecheckMs)
+      : null;
   if (due === null && row.dispatch_due_at !== null)
     ctx.logger.error(
       { nullification: row.id, refund: refundCode },

@@ -123,8 +123,7 @@ export function fintocApi(host: FintocHost): FintocApi {
     getRefund: async (id) => plain(await bounded(refunds.get(id), t, 'get refund')),
     listRefunds: (sinceIso, max) =>
       bounded(
-        (async () =>
-          firstOf(await refunds.list({ since: sinceIso, lazy: true } as never), max))(),
+        (async () => firstOf(await refunds.list({ since: sinceIso, lazy: true } as never), max))(),
         t,
         'list refunds',
       ),

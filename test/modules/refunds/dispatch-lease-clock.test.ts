@@ -79,7 +79,11 @@ describe('a sandbox clock advance during a refund dispatch', () => {
       .select(['status', 'dispatch_attempts', 'dispatch_due_at'])
       .where('id', '=', registered.nullificationId)
       .executeTakeFirstOrThrow();
-    expect(row).toEqual({ status: 'reverse_completed', dispatch_attempts: 1, dispatch_due_at: null });
+    expect(row).toEqual({
+      status: 'reverse_completed',
+      dispatch_attempts: 1,
+      dispatch_due_at: null,
+    });
   });
 
   it('still asks again once the lease ran out on the service clock (a worker that died)', async () => {

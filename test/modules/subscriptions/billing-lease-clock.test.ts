@@ -38,7 +38,11 @@ describe('a sandbox clock advance during a billing charge', () => {
     const attempt = await openNextEvent(t.ctx, { subscriptionId: sub.id });
     if (attempt === null || attempt === 'recorded') throw new Error('no attempt opened');
     // The merchant moves the account's clock an hour on (far past the 2-minute lease, before the next retry).
-    await t.ctx.accountClock.advance(a.id, subscriptionLimits.chargeLeaseMs + 60 * 60 * 1000, t.ctx.db);
+    await t.ctx.accountClock.advance(
+      a.id,
+      subscriptionLimits.chargeLeaseMs + 60 * 60 * 1000,
+      t.ctx.db,
+    );
     // Worker 2: the attempt is live on the service clock, so the cycle is not its to resume.
     expect(await openNextEvent(other, { subscriptionId: sub.id })).toBeNull();
     expect(await openNextEvent(other, { accountId: a.id })).toBeNull();
