@@ -67,6 +67,16 @@ async function firstOf(pages: unknown, max: number): Promise<FintocObject[]> {
   return out;
 }
 
+/** The first `max` items of the list `pages` opens, the whole read raced against `timeoutMs`. */
+function listed(
+  pages: () => Promise<unknown>,
+  max: number,
+  timeoutMs: number,
+  what: string,
+): Promise<FintocObject[]> {
+  return bounded((async () => firstOf(await pages(), max))(), timeoutMs, what);
+}
+
 function bounded<T>(call: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -122,33 +132,24 @@ export function fintocApi(host: FintocHost): FintocApi {
       ),
     getRefund: async (id) => plain(await bounded(refunds.get(id), t, 'get refund')),
     listRefunds: (sinceIso, max) =>
-      bounded(
-        (async () => firstOf(await refunds.list({ since: sinceIso, lazy: true } as never), max))(),
-        t,
-        'list refunds',
-      ),
+      listed(() => refunds.list({ since: sinceIso, lazy: true } as never), max, t, 'list refunds'),
     listOutboundTransfers: (accountId, sinceIso, max) =>
-      bounded(
-        (async () =>
-          firstOf(
-            await transfers.list({
-              account_id: accountId,
-              direction: 'outbound',
-              since: sinceIso,
-              lazy: true,
-            } as never),
-            max,
-          ))(),
+      listed(
+        () =>
+          transfers.list({
+            account_id: accountId,
+            direction: 'outbound',
+            since: sinceIso,
+            lazy: true,
+          } as never),
+        max,
         t,
         'list transfers',
       ),
     listMovements: (accountId, query, max) =>
-      bounded(
-        (async () =>
-          firstOf(
-            await accounts.movements.list({ account_id: accountId, ...query, lazy: true }),
-            max,
-          ))(),
+      listed(
+        () => accounts.movements.list({ account_id: accountId, ...query, lazy: true }),
+        max,
         t,
         'list movements',
       ),
