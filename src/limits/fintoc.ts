@@ -34,6 +34,22 @@ export const fintocLimits = {
   transferLookupMax: 1_000,
   /** The lookup reads transfers created from this long before the payout's first send (clocks differ). */
   transferLookupSlackMs: 10 * minuteMs,
+  /**
+   * Tries of one refund after its first dispatch whose answer was lost (decision 785): each looks the refund up in
+   * Fintoc's refund list and, finding none, sends it again with the same key. Past this, or past
+   * refundResendWindowMs, a try that finds none stops asking and leaves the refund `complete` for Fintoc's webhook
+   * and the operator.
+   */
+  refundRetriesMax: 5,
+  /**
+   * How long after its first dispatch a refund may be sent again: well inside the 24 hours Fintoc keeps a key, after
+   * which a resend would be a new refund (asserted in index.ts, with one dispatch lease of slack).
+   */
+  refundResendWindowMs: 6 * hourMs,
+  /** Refunds read when looking for the one a lost answer made (by its metadata's nullification id). */
+  refundLookupMax: 1_000,
+  /** The lookup reads refunds created from this long before the refund's first dispatch (clocks differ). */
+  refundLookupSlackMs: 10 * minuteMs,
   /** A checkout session Fintoc did not close when asked (decision 665) is asked again after this long. */
   sessionRecheckMs: 30_000,
   /**

@@ -195,11 +195,11 @@ function assertLedgerBounds(): void {
 /** Transactions and checkout, marketplace deposits, recurring billing. */
 function assertPaymentBounds(): void {
   const l = limits;
-  // A transfer is never sent again once Fintoc may have forgotten its key (decision 750): that resend would be new.
+  const kept = fintocLimits.idempotencyKeyKeptMs; // a resend after Fintoc forgot its key is new (decisions 750, 785)
   assert.ok(
-    fintocLimits.transferResendWindowMs + fintocLimits.transferResendAfterMs <
-      fintocLimits.idempotencyKeyKeptMs,
-    'Fintoc transfer resends end before Fintoc may drop their idempotency key',
+    fintocLimits.transferResendWindowMs + fintocLimits.transferResendAfterMs < kept &&
+      fintocLimits.refundResendWindowMs + refundLimits.dispatchLeaseMs < kept,
+    'Fintoc transfer and refund resends end before Fintoc may drop their idempotency key',
   );
   // Transactions and checkout: a crashed payment attempt frees the transaction before the earliest expiry.
   assert.equal(

@@ -196,7 +196,12 @@ class Harness {
 }
 
 async function scenario(engine: Engine): Promise<void> {
-  const { env, baseUrl } = await serveOn(engine, { IDEMPOTENCY_LEASE_MS: String(leaseMs) });
+  // Claims a kill leaves (a refund's dispatch, a billing attempt) hold for ATTEMPT_LEASE_MS of real time: leases
+  // are on the service clock, so the sandbox clock advances below never free them (decision 785).
+  const { env, baseUrl } = await serveOn(engine, {
+    IDEMPOTENCY_LEASE_MS: String(leaseMs),
+    ATTEMPT_LEASE_MS: String(leaseMs),
+  });
   // Operator commands without a process of their own (races.ts): the kill is the server's, not theirs.
   const operator = await operatorOn(engine, env);
   const h = new Harness(env, baseUrl);
@@ -474,6 +479,8 @@ async function scenario(engine: Engine): Promise<void> {
     currency: 'CLP',
     reason: 'kill top-up',
   });
+  // The last kill's leases run out (ATTEMPT_LEASE_MS), then the advances' due work finishes what they held.
+  await new Promise((resolve) => setTimeout(resolve, leaseMs + 500));
   await must(baseUrl, m, 'POST', '/api/sandbox/clock/advance', { hours: 1 });
   await must(baseUrl, e, 'POST', '/api/sandbox/clock/advance', { hours: 1 });
   acked.refunds = [...refundsAcked.values()].reduce((s, x) => s + x, 0);

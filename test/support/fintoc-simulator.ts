@@ -11,10 +11,13 @@
 //   GET  /v2/accounts/{acc}/movements          the account's movements as Fintoc documents them (unsigned `amount`,
 //                                              `direction`, the transfer or payment intent in `resource_id`)
 //   POST /v1/refunds                           refund a payment intent (Idempotency-Key: one refund per key)
+//   GET  /v1/refunds                           the refunds, newest first (`since`: created on or after it)
 //   GET  /v1/refunds/{id}                      read a refund (its status as `refunds` holds it)
 // Faults: `transferFault = 'reset'` creates the transfer and drops the connection (the lost answer); `'drop'` drops
 // it without creating anything; `'refuse'` answers 400 invalid_request_error. `transferListFault = 'fail'` answers
-// the transfer list 500. `signedEvent` signs a webhook as Fintoc does (`Fintoc-Signature`).
+// the transfer list 500. `refundFault` likewise for refunds (`'reset'`, `'drop'`, `'refuse'`), `refundListFault =
+// 'fail'` for the refund list. `forgetKeys()` drops every idempotency key, as Fintoc may once a key is 24 hours old:
+// a request with a forgotten key is taken as new. `signedEvent` signs a webhook as Fintoc does (`Fintoc-Signature`).
 import crypto from 'node:crypto';
 import http from 'node:http';
 
@@ -34,8 +37,15 @@ export interface FintocSimulator {
   transferListFault: 'fail' | null;
   /** The status a new refund is answered with: Fintoc answers `created` or `in_progress`, final later. */
   refundStatus: string;
-  /** `'refuse'`: a refund is answered 400 invalid_request_error (more than the intent's refundable amount, say). */
-  refundFault: 'refuse' | null;
+  /**
+   * `'refuse'`: a refund is answered 400 invalid_request_error (more than the intent's refundable amount, say);
+   * `'reset'`: the refund is made and the connection dropped (the lost answer); `'drop'`: dropped, nothing made.
+   */
+  refundFault: 'refuse' | 'reset' | 'drop' | null;
+  /** `'fail'`: the refund list answers 500. */
+  refundListFault: 'fail' | null;
+  /** Forgets every idempotency key (Fintoc keeps one about 24 hours): the same key then makes a new object. */
+  forgetKeys(): void;
   /** Movements a page of the movements list (Fintoc's `Link: <...>; rel="next"` paging); null: one page. */
   movementsPerPage: number | null;
   /** Every API call as `METHOD path`. */
@@ -72,6 +82,8 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     transferListFault: null,
     refundStatus: 'succeeded',
     refundFault: null,
+    refundListFault: null,
+    forgetKeys: () => byKey.clear(),
     movementsPerPage: null,
     calls,
     signedEvent(type, data, atSeconds) {
@@ -221,6 +233,10 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     if (req.method === 'POST' && path === '/v1/refunds' && sim.refundFault === 'refuse')
       return apiError(res, 400, 'invalid_request_error', 'the payment intent cannot be refunded');
     if (req.method === 'POST' && path === '/v1/refunds') {
+      if (sim.refundFault === 'drop') {
+        req.socket.destroy();
+        return;
+      }
       let r = byKey.get(`re:${key}`);
       if (r === undefined) {
         r = {
@@ -233,12 +249,29 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
           resource_id: body.resource_id,
           metadata: body.metadata ?? {},
           failure_code: null,
+          created_at: new Date().toISOString(),
         };
         refunds.set(String(r.id), r);
         // Fintoc answers a key it saw with its first answer, though the refund may have moved on since.
         byKey.set(`re:${key}`, { ...r });
       }
+      if (sim.refundFault === 'reset') {
+        req.socket.destroy();
+        return;
+      }
       return send(res, 201, r);
+    }
+    if (req.method === 'GET' && path === '/v1/refunds') {
+      if (sim.refundListFault === 'fail') return apiError(res, 500, 'api_error', 'unavailable');
+      const since = new URL(req.url ?? '/', base).searchParams.get('since');
+      const all = [...refunds.values()].reverse();
+      return send(
+        res,
+        200,
+        since === null
+          ? all
+          : all.filter((r) => Date.parse(String(r.created_at)) >= Date.parse(since)),
+      );
     }
     const re = /^\/v1\/refunds\/([\w]+)$/.exec(path);
     if (req.method === 'GET' && re !== null) {

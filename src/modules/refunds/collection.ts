@@ -92,7 +92,8 @@ async function recordCollected(
   else if (takeMinor === owedMinor)
     await moveNullification(ctx, tx, row, 'complete', at, {
       from_wallet_minor: fromWalletMinor,
-      dispatch_due_at: at,
+      // Due now on the service clock, where its dispatch lease is dated (decision 785).
+      dispatch_due_at: ctx.clock.now(),
     });
   else
     await tx

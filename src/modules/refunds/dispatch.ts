@@ -5,7 +5,6 @@
 // about again later, with the processor's refund id, by this same due work). The command runs it right
 // after its commit; the `refund-dispatch` due work picks up any whose dispatch was cut short, telling the processor
 // it is a retry so one without idempotency keys (Webpay) reads its own record before sending it again (decision 141).
-import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -29,13 +28,20 @@ interface Claimed {
   readonly retry?: RefundRequest['retry'];
 }
 
+/** refundLimits.dispatchLeaseMs, or ATTEMPT_LEASE_MS when that is shorter (decision 785). */
+function dispatchLeaseMs(ctx: AppContext): number {
+  return Math.min(refundLimits.dispatchLeaseMs, ctx.config.attemptLeaseMs);
+}
+
 async function claim(
   ctx: AppContext,
   tx: Tx,
   row: NullificationRow | undefined,
 ): Promise<Claimed | null> {
   if (row === undefined || row.status !== 'complete' || row.dispatch_due_at === null) return null;
-  const now = await ctx.accountClock.now(row.account_id, tx);
+  // dispatch_due_at is on the service clock (decision 785): it is also the dispatch's lease, and a sandbox clock
+  // advance must never free a live one.
+  const now = ctx.clock.now();
   if (row.dispatch_due_at.getTime() > now.getTime()) return null;
   const payment = await tx
     .selectFrom('transactions')
@@ -54,13 +60,16 @@ async function claim(
     retry = {
       chargeAmountMinor: BigInt(payment.amount_minor),
       refundedBeforeMinor: BigInt(done.total),
+      tryNumber: row.dispatch_attempts + 1,
+      firstSentAt: row.dispatch_first_at ?? row.created_at,
     };
   }
   await tx
     .updateTable('nullifications')
     .set((eb) => ({
-      dispatch_due_at: new Date(now.getTime() + refundLimits.dispatchLeaseMs),
+      dispatch_due_at: new Date(now.getTime() + dispatchLeaseMs(ctx)),
       dispatch_attempts: eb('dispatch_attempts', '+', 1),
+      dispatch_first_at: row.dispatch_first_at ?? now,
     }))
     .where('id', '=', row.id)
     .execute();
@@ -121,11 +130,7 @@ export async function runRefundDispatch(ctx: AppContext, scope: DueWorkScope): P
         .selectFrom('nullifications')
         .selectAll()
         .where('status', '=', 'complete')
-        .where(
-          'dispatch_due_at',
-          '<=',
-          ctx.accountClock.nowSql(sql.ref('nullifications.account_id')),
-        );
+        .where('dispatch_due_at', '<=', ctx.clock.now());
       if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
       return claim(
         ctx,

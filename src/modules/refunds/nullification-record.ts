@@ -71,6 +71,7 @@ export async function insertNullification(
     collected,
     parts: { feeBack, fromPending, fromWallet, splitMinor },
     at,
+    dispatchAt,
   }: {
     id: string;
     accountId: string;
@@ -80,6 +81,8 @@ export async function insertNullification(
     collected: boolean;
     parts: { feeBack: bigint; fromPending: bigint; fromWallet: bigint; splitMinor: bigint };
     at: Date;
+    /** When a collected processor refund is first due for dispatch: the service's now (its lease's clock, decision 785). */
+    dispatchAt: Date;
   },
 ) {
   const payment = await paymentOf(tx, row);
@@ -112,7 +115,7 @@ export async function insertNullification(
       refund_code: null,
       gateway_message: null,
       channel,
-      dispatch_due_at: status === 'complete' ? at : null,
+      dispatch_due_at: status === 'complete' ? dispatchAt : null,
       created_at: at,
       updated_at: at,
     })

@@ -209,6 +209,7 @@ async function register(
     collected,
     parts: { feeBack, fromPending, fromWallet, splitMinor },
     at,
+    dispatchAt: ctx.clock.now(),
   });
   // Its first recorded state is called back like every later one (transition.ts).
   await notifyNullification(ctx, tx, inserted);

@@ -4,8 +4,9 @@
 // (Fintoc's `created` and `in_progress`, decision 745): it stays `complete` with the processor's id of the refund, and
 // the `refund-dispatch` due work asks how it stands after refundLimits.inProgressRecheckMs, until
 // refundLimits.inProgressAskMsMax after its registration: there asking stops and an error is logged for the operator
-// (the processor's webhook still ends it). The dispatch records what the processor answers; Fintoc's refund.* webhook
-// what Fintoc reports.
+// (the processor's webhook still ends it). Unresolved (decision 785: an earlier dispatch may have made it and the
+// processor will not send it again): it stays `complete`, no longer asked about, an error logged for the operator.
+// The dispatch records what the processor answers; Fintoc's refund.* webhook what Fintoc reports.
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -15,7 +16,12 @@ import { giveBack } from './give-back.ts';
 import { lockNullification, type NullificationRow } from './repository.ts';
 import { moveNullification } from './transition.ts';
 
-export type RefundAnswerResult = 'reverse_completed' | 'reverse_deleted' | 'in_progress' | 'final';
+export type RefundAnswerResult =
+  | 'reverse_completed'
+  | 'reverse_deleted'
+  | 'in_progress'
+  | 'unresolved'
+  | 'final';
 
 async function keepAsking(
   ctx: AppContext,
@@ -24,9 +30,14 @@ async function keepAsking(
   refundCode: string,
   at: Date,
 ): Promise<void> {
+  // The bound is the refund's age on its account's clock (created_at is dated there); the next ask is dated on the
+  // service clock, where the dispatch's due time and lease are (decision 785).
   const nextMs = at.getTime() + refundLimits.inProgressRecheckMs;
   const lastMs = row.created_at.getTime() + refundLimits.inProgressAskMsMax;
-  const due = nextMs <= lastMs ? new Date(nextMs) : null;
+  const due =
+    nextMs <= lastMs
+      ? new Date(ctx.clock.now().getTime() + refundLimits.inProgressRecheckMs)
+      : null;
   if (due === null && row.dispatch_due_at !== null)
     ctx.logger.error(
       { nullification: row.id, refund: refundCode },
@@ -51,6 +62,20 @@ export async function recordRefundAnswer(
     if (outcome.approved === 'in_progress') {
       await keepAsking(ctx, tx, row, outcome.refundCode, at);
       return 'in_progress';
+    }
+    if (outcome.approved === 'unresolved') {
+      // Decision 785: the processor may have made it and will not send it again. It stays `complete` (its money in
+      // refund clearing), no longer asked about; the processor's webhook still ends it, else the operator.
+      ctx.logger.error(
+        { nullification: row.id, reason: outcome.reason },
+        'refund unresolved at the processor: no longer asked or sent; check it there',
+      );
+      await tx
+        .updateTable('nullifications')
+        .set({ dispatch_due_at: null })
+        .where('id', '=', row.id)
+        .execute();
+      return 'unresolved';
     }
     if (!outcome.approved) {
       await giveBack(ctx, tx, row, at);

@@ -29,6 +29,8 @@ export interface NullificationTable {
   /** When the processor should be asked (again); null once it answered. */
   dispatch_due_at: Timestamp | null;
   dispatch_attempts: Generated<number>;
+  /** The first dispatch, on the service clock (migration 0611): a retry's lookup and resend limits run from it. */
+  dispatch_first_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** How the money goes back to the payer: the processor (cards) or a bank payout (decision 112). */
   channel: ColumnType<'processor' | 'bank', 'processor' | 'bank' | undefined, 'processor' | 'bank'>;
   /** A bank refund's latest payout (kind `refund`); null until the payer's bank details are recorded. */

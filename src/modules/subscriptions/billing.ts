@@ -9,8 +9,8 @@
 //      and the pending payment, with the attempt's lease on the cycle;
 //   2. the payment's outcome, its money, the cycle's record, a suspension if it was the last try, and the §7.15
 //      callback to the plan's url_notify_payment.
-// A worker that dies between them leaves the lease to run out; the next step resumes the same payment, whose
-// processor idempotency key is its id, so a cycle is never charged twice.
+// A worker that dies between them leaves the lease (on the service clock, decision 785) to run out; the next step
+// resumes the same payment, whose processor idempotency key is its id, so a cycle is never charged twice.
 import { sql } from 'kysely';
 import { chargeAttempt, recordDecline, type Attempt } from './billing-outcome.ts';
 import { planOf, setCycle, startCycle, type CycleRow } from './cycle-rows.ts';
@@ -80,6 +80,8 @@ export async function openNextEvent(
  */
 async function claimDueSubscription(ctx: AppContext, tx: Tx, filter: BillingFilter) {
   const now = ctx.accountClock.nowSql(sql.ref('s.account_id'));
+  // An attempt's lease is on the service clock (decision 785): a sandbox clock advance never frees a live one.
+  const leaseNow = ctx.clock.now();
   // The candidates come from three indexed reads (in production "now" is a constant), not a scan of every
   // subscription; the conditions below then decide on the locked row.
   const candidates = tx
@@ -99,7 +101,7 @@ async function claimDueSubscription(ctx: AppContext, tx: Tx, filter: BillingFilt
         .selectFrom('su_cycles as e')
         .select('e.subscription_id as id')
         .where('e.attempt_key', 'is not', null)
-        .where('e.attempt_lease_until', '<=', ctx.accountClock.nowSql(sql.ref('e.account_id'))),
+        .where('e.attempt_lease_until', '<=', leaseNow),
     );
   let q = tx
     .selectFrom('su_subscriptions as s')
@@ -113,7 +115,7 @@ async function claimDueSubscription(ctx: AppContext, tx: Tx, filter: BillingFilt
             .select('d.cycle_number')
             .whereRef('d.subscription_id', '=', 's.id')
             .where('d.attempt_key', 'is not', null)
-            .where('d.attempt_lease_until', '<=', now),
+            .where('d.attempt_lease_until', '<=', leaseNow),
         ),
         eb.and([
           eb('s.status', '=', 'active'),
@@ -124,7 +126,7 @@ async function claimDueSubscription(ctx: AppContext, tx: Tx, filter: BillingFilt
                 .select('f.cycle_number')
                 .whereRef('f.subscription_id', '=', 's.id')
                 .where('f.attempt_key', 'is not', null)
-                .where('f.attempt_lease_until', '>', now),
+                .where('f.attempt_lease_until', '>', leaseNow),
             ),
           ),
           eb.or([
@@ -146,6 +148,11 @@ async function claimDueSubscription(ctx: AppContext, tx: Tx, filter: BillingFilt
   return q.orderBy('s.seq').limit(1).forUpdate().skipLocked().executeTakeFirst();
 }
 
+/** subscriptionLimits.chargeLeaseMs, or ATTEMPT_LEASE_MS when that is shorter (decision 785). */
+function chargeLeaseMs(ctx: AppContext): number {
+  return Math.min(subscriptionLimits.chargeLeaseMs, ctx.config.attemptLeaseMs);
+}
+
 /** The subscription's earliest due event, opened: an attempt to charge, or a try recorded without one (no card). */
 async function nextEvent(
   ctx: AppContext,
@@ -153,9 +160,11 @@ async function nextEvent(
   sub: SubscriptionRow,
 ): Promise<Attempt | 'recorded' | null> {
   const now = await ctx.accountClock.now(sub.account_id, tx);
-  const lease = new Date(now.getTime() + subscriptionLimits.chargeLeaseMs);
+  // The lease is process-coordination time, on the service clock (decision 785); `now` is business time.
+  const leaseNow = ctx.clock.now();
+  const lease = new Date(leaseNow.getTime() + chargeLeaseMs(ctx));
   const dead = await attemptInFlight(tx, sub);
-  if (dead !== undefined) return resumeAttempt(tx, sub, dead, now, lease);
+  if (dead !== undefined) return resumeAttempt(tx, sub, dead, { now, leaseNow, lease });
   if (sub.status !== 'active') return null;
   const plan = await planOf(tx, sub);
   const cycle = await dueCycle(ctx, tx, sub, plan, now);
@@ -181,10 +190,9 @@ async function resumeAttempt(
   tx: Tx,
   sub: SubscriptionRow,
   dead: CycleRow,
-  now: Date,
-  lease: Date,
+  { now, leaseNow, lease }: { now: Date; leaseNow: Date; lease: Date },
 ): Promise<Attempt | null> {
-  if (dead.attempt_lease_until !== null && dead.attempt_lease_until.getTime() > now.getTime())
+  if (dead.attempt_lease_until !== null && dead.attempt_lease_until.getTime() > leaseNow.getTime())
     return null;
   // An attempt whose worker died: the same payment again (its processor key is its id).
   await setCycle(tx, dead, { attempt_lease_until: lease });

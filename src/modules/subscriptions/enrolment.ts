@@ -73,7 +73,8 @@ async function claimEnrolment(ctx: AppContext, token: string, attemptKey: string
     if (row.used_at !== null) return { kind: 'enrolled' } as const;
     if (!['register', 'active', 'suspended'].includes(sub.status))
       return { kind: 'closed' } as const;
-    const now = await ctx.accountClock.now(row.account_id, tx);
+    // The claim's lease is on the service clock (decision 785): a sandbox clock advance never frees a live one.
+    const now = ctx.clock.now();
     if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime())
       return { kind: 'in_progress' } as const;
     await tx

@@ -58,7 +58,10 @@ export interface Config {
   readonly readyTimeoutMs: number;
   /** Dashboard passwords' scrypt cost as log2 of N (decision 541): 15; tests lower it. PASSWORD_HASH_COST. */
   readonly passwordHashCost: number;
-  /** A checkout or mall attempt's hold on its sale, on the service clock (decision 760); ATTEMPT_LEASE_MS. */
+  /**
+   * A checkout or mall attempt's hold on its sale, on the service clock (decision 760); ATTEMPT_LEASE_MS. It also
+   * shortens a refund dispatch's and a billing attempt's lease when it is shorter than theirs (decision 785).
+   */
   readonly attemptLeaseMs: number;
 }
 

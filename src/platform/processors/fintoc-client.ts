@@ -40,6 +40,8 @@ export interface FintocApi {
   createTransfer(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
   createRefund(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
   getRefund(id: string): Promise<FintocObject>;
+  /** The refunds created since `sinceIso`, at most `max` (decision 785's lookup; Fintoc's "List refunds"). */
+  listRefunds(sinceIso: string, max: number): Promise<FintocObject[]>;
   /** The account's outbound transfers created since `sinceIso`, at most `max` (decision 750's lookup). */
   listOutboundTransfers(accountId: string, sinceIso: string, max: number): Promise<FintocObject[]>;
   /** The account's movements, at most `max`: pages past it are never asked for. */
@@ -63,6 +65,16 @@ async function firstOf(pages: unknown, max: number): Promise<FintocObject[]> {
     out.push(plain(item));
   }
   return out;
+}
+
+/** The first `max` items of the list `pages` opens, the whole read raced against `timeoutMs`. */
+function listed(
+  pages: () => Promise<unknown>,
+  max: number,
+  timeoutMs: number,
+  what: string,
+): Promise<FintocObject[]> {
+  return bounded((async () => firstOf(await pages(), max))(), timeoutMs, what);
 }
 
 function bounded<T>(call: Promise<T>, timeoutMs: number, what: string): Promise<T> {
@@ -119,28 +131,25 @@ export function fintocApi(host: FintocHost): FintocApi {
         ),
       ),
     getRefund: async (id) => plain(await bounded(refunds.get(id), t, 'get refund')),
+    listRefunds: (sinceIso, max) =>
+      listed(() => refunds.list({ since: sinceIso, lazy: true } as never), max, t, 'list refunds'),
     listOutboundTransfers: (accountId, sinceIso, max) =>
-      bounded(
-        (async () =>
-          firstOf(
-            await transfers.list({
-              account_id: accountId,
-              direction: 'outbound',
-              since: sinceIso,
-              lazy: true,
-            } as never),
-            max,
-          ))(),
+      listed(
+        () =>
+          transfers.list({
+            account_id: accountId,
+            direction: 'outbound',
+            since: sinceIso,
+            lazy: true,
+          } as never),
+        max,
         t,
         'list transfers',
       ),
     listMovements: (accountId, query, max) =>
-      bounded(
-        (async () =>
-          firstOf(
-            await accounts.movements.list({ account_id: accountId, ...query, lazy: true }),
-            max,
-          ))(),
+      listed(
+        () => accounts.movements.list({ account_id: accountId, ...query, lazy: true }),
+        max,
         t,
         'list movements',
       ),

@@ -3,6 +3,7 @@
 // Cobro's return URL; Fintoc's webhook, verified with the client's WebhookSignature, settles the sale
 // (src/modules/fintoc/). Cards are not Fintoc's: an account's card acquirer stays whatever it is (decision 511).
 import { minorAsJsonNumber } from '../money/json-number.ts';
+import { fintocLimits } from '../../limits/index.ts';
 import type { FintocAccount } from './fintoc-settings.ts';
 import type {
   ChargeOutcome,
@@ -106,6 +107,27 @@ function fintocTime(at: Date): string {
 export interface FintocProcessorOptions {
   /** Cobro's return URL; `?attempt=` and `&cancelled=1` are added per attempt. */
   readonly returnUrl: string;
+  /** The service clock: a refund's resend window runs on it (decision 785). */
+  readonly now: () => Date;
+}
+
+/**
+ * The refund Fintoc made for the nullification `key`, if its list shows one: Fintoc has no lookup by idempotency key,
+ * so the refunds created since the first dispatch (less fintocLimits.refundLookupSlackMs, at most refundLookupMax)
+ * are read and the one whose metadata names the nullification is taken (decision 785).
+ */
+async function lookUpRefund(
+  api: FintocAccount['api'],
+  key: string,
+  firstSentAt: Date,
+): Promise<Record<string, unknown> | null> {
+  const since = new Date(firstSentAt.getTime() - fintocLimits.refundLookupSlackMs);
+  const refunds = await api.listRefunds(since.toISOString(), fintocLimits.refundLookupMax);
+  return (
+    refunds.find(
+      (r) => (r.metadata as Record<string, unknown> | undefined)?.cobro_nullification_id === key,
+    ) ?? null
+  );
 }
 
 export function fintocProcessor(
@@ -150,31 +172,64 @@ export function fintocProcessor(
       },
       status: async (token) => sessionStatus(await api.getCheckoutSession(token)),
     },
-    async refund(r: RefundRequest): Promise<RefundOutcome> {
-      // A refund Fintoc took earlier is read, not asked again: its idempotency key would only replay the first answer.
-      if (r.inProgressRefundCode !== undefined)
-        return refundOutcome(await api.getRefund(r.inProgressRefundCode));
-      // Fintoc refunds a payment intent (its id is the sale's authorization code), once per idempotency key.
-      try {
-        return refundOutcome(
-          await api.createRefund(
-            {
-              resource_type: 'payment_intent',
-              resource_id: r.authorizationCode,
-              amount: minorAsJsonNumber(r.amountMinor),
-              metadata: { cobro_nullification_id: r.idempotencyKey },
-            },
-            r.idempotencyKey,
-          ),
-        );
-      } catch (error) {
-        // Fintoc answered and refused it (an invalid request: more than the intent's refundable amount, say): nothing
-        // is refunded and asking again gets the same answer, so it is a refusal, as Webpay and Oneclick read theirs.
-        const { fintocRefused } = await import('./fintoc-client.ts');
-        if (fintocRefused(error))
-          return { approved: false, gatewayMessage: `Fintoc refused the refund: ${error.message}` };
-        throw error;
-      }
-    },
+    refund: (r: RefundRequest) => fintocRefund(api, o, r),
   };
+}
+
+/** A refund of a Fintoc payment intent: read when Fintoc took it earlier, looked up after a lost answer, else created. */
+async function fintocRefund(
+  api: FintocAccount['api'],
+  o: FintocProcessorOptions,
+  r: RefundRequest,
+): Promise<RefundOutcome> {
+  // A refund Fintoc took earlier is read, not asked again: its idempotency key would only replay the first answer.
+  if (r.inProgressRefundCode !== undefined)
+    return refundOutcome(await api.getRefund(r.inProgressRefundCode));
+  // An earlier dispatch's answer was lost (decision 785): Fintoc may have made the refund, and may have dropped
+  // the key since (24 hours), after which the same key makes a new refund. Looked up first, sent again only
+  // while within the limits; a failing list is a lost answer within them (tried again later), unresolved past.
+  if (r.retry !== undefined) {
+    const { tryNumber, firstSentAt } = r.retry;
+    const withinLimits =
+      tryNumber - 1 <= fintocLimits.refundRetriesMax &&
+      o.now().getTime() - firstSentAt.getTime() <= fintocLimits.refundResendWindowMs;
+    let found: Record<string, unknown> | null;
+    try {
+      found = await lookUpRefund(api, r.idempotencyKey, firstSentAt);
+    } catch (error) {
+      if (withinLimits) throw error;
+      return { approved: 'unresolved', reason: 'Fintoc refund lookups failed past the limits' };
+    }
+    if (found !== null) return refundOutcome(found);
+    if (!withinLimits)
+      return {
+        approved: 'unresolved',
+        reason: `Fintoc shows no refund after ${tryNumber - 1} tries since ${firstSentAt.toISOString()}: not sent again`,
+      };
+  }
+  // Fintoc refunds a payment intent (its id is the sale's authorization code), once per idempotency key.
+  try {
+    return refundOutcome(
+      await api.createRefund(
+        {
+          resource_type: 'payment_intent',
+          resource_id: r.authorizationCode,
+          amount: minorAsJsonNumber(r.amountMinor),
+          metadata: { cobro_nullification_id: r.idempotencyKey },
+        },
+        r.idempotencyKey,
+      ),
+    );
+  } catch (error) {
+    // Fintoc answered and refused it (an invalid request: more than the intent's refundable amount, say): nothing
+    // is refunded and asking again gets the same answer, so it is a refusal, as Webpay and Oneclick read theirs.
+    const { fintocRefused } = await import('./fintoc-client.ts');
+    // A resend's refusal proves nothing (the first request may have made the refund and used up the intent's
+    // refundable amount): left unresolved, never given back (decision 785, as decision 750 for transfers).
+    if (fintocRefused(error) && r.retry !== undefined)
+      return { approved: 'unresolved', reason: `Fintoc refused the resend: ${error.message}` };
+    if (fintocRefused(error))
+      return { approved: false, gatewayMessage: `Fintoc refused the refund: ${error.message}` };
+    throw error;
+  }
 }

@@ -54,7 +54,10 @@ export async function fintocProcessorFor(
   ]);
   const account = await fintocAccount(ctx, ctx.db, accountId);
   if (account === null) return null;
-  return fintocProcessor(account, { returnUrl: `${ctx.config.publicBaseUrl}${fintocReturnPath}` });
+  return fintocProcessor(account, {
+    returnUrl: `${ctx.config.publicBaseUrl}${fintocReturnPath}`,
+    now: () => ctx.clock.now(),
+  });
 }
 
 /** Whether the sale was paid through Fintoc: its refunds go back through Fintoc (decision 511), not by bank details. */

@@ -80,9 +80,16 @@ export interface RefundRequest {
    * Set when an earlier dispatch of this refund may have reached the processor and its answer was lost. A processor
    * without idempotency keys (Webpay) reads its own record of the charge first: the refund is answered as applied
    * when the charge's balance is already `chargeAmountMinor - refundedBeforeMinor - amountMinor`, sent when it is
-   * still `chargeAmountMinor - refundedBeforeMinor`, and left undecided (it throws) otherwise.
+   * still `chargeAmountMinor - refundedBeforeMinor`, and left undecided (it throws) otherwise. A processor whose keys
+   * expire (Fintoc keeps one about 24 hours) looks the refund up first and resends only within its own limits, by
+   * `tryNumber` (2 for the first retry) and `firstSentAt` (the first dispatch, on the service clock; decision 785).
    */
-  readonly retry?: { readonly chargeAmountMinor: bigint; readonly refundedBeforeMinor: bigint };
+  readonly retry?: {
+    readonly chargeAmountMinor: bigint;
+    readonly refundedBeforeMinor: bigint;
+    readonly tryNumber: number;
+    readonly firstSentAt: Date;
+  };
   /**
    * The processor's id of this refund when it answered it as taken but not finished (`in_progress` below): the
    * processor says how that refund stands now instead of refunding again (decision 745).
@@ -97,7 +104,13 @@ export type RefundOutcome =
    * Taken, not finished (Fintoc's `created` and `in_progress`; decision 745): the money is on its way back or may yet
    * fail to be. The refund stays `complete` and is asked about again with `inProgressRefundCode`.
    */
-  | { readonly approved: 'in_progress'; readonly refundCode: string };
+  | { readonly approved: 'in_progress'; readonly refundCode: string }
+  /**
+   * The processor cannot tell whether an earlier dispatch made the refund and will not send it again (decision 785:
+   * a Fintoc refund past its resend limits, or a refused resend): it stays `complete`, no longer asked about, for the
+   * processor's webhook or the operator.
+   */
+  | { readonly approved: 'unresolved'; readonly reason: string };
 
 /** Charges a card the payer let us keep: the token an earlier approved charge answered with (subscriptions). */
 export interface StoredCardCharge extends ChargeBase {

@@ -138,9 +138,9 @@ describe('billing never charges a cycle twice', () => {
     await expect(billNext(dying, { accountId: a.id })).rejects.toThrow('worker died');
     expect((await chargesOf(sub.id)).map((c) => c.status)).toEqual(['pending']);
 
-    // While the attempt's lease runs, nobody else takes the subscription.
+    // While the attempt's lease runs, nobody else takes the subscription; it runs on the service clock (decision 785).
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(0);
-    await t.ctx.accountClock.advance(a.id, 3 * 60 * 1000, t.ctx.db);
+    t.clock.advanceMs(3 * 60 * 1000);
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(1);
     const charges = await chargesOf(sub.id);
     expect(charges.map((c) => [c.cycle_number, c.try_number, c.status])).toEqual([
@@ -170,7 +170,7 @@ describe('billing never charges a cycle twice', () => {
       sign: true,
     });
     expect(deleted.json()).toEqual({ id: sub.id, status: 'success' });
-    await t.ctx.accountClock.advance(a.id, 3 * 60 * 1000, t.ctx.db);
+    t.clock.advanceMs(3 * 60 * 1000);
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(1);
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(0);
     const charges = await chargesOf(sub.id);

@@ -98,7 +98,9 @@ describe('sandbox processor: refunds', () => {
     expect(first).toMatchObject({ approved: true });
     expect(await sandboxProcessor.refund(base)).toEqual(first);
     const other = await sandboxProcessor.refund({ ...base, idempotencyKey: 'rf2' });
-    expect(other.approved && first.approved && other.refundCode !== first.refundCode).toBe(true);
+    expect(
+      other.approved === true && first.approved === true && other.refundCode !== first.refundCode,
+    ).toBe(true);
   });
 
   it('declines an unknown authorization and an amount that is not positive', async () => {
