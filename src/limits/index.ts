@@ -112,6 +112,10 @@ function assertCallbackBounds(): void {
     'a batch must be answered and recorded inside its lease',
   );
   assert.ok(
+    l.deliveryAccountLanesMax >= 1 && l.deliveryAccountLanesMax < l.deliveryConcurrencyMax,
+    "one account's callbacks leave lanes free for the others'",
+  );
+  assert.ok(
     2 * l.deliveryStopSendsMs <= l.shutdownGraceMs,
     "a stopping worker's sends end with half the grace left to record them and close",
   );
