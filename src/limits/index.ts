@@ -1,8 +1,7 @@
-// Every bound the service enforces, in one place (STYLE rule 4): one file per concept in this folder (http,
-// money, wallet, idempotency, background, sandbox, database, process, and the business modules' groups in
-// modules.ts), assembled here into `limits`. Field lengths come from the seed's tables. How the bounds relate is
-// asserted by assertLimits(), which the composition root (runtime.ts) runs at start-up and which also runs when this
-// file loads, so a bad edit fails every test at once. Importers name this file only.
+// Every bound the service enforces, in one place (STYLE rule 4): one file per concept in this folder (http, money,
+// wallet, idempotency, background, sandbox, database, process, and the business modules' groups in modules.ts),
+// assembled here into `limits`. Field lengths come from the seed's tables. How the bounds relate is asserted by
+// assertLimits(), which runtime.ts runs at start-up and which also runs when this file loads. Importers name this file.
 import assert from 'node:assert/strict';
 import { backgroundLimits } from './background.ts';
 import { databaseLimits } from './database.ts';
@@ -111,6 +110,7 @@ function assertCallbackBounds(): void {
     'a batch must be answered and recorded inside its lease',
   );
   assert.ok(l.deliveryAccountLanesMax < l.deliveryConcurrencyMax, 'an account leaves lanes free');
+  assert.ok(l.deliveryStallTimeoutsMin <= l.deliveryAccountLanesMax, 'a hanging origin stalls');
   assert.ok(
     2 * l.deliveryStopSendsMs <= l.shutdownGraceMs,
     "a stopping worker's sends end with half the grace left to record them and close",

@@ -7,6 +7,7 @@ import { claimDueNotifications, type ClaimedNotification } from './claim.ts';
 import { sendWebhook, type SendResult } from './send.ts';
 import type { BaseLookup } from './ssrf-guard.ts';
 import { webhookHeaders } from './sign.ts';
+import { laneTraffic, type Queued } from './lanes.ts';
 import { limits } from '../../limits/index.ts';
 
 export interface DeliverOptions {
@@ -52,11 +53,6 @@ export function deliverWhileDue(
     limits.deliveryRunBatchesMax,
     signal,
   );
-}
-
-interface Queued {
-  readonly row: ClaimedNotification;
-  readonly secret: Promise<string | null>;
 }
 
 /** A run's lease, send timeout and record delay, checked: every batch claimed must be recorded inside its lease. */
@@ -158,25 +154,20 @@ async function deliverRun(
   const recorder = attemptRecorder(ctx, recordDelayMs);
   const cutOff = sendsCutOff(signal);
   const sending: SendOptions = { timeoutMs, cutOff: cutOff.signal, resolve: options.resolve };
-  const inFlight = new Map<string, number>();
+  const traffic = laneTraffic(timeoutMs, recorder);
   const lane = async (): Promise<void> => {
     for (;;) {
-      const next = takeNext(queue, inFlight);
+      const next = traffic.next(queue);
+      if (queue.length === 0) refill();
       if (next === undefined) {
         if (claiming === null) return;
         await claiming;
         continue;
       }
-      if (queue.length === 0) refill();
-      const account = next.row.accountId;
-      inFlight.set(account, (inFlight.get(account) ?? 0) + 1);
-      let result: SendResult;
-      try {
-        result = await send(ctx, next, sending);
-      } finally {
-        inFlight.set(account, inFlight.get(account)! - 1);
-      }
-      recorder.add({ row: next.row, result });
+      recorder.add({
+        row: next.row,
+        result: await traffic.send(next, () => send(ctx, next, sending)),
+      });
     }
   };
   await Promise.all(
@@ -185,19 +176,6 @@ async function deliverRun(
   cutOff.end();
   await recorder.flush();
   return { attempts, more };
-}
-
-/**
- * The next row for a free lane: the first queued whose account has fewer than limits.deliveryAccountLanesMax sends in
- * flight, else the first queued (decision 800). A merchant whose receiver hangs so holds at most that many lanes while
- * other merchants' callbacks wait, and a lane is never idle while a row waits, so a batch still finishes within
- * `ceil(rows / lanes) + 1` send timeouts, the lease's bound, whatever the order the rows go in.
- */
-function takeNext(queue: Queued[], inFlight: ReadonlyMap<string, number>): Queued | undefined {
-  const index = queue.findIndex(
-    (q) => (inFlight.get(q.row.accountId) ?? 0) < limits.deliveryAccountLanesMax,
-  );
-  return queue.splice(index === -1 ? 0 : index, 1)[0];
 }
 
 interface SendOptions {
