@@ -19,6 +19,8 @@ export interface DeliverOptions {
   readonly recordDelayMs?: number;
   /** Stands in for DNS under the address guard (tests). */
   readonly resolve?: BaseLookup;
+  /** Timeouts of one origin before a run skips it (limits.deliveryStallTimeoutsMin; a test of timing raises it). */
+  readonly stallTimeoutsMin?: number;
 }
 
 /** Claims and delivers up to `limit` due callbacks; returns how many attempts were made. */
@@ -154,7 +156,11 @@ async function deliverRun(
   const recorder = attemptRecorder(ctx, recordDelayMs);
   const cutOff = sendsCutOff(signal);
   const sending: SendOptions = { timeoutMs, cutOff: cutOff.signal, resolve: options.resolve };
-  const traffic = laneTraffic(timeoutMs, recorder);
+  const traffic = laneTraffic(
+    timeoutMs,
+    recorder,
+    options.stallTimeoutsMin ?? limits.deliveryStallTimeoutsMin,
+  );
   const lane = async (): Promise<void> => {
     for (;;) {
       const next = traffic.next(queue);

@@ -57,7 +57,11 @@ function skipStalled(
 }
 
 /** One run's sends in flight per account and timeouts per origin, which decide what its lanes send next. */
-export function laneTraffic(timeoutMs: number, recorder: ReturnType<typeof attemptRecorder>) {
+export function laneTraffic(
+  timeoutMs: number,
+  recorder: ReturnType<typeof attemptRecorder>,
+  stallTimeoutsMin: number,
+) {
   const inFlight = new Map<string, number>();
   const timeouts = new Map<string, number>();
   const stalled = new Set<string>();
@@ -80,7 +84,7 @@ export function laneTraffic(timeoutMs: number, recorder: ReturnType<typeof attem
       if (result.timedOut === true) {
         const origin = originOf(next.row.url);
         timeouts.set(origin, (timeouts.get(origin) ?? 0) + 1);
-        if (timeouts.get(origin)! >= limits.deliveryStallTimeoutsMin) stalled.add(origin);
+        if (timeouts.get(origin)! >= stallTimeoutsMin) stalled.add(origin);
       }
       return result;
     },

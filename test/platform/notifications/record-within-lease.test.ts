@@ -100,6 +100,9 @@ describe('answers recorded in groups', () => {
       timeoutMs,
       leaseMs,
       recordDelayMs,
+      // Slow answers (slowMs) that a loaded machine lets time out are not what this test is about: its origin is not
+      // skipped for them (decision 800's rule has its own tests).
+      stallTimeoutsMin: Number.MAX_SAFE_INTEGER,
     });
     await run;
     // Nothing crashed and X's retry (5 s on) is not due yet: every callback was sent exactly once.
