@@ -16,6 +16,16 @@ export const backgroundLimits = {
   deliveryPollIntervalMs: secondMs,
   deliveryBatchMax: 128,
   deliveryConcurrencyMax: 32,
+  /**
+   * Lanes one account's callbacks take while another account's callback waits in the queue (decision 800): a
+   * merchant whose receiver hangs cannot hold the others back. With no other account waiting it may take them all.
+   */
+  deliveryAccountLanesMax: 8,
+  /**
+   * Sends to one origin that time out in a worker's run before the run sends that origin nothing more (decision 800):
+   * a receiver that hangs gives them at once, one that is merely slow now and then does not.
+   */
+  deliveryStallTimeoutsMin: 8,
   /** Batches one step of the delivery worker claims back to back before it yields to the beat. */
   deliveryRunBatchesMax: 16,
   /** Answers recorded per database statement (src/platform/notifications/attempt-record.ts). */

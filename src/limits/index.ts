@@ -1,8 +1,7 @@
-// Every bound the service enforces, in one place (STYLE rule 4): one file per concept in this folder (http,
-// money, wallet, idempotency, background, sandbox, database, process, and the business modules' groups in
-// modules.ts), assembled here into `limits`. Field lengths come from the seed's tables. How the bounds relate is
-// asserted by assertLimits(), which the composition root (runtime.ts) runs at start-up and which also runs when this
-// file loads, so a bad edit fails every test at once. Importers name this file only.
+// Every bound the service enforces, in one place (STYLE rule 4): one file per concept in this folder (http, money,
+// wallet, idempotency, background, sandbox, database, process, and the business modules' groups in modules.ts),
+// assembled here into `limits`. Field lengths come from the seed's tables. How the bounds relate is asserted by
+// assertLimits(), which runtime.ts runs at start-up and which also runs when this file loads. Importers name this file.
 import assert from 'node:assert/strict';
 import { backgroundLimits } from './background.ts';
 import { databaseLimits } from './database.ts';
@@ -102,15 +101,16 @@ function assertRequestBounds(): void {
 /** Callbacks and due work. */
 function assertCallbackBounds(): void {
   const l = limits;
-  // Callbacks: a batch is answered and recorded inside its lease; a stopping server's sends end and are recorded
-  // before it gives up on them; the worker polls more often than the shortest retry, so a retry goes out close to
-  // when it is due. The next batch is claimed while the last lane-full of the current one is still in flight.
+  // Callbacks: a batch (claimed while the last lane-full of the one before is in flight) is answered and recorded
+  // inside its lease; a stopping server's sends end and are recorded before it gives up; retries go out when due.
   assert.ok(
     (Math.ceil(l.deliveryBatchMax / l.deliveryConcurrencyMax) + 1) * l.deliveryTimeoutMs +
       l.deliveryRecordDelayMs <
       l.deliveryLeaseMs,
     'a batch must be answered and recorded inside its lease',
   );
+  assert.ok(l.deliveryAccountLanesMax < l.deliveryConcurrencyMax, 'an account leaves lanes free');
+  assert.ok(l.deliveryStallTimeoutsMin <= l.deliveryAccountLanesMax, 'a hanging origin stalls');
   assert.ok(
     2 * l.deliveryStopSendsMs <= l.shutdownGraceMs,
     "a stopping worker's sends end with half the grace left to record them and close",

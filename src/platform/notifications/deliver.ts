@@ -7,6 +7,7 @@ import { claimDueNotifications, type ClaimedNotification } from './claim.ts';
 import { sendWebhook, type SendResult } from './send.ts';
 import type { BaseLookup } from './ssrf-guard.ts';
 import { webhookHeaders } from './sign.ts';
+import { laneTraffic, type Queued } from './lanes.ts';
 import { limits } from '../../limits/index.ts';
 
 export interface DeliverOptions {
@@ -18,6 +19,8 @@ export interface DeliverOptions {
   readonly recordDelayMs?: number;
   /** Stands in for DNS under the address guard (tests). */
   readonly resolve?: BaseLookup;
+  /** Timeouts of one origin before a run skips it (limits.deliveryStallTimeoutsMin; a test of timing raises it). */
+  readonly stallTimeoutsMin?: number;
 }
 
 /** Claims and delivers up to `limit` due callbacks; returns how many attempts were made. */
@@ -52,11 +55,6 @@ export function deliverWhileDue(
     limits.deliveryRunBatchesMax,
     signal,
   );
-}
-
-interface Queued {
-  readonly row: ClaimedNotification;
-  readonly secret: Promise<string | null>;
 }
 
 /** A run's lease, send timeout and record delay, checked: every batch claimed must be recorded inside its lease. */
@@ -158,18 +156,23 @@ async function deliverRun(
   const recorder = attemptRecorder(ctx, recordDelayMs);
   const cutOff = sendsCutOff(signal);
   const sending: SendOptions = { timeoutMs, cutOff: cutOff.signal, resolve: options.resolve };
+  const traffic = laneTraffic(
+    timeoutMs,
+    recorder,
+    options.stallTimeoutsMin ?? limits.deliveryStallTimeoutsMin,
+  );
   const lane = async (): Promise<void> => {
     for (;;) {
-      const next = queue.shift();
+      const next = traffic.next(queue);
+      if (queue.length === 0) refill();
       if (next === undefined) {
         if (claiming === null) return;
         await claiming;
         continue;
       }
-      if (queue.length === 0) refill();
       recorder.add({
         row: next.row,
-        result: await send(ctx, next, sending),
+        result: await traffic.send(next, () => send(ctx, next, sending)),
       });
     }
   };

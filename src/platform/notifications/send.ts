@@ -30,6 +30,8 @@ export interface SendResult {
   readonly error: string | null;
   readonly responseExcerpt: string | null;
   readonly latencyMs: number;
+  /** No answer came within the time limit: the receiver hangs (deliver.ts sends its origin nothing more this run). */
+  readonly timedOut?: true;
 }
 
 // Connections are kept alive and reused per origin: a new TCP (and TLS) connection per callback cost more than
@@ -139,6 +141,7 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
   const timeoutMs = request.timeoutMs ?? limits.deliveryTimeoutMs;
   return new Promise<SendResult>((resolve) => {
     let settled = false;
+    let timedOut = false;
     const finish: Finish = (statusCode, error, excerpt) => {
       if (settled) return;
       settled = true;
@@ -149,6 +152,7 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
         error: error === null ? null : error.slice(0, limits.deliveryErrorLengthMax),
         responseExcerpt: excerpt,
         latencyMs: elapsedMs(startNs),
+        ...(timedOut ? { timedOut: true as const } : {}),
       });
     };
     const secure = options.protocol === 'https:';
@@ -168,6 +172,7 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
       (res) => readAnswer(res, finish),
     );
     const timer = setTimeout(() => {
+      timedOut = true;
       finish(null, `timed out after ${timeoutMs} ms`, null);
       req.destroy();
     }, timeoutMs);

@@ -27,6 +27,9 @@ let t: TestApp;
 let account: TestAccount;
 let server: http.Server;
 let base: string;
+/** X's own origin: a receiver that lets a callback time out gets nothing more that run (decision 800). */
+let hangServer: http.Server;
+let hangBase: string;
 const received = new Map<string, number>();
 const hanging: http.ServerResponse[] = [];
 
@@ -38,18 +41,29 @@ beforeAll(async () => {
     req.on('end', () => {
       const id = String(req.headers['webhook-id']);
       received.set(id, (received.get(id) ?? 0) + 1);
-      if (req.url === '/hang') hanging.push(res);
-      else if (req.url === '/slow') setTimeout(() => res.end('ok'), slowMs);
+      if (req.url === '/slow') setTimeout(() => res.end('ok'), slowMs);
       else res.end('ok');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  hangServer = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      received.set(id, (received.get(id) ?? 0) + 1);
+      hanging.push(res);
+    });
+  });
+  await new Promise<void>((r) => hangServer.listen(0, '127.0.0.1', () => r()));
+  hangBase = `http://127.0.0.1:${(hangServer.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
   for (const res of hanging) res.destroy();
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  for (const s of [server, hangServer]) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
   await t.close();
 });
 
@@ -72,7 +86,7 @@ describe('answers recorded in groups', () => {
         await t.ctx.db.transaction().execute((tx) =>
           enqueueCallback(tx, {
             accountId: account.id,
-            url: `${base}${path}`,
+            url: `${path === '/hang' ? hangBase : base}${path}`,
             eventType: 'transaction.result',
             payload: { order: String(n) },
             at: t.clock.now(),
@@ -86,6 +100,9 @@ describe('answers recorded in groups', () => {
       timeoutMs,
       leaseMs,
       recordDelayMs,
+      // Slow answers (slowMs) that a loaded machine lets time out are not what this test is about: its origin is not
+      // skipped for them (decision 800's rule has its own tests).
+      stallTimeoutsMin: Number.MAX_SAFE_INTEGER,
     });
     await run;
     // Nothing crashed and X's retry (5 s on) is not due yet: every callback was sent exactly once.
