@@ -26,6 +26,7 @@ import { signCommand } from './commands/sign.ts';
 import { conciliationExport } from './commands/conciliation.ts';
 import { fintocReconcile } from './commands/fintoc.ts';
 import { refundsList, refundsSetBankDetails, refundsShow } from './commands/refunds.ts';
+import { refundsResolve } from './commands/refunds-resolve.ts';
 import {
   notificationsList,
   notificationsRetry,
@@ -76,6 +77,7 @@ export const commands: readonly Command[] = [
   refundsList,
   refundsShow,
   refundsSetBankDetails,
+  refundsResolve,
   subscriptionsList,
   subscriptionsShow,
   subscriptionsCancel,

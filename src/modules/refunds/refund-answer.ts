@@ -7,6 +7,7 @@
 // (the processor's webhook still ends it). Unresolved (decision 785: an earlier dispatch may have made it and the
 // processor will not send it again): it stays `complete`, no longer asked about, an error logged for the operator.
 // The dispatch records what the processor answers; Fintoc's refund.* webhook what Fintoc reports.
+import assert from 'node:assert/strict';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -58,38 +59,52 @@ export async function recordRefundAnswer(
   return inTransaction(ctx.db, async (tx) => {
     const row = await lockNullification(tx, id);
     if (row === undefined || row.status !== 'complete') return 'final';
-    const at = await ctx.accountClock.now(row.account_id, tx);
-    if (outcome.approved === 'in_progress') {
-      await keepAsking(ctx, tx, row, outcome.refundCode, at);
-      return 'in_progress';
-    }
-    if (outcome.approved === 'unresolved') {
-      // Decision 785: the processor may have made it and will not send it again. It stays `complete` (its money in
-      // refund clearing), no longer asked about; the processor's webhook still ends it, else the operator.
-      ctx.logger.error(
-        { nullification: row.id, reason: outcome.reason },
-        'refund unresolved at the processor: no longer asked or sent; check it there',
-      );
-      await tx
-        .updateTable('nullifications')
-        .set({ dispatch_due_at: null })
-        .where('id', '=', row.id)
-        .execute();
-      return 'unresolved';
-    }
-    if (!outcome.approved) {
-      await giveBack(ctx, tx, row, at);
-      await moveNullification(ctx, tx, row, 'reverse_deleted', at, {
-        dispatch_due_at: null,
-        gateway_message: outcome.gatewayMessage,
-      });
-      return 'reverse_deleted';
-    }
-    await moveNullification(ctx, tx, row, 'reverse_completed', at, {
-      dispatch_due_at: null,
-      refund_code: outcome.refundCode,
-      gateway_message: null,
-    });
-    return 'reverse_completed';
+    return applyRefundAnswer(ctx, tx, row, outcome);
   });
+}
+
+/**
+ * Records the answer on a `complete` refund whose row lock the caller holds: the one path of the dispatch, Fintoc's
+ * webhook and the operator's `cobro refunds resolve` (decision 820).
+ */
+export async function applyRefundAnswer(
+  ctx: AppContext,
+  tx: Tx,
+  row: NullificationRow,
+  outcome: RefundOutcome,
+): Promise<Exclude<RefundAnswerResult, 'final'>> {
+  assert(row.status === 'complete', `refund ${row.id} answered while ${row.status}`);
+  const at = await ctx.accountClock.now(row.account_id, tx);
+  if (outcome.approved === 'in_progress') {
+    await keepAsking(ctx, tx, row, outcome.refundCode, at);
+    return 'in_progress';
+  }
+  if (outcome.approved === 'unresolved') {
+    // Decision 785: the processor may have made it and will not send it again. It stays `complete` (its money in
+    // refund clearing), no longer asked about; the processor's webhook still ends it, else the operator.
+    ctx.logger.error(
+      { nullification: row.id, reason: outcome.reason },
+      'refund unresolved at the processor: no longer asked or sent; check it there, then `cobro refunds resolve`',
+    );
+    await tx
+      .updateTable('nullifications')
+      .set({ dispatch_due_at: null })
+      .where('id', '=', row.id)
+      .execute();
+    return 'unresolved';
+  }
+  if (!outcome.approved) {
+    await giveBack(ctx, tx, row, at);
+    await moveNullification(ctx, tx, row, 'reverse_deleted', at, {
+      dispatch_due_at: null,
+      gateway_message: outcome.gatewayMessage,
+    });
+    return 'reverse_deleted';
+  }
+  await moveNullification(ctx, tx, row, 'reverse_completed', at, {
+    dispatch_due_at: null,
+    refund_code: outcome.refundCode,
+    gateway_message: null,
+  });
+  return 'reverse_completed';
 }

@@ -1,0 +1,250 @@
+// Decision 820: `cobro refunds resolve ID --outcome succeeded|failed` ends by hand a Fintoc refund left unresolved
+// (decision 785: its answer lost and not found or sent again within the limits; it stays `complete`, its money held
+// in refund clearing, no longer asked about). `succeeded` records it as Fintoc's `refund.succeeded` webhook would,
+// `failed` gives the money back as `refund.failed` does (the same path, refund-answer.ts), each with its audit row
+// and the refund's callback; anything that is not unresolved is refused and nothing moves.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { fintocShop } from '../../support/fintoc-shop.ts';
+import { runOnContext } from '../../support/cli-in-process.ts';
+import { fintocLimits, refundLimits } from '../../../src/limits/index.ts';
+import { ledgerCodes, SYSTEM_OWNER } from '../../../src/platform/ledger/ledger.ts';
+import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
+import { createTransaction, linkParams } from '../transactions/helpers.ts';
+
+let t: TestApp;
+let sim: FintocSimulator;
+let shop: TestAccount;
+
+beforeAll(async () => {
+  sim = await startFintocSimulator();
+  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'a7'.repeat(32) } });
+  ({ shop } = await fintocShop(t, sim, 'Tienda Resolución'));
+  await t.ctx.db
+    .updateTable('accounts')
+    .set({ nullification_url: 'https://shop.example.com/refunds' })
+    .where('id', '=', shop.id)
+    .execute();
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+const cobro = (...argv: string[]) => runOnContext(argv, t.ctx);
+
+async function paidSale(order: string, amount: number): Promise<string> {
+  const sale = await createTransaction(t, shop, {
+    additional_parameters: { payer_rut: '11.111.111-1' },
+    order,
+    amount,
+    payment: 19,
+  });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/gateway/cobro',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ ...linkParams(sale.url), method: '19' }).toString(),
+  });
+  const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
+  const session = link![1]!.split('/').pop()!;
+  await fetch(`${sim.url}/pay/${session}/paid`, { redirect: 'manual' });
+  const ev = sim.signedEvent('checkout_session.finished', { ...sim.sessions.get(session) });
+  const settled = await t.app.inject({
+    method: 'POST',
+    url: `/webhooks/fintoc/${shop.id}`,
+    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
+    payload: ev.body,
+  });
+  expect(settled.json().result).toBe('approved');
+  return sale.id;
+}
+
+async function refundRow(saleId: string) {
+  return t.ctx.db
+    .selectFrom('nullifications')
+    .selectAll()
+    .where('transaction_id', '=', saleId)
+    .executeTakeFirstOrThrow();
+}
+
+/** A refund whose create never reached Fintoc, its answer lost: `complete`, its dispatch still due. */
+async function refundLost(saleId: string, amount: number) {
+  sim.refundFault = 'drop';
+  const res = await t.call(shop, {
+    method: 'POST',
+    url: '/api/nullification',
+    sign: true,
+    body: { id: saleId, amount, subject: 'devolución' },
+  });
+  sim.refundFault = null;
+  expect(res.statusCode, res.body).toBe(200);
+  const row = await refundRow(saleId);
+  expect([row.status, row.dispatch_attempts, row.refund_code]).toEqual(['complete', 1, null]);
+  return row;
+}
+
+/** The same, then past fintocLimits.refundResendWindowMs: unresolved (decision 785), never sent again. */
+async function unresolvedRefund(order: string, amount: number) {
+  const saleId = await paidSale(order, amount);
+  const row = await refundLost(saleId, amount);
+  t.clock.advanceMs(fintocLimits.refundResendWindowMs + refundLimits.dispatchLeaseMs + 1000);
+  await runRefundDispatch(t.ctx, { limit: 10, accountId: shop.id });
+  const after = await refundRow(saleId);
+  expect([after.status, after.dispatch_due_at]).toEqual(['complete', null]);
+  return { saleId, id: row.id };
+}
+
+/** What the refund's money touches: the sale, the merchant's pending settlement and wallet, refund clearing. */
+async function money(saleId: string) {
+  const sale = await t.ctx.db
+    .selectFrom('transactions')
+    .select(['status', 'refunded_minor', 'refunded_pending_minor'])
+    .where('id', '=', saleId)
+    .executeTakeFirstOrThrow();
+  const of = (owner: string, code: string) =>
+    t.ctx.ledger.balance(t.ctx.db, { owner, code, currency: 'CLP' });
+  return {
+    sale: sale.status,
+    refunded: Number(sale.refunded_minor),
+    refundedPending: Number(sale.refunded_pending_minor),
+    pending: await of(shop.id, ledgerCodes.pendingSettlement),
+    wallet: await of(shop.id, ledgerCodes.walletAvailable),
+    clearing: await of(SYSTEM_OWNER, ledgerCodes.refundClearing),
+  };
+}
+
+async function calledBack(id: string): Promise<string[]> {
+  const rows = await t.ctx.db
+    .selectFrom('notifications')
+    .select('payload')
+    .where('account_id', '=', shop.id)
+    .where('event_type', '=', 'nullification.result')
+    .orderBy('created_at')
+    .execute();
+  return rows
+    .map((r) => r.payload as Record<string, unknown>)
+    .filter((p) => p.id_nullification === id)
+    .map((p) => String(p.status));
+}
+
+async function audited(id: string) {
+  return t.ctx.db
+    .selectFrom('audit_log')
+    .select(['chain', 'actor'])
+    .where('action', '=', 'cobro refunds resolve')
+    .where('target', '=', id)
+    .execute();
+}
+
+async function ledgerClean(): Promise<void> {
+  const verify = await cobro('ledger', 'verify');
+  expect(verify.code, verify.stderr + verify.stdout).toBe(0);
+}
+
+function creates(): number {
+  return sim.calls.filter((c) => c === 'POST /v1/refunds').length;
+}
+
+describe('cobro refunds resolve', () => {
+  it('--outcome succeeded finishes an unresolved refund as the webhook would, once', async () => {
+    const { saleId, id } = await unresolvedRefund('rs-1', 8000);
+    const before = await money(saleId);
+    const sent = creates();
+    const run = await cobro('refunds', 'resolve', id, '--outcome', 'succeeded');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`refund ${id} is reverse_completed\n`);
+    const row = await refundRow(saleId);
+    expect([row.status, row.dispatch_due_at, row.refund_code]).toEqual([
+      'reverse_completed',
+      null,
+      `operator:${id}`,
+    ]);
+    // The payer got it back at Fintoc: nothing of the merchant's moves, nothing is sent to Fintoc.
+    expect(await money(saleId)).toEqual(before);
+    expect(creates()).toBe(sent);
+    expect(await calledBack(id)).toEqual(['complete', 'reverse_completed']);
+    expect(await audited(id)).toEqual([{ chain: shop.id, actor: 'operator' }]);
+    await ledgerClean();
+
+    // A second run is refused and changes nothing.
+    const again = await cobro('refunds', 'resolve', id, '--outcome', 'failed');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(`refund ${id} is reverse_completed, not unresolved\n`);
+    expect(await money(saleId)).toEqual(before);
+    expect(await calledBack(id)).toEqual(['complete', 'reverse_completed']);
+    expect(await audited(id)).toHaveLength(1);
+  });
+
+  it('--outcome failed gives the money back as a refusal does, once', async () => {
+    const saleId = await paidSale('rs-2', 6000);
+    const unrefunded = await money(saleId);
+    const { id } = await unresolvedRefund('rs-2b', 1); // another sale, so both are in the same books
+    const row = await refundLost(saleId, 6000);
+    t.clock.advanceMs(fintocLimits.refundResendWindowMs + refundLimits.dispatchLeaseMs + 1000);
+    await runRefundDispatch(t.ctx, { limit: 10, accountId: shop.id });
+    expect((await refundRow(saleId)).dispatch_due_at).toBeNull();
+    const held = await money(saleId);
+    expect(held.refunded).toBe(6000);
+    expect(held.clearing - unrefunded.clearing).toBe(6000n + 1n);
+
+    const run = await cobro('refunds', 'resolve', row.id, '--outcome', 'failed', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ id: row.id, status: 'reverse_deleted' });
+    const after = await refundRow(saleId);
+    expect([after.status, after.dispatch_due_at]).toEqual(['reverse_deleted', null]);
+    expect(after.gateway_message).toBe('refund failed at the processor (cobro refunds resolve)');
+    // The sale's money is where it was before the refund: back once, out of refund clearing.
+    const back = await money(saleId);
+    expect(back).toEqual({ ...unrefunded, clearing: unrefunded.clearing + 1n });
+    expect(await calledBack(row.id)).toEqual(['complete', 'reverse_deleted']);
+    expect(await audited(row.id)).toEqual([{ chain: shop.id, actor: 'operator' }]);
+    await ledgerClean();
+
+    const again = await cobro('refunds', 'resolve', row.id, '--outcome', 'failed');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('is reverse_deleted, not unresolved');
+    expect(await money(saleId)).toEqual(back);
+    expect(await calledBack(row.id)).toEqual(['complete', 'reverse_deleted']);
+    expect(await audited(row.id)).toHaveLength(1);
+    // The other one is still the operator's.
+    expect((await cobro('refunds', 'resolve', id, '--outcome', 'succeeded')).code).toBe(0);
+    await ledgerClean();
+  });
+
+  it('refuses a refund still asked at Fintoc: exit 1, nothing moved', async () => {
+    const saleId = await paidSale('rs-3', 5000);
+    const row = await refundLost(saleId, 5000);
+    const before = await money(saleId);
+    const run = await cobro('refunds', 'resolve', row.id, '--outcome', 'failed');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      new RegExp(`^refund ${row.id} is complete and still asked at the processor .*not unresolved\\n$`),
+    );
+    const after = await refundRow(saleId);
+    expect([after.status, after.dispatch_due_at]).toEqual(['complete', row.dispatch_due_at]);
+    expect(await money(saleId)).toEqual(before);
+    expect(await calledBack(row.id)).toEqual(['complete']);
+    expect(await audited(row.id)).toHaveLength(0);
+  });
+
+  it('answers a missing or unknown id, or a wrong outcome, with exit 2', async () => {
+    const { saleId, id } = await unresolvedRefund('rs-4', 3000);
+    const before = await money(saleId);
+    const unknown = await cobro('refunds', 'resolve', 'nul0000000000000000000', '--outcome', 'failed');
+    expect([unknown.code, unknown.stderr]).toEqual([2, 'no refund with id nul0000000000000000000\n']);
+    const missing = await cobro('refunds', 'resolve', '--outcome', 'failed');
+    expect(missing.code).toBe(2);
+    const noOutcome = await cobro('refunds', 'resolve', id);
+    expect(noOutcome.code).toBe(2);
+    const wrong = await cobro('refunds', 'resolve', id, '--outcome', 'reverse_deleted');
+    expect([wrong.code, wrong.stderr]).toEqual([2, '--outcome must be one of succeeded, failed\n']);
+    expect((await refundRow(saleId)).status).toBe('complete');
+    expect(await money(saleId)).toEqual(before);
+    expect(await audited(id)).toHaveLength(0);
+    const help = await cobro('refunds', 'resolve', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('cobro refunds resolve ID --outcome succeeded|failed');
+  });
+});
