@@ -213,6 +213,46 @@ describe('cobro refunds resolve', () => {
     await ledgerClean();
   });
 
+  it('ends one answered in_progress and no longer asked, keeping Fintoc\'s id; a late webhook changes nothing', async () => {
+    const saleId = await paidSale('rs-5', 7000);
+    sim.refundStatus = 'in_progress';
+    const res = await t.call(shop, {
+      method: 'POST',
+      url: '/api/nullification',
+      sign: true,
+      body: { id: saleId, amount: 7000, subject: 'devolución' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const row = await refundRow(saleId);
+    expect(row.refund_code).not.toBeNull();
+    // Past refundLimits.inProgressAskMsMax: asked once more, still in progress, then no longer asked (decision 745).
+    t.clock.advanceMs(refundLimits.inProgressAskMsMax + refundLimits.dispatchLeaseMs);
+    await runRefundDispatch(t.ctx, { limit: 10, accountId: shop.id });
+    sim.refundStatus = 'succeeded';
+    expect(await refundRow(saleId)).toMatchObject({ status: 'complete', dispatch_due_at: null });
+    const before = await money(saleId);
+
+    const run = await cobro('refunds', 'resolve', row.id, '--outcome', 'succeeded');
+    expect(run.code, run.stderr).toBe(0);
+    const after = await refundRow(saleId);
+    expect([after.status, after.refund_code]).toEqual(['reverse_completed', row.refund_code]);
+    expect(await money(saleId)).toEqual(before);
+
+    // Fintoc's own word arriving later is the webhook's usual late answer: nothing moves.
+    const fintocRefund = sim.refunds.get(row.refund_code!)!;
+    const ev = sim.signedEvent('refund.failed', { ...fintocRefund, status: 'failed' });
+    const hook = await t.app.inject({
+      method: 'POST',
+      url: `/webhooks/fintoc/${shop.id}`,
+      headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
+      payload: ev.body,
+    });
+    expect(hook.json().result).toBe('final');
+    expect(await money(saleId)).toEqual(before);
+    expect(await calledBack(row.id)).toEqual(['complete', 'reverse_completed']);
+    await ledgerClean();
+  });
+
   it('refuses a refund still asked at Fintoc: exit 1, nothing moved', async () => {
     const saleId = await paidSale('rs-3', 5000);
     const row = await refundLost(saleId, 5000);
