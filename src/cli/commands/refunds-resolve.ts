@@ -18,7 +18,10 @@ export const refundsResolve: Command = {
     json: { type: 'boolean', description: 'print the refund as one JSON object ({id, status})' },
   },
   operands: [
-    { name: 'ID', description: 'the refund id (nul...), complete and no longer asked at the processor' },
+    {
+      name: 'ID',
+      description: 'the refund id (nul...), complete and no longer asked at the processor',
+    },
   ],
   examples: [
     'cobro refunds resolve nul4f1c0e9a7b2d4c6e8f0a --outcome succeeded',

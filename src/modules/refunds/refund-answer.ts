@@ -42,7 +42,7 @@ async function keepAsking(
   if (due === null && row.dispatch_due_at !== null)
     ctx.logger.error(
       { nullification: row.id, refund: refundCode },
-      'refund still unfinished at the processor past refundLimits.inProgressAskMsMax: no longer asked; check it there',
+      'refund still unfinished at the processor past refundLimits.inProgressAskMsMax: no longer asked; check it there, then `cobro refunds resolve`',
     );
   await tx
     .updateTable('nullifications')

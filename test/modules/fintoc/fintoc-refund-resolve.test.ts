@@ -213,7 +213,7 @@ describe('cobro refunds resolve', () => {
     await ledgerClean();
   });
 
-  it('ends one answered in_progress and no longer asked, keeping Fintoc\'s id; a late webhook changes nothing', async () => {
+  it("ends one answered in_progress and no longer asked, keeping Fintoc's id; a late webhook changes nothing", async () => {
     const saleId = await paidSale('rs-5', 7000);
     sim.refundStatus = 'in_progress';
     const res = await t.call(shop, {
@@ -260,7 +260,9 @@ describe('cobro refunds resolve', () => {
     const run = await cobro('refunds', 'resolve', row.id, '--outcome', 'failed');
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      new RegExp(`^refund ${row.id} is complete and still asked at the processor .*not unresolved\\n$`),
+      new RegExp(
+        `^refund ${row.id} is complete and still asked at the processor .*not unresolved\\n$`,
+      ),
     );
     const after = await refundRow(saleId);
     expect([after.status, after.dispatch_due_at]).toEqual(['complete', row.dispatch_due_at]);
@@ -272,8 +274,17 @@ describe('cobro refunds resolve', () => {
   it('answers a missing or unknown id, or a wrong outcome, with exit 2', async () => {
     const { saleId, id } = await unresolvedRefund('rs-4', 3000);
     const before = await money(saleId);
-    const unknown = await cobro('refunds', 'resolve', 'nul0000000000000000000', '--outcome', 'failed');
-    expect([unknown.code, unknown.stderr]).toEqual([2, 'no refund with id nul0000000000000000000\n']);
+    const unknown = await cobro(
+      'refunds',
+      'resolve',
+      'nul0000000000000000000',
+      '--outcome',
+      'failed',
+    );
+    expect([unknown.code, unknown.stderr]).toEqual([
+      2,
+      'no refund with id nul0000000000000000000\n',
+    ]);
     const missing = await cobro('refunds', 'resolve', '--outcome', 'failed');
     expect(missing.code).toBe(2);
     const noOutcome = await cobro('refunds', 'resolve', id);
