@@ -245,7 +245,13 @@ describe('POST /api/event and GET /api/event/{id}', () => {
     const sale = await t.call(merchant, {
       method: 'POST',
       url: '/api/transaction',
-      body: { email: 'fan@example.com', order: 'spaced-1', subject: 'Ticket', amount: 5000, event: ' spaced ' },
+      body: {
+        email: 'fan@example.com',
+        order: 'spaced-1',
+        subject: 'Ticket',
+        amount: 5000,
+        event: ' spaced ',
+      },
     });
     expect(sale.statusCode, sale.body).toBe(200);
     expect(sale.json().status).toBe('pending');
