@@ -20,6 +20,7 @@ import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/process/logger.ts';
 import type { AppModule } from './platform/module.ts';
 import { databaseSecrets } from './platform/auth/database-key.ts';
+import { keylessSecretBox } from './platform/auth/secrets.ts';
 import { watchDiskSpace } from './platform/db/disk-space.ts';
 import { StartupError } from './platform/process/startup-error.ts';
 import { appModules } from './modules/index.ts';
@@ -59,6 +60,11 @@ export interface RuntimeOptions {
    * no key file); refuse with a StartupError when the database is missing or its schema is behind this code's.
    */
   readonly readOnly?: boolean;
+  /**
+   * `cobro migrate`: no secret key is read, made or checked against the database (decision 815): a migration opens
+   * no secret, and a key missing from this directory must not stop it. The context's box refuses any use.
+   */
+  readonly keyless?: boolean;
 }
 
 /** The platform's own time-driven work, run before the modules'. */
@@ -188,7 +194,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       await migrateAtStart(handle, logger);
     }
     // After migrating, so the key is checked against the secrets the database holds (decision 690).
-    secrets = await databaseSecrets(handle.db, config, !readOnly);
+    secrets =
+      options.keyless === true
+        ? keylessSecretBox('cobro migrate opens no secret (decision 815)')
+        : await databaseSecrets(handle.db, config, !readOnly);
   } catch (error) {
     // The database (and DATA_DIR's lock) is released when the process cannot start, not held until exit.
     if (options.handle === undefined) await handle.close();

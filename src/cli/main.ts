@@ -87,6 +87,8 @@ async function runCommand(argv: readonly string[]): Promise<never> {
     migrate: resolved.command.name !== 'migrate' && resolved.command.embeddedOnly !== true,
     // Commands that only read never migrate or write (and refuse a database whose schema is behind).
     readOnly: resolved.command.readOnly === true,
+    // A migration opens no secret: it runs without the key check (decision 815), which every other command keeps.
+    keyless: resolved.command.name === 'migrate',
   });
   try {
     const output = await runResolved(resolved, runtime.ctx, printNow);

@@ -22,6 +22,21 @@ export interface BeneficiaryInput {
 const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
 const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/**
+ * The merchant's event code, trimmed as `POST /api/transaction` trims the `event` it sells, so a code sent with outer
+ * spaces is stored as a sale names it. The code is the path segment of `GET /api/event/{id}`, so what no path segment
+ * carries whole is refused: a `/` (escaped as `%2F`, many proxies decode or refuse it) or `\` (URL parsers read it as
+ * `/`), the dot segments `.` and `..` (resolved away by every URL parser) and control characters (decision 815).
+ */
+export function parseEventCode(text: string): string {
+  const code = text.trim();
+  if (code === '') throw validationError({ event: 'is empty' });
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  if (/[/\\\u0000-\u001f\u007f]/.test(code) || code === '.' || code === '..')
+    throw validationError({ event: 'invalid' });
+  return code;
+}
+
 function nextDay(dateText: string): string {
   const [y, m, d] = dateText.split('-').map(Number) as [number, number, number];
   const next = new Date(Date.UTC(y, m - 1, d + 1));

@@ -10,7 +10,7 @@ import {
   type ExactInteger,
 } from '../../platform/money/json-number.ts';
 import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
-import { parseBeneficiaries, parseEventDates } from './input.ts';
+import { parseBeneficiaries, parseEventCode, parseEventDates } from './input.ts';
 import {
   eventBeneficiaries,
   eventSalesTotals,
@@ -55,6 +55,7 @@ async function eventView(ctx: AppContext, row: EventRow) {
 }
 
 export async function createEvent(ctx: AppContext, accountId: string, body: EventCreate) {
+  const code = parseEventCode(body.event);
   const dates = parseEventDates(body, ctx.config.timeZone);
   const people = parseBeneficiaries(body);
   const id = newId('ev', 18);
@@ -64,7 +65,7 @@ export async function createEvent(ctx: AppContext, accountId: string, body: Even
       .values({
         id,
         account_id: accountId,
-        code: body.event,
+        code,
         name: body.name,
         date_event_at: dates.eventAt,
         date_event_timed: dates.eventTimed,
@@ -101,8 +102,8 @@ export async function createEvent(ctx: AppContext, accountId: string, body: Even
     }
     return true;
   });
-  if (!created) return ruleFailure('duplicate_event', { event: body.event }) satisfies RuleFailure;
-  const row = await findEventByCode(ctx.db, accountId, body.event);
+  if (!created) return ruleFailure('duplicate_event', { event: code }) satisfies RuleFailure;
+  const row = await findEventByCode(ctx.db, accountId, code);
   assert.ok(row !== undefined, 'the event just created is there');
   const view = await eventView(ctx, row);
   return { status: 'success' as const, ...view.fields, affiliation: view.beneficiaries };

@@ -13,6 +13,7 @@ import {
   clientShareStates,
   countClientMemberships,
   findClient,
+  findClientForUpdate,
   type ClientRow,
 } from './repository.ts';
 import type { ClientCreate, ClientUpdate } from './schemas.ts';
@@ -111,7 +112,8 @@ export async function updateClient(
   id: string,
   body: ClientUpdate,
 ) {
-  const row = await findClient(ctx.db, accountId, id);
+  // Locked in the update's own transaction (ctx.db is the command's), read before the write (decision 815).
+  const row = await findClientForUpdate(tx, accountId, id);
   if (row === undefined) throw notFound('client');
   if (body.bank !== undefined) await checkBank(ctx.db, body.bank);
   const bank = body.bank ?? {};

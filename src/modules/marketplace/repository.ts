@@ -13,6 +13,20 @@ export async function findClient(db: DbOrTx, accountId: string, id: string) {
     .executeTakeFirst();
 }
 
+/**
+ * The client's row locked for an update in this transaction: a concurrent update waits for it, then reads the bank
+ * account this one wrote, so each destination change logs as `previous` the account it replaced (decision 815).
+ */
+export async function findClientForUpdate(tx: DbOrTx, accountId: string, id: string) {
+  return tx
+    .selectFrom('ma_clients')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
 export type ClientRow = NonNullable<Awaited<ReturnType<typeof findClient>>>;
 
 export async function countClientMemberships(db: DbOrTx, clientId: string): Promise<number> {

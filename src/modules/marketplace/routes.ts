@@ -74,8 +74,8 @@ function registerClientRoutes(r: TypedRouter, ctx: AppContext): void {
       },
     },
     async (request, reply) =>
-      runCommand(ctx, request, reply, (tx, db) =>
-        updateClient(tx, db, accountOf(request).id, request.params.id, request.body ?? {}),
+      runCommand(ctx, request, reply, (txCtx, tx) =>
+        updateClient(txCtx, tx, accountOf(request).id, request.params.id, request.body ?? {}),
       ),
   );
 

@@ -1,5 +1,6 @@
 // A billing attempt's second commit (billing.ts opens it): the payment's outcome recorded on its cycle, a
 // declined try's retry or suspension (decision 101), and the §7.15 callback to the plan's url_notify_payment.
+import { integerAsExact } from '../../platform/money/json-number.ts';
 import { closed, planOf, setCycle, type CycleRow } from './cycle-rows.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
@@ -95,7 +96,8 @@ async function recordOutcome(
 /** reference §7.15: `transaction_id` a number, `status` of the 5-value set, the subscription and its client. */
 function paymentPayload(sub: Pick<SubscriptionRow, 'id' | 'client_id'>, payment: TransactionRow) {
   return {
-    transaction_id: Number(payment.number),
+    // Exact past 2^53 - 1: a bigint there is written as its digits (enqueueCallback, decision 815).
+    transaction_id: integerAsExact(payment.number),
     verification_key: payment.verification_key,
     order: payment.order,
     status: payment.status,

@@ -31,6 +31,10 @@ async function sealedSample(db: Kysely<Database>): Promise<string | null> {
   return oldest.rows[0]?.sealed ?? null;
 }
 
+/** How an operator gives the key (decision 815): the refusal says where it looked and what to set. */
+const howToSetKey =
+  'set COBRO_SECRET_KEY to it (64 hexadecimal characters: the text of the secret.key file the first start made, e.g. COBRO_SECRET_KEY=$(cat /path/to/data/secret.key)), or DATA_DIR (by default ./data of the working directory) to the directory that holds that file';
+
 function opens(box: SecretBox, sealed: string): boolean {
   try {
     box.open(sealed);
@@ -58,7 +62,7 @@ export async function databaseSecrets(
       : existingSecretKey(sources.secretKey, sources.dataDir);
   if (key === null && sealed !== null && mayCreate)
     throw new StartupError(
-      `the database holds secrets sealed under a secret key, and there is none: COBRO_SECRET_KEY is unset and ${file} does not exist; start with the key the data was written under`,
+      `the database holds secrets sealed under a secret key, and there is none: COBRO_SECRET_KEY is unset and ${file} does not exist; start with the key the data was written under: ${howToSetKey}`,
     );
   if (key === null)
     return keylessSecretBox(
@@ -69,7 +73,7 @@ export async function databaseSecrets(
     const source =
       sources.secretKey !== null ? 'COBRO_SECRET_KEY' : `${file} (COBRO_SECRET_KEY is unset)`;
     throw new StartupError(
-      `the secret key from ${source} does not open the secrets in this database, which were sealed under another key: start with the key the data was written under`,
+      `the secret key from ${source} does not open the secrets in this database, which were sealed under another key: start with the key the data was written under: ${howToSetKey}`,
     );
   }
   return box;

@@ -16,5 +16,10 @@ export type ExactInteger = number | bigint;
 
 /** A balance or a sum of amounts as a JSON integer (schema `ExactIntegerSchema` in platform/http/schemas.ts). */
 export function minorAsExactInteger(minor: bigint): ExactInteger {
-  return minor >= -largestSafe && minor <= largestSafe ? Number(minor) : minor;
+  return integerAsExact(minor);
+}
+
+/** Any integer that is not money (a sale's number) the same way, for an answer or a callback's payload (decision 815). */
+export function integerAsExact(value: bigint): ExactInteger {
+  return value >= -largestSafe && value <= largestSafe ? Number(value) : value;
 }

@@ -16,6 +16,17 @@ export interface CallbackInput {
   readonly at: Date;
 }
 
+// Node 21 and later (package.json: node 24); TypeScript's ES2024 library does not declare it yet.
+const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+/**
+ * A bigint in a payload is written as its digits: a JSON integer exact at any size, as the API's answers write one
+ * (decision 720), where a number past 2^53 - 1 would name another value (decision 815).
+ */
+function exactIntegers(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? rawJson(value.toString()) : value;
+}
+
 /**
  * The outbox row of a callback, checked: what enqueueCallback inserts, or what a caller's own statement inserts with
  * its state change in one round trip (a payment's success, decision 600).
@@ -26,7 +37,7 @@ export function callbackRow(input: CallbackInput): Insertable<NotificationTable>
     'callback url length',
   );
   assert.match(input.eventType, /^[a-z_]+(\.[a-z_]+)+$/, 'event type is dotted lower case');
-  const body = JSON.stringify(input.payload);
+  const body = JSON.stringify(input.payload, exactIntegers);
   return {
     id: newId('msg_', 24),
     account_id: input.accountId,

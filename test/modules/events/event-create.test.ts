@@ -215,6 +215,55 @@ describe('POST /api/event and GET /api/event/{id}', () => {
     expect((await post({ ...sample, event: 'dup' }, other)).json().status).toBe('success');
   });
 
+  it('refuses a code that cannot travel as one path segment of GET /api/event/{id} (decision 815)', async () => {
+    for (const code of ['a/b', 'a\\b', '.', '..', 'a\nb', 'a\u007fb']) {
+      const res = await post({ ...sample, event: code });
+      expect(res.statusCode, JSON.stringify(code)).toBe(400);
+      expect(res.json().errors, JSON.stringify(code)).toEqual({ event: 'invalid' });
+    }
+    // What percent-encoding carries whole is kept: the merchant's code is read back from its path.
+    for (const code of ['a?b', 'a#b', 'a%b', 'a b', 'a.b', '...', 'á']) {
+      expect((await post({ ...sample, event: code })).statusCode, code).toBe(200);
+      const got = await t.call(merchant, {
+        method: 'GET',
+        url: `/api/event/${encodeURIComponent(code)}`,
+      });
+      expect(got.statusCode, code).toBe(200);
+      expect(got.json().id).toBe(code);
+    }
+  });
+
+  it('trims the code as a sale reads it, so a code sent with outer spaces can be sold (decision 815)', async () => {
+    const later = {
+      date_event: '2099-12-20',
+      date_payment: '2099-12-22',
+      date_closing_sales: '2099-12-19 23:59:00',
+    };
+    const made = await post({ ...sample, ...later, event: '  spaced  ' });
+    expect(made.statusCode).toBe(200);
+    expect(made.json().id).toBe('spaced');
+    const sale = await t.call(merchant, {
+      method: 'POST',
+      url: '/api/transaction',
+      body: {
+        email: 'fan@example.com',
+        order: 'spaced-1',
+        subject: 'Ticket',
+        amount: 5000,
+        event: ' spaced ',
+      },
+    });
+    expect(sale.statusCode, sale.body).toBe(200);
+    expect(sale.json().status).toBe('pending');
+    expect((await t.call(merchant, { method: 'GET', url: '/api/event/spaced' })).statusCode).toBe(
+      200,
+    );
+    expect((await post({ ...sample, event: 'spaced ' })).json().type).toBe('duplicate_event');
+    const blank = await post({ ...sample, event: '   ' });
+    expect(blank.statusCode).toBe(400);
+    expect(blank.json().errors).toEqual({ event: 'is empty' });
+  });
+
   it('GET: unknown or foreign code is 404, a code over 40 characters is 400, no token is 401', async () => {
     await post({ ...sample, event: 'mine' });
     const other = await t.createAccount('Another');
