@@ -2,8 +2,9 @@
 // goes to server i mod k, so whatever else the shared box runs weighs on each server alike; each server's
 // utime+stime from /proc/PID/stat before and after gives its CPU µs per request. Throughput is not reported: the
 // servers share the load generator's 16 connections, so only the CPU per request compares. On PostgreSQL each server
-// has a database of its own, and the CPU of that database's backends (from pg_stat_activity's pids) is reported
-// beside the server's: a create's PostgreSQL work costs the box's cores as much as the server's (decision 250).
+// has a database of its own, and the CPU of that database's backends (pg_stat_activity polled through the load, the
+// backends the pool opens meanwhile included, decision 775) is reported beside the server's: a create's PostgreSQL
+// work costs the box's cores as much as the server's (decision 250).
 //
 //   node bench/cpu-paired.ts ENGINE ROUNDS REQUESTS CHECKOUT... [limit]
 //   node bench/cpu-paired.ts postgres 3 3000 ../main . limit
@@ -128,32 +129,62 @@ if (
   );
 }
 
-/** The pids of the PostgreSQL backends connected to the server's own database (none on PGlite). */
-async function backendPids(database: BenchDatabase): Promise<number[]> {
+/**
+ * The CPU ticks of a database's backends from now on, the ones that open during the load included: the pool closes
+ * idle connections and opens others while the load runs, so a list of pids read once misses part of the work (and
+ * may count a reused pid). Polls pg_stat_activity every 100 ms; a backend first seen after the start counts from 0
+ * (its own start is work for this database too), each counts up to its last reading (a backend exits idle).
+ */
+function watchBackends(database: BenchDatabase): {
+  started: Promise<void>;
+  stop(): Promise<number>;
+} {
   const url = database.env.DATABASE_URL;
-  if (url === undefined) return [];
+  if (url === undefined) return { started: Promise.resolve(), stop: async () => 0 };
+  const name = new URL(url).pathname.slice(1);
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
   const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  try {
-    const rows = (
-      await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
-        new URL(url).pathname.slice(1),
-      ])
-    ).rows as { pid: number }[];
-    return rows.map((r) => r.pid);
-  } finally {
-    await admin.end();
-  }
-}
-
-function ticksOf(pids: readonly number[]): number {
-  return pids.reduce((sum, pid) => {
-    try {
-      return sum + cpuTicks(pid);
-    } catch {
-      return sum;
+  const ready = admin.connect();
+  let started = false;
+  let running = true;
+  let markStarted = () => {};
+  const startedPromise = new Promise<void>((r) => {
+    markStarted = r;
+  });
+  const poll = async () => {
+    await ready;
+    while (running) {
+      const rows = (
+        await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])
+      ).rows as { pid: number }[];
+      for (const { pid } of rows) {
+        let ticks: number;
+        try {
+          ticks = cpuTicks(pid);
+        } catch {
+          continue;
+        }
+        if (!first.has(pid)) first.set(pid, started ? 0 : ticks);
+        last.set(pid, ticks);
+      }
+      started = true;
+      markStarted();
+      await new Promise((r) => setTimeout(r, 100));
     }
-  }, 0);
+  };
+  const polling = poll();
+  return {
+    started: startedPromise,
+    stop: async () => {
+      running = false;
+      await polling;
+      await admin.end();
+      let sum = 0;
+      for (const [pid, ticks] of last) sum += ticks - first.get(pid)!;
+      return sum;
+    },
+  };
 }
 
 /** The checkout urls of `count` transactions created on the server's account (PAIRED_LOAD=payments). */
@@ -223,17 +254,19 @@ for (let round = 0; round < rounds; round++) {
     };
     await runLoad(warmupRequestsPerServer * servers.length, concurrency, send);
     orderOffset = warmupRequestsPerServer * servers.length;
-    const backends = await Promise.all(servers.map((s) => backendPids(s.database)));
-    const before = servers.map((s, j) => [cpuTicks(s.pid), ticksOf(backends[j]!)] as const);
+    const watches = servers.map((s) => watchBackends(s.database));
+    await Promise.all(watches.map((w) => w.started));
+    const before = servers.map((s) => cpuTicks(s.pid));
     const load = await runLoad(requests * servers.length, concurrency, send);
-    const after = servers.map((s, j) => [cpuTicks(s.pid), ticksOf(backends[j]!)] as const);
+    const after = servers.map((s) => cpuTicks(s.pid));
+    const pgTicks = await Promise.all(watches.map((w) => w.stop()));
     const microsOf = (ticks: number) =>
       Math.round(((ticks / clockTicksPerSecond) * 1e6) / requests);
     const line = servers.map((s, j) => {
-      const micros = microsOf(after[j]![0] - before[j]![0]);
+      const micros = microsOf(after[j]! - before[j]!);
       microsByName.set(s.name, [...(microsByName.get(s.name) ?? []), micros]);
-      if (backends[j]!.length === 0) return `${s.name} ${micros} µs`;
-      const pgMicros = microsOf(after[j]![1] - before[j]![1]);
+      if (s.database.env.DATABASE_URL === undefined) return `${s.name} ${micros} µs`;
+      const pgMicros = microsOf(pgTicks[j]!);
       microsByName.set(`${s.name} PostgreSQL`, [
         ...(microsByName.get(`${s.name} PostgreSQL`) ?? []),
         pgMicros,
