@@ -89,8 +89,9 @@ export async function dispatch(
   argv: readonly string[],
   ctx: AppContext,
   progress?: Progress,
+  options: ResolveOptions = {},
 ): Promise<CommandOutput> {
-  const resolved = resolve(argv);
+  const resolved = resolve(argv, options);
   if (!('command' in resolved)) return resolved;
   return runResolved(resolved, ctx, progress);
 }

@@ -94,6 +94,10 @@ function assertRequestBounds(): void {
   );
   assert.ok(l.opsPingTimeoutMs < l.opsCommandTimeoutMs, 'a ping answers sooner than a command');
   assert.ok(
+    3 * l.opsKeepaliveMs <= l.opsCommandTimeoutMs,
+    'a running command sends several keepalives inside the time the CLI waits for a word',
+  );
+  assert.ok(
     l.bancoEstadoNumLengthMax <= l.bankNumLengthMax,
     'the Banco Estado bound narrows the bank account number',
   );

@@ -7,8 +7,14 @@ export const processLimits = {
   opsRequestBytesMax: 64 * 1024,
   /** How long the CLI waits to learn whether a server answers on the operator socket. */
   opsPingTimeoutMs: 2 * secondMs,
-  /** How long the CLI waits for a command run by the serving process. */
+  /**
+   * How long the CLI waits for a word from the serving process while it runs a command: the server writes a
+   * keepalive line every opsKeepaliveMs while the command runs (decision 810), so only a server that stopped
+   * answering reaches this, never a long `cobro backup`.
+   */
   opsCommandTimeoutMs: 2 * minuteMs,
+  /** How often the serving process writes a keepalive line to the operator socket while a command runs. */
+  opsKeepaliveMs: 10 * secondMs,
   /**
    * Free space DATA_DIR's file system must keep for the embedded database to accept writes: a WAL segment (16 MB)
    * filled whole, the data files it describes, and a checkpoint's worth to spare (decision 420).
