@@ -30,7 +30,10 @@ process.stdout.write('up\\n');
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
+  // A stop that never ends is this test's failure, not a process left behind.
+  const guard = setTimeout(() => child.kill('SIGKILL'), 10 * graceMs);
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearTimeout(guard);
   return { code, out, ms: performance.now() - sentAt };
 }
 
