@@ -13,6 +13,8 @@ import { makeDataDir } from '../process/data-dir.ts';
 import { decodeBackup, encodeBackup } from './backup-file.ts';
 import { migrationNames } from './migrate.ts';
 import { openDatabase } from './database.ts';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
+import { StartupError } from '../process/startup-error.ts';
 
 export type BackupOutcome = { ok: true; text: string } | { ok: false; reason: string };
 
@@ -119,6 +121,25 @@ export async function restoreBackup(dataDir: string, file: string): Promise<Back
     };
   const createdDir = !fs.existsSync(dataDir);
   makeDataDir(dataDir);
+  // The directory is this restore's before anything is written into it: a `cobro serve` started on it since the
+  // check above holds its lock and is left alone (it used to find the key file written, start on an empty database
+  // beside it, and lose its own files to this restore's clean-up; decision 810). The database's open below takes
+  // the lock over from this process.
+  let lock: DataDirLock;
+  try {
+    lock = lockDataDir(dataDir);
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    return { ok: false, reason: error.message };
+  }
+  const others = dataDirContents(dataDir).filter((e) => e !== dataDirEntries.lock);
+  if (others.length > 0) {
+    lock.release();
+    return {
+      ok: false,
+      reason: `DATA_DIR ${dataDir} is not empty (${others.slice(0, 5).join(', ')}): restore writes only into an empty directory`,
+    };
+  }
   try {
     if (header.secretKeyFile !== null)
       fs.writeFileSync(path.join(dataDir, dataDirEntries.secretKey), header.secretKeyFile, {
@@ -141,6 +162,8 @@ export async function restoreBackup(dataDir: string, file: string): Promise<Back
       fs.rmSync(path.join(dataDir, entry), { recursive: true, force: true });
     if (createdDir) fs.rmSync(dataDir, { recursive: true, force: true });
     throw error;
+  } finally {
+    lock.release();
   }
   const pending = known.size - header.migrations.length;
   return {
