@@ -19,7 +19,9 @@ describe('cobro users list --account', () => {
     const keys = await runOnContext(['keys', 'list', '--account', unknown], t.ctx);
     expect(keys).toEqual({ code: 1, stdout: '', stderr: `no account with id ${unknown}\n` });
     expect(users).toEqual(keys);
-    expect((await runOnContext(['users', 'list', '--account', unknown, '--json'], t.ctx)).code).toBe(1);
+    expect(
+      (await runOnContext(['users', 'list', '--account', unknown, '--json'], t.ctx)).code,
+    ).toBe(1);
     // An account that exists with no users is still `no users`.
     const account = await t.createAccount('Sin usuarios');
     expect(await runOnContext(['users', 'list', '--account', account.id], t.ctx)).toEqual({

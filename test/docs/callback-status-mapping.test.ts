@@ -24,7 +24,8 @@ afterAll(async () => {
 function documentedMapping(): Map<string, string> {
   const guide = fs.readFileSync(path.join(repoRoot, 'docs', 'payments.md'), 'utf8');
   const mapping = new Map<string, string>();
-  for (const m of guide.matchAll(/^\s*\| `(\w+)` \| `([\w ]+)`[^|]*\|$/gm)) mapping.set(m[1]!, m[2]!);
+  for (const m of guide.matchAll(/^\s*\| `(\w+)` \| `([\w ]+)`[^|]*\|$/gm))
+    mapping.set(m[1]!, m[2]!);
   return mapping;
 }
 
