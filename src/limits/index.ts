@@ -21,7 +21,7 @@ import {
   mallLimits,
   dashboardLimits,
 } from './modules.ts';
-import { processLimits, configLimits, dataDirLimits } from './process.ts';
+import { processLimits, configLimits, dataDirLimits, assertOpsSocketBounds } from './process.ts';
 import { auditLimits, disputeLimits } from './disputes.ts';
 import { sandboxLimits } from './sandbox.ts';
 import { walletLimits } from './wallet.ts';
@@ -92,11 +92,7 @@ function assertRequestBounds(): void {
     l.opsRequestBytesMax < l.bodyBytesMax,
     'an operator request is smaller than an API body',
   );
-  assert.ok(l.opsPingTimeoutMs < l.opsCommandTimeoutMs, 'a ping answers sooner than a command');
-  assert.ok(
-    3 * l.opsKeepaliveMs <= l.opsCommandTimeoutMs,
-    'a running command sends several keepalives inside the time the CLI waits for a word',
-  );
+  assertOpsSocketBounds();
   assert.ok(
     l.bancoEstadoNumLengthMax <= l.bankNumLengthMax,
     'the Banco Estado bound narrows the bank account number',

@@ -1,5 +1,6 @@
 // Bounds of the process: the operator socket, DATA_DIR's free space and permissions, shutdown, /metrics, time
 // zones kept; and the ranges of the environment variables src/platform/process/config.ts reads.
+import assert from 'node:assert/strict';
 import { secondMs, minuteMs } from './units.ts';
 
 export const processLimits = {
@@ -44,6 +45,14 @@ export const processLimits = {
   localYearMin: 1900,
   localYearMax: 9999,
 } as const;
+
+/** The operator socket's waits, asserted with the others by assertLimits (index.ts). */
+export function assertOpsSocketBounds(): void {
+  const l = processLimits;
+  assert.ok(l.opsPingTimeoutMs < l.opsCommandTimeoutMs, 'a ping answers sooner than a command');
+  // A running command's keepalives (decision 810) come several times inside the CLI's wait for a word.
+  assert.ok(3 * l.opsKeepaliveMs <= l.opsCommandTimeoutMs, 'keepalives come inside the CLI wait');
+}
 
 /** Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN and the others
  *  src/platform/process/config.ts reads. */

@@ -100,6 +100,28 @@ async function readBackupFile(file: string): Promise<Buffer | string> {
 }
 
 /** Restores `file` into an empty DATA_DIR: checks the file whole, then writes the database and the secret key. */
+/**
+ * DATA_DIR locked for a restore, before anything is written into it: a `cobro serve` started on it since the first
+ * check holds its lock and is left alone (it used to find the key file written, start on an empty database beside
+ * it, and lose its own files to the restore's clean-up; decision 810). The database's open takes the lock over.
+ */
+function lockEmptyDataDir(dataDir: string): DataDirLock | BackupOutcome {
+  let lock: DataDirLock;
+  try {
+    lock = lockDataDir(dataDir);
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    return { ok: false, reason: error.message };
+  }
+  const others = dataDirContents(dataDir).filter((e) => e !== dataDirEntries.lock);
+  if (others.length === 0) return lock;
+  lock.release();
+  return {
+    ok: false,
+    reason: `DATA_DIR ${dataDir} is not empty (${others.slice(0, 5).join(', ')}): restore writes only into an empty directory`,
+  };
+}
+
 export async function restoreBackup(dataDir: string, file: string): Promise<BackupOutcome> {
   const found = dataDirContents(dataDir);
   if (found.length > 0)
@@ -121,25 +143,8 @@ export async function restoreBackup(dataDir: string, file: string): Promise<Back
     };
   const createdDir = !fs.existsSync(dataDir);
   makeDataDir(dataDir);
-  // The directory is this restore's before anything is written into it: a `cobro serve` started on it since the
-  // check above holds its lock and is left alone (it used to find the key file written, start on an empty database
-  // beside it, and lose its own files to this restore's clean-up; decision 810). The database's open below takes
-  // the lock over from this process.
-  let lock: DataDirLock;
-  try {
-    lock = lockDataDir(dataDir);
-  } catch (error) {
-    if (!(error instanceof StartupError)) throw error;
-    return { ok: false, reason: error.message };
-  }
-  const others = dataDirContents(dataDir).filter((e) => e !== dataDirEntries.lock);
-  if (others.length > 0) {
-    lock.release();
-    return {
-      ok: false,
-      reason: `DATA_DIR ${dataDir} is not empty (${others.slice(0, 5).join(', ')}): restore writes only into an empty directory`,
-    };
-  }
+  const lock = lockEmptyDataDir(dataDir);
+  if ('ok' in lock) return lock;
   try {
     if (header.secretKeyFile !== null)
       fs.writeFileSync(path.join(dataDir, dataDirEntries.secretKey), header.secretKeyFile, {
