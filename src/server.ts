@@ -13,6 +13,7 @@ import { StartupError } from './platform/process/startup-error.ts';
 import type { AppContext } from './platform/context.ts';
 import type { AccountView } from './modules/accounts/service.ts';
 import { nextSteps, warnProductionSetup } from './start-notes.ts';
+import { stopOnSignals } from './platform/process/stop-on-signals.ts';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -103,15 +104,5 @@ async function announceDemoAccount(ctx: AppContext): Promise<AccountView | null>
 }
 
 export function closeOnSignals(server: RunningServer): void {
-  const shutdown = (signal: string) => {
-    server.runtime.ctx.logger.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), limits.shutdownGraceMs);
-    timer.unref();
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  stopOnSignals(server.runtime.ctx.logger, () => server.close());
 }

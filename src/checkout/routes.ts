@@ -9,7 +9,8 @@ import { limits } from '../limits/index.ts';
 import { databaseUnavailable } from '../platform/errors/errors.ts';
 import { isDatabaseUnavailable } from '../platform/db/outage.ts';
 import { faviconSvg, sendPage } from './html.ts';
-import { errorPage } from './pages.ts';
+import { errorPage, invalidLinkPage } from './pages.ts';
+import { answerNotFound, wantsHtml } from '../platform/http/conventions.ts';
 import { checkoutPages } from './checkout-pages.ts';
 
 function securityHeaders(reply: FastifyReply): void {
@@ -74,5 +75,17 @@ export async function checkoutRoutes(app: FastifyInstance, ctx: AppContext): Pro
     );
     const router = child.withTypeProvider<TypeBoxTypeProvider>();
     for (const pages of checkoutPages) pages.register(router, ctx);
+    // A browser opening a /gateway/ address no page answers (a link cut short, mistyped) gets the page of a bad
+    // link, in Spanish, not the API's English JSON; an API client still gets the JSON (decision 810).
+    await child.register(
+      async (gateway) => {
+        gateway.setNotFoundHandler(async (request, reply) =>
+          (request.method === 'GET' || request.method === 'HEAD') && wantsHtml(request)
+            ? sendPage(reply, 404, invalidLinkPage())
+            : answerNotFound(app, request, reply),
+        );
+      },
+      { prefix: '/gateway' },
+    );
   });
 }

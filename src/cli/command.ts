@@ -28,6 +28,11 @@ export interface CommandOutput {
    * the findings it wrote): its audit row is written as on exit 0.
    */
   readonly changed?: boolean;
+  /**
+   * True when a run that succeeds changed nothing (`wallet credit` with a `--key` already used for that credit): no
+   * audit row is written for it, as the commands that record their own rows do for a repeated key (decision 810).
+   */
+  readonly unchanged?: boolean;
 }
 
 interface OptionDef {

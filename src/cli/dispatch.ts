@@ -4,7 +4,7 @@
 import { CommanderError } from 'commander';
 import type { AppContext } from '../platform/context.ts';
 import { fail, ok, type CommandOutput, type Progress } from './command.ts';
-import { allCommands } from './all-commands.ts';
+import { allCommands, processCommands } from './all-commands.ts';
 import {
   buildProgram,
   helpText,
@@ -21,6 +21,9 @@ export function resolve(
   options: ResolveOptions = {},
 ): Resolved | CommandOutput {
   if (argvIn.length === 0) return ok(helpText(options));
+  if (argvIn[0] === 'help' && namesUnknownCommand(argvIn.slice(1), options))
+    // `cobro help nope` is the usage error of `cobro nope`, not the whole help with exit 0.
+    return resolve(argvIn.slice(1), options);
   const argv = argvIn[0] === 'help' ? [...argvIn.slice(1), '--help'] : argvIn;
   const capture: Capture = { out: '', err: '', picked: null };
   const program = buildProgram(capture, options);
@@ -53,6 +56,19 @@ export function resolve(
   return fail(capture.err || `unknown command: ${argv.join(' ')}`, 2);
 }
 
+/** Whether the words of `help <words>` name no command: `nope`, `accounts nope` (options are left to --help). */
+function namesUnknownCommand(words: readonly string[], options: ResolveOptions): boolean {
+  const names = [
+    ...processCommands.map((p) => p.name),
+    ...(options.commands ?? allCommands()).map((c) => c.name),
+  ];
+  const [first, second] = words;
+  if (first === undefined || first.startsWith('-') || first === 'help') return false;
+  if (!names.some((n) => n === first || n.startsWith(`${first} `))) return true;
+  if (names.includes(first) || second === undefined || second.startsWith('-')) return false;
+  return !names.includes(`${first} ${second}`);
+}
+
 /** Runs the command; what it prints before it ends goes to `progress` when given (the CLI, the ops socket). */
 export async function runResolved(
   resolved: Resolved,
@@ -73,8 +89,9 @@ export async function dispatch(
   argv: readonly string[],
   ctx: AppContext,
   progress?: Progress,
+  options: ResolveOptions = {},
 ): Promise<CommandOutput> {
-  const resolved = resolve(argv);
+  const resolved = resolve(argv, options);
   if (!('command' in resolved)) return resolved;
   return runResolved(resolved, ctx, progress);
 }

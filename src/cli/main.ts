@@ -143,21 +143,19 @@ async function main(argv: readonly string[]): Promise<void> {
       process.exit(2);
     }
     const watchdog = startReadyWatchdog(config.readyTimeoutMs);
-    const [{ openRuntime }, { startWorkers }] = await Promise.all([
+    const [{ openRuntime }, { startWorkers }, { stopOnSignals }] = await Promise.all([
       import('../runtime.ts'),
       import('../workers/index.ts'),
+      import('../platform/process/stop-on-signals.ts'),
     ]);
     const runtime = await openRuntime(config);
     const workers = startWorkers(runtime.ctx);
     watchdog.ready();
-    const stop = () => {
-      void workers
-        .stop()
-        .then(() => runtime.close())
-        .then(() => process.exit(0));
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    // Bounded by limits.shutdownGraceMs and caught, as a serve's stop (decision 810).
+    stopOnSignals(runtime.ctx.logger, async () => {
+      await workers.stop();
+      await runtime.close();
+    });
     return;
   }
   await runCommand(argv);

@@ -3,7 +3,8 @@
 // or not at all. The row names actor `operator`, in the chain of the account that owns what the command changed: the
 // account and object its output names (`audited`: `keys revoke KEY_ID` learns the key's account only by reading it),
 // else the account its arguments name (`--account`, or an account id among its operands), else the service's. It is
-// written when the command succeeds (exit 0) or says it changed something though it answers a failure (`changed`);
+// written when the command succeeds (exit 0) unless it says it changed nothing (`unchanged`: a repeated key,
+// decision 810), or when it says it changed something though it answers a failure (`changed`);
 // any other failure commits what it wrote with no row. A command that records its rows itself, in its
 // own transactions (`audit: 'own'`: the dispute commands, whose CSV import records one row a line, and `payouts
 // import`, one row a payout it moves), runs as it is.
@@ -65,7 +66,7 @@ export async function runOperatorCommand(
   const output = await inTransaction(ctx.db, async (tx) => {
     const txCtx: AppContext = { ...ctx, db: tx };
     const output = await command.run(txCtx, args, progress);
-    if (output.exitCode === 0 || output.changed === true)
+    if ((output.exitCode === 0 && output.unchanged !== true) || output.changed === true)
       await recordOperatorAudit(tx, ctx, command, auditedObjects(args, output));
     return output;
   });

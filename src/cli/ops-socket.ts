@@ -1,7 +1,9 @@
 // PGlite is one process's database. While `cobro serve` holds it, CLI commands travel to the server over a Unix
 // socket in DATA_DIR (mode 0600: only the operator's user can use it) and run there. See docs/decisions/001.
 // The answer is JSON lines: `{"stdout":...}` for each piece a command prints before it ends (`disputes import`, each
-// line as it commits, decision 710), then the command's output, the line with `exitCode`.
+// line as it commits, decision 710), then the command's output, the line with `exitCode`. While the command runs,
+// an empty line `{}` every limits.opsKeepaliveMs tells the CLI the server is still at it (decision 810): the CLI
+// gives up only after limits.opsCommandTimeoutMs without a byte, and then says the command may still be running.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -18,7 +20,18 @@ export interface OpsServer {
   close(): Promise<void>;
 }
 
-export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
+export interface OpsServerOptions {
+  /** How often a running command's answer gets a keepalive line; limits.opsKeepaliveMs unless a test says. */
+  readonly keepaliveMs?: number;
+  /** The commands to run (tests); by default allCommands(). */
+  readonly commands?: readonly Command[];
+}
+
+export async function startOpsServer(
+  ctx: AppContext,
+  options: OpsServerOptions = {},
+): Promise<OpsServer> {
+  const keepaliveMs = options.keepaliveMs ?? limits.opsKeepaliveMs;
   const socketPath = opsSocketPath(ctx.config.dataDir);
   // A socket left by a crashed server would block listen; nothing answers on it, so it is safe to remove.
   if (fs.existsSync(socketPath) && !(await opsServerAnswers(socketPath)))
@@ -41,6 +54,7 @@ export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
           await new Promise((resolve) => setImmediate(resolve));
         };
         let output: CommandOutput;
+        const keepalive = setInterval(() => res.write('{}\n'), keepaliveMs);
         try {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { argv?: unknown };
           const argv =
@@ -52,9 +66,13 @@ export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
               ? { exitCode: 2, stdout: '', stderr: 'bad ops request\n' }
               : req.url === '/ping'
                 ? { exitCode: 0, stdout: 'pong\n', stderr: '' }
-                : await (await import('./dispatch.ts')).dispatch(argv, ctx, progress);
+                : await (await import('./dispatch.ts')).dispatch(argv, ctx, progress, {
+                    ...(options.commands !== undefined ? { commands: options.commands } : {}),
+                  });
         } catch {
           output = { exitCode: 2, stdout: '', stderr: 'bad ops request\n' };
+        } finally {
+          clearInterval(keepalive);
         }
         res.end(`${JSON.stringify(output)}\n`);
       })();
@@ -76,13 +94,22 @@ export async function startOpsServer(ctx: AppContext): Promise<OpsServer> {
   };
 }
 
-/** One line of the answer: printed when it is progress, kept when it is the output. */
+/** One line of the answer: printed when it is progress, kept when it is the output; a keepalive `{}` is neither. */
 function answerLine(line: string, progress: Progress): CommandOutput | null {
   if (line.trim() === '') return null;
   const parsed = JSON.parse(line) as Partial<CommandOutput>;
   if (typeof parsed.exitCode === 'number') return parsed as CommandOutput;
   if (typeof parsed.stdout === 'string') progress(parsed.stdout);
   return null;
+}
+
+/** No byte from the serving process for the whole wait: it stopped answering, not necessarily working. */
+class OpsTimeout extends Error {
+  readonly waitedMs: number;
+  constructor(waitedMs: number) {
+    super('ops socket timed out');
+    this.waitedMs = waitedMs;
+  }
 }
 
 function request(
@@ -96,6 +123,8 @@ function request(
     const req = http.request(
       {
         socketPath,
+        // A connection of its own: one kept by the global agent may be to a server since stopped (EPIPE).
+        agent: false,
         path: urlPath,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -129,7 +158,7 @@ function request(
         });
       },
     );
-    req.on('timeout', () => req.destroy(new Error('ops socket timed out')));
+    req.on('timeout', () => req.destroy(new OpsTimeout(timeoutMs)));
     req.on('error', reject);
     req.end(JSON.stringify({ argv }));
   });
@@ -145,23 +174,43 @@ export async function opsServerAnswers(socketPath: string): Promise<boolean> {
   }
 }
 
-/** Runs argv in the serving process; what it prints before it ends goes to `progress`, or else leads stdout. */
+/** `120 s`, or `200 ms` under a second. */
+function waitText(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
+/**
+ * Runs argv in the serving process; what it prints before it ends goes to `progress`, or else leads stdout. A
+ * server silent for `timeoutMs` (no keepalive either) is answered with exit 1 and a line that says the command may
+ * still be running there, since it may well be (decision 810).
+ */
 export async function runThroughServer(
   socketPath: string,
   argv: readonly string[],
   progress?: Progress,
+  timeoutMs: number = limits.opsCommandTimeoutMs,
 ): Promise<CommandOutput> {
   let early = '';
-  const output = await request(
-    socketPath,
-    '/run',
-    argv,
-    limits.opsCommandTimeoutMs,
-    progress ??
-      ((text) => {
-        early += text;
-      }),
-  );
+  let output: CommandOutput;
+  try {
+    output = await request(
+      socketPath,
+      '/run',
+      argv,
+      timeoutMs,
+      progress ??
+        ((text) => {
+          early += text;
+        }),
+    );
+  } catch (error) {
+    if (!(error instanceof OpsTimeout)) throw error;
+    output = {
+      exitCode: 1,
+      stdout: '',
+      stderr: `cobro: the serving process sent nothing for ${waitText(error.waitedMs)} and this command stopped waiting: \`cobro ${argv.join(' ')}\` may still be running there, or have finished; look at its effect (and the server's log) before running it again\n`,
+    };
+  }
   return early === '' ? output : { ...output, stdout: early + output.stdout };
 }
 

@@ -1,5 +1,6 @@
 // Bounds of the process: the operator socket, DATA_DIR's free space and permissions, shutdown, /metrics, time
 // zones kept; and the ranges of the environment variables src/platform/process/config.ts reads.
+import assert from 'node:assert/strict';
 import { secondMs, minuteMs } from './units.ts';
 
 export const processLimits = {
@@ -7,8 +8,14 @@ export const processLimits = {
   opsRequestBytesMax: 64 * 1024,
   /** How long the CLI waits to learn whether a server answers on the operator socket. */
   opsPingTimeoutMs: 2 * secondMs,
-  /** How long the CLI waits for a command run by the serving process. */
+  /**
+   * How long the CLI waits for a word from the serving process while it runs a command: the server writes a
+   * keepalive line every opsKeepaliveMs while the command runs (decision 810), so only a server that stopped
+   * answering reaches this, never a long `cobro backup`.
+   */
   opsCommandTimeoutMs: 2 * minuteMs,
+  /** How often the serving process writes a keepalive line to the operator socket while a command runs. */
+  opsKeepaliveMs: 10 * secondMs,
   /**
    * Free space DATA_DIR's file system must keep for the embedded database to accept writes: a WAL segment (16 MB)
    * filled whole, the data files it describes, and a checkpoint's worth to spare (decision 420).
@@ -38,6 +45,14 @@ export const processLimits = {
   localYearMin: 1900,
   localYearMax: 9999,
 } as const;
+
+/** The operator socket's waits, asserted with the others by assertLimits (index.ts). */
+export function assertOpsSocketBounds(): void {
+  const l = processLimits;
+  assert.ok(l.opsPingTimeoutMs < l.opsCommandTimeoutMs, 'a ping answers sooner than a command');
+  // A running command's keepalives (decision 810) come several times inside the CLI's wait for a word.
+  assert.ok(3 * l.opsKeepaliveMs <= l.opsCommandTimeoutMs, 'keepalives come inside the CLI wait');
+}
 
 /** Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN and the others
  *  src/platform/process/config.ts reads. */

@@ -70,6 +70,14 @@ describe('cobro help', () => {
       '(Did you mean accounts list?)',
     );
     expect((resolve(['zzzz']) as CommandOutput).stderr).not.toContain('Did you mean');
+    // `help X` of an unknown X is X's usage error, not the whole help with exit 0 (decision 810).
+    expect(resolve(['help', 'nope'])).toEqual(resolve(['nope']));
+    const helpTypo = resolve(['help', 'acounts']) as CommandOutput;
+    expect(helpTypo).toMatchObject({ exitCode: 2, stdout: '' });
+    expect(helpTypo.stderr).toContain("unknown command 'acounts'");
+    expect(helpTypo.stderr).toContain('(Did you mean accounts?)');
+    expect((resolve(['help', 'accounts', 'nope']) as CommandOutput).exitCode).toBe(2);
+    expect((resolve(['help', 'serve']) as CommandOutput).exitCode).toBe(0);
     const bareGroup = resolve(['notifications']) as CommandOutput;
     expect(bareGroup.exitCode).toBe(2);
     expect(bareGroup.stderr).toContain('notifications retry <ID>');

@@ -49,6 +49,8 @@ describe('cobro wallet credit --key', () => {
     );
 
     expect(await balance(t, a)).toBe(25_000);
+    // One audit row, the first run's: the runs that credited nothing record nothing (decision 810).
+    expect(await auditRows(a.id)).toBe(1);
     const wallet = (await t.call(a, { method: 'GET', url: '/api/wallet', sign: true })).json();
     expect(wallet.wallet_movements).toHaveLength(1);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });

@@ -1,6 +1,6 @@
 // A guide's walk-through with a payer in it (issue 32): its ```sh blocks run in order in one bash, as a reader's
 // terminal (test/docs/doc-examples.ts), and each checkout `url` an answer gives is paid in Chromium the way the
-// guides tell the payer to: Webpay Visa, the sandbox card 4051 8856 0044 6623, CVV 123. Used by
+// guides tell the payer to: Webpay, the sandbox card 4051 8856 0044 6623, CVV 123. Used by
 // test/browser/first-hour.test.ts (README) and test/browser/guides-with-payer.test.ts.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -51,7 +51,10 @@ export function section(markdown: string, heading: string): string {
   return markdown.slice(start, end < 0 ? undefined : end);
 }
 
-/** The payer's step: the checkout's card form (after choosing Webpay Visa where a list is shown). */
+/**
+ * The payer's step: the checkout's card form, after choosing Webpay where a list is shown (its link reads "Webpay",
+ * then its description, "Visa, Mastercard, ...").
+ */
 async function pay(browser: Browser, url: string): Promise<void> {
   const page = await browser.newPage();
   try {

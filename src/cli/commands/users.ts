@@ -148,7 +148,13 @@ export const usersList: Command = {
   async run(ctx, args) {
     const accountId = stringOption(args, 'account');
     if (accountId === undefined) return fail('--account is required', 2);
-    const { listUsers } = await import('../../dashboard/users.ts');
+    const [{ listUsers }, { findAccountRowById }] = await Promise.all([
+      import('../../dashboard/users.ts'),
+      import('../../modules/accounts/repository.ts'),
+    ]);
+    // An account that does not exist is an error, as for `keys list`, not an account with no users (decision 810).
+    if ((await findAccountRowById(requireCtx(ctx).db, accountId)) === undefined)
+      return fail(`no account with id ${accountId}`);
     const users = await listUsers(requireCtx(ctx), accountId);
     if (args.values.json === true) return ok(JSON.stringify(users));
     if (users.length === 0) return ok('no users');

@@ -36,18 +36,20 @@ function creditOutput(
       `--key ${key} credited ${what} to ${accountId} (movement ${credited.movementId}): use another key; nothing was credited`,
     );
   const line = `credited ${what} to ${accountId}: movement ${credited.movementId}, available ${credited.balanceMinor}`;
-  if (args.values.json === true) {
-    return ok(
-      JSON.stringify({
-        identifier_wallet: credited.movementId,
-        credit_id: credited.creditId,
-        amount_available: credited.balanceMinor.toString(),
-        currency: credited.currency,
-        ...(credited.already ? { already: true } : {}),
-      }),
-    );
-  }
-  return ok(credited.already ? `already ${line} (--key ${key}); nothing credited now` : line);
+  const output =
+    args.values.json === true
+      ? ok(
+          JSON.stringify({
+            identifier_wallet: credited.movementId,
+            credit_id: credited.creditId,
+            amount_available: credited.balanceMinor.toString(),
+            currency: credited.currency,
+            ...(credited.already ? { already: true } : {}),
+          }),
+        )
+      : ok(credited.already ? `already ${line} (--key ${key}); nothing credited now` : line);
+  // The same key again credits nothing, so it writes no audit row either (decision 810), as `disputes open` does.
+  return credited.already ? { ...output, unchanged: true } : output;
 }
 
 export const walletCredit: Command = {

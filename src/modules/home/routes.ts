@@ -2,19 +2,10 @@
 // the dashboard, the API docs and the README's first signed call; in production it says the service's name and
 // status only, so the address tells an outsider nothing about the deployment.
 import crypto from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import { html, raw, type Html } from '../../checkout/html.ts';
-
-/** A browser's Accept names HTML before any JSON; curl's `*\/*` and API clients get JSON. */
-function wantsHtml(request: FastifyRequest): boolean {
-  const types = (request.headers.accept ?? '')
-    .split(',')
-    .map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
-  const htmlAt = types.findIndex((t) => t === 'text/html' || t === 'application/xhtml+xml');
-  const jsonAt = types.indexOf('application/json');
-  return htmlAt !== -1 && (jsonAt === -1 || htmlAt < jsonAt);
-}
+import { wantsHtml } from '../../platform/http/conventions.ts';
 
 const style =
   'body{font-family:system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#1d2430;line-height:1.5}' +

@@ -13,6 +13,8 @@ import { makeDataDir } from '../process/data-dir.ts';
 import { decodeBackup, encodeBackup } from './backup-file.ts';
 import { migrationNames } from './migrate.ts';
 import { openDatabase } from './database.ts';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
+import { StartupError } from '../process/startup-error.ts';
 
 export type BackupOutcome = { ok: true; text: string } | { ok: false; reason: string };
 
@@ -98,6 +100,28 @@ async function readBackupFile(file: string): Promise<Buffer | string> {
 }
 
 /** Restores `file` into an empty DATA_DIR: checks the file whole, then writes the database and the secret key. */
+/**
+ * DATA_DIR locked for a restore, before anything is written into it: a `cobro serve` started on it since the first
+ * check holds its lock and is left alone (it used to find the key file written, start on an empty database beside
+ * it, and lose its own files to the restore's clean-up; decision 810). The database's open takes the lock over.
+ */
+function lockEmptyDataDir(dataDir: string): DataDirLock | BackupOutcome {
+  let lock: DataDirLock;
+  try {
+    lock = lockDataDir(dataDir);
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    return { ok: false, reason: error.message };
+  }
+  const others = dataDirContents(dataDir).filter((e) => e !== dataDirEntries.lock);
+  if (others.length === 0) return lock;
+  lock.release();
+  return {
+    ok: false,
+    reason: `DATA_DIR ${dataDir} is not empty (${others.slice(0, 5).join(', ')}): restore writes only into an empty directory`,
+  };
+}
+
 export async function restoreBackup(dataDir: string, file: string): Promise<BackupOutcome> {
   const found = dataDirContents(dataDir);
   if (found.length > 0)
@@ -119,6 +143,8 @@ export async function restoreBackup(dataDir: string, file: string): Promise<Back
     };
   const createdDir = !fs.existsSync(dataDir);
   makeDataDir(dataDir);
+  const lock = lockEmptyDataDir(dataDir);
+  if ('ok' in lock) return lock;
   try {
     if (header.secretKeyFile !== null)
       fs.writeFileSync(path.join(dataDir, dataDirEntries.secretKey), header.secretKeyFile, {
@@ -141,6 +167,8 @@ export async function restoreBackup(dataDir: string, file: string): Promise<Back
       fs.rmSync(path.join(dataDir, entry), { recursive: true, force: true });
     if (createdDir) fs.rmSync(dataDir, { recursive: true, force: true });
     throw error;
+  } finally {
+    lock.release();
   }
   const pending = known.size - header.migrations.length;
   return {

@@ -55,6 +55,39 @@ function accepts(accept: string | undefined, mediaType: string): boolean {
   });
 }
 
+/** A browser's Accept names HTML before any JSON; curl's `*\/*` and API clients get JSON. */
+export function wantsHtml(request: FastifyRequest): boolean {
+  const types = (request.headers.accept ?? '')
+    .split(',')
+    .map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
+  const htmlAt = types.findIndex((t) => t === 'text/html' || t === 'application/xhtml+xml');
+  const jsonAt = types.indexOf('application/json');
+  return htmlAt !== -1 && (jsonAt === -1 || htmlAt < jsonAt);
+}
+
+/**
+ * The JSON answer to a request no route takes: 405 naming the methods the path has, else 404 `route_not_found`.
+ * Also the fallback of a prefix's own not-found handler (the checkout's, for a browser, decision 810).
+ */
+export function answerNotFound(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const url = request.url.split('?')[0] ?? '/';
+  const allowed = otherMethods.filter(
+    (m) => m !== request.method && app.findRoute({ method: m, url }) !== null,
+  );
+  if (allowed.length > 0) {
+    reply.header('allow', allowed.join(', '));
+    return send(
+      reply,
+      new ApiError('method_not_allowed', `${request.method} is not allowed on ${url}`),
+    );
+  }
+  return send(reply, new ApiError('route_not_found', `no route ${request.method} ${url}`));
+}
+
 function send(reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply
@@ -154,20 +187,9 @@ export function registerConventions(
     done();
   });
 
-  app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
-    const url = request.url.split('?')[0] ?? '/';
-    const allowed = otherMethods.filter(
-      (m) => m !== request.method && app.findRoute({ method: m, url }) !== null,
-    );
-    if (allowed.length > 0) {
-      reply.header('allow', allowed.join(', '));
-      return send(
-        reply,
-        new ApiError('method_not_allowed', `${request.method} is not allowed on ${url}`),
-      );
-    }
-    return send(reply, new ApiError('route_not_found', `no route ${request.method} ${url}`));
-  });
+  app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) =>
+    answerNotFound(app, request, reply),
+  );
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const mapped = toApiError(error);
