@@ -8,6 +8,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { dispatch } from '../../src/cli/dispatch.ts';
 import type { TestAccount, TestApp } from './app.ts';
+import { createTransaction, linkParams } from '../modules/transactions/helpers.ts';
 import type { FintocSimulator } from './fintoc-simulator.ts';
 
 export async function fintocShop(
@@ -57,4 +58,60 @@ export async function fintocShop(
     expect(credit.exitCode, credit.stderr).toBe(0);
   }
   return { shop, setOutput: set.stdout };
+}
+
+/** A signed Fintoc webhook of `type` posted to the shop's endpoint, answered 200; the answer's `result`. */
+export async function fintocWebhook(
+  t: TestApp,
+  sim: FintocSimulator,
+  shop: TestAccount,
+  type: string,
+  data: Record<string, unknown>,
+): Promise<string> {
+  const ev = sim.signedEvent(type, data);
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/webhooks/fintoc/${shop.id}`,
+    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
+    payload: ev.body,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().result as string;
+}
+
+/** A bank-transfer sale of the shop, paid at the simulator and approved by Fintoc's webhook; the sale's id. */
+export async function paidFintocSale(
+  t: TestApp,
+  sim: FintocSimulator,
+  shop: TestAccount,
+  order: string,
+  amount: number,
+): Promise<string> {
+  const sale = await createTransaction(t, shop, {
+    additional_parameters: { payer_rut: '11.111.111-1' },
+    order,
+    amount,
+    payment: 19,
+  });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/gateway/cobro',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ ...linkParams(sale.url), method: '19' }).toString(),
+  });
+  const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
+  const session = link![1]!.split('/').pop()!;
+  await fetch(`${sim.url}/pay/${session}/paid`, { redirect: 'manual' });
+  const finished = { ...sim.sessions.get(session) };
+  expect(await fintocWebhook(t, sim, shop, 'checkout_session.finished', finished)).toBe('approved');
+  return sale.id;
+}
+
+/** The sale's refund row (a sale refunded once). */
+export async function refundRowOf(t: TestApp, saleId: string) {
+  return t.ctx.db
+    .selectFrom('nullifications')
+    .selectAll()
+    .where('transaction_id', '=', saleId)
+    .executeTakeFirstOrThrow();
 }

@@ -8,10 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop } from '../../support/fintoc-shop.ts';
+import { fintocShop, paidFintocSale, refundRowOf } from '../../support/fintoc-shop.ts';
 import { fintocLimits, refundLimits } from '../../../src/limits/index.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
-import { createTransaction, linkParams } from '../transactions/helpers.ts';
 
 const hourMs = 60 * 60 * 1000;
 
@@ -29,32 +28,8 @@ afterAll(async () => {
   await sim?.close();
 });
 
-async function paidSale(order: string, amount: number): Promise<string> {
-  const sale = await createTransaction(t, shop, {
-    additional_parameters: { payer_rut: '11.111.111-1' },
-    order,
-    amount,
-    payment: 19,
-  });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/gateway/cobro',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ ...linkParams(sale.url), method: '19' }).toString(),
-  });
-  const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
-  const session = link![1]!.split('/').pop()!;
-  await fetch(`${sim.url}/pay/${session}/paid`, { redirect: 'manual' });
-  const ev = sim.signedEvent('checkout_session.finished', { ...sim.sessions.get(session) });
-  const settled = await t.app.inject({
-    method: 'POST',
-    url: `/webhooks/fintoc/${shop.id}`,
-    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
-    payload: ev.body,
-  });
-  expect(settled.json().result).toBe('approved');
-  return sale.id;
-}
+const paidSale = (order: string, amount: number) => paidFintocSale(t, sim, shop, order, amount);
+const refundRow = (saleId: string) => refundRowOf(t, saleId);
 
 /** Refunds the sale while Fintoc's answer to the create is lost (`fault`); the refund's row. */
 async function refundWithLostAnswer(saleId: string, amount: number, fault: 'reset' | 'drop') {
@@ -70,14 +45,6 @@ async function refundWithLostAnswer(saleId: string, amount: number, fault: 'rese
   const row = await refundRow(saleId);
   expect([row.status, row.dispatch_attempts, row.refund_code]).toEqual(['complete', 1, null]);
   return row;
-}
-
-async function refundRow(saleId: string) {
-  return t.ctx.db
-    .selectFrom('nullifications')
-    .selectAll()
-    .where('transaction_id', '=', saleId)
-    .executeTakeFirstOrThrow();
 }
 
 /** The refunds Fintoc holds for the nullification (by the metadata Cobro sent). */

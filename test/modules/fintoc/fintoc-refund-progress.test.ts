@@ -5,10 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop } from '../../support/fintoc-shop.ts';
+import {
+  fintocShop,
+  fintocWebhook,
+  paidFintocSale,
+  refundRowOf,
+} from '../../support/fintoc-shop.ts';
 import { refundLimits } from '../../../src/limits/index.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
-import { createTransaction, linkParams } from '../transactions/helpers.ts';
 
 let t: TestApp;
 let sim: FintocSimulator;
@@ -29,39 +33,10 @@ afterAll(async () => {
   await sim?.close();
 });
 
-async function webhook(type: string, data: Record<string, unknown>) {
-  const ev = sim.signedEvent(type, data);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/webhooks/fintoc/${shop.id}`,
-    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
-    payload: ev.body,
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().result as string;
-}
-
-async function paidSale(order: string, amount: number): Promise<string> {
-  const sale = await createTransaction(t, shop, {
-    additional_parameters: { payer_rut: '11.111.111-1' },
-    order,
-    amount,
-    payment: 19,
-  });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/gateway/cobro',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ ...linkParams(sale.url), method: '19' }).toString(),
-  });
-  const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
-  const session = link![1]!.split('/').pop()!;
-  await fetch(`${sim.url}/pay/${session}/paid`, { redirect: 'manual' });
-  expect(await webhook('checkout_session.finished', { ...sim.sessions.get(session) })).toBe(
-    'approved',
-  );
-  return sale.id;
-}
+const paidSale = (order: string, amount: number) => paidFintocSale(t, sim, shop, order, amount);
+const refundRow = (saleId: string) => refundRowOf(t, saleId);
+const webhook = (type: string, data: Record<string, unknown>) =>
+  fintocWebhook(t, sim, shop, type, data);
 
 /** Refunds `amount` of the sale while Fintoc answers refunds `in_progress`; the refund and Fintoc's refund. */
 async function refundInProgress(id: string, amount: number) {
@@ -79,14 +54,6 @@ async function refundInProgress(id: string, amount: number) {
   const fintocRefund = sim.refunds.get(row.refund_code!)!;
   expect(fintocRefund.metadata).toEqual({ cobro_nullification_id: row.id });
   return { row, fintocRefund };
-}
-
-async function refundRow(transactionId: string) {
-  return t.ctx.db
-    .selectFrom('nullifications')
-    .selectAll()
-    .where('transaction_id', '=', transactionId)
-    .executeTakeFirstOrThrow();
 }
 
 async function saleRefunded(id: string) {

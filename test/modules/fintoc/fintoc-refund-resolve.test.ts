@@ -6,12 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop } from '../../support/fintoc-shop.ts';
+import {
+  fintocShop,
+  fintocWebhook,
+  paidFintocSale,
+  refundRowOf,
+} from '../../support/fintoc-shop.ts';
 import { runOnContext } from '../../support/cli-in-process.ts';
 import { fintocLimits, refundLimits } from '../../../src/limits/index.ts';
 import { ledgerCodes, SYSTEM_OWNER } from '../../../src/platform/ledger/ledger.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
-import { createTransaction, linkParams } from '../transactions/helpers.ts';
 
 let t: TestApp;
 let sim: FintocSimulator;
@@ -32,42 +36,10 @@ afterAll(async () => {
   await sim?.close();
 });
 
+const paidSale = (order: string, amount: number) => paidFintocSale(t, sim, shop, order, amount);
+const refundRow = (saleId: string) => refundRowOf(t, saleId);
+
 const cobro = (...argv: string[]) => runOnContext(argv, t.ctx);
-
-async function paidSale(order: string, amount: number): Promise<string> {
-  const sale = await createTransaction(t, shop, {
-    additional_parameters: { payer_rut: '11.111.111-1' },
-    order,
-    amount,
-    payment: 19,
-  });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/gateway/cobro',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ ...linkParams(sale.url), method: '19' }).toString(),
-  });
-  const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
-  const session = link![1]!.split('/').pop()!;
-  await fetch(`${sim.url}/pay/${session}/paid`, { redirect: 'manual' });
-  const ev = sim.signedEvent('checkout_session.finished', { ...sim.sessions.get(session) });
-  const settled = await t.app.inject({
-    method: 'POST',
-    url: `/webhooks/fintoc/${shop.id}`,
-    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
-    payload: ev.body,
-  });
-  expect(settled.json().result).toBe('approved');
-  return sale.id;
-}
-
-async function refundRow(saleId: string) {
-  return t.ctx.db
-    .selectFrom('nullifications')
-    .selectAll()
-    .where('transaction_id', '=', saleId)
-    .executeTakeFirstOrThrow();
-}
 
 /** A refund whose create never reached Fintoc, its answer lost: `complete`, its dispatch still due. */
 async function refundLost(saleId: string, amount: number) {
@@ -240,14 +212,8 @@ describe('cobro refunds resolve', () => {
 
     // Fintoc's own word arriving later is the webhook's usual late answer: nothing moves.
     const fintocRefund = sim.refunds.get(row.refund_code!)!;
-    const ev = sim.signedEvent('refund.failed', { ...fintocRefund, status: 'failed' });
-    const hook = await t.app.inject({
-      method: 'POST',
-      url: `/webhooks/fintoc/${shop.id}`,
-      headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
-      payload: ev.body,
-    });
-    expect(hook.json().result).toBe('final');
+    const failed = { ...fintocRefund, status: 'failed' };
+    expect(await fintocWebhook(t, sim, shop, 'refund.failed', failed)).toBe('final');
     expect(await money(saleId)).toEqual(before);
     expect(await calledBack(row.id)).toEqual(['complete', 'reverse_completed']);
     await ledgerClean();
