@@ -99,7 +99,6 @@ async function readBackupFile(file: string): Promise<Buffer | string> {
   return fs.promises.readFile(file);
 }
 
-/** Restores `file` into an empty DATA_DIR: checks the file whole, then writes the database and the secret key. */
 /**
  * DATA_DIR locked for a restore, before anything is written into it: a `cobro serve` started on it since the first
  * check holds its lock and is left alone (it used to find the key file written, start on an empty database beside
@@ -116,19 +115,20 @@ function lockEmptyDataDir(dataDir: string): DataDirLock | BackupOutcome {
   const others = dataDirContents(dataDir).filter((e) => e !== dataDirEntries.lock);
   if (others.length === 0) return lock;
   lock.release();
+  return notEmpty(dataDir, others);
+}
+
+function notEmpty(dataDir: string, found: readonly string[]): BackupOutcome {
   return {
     ok: false,
-    reason: `DATA_DIR ${dataDir} is not empty (${others.slice(0, 5).join(', ')}): restore writes only into an empty directory`,
+    reason: `DATA_DIR ${dataDir} is not empty (${found.slice(0, 5).join(', ')}): restore writes only into an empty directory`,
   };
 }
 
+/** Restores `file` into an empty DATA_DIR: checks the file whole, then writes the database and the secret key. */
 export async function restoreBackup(dataDir: string, file: string): Promise<BackupOutcome> {
   const found = dataDirContents(dataDir);
-  if (found.length > 0)
-    return {
-      ok: false,
-      reason: `DATA_DIR ${dataDir} is not empty (${found.slice(0, 5).join(', ')}): restore writes only into an empty directory`,
-    };
+  if (found.length > 0) return notEmpty(dataDir, found);
   const bytes = await readBackupFile(file);
   if (typeof bytes === 'string') return { ok: false, reason: bytes };
   const decoded = await decodeBackup(bytes);
