@@ -15,9 +15,19 @@ export async function fintocShop(
   t: TestApp,
   sim: FintocSimulator,
   name: string,
-  options: { readonly payouts?: { readonly fundMinor: number } } = {},
+  options: {
+    readonly payouts?: { readonly fundMinor: number };
+    /** The account's refund callback URL (`nullification_url`). */
+    readonly refundCallbackUrl?: string;
+  } = {},
 ): Promise<{ readonly shop: TestAccount; readonly setOutput: string }> {
   const shop = await t.createAccount(name);
+  if (options.refundCallbackUrl !== undefined)
+    await t.ctx.db
+      .updateTable('accounts')
+      .set({ nullification_url: options.refundCallbackUrl })
+      .where('id', '=', shop.id)
+      .execute();
   const payoutArgs: string[] = [];
   if (options.payouts !== undefined) {
     const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });

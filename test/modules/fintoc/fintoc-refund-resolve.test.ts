@@ -24,12 +24,9 @@ let shop: TestAccount;
 beforeAll(async () => {
   sim = await startFintocSimulator();
   t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'a7'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Resolución'));
-  await t.ctx.db
-    .updateTable('accounts')
-    .set({ nullification_url: 'https://shop.example.com/refunds' })
-    .where('id', '=', shop.id)
-    .execute();
+  ({ shop } = await fintocShop(t, sim, 'Tienda Resolución', {
+    refundCallbackUrl: 'https://shop.example.com/refunds',
+  }));
 });
 afterAll(async () => {
   await t?.close();
