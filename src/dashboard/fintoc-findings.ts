@@ -1,14 +1,24 @@
 // The account's Fintoc reconciliation findings (decision 512), shown on the dashboard's payouts page: movements at
-// Fintoc with no payout, withdrawal or sale, and expected ones missing, newest first.
+// Fintoc with no payout, withdrawal or sale, expected ones missing, and transfers and refunds Fintoc may have made
+// that wait on the operator (decisions 750, 850), newest first, each kind named in the dashboard's Spanish.
 import type { AppContext } from '../platform/context.ts';
 import { dashboardLimits } from '../limits/index.ts';
+import type { FindingKind } from '../modules/fintoc/reconcile.ts';
+
+const findingLabels: Record<FindingKind, string> = {
+  unmatched_movement: 'Movimiento sin pago asociado',
+  missing_movement: 'Movimiento faltante',
+  unresolved_transfer: 'Transferencia sin confirmar',
+  unresolved_refund: 'Devolución sin confirmar',
+};
 
 export async function fintocFindings(ctx: AppContext, accountId: string) {
-  return ctx.db
+  const rows = await ctx.db
     .selectFrom('fintoc_movement_findings')
     .select(['kind', 'subject', 'amount_minor', 'currency', 'detail', 'found_at'])
     .where('account_id', '=', accountId)
     .orderBy('found_at', 'desc')
     .limit(dashboardLimits.rowsPerPage)
     .execute();
+  return rows.map((r) => ({ ...r, label: findingLabels[r.kind] }));
 }

@@ -69,6 +69,7 @@ describe('cobro refunds', () => {
       amount: 3_000,
       currency: 'CLP',
       status: 'awaiting_funds',
+      unresolved: false,
       type: 'partial',
       fee_back: 0,
       from_pending: 0,
@@ -119,6 +120,7 @@ describe('cobro refunds', () => {
     expect(shown).toMatchObject({
       id: second,
       status: 'reverse_completed',
+      unresolved: false,
       type: 'total',
       amount: 15_000,
       order: 'venta-1',

@@ -11,7 +11,8 @@ const statusWords =
 function line(r: RefundSummary): string {
   return [
     r.id,
-    r.status.padEnd(20),
+    // An unresolved refund is `complete` and waits on the operator (decision 850): the line says so.
+    (r.unresolved ? `${r.status}, unresolved` : r.status).padEnd(20),
     `${r.amount} ${r.currency}`.padStart(14),
     r.account_id,
     r.transaction_id,
@@ -23,7 +24,7 @@ function line(r: RefundSummary): string {
 export const refundsList: Command = {
   name: 'refunds list',
   summary: 'List refunds (nullifications) with their sale and state, newest first',
-  usage: `cobro refunds list [--account ID] [--status ${statusWords}] [--transaction ID] [--limit N] [--page N] [--json]`,
+  usage: `cobro refunds list [--account ID] [--status ${statusWords}] [--transaction ID] [--unresolved] [--limit N] [--page N] [--json]`,
   options: {
     account: { type: 'string', valueName: 'ID', description: "only this account's refunds" },
     status: {
@@ -36,6 +37,11 @@ export const refundsList: Command = {
       valueName: 'ID',
       description: 'only the refunds of this sale (trx...)',
     },
+    unresolved: {
+      type: 'boolean',
+      description:
+        'only processor refunds left unresolved: complete, no longer asked (cobro refunds resolve)',
+    },
     limit: {
       type: 'string',
       valueName: 'N',
@@ -46,6 +52,7 @@ export const refundsList: Command = {
   },
   examples: [
     'cobro refunds list --status waiting_bank_details',
+    'cobro refunds list --unresolved',
     'cobro refunds list --account acc4f6c0e3d2b1a09876 --limit 20 --page 2 --json',
   ],
   needsDb: true,
@@ -64,6 +71,7 @@ export const refundsList: Command = {
       accountId: stringOption(args, 'account') ?? null,
       ...(status !== undefined ? { status } : {}),
       ...(transaction !== undefined ? { transactionId: transaction } : {}),
+      ...(args.values.unresolved === true ? { unresolved: true as const } : {}),
       offset: window.offset,
       limit: window.limit,
     });
@@ -75,7 +83,7 @@ export const refundsList: Command = {
 function describe(d: RefundDetail): string {
   return [
     `id:          ${d.id}`,
-    `status:      ${d.status} (${d.type})`,
+    `status:      ${d.status} (${d.type})${d.unresolved ? `, unresolved: check the processor, then cobro refunds resolve ${d.id} --outcome succeeded|failed` : ''}`,
     `account:     ${d.account_id}`,
     `sale:        ${d.transaction_id} (order ${d.order}), ${d.payment.gateway} ${d.payment.payment_type}`.trimEnd(),
     `amount:      ${d.amount} ${d.currency}: fee back ${d.fee_back}, from the sale ${d.from_pending}, from the wallet ${d.from_wallet}`,

@@ -5,17 +5,25 @@
 // moved the money in `resource_id` and carries an unsigned `amount` whose sign is its `direction`; it has no
 // metadata. A movement matching nothing is an `unmatched_movement`; an expected one still absent after
 // fintocLimits.movementWindowMs a `missing_movement`; a payout whose transfer is `unresolved` (decision 750) an
-// `unresolved_transfer`. Each finding is kept (fintoc_movement_findings, once per subject) and reported, never
+// `unresolved_transfer`, and a refund of a Fintoc sale left unresolved (decision 785) an `unresolved_refund`
+// (decision 850). Each finding is kept (fintoc_movement_findings, once per subject) and reported, never
 // passed over silently.
 import type { AppContext } from '../../platform/context.ts';
 import type { Timestamp } from '../../platform/db/types.ts';
 import { fintocLimits } from '../../limits/index.ts';
 import { fintocAccount } from '../../platform/processors/fintoc-settings.ts';
+import { unresolvedCondition } from '../refunds/unresolved.ts';
+
+export type FindingKind =
+  | 'unmatched_movement'
+  | 'missing_movement'
+  | 'unresolved_transfer'
+  | 'unresolved_refund';
 
 interface FindingTable {
   account_id: string;
   subject: string;
-  kind: 'unmatched_movement' | 'missing_movement' | 'unresolved_transfer';
+  kind: FindingKind;
   amount_minor: string;
   currency: string;
   detail: string;
@@ -122,6 +130,34 @@ async function unresolvedOf(ctx: AppContext, accountId: string): Promise<Finding
   }));
 }
 
+/** Refunds of the account's Fintoc sales left unresolved (decision 785): the operator's to end (decision 850). */
+async function unresolvedRefundsOf(ctx: AppContext, accountId: string): Promise<Finding[]> {
+  const rows = await ctx.db
+    .selectFrom('nullifications')
+    .select(['nullifications.id', 'nullifications.amount_minor', 'nullifications.currency'])
+    .select('nullifications.transaction_id')
+    .where('nullifications.account_id', '=', accountId)
+    .where(unresolvedCondition)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('processor_sessions')
+          .select('processor_sessions.attempt_id')
+          .whereRef('processor_sessions.transaction_id', '=', 'nullifications.transaction_id')
+          .where('processor_sessions.processor', '=', 'fintoc')
+          .where('processor_sessions.state', '=', 'approved'),
+      ),
+    )
+    .limit(fintocLimits.movementsPerRunMax)
+    .execute();
+  return rows.map((r) => ({
+    kind: 'unresolved_refund',
+    subject: r.id,
+    amountMinor: -BigInt(r.amount_minor),
+    currency: r.currency,
+    detail: `refund of sale ${r.transaction_id} Fintoc may have made: check Fintoc, then \`cobro refunds resolve\``,
+  }));
+}
+
 async function keep(ctx: AppContext, accountId: string, f: Finding): Promise<void> {
   await ctx.db
     .insertInto('fintoc_movement_findings')
@@ -192,6 +228,7 @@ export async function reconcileFintoc(
         detail: `${e.what} with no Fintoc movement`,
       });
   findings.push(...(await unresolvedOf(ctx, accountId)));
+  findings.push(...(await unresolvedRefundsOf(ctx, accountId)));
   for (const f of findings) await keep(ctx, accountId, f);
   return { ok: true, matched: seen.size, findings };
 }

@@ -7,12 +7,15 @@ import type { NullificationRow } from './repository.ts';
 import { nullificationStatuses, type NullificationStatus } from './states.ts';
 import { jsonInteger } from './views.ts';
 import { nullificationEvent } from './transition.ts';
+import { isUnresolved, unresolvedCondition } from './unresolved.ts';
 
 export interface RefundFilter {
   readonly accountId: string | null;
   readonly status?: NullificationStatus;
   /** A transaction id: only its refunds. */
   readonly transactionId?: string;
+  /** Only processor refunds left unresolved (decision 850). */
+  readonly unresolved?: true;
   readonly offset: number;
   readonly limit: number;
 }
@@ -26,6 +29,8 @@ function summary(row: NullificationRow & { order: string }, timeZone: string) {
     amount: jsonInteger(BigInt(row.amount_minor)),
     currency: row.currency,
     status: row.status,
+    /** Left unresolved at the processor: the operator's to end (`cobro refunds resolve`, decision 850). */
+    unresolved: isUnresolved(row),
     type: row.type,
     fee_back: jsonInteger(BigInt(row.fee_back_minor)),
     from_pending: jsonInteger(BigInt(row.from_pending_minor)),
@@ -54,6 +59,7 @@ export async function listRefunds(
   if (filter.status !== undefined) q = q.where('nullifications.status', '=', filter.status);
   if (filter.transactionId !== undefined)
     q = q.where('nullifications.transaction_id', '=', filter.transactionId);
+  if (filter.unresolved === true) q = q.where(unresolvedCondition);
   const [rows, counted] = await Promise.all([
     q
       .selectAll('nullifications')

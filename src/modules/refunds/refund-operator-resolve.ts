@@ -9,6 +9,7 @@ import type { RefundOutcome } from '../../platform/processors/processor.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { applyRefundAnswer } from './refund-answer.ts';
 import { lockNullification, type NullificationRow } from './repository.ts';
+import { isUnresolved } from './unresolved.ts';
 
 export const operatorOutcomes = ['succeeded', 'failed'] as const;
 export type OperatorOutcome = (typeof operatorOutcomes)[number];
@@ -20,12 +21,11 @@ export type RefundResolveResult =
 
 /** Why the refund is not the operator's to resolve, or null when it is unresolved (complete, no longer asked). */
 function notUnresolved(row: NullificationRow): string | null {
+  if (isUnresolved(row)) return null;
   if (row.channel !== 'processor')
     return `refund ${row.id} is a bank-transfer refund (${row.status}): its payout decides it (cobro payouts resolve)`;
   if (row.status !== 'complete') return `refund ${row.id} is ${row.status}, not unresolved`;
-  if (row.dispatch_due_at !== null)
-    return `refund ${row.id} is complete and still asked at the processor (next at ${row.dispatch_due_at.toISOString()}), not unresolved`;
-  return null;
+  return `refund ${row.id} is complete and still asked at the processor (next at ${row.dispatch_due_at?.toISOString()}), not unresolved`;
 }
 
 function outcomeOf(row: NullificationRow, outcome: OperatorOutcome): RefundOutcome {

@@ -13,6 +13,7 @@ import {
   refundRowOf,
 } from '../../support/fintoc-shop.ts';
 import { runOnContext } from '../../support/cli-in-process.ts';
+import { dashboardBrowser } from '../../support/dashboard.ts';
 import { fintocLimits, refundLimits } from '../../../src/limits/index.ts';
 import { ledgerCodes, SYSTEM_OWNER } from '../../../src/platform/ledger/ledger.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
@@ -24,8 +25,10 @@ let shop: TestAccount;
 beforeAll(async () => {
   sim = await startFintocSimulator();
   t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'a7'.repeat(32) } });
+  // Its Fintoc account (for payouts) lets `cobro fintoc reconcile` run on it (decision 850's test).
   ({ shop } = await fintocShop(t, sim, 'Tienda Resolución', {
     refundCallbackUrl: 'https://shop.example.com/refunds',
+    payouts: { fundMinor: 1 },
   }));
 });
 afterAll(async () => {
@@ -260,5 +263,59 @@ describe('cobro refunds resolve', () => {
     const help = await cobro('refunds', 'resolve', '--help');
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('cobro refunds resolve ID --outcome succeeded|failed');
+  });
+});
+
+describe('the operator finds unresolved refunds (decision 850)', () => {
+  it('refunds list --unresolved, refunds show and fintoc reconcile name them until resolved', async () => {
+    const { saleId, id } = await unresolvedRefund('rs-find', 4100);
+    // Another refund whose answer was lost but that is still asked at Fintoc: not the operator's yet.
+    const asked = await refundLost(await paidSale('rs-asked', 2300), 2300);
+
+    const listed = async () => {
+      const run = await cobro('refunds', 'list', '--account', shop.id, '--unresolved', '--json');
+      expect(run.code, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as { refunds: { id: string; unresolved: boolean }[] };
+    };
+    const before = await listed();
+    expect(before.refunds.map((r) => r.id)).toContain(id);
+    expect(before.refunds.map((r) => r.id)).not.toContain(asked.id);
+    expect(before.refunds.every((r) => r.unresolved)).toBe(true);
+    const all = JSON.parse((await cobro('refunds', 'list', '--account', shop.id, '--json')).stdout);
+    expect(all.refunds.find((r: { id: string }) => r.id === asked.id).unresolved).toBe(false);
+
+    const text = await cobro('refunds', 'list', '--account', shop.id, '--unresolved');
+    expect(text.stdout).toMatch(new RegExp(`${id}  complete, unresolved +4100 CLP`));
+    const shown = await cobro('refunds', 'show', id);
+    expect(shown.stdout).toContain(
+      `status:      complete (total), unresolved: check the processor, then cobro refunds resolve ${id} --outcome succeeded|failed`,
+    );
+    expect((await cobro('refunds', 'show', asked.id)).stdout).not.toContain('unresolved');
+
+    const reconciled = await cobro('fintoc', 'reconcile', '--account', shop.id);
+    expect(reconciled.code).toBe(1);
+    expect(reconciled.stdout).toContain(
+      `unresolved_refund ${id} -4100 CLP: refund of sale ${saleId}`,
+    );
+    expect(reconciled.stdout).not.toContain(`unresolved_refund ${asked.id}`);
+    const kept = await t.ctx.db
+      .selectFrom('fintoc_movement_findings')
+      .select(['kind', 'amount_minor'])
+      .where('subject', '=', id)
+      .execute();
+    expect(kept.map((k) => [k.kind, String(k.amount_minor)])).toEqual([
+      ['unresolved_refund', '-4100'],
+    ]);
+    // The dashboard's payouts page names the kind (it used to call every finding but one "Movimiento faltante").
+    const b = dashboardBrowser(t);
+    await b.signIn(shop);
+    const page = await b.get('/dashboard/payouts');
+    expect(page.body).toMatch(new RegExp(`Devolución sin confirmar</td>\\s*<td[^>]*>${id}<`));
+
+    expect((await cobro('refunds', 'resolve', id, '--outcome', 'succeeded')).code).toBe(0);
+    expect((await listed()).refunds.map((r) => r.id)).not.toContain(id);
+    expect((await cobro('fintoc', 'reconcile', '--account', shop.id)).stdout).not.toContain(
+      `unresolved_refund ${id}`,
+    );
   });
 });

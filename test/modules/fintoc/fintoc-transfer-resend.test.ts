@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
 import { fintocShop } from '../../support/fintoc-shop.ts';
+import { dashboardBrowser } from '../../support/dashboard.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits } from '../../../src/limits/index.ts';
@@ -90,6 +91,12 @@ describe('a Fintoc transfer whose answer was lost', () => {
     // The reconciliation names it; the operator, having checked Fintoc, may resolve it by hand.
     const out = await dispatch(['fintoc', 'reconcile', '--account', shop.id], t.ctx);
     expect(out.stdout).toContain(`unresolved_transfer ${id} -2200 CLP`);
+    // The dashboard names it as what it is (it showed "Movimiento faltante" before decision 850).
+    const b = dashboardBrowser(t);
+    await b.signIn(shop);
+    expect((await b.get('/dashboard/payouts')).body).toMatch(
+      new RegExp(`Transferencia sin confirmar</td>\\s*<td[^>]*>${id}<`),
+    );
     const resolved = await dispatch(
       ['payouts', 'resolve', id, '--status', 'banking_error', '--reason', 'no llegó a Fintoc'],
       t.ctx,
