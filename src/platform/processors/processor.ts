@@ -117,8 +117,9 @@ export interface StoredCardCharge extends ChargeBase {
   readonly cardToken: string;
   readonly installments: number;
   /**
-   * Asked before sending again a charge the processor has proved it never received (Oneclick's status answers 404
-   * for its buy order): why the charge is no longer wanted, which declines it unsent, or null to send it (decision 750).
+   * Asked right before the processor sends a charge it has not sent before, or sends again one it has proved it never
+   * received (Oneclick's status answers 404 for its buy order): why the charge is no longer wanted (its subscription
+   * ended or its card was deleted since the claim), which declines it unsent, or null to send it (decisions 750, 825).
    */
   readonly unsentReason?: () => Promise<string | null>;
 }

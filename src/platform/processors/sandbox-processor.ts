@@ -107,6 +107,16 @@ async function chargeStoredCard(request: StoredCardCharge): Promise<ChargeOutcom
   }
   const brand = cardBrand(test.number);
   const last4 = test.number.slice(-4);
+  // As a real processor does right before it sends (decision 825): a try no longer wanted is declined unsent.
+  const unwanted = (await request.unsentReason?.()) ?? null;
+  if (unwanted !== null)
+    return {
+      approved: false,
+      payerMessage: unwanted,
+      gatewayMessage: unwanted,
+      cardBrand: brand,
+      cardLast4: last4,
+    };
   if (!test.approved || test.storedDeclined === true)
     return {
       approved: false,
