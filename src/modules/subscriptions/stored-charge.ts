@@ -177,6 +177,8 @@ async function chargeClaimed(
       currency: row.currency,
       description: row.subject,
       unsentReason: unwanted,
+      // The row as the claim found it: an attempt id already there is an earlier claim's trace of a call (decision 670).
+      mayHaveBeenSent: row.attempt_id !== null,
     });
   } catch (error) {
     // The answer is lost, not "nothing sent": the lease goes, the attempt's id stays as the payment's trace of a

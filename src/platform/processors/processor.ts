@@ -122,6 +122,11 @@ export interface StoredCardCharge extends ChargeBase {
    * ended or its card was deleted since the claim), which declines it unsent, or null to send it (decisions 750, 825).
    */
   readonly unsentReason?: () => Promise<string | null>;
+  /**
+   * Whether an earlier claim of this payment may have sent it (a worker that died during its call): a processor that
+   * keeps no record of its sends cannot tell it was never received, so it sends it again without asking.
+   */
+  readonly mayHaveBeenSent?: boolean;
 }
 
 /** What Cobro asks an acquirer whose payer authorises on the acquirer's own page (Webpay Plus). */
