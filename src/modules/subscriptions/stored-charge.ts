@@ -7,8 +7,8 @@
 //      the processor with the payment's id as idempotency key, then record success or rejection with its money.
 //      A caller that finds the claim taken waits for the result; one that finds it final answers it. A payment no
 //      processor ever saw, whose subscription has ended or whose card was deleted since it opened, is declined
-//      unsent by the claim's commit instead (decision 670); so is one the processor proves it never received
-//      before it sends it again (decision 750).
+//      unsent by the claim's commit instead (decision 670), or by the processor's last check right before it sends
+//      (decision 825); so is one the processor proves it never received before it sends it again (decision 750).
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import type { ChargeOutcome } from '../../platform/processors/processor.ts';
@@ -68,9 +68,10 @@ function unwantedReason(card: { deleted_at: Date | null }, hooks: SettleHooks): 
 }
 
 /**
- * Decision 750: a claimed payment whose earlier send the processor proved it never received (Oneclick's status 404)
- * is as unsent as one never claimed, so decision 670's check is made again, under the caller's locks, before it is
- * sent again. Only this attempt's claim may ask; the decline itself is recorded by recordCharged with the caller's part.
+ * Decision 670's check made again, under the caller's locks, by the processor right before it sends: a cancellation
+ * that committed after the claim stops a first send (decision 825), and a payment whose earlier send the processor
+ * proved it never received (Oneclick's status 404) is as unsent as one never claimed (decision 750). Only this
+ * attempt's claim may ask; the decline itself is recorded by recordCharged with the caller's part.
  */
 function unwantedNow(
   ctx: AppContext,
@@ -176,6 +177,8 @@ async function chargeClaimed(
       currency: row.currency,
       description: row.subject,
       unsentReason: unwanted,
+      // The row as the claim found it: an attempt id already there is an earlier claim's trace of a call (decision 670).
+      mayHaveBeenSent: row.attempt_id !== null,
     });
   } catch (error) {
     // The answer is lost, not "nothing sent": the lease goes, the attempt's id stays as the payment's trace of a

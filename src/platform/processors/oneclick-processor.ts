@@ -141,19 +141,21 @@ async function chargeStoredCard(
       await recordChargeAnswer(s.ctx.db, key, known.approved ? 'approved' : 'declined', at);
       return known;
     }
-    // Transbank never received the first authorize: this one is a new charge, made only if still wanted (decision 750).
-    const unwanted = (await request.unsentReason?.()) ?? null;
-    if (unwanted !== null) {
-      await recordChargeAnswer(s.ctx.db, key, 'declined', at);
-      return {
-        approved: false,
-        payerMessage: unwanted,
-        gatewayMessage: unwanted,
-        cardBrand: card.brand,
-        cardLast4: card.last4,
-      };
-    }
-  } else {
+  }
+  // A first authorize, or one Transbank proved it never received (a new charge then): made only if still wanted,
+  // asked as late as can be, right before the charge is recorded and sent (decisions 750 and 825).
+  const unwanted = (await request.unsentReason?.()) ?? null;
+  if (unwanted !== null) {
+    if (previous !== undefined) await recordChargeAnswer(s.ctx.db, key, 'declined', at);
+    return {
+      approved: false,
+      payerMessage: unwanted,
+      gatewayMessage: unwanted,
+      cardBrand: card.brand,
+      cardLast4: card.last4,
+    };
+  }
+  if (previous === undefined)
     await recordChargeSent(s.ctx.db, {
       idempotencyKey: key,
       accountId: s.accountId,
@@ -162,7 +164,6 @@ async function chargeStoredCard(
       amountMinor: request.amountMinor,
       at,
     });
-  }
   const outcome = await authorize(s, card, order, request.amountMinor);
   await recordChargeAnswer(s.ctx.db, key, outcome.approved ? 'approved' : 'declined', at);
   return outcome;

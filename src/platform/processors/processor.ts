@@ -117,10 +117,16 @@ export interface StoredCardCharge extends ChargeBase {
   readonly cardToken: string;
   readonly installments: number;
   /**
-   * Asked before sending again a charge the processor has proved it never received (Oneclick's status answers 404
-   * for its buy order): why the charge is no longer wanted, which declines it unsent, or null to send it (decision 750).
+   * Asked right before the processor sends a charge it has not sent before, or sends again one it has proved it never
+   * received (Oneclick's status answers 404 for its buy order): why the charge is no longer wanted (its subscription
+   * ended or its card was deleted since the claim), which declines it unsent, or null to send it (decisions 750, 825).
    */
   readonly unsentReason?: () => Promise<string | null>;
+  /**
+   * Whether an earlier claim of this payment may have sent it (a worker that died during its call): a processor that
+   * keeps no record of its sends cannot tell it was never received, so it sends it again without asking.
+   */
+  readonly mayHaveBeenSent?: boolean;
 }
 
 /** What Cobro asks an acquirer whose payer authorises on the acquirer's own page (Webpay Plus). */

@@ -107,6 +107,18 @@ async function chargeStoredCard(request: StoredCardCharge): Promise<ChargeOutcom
   }
   const brand = cardBrand(test.number);
   const last4 = test.number.slice(-4);
+  // As a real processor does right before a first send (decision 825): a try no longer wanted is declined unsent.
+  // The sandbox keeps no record of its sends, so one an earlier claim may have made is made again, never declined.
+  const unwanted =
+    request.mayHaveBeenSent === true ? null : ((await request.unsentReason?.()) ?? null);
+  if (unwanted !== null)
+    return {
+      approved: false,
+      payerMessage: unwanted,
+      gatewayMessage: unwanted,
+      cardBrand: brand,
+      cardLast4: last4,
+    };
   if (!test.approved || test.storedDeclined === true)
     return {
       approved: false,

@@ -13,6 +13,7 @@ import {
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { subscriptionLimits } from '../../../src/limits/index.ts';
+import { oneclickForAccount } from '../../../src/platform/processors/oneclick-processor.ts';
 import { createPlan, createSuClient } from './helpers.ts';
 
 let t: TestApp;
@@ -147,5 +148,33 @@ describe('a recurring Oneclick try that never reached Transbank, then the subscr
     t.clock.advanceMs(subscriptionLimits.chargeLeaseMs + 1000);
     await runBilling(t.ctx, { accountId: shop.id, limit: 10 }).catch(() => 0);
     expect(charged()).toBe(before + 1);
+  });
+
+  it('a first authorize asks, right before it is sent, whether the charge is still wanted (decision 825)', async () => {
+    const plan = await createPlan(t, shop, { name: 'Anual', amount: 5550, interval: 'year' });
+    const id = await subscribedWithOneclick(plan, visa, 'late@example.com');
+    const card = await t.ctx.db
+      .selectFrom('su_cards')
+      .select('processor_token')
+      .where('subscription_id', '=', id)
+      .executeTakeFirstOrThrow();
+    const oneclick = await oneclickForAccount(t.ctx, shop.id);
+    const calls = sim.calls.length;
+    const outcome = await oneclick!.chargeStoredCard({
+      cardToken: card.processor_token,
+      installments: 0,
+      idempotencyKey: 'trxcancelledinflight0',
+      amountMinor: 5550n,
+      currency: 'CLP',
+      description: 'Anual',
+      // A cancellation that committed after the claim: the caller's last check says so.
+      unsentReason: async () => 'Cobro no enviado: la suscripción terminó.',
+    });
+    expect(outcome).toMatchObject({
+      approved: false,
+      gatewayMessage: 'Cobro no enviado: la suscripción terminó.',
+    });
+    expect(sim.calls.slice(calls)).toEqual([]);
+    expect([...sim.charges.values()].filter((c) => c.amount === 5550)).toEqual([]);
   });
 });
