@@ -85,7 +85,8 @@ export async function applyTransferResult(
     // In Chile a transfer that succeeded can still come back (a CCA rejection: Fintoc's `returned`, the money back
     // in the Fintoc account): the paid payout becomes a banking_error and its money returns to the wallet, once,
     // as the row lock and the state machine allow (decision 830). Any other late result changes nothing.
-    const returnOfPaid = verdict.kind === 'failed' && verdict.returned && payout.status === 'success';
+    const returnOfPaid =
+      verdict.kind === 'failed' && verdict.returned && payout.status === 'success';
     if (outcomeOf(payout.status) !== 'open' && !returnOfPaid) return 'already_final';
     await transitionPayout(
       ctx,
