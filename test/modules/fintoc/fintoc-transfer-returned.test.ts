@@ -109,4 +109,37 @@ describe('a Fintoc transfer returned after it succeeded', () => {
     expect(await balance(t, shop)).toBe(before - 4000);
     expect((await dispatch(['ledger', 'verify'], t.ctx)).exitCode).toBe(0);
   });
+
+  it('returns delivered at once, under new event ids and the same one, credit the wallet once', async () => {
+    const before = await balance(t, shop);
+    const { id, sent } = await sentTransfer('ret-3', 6000);
+    expect(await webhook('transfer.outbound.succeeded', { ...sent, status: 'succeeded' })).toBe(
+      'applied',
+    );
+    const returned = { ...sent, status: 'returned', return_reason: 'rut no coincide' };
+    const same = sim.signedEvent('transfer.outbound.returned', returned);
+    const sameTwice = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/webhooks/fintoc/${shop.id}`,
+        headers: { 'content-type': 'application/json', 'fintoc-signature': same.signature },
+        payload: same.body,
+      });
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, () => webhook('transfer.outbound.returned', returned)),
+      sameTwice().then((r) => r.json().result as string),
+      sameTwice().then((r) => r.json().result as string),
+    ]);
+    expect(answers.filter((a) => a === 'applied')).toHaveLength(1);
+    expect((await statusOf(id)).status).toBe('banking_error');
+    expect(await balance(t, shop)).toBe(before);
+    const reversals = await t.ctx.db
+      .selectFrom('wallet_movements')
+      .select('id')
+      .where('reference', '=', id)
+      .where('income_expense', '=', 'income')
+      .execute();
+    expect(reversals).toHaveLength(1);
+    expect((await dispatch(['ledger', 'verify'], t.ctx)).exitCode).toBe(0);
+  });
 });
