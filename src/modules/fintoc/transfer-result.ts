@@ -29,7 +29,8 @@ declare module '../../platform/db/types.ts' {
 
 export type TransferVerdict =
   | { readonly kind: 'succeeded' }
-  | { readonly kind: 'failed'; readonly reason: string }
+  /** `returned`: the receiving bank sent back a transfer, even one that had succeeded (decision 830). */
+  | { readonly kind: 'failed'; readonly reason: string; readonly returned: boolean }
   | { readonly kind: 'open' };
 
 /** What a Fintoc transfer object says about its payout. */
@@ -39,7 +40,11 @@ export function transferVerdict(transfer: Record<string, unknown>): TransferVerd
   if (status === 'failed' || status === 'rejected' || status === 'returned') {
     const why = transfer.failure_reason ?? transfer.return_reason ?? transfer.reason ?? null;
     const reason = `Fintoc: transfer ${status}${typeof why === 'string' && why !== '' ? `, ${why}` : ''}`;
-    return { kind: 'failed', reason: reason.slice(0, fintocLimits.reasonLengthMax) };
+    return {
+      kind: 'failed',
+      reason: reason.slice(0, fintocLimits.reasonLengthMax),
+      returned: status === 'returned',
+    };
   }
   return { kind: 'open' };
 }
@@ -77,7 +82,12 @@ export async function applyTransferResult(
         .execute();
     }
     if (verdict.kind === 'open') return 'still_open';
-    if (outcomeOf(payout.status) !== 'open') return 'already_final';
+    // In Chile a transfer that succeeded can still come back (a CCA rejection: Fintoc's `returned`, the money back
+    // in the Fintoc account): the paid payout becomes a banking_error and its money returns to the wallet, once,
+    // as the row lock and the state machine allow (decision 830). Any other late result changes nothing.
+    const returnOfPaid =
+      verdict.kind === 'failed' && verdict.returned && payout.status === 'success';
+    if (outcomeOf(payout.status) !== 'open' && !returnOfPaid) return 'already_final';
     await transitionPayout(
       ctx,
       tx,

@@ -68,7 +68,7 @@ export async function sendTransfer(
       fintocLimits.reasonLengthMax,
     );
     if (sendNumber === 1)
-      await applyTransferResult(ctx, payout.id, null, { kind: 'failed', reason });
+      await applyTransferResult(ctx, payout.id, null, { kind: 'failed', reason, returned: false });
     else await markUnresolved(ctx, payout.id, `resend refused: ${reason}`);
   }
 }

@@ -4,6 +4,7 @@ import type { AppContext } from '../../platform/context.ts';
 import {
   canTransition,
   fraudRejectionReason,
+  outcomeOf,
   sandboxRejectionReason,
   type PayoutStatus,
 } from './payout-states.ts';
@@ -55,7 +56,8 @@ export async function resolvePayout(
     // A transfer in flight is its channel's to decide: resolved by hand too, it would be paid out and given back.
     const inFlight = await ctx.payoutSenders.inFlight(tx, id);
     if (inFlight !== null) return { ok: false, error: `payout ${id}: ${inFlight}` };
-    if (!canTransition(row.status, to))
+    // A paid payout stays paid by hand: only its channel's word that the bank sent it back reopens it (decision 830).
+    if (outcomeOf(row.status) !== 'open' || !canTransition(row.status, to))
       return { ok: false, error: `payout ${id} is ${row.status} and cannot become ${to}` };
     const at = await ctx.accountClock.now(row.account_id, tx);
     const payout = await transitionPayout(ctx, tx, row, to, {

@@ -21,7 +21,9 @@ const payoutTransitions = {
   // pending -> success | banking_error directly: the sandbox resolves its fixed amounts at creation.
   pending: ['processing', 'success', 'banking_error', 'fraud_prevention'],
   processing: ['success', 'banking_error', 'fraud_prevention'],
-  success: [],
+  // success -> banking_error: a paid transfer the receiving bank sent back (Fintoc's `returned`, a CCA rejection in
+  // Chile, decision 830); only the Fintoc connector makes it, the operator and the bank files never do.
+  success: ['banking_error'],
   banking_error: [],
   fraud_prevention: [],
 } as const satisfies Record<PayoutStatus, readonly PayoutStatus[]>;

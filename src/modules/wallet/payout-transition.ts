@@ -62,6 +62,25 @@ const releasedJournalKinds = {
   payout: journalKinds.payoutReleased,
   withdrawal: journalKinds.withdrawalReleased,
 } as const satisfies Record<WalletPayoutKind, string>;
+const returnedJournalKinds = {
+  payout: journalKinds.payoutReturned,
+  withdrawal: journalKinds.withdrawalReturned,
+} as const satisfies Record<WalletPayoutKind, string>;
+
+/** A paid payout the bank sent back (decision 830): its money leaves bank clearing for the available wallet. */
+function returnedJournal(payout: PayoutRow & { kind: WalletPayoutKind }, at: Date): JournalInput {
+  const amountMinor = BigInt(payout.amount_minor);
+  const { account_id: owner, currency } = payout;
+  return {
+    kind: returnedJournalKinds[payout.kind],
+    reference: payout.id,
+    at,
+    postings: [
+      { owner: SYSTEM_OWNER, code: ledgerCodes.bankClearing, currency, amountMinor: -amountMinor },
+      { owner, code: ledgerCodes.walletAvailable, currency, amountMinor },
+    ],
+  };
+}
 
 /** The seed's payout notification (Events): sent to url_notify when a payout is resolved. */
 function payoutNotification(ctx: AppContext, p: PayoutRow): Record<string, unknown> {
@@ -125,7 +144,10 @@ export function reversalMovementKind(kind: WalletPayoutKind): string {
   return `${kind}_reversal`;
 }
 
-/** A payout or withdrawal: paid = reserved -> bank clearing; rejected = reserved -> available, with an income movement. */
+/**
+ * A payout or withdrawal: paid = reserved -> bank clearing; rejected = reserved -> available (or, returned after it
+ * was paid, bank clearing -> available), with an income movement.
+ */
 async function walletPayoutMoney(
   ctx: AppContext,
   tx: Tx,
@@ -133,11 +155,11 @@ async function walletPayoutMoney(
   outcome: PayoutOutcome,
   at: Date,
 ): Promise<void> {
-  const journal = walletOutcomeJournal(
-    { ...payout, amountMinor: BigInt(payout.amount_minor) },
-    outcome,
-    at,
-  );
+  // From `success` the money already left the reserve for bank clearing: a return brings it back from there.
+  const journal =
+    payout.status === 'success'
+      ? returnedJournal(payout, at)
+      : walletOutcomeJournal({ ...payout, amountMinor: BigInt(payout.amount_minor) }, outcome, at);
   if (journal === null) return;
   const posted = await ctx.ledger.post(tx, journal);
   if (outcome === 'rejected') {
@@ -220,6 +242,11 @@ export async function transitionPayout(
   options: TransitionOptions,
 ): Promise<PayoutRow> {
   assertTransition(payout.status, to);
+  // A bank refund's payout is never returned after it was paid: its refund has completed (decision 830).
+  assert.ok(
+    payout.kind !== 'refund' || payout.status !== 'success',
+    'a paid refund payout stays paid',
+  );
   const outcome = outcomeOf(to);
   const updated = await tx
     .updateTable('payouts')

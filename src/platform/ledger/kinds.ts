@@ -31,6 +31,9 @@ export const journalKinds = {
   withdrawalReserved: 'withdrawal.reserved',
   withdrawalPaid: 'withdrawal.paid',
   withdrawalReleased: 'withdrawal.released',
+  /** A paid payout the bank sent back (decision 830): bank clearing -> wallet available. */
+  payoutReturned: 'payout.returned',
+  withdrawalReturned: 'withdrawal.returned',
   /** A refund's merchant part: the sale's pending settlement, then the wallet -> refund clearing. */
   refundCollected: 'refund.collected',
   /**
