@@ -41,6 +41,12 @@ export const backgroundLimits = {
   deliveryIdleSocketMs: 4 * secondMs,
   /** One callback POST, connect to last byte. */
   deliveryTimeoutMs: 15 * secondMs,
+  /**
+   * A callback host's name asked of the name servers (decision 855): each try waits this long, and a lookup makes
+   * deliveryDnsTries of them (c-ares doubles the wait from one round to the next), well inside deliveryTimeoutMs.
+   */
+  deliveryDnsTryMs: 2 * secondMs,
+  deliveryDnsTries: 2,
   /** Long enough for every row of a batch to be sent and answered before another worker may take it over. */
   deliveryLeaseMs: 90 * secondMs,
   responseExcerptBytesMax: 1024,

@@ -11,6 +11,7 @@ import {
   type UrlCheck,
 } from './ssrf-guard.ts';
 import { limits } from '../../limits/index.ts';
+import { nameServerLookup, nameServerResolver } from './name-servers.ts';
 
 export interface SendRequest {
   readonly url: string;
@@ -79,9 +80,10 @@ function requestOptionsOf(url: URL): http.RequestOptions {
   return { protocol, hostname, path, ...(port !== undefined ? { port } : {}) };
 }
 
-// The guard for the system resolver, one per reach; a test's stand-in resolver gets its own.
-const systemGuards: Readonly<Record<Reach, ReturnType<typeof guardedLookup>>> = {
-  public: guardedLookup('public'),
+// The guard of each reach over its resolver: the name servers for public hosts, the system's (with its hosts file)
+// for loopback and private ones (name-servers.ts); a test's stand-in resolver gets its own.
+const defaultGuards: Readonly<Record<Reach, ReturnType<typeof guardedLookup>>> = {
+  public: guardedLookup('public', nameServerLookup(nameServerResolver())),
   local: guardedLookup('local'),
 };
 
@@ -165,7 +167,7 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
         headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
         // Called only when the agent opens a connection: every new connection is checked.
         lookup: (request.resolve === undefined
-          ? systemGuards[checked.reach]
+          ? defaultGuards[checked.reach]
           : guardedLookup(checked.reach, request.resolve)) as never,
         agent: agents[secure ? 'https:' : 'http:'],
       },
