@@ -5,6 +5,7 @@ import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/pe
 import { parseLocal, zonedToLocalText } from '../../platform/time/time-format.ts';
 import { eventLimits } from '../../limits/index.ts';
 import type { EventCreate } from './schemas.ts';
+import { looseTextAt } from '../../platform/http/json-body.ts';
 
 export interface EventDates {
   readonly eventAt: Date;
@@ -90,19 +91,21 @@ export function parseBeneficiaries(body: EventCreate): BeneficiaryInput[] {
   const out: BeneficiaryInput[] = [];
   const seen = new Set<string>();
   items.forEach((item, i) => {
-    let email: unknown;
+    let emailKey: string;
     let percent: unknown;
-    if (Array.isArray(item) && item.length === 2) [email, percent] = item;
+    if (Array.isArray(item) && item.length === 2) [emailKey, percent] = ['0', item[1]];
     else if (item !== null && typeof item === 'object' && !Array.isArray(item))
-      ({ email, percent } = item as Record<string, unknown>);
+      [emailKey, percent] = ['email', (item as Record<string, unknown>).percent];
     else {
       problems[`${key}.${i}`] = 'invalid';
       return;
     }
-    if (typeof email !== 'string' || email.trim() === '') {
-      problems[`${key}.${i}.email`] = 'is empty';
+    const given = looseTextAt(item, emailKey);
+    if (!given.ok) {
+      problems[`${key}.${i}.email`] = given.problem;
       return;
     }
+    const email = given.text;
     if (email.length > eventLimits.beneficiaryEmailLengthMax) {
       problems[`${key}.${i}.email`] = 'too long';
       return;

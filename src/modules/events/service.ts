@@ -111,7 +111,8 @@ export async function createEvent(ctx: AppContext, accountId: string, body: Even
 
 /** The event by the merchant's own identifier; paymentData appears once a sale has been paid (decision 044). */
 export async function getEvent(ctx: AppContext, accountId: string, code: string) {
-  const row = await findEventByCode(ctx.db, accountId, code);
+  // Trimmed as POST /api/event stores it (parseEventCode): the code as sent finds it (decision 845).
+  const row = await findEventByCode(ctx.db, accountId, code.trim());
   if (row === undefined) throw notFound('event');
   const view = await eventView(ctx, row);
   const totals = await eventSalesTotals(ctx.db, row.id);

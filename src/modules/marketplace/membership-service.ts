@@ -13,6 +13,7 @@ import { findMembership, membershipClients, type MembershipRow } from './reposit
 import type { MembershipCreate } from './schemas.ts';
 import { marketplaceLimits } from '../../limits/index.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { looseTextAt } from '../../platform/http/json-body.ts';
 
 interface ClientShareInput {
   readonly clientId: string;
@@ -25,15 +26,17 @@ function parsePairs(pairs: readonly (readonly unknown[])[]): ClientShareInput[] 
   const out: ClientShareInput[] = [];
   const seen = new Set<string>();
   pairs.forEach((pair, i) => {
-    const [clientId, percentage] = pair;
     if (pair.length !== 2) {
       problems[`affiliation.${i}`] = 'invalid';
       return;
     }
-    if (typeof clientId !== 'string' || clientId.trim() === '') {
-      problems[`affiliation.${i}.0`] = 'is empty';
+    const id = looseTextAt(pair, '0');
+    if (!id.ok) {
+      problems[`affiliation.${i}.0`] = id.problem;
       return;
     }
+    const clientId = id.text;
+    const percentage = pair[1];
     if (clientId.length > marketplaceLimits.clientIdLengthMax) {
       problems[`affiliation.${i}.0`] = 'too long';
       return;

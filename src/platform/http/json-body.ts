@@ -17,6 +17,29 @@ export function numberTextOf(holder: object, key: string): string | undefined {
   return numberTexts.get(holder)?.get(key);
 }
 
+/** A text inside an untyped array or object of a body, or why there is none. */
+export type LooseText =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly problem: 'is empty' | 'invalid' };
+
+/**
+ * `holder[key]` read as supplement §1.2 reads a string field, where no schema types it (the `[client_id, percent]`
+ * pairs of a membership, an event's beneficiaries; decision 845): a number keeps its text as written, absent, null
+ * or blank is `is empty`, and any other value (a boolean, an object) is `invalid`, never `is empty`.
+ */
+export function looseTextAt(holder: object, key: string): LooseText {
+  const value = (holder as Readonly<Record<string, unknown>>)[key];
+  if (value === undefined || value === null) return { ok: false, problem: 'is empty' };
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number'
+        ? (numberTextOf(holder, key) ?? String(value))
+        : null;
+  if (text === null) return { ok: false, problem: 'invalid' };
+  return text.trim() === '' ? { ok: false, problem: 'is empty' } : { ok: true, text };
+}
+
 /** An exponent in the number's source text (JSON writes one only after a digit). */
 export function hasExponent(text: string): boolean {
   return /[eE]/.test(text);
