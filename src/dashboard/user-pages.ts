@@ -168,7 +168,13 @@ function registerTotpPages(app: FastifyInstance, ctx: AppContext): void {
     });
   });
 
-  app.post('/account/totp', formOptions(app, 'viewer'), async (request, reply) => {
+  // Limited as the sign-in forms are (decision 835): replacing a factor takes a code of the enrolled one, and a session
+  // must not be able to guess it at the service-wide rate.
+  const totpForm = {
+    ...formOptions(app, 'viewer'),
+    config: { dashboardRole: 'viewer' as const, rateLimit: signInLimit },
+  };
+  app.post('/account/totp', totpForm, async (request, reply) => {
     const userId = accountOf(request).userId;
     const secret = field(request.body, 'secret');
     const enrolled =

@@ -1,0 +1,148 @@
+// Decision 835: the least-privilege review's findings, each through HTTP or the operator CLI. An invitation or reset
+// link's token reached the request log; a session could guess the current second factor's code without limit; and
+// an account whose keys were rotated often enough lost its newest keys from `cobro keys list` and the dashboard.
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
+import { runOnContext } from '../support/cli-in-process.ts';
+import { loggerOptions } from '../../src/platform/process/logger.ts';
+import { newTotpSecret, totpCode } from '../../src/dashboard/totp.ts';
+import { dashboardLimits, limits } from '../../src/limits/index.ts';
+
+const password = 'correct horse battery';
+const lines: string[] = [];
+let t: TestApp;
+
+beforeAll(async () => {
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  // The service's own logger options at the default level: what an operator's log holds.
+  t = await startTestApp({ logger: pino(loggerOptions('info'), stream) });
+}, 60_000);
+afterAll(async () => {
+  await t.close();
+});
+
+async function inviteLink(account: TestAccount, email: string, role = 'viewer'): Promise<URL> {
+  const out = await runOnContext(
+    ['users', 'invite', '--account', account.id, '--email', email, '--role', role, '--json'],
+    t.ctx,
+  );
+  expect(out.code, out.stderr).toBe(0);
+  return new URL((JSON.parse(out.stdout) as { link: string }).link);
+}
+
+async function accepted(link: URL): Promise<DashboardBrowser> {
+  const b = dashboardBrowser(t);
+  expect((await b.get(`${link.pathname}${link.search}`)).statusCode).toBe(200);
+  const res = await b.post('/dashboard/invite', {
+    token: link.searchParams.get('token')!,
+    password,
+    password_again: password,
+  });
+  expect(res.statusCode, res.body.slice(0, 300)).toBe(303);
+  return b;
+}
+
+describe('one-time links stay out of the log', () => {
+  it("an invitation's and a reset's token are not written by the request log", async () => {
+    const account = await t.createAccount('Registro');
+    const invited = await inviteLink(account, 'log-owner@example.com', 'owner');
+    const b = dashboardBrowser(t);
+    lines.length = 0;
+    expect((await b.get(`${invited.pathname}${invited.search}`)).statusCode).toBe(200);
+    const reset = await runOnContext(
+      ['users', 'reset', '--account', account.id, '--email', 'log-owner@example.com', '--json'],
+      t.ctx,
+    );
+    expect(reset.code, reset.stderr).toBe(0);
+    const resetLink = new URL((JSON.parse(reset.stdout) as { link: string }).link);
+    expect((await b.get(`${resetLink.pathname}${resetLink.search}`)).statusCode).toBe(200);
+    const log = lines.join('');
+    // The request was logged, and with it the path: only the token is kept out.
+    expect(log).toContain('/dashboard/invite');
+    for (const link of [invited, resetLink]) {
+      const token = link.searchParams.get('token')!;
+      expect(log, 'an owner\'s one-time sign-in link is in the request log').not.toContain(token);
+    }
+  });
+});
+
+describe('the second factor page is limited as the sign-in is', () => {
+  it("a session cannot guess the enrolled factor's code past the sign-in forms' limit", async () => {
+    const account = await t.createAccount('Segundo factor');
+    const b = await accepted(await inviteLink(account, 'guessed@example.com'));
+    const page = await b.get('/dashboard/account/totp');
+    const secret = /name="secret" value="([A-Z2-7]{32})"/.exec(page.body)![1]!;
+    const enrolled = await b.post('/dashboard/account/totp', {
+      secret,
+      code: totpCode(secret, t.clock.now()),
+    });
+    expect(enrolled.statusCode).toBe(200);
+    // Whoever holds the session brings an authenticator of their own and guesses the enrolled one's code.
+    const attackers = newTotpSecret();
+    const statuses: number[] = [];
+    for (let guess = 0; guess < 40; guess++) {
+      const res = await b.post('/dashboard/account/totp', {
+        secret: attackers,
+        code: totpCode(attackers, t.clock.now()),
+        current_code: String(guess).padStart(6, '0'),
+      });
+      statuses.push(res.statusCode);
+    }
+    // The enrolment was the page's first post of the minute: the guesses get the rest of its allowance.
+    const answered = statuses.filter((s) => s !== 429);
+    expect(answered.every((s) => s === 400)).toBe(true);
+    expect(answered.length, 'every guess of the enrolled code was tried: no limit').toBe(
+      dashboardLimits.signInsPerMinute - 1,
+    );
+    expect(statuses.at(-1)).toBe(429);
+  });
+});
+
+describe('an account with many rotated keys', () => {
+  it('still lists its live keys, the newest included, when past keys fill the list', async () => {
+    const account = await t.createAccount('Muchas rotaciones');
+    const oldest = await runOnContext(
+      ['keys', 'create', '--account', account.id, '--scope', 'read', '--name', 'oldest', '--json'],
+      t.ctx,
+    );
+    expect(oldest.code, oldest.stderr).toBe(0);
+    // Years of rotations: a thousand keys revoked since, each a row of the account's.
+    const sealed = t.ctx.secrets.seal('x'.repeat(32));
+    const past = new Date(t.clock.now().getTime() - 60_000);
+    await sql`INSERT INTO api_keys (id, account_id, name, scope, public_token_hash, public_token_enc,
+        private_token_enc, created_at, revoked_at)
+      SELECT 'keyold' || lpad(i::text, 14, '0'), ${account.id}, 'rotated', 'read',
+        md5(${account.id} || i::text), ${sealed}, ${sealed}, ${past}::timestamptz + i * interval '1 ms',
+        ${past}::timestamptz + i * interval '1 ms'
+      FROM generate_series(1, ${limits.cliListRowsMax}) AS i`.execute(t.ctx.db);
+    const made = await runOnContext(
+      ['keys', 'create', '--account', account.id, '--scope', 'payments', '--name', 'newest', '--json'],
+      t.ctx,
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const ids = [oldest, made].map((out) => (JSON.parse(out.stdout) as { id: string }).id);
+    const listed = await runOnContext(['keys', 'list', '--account', account.id, '--json'], t.ctx);
+    expect(listed.code, listed.stderr).toBe(0);
+    const keys = JSON.parse(listed.stdout) as { id: string; state: string }[];
+    expect(keys.length).toBeLessThanOrEqual(limits.cliListRowsMax + 1);
+    for (const id of ids)
+      expect(
+        keys.map((k) => k.id),
+        `live key ${id} missing from cobro keys list`,
+      ).toContain(id);
+    const owner = dashboardBrowser(t);
+    await owner.signIn(account);
+    const page = await owner.get('/dashboard/keys');
+    expect(page.statusCode).toBe(200);
+    for (const id of ids) expect(page.body, `live key ${id} missing from the keys page`).toContain(id);
+  });
+});
