@@ -15,6 +15,7 @@ import {
   listUsers,
   passwordProblem,
   type Invitation,
+  type Result,
 } from './users.ts';
 import { setTokenSignIn } from './token-sign-in.ts';
 import { newTotpSecret, totpUri } from './totp.ts';
@@ -107,11 +108,12 @@ function registerUsersPage(app: FastifyInstance, ctx: AppContext): void {
   app.get('/users', owner, async (request, reply) => usersPage(request, reply, 200, null, null));
 
   app.post('/users/invite', formOptions(app, 'owner'), async (request, reply) => {
+    // The row names the user invited, as `cobro users invite`'s does (decision 835), never the e-mail typed.
     const invited = await dashboardChange(
       ctx,
       request,
-      field(request.body, 'email'),
-      (tx) =>
+      (result) => (result.ok ? result.value.userId : null),
+      (tx: AppContext): Promise<Result<Invitation>> =>
         inviteUser(tx, {
           accountId: accountOf(request).id,
           email: field(request.body, 'email'),

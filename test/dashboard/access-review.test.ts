@@ -1,9 +1,19 @@
 // Decision 835: the least-privilege review's findings, each through HTTP or the operator CLI. An invitation or reset
-// link's token reached the request log; a session could guess the current second factor's code without limit; and
-// an account whose keys were rotated often enough lost its newest keys from `cobro keys list` and the dashboard.
+// link's token reached the request log; a session could guess the current second factor's code without limit; an
+// account whose keys were rotated often enough lost its newest keys from `cobro keys list` and the dashboard; a
+// sign-in whose password was checked just before an operator's reset kept its session past the reset; and the
+// dashboard's invitation form named the e-mail, not the user, in the append-only trail.
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { sql } from 'kysely';
+import {
+  sql,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
@@ -70,7 +80,7 @@ describe('one-time links stay out of the log', () => {
     expect(log).toContain('/dashboard/invite');
     for (const link of [invited, resetLink]) {
       const token = link.searchParams.get('token')!;
-      expect(log, 'an owner\'s one-time sign-in link is in the request log').not.toContain(token);
+      expect(log, "an owner's one-time sign-in link is in the request log").not.toContain(token);
     }
   });
 });
@@ -125,7 +135,17 @@ describe('an account with many rotated keys', () => {
         ${past}::timestamptz + i * interval '1 ms'
       FROM generate_series(1, ${limits.cliListRowsMax}) AS i`.execute(t.ctx.db);
     const made = await runOnContext(
-      ['keys', 'create', '--account', account.id, '--scope', 'payments', '--name', 'newest', '--json'],
+      [
+        'keys',
+        'create',
+        '--account',
+        account.id,
+        '--scope',
+        'payments',
+        '--name',
+        'newest',
+        '--json',
+      ],
       t.ctx,
     );
     expect(made.code, made.stderr).toBe(0);
@@ -143,6 +163,87 @@ describe('an account with many rotated keys', () => {
     await owner.signIn(account);
     const page = await owner.get('/dashboard/keys');
     expect(page.statusCode).toBe(200);
-    for (const id of ids) expect(page.body, `live key ${id} missing from the keys page`).toContain(id);
+    for (const id of ids)
+      expect(page.body, `live key ${id} missing from the keys page`).toContain(id);
+  });
+});
+
+/**
+ * Runs `between` once, right after the sign-in read the user's row (its password hash) and before it opens the
+ * session: where an operator's reset lands when it commits while the password's hash is being checked.
+ */
+class BetweenCheckAndSession implements KyselyPlugin {
+  armed = false;
+  between: (() => Promise<void>) | null = null;
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const row = args.result.rows[0];
+    if (this.armed && row !== undefined && 'password_hash' in row && 'totp_secret_enc' in row) {
+      this.armed = false;
+      await this.between?.();
+    }
+    return args.result;
+  }
+}
+
+describe('a reset ends every session of the user', () => {
+  it('a sign-in checked against the old password opens no session that outlives the reset', async () => {
+    const account = await t.createAccount('Restablecido');
+    await accepted(await inviteLink(account, 'raced@example.com', 'admin'));
+    const between = new BetweenCheckAndSession();
+    const other = await startTestApp({ sharing: t, dbPlugin: between });
+    try {
+      // Whoever learned the old password signs in just as the operator resets the user (the leak's answer).
+      let resetLink: URL | null = null;
+      between.between = async () => {
+        const reset = await runOnContext(
+          ['users', 'reset', '--account', account.id, '--email', 'raced@example.com', '--json'],
+          t.ctx,
+        );
+        expect(reset.code, reset.stderr).toBe(0);
+        resetLink = new URL((JSON.parse(reset.stdout) as { link: string }).link);
+      };
+      const intruder = dashboardBrowser(other);
+      await intruder.get('/dashboard/login');
+      between.armed = true;
+      await intruder.post('/dashboard/login', { email: 'raced@example.com', password });
+      expect(resetLink).not.toBeNull();
+      // The user sets a new password through the reset's link.
+      await accepted(resetLink!);
+      const page = await intruder.get('/dashboard');
+      expect(page.statusCode, 'a session opened with the old password works after the reset').toBe(
+        303,
+      );
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("the dashboard's invitation form", () => {
+  it('names the user it invited in the audit row, as cobro users invite does, not the e-mail typed', async () => {
+    const account = await t.createAccount('Invita');
+    const owner = dashboardBrowser(t);
+    await owner.signIn(account);
+    await owner.get('/dashboard/users');
+    const res = await owner.post('/dashboard/users/invite', {
+      email: 'Named.User@example.com',
+      role: 'viewer',
+    });
+    expect(res.statusCode).toBe(200);
+    const user = await t.ctx.db
+      .selectFrom('dashboard_users')
+      .select('id')
+      .where('email', '=', 'named.user@example.com')
+      .executeTakeFirstOrThrow();
+    const rows = await t.ctx.db
+      .selectFrom('audit_log')
+      .select(['action', 'target'])
+      .where('chain', '=', account.id)
+      .where('action', '=', 'POST /dashboard/users/invite')
+      .execute();
+    expect(rows).toEqual([{ action: 'POST /dashboard/users/invite', target: user.id }]);
   });
 });
