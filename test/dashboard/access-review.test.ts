@@ -247,3 +247,19 @@ describe("the dashboard's invitation form", () => {
     expect(rows).toEqual([{ action: 'POST /dashboard/users/invite', target: user.id }]);
   });
 });
+
+describe('cobro audit list --account', () => {
+  it('refuses an account that does not exist, as keys list does, and still reads the service chain', async () => {
+    const unknown = 'acc00000000000000000';
+    const listed = await runOnContext(['audit', 'list', '--account', unknown], t.ctx);
+    // A mistyped id read as an account whose trail is empty: "nothing happened" to an operator looking into a leak.
+    expect(listed).toEqual({ code: 1, stdout: '', stderr: `no account with id ${unknown}\n` });
+    expect((await runOnContext(['audit', 'list', '--account', 'service'], t.ctx)).code).toBe(0);
+    const account = await t.createAccount('Sin cambios');
+    expect(await runOnContext(['audit', 'list', '--account', account.id], t.ctx)).toEqual({
+      code: 0,
+      stdout: `no audit rows for ${account.id}\n`,
+      stderr: '',
+    });
+  });
+});
