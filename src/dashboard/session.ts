@@ -35,8 +35,14 @@ export interface DashboardAccount {
   readonly role: DashboardRole;
 }
 
-/** Sessions opened with the account's tokens keep this in place of a user's tokens' hash. */
-const userSessionMark = 'user';
+/**
+ * What a user's session keeps where a token session keeps its tokens' hash: the hash of the password hash it was
+ * opened with. A session lasts only while the user keeps that password, so a reset (or a new password) ends a
+ * sign-in that checked the old one just before it, however the two interleaved (decision 835).
+ */
+function passwordMark(passwordHash: string): string {
+  return sha256Hex(`password:${passwordHash}`);
+}
 
 function sameText(a: string, b: string): boolean {
   // Hashes first, so the comparison takes the same time whatever the lengths.
@@ -100,12 +106,12 @@ export async function signIn(
 
 /** A new session for a user whose password (and second factor) were checked. */
 export async function signInUser(ctx: AppContext, user: SignedInUser): Promise<string> {
-  return openSession(ctx, user.accountId, userSessionMark, user.userId);
+  return openSession(ctx, user.accountId, passwordMark(user.passwordHash), user.userId);
 }
 
 /**
- * The account of a live session: not expired, the account active, and either the user still there with a password
- * or the account's tokens the ones it signed in with and token sign-in still allowed.
+ * The account of a live session: not expired, the account active, and either the user still there with the password
+ * the session was opened with, or the account's tokens the ones it signed in with and token sign-in still allowed.
  */
 export async function sessionAccount(
   ctx: AppContext,
@@ -139,6 +145,7 @@ export async function sessionAccount(
       ? { ...account, userId: null, email: null, role: 'owner' }
       : null;
   if (row.role === null || row.password_hash === null) return null;
+  if (!sameText(row.token_hash, passwordMark(row.password_hash))) return null;
   return { ...account, userId: row.user_id, email: row.email, role: row.role };
 }
 

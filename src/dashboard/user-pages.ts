@@ -15,6 +15,7 @@ import {
   listUsers,
   passwordProblem,
   type Invitation,
+  type Result,
 } from './users.ts';
 import { setTokenSignIn } from './token-sign-in.ts';
 import { newTotpSecret, totpUri } from './totp.ts';
@@ -107,11 +108,12 @@ function registerUsersPage(app: FastifyInstance, ctx: AppContext): void {
   app.get('/users', owner, async (request, reply) => usersPage(request, reply, 200, null, null));
 
   app.post('/users/invite', formOptions(app, 'owner'), async (request, reply) => {
+    // The row names the user invited, as `cobro users invite`'s does (decision 835), never the e-mail typed.
     const invited = await dashboardChange(
       ctx,
       request,
-      field(request.body, 'email'),
-      (tx) =>
+      (result) => (result.ok ? result.value.userId : null),
+      (tx: AppContext): Promise<Result<Invitation>> =>
         inviteUser(tx, {
           accountId: accountOf(request).id,
           email: field(request.body, 'email'),
@@ -168,7 +170,13 @@ function registerTotpPages(app: FastifyInstance, ctx: AppContext): void {
     });
   });
 
-  app.post('/account/totp', formOptions(app, 'viewer'), async (request, reply) => {
+  // Limited as the sign-in forms are (decision 835): replacing a factor takes a code of the enrolled one, and a session
+  // must not be able to guess it at the service-wide rate.
+  const totpForm = {
+    ...formOptions(app, 'viewer'),
+    config: { dashboardRole: 'viewer' as const, rateLimit: signInLimit },
+  };
+  app.post('/account/totp', totpForm, async (request, reply) => {
     const userId = accountOf(request).userId;
     const secret = field(request.body, 'secret');
     const enrolled =

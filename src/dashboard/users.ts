@@ -177,6 +177,8 @@ export function passwordProblem(password: string): string | null {
 export interface SignedInUser {
   readonly userId: string;
   readonly accountId: string;
+  /** The password hash that was checked (or set): the session opened with it lasts only while the user keeps it. */
+  readonly passwordHash: string;
 }
 
 /** Sets the password (its hash: hashPassword) of a live invitation and ends the link, once: a second use finds none. */
@@ -197,7 +199,7 @@ export async function acceptInvitation(
     .where('invite_expires_at', '>', ctx.clock.now())
     .returning(['id', 'account_id'])
     .executeTakeFirst();
-  return row === undefined ? null : { userId: row.id, accountId: row.account_id };
+  return row === undefined ? null : { userId: row.id, accountId: row.account_id, passwordHash };
 }
 
 /**
@@ -223,12 +225,12 @@ export async function checkPassword(
     row?.password_hash ?? null,
     ctx.config.passwordHashCost,
   );
-  if (!matches || row === undefined) return null;
+  if (!matches || row === undefined || row.password_hash === null) return null;
   if (row.totp_secret_enc !== null) {
     const step = totpStep(ctx.secrets.open(row.totp_secret_enc), code, ctx.clock.now());
     if (step === null || !(await spendTotpStep(ctx, row.id, step))) return null;
   }
-  return { userId: row.id, accountId: row.account_id };
+  return { userId: row.id, accountId: row.account_id, passwordHash: row.password_hash };
 }
 
 /**

@@ -63,6 +63,8 @@ export interface TestAppOptions {
   readonly dbPlugin?: KyselyPlugin;
   /** Another composition of payment extensions than src/modules/payment-extensions.ts's (the port's test). */
   readonly paymentExtensions?: AppContext['paymentExtensions'];
+  /** The service logger (silent unless a test reads what the service logs). */
+  readonly logger?: AppContext['logger'];
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -100,7 +102,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     // processes of its own on the database sets COBRO_SECRET_KEY, which they must share too (decision 690).
     secrets:
       options.sharing?.ctx.secrets ?? createSecretBox(config.secretKey ?? crypto.randomBytes(32)),
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     // As a server's: authenticated accounts are kept in memory and dropped on change (decision 190).
     changes: handle.changes,
   });

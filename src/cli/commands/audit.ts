@@ -26,7 +26,14 @@ export const auditList: Command = {
     const limit = /^\d{1,4}$/.test(limitText) ? Number(limitText) : 0;
     if (limit < 1 || limit > auditLimits.listRowsMax)
       return fail(`--limit must be 1 to ${auditLimits.listRowsMax}`, 2);
-    const { listAudit } = await import('../../platform/audit/list.ts');
+    const [{ listAudit }, { serviceChain }, { findAccountRowById }] = await Promise.all([
+      import('../../platform/audit/list.ts'),
+      import('../../platform/audit/record.ts'),
+      import('../../modules/accounts/repository.ts'),
+    ]);
+    // A mistyped id is no account with an empty trail (decision 835), as for `keys list` and `users list`.
+    if (account !== serviceChain && (await findAccountRowById(ctx.db, account)) === undefined)
+      return fail(`no account with id ${account}`);
     const rows = await listAudit(ctx.db, account, limit, ctx.config.timeZone);
     if (args.values.json === true) return ok(JSON.stringify(rows));
     if (rows.length === 0) return ok(`no audit rows for ${account}`);

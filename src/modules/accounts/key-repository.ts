@@ -47,15 +47,31 @@ export async function findKeyRowById(db: DbOrTx, id: string) {
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function keyRowsOf(db: DbOrTx, accountId: string, rowsMax: number) {
-  return db
+/**
+ * The account's keys oldest first, at most `rowsMax`: every key still working (at most keysPerAccountMax), then the
+ * newest of those that no longer work. Rotations leave a revoked or expired row each, and after enough of them an
+ * oldest-first cut hid the newest live keys from every list (decision 835).
+ */
+export async function keyRowsOf(db: DbOrTx, accountId: string, rowsMax: number, now: Date) {
+  const rows = await db
     .selectFrom('api_keys')
     .selectAll()
     .where('account_id', '=', accountId)
-    .orderBy('created_at')
-    .orderBy('id')
+    .orderBy(
+      (eb) =>
+        eb.and([
+          eb('revoked_at', 'is', null),
+          eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]),
+        ]),
+      'desc',
+    )
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
     .limit(rowsMax)
     .execute();
+  return rows.sort(
+    (a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1),
+  );
 }
 
 /** Keys that still work or will: not revoked, not expired at `now`. */

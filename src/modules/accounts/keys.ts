@@ -140,7 +140,10 @@ export async function createKey(
   return { ok: true, value: await storeKey(ctx, db, key) };
 }
 
-/** The account's primary pair first, then its other keys oldest first (revoked and expired ones included). */
+/**
+ * The account's primary pair first, then its other keys oldest first (revoked and expired ones included; past the
+ * list's bound, the oldest of those that no longer work are left out, never a live one).
+ */
 export async function listKeys(
   ctx: AppContext,
   accountId: string,
@@ -158,7 +161,7 @@ export async function listKeys(
     revokedAt: null,
     state: 'active',
   };
-  const rows = await keyRowsOf(ctx.db, accountId, limits.cliListRowsMax);
+  const rows = await keyRowsOf(ctx.db, accountId, limits.cliListRowsMax, ctx.clock.now());
   return { ok: true, value: [primary, ...rows.map((r) => keyView(ctx, r))] };
 }
 
