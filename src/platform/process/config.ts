@@ -105,6 +105,10 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   const callbackTrustedOrigins = parseTrustedOrigins(env.CALLBACK_TRUSTED_ORIGINS, errors);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY, errors);
   const http = httpSettings(env, errors);
+  if (mode === 'production' && http.idempotencyLeaseMs < limits.idempotencyLeaseMsProductionMin)
+    errors.push(
+      `IDEMPOTENCY_LEASE_MS must be at least ${limits.idempotencyLeaseMsProductionMin} in production mode (a stored-card charge waits on the acquirer within it), got ${http.idempotencyLeaseMs}`,
+    );
   const limitsSet = limitSettings(env, errors);
   if (errors.length > 0) return { ok: false, errors };
   return {

@@ -69,6 +69,27 @@ describe('HTTP timeouts and rate limit configuration', () => {
     }
   });
 
+  it('refuses in production an IDEMPOTENCY_LEASE_MS shorter than a stored-card charge may take (decision 870)', () => {
+    const production = {
+      COBRO_MODE: 'production',
+      COBRO_SECRET_KEY: 'a7'.repeat(32),
+      PUBLIC_BASE_URL: 'https://pay.example.com',
+    };
+    const min = limits.idempotencyLeaseMsProductionMin;
+    expect(min).toBeGreaterThanOrEqual(2 * transactionLimits.acquirer.requestTimeoutMs);
+    const refused = loadConfig({ ...production, IDEMPOTENCY_LEASE_MS: String(min - 1) });
+    expect(refused.ok ? [] : refused.errors).toEqual([
+      `IDEMPOTENCY_LEASE_MS must be at least ${min} in production mode (a stored-card charge waits on the acquirer within it), got ${min - 1}`,
+    ]);
+    const atMin = loadConfig({ ...production, IDEMPOTENCY_LEASE_MS: String(min) });
+    expect(atMin.ok && atMin.config.idempotencyLeaseMs).toBe(min);
+    const byDefault = loadConfig(production);
+    expect(byDefault.ok && byDefault.config.idempotencyLeaseMs).toBe(limits.idempotencyLeaseMs);
+    // The sandbox keeps the short leases tests use for killed servers.
+    const sandbox = loadConfig({ IDEMPOTENCY_LEASE_MS: '2000' });
+    expect(sandbox.ok && sandbox.config.idempotencyLeaseMs).toBe(2000);
+  });
+
   it('takes ATTEMPT_LEASE_MS from 1 s up to its 2-minute default, never longer (decision 760)', () => {
     const r = loadConfig({});
     expect(r.ok && r.config.attemptLeaseMs).toBe(transactionLimits.attemptLeaseMs);
