@@ -3,7 +3,7 @@
 // that wait on the operator (decisions 750, 850), newest first, each kind named in the dashboard's Spanish.
 import type { AppContext } from '../platform/context.ts';
 import { dashboardLimits } from '../limits/index.ts';
-import type { FindingKind } from '../modules/fintoc/reconcile.ts';
+import type { FindingKind } from '../modules/fintoc/reconcile-match.ts';
 
 const findingLabels: Record<FindingKind, string> = {
   unmatched_movement: 'Movimiento sin pago asociado',

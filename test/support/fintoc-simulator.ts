@@ -9,7 +9,9 @@
 //   POST /v2/transfers                         create (Idempotency-Key: one transfer per key; needs the JWS header)
 //   GET  /v2/transfers                         the outbound transfers (`direction=outbound`), newest first
 //   GET  /v2/accounts/{acc}/movements          the account's movements as Fintoc documents them (unsigned `amount`,
-//                                              `direction`, the transfer or payment intent in `resource_id`)
+//                                              `direction`, the transfer or payment intent in `resource_id`); a
+//                                              transfer a test sets `returned` shows its outbound movement and an
+//                                              inbound `transfer_return`, each naming the other in `return_pair_id`
 //   POST /v1/refunds                           refund a payment intent (Idempotency-Key: one refund per key)
 //   GET  /v1/refunds                           the refunds, newest first (`since`: created on or after it)
 //   GET  /v1/refunds/{id}                      read a refund (its status as `refunds` holds it)
@@ -110,7 +112,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     send(res, status, { error: { type, message } });
 
   /** Fintoc's Movement object (docs.fintoc.com, "The Movement object"): no metadata, no sign on the amount. */
-  function movement(id: string, of: Obj, direction: string, resourceId: unknown): Obj {
+  function movement(id: string, of: Obj, direction: string, resourceId: unknown, pair?: Obj): Obj {
     return {
       id,
       object: 'movement',
@@ -123,14 +125,23 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
       return_pair_id: null,
       transaction_date: of.created_at,
       type: 'transfer',
+      ...pair,
     };
   }
 
   function movements(): Obj[] {
     const out: Obj[] = [];
-    for (const t of transfers.values())
-      if (t.status !== 'failed' && t.status !== 'rejected')
-        out.push(movement(`mov_${String(t.id)}`, t, 'outbound', t.id));
+    for (const t of transfers.values()) {
+      const [paid, back] = [`mov_${String(t.id)}`, `mov_ret_${String(t.id)}`];
+      if (t.status === 'returned') {
+        // Fintoc's reversal pair (docs.fintoc.com, "The Movement object"): the payment and its `transfer_return`.
+        out.push(movement(paid, t, 'outbound', t.id, { return_pair_id: back }));
+        out.push(
+          movement(back, t, 'inbound', t.id, { return_pair_id: paid, type: 'transfer_return' }),
+        );
+      } else if (t.status !== 'failed' && t.status !== 'rejected')
+        out.push(movement(paid, t, 'outbound', t.id));
+    }
     for (const s of sessions.values()) {
       const intent = (s.payment_resource as Obj | undefined)?.payment_intent as Obj | undefined;
       if (intent?.status === 'succeeded')

@@ -1,24 +1,25 @@
 // Reconciliation against the bank (issue 34 point 3, decision 512): the account's Fintoc movements, read through
 // the client, are matched with what Cobro expects to see there: each payout or withdrawal sent as a Fintoc
 // transfer (an outbound movement naming the transfer) and each sale paid through Fintoc (an inbound movement naming
-// the payment intent). Fintoc's Movement object (docs.fintoc.com, "The Movement object"; decision 750) names what
-// moved the money in `resource_id` and carries an unsigned `amount` whose sign is its `direction`; it has no
-// metadata. A movement matching nothing is an `unmatched_movement`; an expected one still absent after
-// fintocLimits.movementWindowMs a `missing_movement`; a payout whose transfer is `unresolved` (decision 750) an
-// `unresolved_transfer`, and a refund of a Fintoc sale left unresolved (decision 785) an `unresolved_refund`
-// (decision 850). Each finding is kept (fintoc_movement_findings, once per subject) and reported, never
-// passed over silently.
+// the payment intent). A transfer the receiving bank returned (decisions 830, 865) expects two movements, equal and
+// opposite: the outbound payment and the inbound `transfer_return`. How a movement is read and matched is in
+// reconcile-match.ts (Fintoc's Movement object, decision 750). A movement matching nothing is an
+// `unmatched_movement`; an expected one still absent after fintocLimits.movementWindowMs a `missing_movement`; a
+// payout whose transfer is `unresolved` (decision 750) an `unresolved_transfer`, and a refund of a Fintoc sale left
+// unresolved (decision 785) an `unresolved_refund` (decision 850). Each finding is kept (fintoc_movement_findings,
+// once per subject) and reported, never passed over silently.
 import type { AppContext } from '../../platform/context.ts';
 import type { Timestamp } from '../../platform/db/types.ts';
 import { fintocLimits } from '../../limits/index.ts';
 import { fintocAccount } from '../../platform/processors/fintoc-settings.ts';
 import { unresolvedCondition } from '../refunds/unresolved.ts';
-
-export type FindingKind =
-  | 'unmatched_movement'
-  | 'missing_movement'
-  | 'unresolved_transfer'
-  | 'unresolved_refund';
+import {
+  matchMovements,
+  missingOf,
+  type Expected,
+  type Finding,
+  type FindingKind,
+} from './reconcile-match.ts';
 
 interface FindingTable {
   account_id: string;
@@ -36,26 +37,40 @@ declare module '../../platform/db/types.ts' {
   }
 }
 
-interface Finding {
-  readonly kind: FindingTable['kind'];
-  /** The movement's id (unmatched) or the payout or transaction id (missing). */
-  readonly subject: string;
-  readonly amountMinor: bigint;
-  readonly currency: string;
-  readonly detail: string;
-}
-
 export type ReconcileResult =
   | { readonly ok: true; readonly matched: number; readonly findings: readonly Finding[] }
   | { readonly ok: false; readonly error: string };
 
-interface Expected {
-  readonly subject: string;
-  readonly keys: readonly string[];
-  readonly amountMinor: bigint;
+interface SentTransfer {
+  readonly id: string;
+  readonly kind: string;
+  readonly amount_minor: bigint;
   readonly currency: string;
-  readonly at: Date;
-  readonly what: string;
+  readonly transfer_id: string | null;
+  readonly state: string;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+/**
+ * The movements a transfer leaves: its payment, and for a returned one also the return, inbound and equal, due from
+ * when Cobro applied it (the row's `updated_at`: a decided row is written again only to learn its transfer id). A
+ * payment older than the lookback is not listed by Fintoc, so only its return is expected then.
+ */
+function legsOf(p: SentTransfer, since: Date): Expected[] {
+  const keys = [p.id, ...(p.transfer_id === null ? [] : [p.transfer_id])];
+  const amountMinor = BigInt(p.amount_minor);
+  const of = { subject: p.id, keys, currency: p.currency };
+  const payment = { ...of, leg: p.id, amountMinor: -amountMinor, at: p.created_at, what: p.kind };
+  if (p.state !== 'returned') return [payment];
+  const back = {
+    ...of,
+    leg: `${p.id} return`,
+    amountMinor,
+    at: p.updated_at,
+    what: `${p.kind} return`,
+  };
+  return p.created_at >= since ? [payment, back] : [back];
 }
 
 async function expectedOf(ctx: AppContext, accountId: string, since: Date): Promise<Expected[]> {
@@ -63,10 +78,19 @@ async function expectedOf(ctx: AppContext, accountId: string, since: Date): Prom
     .selectFrom('fintoc_transfers')
     .innerJoin('payouts', 'payouts.id', 'fintoc_transfers.payout_id')
     .select(['payouts.id', 'payouts.kind', 'payouts.amount_minor', 'payouts.currency'])
-    .select(['fintoc_transfers.transfer_id', 'fintoc_transfers.created_at'])
+    .select(['fintoc_transfers.transfer_id', 'fintoc_transfers.state'])
+    .select(['fintoc_transfers.created_at', 'fintoc_transfers.updated_at'])
     .where('fintoc_transfers.account_id', '=', accountId)
-    .where('fintoc_transfers.state', 'in', ['sent', 'succeeded'])
-    .where('fintoc_transfers.created_at', '>=', since)
+    .where('fintoc_transfers.state', 'in', ['sent', 'succeeded', 'returned'])
+    .where((eb) =>
+      eb.or([
+        eb('fintoc_transfers.created_at', '>=', since),
+        eb.and([
+          eb('fintoc_transfers.state', '=', 'returned'),
+          eb('fintoc_transfers.updated_at', '>=', since),
+        ]),
+      ]),
+    )
     .execute();
   const sales = await ctx.db
     .selectFrom('processor_sessions')
@@ -80,16 +104,10 @@ async function expectedOf(ctx: AppContext, accountId: string, since: Date): Prom
     .where('processor_sessions.updated_at', '>=', since)
     .execute();
   return [
-    ...sent.map((p) => ({
-      subject: p.id,
-      keys: [p.id, ...(p.transfer_id === null ? [] : [p.transfer_id])],
-      amountMinor: -BigInt(p.amount_minor),
-      currency: p.currency,
-      at: p.created_at,
-      what: p.kind,
-    })),
+    ...sent.flatMap((p) => legsOf(p, since)),
     ...sales.map((s) => ({
       subject: s.id,
+      leg: s.id,
       keys: [s.attempt_id, ...(s.authorization_code === null ? [] : [s.authorization_code])],
       amountMinor: BigInt(s.amount_minor),
       currency: s.currency,
@@ -97,17 +115,6 @@ async function expectedOf(ctx: AppContext, accountId: string, since: Date): Prom
       what: 'sale',
     })),
   ];
-}
-
-/** What a movement names: the transfer or payment intent in its `resource_id`. */
-function keysOf(m: Record<string, unknown>): string[] {
-  return typeof m.resource_id === 'string' && m.resource_id !== '' ? [m.resource_id] : [];
-}
-
-/** A movement's amount signed as Cobro's ledger sees it: money out of the account negative. */
-function signedAmountOf(m: Record<string, unknown>): bigint {
-  const amount = BigInt(String(m.amount ?? 0));
-  return m.direction === 'outbound' ? -amount : amount;
 }
 
 /** Payouts still open whose transfer is `unresolved` (decision 750): the operator's to settle. */
@@ -189,44 +196,8 @@ export async function reconcileFintoc(
     fintocLimits.movementsPerRunMax,
   );
   const expected = await expectedOf(ctx, accountId, since);
-  const byKey = new Map<string, Expected>();
-  for (const e of expected) for (const k of e.keys) byKey.set(k, e);
-  const seen = new Set<string>();
-  const findings: Finding[] = [];
-  for (const m of movements) {
-    const hit = keysOf(m)
-      .map((k) => byKey.get(k))
-      .find((e) => e !== undefined);
-    const amountMinor = signedAmountOf(m);
-    const matches = hit !== undefined && amountMinor === hit.amountMinor;
-    // A second movement of one payout or sale is money that moved twice (decision 645), never a match.
-    if (matches && !seen.has(hit.subject)) {
-      seen.add(hit.subject);
-      continue;
-    }
-    findings.push({
-      kind: 'unmatched_movement',
-      subject: String(m.id),
-      amountMinor,
-      currency: String(m.currency ?? ''),
-      detail:
-        hit === undefined
-          ? 'no payout, withdrawal or sale of Cobro'
-          : matches
-            ? `a second movement of ${hit.what} ${hit.subject}`
-            : `amount differs from ${hit.what} ${hit.subject}`,
-    });
-  }
-  const windowStart = now.getTime() - fintocLimits.movementWindowMs;
-  for (const e of expected)
-    if (!seen.has(e.subject) && e.at.getTime() <= windowStart)
-      findings.push({
-        kind: 'missing_movement',
-        subject: e.subject,
-        amountMinor: e.amountMinor,
-        currency: e.currency,
-        detail: `${e.what} with no Fintoc movement`,
-      });
+  const { seen, findings } = matchMovements(movements, expected);
+  findings.push(...missingOf(expected, seen, now.getTime() - fintocLimits.movementWindowMs));
   findings.push(...(await unresolvedOf(ctx, accountId)));
   findings.push(...(await unresolvedRefundsOf(ctx, accountId)));
   for (const f of findings) await keep(ctx, accountId, f);

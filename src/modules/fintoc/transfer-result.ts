@@ -1,7 +1,8 @@
 // A Fintoc transfer's result moves its payout (issue 34): `succeeded` -> success, `failed`/`rejected`/`returned`
 // -> banking_error with Fintoc's reason, through the wallet's transitionPayout (the seed's states, the same money
 // and callback as any resolution). Under the payout's row lock and only from an open state, so a replayed or late
-// event, or the create's own answer racing the webhook, resolves a payout once.
+// event, or the create's own answer racing the webhook, resolves a payout once. The transfer's row keeps Fintoc's
+// word, `returned` included (decision 865), for `cobro fintoc reconcile`.
 import { fintocLimits } from '../../limits/index.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -14,8 +15,11 @@ interface FintocTransferTable {
   payout_id: string;
   account_id: string;
   transfer_id: string | null;
-  /** `unresolved`: its answer lost and Fintoc's list naming no transfer for it; the operator's (decision 750). */
-  state: 'sending' | 'sent' | 'succeeded' | 'failed' | 'unresolved';
+  /**
+   * `unresolved`: its answer lost and Fintoc's list naming no transfer for it; the operator's (decision 750).
+   * `returned`: sent back by the receiving bank, its money back in the Fintoc account (decisions 830, 865).
+   */
+  state: 'sending' | 'sent' | 'succeeded' | 'failed' | 'unresolved' | 'returned';
   attempts: number;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -49,6 +53,13 @@ export function transferVerdict(transfer: Record<string, unknown>): TransferVerd
   return { kind: 'open' };
 }
 
+/** The transfer row's state a verdict leaves: a returned transfer left the account and came back (decision 865). */
+function rowStateOf(verdict: TransferVerdict): FintocTransferTable['state'] {
+  if (verdict.kind === 'open') return 'sent';
+  if (verdict.kind === 'succeeded') return 'succeeded';
+  return verdict.returned ? 'returned' : 'failed';
+}
+
 export type ApplyResult = 'applied' | 'already_final' | 'unknown_payout' | 'still_open';
 
 /** Applies a transfer's verdict to the payout it was sent for; `transferId` is recorded when first known. */
@@ -67,14 +78,16 @@ export async function applyTransferResult(
       .executeTakeFirst();
     if (payout === undefined || sent === undefined) return 'unknown_payout';
     const at = await ctx.accountClock.now(payout.account_id, tx);
-    const state =
-      verdict.kind === 'open' ? 'sent' : verdict.kind === 'succeeded' ? 'succeeded' : 'failed';
-    const undecided = sent.state !== 'succeeded' && sent.state !== 'failed';
-    if (undecided || sent.transfer_id === null) {
+    const state = rowStateOf(verdict);
+    const undecided = !['succeeded', 'failed', 'returned'].includes(sent.state);
+    // A return reverses a success: the row says so in the transaction that gives the money back, and reconcile
+    // then expects the payment and its return (decision 865).
+    const moves = undecided || (state === 'returned' && sent.state === 'succeeded');
+    if (moves || sent.transfer_id === null) {
       await tx
         .updateTable('fintoc_transfers')
         .set({
-          ...(undecided ? { state } : {}),
+          ...(moves ? { state } : {}),
           ...(sent.transfer_id === null && transferId !== null ? { transfer_id: transferId } : {}),
           updated_at: ctx.clock.now(),
         })
