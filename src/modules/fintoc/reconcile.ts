@@ -117,15 +117,29 @@ async function expectedOf(ctx: AppContext, accountId: string, since: Date): Prom
   ];
 }
 
-/** Payouts still open whose transfer is `unresolved` (decision 750): the operator's to settle. */
+/**
+ * Payouts the operator must look at: one still open whose transfer is `unresolved` (decision 750), and one given back
+ * to the wallet by hand that Fintoc then reported paid (decision 875): the payee and the wallet both have the money.
+ */
 async function unresolvedOf(ctx: AppContext, accountId: string): Promise<Finding[]> {
   const rows = await ctx.db
     .selectFrom('fintoc_transfers')
     .innerJoin('payouts', 'payouts.id', 'fintoc_transfers.payout_id')
     .select(['payouts.id', 'payouts.kind', 'payouts.amount_minor', 'payouts.currency'])
+    .select(['payouts.status', 'fintoc_transfers.state'])
     .where('fintoc_transfers.account_id', '=', accountId)
-    .where('fintoc_transfers.state', '=', 'unresolved')
-    .where('payouts.status', '=', 'processing')
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('fintoc_transfers.state', '=', 'unresolved'),
+          eb('payouts.status', '=', 'processing'),
+        ]),
+        eb.and([
+          eb('fintoc_transfers.state', '=', 'succeeded'),
+          eb('payouts.status', 'in', ['banking_error', 'fraud_prevention']),
+        ]),
+      ]),
+    )
     .limit(fintocLimits.movementsPerRunMax)
     .execute();
   return rows.map((p) => ({
@@ -133,7 +147,10 @@ async function unresolvedOf(ctx: AppContext, accountId: string): Promise<Finding
     subject: p.id,
     amountMinor: -BigInt(p.amount_minor),
     currency: p.currency,
-    detail: `${p.kind} whose transfer Fintoc may have made: check Fintoc, then \`cobro payouts resolve\``,
+    detail:
+      p.state === 'unresolved'
+        ? `${p.kind} whose transfer Fintoc may have made: check Fintoc, then \`cobro payouts resolve\``
+        : `${p.kind} given back to the wallet (${p.status}) whose transfer Fintoc reports succeeded: paid twice; recover it from the payee or the wallet`,
   }));
 }
 

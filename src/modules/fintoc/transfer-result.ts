@@ -100,7 +100,16 @@ export async function applyTransferResult(
     // as the row lock and the state machine allow (decision 830). Any other late result changes nothing.
     const returnOfPaid =
       verdict.kind === 'failed' && verdict.returned && payout.status === 'success';
-    if (outcomeOf(payout.status) !== 'open' && !returnOfPaid) return 'already_final';
+    if (outcomeOf(payout.status) !== 'open' && !returnOfPaid) {
+      // Given back by hand (`cobro payouts resolve`, decision 750) and yet made: the operator's to recover, and
+      // `cobro fintoc reconcile` reports it until then (decision 875).
+      if (verdict.kind === 'succeeded' && outcomeOf(payout.status) === 'rejected')
+        ctx.logger.error(
+          { payout: payout.id, status: payout.status },
+          'Fintoc reports succeeded a transfer whose payout was given back to the wallet: paid twice; recover it',
+        );
+      return 'already_final';
+    }
     await transitionPayout(
       ctx,
       tx,

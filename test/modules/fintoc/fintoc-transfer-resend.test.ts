@@ -103,6 +103,30 @@ describe('a Fintoc transfer whose answer was lost', () => {
     );
     expect(resolved.exitCode, resolved.stderr).toBe(0);
     expect(await balance(t, shop)).toBe(held);
+
+    // The operator was wrong: Fintoc made the transfer after all. Nothing moves again, but reconcile says so
+    // (decision 875), where it used to match the payment and report nothing.
+    const late = sim.signedEvent('transfer.outbound.succeeded', {
+      id: 'tr_late_rs_refused',
+      object: 'transfer',
+      status: 'succeeded',
+      amount: 2200,
+      currency: 'CLP',
+      metadata: { cobro_payout_id: id },
+    });
+    const answered = await t.app.inject({
+      method: 'POST',
+      url: `/webhooks/fintoc/${shop.id}`,
+      headers: { 'content-type': 'application/json', 'fintoc-signature': late.signature },
+      payload: late.body,
+    });
+    expect(answered.json().result).toBe('already_final');
+    expect(await balance(t, shop)).toBe(held);
+    const again = await dispatch(['fintoc', 'reconcile', '--account', shop.id], t.ctx);
+    expect(again.exitCode).toBe(1);
+    expect(again.stdout).toContain(
+      `unresolved_transfer ${id} -2200 CLP: payout given back to the wallet (banking_error) whose transfer Fintoc reports succeeded: paid twice`,
+    );
   });
 
   it('stops sending after transferRetriesMax tries and leaves the payout unresolved', async () => {
