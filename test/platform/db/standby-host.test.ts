@@ -65,12 +65,16 @@ describe.skipIf(skipReason !== null)(
       await server?.dispose();
     });
 
-    it('a write on a one-host URL that now names a standby answers 503 with Retry-After', async () => {
+    it('a write on a one-host URL that now names a standby answers 503 with Retry-After, /readyz too', async () => {
       const app = await appOn(server.url);
       const res = await create(app, 'single-host');
       expect(res.statusCode, res.body).toBe(503);
       expect(res.headers['retry-after']).toBe(String(limits.dbUnavailableRetryAfterS));
       expect(res.json()).toEqual(unavailable);
+      // Readiness says what the writes meet: a host that takes none is not ready, though it answers SELECT 1.
+      const ready = await app.app.inject({ method: 'GET', url: '/readyz' });
+      expect(ready.statusCode, ready.body).toBe(503);
+      expect(ready.headers['retry-after']).toBe(String(limits.dbUnavailableRetryAfterS));
     });
 
     it('a read-write host list whose only answering host is a standby answers 503, /readyz too', async () => {
