@@ -181,6 +181,17 @@ async function migrateAtStart(
   }
 }
 
+/** Opens the start's migrations their own handle when `cobro serve` bounds its statements (decision 840). */
+function unboundedOpener(
+  config: Config,
+  options: RuntimeOptions,
+): (() => Promise<DatabaseHandle>) | null {
+  const { databaseUrl } = config;
+  if (databaseUrl === null || options.handle !== undefined || options.queryTimeoutMs === undefined)
+    return null;
+  return () => openDatabase({ engine: 'postgres', url: databaseUrl, poolSizeMax: 1 });
+}
+
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel, config.logFormat);
   if (options.handle === undefined && config.databaseUrl !== null)
@@ -206,14 +217,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     if (readOnly) {
       await assertSchemaCurrent(handle, config);
     } else if (options.migrate !== false) {
-      const { databaseUrl } = config;
-      await migrateAtStart(
-        handle,
-        logger,
-        databaseUrl !== null && options.handle === undefined && options.queryTimeoutMs !== undefined
-          ? () => openDatabase({ engine: 'postgres', url: databaseUrl, poolSizeMax: 1 })
-          : null,
-      );
+      await migrateAtStart(handle, logger, unboundedOpener(config, options));
     }
     // After migrating, so the key is checked against the secrets the database holds (decision 690).
     secrets =
