@@ -155,15 +155,41 @@ function logOpening(logger: Logger, config: Config): void {
 }
 
 /** Applies what is pending, saying so: a first start's seconds of migrating are not silence (issue 32). */
-async function migrateAtStart(handle: DatabaseHandle, logger: Logger): Promise<void> {
+/**
+ * The start's migrations. `unbounded` opens a connection of their own when the handle's statements give up after a
+ * request's bound (`cobro serve`'s, decision 685): an index built on a large table, or the migration lock another
+ * process holds while it migrates, take as long as they take, and a start failed on them failed again at every
+ * restart (decision 840).
+ */
+async function migrateAtStart(
+  handle: DatabaseHandle,
+  logger: Logger,
+  unbounded: (() => Promise<DatabaseHandle>) | null,
+): Promise<void> {
   const pending = await pendingMigrations(handle.db);
-  if (pending.length > 0)
-    logger.info(
-      { pending: pending.length },
-      `migrating the database: ${pending.length} migration(s) to apply`,
-    );
-  const { applied } = await migrateToLatest(handle.db);
-  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  if (pending.length === 0) return;
+  logger.info(
+    { pending: pending.length },
+    `migrating the database: ${pending.length} migration(s) to apply`,
+  );
+  const own = unbounded === null ? null : await unbounded();
+  try {
+    const { applied } = await migrateToLatest((own ?? handle).db);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  } finally {
+    await own?.close();
+  }
+}
+
+/** Opens the start's migrations their own handle when `cobro serve` bounds its statements (decision 840). */
+function unboundedOpener(
+  config: Config,
+  options: RuntimeOptions,
+): (() => Promise<DatabaseHandle>) | null {
+  const { databaseUrl } = config;
+  if (databaseUrl === null || options.handle !== undefined || options.queryTimeoutMs === undefined)
+    return null;
+  return () => openDatabase({ engine: 'postgres', url: databaseUrl, poolSizeMax: 1 });
 }
 
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -191,7 +217,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     if (readOnly) {
       await assertSchemaCurrent(handle, config);
     } else if (options.migrate !== false) {
-      await migrateAtStart(handle, logger);
+      await migrateAtStart(handle, logger, unboundedOpener(config, options));
     }
     // After migrating, so the key is checked against the secrets the database holds (decision 690).
     secrets =

@@ -57,6 +57,8 @@ export interface TestAppOptions {
    * (a clone costs seconds on PGlite). That app keeps the database; closing this one leaves it open.
    */
   readonly sharing?: TestApp;
+  /** A database of the test's own (on a PostgreSQL cluster of its own, say), migrated; the app leaves it open. */
+  readonly handle?: DatabaseHandle;
   /** The module list app.ts registers (all of them unless a test wraps them, e.g. to watch their routes). */
   readonly modules?: readonly AppModule[];
   /** A Kysely plugin on the app's database handle (e.g. one counting statements per request). */
@@ -87,7 +89,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(options.env);
-  const handle = options.sharing?.handle ?? (await cloneTestDatabase());
+  const handle = options.sharing?.handle ?? options.handle ?? (await cloneTestDatabase());
   const clock =
     options.sharing !== undefined && options.clockStart === undefined
       ? options.sharing.clock
@@ -170,7 +172,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
     async close() {
       await app.close();
-      if (options.sharing === undefined) await handle.close();
+      if (options.sharing === undefined && options.handle === undefined) await handle.close();
       fs.rmSync(config.dataDir, { recursive: true, force: true });
     },
   };

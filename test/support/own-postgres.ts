@@ -16,6 +16,11 @@ export interface OwnPostgres {
   readonly port: number;
   /** `pg_ctl restart -m immediate`: every backend killed at once, crash recovery on start; resolves once it accepts connections. */
   restartImmediate(): Promise<void>;
+  /**
+   * Stops the cluster and starts it again in standby mode (standby.signal, no primary to follow), as a demoted primary
+   * or a standby not yet promoted: it accepts connections and reads, is in recovery, and refuses writes.
+   */
+  demote(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -59,6 +64,11 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     port,
     restartImmediate: async () => {
       await ctl(['-m', 'immediate', 'restart']);
+    },
+    demote: async () => {
+      await ctl(['-m', 'fast', 'stop']);
+      await run('runuser', ['-u', 'postgres', '--', 'touch', path.join(data, 'standby.signal')]);
+      await ctl(['-o', options, 'start']);
     },
     dispose: async () => {
       await ctl(['-m', 'immediate', 'stop']).catch(() => {});

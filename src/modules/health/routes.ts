@@ -15,15 +15,21 @@ const Ready = Type.Object({
 });
 
 /**
- * Whether the database answers `SELECT 1`. PostgreSQL gets dbReadyProbeTimeoutMs: a host gone silent never answers,
- * and readiness must say so before the statement's own bound (decision 685). PGlite runs in this process, where a
- * wait is queued work (a backup's copy), not a host away.
+ * Whether the database answers and takes writes. A host that answers but refuses every write (a standby, a demoted
+ * primary, a server set `default_transaction_read_only`) is not ready: each write there answers 503 (decision 840).
+ * PostgreSQL gets dbReadyProbeTimeoutMs: a host gone silent never answers, and readiness must say so before the
+ * statement's own bound (decision 685). PGlite runs in this process, where a wait is queued work (a backup's copy),
+ * not a host away.
  */
 async function databaseAnswers(ctx: AppContext): Promise<boolean> {
-  const select = sql`SELECT 1`.execute(ctx.db).then(
-    () => true,
-    () => false,
-  );
+  const select = sql<{
+    readOnly: string;
+  }>`SELECT current_setting('transaction_read_only') AS "readOnly"`
+    .execute(ctx.db)
+    .then(
+      (r) => r.rows[0]?.readOnly === 'off',
+      () => false,
+    );
   if (ctx.engine !== 'postgres') return select;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<false>((resolve) => {
@@ -52,7 +58,7 @@ export async function healthRoutes(app: FastifyInstance, ctx: AppContext): Promi
       config: { auth: 'none' },
       schema: {
         tags: ['Operations'],
-        summary: 'Database answers',
+        summary: 'Database answers and takes writes',
         response: { 200: Ready, 503: ErrorEnvelope },
       },
     },

@@ -6,6 +6,7 @@
 import { limits } from '../../limits/index.ts';
 import { ApiError } from '../errors/errors.ts';
 import { queryReadTimeout } from './query-timeout.ts';
+import { standbyRefused } from './primary-host.ts';
 
 /** Node's socket errors for a server that is not there, or went away mid-conversation. */
 const socketCodes: ReadonlySet<string> = new Set([
@@ -26,9 +27,12 @@ const socketCodes: ReadonlySet<string> = new Set([
 
 /**
  * PostgreSQL's SQLSTATEs for the same: 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now,
- * 53100 disk_full, 53300 too_many_connections, 58030 io_error; and class 08, connection exceptions.
+ * 53100 disk_full, 53300 too_many_connections, 58030 io_error; and class 08, connection exceptions. 25006
+ * read_only_sql_transaction too: Cobro never opens a read-only transaction where it serves, so a write refused that
+ * way was sent to a standby (a demoted primary in a switchover, decision 840), which only a failover mends.
  */
 const sqlStates: ReadonlySet<string> = new Set([
+  '25006',
   '57P01',
   '57P02',
   '57P03',
@@ -43,6 +47,8 @@ const messagePatterns: readonly RegExp[] = [
   /^timeout exceeded when trying to connect/,
   /^Connection timeout/,
   /is not queryable$/,
+  // Cobro's own refusal of a host in recovery where a read-write one was asked for (primary-host.ts, decision 840).
+  standbyRefused,
   // A statement a host gone silent never answered (decision 685).
   queryReadTimeout,
   /^PGlite (instance )?is (already )?closed/,

@@ -47,6 +47,10 @@ export interface PrimaryHost {
 
 type PgModule = typeof pg;
 
+const standbyRefusedText = 'the database host is a standby (in recovery): looking for the primary';
+/** The error of a connection refused for landing on a standby: an outage (outage.ts), never a 500. */
+export const standbyRefused = /^the database host is a standby \(in recovery\)/;
+
 async function acceptable(driver: PgModule, url: string, readWrite: boolean): Promise<string> {
   const client = new driver.Client({
     connectionString: url,
@@ -123,9 +127,7 @@ export function clientForPrimary(driver: PgModule, primary: PrimaryHost): typeof
           );
           if (r.rows[0]?.recovery === true) {
             await this.end().catch(() => {});
-            throw new Error(
-              'the database host is a standby (in recovery): looking for the primary',
-            );
+            throw new Error(standbyRefusedText);
           }
           return this;
         } catch (error) {

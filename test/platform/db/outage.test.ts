@@ -34,6 +34,14 @@ describe('isDatabaseUnavailable', () => {
       'a client after its connection failed',
       new Error('Client has encountered a connection error and is not queryable'),
     ],
+    [
+      'a write sent to a standby (decision 840)',
+      pgError('25006', 'cannot execute INSERT in a read-only transaction'),
+    ],
+    [
+      'a connection refused for landing on a standby (decision 840)',
+      new Error('the database host is a standby (in recovery): looking for the primary'),
+    ],
     ['a closed embedded instance', new Error('PGlite is closed')],
     ['a closed embedded instance under Kysely', new Error('PGlite instance is already closed.')],
     ['a cause', new Error('query failed', { cause: pgError('ECONNREFUSED') })],
