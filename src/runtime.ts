@@ -154,9 +154,8 @@ function logOpening(logger: Logger, config: Config): void {
   }
 }
 
-/** Applies what is pending, saying so: a first start's seconds of migrating are not silence (issue 32). */
 /**
- * The start's migrations. `unbounded` opens a connection of their own when the handle's statements give up after a
+ * The start's migrations, applied saying so: a first start's seconds of migrating are not silence (issue 32). `unbounded` opens a connection of their own when the handle's statements give up after a
  * request's bound (`cobro serve`'s, decision 685): an index built on a large table, or the migration lock another
  * process holds while it migrates, take as long as they take, and a start failed on them failed again at every
  * restart (decision 840).
