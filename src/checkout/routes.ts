@@ -11,7 +11,10 @@ import { isDatabaseUnavailable } from '../platform/db/outage.ts';
 import { faviconSvg, sendPage } from './html.ts';
 import { errorPage, invalidLinkPage } from './pages.ts';
 import { answerNotFound, wantsHtml } from '../platform/http/conventions.ts';
+import { storableInput } from '../platform/http/input-guards.ts';
 import { checkoutPages } from './checkout-pages.ts';
+
+const badRequestMessage = 'La solicitud no es válida. Vuelve a abrir el enlace de pago.';
 
 function securityHeaders(reply: FastifyReply): void {
   reply.header('x-frame-options', 'DENY');
@@ -26,6 +29,12 @@ export async function checkoutRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await child.register(formbody, { bodyLimit: limits.checkoutFormBytesMax });
     child.addHook('onRequest', async (_request, reply) => {
       securityHeaders(reply);
+    });
+    // Text PostgreSQL cannot store (a NUL, a lone surrogate) names no token, session or mall: the payer gets the page
+    // of a bad request before any handler looks it up, never the 500 of a database error (decision 860).
+    child.addHook('preValidation', async (request, reply) => {
+      if (storableInput(request)) return;
+      return sendPage(reply, 400, errorPage(badRequestMessage));
     });
     // Every checkout page in the sandbox says so (html.ts), so no payer mistakes a test payment for a real one.
     child.decorateReply('sandboxBadge', ctx.config.mode === 'sandbox');
@@ -46,11 +55,7 @@ export async function checkoutRoutes(app: FastifyInstance, ctx: AppContext): Pro
           error.validation !== undefined ||
           (typeof error.statusCode === 'number' && error.statusCode < 500)
         ) {
-          return sendPage(
-            reply,
-            400,
-            errorPage('La solicitud no es válida. Vuelve a abrir el enlace de pago.'),
-          );
+          return sendPage(reply, 400, errorPage(badRequestMessage));
         }
         // The database away (decision 420): the payer is told to retry, with the API's Retry-After; nothing was charged.
         if (isDatabaseUnavailable(error)) {
