@@ -15,7 +15,7 @@ import { Eta } from 'eta';
 import type { AppContext } from '../platform/context.ts';
 import { ApiError, databaseUnavailable } from '../platform/errors/errors.ts';
 import { isDatabaseUnavailable } from '../platform/db/outage.ts';
-import { isStorableText, storableInput } from '../platform/http/input-guards.ts';
+import { storableInput } from '../platform/http/input-guards.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { renderMessage, securityHeaders } from './render.ts';
 import { sessionAccount } from './session.ts';
