@@ -21,6 +21,7 @@ import { requestChildLogger } from './platform/http/request-logger.ts';
 import { registerRateLimit } from './platform/http/rate-limit.ts';
 import { registerWriteGuard } from './platform/http/write-guard.ts';
 import { attachLazySchemas, lazySchemas } from './platform/http/lazy-schemas.ts';
+import { answerRefusedGatewayUrl } from './checkout/routes.ts';
 
 export async function buildApp(
   ctx: AppContext,
@@ -38,6 +39,11 @@ export async function buildApp(
     childLoggerFactory: requestChildLogger,
     // A URL that is not valid percent-encoding never reaches a route: answer it in the seed's envelope too.
     frameworkErrors: (error, request, reply) => {
+      // A browser at a /gateway/ address gets the checkout's page of a bad link instead (decision 860).
+      if (answerRefusedGatewayUrl(ctx, request, reply as FastifyReply)) {
+        request.log.info({ code: error.code }, 'framework refused the request');
+        return;
+      }
       // A path id longer than the router holds is the same mistake as one over the route's own limit: `id: too long`.
       const envelope = validationError(
         error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? { id: 'too long' } : { url: 'invalid' },

@@ -11,6 +11,7 @@ import { finishRedirectPayment } from '../modules/transactions/redirect-finish.t
 import type { ReturnResult } from '../modules/transactions/redirect-session.ts';
 import type { CheckoutRouter } from './page-kinds.ts';
 import { answerReturn } from './return-answer.ts';
+import { storableInput } from '../platform/http/input-guards.ts';
 
 const returnPath = '/gateway/webpay/return';
 
@@ -28,6 +29,8 @@ const ReturnParams = Type.Object({
 type ReturnParams = Static<typeof ReturnParams>;
 
 async function decide(ctx: AppContext, p: ReturnParams, ip: string): Promise<ReturnResult | null> {
+  // A posted token no database can hold (a NUL) names no payment: the page of a bad link (decision 860).
+  if (!storableInput({ params: undefined, query: undefined, body: p })) return null;
   // TBK_TOKEN first: with both present, the payer hit an error on Transbank's form and nothing was authorised.
   if (p.TBK_TOKEN !== undefined && p.TBK_TOKEN !== '')
     return abandonRedirectPayment(ctx, { token: p.TBK_TOKEN }, ip);

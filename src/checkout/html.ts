@@ -81,8 +81,13 @@ export interface Page {
   readonly formOrigin?: string;
 }
 
-export function sendPage(reply: FastifyReply, statusCode: number, page: Page): FastifyReply {
-  const sandbox = (reply as FastifyReply & SandboxAware).sandboxBadge === true;
+/** `sandbox`: whether to show the badge, for a reply from outside the checkout plugin (which decorates its own). */
+export function sendPage(
+  reply: FastifyReply,
+  statusCode: number,
+  page: Page,
+  sandbox = (reply as FastifyReply & SandboxAware).sandboxBadge === true,
+): FastifyReply {
   const nonce = crypto.randomBytes(16).toString('base64');
   reply.header(
     'content-security-policy',

@@ -1,7 +1,7 @@
 // The hosted checkout (reference §0.1): the pages the payer's browser opens. Server-rendered, no JavaScript,
 // forms post back to the page; form parsing is registered only inside this plugin. Each kind of page
 // (page-kinds.ts) registers its own routes here and shares the headers and the error page.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../platform/context.ts';
@@ -11,7 +11,10 @@ import { isDatabaseUnavailable } from '../platform/db/outage.ts';
 import { faviconSvg, sendPage } from './html.ts';
 import { errorPage, invalidLinkPage } from './pages.ts';
 import { answerNotFound, wantsHtml } from '../platform/http/conventions.ts';
+import { storableInput } from '../platform/http/input-guards.ts';
 import { checkoutPages } from './checkout-pages.ts';
+
+const badRequestMessage = 'La solicitud no es válida. Vuelve a abrir el enlace de pago.';
 
 function securityHeaders(reply: FastifyReply): void {
   reply.header('x-frame-options', 'DENY');
@@ -21,12 +24,25 @@ function securityHeaders(reply: FastifyReply): void {
   reply.header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()');
 }
 
+/**
+ * Text PostgreSQL cannot store (a NUL, a lone surrogate) in a link's path or query names no transaction, token,
+ * session or mall: the page of a bad link before any handler looks it up, never the 500 of a database error
+ * (decision 860). A form's fields are the pages' own to judge (a card field answers with the form's problems).
+ */
+function refuseUnstorableLinks(child: FastifyInstance): void {
+  child.addHook('preValidation', async (request, reply) => {
+    if (storableInput({ params: request.params, query: request.query, body: undefined })) return;
+    return sendPage(reply, 404, invalidLinkPage());
+  });
+}
+
 export async function checkoutRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(async (child) => {
     await child.register(formbody, { bodyLimit: limits.checkoutFormBytesMax });
     child.addHook('onRequest', async (_request, reply) => {
       securityHeaders(reply);
     });
+    refuseUnstorableLinks(child);
     // Every checkout page in the sandbox says so (html.ts), so no payer mistakes a test payment for a real one.
     child.decorateReply('sandboxBadge', ctx.config.mode === 'sandbox');
     for (const url of ['/favicon.svg', '/favicon.ico']) {
@@ -46,11 +62,7 @@ export async function checkoutRoutes(app: FastifyInstance, ctx: AppContext): Pro
           error.validation !== undefined ||
           (typeof error.statusCode === 'number' && error.statusCode < 500)
         ) {
-          return sendPage(
-            reply,
-            400,
-            errorPage('La solicitud no es válida. Vuelve a abrir el enlace de pago.'),
-          );
+          return sendPage(reply, 400, errorPage(badRequestMessage));
         }
         // The database away (decision 420): the payer is told to retry, with the API's Retry-After; nothing was charged.
         if (isDatabaseUnavailable(error)) {
@@ -88,4 +100,21 @@ export async function checkoutRoutes(app: FastifyInstance, ctx: AppContext): Pro
       { prefix: '/gateway' },
     );
   });
+}
+
+/**
+ * A /gateway/ address Fastify's router refused before any route (bad percent-encoding, a path id past its length):
+ * a browser gets the page of a bad link, as for an unknown /gateway/ path (decision 810), and `true`; anything else
+ * is left to the API's envelope (`false`). Decision 860.
+ */
+export function answerRefusedGatewayUrl(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): boolean {
+  const page = request.method === 'GET' || request.method === 'HEAD';
+  if (!page || !request.url.startsWith('/gateway/') || !wantsHtml(request)) return false;
+  securityHeaders(reply);
+  sendPage(reply, 404, invalidLinkPage(), ctx.config.mode === 'sandbox');
+  return true;
 }

@@ -15,7 +15,7 @@ import { Eta } from 'eta';
 import type { AppContext } from '../platform/context.ts';
 import { ApiError, databaseUnavailable } from '../platform/errors/errors.ts';
 import { isDatabaseUnavailable } from '../platform/db/outage.ts';
-import { isStorableText } from '../platform/http/input-guards.ts';
+import { storableInput } from '../platform/http/input-guards.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { renderMessage, securityHeaders } from './render.ts';
 import { sessionAccount } from './session.ts';
@@ -46,22 +46,6 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 function signInRedirect(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
   return reply.code(303).header('cache-control', 'no-store').redirect(`/dashboard/login${next}`);
-}
-
-/** Whether every text of the path's parameters, the query and the form is one PostgreSQL can take. */
-function storableInput(request: FastifyRequest): boolean {
-  const storable = (value: unknown): boolean =>
-    typeof value === 'string'
-      ? isStorableText(value)
-      : Array.isArray(value)
-        ? value.every(storable)
-        : true;
-  return [request.params, request.query, request.body].every(
-    (source) =>
-      source === null ||
-      typeof source !== 'object' ||
-      Object.entries(source).every(([key, value]) => isStorableText(key) && storable(value)),
-  );
 }
 
 /**

@@ -69,4 +69,31 @@ describe('an unknown /gateway/ address', () => {
     });
     expect(elsewhere.body).toContain('no route GET /nope');
   });
+
+  it('answers a browser with the same page for a /gateway/ path the router refuses (decision 860)', async () => {
+    const unknown = await t.app.inject({
+      method: 'GET',
+      url: '/gateway/mall/nope',
+      headers: { accept: browserAccept },
+    });
+    expect(unknown.body).toContain('<h1>Enlace de pago no válido</h1>');
+    // Bad percent-encoding, and a mall id past the router's length: refused before any route.
+    for (const url of [
+      '/gateway/mall/%ZZ',
+      `/gateway/mall/${'x'.repeat(300)}`,
+      '/gateway/cobro%ZZ',
+    ]) {
+      const res = await t.app.inject({ method: 'GET', url, headers: { accept: browserAccept } });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toBe('text/html; charset=utf-8');
+      expect(res.headers['x-frame-options'], url).toBe('DENY');
+      expect(res.body.replace(/nonce-[^']+'|nonce="[^"]+"/g, ''), url).toBe(
+        unknown.body.replace(/nonce-[^']+'|nonce="[^"]+"/g, ''),
+      );
+    }
+    // An API client still gets the seed's envelope.
+    const api = await t.app.inject({ method: 'GET', url: '/gateway/mall/%ZZ' });
+    expect(api.statusCode).toBe(400);
+    expect(api.json()).toMatchObject({ status: 'failed', errors: { url: 'invalid' } });
+  });
 });

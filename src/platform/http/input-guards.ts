@@ -20,6 +20,25 @@ export function isStorableText(text: string): boolean {
   return text.isWellFormed() && !text.includes('\u0000');
 }
 
+/**
+ * Whether every text of the path's parameters, the query and the form is one PostgreSQL can take: the pages (the
+ * dashboard's, the checkout's) refuse the rest with a page of their own before any handler reads it.
+ */
+export function storableInput(request: Pick<FastifyRequest, 'params' | 'query' | 'body'>): boolean {
+  const storable = (value: unknown): boolean =>
+    typeof value === 'string'
+      ? isStorableText(value)
+      : Array.isArray(value)
+        ? value.every(storable)
+        : true;
+  return [request.params, request.query, request.body].every(
+    (source) =>
+      source === null ||
+      typeof source !== 'object' ||
+      Object.entries(source).every(([key, value]) => isStorableText(key) && storable(value)),
+  );
+}
+
 interface SchemaNode {
   readonly type?: unknown;
   readonly properties?: Readonly<Record<string, SchemaNode>>;

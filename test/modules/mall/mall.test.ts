@@ -376,6 +376,40 @@ describe('paying a mall at /gateway/mall/{id}', () => {
     expect(mallCallback).toMatchObject({ status: 'failed' });
   });
 
+  it('three tabs paying one mall at once: one payment, each store paid once, one callback each', async () => {
+    const created = (await createMall(mallBody())).json();
+    const pages = await Promise.all([1, 2, 3].map(() => payMall(created.id)));
+    expect(pages.map((p) => p.statusCode)).toEqual([200, 200, 200]);
+    expect(pages.filter((p) => p.body.includes('Pago exitoso')).length).toBeGreaterThanOrEqual(1);
+    const lines = await t.ctx.db
+      .selectFrom('mall_lines')
+      .innerJoin('transactions', 'transactions.id', 'mall_lines.transaction_id')
+      .select(['transactions.id', 'transactions.status', 'transactions.payment_key'])
+      .where('mall_id', '=', created.id)
+      .execute();
+    expect(lines.map((l) => l.status)).toEqual(['success', 'success']);
+    for (const line of lines) {
+      const captures = await t.ctx.db
+        .selectFrom('journal_entries')
+        .select('kind')
+        .where('reference', '=', line.id)
+        .where('kind', '=', 'transaction.capture')
+        .execute();
+      expect(captures).toHaveLength(1);
+    }
+    const callbacks = await t.ctx.db
+      .selectFrom('notifications')
+      .select(['event_type', 'payload'])
+      .where((eb) =>
+        eb.or([eb('event_type', '=', 'transaction.result'), eb('event_type', '=', 'mall.result')]),
+      )
+      .execute();
+    const keys = new Set(lines.map((l) => l.payment_key));
+    const payloads = callbacks.map((c) => c.payload as Record<string, unknown>);
+    expect(payloads.filter((p) => keys.has(p.payment_key as string))).toHaveLength(2);
+    expect(payloads.filter((p) => p.id === created.id)).toHaveLength(1);
+  });
+
   it('answers an unknown mall with the invalid-link page', async () => {
     expect(
       (await t.app.inject({ method: 'GET', url: '/gateway/mall/malld0000000000000000000000000' }))
