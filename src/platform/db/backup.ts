@@ -145,7 +145,11 @@ export async function restoreBackup(dataDir: string, file: string): Promise<Back
   makeDataDir(dataDir);
   const lock = lockEmptyDataDir(dataDir);
   if ('ok' in lock) return lock;
+  const marker = path.join(dataDir, dataDirEntries.restoring);
   try {
+    // Written first and removed last: a restore killed between (the database half written) leaves it, and no
+    // start opens such a directory (decision 880).
+    fs.writeFileSync(marker, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
     if (header.secretKeyFile !== null)
       fs.writeFileSync(path.join(dataDir, dataDirEntries.secretKey), header.secretKeyFile, {
         mode: 0o600,
@@ -161,6 +165,7 @@ export async function restoreBackup(dataDir: string, file: string): Promise<Back
     } finally {
       await handle.close();
     }
+    fs.rmSync(marker);
   } catch (error) {
     // A failed restore leaves the directory as it found it, so the next try finds it empty.
     for (const entry of fs.readdirSync(dataDir))

@@ -77,6 +77,11 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
   return fs.existsSync(path.join(dataDir, dataDirEntries.database, 'PG_VERSION'));
 }
 
+/** `cobro restore` was writing DATA_DIR when it stopped (its marker is still there, decision 880). */
+function restoreUnfinished(dataDir: string): boolean {
+  return fs.existsSync(path.join(dataDir, dataDirEntries.restoring));
+}
+
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   return options.engine === 'postgres' ? openPostgres(options) : openPglite(options);
 }
@@ -146,6 +151,11 @@ async function openPglite(
   let dir: string | undefined;
   let lock: DataDirLock | null = null;
   if (options.dataDir !== null) {
+    // A restore cut short (decision 880) left a database that may be missing files: never opened but by a restore.
+    if (options.loadDataDir === undefined && restoreUnfinished(options.dataDir))
+      throw new StartupError(
+        `a restore into ${path.resolve(options.dataDir)} (DATA_DIR) did not finish (${dataDirEntries.restoring} is there): empty the directory and run \`cobro restore\` again`,
+      );
     if (options.readOnly === true && !embeddedDatabaseExists(options.dataDir)) {
       throw new StartupError(
         `no Cobro database in ${path.resolve(options.dataDir)} (DATA_DIR): this command only reads and creates none; \`cobro migrate\` or \`cobro serve\` creates it`,

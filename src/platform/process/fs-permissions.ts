@@ -18,6 +18,8 @@ export const dataDirEntries = {
   secretKey: 'secret.key',
   opsSocket: 'cobro.sock',
   lock: 'cobro.lock',
+  /** Present while `cobro restore` writes the database (decision 880): a restore cut short left it. */
+  restoring: 'restore.incomplete',
 } as const;
 
 const groupOtherBits = 0o077;
