@@ -10,6 +10,11 @@ export const fintocLimits = {
   accountIdLengthMax: 64,
   /** A payout's reason_rejection as the seed's field holds it. */
   reasonLengthMax: 200,
+  /**
+   * Fintoc's largest transfer in Chile (docs.fintoc.com, "Transfer data model": 7,000,000 CLP a transfer). A larger
+   * payout goes out in the bank file instead (decision 900).
+   */
+  transferAmountMaxMinor: 7_000_000n,
   /** Fintoc's transfer `comment`. */
   transferCommentLengthMax: 140,
   environmentUrlLengthMax: 200,

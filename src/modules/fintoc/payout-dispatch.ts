@@ -66,6 +66,8 @@ async function claimNew(ctx: AppContext, scope: DueWorkScope): Promise<Claim | u
       .where('kind', 'in', ['payout', 'withdrawal'])
       .where('currency', '=', 'CLP')
       .where('batch_id', 'is', null)
+      // Past Fintoc's largest transfer: the bank file's (payout-batch-export.ts, decision 900).
+      .where('amount_minor', '<=', fintocLimits.transferAmountMaxMinor)
       .where('account_id', 'in', (s) =>
         s
           .selectFrom('fintoc_settings')

@@ -7,7 +7,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { newId } from '../../platform/ids/ids.ts';
 import { formatTimestamp } from '../../platform/time/time-format.ts';
-import { limits } from '../../limits/index.ts';
+import { fintocLimits, limits } from '../../limits/index.ts';
 import { renderPayrollCsv, type PayrollRecord } from './payout-batch-csv.ts';
 import { transitionPayout } from './payout-transition.ts';
 import type { PayoutRow } from './repository.ts';
@@ -78,10 +78,15 @@ export async function exportPayoutBatch(
       .where('due_at', 'is', null)
       .where('batch_id', 'is', null)
       .where('currency', '=', currency)
-      // An account that sends CLP payouts as Fintoc transfers has them dispatched, not filed (decision 512).
+      // An account that sends CLP payouts as Fintoc transfers has them dispatched, not filed (decision 512), but
+      // for one past Fintoc's largest transfer (decision 900).
       .$if(currency === 'CLP', (q) =>
         q.where((eb) =>
-          eb.or([eb('kind', '=', 'refund'), eb('account_id', 'not in', fintocSenders(eb))]),
+          eb.or([
+            eb('kind', '=', 'refund'),
+            eb('account_id', 'not in', fintocSenders(eb)),
+            eb('amount_minor', '>', fintocLimits.transferAmountMaxMinor),
+          ]),
         ),
       )
       .orderBy('created_at')
