@@ -68,9 +68,16 @@ describe('the operator dispute commands on odd input', () => {
       const outs = await Promise.all(
         sales.map((sale) =>
           dispatch(
-            ['disputes', 'open', '--transaction', sale, '--amount', '10', '--reason', 'fraude'].concat(
-              ['--key', key],
-            ),
+            [
+              'disputes',
+              'open',
+              '--transaction',
+              sale,
+              '--amount',
+              '10',
+              '--reason',
+              'fraude',
+            ].concat(['--key', key]),
             t.ctx,
           ),
         ),
