@@ -36,6 +36,9 @@ export const disputesOpen: Command = {
       return fail(`usage: ${this.usage}`, 2);
     if (!/^\d{1,14}$/.test(amountText) || BigInt(amountText) === 0n)
       return fail('--amount must be a positive integer of at most 14 digits, in minor units', 2);
+    // The table's bound, checked here so the operator reads it and not the database's refusal (decision 885).
+    if ([...reason].length > disputeLimits.reasonLengthMax)
+      return fail(`--reason must have 1 to ${disputeLimits.reasonLengthMax} characters`, 2);
     const key = stringOption(args, 'key');
     if (key !== undefined && (key === '' || key.length > disputeLimits.operatorKeyLengthMax))
       return fail(`--key must have 1 to ${disputeLimits.operatorKeyLengthMax} characters`, 2);

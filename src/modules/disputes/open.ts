@@ -7,6 +7,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { notFound, ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
 import { newId } from '../../platform/ids/ids.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { journalKinds, ledgerCodes } from '../../platform/ledger/ledger.ts';
 import { isStorableText } from '../../platform/http/input-guards.ts';
 import { disputeLimits } from '../../limits/index.ts';
@@ -153,5 +154,38 @@ export async function openDispute(
   }
   const refused = await refusal(tx, row, input.amountMinor);
   if (refused !== null) return { ok: false, failure: refused };
-  return holdAndRecord(ctx, tx, row, input);
+  if (input.operatorKey === undefined) return holdAndRecord(ctx, tx, row, input);
+  return keyedHoldAndRecord(ctx, tx, row, { ...input, operatorKey: input.operatorKey });
+}
+
+/** Whether an insert lost to a dispute with the same operator's key (the unique index of migration 0490). */
+function isKeyTaken(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, constraint, message } = error as Record<string, unknown>;
+  return (
+    code === '23505' &&
+    (constraint === 'disputes_operator_key' ||
+      (typeof message === 'string' && message.includes('disputes_operator_key')))
+  );
+}
+
+/**
+ * A keyed opening (decision 885): the sale's lock does not order two openings with one key on two sales of the
+ * merchant, so the hold runs under a savepoint and, when the insert loses to the other's committed row, rolls back
+ * whole (the hold, the movement, the callback) and answers the winner, as the same key run again does.
+ */
+async function keyedHoldAndRecord(
+  ctx: AppContext,
+  tx: Tx,
+  row: TransactionRow,
+  input: OpenInput & { readonly operatorKey: string },
+): Promise<DisputeResult> {
+  try {
+    return await inTransaction(tx, (inner) => holdAndRecord(ctx, inner, row, input));
+  } catch (error) {
+    if (!isKeyTaken(error)) throw error;
+    const winner = await findKeyedDispute(tx, row.account_id, input.operatorKey);
+    if (winner === undefined) throw error;
+    return { ok: true, dispute: winner, already: true };
+  }
 }

@@ -11,6 +11,7 @@ import { ApiError } from '../../platform/errors/errors.ts';
 import { operatorActor } from '../../platform/audit/actor.ts';
 import { recordAudit } from '../../platform/audit/record.ts';
 import { disputeLimits } from '../../limits/index.ts';
+import { isStorableText } from '../../platform/http/input-guards.ts';
 import { openDispute, type DisputeResult, type OpenInput } from './open.ts';
 import { resolveDispute } from './resolve.ts';
 import type { DisputeOutcome } from './states.ts';
@@ -87,6 +88,8 @@ async function importRow(
     );
   if (reason.length > disputeLimits.reasonLengthMax)
     return refused(`reason has more than ${disputeLimits.reasonLengthMax} characters`);
+  // A file may hold a NUL, which PostgreSQL refuses in text: the line is refused, not the run (decision 885).
+  if (!isStorableText(reason)) return refused('reason has a character the database cannot store');
   const done = await operatorOpen(ctx, {
     accountId: null,
     transactionId: row.transaction_id,
