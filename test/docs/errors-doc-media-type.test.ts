@@ -23,24 +23,23 @@ const body = JSON.stringify({
 });
 
 describe('a body that is not JSON (docs/errors.md)', () => {
-  it.each([
-    'text/plain',
-    'text/plain;charset=UTF-8',
-    'application/xml',
-  ])('%s is 415 unsupported_media_type, as the catalogue says', async (type) => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/transaction',
-      headers: { authorization: `Bearer ${account.publicToken}`, 'content-type': type },
-      payload: body,
-    });
-    expect(res.statusCode, res.body).toBe(415);
-    expect(res.json()).toEqual({
-      status: 'failed',
-      type: 'Unsupported Media Type',
-      message_error: 'body must be application/json',
-    });
-  });
+  it.each(['text/plain', 'text/plain;charset=UTF-8', 'application/xml'])(
+    '%s is 415 unsupported_media_type, as the catalogue says',
+    async (type) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/transaction',
+        headers: { authorization: `Bearer ${account.publicToken}`, 'content-type': type },
+        payload: body,
+      });
+      expect(res.statusCode, res.body).toBe(415);
+      expect(res.json()).toEqual({
+        status: 'failed',
+        type: 'Unsupported Media Type',
+        message_error: 'body must be application/json',
+      });
+    },
+  );
 
   it('writes nothing: the same order sent as JSON afterwards is a new sale', async () => {
     const res = await t.call(account, {

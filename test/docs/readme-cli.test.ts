@@ -17,7 +17,10 @@ const usages = new Map<string, { usage: string; options: ReadonlySet<string> }>(
 /** The table's first column, one command span each: `accounts show ID`, `keys revoke KEY_ID`. */
 function spans(): string[] {
   const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Operator CLI'), readme.indexOf('## What a merchant'));
+  const section = readme.slice(
+    readme.indexOf('## Operator CLI'),
+    readme.indexOf('## What a merchant'),
+  );
   return section
     .split('\n')
     .filter((line) => line.startsWith('| `'))
@@ -51,7 +54,9 @@ describe("README's Operator CLI table", () => {
       const name = commandOf(span);
       expect(name, span).toBeDefined();
       for (const m of span.matchAll(/--([a-z][a-z-]*[a-z])\b/g))
-        expect(usages.get(name ?? '')?.options.has(m[1] as string), `${span}: --${m[1]}`).toBe(true);
+        expect(usages.get(name ?? '')?.options.has(m[1] as string), `${span}: --${m[1]}`).toBe(
+          true,
+        );
     }
   });
 

@@ -21,7 +21,11 @@ function rows(): Row[] {
     .filter((line) => line.startsWith('| `'))
     .map((line) => {
       const [name = '', fallback = '', ...meaning] = line.slice(1, -1).split(' | ');
-      return { name: name.trim().replace(/`/g, ''), fallback: fallback.trim(), meaning: meaning.join(' | ') };
+      return {
+        name: name.trim().replace(/`/g, ''),
+        fallback: fallback.trim(),
+        meaning: meaning.join(' | '),
+      };
     });
 }
 
@@ -46,7 +50,11 @@ const errorsOf = (env: Record<string, string>) => {
 
 describe("README's Configuration table", () => {
   it('has a row for every variable the configuration reads, and none it does not', () => {
-    expect(rows().map((r) => r.name).sort()).toEqual([...variablesRead()].sort());
+    expect(
+      rows()
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual([...variablesRead()].sort());
   });
 
   it('gives each variable its real default: setting a default written as a value changes nothing', () => {

@@ -23,7 +23,10 @@ describe('docs/wallet.md, reading the wallet', () => {
     const query = /\/api\/wallet\/list\?([^"]+)"/.exec(block?.script ?? '')?.[1];
     expect(query).toBeDefined();
     // The ```json block after it, a blank line apart.
-    const after = guide.split('\n').slice(block?.line ?? 0).join('\n');
+    const after = guide
+      .split('\n')
+      .slice(block?.line ?? 0)
+      .join('\n');
     const json = /```json\n([\s\S]*?)\n```/.exec(after)?.[1] ?? '{}';
     const shown = JSON.parse(json) as { filter: Record<string, unknown> };
     const account = await t.createAccount();
