@@ -146,6 +146,9 @@ function registerJsonParsers(app: FastifyInstance): void {
   // Fastify's default checks, plus each number's source text for the input guards (decision 072).
   const parseJson = parseJsonBody;
   app.removeContentTypeParser('application/json');
+  // Fastify reads `text/plain` too; a JSON body sent so (fetch's default for a string) would then fail validation as
+  // `body:invalid`. Without the parser it is 415, "body must be application/json", as docs/errors.md says (decision 895).
+  app.removeContentTypeParser('text/plain');
   const jsonParser: FastifyBodyParser<string> = (request, body, done) => {
     keepRawBody(request, body);
     if (body === '' && bodilessMethods.has(request.method)) {

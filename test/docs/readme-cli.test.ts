@@ -1,0 +1,70 @@
+// README.md's "Operator CLI" table against the commands themselves (decision 895): each row names commands
+// `cobro --help` lists, with options they take, and a choice written `--opt a|b|c` lists the choices the
+// command's own usage line gives, no fewer and no other.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { allCommands, processCommands } from '../../src/cli/all-commands.ts';
+import { repoRoot } from '../support/cli.ts';
+
+const usages = new Map<string, { usage: string; options: ReadonlySet<string> }>([
+  ...allCommands().map(
+    (c) => [c.name, { usage: c.usage, options: new Set(Object.keys(c.options)) }] as const,
+  ),
+  ...processCommands.map((p) => [p.name, { usage: '', options: new Set<string>() }] as const),
+]);
+
+/** The table's first column, one command span each: `accounts show ID`, `keys revoke KEY_ID`. */
+function spans(): string[] {
+  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const section = readme.slice(
+    readme.indexOf('## Operator CLI'),
+    readme.indexOf('## What a merchant'),
+  );
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .flatMap((line) => {
+      const first = line.split(/(?<!\\)\|/)[1] ?? '';
+      // A span that is an option alone (`--clear-…-url`) speaks of the row's command.
+      return [...first.matchAll(/`([^`]+)`/g)]
+        .map((m) => (m[1] ?? '').replace(/\\\|/g, '|'))
+        .filter((span) => !span.startsWith('--'));
+    });
+}
+
+function commandOf(span: string): string | undefined {
+  const [one = '', two = ''] = span.split(' ');
+  return [`${one} ${two}`, one].find((name) => usages.has(name));
+}
+
+/** `--status a|b|c` → { status: [a, b, c] } for every option given choices. */
+function choices(text: string): Map<string, string[]> {
+  return new Map(
+    [...text.matchAll(/--([a-z][a-z-]*) ([a-z_]+(?:\|[a-z_]+)+)/g)].map((m) => [
+      m[1] as string,
+      (m[2] as string).split('|').sort(),
+    ]),
+  );
+}
+
+describe("README's Operator CLI table", () => {
+  it('names only commands and options the CLI has', () => {
+    for (const span of spans()) {
+      const name = commandOf(span);
+      expect(name, span).toBeDefined();
+      for (const m of span.matchAll(/--([a-z][a-z-]*[a-z])\b/g))
+        expect(usages.get(name ?? '')?.options.has(m[1] as string), `${span}: --${m[1]}`).toBe(
+          true,
+        );
+    }
+  });
+
+  it("lists an option's choices as the command's usage does", () => {
+    for (const span of spans()) {
+      const own = usages.get(commandOf(span) ?? '');
+      for (const [option, listed] of choices(span))
+        expect(listed, `${span}: --${option}`).toEqual(choices(own?.usage ?? '').get(option));
+    }
+  });
+});
