@@ -14,8 +14,14 @@ afterAll(async () => {
 });
 
 const cases: Array<[Record<string, string>, Record<string, string>]> = [
-  [{ date_init: '1899-12-31', date_end: '1899-12-31' }, { date_init: 'invalid', date_end: 'invalid' }],
-  [{ date_init: '1000-01-01', date_end: '1000-01-05' }, { date_init: 'invalid', date_end: 'invalid' }],
+  [
+    { date_init: '1899-12-31', date_end: '1899-12-31' },
+    { date_init: 'invalid', date_end: 'invalid' },
+  ],
+  [
+    { date_init: '1000-01-01', date_end: '1000-01-05' },
+    { date_init: 'invalid', date_end: 'invalid' },
+  ],
   [{ date_init: '1899-12-31', date_end: '1900-01-01' }, { date_init: 'invalid' }],
 ];
 
