@@ -3,7 +3,7 @@
 // field in the seed's 400 envelope; a breach of one field's own rules hides the rules that compare the two.
 import { validationError } from '../../platform/errors/errors.ts';
 import { parseLocal } from '../../platform/time/time-format.ts';
-import { conciliationLimits } from '../../limits/index.ts';
+import { conciliationLimits, limits } from '../../limits/index.ts';
 
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 const millisecondsPerDay = 24 * 60 * 60 * 1000;
@@ -17,7 +17,11 @@ export interface DayRange {
   readonly before: Date;
 }
 
-/** Days since the epoch of a calendar day, or null when the text is not a real `YYYY-MM-DD` day. */
+/**
+ * Days since the epoch of a calendar day, or null when the text is not a real `YYYY-MM-DD` day or its year is outside
+ * the service's local years (limits.localYearMin to localYearMax, which parseLocal reads): a day before 1900 is the
+ * client's `invalid`, not a day that later fails to parse (decision 890).
+ */
 function dayNumber(text: string): number | null {
   if (!dayPattern.test(text)) return null;
   const [y, m, d] = text.split('-').map((part) => Number.parseInt(part, 10)) as [
@@ -28,7 +32,8 @@ function dayNumber(text: string): number | null {
   const ms = Date.UTC(y, m - 1, d);
   const back = new Date(ms);
   if (
-    y < 1 ||
+    y < limits.localYearMin ||
+    y > limits.localYearMax ||
     back.getUTCFullYear() !== y ||
     back.getUTCMonth() !== m - 1 ||
     back.getUTCDate() !== d

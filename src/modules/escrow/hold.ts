@@ -66,10 +66,13 @@ export const escrowHold: SettlementHold = {
       .where('released_at', 'is', null)
       .execute();
   },
-  async returned(_ctx, tx, row, amountMinor) {
+  async returned(_ctx, tx, row, amountMinor, unsettledMinor) {
     await tx
       .updateTable('escrow_holds')
-      .set({ held_minor: sql`held_minor + ${amountMinor}` })
+      .set({
+        held_minor: sql`held_minor + ${amountMinor}`,
+        settled_minor: sql`settled_minor + ${unsettledMinor}`,
+      })
       .where('transaction_id', '=', row.id)
       .where('released_at', 'is', null)
       .execute();

@@ -23,6 +23,7 @@ async function saleDestination(
   ctx: AppContext,
   tx: Tx,
   payment: TransactionRow,
+  refundId: string,
 ): Promise<{
   readonly key: LedgerKey;
   readonly record: (amountMinor: bigint) => Promise<void>;
@@ -45,9 +46,25 @@ async function saleDestination(
     };
   const held = await heldFundsOf(ctx, tx, payment);
   if (held === null) return null;
+  // Decision 890: a refund taken from the pending settlement, then refused after the sale settled into its hold,
+  // gives the hold money its settlement never counted: the hold counts it as settled, as the settlement would have.
+  const [fromPending] = await ctx.ledger.postedTo(tx, {
+    kind: journalKinds.refundCollected,
+    owner: payment.account_id,
+    code: ledgerCodes.pendingSettlement,
+    references: [refundId],
+  });
+  const unsettledMinor = fromPending === undefined ? 0n : -fromPending.amountMinor;
   return {
     key: held.source.key,
-    record: (amountMinor) => held.hold.returned(ctx, tx, payment, amountMinor),
+    record: (amountMinor) =>
+      held.hold.returned(
+        ctx,
+        tx,
+        payment,
+        amountMinor,
+        unsettledMinor < amountMinor ? unsettledMinor : amountMinor,
+      ),
   };
 }
 
@@ -75,7 +92,7 @@ export async function giveBack(
   const merchantMinor = amountMinor - feeBack;
   await tellExtension(ctx, tx, payment, { amountMinor, feeBackMinor: feeBack });
   const fromSaleMinor = BigInt(row.from_pending_minor);
-  const sale = fromSaleMinor > 0n ? await saleDestination(ctx, tx, payment) : null;
+  const sale = fromSaleMinor > 0n ? await saleDestination(ctx, tx, payment, row.id) : null;
   const toSaleMinor = sale === null ? 0n : fromSaleMinor;
   const toWalletMinor = merchantMinor - toSaleMinor;
   const wallet = {

@@ -133,8 +133,18 @@ export interface SettlementHold {
   heldFunds(ctx: AppContext, tx: Tx, row: TransactionRow): Promise<FundsSource | null>;
   /** A refund took `amountMinor` from heldFunds, in the same commit. */
   taken(ctx: AppContext, tx: Tx, row: TransactionRow, amountMinor: bigint): Promise<void>;
-  /** A refused refund gives `amountMinor` back to what the hold keeps, in the commit that posts it there. */
-  returned(ctx: AppContext, tx: Tx, row: TransactionRow, amountMinor: bigint): Promise<void>;
+  /**
+   * A refused refund gives `amountMinor` back to what the hold keeps, in the commit that posts it there; of it,
+   * `unsettledMinor` the refund had taken from the sale's pending settlement before the sale settled into the hold,
+   * which the hold counts as settled too (decision 890).
+   */
+  returned(
+    ctx: AppContext,
+    tx: Tx,
+    row: TransactionRow,
+    amountMinor: bigint,
+    unsettledMinor: bigint,
+  ): Promise<void>;
   /**
    * For the settlement run's set-based part (decision 561): which of these accounts this hold would take sales
    * of, read under a shared lock of each account's row until commit (as `hold` reads it), so the answer holds.

@@ -1,0 +1,122 @@
+// Decision 890: a refund of an escrow account's sale taken before the sale settled (from its pending settlement)
+// and refused by the processor after a concurrent clock advance settled the sale into its hold. Its money went back
+// to a hold that never counted it as settled: escrow_holds' CHECK (held <= settled) failed, the refund's request
+// answered 500 and its money stayed in refund clearing. Now the hold counts it as settled too, as when the refusal
+// comes before the settlement. Real concurrent requests (a signed refund and a clock advance) over HTTP, repeated
+// with a growing delay until the settlement lands between the refund's commit and its refusal.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
+import { accountsSetEscrow } from '../../../src/cli/commands/accounts-escrow.ts';
+import { computeSign } from '../../../src/platform/auth/sign.ts';
+import { balanceOf, paidSale } from '../refunds/helpers.ts';
+
+let t: TestApp;
+let address: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const trialsMax = 40;
+
+function post(account: TestAccount, path: string, body: Record<string, unknown>, sign = false) {
+  return fetch(`${address}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${account.publicToken}`,
+      ...(sign ? { sign: computeSign(account.privateToken, path, body) } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+/** One trial: answers whether the settlement landed between the refund's commit and its refusal. */
+async function trial(n: number): Promise<boolean> {
+  const a = await t.createAccount();
+  expect((await accountsSetEscrow.run(t.ctx, { values: {}, positionals: [a.id] })).exitCode).toBe(
+    0,
+  );
+  const id = await paidSale(t, a, 10_000);
+  // The sandbox processor refuses a refund of an authorization it never gave.
+  await t.ctx.db
+    .updateTable('transactions')
+    .set({ authorization_code: 'not-one-the-processor-gave' })
+    .where('id', '=', id)
+    .execute();
+  const refund = post(a, '/api/nullification', { id, amount: 4_000, subject: 'parcial' }, true);
+  await new Promise((resolve) => setTimeout(resolve, (n % 10) * 3));
+  const advance = post(a, '/api/sandbox/clock/advance', { seconds: 1 });
+  const [refunded, advanced] = await Promise.all([refund, advance]);
+  expect(advanced.status).toBe(200);
+  expect(refunded.status).toBe(200);
+  // The request's own dispatch, or the advance's drain when it took the dispatch first, records the refusal.
+  const { nullify } = (await refunded.json()) as {
+    nullify: { id: string; status_nullify: string };
+  };
+  expect(['complete', 'reverse_deleted']).toContain(nullify.status_nullify);
+  const recorded = await t.ctx.db
+    .selectFrom('nullifications')
+    .select('status')
+    .where('transaction_id', '=', id)
+    .executeTakeFirstOrThrow();
+  expect(recorded.status).toBe('reverse_deleted');
+  const sale = await t.ctx.db
+    .selectFrom('transactions')
+    .select(['settled_at', 'refunded_pending_minor'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  const interleaved = sale.settled_at !== null && BigInt(sale.refunded_pending_minor) > 0n;
+  if (sale.settled_at === null) return false;
+  // Settled, before or after the refusal: the whole net is held, none of it in the wallet or in refund clearing.
+  expect(await balanceOf(t, a.id, 'escrow_held')).toBe(10_000n);
+  expect(await balanceOf(t, a.id, 'wallet_available')).toBe(0n);
+  const report = await t.call(a, {
+    method: 'POST',
+    url: '/api/conciliation',
+    body: { date_init: '2026-03-10', date_end: '2026-03-10' },
+  });
+  expect(report.statusCode).toBe(200);
+  expect(report.json().conciliation[0]).toMatchObject({
+    status: 'deteined',
+    amount_available: 10_000,
+    amount_deposit: 0,
+  });
+  const released = await t.call(a, {
+    method: 'POST',
+    url: '/api/escrow',
+    body: { transactions: [id] },
+  });
+  expect(released.json().transactions[0].status).toBe('liquidate');
+  expect(await balanceOf(t, a.id, 'wallet_available')).toBe(10_000n);
+  expect(await balanceOf(t, a.id, 'escrow_held')).toBe(0n);
+  const after = await t.call(a, {
+    method: 'POST',
+    url: '/api/conciliation',
+    body: { date_init: '2026-03-10', date_end: '2026-03-10' },
+  });
+  expect(after.statusCode).toBe(200);
+  expect(after.json().conciliation[0]).toMatchObject({
+    status: 'paid_out',
+    amount_available: 10_000,
+    amount_deposit: 10_000,
+  });
+  return interleaved;
+}
+
+// PGlite runs one connection: a request's transactions never interleave there, so the race needs PostgreSQL.
+const onPostgres = process.env.DATABASE_URL !== undefined;
+
+describe.runIf(onPostgres)('a refused refund of an escrow sale racing its settlement', () => {
+  it('leaves the whole net held once, the report answering, the ledger clean', async () => {
+    let interleavings = 0;
+    for (let n = 0; n < trialsMax && interleavings < 2; n++) if (await trial(n)) interleavings++;
+    // The race was exercised, not only the orders on either side of it.
+    expect(interleavings).toBeGreaterThan(0);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  }, 120_000);
+});
