@@ -170,6 +170,7 @@ async function moveHeldToWallet(
     owedMinor,
     creditedMinor: heldMinor,
     reference: row.id,
+    originLiquidation: row.id,
     order: row.order,
     at,
   });

@@ -2,8 +2,8 @@
 // the service, the clients' parts of a split sale to the merchant's wallet (decision 116), and the merchant's part
 // taken from the sale itself back to where the sale's money is now: its pending settlement while it has not settled
 // (the settlement then moves it), the hold that keeps it (escrow: released only by POST /api/escrow), else the
-// wallet. What came from the wallet goes back to the wallet. Before, all of it went to the wallet, so a held sale's
-// money could be paid out without its release.
+// wallet. What came from the wallet goes back to the wallet, and pays the chargeback debt first (decision 905).
+// Before, all of it went to the wallet, so a held sale's money could be paid out without its release.
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import {
@@ -11,10 +11,12 @@ import {
   ledgerCodes,
   SYSTEM_OWNER,
   type LedgerKey,
+  type PostedJournal,
 } from '../../platform/ledger/ledger.ts';
 import { extensionOf, heldFundsOf } from '../transactions/extension.ts';
 import { lockTransaction, type TransactionRow } from '../transactions/repository.ts';
 import { assertTransition as assertTransactionMove } from '../transactions/state-machine.ts';
+import { collectDisputeDebt, lockOwedDebt } from '../wallet/debt-collection.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import type { NullificationRow } from './repository.ts';
 
@@ -78,6 +80,43 @@ async function tellExtension(
   await extensionOf(ctx, payment)?.refused?.(ctx, tx, payment, refused);
 }
 
+/** What went back to the wallet: its movement, then the chargeback debt it pays (decision 905). */
+async function walletReturned(
+  ctx: AppContext,
+  tx: Tx,
+  r: {
+    readonly row: NullificationRow;
+    readonly payment: TransactionRow;
+    readonly journal: PostedJournal;
+    readonly at: Date;
+  },
+  toWalletMinor: bigint,
+  owedMinor: bigint,
+): Promise<void> {
+  const { row, payment, journal, at } = r;
+  await appendWalletMovement(tx, {
+    accountId: row.account_id,
+    currency: row.currency,
+    order: payment.order,
+    subject: row.subject,
+    kind: 'refund_returned',
+    reference: row.id,
+    originLiquidation: payment.id,
+    journal,
+    at,
+  });
+  await collectDisputeDebt(ctx, tx, {
+    accountId: row.account_id,
+    currency: row.currency,
+    owedMinor,
+    creditedMinor: toWalletMinor,
+    reference: row.id,
+    originLiquidation: payment.id,
+    order: payment.order,
+    at,
+  });
+}
+
 export async function giveBack(
   ctx: AppContext,
   tx: Tx,
@@ -100,6 +139,10 @@ export async function giveBack(
     code: ledgerCodes.walletAvailable,
     currency: row.currency,
   };
+  // What goes back to the wallet pays the chargeback debt first (decision 905): locked before the journal, as
+  // `dispute_debt` sorts first in the ledger's lock order.
+  const owedMinor =
+    toWalletMinor > 0n ? await lockOwedDebt(ctx, tx, row.account_id, row.currency) : 0n;
   const journal = await ctx.ledger.post(tx, {
     kind: journalKinds.refundReturned,
     reference: row.id,
@@ -127,17 +170,7 @@ export async function giveBack(
   });
   if (sale !== null && toSaleMinor > 0n) await sale.record(toSaleMinor);
   if (toWalletMinor > 0n)
-    await appendWalletMovement(tx, {
-      accountId: row.account_id,
-      currency: row.currency,
-      order: payment.order,
-      subject: row.subject,
-      kind: 'refund_returned',
-      reference: row.id,
-      originLiquidation: payment.id,
-      journal,
-      at,
-    });
+    await walletReturned(ctx, tx, { row, payment, journal, at }, toWalletMinor, owedMinor);
   const refundedMinor = BigInt(payment.refunded_minor) - amountMinor;
   const status = refundedMinor === 0n ? 'success' : 'refunded partial';
   if (status !== payment.status) assertTransactionMove(payment.status, status);

@@ -98,6 +98,7 @@ async function postSettlement(
         owedMinor,
         creditedMinor: toWallet.amountMinor,
         reference: row.id,
+        originLiquidation: row.id,
         order: row.order,
         at,
       });

@@ -1,8 +1,9 @@
 // Collecting a merchant's chargeback debt (decision 560): what `dispute_debt` says the merchant owes the service
 // (decision 530) is paid from the next money that reaches its available wallet (a sale's settlement, an escrow
-// release), before the merchant can pay it out, as Stripe nets a negative balance against incoming payments. The
-// credit posts first, then `dispute.debt_collected` takes the debt back from the wallet in the same transaction,
-// with a wallet movement of kind `dispute_debt` (an expense the merchant reads next to the income that paid it).
+// release; decision 905: a payout or withdrawal given back, a refused refund's return), before the merchant can pay
+// it out, as Stripe nets a negative balance against every incoming credit. The credit posts first, then
+// `dispute.debt_collected` takes the debt back from the wallet in the same transaction, with a wallet movement of
+// kind `dispute_debt` (an expense the merchant reads next to the income that paid it).
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { journalKinds, ledgerCodes, type JournalInput } from '../../platform/ledger/ledger.ts';
@@ -39,8 +40,10 @@ export interface DebtCollection {
   readonly owedMinor: bigint;
   /** What the credit just put in the available wallet: the most the collection takes. */
   readonly creditedMinor: bigint;
-  /** The sale whose money pays the debt. */
+  /** What brought the money: the sale, the payout or withdrawal given back, the refused refund (decision 905). */
   readonly reference: string;
+  /** The movement's origin_liquidation, as the credit's own movement has it: the sale, or null for a payout. */
+  readonly originLiquidation: string | null;
   readonly order: string;
   readonly at: Date;
 }
@@ -94,7 +97,7 @@ export async function collectDisputeDebt(
     subject: debtSubject,
     kind: 'dispute_debt',
     reference: c.reference,
-    originLiquidation: c.reference,
+    originLiquidation: c.originLiquidation,
     journal,
     at: c.at,
   });

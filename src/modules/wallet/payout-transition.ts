@@ -13,6 +13,7 @@ import {
 } from '../../platform/ledger/ledger.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import { formatTimestamp } from '../../platform/time/time-format.ts';
+import { collectDisputeDebt, lockOwedDebt } from './debt-collection.ts';
 import { appendWalletMovement } from './movements.ts';
 import {
   assertTransition,
@@ -146,7 +147,7 @@ export function reversalMovementKind(kind: WalletPayoutKind): string {
 
 /**
  * A payout or withdrawal: paid = reserved -> bank clearing; rejected = reserved -> available (or, returned after it
- * was paid, bank clearing -> available), with an income movement.
+ * was paid, bank clearing -> available), with an income movement, then the chargeback debt it pays (decision 905).
  */
 async function walletPayoutMoney(
   ctx: AppContext,
@@ -161,6 +162,10 @@ async function walletPayoutMoney(
       ? returnedJournal(payout, at)
       : walletOutcomeJournal({ ...payout, amountMinor: BigInt(payout.amount_minor) }, outcome, at);
   if (journal === null) return;
+  // Money given back to the available wallet pays the chargeback debt first (decision 905), as a settlement does
+  // (decision 560): the debt is locked before the journal, as `dispute_debt` sorts first in the ledger's lock order.
+  const owedMinor =
+    outcome === 'rejected' ? await lockOwedDebt(ctx, tx, payout.account_id, payout.currency) : 0n;
   const posted = await ctx.ledger.post(tx, journal);
   if (outcome === 'rejected') {
     await appendWalletMovement(tx, {
@@ -175,6 +180,16 @@ async function walletPayoutMoney(
       at,
     });
     if (payout.movement_id !== null) await markMovementReversed(tx, payout.movement_id);
+    await collectDisputeDebt(ctx, tx, {
+      accountId: payout.account_id,
+      currency: payout.currency,
+      owedMinor,
+      creditedMinor: BigInt(payout.amount_minor),
+      reference: payout.id,
+      originLiquidation: null,
+      order: payout.order,
+      at,
+    });
   }
 }
 

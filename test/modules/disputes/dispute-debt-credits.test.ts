@@ -1,0 +1,121 @@
+// Decision 905: money coming back to the available wallet by a path other than a sale pays the chargeback debt
+// (decision 530) first, as a settlement does (decision 560): a payout or withdrawal the bank or the operator gives
+// back. Before, the merchant who owed could pay the returned money out again. The ledger stays clean throughout.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { dispatch } from '../../../src/cli/dispatch.ts';
+import { balanceOf, paidSale, setFee, settle } from '../refunds/helpers.ts';
+import { payout } from '../wallet/wallet-helpers.ts';
+import { disputeCall, expectLedgerClean, openDispute } from './helpers.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+/** A settled 10,000 sale whose money is all reserved by pending payouts, then a chargeback lost on it. */
+async function owingWhileReserved(
+  disputedMinor: number,
+  reserve: (a: TestAccount) => Promise<readonly string[]>,
+) {
+  const a = await t.createAccount();
+  await setFee(t, a, '0');
+  const sale = await paidSale(t, a, 10_000, 'sale');
+  await settle(t, a);
+  const ids = await reserve(a);
+  expect(await balanceOf(t, a.id, 'wallet_available')).toBe(0n);
+  const opened = await openDispute(t, a, { transaction_id: sale, amount: disputedMinor });
+  expect(opened.dispute).toMatchObject({ from_wallet: 0, debt: disputedMinor });
+  await disputeCall(t, a, opened.dispute.id, 'resolve', { outcome: 'lost' });
+  expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(BigInt(-disputedMinor));
+  await expectLedgerClean(t);
+  return { a, ids };
+}
+
+/** A payout the sandbox keeps pending (an amount outside reference §13.4's table). */
+async function pendingPayout(a: TestAccount, amount: number, order: string): Promise<string> {
+  const res = await payout(t, a, { amount, order });
+  expect(res.json().status, res.body).toBe('success');
+  return res.json().identifier_payout as string;
+}
+
+async function pendingWithdrawal(a: TestAccount, amount: number, order: string): Promise<string> {
+  const res = await t.call(a, {
+    method: 'POST',
+    url: '/api/wallet/withdraw',
+    body: { subject: 'withdraw', currency: 'CLP', order, amount },
+    sign: true,
+  });
+  expect(res.json().status, res.body).toBe('Success');
+  const row = await t.ctx.db
+    .selectFrom('payouts')
+    .select('id')
+    .where('account_id', '=', a.id)
+    .where('order', '=', order)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+async function resolveByOperator(id: string, status: 'banking_error' | 'fraud_prevention') {
+  expect((await dispatch(['payouts', 'resolve', id, '--status', status], t.ctx)).exitCode).toBe(0);
+}
+
+async function latestMovements(a: TestAccount, count: number) {
+  const res = await t.call(a, { method: 'GET', url: '/api/wallet', sign: true });
+  expect(res.statusCode, res.body).toBe(200);
+  return (res.json().wallet_movements as Record<string, unknown>[]).slice(0, count);
+}
+
+describe('chargeback debt collected from money given back to the wallet', () => {
+  it('pays the debt first from a rejected payout and leaves the rest available', async () => {
+    const { a, ids } = await owingWhileReserved(4_000, async (m) => [
+      await pendingPayout(m, 10_000, 'all-out'),
+    ]);
+    await resolveByOperator(ids[0]!, 'banking_error');
+    expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(0n);
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(6_000n);
+    // Newest first: the debt's expense after the payout's reversal, both naming the payout's order.
+    expect(await latestMovements(a, 2)).toEqual([
+      expect.objectContaining({
+        order: 'all-out',
+        subject: 'chargeback debt paid',
+        income_expense: 'expense',
+        amount: '4000',
+        actual_amount: '6000',
+        origin_liquidation: null,
+      }),
+      expect.objectContaining({
+        order: 'all-out',
+        income_expense: 'income',
+        amount: '10000',
+        actual_amount: '10000',
+      }),
+    ]);
+    // Only what the debt left can go out again.
+    expect((await payout(t, a, { amount: 6_001, order: 'too-much' })).json().status).toBe('failed');
+    await expectLedgerClean(t);
+  });
+
+  it('takes all of a rejected withdrawal smaller than the debt and leaves the rest owed', async () => {
+    const { a, ids } = await owingWhileReserved(8_000, async (m) => [
+      await pendingWithdrawal(m, 4_000, 'w-1'),
+      await pendingPayout(m, 6_000, 'p-2'),
+    ]);
+    await resolveByOperator(ids[0]!, 'fraud_prevention');
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(0n);
+    expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(-4_000n);
+    expect((await latestMovements(a, 1))[0]).toMatchObject({
+      subject: 'chargeback debt paid',
+      amount: '4000',
+      actual_amount: '0',
+    });
+    await expectLedgerClean(t);
+    await resolveByOperator(ids[1]!, 'banking_error');
+    expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(0n);
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(2_000n);
+    await expectLedgerClean(t);
+  });
+});
