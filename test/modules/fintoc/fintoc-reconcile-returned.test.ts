@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop } from '../../support/fintoc-shop.ts';
+import { fintocShop, fintocWebhook } from '../../support/fintoc-shop.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits } from '../../../src/limits/index.ts';
@@ -32,24 +32,6 @@ async function started(): Promise<{ t: TestApp; sim: FintocSimulator; shop: Test
     payouts: { fundMinor: 100_000 },
   });
   return { t, sim, shop };
-}
-
-async function webhook(
-  app: TestApp,
-  s: FintocSimulator,
-  shop: TestAccount,
-  type: string,
-  data: object,
-) {
-  const ev = s.signedEvent(type, data as Record<string, unknown>);
-  const res = await app.app.inject({
-    method: 'POST',
-    url: `/webhooks/fintoc/${shop.id}`,
-    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
-    payload: ev.body,
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().result as string;
 }
 
 /** A payout sent as a Fintoc transfer: its id and the simulator's transfer. */
@@ -88,14 +70,16 @@ describe('cobro fintoc reconcile and a returned transfer', () => {
     const { t, sim, shop } = await started();
     const { id, transfer } = await sent(t, sim, shop, 7000);
     expect(
-      await webhook(t, sim, shop, 'transfer.outbound.succeeded', {
+      await fintocWebhook(t, sim, shop, 'transfer.outbound.succeeded', {
         ...transfer,
         status: 'succeeded',
       }),
     ).toBe('applied');
     transfer.status = 'returned';
     const returned = { ...transfer, return_reason: 'cuenta cerrada' };
-    expect(await webhook(t, sim, shop, 'transfer.outbound.returned', returned)).toBe('applied');
+    expect(await fintocWebhook(t, sim, shop, 'transfer.outbound.returned', returned)).toBe(
+      'applied',
+    );
     expect(await balance(t, shop)).toBe(100_000);
 
     const now = await reconcile(t, shop);
@@ -107,7 +91,7 @@ describe('cobro fintoc reconcile and a returned transfer', () => {
     expect(await reconcile(t, shop)).toMatchObject({ exitCode: 0, matched: 2, findings: [] });
 
     // Redelivered, the return changes nothing more, the row included.
-    expect(await webhook(t, sim, shop, 'transfer.outbound.returned', returned)).toBe(
+    expect(await fintocWebhook(t, sim, shop, 'transfer.outbound.returned', returned)).toBe(
       'already_final',
     );
     expect(await transferState(t, id)).toBe('returned');
@@ -117,7 +101,7 @@ describe('cobro fintoc reconcile and a returned transfer', () => {
     const { t, sim, shop } = await started();
     const { id, transfer } = await sent(t, sim, shop, 5000);
     transfer.status = 'returned';
-    expect(await webhook(t, sim, shop, 'transfer.outbound.returned', { ...transfer })).toBe(
+    expect(await fintocWebhook(t, sim, shop, 'transfer.outbound.returned', { ...transfer })).toBe(
       'applied',
     );
     expect(await transferState(t, id)).toBe('returned');
@@ -130,7 +114,7 @@ describe('cobro fintoc reconcile and a returned transfer', () => {
     const { id, transfer } = await sent(t, sim, shop, 7000);
     // Fintoc's account shows the payment and an inbound return of 6500 naming the transfer.
     expect(
-      await webhook(t, sim, shop, 'transfer.outbound.returned', {
+      await fintocWebhook(t, sim, shop, 'transfer.outbound.returned', {
         ...transfer,
         status: 'returned',
       }),
@@ -167,7 +151,7 @@ describe('cobro fintoc reconcile and a returned transfer', () => {
     const { t, sim, shop } = await started();
     const { id, transfer } = await sent(t, sim, shop, 4000);
     transfer.status = 'returned';
-    expect(await webhook(t, sim, shop, 'transfer.outbound.returned', { ...transfer })).toBe(
+    expect(await fintocWebhook(t, sim, shop, 'transfer.outbound.returned', { ...transfer })).toBe(
       'applied',
     );
     sim.extraMovements.push({
@@ -191,7 +175,7 @@ describe('cobro fintoc reconcile and a returned transfer', () => {
     const { t, sim, shop } = await started();
     const { transfer } = await sent(t, sim, shop, 3000);
     expect(
-      await webhook(t, sim, shop, 'transfer.outbound.returned', {
+      await fintocWebhook(t, sim, shop, 'transfer.outbound.returned', {
         ...transfer,
         status: 'returned',
       }),
@@ -213,7 +197,7 @@ describe('cobro fintoc reconcile and a returned transfer', () => {
     const { t, sim, shop } = await started();
     const { transfer } = await sent(t, sim, shop, 2500);
     expect(
-      await webhook(t, sim, shop, 'transfer.outbound.succeeded', {
+      await fintocWebhook(t, sim, shop, 'transfer.outbound.succeeded', {
         ...transfer,
         status: 'succeeded',
       }),
@@ -232,7 +216,7 @@ describe('cobro fintoc reconcile and a returned transfer', () => {
       type: 'transfer_return',
     });
     expect(
-      await webhook(t, sim, shop, 'transfer.outbound.returned', {
+      await fintocWebhook(t, sim, shop, 'transfer.outbound.returned', {
         ...transfer,
         status: 'returned',
       }),
@@ -244,7 +228,7 @@ describe('cobro fintoc reconcile and a returned transfer', () => {
     const { t, sim, shop } = await started();
     const { id, transfer } = await sent(t, sim, shop, 1500);
     expect(
-      await webhook(t, sim, shop, 'transfer.outbound.returned', {
+      await fintocWebhook(t, sim, shop, 'transfer.outbound.returned', {
         ...transfer,
         status: 'returned',
       }),
@@ -263,13 +247,13 @@ describe('cobro fintoc reconcile and a returned transfer', () => {
     const back = await sent(t, sim, shop, 3000);
     for (const { transfer } of [paid, back])
       expect(
-        await webhook(t, sim, shop, 'transfer.outbound.succeeded', {
+        await fintocWebhook(t, sim, shop, 'transfer.outbound.succeeded', {
           ...transfer,
           status: 'succeeded',
         }),
       ).toBe('applied');
     expect(
-      await webhook(t, sim, shop, 'transfer.outbound.returned', {
+      await fintocWebhook(t, sim, shop, 'transfer.outbound.returned', {
         ...back.transfer,
         status: 'returned',
       }),

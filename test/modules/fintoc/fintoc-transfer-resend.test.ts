@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop } from '../../support/fintoc-shop.ts';
+import { fintocShop, fintocWebhook } from '../../support/fintoc-shop.ts';
 import { dashboardBrowser } from '../../support/dashboard.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
@@ -106,7 +106,7 @@ describe('a Fintoc transfer whose answer was lost', () => {
 
     // The operator was wrong: Fintoc made the transfer after all. Nothing moves again, but reconcile says so
     // (decision 875), where it used to match the payment and report nothing.
-    const late = sim.signedEvent('transfer.outbound.succeeded', {
+    const late = await fintocWebhook(t, sim, shop, 'transfer.outbound.succeeded', {
       id: 'tr_late_rs_refused',
       object: 'transfer',
       status: 'succeeded',
@@ -114,13 +114,7 @@ describe('a Fintoc transfer whose answer was lost', () => {
       currency: 'CLP',
       metadata: { cobro_payout_id: id },
     });
-    const answered = await t.app.inject({
-      method: 'POST',
-      url: `/webhooks/fintoc/${shop.id}`,
-      headers: { 'content-type': 'application/json', 'fintoc-signature': late.signature },
-      payload: late.body,
-    });
-    expect(answered.json().result).toBe('already_final');
+    expect(late).toBe('already_final');
     expect(await balance(t, shop)).toBe(held);
     const again = await dispatch(['fintoc', 'reconcile', '--account', shop.id], t.ctx);
     expect(again.exitCode).toBe(1);

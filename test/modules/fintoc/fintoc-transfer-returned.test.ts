@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop } from '../../support/fintoc-shop.ts';
+import { fintocShop, fintocWebhook } from '../../support/fintoc-shop.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { balance, expectMovementChain, notificationsOf, payout } from '../wallet/wallet-helpers.ts';
@@ -25,17 +25,8 @@ afterAll(async () => {
   await sim?.close();
 });
 
-async function webhook(type: string, data: Record<string, unknown>) {
-  const ev = sim.signedEvent(type, data);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/webhooks/fintoc/${shop.id}`,
-    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
-    payload: ev.body,
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().result as string;
-}
+const webhook = (type: string, data: Record<string, unknown>) =>
+  fintocWebhook(t, sim, shop, type, data);
 
 async function sentTransfer(order: string, amount: number) {
   const created = (await payout(t, shop, { amount, order })).json();
