@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
+import { setWebpayProcessor } from '../support/webpay-shop.ts';
 import { createTransaction, linkParams, pathOf } from '../modules/transactions/helpers.ts';
-import { dispatch } from '../../src/cli/dispatch.ts';
 import { Environment } from 'transbank-sdk';
 import {
   processorForAccount,
@@ -61,21 +61,7 @@ async function captures(id: string) {
   return journals.filter((j) => j.kind === 'transaction.capture').length;
 }
 
-async function setProcessor(id: string, ...extra: string[]) {
-  return dispatch(
-    [
-      'accounts',
-      'set-processor',
-      id,
-      '--webpay-commerce-code',
-      sim.commerceCode,
-      '--webpay-api-key',
-      sim.apiKey,
-      ...extra,
-    ],
-    t.ctx,
-  );
-}
+const setProcessor = (id: string, ...extra: string[]) => setWebpayProcessor(t, id, sim, ...extra);
 
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -194,36 +180,11 @@ describe('cobro accounts set-processor', () => {
 
   it('refuses a bad commerce code, key or environment, and an unknown account', async () => {
     expect(
-      (
-        await dispatch(
-          [
-            'accounts',
-            'set-processor',
-            shop.id,
-            '--webpay-commerce-code',
-            '1234',
-            '--webpay-api-key',
-            'k',
-          ],
-          t.ctx,
-        )
-      ).stderr,
+      (await setWebpayProcessor(t, shop.id, { commerceCode: '1234', apiKey: 'k' })).stderr,
     ).toContain('12-digit commerce code');
     expect(
-      (
-        await dispatch(
-          [
-            'accounts',
-            'set-processor',
-            shop.id,
-            '--webpay-commerce-code',
-            sim.commerceCode,
-            '--webpay-api-key',
-            'a b',
-          ],
-          t.ctx,
-        )
-      ).exitCode,
+      (await setWebpayProcessor(t, shop.id, { commerceCode: sim.commerceCode, apiKey: 'a b' }))
+        .exitCode,
     ).toBe(2);
     const env = await setProcessor(shop.id, '--environment', 'ftp://x');
     expect(env).toMatchObject({
@@ -509,22 +470,7 @@ describe('production with Webpay Plus', () => {
     const closed = await startWebpaySimulator();
     const gone = await t.createAccount('Tienda Caída');
     expect(
-      (
-        await dispatch(
-          [
-            'accounts',
-            'set-processor',
-            gone.id,
-            '--webpay-commerce-code',
-            closed.commerceCode,
-            '--webpay-api-key',
-            closed.apiKey,
-            '--environment',
-            closed.url,
-          ],
-          t.ctx,
-        )
-      ).exitCode,
+      (await setWebpayProcessor(t, gone.id, closed, '--environment', closed.url)).exitCode,
     ).toBe(0);
     await closed.close();
     const created = await createTransaction(t, gone, { payment: 1 });

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
+import { webpayShop } from '../support/webpay-shop.ts';
 import { createTransaction, linkParams } from '../modules/transactions/helpers.ts';
-import { dispatch } from '../../src/cli/dispatch.ts';
 
 let t: TestApp;
 let sim: WebpaySimulator;
@@ -17,22 +17,7 @@ const form = { 'content-type': 'application/x-www-form-urlencoded' };
 beforeAll(async () => {
   sim = await startWebpaySimulator();
   t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32) } });
-  shop = await t.createAccount('Tienda Webpay');
-  const r = await dispatch(
-    [
-      'accounts',
-      'set-processor',
-      shop.id,
-      '--webpay-commerce-code',
-      sim.commerceCode,
-      '--webpay-api-key',
-      sim.apiKey,
-      '--environment',
-      sim.url,
-    ],
-    t.ctx,
-  );
-  if (r.exitCode !== 0) throw new Error(JSON.stringify(r));
+  shop = await webpayShop(t, sim, 'Tienda Webpay');
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const address = t.app.server.address() as { port: number };
   base = `http://127.0.0.1:${address.port}`;

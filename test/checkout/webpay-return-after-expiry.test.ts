@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
+import { webpayShop } from '../support/webpay-shop.ts';
 import { createTransaction, linkParams, pathOf } from '../modules/transactions/helpers.ts';
-import { dispatch } from '../../src/cli/dispatch.ts';
 import { transactionLimits } from '../../src/limits/index.ts';
 
 let t: TestApp;
@@ -17,22 +17,7 @@ let shop: TestAccount;
 beforeAll(async () => {
   sim = await startWebpaySimulator();
   t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32) } });
-  shop = await t.createAccount('Tienda Webpay');
-  const set = await dispatch(
-    [
-      'accounts',
-      'set-processor',
-      shop.id,
-      '--webpay-commerce-code',
-      sim.commerceCode,
-      '--webpay-api-key',
-      sim.apiKey,
-      '--environment',
-      sim.url,
-    ],
-    t.ctx,
-  );
-  expect(set.exitCode, set.stderr).toBe(0);
+  shop = await webpayShop(t, sim, 'Tienda Webpay');
 });
 afterAll(async () => {
   await t?.close();

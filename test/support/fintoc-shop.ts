@@ -97,6 +97,17 @@ export async function paidFintocSale(
   order: string,
   amount: number,
 ): Promise<string> {
+  return (await paidFintocPayment(t, sim, shop, order, amount)).id;
+}
+
+/** As `paidFintocSale`, with the Fintoc payment intent that paid it (what Fintoc's refund events name). */
+export async function paidFintocPayment(
+  t: TestApp,
+  sim: FintocSimulator,
+  shop: TestAccount,
+  order: string,
+  amount: number,
+): Promise<{ readonly id: string; readonly intent: string }> {
   const sale = await createTransaction(t, shop, {
     additional_parameters: { payer_rut: '11.111.111-1' },
     order,
@@ -111,10 +122,12 @@ export async function paidFintocSale(
   });
   const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
   const session = link![1]!.split('/').pop()!;
-  await fetch(`${sim.url}/pay/${session}/paid`, { redirect: 'manual' });
+  const back = await fetch(`${sim.url}/pay/${session}/paid`, { redirect: 'manual' });
+  expect(back.status).toBe(303);
   const finished = { ...sim.sessions.get(session) };
   expect(await fintocWebhook(t, sim, shop, 'checkout_session.finished', finished)).toBe('approved');
-  return sale.id;
+  const resource = finished.payment_resource as { payment_intent: { id: string } };
+  return { id: sale.id, intent: resource.payment_intent.id };
 }
 
 /** The sale's refund row (a sale refunded once). */

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { fund, payoutBody } from '../wallet/wallet-helpers.ts';
-import { dispatch } from '../../../src/cli/dispatch.ts';
+import { setWebpayProcessor } from '../../support/webpay-shop.ts';
 
 const base = { email: 'payer@example.com', order: 'cb-1', subject: 'Compra', amount: 25000 };
 
@@ -21,19 +21,12 @@ beforeAll(async () => {
   sandboxAccount = await sandbox.createAccount();
   productionAccount = await production.createAccount();
   // A production sale needs a processor that could take it (decision 451).
-  const configured = await dispatch(
-    [
-      'accounts',
-      'set-processor',
-      productionAccount.id,
-      '--webpay-commerce-code',
-      '597055555532',
-      '--webpay-api-key',
-      'key',
-      '--environment',
-      'integration',
-    ],
-    production.ctx,
+  const configured = await setWebpayProcessor(
+    production,
+    productionAccount.id,
+    { commerceCode: '597055555532', apiKey: 'key' },
+    '--environment',
+    'integration',
   );
   expect(configured.exitCode).toBe(0);
   await fund(sandbox, sandboxAccount, 100_000);
