@@ -64,6 +64,11 @@ export function balanceOf(t: TestApp, owner: string, code: string): Promise<bigi
 export const system = SYSTEM_OWNER;
 
 /** Fires `count` signed partial refunds of `amount` at one sale at once over real HTTP; answers each status and body. */
+/**
+ * `count` refunds of `amount` sent at once over real HTTP; each answer. A 503 (the statement bound cut a
+ * transaction that waited too long on a loaded box: it rolled back and changed nothing) is sent again after its
+ * `Retry-After`, as a client does, up to `outageRetries` times.
+ */
 export async function concurrentRefunds(
   t: TestApp,
   account: TestAccount,
@@ -71,20 +76,28 @@ export async function concurrentRefunds(
   amount: number,
   count: number,
 ) {
+  const outageRetries = 5;
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
   const body = { id, amount, subject: 'parcial' };
+  const send = () =>
+    fetch(`${address}/api/nullification`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        authorization: `Bearer ${account.publicToken}`,
+        sign: computeSign(account.privateToken, '/api/nullification', body),
+      },
+      body: JSON.stringify(body),
+    });
   return Promise.all(
     Array.from({ length: count }, async () => {
-      const res = await fetch(`${address}/api/nullification`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          authorization: `Bearer ${account.publicToken}`,
-          sign: computeSign(account.privateToken, '/api/nullification', body),
-        },
-        body: JSON.stringify(body),
-      });
+      let res = await send();
+      for (let retry = 0; res.status === 503 && retry < outageRetries; retry += 1) {
+        await res.arrayBuffer();
+        await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+        res = await send();
+      }
       return { http: res.status, ...((await res.json()) as { status: string; type?: string }) };
     }),
   );
