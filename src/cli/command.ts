@@ -102,6 +102,11 @@ export interface Command {
    */
   readonly embeddedOnly?: boolean;
   /**
+   * True for a command that must run with no `cobro serve` on the database (`secrets rekey`: a server would go on
+   * with the old key): never forwarded to a serving process, refused by its operator socket.
+   */
+  readonly ownProcess?: boolean;
+  /**
    * How its audit row is made (decisions 531, 566): by default the dispatcher runs a command that may change state
    * in one transaction with its row (src/cli/operator-audit.ts); `own` records its rows in its own transactions;
    * `none` changes no state (test/cli/operator-audit.test.ts lists both).
@@ -139,6 +144,11 @@ export function stringsOption(args: CommandArgs, name: string): readonly string[
   const v = args.values[name];
   if (Array.isArray(v)) return v as readonly string[];
   return typeof v === 'string' ? [v] : [];
+}
+
+/** Why a command of its own process is refused while a `cobro serve` holds DATA_DIR. */
+export function ownProcessText(name: string): string {
+  return `cobro ${name} runs with no cobro serve on the database: stop the server on this DATA_DIR first`;
 }
 
 /** Why an embedded-only command refuses to run on PostgreSQL, and what to use there. */

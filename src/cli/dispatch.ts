@@ -3,7 +3,7 @@
 // same resolution serves the CLI process, the operator socket inside `cobro serve`, and tests.
 import { CommanderError } from 'commander';
 import type { AppContext } from '../platform/context.ts';
-import { fail, ok, type CommandOutput, type Progress } from './command.ts';
+import { fail, ok, ownProcessText, type CommandOutput, type Progress } from './command.ts';
 import { allCommands, processCommands } from './all-commands.ts';
 import {
   buildProgram,
@@ -93,5 +93,18 @@ export async function dispatch(
 ): Promise<CommandOutput> {
   const resolved = resolve(argv, options);
   if (!('command' in resolved)) return resolved;
+  return runResolved(resolved, ctx, progress);
+}
+
+/** As `dispatch`, for a command sent to a serving process's operator socket: a command of its own process is refused. */
+export async function dispatchInServer(
+  argv: readonly string[],
+  ctx: AppContext,
+  progress?: Progress,
+  options: ResolveOptions = {},
+): Promise<CommandOutput> {
+  const resolved = resolve(argv, options);
+  if (!('command' in resolved)) return resolved;
+  if (resolved.command.ownProcess === true) return fail(ownProcessText(resolved.command.name));
   return runResolved(resolved, ctx, progress);
 }

@@ -9,7 +9,7 @@ import {
   withAbsoluteFile,
   withAbsolutePathOptions,
 } from './ops-socket.ts';
-import { embeddedOnlyText, fail, type CommandOutput } from './command.ts';
+import { embeddedOnlyText, fail, ownProcessText, type CommandOutput } from './command.ts';
 import { StartupError, errorText } from '../platform/process/startup-error.ts';
 import { hangIfAskedByTest, startReadyWatchdog } from '../platform/process/ready-watchdog.ts';
 
@@ -57,7 +57,9 @@ async function runCommand(argv: readonly string[]): Promise<never> {
     return emit(fail(embeddedOnlyText(resolved.command.name)));
   if (config.databaseUrl === null) {
     const socketPath = opsSocketPath(config.dataDir);
-    if (await opsServerAnswers(socketPath))
+    if (await opsServerAnswers(socketPath)) {
+      if (resolved.command.ownProcess === true)
+        return emit(fail(ownProcessText(resolved.command.name)));
       return emit(
         await runThroughServer(
           socketPath,
@@ -68,6 +70,7 @@ async function runCommand(argv: readonly string[]): Promise<never> {
           printNow,
         ),
       );
+    }
   }
   if (resolved.command.embeddedOnly === true) {
     // Without a server to ask, the command opens DATA_DIR itself, which must hold a database already.

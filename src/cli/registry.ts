@@ -40,6 +40,7 @@ import {
 import { plansList, plansSetPricing, plansShow } from './commands/plans.ts';
 import { disputesImport, disputesOpen, disputesResolve } from './commands/disputes.ts';
 import { auditList, auditVerify } from './commands/audit.ts';
+import { secretsRekey } from './commands/secrets.ts';
 
 export const commands: readonly Command[] = [
   migrateCommand,
@@ -91,4 +92,5 @@ export const commands: readonly Command[] = [
   plansSetPricing,
   backupCommand,
   restoreCommand,
+  secretsRekey,
 ];

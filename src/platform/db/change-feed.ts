@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { limits } from '../../limits/index.ts';
+import { sessionName } from './session-name.ts';
 
 export type ChangeListener = (payload: string | null) => void;
 
@@ -83,6 +84,7 @@ async function feedClient(
   // Keep-alive so a connection that silently died (no FIN) is noticed, and the feed stops being live.
   const c = new pg.Client({
     connectionString: url(),
+    application_name: sessionName,
     connectionTimeoutMillis: limits.dbStartupConnectTimeoutMs,
     keepAlive: true,
   });

@@ -14,6 +14,7 @@ import { pgliteChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-
 import { prepareRepeatedStatements, StatementNames } from './prepared-statements.ts';
 import { keepWasmOnLiftoff } from './pglite/liftoff.ts';
 import { closingOnReadTimeout } from './query-timeout.ts';
+import { sessionName } from './session-name.ts';
 import {
   clientForPrimary,
   parseHostList,
@@ -98,6 +99,7 @@ async function openPostgres(
   const client = primary !== null ? clientForPrimary(pg, primary) : pg.Client;
   const pool = new pg.Pool({
     connectionString: primary?.url() ?? options.url,
+    application_name: sessionName,
     // Only a bounded pool has statements that time out; the others' queries go as they are.
     Client: options.queryTimeoutMs !== undefined ? closingOnReadTimeout(client) : client,
     max: options.poolSizeMax ?? limits.dbPoolSizeMax,
