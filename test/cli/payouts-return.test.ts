@@ -111,6 +111,13 @@ describe('cobro payouts return', () => {
     const a = await funded(100_000);
     const id = await paidByBankFile(a, 30_000, 'ret-1');
     expect(await balance(t, a)).toBe(70_000);
+    // `payouts resolve` still refuses a paid payout, and names the command that takes a return.
+    const resolve = await cobro('payouts', 'resolve', id, '--status', 'banking_error');
+    expect(resolve.code).toBe(1);
+    expect(resolve.stderr).toBe(
+      `payout ${id} is success and cannot become banking_error; a payout the bank returned: cobro payouts return ${id} --reason TEXT\n`,
+    );
+    expect(await balance(t, a)).toBe(70_000);
 
     const out = await cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada');
     expect(out.code, out.stderr).toBe(0);
