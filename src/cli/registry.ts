@@ -19,7 +19,7 @@ import {
 import { accountsSetFee } from './commands/accounts-fee.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { backupCommand, restoreCommand } from './commands/backup.ts';
-import { payoutsResolve } from './commands/payouts.ts';
+import { payoutsResolve, payoutsReturn } from './commands/payouts.ts';
 import { payoutsExport, payoutsImport } from './commands/payouts-batch.ts';
 import { walletCredit } from './commands/wallet.ts';
 import { signCommand } from './commands/sign.ts';
@@ -67,6 +67,7 @@ export const commands: readonly Command[] = [
   accountsSetBank,
   accountsSetProcessor,
   payoutsResolve,
+  payoutsReturn,
   payoutsExport,
   payoutsImport,
   accountsRequireStrictSigning,

@@ -47,3 +47,39 @@ export const payoutsResolve: Command = {
     });
   },
 };
+
+export const payoutsReturn: Command = {
+  name: 'payouts return',
+  summary:
+    'A paid bank-file payout the bank sent back: success -> banking_error, money back to the wallet',
+  usage: 'cobro payouts return ID --reason TEXT',
+  options: {
+    reason: {
+      type: 'string',
+      valueName: 'TEXT',
+      description:
+        "the bank's reason for the return, the rejection reason the merchant sees (required)",
+    },
+  },
+  operands: [{ name: 'ID', description: 'the payout or withdrawal id, paid through a bank file' }],
+  examples: ['cobro payouts return mor33e36b01e8a11b9ee --reason "Cuenta cerrada"'],
+  needsDb: true,
+  async run(ctx, args) {
+    const id = args.positionals[0];
+    const reason = stringOption(args, 'reason')?.trim();
+    if (id === undefined || args.positionals.length > 1 || reason === undefined)
+      return fail(`usage: ${this.usage}`, 2);
+    const { returnPayout, returnReasonProblem } = await import(
+      '../../modules/wallet/payout-return.ts'
+    );
+    const problem = returnReasonProblem(reason);
+    if (problem !== null) return fail(problem, 2);
+    const result = await returnPayout(requireCtx(ctx), id, reason);
+    if (!result.ok) return fail(result.error);
+    const p = result.payout;
+    return ok(
+      `payout ${p.id} returned: ${p.amount_minor} ${p.currency} back in the wallet, now ${p.status}`,
+      { account: p.account_id, target: p.id },
+    );
+  },
+};

@@ -57,8 +57,14 @@ export async function resolvePayout(
     const inFlight = await ctx.payoutSenders.inFlight(tx, id);
     if (inFlight !== null) return { ok: false, error: `payout ${id}: ${inFlight}` };
     // A paid payout stays paid by hand: only its channel's word that the bank sent it back reopens it (decision 830).
-    if (outcomeOf(row.status) !== 'open' || !canTransition(row.status, to))
-      return { ok: false, error: `payout ${id} is ${row.status} and cannot become ${to}` };
+    if (outcomeOf(row.status) !== 'open' || !canTransition(row.status, to)) {
+      // A bank file's paid payout the bank sent back has its own command (decision 915): say so.
+      const hint =
+        row.status === 'success' && row.batch_id !== null && row.kind !== 'refund'
+          ? `; a payout the bank returned: cobro payouts return ${id} --reason TEXT`
+          : '';
+      return { ok: false, error: `payout ${id} is ${row.status} and cannot become ${to}${hint}` };
+    }
     const at = await ctx.accountClock.now(row.account_id, tx);
     const payout = await transitionPayout(ctx, tx, row, to, {
       at,

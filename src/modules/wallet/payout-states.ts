@@ -21,8 +21,9 @@ const payoutTransitions = {
   // pending -> success | banking_error directly: the sandbox resolves its fixed amounts at creation.
   pending: ['processing', 'success', 'banking_error', 'fraud_prevention'],
   processing: ['success', 'banking_error', 'fraud_prevention'],
-  // success -> banking_error: a paid transfer the receiving bank sent back (Fintoc's `returned`, a CCA rejection in
-  // Chile, decision 830); only the Fintoc connector makes it, the operator and the bank files never do.
+  // success -> banking_error: a paid transfer the receiving bank sent back (a CCA rejection in Chile): Fintoc's
+  // `returned` for a Fintoc transfer (decision 830), `cobro payouts return` for a bank file's payout (decision 915);
+  // `cobro payouts resolve` and the results import never make it.
   success: ['banking_error'],
   banking_error: [],
   fraud_prevention: [],
