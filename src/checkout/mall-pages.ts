@@ -55,13 +55,20 @@ async function markOpened(ctx: AppContext, mall: MallRow): Promise<void> {
     .where('checkout_opened_at', 'is', null)
     .executeTakeFirst();
   if (opened.numUpdatedRows === 0n) return;
-  const ids = (await linesOf(ctx.db, mall.id)).map((l) => l.transaction_id);
-  await ctx.db
-    .updateTable('transactions')
-    .set({ checkout_opened_at: at })
-    .where('id', 'in', ids)
-    .where('checkout_opened_at', 'is', null)
-    .execute();
+  // Each store's transaction opens on its store's clock (decision 920), as its payment is recorded.
+  const lines = await linesOf(ctx.db, mall.id);
+  for (const storeId of new Set(lines.map((l) => l.store_account_id))) {
+    await ctx.db
+      .updateTable('transactions')
+      .set({ checkout_opened_at: await ctx.accountClock.now(storeId, ctx.db) })
+      .where(
+        'id',
+        'in',
+        lines.filter((l) => l.store_account_id === storeId).map((l) => l.transaction_id),
+      )
+      .where('checkout_opened_at', 'is', null)
+      .execute();
+  }
 }
 
 async function methodsFor(

@@ -8,6 +8,7 @@ import { ruleFailure, type RuleFailure } from '../../platform/errors/errors.ts';
 import { publicTokenHash } from '../../platform/auth/tokens.ts';
 import { newId, randomHex } from '../../platform/ids/ids.ts';
 import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
+import type { OtherAccountObject } from '../../platform/audit/command-audit.ts';
 import { planMall, type MallCreateInput, type MallPlan } from './mall-checks.ts';
 import { createLine, Refused } from './mall-stores.ts';
 import './types.ts';
@@ -70,10 +71,26 @@ async function insertMall(sp: Tx, { id, accountId, email, input, plan }: MallRow
     throw new Refused(ruleFailure('mall_order_used', { order: input.order }));
 }
 
+/** The store transactions a created mall made, kept on its answer out of its JSON (never serialized, a symbol). */
+const storeTransactions = Symbol('mall: store transactions');
+
+/**
+ * The transaction each line made in its store's account, for the audit rows in the stores' chains (decision 920);
+ * none for a refusal.
+ */
+export function storeTransactionsOf(
+  value: MallCreated | RuleFailure,
+): readonly OtherAccountObject[] {
+  return (
+    (value as { [storeTransactions]?: readonly OtherAccountObject[] })[storeTransactions] ?? []
+  );
+}
+
 /** Each store's transaction and the mall's line that points at it, in the tuples' order; the answer's orders. */
 async function writeLines(ctx: AppContext, sp: Tx, mall: MallRow) {
   const { currency, urlreturn, urlnotify } = mall.plan;
   const out: MallCreated['individual_orders'] = [];
+  const made: OtherAccountObject[] = [];
   for (const store of mall.plan.stores) {
     const mallFields = { email: mall.email, currency, urlreturn, urlnotify };
     const line = await createLine(ctx, sp, store, mallFields);
@@ -92,6 +109,7 @@ async function writeLines(ctx: AppContext, sp: Tx, mall: MallRow) {
         individual_order: store.line.individualOrder,
       })
       .execute();
+    made.push({ account: store.accountId, target: line.transactionId });
     out.push({
       // The store's name, never its token: answers are kept (idempotency) and logged (decision 440).
       merchant: line.storeName,
@@ -102,7 +120,7 @@ async function writeLines(ctx: AppContext, sp: Tx, mall: MallRow) {
       individual_order: store.line.individualOrder,
     });
   }
-  return out;
+  return { orders: out, made };
 }
 
 export async function createMall(
@@ -120,16 +138,18 @@ export async function createMall(
     plan,
   };
   try {
-    const orders = await inTransaction(ctx.db as Tx, async (sp) => {
+    const { orders, made } = await inTransaction(ctx.db as Tx, async (sp) => {
       await insertMall(sp, mall);
       return writeLines({ ...ctx, db: sp }, sp, mall);
     });
-    return {
+    const answer: MallCreated = {
       status: 'success',
       id: mall.id,
       individual_orders: orders,
       url: `${ctx.config.publicBaseUrl}/gateway/mall/${mall.id}`,
     };
+    Object.defineProperty(answer, storeTransactions, { value: made, enumerable: false });
+    return answer;
   } catch (error) {
     if (error instanceof Refused) return error.failure;
     throw error;

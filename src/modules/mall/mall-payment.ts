@@ -127,6 +127,7 @@ async function recordMallOutcome(
       return { kind: 'approved' };
     }
     await recordMallRejection(
+      ctx,
       tx,
       mall,
       {

@@ -87,7 +87,10 @@ export async function recordMallSuccess(
   approval: Approval,
   at: Date,
 ): Promise<void> {
-  for (const row of await lockLines(tx, mall.id)) await recordSuccess(ctx, tx, row, approval, at);
+  // Each store's sale is paid on its store's clock (decision 920): a sandbox clock of its own never makes it end
+  // before it began, nor settle on the mall owner's day. `at`, the owner's now, dates the mall and its callback.
+  for (const row of await lockLines(tx, mall.id))
+    await recordSuccess(ctx, tx, row, approval, await ctx.accountClock.now(row.account_id, tx));
   await tx
     .updateTable('malls')
     .set({
@@ -109,12 +112,14 @@ export async function recordMallSuccess(
 }
 
 export async function recordMallRejection(
+  ctx: AppContext,
   tx: Tx,
   mall: MallRow,
   rejection: Rejection,
   at: Date,
 ): Promise<void> {
-  for (const row of await lockLines(tx, mall.id)) await recordRejection(tx, row, rejection, at);
+  for (const row of await lockLines(tx, mall.id))
+    await recordRejection(tx, row, rejection, await ctx.accountClock.now(row.account_id, tx));
   await tx
     .updateTable('malls')
     .set({

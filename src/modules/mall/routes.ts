@@ -6,7 +6,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
-import { createMall } from './mall-create.ts';
+import { createMall, storeTransactionsOf } from './mall-create.ts';
 import { mallView } from './mall-query.ts';
 import { MallCreateBody, MallCreateResponse, MallParams, MallView } from './schemas.ts';
 
@@ -26,10 +26,17 @@ export async function mallRoutes(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request, reply) =>
-      runCommand(ctx, request, reply, async (tx) => {
-        const account = accountOf(request);
-        return createMall(tx, { id: account.id, name: account.name }, request.body);
-      }),
+      runCommand(
+        ctx,
+        request,
+        reply,
+        async (tx) => {
+          const account = accountOf(request);
+          return createMall(tx, { id: account.id, name: account.name }, request.body);
+        },
+        // Each store's new transaction is in its store's chain too (decision 920), not only the mall in the caller's.
+        { auditOthers: storeTransactionsOf },
+      ),
   );
 
   // Bearer alone, as the reference's cURL example and its SDK call it; a Sign sent anyway is checked (supplement §2.2).

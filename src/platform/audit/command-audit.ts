@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/types.ts';
 import { apiActor } from './actor.ts';
-import { recordAudit, type AuditEntry } from './record.ts';
+import { recordAudits, type AuditEntry } from './record.ts';
 import type { AuditDraft } from './grouped.ts';
 
 const unchangedMark = Symbol('audit: nothing changed');
@@ -78,16 +78,44 @@ function draftOf(ctx: AppContext, request: FastifyRequest): AuditDraft | null {
 
 type TxCommand<T> = (ctx: AppContext, db: Tx) => Promise<T>;
 
-/** The command, then its audit row in the same transaction. */
+/** An object a command made or changed in another account than the caller's: that account and the object's id. */
+export interface OtherAccountObject {
+  readonly account: string;
+  readonly target: string;
+}
+
+/** The objects a command's value names in other accounts (a mall's store transactions, decision 920). */
+export type AuditOthers<T> = (value: T) => readonly OtherAccountObject[];
+
+/**
+ * The rows of a request's objects in other accounts' chains (decision 920): the caller's actor named with its
+ * account (`key:primary@acc...`), since in that chain a bare `key:primary` would read as the other account's own key.
+ */
+function othersOf(entry: AuditEntry, objects: readonly OtherAccountObject[]): AuditEntry[] {
+  return objects
+    .filter((o) => o.account !== entry.chain)
+    .map((o) => ({
+      ...entry,
+      chain: o.account,
+      actor: { kind: entry.actor.kind, name: `${entry.actor.name}@${entry.chain}` },
+      target: o.target,
+    }));
+}
+
+/**
+ * The command, then its audit row in the same transaction, and the rows of the objects it made in other accounts'
+ * chains: one append, chains in the order of their names, as every writer of several chains takes their heads.
+ */
 export function audited<T>(
   request: FastifyRequest,
   command: TxCommand<T>,
   target?: AuditTarget<T>,
+  others?: AuditOthers<T>,
 ): TxCommand<T> {
   return async (ctx, db) => {
     const value = await command(ctx, db);
     const entry = entryOf(ctx, request, value, target);
-    if (entry !== null) await recordAudit(db, entry);
+    if (entry !== null) await recordAudits(db, [entry, ...othersOf(entry, others?.(value) ?? [])]);
     return value;
   };
 }

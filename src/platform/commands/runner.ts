@@ -16,7 +16,12 @@ import {
 } from '../idempotency/plugin.ts';
 import { claimKey, completeKey, keepCommitted, type StoredAnswer } from '../idempotency/store.ts';
 import { renderError, renderValue, sendAnswer } from './render.ts';
-import { audited, auditedGrouped, type AuditTarget } from '../audit/command-audit.ts';
+import {
+  audited,
+  auditedGrouped,
+  type AuditOthers,
+  type AuditTarget,
+} from '../audit/command-audit.ts';
 
 /**
  * A command: reads and writes only through `tx.db` (the runner's transaction, also passed as `db` for the code that
@@ -50,6 +55,11 @@ export interface CommandOptions<T> {
    * answered after the commit, a wallet movement's `identifier_wallet`). Not for `grouped`: its group names it.
    */
   readonly auditTarget?: AuditTarget<T>;
+  /**
+   * The objects the command made in other accounts than the caller's (a mall's store transactions): each gets a row
+   * in its account's chain too, with the caller's row (decision 920). Not for `grouped`.
+   */
+  readonly auditOthers?: AuditOthers<T>;
 }
 
 interface KeyScope {
@@ -144,7 +154,7 @@ export async function runCommand<T>(
     key === null || request.account === null ? null : { accountId: request.account.id, key };
   // Every command leaves its audit row (decision 531): in its transaction, or a grouped one in its group's (565).
   const grouped = auditedGrouped(request, options.grouped);
-  const audit = audited(request, command, options.auditTarget);
+  const audit = audited(request, command, options.auditTarget, options.auditOthers);
   if (scope === null && grouped !== undefined) {
     if (options.afterCommit !== undefined)
       return finishAfterCommit(ctx, reply, null, await grouped(ctx), options);
