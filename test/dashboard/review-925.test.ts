@@ -3,7 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardBrowser } from '../support/dashboard.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { runOnContext } from '../support/cli-in-process.ts';
 import { listKeys } from '../../src/modules/accounts/keys.ts';
+import { payByCard } from '../modules/transactions/helpers.ts';
+import { nullify } from '../modules/refunds/helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -18,6 +21,54 @@ function formToken(body: string): string {
   if (match?.[1] === undefined) throw new Error('page has no CSRF token');
   return match[1];
 }
+
+async function userBrowser(accountId: string, email: string, role: string) {
+  const out = await runOnContext(
+    ['users', 'invite', '--account', accountId, '--email', email, '--role', role, '--json'],
+    t.ctx,
+  );
+  expect(out.code, out.stderr).toBe(0);
+  const link = new URL((JSON.parse(out.stdout) as { link: string }).link);
+  const b = dashboardBrowser(t);
+  expect((await b.get(`${link.pathname}${link.search}`)).statusCode).toBe(200);
+  const password = 'correct horse battery';
+  const res = await b.post('/dashboard/invite', {
+    token: link.searchParams.get('token')!,
+    password,
+    password_again: password,
+  });
+  expect(res.statusCode, res.body.slice(0, 300)).toBe(303);
+  return b;
+}
+
+describe('a developer, who may not move money, makes no key that does', () => {
+  it('a key a developer makes in the dashboard cannot refund a sale', async () => {
+    // Decision 541: only an admin moves money. A `payments` key refunds sales (POST /api/nullification takes the
+    // money back out of the wallet to the payer's card) and concedes disputes: a developer who could make one
+    // refunds an accomplice's purchase with it.
+    const account = await t.createAccount('Tienda con desarrolladora');
+    const { created } = await payByCard(t, account, { order: 'r925-1', amount: 30_000 });
+    const developer = await userBrowser(account.id, 'dev-925@example.com', 'developer');
+    const page = await developer.get('/dashboard/keys');
+    const made = await developer.post('/dashboard/keys', { scope: 'payments', name: 'pagos' });
+    const publicToken = /Token público: <code>([^<]+)<\/code>/.exec(made.body)?.[1];
+    const privateToken = /Token privado: <code>([^<]+)<\/code>/.exec(made.body)?.[1];
+    if (publicToken !== undefined && privateToken !== undefined) {
+      const key = { id: account.id, publicToken, privateToken, webhookSecret: '' };
+      const refund = await nullify(t, key, { id: created.id, amount: 30_000 });
+      expect(refund.json(), 'a developer-made key refunded a sale').not.toMatchObject({
+        status: 'success',
+      });
+    }
+    expect(made.statusCode, 'a developer was allowed to create a payments key').toBe(403);
+    expect(page.body).not.toContain('<option value="payments">');
+    // A read key is still the developer's to make.
+    await developer.get('/dashboard/keys');
+    expect(
+      (await developer.post('/dashboard/keys', { scope: 'read', name: 'lectura' })).statusCode,
+    ).toBe(200);
+  });
+});
 
 describe('a form token belongs to the session it was shown to', () => {
   it("another browser's CSRF cookie and token, planted beside the merchant's session, change nothing", async () => {
