@@ -8,7 +8,7 @@ import type { Tx } from '../platform/db/types.ts';
 import { sha256Hex } from '../platform/auth/secrets.ts';
 import { dashboardActor } from '../platform/audit/actor.ts';
 import { recordAudit } from '../platform/audit/record.ts';
-import { sessionCookie } from './auth-pages.ts';
+import { sessionCookie } from './session.ts';
 import { accountOf, dashboardUserOf } from './render.ts';
 import type { SignedInUser } from './users.ts';
 

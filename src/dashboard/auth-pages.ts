@@ -5,7 +5,7 @@ import { normalizeIP } from '@fastify/rate-limit';
 import type { AppContext } from '../platform/context.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { renderPage } from './render.ts';
-import { signIn, signInUser, signOut, type TokenSignInRefusal } from './session.ts';
+import { sessionCookie, signIn, signInUser, signOut, type TokenSignInRefusal } from './session.ts';
 import { checkPassword } from './users.ts';
 
 /**
@@ -26,8 +26,6 @@ export const signInLimit = {
   max: dashboardLimits.signInsPerMinute,
   keyGenerator: (request: FastifyRequest) => `dashboard-sign-in:${normalizeIP(request.ip)}`,
 };
-
-export const sessionCookie = 'cobro_session';
 
 function sessionCookieOptions(secure: boolean) {
   return {

@@ -1,8 +1,8 @@
 // API keys in the dashboard (decision 540), for developers and above: the account's keys with their scope and
 // expiry (a warning while one rotated with a grace period is still working), a new key's tokens shown once, and
 // revocation. The same services `cobro keys create|list|revoke` run, scoped to the signed-in account. A key can do
-// no more than its maker's role: a developer may not move money, so makes `read` and `payments` keys and sees the
-// public token of no `full` key (decision 640).
+// no more than its maker's role: a developer may not move money, and a `payments` key refunds sales and concedes
+// disputes, so a developer makes `read` keys and sees the public token of no wider key (decisions 640, 925).
 import { dashboardChange } from './audit.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
@@ -12,13 +12,16 @@ import { field } from './auth-pages.ts';
 import { accountOf, dashboardUserOf, formOptions, renderPage } from './render.ts';
 import { roleAllows } from './users.ts';
 
-/** The widest scope a key made (or shown) to the signed-in user may have: `full` moves money, an admin's right. */
+/**
+ * The widest scope a key made (or shown) to the signed-in user may have. Both `full` (payouts) and `payments`
+ * (refunds, a dispute conceded) move money, an admin's right (decision 925).
+ */
 function scopeMaxOf(request: FastifyRequest): KeyScope {
-  return roleAllows(request.dashboardAccount?.role ?? 'viewer', 'admin') ? 'full' : 'payments';
+  return roleAllows(request.dashboardAccount?.role ?? 'viewer', 'admin') ? 'full' : 'read';
 }
 
 const scopeTooWide =
-  'Tu rol no puede crear claves de alcance completo: mueven dinero, y eso lo hace un administrador.';
+  'Tu rol solo puede crear claves de lectura: las de pagos y las completas mueven dinero (reembolsos, retiros), y eso lo hace un administrador.';
 
 export function registerKeyPages(app: FastifyInstance, ctx: AppContext): void {
   const keysPage = async (

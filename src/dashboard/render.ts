@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import '@fastify/view';
 import '@fastify/csrf-protection';
 import type { AppContext } from '../platform/context.ts';
-import type { DashboardAccount } from './session.ts';
+import { csrfUserInfo, type DashboardAccount } from './session.ts';
 import { roleAllows, type DashboardRole } from './users.ts';
 import {
   attemptOutcomeLabels,
@@ -106,7 +106,7 @@ export async function renderPage(
     section: null,
     ...data,
     account: request.dashboardAccount,
-    csrf: reply.generateCsrf(),
+    csrf: reply.generateCsrf({ userInfo: csrfUserInfo(request.cookies) }),
     sandbox: ctx.config.mode === 'sandbox',
     sections: sections.filter(
       (s) =>

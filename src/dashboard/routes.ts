@@ -18,11 +18,11 @@ import { isDatabaseUnavailable } from '../platform/db/outage.ts';
 import { storableInput } from '../platform/http/input-guards.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { renderMessage, securityHeaders } from './render.ts';
-import { sessionAccount } from './session.ts';
+import { csrfUserInfo, sessionAccount, sessionCookie } from './session.ts';
 import { roleAllows, type DashboardRole } from './users.ts';
 import { registerUserPages } from './user-pages.ts';
 import { registerKeyPages } from './key-pages.ts';
-import { registerAuthPages, sessionCookie } from './auth-pages.ts';
+import { registerAuthPages } from './auth-pages.ts';
 import { registerDisputePages } from './dispute-pages.ts';
 import { registerTransactionPages } from './transaction-pages.ts';
 import { registerWalletPages } from './wallet-pages.ts';
@@ -148,6 +148,9 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
     sessionPlugin: '@fastify/cookie',
     cookieKey: 'cobro_csrf',
     cookieOpts: { path: '/dashboard', sameSite: 'strict', httpOnly: true, signed: true, secure },
+    // Each token is bound to the session it was shown to (decision 925); render.ts passes the same userInfo.
+    getUserInfo: (request) => csrfUserInfo(request.cookies),
+    csrfOpts: { hmacKey: ctx.secrets.derive('dashboard-csrf') },
   });
   await app.register(view, {
     engine: { eta: new Eta({ autoEscape: true }) },

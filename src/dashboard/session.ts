@@ -25,6 +25,20 @@ declare module '../platform/db/types.ts' {
   }
 }
 
+/** The session cookie's name: signed, HttpOnly, SameSite=Strict, Path=/dashboard (docs/dashboard.md). */
+export const sessionCookie = 'cobro_session';
+
+/**
+ * What a form's CSRF token is bound to (decision 925): the hash of the session cookie as the browser sent it, or
+ * `signed-out` without one (the sign-in and invitation pages; the CSRF library takes no empty value). A token
+ * shown to one session is refused with any other, so a `cobro_csrf` cookie planted from elsewhere (a sibling
+ * subdomain, a plain-http answer) and its token open nothing.
+ */
+export function csrfUserInfo(cookies: Readonly<Record<string, string | undefined>>): string {
+  const session = cookies[sessionCookie];
+  return session === undefined || session === '' ? 'signed-out' : sha256Hex(`csrf:${session}`);
+}
+
 /** The merchant account a dashboard request acts for, and who acts. */
 export interface DashboardAccount {
   readonly id: string;

@@ -62,12 +62,12 @@ describe('dashboard roles', () => {
 });
 
 describe('dashboard keys by role', () => {
-  it("lets a developer make read and payments keys, shows it no full key's public token, and lets an admin make a full one", async () => {
+  it("lets a developer make read keys only (decision 925), shows it no full key's public token, and lets an admin make a full one", async () => {
     const developer = await userBrowser('dev2@example.com', 'developer');
     const page = await developer.get('/dashboard/keys');
     expect(page.body).not.toContain('<option value="full">');
     expect(page.body).not.toContain(account.publicToken);
-    const made = await developer.post('/dashboard/keys', { scope: 'payments', name: 'pagos' });
+    const made = await developer.post('/dashboard/keys', { scope: 'read', name: 'lectura' });
     expect(made.statusCode).toBe(200);
     expect(made.body).toContain('Token privado:');
     const admin = await userBrowser('admin@example.com', 'admin');
