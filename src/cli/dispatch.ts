@@ -85,26 +85,19 @@ export async function runResolved(
   }
 }
 
+/**
+ * Resolves and runs argv. `inServer`: it came to a serving process's operator socket, where a command of its own
+ * process (`ownProcess`) is refused.
+ */
 export async function dispatch(
   argv: readonly string[],
   ctx: AppContext,
   progress?: Progress,
-  options: ResolveOptions = {},
+  options: ResolveOptions & { readonly inServer?: boolean } = {},
 ): Promise<CommandOutput> {
   const resolved = resolve(argv, options);
   if (!('command' in resolved)) return resolved;
-  return runResolved(resolved, ctx, progress);
-}
-
-/** As `dispatch`, for a command sent to a serving process's operator socket: a command of its own process is refused. */
-export async function dispatchInServer(
-  argv: readonly string[],
-  ctx: AppContext,
-  progress?: Progress,
-  options: ResolveOptions = {},
-): Promise<CommandOutput> {
-  const resolved = resolve(argv, options);
-  if (!('command' in resolved)) return resolved;
-  if (resolved.command.ownProcess === true) return fail(ownProcessText(resolved.command.name));
+  if (options.inServer === true && resolved.command.ownProcess === true)
+    return fail(ownProcessText(resolved.command.name));
   return runResolved(resolved, ctx, progress);
 }

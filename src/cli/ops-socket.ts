@@ -66,7 +66,8 @@ export async function startOpsServer(
               ? { exitCode: 2, stdout: '', stderr: 'bad ops request\n' }
               : req.url === '/ping'
                 ? { exitCode: 0, stdout: 'pong\n', stderr: '' }
-                : await (await import('./dispatch.ts')).dispatchInServer(argv, ctx, progress, {
+                : await (await import('./dispatch.ts')).dispatch(argv, ctx, progress, {
+                    inServer: true,
                     ...(options.commands !== undefined ? { commands: options.commands } : {}),
                   });
         } catch {

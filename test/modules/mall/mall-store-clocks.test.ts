@@ -2,6 +2,7 @@
 // per account), not on the mall owner's. A store whose sandbox clock runs ahead (or behind) the owner's sees its sale
 // paid when it was paid on its own clock: never ended before it was created, and settled when its own day comes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payMall } from './helpers.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 
@@ -63,19 +64,6 @@ async function createMall(order: string) {
   return res.json().id as string;
 }
 
-const pay = (id: string, card: string) =>
-  t.app.inject({
-    method: 'POST',
-    url: `/gateway/mall/${id}`,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({
-      method: '1',
-      card_number: card,
-      expiry: '12/30',
-      cvv: '123',
-    }).toString(),
-  });
-
 describe("a mall's outcome on each store's own clock", () => {
   it("a store whose clock runs ahead of the owner's has its sale paid at its own now, never before it was created", async () => {
     expect((await advance(ahead, 10)).statusCode).toBe(200);
@@ -83,7 +71,7 @@ describe("a mall's outcome on each store's own clock", () => {
     expect((await t.app.inject({ method: 'GET', url: `/gateway/mall/${id}` })).statusCode).toBe(
       200,
     );
-    expect((await pay(id, '4051 8856 0044 6623')).body).toContain('Pago exitoso');
+    expect((await payMall(t, id, '4051 8856 0044 6623')).body).toContain('Pago exitoso');
     const [aheadLine, levelLine] = await lineRows(id);
     const aheadNow = (await accountNow(ahead)).getTime();
     const levelNow = (await accountNow(level)).getTime();
@@ -105,7 +93,7 @@ describe("a mall's outcome on each store's own clock", () => {
 
   it("a declined mall rejects each store's sale at the store's own now", async () => {
     const id = await createMall('reloj-2');
-    expect((await pay(id, '5186 0595 5959 0568')).statusCode).toBe(200);
+    expect((await payMall(t, id, '5186 0595 5959 0568')).statusCode).toBe(200);
     const [aheadLine] = await lineRows(id);
     expect(aheadLine!.status).toBe('rejected');
     expect(aheadLine!.ended_at!.getTime()).toBeGreaterThanOrEqual(aheadLine!.created_at.getTime());

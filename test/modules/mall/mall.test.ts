@@ -1,6 +1,7 @@
 // POST /api/mall, GET /api/mall/{id} and the mall's hosted checkout through app.inject: one payment for several
 // stores, each store's own transaction, fee, callback and settlement; refusals that write nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payMall } from './helpers.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { accountsSetFee } from '../../../src/cli/commands/accounts-fee.ts';
 import { runSettlements } from '../../../src/modules/transactions/settlement.ts';
@@ -59,19 +60,6 @@ const createMall = (body: unknown, account = mallOwner) =>
   t.call(account, { method: 'POST', url: '/api/mall', body, sign: true });
 const getMall = (id: string, account = mallOwner) =>
   t.call(account, { method: 'GET', url: `/api/mall/${id}`, sign: true });
-const payMall = (id: string, card = '4051 8856 0044 6623') =>
-  t.app.inject({
-    method: 'POST',
-    url: `/gateway/mall/${id}`,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({
-      method: '1',
-      card_number: card,
-      expiry: '12/30',
-      cvv: '123',
-    }).toString(),
-  });
-
 async function counts() {
   const [malls, lines, trx] = await Promise.all(
     ['malls', 'mall_lines', 'transactions'].map(async (table) =>
@@ -262,7 +250,7 @@ describe('paying a mall at /gateway/mall/{id}', () => {
     expect(page.body).toContain('Tienda Alfa');
     expect(page.body).toContain('Tienda Beta');
 
-    const paid = await payMall(created.id);
+    const paid = await payMall(t, created.id);
     expect(paid.statusCode).toBe(200);
     expect(paid.body).toContain('Pago exitoso');
     const got = (await getMall(created.id)).json();
@@ -272,7 +260,7 @@ describe('paying a mall at /gateway/mall/{id}', () => {
     });
     expect(got.merchant.map((m: { status: string }) => m.status)).toEqual(['success', 'success']);
     // Paying again does not charge again.
-    expect((await payMall(created.id)).body).toContain('Pago exitoso');
+    expect((await payMall(t, created.id)).body).toContain('Pago exitoso');
 
     const lines = await t.ctx.db
       .selectFrom('mall_lines')
@@ -359,7 +347,7 @@ describe('paying a mall at /gateway/mall/{id}', () => {
 
   it("a declined card rejects the mall and every store's transaction, with the callbacks saying failed", async () => {
     const created = (await createMall(mallBody())).json();
-    const res = await payMall(created.id, '5186 0595 5959 0568');
+    const res = await payMall(t, created.id, '5186 0595 5959 0568');
     expect(res.body).toContain('Pago rechazado');
     const got = (await getMall(created.id)).json();
     expect(got.status).toBe('rejected');
@@ -378,7 +366,7 @@ describe('paying a mall at /gateway/mall/{id}', () => {
 
   it('three tabs paying one mall at once: one payment, each store paid once, one callback each', async () => {
     const created = (await createMall(mallBody())).json();
-    const pages = await Promise.all([1, 2, 3].map(() => payMall(created.id)));
+    const pages = await Promise.all([1, 2, 3].map(() => payMall(t, created.id)));
     expect(pages.map((p) => p.statusCode)).toEqual([200, 200, 200]);
     expect(pages.filter((p) => p.body.includes('Pago exitoso')).length).toBeGreaterThanOrEqual(1);
     const lines = await t.ctx.db
@@ -444,7 +432,7 @@ describe('a mall line that names an event', () => {
       }),
     );
     expect(created.statusCode, created.body).toBe(200);
-    expect((await payMall(created.json().id)).body).toContain('Pago exitoso');
+    expect((await payMall(t, created.json().id)).body).toContain('Pago exitoso');
     const after = (await t.call(storeA, { method: 'GET', url: '/api/event/mall-fest' })).json()
       .paymentData;
     expect(after).toMatchObject({ count: 1, amount_general: 30000 });
@@ -466,7 +454,7 @@ describe('a mall line that names a marketplace membership of the caller', () => 
       }),
     );
     expect(created.statusCode, created.body).toBe(200);
-    expect((await payMall(created.json().id)).body).toContain('Pago exitoso');
+    expect((await payMall(t, created.json().id)).body).toContain('Pago exitoso');
     const lines = await t.ctx.db
       .selectFrom('mall_lines')
       .innerJoin('transactions', 'transactions.id', 'mall_lines.transaction_id')
