@@ -4,6 +4,7 @@
 // per e-mail in any case, and lookups ignore case. Clients that already collided are kept (migration 0740).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
+import { sql } from 'kysely';
 import { createSuClient, sampleClient } from './helpers.ts';
 import {
   down as caseSensitive,
@@ -53,8 +54,14 @@ describe('a subscription client e-mail in another case (decision 910)', () => {
     const a = await t.createAccount('Gemelos');
     await caseSensitive(t.ctx.db);
     try {
-      const first = await createSuClient(t, a, { email: 'Eva@example.cl' });
-      const twin = await createSuClient(t, a, { email: 'eva@example.cl' });
+      // Written as the old schema stood, without the app's statements (PostgreSQL keeps them prepared, decision 230).
+      const [first, twin] = ['cl00000000000000000e01', 'cl00000000000000000e02'];
+      for (const [id, email] of [
+        [first, 'Eva@example.cl'],
+        [twin, 'eva@example.cl'],
+      ] as const)
+        await sql`INSERT INTO su_clients (id, account_id, email, name, phone, created_at)
+                  VALUES (${id}, ${a.id}, ${email}, 'Eva', '923122312', now())`.execute(t.ctx.db);
       await caseInsensitive(t.ctx.db);
       const byOwn = async (email: string) =>
         (await t.call(a, { method: 'GET', url: `/api/suclient/${email}`, sign: true })).json().id;
