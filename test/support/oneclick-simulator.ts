@@ -55,6 +55,8 @@ export interface OneclickSimulator {
   readonly calls: Array<{ op: string; key: string | null }>;
   authorizeFault: 'none' | 'reset' | 'drop';
   refundFault: 'none' | 'reset' | 'drop';
+  /** Run once, after the next authorize is charged and before it is answered (a race made on purpose). */
+  whileAuthorizing: (() => Promise<void>) | null;
   close(): Promise<void>;
 }
 
@@ -111,6 +113,7 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     calls,
     authorizeFault: 'none',
     refundFault: 'none',
+    whileAuthorizing: null,
     close: async () => {}, // the server's, once it listens below
   };
 
@@ -200,6 +203,15 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
       charges.set(c.buyOrder, c);
       if (sim.authorizeFault === 'reset') {
         req.socket.destroy();
+        return;
+      }
+      const hook = sim.whileAuthorizing;
+      if (hook !== null) {
+        sim.whileAuthorizing = null;
+        void hook().then(
+          () => json(res, 200, chargeBody(c)),
+          () => req.socket.destroy(),
+        );
         return;
       }
       return json(res, 200, chargeBody(c));

@@ -37,7 +37,8 @@ import './types.ts';
 
 export interface NullificationInput {
   readonly id: string;
-  readonly amount: number;
+  /** Minor units: the API's JSON number, or a payment's own amount (a subscription charge refunded, decision 910). */
+  readonly amount: number | bigint;
   readonly subject: string;
 }
 

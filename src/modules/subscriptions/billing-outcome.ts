@@ -12,6 +12,8 @@ import type { SubscriptionRow } from './subscription-repository.ts';
 import { moveSubscription } from './subscription-transition.ts';
 import { isFinal } from './states.ts';
 import { settleCharge } from './stored-charge.ts';
+import { refundEndedCharge } from './charge-refund.ts';
+import { dispatchNullification } from '../refunds/dispatch.ts';
 
 /** The outbox event of reference §7.15 (POST to the plan's url_notify_payment after each automatic charge). */
 const paymentEvent = 'subscription.charge';
@@ -33,6 +35,8 @@ interface Locked {
 /** Charges an opened attempt and records its outcome with the payment's own commit. */
 export async function chargeAttempt(ctx: AppContext, attempt: Attempt): Promise<void> {
   const locked: Locked = {};
+  // The refund registered with the outcome (decision 910), given back to the card once that has committed.
+  let refundId: string | null = null;
   await settleCharge(ctx, attempt.transactionId, {
     recordAt: attempt.scheduledAt,
     lockFirst: async (tx) => {
@@ -64,9 +68,11 @@ export async function chargeAttempt(ctx: AppContext, attempt: Attempt): Promise<
         );
         return;
       }
-      await recordOutcome(ctx, tx, { sub, cycle, plan }, row, at);
+      refundId = await recordOutcome(ctx, tx, { sub, cycle, plan }, row, at);
     },
   });
+  // After the commit, as POST /api/nullification does; refund-dispatch takes over if this is cut short.
+  if (refundId !== null) await dispatchNullification(ctx, refundId);
 }
 
 async function recordOutcome(
@@ -75,9 +81,14 @@ async function recordOutcome(
   rows: Required<Locked>,
   payment: TransactionRow,
   at: Date,
-): Promise<void> {
+): Promise<string | null> {
   const { sub, cycle, plan } = rows;
-  if (payment.status === 'success') {
+  // Approved after a cancellation that committed while the charge was in flight (decision 910): given back below,
+  // after the charge's own callback, so the merchant hears of the charge before its refund.
+  const ended = payment.status === 'success' && isFinal(sub.status);
+  if (ended) {
+    await setCycle(tx, cycle, { status: 'canceled by paymaster', next_try_at: null, ...closed });
+  } else if (payment.status === 'success') {
     await setCycle(tx, cycle, { status: 'success', paid_at: at, next_try_at: null, ...closed });
   } else {
     await recordDecline(ctx, tx, sub, plan, cycle, at);
@@ -91,6 +102,7 @@ async function recordOutcome(
       at,
     });
   }
+  return ended ? refundEndedCharge(ctx, tx, payment) : null;
 }
 
 /** reference §7.15: `transaction_id` a number, `status` of the 5-value set, the subscription and its client. */

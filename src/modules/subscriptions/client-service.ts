@@ -1,4 +1,5 @@
 // Subscription clients (reference §7.1-7.5): the payers a merchant subscribes to plans.
+import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import { notFound, validationError } from '../../platform/errors/errors.ts';
 import { newId } from '../../platform/ids/ids.ts';
@@ -74,7 +75,7 @@ export async function createClient(ctx: AppContext, accountId: string, body: Cli
   const params = parametersText(body.additional_parameters);
   const now = await ctx.accountClock.now(accountId, ctx.db);
   const id = newId('cl', 20);
-  // The partial unique index keeps one live client per e-mail even when two creates race.
+  // The partial unique index keeps one live client per e-mail in any case even when two creates race (decision 910).
   const inserted = await ctx.db
     .insertInto('su_clients')
     .values({
@@ -94,9 +95,8 @@ export async function createClient(ctx: AppContext, accountId: string, body: Cli
       updated_at: null,
       deleted_at: null,
     })
-    .onConflict((oc) =>
-      oc.columns(['account_id', 'email']).where('deleted_at', 'is', null).doNothing(),
-    )
+    // Its only unique index besides the keys: (account_id, lower(email), email_twin) of live clients.
+    .onConflict((oc) => oc.doNothing())
     .returningAll()
     .executeTakeFirst();
   if (inserted === undefined) throw validationError({ email: 'already registered' });
@@ -134,7 +134,13 @@ export async function updateClient(
   const updated = await ctx.db
     .updateTable('su_clients')
     .set({
-      ...(body.email !== undefined ? { email: body.email } : {}),
+      // A twin kept by migration 0740 that takes a new e-mail is an ordinary client again (emailTaken checked it).
+      ...(body.email !== undefined
+        ? {
+            email: body.email,
+            email_twin: sql<number>`CASE WHEN lower(${body.email}) = lower(email) THEN email_twin ELSE 0 END`,
+          }
+        : {}),
       ...(body.name !== undefined ? { name: body.name } : {}),
       ...(body.phone !== undefined ? { phone: body.phone } : {}),
       ...(body.address !== undefined ? { address: body.address } : {}),

@@ -4,14 +4,22 @@ import type { DbOrTx } from '../../platform/db/types.ts';
 import { subscriptionLimits } from '../../limits/index.ts';
 import './types.ts';
 
-/** A live client by id (`cl...`) or, when the key holds an `@`, by e-mail (reference §7.2). */
+/**
+ * A live client by id (`cl...`) or, when the key holds an `@`, by e-mail in any case (reference §7.2, decision 910).
+ * Of twins kept by migration 0740, the one spelled exactly as the key, else the oldest.
+ */
 export async function findClient(db: DbOrTx, accountId: string, key: string) {
-  return db
+  const q = db
     .selectFrom('su_clients')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where(key.includes('@') ? 'email' : 'id', '=', key)
-    .where('deleted_at', 'is', null)
+    .where('deleted_at', 'is', null);
+  if (!key.includes('@')) return q.where('id', '=', key).executeTakeFirst();
+  return q
+    .where(sql`lower(email)`, '=', sql`lower(${key})`)
+    .orderBy(sql`email = ${key}`, 'desc')
+    .orderBy('email_twin')
+    .limit(1)
     .executeTakeFirst();
 }
 

@@ -14,6 +14,11 @@ interface SuClientTable {
   id: string;
   account_id: string;
   email: string;
+  /**
+   * 0, or the age rank of a live client whose e-mail differed only in case from an older one's when migration 0740
+   * made e-mails unique in any case (decision 910): unique with lower(email) among an account's live clients.
+   */
+  email_twin: Generated<number>;
   name: string;
   rut: string | null;
   phone: string;

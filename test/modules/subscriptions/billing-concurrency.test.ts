@@ -157,7 +157,7 @@ describe('billing never charges a cycle twice', () => {
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 
-  it("resumes a dead worker's charge even after the subscription was deleted, and records what the card paid", async () => {
+  it("resumes a dead worker's charge even after the subscription was deleted, records what the card paid and refunds it", async () => {
     const a = await t.createAccount('Baja en vuelo');
     const plan = await createPlan(t, a, { name: 'Mensual', amount: 3100 });
     const sub = await subscribedWithCard(t, a, plan);
@@ -174,16 +174,23 @@ describe('billing never charges a cycle twice', () => {
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(1);
     expect(await runBilling(surviving, { accountId: a.id, limit: 10 })).toBe(0);
     const charges = await chargesOf(sub.id);
+    // Paid after the DELETE answered, so given back in the same commit (decision 910).
     expect(charges.map((c) => [c.cycle_number, c.try_number, c.status])).toEqual([
-      [1, 1, 'success'],
+      [1, 1, 'refunded'],
     ]);
     expect(keys).toEqual([charges[0]!.id, charges[0]!.id]);
+    const refunds = await t.ctx.db
+      .selectFrom('nullifications')
+      .select('status')
+      .where('transaction_id', '=', charges[0]!.id)
+      .execute();
+    expect(refunds).toEqual([{ status: 'reverse_completed' }]);
     const cycle = await t.ctx.db
       .selectFrom('su_cycles')
       .selectAll()
       .where('subscription_id', '=', sub.id)
       .executeTakeFirstOrThrow();
-    expect(cycle).toMatchObject({ status: 'success', attempt_key: null });
+    expect(cycle).toMatchObject({ status: 'canceled by paymaster', attempt_key: null });
     expect((await verifyLedger(t.ctx.db)).ok).toBe(true);
   });
 });

@@ -94,7 +94,7 @@ describe('a recurring try opened before its subscription ended (decision 670)', 
     expect((await cycleOf(sub.id, attempt.cycleNumber)).status).toBe('retry');
   });
 
-  it('is still finished when the processor may have seen it (a claim made before the cancel)', async () => {
+  it('is still finished, then refunded, when the processor may have seen it (a claim made before the cancel)', async () => {
     const { a, sub, attempt } = await tryOpened('Reclamada antes');
     // A worker claimed the payment (its attempt id set) and died during the processor call; its lease ran out.
     await t.ctx.db
@@ -104,7 +104,8 @@ describe('a recurring try opened before its subscription ended (decision 670)', 
       .execute();
     await t.call(a, { method: 'DELETE', url: `/api/sususcription/${sub.id}`, sign: true });
     await chargeAttempt(t.ctx, attempt);
-    expect((await paymentOf(attempt.transactionId)).status).toBe('success');
-    expect((await cycleOf(sub.id, attempt.cycleNumber)).status).toBe('success');
+    // Charged, then refunded in the same commit: the subscription had ended (decision 910).
+    expect((await paymentOf(attempt.transactionId)).status).toBe('refunded');
+    expect((await cycleOf(sub.id, attempt.cycleNumber)).status).toBe('canceled by paymaster');
   });
 });

@@ -177,4 +177,41 @@ describe('a recurring Oneclick try that never reached Transbank, then the subscr
     expect(sim.calls.slice(calls)).toEqual([]);
     expect([...sim.charges.values()].filter((c) => c.amount === 5550)).toEqual([]);
   });
+
+  it('a charge Transbank approves after the DELETE committed is refunded through Transbank at once (decision 910)', async () => {
+    const plan = await createPlan(t, shop, { name: 'Trimestral', amount: 4440, interval: 'month' });
+    const id = await subscribedWithOneclick(plan, visa, 'inflight@example.com');
+    await t.ctx.db
+      .updateTable('su_subscriptions')
+      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
+      .where('id', '=', id)
+      .execute();
+    // The losing order: Cobro's last check passed, Transbank charged the card, the DELETE commits before the answer.
+    // A full refund the same day is a reversal at Transbank.
+    sim.whileAuthorizing = async () => {
+      const del = await t.call(shop, {
+        method: 'DELETE',
+        url: `/api/sususcription/${id}`,
+        sign: true,
+      });
+      expect(del.json()).toMatchObject({ status: 'success' });
+    };
+    await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
+    expect(sim.whileAuthorizing).toBeNull();
+    const charges = [...sim.charges.values()].filter((c) => c.amount === 4440);
+    expect(charges.map((c) => [c.status, c.refunds])).toEqual([['REVERSED', [4440]]]);
+    const payment = await t.ctx.db
+      .selectFrom('su_charges')
+      .innerJoin('transactions', 'transactions.id', 'su_charges.transaction_id')
+      .select(['transactions.id', 'transactions.status'])
+      .where('su_charges.subscription_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(payment.status).toBe('refunded');
+    const refunds = await t.ctx.db
+      .selectFrom('nullifications')
+      .select('status')
+      .where('transaction_id', '=', payment.id)
+      .execute();
+    expect(refunds).toEqual([{ status: 'reverse_completed' }]);
+  });
 });
