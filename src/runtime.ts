@@ -18,6 +18,7 @@ import {
 import { migrateToLatest, pendingMigrations } from './platform/db/migrate.ts';
 import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/process/logger.ts';
+import type { ReadyWatchdog } from './platform/process/ready-watchdog.ts';
 import type { AppModule } from './platform/module.ts';
 import { databaseSecrets } from './platform/auth/database-key.ts';
 import { keylessSecretBox } from './platform/auth/secrets.ts';
@@ -65,6 +66,11 @@ export interface RuntimeOptions {
    * no secret, and a key missing from this directory must not stop it. The context's box refuses any use.
    */
   readonly keyless?: boolean;
+  /**
+   * `cobro serve`'s and `cobro worker`'s readiness watchdog: told when the start's migrations begin and end, so that
+   * a start making progress on them is not taken for a hung one (decision 930).
+   */
+  readonly readyWatchdog?: Pick<ReadyWatchdog, 'migrating' | 'migrated'>;
 }
 
 /** The platform's own time-driven work, run before the modules'. */
@@ -164,6 +170,7 @@ async function migrateAtStart(
   handle: DatabaseHandle,
   logger: Logger,
   unbounded: (() => Promise<DatabaseHandle>) | null,
+  watchdog: RuntimeOptions['readyWatchdog'],
 ): Promise<void> {
   const pending = await pendingMigrations(handle.db);
   if (pending.length === 0) return;
@@ -171,12 +178,17 @@ async function migrateAtStart(
     { pending: pending.length },
     `migrating the database: ${pending.length} migration(s) to apply`,
   );
-  const own = unbounded === null ? null : await unbounded();
+  watchdog?.migrating();
   try {
-    const { applied } = await migrateToLatest((own ?? handle).db);
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    const own = unbounded === null ? null : await unbounded();
+    try {
+      const { applied } = await migrateToLatest((own ?? handle).db);
+      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    } finally {
+      await own?.close();
+    }
   } finally {
-    await own?.close();
+    watchdog?.migrated();
   }
 }
 
@@ -216,7 +228,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     if (readOnly) {
       await assertSchemaCurrent(handle, config);
     } else if (options.migrate !== false) {
-      await migrateAtStart(handle, logger, unboundedOpener(config, options));
+      await migrateAtStart(handle, logger, unboundedOpener(config, options), options.readyWatchdog);
     }
     // After migrating, so the key is checked against the secrets the database holds (decision 690).
     secrets =
