@@ -16,6 +16,7 @@ import {
   type DatabaseHandle,
 } from './platform/db/database.ts';
 import { migrateToLatest, pendingMigrations } from './platform/db/migrate.ts';
+import { assertDatabaseMode } from './platform/db/database-mode.ts';
 import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/process/logger.ts';
 import type { ReadyWatchdog } from './platform/process/ready-watchdog.ts';
@@ -129,12 +130,18 @@ function dumpOf(pglite: PGlite): () => Promise<Blob> {
   return () => pglite.dumpDataDir('none');
 }
 
+/** The database as an operator names it: its URL without the password, or the embedded database's directory. */
+function databaseWhere(config: Config): string {
+  return config.databaseUrl !== null
+    ? redactedUrl(config.databaseUrl)
+    : path.resolve(config.dataDir);
+}
+
 /** Refuses a database opened for reading whose schema is behind this code's. */
 async function assertSchemaCurrent(handle: DatabaseHandle, config: Config): Promise<void> {
   const pending = await pendingMigrations(handle.db);
   if (pending.length === 0) return;
-  const where =
-    config.databaseUrl !== null ? redactedUrl(config.databaseUrl) : path.resolve(config.dataDir);
+  const where = databaseWhere(config);
   throw new StartupError(
     `the database at ${where} is behind this cobro: ${pending.length} migration(s) not applied (${pending.join(', ')}); ` +
       'this command only reads and never migrates: run `cobro migrate` first',
@@ -230,6 +237,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     } else if (options.migrate !== false) {
       await migrateAtStart(handle, logger, unboundedOpener(config, options), options.readyWatchdog);
     }
+    // A sandbox's database never serves production, nor the other way round (decision 930).
+    if (!readOnly && options.keyless !== true)
+      await assertDatabaseMode(handle.db, config.mode, databaseWhere(config));
     // After migrating, so the key is checked against the secrets the database holds (decision 690).
     secrets =
       options.keyless === true
