@@ -22,7 +22,7 @@ import { createLogger } from './platform/process/logger.ts';
 import type { ReadyWatchdog } from './platform/process/ready-watchdog.ts';
 import type { AppModule } from './platform/module.ts';
 import { databaseSecrets } from './platform/auth/database-key.ts';
-import { keylessSecretBox } from './platform/auth/secrets.ts';
+import { keylessSecretBox, type SecretBox } from './platform/auth/secrets.ts';
 import { watchDiskSpace } from './platform/db/disk-space.ts';
 import { StartupError } from './platform/process/startup-error.ts';
 import { appModules } from './modules/index.ts';
@@ -210,6 +210,28 @@ function unboundedOpener(
   return () => openDatabase({ engine: 'postgres', url: databaseUrl, poolSizeMax: 1 });
 }
 
+/** The opened database made ready to serve (migrated, or checked current; its mode checked), and its secrets. */
+async function preparedSecrets(
+  handle: DatabaseHandle,
+  config: Config,
+  options: RuntimeOptions,
+  logger: Logger,
+): Promise<SecretBox> {
+  const readOnly = options.readOnly === true;
+  if (readOnly) {
+    await assertSchemaCurrent(handle, config);
+  } else if (options.migrate !== false) {
+    await migrateAtStart(handle, logger, unboundedOpener(config, options), options.readyWatchdog);
+  }
+  // A sandbox's database never serves production, nor the other way round (decision 930).
+  if (!readOnly && options.keyless !== true)
+    await assertDatabaseMode(handle.db, config.mode, databaseWhere(config));
+  // After migrating, so the key is checked against the secrets the database holds (decision 690).
+  return options.keyless === true
+    ? keylessSecretBox('cobro migrate opens no secret (decision 815)')
+    : databaseSecrets(handle.db, config, !readOnly);
+}
+
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel, config.logFormat);
   if (options.handle === undefined && config.databaseUrl !== null)
@@ -232,19 +254,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly }));
   let secrets;
   try {
-    if (readOnly) {
-      await assertSchemaCurrent(handle, config);
-    } else if (options.migrate !== false) {
-      await migrateAtStart(handle, logger, unboundedOpener(config, options), options.readyWatchdog);
-    }
-    // A sandbox's database never serves production, nor the other way round (decision 930).
-    if (!readOnly && options.keyless !== true)
-      await assertDatabaseMode(handle.db, config.mode, databaseWhere(config));
-    // After migrating, so the key is checked against the secrets the database holds (decision 690).
-    secrets =
-      options.keyless === true
-        ? keylessSecretBox('cobro migrate opens no secret (decision 815)')
-        : await databaseSecrets(handle.db, config, !readOnly);
+    secrets = await preparedSecrets(handle, config, options, logger);
   } catch (error) {
     // The database (and DATA_DIR's lock) is released when the process cannot start, not held until exit.
     if (options.handle === undefined) await handle.close();

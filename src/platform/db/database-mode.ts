@@ -11,7 +11,7 @@ import type { Mode } from '../process/config.ts';
 import { StartupError } from '../process/startup-error.ts';
 
 /** The `cobro_meta` key holding the mode a database was first opened in. */
-export const databaseModeKey = 'mode';
+const databaseModeKey = 'mode';
 
 /**
  * Records `mode` as the database's when it has none, and answers the recorded one. A database from before the
