@@ -16,11 +16,13 @@ import {
   type DatabaseHandle,
 } from './platform/db/database.ts';
 import { migrateToLatest, pendingMigrations } from './platform/db/migrate.ts';
+import { assertDatabaseMode } from './platform/db/database-mode.ts';
 import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/process/logger.ts';
+import type { ReadyWatchdog } from './platform/process/ready-watchdog.ts';
 import type { AppModule } from './platform/module.ts';
 import { databaseSecrets } from './platform/auth/database-key.ts';
-import { keylessSecretBox } from './platform/auth/secrets.ts';
+import { keylessSecretBox, type SecretBox } from './platform/auth/secrets.ts';
 import { watchDiskSpace } from './platform/db/disk-space.ts';
 import { StartupError } from './platform/process/startup-error.ts';
 import { appModules } from './modules/index.ts';
@@ -65,6 +67,11 @@ export interface RuntimeOptions {
    * no secret, and a key missing from this directory must not stop it. The context's box refuses any use.
    */
   readonly keyless?: boolean;
+  /**
+   * `cobro serve`'s and `cobro worker`'s readiness watchdog: told when the start's migrations begin and end, so that
+   * a start making progress on them is not taken for a hung one (decision 930).
+   */
+  readonly readyWatchdog?: Pick<ReadyWatchdog, 'migrating' | 'migrated'>;
 }
 
 /** The platform's own time-driven work, run before the modules'. */
@@ -123,12 +130,18 @@ function dumpOf(pglite: PGlite): () => Promise<Blob> {
   return () => pglite.dumpDataDir('none');
 }
 
+/** The database as an operator names it: its URL without the password, or the embedded database's directory. */
+function databaseWhere(config: Config): string {
+  return config.databaseUrl !== null
+    ? redactedUrl(config.databaseUrl)
+    : path.resolve(config.dataDir);
+}
+
 /** Refuses a database opened for reading whose schema is behind this code's. */
 async function assertSchemaCurrent(handle: DatabaseHandle, config: Config): Promise<void> {
   const pending = await pendingMigrations(handle.db);
   if (pending.length === 0) return;
-  const where =
-    config.databaseUrl !== null ? redactedUrl(config.databaseUrl) : path.resolve(config.dataDir);
+  const where = databaseWhere(config);
   throw new StartupError(
     `the database at ${where} is behind this cobro: ${pending.length} migration(s) not applied (${pending.join(', ')}); ` +
       'this command only reads and never migrates: run `cobro migrate` first',
@@ -164,6 +177,7 @@ async function migrateAtStart(
   handle: DatabaseHandle,
   logger: Logger,
   unbounded: (() => Promise<DatabaseHandle>) | null,
+  watchdog: RuntimeOptions['readyWatchdog'],
 ): Promise<void> {
   const pending = await pendingMigrations(handle.db);
   if (pending.length === 0) return;
@@ -171,12 +185,17 @@ async function migrateAtStart(
     { pending: pending.length },
     `migrating the database: ${pending.length} migration(s) to apply`,
   );
-  const own = unbounded === null ? null : await unbounded();
+  watchdog?.migrating();
   try {
-    const { applied } = await migrateToLatest((own ?? handle).db);
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    const own = unbounded === null ? null : await unbounded();
+    try {
+      const { applied } = await migrateToLatest((own ?? handle).db);
+      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    } finally {
+      await own?.close();
+    }
   } finally {
-    await own?.close();
+    watchdog?.migrated();
   }
 }
 
@@ -189,6 +208,28 @@ function unboundedOpener(
   if (databaseUrl === null || options.handle !== undefined || options.queryTimeoutMs === undefined)
     return null;
   return () => openDatabase({ engine: 'postgres', url: databaseUrl, poolSizeMax: 1 });
+}
+
+/** The opened database made ready to serve (migrated, or checked current; its mode checked), and its secrets. */
+async function preparedSecrets(
+  handle: DatabaseHandle,
+  config: Config,
+  options: RuntimeOptions,
+  logger: Logger,
+): Promise<SecretBox> {
+  const readOnly = options.readOnly === true;
+  if (readOnly) {
+    await assertSchemaCurrent(handle, config);
+  } else if (options.migrate !== false) {
+    await migrateAtStart(handle, logger, unboundedOpener(config, options), options.readyWatchdog);
+  }
+  // A sandbox's database never serves production, nor the other way round (decision 930).
+  if (!readOnly && options.keyless !== true)
+    await assertDatabaseMode(handle.db, config.mode, databaseWhere(config));
+  // After migrating, so the key is checked against the secrets the database holds (decision 690).
+  return options.keyless === true
+    ? keylessSecretBox('cobro migrate opens no secret (decision 815)')
+    : databaseSecrets(handle.db, config, !readOnly);
 }
 
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -213,16 +254,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       : await openDatabase({ engine: 'pglite', dataDir: config.dataDir, readOnly }));
   let secrets;
   try {
-    if (readOnly) {
-      await assertSchemaCurrent(handle, config);
-    } else if (options.migrate !== false) {
-      await migrateAtStart(handle, logger, unboundedOpener(config, options));
-    }
-    // After migrating, so the key is checked against the secrets the database holds (decision 690).
-    secrets =
-      options.keyless === true
-        ? keylessSecretBox('cobro migrate opens no secret (decision 815)')
-        : await databaseSecrets(handle.db, config, !readOnly);
+    secrets = await preparedSecrets(handle, config, options, logger);
   } catch (error) {
     // The database (and DATA_DIR's lock) is released when the process cannot start, not held until exit.
     if (options.handle === undefined) await handle.close();

@@ -132,7 +132,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const watchdog = startReadyWatchdog(config.readyTimeoutMs);
     hangIfAskedByTest();
     const { closeOnSignals, startServer } = await import('../server.ts');
-    const server = await startServer(config);
+    const server = await startServer(config, { readyWatchdog: watchdog });
     watchdog.ready();
     closeOnSignals(server);
     return;
@@ -151,7 +151,7 @@ async function main(argv: readonly string[]): Promise<void> {
       import('../workers/index.ts'),
       import('../platform/process/stop-on-signals.ts'),
     ]);
-    const runtime = await openRuntime(config);
+    const runtime = await openRuntime(config, { readyWatchdog: watchdog });
     const workers = startWorkers(runtime.ctx);
     watchdog.ready();
     // Bounded by limits.shutdownGraceMs and caught, as a serve's stop (decision 810).

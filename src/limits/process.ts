@@ -71,6 +71,10 @@ export const configLimits = {
   readyTimeoutMsDefault: 60_000,
   readyTimeoutMsMin: 100,
   readyTimeoutMsMax: 60 * 60_000,
+  /** While a start migrates, its main thread beats this often at most... (decision 930) */
+  readyBeatMsMax: 1000,
+  /** ...and at least this many times within READY_TIMEOUT_MS, so one late beat is never taken for a hang. */
+  readyBeatsPerTimeoutMin: 4,
   /** TRUST_PROXY: addresses or networks of the reverse proxies in front (docs/going-live.md). */
   trustedProxiesMax: 20,
 } as const;

@@ -1,4 +1,5 @@
 // SQL for reading callback deliveries.
+import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import type { NotificationStatus } from '../../platform/notifications/types.ts';
 import '../../platform/notifications/types.ts';
@@ -50,6 +51,20 @@ export async function listNotificationRows(db: DbOrTx, filter: NotificationFilte
 }
 
 export type NotificationRow = Awaited<ReturnType<typeof listNotificationRows>>['rows'][number];
+
+/**
+ * One delivery with the text of its payload as sent (`body`; the jsonb's text on rows from before it existed): the
+ * driver's JSON parse of the jsonb would round an integer past 2^53 - 1 and reorders keys (decision 930).
+ */
+export function findNotificationDetail(db: DbOrTx, id: string, accountId: string | null) {
+  let query = db
+    .selectFrom('notifications')
+    .select(columns)
+    .select(sql<string>`coalesce(body, payload::text)`.as('payload_text'))
+    .where('id', '=', id);
+  if (accountId !== null) query = query.where('account_id', '=', accountId);
+  return query.executeTakeFirst();
+}
 
 export function findNotification(
   db: DbOrTx,

@@ -6,11 +6,13 @@ import type { AttemptOutcome, NotificationStatus } from '../../platform/notifica
 import { notificationAttemptsMax } from '../../limits/index.ts';
 import {
   findNotification,
+  findNotificationDetail,
   listAttempts,
   listNotificationRows,
   type NotificationFilter,
   type NotificationRow,
 } from './repository.ts';
+import { parseJsonExact } from '../../platform/money/json-number.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 
 export interface NotificationView {
@@ -78,13 +80,14 @@ export async function showNotification(
   id: string,
   accountId: string | null,
 ): Promise<NotificationDetail | null> {
-  const row = await findNotification(ctx.db, id, accountId);
+  const row = await findNotificationDetail(ctx.db, id, accountId);
   if (row === undefined) return null;
   const tz = ctx.config.timeZone;
   const attempts = await listAttempts(ctx.db, id, notificationAttemptsMax * 20);
   return {
     ...notificationView(ctx, row),
-    payload: row.payload,
+    // As sent: an integer past 2^53 - 1 keeps its digits, the keys their order (decision 930).
+    payload: parseJsonExact(row.payload_text) as Record<string, unknown>,
     attempts_log: attempts.map((a) => ({
       attempt: a.attempt_no,
       started_at: formatTimestamp(a.started_at, tz),

@@ -23,3 +23,26 @@ export function minorAsExactInteger(minor: bigint): ExactInteger {
 export function integerAsExact(value: bigint): ExactInteger {
   return value >= -largestSafe && value <= largestSafe ? Number(value) : value;
 }
+
+// Node 21 and later (package.json: node 24); TypeScript's ES2024 library does not declare them yet.
+const jsonRaw = JSON as unknown as { rawJSON(text: string): unknown };
+
+/** A JSON value written as the given text by JSON.stringify and by the response serializer: a bigint's digits. */
+export function rawJson(text: string): unknown {
+  return jsonRaw.rawJSON(text);
+}
+
+function keepExactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value !== 'number' || Number.isSafeInteger(value) || context?.source === undefined)
+    return value;
+  return /^-?\d+$/.test(context.source) ? rawJson(context.source) : value;
+}
+
+/**
+ * JSON text parsed with every integer past 2^53 - 1 kept as its own digits (written back unchanged), where
+ * JSON.parse alone would round it to a double naming another value: a stored callback body shown again (decision
+ * 930).
+ */
+export function parseJsonExact(text: string): unknown {
+  return JSON.parse(text, keepExactIntegers as (key: string, value: unknown) => unknown);
+}

@@ -6,6 +6,7 @@ import { newId } from '../ids/ids.ts';
 import type { Insertable } from 'kysely';
 import type { NotificationTable } from './types.ts';
 import { limits } from '../../limits/index.ts';
+import { rawJson } from '../money/json-number.ts';
 
 export interface CallbackInput {
   readonly accountId: string;
@@ -15,9 +16,6 @@ export interface CallbackInput {
   readonly payload: Readonly<Record<string, unknown>>;
   readonly at: Date;
 }
-
-// Node 21 and later (package.json: node 24); TypeScript's ES2024 library does not declare it yet.
-const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
 
 /**
  * A bigint in a payload is written as its digits: a JSON integer exact at any size, as the API's answers write one

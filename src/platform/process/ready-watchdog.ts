@@ -7,21 +7,47 @@
 // the main thread, which would never write it) and kills the whole process with SIGKILL, which needs no handler.
 // A worker's own event loop never turns before that (its whole script is the one wait), so it needs nothing from
 // the main thread nor from V8's task pool. Once ready, the worker's script ends and the thread exits.
+// The start's migrations are the one stretch of a start with no bound of its own (an index built on a large table,
+// the migration lock another process holds): while they run, the main thread beats and only silence ends it
+// (decision 930).
 import { Worker } from 'node:worker_threads';
+import { configLimits } from '../../limits/index.ts';
 
-/** CommonJS evaluated in the worker: no TypeScript, no module loading beyond Node's own. */
+const phaseStarting = 0;
+const phaseMigrating = 1;
+const phaseReady = 2;
+
+/**
+ * CommonJS evaluated in the worker: no TypeScript, no module loading beyond Node's own. Cell 0 is the phase, cell 1
+ * counts the signs of progress; the worker waits on cell 1, and only a wait that times out on an unchanged count
+ * ends the process. Nothing moves the count before the migrations begin, so a start stuck there is caught
+ * `timeoutMs` after the spawn, as before (decision 930).
+ */
 const watchdogSource = `
 const fs = require('node:fs');
 const { workerData } = require('node:worker_threads');
 const state = new Int32Array(workerData.state);
-Atomics.wait(state, 0, 0, workerData.timeoutMs);
-if (Atomics.load(state, 0) === 0) {
-  fs.writeSync(2, workerData.message);
-  process.kill(process.pid, 'SIGKILL');
+for (;;) {
+  const seen = Atomics.load(state, 1);
+  if (Atomics.load(state, 0) === ${phaseReady}) break;
+  const outcome = Atomics.wait(state, 1, seen, workerData.timeoutMs);
+  if (Atomics.load(state, 0) === ${phaseReady}) break;
+  if (outcome === 'timed-out' && Atomics.load(state, 1) === seen) {
+    fs.writeSync(2, workerData.message);
+    process.kill(process.pid, 'SIGKILL');
+  }
 }
 `;
 
 export interface ReadyWatchdog {
+  /**
+   * The start's migrations begin: until migrated(), the deadline gives way to a bound on silence. The main thread
+   * beats while its event loop turns, and the watchdog ends the process only after `timeoutMs` without a beat (a
+   * deadlocked or blocked main thread), however long the migrations take (decision 930).
+   */
+  migrating(): void;
+  /** The migrations ended: the rest of the start has a whole `timeoutMs` again, counted from now. */
+  migrated(): void;
   /** The process serves: the watchdog stands down. */
   ready(): void;
 }
@@ -33,7 +59,7 @@ export function notReadyMessage(timeoutMs: number): string {
 
 /** Arms the watchdog: unless ready() is called within `timeoutMs`, the process is killed. */
 export function startReadyWatchdog(timeoutMs: number): ReadyWatchdog {
-  const state = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+  const state = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   const view = new Int32Array(state);
   const worker = new Worker(watchdogSource, {
     eval: true,
@@ -48,14 +74,36 @@ export function startReadyWatchdog(timeoutMs: number): ReadyWatchdog {
   worker.on('error', (error) => {
     process.stderr.write(`cobro: readiness watchdog failed: ${String(error)}\n`);
   });
+  const beat = () => {
+    Atomics.add(view, 1, 1);
+    Atomics.notify(view, 1);
+  };
   // The start's own guard against the deadlock: while it runs, the event loop always has a timer to wait on, so
   // Node never leaves it to drain V8's background tasks (as src/platform/db/database.ts does around PGlite.create).
-  const keepLoopTurning = setInterval(() => {}, 1000);
+  // While the migrations run, the same timer is their beat: it fires only on a main thread whose loop turns.
+  const beatMs = Math.max(
+    1,
+    Math.min(
+      configLimits.readyBeatMsMax,
+      Math.floor(timeoutMs / configLimits.readyBeatsPerTimeoutMin),
+    ),
+  );
+  const keepLoopTurning = setInterval(() => {
+    if (Atomics.load(view, 0) === phaseMigrating) beat();
+  }, beatMs);
   return {
+    migrating() {
+      Atomics.store(view, 0, phaseMigrating);
+      beat();
+    },
+    migrated() {
+      Atomics.store(view, 0, phaseStarting);
+      beat();
+    },
     ready() {
       clearInterval(keepLoopTurning);
-      Atomics.store(view, 0, 1);
-      Atomics.notify(view, 0);
+      Atomics.store(view, 0, phaseReady);
+      beat();
     },
   };
 }

@@ -1,0 +1,55 @@
+// A database is a sandbox's or production's for life (decision 930). A sandbox database holds test money: wallets
+// credited by `POST /api/sandbox/wallet/credit` and sales paid with the published test cards, a test bank account on
+// every account, payouts due to resolve themselves on the sandbox's schedule. Served in production, that money was
+// real money a merchant could withdraw (to the test bank account, in the bank file), and the sandbox's pending
+// payouts were marked paid by the due-work resolver with nothing sent. Served in the sandbox, a production database's
+// real wallets took test credits and clock moves. So the first process that opens a database for writing records
+// its mode in `cobro_meta`, and a process of the other mode refuses to start on it.
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './types.ts';
+import type { Mode } from '../process/config.ts';
+import { StartupError } from '../process/startup-error.ts';
+
+/** The `cobro_meta` key holding the mode a database was first opened in. */
+const databaseModeKey = 'mode';
+
+/**
+ * Records `mode` as the database's when it has none, and answers the recorded one. A database from before the
+ * record that bears a sandbox's marks (its demo account made, a sandbox clock moved) is recorded as a sandbox's
+ * whatever mode opens it; one statement, so two processes starting at once record one mode.
+ */
+async function recordedMode(db: Kysely<Database>, mode: Mode): Promise<string> {
+  const { rows } = await sql<{ value: string }>`
+    WITH claimed AS (
+      INSERT INTO cobro_meta (key, value)
+      SELECT ${databaseModeKey},
+        CASE WHEN EXISTS (SELECT 1 FROM cobro_meta WHERE key = 'demo_account_created')
+               OR EXISTS (SELECT 1 FROM sandbox_clocks)
+             THEN 'sandbox' ELSE ${mode} END
+      ON CONFLICT (key) DO NOTHING
+      RETURNING value)
+    SELECT value FROM claimed
+    UNION ALL
+    SELECT value FROM cobro_meta WHERE key = ${databaseModeKey}`.execute(db);
+  const value = rows[0]?.value;
+  if (value === undefined) throw new Error('the database mode was neither recorded nor read');
+  return value;
+}
+
+/** Refuses a start in another mode than the one the database was first opened in (decision 930). */
+export async function assertDatabaseMode(
+  db: Kysely<Database>,
+  mode: Mode,
+  where: string,
+): Promise<void> {
+  const recorded = await recordedMode(db, mode);
+  if (recorded === mode) return;
+  const holds =
+    recorded === 'sandbox'
+      ? 'its wallets hold test money, its accounts test bank accounts'
+      : 'its wallets hold real money';
+  throw new StartupError(
+    `the database at ${where} is a ${recorded} database (${holds}): COBRO_MODE=${mode} needs a database of its own ` +
+      `(another DATA_DIR or DATABASE_URL), or start it with COBRO_MODE=${recorded} (docs/going-live.md)`,
+  );
+}

@@ -1,0 +1,97 @@
+// A sandbox's database is never served in production, nor a production one in the sandbox (decision 930). A
+// sandbox database holds test money (wallet credits, sales paid with the test cards), a test bank account on every
+// account and payouts that resolve themselves on the sandbox's schedule: started with COBRO_MODE=production on it,
+// Cobro served that money as real and its due-work resolver marked the sandbox's pending payouts paid. Each case
+// opens the runtime as `cobro serve` and the operator commands do, on one database, in one mode and then the other.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openRuntime } from '../../../src/runtime.ts';
+import { testConfig } from '../../support/app.ts';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-database-mode-'));
+const adminUrl = process.env.DATABASE_URL;
+const made: string[] = [];
+afterAll(async () => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (adminUrl === undefined || adminUrl === '' || made.length === 0) return;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  for (const name of made) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+});
+
+/** A database of the test's own on the run's engine: a DATA_DIR, or a new PostgreSQL database. */
+async function newDatabase(): Promise<Record<string, string>> {
+  const dataDir = fs.mkdtempSync(path.join(dir, 'data-'));
+  if (adminUrl === undefined || adminUrl === '') return { DATA_DIR: dataDir };
+  const name = `cobro_t_mode_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  made.push(name);
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return { DATA_DIR: dataDir, DATABASE_URL: u.toString() };
+}
+
+/** Opens and closes the runtime in `mode`: the error's text when the start is refused, else null. */
+async function start(
+  database: Record<string, string>,
+  mode: 'sandbox' | 'production',
+): Promise<string | null> {
+  const config = testConfig({
+    ...database,
+    COBRO_MODE: mode,
+    COBRO_SECRET_KEY: 'ab'.repeat(32),
+  });
+  try {
+    const runtime = await openRuntime(config, { logger: pino({ level: 'silent' }) });
+    await runtime.close();
+    return null;
+  } catch (error) {
+    return String(error);
+  }
+}
+
+describe('a database keeps the mode it was first opened in', () => {
+  it('refuses production on a sandbox database', { timeout: 120_000 }, async () => {
+    const database = await newDatabase();
+    expect(await start(database, 'sandbox')).toBeNull();
+    const refused = await start(database, 'production');
+    expect(refused).toContain('is a sandbox database');
+    expect(refused).toContain('COBRO_MODE=production needs a database of its own');
+    // The sandbox still starts on it.
+    expect(await start(database, 'sandbox')).toBeNull();
+  });
+
+  it('refuses the sandbox on a production database', { timeout: 120_000 }, async () => {
+    const database = await newDatabase();
+    expect(await start(database, 'production')).toBeNull();
+    expect(await start(database, 'sandbox')).toContain('is a production database');
+    expect(await start(database, 'production')).toBeNull();
+  });
+
+  it('takes a database from before the record with a sandbox demo account for a sandbox one', {
+    timeout: 120_000,
+  }, async () => {
+    const database = await newDatabase();
+    expect(await start(database, 'sandbox')).toBeNull();
+    // As an earlier release left it: the demo account's mark, no mode recorded.
+    const config = testConfig({ ...database, COBRO_SECRET_KEY: 'ab'.repeat(32) });
+    const runtime = await openRuntime(config, { logger: pino({ level: 'silent' }) });
+    await runtime.ctx.db.deleteFrom('cobro_meta').where('key', '=', 'mode').execute();
+    await runtime.ctx.db
+      .insertInto('cobro_meta')
+      .values({ key: 'demo_account_created', value: '2026-01-01T00:00:00.000Z' })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    await runtime.close();
+    expect(await start(database, 'production')).toContain('is a sandbox database');
+  });
+});
