@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import { notFound, validationError } from '../../platform/errors/errors.ts';
 import { newId } from '../../platform/ids/ids.ts';
+import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { limits, subscriptionLimits } from '../../limits/index.ts';
 import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
 import { dayRange } from './date-filter.ts';
@@ -59,6 +60,12 @@ async function clientView(ctx: AppContext, row: ClientRow) {
     additional_parameters: parametersOf(row),
     subcriptions: await clientSubscriptionView(ctx, row),
   };
+}
+
+/** Whether a write lost the client's e-mail to another live client (migration 0740's unique index). */
+function isEmailTaken(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  return code === '23505' && constraint === 'su_clients_live_email_any_case';
 }
 
 async function emailTaken(
@@ -131,29 +138,36 @@ export async function updateClient(
   if (body.email !== undefined && (await emailTaken(ctx, accountId, body.email, row.id)))
     throw validationError({ email: 'already registered' });
   const now = await ctx.accountClock.now(accountId, ctx.db);
-  const updated = await ctx.db
-    .updateTable('su_clients')
-    .set({
-      // A twin kept by migration 0740 that takes a new e-mail is an ordinary client again (emailTaken checked it).
-      ...(body.email !== undefined
-        ? {
-            email: body.email,
-            email_twin: sql<number>`CASE WHEN lower(${body.email}) = lower(email) THEN email_twin ELSE 0 END`,
-          }
-        : {}),
-      ...(body.name !== undefined ? { name: body.name } : {}),
-      ...(body.phone !== undefined ? { phone: body.phone } : {}),
-      ...(body.address !== undefined ? { address: body.address } : {}),
-      ...(body.country !== undefined ? { country: body.country } : {}),
-      ...(body.region !== undefined ? { region: body.region } : {}),
-      ...(body.city !== undefined ? { city: body.city } : {}),
-      ...(body.postal_code !== undefined ? { postal_code: body.postal_code } : {}),
-      ...(params !== undefined ? { additional_parameters: params } : {}),
-      updated_at: now,
-    })
-    .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  // Under a savepoint: a client that took the e-mail after emailTaken looked (two PUTs at once) breaks the unique
+  // index, which is the same refusal, not a failure of the request's transaction.
+  const updated = await inTransaction(ctx.db, (sp) =>
+    sp
+      .updateTable('su_clients')
+      .set({
+        // A twin kept by migration 0740 that takes a new e-mail is an ordinary client again (emailTaken checked it).
+        ...(body.email !== undefined
+          ? {
+              email: body.email,
+              email_twin: sql<number>`CASE WHEN lower(${body.email}) = lower(email) THEN email_twin ELSE 0 END`,
+            }
+          : {}),
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.phone !== undefined ? { phone: body.phone } : {}),
+        ...(body.address !== undefined ? { address: body.address } : {}),
+        ...(body.country !== undefined ? { country: body.country } : {}),
+        ...(body.region !== undefined ? { region: body.region } : {}),
+        ...(body.city !== undefined ? { city: body.city } : {}),
+        ...(body.postal_code !== undefined ? { postal_code: body.postal_code } : {}),
+        ...(params !== undefined ? { additional_parameters: params } : {}),
+        updated_at: now,
+      })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  ).catch((error: unknown) => {
+    if (isEmailTaken(error)) throw validationError({ email: 'already registered' });
+    throw error;
+  });
   const tz = ctx.config.timeZone;
   return {
     status: 'active',

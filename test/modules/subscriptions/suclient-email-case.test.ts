@@ -50,6 +50,30 @@ describe('a subscription client e-mail in another case (decision 910)', () => {
     expect(put.json().errors).toEqual({ email: 'already registered' });
   });
 
+  it('two clients changing to one e-mail at once: one gets it, the other a 400, never a 500', async () => {
+    const a = await t.createAccount('Carrera de correos');
+    for (let round = 0; round < 5; round += 1) {
+      const ids = [
+        await createSuClient(t, a, { email: `uno-${round}@example.cl` }),
+        await createSuClient(t, a, { email: `dos-${round}@example.cl` }),
+      ];
+      const puts = await Promise.all(
+        ids.map((id, i) =>
+          t.call(a, {
+            method: 'PUT',
+            url: `/api/suclient/${id}`,
+            sign: true,
+            body: { email: i === 0 ? `Tres-${round}@example.cl` : `tres-${round}@EXAMPLE.cl` },
+          }),
+        ),
+      );
+      expect(puts.map((p) => p.statusCode).sort()).toEqual([200, 400]);
+      expect(puts.find((p) => p.statusCode === 400)!.json().errors).toEqual({
+        email: 'already registered',
+      });
+    }
+  });
+
   it('migration 0740 keeps clients that already collided, each found by its own spelling', async () => {
     const a = await t.createAccount('Gemelos');
     await caseSensitive(t.ctx.db);
