@@ -7,6 +7,8 @@ export const databaseLimits = {
   changeFeedRetryMsMin: 500,
   changeFeedRetryMsMax: 5 * secondMs,
   dbPoolSizeMax: 10,
+  /** PostgreSQL keeps this many bytes of a connection's application_name (NAMEDATALEN - 1). */
+  applicationNameBytesMax: 63,
   /** PostgreSQL's bound on one statement's parameters (a 16-bit count in the protocol); StatementText asserts it. */
   dbStatementParamsMax: 65_535,
   /**

@@ -14,6 +14,10 @@ export const keyLimits = {
   keysShownMax: 5,
   /** An hour of a rotation's grace, as `--grace-hours` counts it. */
   graceHourMs: hourMs,
+  /** `secrets rekey`'s key file: 64 hexadecimal characters and a line end, with room for a CRLF or spaces. */
+  secretKeyFileBytesMax: 256,
+  /** Sealed values `secrets rekey` reads and writes at a time: one page of a large card table in memory. */
+  rekeyPageRowsMax: 500,
 } as const;
 
 export const userLimits = {

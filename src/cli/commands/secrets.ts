@@ -9,13 +9,13 @@ import {
   type CommandOutput,
 } from '../command.ts';
 
-/** The bound of a key file: 64 hexadecimal characters and a line end, with room for a CRLF or spaces. */
-const keyFileBytesMax = 256;
-
 /** The new key in FILE (64 hexadecimal characters, as `openssl rand -hex 32` prints), or why not. */
 async function newKeyFrom(file: string): Promise<Buffer | string> {
-  const { readFileBounded } = await import('../read-bounded.ts');
-  const read = await readFileBounded(file, keyFileBytesMax);
+  const [{ readFileBounded }, { keyLimits }] = await Promise.all([
+    import('../read-bounded.ts'),
+    import('../../limits/index.ts'),
+  ]);
+  const read = await readFileBounded(file, keyLimits.secretKeyFileBytesMax);
   if (!read.ok) return read.error;
   const hex = read.text.trim();
   if (!/^[0-9a-fA-F]{64}$/.test(hex))

@@ -4,6 +4,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/types.ts';
 import type { SecretBox } from './secrets.ts';
+import { keyLimits } from '../../limits/index.ts';
 
 /** A column that holds sealed secrets, the table's key to page it by, and which of its values are sealed. */
 interface SealedColumn {
@@ -46,9 +47,6 @@ export const sealedColumns: readonly SealedColumn[] = [
   { ...whole('cobro_meta', 'key', 'value'), onlyKey: 'checkout_link_key' },
 ];
 
-/** Rows read and written at a time: a rekey of a large card table holds one page in memory, not the table. */
-const pageRows = 500;
-
 export type RekeyOutcome =
   | { readonly ok: true; readonly resealed: number }
   | { readonly ok: false; readonly reason: string };
@@ -68,7 +66,7 @@ async function resealColumn(
     const page = await sql<{ key: string; value: string }>`
       SELECT ${sql.ref(key)} AS key, ${sql.ref(column)} AS value FROM ${sql.table(table)}
       WHERE ${only} AND ${sql.ref(key)} > ${after} AND ${sql.ref(column)} LIKE ${`${prefix}%`}
-      ORDER BY ${sql.ref(key)} LIMIT ${pageRows}`.execute(tx);
+      ORDER BY ${sql.ref(key)} LIMIT ${keyLimits.rekeyPageRowsMax}`.execute(tx);
     for (const row of page.rows) {
       let plain: string;
       try {
@@ -84,7 +82,7 @@ async function resealColumn(
         WHERE ${sql.ref(key)} = ${row.key}`.execute(tx);
       resealed += 1;
     }
-    if (page.rows.length < pageRows) return { ok: true, resealed };
+    if (page.rows.length < keyLimits.rekeyPageRowsMax) return { ok: true, resealed };
     after = page.rows[page.rows.length - 1]!.key;
   }
 }

@@ -2,13 +2,11 @@
 // the pid and the host. An operator sees which process holds a connection; `cobro secrets rekey` finds the other
 // Cobro processes on its database by it (decision 935).
 import os from 'node:os';
-
-/** PostgreSQL keeps 63 bytes of an application_name. */
-const namedBytesMax = 63;
+import { limits } from '../../limits/index.ts';
 
 export const cobroSessionPrefix = 'cobro:';
 
 export const sessionName = `${cobroSessionPrefix}${process.pid}@${os.hostname()}`.slice(
   0,
-  namedBytesMax,
+  limits.applicationNameBytesMax,
 );
