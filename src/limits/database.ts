@@ -6,6 +6,13 @@ export const databaseLimits = {
   /** The change-notification connection (LISTEN) reconnects after this, doubling up to the max. */
   changeFeedRetryMsMin: 500,
   changeFeedRetryMsMax: 5 * secondMs,
+  /**
+   * The LISTEN connection sends nothing of its own, so one dropped without a word (a NAT or load balancer forgetting
+   * an idle flow, a host gone in a failover) would look alive for the kernel's keep-alive, two hours. The feed asks it
+   * `SELECT 1` this often and counts an answer later than the second bound as a lost connection (decision 950).
+   */
+  changeFeedCheckIntervalMs: 5 * secondMs,
+  changeFeedAnswerMsMax: 5 * secondMs,
   dbPoolSizeMax: 10,
   /** PostgreSQL's bound on one statement's parameters (a 16-bit count in the protocol); StatementText asserts it. */
   dbStatementParamsMax: 65_535,
