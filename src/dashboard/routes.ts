@@ -3,6 +3,7 @@
 // plugins, the template engine, its security headers, the session check and its HTML error and 404 pages. Its
 // paths are not /api paths, so the root's token auth, input guards and idempotency hooks leave them alone; every
 // form is a POST with a CSRF token, and a state change reuses the same service the API or CLI command runs.
+import { limitSignInTriesAcrossProcesses } from './sign-in-tries.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -186,6 +187,7 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
       );
   });
   refuseUnstorableInput(app, ctx);
+  limitSignInTriesAcrossProcesses(app, ctx);
   handleErrors(app, ctx);
 
   const stylesheet = fs.readFileSync(path.join(here, 'assets', 'dashboard.css'), 'utf8');

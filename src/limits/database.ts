@@ -1,11 +1,21 @@
 // Bounds of the database: the pool, prepared statements, the embedded database's memory, chunked reads,
 // outages, and the change-notification connection.
+import assert from 'node:assert/strict';
 import { secondMs } from './units.ts';
+import { requestLimits } from './http.ts';
+import { sandboxLimits } from './sandbox.ts';
 
 export const databaseLimits = {
   /** The change-notification connection (LISTEN) reconnects after this, doubling up to the max. */
   changeFeedRetryMsMin: 500,
   changeFeedRetryMsMax: 5 * secondMs,
+  /**
+   * The LISTEN connection sends nothing of its own, so one dropped without a word (a NAT or load balancer forgetting
+   * an idle flow, a host gone in a failover) would look alive for the kernel's keep-alive, two hours. The feed asks it
+   * `SELECT 1` this often and counts an answer later than the second bound as a lost connection (decision 950).
+   */
+  changeFeedCheckIntervalMs: 5 * secondMs,
+  changeFeedAnswerMsMax: 5 * secondMs,
   dbPoolSizeMax: 10,
   /** PostgreSQL keeps this many bytes of a connection's application_name (NAMEDATALEN - 1). */
   applicationNameBytesMax: 63,
@@ -57,3 +67,11 @@ export const databaseLimits = {
   /** How deep an error's `cause` chain and AggregateErrors are searched for an outage: far beyond what a driver nests. */
   dbErrorNestingMax: 8,
 } as const;
+
+// A change feed gone silent is noticed well before what it kept (accounts, clock offsets) ages out (decision 950).
+// Asserted as this file loads, which every start does (index.ts has no line left for it).
+assert.ok(
+  2 * (databaseLimits.changeFeedCheckIntervalMs + databaseLimits.changeFeedAnswerMsMax) <=
+    Math.min(requestLimits.authCacheEntryAgeMsMax, sandboxLimits.sandboxOffsetKeptAgeMsMax),
+  'a silent change feed is noticed before what it kept ages out',
+);

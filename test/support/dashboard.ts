@@ -17,7 +17,8 @@ function csrfOf(body: string): string {
   return match[1];
 }
 
-export function dashboardBrowser(t: TestApp): DashboardBrowser {
+/** `remoteAddress`: the client's address (the sign-in forms count per address, across the database's processes). */
+export function dashboardBrowser(t: TestApp, remoteAddress?: string): DashboardBrowser {
   const cookies = new Map<string, string>();
   let lastBody = '';
   const remember = (res: LightMyRequestResponse) => {
@@ -41,6 +42,7 @@ export function dashboardBrowser(t: TestApp): DashboardBrowser {
         await t.app.inject({
           method: 'GET',
           url,
+          ...(remoteAddress !== undefined ? { remoteAddress } : {}),
           headers: { cookie: cookieHeader(), accept: 'text/html' },
         }),
       );
@@ -51,6 +53,7 @@ export function dashboardBrowser(t: TestApp): DashboardBrowser {
         await t.app.inject({
           method: 'POST',
           url,
+          ...(remoteAddress !== undefined ? { remoteAddress } : {}),
           payload: form.toString(),
           headers: {
             cookie: cookieHeader(),

@@ -98,7 +98,8 @@ async function feedClient(
 
 /**
  * PostgreSQL: a dedicated connection (a pooled one would be handed to queries), reconnected with backoff. While it
- * is down the feed is not live, so nothing is kept and every lookup goes to the database.
+ * is down the feed is not live, so nothing is kept and every lookup goes to the database. The connection is asked
+ * a question every few seconds: one dropped without a word answers nothing, and counts as lost (decision 950).
  */
 export function postgresChangeFeed(url: string | (() => string)): ChangeFeed {
   return new PostgresFeed(typeof url === 'string' ? () => url : url);
@@ -116,6 +117,8 @@ class PostgresFeed implements ChangeFeed {
   #adding = 0;
   #retryMs: number = limits.changeFeedRetryMsMin;
   #retryTimer: NodeJS.Timeout | null = null;
+  /** The live connection's next check (`SELECT 1`), or the wait for its answer. */
+  #checkTimer: NodeJS.Timeout | null = null;
 
   constructor(url: () => string) {
     this.#url = url;
@@ -148,6 +151,7 @@ class PostgresFeed implements ChangeFeed {
     this.#closed = true;
     this.#live = false;
     if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
+    this.#stopChecks();
     const c = this.#client;
     this.#client = null;
     await c?.end().catch(() => {});
@@ -183,6 +187,36 @@ class PostgresFeed implements ChangeFeed {
     this.#retryMs = limits.changeFeedRetryMsMin;
     // Whatever was read before LISTEN took effect may already be stale.
     this.#listeners.gap();
+    this.#scheduleCheck();
+  }
+
+  /**
+   * The LISTEN connection sends nothing of its own, so a peer that vanished without a FIN or RST (a NAT or load
+   * balancer forgetting an idle flow, a host gone in a failover) would leave it "live" for the kernel's keep-alive,
+   * two hours, while no notification arrives. A `SELECT 1` every changeFeedCheckIntervalMs, answered within
+   * changeFeedAnswerMsMax or the connection is lost: what was kept goes and a new connection listens (decision 950).
+   */
+  #scheduleCheck(): void {
+    const c = this.#client;
+    if (this.#closed || c === null) return;
+    this.#checkTimer = setTimeout(() => {
+      this.#checkTimer = setTimeout(() => this.#lost(c), limits.changeFeedAnswerMsMax);
+      this.#checkTimer.unref();
+      c.query('SELECT 1').then(
+        () => {
+          if (this.#client !== c) return;
+          this.#stopChecks();
+          this.#scheduleCheck();
+        },
+        () => this.#lost(c),
+      );
+    }, limits.changeFeedCheckIntervalMs);
+    this.#checkTimer.unref();
+  }
+
+  #stopChecks(): void {
+    if (this.#checkTimer !== null) clearTimeout(this.#checkTimer);
+    this.#checkTimer = null;
   }
 
   /** The connection `c` failed or ended: not live, everything kept goes, and a new connection is scheduled. */
@@ -190,7 +224,9 @@ class PostgresFeed implements ChangeFeed {
     if (this.#client !== c) return;
     this.#client = null;
     this.#live = false;
+    this.#stopChecks();
     this.#listeners.gap();
+    // A check still waiting for its answer makes end() destroy the socket rather than wait on a silent peer.
     c.end().catch(() => {});
     this.#scheduleRetry();
   }

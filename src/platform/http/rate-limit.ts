@@ -53,6 +53,17 @@ function retryAfterSeconds(ttlMs: number): number {
   return Math.max(1, Math.ceil(ttlMs / 1000));
 }
 
+/** The 429 of a limit of `max` a minute, with the seconds until it lets the client in again. */
+export function rateLimited(max: number, ttlMs: number): ApiError {
+  const seconds = retryAfterSeconds(ttlMs);
+  return new ApiError(
+    'rate_limited',
+    `too many requests: more than ${max} a minute; retry after ${seconds} s`,
+    {},
+    { 'retry-after': String(seconds) },
+  );
+}
+
 /** Registers the limit on every route added after it; `perMinute` null registers nothing. */
 export async function registerRateLimit(
   app: FastifyInstance,
@@ -80,17 +91,7 @@ export async function registerRateLimit(
       'x-ratelimit-remaining': false,
       'x-ratelimit-reset': false,
     },
-    errorResponseBuilder: (_request, context) => {
-      const seconds = retryAfterSeconds(context.ttl);
-      return new ApiError(
-        'rate_limited',
-        `too many requests: more than ${context.max} a minute; retry after ${seconds} s`,
-        {},
-        {
-          'retry-after': String(seconds),
-        },
-      );
-    },
+    errorResponseBuilder: (_request, context) => rateLimited(context.max, context.ttl),
   });
   app.addHook('onResponse', async (request, reply) => {
     const digest = tokenDigest(request);

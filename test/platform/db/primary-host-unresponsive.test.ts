@@ -7,49 +7,15 @@
 // standby promoted). The docs promise 503 while no primary answers, then the new primary's answers: "When the
 // primary dies, requests answer 503 ... until the standby is promoted; then new connections reach it".
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServe, type ServeProcess } from '../../support/cli.ts';
 import { cloneTestDatabase, type TestDatabaseHandle } from '../../support/database.ts';
 import { freePort } from '../../support/net.ts';
+import { tcpRelay as relay } from '../../support/tcp-relay.ts';
 
 const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
-
-/** A TCP relay to PostgreSQL that can go silent, as a host that crashed or dropped off the network. */
-function relay(port: number, target: { host: string; port: number }) {
-  let silent = false;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    sockets.add(client);
-    client.on('error', () => {});
-    client.on('close', () => sockets.delete(client));
-    if (silent) return; // accepted, never answered
-    const upstream = net.connect(target.port, target.host);
-    sockets.add(upstream);
-    upstream.on('error', () => client.destroy());
-    upstream.on('close', () => sockets.delete(upstream));
-    client.on('data', (c: Buffer) => {
-      if (!silent) upstream.write(c);
-    });
-    upstream.on('data', (c: Buffer) => {
-      if (!silent) client.write(c);
-    });
-    client.on('close', () => upstream.destroy());
-  });
-  return {
-    listen: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
-    goSilent: () => {
-      silent = true;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 async function readyz(baseUrl: string, timeoutMs: number): Promise<number | string> {
   try {
