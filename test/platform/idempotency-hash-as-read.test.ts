@@ -39,7 +39,9 @@ async function expectReplayThenMismatch(
   expect(b.body).toBe(a.body);
   const c = await keyed(url, otherMeaning, key, sign);
   expect(c.statusCode, c.body).toBe(422);
-  expect(c.json().message_error).toBe('this Idempotency-Key was already used with other parameters');
+  expect(c.json().message_error).toBe(
+    'this Idempotency-Key was already used with other parameters',
+  );
 }
 
 const mall = (merchant: unknown[][], order = 'retry-mall-1') => ({
@@ -86,7 +88,7 @@ describe('a keyed retry hashed as the request reads', () => {
     );
   });
 
-  it("POST /api/event: a beneficiary's percent 50 for \"50\" replays; 60 is 422", async () => {
+  it('POST /api/event: a beneficiary\'s percent 50 for "50" replays; 60 is 422', async () => {
     const event = (percent: unknown) => ({
       name: 'Concierto',
       event: 'retry-ev-1',
@@ -95,10 +97,16 @@ describe('a keyed retry hashed as the request reads', () => {
       date_closing_sales: '2030-12-19 23:59:00',
       affiliation: [['socio@example.com', percent]],
     });
-    await expectReplayThenMismatch('/api/event', 'event-retry-1', event(50), event('50'), event('60'));
+    await expectReplayThenMismatch(
+      '/api/event',
+      'event-retry-1',
+      event(50),
+      event('50'),
+      event('60'),
+    );
   });
 
-  it("POST /api/maaffiliation: a pair's percentage 80 for \"80\" replays; 70 is 422", async () => {
+  it('POST /api/maaffiliation: a pair\'s percentage 80 for "80" replays; 70 is 422', async () => {
     const client = await createClient(t, owner);
     const membership = (percentage: unknown) => ({
       name: 'market1',

@@ -263,6 +263,17 @@ export async function settleEventSale(
       })),
     ],
   });
+  // A beneficiary the last run paid is owed this part now: `pending` until the next run pays it (decision 940).
+  await tx
+    .updateTable('event_beneficiaries')
+    .set({ status: 'pending' })
+    .where(
+      'id',
+      'in',
+      paid.map((p) => p.beneficiaryId),
+    )
+    .where('status', '=', 'paid')
+    .execute();
   // Money settled after the payout ran is paid by the next run, which is due at once.
   await tx
     .updateTable('events')
