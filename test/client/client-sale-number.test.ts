@@ -82,5 +82,27 @@ describe("a sale's number past 2^53 - 1 through the client", () => {
     expect(charges.map((c) => c.transaction).sort()).toEqual(
       numbers.rows.map((r) => BigInt(r.n)).sort(),
     );
+    // Every answer that shows a subscription's charges: the client's own, the customers' list and both lists.
+    const exact = numbers.rows.map((r) => BigInt(r.n));
+    // The app's clock started 2026-03-10, when the client and its subscription were made.
+    const made = { date_init: '2026-03-10', date_end: '2026-03-11' };
+    for (const answer of [
+      await client.getSubscriptionClient(subscription.client),
+      await client.listSubscriptionCustomers(made),
+      await client.listSubscriptions(made),
+      await client.listSubscriptionsV3(made),
+    ]) {
+      expect(
+        answer.httpStatus,
+        JSON.stringify(answer.body, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+      ).toBe(200);
+      const shown: unknown[] = [];
+      JSON.stringify(answer.body, (key, value) => {
+        if (key === 'transaction') shown.push(value);
+        return typeof value === 'bigint' ? String(value) : value;
+      });
+      expect(shown.length).toBeGreaterThan(0);
+      for (const n of shown) expect(exact).toContain(n);
+    }
   });
 });
