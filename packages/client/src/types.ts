@@ -229,7 +229,7 @@ export type TransactionBody = {
     start: string | null;
     end: string | null;
     media: string | null;
-    transaction_id: number;
+    transaction_id: number | bigint;
     payment_key: string;
     transaction_key: string | null;
     deposit_date: string | null;
@@ -267,7 +267,7 @@ export type TransactionListBody = {
       start: string | null;
       end: string | null;
       media: string | null;
-      transaction_id: number;
+      transaction_id: number | bigint;
       payment_key: string;
       transaction_key: string | null;
       deposit_date: string | null;
@@ -752,7 +752,7 @@ export type SubscriptionClientBody = {
       amount: number;
       created_at: string;
       authorization_code: string | null;
-      transaction: number;
+      transaction: number | bigint;
     }[];
     created_at: string;
     plan: {
@@ -799,7 +799,7 @@ export type SubscriptionClientUpdatedBody = {
       amount: number;
       created_at: string;
       authorization_code: string | null;
-      transaction: number;
+      transaction: number | bigint;
     }[];
     created_at: string;
     plan: {
@@ -847,7 +847,7 @@ export type SubscriptionCustomersBody = {
         amount: number;
         created_at: string;
         authorization_code: string | null;
-        transaction: number;
+        transaction: number | bigint;
       }[];
       created_at: string;
       plan: {
@@ -959,7 +959,7 @@ export type SubscriptionBody = {
     amount: number;
     created_at: string;
     authorization_code: string | null;
-    transaction: number;
+    transaction: number | bigint;
   }[];
   start: string;
   end: string | null;
@@ -1009,7 +1009,7 @@ export type SubscriptionListBody = {
       amount: number;
       created_at: string;
       authorization_code: string | null;
-      transaction: number;
+      transaction: number | bigint;
     }[];
     start: string;
     end: string | null;
@@ -1058,7 +1058,7 @@ export type SubscriptionListV3Body = {
         amount: number;
         created_at: string;
         authorization_code: string | null;
-        transaction: number;
+        transaction: number | bigint;
       }[];
       payment_cycle_day: string;
       payment_day: string | null;

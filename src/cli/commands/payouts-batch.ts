@@ -58,8 +58,14 @@ export const payoutsExport: Command = {
         : await exportPayoutBatch(requireCtx(ctx), bank!, format as PayrollFormat);
     if (!result.ok) return fail(result.error, 2);
     const batch = result.batch;
+    // No batch made, no payout moved: nothing for the audit trail (decision 940).
     if (batch === null)
-      return { exitCode: 0, stdout: '', stderr: `no pending payouts to export for bank ${bank}\n` };
+      return {
+        exitCode: 0,
+        stdout: '',
+        stderr: `no pending payouts to export for bank ${bank}\n`,
+        unchanged: true,
+      };
     const what = `batch ${batch.id} for bank ${batch.bankSbif}: ${batch.payoutCount} payouts, ${batch.amountMinorTotal} ${batch.currency}`;
     const note =
       batchId !== undefined

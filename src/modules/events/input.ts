@@ -83,6 +83,20 @@ export function parseEventDates(body: EventCreate, timeZone: string): EventDates
   };
 }
 
+/**
+ * The event's body with its beneficiaries as `parseBeneficiaries` reads them, for the Idempotency-Key's hash (decision
+ * 940): a percent `50` and `"50"`, `[email, percent]` and `{email, percent}`, are one request. Beneficiaries it
+ * refuses are hashed as they came.
+ */
+export function eventBodyAsRead(body: EventCreate): unknown {
+  try {
+    const { affiliation: _a, affiliaction: _b, ...rest } = body;
+    return { ...rest, beneficiaries: parseBeneficiaries(body) };
+  } catch {
+    return body;
+  }
+}
+
 /** The beneficiaries, from `affiliation` or its misspelling `affiliaction`, checked one by one. */
 export function parseBeneficiaries(body: EventCreate): BeneficiaryInput[] {
   const key = body.affiliation !== undefined ? 'affiliation' : 'affiliaction';

@@ -204,6 +204,16 @@ export interface EventSaleSettlement {
   readonly journal: PostedJournal | null;
 }
 
+/** A beneficiary the last run paid is owed a part again: `pending` until the next run pays it (decision 940). */
+async function owedAgain(tx: Tx, beneficiaryIds: readonly string[]): Promise<void> {
+  await tx
+    .updateTable('event_beneficiaries')
+    .set({ status: 'pending' })
+    .where('id', 'in', beneficiaryIds)
+    .where('status', '=', 'paid')
+    .execute();
+}
+
 /**
  * At the sale's settlement: moves the beneficiaries' parts out of the merchant's pending settlement into each
  * beneficiary's payable, to be paid on date_payment. The caller settles `split.merchantMinor` to the merchant as
@@ -263,6 +273,10 @@ export async function settleEventSale(
       })),
     ],
   });
+  await owedAgain(
+    tx,
+    paid.map((p) => p.beneficiaryId),
+  );
   // Money settled after the payout ran is paid by the next run, which is due at once.
   await tx
     .updateTable('events')

@@ -96,3 +96,14 @@ export function readMallLines(tuples: readonly (readonly unknown[])[]): LinesRea
     return { ok: false, errors: { merchant: 'amounts add up to more than 14 digits' } };
   return { ok: true, lines, totalMinor };
 }
+
+/**
+ * The mall's body as `readMallLines` reads it, for the Idempotency-Key's hash (decision 940): a tuple's `"30000"` and
+ * `30000`, or its order `7` and `"7"`, are one request. Tuples it refuses are hashed as they came.
+ */
+export function mallBodyAsRead<B extends { readonly merchant: readonly (readonly unknown[])[] }>(
+  body: B,
+): unknown {
+  const read = readMallLines(body.merchant);
+  return read.ok ? { ...body, merchant: read.lines } : body;
+}

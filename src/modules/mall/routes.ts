@@ -7,6 +7,7 @@ import { accountOf } from '../../platform/auth/auth-plugin.ts';
 import { commandConfig, runCommand } from '../../platform/commands/runner.ts';
 import { withErrors } from '../../platform/http/schemas.ts';
 import { createMall, storeTransactionsOf } from './mall-create.ts';
+import { mallBodyAsRead } from './mall-input.ts';
 import { mallView } from './mall-query.ts';
 import { MallCreateBody, MallCreateResponse, MallParams, MallView } from './schemas.ts';
 
@@ -35,7 +36,8 @@ export async function mallRoutes(app: FastifyInstance, ctx: AppContext): Promise
           return createMall(tx, { id: account.id, name: account.name }, request.body);
         },
         // Each store's new transaction is in its store's chain too (decision 920), not only the mall in the caller's.
-        { auditOthers: storeTransactionsOf },
+        // The tuples are read by hand: hashed as read, so a retry that writes them another way replays (decision 940).
+        { auditOthers: storeTransactionsOf, bodyAsRead: () => mallBodyAsRead(request.body) },
       ),
   );
 

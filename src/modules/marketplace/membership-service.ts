@@ -57,6 +57,18 @@ function parsePairs(pairs: readonly (readonly unknown[])[]): ClientShareInput[] 
   return out;
 }
 
+/**
+ * The membership's body with its pairs as `parsePairs` reads them, for the Idempotency-Key's hash (decision 940):
+ * a percentage `80` and `"80"` are one request. Pairs it refuses are hashed as they came.
+ */
+export function membershipBodyAsRead(body: MembershipCreate): unknown {
+  try {
+    return { ...body, affiliation: parsePairs(body.affiliation) };
+  } catch {
+    return body;
+  }
+}
+
 async function membershipView(ctx: AppContext, row: MembershipRow) {
   const clients = await membershipClients(ctx.db, row.id);
   return {

@@ -18,7 +18,12 @@ import {
   SuspendedResponse,
 } from './schemas.ts';
 import { createClient, getClient, suspendClient, updateClient } from './client-service.ts';
-import { createMembership, getMembership, suspendMembership } from './membership-service.ts';
+import {
+  createMembership,
+  getMembership,
+  membershipBodyAsRead,
+  suspendMembership,
+} from './membership-service.ts';
 
 const clients = { tags: ['Marketplace'] };
 
@@ -123,8 +128,13 @@ function registerMembershipRoutes(r: TypedRouter, ctx: AppContext): void {
       },
     },
     async (request, reply) =>
-      runCommand(ctx, request, reply, (tx) =>
-        createMembership(tx, accountOf(request).id, request.body),
+      runCommand(
+        ctx,
+        request,
+        reply,
+        (tx) => createMembership(tx, accountOf(request).id, request.body),
+        // The pairs are read by hand: hashed as read, so a retry that writes them another way replays (decision 940).
+        { bodyAsRead: () => membershipBodyAsRead(request.body) },
       ),
   );
 

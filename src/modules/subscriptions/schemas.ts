@@ -1,7 +1,7 @@
 // TypeBox shapes of the subscription clients and plans (reference §7.1-7.5, §7.13b-c, §8.2; decision 100).
 import { Type, type Static } from 'typebox';
 import { limits, subscriptionLimits as L, transactionLimits } from '../../limits/index.ts';
-import { literalUnion } from '../../platform/http/schemas.ts';
+import { exactInteger, literalUnion, nullableObject } from '../../platform/http/schemas.ts';
 import { planIntervals, planTypes } from './types.ts';
 
 const text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
@@ -80,7 +80,7 @@ export const ChargeView = Type.Object({
   created_at: Type.String(),
   date_payment: Type.Optional(Type.String()),
   amount: Type.Integer(),
-  transaction: Type.Integer(),
+  transaction: exactInteger({ description: "The sale's number" }),
   authorization_code: nullableString,
   order: Type.String(),
   description: Type.String(),
@@ -135,7 +135,7 @@ export const ClientResponse = Type.Object({
   update_at: nullableString,
   active_cards: Type.Array(ActiveCard),
   additional_parameters: freeObject,
-  subcriptions: Type.Union([ClientSubscription, Type.Null()]),
+  subcriptions: nullableObject(ClientSubscription),
 });
 
 export const ClientUpdateResponse = Type.Object({
@@ -146,7 +146,7 @@ export const ClientUpdateResponse = Type.Object({
     description: 'YYYY-M-D HH:MM:SS, month and day not zero-padded, as the reference shows it',
   }),
   additional_parameters: freeObject,
-  subcriptions: Type.Union([ClientSubscription, Type.Null()]),
+  subcriptions: nullableObject(ClientSubscription),
 });
 
 export const DeletedResponse = Type.Object({ status: Type.Literal('success'), id: Type.String() });

@@ -3,7 +3,7 @@
 // Each view is built from parts already read (subscription-parts.ts), so a list page reads them for many
 // subscriptions at once and one subscription the same way.
 import type { AppContext } from '../../platform/context.ts';
-import { minorAsJsonNumber } from '../../platform/money/json-number.ts';
+import { integerAsExact, minorAsJsonNumber } from '../../platform/money/json-number.ts';
 import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
 import type { ClientRow, PlanRow } from './repository.ts';
 import type {
@@ -38,7 +38,8 @@ export function chargeView(ctx: AppContext, charge: ChargeRow) {
   return {
     created_at: formatTimestamp(charge.created_at, ctx.config.timeZone),
     amount: minorAsJsonNumber(charge.amount_minor),
-    transaction: Number(charge.number),
+    // A BIGINT sequence: exact past 2^53 - 1 too, never rounded to another sale's number (decision 940).
+    transaction: integerAsExact(charge.number),
     authorization_code: charge.authorization_code,
     order: charge.order_ref,
     description: charge.description,

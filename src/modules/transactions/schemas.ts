@@ -1,6 +1,6 @@
 // TypeBox schemas of the transaction API (seed "Transaction", reference §1.1-1.3).
 import { Type, type Static } from 'typebox';
-import { RuleFailureBody } from '../../platform/http/schemas.ts';
+import { exactInteger, nullableObject, RuleFailureBody } from '../../platform/http/schemas.ts';
 import { limits, transactionLimits } from '../../limits/index.ts';
 
 export const CreateTransactionBody = Type.Object(
@@ -91,7 +91,7 @@ const PaymentView = Type.Object({
   start: nullableString,
   end: nullableString,
   media: nullableString,
-  transaction_id: Type.Integer(),
+  transaction_id: exactInteger({ description: "The sale's number" }),
   payment_key: Type.String(),
   transaction_key: nullableString,
   deposit_date: nullableString,
@@ -115,7 +115,7 @@ export const TransactionView = Type.Object({
   email: Type.String(),
   subject: Type.String(),
   amount: Type.String(),
-  payment: Type.Union([PaymentView, Type.Null()]),
+  payment: nullableObject(PaymentView),
   nullify: NullifyView,
   gateway_response: GatewayResponse,
 });
@@ -128,7 +128,7 @@ const TransactionListItem = Type.Object({
   amount: Type.Integer(),
   order: Type.String(),
   subject: Type.String(),
-  payment: Type.Union([PaymentView, Type.Null()]),
+  payment: nullableObject(PaymentView),
   nullify: NullifyView,
   gateway_response: GatewayResponse,
 });

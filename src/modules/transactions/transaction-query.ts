@@ -10,6 +10,7 @@ import { limits } from '../../limits/index.ts';
 import { isStorableText } from '../../platform/http/input-guards.ts';
 import { findAccountTransaction, type TransactionRow } from './repository.ts';
 import type { TransactionListInput } from './schemas.ts';
+import { integerAsExact } from '../../platform/money/json-number.ts';
 import type { TransactionStatus } from './state-machine.ts';
 import { formatRut } from '../../platform/ids/rut.ts';
 import { readInChunks } from '../../platform/db/chunked-read.ts';
@@ -58,7 +59,8 @@ function paymentView(ctx: AppContext, row: TransactionRow, withNetwork: boolean)
     start: formatTimestamp(row.checkout_opened_at ?? row.ended_at, tz),
     end: formatTimestamp(row.ended_at, tz),
     media: row.media,
-    transaction_id: Number(row.number),
+    // A BIGINT sequence: exact past 2^53 - 1 too, never rounded to another sale's number (decision 940).
+    transaction_id: integerAsExact(row.number),
     payment_key: row.payment_key,
     transaction_key: row.transaction_key,
     deposit_date: row.deposit_date,

@@ -60,6 +60,13 @@ export interface CommandOptions<T> {
    * in its account's chain too, with the caller's row (decision 920). Not for `grouped`.
    */
   readonly auditOthers?: AuditOthers<T>;
+  /**
+   * The body as the command reads it, for the Idempotency-Key's hash, when the schema leaves a part of it to be read
+   * by hand (a mall's tuples, an event's beneficiaries): a retry that writes `"30000"` where the first wrote `30000`
+   * means the same and replays (decision 940). The schema has already coerced the typed fields of `request.body`.
+   * A body the reader refuses is hashed as it came.
+   */
+  readonly bodyAsRead?: () => unknown;
 }
 
 interface KeyScope {
@@ -109,12 +116,13 @@ async function claimOrAnswer<T>(
   tx: Tx,
   request: FastifyRequest,
   scope: KeyScope,
+  bodyAsRead: (() => unknown) | undefined,
 ): Promise<Outcome<T> | null> {
   const claim = await claimKey(tx, {
     ...scope,
     method: request.method,
     path: normalisedPath(request.url),
-    requestHash: requestHash(request.body),
+    requestHash: requestHash(bodyAsRead === undefined ? request.body : bodyAsRead()),
     now: ctx.clock.now(),
     leaseMs: ctx.config.idempotencyLeaseMs,
   });
@@ -164,7 +172,7 @@ export async function runCommand<T>(
   const outcome = await inTransaction(ctx.db, async (tx): Promise<Outcome<T>> => {
     const txCtx: AppContext = { ...ctx, db: tx };
     if (scope !== null) {
-      const claimed = await claimOrAnswer<T>(ctx, tx, request, scope);
+      const claimed = await claimOrAnswer<T>(ctx, tx, request, scope, options.bodyAsRead);
       if (claimed !== null) return claimed;
     }
     // With a key, under a savepoint, so a refusal thrown half-way rolls back the command's writes but not the claim.

@@ -1,5 +1,13 @@
 // Shared TypeBox pieces: error envelopes and tolerant scalars (supplement §1.2).
-import { Type, type TLiteral, type TSchema, type TSchemaOptions, type TUnion } from 'typebox';
+import {
+  Type,
+  type Static,
+  type TLiteral,
+  type TObject,
+  type TSchema,
+  type TSchemaOptions,
+  type TUnion,
+} from 'typebox';
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -55,4 +63,13 @@ export function exactInteger(options?: TSchemaOptions) {
       description: `${options?.description ?? 'An integer'}; exact at any size (past 2^53 - 1, more digits than a double keeps)`,
     }),
   );
+}
+
+/**
+ * An object or null, as one schema of two types (`type: ["object", "null"]`) rather than a union: the serializer picks a
+ * union's branch by validating the value, and validation takes no bigint, so an `exactInteger` past 2^53 - 1 inside a
+ * union's object made the answer a 500; a type list is chosen by the value's JSON type alone (decision 940).
+ */
+export function nullableObject<T extends TObject>(schema: T) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: ['object', 'null'] });
 }
