@@ -223,7 +223,8 @@ async function preparedSecrets(
   } else if (options.migrate !== false) {
     await migrateAtStart(handle, logger, unboundedOpener(config, options), options.readyWatchdog);
   }
-  if (options.keyless === true) return keylessSecretBox('cobro migrate opens no secret (decision 815)');
+  if (options.keyless === true)
+    return keylessSecretBox('cobro migrate opens no secret (decision 815)');
   // A sandbox's database never serves production, nor the other way round (decision 930): refused before the key
   // (no sandbox key file made for a production database), recorded only once the key opened the database's
   // secrets, so a start refused for its key leaves no mode behind (decision 955).
