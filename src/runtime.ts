@@ -223,13 +223,17 @@ async function preparedSecrets(
   } else if (options.migrate !== false) {
     await migrateAtStart(handle, logger, unboundedOpener(config, options), options.readyWatchdog);
   }
-  // A sandbox's database never serves production, nor the other way round (decision 930).
-  if (!readOnly && options.keyless !== true)
-    await assertDatabaseMode(handle.db, config.mode, databaseWhere(config));
+  if (options.keyless === true)
+    return keylessSecretBox('cobro migrate opens no secret (decision 815)');
+  // A sandbox's database never serves production, nor the other way round (decision 930): refused before the key
+  // (no sandbox key file made for a production database), recorded only once the key opened the database's
+  // secrets, so a start refused for its key leaves no mode behind (decision 955).
+  const where = databaseWhere(config);
+  if (!readOnly) await assertDatabaseMode(handle.db, config.mode, where, false);
   // After migrating, so the key is checked against the secrets the database holds (decision 690).
-  return options.keyless === true
-    ? keylessSecretBox('cobro migrate opens no secret (decision 815)')
-    : databaseSecrets(handle.db, config, !readOnly);
+  const secrets = await databaseSecrets(handle.db, config, !readOnly);
+  if (!readOnly) await assertDatabaseMode(handle.db, config.mode, where, true);
+  return secrets;
 }
 
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {

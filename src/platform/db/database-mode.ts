@@ -13,19 +13,20 @@ import { StartupError } from '../process/startup-error.ts';
 /** The `cobro_meta` key holding the mode a database was first opened in. */
 const databaseModeKey = 'mode';
 
+/** What marks a database from before the record as a sandbox's: its demo account made, a sandbox clock moved. */
+const sandboxMarks = sql`EXISTS (SELECT 1 FROM cobro_meta WHERE key = 'demo_account_created')
+  OR EXISTS (SELECT 1 FROM sandbox_clocks)`;
+
 /**
  * Records `mode` as the database's when it has none, and answers the recorded one. A database from before the
- * record that bears a sandbox's marks (its demo account made, a sandbox clock moved) is recorded as a sandbox's
- * whatever mode opens it; one statement, so two processes starting at once record one mode.
+ * record that bears a sandbox's marks is recorded as a sandbox's whatever mode opens it; one statement, so two
+ * processes starting at once record one mode.
  */
 async function recordedMode(db: Kysely<Database>, mode: Mode): Promise<string> {
   const { rows } = await sql<{ value: string }>`
     WITH claimed AS (
       INSERT INTO cobro_meta (key, value)
-      SELECT ${databaseModeKey},
-        CASE WHEN EXISTS (SELECT 1 FROM cobro_meta WHERE key = 'demo_account_created')
-               OR EXISTS (SELECT 1 FROM sandbox_clocks)
-             THEN 'sandbox' ELSE ${mode} END
+      SELECT ${databaseModeKey}, CASE WHEN ${sandboxMarks} THEN 'sandbox' ELSE ${mode} END
       ON CONFLICT (key) DO NOTHING
       RETURNING value)
     SELECT value FROM claimed
@@ -36,14 +37,28 @@ async function recordedMode(db: Kysely<Database>, mode: Mode): Promise<string> {
   return value;
 }
 
-/** Refuses a start in another mode than the one the database was first opened in (decision 930). */
+/** The mode recorded, or the one the marks would record; null for a database that `mode` would record as its. */
+async function modeWithoutRecording(db: Kysely<Database>): Promise<string | null> {
+  const { rows } = await sql<{ value: string | null }>`
+    SELECT COALESCE(
+      (SELECT value FROM cobro_meta WHERE key = ${databaseModeKey}),
+      CASE WHEN ${sandboxMarks} THEN 'sandbox' END) AS value`.execute(db);
+  return rows[0]?.value ?? null;
+}
+
+/**
+ * Refuses a start in another mode than the one the database was first opened in (decision 930). With `record`
+ * false it only looks: a start checks this before its secret key, and records its mode only once the key opened
+ * the database's secrets, so a start refused for its key leaves no mode behind (decision 955).
+ */
 export async function assertDatabaseMode(
   db: Kysely<Database>,
   mode: Mode,
   where: string,
+  record: boolean,
 ): Promise<void> {
-  const recorded = await recordedMode(db, mode);
-  if (recorded === mode) return;
+  const recorded = record ? await recordedMode(db, mode) : await modeWithoutRecording(db);
+  if (recorded === null || recorded === mode) return;
   const holds =
     recorded === 'sandbox'
       ? 'its wallets hold test money, its accounts test bank accounts'

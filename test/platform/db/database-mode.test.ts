@@ -11,6 +11,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../../src/runtime.ts';
+import { createAccount } from '../../../src/modules/accounts/service.ts';
 import { testConfig } from '../../support/app.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-database-mode-'));
@@ -93,5 +94,35 @@ describe('a database keeps the mode it was first opened in', () => {
       .execute();
     await runtime.close();
     expect(await start(database, 'production')).toContain('is a sandbox database');
+  });
+});
+
+describe('a start refused for its key records no mode (decision 955)', () => {
+  it('leaves a production database from before the record to production', {
+    timeout: 120_000,
+  }, async () => {
+    const database = await newDatabase();
+    // A production database of an earlier release: an account whose secrets are sealed under its key, no mode.
+    const config = testConfig({
+      ...database,
+      COBRO_MODE: 'production',
+      COBRO_SECRET_KEY: 'ab'.repeat(32),
+    });
+    const runtime = await openRuntime(config, { logger: pino({ level: 'silent' }) });
+    expect((await createAccount(runtime.ctx, 'Tienda')).ok).toBe(true);
+    await runtime.ctx.db.deleteFrom('cobro_meta').where('key', '=', 'mode').execute();
+    await runtime.close();
+    // A command run without COBRO_MODE (the sandbox, by default) and another key: the key check refuses it.
+    const wrong = testConfig({ ...database, COBRO_SECRET_KEY: 'cd'.repeat(32) });
+    const refused = await openRuntime(wrong, { logger: pino({ level: 'silent' }) }).then(
+      async (r) => {
+        await r.close();
+        return null;
+      },
+      (error: unknown) => String(error),
+    );
+    expect(refused).toContain('does not open the secrets in this database');
+    // It left no mark: the production service still starts on its database.
+    expect(await start(database, 'production')).toBeNull();
   });
 });
