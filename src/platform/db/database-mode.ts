@@ -13,20 +13,27 @@ import { StartupError } from '../process/startup-error.ts';
 /** The `cobro_meta` key holding the mode a database was first opened in. */
 const databaseModeKey = 'mode';
 
-/** What marks a database from before the record as a sandbox's: its demo account made, a sandbox clock moved. */
-const sandboxMarks = sql`EXISTS (SELECT 1 FROM cobro_meta WHERE key = 'demo_account_created')
-  OR EXISTS (SELECT 1 FROM sandbox_clocks)`;
+/**
+ * The mode of a database from before the record, told by what it holds (decision 955): a sandbox's marks (its demo
+ * account made, which every sandbox start does; a sandbox clock moved) make it a sandbox's; accounts without them
+ * make it production's, since only a production start never leaves the demo mark; an empty one is `mode`'s.
+ */
+const modeOfUnrecorded = (mode: Mode | null) => sql`CASE
+  WHEN EXISTS (SELECT 1 FROM cobro_meta WHERE key = 'demo_account_created')
+    OR EXISTS (SELECT 1 FROM sandbox_clocks) THEN 'sandbox'
+  WHEN EXISTS (SELECT 1 FROM accounts) THEN 'production'
+  ELSE ${mode} END`;
 
 /**
  * Records `mode` as the database's when it has none, and answers the recorded one. A database from before the
- * record that bears a sandbox's marks is recorded as a sandbox's whatever mode opens it; one statement, so two
+ * record is recorded as what it holds says (modeOfUnrecorded) whatever mode opens it; one statement, so two
  * processes starting at once record one mode.
  */
 async function recordedMode(db: Kysely<Database>, mode: Mode): Promise<string> {
   const { rows } = await sql<{ value: string }>`
     WITH claimed AS (
       INSERT INTO cobro_meta (key, value)
-      SELECT ${databaseModeKey}, CASE WHEN ${sandboxMarks} THEN 'sandbox' ELSE ${mode} END
+      SELECT ${databaseModeKey}, ${modeOfUnrecorded(mode)}
       ON CONFLICT (key) DO NOTHING
       RETURNING value)
     SELECT value FROM claimed
@@ -42,7 +49,7 @@ async function modeWithoutRecording(db: Kysely<Database>): Promise<string | null
   const { rows } = await sql<{ value: string | null }>`
     SELECT COALESCE(
       (SELECT value FROM cobro_meta WHERE key = ${databaseModeKey}),
-      CASE WHEN ${sandboxMarks} THEN 'sandbox' END) AS value`.execute(db);
+      ${modeOfUnrecorded(null)}) AS value`.execute(db);
   return rows[0]?.value ?? null;
 }
 

@@ -112,7 +112,7 @@ describe('a start refused for its key records no mode (decision 955)', () => {
     expect((await createAccount(runtime.ctx, 'Tienda')).ok).toBe(true);
     await runtime.ctx.db.deleteFrom('cobro_meta').where('key', '=', 'mode').execute();
     await runtime.close();
-    // A command run without COBRO_MODE (the sandbox, by default) and another key: the key check refuses it.
+    // A command run without COBRO_MODE (the sandbox, by default) and another key.
     const wrong = testConfig({ ...database, COBRO_SECRET_KEY: 'cd'.repeat(32) });
     const refused = await openRuntime(wrong, { logger: pino({ level: 'silent' }) }).then(
       async (r) => {
@@ -121,8 +121,28 @@ describe('a start refused for its key records no mode (decision 955)', () => {
       },
       (error: unknown) => String(error),
     );
-    expect(refused).toContain('does not open the secrets in this database');
+    // Refused before its key is even tried: a database with accounts and no sandbox mark is production's.
+    expect(refused).toContain('is a production database');
     // It left no mark: the production service still starts on its database.
+    expect(await start(database, 'production')).toBeNull();
+  });
+  it('refuses a command in the sandbox, with the right key, on a production database from before the record', {
+    timeout: 120_000,
+  }, async () => {
+    const database = await newDatabase();
+    // A production database of an earlier release (an account, no demo mark, no mode), opened by an operator's
+    // shell that forgot COBRO_MODE but holds the production key: it used to record the database as a sandbox's,
+    // and every production start after was refused.
+    const config = testConfig({
+      ...database,
+      COBRO_MODE: 'production',
+      COBRO_SECRET_KEY: 'ab'.repeat(32),
+    });
+    const runtime = await openRuntime(config, { logger: pino({ level: 'silent' }) });
+    expect((await createAccount(runtime.ctx, 'Tienda')).ok).toBe(true);
+    await runtime.ctx.db.deleteFrom('cobro_meta').where('key', '=', 'mode').execute();
+    await runtime.close();
+    expect(await start(database, 'sandbox')).toContain('is a production database');
     expect(await start(database, 'production')).toBeNull();
   });
 });
