@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
-import { seedDataDir } from '../support/cli-in-process.ts';
+import { dataDirSeeder } from '../support/cli-in-process.ts';
 import { freePort } from '../support/net.ts';
 import { encodeBackup } from '../../src/platform/db/backup-file.ts';
 import { restoreBackup, type BackupOutcome } from '../../src/platform/db/backup.ts';
@@ -22,6 +22,7 @@ const lanes = 4;
 const onPostgres = process.env.DATABASE_URL !== undefined;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-backup-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+const seedDataDir = dataDirSeeder(root);
 
 function payout(run: string, i: number) {
   const order = `${run}-${i}`;

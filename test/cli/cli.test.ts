@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { computeSign } from '../../src/platform/auth/sign.ts';
 import { opsSocketPath, runThroughServer } from '../../src/cli/ops-socket.ts';
 import { runCli, startServe, type CliResult } from '../support/cli.ts';
-import { openCliRuntime, runInProcess, seedDataDir } from '../support/cli-in-process.ts';
+import { dataDirSeeder, openCliRuntime, runInProcess } from '../support/cli-in-process.ts';
 import { freePort } from '../support/net.ts';
 
 const dirs: string[] = [];
@@ -19,6 +19,7 @@ function dataDir(): string {
 afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
+const seedDataDir = dataDirSeeder(dataDir());
 // Each kind of command path runs at least once as a real process (a no-database command, a usage error, a
 // configuration error, a database command on the embedded database, one through the serving process's operator
 // socket, `serve` itself, and PostgreSQL); the further calls of a kind run in this process through the same

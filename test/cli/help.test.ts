@@ -141,21 +141,42 @@ describe('cobro completion', () => {
     const text = (await r.command.run(null, r.args)).stdout;
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-compl-')), 'cobro.bash');
     fs.writeFileSync(file, text);
-    const complete = (line: string): string =>
-      execFileSync(
-        'bash',
+    // Every line is completed by one bash (a bash each cost 150 processes, 100 s at load 10), each line in a
+    // subshell of its own, so no line sees what completing another left behind.
+    const lines = [
+      ...new Set([
+        'cobro acc',
+        'cobro accounts s',
+        'cobro accounts rotate acc1 --o',
+        'cobro sign --',
+        'cobro completion ',
+        ...allCommands().flatMap((c) => {
+          const [first, second] = c.name.split(' ');
+          return second === undefined
+            ? [`cobro ${first}`]
+            : [`cobro ${first}`, `cobro ${first} ${second}`];
+        }),
+      ]),
+    ];
+    const replies = execFileSync(
+      'bash',
+      [
+        '-c',
         [
-          '-c',
-          [
-            `source ${file}`,
-            'read -ra COMP_WORDS <<< "$1"; [[ "$1" == *" " ]] && COMP_WORDS+=("")',
-            'COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _cobro_complete; echo "${COMPREPLY[*]}"',
-          ].join('\n'),
-          'bash',
-          line,
-        ],
-        { encoding: 'utf8' },
-      ).trim();
+          `source ${file}`,
+          'for line in "$@"; do (',
+          '  read -ra COMP_WORDS <<< "$line"; [[ "$line" == *" " ]] && COMP_WORDS+=("")',
+          '  COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _cobro_complete; echo "${COMPREPLY[*]}"',
+          '); done',
+        ].join('\n'),
+        'bash',
+        ...lines,
+      ],
+      { encoding: 'utf8' },
+    ).split('\n');
+    expect(replies).toHaveLength(lines.length + 1);
+    const completed = new Map(lines.map((line, i) => [line, replies[i]!.trim()]));
+    const complete = (line: string): string => completed.get(line)!;
     expect(complete('cobro acc')).toBe('accounts');
     expect(complete('cobro accounts s')).toBe(
       'show set-fee set-bank set-processor set-notify-url set-urls set-escrow',

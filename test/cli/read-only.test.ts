@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/platform/process/config.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { runCli } from '../support/cli.ts';
-import { openCliRuntime, runInProcess, seedDataDir } from '../support/cli-in-process.ts';
+import { dataDirSeeder, openCliRuntime, runInProcess } from '../support/cli-in-process.ts';
 
 vi.setConfig({ testTimeout: 240_000 });
 const dirs: string[] = [];
@@ -26,6 +26,7 @@ function dataDir(): string {
 afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
+const seedDataDir = dataDirSeeder(dataDir());
 
 function configOf(env: Record<string, string>) {
   const loaded = loadConfig({ LOG_LEVEL: 'silent', ...env });

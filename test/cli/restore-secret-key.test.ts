@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
-import { openCliRuntime, runInProcess, seedDataDir } from '../support/cli-in-process.ts';
+import { openCliRuntime, runInProcess, dataDirSeeder } from '../support/cli-in-process.ts';
 import { cloneTestDatabase } from '../support/database.ts';
 import { freePort } from '../support/net.ts';
 import { call, demoCredentials } from '../reliability/load.ts';
@@ -20,6 +20,7 @@ import { call, demoCredentials } from '../reliability/load.ts';
 const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-restore-key-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+const seedDataDir = dataDirSeeder(root);
 
 describe.skipIf(onPostgres)('a restored copy started without the key it was written under', () => {
   it('refuses to start naming COBRO_SECRET_KEY, or at least never answers 500', {

@@ -1,5 +1,6 @@
 // Operator commands run inside the test process (see runInProcess), next to ./cli.ts's real processes.
 import fs from 'node:fs';
+import path from 'node:path';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { openDatabase } from '../../src/platform/db/database.ts';
@@ -58,4 +59,24 @@ export async function seedDataDir(dataDir: string): Promise<void> {
     loadDataDir: new Blob([fs.readFileSync(snapshotPath)]),
   });
   await handle.close();
+}
+
+/**
+ * seedDataDir for a file that fills several DATA_DIRs: the snapshot is loaded once, into `root/seeded` (a directory
+ * the file removes with its root), and each DATA_DIR is a copy of that closed database's files: about 0.5 s of file
+ * copying instead of booting PGlite on the snapshot again (about 4 s of wall time and 1.8 CPU s at load 9).
+ * Each DATA_DIR is still a database of its own.
+ */
+export function dataDirSeeder(root: string): (dataDir: string) => Promise<void> {
+  const seeded = path.join(root, 'seeded');
+  let ready: Promise<void> | null = null;
+  return async (dataDir) => {
+    if (inject('pgliteSnapshotPath') === '') return;
+    ready ??= (async () => {
+      fs.mkdirSync(seeded, { recursive: true });
+      await seedDataDir(seeded);
+    })();
+    await ready;
+    fs.cpSync(seeded, dataDir, { recursive: true });
+  };
 }
