@@ -60,6 +60,24 @@ async function start(
   }
 }
 
+/**
+ * A production database of an earlier release: an account whose secrets are sealed under its key, no demo mark and
+ * no mode recorded.
+ */
+async function olderProductionDatabase(): Promise<Record<string, string>> {
+  const database = await newDatabase();
+  const config = testConfig({
+    ...database,
+    COBRO_MODE: 'production',
+    COBRO_SECRET_KEY: 'ab'.repeat(32),
+  });
+  const runtime = await openRuntime(config, { logger: pino({ level: 'silent' }) });
+  expect((await createAccount(runtime.ctx, 'Tienda')).ok).toBe(true);
+  await runtime.ctx.db.deleteFrom('cobro_meta').where('key', '=', 'mode').execute();
+  await runtime.close();
+  return database;
+}
+
 describe('a database keeps the mode it was first opened in', () => {
   it('refuses production on a sandbox database', { timeout: 120_000 }, async () => {
     const database = await newDatabase();
@@ -101,17 +119,7 @@ describe('a start refused for its key records no mode (decision 955)', () => {
   it('leaves a production database from before the record to production', {
     timeout: 120_000,
   }, async () => {
-    const database = await newDatabase();
-    // A production database of an earlier release: an account whose secrets are sealed under its key, no mode.
-    const config = testConfig({
-      ...database,
-      COBRO_MODE: 'production',
-      COBRO_SECRET_KEY: 'ab'.repeat(32),
-    });
-    const runtime = await openRuntime(config, { logger: pino({ level: 'silent' }) });
-    expect((await createAccount(runtime.ctx, 'Tienda')).ok).toBe(true);
-    await runtime.ctx.db.deleteFrom('cobro_meta').where('key', '=', 'mode').execute();
-    await runtime.close();
+    const database = await olderProductionDatabase();
     // A command run without COBRO_MODE (the sandbox, by default) and another key.
     const wrong = testConfig({ ...database, COBRO_SECRET_KEY: 'cd'.repeat(32) });
     const refused = await openRuntime(wrong, { logger: pino({ level: 'silent' }) }).then(
@@ -129,19 +137,9 @@ describe('a start refused for its key records no mode (decision 955)', () => {
   it('refuses a command in the sandbox, with the right key, on a production database from before the record', {
     timeout: 120_000,
   }, async () => {
-    const database = await newDatabase();
-    // A production database of an earlier release (an account, no demo mark, no mode), opened by an operator's
-    // shell that forgot COBRO_MODE but holds the production key: it used to record the database as a sandbox's,
-    // and every production start after was refused.
-    const config = testConfig({
-      ...database,
-      COBRO_MODE: 'production',
-      COBRO_SECRET_KEY: 'ab'.repeat(32),
-    });
-    const runtime = await openRuntime(config, { logger: pino({ level: 'silent' }) });
-    expect((await createAccount(runtime.ctx, 'Tienda')).ok).toBe(true);
-    await runtime.ctx.db.deleteFrom('cobro_meta').where('key', '=', 'mode').execute();
-    await runtime.close();
+    // Opened by an operator's shell that forgot COBRO_MODE but holds the production key: it used to record the
+    // database as a sandbox's, and every production start after was refused.
+    const database = await olderProductionDatabase();
     expect(await start(database, 'sandbox')).toContain('is a production database');
     expect(await start(database, 'production')).toBeNull();
   });
