@@ -18,6 +18,7 @@ import { computeSign, queryParams } from '../../src/platform/auth/sign.ts';
 import { computeCobroSignature } from '../../src/platform/auth/cobro-signature.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
 import { cloneTestDatabase } from './database.ts';
+import { assertDatabaseMode } from '../../src/platform/db/database-mode.ts';
 
 export interface TestAccount {
   readonly id: string;
@@ -112,6 +113,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     options.paymentExtensions === undefined
       ? composed
       : { ...composed, paymentExtensions: options.paymentExtensions };
+  // The app stands for a `cobro serve`: its database takes the app's mode (decision 930), as a real start records
+  // it, so processes a test starts on it in another mode are refused as they would be (a second app sharing the
+  // database is one deployment's other process, checked by nothing here).
+  if (options.sharing === undefined)
+    await assertDatabaseMode(handle.db, config.mode, 'the test database', true);
   const app = await buildApp(ctx, options.modules);
   options.extraRoutes?.(app);
   await app.ready();

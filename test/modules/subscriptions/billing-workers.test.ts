@@ -91,6 +91,8 @@ describe.skipIf(!onPostgres)('cobro worker processes billing one PostgreSQL', ()
     }
     // A little longer, so a second charge of anything would have had time to happen.
     await new Promise((r) => setTimeout(r, 1500));
+    // Both workers still run: a start refused (its mode, its key) would exit, and the test would not be of two workers.
+    expect(children.map((c) => c.exitCode)).toEqual([null, null]);
     const rows = await cycleCharges();
     for (const sub of subs) {
       const mine = rows.filter((r) => r.subscription_id === sub.id);

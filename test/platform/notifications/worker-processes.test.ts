@@ -15,6 +15,7 @@ import { createAccount } from '../../../src/modules/accounts/service.ts';
 import { enqueueCallback } from '../../../src/platform/notifications/enqueue.ts';
 import { deliverDueNotifications } from '../../../src/platform/notifications/deliver.ts';
 import { cloneTestDatabase, type TestDatabaseHandle } from '../../support/database.ts';
+import { assertDatabaseMode } from '../../../src/platform/db/database-mode.ts';
 import { testConfig } from '../../support/app.ts';
 import { startReceiver, type Receiver } from '../../support/receiver.ts';
 
@@ -87,6 +88,8 @@ describe.skipIf(!onPostgres)('worker processes on one PostgreSQL', () => {
       secrets: createSecretBox(key),
       logger: pino({ level: 'silent' }),
     });
+    // The context stands for a sandbox `cobro serve`, whose start records the database's mode (decision 930).
+    await assertDatabaseMode(handle.db, 'sandbox', 'the test database', true);
   });
   afterEach(async () => {
     for (const child of children)
