@@ -113,10 +113,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     options.paymentExtensions === undefined
       ? composed
       : { ...composed, paymentExtensions: options.paymentExtensions };
-  // The app stands for a `cobro serve`: its database takes the app's mode (decision 930), as a real start records
-  // it, so processes a test starts on it in another mode are refused as they would be (a second app sharing the
-  // database is one deployment's other process, checked by nothing here).
-  if (options.sharing === undefined)
+  // The app stands for a `cobro serve`: the clone it made takes the app's mode (decision 930), as a real start records
+  // it, so processes a test starts on it in another mode are refused as they would be. A second app sharing the
+  // database is one deployment's other process; a database the test brings (`handle`) is the test's to set up.
+  if (options.sharing === undefined && options.handle === undefined)
     await assertDatabaseMode(handle.db, config.mode, 'the test database', true);
   const app = await buildApp(ctx, options.modules);
   options.extraRoutes?.(app);
