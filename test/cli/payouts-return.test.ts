@@ -1,14 +1,15 @@
-// Decision 915: `cobro payouts return ID --reason TEXT` takes back a bank-file payout the receiving bank returned after
-// the results file said `success`, as a Fintoc return does (decision 830): `success` -> `banking_error`, the money
-// from bank clearing back to the wallet (journal `payout.returned`), the chargeback debt paid first (decision 905),
-// a second `payout.result` callback and an audit row; run again, or twice at once, it moves the money once.
+// Decisions 915, 980: `cobro payouts return ID --reason TEXT` takes back a paid payout the receiving bank returned
+// (a bank file's, or one made `success` by hand; never a Fintoc transfer's) as a Fintoc return does (decision 830):
+// `success` -> `banking_error`, the money from bank clearing back to the wallet (journal `payout.returned`), the
+// chargeback debt paid first (decision 905), a second `payout.result` callback and an audit row; run again, or twice
+// at once, it moves the money once.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
-import { fintocShop, paidFintocSale } from '../support/fintoc-shop.ts';
+import { fintocShop, fintocWebhook, paidFintocSale } from '../support/fintoc-shop.ts';
 import { runOnContext } from '../support/cli-in-process.ts';
 import { ledgerCodes } from '../../src/platform/ledger/ledger.ts';
 import { drainDueWork } from '../../src/platform/work/due-work.ts';
@@ -61,6 +62,17 @@ async function paidByBankFile(a: TestAccount, amount: number, order: string): Pr
   expect(imported.stdout).toBe(
     '1 success, 0 banking_error, 0 already resolved, 0 left processing\n',
   );
+  expect((await payoutRead(a, id)).status).toBe('success');
+  return id;
+}
+
+/** A payout of the account made `success` by hand (`cobro payouts resolve`), in no bank file. */
+async function paidByHand(a: TestAccount, amount: number, order: string): Promise<string> {
+  const id = (await payout(t, a, { amount, order })).json().identifier_payout as string;
+  for (const status of ['processing', 'success']) {
+    const resolved = await cobro('payouts', 'resolve', id, '--status', status);
+    expect(resolved.code, resolved.stderr).toBe(0);
+  }
   expect((await payoutRead(a, id)).status).toBe('success');
   return id;
 }
@@ -160,15 +172,15 @@ describe('cobro payouts return', () => {
     const a = await funded(100_000);
     const pending = (await payout(t, a, { amount: 1_000, order: 'ref-pending' })).json()
       .identifier_payout as string;
-    // Paid by hand, never in a bank file.
-    const byHand = (await payout(t, a, { amount: 2_000, order: 'ref-hand' })).json()
-      .identifier_payout as string;
-    for (const status of ['processing', 'success'])
-      expect((await cobro('payouts', 'resolve', byHand, '--status', status)).code).toBe(0);
+    // Paid by hand (decision 980 returns it), here only for the input checks, which come first.
+    const byHand = await paidByHand(a, 2_000, 'ref-hand');
     const before = await balance(t, a);
     const refusals: [string[], number, string][] = [
-      [[pending, '--reason', 'x'], 1, `payout ${pending} was not paid through a bank file`],
-      [[byHand, '--reason', 'x'], 1, `payout ${byHand} was not paid through a bank file`],
+      [
+        [pending, '--reason', 'x'],
+        1,
+        `payout ${pending} is pending: only a paid (success) payout can be returned`,
+      ],
       [['mor00000000000000000', '--reason', 'x'], 1, 'no payout with id mor00000000000000000'],
       [[byHand], 2, 'usage: cobro payouts return ID --reason TEXT'],
       [[byHand, '--reason', '  '], 2, '--reason must have 1 to 200 characters'],
@@ -263,5 +275,119 @@ describe('cobro payouts return', () => {
     expect(await returnedJournals(id)).toHaveLength(1);
     expect(await auditRows(id)).toHaveLength(1);
     await ledgerClean();
+  });
+  // Decision 980: a payout made `success` by hand went through no file Cobro wrote, but its bank can send it back
+  // all the same; the operator who said it was paid says it came back, with the same guarantees.
+  it('returns a payout paid by hand once, paying the debt first, with its callback and audit row', async () => {
+    const { shop } = await fintocShop(t, sim, 'Tienda A Mano');
+    const saleId = await paidFintocSale(t, sim, shop, 'hand-sale', 10_000);
+    t.clock.advanceMs(30 * dayMs);
+    await drainDueWork(t.ctx);
+    const id = await paidByHand(shop, 10_000, 'hand-out');
+    expect(await balance(t, shop)).toBe(0);
+    const opened = await cobro(
+      'disputes',
+      'open',
+      '--transaction',
+      saleId,
+      '--amount',
+      '4000',
+      '--reason',
+      'fraud',
+    );
+    expect(opened.code, opened.stderr).toBe(0);
+    const debt = () =>
+      t.ctx.ledger.balance(t.ctx.db, {
+        owner: shop.id,
+        code: ledgerCodes.disputeDebt,
+        currency: 'CLP',
+      });
+    expect(await debt()).toBe(-4_000n);
+    const resolve = await cobro('payouts', 'resolve', id, '--status', 'banking_error');
+    expect(resolve.stderr).toBe(
+      `payout ${id} is success and cannot become banking_error; a payout the bank returned: cobro payouts return ${id} --reason TEXT\n`,
+    );
+
+    const out = await cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada');
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toBe(
+      `payout ${id} returned: 10000 CLP back in the wallet, now banking_error\n`,
+    );
+    expect(await payoutRead(shop, id)).toMatchObject({
+      status: 'banking_error',
+      reason_rejection: 'Cuenta cerrada',
+    });
+    expect(await debt()).toBe(0n);
+    expect(await balance(t, shop)).toBe(6_000);
+    expect(await latestMovements(shop, 2)).toEqual([
+      expect.objectContaining({
+        order: 'hand-out',
+        subject: 'chargeback debt paid',
+        income_expense: 'expense',
+        amount: '4000',
+      }),
+      expect.objectContaining({ order: 'hand-out', income_expense: 'income', amount: '10000' }),
+    ]);
+    expect(await payoutResults(shop.id)).toEqual(['success', 'banking_error']);
+    expect(await returnedJournals(id)).toHaveLength(1);
+    expect(await auditRows(id)).toEqual([{ action: 'cobro payouts return', chain: shop.id }]);
+    await ledgerClean();
+
+    // Once only: run again, refused and nothing moves.
+    const again = await cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(
+      `payout ${id} is banking_error: only a paid (success) payout can be returned\n`,
+    );
+    expect(await balance(t, shop)).toBe(6_000);
+    expect(await returnedJournals(id)).toHaveLength(1);
+    expect(await auditRows(id)).toHaveLength(1);
+    expect(await payoutResults(shop.id)).toEqual(['success', 'banking_error']);
+  });
+
+  it('two returns at once of a payout paid by hand move the money once', async () => {
+    const a = await funded(50_000);
+    const id = await paidByHand(a, 20_000, 'hand-race');
+    const outs = await Promise.all([
+      cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada'),
+      cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada'),
+    ]);
+    expect(outs.map((o) => o.code).sort()).toEqual([0, 1]);
+    expect(await balance(t, a)).toBe(50_000);
+    expect(await returnedJournals(id)).toHaveLength(1);
+    expect(await auditRows(id)).toHaveLength(1);
+    await ledgerClean();
+  });
+
+  it('refuses a payout paid by a Fintoc transfer: its return is Fintoc’s word', async () => {
+    const { shop } = await fintocShop(t, sim, 'Tienda Fintoc Pagada', {
+      payouts: { fundMinor: 20_000 },
+    });
+    const created = (await payout(t, shop, { amount: 5_000, order: 'fintoc-out' })).json();
+    const id = created.identifier_payout as string;
+    await drainDueWork(t.ctx);
+    const sent = [...sim.transfers.values()].find(
+      (x) => (x.metadata as Record<string, unknown>).cobro_payout_id === id,
+    )!;
+    expect(
+      await fintocWebhook(t, sim, shop, 'transfer.outbound.succeeded', {
+        ...sent,
+        status: 'succeeded',
+      }),
+    ).toBe('applied');
+    expect((await payoutRead(shop, id)).status).toBe('success');
+    const before = await balance(t, shop);
+    // `payouts resolve` does not point at `payouts return` for it.
+    const resolve = await cobro('payouts', 'resolve', id, '--status', 'banking_error');
+    expect(resolve.code).toBe(1);
+    expect(resolve.stderr).toBe(`payout ${id} is success and cannot become banking_error\n`);
+    const out = await cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada');
+    expect(out.code).toBe(1);
+    expect(out.stderr).toBe(
+      `payout ${id} was paid by a Fintoc transfer: its return comes from Fintoc (transfer.outbound.returned), not by hand\n`,
+    );
+    expect(await balance(t, shop)).toBe(before);
+    expect(await auditRows(id)).toHaveLength(0);
+    expect(await payoutResults(shop.id)).toEqual(['success']);
   });
 });

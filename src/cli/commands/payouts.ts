@@ -51,7 +51,7 @@ export const payoutsResolve: Command = {
 export const payoutsReturn: Command = {
   name: 'payouts return',
   summary:
-    'A paid bank-file payout the bank sent back: success -> banking_error, money back to the wallet',
+    'A paid payout the bank sent back (not a Fintoc transfer): success -> banking_error, money back to the wallet',
   usage: 'cobro payouts return ID --reason TEXT',
   options: {
     reason: {
@@ -61,7 +61,12 @@ export const payoutsReturn: Command = {
         "the bank's reason for the return, the rejection reason the merchant sees (required)",
     },
   },
-  operands: [{ name: 'ID', description: 'the payout or withdrawal id, paid through a bank file' }],
+  operands: [
+    {
+      name: 'ID',
+      description: 'the payout or withdrawal id, paid through a bank file or by `payouts resolve`',
+    },
+  ],
   examples: ['cobro payouts return mor33e36b01e8a11b9ee --reason "Cuenta cerrada"'],
   needsDb: true,
   async run(ctx, args) {

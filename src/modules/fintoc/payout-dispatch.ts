@@ -170,4 +170,16 @@ export const fintocPayoutSenders: PayoutSenders = {
       ? null
       : `its Fintoc transfer is ${row.state}: Fintoc's answer or webhook resolves it, and \`cobro fintoc reconcile\` shows what left the account`;
   },
+  // Any transfer row, whatever its state (a transfer left `unresolved` and made `success` by hand included): Fintoc
+  // reports its return (`transfer.outbound.returned`, decision 830), and a return by hand too would pay it twice.
+  async returnedByChannel(tx: Tx, payoutId: string) {
+    const row = await tx
+      .selectFrom('fintoc_transfers')
+      .select('payout_id')
+      .where('payout_id', '=', payoutId)
+      .executeTakeFirst();
+    return row === undefined
+      ? null
+      : 'was paid by a Fintoc transfer: its return comes from Fintoc (transfer.outbound.returned), not by hand';
+  },
 };

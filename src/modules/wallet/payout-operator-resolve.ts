@@ -21,6 +21,11 @@ import type { Tx } from '../../platform/db/types.ts';
 export interface PayoutSenders {
   /** Under the payout's lock: why its channel decides it now (a transfer sent, its answer awaited), or null. */
   inFlight(tx: Tx, payoutId: string): Promise<string | null>;
+  /**
+   * Under the payout's lock: why a paid payout's return is its channel's word, not the operator's (a transfer the
+   * channel made, whose return the channel reports), or null when no channel sent it (decision 980).
+   */
+  returnedByChannel(tx: Tx, payoutId: string): Promise<string | null>;
 }
 
 declare module '../../platform/context.ts' {
@@ -56,13 +61,16 @@ export async function resolvePayout(
     // A transfer in flight is its channel's to decide: resolved by hand too, it would be paid out and given back.
     const inFlight = await ctx.payoutSenders.inFlight(tx, id);
     if (inFlight !== null) return { ok: false, error: `payout ${id}: ${inFlight}` };
-    // A paid payout stays paid by hand: only its channel's word that the bank sent it back reopens it (decision 830).
+    // A paid payout stays paid here: only its channel's word (decision 830) or `payouts return` reopens it.
     if (outcomeOf(row.status) !== 'open' || !canTransition(row.status, to)) {
-      // A bank file's paid payout the bank sent back has its own command (decision 915): say so.
-      const hint =
-        row.status === 'success' && row.batch_id !== null && row.kind !== 'refund'
-          ? `; a payout the bank returned: cobro payouts return ${id} --reason TEXT`
-          : '';
+      // A paid payout the bank sent back has its own command (decisions 915, 980): say so.
+      const returnable =
+        row.status === 'success' &&
+        row.kind !== 'refund' &&
+        (await ctx.payoutSenders.returnedByChannel(tx, id)) === null;
+      const hint = returnable
+        ? `; a payout the bank returned: cobro payouts return ${id} --reason TEXT`
+        : '';
       return { ok: false, error: `payout ${id} is ${row.status} and cannot become ${to}${hint}` };
     }
     const at = await ctx.accountClock.now(row.account_id, tx);

@@ -1,9 +1,10 @@
-// `cobro payouts return`: a bank-file payout the receiving bank sent back after it was paid (decision 915). The bank's
-// results file said `success`; days later the bank returns the transfer (account closed, a CCA rejection) and puts
-// the money back in the service's account. The payout moves as a Fintoc return does (decision 830): `success` ->
-// `banking_error` through transitionPayout, its money from bank clearing back to the wallet (journal
-// `payout.returned`), an income movement, the chargeback debt paid first (decision 905) and a second
-// `payout.result` callback, all in the payout's transaction under its row lock: a second return refuses.
+// `cobro payouts return`: a paid payout the receiving bank sent back (decisions 915, 980). The bank's results file, or
+// the operator's `cobro payouts resolve`, said `success`; days later the bank returns the transfer (account closed, a
+// CCA rejection) and puts the money back in the service's account. The payout moves as a Fintoc return does
+// (decision 830): `success` -> `banking_error` through transitionPayout, its money from bank clearing back to the
+// wallet (journal `payout.returned`), an income movement, the chargeback debt paid first (decision 905) and a second
+// `payout.result` callback, all in the payout's transaction under its row lock: a second return refuses. A payout a
+// channel sent (a Fintoc transfer) is returned by that channel's word only.
 import { limits } from '../../limits/index.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -32,19 +33,17 @@ export async function returnPayout(
     // A bank refund's payout completed its refund when it was paid: it is never reopened (decision 830).
     if (row.kind === 'refund')
       return { ok: false, error: `payout ${id} pays a bank refund and cannot be returned` };
-    // Only the bank file's own payouts: a Fintoc transfer's return is Fintoc's word (its webhook, decision 830), and
-    // a payout never exported was not paid by any bank file Cobro wrote.
-    if (row.batch_id === null)
-      return {
-        ok: false,
-        error: `payout ${id} was not paid through a bank file (cobro payouts export); only those are returned by hand`,
-      };
     // Under the row lock: a second return, run again or at the same time, finds it banking_error and moves nothing.
     if (row.status !== 'success')
       return {
         ok: false,
         error: `payout ${id} is ${row.status}: only a paid (success) payout can be returned`,
       };
+    // A Fintoc transfer's return is Fintoc's word (its webhook, decision 830). Any other paid payout (a bank file's,
+    // or one the operator made `success` by hand) went to the bank by a way Cobro does not watch: the operator who
+    // knows it was paid knows when it came back (decision 980).
+    const channel = await ctx.payoutSenders.returnedByChannel(tx, id);
+    if (channel !== null) return { ok: false, error: `payout ${id} ${channel}` };
     const at = await ctx.accountClock.now(row.account_id, tx);
     const payout = await transitionPayout(ctx, tx, row, 'banking_error', { at, reason });
     return { ok: true, payout };

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { balanceOf, paidSale, setFee, settle } from '../refunds/helpers.ts';
-import { payout } from '../wallet/wallet-helpers.ts';
+import { fund, payout } from '../wallet/wallet-helpers.ts';
 import { disputeCall, expectLedgerClean, openDispute } from './helpers.ts';
 
 let t: TestApp;
@@ -116,6 +116,45 @@ describe('chargeback debt collected from money given back to the wallet', () => 
     await resolveByOperator(ids[1]!, 'banking_error');
     expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(0n);
     expect(await balanceOf(t, a.id, 'wallet_available')).toBe(2_000n);
+    await expectLedgerClean(t);
+  });
+  // Decision 980: a payout paid by hand in the sandbox and returned by `cobro payouts return` pays the debt too.
+  it('pays the debt first from a payout paid by hand and returned by the operator', async () => {
+    const { a, ids } = await owingWhileReserved(4_000, async (m) => [
+      await pendingPayout(m, 10_000, 'hand-paid'),
+    ]);
+    expect(
+      (await dispatch(['payouts', 'resolve', ids[0]!, '--status', 'success'], t.ctx)).exitCode,
+    ).toBe(0);
+    const back = await dispatch(
+      ['payouts', 'return', ids[0]!, '--reason', 'Cuenta cerrada'],
+      t.ctx,
+    );
+    expect(back.exitCode, back.stderr).toBe(0);
+    expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(0n);
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(6_000n);
+    expect((await latestMovements(a, 1))[0]).toMatchObject({
+      order: 'hand-paid',
+      subject: 'chargeback debt paid',
+      amount: '4000',
+    });
+    await expectLedgerClean(t);
+  });
+
+  // Decisions 905, 980: a credit the operator or the sandbox chooses to make is not money coming back; it is
+  // credited whole and the debt stays owed, for the next settlement or money given back.
+  it('leaves the debt owed after an operator credit and a sandbox credit', async () => {
+    const { a } = await owingWhileReserved(4_000, async (m) => [
+      await pendingPayout(m, 10_000, 'kept'),
+    ]);
+    const credit = await dispatch(
+      ['wallet', 'credit', '--account', a.id, '--amount', '3000', '--reason', 'ajuste'],
+      t.ctx,
+    );
+    expect(credit.exitCode, credit.stderr).toBe(0);
+    await fund(t, a, 2_000);
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(5_000n);
+    expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(-4_000n);
     await expectLedgerClean(t);
   });
 });
