@@ -10,7 +10,9 @@
 //   POST /oneclick/inscription (form TBK_TOKEN): the card form; "Inscribir" returns to response_url?TBK_TOKEN=...,
 //   "Anular" returns the same way with nothing registered.
 // Faults a test can arm: `authorizeFault = 'reset'` charges and drops the connection (the lost authorize answer),
-// `'drop'` drops it without charging; `refundFault` likewise for refunds.
+// `'drop'` drops it without charging; `'slow'` drops it while Transbank is still deciding: status answers 404 until the
+// next request for that buy order, which finds the first charge made (a resend then meets the duplicate buy order);
+// `refundFault` likewise for refunds ('reset', 'drop').
 import type http from 'node:http';
 import { json, readBody, serveSimulator } from './simulator-http.ts';
 
@@ -53,7 +55,7 @@ export interface OneclickSimulator {
   /** tbk_user -> username of the live inscriptions. */
   readonly users: Map<string, string>;
   readonly calls: Array<{ op: string; key: string | null }>;
-  authorizeFault: 'none' | 'reset' | 'drop';
+  authorizeFault: 'none' | 'reset' | 'drop' | 'slow';
   refundFault: 'none' | 'reset' | 'drop';
   /** Run once, after the next authorize is charged and before it is answered (a race made on purpose). */
   whileAuthorizing: (() => Promise<void>) | null;
@@ -101,6 +103,8 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
   const charges = new Map<string, SimCharge>();
   const users = new Map<string, string>();
   const calls: OneclickSimulator['calls'] = [];
+  /** Authorizes taken under the 'slow' fault, by buy order: made when the next authorize of that order arrives. */
+  const deciding = new Map<string, () => void>();
   let next = 1;
   const sim: OneclickSimulator = {
     url: '',
@@ -176,6 +180,7 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
         details: Array<{ commerce_code: string; buy_order: string; amount: number }>;
       };
       calls.push({ op: 'authorize', key: input.buy_order });
+      deciding.get(input.buy_order)?.();
       if (sim.authorizeFault === 'drop') {
         req.socket.destroy();
         return;
@@ -200,6 +205,14 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
         balance: detail.amount,
         refunds: [],
       };
+      if (sim.authorizeFault === 'slow') {
+        deciding.set(c.buyOrder, () => {
+          deciding.delete(c.buyOrder);
+          charges.set(c.buyOrder, c);
+        });
+        req.socket.destroy();
+        return;
+      }
       charges.set(c.buyOrder, c);
       if (sim.authorizeFault === 'reset') {
         req.socket.destroy();

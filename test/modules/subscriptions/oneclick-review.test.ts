@@ -1,0 +1,146 @@
+// Review of subscriptions in production with Transbank Oneclick Mall (decision 960): each finding proven through
+// the app's HTTP routes against the real `transbank-sdk` talking to the local simulator.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import {
+  startOneclickSimulator,
+  type OneclickSimulator,
+} from '../../support/oneclick-simulator.ts';
+import { dispatch } from '../../../src/cli/dispatch.ts';
+import { createPlan, createSuClient } from './helpers.ts';
+
+let t: TestApp;
+let sim: OneclickSimulator;
+let shop: TestAccount;
+let plan: string;
+const visa = '4051885600446623';
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+beforeAll(async () => {
+  sim = await startOneclickSimulator();
+  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
+  shop = await t.createAccount('Club Revisado');
+  const set = await dispatch(
+    [
+      'accounts',
+      'set-processor',
+      shop.id,
+      '--oneclick-commerce-code',
+      sim.commerceCode,
+      '--oneclick-child-commerce-code',
+      sim.childCommerceCode,
+      '--oneclick-api-key',
+      sim.apiKey,
+      '--environment',
+      sim.url,
+    ],
+    t.ctx,
+  );
+  expect(set.exitCode, set.stderr).toBe(0);
+  plan = await createPlan(t, shop, { name: 'Consumo revisado' });
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+/** A new subscription and the TBK_TOKEN of an inscription started on its link, the card registered at Transbank. */
+async function startedInscription(card: string) {
+  const client = await createSuClient(t, shop, {
+    email: `r${Math.random().toString(16).slice(2)}@example.com`,
+  });
+  const res = await t.call(shop, {
+    method: 'POST',
+    url: '/api/sususcription',
+    sign: true,
+    body: { plan, client },
+  });
+  const created = res.json() as { id: string; url: string };
+  const u = new URL(created.url);
+  const link = new URLSearchParams({
+    token: u.searchParams.get('token')!,
+    validacion: u.searchParams.get('validacion')!,
+  }).toString();
+  const start = async () => {
+    const page = await t.app.inject({
+      method: 'POST',
+      url: '/gateway/registrosuscripcion/oneclick',
+      headers: form,
+      payload: link,
+    });
+    const token = /name="TBK_TOKEN" value="([0-9a-f]+)"/.exec(page.body)![1]!;
+    const back = await fetch(`${sim.url}/oneclick/enrol`, {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({ TBK_TOKEN: token, card }),
+      redirect: 'manual',
+    });
+    const location = new URL(back.headers.get('location')!);
+    return `${location.pathname}${location.search}`;
+  };
+  return { id: created.id, start };
+}
+
+async function enrolled(card: string): Promise<string> {
+  const s = await startedInscription(card);
+  const done = await t.app.inject({ method: 'GET', url: await s.start() });
+  expect(done.body).toContain('Tarjeta registrada');
+  return s.id;
+}
+
+function charge(body: Record<string, unknown>) {
+  return t.call(shop, { method: 'POST', url: '/api/sutransaction', sign: true, body });
+}
+
+async function ledgerHolds() {
+  const verify = await dispatch(['ledger', 'verify'], t.ctx);
+  expect(verify.exitCode, verify.stdout + verify.stderr).toBe(0);
+}
+
+describe('a lost authorize answer retried while Transbank still decides it', () => {
+  it('the resend that meets the duplicate buy order reads the status: the charge Transbank made is recorded', async () => {
+    const sub = await enrolled(visa);
+    sim.authorizeFault = 'slow';
+    const first = await charge({ suscription: sub, amount: '3100', order: 'slow-1' });
+    sim.authorizeFault = 'none';
+    expect(first.json().status).not.toBe('success');
+    // The merchant retries at once: Transbank's status still says 404, then the first authorize completes and the
+    // resend of the same buy order is refused as a duplicate.
+    const retry = await charge({ suscription: sub, amount: '3100', order: 'slow-1' });
+    const made = [...sim.charges.values()].filter((c) => c.amount === 3100);
+    expect(made).toHaveLength(1);
+    expect(made[0]!.status).toBe('AUTHORIZED');
+    expect(retry.json()).toMatchObject({ status: 'success', amount: '3100' });
+    const payment = await t.ctx.db
+      .selectFrom('transactions')
+      .select(['status', 'id'])
+      .where('id', '=', made[0]!.buyOrder)
+      .executeTakeFirstOrThrow();
+    expect(payment.status).toBe('success');
+    await ledgerHolds();
+  });
+});
+
+describe('two inscriptions of one enrolment link, both registered at Transbank', () => {
+  it('the card Cobro does not keep is deleted at Transbank, whichever return comes first', async () => {
+    const s = await startedInscription(visa);
+    const [a, b] = [await s.start(), await s.start()];
+    const users = sim.users.size;
+    const [ra, rb] = await Promise.all([
+      t.app.inject({ method: 'GET', url: a }),
+      t.app.inject({ method: 'GET', url: b }),
+    ]);
+    expect(ra.body).toContain('Tarjeta registrada');
+    expect(rb.body).toContain('Tarjeta registrada');
+    const cards = await t.ctx.db
+      .selectFrom('su_cards')
+      .select('id')
+      .where('subscription_id', '=', s.id)
+      .where('deleted_at', 'is', null)
+      .execute();
+    // Each return that finishes its inscription registers a tbk_user; only the cards Cobro keeps may stay live.
+    const finished = sim.calls.filter((c) => c.op === 'finish').length;
+    expect(finished).toBeGreaterThan(0);
+    expect(sim.users.size - users).toBe(cards.length);
+  });
+});
