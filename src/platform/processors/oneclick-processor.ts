@@ -183,7 +183,13 @@ async function refund(s: OneclickScope, request: RefundRequest): Promise<RefundO
       return { approved: true, refundCode: `reconciled:${charge.buyOrder}` };
   }
   try {
-    const answer = await s.mall.refund(charge.buyOrder, charge.childBuyOrder, request.amountMinor);
+    // The store that made the charge, not the one the account's keys name now (decision 960).
+    const answer = await s.mall.refund(
+      charge.buyOrder,
+      charge.childCommerceCode,
+      charge.childBuyOrder,
+      request.amountMinor,
+    );
     if (answer.type === 'REVERSED')
       return { approved: true, refundCode: `reversed:${charge.buyOrder}` };
     if (answer.type === 'NULLIFIED' && answer.response_code === 0)

@@ -144,3 +144,62 @@ describe('two inscriptions of one enrolment link, both registered at Transbank',
     expect(sim.users.size - users).toBe(cards.length);
   });
 });
+
+describe("a refund after the account's Oneclick child store changed", () => {
+  it("is sent under the store that made the charge, which Transbank accepts", async () => {
+    const sub = await enrolled(visa);
+    const paid = await charge({ suscription: sub, amount: '5200', order: 'store-1' });
+    expect(paid.json()).toMatchObject({ status: 'success' });
+    const id = [...sim.charges.values()].find((c) => c.amount === 5200)!.buyOrder;
+    // The merchant moves its subscriptions to another store of the same mall.
+    const newStore = '597055555543';
+    const set = await dispatch(
+      [
+        'accounts',
+        'set-processor',
+        shop.id,
+        '--oneclick-commerce-code',
+        sim.commerceCode,
+        '--oneclick-child-commerce-code',
+        newStore,
+        '--oneclick-api-key',
+        sim.apiKey,
+        '--environment',
+        sim.url,
+      ],
+      t.ctx,
+    );
+    expect(set.exitCode, set.stderr).toBe(0);
+    const old = sim.childCommerceCode;
+    (sim as { childCommerceCode: string }).childCommerceCode = newStore;
+    try {
+      const res = await t.call(shop, {
+        method: 'POST',
+        url: '/api/nullification',
+        sign: true,
+        body: { id, amount: 5200, subject: 'devolución' },
+      });
+      expect(res.json().nullify).toMatchObject({ status_nullify: 'reverse_completed' });
+      expect(sim.charges.get(id)).toMatchObject({ refunds: [5200], status: 'REVERSED' });
+      await ledgerHolds();
+    } finally {
+      (sim as { childCommerceCode: string }).childCommerceCode = old;
+      await dispatch(
+        [
+          'accounts',
+          'set-processor',
+          shop.id,
+          '--oneclick-commerce-code',
+          sim.commerceCode,
+          '--oneclick-child-commerce-code',
+          old,
+          '--oneclick-api-key',
+          sim.apiKey,
+          '--environment',
+          sim.url,
+        ],
+        t.ctx,
+      );
+    }
+  });
+});
