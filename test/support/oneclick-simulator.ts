@@ -59,6 +59,8 @@ export interface OneclickSimulator {
   refundFault: 'none' | 'reset' | 'drop';
   /** Run once, after the next authorize is charged and before it is answered (a race made on purpose). */
   whileAuthorizing: (() => Promise<void>) | null;
+  /** Run once, before the next inscription delete is applied and answered (Transbank slow to answer it). */
+  whileDeleting: (() => Promise<void>) | null;
   close(): Promise<void>;
 }
 
@@ -118,8 +120,16 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     authorizeFault: 'none',
     refundFault: 'none',
     whileAuthorizing: null,
+    whileDeleting: null,
     close: async () => {}, // the server's, once it listens below
   };
+
+  function deleteInscription(res: http.ServerResponse, input: { tbk_user: string; username: string }) {
+    if (users.get(input.tbk_user) !== input.username)
+      return json(res, 404, { error_message: 'Inscription not found' });
+    users.delete(input.tbk_user);
+    res.writeHead(204).end();
+  }
 
   function inscriptionApi(
     req: http.IncomingMessage,
@@ -143,11 +153,12 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     if (req.method === 'DELETE' && rest === '') {
       const input = JSON.parse(body) as { tbk_user: string; username: string };
       calls.push({ op: 'delete', key: input.tbk_user });
-      if (users.get(input.tbk_user) !== input.username)
-        return json(res, 404, { error_message: 'Inscription not found' });
-      users.delete(input.tbk_user);
-      res.writeHead(204).end();
-      return;
+      const hook = sim.whileDeleting;
+      if (hook !== null) {
+        sim.whileDeleting = null;
+        return void hook().then(() => deleteInscription(res, input));
+      }
+      return deleteInscription(res, input);
     }
     const i = inscriptions.get(rest.slice(1));
     if (req.method !== 'PUT' || i === undefined)

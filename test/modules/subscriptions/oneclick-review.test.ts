@@ -7,6 +7,7 @@ import {
   type OneclickSimulator,
 } from '../../support/oneclick-simulator.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
+import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { createPlan, createSuClient } from './helpers.ts';
 
 let t: TestApp;
@@ -201,5 +202,111 @@ describe("a refund after the account's Oneclick child store changed", () => {
         t.ctx,
       );
     }
+  });
+});
+
+describe('what holds', () => {
+  it('amounts that are not an exact integer string never reach Transbank', async () => {
+    const sub = await enrolled(visa);
+    const before = sim.calls.filter((c) => c.op === 'authorize').length;
+    const answers: Record<string, unknown> = {};
+    for (const amount of ['1e3', ' 100', '0x10', '100.5', '100.0', '-5', '0', '', '9'.repeat(30)]) {
+      const res = await charge({ suscription: sub, amount, order: `amt-${amount.length}-${amount}` });
+      answers[amount] = [res.statusCode, res.json().status];
+    }
+    expect(sim.calls.filter((c) => c.op === 'authorize').length - before, JSON.stringify(answers)).toBe(0);
+  });
+});
+
+describe('two billing workers on one due Oneclick cycle', () => {
+  it('the worker that starts while the first one is at Transbank charges nothing: one authorize, one callback', async () => {
+    const monthly = await createPlan(t, shop, {
+      name: 'Mensual revisado',
+      amount: 8800,
+      interval: 'month',
+      url_notify_payment: 'https://shop.example.com/pay',
+    });
+    const client = await createSuClient(t, shop, {
+      email: `w${Math.random().toString(16).slice(2)}@example.com`,
+    });
+    const created = (
+      await t.call(shop, {
+        method: 'POST',
+        url: '/api/sususcription',
+        sign: true,
+        body: { plan: monthly, client },
+      })
+    ).json() as { id: string; url: string };
+    const u = new URL(created.url);
+    const page = await t.app.inject({
+      method: 'POST',
+      url: '/gateway/registrosuscripcion/oneclick',
+      headers: form,
+      payload: new URLSearchParams({
+        token: u.searchParams.get('token')!,
+        validacion: u.searchParams.get('validacion')!,
+      }).toString(),
+    });
+    const token = /name="TBK_TOKEN" value="([0-9a-f]+)"/.exec(page.body)![1]!;
+    const back = await fetch(`${sim.url}/oneclick/enrol`, {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({ TBK_TOKEN: token, card: visa }),
+      redirect: 'manual',
+    });
+    const location = new URL(back.headers.get('location')!);
+    await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
+    await t.ctx.db
+      .updateTable('su_subscriptions')
+      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
+      .where('id', '=', created.id)
+      .execute();
+    let second = -1;
+    sim.whileAuthorizing = async () => {
+      second = await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
+    };
+    const first = await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBe(0);
+    const made = [...sim.charges.values()].filter((c) => c.amount === 8800);
+    expect(made).toHaveLength(1);
+    const callbacks = await t.ctx.db
+      .selectFrom('notifications')
+      .select('event_type')
+      .where('url', '=', 'https://shop.example.com/pay')
+      .execute();
+    expect(callbacks.map((c) => c.event_type)).toEqual(['subscription.charge']);
+    await ledgerHolds();
+  });
+});
+
+describe("a card removed while Transbank is slow to delete its inscription", () => {
+  it('holds no database lock over the call: a retry of the removal answers at once', async () => {
+    const sub = await enrolled(visa);
+    const card = await t.ctx.db
+      .selectFrom('su_cards')
+      .select('id')
+      .where('subscription_id', '=', sub)
+      .executeTakeFirstOrThrow();
+    const remove = () =>
+      t.call(shop, {
+        method: 'POST',
+        url: '/api/suscriptionsdeletecards',
+        sign: true,
+        body: { card: card.id },
+      });
+    // While Transbank holds the first delete, the merchant (or another request on the same database) goes on: it
+    // must not wait for Transbank's answer.
+    let during: { statusCode: number; body: string } | 'stalled' = 'stalled';
+    sim.whileDeleting = async () => {
+      const timer = new Promise<'stalled'>((resolve) => {
+        setTimeout(() => resolve('stalled'), 2_000);
+      });
+      during = await Promise.race([remove(), timer]);
+    };
+    const first = await remove();
+    expect(first.json()).toMatchObject({ status: 'Delete', card: card.id });
+    expect(during).not.toBe('stalled');
+    expect(sim.calls.filter((c) => c.op === 'delete').length).toBeGreaterThan(0);
   });
 });
