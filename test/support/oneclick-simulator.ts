@@ -124,7 +124,10 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     close: async () => {}, // the server's, once it listens below
   };
 
-  function deleteInscription(res: http.ServerResponse, input: { tbk_user: string; username: string }) {
+  function deleteInscription(
+    res: http.ServerResponse,
+    input: { tbk_user: string; username: string },
+  ) {
     if (users.get(input.tbk_user) !== input.username)
       return json(res, 404, { error_message: 'Inscription not found' });
     users.delete(input.tbk_user);

@@ -147,7 +147,7 @@ describe('two inscriptions of one enrolment link, both registered at Transbank',
 });
 
 describe("a refund after the account's Oneclick child store changed", () => {
-  it("is sent under the store that made the charge, which Transbank accepts", async () => {
+  it('is sent under the store that made the charge, which Transbank accepts', async () => {
     const sub = await enrolled(visa);
     const paid = await charge({ suscription: sub, amount: '5200', order: 'store-1' });
     expect(paid.json()).toMatchObject({ status: 'success' });
@@ -211,10 +211,17 @@ describe('what holds', () => {
     const before = sim.calls.filter((c) => c.op === 'authorize').length;
     const answers: Record<string, unknown> = {};
     for (const amount of ['1e3', ' 100', '0x10', '100.5', '100.0', '-5', '0', '', '9'.repeat(30)]) {
-      const res = await charge({ suscription: sub, amount, order: `amt-${amount.length}-${amount}` });
+      const res = await charge({
+        suscription: sub,
+        amount,
+        order: `amt-${amount.length}-${amount}`,
+      });
       answers[amount] = [res.statusCode, res.json().status];
     }
-    expect(sim.calls.filter((c) => c.op === 'authorize').length - before, JSON.stringify(answers)).toBe(0);
+    expect(
+      sim.calls.filter((c) => c.op === 'authorize').length - before,
+      JSON.stringify(answers),
+    ).toBe(0);
   });
 });
 
@@ -280,7 +287,7 @@ describe('two billing workers on one due Oneclick cycle', () => {
   });
 });
 
-describe("a card removed while Transbank is slow to delete its inscription", () => {
+describe('a card removed while Transbank is slow to delete its inscription', () => {
   it('holds no database lock over the call: a retry of the removal answers at once', async () => {
     const sub = await enrolled(visa);
     const card = await t.ctx.db
