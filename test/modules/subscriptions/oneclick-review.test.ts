@@ -8,6 +8,7 @@ import {
 } from '../../support/oneclick-simulator.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
+import { subscriptionLimits } from '../../../src/limits/index.ts';
 import { createPlan, createSuClient } from './helpers.ts';
 
 let t: TestApp;
@@ -46,7 +47,7 @@ afterAll(async () => {
 });
 
 /** A new subscription and the TBK_TOKEN of an inscription started on its link, the card registered at Transbank. */
-async function startedInscription(card: string) {
+async function startedInscription(card: string, onPlan = plan) {
   const client = await createSuClient(t, shop, {
     email: `r${Math.random().toString(16).slice(2)}@example.com`,
   });
@@ -54,7 +55,7 @@ async function startedInscription(card: string) {
     method: 'POST',
     url: '/api/sususcription',
     sign: true,
-    body: { plan, client },
+    body: { plan: onPlan, client },
   });
   const created = res.json() as { id: string; url: string };
   const u = new URL(created.url);
@@ -82,8 +83,8 @@ async function startedInscription(card: string) {
   return { id: created.id, start };
 }
 
-async function enrolled(card: string): Promise<string> {
-  const s = await startedInscription(card);
+async function enrolled(card: string, onPlan = plan): Promise<string> {
+  const s = await startedInscription(card, onPlan);
   const done = await t.app.inject({ method: 'GET', url: await s.start() });
   expect(done.body).toContain('Tarjeta registrada');
   return s.id;
@@ -233,36 +234,7 @@ describe('two billing workers on one due Oneclick cycle', () => {
       interval: 'month',
       url_notify_payment: 'https://shop.example.com/pay',
     });
-    const client = await createSuClient(t, shop, {
-      email: `w${Math.random().toString(16).slice(2)}@example.com`,
-    });
-    const created = (
-      await t.call(shop, {
-        method: 'POST',
-        url: '/api/sususcription',
-        sign: true,
-        body: { plan: monthly, client },
-      })
-    ).json() as { id: string; url: string };
-    const u = new URL(created.url);
-    const page = await t.app.inject({
-      method: 'POST',
-      url: '/gateway/registrosuscripcion/oneclick',
-      headers: form,
-      payload: new URLSearchParams({
-        token: u.searchParams.get('token')!,
-        validacion: u.searchParams.get('validacion')!,
-      }).toString(),
-    });
-    const token = /name="TBK_TOKEN" value="([0-9a-f]+)"/.exec(page.body)![1]!;
-    const back = await fetch(`${sim.url}/oneclick/enrol`, {
-      method: 'POST',
-      headers: form,
-      body: new URLSearchParams({ TBK_TOKEN: token, card: visa }),
-      redirect: 'manual',
-    });
-    const location = new URL(back.headers.get('location')!);
-    await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
+    const created = { id: await enrolled(visa, monthly) };
     await t.ctx.db
       .updateTable('su_subscriptions')
       .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
@@ -315,5 +287,43 @@ describe('a card removed while Transbank is slow to delete its inscription', () 
     expect(first.json()).toMatchObject({ status: 'Delete', card: card.id });
     expect(during).not.toBe('stalled');
     expect(sim.calls.filter((c) => c.op === 'delete').length).toBeGreaterThan(0);
+  });
+});
+
+describe('a recurring try whose authorize Transbank was still deciding', () => {
+  it('is resumed after its lease and recorded as the charge Transbank made: one success callback', async () => {
+    const monthly = await createPlan(t, shop, {
+      name: 'Mensual lento',
+      amount: 7700,
+      interval: 'month',
+      url_notify_payment: 'https://shop.example.com/slow',
+    });
+    const sub = await enrolled(visa, monthly);
+    await t.ctx.db
+      .updateTable('su_subscriptions')
+      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
+      .where('id', '=', sub)
+      .execute();
+    sim.authorizeFault = 'slow';
+    await expect(runBilling(t.ctx, { accountId: shop.id, limit: 10 })).rejects.toThrow();
+    sim.authorizeFault = 'none';
+    t.clock.advanceMs(subscriptionLimits.chargeLeaseMs + 1_000);
+    await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
+    const made = [...sim.charges.values()].filter((c) => c.amount === 7700);
+    expect(made.map((c) => c.status)).toEqual(['AUTHORIZED']);
+    const payment = await t.ctx.db
+      .selectFrom('transactions')
+      .select('status')
+      .where('id', '=', made[0]!.buyOrder)
+      .executeTakeFirstOrThrow();
+    expect(payment.status).toBe('success');
+    const callbacks = await t.ctx.db
+      .selectFrom('notifications')
+      .select('body')
+      .where('url', '=', 'https://shop.example.com/slow')
+      .execute();
+    expect(callbacks).toHaveLength(1);
+    expect(callbacks[0]!.body).toContain('"status":"success"');
+    await ledgerHolds();
   });
 });
