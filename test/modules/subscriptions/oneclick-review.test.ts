@@ -119,6 +119,15 @@ describe('a lost authorize answer retried while Transbank still decides it', () 
       .where('id', '=', made[0]!.buyOrder)
       .executeTakeFirstOrThrow();
     expect(payment.status).toBe('success');
+    // Cobro's record of the charge says approved, so the charge can be given back through Oneclick.
+    const refund = await t.call(shop, {
+      method: 'POST',
+      url: '/api/nullification',
+      sign: true,
+      body: { id: payment.id, amount: 3100, subject: 'devolución' },
+    });
+    expect(refund.json().nullify).toMatchObject({ status_nullify: 'reverse_completed' });
+    expect(sim.charges.get(payment.id)).toMatchObject({ status: 'REVERSED' });
     await ledgerHolds();
   });
 });
