@@ -10,7 +10,9 @@
 //   POST /oneclick/inscription (form TBK_TOKEN): the card form; "Inscribir" returns to response_url?TBK_TOKEN=...,
 //   "Anular" returns the same way with nothing registered.
 // Faults a test can arm: `authorizeFault = 'reset'` charges and drops the connection (the lost authorize answer),
-// `'drop'` drops it without charging; `refundFault` likewise for refunds.
+// `'drop'` drops it without charging; `'slow'` drops it while Transbank is still deciding: status answers 404 until the
+// next request for that buy order, which finds the first charge made (a resend then meets the duplicate buy order);
+// `refundFault` likewise for refunds ('reset', 'drop').
 import type http from 'node:http';
 import { json, readBody, serveSimulator } from './simulator-http.ts';
 
@@ -53,10 +55,12 @@ export interface OneclickSimulator {
   /** tbk_user -> username of the live inscriptions. */
   readonly users: Map<string, string>;
   readonly calls: Array<{ op: string; key: string | null }>;
-  authorizeFault: 'none' | 'reset' | 'drop';
+  authorizeFault: 'none' | 'reset' | 'drop' | 'slow';
   refundFault: 'none' | 'reset' | 'drop';
   /** Run once, after the next authorize is charged and before it is answered (a race made on purpose). */
   whileAuthorizing: (() => Promise<void>) | null;
+  /** Run once, before the next inscription delete is applied and answered (Transbank slow to answer it). */
+  whileDeleting: (() => Promise<void>) | null;
   close(): Promise<void>;
 }
 
@@ -101,6 +105,8 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
   const charges = new Map<string, SimCharge>();
   const users = new Map<string, string>();
   const calls: OneclickSimulator['calls'] = [];
+  /** Authorizes taken under the 'slow' fault, by buy order: made when the next authorize of that order arrives. */
+  const deciding = new Map<string, () => void>();
   let next = 1;
   const sim: OneclickSimulator = {
     url: '',
@@ -114,8 +120,19 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     authorizeFault: 'none',
     refundFault: 'none',
     whileAuthorizing: null,
+    whileDeleting: null,
     close: async () => {}, // the server's, once it listens below
   };
+
+  function deleteInscription(
+    res: http.ServerResponse,
+    input: { tbk_user: string; username: string },
+  ) {
+    if (users.get(input.tbk_user) !== input.username)
+      return json(res, 404, { error_message: 'Inscription not found' });
+    users.delete(input.tbk_user);
+    res.writeHead(204).end();
+  }
 
   function inscriptionApi(
     req: http.IncomingMessage,
@@ -139,11 +156,12 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     if (req.method === 'DELETE' && rest === '') {
       const input = JSON.parse(body) as { tbk_user: string; username: string };
       calls.push({ op: 'delete', key: input.tbk_user });
-      if (users.get(input.tbk_user) !== input.username)
-        return json(res, 404, { error_message: 'Inscription not found' });
-      users.delete(input.tbk_user);
-      res.writeHead(204).end();
-      return;
+      const hook = sim.whileDeleting;
+      if (hook !== null) {
+        sim.whileDeleting = null;
+        return void hook().then(() => deleteInscription(res, input));
+      }
+      return deleteInscription(res, input);
     }
     const i = inscriptions.get(rest.slice(1));
     if (req.method !== 'PUT' || i === undefined)
@@ -176,6 +194,7 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
         details: Array<{ commerce_code: string; buy_order: string; amount: number }>;
       };
       calls.push({ op: 'authorize', key: input.buy_order });
+      deciding.get(input.buy_order)?.();
       if (sim.authorizeFault === 'drop') {
         req.socket.destroy();
         return;
@@ -200,6 +219,14 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
         balance: detail.amount,
         refunds: [],
       };
+      if (sim.authorizeFault === 'slow') {
+        deciding.set(c.buyOrder, () => {
+          deciding.delete(c.buyOrder);
+          charges.set(c.buyOrder, c);
+        });
+        req.socket.destroy();
+        return;
+      }
       charges.set(c.buyOrder, c);
       if (sim.authorizeFault === 'reset') {
         req.socket.destroy();

@@ -33,7 +33,7 @@ export async function deleteCard(ctx: AppContext, accountId: string, cardId: str
       ? undefined
       : await ctx.db
           .selectFrom('su_cards')
-          .select(['id', 'processor_token'])
+          .select('id')
           .where('account_id', '=', accountId)
           .where('id', '=', cardId)
           .where('deleted_at', 'is', null)
@@ -45,7 +45,25 @@ export async function deleteCard(ctx: AppContext, accountId: string, cardId: str
     .set({ deleted_at: await ctx.accountClock.now(accountId, ctx.db) })
     .where('id', '=', card.id)
     .execute();
-  if (ctx.config.mode === 'production')
-    await removeOneclickCard(ctx, accountId, card.processor_token);
   return { status: 'Delete' as const, card: card.id };
+}
+
+/**
+ * After deleteCard's commit, never inside it (STYLE rule 10, decision 960): the card's Oneclick inscription deleted
+ * at Transbank in production. A retry after a crash asks again; Transbank's 404 then is only logged.
+ */
+export async function removeDeletedCard(
+  ctx: AppContext,
+  accountId: string,
+  deleted: { readonly status: 'Delete'; readonly card: string },
+) {
+  if (ctx.config.mode !== 'production') return deleted;
+  const card = await ctx.db
+    .selectFrom('su_cards')
+    .select('processor_token')
+    .where('account_id', '=', accountId)
+    .where('id', '=', deleted.card)
+    .executeTakeFirst();
+  if (card !== undefined) await removeOneclickCard(ctx, accountId, card.processor_token);
+  return deleted;
 }

@@ -180,22 +180,28 @@ interface StoredCard {
 
 /**
  * Records a card the processor registered on its own page (Oneclick Mall, issue 33) for the enrolment link
- * `token`, then collects what the card made due, as `enrolCard` does for a card typed on Cobro's page.
+ * `token`, then collects what the card made due, as `enrolCard` does for a card typed on Cobro's page. `kept` is
+ * false when the link was used meanwhile (another tab's inscription) or its subscription ended: the caller deletes
+ * the registration it made (decision 960).
  */
 export async function enrolStoredCard(
   ctx: AppContext,
   token: string,
   card: StoredCard,
-): Promise<EnrolOutcome> {
+): Promise<{ readonly outcome: EnrolOutcome; readonly kept: boolean }> {
   const recorded = await inTransaction(ctx.db, async (tx) => {
     const row = await lockEnrolment(tx, token);
     if (row === undefined) throw new Error('enrolment vanished');
-    if (row.used_at !== null) return null;
+    if (row.used_at !== null) return { kind: 'enrolled' } as const;
+    const sub = await lockSubscription(tx, row.subscription_id);
+    if (sub === undefined || !['register', 'active', 'suspended'].includes(sub.status))
+      return { kind: 'closed' } as const;
     await recordEnrolment(ctx, tx, row, card, null);
     return row.subscription_id;
   });
-  if (recorded !== null) await collectNow(ctx, recorded);
-  return { kind: 'enrolled' };
+  if (typeof recorded !== 'string') return { outcome: recorded, kept: false };
+  await collectNow(ctx, recorded);
+  return { outcome: { kind: 'enrolled' }, kept: true };
 }
 
 async function recordEnrolment(

@@ -118,13 +118,16 @@ export async function finishOneclickEnrolment(
     tbkUser: answer.tbk_user,
     ...card,
   });
-  const outcome = await enrolStoredCard(ctx, claimed.enrolment_token, { token, ...card });
+  const enrolled = await enrolStoredCard(ctx, claimed.enrolment_token, { token, ...card });
+  // A card Cobro does not keep (another tab's inscription won the link, or the subscription ended meanwhile) is
+  // deleted at Transbank, so no registration stays there that no card of Cobro's names (decision 960).
+  if (!enrolled.kept) await removeOneclickCard(ctx, claimed.account_id, token);
   await ctx.db
     .updateTable('oneclick_inscriptions')
     .set({ state: 'finished' })
     .where('token', '=', tbkToken)
     .execute();
-  return outcome;
+  return enrolled.outcome;
 }
 
 /** Deletes a removed card's inscription at Transbank; a card enrolled otherwise is left alone. */

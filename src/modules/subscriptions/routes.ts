@@ -22,7 +22,7 @@ import {
   CardLinkBody,
   CardLinkResponse,
 } from './card-schemas.ts';
-import { deleteCard, newCardLink } from './card-service.ts';
+import { deleteCard, newCardLink, removeDeletedCard } from './card-service.ts';
 import { ConsumptionChargeBody, ConsumptionChargeResponse } from './consumption-schemas.ts';
 import { finishConsumptionCharge, openConsumptionCharge } from './consumption.ts';
 
@@ -120,7 +120,11 @@ function cardRoutes(app: FastifyInstance, ctx: AppContext): void {
         reply,
         (tx) =>
           deleteCard(tx, accountOf(request).id, request.body.card ?? request.body.suscription),
-        { auditTarget: (deleted) => deleted.card },
+        {
+          auditTarget: (deleted) => deleted.card,
+          // Transbank's inscription is deleted once the card's removal committed (decision 960).
+          afterCommit: (c, deleted) => removeDeletedCard(c, accountOf(request).id, deleted),
+        },
       ),
   );
 }

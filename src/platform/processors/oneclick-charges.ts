@@ -36,6 +36,8 @@ declare module '../db/types.ts' {
 export interface ChargeRecord {
   readonly buyOrder: string;
   readonly childBuyOrder: string;
+  /** The child store that made the charge: its refunds go to it, whatever the account's keys name now. */
+  readonly childCommerceCode: string;
   readonly state: OneclickChargeState;
 }
 
@@ -45,12 +47,17 @@ export async function findChargeRecord(
 ): Promise<ChargeRecord | undefined> {
   const row = await db
     .selectFrom('oneclick_charges')
-    .select(['buy_order', 'child_buy_order', 'state'])
+    .select(['buy_order', 'child_buy_order', 'child_commerce_code', 'state'])
     .where('idempotency_key', '=', idempotencyKey)
     .executeTakeFirst();
   return row === undefined
     ? undefined
-    : { buyOrder: row.buy_order, childBuyOrder: row.child_buy_order, state: row.state };
+    : {
+        buyOrder: row.buy_order,
+        childBuyOrder: row.child_buy_order,
+        childCommerceCode: row.child_commerce_code,
+        state: row.state,
+      };
 }
 
 /** The approved Oneclick charge of the payment `transactionId` (its idempotency key), if Oneclick made it. */

@@ -59,8 +59,10 @@ export interface OneclickMall {
   remove(tbkUser: string, username: string): Promise<void>;
   authorize(charge: OneclickCharge): Promise<OneclickAnswer>;
   status(buyOrder: string): Promise<OneclickAnswer>;
+  /** Under `childCommerceCode`, the store that made the charge (decision 960). */
   refund(
     buyOrder: string,
+    childCommerceCode: string,
     childBuyOrder: string,
     amountMinor: bigint,
   ): Promise<OneclickRefundAnswer>;
@@ -92,10 +94,10 @@ export function oneclickMall(keys: OneclickKeys, timeoutMs: number): OneclickMal
         ),
       ])) as OneclickAnswer,
     status: async (buyOrder) => (await tx.status(buyOrder)) as OneclickAnswer,
-    refund: async (buyOrder, childBuyOrder, amountMinor) =>
+    refund: async (buyOrder, childCommerceCode, childBuyOrder, amountMinor) =>
       (await tx.refund(
         buyOrder,
-        keys.childCommerceCode,
+        childCommerceCode,
         childBuyOrder,
         minorAsJsonNumber(amountMinor),
       )) as OneclickRefundAnswer,

@@ -164,7 +164,11 @@ async function chargeStoredCard(
       amountMinor: request.amountMinor,
       at,
     });
-  const outcome = await authorize(s, card, order, request.amountMinor);
+  let outcome = await authorize(s, card, order, request.amountMinor);
+  // A resend Transbank refused may have met the first authorize of this buy order, still being decided when the
+  // status said 404 and made since (its duplicate): what Transbank holds decides, never the refusal (decision 960).
+  if (previous !== undefined && !outcome.approved)
+    outcome = (await decided(s.mall, order.buyOrder, card)) ?? outcome;
   await recordChargeAnswer(s.ctx.db, key, outcome.approved ? 'approved' : 'declined', at);
   return outcome;
 }
@@ -179,7 +183,13 @@ async function refund(s: OneclickScope, request: RefundRequest): Promise<RefundO
       return { approved: true, refundCode: `reconciled:${charge.buyOrder}` };
   }
   try {
-    const answer = await s.mall.refund(charge.buyOrder, charge.childBuyOrder, request.amountMinor);
+    // The store that made the charge, not the one the account's keys name now (decision 960).
+    const answer = await s.mall.refund(
+      charge.buyOrder,
+      charge.childCommerceCode,
+      charge.childBuyOrder,
+      request.amountMinor,
+    );
     if (answer.type === 'REVERSED')
       return { approved: true, refundCode: `reversed:${charge.buyOrder}` };
     if (answer.type === 'NULLIFIED' && answer.response_code === 0)

@@ -1,0 +1,338 @@
+// Review of subscriptions in production with Transbank Oneclick Mall (decision 960): each finding proven through
+// the app's HTTP routes against the real `transbank-sdk` talking to the local simulator.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import {
+  startOneclickSimulator,
+  type OneclickSimulator,
+} from '../../support/oneclick-simulator.ts';
+import { dispatch } from '../../../src/cli/dispatch.ts';
+import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
+import { subscriptionLimits } from '../../../src/limits/index.ts';
+import { createPlan, createSuClient } from './helpers.ts';
+
+let t: TestApp;
+let sim: OneclickSimulator;
+let shop: TestAccount;
+let plan: string;
+const visa = '4051885600446623';
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+beforeAll(async () => {
+  sim = await startOneclickSimulator();
+  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
+  shop = await t.createAccount('Club Revisado');
+  const set = await dispatch(
+    [
+      'accounts',
+      'set-processor',
+      shop.id,
+      '--oneclick-commerce-code',
+      sim.commerceCode,
+      '--oneclick-child-commerce-code',
+      sim.childCommerceCode,
+      '--oneclick-api-key',
+      sim.apiKey,
+      '--environment',
+      sim.url,
+    ],
+    t.ctx,
+  );
+  expect(set.exitCode, set.stderr).toBe(0);
+  plan = await createPlan(t, shop, { name: 'Consumo revisado' });
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+/** A new subscription and the TBK_TOKEN of an inscription started on its link, the card registered at Transbank. */
+async function startedInscription(card: string, onPlan = plan) {
+  const client = await createSuClient(t, shop, {
+    email: `r${Math.random().toString(16).slice(2)}@example.com`,
+  });
+  const res = await t.call(shop, {
+    method: 'POST',
+    url: '/api/sususcription',
+    sign: true,
+    body: { plan: onPlan, client },
+  });
+  const created = res.json() as { id: string; url: string };
+  const u = new URL(created.url);
+  const link = new URLSearchParams({
+    token: u.searchParams.get('token')!,
+    validacion: u.searchParams.get('validacion')!,
+  }).toString();
+  const start = async () => {
+    const page = await t.app.inject({
+      method: 'POST',
+      url: '/gateway/registrosuscripcion/oneclick',
+      headers: form,
+      payload: link,
+    });
+    const token = /name="TBK_TOKEN" value="([0-9a-f]+)"/.exec(page.body)![1]!;
+    const back = await fetch(`${sim.url}/oneclick/enrol`, {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({ TBK_TOKEN: token, card }),
+      redirect: 'manual',
+    });
+    const location = new URL(back.headers.get('location')!);
+    return `${location.pathname}${location.search}`;
+  };
+  return { id: created.id, start };
+}
+
+async function enrolled(card: string, onPlan = plan): Promise<string> {
+  const s = await startedInscription(card, onPlan);
+  const done = await t.app.inject({ method: 'GET', url: await s.start() });
+  expect(done.body).toContain('Tarjeta registrada');
+  return s.id;
+}
+
+function charge(body: Record<string, unknown>) {
+  return t.call(shop, { method: 'POST', url: '/api/sutransaction', sign: true, body });
+}
+
+async function ledgerHolds() {
+  const verify = await dispatch(['ledger', 'verify'], t.ctx);
+  expect(verify.exitCode, verify.stdout + verify.stderr).toBe(0);
+}
+
+describe('a lost authorize answer retried while Transbank still decides it', () => {
+  it('the resend that meets the duplicate buy order reads the status: the charge Transbank made is recorded', async () => {
+    const sub = await enrolled(visa);
+    sim.authorizeFault = 'slow';
+    const first = await charge({ suscription: sub, amount: '3100', order: 'slow-1' });
+    sim.authorizeFault = 'none';
+    expect(first.json().status).not.toBe('success');
+    // The merchant retries at once: Transbank's status still says 404, then the first authorize completes and the
+    // resend of the same buy order is refused as a duplicate.
+    const retry = await charge({ suscription: sub, amount: '3100', order: 'slow-1' });
+    const made = [...sim.charges.values()].filter((c) => c.amount === 3100);
+    expect(made).toHaveLength(1);
+    expect(made[0]!.status).toBe('AUTHORIZED');
+    expect(retry.json()).toMatchObject({ status: 'success', amount: '3100' });
+    const payment = await t.ctx.db
+      .selectFrom('transactions')
+      .select(['status', 'id'])
+      .where('id', '=', made[0]!.buyOrder)
+      .executeTakeFirstOrThrow();
+    expect(payment.status).toBe('success');
+    // Cobro's record of the charge says approved, so the charge can be given back through Oneclick.
+    const refund = await t.call(shop, {
+      method: 'POST',
+      url: '/api/nullification',
+      sign: true,
+      body: { id: payment.id, amount: 3100, subject: 'devolución' },
+    });
+    expect(refund.json().nullify).toMatchObject({ status_nullify: 'reverse_completed' });
+    expect(sim.charges.get(payment.id)).toMatchObject({ status: 'REVERSED' });
+    await ledgerHolds();
+  });
+});
+
+describe('two inscriptions of one enrolment link, both registered at Transbank', () => {
+  it('the card Cobro does not keep is deleted at Transbank, whichever return comes first', async () => {
+    const s = await startedInscription(visa);
+    const [a, b] = [await s.start(), await s.start()];
+    const users = sim.users.size;
+    const [ra, rb] = await Promise.all([
+      t.app.inject({ method: 'GET', url: a }),
+      t.app.inject({ method: 'GET', url: b }),
+    ]);
+    expect(ra.body).toContain('Tarjeta registrada');
+    expect(rb.body).toContain('Tarjeta registrada');
+    const cards = await t.ctx.db
+      .selectFrom('su_cards')
+      .select('id')
+      .where('subscription_id', '=', s.id)
+      .where('deleted_at', 'is', null)
+      .execute();
+    // Each return that finishes its inscription registers a tbk_user; only the cards Cobro keeps may stay live.
+    const finished = sim.calls.filter((c) => c.op === 'finish').length;
+    expect(finished).toBeGreaterThan(0);
+    expect(sim.users.size - users).toBe(cards.length);
+  });
+});
+
+describe("a refund after the account's Oneclick child store changed", () => {
+  it('is sent under the store that made the charge, which Transbank accepts', async () => {
+    const sub = await enrolled(visa);
+    const paid = await charge({ suscription: sub, amount: '5200', order: 'store-1' });
+    expect(paid.json()).toMatchObject({ status: 'success' });
+    const id = [...sim.charges.values()].find((c) => c.amount === 5200)!.buyOrder;
+    // The merchant moves its subscriptions to another store of the same mall.
+    const newStore = '597055555543';
+    const set = await dispatch(
+      [
+        'accounts',
+        'set-processor',
+        shop.id,
+        '--oneclick-commerce-code',
+        sim.commerceCode,
+        '--oneclick-child-commerce-code',
+        newStore,
+        '--oneclick-api-key',
+        sim.apiKey,
+        '--environment',
+        sim.url,
+      ],
+      t.ctx,
+    );
+    expect(set.exitCode, set.stderr).toBe(0);
+    const old = sim.childCommerceCode;
+    (sim as { childCommerceCode: string }).childCommerceCode = newStore;
+    try {
+      const res = await t.call(shop, {
+        method: 'POST',
+        url: '/api/nullification',
+        sign: true,
+        body: { id, amount: 5200, subject: 'devolución' },
+      });
+      expect(res.json().nullify).toMatchObject({ status_nullify: 'reverse_completed' });
+      expect(sim.charges.get(id)).toMatchObject({ refunds: [5200], status: 'REVERSED' });
+      await ledgerHolds();
+    } finally {
+      (sim as { childCommerceCode: string }).childCommerceCode = old;
+      await dispatch(
+        [
+          'accounts',
+          'set-processor',
+          shop.id,
+          '--oneclick-commerce-code',
+          sim.commerceCode,
+          '--oneclick-child-commerce-code',
+          old,
+          '--oneclick-api-key',
+          sim.apiKey,
+          '--environment',
+          sim.url,
+        ],
+        t.ctx,
+      );
+    }
+  });
+});
+
+describe('what holds', () => {
+  it('amounts that are not an exact integer string never reach Transbank', async () => {
+    const sub = await enrolled(visa);
+    const before = sim.calls.filter((c) => c.op === 'authorize').length;
+    const answers: Record<string, unknown> = {};
+    for (const amount of ['1e3', ' 100', '0x10', '100.5', '100.0', '-5', '0', '', '9'.repeat(30)]) {
+      const res = await charge({
+        suscription: sub,
+        amount,
+        order: `amt-${amount.length}-${amount}`,
+      });
+      answers[amount] = [res.statusCode, res.json().status];
+    }
+    expect(
+      sim.calls.filter((c) => c.op === 'authorize').length - before,
+      JSON.stringify(answers),
+    ).toBe(0);
+  });
+});
+
+describe('two billing workers on one due Oneclick cycle', () => {
+  it('the worker that starts while the first one is at Transbank charges nothing: one authorize, one callback', async () => {
+    const monthly = await createPlan(t, shop, {
+      name: 'Mensual revisado',
+      amount: 8800,
+      interval: 'month',
+      url_notify_payment: 'https://shop.example.com/pay',
+    });
+    const created = { id: await enrolled(visa, monthly) };
+    await t.ctx.db
+      .updateTable('su_subscriptions')
+      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
+      .where('id', '=', created.id)
+      .execute();
+    let second = -1;
+    sim.whileAuthorizing = async () => {
+      second = await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
+    };
+    const first = await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBe(0);
+    const made = [...sim.charges.values()].filter((c) => c.amount === 8800);
+    expect(made).toHaveLength(1);
+    const callbacks = await t.ctx.db
+      .selectFrom('notifications')
+      .select('event_type')
+      .where('url', '=', 'https://shop.example.com/pay')
+      .execute();
+    expect(callbacks.map((c) => c.event_type)).toEqual(['subscription.charge']);
+    await ledgerHolds();
+  });
+});
+
+describe('a card removed while Transbank is slow to delete its inscription', () => {
+  it('holds no database lock over the call: a retry of the removal answers at once', async () => {
+    const sub = await enrolled(visa);
+    const card = await t.ctx.db
+      .selectFrom('su_cards')
+      .select('id')
+      .where('subscription_id', '=', sub)
+      .executeTakeFirstOrThrow();
+    const remove = () =>
+      t.call(shop, {
+        method: 'POST',
+        url: '/api/suscriptionsdeletecards',
+        sign: true,
+        body: { card: card.id },
+      });
+    // While Transbank holds the first delete, the merchant (or another request on the same database) goes on: it
+    // must not wait for Transbank's answer.
+    let during: { statusCode: number; body: string } | 'stalled' = 'stalled';
+    sim.whileDeleting = async () => {
+      const timer = new Promise<'stalled'>((resolve) => {
+        setTimeout(() => resolve('stalled'), 2_000);
+      });
+      during = await Promise.race([remove(), timer]);
+    };
+    const first = await remove();
+    expect(first.json()).toMatchObject({ status: 'Delete', card: card.id });
+    expect(during).not.toBe('stalled');
+    expect(sim.calls.filter((c) => c.op === 'delete').length).toBeGreaterThan(0);
+  });
+});
+
+describe('a recurring try whose authorize Transbank was still deciding', () => {
+  it('is resumed after its lease and recorded as the charge Transbank made: one success callback', async () => {
+    const monthly = await createPlan(t, shop, {
+      name: 'Mensual lento',
+      amount: 7700,
+      interval: 'month',
+      url_notify_payment: 'https://shop.example.com/slow',
+    });
+    const sub = await enrolled(visa, monthly);
+    await t.ctx.db
+      .updateTable('su_subscriptions')
+      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
+      .where('id', '=', sub)
+      .execute();
+    sim.authorizeFault = 'slow';
+    await expect(runBilling(t.ctx, { accountId: shop.id, limit: 10 })).rejects.toThrow();
+    sim.authorizeFault = 'none';
+    t.clock.advanceMs(subscriptionLimits.chargeLeaseMs + 1_000);
+    await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
+    const made = [...sim.charges.values()].filter((c) => c.amount === 7700);
+    expect(made.map((c) => c.status)).toEqual(['AUTHORIZED']);
+    const payment = await t.ctx.db
+      .selectFrom('transactions')
+      .select('status')
+      .where('id', '=', made[0]!.buyOrder)
+      .executeTakeFirstOrThrow();
+    expect(payment.status).toBe('success');
+    const callbacks = await t.ctx.db
+      .selectFrom('notifications')
+      .select('body')
+      .where('url', '=', 'https://shop.example.com/slow')
+      .execute();
+    expect(callbacks).toHaveLength(1);
+    expect(callbacks[0]!.body).toContain('"status":"success"');
+    await ledgerHolds();
+  });
+});
