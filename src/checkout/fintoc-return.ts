@@ -34,7 +34,7 @@ async function decide(
   if (session.state !== 'redirected')
     return {
       transactionId: session.transaction_id,
-      outcome: await settleFintocSession(ctx, session, declined('failed'), ip),
+      outcome: await settleFintocSession(ctx, session, declined('failed'), null, ip),
     };
   const account = await fintocAccount(ctx, ctx.db, session.account_id);
   if (account === null) return inProgress;
@@ -44,15 +44,16 @@ async function decide(
     if (status.state !== 'open')
       return {
         transactionId: session.transaction_id,
-        outcome: await settleFintocSession(ctx, session, status.outcome, ip),
+        outcome: await settleFintocSession(ctx, session, status.outcome, read, ip),
       };
     // A payment the bank has not confirmed is never cancelled from here (decision 745): Fintoc decides it.
     if (!cancelled || intentPending(read)) return inProgress;
-    const after = sessionStatus(await account.api.expireCheckoutSession(session.token));
+    const expired = await account.api.expireCheckoutSession(session.token);
+    const after = sessionStatus(expired);
     const outcome = after.state === 'approved' ? after.outcome : declined('cancelled');
     return {
       transactionId: session.transaction_id,
-      outcome: await settleFintocSession(ctx, session, outcome, ip, !outcome.approved),
+      outcome: await settleFintocSession(ctx, session, outcome, expired, ip, !outcome.approved),
     };
   } catch (error) {
     ctx.logger.warn({ err: error, attempt: attemptId }, 'Fintoc session unreadable at the return');

@@ -43,5 +43,5 @@ export async function stillPending(ctx: AppContext, session: FintocSession): Pro
     { attempt: session.attempt_id, transaction: session.transaction_id, pendingSince: since },
     'Fintoc payment still pending past fintocLimits.intentPendingAskMsMax: declined; check the bank statement',
   );
-  await settleFintocSession(ctx, session, declined('failed'), null);
+  await settleFintocSession(ctx, session, declined('failed'), null, null);
 }

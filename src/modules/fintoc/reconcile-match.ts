@@ -2,6 +2,9 @@
 // movements against the movements Cobro expects. Fintoc's Movement object (docs.fintoc.com, "The Movement object")
 // names what moved the money in `resource_id`, signs its unsigned `amount` by `direction`, and for a reversal pair
 // (a `transfer_return` and the payment it reverses) names the other movement in `return_pair_id` (decision 865).
+// A movement matches only of its expected amount and currency; one whose amount is not an integer is reported
+// (decision 965).
+import { unsignedMinorOf } from '../../platform/money/exact-minor.ts';
 
 export type FindingKind =
   | 'unmatched_movement'
@@ -46,9 +49,13 @@ function keysOf(m: Movement, byId: ReadonlyMap<string, Movement>): string[] {
   return [...resourceOf(m), ...resourceOf(pair)];
 }
 
-/** A movement's amount signed as Cobro's ledger sees it: money out of the account negative. */
-function signedAmountOf(m: Movement): bigint {
-  const amount = BigInt(String(m.amount ?? 0));
+/**
+ * A movement's amount signed as Cobro's ledger sees it (money out of the account negative), or null when Fintoc's
+ * unsigned `amount` is not an exact integer (decision 965): reported, never a crash of the whole run.
+ */
+function signedAmountOf(m: Movement): bigint | null {
+  const amount = unsignedMinorOf(m.amount);
+  if (amount === null) return null;
   return m.direction === 'outbound' ? -amount : amount;
 }
 
@@ -68,11 +75,24 @@ export function matchMovements(
   const findings: Finding[] = [];
   for (const m of movements) {
     const named = [...new Set(keysOf(m, byId).flatMap((k) => byKey.get(k) ?? []))];
-    const amountMinor = signedAmountOf(m);
+    const currency = String(m.currency ?? '');
+    const signed = signedAmountOf(m);
+    if (signed === null) {
+      findings.push({
+        kind: 'unmatched_movement',
+        subject: String(m.id),
+        amountMinor: 0n,
+        currency,
+        detail: `amount ${JSON.stringify(m.amount) ?? 'absent'} is not an integer of minor units`,
+      });
+      continue;
+    }
+    const amountMinor = signed;
     const sameWay = named.filter((e) => e.amountMinor < 0n === amountMinor < 0n);
-    const equal = sameWay.filter((e) => e.amountMinor === amountMinor);
+    const equal = sameWay.filter((e) => e.amountMinor === amountMinor && e.currency === currency);
     const hit = equal.find((e) => !seen.has(e.leg)) ?? equal[0] ?? sameWay[0] ?? named[0];
-    const matches = hit !== undefined && amountMinor === hit.amountMinor;
+    const matches =
+      hit !== undefined && amountMinor === hit.amountMinor && currency === hit.currency;
     // A second movement of one payout, return or sale is money that moved twice (decision 645), never a match.
     if (matches && !seen.has(hit.leg)) {
       seen.add(hit.leg);
@@ -82,13 +102,15 @@ export function matchMovements(
       kind: 'unmatched_movement',
       subject: String(m.id),
       amountMinor,
-      currency: String(m.currency ?? ''),
+      currency,
       detail:
         hit === undefined
           ? 'no payout, withdrawal or sale of Cobro'
           : matches
             ? `a second movement of ${hit.what} ${hit.subject}`
-            : `amount differs from ${hit.what} ${hit.subject}`,
+            : amountMinor === hit.amountMinor
+              ? `currency ${currency} differs from ${hit.what} ${hit.subject} (${hit.currency})`
+              : `amount differs from ${hit.what} ${hit.subject}`,
     });
   }
   return { seen, findings };

@@ -2,11 +2,17 @@
 // .expired) or the payer's return, whichever comes first, records the attempt's outcome once. The session row
 // (processor_sessions, by Fintoc's checkout session id) says whether it is decided; recordOutcome records only
 // while the transaction is pending and held by this attempt, so a replayed, late or racing event changes nothing.
+import assert from 'node:assert/strict';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { ChargeOutcome } from '../../platform/processors/processor.ts';
 import type { ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
-import { fintocProcessorName } from '../../platform/processors/fintoc-processor.ts';
+import {
+  declined,
+  fintocProcessorName,
+  paidOf,
+} from '../../platform/processors/fintoc-processor.ts';
+import { unsignedMinorOf } from '../../platform/money/exact-minor.ts';
 import { recordOutcome, type AttemptOutcome } from '../transactions/attempt-outcome.ts';
 
 export type FintocSession = Selectable<ProcessorSessionTable>;
@@ -43,11 +49,49 @@ async function methodOf(
   return { payment: pick?.payment ?? 19, name: pick?.name ?? 'Fintoc' };
 }
 
-/** Records `outcome` for the session's attempt unless it is decided already; the attempt's result either way. */
-export async function settleFintocSession(
+/**
+ * The outcome to record: a payment Fintoc reports for another amount or currency than the sale's (decision 965) pays
+ * nothing: the attempt is declined and the operator told to give back what moved (`cobro fintoc reconcile` then
+ * shows its movement as matching no sale). Fintoc's amount is read exactly, never as a float.
+ */
+async function asPaid(
   ctx: AppContext,
   session: FintocSession,
   outcome: ChargeOutcome,
+  paidBy: Record<string, unknown> | null,
+): Promise<ChargeOutcome> {
+  if (!outcome.approved) return outcome;
+  assert(paidBy !== null, 'an approved Fintoc payment is read from what Fintoc sent');
+  const sale = await ctx.db
+    .selectFrom('transactions')
+    .select(['amount_minor', 'currency'])
+    .where('id', '=', session.transaction_id)
+    .executeTakeFirstOrThrow();
+  const paid = paidOf(paidBy);
+  if (unsignedMinorOf(paid.amount) === BigInt(sale.amount_minor) && paid.currency === sale.currency)
+    return outcome;
+  ctx.logger.error(
+    {
+      attempt: session.attempt_id,
+      transaction: session.transaction_id,
+      paid: { amount: String(paid.amount), currency: String(paid.currency) },
+      sale: { amountMinor: String(sale.amount_minor), currency: sale.currency },
+    },
+    'Fintoc reports a payment for another amount or currency than the sale: declined; refund it by hand',
+  );
+  return declined('mismatch');
+}
+
+/**
+ * Records `outcome` for the session's attempt unless it is decided already; the attempt's result either way.
+ * `paidBy` is the Fintoc object (checkout session or payment intent) an approval was read from, null for a decline
+ * Cobro makes itself: an approval is recorded only for the sale's amount and currency (decision 965).
+ */
+export async function settleFintocSession(
+  ctx: AppContext,
+  session: FintocSession,
+  reported: ChargeOutcome,
+  paidBy: Record<string, unknown> | null,
   payerIp: string | null,
   abandoned = false,
 ): Promise<AttemptOutcome> {
@@ -59,6 +103,7 @@ export async function settleFintocSession(
       .executeTakeFirstOrThrow();
     return { kind: 'final', status: row.status };
   }
+  const outcome = await asPaid(ctx, session, reported, paidBy);
   const result = await recordOutcome(
     ctx,
     {

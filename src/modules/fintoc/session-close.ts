@@ -75,15 +75,16 @@ async function claimLapsed(
 async function endAtFintoc(
   ctx: AppContext,
   session: FintocSession,
-): Promise<RedirectStatus | 'pending' | null> {
+): Promise<{ status: RedirectStatus; read: Record<string, unknown> } | 'pending' | null> {
   const account = await fintocAccount(ctx, ctx.db, session.account_id);
   if (account === null) return null;
   try {
     const read = await account.api.getCheckoutSession(session.token);
     if (intentPending(read)) return 'pending';
     const status = sessionStatus(read);
-    if (status.state !== 'open') return status;
-    return sessionStatus(await account.api.expireCheckoutSession(session.token));
+    if (status.state !== 'open') return { status, read };
+    const expired = await account.api.expireCheckoutSession(session.token);
+    return { status: sessionStatus(expired), read: expired };
   } catch (error) {
     ctx.logger.warn(
       { err: error, attempt: session.attempt_id },
@@ -101,10 +102,10 @@ export async function closeLapsedFintocSessions(
   while (processed < scope.limit) {
     const session = await claimLapsed(ctx, scope);
     if (session === undefined) break;
-    const status = await endAtFintoc(ctx, session);
-    if (status === 'pending') await stillPending(ctx, session);
-    else if (status !== null && status.state !== 'open')
-      await settleFintocSession(ctx, session, status.outcome, null);
+    const ended = await endAtFintoc(ctx, session);
+    if (ended === 'pending') await stillPending(ctx, session);
+    else if (ended !== null && ended.status.state !== 'open')
+      await settleFintocSession(ctx, session, ended.status.outcome, ended.read, null);
     processed++;
   }
   return processed;

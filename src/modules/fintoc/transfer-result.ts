@@ -60,7 +60,12 @@ function rowStateOf(verdict: TransferVerdict): FintocTransferTable['state'] {
   return verdict.returned ? 'returned' : 'failed';
 }
 
-export type ApplyResult = 'applied' | 'already_final' | 'unknown_payout' | 'still_open';
+export type ApplyResult =
+  | 'applied'
+  | 'already_final'
+  | 'unknown_payout'
+  | 'still_open'
+  | 'other_transfer';
 
 /** Applies a transfer's verdict to the payout it was sent for; `transferId` is recorded when first known. */
 export async function applyTransferResult(
@@ -77,6 +82,16 @@ export async function applyTransferResult(
       .where('payout_id', '=', payoutId)
       .executeTakeFirst();
     if (payout === undefined || sent === undefined) return 'unknown_payout';
+    // The payout's one transfer is known: an event about another transfer naming it (one Fintoc made again after
+    // dropping the key, or a mislabelled one) never decides it, lest a failure of that one give back the money the
+    // known one pays (decision 965). It is the operator's: its movement is unmatched in `cobro fintoc reconcile`.
+    if (sent.transfer_id !== null && transferId !== null && transferId !== sent.transfer_id) {
+      ctx.logger.error(
+        { payout: payout.id, known: sent.transfer_id, reported: transferId, verdict: verdict.kind },
+        'Fintoc reports another transfer for a payout whose transfer is known: ignored; check Fintoc',
+      );
+      return 'other_transfer';
+    }
     const at = await ctx.accountClock.now(payout.account_id, tx);
     const state = rowStateOf(verdict);
     const undecided = !['succeeded', 'failed', 'returned'].includes(sent.state);

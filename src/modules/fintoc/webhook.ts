@@ -1,7 +1,8 @@
 // Fintoc's webhook (issue 34): POST /webhooks/fintoc/{account id}, one URL per account because each account has
 // its own webhook secret. The raw body is verified with the client's WebhookSignature (`Fintoc-Signature`); a
-// bad or missing signature changes nothing (401). Each event id is applied once (fintoc_events); the effects are
-// idempotent besides, so an event delivered twice, or late after a newer one, changes nothing more.
+// bad or missing signature changes nothing (401). Each event id is applied once per account (fintoc_events: Fintoc
+// sends one event to every endpoint of its organisation, and two accounts may share Fintoc keys, decision 965); the
+// effects are idempotent besides, so an event delivered twice, or late after a newer one, changes nothing more.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import type { Timestamp } from '../../platform/db/types.ts';
@@ -41,7 +42,7 @@ async function onSession(ctx: AppContext, accountId: string, data: Obj): Promise
   if (intentPending(data)) return markPending(ctx, session);
   const status = sessionStatus(data);
   if (status.state === 'open') return 'still_open';
-  const r = await settleFintocSession(ctx, session, status.outcome, null);
+  const r = await settleFintocSession(ctx, session, status.outcome, data, null);
   return r.kind;
 }
 
@@ -73,7 +74,7 @@ async function onPaymentIntent(
           cardToken: null,
         } as const)
       : declined(what === 'expired' ? 'expired' : 'failed');
-  return (await settleFintocSession(ctx, session, outcome, null)).kind;
+  return (await settleFintocSession(ctx, session, outcome, data, null)).kind;
 }
 
 async function onTransfer(
@@ -157,6 +158,7 @@ export async function fintocWebhookRoutes(app: FastifyInstance, ctx: AppContext)
       const seen = await ctx.db
         .selectFrom('fintoc_events')
         .select('event_id')
+        .where('account_id', '=', accountId)
         .where('event_id', '=', eventId)
         .executeTakeFirst();
       if (seen !== undefined) return { received: true, result: 'duplicate' };
@@ -169,7 +171,7 @@ export async function fintocWebhookRoutes(app: FastifyInstance, ctx: AppContext)
           type: String(event.type ?? ''),
           received_at: ctx.clock.now(),
         })
-        .onConflict((oc) => oc.column('event_id').doNothing())
+        .onConflict((oc) => oc.columns(['account_id', 'event_id']).doNothing())
         .execute();
       request.log.info(
         { account: accountId, event: eventId, type: event.type, result },

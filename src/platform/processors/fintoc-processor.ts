@@ -30,6 +30,17 @@ function intentStatusOf(session: Record<string, unknown>): string {
 }
 
 /**
+ * What Fintoc says was paid, from a payment intent or a checkout session (its intent's, else its own): the amount as
+ * Fintoc wrote it (an integer of pesos; never trusted as one) and the currency (decision 965).
+ */
+export function paidOf(object: Record<string, unknown>): { amount: unknown; currency: unknown } {
+  const resource = (object.payment_resource ?? {}) as Record<string, unknown>;
+  const intent = (resource.payment_intent ?? null) as Record<string, unknown> | null;
+  const from = intent !== null && intent.amount !== undefined ? intent : object;
+  return { amount: from.amount, currency: from.currency };
+}
+
+/**
  * Whether the payer finished at Fintoc and Fintoc has not decided the payment: its intent `pending` (the bank has not
  * confirmed the transfer; Fintoc validates it for up to 10 days and then sends payment_intent.succeeded or .failed)
  * or any other status that is not final. Such a session is undecided, never a decline (decision 745).
@@ -83,17 +94,21 @@ export function refundOutcome(refund: Record<string, unknown>): RefundOutcome {
 }
 
 export function declined(
-  why: 'expired' | 'failed' | 'cancelled',
+  why: 'expired' | 'failed' | 'cancelled' | 'mismatch',
 ): ChargeOutcome & { approved: false } {
   const payerMessage = {
     expired: 'El pago en Fintoc expiró: no se realizó ningún cobro.',
     failed: 'Tu banco no completó la transferencia: no se realizó ningún cobro.',
     cancelled: 'Anulaste el pago en Fintoc: no se realizó ningún cobro.',
+    // Money may have moved, for another amount than the sale's (decision 965): the shop gives it back.
+    mismatch:
+      'Fintoc informó un pago por un monto distinto al de la compra: la compra no se pagó; el comercio te devolverá lo transferido.',
   }[why];
   return {
     approved: false,
     payerMessage,
-    gatewayMessage: why === 'failed' ? 'Rechazo de transacción.' : abortedByPayer,
+    gatewayMessage:
+      why === 'failed' || why === 'mismatch' ? 'Rechazo de transacción.' : abortedByPayer,
     cardBrand: null,
     cardLast4: null,
   };
