@@ -128,23 +128,17 @@ function readAnswer(res: http.IncomingMessage, finish: Finish): () => void {
   return done;
 }
 
+/** A send that never left: a refused URL, or a worker already stopping. */
+function unsent(error: string): Promise<SendResult> {
+  return Promise.resolve({ statusCode: null, error, responseExcerpt: null, latencyMs: 0 });
+}
+
 export function sendWebhook(request: SendRequest): Promise<SendResult> {
   const startNs = process.hrtime.bigint();
   const { check: checked, options } = targetOf(request.url, request.policy);
   if (!checked.ok || options === null)
-    return Promise.resolve({
-      statusCode: null,
-      error: `refused: ${checked.ok ? 'not a valid URL' : checked.reason}`,
-      responseExcerpt: null,
-      latencyMs: 0,
-    });
-  if (request.cutOff?.aborted === true)
-    return Promise.resolve({
-      statusCode: null,
-      error: stoppedBeforeSending,
-      responseExcerpt: null,
-      latencyMs: 0,
-    });
+    return unsent(`refused: ${checked.ok ? 'not a valid URL' : checked.reason}`);
+  if (request.cutOff?.aborted === true) return unsent(stoppedBeforeSending);
   const timeoutMs = request.timeoutMs ?? limits.deliveryTimeoutMs;
   return new Promise<SendResult>((resolve) => {
     let settled = false;
