@@ -25,19 +25,26 @@ afterEach(() => {
 });
 
 /** A receiver on 127.0.0.1 that sends its status line and a first chunk at once, then never ends the body. */
-async function statusThenHang(status: number): Promise<{ url: string; ids: string[] }> {
+async function statusThenHang(
+  status: number,
+): Promise<{ url: string; ids: string[]; written: string[] }> {
   const ids: string[] = [];
+  const written: string[] = [];
   const server = http.createServer((req, res) => {
     ids.push(String(req.headers['webhook-id']));
     req.resume();
     req.on('end', () => {
       res.writeHead(status, { 'content-type': 'text/plain' });
-      res.write('received');
+      res.write('received', () => written.push(String(req.headers['webhook-id'])));
     });
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`, ids };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`,
+    ids,
+    written,
+  };
 }
 
 const policy = { mode: 'sandbox', callbackTrustedOrigins: new Set<string>() } as const;
@@ -52,6 +59,24 @@ describe('an answer whose status came in time and whose body did not', () => {
     expect(
       await sendWebhook({ url: failing.url, headers: {}, body: '{}', policy, timeoutMs: 300 }),
     ).toMatchObject({ statusCode: 500, error: 'HTTP 500', responseExcerpt: 'received' });
+  });
+
+  it('a stopping worker records the status that came, not "no answer"', async () => {
+    const ok = await statusThenHang(200);
+    const stopping = new AbortController();
+    const sent = sendWebhook({
+      url: ok.url,
+      headers: {},
+      body: '{}',
+      policy,
+      timeoutMs: 5000,
+      cutOff: stopping.signal,
+    });
+    // The status line and a first chunk written, then a moment for them to cross the loopback.
+    while (ok.written.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    stopping.abort();
+    expect(await sent).toMatchObject({ statusCode: 200, error: null, responseExcerpt: 'received' });
   });
 
   it('delivers the callback once: no retry sends it again', async () => {
