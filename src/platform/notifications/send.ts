@@ -96,8 +96,12 @@ const stoppedWhileSending = 'no answer before the worker stopped';
 
 type Finish = (statusCode: number | null, error: string | null, excerpt: string | null) => void;
 
-/** The receiver's answer: its status and a short excerpt, read to its end or cut at the excerpt's size. */
-function readAnswer(res: http.IncomingMessage, finish: Finish): void {
+/**
+ * The receiver's answer: its status and a short excerpt, read to its end or cut at the excerpt's size. Returns what
+ * ends the send with the answer read so far: once the status has come, the time limit or a stopping worker cutting
+ * a slow body short does not unsay it (decision 970), so a 2xx in time is a delivery and is not sent again.
+ */
+function readAnswer(res: http.IncomingMessage, finish: Finish): () => void {
   const statusCode = res.statusCode ?? null;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -121,29 +125,26 @@ function readAnswer(res: http.IncomingMessage, finish: Finish): void {
   // Read to its end, the connection returns to the pool for the next callback to that origin.
   res.on('end', done);
   res.on('error', done);
+  return done;
+}
+
+/** A send that never left: a refused URL, or a worker already stopping. */
+function unsent(error: string): Promise<SendResult> {
+  return Promise.resolve({ statusCode: null, error, responseExcerpt: null, latencyMs: 0 });
 }
 
 export function sendWebhook(request: SendRequest): Promise<SendResult> {
   const startNs = process.hrtime.bigint();
   const { check: checked, options } = targetOf(request.url, request.policy);
   if (!checked.ok || options === null)
-    return Promise.resolve({
-      statusCode: null,
-      error: `refused: ${checked.ok ? 'not a valid URL' : checked.reason}`,
-      responseExcerpt: null,
-      latencyMs: 0,
-    });
-  if (request.cutOff?.aborted === true)
-    return Promise.resolve({
-      statusCode: null,
-      error: stoppedBeforeSending,
-      responseExcerpt: null,
-      latencyMs: 0,
-    });
+    return unsent(`refused: ${checked.ok ? 'not a valid URL' : checked.reason}`);
+  if (request.cutOff?.aborted === true) return unsent(stoppedBeforeSending);
   const timeoutMs = request.timeoutMs ?? limits.deliveryTimeoutMs;
   return new Promise<SendResult>((resolve) => {
     let settled = false;
     let timedOut = false;
+    // Set once the answer's status has come: ends the send with it.
+    let answered: (() => void) | null = null;
     const finish: Finish = (statusCode, error, excerpt) => {
       if (settled) return;
       settled = true;
@@ -171,15 +172,20 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
           : guardedLookup(checked.reach, request.resolve)) as never,
         agent: agents[secure ? 'https:' : 'http:'],
       },
-      (res) => readAnswer(res, finish),
+      (res) => {
+        answered = readAnswer(res, finish);
+      },
     );
+    // Still timed out when only the body was slow: the lane was held the whole time (lanes.ts counts it).
     const timer = setTimeout(() => {
       timedOut = true;
-      finish(null, `timed out after ${timeoutMs} ms`, null);
+      if (answered !== null) answered();
+      else finish(null, `timed out after ${timeoutMs} ms`, null);
       req.destroy();
     }, timeoutMs);
     const cutOff = (): void => {
-      finish(null, stoppedWhileSending, null);
+      if (answered !== null) answered();
+      else finish(null, stoppedWhileSending, null);
       req.destroy();
     };
     request.cutOff?.addEventListener('abort', cutOff, { once: true });

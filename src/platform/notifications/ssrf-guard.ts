@@ -13,7 +13,13 @@ export type CallbackPolicy = Pick<Config, 'mode' | 'callbackTrustedOrigins'>;
 /** Which addresses a connection may use: public ones only, or loopback and private ones too. */
 export type Reach = 'public' | 'local';
 
-export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'reserved';
+export type AddressClass =
+  | 'public'
+  | 'loopback'
+  | 'private'
+  | 'metadata'
+  | 'link-local'
+  | 'reserved';
 
 function blockList(subnets: readonly string[]): net.BlockList {
   const list = new net.BlockList();
@@ -26,6 +32,10 @@ function blockList(subnets: readonly string[]): net.BlockList {
 
 // IPv4 rules also match IPv4-mapped IPv6 addresses (::ffff:a.b.c.d): net.BlockList checks those against them.
 const classes: readonly (readonly [AddressClass, net.BlockList])[] = [
+  // Cloud metadata services (the host's credentials) outside link-local space, inside ranges the sandbox and trusted
+  // origins may reach: Alibaba's in carrier-grade NAT space, AWS's IPv6 one in unique-local space (decision 970).
+  // First, so that they never read as private.
+  ['metadata', blockList(['100.100.100.200/32', 'fd00:ec2::254/128'])],
   ['loopback', blockList(['127.0.0.0/8', '::1/128'])],
   [
     'private',

@@ -71,6 +71,9 @@ const neverDeliverable = [
   'http://0xa9.0xfe.0xa9.0xfe/notify',
   'https://[fe80::1]/notify',
   'http://0.0.0.0/notify',
+  // Cloud metadata outside link-local space (decision 970).
+  'http://100.100.100.200/latest/meta-data',
+  'http://[fd00:ec2::254]/latest/meta-data',
 ];
 const productionOnlyRefused = [
   'http://shop.example/notify',

@@ -72,4 +72,31 @@ describe('docs/callbacks.md verifier', () => {
       ),
     ).toBe(false);
   });
+
+  it('refuses a timestamp that is not a number of seconds, so no signed text can be cut in other places', async () => {
+    const account = await t.createAccount();
+    await t.ctx.db.transaction().execute((tx) =>
+      enqueueCallback(tx, {
+        accountId: account.id,
+        url: receiver.url,
+        eventType: 'transaction.result',
+        payload: { order: '200', amount: '1.5' },
+        at: t.clock.now(),
+      }),
+    );
+    await deliverDueNotifications(t.ctx);
+    const { headers, body } = receiver.requests.at(-1)!;
+    const h = headers as Record<string, string>;
+    expect(verify(account.webhookSecret, h, body)).toBe(true);
+    // The signed text `id.timestamp.body` read at other dots: the same bytes, so the same signature, but another id
+    // (past the receiver's deduplication), a "timestamp" that is no time at all, and what followed the body's dot.
+    const cut = body.indexOf('.');
+    const replayed = {
+      ...h,
+      'webhook-id': `${h['webhook-id']}.${h['webhook-timestamp']}`,
+      'webhook-timestamp': body.slice(0, cut),
+    };
+    expect(verify(account.webhookSecret, replayed, body.slice(cut + 1))).toBe(false);
+    expect(verify(account.webhookSecret, { ...h, 'webhook-timestamp': '' }, body)).toBe(false);
+  });
 });
