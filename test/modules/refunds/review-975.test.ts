@@ -6,6 +6,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app.
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { computeSign } from '../../../src/platform/auth/sign.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
+import { formatTimestamp } from '../../../src/platform/time/time-format.ts';
 import { createTransaction, declineByCard, payByCard } from '../transactions/helpers.ts';
 import { balanceOf, setFee, system } from './helpers.ts';
 import type {
@@ -153,7 +154,18 @@ describe('refunds of what was never paid', () => {
     const a = await t.createAccount();
     const pending = await createTransaction(t, a, { amount: 5_000, order: 'np-1' });
     const { created: rejected } = await declineByCard(t, a, { amount: 5_000, order: 'np-2' });
-    for (const id of [pending.id, rejected.id]) {
+    const expiring = await createTransaction(t, a, {
+      amount: 5_000,
+      order: 'np-3',
+      expired: formatTimestamp(
+        new Date(t.clock.now().getTime() + 3_600_000),
+        t.ctx.config.timeZone,
+      ),
+      urlreturn: 'https://shop.example.com/back',
+    });
+    await http(a, 'POST', '/api/sandbox/clock/advance', { hours: 2 });
+    expect((await saleRow(expiring.id)).status).toBe('rejected');
+    for (const id of [pending.id, rejected.id, expiring.id]) {
       const r = await refund(a, id, 1_000);
       expect(r.status, r.text).toBe(200);
       expect(r.json).toMatchObject({ status: 'failed', type: 'transaction_not_paid' });
@@ -273,6 +285,14 @@ describe('the fee given back when an earlier refund is refused after a later one
   it('never gives back more than the sale paid in fees', async () => {
     const a = await t.createAccount();
     await setFee(t, a, '1');
+    const urls = await cli(
+      'accounts',
+      'set-urls',
+      a.id,
+      '--nullification-url',
+      'http://127.0.0.1:9/n',
+    );
+    expect(urls.exitCode, urls.stderr).toBe(0);
     const id = await paid(a, { amount: 10_000, order: 'fee-1' });
     // The processor holds its answer to the first refund, then refuses it; it approves every other.
     const ctx = t.ctx as { processor: PaymentProcessor };
@@ -308,6 +328,133 @@ describe('the fee given back when an earlier refund is refused after a later one
     expect(live.reduce((s, r) => s + r.amount_minor, 0n)).toBe(10_000n);
     // The sale paid 100 in fees: exactly that comes back, never 101.
     expect(live.reduce((s, r) => s + r.fee_back_minor, 0n)).toBe(100n);
+    // Each refund called back each of its states once, the refused one its refusal.
+    const sent = await t.ctx.db
+      .selectFrom('notifications')
+      .select('payload')
+      .where('account_id', '=', a.id)
+      .execute();
+    const [n1, n2, n3] = await refundsOf(id);
+    expect(
+      sent
+        .map((n) => {
+          const p = n.payload as { id_nullification: string; status: string };
+          return `${p.id_nullification}:${p.status}`;
+        })
+        .sort(),
+    ).toEqual(
+      [
+        `${n1!.id}:complete`,
+        `${n1!.id}:reverse_deleted`,
+        `${n2!.id}:complete`,
+        `${n2!.id}:reverse_completed`,
+        `${n3!.id}:complete`,
+        `${n3!.id}:reverse_completed`,
+      ].sort(),
+    );
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+});
+
+describe('an event while its payers are in checkout', () => {
+  it('a ticket bought before the close and paid after it counts; a new one after it is event_sales_closed', async () => {
+    const a = await t.createAccount();
+    const now = t.clock.now();
+    const day = (offsetDays: number) =>
+      new Date(now.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+    await newEvent(a, 'ev-975-c', {
+      date_event: day(2),
+      date_closing_sales: `${day(1)} 12:00:00`,
+      date_payment: day(4),
+    });
+    const created = await createTransaction(t, a, {
+      amount: 5_000,
+      order: 'c-1',
+      event: 'ev-975-c',
+    });
+    // An event is never changed: sending it again while its payers are in checkout is duplicate_event.
+    const again = await http(a, 'POST', '/api/event', {
+      event: 'ev-975-c',
+      name: 'Otro',
+      date_event: day(9),
+      date_closing_sales: day(8),
+      date_payment: day(10),
+    });
+    expect(again.json, again.text).toMatchObject({ status: 'failed', type: 'duplicate_event' });
+    await http(a, 'POST', '/api/sandbox/clock/advance', { days: 2 });
+    const late = await http(a, 'POST', '/api/transaction', {
+      email: 'fan@example.com',
+      order: 'c-2',
+      subject: 'Entrada',
+      amount: 5_000,
+      event: 'ev-975-c',
+    });
+    expect(late.json, late.text).toMatchObject({ status: 'failed', type: 'event_sales_closed' });
+    const { submit, approvedVisa } = await import('../transactions/helpers.ts');
+    const res = await submit(t, created.url, 1, approvedVisa);
+    expect(res.statusCode).toBe(200);
+    const data = (await http(a, 'GET', '/api/event/ev-975-c')).json.paymentData;
+    expect(data).toMatchObject({ count: 1, amount_general: 5_000 });
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+
+  it('first sales in two currencies at once: one fixes the currency, the other is event_currency_mismatch', async () => {
+    const a = await t.createAccount();
+    await newEvent(a, 'ev-975-d');
+    const sell = (currency: string, order: string) =>
+      http(a, 'POST', '/api/transaction', {
+        email: 'fan@example.com',
+        order,
+        subject: 'Entrada',
+        amount: 5_000,
+        currency,
+        event: 'ev-975-d',
+      });
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => sell(i % 2 === 0 ? 'CLP' : 'PEN', `cur-${i}`)),
+    );
+    const ok = answers.filter((r) => r.json.status === 'pending');
+    const refused = answers.filter((r) => r.json.type === 'event_currency_mismatch');
+    expect(ok.length + refused.length, answers.map((r) => r.text).join('\n')).toBe(6);
+    expect(ok).toHaveLength(3);
+  });
+});
+
+describe('event refunds racing settlement and the beneficiaries’ payout', () => {
+  it('no payable below zero, every part paid or refunded once, the ledger clean', async () => {
+    const a = await t.createAccount();
+    await setFee(t, a, '2.95', '10');
+    const now = t.clock.now();
+    const day = (offsetDays: number) =>
+      new Date(now.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+    await newEvent(a, 'ev-975-e', {
+      date_event: day(1),
+      date_closing_sales: `${day(1)} 12:00:00`,
+      date_payment: day(3),
+    });
+    const sales = [];
+    for (let i = 0; i < 3; i++)
+      sales.push(await paid(a, { amount: 10_000 + i * 777, order: `e-${i}`, event: 'ev-975-e' }));
+    await http(a, 'POST', '/api/sandbox/wallet/credit', {
+      amount: 50_000,
+      currency: 'CLP',
+      reason: 'x',
+    });
+    const answers = await Promise.all([
+      ...sales.flatMap((id) => Array.from({ length: 3 }, () => refund(a, id, 2_000))),
+      http(a, 'POST', '/api/sandbox/clock/advance', { days: 2 }),
+      http(a, 'POST', '/api/sandbox/clock/advance', { days: 2 }),
+      ...sales.flatMap((id) => Array.from({ length: 2 }, () => refund(a, id, 1_500))),
+    ]);
+    for (const r of answers) expect(r.status, r.text).toBe(200);
+    await http(a, 'POST', '/api/sandbox/clock/advance', { days: 3 });
+    const data = (await http(a, 'GET', '/api/event/ev-975-e')).json;
+    expect(data.paymentData.amount_general).toBe(
+      data.paymentData.fee + data.paymentData.amount_affiliate + data.paymentData.balance,
+    );
+    for (const b of data.affiliations as { id: string }[])
+      expect(await balanceOf(t, b.id, 'beneficiary_payable')).toBe(0n);
+    for (const id of sales) expect((await saleRow(id)).refunded_minor).toBe(9_000n);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 });
