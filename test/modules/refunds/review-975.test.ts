@@ -281,6 +281,39 @@ describe('the callbacks of concurrent refunds', () => {
   });
 });
 
+/**
+ * A refund of 49 whose processor answer is held until a second refund of 49 was made and approved, then refused:
+ * 49 gives back no fee of a 1% fee (0.49 rounds down), 49 more gives back 1 (0.98 rounds up).
+ */
+async function refundsRefusedOutOfOrder(a: TestAccount, id: string): Promise<void> {
+  const ctx = t.ctx as { processor: PaymentProcessor };
+  const base = ctx.processor;
+  let open: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let calls = 0;
+  ctx.processor = {
+    ...base,
+    refund: async (r: RefundRequest): Promise<RefundOutcome> => {
+      calls += 1;
+      if (calls > 1) return base.refund(r);
+      await gate;
+      return { approved: false, gatewayMessage: 'refused' };
+    },
+  };
+  try {
+    const first = refund(a, id, 49);
+    while (calls === 0) await new Promise((r) => setTimeout(r, 5));
+    const second = await refund(a, id, 49);
+    expect(second.json.nullify.status_nullify, second.text).toBe('reverse_completed');
+    open();
+    expect((await first).json.nullify.status_nullify).toBe('reverse_deleted');
+  } finally {
+    ctx.processor = base;
+  }
+}
+
 describe('the fee given back when an earlier refund is refused after a later one', () => {
   it('never gives back more than the sale paid in fees', async () => {
     const a = await t.createAccount();
@@ -294,34 +327,7 @@ describe('the fee given back when an earlier refund is refused after a later one
     );
     expect(urls.exitCode, urls.stderr).toBe(0);
     const id = await paid(a, { amount: 10_000, order: 'fee-1' });
-    // The processor holds its answer to the first refund, then refuses it; it approves every other.
-    const ctx = t.ctx as { processor: PaymentProcessor };
-    const base = ctx.processor;
-    let open: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    let calls = 0;
-    ctx.processor = {
-      ...base,
-      refund: async (r: RefundRequest): Promise<RefundOutcome> => {
-        calls += 1;
-        if (calls > 1) return base.refund(r);
-        await gate;
-        return { approved: false, gatewayMessage: 'refused' };
-      },
-    };
-    try {
-      // 49 gives back no fee (0.49 rounds down); 49 more gives back 1 (0.98 rounds up).
-      const first = refund(a, id, 49);
-      while (calls === 0) await new Promise((r) => setTimeout(r, 5));
-      const second = await refund(a, id, 49);
-      expect(second.json.nullify.status_nullify, second.text).toBe('reverse_completed');
-      open();
-      expect((await first).json.nullify.status_nullify).toBe('reverse_deleted');
-    } finally {
-      ctx.processor = base;
-    }
+    await refundsRefusedOutOfOrder(a, id);
     const last = await refund(a, id, 10_000 - 49);
     expect(last.json.status, last.text).toBe('success');
     const live = (await refundsOf(id)).filter((r) => r.status !== 'reverse_deleted');
@@ -455,6 +461,28 @@ describe('event refunds racing settlement and the beneficiaries’ payout', () =
     for (const b of data.affiliations as { id: string }[])
       expect(await balanceOf(t, b.id, 'beneficiary_payable')).toBe(0n);
     for (const id of sales) expect((await saleRow(id)).refunded_minor).toBe(9_000n);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+});
+
+describe('an event sale whose earlier refund is refused after a later one', () => {
+  it('is refunded whole with its exact fee, still settles, and paymentData reaches zero', async () => {
+    const a = await t.createAccount();
+    await setFee(t, a, '1');
+    await newEvent(a, 'ev-975-f');
+    const id = await paid(a, { amount: 10_000, order: 'f-1', event: 'ev-975-f' });
+    await refundsRefusedOutOfOrder(a, id);
+    const last = await refund(a, id, 10_000 - 49);
+    expect(last.json.status, last.text).toBe('success');
+    const live = (await refundsOf(id)).filter((r) => r.status !== 'reverse_deleted');
+    expect(live.reduce((s, r) => s + r.fee_back_minor, 0n)).toBe(100n);
+    const advanced = await http(a, 'POST', '/api/sandbox/clock/advance', { days: 1 });
+    expect(advanced.status, advanced.text).toBe(200);
+    expect((await saleRow(id)).settled_at).not.toBeNull();
+    const data = (await http(a, 'GET', '/api/event/ev-975-f')).json.paymentData;
+    expect(data).toMatchObject({ count: 1, amount_general: 0, fee: 0 });
+    expect(data.amount_general).toBe(data.fee + data.amount_affiliate + data.balance);
+    expect(await balanceOf(t, a.id, 'pending_settlement')).toBe(0n);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 });
