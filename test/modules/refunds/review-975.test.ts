@@ -9,6 +9,7 @@ import { dispatch } from '../../../src/cli/dispatch.ts';
 import { formatTimestamp } from '../../../src/platform/time/time-format.ts';
 import { createTransaction, declineByCard, payByCard } from '../transactions/helpers.ts';
 import { balanceOf, setFee, system } from './helpers.ts';
+import { payoutBody } from '../wallet/wallet-helpers.ts';
 import type {
   PaymentProcessor,
   RefundOutcome,
@@ -404,6 +405,18 @@ describe('an event while its payers are in checkout', () => {
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 
+  it('has no capacity: a capacity sent is dropped as any unknown field, and tickets sell past it', async () => {
+    const a = await t.createAccount();
+    await newEvent(a, 'ev-975-g', { capacity: 1 });
+    const sold = await Promise.all(
+      [1, 2, 3].map((i) => paid(a, { amount: 1_000, order: `g-${i}`, event: 'ev-975-g' })),
+    );
+    expect(sold).toHaveLength(3);
+    const got = (await http(a, 'GET', '/api/event/ev-975-g')).json;
+    expect(got.capacity).toBeUndefined();
+    expect(got.paymentData).toMatchObject({ count: 3, amount_general: 3_000 });
+  });
+
   it('first sales in two currencies at once: one fixes the currency, the other is event_currency_mismatch', async () => {
     const a = await t.createAccount();
     await newEvent(a, 'ev-975-d');
@@ -483,6 +496,53 @@ describe('an event sale whose earlier refund is refused after a later one', () =
     expect(data).toMatchObject({ count: 1, amount_general: 0, fee: 0 });
     expect(data.amount_general).toBe(data.fee + data.amount_affiliate + data.balance);
     expect(await balanceOf(t, a.id, 'pending_settlement')).toBe(0n);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+});
+
+describe('a refund waiting for funds collected by two drains at once', () => {
+  it('is collected once and calls back each state once', async () => {
+    const a = await t.createAccount();
+    const urls = await cli(
+      'accounts',
+      'set-urls',
+      a.id,
+      '--nullification-url',
+      'http://127.0.0.1:9/n',
+    );
+    expect(urls.exitCode, urls.stderr).toBe(0);
+    const id = await paid(a, { amount: 10_000, order: 'w-1' });
+    await http(a, 'POST', '/api/sandbox/clock/advance', { seconds: 1 });
+    const drained = await http(
+      a,
+      'POST',
+      '/api/wallet/payout',
+      payoutBody({ amount: 10_000, order: 'w-drain' }),
+      {
+        sign: true,
+      },
+    );
+    expect(drained.json.status, drained.text).toBe('success');
+    const waiting = await refund(a, id, 6_000);
+    expect(waiting.json.nullify.status_nullify, waiting.text).toBe('awaiting_funds');
+    await paid(a, { amount: 20_000, order: 'w-2' });
+    const answers = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        http(a, 'POST', '/api/sandbox/clock/advance', { seconds: 1 }),
+      ),
+    );
+    for (const r of answers) expect(r.status, r.text).toBe(200);
+    const [row] = await refundsOf(id);
+    expect([row!.status, row!.from_wallet_minor]).toEqual(['reverse_completed', 6_000n]);
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(14_000n);
+    const sent = await t.ctx.db
+      .selectFrom('notifications')
+      .select('payload')
+      .where('account_id', '=', a.id)
+      .execute();
+    expect(sent.map((n) => (n.payload as { status: string }).status).sort()).toEqual(
+      ['awaiting_funds', 'complete', 'reverse_completed'].sort(),
+    );
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 });
