@@ -33,6 +33,7 @@ import { openDisputedMinor } from '../disputes/repository.ts';
 import { feeBackMinor } from './fee-back.ts';
 import { notifyNullification } from './transition.ts';
 import { insertNullification, markRefunded, returnFee } from './nullification-record.ts';
+import { standingRefunds } from './repository.ts';
 import './types.ts';
 
 export interface NullificationInput {
@@ -146,6 +147,21 @@ async function collectMerchantPart(
   return { fromPending, fromWallet };
 }
 
+/**
+ * The fee given back with a refund of `amountMinor`: by the refunds that stand, not the refunded total, which lost
+ * disputes also count and a refusal lowers out of order (decision 975).
+ */
+async function feeBackOf(tx: Tx, row: TransactionRow, amountMinor: bigint): Promise<bigint> {
+  const standing = await standingRefunds(tx, row.id);
+  return feeBackMinor({
+    grossMinor: BigInt(row.amount_minor),
+    feeMinor: BigInt(row.fee_minor ?? 0n),
+    refundedBeforeMinor: standing.refundedMinor,
+    feeBackBeforeMinor: standing.feeBackMinor,
+    amountMinor,
+  });
+}
+
 export async function registerNullification(
   ctx: AppContext,
   accountId: string,
@@ -174,8 +190,7 @@ async function register(
   const id = newId('nul', 20);
   const grossMinor = BigInt(row.amount_minor);
   const feeMinor = BigInt(row.fee_minor ?? 0n);
-  const refundedBeforeMinor = BigInt(row.refunded_minor);
-  const feeBack = feeBackMinor({ grossMinor, feeMinor, refundedBeforeMinor, amountMinor });
+  const feeBack = await feeBackOf(tx, row, amountMinor);
   // A settled sale an escrow account still holds pays from its held part instead (docs/escrow.md).
   const held = row.settled_at === null ? null : await heldFundsOf(ctx, tx, row);
   // A split sale's extension takes its clients' or beneficiaries' parts back first (decision 116).

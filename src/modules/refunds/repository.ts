@@ -56,3 +56,23 @@ export async function showOnTransaction(
     )
     .execute();
 }
+
+/**
+ * What the sale's refunds that stand (all but those the processor refused) refunded and gave back of the fee, read
+ * under the sale's row lock, which every refund and every refusal of it takes (decision 975).
+ */
+export async function standingRefunds(
+  tx: Tx,
+  transactionId: string,
+): Promise<{ readonly refundedMinor: bigint; readonly feeBackMinor: bigint }> {
+  const row = await tx
+    .selectFrom('nullifications')
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<string>('amount_minor'), eb.val('0')).as('refunded'),
+      eb.fn.coalesce(eb.fn.sum<string>('fee_back_minor'), eb.val('0')).as('fee_back'),
+    ])
+    .where('transaction_id', '=', transactionId)
+    .where('status', '<>', 'reverse_deleted')
+    .executeTakeFirstOrThrow();
+  return { refundedMinor: BigInt(row.refunded), feeBackMinor: BigInt(row.fee_back) };
+}
