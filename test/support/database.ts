@@ -14,37 +14,58 @@ function withDatabase(url: string, name: string): string {
 /** A test database; `url` is set on PostgreSQL, so other processes (workers under test) can open it too. */
 export type TestDatabaseHandle = DatabaseHandle & { readonly url?: string };
 
-export async function cloneTestDatabase(): Promise<TestDatabaseHandle> {
+/** A PostgreSQL database cloned from the run's migrated template, not opened: its URL, and a drop for the end. */
+export interface PostgresClone {
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A new database on the run's PostgreSQL, a copy of its migrated template (global-setup.ts); null on a PGlite run.
+ * Named with the run's clone prefix, so the run's teardown drops it if the test could not.
+ */
+export async function clonePostgresTemplate(): Promise<PostgresClone | null> {
   const template = inject('postgresTemplate');
   const url = process.env.DATABASE_URL;
-  if (template !== '' && url !== undefined) {
-    const name = `${inject('postgresClonePrefix')}${crypto.randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
-          break;
-        } catch (error) {
-          // Two files cloning the template at the same instant: one waits and tries again.
-          if (attempt >= 20 || !/being accessed by other users/.test(String(error))) throw error;
-          await new Promise((r) => setTimeout(r, 100 * attempt));
-        }
+  if (template === '' || url === undefined) return null;
+  const name = `${inject('postgresClonePrefix')}${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+        break;
+      } catch (error) {
+        // Two files cloning the template at the same instant: one waits and tries again.
+        if (attempt >= 20 || !/being accessed by other users/.test(String(error))) throw error;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
       }
-    } finally {
-      await admin.end();
     }
-    const handle = await openDatabase({ engine: 'postgres', url: withDatabase(url, name) });
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: withDatabase(url, name),
+    drop: async () => {
+      const dropper = new pg.Client({ connectionString: url });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await dropper.end();
+    },
+  };
+}
+
+export async function cloneTestDatabase(): Promise<TestDatabaseHandle> {
+  const clone = await clonePostgresTemplate();
+  if (clone !== null) {
+    const handle = await openDatabase({ engine: 'postgres', url: clone.url });
     return {
       ...handle,
-      url: withDatabase(url, name),
+      url: clone.url,
       close: async () => {
         await handle.close();
-        const dropper = new pg.Client({ connectionString: url });
-        await dropper.connect();
-        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-        await dropper.end();
+        await clone.drop();
       },
     };
   }

@@ -8,6 +8,7 @@ import { dispatch } from '../../../src/cli/dispatch.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { payByCard } from '../transactions/helpers.ts';
 import { accountsSetEscrow } from '../../../src/cli/commands/accounts-escrow.ts';
+import { conciliationOfDay } from './helpers.ts';
 
 let t: TestApp;
 // 2026-03-10 12:00 in Santiago; settlement one day after payment, as in production.
@@ -103,17 +104,11 @@ describe('POST /api/conciliation date rules', () => {
 
   it("measures today on the account's sandbox clock", async () => {
     const b = await t.createAccount();
-    expect(
-      (await conciliation(b, { date_init: '2026-03-12', date_end: '2026-03-12' })).statusCode,
-    ).toBe(400);
+    expect((await conciliationOfDay(t, b, '2026-03-12')).statusCode).toBe(400);
     await advanceDays(b, 2);
-    expect(
-      (await conciliation(b, { date_init: '2026-03-12', date_end: '2026-03-12' })).statusCode,
-    ).toBe(200);
+    expect((await conciliationOfDay(t, b, '2026-03-12')).statusCode).toBe(200);
     // Another account's clock did not move.
-    expect(
-      (await conciliation(a, { date_init: '2026-03-12', date_end: '2026-03-12' })).statusCode,
-    ).toBe(400);
+    expect((await conciliationOfDay(t, a, '2026-03-12')).statusCode).toBe(400);
   });
 
   it('answers 401 without a valid public token', async () => {

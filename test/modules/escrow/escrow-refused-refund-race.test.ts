@@ -10,6 +10,7 @@ import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { accountsSetEscrow } from '../../../src/cli/commands/accounts-escrow.ts';
 import { computeSign } from '../../../src/platform/auth/sign.ts';
 import { balanceOf, paidSale } from '../refunds/helpers.ts';
+import { conciliationOfDay } from '../conciliation/helpers.ts';
 import { registerNullification } from '../../../src/modules/refunds/nullify.ts';
 
 let t: TestApp;
@@ -36,12 +37,11 @@ function post(account: TestAccount, path: string, body: Record<string, unknown>,
   });
 }
 
-/** One trial: answers whether the settlement landed between the refund's commit and its refusal. */
-async function trial(n: number): Promise<boolean> {
+/** A new escrow account's paid sale of 10,000 whose refunds the processor refuses. */
+async function saleWhoseRefundIsRefused(): Promise<{ a: TestAccount; id: string }> {
   const a = await t.createAccount();
-  expect((await accountsSetEscrow.run(t.ctx, { values: {}, positionals: [a.id] })).exitCode).toBe(
-    0,
-  );
+  const escrow = await accountsSetEscrow.run(t.ctx, { values: {}, positionals: [a.id] });
+  expect(escrow.exitCode).toBe(0);
   const id = await paidSale(t, a, 10_000);
   // The sandbox processor refuses a refund of an authorization it never gave.
   await t.ctx.db
@@ -49,6 +49,60 @@ async function trial(n: number): Promise<boolean> {
     .set({ authorization_code: 'not-one-the-processor-gave' })
     .where('id', '=', id)
     .execute();
+  return { a, id };
+}
+
+/** The sale's settlement time and the part of it a refund holds pending. */
+function saleOf(id: string) {
+  return t.ctx.db
+    .selectFrom('transactions')
+    .select(['settled_at', 'refunded_pending_minor'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+}
+
+/** The status recorded for the sale's refund. */
+async function refundStatusOf(id: string): Promise<string> {
+  const refund = await t.ctx.db
+    .selectFrom('nullifications')
+    .select('status')
+    .where('transaction_id', '=', id)
+    .executeTakeFirstOrThrow();
+  return refund.status;
+}
+
+/** The whole net of the sale is in the hold: none of it in the wallet or in refund clearing. */
+async function expectHeld(a: TestAccount): Promise<void> {
+  expect(await balanceOf(t, a.id, 'escrow_held')).toBe(10_000n);
+  expect(await balanceOf(t, a.id, 'wallet_available')).toBe(0n);
+}
+
+/** Releases the sale (POST /api/escrow): the whole net moves from the hold to the wallet, once. */
+async function expectReleased(a: TestAccount, id: string): Promise<void> {
+  const released = await t.call(a, {
+    method: 'POST',
+    url: '/api/escrow',
+    body: { transactions: [id] },
+  });
+  expect(released.json().transactions[0].status).toBe('liquidate');
+  expect(await balanceOf(t, a.id, 'wallet_available')).toBe(10_000n);
+  expect(await balanceOf(t, a.id, 'escrow_held')).toBe(0n);
+}
+
+/** The day's conciliation shows the sale's batch: its whole net available, `depositMinor` of it paid out. */
+async function expectReported(a: TestAccount, status: string, depositMinor: number): Promise<void> {
+  const report = await conciliationOfDay(t, a, '2026-03-10');
+  expect(report.statusCode).toBe(200);
+  expect(report.json().conciliation[0]).toMatchObject({
+    status,
+    amount_available: 10_000,
+    amount_deposit: depositMinor,
+  });
+}
+
+/** One trial: answers whether the settlement landed between the refund's commit and its refusal. */
+async function trial(n: number): Promise<boolean> {
+  const { a, id } = await saleWhoseRefundIsRefused();
   const refund = post(a, '/api/nullification', { id, amount: 4_000, subject: 'parcial' }, true);
   await new Promise((resolve) => setTimeout(resolve, (n % 10) * 3));
   const advance = post(a, '/api/sandbox/clock/advance', { seconds: 1 });
@@ -60,52 +114,15 @@ async function trial(n: number): Promise<boolean> {
     nullify: { id: string; status_nullify: string };
   };
   expect(['complete', 'reverse_deleted']).toContain(nullify.status_nullify);
-  const recorded = await t.ctx.db
-    .selectFrom('nullifications')
-    .select('status')
-    .where('transaction_id', '=', id)
-    .executeTakeFirstOrThrow();
-  expect(recorded.status).toBe('reverse_deleted');
-  const sale = await t.ctx.db
-    .selectFrom('transactions')
-    .select(['settled_at', 'refunded_pending_minor'])
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
+  expect(await refundStatusOf(id)).toBe('reverse_deleted');
+  const sale = await saleOf(id);
   const interleaved = sale.settled_at !== null && BigInt(sale.refunded_pending_minor) > 0n;
   if (sale.settled_at === null) return false;
   // Settled, before or after the refusal: the whole net is held, none of it in the wallet or in refund clearing.
-  expect(await balanceOf(t, a.id, 'escrow_held')).toBe(10_000n);
-  expect(await balanceOf(t, a.id, 'wallet_available')).toBe(0n);
-  const report = await t.call(a, {
-    method: 'POST',
-    url: '/api/conciliation',
-    body: { date_init: '2026-03-10', date_end: '2026-03-10' },
-  });
-  expect(report.statusCode).toBe(200);
-  expect(report.json().conciliation[0]).toMatchObject({
-    status: 'deteined',
-    amount_available: 10_000,
-    amount_deposit: 0,
-  });
-  const released = await t.call(a, {
-    method: 'POST',
-    url: '/api/escrow',
-    body: { transactions: [id] },
-  });
-  expect(released.json().transactions[0].status).toBe('liquidate');
-  expect(await balanceOf(t, a.id, 'wallet_available')).toBe(10_000n);
-  expect(await balanceOf(t, a.id, 'escrow_held')).toBe(0n);
-  const after = await t.call(a, {
-    method: 'POST',
-    url: '/api/conciliation',
-    body: { date_init: '2026-03-10', date_end: '2026-03-10' },
-  });
-  expect(after.statusCode).toBe(200);
-  expect(after.json().conciliation[0]).toMatchObject({
-    status: 'paid_out',
-    amount_available: 10_000,
-    amount_deposit: 10_000,
-  });
+  await expectHeld(a);
+  await expectReported(a, 'deteined', 0);
+  await expectReleased(a, id);
+  await expectReported(a, 'paid_out', 10_000);
   return interleaved;
 }
 
@@ -114,15 +131,7 @@ async function trial(n: number): Promise<boolean> {
 // refund, which the processor refuses.
 describe('a refused refund of an escrow sale settled between its registration and its refusal', () => {
   it('counts the returned money as settled in the hold: the whole net held once, released once', async () => {
-    const a = await t.createAccount();
-    const escrow = await accountsSetEscrow.run(t.ctx, { values: {}, positionals: [a.id] });
-    expect(escrow.exitCode).toBe(0);
-    const id = await paidSale(t, a, 10_000);
-    await t.ctx.db
-      .updateTable('transactions')
-      .set({ authorization_code: 'not-one-the-processor-gave' })
-      .where('id', '=', id)
-      .execute();
+    const { a, id } = await saleWhoseRefundIsRefused();
     const registered = await registerNullification(t.ctx, a.id, {
       id,
       amount: 4_000,
@@ -131,29 +140,12 @@ describe('a refused refund of an escrow sale settled between its registration an
     expect(registered.ok).toBe(true);
     const advanced = await post(a, '/api/sandbox/clock/advance', { seconds: 1 });
     expect(advanced.status, await advanced.text()).toBe(200);
-    const sale = await t.ctx.db
-      .selectFrom('transactions')
-      .select(['settled_at', 'refunded_pending_minor'])
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
+    const sale = await saleOf(id);
     expect(sale.settled_at).not.toBeNull();
     expect(BigInt(sale.refunded_pending_minor)).toBe(4_000n);
-    const refund = await t.ctx.db
-      .selectFrom('nullifications')
-      .select('status')
-      .where('transaction_id', '=', id)
-      .executeTakeFirstOrThrow();
-    expect(refund.status).toBe('reverse_deleted');
-    expect(await balanceOf(t, a.id, 'escrow_held')).toBe(10_000n);
-    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(0n);
-    const released = await t.call(a, {
-      method: 'POST',
-      url: '/api/escrow',
-      body: { transactions: [id] },
-    });
-    expect(released.json().transactions[0].status).toBe('liquidate');
-    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(10_000n);
-    expect(await balanceOf(t, a.id, 'escrow_held')).toBe(0n);
+    expect(await refundStatusOf(id)).toBe('reverse_deleted');
+    await expectHeld(a);
+    await expectReleased(a, id);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 });

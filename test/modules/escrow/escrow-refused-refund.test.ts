@@ -6,6 +6,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app.
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { accountsSetEscrow } from '../../../src/cli/commands/accounts-escrow.ts';
 import { balanceOf, nullify, paidSale, settle } from '../refunds/helpers.ts';
+import { conciliationOfDay } from '../conciliation/helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -56,11 +57,7 @@ describe('a refused refund of a sale still held in escrow', () => {
       amountAvailable: wallet.json().amount_available,
     }).toEqual({ walletAvailable: 0n, escrowHeld: 10_000n, amountAvailable: 0 });
 
-    const report = await t.call(a, {
-      method: 'POST',
-      url: '/api/conciliation',
-      body: { date_init: '2026-03-10', date_end: '2026-03-10' },
-    });
+    const report = await conciliationOfDay(t, a, '2026-03-10');
     expect(report.json().conciliation[0]).toMatchObject({
       status: 'deteined',
       amount_available: 10_000,

@@ -5,13 +5,10 @@
 // right after, or by the `refund-dispatch` due work when that was cut short. Never twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import type { AppContext } from '../../../src/platform/context.ts';
-import { openNextEvent } from '../../../src/modules/subscriptions/billing.ts';
-import { chargeAttempt, type Attempt } from '../../../src/modules/subscriptions/billing-outcome.ts';
+import { chargeAttempt } from '../../../src/modules/subscriptions/billing-outcome.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
 import { journalKinds } from '../../../src/platform/ledger/ledger.ts';
-import { dayMs } from '../../../src/limits/units.ts';
-import { createPlan, subscribedWithCard } from './helpers.ts';
+import { tryCancelledInFlight } from './helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -29,35 +26,26 @@ async function racingTry(name: string, refundFails = false) {
     .set({ nullification_url: 'https://shop.example/nullification' })
     .where('id', '=', a.id)
     .execute();
-  const plan = await createPlan(t, a, { name: 'Mensual', amount: 4300 });
-  const sub = await subscribedWithCard(t, a, plan);
-  t.clock.advanceMs(32 * dayMs);
-  const attempt = (await openNextEvent(t.ctx, { subscriptionId: sub.id })) as Attempt;
-  expect(attempt).toMatchObject({ subscriptionId: sub.id });
-  const racing: AppContext = {
-    ...t.ctx,
-    processor: {
-      ...t.ctx.processor,
+  const { attempt, cancel, racing, cycle } = await tryCancelledInFlight(t, a, 4300);
+  return {
+    a,
+    attempt,
+    cycle,
+    racing: racing({
       // The losing order: the processor's last check passed and the card is charged; the DELETE commits before
       // the answer is recorded.
       chargeStoredCard: async (request) => {
         const outcome = await t.ctx.processor.chargeStoredCard(request);
         expect(outcome.approved).toBe(true);
-        const del = await t.call(a, {
-          method: 'DELETE',
-          url: `/api/sususcription/${sub.id}`,
-          sign: true,
-        });
-        expect(del.json()).toMatchObject({ status: 'success' });
+        await cancel();
         return outcome;
       },
       refund: async (request) => {
         if (refundFails) throw new Error('process killed before the refund reached the processor');
         return t.ctx.processor.refund(request);
       },
-    },
+    }),
   };
-  return { a, sub, attempt, racing };
 }
 
 async function refundsOf(transactionId: string) {
@@ -87,7 +75,7 @@ async function callbacksOf(a: TestAccount) {
 
 describe('a cancellation that commits while the charge is in flight (decision 910)', () => {
   it('refunds the charge at once: nullification, ledger, callback, the cycle cancelled', async () => {
-    const { a, sub, attempt, racing } = await racingTry('Cancelada en el aire');
+    const { a, attempt, racing, cycle } = await racingTry('Cancelada en el aire');
     await chargeAttempt(racing, attempt);
     const payment = await paymentOf(attempt.transactionId);
     expect([payment.status, String(payment.refunded_minor)]).toEqual(['refunded', '4300']);
@@ -102,13 +90,8 @@ describe('a cancellation that commits while the charge is in flight (decision 91
       .execute();
     expect(kinds.map((k) => k.kind)).toContain(journalKinds.refundCollected);
     expect((await callbacksOf(a)).length).toBeGreaterThan(0);
-    const cycle = await t.ctx.db
-      .selectFrom('su_cycles')
-      .select(['status', 'paid_at'])
-      .where('subscription_id', '=', sub.id)
-      .where('cycle_number', '=', attempt.cycleNumber)
-      .executeTakeFirstOrThrow();
-    expect(cycle).toEqual({ status: 'canceled by paymaster', paid_at: null });
+    const { status, paid_at } = await cycle();
+    expect({ status, paid_at }).toEqual({ status: 'canceled by paymaster', paid_at: null });
     // A retry of the same try (a worker's restart) finds it final: no second refund.
     await chargeAttempt(t.ctx, attempt);
     expect(await refundsOf(attempt.transactionId)).toHaveLength(1);

@@ -4,11 +4,8 @@
 // declined unsent. The sandbox processor and Oneclick Mall (production) both ask.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.ts';
-import type { AppContext } from '../../../src/platform/context.ts';
-import { openNextEvent } from '../../../src/modules/subscriptions/billing.ts';
-import { chargeAttempt, type Attempt } from '../../../src/modules/subscriptions/billing-outcome.ts';
-import { dayMs } from '../../../src/limits/units.ts';
-import { createPlan, subscribedWithCard } from './helpers.ts';
+import { chargeAttempt } from '../../../src/modules/subscriptions/billing-outcome.ts';
+import { tryCancelledInFlight } from './helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -21,33 +18,20 @@ afterAll(async () => {
 describe('a cancellation between the claim and the processor call', () => {
   it('declines the try unsent: no money, the cycle cancelled', async () => {
     const a = await t.createAccount('Cancelada en vuelo');
-    const plan = await createPlan(t, a, { name: 'Mensual', amount: 4100 });
-    const sub = await subscribedWithCard(t, a, plan);
-    t.clock.advanceMs(32 * dayMs);
-    const attempt = (await openNextEvent(t.ctx, { subscriptionId: sub.id })) as Attempt;
-    expect(attempt).toMatchObject({ subscriptionId: sub.id });
+    const { attempt, cancel, racing: racingWith, cycle } = await tryCancelledInFlight(t, a, 4100);
     // The claim has committed (the payment's attempt id is set) when the processor is reached: the DELETE lands now.
-    const racing: AppContext = {
-      ...t.ctx,
-      processor: {
-        ...t.ctx.processor,
-        chargeStoredCard: async (request) => {
-          const claimed = await t.ctx.db
-            .selectFrom('transactions')
-            .select('attempt_id')
-            .where('id', '=', attempt.transactionId)
-            .executeTakeFirstOrThrow();
-          expect(claimed.attempt_id).not.toBeNull();
-          const del = await t.call(a, {
-            method: 'DELETE',
-            url: `/api/sususcription/${sub.id}`,
-            sign: true,
-          });
-          expect(del.json()).toMatchObject({ status: 'success' });
-          return t.ctx.processor.chargeStoredCard(request);
-        },
+    const racing = racingWith({
+      chargeStoredCard: async (request) => {
+        const claimed = await t.ctx.db
+          .selectFrom('transactions')
+          .select('attempt_id')
+          .where('id', '=', attempt.transactionId)
+          .executeTakeFirstOrThrow();
+        expect(claimed.attempt_id).not.toBeNull();
+        await cancel();
+        return t.ctx.processor.chargeStoredCard(request);
       },
-    };
+    });
     await chargeAttempt(racing, attempt);
     const payment = await t.ctx.db
       .selectFrom('transactions')
@@ -58,13 +42,8 @@ describe('a cancellation between the claim and the processor call', () => {
       status: 'rejected',
       gateway_message: 'Cobro no enviado: la suscripción terminó.',
     });
-    const cycle = await t.ctx.db
-      .selectFrom('su_cycles')
-      .select(['status', 'attempt_key'])
-      .where('subscription_id', '=', sub.id)
-      .where('cycle_number', '=', attempt.cycleNumber)
-      .executeTakeFirstOrThrow();
-    expect(cycle).toEqual({ status: 'canceled by paymaster', attempt_key: null });
+    const { status, attempt_key } = await cycle();
+    expect({ status, attempt_key }).toEqual({ status: 'canceled by paymaster', attempt_key: null });
     const entries = await t.ctx.db
       .selectFrom('journal_entries')
       .select('kind')

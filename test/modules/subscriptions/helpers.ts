@@ -1,5 +1,12 @@
-// Shared request bodies for the subscription tests: the reference's own samples (reference §7.1, §8.2).
+// Shared request bodies for the subscription tests: the reference's own samples (reference §7.1, §8.2); and the
+// set-up of a recurring try cancelled while it is with the processor.
+import { expect } from 'vitest';
 import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { AppContext } from '../../../src/platform/context.ts';
+import type { PaymentProcessor } from '../../../src/platform/processors/processor.ts';
+import { openNextEvent } from '../../../src/modules/subscriptions/billing.ts';
+import type { Attempt } from '../../../src/modules/subscriptions/billing-outcome.ts';
+import { dayMs } from '../../../src/limits/units.ts';
 
 export const sampleClient = {
   email: 'johndoe@example.com',
@@ -127,4 +134,44 @@ export async function enrolOverHttp(
     }).toString(),
   });
   return res.text();
+}
+
+/**
+ * The set-up the cancellation races share (cancel-during-send, decision 825; cancel-during-charge, decision 910): a
+ * new subscription of `account` to a new monthly plan of `amountMinor` with the approved card, the clock moved 32 days
+ * to its second cycle, and that cycle's try opened. Each test makes its own order of the charge and the DELETE
+ * with `racing` and `cancel`.
+ */
+export async function tryCancelledInFlight(t: TestApp, account: TestAccount, amountMinor: number) {
+  const plan = await createPlan(t, account, { name: 'Mensual', amount: amountMinor });
+  const sub = await subscribedWithCard(t, account, plan);
+  t.clock.advanceMs(32 * dayMs);
+  const attempt = (await openNextEvent(t.ctx, { subscriptionId: sub.id })) as Attempt;
+  expect(attempt).toMatchObject({ subscriptionId: sub.id });
+  return {
+    sub,
+    attempt,
+    /** The merchant's signed DELETE of the subscription, over the API; it answers `success`. */
+    cancel: async () => {
+      const del = await t.call(account, {
+        method: 'DELETE',
+        url: `/api/sususcription/${sub.id}`,
+        sign: true,
+      });
+      expect(del.json()).toMatchObject({ status: 'success' });
+    },
+    /** `t.ctx` with these of its processor's methods replaced: the try charged through it meets the cancellation. */
+    racing: (processor: Partial<PaymentProcessor>): AppContext => ({
+      ...t.ctx,
+      processor: { ...t.ctx.processor, ...processor },
+    }),
+    /** The try's cycle as it stands. */
+    cycle: () =>
+      t.ctx.db
+        .selectFrom('su_cycles')
+        .select(['status', 'paid_at', 'attempt_key'])
+        .where('subscription_id', '=', sub.id)
+        .where('cycle_number', '=', attempt.cycleNumber)
+        .executeTakeFirstOrThrow(),
+  };
 }

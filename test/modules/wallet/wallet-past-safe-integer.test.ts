@@ -11,6 +11,7 @@ import { accountsSetEscrow } from '../../../src/cli/commands/accounts-escrow.ts'
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { creditWallet } from '../../../src/modules/wallet/wallet-credit.ts';
 import { balanceOf, paidSale, setFee, settle } from '../refunds/helpers.ts';
+import { conciliationOfDay } from '../conciliation/helpers.ts';
 import { fund, payout } from './wallet-helpers.ts';
 import { sql } from 'kysely';
 import { inTransaction } from '../../../src/platform/db/unit-of-work.ts';
@@ -154,11 +155,7 @@ describe('a wallet past 2^53 - 1', () => {
     await settle(t, a);
     const sum = limits.amountMinorMax * BigInt(sales);
     expect(sum > BigInt(Number.MAX_SAFE_INTEGER)).toBe(true);
-    const res = await t.call(a, {
-      method: 'POST',
-      url: '/api/conciliation',
-      body: { date_init: '2026-03-10', date_end: '2026-03-10' },
-    });
+    const res = await conciliationOfDay(t, a, '2026-03-10');
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain(`"amount_available":${sum},"amount_deposit":${sum}`);
     expect(await walletText(a)).toContain(`"amount_available":${sum}`);

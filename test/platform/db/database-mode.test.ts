@@ -3,42 +3,41 @@
 // account and payouts that resolve themselves on the sandbox's schedule: started with COBRO_MODE=production on it,
 // Cobro served that money as real and its due-work resolver marked the sandbox's pending payouts paid. Each case
 // opens the runtime as `cobro serve` and the operator commands do, on one database, in one mode and then the other.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../../src/runtime.ts';
 import { createAccount } from '../../../src/modules/accounts/service.ts';
 import { testConfig } from '../../support/app.ts';
+import { dataDirSeeder } from '../../support/cli-in-process.ts';
+import { clonePostgresTemplate } from '../../support/database.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cobro-database-mode-'));
-const adminUrl = process.env.DATABASE_URL;
-const made: string[] = [];
+const seedDataDir = dataDirSeeder(dir);
+const drops: (() => Promise<void>)[] = [];
 afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
-  if (adminUrl === undefined || adminUrl === '' || made.length === 0) return;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  for (const name of made) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.end();
+  for (const drop of drops) await drop();
 });
 
-/** A database of the test's own on the run's engine: a DATA_DIR, or a new PostgreSQL database. */
+/**
+ * A database of the test's own on the run's engine, migrated and with no mode recorded, as the migrations of a first
+ * start leave it before its mode is looked at (decision 985): a DATA_DIR holding a copy of the run's migrated
+ * snapshot, or a clone of the run's migrated PostgreSQL template. A first start on an empty one paid PGlite's initdb
+ * and every migration (about 3 CPU s a test) for nothing these tests look at; test/cli/first-start.test.ts starts
+ * on an empty DATA_DIR.
+ */
 async function newDatabase(): Promise<Record<string, string>> {
   const dataDir = fs.mkdtempSync(path.join(dir, 'data-'));
-  if (adminUrl === undefined || adminUrl === '') return { DATA_DIR: dataDir };
-  const name = `cobro_t_mode_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  made.push(name);
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  return { DATA_DIR: dataDir, DATABASE_URL: u.toString() };
+  const clone = await clonePostgresTemplate();
+  if (clone === null) {
+    await seedDataDir(dataDir);
+    return { DATA_DIR: dataDir };
+  }
+  drops.push(clone.drop);
+  return { DATA_DIR: dataDir, DATABASE_URL: clone.url };
 }
 
 /** Opens and closes the runtime in `mode`: the error's text when the start is refused, else null. */
