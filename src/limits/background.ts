@@ -78,6 +78,11 @@ export const backgroundLimits = {
   notificationPruneBatchMax: 500,
   /** The retention worker's beat: a minute is soon enough for a bound counted in days. */
   notificationPruneIntervalMs: minuteMs,
+  /**
+   * The embedded database runs no autovacuum: after a retention run deleted callbacks, the worker vacuums their two
+   * tables so new rows reuse the space (decision 994), at most this often (a vacuum holds the event loop).
+   */
+  notificationVacuumIntervalMs: hourMs,
   /** Batches one `cobro notifications prune` runs before it stops and says to run it again (5 million callbacks). */
   notificationPruneRunBatchesMax: 10_000,
   /** A background worker whose step failed (the database away) waits this long, doubling up to the max, per failure. */

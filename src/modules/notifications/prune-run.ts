@@ -5,7 +5,11 @@ import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { operatorActor } from '../../platform/audit/actor.ts';
 import { recordAudit, serviceChain } from '../../platform/audit/record.ts';
-import { pruneCutoff, pruneFinalNotifications } from '../../platform/notifications/prune.ts';
+import {
+  pruneCutoff,
+  pruneFinalNotifications,
+  reclaimPrunedSpace,
+} from '../../platform/notifications/prune.ts';
 import { limits } from '../../limits/index.ts';
 
 export interface PruneRun {
@@ -37,7 +41,14 @@ export async function pruneNotificationsRun(ctx: AppContext, days: number): Prom
     });
     notifications += pruned.notifications;
     attempts += pruned.attempts;
-    if (pruned.notifications < batchMax) return { before, notifications, attempts, more: false };
+    if (pruned.notifications < batchMax)
+      return reclaimed(ctx, { before, notifications, attempts, more: false });
   }
-  return { before, notifications, attempts, more: true };
+  return reclaimed(ctx, { before, notifications, attempts, more: true });
+}
+
+/** On the embedded database, which runs no autovacuum, the deleted rows' space made reusable (decision 994). */
+async function reclaimed(ctx: AppContext, run: PruneRun): Promise<PruneRun> {
+  if (ctx.engine === 'pglite' && run.notifications > 0) await reclaimPrunedSpace(ctx.db);
+  return run;
 }

@@ -47,3 +47,13 @@ export async function pruneFinalNotifications(
   const row = rows[0];
   return { notifications: Number(row?.notifications ?? 0), attempts: Number(row?.attempts ?? 0) };
 }
+
+/**
+ * The embedded database (PGlite) runs no autovacuum, so the space of deleted rows was never reused: its files grew
+ * as if nothing were deleted (decision 994). A plain VACUUM of the two tables marks it free; PostgreSQL's
+ * autovacuum does this itself. Not in a transaction (VACUUM refuses one).
+ */
+export async function reclaimPrunedSpace(db: DbOrTx): Promise<void> {
+  await sql`VACUUM notifications`.execute(db);
+  await sql`VACUUM notification_attempts`.execute(db);
+}

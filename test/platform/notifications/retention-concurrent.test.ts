@@ -9,7 +9,7 @@ import { inTransaction } from '../../../src/platform/db/unit-of-work.ts';
 import { startWorkers } from '../../../src/workers/index.ts';
 import { notificationRetentionWorker } from '../../../src/workers/notification-retention-worker.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
-import { manyDelivered } from './retention-helpers.ts';
+import { callbackAged, manyDelivered } from './retention-helpers.ts';
 
 const onPostgres = process.env.DATABASE_URL !== undefined;
 const dayMs = 24 * 60 * 60 * 1000;
@@ -58,6 +58,37 @@ describe.runIf(onPostgres)('callback retention on PostgreSQL', () => {
     expect(second).toEqual({ notifications: 100, attempts: 200 });
     expect(await first).toEqual({ notifications: batchMax, attempts: 2 * batchMax });
     expect(await left(a.id)).toBe(0);
+  });
+
+  it('skips a callback a resend holds, and keeps it once the resend made it pending', async () => {
+    const a = await t.createAccount('Reenvío');
+    const id = await callbackAged(t, a.id, 'failed', 40);
+    const before = new Date(t.clock.now().getTime() - 30 * dayMs);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    // What retryNotification does: the row FOR UPDATE, then back to pending.
+    const resend = inTransaction(t.ctx.db, async (tx) => {
+      await tx.selectFrom('notifications').select('id').where('id', '=', id).forUpdate().execute();
+      locked();
+      await held;
+      await tx
+        .updateTable('notifications')
+        .set({ status: 'pending', updated_at: t.clock.now() })
+        .where('id', '=', id)
+        .execute();
+    });
+    await isLocked;
+    const during = await Promise.race([
+      pruneFinalNotifications(t.ctx.db, before, limits.notificationPruneBatchMax),
+      new Promise<'blocked'>((r) => setTimeout(() => r('blocked'), 5_000)),
+    ]);
+    release();
+    await resend;
+    expect(during).toEqual({ notifications: 0, attempts: 0 });
+    await pruneFinalNotifications(t.ctx.db, before, limits.notificationPruneBatchMax);
+    expect(await left(a.id)).toBe(1);
   });
 
   it('two workers drain one backlog together: each callback deleted once, no step failing', {
