@@ -32,6 +32,7 @@ import {
   notificationsRetry,
   notificationsShow,
 } from './commands/notifications.ts';
+import { notificationsPrune } from './commands/notifications-prune.ts';
 import {
   subscriptionsCancel,
   subscriptionsList,
@@ -62,6 +63,7 @@ export const commands: readonly Command[] = [
   notificationsList,
   notificationsShow,
   notificationsRetry,
+  notificationsPrune,
   ledgerVerify,
   walletCredit,
   accountsSetBank,

@@ -59,6 +59,7 @@ export function registerCallbackPages(app: FastifyInstance, ctx: AppContext): vo
       unknownStatus: typeof query.status === 'string' && query.status !== '' && status === null,
       previous: page > 1 ? link(page - 1) : null,
       next: page * perPage < found.total ? link(page + 1) : null,
+      retentionDays: ctx.config.callbackRetentionDays,
     });
   });
 

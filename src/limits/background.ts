@@ -71,6 +71,20 @@ export const backgroundLimits = {
     24 * hourMs,
   ] as readonly number[],
   retryJitterFraction: 0.1,
+  /**
+   * Callback retention (decision 994): the delivered or failed callbacks one prune statement deletes, with their
+   * attempts (ten each on a full schedule), so one statement's locks and write stay small.
+   */
+  notificationPruneBatchMax: 500,
+  /** The retention worker's beat: a minute is soon enough for a bound counted in days. */
+  notificationPruneIntervalMs: minuteMs,
+  /**
+   * The embedded database runs no autovacuum: after a retention run deleted callbacks, the worker vacuums their two
+   * tables so new rows reuse the space (decision 994), at most this often (a vacuum holds the event loop).
+   */
+  notificationVacuumIntervalMs: hourMs,
+  /** Batches one `cobro notifications prune` runs before it stops and says to run it again (5 million callbacks). */
+  notificationPruneRunBatchesMax: 10_000,
   /** A background worker whose step failed (the database away) waits this long, doubling up to the max, per failure. */
   workerRetryMsMin: secondMs,
   workerRetryMsMax: 8 * secondMs,

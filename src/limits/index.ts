@@ -20,7 +20,7 @@ import {
   mallLimits,
   dashboardLimits,
 } from './modules.ts';
-import { processLimits, configLimits, dataDirLimits, assertOpsSocketBounds } from './process.ts';
+import { processLimits, configLimits, dataDirLimits, assertProcessBounds } from './process.ts';
 import { auditLimits, disputeLimits } from './disputes.ts';
 import { sandboxLimits } from './sandbox.ts';
 import { walletLimits } from './wallet.ts';
@@ -91,7 +91,7 @@ function assertRequestBounds(): void {
     l.opsRequestBytesMax < l.bodyBytesMax,
     'an operator request is smaller than an API body',
   );
-  assertOpsSocketBounds();
+  assertProcessBounds();
   assert.ok(
     l.bancoEstadoNumLengthMax <= l.bankNumLengthMax,
     'the Banco Estado bound narrows the bank account number',

@@ -47,11 +47,25 @@ export const processLimits = {
 } as const;
 
 /** The operator socket's waits, asserted with the others by assertLimits (index.ts). */
-export function assertOpsSocketBounds(): void {
+function assertOpsSocketBounds(): void {
   const l = processLimits;
   assert.ok(l.opsPingTimeoutMs < l.opsCommandTimeoutMs, 'a ping answers sooner than a command');
   // A running command's keepalives (decision 810) come several times inside the CLI's wait for a word.
   assert.ok(3 * l.opsKeepaliveMs <= l.opsCommandTimeoutMs, 'keepalives come inside the CLI wait');
+}
+
+/** The operator socket's waits, and CALLBACK_RETENTION_DAYS's range (index.ts's assertLimits runs it). */
+export function assertProcessBounds(): void {
+  assertOpsSocketBounds();
+  assertRetentionBounds();
+}
+
+/** CALLBACK_RETENTION_DAYS's default lies in its range, whose least is no less than the prune command's. */
+function assertRetentionBounds(): void {
+  const c = configLimits;
+  assert.ok(c.callbackPruneDaysMin <= c.callbackRetentionDaysMin);
+  assert.ok(c.callbackRetentionDaysMin <= c.callbackRetentionDaysDefault);
+  assert.ok(c.callbackRetentionDaysDefault <= c.callbackRetentionDaysMax);
 }
 
 /** Environment variables: defaults and ranges of PORT, SETTLEMENT_DELAY_DAYS, METRICS_TOKEN and the others
@@ -63,6 +77,16 @@ export const configLimits = {
   settlementDelayDaysDefault: 1,
   settlementDelayDaysMin: 0,
   settlementDelayDaysMax: 60,
+  /**
+   * CALLBACK_RETENTION_DAYS (decision 994): days a delivered or failed callback is kept after its last attempt. 30,
+   * as Stripe keeps its events; at least a week, past the retry schedule's three days and a long weekend, so a
+   * merchant back from an outage still sees and resends what failed; `0` keeps them all.
+   */
+  callbackRetentionDaysDefault: 30,
+  callbackRetentionDaysMin: 7,
+  callbackRetentionDaysMax: 3650,
+  /** `cobro notifications prune --older-than-days N`: an operator's deliberate run may go below the setting's week. */
+  callbackPruneDaysMin: 1,
   metricsTokenLengthMin: 16,
   metricsTokenLengthMax: 200,
   /** CALLBACK_TRUSTED_ORIGINS entries (decision 151): a handful of internal receivers, not a second DNS. */

@@ -3,11 +3,16 @@
 import type { AppContext } from '../platform/context.ts';
 import { dueWorkWorker } from './due-work-worker.ts';
 import { notificationsWorker } from './notifications-worker.ts';
+import { notificationRetentionWorker } from './notification-retention-worker.ts';
 import type { RunningWorker, WorkerDefinition } from './types.ts';
 
 export type { RunningWorker, WorkerDefinition } from './types.ts';
 
-const workerDefinitions: readonly WorkerDefinition[] = [dueWorkWorker, notificationsWorker];
+const workerDefinitions: readonly WorkerDefinition[] = [
+  dueWorkWorker,
+  notificationsWorker,
+  notificationRetentionWorker,
+];
 
 export function startWorkers(
   ctx: AppContext,

@@ -16,6 +16,8 @@ const ownRows: Readonly<Record<string, string>> = {
     'one transaction and one row a line of the CSV, so a bad line stops only itself',
   'payouts import':
     'one transaction and one row a payout it moves (modules/wallet/payout-batch-import.ts, decision 645): one for the file held every wallet in it to the end and deadlocked with `payouts resolve`',
+  'notifications prune':
+    'one transaction a batch of callbacks, so a backlog holds no lock for long; its row commits with the first batch that deletes anything (modules/notifications/prune-run.ts, decision 994)',
   'secrets rekey':
     'its secrets and row in one transaction that must commit before the sandbox key file is replaced (platform/auth/rekey-run.ts, decision 935)',
 };

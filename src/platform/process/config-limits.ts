@@ -1,9 +1,9 @@
-// The process limits read from the environment: DB_PREPARED_STATEMENTS, READY_TIMEOUT_MS, PASSWORD_HASH_COST and
-// ATTEMPT_LEASE_MS (config.ts puts them in the Config, whose fields say what each is).
+// The process limits read from the environment: DB_PREPARED_STATEMENTS, READY_TIMEOUT_MS, PASSWORD_HASH_COST,
+// ATTEMPT_LEASE_MS and CALLBACK_RETENTION_DAYS (config.ts puts them in the Config, whose fields say what each is).
 import { intInRange, oneOf, type Env } from './config-values.ts';
 import { configLimits, limits, transactionLimits, userLimits } from '../../limits/index.ts';
 
-/** DB_PREPARED_STATEMENTS, READY_TIMEOUT_MS, PASSWORD_HASH_COST and ATTEMPT_LEASE_MS. */
+/** DB_PREPARED_STATEMENTS, READY_TIMEOUT_MS, PASSWORD_HASH_COST, ATTEMPT_LEASE_MS and CALLBACK_RETENTION_DAYS. */
 export function limitSettings(
   env: Env,
   errors: string[],
@@ -12,6 +12,7 @@ export function limitSettings(
   readonly readyTimeoutMs: number;
   readonly passwordHashCost: number;
   readonly attemptLeaseMs: number;
+  readonly callbackRetentionDays: number | null;
 } {
   const dbPreparedStatements =
     oneOf(env, 'DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on', errors) === 'on';
@@ -40,5 +41,30 @@ export function limitSettings(
     transactionLimits.attemptLeaseMs,
     errors,
   );
-  return { dbPreparedStatements, readyTimeoutMs, passwordHashCost, attemptLeaseMs };
+  return {
+    dbPreparedStatements,
+    readyTimeoutMs,
+    passwordHashCost,
+    attemptLeaseMs,
+    callbackRetentionDays: callbackRetentionDaysOf(env, errors),
+  };
+}
+
+/** CALLBACK_RETENTION_DAYS (decision 994): `0` keeps every callback (null); otherwise a week to ten years. */
+function callbackRetentionDaysOf(env: Env, errors: string[]): number | null {
+  const { callbackRetentionDaysMin: min, callbackRetentionDaysMax: max } = configLimits;
+  const days = intInRange(
+    env,
+    'CALLBACK_RETENTION_DAYS',
+    configLimits.callbackRetentionDaysDefault,
+    0,
+    max,
+    errors,
+  );
+  if (days === 0) return null;
+  if (days >= min) return days;
+  errors.push(
+    `CALLBACK_RETENTION_DAYS must be 0 (keep every callback) or an integer from ${min} to ${max}, got "${env.CALLBACK_RETENTION_DAYS}"`,
+  );
+  return configLimits.callbackRetentionDaysDefault;
 }

@@ -63,6 +63,8 @@ export interface Config {
    * shortens a refund dispatch's and a billing attempt's lease when it is shorter than theirs (decision 785).
    */
   readonly attemptLeaseMs: number;
+  /** Days a delivered or failed callback is kept after its last attempt (decision 994); null keeps them all. */
+  readonly callbackRetentionDays: number | null;
 }
 
 export interface HttpTimeouts {
