@@ -122,6 +122,18 @@ export const subscriptionLimits = {
   cycleRetryIntervalMs: 2 * dayMs,
   /** Cycles that fell due while a subscription was suspended, charged at once when a new card reactivates it. */
   overdueCyclesCollectedMax: 400,
+  /**
+   * A card's Oneclick inscription deleted at Transbank once no subscription can charge it (decision 990): the first
+   * retry waits this long (past the acquirer's timeout, so a try still at Transbank is never taken twice), each later
+   * one twice the last up to cardRemovalRetryMsMax, and after cardRemovalTriesMax tries it is given up and logged.
+   */
+  cardRemovalRetryFirstMs: minuteMs,
+  cardRemovalRetryMsMax: 6 * hourMs,
+  cardRemovalTriesMax: 8,
+  /** Removals one due-work call sends (each a Transbank call). */
+  cardRemovalBatchMax: 20,
+  /** Live cards of the client read to find another live subscription still charging the same inscription. */
+  cardRemovalSharedScanMax: 1000,
 } as const;
 
 // --- Events (seed "Events"). ---

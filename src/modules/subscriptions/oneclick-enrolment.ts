@@ -131,7 +131,7 @@ export async function finishOneclickEnrolment(
 }
 
 /** Deletes a removed card's inscription at Transbank; a card enrolled otherwise is left alone. */
-export async function removeOneclickCard(
+async function removeOneclickCard(
   ctx: AppContext,
   accountId: string,
   processorToken: string,
