@@ -132,6 +132,14 @@ export const subscriptionLimits = {
   cardRemovalTriesMax: 8,
   /** Removals one due-work call sends (each a Transbank call). */
   cardRemovalBatchMax: 20,
+  /**
+   * An Oneclick inscription's finish (decision 990): how long one return holds it (Transbank's finish, the card's
+   * record, maybe a delete) before a reload may take it over, and how long a second return of the same TBK_TOKEN
+   * waits for the first one's outcome, in steps.
+   */
+  inscriptionFinishLeaseMs: 2 * minuteMs,
+  inscriptionWaitRoundsMax: 600,
+  inscriptionWaitStepMs: 50,
   /** Live cards of the client read to find another live subscription still charging the same inscription. */
   cardRemovalSharedScanMax: 1000,
 } as const;

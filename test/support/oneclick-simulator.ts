@@ -64,6 +64,8 @@ export interface OneclickSimulator {
   whileAuthorizing: (() => Promise<void>) | null;
   /** Run once, before the next inscription delete is applied and answered (Transbank slow to answer it). */
   whileDeleting: (() => Promise<void>) | null;
+  /** Run once, before the next inscription finish is answered (Transbank slow to finish it). */
+  whileFinishing: (() => Promise<void>) | null;
   close(): Promise<void>;
 }
 
@@ -125,6 +127,7 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     deleteFailures: 0,
     whileAuthorizing: null,
     whileDeleting: null,
+    whileFinishing: null,
     close: async () => {}, // the server's, once it listens below
   };
 
@@ -179,13 +182,19 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
       return json(res, 200, { response_code: -96 });
     i.tbkUser ??= `tbk-${i.token.slice(-8)}-${next++}`;
     users.set(i.tbkUser, i.username);
-    return json(res, 200, {
+    const answer = {
       response_code: 0,
       tbk_user: i.tbkUser,
       authorization_code: '1213',
       card_type: cards[i.card]!.type,
       card_number: `XXXXXXXXXXXX${i.card.slice(-4)}`,
-    });
+    };
+    const hook = sim.whileFinishing;
+    if (hook !== null) {
+      sim.whileFinishing = null;
+      return void hook().then(() => json(res, 200, answer));
+    }
+    return json(res, 200, answer);
   }
 
   function transactionApi(

@@ -6,6 +6,9 @@ import { runSql } from '../run-sql.ts';
 // due-work handler sends Transbank's delete outside any transaction, retrying with backoff a bounded number of
 // times. `due_at` null is due at once; a claimed try moves it forward, so a worker that dies mid-call leaves the
 // removal due again after the backoff. Cards of subscriptions ended before this migration are queued here too.
+// An inscription being finished is `finishing` under a lease (it read `failed` while at Transbank): a second return
+// of the same TBK_TOKEN waits for it instead of telling the payer it failed, and a finisher that died is taken over
+// once its lease has run out.
 export async function up(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
@@ -26,11 +29,25 @@ export async function up(db: Kysely<any>): Promise<void> {
         FROM su_cards c JOIN su_subscriptions s ON s.id = c.subscription_id
        WHERE c.deleted_at IS NULL
          AND c.processor_token LIKE 'oneclick:%'
-         AND s.status IN ('finish', 'delete', 'cancel')
+         AND s.status IN ('finish', 'delete', 'cancel');
+    ALTER TABLE oneclick_inscriptions DROP CONSTRAINT oneclick_inscriptions_state_check;
+    ALTER TABLE oneclick_inscriptions ADD CONSTRAINT oneclick_inscriptions_state_check
+      CHECK (state IN ('started', 'finishing', 'finished', 'failed'));
+    ALTER TABLE oneclick_inscriptions ADD COLUMN lease_until TIMESTAMPTZ
   `,
   );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, 'DROP TABLE oneclick_card_removals');
+  await runSql(
+    db,
+    `
+    UPDATE oneclick_inscriptions SET state = 'failed' WHERE state = 'finishing';
+    ALTER TABLE oneclick_inscriptions DROP COLUMN lease_until;
+    ALTER TABLE oneclick_inscriptions DROP CONSTRAINT oneclick_inscriptions_state_check;
+    ALTER TABLE oneclick_inscriptions ADD CONSTRAINT oneclick_inscriptions_state_check
+      CHECK (state IN ('started', 'finished', 'failed'));
+    DROP TABLE oneclick_card_removals
+  `,
+  );
 }
