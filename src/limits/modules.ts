@@ -122,6 +122,26 @@ export const subscriptionLimits = {
   cycleRetryIntervalMs: 2 * dayMs,
   /** Cycles that fell due while a subscription was suspended, charged at once when a new card reactivates it. */
   overdueCyclesCollectedMax: 400,
+  /**
+   * A card's Oneclick inscription deleted at Transbank once no subscription can charge it (decision 990): the first
+   * retry waits this long (past the acquirer's timeout, so a try still at Transbank is never taken twice), each later
+   * one twice the last up to cardRemovalRetryMsMax, and after cardRemovalTriesMax tries it is given up and logged.
+   */
+  cardRemovalRetryFirstMs: minuteMs,
+  cardRemovalRetryMsMax: 6 * hourMs,
+  cardRemovalTriesMax: 8,
+  /** Removals one due-work call sends (each a Transbank call). */
+  cardRemovalBatchMax: 20,
+  /**
+   * An Oneclick inscription's finish (decision 990): how long one return holds it (Transbank's finish, the card's
+   * record, maybe a delete) before a reload may take it over, and how long a second return of the same TBK_TOKEN
+   * waits for the first one's outcome, in steps.
+   */
+  inscriptionFinishLeaseMs: 2 * minuteMs,
+  inscriptionWaitRoundsMax: 600,
+  inscriptionWaitStepMs: 50,
+  /** Live cards of the client read to find another live subscription still charging the same inscription. */
+  cardRemovalSharedScanMax: 1000,
 } as const;
 
 // --- Events (seed "Events"). ---

@@ -12,7 +12,8 @@
 // Faults a test can arm: `authorizeFault = 'reset'` charges and drops the connection (the lost authorize answer),
 // `'drop'` drops it without charging; `'slow'` drops it while Transbank is still deciding: status answers 404 until the
 // next request for that buy order, which finds the first charge made (a resend then meets the duplicate buy order);
-// `refundFault` likewise for refunds ('reset', 'drop').
+// `refundFault` likewise for refunds ('reset', 'drop'); `deleteFailures` answers that many next inscription deletes
+// with a 500, nothing deleted (Transbank failing, then recovering).
 import type http from 'node:http';
 import { json, readBody, serveSimulator } from './simulator-http.ts';
 
@@ -57,10 +58,14 @@ export interface OneclickSimulator {
   readonly calls: Array<{ op: string; key: string | null }>;
   authorizeFault: 'none' | 'reset' | 'drop' | 'slow';
   refundFault: 'none' | 'reset' | 'drop';
+  /** Inscription deletes still to answer 500 without deleting anything. */
+  deleteFailures: number;
   /** Run once, after the next authorize is charged and before it is answered (a race made on purpose). */
   whileAuthorizing: (() => Promise<void>) | null;
   /** Run once, before the next inscription delete is applied and answered (Transbank slow to answer it). */
   whileDeleting: (() => Promise<void>) | null;
+  /** Run once, before the next inscription finish is answered (Transbank slow to finish it). */
+  whileFinishing: (() => Promise<void>) | null;
   close(): Promise<void>;
 }
 
@@ -119,8 +124,10 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     calls,
     authorizeFault: 'none',
     refundFault: 'none',
+    deleteFailures: 0,
     whileAuthorizing: null,
     whileDeleting: null,
+    whileFinishing: null,
     close: async () => {}, // the server's, once it listens below
   };
 
@@ -128,6 +135,10 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     res: http.ServerResponse,
     input: { tbk_user: string; username: string },
   ) {
+    if (sim.deleteFailures > 0) {
+      sim.deleteFailures--;
+      return json(res, 500, { error_message: 'Internal error' });
+    }
     if (users.get(input.tbk_user) !== input.username)
       return json(res, 404, { error_message: 'Inscription not found' });
     users.delete(input.tbk_user);
@@ -171,13 +182,19 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
       return json(res, 200, { response_code: -96 });
     i.tbkUser ??= `tbk-${i.token.slice(-8)}-${next++}`;
     users.set(i.tbkUser, i.username);
-    return json(res, 200, {
+    const answer = {
       response_code: 0,
       tbk_user: i.tbkUser,
       authorization_code: '1213',
       card_type: cards[i.card]!.type,
       card_number: `XXXXXXXXXXXX${i.card.slice(-4)}`,
-    });
+    };
+    const hook = sim.whileFinishing;
+    if (hook !== null) {
+      sim.whileFinishing = null;
+      return void hook().then(() => json(res, 200, answer));
+    }
+    return json(res, 200, answer);
   }
 
   function transactionApi(

@@ -5,7 +5,7 @@ import { findPlan } from './repository.ts';
 import { findSubscription } from './subscription-repository.ts';
 import { createEnrolment } from './enrolment-link.ts';
 import { isFinal } from './states.ts';
-import { removeOneclickCard } from './oneclick-enrolment.ts';
+import { markCard, removeCardNow } from './card-removals.ts';
 
 /** POST /api/suinscriptionscards: a new link to the hosted page; the card it enrols is the one charged from then on. */
 export async function newCardLink(ctx: AppContext, accountId: string, subscriptionId: string) {
@@ -40,30 +40,21 @@ export async function deleteCard(ctx: AppContext, accountId: string, cardId: str
           .forUpdate()
           .executeTakeFirst();
   if (card === undefined) throw new ApiError('card_invalid', 'is not valid');
-  await ctx.db
-    .updateTable('su_cards')
-    .set({ deleted_at: await ctx.accountClock.now(accountId, ctx.db) })
-    .where('id', '=', card.id)
-    .execute();
+  const now = await ctx.accountClock.now(accountId, ctx.db);
+  await ctx.db.updateTable('su_cards').set({ deleted_at: now }).where('id', '=', card.id).execute();
+  // Its inscription is deleted at Transbank after the commit, or by the due work if that fails (decision 990).
+  await markCard(ctx.db, card.id, now);
   return { status: 'Delete' as const, card: card.id };
 }
 
 /**
- * After deleteCard's commit, never inside it (STYLE rule 10, decision 960): the card's Oneclick inscription deleted
- * at Transbank in production. A retry after a crash asks again; Transbank's 404 then is only logged.
+ * After deleteCard's commit, never inside it (STYLE rule 10, decisions 960 and 990): the card's Oneclick inscription
+ * deleted at Transbank at once in production. A failure, or a crash before it, is retried by the due work.
  */
 export async function removeDeletedCard(
   ctx: AppContext,
-  accountId: string,
   deleted: { readonly status: 'Delete'; readonly card: string },
 ) {
-  if (ctx.config.mode !== 'production') return deleted;
-  const card = await ctx.db
-    .selectFrom('su_cards')
-    .select('processor_token')
-    .where('account_id', '=', accountId)
-    .where('id', '=', deleted.card)
-    .executeTakeFirst();
-  if (card !== undefined) await removeOneclickCard(ctx, accountId, card.processor_token);
+  await removeCardNow(ctx, deleted.card);
   return deleted;
 }

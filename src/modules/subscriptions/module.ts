@@ -2,10 +2,15 @@
 import type { AppModule } from '../../platform/module.ts';
 import { subscriptionRoutes } from './routes.ts';
 import { runBilling } from './billing.ts';
+import { runCardRemovals } from './card-removals.ts';
 
 export const subscriptionsModule: AppModule = {
   name: 'subscriptions',
   routes: subscriptionRoutes,
   // Recurring cycles, their retries and suspensions on each account's clock (decision 101).
-  dueWork: [{ name: 'subscription-billing', run: runBilling }],
+  // Oneclick inscriptions of cards no subscription can charge any more, deleted at Transbank (decision 990).
+  dueWork: [
+    { name: 'subscription-billing', run: runBilling },
+    { name: 'oneclick-card-removals', run: runCardRemovals },
+  ],
 };

@@ -122,8 +122,8 @@ function cardRoutes(app: FastifyInstance, ctx: AppContext): void {
           deleteCard(tx, accountOf(request).id, request.body.card ?? request.body.suscription),
         {
           auditTarget: (deleted) => deleted.card,
-          // Transbank's inscription is deleted once the card's removal committed (decision 960).
-          afterCommit: (c, deleted) => removeDeletedCard(c, accountOf(request).id, deleted),
+          // Transbank's inscription is deleted once the card's removal committed (decisions 960, 990).
+          afterCommit: removeDeletedCard,
         },
       ),
   );

@@ -1,9 +1,10 @@
 // The one way a subscription changes status: asserts the move in the state table, stamps the time, ends the waiting
-// cycles of a subscription that ends, and appends the transition to logs.status[], in the caller's transaction.
+// cycles of a subscription that ends (and marks its Oneclick cards for removal at Transbank), and appends the transition to logs.status[], in the caller's transaction.
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { assertMove, isFinal, type SubscriptionStatus } from './states.ts';
 import type { SubscriptionRow } from './subscription-repository.ts';
+import { markSubscriptionCards } from './card-removals.ts';
 
 export async function moveSubscription(
   db: DbOrTx,
@@ -33,6 +34,9 @@ export async function moveSubscription(
       .where('status', 'in', ['pending', 'retry'])
       .where('attempt_key', 'is', null)
       .execute();
+  // Its Oneclick cards are deleted at Transbank by the due work, unless another live subscription charges the same
+  // inscription (decision 990).
+  if (isFinal(to)) await markSubscriptionCards(db, row.id, at);
   await db
     .insertInto('su_status_logs')
     .values({

@@ -22,8 +22,10 @@ interface OneclickInscriptionTable {
   enrolment_token: string;
   account_id: string;
   username: string;
-  state: 'started' | 'finished' | 'failed';
+  /** `finishing` while one return finishes it at Transbank, until `lease_until` (migration 0830, decision 990). */
+  state: 'started' | 'finishing' | 'finished' | 'failed';
   created_at: Timestamp;
+  lease_until: Timestamp | null;
 }
 
 declare module '../db/types.ts' {

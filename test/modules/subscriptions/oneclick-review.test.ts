@@ -156,6 +156,58 @@ describe('two inscriptions of one enrolment link, both registered at Transbank',
   });
 });
 
+describe("two returns of the same TBK_TOKEN at once (a double submit of Transbank's return form)", () => {
+  it('the second waits for the first and shows the card registered (decision 990)', async () => {
+    const s = await startedInscription(visa);
+    const back = await s.start();
+    let second: { body: string } | 'waiting' = 'waiting';
+    let secondDone: Promise<{ body: string }> | null = null;
+    sim.whileFinishing = async () => {
+      // The first return is at Transbank: the second arrives now and is given a second to answer.
+      secondDone = t.app.inject({ method: 'GET', url: back });
+      const timer = new Promise<'waiting'>((resolve) => {
+        setTimeout(() => resolve('waiting'), 1_000);
+      });
+      second = await Promise.race([secondDone, timer]);
+    };
+    const first = await t.app.inject({ method: 'GET', url: back });
+    expect(first.body).toContain('Tarjeta registrada');
+    // Before decision 990 the second answered at once that the inscription had not completed.
+    expect(second).toBe('waiting');
+    const late = await secondDone!;
+    expect(late.body).toContain('Tarjeta registrada');
+    expect(late.body).not.toContain('no se completó');
+    expect(
+      sim.calls.filter((c) => c.op === 'finish' && c.key === back.split('TBK_TOKEN=')[1]),
+    ).toHaveLength(1);
+  });
+});
+
+describe('a return that outlives its lease on the inscription', () => {
+  it('is taken over by a reload; the late first finish does not delete the card the reload kept', async () => {
+    const s = await startedInscription(visa);
+    const back = await s.start();
+    let reload: { body: string } | null = null;
+    sim.whileFinishing = async () => {
+      t.clock.advanceMs(subscriptionLimits.inscriptionFinishLeaseMs);
+      reload = await t.app.inject({ method: 'GET', url: back });
+    };
+    const first = await t.app.inject({ method: 'GET', url: back });
+    expect(reload!.body).toContain('Tarjeta registrada');
+    expect(first.body).toContain('Tarjeta registrada');
+    const cards = await t.ctx.db
+      .selectFrom('su_cards')
+      .select('id')
+      .where('subscription_id', '=', s.id)
+      .where('deleted_at', 'is', null)
+      .execute();
+    expect(cards).toHaveLength(1);
+    // The simulator answers both finishes with the same tbk_user: the card Cobro kept names it, so it stays.
+    const token = back.split('TBK_TOKEN=')[1]!;
+    expect(sim.users.has(sim.inscriptions.get(token)!.tbkUser!)).toBe(true);
+  });
+});
+
 describe("a refund after the account's Oneclick child store changed", () => {
   it('is sent under the store that made the charge, which Transbank accepts', async () => {
     const sub = await enrolled(visa);

@@ -1,0 +1,250 @@
+// A card's Oneclick inscription is deleted at Transbank once no subscription of Cobro's can charge it (decision 990):
+// the subscription ended by the merchant, its client deleted, its card removed; a removal Transbank fails is retried
+// after a backoff, a worker that dies at Transbank leaves it due again, and an inscription another live subscription
+// of the client still charges is kept. Through the app's routes and due work, the real `transbank-sdk` talking to
+// the local simulator.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import {
+  startOneclickSimulator,
+  type OneclickSimulator,
+} from '../../support/oneclick-simulator.ts';
+import { dispatch } from '../../../src/cli/dispatch.ts';
+import { drainDueWork } from '../../../src/platform/work/due-work.ts';
+import { subscriptionLimits } from '../../../src/limits/index.ts';
+import { createPlan, createSuClient } from './helpers.ts';
+
+let t: TestApp;
+let sim: OneclickSimulator;
+let shop: TestAccount;
+let plan: string;
+const visa = '4051885600446623';
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+beforeAll(async () => {
+  sim = await startOneclickSimulator();
+  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ce'.repeat(32) } });
+  shop = await t.createAccount('Club Depurado');
+  const set = await dispatch(
+    [
+      'accounts',
+      'set-processor',
+      shop.id,
+      '--oneclick-commerce-code',
+      sim.commerceCode,
+      '--oneclick-child-commerce-code',
+      sim.childCommerceCode,
+      '--oneclick-api-key',
+      sim.apiKey,
+      '--environment',
+      sim.url,
+    ],
+    t.ctx,
+  );
+  expect(set.exitCode, set.stderr).toBe(0);
+  plan = await createPlan(t, shop, { name: 'Plan depurado' });
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+const newClient = () =>
+  createSuClient(t, shop, { email: `d${Math.random().toString(16).slice(2)}@example.com` });
+
+/** A subscription of `client` with a Visa registered on Transbank's page: its id and its live tbk_user there. */
+async function enrolled(client: string): Promise<{ id: string; tbkUser: string }> {
+  const res = await t.call(shop, {
+    method: 'POST',
+    url: '/api/sususcription',
+    sign: true,
+    body: { plan, client },
+  });
+  const created = res.json() as { id: string; url: string };
+  const u = new URL(created.url);
+  const page = await t.app.inject({
+    method: 'POST',
+    url: '/gateway/registrosuscripcion/oneclick',
+    headers: form,
+    payload: new URLSearchParams({
+      token: u.searchParams.get('token')!,
+      validacion: u.searchParams.get('validacion')!,
+    }).toString(),
+  });
+  const token = /name="TBK_TOKEN" value="([0-9a-f]+)"/.exec(page.body)![1]!;
+  const back = await fetch(`${sim.url}/oneclick/enrol`, {
+    method: 'POST',
+    headers: form,
+    body: new URLSearchParams({ TBK_TOKEN: token, card: visa }),
+    redirect: 'manual',
+  });
+  const location = new URL(back.headers.get('location')!);
+  const done = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
+  expect(done.body).toContain('Tarjeta registrada');
+  const tbkUser = sim.inscriptions.get(token)!.tbkUser!;
+  expect(sim.users.has(tbkUser)).toBe(true);
+  return { id: created.id, tbkUser };
+}
+
+async function endSubscription(id: string) {
+  const res = await t.call(shop, { method: 'DELETE', url: `/api/sususcription/${id}`, sign: true });
+  expect(res.json()).toEqual({ id, status: 'success' });
+}
+
+const deletesOf = (tbkUser: string) =>
+  sim.calls.filter((c) => c.op === 'delete' && c.key === tbkUser).length;
+
+async function removalOf(subscriptionId: string) {
+  return t.ctx.db
+    .selectFrom('oneclick_card_removals as r')
+    .innerJoin('su_cards as c', 'c.id', 'r.card_id')
+    .select(['r.state', 'r.tries', 'r.last_error'])
+    .where('c.subscription_id', '=', subscriptionId)
+    .executeTakeFirst();
+}
+
+describe('a subscription that can no longer charge its card', () => {
+  it('ended by the merchant (DELETE /api/sususcription): its inscription is deleted at Transbank', async () => {
+    const sub = await enrolled(await newClient());
+    await endSubscription(sub.id);
+    await drainDueWork(t.ctx);
+    expect(sim.users.has(sub.tbkUser)).toBe(false);
+    expect(await removalOf(sub.id)).toMatchObject({ state: 'done', tries: 1 });
+  });
+
+  it('its client deleted (DELETE /api/suclient): the inscriptions of its subscriptions are deleted', async () => {
+    const client = await newClient();
+    const [a, b] = [await enrolled(client), await enrolled(client)];
+    const res = await t.call(shop, {
+      method: 'DELETE',
+      url: `/api/suclient/${client}`,
+      sign: true,
+    });
+    expect(res.json()).toMatchObject({ status: 'success' });
+    await drainDueWork(t.ctx);
+    expect(sim.users.has(a.tbkUser)).toBe(false);
+    expect(sim.users.has(b.tbkUser)).toBe(false);
+  });
+});
+
+describe('a removal Transbank fails', () => {
+  it('is retried after its backoff, not before, and then deleted', async () => {
+    const sub = await enrolled(await newClient());
+    sim.deleteFailures = 1;
+    await endSubscription(sub.id);
+    await drainDueWork(t.ctx);
+    expect(deletesOf(sub.tbkUser)).toBe(1);
+    expect(sim.users.has(sub.tbkUser)).toBe(true);
+    expect(await removalOf(sub.id)).toMatchObject({ state: 'due', tries: 1 });
+    // Another run before the backoff sends nothing.
+    await drainDueWork(t.ctx);
+    expect(deletesOf(sub.tbkUser)).toBe(1);
+    t.clock.advanceMs(subscriptionLimits.cardRemovalRetryFirstMs);
+    await drainDueWork(t.ctx);
+    expect(deletesOf(sub.tbkUser)).toBe(2);
+    expect(sim.users.has(sub.tbkUser)).toBe(false);
+    expect(await removalOf(sub.id)).toMatchObject({ state: 'done', tries: 2, last_error: null });
+  });
+
+  it('POST /api/suscriptionsdeletecards: the delete that failed after the commit is retried by the due work', async () => {
+    const sub = await enrolled(await newClient());
+    const card = await t.ctx.db
+      .selectFrom('su_cards')
+      .select('id')
+      .where('subscription_id', '=', sub.id)
+      .executeTakeFirstOrThrow();
+    sim.deleteFailures = 1;
+    const removed = await t.call(shop, {
+      method: 'POST',
+      url: '/api/suscriptionsdeletecards',
+      sign: true,
+      body: { card: card.id },
+    });
+    expect(removed.json()).toMatchObject({ status: 'Delete', card: card.id });
+    expect(deletesOf(sub.tbkUser)).toBe(1);
+    expect(sim.users.has(sub.tbkUser)).toBe(true);
+    t.clock.advanceMs(subscriptionLimits.cardRemovalRetryFirstMs);
+    await drainDueWork(t.ctx);
+    expect(sim.users.has(sub.tbkUser)).toBe(false);
+  });
+
+  it('is given up after the last try, logged, and never sent again', async () => {
+    const sub = await enrolled(await newClient());
+    sim.deleteFailures = subscriptionLimits.cardRemovalTriesMax;
+    await endSubscription(sub.id);
+    for (let i = 0; i < subscriptionLimits.cardRemovalTriesMax + 2; i++) {
+      await drainDueWork(t.ctx);
+      t.clock.advanceMs(subscriptionLimits.cardRemovalRetryMsMax);
+    }
+    expect(deletesOf(sub.tbkUser)).toBe(subscriptionLimits.cardRemovalTriesMax);
+    expect(await removalOf(sub.id)).toMatchObject({
+      state: 'given_up',
+      tries: subscriptionLimits.cardRemovalTriesMax,
+    });
+    expect(sim.deleteFailures).toBe(0);
+  });
+});
+
+describe('a worker that dies while Transbank holds its delete', () => {
+  it('leaves the removal due after the backoff: another worker deletes it, once; the late answer changes nothing', async () => {
+    const sub = await enrolled(await newClient());
+    await endSubscription(sub.id);
+    let during: { early: number; late: number } | null = null;
+    sim.whileDeleting = async () => {
+      // The first worker is stuck at Transbank (or dead): a run now finds nothing due; after the backoff one does.
+      await drainDueWork(t.ctx);
+      const early = deletesOf(sub.tbkUser);
+      t.clock.advanceMs(subscriptionLimits.cardRemovalRetryFirstMs);
+      await drainDueWork(t.ctx);
+      during = { early, late: deletesOf(sub.tbkUser) };
+    };
+    await drainDueWork(t.ctx);
+    expect(during).toEqual({ early: 1, late: 2 });
+    expect(sim.users.has(sub.tbkUser)).toBe(false);
+    // The stuck try's 404 came after the second try had recorded the removal done: its record was left alone.
+    expect(await removalOf(sub.id)).toMatchObject({ state: 'done', tries: 2 });
+  });
+});
+
+describe('an inscription another live subscription of the client still charges', () => {
+  it('is kept at Transbank when one subscription ends, and deleted when the last one does', async () => {
+    const client = await newClient();
+    const a = await enrolled(client);
+    // Cobro's routes store each inscription on one card only; the same inscription on a second subscription of the
+    // client is written here to hold the guard for any path that would share it.
+    const b = await t.call(shop, {
+      method: 'POST',
+      url: '/api/sususcription',
+      sign: true,
+      body: { plan, client },
+    });
+    const bId = (b.json() as { id: string }).id;
+    const cardA = await t.ctx.db
+      .selectFrom('su_cards')
+      .selectAll()
+      .where('subscription_id', '=', a.id)
+      .executeTakeFirstOrThrow();
+    await t.ctx.db
+      .insertInto('su_cards')
+      .values({
+        id: `${cardA.id.slice(0, -1)}z`,
+        account_id: cardA.account_id,
+        client_id: cardA.client_id,
+        subscription_id: bId,
+        brand: cardA.brand,
+        last4: cardA.last4,
+        processor_token: cardA.processor_token,
+        created_at: cardA.created_at,
+        deleted_at: null,
+      })
+      .execute();
+    await endSubscription(a.id);
+    await drainDueWork(t.ctx);
+    expect(deletesOf(a.tbkUser)).toBe(0);
+    expect(sim.users.has(a.tbkUser)).toBe(true);
+    expect(await removalOf(a.id)).toMatchObject({ state: 'kept' });
+    await endSubscription(bId);
+    await drainDueWork(t.ctx);
+    expect(sim.users.has(a.tbkUser)).toBe(false);
+  });
+});
