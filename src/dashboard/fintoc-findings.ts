@@ -1,6 +1,6 @@
 // The account's Fintoc reconciliation findings (decision 512), shown on the dashboard's payouts page: movements at
 // Fintoc with no payout, withdrawal or sale, expected ones missing, and transfers and refunds Fintoc may have made
-// that wait on the operator (decisions 750, 850), newest first, each kind named in the dashboard's Spanish.
+// that wait on the operator (decisions 750, 850), and transfer results for another amount (decision 992), newest first, each kind named in the dashboard's Spanish.
 import type { AppContext } from '../platform/context.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import type { FindingKind } from '../modules/fintoc/reconcile-match.ts';
@@ -10,6 +10,7 @@ const findingLabels: Record<FindingKind, string> = {
   missing_movement: 'Movimiento faltante',
   unresolved_transfer: 'Transferencia sin confirmar',
   unresolved_refund: 'Devolución sin confirmar',
+  transfer_mismatch: 'Transferencia informada por otro monto',
 };
 
 export async function fintocFindings(ctx: AppContext, accountId: string) {

@@ -35,6 +35,18 @@ export const fintocLimits = {
   transferResendWindowMs: 6 * hourMs,
   /** Fintoc's idempotency keys are kept at least this long (docs.fintoc.com, "Idempotent requests"). */
   idempotencyKeyKeptMs: dayMs,
+  /**
+   * A transfer Fintoc answered `pending` whose webhook has not come is looked up (Fintoc's "Retrieve a Transfer") once
+   * it has waited this long, and again each time this long after (decision 992). Fintoc retries its webhooks, so the
+   * lookup is the fallback for a lost one, not the usual word: a Chilean transfer is decided in minutes.
+   */
+  transferPendingRecheckMs: 10 * minuteMs,
+  /**
+   * How long after its first send a pending transfer is asked about. Past it, the payout is left `unresolved`, its
+   * money held, for the operator (decision 750's way); Fintoc's webhook still ends it. Three days, as
+   * movementWindowMs: by then reconcile reports its movement missing too.
+   */
+  transferPendingAskMsMax: 3 * dayMs,
   /** Outbound transfers read when looking for the one a lost answer made (by its metadata's payout id). */
   transferLookupMax: 1_000,
   /** The lookup reads transfers created from this long before the payout's first send (clocks differ). */

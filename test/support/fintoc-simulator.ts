@@ -8,6 +8,7 @@
 //   GET  /pay/{id}/paid | /pay/{id}/cancel     the payer's choice; answers 303 to success_url / cancel_url
 //   POST /v2/transfers                         create (Idempotency-Key: one transfer per key; needs the JWS header)
 //   GET  /v2/transfers                         the outbound transfers (`direction=outbound`), newest first
+//   GET  /v2/transfers/{id}                    read a transfer (its status as `transfers` holds it; a test moves it)
 //   GET  /v2/accounts/{acc}/movements          the account's movements as Fintoc documents them (unsigned `amount`,
 //                                              `direction`, the transfer or payment intent in `resource_id`); a
 //                                              transfer a test sets `returned` shows its outbound movement and an
@@ -17,7 +18,7 @@
 //   GET  /v1/refunds/{id}                      read a refund (its status as `refunds` holds it)
 // Faults: `transferFault = 'reset'` creates the transfer and drops the connection (the lost answer); `'drop'` drops
 // it without creating anything; `'refuse'` answers 400 invalid_request_error. `transferListFault = 'fail'` answers
-// the transfer list 500. `refundFault` likewise for refunds (`'reset'`, `'drop'`, `'refuse'`), `refundListFault =
+// the transfer list and a transfer's read 500. `refundFault` likewise for refunds (`'reset'`, `'drop'`, `'refuse'`), `refundListFault =
 // 'fail'` for the refund list. `forgetKeys()` drops every idempotency key, as Fintoc may once a key is 24 hours old:
 // a request with a forgotten key is taken as new. `signedEvent` signs a webhook as Fintoc does (`Fintoc-Signature`).
 import crypto from 'node:crypto';
@@ -37,6 +38,8 @@ export interface FintocSimulator {
   readonly extraMovements: Obj[];
   transferFault: 'reset' | 'drop' | 'refuse' | null;
   transferListFault: 'fail' | null;
+  /** A transfer's read (GET /v2/transfers/{id}) waits for its id's promise before answering: a lookup in flight. */
+  readonly transferReadGates: Map<string, Promise<void>>;
   /** The status a new refund is answered with: Fintoc answers `created` or `in_progress`, final later. */
   refundStatus: string;
   /**
@@ -82,6 +85,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     extraMovements,
     transferFault: null,
     transferListFault: null,
+    transferReadGates: new Map(),
     refundStatus: 'succeeded',
     refundFault: null,
     refundListFault: null,
@@ -231,6 +235,15 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     if (req.method === 'GET' && path === '/v2/transfers') {
       if (sim.transferListFault === 'fail') return apiError(res, 500, 'api_error', 'unavailable');
       return send(res, 200, [...transfers.values()].reverse());
+    }
+    const tr = /^\/v2\/transfers\/([\w]+)$/.exec(path);
+    if (req.method === 'GET' && tr !== null) {
+      if (sim.transferListFault === 'fail') return apiError(res, 500, 'api_error', 'unavailable');
+      await sim.transferReadGates.get(tr[1]!);
+      const found = transfers.get(tr[1]!);
+      return found === undefined
+        ? apiError(res, 404, 'invalid_request_error', 'no such transfer')
+        : send(res, 200, found);
     }
     if (req.method === 'GET' && /^\/v2\/accounts\/[\w]+\/movements$/.test(path)) {
       const all = movements();

@@ -11,6 +11,8 @@
 //           Fintoc may drop the key (24 hours) and take a resend as new; a try past them that finds nothing leaves the
 //           payout `unresolved`, its money held for the operator, never given back while a transfer may exist
 //           (decision 750). The webhook may resolve the payout meanwhile; a later try then changes nothing.
+//   pending: a transfer Fintoc answered `pending` whose webhook has not come after fintocLimits.transferPendingRecheckMs
+//           is looked up by its id, its answer applied as the webhook's (transfer-pending.ts, decision 992).
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
@@ -23,6 +25,7 @@ import { transitionPayout } from '../wallet/payout-transition.ts';
 import { fintocInstitutionOf, unmappedBankReason } from './institutions.ts';
 import { applyTransferResult, markUnresolved, transferVerdict } from './transfer-result.ts';
 import { lookUpTransfer, sendTransfer } from './transfer-send.ts';
+import { claimPending, lookUpPending, type PendingClaim } from './transfer-pending.ts';
 
 /** A claimed payout: a new one to send, one whose answer was lost (its try number), or one refused in its claim. */
 type Claim =
@@ -128,9 +131,18 @@ async function retry(ctx: AppContext, claim: Extract<Claim, { kind: 'stale' }>):
     if (!withinLimits) await markUnresolved(ctx, payout.id, 'lookups failed past the limits');
     return;
   }
-  if (found !== null)
-    await applyTransferResult(ctx, payout.id, String(found.id), transferVerdict(found));
-  else if (withinLimits) await sendTransfer(ctx, source, payout, tryNumber);
+  if (found !== null) {
+    const applied = await applyTransferResult(
+      ctx,
+      payout.id,
+      String(found.id),
+      transferVerdict(found),
+      found,
+    );
+    // Fintoc shows a transfer for another amount under the payout's key (decision 992): never sent again.
+    if (applied === 'amount_mismatch' && !withinLimits)
+      await markUnresolved(ctx, payout.id, 'the transfer Fintoc shows is for another amount');
+  } else if (withinLimits) await sendTransfer(ctx, source, payout, tryNumber);
   else await markUnresolved(ctx, payout.id, `no transfer found after ${tryNumber} tries`);
 }
 
@@ -145,9 +157,15 @@ export async function dispatchFintocPayouts(ctx: AppContext, scope: DueWorkScope
   let processed = 0;
   const limit = Math.min(scope.limit, fintocLimits.dispatchBatchMax);
   while (processed < limit) {
-    const claim = (await claimStale(ctx, scope)) ?? (await claimNew(ctx, scope));
+    const claim: Claim | PendingClaim | 'unresolved' | undefined =
+      (await claimStale(ctx, scope)) ??
+      (await claimPending(ctx, scope)) ??
+      (await claimNew(ctx, scope));
     if (claim === undefined) break;
-    if (claim.kind === 'new') await send(ctx, claim.payout);
+    if (claim === 'unresolved') {
+      // Left to the operator in its claim.
+    } else if (!('kind' in claim)) await lookUpPending(ctx, claim);
+    else if (claim.kind === 'new') await send(ctx, claim.payout);
     else if (claim.kind === 'stale') await retry(ctx, claim);
     processed++;
   }
@@ -156,7 +174,8 @@ export async function dispatchFintocPayouts(ctx: AppContext, scope: DueWorkScope
 
 /**
  * The wallet's PayoutSenders port, wired as ctx.payoutSenders by src/runtime.ts: a payout whose Fintoc transfer was
- * sent and not yet answered (`sending`, `sent`) is Fintoc's to decide, by its answer or its webhook (decision 645).
+ * sent and not yet answered (`sending`, `sent`) is Fintoc's to decide, by its answer or its webhook (decision 645), or
+ * by Cobro's lookup of it (decisions 750, 992).
  */
 export const fintocPayoutSenders: PayoutSenders = {
   async inFlight(tx: Tx, payoutId: string) {
@@ -168,7 +187,7 @@ export const fintocPayoutSenders: PayoutSenders = {
       .executeTakeFirst();
     return row === undefined
       ? null
-      : `its Fintoc transfer is ${row.state}: Fintoc's answer or webhook resolves it, and \`cobro fintoc reconcile\` shows what left the account`;
+      : `its Fintoc transfer is ${row.state}: Fintoc's answer, webhook or Cobro's lookup resolves it, and \`cobro fintoc reconcile\` shows what left the account`;
   },
   // Any transfer row, whatever its state (a transfer left `unresolved` and made `success` by hand included): Fintoc
   // reports its return (`transfer.outbound.returned`, decision 830), and a return by hand too would pay it twice.

@@ -10,7 +10,9 @@ export type FindingKind =
   | 'unmatched_movement'
   | 'missing_movement'
   | 'unresolved_transfer'
-  | 'unresolved_refund';
+  | 'unresolved_refund'
+  /** A transfer result Fintoc reported for another amount or currency than its payout's, not applied (decision 992). */
+  | 'transfer_mismatch';
 
 export interface Finding {
   readonly kind: FindingKind;

@@ -6,7 +6,8 @@
 // reconcile-match.ts (Fintoc's Movement object, decision 750). A movement matching nothing is an
 // `unmatched_movement`; an expected one still absent after fintocLimits.movementWindowMs a `missing_movement`; a
 // payout whose transfer is `unresolved` (decision 750) an `unresolved_transfer`, and a refund of a Fintoc sale left
-// unresolved (decision 785) an `unresolved_refund` (decision 850). Each finding is kept (fintoc_movement_findings,
+// unresolved (decision 785) an `unresolved_refund` (decision 850), a transfer result Fintoc reported for another amount
+// or currency than its payout's, not applied, a `transfer_mismatch` (decision 992). Each finding is kept (fintoc_movement_findings,
 // once per subject) and reported, never passed over silently.
 import type { AppContext } from '../../platform/context.ts';
 import type { Timestamp } from '../../platform/db/types.ts';
@@ -154,6 +155,35 @@ async function unresolvedOf(ctx: AppContext, accountId: string): Promise<Finding
   }));
 }
 
+/**
+ * Transfers a result was reported for with another amount or currency than the payout's (decision 992): not applied,
+ * the operator's to check at Fintoc. Those sent within the lookback, and any whose payout is still open.
+ */
+async function mismatchesOf(ctx: AppContext, accountId: string, since: Date): Promise<Finding[]> {
+  const rows = await ctx.db
+    .selectFrom('fintoc_transfers')
+    .innerJoin('payouts', 'payouts.id', 'fintoc_transfers.payout_id')
+    .select(['payouts.id', 'payouts.kind', 'payouts.amount_minor', 'payouts.currency'])
+    .select(['payouts.status', 'fintoc_transfers.mismatch'])
+    .where('fintoc_transfers.account_id', '=', accountId)
+    .where('fintoc_transfers.mismatch', 'is not', null)
+    .where((eb) =>
+      eb.or([
+        eb('fintoc_transfers.created_at', '>=', since),
+        eb('payouts.status', '=', 'processing'),
+      ]),
+    )
+    .limit(fintocLimits.movementsPerRunMax)
+    .execute();
+  return rows.map((p) => ({
+    kind: 'transfer_mismatch',
+    subject: p.id,
+    amountMinor: -BigInt(p.amount_minor),
+    currency: p.currency,
+    detail: `${p.kind} (${p.status}): ${p.mismatch ?? ''}; not applied: check Fintoc`,
+  }));
+}
+
 /** Refunds of the account's Fintoc sales left unresolved (decision 785): the operator's to end (decision 850). */
 async function unresolvedRefundsOf(ctx: AppContext, accountId: string): Promise<Finding[]> {
   const rows = await ctx.db
@@ -217,6 +247,7 @@ export async function reconcileFintoc(
   findings.push(...missingOf(expected, seen, now.getTime() - fintocLimits.movementWindowMs));
   findings.push(...(await unresolvedOf(ctx, accountId)));
   findings.push(...(await unresolvedRefundsOf(ctx, accountId)));
+  findings.push(...(await mismatchesOf(ctx, accountId, since)));
   for (const f of findings) await keep(ctx, accountId, f);
   return { ok: true, matched: seen.size, findings };
 }

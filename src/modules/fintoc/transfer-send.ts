@@ -53,7 +53,13 @@ export async function sendTransfer(
     return markUnresolved(ctx, payout.id, `bank ${payout.accountbank_sbif} has no Fintoc id`);
   try {
     const transfer = await account.api.createTransfer(body, payout.id);
-    await applyTransferResult(ctx, payout.id, String(transfer.id), transferVerdict(transfer));
+    await applyTransferResult(
+      ctx,
+      payout.id,
+      String(transfer.id),
+      transferVerdict(transfer),
+      transfer,
+    );
   } catch (error) {
     const { fintocRefused } = await import('../../platform/processors/fintoc-client.ts');
     if (!fintocRefused(error)) {
@@ -68,7 +74,13 @@ export async function sendTransfer(
       fintocLimits.reasonLengthMax,
     );
     if (sendNumber === 1)
-      await applyTransferResult(ctx, payout.id, null, { kind: 'failed', reason, returned: false });
+      await applyTransferResult(
+        ctx,
+        payout.id,
+        null,
+        { kind: 'failed', reason, returned: false },
+        null,
+      );
     else await markUnresolved(ctx, payout.id, `resend refused: ${reason}`);
   }
 }

@@ -102,7 +102,7 @@ async function onTransfer(
   if (owner?.account_id !== accountId) return 'unknown_payout';
   const suffix = type.slice('transfer.outbound.'.length);
   const verdict = transferVerdict({ ...data, status: data.status ?? suffix });
-  return applyTransferResult(ctx, payoutId, transferId, verdict);
+  return applyTransferResult(ctx, payoutId, transferId, verdict, data);
 }
 
 async function apply(ctx: AppContext, accountId: string, event: Obj): Promise<string> {

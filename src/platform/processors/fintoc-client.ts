@@ -38,6 +38,8 @@ export interface FintocApi {
   getCheckoutSession(id: string): Promise<FintocObject>;
   expireCheckoutSession(id: string): Promise<FintocObject>;
   createTransfer(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
+  /** One transfer by its id (Fintoc's "Retrieve a Transfer", GET /v2/transfers/{id}; decision 992's lookup). */
+  getTransfer(id: string): Promise<FintocObject>;
   createRefund(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
   getRefund(id: string): Promise<FintocObject>;
   /** The refunds created since `sinceIso`, at most `max` (decision 785's lookup; Fintoc's "List refunds"). */
@@ -122,6 +124,7 @@ export function fintocApi(host: FintocHost): FintocApi {
           'create transfer',
         ),
       ),
+    getTransfer: async (id) => plain(await bounded(transfers.get(id), t, 'get transfer')),
     createRefund: async (body, key) =>
       plain(
         await bounded(
