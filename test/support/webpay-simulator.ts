@@ -11,7 +11,8 @@
 // commit), `'reset'` charges and drops the connection; `statusFault = 'error'` makes status answer 500;
 // `refundFault = 'reset'` applies a refund and drops the connection (the lost refund answer), `'drop'` drops it
 // without applying anything; `createFault = 'error'` answers create with a 503, `'reset'` drops its connection
-// (Transbank down when the payer chooses to pay).
+// (Transbank down when the payer chooses to pay). `rewrite.commit`, `.status` and `.refund` change an answer's body
+// after the simulator applied the call: what a faulty acquirer could answer (decision 996).
 import type http from 'node:http';
 import { json, readBody, serveSimulator } from './simulator-http.ts';
 
@@ -63,6 +64,12 @@ export interface WebpaySimulator {
   /** `'error'`: status answers 500 (Transbank unreachable after a lost commit). */
   statusFault: 'none' | 'error';
   refundFault: 'none' | 'reset' | 'drop';
+  /** Rewrites an answer's body after the call was applied (another amount, buy order, status...). */
+  readonly rewrite: {
+    commit?: ((body: Record<string, unknown>) => Record<string, unknown>) | undefined;
+    status?: ((body: Record<string, unknown>) => Record<string, unknown>) | undefined;
+    refund?: ((body: Record<string, unknown>) => Record<string, unknown>) | undefined;
+  };
   close(): Promise<void>;
 }
 
@@ -134,6 +141,7 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     createFault: 'none',
     statusFault: 'none',
     refundFault: 'none',
+    rewrite: {},
     close: async () => {}, // the server's, once it listens below
   };
 
@@ -203,12 +211,12 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
         return;
       }
       if (sim.commitFault === 'hang') return; // charged, and the answer never comes
-      return json(res, 200, detail(t));
+      return json(res, 200, (sim.rewrite.commit ?? ((b) => b))(detail(t)));
     }
     if (req.method === 'GET' && match![2] === undefined) {
       calls.push({ op: 'status', token: t.token });
       if (sim.statusFault === 'error') return json(res, 500, { error_message: 'Internal error' });
-      return json(res, 200, detail(t));
+      return json(res, 200, (sim.rewrite.status ?? ((b) => b))(detail(t)));
     }
     if (req.method === 'POST' && match![2] !== undefined) {
       calls.push({ op: 'refund', token: t.token });
@@ -229,15 +237,20 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
         req.socket.destroy();
         return;
       }
-      if (t.state === 'REVERSED') return json(res, 200, { type: 'REVERSED' });
-      return json(res, 200, {
-        type: 'NULLIFIED',
-        authorization_code: `9${String(t.refunds.length).padStart(5, '0')}`,
-        authorization_date: new Date().toISOString(),
-        nullified_amount: amount,
-        balance: t.balance,
-        response_code: 0,
-      });
+      const refundAnswer = sim.rewrite.refund ?? ((b) => b);
+      if (t.state === 'REVERSED') return json(res, 200, refundAnswer({ type: 'REVERSED' }));
+      return json(
+        res,
+        200,
+        refundAnswer({
+          type: 'NULLIFIED',
+          authorization_code: `9${String(t.refunds.length).padStart(5, '0')}`,
+          authorization_date: new Date().toISOString(),
+          nullified_amount: amount,
+          balance: t.balance,
+          response_code: 0,
+        }),
+      );
     }
     return json(res, 405, { error_message: 'Method not allowed' });
   }

@@ -179,6 +179,7 @@ async function webpayForAccount(ctx: AppContext, accountId: string): Promise<Pay
     },
     {
       timeoutMs: transactionLimits.acquirer.requestTimeoutMs,
+      logger: ctx.logger,
       tokenOf: (attemptId) => tokenOf(ctx.db, attemptId),
     },
   );
