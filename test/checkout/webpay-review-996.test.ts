@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
-import { webpayShop } from '../support/webpay-shop.ts';
+import { setWebpayProcessor, webpayShop } from '../support/webpay-shop.ts';
 import { createTransaction, linkParams, pathOf } from '../modules/transactions/helpers.ts';
 import { recoverLostCommits } from '../../src/modules/transactions/redirect-recovery.ts';
 import { transactionLimits } from '../../src/limits/index.ts';
@@ -240,5 +240,59 @@ describe('refunds (finding 3)', () => {
     expect((await refund(part.created.id, 100)).json().nullify.status_nullify).toBe(
       'reverse_completed',
     );
+  });
+});
+
+describe("an account's Webpay keys changed between the create and the commit (finding 4)", () => {
+  it('the commit and the refund are sent with the keys that created the transaction', async () => {
+    const before = await startWebpaySimulator();
+    try {
+      const moved = await webpayShop(t, before, 'Tienda que cambia de llaves');
+      const created = await createTransaction(t, moved, { payment: 1, amount: 7000 });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/gateway/cobro',
+        headers: form,
+        payload: new URLSearchParams({ ...linkParams(created.url), method: '1' }).toString(),
+      });
+      const token = /name="token_ws" value="([0-9a-f]+)"/.exec(res.body)?.[1] ?? res.body;
+      // The operator moves the account to other keys (another environment) while the payer is at Transbank.
+      expect((await setWebpayProcessor(t, moved.id, sim, '--environment', sim.url)).exitCode).toBe(
+        0,
+      );
+      await fetch(`${before.url}/webpayserver/initTransaction`, {
+        method: 'POST',
+        headers: form,
+        body: new URLSearchParams({ token_ws: token }),
+      });
+      const back = await fetch(`${before.url}/webpayserver/pay`, {
+        method: 'POST',
+        headers: form,
+        body: new URLSearchParams({ token, card: visa, installments: '0' }),
+        redirect: 'manual',
+      });
+      const page = await t.app.inject({
+        method: 'GET',
+        url: pathOf(back.headers.get('location')!),
+      });
+      expect(page.body).toContain('Pago exitoso');
+      expect(before.transactions.get(token)!.state).toBe('AUTHORIZED');
+      expect(await facts(created.id)).toMatchObject({ status: 'success', captures: 1 });
+      // Its refund goes to the same keys, while new sales go to the new ones.
+      const refund = await t.call(moved, {
+        method: 'POST',
+        url: '/api/nullification',
+        sign: true,
+        body: { id: created.id, amount: 2000, subject: 'anulación parcial' },
+      });
+      expect(refund.json().nullify.status_nullify).toBe('reverse_completed');
+      expect(before.transactions.get(token)).toMatchObject({ refunds: [2000], balance: 5000 });
+      const next = await createTransaction(t, moved, { payment: 1, amount: 1000 });
+      const { token: nextToken, back: nextBack } = await payAtWebpay(next.url);
+      expect(nextBack.body).toContain('Pago exitoso');
+      expect(sim.transactions.get(nextToken)!.state).toBe('AUTHORIZED');
+    } finally {
+      await before.close();
+    }
   });
 });

@@ -14,6 +14,7 @@
 // (Transbank down when the payer chooses to pay). `rewrite.commit`, `.status` and `.refund` change an answer's body
 // after the simulator applied the call: what a faulty acquirer could answer (decision 996).
 import type http from 'node:http';
+import crypto from 'node:crypto';
 import { json, readBody, serveSimulator } from './simulator-http.ts';
 
 const api = '/rswebpaytransaction/api/webpay/v1.2/transactions';
@@ -131,6 +132,8 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
   const commerceCode = '597055555532';
   const apiKey = '579B532A7440BB0C9079DED94D31EA1615BACEB56610332264630D42D0A36B1C';
   let next = 1;
+  // Tokens are unique across simulators, as Transbank's are across its commerces (two simulators in one test).
+  const tokenPrefix = crypto.randomBytes(2).toString('hex');
   const sim: WebpaySimulator = {
     url: '',
     commerceCode,
@@ -173,7 +176,7 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
       };
       if (!Number.isInteger(input.amount) || input.amount <= 0)
         return json(res, 422, { error_message: 'Invalid value for parameter: amount' });
-      const token = `01ab${String(next++).padStart(60, '0')}`;
+      const token = `${tokenPrefix}${String(next++).padStart(60, '0')}`;
       transactions.set(token, {
         token,
         buyOrder: input.buy_order,

@@ -157,6 +157,11 @@ interface RedirectStart {
    * commit Cobro makes (Webpay Plus).
    */
   readonly holdsSale: boolean;
+  /**
+   * The id of the acquirer keys that created it (webpay_keys), when the acquirer's transaction can be reached only
+   * with them: its commit, status and refunds use them even after the account's keys changed (decision 996).
+   */
+  readonly keysId?: string | null;
 }
 
 /** The acquirer's own record of a redirect payment, asked when a commit's answer was lost (decision 150). */
