@@ -11,8 +11,10 @@
 // commit), `'reset'` charges and drops the connection; `statusFault = 'error'` makes status answer 500;
 // `refundFault = 'reset'` applies a refund and drops the connection (the lost refund answer), `'drop'` drops it
 // without applying anything; `createFault = 'error'` answers create with a 503, `'reset'` drops its connection
-// (Transbank down when the payer chooses to pay).
+// (Transbank down when the payer chooses to pay). `rewrite.commit`, `.status` and `.refund` change an answer's body
+// after the simulator applied the call: what a faulty acquirer could answer (decision 996).
 import type http from 'node:http';
+import crypto from 'node:crypto';
 import { json, readBody, serveSimulator } from './simulator-http.ts';
 
 const api = '/rswebpaytransaction/api/webpay/v1.2/transactions';
@@ -63,6 +65,12 @@ export interface WebpaySimulator {
   /** `'error'`: status answers 500 (Transbank unreachable after a lost commit). */
   statusFault: 'none' | 'error';
   refundFault: 'none' | 'reset' | 'drop';
+  /** Rewrites an answer's body after the call was applied (another amount, buy order, status...). */
+  readonly rewrite: {
+    commit?: ((body: Record<string, unknown>) => Record<string, unknown>) | undefined;
+    status?: ((body: Record<string, unknown>) => Record<string, unknown>) | undefined;
+    refund?: ((body: Record<string, unknown>) => Record<string, unknown>) | undefined;
+  };
   close(): Promise<void>;
 }
 
@@ -124,6 +132,8 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
   const commerceCode = '597055555532';
   const apiKey = '579B532A7440BB0C9079DED94D31EA1615BACEB56610332264630D42D0A36B1C';
   let next = 1;
+  // Tokens are unique across simulators, as Transbank's are across its commerces (two simulators in one test).
+  const tokenPrefix = crypto.randomBytes(2).toString('hex');
   const sim: WebpaySimulator = {
     url: '',
     commerceCode,
@@ -134,6 +144,7 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     createFault: 'none',
     statusFault: 'none',
     refundFault: 'none',
+    rewrite: {},
     close: async () => {}, // the server's, once it listens below
   };
 
@@ -165,7 +176,7 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
       };
       if (!Number.isInteger(input.amount) || input.amount <= 0)
         return json(res, 422, { error_message: 'Invalid value for parameter: amount' });
-      const token = `01ab${String(next++).padStart(60, '0')}`;
+      const token = `${tokenPrefix}${String(next++).padStart(60, '0')}`;
       transactions.set(token, {
         token,
         buyOrder: input.buy_order,
@@ -203,12 +214,12 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
         return;
       }
       if (sim.commitFault === 'hang') return; // charged, and the answer never comes
-      return json(res, 200, detail(t));
+      return json(res, 200, (sim.rewrite.commit ?? ((b) => b))(detail(t)));
     }
     if (req.method === 'GET' && match![2] === undefined) {
       calls.push({ op: 'status', token: t.token });
       if (sim.statusFault === 'error') return json(res, 500, { error_message: 'Internal error' });
-      return json(res, 200, detail(t));
+      return json(res, 200, (sim.rewrite.status ?? ((b) => b))(detail(t)));
     }
     if (req.method === 'POST' && match![2] !== undefined) {
       calls.push({ op: 'refund', token: t.token });
@@ -229,15 +240,20 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
         req.socket.destroy();
         return;
       }
-      if (t.state === 'REVERSED') return json(res, 200, { type: 'REVERSED' });
-      return json(res, 200, {
-        type: 'NULLIFIED',
-        authorization_code: `9${String(t.refunds.length).padStart(5, '0')}`,
-        authorization_date: new Date().toISOString(),
-        nullified_amount: amount,
-        balance: t.balance,
-        response_code: 0,
-      });
+      const refundAnswer = sim.rewrite.refund ?? ((b) => b);
+      if (t.state === 'REVERSED') return json(res, 200, refundAnswer({ type: 'REVERSED' }));
+      return json(
+        res,
+        200,
+        refundAnswer({
+          type: 'NULLIFIED',
+          authorization_code: `9${String(t.refunds.length).padStart(5, '0')}`,
+          authorization_date: new Date().toISOString(),
+          nullified_amount: amount,
+          balance: t.balance,
+          response_code: 0,
+        }),
+      );
     }
     return json(res, 405, { error_message: 'Method not allowed' });
   }

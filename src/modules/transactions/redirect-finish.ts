@@ -13,6 +13,7 @@ import {
   lockLiveSession,
   methodOf,
   recordSession,
+  saleOf,
   type ReturnResult,
 } from './redirect-session.ts';
 
@@ -46,7 +47,12 @@ async function beginCommit(ctx: AppContext, token: string) {
     }
     // The session's time and the attempt's lease are on the service clock, as the recovery's (decision 760).
     await holdForCommit(tx, session, ctx.clock.now());
-    return { kind: 'commit', session, method: await methodOf(tx, session, row.payment) } as const;
+    return {
+      kind: 'commit',
+      session,
+      sale: saleOf(session, row.amount_minor),
+      method: await methodOf(tx, session, row.payment),
+    } as const;
   });
 }
 
@@ -70,13 +76,13 @@ export async function finishRedirectPayment(
   const processor = await processorForAccount(ctx, begun.session.account_id);
   let outcome: ChargeOutcome | null;
   try {
-    outcome = await processor.redirect!.commit(token);
+    outcome = await processor.redirect!.commit(token, begun.sale);
   } catch (error) {
     ctx.logger.warn(
       { err: error, attempt: begun.session.attempt_id },
       'commit answer lost: asking the acquirer for the status',
     );
-    outcome = await decidedByStatus(ctx, processor, token);
+    outcome = await decidedByStatus(ctx, processor, token, begun.sale);
   }
   if (outcome === null)
     return { transactionId: begun.session.transaction_id, outcome: { kind: 'in_progress' } };

@@ -3,7 +3,13 @@ import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { processorForAccount } from '../../platform/processors/account-processors.ts';
 import { transactionLimits } from '../../limits/index.ts';
-import { decidedByStatus, holdForCommit, methodOf, recordSession } from './redirect-session.ts';
+import {
+  decidedByStatus,
+  holdForCommit,
+  methodOf,
+  recordSession,
+  saleOf,
+} from './redirect-session.ts';
 
 /**
  * Due work: sessions whose commit answer was lost and whose status could not be read then. Each is held for a
@@ -36,14 +42,18 @@ export async function recoverLostCommits(
       await holdForCommit(tx, session, ctx.clock.now());
       const row = await tx
         .selectFrom('transactions')
-        .select('payment')
+        .select(['payment', 'amount_minor'])
         .where('id', '=', session.transaction_id)
         .executeTakeFirstOrThrow();
-      return { session, method: await methodOf(tx, session, row.payment) };
+      return {
+        session,
+        sale: saleOf(session, row.amount_minor),
+        method: await methodOf(tx, session, row.payment),
+      };
     });
     if (claimed === undefined) break;
     const processor = await processorForAccount(ctx, claimed.session.account_id);
-    const outcome = await decidedByStatus(ctx, processor, claimed.session.token);
+    const outcome = await decidedByStatus(ctx, processor, claimed.session.token, claimed.sale);
     if (outcome !== null) await recordSession(ctx, claimed.session, claimed.method, outcome, null);
     processed++;
   }

@@ -4,7 +4,11 @@
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
-import type { ChargeOutcome, PaymentProcessor } from '../../platform/processors/processor.ts';
+import type {
+  ChargeOutcome,
+  PaymentProcessor,
+  RedirectSale,
+} from '../../platform/processors/processor.ts';
 import {
   webpayPlusName,
   type ProcessorSessionTable,
@@ -101,14 +105,24 @@ export async function methodOf(
   return { payment: code, name: m?.name ?? 'Webpay' };
 }
 
+/** The sale the session's acquirer transaction was created for (its amount: the transaction's, fixed at creation). */
+export function saleOf(session: Session, amountMinor: bigint | string | number): RedirectSale {
+  return {
+    attemptId: session.attempt_id,
+    transactionId: session.transaction_id,
+    amountMinor: BigInt(amountMinor),
+  };
+}
+
 /** decision 150: the acquirer's record decides; null while it cannot be read (ask again later). */
 export async function decidedByStatus(
   ctx: AppContext,
   processor: PaymentProcessor,
   token: string,
+  sale: RedirectSale,
 ): Promise<ChargeOutcome | null> {
   try {
-    const status = await processor.redirect!.status(token);
+    const status = await processor.redirect!.status(token, sale);
     if (status.state === 'open') {
       // Nothing was committed, so nothing was charged: an uncommitted authorisation is reversed by Transbank.
       return {

@@ -73,6 +73,7 @@ export async function startRedirectPayment(
       token: started.token,
       state: 'redirected',
       holds_sale: started.holdsSale,
+      webpay_keys_id: started.keysId ?? null,
       created_at: now,
       updated_at: now,
     })

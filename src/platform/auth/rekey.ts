@@ -35,6 +35,7 @@ export const sealedColumns: readonly SealedColumn[] = [
   whole('api_keys', 'id', 'public_token_enc'),
   whole('api_keys', 'id', 'private_token_enc'),
   whole('account_processors', 'account_id', 'api_key_enc'),
+  whole('webpay_keys', 'id', 'api_key_enc'),
   whole('account_oneclick', 'account_id', 'api_key_enc'),
   whole('fintoc_settings', 'account_id', 'secret_key_enc'),
   whole('fintoc_settings', 'account_id', 'webhook_secret_enc'),

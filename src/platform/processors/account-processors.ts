@@ -7,6 +7,8 @@ import type { Db, Timestamp } from '../db/types.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import type { PaymentProcessor } from './processor.ts';
 import { fintocPayments, withFintoc } from './fintoc-selection.ts';
+import { inTransaction } from '../db/unit-of-work.ts';
+import { keepWebpayKeys, webpayKeysId, webpayKeysOfToken } from './webpay-keys.ts';
 
 /** Transbank's Webpay hosts, the SDK's `Environment` values (test/checkout/webpay-plus.test.ts checks they are), kept
  *  here so that naming them never loads the SDK: the SDK (axios and about 100 modules) is imported by the first
@@ -43,6 +45,8 @@ export interface ProcessorSessionTable {
    * sale, since the acquirer may still take the payment (Fintoc's sessions).
    */
   holds_sale: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The Webpay keys that created it (webpay_keys, migration 0860); null for other processors and older sessions. */
+  webpay_keys_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -104,7 +108,10 @@ export function checkWebpaySettings(s: WebpaySettings): SettingsCheck {
   return { ok: true };
 }
 
-/** Stores (or replaces) the account's Webpay Plus keys, the API key sealed. The caller checked the settings. */
+/**
+ * Stores (or replaces) the account's Webpay Plus keys, the API key sealed, and keeps them among the keys its earlier
+ * sales were made with (decision 996). The caller checked the settings.
+ */
 export async function saveWebpaySettings(
   ctx: AppContext,
   accountId: string,
@@ -118,11 +125,14 @@ export async function saveWebpaySettings(
     environment: s.environment,
     updated_at: at,
   };
-  await ctx.db
-    .insertInto('account_processors')
-    .values({ account_id: accountId, ...row })
-    .onConflict((oc) => oc.column('account_id').doUpdateSet(row))
-    .execute();
+  await inTransaction(ctx.db, async (tx) => {
+    await keepWebpayKeys(ctx, tx, accountId, s, at);
+    await tx
+      .insertInto('account_processors')
+      .values({ account_id: accountId, ...row })
+      .onConflict((oc) => oc.column('account_id').doUpdateSet(row))
+      .execute();
+  });
 }
 
 async function accountProcessorSettings(
@@ -176,9 +186,18 @@ async function webpayForAccount(ctx: AppContext, accountId: string): Promise<Pay
       commerceCode: row.commerce_code,
       apiKey: ctx.secrets.open(row.api_key_enc),
       environmentUrl: url,
+      keysId: await webpayKeysId(ctx.db, accountId, row.commerce_code, row.environment),
     },
     {
+      keysOfToken: async (token) => {
+        const keys = await webpayKeysOfToken(ctx, token);
+        const at = keys === null ? null : environmentUrl(keys.environment);
+        return keys === null || at === null
+          ? null
+          : { commerceCode: keys.commerceCode, apiKey: keys.apiKey, environmentUrl: at };
+      },
       timeoutMs: transactionLimits.acquirer.requestTimeoutMs,
+      logger: ctx.logger,
       tokenOf: (attemptId) => tokenOf(ctx.db, attemptId),
     },
   );

@@ -5,7 +5,7 @@
 // charge by its buy order (a lost answer, decision 500), `refund` gives (part of) it back.
 import { Oneclick, Options, TransactionDetail } from 'transbank-sdk';
 import { minorAsJsonNumber } from '../money/json-number.ts';
-import type { WebpayDetail } from './webpay-plus.ts';
+import type { WebpayDetail } from './webpay-types.ts';
 
 export interface OneclickKeys {
   readonly commerceCode: string;

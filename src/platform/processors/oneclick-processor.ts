@@ -14,7 +14,7 @@ import {
 import type { OneclickDetail, OneclickMall } from './oneclick-mall.ts';
 import { oneclickKeys } from './oneclick-settings.ts';
 import type { ChargeOutcome, RefundOutcome, RefundRequest, StoredCardCharge } from './processor.ts';
-import { refundAlreadyApplied, transbankMessage } from './webpay-plus.ts';
+import { refundAlreadyApplied, transbankMessage } from './webpay-refund.ts';
 
 const tokenPrefix = 'oneclick:';
 const rejectedMessage = 'Rechazo de transacción.';

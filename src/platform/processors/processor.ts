@@ -157,6 +157,11 @@ interface RedirectStart {
    * commit Cobro makes (Webpay Plus).
    */
   readonly holdsSale: boolean;
+  /**
+   * The id of the acquirer keys that created it (webpay_keys), when the acquirer's transaction can be reached only
+   * with them: its commit, status and refunds use them even after the account's keys changed (decision 996).
+   */
+  readonly keysId?: string | null;
 }
 
 /** The acquirer's own record of a redirect payment, asked when a commit's answer was lost (decision 150). */
@@ -167,14 +172,27 @@ export type RedirectStatus =
   | { readonly state: 'open' };
 
 /**
+ * The sale a redirect session was opened for, as Cobro created it at the acquirer: an answer approving another
+ * amount, buy order or session is not this sale's payment (decision 996).
+ */
+export interface RedirectSale {
+  /** The acquirer's buy order. */
+  readonly attemptId: string;
+  /** The acquirer's session id. */
+  readonly transactionId: string;
+  readonly amountMinor: bigint;
+}
+
+/**
  * A processor whose payer leaves for the acquirer's page and comes back (Webpay Plus): Cobro never sees the card.
- * `commit` is the call that charges; it throws when its answer is lost (timeout, network), and the caller then asks
- * `status` before deciding, so a payment is never charged twice nor marked failed when it was charged.
+ * `commit` is the call that charges; it throws when its answer is lost (timeout, network) or says nothing Cobro can
+ * decide on, and the caller then asks `status` before deciding, so a payment is never charged twice nor marked
+ * failed when it was charged. `status` throws while the acquirer's record decides nothing (ask again later).
  */
 interface RedirectFlow {
   start(request: RedirectRequest): Promise<RedirectStart>;
-  commit(token: string): Promise<ChargeOutcome>;
-  status(token: string): Promise<RedirectStatus>;
+  commit(token: string, sale: RedirectSale): Promise<ChargeOutcome>;
+  status(token: string, sale: RedirectSale): Promise<RedirectStatus>;
 }
 
 /**

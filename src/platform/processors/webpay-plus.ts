@@ -3,42 +3,24 @@
 // `status` reads Transbank's record when a commit's answer was lost (decision 150). Webpay Plus takes CLP only.
 import { Options, WebpayPlus } from 'transbank-sdk';
 import { minorAsJsonNumber } from '../money/json-number.ts';
+import { unsignedMinorOf } from '../money/exact-minor.ts';
+import { refundAtWebpay, type WebpayTransaction } from './webpay-refund.ts';
+import type {
+  WebpayAccountConfig,
+  WebpayConfig,
+  WebpayDeps,
+  WebpayDetail,
+} from './webpay-types.ts';
 import {
   ProcessorUnavailableError,
   type ApprovedCharge,
   type ChargeOutcome,
   type DeclinedCharge,
   type PaymentProcessor,
+  type RedirectSale,
   type RedirectStatus,
-  type RefundOutcome,
   type RefundRequest,
 } from './processor.ts';
-
-export interface WebpayConfig {
-  readonly commerceCode: string;
-  readonly apiKey: string;
-  /** Transbank's host: integration, production or a simulator's URL. */
-  readonly environmentUrl: string;
-}
-
-export interface WebpayDeps {
-  readonly timeoutMs: number;
-  /** The Webpay token of an approved attempt (its attempt id), for refunds; null when unknown. */
-  tokenOf(attemptId: string): Promise<string | null>;
-}
-
-/** The fields of Transbank's commit and status answers that Cobro reads. */
-export interface WebpayDetail {
-  readonly status?: string;
-  readonly response_code?: number | null;
-  readonly authorization_code?: string | null;
-  readonly payment_type_code?: string | null;
-  readonly installments_number?: number | null;
-  readonly card_detail?: { readonly card_number?: string | null } | null;
-  /** What is left of the charge after its nullifications (status of a NULLIFIED or PARTIALLY_NULLIFIED one). */
-  readonly balance?: number | null;
-  readonly amount?: number;
-}
 
 const rejectedMessage = 'Rechazo de transacción.';
 
@@ -75,83 +57,77 @@ function isApproved(detail: WebpayDetail): boolean {
   );
 }
 
-/** The SDK's TransbankError reads "<axios error>\n<Transbank's error_message>\n": Transbank's own words. */
-export function transbankMessage(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.trim().split('\n').at(-1) ?? text;
+/** The statuses Transbank documents for a Webpay Plus transaction; any other word decides nothing (decision 996). */
+const knownStatuses: ReadonlySet<string> = new Set([
+  'INITIALIZED',
+  'AUTHORIZED',
+  'CAPTURED',
+  'FAILED',
+  'REVERSED',
+  'NULLIFIED',
+  'PARTIALLY_NULLIFIED',
+]);
+
+function assertKnownStatus(detail: WebpayDetail, call: string): void {
+  if (typeof detail.status !== 'string' || !knownStatuses.has(detail.status))
+    throw new Error(`Webpay's ${call} answered status ${String(detail.status)}: undecided`);
 }
 
 /**
- * Webpay's refund takes no idempotency key, so a retry after a lost answer reads the charge's balance first
- * (issue 14): true when this refund is already in it, false when it is not; any other balance (another refund of
- * the charge in flight) throws, so nothing is decided and the dispatch asks again later.
+ * Why an approval is not this sale's payment (another amount, buy order or session id than Cobro created the
+ * transaction with), or null when it is (decision 996, as decision 965 for Fintoc). An amount is read exactly.
  */
-export function refundAlreadyApplied(
+function otherSale(detail: WebpayDetail, sale: RedirectSale): string | null {
+  const amountMinor = unsignedMinorOf(detail.amount);
+  if (amountMinor !== sale.amountMinor)
+    return `amount ${String(detail.amount)} is not the sale's ${sale.amountMinor}`;
+  if (detail.buy_order !== sale.attemptId)
+    return `buy order ${String(detail.buy_order)} is not the attempt ${sale.attemptId}`;
+  if (detail.session_id !== sale.transactionId)
+    return `session id ${String(detail.session_id)} is not the sale ${sale.transactionId}`;
+  return null;
+}
+
+/** The payer's words for an approval that is not the sale's: nothing is paid, the shop gives the money back. */
+const otherSaleMessage =
+  'Webpay informó un cargo que no corresponde a esta compra (otro monto u otra orden): la compra no se pagó; el comercio te devolverá lo cobrado.';
+
+/** The charge an answer decides for `sale`: an approval only of the sale's amount, buy order and session id. */
+function outcomeFor(
   detail: WebpayDetail,
-  amountMinor: bigint,
-  retry: NonNullable<RefundRequest['retry']>,
-): boolean {
-  const before = retry.chargeAmountMinor - retry.refundedBeforeMinor;
-  const balance =
-    detail.status === 'REVERSED'
-      ? 0n
-      : detail.status === 'AUTHORIZED'
-        ? BigInt(detail.amount ?? 0)
-        : detail.balance === undefined || detail.balance === null
-          ? null
-          : BigInt(detail.balance);
-  if (balance === before - amountMinor) return true;
-  if (balance === before) return false;
-  throw new Error(
-    `Webpay holds ${balance ?? 'no balance'} on this charge, neither ${before} nor ${before - amountMinor}: the refund stays undecided`,
+  sale: RedirectSale,
+  token: string,
+  logger: WebpayDeps['logger'],
+): ChargeOutcome {
+  if (!isApproved(detail)) return declined(detail);
+  const why = otherSale(detail, sale);
+  if (why === null) return approved(detail);
+  logger.error(
+    { attempt: sale.attemptId, transaction: sale.transactionId, token, why },
+    'Webpay approved a charge that is not the sale: declined; refund it at Transbank by hand',
   );
+  return { ...declined(detail), payerMessage: otherSaleMessage };
 }
 
-/** PaymentProcessor.refund on Webpay Plus: a retry first reconciled with the charge's balance, then reversed or nullified. */
-async function refundAtWebpay(
-  tx: InstanceType<typeof WebpayPlus.Transaction>,
+export function webpayPlusProcessor(
+  config: WebpayAccountConfig,
   deps: WebpayDeps,
-  request: RefundRequest,
-): Promise<RefundOutcome> {
-  const token = await deps.tokenOf(request.chargeIdempotencyKey);
-  if (token === null) return { approved: false, gatewayMessage: 'unknown Webpay payment' };
-  if (
-    request.retry !== undefined &&
-    (await refundAlreadyApplied(
-      (await tx.status(token)) as WebpayDetail,
-      request.amountMinor,
-      request.retry,
-    ))
-  ) {
-    return { approved: true, refundCode: `reconciled:${token.slice(0, 16)}` };
-  }
-  try {
-    const answer = (await tx.refund(token, minorAsJsonNumber(request.amountMinor))) as {
-      type?: string;
-      authorization_code?: string;
-      response_code?: number;
-    };
-    if (answer.type === 'REVERSED')
-      return { approved: true, refundCode: `reversed:${token.slice(0, 16)}` };
-    if (answer.type === 'NULLIFIED' && answer.response_code === 0)
-      return { approved: true, refundCode: String(answer.authorization_code) };
-    return {
-      approved: false,
-      gatewayMessage: `Webpay refund answered ${answer.type ?? 'nothing'}`,
-    };
-  } catch (error) {
-    // Transbank answered and refused: declined. No answer at all (timeout, network): it may have applied, so
-    // the caller must not read it as refused.
-    if (error instanceof Error && /status code [45]\d\d/.test(error.message))
-      return { approved: false, gatewayMessage: transbankMessage(error) };
-    throw error;
-  }
-}
-
-export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): PaymentProcessor {
-  const tx = new WebpayPlus.Transaction(
-    new Options(config.commerceCode, config.apiKey, config.environmentUrl, deps.timeoutMs),
-  );
+): PaymentProcessor {
+  const transactionUnder = (keys: WebpayConfig): WebpayTransaction =>
+    new WebpayPlus.Transaction(
+      new Options(keys.commerceCode, keys.apiKey, keys.environmentUrl, deps.timeoutMs),
+    );
+  const tx = transactionUnder(config);
+  // A transaction is reached only under the keys that created it, whatever the account's keys are now (decision 996).
+  const txFor = async (token: string): Promise<WebpayTransaction> => {
+    const keys = await deps.keysOfToken(token);
+    return keys === null ||
+      (keys.commerceCode === config.commerceCode &&
+        keys.apiKey === config.apiKey &&
+        keys.environmentUrl === config.environmentUrl)
+      ? tx
+      : transactionUnder(keys);
+  };
   const noCardData = (): DeclinedCharge => ({
     approved: false,
     payerMessage: 'Con Webpay Plus la tarjeta se ingresa en la página de Transbank.',
@@ -181,19 +157,22 @@ export function webpayPlusProcessor(config: WebpayConfig, deps: WebpayDeps): Pay
           throw new ProcessorUnavailableError('Webpay Plus', error);
         }
         // Nothing is charged before Cobro's commit: the session holds nothing once the hold runs out.
-        return { token: answer.token, url: answer.url, holdsSale: false };
+        return { token: answer.token, url: answer.url, holdsSale: false, keysId: config.keysId };
       },
-      async commit(token): Promise<ChargeOutcome> {
-        const detail = (await tx.commit(token)) as WebpayDetail;
-        return isApproved(detail) ? approved(detail) : declined(detail);
+      async commit(token, sale): Promise<ChargeOutcome> {
+        const detail = (await (await txFor(token)).commit(token)) as WebpayDetail;
+        // A status Cobro does not know is read as a lost answer: the caller asks the status (decision 996).
+        assertKnownStatus(detail, 'commit');
+        return outcomeFor(detail, sale, token, deps.logger);
       },
-      async status(token): Promise<RedirectStatus> {
-        const detail = (await tx.status(token)) as WebpayDetail;
-        if (isApproved(detail)) return { state: 'approved', outcome: approved(detail) };
+      async status(token, sale): Promise<RedirectStatus> {
+        const detail = (await (await txFor(token)).status(token)) as WebpayDetail;
+        assertKnownStatus(detail, 'status');
         if (detail.status === 'INITIALIZED') return { state: 'open' };
-        return { state: 'declined', outcome: declined(detail) };
+        const outcome = outcomeFor(detail, sale, token, deps.logger);
+        return outcome.approved ? { state: 'approved', outcome } : { state: 'declined', outcome };
       },
     },
-    refund: (request: RefundRequest) => refundAtWebpay(tx, deps, request),
+    refund: (request: RefundRequest) => refundAtWebpay(txFor, deps, request),
   };
 }
