@@ -8,8 +8,8 @@ import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
 import { subscriptionLimits } from '../../limits/index.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
 import type { PlanRow } from './repository.ts';
-import type { SubscriptionRow } from './subscription-repository.ts';
 import { moveSubscription } from './subscription-transition.ts';
+import { liveCards, type SubscriptionRow } from './subscription-repository.ts';
 import { isFinal } from './states.ts';
 import { settleCharge } from './stored-charge.ts';
 import { refundEndedCharge } from './charge-refund.ts';
@@ -91,7 +91,9 @@ async function recordOutcome(
   } else if (payment.status === 'success') {
     await setCycle(tx, cycle, { status: 'success', paid_at: at, next_try_at: null, ...closed });
   } else {
-    await recordDecline(ctx, tx, sub, plan, cycle, at);
+    const newCardAt = await newerCardAt(tx, sub, payment);
+    if (newCardAt === null) await recordDecline(ctx, tx, sub, plan, cycle, at);
+    else await retryOnNewCard(ctx, tx, { sub, cycle }, at, newCardAt);
   }
   if (plan.url_notify_payment !== '') {
     await enqueueCallback(tx, {
@@ -115,6 +117,52 @@ function paymentPayload(sub: Pick<SubscriptionRow, 'id' | 'client_id'>, payment:
     status: payment.status,
     subscriptions: { id: sub.id, client: sub.client_id },
   };
+}
+
+/**
+ * When a live card newer than the one this payment charged was enrolled, or null: the payer enrolled it while the try
+ * was with the processor, so the enrolment could not bring the try forward (overdue.ts skips a cycle in flight).
+ */
+async function newerCardAt(
+  tx: Tx,
+  sub: Pick<SubscriptionRow, 'id'>,
+  payment: Pick<TransactionRow, 'id'>,
+): Promise<Date | null> {
+  const charged = await tx
+    .selectFrom('su_charges as c')
+    .innerJoin('su_cards as k', 'k.id', 'c.card_id')
+    .select('k.seq')
+    .where('c.transaction_id', '=', payment.id)
+    .executeTakeFirst();
+  // Only a card enrolled after the one charged: a deleted newest card leaves the older ones to the usual retries.
+  const newest = (await liveCards(tx, sub.id))[0];
+  if (newest === undefined || charged === undefined || BigInt(newest.seq) <= BigInt(charged.seq))
+    return null;
+  return newest.created_at;
+}
+
+/**
+ * A try declined on a card the payer has since replaced (decision 988): the new card is what a new card link is
+ * for, so the cycle is due again at once, from when the card came (overdue.ts does the same for a cycle not in
+ * flight), and the subscription is not suspended for the old card's decline, whatever try this was.
+ */
+async function retryOnNewCard(
+  ctx: AppContext,
+  tx: Tx,
+  { sub, cycle }: { sub: SubscriptionRow; cycle: CycleRow },
+  at: Date,
+  newCardAt: Date,
+): Promise<void> {
+  if (isFinal(sub.status)) {
+    await setCycle(tx, cycle, { status: 'canceled by paymaster', next_try_at: null, ...closed });
+    return;
+  }
+  const due = newCardAt.getTime() > at.getTime() ? newCardAt : at;
+  await setCycle(tx, cycle, { status: 'retry', next_try_at: due, ...closed });
+  ctx.logger.info(
+    { subscription: sub.id, cycle: cycle.cycle_number, try: cycle.try_number },
+    'subscription cycle declined on a replaced card: due again on the new one',
+  );
 }
 
 /**

@@ -1,7 +1,9 @@
-// When a plan's cycles fall due (decision 100): the first one `interval_count` intervals (plus the trial days)
-// after activation (reference §7.0: a fixed plan is charged from the period after subscribing), and each next one
-// an interval later, counted on the calendar of the service time zone from the activation instant, so a monthly
-// cycle keeps its day of the month (the 31st becomes the month's last day).
+// When a plan's cycles fall due (decision 100): the first one `interval_count` intervals after the trial ends
+// (reference §7.0: a fixed plan is charged from the period after subscribing), and each next one an interval later,
+// counted on the calendar of the service time zone from the instant the trial ends (activation plus the trial's
+// days, at the same local time), so a monthly cycle keeps its day of the month (the 31st becomes the month's last
+// day). The trial's days are counted before the months, never after each one (decision 988): March 1, April 1,
+// May 1 for a week of trial from January 25, not March 4, April 1, May 2.
 import { formatTimestamp, parseLocal } from '../../platform/time/time-format.ts';
 import type { PlanRow } from './repository.ts';
 
@@ -17,9 +19,12 @@ export function cycleDueAt(
   timeZone: string,
 ): Date {
   const [date, time] = formatTimestamp(anchor, timeZone).split(' ') as [string, string];
-  let [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const [y0, m0, d0] = date.split('-').map(Number) as [number, number, number];
+  // The local day the trial ends on: the calendar the months are counted on.
+  const trialEnd = new Date(Date.UTC(y0, m0 - 1, d0 + plan.trial_days));
+  let [y, m, d] = [trialEnd.getUTCFullYear(), trialEnd.getUTCMonth() + 1, trialEnd.getUTCDate()];
   const steps = plan.interval_count * n;
-  let days = plan.trial_days;
+  let days = 0;
   switch (plan.interval_unit) {
     case 'day':
       days += steps;
