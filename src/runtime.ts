@@ -17,6 +17,7 @@ import {
 } from './platform/db/database.ts';
 import { migrateToLatest, pendingMigrations } from './platform/db/migrate.ts';
 import { assertDatabaseMode } from './platform/db/database-mode.ts';
+import { assertTrustedAccountsExist } from './platform/notifications/trusted-accounts.ts';
 import { purgeExpiredKeys } from './platform/idempotency/store.ts';
 import { createLogger } from './platform/process/logger.ts';
 import type { ReadyWatchdog } from './platform/process/ready-watchdog.ts';
@@ -233,6 +234,7 @@ async function preparedSecrets(
   // After migrating, so the key is checked against the secrets the database holds (decision 690).
   const secrets = await databaseSecrets(handle.db, config, !readOnly);
   if (!readOnly) await assertDatabaseMode(handle.db, config.mode, where, true);
+  if (!readOnly) await assertTrustedAccountsExist(handle.db, config);
   return secrets;
 }
 

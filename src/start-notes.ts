@@ -49,4 +49,10 @@ export function warnProductionSetup(
       'production with a plain-http PUBLIC_BASE_URL: payers would send card pages and tokens unencrypted; serve HTTPS through a reverse proxy, see docs/going-live.md',
     );
   }
+  for (const [origin, accounts] of config.callbackTrustedOrigins)
+    if (accounts === 'every account')
+      logger.warn(
+        { origin, guide: 'docs/callbacks.md#where-callbacks-may-go' },
+        `CALLBACK_TRUSTED_ORIGINS trusts ${origin} for every account: any merchant's callbacks may be sent there (only the status of its answers is kept, decision 987); name the accounts it serves (${origin}@acc…) to refuse the others`,
+      );
 }

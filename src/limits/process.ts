@@ -91,6 +91,8 @@ export const configLimits = {
   metricsTokenLengthMax: 200,
   /** CALLBACK_TRUSTED_ORIGINS entries (decision 151): a handful of internal receivers, not a second DNS. */
   callbackTrustedOriginsMax: 20,
+  /** Accounts one trusted origin may name (`origin@acc…|acc…`, decision 987): an operator's own few merchants. */
+  callbackTrustedOriginAccountsMax: 20,
   /** READY_TIMEOUT_MS (decision 410): a cold start takes about a second; a minute is far past any slow disk. */
   readyTimeoutMsDefault: 60_000,
   readyTimeoutMsMin: 100,

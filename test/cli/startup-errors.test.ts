@@ -115,6 +115,27 @@ describe('cobro serve start-up errors', () => {
   });
 });
 
+describe('a trusted callback origin naming accounts (decision 987)', () => {
+  it('refuses, in one line, a start whose origin names an account the database does not hold', async () => {
+    const missing = 'acc0123456789abcdef0';
+    const result = await runCli(['serve'], {
+      DATA_DIR: freshDataDir(),
+      PORT: '0',
+      COBRO_MODE: 'production',
+      COBRO_SECRET_KEY: 'ab'.repeat(32),
+      PUBLIC_BASE_URL: 'https://pay.example.com',
+      CALLBACK_TRUSTED_ORIGINS: `https://erp.internal:8443@${missing}`,
+    });
+    expectOneLine(
+      result,
+      1,
+      new RegExp(
+        `^cobro: CALLBACK_TRUSTED_ORIGINS names ${missing}, which this database holds no account of: name the ids \`cobro accounts list\` shows`,
+      ),
+    );
+  });
+});
+
 describe('the DATA_DIR lock', () => {
   it('refuses a directory held by a live process and takes over one left by a dead process', () => {
     const dir = freshDataDir();

@@ -15,10 +15,10 @@ type AccountUrlName = (typeof accountUrlNames)[number];
 export type AccountUrlChanges = Partial<Record<AccountUrlName, string | null>>;
 export type AccountUrls = Record<AccountUrlName, string | null>;
 
-function refusal(ctx: AppContext, url: string): string | null {
+function refusal(ctx: AppContext, accountId: string, url: string): string | null {
   if (url.length > limits.callbackUrlLengthMax)
     return `the URL has more than ${limits.callbackUrlLengthMax} characters`;
-  const checked = checkCallbackUrl(url, ctx.config);
+  const checked = checkCallbackUrl(url, ctx.config, accountId);
   return checked.ok ? null : `${url} cannot receive callbacks: ${checked.reason}`;
 }
 
@@ -29,7 +29,7 @@ export async function setAccountUrls(
 ): Promise<AccountResult<AccountUrls>> {
   for (const name of accountUrlNames) {
     const url = changes[name];
-    const refused = url === undefined || url === null ? null : refusal(ctx, url);
+    const refused = url === undefined || url === null ? null : refusal(ctx, accountId, url);
     if (refused !== null) return { ok: false, error: `--${name}-url: ${refused}` };
   }
   if (changes.notify === undefined && changes.nullification === undefined) {

@@ -38,6 +38,7 @@ export interface MallPlan {
 /** The mall's own fields: a known currency, a method of it (or 99), its urls. */
 async function checkMallFields(
   ctx: AppContext,
+  accountId: string,
   input: MallCreateInput,
   errors: Record<string, string>,
 ) {
@@ -52,7 +53,7 @@ async function checkMallFields(
   const urlreturn = input.urlreturn.trim();
   if (!isHttpUrl(urlreturn)) errors.urlreturn = 'invalid';
   const urlnotify = input.urlnotify?.trim() || null;
-  if (urlnotify !== null && !checkCallbackUrl(urlnotify, ctx.config).ok)
+  if (urlnotify !== null && !checkCallbackUrl(urlnotify, ctx.config, accountId).ok)
     errors.urlnotify = 'invalid';
   return { currency, urlreturn, urlnotify };
 }
@@ -83,7 +84,7 @@ export async function planMall(
   input: MallCreateInput,
 ): Promise<MallPlan | RuleFailure> {
   const errors: Record<string, string> = {};
-  const { currency, urlreturn, urlnotify } = await checkMallFields(ctx, input, errors);
+  const { currency, urlreturn, urlnotify } = await checkMallFields(ctx, caller.id, input, errors);
   const read = readMallLines(input.merchant);
   if (!read.ok) Object.assign(errors, read.errors);
   if (read.ok && input.amount !== undefined && BigInt(input.amount) !== read.totalMinor)

@@ -72,7 +72,12 @@ const AttemptItem = Type.Object({
   status_code: Nullable(Type.Integer()),
   latency_ms: Nullable(Type.Integer()),
   error: Nullable(Type.String()),
-  response_excerpt: Nullable(Type.String({ description: "First KiB of the receiver's answer" })),
+  response_excerpt: Nullable(
+    Type.String({
+      description:
+        "First KiB of the receiver's answer; null when none came, or from an origin the operator trusts for every account (decision 987)",
+    }),
+  ),
 });
 
 export const ListResponse = withErrors({

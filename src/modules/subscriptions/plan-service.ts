@@ -39,7 +39,11 @@ export function pricingProblems(
  * The plan's URLs, checked as a transaction's are (decision 680): the pages the payer is sent back to as its
  * `urlreturn` (http or https), the notification URLs as its `urlnotify` (the callback check). Empty is none.
  */
-function planUrlProblems(ctx: AppContext, body: PlanCreate): Record<string, string> {
+function planUrlProblems(
+  ctx: AppContext,
+  accountId: string,
+  body: PlanCreate,
+): Record<string, string> {
   const problems: Record<string, string> = {};
   for (const field of ['url_success_payment', 'url_failed_payment'] as const) {
     const url = present(body[field]);
@@ -47,7 +51,8 @@ function planUrlProblems(ctx: AppContext, body: PlanCreate): Record<string, stri
   }
   for (const field of ['url_notify_suscription', 'url_notify_payment'] as const) {
     const url = present(body[field]);
-    if (url !== null && !checkCallbackUrl(url, ctx.config).ok) problems[field] = 'invalid';
+    if (url !== null && !checkCallbackUrl(url, ctx.config, accountId).ok)
+      problems[field] = 'invalid';
   }
   return problems;
 }
@@ -56,7 +61,7 @@ export async function createPlan(ctx: AppContext, accountId: string, body: PlanC
   const type = planTypeOf(body);
   const currency = (body.currency ?? 'CLP').toUpperCase();
   const problems = {
-    ...planUrlProblems(ctx, body),
+    ...planUrlProblems(ctx, accountId, body),
     ...pricingProblems(type, body.amount ?? null, currency),
   };
   if (Object.keys(problems).length > 0) throw validationError(problems);

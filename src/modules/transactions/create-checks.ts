@@ -48,12 +48,17 @@ export async function checkCurrencyAndPayment(
 }
 
 /** `urlreturn` and `urlnotify`, trimmed; null when absent. */
-export function checkUrls(ctx: AppContext, input: CreateTransactionInput, errors: Errors) {
+export function checkUrls(
+  ctx: AppContext,
+  accountId: string,
+  input: CreateTransactionInput,
+  errors: Errors,
+) {
   const urlreturn = present(input.urlreturn);
   const urlnotify = present(input.urlnotify);
   if (urlreturn !== null && !isHttpUrl(urlreturn)) errors.urlreturn = 'invalid';
   // Only the static checks (scheme, address literals): names are resolved and checked at each delivery.
-  if (urlnotify !== null && !checkCallbackUrl(urlnotify, ctx.config).ok)
+  if (urlnotify !== null && !checkCallbackUrl(urlnotify, ctx.config, accountId).ok)
     errors.urlnotify = 'invalid';
   return { urlreturn, urlnotify };
 }

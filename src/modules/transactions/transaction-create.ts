@@ -92,7 +92,7 @@ async function planCreate(
 ): Promise<PlannedCreate | RuleFailure> {
   const errors: Record<string, string> = {};
   const { currency, payment, fixedKind } = await checkCurrencyAndPayment(ctx, input, errors);
-  const { urlreturn, urlnotify } = checkUrls(ctx, input, errors);
+  const { urlreturn, urlnotify } = checkUrls(ctx, accountId, input, errors);
   const clock = createClock(ctx, accountId);
   const expired = present(input.expired);
   const expiresAt = await checkExpiry(ctx, expired, urlreturn !== null, clock.now, errors);

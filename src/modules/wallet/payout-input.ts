@@ -49,7 +49,7 @@ export async function payoutRequestFrom(
   if (additional !== null && additional.length > limits.additionalParametersCharsMax)
     problems.additional_parameters = 'too long';
   // A url_notify that could never be delivered is refused now, not discovered after ten failed attempts.
-  if (body.url_notify !== undefined && !checkCallbackUrl(body.url_notify, ctx.config).ok)
+  if (body.url_notify !== undefined && !checkCallbackUrl(body.url_notify, ctx.config, accountId).ok)
     problems.url_notify = 'invalid';
   if (currency === null || Object.keys(problems).length > 0) throw validationError(problems);
   return {

@@ -209,6 +209,7 @@ async function send(
           headers: webhookHeaders(secret, row.id, ctx.clock.now(), row.body),
           body: row.body,
           policy: ctx.config,
+          accountId: row.accountId,
           timeoutMs,
           cutOff,
           ...(resolve !== undefined ? { resolve } : {}),

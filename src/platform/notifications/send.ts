@@ -18,6 +18,8 @@ export interface SendRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
   readonly policy: CallbackPolicy;
+  /** Whose callback it is: a trusted origin trusts the accounts it names (decision 987). */
+  readonly accountId: string;
   readonly timeoutMs?: number;
   /** Ends the send unanswered when it aborts (a stopping worker), or refuses it if aborted already. */
   readonly cutOff?: AbortSignal;
@@ -29,6 +31,7 @@ export interface SendResult {
   /** HTTP status of the answer, or null when none came (refused, unreachable, timed out). */
   readonly statusCode: number | null;
   readonly error: string | null;
+  /** The answer's first KiB; null when none came, or through a trusted origin open to every account (decision 987). */
   readonly responseExcerpt: string | null;
   readonly latencyMs: number;
   /** No answer came within the time limit: the receiver hangs (deliver.ts sends its origin nothing more this run). */
@@ -37,23 +40,28 @@ export interface SendResult {
 
 // Connections are kept alive and reused per origin: a new TCP (and TLS) connection per callback cost more than
 // the callback. The address guard runs when a connection is made, so a reused one goes to an address already
-// checked; the pool is per protocol and keyed by host and port, and whether an origin may reach local addresses
-// depends only on the process's mode and the origin (decision 151), so a connection never serves a request that
-// would have been refused. Idle sockets are unref'd by the agent and do not keep a process alive.
+// checked at the reach it was checked at: the pools are per reach and protocol, keyed by host and port. Whether an
+// origin may reach local addresses depends on the account too (decision 987), so a connection one account opened to
+// a private address never serves another's callback to the same origin, checked at public reach. Idle sockets are
+// unref'd by the agent and do not keep a process alive.
 const agentOptions = {
   keepAlive: true,
   maxSockets: limits.deliveryConcurrencyMax,
   maxFreeSockets: limits.deliveryConcurrencyMax,
   timeout: limits.deliveryIdleSocketMs,
 } as const;
-const agents = {
+const agentsOf = () => ({
   'http:': new http.Agent(agentOptions),
   'https:': new https.Agent(agentOptions),
-} as const;
+});
+const agents: Readonly<Record<Reach, ReturnType<typeof agentsOf>>> = {
+  public: agentsOf(),
+  local: agentsOf(),
+};
 
-// Whether a URL may be called depends only on the URL and the policy, and an outbox sends to few URLs many times:
-// each is parsed and checked once per policy (the process's config), not once per callback. Maps are emptied
-// when full rather than grown.
+// Whether a URL may be called depends only on the URL, the account and the policy, and an outbox sends to few URLs
+// many times: each is parsed and checked once per account and policy (the process's config), not once per callback.
+// Maps are emptied when full rather than grown.
 interface Target {
   readonly check: UrlCheck;
   /** node:http's options for the URL (protocol, host, port, path), parsed once. */
@@ -62,14 +70,16 @@ interface Target {
 
 const targets = new WeakMap<CallbackPolicy, Map<string, Target>>();
 
-function targetOf(text: string, policy: CallbackPolicy): Target {
+function targetOf(text: string, policy: CallbackPolicy, accountId: string): Target {
   let known = targets.get(policy);
   if (known === undefined) targets.set(policy, (known = new Map()));
-  let target = known.get(text);
+  // An account id holds no space (acc + hex), so the key reads back one way.
+  const key = `${accountId} ${text}`;
+  let target = known.get(key);
   if (target === undefined) {
     if (known.size >= limits.callbackTargetsCachedMax) known.clear();
-    const check = checkCallbackUrl(text, policy);
-    known.set(text, (target = { check, options: check.ok ? requestOptionsOf(check.url) : null }));
+    const check = checkCallbackUrl(text, policy, accountId);
+    known.set(key, (target = { check, options: check.ok ? requestOptionsOf(check.url) : null }));
   }
   return target;
 }
@@ -99,21 +109,22 @@ type Finish = (statusCode: number | null, error: string | null, excerpt: string 
 /**
  * The receiver's answer: its status and a short excerpt, read to its end or cut at the excerpt's size. Returns what
  * ends the send with the answer read so far: once the status has come, the time limit or a stopping worker cutting
- * a slow body short does not unsay it (decision 970), so a 2xx in time is a delivery and is not sent again.
+ * a slow body short does not unsay it (decision 970), so a 2xx in time is a delivery and is not sent again. Without
+ * `excerptKept` the body is read and dropped: the status is all the attempt records (decision 987).
  */
-function readAnswer(res: http.IncomingMessage, finish: Finish): () => void {
+function readAnswer(res: http.IncomingMessage, finish: Finish, excerptKept: boolean): () => void {
   const statusCode = res.statusCode ?? null;
   const chunks: Buffer[] = [];
   let size = 0;
   const done = () => {
-    const excerpt = Buffer.concat(chunks)
-      .subarray(0, limits.responseExcerptBytesMax)
-      .toString('utf8');
+    const excerpt = excerptKept
+      ? Buffer.concat(chunks).subarray(0, limits.responseExcerptBytesMax).toString('utf8')
+      : null;
     const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
     finish(statusCode, ok ? null : `HTTP ${statusCode}`, excerpt);
   };
   res.on('data', (chunk: Buffer) => {
-    if (size < limits.responseExcerptBytesMax) chunks.push(chunk);
+    if (excerptKept && size < limits.responseExcerptBytesMax) chunks.push(chunk);
     size += chunk.length;
     // The receiver's answer matters only for its status and a short excerpt; stop reading a long one (the
     // connection goes with it rather than back to the pool).
@@ -135,7 +146,7 @@ function unsent(error: string): Promise<SendResult> {
 
 export function sendWebhook(request: SendRequest): Promise<SendResult> {
   const startNs = process.hrtime.bigint();
-  const { check: checked, options } = targetOf(request.url, request.policy);
+  const { check: checked, options } = targetOf(request.url, request.policy, request.accountId);
   if (!checked.ok || options === null)
     return unsent(`refused: ${checked.ok ? 'not a valid URL' : checked.reason}`);
   if (request.cutOff?.aborted === true) return unsent(stoppedBeforeSending);
@@ -170,10 +181,10 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
         lookup: (request.resolve === undefined
           ? defaultGuards[checked.reach]
           : guardedLookup(checked.reach, request.resolve)) as never,
-        agent: agents[secure ? 'https:' : 'http:'],
+        agent: agents[checked.reach][secure ? 'https:' : 'http:'],
       },
       (res) => {
-        answered = readAnswer(res, finish);
+        answered = readAnswer(res, finish, checked.answerKept);
       },
     );
     // Still timed out when only the body was slow: the lane was held the whole time (lanes.ts counts it).

@@ -2,7 +2,9 @@
 // public, checked inside the connection's own DNS lookup so a name cannot resolve one way for the check and another
 // for the connection (DNS rebinding). Sandbox: http and loopback/private allowed for local development, but never
 // link-local (cloud metadata at 169.254.169.254) or reserved addresses. An operator may trust named origins in
-// production (CALLBACK_TRUSTED_ORIGINS, decision 151): those reach loopback and private addresses like the sandbox.
+// production (CALLBACK_TRUSTED_ORIGINS, decision 151): those reach loopback and private addresses like the sandbox,
+// for the accounts the origin names; one that names none is open to every account, which then reads only the status
+// of its answers, never an excerpt (decision 987).
 import dns from 'node:dns';
 import net from 'node:net';
 import type { Config } from '../process/config.ts';
@@ -119,11 +121,27 @@ export function parseIpv4Literal(text: string): string | null {
 }
 
 export type UrlCheck =
-  | { readonly ok: true; readonly url: URL; readonly reach: Reach }
+  | {
+      readonly ok: true;
+      readonly url: URL;
+      readonly reach: Reach;
+      /**
+       * Whether the receiver's answer may be kept (and shown to the account) beyond its status: not through a trusted
+       * origin open to every account, whose answers are the operator's service's, not the account's (decision 987).
+       */
+      readonly answerKept: boolean;
+    }
   | { readonly ok: false; readonly reason: string };
 
-/** Checks scheme and, for an address literal in any spelling, the address. Host names are checked at connect. */
-export function checkCallbackUrl(text: string, policy: CallbackPolicy): UrlCheck {
+/**
+ * Checks scheme and, for an address literal in any spelling, the address, for a callback of `accountId` (a trusted
+ * origin trusts the accounts it names). Host names are checked at connect.
+ */
+export function checkCallbackUrl(
+  text: string,
+  policy: CallbackPolicy,
+  accountId: string,
+): UrlCheck {
   let url: URL;
   try {
     url = new URL(text);
@@ -131,7 +149,11 @@ export function checkCallbackUrl(text: string, policy: CallbackPolicy): UrlCheck
     return { ok: false, reason: 'not a valid URL' };
   }
   // The origin carries the scheme, so trusting http://erp.internal:8080 allows plain http to that origin alone.
-  const trusted = policy.mode === 'production' && policy.callbackTrustedOrigins.has(url.origin);
+  const accounts =
+    policy.mode === 'production' ? policy.callbackTrustedOrigins.get(url.origin) : undefined;
+  const trusted =
+    accounts !== undefined && (accounts === 'every account' || accounts.has(accountId));
+  const answerKept = !trusted || accounts !== 'every account';
   const reach: Reach = policy.mode === 'sandbox' || trusted ? 'local' : 'public';
   const schemes = policy.mode === 'production' && !trusted ? ['https:'] : ['https:', 'http:'];
   if (!schemes.includes(url.protocol))
@@ -147,7 +169,7 @@ export function checkCallbackUrl(text: string, policy: CallbackPolicy): UrlCheck
     const refusal = addressRefusal(literal, reach);
     if (refusal !== null) return { ok: false, reason: refusal };
   }
-  return { ok: true, url, reach };
+  return { ok: true, url, reach, answerKept };
 }
 
 type LookupCallback = (

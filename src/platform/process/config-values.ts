@@ -50,12 +50,69 @@ export function parseSecretKey(raw: string | undefined, errors: string[]): Buffe
   return key;
 }
 
-/** A comma-separated list of bare origins; anything more (a path, credentials, a query) is a mistake to report. */
+/**
+ * Who may send callbacks to a trusted origin (decision 987): the accounts named after it, or every account when none
+ * are (the form of decision 151), whose callbacks there then keep no excerpt of the answer.
+ */
+export type TrustedOriginAccounts = 'every account' | ReadonlySet<string>;
+
+/** An account id as `cobro accounts create` makes them. */
+const accountIdPattern = /^acc[0-9a-f]{17}$/;
+
+/** The origin of a bare `scheme://host[:port]`, or null when the text is anything more or less. */
+function bareOrigin(text: string): string | null {
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {
+    url = null;
+  }
+  return url !== null &&
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.username === '' &&
+    url.password === '' &&
+    url.pathname === '/' &&
+    url.search === '' &&
+    url.hash === '' &&
+    !text.endsWith('/')
+    ? url.origin
+    : null;
+}
+
+/** `acc…|acc…` after an origin's `@`: the accounts, or null after pushing what is wrong with them. */
+function trustedAccounts(
+  entry: string,
+  text: string,
+  errors: string[],
+): ReadonlySet<string> | null {
+  const { callbackTrustedOriginAccountsMax } = configLimits;
+  const ids = text.split('|').map((id) => id.trim());
+  const wrong = ids.filter((id) => !accountIdPattern.test(id));
+  if (wrong.length > 0) {
+    errors.push(
+      `CALLBACK_TRUSTED_ORIGINS entry "${entry}" names ${wrong.map((id) => `"${id}"`).join(', ')}: after "@" come account ids like acc0123456789abcdef0, separated by "|"`,
+    );
+    return null;
+  }
+  if (ids.length > callbackTrustedOriginAccountsMax) {
+    errors.push(
+      `CALLBACK_TRUSTED_ORIGINS entry "${entry}" names ${ids.length} accounts, at most ${callbackTrustedOriginAccountsMax}`,
+    );
+    return null;
+  }
+  return new Set(ids);
+}
+
+/**
+ * A comma-separated list of bare origins, each open to every account (`https://erp.internal:8443`) or to the
+ * accounts it names (`https://erp.internal:8443@acc…|acc…`, decision 987); anything more (a path, credentials, a
+ * query) or an origin named twice with different accounts is a mistake to report.
+ */
 export function parseTrustedOrigins(
   raw: string | undefined,
   errors: string[],
-): ReadonlySet<string> {
-  const origins = new Set<string>();
+): ReadonlyMap<string, TrustedOriginAccounts> {
+  const origins = new Map<string, TrustedOriginAccounts>();
   if (raw === undefined || raw.trim() === '') return origins;
   const entries = raw
     .split(',')
@@ -66,30 +123,33 @@ export function parseTrustedOrigins(
       `CALLBACK_TRUSTED_ORIGINS names at most ${configLimits.callbackTrustedOriginsMax} origins, got ${entries.length}`,
     );
   for (const entry of entries.slice(0, configLimits.callbackTrustedOriginsMax)) {
-    let url: URL | null = null;
-    try {
-      url = new URL(entry);
-    } catch {
-      url = null;
-    }
-    const bare =
-      url !== null &&
-      (url.protocol === 'http:' || url.protocol === 'https:') &&
-      url.username === '' &&
-      url.password === '' &&
-      url.pathname === '/' &&
-      url.search === '' &&
-      url.hash === '' &&
-      !entry.endsWith('/')
-        ? url
-        : null;
-    if (bare === null)
+    // A bare origin holds no "@" (credentials are refused), so the first one starts the accounts.
+    const at = entry.indexOf('@');
+    const origin = bareOrigin(at === -1 ? entry : entry.slice(0, at).trim());
+    if (origin === null) {
       errors.push(
-        `CALLBACK_TRUSTED_ORIGINS entries must be origins like https://erp.internal:8443, got "${entry}"`,
+        `CALLBACK_TRUSTED_ORIGINS entries must be origins like https://erp.internal:8443 (or https://erp.internal:8443@acc0123456789abcdef0 for one account), got "${entry}"`,
       );
-    else origins.add(bare.origin);
+      continue;
+    }
+    const accounts =
+      at === -1 ? 'every account' : trustedAccounts(entry, entry.slice(at + 1), errors);
+    if (accounts === null) continue;
+    const before = origins.get(origin);
+    if (before !== undefined && !sameAccounts(before, accounts)) {
+      errors.push(
+        `CALLBACK_TRUSTED_ORIGINS names ${origin} twice with different accounts: name it once, its accounts after one "@"`,
+      );
+      continue;
+    }
+    origins.set(origin, accounts);
   }
   return origins;
+}
+
+function sameAccounts(a: TrustedOriginAccounts, b: TrustedOriginAccounts): boolean {
+  if (a === 'every account' || b === 'every account') return a === b;
+  return a.size === b.size && [...a].every((id) => b.has(id));
 }
 
 /** `127.0.0.1` or `10.0.0.0/8, ::1`; unset or empty: no proxy is trusted. Named addresses only, never "all". */

@@ -7,6 +7,7 @@ import {
   parseTrustedOrigins,
   parseTrustProxy,
   type Env,
+  type TrustedOriginAccounts,
 } from './config-values.ts';
 import { isValidTimeZone } from '../time/time-format.ts';
 import { limitSettings } from './config-limits.ts';
@@ -36,8 +37,11 @@ export interface Config {
   readonly workersEnabled: boolean;
   /** Bearer token for /metrics in production; null there means /metrics answers 404 (sandbox leaves it open). */
   readonly metricsToken: string | null;
-  /** Origins (scheme://host:port) that production callbacks may reach on loopback or private addresses (decision 151). */
-  readonly callbackTrustedOrigins: ReadonlySet<string>;
+  /**
+   * Origins (scheme://host:port) that production callbacks may reach on loopback or private addresses (decision 151),
+   * each with the accounts whose callbacks may (decision 987).
+   */
+  readonly callbackTrustedOrigins: ReadonlyMap<string, TrustedOriginAccounts>;
   /**
    * TRUST_PROXY: whose `X-Forwarded-For`/`-Proto`/`-Host` to believe (Fastify's `trustProxy`): the reverse proxies'
    * addresses or networks; null believes none (the socket's address is the client).

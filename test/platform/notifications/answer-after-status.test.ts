@@ -8,6 +8,9 @@ import { deliverDueNotifications } from '../../../src/platform/notifications/del
 import { sendWebhook } from '../../../src/platform/notifications/send.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 
+/** Whose callbacks these are: a trusted origin's accounts are checked against it (decision 987). */
+const anAccount = 'acc0123456789abcdef0';
+
 let t: TestApp;
 let account: TestAccount;
 const servers: http.Server[] = [];
@@ -47,17 +50,31 @@ async function statusThenHang(
   };
 }
 
-const policy = { mode: 'sandbox', callbackTrustedOrigins: new Set<string>() } as const;
+const policy = { mode: 'sandbox', callbackTrustedOrigins: new Map() } as const;
 
 describe('an answer whose status came in time and whose body did not', () => {
   it('is the answer its status says, with the excerpt read so far', async () => {
     const ok = await statusThenHang(200);
     expect(
-      await sendWebhook({ url: ok.url, headers: {}, body: '{}', policy, timeoutMs: 300 }),
+      await sendWebhook({
+        url: ok.url,
+        headers: {},
+        body: '{}',
+        policy,
+        accountId: anAccount,
+        timeoutMs: 300,
+      }),
     ).toMatchObject({ statusCode: 200, error: null, responseExcerpt: 'received', timedOut: true });
     const failing = await statusThenHang(500);
     expect(
-      await sendWebhook({ url: failing.url, headers: {}, body: '{}', policy, timeoutMs: 300 }),
+      await sendWebhook({
+        url: failing.url,
+        headers: {},
+        body: '{}',
+        policy,
+        accountId: anAccount,
+        timeoutMs: 300,
+      }),
     ).toMatchObject({ statusCode: 500, error: 'HTTP 500', responseExcerpt: 'received' });
   });
 
@@ -69,6 +86,7 @@ describe('an answer whose status came in time and whose body did not', () => {
       headers: {},
       body: '{}',
       policy,
+      accountId: anAccount,
       timeoutMs: 5000,
       cutOff: stopping.signal,
     });

@@ -9,10 +9,16 @@ import {
 } from '../../../src/platform/notifications/ssrf-guard.ts';
 import { sendWebhook } from '../../../src/platform/notifications/send.ts';
 
-const sandbox = { mode: 'sandbox', callbackTrustedOrigins: new Set<string>() } as const;
+/** Whose callbacks these are: a trusted origin's accounts are checked against it (decision 987). */
+const anAccount = 'acc0123456789abcdef0';
+
+const sandbox = { mode: 'sandbox', callbackTrustedOrigins: new Map() } as const;
 const trusting = {
   mode: 'production',
-  callbackTrustedOrigins: new Set(['http://100.100.100.200', 'http://[fd00:ec2::254]']),
+  callbackTrustedOrigins: new Map([
+    ['http://100.100.100.200', 'every account'],
+    ['http://[fd00:ec2::254]', 'every account'],
+  ] as const),
 } as const;
 
 /** Stands in for DNS: the name resolves to the one address given. */
@@ -35,8 +41,8 @@ describe('cloud metadata outside link-local space', () => {
       'http://100.100.100.200/latest',
       'http://[fd00:ec2::254]/latest/meta-data/',
     ]) {
-      expect(checkCallbackUrl(url, sandbox), url).toMatchObject({ ok: false });
-      expect(checkCallbackUrl(url, trusting), url).toMatchObject({ ok: false });
+      expect(checkCallbackUrl(url, sandbox, anAccount), url).toMatchObject({ ok: false });
+      expect(checkCallbackUrl(url, trusting, anAccount), url).toMatchObject({ ok: false });
     }
     expect(addressRefusal('100.100.100.201', 'local')).toBeNull();
     expect(addressRefusal('fd00:ec2::1:254', 'local')).toBeNull();
@@ -49,6 +55,7 @@ describe('cloud metadata outside link-local space', () => {
         headers: {},
         body: '{}',
         policy: sandbox,
+        accountId: anAccount,
         timeoutMs: 500,
         resolve: resolvingTo(address),
       });

@@ -9,6 +9,9 @@ import { guardedLookup } from '../../../src/platform/notifications/ssrf-guard.ts
 import { sendWebhook } from '../../../src/platform/notifications/send.ts';
 import { startNameServer, type NameServer } from '../../support/name-server.ts';
 
+/** Whose callbacks these are: a trusted origin's accounts are checked against it (decision 987). */
+const anAccount = 'acc0123456789abcdef0';
+
 let answering: NameServer;
 let silent: NameServer;
 
@@ -82,7 +85,8 @@ describe('a public host asked of the name servers', () => {
       url: 'https://cobro-test.invalid/callback',
       headers: {},
       body: '{}',
-      policy: { mode: 'production', callbackTrustedOrigins: new Set() },
+      policy: { mode: 'production', callbackTrustedOrigins: new Map() },
+      accountId: anAccount,
     });
     expect(sent.statusCode).toBeNull();
     expect(sent.error).toMatch(/^query(A|AAAA) E[A-Z]+ cobro-test\.invalid$/);

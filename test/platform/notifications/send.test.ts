@@ -5,6 +5,9 @@ import { limits } from '../../../src/limits/index.ts';
 const { responseExcerptBytesMax } = limits;
 import { receiverPool } from '../../support/receiver.ts';
 
+/** Whose callbacks these are: a trusted origin's accounts are checked against it (decision 987). */
+const anAccount = 'acc0123456789abcdef0';
+
 const receivers = receiverPool();
 afterEach(() => receivers.closeAll());
 
@@ -15,7 +18,8 @@ const post = (url: string, timeoutMs = 5000) =>
     url,
     headers: { 'content-type': 'application/json', 'webhook-id': 'msg_test' },
     body: '{"a":1}',
-    policy: { mode: 'sandbox', callbackTrustedOrigins: new Set() },
+    policy: { mode: 'sandbox', callbackTrustedOrigins: new Map() },
+    accountId: anAccount,
     timeoutMs,
   });
 

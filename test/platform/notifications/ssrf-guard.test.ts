@@ -7,9 +7,13 @@ import {
   guardedLookup,
   parseIpv4Literal,
   type BaseLookup,
+  type CallbackPolicy,
 } from '../../../src/platform/notifications/ssrf-guard.ts';
 import { sendWebhook } from '../../../src/platform/notifications/send.ts';
 import { startReceiver, type Receiver } from '../../support/receiver.ts';
+
+/** Whose callbacks these are: a trusted origin's accounts are checked against it (decision 987). */
+const anAccount = 'acc0123456789abcdef0';
 
 /** Stands in for DNS: each name resolves to the addresses given, so no real resolver or network is involved. */
 function fakeDns(table: Record<string, string[]>): BaseLookup {
@@ -27,7 +31,7 @@ function fakeDns(table: Record<string, string[]>): BaseLookup {
   };
 }
 
-const none: ReadonlySet<string> = new Set();
+const none: CallbackPolicy['callbackTrustedOrigins'] = new Map();
 const sandbox = { mode: 'sandbox', callbackTrustedOrigins: none } as const;
 const production = { mode: 'production', callbackTrustedOrigins: none } as const;
 const policies = { sandbox, production } as const;
@@ -107,57 +111,114 @@ describe('classifyAddress', () => {
 
 describe('checkCallbackUrl', () => {
   it('production refuses plain http and credentials', () => {
-    expect(checkCallbackUrl('http://example.com/notify', production)).toMatchObject({
+    expect(checkCallbackUrl('http://example.com/notify', production, anAccount)).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/http URLs/),
     });
-    expect(checkCallbackUrl('https://user:pw@example.com/', production)).toMatchObject({
+    expect(checkCallbackUrl('https://user:pw@example.com/', production, anAccount)).toMatchObject({
       ok: false,
     });
-    expect(checkCallbackUrl('ftp://example.com/', sandbox)).toMatchObject({ ok: false });
-    expect(checkCallbackUrl('not a url', sandbox)).toMatchObject({ ok: false });
-    expect(checkCallbackUrl('https://example.com/notify', production)).toMatchObject({ ok: true });
-    expect(checkCallbackUrl('http://127.0.0.1:8000/notify', sandbox)).toMatchObject({ ok: true });
+    expect(checkCallbackUrl('ftp://example.com/', sandbox, anAccount)).toMatchObject({ ok: false });
+    expect(checkCallbackUrl('not a url', sandbox, anAccount)).toMatchObject({ ok: false });
+    expect(checkCallbackUrl('https://example.com/notify', production, anAccount)).toMatchObject({
+      ok: true,
+    });
+    expect(checkCallbackUrl('http://127.0.0.1:8000/notify', sandbox, anAccount)).toMatchObject({
+      ok: true,
+    });
   });
 
   it('production lets an operator-trusted origin use http and a local address, and only that exact origin', () => {
     const trusting = {
       mode: 'production',
-      callbackTrustedOrigins: new Set(['http://127.0.0.1:8000', 'https://erp.internal:8443']),
+      callbackTrustedOrigins: new Map([
+        ['http://127.0.0.1:8000', 'every account'],
+        ['https://erp.internal:8443', 'every account'],
+      ] as const),
     } as const;
-    expect(checkCallbackUrl('http://127.0.0.1:8000/notify', trusting)).toMatchObject({
+    expect(checkCallbackUrl('http://127.0.0.1:8000/notify', trusting, anAccount)).toMatchObject({
       ok: true,
       reach: 'local',
     });
-    expect(checkCallbackUrl('https://erp.internal:8443/cobro', trusting)).toMatchObject({
+    expect(checkCallbackUrl('https://erp.internal:8443/cobro', trusting, anAccount)).toMatchObject({
       ok: true,
       reach: 'local',
     });
     // Another port, another scheme or another host is another origin: the usual production rules apply.
-    expect(checkCallbackUrl('http://127.0.0.1:8001/notify', trusting)).toMatchObject({ ok: false });
-    expect(checkCallbackUrl('https://127.0.0.1:8000/notify', trusting)).toMatchObject({
+    expect(checkCallbackUrl('http://127.0.0.1:8001/notify', trusting, anAccount)).toMatchObject({
       ok: false,
     });
-    expect(checkCallbackUrl('http://erp.internal:8443/cobro', trusting)).toMatchObject({
+    expect(checkCallbackUrl('https://127.0.0.1:8000/notify', trusting, anAccount)).toMatchObject({
       ok: false,
     });
-    expect(checkCallbackUrl('https://example.com/notify', trusting)).toMatchObject({
+    expect(checkCallbackUrl('http://erp.internal:8443/cobro', trusting, anAccount)).toMatchObject({
+      ok: false,
+    });
+    expect(checkCallbackUrl('https://example.com/notify', trusting, anAccount)).toMatchObject({
       ok: true,
       reach: 'public',
     });
     // Trust never reaches cloud metadata or reserved addresses.
     const metadata = {
       mode: 'production',
-      callbackTrustedOrigins: new Set(['http://169.254.169.254']),
+      callbackTrustedOrigins: new Map([['http://169.254.169.254', 'every account']] as const),
     } as const;
-    expect(checkCallbackUrl('http://169.254.169.254/latest/meta-data/', metadata)).toMatchObject({
+    expect(
+      checkCallbackUrl('http://169.254.169.254/latest/meta-data/', metadata, anAccount),
+    ).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/link-local/),
     });
     // The sandbox ignores the list: it already reaches local addresses.
     expect(
-      checkCallbackUrl('http://10.0.0.1/notify', { mode: 'sandbox', callbackTrustedOrigins: none }),
+      checkCallbackUrl(
+        'http://10.0.0.1/notify',
+        { mode: 'sandbox', callbackTrustedOrigins: none },
+        anAccount,
+      ),
     ).toMatchObject({ ok: true, reach: 'local' });
+  });
+
+  it('a trusted origin naming its accounts trusts those alone; one naming none keeps no answer (decision 987)', () => {
+    const owner = 'accaaaaaaaaaaaaaaaaa';
+    const trusting = {
+      mode: 'production',
+      callbackTrustedOrigins: new Map<string, 'every account' | ReadonlySet<string>>([
+        ['http://127.0.0.1:8000', new Set([owner])],
+        ['https://erp.internal:8443', new Set([owner])],
+        ['http://10.0.0.9:8080', 'every account'],
+      ]),
+    } as const;
+    expect(checkCallbackUrl('http://127.0.0.1:8000/notify', trusting, owner)).toMatchObject({
+      ok: true,
+      reach: 'local',
+      answerKept: true,
+    });
+    expect(checkCallbackUrl('http://127.0.0.1:8000/notify', trusting, anAccount)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/http URLs/),
+    });
+    expect(checkCallbackUrl('https://erp.internal:8443/cobro', trusting, owner)).toMatchObject({
+      reach: 'local',
+    });
+    // Another account's callback there is an ordinary production one: public addresses only, checked at connect.
+    expect(checkCallbackUrl('https://erp.internal:8443/cobro', trusting, anAccount)).toMatchObject({
+      ok: true,
+      reach: 'public',
+      answerKept: true,
+    });
+    for (const account of [owner, anAccount])
+      expect(checkCallbackUrl('http://10.0.0.9:8080/hook', trusting, account)).toMatchObject({
+        ok: true,
+        reach: 'local',
+        answerKept: false,
+      });
+    expect(checkCallbackUrl('https://example.com/', trusting, anAccount)).toMatchObject({
+      answerKept: true,
+    });
+    expect(checkCallbackUrl('http://10.0.0.9:8080/hook', sandbox, anAccount)).toMatchObject({
+      answerKept: true,
+    });
   });
 
   it.each([
@@ -180,7 +241,7 @@ describe('checkCallbackUrl', () => {
     'https://0.0.0.0/',
     'https://100.64.1.1/',
   ])('production refuses the address literal %s', (url) => {
-    const checked = checkCallbackUrl(url, production);
+    const checked = checkCallbackUrl(url, production, anAccount);
     expect(checked.ok).toBe(false);
   });
 });
@@ -246,6 +307,7 @@ describe('sendWebhook address guard', () => {
       headers: { 'content-type': 'application/json' },
       body: '{}',
       policy: policies[mode],
+      accountId: anAccount,
       timeoutMs: 2000,
       ...(resolve ? { resolve } : {}),
     });
@@ -296,7 +358,9 @@ describe('sendWebhook address guard', () => {
   it('production delivers to a trusted origin on loopback, and still refuses the same host on another port', async () => {
     const trusting = {
       mode: 'production',
-      callbackTrustedOrigins: new Set([`http://127.0.0.1:${receiver.port}`]),
+      callbackTrustedOrigins: new Map([
+        [`http://127.0.0.1:${receiver.port}`, 'every account'],
+      ] as const),
     } as const;
     const before = receiver.requests.length;
     const trusted = await sendWebhook({
@@ -304,6 +368,7 @@ describe('sendWebhook address guard', () => {
       headers: { 'content-type': 'application/json' },
       body: '{}',
       policy: trusting,
+      accountId: anAccount,
       timeoutMs: 2000,
     });
     expect(trusted).toMatchObject({ statusCode: 200, error: null });
@@ -312,6 +377,7 @@ describe('sendWebhook address guard', () => {
       headers: {},
       body: '{}',
       policy: trusting,
+      accountId: anAccount,
       timeoutMs: 2000,
     });
     expect(other.error).toMatch(/^refused: .*loopback/);

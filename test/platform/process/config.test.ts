@@ -97,9 +97,9 @@ describe('configuration from the environment', () => {
         ' http://127.0.0.1:4567 , https://erp.internal:8443,HTTPS://Erp.Internal:443',
     });
     expect(ok.ok && [...ok.config.callbackTrustedOrigins]).toEqual([
-      'http://127.0.0.1:4567',
-      'https://erp.internal:8443',
-      'https://erp.internal',
+      ['http://127.0.0.1:4567', 'every account'],
+      ['https://erp.internal:8443', 'every account'],
+      ['https://erp.internal', 'every account'],
     ]);
     expect(loadConfig({}).ok && loadConfig({ CALLBACK_TRUSTED_ORIGINS: '' }).ok).toBe(true);
     for (const bad of [
@@ -114,7 +114,7 @@ describe('configuration from the environment', () => {
       expect(r.ok, bad).toBe(false);
       if (!r.ok)
         expect(r.errors.join('\n')).toContain(
-          `CALLBACK_TRUSTED_ORIGINS entries must be origins like https://erp.internal:8443, got "${bad}"`,
+          `CALLBACK_TRUSTED_ORIGINS entries must be origins like https://erp.internal:8443 (or https://erp.internal:8443@acc0123456789abcdef0 for one account), got "${bad}"`,
         );
     }
     const many = loadConfig({
@@ -123,6 +123,42 @@ describe('configuration from the environment', () => {
       ),
     });
     expect(many.ok).toBe(false);
+  });
+
+  it('reads the accounts an origin names after "@" and names any entry whose accounts are wrong (decision 987)', () => {
+    const one = 'acc0123456789abcdef0';
+    const two = 'accfedcba9876543210f';
+    const ok = loadConfig({
+      CALLBACK_TRUSTED_ORIGINS: `http://127.0.0.1:4567@${one}, https://erp.internal:8443 @ ${one} | ${two}, https://crm.internal, http://127.0.0.1:4567@${one}`,
+    });
+    expect(ok.ok && [...ok.config.callbackTrustedOrigins]).toEqual([
+      ['http://127.0.0.1:4567', new Set([one])],
+      ['https://erp.internal:8443', new Set([one, two])],
+      ['https://crm.internal', 'every account'],
+    ]);
+    const errorsOf = (raw: string) => {
+      const r = loadConfig({ CALLBACK_TRUSTED_ORIGINS: raw });
+      return r.ok ? '' : r.errors.join('\n');
+    };
+    expect(errorsOf('https://erp.internal@')).toContain(
+      'CALLBACK_TRUSTED_ORIGINS entry "https://erp.internal@" names "": after "@" come account ids like acc0123456789abcdef0, separated by "|"',
+    );
+    expect(errorsOf(`https://erp.internal@${one}|Acme|${one}x`)).toContain(
+      `names "Acme", "${one}x": after "@" come account ids`,
+    );
+    expect(errorsOf(`https://erp.internal/notify@${one}`)).toContain(
+      `CALLBACK_TRUSTED_ORIGINS entries must be origins like https://erp.internal:8443 (or https://erp.internal:8443@acc0123456789abcdef0 for one account), got "https://erp.internal/notify@${one}"`,
+    );
+    expect(errorsOf(`https://erp.internal@${one}, https://erp.internal:443@${two}`)).toContain(
+      'CALLBACK_TRUSTED_ORIGINS names https://erp.internal twice with different accounts',
+    );
+    expect(errorsOf(`https://erp.internal, https://erp.internal@${two}`)).toContain(
+      'names https://erp.internal twice with different accounts',
+    );
+    const crowd = Array.from({ length: 21 }, (_, i) => `acc${i.toString(16).padStart(17, '0')}`);
+    expect(errorsOf(`https://erp.internal@${crowd.join('|')}`)).toContain(
+      'names 21 accounts, at most 20',
+    );
   });
 });
 
