@@ -121,7 +121,10 @@ try {
     );
   }
   // KEEP_DATA_DIR with ROUNDS_ONLY: the directory as the load left it, never vacuumed (for EXPLAIN before and after).
-  if (process.env.ROUNDS_ONLY !== undefined) process.exit(0);
+  if (process.env.ROUNDS_ONLY !== undefined) {
+    process.stdout.write(`kept ${JSON.stringify(database.env)}\n`);
+    process.exit(0);
+  }
   const vacuum = await vacuumAll(dataDir);
   const after = await sizes(dataDir);
   const last = history.at(-1)!;

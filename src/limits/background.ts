@@ -85,7 +85,7 @@ export const backgroundLimits = {
   embeddedVacuumIntervalMs: hourMs,
   /** Its first run, over every table, this long after a process starts (after the start's own work). */
   embeddedVacuumFirstDelayMs: minuteMs,
-  /** The tables one maintenance run lists (the schema has about a hundred). */
+  /** The tables one maintenance run lists (the schema has 61). */
   embeddedVacuumTablesMax: 1000,
   /** Batches one `cobro notifications prune` runs before it stops and says to run it again (5 million callbacks). */
   notificationPruneRunBatchesMax: 10_000,
