@@ -9,6 +9,7 @@ import { vacuumCandidates, vacuumTable } from '../../src/platform/db/vacuum.ts';
 import { startWorkers } from '../../src/workers/index.ts';
 import { embeddedVacuumWorkerAfter } from '../../src/workers/embedded-vacuum-worker.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { runVacuumWorker } from '../support/embedded-vacuum.ts';
 import { manyDelivered } from '../platform/notifications/retention-helpers.ts';
 
 const embedded = process.env.DATABASE_URL === undefined;
@@ -29,24 +30,6 @@ function withLogs(ctx: AppContext, logs: Array<Record<string, unknown>>): AppCon
     { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
   );
   return { ...ctx, logger };
-}
-
-const vacuumed = (logs: Array<Record<string, unknown>>) =>
-  logs.find((l) => l.msg === 'embedded database vacuumed');
-
-/** Starts the worker on `app` (a process's first run: every table), waits for its run to end, and stops it. */
-async function runVacuumWorker(app: TestApp = t): Promise<Record<string, unknown>> {
-  const logs: Array<Record<string, unknown>> = [];
-  const workers = startWorkers(withLogs(app.ctx, logs), [embeddedVacuumWorkerAfter(0)]);
-  try {
-    for (let i = 0; i < 600 && vacuumed(logs) === undefined; i++)
-      await new Promise((r) => setTimeout(r, 50));
-  } finally {
-    await workers.stop();
-  }
-  const done = vacuumed(logs);
-  expect(done, 'the worker logged no vacuum').toBeDefined();
-  return done!;
 }
 
 const outboxBytes = async (app: TestApp) => {
@@ -100,7 +83,7 @@ describe.runIf(embedded)('the embedded database maintenance vacuum', () => {
   it('vacuums table by table and says how long it held the database; the hourly run takes only changed tables', {
     timeout: 60_000,
   }, async () => {
-    const done = await runVacuumWorker();
+    const done = await runVacuumWorker(t);
     const { rows } = await sql<{ n: string | number }>`
       SELECT count(*) AS n FROM pg_stat_user_tables WHERE schemaname = current_schema()`.execute(
       t.ctx.db,
@@ -128,6 +111,6 @@ describe.runIf(!embedded)('on PostgreSQL', () => {
     const workers = startWorkers(withLogs(t.ctx, logs), [embeddedVacuumWorkerAfter(0)]);
     await new Promise((r) => setTimeout(r, 300));
     await workers.stop();
-    expect(vacuumed(logs)).toBeUndefined();
+    expect(logs.find((l) => l.msg === 'embedded database vacuumed')).toBeUndefined();
   });
 });

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../../../src/limits/index.ts';
 import { pruneFinalNotifications } from '../../../src/platform/notifications/prune.ts';
 import { verifyAudit } from '../../../src/platform/audit/verify.ts';
-import { startWorkers, type WorkerDefinition } from '../../../src/workers/index.ts';
-import { embeddedVacuumWorkerAfter } from '../../../src/workers/embedded-vacuum-worker.ts';
+import { startWorkers } from '../../../src/workers/index.ts';
 import { notificationRetentionWorker } from '../../../src/workers/notification-retention-worker.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
+import { runVacuumWorker } from '../../support/embedded-vacuum.ts';
 import { dashboardBrowser } from '../../support/dashboard.ts';
 import { runOnContext } from '../../support/cli-in-process.ts';
 import { callbackAged, manyDelivered, remaining } from './retention-helpers.ts';
@@ -24,12 +24,9 @@ afterAll(async () => {
   await t.close();
 });
 
-/** Runs the retention worker (or `definitions`) until `done` holds (or 10 s), then stops it. */
-async function runWorkerUntil(
-  done: () => Promise<boolean>,
-  definitions: readonly WorkerDefinition[] = [notificationRetentionWorker],
-): Promise<void> {
-  const workers = startWorkers(t.ctx, definitions);
+/** Runs the retention worker until `done` holds (or 10 s), then stops it. */
+async function runWorkerUntil(done: () => Promise<boolean>): Promise<void> {
+  const workers = startWorkers(t.ctx, [notificationRetentionWorker]);
   try {
     for (let i = 0; i < 200 && !(await done()); i++) await new Promise((r) => setTimeout(r, 50));
   } finally {
@@ -128,7 +125,7 @@ describe('the retention worker', () => {
       const filled = await size();
       await runWorkerUntil(async () => (await leftOf(first.id)) === 0);
       // The maintenance vacuum (decision 986, which took over this one) makes the deleted rows' space reusable.
-      await runWorkerUntil(async () => (await size()) < filled, [embeddedVacuumWorkerAfter(0)]);
+      await runVacuumWorker(t);
       const second = await t.createAccount('Espacio 2');
       await manyDelivered(t, second.id, count, 60);
       // Without a vacuum PGlite reused none of it: the tables held twice the bytes (2.08 times, measured).
