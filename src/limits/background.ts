@@ -79,10 +79,14 @@ export const backgroundLimits = {
   /** The retention worker's beat: a minute is soon enough for a bound counted in days. */
   notificationPruneIntervalMs: minuteMs,
   /**
-   * The embedded database runs no autovacuum: after a retention run deleted callbacks, the worker vacuums their two
-   * tables so new rows reuse the space (decision 994), at most this often (a vacuum holds the event loop).
+   * The embedded database runs no autovacuum: its maintenance worker vacuums the tables with dead row versions this
+   * often (decision 986), one table per step, the event loop turning between.
    */
-  notificationVacuumIntervalMs: hourMs,
+  embeddedVacuumIntervalMs: hourMs,
+  /** Its first run, over every table, this long after a process starts (after the start's own work). */
+  embeddedVacuumFirstDelayMs: minuteMs,
+  /** The tables one maintenance run lists (the schema has 61). */
+  embeddedVacuumTablesMax: 1000,
   /** Batches one `cobro notifications prune` runs before it stops and says to run it again (5 million callbacks). */
   notificationPruneRunBatchesMax: 10_000,
   /** A background worker whose step failed (the database away) waits this long, doubling up to the max, per failure. */

@@ -4,6 +4,7 @@ import type { AppContext } from '../platform/context.ts';
 import { dueWorkWorker } from './due-work-worker.ts';
 import { notificationsWorker } from './notifications-worker.ts';
 import { notificationRetentionWorker } from './notification-retention-worker.ts';
+import { embeddedVacuumWorker } from './embedded-vacuum-worker.ts';
 import type { RunningWorker, WorkerDefinition } from './types.ts';
 
 export type { RunningWorker, WorkerDefinition } from './types.ts';
@@ -12,6 +13,7 @@ const workerDefinitions: readonly WorkerDefinition[] = [
   dueWorkWorker,
   notificationsWorker,
   notificationRetentionWorker,
+  embeddedVacuumWorker,
 ];
 
 export function startWorkers(

@@ -9,6 +9,8 @@ import { databaseUnavailable, diskAlmostFull } from '../platform/errors/errors.t
 export interface PeriodicWorkerSpec {
   readonly name: string;
   readonly intervalMs: number;
+  /** The wait before the first step (none when absent). */
+  readonly firstDelayMs?: number;
   /** One step; resolves true when more work is known to be waiting. `signal` aborts when the worker stops. */
   step(ctx: AppContext, signal: AbortSignal): Promise<boolean>;
 }
@@ -63,7 +65,7 @@ export function periodicWorker(spec: PeriodicWorkerSpec): WorkerDefinition {
             if (!stopped) timer = setTimeout(tick, delayMs);
           });
       };
-      timer = setTimeout(tick, 0);
+      timer = setTimeout(tick, spec.firstDelayMs ?? 0);
       return {
         async stop() {
           stopped = true;
