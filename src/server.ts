@@ -12,7 +12,8 @@ import { checkPortFree, listenErrorText } from './platform/http/port-check.ts';
 import { StartupError } from './platform/process/startup-error.ts';
 import type { AppContext } from './platform/context.ts';
 import type { AccountView } from './modules/accounts/service.ts';
-import { nextSteps, warnProductionSetup } from './start-notes.ts';
+import { nextSteps, warnIntegrationAccounts, warnProductionSetup } from './start-notes.ts';
+import { integrationAccounts } from './platform/processors/transbank-environments.ts';
 import { stopOnSignals } from './platform/process/stop-on-signals.ts';
 
 export interface RunningServer {
@@ -40,6 +41,7 @@ export async function startServer(
   let ops: OpsServer | null = null;
   let address: string;
   let demo: AccountView | null = null;
+  let integration: Awaited<ReturnType<typeof integrationAccounts>> | null = null;
   try {
     app = await buildApp(ctx);
     address = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
@@ -51,6 +53,7 @@ export async function startServer(
         : null;
     // Only once the server is sure to start: a failed start leaves no demo account behind.
     demo = await announceDemoAccount(ctx);
+    if (config.mode === 'production') integration = await integrationAccounts(ctx.db);
   } catch (error) {
     await ops?.close();
     await app?.close();
@@ -63,6 +66,7 @@ export async function startServer(
     `cobro is serving at ${config.publicBaseUrl}`,
   );
   warnProductionSetup(ctx.logger, config, runtime.handle.engine);
+  if (integration !== null) warnIntegrationAccounts(ctx.logger, config, integration);
   // For a person at a terminal, and on the first start whatever the output: where to go next.
   if (demo !== null || process.stdout.isTTY === true) process.stdout.write(nextSteps(config, demo));
   let closing: Promise<void> | null = null;

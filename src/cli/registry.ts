@@ -38,6 +38,10 @@ import {
   subscriptionsList,
   subscriptionsShow,
 } from './commands/subscriptions.ts';
+import {
+  subscriptionsRemovals,
+  subscriptionsRetryRemoval,
+} from './commands/subscriptions-removals.ts';
 import { plansList, plansSetPricing, plansShow } from './commands/plans.ts';
 import { disputesImport, disputesOpen, disputesResolve } from './commands/disputes.ts';
 import { auditList, auditVerify } from './commands/audit.ts';
@@ -85,6 +89,8 @@ export const commands: readonly Command[] = [
   subscriptionsList,
   subscriptionsShow,
   subscriptionsCancel,
+  subscriptionsRemovals,
+  subscriptionsRetryRemoval,
   plansList,
   disputesOpen,
   disputesResolve,

@@ -4,6 +4,11 @@ import assert from 'node:assert/strict';
 import { secondMs, minuteMs } from './units.ts';
 
 export const processLimits = {
+  /**
+   * Accounts named one by one in a production start's note of accounts on Transbank's integration (test)
+   * environment (decision 984); past it the note counts the rest.
+   */
+  startNoteAccountsMax: 20,
   // The operator socket.
   opsRequestBytesMax: 64 * 1024,
   /** How long the CLI waits to learn whether a server answers on the operator socket. */

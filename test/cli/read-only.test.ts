@@ -68,6 +68,7 @@ describe('read-only commands', () => {
       'refunds list',
       'refunds show',
       'subscriptions list',
+      'subscriptions removals',
       'subscriptions show',
       'users list',
     ]);

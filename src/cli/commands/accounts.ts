@@ -1,6 +1,20 @@
 import type { AccountView, RotateTarget } from '../../modules/accounts/service.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 import { graceHoursOption } from './keys.ts';
+import type { TransbankKeysSummary } from '../../platform/processors/transbank-environments.ts';
+
+const transbankNames = {
+  webpay_plus: 'webpay plus:   ',
+  oneclick_mall: 'oneclick mall: ',
+} as const;
+
+/** `accounts show`'s lines of the account's Transbank keys; on the integration host, what that means (decision 984). */
+function transbankLines(keys: readonly TransbankKeysSummary[]): string[] {
+  return keys.map(
+    (k) =>
+      `${transbankNames[k.product]} commerce code ${k.commerceCode}, environment ${k.environment}${k.integration ? ": Transbank's TEST environment, its public test cards pay and no money moves" : ''}`,
+  );
+}
 
 function describe(a: AccountView): string {
   return [
@@ -87,12 +101,14 @@ export const accountsList: Command = {
 
 export const accountsShow: Command = {
   name: 'accounts show',
-  summary: 'Show an account and its credentials',
+  summary:
+    "Show an account, its credentials and its Transbank keys' environment (never their API keys)",
   usage: 'cobro accounts show ID [--json]',
   options: {
     json: {
       type: 'boolean',
-      description: 'print the account and its credentials as one JSON object',
+      description:
+        'print the account, its credentials and its Transbank keys ({product, commerce_code, environment, integration}) as one JSON object',
     },
   },
   operands: [{ name: 'ID', description: 'the account id (acc...)' }],
@@ -105,12 +121,27 @@ export const accountsShow: Command = {
   async run(ctx, args) {
     const id = args.positionals[0];
     if (id === undefined) return fail('usage: cobro accounts show ID', 2);
-    const { showAccount } = await import('../../modules/accounts/service.ts');
-    const found = await showAccount(requireCtx(ctx), id);
+    const [{ showAccount }, { transbankKeysOf }] = await Promise.all([
+      import('../../modules/accounts/service.ts'),
+      import('../../platform/processors/transbank-environments.ts'),
+    ]);
+    const c = requireCtx(ctx);
+    const found = await showAccount(c, id);
     if (!found.ok) return fail(found.error);
-    return ok(
-      args.values.json === true ? JSON.stringify(json(found.value)) : describe(found.value),
-    );
+    const keys = await transbankKeysOf(c.db, id);
+    if (args.values.json === true)
+      return ok(
+        JSON.stringify({
+          ...json(found.value),
+          transbank: keys.map((k) => ({
+            product: k.product,
+            commerce_code: k.commerceCode,
+            environment: k.environment,
+            integration: k.integration,
+          })),
+        }),
+      );
+    return ok([describe(found.value), ...transbankLines(keys)].join('\n'));
   },
 };
 

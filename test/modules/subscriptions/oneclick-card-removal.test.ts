@@ -248,3 +248,124 @@ describe('an inscription another live subscription of the client still charges',
     expect(sim.users.has(a.tbkUser)).toBe(false);
   });
 });
+
+describe("the operator's view of removals (decision 984)", () => {
+  const run = (...argv: string[]) => dispatch(argv, t.ctx);
+  const auditRows = async (card: string) =>
+    t.ctx.db
+      .selectFrom('audit_log')
+      .select(['chain', 'action', 'target'])
+      .where('action', '=', 'cobro subscriptions retry-removal')
+      .where('target', '=', card)
+      .execute();
+
+  it('lists a given-up removal with its last error; retry-removal makes it due, audited, and the due work deletes it', async () => {
+    const sub = await enrolled(await newClient());
+    const { id: card } = await t.ctx.db
+      .selectFrom('su_cards')
+      .select('id')
+      .where('subscription_id', '=', sub.id)
+      .executeTakeFirstOrThrow();
+    sim.deleteFailures = subscriptionLimits.cardRemovalTriesMax;
+    await endSubscription(sub.id);
+    for (let i = 0; i < subscriptionLimits.cardRemovalTriesMax + 1; i++) {
+      await drainDueWork(t.ctx);
+      t.clock.advanceMs(subscriptionLimits.cardRemovalRetryMsMax);
+    }
+    expect(await removalOf(sub.id)).toMatchObject({ state: 'given_up' });
+
+    const listed = await run(
+      'subscriptions',
+      'removals',
+      '--status',
+      'given_up',
+      '--account',
+      shop.id,
+      '--json',
+    );
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const page = JSON.parse(listed.stdout) as { removals: { card_id: string }[]; total: number };
+    expect(page.total).toBe(page.removals.length);
+    expect(page.removals.find((r) => r.card_id === card)).toMatchObject({
+      state: 'given_up',
+      account_id: shop.id,
+      subscription_id: sub.id,
+      tries: subscriptionLimits.cardRemovalTriesMax,
+      due_at: null,
+      last_error: expect.stringContaining('500'),
+    });
+    const text = await run('subscriptions', 'removals', '--status', 'given_up');
+    expect(text.stdout).toMatch(new RegExp(`^${card}  given_up .*${sub.id}.*last error: `, 'm'));
+    expect(
+      (
+        await run(
+          'subscriptions',
+          'removals',
+          '--status',
+          'kept',
+          '--account',
+          'acc0000000000000000x',
+        )
+      ).stdout,
+    ).toBe('no card removals\n');
+
+    // Bad input is refused with exit 2; a removal that is not given up, with exit 1.
+    for (const argv of [
+      ['removals', '--status', 'failed'],
+      ['removals', '--limit', '0'],
+      ['removals', '--page', 'x'],
+      ['retry-removal', 'sure00000000000000000000'],
+    ]) {
+      const refused = await run('subscriptions', ...argv);
+      expect(refused.exitCode, argv.join(' ')).toBe(2);
+      expect(refused.stderr, argv.join(' ')).not.toBe('');
+    }
+    const done = await t.ctx.db
+      .selectFrom('oneclick_card_removals')
+      .select('card_id')
+      .where('state', '=', 'done')
+      .executeTakeFirstOrThrow();
+    const notGivenUp = await run('subscriptions', 'retry-removal', done.card_id);
+    expect(notGivenUp).toMatchObject({ exitCode: 1 });
+    expect(notGivenUp.stderr).toContain('is done, not given_up');
+    expect(await auditRows(done.card_id)).toEqual([]);
+
+    const retried = await run('subscriptions', 'retry-removal', card, '--json');
+    expect(retried.exitCode, retried.stderr).toBe(0);
+    expect(JSON.parse(retried.stdout)).toEqual({ card_id: card, state: 'due' });
+    expect(await auditRows(card)).toEqual([
+      { chain: shop.id, action: 'cobro subscriptions retry-removal', target: card },
+    ]);
+    const due = JSON.parse(
+      (await run('subscriptions', 'removals', '--status', 'due', '--json')).stdout,
+    );
+    expect(due.removals.map((r: { card_id: string }) => r.card_id)).toContain(card);
+    await drainDueWork(t.ctx);
+    expect(sim.users.has(sub.tbkUser)).toBe(false);
+    expect(deletesOf(sub.tbkUser)).toBe(subscriptionLimits.cardRemovalTriesMax + 1);
+    expect(await removalOf(sub.id)).toMatchObject({ state: 'done', last_error: null });
+  });
+
+  it('a retried removal Transbank fails again is given up again after that one try', async () => {
+    const sub = await enrolled(await newClient());
+    const { id: card } = await t.ctx.db
+      .selectFrom('su_cards')
+      .select('id')
+      .where('subscription_id', '=', sub.id)
+      .executeTakeFirstOrThrow();
+    sim.deleteFailures = subscriptionLimits.cardRemovalTriesMax + 1;
+    await endSubscription(sub.id);
+    for (let i = 0; i < subscriptionLimits.cardRemovalTriesMax + 1; i++) {
+      await drainDueWork(t.ctx);
+      t.clock.advanceMs(subscriptionLimits.cardRemovalRetryMsMax);
+    }
+    expect((await run('subscriptions', 'retry-removal', card)).stdout).toContain('is due');
+    await drainDueWork(t.ctx);
+    expect(deletesOf(sub.tbkUser)).toBe(subscriptionLimits.cardRemovalTriesMax + 1);
+    expect(await removalOf(sub.id)).toMatchObject({
+      state: 'given_up',
+      tries: subscriptionLimits.cardRemovalTriesMax + 1,
+    });
+    expect(sim.users.has(sub.tbkUser)).toBe(true);
+  });
+});
