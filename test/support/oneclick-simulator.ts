@@ -13,7 +13,8 @@
 // `'drop'` drops it without charging; `'slow'` drops it while Transbank is still deciding: status answers 404 until the
 // next request for that buy order, which finds the first charge made (a resend then meets the duplicate buy order);
 // `refundFault` likewise for refunds ('reset', 'drop'); `deleteFailures` answers that many next inscription deletes
-// with a 500, nothing deleted (Transbank failing, then recovering).
+// with a 500, nothing deleted (Transbank failing, then recovering). `rewriteRefund` changes a refund's answer after
+// the refund was applied (Transbank answering for another amount, decision 989).
 import type http from 'node:http';
 import { json, readBody, serveSimulator } from './simulator-http.ts';
 
@@ -66,6 +67,8 @@ export interface OneclickSimulator {
   whileDeleting: (() => Promise<void>) | null;
   /** Run once, before the next inscription finish is answered (Transbank slow to finish it). */
   whileFinishing: (() => Promise<void>) | null;
+  /** Changes the answer of every refund, after the refund itself was applied to the charge. */
+  rewriteRefund: ((answer: Record<string, unknown>) => Record<string, unknown>) | null;
   close(): Promise<void>;
 }
 
@@ -128,6 +131,7 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     whileAuthorizing: null,
     whileDeleting: null,
     whileFinishing: null,
+    rewriteRefund: null,
     close: async () => {}, // the server's, once it listens below
   };
 
@@ -296,15 +300,18 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
         req.socket.destroy();
         return;
       }
-      if (c.status === 'REVERSED') return json(res, 200, { type: 'REVERSED' });
-      return json(res, 200, {
-        type: 'NULLIFIED',
-        authorization_code: `8${String(c.refunds.length).padStart(5, '0')}`,
-        authorization_date: new Date().toISOString(),
-        nullified_amount: input.amount,
-        balance: c.balance,
-        response_code: 0,
-      });
+      const answer: Record<string, unknown> =
+        c.status === 'REVERSED'
+          ? { type: 'REVERSED' }
+          : {
+              type: 'NULLIFIED',
+              authorization_code: `8${String(c.refunds.length).padStart(5, '0')}`,
+              authorization_date: new Date().toISOString(),
+              nullified_amount: input.amount,
+              balance: c.balance,
+              response_code: 0,
+            };
+      return json(res, 200, sim.rewriteRefund === null ? answer : sim.rewriteRefund(answer));
     }
     return json(res, 405, { error_message: 'Method not allowed' });
   }

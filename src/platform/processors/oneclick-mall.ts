@@ -38,6 +38,8 @@ interface OneclickRefundAnswer {
   readonly type?: string;
   readonly authorization_code?: string;
   readonly response_code?: number;
+  /** What a NULLIFIED refund gave back, as Transbank wrote it (read exactly, decision 989). */
+  readonly nullified_amount?: unknown;
   readonly balance?: number;
 }
 

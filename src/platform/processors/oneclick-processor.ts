@@ -15,6 +15,7 @@ import type { OneclickDetail, OneclickMall } from './oneclick-mall.ts';
 import { oneclickKeys } from './oneclick-settings.ts';
 import type { ChargeOutcome, RefundOutcome, RefundRequest, StoredCardCharge } from './processor.ts';
 import { refundAlreadyApplied, transbankMessage } from './webpay-refund.ts';
+import { unsignedMinorOf } from '../money/exact-minor.ts';
 
 const tokenPrefix = 'oneclick:';
 const rejectedMessage = 'Rechazo de transacción.';
@@ -182,24 +183,41 @@ async function refund(s: OneclickScope, request: RefundRequest): Promise<RefundO
     if (refundAlreadyApplied(detail, request.amountMinor, request.retry))
       return { approved: true, refundCode: `reconciled:${charge.buyOrder}` };
   }
+  let answer: Awaited<ReturnType<OneclickMall['refund']>>;
   try {
     // The store that made the charge, not the one the account's keys name now (decision 960).
-    const answer = await s.mall.refund(
+    answer = await s.mall.refund(
       charge.buyOrder,
       charge.childCommerceCode,
       charge.childBuyOrder,
       request.amountMinor,
     );
-    if (answer.type === 'REVERSED')
-      return { approved: true, refundCode: `reversed:${charge.buyOrder}` };
-    if (answer.type === 'NULLIFIED' && answer.response_code === 0)
-      return { approved: true, refundCode: String(answer.authorization_code) };
-    return { approved: false, gatewayMessage: `Oneclick refund answered ${answer.type}` };
   } catch (error) {
     if (refusedByTransbank(error))
       return { approved: false, gatewayMessage: transbankMessage(error) };
     throw error;
   }
+  if (answer.type === 'REVERSED') {
+    // A reversal gives back the whole charge: it is this refund only when this refund is the whole charge, as the
+    // charge's record then says (decisions 996, 989). A status read that fails leaves it to the retry's reconcile.
+    const after = (await s.mall.status(charge.buyOrder)).details?.[0] ?? {};
+    if (after.status === 'REVERSED' && unsignedMinorOf(after.amount) === request.amountMinor)
+      return { approved: true, refundCode: `reversed:${charge.buyOrder}` };
+    return {
+      approved: 'unresolved',
+      reason: `Oneclick reversed the charge (${String(after.status)}, ${String(after.amount)}) when asked to refund ${request.amountMinor}`,
+    };
+  }
+  if (answer.type === 'NULLIFIED' && answer.response_code === 0) {
+    if (unsignedMinorOf(answer.nullified_amount) === request.amountMinor)
+      return { approved: true, refundCode: String(answer.authorization_code) };
+    // Transbank gave back another amount than asked: neither recorded as asked nor given back to the shop.
+    return {
+      approved: 'unresolved',
+      reason: `Oneclick nullified ${String(answer.nullified_amount)} when asked to refund ${request.amountMinor}`,
+    };
+  }
+  return { approved: false, gatewayMessage: `Oneclick refund answered ${answer.type}` };
 }
 
 /** The account's Oneclick Mall processor, or null when it has no Oneclick keys. */

@@ -267,6 +267,63 @@ describe("a refund after the account's Oneclick child store changed", () => {
   });
 });
 
+describe('a refund Transbank answers for another amount than asked (decision 989, as 996 for Webpay)', () => {
+  async function paidCharge(amount: number, order: string) {
+    const sub = await enrolled(visa);
+    const paid = await charge({ suscription: sub, amount: String(amount), order });
+    expect(paid.json()).toMatchObject({ status: 'success' });
+    return [...sim.charges.values()].find((c) => c.amount === amount)!.buyOrder;
+  }
+  async function refunded(id: string, amount: number) {
+    try {
+      return await t.call(shop, {
+        method: 'POST',
+        url: '/api/nullification',
+        sign: true,
+        body: { id, amount, subject: 'devolución' },
+      });
+    } finally {
+      sim.rewriteRefund = null;
+    }
+  }
+  async function refundRow(id: string) {
+    return t.ctx.db
+      .selectFrom('nullifications')
+      .select(['status', 'dispatch_due_at'])
+      .where('transaction_id', '=', id)
+      .executeTakeFirstOrThrow();
+  }
+
+  it('a partial refund answered REVERSED (the whole charge) is not recorded as the part asked', async () => {
+    const id = await paidCharge(9310, 'reversed-partial');
+    sim.rewriteRefund = () => ({ type: 'REVERSED' });
+    const res = await refunded(id, 3000);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().nullify.status_nullify).not.toBe('reverse_completed');
+    expect(await refundRow(id)).toEqual({ status: 'complete', dispatch_due_at: null });
+    await ledgerHolds();
+  });
+
+  it('a refund answered NULLIFIED for another amount is not recorded as the one asked', async () => {
+    const id = await paidCharge(9320, 'nullified-other');
+    sim.rewriteRefund = (a) => ({ ...a, nullified_amount: 9320 });
+    const res = await refunded(id, 2000);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().nullify.status_nullify).not.toBe('reverse_completed');
+    expect(await refundRow(id)).toEqual({ status: 'complete', dispatch_due_at: null });
+    await ledgerHolds();
+  });
+
+  it('a whole refund answered REVERSED and a partial one answered with its own amount are recorded (holds)', async () => {
+    const whole = await paidCharge(9330, 'reversed-whole');
+    expect((await refunded(whole, 9330)).json().nullify.status_nullify).toBe('reverse_completed');
+    const part = await paidCharge(9340, 'nullified-part');
+    sim.rewriteRefund = (a) => ({ ...a, nullified_amount: String(a.nullified_amount) });
+    expect((await refunded(part, 1000)).json().nullify.status_nullify).toBe('reverse_completed');
+    await ledgerHolds();
+  });
+});
+
 describe('what holds', () => {
   it('amounts that are not an exact integer string never reach Transbank', async () => {
     const sub = await enrolled(visa);
