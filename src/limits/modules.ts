@@ -132,6 +132,8 @@ export const subscriptionLimits = {
   cardRemovalTriesMax: 8,
   /** Removals one due-work call sends (each a Transbank call). */
   cardRemovalBatchMax: 20,
+  /** Characters of Transbank's failure kept on a removal (`last_error`) for the operator. */
+  cardRemovalErrorLengthMax: 500,
   /**
    * An Oneclick inscription's finish (decision 990): how long one return holds it (Transbank's finish, the card's
    * record, maybe a delete) before a reload may take it over, and how long a second return of the same TBK_TOKEN
