@@ -20,14 +20,17 @@ export async function onRefund(
   ) as Obj;
   const nullificationId = metadata.cobro_nullification_id;
   const refundId = typeof data.id === 'string' && data.id !== '' ? data.id : null;
-  let q = ctx.db.selectFrom('nullifications').select(['id', 'account_id', 'channel']);
+  let q = ctx.db.selectFrom('nullifications').select(['id', 'account_id', 'channel', 'amount_minor']);
   if (typeof nullificationId === 'string') q = q.where('id', '=', nullificationId);
   else if (refundId !== null) q = q.where('refund_code', '=', refundId);
   else return 'not_ours';
   const row = await q.executeTakeFirst();
   if (row === undefined) return 'not_ours';
   if (row.account_id !== accountId || row.channel !== 'processor') return 'unknown_refund';
-  const outcome = refundOutcome({ ...data, status: data.status ?? type.slice('refund.'.length) });
+  const outcome = refundOutcome(
+    { ...data, status: data.status ?? type.slice('refund.'.length) },
+    BigInt(row.amount_minor),
+  );
   // Unfinished and with no id to ask Fintoc about later: the dispatch's own answer keeps it.
   if (outcome.approved === 'in_progress' && refundId === null) return 'in_progress';
   return recordRefundAnswer(ctx, row.id, outcome);

@@ -2,6 +2,7 @@
 // `redirect_url`, reached by a plain link: no JavaScript and no widget on Cobro's pages) and comes back to
 // Cobro's return URL; Fintoc's webhook, verified with the client's WebhookSignature, settles the sale
 // (src/modules/fintoc/). Cards are not Fintoc's: an account's card acquirer stays whatever it is (decision 511).
+import { unsignedMinorOf } from '../money/exact-minor.ts';
 import { minorAsJsonNumber } from '../money/json-number.ts';
 import { fintocLimits } from '../../limits/index.ts';
 import type { FintocAccount } from './fintoc-settings.ts';
@@ -81,10 +82,21 @@ export function sessionStatus(session: Record<string, unknown>): RedirectStatus 
   return { state: 'open' };
 }
 
-/** How Cobro reads a Fintoc refund's status (its Refund object): only `succeeded` gives the money back. */
-export function refundOutcome(refund: Record<string, unknown>): RefundOutcome {
+/**
+ * How Cobro reads a Fintoc refund's status (its Refund object): only `succeeded` gives the money back, and only as
+ * the refund asked when Fintoc's `amount`, read exactly, is `askedMinor`; another amount is left unresolved for the
+ * operator, neither recorded as asked nor given back to the shop (decision 989, as 992 for transfers).
+ */
+export function refundOutcome(refund: Record<string, unknown>, askedMinor: bigint): RefundOutcome {
   const status = String(refund.status ?? '');
-  if (status === 'succeeded') return { approved: true, refundCode: String(refund.id) };
+  if (status === 'succeeded') {
+    if (unsignedMinorOf(refund.amount) === askedMinor)
+      return { approved: true, refundCode: String(refund.id) };
+    return {
+      approved: 'unresolved',
+      reason: `Fintoc refund ${String(refund.id)} succeeded for ${String(refund.amount)} when ${askedMinor} was asked`,
+    };
+  }
   if (status === 'failed' || status === 'canceled') {
     const why = typeof refund.failure_code === 'string' ? ` (${refund.failure_code})` : '';
     return { approved: false, gatewayMessage: `Fintoc refund ${status}${why}` };
@@ -199,7 +211,7 @@ async function fintocRefund(
 ): Promise<RefundOutcome> {
   // A refund Fintoc took earlier is read, not asked again: its idempotency key would only replay the first answer.
   if (r.inProgressRefundCode !== undefined)
-    return refundOutcome(await api.getRefund(r.inProgressRefundCode));
+    return refundOutcome(await api.getRefund(r.inProgressRefundCode), r.amountMinor);
   // An earlier dispatch's answer was lost (decision 785): Fintoc may have made the refund, and may have dropped
   // the key since (24 hours), after which the same key makes a new refund. Looked up first, sent again only
   // while within the limits; a failing list is a lost answer within them (tried again later), unresolved past.
@@ -215,7 +227,7 @@ async function fintocRefund(
       if (withinLimits) throw error;
       return { approved: 'unresolved', reason: 'Fintoc refund lookups failed past the limits' };
     }
-    if (found !== null) return refundOutcome(found);
+    if (found !== null) return refundOutcome(found, r.amountMinor);
     if (!withinLimits)
       return {
         approved: 'unresolved',
@@ -234,6 +246,7 @@ async function fintocRefund(
         },
         r.idempotencyKey,
       ),
+      r.amountMinor,
     );
   } catch (error) {
     // Fintoc answered and refused it (an invalid request: more than the intent's refundable amount, say): nothing

@@ -141,3 +141,35 @@ describe('a Fintoc refund answered in progress', () => {
     ).toBe('reverse_completed');
   });
 });
+
+describe('a Fintoc refund Fintoc reports succeeded for another amount (decision 989)', () => {
+  it('by webhook: not recorded as the one asked, left unresolved for the operator', async () => {
+    const id = await paidSale('rp-amount-1', 9000);
+    const { row, fintocRefund } = await refundInProgress(id, 4000);
+    const other = { ...fintocRefund, status: 'succeeded', amount: 9000 };
+    expect(await webhook('refund.succeeded', other)).not.toBe('reverse_completed');
+    const after = await refundRow(id);
+    expect(after.status).toBe('complete');
+    expect(after.dispatch_due_at).toBeNull();
+    expect(await calledBack(row.id)).toEqual(['complete']);
+  });
+
+  it('read by the due work: the same, never recorded as asked', async () => {
+    const id = await paidSale('rp-amount-2', 8000);
+    const { fintocRefund } = await refundInProgress(id, 3000);
+    fintocRefund.status = 'succeeded';
+    fintocRefund.amount = '3000.5';
+    t.clock.advanceMs(refundLimits.inProgressRecheckMs + 1000);
+    await runRefundDispatch(t.ctx, { limit: 10, accountId: shop.id });
+    const after = await refundRow(id);
+    expect(after.status).toBe('complete');
+    expect(after.dispatch_due_at).toBeNull();
+  });
+
+  it('the amount as a string of the same integer is the refund asked (holds)', async () => {
+    const id = await paidSale('rp-amount-3', 6000);
+    const { fintocRefund } = await refundInProgress(id, 2500);
+    const same = { ...fintocRefund, status: 'succeeded', amount: '2500' };
+    expect(await webhook('refund.succeeded', same)).toBe('reverse_completed');
+  });
+});
