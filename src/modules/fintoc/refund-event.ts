@@ -20,7 +20,9 @@ export async function onRefund(
   ) as Obj;
   const nullificationId = metadata.cobro_nullification_id;
   const refundId = typeof data.id === 'string' && data.id !== '' ? data.id : null;
-  let q = ctx.db.selectFrom('nullifications').select(['id', 'account_id', 'channel', 'amount_minor']);
+  let q = ctx.db
+    .selectFrom('nullifications')
+    .select(['id', 'account_id', 'channel', 'amount_minor']);
   if (typeof nullificationId === 'string') q = q.where('id', '=', nullificationId);
   else if (refundId !== null) q = q.where('refund_code', '=', refundId);
   else return 'not_ours';

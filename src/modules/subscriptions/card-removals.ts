@@ -217,7 +217,8 @@ async function sendRemoval(
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       // A 404 is an inscription already gone (an earlier try whose answer was lost): the removal is done.
-      if (!/status code 404/.test(message)) failure = message.slice(0, subscriptionLimits.cardRemovalErrorLengthMax);
+      if (!/status code 404/.test(message))
+        failure = message.slice(0, subscriptionLimits.cardRemovalErrorLengthMax);
     }
   }
   const givenUp = failure !== null && claim.tries >= subscriptionLimits.cardRemovalTriesMax;
