@@ -10,7 +10,11 @@ import {
   startOneclickSimulator,
   type OneclickSimulator,
 } from '../../support/oneclick-simulator.ts';
-import { dispatch } from '../../../src/cli/dispatch.ts';
+import {
+  oneclickEnrolled,
+  oneclickShop,
+  oneclickVisa as visa,
+} from '../../support/oneclick-shop.ts';
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { subscriptionLimits } from '../../../src/limits/index.ts';
 import { oneclickForAccount } from '../../../src/platform/processors/oneclick-processor.ts';
@@ -19,30 +23,10 @@ import { createPlan, createSuClient } from './helpers.ts';
 let t: TestApp;
 let sim: OneclickSimulator;
 let shop: TestAccount;
-const visa = '4051885600446623';
-const form = { 'content-type': 'application/x-www-form-urlencoded' };
-
 beforeAll(async () => {
   sim = await startOneclickSimulator();
   t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  shop = await t.createAccount('Club Cancelado');
-  const set = await dispatch(
-    [
-      'accounts',
-      'set-processor',
-      shop.id,
-      '--oneclick-commerce-code',
-      sim.commerceCode,
-      '--oneclick-child-commerce-code',
-      sim.childCommerceCode,
-      '--oneclick-api-key',
-      sim.apiKey,
-      '--environment',
-      sim.url,
-    ],
-    t.ctx,
-  );
-  expect(set.exitCode, set.stderr).toBe(0);
+  shop = await oneclickShop(t, sim, 'Club Cancelado');
 });
 afterAll(async () => {
   await t?.close();
@@ -52,34 +36,7 @@ afterAll(async () => {
 /** A subscription to `plan` whose payer registered `card` on the simulator's page. */
 async function subscribedWithOneclick(plan: string, card: string, email: string): Promise<string> {
   const client = await createSuClient(t, shop, { email });
-  const res = await t.call(shop, {
-    method: 'POST',
-    url: '/api/sususcription',
-    sign: true,
-    body: { plan, client },
-  });
-  const created = res.json() as { id: string; url: string };
-  const u = new URL(created.url);
-  const start = await t.app.inject({
-    method: 'POST',
-    url: '/gateway/registrosuscripcion/oneclick',
-    headers: form,
-    payload: new URLSearchParams({
-      token: u.searchParams.get('token')!,
-      validacion: u.searchParams.get('validacion')!,
-    }).toString(),
-  });
-  const token = /name="TBK_TOKEN" value="([0-9a-f]+)"/.exec(start.body)![1]!;
-  const back = await fetch(`${sim.url}/oneclick/enrol`, {
-    method: 'POST',
-    headers: form,
-    body: new URLSearchParams({ TBK_TOKEN: token, card }),
-    redirect: 'manual',
-  });
-  const location = new URL(back.headers.get('location')!);
-  const done = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
-  expect(done.body).toContain('Tarjeta registrada');
-  return created.id;
+  return (await oneclickEnrolled(t, sim, shop, { plan, client, card })).id;
 }
 
 describe('a recurring Oneclick try that never reached Transbank, then the subscription is cancelled', () => {

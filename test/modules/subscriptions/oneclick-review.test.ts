@@ -7,6 +7,13 @@ import {
   type OneclickSimulator,
 } from '../../support/oneclick-simulator.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
+import {
+  oneclickEnrolled,
+  oneclickInscription,
+  oneclickShop,
+  oneclickVisa as visa,
+  setOneclickProcessor,
+} from '../../support/oneclick-shop.ts';
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { subscriptionLimits } from '../../../src/limits/index.ts';
 import { createPlan, createSuClient } from './helpers.ts';
@@ -15,30 +22,10 @@ let t: TestApp;
 let sim: OneclickSimulator;
 let shop: TestAccount;
 let plan: string;
-const visa = '4051885600446623';
-const form = { 'content-type': 'application/x-www-form-urlencoded' };
-
 beforeAll(async () => {
   sim = await startOneclickSimulator();
   t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  shop = await t.createAccount('Club Revisado');
-  const set = await dispatch(
-    [
-      'accounts',
-      'set-processor',
-      shop.id,
-      '--oneclick-commerce-code',
-      sim.commerceCode,
-      '--oneclick-child-commerce-code',
-      sim.childCommerceCode,
-      '--oneclick-api-key',
-      sim.apiKey,
-      '--environment',
-      sim.url,
-    ],
-    t.ctx,
-  );
-  expect(set.exitCode, set.stderr).toBe(0);
+  shop = await oneclickShop(t, sim, 'Club Revisado');
   plan = await createPlan(t, shop, { name: 'Consumo revisado' });
 });
 afterAll(async () => {
@@ -46,48 +33,23 @@ afterAll(async () => {
   await sim?.close();
 });
 
-/** A new subscription and the TBK_TOKEN of an inscription started on its link, the card registered at Transbank. */
+const newClient = () =>
+  createSuClient(t, shop, { email: `r${Math.random().toString(16).slice(2)}@example.com` });
+
+/** A new subscription and an inscription started on its link, the card registered at Transbank: `start` gives the
+ * path of Cobro's return URL. */
 async function startedInscription(card: string, onPlan = plan) {
-  const client = await createSuClient(t, shop, {
-    email: `r${Math.random().toString(16).slice(2)}@example.com`,
+  const s = await oneclickInscription(t, sim, shop, {
+    plan: onPlan,
+    client: await newClient(),
+    card,
   });
-  const res = await t.call(shop, {
-    method: 'POST',
-    url: '/api/sususcription',
-    sign: true,
-    body: { plan: onPlan, client },
-  });
-  const created = res.json() as { id: string; url: string };
-  const u = new URL(created.url);
-  const link = new URLSearchParams({
-    token: u.searchParams.get('token')!,
-    validacion: u.searchParams.get('validacion')!,
-  }).toString();
-  const start = async () => {
-    const page = await t.app.inject({
-      method: 'POST',
-      url: '/gateway/registrosuscripcion/oneclick',
-      headers: form,
-      payload: link,
-    });
-    const token = /name="TBK_TOKEN" value="([0-9a-f]+)"/.exec(page.body)![1]!;
-    const back = await fetch(`${sim.url}/oneclick/enrol`, {
-      method: 'POST',
-      headers: form,
-      body: new URLSearchParams({ TBK_TOKEN: token, card }),
-      redirect: 'manual',
-    });
-    const location = new URL(back.headers.get('location')!);
-    return `${location.pathname}${location.search}`;
-  };
-  return { id: created.id, start };
+  return { id: s.id, start: async () => (await s.start()).back };
 }
 
 async function enrolled(card: string, onPlan = plan): Promise<string> {
-  const s = await startedInscription(card, onPlan);
-  const done = await t.app.inject({ method: 'GET', url: await s.start() });
-  expect(done.body).toContain('Tarjeta registrada');
-  return s.id;
+  return (await oneclickEnrolled(t, sim, shop, { plan: onPlan, client: await newClient(), card }))
+    .id;
 }
 
 function charge(body: Record<string, unknown>) {
@@ -216,22 +178,7 @@ describe("a refund after the account's Oneclick child store changed", () => {
     const id = [...sim.charges.values()].find((c) => c.amount === 5200)!.buyOrder;
     // The merchant moves its subscriptions to another store of the same mall.
     const newStore = '597055555543';
-    const set = await dispatch(
-      [
-        'accounts',
-        'set-processor',
-        shop.id,
-        '--oneclick-commerce-code',
-        sim.commerceCode,
-        '--oneclick-child-commerce-code',
-        newStore,
-        '--oneclick-api-key',
-        sim.apiKey,
-        '--environment',
-        sim.url,
-      ],
-      t.ctx,
-    );
+    const set = await setOneclickProcessor(t, sim, shop.id, newStore);
     expect(set.exitCode, set.stderr).toBe(0);
     const old = sim.childCommerceCode;
     (sim as { childCommerceCode: string }).childCommerceCode = newStore;
@@ -247,22 +194,7 @@ describe("a refund after the account's Oneclick child store changed", () => {
       await ledgerHolds();
     } finally {
       (sim as { childCommerceCode: string }).childCommerceCode = old;
-      await dispatch(
-        [
-          'accounts',
-          'set-processor',
-          shop.id,
-          '--oneclick-commerce-code',
-          sim.commerceCode,
-          '--oneclick-child-commerce-code',
-          old,
-          '--oneclick-api-key',
-          sim.apiKey,
-          '--environment',
-          sim.url,
-        ],
-        t.ctx,
-      );
+      await setOneclickProcessor(t, sim, shop.id, old);
     }
   });
 });
