@@ -64,6 +64,15 @@ async function returnFromWebpay(token: string) {
   return t.app.inject({ method: 'GET', url: pathOf(back.headers.get('location')!) });
 }
 
+/** The state of the sale's refund (a sale refunded once) and when its dispatch is due. */
+function refundRowOf(saleId: string) {
+  return t.ctx.db
+    .selectFrom('nullifications')
+    .select(['status', 'dispatch_due_at'])
+    .where('transaction_id', '=', saleId)
+    .executeTakeFirstOrThrow();
+}
+
 describe('a commit or status answer that is not the sale (finding 1)', () => {
   it('a commit approved for another amount does not pay the sale', async () => {
     const created = await createTransaction(t, shop, { payment: 1, amount: 15000 });
@@ -181,12 +190,7 @@ describe('refunds (finding 3)', () => {
     const res = await refund(created.id, 2000);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().nullify.status_nullify).not.toBe('reverse_completed');
-    const row = await t.ctx.db
-      .selectFrom('nullifications')
-      .select(['status', 'dispatch_due_at'])
-      .where('transaction_id', '=', created.id)
-      .executeTakeFirstOrThrow();
-    expect(row).toEqual({ status: 'complete', dispatch_due_at: null });
+    expect(await refundRowOf(created.id)).toEqual({ status: 'complete', dispatch_due_at: null });
   });
 
   it('a partial refund Transbank answers as REVERSED (the whole charge) is not recorded as partial', async () => {
@@ -194,12 +198,7 @@ describe('refunds (finding 3)', () => {
     sim.rewrite.refund = () => ({ type: 'REVERSED' });
     const res = await refund(created.id, 3000);
     expect(res.json().nullify.status_nullify).not.toBe('reverse_completed');
-    const row = await t.ctx.db
-      .selectFrom('nullifications')
-      .select(['status', 'dispatch_due_at'])
-      .where('transaction_id', '=', created.id)
-      .executeTakeFirstOrThrow();
-    expect(row).toEqual({ status: 'complete', dispatch_due_at: null });
+    expect(await refundRowOf(created.id)).toEqual({ status: 'complete', dispatch_due_at: null });
   });
 
   it('a total refund answered REVERSED, and a partial one whose nullified_amount is a string, are recorded (holds)', async () => {

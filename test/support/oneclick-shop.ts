@@ -2,8 +2,8 @@
 // (`cobro accounts set-processor`) against the local simulator, and the payer's way through an inscription.
 import { expect } from 'vitest';
 import { dispatch } from '../../src/cli/dispatch.ts';
-import type { TestAccount, TestApp } from './app.ts';
-import type { OneclickSimulator } from './oneclick-simulator.ts';
+import { startTestApp, type TestAccount, type TestApp } from './app.ts';
+import { startOneclickSimulator, type OneclickSimulator } from './oneclick-simulator.ts';
 
 /** The Visa the simulator's page registers. */
 export const oneclickVisa = '4051885600446623';
@@ -36,7 +36,7 @@ export function setOneclickProcessor(
 }
 
 /** A new account whose subscriptions charge through the Oneclick simulator `sim`. */
-export async function oneclickShop(
+async function oneclickShop(
   t: TestApp,
   sim: OneclickSimulator,
   name: string,
@@ -45,6 +45,23 @@ export async function oneclickShop(
   const set = await setOneclickProcessor(t, sim, shop.id);
   expect(set.exitCode, set.stderr).toBe(0);
   return shop;
+}
+
+/**
+ * A started Oneclick simulator, a production app (secret key `secretByte` repeated) and a new account `name` whose
+ * subscriptions charge through the simulator. The caller closes `t` and `sim`.
+ */
+export async function startOneclickShop(name: string, secretByte: string) {
+  const sim = await startOneclickSimulator();
+  try {
+    const t = await startTestApp({
+      env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: secretByte.repeat(32) },
+    });
+    return { sim, t, shop: await oneclickShop(t, sim, name) };
+  } catch (err) {
+    await sim.close();
+    throw err;
+  }
 }
 
 /**

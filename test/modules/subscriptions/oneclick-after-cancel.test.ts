@@ -5,14 +5,11 @@
 // of an ended subscription; it counts a try as "maybe seen" once claimed, but with Oneclick the status answer says
 // for certain that it was not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import {
-  startOneclickSimulator,
-  type OneclickSimulator,
-} from '../../support/oneclick-simulator.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { OneclickSimulator } from '../../support/oneclick-simulator.ts';
 import {
   oneclickEnrolled,
-  oneclickShop,
+  startOneclickShop,
   oneclickVisa as visa,
 } from '../../support/oneclick-shop.ts';
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
@@ -24,9 +21,7 @@ let t: TestApp;
 let sim: OneclickSimulator;
 let shop: TestAccount;
 beforeAll(async () => {
-  sim = await startOneclickSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  shop = await oneclickShop(t, sim, 'Club Cancelado');
+  ({ t, sim, shop } = await startOneclickShop('Club Cancelado', 'cd'));
 });
 afterAll(async () => {
   await t?.close();

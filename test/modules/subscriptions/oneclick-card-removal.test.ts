@@ -4,14 +4,11 @@
 // of the client still charges is kept. Through the app's routes and due work, the real `transbank-sdk` talking to
 // the local simulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import {
-  startOneclickSimulator,
-  type OneclickSimulator,
-} from '../../support/oneclick-simulator.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { OneclickSimulator } from '../../support/oneclick-simulator.ts';
 import {
   oneclickEnrolled,
-  oneclickShop,
+  startOneclickShop,
   oneclickVisa as visa,
 } from '../../support/oneclick-shop.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
@@ -23,9 +20,7 @@ let sim: OneclickSimulator;
 let shop: TestAccount;
 let plan: string;
 beforeAll(async () => {
-  sim = await startOneclickSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ce'.repeat(32) } });
-  shop = await oneclickShop(t, sim, 'Club Depurado');
+  ({ t, sim, shop } = await startOneclickShop('Club Depurado', 'ce'));
   plan = await createPlan(t, shop, { name: 'Plan depurado' });
 });
 afterAll(async () => {

@@ -1,16 +1,13 @@
 // Review of subscriptions in production with Transbank Oneclick Mall (decision 960): each finding proven through
 // the app's HTTP routes against the real `transbank-sdk` talking to the local simulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import {
-  startOneclickSimulator,
-  type OneclickSimulator,
-} from '../../support/oneclick-simulator.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { OneclickSimulator } from '../../support/oneclick-simulator.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import {
   oneclickEnrolled,
   oneclickInscription,
-  oneclickShop,
+  startOneclickShop,
   oneclickVisa as visa,
   setOneclickProcessor,
 } from '../../support/oneclick-shop.ts';
@@ -23,9 +20,7 @@ let sim: OneclickSimulator;
 let shop: TestAccount;
 let plan: string;
 beforeAll(async () => {
-  sim = await startOneclickSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  shop = await oneclickShop(t, sim, 'Club Revisado');
+  ({ t, sim, shop } = await startOneclickShop('Club Revisado', 'cd'));
   plan = await createPlan(t, shop, { name: 'Consumo revisado' });
 });
 afterAll(async () => {
@@ -50,6 +45,16 @@ async function startedInscription(card: string, onPlan = plan) {
 async function enrolled(card: string, onPlan = plan): Promise<string> {
   return (await oneclickEnrolled(t, sim, shop, { plan: onPlan, client: await newClient(), card }))
     .id;
+}
+
+/** The subscription's cards not deleted. */
+function liveCardsOf(subscriptionId: string) {
+  return t.ctx.db
+    .selectFrom('su_cards')
+    .select('id')
+    .where('subscription_id', '=', subscriptionId)
+    .where('deleted_at', 'is', null)
+    .execute();
 }
 
 function charge(body: Record<string, unknown>) {
@@ -105,12 +110,7 @@ describe('two inscriptions of one enrolment link, both registered at Transbank',
     ]);
     expect(ra.body).toContain('Tarjeta registrada');
     expect(rb.body).toContain('Tarjeta registrada');
-    const cards = await t.ctx.db
-      .selectFrom('su_cards')
-      .select('id')
-      .where('subscription_id', '=', s.id)
-      .where('deleted_at', 'is', null)
-      .execute();
+    const cards = await liveCardsOf(s.id);
     // Each return that finishes its inscription registers a tbk_user; only the cards Cobro keeps may stay live.
     const finished = sim.calls.filter((c) => c.op === 'finish').length;
     expect(finished).toBeGreaterThan(0);
@@ -157,12 +157,7 @@ describe('a return that outlives its lease on the inscription', () => {
     const first = await t.app.inject({ method: 'GET', url: back });
     expect(reload!.body).toContain('Tarjeta registrada');
     expect(first.body).toContain('Tarjeta registrada');
-    const cards = await t.ctx.db
-      .selectFrom('su_cards')
-      .select('id')
-      .where('subscription_id', '=', s.id)
-      .where('deleted_at', 'is', null)
-      .execute();
+    const cards = await liveCardsOf(s.id);
     expect(cards).toHaveLength(1);
     // The simulator answers both finishes with the same tbk_user: the card Cobro kept names it, so it stays.
     const token = back.split('TBK_TOKEN=')[1]!;
