@@ -8,13 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
-import {
-  capturesOf,
-  fintocShop,
-  openFintocSession,
-  postFintocWebhook,
-  saleStatusOf,
-} from '../support/fintoc-shop.ts';
+import { fintocShop, openFintocSession, postFintocWebhook } from '../support/fintoc-shop.ts';
+import { capturesOf, saleStatusOf } from '../modules/transactions/helpers.ts';
 
 let t: TestApp;
 let sim: FintocSimulator;

@@ -153,26 +153,6 @@ export async function openFintocSession(
   return { sale, session: link![1]!.split('/').pop()! };
 }
 
-/** The status of the sale `id` as Cobro holds it. */
-export async function saleStatusOf(t: TestApp, id: string) {
-  const row = await t.ctx.db
-    .selectFrom('transactions')
-    .select('status')
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-  return row.status;
-}
-
-/** How many capture journals the sale `id` has. */
-export async function capturesOf(t: TestApp, id: string) {
-  const j = await t.ctx.db
-    .selectFrom('journal_entries')
-    .select('kind')
-    .where('reference', '=', id)
-    .execute();
-  return j.filter((x) => x.kind === 'transaction.capture').length;
-}
-
 /** The sale's refund row (a sale refunded once). */
 export async function refundRowOf(t: TestApp, saleId: string) {
   return t.ctx.db

@@ -4,14 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import {
-  capturesOf,
-  fintocShop,
-  openFintocSession,
-  postFintocWebhook,
-  saleStatusOf,
-} from '../../support/fintoc-shop.ts';
-import { pathOf } from '../transactions/helpers.ts';
+import { fintocShop, openFintocSession, postFintocWebhook } from '../../support/fintoc-shop.ts';
+import { capturesOf, pathOf, saleStatusOf } from '../transactions/helpers.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits } from '../../../src/limits/index.ts';
