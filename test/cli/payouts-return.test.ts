@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
-import { fintocShop, fintocWebhook, paidFintocSale } from '../support/fintoc-shop.ts';
+import { fintocPayoutSucceeded, fintocShop, paidFintocSale } from '../support/fintoc-shop.ts';
 import { runOnContext } from '../support/cli-in-process.ts';
 import { ledgerCodes } from '../../src/platform/ledger/ledger.ts';
 import { drainDueWork } from '../../src/platform/work/due-work.ts';
@@ -358,15 +358,7 @@ describe('cobro payouts return', () => {
     const created = (await payout(t, shop, { amount: 5_000, order: 'fintoc-out' })).json();
     const id = created.identifier_payout as string;
     await drainDueWork(t.ctx);
-    const sent = [...sim.transfers.values()].find(
-      (x) => (x.metadata as Record<string, unknown>).cobro_payout_id === id,
-    )!;
-    expect(
-      await fintocWebhook(t, sim, shop, 'transfer.outbound.succeeded', {
-        ...sent,
-        status: 'succeeded',
-      }),
-    ).toBe('applied');
+    await fintocPayoutSucceeded(t, sim, shop, id);
     expect((await payoutRead(shop, id)).status).toBe('success');
     const before = await balance(t, shop);
     // `payouts resolve` does not point at `payouts return` for it.

@@ -129,6 +129,28 @@ export async function paidFintocPayment(
   return { id: sale.id, intent: resource.payment_intent.id };
 }
 
+/**
+ * The shop's payout `payoutId`, sent as a Fintoc transfer, made `succeeded` by Fintoc's webhook (applied): the
+ * transfer as the simulator holds it.
+ */
+export async function fintocPayoutSucceeded(
+  t: TestApp,
+  sim: FintocSimulator,
+  shop: TestAccount,
+  payoutId: string,
+) {
+  const sent = [...sim.transfers.values()].find(
+    (x) => (x.metadata as Record<string, unknown>).cobro_payout_id === payoutId,
+  )!;
+  expect(
+    await fintocWebhook(t, sim, shop, 'transfer.outbound.succeeded', {
+      ...sent,
+      status: 'succeeded',
+    }),
+  ).toBe('applied');
+  return sent;
+}
+
 /** A bank-transfer sale of the shop sent to Fintoc's page (the payer chose Fintoc): the sale and its session id. */
 export async function openFintocSession(
   t: TestApp,

@@ -129,6 +129,15 @@ export async function newCardLink(t: TestApp, account: TestAccount, id: string):
   return res.json().url as string;
 }
 
+/** Makes the subscription `id`'s next cycle due a second ago by the app's clock. */
+export async function cycleDueNow(t: TestApp, id: string) {
+  await t.ctx.db
+    .updateTable('su_subscriptions')
+    .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
+    .where('id', '=', id)
+    .execute();
+}
+
 /** The payer's side over real HTTP: the card form of the hosted page `url` opens, on the server at `baseUrl`. */
 export async function enrolOverHttp(
   baseUrl: string,

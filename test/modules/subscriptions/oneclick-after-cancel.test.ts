@@ -15,7 +15,7 @@ import {
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { subscriptionLimits } from '../../../src/limits/index.ts';
 import { oneclickForAccount } from '../../../src/platform/processors/oneclick-processor.ts';
-import { createPlan, createSuClient } from './helpers.ts';
+import { createPlan, createSuClient, cycleDueNow } from './helpers.ts';
 
 let t: TestApp;
 let sim: OneclickSimulator;
@@ -40,11 +40,7 @@ describe('a recurring Oneclick try that never reached Transbank, then the subscr
     const id = await subscribedWithOneclick(plan, visa, 'cancel@example.com');
     const charged = () => [...sim.charges.values()].filter((c) => c.amount === 7770).length;
     const before = charged();
-    await t.ctx.db
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
-      .where('id', '=', id)
-      .execute();
+    await cycleDueNow(t, id);
     // The cycle's authorize is dropped before Transbank records it: the answer is lost, nothing was charged.
     sim.authorizeFault = 'drop';
     await runBilling(t.ctx, { accountId: shop.id, limit: 1 }).catch(() => 0);
@@ -88,11 +84,7 @@ describe('a recurring Oneclick try that never reached Transbank, then the subscr
     const id = await subscribedWithOneclick(plan, visa, 'active@example.com');
     const charged = () => [...sim.charges.values()].filter((c) => c.amount === 6660).length;
     const before = charged();
-    await t.ctx.db
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
-      .where('id', '=', id)
-      .execute();
+    await cycleDueNow(t, id);
     sim.authorizeFault = 'drop';
     await runBilling(t.ctx, { accountId: shop.id, limit: 1 }).catch(() => 0);
     sim.authorizeFault = 'none';
@@ -133,11 +125,7 @@ describe('a recurring Oneclick try that never reached Transbank, then the subscr
   it('a charge Transbank approves after the DELETE committed is refunded through Transbank at once (decision 910)', async () => {
     const plan = await createPlan(t, shop, { name: 'Trimestral', amount: 4440, interval: 'month' });
     const id = await subscribedWithOneclick(plan, visa, 'inflight@example.com');
-    await t.ctx.db
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
-      .where('id', '=', id)
-      .execute();
+    await cycleDueNow(t, id);
     // The losing order: Cobro's last check passed, Transbank charged the card, the DELETE commits before the answer.
     // A full refund the same day is a reversal at Transbank.
     sim.whileAuthorizing = async () => {

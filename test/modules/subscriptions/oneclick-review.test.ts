@@ -13,7 +13,7 @@ import {
 } from '../../support/oneclick-shop.ts';
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { subscriptionLimits } from '../../../src/limits/index.ts';
-import { createPlan, createSuClient } from './helpers.ts';
+import { createPlan, createSuClient, cycleDueNow } from './helpers.ts';
 
 let t: TestApp;
 let sim: OneclickSimulator;
@@ -223,11 +223,7 @@ describe('two billing workers on one due Oneclick cycle', () => {
       url_notify_payment: 'https://shop.example.com/pay',
     });
     const created = { id: await enrolled(visa, monthly) };
-    await t.ctx.db
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
-      .where('id', '=', created.id)
-      .execute();
+    await cycleDueNow(t, created.id);
     let second = -1;
     sim.whileAuthorizing = async () => {
       second = await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
@@ -287,11 +283,7 @@ describe('a recurring try whose authorize Transbank was still deciding', () => {
       url_notify_payment: 'https://shop.example.com/slow',
     });
     const sub = await enrolled(visa, monthly);
-    await t.ctx.db
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
-      .where('id', '=', sub)
-      .execute();
+    await cycleDueNow(t, sub);
     sim.authorizeFault = 'slow';
     await expect(runBilling(t.ctx, { accountId: shop.id, limit: 10 })).rejects.toThrow();
     sim.authorizeFault = 'none';
