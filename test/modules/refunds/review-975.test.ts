@@ -8,7 +8,7 @@ import { httpTo } from '../../support/over-http.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { formatTimestamp } from '../../../src/platform/time/time-format.ts';
 import { createTransaction, declineByCard, payByCard } from '../transactions/helpers.ts';
-import { balanceOf, setFee, system } from './helpers.ts';
+import { balanceOf, eventBody, setFee, system } from './helpers.ts';
 import { payoutBody } from '../wallet/wallet-helpers.ts';
 import type {
   PaymentProcessor,
@@ -182,19 +182,7 @@ async function refundCallbacksOf(accountId: string) {
 }
 
 async function newEvent(a: TestAccount, code: string, extra: Record<string, unknown> = {}) {
-  const r = await http(a, 'POST', '/api/event', {
-    event: code,
-    name: 'Concierto',
-    date_event: '2026-03-20',
-    date_closing_sales: '2026-03-19 23:59:00',
-    date_payment: '2026-03-22',
-    service_sale: 150,
-    affiliation: [
-      ['banda@example.com', 62.5],
-      ['sonido@example.com', '27.25'],
-    ],
-    ...extra,
-  });
+  const r = await http(a, 'POST', '/api/event', { ...eventBody(code, 'Concierto'), ...extra });
   expect(r.json.status, r.text).toBe('success');
 }
 
