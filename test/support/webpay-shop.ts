@@ -45,7 +45,7 @@ export async function webpayShop(
 }
 
 /** The Visa the Webpay simulator approves. */
-export const webpayVisa = '4051885600446623';
+const webpayVisa = '4051885600446623';
 
 /**
  * The payer at the Webpay simulator at `simUrl` with the transaction `token`: opens its form, then pays with `card`
