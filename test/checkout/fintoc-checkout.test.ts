@@ -7,6 +7,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts'
 import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
 import { fintocShop } from '../support/fintoc-shop.ts';
 import {
+  capturesOf,
   createTransaction as create,
   linkParams,
   pathOf,
@@ -39,14 +40,7 @@ async function row(id: string) {
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
 }
-async function captures(id: string) {
-  const j = await t.ctx.db
-    .selectFrom('journal_entries')
-    .select('kind')
-    .where('reference', '=', id)
-    .execute();
-  return j.filter((x) => x.kind === 'transaction.capture').length;
-}
+const captures = (id: string) => capturesOf(t, id);
 async function callbacks(id: string) {
   const r = await row(id);
   return t.ctx.db

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
-import { fintocShop } from '../support/fintoc-shop.ts';
-import { createTransaction as create, linkParams } from '../modules/transactions/helpers.ts';
+import { fintocShop, openFintocSession, postFintocWebhook } from '../support/fintoc-shop.ts';
+import { capturesOf, saleStatusOf } from '../modules/transactions/helpers.ts';
 
 let t: TestApp;
 let sim: FintocSimulator;
@@ -25,26 +25,7 @@ afterAll(async () => {
   await sim?.close();
 });
 
-const form = { 'content-type': 'application/x-www-form-urlencoded' };
-
-async function openSession(order: string, amount: number) {
-  const sale = await create(t, shop, {
-    additional_parameters: { payer_rut: '11.111.111-1' },
-    order,
-    amount,
-    payment: 19,
-  });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/gateway/cobro',
-    headers: form,
-    payload: new URLSearchParams({ ...linkParams(sale.url), method: '19' }).toString(),
-  });
-  const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
-  expect(link, res.body).not.toBeNull();
-  const session = link![1]!.split('/').pop()!;
-  return { sale, session };
-}
+const openSession = (order: string, amount: number) => openFintocSession(t, shop, order, amount);
 
 /** The session as Fintoc shows it while the bank has not confirmed the transfer yet. */
 function finishPending(session: string, intentId: string) {
@@ -63,33 +44,10 @@ function finishPending(session: string, intentId: string) {
   return s;
 }
 
-async function webhook(type: string, data: Record<string, unknown>) {
-  const ev = sim.signedEvent(type, data);
-  return t.app.inject({
-    method: 'POST',
-    url: `/webhooks/fintoc/${shop.id}`,
-    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
-    payload: ev.body,
-  });
-}
-
-async function statusOf(id: string) {
-  const row = await t.ctx.db
-    .selectFrom('transactions')
-    .select('status')
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-  return row.status;
-}
-
-async function captures(id: string) {
-  const j = await t.ctx.db
-    .selectFrom('journal_entries')
-    .select('kind')
-    .where('reference', '=', id)
-    .execute();
-  return j.filter((x) => x.kind === 'transaction.capture').length;
-}
+const webhook = (type: string, data: Record<string, unknown>) =>
+  postFintocWebhook(t, sim, shop.id, type, data);
+const statusOf = (id: string) => saleStatusOf(t, id);
+const captures = (id: string) => capturesOf(t, id);
 
 describe('a Fintoc payment the bank confirms later (pending payment intent)', () => {
   it('a finished session whose intent is pending is not a decline; the later succeeded pays the sale', async () => {

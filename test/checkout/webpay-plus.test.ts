@@ -6,7 +6,12 @@ import { sql } from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
 import { setWebpayProcessor } from '../support/webpay-shop.ts';
-import { createTransaction, linkParams, pathOf } from '../modules/transactions/helpers.ts';
+import {
+  capturesOf,
+  createTransaction,
+  linkParams,
+  pathOf,
+} from '../modules/transactions/helpers.ts';
 import { Environment } from 'transbank-sdk';
 import {
   processorForAccount,
@@ -52,14 +57,7 @@ async function outbox(id: string) {
     .execute();
 }
 
-async function captures(id: string) {
-  const journals = await t.ctx.db
-    .selectFrom('journal_entries')
-    .select('kind')
-    .where('reference', '=', id)
-    .execute();
-  return journals.filter((j) => j.kind === 'transaction.capture').length;
-}
+const captures = (id: string) => capturesOf(t, id);
 
 const setProcessor = (id: string, ...extra: string[]) => setWebpayProcessor(t, id, sim, ...extra);
 

@@ -2,10 +2,9 @@
 // requests against a listening app. Whatever the interleaving: one Transbank transaction per claim, one commit,
 // one capture, one callback, and a state the seed allows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
-import { webpayShop } from '../support/webpay-shop.ts';
+import { payerAtWebpay, webpaySaleFacts, webpayShop } from '../support/webpay-shop.ts';
 import { createTransaction, linkParams } from '../modules/transactions/helpers.ts';
 
 let t: TestApp;
@@ -27,46 +26,13 @@ afterAll(async () => {
   await sim?.close();
 });
 
-async function facts(id: string) {
-  const row = await t.ctx.db
-    .selectFrom('transactions')
-    .selectAll()
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-  const journals = await t.ctx.db
-    .selectFrom('journal_entries')
-    .select('kind')
-    .where('reference', '=', id)
-    .execute();
-  const callbacks = await t.ctx.db
-    .selectFrom('notifications')
-    .selectAll()
-    .where(sql<boolean>`payload->>'payment_key' = ${row.payment_key}`)
-    .execute();
-  return {
-    status: row.status,
-    captures: journals.filter((j) => j.kind === 'transaction.capture').length,
-    callbacks: callbacks.length,
-  };
-}
+const facts = (id: string) => webpaySaleFacts(t, id);
 
 const post = (url: string, body: Record<string, string>) =>
   fetch(`${base}${url}`, { method: 'POST', headers: form, body: new URLSearchParams(body) });
 
-async function payAtSimulator(token: string, abort = false): Promise<string> {
-  await fetch(`${sim.url}/webpayserver/initTransaction`, {
-    method: 'POST',
-    headers: form,
-    body: new URLSearchParams({ token_ws: token }),
-  });
-  const back = await fetch(`${sim.url}/webpayserver/${abort ? 'abort' : 'pay'}`, {
-    method: 'POST',
-    headers: form,
-    body: new URLSearchParams(
-      abort ? { token } : { token, card: '4051885600446623', installments: '0' },
-    ),
-    redirect: 'manual',
-  });
+async function payAtSimulator(token: string): Promise<string> {
+  const back = await payerAtWebpay(sim.url, token);
   return new URL(back.headers.get('location')!).search;
 }
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
-import { webpayShop } from '../support/webpay-shop.ts';
+import { payerAtWebpay, webpayShop } from '../support/webpay-shop.ts';
 import { createTransaction, linkParams, pathOf } from '../modules/transactions/helpers.ts';
 import { transactionLimits } from '../../src/limits/index.ts';
 
@@ -79,17 +79,7 @@ describe('the Webpay return after expiry, and after a failed record', () => {
       payload: new URLSearchParams({ ...linkParams(created.url), method: '1' }).toString(),
     });
     const token = /name="token_ws" value="([0-9a-f]+)"/.exec(res.body)![1]!;
-    await fetch(`${sim.url}/webpayserver/initTransaction`, {
-      method: 'POST',
-      headers: form,
-      body: new URLSearchParams({ token_ws: token }),
-    });
-    const back = await fetch(`${sim.url}/webpayserver/pay`, {
-      method: 'POST',
-      headers: form,
-      body: new URLSearchParams({ token, card: '4051885600446623', installments: '0' }),
-      redirect: 'manual',
-    });
+    const back = await payerAtWebpay(sim.url, token);
     // Cobro's write of the outcome fails once Transbank has charged (here: the attempt's INSERT is refused).
     await sql`CREATE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION 'record refused'; END $$`.execute(t.ctx.db);

@@ -2,10 +2,14 @@
 // `transbank-sdk` against the simulator (test/support/webpay-simulator.ts), its answers rewritten as a faulty
 // Transbank could send them, through the checkout's HTTP routes and `POST /api/nullification`.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
-import { setWebpayProcessor, webpayShop } from '../support/webpay-shop.ts';
+import {
+  payerAtWebpay,
+  setWebpayProcessor,
+  webpaySaleFacts,
+  webpayShop,
+} from '../support/webpay-shop.ts';
 import { createTransaction, linkParams, pathOf } from '../modules/transactions/helpers.ts';
 import { recoverLostCommits } from '../../src/modules/transactions/redirect-recovery.ts';
 import { transactionLimits } from '../../src/limits/index.ts';
@@ -13,7 +17,6 @@ import { transactionLimits } from '../../src/limits/index.ts';
 let t: TestApp;
 let sim: WebpaySimulator;
 let shop: TestAccount;
-const visa = '4051885600446623';
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 
 beforeAll(async () => {
@@ -35,32 +38,12 @@ afterAll(async () => {
 });
 
 async function facts(id: string) {
-  const row = await t.ctx.db
-    .selectFrom('transactions')
-    .selectAll()
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-  const journals = await t.ctx.db
-    .selectFrom('journal_entries')
-    .select('kind')
-    .where('reference', '=', id)
-    .execute();
-  const callbacks = await t.ctx.db
-    .selectFrom('notifications')
-    .select('payload')
-    .where(sql<boolean>`payload->>'payment_key' = ${row.payment_key}`)
-    .execute();
   const sessions = await t.ctx.db
     .selectFrom('processor_sessions')
     .select('state')
     .where('transaction_id', '=', id)
     .execute();
-  return {
-    status: row.status,
-    captures: journals.filter((j) => j.kind === 'transaction.capture').length,
-    callbacks: callbacks.length,
-    sessions: sessions.map((s) => s.state),
-  };
+  return { ...(await webpaySaleFacts(t, id)), sessions: sessions.map((s) => s.state) };
 }
 
 /** The payer chooses Webpay, pays with the VISA at the simulator and comes back: the return page. */
@@ -77,18 +60,17 @@ async function payAtWebpay(url: string) {
 }
 
 async function returnFromWebpay(token: string) {
-  await fetch(`${sim.url}/webpayserver/initTransaction`, {
-    method: 'POST',
-    headers: form,
-    body: new URLSearchParams({ token_ws: token }),
-  });
-  const back = await fetch(`${sim.url}/webpayserver/pay`, {
-    method: 'POST',
-    headers: form,
-    body: new URLSearchParams({ token, card: visa, installments: '0' }),
-    redirect: 'manual',
-  });
+  const back = await payerAtWebpay(sim.url, token);
   return t.app.inject({ method: 'GET', url: pathOf(back.headers.get('location')!) });
+}
+
+/** The state of the sale's refund (a sale refunded once) and when its dispatch is due. */
+function refundRowOf(saleId: string) {
+  return t.ctx.db
+    .selectFrom('nullifications')
+    .select(['status', 'dispatch_due_at'])
+    .where('transaction_id', '=', saleId)
+    .executeTakeFirstOrThrow();
 }
 
 describe('a commit or status answer that is not the sale (finding 1)', () => {
@@ -208,12 +190,7 @@ describe('refunds (finding 3)', () => {
     const res = await refund(created.id, 2000);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().nullify.status_nullify).not.toBe('reverse_completed');
-    const row = await t.ctx.db
-      .selectFrom('nullifications')
-      .select(['status', 'dispatch_due_at'])
-      .where('transaction_id', '=', created.id)
-      .executeTakeFirstOrThrow();
-    expect(row).toEqual({ status: 'complete', dispatch_due_at: null });
+    expect(await refundRowOf(created.id)).toEqual({ status: 'complete', dispatch_due_at: null });
   });
 
   it('a partial refund Transbank answers as REVERSED (the whole charge) is not recorded as partial', async () => {
@@ -221,12 +198,7 @@ describe('refunds (finding 3)', () => {
     sim.rewrite.refund = () => ({ type: 'REVERSED' });
     const res = await refund(created.id, 3000);
     expect(res.json().nullify.status_nullify).not.toBe('reverse_completed');
-    const row = await t.ctx.db
-      .selectFrom('nullifications')
-      .select(['status', 'dispatch_due_at'])
-      .where('transaction_id', '=', created.id)
-      .executeTakeFirstOrThrow();
-    expect(row).toEqual({ status: 'complete', dispatch_due_at: null });
+    expect(await refundRowOf(created.id)).toEqual({ status: 'complete', dispatch_due_at: null });
   });
 
   it('a total refund answered REVERSED, and a partial one whose nullified_amount is a string, are recorded (holds)', async () => {
@@ -260,17 +232,7 @@ describe("an account's Webpay keys changed between the create and the commit (fi
       expect((await setWebpayProcessor(t, moved.id, sim, '--environment', sim.url)).exitCode).toBe(
         0,
       );
-      await fetch(`${before.url}/webpayserver/initTransaction`, {
-        method: 'POST',
-        headers: form,
-        body: new URLSearchParams({ token_ws: token }),
-      });
-      const back = await fetch(`${before.url}/webpayserver/pay`, {
-        method: 'POST',
-        headers: form,
-        body: new URLSearchParams({ token, card: visa, installments: '0' }),
-        redirect: 'manual',
-      });
+      const back = await payerAtWebpay(before.url, token);
       const page = await t.app.inject({
         method: 'GET',
         url: pathOf(back.headers.get('location')!),

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
-import { fintocShop, fintocWebhook, paidFintocSale } from '../support/fintoc-shop.ts';
+import { fintocPayoutSucceeded, fintocShop, paidFintocSale } from '../support/fintoc-shop.ts';
 import { runOnContext } from '../support/cli-in-process.ts';
 import { ledgerCodes } from '../../src/platform/ledger/ledger.ts';
 import { drainDueWork } from '../../src/platform/work/due-work.ts';
@@ -118,6 +118,72 @@ async function ledgerClean(): Promise<void> {
   expect(verify.code, verify.stderr + verify.stdout).toBe(0);
 }
 
+/** A Fintoc shop named `name` whose paid sale `order` of 10 000 has settled into its wallet: the shop and sale. */
+async function shopWithSettledSale(name: string, order: string) {
+  const { shop } = await fintocShop(t, sim, name);
+  const saleId = await paidFintocSale(t, sim, shop, order, 10_000);
+  t.clock.advanceMs(30 * dayMs);
+  await drainDueWork(t.ctx);
+  return { shop, saleId };
+}
+
+/** Opens a 4 000 fraud dispute of the sale `saleId` of `shop`: its chargeback debt as the ledger holds it. */
+async function chargebackDebtOf(shop: TestAccount, saleId: string) {
+  const opened = await cobro(
+    'disputes',
+    'open',
+    '--transaction',
+    saleId,
+    '--amount',
+    '4000',
+    '--reason',
+    'fraud',
+  );
+  expect(opened.code, opened.stderr).toBe(0);
+  return () =>
+    t.ctx.ledger.balance(t.ctx.db, {
+      owner: shop.id,
+      code: ledgerCodes.disputeDebt,
+      currency: 'CLP',
+    });
+}
+
+/** What `payouts resolve ID --status banking_error` answers for a paid payout the bank can return. */
+const resolveNamesReturn = (id: string) =>
+  `payout ${id} is success and cannot become banking_error; a payout the bank returned: cobro payouts return ${id} --reason TEXT\n`;
+
+/** `payouts return` of the paid payout `id` of `a`: `amount` back in the wallet, the payout `banking_error`. */
+async function returned(a: TestAccount, id: string, amount: number) {
+  const out = await cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada');
+  expect(out.code, out.stderr).toBe(0);
+  expect(out.stdout).toBe(
+    `payout ${id} returned: ${amount} CLP back in the wallet, now banking_error\n`,
+  );
+  expect(await payoutRead(a, id)).toMatchObject({
+    status: 'banking_error',
+    reason_rejection: 'Cuenta cerrada',
+  });
+}
+
+/** `payouts return` of the payout `id` already returned: refused. */
+async function returnedAgainRefused(id: string) {
+  const again = await cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada');
+  expect(again.code).toBe(1);
+  expect(again.stderr).toBe(
+    `payout ${id} is banking_error: only a paid (success) payout can be returned\n`,
+  );
+}
+
+/** Two `payouts return` of the payout `id` at once: one succeeds, the other is refused. */
+async function twoReturnsAtOnce(id: string) {
+  const outs = await Promise.all([
+    cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada'),
+    cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada'),
+  ]);
+  expect(outs.map((o) => o.code).sort()).toEqual([0, 1]);
+  return outs;
+}
+
 describe('cobro payouts return', () => {
   it('gives a returned bank-file payout back to the wallet once, with its callback and audit row', async () => {
     const a = await funded(100_000);
@@ -126,20 +192,10 @@ describe('cobro payouts return', () => {
     // `payouts resolve` still refuses a paid payout, and names the command that takes a return.
     const resolve = await cobro('payouts', 'resolve', id, '--status', 'banking_error');
     expect(resolve.code).toBe(1);
-    expect(resolve.stderr).toBe(
-      `payout ${id} is success and cannot become banking_error; a payout the bank returned: cobro payouts return ${id} --reason TEXT\n`,
-    );
+    expect(resolve.stderr).toBe(resolveNamesReturn(id));
     expect(await balance(t, a)).toBe(70_000);
 
-    const out = await cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada');
-    expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout).toBe(
-      `payout ${id} returned: 30000 CLP back in the wallet, now banking_error\n`,
-    );
-    expect(await payoutRead(a, id)).toMatchObject({
-      status: 'banking_error',
-      reason_rejection: 'Cuenta cerrada',
-    });
+    await returned(a, id, 30_000);
     expect(await balance(t, a)).toBe(100_000);
     expect(await latestMovements(a, 1)).toEqual([
       expect.objectContaining({ order: 'ret-1', income_expense: 'income', amount: '30000' }),
@@ -150,11 +206,7 @@ describe('cobro payouts return', () => {
     await ledgerClean();
 
     // Run again: refused, nothing moves, no second callback, no second audit row.
-    const again = await cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada');
-    expect(again.code).toBe(1);
-    expect(again.stderr).toBe(
-      `payout ${id} is banking_error: only a paid (success) payout can be returned\n`,
-    );
+    await returnedAgainRefused(id);
     expect(await balance(t, a)).toBe(100_000);
     expect(await payoutResults(a.id)).toEqual(['success', 'banking_error']);
     expect(await returnedJournals(id)).toHaveLength(1);
@@ -217,30 +269,11 @@ describe('cobro payouts return', () => {
   });
 
   it('pays the chargeback debt first from the money returned', async () => {
-    const { shop } = await fintocShop(t, sim, 'Tienda Devuelta');
-    const saleId = await paidFintocSale(t, sim, shop, 'debt-sale', 10_000);
-    t.clock.advanceMs(30 * dayMs);
-    await drainDueWork(t.ctx);
+    const { shop, saleId } = await shopWithSettledSale('Tienda Devuelta', 'debt-sale');
     expect(await balance(t, shop)).toBe(10_000);
     // No Fintoc payouts for this shop: its payout leaves in the bank file.
     const id = await paidByBankFile(shop, 10_000, 'debt-out');
-    const opened = await cobro(
-      'disputes',
-      'open',
-      '--transaction',
-      saleId,
-      '--amount',
-      '4000',
-      '--reason',
-      'fraud',
-    );
-    expect(opened.code, opened.stderr).toBe(0);
-    const debt = () =>
-      t.ctx.ledger.balance(t.ctx.db, {
-        owner: shop.id,
-        code: ledgerCodes.disputeDebt,
-        currency: 'CLP',
-      });
+    const debt = await chargebackDebtOf(shop, saleId);
     expect(await debt()).toBe(-4_000n);
 
     const out = await cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada');
@@ -264,11 +297,7 @@ describe('cobro payouts return', () => {
   it('two returns at once move the money once', async () => {
     const a = await funded(100_000);
     const id = await paidByBankFile(a, 25_000, 'race-1');
-    const outs = await Promise.all([
-      cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada'),
-      cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada'),
-    ]);
-    expect(outs.map((o) => o.code).sort()).toEqual([0, 1]);
+    const outs = await twoReturnsAtOnce(id);
     expect(outs.find((o) => o.code === 1)?.stderr).toContain(`payout ${id} is banking_error`);
     expect(await balance(t, a)).toBe(100_000);
     expect(await payoutResults(a.id)).toEqual(['success', 'banking_error']);
@@ -279,44 +308,15 @@ describe('cobro payouts return', () => {
   // Decision 980: a payout made `success` by hand went through no file Cobro wrote, but its bank can send it back
   // all the same; the operator who said it was paid says it came back, with the same guarantees.
   it('returns a payout paid by hand once, paying the debt first, with its callback and audit row', async () => {
-    const { shop } = await fintocShop(t, sim, 'Tienda A Mano');
-    const saleId = await paidFintocSale(t, sim, shop, 'hand-sale', 10_000);
-    t.clock.advanceMs(30 * dayMs);
-    await drainDueWork(t.ctx);
+    const { shop, saleId } = await shopWithSettledSale('Tienda A Mano', 'hand-sale');
     const id = await paidByHand(shop, 10_000, 'hand-out');
     expect(await balance(t, shop)).toBe(0);
-    const opened = await cobro(
-      'disputes',
-      'open',
-      '--transaction',
-      saleId,
-      '--amount',
-      '4000',
-      '--reason',
-      'fraud',
-    );
-    expect(opened.code, opened.stderr).toBe(0);
-    const debt = () =>
-      t.ctx.ledger.balance(t.ctx.db, {
-        owner: shop.id,
-        code: ledgerCodes.disputeDebt,
-        currency: 'CLP',
-      });
+    const debt = await chargebackDebtOf(shop, saleId);
     expect(await debt()).toBe(-4_000n);
     const resolve = await cobro('payouts', 'resolve', id, '--status', 'banking_error');
-    expect(resolve.stderr).toBe(
-      `payout ${id} is success and cannot become banking_error; a payout the bank returned: cobro payouts return ${id} --reason TEXT\n`,
-    );
+    expect(resolve.stderr).toBe(resolveNamesReturn(id));
 
-    const out = await cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada');
-    expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout).toBe(
-      `payout ${id} returned: 10000 CLP back in the wallet, now banking_error\n`,
-    );
-    expect(await payoutRead(shop, id)).toMatchObject({
-      status: 'banking_error',
-      reason_rejection: 'Cuenta cerrada',
-    });
+    await returned(shop, id, 10_000);
     expect(await debt()).toBe(0n);
     expect(await balance(t, shop)).toBe(6_000);
     expect(await latestMovements(shop, 2)).toEqual([
@@ -334,11 +334,7 @@ describe('cobro payouts return', () => {
     await ledgerClean();
 
     // Once only: run again, refused and nothing moves.
-    const again = await cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada');
-    expect(again.code).toBe(1);
-    expect(again.stderr).toBe(
-      `payout ${id} is banking_error: only a paid (success) payout can be returned\n`,
-    );
+    await returnedAgainRefused(id);
     expect(await balance(t, shop)).toBe(6_000);
     expect(await returnedJournals(id)).toHaveLength(1);
     expect(await auditRows(id)).toHaveLength(1);
@@ -348,11 +344,7 @@ describe('cobro payouts return', () => {
   it('two returns at once of a payout paid by hand move the money once', async () => {
     const a = await funded(50_000);
     const id = await paidByHand(a, 20_000, 'hand-race');
-    const outs = await Promise.all([
-      cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada'),
-      cobro('payouts', 'return', id, '--reason', 'Cuenta cerrada'),
-    ]);
-    expect(outs.map((o) => o.code).sort()).toEqual([0, 1]);
+    await twoReturnsAtOnce(id);
     expect(await balance(t, a)).toBe(50_000);
     expect(await returnedJournals(id)).toHaveLength(1);
     expect(await auditRows(id)).toHaveLength(1);
@@ -366,15 +358,7 @@ describe('cobro payouts return', () => {
     const created = (await payout(t, shop, { amount: 5_000, order: 'fintoc-out' })).json();
     const id = created.identifier_payout as string;
     await drainDueWork(t.ctx);
-    const sent = [...sim.transfers.values()].find(
-      (x) => (x.metadata as Record<string, unknown>).cobro_payout_id === id,
-    )!;
-    expect(
-      await fintocWebhook(t, sim, shop, 'transfer.outbound.succeeded', {
-        ...sent,
-        status: 'succeeded',
-      }),
-    ).toBe('applied');
+    await fintocPayoutSucceeded(t, sim, shop, id);
     expect((await payoutRead(shop, id)).status).toBe('success');
     const before = await balance(t, shop);
     // `payouts resolve` does not point at `payouts return` for it.

@@ -70,6 +70,24 @@ export async function fintocShop(
   return { shop, setOutput: set.stdout };
 }
 
+/** A Fintoc webhook of `type` signed by the simulator (at `atSeconds`) and posted to the endpoint of `accountId`. */
+export function postFintocWebhook(
+  t: TestApp,
+  sim: FintocSimulator,
+  accountId: string,
+  type: string,
+  data: Record<string, unknown>,
+  atSeconds?: number,
+) {
+  const ev = sim.signedEvent(type, data, atSeconds);
+  return t.app.inject({
+    method: 'POST',
+    url: `/webhooks/fintoc/${accountId}`,
+    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
+    payload: ev.body,
+  });
+}
+
 /** A signed Fintoc webhook of `type` posted to the shop's endpoint, answered 200; the answer's `result`. */
 export async function fintocWebhook(
   t: TestApp,
@@ -78,13 +96,7 @@ export async function fintocWebhook(
   type: string,
   data: Record<string, unknown>,
 ): Promise<string> {
-  const ev = sim.signedEvent(type, data);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/webhooks/fintoc/${shop.id}`,
-    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
-    payload: ev.body,
-  });
+  const res = await postFintocWebhook(t, sim, shop.id, type, data);
   expect(res.statusCode, res.body).toBe(200);
   return res.json().result as string;
 }
@@ -108,6 +120,44 @@ export async function paidFintocPayment(
   order: string,
   amount: number,
 ): Promise<{ readonly id: string; readonly intent: string }> {
+  const { sale, session } = await openFintocSession(t, shop, order, amount);
+  const back = await fetch(`${sim.url}/pay/${session}/paid`, { redirect: 'manual' });
+  expect(back.status).toBe(303);
+  const finished = { ...sim.sessions.get(session) };
+  expect(await fintocWebhook(t, sim, shop, 'checkout_session.finished', finished)).toBe('approved');
+  const resource = finished.payment_resource as { payment_intent: { id: string } };
+  return { id: sale.id, intent: resource.payment_intent.id };
+}
+
+/**
+ * The shop's payout `payoutId`, sent as a Fintoc transfer, made `succeeded` by Fintoc's webhook (applied): the
+ * transfer as the simulator holds it.
+ */
+export async function fintocPayoutSucceeded(
+  t: TestApp,
+  sim: FintocSimulator,
+  shop: TestAccount,
+  payoutId: string,
+) {
+  const sent = [...sim.transfers.values()].find(
+    (x) => (x.metadata as Record<string, unknown>).cobro_payout_id === payoutId,
+  )!;
+  expect(
+    await fintocWebhook(t, sim, shop, 'transfer.outbound.succeeded', {
+      ...sent,
+      status: 'succeeded',
+    }),
+  ).toBe('applied');
+  return sent;
+}
+
+/** A bank-transfer sale of the shop sent to Fintoc's page (the payer chose Fintoc): the sale and its session id. */
+export async function openFintocSession(
+  t: TestApp,
+  shop: TestAccount,
+  order: string,
+  amount: number,
+) {
   const sale = await createTransaction(t, shop, {
     additional_parameters: { payer_rut: '11.111.111-1' },
     order,
@@ -121,13 +171,8 @@ export async function paidFintocPayment(
     payload: new URLSearchParams({ ...linkParams(sale.url), method: '19' }).toString(),
   });
   const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
-  const session = link![1]!.split('/').pop()!;
-  const back = await fetch(`${sim.url}/pay/${session}/paid`, { redirect: 'manual' });
-  expect(back.status).toBe(303);
-  const finished = { ...sim.sessions.get(session) };
-  expect(await fintocWebhook(t, sim, shop, 'checkout_session.finished', finished)).toBe('approved');
-  const resource = finished.payment_resource as { payment_intent: { id: string } };
-  return { id: sale.id, intent: resource.payment_intent.id };
+  expect(link, res.body).not.toBeNull();
+  return { sale, session: link![1]!.split('/').pop()! };
 }
 
 /** The sale's refund row (a sale refunded once). */

@@ -1,5 +1,6 @@
 // A production account paid through Webpay Plus, set up as an operator does (`cobro accounts set-processor`).
 import { expect } from 'vitest';
+import { sql } from 'kysely';
 import { dispatch } from '../../src/cli/dispatch.ts';
 import type { TestAccount, TestApp } from './app.ts';
 
@@ -41,4 +42,54 @@ export async function webpayShop(
   const set = await setWebpayProcessor(t, shop.id, sim, '--environment', sim.url);
   expect(set.exitCode, set.stderr).toBe(0);
   return shop;
+}
+
+/** The Visa the Webpay simulator approves. */
+const webpayVisa = '4051885600446623';
+
+/**
+ * The payer at the Webpay simulator at `simUrl` with the transaction `token`: opens its form, then pays with `card`
+ * (no instalments). The simulator's answer: its redirect back to Cobro, unfollowed.
+ */
+export async function payerAtWebpay(
+  simUrl: string,
+  token: string,
+  card: string = webpayVisa,
+): Promise<Response> {
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  await fetch(`${simUrl}/webpayserver/initTransaction`, {
+    method: 'POST',
+    headers: form,
+    body: new URLSearchParams({ token_ws: token }),
+  });
+  return fetch(`${simUrl}/webpayserver/pay`, {
+    method: 'POST',
+    headers: form,
+    body: new URLSearchParams({ token, card, installments: '0' }),
+    redirect: 'manual',
+  });
+}
+
+/** A sale's status as Cobro holds it, its capture journals and the merchant callbacks that name its payment key. */
+export async function webpaySaleFacts(t: TestApp, id: string) {
+  const row = await t.ctx.db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  const journals = await t.ctx.db
+    .selectFrom('journal_entries')
+    .select('kind')
+    .where('reference', '=', id)
+    .execute();
+  const callbacks = await t.ctx.db
+    .selectFrom('notifications')
+    .select('payload')
+    .where(sql<boolean>`payload->>'payment_key' = ${row.payment_key}`)
+    .execute();
+  return {
+    status: row.status,
+    captures: journals.filter((j) => j.kind === 'transaction.capture').length,
+    callbacks: callbacks.length,
+  };
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
 import {
+  fintocPayoutSucceeded,
   fintocShop,
   fintocWebhook,
   paidFintocSale,
@@ -83,15 +84,7 @@ describe('chargeback debt collected from money Fintoc gives back', () => {
     const created = (await payout(t, shop, { amount: 10_001, order: 'all-out' })).json();
     expect(created.status).toBe('success');
     await drainDueWork(t.ctx);
-    const sent = [...sim.transfers.values()].find(
-      (x) => (x.metadata as Record<string, unknown>).cobro_payout_id === created.identifier_payout,
-    )!;
-    expect(
-      await fintocWebhook(t, sim, shop, 'transfer.outbound.succeeded', {
-        ...sent,
-        status: 'succeeded',
-      }),
-    ).toBe('applied');
+    const sent = await fintocPayoutSucceeded(t, sim, shop, created.identifier_payout);
     await openChargeback(saleId, 4_000, 4_000);
     expect(await of(shop, ledgerCodes.disputeDebt)).toBe(-4_000n);
     const returned = { ...sent, status: 'returned', return_reason: 'cuenta cerrada' };

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop } from '../../support/fintoc-shop.ts';
-import { createTransaction, linkParams, pathOf } from '../transactions/helpers.ts';
+import { fintocShop, openFintocSession, postFintocWebhook } from '../../support/fintoc-shop.ts';
+import { capturesOf, pathOf, saleStatusOf } from '../transactions/helpers.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits } from '../../../src/limits/index.ts';
@@ -30,23 +30,7 @@ afterAll(async () => {
 });
 
 /** A sale sent to Fintoc's page; its Fintoc session id. */
-async function openSession(order: string, amount: number) {
-  const sale = await createTransaction(t, shop, {
-    additional_parameters: { payer_rut: '11.111.111-1' },
-    order,
-    amount,
-    payment: 19,
-  });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/gateway/cobro',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ ...linkParams(sale.url), method: '19' }).toString(),
-  });
-  const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
-  expect(link, res.body).not.toBeNull();
-  return { sale, session: link![1]!.split('/').pop()! };
-}
+const openSession = (order: string, amount: number) => openFintocSession(t, shop, order, amount);
 
 /** The payer pays at the simulator; the return path Fintoc sends the payer to, and the session as Fintoc shows it. */
 async function pay(session: string) {
@@ -62,38 +46,16 @@ function intentOf(s: Obj): Obj {
   return { ...intent, metadata: s.metadata };
 }
 
-async function webhook(
+function webhook(
   type: string,
   data: Obj,
   o: { account?: string; atSeconds?: number; secret?: string } = {},
 ) {
-  const ev = sim.signedEvent(type, data, o.atSeconds);
-  return t.app.inject({
-    method: 'POST',
-    url: `/webhooks/fintoc/${o.account ?? shop.id}`,
-    headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
-    payload: ev.body,
-  });
+  return postFintocWebhook(t, sim, o.account ?? shop.id, type, data, o.atSeconds);
 }
 
-async function statusOf(id: string) {
-  return (
-    await t.ctx.db
-      .selectFrom('transactions')
-      .select('status')
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow()
-  ).status;
-}
-
-async function captures(id: string) {
-  const j = await t.ctx.db
-    .selectFrom('journal_entries')
-    .select('kind')
-    .where('reference', '=', id)
-    .execute();
-  return j.filter((x) => x.kind === 'transaction.capture').length;
-}
+const statusOf = (id: string) => saleStatusOf(t, id);
+const captures = (id: string) => capturesOf(t, id);
 
 describe('Fintoc payments: what the webhook and the return say was paid', () => {
   it('a payment_intent.succeeded for less than the sale does not pay it', async () => {

@@ -102,3 +102,20 @@ export async function concurrentRefunds(
     }),
   );
 }
+
+/** The body of POST /api/event for an event `code` named `name`: on 2026-03-20 (the clock starts 2026-03-10), a
+ * service fee of 150 and two beneficiaries of 62.5% and 27.25%. */
+export function eventBody(code: string, name: string) {
+  return {
+    event: code,
+    name,
+    date_event: '2026-03-20',
+    date_closing_sales: '2026-03-19 23:59:00',
+    date_payment: '2026-03-22',
+    service_sale: 150,
+    affiliation: [
+      ['banda@example.com', 62.5],
+      ['sonido@example.com', '27.25'],
+    ],
+  };
+}

@@ -4,11 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
-import { computeSign } from '../../../src/platform/auth/sign.ts';
+import { httpTo } from '../../support/over-http.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { formatTimestamp } from '../../../src/platform/time/time-format.ts';
 import { createTransaction, declineByCard, payByCard } from '../transactions/helpers.ts';
-import { balanceOf, setFee, system } from './helpers.ts';
+import { balanceOf, eventBody, setFee, system } from './helpers.ts';
 import { payoutBody } from '../wallet/wallet-helpers.ts';
 import type {
   PaymentProcessor,
@@ -26,30 +26,8 @@ afterAll(async () => {
   await t.close();
 });
 
-/** One request over real HTTP; signed when `sign`. */
-async function http(
-  account: TestAccount,
-  method: string,
-  path: string,
-  body?: unknown,
-  options: { sign?: boolean; headers?: Record<string, string> } = {},
-) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      accept: 'application/json',
-      authorization: `Bearer ${account.publicToken}`,
-      ...(options.sign === true
-        ? { sign: computeSign(account.privateToken, path, (body ?? {}) as Record<string, unknown>) }
-        : {}),
-      ...options.headers,
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, text, json: JSON.parse(text) as Record<string, any> };
-}
+/** One request over real HTTP; signed when `options.sign`. */
+const http = httpTo(() => base);
 
 const refund = (
   account: TestAccount,
@@ -181,20 +159,30 @@ describe('refunds of what was never paid', () => {
 
 const cli = (...args: string[]) => dispatch(args, t.ctx);
 
+/** Points the account's refund callbacks at a closed local port (`cobro accounts set-urls`). */
+async function withNullificationUrl(a: TestAccount) {
+  const set = await cli(
+    'accounts',
+    'set-urls',
+    a.id,
+    '--nullification-url',
+    'http://127.0.0.1:9/n',
+  );
+  expect(set.exitCode, set.stderr).toBe(0);
+}
+
+/** The refund callbacks written for the account: the refund each names and its state. */
+async function refundCallbacksOf(accountId: string) {
+  const sent = await t.ctx.db
+    .selectFrom('notifications')
+    .select('payload')
+    .where('account_id', '=', accountId)
+    .execute();
+  return sent.map((n) => n.payload as { id_nullification: string; status: string });
+}
+
 async function newEvent(a: TestAccount, code: string, extra: Record<string, unknown> = {}) {
-  const r = await http(a, 'POST', '/api/event', {
-    event: code,
-    name: 'Concierto',
-    date_event: '2026-03-20',
-    date_closing_sales: '2026-03-19 23:59:00',
-    date_payment: '2026-03-22',
-    service_sale: 150,
-    affiliation: [
-      ['banda@example.com', 62.5],
-      ['sonido@example.com', '27.25'],
-    ],
-    ...extra,
-  });
+  const r = await http(a, 'POST', '/api/event', { ...eventBody(code, 'Concierto'), ...extra });
   expect(r.json.status, r.text).toBe('success');
 }
 
@@ -254,26 +242,11 @@ describe('refunds racing the settlement run', () => {
 describe('the callbacks of concurrent refunds', () => {
   it('each refund calls back each of its states once', async () => {
     const a = await t.createAccount();
-    const set = await cli(
-      'accounts',
-      'set-urls',
-      a.id,
-      '--nullification-url',
-      'http://127.0.0.1:9/n',
-    );
-    expect(set.exitCode, set.stderr).toBe(0);
+    await withNullificationUrl(a);
     const id = await paid(a, { amount: 5_000, order: 'cb-1' });
     const answers = await Promise.all(Array.from({ length: 8 }, () => refund(a, id, 1_000)));
     expect(answers.filter((r) => r.json.status === 'success')).toHaveLength(5);
-    const sent = await t.ctx.db
-      .selectFrom('notifications')
-      .select('payload')
-      .where('account_id', '=', a.id)
-      .execute();
-    const states = sent.map((n) => {
-      const p = n.payload as { id_nullification: string; status: string };
-      return `${p.id_nullification}:${p.status}`;
-    });
+    const states = (await refundCallbacksOf(a.id)).map((p) => `${p.id_nullification}:${p.status}`);
     const refunds = await refundsOf(id);
     expect(refunds).toHaveLength(5);
     expect(states.sort()).toEqual(
@@ -319,14 +292,7 @@ describe('the fee given back when an earlier refund is refused after a later one
   it('never gives back more than the sale paid in fees', async () => {
     const a = await t.createAccount();
     await setFee(t, a, '1');
-    const urls = await cli(
-      'accounts',
-      'set-urls',
-      a.id,
-      '--nullification-url',
-      'http://127.0.0.1:9/n',
-    );
-    expect(urls.exitCode, urls.stderr).toBe(0);
+    await withNullificationUrl(a);
     const id = await paid(a, { amount: 10_000, order: 'fee-1' });
     await refundsRefusedOutOfOrder(a, id);
     const last = await refund(a, id, 10_000 - 49);
@@ -336,20 +302,9 @@ describe('the fee given back when an earlier refund is refused after a later one
     // The sale paid 100 in fees: exactly that comes back, never 101.
     expect(live.reduce((s, r) => s + r.fee_back_minor, 0n)).toBe(100n);
     // Each refund called back each of its states once, the refused one its refusal.
-    const sent = await t.ctx.db
-      .selectFrom('notifications')
-      .select('payload')
-      .where('account_id', '=', a.id)
-      .execute();
+    const sent = await refundCallbacksOf(a.id);
     const [n1, n2, n3] = await refundsOf(id);
-    expect(
-      sent
-        .map((n) => {
-          const p = n.payload as { id_nullification: string; status: string };
-          return `${p.id_nullification}:${p.status}`;
-        })
-        .sort(),
-    ).toEqual(
+    expect(sent.map((p) => `${p.id_nullification}:${p.status}`).sort()).toEqual(
       [
         `${n1!.id}:complete`,
         `${n1!.id}:reverse_deleted`,
@@ -503,14 +458,7 @@ describe('an event sale whose earlier refund is refused after a later one', () =
 describe('a refund waiting for funds collected by two drains at once', () => {
   it('is collected once and calls back each state once', async () => {
     const a = await t.createAccount();
-    const urls = await cli(
-      'accounts',
-      'set-urls',
-      a.id,
-      '--nullification-url',
-      'http://127.0.0.1:9/n',
-    );
-    expect(urls.exitCode, urls.stderr).toBe(0);
+    await withNullificationUrl(a);
     const id = await paid(a, { amount: 10_000, order: 'w-1' });
     await http(a, 'POST', '/api/sandbox/clock/advance', { seconds: 1 });
     const drained = await http(
@@ -535,12 +483,8 @@ describe('a refund waiting for funds collected by two drains at once', () => {
     const [row] = await refundsOf(id);
     expect([row!.status, row!.from_wallet_minor]).toEqual(['reverse_completed', 6_000n]);
     expect(await balanceOf(t, a.id, 'wallet_available')).toBe(14_000n);
-    const sent = await t.ctx.db
-      .selectFrom('notifications')
-      .select('payload')
-      .where('account_id', '=', a.id)
-      .execute();
-    expect(sent.map((n) => (n.payload as { status: string }).status).sort()).toEqual(
+    const sent = await refundCallbacksOf(a.id);
+    expect(sent.map((p) => p.status).sort()).toEqual(
       ['awaiting_funds', 'complete', 'reverse_completed'].sort(),
     );
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });

@@ -9,7 +9,15 @@ import { takeInProportion } from '../../../src/platform/money/split.ts';
 import { createClient, createMembership } from '../marketplace/helpers.ts';
 import { payByCard } from '../transactions/helpers.ts';
 import { fund } from '../wallet/wallet-helpers.ts';
-import { balanceOf, nullify, setFee, settle, system, concurrentRefunds } from './helpers.ts';
+import {
+  balanceOf,
+  eventBody,
+  nullify,
+  setFee,
+  settle,
+  system,
+  concurrentRefunds,
+} from './helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -187,18 +195,7 @@ describe('refunding an event sale', () => {
   it("shrinks paymentData and the beneficiaries' parts, before and after settlement, to the peso", async () => {
     const a = await t.createAccount();
     await setFee(t, a, '2.95', '10');
-    const event = {
-      event: 'rock-2026',
-      name: 'Rock en el Parque',
-      date_event: '2026-03-20',
-      date_closing_sales: '2026-03-19 23:59:00',
-      date_payment: '2026-03-22',
-      service_sale: 150,
-      affiliation: [
-        ['banda@example.com', 62.5],
-        ['sonido@example.com', '27.25'],
-      ],
-    };
+    const event = eventBody('rock-2026', 'Rock en el Parque');
     expect(
       (await t.call(a, { method: 'POST', url: '/api/event', body: event })).json().status,
     ).not.toBe('failed');

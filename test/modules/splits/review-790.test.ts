@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
-import { computeSign } from '../../../src/platform/auth/sign.ts';
+import { httpTo } from '../../support/over-http.ts';
 import { createClient, createMembership } from '../marketplace/helpers.ts';
 import { payByCard } from '../transactions/helpers.ts';
 import { balanceOf, setFee, system } from '../refunds/helpers.ts';
@@ -19,26 +19,14 @@ afterAll(async () => {
 });
 
 /** One request over real HTTP; signed when `sign`. */
-async function http(
+const over = httpTo(() => base);
+const http = (
   account: TestAccount,
   method: string,
   path: string,
   body?: Record<string, unknown>,
   sign = false,
-) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      accept: 'application/json',
-      authorization: `Bearer ${account.publicToken}`,
-      ...(sign ? { sign: computeSign(account.privateToken, path, body ?? {}) } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, text, json: JSON.parse(text) as Record<string, any> };
-}
+) => over(account, method, path, body, { sign });
 
 async function paid(account: TestAccount, body: Record<string, unknown>): Promise<string> {
   const { created, res } = await payByCard(t, account, body);

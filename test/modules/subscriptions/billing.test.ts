@@ -8,7 +8,14 @@ import { accountsSetFee } from '../../../src/cli/commands/accounts-fee.ts';
 import { readBalance } from '../../../src/platform/ledger/post.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { deliverDueNotifications } from '../../../src/platform/notifications/deliver.ts';
-import { subscribedWithCard, createPlan, decliningCard, enrolOn, goodCard } from './helpers.ts';
+import {
+  subscribedWithCard,
+  createPlan,
+  decliningCard,
+  enrolOn,
+  goodCard,
+  newCardLink,
+} from './helpers.ts';
 
 let t: TestApp;
 let receiver: Receiver;
@@ -62,17 +69,6 @@ async function cycleCharges(id: string) {
 const successes = async (id: string) =>
   (await cycleCharges(id)).filter((c) => c.status === 'success');
 
-async function newCardLink(account: TestAccount, id: string): Promise<string> {
-  const res = await t.call(account, {
-    method: 'POST',
-    url: '/api/suinscriptionscards',
-    sign: true,
-    body: { suscription: id },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().url as string;
-}
-
 describe('recurring billing on the sandbox clock', () => {
   it('bills a year with one declined cycle retried, suspended and recovered: twelve charges, the wallet to the peso, callbacks', async () => {
     const merchant = await t.createAccount('Cajas');
@@ -94,7 +90,7 @@ describe('recurring billing on the sandbox clock', () => {
     expect((await successes(sub.id)).map((c) => c.cycle_number)).toEqual([1, 2]);
 
     // The payer's new card enrols (its CLP 50 check passes) but declines every charge after that.
-    await enrolOn(t, await newCardLink(merchant, sub.id), decliningCard);
+    await enrolOn(t, await newCardLink(t, merchant, sub.id), decliningCard);
     await advance(merchant, 31);
     let v3 = await paid(merchant, sub.id);
     expect(v3.estatus).toBe('active');
@@ -120,7 +116,7 @@ describe('recurring billing on the sandbox clock', () => {
     expect(await successes(sub.id)).toHaveLength(2);
 
     // A new card reactivates it and collects June, July and August at once.
-    await enrolOn(t, await newCardLink(merchant, sub.id), goodCard);
+    await enrolOn(t, await newCardLink(t, merchant, sub.id), goodCard);
     expect((await show(merchant, sub.id)).status).toBe('active');
     expect((await successes(sub.id)).map((c) => c.cycle_number)).toEqual([1, 2, 3, 4, 5]);
 

@@ -117,6 +117,27 @@ export async function subscribedWithCard(
   return { id: res.json().id as string, client };
 }
 
+/** The link of a new card enrolment of the subscription `id` (POST /api/suinscriptionscards), answered 200. */
+export async function newCardLink(t: TestApp, account: TestAccount, id: string): Promise<string> {
+  const res = await t.call(account, {
+    method: 'POST',
+    url: '/api/suinscriptionscards',
+    sign: true,
+    body: { suscription: id },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().url as string;
+}
+
+/** Makes the subscription `id`'s next cycle due a second ago by the app's clock. */
+export async function cycleDueNow(t: TestApp, id: string) {
+  await t.ctx.db
+    .updateTable('su_subscriptions')
+    .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
+    .where('id', '=', id)
+    .execute();
+}
+
 /** The payer's side over real HTTP: the card form of the hosted page `url` opens, on the server at `baseUrl`. */
 export async function enrolOverHttp(
   baseUrl: string,

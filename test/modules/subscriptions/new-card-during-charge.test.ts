@@ -7,7 +7,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app.
 import { chargeAttempt, type Attempt } from '../../../src/modules/subscriptions/billing-outcome.ts';
 import { openNextEvent } from '../../../src/modules/subscriptions/billing.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
-import { createPlan, decliningCard, enrolOn, subscribedWithCard } from './helpers.ts';
+import { createPlan, decliningCard, enrolOn, newCardLink, subscribedWithCard } from './helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -16,17 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-async function newCardLink(account: TestAccount, id: string): Promise<string> {
-  const res = await t.call(account, {
-    method: 'POST',
-    url: '/api/suinscriptionscards',
-    sign: true,
-    body: { suscription: id },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().url as string;
-}
 
 /** A subscription on the declining card with its first cycle's try opened; the good card enrols during its charge. */
 async function newCardWhileCharging(account: TestAccount, retriesMax: number) {
@@ -49,7 +38,7 @@ async function newCardWhileCharging(account: TestAccount, retriesMax: number) {
       ...t.ctx.processor,
       chargeStoredCard: async (request: Parameters<typeof t.ctx.processor.chargeStoredCard>[0]) => {
         // The payer enrols the good card over the hosted page while the old card's charge is at the processor.
-        await enrolOn(t, await newCardLink(account, sub.id));
+        await enrolOn(t, await newCardLink(t, account, sub.id));
         return t.ctx.processor.chargeStoredCard(request);
       },
     },

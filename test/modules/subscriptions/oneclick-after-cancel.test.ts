@@ -5,44 +5,23 @@
 // of an ended subscription; it counts a try as "maybe seen" once claimed, but with Oneclick the status answer says
 // for certain that it was not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { OneclickSimulator } from '../../support/oneclick-simulator.ts';
 import {
-  startOneclickSimulator,
-  type OneclickSimulator,
-} from '../../support/oneclick-simulator.ts';
-import { dispatch } from '../../../src/cli/dispatch.ts';
+  oneclickEnrolled,
+  startOneclickShop,
+  oneclickVisa as visa,
+} from '../../support/oneclick-shop.ts';
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { subscriptionLimits } from '../../../src/limits/index.ts';
 import { oneclickForAccount } from '../../../src/platform/processors/oneclick-processor.ts';
-import { createPlan, createSuClient } from './helpers.ts';
+import { createPlan, createSuClient, cycleDueNow } from './helpers.ts';
 
 let t: TestApp;
 let sim: OneclickSimulator;
 let shop: TestAccount;
-const visa = '4051885600446623';
-const form = { 'content-type': 'application/x-www-form-urlencoded' };
-
 beforeAll(async () => {
-  sim = await startOneclickSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  shop = await t.createAccount('Club Cancelado');
-  const set = await dispatch(
-    [
-      'accounts',
-      'set-processor',
-      shop.id,
-      '--oneclick-commerce-code',
-      sim.commerceCode,
-      '--oneclick-child-commerce-code',
-      sim.childCommerceCode,
-      '--oneclick-api-key',
-      sim.apiKey,
-      '--environment',
-      sim.url,
-    ],
-    t.ctx,
-  );
-  expect(set.exitCode, set.stderr).toBe(0);
+  ({ t, sim, shop } = await startOneclickShop('Club Cancelado', 'cd'));
 });
 afterAll(async () => {
   await t?.close();
@@ -52,34 +31,7 @@ afterAll(async () => {
 /** A subscription to `plan` whose payer registered `card` on the simulator's page. */
 async function subscribedWithOneclick(plan: string, card: string, email: string): Promise<string> {
   const client = await createSuClient(t, shop, { email });
-  const res = await t.call(shop, {
-    method: 'POST',
-    url: '/api/sususcription',
-    sign: true,
-    body: { plan, client },
-  });
-  const created = res.json() as { id: string; url: string };
-  const u = new URL(created.url);
-  const start = await t.app.inject({
-    method: 'POST',
-    url: '/gateway/registrosuscripcion/oneclick',
-    headers: form,
-    payload: new URLSearchParams({
-      token: u.searchParams.get('token')!,
-      validacion: u.searchParams.get('validacion')!,
-    }).toString(),
-  });
-  const token = /name="TBK_TOKEN" value="([0-9a-f]+)"/.exec(start.body)![1]!;
-  const back = await fetch(`${sim.url}/oneclick/enrol`, {
-    method: 'POST',
-    headers: form,
-    body: new URLSearchParams({ TBK_TOKEN: token, card }),
-    redirect: 'manual',
-  });
-  const location = new URL(back.headers.get('location')!);
-  const done = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
-  expect(done.body).toContain('Tarjeta registrada');
-  return created.id;
+  return (await oneclickEnrolled(t, sim, shop, { plan, client, card })).id;
 }
 
 describe('a recurring Oneclick try that never reached Transbank, then the subscription is cancelled', () => {
@@ -88,11 +40,7 @@ describe('a recurring Oneclick try that never reached Transbank, then the subscr
     const id = await subscribedWithOneclick(plan, visa, 'cancel@example.com');
     const charged = () => [...sim.charges.values()].filter((c) => c.amount === 7770).length;
     const before = charged();
-    await t.ctx.db
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
-      .where('id', '=', id)
-      .execute();
+    await cycleDueNow(t, id);
     // The cycle's authorize is dropped before Transbank records it: the answer is lost, nothing was charged.
     sim.authorizeFault = 'drop';
     await runBilling(t.ctx, { accountId: shop.id, limit: 1 }).catch(() => 0);
@@ -136,11 +84,7 @@ describe('a recurring Oneclick try that never reached Transbank, then the subscr
     const id = await subscribedWithOneclick(plan, visa, 'active@example.com');
     const charged = () => [...sim.charges.values()].filter((c) => c.amount === 6660).length;
     const before = charged();
-    await t.ctx.db
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
-      .where('id', '=', id)
-      .execute();
+    await cycleDueNow(t, id);
     sim.authorizeFault = 'drop';
     await runBilling(t.ctx, { accountId: shop.id, limit: 1 }).catch(() => 0);
     sim.authorizeFault = 'none';
@@ -181,11 +125,7 @@ describe('a recurring Oneclick try that never reached Transbank, then the subscr
   it('a charge Transbank approves after the DELETE committed is refunded through Transbank at once (decision 910)', async () => {
     const plan = await createPlan(t, shop, { name: 'Trimestral', amount: 4440, interval: 'month' });
     const id = await subscribedWithOneclick(plan, visa, 'inflight@example.com');
-    await t.ctx.db
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
-      .where('id', '=', id)
-      .execute();
+    await cycleDueNow(t, id);
     // The losing order: Cobro's last check passed, Transbank charged the card, the DELETE commits before the answer.
     // A full refund the same day is a reversal at Transbank.
     sim.whileAuthorizing = async () => {

@@ -4,12 +4,13 @@
 // of the client still charges is kept. Through the app's routes and due work, the real `transbank-sdk` talking to
 // the local simulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { OneclickSimulator } from '../../support/oneclick-simulator.ts';
 import {
-  startOneclickSimulator,
-  type OneclickSimulator,
-} from '../../support/oneclick-simulator.ts';
-import { dispatch } from '../../../src/cli/dispatch.ts';
+  oneclickEnrolled,
+  startOneclickShop,
+  oneclickVisa as visa,
+} from '../../support/oneclick-shop.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { subscriptionLimits } from '../../../src/limits/index.ts';
 import { createPlan, createSuClient } from './helpers.ts';
@@ -18,30 +19,8 @@ let t: TestApp;
 let sim: OneclickSimulator;
 let shop: TestAccount;
 let plan: string;
-const visa = '4051885600446623';
-const form = { 'content-type': 'application/x-www-form-urlencoded' };
-
 beforeAll(async () => {
-  sim = await startOneclickSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ce'.repeat(32) } });
-  shop = await t.createAccount('Club Depurado');
-  const set = await dispatch(
-    [
-      'accounts',
-      'set-processor',
-      shop.id,
-      '--oneclick-commerce-code',
-      sim.commerceCode,
-      '--oneclick-child-commerce-code',
-      sim.childCommerceCode,
-      '--oneclick-api-key',
-      sim.apiKey,
-      '--environment',
-      sim.url,
-    ],
-    t.ctx,
-  );
-  expect(set.exitCode, set.stderr).toBe(0);
+  ({ t, sim, shop } = await startOneclickShop('Club Depurado', 'ce'));
   plan = await createPlan(t, shop, { name: 'Plan depurado' });
 });
 afterAll(async () => {
@@ -54,36 +33,10 @@ const newClient = () =>
 
 /** A subscription of `client` with a Visa registered on Transbank's page: its id and its live tbk_user there. */
 async function enrolled(client: string): Promise<{ id: string; tbkUser: string }> {
-  const res = await t.call(shop, {
-    method: 'POST',
-    url: '/api/sususcription',
-    sign: true,
-    body: { plan, client },
-  });
-  const created = res.json() as { id: string; url: string };
-  const u = new URL(created.url);
-  const page = await t.app.inject({
-    method: 'POST',
-    url: '/gateway/registrosuscripcion/oneclick',
-    headers: form,
-    payload: new URLSearchParams({
-      token: u.searchParams.get('token')!,
-      validacion: u.searchParams.get('validacion')!,
-    }).toString(),
-  });
-  const token = /name="TBK_TOKEN" value="([0-9a-f]+)"/.exec(page.body)![1]!;
-  const back = await fetch(`${sim.url}/oneclick/enrol`, {
-    method: 'POST',
-    headers: form,
-    body: new URLSearchParams({ TBK_TOKEN: token, card: visa }),
-    redirect: 'manual',
-  });
-  const location = new URL(back.headers.get('location')!);
-  const done = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
-  expect(done.body).toContain('Tarjeta registrada');
+  const { id, token } = await oneclickEnrolled(t, sim, shop, { plan, client, card: visa });
   const tbkUser = sim.inscriptions.get(token)!.tbkUser!;
   expect(sim.users.has(tbkUser)).toBe(true);
-  return { id: created.id, tbkUser };
+  return { id, tbkUser };
 }
 
 async function endSubscription(id: string) {

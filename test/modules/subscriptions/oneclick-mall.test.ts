@@ -12,7 +12,7 @@ import { dispatch } from '../../../src/cli/dispatch.ts';
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
 import { refundLimits, subscriptionLimits } from '../../../src/limits/index.ts';
-import { createPlan, createSuClient } from './helpers.ts';
+import { createPlan, createSuClient, cycleDueNow } from './helpers.ts';
 import { dashboardBrowser } from '../../support/dashboard.ts';
 
 let t: TestApp;
@@ -206,11 +206,7 @@ describe('enrolment and charges', () => {
     const plan = await createPlan(t, shop, { name: 'Mensual', amount: 9990, interval: 'month' });
     const created = await subscribe(shop, plan);
     await enrol(created.url!, visa);
-    await t.ctx.db
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
-      .where('id', '=', created.id!)
-      .execute();
+    await cycleDueNow(t, created.id!);
     await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
     const cycles = await t.ctx.db
       .selectFrom('su_charges as c')
@@ -241,11 +237,7 @@ describe('enrolment and charges', () => {
     expect(activation.map((n) => JSON.stringify(n.payload))).toContainEqual(
       expect.stringContaining(created.id!),
     );
-    await t.ctx.db
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
-      .where('id', '=', created.id!)
-      .execute();
+    await cycleDueNow(t, created.id!);
     await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
     t.clock.advanceMs(subscriptionLimits.cycleRetryIntervalMs + 1000);
     await runBilling(t.ctx, { accountId: shop.id, limit: 10 });

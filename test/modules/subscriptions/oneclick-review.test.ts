@@ -1,44 +1,26 @@
 // Review of subscriptions in production with Transbank Oneclick Mall (decision 960): each finding proven through
 // the app's HTTP routes against the real `transbank-sdk` talking to the local simulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import {
-  startOneclickSimulator,
-  type OneclickSimulator,
-} from '../../support/oneclick-simulator.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { OneclickSimulator } from '../../support/oneclick-simulator.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
+import {
+  oneclickEnrolled,
+  oneclickInscription,
+  startOneclickShop,
+  oneclickVisa as visa,
+  setOneclickProcessor,
+} from '../../support/oneclick-shop.ts';
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { subscriptionLimits } from '../../../src/limits/index.ts';
-import { createPlan, createSuClient } from './helpers.ts';
+import { createPlan, createSuClient, cycleDueNow } from './helpers.ts';
 
 let t: TestApp;
 let sim: OneclickSimulator;
 let shop: TestAccount;
 let plan: string;
-const visa = '4051885600446623';
-const form = { 'content-type': 'application/x-www-form-urlencoded' };
-
 beforeAll(async () => {
-  sim = await startOneclickSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  shop = await t.createAccount('Club Revisado');
-  const set = await dispatch(
-    [
-      'accounts',
-      'set-processor',
-      shop.id,
-      '--oneclick-commerce-code',
-      sim.commerceCode,
-      '--oneclick-child-commerce-code',
-      sim.childCommerceCode,
-      '--oneclick-api-key',
-      sim.apiKey,
-      '--environment',
-      sim.url,
-    ],
-    t.ctx,
-  );
-  expect(set.exitCode, set.stderr).toBe(0);
+  ({ t, sim, shop } = await startOneclickShop('Club Revisado', 'cd'));
   plan = await createPlan(t, shop, { name: 'Consumo revisado' });
 });
 afterAll(async () => {
@@ -46,48 +28,33 @@ afterAll(async () => {
   await sim?.close();
 });
 
-/** A new subscription and the TBK_TOKEN of an inscription started on its link, the card registered at Transbank. */
+const newClient = () =>
+  createSuClient(t, shop, { email: `r${Math.random().toString(16).slice(2)}@example.com` });
+
+/** A new subscription and an inscription started on its link, the card registered at Transbank: `start` gives the
+ * path of Cobro's return URL. */
 async function startedInscription(card: string, onPlan = plan) {
-  const client = await createSuClient(t, shop, {
-    email: `r${Math.random().toString(16).slice(2)}@example.com`,
+  const s = await oneclickInscription(t, sim, shop, {
+    plan: onPlan,
+    client: await newClient(),
+    card,
   });
-  const res = await t.call(shop, {
-    method: 'POST',
-    url: '/api/sususcription',
-    sign: true,
-    body: { plan: onPlan, client },
-  });
-  const created = res.json() as { id: string; url: string };
-  const u = new URL(created.url);
-  const link = new URLSearchParams({
-    token: u.searchParams.get('token')!,
-    validacion: u.searchParams.get('validacion')!,
-  }).toString();
-  const start = async () => {
-    const page = await t.app.inject({
-      method: 'POST',
-      url: '/gateway/registrosuscripcion/oneclick',
-      headers: form,
-      payload: link,
-    });
-    const token = /name="TBK_TOKEN" value="([0-9a-f]+)"/.exec(page.body)![1]!;
-    const back = await fetch(`${sim.url}/oneclick/enrol`, {
-      method: 'POST',
-      headers: form,
-      body: new URLSearchParams({ TBK_TOKEN: token, card }),
-      redirect: 'manual',
-    });
-    const location = new URL(back.headers.get('location')!);
-    return `${location.pathname}${location.search}`;
-  };
-  return { id: created.id, start };
+  return { id: s.id, start: async () => (await s.start()).back };
 }
 
 async function enrolled(card: string, onPlan = plan): Promise<string> {
-  const s = await startedInscription(card, onPlan);
-  const done = await t.app.inject({ method: 'GET', url: await s.start() });
-  expect(done.body).toContain('Tarjeta registrada');
-  return s.id;
+  return (await oneclickEnrolled(t, sim, shop, { plan: onPlan, client: await newClient(), card }))
+    .id;
+}
+
+/** The subscription's cards not deleted. */
+function liveCardsOf(subscriptionId: string) {
+  return t.ctx.db
+    .selectFrom('su_cards')
+    .select('id')
+    .where('subscription_id', '=', subscriptionId)
+    .where('deleted_at', 'is', null)
+    .execute();
 }
 
 function charge(body: Record<string, unknown>) {
@@ -143,12 +110,7 @@ describe('two inscriptions of one enrolment link, both registered at Transbank',
     ]);
     expect(ra.body).toContain('Tarjeta registrada');
     expect(rb.body).toContain('Tarjeta registrada');
-    const cards = await t.ctx.db
-      .selectFrom('su_cards')
-      .select('id')
-      .where('subscription_id', '=', s.id)
-      .where('deleted_at', 'is', null)
-      .execute();
+    const cards = await liveCardsOf(s.id);
     // Each return that finishes its inscription registers a tbk_user; only the cards Cobro keeps may stay live.
     const finished = sim.calls.filter((c) => c.op === 'finish').length;
     expect(finished).toBeGreaterThan(0);
@@ -195,12 +157,7 @@ describe('a return that outlives its lease on the inscription', () => {
     const first = await t.app.inject({ method: 'GET', url: back });
     expect(reload!.body).toContain('Tarjeta registrada');
     expect(first.body).toContain('Tarjeta registrada');
-    const cards = await t.ctx.db
-      .selectFrom('su_cards')
-      .select('id')
-      .where('subscription_id', '=', s.id)
-      .where('deleted_at', 'is', null)
-      .execute();
+    const cards = await liveCardsOf(s.id);
     expect(cards).toHaveLength(1);
     // The simulator answers both finishes with the same tbk_user: the card Cobro kept names it, so it stays.
     const token = back.split('TBK_TOKEN=')[1]!;
@@ -216,22 +173,7 @@ describe("a refund after the account's Oneclick child store changed", () => {
     const id = [...sim.charges.values()].find((c) => c.amount === 5200)!.buyOrder;
     // The merchant moves its subscriptions to another store of the same mall.
     const newStore = '597055555543';
-    const set = await dispatch(
-      [
-        'accounts',
-        'set-processor',
-        shop.id,
-        '--oneclick-commerce-code',
-        sim.commerceCode,
-        '--oneclick-child-commerce-code',
-        newStore,
-        '--oneclick-api-key',
-        sim.apiKey,
-        '--environment',
-        sim.url,
-      ],
-      t.ctx,
-    );
+    const set = await setOneclickProcessor(t, sim, shop.id, newStore);
     expect(set.exitCode, set.stderr).toBe(0);
     const old = sim.childCommerceCode;
     (sim as { childCommerceCode: string }).childCommerceCode = newStore;
@@ -247,22 +189,7 @@ describe("a refund after the account's Oneclick child store changed", () => {
       await ledgerHolds();
     } finally {
       (sim as { childCommerceCode: string }).childCommerceCode = old;
-      await dispatch(
-        [
-          'accounts',
-          'set-processor',
-          shop.id,
-          '--oneclick-commerce-code',
-          sim.commerceCode,
-          '--oneclick-child-commerce-code',
-          old,
-          '--oneclick-api-key',
-          sim.apiKey,
-          '--environment',
-          sim.url,
-        ],
-        t.ctx,
-      );
+      await setOneclickProcessor(t, sim, shop.id, old);
     }
   });
 });
@@ -353,11 +280,7 @@ describe('two billing workers on one due Oneclick cycle', () => {
       url_notify_payment: 'https://shop.example.com/pay',
     });
     const created = { id: await enrolled(visa, monthly) };
-    await t.ctx.db
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
-      .where('id', '=', created.id)
-      .execute();
+    await cycleDueNow(t, created.id);
     let second = -1;
     sim.whileAuthorizing = async () => {
       second = await runBilling(t.ctx, { accountId: shop.id, limit: 10 });
@@ -417,11 +340,7 @@ describe('a recurring try whose authorize Transbank was still deciding', () => {
       url_notify_payment: 'https://shop.example.com/slow',
     });
     const sub = await enrolled(visa, monthly);
-    await t.ctx.db
-      .updateTable('su_subscriptions')
-      .set({ next_cycle_at: new Date(t.clock.now().getTime() - 1000) })
-      .where('id', '=', sub)
-      .execute();
+    await cycleDueNow(t, sub);
     sim.authorizeFault = 'slow';
     await expect(runBilling(t.ctx, { accountId: shop.id, limit: 10 })).rejects.toThrow();
     sim.authorizeFault = 'none';

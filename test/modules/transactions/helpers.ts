@@ -93,3 +93,23 @@ export async function declineByCard(
   const res = await submitUntilRejected(t, created.url, 1, card);
   return { created, res };
 }
+
+/** The status of the sale `id` as Cobro holds it. */
+export async function saleStatusOf(t: TestApp, id: string) {
+  const row = await t.ctx.db
+    .selectFrom('transactions')
+    .select('status')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return row.status;
+}
+
+/** How many capture journals the sale `id` has. */
+export async function capturesOf(t: TestApp, id: string) {
+  const j = await t.ctx.db
+    .selectFrom('journal_entries')
+    .select('kind')
+    .where('reference', '=', id)
+    .execute();
+  return j.filter((x) => x.kind === 'transaction.capture').length;
+}

@@ -45,21 +45,26 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** A new account's `transaction.result` callback of `payload`, delivered to the receiver: its headers and body. */
+async function delivered(payload: Record<string, unknown>) {
+  const account = await t.createAccount();
+  await t.ctx.db.transaction().execute((tx) =>
+    enqueueCallback(tx, {
+      accountId: account.id,
+      url: receiver.url,
+      eventType: 'transaction.result',
+      payload,
+      at: t.clock.now(),
+    }),
+  );
+  await deliverDueNotifications(t.ctx);
+  const { headers, body } = receiver.requests.at(-1)!;
+  return { account, h: headers as Record<string, string>, body };
+}
+
 describe('docs/callbacks.md verifier', () => {
   it('accepts a delivered callback and refuses a changed body, id or secret', async () => {
-    const account = await t.createAccount();
-    await t.ctx.db.transaction().execute((tx) =>
-      enqueueCallback(tx, {
-        accountId: account.id,
-        url: receiver.url,
-        eventType: 'transaction.result',
-        payload: { order: '199', status: 'success' },
-        at: t.clock.now(),
-      }),
-    );
-    await deliverDueNotifications(t.ctx);
-    const { headers, body } = receiver.requests[0]!;
-    const h = headers as Record<string, string>;
+    const { account, h, body } = await delivered({ order: '199', status: 'success' });
     expect(verify(account.webhookSecret, h, body)).toBe(true);
     expect(verify(account.webhookSecret, h, body.replace('199', '198'))).toBe(false);
     expect(verify(account.webhookSecret, { ...h, 'webhook-id': 'msg_other' }, body)).toBe(false);
@@ -74,19 +79,7 @@ describe('docs/callbacks.md verifier', () => {
   });
 
   it('refuses a timestamp that is not a number of seconds, so no signed text can be cut in other places', async () => {
-    const account = await t.createAccount();
-    await t.ctx.db.transaction().execute((tx) =>
-      enqueueCallback(tx, {
-        accountId: account.id,
-        url: receiver.url,
-        eventType: 'transaction.result',
-        payload: { order: '200', amount: '1.5' },
-        at: t.clock.now(),
-      }),
-    );
-    await deliverDueNotifications(t.ctx);
-    const { headers, body } = receiver.requests.at(-1)!;
-    const h = headers as Record<string, string>;
+    const { account, h, body } = await delivered({ order: '200', amount: '1.5' });
     expect(verify(account.webhookSecret, h, body)).toBe(true);
     // The signed text `id.timestamp.body` read at other dots: the same bytes, so the same signature, but another id
     // (past the receiver's deduplication), a "timestamp" that is no time at all, and what followed the body's dot.
