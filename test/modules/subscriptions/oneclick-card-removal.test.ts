@@ -11,6 +11,7 @@ import {
   startOneclickShop,
   oneclickVisa as visa,
 } from '../../support/oneclick-shop.ts';
+import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { subscriptionLimits } from '../../../src/limits/index.ts';
 import { createPlan, createSuClient } from './helpers.ts';
