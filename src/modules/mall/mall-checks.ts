@@ -87,6 +87,11 @@ export async function planMall(
   const { currency, urlreturn, urlnotify } = await checkMallFields(ctx, caller.id, input, errors);
   const read = readMallLines(input.merchant);
   if (!read.ok) Object.assign(errors, read.errors);
+  // A line's URL is the caller's choice, written on the store's transaction in the store's name: an origin trusted
+  // for the store alone is not the caller's to aim at (decision 983), so it passes the caller's check too.
+  for (const line of read.ok ? read.lines : [])
+    if (line.urlnotify !== null && !checkCallbackUrl(line.urlnotify, ctx.config, caller.id).ok)
+      errors[`merchant.${line.position}.5`] = 'invalid';
   if (read.ok && input.amount !== undefined && BigInt(input.amount) !== read.totalMinor)
     errors.amount = 'does not add up to the merchant amounts';
   const at = await ctx.accountClock.now(caller.id, ctx.db);

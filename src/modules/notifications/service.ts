@@ -14,6 +14,7 @@ import {
 } from './repository.ts';
 import { parseJsonExact } from '../../platform/money/json-number.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
+import { answerShown } from '../../platform/notifications/ssrf-guard.ts';
 
 export interface NotificationView {
   readonly id: string;
@@ -84,6 +85,8 @@ export async function showNotification(
   if (row === undefined) return null;
   const tz = ctx.config.timeZone;
   const attempts = await listAttempts(ctx.db, id, notificationAttemptsMax * 20);
+  // An answer kept before decision 987 through a trusted origin not vouched for this account stays unshown (983).
+  const shown = answerShown(row.url, ctx.config, row.account_id);
   return {
     ...notificationView(ctx, row),
     // As sent: an integer past 2^53 - 1 keeps its digits, the keys their order (decision 930).
@@ -96,7 +99,7 @@ export async function showNotification(
       status_code: a.status_code,
       latency_ms: a.latency_ms,
       error: a.error,
-      response_excerpt: a.response_excerpt,
+      response_excerpt: shown ? a.response_excerpt : null,
     })),
   };
 }

@@ -172,6 +172,23 @@ export function checkCallbackUrl(
   return { ok: true, url, reach, answerKept };
 }
 
+/**
+ * Whether an attempt's kept answer may be shown to `accountId` under the policy in force (decision 983): not when the
+ * URL's origin is trusted in production for every account, or for accounts that are not this one. Attempts written
+ * before decision 987 kept every answer, whoever sent it; this hides those the rules of 987 would not have kept.
+ */
+export function answerShown(text: string, policy: CallbackPolicy, accountId: string): boolean {
+  if (policy.mode !== 'production') return true;
+  let origin: string;
+  try {
+    origin = new URL(text).origin;
+  } catch {
+    return true;
+  }
+  const accounts = policy.callbackTrustedOrigins.get(origin);
+  return accounts === undefined || (accounts !== 'every account' && accounts.has(accountId));
+}
+
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
   address: string | dns.LookupAddress[],
