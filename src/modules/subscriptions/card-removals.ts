@@ -46,53 +46,52 @@ declare module '../../platform/db/types.ts' {
 const oneclickTokenPattern = 'oneclick:%';
 const liveStatuses = subscriptionStatuses.filter((s) => !isFinal(s));
 
+/**
+ * Marks cards for removal at Transbank, state `due`, in the caller's transaction: a card already marked keeps its row.
+ * Only Oneclick cards (`oneclick:` tokens) are marked.
+ */
+async function markCards(
+  db: DbOrTx,
+  which: { readonly subscriptionId: string } | { readonly cardId: string },
+  at: Date,
+): Promise<void> {
+  await db
+    .insertInto('oneclick_card_removals')
+    .columns(['card_id', 'account_id', 'state', 'created_at', 'updated_at'])
+    .expression((eb) => {
+      const cards = eb
+        .selectFrom('su_cards')
+        .select([
+          'id',
+          'account_id',
+          sql.lit('due').as('state'),
+          sql<Date>`${at}::timestamptz`.as('created_at'),
+          sql<Date>`${at}::timestamptz`.as('updated_at'),
+        ]);
+      const picked =
+        'cardId' in which
+          ? cards.where('id', '=', which.cardId)
+          : cards
+              .where('subscription_id', '=', which.subscriptionId)
+              .where('deleted_at', 'is', null);
+      return picked.where('processor_token', 'like', oneclickTokenPattern);
+    })
+    .onConflict((oc) => oc.column('card_id').doNothing())
+    .execute();
+}
+
 /** Marks for removal the live Oneclick cards of a subscription that ends, in the caller's transaction. */
 export async function markSubscriptionCards(
   db: DbOrTx,
   subscriptionId: string,
   at: Date,
 ): Promise<void> {
-  await db
-    .insertInto('oneclick_card_removals')
-    .columns(['card_id', 'account_id', 'state', 'created_at', 'updated_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('su_cards')
-        .select([
-          'id',
-          'account_id',
-          sql.lit('due').as('state'),
-          sql<Date>`${at}::timestamptz`.as('created_at'),
-          sql<Date>`${at}::timestamptz`.as('updated_at'),
-        ])
-        .where('subscription_id', '=', subscriptionId)
-        .where('deleted_at', 'is', null)
-        .where('processor_token', 'like', oneclickTokenPattern),
-    )
-    .onConflict((oc) => oc.column('card_id').doNothing())
-    .execute();
+  await markCards(db, { subscriptionId }, at);
 }
 
 /** Marks one removed card for removal at Transbank, in deleteCard's transaction. */
 export async function markCard(db: DbOrTx, cardId: string, at: Date): Promise<void> {
-  await db
-    .insertInto('oneclick_card_removals')
-    .columns(['card_id', 'account_id', 'state', 'created_at', 'updated_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('su_cards')
-        .select([
-          'id',
-          'account_id',
-          sql.lit('due').as('state'),
-          sql<Date>`${at}::timestamptz`.as('created_at'),
-          sql<Date>`${at}::timestamptz`.as('updated_at'),
-        ])
-        .where('id', '=', cardId)
-        .where('processor_token', 'like', oneclickTokenPattern),
-    )
-    .onConflict((oc) => oc.column('card_id').doNothing())
-    .execute();
+  await markCards(db, { cardId }, at);
 }
 
 interface StoredCard {
