@@ -13,10 +13,8 @@ import {
   pathOf,
 } from '../modules/transactions/helpers.ts';
 import { Environment } from 'transbank-sdk';
-import {
-  processorForAccount,
-  webpayEnvironments,
-} from '../../src/platform/processors/account-processors.ts';
+import { processorForAccount } from '../../src/platform/processors/account-processors.ts';
+import { webpayEnvironments } from '../../src/platform/processors/environment-url.ts';
 import { recoverLostCommits } from '../../src/modules/transactions/redirect-recovery.ts';
 import { runExpiries } from '../../src/modules/transactions/expiry.ts';
 import { refundLimits, transactionLimits } from '../../src/limits/index.ts';

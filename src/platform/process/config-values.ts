@@ -123,9 +123,11 @@ export function parseTrustedOrigins(
       `CALLBACK_TRUSTED_ORIGINS names at most ${configLimits.callbackTrustedOriginsMax} origins, got ${entries.length}`,
     );
   for (const entry of entries.slice(0, configLimits.callbackTrustedOriginsMax)) {
-    // A bare origin holds no "@" (credentials are refused), so the first one starts the accounts.
-    const at = entry.indexOf('@');
-    const origin = bareOrigin(at === -1 ? entry : entry.slice(0, at).trim());
+    // An empty user part (`https://@host`, `https://:@host`) is dropped, as `new URL` dropped it before decision 987
+    // (decision 982). Then a bare origin holds no "@" (credentials are refused), so the first one starts the accounts.
+    const text = entry.replace(/^(https?:\/\/):?@/i, '$1');
+    const at = text.indexOf('@');
+    const origin = bareOrigin(at === -1 ? text : text.slice(0, at).trim());
     if (origin === null) {
       errors.push(
         `CALLBACK_TRUSTED_ORIGINS entries must be origins like https://erp.internal:8443 (or https://erp.internal:8443@acc0123456789abcdef0 for one account), got "${entry}"`,
@@ -133,7 +135,7 @@ export function parseTrustedOrigins(
       continue;
     }
     const accounts =
-      at === -1 ? 'every account' : trustedAccounts(entry, entry.slice(at + 1), errors);
+      at === -1 ? 'every account' : trustedAccounts(entry, text.slice(at + 1), errors);
     if (accounts === null) continue;
     const before = origins.get(origin);
     if (before !== undefined && !sameAccounts(before, accounts)) {

@@ -9,14 +9,7 @@ import type { PaymentProcessor } from './processor.ts';
 import { fintocPayments, withFintoc } from './fintoc-selection.ts';
 import { inTransaction } from '../db/unit-of-work.ts';
 import { keepWebpayKeys, webpayKeysId, webpayKeysOfToken } from './webpay-keys.ts';
-
-/** Transbank's Webpay hosts, the SDK's `Environment` values (test/checkout/webpay-plus.test.ts checks they are), kept
- *  here so that naming them never loads the SDK: the SDK (axios and about 100 modules) is imported by the first
- *  production payment through Webpay (decision 240). */
-export const webpayEnvironments = {
-  integration: 'https://webpay3gint.transbank.cl',
-  production: 'https://webpay3g.transbank.cl',
-} as const;
+import { environmentError, environmentUrl } from './environment-url.ts';
 
 interface AccountProcessorTable {
   account_id: string;
@@ -65,26 +58,6 @@ export interface WebpaySettings {
   readonly environment: string;
 }
 
-/** The host an `--environment` value names, or null when it names none. */
-export function environmentUrl(environment: string): string | null {
-  if (environment === 'integration' || environment === 'production')
-    return webpayEnvironments[environment];
-  if (environment.length > transactionLimits.acquirer.environmentUrlLengthMax) return null;
-  try {
-    const u = new URL(environment);
-    if (
-      (u.protocol !== 'http:' && u.protocol !== 'https:') ||
-      u.search !== '' ||
-      u.hash !== '' ||
-      u.username !== ''
-    )
-      return null;
-    return environment.replace(/\/+$/, '');
-  } catch {
-    return null;
-  }
-}
-
 export type SettingsCheck = { ok: true } | { ok: false; error: string };
 
 export function checkWebpaySettings(s: WebpaySettings): SettingsCheck {
@@ -103,8 +76,8 @@ export function checkWebpaySettings(s: WebpaySettings): SettingsCheck {
       error: `--webpay-api-key must be 1 to ${transactionLimits.acquirer.apiKeyLengthMax} printable characters without spaces`,
     };
   }
-  if (environmentUrl(s.environment) === null)
-    return { ok: false, error: '--environment must be integration, production or an http(s) URL' };
+  const environment = environmentError(s.environment);
+  if (environment !== null) return { ok: false, error: environment };
   return { ok: true };
 }
 

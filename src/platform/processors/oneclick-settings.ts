@@ -4,7 +4,8 @@
 import type { AppContext } from '../context.ts';
 import type { DbOrTx, Timestamp } from '../db/types.ts';
 import { transactionLimits } from '../../limits/index.ts';
-import { environmentUrl, type SettingsCheck } from './account-processors.ts';
+import type { SettingsCheck } from './account-processors.ts';
+import { environmentError, environmentUrl, shownEnvironment } from './environment-url.ts';
 
 interface AccountOneclickTable {
   account_id: string;
@@ -57,8 +58,8 @@ export function checkOneclickSettings(s: OneclickSettings): SettingsCheck {
       ok: false,
       error: `--oneclick-api-key must be 1 to ${transactionLimits.acquirer.apiKeyLengthMax} printable characters without spaces`,
     };
-  if (environmentUrl(s.environment) === null)
-    return { ok: false, error: '--environment must be integration, production or an http(s) URL' };
+  const environment = environmentError(s.environment);
+  if (environment !== null) return { ok: false, error: environment };
   return { ok: true };
 }
 
@@ -97,7 +98,7 @@ export async function oneclickSummary(
     : {
         commerceCode: row.commerce_code,
         childCommerceCode: row.child_commerce_code,
-        environment: row.environment,
+        environment: shownEnvironment(row.environment),
       };
 }
 

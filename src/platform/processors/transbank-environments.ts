@@ -4,13 +4,14 @@
 import { sql } from 'kysely';
 import type { DbOrTx } from '../db/types.ts';
 import { limits } from '../../limits/index.ts';
-import { environmentUrl, webpayEnvironments } from './account-processors.ts';
+import { environmentUrl, shownEnvironment, webpayEnvironments } from './environment-url.ts';
 
 export type TransbankProduct = 'webpay_plus' | 'oneclick_mall';
 
 export interface TransbankKeysSummary {
   readonly product: TransbankProduct;
   readonly commerceCode: string;
+  /** As stored, but for a URL's user and password, shown as `***` (decision 982). */
   readonly environment: string;
   /** On Transbank's integration host: test cards pay, no money moves. */
   readonly integration: boolean;
@@ -49,7 +50,7 @@ export async function transbankKeysOf(
       found.push({
         product,
         commerceCode: row.commerce_code,
-        environment: row.environment,
+        environment: shownEnvironment(row.environment),
         integration: isIntegration(row.environment),
       });
   return found;

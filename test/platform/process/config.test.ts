@@ -160,6 +160,30 @@ describe('configuration from the environment', () => {
       'names 21 accounts, at most 20',
     );
   });
+
+  it('reads an empty user part (https://@host) as before decision 987: the bare origin (decision 982)', () => {
+    const one = 'acc0123456789abcdef0';
+    const ok = loadConfig({
+      CALLBACK_TRUSTED_ORIGINS: `https://@erp.internal:8443, HTTP://:@127.0.0.1:4567, https://@crm.internal@${one}`,
+    });
+    expect(ok.ok && [...ok.config.callbackTrustedOrigins]).toEqual([
+      ['https://erp.internal:8443', 'every account'],
+      ['http://127.0.0.1:4567', 'every account'],
+      ['https://crm.internal', new Set([one])],
+    ]);
+    // A user or a password stays refused, and so does an entry that is only a user part.
+    for (const bad of [
+      'https://u@erp.internal',
+      'https://:p@erp.internal',
+      'https://@',
+      `https://@@${one}`,
+    ]) {
+      const r = loadConfig({ CALLBACK_TRUSTED_ORIGINS: bad });
+      expect(r.ok, bad).toBe(false);
+      if (!r.ok) expect(r.errors.join('\n')).toMatch(`CALLBACK_TRUSTED_ORIGINS entr`);
+      if (!r.ok) expect(r.errors.join('\n')).toContain(`"${bad}"`);
+    }
+  });
 });
 
 describe('timestamps in the service zone', () => {
