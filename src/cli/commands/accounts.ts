@@ -102,13 +102,13 @@ export const accountsList: Command = {
 export const accountsShow: Command = {
   name: 'accounts show',
   summary:
-    "Show an account, its credentials and its Transbank keys' environment (never their API keys)",
+    "Show an account, its credentials, its chargeback debt and its Transbank keys' environment (never their API keys)",
   usage: 'cobro accounts show ID [--json]',
   options: {
     json: {
       type: 'boolean',
       description:
-        'print the account, its credentials and its Transbank keys ({product, commerce_code, environment, integration}) as one JSON object',
+        'print the account, its credentials, its chargeback debt ({CURRENCY: minor units owed}, {} when none) and its Transbank keys ({product, commerce_code, environment, integration}) as one JSON object',
     },
   },
   operands: [{ name: 'ID', description: 'the account id (acc...)' }],
@@ -121,18 +121,35 @@ export const accountsShow: Command = {
   async run(ctx, args) {
     const id = args.positionals[0];
     if (id === undefined) return fail('usage: cobro accounts show ID', 2);
-    const [{ showAccount }, { transbankKeysOf }] = await Promise.all([
-      import('../../modules/accounts/service.ts'),
-      import('../../platform/processors/transbank-environments.ts'),
-    ]);
+    const [{ showAccount }, { transbankKeysOf }, { owedDebt }, { bankCodesByCurrency }] =
+      await Promise.all([
+        import('../../modules/accounts/service.ts'),
+        import('../../platform/processors/transbank-environments.ts'),
+        import('../../modules/wallet/debt-collection.ts'),
+        import('../../modules/reference/repository.ts'),
+      ]);
     const c = requireCtx(ctx);
     const found = await showAccount(c, id);
     if (!found.ok) return fail(found.error);
     const keys = await transbankKeysOf(c.db, id);
+    // What the account owes after lost disputes, per wallet currency, as the debt's collection reads it (decision 997).
+    const currencies = [...(await bankCodesByCurrency(c)).keys()].sort();
+    // Only the currencies it owes in: none owed prints `none` and `{}`.
+    const debt = (
+      await Promise.all(
+        currencies.map(async (currency) => ({
+          currency,
+          owedMinor: await owedDebt(c, c.db, id, currency),
+        })),
+      )
+    ).filter((d) => d.owedMinor > 0n);
     if (args.values.json === true)
       return ok(
         JSON.stringify({
           ...json(found.value),
+          chargeback_debt: Object.fromEntries(
+            debt.map((d) => [d.currency, d.owedMinor.toString()]),
+          ),
           transbank: keys.map((k) => ({
             product: k.product,
             commerce_code: k.commerceCode,
@@ -141,7 +158,8 @@ export const accountsShow: Command = {
           })),
         }),
       );
-    return ok([describe(found.value), ...transbankLines(keys)].join('\n'));
+    const debtLine = `chargeback debt: ${debt.map((d) => `${d.owedMinor} ${d.currency}`).join(', ') || 'none'}`;
+    return ok([describe(found.value), debtLine, ...transbankLines(keys)].join('\n'));
   },
 };
 

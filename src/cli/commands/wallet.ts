@@ -15,6 +15,7 @@ interface AskedCredit {
   readonly amountMinor: bigint;
   readonly currency: string;
   readonly key: string | undefined;
+  readonly payDebt: boolean;
 }
 
 /**
@@ -35,7 +36,9 @@ function creditOutput(
     return fail(
       `--key ${key} credited ${what} to ${accountId} (movement ${credited.movementId}): use another key; nothing was credited`,
     );
-  const line = `credited ${what} to ${accountId}: movement ${credited.movementId}, available ${credited.balanceMinor}`;
+  const paid =
+    credited.debtPaidMinor > 0n ? `, chargeback debt paid ${credited.debtPaidMinor}` : '';
+  const line = `credited ${what} to ${accountId}: movement ${credited.movementId}${paid}, available ${credited.balanceMinor}`;
   const output =
     args.values.json === true
       ? ok(
@@ -44,6 +47,9 @@ function creditOutput(
             credit_id: credited.creditId,
             amount_available: credited.balanceMinor.toString(),
             currency: credited.currency,
+            ...(asked.payDebt && !credited.already
+              ? { debt_paid: credited.debtPaidMinor.toString() }
+              : {}),
             ...(credited.already ? { already: true } : {}),
           }),
         )
@@ -56,7 +62,7 @@ export const walletCredit: Command = {
   name: 'wallet credit',
   summary: 'Credit a merchant wallet (operator adjustment, ledger-backed)',
   usage:
-    'cobro wallet credit --account ID --amount N --currency CLP --reason TEXT [--key KEY] [--json]',
+    'cobro wallet credit --account ID --amount N --currency CLP --reason TEXT [--key KEY] [--pay-debt] [--json]',
   options: {
     account: {
       type: 'string',
@@ -80,13 +86,20 @@ export const walletCredit: Command = {
       description:
         'names this credit (a ticket number): run again with it, the credit is found and printed, not made twice',
     },
+    'pay-debt': {
+      type: 'boolean',
+      description:
+        "pay the account's chargeback debt first from the credit, as money given back does (default: credited whole)",
+    },
     json: {
       type: 'boolean',
-      description: 'print {identifier_wallet, credit_id, amount_available, currency}',
+      description:
+        'print {identifier_wallet, credit_id, amount_available, currency}, and debt_paid with --pay-debt',
     },
   },
   examples: [
     'cobro wallet credit --account acc4f6c0e3d2b1a09876 --amount 25000 --currency CLP --reason "Saldo inicial" --key TICKET-118',
+    'cobro wallet credit --account acc4f6c0e3d2b1a09876 --amount 10000 --currency CLP --reason "Pago devuelto" --pay-debt',
   ],
   needsDb: true,
   async run(ctxOrNull, args) {
@@ -117,12 +130,14 @@ export const walletCredit: Command = {
     if (currency === null) return fail(`unknown currency ${stringOption(args, 'currency')}`, 2);
     if ((await findAccountRowById(ctx.db, accountId)) === undefined)
       return fail(`no account with id ${accountId}`);
+    const payDebt = args.values['pay-debt'] === true;
     const credited = await creditWallet(ctx, {
       accountId,
       currency,
       amountMinor: BigInt(amountText),
       reason,
       kind: 'adjustment',
+      payDebt,
       ...(key === undefined ? {} : { operatorKey: key }),
     });
     if (credited === null)
@@ -132,7 +147,7 @@ export const walletCredit: Command = {
       );
     return creditOutput(
       credited,
-      { accountId, amountMinor: BigInt(amountText), currency, key },
+      { accountId, amountMinor: BigInt(amountText), currency, key, payDebt },
       args,
     );
   },

@@ -5,7 +5,7 @@
 // `dispute.debt_collected` takes the debt back from the wallet in the same transaction, with a wallet movement of
 // kind `dispute_debt` (an expense the merchant reads next to the income that paid it).
 import type { AppContext } from '../../platform/context.ts';
-import type { Tx } from '../../platform/db/types.ts';
+import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { journalKinds, ledgerCodes, type JournalInput } from '../../platform/ledger/ledger.ts';
 import { appendWalletMovement } from './movements.ts';
 
@@ -14,6 +14,20 @@ export const debtSubject = 'chargeback debt paid';
 
 function debtKey(accountId: string, currency: string) {
   return { owner: accountId, code: ledgerCodes.disputeDebt, currency };
+}
+
+/**
+ * What the merchant owes now in `currency` (0 when nothing), read without a lock: the balance lockOwedDebt checks,
+ * and what `cobro accounts show` prints (decision 997).
+ */
+export async function owedDebt(
+  ctx: AppContext,
+  db: DbOrTx,
+  accountId: string,
+  currency: string,
+): Promise<bigint> {
+  const balanceMinor = await ctx.ledger.balance(db, debtKey(accountId, currency));
+  return balanceMinor < 0n ? -balanceMinor : 0n;
 }
 
 /**
@@ -27,9 +41,8 @@ export async function lockOwedDebt(
   accountId: string,
   currency: string,
 ): Promise<bigint> {
-  const key = debtKey(accountId, currency);
-  if ((await ctx.ledger.balance(tx, key)) >= 0n) return 0n;
-  const [balanceMinor] = await ctx.ledger.hold(tx, [key]);
+  if ((await owedDebt(ctx, tx, accountId, currency)) === 0n) return 0n;
+  const [balanceMinor] = await ctx.ledger.hold(tx, [debtKey(accountId, currency)]);
   return balanceMinor! < 0n ? -balanceMinor! : 0n;
 }
 

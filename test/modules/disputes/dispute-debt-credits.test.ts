@@ -157,4 +157,79 @@ describe('chargeback debt collected from money given back to the wallet', () => 
     expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(-4_000n);
     await expectLedgerClean(t);
   });
+
+  // Decision 997: the operator sees what the account owes, and may choose that a credit pays it first.
+  it('shows the debt in accounts show, text and JSON', async () => {
+    const { a } = await owingWhileReserved(4_000, async (m) => [
+      await pendingPayout(m, 10_000, 'shown'),
+    ]);
+    const text = await dispatch(['accounts', 'show', a.id], t.ctx);
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).toContain('chargeback debt: 4000 CLP');
+    const json = await dispatch(['accounts', 'show', a.id, '--json'], t.ctx);
+    expect(JSON.parse(json.stdout).chargeback_debt).toEqual({ CLP: '4000' });
+    const clean = await t.createAccount();
+    const none = await dispatch(['accounts', 'show', clean.id, '--json'], t.ctx);
+    expect(JSON.parse(none.stdout).chargeback_debt).toEqual({});
+    expect((await dispatch(['accounts', 'show', clean.id], t.ctx)).stdout).toContain(
+      'chargeback debt: none',
+    );
+  });
+
+  it('pays the debt first from an operator credit with --pay-debt, audited once', async () => {
+    const { a } = await owingWhileReserved(4_000, async (m) => [
+      await pendingPayout(m, 10_000, 'pay-debt'),
+    ]);
+    const small = await dispatch(
+      [
+        'wallet',
+        'credit',
+        '--account',
+        a.id,
+        '--amount',
+        '3000',
+        '--reason',
+        'devuelto',
+        '--pay-debt',
+      ],
+      t.ctx,
+    );
+    expect(small.exitCode, small.stderr).toBe(0);
+    expect(small.stdout).toContain('chargeback debt paid 3000, available 0');
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(0n);
+    expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(-1_000n);
+    const rest = await dispatch(
+      [
+        'wallet',
+        'credit',
+        '--account',
+        a.id,
+        '--amount',
+        '5000',
+        '--reason',
+        'devuelto',
+        '--pay-debt',
+        '--json',
+      ],
+      t.ctx,
+    );
+    expect(rest.exitCode, rest.stderr).toBe(0);
+    expect(JSON.parse(rest.stdout)).toMatchObject({ amount_available: '4000', debt_paid: '1000' });
+    expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(0n);
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(4_000n);
+    expect((await latestMovements(a, 2))[0]).toMatchObject({
+      subject: 'chargeback debt paid',
+      income_expense: 'expense',
+      amount: '1000',
+      actual_amount: '4000',
+    });
+    const audited = await t.ctx.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('chain', '=', a.id)
+      .where('action', '=', 'cobro wallet credit')
+      .execute();
+    expect(audited).toHaveLength(2);
+    await expectLedgerClean(t);
+  });
 });
