@@ -258,3 +258,35 @@ describe("an account's Webpay keys changed between the create and the commit (fi
     }
   });
 });
+
+describe('a Webpay session created before migration 0860 (decision 998)', () => {
+  it("names no keys, and its commit and refund use the account's current keys (holds)", async () => {
+    const created = await createTransaction(t, shop, { payment: 1, amount: 6000 });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/gateway/cobro',
+      headers: form,
+      payload: new URLSearchParams({ ...linkParams(created.url), method: '1' }).toString(),
+    });
+    const token = /name="token_ws" value="([0-9a-f]+)"/.exec(res.body)?.[1] ?? res.body;
+    // As the upgrade leaves a session the earlier release created: processor_sessions.webpay_keys_id is null.
+    const cleared = await t.ctx.db
+      .updateTable('processor_sessions')
+      .set({ webpay_keys_id: null })
+      .where('token', '=', token)
+      .executeTakeFirst();
+    expect(cleared.numUpdatedRows).toBe(1n);
+    const page = await returnFromWebpay(token);
+    expect(page.body).toContain('Pago exitoso');
+    expect(sim.transactions.get(token)!.state).toBe('AUTHORIZED');
+    expect(await facts(created.id)).toMatchObject({ status: 'success', captures: 1 });
+    const refund = await t.call(shop, {
+      method: 'POST',
+      url: '/api/nullification',
+      sign: true,
+      body: { id: created.id, amount: 1000, subject: 'anulación parcial' },
+    });
+    expect(refund.json().nullify.status_nullify).toBe('reverse_completed');
+    expect(sim.transactions.get(token)).toMatchObject({ refunds: [1000], balance: 5000 });
+  });
+});

@@ -31,6 +31,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
-    'ALTER TABLE processor_sessions DROP COLUMN webpay_keys_id; DROP TABLE webpay_keys',
+    `
+    ALTER TABLE processor_sessions DROP COLUMN webpay_keys_id;
+    DROP TABLE webpay_keys
+  `,
   );
 }
