@@ -14,8 +14,7 @@ import {
 import type { OneclickDetail, OneclickMall } from './oneclick-mall.ts';
 import { oneclickKeys } from './oneclick-settings.ts';
 import type { ChargeOutcome, RefundOutcome, RefundRequest, StoredCardCharge } from './processor.ts';
-import { refundAlreadyApplied, transbankMessage } from './webpay-refund.ts';
-import { unsignedMinorOf } from '../money/exact-minor.ts';
+import { refundAlreadyApplied, transbankMessage, transbankRefundOutcome } from './webpay-refund.ts';
 
 const tokenPrefix = 'oneclick:';
 const rejectedMessage = 'Rechazo de transacción.';
@@ -197,27 +196,12 @@ async function refund(s: OneclickScope, request: RefundRequest): Promise<RefundO
       return { approved: false, gatewayMessage: transbankMessage(error) };
     throw error;
   }
-  if (answer.type === 'REVERSED') {
-    // A reversal gives back the whole charge: it is this refund only when this refund is the whole charge, as the
-    // charge's record then says (decisions 996, 989). A status read that fails leaves it to the retry's reconcile.
-    const after = (await s.mall.status(charge.buyOrder)).details?.[0] ?? {};
-    if (after.status === 'REVERSED' && unsignedMinorOf(after.amount) === request.amountMinor)
-      return { approved: true, refundCode: `reversed:${charge.buyOrder}` };
-    return {
-      approved: 'unresolved',
-      reason: `Oneclick reversed the charge (${String(after.status)}, ${String(after.amount)}) when asked to refund ${request.amountMinor}`,
-    };
-  }
-  if (answer.type === 'NULLIFIED' && answer.response_code === 0) {
-    if (unsignedMinorOf(answer.nullified_amount) === request.amountMinor)
-      return { approved: true, refundCode: String(answer.authorization_code) };
-    // Transbank gave back another amount than asked: neither recorded as asked nor given back to the shop.
-    return {
-      approved: 'unresolved',
-      reason: `Oneclick nullified ${String(answer.nullified_amount)} when asked to refund ${request.amountMinor}`,
-    };
-  }
-  return { approved: false, gatewayMessage: `Oneclick refund answered ${answer.type}` };
+  return transbankRefundOutcome(
+    answer,
+    request.amountMinor,
+    async () => (await s.mall.status(charge.buyOrder)).details?.[0] ?? {},
+    { label: 'Oneclick', code: charge.buyOrder },
+  );
 }
 
 /** The account's Oneclick Mall processor, or null when it has no Oneclick keys. */

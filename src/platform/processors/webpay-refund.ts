@@ -57,14 +57,12 @@ export async function refundAtWebpay(
   ) {
     return { approved: true, refundCode: `reconciled:${token.slice(0, 16)}` };
   }
-  let answer: {
-    type?: string;
-    authorization_code?: string;
-    response_code?: number;
-    nullified_amount?: unknown;
-  };
+  let answer: TransbankRefundAnswer;
   try {
-    answer = (await tx.refund(token, minorAsJsonNumber(request.amountMinor))) as typeof answer;
+    answer = (await tx.refund(
+      token,
+      minorAsJsonNumber(request.amountMinor),
+    )) as TransbankRefundAnswer;
   } catch (error) {
     // Transbank answered and refused: declined. No answer at all (timeout, network): it may have applied, so
     // the caller must not read it as refused.
@@ -72,28 +70,59 @@ export async function refundAtWebpay(
       return { approved: false, gatewayMessage: transbankMessage(error) };
     throw error;
   }
+  return transbankRefundOutcome(
+    answer,
+    request.amountMinor,
+    async () => (await tx.status(token)) as WebpayDetail,
+    {
+      label: 'Webpay',
+      code: token.slice(0, 16),
+    },
+  );
+}
+
+/** Transbank's answer to a refund, as Webpay Plus and Oneclick Mall both write it. */
+export interface TransbankRefundAnswer {
+  readonly type?: string;
+  readonly authorization_code?: string;
+  readonly response_code?: number;
+  readonly nullified_amount?: unknown;
+}
+
+/**
+ * What a Transbank refund answer decided, for Webpay Plus and Oneclick Mall alike (decisions 996, 989): a NULLIFIED
+ * of exactly the amount asked is the refund; a REVERSED gives back the whole charge, so it is this refund only when
+ * the charge's status read after it (`statusAfter`) shows it reversed for exactly this amount; any other amount is
+ * left unresolved for the operator, never recorded as asked; any other answer is a refusal. `label` names the
+ * product in the messages, `code` the charge in a reversal's refund code.
+ */
+export async function transbankRefundOutcome(
+  answer: TransbankRefundAnswer,
+  amountMinor: bigint,
+  statusAfter: () => Promise<{ readonly status?: string; readonly amount?: unknown }>,
+  names: { readonly label: string; readonly code: string },
+): Promise<RefundOutcome> {
   if (answer.type === 'REVERSED') {
-    // A reversal gives back the whole charge: it is this refund only when this refund is the whole charge, which
-    // the charge's own record says (decision 996). A status read that fails leaves it to the retry's reconcile.
-    const after = (await tx.status(token)) as WebpayDetail;
-    if (after.status === 'REVERSED' && unsignedMinorOf(after.amount) === request.amountMinor)
-      return { approved: true, refundCode: `reversed:${token.slice(0, 16)}` };
+    // A status read that fails leaves it to the retry's reconcile.
+    const after = await statusAfter();
+    if (after.status === 'REVERSED' && unsignedMinorOf(after.amount) === amountMinor)
+      return { approved: true, refundCode: `reversed:${names.code}` };
     return {
       approved: 'unresolved',
-      reason: `Webpay reversed the charge (${String(after.status)}, ${String(after.amount)}) when asked to refund ${request.amountMinor}`,
+      reason: `${names.label} reversed the charge (${String(after.status)}, ${String(after.amount)}) when asked to refund ${amountMinor}`,
     };
   }
   if (answer.type === 'NULLIFIED' && answer.response_code === 0) {
-    if (unsignedMinorOf(answer.nullified_amount) === request.amountMinor)
+    if (unsignedMinorOf(answer.nullified_amount) === amountMinor)
       return { approved: true, refundCode: String(answer.authorization_code) };
     // Transbank gave back another amount than asked: neither recorded as asked nor given back to the shop.
     return {
       approved: 'unresolved',
-      reason: `Webpay nullified ${String(answer.nullified_amount)} when asked to refund ${request.amountMinor}`,
+      reason: `${names.label} nullified ${String(answer.nullified_amount)} when asked to refund ${amountMinor}`,
     };
   }
   return {
     approved: false,
-    gatewayMessage: `Webpay refund answered ${answer.type ?? 'nothing'}`,
+    gatewayMessage: `${names.label} refund answered ${answer.type ?? 'nothing'}`,
   };
 }
