@@ -13,6 +13,7 @@ import {
 import { createTransaction, linkParams, pathOf } from '../modules/transactions/helpers.ts';
 import { recoverLostCommits } from '../../src/modules/transactions/redirect-recovery.ts';
 import { transactionLimits } from '../../src/limits/index.ts';
+import { nullify } from '../modules/refunds/helpers.ts';
 
 let t: TestApp;
 let sim: WebpaySimulator;
@@ -177,12 +178,7 @@ describe('refunds (finding 3)', () => {
     return { created, token };
   }
   const refund = (id: string, amount: number) =>
-    t.call(shop, {
-      method: 'POST',
-      url: '/api/nullification',
-      sign: true,
-      body: { id, amount, subject: 'anulación' },
-    });
+    nullify(t, shop, { id, amount, subject: 'anulación' });
 
   it('a refund Transbank answers as NULLIFIED for another amount is not recorded as the one asked', async () => {
     const { created } = await paid(9000);
@@ -241,11 +237,10 @@ describe("an account's Webpay keys changed between the create and the commit (fi
       expect(before.transactions.get(token)!.state).toBe('AUTHORIZED');
       expect(await facts(created.id)).toMatchObject({ status: 'success', captures: 1 });
       // Its refund goes to the same keys, while new sales go to the new ones.
-      const refund = await t.call(moved, {
-        method: 'POST',
-        url: '/api/nullification',
-        sign: true,
-        body: { id: created.id, amount: 2000, subject: 'anulación parcial' },
+      const refund = await nullify(t, moved, {
+        id: created.id,
+        amount: 2000,
+        subject: 'anulación parcial',
       });
       expect(refund.json().nullify.status_nullify).toBe('reverse_completed');
       expect(before.transactions.get(token)).toMatchObject({ refunds: [2000], balance: 5000 });
@@ -280,11 +275,10 @@ describe('a Webpay session created before migration 0860 (decision 998)', () => 
     expect(page.body).toContain('Pago exitoso');
     expect(sim.transactions.get(token)!.state).toBe('AUTHORIZED');
     expect(await facts(created.id)).toMatchObject({ status: 'success', captures: 1 });
-    const refund = await t.call(shop, {
-      method: 'POST',
-      url: '/api/nullification',
-      sign: true,
-      body: { id: created.id, amount: 1000, subject: 'anulación parcial' },
+    const refund = await nullify(t, shop, {
+      id: created.id,
+      amount: 1000,
+      subject: 'anulación parcial',
     });
     expect(refund.json().nullify.status_nullify).toBe('reverse_completed');
     expect(sim.transactions.get(token)).toMatchObject({ refunds: [1000], balance: 5000 });

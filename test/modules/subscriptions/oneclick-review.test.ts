@@ -14,6 +14,7 @@ import {
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { subscriptionLimits } from '../../../src/limits/index.ts';
 import { createPlan, createSuClient, cycleDueNow } from './helpers.ts';
+import { nullify } from '../refunds/helpers.ts';
 
 let t: TestApp;
 let sim: OneclickSimulator;
@@ -87,12 +88,7 @@ describe('a lost authorize answer retried while Transbank still decides it', () 
       .executeTakeFirstOrThrow();
     expect(payment.status).toBe('success');
     // Cobro's record of the charge says approved, so the charge can be given back through Oneclick.
-    const refund = await t.call(shop, {
-      method: 'POST',
-      url: '/api/nullification',
-      sign: true,
-      body: { id: payment.id, amount: 3100, subject: 'devolución' },
-    });
+    const refund = await nullify(t, shop, { id: payment.id, amount: 3100, subject: 'devolución' });
     expect(refund.json().nullify).toMatchObject({ status_nullify: 'reverse_completed' });
     expect(sim.charges.get(payment.id)).toMatchObject({ status: 'REVERSED' });
     await ledgerHolds();
@@ -178,12 +174,7 @@ describe("a refund after the account's Oneclick child store changed", () => {
     const old = sim.childCommerceCode;
     (sim as { childCommerceCode: string }).childCommerceCode = newStore;
     try {
-      const res = await t.call(shop, {
-        method: 'POST',
-        url: '/api/nullification',
-        sign: true,
-        body: { id, amount: 5200, subject: 'devolución' },
-      });
+      const res = await nullify(t, shop, { id, amount: 5200, subject: 'devolución' });
       expect(res.json().nullify).toMatchObject({ status_nullify: 'reverse_completed' });
       expect(sim.charges.get(id)).toMatchObject({ refunds: [5200], status: 'REVERSED' });
       await ledgerHolds();
@@ -203,12 +194,7 @@ describe('a refund Transbank answers for another amount than asked (decision 989
   }
   async function refunded(id: string, amount: number) {
     try {
-      return await t.call(shop, {
-        method: 'POST',
-        url: '/api/nullification',
-        sign: true,
-        body: { id, amount, subject: 'devolución' },
-      });
+      return await nullify(t, shop, { id, amount, subject: 'devolución' });
     } finally {
       sim.rewriteRefund = null;
     }
