@@ -26,19 +26,17 @@ const modeOfUnrecorded = (mode: Mode | null) => sql`CASE
 
 /**
  * Records `mode` as the database's when it has none, and answers the recorded one. A database from before the
- * record is recorded as what it holds says (modeOfUnrecorded) whatever mode opens it; one statement, so two
- * processes starting at once record one mode.
+ * record is recorded as what it holds says (modeOfUnrecorded) whatever mode opens it. One statement, so two
+ * processes starting at once record one mode; on a conflict it answers the row the other committed (the update
+ * rewrites the value it holds): with `DO NOTHING` and a read of the table, the start that waited on the other's row
+ * read with its statement's snapshot, from before that row, and found nothing (decision 999).
  */
 async function recordedMode(db: Kysely<Database>, mode: Mode): Promise<string> {
   const { rows } = await sql<{ value: string }>`
-    WITH claimed AS (
-      INSERT INTO cobro_meta (key, value)
-      SELECT ${databaseModeKey}, ${modeOfUnrecorded(mode)}
-      ON CONFLICT (key) DO NOTHING
-      RETURNING value)
-    SELECT value FROM claimed
-    UNION ALL
-    SELECT value FROM cobro_meta WHERE key = ${databaseModeKey}`.execute(db);
+    INSERT INTO cobro_meta (key, value)
+    SELECT ${databaseModeKey}, ${modeOfUnrecorded(mode)}
+    ON CONFLICT (key) DO UPDATE SET value = cobro_meta.value
+    RETURNING value`.execute(db);
   const value = rows[0]?.value;
   if (value === undefined) throw new Error('the database mode was neither recorded nor read');
   return value;
