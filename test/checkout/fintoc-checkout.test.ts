@@ -3,9 +3,9 @@
 // signed webhook settles the sale once, whatever the order of the webhook and the return.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
-import { fintocShop } from '../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../support/app.ts';
+import type { FintocSimulator } from '../support/fintoc-simulator.ts';
+import { startFintocShop } from '../support/fintoc-shop.ts';
 import {
   capturesOf,
   createTransaction as create,
@@ -18,9 +18,7 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ef'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Transferencias'));
+  ({ t, sim, shop } = await startFintocShop('Tienda Transferencias', 'ef'));
 });
 afterAll(async () => {
   await t?.close();

@@ -4,9 +4,9 @@
 // Before, a second try opened a second session while the first stayed payable (its payment then went unrecorded),
 // and the sale's expiry rejected it with the session still payable.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
-import { fintocShop } from '../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../support/app.ts';
+import type { FintocSimulator } from '../support/fintoc-simulator.ts';
+import { startFintocShop } from '../support/fintoc-shop.ts';
 import { createTransaction, linkParams, pathOf } from '../modules/transactions/helpers.ts';
 import { drainDueWork } from '../../src/platform/work/due-work.ts';
 import { transactionLimits } from '../../src/limits/index.ts';
@@ -17,9 +17,7 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Sesiones'));
+  ({ t, sim, shop } = await startFintocShop('Tienda Sesiones', 'cd'));
 });
 afterAll(async () => {
   await t?.close();

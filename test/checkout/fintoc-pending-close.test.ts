@@ -3,9 +3,9 @@
 // every fintocLimits.intentPendingRecheckMs until Fintoc says succeeded or failed, and declines the try once it has
 // asked for fintocLimits.intentPendingAskMsMax (Fintoc itself fails a payment it cannot validate in 10 days).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
-import { fintocShop } from '../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../support/app.ts';
+import type { FintocSimulator } from '../support/fintoc-simulator.ts';
+import { startFintocShop } from '../support/fintoc-shop.ts';
 import { createTransaction, linkParams } from '../modules/transactions/helpers.ts';
 import { drainDueWork } from '../../src/platform/work/due-work.ts';
 import { fintocLimits, transactionLimits } from '../../src/limits/index.ts';
@@ -15,9 +15,7 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'be'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Pendiente'));
+  ({ t, sim, shop } = await startFintocShop('Tienda Pendiente', 'be'));
 });
 afterAll(async () => {
   await t?.close();

@@ -6,9 +6,9 @@
 // the attempt decided and only logs "refund it by hand": the payer's money arrives at the merchant's Fintoc account
 // and the sale is never paid in Cobro.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
-import { fintocShop, openFintocSession, postFintocWebhook } from '../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../support/app.ts';
+import type { FintocSimulator } from '../support/fintoc-simulator.ts';
+import { startFintocShop, openFintocSession, postFintocWebhook } from '../support/fintoc-shop.ts';
 import { capturesOf, saleStatusOf } from '../modules/transactions/helpers.ts';
 
 let t: TestApp;
@@ -16,9 +16,7 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ef'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Pendientes'));
+  ({ t, sim, shop } = await startFintocShop('Tienda Pendientes', 'ef'));
 });
 afterAll(async () => {
   await t?.close();

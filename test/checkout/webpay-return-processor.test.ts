@@ -2,9 +2,9 @@
 // names a Fintoc session is no payment of ours: before, `token_ws` left the Fintoc session `committing` (its payment
 // then ignored) and `TBK_TOKEN` rejected the sale while the payer could still pay at Fintoc.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../support/fintoc-simulator.ts';
-import { fintocShop } from '../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../support/app.ts';
+import type { FintocSimulator } from '../support/fintoc-simulator.ts';
+import { startFintocShop } from '../support/fintoc-shop.ts';
 import { createTransaction, linkParams } from '../modules/transactions/helpers.ts';
 
 let t: TestApp;
@@ -12,9 +12,7 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Transferencias'));
+  ({ t, sim, shop } = await startFintocShop('Tienda Transferencias', 'cd'));
 });
 afterAll(async () => {
   await t?.close();

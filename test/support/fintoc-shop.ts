@@ -7,19 +7,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { dispatch } from '../../src/cli/dispatch.ts';
-import type { TestAccount, TestApp } from './app.ts';
+import { startTestApp, type TestAccount, type TestApp } from './app.ts';
 import { createTransaction, linkParams } from '../modules/transactions/helpers.ts';
-import type { FintocSimulator } from './fintoc-simulator.ts';
+import { startFintocSimulator, type FintocSimulator } from './fintoc-simulator.ts';
+
+interface FintocShopOptions {
+  readonly payouts?: { readonly fundMinor: number };
+  /** The account's refund callback URL (`nullification_url`). */
+  readonly refundCallbackUrl?: string;
+}
 
 export async function fintocShop(
   t: TestApp,
   sim: FintocSimulator,
   name: string,
-  options: {
-    readonly payouts?: { readonly fundMinor: number };
-    /** The account's refund callback URL (`nullification_url`). */
-    readonly refundCallbackUrl?: string;
-  } = {},
+  options: FintocShopOptions = {},
 ): Promise<{ readonly shop: TestAccount; readonly setOutput: string }> {
   const shop = await t.createAccount(name);
   if (options.refundCallbackUrl !== undefined)
@@ -68,6 +70,30 @@ export async function fintocShop(
     expect(credit.exitCode, credit.stderr).toBe(0);
   }
   return { shop, setOutput: set.stdout };
+}
+
+/**
+ * A started Fintoc simulator, a production app (secret key `secretByte` repeated) and a new account `name` paid
+ * through the simulator, as `fintocShop` sets it up with `options` (and what `cobro accounts set-processor` printed).
+ * The caller closes `t` and `sim`.
+ */
+export async function startFintocShop(
+  name: string,
+  secretByte: string,
+  options: FintocShopOptions = {},
+) {
+  const sim = await startFintocSimulator();
+  let t: TestApp | undefined;
+  try {
+    t = await startTestApp({
+      env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: secretByte.repeat(32) },
+    });
+    return { sim, t, ...(await fintocShop(t, sim, name, options)) };
+  } catch (err) {
+    await t?.close();
+    await sim.close();
+    throw err;
+  }
 }
 
 /** A Fintoc webhook of `type` signed by the simulator (at `atSeconds`) and posted to the endpoint of `accountId`. */

@@ -9,9 +9,9 @@
 //    hours old and Fintoc processes it as new), Cobro records banking_error and returns the amount to the wallet,
 //    although the first request's transfer exists and is paid out: the money leaves twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop, fintocWebhook, paidFintocPayment } from '../../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { startFintocShop, fintocWebhook, paidFintocPayment } from '../../support/fintoc-shop.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits, refundLimits } from '../../../src/limits/index.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
@@ -22,9 +22,9 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Revisada', { payouts: { fundMinor: 100_000 } }));
+  ({ t, sim, shop } = await startFintocShop('Tienda Revisada', 'cd', {
+    payouts: { fundMinor: 100_000 },
+  }));
 });
 afterAll(async () => {
   await t?.close();

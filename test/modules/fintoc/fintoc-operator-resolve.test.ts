@@ -2,9 +2,9 @@
 // `payouts resolve --status banking_error` gave the money back while the dispatch kept sending the transfer, whose
 // `succeeded` webhook was then ignored (already final): the amount was both back in the wallet and paid out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop } from '../../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { startFintocShop } from '../../support/fintoc-shop.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits } from '../../../src/limits/index.ts';
@@ -15,9 +15,9 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Fintoc', { payouts: { fundMinor: 100_000 } }));
+  ({ t, sim, shop } = await startFintocShop('Tienda Fintoc', 'cd', {
+    payouts: { fundMinor: 100_000 },
+  }));
 });
 afterAll(async () => {
   await t?.close();

@@ -3,9 +3,9 @@
 // It now waits for the bank file (`cobro payouts export`), as an account without Fintoc's payouts does; one of
 // exactly the maximum still goes as a transfer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop } from '../../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { startFintocShop } from '../../support/fintoc-shop.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits } from '../../../src/limits/index.ts';
@@ -17,9 +17,9 @@ let shop: TestAccount;
 const maxMinor = Number(fintocLimits.transferAmountMaxMinor);
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Grande', { payouts: { fundMinor: 3 * maxMinor } }));
+  ({ t, sim, shop } = await startFintocShop('Tienda Grande', 'cd', {
+    payouts: { fundMinor: 3 * maxMinor },
+  }));
 });
 afterAll(async () => {
   await t?.close();

@@ -2,9 +2,9 @@
 // simulator (test/support/fintoc-simulator.ts), the webhook signed as Fintoc signs it. A payout is sent once with
 // its id as idempotency key; the webhook resolves it; a lost answer is sent again with the same key (one transfer).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop } from '../../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { startFintocShop } from '../../support/fintoc-shop.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits } from '../../../src/limits/index.ts';
@@ -16,10 +16,8 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  const made = await fintocShop(t, sim, 'Tienda Fintoc', { payouts: { fundMinor: 100_000 } });
-  shop = made.shop;
+  const made = await startFintocShop('Tienda Fintoc', 'cd', { payouts: { fundMinor: 100_000 } });
+  ({ t, sim, shop } = made);
   expect(made.setOutput).toContain('payouts as Fintoc transfers from acc_sim1');
 });
 afterAll(async () => {

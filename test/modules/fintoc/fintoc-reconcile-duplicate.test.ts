@@ -2,9 +2,9 @@
 // counting it as matched. Before, every movement naming a payout with its amount matched, so a payout paid out twice
 // from the Fintoc account was reported as matched, nothing found.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop } from '../../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { startFintocShop } from '../../support/fintoc-shop.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { payout } from '../wallet/wallet-helpers.ts';
@@ -14,9 +14,9 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Fintoc', { payouts: { fundMinor: 100_000 } }));
+  ({ t, sim, shop } = await startFintocShop('Tienda Fintoc', 'cd', {
+    payouts: { fundMinor: 100_000 },
+  }));
 });
 afterAll(async () => {
   await t?.close();

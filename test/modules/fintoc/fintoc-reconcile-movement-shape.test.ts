@@ -7,9 +7,9 @@
 // simulator does), so every real movement of a payout is an `unmatched_movement` and every payout, after 3 days, a
 // `missing_movement`: the reconciliation reports noise and hides real differences.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop } from '../../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { startFintocShop } from '../../support/fintoc-shop.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits } from '../../../src/limits/index.ts';
@@ -20,9 +20,9 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Conciliada', { payouts: { fundMinor: 50_000 } }));
+  ({ t, sim, shop } = await startFintocShop('Tienda Conciliada', 'cd', {
+    payouts: { fundMinor: 50_000 },
+  }));
 });
 afterAll(async () => {
   await t?.close();

@@ -6,9 +6,9 @@
 // `returned`, set in the return's own transaction, and reconcile expects both movements and reports only what
 // differs from them.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop, fintocWebhook } from '../../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { startFintocShop, fintocWebhook } from '../../support/fintoc-shop.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits } from '../../../src/limits/index.ts';
@@ -26,12 +26,9 @@ afterEach(async () => {
 });
 
 async function started(): Promise<{ t: TestApp; sim: FintocSimulator; shop: TestAccount }> {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  const { shop } = await fintocShop(t, sim, 'Tienda Conciliada', {
-    payouts: { fundMinor: 100_000 },
-  });
-  return { t, sim, shop };
+  const s = await startFintocShop('Tienda Conciliada', 'cd', { payouts: { fundMinor: 100_000 } });
+  ({ t, sim } = s);
+  return s;
 }
 
 /** A payout sent as a Fintoc transfer: its id and the simulator's transfer. */

@@ -6,9 +6,9 @@
 // sent again, within fintocLimits.refundRetriesMax tries and fintocLimits.refundResendWindowMs of the first; past them
 // it is left for Fintoc's webhook and the operator, never sent again; a refused resend is not a refusal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop, paidFintocSale, refundRowOf } from '../../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { startFintocShop, paidFintocSale, refundRowOf } from '../../support/fintoc-shop.ts';
 import { fintocLimits, refundLimits } from '../../../src/limits/index.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
 
@@ -19,9 +19,7 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ef'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Reenvíos'));
+  ({ t, sim, shop } = await startFintocShop('Tienda Reenvíos', 'ef'));
 });
 afterAll(async () => {
   await t?.close();

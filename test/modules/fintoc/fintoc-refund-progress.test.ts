@@ -3,10 +3,10 @@
 // work reading the refund at Fintoc; failed or canceled, its money goes back to the merchant and the merchant is
 // called back; asked about for too long, the due work stops asking.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
 import {
-  fintocShop,
+  startFintocShop,
   fintocWebhook,
   paidFintocSale,
   refundRowOf,
@@ -19,9 +19,7 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'ab'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Devoluciones', {
+  ({ t, sim, shop } = await startFintocShop('Tienda Devoluciones', 'ab', {
     refundCallbackUrl: 'https://shop.example.com/refunds',
   }));
 });

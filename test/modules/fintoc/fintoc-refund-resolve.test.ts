@@ -4,10 +4,10 @@
 // `failed` gives the money back as `refund.failed` does (the same path, refund-answer.ts), each with its audit row
 // and the refund's callback; anything that is not unresolved is refused and nothing moves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
 import {
-  fintocShop,
+  startFintocShop,
   fintocWebhook,
   paidFintocSale,
   refundRowOf,
@@ -23,10 +23,8 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'a7'.repeat(32) } });
   // Its Fintoc account (for payouts) lets `cobro fintoc reconcile` run on it (decision 850's test).
-  ({ shop } = await fintocShop(t, sim, 'Tienda Resolución', {
+  ({ t, sim, shop } = await startFintocShop('Tienda Resolución', 'a7', {
     refundCallbackUrl: 'https://shop.example.com/refunds',
     payouts: { fundMinor: 1 },
   }));

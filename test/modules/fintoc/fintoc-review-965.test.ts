@@ -2,9 +2,14 @@
 // their race), payouts sent as Fintoc transfers and `cobro fintoc reconcile`, through HTTP and the CLI against the
 // simulator. The findings' tests failed before decision 965; the others show an area that held.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop, openFintocSession, postFintocWebhook } from '../../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
+import {
+  fintocShop,
+  startFintocShop,
+  openFintocSession,
+  postFintocWebhook,
+} from '../../support/fintoc-shop.ts';
 import { capturesOf, pathOf, saleStatusOf } from '../transactions/helpers.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
@@ -19,9 +24,9 @@ let shop: TestAccount;
 let other: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'a9'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Revisada', { payouts: { fundMinor: 100_000 } }));
+  ({ t, sim, shop } = await startFintocShop('Tienda Revisada', 'a9', {
+    payouts: { fundMinor: 100_000 },
+  }));
   ({ shop: other } = await fintocShop(t, sim, 'Otra Tienda'));
 });
 afterAll(async () => {

@@ -3,9 +3,9 @@
 // "Retrieve a Transfer", GET /v2/transfers/{id}) once it has waited fintocLimits.transferPendingRecheckMs, the
 // lookup applying the result through the webhook's own path, so the two racing move the payout once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop, fintocWebhook } from '../../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { startFintocShop, fintocWebhook } from '../../support/fintoc-shop.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { fintocLimits } from '../../../src/limits/index.ts';
@@ -17,9 +17,9 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Consultas', { payouts: { fundMinor: 200_000 } }));
+  ({ t, sim, shop } = await startFintocShop('Tienda Consultas', 'cd', {
+    payouts: { fundMinor: 200_000 },
+  }));
 });
 afterAll(async () => {
   await t?.close();

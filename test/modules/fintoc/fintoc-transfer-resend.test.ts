@@ -3,9 +3,9 @@
 // a banking_error that gives it back while a transfer may exist); a payee bank Fintoc names no institution for is
 // refused before anything is sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop, fintocWebhook } from '../../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { startFintocShop, fintocWebhook } from '../../support/fintoc-shop.ts';
 import { dashboardBrowser } from '../../support/dashboard.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
@@ -18,9 +18,9 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  ({ shop } = await fintocShop(t, sim, 'Tienda Reenvíos', { payouts: { fundMinor: 100_000 } }));
+  ({ t, sim, shop } = await startFintocShop('Tienda Reenvíos', 'cd', {
+    payouts: { fundMinor: 100_000 },
+  }));
 });
 afterAll(async () => {
   await t?.close();

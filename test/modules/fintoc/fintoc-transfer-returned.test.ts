@@ -4,9 +4,9 @@
 // becomes `banking_error` with Fintoc's reason, an income movement, one more callback), and a redelivered return, or
 // a late `succeeded` or `failed`, must change nothing more.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
-import { startFintocSimulator, type FintocSimulator } from '../../support/fintoc-simulator.ts';
-import { fintocShop, fintocWebhook } from '../../support/fintoc-shop.ts';
+import type { TestAccount, TestApp } from '../../support/app.ts';
+import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
+import { startFintocShop, fintocWebhook } from '../../support/fintoc-shop.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { balance, expectMovementChain, notificationsOf, payout } from '../wallet/wallet-helpers.ts';
@@ -16,9 +16,9 @@ let sim: FintocSimulator;
 let shop: TestAccount;
 
 beforeAll(async () => {
-  sim = await startFintocSimulator();
-  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
-  shop = (await fintocShop(t, sim, 'Tienda Devuelta', { payouts: { fundMinor: 100_000 } })).shop;
+  ({ t, sim, shop } = await startFintocShop('Tienda Devuelta', 'cd', {
+    payouts: { fundMinor: 100_000 },
+  }));
 });
 afterAll(async () => {
   await t?.close();
