@@ -4,8 +4,11 @@ import type { RouteOptions } from 'fastify';
 import type { AppModule } from '../../src/platform/module.ts';
 import { appModules } from '../../src/modules/index.ts';
 
-export function modulesRecordingRoutes(onRoute: (route: RouteOptions) => void): AppModule[] {
-  return appModules.map((m) => {
+export function modulesRecordingRoutes(
+  onRoute: (route: RouteOptions) => void,
+  modules: readonly AppModule[] = appModules,
+): AppModule[] {
+  return modules.map((m) => {
     const register = m.routes;
     return register === undefined
       ? m
