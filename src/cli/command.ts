@@ -12,6 +12,8 @@ export interface AuditedObject {
   readonly account: string | null;
   /** Its id: the key, payout, user, batch. */
   readonly target: string | null;
+  /** What the row's action adds to the command's name: a choice it made (a rotation's grace, decision 1000). */
+  readonly detail?: string;
 }
 
 export interface CommandOutput {

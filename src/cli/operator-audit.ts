@@ -43,7 +43,7 @@ async function recordOperatorAudit(
     await recordAudit(tx, {
       chain: object.account ?? serviceChain,
       actor: operatorActor,
-      action: `cobro ${command.name}`,
+      action: `cobro ${command.name}${object.detail === undefined ? '' : ` ${object.detail}`}`,
       target: object.target,
       requestId: null,
       at: ctx.clock.now(),

@@ -14,6 +14,13 @@ export const keyLimits = {
   keysShownMax: 5,
   /** An hour of a rotation's grace, as `--grace-hours` counts it. */
   graceHourMs: hourMs,
+  /**
+   * How long a rotated webhook secret keeps signing callbacks beside the new one when the operator names no grace
+   * (decision 1000): a day to move the merchant's verifier.
+   */
+  webhookSecretGraceHoursDefault: 24,
+  /** The longest such grace: 3 days, enough to cover a weekend; a leaked secret is rotated with 0. */
+  webhookSecretGraceHoursMax: 72,
   /** `secrets rekey`'s key file: 64 hexadecimal characters and a line end, with room for a CRLF or spaces. */
   secretKeyFileBytesMax: 256,
   /** Sealed values `secrets rekey` reads and writes at a time: one page of a large card table in memory. */

@@ -83,6 +83,8 @@ async function sealSome(runtime: Runtime): Promise<string> {
   const accountId = (JSON.parse(created.stdout) as { id: string }).id;
   const commands = [
     ['keys', 'create', '--account', accountId, '--scope', 'read', '--name', 'informes'],
+    // The retired webhook secret, kept sealed for its grace (decision 1000).
+    ['accounts', 'rotate', accountId, '--only', 'webhook-secret', '--webhook-grace-hours', '24'],
     [
       'accounts',
       'set-processor',
@@ -124,8 +126,12 @@ describe('cobro secrets rekey', () => {
 
       await sealSome(runtime);
       const before = await openedWith(runtime, oldBox);
-      // The Webpay API key is sealed twice: the account's current keys and the keys its sales name (decision 996).
-      expect(before.size).toBe(8);
+      // The Webpay API key is sealed twice: the account's current keys and the keys its sales name (decision 996);
+      // the webhook secret too, the current one and the one a rotation retired (decision 1000).
+      expect(before.size).toBe(9);
+      expect(
+        [...before.keys()].filter((k) => k.startsWith('accounts.webhook_secret')),
+      ).toHaveLength(2);
       expect([...before.values()].filter((v) => v === null)).toEqual([]);
 
       const run = await runInProcess(['secrets', 'rekey', '--new-key-file', newKeyFile], runtime);
@@ -215,7 +221,7 @@ describe('cobro secrets rekey', () => {
       const run = await runInProcess(['secrets', 'rekey', '--new-key-file', newKeyFile], runtime);
       expect(run).toEqual({
         code: 0,
-        stdout: `8 secrets sealed again under the new key: ${file} now holds the new key\n`,
+        stdout: `9 secrets sealed again under the new key: ${file} now holds the new key\n`,
         stderr: '',
       });
     } finally {

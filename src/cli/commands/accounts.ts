@@ -1,6 +1,16 @@
 import type { AccountView, RotateTarget } from '../../modules/accounts/service.ts';
-import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+import { fail, ok, requireCtx, stringOption, type Command, type CommandArgs } from '../command.ts';
 import { graceHoursOption } from './keys.ts';
+import { keyLimits } from '../../limits/index.ts';
+
+/** `--webhook-grace-hours N`: whole hours, undefined when absent (the service's default); the service checks the bound. */
+function webhookGraceHoursOption(args: CommandArgs): number | string | undefined {
+  const text = stringOption(args, 'webhook-grace-hours');
+  if (text === undefined) return undefined;
+  return /^\d{1,6}$/.test(text)
+    ? Number(text)
+    : '--webhook-grace-hours must be a whole number of hours';
+}
 import type { TransbankKeysSummary } from '../../platform/processors/transbank-environments.ts';
 
 const transbankNames = {
@@ -25,6 +35,11 @@ function describe(a: AccountView): string {
     `public token:   ${a.publicToken}`,
     `private token:  ${a.privateToken}`,
     `webhook secret: ${a.webhookSecret}`,
+    ...(a.webhookSecretPreviousUntil === null
+      ? []
+      : [
+          `                (the previous one also signs callbacks until ${a.webhookSecretPreviousUntil})`,
+        ]),
   ].join('\n');
 }
 
@@ -37,6 +52,7 @@ function json(a: AccountView): object {
     public_token: a.publicToken,
     private_token: a.privateToken,
     webhook_secret: a.webhookSecret,
+    webhook_secret_previous_until: a.webhookSecretPreviousUntil,
   };
 }
 
@@ -165,14 +181,21 @@ export const accountsShow: Command = {
 
 export const accountsRotate: Command = {
   name: 'accounts rotate',
-  summary: 'Issue new credentials; the old tokens stop working at once or after --grace-hours',
-  usage: 'cobro accounts rotate ID [--only tokens|webhook-secret] [--grace-hours N] [--json]',
+  summary:
+    'Issue new credentials; the old tokens stop working at once or after --grace-hours, the old webhook secret signs beside the new one for --webhook-grace-hours',
+  usage:
+    'cobro accounts rotate ID [--only tokens|webhook-secret] [--grace-hours N] [--webhook-grace-hours N] [--json]',
   options: {
     'grace-hours': {
       type: 'string',
       valueName: 'N',
       description:
         'hours the old token pair keeps working (default 0, at most 720); see cobro keys list',
+    },
+    'webhook-grace-hours': {
+      type: 'string',
+      valueName: 'N',
+      description: `hours callbacks carry a signature with the old webhook secret after the new one's (default ${keyLimits.webhookSecretGraceHoursDefault}, 0 for none, at most ${keyLimits.webhookSecretGraceHoursMax})`,
     },
     only: {
       type: 'string',
@@ -186,6 +209,7 @@ export const accountsRotate: Command = {
     'cobro accounts rotate acc4f6c0e3d2b1a09876',
     'cobro accounts rotate acc4f6c0e3d2b1a09876 --only webhook-secret',
     'cobro accounts rotate acc4f6c0e3d2b1a09876 --grace-hours 24',
+    'cobro accounts rotate acc4f6c0e3d2b1a09876 --only webhook-secret --webhook-grace-hours 0',
   ],
   needsDb: true,
   async run(ctx, args) {
@@ -198,10 +222,22 @@ export const accountsRotate: Command = {
       return fail(`--only must be one of ${rotateTargets.join(', ')}`, 2);
     const grace = graceHoursOption(args);
     if (typeof grace === 'string') return fail(grace, 2);
-    const rotated = await rotateAccount(requireCtx(ctx), id, only as RotateTarget, grace);
+    const webhookGrace = webhookGraceHoursOption(args);
+    if (typeof webhookGrace === 'string') return fail(webhookGrace, 2);
+    const webhookGraceHours = webhookGrace ?? keyLimits.webhookSecretGraceHoursDefault;
+    const rotated = await rotateAccount(requireCtx(ctx), id, only as RotateTarget, {
+      graceHours: grace,
+      webhookGraceHours,
+    });
     if (!rotated.ok) return fail(rotated.error);
+    // The audit row names the webhook secret's grace, given or not, when the secret was rotated (decision 1000).
     return ok(
       args.values.json === true ? JSON.stringify(json(rotated.value)) : describe(rotated.value),
+      {
+        account: id,
+        target: id,
+        ...(only === 'tokens' ? {} : { detail: `--webhook-grace-hours ${webhookGraceHours}` }),
+      },
     );
   },
 };

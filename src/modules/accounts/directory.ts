@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import type {
   AccountDirectory,
   AuthenticatedAccount,
+  WebhookSecrets,
 } from '../../platform/auth/account-directory.ts';
 import type { ChangeFeed } from '../../platform/db/change-feed.ts';
 import { NotifiedCache } from '../../platform/db/notified-cache.ts';
@@ -35,6 +36,22 @@ function authenticated(
     privateToken,
     signingKey: crypto.createSecretKey(Buffer.from(privateToken, 'utf8')),
     strictSigning: row.strict_signing,
+  };
+}
+
+/** The account's webhook secrets, the one a rotation retired with the end of its grace (decision 1000). */
+async function webhookSecretsOf(
+  db: Db,
+  secrets: SecretBox,
+  accountId: string,
+): Promise<WebhookSecrets | null> {
+  const row = await findAccountRowById(db, accountId);
+  if (row === undefined) return null;
+  const { webhook_secret_previous_enc: previous, webhook_secret_previous_until: until } = row;
+  return {
+    current: secrets.open(row.webhook_secret_enc),
+    previous:
+      previous === null || until === null ? null : { secret: secrets.open(previous), until },
   };
 }
 
@@ -110,5 +127,6 @@ export function accountDirectory(
       const row = await findAccountRowById(db, accountId);
       return row === undefined ? null : secrets.open(row.webhook_secret_enc);
     },
+    webhookSecretsOf: (accountId) => webhookSecretsOf(db, secrets, accountId),
   };
 }

@@ -3,18 +3,21 @@ import { newCredentials, publicTokenHash, type Credentials } from '../../platfor
 import type { AppContext } from '../../platform/context.ts';
 import type { DbOrTx, Tx } from '../../platform/db/types.ts';
 import { newId } from '../../platform/ids/ids.ts';
-import { limits } from '../../limits/index.ts';
+import { keyLimits, limits } from '../../limits/index.ts';
 import { formatTimestamp } from '../../platform/time/time-format.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { findAccountRowById } from './repository.ts';
 import { graceMs, storeKey } from './keys.ts';
 import { giveSandboxBankAccount } from './sandbox-bank-account.ts';
+import { webhookGraceMs } from './webhook-secret-grace.ts';
 
 export interface AccountView extends Credentials {
   readonly id: string;
   readonly name: string;
   readonly status: string;
   readonly createdAt: string;
+  /** While a rotated webhook secret still signs beside the current one: when it stops (decision 1000); else null. */
+  readonly webhookSecretPreviousUntil: string | null;
 }
 
 export type AccountResult<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -30,6 +33,11 @@ function view(ctx: AppContext, row: Row): AccountView {
     publicToken: ctx.secrets.open(row.public_token_enc),
     privateToken: ctx.secrets.open(row.private_token_enc),
     webhookSecret: ctx.secrets.open(row.webhook_secret_enc),
+    webhookSecretPreviousUntil:
+      row.webhook_secret_previous_until !== null &&
+      ctx.clock.now() < row.webhook_secret_previous_until
+        ? formatTimestamp(row.webhook_secret_previous_until, ctx.config.timeZone)
+        : null,
   };
 }
 
@@ -112,18 +120,31 @@ async function endDashboardAccess(tx: Tx, accountId: string): Promise<void> {
     .execute();
 }
 
+export interface RotateGrace {
+  /** Hours the old token pair keeps working (decision 540); 0, the default, refuses it at once. */
+  readonly graceHours?: number;
+  /** Hours the old webhook secret keeps signing beside the new one (decision 1000); 0 stops it at once. */
+  readonly webhookGraceHours?: number;
+}
+
 /**
  * Issues new credentials. The old tokens stop working at once, or, with `graceHours`, live on as a `full` key that
- * expires then (decision 540), so integrations move to the new pair without downtime.
+ * expires then (decision 540), so integrations move to the new pair without downtime. The old webhook secret signs
+ * callbacks beside the new one for `webhookGraceHours` (a day unless told, decision 1000).
  */
 export async function rotateAccount(
   ctx: AppContext,
   id: string,
   target: RotateTarget = 'all',
-  graceHours = 0,
+  {
+    graceHours = 0,
+    webhookGraceHours = keyLimits.webhookSecretGraceHoursDefault,
+  }: RotateGrace = {},
 ): Promise<AccountResult<AccountView>> {
   const grace = graceMs(graceHours);
   if (!grace.ok) return grace;
+  const webhookGrace = webhookGraceMs(webhookGraceHours);
+  if (!webhookGrace.ok) return webhookGrace;
   const row = await findAccountRowById(ctx.db, id);
   if (row === undefined) return { ok: false, error: `no account with id ${id}` };
   const fresh = newCredentials();
@@ -142,7 +163,7 @@ export async function rotateAccount(
       });
     await tx
       .updateTable('accounts')
-      .set({
+      .set((eb) => ({
         ...(tokens
           ? {
               public_token_hash: publicTokenHash(fresh.publicToken),
@@ -150,9 +171,21 @@ export async function rotateAccount(
               private_token_enc: ctx.secrets.seal(fresh.privateToken),
             }
           : {}),
-        ...(webhook ? { webhook_secret_enc: ctx.secrets.seal(fresh.webhookSecret) } : {}),
+        ...(webhook
+          ? {
+              webhook_secret_enc: ctx.secrets.seal(fresh.webhookSecret),
+              // The secret the row holds as the update runs (one a concurrent rotation just set included), copied
+              // sealed: it replaces any secret retired before, whose grace ends now.
+              ...(webhookGrace.value === 0
+                ? { webhook_secret_previous_enc: null, webhook_secret_previous_until: null }
+                : {
+                    webhook_secret_previous_enc: eb.ref('webhook_secret_enc'),
+                    webhook_secret_previous_until: new Date(now.getTime() + webhookGrace.value),
+                  }),
+            }
+          : {}),
         updated_at: now,
-      })
+      }))
       .where('id', '=', id)
       .execute();
     if (tokens) await endDashboardAccess(tx, id);

@@ -17,6 +17,13 @@ export interface AuthenticatedAccount {
   readonly strictSigning: boolean;
 }
 
+/** An account's webhook secrets: the current one, and one a rotation retired with the end of its grace (decision 1000). */
+export interface WebhookSecrets {
+  readonly current: string;
+  /** Null when no rotation left one, or it was rotated with no grace. */
+  readonly previous: { readonly secret: string; readonly until: Date } | null;
+}
+
 export interface AccountDirectory {
   /** The account whose public token this is, or null (unknown, revoked or expired token, or one rotated away). */
   authenticatePublicToken(publicToken: string): Promise<AuthenticatedAccount | null>;
@@ -29,4 +36,6 @@ export interface AccountDirectory {
   nameOf(accountId: string): Promise<string | null>;
   /** The secret callbacks to this account are signed with, or null when the account is gone. */
   webhookSecretOf(accountId: string): Promise<string | null>;
+  /** The secrets callbacks to this account are signed with, the retired one whatever its end; null when gone. */
+  webhookSecretsOf(accountId: string): Promise<WebhookSecrets | null>;
 }

@@ -32,6 +32,8 @@ export const sealedColumns: readonly SealedColumn[] = [
   whole('accounts', 'id', 'public_token_enc'),
   whole('accounts', 'id', 'private_token_enc'),
   whole('accounts', 'id', 'webhook_secret_enc'),
+  // The webhook secret a rotation retired, signing beside the new one until its grace ends (decision 1000).
+  whole('accounts', 'id', 'webhook_secret_previous_enc'),
   whole('api_keys', 'id', 'public_token_enc'),
   whole('api_keys', 'id', 'private_token_enc'),
   whole('account_processors', 'account_id', 'api_key_enc'),

@@ -16,6 +16,9 @@ interface AccountTable {
   public_token_enc: string;
   private_token_enc: string;
   webhook_secret_enc: string;
+  /** The webhook secret a rotation retired, still signing beside the new one until `_until` (decision 1000). */
+  webhook_secret_previous_enc: ColumnType<string | null, string | null | undefined, string | null>;
+  webhook_secret_previous_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
   /** Every authenticated request must carry a valid Cobro-Signature (decision 140). */

@@ -2,11 +2,12 @@
 // ManualClock) and the sandbox clock's advance call deliverDueNotifications; nothing here keeps state between calls.
 import assert from 'node:assert/strict';
 import type { AppContext } from '../context.ts';
+import type { WebhookSecrets } from '../auth/account-directory.ts';
 import { attemptRecorder } from './attempt-record.ts';
 import { claimDueNotifications, type ClaimedNotification } from './claim.ts';
 import { sendWebhook, type SendResult } from './send.ts';
 import type { BaseLookup } from './ssrf-guard.ts';
-import { webhookHeaders } from './sign.ts';
+import { signingSecrets, webhookHeaders } from './sign.ts';
 import { laneTraffic, type Queued } from './lanes.ts';
 import { limits } from '../../limits/index.ts';
 
@@ -103,12 +104,13 @@ function queueWithSecrets(
   claimed: readonly ClaimedNotification[],
   queue: Queued[],
 ): void {
-  // Read once per account and batch: a rotated secret applies from the next batch on.
-  const secrets = new Map<string, Promise<string | null>>();
+  // Read once per account and batch: a rotated secret applies from the next batch on. Whether a retired secret's grace
+  // still lasts is asked at each send, of the clock.
+  const secrets = new Map<string, Promise<WebhookSecrets | null>>();
   for (const row of claimed) {
     let secret = secrets.get(row.accountId);
     if (secret === undefined) {
-      secrets.set(row.accountId, (secret = ctx.accounts.webhookSecretOf(row.accountId)));
+      secrets.set(row.accountId, (secret = ctx.accounts.webhookSecretsOf(row.accountId)));
       // Awaited by each of its rows' sends, maybe later: a failed read is their failed attempt, not a crash.
       secret.catch(() => undefined);
     }
@@ -197,6 +199,7 @@ async function send(
 ): Promise<SendResult> {
   try {
     const secret = await secretRead;
+    const now = ctx.clock.now();
     return secret === null
       ? {
           statusCode: null,
@@ -206,7 +209,7 @@ async function send(
         }
       : await sendWebhook({
           url: row.url,
-          headers: webhookHeaders(secret, row.id, ctx.clock.now(), row.body),
+          headers: webhookHeaders(signingSecrets(secret, now), row.id, now, row.body),
           body: row.body,
           policy: ctx.config,
           accountId: row.accountId,

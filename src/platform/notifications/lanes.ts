@@ -3,11 +3,12 @@
 import type { attemptRecorder } from './attempt-record.ts';
 import type { ClaimedNotification } from './claim.ts';
 import type { SendResult } from './send.ts';
+import type { WebhookSecrets } from '../auth/account-directory.ts';
 import { limits } from '../../limits/index.ts';
 
 export interface Queued {
   readonly row: ClaimedNotification;
-  readonly secret: Promise<string | null>;
+  readonly secret: Promise<WebhookSecrets | null>;
 }
 
 /**

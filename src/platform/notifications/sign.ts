@@ -1,6 +1,7 @@
 // Standard Webhooks signatures (supplement §5.2), so receivers can use any existing verifier library.
 import crypto from 'node:crypto';
 import { limits } from '../../limits/index.ts';
+import type { WebhookSecrets } from '../auth/account-directory.ts';
 
 const secretPrefix = 'whsec_';
 
@@ -40,21 +41,35 @@ export function webhookSignature(
   return `v1,${mac}`;
 }
 
+/**
+ * The secrets an attempt at `at` is signed with: the current one first, then one a rotation retired while its grace
+ * lasts (decision 1000), as Standard Webhooks lets a verifier accept any of several signatures.
+ */
+export function signingSecrets({ current, previous }: WebhookSecrets, at: Date): readonly string[] {
+  return previous !== null && at < previous.until ? [current, previous.secret] : [current];
+}
+
 const userAgent = 'Cobro-Webhooks/1.0';
 
-/** Every header a delivery carries. The timestamp is the attempt's, so each retry is signed afresh. */
+/**
+ * Every header a delivery carries. The timestamp is the attempt's, so each retry is signed afresh; one signature a
+ * secret, in the order given, separated by spaces.
+ */
 export function webhookHeaders(
-  secret: string,
+  secrets: readonly string[],
   messageId: string,
   at: Date,
   body: string,
 ): Record<string, string> {
+  if (secrets.length === 0) throw new RangeError('a callback is signed with at least one secret');
   const timestampSec = Math.floor(at.getTime() / 1000);
   return {
     'content-type': 'application/json',
     'user-agent': userAgent,
     'webhook-id': messageId,
     'webhook-timestamp': String(timestampSec),
-    'webhook-signature': webhookSignature(secret, messageId, timestampSec, body),
+    'webhook-signature': secrets
+      .map((secret) => webhookSignature(secret, messageId, timestampSec, body))
+      .join(' '),
   };
 }

@@ -286,7 +286,10 @@ describe('callback delivery', () => {
     const r = await receiver((_req, i) => (i === 0 ? 500 : 200));
     const id = await enqueue(r.url);
     await deliverDueNotifications(t.ctx);
-    const rotated = await rotateAccount(t.ctx, account.id, 'webhook-secret');
+    // With no grace (decision 1000), the retry carries the new signature alone.
+    const rotated = await rotateAccount(t.ctx, account.id, 'webhook-secret', {
+      webhookGraceHours: 0,
+    });
     if (!rotated.ok) throw new Error(rotated.error);
     t.clock.advanceMs(6000);
     await deliverDueNotifications(t.ctx);

@@ -1,6 +1,6 @@
-// A webhook secret rotated while a worker delivers a batch: what the worker had claimed before the rotation keeps the
-// old signature, and a receiver that already checks with the new secret refuses those and gets their retries signed
-// with it (docs/callbacks.md, decision 970). Nothing is lost.
+// A webhook secret rotated with no grace (`--webhook-grace-hours 0`) while a worker delivers a batch: what the worker
+// had claimed before the rotation keeps the old signature, and a receiver that already checks with the new secret
+// refuses those and gets their retries signed with it (docs/callbacks.md, decisions 970 and 1000). Nothing is lost.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -38,7 +38,10 @@ describe('a webhook secret rotated during a batch', () => {
         const headers = req.headers as Record<string, string>;
         const afterRotation = newSecret !== null;
         // The first request rotates the secret; every request of the first wave waits for it to commit.
-        rotation ??= rotateAccount(t.ctx, account.id, 'webhook-secret').then((r) => {
+        // With no grace (decision 1000): the retries carry the new signature alone.
+        rotation ??= rotateAccount(t.ctx, account.id, 'webhook-secret', {
+          webhookGraceHours: 0,
+        }).then((r) => {
           if (!r.ok) throw new Error(r.error);
           return r.value.webhookSecret;
         });

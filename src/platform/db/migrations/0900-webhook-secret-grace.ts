@@ -1,0 +1,28 @@
+import type { Kysely } from 'kysely';
+import { runSql } from '../run-sql.ts';
+
+// Decision 1000: a rotated webhook secret keeps signing callbacks beside the new one for a grace period, so a
+// merchant's verifier can move to the new secret at any time within it. The retired secret is sealed like the
+// current one (`cobro secrets rekey` reseals it) and kept with the end of its grace; both are null outside a grace.
+export async function up(db: Kysely<any>): Promise<void> {
+  await runSql(
+    db,
+    `
+    ALTER TABLE accounts ADD COLUMN webhook_secret_previous_enc TEXT;
+    ALTER TABLE accounts ADD COLUMN webhook_secret_previous_until TIMESTAMPTZ;
+    ALTER TABLE accounts ADD CONSTRAINT accounts_webhook_secret_previous_whole
+      CHECK ((webhook_secret_previous_enc IS NULL) = (webhook_secret_previous_until IS NULL))
+  `,
+  );
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await runSql(
+    db,
+    `
+    ALTER TABLE accounts DROP CONSTRAINT accounts_webhook_secret_previous_whole;
+    ALTER TABLE accounts DROP COLUMN webhook_secret_previous_until;
+    ALTER TABLE accounts DROP COLUMN webhook_secret_previous_enc
+  `,
+  );
+}
