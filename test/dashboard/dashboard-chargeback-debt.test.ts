@@ -6,8 +6,10 @@ import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts'
 import { dashboardBrowser } from '../support/dashboard.ts';
 import { dispatch } from '../../src/cli/dispatch.ts';
 import { formatMoney } from '../../src/platform/money/money-format.ts';
+import { owedDebtByDispute } from '../../src/modules/disputes/debt-owed.ts';
 import { balanceOf, paidSale, setFee, settle } from '../modules/refunds/helpers.ts';
 import { payout } from '../modules/wallet/wallet-helpers.ts';
+import { approvedVisa, createTransaction, submit } from '../modules/transactions/helpers.ts';
 import { disputeCall, expectLedgerClean, openDispute } from '../modules/disputes/helpers.ts';
 
 let t: TestApp;
@@ -128,5 +130,41 @@ describe('dashboard: the chargeback debt on the wallet page', () => {
     expect(section).toContain(`<p class="figure">${clp(2_500)}</p>`);
     expect(debtRows(section)).toEqual([{ id: d, opened: clp(2_500), owed: clp(2_500) }]);
     expect(section).toContain('Espera tu respuesta');
+
+    // Past the page's bound the older disputes are counted, not listed; the total is the ledger's all the same.
+    const latest = (await openDispute(t, a, { transaction_id: sale, amount: 1_500 })).dispute
+      .id as string;
+    expect(await owedDebtByDispute(t.ctx.db, a.id, 1)).toEqual([
+      expect.objectContaining({
+        currency: 'CLP',
+        owedMinor: 4_000n,
+        disputesCount: 2,
+        disputes: [expect.objectContaining({ id: latest, debtMinor: 1_500n, owedMinor: 1_500n })],
+      }),
+    ]);
+  });
+
+  it('gives a currency owed in its tab before any movement in it', async () => {
+    const a = await t.createAccount();
+    // A Peruvian card sale (method 25), paid and not settled.
+    const created = await createTransaction(t, a, {
+      amount: 12_550,
+      currency: 'PEN',
+      payment: 25,
+      order: 'pe-1',
+    });
+    expect((await submit(t, created.url, 25, approvedVisa)).statusCode).toBeLessThan(400);
+    const openedPen = await openDispute(t, a, { transaction_id: created.id, amount: 2_000 });
+    expect(openedPen.status, JSON.stringify(openedPen)).toBe('success');
+    const d = openedPen.dispute.id as string;
+    const b = dashboardBrowser(t);
+    await b.signIn(a);
+    const clpPage = await b.get('/dashboard/wallet');
+    expect(debtSection(clpPage.body), 'nothing owed in CLP').toBeNull();
+    expect(clpPage.body).toContain('href="/dashboard/wallet?currency=PEN"');
+    const pen = debtSection((await b.get('/dashboard/wallet?currency=PEN')).body)!;
+    const pen2000 = formatMoney(2_000n, 'PEN');
+    expect(pen).toContain(`<p class="figure">${pen2000}</p>`);
+    expect(debtRows(pen)).toEqual([{ id: d, opened: pen2000, owed: pen2000 }]);
   });
 });
