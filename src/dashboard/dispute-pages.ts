@@ -8,7 +8,7 @@ import { auditLimits, dashboardLimits } from '../limits/index.ts';
 import { pageNumberOf } from './format.ts';
 import { accountOf, queryOf, renderPage } from './render.ts';
 
-const disputeStatusLabels: Readonly<Record<string, string>> = {
+export const disputeStatusLabels: Readonly<Record<string, string>> = {
   needs_response: 'Espera tu respuesta',
   under_review: 'En revisión',
   won: 'Ganada',

@@ -5,6 +5,8 @@ import { payoutStatuses } from '../modules/wallet/payout-states.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { pageNumberOf } from './format.ts';
 import { fintocFindings } from './fintoc-findings.ts';
+import { owedDebtByDispute, type OwedDebt } from '../modules/disputes/debt-owed.ts';
+import { disputeStatusLabels } from './dispute-pages.ts';
 import { accountOf, queryOf, renderPage } from './render.ts';
 import {
   listPayouts,
@@ -14,11 +16,30 @@ import {
   walletMovements,
 } from './wallet.ts';
 
+/** The chargeback debt of the shown currency (decision 1015), or null when the account owes nothing in it. */
+function debtView(debt: OwedDebt | undefined) {
+  if (debt === undefined) return null;
+  return {
+    owedMinor: debt.owedMinor,
+    disputes: debt.disputes.map((d) => ({
+      ...d,
+      statusLabel: disputeStatusLabels[d.status] ?? d.status,
+    })),
+    unlisted: debt.disputesCount - debt.disputes.length,
+  };
+}
+
 export function registerWalletPages(app: FastifyInstance, ctx: AppContext): void {
   app.get('/wallet', async (request, reply) => {
     const account = accountOf(request);
     const query = request.query as Record<string, unknown>;
-    const currencies = await walletCurrencies(ctx, account.id);
+    const debts = await owedDebtByDispute(ctx.db, account.id, dashboardLimits.debtDisputesMax);
+    // A currency owed in has its tab even before any movement in it (a chargeback on a sale not yet settled).
+    const moved = await walletCurrencies(ctx, account.id);
+    const currencies = [
+      ...moved,
+      ...debts.map((d) => d.currency).filter((c) => !moved.includes(c)),
+    ];
     const currency =
       typeof query.currency === 'string' && currencies.includes(query.currency)
         ? query.currency
@@ -34,6 +55,7 @@ export function registerWalletPages(app: FastifyInstance, ctx: AppContext): void
       currency,
       currencies,
       balances,
+      debt: debtView(debts.find((d) => d.currency === currency)),
       rows,
       page,
       previous: page > 1 ? link(page - 1) : null,

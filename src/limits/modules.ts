@@ -232,6 +232,8 @@ export const dashboardLimits = {
   /** Callbacks and attempts shown on one transaction's timeline. */
   timelineCallbacksMax: 20,
   timelineAttemptsMax: 500,
+  /** Disputes listed under the wallet page's chargeback debt, newest first (decision 1015); the rest are counted. */
+  debtDisputesMax: 25,
   /** Days the home page's charts cover, ending today. */
   chartDays: 30,
   /** Sign-in forms one client address may post in a minute (the tokens are long and random; this keeps the log quiet). */

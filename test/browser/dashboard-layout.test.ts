@@ -273,6 +273,16 @@ describe('every dashboard page at 1280 and 390 px', () => {
       await context.close();
     }, 180_000);
 
+    // Decision 1015: the wallet page of an account that owes a chargeback debt, its total and the dispute.
+    it(`the wallet's chargeback debt at ${width} px`, async () => {
+      const { context, page } = await signedIn(await owingAccountTokens(), width);
+      const wallet = await visit(page, '/dashboard/wallet', 'wallet-debt', width);
+      expect(wallet).toContain('Deuda por contracargos');
+      expect(wallet).toContain('$7.500');
+      expect(await page.locator('section[aria-labelledby=debt-title] tbody tr').count()).toBe(1);
+      await context.close();
+    }, 120_000);
+
     it(`a new account's first screen and the sign-in page at ${width} px`, async () => {
       const anonymous = await h.browser.newContext({
         viewport: { width, height: 900 },
@@ -302,4 +312,33 @@ async function newAccountTokens(): Promise<{ publicToken: string; privateToken: 
     fresh = created.value;
   }
   return fresh;
+}
+
+let owing: { publicToken: string; privateToken: string } | null = null;
+/** An account whose paid sale, not settled yet, was disputed: all of it is debt (made once, shared by both widths). */
+async function owingAccountTokens(): Promise<{ publicToken: string; privateToken: string }> {
+  if (owing === null) {
+    const created = await createAccount(h.server.runtime.ctx, 'Bicicletas del Cerro');
+    if (!created.ok) throw new Error(created.error);
+    const tokens = created.value;
+    const api = (url: string, body: Record<string, unknown>) =>
+      apiCall(h.server.url, tokens, 'POST', url, body);
+    const sale = (
+      await api('/api/transaction/', {
+        subject: 'Bicicleta',
+        email: 'ana.rojas@example.cl',
+        order: 'BIC-1',
+        amount: 19990,
+      })
+    ).body as { id: string; url: string };
+    await submitCard(sale.url, approvedVisa);
+    const opened = await api('/api/sandbox/disputes', {
+      transaction_id: sale.id,
+      amount: 7500,
+      reason: 'Cargo no reconocido por el titular de la tarjeta',
+    });
+    expect(opened.status).toBe(200);
+    owing = tokens;
+  }
+  return owing;
 }

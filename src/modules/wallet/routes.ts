@@ -242,6 +242,9 @@ function registerSandboxCredit(r: TypedRouter, ctx: AppContext): void {
             amountMinor: BigInt(request.body.amount),
             reason,
             kind: 'sandbox_credit',
+            // The top-up stands for the money a merchant receives in production (its sales' settlements), which
+            // pays the chargeback debt first (decisions 560, 905): the sandbox does the same (decision 1016).
+            payDebt: true,
           });
           if (credited === null) throw validationError({ amount: 'invalid' });
           return {

@@ -90,7 +90,10 @@ const WithdrawCreated = Type.Object({
 export const SandboxCredited = Type.Object({
   status: Type.Literal('success'),
   identifier_wallet: Type.String(),
-  amount_available: exactInteger({ description: 'The balance after the credit' }),
+  amount_available: exactInteger({
+    description:
+      'The balance after the credit and what it paid of a chargeback debt (decision 1016)',
+  }),
   currency: Type.String(),
 });
 

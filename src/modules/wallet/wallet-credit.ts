@@ -23,8 +23,9 @@ export interface CreditInput {
   /** Names an operator's credit (`--key`): a credit with this key for the account is answered, not made again. */
   readonly operatorKey?: string;
   /**
-   * The operator's `--pay-debt` (decision 997): the credit pays the chargeback debt first, as money given back does
-   * (decision 905). Without it a credit is credited whole (decision 980).
+   * The operator's `--pay-debt` (decision 997), and always the sandbox's top-up (decision 1016): the credit pays the
+   * chargeback debt first, as money given back does (decision 905). Without it a credit is credited whole (decision
+   * 980).
    */
   readonly payDebt?: boolean;
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { balanceOf, paidSale, setFee, settle } from '../refunds/helpers.ts';
-import { fund, payout } from '../wallet/wallet-helpers.ts';
+import { payout } from '../wallet/wallet-helpers.ts';
 import { disputeCall, expectLedgerClean, openDispute } from './helpers.ts';
 
 let t: TestApp;
@@ -141,9 +141,9 @@ describe('chargeback debt collected from money given back to the wallet', () => 
     await expectLedgerClean(t);
   });
 
-  // Decisions 905, 980: a credit the operator or the sandbox chooses to make is not money coming back; it is
-  // credited whole and the debt stays owed, for the next settlement or money given back.
-  it('leaves the debt owed after an operator credit and a sandbox credit', async () => {
+  // Decisions 905, 980: a credit the operator chooses to make is not money coming back; it is credited whole and
+  // the debt stays owed, for the next settlement or money given back (or `--pay-debt`, decision 997).
+  it('leaves the debt owed after an operator credit', async () => {
     const { a } = await owingWhileReserved(4_000, async (m) => [
       await pendingPayout(m, 10_000, 'kept'),
     ]);
@@ -152,9 +152,48 @@ describe('chargeback debt collected from money given back to the wallet', () => 
       t.ctx,
     );
     expect(credit.exitCode, credit.stderr).toBe(0);
-    await fund(t, a, 2_000);
-    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(5_000n);
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(3_000n);
     expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(-4_000n);
+    await expectLedgerClean(t);
+  });
+
+  // Decision 1016: the sandbox's top-up stands for the money a merchant receives in production (its sales'
+  // settlements), which pays the debt first; the answer's amount_available is what the debt left.
+  it('pays the debt first from a sandbox credit, answered with what is left available', async () => {
+    const { a } = await owingWhileReserved(4_000, async (m) => [
+      await pendingPayout(m, 10_000, 'sandbox-kept'),
+    ]);
+    const credit = (amount: number) =>
+      t.call(a, {
+        method: 'POST',
+        url: '/api/sandbox/wallet/credit',
+        body: { amount, currency: 'CLP', reason: 'test funds' },
+      });
+    const small = await credit(3_000);
+    expect(small.statusCode, small.body).toBe(200);
+    expect(small.json()).toMatchObject({ status: 'success', amount_available: 0, currency: 'CLP' });
+    expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(-1_000n);
+    const rest = await credit(5_000);
+    expect(rest.json()).toMatchObject({ status: 'success', amount_available: 4_000 });
+    expect(await balanceOf(t, a.id, 'dispute_debt')).toBe(0n);
+    expect(await balanceOf(t, a.id, 'wallet_available')).toBe(4_000n);
+    const [paid, credited] = await latestMovements(a, 2);
+    expect(credited).toMatchObject({
+      id: rest.json().identifier_wallet,
+      subject: 'test funds',
+      income_expense: 'income',
+      amount: '5000',
+      actual_amount: '5000',
+    });
+    expect(paid).toMatchObject({
+      order: credited!.order,
+      subject: 'chargeback debt paid',
+      income_expense: 'expense',
+      amount: '1000',
+      actual_amount: '4000',
+    });
+    // Nothing owed: a credit is credited whole, as before.
+    expect((await credit(500)).json()).toMatchObject({ amount_available: 4_500 });
     await expectLedgerClean(t);
   });
 
