@@ -222,9 +222,19 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
       }
       if (users.get(input.tbk_user) !== input.username)
         return json(res, 422, { error_message: 'Invalid tbk_user' });
-      if (charges.has(input.buy_order))
-        return json(res, 422, { error_message: 'Invalid value for parameter: buy_order' });
       const detail = input.details[0]!;
+      // As Transbank: a buy order is at most 26 characters and never repeats, the parent in the mall and the child
+      // in its store (decision 1006).
+      const childUsed = [...charges.values()].some(
+        (x) => x.commerceCode === detail.commerce_code && x.childBuyOrder === detail.buy_order,
+      );
+      if (
+        charges.has(input.buy_order) ||
+        childUsed ||
+        input.buy_order.length > 26 ||
+        detail.buy_order.length > 26
+      )
+        return json(res, 422, { error_message: 'Invalid value for parameter: buy_order' });
       if (detail.commerce_code !== sim.childCommerceCode)
         return json(res, 422, { error_message: 'Invalid commerce_code' });
       const i = [...inscriptions.values()].find((x) => x.tbkUser === input.tbk_user)!;

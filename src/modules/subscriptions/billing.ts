@@ -13,7 +13,7 @@
 // resumes the same payment, whose processor idempotency key is its id, so a cycle is never charged twice.
 import { sql } from 'kysely';
 import { chargeAttempt, recordDecline, type Attempt } from './billing-outcome.ts';
-import { planOf, setCycle, startCycle, type CycleRow } from './cycle-rows.ts';
+import { firstTryAt, planOf, setCycle, startCycle, type CycleRow } from './cycle-rows.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
@@ -232,7 +232,7 @@ async function dueCycle(
     cycleDue !== null &&
     (open === undefined || cycleDue.getTime() < open.next_try_at!.getTime())
   ) {
-    cycle = await startCycle(ctx, tx, sub, plan, null);
+    cycle = await startCycle(ctx, tx, sub, plan, await firstTryAt(tx, sub, cycleDue, now));
   }
   return cycle;
 }

@@ -5,7 +5,7 @@ import { cycleDueAt } from './cycles.ts';
 import type { Selectable, Updateable } from 'kysely';
 import type { Tx } from '../../platform/db/types.ts';
 import { findPlan, type PlanRow } from './repository.ts';
-import type { SubscriptionRow } from './subscription-repository.ts';
+import { liveCards, type SubscriptionRow } from './subscription-repository.ts';
 import type { SuCycleTable } from './types.ts';
 
 export type CycleRow = Selectable<SuCycleTable>;
@@ -72,4 +72,19 @@ export async function startCycle(
     .execute();
   Object.assign(sub, { cycles_started: n, next_cycle_at: next });
   return cycle;
+}
+
+/**
+ * A new cycle's first try: when it fell due, or when the card that pays it was enrolled if that came later (a
+ * subscription overdue past what a new card collects at once, decision 1008), so no try is booked before its card.
+ */
+export async function firstTryAt(
+  tx: Tx,
+  sub: SubscriptionRow,
+  due: Date,
+  now: Date,
+): Promise<Date | null> {
+  const card = (await liveCards(tx, sub.id))[0];
+  if (card === undefined || card.created_at.getTime() <= due.getTime()) return null;
+  return card.created_at.getTime() < now.getTime() ? card.created_at : now;
 }
