@@ -1,6 +1,7 @@
 // The bounds of the business modules (transactions, marketplace, subscriptions, events, refunds, conciliation,
 // mall, dashboard). src/limits/index.ts re-exports every group, so importers name src/limits/index.ts only, and
 // assertLimits() there checks how they relate.
+import assert from 'node:assert/strict';
 import { minuteMs, hourMs, dayMs } from './units.ts';
 
 // --- Transactions: POST /api/transaction/ (lengths from the seed's table) and the payment attempt. ---
@@ -40,6 +41,13 @@ export const transactionLimits = {
     tokenLengthMax: 64,
   },
 } as const;
+
+// decision 1010: the recovery reads a lost commit's INITIALIZED as "nothing committed" only this long after the commit
+// was sent, well after the SDK gave up on its answer, so a commit still running at Transbank has ended.
+assert.ok(
+  transactionLimits.acquirer.commitRecheckMs >= 2 * transactionLimits.acquirer.requestTimeoutMs,
+  "the lost-commit recheck waits twice the acquirer's answer timeout",
+);
 
 // --- Marketplace clients and memberships (seed "Marketplace clients", "Marketplace memberships"). ---
 export const marketplaceLimits = {

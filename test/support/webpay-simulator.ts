@@ -8,7 +8,7 @@
 //   POST /webpayserver/initTransaction (form token_ws): the card form; "Pagar" returns to return_url?token_ws=...,
 //   "Anular compra y volver" returns with TBK_TOKEN, TBK_ORDEN_COMPRA and TBK_ID_SESION (an abandoned payment).
 // Faults a test can arm: `commitFault = 'hang'` charges on commit and never answers (the SDK times out: the lost
-// commit), `'reset'` charges and drops the connection; `statusFault = 'error'` makes status answer 500;
+// commit), `'reset'` charges and drops the connection, `'drop'` drops it without charging; `statusFault = 'error'` makes status answer 500;
 // `refundFault = 'reset'` applies a refund and drops the connection (the lost refund answer), `'drop'` drops it
 // without applying anything; `createFault = 'error'` answers create with a 503, `'reset'` drops its connection
 // (Transbank down when the payer chooses to pay). `rewrite.commit`, `.status` and `.refund` change an answer's body
@@ -60,7 +60,7 @@ export interface WebpaySimulator {
   readonly transactions: Map<string, SimTransaction>;
   /** Every API call, in order: `create`, `commit`, `status`, `refund`. */
   readonly calls: Array<{ op: string; token: string | null }>;
-  commitFault: 'none' | 'hang' | 'reset';
+  commitFault: 'none' | 'hang' | 'reset' | 'drop';
   createFault: 'none' | 'error' | 'reset';
   /** `'error'`: status answers 500 (Transbank unreachable after a lost commit). */
   statusFault: 'none' | 'error';
@@ -201,6 +201,10 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     if (t === undefined) return json(res, 404, { error_message: 'Transaction not found' });
     if (req.method === 'PUT' && match![2] === undefined) {
       calls.push({ op: 'commit', token: t.token });
+      if (sim.commitFault === 'drop') {
+        req.socket.destroy(); // the commit never reached Transbank: nothing charged
+        return;
+      }
       if (t.state !== 'PAID_AT_FORM')
         return json(res, 422, {
           error_message: `Invalid status '${t.state}' for transaction while authorizing`,

@@ -101,6 +101,19 @@ export async function settleFintocSession(
       .select('status')
       .where('id', '=', session.transaction_id)
       .executeTakeFirstOrThrow();
+    // Fintoc reports money for an attempt Cobro already declined (a payment_intent.failed, then .succeeded for the
+    // same intent, decision 1012): nothing records it, so the operator is told now, as below; reconcile reports its
+    // movement as unmatched.
+    if (reported.approved && session.state !== 'approved')
+      ctx.logger.error(
+        {
+          attempt: session.attempt_id,
+          transaction: session.transaction_id,
+          session: session.state,
+          result: row.status,
+        },
+        'Fintoc payment of a sale decided otherwise: refund it by hand',
+      );
     return { kind: 'final', status: row.status };
   }
   const outcome = await asPaid(ctx, session, reported, paidBy);

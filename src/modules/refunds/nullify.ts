@@ -34,6 +34,7 @@ import { feeBackMinor } from './fee-back.ts';
 import { notifyNullification } from './transition.ts';
 import { insertNullification, markRefunded, returnFee } from './nullification-record.ts';
 import { standingRefunds } from './repository.ts';
+import { unresolvedCondition } from './unresolved.ts';
 import './types.ts';
 
 export interface NullificationInput {
@@ -56,6 +57,19 @@ async function refusal(
   if (row.status === 'refunded') return ruleFailure('already_refunded', { id: row.id });
   if (row.status !== 'success' && row.status !== 'refunded partial')
     return ruleFailure('transaction_not_paid', { id: row.id, status: row.status });
+  // An earlier refund left unresolved (decisions 785, 996, 989) was perhaps applied at the processor for an amount
+  // Cobro does not know: another refund of the sale would be sent blind and, its answer lost, could not be
+  // reconciled. It waits for the operator's `cobro refunds resolve`, and the merchant is told so (decision 1011).
+  const unresolved = await tx
+    .selectFrom('nullifications')
+    .select('id')
+    .where('transaction_id', '=', row.id)
+    .where(unresolvedCondition)
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst();
+  if (unresolved !== undefined)
+    return ruleFailure('earlier_refund_unresolved', { id: row.id, refundId: unresolved.id });
   // What open disputes hold of the sale is not the merchant's to refund (decision 530).
   const leftMinor =
     BigInt(row.amount_minor) - BigInt(row.refunded_minor) - (await openDisputedMinor(tx, row.id));

@@ -82,7 +82,7 @@ export async function finishRedirectPayment(
       { err: error, attempt: begun.session.attempt_id },
       'commit answer lost: asking the acquirer for the status',
     );
-    outcome = await decidedByStatus(ctx, processor, token, begun.sale);
+    outcome = await decidedByStatus(ctx, processor, token, begun.sale, 'right_after_commit');
   }
   if (outcome === null)
     return { transactionId: begun.session.transaction_id, outcome: { kind: 'in_progress' } };

@@ -53,7 +53,13 @@ export async function recoverLostCommits(
     });
     if (claimed === undefined) break;
     const processor = await processorForAccount(ctx, claimed.session.account_id);
-    const outcome = await decidedByStatus(ctx, processor, claimed.session.token, claimed.sale);
+    const outcome = await decidedByStatus(
+      ctx,
+      processor,
+      claimed.session.token,
+      claimed.sale,
+      'recheck',
+    );
     if (outcome !== null) await recordSession(ctx, claimed.session, claimed.method, outcome, null);
     processed++;
   }

@@ -114,15 +114,29 @@ export function saleOf(session: Session, amountMinor: bigint | string | number):
   };
 }
 
-/** decision 150: the acquirer's record decides; null while it cannot be read (ask again later). */
+/**
+ * decision 150: the acquirer's record decides; null while it cannot be read (ask again later). `read` says when:
+ * `right_after_commit` (the payer's return, the commit's answer just lost) or `recheck` (the recovery due work, at
+ * least `commitRecheckMs` after the commit was sent).
+ */
 export async function decidedByStatus(
   ctx: AppContext,
   processor: PaymentProcessor,
   token: string,
   sale: RedirectSale,
+  read: 'right_after_commit' | 'recheck',
 ): Promise<ChargeOutcome | null> {
   try {
     const status = await processor.redirect!.status(token, sale);
+    if (status.state === 'open' && read === 'right_after_commit') {
+      // A commit still running at the acquirer reads as not committed yet (decision 1010): the recovery asks again
+      // once the commit has surely ended, so a charge decided late is never declined.
+      ctx.logger.warn(
+        { attempt: sale.attemptId },
+        'status of a lost commit shows nothing committed yet: kept committing for the recovery due work',
+      );
+      return null;
+    }
     if (status.state === 'open') {
       // Nothing was committed, so nothing was charged: an uncommitted authorisation is reversed by Transbank.
       return {

@@ -6,8 +6,8 @@
 //   finish (redirect-finish.ts): the payer is back with the token: mark the session `committing` (lease renewed),
 //           commit outside any transaction, and record the outcome, money and callback in one commit.
 //   a lost commit (timeout, network, crash): ask the acquirer's status before deciding (decision 150); if that is
-//           lost too, the session stays `committing` and the `processor-commit-recovery` due work asks again
-//           (redirect-recovery.ts).
+//           lost too, or says nothing is committed yet (a commit still running, decision 1010), the session stays
+//           `committing` and the `processor-commit-recovery` due work asks again (redirect-recovery.ts).
 //   abandon (redirect-abandon.ts): the payer came back with TBK_TOKEN (or the acquirer's timeout): the transaction
 //           is rejected cleanly.
 import type { AppContext } from '../../platform/context.ts';

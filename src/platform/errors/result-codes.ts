@@ -47,6 +47,8 @@ export const resultCodes = {
     readonly requestedMinor: bigint;
   }) =>
     `transaction ${p.id} has ${p.leftMinor} ${p.currency} left to refund, less than ${p.requestedMinor}`,
+  earlier_refund_unresolved: (p: { readonly id: string; readonly refundId: string }) =>
+    `transaction ${p.id} has refund ${p.refundId} awaiting a check at the processor (unresolved); no other refund of it is sent until an operator resolves it`,
   refund_not_supported: (p: { readonly id: string; readonly reason: string }) =>
     `transaction ${p.id} cannot be refunded here: ${p.reason}`,
   transaction_not_disputable: (p: { readonly id: string; readonly status: string }) =>

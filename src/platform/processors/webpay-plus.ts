@@ -109,6 +109,59 @@ function outcomeFor(
   return { ...declined(detail), payerMessage: otherSaleMessage };
 }
 
+/**
+ * A status that says the sale was charged (response code 0) and then given back, in part or whole, outside Cobro: the
+ * commit whose answer was lost did charge the card (decision 1010).
+ */
+function refundedOutside(detail: WebpayDetail): boolean {
+  return (
+    detail.response_code === 0 &&
+    (detail.status === 'PARTIALLY_NULLIFIED' ||
+      detail.status === 'NULLIFIED' ||
+      detail.status === 'REVERSED')
+  );
+}
+
+/** The payer's words for a charge Transbank shows wholly given back: nothing is paid and nothing is kept. */
+const givenBackMessage =
+  'Webpay informa que el cargo de esta compra fue anulado y devuelto a tu tarjeta: la compra no se pagó.';
+
+/**
+ * A status read after a lost commit for a charge refunded outside Cobro (decision 1010). Partly refunded
+ * (`PARTIALLY_NULLIFIED`: a balance is still charged), the sale is paid, so the money Transbank holds is recorded,
+ * and the operator is told to check the part given back; wholly given back (`NULLIFIED`, `REVERSED`), nothing was
+ * kept, so the sale is not paid and the payer is told the charge was returned. Another sale's charge is declined as
+ * decision 996 says.
+ */
+function afterRefundOutside(
+  detail: WebpayDetail,
+  sale: RedirectSale,
+  token: string,
+  logger: WebpayDeps['logger'],
+): ChargeOutcome {
+  const why = otherSale(detail, sale);
+  if (why !== null) return outcomeFor({ ...detail, status: 'AUTHORIZED' }, sale, token, logger);
+  const facts = {
+    attempt: sale.attemptId,
+    transaction: sale.transactionId,
+    token,
+    status: detail.status,
+    balance: detail.balance,
+  };
+  if (detail.status === 'PARTIALLY_NULLIFIED') {
+    logger.error(
+      facts,
+      'Webpay shows the lost commit charged and partly refunded outside Cobro: the sale is paid; check the refund at Transbank',
+    );
+    return approved(detail);
+  }
+  logger.error(
+    facts,
+    'Webpay shows the lost commit charged and wholly given back outside Cobro: not paid',
+  );
+  return { ...declined(detail), payerMessage: givenBackMessage };
+}
+
 export function webpayPlusProcessor(
   config: WebpayAccountConfig,
   deps: WebpayDeps,
@@ -169,7 +222,9 @@ export function webpayPlusProcessor(
         const detail = (await (await txFor(token)).status(token)) as WebpayDetail;
         assertKnownStatus(detail, 'status');
         if (detail.status === 'INITIALIZED') return { state: 'open' };
-        const outcome = outcomeFor(detail, sale, token, deps.logger);
+        const outcome = refundedOutside(detail)
+          ? afterRefundOutside(detail, sale, token, deps.logger)
+          : outcomeFor(detail, sale, token, deps.logger);
         return outcome.approved ? { state: 'approved', outcome } : { state: 'declined', outcome };
       },
     },
