@@ -94,6 +94,23 @@ function appliedOf({ error, results }: MigrationResultSet): string[] {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+interface Run {
+  readonly last: string;
+  readonly outside: boolean;
+}
+
+/** The pending migrations in runs: the ones that run in a transaction together, each of the others alone. */
+function runsOf(pending: readonly string[], outside: (name: string) => boolean): Run[] {
+  const runs: Run[] = [];
+  for (const name of pending) {
+    const previous = runs.at(-1);
+    // A migration in a transaction joins the run before it when that one is too: the run now ends with it.
+    if (previous !== undefined && !previous.outside && !outside(name)) runs.pop();
+    runs.push({ last: name, outside: outside(name) });
+  }
+  return runs;
+}
+
 export async function migrateToLatest(
   db: Kysely<any>,
   progress: MigrationProgress = () => {},
@@ -104,20 +121,24 @@ export async function migrateToLatest(
   return inMigrationTurn(db, async (conn) => {
     const pending = await pendingMigrations(conn);
     const migrations = await loadMigrations();
-    // Modules number their migrations in separate ranges; a later-merged lower number must still apply.
-    const migrator = new Migrator({
-      db: conn,
-      provider: told(migrations, progress),
-      allowUnorderedMigrations: true,
-    });
     const outside = (name: string) => migrations[name]?.transaction === false;
-    // Usually every pending migration applies in one transaction: all of them or none.
-    if (!pending.some(outside)) return { applied: appliedOf(await migrator.migrateToLatest()) };
-    // One must run outside a transaction block (decision 1020): then each applies on its own, in its own
-    // transaction or, for those, in none; a failure keeps the ones applied before it.
     const applied: string[] = [];
-    for (const name of pending) {
-      applied.push(...appliedOf(await migrator.migrateUp({ disableTransactions: outside(name) })));
+    // Usually one run: every pending migration in one transaction, all of them or none. One that must run outside
+    // a transaction block (decision 1020) runs alone, between runs of the others; a failure keeps the runs before.
+    for (const run of runsOf(pending, outside)) {
+      // The Migrator sees no pending migration past the run's last, so it applies that run and stops.
+      const upToRun = Object.fromEntries(
+        Object.entries(migrations).filter(([name]) => name <= run.last || !pending.includes(name)),
+      );
+      // Modules number their migrations in separate ranges; a later-merged lower number must still apply.
+      const migrator = new Migrator({
+        db: conn,
+        provider: told(upToRun, progress),
+        allowUnorderedMigrations: true,
+      });
+      applied.push(
+        ...appliedOf(await migrator.migrateToLatest({ disableTransactions: run.outside })),
+      );
     }
     return { applied };
   });
