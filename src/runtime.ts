@@ -169,10 +169,10 @@ function logOpening(logger: Logger, config: Config): void {
 }
 
 /**
- * The start's migrations, applied saying so: a first start's seconds of migrating are not silence (issue 32). `unbounded` opens a connection of their own when the handle's statements give up after a
- * request's bound (`cobro serve`'s, decision 685): an index built on a large table, or the migration lock another
- * process holds while it migrates, take as long as they take, and a start failed on them failed again at every
- * restart (decision 840).
+ * The start's migrations, applied saying so, each as it begins and ends (issue 32, decision 1022). `unbounded` opens a
+ * connection of their own when the handle's statements give up after a request's bound (`cobro serve`'s, decision
+ * 685): an index built on a large table, or the migration lock another process holds while it migrates, take as long
+ * as they take, and a start failed on them failed again at every restart (decision 840).
  */
 async function migrateAtStart(
   handle: DatabaseHandle,
@@ -190,7 +190,7 @@ async function migrateAtStart(
   try {
     const own = unbounded === null ? null : await unbounded();
     try {
-      const { applied } = await migrateToLatest((own ?? handle).db);
+      const { applied } = await migrateToLatest((own ?? handle).db, (line) => logger.info(line));
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     } finally {
       await own?.close();

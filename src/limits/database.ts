@@ -64,6 +64,13 @@ export const databaseLimits = {
   dbHostProbeTimeoutMs: 2 * secondMs,
   /** What a 503 for a database that does not answer tells the client to wait (Retry-After, seconds; decision 420). */
   dbUnavailableRetryAfterS: 2,
+  /**
+   * A process waiting for another's migrations asks for its turn this often instead of queueing in a statement,
+   * whose snapshot a concurrent index build would wait for (decision 1020)...
+   */
+  migrationTurnPollMs: 100,
+  /** ...and gives up after this long, as Kysely's queued lock did (its lock_timeout). */
+  migrationTurnWaitMsMax: 60 * 60 * secondMs,
   /** How deep an error's `cause` chain and AggregateErrors are searched for an outage: far beyond what a driver nests. */
   dbErrorNestingMax: 8,
 } as const;

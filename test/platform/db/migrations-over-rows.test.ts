@@ -1,7 +1,8 @@
 // This session's migrations (0790, 0830, 0840, 0850, 0860; decision 998) over a database that already holds rows of
 // every table they touch: the database is built at 0770, filled as a production one would be, migrated to head, and
 // each backfill checked; then, after rows only the new schema allows, every `down` runs back to 0770 and leaves the
-// schema a fresh 0770 database has, and the upgrade runs again.
+// schema a fresh 0770 database has, and the upgrade runs again. Upgrades run through Cobro's own runner, which
+// applies 0850's concurrent index builds outside a transaction (decision 1020).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
+import { migrateToLatest } from '../../../src/platform/db/migrate.ts';
 
 const migrationsDir = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -36,6 +38,9 @@ async function provider(upTo?: string) {
 async function migrator(db: Kysely<any>, upTo?: string): Promise<Migrator> {
   return new Migrator({ db, provider: await provider(upTo), allowUnorderedMigrations: true });
 }
+
+/** 0261 builds its index CONCURRENTLY, which no transaction block may hold (decision 1020). */
+const outsideTransactions = { disableTransactions: true } as const;
 
 async function check(run: Promise<{ error?: unknown }>): Promise<void> {
   const { error } = await run;
@@ -159,15 +164,15 @@ describe('migrations 0790-0860 over a database holding rows', () => {
   }, async () => {
     const fresh = await emptyDatabase();
     cleanups.push(() => fresh.close());
-    await check((await migrator(fresh.db, before)).migrateToLatest());
+    await check((await migrator(fresh.db, before)).migrateToLatest(outsideTransactions));
     const schema0770 = await schemaOf(fresh.db);
 
     const handle = await emptyDatabase();
     cleanups.push(() => handle.close());
     const db = handle.db;
-    await check((await migrator(db, before)).migrateToLatest());
+    await check((await migrator(db, before)).migrateToLatest(outsideTransactions));
     await insertRows(db, rowsAt0770);
-    await check((await migrator(db)).migrateToLatest());
+    await migrateToLatest(db);
 
     // 0830: only live cards of ended subscriptions with a Oneclick token, each due at once, once.
     const removals = await sql<{
@@ -226,7 +231,7 @@ describe('migrations 0790-0860 over a database holding rows', () => {
       SELECT state FROM oneclick_inscriptions ORDER BY token`.execute(db);
     expect(downInscriptions.rows.map((r) => r.state)).toEqual(['failed', 'failed']);
 
-    await check((await migrator(db)).migrateToLatest());
+    await migrateToLatest(db);
     const again = await sql<{
       n: number;
     }>`SELECT count(*)::int AS n FROM oneclick_card_removals`.execute(db);

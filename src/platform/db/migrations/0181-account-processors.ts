@@ -36,5 +36,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, 'DROP TABLE processor_sessions; DROP TABLE account_processors');
+  // One statement a line: runSql splits there, and PGlite takes one statement at a time (decision 1021).
+  await runSql(
+    db,
+    `
+    DROP TABLE processor_sessions;
+    DROP TABLE account_processors
+  `,
+  );
 }

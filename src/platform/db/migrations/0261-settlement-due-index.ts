@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { dropInvalidIndex } from '../invalid-index.ts';
 import { runSql } from '../run-sql.ts';
 
 // The settlement's due scan (settlement.ts: settled_at IS NULL AND settle_due_at <= account now, ORDER BY
@@ -7,10 +8,17 @@ import { runSql } from '../run-sql.ts';
 // when its payment succeeds (a create writes nothing into it, settle_due_at is null until then) and leaves when it
 // settles. Its predicate is implied by the scan's own conditions (`<=` is strict, so it implies IS NOT NULL),
 // whatever statuses the scan asks for.
+//
+// Built CONCURRENTLY, outside a transaction (decision 1020): a plain CREATE INDEX blocked every payment's write to
+// transactions while it read the table whole. A database that ran the earlier plain build has the same index; a
+// build cut short leaves it INVALID, dropped and built again on the next run.
+export const transaction = false;
+
 export async function up(db: Kysely<any>): Promise<void> {
+  await dropInvalidIndex(db, 'transactions_settle_due');
   await runSql(
     db,
-    'CREATE INDEX transactions_settle_due ON transactions (settle_due_at) WHERE settled_at IS NULL AND settle_due_at IS NOT NULL',
+    'CREATE INDEX CONCURRENTLY IF NOT EXISTS transactions_settle_due ON transactions (settle_due_at) WHERE settled_at IS NULL AND settle_due_at IS NOT NULL',
   );
 }
 

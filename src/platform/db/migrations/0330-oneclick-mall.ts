@@ -42,8 +42,13 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  // One statement a line: runSql splits there, and PGlite takes one statement at a time (decision 1021).
   await runSql(
     db,
-    'DROP TABLE oneclick_charges; DROP TABLE oneclick_inscriptions; DROP TABLE account_oneclick',
+    `
+    DROP TABLE oneclick_charges;
+    DROP TABLE oneclick_inscriptions;
+    DROP TABLE account_oneclick
+  `,
   );
 }

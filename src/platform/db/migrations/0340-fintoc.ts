@@ -51,8 +51,15 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  // One statement a line: runSql splits there, and PGlite takes one statement at a time (decision 1021).
   await runSql(
     db,
-    'ALTER TABLE processor_sessions DROP COLUMN payment; DROP TABLE fintoc_movement_findings; DROP TABLE fintoc_events; DROP TABLE fintoc_transfers; DROP TABLE fintoc_settings',
+    `
+    ALTER TABLE processor_sessions DROP COLUMN payment;
+    DROP TABLE fintoc_movement_findings;
+    DROP TABLE fintoc_events;
+    DROP TABLE fintoc_transfers;
+    DROP TABLE fintoc_settings
+  `,
   );
 }

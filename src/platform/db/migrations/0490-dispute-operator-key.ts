@@ -17,8 +17,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  // One statement a line: runSql splits there, and PGlite takes one statement at a time (decision 1021).
   await runSql(
     db,
-    'DROP INDEX disputes_operator_key; ALTER TABLE disputes DROP COLUMN operator_key;',
+    `
+    DROP INDEX disputes_operator_key;
+    ALTER TABLE disputes DROP COLUMN operator_key
+  `,
   );
 }

@@ -14,8 +14,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  // One statement a line: runSql splits there, and PGlite takes one statement at a time (decision 1021).
   await runSql(
     db,
-    'DROP INDEX nullifications_refund_code; ALTER TABLE processor_sessions DROP COLUMN pending_since',
+    `
+    DROP INDEX nullifications_refund_code;
+    ALTER TABLE processor_sessions DROP COLUMN pending_since
+  `,
   );
 }
