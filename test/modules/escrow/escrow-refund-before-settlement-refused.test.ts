@@ -19,10 +19,12 @@ afterAll(async () => {
   await t.close();
 });
 
-describe("a refused refund of an escrow sale refunded whole before it settled", () => {
+describe('a refused refund of an escrow sale refunded whole before it settled', () => {
   it('gives the money back to a hold the merchant releases, not to the wallet', async () => {
     const a = await t.createAccount();
-    expect((await accountsSetEscrow.run(t.ctx, { values: {}, positionals: [a.id] })).exitCode).toBe(0);
+    expect((await accountsSetEscrow.run(t.ctx, { values: {}, positionals: [a.id] })).exitCode).toBe(
+      0,
+    );
     const id = await paidSale(t, a, 10_000);
     const refund = await registerNullification(t.ctx, a.id, { id, amount: 10_000, subject: 'x' });
     if (!refund.ok) throw new Error('refund refused');
