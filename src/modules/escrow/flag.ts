@@ -1,5 +1,5 @@
 // The operator's escrow flag (`cobro accounts set-escrow ID [--off]`, decision 115). Sales settling after it is on
-// are held; turning it off is refused while the account still holds money, so a held sale can always be released.
+// are held; turning it off is refused while any held sale is not released, so a held sale can always be released.
 import type { AppContext } from '../../platform/context.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { AccountResult } from '../accounts/service.ts';
@@ -7,7 +7,7 @@ import './types.ts';
 
 export interface EscrowFlag {
   readonly escrow: boolean;
-  /** Sales still held (not released, money left in them). */
+  /** Sales held and not released yet, money left in them or not. */
   readonly heldCount: number;
 }
 
@@ -29,8 +29,9 @@ export async function setEscrow(
       .selectFrom('escrow_holds')
       .select((eb) => eb.fn.countAll<string>().as('count'))
       .where('account_id', '=', accountId)
+      // Not only those with money left: a refund still at the processor may have taken all of it, and a refusal
+      // gives it back to the hold, which only a release empties (decision 1030).
       .where('released_at', 'is', null)
-      .where('held_minor', '>', 0n)
       .executeTakeFirstOrThrow();
     const heldCount = Number(count);
     if (!escrow && heldCount > 0) {

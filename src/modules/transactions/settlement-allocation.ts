@@ -35,16 +35,11 @@ export async function allocateNet(
     extension === null
       ? netMinor
       : (await extension.settle(ctx, tx, row, netMinor, at)).merchantMinor;
+  // Asked for a zero part too: an escrow account's sale that refunds emptied still gets its (empty) hold, where a
+  // refund the processor refuses later gives the money back, rather than to the wallet (decision 1030).
+  const code = await merchantDestination(ctx, tx, row, merchantMinor, at);
   const allocations: NetAllocation[] =
-    merchantMinor > 0n
-      ? [
-          {
-            owner: row.account_id,
-            code: await merchantDestination(ctx, tx, row, merchantMinor, at),
-            amountMinor: merchantMinor,
-          },
-        ]
-      : [];
+    merchantMinor > 0n ? [{ owner: row.account_id, code, amountMinor: merchantMinor }] : [];
   const splitMinor = netMinor - merchantMinor;
   assert.ok(splitMinor >= 0n, 'the merchant never gets more than the net');
   assert.equal(
