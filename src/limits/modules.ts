@@ -191,6 +191,14 @@ export const refundLimits = {
    * refund clearing), and the processor's webhook still ends it.
    */
   inProgressAskMsMax: 15 * dayMs,
+  /**
+   * How long a refund whose answer was lost (sent, never answered) is asked again at the processor, from its first
+   * dispatch on the service clock: past it the retry is not made and the refund is left unresolved for the operator
+   * (decision 1026), as a Fintoc transfer looked up past its bound is (decision 992, the same 3 days). Fintoc's own
+   * lookups end before it (fintocLimits.refundResendWindowMs); a Webpay retry that reads a balance it does not expect
+   * (two refunds of a charge both lost, decision 1011) ends here.
+   */
+  lostAnswerAskMsMax: 3 * dayMs,
 } as const;
 
 // --- Escrow (reference §2, docs/escrow.md). ---
