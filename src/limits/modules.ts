@@ -3,6 +3,7 @@
 // assertLimits() there checks how they relate.
 import assert from 'node:assert/strict';
 import { minuteMs, hourMs, dayMs } from './units.ts';
+import { fintocLimits } from './fintoc.ts';
 
 // --- Transactions: POST /api/transaction/ (lengths from the seed's table) and the payment attempt. ---
 export const transactionLimits = {
@@ -199,7 +200,21 @@ export const refundLimits = {
    * (two refunds of a charge both lost, decision 1011) ends here.
    */
   lostAnswerAskMsMax: 3 * dayMs,
+  /**
+   * `cobro refunds record-external --reference`: the acquirer's or the operator's name for a refund made outside
+   * Cobro (decision 1025), kept as the refund's code `external:<reference>`; with the subject's words it fits
+   * subjectLengthMax.
+   */
+  externalReferenceLengthMax: 100,
 } as const;
+
+// decision 1026: a lost refund answer is left unresolved only after Fintoc's own lookups ended (its resend window,
+// 6 hours) and a lease more.
+assert.ok(
+  refundLimits.lostAnswerAskMsMax >
+    fintocLimits.refundResendWindowMs + refundLimits.dispatchLeaseMs,
+  'lost refund answers are asked past the Fintoc resend window',
+);
 
 // --- Escrow (reference §2, docs/escrow.md). ---
 export const escrowLimits = {
