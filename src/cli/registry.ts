@@ -27,6 +27,7 @@ import { conciliationExport } from './commands/conciliation.ts';
 import { fintocReconcile } from './commands/fintoc.ts';
 import { refundsList, refundsSetBankDetails, refundsShow } from './commands/refunds.ts';
 import { refundsResolve } from './commands/refunds-resolve.ts';
+import { refundsRecordExternal } from './commands/refunds-record-external.ts';
 import {
   notificationsList,
   notificationsRetry,
@@ -86,6 +87,7 @@ export const commands: readonly Command[] = [
   refundsShow,
   refundsSetBankDetails,
   refundsResolve,
+  refundsRecordExternal,
   subscriptionsList,
   subscriptionsShow,
   subscriptionsCancel,

@@ -3,6 +3,7 @@
 // assertLimits() there checks how they relate.
 import assert from 'node:assert/strict';
 import { minuteMs, hourMs, dayMs } from './units.ts';
+import { fintocLimits } from './fintoc.ts';
 
 // --- Transactions: POST /api/transaction/ (lengths from the seed's table) and the payment attempt. ---
 export const transactionLimits = {
@@ -191,7 +192,29 @@ export const refundLimits = {
    * refund clearing), and the processor's webhook still ends it.
    */
   inProgressAskMsMax: 15 * dayMs,
+  /**
+   * How long a refund whose answer was lost (sent, never answered) is asked again at the processor, from its first
+   * dispatch on the service clock: past it the retry is not made and the refund is left unresolved for the operator
+   * (decision 1026), as a Fintoc transfer looked up past its bound is (decision 992, the same 3 days). Fintoc's own
+   * lookups end before it (fintocLimits.refundResendWindowMs); a Webpay retry that reads a balance it does not expect
+   * (two refunds of a charge both lost, decision 1011) ends here.
+   */
+  lostAnswerAskMsMax: 3 * dayMs,
+  /**
+   * `cobro refunds record-external --reference`: the acquirer's or the operator's name for a refund made outside
+   * Cobro (decision 1025), kept as the refund's code `external:<reference>`; with the subject's words it fits
+   * subjectLengthMax.
+   */
+  externalReferenceLengthMax: 100,
 } as const;
+
+// decision 1026: a lost refund answer is left unresolved only after Fintoc's own lookups ended (its resend window,
+// 6 hours) and a lease more.
+assert.ok(
+  refundLimits.lostAnswerAskMsMax >
+    fintocLimits.refundResendWindowMs + refundLimits.dispatchLeaseMs,
+  'lost refund answers are asked past the Fintoc resend window',
+);
 
 // --- Escrow (reference §2, docs/escrow.md). ---
 export const escrowLimits = {

@@ -10,6 +10,8 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { journalKinds, ledgerCodes, SYSTEM_OWNER } from '../../platform/ledger/ledger.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import { moveNullification } from './transition.ts';
+import { applyRefundAnswer } from './refund-answer.ts';
+import { isExternalRefund } from './refund-external.ts';
 import type { NullificationRow } from './repository.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { lockTransaction } from '../transactions/repository.ts';
@@ -85,7 +87,13 @@ async function recordCollected(
   at: Date,
 ): Promise<void> {
   const fromWalletMinor = BigInt(row.from_wallet_minor) + takeMinor;
-  if (takeMinor === owedMinor && row.channel === 'bank')
+  if (takeMinor === owedMinor && isExternalRefund(row)) {
+    // Made at the acquirer already (decision 1025): complete, then ended as given back; nothing is dispatched.
+    const completed = await moveNullification(ctx, tx, row, 'complete', at, {
+      from_wallet_minor: fromWalletMinor,
+    });
+    await applyRefundAnswer(ctx, tx, completed, { approved: true, refundCode: row.refund_code! });
+  } else if (takeMinor === owedMinor && row.channel === 'bank')
     await moveNullification(ctx, tx, row, 'waiting_bank_details', at, {
       from_wallet_minor: fromWalletMinor,
     });

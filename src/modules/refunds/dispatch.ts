@@ -33,16 +33,40 @@ function dispatchLeaseMs(ctx: AppContext): number {
   return Math.min(refundLimits.dispatchLeaseMs, ctx.config.attemptLeaseMs);
 }
 
+/**
+ * A refund sent and never answered (no processor refund id), first dispatched more than
+ * refundLimits.lostAnswerAskMsMax ago, is not asked again: it is left unresolved for the operator, an error logged
+ * (decision 1026). A Webpay retry that reads a balance it does not expect (two refunds of a charge both lost,
+ * decision 1011) would otherwise be asked every lease for good.
+ */
+async function leftUnresolved(ctx: AppContext, tx: Tx, row: NullificationRow, now: Date) {
+  const firstAt = row.dispatch_first_at;
+  if (row.dispatch_attempts === 0 || row.refund_code !== null || firstAt === null) return false;
+  if (now.getTime() - firstAt.getTime() <= refundLimits.lostAnswerAskMsMax) return false;
+  ctx.logger.error(
+    { nullification: row.id, attempts: row.dispatch_attempts, firstSentAt: firstAt },
+    'refund answer lost and still undecided past refundLimits.lostAnswerAskMsMax: no longer asked or sent; check it at the processor, then `cobro refunds resolve`',
+  );
+  await tx
+    .updateTable('nullifications')
+    .set({ dispatch_due_at: null })
+    .where('id', '=', row.id)
+    .execute();
+  return true;
+}
+
+/** The refund claimed for one ask; `unresolved` when it was left for the operator instead; null when not due. */
 async function claim(
   ctx: AppContext,
   tx: Tx,
   row: NullificationRow | undefined,
-): Promise<Claimed | null> {
+): Promise<Claimed | 'unresolved' | null> {
   if (row === undefined || row.status !== 'complete' || row.dispatch_due_at === null) return null;
   // dispatch_due_at is on the service clock (decision 785): it is also the dispatch's lease, and a sandbox clock
   // advance must never free a live one.
   const now = ctx.clock.now();
   if (row.dispatch_due_at.getTime() > now.getTime()) return null;
+  if (await leftUnresolved(ctx, tx, row, now)) return 'unresolved';
   const payment = await tx
     .selectFrom('transactions')
     .select(['charge_key', 'authorization_code', 'id', 'amount_minor'])
@@ -118,7 +142,7 @@ export async function dispatchNullification(ctx: AppContext, id: string): Promis
   const claimed = await inTransaction(ctx.db, async (tx) =>
     claim(ctx, tx, await lockNullification(tx, id)),
   );
-  if (claimed !== null) await ask(ctx, claimed);
+  if (claimed !== null && claimed !== 'unresolved') await ask(ctx, claimed);
 }
 
 /** Due work: every collected refund whose dispatch is due (never sent, or its lease ran out). */
@@ -139,7 +163,7 @@ export async function runRefundDispatch(ctx: AppContext, scope: DueWorkScope): P
       );
     });
     if (claimed === null) break;
-    await ask(ctx, claimed);
+    if (claimed !== 'unresolved') await ask(ctx, claimed);
     processed++;
   }
   return processed;

@@ -72,6 +72,7 @@ export async function insertNullification(
     parts: { feeBack, fromPending, fromWallet, splitMinor },
     at,
     dispatchAt,
+    externalCode,
   }: {
     id: string;
     accountId: string;
@@ -83,6 +84,11 @@ export async function insertNullification(
     at: Date;
     /** When a collected processor refund is first due for dispatch: the service's now (its lease's clock, decision 785). */
     dispatchAt: Date;
+    /**
+     * A refund made at the acquirer (decision 1025): its code (`external:<reference>`); collected it is `complete`
+     * whatever the channel, never due for dispatch, and its recorder moves it to `reverse_completed` at once.
+     */
+    externalCode?: string;
   },
 ) {
   const payment = await paymentOf(tx, row);
@@ -91,7 +97,7 @@ export async function insertNullification(
   const channel = payment.card || (await paidThroughFintoc(tx, row.id)) ? 'processor' : 'bank';
   const status: NullificationStatus = !collected
     ? 'awaiting_funds'
-    : channel === 'processor'
+    : channel === 'processor' || externalCode !== undefined
       ? 'complete'
       : 'waiting_bank_details';
   assertTransition('pending', status);
@@ -112,10 +118,10 @@ export async function insertNullification(
       from_split_minor: splitMinor,
       gateway: payment.gateway,
       payment_type: payment.paymentType,
-      refund_code: null,
+      refund_code: externalCode ?? null,
       gateway_message: null,
       channel,
-      dispatch_due_at: status === 'complete' ? dispatchAt : null,
+      dispatch_due_at: status === 'complete' && externalCode === undefined ? dispatchAt : null,
       created_at: at,
       updated_at: at,
     })

@@ -184,11 +184,16 @@ export async function registerNullification(
   return inTransaction(ctx.db, (tx) => register(ctx, tx, accountId, input));
 }
 
-async function register(
+/**
+ * Registers a refund in the caller's transaction. `externalCode` marks a refund the merchant already made at the
+ * acquirer (`cobro refunds record-external`, decision 1025): the same money, state and callback, never dispatched.
+ */
+export async function register(
   ctx: AppContext,
   tx: Tx,
   accountId: string,
   input: NullificationInput,
+  externalCode?: string,
 ): Promise<Registered> {
   const found = isStorableText(input.id)
     ? await findAccountTransaction(tx, accountId, input.id)
@@ -240,6 +245,7 @@ async function register(
     parts: { feeBack, fromPending, fromWallet, splitMinor },
     at,
     dispatchAt: ctx.clock.now(),
+    ...(externalCode === undefined ? {} : { externalCode }),
   });
   // Its first recorded state is called back like every later one (transition.ts).
   await notifyNullification(ctx, tx, inserted);
