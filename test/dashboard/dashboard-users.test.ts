@@ -80,6 +80,26 @@ describe('dashboard users', () => {
     expect(res.body).toContain('Sin permiso');
   });
 
+  it('each dashboard route needs the role docs/dashboard.md gives it (decision 1035)', () => {
+    // The matrix below refuses by each route's own dashboardRole; this pins it to the documented roles, so an
+    // owner's form declared for a lesser role fails here by name. Every other page and form is the viewer's.
+    const documented: Record<string, DashboardRole> = {
+      'GET /dashboard/keys': 'developer',
+      'POST /dashboard/keys': 'developer',
+      'POST /dashboard/keys/revoke': 'developer',
+      'POST /dashboard/callbacks/:id/resend': 'developer',
+      'POST /dashboard/sandbox/advance': 'admin',
+      'GET /dashboard/users': 'owner',
+      'POST /dashboard/users/invite': 'owner',
+      'POST /dashboard/users/token-sign-in': 'owner',
+    };
+    const declared = Object.fromEntries(routes.map((r) => [`${r.method} ${r.url}`, r.role]));
+    expect(declared).toEqual(
+      Object.fromEntries(Object.keys(declared).map((k) => [k, documented[k] ?? 'viewer'])),
+    );
+    expect(Object.keys(declared)).toEqual(expect.arrayContaining(Object.keys(documented)));
+  });
+
   it('checks each role against each dashboard action, CSRF included, and a refusal writes nothing', async () => {
     expect(routes.length).toBeGreaterThan(15);
     const tokenOwner = dashboardBrowser(t);
@@ -116,6 +136,24 @@ describe('dashboard users', () => {
           const res = await send(b, route);
           expect(res.statusCode, `${route.method} ${route.url} as ${label}`).not.toBe(403);
         }
+  });
+
+  it('a developer posting the key form directly gets no key wider than read, nor the primary revoked (decision 1035)', async () => {
+    const developer = browsers.get('developer')!;
+    await developer.get('/dashboard/keys');
+    const before = await databaseDigest(t.ctx.db);
+    for (const scope of ['full', 'payments'])
+      expect((await developer.post('/dashboard/keys', { scope, name: 'ancha' })).statusCode).toBe(
+        403,
+      );
+    for (const scope of ['', 'owner', 'FULL'])
+      expect((await developer.post('/dashboard/keys', { scope, name: 'rara' })).statusCode).toBe(
+        400,
+      );
+    expect((await developer.post('/dashboard/keys/revoke', { key_id: 'primary' })).statusCode).toBe(
+      404,
+    );
+    expect(await databaseDigest(t.ctx.db), 'a refused key form wrote').toBe(before);
   });
 
   it("a developer makes and revokes keys; a rotated key's grace is warned of; another account's key is not found", async () => {

@@ -94,6 +94,39 @@ describe('route scopes', () => {
       expect(r.scope, name(r)).toBe('read');
   });
 
+  it('every state-changing route needs the scope docs/authentication.md gives it (decision 1035)', () => {
+    // The matrix below refuses by each route's own config.scope; this pins that config to the documented table, so
+    // a money-moving route declared `payments` (or a `payments` write declared `read`) fails here by name.
+    const documented: Record<string, KeyScope> = {
+      'POST /api/conciliation': 'read',
+      'POST /api/transaction': 'payments',
+      'POST /api/mall': 'payments',
+      'POST /api/nullification': 'payments',
+      'POST /api/suclient': 'payments',
+      'PUT /api/suclient/:id': 'payments',
+      'DELETE /api/suclient/:id': 'payments',
+      'POST /api/suplan': 'payments',
+      'POST /api/sususcription': 'payments',
+      'DELETE /api/sususcription/:id': 'payments',
+      'POST /api/suinscriptionscards': 'payments',
+      'POST /api/suscriptionsdeletecards': 'payments',
+      'POST /api/sutransaction': 'payments',
+      'POST /api/disputes/:id/evidence': 'payments',
+    };
+    const writes = authenticating().filter((r) => r.method !== 'GET');
+    expect(Object.fromEntries(writes.map((r) => [name(r), r.scope]))).toEqual(
+      Object.fromEntries(writes.map((r) => [name(r), documented[name(r)] ?? 'full'])),
+    );
+    expect(writes.map(name)).toEqual(expect.arrayContaining(Object.keys(documented)));
+    expect(writes.map(name)).toEqual(
+      expect.arrayContaining([
+        'POST /api/wallet/payout',
+        'POST /api/wallet/withdraw',
+        'POST /api/escrow',
+      ]),
+    );
+  });
+
   for (const scope of ['read', 'payments', 'full'] as const)
     it(`a ${scope} key gets 403 on every route outside its scope, writing nothing, and passes the others`, async () => {
       const key = await newKey(scope);
@@ -174,6 +207,42 @@ describe('keys', () => {
     expect(crossed.json()).toMatchObject({ status: 'failed', message_error: 'invalid sign' });
     expect((await whoami(key)).json()).toEqual({ key: key.keyId });
     expect((await whoami(account)).json()).toEqual({ key: 'primary' });
+  });
+
+  it("a narrower key replaying a full key's Idempotency-Key on a payout gets 403, not the stored answer (decision 1035)", async () => {
+    const credit = await t.call(account, {
+      method: 'POST',
+      url: '/api/sandbox/wallet/credit',
+      body: { amount: 1_000, currency: 'CLP' },
+    });
+    expect(credit.statusCode, credit.body).toBe(200);
+    const body = {
+      email: 'payee@example.com',
+      subject: 'pago',
+      currency: 'CLP',
+      order: 'replay-scope',
+      amount: 1_000,
+      accountbank_name: 'Payee',
+      accountbank_rut: '111111111',
+      accountbank_sbif: '0001',
+      accountbank_type: '1',
+      accountbank_num: '12312312312',
+    };
+    const keyed = (key: TestAccount) =>
+      t.call(key, {
+        method: 'POST',
+        url: '/api/wallet/payout',
+        body,
+        sign: true,
+        headers: { 'idempotency-key': 'scope-replay-1' },
+      });
+    expect((await keyed(account)).json().status).toBe('success');
+    for (const scope of ['read', 'payments'] as const) {
+      const res = await keyed(await newKey(scope));
+      expect(res.statusCode).toBe(403);
+      expect(res.headers['idempotent-replayed']).toBeUndefined();
+      expect(res.json().identifier_payout).toBeUndefined();
+    }
   });
 
   it('a revoked key is refused at once; the others go on', async () => {
