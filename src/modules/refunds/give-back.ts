@@ -1,8 +1,9 @@
 // A refund the processor refused gives its collected money back where it came from (decision 695): the fee's part to
-// the service, the clients' parts of a split sale to the merchant's wallet (decision 116), and the merchant's part
-// taken from the sale itself back to where the sale's money is now: its pending settlement while it has not settled
-// (the settlement then moves it), the hold that keeps it (escrow: released only by POST /api/escrow), else the
-// wallet. What came from the wallet goes back to the wallet, and pays the chargeback debt first (decision 905).
+// the service, the merchant's part taken from the sale itself back to where the sale's money is now: its pending
+// settlement while it has not settled (the settlement then moves it), the hold that keeps it (escrow: released only
+// by POST /api/escrow), else the wallet. The clients' parts of a split sale are the merchant's again (decision 116):
+// to the sale's hold when one keeps it (decision 1040), else to the wallet. What came from the wallet goes back to
+// the wallet, and pays the chargeback debt first (decision 905).
 // Before, all of it went to the wallet, so a held sale's money could be paid out without its release.
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
@@ -20,16 +21,22 @@ import { collectDisputeDebt, lockOwedDebt } from '../wallet/debt-collection.ts';
 import { appendWalletMovement } from '../wallet/movements.ts';
 import type { NullificationRow } from './repository.ts';
 
-/** Where the part a refund took from the sale goes back now, and what records it there; null for the wallet. */
+/**
+ * Where the parts a refund took from the sale go back now, how much, and what records it there; null for the wallet.
+ * The clients' or beneficiaries' parts (`from_split_minor`) go with the merchant's only to a hold (decision 1040).
+ */
 async function saleDestination(
   ctx: AppContext,
   tx: Tx,
   payment: TransactionRow,
-  refundId: string,
+  row: NullificationRow,
 ): Promise<{
   readonly key: LedgerKey;
-  readonly record: (amountMinor: bigint) => Promise<void>;
+  readonly amountMinor: bigint;
+  readonly record: () => Promise<void>;
 } | null> {
+  const fromSaleMinor = BigInt(row.from_pending_minor);
+  if (payment.settled_at === null && fromSaleMinor === 0n) return null;
   if (payment.settled_at === null)
     return {
       key: {
@@ -37,35 +44,42 @@ async function saleDestination(
         code: ledgerCodes.pendingSettlement,
         currency: payment.currency,
       },
+      amountMinor: fromSaleMinor,
       // The settlement moves the sale's net less what refunds took from it (decision 560's refunded_pending).
-      record: async (amountMinor) => {
+      record: async () => {
         await tx
           .updateTable('transactions')
-          .set((eb) => ({ refunded_pending_minor: eb('refunded_pending_minor', '-', amountMinor) }))
+          .set((eb) => ({
+            refunded_pending_minor: eb('refunded_pending_minor', '-', fromSaleMinor),
+          }))
           .where('id', '=', payment.id)
           .execute();
       },
     };
+  const splitMinor = BigInt(row.from_split_minor);
+  if (fromSaleMinor + splitMinor === 0n) return null;
   const held = await heldFundsOf(ctx, tx, payment);
   if (held === null) return null;
   // Decision 890: a refund taken from the pending settlement, then refused after the sale settled into its hold,
   // gives the hold money its settlement never counted: the hold counts it as settled, as the settlement would have.
+  // The split parts too: the settlement gave them to the clients, and they are the merchant's now (decision 1040).
   const [fromPending] = await ctx.ledger.postedTo(tx, {
     kind: journalKinds.refundCollected,
     owner: payment.account_id,
     code: ledgerCodes.pendingSettlement,
-    references: [refundId],
+    references: [row.id],
   });
   const unsettledMinor = fromPending === undefined ? 0n : -fromPending.amountMinor;
   return {
     key: held.source.key,
-    record: (amountMinor) =>
+    amountMinor: fromSaleMinor + splitMinor,
+    record: () =>
       held.hold.returned(
         ctx,
         tx,
         payment,
-        amountMinor,
-        unsettledMinor < amountMinor ? unsettledMinor : amountMinor,
+        fromSaleMinor + splitMinor,
+        (unsettledMinor < fromSaleMinor ? unsettledMinor : fromSaleMinor) + splitMinor,
       ),
   };
 }
@@ -130,9 +144,8 @@ export async function giveBack(
   const feeBack = BigInt(row.fee_back_minor);
   const merchantMinor = amountMinor - feeBack;
   await tellExtension(ctx, tx, payment, { amountMinor, feeBackMinor: feeBack });
-  const fromSaleMinor = BigInt(row.from_pending_minor);
-  const sale = fromSaleMinor > 0n ? await saleDestination(ctx, tx, payment, row.id) : null;
-  const toSaleMinor = sale === null ? 0n : fromSaleMinor;
+  const sale = await saleDestination(ctx, tx, payment, row);
+  const toSaleMinor = sale === null ? 0n : sale.amountMinor;
   const toWalletMinor = merchantMinor - toSaleMinor;
   const wallet = {
     owner: row.account_id,
@@ -154,7 +167,7 @@ export async function giveBack(
         currency: row.currency,
         amountMinor: -amountMinor,
       },
-      ...(toSaleMinor > 0n && sale !== null ? [{ ...sale.key, amountMinor: toSaleMinor }] : []),
+      ...(sale === null ? [] : [{ ...sale.key, amountMinor: sale.amountMinor }]),
       ...(toWalletMinor > 0n ? [{ ...wallet, amountMinor: toWalletMinor }] : []),
       ...(feeBack > 0n
         ? [
@@ -168,7 +181,7 @@ export async function giveBack(
         : []),
     ],
   });
-  if (sale !== null && toSaleMinor > 0n) await sale.record(toSaleMinor);
+  if (sale !== null) await sale.record();
   if (toWalletMinor > 0n)
     await walletReturned(ctx, tx, { row, payment, journal, at }, toWalletMinor, owedMinor);
   const refundedMinor = BigInt(payment.refunded_minor) - amountMinor;
