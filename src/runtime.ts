@@ -30,7 +30,7 @@ import { appModules } from './modules/index.ts';
 import { accountDirectory } from './modules/accounts/directory.ts';
 import { assertLimits, limits } from './limits/index.ts';
 import { paymentExtensions, settlementHolds } from './modules/payment-extensions.ts';
-import { refundPayoutFollower } from './modules/refunds/bank-payout-result.ts';
+import { refundPorts } from './modules/refunds/ports.ts';
 import { fintocPayoutSenders } from './modules/fintoc/payout-dispatch.ts';
 import { createLedger } from './platform/ledger/sql-ledger.ts';
 import { processorFor } from './platform/processors/index.ts';
@@ -109,7 +109,7 @@ export function createContext(
     processor: processorFor(base.config.mode),
     paymentExtensions,
     settlementHolds,
-    refundPayouts: refundPayoutFollower,
+    ...refundPorts,
     payoutSenders: fintocPayoutSenders,
     accounts: accountDirectory(base.db, base.secrets, base.changes ?? null, base.clock),
     accountClock: createAccountClock(base.clock, base.config.mode, base.changes),

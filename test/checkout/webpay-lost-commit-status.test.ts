@@ -102,14 +102,15 @@ describe('a status read INITIALIZED after a lost commit', () => {
 });
 
 describe('a status read NULLIFIED, PARTIALLY_NULLIFIED or REVERSED after a lost commit', () => {
-  it('PARTIALLY_NULLIFIED (charged, part refunded at Transbank) records the sale paid', async () => {
+  it('PARTIALLY_NULLIFIED (charged, part refunded at Transbank) records the sale paid, less the part refunded', async () => {
     const created = await createTransaction(t, shop, { payment: 1, amount: 10000 });
     sim.commitFault = 'reset';
     sim.rewrite.status = (b) => ({ ...b, status: 'PARTIALLY_NULLIFIED', balance: 7000 });
     const { back } = await payAtWebpay(created.url);
     expect(back.body).toContain('Pago exitoso');
+    // The part given back is recorded with it (decision 1042).
     expect(await facts(created.id)).toMatchObject({
-      status: 'success',
+      status: 'refunded partial',
       captures: 1,
       sessions: ['approved'],
     });
@@ -123,7 +124,7 @@ describe('a status read NULLIFIED, PARTIALLY_NULLIFIED or REVERSED after a lost 
     sim.statusFault = 'none';
     sim.rewrite.status = (b) => ({ ...b, status: 'PARTIALLY_NULLIFIED', balance: 100 });
     expect(await recheck()).toBe(1);
-    expect(await facts(created.id)).toMatchObject({ status: 'success', captures: 1 });
+    expect(await facts(created.id)).toMatchObject({ status: 'refunded partial', captures: 1 });
   });
 
   it('NULLIFIED or REVERSED (the whole charge given back at Transbank) is not paid, and the payer is told why', async () => {

@@ -14,6 +14,7 @@ import {
   type ProcessorSessionTable,
 } from '../../platform/processors/account-processors.ts';
 import { recordOutcome, type AttemptOutcome } from './attempt-outcome.ts';
+import { recordRefundedOutside } from './redirect-refund-outside.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import { lockTransaction, type TransactionRow } from './repository.ts';
 
@@ -179,6 +180,10 @@ export async function recordSession(
     },
     outcome,
   );
+  // Before the session is closed: a failure here leaves it `committing`, and the recovery records the part given back
+  // again under the same reference, which records it once (decision 1042).
+  if (outcome.approved && outcome.refundedOutside !== undefined)
+    await recordRefundedOutside(ctx, session, outcome.refundedOutside);
   await ctx.db
     .updateTable('processor_sessions')
     .set({ state: outcome.approved ? 'approved' : 'declined', updated_at: ctx.clock.now() })

@@ -51,6 +51,12 @@ export interface ApprovedCharge {
   readonly cardToken: string | null;
   /** The instalments the acquirer recorded, where the payer chose them on its page (Webpay Plus). */
   readonly installments?: number;
+  /**
+   * Part of the charge the acquirer's status shows already given back outside Cobro (Webpay's `PARTIALLY_NULLIFIED`
+   * after a lost commit, decision 1042): recorded as a refund made outside Cobro once the sale is paid. `reference`
+   * is derived from the acquirer's transaction alone, so a second record of it records nothing.
+   */
+  readonly refundedOutside?: { readonly amountMinor: bigint; readonly reference: string };
 }
 
 export interface DeclinedCharge {

@@ -1,6 +1,7 @@
 // Transbank's Webpay Plus through the official `transbank-sdk` (issue 15): the payer types the card on Transbank's
 // page, never on Cobro's. `start` creates the Webpay transaction, `commit` charges what the payer authorised and
 // `status` reads Transbank's record when a commit's answer was lost (decision 150). Webpay Plus takes CLP only.
+import { createHash } from 'node:crypto';
 import { Options, WebpayPlus } from 'transbank-sdk';
 import { minorAsJsonNumber } from '../money/json-number.ts';
 import { unsignedMinorOf } from '../money/exact-minor.ts';
@@ -127,11 +128,21 @@ const givenBackMessage =
   'Webpay informa que el cargo de esta compra fue anulado y devuelto a tu tarjeta: la compra no se pagó.';
 
 /**
+ * The reference of the part of `token`'s charge given back outside Cobro (decision 1042): the same for every read of
+ * the same Webpay transaction, so the payer's return and the recovery, or two recoveries, record it once (the
+ * reference is the per-sale key of decision 1025). A digest, so Transbank's token is not shown to the merchant.
+ */
+function refundedOutsideReference(token: string): string {
+  return `webpay-status-${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+}
+
+/**
  * A status read after a lost commit for a charge refunded outside Cobro (decision 1010). Partly refunded
  * (`PARTIALLY_NULLIFIED`: a balance is still charged), the sale is paid, so the money Transbank holds is recorded,
- * and the operator is told to check the part given back; wholly given back (`NULLIFIED`, `REVERSED`), nothing was
- * kept, so the sale is not paid and the payer is told the charge was returned. Another sale's charge is declined as
- * decision 996 says.
+ * and the part given back (amount less balance) goes with the approval for the recorder to book as a refund made
+ * outside Cobro (decision 1042); a balance that is not between nothing and the amount leaves the operator to check
+ * it. Wholly given back (`NULLIFIED`, `REVERSED`), nothing was kept, so the sale is not paid and the payer is told the
+ * charge was returned. Another sale's charge is declined as decision 996 says.
  */
 function afterRefundOutside(
   detail: WebpayDetail,
@@ -149,9 +160,18 @@ function afterRefundOutside(
     balance: detail.balance,
   };
   if (detail.status === 'PARTIALLY_NULLIFIED') {
+    const balanceMinor = unsignedMinorOf(detail.balance);
+    if (balanceMinor !== null && balanceMinor > 0n && balanceMinor < sale.amountMinor)
+      return {
+        ...approved(detail),
+        refundedOutside: {
+          amountMinor: sale.amountMinor - balanceMinor,
+          reference: refundedOutsideReference(token),
+        },
+      };
     logger.error(
       facts,
-      'Webpay shows the lost commit charged and partly refunded outside Cobro: the sale is paid; check the refund at Transbank',
+      `Webpay shows the lost commit charged and partly refunded outside Cobro, its balance unreadable: the sale is paid in full; check the refund at Transbank and record it with cobro refunds record-external ${sale.transactionId}`,
     );
     return approved(detail);
   }
