@@ -65,18 +65,23 @@ function keyView(ctx: AppContext, row: KeyRow): KeyView {
   };
 }
 
+/**
+ * A rotation's grace, checked: whole hours from 0 (none) to `graceHoursMax`, refused naming the operator's `option`.
+ * The old token pair's (`--grace-hours`) and the old webhook secret's (`--webhook-grace-hours`, decision 1000).
+ */
+export function hoursGraceMs(
+  graceHours: number,
+  graceHoursMax: number,
+  option: string,
+): AccountResult<number> {
+  if (!Number.isSafeInteger(graceHours) || graceHours < 0 || graceHours > graceHoursMax)
+    return { ok: false, error: `${option} must be a whole number from 0 to ${graceHoursMax}` };
+  return { ok: true, value: graceHours * keyLimits.graceHourMs };
+}
+
 /** The grace a rotation gives the old pair, checked: whole hours from 0 (none: refused at once) to the bound. */
 export function graceMs(graceHours: number): AccountResult<number> {
-  if (
-    !Number.isSafeInteger(graceHours) ||
-    graceHours < 0 ||
-    graceHours > keyLimits.rotationGraceHoursMax
-  )
-    return {
-      ok: false,
-      error: `--grace-hours must be a whole number from 0 to ${keyLimits.rotationGraceHoursMax}`,
-    };
-  return { ok: true, value: graceHours * keyLimits.graceHourMs };
+  return hoursGraceMs(graceHours, keyLimits.rotationGraceHoursMax, '--grace-hours');
 }
 
 interface KeyToStore {
