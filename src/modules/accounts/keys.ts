@@ -13,7 +13,7 @@ import { findAccountRowById } from './repository.ts';
 import { findKeyRowById, keyRowsOf, liveKeyCount } from './key-repository.ts';
 
 /** A refusal is a message for the operator (as the accounts service's results). */
-type AccountResult<T> = { ok: true; value: T } | { ok: false; error: string };
+export type AccountResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** The id the account's own pair answers to in key lists and on requests (`keyIdOf`). */
 export const primaryKeyId = 'primary';

@@ -3,8 +3,7 @@
 // secret at any moment of it. One retired secret at most: a rotation during a grace retires the secret it replaces
 // and forgets the one retired before, whose grace ends then.
 import { keyLimits } from '../../limits/index.ts';
-import { hoursGraceMs } from './keys.ts';
-import type { AccountResult } from './service.ts';
+import { hoursGraceMs, type AccountResult } from './keys.ts';
 
 /** The grace, checked: whole hours from 0 (the old secret stops signing at once) to the bound. */
 export function webhookGraceMs(graceHours: number): AccountResult<number> {
