@@ -2,6 +2,7 @@ import type { AccountView, RotateTarget } from '../../modules/accounts/service.t
 import { fail, ok, requireCtx, stringOption, type Command, type CommandArgs } from '../command.ts';
 import { graceHoursOption } from './keys.ts';
 import { keyLimits } from '../../limits/index.ts';
+import type { TransbankKeysSummary } from '../../platform/processors/transbank-environments.ts';
 
 /** `--webhook-grace-hours N`: whole hours, undefined when absent (the service's default); the service checks the bound. */
 function webhookGraceHoursOption(args: CommandArgs): number | string | undefined {
@@ -11,7 +12,6 @@ function webhookGraceHoursOption(args: CommandArgs): number | string | undefined
     ? Number(text)
     : '--webhook-grace-hours must be a whole number of hours';
 }
-import type { TransbankKeysSummary } from '../../platform/processors/transbank-environments.ts';
 
 const transbankNames = {
   webpay_plus: 'webpay plus:   ',
@@ -195,7 +195,7 @@ export const accountsRotate: Command = {
     'webhook-grace-hours': {
       type: 'string',
       valueName: 'N',
-      description: `hours callbacks carry a signature with the old webhook secret after the new one's (default ${keyLimits.webhookSecretGraceHoursDefault}, 0 for none, at most ${keyLimits.webhookSecretGraceHoursMax})`,
+      description: `hours callbacks carry a signature with the old webhook secret after the new one's (default ${keyLimits.webhookSecretGraceHoursDefault}, 0 for none, at most ${keyLimits.webhookSecretGraceHoursMax}; refused with --only tokens)`,
     },
     only: {
       type: 'string',
@@ -224,6 +224,12 @@ export const accountsRotate: Command = {
     if (typeof grace === 'string') return fail(grace, 2);
     const webhookGrace = webhookGraceHoursOption(args);
     if (typeof webhookGrace === 'string') return fail(webhookGrace, 2);
+    // A tokens-only rotation keeps the webhook secret: a grace given with it would be dropped unsaid (decision 1045).
+    if (only === 'tokens' && webhookGrace !== undefined)
+      return fail(
+        '--webhook-grace-hours applies to a rotation of the webhook secret, not to --only tokens',
+        2,
+      );
     const webhookGraceHours = webhookGrace ?? keyLimits.webhookSecretGraceHoursDefault;
     const rotated = await rotateAccount(requireCtx(ctx), id, only as RotateTarget, {
       graceHours: grace,

@@ -13,7 +13,7 @@ import { findAccountRowById } from './repository.ts';
 import { findKeyRowById, keyRowsOf, liveKeyCount } from './key-repository.ts';
 
 /** A refusal is a message for the operator (as the accounts service's results). */
-type AccountResult<T> = { ok: true; value: T } | { ok: false; error: string };
+export type AccountResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** The id the account's own pair answers to in key lists and on requests (`keyIdOf`). */
 export const primaryKeyId = 'primary';
@@ -65,18 +65,23 @@ function keyView(ctx: AppContext, row: KeyRow): KeyView {
   };
 }
 
+/**
+ * A rotation's grace, checked: whole hours from 0 (none) to `graceHoursMax`, refused naming the operator's `option`.
+ * The old token pair's (`--grace-hours`) and the old webhook secret's (`--webhook-grace-hours`, decision 1000).
+ */
+export function hoursGraceMs(
+  graceHours: number,
+  graceHoursMax: number,
+  option: string,
+): AccountResult<number> {
+  if (!Number.isSafeInteger(graceHours) || graceHours < 0 || graceHours > graceHoursMax)
+    return { ok: false, error: `${option} must be a whole number from 0 to ${graceHoursMax}` };
+  return { ok: true, value: graceHours * keyLimits.graceHourMs };
+}
+
 /** The grace a rotation gives the old pair, checked: whole hours from 0 (none: refused at once) to the bound. */
 export function graceMs(graceHours: number): AccountResult<number> {
-  if (
-    !Number.isSafeInteger(graceHours) ||
-    graceHours < 0 ||
-    graceHours > keyLimits.rotationGraceHoursMax
-  )
-    return {
-      ok: false,
-      error: `--grace-hours must be a whole number from 0 to ${keyLimits.rotationGraceHoursMax}`,
-    };
-  return { ok: true, value: graceHours * keyLimits.graceHourMs };
+  return hoursGraceMs(graceHours, keyLimits.rotationGraceHoursMax, '--grace-hours');
 }
 
 interface KeyToStore {

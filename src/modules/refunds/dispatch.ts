@@ -18,6 +18,7 @@ import {
 import { refundLimits } from '../../limits/index.ts';
 import { lockNullification, type NullificationRow } from './repository.ts';
 import { recordRefundAnswer } from './refund-answer.ts';
+import { externalCodePrefix } from './refund-external.ts';
 import './types.ts';
 
 interface Claimed {
@@ -74,11 +75,18 @@ async function claim(
     .executeTakeFirstOrThrow();
   let retry: Claimed['retry'];
   if (row.dispatch_attempts > 0) {
+    // What the processor already gave back of the charge: the refunds it answered, and those made at the acquirer
+    // and recorded by the operator (decision 1025) even while they still wait for funds in Cobro (decision 1045).
     const done = await tx
       .selectFrom('nullifications')
       .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount_minor'), eb.val('0')).as('total'))
       .where('transaction_id', '=', row.transaction_id)
-      .where('status', '=', 'reverse_completed')
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'reverse_completed'),
+          eb('refund_code', 'like', `${externalCodePrefix}%`),
+        ]),
+      )
       .where('id', '<>', row.id)
       .executeTakeFirstOrThrow();
     retry = {

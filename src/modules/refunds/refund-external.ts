@@ -14,7 +14,8 @@ import { register } from './nullify.ts';
 import { applyRefundAnswer } from './refund-answer.ts';
 import { lockNullification, type NullificationRow } from './repository.ts';
 
-const externalCodePrefix = 'external:';
+/** The refund code of a refund made at the acquirer: `external:<reference>`. */
+export const externalCodePrefix = 'external:';
 
 export function isExternalRefund(row: Pick<NullificationRow, 'refund_code'>): boolean {
   return row.refund_code?.startsWith(externalCodePrefix) === true;

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import { limits } from '../../limits/index.ts';
+import { minuteMs } from '../../limits/units.ts';
 
 /** Cobro's own session lock around migrating, apart from Kysely's (a key no other lock of Cobro uses). */
 const migrationTurnLockId = 102_008_500_261;
@@ -19,7 +20,7 @@ export async function inMigrationTurn<T>(
     for (let waitedMs = 0; !(await tryLock(conn)); waitedMs += limits.migrationTurnPollMs) {
       if (waitedMs >= limits.migrationTurnWaitMsMax)
         throw new Error(
-          `another process has been migrating this database for ${limits.migrationTurnWaitMsMax / 60_000} minutes`,
+          `another process has been migrating this database for ${limits.migrationTurnWaitMsMax / minuteMs} minutes`,
         );
       await sleep(limits.migrationTurnPollMs);
     }
