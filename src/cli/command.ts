@@ -141,6 +141,18 @@ export function stringOption(args: CommandArgs, name: string): string | undefine
   return typeof v === 'string' ? v : undefined;
 }
 
+/** Why an `--amount` is refused: the text is not a positive amount in minor units of at most 14 digits. */
+export const amountOptionText =
+  '--amount must be a positive integer of at most 14 digits, in minor units';
+
+/**
+ * An `--amount` as minor units, or null when it is not a positive integer of at most 14 digits (the seed's amount
+ * bound, limits.amountMinorMax, is exactly the 14 digits, which src/limits/index.ts asserts).
+ */
+export function amountOptionMinor(text: string): bigint | null {
+  return /^\d{1,14}$/.test(text) && BigInt(text) > 0n ? BigInt(text) : null;
+}
+
 /** Every value of a repeatable option, in the order given; empty when it was not given. */
 export function stringsOption(args: CommandArgs, name: string): readonly string[] {
   const v = args.values[name];

@@ -1,6 +1,15 @@
 // `cobro disputes open|resolve|import`: the operator records what the acquirer reports (docs/disputes.md). Each
 // change commits with its audit row (actor `operator`).
-import { fail, ok, requireCtx, stringOption, type Command, type Progress } from '../command.ts';
+import {
+  amountOptionMinor,
+  amountOptionText,
+  fail,
+  ok,
+  requireCtx,
+  stringOption,
+  type Command,
+  type Progress,
+} from '../command.ts';
 import { readFileBounded } from '../read-bounded.ts';
 import { disputeLimits } from '../../limits/index.ts';
 
@@ -34,8 +43,8 @@ export const disputesOpen: Command = {
     const reason = stringOption(args, 'reason')?.trim();
     if (transactionId === undefined || amountText === undefined || !reason)
       return fail(`usage: ${this.usage}`, 2);
-    if (!/^\d{1,14}$/.test(amountText) || BigInt(amountText) === 0n)
-      return fail('--amount must be a positive integer of at most 14 digits, in minor units', 2);
+    const amountMinor = amountOptionMinor(amountText);
+    if (amountMinor === null) return fail(amountOptionText, 2);
     // The table's bound, checked here so the operator reads it and not the database's refusal (decision 885).
     if ([...reason].length > disputeLimits.reasonLengthMax)
       return fail(`--reason must have 1 to ${disputeLimits.reasonLengthMax} characters`, 2);
@@ -49,7 +58,7 @@ export const disputesOpen: Command = {
     const done = await operatorOpen(ctx, {
       accountId: null,
       transactionId,
-      amountMinor: BigInt(amountText),
+      amountMinor,
       reason,
       ...(key === undefined ? {} : { operatorKey: `open:${key}` }),
     });
@@ -59,7 +68,7 @@ export const disputesOpen: Command = {
     if (
       done.already === true &&
       (done.dispute.transaction_id !== transactionId ||
-        BigInt(done.dispute.amount_minor) !== BigInt(amountText))
+        BigInt(done.dispute.amount_minor) !== amountMinor)
     )
       return fail(
         `--key ${key} opened ${view.id} on ${view.transaction_id} for ${view.amount}: use another key`,

@@ -1,8 +1,16 @@
 // `cobro refunds record-external`: the operator records a refund the merchant already made at the acquirer
 // (Transbank's portal, Fintoc's dashboard), so Cobro's books stop counting that money as the merchant's (decision
 // 1025). The same money, sale status, callback and audit row as `POST /api/nullification`; nothing is sent.
-import { limits, refundLimits } from '../../limits/index.ts';
-import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+import { refundLimits } from '../../limits/index.ts';
+import {
+  amountOptionMinor,
+  amountOptionText,
+  fail,
+  ok,
+  requireCtx,
+  stringOption,
+  type Command,
+} from '../command.ts';
 
 export const refundsRecordExternal: Command = {
   name: 'refunds record-external',
@@ -37,12 +45,8 @@ export const refundsRecordExternal: Command = {
     const reference = stringOption(args, 'reference')?.trim();
     if (id === undefined || amountText === undefined || reference === undefined)
       return fail(`usage: ${this.usage}`, 2);
-    if (
-      !/^\d{1,14}$/.test(amountText) ||
-      BigInt(amountText) === 0n ||
-      BigInt(amountText) > limits.amountMinorMax
-    )
-      return fail('--amount must be a positive integer of at most 14 digits, in minor units', 2);
+    const amountMinor = amountOptionMinor(amountText);
+    if (amountMinor === null) return fail(amountOptionText, 2);
     if (
       reference === '' ||
       reference.length > refundLimits.externalReferenceLengthMax ||
@@ -56,7 +60,7 @@ export const refundsRecordExternal: Command = {
     const { recordExternalRefund } = await import('../../modules/refunds/refund-external.ts');
     const result = await recordExternalRefund(requireCtx(ctx), {
       transactionId: id,
-      amountMinor: BigInt(amountText),
+      amountMinor,
       reference,
     });
     if (!result.ok) return fail(result.error, result.code === 'unknown' ? 2 : 1);

@@ -1,6 +1,8 @@
 import { limits } from '../../limits/index.ts';
 import type { CreditResult } from '../../modules/wallet/wallet-credit.ts';
 import {
+  amountOptionMinor,
+  amountOptionText,
   fail,
   ok,
   requireCtx,
@@ -109,13 +111,8 @@ export const walletCredit: Command = {
     const reason = stringOption(args, 'reason')?.trim();
     if (accountId === undefined || amountText === undefined || reason === undefined)
       return fail(`usage: ${this.usage}`, 2);
-    if (
-      !/^\d{1,14}$/.test(amountText) ||
-      BigInt(amountText) === 0n ||
-      BigInt(amountText) > limits.amountMinorMax
-    ) {
-      return fail('--amount must be a positive integer of at most 14 digits, in minor units', 2);
-    }
+    const amountMinor = amountOptionMinor(amountText);
+    if (amountMinor === null) return fail(amountOptionText, 2);
     if (reason === '' || reason.length > limits.walletCreditReasonLengthMax)
       return fail(`--reason must have 1 to ${limits.walletCreditReasonLengthMax} characters`, 2);
     const key = stringOption(args, 'key');
@@ -134,7 +131,7 @@ export const walletCredit: Command = {
     const credited = await creditWallet(ctx, {
       accountId,
       currency,
-      amountMinor: BigInt(amountText),
+      amountMinor,
       reason,
       kind: 'adjustment',
       payDebt,
@@ -145,10 +142,6 @@ export const walletCredit: Command = {
         `the credit would take the ${currency} wallet over its maximum balance; nothing was credited`,
         2,
       );
-    return creditOutput(
-      credited,
-      { accountId, amountMinor: BigInt(amountText), currency, key, payDebt },
-      args,
-    );
+    return creditOutput(credited, { accountId, amountMinor, currency, key, payDebt }, args);
   },
 };

@@ -3,7 +3,8 @@ import { runSql } from '../run-sql.ts';
 
 // Decision 1000: a rotated webhook secret keeps signing callbacks beside the new one for a grace period, so a
 // merchant's verifier can move to the new secret at any time within it. The retired secret is sealed like the
-// current one (`cobro secrets rekey` reseals it) and kept with the end of its grace; both are null outside a grace.
+// current one (`cobro secrets rekey` reseals it) and kept, with the end of its grace, until the next rotation
+// replaces it; a rotation with no grace sets both null. Signing reads the end, so a grace that is over signs nothing.
 export async function up(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
