@@ -16,6 +16,7 @@ import { dispatch } from '../../src/cli/dispatch.ts';
 import { recoverLostCommits } from '../../src/modules/transactions/redirect-recovery.ts';
 import { runSettlements } from '../../src/modules/transactions/settlement.ts';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
+import { verifyAudit } from '../../src/platform/audit/verify.ts';
 import { transactionLimits } from '../../src/limits/index.ts';
 
 let t: TestApp;
@@ -118,6 +119,49 @@ async function sessionLeftCommitting(id: string) {
     .execute();
 }
 
+/** Everything a second record could move: the sale, its refunds, callbacks, journal, money and audit chain. */
+async function everythingOf(id: string) {
+  const db = t.ctx.db;
+  const sale = await db
+    .selectFrom('transactions')
+    .select(['status', 'charge_key', 'updated_at'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  const callbacks = await db
+    .selectFrom('notifications')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', shop.id)
+    .executeTakeFirstOrThrow();
+  const entries = await db
+    .selectFrom('journal_entries')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  const chain = await db
+    .selectFrom('audit_log')
+    .select(['seq', 'actor', 'action', 'target'])
+    .where('chain', '=', shop.id)
+    .orderBy('seq')
+    .execute();
+  return {
+    sale,
+    refunds: await refundsOf(id),
+    callbacks: Number(callbacks.n),
+    entries: Number(entries.n),
+    pending: await balanceOf(t, shop.id, 'pending_settlement'),
+    wallet: await wallet(),
+    chain,
+  };
+}
+
+const sessionState = async (id: string) =>
+  (
+    await t.ctx.db
+      .selectFrom('processor_sessions')
+      .select('state')
+      .where('transaction_id', '=', id)
+      .executeTakeFirstOrThrow()
+  ).state;
+
 describe('a lost commit whose status reads PARTIALLY_NULLIFIED records the part given back', () => {
   it('read by the recovery: the sale paid, the portal refund recorded once, its callbacks queued, the money right', async () => {
     const walletBefore = await wallet();
@@ -214,5 +258,35 @@ describe('a lost commit whose status reads PARTIALLY_NULLIFIED records the part 
     expect((await merchantView(sale.id)).status).toBe('success');
     const said = logged.filter((l) => l.transaction === sale.id && l.level >= 50);
     expect(said.at(-1)?.msg).toContain(`cobro refunds record-external ${sale.id}`);
+  });
+
+  it('a recovery run again after both records knows the sale as its own: no error logged, nothing moved (decision 1043)', async () => {
+    sim.statusFault = 'error';
+    const sale = await payWithCommitLost(10_400);
+    sim.statusFault = 'none';
+    refundAtPortal(sale.token, 2_000);
+    const chainBefore = (await everythingOf(sale.id)).chain;
+    expect(await recheck()).toBe(1);
+    expect(await refundsOf(sale.id)).toMatchObject([
+      { amount_minor: 2_000n, status: 'reverse_completed' },
+    ]);
+    const before = await everythingOf(sale.id);
+    // Cobro's own recovery, like its due work and the processors' answers, is not on the audit trail, which records
+    // the API's, the dashboard's and the operator's changes (decisions 531, 1043): the account's chain is as it was.
+    expect(before.chain).toEqual(chainBefore);
+    expect(await verifyAudit(t.ctx.db)).toMatchObject({ ok: true });
+    expect(before.sale).toMatchObject({ status: 'refunded partial' });
+
+    // The record was interrupted after both commits, before the session closed: the recovery reads the status again.
+    await sessionLeftCommitting(sale.id);
+    const mark = logged.length;
+    expect(await recheck()).toBe(1);
+    // The sale paid by this very attempt, now partly refunded, is its own earlier record: no claim was lost, and the
+    // refund it finds recorded is no news to the operator.
+    expect(logged.slice(mark).filter((l) => l.level >= 50)).toEqual([]);
+    expect(await everythingOf(sale.id)).toEqual(before);
+    expect(await sessionState(sale.id)).toBe('approved');
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+    expect(await verifyAudit(t.ctx.db)).toMatchObject({ ok: true });
   });
 });

@@ -10,7 +10,7 @@ import type {
 } from '../../platform/processors/processor.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import type { TransactionRow } from './repository.ts';
-import type { TransactionStatus } from './state-machine.ts';
+import { isPaid, type TransactionStatus } from './state-machine.ts';
 import { recordRejection, recordSuccess } from './transaction-result.ts';
 import type { Approval } from './success-statement.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
@@ -105,8 +105,10 @@ async function lockAttempts(
     const { row, attemptNumber, feeRule } = one;
     if (attemptNumber !== null) return { kind: 'held', row, attemptNumber, feeRule };
     const { attemptId } = attempts[index]!.facts;
-    // Recorded already by this very attempt (a group's commit whose answer was lost, recorded again alone): paid.
-    if (row.status === 'success' && row.charge_key === attemptId)
+    // Recorded already by this very attempt (a group's commit whose answer was lost, recorded again alone; a lost
+    // redirect commit decided again after its record, decision 150): paid, whatever refund has moved it since (the
+    // part given back outside Cobro recorded with it, decision 1042), so no claim was lost (decision 1043).
+    if (row.charge_key === attemptId && isPaid(row.status))
       return { kind: 'decided', answer: { kind: 'approved', paid: row } };
     // A real processor's charge must then be reversed.
     ctx.logger.error(

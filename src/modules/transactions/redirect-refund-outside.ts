@@ -68,12 +68,19 @@ export async function recordRefundedOutside(
     amountMinor,
     reference,
   });
+  if (result.ok && result.already) {
+    // A re-read of a record already made (the payer's return and the recovery, or a recovery run again after both
+    // commits): the error was logged when the refund was recorded, and nothing changed now (decision 1043).
+    ctx.logger.info(
+      { ...facts, refund: result.refund.id, already: true },
+      'Webpay shows the lost commit charged and partly refunded outside Cobro: that refund was already recorded',
+    );
+    return;
+  }
   if (result.ok) {
     ctx.logger.error(
-      { ...facts, refund: result.refund.id, already: result.already },
-      result.already
-        ? 'Webpay shows the lost commit charged and partly refunded outside Cobro: the sale is paid and that refund was already recorded'
-        : 'Webpay shows the lost commit charged and partly refunded outside Cobro: the sale is paid and the part given back recorded as a refund made outside Cobro',
+      { ...facts, refund: result.refund.id, already: false },
+      'Webpay shows the lost commit charged and partly refunded outside Cobro: the sale is paid and the part given back recorded as a refund made outside Cobro',
     );
     return;
   }

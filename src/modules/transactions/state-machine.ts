@@ -23,6 +23,14 @@ const transitions = {
 const machine = stateMachine<TransactionStatus>('transaction', transitions);
 export const assertTransition = machine.assertMove;
 
+/** A paid sale's statuses: `success` and where its refunds move it (decision 1043). */
+const paidStatuses: readonly TransactionStatus[] = ['success', 'refunded partial', 'refunded'];
+
+/** True when the sale was paid; `charge_key` names the attempt that paid it (success-statement.ts). */
+export function isPaid(status: TransactionStatus): boolean {
+  return paidStatuses.includes(status);
+}
+
 /** The status the urlnotify payload carries (reference §1.4: success | failed). */
 export function notifyStatus(status: TransactionStatus): 'success' | 'failed' {
   switch (status) {
