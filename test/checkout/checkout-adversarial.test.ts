@@ -138,8 +138,13 @@ describe('malformed requests', () => {
       `/gateway/cobro?id=${id}&valid=${valid}&valid=${valid}`,
       `/gateway/cobro?id=${id}&valid=${'a'.repeat(5000)}`,
       `/gateway/cobro?id=${'%F0'.repeat(10)}&valid=${valid}`,
+      '/gateway/cobro/',
+      '/gateway/%ZZ',
+      '/gateway/unknown',
+      '/gateway/webpay/return?token_ws=abc',
+      '/gateway/webpay/return?TBK_TOKEN=%00',
     ]) {
-      const res = await t.app.inject({ method: 'GET', url });
+      const res = await t.app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
       expect(res.statusCode, url).toBeLessThan(500);
       expect(res.headers['cache-control'], url).toBe('no-store');
     }
