@@ -130,7 +130,7 @@ ${state.back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro
   return { title: `${method.name} · ${o.merchant}`, body, notice: 'bank' };
 }
 
-export type ResultKind = 'success' | 'rejected' | 'expired' | 'processing';
+export type ResultKind = 'success' | 'refunded' | 'rejected' | 'expired' | 'processing';
 
 /** What the payer keeps from a successful payment, beside the order summary. */
 export interface Receipt {
@@ -176,6 +176,7 @@ export function resultPage(
 ): Page {
   const heading = {
     success: html`<h2 class="ok" data-testid="result">Pago exitoso</h2>`,
+    refunded: html`<h2 data-testid="result">Pago devuelto</h2>`,
     rejected: html`<h2 class="bad" data-testid="result">Pago rechazado</h2>`,
     expired: html`<h2 class="bad" data-testid="result">El plazo para pagar expiró</h2>`,
     processing: html`<h2 data-testid="result">Estamos procesando tu pago</h2>`,
@@ -189,7 +190,9 @@ export function resultPage(
   return {
     title: `Resultado del pago · ${o.merchant}`,
     body: html`${summary(o)}${heading}${detail === null ? null : html`<p>${detail}</p>`}${
-      kind === 'success' && receipt !== null ? receiptList(o, receipt) : null
+      (kind === 'success' || kind === 'refunded') && receipt !== null
+        ? receiptList(o, receipt)
+        : null
     }${next}`,
   };
 }

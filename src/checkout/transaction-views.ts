@@ -45,6 +45,15 @@ function retryNotice(attemptsLeft: number): string {
   return `Puedes intentarlo de nuevo: te ${attemptsLeft === 1 ? 'queda 1 intento' : `quedan ${attemptsLeft} intentos`}.`;
 }
 
+/**
+ * What a payer reopening the link of a sale the merchant refunded reads under the receipt: a full refund is no
+ * longer "Pago exitoso" (decision 1050).
+ */
+const refundNotices: Readonly<Partial<Record<TransactionRow['status'], string>>> = {
+  refunded: 'El comercio anuló este pago y devolvió el monto completo al medio de pago.',
+  'refunded partial': 'El comercio devolvió parte de este pago al medio de pago.',
+};
+
 /** Shows whatever the transaction's state calls for. */
 export async function showTransaction(
   ctx: AppContext,
@@ -60,14 +69,17 @@ export async function showTransaction(
     return sendPage(reply, 200, resultPage(summary, 'expired', null, null, link));
   }
   if (row.status !== 'pending') {
-    const kind = row.status === 'rejected' ? 'rejected' : 'success';
+    const kind =
+      row.status === 'rejected' ? 'rejected' : row.status === 'refunded' ? 'refunded' : 'success';
     return sendPage(
       reply,
       200,
       resultPage(
         summary,
         kind,
-        row.status === 'rejected' ? payerReason(row.gateway_message) : null,
+        row.status === 'rejected'
+          ? payerReason(row.gateway_message)
+          : (refundNotices[row.status] ?? null),
         row.urlreturn,
         link,
         await receiptOf(ctx, row),
