@@ -116,7 +116,8 @@ describe('a three-store mall in Chromium', () => {
     // Callbacks through the real delivery path, each verified under its own account's secret.
     for (const accountId of [h.accountId, ...stores.map((s) => s.id)])
       await deliverDueNotifications(ctx, { accountId });
-    const secretOf = async (accountId: string) => (await ctx.accounts.webhookSecretOf(accountId))!;
+    const secretOf = async (accountId: string) =>
+      (await ctx.accounts.webhookSecretsOf(accountId))!.current;
     for (const [i, s] of stores.entries()) {
       const hits = receiver.requests.filter((r) => r.path === `/store/${i}`);
       expect(hits).toHaveLength(1);

@@ -83,7 +83,7 @@ describe('card enrolment on /gateway/registrosuscripcion', () => {
     expect(await deliverDueNotifications(h.server.runtime.ctx, { accountId: h.accountId })).toBe(1);
     const hits = receiver.requests.filter((r) => r.path === '/su');
     expect(hits).toHaveLength(1);
-    const secret = await h.server.runtime.ctx.accounts.webhookSecretOf(h.accountId);
+    const secret = (await h.server.runtime.ctx.accounts.webhookSecretsOf(h.accountId))?.current;
     const payload = new Webhook(String(secret)).verify(
       hits[0]!.body,
       hits[0]!.headers as Record<string, string>,

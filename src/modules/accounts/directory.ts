@@ -123,10 +123,6 @@ export function accountDirectory(
       if (names === null) return nameFromRow(accountId);
       return names.peek(accountId) ?? (await names.get(accountId, () => nameFromRow(accountId)));
     },
-    async webhookSecretOf(accountId) {
-      const row = await findAccountRowById(db, accountId);
-      return row === undefined ? null : secrets.open(row.webhook_secret_enc);
-    },
     webhookSecretsOf: (accountId) => webhookSecretsOf(db, secrets, accountId),
   };
 }

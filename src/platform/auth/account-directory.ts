@@ -34,8 +34,6 @@ export interface AccountDirectory {
   forgetKept(): void;
   /** The account's name (the payer's pages show it), kept in memory as an authenticated account is; null when gone. */
   nameOf(accountId: string): Promise<string | null>;
-  /** The secret callbacks to this account are signed with, or null when the account is gone. */
-  webhookSecretOf(accountId: string): Promise<string | null>;
   /** The secrets callbacks to this account are signed with, the retired one whatever its end; null when gone. */
   webhookSecretsOf(accountId: string): Promise<WebhookSecrets | null>;
 }
