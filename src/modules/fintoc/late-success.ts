@@ -6,13 +6,14 @@
 // is recorded as any Fintoc success is (attempt-outcome.ts: ledger, callback and the sale paid in one transaction).
 // The claim decides between it and any other try: a sale paid, expired, rejected or held by another try (the payer
 // paying by card right now) is not payable, and the money is reported as before (decision 1012).
+import type { Selectable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
+import type { ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
 import { newId } from '../../platform/ids/ids.ts';
 import type { ApprovedCharge } from '../../platform/processors/processor.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import { claimAttempt } from '../transactions/attempt-claim.ts';
 import { recordOutcome, type AttemptOutcome } from '../transactions/attempt-outcome.ts';
-import type { FintocSession } from './sale-settle.ts';
 
 /** What recording an approval needs besides the attempt: the method paid and the payer's IP. */
 export interface LateFacts {
@@ -27,7 +28,7 @@ export interface LateFacts {
  */
 export async function payLate(
   ctx: AppContext,
-  session: FintocSession,
+  session: Selectable<ProcessorSessionTable>,
   approval: ApprovedCharge,
   facts: LateFacts,
 ): Promise<AttemptOutcome> {

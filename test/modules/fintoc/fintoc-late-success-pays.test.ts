@@ -19,6 +19,7 @@ import {
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { claimAttempt } from '../../../src/modules/transactions/attempt-claim.ts';
 import { recordOutcome } from '../../../src/modules/transactions/attempt-outcome.ts';
+import { recordSuccesses } from '../../../src/modules/transactions/success-record.ts';
 
 let t: TestApp;
 let sim: FintocSimulator;
@@ -208,5 +209,50 @@ describe('payment_intent.succeeded after payment_intent.failed for the same inte
       'Fintoc reports a payment for another amount or currency than the sale: declined; refund it by hand',
     ]);
     expect(await reconcileOf(intent)).toEqual(['unmatched_movement']);
+  });
+});
+
+// Decision 1043 left success-record.ts's `answerOf` reading only `success`: a card group's commit whose answer was
+// lost, recorded again alone after a refund moved its sale, logged decision 150's false "lost its claim". Here, as
+// it shares this app's funded shop: the operator's refund recorded between the two records (record-external).
+describe('a card payment recorded again alone after a refund', () => {
+  it('is answered paid by its own record, nothing logged', async () => {
+    const sale = await createTransaction(t, shop, { order: 'again-1', amount: 6000 });
+    const claim = await cardClaim(sale.id, 'att_card_again_1');
+    if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
+    const payment = {
+      facts: {
+        transactionId: sale.id,
+        accountId: shop.id,
+        attemptId: 'att_card_again_1',
+        method: { payment: 1, name: 'Webpay' },
+        installments: 0,
+        payerIdentifier: null,
+        payerBank: null,
+        payerIp: null,
+      },
+      outcome: {
+        approved: true,
+        authorizationCode: 'card-auth-again',
+        cardType: 'VN',
+        cardBrand: 'visa',
+        cardLast4: '4242',
+        cardToken: null,
+      },
+      claimed: claim.row,
+    } as const;
+    expect((await recordSuccesses(t.ctx, shop.id, [payment]))[0]!.kind).toBe('approved');
+    const refunded = await dispatch(
+      ['refunds', 'record-external', sale.id, '--amount', '2000', '--reference', 'portal 2000'],
+      t.ctx,
+    );
+    expect(refunded.exitCode, refunded.stderr).toBe(0);
+    expect(await saleStatusOf(t, sale.id)).toBe('refunded partial');
+    errors.length = 0;
+    const again = await recordSuccesses(t.ctx, shop.id, [payment]);
+    expect(again[0]!.kind).toBe('approved');
+    expect(errors).toEqual([]);
+    expect(await capturesOf(t, sale.id)).toBe(1);
+    expect(await saleStatusOf(t, sale.id)).toBe('refunded partial');
   });
 });
