@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { dispatch } from '../../src/cli/dispatch.ts';
-import { startTestApp, type TestAccount, type TestApp } from './app.ts';
+import { startTestApp, type TestAccount, type TestApp, type TestAppOptions } from './app.ts';
 import { createTransaction, linkParams } from '../modules/transactions/helpers.ts';
 import { startFintocSimulator, type FintocSimulator } from './fintoc-simulator.ts';
 
@@ -73,20 +73,22 @@ export async function fintocShop(
 }
 
 /**
- * A started Fintoc simulator, a production app (secret key `secretByte` repeated) and a new account `name` paid
- * through the simulator, as `fintocShop` sets it up with `options` (and what `cobro accounts set-processor` printed).
- * The caller closes `t` and `sim`.
+ * A started Fintoc simulator, a production app (secret key `secretByte` repeated, its service logger `logger` when
+ * a test reads what it logs) and a new account `name` paid through the simulator, as `fintocShop` sets it up with
+ * `options` (and what `cobro accounts set-processor` printed). The caller closes `t` and `sim`.
  */
 export async function startFintocShop(
   name: string,
   secretByte: string,
   options: FintocShopOptions = {},
+  logger?: TestAppOptions['logger'],
 ) {
   const sim = await startFintocSimulator();
   let t: TestApp | undefined;
   try {
     t = await startTestApp({
       env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: secretByte.repeat(32) },
+      ...(logger === undefined ? {} : { logger }),
     });
     return { sim, t, ...(await fintocShop(t, sim, name, options)) };
   } catch (err) {

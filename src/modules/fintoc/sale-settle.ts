@@ -14,6 +14,8 @@ import {
 } from '../../platform/processors/fintoc-processor.ts';
 import { unsignedMinorOf } from '../../platform/money/exact-minor.ts';
 import { recordOutcome, type AttemptOutcome } from '../transactions/attempt-outcome.ts';
+import type { TransactionStatus } from '../transactions/state-machine.ts';
+import { payLate } from './late-success.ts';
 
 export type FintocSession = Selectable<ProcessorSessionTable>;
 
@@ -82,6 +84,32 @@ async function asPaid(
   return declined('mismatch');
 }
 
+/** The sale's status, as the answer to an event that records nothing. */
+async function finalOf(
+  ctx: AppContext,
+  session: FintocSession,
+): Promise<{ readonly kind: 'final'; readonly status: TransactionStatus }> {
+  const row = await ctx.db
+    .selectFrom('transactions')
+    .select('status')
+    .where('id', '=', session.transaction_id)
+    .executeTakeFirstOrThrow();
+  return { kind: 'final', status: row.status };
+}
+
+/** Fintoc took the payer's money and no sale records it: the operator gives it back by hand (decisions 511, 1012). */
+function logDecidedOtherwise(ctx: AppContext, session: FintocSession, result: string): void {
+  ctx.logger.error(
+    {
+      attempt: session.attempt_id,
+      transaction: session.transaction_id,
+      session: session.state,
+      result,
+    },
+    'Fintoc payment of a sale decided otherwise: refund it by hand',
+  );
+}
+
 /**
  * Records `outcome` for the session's attempt unless it is decided already; the attempt's result either way.
  * `paidBy` is the Fintoc object (checkout session or payment intent) an approval was read from, null for a decline
@@ -95,26 +123,23 @@ export async function settleFintocSession(
   payerIp: string | null,
   abandoned = false,
 ): Promise<AttemptOutcome> {
+  if (session.state === 'declined' && reported.approved) {
+    // Fintoc confirms money for an attempt it had failed (payment_intent.failed, then .succeeded): it pays the sale
+    // if the sale is still payable (decision 1055); otherwise the operator is told now, as below, and reconcile
+    // reports its movement as unmatched (decision 1012).
+    const outcome = await asPaid(ctx, session, reported, paidBy);
+    if (!outcome.approved) return finalOf(ctx, session);
+    const method = await methodOf(ctx, session);
+    const result = await payLate(ctx, session, outcome, { method, payerIp });
+    if (result.kind !== 'approved') logDecidedOtherwise(ctx, session, result.kind);
+    return result;
+  }
   if (session.state !== 'redirected') {
-    const row = await ctx.db
-      .selectFrom('transactions')
-      .select('status')
-      .where('id', '=', session.transaction_id)
-      .executeTakeFirstOrThrow();
-    // Fintoc reports money for an attempt Cobro already declined (a payment_intent.failed, then .succeeded for the
-    // same intent, decision 1012): nothing records it, so the operator is told now, as below; reconcile reports its
-    // movement as unmatched.
+    const final = await finalOf(ctx, session);
+    // Money for a session Cobro closed itself (abandoned): nothing records it (decision 1012).
     if (reported.approved && session.state !== 'approved')
-      ctx.logger.error(
-        {
-          attempt: session.attempt_id,
-          transaction: session.transaction_id,
-          session: session.state,
-          result: row.status,
-        },
-        'Fintoc payment of a sale decided otherwise: refund it by hand',
-      );
-    return { kind: 'final', status: row.status };
+      logDecidedOtherwise(ctx, session, final.status);
+    return final;
   }
   const outcome = await asPaid(ctx, session, reported, paidBy);
   const result = await recordOutcome(
@@ -134,10 +159,7 @@ export async function settleFintocSession(
   if (outcome.approved && result.kind !== 'approved')
     // Fintoc took the payer's money for a sale decided otherwise (paid by another attempt, or its session closed
     // by Cobro too late): nothing records it, and the operator must give it back by hand (decision 511).
-    ctx.logger.error(
-      { attempt: session.attempt_id, transaction: session.transaction_id, result: result.kind },
-      'Fintoc payment of a sale decided otherwise: refund it by hand',
-    );
+    logDecidedOtherwise(ctx, session, result.kind);
   const state = outcome.approved ? 'approved' : abandoned ? 'abandoned' : 'declined';
   await ctx.db
     .updateTable('processor_sessions')

@@ -13,6 +13,7 @@ import { callbackRow } from '../../platform/notifications/enqueue.ts';
 import type { ApprovedCharge } from '../../platform/processors/processor.ts';
 import { approvalOf, type AttemptFacts, type AttemptOutcome } from './attempt-outcome.ts';
 import type { TransactionRow } from './repository.ts';
+import { isPaid } from './state-machine.ts';
 import { availabilityDate, resultCallback } from './transaction-result.ts';
 
 /**
@@ -91,8 +92,9 @@ export async function recordSuccesses(
 /** The payment's answer from its row as the statement left it. */
 function answerOf(ctx: AppContext, row: TransactionRow, facts: AttemptFacts): AttemptOutcome {
   assert.equal(row.id, facts.transactionId, 'answered in the order given');
-  // Paid by this attempt: now, or already (a group's commit whose answer was lost, recorded again alone).
-  if (row.status === 'success' && row.charge_key === facts.attemptId)
+  // Paid by this attempt: now, or already (a group's commit whose answer was lost, recorded again alone), whatever
+  // refund has moved it since (decisions 1043, 1055).
+  if (isPaid(row.status) && row.charge_key === facts.attemptId)
     return { kind: 'approved', paid: row };
   // The lease ran out and something else decided: a real processor's charge must then be reversed.
   ctx.logger.error(

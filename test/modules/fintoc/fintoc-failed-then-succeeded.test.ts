@@ -1,9 +1,9 @@
 // Decision 1012 (decision 965 left it unverified): Fintoc sends `payment_intent.failed` for a sale's intent, and
 // later `payment_intent.succeeded` for the same intent (the bank confirmed the transfer after all). The money must end
-// up recorded once, never lost, never doubled: here the failed declined the attempt for good, so the later payment is
-// reported (an error logged at once; `cobro fintoc reconcile` shows it as an unmatched movement) and the sale is not
-// paid twice. Through Fintoc's signed webhook against the simulator and the CLI. A new file: the set-up of the other
-// test/modules/fintoc files is being refactored elsewhere.
+// up recorded once, never lost, never doubled. A sale still payable is paid by the late success (decision 1055,
+// fintoc-late-success-pays.test.ts); here a second try paid the sale meanwhile, so the later payment is reported (an
+// error logged at once; `cobro fintoc reconcile` shows it as an unmatched movement) and the sale is not paid twice.
+// Through Fintoc's signed webhook against the simulator and the CLI.
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,38 +80,6 @@ async function reconcile() {
 }
 
 describe('payment_intent.failed, then payment_intent.succeeded for the same intent', () => {
-  it('the sale is not paid by the late success; the money is logged and reported by reconcile, once', async () => {
-    const { sale, intent } = await paidIntent('fail-ok-1', 15000);
-    expect(await webhook('payment_intent.failed', { ...intent, status: 'failed' })).toBe(
-      'declined',
-    );
-    errors.length = 0;
-    const late = sim.signedEvent('payment_intent.succeeded', { ...intent, status: 'succeeded' });
-    const post = () =>
-      t.app.inject({
-        method: 'POST',
-        url: `/webhooks/fintoc/${shop.id}`,
-        headers: { 'content-type': 'application/json', 'fintoc-signature': late.signature },
-        payload: late.body,
-      });
-    expect((await post()).statusCode).toBe(200);
-    expect(await saleStatusOf(t, sale.id)).toBe('pending');
-    expect(await capturesOf(t, sale.id)).toBe(0);
-    // The operator is told at once, naming the sale, not only at the next reconcile.
-    expect(errors.filter((e) => e.transaction === sale.id).map((e) => e.msg)).toEqual([
-      'Fintoc payment of a sale decided otherwise: refund it by hand',
-    ]);
-    // The same event again changes nothing and logs nothing more.
-    errors.length = 0;
-    expect((await post()).json().result).toBe('duplicate');
-    expect(errors).toEqual([]);
-    const report = await reconcile();
-    expect(report.findings.filter((f) => f.subject === `mov_${String(intent.id)}`)).toMatchObject([
-      { kind: 'unmatched_movement' },
-    ]);
-    expect(report.exitCode).toBe(1);
-  });
-
   it('a sale paid by a second try is paid once; the first intent late success is reported, not counted', async () => {
     const first = await paidIntent('fail-ok-2', 9000);
     expect(await webhook('payment_intent.failed', { ...first.intent, status: 'failed' })).toBe(

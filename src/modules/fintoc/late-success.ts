@@ -1,0 +1,75 @@
+// A Fintoc payment confirmed after Cobro declined its attempt (decision 1055): `payment_intent.failed`, then
+// `payment_intent.succeeded` for the same intent. Decided as Stripe decides a payment the acquirer confirms: it
+// completes the sale when the sale is still payable. The declined attempt's claim was given back at the decline (its
+// row in payment_attempts stays as it was, declined), so the late payment is a new attempt of the same session: it
+// claims the sale as any try does (attempt-claim.ts: pending, no live lease, no undecided session, not expired) and
+// is recorded as any Fintoc success is (attempt-outcome.ts: ledger, callback and the sale paid in one transaction).
+// The claim decides between it and any other try: a sale paid, expired, rejected or held by another try (the payer
+// paying by card right now) is not payable, and the money is reported as before (decision 1012).
+import type { Selectable } from 'kysely';
+import type { AppContext } from '../../platform/context.ts';
+import type { ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
+import { newId } from '../../platform/ids/ids.ts';
+import type { ApprovedCharge } from '../../platform/processors/processor.ts';
+import { transactionLimits } from '../../limits/index.ts';
+import { claimAttempt } from '../transactions/attempt-claim.ts';
+import { recordOutcome, type AttemptOutcome } from '../transactions/attempt-outcome.ts';
+
+/** What recording an approval needs besides the attempt: the method paid and the payer's IP. */
+export interface LateFacts {
+  readonly method: { readonly payment: number; readonly name: string };
+  readonly payerIp: string | null;
+}
+
+/**
+ * Pays the sale of `session` (declined) from Fintoc's late approval, already checked for the sale's amount and
+ * currency, when the sale is still payable; the attempt's answer. When it is not, nothing is written but the
+ * claim's own effects (an expired sale is rejected, as any try on it rejects it) and the caller reports the money.
+ */
+export async function payLate(
+  ctx: AppContext,
+  session: Selectable<ProcessorSessionTable>,
+  approval: ApprovedCharge,
+  facts: LateFacts,
+): Promise<AttemptOutcome> {
+  const attemptId = newId('att', 20);
+  const claim = await claimAttempt(ctx, {
+    transactionId: session.transaction_id,
+    accountId: session.account_id,
+    attemptId,
+    leaseMs: transactionLimits.acquirer.redirectLeaseMs,
+  });
+  if (claim.kind !== 'claimed') return claim;
+  const result = await recordOutcome(
+    ctx,
+    {
+      transactionId: session.transaction_id,
+      accountId: session.account_id,
+      attemptId,
+      method: facts.method,
+      installments: 0,
+      payerIdentifier: null,
+      payerBank: 'Fintoc',
+      payerIp: facts.payerIp,
+    },
+    approval,
+  );
+  if (result.kind !== 'approved') return result;
+  // The session now paid its sale: `cobro fintoc reconcile` expects its movement (by the intent, the sale's
+  // authorization code) and a refund of the sale finds it, as for a session approved in time.
+  await ctx.db
+    .updateTable('processor_sessions')
+    .set({ state: 'approved', updated_at: ctx.clock.now() })
+    .where('attempt_id', '=', session.attempt_id)
+    .where('state', '=', 'declined')
+    .execute();
+  ctx.logger.info(
+    {
+      attempt: attemptId,
+      declinedAttempt: session.attempt_id,
+      transaction: session.transaction_id,
+    },
+    'Fintoc confirmed a payment after its decline: the sale, still payable, is paid',
+  );
+  return result;
+}
