@@ -39,8 +39,9 @@ const singlePayment = 1;
 function register(r: CheckoutRouter, ctx: AppContext): void {
   registerOneclickEnrolment(r, ctx);
   function show(reply: FastifyReply, view: EnrolmentContext): FastifyReply {
-    if (view.enrolled) return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
+    // An ended subscription says so, even when its card was enrolled (decision 1060).
     if (!view.open) return sendPage(reply, 200, enrolmentResultPage(view, 'closed', null));
+    if (view.enrolled) return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
     // Production takes no card on Cobro's page: the payer registers it on Transbank's (Oneclick, issue 33).
     if (ctx.config.mode === 'production')
       return sendPage(reply, 200, oneclickEnrolmentPage(view, []));
