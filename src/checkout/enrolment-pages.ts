@@ -9,6 +9,7 @@ import { formatDate } from '../platform/time/time-format.ts';
 import { enrolCard } from '../modules/subscriptions/enrolment.ts';
 import {
   enrolmentContext,
+  enrolmentNow,
   type EnrolmentContext,
 } from '../modules/subscriptions/enrolment-query.ts';
 import { sendPage } from './html.ts';
@@ -78,8 +79,12 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
       if (!parsed.ok) return sendPage(reply, 422, enrolmentFormPage(view, parsed.problems));
       const outcome = await enrolCard(ctx, view.token, parsed.value.card);
       switch (outcome.kind) {
-        case 'enrolled':
-          return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
+        case 'enrolled': // read again: the card just made a suspended subscription active
+          return sendPage(
+            reply,
+            200,
+            enrolmentResultPage(await enrolmentNow(ctx, view), 'enrolled', null),
+          );
         case 'declined':
           return sendPage(reply, 200, enrolmentFormPage(view, [outcome.payerMessage]));
         case 'in_progress':

@@ -7,6 +7,7 @@ import type { AppContext } from '../platform/context.ts';
 import { limits, transactionLimits } from '../limits/index.ts';
 import {
   enrolmentContext,
+  enrolmentNow,
   type EnrolmentContext,
 } from '../modules/subscriptions/enrolment-query.ts';
 import {
@@ -71,7 +72,11 @@ async function finish(
   return sendPage(
     reply,
     200,
-    enrolmentResultPage(view, outcome.kind === 'in_progress' ? 'processing' : outcome.kind, null),
+    enrolmentResultPage(
+      outcome.kind === 'enrolled' ? await enrolmentNow(ctx, view) : view,
+      outcome.kind === 'in_progress' ? 'processing' : outcome.kind,
+      null,
+    ),
   );
 }
 

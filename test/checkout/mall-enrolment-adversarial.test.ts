@@ -5,7 +5,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts'
 import { payMall } from '../modules/mall/helpers.ts';
 import { capturesOf } from '../modules/transactions/helpers.ts';
 import { nullify } from '../modules/refunds/helpers.ts';
-import { createPlan, createSuClient } from '../modules/subscriptions/helpers.ts';
+import { createPlan, createSuClient, newCardLink } from '../modules/subscriptions/helpers.ts';
 import { enrolCard } from '../../src/modules/subscriptions/enrolment.ts';
 import { limits } from '../../src/limits/index.ts';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
@@ -349,6 +349,27 @@ describe('the card-enrolment page', () => {
       expect(page.body).not.toContain('está activa');
       expect(page.body).toContain('ya no está vigente');
     }
+  });
+
+  it('an enrolled link of a suspended subscription says it is suspended; a new card makes it active', async () => {
+    const sub = await newSubscription(storeB);
+    expect((await enrolWith(sub)).body).toContain('tu suscripción está activa');
+    // Suspended as the billing worker leaves it once its retries on the card are spent.
+    await t.ctx.db
+      .updateTable('su_subscriptions')
+      .set({ status: 'suspended' })
+      .where('id', '=', sub.id)
+      .execute();
+    const reopened = await t.app.inject({ method: 'GET', url: sub.path });
+    expect(reopened.body).not.toContain('está activa');
+    expect(reopened.body).toContain('suspendida');
+    const fresh = new URL(await newCardLink(t, storeB, sub.id));
+    const resumed = await enrolWith({
+      token: fresh.searchParams.get('token')!,
+      validacion: fresh.searchParams.get('validacion')!,
+    });
+    expect(await subscriptionStatus(sub.id)).toBe('active');
+    expect(resumed.body).toContain('tu suscripción está activa');
   });
 
   it('a subscription deleted while its card is being checked keeps no card and does not say it is active', async () => {
