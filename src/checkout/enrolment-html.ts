@@ -49,12 +49,14 @@ export function enrolmentResultPage(
   detail: string | null,
 ): Page {
   const heading = {
-    enrolled: html`<h2 class="ok" data-testid="result">Tarjeta registrada: tu suscripción está activa</h2>`,
+    enrolled: view.suspended
+      ? html`<h2 class="bad" data-testid="result">Tu suscripción está suspendida</h2><p>Los cobros a la tarjeta registrada fueron rechazados. Pide al comercio un enlace para registrar otra tarjeta.</p>`
+      : html`<h2 class="ok" data-testid="result">Tarjeta registrada: tu suscripción está activa</h2>`,
     closed: html`<h2 class="bad" data-testid="result">Esta suscripción ya no está vigente</h2>`,
     processing: html`<h2 data-testid="result">Estamos validando tu tarjeta</h2>`,
   }[kind];
   const back =
-    kind === 'enrolled' && view.successUrl !== null
+    kind === 'enrolled' && !view.suspended && view.successUrl !== null
       ? html`<a class="button" href="${view.successUrl}">Volver al comercio</a>`
       : null;
   return {

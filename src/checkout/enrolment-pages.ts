@@ -9,6 +9,7 @@ import { formatDate } from '../platform/time/time-format.ts';
 import { enrolCard } from '../modules/subscriptions/enrolment.ts';
 import {
   enrolmentContext,
+  enrolmentNow,
   type EnrolmentContext,
 } from '../modules/subscriptions/enrolment-query.ts';
 import { sendPage } from './html.ts';
@@ -39,8 +40,9 @@ const singlePayment = 1;
 function register(r: CheckoutRouter, ctx: AppContext): void {
   registerOneclickEnrolment(r, ctx);
   function show(reply: FastifyReply, view: EnrolmentContext): FastifyReply {
-    if (view.enrolled) return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
+    // An ended subscription says so, even when its card was enrolled (decision 1060).
     if (!view.open) return sendPage(reply, 200, enrolmentResultPage(view, 'closed', null));
+    if (view.enrolled) return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
     // Production takes no card on Cobro's page: the payer registers it on Transbank's (Oneclick, issue 33).
     if (ctx.config.mode === 'production')
       return sendPage(reply, 200, oneclickEnrolmentPage(view, []));
@@ -77,8 +79,12 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
       if (!parsed.ok) return sendPage(reply, 422, enrolmentFormPage(view, parsed.problems));
       const outcome = await enrolCard(ctx, view.token, parsed.value.card);
       switch (outcome.kind) {
-        case 'enrolled':
-          return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
+        case 'enrolled': // read again: the card just made a suspended subscription active
+          return sendPage(
+            reply,
+            200,
+            enrolmentResultPage(await enrolmentNow(ctx, view), 'enrolled', null),
+          );
         case 'declined':
           return sendPage(reply, 200, enrolmentFormPage(view, [outcome.payerMessage]));
         case 'in_progress':

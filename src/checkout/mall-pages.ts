@@ -41,8 +41,28 @@ async function load(ctx: AppContext, id: string): Promise<MallSummary | null> {
     subject: l.subject,
     amountMinor: BigInt(l.amount_minor),
   }));
-  return { mall, lines, timeZone: ctx.config.timeZone };
+  return { mall, lines, refunded: await refundedPart(ctx, id), timeZone: ctx.config.timeZone };
 }
+
+/** How much of a paid mall its stores gave back, read from their transactions (decision 1060). */
+async function refundedPart(ctx: AppContext, id: string): Promise<MallSummary['refunded']> {
+  const rows = await ctx.db
+    .selectFrom('mall_lines')
+    .innerJoin('transactions', 'transactions.id', 'mall_lines.transaction_id')
+    .select('transactions.status')
+    .where('mall_lines.mall_id', '=', id)
+    .execute();
+  const given = rows.filter((r) => r.status === 'refunded' || r.status === 'refunded partial');
+  if (given.length === 0) return 'none';
+  return rows.every((r) => r.status === 'refunded') ? 'all' : 'part';
+}
+
+/** What a payer reopening a paid mall reads under the receipt once its stores refunded it (decision 1060). */
+const refundNotices = {
+  none: null,
+  part: 'Una o más tiendas devolvieron parte de este pago al medio de pago.',
+  all: 'Las tiendas anularon este pago y devolvieron el monto completo al medio de pago.',
+} as const;
 
 /** The first opening of the page is when each store's transaction started (conciliation's `start`). */
 async function markOpened(ctx: AppContext, mall: MallRow): Promise<void> {
@@ -92,15 +112,13 @@ async function show(
   chosen: number | undefined,
 ): Promise<FastifyReply> {
   const mall = s.mall;
-  if (mall.status !== 'pending')
+  if (mall.status === 'rejected')
+    return sendPage(reply, 200, resultPage(s, 'rejected', payerReason(mall.gateway_message)));
+  if (mall.status === 'success')
     return sendPage(
       reply,
       200,
-      resultPage(
-        s,
-        mall.status === 'success' ? 'success' : 'rejected',
-        mall.status === 'rejected' ? payerReason(mall.gateway_message) : null,
-      ),
+      resultPage(s, s.refunded === 'all' ? 'refunded' : 'success', refundNotices[s.refunded]),
     );
   if (
     mall.attempt_lease_until !== null &&

@@ -12,6 +12,8 @@ export interface MallSummary {
     readonly subject: string;
     readonly amountMinor: bigint;
   }>;
+  /** How much of the payment the stores gave back: every store all of its line, some of it, or nothing. */
+  readonly refunded: 'none' | 'part' | 'all';
   /** Where the receipt's date is read (TIMEZONE). */
   readonly timeZone: string;
 }
@@ -71,17 +73,18 @@ export function formPage(
 /** Like the transaction's result page (pages.ts): it stays until the payer leaves it, by a button. */
 export function resultPage(
   s: MallSummary,
-  kind: 'success' | 'rejected' | 'processing',
+  kind: 'success' | 'refunded' | 'rejected' | 'processing',
   detail: string | null,
 ): Page {
   const heading = {
     success: html`<h2 class="ok" data-testid="result">Pago exitoso</h2>`,
+    refunded: html`<h2 data-testid="result">Pago devuelto</h2>`,
     rejected: html`<h2 class="bad" data-testid="result">Pago rechazado</h2>`,
     processing: html`<h2 data-testid="result">Estamos procesando tu pago</h2>`,
   }[kind];
   const m = s.mall;
   const receipt =
-    kind !== 'success'
+    kind !== 'success' && kind !== 'refunded'
       ? null
       : html`<h3>Comprobante</h3><dl class="receipt" data-testid="receipt"><dt>Monto</dt><dd>${formatMoney(BigInt(m.amount_minor), m.currency)}</dd>${html`<dt>Orden</dt><dd>${m.order}</dd>`}${m.ended_at === null ? null : html`<dt>Fecha</dt><dd>${formatTimestamp(m.ended_at, s.timeZone)}</dd>`}${
           m.media === null ? null : html`<dt>Medio de pago</dt><dd>${m.media}</dd>`

@@ -7,6 +7,7 @@ import type { AppContext } from '../platform/context.ts';
 import { limits, transactionLimits } from '../limits/index.ts';
 import {
   enrolmentContext,
+  enrolmentNow,
   type EnrolmentContext,
 } from '../modules/subscriptions/enrolment-query.ts';
 import {
@@ -63,15 +64,19 @@ async function finish(
   const view =
     known === undefined ? null : await enrolmentContext(ctx, known.token, known.validacion);
   if (view === null || tbkToken === undefined) return sendPage(reply, 404, invalidLinkPage());
-  if (view.enrolled) return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
   if (!view.open) return sendPage(reply, 200, enrolmentResultPage(view, 'closed', null));
+  if (view.enrolled) return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
   const outcome = await finishOneclickEnrolment(ctx, tbkToken);
   if (outcome.kind === 'failed' || outcome.kind === 'declined')
     return sendPage(reply, 200, oneclickEnrolmentPage(view, [outcome.payerMessage]));
   return sendPage(
     reply,
     200,
-    enrolmentResultPage(view, outcome.kind === 'in_progress' ? 'processing' : outcome.kind, null),
+    enrolmentResultPage(
+      outcome.kind === 'enrolled' ? await enrolmentNow(ctx, view) : view,
+      outcome.kind === 'in_progress' ? 'processing' : outcome.kind,
+      null,
+    ),
   );
 }
 
@@ -86,8 +91,8 @@ export function registerOneclickEnrolment(r: CheckoutRouter, ctx: AppContext): v
     async (request, reply) => {
       const view = await enrolmentContext(ctx, request.body.token, request.body.validacion);
       if (view === null) return sendPage(reply, 404, invalidLinkPage());
-      if (view.enrolled) return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
       if (!view.open) return sendPage(reply, 200, enrolmentResultPage(view, 'closed', null));
+      if (view.enrolled) return sendPage(reply, 200, enrolmentResultPage(view, 'enrolled', null));
       const started = await startOneclickEnrolment(ctx, view);
       if (started.kind === 'redirect')
         return sendPage(reply, 200, continuePage(view, started.url, started.token));

@@ -18,6 +18,8 @@ export interface EnrolmentContext {
   readonly enrolled: boolean;
   /** False once the subscription ended (deleted, cancelled, finished). */
   readonly open: boolean;
+  /** Its card's charges were declined past their retries: it waits for a new card (decision 1060). */
+  readonly suspended: boolean;
   readonly successUrl: string | null;
 }
 
@@ -53,6 +55,15 @@ export async function enrolmentContext(
     intervalCount: plan.interval_count,
     enrolled: enrolment.used_at !== null,
     open: ['register', 'active', 'suspended'].includes(sub.status),
+    suspended: sub.status === 'suspended',
     successUrl: plan.url_success_payment === '' ? null : plan.url_success_payment,
   };
+}
+
+/** The view read again, after a card was enrolled through it (a suspended subscription is active again). */
+export async function enrolmentNow(
+  ctx: AppContext,
+  view: EnrolmentContext,
+): Promise<EnrolmentContext> {
+  return (await enrolmentContext(ctx, view.token, view.validacion)) ?? view;
 }

@@ -143,6 +143,18 @@ async function recordClaimed(
         );
         return { outcome: { kind: row?.used_at != null ? 'enrolled' : 'in_progress' } };
       }
+      // Ended while the card was being checked (decision 1060): no card is kept for it, but the check did go to
+      // the processor and back, so the ledger records it.
+      const sub = await lockSubscription(tx, row.subscription_id);
+      if (sub === undefined || !['register', 'active', 'suspended'].includes(sub.status)) {
+        await postVerification(ctx, tx, attemptKey, await ctx.accountClock.now(row.account_id, tx));
+        await tx
+          .updateTable('su_enrolments')
+          .set({ attempt_key: null, attempt_lease_until: null })
+          .where('token', '=', token)
+          .execute();
+        return { outcome: { kind: 'closed' } };
+      }
       await recordEnrolment(ctx, tx, row, stored, attemptKey);
       return { outcome: { kind: 'enrolled' }, subscriptionId: row.subscription_id };
     },
