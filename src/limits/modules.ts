@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { minuteMs, hourMs, dayMs } from './units.ts';
 import { fintocLimits } from './fintoc.ts';
+import { backgroundLimits } from './background.ts';
 
 // --- Transactions: POST /api/transaction/ (lengths from the seed's table) and the payment attempt. ---
 export const transactionLimits = {
@@ -71,6 +72,7 @@ export const marketplaceLimits = {
 } as const;
 
 // --- Subscriptions and consumption subscriptions (reference §7, §8; decision 100). ---
+const cardRemovalsPerMinute = 60;
 export const subscriptionLimits = {
   /** reference §7.2: "max 20" on the path, which no id or e-mail respects; the router's bound applies instead. */
   clientEmailLengthMax: 50,
@@ -139,6 +141,20 @@ export const subscriptionLimits = {
   cardRemovalRetryFirstMs: minuteMs,
   cardRemovalRetryMsMax: 6 * hourMs,
   cardRemovalTriesMax: 8,
+  /**
+   * Transbank answering busy (429, or 5xx: decision 1065) is retried with the same backoff without spending one of
+   * cardRemovalTriesMax; a removal is given up once it has made this many tries in all (about six days of busy
+   * answers, the last ones cardRemovalRetryMsMax apart).
+   */
+  cardRemovalBusyTriesMax: 32,
+  /**
+   * Transbank deletes one process sends at most a minute (decision 1065), so a backlog (migration 0830's, or many
+   * subscriptions ending at once) never crowds the commerce code's live charges; each process running the due work
+   * sends its own. The due-work worker's beats are at least dueWorkIntervalMs apart, and it claims
+   * cardRemovalsPerBeatMax a beat.
+   */
+  cardRemovalsPerMinuteMax: cardRemovalsPerMinute,
+  cardRemovalsPerBeatMax: (cardRemovalsPerMinute * backgroundLimits.dueWorkIntervalMs) / minuteMs,
   /** Removals one due-work call sends (each a Transbank call). */
   cardRemovalBatchMax: 20,
   /** Characters of Transbank's failure kept on a removal (`last_error`) for the operator. */
@@ -154,6 +170,16 @@ export const subscriptionLimits = {
   /** Live cards of the client read to find another live subscription still charging the same inscription. */
   cardRemovalSharedScanMax: 1000,
 } as const;
+
+// decision 1065: card removals are paced by a whole number a beat, at least one, so the worker sends exactly the rate;
+// Transbank busy is allowed more tries than a refusal.
+assert.ok(
+  Number.isInteger(subscriptionLimits.cardRemovalsPerBeatMax) &&
+    subscriptionLimits.cardRemovalsPerBeatMax >= 1 &&
+    subscriptionLimits.cardRemovalsPerBeatMax <= subscriptionLimits.cardRemovalBatchMax &&
+    subscriptionLimits.cardRemovalTriesMax < subscriptionLimits.cardRemovalBusyTriesMax,
+  'card removals are paced a whole number a beat, and busy answers retried past the tries',
+);
 
 // --- Events (seed "Events"). ---
 export const eventLimits = {

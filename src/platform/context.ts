@@ -69,4 +69,9 @@ export interface DueWorkHandler {
   run(ctx: AppContext, scope: DueWorkScope): Promise<number>;
   /** Rows one call may process, when the handler writes them set-based (a limit in src/limits); dueWorkBatchMax otherwise. */
   readonly batchMax?: number;
+  /**
+   * Rows one drain may process in all, for a handler whose rows are calls to a processor that limits its rate (a
+   * limit in src/limits, decision 1065): one drain is one beat of the due-work worker, so this paces the process.
+   */
+  readonly drainMax?: number;
 }

@@ -13,7 +13,8 @@
 // `'drop'` drops it without charging; `'slow'` drops it while Transbank is still deciding: status answers 404 until the
 // next request for that buy order, which finds the first charge made (a resend then meets the duplicate buy order);
 // `refundFault` likewise for refunds ('reset', 'drop'); `deleteFailures` answers that many next inscription deletes
-// with a 500, nothing deleted (Transbank failing, then recovering). `rewriteRefund` changes a refund's answer after
+// with `deleteFailureStatus` (500 unless set: 429 is Transbank limiting the rate, 401 refusing the keys), nothing
+// deleted (Transbank failing, then recovering). `rewriteRefund` changes a refund's answer after
 // the refund was applied (Transbank answering for another amount, decision 989).
 import type http from 'node:http';
 import { json, readBody, serveSimulator } from './simulator-http.ts';
@@ -59,8 +60,10 @@ export interface OneclickSimulator {
   readonly calls: Array<{ op: string; key: string | null }>;
   authorizeFault: 'none' | 'reset' | 'drop' | 'slow';
   refundFault: 'none' | 'reset' | 'drop';
-  /** Inscription deletes still to answer 500 without deleting anything. */
+  /** Inscription deletes still to answer `deleteFailureStatus` without deleting anything. */
   deleteFailures: number;
+  /** The status those deletes answer (500 unless set). */
+  deleteFailureStatus: number;
   /** Run once, after the next authorize is charged and before it is answered (a race made on purpose). */
   whileAuthorizing: (() => Promise<void>) | null;
   /** Run once, before the next inscription delete is applied and answered (Transbank slow to answer it). */
@@ -128,6 +131,7 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     authorizeFault: 'none',
     refundFault: 'none',
     deleteFailures: 0,
+    deleteFailureStatus: 500,
     whileAuthorizing: null,
     whileDeleting: null,
     whileFinishing: null,
@@ -141,7 +145,10 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
   ) {
     if (sim.deleteFailures > 0) {
       sim.deleteFailures--;
-      return json(res, 500, { error_message: 'Internal error' });
+      const status = sim.deleteFailureStatus;
+      const messages: Record<number, string> = { 429: 'Too many requests', 401: 'Not Authorized' };
+      const message = messages[status] ?? 'Internal error';
+      return json(res, status, { error_message: message });
     }
     if (users.get(input.tbk_user) !== input.username)
       return json(res, 404, { error_message: 'Inscription not found' });

@@ -5,7 +5,9 @@
 //           same client still charges is `kept`; otherwise the try is counted and the removal's next try set, in the
 //           claim's commit, so a worker that dies at Transbank leaves it due again after the backoff;
 //   send:   outside any transaction, Transbank's delete; a success or a 404 (already gone) is `done`, a failure
-//           waits for the next try, and the last allowed failure is `given_up` and logged for the operator.
+//           waits for the next try, and the last allowed failure is `given_up` and logged for the operator; Transbank
+//           busy (429, 5xx) is allowed more tries than another failure (decision 1065).
+//   pace:   the due-work worker claims at most cardRemovalsPerBeatMax a beat (decision 1065).
 // Sandbox cards are never marked (their tokens are not Oneclick's), so nothing is sent there.
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -208,6 +210,7 @@ async function sendRemoval(
   claim: Extract<Claim, { kind: 'claimed' }>,
 ): Promise<void> {
   let failure: string | null = null;
+  let busy = false;
   const oneclick = await (await processor()).oneclickForAccount(ctx, claim.accountId);
   if (oneclick === null) failure = 'the account has no Oneclick keys';
   else {
@@ -218,9 +221,15 @@ async function sendRemoval(
       // A 404 is an inscription already gone (an earlier try whose answer was lost): the removal is done.
       if (!/status code 404/.test(message))
         failure = message.slice(0, subscriptionLimits.cardRemovalErrorLengthMax);
+      // Transbank busy (rate limit, or its own failure: decision 1065) says nothing of the removal: retried with
+      // the backoff, without spending one of the tries a failure is given.
+      busy = /status code (429|5\d\d)/.test(message);
     }
   }
-  const givenUp = failure !== null && claim.tries >= subscriptionLimits.cardRemovalTriesMax;
+  const triesMax = busy
+    ? subscriptionLimits.cardRemovalBusyTriesMax
+    : subscriptionLimits.cardRemovalTriesMax;
+  const givenUp = failure !== null && claim.tries >= triesMax;
   const state: CardRemovalState = failure === null ? 'done' : givenUp ? 'given_up' : 'due';
   await ctx.db
     .updateTable('oneclick_card_removals')
@@ -235,7 +244,7 @@ async function sendRemoval(
     .where('tries', '=', claim.tries)
     .where('state', '=', 'due')
     .execute();
-  const log = { card: claim.cardId, account: claim.accountId, tries: claim.tries, failure };
+  const log = { card: claim.cardId, account: claim.accountId, tries: claim.tries, busy, failure };
   if (givenUp) ctx.logger.error(log, 'Oneclick inscription delete given up: left at Transbank');
   else if (failure !== null)
     ctx.logger.warn(log, 'Oneclick inscription delete failed; retried later');

@@ -7,7 +7,10 @@ import { limits } from '../../limits/index.ts';
 
 export type { DueWorkScope } from '../context.ts';
 
-/** Runs every handler until none has anything left (bounded), returning the rows processed per handler. */
+/**
+ * Runs every handler until none has anything left (bounded), returning the rows processed per handler. A handler
+ * with a `drainMax` processes at most that many rows in one drain, however many rounds the others take.
+ */
 export async function drainDueWork(
   ctx: AppContext,
   accountId?: string,
@@ -16,11 +19,18 @@ export async function drainDueWork(
   for (let round = 0; round < limits.dueWorkRoundsMax; round++) {
     let any = 0;
     for (const handler of ctx.dueWork) {
+      const done = processed[handler.name] ?? 0;
+      // A paced handler (drainMax) claims no more than its rate allows this beat; the rest waits for the next one.
+      const limit = Math.min(
+        handler.batchMax ?? limits.dueWorkBatchMax,
+        (handler.drainMax ?? Number.POSITIVE_INFINITY) - done,
+      );
+      if (limit <= 0) continue;
       const n = await handler.run(ctx, {
         ...(accountId !== undefined ? { accountId } : {}),
-        limit: handler.batchMax ?? limits.dueWorkBatchMax,
+        limit,
       });
-      processed[handler.name] = (processed[handler.name] ?? 0) + n;
+      processed[handler.name] = done + n;
       any += n;
     }
     if (any === 0) break;
