@@ -5,15 +5,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { startWebpaySimulator, type WebpaySimulator } from '../support/webpay-simulator.ts';
-import { payerAtWebpay, webpayShop } from '../support/webpay-shop.ts';
-import { createTransaction, linkParams, pathOf } from '../modules/transactions/helpers.ts';
+import { paidAtWebpay, webpayShop } from '../support/webpay-shop.ts';
 import { nullify } from '../modules/refunds/helpers.ts';
 import { runOnContext } from '../support/cli-in-process.ts';
 
 let t: TestApp;
 let sim: WebpaySimulator;
 let shop: TestAccount;
-const form = { 'content-type': 'application/x-www-form-urlencoded' };
 const cobro = (...argv: string[]) => runOnContext(argv, t.ctx);
 
 beforeAll(async () => {
@@ -29,20 +27,7 @@ afterAll(async () => {
   await sim?.close();
 });
 
-async function paid(amount: number) {
-  const created = await createTransaction(t, shop, { payment: 1, amount });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/gateway/cobro',
-    headers: form,
-    payload: new URLSearchParams({ ...linkParams(created.url), method: '1' }).toString(),
-  });
-  const token = /name="token_ws" value="([0-9a-f]+)"/.exec(res.body)![1]!;
-  const back = await payerAtWebpay(sim.url, token);
-  const page = await t.app.inject({ method: 'GET', url: pathOf(back.headers.get('location')!) });
-  expect(page.body).toContain('Pago exitoso');
-  return { id: created.id, token };
-}
+const paid = (amount: number) => paidAtWebpay(t, shop, sim.url, amount);
 
 const refund = (id: string, amount: number) =>
   nullify(t, shop, { id, amount, subject: 'anulación' });

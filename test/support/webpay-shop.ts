@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import { sql } from 'kysely';
 import { dispatch } from '../../src/cli/dispatch.ts';
 import type { TestAccount, TestApp } from './app.ts';
+import { createTransaction, linkParams, pathOf } from '../modules/transactions/helpers.ts';
 
 /** Webpay Plus keys: the simulator's, or Transbank's integration ones. */
 export interface WebpayKeys {
@@ -68,6 +69,30 @@ export async function payerAtWebpay(
     body: new URLSearchParams({ token, card, installments: '0' }),
     redirect: 'manual',
   });
+}
+
+/**
+ * A sale of `amount` paid by card through Webpay Plus at the simulator at `simUrl`: created, its link posted, paid at
+ * the simulator and its return page read (checked to say so). The sale's id and its Webpay token.
+ */
+export async function paidAtWebpay(
+  t: TestApp,
+  shop: TestAccount,
+  simUrl: string,
+  amount: number,
+): Promise<{ readonly id: string; readonly token: string }> {
+  const created = await createTransaction(t, shop, { payment: 1, amount });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/gateway/cobro',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ ...linkParams(created.url), method: '1' }).toString(),
+  });
+  const token = /name="token_ws" value="([0-9a-f]+)"/.exec(res.body)![1]!;
+  const back = await payerAtWebpay(simUrl, token);
+  const page = await t.app.inject({ method: 'GET', url: pathOf(back.headers.get('location')!) });
+  expect(page.body).toContain('Pago exitoso');
+  return { id: created.id, token };
 }
 
 /** A sale's status as Cobro holds it, its capture journals and the merchant callbacks that name its payment key. */
