@@ -12,6 +12,7 @@ import type { ProcessorSessionTable } from '../../platform/processors/account-pr
 import { newId } from '../../platform/ids/ids.ts';
 import type { ApprovedCharge } from '../../platform/processors/processor.ts';
 import { transactionLimits } from '../../limits/index.ts';
+import { isPaid } from '../transactions/state-machine.ts';
 import { claimAttempt } from '../transactions/attempt-claim.ts';
 import { recordOutcome, type AttemptOutcome } from '../transactions/attempt-outcome.ts';
 
@@ -55,14 +56,7 @@ export async function payLate(
     approval,
   );
   if (result.kind !== 'approved') return result;
-  // The session now paid its sale: `cobro fintoc reconcile` expects its movement (by the intent, the sale's
-  // authorization code) and a refund of the sale finds it, as for a session approved in time.
-  await ctx.db
-    .updateTable('processor_sessions')
-    .set({ state: 'approved', updated_at: ctx.clock.now() })
-    .where('attempt_id', '=', session.attempt_id)
-    .where('state', '=', 'declined')
-    .execute();
+  await markApproved(ctx, session);
   ctx.logger.info(
     {
       attempt: attemptId,
@@ -72,4 +66,41 @@ export async function payLate(
     'Fintoc confirmed a payment after its decline: the sale, still payable, is paid',
   );
   return result;
+}
+
+/**
+ * The session now paid its sale: `cobro fintoc reconcile` expects its movement (by the intent, the sale's
+ * authorization code) and a refund of the sale finds it, as for a session approved in time.
+ */
+async function markApproved(
+  ctx: AppContext,
+  session: Selectable<ProcessorSessionTable>,
+): Promise<void> {
+  await ctx.db
+    .updateTable('processor_sessions')
+    .set({ state: 'approved', updated_at: ctx.clock.now() })
+    .where('attempt_id', '=', session.attempt_id)
+    .where('state', '=', 'declined')
+    .execute();
+}
+
+/**
+ * True when the sale `payLate` found not payable was paid by this very approval (its authorization code, Fintoc's
+ * intent): an earlier delivery of the event paid it and stopped before marking the session, or another `cobro
+ * serve` handling the same event paid it first (decision 1070). The session is then marked, as that delivery would
+ * have, and nothing is the operator's to give back.
+ */
+export async function paidByItAlready(
+  ctx: AppContext,
+  session: Selectable<ProcessorSessionTable>,
+  approval: ApprovedCharge,
+): Promise<boolean> {
+  const sale = await ctx.db
+    .selectFrom('transactions')
+    .select(['status', 'authorization_code'])
+    .where('id', '=', session.transaction_id)
+    .executeTakeFirstOrThrow();
+  if (!isPaid(sale.status) || sale.authorization_code !== approval.authorizationCode) return false;
+  await markApproved(ctx, session);
+  return true;
 }

@@ -15,7 +15,7 @@ import {
 import { unsignedMinorOf } from '../../platform/money/exact-minor.ts';
 import { recordOutcome, type AttemptOutcome } from '../transactions/attempt-outcome.ts';
 import type { TransactionStatus } from '../transactions/state-machine.ts';
-import { payLate } from './late-success.ts';
+import { paidByItAlready, payLate } from './late-success.ts';
 
 export type FintocSession = Selectable<ProcessorSessionTable>;
 
@@ -131,6 +131,7 @@ export async function settleFintocSession(
     if (!outcome.approved) return finalOf(ctx, session);
     const method = await methodOf(ctx, session);
     const result = await payLate(ctx, session, outcome, { method, payerIp });
+    if (result.kind === 'final' && (await paidByItAlready(ctx, session, outcome))) return result;
     if (result.kind !== 'approved') logDecidedOtherwise(ctx, session, result.kind);
     return result;
   }

@@ -174,6 +174,25 @@ describe('payment_intent.succeeded after payment_intent.failed for the same inte
     expect(await reconcileOf(intent)).toEqual([]);
   });
 
+  it('a stop between the sale paid and its session marked: the redelivery finishes the mark, nothing reported', async () => {
+    // Decision 1070: payLate pays the sale in one transaction and marks the session `approved` in the next; a
+    // process stopped between them (or a second `cobro serve` handling the same event, having read the session
+    // still `declined`) met the sale paid by this very intent and logged "refund it by hand" for money the sale holds.
+    const { sale, intent } = await failedIntent('late-5', 14000);
+    expect(await succeeded(intent)).toBe('approved');
+    await t.ctx.db
+      .updateTable('processor_sessions')
+      .set({ state: 'declined' })
+      .where('transaction_id', '=', sale.id)
+      .execute();
+    errors.length = 0;
+    expect(await succeeded(intent)).toBe('final');
+    expect(errorsOf(sale.id)).toEqual([]);
+    expect(await capturesOf(t, sale.id)).toBe(1);
+    expect(await callbacksOf('late-5')).toEqual(['success']);
+    expect(await reconcileOf(intent)).toEqual([]);
+  });
+
   it('while a card try holds the sale the late success loses and is reported; the card pays once', async () => {
     const { sale, intent } = await failedIntent('late-2', 12000);
     expect((await cardClaim(sale.id, 'att_card_late_2')).kind).toBe('claimed');
