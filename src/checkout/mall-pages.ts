@@ -12,7 +12,7 @@ import { allMethodsPayment } from '../modules/transactions/transaction-create.ts
 import { banksFor, offeredMethods } from './checkout-service.ts';
 import { parseBankForm, parseCardForm } from './forms.ts';
 import { sendPage } from './html.ts';
-import { invalidLinkPage, type MethodOption } from './pages.ts';
+import { invalidLinkPage, refundedText, type MethodOption } from './pages.ts';
 import { formPage, methodsPage, resultPage, type MallSummary } from './mall-views.ts';
 import { payerReason } from './pages.ts';
 import type { CheckoutPageKind, CheckoutRouter } from './page-kinds.ts';
@@ -41,28 +41,45 @@ async function load(ctx: AppContext, id: string): Promise<MallSummary | null> {
     subject: l.subject,
     amountMinor: BigInt(l.amount_minor),
   }));
-  return { mall, lines, refunded: await refundedPart(ctx, id), timeZone: ctx.config.timeZone };
+  const { refunded, refundedMinor } = await refundedPart(ctx, id);
+  return { mall, lines, refunded, refundedMinor, timeZone: ctx.config.timeZone };
 }
 
-/** How much of a paid mall its stores gave back, read from their transactions (decision 1060). */
-async function refundedPart(ctx: AppContext, id: string): Promise<MallSummary['refunded']> {
+/**
+ * How much of a paid mall its stores gave back, read from their transactions (decision 1060): which lines, and
+ * the sum of their `refunded_minor` (decision 1075).
+ */
+async function refundedPart(
+  ctx: AppContext,
+  id: string,
+): Promise<Pick<MallSummary, 'refunded' | 'refundedMinor'>> {
   const rows = await ctx.db
     .selectFrom('mall_lines')
     .innerJoin('transactions', 'transactions.id', 'mall_lines.transaction_id')
-    .select('transactions.status')
+    .select(['transactions.status', 'transactions.refunded_minor'])
     .where('mall_lines.mall_id', '=', id)
     .execute();
   const given = rows.filter((r) => r.status === 'refunded' || r.status === 'refunded partial');
-  if (given.length === 0) return 'none';
-  return rows.every((r) => r.status === 'refunded') ? 'all' : 'part';
+  const refundedMinor = given.reduce((sum, r) => sum + BigInt(r.refunded_minor), 0n);
+  if (given.length === 0) return { refunded: 'none', refundedMinor };
+  return {
+    refunded: rows.every((r) => r.status === 'refunded') ? 'all' : 'part',
+    refundedMinor,
+  };
 }
 
-/** What a payer reopening a paid mall reads under the receipt once its stores refunded it (decision 1060). */
-const refundNotices = {
-  none: null,
-  part: 'Una o más tiendas devolvieron parte de este pago al medio de pago.',
-  all: 'Las tiendas anularon este pago y devolvieron el monto completo al medio de pago.',
-} as const;
+/**
+ * What a payer reopening a paid mall reads under the receipt once its stores refunded it (decision 1060), with
+ * what was given back and, for a refund in part, what stays charged (decision 1075).
+ */
+function refundNotice(s: MallSummary): string | null {
+  if (s.refunded === 'none') return null;
+  const currency = s.mall.currency;
+  if (s.refunded === 'all')
+    return `Las tiendas anularon este pago y devolvieron el monto completo al medio de pago. ${refundedText(s.refundedMinor, null, currency)}`;
+  const keptMinor = BigInt(s.mall.amount_minor) - s.refundedMinor;
+  return `Una o más tiendas devolvieron parte de este pago al medio de pago. ${refundedText(s.refundedMinor, keptMinor, currency)}`;
+}
 
 /** The first opening of the page is when each store's transaction started (conciliation's `start`). */
 async function markOpened(ctx: AppContext, mall: MallRow): Promise<void> {
@@ -118,7 +135,7 @@ async function show(
     return sendPage(
       reply,
       200,
-      resultPage(s, s.refunded === 'all' ? 'refunded' : 'success', refundNotices[s.refunded]),
+      resultPage(s, s.refunded === 'all' ? 'refunded' : 'success', refundNotice(s)),
     );
   if (
     mall.attempt_lease_until !== null &&

@@ -14,6 +14,8 @@ export interface MallSummary {
   }>;
   /** How much of the payment the stores gave back: every store all of its line, some of it, or nothing. */
   readonly refunded: 'none' | 'part' | 'all';
+  /** What the stores' refunds gave back, in total (decision 1075). */
+  readonly refundedMinor: bigint;
   /** Where the receipt's date is read (TIMEZONE). */
   readonly timeZone: string;
 }

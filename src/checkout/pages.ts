@@ -154,6 +154,21 @@ function receiptList(o: OrderSummary, r: Receipt): Html {
   )}${row('Banco', r.bank)}</dl>`;
 }
 
+/**
+ * What a refunded payment's page says of the money (decision 1075): what was given back and, for a refund in
+ * part, what stays charged (`keptMinor`; null when all was given back), written as the currency's country does.
+ */
+export function refundedText(
+  refundedMinor: bigint,
+  keptMinor: bigint | null,
+  currency: string,
+): string {
+  const given = `Devuelto: ${formatMoney(refundedMinor, currency)}.`;
+  return keptMinor === null
+    ? given
+    : `${given} Queda cobrado: ${formatMoney(keptMinor, currency)}.`;
+}
+
 /** What the payer reads of a rejection: the gateway's text, in Spanish where the API keeps it in English. */
 export function payerReason(gatewayMessage: string | null): string | null {
   return gatewayMessage === abortedByPayer

@@ -18,6 +18,7 @@ import {
   invalidLinkPage,
   methodsPage,
   redirectMethodPage,
+  refundedText,
   webpayCopy,
   payerReason,
   resultPage,
@@ -47,12 +48,16 @@ function retryNotice(attemptsLeft: number): string {
 
 /**
  * What a payer reopening the link of a sale the merchant refunded reads under the receipt: a full refund is no
- * longer "Pago exitoso" (decision 1050).
+ * longer "Pago exitoso" (decision 1050), and both say how much was given back and, when in part, what stays
+ * charged (decision 1075). `refunded_minor` is the refunds registered on the sale (never more than its amount).
  */
-const refundNotices: Readonly<Partial<Record<TransactionRow['status'], string>>> = {
-  refunded: 'El comercio anuló este pago y devolvió el monto completo al medio de pago.',
-  'refunded partial': 'El comercio devolvió parte de este pago al medio de pago.',
-};
+function refundNotice(row: TransactionRow): string | null {
+  if (row.status !== 'refunded' && row.status !== 'refunded partial') return null;
+  const refundedMinor = BigInt(row.refunded_minor);
+  return row.status === 'refunded'
+    ? `El comercio anuló este pago y devolvió el monto completo al medio de pago. ${refundedText(refundedMinor, null, row.currency)}`
+    : `El comercio devolvió parte de este pago al medio de pago. ${refundedText(refundedMinor, BigInt(row.amount_minor) - refundedMinor, row.currency)}`;
+}
 
 /** Shows whatever the transaction's state calls for. */
 export async function showTransaction(
@@ -77,9 +82,7 @@ export async function showTransaction(
       resultPage(
         summary,
         kind,
-        row.status === 'rejected'
-          ? payerReason(row.gateway_message)
-          : (refundNotices[row.status] ?? null),
+        row.status === 'rejected' ? payerReason(row.gateway_message) : refundNotice(row),
         row.urlreturn,
         link,
         await receiptOf(ctx, row),

@@ -81,6 +81,8 @@ describe('a sale that is no longer payable', () => {
     const partPage = await t.app.inject({ method: 'GET', url: pathOf(link) });
     expect(partPage.body).toContain('Pago exitoso');
     expect(partPage.body).toContain('devolvió parte de este pago');
+    // What was given back and what stays charged, as the page writes money (CLP, no minor units).
+    expect(partPage.body).toContain('Devuelto: $1.000. Queda cobrado: $2.000.');
     expect((await nullify(t, account, { id, amount: 2000 })).statusCode).toBe(200);
     expect(await saleStatusOf(t, id)).toBe('refunded');
     const again = await submit(t, link, 1, approvedVisa);
@@ -91,6 +93,8 @@ describe('a sale that is no longer payable', () => {
       expect(page.body).not.toContain('Pago exitoso');
       expect(page.body).toContain('Pago devuelto');
       expect(page.body).toContain('devolvió el monto completo');
+      expect(page.body).toContain('Devuelto: $3.000.');
+      expect(page.body).not.toContain('Queda cobrado');
       expect(page.body).toContain('data-testid="receipt"');
     }
   });

@@ -152,12 +152,15 @@ describe('the mall checkout', () => {
     const partly = await mallPage(mall.id);
     expect(partly.body).toContain('Pago exitoso');
     expect(partly.body).toContain('devolvieron parte de este pago');
+    expect(partly.body).toContain('Devuelto: $1.000. Queda cobrado: $4.000.');
     expect((await nullify(t, storeA, { id: a, amount: 2000 })).statusCode).toBe(200);
     expect((await nullify(t, storeB, { id: b, amount: 2000 })).statusCode).toBe(200);
     for (const page of [await mallPage(mall.id), await payMall(t, mall.id)]) {
       expect(page.body).not.toContain('Pago exitoso');
       expect(page.body).toContain('Pago devuelto');
       expect(page.body).toContain('devolvieron el monto completo');
+      expect(page.body).toContain('Devuelto: $5.000.');
+      expect(page.body).not.toContain('Queda cobrado');
       expect(page.body).toContain('data-testid="receipt"');
     }
     expect(await capturesOfMall(mall.transactions)).toBe(2);
@@ -370,6 +373,47 @@ describe('the card-enrolment page', () => {
     });
     expect(await subscriptionStatus(sub.id)).toBe('active');
     expect(resumed.body).toContain('tu suscripción está activa');
+  });
+
+  it('an enrolled link whose card was removed says so, enrols nothing, and names the card a newer link enrolled', async () => {
+    const sub = await newSubscription(storeB);
+    expect((await enrolWith(sub)).body).toContain('tu suscripción está activa');
+    const [card] = await cardsOf(sub.id);
+    const removed = await t.call(storeB, {
+      method: 'POST',
+      url: '/api/suscriptionsdeletecards',
+      sign: true,
+      body: { card: card!.id },
+    });
+    expect(removed.json()).toMatchObject({ status: 'Delete' });
+    expect(await subscriptionStatus(sub.id)).toBe('active');
+    for (const page of [
+      await t.app.inject({ method: 'GET', url: sub.path }),
+      await enrolWith(sub),
+    ]) {
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toContain('está activa');
+      expect(page.body).toContain('La tarjeta registrada con este enlace fue eliminada');
+      expect(page.body).toContain('Pide al comercio un enlace para registrar otra tarjeta');
+      expect(page.body).not.toContain('https://shop.example.com/ok');
+      expect(page.body).not.toContain('name="card_number"');
+    }
+    // The stale link enrolled nothing: the merchant's removal stands until it sends a new link.
+    const live = await t.ctx.db
+      .selectFrom('su_cards')
+      .select('id')
+      .where('subscription_id', '=', sub.id)
+      .where('deleted_at', 'is', null)
+      .execute();
+    expect(live).toHaveLength(0);
+    const fresh = new URL(await newCardLink(t, storeB, sub.id));
+    await enrolWith({
+      token: fresh.searchParams.get('token')!,
+      validacion: fresh.searchParams.get('validacion')!,
+    });
+    const old = await t.app.inject({ method: 'GET', url: sub.path });
+    expect(old.body).toContain('La tarjeta registrada con este enlace fue eliminada');
+    expect(old.body).toContain('tu suscripción está activa con otra tarjeta');
   });
 
   it('a subscription deleted while its card is being checked keeps no card and does not say it is active', async () => {

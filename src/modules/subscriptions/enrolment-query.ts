@@ -20,6 +20,13 @@ export interface EnrolmentContext {
   readonly open: boolean;
   /** Its card's charges were declined past their retries: it waits for a new card (decision 1060). */
   readonly suspended: boolean;
+  /**
+   * The card this link enrolled was removed since (`POST /api/suscriptionsdeletecards`, decision 1075): the link
+   * stays used, as a link enrols one card; a new card takes a new link from the merchant.
+   */
+  readonly cardRemoved: boolean;
+  /** The subscription holds a card not removed (this link's or a newer link's). */
+  readonly hasLiveCard: boolean;
   readonly successUrl: string | null;
 }
 
@@ -42,6 +49,21 @@ export async function enrolmentContext(
     .select('name')
     .where('id', '=', sub.account_id)
     .executeTakeFirstOrThrow();
+  const removed =
+    enrolment.card_id === null
+      ? undefined
+      : await ctx.db
+          .selectFrom('su_cards')
+          .select('deleted_at')
+          .where('id', '=', enrolment.card_id)
+          .executeTakeFirst();
+  const liveCard = await ctx.db
+    .selectFrom('su_cards')
+    .select('id')
+    .where('subscription_id', '=', sub.id)
+    .where('deleted_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
   const amount = plan.type === 'consumption' ? null : (sub.amount_minor ?? plan.amount_minor);
   return {
     token: enrolment.token,
@@ -56,6 +78,8 @@ export async function enrolmentContext(
     enrolled: enrolment.used_at !== null,
     open: ['register', 'active', 'suspended'].includes(sub.status),
     suspended: sub.status === 'suspended',
+    cardRemoved: removed !== undefined && removed.deleted_at !== null,
+    hasLiveCard: liveCard !== undefined,
     successUrl: plan.url_success_payment === '' ? null : plan.url_success_payment,
   };
 }
