@@ -114,6 +114,47 @@ describe('two inscriptions of one enrolment link, both registered at Transbank',
   });
 });
 
+describe('an enrolled Oneclick link whose card the merchant removed (decision 1075)', () => {
+  it('says the card was removed, not "activa", and starts no inscription again', async () => {
+    const s = await startedInscription(visa);
+    const back = await s.start();
+    expect((await t.app.inject({ method: 'GET', url: back })).body).toContain('está activa');
+    const [card] = await liveCardsOf(s.id);
+    const removed = await t.call(shop, {
+      method: 'POST',
+      url: '/api/suscriptionsdeletecards',
+      sign: true,
+      body: { card: card!.id },
+    });
+    expect(removed.json()).toMatchObject({ status: 'Delete' });
+    const link = await t.ctx.db
+      .selectFrom('su_enrolments')
+      .select(['token', 'validacion'])
+      .where('subscription_id', '=', s.id)
+      .executeTakeFirstOrThrow();
+    const starts = sim.calls.filter((c) => c.op === 'start').length;
+    for (const page of [
+      await t.app.inject({ method: 'GET', url: back }),
+      await t.app.inject({
+        method: 'GET',
+        url: `/gateway/registrosuscripcion?${new URLSearchParams(link).toString()}`,
+      }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/gateway/registrosuscripcion/oneclick',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(link).toString(),
+      }),
+    ]) {
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toContain('está activa');
+      expect(page.body).toContain('La tarjeta registrada con este enlace fue eliminada');
+    }
+    expect(sim.calls.filter((c) => c.op === 'start').length).toBe(starts);
+    expect(await liveCardsOf(s.id)).toHaveLength(0);
+  });
+});
+
 describe("two returns of the same TBK_TOKEN at once (a double submit of Transbank's return form)", () => {
   it('the second waits for the first and shows the card registered (decision 990)', async () => {
     const s = await startedInscription(visa);
