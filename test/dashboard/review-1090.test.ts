@@ -2,7 +2,10 @@
 // (each failed before the decision): one user's password, or code, could be guessed from many addresses without
 // limit; a session left alone lived its whole 12 hours; a form posted from another origin (a sibling subdomain that
 // planted its own cobro_csrf cookie) signed the victim in to the attacker's account. The rest pins what held.
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loggerOptions } from '../../src/platform/process/logger.ts';
 import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { runOnContext } from '../support/cli-in-process.ts';
@@ -212,6 +215,34 @@ describe('what held, pinned', () => {
       expect(res.cookies.find((c) => c.name === sessionCookie)).toMatchObject({ secure: true });
     } finally {
       await https.close();
+    }
+  });
+
+  it("the session id is in no line of the service's log", async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const logged = await startTestApp({ sharing: t, logger: pino(loggerOptions('debug'), stream) });
+    try {
+      const account = await t.createAccount('Registro de sesiones');
+      const b = dashboardBrowser(logged, '198.18.201.1');
+      const signedIn = await b.signIn(account);
+      const id = signedIn.cookies.find((c) => c.name === sessionCookie)!.value.split('.')[0]!;
+      await b.get('/dashboard/keys');
+      await b.post('/dashboard/keys', { scope: 'read', name: 'registrada' });
+      await b.get('/dashboard');
+      await b.post('/dashboard/logout', {});
+      const log = lines.join('');
+      // The requests were logged, with their paths; neither the session id nor the CSRF secret's cookie was.
+      expect(log).toContain('/dashboard/keys');
+      expect(log).not.toContain(id);
+      expect(log).not.toContain(b.cookies.get('cobro_csrf')!.split('.')[0]!);
+    } finally {
+      await logged.close();
     }
   });
 
