@@ -1,18 +1,13 @@
 // Sign-in and sign-out. The sign-in form is CSRF-protected too (a forged sign-in would put a victim in the
 // attacker's account); a wrong pair of tokens answers the same page with one message, whichever token was wrong.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { dashboardLimits } from '../limits/index.ts';
 import { renderPage } from './render.ts';
 import { sessionCookie, signIn, signInUser, signOut, type TokenSignInRefusal } from './session.ts';
 import { checkPassword } from './users.ts';
+import { countUserSignIn, signInLimit } from './sign-in-tries.ts';
 
-/**
- * The sign-in forms' limit (the sign-in and the invitation's): fewer tries a minute than the API allows, per client
- * address where the root's rate limit is on, an IPv6 client per /64 as the API counts it (the block one host
- * usually holds, so a new address of it is no new try; decision 640).
- */
 /** What the sign-in page says of each refused pair of tokens: what to do instead (docs/dashboard.md). */
 const tokenRefusalText: Record<TokenSignInRefusal, string> = {
   unknown: 'Esos tokens no corresponden a una cuenta activa.',
@@ -20,11 +15,6 @@ const tokenRefusalText: Record<TokenSignInRefusal, string> = {
     'Esos tokens son de una llave de la API: el panel se abre con los tokens principales de la cuenta, o con tu correo y contraseña.',
   token_sign_in_off:
     'El ingreso con tokens está desactivado para esta cuenta: entra con tu correo y contraseña.',
-};
-
-export const signInLimit = {
-  max: dashboardLimits.signInsPerMinute,
-  keyGenerator: (request: FastifyRequest) => `dashboard-sign-in:${normalizeIP(request.ip)}`,
 };
 
 function sessionCookieOptions(secure: boolean) {
@@ -80,6 +70,8 @@ export function registerAuthPages(app: FastifyInstance, ctx: AppContext, secure:
       const next = safeNext(field(request.body, 'next'));
       // A named user signs in with e-mail and password (decision 541); the account's tokens otherwise.
       if (field(request.body, 'email') !== '') {
+        // Counted per e-mail too, before the hash, from every address together (decision 1090).
+        await countUserSignIn(ctx, field(request.body, 'email'));
         const user = await checkPassword(
           ctx,
           field(request.body, 'email'),

@@ -50,6 +50,28 @@ function signInRedirect(request: FastifyRequest, reply: FastifyReply): FastifyRe
 }
 
 /**
+ * A form posted from a page that is not the dashboard's own (decision 1090): the browser says so in `Sec-Fetch-Site`
+ * (`cross-site`, or `same-site` from a sibling subdomain) or in `Origin`. The CSRF token already refuses a page that
+ * could not read one, but a sibling subdomain can plant its own `cobro_csrf` cookie and post that cookie's signed-out
+ * token: with the sign-in form, the victim is signed in to the attacker's account. A client that sends neither
+ * header (no current browser posts without `Origin`) is left to the token. The dashboard's origin is the public base
+ * URL's, or the one the request was addressed to (a direct visit past the proxy).
+ */
+function fromAnotherOrigin(request: FastifyRequest, ownOrigin: string): boolean {
+  if (request.method === 'GET' || request.method === 'HEAD') return false;
+  const site = request.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return true;
+  const origin = request.headers.origin;
+  if (origin === undefined) return false;
+  if (origin === ownOrigin) return false;
+  try {
+    return origin !== new URL(`${request.protocol}://${request.host}`).origin;
+  } catch {
+    return true;
+  }
+}
+
+/**
  * PostgreSQL stores no NUL and JSONB no lone surrogate: such text in an id, a filter or a form is the client's
  * mistake, refused as the API's input guards refuse it (decision 740), before any page reads it. Sign-in and
  * invitation pages read their fields themselves (hashed, or an e-mail no user can have).
@@ -163,10 +185,21 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
     route.schema = { ...route.schema, hide: true };
   });
   app.decorateRequest('dashboardAccount', null);
+  const ownOrigin = new URL(ctx.config.publicBaseUrl).origin;
   app.addHook('onRequest', async (request, reply) => {
     securityHeaders(reply);
     const config = request.routeOptions.config;
-    if (request.is404 || config.dashboardPublic === true) return;
+    if (request.is404) return;
+    if (fromAnotherOrigin(request, ownOrigin))
+      return renderMessage(
+        ctx,
+        request,
+        reply,
+        403,
+        'Formulario de otro sitio',
+        'Este formulario no vino de una página del panel, así que no hicimos nada. Ábrelo desde el panel e inténtalo de nuevo.',
+      );
+    if (config.dashboardPublic === true) return;
     const signed = request.cookies[sessionCookie];
     const unsigned = signed === undefined ? null : request.unsignCookie(signed);
     const account =

@@ -1,7 +1,8 @@
 // Dashboard sessions: a merchant signs in with the account's public and private tokens and gets a random session
 // id, which the browser keeps in a signed, HttpOnly, SameSite=Strict cookie and the database keeps only hashed.
-// A session ends when it expires, when the merchant signs out, or when the account's tokens are rotated. A named
-// user (decision 541) signs in with e-mail and password instead; the session then carries the user's role.
+// A session ends when unused for an hour or 12 hours after sign-in (decision 1090), when the merchant signs out, or
+// when the account's tokens are rotated. A named user (decision 541) signs in with e-mail and password instead; the
+// session then carries the user's role.
 import crypto from 'node:crypto';
 import type { AppContext } from '../platform/context.ts';
 import type { Timestamp } from '../platform/db/types.ts';
@@ -66,6 +67,19 @@ function sameText(a: string, b: string): boolean {
   );
 }
 
+/**
+ * When a session used at `usedAt` ends (decision 1090): after `sessionIdleMs` without a request, and never later
+ * than `sessionMs` after it was opened, however busy. `expires_at` holds this end; each request moves it ahead.
+ */
+function endOf(createdAt: Date, usedAt: Date): Date {
+  return new Date(
+    Math.min(
+      createdAt.getTime() + dashboardLimits.sessionMs,
+      usedAt.getTime() + dashboardLimits.sessionIdleMs,
+    ),
+  );
+}
+
 async function openSession(
   ctx: AppContext,
   accountId: string,
@@ -84,7 +98,7 @@ async function openSession(
       token_hash: tokenHash,
       user_id: userId,
       created_at: now,
-      expires_at: new Date(now.getTime() + dashboardLimits.sessionMs),
+      expires_at: endOf(now, now),
     })
     .execute();
   return sessionId;
@@ -131,6 +145,7 @@ export async function sessionAccount(
   ctx: AppContext,
   sessionId: string,
 ): Promise<DashboardAccount | null> {
+  const now = ctx.clock.now();
   const row = await ctx.db
     .selectFrom('dashboard_sessions as s')
     .innerJoin('accounts as a', 'a.id', 's.account_id')
@@ -144,23 +159,50 @@ export async function sessionAccount(
       'a.dashboard_token_sign_in',
       's.token_hash',
       's.user_id',
+      's.created_at',
+      's.expires_at',
       'u.email',
       'u.role',
       'u.password_hash',
     ])
     .where('s.id_hash', '=', sha256Hex(sessionId))
-    .where('s.expires_at', '>', ctx.clock.now())
+    .where('s.expires_at', '>', now)
     .where('a.status', '=', 'active')
     .executeTakeFirst();
   if (row === undefined) return null;
   const account = { id: row.id, name: row.name };
+  let signedIn: DashboardAccount | null;
   if (row.user_id === null)
-    return row.token_hash === row.public_token_hash && row.dashboard_token_sign_in
-      ? { ...account, userId: null, email: null, role: 'owner' }
-      : null;
-  if (row.role === null || row.password_hash === null) return null;
-  if (!sameText(row.token_hash, passwordMark(row.password_hash))) return null;
-  return { ...account, userId: row.user_id, email: row.email, role: row.role };
+    signedIn =
+      row.token_hash === row.public_token_hash && row.dashboard_token_sign_in
+        ? { ...account, userId: null, email: null, role: 'owner' }
+        : null;
+  else if (row.role === null || row.password_hash === null) signedIn = null;
+  else if (!sameText(row.token_hash, passwordMark(row.password_hash))) signedIn = null;
+  else signedIn = { ...account, userId: row.user_id, email: row.email, role: row.role };
+  if (signedIn !== null) await touchSession(ctx, sessionId, row.created_at, row.expires_at, now);
+  return signedIn;
+}
+
+/**
+ * Moves a used session's end ahead (decision 1090), written only once it moved `sessionTouchMs`: a busy session
+ * costs one write a minute, not one a request. A session opened before the idle bound existed (its end 12 hours after
+ * its sign-in) is brought to it on its next request.
+ */
+async function touchSession(
+  ctx: AppContext,
+  sessionId: string,
+  createdAt: Date,
+  expiresAt: Date,
+  now: Date,
+): Promise<void> {
+  const end = endOf(createdAt, now);
+  if (Math.abs(end.getTime() - expiresAt.getTime()) < dashboardLimits.sessionTouchMs) return;
+  await ctx.db
+    .updateTable('dashboard_sessions')
+    .set({ expires_at: end })
+    .where('id_hash', '=', sha256Hex(sessionId))
+    .execute();
 }
 
 export async function signOut(ctx: AppContext, sessionId: string): Promise<void> {

@@ -5,11 +5,22 @@
 // one statement on the database, and refused past the limit. The in-memory count stays in front: a flood costs the
 // database at most the limit's writes per address, process and minute.
 import { sql } from 'kysely';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { normalizeIP } from '@fastify/rate-limit';
 import type { AppContext } from '../platform/context.ts';
+import { sha256Hex } from '../platform/auth/secrets.ts';
 import { dashboardLimits, httpLimits } from '../limits/index.ts';
 import { rateLimited } from '../platform/http/rate-limit.ts';
-import { signInLimit } from './auth-pages.ts';
+
+/**
+ * The sign-in forms' limit (the sign-in, the invitation's and the second factor's): fewer tries a minute than the
+ * API allows, per client address where the root's rate limit is on, an IPv6 client per /64 as the API counts it (the
+ * block one host usually holds, so a new address of it is no new try; decision 640).
+ */
+export const signInLimit = {
+  max: dashboardLimits.signInsPerMinute,
+  keyGenerator: (request: FastifyRequest) => `dashboard-sign-in:${normalizeIP(request.ip)}`,
+};
 
 interface SignInTriesTable {
   key: string;
@@ -60,4 +71,18 @@ export function limitSignInTriesAcrossProcesses(app: FastifyInstance, ctx: AppCo
     if (counted.tries > dashboardLimits.signInsPerMinute)
       throw rateLimited(dashboardLimits.signInsPerMinute, counted.leftMs);
   });
+}
+
+/**
+ * Counts a sign-in, or a second factor's code, that names the user with `email`, from whatever address, and refuses
+ * it past `signInsPerUserPerMinute` (decision 1090): the per-address limit alone let many addresses guess one user's
+ * password, or its code once the password leaked, each at the full rate. Every e-mail is counted, one no user has
+ * alike, so the limit tells no user apart; the key is the e-mail's hash, not the e-mail. Off with the rate limit.
+ */
+export async function countUserSignIn(ctx: AppContext, email: string): Promise<void> {
+  if (ctx.config.rateLimitPerMinute === null) return;
+  const key = `user ${sha256Hex(`sign-in-user:${email.trim().toLowerCase()}`)}`;
+  const counted = await countTry(ctx, key);
+  if (counted.tries > dashboardLimits.signInsPerUserPerMinute)
+    throw rateLimited(dashboardLimits.signInsPerUserPerMinute, counted.leftMs);
 }

@@ -3,7 +3,8 @@
 import { dashboardChange, invitedUserChange } from './audit.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
-import { field, setSessionCookie, signInLimit } from './auth-pages.ts';
+import { field, setSessionCookie } from './auth-pages.ts';
+import { countUserSignIn, signInLimit } from './sign-in-tries.ts';
 import { accountOf, formOptions, renderMessage, renderPage } from './render.ts';
 import { hashPassword } from './passwords.ts';
 import { signInUser } from './session.ts';
@@ -177,7 +178,9 @@ function registerTotpPages(app: FastifyInstance, ctx: AppContext): void {
     config: { dashboardRole: 'viewer' as const, rateLimit: signInLimit },
   };
   app.post('/account/totp', totpForm, async (request, reply) => {
-    const userId = accountOf(request).userId;
+    const { userId, email } = accountOf(request);
+    // The enrolled factor's code is guessed here too: counted with the user's sign-ins (decision 1090).
+    if (email !== null) await countUserSignIn(ctx, email);
     const secret = field(request.body, 'secret');
     const enrolled =
       userId !== null &&

@@ -6,8 +6,15 @@ import type { TestAccount, TestApp } from './app.ts';
 export interface DashboardBrowser {
   readonly cookies: Map<string, string>;
   get(url: string): Promise<LightMyRequestResponse>;
-  /** Posts a form; `_csrf` is taken from the last page seen unless the fields give one. */
-  post(url: string, fields: Record<string, string>): Promise<LightMyRequestResponse>;
+  /**
+   * Posts a form; `_csrf` is taken from the last page seen unless the fields give one. `headers` adds what a
+   * browser would send besides (an `Origin`, a `Sec-Fetch-Site`).
+   */
+  post(
+    url: string,
+    fields: Record<string, string>,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
   signIn(account: TestAccount): Promise<LightMyRequestResponse>;
 }
 
@@ -47,8 +54,8 @@ export function dashboardBrowser(t: TestApp, remoteAddress?: string): DashboardB
         }),
       );
     },
-    async post(url, fields) {
-      const form = new URLSearchParams({ _csrf: csrfOf(lastBody), ...fields });
+    async post(url, fields, headers = {}) {
+      const form = new URLSearchParams({ _csrf: fields._csrf ?? csrfOf(lastBody), ...fields });
       return remember(
         await t.app.inject({
           method: 'POST',
@@ -59,6 +66,7 @@ export function dashboardBrowser(t: TestApp, remoteAddress?: string): DashboardB
             cookie: cookieHeader(),
             'content-type': 'application/x-www-form-urlencoded',
             accept: 'text/html',
+            ...headers,
           },
         }),
       );
