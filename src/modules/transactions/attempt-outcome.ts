@@ -53,7 +53,7 @@ export async function recordOutcome(
 ): Promise<AttemptOutcome> {
   const now = await ctx.accountClock.now(facts.accountId, ctx.db, { kept: true });
   return inTransaction(ctx.db, async (tx): Promise<AttemptOutcome> => {
-    const locked = (await lockAttempts(ctx, tx, [{ facts, outcome }], now))[0]!;
+    const locked = await lockAttempt(ctx, tx, facts, outcome, now);
     if (locked.kind === 'decided') return locked.answer;
     const { row, attemptNumber, feeRule } = locked;
     if (!outcome.approved) return recordDecline(tx, row, facts, outcome, attemptNumber, now);
@@ -62,7 +62,7 @@ export async function recordOutcome(
   });
 }
 
-/** An attempt's row once locked: `held` by its claim, or `decided` without it (see lockAttempts). */
+/** An attempt's row once locked: `held` by its claim, or `decided` without it (see lockAttempt). */
 type LockedAttempt =
   | { readonly kind: 'decided'; readonly answer: AttemptOutcome }
   | {
@@ -73,54 +73,50 @@ type LockedAttempt =
     };
 
 /**
- * Locks the attempts' rows and appends each attempt, by one statement (outcome-statement.ts), in the order given.
+ * Locks the attempt's row and appends the attempt, by one statement (outcome-statement.ts, an attempt alone a group
+ * of one: since decision 730 the groups of successes are cobro_record_successes', success-record.ts).
  * `decided` when the claim is no longer the attempt's, so nothing was written: the row paid by this very attempt
  * (recorded already) answers paid; otherwise the lease ran out and something else decided, and the row's status is
  * the answer.
  */
-async function lockAttempts(
+async function lockAttempt(
   ctx: AppContext,
   tx: Tx,
-  attempts: readonly { readonly facts: AttemptFacts; readonly outcome: ChargeOutcome }[],
+  facts: AttemptFacts,
+  outcome: ChargeOutcome,
   now: Date,
-): Promise<LockedAttempt[]> {
-  const locked = await lockForOutcomes(
+): Promise<LockedAttempt> {
+  const [locked] = await lockForOutcomes(
     tx,
-    attempts.map(({ facts, outcome }) => ({
-      transactionId: facts.transactionId,
-      attemptId: facts.attemptId,
-      payment: facts.method.payment,
-      media: facts.method.name,
-      outcome: outcome.approved ? 'approved' : 'declined',
-      gatewayMessage: outcome.approved ? 'successful transaction' : outcome.gatewayMessage,
-      payerMessage: outcome.approved ? null : outcome.payerMessage,
-      cardBrand: outcome.cardBrand,
-      cardLast4: outcome.cardLast4,
-      payerIp: facts.payerIp,
-    })),
+    [
+      {
+        transactionId: facts.transactionId,
+        attemptId: facts.attemptId,
+        payment: facts.method.payment,
+        media: facts.method.name,
+        outcome: outcome.approved ? 'approved' : 'declined',
+        gatewayMessage: outcome.approved ? 'successful transaction' : outcome.gatewayMessage,
+        payerMessage: outcome.approved ? null : outcome.payerMessage,
+        cardBrand: outcome.cardBrand,
+        cardLast4: outcome.cardLast4,
+        payerIp: facts.payerIp,
+      },
+    ],
     now,
   );
-  return locked.map((one, index): LockedAttempt => {
-    if (one === undefined) throw new Error('transaction vanished during an attempt');
-    const { row, attemptNumber, feeRule } = one;
-    if (attemptNumber !== null) return { kind: 'held', row, attemptNumber, feeRule };
-    const { attemptId } = attempts[index]!.facts;
-    // Recorded already by this very attempt (a group's commit whose answer was lost, recorded again alone; a lost
-    // redirect commit decided again after its record, decision 150): paid, whatever refund has moved it since (the
-    // part given back outside Cobro recorded with it, decision 1042), so no claim was lost (decision 1043).
-    if (row.charge_key === attemptId && isPaid(row.status))
-      return { kind: 'decided', answer: { kind: 'approved', paid: row } };
-    // A real processor's charge must then be reversed.
-    ctx.logger.error(
-      {
-        transaction: row.id,
-        attempt: attemptId,
-        approved: attempts[index]!.outcome.approved,
-      },
-      'payment attempt lost its claim',
-    );
-    return { kind: 'decided', answer: { kind: 'final', status: row.status } };
-  });
+  if (locked === undefined) throw new Error('transaction vanished during an attempt');
+  const { row, attemptNumber, feeRule } = locked;
+  if (attemptNumber !== null) return { kind: 'held', row, attemptNumber, feeRule };
+  // Recorded already by this very attempt (a lost redirect commit decided again after its record, decision 150): paid, whatever refund has moved it since (the
+  // part given back outside Cobro recorded with it, decision 1042), so no claim was lost (decision 1043).
+  if (row.charge_key === facts.attemptId && isPaid(row.status))
+    return { kind: 'decided', answer: { kind: 'approved', paid: row } };
+  // A real processor's charge must then be reversed.
+  ctx.logger.error(
+    { transaction: row.id, attempt: facts.attemptId, approved: outcome.approved },
+    'payment attempt lost its claim',
+  );
+  return { kind: 'decided', answer: { kind: 'final', status: row.status } };
 }
 
 export function approvalOf(facts: AttemptFacts, outcome: ApprovedCharge): Approval {

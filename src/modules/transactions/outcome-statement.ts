@@ -11,8 +11,9 @@ import type { TransactionRow } from './repository.ts';
 /**
  * One array a column, an attempt an element: $1 transaction ids, $2 attempt ids (each its claim's), $3 payments (the
  * method paid), $4 media, $5 outcomes, $6 gateway messages, $7 payer messages, $8 card brands, $9 card last 4s,
- * $10 payer IPs; $11 the account's now. A group of successes (decision 615) locks its rows, in the order of their
- * ids, by this one statement; an attempt alone is a group of one. Only the claim's holder gets past the WHERE, and
+ * $10 payer IPs; $11 the account's now. Its one caller (attempt-outcome.ts) sends one attempt; the arrays and the
+ * rows' lock in the order of their ids are left from when groups of successes came here (decision 615, before
+ * decision 730), and the text is pinned as it is. Only the claim's holder gets past the WHERE, and
  * a claim passes from one attempt to the next only by a commit, so the attempts an attempt's number counts (read in
  * the statement's snapshot) are all there is.
  */

@@ -17,7 +17,7 @@ import {
 } from '../../platform/ledger/ledger.ts';
 import { extensionOf } from './extension.ts';
 import type { TransactionRow } from './repository.ts';
-import type { RunBatches } from './settlement-batch.ts';
+import { RunBatches } from './settlement-batch.ts';
 import { netOf, settlementRows, type GroupPlan, type SaleGroup } from './settlement-rows.ts';
 import { writeSettlementChunk } from './settlement-statement.ts';
 import { debtCollectionJournal, debtTakenMinor } from '../wallet/debt-collection.ts';
@@ -45,19 +45,20 @@ async function partition(ctx: AppContext, tx: Tx, rows: readonly TransactionRow[
       perSaleIds.push(row.id);
       continue;
     }
-    const key = `${row.account_id}\u0000${row.currency}`;
-    const group = groups.get(key) ?? {
+    const groupKey = RunBatches.key(row.account_id, row.currency);
+    const group = groups.get(groupKey) ?? {
       accountId: row.account_id,
       currency: row.currency,
       sales: [],
     };
     group.sales.push(row);
-    groups.set(key, group);
+    groups.set(groupKey, group);
   }
   return { groups: [...groups.values()], perSaleIds };
 }
 
-const key = (g: SaleGroup, code: string): LedgerKey => ({
+/** The group's ledger account of `code`: its merchant's, in its currency. */
+const ledgerKeyOf = (g: SaleGroup, code: string): LedgerKey => ({
   owner: g.accountId,
   code,
   currency: g.currency,
@@ -73,8 +74,8 @@ function groupJournals(g: SaleGroup, batchId: string, at: Date, owedMinor: bigin
       reference: batchId,
       at,
       postings: [
-        { ...key(g, ledgerCodes.pendingSettlement), amountMinor: -netMinor },
-        { ...key(g, ledgerCodes.walletAvailable), amountMinor: netMinor },
+        { ...ledgerKeyOf(g, ledgerCodes.pendingSettlement), amountMinor: -netMinor },
+        { ...ledgerKeyOf(g, ledgerCodes.walletAvailable), amountMinor: netMinor },
       ],
     },
   ];
@@ -84,31 +85,41 @@ function groupJournals(g: SaleGroup, batchId: string, at: Date, owedMinor: bigin
   return journals;
 }
 
-/** Locks the groups' accounts (the debt's only where it is owed) in one round trip and plans their journals. */
+/**
+ * The groups' ledger accounts under one lock, in one round trip after reading whose chargeback debt is owed: the
+ * debt's only where it is owed, then each group's pending settlement and wallet.
+ */
+async function lockGroupAccounts(ctx: AppContext, tx: Tx, groups: readonly SaleGroup[]) {
+  const debts = await ctx.ledger.balances(
+    tx,
+    groups.map((g) => ledgerKeyOf(g, ledgerCodes.disputeDebt)),
+  );
+  const owing = groups.filter((_g, i) => debts[i]! < 0n);
+  return ctx.ledger.lock(tx, [
+    ...owing.map((g) => ledgerKeyOf(g, ledgerCodes.disputeDebt)),
+    ...groups.flatMap((g) => [
+      ledgerKeyOf(g, ledgerCodes.pendingSettlement),
+      ledgerKeyOf(g, ledgerCodes.walletAvailable),
+    ]),
+  ]);
+}
+
+/** Locks the groups' accounts and plans their journals, as the ledger's rows for the chunk's one statement. */
 async function planGroups(
   ctx: AppContext,
   tx: Tx,
   groups: readonly SaleGroup[],
   batches: RunBatches,
 ): Promise<{ plans: GroupPlan[]; ledger: JournalRows | null }> {
-  const debts = await ctx.ledger.balances(
-    tx,
-    groups.map((g) => key(g, ledgerCodes.disputeDebt)),
-  );
-  const owing = groups.filter((_g, i) => debts[i]! < 0n);
-  const locked = await ctx.ledger.lock(tx, [
-    ...owing.map((g) => key(g, ledgerCodes.disputeDebt)),
-    ...groups.flatMap((g) => [
-      key(g, ledgerCodes.pendingSettlement),
-      key(g, ledgerCodes.walletAvailable),
-    ]),
-  ]);
+  const locked = await lockGroupAccounts(ctx, tx, groups);
   const plans: GroupPlan[] = [];
-  const clock = new Map<string, Date>();
+  // One read of an account's time for all its currencies' groups.
+  const atByAccount = new Map<string, Date>();
   for (const g of groups) {
-    const at = clock.get(g.accountId) ?? (await ctx.accountClock.now(g.accountId, tx));
-    clock.set(g.accountId, at);
-    const balanceOf = (code: string) => locked.get(ledgerKeyId(key(g, code)))?.balanceMinor ?? 0n;
+    const at = atByAccount.get(g.accountId) ?? (await ctx.accountClock.now(g.accountId, tx));
+    atByAccount.set(g.accountId, at);
+    const balanceOf = (code: string) =>
+      locked.get(ledgerKeyId(ledgerKeyOf(g, code)))?.balanceMinor ?? 0n;
     const debtMinor = balanceOf(ledgerCodes.disputeDebt);
     const owedMinor = debtMinor < 0n ? -debtMinor : 0n;
     const batchId = batches.openFor(g.accountId, g.currency) ?? newId('stb', 17);
@@ -125,6 +136,7 @@ async function planGroups(
   const journals = plans.flatMap((p) => p.journals);
   if (journals.length === 0) return { plans, ledger: null };
   const planned = await ctx.ledger.plan(tx, journals, locked);
+  // The ledger answers the journals posted in the order given: each plan takes back its own, for its movements.
   let next = 0;
   for (const p of plans) {
     p.posted = planned.posted.slice(next, next + p.journals.length);

@@ -1,8 +1,10 @@
-// Settlement (supplement §4.3): on the availability date a paid transaction's net leaves the merchant's pending
-// settlement for whoever settlement-allocation.ts names, as one journal (an extension's clients or beneficiaries
-// get theirs by their module's journal first), with a wallet movement (income, with origin_liquidation set to the
-// transaction id) for the merchant's wallet. Each run records what it settled as batches (settlement-batch.ts).
-// Runs as due work, so the sandbox clock advances it.
+// The settlement run (supplement §4.3, decision 561), declared as the `transaction-settlement` due work (module.ts),
+// so the sandbox clock advances it. On the availability date a paid transaction's net leaves the merchant's pending
+// settlement. The run claims the due sales a chunk at a time (settleChunk): the plain ones (no extension, no hold)
+// settle together by one statement (settlement-set.ts); each other one settles alone here (settleOne), its net to
+// whoever settlement-allocation.ts names (an extension's clients or beneficiaries get theirs by their module's
+// journal first), as one journal, with a wallet movement (income, origin_liquidation the transaction id) for the
+// merchant's wallet. Each run records what it settled as batches (settlement-batch.ts).
 import { sql } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
@@ -33,7 +35,7 @@ export function dueSettlementQuery(
   ctx: AppContext,
   db: DbOrTx,
   scope: DueWorkScope,
-  limit = 1,
+  rowsMax = 1,
   id?: string,
 ) {
   let q = db
@@ -44,7 +46,7 @@ export function dueSettlementQuery(
     .where('settle_due_at', '<=', ctx.accountClock.nowSql(sql.ref('transactions.account_id')));
   if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
   if (id !== undefined) q = q.where('id', '=', id);
-  return q.orderBy('settle_due_at').limit(limit).forUpdate().skipLocked();
+  return q.orderBy('settle_due_at').limit(rowsMax).forUpdate().skipLocked();
 }
 
 /** The settlement's journal and, for the wallet's part, its movement and the chargeback debt it pays (decision 560). */
@@ -159,19 +161,19 @@ function settleChunk(ctx: AppContext, scope: DueWorkScope, batches: RunBatches, 
  */
 export async function runSettlements(ctx: AppContext, scope: DueWorkScope): Promise<number> {
   const batches = new RunBatches();
-  let processed = 0;
-  while (processed < scope.limit) {
-    const chunkMax = Math.min(scope.limit - processed, limits.settlementChunkMax);
+  let settledCount = 0;
+  while (settledCount < scope.limit) {
+    const chunkMax = Math.min(scope.limit - settledCount, limits.settlementChunkMax);
     const chunk = await settleChunk(ctx, scope, batches, chunkMax);
     for (const b of chunk.batches) batches.committed(b.accountId, b.currency, b.batchId);
-    processed += chunk.settledCount;
+    settledCount += chunk.settledCount;
     for (const id of chunk.perSaleIds) {
       const settled = await settleOne(ctx, scope, batches, id);
       if (settled === null) continue;
       batches.committed(settled.accountId, settled.currency, settled.batchId);
-      processed++;
+      settledCount++;
     }
     if (chunk.claimed < chunkMax) break;
   }
-  return processed;
+  return settledCount;
 }

@@ -1,10 +1,11 @@
-// The statement that records payments' successes, its text whole (decisions 600, 615): each row `success` with its
+// The statement that records a payment's success, its text whole (decision 600): the row `success` with its
 // approval's facts, its fee and its availability, answered as it is now (the result page shows it without reading
-// it again), and the `transaction.result` callbacks of those that name a urlnotify into the outbox by the same
-// statement (a data-modifying CTE runs whether or not the query reads it). One element an array per payment: a
-// payment alone is a group of one. Since decision 730 the checkout's approved payments without an extension (and
-// their groups, decision 615) are written by cobro_record_successes instead (success-record.ts); this statement
-// serves every other success: an extension's, Webpay's and Fintoc's returns, the mall, subscriptions.
+// it again), and its `transaction.result` callback, when it names a urlnotify, into the outbox by the same
+// statement (a data-modifying CTE runs whether or not the query reads it). Since decision 730 the checkout's
+// approved payments without an extension (and their groups, decision 615) are written by cobro_record_successes
+// instead (success-record.ts); this statement serves every other success, one at a time (recordSuccess,
+// transaction-result.ts): an extension's, Webpay's and Fintoc's returns, the mall, subscriptions. Its columns are
+// still arrays, one element each, as when decision 615's groups came here; the text is pinned as it is.
 import assert from 'node:assert/strict';
 import { CompiledQuery } from 'kysely';
 import type { Tx } from '../../platform/db/types.ts';
@@ -69,16 +70,16 @@ export interface PaidRow extends Approval {
 type OutboxRow = ReturnType<typeof callbackRow>;
 
 /**
- * Marks the rows paid at `at` and writes the callbacks (callbackRow's rows, each timed at `at`); answers the rows as
- * they are now, in the order given.
+ * Marks the row paid at `at` and writes its callback (callbackRow's row, timed at `at`), if any; answers the row as
+ * it is now.
  */
 export async function markPaid(
   tx: Tx,
-  rows: readonly PaidRow[],
-  callbacks: readonly OutboxRow[],
+  row: PaidRow,
+  callback: OutboxRow | null,
   at: Date,
-): Promise<TransactionRow[]> {
-  assert.ok(rows.length >= 1, 'a success statement pays a row at least');
+): Promise<TransactionRow> {
+  const callbacks = callback === null ? [] : [callback];
   for (const c of callbacks)
     for (const time of [c.next_attempt_at, c.created_at, c.updated_at])
       assert.equal(
@@ -86,38 +87,35 @@ export async function markPaid(
         at.getTime(),
         "a success's callback is timed at the success",
       );
-  const column = <R, T>(items: readonly R[], pick: (item: R) => T): T[] => items.map(pick);
+  // One element an array: the row's columns ($1-$15), then its callback's, empty when it has none ($17-$23).
   const result = await tx.executeQuery<TransactionRow>(
     CompiledQuery.raw(markPaidText, [
-      column(rows, (r) => r.id),
-      column(rows, (r) => r.paidPayment),
-      column(rows, (r) => r.media),
-      column(rows, (r) => r.authorizationCode),
-      column(rows, (r) => r.cardBrand),
-      column(rows, (r) => r.cardLast4),
-      column(rows, (r) => r.cardToken),
-      column(rows, (r) => r.cardType),
-      column(rows, (r) => r.installments),
-      column(rows, (r) => r.payerIdentifier),
-      column(rows, (r) => r.payerBank),
-      column(rows, (r) => r.payerIp),
-      column(rows, (r) => r.feeMinor),
-      column(rows, (r) => r.depositDate),
-      column(rows, (r) => r.settleDueAt),
+      [row.id],
+      [row.paidPayment],
+      [row.media],
+      [row.authorizationCode],
+      [row.cardBrand],
+      [row.cardLast4],
+      [row.cardToken],
+      [row.cardType],
+      [row.installments],
+      [row.payerIdentifier],
+      [row.payerBank],
+      [row.payerIp],
+      [row.feeMinor],
+      [row.depositDate],
+      [row.settleDueAt],
       at,
-      column(callbacks, (c) => c.id),
-      column(callbacks, (c) => c.account_id),
-      column(callbacks, (c) => c.url),
-      column(callbacks, (c) => c.event_type),
-      column(callbacks, (c) => c.body),
-      column(callbacks, (c) => c.status),
-      column(callbacks, (c) => c.attempts),
+      callbacks.map((c) => c.id),
+      callbacks.map((c) => c.account_id),
+      callbacks.map((c) => c.url),
+      callbacks.map((c) => c.event_type),
+      callbacks.map((c) => c.body),
+      callbacks.map((c) => c.status),
+      callbacks.map((c) => c.attempts),
     ]),
   );
-  const byId = new Map(result.rows.map((row) => [row.id, row]));
-  return rows.map((r) => {
-    const paid = byId.get(r.id);
-    assert.ok(paid !== undefined, 'every locked row is paid');
-    return paid;
-  });
+  const paid = result.rows.find((r) => r.id === row.id);
+  assert.ok(paid !== undefined, 'the locked row is paid');
+  return paid;
 }

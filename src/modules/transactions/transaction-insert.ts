@@ -93,8 +93,8 @@ export const insertAtAccountNowText = `INSERT INTO transactions ("id", "account_
     ($18::timestamptz + cobro_account_offset_ms($2) * INTERVAL '1 millisecond'),
     ($18::timestamptz + cobro_account_offset_ms($2) * INTERVAL '1 millisecond'))`;
 
-/** Whether the statement adds the account's sandbox offset to the service clock for this row. */
-function computedAt(ctx: AppContext, row: NewTransaction): boolean {
+/** Whether the statement adds the account's sandbox offset to the service clock for this row's time. */
+function statementAddsOffset(ctx: AppContext, row: NewTransaction): boolean {
   return row.createdAt === null && ctx.config.mode === 'sandbox';
 }
 
@@ -103,7 +103,7 @@ export async function insertTransaction(
   db: DbOrTx,
   row: NewTransaction,
 ): Promise<void> {
-  const text = computedAt(ctx, row) ? insertAtAccountNowText : insertAtGivenText;
+  const text = statementAddsOffset(ctx, row) ? insertAtAccountNowText : insertAtGivenText;
   await db.executeQuery(
     CompiledQuery.raw(text, valuesOf(row, row.createdAt ?? ctx.clock.now()) as unknown[]),
   );
@@ -129,20 +129,21 @@ export const insertGroupText = `INSERT INTO transactions ("id", "account_id", "e
       "urlnotify", "additional_parameters", "extension", "extension_ref", "payment_key", "transaction_key",
       "verification_key", at, offset_account)`;
 
-/**
- * Several creates' rows in ONE statement (decision 400): PGlite's cost is mostly the statement's, not the row's
- * (one row 200-290 µs of its CPU, eight rows 65-72 µs a row), and on PostgreSQL k rows share one commit. Atomic:
- * every row is written or none.
- */
+/** insertGroupText's $1-$19, one array a column, a row an element. */
 function groupColumns(ctx: AppContext, rows: readonly NewTransaction[]): unknown[][] {
   const values = rows.map((row) => valuesOf(row, row.createdAt ?? ctx.clock.now()));
   const columns = Array.from({ length: boundColumns.length + 1 }, (_, i) =>
     values.map((v) => v[i]),
   );
-  columns.push(rows.map((row) => (computedAt(ctx, row) ? row.accountId : null)));
+  columns.push(rows.map((row) => (statementAddsOffset(ctx, row) ? row.accountId : null)));
   return columns;
 }
 
+/**
+ * Several creates' rows in ONE statement (decision 400): PGlite's cost is mostly the statement's, not the row's
+ * (one row 200-290 µs of its CPU, eight rows 65-72 µs a row), and on PostgreSQL k rows share one commit. Atomic:
+ * every row is written or none.
+ */
 export async function insertTransactions(
   ctx: AppContext,
   db: DbOrTx,

@@ -125,7 +125,8 @@ function successJournals(row: TransactionRow, feeMinor: bigint, at: Date): Journ
 
 /**
  * pending -> success: gross into the merchant's pending settlement, the fee to the service, and the split of the net
- * recorded; answers the row as paid.
+ * recorded; answers the row as paid. The checkout's approved payments without an extension are recorded by one
+ * statement of their own instead (success-record.ts, decision 730); this serves every other success.
  */
 export async function recordSuccess(
   ctx: AppContext,
@@ -137,9 +138,20 @@ export async function recordSuccess(
   feeRule?: FeeRule,
 ): Promise<TransactionRow> {
   const rule = feeRule ?? (await feeRuleFor(tx, row.account_id, approval.paidPayment));
-  const success = [{ row, approval, feeRule: rule }];
-  const { paid, feeMinor, journals } = (await markSuccesses(ctx, tx, success, at))[0]!;
-  await ctx.ledger.postAll(tx, journals);
+  assertTransition(row.status, 'success');
+  const feeMinor = computeFeeMinor(BigInt(row.amount_minor), rule);
+  const { date, dueAt } = availabilityDate(ctx, at);
+  const callback = resultCallback(row, 'success', at, approval);
+  // The callback before the money, in the row's own statement (decisions 556, 600): the merchant's pending
+  // settlement, which every payment of the merchant locks, is then held for the journals' one statement, the
+  // extension's part and the commit only.
+  const paid = await markPaid(
+    tx,
+    { ...approval, id: row.id, feeMinor, depositDate: date, settleDueAt: dueAt },
+    callback === null ? null : callbackRow(callback),
+    at,
+  );
+  await ctx.ledger.postAll(tx, successJournals(row, feeMinor, at));
   // How the net will divide is fixed now, with the money; settlement moves it (settlement-allocation.ts). After the
   // ledger: an extension's part locks in the ledger's order, the pending settlement first (events/sales.ts).
   await extensionOf(ctx, row)?.recordSuccess(ctx, tx, row, {
@@ -148,54 +160,6 @@ export async function recordSuccess(
     at,
   });
   return paid;
-}
-
-/** A row's success to record: the row locked, its approval and the fee rule for the method paid. */
-interface Success {
-  readonly row: TransactionRow;
-  readonly approval: Approval;
-  readonly feeRule: FeeRule;
-}
-
-/**
- * The rows' part of their successes, before their money: the rows paid and their callbacks, by one statement
- * (success-statement.ts), and the journals recordSuccess posts. The checkout's approved payments without an
- * extension do all of it in one statement of their own instead (success-record.ts, decision 730). Answers in the
- * order given.
- */
-async function markSuccesses(
-  ctx: AppContext,
-  tx: Tx,
-  successes: readonly Success[],
-  at: Date,
-): Promise<{ paid: TransactionRow; feeMinor: bigint; journals: JournalInput[] }[]> {
-  const { date, dueAt } = availabilityDate(ctx, at);
-  const planned = successes.map(({ row, approval, feeRule }) => {
-    assertTransition(row.status, 'success');
-    const feeMinor = computeFeeMinor(BigInt(row.amount_minor), feeRule);
-    const callback = resultCallback(row, 'success', at, approval);
-    return { row, approval, feeMinor, callback: callback === null ? null : callbackRow(callback) };
-  });
-  // The callbacks before the money, in the rows' own statement (decisions 556, 600): the merchant's pending
-  // settlement, which every payment of the merchant locks, is then held for the journals' one statement, the
-  // extension's part and the commit only.
-  const paid = await markPaid(
-    tx,
-    planned.map(({ row, approval, feeMinor }) => ({
-      ...approval,
-      id: row.id,
-      feeMinor,
-      depositDate: date,
-      settleDueAt: dueAt,
-    })),
-    planned.flatMap((p) => (p.callback === null ? [] : [p.callback])),
-    at,
-  );
-  return planned.map(({ row, feeMinor }, index) => ({
-    paid: paid[index]!,
-    feeMinor,
-    journals: successJournals(row, feeMinor, at),
-  }));
 }
 
 export interface Rejection {
