@@ -6,15 +6,36 @@
 // is recorded as any Fintoc success is (attempt-outcome.ts: ledger, callback and the sale paid in one transaction).
 // The claim decides between it and any other try: a sale paid, expired, rejected or held by another try (the payer
 // paying by card right now) is not payable, and the money is reported as before (decision 1012).
+import { createHash } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../platform/context.ts';
 import type { ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
-import { newId } from '../../platform/ids/ids.ts';
 import type { ApprovedCharge } from '../../platform/processors/processor.ts';
 import { transactionLimits } from '../../limits/index.ts';
 import { isPaid } from '../transactions/state-machine.ts';
 import { claimAttempt } from '../transactions/attempt-claim.ts';
 import { recordOutcome, type AttemptOutcome } from '../transactions/attempt-outcome.ts';
+
+/**
+ * The late attempt's id, the same for every delivery of the session's late success (decision 1080): one session is
+ * one Fintoc intent, so it is paid late at most once. A delivery finding the sale held under this id knows the holder
+ * records the same money: another delivery of the same news now, or one stopped after its claim. Shaped as newId's
+ * (`att` and 20 hex digits).
+ */
+export function lateAttemptId(session: Selectable<ProcessorSessionTable>): string {
+  const digest = createHash('sha256').update(`fintoc late success:${session.attempt_id}`);
+  return `att${digest.digest('hex').slice(0, 20)}`;
+}
+
+/** True when the sale is held right now by the attempt `attemptId`. */
+async function heldBy(ctx: AppContext, transactionId: string, attemptId: string): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('transactions')
+    .select('attempt_id')
+    .where('id', '=', transactionId)
+    .executeTakeFirstOrThrow();
+  return row.attempt_id === attemptId;
+}
 
 /** What recording an approval needs besides the attempt: the method paid and the payer's IP. */
 export interface LateFacts {
@@ -26,6 +47,10 @@ export interface LateFacts {
  * Pays the sale of `session` (declined) from Fintoc's late approval, already checked for the sale's amount and
  * currency, when the sale is still payable; the attempt's answer. When it is not, nothing is written but the
  * claim's own effects (an expired sale is rejected, as any try on it rejects it) and the caller reports the money.
+ * A sale held by this same late attempt (`lateAttemptId`) is recorded all the same: nothing is asked of Fintoc between
+ * the claim and the record, so the holder can only be a simultaneous delivery of the same news, whose record and this
+ * one are decided under the sale's row lock (the second finds it paid by this attempt and answers it approved), or a
+ * delivery stopped after its claim, which this one finishes (decision 1080).
  */
 export async function payLate(
   ctx: AppContext,
@@ -33,14 +58,17 @@ export async function payLate(
   approval: ApprovedCharge,
   facts: LateFacts,
 ): Promise<AttemptOutcome> {
-  const attemptId = newId('att', 20);
+  const attemptId = lateAttemptId(session);
   const claim = await claimAttempt(ctx, {
     transactionId: session.transaction_id,
     accountId: session.account_id,
     attemptId,
     leaseMs: transactionLimits.acquirer.redirectLeaseMs,
   });
-  if (claim.kind !== 'claimed') return claim;
+  const ours =
+    claim.kind === 'claimed' ||
+    (claim.kind === 'in_progress' && (await heldBy(ctx, session.transaction_id, attemptId)));
+  if (!ours) return claim;
   const result = await recordOutcome(
     ctx,
     {

@@ -131,7 +131,12 @@ export async function settleFintocSession(
     if (!outcome.approved) return finalOf(ctx, session);
     const method = await methodOf(ctx, session);
     const result = await payLate(ctx, session, outcome, { method, payerIp });
-    if (result.kind === 'final' && (await paidByItAlready(ctx, session, outcome))) return result;
+    // Paid by this very news: an earlier delivery, or a simultaneous one that recorded it first (decisions 1070, 1080).
+    if (
+      (result.kind === 'final' || result.kind === 'in_progress') &&
+      (await paidByItAlready(ctx, session, outcome))
+    )
+      return result;
     if (result.kind !== 'approved') logDecidedOtherwise(ctx, session, result.kind);
     return result;
   }

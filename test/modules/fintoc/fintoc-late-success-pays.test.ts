@@ -20,6 +20,10 @@ import { dispatch } from '../../../src/cli/dispatch.ts';
 import { claimAttempt } from '../../../src/modules/transactions/attempt-claim.ts';
 import { recordOutcome } from '../../../src/modules/transactions/attempt-outcome.ts';
 import { recordSuccesses } from '../../../src/modules/transactions/success-record.ts';
+import { lateAttemptId } from '../../../src/modules/fintoc/late-success.ts';
+import { transactionLimits } from '../../../src/limits/index.ts';
+import { drainDueWork } from '../../../src/platform/work/due-work.ts';
+import { formatTimestamp } from '../../../src/platform/time/time-format.ts';
 
 let t: TestApp;
 let sim: FintocSimulator;
@@ -53,13 +57,14 @@ afterAll(async () => {
  * A sale naming a urlnotify, sent to Fintoc's page and paid there; Fintoc then reports its intent failed (the
  * attempt declined, the sale left open): the sale and the intent as Fintoc's payment_intent.* events carry it.
  */
-async function failedIntent(order: string, amount: number) {
+async function failedIntent(order: string, amount: number, extra: Record<string, unknown> = {}) {
   const sale = await createTransaction(t, shop, {
     additional_parameters: { payer_rut: '11.111.111-1' },
     order,
     amount,
     payment: 19,
     urlnotify: 'https://tienda.example/notify',
+    ...extra,
   });
   const res = await t.app.inject({
     method: 'POST',
@@ -228,6 +233,122 @@ describe('payment_intent.succeeded after payment_intent.failed for the same inte
       'Fintoc reports a payment for another amount or currency than the sale: declined; refund it by hand',
     ]);
     expect(await reconcileOf(intent)).toEqual(['unmatched_movement']);
+  });
+});
+
+// Decision 1080: the cases decisions 1055 and 1070 left untested or open. A sale whose payment window passed is not
+// paid by the late success; the same late success delivered twice at once, over real HTTP, pays once and tells the
+// operator nothing; a delivery stopped after its claim is finished by Fintoc's next delivery of the event.
+describe('a late Fintoc success: expiry, simultaneous deliveries, a stop after the claim', () => {
+  let baseUrl = '';
+  beforeAll(async () => {
+    baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+
+  /**
+   * The news posted at once over real HTTP, as Fintoc's retries and its other events carrying it can arrive: one
+   * event twice and `others` more events of their own ids.
+   */
+  async function deliveredAtOnce(intent: Record<string, unknown>, others: number) {
+    const data = { ...intent, status: 'succeeded' };
+    const same = sim.signedEvent('payment_intent.succeeded', data);
+    const events = [same, same];
+    for (let i = 0; i < others; i++) events.push(sim.signedEvent('payment_intent.succeeded', data));
+    const answers = await Promise.all(
+      events.map(async (ev) => {
+        const res = await fetch(`${baseUrl}/webhooks/fintoc/${shop.id}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'fintoc-signature': ev.signature },
+          body: ev.body,
+        });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { result: string }).result;
+      }),
+    );
+    return answers;
+  }
+
+  it('a sale whose payment window passed is rejected as expired, not paid, and the money reported', async () => {
+    const { sale, intent } = await failedIntent('late-6', 9000, {
+      urlreturn: 'https://tienda.example/back',
+      expired: formatTimestamp(new Date(t.clock.now().getTime() + 6 * 60_000), 'America/Santiago'),
+    });
+    t.clock.advanceMs(7 * 60_000);
+    errors.length = 0;
+    expect(await succeeded(intent)).toBe('expired');
+    expect(await saleStatusOf(t, sale.id)).toBe('rejected');
+    expect(await capturesOf(t, sale.id)).toBe(0);
+    expect(await callbacksOf('late-6')).toEqual(['failed']);
+    expect(errorsOf(sale.id)).toEqual([refundByHand]);
+    expect(await reconcileOf(intent)).toEqual(['unmatched_movement']);
+    // Rejected by the expiry's due work before the news arrives: the same, reported, nothing paid.
+    const { sale: other, intent: otherIntent } = await failedIntent('late-7', 9500, {
+      urlreturn: 'https://tienda.example/back',
+      expired: formatTimestamp(new Date(t.clock.now().getTime() + 6 * 60_000), 'America/Santiago'),
+    });
+    t.clock.advanceMs(7 * 60_000);
+    await drainDueWork(t.ctx, shop.id);
+    expect(await saleStatusOf(t, other.id)).toBe('rejected');
+    expect(await succeeded(otherIntent)).toBe('final');
+    expect(await capturesOf(t, other.id)).toBe(0);
+    expect(await callbacksOf('late-7')).toEqual(['failed']);
+    expect(errorsOf(other.id)).toEqual([refundByHand]);
+    expect(await reconcileOf(otherIntent)).toEqual(['unmatched_movement']);
+    expect((await dispatch(['ledger', 'verify'], t.ctx)).exitCode).toBe(0);
+  });
+
+  it('the same late success delivered at once pays once and logs nothing', async () => {
+    const sales = [];
+    for (const order of ['late-8', 'late-9', 'late-10', 'late-11'])
+      sales.push({ order, ...(await failedIntent(order, 8000)) });
+    errors.length = 0;
+    const answers = await Promise.all(sales.map((s) => deliveredAtOnce(s.intent, 2)));
+    for (const [i, s] of sales.entries()) {
+      expect(answers[i]!.filter((a) => a === 'approved').length, s.order).toBeGreaterThan(0);
+      const quiet = ['approved', 'final', 'duplicate'];
+      expect(
+        answers[i]!.filter((a) => !quiet.includes(a)),
+        s.order,
+      ).toEqual([]);
+      expect(errorsOf(s.sale.id), s.order).toEqual([]);
+      expect(await saleStatusOf(t, s.sale.id)).toBe('success');
+      expect(await capturesOf(t, s.sale.id)).toBe(1);
+      expect(await callbacksOf(s.order)).toEqual(['success']);
+      expect(await attemptsOf(s.sale.id)).toEqual(['Fintoc:declined', 'Fintoc:approved']);
+      expect(await reconcileOf(s.intent)).toEqual([]);
+    }
+    expect((await dispatch(['ledger', 'verify'], t.ctx)).exitCode).toBe(0);
+  });
+
+  it('a delivery stopped after its claim: the next delivery pays the sale, lease live or run out', async () => {
+    for (const [order, leaseRunOut] of [
+      ['late-12', false],
+      ['late-13', true],
+    ] as const) {
+      const { sale, intent } = await failedIntent(order, 7000);
+      // What a process killed between payLate's claim and its record leaves: the sale held by the late attempt.
+      const session = await t.ctx.db
+        .selectFrom('processor_sessions')
+        .selectAll()
+        .where('transaction_id', '=', sale.id)
+        .executeTakeFirstOrThrow();
+      const claim = await claimAttempt(t.ctx, {
+        transactionId: sale.id,
+        accountId: shop.id,
+        attemptId: lateAttemptId(session),
+        leaseMs: transactionLimits.acquirer.redirectLeaseMs,
+      });
+      expect(claim.kind).toBe('claimed');
+      if (leaseRunOut) t.clock.advanceMs(transactionLimits.acquirer.redirectLeaseMs + 1000);
+      errors.length = 0;
+      // Fintoc had no answer, so it delivers the event again.
+      expect(await succeeded(intent), order).toBe('approved');
+      expect(errorsOf(sale.id), order).toEqual([]);
+      expect(await saleStatusOf(t, sale.id)).toBe('success');
+      expect(await capturesOf(t, sale.id)).toBe(1);
+      expect(await callbacksOf(order)).toEqual(['success']);
+      expect(await reconcileOf(intent)).toEqual([]);
+    }
   });
 });
 
