@@ -72,3 +72,29 @@ export async function cloneTestDatabase(): Promise<TestDatabaseHandle> {
   const snapshot = fs.readFileSync(inject('pgliteSnapshotPath'));
   return openDatabase({ engine: 'pglite', dataDir: null, loadDataDir: new Blob([snapshot]) });
 }
+
+/**
+ * A database no migration has run on, on the run's engine: a new in-memory PGlite, or on PostgreSQL a new empty
+ * database (not the migrated template) named with the run's clone prefix and dropped by `close`. For tests of the
+ * migrations themselves.
+ */
+export async function emptyDatabase(): Promise<DatabaseHandle> {
+  const url = process.env.DATABASE_URL;
+  if (url === undefined) return openDatabase({ engine: 'pglite', dataDir: null });
+  const name = `${inject('postgresClonePrefix')}empty_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const handle = await openDatabase({ engine: 'postgres', url: withDatabase(url, name) });
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close();
+      const dropper = new pg.Client({ connectionString: url });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}

@@ -3,17 +3,15 @@
 // each backfill checked; then, after rows only the new schema allows, every `down` runs back to 0770 and leaves the
 // schema a fresh 0770 database has, and the upgrade runs again. Upgrades run through Cobro's own runner, which
 // applies 0850's concurrent index builds outside a transaction (decision 1020).
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import { migrateToLatest } from '../../../src/platform/db/migrate.ts';
+import { schemaOf } from '../../support/db-digest.ts';
+import { emptyDatabase } from '../../support/database.ts';
 
 const migrationsDir = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -52,29 +50,6 @@ afterAll(async () => {
   for (const c of cleanups) await c();
 });
 
-async function emptyDatabase(): Promise<DatabaseHandle> {
-  const url = process.env.DATABASE_URL;
-  if (url === undefined) return openDatabase({ engine: 'pglite', dataDir: null });
-  const name = `${inject('postgresClonePrefix')}rows_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  const handle = await openDatabase({ engine: 'postgres', url: u.toString() });
-  return {
-    ...handle,
-    close: async () => {
-      await handle.close();
-      const dropper = new pg.Client({ connectionString: url });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
-}
-
 /** Statements on one connection, foreign keys not enforced (rows of tables this test does not fill are named). */
 async function insertRows(db: Kysely<any>, statements: readonly string[]): Promise<void> {
   await db.connection().execute(async (c) => {
@@ -82,25 +57,6 @@ async function insertRows(db: Kysely<any>, statements: readonly string[]): Promi
     for (const s of statements) await sql.raw(s).execute(c);
     await sql`SET session_replication_role = DEFAULT`.execute(c);
   });
-}
-
-/** The schema as the previous release sees it: columns, constraints and indexes of every table. */
-async function schemaOf(db: Kysely<any>): Promise<string[]> {
-  const cols = await sql<{ d: string }>`
-    SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' ||
-           coalesce(column_default, '') AS d
-      FROM information_schema.columns WHERE table_schema = 'public' AND table_name NOT LIKE 'kysely%'`.execute(
-    db,
-  );
-  const cons = await sql<{ d: string }>`
-    SELECT conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) AS d
-      FROM pg_constraint WHERE connamespace = 'public'::regnamespace
-       AND conrelid::regclass::text NOT LIKE 'kysely%'`.execute(db);
-  const idx = await sql<{ d: string }>`
-    SELECT indexdef AS d FROM pg_indexes WHERE schemaname = 'public' AND tablename NOT LIKE 'kysely%'`.execute(
-    db,
-  );
-  return [...cols.rows, ...cons.rows, ...idx.rows].map((r) => r.d).sort();
 }
 
 const at = "'2026-01-01T00:00:00Z'";

@@ -16,3 +16,17 @@ export async function up(db: Kysely<any>): Promise<void> {
   `,
   );
 }
+
+// Decision 1085: the inverse of the `up`, so a downgrade past this migration leaves the schema the one before it had.
+export async function down(db: Kysely<any>): Promise<void> {
+  await runSql(
+    db,
+    `
+    DROP INDEX transactions_membership;
+    DROP INDEX transactions_event;
+    ALTER TABLE transactions DROP CONSTRAINT transactions_one_split;
+    ALTER TABLE transactions DROP COLUMN event_id;
+    ALTER TABLE transactions DROP COLUMN membership_id
+  `,
+  );
+}

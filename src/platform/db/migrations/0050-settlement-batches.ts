@@ -23,3 +23,15 @@ export async function up(db: Kysely<any>): Promise<void> {
   `,
   );
 }
+
+// Decision 1085: the inverse of the `up`, so a downgrade past this migration leaves the schema the one before it had.
+export async function down(db: Kysely<any>): Promise<void> {
+  await runSql(
+    db,
+    `
+    DROP INDEX transactions_settlement_batch;
+    ALTER TABLE transactions DROP COLUMN settlement_batch_id;
+    DROP TABLE settlement_batches
+  `,
+  );
+}

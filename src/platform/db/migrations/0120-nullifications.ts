@@ -42,3 +42,17 @@ export async function up(db: Kysely<any>): Promise<void> {
   `,
   );
 }
+
+// Decision 1085: the inverse of the `up`, so a downgrade past this migration leaves the schema the one before it had.
+export async function down(db: Kysely<any>): Promise<void> {
+  await runSql(
+    db,
+    `
+    ALTER TABLE transactions DROP COLUMN charge_key;
+    ALTER TABLE transactions DROP COLUMN nullify_status;
+    ALTER TABLE transactions DROP COLUMN refunded_pending_minor;
+    ALTER TABLE transactions DROP COLUMN refunded_minor;
+    DROP TABLE nullifications
+  `,
+  );
+}

@@ -50,3 +50,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   `,
   );
 }
+
+// Decision 1085: the inverse of the `up`, so a downgrade past this migration leaves the schema the one before it had.
+export async function down(db: Kysely<any>): Promise<void> {
+  await runSql(
+    db,
+    `
+    DROP TABLE mall_lines;
+    DROP TABLE malls
+  `,
+  );
+}

@@ -36,12 +36,16 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  // One statement a line: runSql splits there, and PGlite takes one statement at a time (decision 1021).
+  // One statement a line: runSql splits there, and PGlite takes one statement at a time (decision 1021). 0180's
+  // check comes back too (decision 1085); the release before 0181 never wrote an abandoned attempt, so those go.
   await runSql(
     db,
     `
     DROP TABLE processor_sessions;
-    DROP TABLE account_processors
+    DROP TABLE account_processors;
+    DELETE FROM payment_attempts WHERE outcome = 'abandoned';
+    ALTER TABLE payment_attempts DROP CONSTRAINT payment_attempts_outcome_check;
+    ALTER TABLE payment_attempts ADD CONSTRAINT payment_attempts_outcome_check CHECK (outcome IN ('approved', 'declined'))
   `,
   );
 }

@@ -26,3 +26,25 @@ export async function up(db: Kysely<any>): Promise<void> {
   `,
   );
 }
+
+// Decision 1085: the inverse of the `up`, so a downgrade past this migration leaves the schema the one before it had.
+// The pair goes back into the two ids; `marketplace` takes the membership's token (the merchant sent that token).
+export async function down(db: Kysely<any>): Promise<void> {
+  await runSql(
+    db,
+    `
+    ALTER TABLE transactions ADD COLUMN marketplace TEXT;
+    ALTER TABLE transactions ADD COLUMN membership_id TEXT REFERENCES ma_memberships (id);
+    ALTER TABLE transactions ADD COLUMN event_id TEXT REFERENCES events (id);
+    UPDATE transactions t SET membership_id = t.extension_ref, marketplace = m.token
+      FROM ma_memberships m WHERE t.extension = 'marketplace' AND m.id = t.extension_ref;
+    UPDATE transactions SET event_id = extension_ref WHERE extension = 'event';
+    CREATE INDEX transactions_event ON transactions (event_id) WHERE event_id IS NOT NULL;
+    CREATE INDEX transactions_membership ON transactions (membership_id) WHERE membership_id IS NOT NULL;
+    ALTER TABLE transactions ADD CONSTRAINT transactions_one_split CHECK (membership_id IS NULL OR event_id IS NULL);
+    ALTER TABLE transactions DROP CONSTRAINT transactions_extension_pair;
+    ALTER TABLE transactions DROP COLUMN extension_ref;
+    ALTER TABLE transactions DROP COLUMN extension
+  `,
+  );
+}

@@ -6,7 +6,8 @@ import { sql, type Kysely } from 'kysely';
 // commit, numbers and hashes the rows in the order given, each over the one before it (cobro_audit_hash, migration
 // 0361: the same definition `cobro audit verify` recomputes), inserts them and moves the head past the last.
 // Created with one statement of its own, not through runSql, so its body may end lines with semicolons.
-const appendFunction = `
+/** Exported for 0590's `down`, which puts this function back (decision 1085). */
+export const appendFunction = `
 CREATE FUNCTION cobro_audit_append(p_chain TEXT, p_ids TEXT[], p_actor_kinds TEXT[], p_actors TEXT[], p_actions TEXT[],
     p_targets TEXT[], p_request_ids TEXT[], p_ats TIMESTAMPTZ[])
   RETURNS VOID LANGUAGE plpgsql VOLATILE AS $$

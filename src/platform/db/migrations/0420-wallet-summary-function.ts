@@ -10,7 +10,8 @@ import { sql, type Kysely } from 'kysely';
 // A PL/pgSQL function so its statement is planned once per connection: PGlite prepares nothing (every statement
 // sent is parsed and planned again) and this join cost twice the two reads it replaced there.
 // Created with one statement of its own, not through runSql, so its body may end lines with semicolons.
-const summaryFunction = `
+/** Exported for 0480's `down`, which puts this function back (decision 1085). */
+export const summaryFunction = `
 CREATE FUNCTION cobro_wallet_summary(p_account_id TEXT, p_currency TEXT, p_limit INTEGER, p_offset INTEGER,
     p_seq_before BIGINT)
   RETURNS TABLE (balance TEXT, current_id TEXT, seq TEXT, id TEXT, "order" TEXT, subject TEXT,

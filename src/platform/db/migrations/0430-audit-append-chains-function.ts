@@ -6,7 +6,8 @@ import { sql, type Kysely } from 'kysely';
 // the number of chains appended to. PL/pgSQL so its query is planned once per connection (a SQL function's would be
 // planned on every call). Created with one statement of its own, not through runSql, so its body may end lines with
 // semicolons.
-const appendChainsFunction = `
+/** Exported for 0590's `down`, which puts this function back (decision 1085). */
+export const appendChainsFunction = `
 CREATE FUNCTION cobro_audit_append_chains(p_chains TEXT[], p_ids TEXT[], p_actor_kinds TEXT[], p_actors TEXT[],
     p_actions TEXT[], p_targets TEXT[], p_request_ids TEXT[], p_ats TIMESTAMPTZ[])
   RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $$

@@ -10,7 +10,8 @@ import { sql, type Kysely } from 'kysely';
 // refuses a transaction whose acquirer commit is undecided (a processor session still `committing`). Rows come
 // back in the claims' order. PL/pgSQL so each UPDATE is planned once per connection. Created with one statement of
 // its own, not through runSql, so its body may end lines with semicolons.
-const claimFunction = `
+/** Exported for 0450's `down`, which puts this function back (decision 1085). */
+export const claimFunction = `
 CREATE FUNCTION cobro_claim_attempts(p_attempt_ids TEXT[], p_ids TEXT[], p_lease_untils TIMESTAMPTZ[],
     p_now TIMESTAMPTZ, p_account_id TEXT, p_guard BOOLEAN)
   RETURNS SETOF transactions LANGUAGE plpgsql VOLATILE AS $$

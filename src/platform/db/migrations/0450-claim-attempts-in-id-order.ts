@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { claimFunction as unorderedFunction } from './0440-claim-attempts-function.ts';
 
 // Decision 620, mended by decision 630: cobro_claim_attempts (migration 0440) claims its rows in the order of their
 // transaction ids, the order in which a group of successes locks an account's pending rows (outcome-statement.ts,
@@ -8,7 +9,8 @@ import { sql, type Kysely } from 'kysely';
 // function, whole: each claim the single-row UPDATE of decision 555, found by the primary key, its WHERE on the row
 // updated; rows come back in id order, and the caller matches them to its claims by attempt id. Created with one
 // statement of its own, not through runSql, so its body may end lines with semicolons.
-const claimFunction = `
+/** Exported for 0470's `down`, which puts this function back (decision 1085). */
+export const claimFunction = `
 CREATE OR REPLACE FUNCTION cobro_claim_attempts(p_attempt_ids TEXT[], p_ids TEXT[], p_lease_untils TIMESTAMPTZ[],
     p_now TIMESTAMPTZ, p_account_id TEXT, p_guard BOOLEAN)
   RETURNS SETOF transactions LANGUAGE plpgsql VOLATILE AS $$
@@ -38,4 +40,12 @@ END $$`;
 
 export async function up(db: Kysely<any>): Promise<void> {
   await sql.raw(claimFunction).execute(db);
+}
+
+// Decision 1085: 0440's function put back (its text creates, so the one here is dropped first).
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`DROP FUNCTION cobro_claim_attempts(TEXT[], TEXT[], TIMESTAMPTZ[], TIMESTAMPTZ, TEXT, BOOLEAN)`.execute(
+    db,
+  );
+  await sql.raw(unorderedFunction).execute(db);
 }

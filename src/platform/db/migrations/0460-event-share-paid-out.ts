@@ -17,3 +17,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   `,
   );
 }
+
+// Decision 1085: the inverse of the `up`, so a downgrade past this migration leaves the schema the one before it had.
+export async function down(db: Kysely<any>): Promise<void> {
+  await runSql(db, 'ALTER TABLE event_sale_shares DROP COLUMN paid_out_at');
+}

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { claimFunction as idOrderFunction } from './0450-claim-attempts-in-id-order.ts';
 import { runSql } from '../run-sql.ts';
 
 // Decision 665: a Fintoc checkout session still `redirected` holds its sale like a Webpay commit whose answer was
@@ -6,7 +7,8 @@ import { runSql } from '../run-sql.ts';
 // says how the session ended (src/modules/fintoc/session-close.ts asks once the hold runs out) no new attempt may
 // claim the sale and no expiry may reject it. Otherwise migration 0450's function, whole; the index finds the open
 // Fintoc sessions the due work closes.
-const claimFunction = `
+/** Exported for 0510's `down`, which puts this function back (decision 1085). */
+export const claimFunction = `
 CREATE OR REPLACE FUNCTION cobro_claim_attempts(p_attempt_ids TEXT[], p_ids TEXT[], p_lease_untils TIMESTAMPTZ[],
     p_now TIMESTAMPTZ, p_account_id TEXT, p_guard BOOLEAN)
   RETURNS SETOF transactions LANGUAGE plpgsql VOLATILE AS $$
@@ -42,4 +44,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     `CREATE INDEX processor_sessions_fintoc_open ON processor_sessions (updated_at)
       WHERE state = 'redirected' AND processor = 'fintoc'`,
   );
+}
+
+// Decision 1085: the inverse of the `up`: 0450's function back, the index dropped.
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql.raw(idOrderFunction).execute(db);
+  await runSql(db, 'DROP INDEX processor_sessions_fintoc_open');
 }

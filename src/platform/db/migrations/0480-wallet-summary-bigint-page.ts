@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { summaryFunction as integerPageFunction } from './0420-wallet-summary-function.ts';
 
 // Decision 680: cobro_wallet_summary (migration 0420) takes its page's limit and offset as BIGINT. The documented
 // bounds (page up to walletPageMax, 1 000 000, and per_page up to 4000) reach an offset of 3 999 996 000, past
@@ -42,4 +43,11 @@ END $$`;
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`DROP FUNCTION cobro_wallet_summary(TEXT, TEXT, INTEGER, INTEGER, BIGINT)`.execute(db);
   await sql.raw(summaryFunction).execute(db);
+}
+
+// Decision 1085: 0420's `down` drops 0420's function by its INTEGER signature; without this, a downgrade past 0480
+// left the BIGINT one behind and 0420's `down` failed on a function that no longer existed.
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`DROP FUNCTION cobro_wallet_summary(TEXT, TEXT, BIGINT, BIGINT, BIGINT)`.execute(db);
+  await sql.raw(integerPageFunction).execute(db);
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { claimFunction as fintocNamedFunction } from './0470-fintoc-session-holds-its-sale.ts';
 import { runSql } from '../run-sql.ts';
 
 // Decision 725: whether a session still `redirected` holds its sale (decision 665) is the session's own fact, set by
@@ -6,7 +7,8 @@ import { runSql } from '../run-sql.ts';
 // say so; so do those opened before this migration (the backfill). Otherwise migration 0470's function, whole, with
 // `s.processor = 'fintoc'` read as `s.holds_sale`. Migration 0470's index stays: it finds Fintoc's open sessions
 // for Fintoc's own close work, which asks Fintoc and nobody else.
-const claimFunction = `
+/** Exported for 0580's `down`, which puts this function back (decision 1085). */
+export const claimFunction = `
 CREATE OR REPLACE FUNCTION cobro_claim_attempts(p_attempt_ids TEXT[], p_ids TEXT[], p_lease_untils TIMESTAMPTZ[],
     p_now TIMESTAMPTZ, p_account_id TEXT, p_guard BOOLEAN)
   RETURNS SETOF transactions LANGUAGE plpgsql VOLATILE AS $$
@@ -44,4 +46,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   `,
   );
   await sql.raw(claimFunction).execute(db);
+}
+
+// Decision 1085: the inverse of the `up`: 0470's function back (it names Fintoc again), then the column it no longer
+// reads dropped.
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql.raw(fintocNamedFunction).execute(db);
+  await runSql(db, 'ALTER TABLE processor_sessions DROP COLUMN holds_sale');
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { runSql } from '../run-sql.ts';
+import { claimFunction as sixArgumentFunction } from './0510-session-holds-its-sale.ts';
 
 // Decision 760: an attempt's lease is process-coordination time, dated on the service clock like an idempotency
 // key's lease, never on the account's sandbox clock (moving that clock past a live lease made the attempt look
@@ -47,6 +48,24 @@ export async function up(db: Kysely<any>): Promise<void> {
     `UPDATE transactions t SET attempt_lease_until = t.attempt_lease_until - c.offset_ms * INTERVAL '1 millisecond'
       FROM sandbox_clocks c WHERE c.account_id = t.account_id AND t.attempt_lease_until IS NOT NULL;
     UPDATE malls m SET attempt_lease_until = m.attempt_lease_until - c.offset_ms * INTERVAL '1 millisecond'
+      FROM sandbox_clocks c WHERE c.account_id = m.account_id AND m.attempt_lease_until IS NOT NULL;`,
+  );
+}
+
+// Decision 1085: 0440's `down` drops the 6-argument function by its signature; without this, a downgrade past 0580
+// left the 7-argument one behind and 0440's `down` failed (`function cobro_claim_attempts(...) does not exist`).
+// The leases go back onto the account's clock, the exact inverse of the `up`'s UPDATEs, since 0510's function
+// compares them with the account's now.
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`DROP FUNCTION cobro_claim_attempts(TEXT[], TEXT[], TIMESTAMPTZ[], TIMESTAMPTZ, TEXT, BOOLEAN, TIMESTAMPTZ)`.execute(
+    db,
+  );
+  await sql.raw(sixArgumentFunction).execute(db);
+  await runSql(
+    db,
+    `UPDATE transactions t SET attempt_lease_until = t.attempt_lease_until + c.offset_ms * INTERVAL '1 millisecond'
+      FROM sandbox_clocks c WHERE c.account_id = t.account_id AND t.attempt_lease_until IS NOT NULL;
+    UPDATE malls m SET attempt_lease_until = m.attempt_lease_until + c.offset_ms * INTERVAL '1 millisecond'
       FROM sandbox_clocks c WHERE c.account_id = m.account_id AND m.attempt_lease_until IS NOT NULL;`,
   );
 }

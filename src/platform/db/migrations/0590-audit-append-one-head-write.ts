@@ -1,4 +1,6 @@
 import { sql, type Kysely } from 'kysely';
+import { appendFunction as upsertHeadFunction } from './0395-audit-append-function.ts';
+import { appendChainsFunction as upsertHeadChainsFunction } from './0430-audit-append-chains-function.ts';
 
 // Decision 765: the audit chain's append (decisions 531, 565; migrations 0395 and 0430), restated whole, with the
 // head's second write taken out and nothing of the contract changed. The chain's head row is locked with
@@ -76,4 +78,16 @@ END $$`;
 export async function up(db: Kysely<any>): Promise<void> {
   await sql.raw(appendFunction).execute(db);
   await sql.raw(appendChainsFunction).execute(db);
+}
+
+// Decision 1085: 0395's and 0430's functions put back (their texts create, so the ones here are dropped first).
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`DROP FUNCTION cobro_audit_append_chains(TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TIMESTAMPTZ[])`.execute(
+    db,
+  );
+  await sql`DROP FUNCTION cobro_audit_append(TEXT, TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TIMESTAMPTZ[])`.execute(
+    db,
+  );
+  await sql.raw(upsertHeadFunction).execute(db);
+  await sql.raw(upsertHeadChainsFunction).execute(db);
 }

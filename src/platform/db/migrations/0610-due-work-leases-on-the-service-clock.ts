@@ -17,3 +17,17 @@ export async function up(db: Kysely<any>): Promise<void> {
       FROM sandbox_clocks c WHERE c.account_id = e.account_id AND e.attempt_lease_until IS NOT NULL;`,
   );
 }
+
+// Decision 1085: the `up`'s UPDATEs undone (the offsets put back), so a downgrade past this migration leaves the due
+// times on the account's clock, where the release before it reads them.
+export async function down(db: Kysely<any>): Promise<void> {
+  await runSql(
+    db,
+    `UPDATE nullifications n SET dispatch_due_at = n.dispatch_due_at + c.offset_ms * INTERVAL '1 millisecond'
+      FROM sandbox_clocks c WHERE c.account_id = n.account_id AND n.dispatch_due_at IS NOT NULL;
+    UPDATE su_cycles y SET attempt_lease_until = y.attempt_lease_until + c.offset_ms * INTERVAL '1 millisecond'
+      FROM sandbox_clocks c WHERE c.account_id = y.account_id AND y.attempt_lease_until IS NOT NULL;
+    UPDATE su_enrolments e SET attempt_lease_until = e.attempt_lease_until + c.offset_ms * INTERVAL '1 millisecond'
+      FROM sandbox_clocks c WHERE c.account_id = e.account_id AND e.attempt_lease_until IS NOT NULL;`,
+  );
+}

@@ -13,3 +13,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       WHERE n.dispatch_attempts > 0;`,
   );
 }
+
+// Decision 1085: the inverse of the `up`, so a downgrade past this migration leaves the schema the one before it had.
+export async function down(db: Kysely<any>): Promise<void> {
+  await runSql(db, 'ALTER TABLE nullifications DROP COLUMN dispatch_first_at');
+}
