@@ -266,11 +266,16 @@ describe("the operator's view of removals (decision 984)", () => {
       account_id: shop.id,
       subscription_id: sub.id,
       tries: subscriptionLimits.cardRemovalTriesMax,
+      refusals: subscriptionLimits.cardRemovalTriesMax,
+      busy: 0,
       due_at: null,
       last_error: expect.stringContaining('401'),
     });
     const text = await run('subscriptions', 'removals', '--status', 'given_up');
     expect(text.stdout).toMatch(new RegExp(`^${card}  given_up .*${sub.id}.*last error: `, 'm'));
+    expect(text.stdout).toContain(
+      `${subscriptionLimits.cardRemovalTriesMax} tries (${subscriptionLimits.cardRemovalTriesMax} refused, 0 busy)`,
+    );
     expect(
       (
         await run(
