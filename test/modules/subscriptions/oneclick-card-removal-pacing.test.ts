@@ -243,3 +243,40 @@ describe('busy tries and refusals, counted apart', () => {
     }
   });
 });
+
+describe('POST /api/suscriptionsdeletecards (decision 1105)', () => {
+  it("answers the seed's shape at once and leaves Transbank's delete to the paced due work", async () => {
+    const subs = [];
+    for (let i = 0; i < cardRemovalsPerBeatMax + 1; i++) subs.push(await enrolled());
+    const before = deletes();
+    for (const sub of subs) {
+      const card = await t.ctx.db
+        .selectFrom('su_cards')
+        .select('id')
+        .where('subscription_id', '=', sub.id)
+        .executeTakeFirstOrThrow();
+      const res = await t.call(shop, {
+        method: 'POST',
+        url: '/api/suscriptionsdeletecards',
+        sign: true,
+        body: { card: card.id },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: 'Delete', card: card.id });
+    }
+    // No request sent a delete: a merchant removing cards as fast as its rate limit allows does not bypass the pace.
+    expect(deletes()).toBe(before);
+    const sentPerBeat: number[] = [];
+    for (let beat = 0; beat < 3; beat++) {
+      const start = deletes();
+      await drainDueWork(t.ctx);
+      sentPerBeat.push(deletes() - start);
+      t.clock.advanceMs(limits.dueWorkIntervalMs);
+    }
+    expect(sentPerBeat).toEqual([cardRemovalsPerBeatMax, 1, 0]);
+    for (const sub of subs) {
+      expect(sim.users.has(sub.tbkUser)).toBe(false);
+      expect(await removalOf(sub.id)).toMatchObject({ state: 'done', tries: 1 });
+    }
+  });
+});
