@@ -158,7 +158,7 @@ async function sharedWithLive(
 
 async function claimRemoval(
   ctx: AppContext,
-  scope: { readonly accountId?: string; readonly cardId?: string },
+  scope: { readonly accountId?: string },
 ): Promise<Claim | undefined> {
   return inTransaction(ctx.db, async (tx) => {
     const now = ctx.clock.now();
@@ -168,7 +168,6 @@ async function claimRemoval(
       .where('state', '=', 'due')
       .where((eb) => eb.or([eb('due_at', 'is', null), eb('due_at', '<=', now)]));
     if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
-    if (scope.cardId !== undefined) q = q.where('card_id', '=', scope.cardId);
     const row = await q.orderBy('created_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
     if (row === undefined) return undefined;
     const stored = await tx
@@ -283,11 +282,4 @@ export async function runCardRemovals(ctx: AppContext, scope: DueWorkScope): Pro
     processed++;
   }
   return processed;
-}
-
-/** One card's removal sent now (after deleteCard's commit); left to the due work when it is not due or is claimed. */
-export async function removeCardNow(ctx: AppContext, cardId: string): Promise<void> {
-  if (ctx.config.mode !== 'production') return;
-  const claim = await claimRemoval(ctx, { cardId });
-  if (claim?.kind === 'claimed') await sendRemoval(ctx, claim);
 }

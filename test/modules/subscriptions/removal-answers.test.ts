@@ -28,7 +28,10 @@ const keys = (environmentUrl: string) => ({
 async function deleteError(environmentUrl: string, timeoutMs = 10_000): Promise<string> {
   const error: unknown = await oneclickMall(keys(environmentUrl), timeoutMs)
     .remove('tbk-unknown', 'someone')
-    .then(() => null, (e: unknown) => e);
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   expect(error).toBeInstanceOf(Error);
   return (error as Error).message;
 }
@@ -74,7 +77,10 @@ describe('a failed inscription delete', () => {
     sim.deleteFault = 'reset';
     const message = await oneclickMall(keys(sim.url), 10_000)
       .remove('tbk-dropped', 'someone')
-      .then(() => '', (e: unknown) => (e as Error).message);
+      .then(
+        () => '',
+        (e: unknown) => (e as Error).message,
+      );
     expect(removalFailureKind(message)).toBe('busy');
   });
 
