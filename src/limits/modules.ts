@@ -136,15 +136,16 @@ export const subscriptionLimits = {
   /**
    * A card's Oneclick inscription deleted at Transbank once no subscription can charge it (decision 990): the first
    * retry waits this long (past the acquirer's timeout, so a try still at Transbank is never taken twice), each later
-   * one twice the last up to cardRemovalRetryMsMax, and after cardRemovalTriesMax tries it is given up and logged.
+   * one twice the last up to cardRemovalRetryMsMax, and after cardRemovalTriesMax refusals by Transbank (decision
+   * 1105 counts them apart from busy tries) it is given up and logged.
    */
   cardRemovalRetryFirstMs: minuteMs,
   cardRemovalRetryMsMax: 6 * hourMs,
   cardRemovalTriesMax: 8,
   /**
-   * Transbank answering busy (429, or 5xx: decision 1065) is retried with the same backoff without spending one of
-   * cardRemovalTriesMax; a removal is given up once it has made this many tries in all (about six days of busy
-   * answers, the last ones cardRemovalRetryMsMax apart).
+   * Transbank answering busy (429, or 5xx: decision 1065) or not at all (a timeout, a reset: decision 1105) is
+   * retried with the same backoff without spending one of cardRemovalTriesMax; a removal is given up once this many
+   * of its tries were busy (about six days of them, the last ones cardRemovalRetryMsMax apart), whatever its refusals.
    */
   cardRemovalBusyTriesMax: 32,
   /**

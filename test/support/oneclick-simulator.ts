@@ -14,7 +14,8 @@
 // next request for that buy order, which finds the first charge made (a resend then meets the duplicate buy order);
 // `refundFault` likewise for refunds ('reset', 'drop'); `deleteFailures` answers that many next inscription deletes
 // with `deleteFailureStatus` (500 unless set: 429 is Transbank limiting the rate, 401 refusing the keys), nothing
-// deleted (Transbank failing, then recovering). `rewriteRefund` changes a refund's answer after
+// deleted (Transbank failing, then recovering); `deleteFault = 'reset'` deletes the next inscription and drops the
+// connection before answering (the lost answer of a delete, decision 1105). `rewriteRefund` changes a refund's answer after
 // the refund was applied (Transbank answering for another amount, decision 989).
 import type http from 'node:http';
 import { json, readBody, serveSimulator } from './simulator-http.ts';
@@ -64,6 +65,8 @@ export interface OneclickSimulator {
   deleteFailures: number;
   /** The status those deletes answer (500 unless set). */
   deleteFailureStatus: number;
+  /** 'reset': the next delete is applied and its connection dropped with no answer. */
+  deleteFault: 'none' | 'reset';
   /** Run once, after the next authorize is charged and before it is answered (a race made on purpose). */
   whileAuthorizing: (() => Promise<void>) | null;
   /** Run once, before the next inscription delete is applied and answered (Transbank slow to answer it). */
@@ -132,6 +135,7 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     refundFault: 'none',
     deleteFailures: 0,
     deleteFailureStatus: 500,
+    deleteFault: 'none',
     whileAuthorizing: null,
     whileDeleting: null,
     whileFinishing: null,
@@ -153,6 +157,11 @@ export async function startOneclickSimulator(): Promise<OneclickSimulator> {
     if (users.get(input.tbk_user) !== input.username)
       return json(res, 404, { error_message: 'Inscription not found' });
     users.delete(input.tbk_user);
+    if (sim.deleteFault === 'reset') {
+      sim.deleteFault = 'none';
+      res.socket?.destroy();
+      return;
+    }
     res.writeHead(204).end();
   }
 

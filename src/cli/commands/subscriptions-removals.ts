@@ -14,7 +14,7 @@ function line(r: CardRemovalSummary): string {
     r.account_id,
     `subscription ${r.subscription_id}`,
     `${r.card.brand} ${r.card.last_4_digits}`,
-    `${r.tries} tr${r.tries === 1 ? 'y' : 'ies'}`,
+    `${r.tries} tr${r.tries === 1 ? 'y' : 'ies'} (${r.refusals} refused, ${r.busy} busy)`,
     r.state === 'due' ? `next ${r.due_at ?? 'now'}` : `since ${r.updated_at}`,
     ...(r.last_error === null ? [] : [`last error: ${r.last_error}`]),
   ].join('  ');
@@ -30,7 +30,7 @@ export const subscriptionsRemovals: Command = {
     status: {
       type: 'string',
       valueName: stateWords,
-      description: `only removals in this state (given_up: left at Transbank after ${subscriptionLimits.cardRemovalTriesMax} failed deletes)`,
+      description: `only removals in this state (given_up: left at Transbank after ${subscriptionLimits.cardRemovalTriesMax} refused deletes or ${subscriptionLimits.cardRemovalBusyTriesMax} busy ones)`,
     },
     limit: {
       type: 'string',

@@ -16,6 +16,9 @@ export interface CardRemovalSummary {
   readonly client_id: string;
   readonly card: { readonly brand: string; readonly last_4_digits: string };
   readonly tries: number;
+  /** Of the tries, those Transbank refused, and those busy or unanswered (counted apart, decision 1105). */
+  readonly refusals: number;
+  readonly busy: number;
   /** The next try while due (null: at the due work's next run). */
   readonly due_at: string | null;
   readonly last_error: string | null;
@@ -55,6 +58,7 @@ export async function listCardRemovals(
         'c.brand',
         'c.last4',
         'r.tries',
+        'r.refusals',
         'r.due_at',
         'r.last_error',
         'r.created_at',
@@ -80,6 +84,8 @@ export async function listCardRemovals(
       client_id: r.client_id,
       card: { brand: r.brand, last_4_digits: r.last4 },
       tries: r.tries,
+      refusals: r.refusals,
+      busy: r.tries - r.refusals,
       due_at: r.due_at === null ? null : at(r.due_at),
       last_error: r.last_error,
       created_at: at(r.created_at),

@@ -6,7 +6,8 @@
 //           claim's commit, so a worker that dies at Transbank leaves it due again after the backoff;
 //   send:   outside any transaction, Transbank's delete; a success or a 404 (already gone) is `done`, a failure
 //           waits for the next try, and the last allowed failure is `given_up` and logged for the operator; Transbank
-//           busy (429, 5xx) is allowed more tries than another failure (decision 1065).
+//           busy (429, 5xx, or no answer) is allowed more tries than a refusal, and the two are counted apart:
+//           `refusals`, and `tries - refusals` busy (decisions 1065, 1105; removal-answers.ts reads the failure).
 //   pace:   the due-work worker claims at most cardRemovalsPerBeatMax a beat (decision 1065).
 // Sandbox cards are never marked (their tokens are not Oneclick's), so nothing is sent there.
 import assert from 'node:assert/strict';
@@ -17,6 +18,7 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { subscriptionLimits, transactionLimits } from '../../limits/index.ts';
 import { isFinal, subscriptionStatuses } from './states.ts';
+import { removalFailureKind } from './removal-answers.ts';
 
 // A try still at Transbank (up to the acquirer's timeout) is never claimed again by another worker.
 assert.ok(
@@ -31,7 +33,10 @@ interface OneclickCardRemovalTable {
   card_id: string;
   account_id: string;
   state: CardRemovalState;
+  /** Claims made: the backoff's exponent and the fence of the try that holds the row (decision 990). */
   tries: number;
+  /** Tries Transbank refused (decision 1105); the other `tries - refusals` were busy or unanswered. */
+  refusals: number;
   /** The next try; null is due at once. */
   due_at: Timestamp | null;
   last_error: string | null;
@@ -107,6 +112,7 @@ type Claim =
       readonly cardId: string;
       readonly accountId: string;
       readonly tries: number;
+      readonly refusals: number;
       readonly card: StoredCard;
     }
   | { readonly kind: 'kept' };
@@ -152,17 +158,16 @@ async function sharedWithLive(
 
 async function claimRemoval(
   ctx: AppContext,
-  scope: { readonly accountId?: string; readonly cardId?: string },
+  scope: { readonly accountId?: string },
 ): Promise<Claim | undefined> {
   return inTransaction(ctx.db, async (tx) => {
     const now = ctx.clock.now();
     let q = tx
       .selectFrom('oneclick_card_removals')
-      .select(['card_id', 'account_id', 'tries'])
+      .select(['card_id', 'account_id', 'tries', 'refusals'])
       .where('state', '=', 'due')
       .where((eb) => eb.or([eb('due_at', 'is', null), eb('due_at', '<=', now)]));
     if (scope.accountId !== undefined) q = q.where('account_id', '=', scope.accountId);
-    if (scope.cardId !== undefined) q = q.where('card_id', '=', scope.cardId);
     const row = await q.orderBy('created_at').limit(1).forUpdate().skipLocked().executeTakeFirst();
     if (row === undefined) return undefined;
     const stored = await tx
@@ -199,6 +204,7 @@ async function claimRemoval(
       cardId: row.card_id,
       accountId: row.account_id,
       tries,
+      refusals: row.refusals,
       card: { username: card.username, tbkUser: card.tbkUser },
     } as const;
   });
@@ -218,23 +224,27 @@ async function sendRemoval(
       await oneclick.mall.remove(claim.card.tbkUser, claim.card.username);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      const kind = removalFailureKind(message);
       // A 404 is an inscription already gone (an earlier try whose answer was lost): the removal is done.
-      if (!/status code 404/.test(message))
-        failure = message.slice(0, subscriptionLimits.cardRemovalErrorLengthMax);
-      // Transbank busy (rate limit, or its own failure: decision 1065) says nothing of the removal: retried with
-      // the backoff, without spending one of the tries a failure is given.
-      busy = /status code (429|5\d\d)/.test(message);
+      if (kind !== 'gone') failure = message.slice(0, subscriptionLimits.cardRemovalErrorLengthMax);
+      // Transbank busy or silent (decisions 1065, 1105) says nothing of the removal: retried with the backoff,
+      // without spending one of the tries a refusal is given.
+      busy = kind === 'busy';
     }
   }
-  const triesMax = busy
-    ? subscriptionLimits.cardRemovalBusyTriesMax
-    : subscriptionLimits.cardRemovalTriesMax;
-  const givenUp = failure !== null && claim.tries >= triesMax;
+  const refused = failure !== null && !busy;
+  const refusals = claim.refusals + (refused ? 1 : 0);
+  const givenUp =
+    failure !== null &&
+    (busy
+      ? claim.tries - refusals >= subscriptionLimits.cardRemovalBusyTriesMax
+      : refusals >= subscriptionLimits.cardRemovalTriesMax);
   const state: CardRemovalState = failure === null ? 'done' : givenUp ? 'given_up' : 'due';
   await ctx.db
     .updateTable('oneclick_card_removals')
     .set({
       state,
+      refusals,
       last_error: failure,
       ...(state === 'due' ? {} : { due_at: null }),
       updated_at: ctx.clock.now(),
@@ -244,7 +254,14 @@ async function sendRemoval(
     .where('tries', '=', claim.tries)
     .where('state', '=', 'due')
     .execute();
-  const log = { card: claim.cardId, account: claim.accountId, tries: claim.tries, busy, failure };
+  const log = {
+    card: claim.cardId,
+    account: claim.accountId,
+    tries: claim.tries,
+    refusals,
+    busy,
+    failure,
+  };
   if (givenUp) ctx.logger.error(log, 'Oneclick inscription delete given up: left at Transbank');
   else if (failure !== null)
     ctx.logger.warn(log, 'Oneclick inscription delete failed; retried later');
@@ -265,11 +282,4 @@ export async function runCardRemovals(ctx: AppContext, scope: DueWorkScope): Pro
     processed++;
   }
   return processed;
-}
-
-/** One card's removal sent now (after deleteCard's commit); left to the due work when it is not due or is claimed. */
-export async function removeCardNow(ctx: AppContext, cardId: string): Promise<void> {
-  if (ctx.config.mode !== 'production') return;
-  const claim = await claimRemoval(ctx, { cardId });
-  if (claim?.kind === 'claimed') await sendRemoval(ctx, claim);
 }

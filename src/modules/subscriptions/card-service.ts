@@ -5,7 +5,7 @@ import { findPlan } from './repository.ts';
 import { findSubscription } from './subscription-repository.ts';
 import { createEnrolment } from './enrolment-link.ts';
 import { isFinal } from './states.ts';
-import { markCard, removeCardNow } from './card-removals.ts';
+import { markCard } from './card-removals.ts';
 
 /** POST /api/suinscriptionscards: a new link to the hosted page; the card it enrols is the one charged from then on. */
 export async function newCardLink(ctx: AppContext, accountId: string, subscriptionId: string) {
@@ -42,19 +42,8 @@ export async function deleteCard(ctx: AppContext, accountId: string, cardId: str
   if (card === undefined) throw new ApiError('card_invalid', 'is not valid');
   const now = await ctx.accountClock.now(accountId, ctx.db);
   await ctx.db.updateTable('su_cards').set({ deleted_at: now }).where('id', '=', card.id).execute();
-  // Its inscription is deleted at Transbank after the commit, or by the due work if that fails (decision 990).
+  // Its inscription is deleted at Transbank by the paced due work (decisions 990, 1065, 1105), never in this request:
+  // the answer says nothing of Transbank's, and a merchant removing cards at its rate limit would bypass the pace.
   await markCard(ctx.db, card.id, now);
   return { status: 'Delete' as const, card: card.id };
-}
-
-/**
- * After deleteCard's commit, never inside it (STYLE rule 10, decisions 960 and 990): the card's Oneclick inscription
- * deleted at Transbank at once in production. A failure, or a crash before it, is retried by the due work.
- */
-export async function removeDeletedCard(
-  ctx: AppContext,
-  deleted: { readonly status: 'Delete'; readonly card: string },
-) {
-  await removeCardNow(ctx, deleted.card);
-  return deleted;
 }

@@ -22,7 +22,7 @@ import {
   CardLinkBody,
   CardLinkResponse,
 } from './card-schemas.ts';
-import { deleteCard, newCardLink, removeDeletedCard } from './card-service.ts';
+import { deleteCard, newCardLink } from './card-service.ts';
 import { ConsumptionChargeBody, ConsumptionChargeResponse } from './consumption-schemas.ts';
 import { finishConsumptionCharge, openConsumptionCharge } from './consumption.ts';
 
@@ -122,8 +122,7 @@ function cardRoutes(app: FastifyInstance, ctx: AppContext): void {
           deleteCard(tx, accountOf(request).id, request.body.card ?? request.body.suscription),
         {
           auditTarget: (deleted) => deleted.card,
-          // Transbank's inscription is deleted once the card's removal committed (decisions 960, 990).
-          afterCommit: removeDeletedCard,
+          // Transbank's inscription is deleted by the paced due work, not in this request (decision 1105).
         },
       ),
   );

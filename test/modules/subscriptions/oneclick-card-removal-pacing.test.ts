@@ -140,3 +140,143 @@ describe('Transbank answering busy', () => {
     }
   });
 });
+
+// Decision 1105: busy answers (429, 5xx, no answer at all) and refusals are counted apart, so a removal is given up
+// after cardRemovalTriesMax refusals or cardRemovalBusyTriesMax busy tries, whichever comes first.
+describe('busy tries and refusals, counted apart', () => {
+  /** The next `n` deletes answered `status`, nothing deleted. */
+  function answerDeletes(n: number, status: number) {
+    sim.deleteFailures = n;
+    sim.deleteFailureStatus = status;
+  }
+  /** One beat once the removal's backoff is over. */
+  async function nextTry() {
+    t.clock.advanceMs(subscriptionLimits.cardRemovalRetryMsMax);
+    await drainDueWork(t.ctx);
+  }
+  const refusalsOf = async (subscriptionId: string) =>
+    (
+      await t.ctx.db
+        .selectFrom('oneclick_card_removals as r')
+        .innerJoin('su_cards as c', 'c.id', 'r.card_id')
+        .select(['r.refusals'])
+        .where('c.subscription_id', '=', subscriptionId)
+        .executeTakeFirstOrThrow()
+    ).refusals;
+
+  it('a refusal after cardRemovalTriesMax busy answers spends one refusal try, not the last one', async () => {
+    const sub = await enrolled();
+    const busy = subscriptionLimits.cardRemovalTriesMax;
+    try {
+      answerDeletes(busy, 429);
+      await endSubscription(sub.id);
+      await drainDueWork(t.ctx);
+      for (let i = 1; i < busy; i++) await nextTry();
+      expect(await removalOf(sub.id)).toMatchObject({ state: 'due', tries: busy });
+      answerDeletes(1, 401);
+      await nextTry();
+      expect(await removalOf(sub.id)).toMatchObject({
+        state: 'due',
+        tries: busy + 1,
+        last_error: expect.stringContaining('401'),
+      });
+      expect(await refusalsOf(sub.id)).toBe(1);
+      await nextTry();
+      expect(sim.users.has(sub.tbkUser)).toBe(false);
+      expect(await removalOf(sub.id)).toMatchObject({ state: 'done', tries: busy + 2 });
+    } finally {
+      answerDeletes(0, 500);
+    }
+  });
+
+  it('is given up at the cardRemovalTriesMax-th refusal, however many busy answers came between', async () => {
+    const sub = await enrolled();
+    const refusals = subscriptionLimits.cardRemovalTriesMax;
+    try {
+      await endSubscription(sub.id);
+      for (let i = 0; i < refusals; i++) {
+        answerDeletes(1, 503);
+        await nextTry();
+        answerDeletes(1, 401);
+        await nextTry();
+      }
+      expect(await removalOf(sub.id)).toMatchObject({
+        state: 'given_up',
+        tries: 2 * refusals,
+        last_error: expect.stringContaining('401'),
+      });
+      expect(await refusalsOf(sub.id)).toBe(refusals);
+      await nextTry();
+      expect(deletesOf(sub.tbkUser)).toBe(2 * refusals);
+      expect(sim.users.has(sub.tbkUser)).toBe(true);
+    } finally {
+      answerDeletes(0, 500);
+    }
+  });
+
+  it('a delete with no answer (the connection lost after Transbank deleted it) is busy: sent again, its 404 is done', async () => {
+    const sub = await enrolled();
+    const refusals = subscriptionLimits.cardRemovalTriesMax - 1;
+    try {
+      answerDeletes(refusals, 401);
+      await endSubscription(sub.id);
+      await drainDueWork(t.ctx);
+      for (let i = 1; i < refusals; i++) await nextTry();
+      expect(await removalOf(sub.id)).toMatchObject({ state: 'due', tries: refusals });
+      sim.deleteFault = 'reset';
+      await nextTry();
+      // Deleted at Transbank, the answer lost: not a refusal, so not the last refusal try.
+      expect(sim.users.has(sub.tbkUser)).toBe(false);
+      expect(await removalOf(sub.id)).toMatchObject({ state: 'due', tries: refusals + 1 });
+      expect(await refusalsOf(sub.id)).toBe(refusals);
+      // Sent again: Transbank answers 404 for the inscription it already deleted, read as done (decision 990).
+      await nextTry();
+      expect(deletesOf(sub.tbkUser)).toBe(refusals + 2);
+      expect(await removalOf(sub.id)).toMatchObject({
+        state: 'done',
+        tries: refusals + 2,
+        last_error: null,
+      });
+    } finally {
+      answerDeletes(0, 500);
+      sim.deleteFault = 'none';
+    }
+  });
+});
+
+describe('POST /api/suscriptionsdeletecards (decision 1105)', () => {
+  it("answers the seed's shape at once and leaves Transbank's delete to the paced due work", async () => {
+    const subs = [];
+    for (let i = 0; i < cardRemovalsPerBeatMax + 1; i++) subs.push(await enrolled());
+    const before = deletes();
+    for (const sub of subs) {
+      const card = await t.ctx.db
+        .selectFrom('su_cards')
+        .select('id')
+        .where('subscription_id', '=', sub.id)
+        .executeTakeFirstOrThrow();
+      const res = await t.call(shop, {
+        method: 'POST',
+        url: '/api/suscriptionsdeletecards',
+        sign: true,
+        body: { card: card.id },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: 'Delete', card: card.id });
+    }
+    // No request sent a delete: a merchant removing cards as fast as its rate limit allows does not bypass the pace.
+    expect(deletes()).toBe(before);
+    const sentPerBeat: number[] = [];
+    for (let beat = 0; beat < 3; beat++) {
+      const start = deletes();
+      await drainDueWork(t.ctx);
+      sentPerBeat.push(deletes() - start);
+      t.clock.advanceMs(limits.dueWorkIntervalMs);
+    }
+    expect(sentPerBeat).toEqual([cardRemovalsPerBeatMax, 1, 0]);
+    for (const sub of subs) {
+      expect(sim.users.has(sub.tbkUser)).toBe(false);
+      expect(await removalOf(sub.id)).toMatchObject({ state: 'done', tries: 1 });
+    }
+  });
+});

@@ -121,7 +121,7 @@ describe('a removal Transbank fails', () => {
     expect(await removalOf(sub.id)).toMatchObject({ state: 'done', tries: 2, last_error: null });
   });
 
-  it('POST /api/suscriptionsdeletecards: the delete that failed after the commit is retried by the due work', async () => {
+  it('POST /api/suscriptionsdeletecards: the due work sends the delete (decision 1105) and retries a failure', async () => {
     const sub = await enrolled(await newClient());
     const card = await t.ctx.db
       .selectFrom('su_cards')
@@ -136,6 +136,8 @@ describe('a removal Transbank fails', () => {
       body: { card: card.id },
     });
     expect(removed.json()).toMatchObject({ status: 'Delete', card: card.id });
+    expect(deletesOf(sub.tbkUser)).toBe(0);
+    await drainDueWork(t.ctx);
     expect(deletesOf(sub.tbkUser)).toBe(1);
     expect(sim.users.has(sub.tbkUser)).toBe(true);
     t.clock.advanceMs(subscriptionLimits.cardRemovalRetryFirstMs);
@@ -266,11 +268,16 @@ describe("the operator's view of removals (decision 984)", () => {
       account_id: shop.id,
       subscription_id: sub.id,
       tries: subscriptionLimits.cardRemovalTriesMax,
+      refusals: subscriptionLimits.cardRemovalTriesMax,
+      busy: 0,
       due_at: null,
       last_error: expect.stringContaining('401'),
     });
     const text = await run('subscriptions', 'removals', '--status', 'given_up');
     expect(text.stdout).toMatch(new RegExp(`^${card}  given_up .*${sub.id}.*last error: `, 'm'));
+    expect(text.stdout).toContain(
+      `${subscriptionLimits.cardRemovalTriesMax} tries (${subscriptionLimits.cardRemovalTriesMax} refused, 0 busy)`,
+    );
     expect(
       (
         await run(

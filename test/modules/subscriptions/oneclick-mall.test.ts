@@ -10,6 +10,7 @@ import {
 } from '../../support/oneclick-simulator.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
+import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
 import { refundLimits, subscriptionLimits } from '../../../src/limits/index.ts';
 import { createPlan, createSuClient, cycleDueNow } from './helpers.ts';
@@ -335,7 +336,7 @@ describe('refunds and deletion', () => {
     ]);
   });
 
-  it('POST /api/suscriptionsdeletecards deletes the inscription at Transbank', async () => {
+  it('POST /api/suscriptionsdeletecards: the due work deletes the inscription at Transbank', async () => {
     const card = await cardOf(active);
     const before = sim.users.size;
     const res = await t.call(shop, {
@@ -345,6 +346,8 @@ describe('refunds and deletion', () => {
       body: { card: card.id },
     });
     expect(res.json()).toMatchObject({ status: 'Delete' });
+    // Sent by the paced due work, not in the request (decision 1105).
+    await drainDueWork(t.ctx);
     expect(sim.users.size).toBe(before - 1);
     expect(sim.calls.at(-1)?.op).toBe('delete');
   });
