@@ -68,3 +68,22 @@ describe("README's Operator CLI table", () => {
     }
   });
 });
+
+describe('the CLI as the docs list it (decision 1095)', () => {
+  it("README's table names every command", () => {
+    const named = new Set(spans().map(commandOf));
+    expect([...usages.keys()].filter((name) => !named.has(name))).toEqual([]);
+  });
+
+  it("operations.md's list of read-only commands is the commands that declare readOnly", () => {
+    const ops = fs.readFileSync(path.join(repoRoot, 'docs/operations.md'), 'utf8');
+    const start = ops.indexOf('**Commands that only read never change the database.**');
+    const list = ops.slice(start, ops.indexOf(' open the database without migrating it', start));
+    const listed = [...list.matchAll(/`([a-z -]+)`/g)].map((m) => m[1] as string).sort();
+    const readOnly = allCommands()
+      .filter((c) => c.readOnly === true)
+      .map((c) => c.name)
+      .sort();
+    expect(listed).toEqual(readOnly);
+  });
+});
