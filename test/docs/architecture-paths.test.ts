@@ -17,9 +17,9 @@ const dirsOf = (dir: string) =>
 
 /** `src/a/b.ts`, `platform/x/y.ts`, `modules/g/f.ts`, `transactions/f.ts`: the paths written whole enough to look up. */
 function namedPaths(text: string): string[] {
-  const found = [...text.matchAll(/`((?:src\/|platform\/|modules\/)?[a-z-]+\/[a-z0-9./-]+\.ts)`/g)].map(
-    (m) => m[1] as string,
-  );
+  const found = [
+    ...text.matchAll(/`((?:src\/|platform\/|modules\/)?[a-z-]+\/[a-z0-9./-]+\.ts)`/g),
+  ].map((m) => m[1] as string);
   return [...new Set(found)];
 }
 
@@ -45,7 +45,9 @@ describe('docs/architecture.md against the tree', () => {
       .filter((f) => f.endsWith('-worker.ts'))
       .map((f) => f.replace(/-worker\.ts$/, ''));
     expect(workers.filter((w) => !house.includes(w))).toEqual([]);
-    const limits = fs.readdirSync(path.join(repoRoot, 'src/limits')).filter((f) => f !== 'index.ts');
+    const limits = fs
+      .readdirSync(path.join(repoRoot, 'src/limits'))
+      .filter((f) => f !== 'index.ts');
     expect(limits.filter((f) => !house.includes(`\`${f}\``))).toEqual([]);
   });
 

@@ -97,9 +97,10 @@ async function runGuide(guide: string): Promise<number> {
       expect(answers.filter(failure), `${where}\n${script}`).toEqual([]);
       // The answer the guide shows after the block is the one the reader gets at that step (decision 1095).
       if (block.answerLater === null)
-        expect(shownButNotAnswered(block.shown, answers), `${where} shows what it did not answer`).toEqual(
-          [],
-        );
+        expect(
+          shownButNotAnswered(block.shown, answers),
+          `${where} shows what it did not answer`,
+        ).toEqual([]);
       for (const [from, to] of idReplacements(block.shown, answers)) replacements.set(from, to);
       ran += 1;
     }
