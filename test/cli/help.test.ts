@@ -22,8 +22,11 @@ describe('cobro help', () => {
       expect(text, command.name).toContain(`Usage: cobro ${command.name}`);
       expect(squash(text), command.name).toContain(squash(command.summary));
       expect(text, command.name).toContain('Examples:\n  $ ');
-      for (const option of Object.keys(command.options))
+      for (const option of Object.keys(command.options)) {
         expect(text, `${command.name} --${option}`).toContain(`--${option}`);
+        // The usage line, which README's table copies, names it too (decision 1095).
+        expect(command.usage, `${command.name} usage: --${option}`).toContain(`--${option}`);
+      }
     }
     for (const p of processCommands)
       expect((resolve([p.name, '--help']) as CommandOutput).stdout).toContain(`$ ${p.examples[0]}`);

@@ -1,7 +1,9 @@
 // The shell examples of a guide, read as a reader would run them: its ```sh blocks in order in one terminal (one
 // bash, so a `sign()` or `BODY=` of one block serves the next), each id or token the guide shows in an answer
 // replaced in later blocks by the one the server really gave, and a block marked
-// `<!-- example: not run: <reason> -->` on the line before it left out, with its reason.
+// `<!-- example: not run: <reason> -->` on the line before it left out, with its reason. The answer a block shows is
+// the one it gives at that step of the walk, unless marked `<!-- example: answer shown once <when> -->`: an answer
+// of a later state (a payer has paid, a callback has failed), which the guide's text says in words as well.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
 export interface DocBlock {
@@ -11,9 +13,12 @@ export interface DocBlock {
   readonly shown: string;
   /** Why the block is not run, from its marker; null when it is run. */
   readonly notRun: string | null;
+  /** When the answer shown is given, from its marker, if not at this step of the walk; null when it is. */
+  readonly answerLater: string | null;
 }
 
 const notRunMarker = /<!-- example: not run: (.+?) -->\s*$/;
+const answerLaterMarker = /<!-- example: answer shown once (.+?) -->\s*$/;
 
 /**
  * The guide's ```sh blocks that call the API (a `curl` or a `sign`), with their markers and shown answers; with
@@ -39,6 +44,7 @@ export function apiBlocks(markdown: string, options: { commands?: boolean } = {}
         script,
         shown,
         notRun: notRunMarker.exec(lines[i - 1] ?? '')?.[1] ?? null,
+        answerLater: answerLaterMarker.exec(lines[i - 1] ?? '')?.[1] ?? null,
       });
     }
     i = end;
@@ -83,6 +89,37 @@ function stringPairs(value: unknown, out: Array<[string, string]> = []): Array<[
     }
   }
   return out;
+}
+
+/** Every key of a value, at any depth: `{"a":{"b":1}}` → a, b. */
+function keysOf(value: unknown, out: Set<string> = new Set()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) keysOf(v, out);
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) {
+      out.add(k);
+      keysOf(v, out);
+    }
+  return out;
+}
+
+/**
+ * What the guide shows that the server did not answer: a `"key":` no answer of the block has, at any depth, and a
+ * `"status":"…"` value none of its statuses is (a state named in the guide is one the reader sees at that step).
+ * Ids, dates and amounts differ from run to run and are not compared.
+ */
+export function shownButNotAnswered(shown: string, answers: readonly unknown[]): string[] {
+  const keys = keysOf(answers);
+  const statuses = new Set(
+    stringPairs(answers)
+      .filter(([k]) => k === 'status')
+      .map(([, v]) => v),
+  );
+  const missing: string[] = [];
+  for (const m of shown.matchAll(/"(\w+)":/g))
+    if (!keys.has(m[1] as string)) missing.push(`key "${m[1]}"`);
+  for (const m of shown.matchAll(/"status":"([^"]*)"/g))
+    if (!statuses.has(m[1] as string)) missing.push(`"status":"${m[1]}"`);
+  return [...new Set(missing)];
 }
 
 /** Shown id → real id, pairing the n-th `"key":"value"` of the shown answer with the n-th of the real one. */

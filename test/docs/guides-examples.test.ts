@@ -13,7 +13,13 @@ import { freePort } from '../support/net.ts';
 import { repoRoot } from '../support/cli.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createAccount } from '../../src/modules/accounts/service.ts';
-import { apiBlocks, DocShell, idReplacements, jsonDocuments } from './doc-examples.ts';
+import {
+  apiBlocks,
+  DocShell,
+  idReplacements,
+  jsonDocuments,
+  shownButNotAnswered,
+} from './doc-examples.ts';
 
 // README.md's walk needs a payer in a browser between its blocks: test/browser/first-hour.test.ts runs it.
 const guides = [
@@ -25,6 +31,7 @@ const guides = [
   'docs/callbacks.md',
 ] as const;
 const notRunMax = 6;
+const answerLaterMax = 3;
 const blockTimeoutMs = 20_000;
 
 let server: RunningServer;
@@ -88,6 +95,12 @@ async function runGuide(guide: string): Promise<number> {
       if (/\bcurl\b/.test(script))
         expect(answers.length, `${where} printed no answer (${stderr})`).toBeGreaterThan(0);
       expect(answers.filter(failure), `${where}\n${script}`).toEqual([]);
+      // The answer the guide shows after the block is the one the reader gets at that step (decision 1095).
+      if (block.answerLater === null)
+        expect(
+          shownButNotAnswered(block.shown, answers),
+          `${where} shows what it did not answer`,
+        ).toEqual([]);
       for (const [from, to] of idReplacements(block.shown, answers)) replacements.set(from, to);
       ran += 1;
     }
@@ -113,5 +126,15 @@ describe("the guides' shell examples, run as written", () => {
     expect(notRun.length).toBeGreaterThan(0);
     expect(notRun.length).toBeLessThanOrEqual(notRunMax);
     for (const s of notRun) expect(s.reason.length, s.where).toBeGreaterThan(15);
+  });
+
+  it('shows an answer of a later state only in a few blocks, each saying when', () => {
+    const later = guides.flatMap((guide) =>
+      apiBlocks(fs.readFileSync(path.join(repoRoot, guide), 'utf8'))
+        .filter((b) => b.answerLater !== null)
+        .map((b) => ({ where: `${guide}:${b.line}`, when: b.answerLater ?? '' })),
+    );
+    expect(later.length).toBeLessThanOrEqual(answerLaterMax);
+    for (const s of later) expect(s.when.length, s.where).toBeGreaterThan(15);
   });
 });

@@ -79,3 +79,23 @@ describe('docs/payments.md, "1. Create a transaction"', () => {
     expect(await runBlock(keyed)).toEqual(first);
   });
 });
+
+describe('docs/payments.md, "6. Fees and settlement": the sandbox clock\'s bounds (decision 1095)', () => {
+  it('answers the refusals the section names', async () => {
+    const advance = async (body: object) => {
+      const res = await fetch(`${server.url}/api/sandbox/clock/advance`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(400);
+      return ((await res.json()) as { message_error: string }).message_error;
+    };
+    const section = doc.slice(doc.indexOf('## 6. Fees and settlement'));
+    expect(section).toContain(`\`400 ${await advance({ days: 401 })}\``);
+    expect(section).toContain(`\`400 ${await advance({ days: 400, hours: 1 })}\``);
+    // One unit alone past the bound names itself, as the section says of `hours:`.
+    expect(await advance({ hours: 401 * 24 })).toBe('hours:too large');
+    expect(section).toContain('`hours:`');
+  });
+});

@@ -68,3 +68,58 @@ describe("README's Operator CLI table", () => {
     }
   });
 });
+
+describe('the CLI as the docs list it (decision 1095)', () => {
+  it("README's table names every command", () => {
+    const named = new Set(spans().map(commandOf));
+    expect([...usages.keys()].filter((name) => !named.has(name))).toEqual([]);
+  });
+
+  it("operations.md's list of read-only commands is the commands that declare readOnly", () => {
+    const ops = fs.readFileSync(path.join(repoRoot, 'docs/operations.md'), 'utf8');
+    const start = ops.indexOf('**Commands that only read never change the database.**');
+    const list = ops.slice(start, ops.indexOf(' open the database without migrating it', start));
+    const listed = [...list.matchAll(/`([a-z -]+)`/g)].map((m) => m[1] as string).sort();
+    const readOnly = allCommands()
+      .filter((c) => c.readOnly === true)
+      .map((c) => c.name)
+      .sort();
+    expect(listed).toEqual(readOnly);
+  });
+});
+
+describe('every `cobro` command the guides write (decision 1095)', () => {
+  /** Where a guide writes an option on purpose that the command refuses, and says so. */
+  const refusedOnPurpose = new Set(['serve --port']);
+  const guides = [
+    'README.md',
+    ...fs
+      .readdirSync(path.join(repoRoot, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+
+  it('names a command the CLI has, with options it takes', () => {
+    const wrong: string[] = [];
+    let seen = 0;
+    for (const guide of guides) {
+      const text = fs.readFileSync(path.join(repoRoot, guide), 'utf8');
+      const calls = text.matchAll(
+        /(?:bin\/cobro|npm run (?:-s )?cobro --|(?<![\w/-])cobro) ([a-z][a-z-]*(?: [a-z][a-z-]*)?)([^`\n|]*)/g,
+      );
+      for (const call of calls) {
+        const name = commandOf(call[1] as string);
+        if (name === undefined) continue; // prose: "cobro serve keeps…", "cobro is…"
+        seen += 1;
+        for (const o of (call[2] as string).matchAll(/--([a-z][a-z-]*[a-z])\b(?!-)/g)) {
+          const option = o[1] as string;
+          if (option === 'help' || refusedOnPurpose.has(`${name} --${option}`)) continue;
+          if (usages.get(name)?.options.has(option) !== true)
+            wrong.push(`${guide}: cobro ${name} --${option}`);
+        }
+      }
+    }
+    expect(seen).toBeGreaterThan(100);
+    expect(wrong).toEqual([]);
+  });
+});

@@ -7,7 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { expect } from 'vitest';
-import { apiBlocks, DocShell, idReplacements, jsonDocuments } from '../docs/doc-examples.ts';
+import {
+  apiBlocks,
+  DocShell,
+  idReplacements,
+  jsonDocuments,
+  shownButNotAnswered,
+} from '../docs/doc-examples.ts';
 import { launchChromium } from './browser-server.ts';
 import { repoRoot, startServe, type ServeProcess } from './cli.ts';
 import { freePort } from './net.ts';
@@ -77,7 +83,7 @@ const failed = (answer: unknown) =>
 /**
  * Runs every shell block of `walk` in one bash with `env`, the guide's placeholders replaced, ids the guide shows
  * replaced by the ones the server gave, and each checkout url paid in `browser`. A block with a `curl` must answer
- * JSON and no failure; one without (a `bin/cobro` command) must write nothing to stderr. Every answer, in order.
+ * JSON and no failure, and show no key or state it did not answer; one without (a `bin/cobro` command) must write nothing to stderr. Every answer, in order.
  */
 export async function runWalk(
   walk: string,
@@ -104,6 +110,12 @@ export async function runWalk(
       const got = jsonDocuments(stdout);
       expect(got.length, `${where}\nprinted nothing (${stderr})`).toBeGreaterThan(0);
       expect(got.filter(failed), where).toEqual([]);
+      // The answer the walk shows is the one the reader gets at that step (decision 1095).
+      if (block.answerLater === null)
+        expect(
+          shownButNotAnswered(block.shown, got),
+          `${where}\nshows what it did not answer`,
+        ).toEqual([]);
       for (const [from, to] of idReplacements(block.shown, got)) replacements.set(from, to);
       for (const answer of got) {
         const url = (answer as { url?: unknown }).url;

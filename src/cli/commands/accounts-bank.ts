@@ -55,7 +55,7 @@ export const accountsSetBank: Command = {
   name: 'accounts set-bank',
   summary: "Set the bank account that receives the account's withdrawals",
   usage:
-    'cobro accounts set-bank ID --sbif 0001 --type 1 --num 123 --rut 111111111 --name "Holder" [--currency CLP]',
+    'cobro accounts set-bank ID --sbif 0001 --type 1 --num 123 --rut 111111111 --name "Holder" [--currency CLP] [--json]',
   options: {
     ...bankAccountOptions,
     currency: { type: 'string', description: 'the currency the account receives (default CLP)' },

@@ -23,7 +23,7 @@ export const accountsSetProcessor: Command = {
   name: 'accounts set-processor',
   summary:
     'Set the Webpay Plus (card payments), Oneclick Mall (subscriptions) or Fintoc (bank transfers, payouts) keys of an account in production',
-  usage: `cobro accounts set-processor ID [--webpay-commerce-code C --webpay-api-key K] ${oneclickUsage} [--environment integration|production|URL]\n       cobro accounts set-processor ID --fintoc-secret-key K --fintoc-webhook-secret S [--fintoc-jws-key-file FILE --fintoc-account ID] [--environment production|URL]`,
+  usage: `cobro accounts set-processor ID [--webpay-commerce-code C --webpay-api-key K] ${oneclickUsage} [--environment integration|production|URL] [--json]\n       cobro accounts set-processor ID --fintoc-secret-key K --fintoc-webhook-secret S [--fintoc-jws-key-file FILE --fintoc-account ID] [--environment production|URL] [--json]`,
   options: {
     'webpay-commerce-code': {
       type: 'string',
