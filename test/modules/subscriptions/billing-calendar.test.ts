@@ -21,7 +21,9 @@ afterAll(async () => {
  */
 async function appAt(clockStart: string) {
   const owner = apps[0];
-  const t = await startTestApp(owner === undefined ? { clockStart } : { clockStart, sharing: owner });
+  const t = await startTestApp(
+    owner === undefined ? { clockStart } : { clockStart, sharing: owner },
+  );
   apps.push(t);
   return t;
 }

@@ -8,13 +8,7 @@ import { startTestApp, type TestApp } from '../../support/app.ts';
 import { runBilling } from '../../../src/modules/subscriptions/billing.ts';
 import { subscriptionLimits } from '../../../src/limits/index.ts';
 import { dayMs } from '../../../src/limits/units.ts';
-import {
-  createPlan,
-  decliningCard,
-  enrolOn,
-  newCardLink,
-  subscribedWithCard,
-} from './helpers.ts';
+import { createPlan, decliningCard, enrolOn, newCardLink, subscribedWithCard } from './helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {

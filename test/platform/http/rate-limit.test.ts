@@ -2,7 +2,12 @@
 // public token once it is known and per IP otherwise, never on health probes, and off with RATE_LIMIT_PER_MINUTE=0.
 import crypto from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp, type TestAppOptions } from '../../support/app.ts';
+import {
+  startTestApp,
+  type TestAccount,
+  type TestApp,
+  type TestAppOptions,
+} from '../../support/app.ts';
 
 // Each test's app has its own configuration and its own limiter (kept in the app's memory, not the database); they
 // share one database (`sharing`), as a clone each cost about 0.5 CPU s and the limit never reads the database.
