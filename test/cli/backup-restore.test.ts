@@ -82,6 +82,30 @@ async function walletAvailable(baseUrl: string, who: Credentials): Promise<numbe
   return Number(res.json.amount_available);
 }
 
+/**
+ * The serving `cobro serve` on the seeded DATA_DIR `original`, started by the first test that asks and stopped after
+ * the file: the backup under load and the two backups to one name each need a server taking the backup, not a
+ * server of their own (a start is about 2 CPU s on PGlite).
+ */
+let original: Promise<{ env: Record<string, string>; server: ServeProcess }> | null = null;
+function originalServer() {
+  original ??= (async () => {
+    const dataDir = path.join(root, 'original');
+    await seedDataDir(dataDir);
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      COBRO_MODE: 'sandbox',
+      RATE_LIMIT_PER_MINUTE: '0',
+    };
+    return { env, server: await startServe(env) };
+  })();
+  return original;
+}
+afterAll(async () => {
+  await (await original?.catch(() => null))?.server.stop();
+});
+
 const reasonOf = (outcome: BackupOutcome) => (outcome.ok ? 'restored' : outcome.reason);
 const marks: string[] = [];
 let markAt = Date.now();
@@ -94,20 +118,12 @@ describe.skipIf(onPostgres)('backup and restore of the embedded database', () =>
   it('backs up under load; the copy serves every payout acknowledged before, with a clean ledger', {
     timeout: 120_000,
   }, async () => {
-    const original = path.join(root, 'original');
-    await seedDataDir(original);
-    mark('seed');
-    const env = {
-      DATA_DIR: original,
-      PORT: String(await freePort()),
-      COBRO_MODE: 'sandbox',
-      RATE_LIMIT_PER_MINUTE: '0',
-    };
+    const { env, server: serving } = await originalServer();
+    mark('seed and serve');
     const file = path.join(root, 'cobro.backup');
-    let server: ServeProcess | null = await startServe(env);
-    mark('serve');
+    let server: ServeProcess | null = null;
     const baseUrl = `http://127.0.0.1:${env.PORT}`;
-    const who = demoCredentials(server.output());
+    const who = demoCredentials(serving.output());
     try {
       const funded = await call(baseUrl, who, 'POST', '/api/sandbox/wallet/credit', {
         amount: fundingMinor,
@@ -128,17 +144,14 @@ describe.skipIf(onPostgres)('backup and restore of the embedded database', () =>
       expect(backup.code, backup.stderr).toBe(0);
       expect(backup.stdout).toMatch(/^backup written to .*cobro\.backup: \d+ bytes/);
       // Taken by the serving process (its log says so; the line may reach the pipe just after the answer).
-      for (let i = 0; i < 50 && !server.output().includes('backup written'); i++) await sleep(100);
-      expect(server.output()).toContain('backup written');
+      for (let i = 0; i < 50 && !serving.output().includes('backup written'); i++) await sleep(100);
+      expect(serving.output()).toContain('backup written');
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
       expect(before.size).toBeGreaterThan(0);
 
       const busy = await runCli(['restore', '--from', file], env);
       expect(busy.code).toBe(1);
       expect(busy.stderr).toMatch(/is not empty .*restore writes only into an empty directory/);
-      await server.stop();
-      server = null;
-      mark('stop');
 
       const copy = path.join(root, 'copy');
       const restored = await runCli(['restore', '--from', file], { DATA_DIR: copy });
@@ -241,23 +254,16 @@ describe.runIf(onPostgres)('backup and restore on PostgreSQL', () => {
 // replaces the first.
 describe.skipIf(onPostgres)('two backups to one file name', () => {
   it('one writes the file, the other refuses', { timeout: 120_000 }, async () => {
-    const dataDir = path.join(root, 'twice');
-    await seedDataDir(dataDir);
-    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), COBRO_MODE: 'sandbox' };
-    const server = await startServe(env);
-    try {
-      const file = path.join(root, 'twice.cobro-backup');
-      const outcomes = await Promise.all([
-        runCli(['backup', '--to', file], env),
-        runCli(['backup', '--to', file], env),
-      ]);
-      const written = outcomes.filter((o) => o.code === 0);
-      expect(
-        written.length,
-        outcomes.map((o) => `${o.code}: ${o.stdout}${o.stderr}`).join('\n'),
-      ).toBe(1);
-    } finally {
-      await server.stop();
-    }
+    const { env } = await originalServer();
+    const file = path.join(root, 'twice.cobro-backup');
+    const outcomes = await Promise.all([
+      runCli(['backup', '--to', file], env),
+      runCli(['backup', '--to', file], env),
+    ]);
+    const written = outcomes.filter((o) => o.code === 0);
+    expect(
+      written.length,
+      outcomes.map((o) => `${o.code}: ${o.stdout}${o.stderr}`).join('\n'),
+    ).toBe(1);
   });
 });

@@ -7,8 +7,9 @@
 // SIM_SEED replays a run; SIM_CRASH_STEPS and SIM_CRASHES set its length (default 150 steps, 3 crashes).
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/platform/ledger/verify.ts';
-import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { startServe, type ServeProcess } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
+import { operatorOn } from './races.ts';
 import { demoCredentials, httpTransport, sigkill, sleep } from './load.ts';
 import {
   checkWorld,
@@ -45,6 +46,8 @@ describe('seeded simulation with kill -9', () => {
     const crashAt = new Set<number>();
     while (crashAt.size < Math.min(crashes, steps)) crashAt.add(1 + Math.floor(random() * steps));
     let server: ServeProcess = await startServe(env);
+    // The operator's commands as `cobro` runs them, without a process of their own (docs/testing.md, decision 760).
+    const operator = await operatorOn(engine, env);
     let up: Promise<void> = Promise.resolve();
     const cutOff = { count: 0 };
     const io = httpTransport(baseUrl, () => up, cutOff);
@@ -58,7 +61,7 @@ describe('seeded simulation with kill -9', () => {
       },
     ];
     for (const name of ['Sim 1', 'Sim 2']) {
-      const created = await runCli(['accounts', 'create', '--name', name, '--json'], env);
+      const created = await operator.run(['accounts', 'create', '--name', name, '--json']);
       expect(created.code, created.stderr).toBe(0);
       const a = JSON.parse(created.stdout) as {
         id: string;
@@ -97,7 +100,7 @@ describe('seeded simulation with kill -9', () => {
         restartsMs += Date.now() - restartStarted;
         restarted();
         await running;
-        const verify = await runCli(['ledger', 'verify'], env);
+        const verify = await operator.run(['ledger', 'verify']);
         expect(verify.stdout, verify.stderr).toMatch(/^ledger clean/);
       }
     } catch (error) {
@@ -106,6 +109,7 @@ describe('seeded simulation with kill -9', () => {
         { cause: error },
       );
     } finally {
+      await operator.close();
       await server.stop();
     }
     const data = await engine.open();

@@ -9,11 +9,12 @@ let behind: TestApp;
 let direct: TestApp;
 beforeAll(async () => {
   behind = await startTestApp({ env: { TRUST_PROXY: '127.0.0.1, ::1' } });
-  direct = await startTestApp();
+  // Another configuration on the same database (`sharing`): the payer's address is each app's reading of the request.
+  direct = await startTestApp({ sharing: behind });
 });
 afterAll(async () => {
-  await behind.close();
   await direct.close();
+  await behind.close();
 });
 
 /** Pays by card through the checkout with `X-Forwarded-For`, from 127.0.0.1 (app.inject's address); the attempt's payer_ip. */
