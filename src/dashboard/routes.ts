@@ -160,31 +160,11 @@ function handleErrors(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
-async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const secure = ctx.config.publicBaseUrl.startsWith('https:');
-  await app.register(cookie, {
-    secret: ctx.secrets.derive('dashboard-cookies'),
-    hook: 'onRequest',
-  });
-  await app.register(formbody, { bodyLimit: dashboardLimits.formBytesMax });
-  await app.register(csrf, {
-    sessionPlugin: '@fastify/cookie',
-    cookieKey: 'cobro_csrf',
-    cookieOpts: { path: '/dashboard', sameSite: 'strict', httpOnly: true, signed: true, secure },
-    // Each token is bound to the session it was shown to (decision 925); render.ts passes the same userInfo.
-    getUserInfo: (request) => csrfUserInfo(request.cookies),
-    csrfOpts: { hmacKey: ctx.secrets.derive('dashboard-csrf') },
-  });
-  await app.register(view, {
-    engine: { eta: new Eta({ autoEscape: true }) },
-    root: path.join(here, 'views'),
-    production: true,
-  });
-  // Pages are not API operations: keep them out of /api/openapi.json, as the checkout's are.
-  app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, hide: true };
-  });
-  app.decorateRequest('dashboardAccount', null);
+/**
+ * The gate in front of every dashboard page: security headers, a form from another origin refused (decision 1090),
+ * then the session and the role the route asks for (decision 541), checked on the server whatever the pages show.
+ */
+function guardEveryRequest(app: FastifyInstance, ctx: AppContext): void {
   const ownOrigin = new URL(ctx.config.publicBaseUrl).origin;
   app.addHook('onRequest', async (request, reply) => {
     securityHeaders(reply);
@@ -219,6 +199,34 @@ async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
         'Tu rol en esta cuenta no permite esta acción. Pide a quien administra la cuenta que cambie tu rol.',
       );
   });
+}
+
+async function dashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const secure = ctx.config.publicBaseUrl.startsWith('https:');
+  await app.register(cookie, {
+    secret: ctx.secrets.derive('dashboard-cookies'),
+    hook: 'onRequest',
+  });
+  await app.register(formbody, { bodyLimit: dashboardLimits.formBytesMax });
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: 'cobro_csrf',
+    cookieOpts: { path: '/dashboard', sameSite: 'strict', httpOnly: true, signed: true, secure },
+    // Each token is bound to the session it was shown to (decision 925); render.ts passes the same userInfo.
+    getUserInfo: (request) => csrfUserInfo(request.cookies),
+    csrfOpts: { hmacKey: ctx.secrets.derive('dashboard-csrf') },
+  });
+  await app.register(view, {
+    engine: { eta: new Eta({ autoEscape: true }) },
+    root: path.join(here, 'views'),
+    production: true,
+  });
+  // Pages are not API operations: keep them out of /api/openapi.json, as the checkout's are.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  app.decorateRequest('dashboardAccount', null);
+  guardEveryRequest(app, ctx);
   refuseUnstorableInput(app, ctx);
   limitSignInTriesAcrossProcesses(app, ctx);
   handleErrors(app, ctx);

@@ -1,5 +1,5 @@
 // Every bound the service enforces, in one place (STYLE rule 4): one file per concept in this folder (http, money,
-// wallet, idempotency, background, sandbox, database, process, and the business modules' groups in modules.ts),
+// wallet, idempotency, background, sandbox, database, process, dashboard, and the business modules' groups in modules.ts),
 // assembled here into `limits`. Field lengths come from the seed's tables. How the bounds relate is asserted by
 // assertLimits(), which runtime.ts runs at start-up and which also runs when this file loads. Importers name this file.
 import assert from 'node:assert/strict';
@@ -18,8 +18,8 @@ import {
   escrowLimits,
   conciliationLimits,
   mallLimits,
-  dashboardLimits,
 } from './modules.ts';
+import { dashboardLimits } from './dashboard.ts';
 import { processLimits, configLimits, dataDirLimits, assertProcessBounds } from './process.ts';
 import { auditLimits, disputeLimits } from './disputes.ts';
 import { sandboxLimits } from './sandbox.ts';

@@ -1,0 +1,35 @@
+// The merchant dashboard's bounds (src/dashboard/): sessions, sign-in tries, forms and pages.
+import { hourMs } from './units.ts';
+
+export const dashboardLimits = {
+  /** A dashboard session lasts this long from sign-in at most, however busy; signing out or rotating the tokens ends it sooner. */
+  sessionMs: 12 * hourMs,
+  /** A dashboard session left unused this long ends (decision 1090): each request moves its end this far ahead. */
+  sessionIdleMs: hourMs,
+  /** A session's end is written again only once it moved this much: one write a minute per busy session at most. */
+  sessionTouchMs: 60_000,
+  /** The largest form the dashboard accepts (sign-in, resend, clock). */
+  formBytesMax: 8 * 1024,
+  /** Rows on one page of a dashboard list. */
+  rowsPerPage: 25,
+  /** The highest page number a dashboard list opens. */
+  pageNumberMax: 10_000,
+  /** A search text (order or email) and a token typed into the sign-in form. */
+  searchLengthMax: 255,
+  tokenLengthMax: 200,
+  /** Callbacks and attempts shown on one transaction's timeline. */
+  timelineCallbacksMax: 20,
+  timelineAttemptsMax: 500,
+  /** Disputes listed under the wallet page's chargeback debt, newest first (decision 1015); the rest are counted. */
+  debtDisputesMax: 25,
+  /** Days the home page's charts cover, ending today. */
+  chartDays: 30,
+  /** Sign-in forms one client address may post in a minute (the tokens are long and random; this keeps the log quiet). */
+  signInsPerMinute: 30,
+  /**
+   * Sign-in posts naming one e-mail in a minute, from every address together (decision 1090): what bounds guessing
+   * one user's password, or its second factor's code, from many addresses. Below the per-address limit, so one
+   * address cannot spend another's; a legitimate user locked out by someone else's guesses waits a minute.
+   */
+  signInsPerUserPerMinute: 10,
+} as const;
