@@ -3,6 +3,8 @@
 // the resource it names over the API, and compares fields (reference §1.4, §5.1, §7.14, §7.15, §9.8). A callback
 // that fails them is one a merchant using the SDK throws away, so the pair (callback body, read answer) is pinned
 // here as the SDK reads it: the same keys, strings compared as strings, notify `failed` read as API `rejected`.
+// Beside them, two things the SDK sends that the other suites pinned only in part: a `Sign` on operations the
+// reference leaves unsigned (§12.2), and membership shares with two decimals (§4.5).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { referenceSign } from '../support/reference-sign.ts';
@@ -302,5 +304,40 @@ describe('§12.2 a Sign where the reference shows none is ignored (supplement §
         expect(res.statusCode, `${url} ${JSON.stringify(headers)}`).toBe(200);
         expect(res.json().status).toBe('success');
       }
+  });
+});
+
+describe('§4.5 memberships as the SDK builds them (percentages as text, summing to 100 within 0.01)', () => {
+  it('takes a merchant share of 0 and client shares with two decimals, and answers them with two decimals', async () => {
+    const clients: string[] = [];
+    for (const n of [1, 2, 3])
+      clients.push(
+        (
+          await sdkRequest('POST', '/api/maclient', true, {
+            email: `sdk.share${n}@example.com`,
+            name: `Share ${n}`,
+            phone: '923122312',
+            bank: { sbif: '0001', type: '1', num: '12312313121', rut: '111111111' },
+          })
+        ).id,
+      );
+    const membership = await sdkRequest('POST', '/api/maaffiliation', false, {
+      name: 'thirds',
+      percentage: '0',
+      affiliation: [
+        [clients[0], '33.33'],
+        [clients[1], '33.33'],
+        [clients[2], '33.34'],
+      ],
+    });
+    expect(membership).toMatchObject({
+      status: 'register',
+      percentage: '0.00',
+      affiliations: [
+        { id: clients[0], percentage: '33.33' },
+        { id: clients[1], percentage: '33.33' },
+        { id: clients[2], percentage: '33.34' },
+      ],
+    });
   });
 });
