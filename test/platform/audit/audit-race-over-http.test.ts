@@ -1,7 +1,8 @@
 // Decision 1120: one account's changes raced at once over real HTTP (keyless creates that join group commits, keyed
 // creates, sandbox credits, payouts, some of them refused for want of money) with operator commands on the same
 // account, leave one unbroken chain: a row for each change that committed, none for a refusal, positions 1..n with
-// no gap or fork, each row naming the row before it, and `cobro audit verify` clean. Run on PGlite and PostgreSQL.
+// no gap or fork, each row naming the row before it, and `cobro audit verify` clean; one Idempotency-Key sent four
+// times at once leaves one row. Run on PGlite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { verifyAudit } from '../../../src/platform/audit/verify.ts';
@@ -84,6 +85,33 @@ describe("one account's changes raced over HTTP and the CLI", () => {
     for (const r of changed.filter((c) => typeof c.json.id === 'string' && c.json.id.startsWith('trx')))
       expect(targets).toContain(r.json.id);
     expect(rows.filter((r) => r.action === 'cobro wallet credit')).toHaveLength(2);
+    expect(await verifyAudit(t.ctx.db)).toMatchObject({ ok: true });
+  });
+
+  it('one Idempotency-Key sent four times at once makes one change and one row', async () => {
+    const before = await t.ctx.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('chain', '=', a.id)
+      .execute();
+    const body = { amount: 700, currency: 'CLP', reason: 'una vez' };
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        http(a, 'POST', '/api/sandbox/wallet/credit', body, {
+          headers: { 'idempotency-key': 'race-once' },
+        }),
+      ),
+    );
+    const made = answers.filter((r) => r.status === 200);
+    expect(made.length).toBeGreaterThanOrEqual(1);
+    for (const r of answers) expect(r.status, r.text).toBeLessThan(500);
+    const rows = await t.ctx.db
+      .selectFrom('audit_log')
+      .select(['target', 'request_id'])
+      .where('chain', '=', a.id)
+      .where('id', 'not in', before.map((r) => r.id))
+      .execute();
+    expect(rows).toHaveLength(1);
     expect(await verifyAudit(t.ctx.db)).toMatchObject({ ok: true });
   });
 });
