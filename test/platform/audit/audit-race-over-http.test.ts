@@ -42,9 +42,15 @@ describe("one account's changes raced over HTTP and the CLI", () => {
       );
     const requests = [
       ...Array.from({ length: 10 }, (_, i) => create(i)),
-      ...Array.from({ length: 4 }, (_, i) => create(100 + i, { 'idempotency-key': `race-key-${i}` })),
       ...Array.from({ length: 4 }, (_, i) =>
-        http(a, 'POST', '/api/sandbox/wallet/credit', { amount: 500 + i, currency: 'CLP', reason: 'r' }),
+        create(100 + i, { 'idempotency-key': `race-key-${i}` }),
+      ),
+      ...Array.from({ length: 4 }, (_, i) =>
+        http(a, 'POST', '/api/sandbox/wallet/credit', {
+          amount: 500 + i,
+          currency: 'CLP',
+          reason: 'r',
+        }),
       ),
       // 4 payouts of 4,000 from 10,000 and the credits: some are refused for want of money.
       ...Array.from({ length: 4 }, (_, i) =>
@@ -82,7 +88,9 @@ describe("one account's changes raced over HTTP and the CLI", () => {
     expect([Number(head.seq), head.hash]).toEqual([rows.length, rows.at(-1)!.hash]);
     // Every sale made is named by a row of the chain, by its id.
     const targets = new Set(rows.map((r) => r.target));
-    for (const r of changed.filter((c) => typeof c.json.id === 'string' && c.json.id.startsWith('trx')))
+    for (const r of changed.filter(
+      (c) => typeof c.json.id === 'string' && c.json.id.startsWith('trx'),
+    ))
       expect(targets).toContain(r.json.id);
     expect(rows.filter((r) => r.action === 'cobro wallet credit')).toHaveLength(2);
     expect(await verifyAudit(t.ctx.db)).toMatchObject({ ok: true });
@@ -109,7 +117,11 @@ describe("one account's changes raced over HTTP and the CLI", () => {
       .selectFrom('audit_log')
       .select(['target', 'request_id'])
       .where('chain', '=', a.id)
-      .where('id', 'not in', before.map((r) => r.id))
+      .where(
+        'id',
+        'not in',
+        before.map((r) => r.id),
+      )
       .execute();
     expect(rows).toHaveLength(1);
     expect(await verifyAudit(t.ctx.db)).toMatchObject({ ok: true });
