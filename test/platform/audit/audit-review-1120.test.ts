@@ -142,3 +142,23 @@ describe('cobro audit verify finds a chain changed in its middle', () => {
     expect(await verifyAudit(t.ctx.db)).toMatchObject({ ok: true });
   });
 });
+
+describe('cobro audit list reads a trail past its last 500 rows', () => {
+  it('--before N lists the rows before position N, newest first, so every row can be read', async () => {
+    const a = await chainOf(5);
+    const page = async (...more: string[]) => {
+      const out = await dispatch(['audit', 'list', '--account', a.id, '--json', ...more], t.ctx);
+      expect(out.exitCode, out.stderr).toBe(0);
+      return (JSON.parse(out.stdout) as { position: string }[]).map((r) => r.position);
+    };
+    expect(await page('--limit', '2')).toEqual(['5', '4']);
+    expect(await page('--limit', '2', '--before', '4')).toEqual(['3', '2']);
+    expect(await page('--limit', '2', '--before', '2')).toEqual(['1']);
+    expect(await page('--before', '1')).toEqual([]);
+    for (const odd of ['0', '-1', 'abc', '1e3', '99999999999999999999', '']) {
+      const out = await dispatch(['audit', 'list', '--account', a.id, '--before', odd], t.ctx);
+      expect(out.exitCode, odd).toBe(2);
+      expect(out.stderr).toContain('--before must be a position');
+    }
+  });
+});
