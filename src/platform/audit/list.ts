@@ -29,7 +29,7 @@ export async function listAudit(
     .selectFrom('audit_log')
     .selectAll()
     .where('chain', '=', chain)
-    .$if(before !== undefined, (q) => q.where('seq', '<', String(before)))
+    .$if(before !== undefined, (q) => q.where('seq', '<', before!))
     .orderBy('seq', 'desc')
     .limit(limit)
     .execute();

@@ -1,6 +1,7 @@
 // Decision 1120: a review of the audit trail against docs/audit.md. `cobro accounts create` wrote its row in the
 // `service` chain naming no object, so the trail could not say which account the operator made, with which
-// credentials (failed before the mend). The rest pins what held: `cobro audit verify` finds a row removed from the
+// credentials, and `cobro audit list` could not read past an account's last 500 rows (`--before`; both failed
+// before the mend). The rest pins what held: `cobro audit verify` finds a row removed from the
 // middle of a chain, two rows swapped, and a row put between two others, each naming the first row that breaks;
 // and one account's changes raced through the API and the CLI at once leave one unbroken chain, one row a change.
 import { sql } from 'kysely';
