@@ -22,4 +22,6 @@ export const auditLimits = {
   /** Rows `cobro audit list` and the dashboard's page show at most. */
   listRowsMax: 500,
   listRowsDefault: 50,
+  /** Digits of `cobro audit list --before N`'s position: any row's, and always a bigint (decision 1120). */
+  positionDigitsMax: 18,
 } as const;

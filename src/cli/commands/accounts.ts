@@ -78,8 +78,11 @@ export const accountsCreate: Command = {
     const { createAccount } = await import('../../modules/accounts/service.ts');
     const created = await createAccount(requireCtx(ctx), name);
     if (!created.ok) return fail(created.error, 2);
+    // The row names the account made, first in its own chain (decision 1120): with no `--account` among its
+    // arguments it fell to `service` naming nothing, and the trail could not say which account got credentials.
     return ok(
       args.values.json === true ? JSON.stringify(json(created.value)) : describe(created.value),
+      { account: created.value.id, target: created.value.id },
     );
   },
 };

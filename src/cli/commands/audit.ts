@@ -5,7 +5,7 @@ import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts'
 export const auditList: Command = {
   name: 'audit list',
   summary: "An account's audit trail, newest first: who changed what, when, by which request",
-  usage: 'cobro audit list --account ID [--limit N] [--json]',
+  usage: 'cobro audit list --account ID [--limit N] [--before N] [--json]',
   options: {
     account: { type: 'string', valueName: 'ID', description: 'the account (or `service`)' },
     limit: {
@@ -13,9 +13,17 @@ export const auditList: Command = {
       valueName: 'N',
       description: `how many rows (default ${auditLimits.listRowsDefault}, at most ${auditLimits.listRowsMax})`,
     },
+    before: {
+      type: 'string',
+      valueName: 'N',
+      description: 'only the rows before position N (the next page: the last position shown)',
+    },
     json: { type: 'boolean', description: 'print the rows as JSON' },
   },
-  examples: ['cobro audit list --account acc4f6c0e3d2b1a0987 --limit 20'],
+  examples: [
+    'cobro audit list --account acc4f6c0e3d2b1a0987 --limit 20',
+    'cobro audit list --account acc4f6c0e3d2b1a0987 --limit 20 --before 481',
+  ],
   needsDb: true,
   readOnly: true,
   async run(ctxOrNull, args) {
@@ -26,6 +34,14 @@ export const auditList: Command = {
     const limit = /^\d{1,4}$/.test(limitText) ? Number(limitText) : 0;
     if (limit < 1 || limit > auditLimits.listRowsMax)
       return fail(`--limit must be 1 to ${auditLimits.listRowsMax}`, 2);
+    const beforeText = stringOption(args, 'before');
+    const positionPattern = new RegExp(`^[1-9][0-9]{0,${auditLimits.positionDigitsMax - 1}}$`);
+    if (beforeText !== undefined && !positionPattern.test(beforeText))
+      return fail(
+        `--before must be a position: a whole number from 1, at most ${auditLimits.positionDigitsMax} digits`,
+        2,
+      );
+    const before = beforeText === undefined ? undefined : BigInt(beforeText);
     const [{ listAudit }, { serviceChain }, { findAccountRowById }] = await Promise.all([
       import('../../platform/audit/list.ts'),
       import('../../platform/audit/record.ts'),
@@ -34,7 +50,7 @@ export const auditList: Command = {
     // A mistyped id is no account with an empty trail (decision 835), as for `keys list` and `users list`.
     if (account !== serviceChain && (await findAccountRowById(ctx.db, account)) === undefined)
       return fail(`no account with id ${account}`);
-    const rows = await listAudit(ctx.db, account, limit, ctx.config.timeZone);
+    const rows = await listAudit(ctx.db, account, limit, ctx.config.timeZone, before);
     if (args.values.json === true) return ok(JSON.stringify(rows));
     if (rows.length === 0) return ok(`no audit rows for ${account}`);
     return ok(

@@ -14,16 +14,22 @@ export interface AuditView {
   readonly request_id: string | null;
 }
 
+/**
+ * The chain's rows newest first, at most `limit`; with `before` (a position), only the rows before it, so an
+ * operator reads a trail longer than one page a page at a time (decision 1120).
+ */
 export async function listAudit(
   db: DbOrTx,
   chain: string,
   limit: number,
   timeZone: string,
+  before?: bigint,
 ): Promise<readonly AuditView[]> {
   const rows = await db
     .selectFrom('audit_log')
     .selectAll()
     .where('chain', '=', chain)
+    .$if(before !== undefined, (q) => q.where('seq', '<', before!))
     .orderBy('seq', 'desc')
     .limit(limit)
     .execute();
