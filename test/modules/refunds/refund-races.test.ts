@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { runOnContext } from '../../support/cli-in-process.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
-import { fund, payout } from '../wallet/wallet-helpers.ts';
+import { balance, fund, payout } from '../wallet/wallet-helpers.ts';
 import { payMall } from '../mall/helpers.ts';
 import { balanceOf, nullify, paidSale, setFee, settle, system } from './helpers.ts';
 
@@ -101,6 +101,13 @@ describe('refunds of one sale raced with keys, record-external, settlement, a pa
       await fund(t, a, 3_000);
       const amount = 10_000;
       const sale = await paidSale(t, a, amount, `race-${round}`);
+      // The last round's sale settled before the race: its refunds pay from the wallet the payout drains, and those
+      // it leaves short wait for funds (record-external's among them, decision 1080).
+      if (round === 2) {
+        await settle(t, a);
+        const drained = await payout(t, a, { amount: (await balance(t, a)) - 6_000, order: 'most' });
+        expect(drained.json().status, drained.body).not.toBe('failed');
+      }
       const part = 1_300;
       const calls: Promise<Outcome>[] = [];
       const asOutcome = (kind: string) => (r: { statusCode: number; body: string }) => ({
@@ -137,7 +144,7 @@ describe('refunds of one sale raced with keys, record-external, settlement, a pa
           .call(a, { method: 'POST', url: '/api/sandbox/clock/advance', body: { seconds: 1 } })
           .then(asOutcome('advance')),
       );
-      calls.push(payout(t, a, { amount: 10_000, order: `drain-${round}` }).then(asOutcome('payout')));
+      calls.push(payout(t, a, { amount: round === 2 ? 3_000 : 10_000, order: `drain-${round}` }).then(asOutcome('payout')));
       calls.push(
         t
           .call(a, {
@@ -158,6 +165,7 @@ describe('refunds of one sale raced with keys, record-external, settlement, a pa
       await settle(t, a);
       await settle(t, a);
       const { refunds } = await checkSale(sale, BigInt(amount));
+      console.log('CALLBACKS', refunds.map((r) => r.callbacks.join('>')).join(' | '));
       const externals = refunds.filter((r) => r.refund_code?.startsWith('external:') === true);
       expect(externals.length).toBeLessThanOrEqual(1);
       const okApi = results.filter(

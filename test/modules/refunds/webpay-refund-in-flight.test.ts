@@ -1,0 +1,93 @@
+// Decision 1115: a Webpay refund whose first send was lost is asked again while another refund of the same charge,
+// for the same amount, is applied at Transbank with its answer still on the way. Webpay's refund takes no
+// idempotency key, so the retry reads the charge's balance (decision 141): that balance holds the other refund's
+// part, which the retry cannot tell from its own. Before, the retry read it as its own and recorded itself given back
+// though Transbank never took it; the other's answer then recorded that same money again: Cobro's books gave the
+// payer 4 000 where Transbank gave 2 000. A retry now waits while another refund of the charge is at the processor
+// undecided, and a first send waits while another is being retried. The real `transbank-sdk` against the simulator.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
+import { startWebpaySimulator, type WebpaySimulator } from '../../support/webpay-simulator.ts';
+import { paidAtWebpay, webpayShop } from '../../support/webpay-shop.ts';
+import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
+import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
+import { nullify } from './helpers.ts';
+
+let t: TestApp;
+let sim: WebpaySimulator;
+let shop: TestAccount;
+
+beforeAll(async () => {
+  sim = await startWebpaySimulator();
+  t = await startTestApp({ env: { COBRO_MODE: 'production', COBRO_SECRET_KEY: 'cd'.repeat(32) } });
+  shop = await webpayShop(t, sim, 'Tienda Webpay 1115');
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+const refundsOf = (saleId: string) =>
+  t.ctx.db
+    .selectFrom('nullifications')
+    .select(['id', 'status', 'amount_minor', 'dispatch_due_at'])
+    .where('transaction_id', '=', saleId)
+    .orderBy('seq')
+    .execute();
+
+/** Moves the service clock just past `at`. */
+function clockPast(at: Date): void {
+  t.clock.advanceMs(at.getTime() - t.clock.now().getTime() + 1_000);
+}
+
+describe('a Webpay refund retried while another of its charge is applied and unanswered', () => {
+  it('is not taken for the other: Cobro gives back what Transbank gave back', async () => {
+    const sale = await paidAtWebpay(t, shop, sim.url, 9_000);
+    // The first refund's send never reached Transbank (the connection dropped): it is to be asked again.
+    sim.refundFault = 'drop';
+    const first = await nullify(t, shop, { id: sale.id, amount: 2_000, subject: 'uno' });
+    sim.refundFault = 'none';
+    expect(first.json().nullify.status_nullify, first.body).toBe('complete');
+    const [r1] = await refundsOf(sale.id);
+    t.clock.advanceMs((r1!.dispatch_due_at!.getTime() - t.clock.now().getTime()) / 2);
+
+    // A second refund of the same amount: Transbank applies it, its answer held on the way.
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    sim.refundHeld = () => {
+      arrived();
+      return held;
+    };
+    const second = nullify(t, shop, { id: sale.id, amount: 2_000, subject: 'dos' });
+    await reached;
+    sim.refundHeld = null;
+    expect(sim.transactions.get(sale.token)!.balance).toBe(7_000);
+
+    // The first's lease runs out while the second is in flight: the due work asks about it again.
+    clockPast(r1!.dispatch_due_at!);
+    await runRefundDispatch(t.ctx, { limit: 10 });
+    release();
+    expect((await second).json().status, 'second refund answered').toBe('success');
+
+    // Whatever is still to ask is asked, as the due work would after each lease.
+    for (let round = 0; round < 3; round++) {
+      const due = (await refundsOf(sale.id)).flatMap((r) =>
+        r.status === 'complete' && r.dispatch_due_at !== null ? [r.dispatch_due_at] : [],
+      );
+      if (due.length === 0) break;
+      clockPast(new Date(Math.max(...due.map((d) => d.getTime()))));
+      await runRefundDispatch(t.ctx, { limit: 10 });
+    }
+    const rows = await refundsOf(sale.id);
+    const givenBackMinor = rows
+      .filter((r) => r.status === 'reverse_completed')
+      .reduce((s, r) => s + Number(r.amount_minor), 0);
+    const atTransbank = sim.transactions.get(sale.token)!.refunds.reduce((s, a) => s + a, 0);
+    expect(givenBackMinor, rows.map((r) => `${r.status} ${r.amount_minor}`).join(", ")).toBe(atTransbank);
+    expect(rows.map((r) => r.status)).toEqual(['reverse_completed', 'reverse_completed']);
+    expect(atTransbank).toBe(4_000);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+});
