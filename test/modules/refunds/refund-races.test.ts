@@ -165,7 +165,6 @@ describe('refunds of one sale raced with keys, record-external, settlement, a pa
       await settle(t, a);
       await settle(t, a);
       const { refunds } = await checkSale(sale, BigInt(amount));
-      console.log('CALLBACKS', refunds.map((r) => r.callbacks.join('>')).join(' | '));
       const externals = refunds.filter((r) => r.refund_code?.startsWith('external:') === true);
       expect(externals.length).toBeLessThanOrEqual(1);
       const okApi = results.filter(

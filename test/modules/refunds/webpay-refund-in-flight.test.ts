@@ -35,6 +35,47 @@ const refundsOf = (saleId: string) =>
     .orderBy('seq')
     .execute();
 
+/** A hook for the simulator that holds a call until released, and tells when one arrived. */
+function gate() {
+  let arrived!: () => void;
+  const reached = new Promise<void>((resolve) => (arrived = resolve));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  return {
+    reached,
+    release,
+    hook: () => {
+      arrived();
+      return held;
+    },
+  };
+}
+
+/** Asks whatever is still to ask, as the due work would after each lease, a bounded number of times. */
+async function askUntilDecided(saleId: string): Promise<void> {
+  for (let round = 0; round < 4; round++) {
+    const due = (await refundsOf(saleId)).flatMap((r) =>
+      r.status === 'complete' && r.dispatch_due_at !== null ? [r.dispatch_due_at] : [],
+    );
+    if (due.length === 0) return;
+    clockPast(new Date(Math.max(...due.map((d) => d.getTime()))));
+    await runRefundDispatch(t.ctx, { limit: 10 });
+  }
+}
+
+/** What Cobro recorded given back of `sale` equals what Transbank gave back, both refunds ended. */
+async function givenBackAsTransbank(sale: { id: string; token: string }): Promise<void> {
+  const rows = await refundsOf(sale.id);
+  const givenBackMinor = rows
+    .filter((r) => r.status === 'reverse_completed')
+    .reduce((s, r) => s + Number(r.amount_minor), 0);
+  const atTransbank = sim.transactions.get(sale.token)!.refunds.reduce((s, a) => s + a, 0);
+  expect(givenBackMinor, rows.map((r) => `${r.status} ${r.amount_minor}`).join(', ')).toBe(atTransbank);
+  expect(rows.map((r) => r.status)).toEqual(['reverse_completed', 'reverse_completed']);
+  expect(atTransbank).toBe(4_000);
+  expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+}
+
 /** Moves the service clock just past `at`. */
 function clockPast(at: Date): void {
   t.clock.advanceMs(at.getTime() - t.clock.now().getTime() + 1_000);
@@ -52,42 +93,47 @@ describe('a Webpay refund retried while another of its charge is applied and una
     t.clock.advanceMs((r1!.dispatch_due_at!.getTime() - t.clock.now().getTime()) / 2);
 
     // A second refund of the same amount: Transbank applies it, its answer held on the way.
-    let arrived!: () => void;
-    const reached = new Promise<void>((resolve) => (arrived = resolve));
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    sim.refundHeld = () => {
-      arrived();
-      return held;
-    };
+    const answer = gate();
+    sim.refundHeld = answer.hook;
     const second = nullify(t, shop, { id: sale.id, amount: 2_000, subject: 'dos' });
-    await reached;
+    await answer.reached;
     sim.refundHeld = null;
     expect(sim.transactions.get(sale.token)!.balance).toBe(7_000);
 
     // The first's lease runs out while the second is in flight: the due work asks about it again.
     clockPast(r1!.dispatch_due_at!);
     await runRefundDispatch(t.ctx, { limit: 10 });
-    release();
+    answer.release();
     expect((await second).json().status, 'second refund answered').toBe('success');
+    await askUntilDecided(sale.id);
+    await givenBackAsTransbank(sale);
+  });
+});
 
-    // Whatever is still to ask is asked, as the due work would after each lease.
-    for (let round = 0; round < 3; round++) {
-      const due = (await refundsOf(sale.id)).flatMap((r) =>
-        r.status === 'complete' && r.dispatch_due_at !== null ? [r.dispatch_due_at] : [],
-      );
-      if (due.length === 0) break;
-      clockPast(new Date(Math.max(...due.map((d) => d.getTime()))));
-      await runRefundDispatch(t.ctx, { limit: 10 });
-    }
-    const rows = await refundsOf(sale.id);
-    const givenBackMinor = rows
-      .filter((r) => r.status === 'reverse_completed')
-      .reduce((s, r) => s + Number(r.amount_minor), 0);
-    const atTransbank = sim.transactions.get(sale.token)!.refunds.reduce((s, a) => s + a, 0);
-    expect(givenBackMinor, rows.map((r) => `${r.status} ${r.amount_minor}`).join(", ")).toBe(atTransbank);
-    expect(rows.map((r) => r.status)).toEqual(['reverse_completed', 'reverse_completed']);
-    expect(atTransbank).toBe(4_000);
-    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+describe('a Webpay refund sent while another of its charge is being asked again', () => {
+  it('waits, so the retry reads a balance that holds only its own part', async () => {
+    const sale = await paidAtWebpay(t, shop, sim.url, 9_000);
+    sim.refundFault = 'drop';
+    const first = await nullify(t, shop, { id: sale.id, amount: 2_000, subject: 'uno' });
+    sim.refundFault = 'none';
+    expect(first.json().nullify.status_nullify, first.body).toBe('complete');
+    const [r1] = await refundsOf(sale.id);
+
+    // The first is asked again: claimed, its status read of the charge held on the way.
+    clockPast(r1!.dispatch_due_at!);
+    const read = gate();
+    sim.statusHeld = read.hook;
+    const retry = runRefundDispatch(t.ctx, { limit: 10 });
+    await read.reached;
+    sim.statusHeld = null;
+
+    // Meanwhile a second refund of the same amount: before, sent and applied at once, so the held read then saw
+    // its part and took it for the first's.
+    const second = await nullify(t, shop, { id: sale.id, amount: 2_000, subject: 'dos' });
+    expect(second.json().status, second.body).toBe('success');
+    read.release();
+    await retry;
+    await askUntilDecided(sale.id);
+    await givenBackAsTransbank(sale);
   });
 });
