@@ -65,11 +65,7 @@ async function leftUnresolved(ctx: AppContext, tx: Tx, row: NullificationRow, no
  * waits while another refund of the sale is being retried (asked again, its lease running), for the same reason seen
  * from the other side. Asks of one sale are decided under its row lock, so two never pass this check together.
  */
-async function waitsForAnother(
-  tx: Tx,
-  row: NullificationRow,
-  now: Date,
-): Promise<boolean> {
+async function waitsForAnother(tx: Tx, row: NullificationRow, now: Date): Promise<boolean> {
   await lockTransaction(tx, row.transaction_id);
   const other = await tx
     .selectFrom('nullifications')
@@ -193,7 +189,8 @@ export async function dispatchNullification(ctx: AppContext, id: string): Promis
   const claimed = await inTransaction(ctx.db, async (tx) =>
     claim(ctx, tx, await lockNullification(tx, id)),
   );
-  if (claimed !== null && claimed !== 'unresolved' && claimed !== 'waiting') await ask(ctx, claimed);
+  if (claimed !== null && claimed !== 'unresolved' && claimed !== 'waiting')
+    await ask(ctx, claimed);
 }
 
 /** Due work: every collected refund whose dispatch is due (never sent, or its lease ran out). */

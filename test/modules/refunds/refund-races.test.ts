@@ -24,7 +24,13 @@ const cli = (...args: string[]) => runOnContext(args, t.ctx);
 async function merchant(): Promise<TestAccount> {
   const a = await t.createAccount();
   await setFee(t, a, '2.95', '100');
-  const set = await cli('accounts', 'set-urls', a.id, '--nullification-url', 'http://127.0.0.1:9/refunds');
+  const set = await cli(
+    'accounts',
+    'set-urls',
+    a.id,
+    '--nullification-url',
+    'http://127.0.0.1:9/refunds',
+  );
   expect(set.code, set.stderr).toBe(0);
   return a;
 }
@@ -46,7 +52,7 @@ async function refundsOf(sale: string) {
     .selectFrom('notifications')
     .select(['payload'])
     .where('event_type', '=', 'nullification.result')
-        .execute();
+    .execute();
   const states = new Map<string, string[]>();
   for (const c of callbacks) {
     const p = (typeof c.payload === 'string' ? JSON.parse(c.payload) : c.payload) as {
@@ -55,7 +61,11 @@ async function refundsOf(sale: string) {
     };
     states.set(p.id_nullification, [...(states.get(p.id_nullification) ?? []), p.status]);
   }
-  return rows.map((r) => ({ ...r, amount: BigInt(r.amount_minor), callbacks: states.get(r.id) ?? [] }));
+  return rows.map((r) => ({
+    ...r,
+    amount: BigInt(r.amount_minor),
+    callbacks: states.get(r.id) ?? [],
+  }));
 }
 
 const order = ['awaiting_funds', 'complete', 'reverse_completed'];
@@ -82,9 +92,10 @@ async function checkSale(sale: string, amountMinor: bigint) {
     expect(r.status, r.id).toBe('reverse_completed');
     // One callback per state it passed, each once (written at one account-clock instant, so compared as a set).
     const path = [...r.callbacks].sort((x, y) => order.indexOf(x) - order.indexOf(y));
-    expect([['complete', 'reverse_completed'], ['awaiting_funds', 'complete', 'reverse_completed']]).toContainEqual(
-      path,
-    );
+    expect([
+      ['complete', 'reverse_completed'],
+      ['awaiting_funds', 'complete', 'reverse_completed'],
+    ]).toContainEqual(path);
   }
   return { refunds, sum, status: row.status };
 }
@@ -105,7 +116,10 @@ describe('refunds of one sale raced with keys, record-external, settlement, a pa
       // it leaves short wait for funds (record-external's among them, decision 1080).
       if (round === 2) {
         await settle(t, a);
-        const drained = await payout(t, a, { amount: (await balance(t, a)) - 6_000, order: 'most' });
+        const drained = await payout(t, a, {
+          amount: (await balance(t, a)) - 6_000,
+          order: 'most',
+        });
         expect(drained.json().status, drained.body).not.toBe('failed');
       }
       const part = 1_300;
@@ -115,7 +129,8 @@ describe('refunds of one sale raced with keys, record-external, settlement, a pa
         code: r.statusCode,
         body: r.body,
       });
-      for (let i = 0; i < 4; i++) calls.push(nullify(t, a, { id: sale, amount: part }).then(asOutcome('keyless')));
+      for (let i = 0; i < 4; i++)
+        calls.push(nullify(t, a, { id: sale, amount: part }).then(asOutcome('keyless')));
       for (let i = 0; i < 4; i++)
         calls.push(
           nullify(t, a, { id: sale, amount: part }, { 'idempotency-key': `same-${round}` }).then(
@@ -129,22 +144,35 @@ describe('refunds of one sale raced with keys, record-external, settlement, a pa
       );
       for (let i = 0; i < 3; i++)
         calls.push(
-          nullify(t, a, { id: sale, amount: part }, { 'idempotency-key': `own-${round}-${i}` }).then(
-            asOutcome('own-key'),
-          ),
+          nullify(
+            t,
+            a,
+            { id: sale, amount: part },
+            { 'idempotency-key': `own-${round}-${i}` },
+          ).then(asOutcome('own-key')),
         );
       for (let i = 0; i < 2; i++)
         calls.push(
-          cli('refunds', 'record-external', sale, '--amount', String(part), '--reference', `portal-${round}`).then(
-            (r) => ({ kind: 'external', code: r.code, body: r.stdout + r.stderr }),
-          ),
+          cli(
+            'refunds',
+            'record-external',
+            sale,
+            '--amount',
+            String(part),
+            '--reference',
+            `portal-${round}`,
+          ).then((r) => ({ kind: 'external', code: r.code ?? -1, body: r.stdout + r.stderr })),
         );
       calls.push(
         t
           .call(a, { method: 'POST', url: '/api/sandbox/clock/advance', body: { seconds: 1 } })
           .then(asOutcome('advance')),
       );
-      calls.push(payout(t, a, { amount: round === 2 ? 3_000 : 10_000, order: `drain-${round}` }).then(asOutcome('payout')));
+      calls.push(
+        payout(t, a, { amount: round === 2 ? 3_000 : 10_000, order: `drain-${round}` }).then(
+          asOutcome('payout'),
+        ),
+      );
       calls.push(
         t
           .call(a, {
@@ -156,10 +184,13 @@ describe('refunds of one sale raced with keys, record-external, settlement, a pa
       );
       const results = await Promise.all(calls);
       for (const r of results)
-        if (r.code >= 500 || (r.kind === 'external' && r.code === 2)) failures.push(`${r.kind} ${r.code} ${r.body}`);
+        if (r.code >= 500 || (r.kind === 'external' && r.code === 2))
+          failures.push(`${r.kind} ${r.code} ${r.body}`);
       const sameKey = results.filter((r) => r.kind === 'same-key' && r.code === 200);
       // Sent at once, a key's copies are one refund: replayed or told it is in flight (409), never a second refund.
-      expect(new Set(sameKey.map((r) => r.body)).size, JSON.stringify(sameKey)).toBeLessThanOrEqual(1);
+      expect(new Set(sameKey.map((r) => r.body)).size, JSON.stringify(sameKey)).toBeLessThanOrEqual(
+        1,
+      );
       // Drain: the next settlements and due work collect what waits and dispatch what is complete.
       await fund(t, a, 20_000);
       await settle(t, a);
@@ -168,7 +199,10 @@ describe('refunds of one sale raced with keys, record-external, settlement, a pa
       const externals = refunds.filter((r) => r.refund_code?.startsWith('external:') === true);
       expect(externals.length).toBeLessThanOrEqual(1);
       const okApi = results.filter(
-        (r) => r.kind !== 'external' && r.code === 200 && r.body.startsWith('{"status":"success","nullify"'),
+        (r) =>
+          r.kind !== 'external' &&
+          r.code === 200 &&
+          r.body.startsWith('{"status":"success","nullify"'),
       );
       const madeByApi =
         okApi.filter((r) => r.kind !== 'same-key').length +
@@ -222,7 +256,10 @@ describe('refunds of the lines of one mall raced, two lines one store', () => {
       // Store A's earlier money, drained by a payout while its two lines are refunded.
       await fund(t, storeA, 5_000);
       const calls: Promise<{ code: number; body: string }>[] = [];
-      const wrap = (r: { statusCode: number; body: string }) => ({ code: r.statusCode, body: r.body });
+      const wrap = (r: { statusCode: number; body: string }) => ({
+        code: r.statusCode,
+        body: r.body,
+      });
       for (let i = 0; i < 5; i++) {
         calls.push(nullify(t, storeA, { id: a1, amount: 7_000 }).then(wrap));
         calls.push(nullify(t, storeA, { id: a2, amount: 6_000 }).then(wrap));
@@ -233,7 +270,9 @@ describe('refunds of the lines of one mall raced, two lines one store', () => {
       calls.push(nullify(t, storeB, { id: a2, amount: 1_000 }).then(wrap));
       calls.push(payout(t, storeA, { amount: 5_000, order: `mall-drain-${round}` }).then(wrap));
       calls.push(
-        t.call(storeA, { method: 'POST', url: '/api/sandbox/clock/advance', body: { seconds: 1 } }).then(wrap),
+        t
+          .call(storeA, { method: 'POST', url: '/api/sandbox/clock/advance', body: { seconds: 1 } })
+          .then(wrap),
       );
       const results = await Promise.all(calls);
       for (const r of results) if (r.code >= 500) failures.push(`${r.code} ${r.body}`);
@@ -252,5 +291,53 @@ describe('refunds of the lines of one mall raced, two lines one store', () => {
     }
     expect(failures).toEqual([]);
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+});
+
+describe('refunds with odd bodies sent at once', () => {
+  it('never answer a 500 and change nothing', async () => {
+    const a = await merchant();
+    const sale = await paidSale(t, a, 10_000, 'odd');
+    const odd: unknown[] = [
+      '100.5',
+      '1e3',
+      ' 100',
+      '0x10',
+      '',
+      '-1',
+      0,
+      -1,
+      0.5,
+      1.5,
+      1e300,
+      10_001,
+      99_999_999_999_999,
+      2 ** 53,
+      '99999999999999999999',
+      true,
+      null,
+      [100],
+      { v: 1 },
+      'NaN',
+      'Infinity',
+    ];
+    const results = await Promise.all([
+      ...odd.map((amount) => nullify(t, a, { id: sale, amount })),
+      // An unknown or over-long id, an empty subject. (A `currency` is not the API's field: dropped, supplement §1.2.)
+      nullify(t, a, { id: 'trx0000000000000000000', amount: 100 }),
+      nullify(t, a, { id: 'x'.repeat(41), amount: 100 }),
+      nullify(t, a, { id: sale, amount: 100, subject: '' }),
+    ]);
+    for (const [i, r] of results.entries()) {
+      expect(r.statusCode, `${JSON.stringify(odd[i])} ${r.body}`).toBeLessThan(500);
+      expect(r.json().status, `${JSON.stringify(odd[i])} ${r.body}`).toBe('failed');
+    }
+    const row = await t.ctx.db
+      .selectFrom('transactions')
+      .select(['refunded_minor', 'status'])
+      .where('id', '=', sale)
+      .executeTakeFirstOrThrow();
+    expect([BigInt(row.refunded_minor), row.status]).toEqual([0n, 'success']);
+    expect(await refundsOf(sale)).toEqual([]);
   });
 });

@@ -70,7 +70,9 @@ async function givenBackAsTransbank(sale: { id: string; token: string }): Promis
     .filter((r) => r.status === 'reverse_completed')
     .reduce((s, r) => s + Number(r.amount_minor), 0);
   const atTransbank = sim.transactions.get(sale.token)!.refunds.reduce((s, a) => s + a, 0);
-  expect(givenBackMinor, rows.map((r) => `${r.status} ${r.amount_minor}`).join(', ')).toBe(atTransbank);
+  expect(givenBackMinor, rows.map((r) => `${r.status} ${r.amount_minor}`).join(', ')).toBe(
+    atTransbank,
+  );
   expect(rows.map((r) => r.status)).toEqual(['reverse_completed', 'reverse_completed']);
   expect(atTransbank).toBe(4_000);
   expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
