@@ -258,12 +258,6 @@ function assertPaymentBounds(): void {
       10 * refundLimits.inProgressRecheckMs < refundLimits.inProgressAskMsMax,
     'an unfinished refund is asked about after its lease, and many times',
   );
-  // Decision 1115: another refund of the sale waits while this one's lease runs, so the lease must outlast its ask
-  // (a status read, the refund, a status read after a reversal), or a late answer could land after the wait ended.
-  assert.ok(
-    3 * transactionLimits.acquirer.requestTimeoutMs < refundLimits.dispatchLeaseMs,
-    "a refund's ask ends within its dispatch lease",
-  );
 }
 
 /** Environment ranges, HTTP and the dashboard. */

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startWebpaySimulator, type WebpaySimulator } from '../../support/webpay-simulator.ts';
 import { paidAtWebpay, webpayShop } from '../../support/webpay-shop.ts';
+import { refundLimits, transactionLimits } from '../../../src/limits/index.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
 import { nullify } from './helpers.ts';
@@ -137,5 +138,13 @@ describe('a Webpay refund sent while another of its charge is being asked again'
     await retry;
     await askUntilDecided(sale.id);
     await givenBackAsTransbank(sale);
+  });
+});
+
+describe("a refund's ask and its lease", () => {
+  it('the ask (a status read, the refund, a status read after a reversal) ends within the lease others wait out', () => {
+    expect(3 * transactionLimits.acquirer.requestTimeoutMs).toBeLessThan(
+      refundLimits.dispatchLeaseMs,
+    );
   });
 });
