@@ -12,7 +12,7 @@ import { paidAtWebpay, webpayShop } from '../../support/webpay-shop.ts';
 import { refundLimits, transactionLimits } from '../../../src/limits/index.ts';
 import { runRefundDispatch } from '../../../src/modules/refunds/dispatch.ts';
 import { verifyLedger } from '../../../src/platform/ledger/verify.ts';
-import { nullify } from './helpers.ts';
+import { balanceOf, nullify } from './helpers.ts';
 
 let t: TestApp;
 let sim: WebpaySimulator;
@@ -146,5 +146,45 @@ describe("a refund's ask and its lease", () => {
     expect(3 * transactionLimits.acquirer.requestTimeoutMs).toBeLessThan(
       refundLimits.dispatchLeaseMs,
     );
+  });
+});
+
+describe('refunds of one Webpay charge at once, some refused by Transbank', () => {
+  it('give the refused back while others are taken: the books match Transbank, the ledger is clean', async () => {
+    const pendingBefore = await balanceOf(t, shop.id, 'pending_settlement');
+    const sale = await paidAtWebpay(t, shop, sim.url, 9_000);
+    // 5 000 given back at Transbank's portal and not recorded in Cobro: Transbank holds 4 000 of the charge.
+    const charge = sim.transactions.get(sale.token)!;
+    charge.balance -= 5_000;
+    charge.state = 'PARTIALLY_NULLIFIED';
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        nullify(t, shop, { id: sale.id, amount: 1_500, subject: `r${i}` }),
+      ),
+    );
+    for (const r of answers) expect(r.statusCode, r.body).toBe(200);
+    const rows = await refundsOf(sale.id);
+    expect(rows.map((r) => r.status).sort()).toEqual([
+      'reverse_completed',
+      'reverse_completed',
+      'reverse_deleted',
+      'reverse_deleted',
+      'reverse_deleted',
+      'reverse_deleted',
+    ]);
+    const standingMinor = rows
+      .filter((r) => r.status === 'reverse_completed')
+      .reduce((s, r) => s + BigInt(r.amount_minor), 0n);
+    expect(standingMinor).toBe(BigInt(charge.refunds.reduce((s, a) => s + a, 0)));
+    const after = await t.ctx.db
+      .selectFrom('transactions')
+      .select(['refunded_minor', 'status'])
+      .where('id', '=', sale.id)
+      .executeTakeFirstOrThrow();
+    expect([BigInt(after.refunded_minor), after.status]).toEqual([
+      standingMinor,
+      'refunded partial',
+    ]);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 });
