@@ -185,6 +185,26 @@ describe('refunds of one Webpay charge at once, some refused by Transbank', () =
       standingMinor,
       'refunded partial',
     ]);
+    // The refused gave their part back to the sale's pending settlement: it holds the net less what stands.
+    const standing = await t.ctx.db
+      .selectFrom('nullifications')
+      .select(['amount_minor', 'fee_back_minor'])
+      .where('transaction_id', '=', sale.id)
+      .where('status', '=', 'reverse_completed')
+      .execute();
+    const paid = await t.ctx.db
+      .selectFrom('transactions')
+      .select(['amount_minor', 'fee_minor'])
+      .where('id', '=', sale.id)
+      .executeTakeFirstOrThrow();
+    const netMinor = BigInt(paid.amount_minor) - BigInt(paid.fee_minor ?? 0n);
+    const tookMinor = standing.reduce(
+      (s, r) => s + BigInt(r.amount_minor) - BigInt(r.fee_back_minor),
+      0n,
+    );
+    expect(await balanceOf(t, shop.id, 'pending_settlement')).toBe(
+      pendingBefore + netMinor - tookMinor,
+    );
     expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
   });
 });
