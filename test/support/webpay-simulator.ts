@@ -12,7 +12,8 @@
 // `refundFault = 'reset'` applies a refund and drops the connection (the lost refund answer), `'drop'` drops it
 // without applying anything; `createFault = 'error'` answers create with a 503, `'reset'` drops its connection
 // (Transbank down when the payer chooses to pay). `rewrite.commit`, `.status` and `.refund` change an answer's body
-// after the simulator applied the call: what a faulty acquirer could answer (decision 996).
+// after the simulator applied the call: what a faulty acquirer could answer (decision 996). `refundHeld` keeps a
+// refund applied and its answer on the way, `statusHeld` a status read, for as long as a test wants (decision 1115).
 import type http from 'node:http';
 import crypto from 'node:crypto';
 import { json, readBody, serveSimulator } from './simulator-http.ts';
@@ -65,6 +66,10 @@ export interface WebpaySimulator {
   /** `'error'`: status answers 500 (Transbank unreachable after a lost commit). */
   statusFault: 'none' | 'error';
   refundFault: 'none' | 'reset' | 'drop';
+  /** Awaited after a refund is applied, before it is answered: a test holds that answer in flight (decision 1115). */
+  refundHeld: (() => Promise<void>) | null;
+  /** Awaited before a status read is answered (and the charge read for it): a test holds that read in flight. */
+  statusHeld: (() => Promise<void>) | null;
   /** Rewrites an answer's body after the call was applied (another amount, buy order, status...). */
   readonly rewrite: {
     commit?: ((body: Record<string, unknown>) => Record<string, unknown>) | undefined;
@@ -144,6 +149,8 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     createFault: 'none',
     statusFault: 'none',
     refundFault: 'none',
+    refundHeld: null,
+    statusHeld: null,
     rewrite: {},
     close: async () => {}, // the server's, once it listens below
   };
@@ -223,6 +230,7 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
     if (req.method === 'GET' && match![2] === undefined) {
       calls.push({ op: 'status', token: t.token });
       if (sim.statusFault === 'error') return json(res, 500, { error_message: 'Internal error' });
+      if (sim.statusHeld !== null) await sim.statusHeld();
       return json(res, 200, (sim.rewrite.status ?? ((b) => b))(detail(t)));
     }
     if (req.method === 'POST' && match![2] !== undefined) {
@@ -244,6 +252,7 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
         req.socket.destroy();
         return;
       }
+      if (sim.refundHeld !== null) await sim.refundHeld();
       const refundAnswer = sim.rewrite.refund ?? ((b) => b);
       if (t.state === 'REVERSED') return json(res, 200, refundAnswer({ type: 'REVERSED' }));
       return json(

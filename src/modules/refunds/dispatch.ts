@@ -16,6 +16,7 @@ import {
   paidThroughFintoc,
 } from '../../platform/processors/fintoc-selection.ts';
 import { refundLimits } from '../../limits/index.ts';
+import { lockTransaction } from '../transactions/repository.ts';
 import { lockNullification, type NullificationRow } from './repository.ts';
 import { recordRefundAnswer } from './refund-answer.ts';
 import { externalCodePrefix } from './refund-external.ts';
@@ -56,18 +57,56 @@ async function leftUnresolved(ctx: AppContext, tx: Tx, row: NullificationRow, no
   return true;
 }
 
-/** The refund claimed for one ask; `unresolved` when it was left for the operator instead; null when not due. */
+/**
+ * Whether this ask must wait for another refund of the same sale (decision 1115). A retry reconciles with what the
+ * processor holds of the charge (Webpay's balance, decision 141), which cannot tell its own part from another
+ * refund's of the same amount: while another is sent and unanswered with its ask still live (its lease running), its
+ * part may or may not be in that balance and its answer is still to be recorded, so the retry waits. A first send
+ * waits while another refund of the sale is being retried (asked again, its lease running), for the same reason seen
+ * from the other side. Asks of one sale are decided under its row lock, so two never pass this check together.
+ */
+async function waitsForAnother(tx: Tx, row: NullificationRow, now: Date): Promise<boolean> {
+  await lockTransaction(tx, row.transaction_id);
+  const other = await tx
+    .selectFrom('nullifications')
+    .select('id')
+    .where('transaction_id', '=', row.transaction_id)
+    .where('id', '<>', row.id)
+    .where('status', '=', 'complete')
+    .where('channel', '=', 'processor')
+    .where('refund_code', 'is', null)
+    .where('dispatch_due_at', '>', now)
+    // A retry waits for any other sent (one attempt or more); a first send only for one asked again (two or more).
+    .where('dispatch_attempts', '>=', row.dispatch_attempts > 0 ? 1 : 2)
+    .limit(1)
+    .executeTakeFirst();
+  return other !== undefined;
+}
+
+/**
+ * The refund claimed for one ask; `unresolved` when it was left for the operator instead; `waiting` when it waits
+ * for another refund of its sale (asked again after a lease); null when not due.
+ */
 async function claim(
   ctx: AppContext,
   tx: Tx,
   row: NullificationRow | undefined,
-): Promise<Claimed | 'unresolved' | null> {
+): Promise<Claimed | 'unresolved' | 'waiting' | null> {
   if (row === undefined || row.status !== 'complete' || row.dispatch_due_at === null) return null;
   // dispatch_due_at is on the service clock (decision 785): it is also the dispatch's lease, and a sandbox clock
   // advance must never free a live one.
   const now = ctx.clock.now();
   if (row.dispatch_due_at.getTime() > now.getTime()) return null;
   if (await leftUnresolved(ctx, tx, row, now)) return 'unresolved';
+  if (await waitsForAnother(tx, row, now)) {
+    // Not asked, not counted as an attempt: due again once the other's lease has run out.
+    await tx
+      .updateTable('nullifications')
+      .set({ dispatch_due_at: new Date(now.getTime() + dispatchLeaseMs(ctx)) })
+      .where('id', '=', row.id)
+      .execute();
+    return 'waiting';
+  }
   const payment = await tx
     .selectFrom('transactions')
     .select(['charge_key', 'authorization_code', 'id', 'amount_minor'])
@@ -150,7 +189,8 @@ export async function dispatchNullification(ctx: AppContext, id: string): Promis
   const claimed = await inTransaction(ctx.db, async (tx) =>
     claim(ctx, tx, await lockNullification(tx, id)),
   );
-  if (claimed !== null && claimed !== 'unresolved') await ask(ctx, claimed);
+  if (claimed !== null && claimed !== 'unresolved' && claimed !== 'waiting')
+    await ask(ctx, claimed);
 }
 
 /** Due work: every collected refund whose dispatch is due (never sent, or its lease ran out). */
@@ -171,7 +211,7 @@ export async function runRefundDispatch(ctx: AppContext, scope: DueWorkScope): P
       );
     });
     if (claimed === null) break;
-    if (claimed !== 'unresolved') await ask(ctx, claimed);
+    if (claimed !== 'unresolved' && claimed !== 'waiting') await ask(ctx, claimed);
     processed++;
   }
   return processed;
