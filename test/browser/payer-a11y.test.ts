@@ -3,7 +3,7 @@
 // processing, no method, approved, rejected, a bad link), of the mall's, of the subscription's card enrolment, and
 // the dashboard's sign-in. axe-core's WCAG 2.x A and AA rules find nothing critical or serious; after a form with
 // mistakes each wrong field says so (aria-invalid), is described by its own message (aria-describedby) and the
-// first one holds the focus, with no script (the checkout sends none).
+// first one holds the focus, with no script (the checkout sends none); a refused sign-in's message takes the focus.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startBrowserHarness, type BrowserHarness } from '../support/browser-server.ts';
@@ -53,6 +53,8 @@ interface FieldState {
   readonly id: string;
   readonly invalid: string | null;
   readonly describedBy: string;
+  /** Its computed border colour: a wrong field is marked for the eye too, not by its message alone. */
+  readonly border: string;
 }
 
 /** Each named field's aria-invalid and the text its aria-describedby points at, and the focused element's id. */
@@ -71,6 +73,7 @@ async function fieldStates(ids: readonly string[]): Promise<{
         id,
         invalid: el.getAttribute('aria-invalid'),
         describedBy: refs.map((r: string) => doc.getElementById(r)?.textContent ?? '').join(' '),
+        border: String(doc.defaultView.getComputedStyle(el).borderTopColor),
       };
     });
     return { fields, focused: String(doc.activeElement?.id ?? '') };
@@ -91,9 +94,11 @@ async function expectTiedErrors(
     } else {
       expect(f.invalid, `${state}: ${f.id} aria-invalid`).toBe('true');
       expect(f.describedBy, `${state}: ${f.id} aria-describedby`).toMatch(message);
+      expect(f.border, `${state}: ${f.id} border`).toBe('rgb(161, 29, 29)');
     }
   }
-  expect(focused, `${state}: focus`).toBe(Object.keys(wrong)[0]);
+  // A decline is no field's fault: the alert says it and the focus stays where a new page starts.
+  expect(focused, `${state}: focus`).toBe(Object.keys(wrong)[0] ?? '');
 }
 
 describe("the payer's pages at 390 px: WCAG 2.x A/AA with axe-core, and errors tied to their fields", () => {
@@ -113,7 +118,10 @@ describe("the payer's pages at 390 px: WCAG 2.x A/AA with axe-core, and errors t
       [],
     );
     await submit({ card_number: approvedVisa.card_number, expiry: '01/20', cvv: '123' });
-    await expectTiedErrors('card form, expired card', { expiry: /vencida/ }, ['card_number', 'cvv']);
+    await expectTiedErrors('card form, expired card', { expiry: /vencida/ }, [
+      'card_number',
+      'cvv',
+    ]);
     await submit(rejectedMastercard);
     await expect(page.locator('[role=alert]').textContent()).resolves.toMatch(/intento/);
     await axeClean('card form after a decline');
@@ -197,11 +205,10 @@ describe("the payer's pages at 390 px: WCAG 2.x A/AA with axe-core, and errors t
     await axeClean('mall card form');
     await submit({ card_number: approvedVisa.card_number, expiry: '13/30', cvv: '123' });
     await axeClean('mall card form with mistakes');
-    await expectTiedErrors(
-      'mall card form with mistakes',
-      { expiry: /mes de vencimiento/ },
-      ['card_number', 'cvv'],
-    );
+    await expectTiedErrors('mall card form with mistakes', { expiry: /mes de vencimiento/ }, [
+      'card_number',
+      'cvv',
+    ]);
     await submit(approvedVisa);
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
     await axeClean('mall result');
@@ -249,5 +256,12 @@ describe("the payer's pages at 390 px: WCAG 2.x A/AA with axe-core, and errors t
     await submit({ public_token: 'no-such-token', private_token: 'nope' });
     await expect(page.locator('[role=alert]').textContent()).resolves.not.toBe('');
     await axeClean('sign-in refused');
+    // Either form may have failed and the page is not told which: the message itself takes the focus, so a screen
+    // reader reads it first and the next Tab lands on the token field.
+    await expect(page.evaluate('document.activeElement.getAttribute("role")')).resolves.toBe(
+      'alert',
+    );
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate('document.activeElement.id')).resolves.toBe('public_token');
   }, 60_000);
 });
