@@ -3,6 +3,8 @@
 import { formatMoney, html, type Html, type Page } from './html.ts';
 import { subscriptionLimits } from '../limits/index.ts';
 import type { EnrolmentContext } from '../modules/subscriptions/enrolment-query.ts';
+import { cardFields, problemBox } from './form-html.ts';
+import type { FormProblem } from './form-problems.ts';
 
 const intervalNames: Readonly<Record<string, readonly [string, string]>> = {
   day: ['día', 'días'],
@@ -24,20 +26,13 @@ export function summary(view: EnrolmentContext) {
   return html`<h1>${view.merchant}</h1><div class="merchant">Suscripción ${view.planName}</div>${price}`;
 }
 
-export function enrolmentFormPage(view: EnrolmentContext, problems: readonly string[]): Page {
+export function enrolmentFormPage(view: EnrolmentContext, problems: readonly FormProblem[]): Page {
   const check = formatMoney(subscriptionLimits.verificationAmountMinor, 'CLP');
-  const errors =
-    problems.length === 0
-      ? null
-      : html`<div class="error" role="alert">${problems.map((p) => html`<div>${p}</div>`)}</div>`;
   const body = html`${summary(view)}<h2>Registra tu tarjeta</h2>
-<p class="muted">Para validar la tarjeta haremos un cargo de ${check} que se reembolsa de inmediato.</p>${errors}
+<p class="muted">Para validar la tarjeta haremos un cargo de ${check} que se reembolsa de inmediato.</p>${problemBox(problems)}
 <form method="post" action="/gateway/registrosuscripcion" autocomplete="on">
 <input type="hidden" name="token" value="${view.token}"><input type="hidden" name="validacion" value="${view.validacion}">
-<label for="card_number">Número de tarjeta</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" maxlength="23" required>
-<div class="row"><div><label for="expiry">Vencimiento (MM/AA)</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/AA" maxlength="7" required></div>
-<div><label for="cvv">CVV</label><input id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required></div></div>
-<button type="submit">Registrar tarjeta</button></form>`;
+${cardFields(problems)}<button type="submit">Registrar tarjeta</button></form>`;
   return { title: `Suscripción ${view.planName} · ${view.merchant}`, body, notice: 'card' };
 }
 

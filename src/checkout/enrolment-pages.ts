@@ -16,6 +16,7 @@ import { sendPage } from './html.ts';
 import { invalidLinkPage } from './pages.ts';
 import { enrolmentFormPage, enrolmentResultPage } from './enrolment-html.ts';
 import { parseCardForm } from './forms.ts';
+import { formProblems } from './form-problems.ts';
 import type { CheckoutPageKind, CheckoutRouter } from './page-kinds.ts';
 import { oneclickEnrolmentPage, registerOneclickEnrolment } from './oneclick-enrolment-pages.ts';
 
@@ -86,7 +87,7 @@ function register(r: CheckoutRouter, ctx: AppContext): void {
             enrolmentResultPage(await enrolmentNow(ctx, view), 'enrolled', null),
           );
         case 'declined':
-          return sendPage(reply, 200, enrolmentFormPage(view, [outcome.payerMessage]));
+          return sendPage(reply, 200, enrolmentFormPage(view, formProblems(outcome.payerMessage)));
         case 'in_progress':
           return sendPage(reply, 200, enrolmentResultPage(view, 'processing', null));
         case 'closed':

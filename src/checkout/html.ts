@@ -46,6 +46,7 @@ main{max-width:440px;margin:32px auto;padding:0 16px}.card{background:#fff;borde
 header.brand{font-weight:700;color:#0b6e4f;letter-spacing:.02em;margin-bottom:16px}h1{font-size:1.2rem;margin:0 0 4px}
 .merchant{color:#566070;font-size:.9rem}.amount{font-size:2rem;font-weight:700;margin:12px 0 4px}.subject{color:#333;margin-bottom:16px;word-wrap:break-word}
 label{display:block;font-size:.85rem;margin:12px 0 4px;color:#384252}input,select{width:100%;padding:10px;font-size:1rem;border:1px solid #767f8f;border-radius:8px}
+[aria-invalid=true]{border:2px solid #a11d1d}
 .row{display:flex;gap:12px}.row>div{flex:1}button,.button{display:block;width:100%;margin-top:20px;padding:12px;font-size:1rem;font-weight:600;color:#fff;background:#0b6e4f;border:0;border-radius:8px;text-align:center;text-decoration:none;cursor:pointer}
 ul.methods{list-style:none;padding:0;margin:0}ul.methods li{margin:8px 0}ul.methods a{display:block;padding:12px;border:1px solid #767f8f;border-radius:8px;color:#1d2430;text-decoration:none}
 ul.methods small{display:block;color:#667085}.error{background:#fdecec;color:#8a1c1c;border-radius:8px;padding:10px;margin:12px 0}

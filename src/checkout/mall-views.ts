@@ -4,6 +4,8 @@ import { formatTimestamp } from '../platform/time/time-format.ts';
 import type { MallRow } from '../modules/mall/repository.ts';
 import { formatMoney, html, type Html, type Page } from './html.ts';
 import type { MethodOption } from './pages.ts';
+import { bankFields, cardFields, problemBox } from './form-html.ts';
+import type { FormProblem } from './form-problems.ts';
 
 export interface MallSummary {
   readonly mall: MallRow;
@@ -33,12 +35,6 @@ function summary(s: MallSummary): Html {
 <div class="amount" data-testid="amount">${total}</div><ul class="subject">${rows}</ul>`;
 }
 
-function problemsOf(list: readonly string[]): Html {
-  return list.length === 0
-    ? html``
-    : html`<div class="error" role="alert">${list.map((e) => html`<div>${e}</div>`)}</div>`;
-}
-
 export function methodsPage(s: MallSummary, methods: readonly MethodOption[]): Page {
   const items = methods.map(
     (m) =>
@@ -54,19 +50,15 @@ export function methodsPage(s: MallSummary, methods: readonly MethodOption[]): P
 export function formPage(
   s: MallSummary,
   method: MethodOption,
-  problems: readonly string[],
+  problems: readonly FormProblem[],
   banks: ReadonlyArray<{ code: string; name: string }>,
 ): Page {
   const total = formatMoney(BigInt(s.mall.amount_minor), s.mall.currency);
   const inputs =
     method.kind === 'card'
-      ? html`<label for="card_number">Número de tarjeta</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" maxlength="23" required>
-<div class="row"><div><label for="expiry">Vencimiento (MM/AA)</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/AA" maxlength="7" required></div>
-<div><label for="cvv">CVV</label><input id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required></div></div>`
-      : html`<label for="bank">Banco</label><select id="bank" name="bank">${banks.map((b) => html`<option value="${b.code}">${b.name}</option>`)}</select>
-<label for="rut">RUT</label><input id="rut" name="rut" placeholder="11.111.111-1" maxlength="12" required>
-<label for="password">Clave</label><input id="password" name="password" type="password" autocomplete="off" maxlength="64" required>`;
-  const body = html`${summary(s)}<h2>${method.name}</h2>${problemsOf(problems)}
+      ? cardFields(problems)
+      : bankFields(problems, { banks, bank: null, rut: '', rutFixed: false });
+  const body = html`${summary(s)}<h2>${method.name}</h2>${problemBox(problems)}
 <form method="post" action="${pathOf(s.mall.id)}"><input type="hidden" name="method" value="${method.payment}">${inputs}
 <button type="submit">Pagar ${total}</button></form>`;
   return { title: `${method.name} · Mall`, body };

@@ -1,6 +1,8 @@
 // The checkout's pages, in Spanish. Inputs the payer typed are never echoed back for card number and CVV.
 import { formatMoney, html, type Html, type Page } from './html.ts';
 import { abortedByPayer } from '../platform/processors/processor.ts';
+import { bankFields, cardFields, problemBox } from './form-html.ts';
+import type { FormProblem } from './form-problems.ts';
 
 export interface OrderSummary {
   readonly merchant: string;
@@ -31,12 +33,6 @@ function checkoutPath(link: LinkParams, method?: number): string {
 export function summary(o: OrderSummary): Html {
   return html`<h1>${o.merchant}</h1><div class="merchant">Orden ${o.order}</div>
 <div class="amount" data-testid="amount">${formatMoney(o.amountMinor, o.currency)}</div><div class="subject">${o.subject}</div>`;
-}
-
-function errors(list: readonly string[]): Html {
-  return list.length === 0
-    ? html``
-    : html`<div class="error" role="alert">${list.map((e) => html`<div>${e}</div>`)}</div>`;
 }
 
 function hidden(link: LinkParams, method: number): Html {
@@ -77,23 +73,12 @@ export function cardPage(
   o: OrderSummary,
   link: LinkParams,
   method: MethodOption,
-  problems: readonly string[],
+  problems: readonly FormProblem[],
   back: boolean,
 ): Page {
-  const range = installmentRanges[method.payment];
-  const installments =
-    range === undefined
-      ? null
-      : html`<label for="installments">Cuotas</label><select id="installments" name="installments">${Array.from(
-          { length: range[1] - range[0] + 1 },
-          (_, i) => html`<option value="${range[0] + i}">${range[0] + i} cuotas</option>`,
-        )}</select>`;
-  const body = html`${summary(o)}<h2>${method.name}</h2>${errors(problems)}
+  const body = html`${summary(o)}<h2>${method.name}</h2>${problemBox(problems)}
 <form method="post" action="/gateway/cobro" autocomplete="on">${hidden(link, method.payment)}
-<label for="card_number">Número de tarjeta</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" maxlength="23" required>
-<div class="row"><div><label for="expiry">Vencimiento (MM/AA)</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/AA" maxlength="7" required></div>
-<div><label for="cvv">CVV</label><input id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required></div></div>
-${installments}<button type="submit">Pagar ${formatMoney(o.amountMinor, o.currency)}</button></form>
+${cardFields(problems, installmentRanges[method.payment] ?? null)}<button type="submit">Pagar ${formatMoney(o.amountMinor, o.currency)}</button></form>
 ${back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro medio de pago</a></p>` : null}`;
   return { title: `${method.name} · ${o.merchant}`, body, notice: 'card' };
 }
@@ -109,22 +94,16 @@ export function bankPage(
   method: MethodOption,
   banks: readonly BankChoice[],
   state: {
-    readonly problems: readonly string[];
+    readonly problems: readonly FormProblem[];
     readonly rut: string;
     readonly rutFixed: boolean;
     readonly bank: string | null;
     readonly back: boolean;
   },
 ): Page {
-  const options = banks.map(
-    (b) =>
-      html`<option value="${b.code}"${state.bank === b.code ? html` selected` : null}>${b.name}</option>`,
-  );
-  const body = html`${summary(o)}<h2>${method.name}</h2><p class="muted">Ingresa con los datos de tu banco para autorizar la transferencia.</p>${errors(state.problems)}
+  const body = html`${summary(o)}<h2>${method.name}</h2><p class="muted">Ingresa con los datos de tu banco para autorizar la transferencia.</p>${problemBox(state.problems)}
 <form method="post" action="/gateway/cobro">${hidden(link, method.payment)}
-<label for="bank">Banco</label><select id="bank" name="bank">${options}</select>
-<label for="rut">RUT</label><input id="rut" name="rut" value="${state.rut}" placeholder="11.111.111-1" maxlength="12" required${state.rutFixed ? html` readonly` : null}>
-<label for="password">Clave</label><input id="password" name="password" type="password" autocomplete="off" maxlength="64" required>
+${bankFields(state.problems, { banks, bank: state.bank, rut: state.rut, rutFixed: state.rutFixed })}
 <button type="submit">Transferir ${formatMoney(o.amountMinor, o.currency)}</button></form>
 ${state.back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro medio de pago</a></p>` : null}`;
   return { title: `${method.name} · ${o.merchant}`, body, notice: 'bank' };
@@ -247,11 +226,11 @@ export function redirectMethodPage(
   o: OrderSummary,
   link: LinkParams,
   method: MethodOption,
-  problems: readonly string[],
+  problems: readonly FormProblem[],
   back: boolean,
   copy: RedirectCopy,
 ): Page {
-  const body = html`${summary(o)}<h2>${method.name}</h2>${errors(problems)}
+  const body = html`${summary(o)}<h2>${method.name}</h2>${problemBox(problems)}
 <p class="muted">${copy.notice}</p>
 <form method="post" action="/gateway/cobro">${hidden(link, method.payment)}<button type="submit" data-testid="${copy.testId}">Pagar ${formatMoney(o.amountMinor, o.currency)} con ${copy.via}</button></form>
 ${back ? html`<p class="muted"><a href="${checkoutPath(link)}">Elegir otro medio de pago</a></p>` : null}`;

@@ -12,6 +12,7 @@ import {
 import type { AttemptOutcome } from '../modules/transactions/attempt-outcome.ts';
 import type { TransactionRow } from '../modules/transactions/repository.ts';
 import { sendPage } from './html.ts';
+import { formProblems, type FormProblem } from './form-problems.ts';
 import {
   bankPage,
   cardPage,
@@ -123,7 +124,7 @@ export async function renderForm(
   row: TransactionRow,
   link: LinkParams,
   method: MethodOption,
-  problems: readonly string[],
+  problems: readonly FormProblem[],
   back: boolean,
   bank: string | null = null,
 ): Promise<FastifyReply> {
@@ -199,7 +200,7 @@ export async function answerOutcome(
           row,
           link,
           method,
-          [outcome.payerMessage, retryNotice(outcome.attemptsLeft)],
+          formProblems(outcome.payerMessage, retryNotice(outcome.attemptsLeft)),
           back,
           bank,
         );

@@ -13,39 +13,64 @@ export interface AxeViolation {
   readonly impact: string | null;
   readonly help: string;
   readonly nodes: number;
+  /** The first offending element's selector, so a failure names where to look. */
+  readonly target: string;
 }
 
-/** Runs axe-core (WCAG 2.x A and AA rules and best practices) on the page as it is now. */
-async function axeViolations(page: Page): Promise<readonly AxeViolation[]> {
+/** The WCAG 2.0, 2.1 and 2.2 level A and AA rules: what the payer's pages are held to (decision 1135). */
+const wcagAaTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+/**
+ * Runs axe-core on the page as it is now: every rule it runs by default (WCAG 2.x A and AA and best practices),
+ * or only the rules with one of `tags`.
+ */
+async function axeViolations(
+  page: Page,
+  tags: readonly string[] | null = null,
+): Promise<readonly AxeViolation[]> {
   await page.evaluate(axeSource);
-  return page.evaluate(async () => {
+  return page.evaluate(async (only) => {
     const axe = (
       globalThis as unknown as {
         axe: {
-          run(): Promise<{
+          run(
+            context: unknown,
+            options: unknown,
+          ): Promise<{
             violations: Array<{
               id: string;
               impact: string | null;
               help: string;
-              nodes: unknown[];
+              nodes: Array<{ target: unknown[] }>;
             }>;
           }>;
         };
       }
     ).axe;
-    const result = await axe.run();
+    const result = await axe.run(
+      (globalThis as unknown as { document: unknown }).document,
+      only === null ? {} : { runOnly: { type: 'tag', values: only } },
+    );
     return result.violations.map((v) => ({
       id: v.id,
       impact: v.impact,
       help: v.help,
       nodes: v.nodes.length,
+      target: String(v.nodes[0]?.target.join(' ') ?? ''),
     }));
-  });
+  }, tags);
 }
 
 /** Only what issue 32 holds every page to: no critical or serious violation. */
 export async function seriousAxeViolations(page: Page): Promise<readonly AxeViolation[]> {
   return (await axeViolations(page)).filter(
+    (v) => v.impact === 'critical' || v.impact === 'serious',
+  );
+}
+
+/** The critical and serious violations of WCAG 2.x A and AA rules only (the payer's pages, decision 1135). */
+export async function seriousWcagViolations(page: Page): Promise<readonly AxeViolation[]> {
+  return (await axeViolations(page, wcagAaTags)).filter(
     (v) => v.impact === 'critical' || v.impact === 'serious',
   );
 }
