@@ -78,11 +78,33 @@ export async function runResolved(
   try {
     return await runOperatorCommand(ctx, resolved.command, resolved.args, progress);
   } catch (error) {
-    ctx?.logger.error({ err: error, command: resolved.command.name }, 'command failed');
-    return fail(
-      `${resolved.command.name} failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    return await failureOutput(resolved.command.name, error, ctx);
   }
+}
+
+/**
+ * What an error thrown by a command prints (decision 1145). Only a bug is logged, with its stack: a refusal the
+ * service threw (an unknown dispute) and a database that stopped answering are the operator's one line, as a
+ * start-up error is, and say what to do.
+ */
+async function failureOutput(
+  name: string,
+  error: unknown,
+  ctx: AppContext | null,
+): Promise<CommandOutput> {
+  const [{ ApiError, errorCatalogue }, { isDatabaseUnavailable }, { errorText }] = await Promise.all([
+    import('../platform/errors/errors.ts'),
+    import('../platform/db/outage.ts'),
+    import('../platform/process/startup-error.ts'),
+  ]);
+  if (isDatabaseUnavailable(error))
+    return fail(
+      `${name}: the database stopped answering (${errorText(error)}): the command may not have finished; once it answers, see what it did (\`cobro audit list\`) before running it again`,
+    );
+  if (error instanceof ApiError && errorCatalogue[error.code].http < 500)
+    return fail(`${name}: ${error.message}`);
+  ctx?.logger.error({ err: error, command: name }, 'command failed');
+  return fail(`${name} failed: ${errorText(error)}`);
 }
 
 /**
