@@ -92,11 +92,12 @@ async function failureOutput(
   error: unknown,
   ctx: AppContext | null,
 ): Promise<CommandOutput> {
-  const [{ ApiError, errorCatalogue }, { isDatabaseUnavailable }, { errorText }] = await Promise.all([
-    import('../platform/errors/errors.ts'),
-    import('../platform/db/outage.ts'),
-    import('../platform/process/startup-error.ts'),
-  ]);
+  const [{ ApiError, errorCatalogue }, { isDatabaseUnavailable }, { errorText }] =
+    await Promise.all([
+      import('../platform/errors/errors.ts'),
+      import('../platform/db/outage.ts'),
+      import('../platform/process/startup-error.ts'),
+    ]);
   if (isDatabaseUnavailable(error))
     return fail(
       `${name}: the database stopped answering (${errorText(error)}): the command may not have finished; once it answers, see what it did (\`cobro audit list\`) before running it again`,

@@ -45,7 +45,16 @@ describe('a command that fails, as a real process', () => {
     );
     expectOneLineError(json, /^disputes resolve: dispute not found\n$/);
     const open = await runCli(
-      ['disputes', 'open', '--transaction', 'trx0a1b2c3d4e5f6a7b8c', '--amount', '5000', '--reason', 'fraud'],
+      [
+        'disputes',
+        'open',
+        '--transaction',
+        'trx0a1b2c3d4e5f6a7b8c',
+        '--amount',
+        '5000',
+        '--reason',
+        'fraud',
+      ],
       env,
     );
     expectOneLineError(open, /^disputes open: transaction not found\n$/);
@@ -88,9 +97,9 @@ describe('a command that fails, in process', () => {
     const a = await t.createAccount();
     const tokenBefore = async () =>
       (
-        await sql<{ h: string }>`select public_token_hash as h from accounts where id = ${a.id}`.execute(
-          t.ctx.db,
-        )
+        await sql<{
+          h: string;
+        }>`select public_token_hash as h from accounts where id = ${a.id}`.execute(t.ctx.db)
       ).rows[0]!.h;
     const before = await tokenBefore();
     for (const [args, message] of [
@@ -106,7 +115,8 @@ describe('a command that fails, in process', () => {
     }
     expect(await tokenBefore()).toBe(before);
     const key = JSON.parse(
-      (await dispatch(['keys', 'create', '--account', a.id, '--scope', 'read', '--json'], t.ctx)).stdout,
+      (await dispatch(['keys', 'create', '--account', a.id, '--scope', 'read', '--json'], t.ctx))
+        .stdout,
     ) as { id: string };
     const rotated = await dispatch(['keys', 'rotate', key.id, '--grace-hours', '100000'], t.ctx);
     expect(rotated.stderr).toBe('--grace-hours must be a whole number from 0 to 720\n');
@@ -114,7 +124,10 @@ describe('a command that fails, in process', () => {
   });
 
   it('users token-sign-in names an account that does not exist', async () => {
-    const out = await dispatch(['users', 'token-sign-in', '--account', 'acc0000000000000000x', 'off'], t.ctx);
+    const out = await dispatch(
+      ['users', 'token-sign-in', '--account', 'acc0000000000000000x', 'off'],
+      t.ctx,
+    );
     expect(out.stderr).toBe('no account with id acc0000000000000000x\n');
     expect(out.exitCode).toBe(1);
   });
