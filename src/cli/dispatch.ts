@@ -69,16 +69,21 @@ function namesUnknownCommand(words: readonly string[], options: ResolveOptions):
   return !names.includes(`${first} ${second}`);
 }
 
-/** Runs the command; what it prints before it ends goes to `progress` when given (the CLI, the ops socket). */
+/**
+ * Runs the command; what it prints before it ends goes to `progress` when given (the CLI, the ops socket).
+ * `bugStack`: `log` (a server's log keeps a bug's stack) or `debug` (the CLI's own process: its stderr is the
+ * operator's, so the stack shows only with LOG_LEVEL=debug, as for any error of main.ts).
+ */
 export async function runResolved(
   resolved: Resolved,
   ctx: AppContext | null,
   progress?: Progress,
+  bugStack: 'log' | 'debug' = 'log',
 ): Promise<CommandOutput> {
   try {
     return await runOperatorCommand(ctx, resolved.command, resolved.args, progress);
   } catch (error) {
-    return await failureOutput(resolved.command.name, error, ctx);
+    return await failureOutput(resolved.command.name, error, ctx, bugStack);
   }
 }
 
@@ -91,6 +96,7 @@ async function failureOutput(
   name: string,
   error: unknown,
   ctx: AppContext | null,
+  bugStack: 'log' | 'debug',
 ): Promise<CommandOutput> {
   const [{ ApiError, errorCatalogue }, { isDatabaseUnavailable }, { errorText }] =
     await Promise.all([
@@ -104,8 +110,14 @@ async function failureOutput(
     );
   if (error instanceof ApiError && errorCatalogue[error.code].http < 500)
     return fail(`${name}: ${error.message}`);
-  ctx?.logger.error({ err: error, command: name }, 'command failed');
-  return fail(`${name} failed: ${errorText(error)}`);
+  if (bugStack === 'log') {
+    ctx?.logger.error({ err: error, command: name }, 'command failed');
+    return fail(`${name} failed: ${errorText(error)}`);
+  }
+  ctx?.logger.debug({ err: error, command: name }, 'command failed');
+  const hint =
+    ctx?.logger.isLevelEnabled('debug') === true ? '' : ' (LOG_LEVEL=debug shows the stack)';
+  return fail(`${name} failed: ${errorText(error)}${hint}`);
 }
 
 /**

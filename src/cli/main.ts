@@ -94,7 +94,7 @@ async function runCommand(argv: readonly string[]): Promise<never> {
     keyless: resolved.command.name === 'migrate',
   });
   try {
-    const output = await runResolved(resolved, runtime.ctx, printNow);
+    const output = await runResolved(resolved, runtime.ctx, printNow, 'debug');
     await runtime.close();
     return emit(output);
   } catch (error) {

@@ -93,6 +93,15 @@ describe('a command that fails, in process', () => {
     );
   });
 
+  it("a bug in the CLI's own process is one line there, its stack left to LOG_LEVEL=debug", async () => {
+    const out = await runResolved(throwing(new TypeError('boom')), t.ctx, undefined, 'debug');
+    expect([out.exitCode, out.stdout, out.stderr]).toEqual([
+      1,
+      '',
+      'ledger verify failed: boom (LOG_LEVEL=debug shows the stack)\n',
+    ]);
+  });
+
   it('a grace past its bound is a usage error (exit 2), and nothing rotates', async () => {
     const a = await t.createAccount();
     const tokenBefore = async () =>
