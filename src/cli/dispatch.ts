@@ -106,7 +106,7 @@ async function failureOutput(
     ]);
   if (isDatabaseUnavailable(error))
     return fail(
-      `${name}: the database stopped answering (${errorText(error)}): the command may not have finished; once it answers, see what it did (\`cobro audit list\`) before running it again`,
+      `${name}: the database stopped answering (${errorText(error)}): the command may not have finished; once it answers, see what it did (\`cobro audit list --account ID\`) before running it again`,
     );
   if (error instanceof ApiError && errorCatalogue[error.code].http < 500)
     return fail(`${name}: ${error.message}`);

@@ -89,7 +89,7 @@ describe('a command that fails, in process', () => {
     expect(out.exitCode).toBe(1);
     expect(out.stdout).toBe('');
     expect(out.stderr).toBe(
-      'ledger verify: the database stopped answering (connect ECONNREFUSED 127.0.0.1:5432): the command may not have finished; once it answers, see what it did (`cobro audit list`) before running it again\n',
+      'ledger verify: the database stopped answering (connect ECONNREFUSED 127.0.0.1:5432): the command may not have finished; once it answers, see what it did (`cobro audit list --account ID`) before running it again\n',
     );
   });
 
