@@ -69,20 +69,55 @@ function namesUnknownCommand(words: readonly string[], options: ResolveOptions):
   return !names.includes(`${first} ${second}`);
 }
 
-/** Runs the command; what it prints before it ends goes to `progress` when given (the CLI, the ops socket). */
+/**
+ * Runs the command; what it prints before it ends goes to `progress` when given (the CLI, the ops socket).
+ * `bugStack`: `log` (a server's log keeps a bug's stack) or `debug` (the CLI's own process: its stderr is the
+ * operator's, so the stack shows only with LOG_LEVEL=debug, as for any error of main.ts).
+ */
 export async function runResolved(
   resolved: Resolved,
   ctx: AppContext | null,
   progress?: Progress,
+  bugStack: 'log' | 'debug' = 'log',
 ): Promise<CommandOutput> {
   try {
     return await runOperatorCommand(ctx, resolved.command, resolved.args, progress);
   } catch (error) {
-    ctx?.logger.error({ err: error, command: resolved.command.name }, 'command failed');
-    return fail(
-      `${resolved.command.name} failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    return await failureOutput(resolved.command.name, error, ctx, bugStack);
   }
+}
+
+/**
+ * What an error thrown by a command prints (decision 1145). Only a bug is logged, with its stack: a refusal the
+ * service threw (an unknown dispute) and a database that stopped answering are the operator's one line, as a
+ * start-up error is, and say what to do.
+ */
+async function failureOutput(
+  name: string,
+  error: unknown,
+  ctx: AppContext | null,
+  bugStack: 'log' | 'debug',
+): Promise<CommandOutput> {
+  const [{ ApiError, errorCatalogue }, { isDatabaseUnavailable }, { errorText }] =
+    await Promise.all([
+      import('../platform/errors/errors.ts'),
+      import('../platform/db/outage.ts'),
+      import('../platform/process/startup-error.ts'),
+    ]);
+  if (isDatabaseUnavailable(error))
+    return fail(
+      `${name}: the database stopped answering (${errorText(error)}): the command may not have finished; once it answers, see what it did (\`cobro audit list --account ID\`) before running it again`,
+    );
+  if (error instanceof ApiError && errorCatalogue[error.code].http < 500)
+    return fail(`${name}: ${error.message}`);
+  if (bugStack === 'log') {
+    ctx?.logger.error({ err: error, command: name }, 'command failed');
+    return fail(`${name} failed: ${errorText(error)}`);
+  }
+  ctx?.logger.debug({ err: error, command: name }, 'command failed');
+  const hint =
+    ctx?.logger.isLevelEnabled('debug') === true ? '' : ' (LOG_LEVEL=debug shows the stack)';
+  return fail(`${name} failed: ${errorText(error)}${hint}`);
 }
 
 /**

@@ -82,9 +82,9 @@ async function runCommand(argv: readonly string[]): Promise<never> {
     import('../runtime.ts'),
     import('../platform/process/logger.ts'),
   ]);
-  // Operator commands log only warnings, so their output stays readable.
+  // Operator commands log only warnings, so their output stays readable, and on stderr, so stdout is the answer.
   const runtime = await openRuntime(config, {
-    logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),
+    logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 'json', 2),
     // `migrate` reports what it applies, so it must find the pending migrations still pending.
     // and a backup copies the database as it is.
     migrate: resolved.command.name !== 'migrate' && resolved.command.embeddedOnly !== true,
@@ -94,7 +94,7 @@ async function runCommand(argv: readonly string[]): Promise<never> {
     keyless: resolved.command.name === 'migrate',
   });
   try {
-    const output = await runResolved(resolved, runtime.ctx, printNow);
+    const output = await runResolved(resolved, runtime.ctx, printNow, 'debug');
     await runtime.close();
     return emit(output);
   } catch (error) {

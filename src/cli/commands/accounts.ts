@@ -8,9 +8,9 @@ import type { TransbankKeysSummary } from '../../platform/processors/transbank-e
 function webhookGraceHoursOption(args: CommandArgs): number | string | undefined {
   const text = stringOption(args, 'webhook-grace-hours');
   if (text === undefined) return undefined;
-  return /^\d{1,6}$/.test(text)
+  return /^\d{1,6}$/.test(text) && Number(text) <= keyLimits.webhookSecretGraceHoursMax
     ? Number(text)
-    : '--webhook-grace-hours must be a whole number of hours';
+    : `--webhook-grace-hours must be a whole number from 0 to ${keyLimits.webhookSecretGraceHoursMax}`;
 }
 
 const transbankNames = {

@@ -143,7 +143,11 @@ export const disputesImport: Command = {
     if (typeof results === 'string') return fail(results, 2);
     const count = (status: string) => results.filter((r) => r.status === status).length;
     const [refused, already] = [count('refused'), count('already')];
-    const alreadyText = already > 0 ? `${already} already opened, ` : '';
+    // An opening found again reads `already opened dsp...`, a resolution `already won|lost dsp...` (decision 1145).
+    const opened = results.filter((r) => r.text.startsWith('already opened ')).length;
+    const alreadyText =
+      (opened > 0 ? `${opened} already opened, ` : '') +
+      (already > opened ? `${already - opened} already resolved, ` : '');
     return {
       exitCode: refused === 0 ? 0 : 1,
       stdout: `${early}${count('recorded')} recorded, ${alreadyText}${refused} refused\n`,

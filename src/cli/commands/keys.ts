@@ -1,6 +1,7 @@
 // API keys of narrower scope than an account's primary pair (decision 540): create, list, revoke, rotate.
 import type { KeyView, NewKey } from '../../modules/accounts/keys.ts';
 import { fail, ok, requireCtx, stringOption, type CommandArgs, type Command } from '../command.ts';
+import { keyLimits } from '../../limits/index.ts';
 
 function keyJson(k: KeyView | NewKey): object {
   return {
@@ -43,7 +44,10 @@ function keyLine(k: KeyView): string {
 export function graceHoursOption(args: CommandArgs): number | string {
   const text = stringOption(args, 'grace-hours');
   if (text === undefined) return 0;
-  return /^\d{1,6}$/.test(text) ? Number(text) : '--grace-hours must be a whole number of hours';
+  // Past its bound as much as not a number: a usage error (exit 2), where the service's refusal exited 1 (decision 1145).
+  return /^\d{1,6}$/.test(text) && Number(text) <= keyLimits.rotationGraceHoursMax
+    ? Number(text)
+    : `--grace-hours must be a whole number from 0 to ${keyLimits.rotationGraceHoursMax}`;
 }
 
 export const keysCreate: Command = {

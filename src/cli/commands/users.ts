@@ -177,7 +177,13 @@ export const usersTokenSignIn: Command = {
     const value = args.positionals[0];
     if (accountId === undefined || (value !== 'on' && value !== 'off'))
       return fail('usage: cobro users token-sign-in --account ID on|off', 2);
-    const { setTokenSignIn } = await import('../../dashboard/token-sign-in.ts');
+    const [{ setTokenSignIn }, { findAccountRowById }] = await Promise.all([
+      import('../../dashboard/token-sign-in.ts'),
+      import('../../modules/accounts/repository.ts'),
+    ]);
+    // Named before the owner is looked for: an unknown id used to read "no owner with a password yet" (decision 1145).
+    if ((await findAccountRowById(requireCtx(ctx).db, accountId)) === undefined)
+      return fail(`no account with id ${accountId}`);
     const set = await setTokenSignIn(requireCtx(ctx), accountId, value === 'on');
     if (!set.ok) return fail(set.error);
     return ok(`token sign-in ${value} for ${accountId}`);

@@ -68,9 +68,20 @@ function amountOf(text: string | undefined): bigint | null {
 async function resolveRow(ctx: AppContext, id: string, outcome: string | undefined) {
   if (outcome !== 'won' && outcome !== 'lost') return refused('outcome must be won or lost');
   const done = await operatorResolve(ctx, id, outcome);
-  return done.ok
-    ? { status: 'recorded' as const, text: `${done.dispute.id} ${done.dispute.status}` }
-    : refused(done.failure.message_error);
+  if (done.ok)
+    return { status: 'recorded' as const, text: `${done.dispute.id} ${done.dispute.status}` };
+  // The file imported again after a run cut short (decision 1145): a dispute that already has this very outcome was
+  // this line's own work, not a refusal; another outcome still is one.
+  if (done.failure.type === 'dispute_closed') {
+    const row = await ctx.db
+      .selectFrom('disputes')
+      .select('status')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (row?.status === outcome)
+      return { status: 'already' as const, text: `already ${outcome} ${id}` };
+  }
+  return refused(done.failure.message_error);
 }
 
 async function importRow(

@@ -55,11 +55,12 @@ export function prettyLogs(
  * pino-pretty as a synchronous stream in this thread (no transport worker): loaded only when chosen, so a JSON
  * server never pays for it. Its time is the machine's local time; the line keeps the level and the message.
  */
-function prettyStream(): DestinationStream {
+function prettyStream(fd: 1 | 2): DestinationStream {
   const pretty = createRequire(import.meta.url)('pino-pretty') as (
     options: Record<string, unknown>,
   ) => DestinationStream;
   return pretty({
+    destination: fd,
     sync: true,
     colorize: process.stdout.isTTY === true,
     translateTime: 'SYS:HH:MM:ss',
@@ -67,8 +68,13 @@ function prettyStream(): DestinationStream {
   });
 }
 
-export function createLogger(level: LogLevel, format: LogFormat = 'json'): Logger {
-  return prettyLogs(format)
-    ? pino(loggerOptions(level), prettyStream())
-    : pino(loggerOptions(level));
+/**
+ * `fd` 2 for an operator command: its stdout is its answer (`--json` piped into jq), so its log lines go to stderr
+ * (decision 1145).
+ */
+export function createLogger(level: LogLevel, format: LogFormat = 'json', fd: 1 | 2 = 1): Logger {
+  if (prettyLogs(format)) return pino(loggerOptions(level), prettyStream(fd));
+  return fd === 1
+    ? pino(loggerOptions(level))
+    : pino(loggerOptions(level), pino.destination({ fd, sync: true }));
 }

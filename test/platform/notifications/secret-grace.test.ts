@@ -219,21 +219,30 @@ describe('a webhook secret rotated with a grace', () => {
     const account = await t.createAccount('Refused');
     const before = await accountRow(account.id);
     const cases: [string[], number, string][] = [
-      [['--webhook-grace-hours=-1'], 2, '--webhook-grace-hours must be a whole number of hours'],
+      [
+        ['--webhook-grace-hours=-1'],
+        2,
+        '--webhook-grace-hours must be a whole number from 0 to 72',
+      ],
       [
         ['--webhook-grace-hours', 'abc'],
         2,
-        '--webhook-grace-hours must be a whole number of hours',
+        '--webhook-grace-hours must be a whole number from 0 to 72',
       ],
       [
         ['--webhook-grace-hours', '1.5'],
         2,
-        '--webhook-grace-hours must be a whole number of hours',
+        '--webhook-grace-hours must be a whole number from 0 to 72',
       ],
-      [['--webhook-grace-hours', ''], 2, '--webhook-grace-hours must be a whole number of hours'],
+      [
+        ['--webhook-grace-hours', ''],
+        2,
+        '--webhook-grace-hours must be a whole number from 0 to 72',
+      ],
+      // Past the bound is a usage error too (decision 1145; it exited 1 with the service's refusal).
       [
         ['--webhook-grace-hours', '73'],
-        1,
+        2,
         '--webhook-grace-hours must be a whole number from 0 to 72',
       ],
     ];
