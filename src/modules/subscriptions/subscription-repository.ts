@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { subscriptionLimits } from '../../limits/index.ts';
-import { anyText } from './repository.ts';
+import { anyText, findPlan, type PlanRow } from './repository.ts';
 import type { SubscriptionStatus } from './states.ts';
 import './types.ts';
 
@@ -16,6 +16,16 @@ export async function findSubscription(db: DbOrTx, accountId: string, id: string
 }
 
 export type SubscriptionRow = NonNullable<Awaited<ReturnType<typeof findSubscription>>>;
+
+/** The subscription's plan; a subscription always names one of its account's plans (plans are never deleted). */
+export async function subscriptionPlan(
+  db: DbOrTx,
+  sub: Pick<SubscriptionRow, 'id' | 'account_id' | 'plan_id'>,
+): Promise<PlanRow> {
+  const plan = await findPlan(db, sub.account_id, sub.plan_id);
+  if (plan === undefined) throw new Error(`subscription ${sub.id} names a missing plan`);
+  return plan;
+}
 
 export async function lockSubscription(db: DbOrTx, id: string) {
   return db
