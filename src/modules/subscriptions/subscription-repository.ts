@@ -81,6 +81,20 @@ export async function liveCards(db: DbOrTx, subscriptionId: string) {
     .execute();
 }
 
+/**
+ * One of the subscription's cards not removed, by its id: any of them, however many newer ones it has (liveCards
+ * reads only the newest cardsPerSubscriptionMax, what the reads show; nothing bounds the cards enrolled, decision 1140).
+ */
+export async function liveCard(db: DbOrTx, subscriptionId: string, cardId: string) {
+  return db
+    .selectFrom('su_cards')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .where('id', '=', cardId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
 export async function clientLiveCards(db: DbOrTx, clientId: string) {
   return db
     .selectFrom('su_cards')
