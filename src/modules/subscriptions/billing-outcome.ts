@@ -1,7 +1,7 @@
 // A billing attempt's second commit (billing.ts opens it): the payment's outcome recorded on its cycle, a
 // declined try's retry or suspension (decision 101), and the §7.15 callback to the plan's url_notify_payment.
 import { integerAsExact } from '../../platform/money/json-number.ts';
-import { closed, planOf, setCycle, type CycleRow } from './cycle-rows.ts';
+import { cancelCycle, closed, setCycle } from './cycle-rows.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { enqueueCallback } from '../../platform/notifications/enqueue.ts';
@@ -9,7 +9,12 @@ import { subscriptionLimits } from '../../limits/index.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
 import type { PlanRow } from './repository.ts';
 import { moveSubscription } from './subscription-transition.ts';
-import { liveCards, type SubscriptionRow } from './subscription-repository.ts';
+import {
+  liveCards,
+  subscriptionPlan,
+  type CycleRow,
+  type SubscriptionRow,
+} from './subscription-repository.ts';
 import { isFinal } from './states.ts';
 import { settleCharge } from './stored-charge.ts';
 import { refundEndedCharge } from './charge-refund.ts';
@@ -53,7 +58,7 @@ export async function chargeAttempt(ctx: AppContext, attempt: Attempt): Promise<
         .where('cycle_number', '=', attempt.cycleNumber)
         .forUpdate()
         .executeTakeFirstOrThrow();
-      locked.plan = await planOf(tx, locked.sub);
+      locked.plan = await subscriptionPlan(tx, locked.sub);
     },
     // A subscription ended since its try opened is not charged, if the try never reached the processor (decision 670).
     stillWanted: () => locked.sub === undefined || !isFinal(locked.sub.status),
@@ -75,6 +80,11 @@ export async function chargeAttempt(ctx: AppContext, attempt: Attempt): Promise<
   if (refundId !== null) await dispatchNullification(ctx, refundId);
 }
 
+/**
+ * The cycle's part of its payment's outcome, in the payment's commit: paid, declined (a retry, or the last try and a
+ * suspension), due again on a newer card, or cancelled; then the §7.15 callback. Answers the refund registered for a
+ * charge approved after its subscription ended (decision 910), or null.
+ */
 async function recordOutcome(
   ctx: AppContext,
   tx: Tx,
@@ -85,9 +95,9 @@ async function recordOutcome(
   const { sub, cycle, plan } = rows;
   // Approved after a cancellation that committed while the charge was in flight (decision 910): given back below,
   // after the charge's own callback, so the merchant hears of the charge before its refund.
-  const ended = payment.status === 'success' && isFinal(sub.status);
-  if (ended) {
-    await setCycle(tx, cycle, { status: 'canceled by paymaster', next_try_at: null, ...closed });
+  const approvedAfterEnd = payment.status === 'success' && isFinal(sub.status);
+  if (approvedAfterEnd) {
+    await cancelCycle(tx, cycle);
   } else if (payment.status === 'success') {
     await setCycle(tx, cycle, { status: 'success', paid_at: at, next_try_at: null, ...closed });
   } else {
@@ -104,7 +114,7 @@ async function recordOutcome(
       at,
     });
   }
-  return ended ? refundEndedCharge(ctx, tx, payment) : null;
+  return approvedAfterEnd ? refundEndedCharge(ctx, tx, payment) : null;
 }
 
 /** reference §7.15: `transaction_id` a number, `status` of the 5-value set, the subscription and its client. */
@@ -154,7 +164,7 @@ async function retryOnNewCard(
   newCardAt: Date,
 ): Promise<void> {
   if (isFinal(sub.status)) {
-    await setCycle(tx, cycle, { status: 'canceled by paymaster', next_try_at: null, ...closed });
+    await cancelCycle(tx, cycle);
     return;
   }
   const due = newCardAt.getTime() > at.getTime() ? newCardAt : at;
@@ -178,7 +188,7 @@ export async function recordDecline(
   at: Date,
 ): Promise<void> {
   if (isFinal(sub.status)) {
-    await setCycle(tx, cycle, { status: 'canceled by paymaster', next_try_at: null, ...closed });
+    await cancelCycle(tx, cycle);
   } else if (cycle.try_number > plan.retries_max) {
     await setCycle(tx, cycle, { status: 'maximum attempt limit', next_try_at: null, ...closed });
     if (sub.status === 'active') await moveSubscription(tx, sub, 'suspended', at);

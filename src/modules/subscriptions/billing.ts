@@ -1,32 +1,35 @@
 // Recurring billing (reference §7.0 steps 5, 7 and 8; issue 10 parts 5 and 7; decision 101), a due-work handler.
 // Each step claims one active subscription whose next cycle or retry has come on its account's clock
-// (FOR UPDATE SKIP LOCKED, none with an attempt in flight) and takes its earliest event only: a new cycle, or the
-// next try of an open one. Events are taken in the order they were due, and each is booked at the time it was
-// due, never at the time the drain runs, so one clock advance of a year replays the year cycle by cycle, with the
-// retries, suspensions and callbacks a year of real time would have had. A step is two commits around the
-// processor call (stored-charge.ts, the same path as POST /api/sutransaction):
-//   1. the cycle (unique per subscription and number), its attempt (a su_charges row unique per cycle and try)
-//      and the pending payment, with the attempt's lease on the cycle;
-//   2. the payment's outcome, its money, the cycle's record, a suspension if it was the last try, and the §7.15
-//      callback to the plan's url_notify_payment.
+// (billing-claim.ts: FOR UPDATE SKIP LOCKED, none with an attempt in flight) and takes its earliest event only: a
+// new cycle, or the next try of an open one. Events are taken in the order they were due, and each is booked at the
+// time it was due, never at the time the drain runs, so one clock advance of a year replays the year cycle by
+// cycle, with the retries, suspensions and callbacks a year of real time would have had. A step is three commits,
+// none open while the processor answers:
+//   1. here: the cycle (unique per subscription and number), its attempt (a su_charges row unique per cycle and
+//      try) and the pending payment, with the attempt's lease on the cycle;
+//   2. settleCharge (stored-charge.ts, the same path as POST /api/sutransaction): the payment claimed, then the
+//      processor's charge outside any transaction;
+//   3. its outcome: the payment's money, and billing-outcome.ts's part, the cycle's record, a suspension if it was
+//      the last try, and the §7.15 callback to the plan's url_notify_payment.
 // A worker that dies between them leaves the lease (on the service clock, decision 785) to run out; the next step
 // resumes the same payment, whose processor idempotency key is its id, so a cycle is never charged twice.
-import { sql } from 'kysely';
 import { chargeAttempt, recordDecline, type Attempt } from './billing-outcome.ts';
-import { firstTryAt, planOf, setCycle, startCycle, type CycleRow } from './cycle-rows.ts';
+import { setCycle, startCycle } from './cycle-rows.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import type { Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { subscriptionLimits } from '../../limits/index.ts';
 import type { PlanRow } from './repository.ts';
-import { liveCards, type SubscriptionRow } from './subscription-repository.ts';
+import {
+  liveCards,
+  subscriptionPlan,
+  type CycleRow,
+  type SubscriptionRow,
+} from './subscription-repository.ts';
+import { claimDueSubscription, type BillingFilter } from './billing-claim.ts';
+import { waitingCycleStatuses } from './types.ts';
 import { openCharge } from './charge-open.ts';
-
-export interface BillingFilter {
-  readonly accountId?: string;
-  readonly subscriptionId?: string;
-}
 
 /** The due-work handler: at most `limit` billing events, each in its own commits. */
 export async function runBilling(ctx: AppContext, scope: DueWorkScope): Promise<number> {
@@ -74,80 +77,6 @@ export async function openNextEvent(
   });
 }
 
-/**
- * An active subscription with a cycle or a try due on its account's clock and no attempt in flight, or any
- * subscription (deleted since, say) holding an attempt whose worker died: its lease ran out.
- */
-async function claimDueSubscription(ctx: AppContext, tx: Tx, filter: BillingFilter) {
-  const now = ctx.accountClock.nowSql(sql.ref('s.account_id'));
-  // An attempt's lease is on the service clock (decision 785): a sandbox clock advance never frees a live one.
-  const leaseNow = ctx.clock.now();
-  // The candidates come from three indexed reads (in production "now" is a constant), not a scan of every
-  // subscription; the conditions below then decide on the locked row.
-  const candidates = tx
-    .selectFrom('su_subscriptions as n')
-    .select('n.id')
-    .where('n.status', '=', 'active')
-    .where('n.next_cycle_at', '<=', ctx.accountClock.nowSql(sql.ref('n.account_id')))
-    .union(
-      tx
-        .selectFrom('su_cycles as o')
-        .select('o.subscription_id as id')
-        .where('o.status', 'in', ['pending', 'retry'])
-        .where('o.next_try_at', '<=', ctx.accountClock.nowSql(sql.ref('o.account_id'))),
-    )
-    .union(
-      tx
-        .selectFrom('su_cycles as e')
-        .select('e.subscription_id as id')
-        .where('e.attempt_key', 'is not', null)
-        .where('e.attempt_lease_until', '<=', leaseNow),
-    );
-  let q = tx
-    .selectFrom('su_subscriptions as s')
-    .selectAll('s')
-    .where('s.id', 'in', candidates)
-    .where((eb) =>
-      eb.or([
-        eb.exists(
-          eb
-            .selectFrom('su_cycles as d')
-            .select('d.cycle_number')
-            .whereRef('d.subscription_id', '=', 's.id')
-            .where('d.attempt_key', 'is not', null)
-            .where('d.attempt_lease_until', '<=', leaseNow),
-        ),
-        eb.and([
-          eb('s.status', '=', 'active'),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('su_cycles as f')
-                .select('f.cycle_number')
-                .whereRef('f.subscription_id', '=', 's.id')
-                .where('f.attempt_key', 'is not', null)
-                .where('f.attempt_lease_until', '>', leaseNow),
-            ),
-          ),
-          eb.or([
-            eb('s.next_cycle_at', '<=', now),
-            eb.exists(
-              eb
-                .selectFrom('su_cycles as c')
-                .select('c.cycle_number')
-                .whereRef('c.subscription_id', '=', 's.id')
-                .where('c.status', 'in', ['pending', 'retry'])
-                .where('c.next_try_at', '<=', now),
-            ),
-          ]),
-        ]),
-      ]),
-    );
-  if (filter.accountId !== undefined) q = q.where('s.account_id', '=', filter.accountId);
-  if (filter.subscriptionId !== undefined) q = q.where('s.id', '=', filter.subscriptionId);
-  return q.orderBy('s.seq').limit(1).forUpdate().skipLocked().executeTakeFirst();
-}
-
 /** subscriptionLimits.chargeLeaseMs, or ATTEMPT_LEASE_MS when that is shorter (decision 785). */
 function chargeLeaseMs(ctx: AppContext): number {
   return Math.min(subscriptionLimits.chargeLeaseMs, ctx.config.attemptLeaseMs);
@@ -162,18 +91,18 @@ async function nextEvent(
   const now = await ctx.accountClock.now(sub.account_id, tx);
   // The lease is process-coordination time, on the service clock (decision 785); `now` is business time.
   const leaseNow = ctx.clock.now();
-  const lease = new Date(leaseNow.getTime() + chargeLeaseMs(ctx));
-  const dead = await attemptInFlight(tx, sub);
-  if (dead !== undefined) return resumeAttempt(tx, sub, dead, { now, leaseNow, lease });
+  const leaseUntil = new Date(leaseNow.getTime() + chargeLeaseMs(ctx));
+  const held = await cycleHoldingAttempt(tx, sub);
+  if (held !== undefined) return resumeAttempt(tx, sub, held, { now, leaseNow, leaseUntil });
   if (sub.status !== 'active') return null;
-  const plan = await planOf(tx, sub);
+  const plan = await subscriptionPlan(tx, sub);
   const cycle = await dueCycle(ctx, tx, sub, plan, now);
   if (cycle === undefined) return null;
-  return openTry(ctx, tx, { sub, plan, cycle }, lease);
+  return openTry(ctx, tx, { sub, plan, cycle }, leaseUntil);
 }
 
-/** The subscription's earliest cycle with an attempt still keyed on it, locked. */
-async function attemptInFlight(tx: Tx, sub: SubscriptionRow): Promise<CycleRow | undefined> {
+/** The subscription's earliest cycle with an attempt still keyed on it (in flight, or its worker died), locked. */
+async function cycleHoldingAttempt(tx: Tx, sub: SubscriptionRow): Promise<CycleRow | undefined> {
   return tx
     .selectFrom('su_cycles')
     .selectAll()
@@ -185,22 +114,24 @@ async function attemptInFlight(tx: Tx, sub: SubscriptionRow): Promise<CycleRow |
     .executeTakeFirst();
 }
 
-/** An attempt in flight: none while its lease runs; once it ran out, its worker died and the same payment goes again. */
+/**
+ * A cycle holding an attempt: nothing while its lease runs (its worker is charging); once the lease ran out, its
+ * worker died and the same payment goes again (its processor key is its id), under a new lease.
+ */
 async function resumeAttempt(
   tx: Tx,
   sub: SubscriptionRow,
-  dead: CycleRow,
-  { now, leaseNow, lease }: { now: Date; leaseNow: Date; lease: Date },
+  held: CycleRow,
+  { now, leaseNow, leaseUntil }: { now: Date; leaseNow: Date; leaseUntil: Date },
 ): Promise<Attempt | null> {
-  if (dead.attempt_lease_until !== null && dead.attempt_lease_until.getTime() > leaseNow.getTime())
+  if (held.attempt_lease_until !== null && held.attempt_lease_until.getTime() > leaseNow.getTime())
     return null;
-  // An attempt whose worker died: the same payment again (its processor key is its id).
-  await setCycle(tx, dead, { attempt_lease_until: lease });
+  await setCycle(tx, held, { attempt_lease_until: leaseUntil });
   return {
     subscriptionId: sub.id,
-    cycleNumber: dead.cycle_number,
-    transactionId: dead.attempt_key!,
-    scheduledAt: dead.next_try_at ?? now,
+    cycleNumber: held.cycle_number,
+    transactionId: held.attempt_key!,
+    scheduledAt: held.next_try_at ?? now,
   };
 }
 
@@ -216,7 +147,7 @@ async function dueCycle(
     .selectFrom('su_cycles')
     .selectAll()
     .where('subscription_id', '=', sub.id)
-    .where('status', 'in', ['pending', 'retry'])
+    .where('status', 'in', waitingCycleStatuses)
     .where('next_try_at', '<=', now)
     .orderBy('next_try_at')
     .orderBy('cycle_number')
@@ -237,12 +168,27 @@ async function dueCycle(
   return cycle;
 }
 
+/**
+ * A new cycle's first try: when it fell due (null), or when the card that pays it was enrolled if that came later (a
+ * subscription overdue past what a new card collects at once, decision 1008), so no try is booked before its card.
+ */
+async function firstTryAt(
+  tx: Tx,
+  sub: SubscriptionRow,
+  due: Date,
+  now: Date,
+): Promise<Date | null> {
+  const card = (await liveCards(tx, sub.id))[0];
+  if (card === undefined || card.created_at.getTime() <= due.getTime()) return null;
+  return card.created_at.getTime() < now.getTime() ? card.created_at : now;
+}
+
 /** Opens the cycle's next try: a pending payment on its live card under a lease, or a decline when it has none. */
 async function openTry(
   ctx: AppContext,
   tx: Tx,
   { sub, plan, cycle }: { sub: SubscriptionRow; plan: PlanRow; cycle: CycleRow },
-  lease: Date,
+  leaseUntil: Date,
 ): Promise<Attempt | 'recorded'> {
   const scheduledAt = cycle.next_try_at!;
   const tryNumber = cycle.try_number + 1;
@@ -276,7 +222,7 @@ async function openTry(
   await setCycle(tx, cycle, {
     try_number: tryNumber,
     attempt_key: transactionId,
-    attempt_lease_until: lease,
+    attempt_lease_until: leaseUntil,
   });
   return { subscriptionId: sub.id, cycleNumber: cycle.cycle_number, transactionId, scheduledAt };
 }

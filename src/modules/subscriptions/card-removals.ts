@@ -17,7 +17,7 @@ import type { DbOrTx, Timestamp, Tx } from '../../platform/db/types.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { subscriptionLimits, transactionLimits } from '../../limits/index.ts';
-import { isFinal, subscriptionStatuses } from './states.ts';
+import { liveStatuses } from './states.ts';
 import { removalFailureKind } from './removal-answers.ts';
 
 // A try still at Transbank (up to the acquirer's timeout) is never claimed again by another worker.
@@ -51,7 +51,6 @@ declare module '../../platform/db/types.ts' {
 }
 
 const oneclickTokenPattern = 'oneclick:%';
-const liveStatuses = subscriptionStatuses.filter((s) => !isFinal(s));
 
 /**
  * Marks cards for removal at Transbank, state `due`, in the caller's transaction: a card already marked keeps its row.

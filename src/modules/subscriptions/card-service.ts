@@ -1,8 +1,7 @@
 // Cards of a subscription (reference §7.12, §7.13): a new enrolment link to add or replace a card, and removing one.
 import type { AppContext } from '../../platform/context.ts';
 import { ApiError, notFound } from '../../platform/errors/errors.ts';
-import { findPlan } from './repository.ts';
-import { findSubscription } from './subscription-repository.ts';
+import { findSubscription, subscriptionPlan } from './subscription-repository.ts';
 import { createEnrolment } from './enrolment-link.ts';
 import { isFinal } from './states.ts';
 import { markCard } from './card-removals.ts';
@@ -15,8 +14,7 @@ export async function newCardLink(ctx: AppContext, accountId: string, subscripti
     throw new ApiError('validation_failed', `suscription:is ${sub.status}`, {
       errors: { suscription: `is ${sub.status}` },
     });
-  const plan = await findPlan(ctx.db, accountId, sub.plan_id);
-  if (plan === undefined) throw new Error(`subscription ${sub.id} names a missing plan`);
+  const plan = await subscriptionPlan(ctx.db, sub);
   const url = await createEnrolment(ctx, {
     accountId,
     subscriptionId: sub.id,

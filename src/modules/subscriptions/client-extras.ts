@@ -2,12 +2,13 @@
 // single-object `subcriptions` (null before the first subscription).
 import type { AppContext } from '../../platform/context.ts';
 import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
-import { findPlan, type ClientRow, type PlanRow } from './repository.ts';
+import type { ClientRow, PlanRow } from './repository.ts';
 import {
   clientLiveCards,
   latestClientSubscription,
   liveCards,
   subscriptionCharges,
+  subscriptionPlan,
   type ChargeRow,
 } from './subscription-repository.ts';
 import { activeCardView, chargeView, maskedCard, planBrief } from './subscription-views.ts';
@@ -19,8 +20,7 @@ export async function clientCardsView(ctx: AppContext, client: ClientRow) {
 export async function clientSubscriptionView(ctx: AppContext, client: ClientRow) {
   const sub = await latestClientSubscription(ctx.db, client.id);
   if (sub === undefined) return null;
-  const plan = await findPlan(ctx.db, sub.account_id, sub.plan_id);
-  if (plan === undefined) throw new Error(`subscription ${sub.id} names a missing plan`);
+  const plan = await subscriptionPlan(ctx.db, sub);
   const amount = sub.amount_minor ?? plan.amount_minor;
   const charges = await subscriptionCharges(ctx.db, sub.id);
   return {

@@ -8,6 +8,7 @@ import { limits, subscriptionLimits } from '../../limits/index.ts';
 import { formatDate, formatTimestamp } from '../../platform/time/time-format.ts';
 import { dayRange } from './date-filter.ts';
 import { moveSubscription } from './subscription-transition.ts';
+import { liveStatuses } from './states.ts';
 import { clientCardsView, clientSubscriptionView } from './client-extras.ts';
 import { findClient, listClients, type ClientRow } from './repository.ts';
 import type { ClientCreate, ClientUpdate, CustomersQueryInput } from './schemas.ts';
@@ -195,7 +196,7 @@ export async function deleteClient(ctx: AppContext, accountId: string, key: stri
     .selectFrom('su_subscriptions')
     .select(['id', 'status'])
     .where('client_id', '=', row.id)
-    .where('status', 'in', ['register', 'active', 'suspended'])
+    .where('status', 'in', liveStatuses)
     .forUpdate()
     .execute();
   for (const sub of live) await moveSubscription(ctx.db, sub, 'delete', now);

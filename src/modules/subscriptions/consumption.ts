@@ -7,7 +7,12 @@ import { ruleFailure, validationError, type RuleFailure } from '../../platform/e
 import { newId } from '../../platform/ids/ids.ts';
 import type { TransactionRow } from '../transactions/repository.ts';
 import { findPlan } from './repository.ts';
-import { liveCards, lockSubscription, type SubscriptionRow } from './subscription-repository.ts';
+import {
+  liveCard,
+  liveCards,
+  lockSubscription,
+  type SubscriptionRow,
+} from './subscription-repository.ts';
 import { isFinal } from './states.ts';
 import type { ExtensionColumns } from '../transactions/extension.ts';
 import { openCharge } from './charge-open.ts';
@@ -27,8 +32,11 @@ export async function openConsumptionCharge(
   const sub = await lockSubscription(ctx.db, body.suscription);
   if (sub === undefined || sub.account_id !== accountId)
     throw validationError({ suscription: 'not found' });
-  const cards = await liveCards(ctx.db, sub.id);
-  const card = body.card === undefined ? cards[0] : cards.find((c) => c.id === body.card);
+  // The newest card, or the one named: any of the subscription's live cards, as deleteCard finds it.
+  const card =
+    body.card === undefined
+      ? (await liveCards(ctx.db, sub.id))[0]
+      : await liveCard(ctx.db, sub.id, body.card);
   if (body.card !== undefined && card === undefined) throw validationError({ card: 'not found' });
   const at = await ctx.accountClock.now(accountId, ctx.db);
   const marketplace =

@@ -1,14 +1,12 @@
-// A billing cycle's row (su_cycles) as billing and its outcome read and write it: a new cycle started, a cycle's
-// update, and its subscription's plan.
+// A billing cycle's row (su_cycles) as billing (billing.ts), its outcome (billing-outcome.ts) and a new card's
+// overdue collection (overdue.ts) write it: a new cycle started, and a cycle's update.
 import type { AppContext } from '../../platform/context.ts';
 import { cycleDueAt } from './cycles.ts';
-import type { Selectable, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
 import type { Tx } from '../../platform/db/types.ts';
-import { findPlan, type PlanRow } from './repository.ts';
-import { liveCards, type SubscriptionRow } from './subscription-repository.ts';
+import type { PlanRow } from './repository.ts';
+import type { CycleRow, SubscriptionRow } from './subscription-repository.ts';
 import type { SuCycleTable } from './types.ts';
-
-export type CycleRow = Selectable<SuCycleTable>;
 
 export async function setCycle(
   tx: Tx,
@@ -26,10 +24,15 @@ export async function setCycle(
 /** An attempt's end: no key, no lease. */
 export const closed = { attempt_key: null, attempt_lease_until: null } as const;
 
-export async function planOf(tx: Tx, sub: SubscriptionRow): Promise<PlanRow> {
-  const plan = await findPlan(tx, sub.account_id, sub.plan_id);
-  if (plan === undefined) throw new Error(`subscription ${sub.id} names a missing plan`);
-  return plan;
+/**
+ * A cycle whose try ended after its subscription did: never tried again (decision 660; moveSubscription cancels the
+ * cycles not in flight when the subscription ends).
+ */
+export async function cancelCycle(
+  tx: Tx,
+  cycle: Pick<CycleRow, 'subscription_id' | 'cycle_number'>,
+): Promise<void> {
+  await setCycle(tx, cycle, { status: 'canceled by paymaster', next_try_at: null, ...closed });
 }
 
 /**
@@ -45,8 +48,8 @@ export async function startCycle(
 ): Promise<CycleRow> {
   if (sub.next_cycle_at === null || sub.activated_at === null)
     throw new Error(`subscription ${sub.id} has no cycle due`);
-  const amount = plan.type === 'variable' ? sub.amount_minor : plan.amount_minor;
-  if (amount === null) throw new Error(`subscription ${sub.id} has no amount to charge`);
+  const amountMinor = plan.type === 'variable' ? sub.amount_minor : plan.amount_minor;
+  if (amountMinor === null) throw new Error(`subscription ${sub.id} has no amount to charge`);
   const n = sub.cycles_started + 1;
   const cycle = await tx
     .insertInto('su_cycles')
@@ -55,7 +58,7 @@ export async function startCycle(
       cycle_number: n,
       account_id: sub.account_id,
       due_at: sub.next_cycle_at,
-      amount_minor: amount,
+      amount_minor: amountMinor,
       status: 'pending',
       next_try_at: tryAt ?? sub.next_cycle_at,
       attempt_key: null,
@@ -72,19 +75,4 @@ export async function startCycle(
     .execute();
   Object.assign(sub, { cycles_started: n, next_cycle_at: next });
   return cycle;
-}
-
-/**
- * A new cycle's first try: when it fell due, or when the card that pays it was enrolled if that came later (a
- * subscription overdue past what a new card collects at once, decision 1008), so no try is booked before its card.
- */
-export async function firstTryAt(
-  tx: Tx,
-  sub: SubscriptionRow,
-  due: Date,
-  now: Date,
-): Promise<Date | null> {
-  const card = (await liveCards(tx, sub.id))[0];
-  if (card === undefined || card.created_at.getTime() <= due.getTime()) return null;
-  return card.created_at.getTime() < now.getTime() ? card.created_at : now;
 }

@@ -1,8 +1,9 @@
 // What the card-enrolment page shows of a link: the merchant, the plan and its price, and whether the link can
 // still enrol a card. Null when the link is unknown or its `validacion` does not match.
 import type { AppContext } from '../../platform/context.ts';
-import { findPlan } from './repository.ts';
+import { subscriptionPlan } from './subscription-repository.ts';
 import { findEnrolment } from './enrolment-link.ts';
+import { isFinal } from './states.ts';
 
 export interface EnrolmentContext {
   readonly token: string;
@@ -42,8 +43,7 @@ export async function enrolmentContext(
     .selectAll()
     .where('id', '=', enrolment.subscription_id)
     .executeTakeFirstOrThrow();
-  const plan = await findPlan(ctx.db, sub.account_id, sub.plan_id);
-  if (plan === undefined) throw new Error(`subscription ${sub.id} names a missing plan`);
+  const plan = await subscriptionPlan(ctx.db, sub);
   const account = await ctx.db
     .selectFrom('accounts')
     .select('name')
@@ -76,7 +76,7 @@ export async function enrolmentContext(
     interval: plan.interval_unit,
     intervalCount: plan.interval_count,
     enrolled: enrolment.used_at !== null,
-    open: ['register', 'active', 'suspended'].includes(sub.status),
+    open: !isFinal(sub.status),
     suspended: sub.status === 'suspended',
     cardRemoved: removed !== undefined && removed.deleted_at !== null,
     hasLiveCard: liveCard !== undefined,

@@ -12,11 +12,15 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { newId } from '../../platform/ids/ids.ts';
 import type { CardDetails, ChargeOutcome } from '../../platform/processors/processor.ts';
 import { subscriptionLimits } from '../../limits/index.ts';
-import { findPlan } from './repository.ts';
-import { lockSubscription, type SubscriptionRow } from './subscription-repository.ts';
+import {
+  lockSubscription,
+  subscriptionPlan,
+  type SubscriptionRow,
+} from './subscription-repository.ts';
 import { activate, postVerification } from './enrolment-effects.ts';
 import { billSubscriptionNow } from './billing.ts';
 import { collectOverdue } from './overdue.ts';
+import { isFinal } from './states.ts';
 
 export type EnrolOutcome =
   | { readonly kind: 'enrolled' }
@@ -71,8 +75,7 @@ async function claimEnrolment(ctx: AppContext, token: string, attemptKey: string
       .where('id', '=', row.subscription_id)
       .executeTakeFirstOrThrow();
     if (row.used_at !== null) return { kind: 'enrolled' } as const;
-    if (!['register', 'active', 'suspended'].includes(sub.status))
-      return { kind: 'closed' } as const;
+    if (isFinal(sub.status)) return { kind: 'closed' } as const;
     // The claim's lease is on the service clock (decision 785): a sandbox clock advance never frees a live one.
     const now = ctx.clock.now();
     if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > now.getTime())
@@ -146,7 +149,7 @@ async function recordClaimed(
       // Ended while the card was being checked (decision 1060): no card is kept for it, but the check did go to
       // the processor and back, so the ledger records it.
       const sub = await lockSubscription(tx, row.subscription_id);
-      if (sub === undefined || !['register', 'active', 'suspended'].includes(sub.status)) {
+      if (sub === undefined || isFinal(sub.status)) {
         await postVerification(ctx, tx, attemptKey, await ctx.accountClock.now(row.account_id, tx));
         await tx
           .updateTable('su_enrolments')
@@ -206,8 +209,7 @@ export async function enrolStoredCard(
     if (row === undefined) throw new Error('enrolment vanished');
     if (row.used_at !== null) return { kind: 'enrolled' } as const;
     const sub = await lockSubscription(tx, row.subscription_id);
-    if (sub === undefined || !['register', 'active', 'suspended'].includes(sub.status))
-      return { kind: 'closed' } as const;
+    if (sub === undefined || isFinal(sub.status)) return { kind: 'closed' } as const;
     await recordEnrolment(ctx, tx, row, card, null);
     return row.subscription_id;
   });
@@ -229,8 +231,7 @@ async function recordEnrolment(
   await storeCard(tx, sub, enrolment, card, now);
   // A card Transbank's own page registered (Oneclick) had no verification charge here (issue 33).
   if (attemptKey !== null) await postVerification(ctx, tx, attemptKey, now);
-  const plan = await findPlan(tx, sub.account_id, sub.plan_id);
-  if (plan === undefined) throw new Error('subscription names a missing plan');
+  const plan = await subscriptionPlan(tx, sub);
   await collectOverdue(ctx, tx, sub, plan, now);
   if (sub.status === 'register') await activate(ctx, tx, sub, plan, now);
 }

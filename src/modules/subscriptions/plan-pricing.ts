@@ -6,6 +6,7 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { subscriptionLimits as L, transactionLimits } from '../../limits/index.ts';
 import { planView, pricingProblems } from './plan-service.ts';
 import { planCounts } from './subscription-repository.ts';
+import { liveStatuses } from './states.ts';
 import { planIntervals, planTypes, type PlanInterval, type PlanType } from './types.ts';
 
 export interface PricingChange {
@@ -103,7 +104,7 @@ export async function setPlanPricing(
       .selectFrom('su_subscriptions')
       .select(tx.fn.countAll<string>().as('n'))
       .where('plan_id', '=', planId)
-      .where('status', 'in', ['register', 'active', 'suspended'])
+      .where('status', 'in', liveStatuses)
       .executeTakeFirstOrThrow();
     if (Number(live.n) > 0)
       return {

@@ -29,3 +29,11 @@ export const assertMove = machine.assertMove;
 export function isFinal(status: SubscriptionStatus): boolean {
   return subscriptionTransitions[status].length === 0;
 }
+
+/**
+ * The statuses not ended (`register`, `active`, `suspended`), for SQL: a subscription in one may still enrol a card,
+ * keeps its cards' inscriptions (decision 1007) and holds its plan's pricing. The one list; in code, `!isFinal`.
+ */
+export const liveStatuses: readonly SubscriptionStatus[] = subscriptionStatuses.filter(
+  (s) => !isFinal(s),
+);

@@ -43,14 +43,26 @@ export interface SettleHooks {
   /** When the payment is booked, if not now: a recurring cycle's scheduled attempt time (decision 101). */
   readonly recordAt?: Date;
   /**
-   * After lockFirst, whether the charge is still wanted (a recurring try of a subscription that has not ended since
-   * the try opened). A payment never sent to the processor that is no longer wanted is declined unsent (decision 670).
+   * After lockFirst, whether the charge is still wanted: its subscription has not ended since it opened (a recurring
+   * try, decision 670; an on-demand charge, decision 760). A payment never sent to the processor that is no longer
+   * wanted is declined unsent.
    */
   readonly stillWanted?: () => boolean;
 }
 
-/** Why a payment never sent to the processor is declined unsent, or null when it may be sent (decision 670). */
-function unsentReason(
+// One rule, checked at two moments. unwantedReason: why a payment is no longer wanted (its subscription ended, its
+// card deleted). unwantedAtClaim: in the claim's commit, for a payment no processor ever saw (decision 670).
+// unwantedAtSend: asked by the processor right before it sends (decisions 825, 750).
+
+/** Why a payment is no longer wanted (its subscription ended, its card deleted), or null; after hooks.lockFirst. */
+function unwantedReason(card: { deleted_at: Date | null }, hooks: SettleHooks): string | null {
+  if (hooks.stillWanted?.() === false) return 'Cobro no enviado: la suscripción terminó.';
+  if (card.deleted_at !== null) return 'Cobro no enviado: la tarjeta fue eliminada.';
+  return null;
+}
+
+/** Why a payment never sent to the processor is declined unsent at its claim, or null when it may be sent. */
+function unwantedAtClaim(
   row: TransactionRow,
   card: { deleted_at: Date | null },
   hooks: SettleHooks,
@@ -60,20 +72,13 @@ function unsentReason(
   return unwantedReason(card, hooks);
 }
 
-/** Why a payment is no longer wanted (its subscription ended, its card deleted), or null; after hooks.lockFirst. */
-function unwantedReason(card: { deleted_at: Date | null }, hooks: SettleHooks): string | null {
-  if (hooks.stillWanted?.() === false) return 'Cobro no enviado: la suscripción terminó.';
-  if (card.deleted_at !== null) return 'Cobro no enviado: la tarjeta fue eliminada.';
-  return null;
-}
-
 /**
  * Decision 670's check made again, under the caller's locks, by the processor right before it sends: a cancellation
  * that committed after the claim stops a first send (decision 825), and a payment whose earlier send the processor
  * proved it never received (Oneclick's status 404) is as unsent as one never claimed (decision 750). Only this
  * attempt's claim may ask; the decline itself is recorded by recordCharged with the caller's part.
  */
-function unwantedNow(
+function unwantedAtSend(
   ctx: AppContext,
   transactionId: string,
   attemptKey: string,
@@ -104,8 +109,8 @@ export async function settleCharge(
       });
       continue;
     }
-    const unsent = unwantedNow(ctx, transactionId, attemptKey, hooks);
-    const outcome = await chargeClaimed(ctx, claim.row, claim.token, attemptKey, unsent);
+    const recheck = unwantedAtSend(ctx, transactionId, attemptKey, hooks);
+    const outcome = await chargeClaimed(ctx, claim.row, claim.token, attemptKey, recheck);
     return recordCharged(ctx, transactionId, attemptKey, outcome, hooks);
   }
   const row = await ctx.db
@@ -118,7 +123,7 @@ export async function settleCharge(
 
 /**
  * The payment claimed for this attempt under a lease, or why not: already final, another attempt's, or declined
- * here unsent (unsentReason) with the caller's part, in the commit that would have claimed it.
+ * here unsent (unwantedAtClaim) with the caller's part, in the commit that would have claimed it.
  */
 async function claimCharge(
   ctx: AppContext,
@@ -137,7 +142,7 @@ async function claimCharge(
     if (row.attempt_lease_until !== null && row.attempt_lease_until.getTime() > leaseNow.getTime())
       return { kind: 'busy', row } as const;
     const card = await cardOf(tx, transactionId);
-    const unsent = unsentReason(row, card, hooks);
+    const unsent = unwantedAtClaim(row, card, hooks);
     if (unsent !== null) {
       const at = hooks.recordAt ?? now;
       await recordRejection(tx, row, rejectionOf({ approved: false, gatewayMessage: unsent }), at);
@@ -164,7 +169,7 @@ async function chargeClaimed(
   row: TransactionRow,
   cardToken: string,
   attemptKey: string,
-  unwanted: () => Promise<string | null>,
+  unwantedAtSend: () => Promise<string | null>,
 ): Promise<ChargeOutcome> {
   try {
     // The account's processor: the sandbox's, or Oneclick Mall in production (issue 33).
@@ -176,13 +181,13 @@ async function chargeClaimed(
       amountMinor: BigInt(row.amount_minor),
       currency: row.currency,
       description: row.subject,
-      unsentReason: unwanted,
+      unsentReason: unwantedAtSend,
       // The row as the claim found it: an attempt id already there is an earlier claim's trace of a call (decision 670).
       mayHaveBeenSent: row.attempt_id !== null,
     });
   } catch (error) {
     // The answer is lost, not "nothing sent": the lease goes, the attempt's id stays as the payment's trace of a
-    // processor call (unsentReason).
+    // processor call (unwantedAtClaim).
     await ctx.db
       .updateTable('transactions')
       .set({ attempt_lease_until: null })

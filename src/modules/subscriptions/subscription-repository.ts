@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { subscriptionLimits } from '../../limits/index.ts';
-import { anyText } from './repository.ts';
+import { anyText, findPlan, type PlanRow } from './repository.ts';
 import type { SubscriptionStatus } from './states.ts';
 import './types.ts';
 
@@ -16,6 +16,16 @@ export async function findSubscription(db: DbOrTx, accountId: string, id: string
 }
 
 export type SubscriptionRow = NonNullable<Awaited<ReturnType<typeof findSubscription>>>;
+
+/** The subscription's plan; a subscription always names one of its account's plans (plans are never deleted). */
+export async function subscriptionPlan(
+  db: DbOrTx,
+  sub: Pick<SubscriptionRow, 'id' | 'account_id' | 'plan_id'>,
+): Promise<PlanRow> {
+  const plan = await findPlan(db, sub.account_id, sub.plan_id);
+  if (plan === undefined) throw new Error(`subscription ${sub.id} names a missing plan`);
+  return plan;
+}
 
 export async function lockSubscription(db: DbOrTx, id: string) {
   return db
@@ -69,6 +79,20 @@ export async function liveCards(db: DbOrTx, subscriptionId: string) {
     .orderBy('seq', 'desc')
     .limit(subscriptionLimits.cardsPerSubscriptionMax)
     .execute();
+}
+
+/**
+ * One of the subscription's cards not removed, by its id: any of them, however many newer ones it has (liveCards
+ * reads only the newest cardsPerSubscriptionMax, what the reads show; nothing bounds the cards enrolled, decision 1140).
+ */
+export async function liveCard(db: DbOrTx, subscriptionId: string, cardId: string) {
+  return db
+    .selectFrom('su_cards')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .where('id', '=', cardId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 export async function clientLiveCards(db: DbOrTx, clientId: string) {

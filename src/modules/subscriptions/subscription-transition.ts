@@ -1,10 +1,12 @@
 // The one way a subscription changes status: asserts the move in the state table, stamps the time, ends the waiting
-// cycles of a subscription that ends (and marks its Oneclick cards for removal at Transbank), and appends the transition to logs.status[], in the caller's transaction.
+// cycles of a subscription that ends (and marks its Oneclick cards for removal at Transbank), and appends the
+// transition to logs.status[], in the caller's transaction.
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db/types.ts';
 import { assertMove, isFinal, type SubscriptionStatus } from './states.ts';
 import type { SubscriptionRow } from './subscription-repository.ts';
 import { markSubscriptionCards } from './card-removals.ts';
+import { waitingCycleStatuses } from './types.ts';
 
 export async function moveSubscription(
   db: DbOrTx,
@@ -31,7 +33,7 @@ export async function moveSubscription(
       .updateTable('su_cycles')
       .set({ status: 'canceled by paymaster', next_try_at: null })
       .where('subscription_id', '=', row.id)
-      .where('status', 'in', ['pending', 'retry'])
+      .where('status', 'in', waitingCycleStatuses)
       .where('attempt_key', 'is', null)
       .execute();
   // Its Oneclick cards are deleted at Transbank by the due work, unless another live subscription charges the same

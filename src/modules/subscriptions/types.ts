@@ -120,6 +120,9 @@ const cycleStatuses = [
 ] as const;
 type CycleStatus = (typeof cycleStatuses)[number];
 
+/** A cycle waiting for a try, its first or a retry: what billing charges, and what ends with its subscription. */
+export const waitingCycleStatuses = ['pending', 'retry'] as const satisfies readonly CycleStatus[];
+
 /** One billing cycle of a fixed or variable subscription: `paid[]` of the v3 list. */
 export interface SuCycleTable {
   subscription_id: string;
