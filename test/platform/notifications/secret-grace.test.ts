@@ -16,6 +16,7 @@ import { formatTimestamp } from '../../../src/platform/time/time-format.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { receiverPool } from '../../support/receiver.ts';
 import { runOnContext } from '../../support/cli-in-process.ts';
+import { raceBehindHeldLock } from '../../support/pg-locks.ts';
 
 type Verify = (
   secret: string,
@@ -303,5 +304,53 @@ describe('a webhook secret rotated with a grace', () => {
     }
     expect(await accountRow(account.id)).toEqual(before);
     expect(await auditActions(account.id)).toEqual([]);
+  });
+});
+
+const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
+
+describe.runIf(onPostgres)('two rotations with a grace at once (PostgreSQL)', () => {
+  it('gives one its grace and refuses the other, which changed nothing', async () => {
+    const account = await t.createAccount('Race');
+    const run = () =>
+      runOnContext(
+        [
+          'accounts',
+          'rotate',
+          account.id,
+          '--only',
+          'webhook-secret',
+          '--webhook-grace-hours',
+          '2',
+          '--json',
+        ],
+        t.ctx,
+      );
+    // Both start while another connection holds the account's row, so both are past any read before either writes.
+    const ends = (await raceBehindHeldLock(
+      t.ctx.db,
+      t.ctx.db,
+      (tx) =>
+        tx.selectFrom('accounts').select('id').where('id', '=', account.id).forUpdate().execute(),
+      run,
+      run,
+    )) as { code: number; stdout: string; stderr: string }[];
+    expect(ends.map((e) => e.code).sort()).toEqual([0, 1]);
+    const won = ends.find((e) => e.code === 0)!;
+    const refused = ends.find((e) => e.code === 1)!;
+    expect([refused.stdout, refused.stderr]).toEqual([
+      '',
+      expect.stringContaining(`cobro accounts show ${account.id} shows the current secret`),
+    ]);
+    const row = await accountRow(account.id);
+    expect(t.ctx.secrets.open(row.webhook_secret_enc)).toBe(
+      (JSON.parse(won.stdout) as { webhook_secret: string }).webhook_secret,
+    );
+    expect(t.ctx.secrets.open(row.webhook_secret_previous_enc!)).toBe(account.webhookSecret);
+    const sent = await delivered(account);
+    expect(verify(account.webhookSecret, sent.headers, sent.body, toleranceSec)).toBe(true);
+    expect(await auditActions(account.id)).toEqual([
+      'cobro accounts rotate --webhook-grace-hours 2',
+    ]);
   });
 });
