@@ -9,7 +9,12 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { findAccountRowById } from './repository.ts';
 import { graceMs, storeKey } from './keys.ts';
 import { giveSandboxBankAccount } from './sandbox-bank-account.ts';
-import { graceRuns, graceUnderWayRefusal, webhookGraceMs } from './webhook-secret-grace.ts';
+import {
+  graceRuns,
+  graceUnderWayRefusal,
+  retiringColumns,
+  webhookGraceMs,
+} from './webhook-secret-grace.ts';
 
 export interface AccountView extends Credentials {
   readonly id: string;
@@ -118,6 +123,15 @@ async function endDashboardAccess(tx: Tx, accountId: string): Promise<void> {
     .execute();
 }
 
+/** The account's columns of a new token pair. */
+function tokenColumns(ctx: AppContext, fresh: Credentials) {
+  return {
+    public_token_hash: publicTokenHash(fresh.publicToken),
+    public_token_enc: ctx.secrets.seal(fresh.publicToken),
+    private_token_enc: ctx.secrets.seal(fresh.privateToken),
+  };
+}
+
 export interface RotateGrace {
   /** Hours the old token pair keeps working (decision 540); 0, the default, refuses it at once. */
   readonly graceHours?: number;
@@ -175,25 +189,15 @@ export async function rotateAccount(
     await tx
       .updateTable('accounts')
       .set({
-        ...(tokens
-          ? {
-              public_token_hash: publicTokenHash(fresh.publicToken),
-              public_token_enc: ctx.secrets.seal(fresh.publicToken),
-              private_token_enc: ctx.secrets.seal(fresh.privateToken),
-            }
-          : {}),
+        ...(tokens ? tokenColumns(ctx, fresh) : {}),
         ...(webhook
-          ? {
-              webhook_secret_enc: ctx.secrets.seal(fresh.webhookSecret),
-              // The secret read under the lock, still sealed. With a grace no other one is retired (refused above);
-              // with 0 a grace under way ends now, the rotation after a leak.
-              ...(webhookGrace.value === 0
-                ? { webhook_secret_previous_enc: null, webhook_secret_previous_until: null }
-                : {
-                    webhook_secret_previous_enc: row.webhook_secret_enc,
-                    webhook_secret_previous_until: new Date(now.getTime() + webhookGrace.value),
-                  }),
-            }
+          ? retiringColumns(
+              ctx,
+              fresh.webhookSecret,
+              row.webhook_secret_enc,
+              webhookGrace.value,
+              now,
+            )
           : {}),
         updated_at: now,
       })

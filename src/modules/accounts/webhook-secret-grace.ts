@@ -19,6 +19,29 @@ export function graceRuns(until: Date | null, now: Date): until is Date {
   return until !== null && now < until;
 }
 
+/**
+ * The account's columns of a new webhook secret. With a grace the current secret (read under the rotation's lock,
+ * still sealed) is retired beside it; no other one is retired then (a grace under way refuses the rotation). With 0
+ * a grace under way ends now: the rotation after a leak.
+ */
+export function retiringColumns(
+  ctx: AppContext,
+  freshSecret: string,
+  currentSealed: string,
+  graceMs: number,
+  now: Date,
+) {
+  return {
+    webhook_secret_enc: ctx.secrets.seal(freshSecret),
+    ...(graceMs === 0
+      ? { webhook_secret_previous_enc: null, webhook_secret_previous_until: null }
+      : {
+          webhook_secret_previous_enc: currentSealed,
+          webhook_secret_previous_until: new Date(now.getTime() + graceMs),
+        }),
+  };
+}
+
 const rotationWithGrace = 'cobro accounts rotate --webhook-grace-hours ';
 
 /**
