@@ -2,6 +2,7 @@
 // until it queues on a lock, then released together, so the order they take their locks in decides how they end.
 import { sql } from 'kysely';
 import type { AppContext } from '../../src/platform/context.ts';
+import type { Tx } from '../../src/platform/db/types.ts';
 import { lockLedgerAccounts, type LedgerKey } from '../../src/platform/ledger/post.ts';
 
 const pollsMax = 300;
@@ -27,6 +28,30 @@ function endOf(settled: PromiseSettledResult<unknown>): unknown {
 }
 
 /**
+ * Holds the locks `hold` takes, from a transaction of the `holder` connection, while `first` starts and queues on a
+ * lock, then `then` starts and queues too; releases them and answers how each path ended.
+ */
+export async function raceBehindHeldLock(
+  holder: AppContext['db'],
+  waiting: AppContext['db'],
+  hold: (tx: Tx) => Promise<unknown>,
+  first: () => Promise<unknown>,
+  then: () => Promise<unknown>,
+): Promise<[unknown, unknown]> {
+  let firstRun: Promise<unknown> | undefined;
+  let thenRun: Promise<unknown> | undefined;
+  await holder.transaction().execute(async (tx) => {
+    await hold(tx);
+    firstRun = first();
+    await waitForLockWaits(waiting, 1);
+    thenRun = then();
+    await waitForLockWaits(waiting, 2);
+  });
+  const [a, b] = await Promise.allSettled([firstRun!, thenRun!]);
+  return [endOf(a), endOf(b)];
+}
+
+/**
  * Holds `held` (ledger accounts, in the ledger's order) from the `holder` connection while `first` starts and queues
  * on a lock, then `then` starts and queues too; releases them and answers how each path ended. Two paths whose lock
  * orders form a cycle end one of them in `deadlock detected`.
@@ -38,15 +63,5 @@ export async function raceBehindHeldAccounts(
   first: () => Promise<unknown>,
   then: () => Promise<unknown>,
 ): Promise<[unknown, unknown]> {
-  let firstRun: Promise<unknown> | undefined;
-  let thenRun: Promise<unknown> | undefined;
-  await holder.transaction().execute(async (tx) => {
-    await lockLedgerAccounts(tx, held);
-    firstRun = first();
-    await waitForLockWaits(waiting, 1);
-    thenRun = then();
-    await waitForLockWaits(waiting, 2);
-  });
-  const [a, b] = await Promise.allSettled([firstRun!, thenRun!]);
-  return [endOf(a), endOf(b)];
+  return raceBehindHeldLock(holder, waiting, (tx) => lockLedgerAccounts(tx, held), first, then);
 }

@@ -198,7 +198,7 @@ export const accountsRotate: Command = {
     'webhook-grace-hours': {
       type: 'string',
       valueName: 'N',
-      description: `hours callbacks carry a signature with the old webhook secret after the new one's (default ${keyLimits.webhookSecretGraceHoursDefault}, 0 for none, at most ${keyLimits.webhookSecretGraceHoursMax}; refused with --only tokens)`,
+      description: `hours callbacks carry a signature with the old webhook secret after the new one's (default ${keyLimits.webhookSecretGraceHoursDefault}, 0 for none, at most ${keyLimits.webhookSecretGraceHoursMax}; refused with --only tokens, and while an earlier grace runs, which 0 ends)`,
     },
     only: {
       type: 'string',

@@ -9,7 +9,12 @@ import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { findAccountRowById } from './repository.ts';
 import { graceMs, storeKey } from './keys.ts';
 import { giveSandboxBankAccount } from './sandbox-bank-account.ts';
-import { webhookGraceMs } from './webhook-secret-grace.ts';
+import {
+  graceRuns,
+  graceUnderWayRefusal,
+  retiringColumns,
+  webhookGraceMs,
+} from './webhook-secret-grace.ts';
 
 export interface AccountView extends Credentials {
   readonly id: string;
@@ -33,11 +38,9 @@ function view(ctx: AppContext, row: Row): AccountView {
     publicToken: ctx.secrets.open(row.public_token_enc),
     privateToken: ctx.secrets.open(row.private_token_enc),
     webhookSecret: ctx.secrets.open(row.webhook_secret_enc),
-    webhookSecretPreviousUntil:
-      row.webhook_secret_previous_until !== null &&
-      ctx.clock.now() < row.webhook_secret_previous_until
-        ? formatTimestamp(row.webhook_secret_previous_until, ctx.config.timeZone)
-        : null,
+    webhookSecretPreviousUntil: graceRuns(row.webhook_secret_previous_until, ctx.clock.now())
+      ? formatTimestamp(row.webhook_secret_previous_until, ctx.config.timeZone)
+      : null,
   };
 }
 
@@ -120,6 +123,15 @@ async function endDashboardAccess(tx: Tx, accountId: string): Promise<void> {
     .execute();
 }
 
+/** The account's columns of a new token pair. */
+function tokenColumns(ctx: AppContext, fresh: Credentials) {
+  return {
+    public_token_hash: publicTokenHash(fresh.publicToken),
+    public_token_enc: ctx.secrets.seal(fresh.publicToken),
+    private_token_enc: ctx.secrets.seal(fresh.privateToken),
+  };
+}
+
 export interface RotateGrace {
   /** Hours the old token pair keeps working (decision 540); 0, the default, refuses it at once. */
   readonly graceHours?: number;
@@ -130,7 +142,8 @@ export interface RotateGrace {
 /**
  * Issues new credentials. The old tokens stop working at once, or, with `graceHours`, live on as a `full` key that
  * expires then (decision 540), so integrations move to the new pair without downtime. The old webhook secret signs
- * callbacks beside the new one for `webhookGraceHours` (a day unless told, decision 1000).
+ * callbacks beside the new one for `webhookGraceHours` (a day unless told, decision 1000); a grace while one runs is
+ * refused, changing nothing, and 0 ends it (decision 1150).
  */
 export async function rotateAccount(
   ctx: AppContext,
@@ -145,13 +158,25 @@ export async function rotateAccount(
   if (!grace.ok) return grace;
   const webhookGrace = webhookGraceMs(webhookGraceHours);
   if (!webhookGrace.ok) return webhookGrace;
-  const row = await findAccountRowById(ctx.db, id);
-  if (row === undefined) return { ok: false, error: `no account with id ${id}` };
   const fresh = newCredentials();
   const tokens = target === 'all' || target === 'tokens';
   const webhook = target === 'all' || target === 'webhook-secret';
   const now = ctx.clock.now();
-  await inTransaction(ctx.db, async (tx) => {
+  const done = await inTransaction(ctx.db, async (tx): Promise<AccountResult<null>> => {
+    // Locked to the commit: a concurrent rotation waits here and then reads the grace this one gave (decision 1150).
+    const row = await tx
+      .selectFrom('accounts')
+      .selectAll()
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (row === undefined) return { ok: false, error: `no account with id ${id}` };
+    // A second grace would retire the secret no one saw and drop the one the merchant verifies with: refused.
+    if (webhook && webhookGrace.value > 0 && graceRuns(row.webhook_secret_previous_until, now))
+      return {
+        ok: false,
+        error: await graceUnderWayRefusal(ctx, tx, id, row.webhook_secret_previous_until, target),
+      };
     if (tokens && grace.value > 0)
       await storeKey(ctx, tx, {
         accountId: id,
@@ -163,33 +188,25 @@ export async function rotateAccount(
       });
     await tx
       .updateTable('accounts')
-      .set((eb) => ({
-        ...(tokens
-          ? {
-              public_token_hash: publicTokenHash(fresh.publicToken),
-              public_token_enc: ctx.secrets.seal(fresh.publicToken),
-              private_token_enc: ctx.secrets.seal(fresh.privateToken),
-            }
-          : {}),
+      .set({
+        ...(tokens ? tokenColumns(ctx, fresh) : {}),
         ...(webhook
-          ? {
-              webhook_secret_enc: ctx.secrets.seal(fresh.webhookSecret),
-              // The secret the row holds as the update runs (one a concurrent rotation just set included), copied
-              // sealed: it replaces any secret retired before, whose grace ends now.
-              ...(webhookGrace.value === 0
-                ? { webhook_secret_previous_enc: null, webhook_secret_previous_until: null }
-                : {
-                    webhook_secret_previous_enc: eb.ref('webhook_secret_enc'),
-                    webhook_secret_previous_until: new Date(now.getTime() + webhookGrace.value),
-                  }),
-            }
+          ? retiringColumns(
+              ctx,
+              fresh.webhookSecret,
+              row.webhook_secret_enc,
+              webhookGrace.value,
+              now,
+            )
           : {}),
         updated_at: now,
-      }))
+      })
       .where('id', '=', id)
       .execute();
     if (tokens) await endDashboardAccess(tx, id);
+    return { ok: true, value: null };
   });
+  if (!done.ok) return done;
   // This process's next request must not be served the old credentials (decision 190).
   ctx.accounts.forgetKept();
   return showAccount(ctx, id);

@@ -1,6 +1,7 @@
 // A rotated webhook secret's grace (docs/callbacks.md, decision 1000): through `cobro accounts rotate`, real
 // deliveries to a receiver carry the new signature first and the old one after it until the grace ends on the
-// injected clock, then only the new one; a second rotation keeps one previous secret; bad input changes nothing.
+// injected clock, then only the new one; a second rotation with a grace during one is refused (decision 1150), one
+// with 0 ends it; bad input changes nothing.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,9 +12,11 @@ import { enqueueCallback } from '../../../src/platform/notifications/enqueue.ts'
 import { deliverDueNotifications } from '../../../src/platform/notifications/deliver.ts';
 import { webhookSignature } from '../../../src/platform/notifications/sign.ts';
 import { rotateAccount } from '../../../src/modules/accounts/service.ts';
+import { formatTimestamp } from '../../../src/platform/time/time-format.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { receiverPool } from '../../support/receiver.ts';
 import { runOnContext } from '../../support/cli-in-process.ts';
+import { raceBehindHeldLock } from '../../support/pg-locks.ts';
 
 type Verify = (
   secret: string,
@@ -152,31 +155,70 @@ describe('a webhook secret rotated with a grace', () => {
     expect(JSON.parse(shown.stdout)).toMatchObject({ webhook_secret_previous_until: null });
   });
 
-  it('keeps one previous secret: a second rotation in a grace retires the secret it replaces', async () => {
-    const account = await t.createAccount('Twice');
-    const first = account.webhookSecret;
-    const second = (await rotate(account.id, '--webhook-grace-hours', '2')).webhook_secret;
-    const shown = await runOnContext(['accounts', 'show', account.id], t.ctx);
-    expect(shown.stdout).toMatch(/the previous one also signs callbacks until \d{4}-\d\d-\d\d/);
+  it('refuses a second rotation with a grace while one runs (a retry after a lost terminal), changing nothing', async () => {
+    const account = await t.createAccount('Retry');
+    const original = account.webhookSecret;
+    const rotatedAt = formatTimestamp(t.clock.now(), t.ctx.config.timeZone);
+    const first = await rotate(account.id);
     t.clock.advanceMs(hourMs);
-    const third = (await rotate(account.id, '--webhook-grace-hours', '3')).webhook_secret;
-
-    const during = await delivered(account);
-    expect(during.headers['webhook-signature']).toBe(
-      `${signedWith(third, during)} ${signedWith(second, during)}`,
+    const before = await accountRow(account.id);
+    // The operator lost the first run's output and runs it again (decision 1150).
+    const again = await runOnContext(
+      ['accounts', 'rotate', account.id, '--only', 'webhook-secret', '--webhook-grace-hours', '2'],
+      t.ctx,
     );
-    expect(verify(first, during.headers, during.body, toleranceSec)).toBe(false);
-    // The second rotation's grace counts from it: 3 hours, not what was left of the first one's.
-    t.clock.advanceMs(3 * hourMs - 1000);
-    const late = await delivered(account);
-    expect(verify(second, late.headers, late.body, toleranceSec)).toBe(true);
-    t.clock.advanceMs(1000);
-    const after = await delivered(account);
-    expect(after.headers['webhook-signature']).toBe(signedWith(third, after));
+    // The merchant still verifies with the original secret: it keeps working through the first grace.
+    const during = await delivered(account);
+    expect(verify(original, during.headers, during.body, toleranceSec)).toBe(true);
+    expect(verify(first.webhook_secret, during.headers, during.body, toleranceSec)).toBe(true);
+    expect([again.code, again.stdout]).toEqual([1, '']);
+    const refusal =
+      `the webhook secret was rotated at ${rotatedAt}, its grace runs until ${first.webhook_secret_previous_until}: ` +
+      `cobro accounts show ${account.id} shows the current secret; --webhook-grace-hours 0 ends the grace now`;
+    expect(again.stderr.trim()).toBe(refusal);
+    // A full rotation gives the secret the default grace: refused too, its tokens unchanged.
+    const all = await runOnContext(['accounts', 'rotate', account.id], t.ctx);
+    expect([all.code, all.stdout]).toEqual([1, '']);
+    expect(all.stderr.trim()).toBe(`${refusal}; --only tokens rotates the tokens alone`);
+    expect(await accountRow(account.id)).toEqual(before);
     expect(await auditActions(account.id)).toEqual([
-      'cobro accounts rotate --webhook-grace-hours 2',
-      'cobro accounts rotate --webhook-grace-hours 3',
+      'cobro accounts rotate --webhook-grace-hours 24',
     ]);
+    // The service refuses any caller.
+    const direct = await rotateAccount(t.ctx, account.id, 'webhook-secret', {
+      webhookGraceHours: 1,
+    });
+    expect(direct.ok).toBe(false);
+    expect(await accountRow(account.id)).toEqual(before);
+
+    // Once the grace is over, a rotation with a grace is a rotation like the first.
+    t.clock.advanceMs(23 * hourMs);
+    const later = await rotate(account.id, '--webhook-grace-hours', '3');
+    const after = await delivered(account);
+    expect(after.headers['webhook-signature']).toBe(
+      `${signedWith(later.webhook_secret, after)} ${signedWith(first.webhook_secret, after)}`,
+    );
+    expect(verify(original, after.headers, after.body, toleranceSec)).toBe(false);
+  });
+
+  it('rotates only the tokens during a grace, keeping the grace', async () => {
+    const account = await t.createAccount('Tokens in grace');
+    const first = await rotate(account.id);
+    const tokens = await runOnContext(
+      ['accounts', 'rotate', account.id, '--only', 'tokens', '--json'],
+      t.ctx,
+    );
+    expect(tokens.code, tokens.stderr).toBe(0);
+    const shown = JSON.parse(tokens.stdout) as {
+      public_token: string;
+      webhook_secret_previous_until: string | null;
+    };
+    expect(shown.public_token).not.toBe(account.publicToken);
+    expect(shown.webhook_secret_previous_until).toBe(first.webhook_secret_previous_until);
+    const sent = await delivered(account);
+    expect(sent.headers['webhook-signature']).toBe(
+      `${signedWith(first.webhook_secret, sent)} ${signedWith(account.webhookSecret, sent)}`,
+    );
   });
 
   it('with a grace of 0 signs with the new secret only, at once, and ends a grace under way', async () => {
@@ -262,5 +304,53 @@ describe('a webhook secret rotated with a grace', () => {
     }
     expect(await accountRow(account.id)).toEqual(before);
     expect(await auditActions(account.id)).toEqual([]);
+  });
+});
+
+const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
+
+describe.runIf(onPostgres)('two rotations with a grace at once (PostgreSQL)', () => {
+  it('gives one its grace and refuses the other, which changed nothing', async () => {
+    const account = await t.createAccount('Race');
+    const run = () =>
+      runOnContext(
+        [
+          'accounts',
+          'rotate',
+          account.id,
+          '--only',
+          'webhook-secret',
+          '--webhook-grace-hours',
+          '2',
+          '--json',
+        ],
+        t.ctx,
+      );
+    // Both start while another connection holds the account's row, so both are past any read before either writes.
+    const ends = (await raceBehindHeldLock(
+      t.ctx.db,
+      t.ctx.db,
+      (tx) =>
+        tx.selectFrom('accounts').select('id').where('id', '=', account.id).forUpdate().execute(),
+      run,
+      run,
+    )) as { code: number; stdout: string; stderr: string }[];
+    expect(ends.map((e) => e.code).sort()).toEqual([0, 1]);
+    const won = ends.find((e) => e.code === 0)!;
+    const refused = ends.find((e) => e.code === 1)!;
+    expect([refused.stdout, refused.stderr]).toEqual([
+      '',
+      expect.stringContaining(`cobro accounts show ${account.id} shows the current secret`),
+    ]);
+    const row = await accountRow(account.id);
+    expect(t.ctx.secrets.open(row.webhook_secret_enc)).toBe(
+      (JSON.parse(won.stdout) as { webhook_secret: string }).webhook_secret,
+    );
+    expect(t.ctx.secrets.open(row.webhook_secret_previous_enc!)).toBe(account.webhookSecret);
+    const sent = await delivered(account);
+    expect(verify(account.webhookSecret, sent.headers, sent.body, toleranceSec)).toBe(true);
+    expect(await auditActions(account.id)).toEqual([
+      'cobro accounts rotate --webhook-grace-hours 2',
+    ]);
   });
 });
