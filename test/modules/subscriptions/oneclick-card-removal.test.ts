@@ -286,7 +286,10 @@ describe("the operator's view of removals (decision 984)", () => {
           '--status',
           'kept',
           '--account',
-          'acc0000000000000000x',
+          // An account with no removals (one that does not exist is refused: decision 1155).
+          (
+            await t.createAccount()
+          ).id,
         )
       ).stdout,
     ).toBe('no card removals\n');
