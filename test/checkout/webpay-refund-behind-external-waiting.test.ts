@@ -74,6 +74,8 @@ describe('a portal refund recorded while waiting for funds, then a refund throug
       'CLP',
       '--reason',
       'ajuste',
+      '--key',
+      'T-ajuste',
     );
     expect(credit.code, credit.stderr).toBe(0);
     sim.refundFault = 'reset';

@@ -26,8 +26,12 @@ describe('payouts import and the operator audit trail', () => {
   it('records the import that moved money even when one row could not be applied', async () => {
     const a = await t.createAccount();
     expect(
-      (await run('wallet', 'credit', '--account', a.id, '--amount', '100000', '--reason', 'f'))
-        .exitCode,
+      (
+        await run(
+          ...['wallet', 'credit', '--account', a.id, '--amount', '100000', '--reason', 'f'],
+          ...['--key', 'T-fund'],
+        )
+      ).exitCode,
     ).toBe(0);
     const id = (await payout(t, a, { amount: 5000, order: 'aud-1' })).json()
       .identifier_payout as string;

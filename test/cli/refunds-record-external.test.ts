@@ -180,7 +180,7 @@ describe('cobro refunds record-external', () => {
       ],
       [
         ['trx0000000000000000', '--amount', '100', '--reference', 'r'],
-        2,
+        1,
         /no transaction with id trx0/,
       ],
       [[unpaid.id, '--amount', '100', '--reference', 'r'], 1, /^transaction_not_paid: /],

@@ -28,6 +28,8 @@ describe('cobro wallet credit / ledger verify / accounts set-bank / payouts reso
       'clp',
       '--reason',
       'opening balance',
+      '--key',
+      'TICKET-1',
       '--json',
     );
     expect(out.exitCode).toBe(0);
@@ -48,14 +50,14 @@ describe('cobro wallet credit / ledger verify / accounts set-bank / payouts reso
   it('refuses bad credit arguments', async () => {
     const a = await t.createAccount();
     for (const [args, message] of [
-      [['--account', a.id, '--amount', '1.5', '--reason', 'x'], /--amount/],
-      [['--account', a.id, '--amount', '0', '--reason', 'x'], /--amount/],
-      [['--account', a.id, '--amount', '10', '--reason', ' '], /--reason/],
+      [['--account', a.id, '--amount', '1.5', '--reason', 'x', '--key', 'K'], /--amount/],
+      [['--account', a.id, '--amount', '0', '--reason', 'x', '--key', 'K'], /--amount/],
+      [['--account', a.id, '--amount', '10', '--reason', ' ', '--key', 'K'], /--reason/],
       [
-        ['--account', a.id, '--amount', '10', '--reason', 'x', '--currency', 'usd'],
+        ['--account', a.id, '--amount', '10', '--reason', 'x', '--currency', 'usd', '--key', 'K'],
         /unknown currency/,
       ],
-      [['--account', 'acc_nope', '--amount', '10', '--reason', 'x'], /no account/],
+      [['--account', 'acc_nope', '--amount', '10', '--reason', 'x', '--key', 'K'], /no account/],
       [['--amount', '10'], /usage/],
     ] as const) {
       const out = await run('wallet', 'credit', ...args);

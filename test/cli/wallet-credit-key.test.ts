@@ -1,7 +1,8 @@
 // Decision 720: `cobro wallet credit --key K`. A credit run again with its key (after a kill that cut it short before
 // it printed, or by mistake) credits nothing and prints the first credit; the key with another amount or currency is
 // refused; the same key on another account is that account's own. Without --key, a second run credited twice and
-// docs/wallet.md told the operator to look for the credit first.
+// docs/wallet.md told the operator to look for the credit first; since decision 1155 the key is required and held to
+// the API's Idempotency-Key rule (a blank key was taken as one).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { dispatch } from '../../src/cli/dispatch.ts';
@@ -82,11 +83,41 @@ describe('cobro wallet credit --key', () => {
     expect((await credit(a.id, '500', '--key', 'other')).exitCode).toBe(0);
     expect(await balance(t, a)).toBe(1_000);
     expect(await balance(t, b)).toBe(700);
-    for (const bad of ['', 'k'.repeat(101)]) {
+    // Blank, overlong, or a character no Idempotency-Key header carries (the API's rule, decision 1155).
+    for (const bad of [
+      '',
+      ' ',
+      '\t \n',
+      'k'.repeat(101),
+      'T-1\nT-2',
+      'T\u00001',
+      'T\u001b[2J',
+      'チケット',
+    ]) {
       const out = await credit(a.id, '1', '--key', bad);
-      expect(out.exitCode).toBe(2);
+      expect(out.exitCode, JSON.stringify(bad)).toBe(2);
       expect(out.stderr).toContain('--key must have 1 to 100 characters');
+      expect(out.stdout).toBe('');
     }
     expect(await balance(t, a)).toBe(1_000);
+    // The spaces around a key are not the key's, as the header's are not: ` other ` is the key `other` again.
+    const spaced = await credit(a.id, '500', '--key', ' other ');
+    expect(spaced.exitCode, spaced.stderr).toBe(0);
+    expect(spaced.stdout).toContain('already credited 500 CLP');
+    // 100 characters, Latin-1 included, is a key.
+    expect((await credit(a.id, '1', '--key', `Ñ${'k'.repeat(99)}`)).exitCode).toBe(0);
+    expect(await balance(t, a)).toBe(1_001);
+  });
+
+  it('a credit without --key is refused, exit 2, nothing credited: run again it would credit twice', async () => {
+    const a = await t.createAccount();
+    for (let run = 0; run < 2; run++) {
+      const out = await credit(a.id, '25000');
+      expect(out.exitCode).toBe(2);
+      expect(out.stdout).toBe('');
+      expect(out.stderr).toMatch(/^wallet credit needs --key KEY/);
+    }
+    expect(await balance(t, a)).toBe(0);
+    expect(await auditRows(a.id)).toBe(0);
   });
 });

@@ -64,6 +64,8 @@ export async function fintocShop(
         String(options.payouts.fundMinor),
         '--reason',
         'funding',
+        '--key',
+        'funding',
       ],
       t.ctx,
     );

@@ -11,6 +11,8 @@ import {
   type Progress,
 } from '../command.ts';
 import { readFileBounded } from '../read-bounded.ts';
+import { keyOption } from '../key-option.ts';
+import { isOutput } from '../paging.ts';
 import { disputeLimits } from '../../limits/index.ts';
 
 const idOperand = [{ name: 'ID', description: 'the dispute (dsp...)' }];
@@ -48,9 +50,8 @@ export const disputesOpen: Command = {
     // The table's bound, checked here so the operator reads it and not the database's refusal (decision 885).
     if ([...reason].length > disputeLimits.reasonLengthMax)
       return fail(`--reason must have 1 to ${disputeLimits.reasonLengthMax} characters`, 2);
-    const key = stringOption(args, 'key');
-    if (key !== undefined && (key === '' || key.length > disputeLimits.operatorKeyLengthMax))
-      return fail(`--key must have 1 to ${disputeLimits.operatorKeyLengthMax} characters`, 2);
+    const key = keyOption(args, disputeLimits.operatorKeyLengthMax);
+    if (isOutput(key)) return key;
     const [{ operatorOpen }, { disputeView }] = await Promise.all([
       import('../../modules/disputes/operator.ts'),
       import('../../modules/disputes/views.ts'),

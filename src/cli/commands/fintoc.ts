@@ -2,6 +2,7 @@
 // sales paid through Fintoc and lists what does not match (decision 512). Exit code 1 when something is reported;
 // such a run is still audited (decision 675).
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+import { unknownAccount } from '../account-option.ts';
 
 export const fintocReconcile: Command = {
   name: 'fintoc reconcile',
@@ -17,6 +18,8 @@ export const fintocReconcile: Command = {
     const ctx = requireCtx(ctxOrNull);
     const accountId = stringOption(args, 'account');
     if (accountId === undefined) return fail(`usage: ${this.usage}`, 2);
+    const missing = await unknownAccount(ctx, accountId);
+    if (missing !== null) return missing;
     const { reconcileFintoc } = await import('../../modules/fintoc/reconcile.ts');
     const r = await reconcileFintoc(ctx, accountId);
     if (!r.ok) return fail(r.error, 2);

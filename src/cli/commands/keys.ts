@@ -2,6 +2,7 @@
 import type { KeyView, NewKey } from '../../modules/accounts/keys.ts';
 import { fail, ok, requireCtx, stringOption, type CommandArgs, type Command } from '../command.ts';
 import { keyLimits } from '../../limits/index.ts';
+import { unknownAccount } from '../account-option.ts';
 
 function keyJson(k: KeyView | NewKey): object {
   return {
@@ -74,6 +75,8 @@ export const keysCreate: Command = {
     const scope = stringOption(args, 'scope');
     if (accountId === undefined || scope === undefined)
       return fail('--account and --scope are required', 2);
+    const missing = await unknownAccount(requireCtx(ctx), accountId);
+    if (missing !== null) return missing;
     const { createKey } = await import('../../modules/accounts/keys.ts');
     const made = await createKey(requireCtx(ctx), {
       accountId,

@@ -6,6 +6,7 @@ import {
 import { limits } from '../../limits/index.ts';
 import type { NotificationView } from '../../modules/notifications/service.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
+import { unknownAccount } from '../account-option.ts';
 
 function line(n: NotificationView): string {
   const last = n.last_status_code !== null ? `HTTP ${n.last_status_code}` : (n.last_error ?? '-');
@@ -51,6 +52,8 @@ export const notificationsList: Command = {
     ) {
       return fail(`--limit must be an integer from 1 to ${limits.cliListRowsMax}`, 2);
     }
+    const missing = await unknownAccount(requireCtx(ctx), stringOption(args, 'account'));
+    if (missing !== null) return missing;
     const page = await listNotifications(requireCtx(ctx), {
       accountId: stringOption(args, 'account') ?? null,
       ...(status !== undefined ? { status: status as NotificationStatus } : {}),

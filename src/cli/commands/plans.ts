@@ -5,6 +5,7 @@ import type { PricingText } from '../../modules/subscriptions/plan-pricing.ts';
 import type { planView } from '../../modules/subscriptions/plan-service.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 import { pageOption } from '../paging.ts';
+import { unknownAccount } from '../account-option.ts';
 
 type PlanView = ReturnType<typeof planView> & { readonly account_id?: string };
 
@@ -60,6 +61,8 @@ export const plansList: Command = {
   async run(ctx, args) {
     const limit = pageOption(args, 'limit', 50, limits.cliListRowsMax);
     if (typeof limit !== 'number') return limit;
+    const missing = await unknownAccount(requireCtx(ctx), stringOption(args, 'account'));
+    if (missing !== null) return missing;
     const { listPlansForOperator } = await import('../../modules/subscriptions/summaries.ts');
     const plans = await listPlansForOperator(
       requireCtx(ctx),

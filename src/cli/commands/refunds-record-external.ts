@@ -63,7 +63,7 @@ export const refundsRecordExternal: Command = {
       amountMinor,
       reference,
     });
-    if (!result.ok) return fail(result.error, result.code === 'unknown' ? 2 : 1);
+    if (!result.ok) return fail(result.error);
     const { refund, already } = result;
     const output =
       args.values.json === true

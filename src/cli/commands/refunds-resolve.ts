@@ -38,7 +38,7 @@ export const refundsResolve: Command = {
     if (!(operatorOutcomes as readonly string[]).includes(outcome))
       return fail(`--outcome must be one of ${operatorOutcomes.join(', ')}`, 2);
     const result = await resolveRefund(requireCtx(ctx), id, outcome as OperatorOutcome);
-    if (!result.ok) return fail(result.error, result.code === 'unknown' ? 2 : 1);
+    if (!result.ok) return fail(result.error);
     const refund = { account: result.refund.account_id, target: id };
     if (args.values.json === true)
       return ok(JSON.stringify({ id, status: result.refund.status }), refund);

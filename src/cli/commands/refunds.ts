@@ -4,6 +4,7 @@ import type { RefundDetail, RefundSummary } from '../../modules/refunds/operator
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 import { isOutput, pageText, pageWindow, statusOption } from '../paging.ts';
 import { bankAccountArgs, bankAccountOptions } from './accounts-bank.ts';
+import { unknownAccount } from '../account-option.ts';
 
 const statusWords =
   'pending|awaiting_funds|waiting_bank_details|complete|reverse_deleted|reverse_completed';
@@ -66,6 +67,8 @@ export const refundsList: Command = {
     if (isOutput(status)) return status;
     const window = pageWindow(args);
     if (isOutput(window)) return window;
+    const missing = await unknownAccount(requireCtx(ctx), stringOption(args, 'account'));
+    if (missing !== null) return missing;
     const transaction = stringOption(args, 'transaction');
     const found = await listRefunds(requireCtx(ctx), {
       accountId: stringOption(args, 'account') ?? null,

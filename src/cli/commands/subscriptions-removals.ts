@@ -4,6 +4,7 @@ import { limits, subscriptionLimits } from '../../limits/index.ts';
 import type { CardRemovalSummary } from '../../modules/subscriptions/card-removals-operator.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 import { isOutput, pageText, pageWindow, statusOption } from '../paging.ts';
+import { unknownAccount } from '../account-option.ts';
 
 const stateWords = 'due|done|kept|given_up';
 
@@ -54,6 +55,8 @@ export const subscriptionsRemovals: Command = {
     if (isOutput(state)) return state;
     const window = pageWindow(args);
     if (isOutput(window)) return window;
+    const missing = await unknownAccount(requireCtx(ctx), stringOption(args, 'account'));
+    if (missing !== null) return missing;
     const found = await listCardRemovals(requireCtx(ctx), {
       accountId: stringOption(args, 'account') ?? null,
       ...(state !== undefined ? { state } : {}),
@@ -88,7 +91,7 @@ export const subscriptionsRetryRemoval: Command = {
       '../../modules/subscriptions/card-removals-operator.ts'
     );
     const result = await retryCardRemoval(c.db, id, c.clock.now());
-    if (!result.ok) return fail(result.error, result.code === 'unknown' ? 2 : 1);
+    if (!result.ok) return fail(result.error);
     const audit = { account: result.accountId, target: id };
     if (args.values.json === true) return ok(JSON.stringify({ card_id: id, state: 'due' }), audit);
     return ok(

@@ -7,6 +7,7 @@ import type {
 } from '../../modules/subscriptions/summaries.ts';
 import { fail, ok, requireCtx, stringOption, type Command } from '../command.ts';
 import { isOutput, pageText, pageWindow, statusOption } from '../paging.ts';
+import { unknownAccount } from '../account-option.ts';
 
 const statusWords = 'register|active|suspended|finish|delete|cancel';
 
@@ -66,6 +67,8 @@ export const subscriptionsList: Command = {
     if (isOutput(status)) return status;
     const window = pageWindow(args);
     if (isOutput(window)) return window;
+    const missing = await unknownAccount(requireCtx(ctx), stringOption(args, 'account'));
+    if (missing !== null) return missing;
     const plan = stringOption(args, 'plan');
     const found = await listSubscriptionSummaries(requireCtx(ctx), {
       accountId: stringOption(args, 'account') ?? null,

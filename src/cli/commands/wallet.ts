@@ -11,12 +11,17 @@ import {
   type CommandArgs,
   type CommandOutput,
 } from '../command.ts';
+import { keyOption } from '../key-option.ts';
+import { isOutput } from '../paging.ts';
+
+const keyRequiredText =
+  'wallet credit needs --key KEY (a ticket number): run again with the same key, the credit is found and not made twice';
 
 interface AskedCredit {
   readonly accountId: string;
   readonly amountMinor: bigint;
   readonly currency: string;
-  readonly key: string | undefined;
+  readonly key: string;
   readonly payDebt: boolean;
 }
 
@@ -64,7 +69,7 @@ export const walletCredit: Command = {
   name: 'wallet credit',
   summary: 'Credit a merchant wallet (operator adjustment, ledger-backed)',
   usage:
-    'cobro wallet credit --account ID --amount N --currency CLP --reason TEXT [--key KEY] [--pay-debt] [--json]',
+    'cobro wallet credit --account ID --amount N --currency CLP --reason TEXT --key KEY [--pay-debt] [--json]',
   options: {
     account: {
       type: 'string',
@@ -86,7 +91,7 @@ export const walletCredit: Command = {
       type: 'string',
       valueName: 'KEY',
       description:
-        'names this credit (a ticket number): run again with it, the credit is found and printed, not made twice',
+        'names this credit (a ticket number; required): run again with it, the credit is found and printed, not made twice',
     },
     'pay-debt': {
       type: 'boolean',
@@ -101,7 +106,7 @@ export const walletCredit: Command = {
   },
   examples: [
     'cobro wallet credit --account acc4f6c0e3d2b1a09876 --amount 25000 --currency CLP --reason "Saldo inicial" --key TICKET-118',
-    'cobro wallet credit --account acc4f6c0e3d2b1a09876 --amount 10000 --currency CLP --reason "Pago devuelto" --pay-debt',
+    'cobro wallet credit --account acc4f6c0e3d2b1a09876 --amount 10000 --currency CLP --reason "Pago devuelto" --key TICKET-119 --pay-debt',
   ],
   needsDb: true,
   async run(ctxOrNull, args) {
@@ -115,9 +120,10 @@ export const walletCredit: Command = {
     if (amountMinor === null) return fail(amountOptionText, 2);
     if (reason === '' || reason.length > limits.walletCreditReasonLengthMax)
       return fail(`--reason must have 1 to ${limits.walletCreditReasonLengthMax} characters`, 2);
-    const key = stringOption(args, 'key');
-    if (key !== undefined && (key === '' || key.length > limits.walletCreditKeyLengthMax))
-      return fail(`--key must have 1 to ${limits.walletCreditKeyLengthMax} characters`, 2);
+    // Required (decision 1155): without a key a credit run again after a lost terminal credited twice.
+    const key = keyOption(args, limits.walletCreditKeyLengthMax);
+    if (isOutput(key)) return key;
+    if (key === undefined) return fail(keyRequiredText, 2);
     const [{ findAccountRowById }, { knownCurrency }, { creditWallet }] = await Promise.all([
       import('../../modules/accounts/repository.ts'),
       import('../../modules/wallet/payout-input.ts'),
@@ -135,7 +141,7 @@ export const walletCredit: Command = {
       reason,
       kind: 'adjustment',
       payDebt,
-      ...(key === undefined ? {} : { operatorKey: key }),
+      operatorKey: key,
     });
     if (credited === null)
       return fail(

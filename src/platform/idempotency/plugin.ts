@@ -5,7 +5,7 @@
 // checks the header early and refuses to register a state-changing route that does not run as a command.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { validationError } from '../errors/errors.ts';
-import { limits } from '../../limits/index.ts';
+import { checkKey } from './key-rule.ts';
 
 const idempotencyHeader = 'idempotency-key';
 export const replayedHeader = 'idempotent-replayed';
@@ -23,11 +23,11 @@ declare module 'fastify' {
 export function idempotencyKeyOf(request: FastifyRequest): string | null {
   const raw = request.headers[idempotencyHeader];
   if (raw === undefined) return null;
-  const key = Array.isArray(raw) ? null : raw.trim();
-  if (key === null || key === '') throw validationError({ 'Idempotency-Key': 'is empty' });
-  if (key.length > limits.idempotencyKeyLengthMax)
-    throw validationError({ 'Idempotency-Key': 'too long' });
-  return key;
+  // Two headers are no key; one is held to the rule an operator's --key obeys too (decision 1155).
+  const checked = Array.isArray(raw) ? null : checkKey(raw);
+  if (checked === null) throw validationError({ 'Idempotency-Key': 'is empty' });
+  if (!checked.ok) throw validationError({ 'Idempotency-Key': checked.problem });
+  return checked.key;
 }
 
 /** `/api/x` and `/api/x/` are one route, so they are one path here too. */

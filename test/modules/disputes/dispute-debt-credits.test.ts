@@ -148,7 +148,18 @@ describe('chargeback debt collected from money given back to the wallet', () => 
       await pendingPayout(m, 10_000, 'kept'),
     ]);
     const credit = await dispatch(
-      ['wallet', 'credit', '--account', a.id, '--amount', '3000', '--reason', 'ajuste'],
+      [
+        'wallet',
+        'credit',
+        '--account',
+        a.id,
+        '--amount',
+        '3000',
+        '--reason',
+        'ajuste',
+        '--key',
+        'T-1',
+      ],
       t.ctx,
     );
     expect(credit.exitCode, credit.stderr).toBe(0);
@@ -229,6 +240,8 @@ describe('chargeback debt collected from money given back to the wallet', () => 
         '3000',
         '--reason',
         'devuelto',
+        '--key',
+        'T-small',
         '--pay-debt',
       ],
       t.ctx,
@@ -247,6 +260,8 @@ describe('chargeback debt collected from money given back to the wallet', () => 
         '5000',
         '--reason',
         'devuelto',
+        '--key',
+        'T-rest',
         '--pay-debt',
         '--json',
       ],

@@ -58,6 +58,31 @@ describe('the operator dispute commands on odd input', () => {
     expect(await disputesOf()).toHaveLength(before);
   });
 
+  it('refuses a blank --key or one with a line break, as the API refuses such an Idempotency-Key (decision 1155)', async () => {
+    const sale = await paidSale(t, a, 10_000, 'blank-key');
+    const before = (await disputesOf()).length;
+    for (const key of [' ', '\t', 'CB-1\nCB-2']) {
+      const out = await dispatch(
+        [
+          'disputes',
+          'open',
+          '--transaction',
+          sale,
+          '--amount',
+          '100',
+          '--reason',
+          'fraude',
+          '--key',
+          key,
+        ],
+        t.ctx,
+      );
+      expect(out.exitCode, JSON.stringify(key)).toBe(2);
+      expect(out.stderr).toContain('--key must have 1 to 100 characters');
+    }
+    expect(await disputesOf()).toHaveLength(before);
+  });
+
   it('opens one chargeback for one --key given at once on two sales', async () => {
     const sales = [await paidSale(t, a, 10_000, 'key-a'), await paidSale(t, a, 10_000, 'key-b')];
     const before = (await disputesOf()).length;

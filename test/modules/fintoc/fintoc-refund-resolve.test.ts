@@ -245,8 +245,9 @@ describe('cobro refunds resolve', () => {
       '--outcome',
       'failed',
     );
+    // An unknown id exits 1, as in every command (decision 1155).
     expect([unknown.code, unknown.stderr]).toEqual([
-      2,
+      1,
       'no refund with id nul0000000000000000000\n',
     ]);
     const missing = await cobro('refunds', 'resolve', '--outcome', 'failed');

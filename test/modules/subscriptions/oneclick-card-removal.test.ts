@@ -286,22 +286,27 @@ describe("the operator's view of removals (decision 984)", () => {
           '--status',
           'kept',
           '--account',
-          'acc0000000000000000x',
+          // An account with no removals (one that does not exist is refused: decision 1155).
+          (
+            await t.createAccount()
+          ).id,
         )
       ).stdout,
     ).toBe('no card removals\n');
 
-    // Bad input is refused with exit 2; a removal that is not given up, with exit 1.
+    // Bad input is refused with exit 2; an unknown card (decision 1155) or a removal that is not given up, with exit 1.
     for (const argv of [
       ['removals', '--status', 'failed'],
       ['removals', '--limit', '0'],
       ['removals', '--page', 'x'],
-      ['retry-removal', 'sure00000000000000000000'],
     ]) {
       const refused = await run('subscriptions', ...argv);
       expect(refused.exitCode, argv.join(' ')).toBe(2);
       expect(refused.stderr, argv.join(' ')).not.toBe('');
     }
+    const unknownCard = await run('subscriptions', 'retry-removal', 'sure00000000000000000000');
+    expect(unknownCard.exitCode).toBe(1);
+    expect(unknownCard.stderr).not.toBe('');
     const done = await t.ctx.db
       .selectFrom('oneclick_card_removals')
       .select('card_id')

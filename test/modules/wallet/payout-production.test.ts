@@ -28,7 +28,18 @@ describe('payouts in production mode', () => {
     expect(
       (
         await dispatch(
-          ['wallet', 'credit', '--account', a.id, '--amount', '5000', '--reason', 'funding'],
+          [
+            'wallet',
+            'credit',
+            '--account',
+            a.id,
+            '--amount',
+            '5000',
+            '--reason',
+            'funding',
+            '--key',
+            'F-1',
+          ],
           t.ctx,
         )
       ).exitCode,

@@ -122,6 +122,8 @@ describe('a wallet past 2^53 - 1', () => {
         'CLP',
         '--reason',
         'more',
+        '--key',
+        'T-more',
       ],
       t.ctx,
     );

@@ -59,8 +59,22 @@ describe("one account's changes raced over HTTP and the CLI", () => {
         }),
       ),
     ];
-    const operator = Array.from({ length: 2 }, () =>
-      dispatch(['wallet', 'credit', '--account', a.id, '--amount', '100', '--reason', 'r'], t.ctx),
+    const operator = Array.from({ length: 2 }, (_, i) =>
+      dispatch(
+        [
+          'wallet',
+          'credit',
+          '--account',
+          a.id,
+          '--amount',
+          '100',
+          '--reason',
+          'r',
+          '--key',
+          `T-${i}`,
+        ],
+        t.ctx,
+      ),
     );
     const answers = await Promise.all(requests);
     const commands = await Promise.all(operator);

@@ -107,7 +107,7 @@ describe('an audit row commits with its change', () => {
       t.ctx.db.selectFrom('api_keys').select('id').where('account_id', '=', a.id).execute();
     const keysBefore = await keysOf();
     await auditRefused(a.id, async () => {
-      const refused = await dispatch([...credit, '--reason', 'refused'], t.ctx);
+      const refused = await dispatch([...credit, '--reason', 'refused', '--key', 'T-1'], t.ctx);
       expect(refused.exitCode).not.toBe(0);
       expect(refused.stderr).toMatch(/audit row refused by the test/);
       const key = ['keys', 'create', '--account', a.id, '--scope', 'read', '--name', 'refused'];
@@ -115,7 +115,9 @@ describe('an audit row commits with its change', () => {
     });
     expect(await balance(t, a)).toBe(before);
     expect(await keysOf()).toEqual(keysBefore);
-    expect((await dispatch([...credit, '--reason', 'kept'], t.ctx)).exitCode).toBe(0);
+    expect((await dispatch([...credit, '--reason', 'kept', '--key', 'T-2'], t.ctx)).exitCode).toBe(
+      0,
+    );
     expect(await balance(t, a)).toBe(before + 700);
     expect((await auditRowsOf(a)).at(-1)!.action).toBe('cobro wallet credit');
   });
