@@ -14,7 +14,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../errors/errors.ts';
 import { limits } from '../../limits/index.ts';
-import { hasExponent, integerOfNumberText, numberTextOf } from './json-body.ts';
+import { hasExponent, numberTextOf } from './json-body.ts';
+import { integerOfNumber } from './integer-number.ts';
 
 export function isStorableText(text: string): boolean {
   return text.isWellFormed() && !text.includes('\u0000');
@@ -135,33 +136,6 @@ function isPastMaximum(value: number, schema: SchemaNode): boolean {
 }
 
 /**
- * A JSON number in an integer field is the integer its text spells exactly, in any spelling (`100`, `100.0`, `1e2`,
- * `1.0e2`): what `holder[key]` must become (undefined to leave it, `looseValue` for a fraction, the largest double
- * for an integer past exactness, so that the schema says `too large`). Decision 1160.
- */
-function integerFromNumber(
-  holder: object,
-  key: string,
-  value: number,
-  schema: SchemaNode,
-): unknown {
-  // No noted text: the value's own text is what was written, an integer Ajv takes or a fraction it refuses.
-  const text = numberTextOf(holder, key);
-  if (text === undefined) return undefined;
-  const exact = integerOfNumberText(text);
-  if (exact === null || exact === 'fraction') return looseValue;
-  if (exact === 'huge' || !Number.isSafeInteger(Number(exact))) {
-    // Past a double's exact integers no field's bound reaches: the bound says `too large` (`too small`); without
-    // one it is no integer we can read exactly.
-    const bound = text.startsWith('-') ? schema.minimum : schema.maximum;
-    if (typeof bound !== 'number') return looseValue;
-    return text.startsWith('-') ? -Number.MAX_VALUE : Number.MAX_VALUE;
-  }
-  const read = Number(exact);
-  return read === value ? undefined : read;
-}
-
-/**
  * What `holder[key]`, declared by `schema`, must become before the schema coerces it: `looseValue` (refused as
  * `invalid`), a number's text (longer than the field takes, refused as `too long`), the largest double (for digits
  * past it, refused as `too large`), or `undefined` to leave it.
@@ -180,7 +154,9 @@ function replacementOf(holder: object, key: string, value: unknown, schema: Sche
       // only): the largest double stands in, so that the schema still says `too large` (decision 680).
       return Number.isFinite(read) ? undefined : Number.MAX_VALUE;
     }
-    return typeof value === 'number' ? integerFromNumber(holder, key, value, schema) : undefined;
+    if (typeof value !== 'number') return undefined;
+    const read = integerOfNumber(numberTextOf(holder, key), value, schema);
+    return read === 'invalid' ? looseValue : read;
   }
   if (schema.type === 'string' && typeof value === 'number') {
     const text = numberTextOf(holder, key);

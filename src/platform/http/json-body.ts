@@ -45,28 +45,6 @@ export function hasExponent(text: string): boolean {
   return /[eE]/.test(text);
 }
 
-/**
- * The exact value of a JSON number's text when it is an integer, whatever its spelling (`100`, `100.0`, `1e2`,
- * `1.0e2`, `10000e-2`): decimal arithmetic on the text, not the double JSON.parse made of it, so that
- * `100.00000000000000001` (which parses to 100) is `fraction`. `huge` past limits.integerNumberDigitsMax digits (`1e400`), so
- * that no exponent builds a giant BigInt. Decision 1160.
- */
-export function integerOfNumberText(text: string): bigint | 'fraction' | 'huge' | null {
-  const match = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/.exec(text);
-  if (match === null) return null;
-  const [, sign, whole, fraction = '', exponentText = '0'] = match;
-  let digits = `${whole}${fraction}`.replace(/^0+/, '');
-  if (digits === '') return 0n;
-  let exponent = Number(exponentText) - fraction.length;
-  const kept = digits.replace(/0+$/, '');
-  exponent += digits.length - kept.length;
-  digits = kept;
-  if (exponent < 0) return 'fraction';
-  if (digits.length + exponent > limits.integerNumberDigitsMax) return 'huge';
-  const value = BigInt(digits) * 10n ** BigInt(exponent);
-  return sign === '-' ? -value : value;
-}
-
 /** Each request's body text as received, for the Cobro-Signature check (decision 140). */
 const rawBodies = new WeakMap<FastifyRequest, string>();
 

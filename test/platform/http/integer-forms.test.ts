@@ -6,7 +6,7 @@ import { computeSign } from '../../../src/platform/auth/sign.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { eventBody } from '../../modules/refunds/helpers.ts';
 import { limits } from '../../../src/limits/index.ts';
-import { integerOfNumberText } from '../../../src/platform/http/json-body.ts';
+import { integerOfNumberText } from '../../../src/platform/http/integer-number.ts';
 import { eventLimits, transactionLimits } from '../../../src/limits/modules.ts';
 
 /** The form as sent (a JSON literal in a body, the query's text) and the integer it means, or null if refused. */
