@@ -19,6 +19,11 @@ export const requestLimits = {
   authCacheEntryAgeMsMax: 60 * secondMs,
   /** How deep the input guards follow nested objects; deeper input than any merchant sends is refused. */
   inputDepthMax: 64,
+  /**
+   * Digits past which a JSON number in an integer field is read as too large without being spelt out (`1e400`,
+   * `1e999999999`): more than any integer field's maximum, few enough that no exponent builds a giant integer.
+   */
+  integerNumberDigitsMax: 20,
   // Pages: every list is bounded.
   pageSizeMax: 4000,
   pageSizeDefault: 1000,

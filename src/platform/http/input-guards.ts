@@ -15,6 +15,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../errors/errors.ts';
 import { limits } from '../../limits/index.ts';
 import { hasExponent, numberTextOf } from './json-body.ts';
+import { integerOfNumber } from './integer-number.ts';
 
 export function isStorableText(text: string): boolean {
   return text.isWellFormed() && !text.includes('\u0000');
@@ -45,6 +46,7 @@ interface SchemaNode {
   readonly required?: readonly string[];
   readonly items?: SchemaNode;
   readonly maximum?: unknown;
+  readonly minimum?: unknown;
   readonly maxLength?: unknown;
   readonly format?: unknown;
   readonly pattern?: unknown;
@@ -152,9 +154,9 @@ function replacementOf(holder: object, key: string, value: unknown, schema: Sche
       // only): the largest double stands in, so that the schema still says `too large` (decision 680).
       return Number.isFinite(read) ? undefined : Number.MAX_VALUE;
     }
-    if (typeof value !== 'number' || !isInexactNumber(holder, key, value)) return undefined;
-    const exponent = hasExponent(numberTextOf(holder, key) ?? '');
-    return !exponent && isPastMaximum(value, schema) ? undefined : looseValue;
+    if (typeof value !== 'number') return undefined;
+    const read = integerOfNumber(numberTextOf(holder, key), value, schema);
+    return read === 'invalid' ? looseValue : read;
   }
   if (schema.type === 'string' && typeof value === 'number') {
     const text = numberTextOf(holder, key);

@@ -1,6 +1,7 @@
-// Strict coercion over HTTP (decision 072): booleans and exponents never fill a string or an integer field, nor
-// numbers past exactness an integer field, on every /api route; the tolerance of supplement §1.2 (digits for
-// integers, numbers for strings, past 2^53 too since decision 755) stays.
+// Strict coercion over HTTP (decision 072): booleans and exponents never fill a string field, nor a boolean, a
+// fraction or a number past exactness an integer field (an integral number in any spelling does: decision 1160),
+// on every /api route; the tolerance of supplement §1.2 (digits for integers, numbers for strings, past 2^53 too
+// since decision 755) stays.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeSign } from '../../../src/platform/auth/sign.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
@@ -91,9 +92,9 @@ describe('POST /api/wallet/payout', () => {
       ['order', '1E3'],
       ['subject', 'true'],
       ['order', '1.50'],
-      ['amount', '1e3'],
-      ['amount', '25E2'],
-      ['amount', '1e20'],
+      // A number is its exact value (decision 1160): a fraction, however its text is spelt, is no integer.
+      ['amount', '25E-1'],
+      ['amount', '1000.0000000000000001'],
       ['amount', 'false'],
     ];
     for (const [field, literal] of cases) {
@@ -107,7 +108,7 @@ describe('POST /api/wallet/payout', () => {
       expectFieldRefused(res, field);
     }
     // Past exactness but plainly written, a number is judged by the field's own bound, as its digit string is.
-    for (const literal of ['12345678901234567890', '"12345678901234567890"']) {
+    for (const literal of ['12345678901234567890', '"12345678901234567890"', '1e20', '1e400']) {
       const res = await sendRaw(
         'POST',
         '/api/wallet/payout',
@@ -143,6 +144,22 @@ describe('POST /api/wallet/payout', () => {
     expect(row.amount_minor).toBe(1000n);
   });
 
+  it('reads an integral number in any spelling as its exact integer (decision 1160)', async () => {
+    for (const literal of ['1e3', '1.0E3', '1000.0', '100000e-2']) {
+      const order = `spelt-${literal}`;
+      const raw = withLiteral({ ...payout, order }, 'amount', literal);
+      const res = await sendRaw('POST', '/api/wallet/payout', raw, true);
+      expect(res.json(), literal).toMatchObject({ status: 'success' });
+      const row = await t.ctx.db
+        .selectFrom('payouts')
+        .select('amount_minor')
+        .where('account_id', '=', account.id)
+        .where('order', '=', order)
+        .executeTakeFirstOrThrow();
+      expect(row.amount_minor, literal).toBe(1000n);
+    }
+  });
+
   it('keeps the exact digits of a plain number past 2^53 in a string field (decision 755)', async () => {
     for (const digits of ['12345678901234567890', '9007199254740993']) {
       const raw = withLiteral({ ...payout, order: `big-${digits}` }, 'accountbank_num', digits);
@@ -172,8 +189,9 @@ describe('POST /api/transaction', () => {
       ['order', '1e308'],
       ['subject', 'false'],
       ['email', 'true'],
-      ['amount', '25e3'],
-      ['payment', '1e0'],
+      ['amount', '25000.5e0'],
+      ['amount', '"25e3"'],
+      ['payment', '1e-1'],
       ['payment', 'true'],
     ] as const) {
       expectFieldRefused(
