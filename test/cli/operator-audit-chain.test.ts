@@ -49,6 +49,8 @@ describe("an operator's change of an account's object is in that account's chain
     const credit = await run(
       'wallet',
       'credit',
+      '--key',
+      crypto.randomUUID(),
       '--account',
       a.id,
       '--amount',
@@ -83,6 +85,8 @@ describe("an operator's change of an account's object is in that account's chain
       const funded = await run(
         'wallet',
         'credit',
+        '--key',
+        crypto.randomUUID(),
         '--account',
         account.id,
         '--amount',

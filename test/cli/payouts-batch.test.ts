@@ -48,6 +48,8 @@ async function fundedAccount(amount: number): Promise<TestAccount> {
       await run(
         'wallet',
         'credit',
+        '--key',
+        crypto.randomUUID(),
         '--account',
         a.id,
         '--amount',

@@ -26,6 +26,8 @@ async function exportedPayouts(prefix: string, n: number): Promise<[TestAccount,
   const credit = await run(
     'wallet',
     'credit',
+    '--key',
+    crypto.randomUUID(),
     '--account',
     a.id,
     '--amount',

@@ -37,6 +37,8 @@ async function funded(amount: number): Promise<TestAccount> {
   const credit = await cobro(
     'wallet',
     'credit',
+    '--key',
+    crypto.randomUUID(),
     '--account',
     a.id,
     '--amount',

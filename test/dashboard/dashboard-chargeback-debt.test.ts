@@ -45,6 +45,8 @@ async function creditPayingDebt(a: TestAccount, amount: number) {
     [
       'wallet',
       'credit',
+      '--key',
+      crypto.randomUUID(),
       '--account',
       a.id,
       '--amount',

@@ -59,7 +59,7 @@ describe('POST /api/sandbox/wallet/credit near the largest balance', () => {
     expect(await balance(t, a)).toBe(Number.MAX_SAFE_INTEGER);
     expect((await credit(1)).statusCode).toBe(400);
     const cli = await walletCredit.run(t.ctx, {
-      values: { account: a.id, amount: '1', currency: 'CLP', reason: 'too much' },
+      values: { account: a.id, amount: '1', currency: 'CLP', reason: 'too much', key: 'too-much' },
       positionals: [],
     });
     expect(cli.exitCode).toBe(2);
