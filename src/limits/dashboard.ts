@@ -29,7 +29,7 @@ export const dashboardLimits = {
   /**
    * Sign-in posts naming one e-mail in a minute, from every address together (decision 1090): what bounds guessing
    * one user's password, or its second factor's code, from many addresses. Below the per-address limit, so one
-   * address cannot spend another's; a legitimate user locked out by someone else's guesses waits a minute.
+   * address alone can spend it: a user locked out by someone else's guesses waits until they stop (decision 1165).
    */
   signInsPerUserPerMinute: 10,
 } as const;

@@ -56,6 +56,8 @@ async function fundedAccount(amount: number): Promise<TestAccount> {
         String(amount),
         '--reason',
         'funding',
+        '--key',
+        'T-fund',
       )
     ).exitCode,
   ).toBe(0);

@@ -53,6 +53,8 @@ async function creditPayingDebt(a: TestAccount, amount: number) {
       String(amount),
       '--reason',
       'pago',
+      '--key',
+      `T-pago-${amount}`,
       '--pay-debt',
     ],
     t.ctx,

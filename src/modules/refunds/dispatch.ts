@@ -64,12 +64,13 @@ async function leftUnresolved(ctx: AppContext, tx: Tx, row: NullificationRow, no
  * part may or may not be in that balance and its answer is still to be recorded, so the retry waits. A first send
  * waits while another refund of the sale is being retried (asked again, its lease running), for the same reason seen
  * from the other side. Asks of one sale are decided under its row lock, so two never pass this check together.
+ * Answers when the last such lease runs out (the wait's end), or null when nothing holds this ask up.
  */
-async function waitsForAnother(tx: Tx, row: NullificationRow, now: Date): Promise<boolean> {
+async function waitsForAnother(tx: Tx, row: NullificationRow, now: Date): Promise<Date | null> {
   await lockTransaction(tx, row.transaction_id);
   const other = await tx
     .selectFrom('nullifications')
-    .select('id')
+    .select((eb) => eb.fn.max('dispatch_due_at').as('until'))
     .where('transaction_id', '=', row.transaction_id)
     .where('id', '<>', row.id)
     .where('status', '=', 'complete')
@@ -78,9 +79,8 @@ async function waitsForAnother(tx: Tx, row: NullificationRow, now: Date): Promis
     .where('dispatch_due_at', '>', now)
     // A retry waits for any other sent (one attempt or more); a first send only for one asked again (two or more).
     .where('dispatch_attempts', '>=', row.dispatch_attempts > 0 ? 1 : 2)
-    .limit(1)
-    .executeTakeFirst();
-  return other !== undefined;
+    .executeTakeFirstOrThrow();
+  return other.until ?? null;
 }
 
 /**
@@ -98,11 +98,14 @@ async function claim(
   const now = ctx.clock.now();
   if (row.dispatch_due_at.getTime() > now.getTime()) return null;
   if (await leftUnresolved(ctx, tx, row, now)) return 'unresolved';
-  if (await waitsForAnother(tx, row, now)) {
-    // Not asked, not counted as an attempt: due again once the other's lease has run out.
+  const waitUntil = await waitsForAnother(tx, row, now);
+  if (waitUntil !== null) {
+    // Not asked, not counted as an attempt: due again once the other's lease has run out, not a lease from now. A
+    // wait looks like an ask in flight to the others (a later due time, no answer): one that ended past the other's
+    // lease would hold that other up in turn, each waiting on the other's wait for good (decision 1165).
     await tx
       .updateTable('nullifications')
-      .set({ dispatch_due_at: new Date(now.getTime() + dispatchLeaseMs(ctx)) })
+      .set({ dispatch_due_at: waitUntil })
       .where('id', '=', row.id)
       .execute();
     return 'waiting';

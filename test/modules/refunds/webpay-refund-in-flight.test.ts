@@ -141,6 +141,34 @@ describe('a Webpay refund sent while another of its charge is being asked again'
   });
 });
 
+describe('two refunds of one charge, both sends lost, asked as each falls due (decision 1165)', () => {
+  it('are asked again and given back, not kept waiting on each other until left for the operator', async () => {
+    const sale = await paidAtWebpay(t, shop, sim.url, 9_000);
+    // Both sends dropped before Transbank took them, the second half a lease after the first.
+    sim.refundFault = 'drop';
+    await nullify(t, shop, { id: sale.id, amount: 2_000, subject: 'uno' });
+    t.clock.advanceMs(refundLimits.dispatchLeaseMs / 2);
+    await nullify(t, shop, { id: sale.id, amount: 3_000, subject: 'dos' });
+    sim.refundFault = 'none';
+    // The due work at each refund's own due time, one beat each (not both at once, as askUntilDecided does). The
+    // first falls due while the second's lease runs, so it waits: rightly. Before, its wait moved it a whole lease
+    // on, past the second's due time, where the second then read that wait as an ask in flight and waited in turn,
+    // and so on each lease: neither was asked again, until lostAnswerAskMsMax left both for the operator.
+    for (let round = 0; round < 6; round++) {
+      const due = (await refundsOf(sale.id)).flatMap((r) =>
+        r.status === 'complete' && r.dispatch_due_at !== null ? [r.dispatch_due_at.getTime()] : [],
+      );
+      if (due.length === 0) break;
+      clockPast(new Date(Math.min(...due)));
+      await runRefundDispatch(t.ctx, { limit: 10 });
+    }
+    const rows = await refundsOf(sale.id);
+    expect(rows.map((r) => r.status)).toEqual(['reverse_completed', 'reverse_completed']);
+    expect(sim.transactions.get(sale.token)!.refunds.reduce((s, a) => s + a, 0)).toBe(5_000);
+    expect(await verifyLedger(t.ctx.db)).toMatchObject({ ok: true });
+  });
+});
+
 describe("a refund's ask and its lease", () => {
   it('the ask (a status read, the refund, a status read after a reversal) ends within the lease others wait out', () => {
     expect(3 * transactionLimits.acquirer.requestTimeoutMs).toBeLessThan(
