@@ -57,8 +57,6 @@ describe("an operator's change of an account's object is in that account's chain
       '100000',
       '--reason',
       'f',
-      '--key',
-      'T-chain-1',
     );
     expect(credit.exitCode, credit.stderr).toBe(0);
     const id = (await payout(t, a, { amount: 5000, order: 'op-chain-1' })).json()
@@ -95,8 +93,6 @@ describe("an operator's change of an account's object is in that account's chain
         '9000',
         '--reason',
         'f',
-        '--key',
-        `T-${order}`,
       );
       expect(funded.exitCode, funded.stderr).toBe(0);
       expect((await payout(t, account, { amount: 3000, order })).statusCode).toBe(200);

@@ -56,8 +56,6 @@ async function fundedAccount(amount: number): Promise<TestAccount> {
         String(amount),
         '--reason',
         'funding',
-        '--key',
-        'T-fund',
       )
     ).exitCode,
   ).toBe(0);

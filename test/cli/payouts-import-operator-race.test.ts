@@ -34,8 +34,6 @@ async function exportedPayouts(prefix: string, n: number): Promise<[TestAccount,
     '1000000',
     '--reason',
     'f',
-    '--key',
-    'T-fund',
   );
   expect(credit.exitCode).toBe(0);
   const ids: string[] = [];

@@ -45,8 +45,6 @@ async function funded(amount: number): Promise<TestAccount> {
     String(amount),
     '--reason',
     'f',
-    '--key',
-    'T-fund',
   );
   expect(credit.code, credit.stderr).toBe(0);
   return a;

@@ -53,8 +53,6 @@ async function creditPayingDebt(a: TestAccount, amount: number) {
       String(amount),
       '--reason',
       'pago',
-      '--key',
-      `T-pago-${amount}`,
       '--pay-debt',
     ],
     t.ctx,
