@@ -73,6 +73,16 @@ export function membershipBodyAsRead(body: MembershipCreate): unknown {
   }
 }
 
+/** The merchant's own percentage, read as the pairs' are (decision 1170); the merchant may keep 0. */
+function readMerchantBps(body: MembershipCreate): number {
+  const merchant = percentAt(body, 'percentage', {
+    lengthMax: marketplaceLimits.percentageLengthMax,
+    zeroAllowed: true,
+  });
+  if (!merchant.ok) throw validationError({ percentage: merchant.problem });
+  return merchant.bps;
+}
+
 async function membershipView(ctx: AppContext, row: MembershipRow) {
   const clients = await membershipClients(ctx.db, row.id);
   return {
@@ -90,12 +100,7 @@ export async function createMembership(
   accountId: string,
   body: MembershipCreate,
 ): Promise<Awaited<ReturnType<typeof membershipView>> | RuleFailure> {
-  const merchant = percentAt(body, 'percentage', {
-    lengthMax: marketplaceLimits.percentageLengthMax,
-    zeroAllowed: true,
-  });
-  if (!merchant.ok) throw validationError({ percentage: merchant.problem });
-  const merchantBps = merchant.bps;
+  const merchantBps = readMerchantBps(body);
   const shares = parsePairs(body.affiliation);
   const totalBps = shares.reduce((sum, s) => sum + s.bps, merchantBps);
   if (totalBps !== bpsPerWhole) {

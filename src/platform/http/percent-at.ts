@@ -31,7 +31,7 @@ const bpsDigitsMax = String(bpsPerWhole).length;
  * Exact basis points of `sign digits.fraction × 10^exponent`, or null when that value is not a whole number of
  * hundredths between 0 and 100. Pure digit-string arithmetic: no double ever holds the value.
  */
-export function bpsOfDecimal(
+function bpsOfDecimal(
   negative: boolean,
   whole: string,
   fraction: string,
