@@ -1,7 +1,8 @@
 // Reads the event's dates and beneficiaries the ways merchants send them (reference §6.1, decision 043):
 // dates with or without a time (or as an ISO-8601 instant with its zone), beneficiaries as objects or as [email, percent] pairs.
 import { validationError } from '../../platform/errors/errors.ts';
-import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/percent.ts';
+import { bpsPerWhole, formatBps } from '../../platform/money/percent.ts';
+import { percentAt } from '../../platform/http/percent-at.ts';
 import { parseLocal, zonedToLocalText } from '../../platform/time/time-format.ts';
 import { eventLimits } from '../../limits/index.ts';
 import type { EventCreate } from './schemas.ts';
@@ -106,10 +107,10 @@ export function parseBeneficiaries(body: EventCreate): BeneficiaryInput[] {
   const seen = new Set<string>();
   items.forEach((item, i) => {
     let emailKey: string;
-    let percent: unknown;
-    if (Array.isArray(item) && item.length === 2) [emailKey, percent] = ['0', item[1]];
+    let percentKey: string;
+    if (Array.isArray(item) && item.length === 2) [emailKey, percentKey] = ['0', '1'];
     else if (item !== null && typeof item === 'object' && !Array.isArray(item))
-      [emailKey, percent] = ['email', (item as Record<string, unknown>).percent];
+      [emailKey, percentKey] = ['email', 'percent'];
     else {
       problems[`${key}.${i}`] = 'invalid';
       return;
@@ -133,20 +134,16 @@ export function parseBeneficiaries(body: EventCreate): BeneficiaryInput[] {
       return;
     }
     seen.add(email.toLowerCase());
-    if (percent === undefined || percent === null || percent === '') {
-      problems[`${key}.${i}.percent`] = 'is empty';
+    // The seed's "number max 6 characters" counts the percent as written (decision 1170).
+    const share = percentAt(item as object, percentKey, {
+      lengthMax: eventLimits.beneficiaryPercentLengthMax,
+      zeroAllowed: false,
+    });
+    if (!share.ok) {
+      problems[`${key}.${i}.percent`] = share.problem;
       return;
     }
-    if (String(percent).length > eventLimits.beneficiaryPercentLengthMax) {
-      problems[`${key}.${i}.percent`] = 'too long';
-      return;
-    }
-    const bps = parsePercentBps(percent);
-    if (bps === null || bps === 0) {
-      problems[`${key}.${i}.percent`] = 'invalid';
-      return;
-    }
-    out.push({ email, bps });
+    out.push({ email, bps: share.bps });
   });
   if (Object.keys(problems).length > 0) throw validationError(problems);
   const totalBps = out.reduce((sum, b) => sum + b.bps, 0);

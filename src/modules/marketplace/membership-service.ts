@@ -8,12 +8,13 @@ import {
   type RuleFailure,
 } from '../../platform/errors/errors.ts';
 import { newId, randomHex } from '../../platform/ids/ids.ts';
-import { bpsPerWhole, formatBps, parsePercentBps } from '../../platform/money/percent.ts';
+import { bpsPerWhole, formatBps } from '../../platform/money/percent.ts';
 import { findMembership, membershipClients, type MembershipRow } from './repository.ts';
 import type { MembershipCreate } from './schemas.ts';
 import { marketplaceLimits } from '../../limits/index.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { looseTextAt } from '../../platform/http/json-body.ts';
+import { percentAt } from '../../platform/http/percent-at.ts';
 
 interface ClientShareInput {
   readonly clientId: string;
@@ -36,7 +37,6 @@ function parsePairs(pairs: readonly (readonly unknown[])[]): ClientShareInput[] 
       return;
     }
     const clientId = id.text;
-    const percentage = pair[1];
     if (clientId.length > marketplaceLimits.clientIdLengthMax) {
       problems[`affiliation.${i}.0`] = 'too long';
       return;
@@ -46,12 +46,16 @@ function parsePairs(pairs: readonly (readonly unknown[])[]): ClientShareInput[] 
       return;
     }
     seen.add(clientId);
-    const bps = parsePercentBps(percentage);
-    if (bps === null || bps === 0) {
-      problems[`affiliation.${i}.1`] = 'invalid';
+    // The pair's percentage is read as the merchant's is, in its 6 characters; a client's share is never 0.
+    const share = percentAt(pair, '1', {
+      lengthMax: marketplaceLimits.percentageLengthMax,
+      zeroAllowed: false,
+    });
+    if (!share.ok) {
+      problems[`affiliation.${i}.1`] = share.problem;
       return;
     }
-    out.push({ clientId, bps });
+    out.push({ clientId, bps: share.bps });
   });
   if (Object.keys(problems).length > 0) throw validationError(problems);
   return out;
@@ -67,6 +71,16 @@ export function membershipBodyAsRead(body: MembershipCreate): unknown {
   } catch {
     return body;
   }
+}
+
+/** The merchant's own percentage, read as the pairs' are (decision 1170); the merchant may keep 0. */
+function readMerchantBps(body: MembershipCreate): number {
+  const merchant = percentAt(body, 'percentage', {
+    lengthMax: marketplaceLimits.percentageLengthMax,
+    zeroAllowed: true,
+  });
+  if (!merchant.ok) throw validationError({ percentage: merchant.problem });
+  return merchant.bps;
 }
 
 async function membershipView(ctx: AppContext, row: MembershipRow) {
@@ -86,8 +100,7 @@ export async function createMembership(
   accountId: string,
   body: MembershipCreate,
 ): Promise<Awaited<ReturnType<typeof membershipView>> | RuleFailure> {
-  const merchantBps = parsePercentBps(body.percentage);
-  if (merchantBps === null) throw validationError({ percentage: 'invalid' });
+  const merchantBps = readMerchantBps(body);
   const shares = parsePairs(body.affiliation);
   const totalBps = shares.reduce((sum, s) => sum + s.bps, merchantBps);
   if (totalBps !== bpsPerWhole) {
