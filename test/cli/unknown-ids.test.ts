@@ -98,3 +98,33 @@ describe('an unknown id, in every command that takes one', () => {
     }
   });
 });
+
+// Decision 1175: an account that exists but is suspended (status `disabled`) is a refused business action, not a
+// usage error: exit 1, as an unknown id (decision 1155). It exited 2 before.
+describe('keys create for a suspended account', () => {
+  it('is refused with exit 1 and makes no key', async () => {
+    const a = await t.createAccount();
+    await t.ctx.db
+      .updateTable('accounts')
+      .set({ status: 'disabled' })
+      .where('id', '=', a.id)
+      .execute();
+    const keysBefore = await t.ctx.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('account_id', '=', a.id)
+      .execute();
+    const out = await runOnContext(['keys', 'create', '--account', a.id, '--scope', 'read'], t.ctx);
+    expect([out.code, out.stdout, out.stderr.trim()]).toEqual([
+      1,
+      '',
+      `no active account with id ${a.id}`,
+    ]);
+    const keysAfter = await t.ctx.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('account_id', '=', a.id)
+      .execute();
+    expect(keysAfter).toEqual(keysBefore);
+  });
+});
