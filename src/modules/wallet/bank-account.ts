@@ -42,7 +42,7 @@ export async function checkBankAccount(
   if (!isBankAccountNumber(num))
     return {
       ok: false,
-      error: `--num must be the digits 0-9 only (no sign, point, space or dash): ${num}`,
+      error: '--num must be the digits 0-9, dashes only between them (no sign, point or space)',
     };
   if (rut === '' || rut.length > limits.bankRutLengthMax)
     return { ok: false, error: `--rut must have 1 to ${limits.bankRutLengthMax} characters` };

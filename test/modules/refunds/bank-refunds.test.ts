@@ -166,9 +166,9 @@ describe('bank-transfer refunds', () => {
       ],
       [['--name', ' '], /--name must have/],
       // No account a bank can pay (decision 1175): a sign, a point, fullwidth digits.
-      [['--num', '-1'], /--num must be the digits 0-9 only/],
-      [['--num', '1.5'], /--num must be the digits 0-9 only/],
-      [['--num', '１２３４５６'], /--num must be the digits 0-9 only/],
+      [['--num', '-1'], /--num must be the digits 0-9/],
+      [['--num', '1.5'], /--num must be the digits 0-9/],
+      [['--num', '１２３４５６'], /--num must be the digits 0-9/],
     ] as const) {
       const out = await dispatch(
         ['refunds', 'set-bank-details', refund.id, ...bankDetails, ...bad],

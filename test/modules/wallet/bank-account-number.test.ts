@@ -1,6 +1,7 @@
 // Decision 1175: a bank account number is ASCII digits, in every place one is taken (payout body, marketplace
-// client create and update, `cobro accounts set-bank --num`). A sign, a decimal point, an exponent, a space, a dash
-// or a fullwidth digit is refused at the edge, naming the field, and nothing is stored.
+// client create and update, `cobro accounts set-bank --num`), dashes allowed between digit groups. A sign, a decimal
+// point, an exponent, a space, a letter or a fullwidth digit is refused at the edge, naming the field, and nothing
+// is stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
@@ -29,7 +30,9 @@ const refused: readonly unknown[] = [
   '12 34',
   '0x1F',
   '123abc',
-  '00-123-45678-09',
+  '1-',
+  '12--34',
+  '1_000',
   -1,
   1.5,
 ];
