@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { runOnContext } from '../support/cli-in-process.ts';
+import { keyLimits } from '../../src/limits/index.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -126,5 +127,22 @@ describe('keys create for a suspended account', () => {
       .where('account_id', '=', a.id)
       .execute();
     expect(keysAfter).toEqual(keysBefore);
+  });
+
+  it('an account holding its most keys is refused with exit 1 too; a bad scope stays a usage error (2)', async () => {
+    const a = await t.createAccount();
+    const create = () =>
+      runOnContext(['keys', 'create', '--account', a.id, '--scope', 'read'], t.ctx);
+    let out = await create();
+    for (let i = 0; out.code === 0 && i < keyLimits.keysPerAccountMax; i++) out = await create();
+    expect([out.code, out.stderr.trim()]).toEqual([
+      1,
+      `the account already holds ${keyLimits.keysPerAccountMax} keys: revoke one first`,
+    ]);
+    const scope = await runOnContext(
+      ['keys', 'create', '--account', a.id, '--scope', 'all'],
+      t.ctx,
+    );
+    expect(scope.code).toBe(2);
   });
 });
