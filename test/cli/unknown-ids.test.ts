@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { runOnContext } from '../support/cli-in-process.ts';
+import { keyLimits } from '../../src/limits/index.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -96,5 +97,52 @@ describe('an unknown id, in every command that takes one', () => {
       const out = await runOnContext([...args, '--account', a.id], t.ctx);
       expect(out.code, `${args.join(' ')}: ${out.stderr}`).toBe(0);
     }
+  });
+});
+
+// Decision 1175: an account that exists but is suspended (status `disabled`) is a refused business action, not a
+// usage error: exit 1, as an unknown id (decision 1155). It exited 2 before.
+describe('keys create for a suspended account', () => {
+  it('is refused with exit 1 and makes no key', async () => {
+    const a = await t.createAccount();
+    await t.ctx.db
+      .updateTable('accounts')
+      .set({ status: 'disabled' })
+      .where('id', '=', a.id)
+      .execute();
+    const keysBefore = await t.ctx.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('account_id', '=', a.id)
+      .execute();
+    const out = await runOnContext(['keys', 'create', '--account', a.id, '--scope', 'read'], t.ctx);
+    expect([out.code, out.stdout, out.stderr.trim()]).toEqual([
+      1,
+      '',
+      `no active account with id ${a.id}`,
+    ]);
+    const keysAfter = await t.ctx.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('account_id', '=', a.id)
+      .execute();
+    expect(keysAfter).toEqual(keysBefore);
+  });
+
+  it('an account holding its most keys is refused with exit 1 too; a bad scope stays a usage error (2)', async () => {
+    const a = await t.createAccount();
+    const create = () =>
+      runOnContext(['keys', 'create', '--account', a.id, '--scope', 'read'], t.ctx);
+    let out = await create();
+    for (let i = 0; out.code === 0 && i < keyLimits.keysPerAccountMax; i++) out = await create();
+    expect([out.code, out.stderr.trim()]).toEqual([
+      1,
+      `the account already holds ${keyLimits.keysPerAccountMax} keys: revoke one first`,
+    ]);
+    const scope = await runOnContext(
+      ['keys', 'create', '--account', a.id, '--scope', 'all'],
+      t.ctx,
+    );
+    expect(scope.code).toBe(2);
   });
 });

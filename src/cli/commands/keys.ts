@@ -83,7 +83,8 @@ export const keysCreate: Command = {
       scope,
       name: stringOption(args, 'name'),
     });
-    if (!made.ok) return fail(made.error, 2);
+    // A suspended account or a full key set is a refused action (1); a bad scope or name is usage (2).
+    if (!made.ok) return fail(made.error, made.refused ? 1 : 2);
     return ok(
       args.values.json === true ? JSON.stringify(keyJson(made.value)) : describeNew(made.value),
       { account: accountId, target: made.value.id },

@@ -121,24 +121,38 @@ export interface KeyRequest {
   readonly name?: string | undefined;
 }
 
+/**
+ * A key's creation, or why not. `refused` marks the account's state (suspended, or holding its maximum of keys)
+ * apart from a request that cannot be valid (scope, name): the CLI exits 1 for the first, 2 for the second
+ * (docs/operations.md, decision 1175).
+ */
+export type KeyCreation =
+  | { ok: true; value: NewKey }
+  | { ok: false; error: string; refused: boolean };
+
 export async function createKey(
   ctx: AppContext,
   request: KeyRequest,
   db: DbOrTx = ctx.db,
-): Promise<AccountResult<NewKey>> {
+): Promise<KeyCreation> {
   const { accountId, scope } = request;
   if (!isKeyScope(scope))
-    return { ok: false, error: '--scope must be one of full, payments, read' };
+    return { ok: false, error: '--scope must be one of full, payments, read', refused: false };
   const name = (request.name ?? scope).trim();
   if (name.length === 0 || name.length > keyLimits.keyNameLengthMax)
-    return { ok: false, error: `the name must be 1 to ${keyLimits.keyNameLengthMax} characters` };
+    return {
+      ok: false,
+      error: `the name must be 1 to ${keyLimits.keyNameLengthMax} characters`,
+      refused: false,
+    };
   const account = await findAccountRowById(db, accountId);
   if (account === undefined || account.status !== 'active')
-    return { ok: false, error: `no active account with id ${accountId}` };
+    return { ok: false, error: `no active account with id ${accountId}`, refused: true };
   if ((await liveKeyCount(db, accountId, ctx.clock.now())) >= keyLimits.keysPerAccountMax)
     return {
       ok: false,
       error: `the account already holds ${keyLimits.keysPerAccountMax} keys: revoke one first`,
+      refused: true,
     };
   const fresh = newCredentials();
   const key = { accountId, scope, name, ...fresh, expiresAt: null };

@@ -5,6 +5,7 @@ import { notFound, validationError } from '../../platform/errors/errors.ts';
 import { newId } from '../../platform/ids/ids.ts';
 import { bpsToNumber } from '../../platform/money/percent.ts';
 import { isValidRut } from '../../platform/ids/rut.ts';
+import { isBankAccountNumber } from '../../platform/ids/bank-account-number.ts';
 import { formatTimestamp } from '../../platform/time/time-format.ts';
 import { bankExists } from '../reference/repository.ts';
 import { recordDestinationChange } from '../accounts/destination-change.ts';
@@ -21,11 +22,13 @@ import { shareStatuses, type ShareStatus } from './types.ts';
 
 async function checkBank(
   db: DbOrTx,
-  bank: { sbif?: string | undefined; rut?: string | undefined },
+  bank: { sbif?: string | undefined; num?: string | undefined; rut?: string | undefined },
 ): Promise<void> {
   const problems: Record<string, string> = {};
   if (bank.sbif !== undefined && !(await bankExists(db, bank.sbif)))
     problems['bank.sbif'] = 'invalid';
+  // Digits as sent (decision 1175): a padded or signed number is refused, never stored changed.
+  if (bank.num !== undefined && !isBankAccountNumber(bank.num)) problems['bank.num'] = 'invalid';
   if (bank.rut !== undefined && !isValidRut(bank.rut)) problems['bank.rut'] = 'invalid';
   if (Object.keys(problems).length > 0) throw validationError(problems);
 }

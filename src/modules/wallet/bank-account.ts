@@ -5,6 +5,7 @@ import { findAccountRowById } from '../accounts/repository.ts';
 import { destinationProblems, knownCurrency } from './payout-input.ts';
 import { findBankAccount, upsertBankAccount, type BankAccountRow } from './repository.ts';
 import { limits } from '../../limits/index.ts';
+import { isBankAccountNumber } from '../../platform/ids/bank-account-number.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { recordDestinationChange } from '../accounts/destination-change.ts';
 
@@ -38,6 +39,11 @@ export async function checkBankAccount(
   const holderName = input.holderName.trim();
   if (num === '' || num.length > limits.bankNumLengthMax)
     return { ok: false, error: `--num must have 1 to ${limits.bankNumLengthMax} characters` };
+  if (!isBankAccountNumber(num))
+    return {
+      ok: false,
+      error: '--num must be the digits 0-9, dashes only between them (no sign, point or space)',
+    };
   if (rut === '' || rut.length > limits.bankRutLengthMax)
     return { ok: false, error: `--rut must have 1 to ${limits.bankRutLengthMax} characters` };
   if (holderName === '' || holderName.length > limits.bankHolderNameLengthMax)

@@ -1,11 +1,13 @@
 // Rules of the payout and withdrawal bodies that a schema cannot state: the currency and bank code must exist in
-// the banks table, Banco Estado numbers are short, and additional_parameters fits 4000 characters.
+// the banks table, the account number is digits (decision 1175), Banco Estado numbers are short, and
+// additional_parameters fits 4000 characters.
 import type { Static } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { validationError } from '../../platform/errors/errors.ts';
 import { requestHash } from '../../platform/idempotency/canonical.ts';
 import { checkCallbackUrl } from '../../platform/notifications/ssrf-guard.ts';
 import { limits } from '../../limits/index.ts';
+import { isBankAccountNumber } from '../../platform/ids/bank-account-number.ts';
 import type { PayoutRequest } from './payout-plan.ts';
 import { findBankAccount } from './repository.ts';
 import { bankCodesByCurrency } from '../reference/repository.ts';
@@ -41,9 +43,11 @@ export async function payoutRequestFrom(
   if (currency === null) problems.currency = 'invalid';
   const sbif = body.accountbank_sbif.trim();
   const num = body.accountbank_num.trim();
-  if (num === '') problems.accountbank_num = 'is empty';
   if (currency !== null)
     Object.assign(problems, await destinationProblems(ctx, currency, sbif, num));
+  // What is no account number says so, whatever its length (decision 1175).
+  if (num === '') problems.accountbank_num = 'is empty';
+  else if (!isBankAccountNumber(num)) problems.accountbank_num = 'invalid';
   const additional =
     body.additional_parameters === undefined ? null : JSON.stringify(body.additional_parameters);
   if (additional !== null && additional.length > limits.additionalParametersCharsMax)

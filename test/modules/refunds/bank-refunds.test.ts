@@ -165,6 +165,10 @@ describe('bank-transfer refunds', () => {
         /Banco Estado account numbers have at most 12 characters/,
       ],
       [['--name', ' '], /--name must have/],
+      // No account a bank can pay (decision 1175): a sign, a point, fullwidth digits.
+      [['--num', '-1'], /--num must be the digits 0-9/],
+      [['--num', '1.5'], /--num must be the digits 0-9/],
+      [['--num', '１２３４５６'], /--num must be the digits 0-9/],
     ] as const) {
       const out = await dispatch(
         ['refunds', 'set-bank-details', refund.id, ...bankDetails, ...bad],
@@ -175,6 +179,7 @@ describe('bank-transfer refunds', () => {
         expect.stringMatching(message),
       ]);
     }
+    expect(await stateOf(a, refund.id)).toBe('waiting_bank_details');
     expect(
       (await dispatch(['refunds', 'set-bank-details', refund.id, '--sbif', '0012'], t.ctx))
         .exitCode,
