@@ -54,6 +54,8 @@ describe('a command that fails, as a real process', () => {
         '5000',
         '--reason',
         'fraud',
+        '--key',
+        'CB-2026-0114',
       ],
       env,
     );

@@ -49,6 +49,8 @@ describe('run twice', () => {
       '4000',
       '--reason',
       'fraude',
+      '--key',
+      'CB-RETRY-RESOLVE',
       '--json',
     );
     expect(opened.exitCode, opened.stderr).toBe(0);
@@ -75,6 +77,8 @@ describe('run twice', () => {
       '3000',
       '--reason',
       'fraude',
+      '--key',
+      'CB-RETRY-IMPORT',
       '--json',
     );
     const id = (JSON.parse(opened.stdout) as { id: string }).id;

@@ -140,6 +140,8 @@ async function chargebackDebtOf(shop: TestAccount, saleId: string) {
     '4000',
     '--reason',
     'fraud',
+    '--key',
+    `CB-${saleId}`,
   );
   expect(opened.code, opened.stderr).toBe(0);
   return () =>

@@ -17,10 +17,13 @@ import { disputeLimits } from '../../limits/index.ts';
 
 const idOperand = [{ name: 'ID', description: 'the dispute (dsp...)' }];
 
+const keyRequiredText =
+  "disputes open needs --key KEY (the acquirer's case number): run again with the same key, the dispute is found and not opened twice";
+
 export const disputesOpen: Command = {
   name: 'disputes open',
   summary: "Record a chargeback the acquirer reports: holds the amount from the merchant's wallet",
-  usage: 'cobro disputes open --transaction ID --amount N --reason TEXT [--key KEY] [--json]',
+  usage: 'cobro disputes open --transaction ID --amount N --reason TEXT --key KEY [--json]',
   options: {
     transaction: { type: 'string', valueName: 'ID', description: 'the disputed sale (trx...)' },
     amount: { type: 'string', valueName: 'MINOR', description: 'whole minor units disputed' },
@@ -29,7 +32,7 @@ export const disputesOpen: Command = {
       type: 'string',
       valueName: 'KEY',
       description:
-        "names this chargeback (the acquirer's case number): run again with it, the dispute is found, not opened twice",
+        "names this chargeback (the acquirer's case number; required): run again with it, the dispute is found, not opened twice",
     },
     json: { type: 'boolean', description: 'print the dispute as JSON' },
   },
@@ -50,8 +53,10 @@ export const disputesOpen: Command = {
     // The table's bound, checked here so the operator reads it and not the database's refusal (decision 885).
     if ([...reason].length > disputeLimits.reasonLengthMax)
       return fail(`--reason must have 1 to ${disputeLimits.reasonLengthMax} characters`, 2);
+    // Required (decision 1190): without a key the same opening run twice held the sale's money twice.
     const key = keyOption(args, disputeLimits.operatorKeyLengthMax);
     if (isOutput(key)) return key;
+    if (key === undefined) return fail(keyRequiredText, 2);
     const [{ operatorOpen }, { disputeView }] = await Promise.all([
       import('../../modules/disputes/operator.ts'),
       import('../../modules/disputes/views.ts'),
@@ -61,7 +66,7 @@ export const disputesOpen: Command = {
       transactionId,
       amountMinor,
       reason,
-      ...(key === undefined ? {} : { operatorKey: `open:${key}` }),
+      operatorKey: `open:${key}`,
     });
     if (!done.ok) return fail(`${done.failure.type}: ${done.failure.message_error}`);
     const view = disputeView(done.dispute, ctx.config.timeZone);

@@ -49,7 +49,18 @@ describe('the operator dispute commands on odd input', () => {
     const sale = await paidSale(t, a, 10_000, 'long-reason');
     const before = (await disputesOf()).length;
     const out = await dispatch(
-      ['disputes', 'open', '--transaction', sale, '--amount', '100', '--reason', 'x'.repeat(201)],
+      [
+        'disputes',
+        'open',
+        '--transaction',
+        sale,
+        '--amount',
+        '100',
+        '--reason',
+        'x'.repeat(201),
+        '--key',
+        'CB-LONG',
+      ],
       t.ctx,
     );
     expect(out.exitCode).toBe(2);

@@ -58,6 +58,8 @@ async function openChargeback(saleId: string, amount: number, debt: number) {
     String(amount),
     '--reason',
     'fraud',
+    '--key',
+    `CB-${saleId}-${amount}`,
   );
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout).toContain(`as debt`);

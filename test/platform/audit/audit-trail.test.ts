@@ -98,6 +98,8 @@ describe('audit trail', () => {
         '2000',
         '--reason',
         'fraud',
+        '--key',
+        'CB-AUDITED',
         '--json',
       ],
       t.ctx,
