@@ -7,6 +7,7 @@ import { renderPage } from './render.ts';
 import { sessionCookie, signIn, signInUser, signOut, type TokenSignInRefusal } from './session.ts';
 import { checkPassword } from './users.ts';
 import { countUserSignIn, signInLimit } from './sign-in-tries.ts';
+import { setDeviceCookie } from './device-cookie.ts';
 
 /** What the sign-in page says of each refused pair of tokens: what to do instead (docs/dashboard.md). */
 const tokenRefusalText: Record<TokenSignInRefusal, string> = {
@@ -71,7 +72,8 @@ export function registerAuthPages(app: FastifyInstance, ctx: AppContext, secure:
       // A named user signs in with e-mail and password (decision 541); the account's tokens otherwise.
       if (field(request.body, 'email') !== '') {
         // Counted per e-mail too, before the hash, from every address together (decision 1090).
-        await countUserSignIn(ctx, field(request.body, 'email'));
+        // A browser with the user's device cookie is counted per device instead (decision 1185).
+        await countUserSignIn(ctx, request, field(request.body, 'email'));
         const user = await checkPassword(
           ctx,
           field(request.body, 'email'),
@@ -81,6 +83,7 @@ export function registerAuthPages(app: FastifyInstance, ctx: AppContext, secure:
         if (user === null)
           return loginPage(request, reply, 401, 'Correo, contraseña o código incorrectos.', next);
         setSessionCookie(reply, await signInUser(ctx, user), secure);
+        setDeviceCookie(ctx, reply, user.userId, secure);
         return reply.code(303).redirect(next);
       }
       const publicToken = field(request.body, 'public_token');

@@ -11,6 +11,7 @@ import type { AppContext } from '../platform/context.ts';
 import { sha256Hex } from '../platform/auth/secrets.ts';
 import { dashboardLimits, httpLimits } from '../limits/index.ts';
 import { rateLimited } from '../platform/http/rate-limit.ts';
+import { deviceOf } from './device-cookie.ts';
 
 /**
  * The sign-in forms' limit (the sign-in, the invitation's and the second factor's): fewer tries a minute than the
@@ -74,15 +75,45 @@ export function limitSignInTriesAcrossProcesses(app: FastifyInstance, ctx: AppCo
 }
 
 /**
+ * The request's device cookie when it names the user with `email` (decision 1185), else null: a cookie of another
+ * user, or of a user since removed, counts as none. Looked up by the signed id, so no typed e-mail reaches the query.
+ */
+async function deviceFor(ctx: AppContext, request: FastifyRequest, email: string) {
+  const device = deviceOf(ctx, request);
+  if (device === null) return null;
+  const row = await ctx.db
+    .selectFrom('dashboard_users')
+    .select('email')
+    .where('id', '=', device.userId)
+    .executeTakeFirst();
+  return row !== undefined && row.email === email.trim().toLowerCase() ? device : null;
+}
+
+/**
  * Counts a sign-in, or a second factor's code, that names the user with `email`, from whatever address, and refuses
  * it past `signInsPerUserPerMinute` (decision 1090): the per-address limit alone let many addresses guess one user's
  * password, or its code once the password leaked, each at the full rate. Every e-mail is counted, one no user has
- * alike, so the limit tells no user apart; the key is the e-mail's hash, not the e-mail. Off with the rate limit.
+ * alike, so the limit tells no user apart; the key is the e-mail's hash, not the e-mail. A post from a browser with
+ * the user's device cookie is counted per device instead, against `signInsPerDevicePerMinute` (decision 1185): others'
+ * guesses do not keep the user out, and the cookie is no faster channel. Off with the rate limit.
  */
-export async function countUserSignIn(ctx: AppContext, email: string): Promise<void> {
+export async function countUserSignIn(
+  ctx: AppContext,
+  request: FastifyRequest,
+  email: string,
+): Promise<void> {
   if (ctx.config.rateLimitPerMinute === null) return;
-  const key = `user ${sha256Hex(`sign-in-user:${email.trim().toLowerCase()}`)}`;
+  const device = await deviceFor(ctx, request, email);
+  const [key, max] =
+    device === null
+      ? [
+          `user ${sha256Hex(`sign-in-user:${email.trim().toLowerCase()}`)}`,
+          dashboardLimits.signInsPerUserPerMinute,
+        ]
+      : [
+          `device ${sha256Hex(`sign-in-device:${device.nonce}`)}`,
+          dashboardLimits.signInsPerDevicePerMinute,
+        ];
   const counted = await countTry(ctx, key);
-  if (counted.tries > dashboardLimits.signInsPerUserPerMinute)
-    throw rateLimited(dashboardLimits.signInsPerUserPerMinute, counted.leftMs);
+  if (counted.tries > max) throw rateLimited(max, counted.leftMs);
 }

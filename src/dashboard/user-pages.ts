@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { field, setSessionCookie } from './auth-pages.ts';
 import { countUserSignIn, signInLimit } from './sign-in-tries.ts';
+import { setDeviceCookie } from './device-cookie.ts';
 import { accountOf, formOptions, renderMessage, renderPage } from './render.ts';
 import { hashPassword } from './passwords.ts';
 import { signInUser } from './session.ts';
@@ -74,6 +75,8 @@ function registerInvitePages(app: FastifyInstance, ctx: AppContext, secure: bool
       );
       if (user === null) return invitePage(request, reply, token, 404, null);
       setSessionCookie(reply, await signInUser(ctx, user), secure);
+      // The invitation's token and the new password are a sign-in too: this browser is the user's (decision 1185).
+      setDeviceCookie(ctx, reply, user.userId, secure);
       return reply.code(303).redirect('/dashboard');
     },
   );
@@ -180,7 +183,7 @@ function registerTotpPages(app: FastifyInstance, ctx: AppContext): void {
   app.post('/account/totp', totpForm, async (request, reply) => {
     const { userId, email } = accountOf(request);
     // The enrolled factor's code is guessed here too: counted with the user's sign-ins (decision 1090).
-    if (email !== null) await countUserSignIn(ctx, email);
+    if (email !== null) await countUserSignIn(ctx, request, email);
     const secret = field(request.body, 'secret');
     const enrolled =
       userId !== null &&

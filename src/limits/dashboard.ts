@@ -1,5 +1,5 @@
 // The merchant dashboard's bounds (src/dashboard/): sessions, sign-in tries, forms and pages.
-import { hourMs } from './units.ts';
+import { dayMs, hourMs } from './units.ts';
 
 export const dashboardLimits = {
   /** A dashboard session lasts this long from sign-in at most, however busy; signing out or rotating the tokens ends it sooner. */
@@ -29,7 +29,15 @@ export const dashboardLimits = {
   /**
    * Sign-in posts naming one e-mail in a minute, from every address together (decision 1090): what bounds guessing
    * one user's password, or its second factor's code, from many addresses. Below the per-address limit, so one
-   * address alone can spend it: a user locked out by someone else's guesses waits until they stop (decision 1165).
+   * address alone can spend it; a browser with the user's device cookie is not counted here (decision 1185), so the
+   * user is not locked out by someone else's guesses.
    */
   signInsPerUserPerMinute: 10,
+  /**
+   * Sign-in posts with one device cookie naming the e-mail's user in a minute (decision 1185), counted instead of the
+   * per-user limit: a stolen device cookie guesses no faster than the e-mail alone.
+   */
+  signInsPerDevicePerMinute: 10,
+  /** A device cookie is honoured this long after the sign-in that gave it; each sign-in gives a new one. */
+  deviceCookieMs: 30 * dayMs,
 } as const;

@@ -11,6 +11,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts'
 import { runOnContext } from '../support/cli-in-process.ts';
 import { dashboardLimits } from '../../src/limits/index.ts';
 import { sessionCookie } from '../../src/dashboard/session.ts';
+import { deviceCookie } from '../../src/dashboard/device-cookie.ts';
 import { sha256Hex } from '../../src/platform/auth/secrets.ts';
 
 const password = 'correct horse battery';
@@ -181,6 +182,110 @@ describe('finding: a form posted from another origin changes nothing', () => {
       (await b.post('/dashboard/keys', { scope: 'read', name: 'sin origen' })).statusCode,
     ).toBe(200);
     expect(await keys()).toBe(before + 2);
+  });
+});
+
+// Decision 1185: decision 1090's per-user limit let anyone keep a user out by guessing at its e-mail (decision 1165
+// left it open). A browser where the user signed in keeps a device cookie; its sign-ins are counted per device.
+describe('finding: guesses at a user keep out no browser where the user signed in before', () => {
+  /** Guesses at `email` from new addresses past the per-user limit (the user's own sign-ins spent some of it). */
+  const flood = async (email: string) => {
+    const statuses: number[] = [];
+    for (let i = 0; i <= dashboardLimits.signInsPerUserPerMinute; i++)
+      statuses.push((await signInUser(email, `flood ${i}`)).statusCode);
+    expect(statuses.at(-1)).toBe(429);
+  };
+  const signOut = async (b: DashboardBrowser) => {
+    await b.get('/dashboard');
+    expect((await b.post('/dashboard/logout', {})).statusCode).toBe(303);
+  };
+
+  it("the user's own browser signs in through someone else's flood; another browser still waits", async () => {
+    const account = await t.createAccount('Galleta del dispositivo');
+    const u = 'device-u-1185@example.com';
+    expect((await accept(await inviteLink(account, u, 'owner'))).statusCode).toBe(303);
+    const laptop = browser();
+    const first = await signInUser(u, password, laptop);
+    expect(first.statusCode).toBe(303);
+    expect(first.cookies.find((c) => c.name === deviceCookie)).toMatchObject({
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/dashboard',
+      maxAge: Math.floor(dashboardLimits.deviceCookieMs / 1000),
+    });
+    await signOut(laptop);
+    expect(laptop.cookies.has(deviceCookie), 'signing out keeps the device cookie').toBe(true);
+    await flood(u);
+    expect((await signInUser(u)).statusCode, 'a browser without the cookie waits, as before').toBe(
+      429,
+    );
+    expect((await signInUser(u, password, laptop)).statusCode).toBe(303);
+    // The second factor's form, counted with the user's sign-ins, is not refused to the device either.
+    const secret = /name="secret" value="([A-Z2-7]+)"/.exec(
+      (await laptop.get('/dashboard/account/totp')).body,
+    )![1]!;
+    const enrol = { secret, code: '000000', current_code: '000000' };
+    expect((await laptop.post('/dashboard/account/totp', enrol)).statusCode).toBe(400);
+    laptop.cookies.delete(deviceCookie);
+    await laptop.get('/dashboard/account/totp');
+    expect((await laptop.post('/dashboard/account/totp', enrol)).statusCode).toBe(429);
+  });
+
+  it("one user's device cookie lifts nothing for another user's e-mail", async () => {
+    const account = await t.createAccount('Galleta ajena');
+    const u = 'device-own-1185@example.com';
+    const v = 'device-other-1185@example.com';
+    const laptop = browser();
+    expect((await accept(await inviteLink(account, u, 'owner'), laptop)).statusCode).toBe(303);
+    expect(laptop.cookies.has(deviceCookie), 'accepting an invitation gives one too').toBe(true);
+    expect((await accept(await inviteLink(account, v, 'owner'))).statusCode).toBe(303);
+    await signOut(laptop);
+    await flood(v);
+    expect((await signInUser(v, password, laptop)).statusCode).toBe(429);
+  });
+
+  it('a forged, altered or expired device cookie counts as none', async () => {
+    const account = await t.createAccount('Galleta falsa');
+    const u = 'device-forged-1185@example.com';
+    expect((await accept(await inviteLink(account, u, 'owner'))).statusCode).toBe(303);
+    const laptop = browser();
+    expect((await signInUser(u, password, laptop)).statusCode).toBe(303);
+    const real = laptop.cookies.get(deviceCookie)!;
+    await signOut(laptop);
+    await flood(u);
+    const value = decodeURIComponent(real);
+    const [userId, givenMs] = value.split('.');
+    const forgeries = [
+      // The value alone, unsigned; the value with another nonce under the real signature; another's signature.
+      `${userId}.${givenMs}.forged`,
+      encodeURIComponent(value.replace(/\.([\w-]+)\.([^.]+)$/, '.AAAA$1.$2')),
+      encodeURIComponent(`${userId}.${givenMs}.nonce.${value.split('.').at(-1)!}`),
+      `${real}x`,
+    ];
+    for (const forged of forgeries) {
+      const b = browser();
+      b.cookies.set(deviceCookie, forged);
+      expect((await signInUser(u, password, b)).statusCode, forged).toBe(429);
+    }
+    // The lifetime is in the signed value: a cookie older than deviceCookieMs is refused whatever the browser keeps.
+    t.clock.advanceMs(dashboardLimits.deviceCookieMs + 1);
+    expect((await signInUser(u, password, laptop)).statusCode).toBe(429);
+  });
+
+  it('a device cookie is no faster guessing channel: counted per device, not per user', async () => {
+    const account = await t.createAccount('Galleta contada');
+    const w = 'device-count-1185@example.com';
+    expect((await accept(await inviteLink(account, w, 'owner'))).statusCode).toBe(303);
+    const laptop = browser();
+    expect((await signInUser(w, password, laptop)).statusCode).toBe(303);
+    await signOut(laptop);
+    for (let i = 0; i < dashboardLimits.signInsPerDevicePerMinute; i++)
+      expect((await signInUser(w, `device guess ${i}`, laptop)).statusCode).toBe(401);
+    expect((await signInUser(w, password, laptop)).statusCode).toBe(429);
+    // The device's guesses spent none of the user's count: another browser signs in, with a count of its own.
+    const phone = browser();
+    expect((await signInUser(w, password, phone)).statusCode).toBe(303);
+    expect(phone.cookies.get(deviceCookie)).not.toBe(laptop.cookies.get(deviceCookie));
   });
 });
 
