@@ -122,7 +122,7 @@ describe('a keyed retry hashed as the request reads', () => {
     );
   });
 
-  it("POST /api/maaffiliation: the merchant's percentage 1e1 for \"10.00\" replays; the string \"1e1\" is 422", async () => {
+  it('POST /api/maaffiliation: the merchant\'s percentage 1e1 for "10.00" replays; the string "1e1" is 422', async () => {
     // Decision 1180: the merchant's percentage reads a JSON number from its text, as a pair's does, so it is hashed
     // as read too: the string "1e1" (refused) is not the number 1e1 (10) though the guards hand both on as "1e1".
     const client = await createClient(t, owner);
