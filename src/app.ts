@@ -11,6 +11,7 @@ import { genRequestId, registerConventions } from './platform/http/conventions.t
 import { routerOptions } from './platform/http/router-options.ts';
 import { registerAuth } from './platform/auth/auth-plugin.ts';
 import { registerInputGuards } from './platform/http/input-guards.ts';
+import { numberAsWrittenKeyword } from './platform/http/number-as-written.ts';
 import { registerIdempotency } from './platform/idempotency/plugin.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { registerMetrics } from './platform/http/metrics.ts';
@@ -65,7 +66,8 @@ export async function buildApp(
         allErrors: true,
         useDefaults: true,
       },
-      plugins: [ajvFormats as never],
+      // The input guards' declared exception for a string field's number text (decision 1180).
+      plugins: [ajvFormats as never, numberAsWrittenKeyword as never],
     },
   });
   attachLazySchemas(app, schemas);

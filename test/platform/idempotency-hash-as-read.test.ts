@@ -121,4 +121,28 @@ describe('a keyed retry hashed as the request reads', () => {
       membership('70'),
     );
   });
+
+  it('POST /api/maaffiliation: the merchant\'s percentage 1e1 for "10.00" replays; the string "1e1" is 422', async () => {
+    // Decision 1180: the merchant's percentage reads a JSON number from its text, as a pair's does, so it is hashed
+    // as read too: the string "1e1" (refused) is not the number 1e1 (10) though the guards hand both on as "1e1".
+    const client = await createClient(t, owner);
+    const raw = (percentage: string) =>
+      `{"name":"market2","percentage":${percentage},"affiliation":[["${client}","90"]]}`;
+    const send = (percentage: string) =>
+      t.call(owner, {
+        method: 'POST',
+        url: '/api/maaffiliation',
+        body: raw(percentage),
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'ma-retry-2' },
+      });
+    const a = await send('1e1');
+    expect(a.statusCode, a.body).toBe(200);
+    expect(a.json().percentage).toBe('10.00');
+    const b = await send('"10.00"');
+    expect(b.statusCode, b.body).toBe(200);
+    expect(b.headers['idempotent-replayed']).toBe('true');
+    expect(b.body).toBe(a.body);
+    const c = await send('"1e1"');
+    expect(c.statusCode, c.body).toBe(422);
+  });
 });

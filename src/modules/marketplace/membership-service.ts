@@ -62,18 +62,26 @@ function parsePairs(pairs: readonly (readonly unknown[])[]): ClientShareInput[] 
 }
 
 /**
- * The membership's body with its pairs as `parsePairs` reads them, for the Idempotency-Key's hash (decision 940):
- * a percentage `80` and `"80"` are one request. Pairs it refuses are hashed as they came.
+ * The membership's body with its percentages as read, for the Idempotency-Key's hash (decision 940): a percentage
+ * `80` and `"80"` are one request. The merchant's is read too (decision 1180): the guards hand the number `1e1` on
+ * as the text "1e1", which as a string is refused. A body either reading refuses is hashed as it came.
  */
 export function membershipBodyAsRead(body: MembershipCreate): unknown {
   try {
-    return { ...body, affiliation: parsePairs(body.affiliation) };
+    return {
+      ...body,
+      percentage: readMerchantBps(body),
+      affiliation: parsePairs(body.affiliation),
+    };
   } catch {
     return body;
   }
 }
 
-/** The merchant's own percentage, read as the pairs' are (decision 1170); the merchant may keep 0. */
+/**
+ * The merchant's own percentage, read as the pairs' are (decision 1170): its schema has the input guards hand a
+ * number on as its written text (decision 1180). The merchant may keep 0.
+ */
 function readMerchantBps(body: MembershipCreate): number {
   const merchant = percentAt(body, 'percentage', {
     lengthMax: marketplaceLimits.percentageLengthMax,

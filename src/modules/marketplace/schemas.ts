@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { RuleFailureBody } from '../../platform/http/schemas.ts';
 import { marketplaceLimits } from '../../limits/index.ts';
+import { numberAsWritten } from '../../platform/http/number-as-written.ts';
 
 export const IdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: marketplaceLimits.clientIdLengthMax }),
@@ -117,6 +118,8 @@ export const MembershipCreateBody = Type.Object(
       minLength: 1,
       maxLength: marketplaceLimits.percentageLengthMax,
       description: 'The merchant\'s percent, e.g. "20" or "20.50"',
+      // A number here is read from its text as a pair's percentage is (`33.330`, `1e1`; decision 1180).
+      [numberAsWritten]: true,
     }),
     affiliation: Type.Array(Type.Array(Type.Unknown()), {
       minItems: 1,

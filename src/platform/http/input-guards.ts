@@ -8,6 +8,8 @@
 //    text "false"), and neither does a number written with an exponent (`1e308`); an integer field never takes
 //    one too large to be exact (12345678901234567890). A string field takes a number only when it can keep its
 //    text (`25000`, `12.5`, and plain digits past 2^53, which the JSON parser keeps as text: decision 755).
+//    A string field whose schema declares `x-cobro-number-as-written` takes any number as the text it was written
+//    in (`33.330`, `1e1`), for its own reader to judge (decision 1180: the merchant's percentage).
 //  - A boolean field takes `1` and `0`, as PHP's http_build_query writes true and false (decision 755).
 //    Where the field's own bound refuses the value too (a text too long, a maximum), its problem is reported.
 //  - "Not given" (decision 755): null for an optional field, `[]` for an object, "" for an optional number or URL.
@@ -16,6 +18,7 @@ import { notFound, validationError } from '../errors/errors.ts';
 import { limits } from '../../limits/index.ts';
 import { hasExponent, numberTextOf } from './json-body.ts';
 import { integerOfNumber } from './integer-number.ts';
+import { numberAsWritten } from './number-as-written.ts';
 
 export function isStorableText(text: string): boolean {
   return text.isWellFormed() && !text.includes('\u0000');
@@ -50,6 +53,7 @@ interface SchemaNode {
   readonly maxLength?: unknown;
   readonly format?: unknown;
   readonly pattern?: unknown;
+  readonly [numberAsWritten]?: unknown;
 }
 
 type ObjectNode = SchemaNode & { readonly properties: Readonly<Record<string, SchemaNode>> };
@@ -162,8 +166,10 @@ function replacementOf(holder: object, key: string, value: unknown, schema: Sche
     const text = numberTextOf(holder, key);
     // Any other number text (trailing zeros, `-0`) would not survive either: String(1.50) is "1.5".
     if (text === undefined && !isInexactNumber(holder, key, value)) return undefined;
-    // A field's length limit applies to the text (supplement §1.2), whatever else is wrong with it.
     const written = text ?? String(value);
+    // A field whose reader reads the number from its text takes that text (the schema still bounds its length).
+    if (schema[numberAsWritten] === true) return written;
+    // A field's length limit applies to the text (supplement §1.2), whatever else is wrong with it.
     return typeof schema.maxLength === 'number' && written.length > schema.maxLength
       ? written
       : looseValue;

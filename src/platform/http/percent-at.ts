@@ -77,20 +77,21 @@ function bpsOfText(text: string, isNumber: boolean): number | null {
 export function percentAt(holder: object, key: string, rules: PercentRules): PercentRead {
   const value = (holder as Readonly<Record<string, unknown>>)[key];
   if (value === undefined || value === null) return { ok: false, problem: 'is empty' };
+  const noted = numberTextOf(holder, key);
+  // A string field declaring `x-cobro-number-as-written` gets a number's text from the input guards in its place
+  // (decision 1180): the parser's note for that slot, which only a number ever had, tells it was that number.
+  const isNumber = typeof value === 'number' || (noted !== undefined && value === noted);
   let written: string;
-  if (typeof value === 'string') {
+  if (isNumber) {
+    written = noted ?? String(value);
+  } else if (typeof value === 'string') {
     if (value.trim() === '') return { ok: false, problem: 'is empty' };
     written = value;
-  } else if (typeof value === 'number') {
-    written = numberTextOf(holder, key) ?? String(value);
   } else {
     return { ok: false, problem: 'invalid' };
   }
   if (written.length > rules.lengthMax) return { ok: false, problem: 'too long' };
-  const bps = bpsOfText(
-    typeof value === 'string' ? written.trim() : written,
-    typeof value === 'number',
-  );
+  const bps = bpsOfText(isNumber ? written : written.trim(), isNumber);
   if (bps === null || (bps === 0 && !rules.zeroAllowed)) return { ok: false, problem: 'invalid' };
   return { ok: true, bps };
 }
