@@ -83,7 +83,7 @@ export function registerAuthPages(app: FastifyInstance, ctx: AppContext, secure:
         if (user === null)
           return loginPage(request, reply, 401, 'Correo, contraseña o código incorrectos.', next);
         setSessionCookie(reply, await signInUser(ctx, user), secure);
-        setDeviceCookie(ctx, reply, user.userId, secure);
+        await setDeviceCookie(ctx, reply, user.userId, secure);
         return reply.code(303).redirect(next);
       }
       const publicToken = field(request.body, 'public_token');

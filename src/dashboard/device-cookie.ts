@@ -2,7 +2,9 @@
 // that user, so someone else's guesses at the user's e-mail, which spend the per-user limit (decision 1090), do not
 // keep the user out. It is self-verifying, no table: the user's id, when it was given and a random nonce, signed by
 // @fastify/cookie with the dashboard's cookie key (an HMAC-SHA256). It proves only that this browser signed in as the
-// user once; the password (and code) are still checked, and its sign-ins are counted per device instead.
+// user once; the password (and code) are still checked, and its sign-ins are counted per device instead. It also
+// carries a tag of the credentials it was given under (decision 1195): a reset or a second factor added since ends it,
+// else whoever once knew the password kept one cookie per sign-in, each 10 guesses a minute at the new credentials.
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
@@ -16,17 +18,48 @@ export interface Device {
   readonly userId: string;
   /** Random per cookie given: what the per-device count is keyed on. */
   readonly nonce: string;
+  /** The credentials' tag when it was given (`credentialTag`). */
+  readonly tag: string;
+}
+
+/** The user's credentials as stored: a new password (a reset) or an enrolled factor changes them. */
+export interface DeviceCredentials {
+  readonly password_hash: string | null;
+  readonly totp_secret_enc: string | null;
+}
+
+/**
+ * A tag of the user's credentials now, keyed with a secret of its own (the cookie is signed, not sealed: the browser
+ * reads its value, so no hash of the password hash goes in it unkeyed).
+ */
+export function credentialTag(ctx: AppContext, user: DeviceCredentials): string {
+  return crypto
+    .createHmac('sha256', ctx.secrets.derive('dashboard-device-credentials'))
+    .update(`${user.password_hash ?? ''}\n${user.totp_secret_enc ?? ''}`)
+    .digest('base64url');
+}
+
+/** The user's credentials by id, or undefined once the user is removed. */
+export function deviceCredentialsOf(ctx: AppContext, userId: string) {
+  return ctx.db
+    .selectFrom('dashboard_users')
+    .select(['email', 'password_hash', 'totp_secret_enc'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
 }
 
 /** Gives the browser a new device cookie for `userId`, after a sign-in whose password (and code) held. */
-export function setDeviceCookie(
+export async function setDeviceCookie(
   ctx: AppContext,
   reply: FastifyReply,
   userId: string,
   secure: boolean,
-): void {
+): Promise<void> {
+  const user = await deviceCredentialsOf(ctx, userId);
+  if (user === undefined) return;
   const nonce = crypto.randomBytes(16).toString('base64url');
-  reply.setCookie(deviceCookie, `${userId}.${ctx.clock.now().getTime()}.${nonce}`, {
+  const tag = credentialTag(ctx, user);
+  reply.setCookie(deviceCookie, `${userId}.${ctx.clock.now().getTime()}.${nonce}.${tag}`, {
     path: '/dashboard',
     httpOnly: true,
     sameSite: 'strict',
@@ -45,10 +78,11 @@ export function deviceOf(ctx: AppContext, request: FastifyRequest): Device | nul
   if (signed === undefined || signed === '') return null;
   const unsigned = request.unsignCookie(signed);
   if (!unsigned.valid || unsigned.value === null) return null;
-  const [userId, givenMs, nonce, ...rest] = unsigned.value.split('.');
-  if (userId === undefined || nonce === undefined || rest.length > 0) return null;
+  const [userId, givenMs, nonce, tag, ...rest] = unsigned.value.split('.');
+  if (userId === undefined || nonce === undefined || tag === undefined || rest.length > 0)
+    return null;
   const ageMs = ctx.clock.now().getTime() - Number(givenMs);
   if (!Number.isSafeInteger(Number(givenMs)) || ageMs < 0 || ageMs > dashboardLimits.deviceCookieMs)
     return null;
-  return { userId, nonce };
+  return { userId, nonce, tag };
 }

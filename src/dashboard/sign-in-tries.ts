@@ -11,7 +11,7 @@ import type { AppContext } from '../platform/context.ts';
 import { sha256Hex } from '../platform/auth/secrets.ts';
 import { dashboardLimits, httpLimits } from '../limits/index.ts';
 import { rateLimited } from '../platform/http/rate-limit.ts';
-import { deviceOf } from './device-cookie.ts';
+import { credentialTag, deviceCredentialsOf, deviceOf } from './device-cookie.ts';
 
 /**
  * The sign-in forms' limit (the sign-in, the invitation's and the second factor's): fewer tries a minute than the
@@ -76,17 +76,18 @@ export function limitSignInTriesAcrossProcesses(app: FastifyInstance, ctx: AppCo
 
 /**
  * The request's device cookie when it names the user with `email` (decision 1185), else null: a cookie of another
- * user, or of a user since removed, counts as none. Looked up by the signed id, so no typed e-mail reaches the query.
+ * user, of a user since removed, or given before the user's credentials last changed (a reset, a second factor
+ * added: decision 1195) counts as none. Looked up by the signed id, so no typed e-mail reaches the query.
  */
 async function deviceFor(ctx: AppContext, request: FastifyRequest, email: string) {
   const device = deviceOf(ctx, request);
   if (device === null) return null;
-  const row = await ctx.db
-    .selectFrom('dashboard_users')
-    .select('email')
-    .where('id', '=', device.userId)
-    .executeTakeFirst();
-  return row !== undefined && row.email === email.trim().toLowerCase() ? device : null;
+  const user = await deviceCredentialsOf(ctx, device.userId);
+  return user !== undefined &&
+    user.email === email.trim().toLowerCase() &&
+    credentialTag(ctx, user) === device.tag
+    ? device
+    : null;
 }
 
 /**

@@ -76,7 +76,7 @@ function registerInvitePages(app: FastifyInstance, ctx: AppContext, secure: bool
       if (user === null) return invitePage(request, reply, token, 404, null);
       setSessionCookie(reply, await signInUser(ctx, user), secure);
       // The invitation's token and the new password are a sign-in too: this browser is the user's (decision 1185).
-      setDeviceCookie(ctx, reply, user.userId, secure);
+      await setDeviceCookie(ctx, reply, user.userId, secure);
       return reply.code(303).redirect('/dashboard');
     },
   );

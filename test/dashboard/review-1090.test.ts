@@ -13,6 +13,7 @@ import { dashboardLimits } from '../../src/limits/index.ts';
 import { sessionCookie } from '../../src/dashboard/session.ts';
 import { deviceCookie } from '../../src/dashboard/device-cookie.ts';
 import { sha256Hex } from '../../src/platform/auth/secrets.ts';
+import { totpCode } from '../../src/dashboard/totp.ts';
 
 const password = 'correct horse battery';
 let t: TestApp;
@@ -286,6 +287,67 @@ describe('finding: guesses at a user keep out no browser where the user signed i
     const phone = browser();
     expect((await signInUser(w, password, phone)).statusCode).toBe(303);
     expect(phone.cookies.get(deviceCookie)).not.toBe(laptop.cookies.get(deviceCookie));
+  });
+
+  // Decision 1195: each sign-in gives a new device cookie, each counted on its own. Whoever once knew the password
+  // could sign in again and again and keep every cookie; a reset (the way back from a leak) or a second factor added
+  // afterwards left them all honoured, so the new password, or the new factor's code, was guessed at 10 a minute
+  // per kept cookie, past the per-user limit. The cookie is bound to the credentials it was given under.
+  /** Signs in `count` times from new browsers with the password, as someone who learnt it would, keeping the cookies. */
+  const mintCookies = async (email: string, count: number) => {
+    const kept: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const b = browser();
+      expect((await signInUser(email, password, b)).statusCode).toBe(303);
+      kept.push(b.cookies.get(deviceCookie)!);
+    }
+    return kept;
+  };
+  const guessWith = async (email: string, kept: readonly string[]) => {
+    const statuses: number[] = [];
+    for (const cookie of kept) {
+      const b = browser();
+      b.cookies.set(deviceCookie, cookie);
+      statuses.push((await signInUser(email, 'a guess at the new password', b)).statusCode);
+    }
+    return statuses;
+  };
+
+  it('device cookies given before a reset count as none after it (decision 1195)', async () => {
+    const account = await t.createAccount('Galleta tras reinicio');
+    const u = 'device-reset-1195@example.com';
+    expect((await accept(await inviteLink(account, u, 'owner'))).statusCode).toBe(303);
+    const kept = await mintCookies(u, 3);
+    const reset = await runOnContext(
+      ['users', 'reset', '--account', account.id, '--email', u, '--json'],
+      t.ctx,
+    );
+    expect(reset.code, reset.stderr).toBe(0);
+    const own = browser();
+    const link = new URL((JSON.parse(reset.stdout) as { link: string }).link);
+    expect((await accept(link, own)).statusCode).toBe(303);
+    await flood(u);
+    // Before: 401 each, a fresh 10 guesses a minute per kept cookie.
+    expect(await guessWith(u, kept)).toEqual([429, 429, 429]);
+    // The browser that took the new link got a cookie under the new password: it signs in through the flood.
+    await signOut(own);
+    expect((await signInUser(u, password, own)).statusCode).toBe(303);
+  });
+
+  it('device cookies given before a second factor was added count as none after it (decision 1195)', async () => {
+    const account = await t.createAccount('Galleta tras segundo factor');
+    const u = 'device-factor-1195@example.com';
+    const own = browser();
+    expect((await accept(await inviteLink(account, u, 'owner'), own)).statusCode).toBe(303);
+    const kept = await mintCookies(u, 2);
+    const secret = /name="secret" value="([A-Z2-7]{32})"/.exec(
+      (await own.get('/dashboard/account/totp')).body,
+    )![1]!;
+    const code = totpCode(secret, t.clock.now());
+    expect((await own.post('/dashboard/account/totp', { secret, code })).statusCode).toBe(200);
+    await flood(u);
+    // Before: 401 each: the code of the factor added against the leak was guessed per kept cookie.
+    expect(await guessWith(u, kept)).toEqual([429, 429]);
   });
 });
 
