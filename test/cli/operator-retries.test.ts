@@ -10,7 +10,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts'
 import { dispatch } from '../../src/cli/dispatch.ts';
 import { paidSale, setFee } from '../modules/refunds/helpers.ts';
 import { balance, fund } from '../modules/wallet/wallet-helpers.ts';
-import { expectLedgerClean } from '../modules/disputes/helpers.ts';
+import { expectLedgerClean, operatorAuditRows } from '../modules/disputes/helpers.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -27,15 +27,7 @@ afterAll(async () => {
 });
 
 const run = (...argv: string[]) => dispatch(argv, t.ctx);
-const operatorRows = async () =>
-  (
-    await t.ctx.db
-      .selectFrom('audit_log')
-      .select('id')
-      .where('chain', '=', a.id)
-      .where('actor_kind', '=', 'operator')
-      .execute()
-  ).length;
+const operatorRows = () => operatorAuditRows(t, a.id);
 
 describe('run twice', () => {
   it('disputes resolve: the second is refused, nothing moves again', async () => {

@@ -10,7 +10,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app.
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { balanceOf, paidSale, setFee } from '../refunds/helpers.ts';
 import { fund } from '../wallet/wallet-helpers.ts';
-import { expectLedgerClean } from './helpers.ts';
+import { expectLedgerClean, operatorAuditRows } from './helpers.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -29,15 +29,7 @@ afterAll(async () => {
 
 const disputesOf = () =>
   t.ctx.db.selectFrom('disputes').selectAll().where('account_id', '=', a.id).execute();
-const operatorRows = async () =>
-  (
-    await t.ctx.db
-      .selectFrom('audit_log')
-      .select('id')
-      .where('chain', '=', a.id)
-      .where('actor_kind', '=', 'operator')
-      .execute()
-  ).length;
+const operatorRows = () => operatorAuditRows(t, a.id);
 
 function report(name: string, text: string): string {
   const file = path.join(dir, name);

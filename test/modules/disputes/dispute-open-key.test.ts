@@ -6,7 +6,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app.
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { balanceOf, paidSale, setFee } from '../refunds/helpers.ts';
 import { fund } from '../wallet/wallet-helpers.ts';
-import { expectLedgerClean } from './helpers.ts';
+import { expectLedgerClean, operatorAuditRows } from './helpers.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -27,15 +27,7 @@ const open = (sale: string, ...more: string[]) =>
   );
 const disputesOf = (sale: string) =>
   t.ctx.db.selectFrom('disputes').selectAll().where('transaction_id', '=', sale).execute();
-const operatorRows = async () =>
-  (
-    await t.ctx.db
-      .selectFrom('audit_log')
-      .select('id')
-      .where('chain', '=', a.id)
-      .where('actor_kind', '=', 'operator')
-      .execute()
-  ).length;
+const operatorRows = () => operatorAuditRows(t, a.id);
 
 describe('cobro disputes open --key (decision 1190)', () => {
   it('run twice without --key: refused both times, nothing opened or held', async () => {

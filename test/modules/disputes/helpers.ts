@@ -62,3 +62,14 @@ export async function disputeCallbacks(t: TestApp, accountId: string) {
     status: (r.payload as { dispute: { status: string } }).dispute.status,
   }));
 }
+
+/** How many audit rows the operator's commands wrote in the account's chain: a refused or repeated command adds none. */
+export async function operatorAuditRows(t: TestApp, accountId: string): Promise<number> {
+  const rows = await t.ctx.db
+    .selectFrom('audit_log')
+    .select('id')
+    .where('chain', '=', accountId)
+    .where('actor_kind', '=', 'operator')
+    .execute();
+  return rows.length;
+}
