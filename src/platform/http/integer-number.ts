@@ -4,18 +4,22 @@
 import { limits } from '../../limits/index.ts';
 
 /**
- * The exact value of a JSON number's text when it is an integer, whatever its spelling (`100`, `100.0`, `1e2`,
- * `1.0e2`, `10000e-2`): decimal arithmetic on the text, not the double JSON.parse made of it, so that
- * `100.00000000000000001` (which parses to 100) is `fraction`. `huge` past limits.integerNumberDigitsMax digits (`1e400`), so
- * that no exponent builds a giant BigInt. Decision 1160.
+ * The exact value × 10^`scale` of a JSON number's text when that is an integer, whatever its spelling (`100`,
+ * `100.0`, `1e2`, `1.0e2`, `10000e-2`): decimal arithmetic on the text, not the double JSON.parse made of it, so that
+ * `100.00000000000000001` (which parses to 100) is `fraction`. `huge` past limits.integerNumberDigitsMax digits
+ * (`1e400`), so that no exponent builds a giant BigInt. `scale` 0 reads an integer field (decision 1160), 2 a
+ * percentage in hundredths (percent-at.ts, decision 1170).
  */
-export function integerOfNumberText(text: string): bigint | 'fraction' | 'huge' | null {
+export function scaledIntegerOfNumberText(
+  text: string,
+  scale: number,
+): bigint | 'fraction' | 'huge' | null {
   const match = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/.exec(text);
   if (match === null) return null;
   const [, sign, whole, fraction = '', exponentText = '0'] = match;
   let digits = `${whole}${fraction}`.replace(/^0+/, '');
   if (digits === '') return 0n;
-  let exponent = Number(exponentText) - fraction.length;
+  let exponent = Number(exponentText) + scale - fraction.length;
   const kept = digits.replace(/0+$/, '');
   exponent += digits.length - kept.length;
   digits = kept;
@@ -23,6 +27,11 @@ export function integerOfNumberText(text: string): bigint | 'fraction' | 'huge' 
   if (digits.length + exponent > limits.integerNumberDigitsMax) return 'huge';
   const value = BigInt(digits) * 10n ** BigInt(exponent);
   return sign === '-' ? -value : value;
+}
+
+/** The exact integer a JSON number's text writes (scaledIntegerOfNumberText at scale 0). */
+export function integerOfNumberText(text: string): bigint | 'fraction' | 'huge' | null {
+  return scaledIntegerOfNumberText(text, 0);
 }
 
 /** An integer field's bounds, as its schema declares them. */

@@ -5,6 +5,7 @@
 // the 33.33 and 10 they write, `33.32999999999999999` is not 33.33.
 import { bpsPerWhole } from '../money/percent.ts';
 import { numberTextOf } from './json-body.ts';
+import { scaledIntegerOfNumberText } from './integer-number.ts';
 
 /** A percentage in basis points (hundredths of a percent), or why there is none. */
 export type PercentRead =
@@ -18,54 +19,19 @@ export interface PercentRules {
   readonly zeroAllowed: boolean;
 }
 
-/** A JSON number's text (the JSON grammar: sign, digits, fraction, exponent). */
-const numberText = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
-
 /** A string: plain ASCII decimal digits with an optional fraction; no sign, no exponent (decision 1160's strings). */
-const stringText = /^([0-9]+)(?:\.([0-9]+))?$/;
-
-/** The most digits 100.00 takes in basis points. */
-const bpsDigitsMax = String(bpsPerWhole).length;
+const stringText = /^[0-9]+(?:\.[0-9]+)?$/;
 
 /**
- * Exact basis points of `sign digits.fraction × 10^exponent`, or null when that value is not a whole number of
- * hundredths between 0 and 100. Pure digit-string arithmetic: no double ever holds the value.
+ * The basis points a text means, read as a JSON number's text or as a string's, or null when it is not a whole
+ * number of hundredths between 0 and 100: the exact decimal reading of integer fields (integer-number.ts) at two
+ * decimals, so no double ever holds the value.
  */
-function bpsOfDecimal(
-  negative: boolean,
-  whole: string,
-  fraction: string,
-  exponent: number,
-): number | null {
-  const digits = `${whole}${fraction}`.replace(/^0+/, '');
-  if (digits === '') return 0;
-  if (negative || !Number.isSafeInteger(exponent)) return null;
-  // value × 100 = digits × 10^shift
-  const shift = exponent + 2 - fraction.length;
-  let bpsDigits: string;
-  if (shift >= 0) {
-    if (digits.length + shift > bpsDigitsMax) return null;
-    bpsDigits = digits + '0'.repeat(shift);
-  } else {
-    const cut = digits.length + shift;
-    // A non-zero digit past the hundredths: more decimals than a percentage has.
-    if (!/^0*$/.test(digits.slice(Math.max(cut, 0)))) return null;
-    bpsDigits = digits.slice(0, cut);
-  }
-  if (bpsDigits.length > bpsDigitsMax) return null;
-  const bps = Number(bpsDigits);
-  return bps <= bpsPerWhole ? bps : null;
-}
-
-/** The basis points a text means, read as a JSON number's text or as a string's. */
 function bpsOfText(text: string, isNumber: boolean): number | null {
-  if (isNumber) {
-    const m = numberText.exec(text);
-    if (m === null) return null;
-    return bpsOfDecimal(m[1] === '-', m[2]!, m[3] ?? '', m[4] === undefined ? 0 : Number(m[4]));
-  }
-  const m = stringText.exec(text);
-  return m === null ? null : bpsOfDecimal(false, m[1]!, m[2] ?? '', 0);
+  if (!isNumber && !stringText.test(text)) return null;
+  const bps = scaledIntegerOfNumberText(text, 2);
+  if (typeof bps !== 'bigint' || bps < 0n || bps > BigInt(bpsPerWhole)) return null;
+  return Number(bps);
 }
 
 /**
