@@ -240,7 +240,10 @@ async function scenario(engine: Engine): Promise<void> {
     name: 'Kill event',
     event: eventCode,
     date_event: santiagoDate(2),
-    date_payment: santiagoDate(3),
+    // Midnight four Santiago days on is 72 to 96 hours away: inside phase 3's advance (49 to 121 hours), never in
+    // phase 2's beside the ticket refunds. Three days on fell inside phase 2 when the run started after 23:00 in
+    // Santiago, and a refund after the payout is rightly the merchant's to pay, not the beneficiary's (decision 650).
+    date_payment: santiagoDate(4),
     date_closing_sales: santiagoDate(2),
     service_sale: 100,
     affiliation: [
