@@ -70,12 +70,34 @@ export function resolveSecretKey(configured: Buffer | null, dataDir: string): Bu
   const existing = existingSecretKey(configured, dataDir);
   if (existing !== null) return existing;
   makeDataDir(dataDir);
-  const key = crypto.randomBytes(32);
-  fs.writeFileSync(path.join(dataDir, dataDirEntries.secretKey), `${key.toString('hex')}\n`, {
-    mode: 0o600,
-    flag: 'wx',
-  });
-  return key;
+  return createSecretKeyFile(dataDir, crypto.randomBytes(32));
+}
+
+/**
+ * Writes `key` as dataDir's key file, or answers the key another process starting on the same DATA_DIR wrote first
+ * (decision 1220): the file is written whole under a name of its own, then linked into place, so only one key ever
+ * wins and nobody reads it half written.
+ */
+export function createSecretKeyFile(dataDir: string, key: Buffer): Buffer {
+  const file = path.join(dataDir, dataDirEntries.secretKey);
+  const text = `${key.toString('hex')}\n`;
+  const draft = `${file}.${process.pid}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+  fs.writeFileSync(draft, text, { mode: 0o600, flag: 'wx' });
+  try {
+    fs.linkSync(draft, file);
+    return key;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      const theirs = readSecretKeyFile(dataDir);
+      if (theirs === null) throw new StartupError(`${file} vanished while this start read it`);
+      return theirs;
+    }
+    // A file system without hard links: created in place, as before (a racing start may then fail once).
+    fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+    return key;
+  } finally {
+    fs.rmSync(draft, { force: true });
+  }
 }
 
 /** The configured key or the existing sandbox key file; null when neither is there (nothing is created). */
