@@ -7,7 +7,7 @@
 // (races.ts), and a race's sales are made together (decision 760: CI's budget).
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, payCheckout, postForm, type Credentials } from './load.ts';
+import { call, cardExpiry, payCheckout, postForm, type Credentials } from './load.ts';
 import {
   advance,
   balanceMinor,
@@ -471,7 +471,12 @@ describe('money raced over HTTP across processes', { timeout: 240_000 }, () => {
       expect(res.status, res.text).toBe(200);
       malls.push(String(res.json.id));
     }
-    const card = { method: '1', card_number: '4051 8856 0044 6623', expiry: '12/30', cvv: '123' };
+    const card = {
+      method: '1',
+      card_number: '4051 8856 0044 6623',
+      expiry: cardExpiry,
+      cvv: '123',
+    };
     await Promise.all([
       ...checkouts.flatMap((c) => [0, 1, 2].map((k) => payCheckout(urlOf(stage, k), c))),
       ...malls.flatMap((id) =>

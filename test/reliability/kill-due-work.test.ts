@@ -14,6 +14,7 @@ import { startServe, type ServeProcess } from '../support/cli.ts';
 import { serveOn, suiteEngine, type Engine } from './engines.ts';
 import { operatorOn } from './races.ts';
 import {
+  cardExpiry,
   demoCredentials,
   killer,
   postForm,
@@ -24,7 +25,7 @@ import {
 
 const leaseMs = 1_000;
 const killSpread = Number(process.env.KILL_SPREAD ?? 3);
-const card = { card_number: '4051 8856 0044 6623', expiry: '12/30', cvv: '123' };
+const card = { card_number: '4051 8856 0044 6623', expiry: cardExpiry, cvv: '123' };
 
 interface Reply {
   readonly replayed: boolean;

@@ -6,6 +6,12 @@ import type { ServeProcess } from '../support/cli.ts';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The card expiry these tests pay with. A real `cobro serve` refuses a card whose month has passed on the real clock
+ * (in the service zone), so a fixed near date such as 12/30 would fail every payment from January 2031 on.
+ */
+export const cardExpiry = '12/99';
+
 /** Kills a server with SIGKILL (a power cut); settles when the process is gone. */
 export function sigkill(server: ServeProcess): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -369,7 +375,7 @@ export async function payCheckout(
       valid: c.valid,
       method: '1',
       card_number: '4051 8856 0044 6623',
-      expiry: '12/30',
+      expiry: cardExpiry,
       cvv: '123',
     });
     return res.status === 200 ? res.text : null;

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServe } from '../support/cli.ts';
 import { serveOn, suiteEngine } from './engines.ts';
-import { call, demoCredentials, postForm, type Credentials } from './load.ts';
+import { call, cardExpiry, demoCredentials, postForm, type Credentials } from './load.ts';
 
 /** The CVV typed with every card that does not need its own: no year, amount or time of this test is 8297. */
 const cvv = '8297';
@@ -65,7 +65,7 @@ async function drive(baseUrl: string, who: Credentials, canary: string): Promise
       ...Object.fromEntries(u.searchParams),
       method: '1',
       card_number: card,
-      expiry: '12/30',
+      expiry: cardExpiry,
       cvv: cardCvv,
     });
     expect(page.status, page.text.slice(0, 300)).toBeLessThan(400);
@@ -92,7 +92,7 @@ async function drive(baseUrl: string, who: Credentials, canary: string): Promise
   const mallPage = await postForm(baseUrl, new URL(mall.json.url as string).pathname, {
     method: '1',
     card_number: spaced(cards.debitApproved),
-    expiry: '12/30',
+    expiry: cardExpiry,
     cvv,
   });
   expect(mallPage.status).toBeLessThan(400);
@@ -121,7 +121,7 @@ async function drive(baseUrl: string, who: Credentials, canary: string): Promise
       token: link.searchParams.get('token')!,
       validacion: link.searchParams.get('validacion')!,
       card_number: card,
-      expiry: '12/30',
+      expiry: cardExpiry,
       cvv: cardCvv,
     });
   expect((await enrol(cards.creditDeclined, cvv)).text).toContain('rechazada');
@@ -144,7 +144,7 @@ async function drive(baseUrl: string, who: Credentials, canary: string): Promise
     token: again.searchParams.get('token')!,
     validacion: again.searchParams.get('validacion')!,
     card_number: dashed(cards.storedDeclined),
-    expiry: '12/30',
+    expiry: cardExpiry,
     cvv,
   });
   expect(reenrol.text).toContain('Tarjeta registrada');

@@ -5,6 +5,7 @@
 // The checks (the ledger, the wallets, every acknowledged operation present exactly once) read the database.
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../src/platform/db/types.ts';
+import { cardExpiry } from './load.ts';
 
 /** mulberry32: small, fast and the same on every machine; a seed replays the same choices. */
 export function prng(seed: number): () => number {
@@ -165,7 +166,7 @@ export class Simulation {
         ...Object.fromEntries(u.searchParams),
         method: '1',
         card_number: approved ? cards.approved : cards.declined,
-        expiry: '12/30',
+        expiry: cardExpiry,
         cvv: '123',
       });
       const got = parse(await transport.api(who, 'GET', `/api/transaction/${id}`));
@@ -285,7 +286,7 @@ export async function paidSale(
     ...Object.fromEntries(u.searchParams),
     method: '1',
     card_number: cards.approved,
-    expiry: '12/30',
+    expiry: cardExpiry,
     cvv: '123',
   });
   const got = parse(await transport.api(m, 'GET', `/api/transaction/${created.id as string}`));
@@ -313,7 +314,7 @@ export async function subscribe(transport: Transport, m: Merchant): Promise<stri
     token: link.searchParams.get('token')!,
     validacion: link.searchParams.get('validacion')!,
     card_number: cards.approved,
-    expiry: '12/30',
+    expiry: cardExpiry,
     cvv: '123',
   });
   if (!page.text.includes('Tarjeta registrada'))
