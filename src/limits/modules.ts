@@ -143,9 +143,11 @@ export const subscriptionLimits = {
   cardRemovalRetryMsMax: 6 * hourMs,
   cardRemovalTriesMax: 8,
   /**
-   * Transbank answering busy (429, or 5xx: decision 1065) or not at all (a timeout, a reset: decision 1105) is
-   * retried with the same backoff without spending one of cardRemovalTriesMax; a removal is given up once this many
-   * of its tries were busy (about six days of them, the last ones cardRemovalRetryMsMax apart), whatever its refusals.
+   * Transbank answering busy (429, or 5xx: decision 1065) or not at all (a timeout, a reset: decision 1105; a
+   * request that never reached it, its connection refused or its name not resolved: decision 1210) is retried with
+   * the same backoff without spending one of cardRemovalTriesMax; a removal is given up once this many of its tries
+   * were busy (about 4.3 days of them, the last ones 256 minutes apart: the backoff stops doubling after
+   * cardRemovalTriesMax doublings), whatever its refusals.
    */
   cardRemovalBusyTriesMax: 32,
   /**

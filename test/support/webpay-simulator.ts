@@ -10,7 +10,8 @@
 // Faults a test can arm: `commitFault = 'hang'` charges on commit and never answers (the SDK times out: the lost
 // commit), `'reset'` charges and drops the connection, `'drop'` drops it without charging; `statusFault = 'error'` makes status answer 500;
 // `refundFault = 'reset'` applies a refund and drops the connection (the lost refund answer), `'drop'` drops it
-// without applying anything; `createFault = 'error'` answers create with a 503, `'reset'` drops its connection
+// without applying anything, `'error'` applies it and answers 502 (a gateway in front of Transbank failing after it
+// applied the refund, decision 1210); `createFault = 'error'` answers create with a 503, `'reset'` drops its connection
 // (Transbank down when the payer chooses to pay). `rewrite.commit`, `.status` and `.refund` change an answer's body
 // after the simulator applied the call: what a faulty acquirer could answer (decision 996). `refundHeld` keeps a
 // refund applied and its answer on the way, `statusHeld` a status read, for as long as a test wants (decision 1115).
@@ -65,7 +66,7 @@ export interface WebpaySimulator {
   createFault: 'none' | 'error' | 'reset';
   /** `'error'`: status answers 500 (Transbank unreachable after a lost commit). */
   statusFault: 'none' | 'error';
-  refundFault: 'none' | 'reset' | 'drop';
+  refundFault: 'none' | 'reset' | 'drop' | 'error';
   /** Awaited after a refund is applied, before it is answered: a test holds that answer in flight (decision 1115). */
   refundHeld: (() => Promise<void>) | null;
   /** Awaited before a status read is answered (and the charge read for it): a test holds that read in flight. */
@@ -252,6 +253,7 @@ export async function startWebpaySimulator(): Promise<WebpaySimulator> {
         req.socket.destroy();
         return;
       }
+      if (sim.refundFault === 'error') return json(res, 502, { error_message: 'Bad gateway' });
       if (sim.refundHeld !== null) await sim.refundHeld();
       const refundAnswer = sim.rewrite.refund ?? ((b) => b);
       if (t.state === 'REVERSED') return json(res, 200, refundAnswer({ type: 'REVERSED' }));

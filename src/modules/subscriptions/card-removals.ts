@@ -6,8 +6,9 @@
 //           claim's commit, so a worker that dies at Transbank leaves it due again after the backoff;
 //   send:   outside any transaction, Transbank's delete; a success or a 404 (already gone) is `done`, a failure
 //           waits for the next try, and the last allowed failure is `given_up` and logged for the operator; Transbank
-//           busy (429, 5xx, or no answer) is allowed more tries than a refusal, and the two are counted apart:
-//           `refusals`, and `tries - refusals` busy (decisions 1065, 1105; removal-answers.ts reads the failure).
+//           busy (429, 5xx, or no answer, the request never reached included) is allowed more tries than a refusal,
+//           and the two are counted apart: `refusals`, and `tries - refusals` busy (decisions 1065, 1105, 1210;
+//           removal-answers.ts reads the failure).
 //   pace:   the due-work worker claims at most cardRemovalsPerBeatMax a beat (decision 1065).
 // Sandbox cards are never marked (their tokens are not Oneclick's), so nothing is sent there.
 import assert from 'node:assert/strict';
@@ -223,11 +224,11 @@ async function sendRemoval(
       await oneclick.mall.remove(claim.card.tbkUser, claim.card.username);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const kind = removalFailureKind(message);
+      const kind = removalFailureKind(error);
       // A 404 is an inscription already gone (an earlier try whose answer was lost): the removal is done.
       if (kind !== 'gone') failure = message.slice(0, subscriptionLimits.cardRemovalErrorLengthMax);
-      // Transbank busy or silent (decisions 1065, 1105) says nothing of the removal: retried with the backoff,
-      // without spending one of the tries a refusal is given.
+      // Transbank busy, silent or never reached (decisions 1065, 1105, 1210) says nothing of the removal: retried
+      // with the backoff, without spending one of the tries a refusal is given.
       busy = kind === 'busy';
     }
   }

@@ -1,6 +1,7 @@
-// How a failed Oneclick inscription delete is read (decision 1105), on the errors the real `transbank-sdk` throws
-// against the local simulator: a timeout and a lost answer are busy (the delete is safe to send again: Transbank
-// answers 404 for an inscription already deleted, read as gone), a refusal or a host that never answered is refused.
+// How a failed Oneclick inscription delete is read (decisions 1105, 1210), on the errors the real `transbank-sdk`
+// throws against the local simulator: a timeout, a lost answer and a request that never reached Transbank (its port
+// closed, its name unknown) are busy (the delete is safe to send again: Transbank answers 404 for an inscription
+// already deleted, read as gone); a refusal Transbank answers is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   startOneclickSimulator,
@@ -8,6 +9,7 @@ import {
 } from '../../support/oneclick-simulator.ts';
 import { oneclickMall } from '../../../src/platform/processors/oneclick-mall.ts';
 import { removalFailureKind } from '../../../src/modules/subscriptions/removal-answers.ts';
+import { freePort } from '../../support/net.ts';
 
 let sim: OneclickSimulator;
 beforeAll(async () => {
@@ -24,8 +26,8 @@ const keys = (environmentUrl: string) => ({
   environmentUrl,
 });
 
-/** The message of the error the SDK throws for a delete of an unknown inscription with `timeoutMs`. */
-async function deleteError(environmentUrl: string, timeoutMs = 10_000): Promise<string> {
+/** The error the SDK throws for a delete of an unknown inscription with `timeoutMs`. */
+async function deleteError(environmentUrl: string, timeoutMs = 10_000): Promise<Error> {
   const error: unknown = await oneclickMall(keys(environmentUrl), timeoutMs)
     .remove('tbk-unknown', 'someone')
     .then(
@@ -33,7 +35,7 @@ async function deleteError(environmentUrl: string, timeoutMs = 10_000): Promise<
       (e: unknown) => e,
     );
   expect(error).toBeInstanceOf(Error);
-  return (error as Error).message;
+  return error as Error;
 }
 
 describe('a failed inscription delete', () => {
@@ -63,9 +65,9 @@ describe('a failed inscription delete', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     sim.whileDeleting = () => held;
     try {
-      const message = await deleteError(sim.url, 50);
-      expect(message).toMatch(/timeout/);
-      expect(removalFailureKind(message)).toBe('busy');
+      const error = await deleteError(sim.url, 50);
+      expect(error.message).toMatch(/timeout/);
+      expect(removalFailureKind(error)).toBe('busy');
     } finally {
       release();
     }
@@ -75,18 +77,48 @@ describe('a failed inscription delete', () => {
     sim.deleteFailures = 0;
     sim.users.set('tbk-dropped', 'someone');
     sim.deleteFault = 'reset';
-    const message = await oneclickMall(keys(sim.url), 10_000)
+    const error: unknown = await oneclickMall(keys(sim.url), 10_000)
       .remove('tbk-dropped', 'someone')
       .then(
-        () => '',
-        (e: unknown) => (e as Error).message,
+        () => null,
+        (e: unknown) => e,
       );
-    expect(removalFailureKind(message)).toBe('busy');
+    expect(error).toBeInstanceOf(Error);
+    expect(removalFailureKind(error)).toBe('busy');
   });
 
-  it('to a host that refuses the connection (a wrong environment URL) is refused', async () => {
-    const message = await deleteError('http://127.0.0.1:1');
-    expect(message).toMatch(/ECONNREFUSED/);
-    expect(removalFailureKind(message)).toBe('refused');
+  // Decision 1210: Transbank did not answer, so it did not refuse; its host down looks the same as a wrong address.
+  it('to a port nothing listens on (the connection refused) is busy', async () => {
+    const error = await deleteError(`http://127.0.0.1:${await freePort()}`);
+    expect(error.message).toMatch(/ECONNREFUSED/);
+    expect(removalFailureKind(error)).toBe('busy');
   });
+
+  it('to a host whose name is unknown (ENOTFOUND, or EAI_AGAIN with no name server) is busy', async () => {
+    const error = await deleteError('http://oneclick.invalid');
+    expect(error.message).toMatch(/ENOTFOUND|EAI_AGAIN/);
+    expect(removalFailureKind(error)).toBe('busy');
+  });
+
+  it.each([
+    ['getaddrinfo EAI_AGAIN webpay3g.transbank.cl', 'EAI_AGAIN', 'busy'],
+    ['read ECONNRESET', 'ECONNRESET', 'busy'],
+    ['connect ETIMEDOUT 200.10.12.1:443', 'ETIMEDOUT', 'busy'],
+    ['self-signed certificate', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'refused'],
+  ] as const)(
+    'that failed as Node writes "%s" (%s, the SDK keeps only the text) is %s',
+    async (text, code, kind) => {
+      // What the SDK (dist/es5, the build Node loads) throws for an axios error with no response: its TransbankError
+      // is an Error named so, holding the text only; shaped like the one it threw for a closed port.
+      const thrown = await deleteError(`http://127.0.0.1:${await freePort()}`);
+      const axiosError = Object.assign(new Error(text), { code });
+      const error = Object.assign(new Error(`${axiosError}\nUnexpected error\n`), {
+        name: 'TransbankError',
+      });
+      expect(Object.keys(error)).toEqual(Object.keys(thrown));
+      expect(thrown.message).toMatch(/^Error: connect ECONNREFUSED [^\n]+\nUnexpected error\n$/);
+      expect(error).not.toHaveProperty('code');
+      expect(removalFailureKind(error)).toBe(kind);
+    },
+  );
 });
