@@ -185,7 +185,7 @@ describe('paying on the hosted checkout in Chromium', () => {
     await expect(page.textContent('h1')).resolves.toBe('Tienda Andes');
     await page.getByRole('link', { name: /^Webpay\s*Visa/ }).click();
     await page.fill('#card_number', '4051 8856 0044 6623');
-    await page.fill('#expiry', '12/30');
+    await page.fill('#expiry', '12/99');
     await page.fill('#cvv', '123');
     await page.screenshot({ path: path.join(screenshotsDir, 'checkout.png'), fullPage: true });
     await page.getByRole('button', { name: /Pagar \$25\.000/ }).click();
@@ -239,7 +239,7 @@ describe('paying on the hosted checkout in Chromium', () => {
     const { page } = await newPage();
     await page.goto(created.url);
     await page.fill('#card_number', '4051 8856 0044 6623');
-    await page.fill('#expiry', '12/30');
+    await page.fill('#expiry', '12/99');
     await page.fill('#cvv', '999');
     await page.click('button[type=submit]');
     await expect(page.getByRole('alert').textContent()).resolves.toContain(
@@ -252,7 +252,7 @@ describe('paying on the hosted checkout in Chromium', () => {
     expect((await api('GET', `/api/transaction/${created.id}`)).body.status).toBe('pending');
     expect(await deliverCallbacks()).toBe(0);
     await page.fill('#card_number', '4051 8856 0044 6623');
-    await page.fill('#expiry', '12/30');
+    await page.fill('#expiry', '12/99');
     await page.fill('#cvv', '123');
     await page.click('button[type=submit]');
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');

@@ -137,7 +137,7 @@ describe('checkout details a payer notices', () => {
     }
 
     await page.fill('#card_number', '4051 8856 0044 6623');
-    await page.fill('#expiry', '12/30');
+    await page.fill('#expiry', '12/99');
     await page.fill('#cvv', '123');
     await page.getByRole('button', { name: /Pagar \$25\.000/ }).click();
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');
@@ -208,7 +208,7 @@ describe('checkout details a payer notices', () => {
     await page.goto(`${created.url}&method=1`);
     for (let i = 0; i < 3; i += 1) {
       await page.fill('#card_number', '5186 0595 5959 0568');
-      await page.fill('#expiry', '12/30');
+      await page.fill('#expiry', '12/99');
       await page.fill('#cvv', '123');
       await page.getByRole('button', { name: /Pagar/ }).click();
     }

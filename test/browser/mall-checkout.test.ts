@@ -69,7 +69,7 @@ describe('a three-store mall in Chromium', () => {
     await expect(page.getByTestId('amount').textContent()).resolves.toBe('$70.000');
     await expect(page.getByTestId('store').count()).resolves.toBe(3);
     await page.fill('#card_number', '4051 8856 0044 6623');
-    await page.fill('#expiry', '12/30');
+    await page.fill('#expiry', '12/99');
     await page.fill('#cvv', '123');
     await page.getByRole('button', { name: /Pagar \$70\.000/ }).click();
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');

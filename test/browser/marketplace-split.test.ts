@@ -63,7 +63,7 @@ describe('a marketplace payment in Chromium', () => {
     await expect(page.getByTestId('amount').textContent()).resolves.toBe('$48.731');
     await page.getByRole('link', { name: /^Webpay\s*Visa/ }).click();
     await page.fill('#card_number', '4051 8856 0044 6623');
-    await page.fill('#expiry', '12/30');
+    await page.fill('#expiry', '12/99');
     await page.fill('#cvv', '123');
     await page.getByRole('button', { name: /Pagar \$48\.731/ }).click();
     await expect(page.getByTestId('result').textContent()).resolves.toBe('Pago exitoso');

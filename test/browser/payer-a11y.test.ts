@@ -247,7 +247,7 @@ describe("the payer's pages at 390 px: WCAG 2.x A/AA with axe-core, and errors t
     expect(sub.body.status).toBe('register');
     await page.goto(sub.body.url as string);
     await axeClean('enrolment form');
-    await submit({ card_number: '4051 8856 0044 6624', expiry: '12/30', cvv: '1' });
+    await submit({ card_number: '4051 8856 0044 6624', expiry: '12/99', cvv: '1' });
     await axeClean('enrolment form with mistakes');
     await expectTiedErrors(
       'enrolment form with mistakes',

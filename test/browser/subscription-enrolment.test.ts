@@ -52,12 +52,12 @@ describe('card enrolment on /gateway/registrosuscripcion', () => {
     expect(await page.textContent('h1')).toBe('Tienda de Café');
     expect(await page.textContent('[data-testid=amount]')).toBe('$12.990');
     await page.fill('#card_number', '5186 0595 5959 0568');
-    await page.fill('#expiry', '12/30');
+    await page.fill('#expiry', '12/99');
     await page.fill('#cvv', '123');
     await page.click('button[type=submit]');
     expect(await page.textContent('[role=alert]')).toContain('rechazada');
     await page.fill('#card_number', '4051 8856 0044 6623');
-    await page.fill('#expiry', '12/30');
+    await page.fill('#expiry', '12/99');
     await page.fill('#cvv', '123');
     await page.click('button[type=submit]');
     expect(await page.textContent('[data-testid=result]')).toContain('Tarjeta registrada');
