@@ -5,6 +5,7 @@
 import type { AppContext } from '../../platform/context.ts';
 import { subscriptionLimits } from '../../limits/index.ts';
 import { enrolStoredCard, type EnrolOutcome } from './enrolment.ts';
+import { refusedByTransbank } from '../../platform/processors/transbank-failure.ts';
 
 export const oneclickReturnPath = '/gateway/oneclick/return';
 
@@ -142,7 +143,7 @@ async function finishClaimed(
   try {
     answer = await oneclick.mall.finish(tbkToken);
   } catch (error) {
-    if (!(error instanceof Error && /status code 4\d\d/.test(error.message))) {
+    if (!refusedByTransbank(error)) {
       // No answer: the card may be registered. The inscription is open again so that a reload finishes it.
       await setInscription(ctx, tbkToken, 'started');
       throw error;

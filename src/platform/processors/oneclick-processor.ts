@@ -15,6 +15,7 @@ import type { OneclickDetail, OneclickMall } from './oneclick-mall.ts';
 import { oneclickKeys } from './oneclick-settings.ts';
 import type { ChargeOutcome, RefundOutcome, RefundRequest, StoredCardCharge } from './processor.ts';
 import { refundAlreadyApplied, transbankMessage, transbankRefundOutcome } from './webpay-refund.ts';
+import { refusedByTransbank } from './transbank-failure.ts';
 
 const tokenPrefix = 'oneclick:';
 const rejectedMessage = 'Rechazo de transacción.';
@@ -34,11 +35,6 @@ export function sealCardToken(ctx: AppContext, card: StoredOneclickCard): string
 export function openCardToken(ctx: AppContext, token: string): StoredOneclickCard | null {
   if (!token.startsWith(tokenPrefix)) return null;
   return JSON.parse(ctx.secrets.open(token.slice(tokenPrefix.length))) as StoredOneclickCard;
-}
-
-/** Transbank answered and refused the request (4xx): nothing was done there. */
-function refusedByTransbank(error: unknown, status = '4\\d\\d'): boolean {
-  return error instanceof Error && new RegExp(`status code ${status}`).test(error.message);
 }
 
 function outcomeOf(detail: OneclickDetail | undefined, card: StoredOneclickCard): ChargeOutcome {
@@ -85,7 +81,7 @@ async function decided(
   try {
     return outcomeOf((await mall.status(buyOrder)).details?.[0], card);
   } catch (error) {
-    if (refusedByTransbank(error, '404')) return null;
+    if (refusedByTransbank(error, 404)) return null;
     throw error;
   }
 }

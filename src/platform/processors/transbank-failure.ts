@@ -61,3 +61,15 @@ export function transbankFailure(error: unknown): TransbankFailure {
     return { kind: 'unanswered', code: code as (typeof unansweredCodes)[number] };
   return { kind: 'other', code };
 }
+
+/**
+ * Transbank answered and refused the request (a 4xx, or exactly `status` when given): nothing was done there. A 5xx
+ * is no refusal: a gateway in front of Transbank can fail after Transbank applied the request (decision 1225).
+ */
+export function refusedByTransbank(error: unknown, status?: number): boolean {
+  const failure = transbankFailure(error);
+  if (failure.kind !== 'answered') return false;
+  return status === undefined
+    ? failure.status >= 400 && failure.status < 500
+    : failure.status === status;
+}

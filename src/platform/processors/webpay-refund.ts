@@ -5,6 +5,7 @@ import { minorAsJsonNumber } from '../money/json-number.ts';
 import { unsignedMinorOf } from '../money/exact-minor.ts';
 import type { RefundOutcome, RefundRequest } from './processor.ts';
 import type { WebpayDeps, WebpayDetail } from './webpay-types.ts';
+import { refusedByTransbank } from './transbank-failure.ts';
 
 export type WebpayTransaction = InstanceType<typeof WebpayPlus.Transaction>;
 
@@ -64,9 +65,9 @@ export async function refundAtWebpay(
       minorAsJsonNumber(request.amountMinor),
     )) as TransbankRefundAnswer;
   } catch (error) {
-    // Transbank answered and refused: declined. No answer at all (timeout, network): it may have applied, so
-    // the caller must not read it as refused.
-    if (error instanceof Error && /status code [45]\d\d/.test(error.message))
+    // Transbank answered and refused: declined. A 5xx or no answer at all: it may have applied, so the caller must
+    // not read it as refused; the retry reads the charge's balance first (decision 1225).
+    if (refusedByTransbank(error))
       return { approved: false, gatewayMessage: transbankMessage(error) };
     throw error;
   }

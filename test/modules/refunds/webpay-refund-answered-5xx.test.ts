@@ -1,8 +1,7 @@
-// Decision 1210 (left, not mended there): a Webpay refund Transbank answers with a 5xx. A 5xx is an answer that
-// refused nothing: the refund may have been applied (a gateway in front of Transbank failing after it). Webpay's
-// refund (src/platform/processors/webpay-refund.ts) reads `status code [45]\d\d` as a decline, while Oneclick's
-// refund and charge read only a 4xx so and ask again otherwise. Known defect: this test fails while it is there
-// (`it.fails`), and is to become `it` with its mend. The real `transbank-sdk` against the simulator.
+// Decision 1225: a Webpay refund Transbank answers with a 5xx. A 5xx is an answer that refused nothing: the refund
+// may have been applied (a gateway in front of Transbank failing after it). Webpay's refund read `status code [45]\d\d`
+// as a decline, recorded the refund refused and gave its money back to the merchant though the payer had it; it is
+// now asked again, and the retry finds it in the charge's balance. The real `transbank-sdk` against the simulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestAccount, type TestApp } from '../../support/app.ts';
 import { startWebpaySimulator, type WebpaySimulator } from '../../support/webpay-simulator.ts';
@@ -32,7 +31,7 @@ const refundOf = (saleId: string) =>
     .executeTakeFirstOrThrow();
 
 describe('a Webpay refund answered 502 after Transbank applied it', () => {
-  it.fails('is not recorded refused: asked again, it is given back as Transbank gave it', async () => {
+  it('is not recorded refused: asked again, it is given back as Transbank gave it', async () => {
     const sale = await paidAtWebpay(t, shop, sim.url, 9_000);
     sim.refundFault = 'error';
     try {
