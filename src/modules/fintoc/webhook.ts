@@ -10,6 +10,7 @@ import { rawBodyOf } from '../../platform/http/json-body.ts';
 import { fintocAccount } from '../../platform/processors/fintoc-settings.ts';
 import {
   declined,
+  intentApproval,
   intentPending,
   sessionStatus,
 } from '../../platform/processors/fintoc-processor.ts';
@@ -64,16 +65,7 @@ async function onPaymentIntent(
   if (what === 'pending') return markPending(ctx, session);
   if (what !== 'succeeded' && !intentFailures.has(what)) return 'ignored';
   const outcome =
-    what === 'succeeded'
-      ? ({
-          approved: true,
-          authorizationCode: String(data.id),
-          cardType: null,
-          cardBrand: null,
-          cardLast4: null,
-          cardToken: null,
-        } as const)
-      : declined(what === 'expired' ? 'expired' : 'failed');
+    what === 'succeeded' ? intentApproval(data) : declined(what === 'expired' ? 'expired' : 'failed');
   return (await settleFintocSession(ctx, session, outcome, data, null)).kind;
 }
 
