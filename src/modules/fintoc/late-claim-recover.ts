@@ -12,10 +12,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { DueWorkScope } from '../../platform/work/due-work.ts';
 import { inTransaction } from '../../platform/db/unit-of-work.ts';
 import { fintocAccount } from '../../platform/processors/fintoc-settings.ts';
-import {
-  fintocProcessorName,
-  intentApproval,
-} from '../../platform/processors/fintoc-processor.ts';
+import { fintocProcessorName, intentApproval } from '../../platform/processors/fintoc-processor.ts';
 import { fintocLimits } from '../../limits/index.ts';
 import { settleFintocSession, type FintocSession } from './sale-settle.ts';
 import { lateAttemptSeed } from './late-success.ts';
@@ -85,10 +82,7 @@ async function intentAtFintoc(
   }
 }
 
-export async function recoverDeadLateClaims(
-  ctx: AppContext,
-  scope: DueWorkScope,
-): Promise<number> {
+export async function recoverDeadLateClaims(ctx: AppContext, scope: DueWorkScope): Promise<number> {
   let processed = 0;
   while (processed < scope.limit) {
     const session = await claimDeadLate(ctx, scope);

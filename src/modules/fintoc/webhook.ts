@@ -65,7 +65,9 @@ async function onPaymentIntent(
   if (what === 'pending') return markPending(ctx, session);
   if (what !== 'succeeded' && !intentFailures.has(what)) return 'ignored';
   const outcome =
-    what === 'succeeded' ? intentApproval(data) : declined(what === 'expired' ? 'expired' : 'failed');
+    what === 'succeeded'
+      ? intentApproval(data)
+      : declined(what === 'expired' ? 'expired' : 'failed');
   return (await settleFintocSession(ctx, session, outcome, data, null)).kind;
 }
 

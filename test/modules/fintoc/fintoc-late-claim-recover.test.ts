@@ -168,7 +168,9 @@ describe('a late Fintoc success stopped after its claim, never delivered again',
     errors.length = 0;
     await Promise.all([
       drainDueWork(t.ctx, shop.id),
-      ...sales.map((s) => webhook('payment_intent.succeeded', { ...s.intent, status: 'succeeded' })),
+      ...sales.map((s) =>
+        webhook('payment_intent.succeeded', { ...s.intent, status: 'succeeded' }),
+      ),
     ]);
     for (const s of sales) await paidOnce(s.order, s.sale.id, s.intent);
   });
