@@ -81,6 +81,18 @@ export const fintocLimits = {
    * later is the decided-sale case, refunded by hand (decision 665).
    */
   intentPendingAskMsMax: 12 * dayMs,
+  /**
+   * Late Fintoc successes stopped after their claim (decision 1215) read from Fintoc per due-work beat: each is two
+   * reads (the checkout session names the intent, the intent says its status).
+   */
+  lateClaimsPerBeatMax: 10,
+  /** Such a late success whose read failed, or did not say `succeeded`, is read again after this long. */
+  lateClaimRecheckMs: 10 * minuteMs,
+  /**
+   * How long after its lease ran out such a late success is still looked for; past it, only `cobro fintoc reconcile`
+   * reports the money. As movementWindowMs: by then reconcile reports the movement unmatched.
+   */
+  lateClaimAskMsMax: 3 * dayMs,
   /** Payouts sent per due-work turn. */
   dispatchBatchMax: 50,
   /** A payout, withdrawal or received transfer with no movement after this long is reported missing. */

@@ -13,6 +13,7 @@ describe('the Fintoc client seam', () => {
     const path = (m: unknown, args?: Record<string, string>) =>
       (m as { buildPath(a?: Record<string, string>): string }).buildPath(args);
     expect(path(f.checkoutSessions)).toBe(fintocPaths.checkoutSessions);
+    expect(path(f.paymentIntents)).toBe(fintocPaths.paymentIntents);
     expect(path(f.refunds)).toBe(fintocPaths.refunds);
     expect(path(f.v2.transfers)).toBe(fintocPaths.transfers);
     expect(path(f.v2.accounts)).toBe(fintocPaths.accounts);

@@ -4,6 +4,7 @@
 //                                              `expires_at` kept as given, a day by default, never enforced)
 //   GET  /v1/checkout_sessions/{id}            read
 //   POST /v1/checkout_sessions/{id}/expire     expire a `created` session (otherwise 400, as Fintoc)
+//   GET  /v1/payment_intents/{id}              read the payment intent a session's payer paid (as the session holds it)
 //   GET  /pay/{id}                             the payer's page: "Pagar" and "Cancelar" links
 //   GET  /pay/{id}/paid | /pay/{id}/cancel     the payer's choice; answers 303 to success_url / cancel_url
 //   POST /v2/transfers                         create (Idempotency-Key: one transfer per key; needs the JWS header)
@@ -40,6 +41,8 @@ export interface FintocSimulator {
   transferListFault: 'fail' | null;
   /** A transfer's read (GET /v2/transfers/{id}) waits for its id's promise before answering: a lookup in flight. */
   readonly transferReadGates: Map<string, Promise<void>>;
+  /** A payment intent's read (GET /v1/payment_intents/{id}) waits for its id's promise: a read in flight. */
+  readonly intentReadGates: Map<string, Promise<void>>;
   /** The status a new refund is answered with: Fintoc answers `created` or `in_progress`, final later. */
   refundStatus: string;
   /**
@@ -86,6 +89,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     transferFault: null,
     transferListFault: null,
     transferReadGates: new Map(),
+    intentReadGates: new Map(),
     refundStatus: 'succeeded',
     refundFault: null,
     refundListFault: null,
@@ -194,6 +198,15 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
         s.status = 'expired';
       }
       return send(res, 200, s);
+    }
+    const pi = /^\/v1\/payment_intents\/([\w]+)$/.exec(path);
+    if (req.method === 'GET' && pi !== null) {
+      await sim.intentReadGates.get(pi[1]!);
+      for (const s of sessions.values()) {
+        const intent = (s.payment_resource as Obj | undefined)?.payment_intent as Obj | undefined;
+        if (intent?.id === pi[1]) return send(res, 200, intent);
+      }
+      return apiError(res, 404, 'invalid_request_error', 'no such payment intent');
     }
     if (req.method === 'POST' && path === '/v2/transfers') {
       if (typeof req.headers['fintoc-jws-signature'] !== 'string')

@@ -16,6 +16,9 @@ import { isPaid } from '../transactions/state-machine.ts';
 import { claimAttempt } from '../transactions/attempt-claim.ts';
 import { recordOutcome, type AttemptOutcome } from '../transactions/attempt-outcome.ts';
 
+/** What the declined attempt's id is hashed after; late-claim-recover.ts computes the same id in SQL. */
+export const lateAttemptSeed = 'fintoc late success:';
+
 /**
  * The late attempt's id, the same for every delivery of the session's late success (decision 1080): one session is
  * one Fintoc intent, so it is paid late at most once. A delivery finding the sale held under this id knows the holder
@@ -23,7 +26,7 @@ import { recordOutcome, type AttemptOutcome } from '../transactions/attempt-outc
  * (`att` and 20 hex digits).
  */
 export function lateAttemptId(session: Selectable<ProcessorSessionTable>): string {
-  const digest = createHash('sha256').update(`fintoc late success:${session.attempt_id}`);
+  const digest = createHash('sha256').update(`${lateAttemptSeed}${session.attempt_id}`);
   return `att${digest.digest('hex').slice(0, 20)}`;
 }
 

@@ -10,6 +10,7 @@ import { rawBodyOf } from '../../platform/http/json-body.ts';
 import { fintocAccount } from '../../platform/processors/fintoc-settings.ts';
 import {
   declined,
+  intentApproval,
   intentPending,
   sessionStatus,
 } from '../../platform/processors/fintoc-processor.ts';
@@ -65,14 +66,7 @@ async function onPaymentIntent(
   if (what !== 'succeeded' && !intentFailures.has(what)) return 'ignored';
   const outcome =
     what === 'succeeded'
-      ? ({
-          approved: true,
-          authorizationCode: String(data.id),
-          cardType: null,
-          cardBrand: null,
-          cardLast4: null,
-          cardToken: null,
-        } as const)
+      ? intentApproval(data)
       : declined(what === 'expired' ? 'expired' : 'failed');
   return (await settleFintocSession(ctx, session, outcome, data, null)).kind;
 }

@@ -7,7 +7,11 @@ import { Client } from 'fintoc/build/main/lib/client.js';
 import { API_BASE_URL } from 'fintoc/build/main/lib/constants.js';
 import { WebhookSignature } from 'fintoc/build/main/index.js';
 import { InvalidRequestError } from 'fintoc/build/main/lib/errors.js';
-import { CheckoutSessionsManager, RefundsManager } from 'fintoc/build/main/lib/managers/index.js';
+import {
+  CheckoutSessionsManager,
+  PaymentIntentsManager,
+  RefundsManager,
+} from 'fintoc/build/main/lib/managers/index.js';
 import { AccountsManager, TransfersManager } from 'fintoc/build/main/lib/managers/v2/index.js';
 import { version } from 'fintoc/build/main/lib/version.js';
 
@@ -17,6 +21,7 @@ export const fintocProductionUrl: string = API_BASE_URL;
 /** The paths `new Fintoc()` mounts these managers on (checked against the package by a test). */
 export const fintocPaths = {
   checkoutSessions: '/v1/checkout_sessions',
+  paymentIntents: '/v1/payment_intents',
   refunds: '/v1/refunds',
   transfers: '/v2/transfers',
   accounts: '/v2/accounts',
@@ -37,6 +42,8 @@ export interface FintocApi {
   createCheckoutSession(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
   getCheckoutSession(id: string): Promise<FintocObject>;
   expireCheckoutSession(id: string): Promise<FintocObject>;
+  /** One payment intent by its id (Fintoc's "Retrieve a Payment Intent"; decision 1215's read of a late success). */
+  getPaymentIntent(id: string): Promise<FintocObject>;
   createTransfer(body: FintocObject, idempotencyKey: string): Promise<FintocObject>;
   /** One transfer by its id (Fintoc's "Retrieve a Transfer", GET /v2/transfers/{id}; decision 992's lookup). */
   getTransfer(id: string): Promise<FintocObject>;
@@ -99,6 +106,7 @@ export function fintocApi(host: FintocHost): FintocApi {
     ...(host.jwsPrivateKey === null ? {} : { jwsPrivateKey: host.jwsPrivateKey }),
   });
   const sessions = new CheckoutSessionsManager(fintocPaths.checkoutSessions, client);
+  const intents = new PaymentIntentsManager(fintocPaths.paymentIntents, client);
   const refunds = new RefundsManager(fintocPaths.refunds, client);
   const transfers = new TransfersManager(fintocPaths.transfers, client);
   const accounts = new AccountsManager(fintocPaths.accounts, client);
@@ -116,6 +124,7 @@ export function fintocApi(host: FintocHost): FintocApi {
       plain(await bounded(sessions.get(id), t, 'get checkout session')),
     expireCheckoutSession: async (id) =>
       plain(await bounded(sessions.expire(id), t, 'expire checkout session')),
+    getPaymentIntent: async (id) => plain(await bounded(intents.get(id), t, 'get payment intent')),
     createTransfer: async (body, key) =>
       plain(
         await bounded(

@@ -55,6 +55,23 @@ export function intentPending(session: Record<string, unknown>): boolean {
   );
 }
 
+/**
+ * A payment intent Fintoc reports `succeeded` as the approval Cobro records: the intent's id is the sale's
+ * authorization code. The webhook's `payment_intent.succeeded` and the read of a late success (decision 1215) both.
+ */
+export function intentApproval(
+  intent: Record<string, unknown>,
+): ChargeOutcome & { approved: true } {
+  return {
+    approved: true,
+    authorizationCode: String(intent.id),
+    cardType: null,
+    cardBrand: null,
+    cardLast4: null,
+    cardToken: null,
+  };
+}
+
 /** A checkout session's outcome as Cobro reads it: paid, failed (or expired), or still open (pending included). */
 export function sessionStatus(session: Record<string, unknown>): RedirectStatus {
   const status = String(session.status ?? '');
