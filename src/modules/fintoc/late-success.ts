@@ -8,6 +8,7 @@
 // paying by card right now) is not payable, and the money is reported as before (decision 1012).
 import { createHash } from 'node:crypto';
 import type { Selectable } from 'kysely';
+import type { Db } from '../../platform/db/types.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { ProcessorSessionTable } from '../../platform/processors/account-processors.ts';
 import type { ApprovedCharge } from '../../platform/processors/processor.ts';
@@ -85,8 +86,13 @@ export async function payLate(
       payerIp: facts.payerIp,
     },
     approval,
+    // The session's mark commits with the payment: a failure between the two (an outage, a kill) once left the sale
+    // paid and its session `declined`, which nothing delivered again would mend when the due work had paid it
+    // (decision 1235), and reconcile then reported Fintoc's movement as matching no sale.
+    (tx) => markApproved(ctx, session, tx),
   );
   if (result.kind !== 'approved') return result;
+  // A sale found paid by this same attempt (decided, not recorded now) was recorded before this mark was part of it.
   await markApproved(ctx, session);
   ctx.logger.info(
     {
@@ -106,8 +112,9 @@ export async function payLate(
 async function markApproved(
   ctx: AppContext,
   session: Selectable<ProcessorSessionTable>,
+  db: Db = ctx.db,
 ): Promise<void> {
-  await ctx.db
+  await db
     .updateTable('processor_sessions')
     .set({ state: 'approved', updated_at: ctx.clock.now() })
     .where('attempt_id', '=', session.attempt_id)

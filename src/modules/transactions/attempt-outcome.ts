@@ -45,11 +45,13 @@ export interface AttemptFacts {
  * Under the row lock (taken with the attempt's INSERT and the fee rule's read, outcome-statement.ts), if the claim is
  * still this attempt's, records the attempt and its result: success (money and
  * callback), a decline the payer may retry (nothing else), or the last decline (rejected, callback).
+ * `withSuccess` writes in the same transaction as a success, and only then.
  */
 export async function recordOutcome(
   ctx: AppContext,
   facts: AttemptFacts,
   outcome: ChargeOutcome,
+  withSuccess?: (tx: Tx) => Promise<void>,
 ): Promise<AttemptOutcome> {
   const now = await ctx.accountClock.now(facts.accountId, ctx.db, { kept: true });
   return inTransaction(ctx.db, async (tx): Promise<AttemptOutcome> => {
@@ -58,7 +60,10 @@ export async function recordOutcome(
     const { row, attemptNumber, feeRule } = locked;
     if (!outcome.approved) return recordDecline(tx, row, facts, outcome, attemptNumber, now);
     const approval = approvalOf(facts, outcome);
-    return { kind: 'approved', paid: await recordSuccess(ctx, tx, row, approval, now, feeRule) };
+    const paid = await recordSuccess(ctx, tx, row, approval, now, feeRule);
+    // What the caller records with the success, so that neither stands without the other (decision 1235).
+    if (withSuccess !== undefined) await withSuccess(tx);
+    return { kind: 'approved', paid };
   });
 }
 

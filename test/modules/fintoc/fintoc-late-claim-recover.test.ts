@@ -5,6 +5,7 @@
 // matching the movement, the ledger clean, nothing logged for the operator. The redelivery and the due work at once
 // pay once too. Through Fintoc's signed webhook against the simulator and `cobro fintoc reconcile`.
 import { Writable } from 'node:stream';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAccount, TestApp } from '../../support/app.ts';
@@ -19,7 +20,7 @@ import {
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { claimAttempt } from '../../../src/modules/transactions/attempt-claim.ts';
 import { lateAttemptId } from '../../../src/modules/fintoc/late-success.ts';
-import { transactionLimits } from '../../../src/limits/index.ts';
+import { fintocLimits, transactionLimits } from '../../../src/limits/index.ts';
 import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 
 let t: TestApp;
@@ -195,5 +196,30 @@ describe('a late Fintoc success stopped after its claim, never delivered again',
     open();
     await due;
     await paidOnce('rescue-5', sale.id, intent);
+  });
+
+  it('a failure between the record and the mark of the session leaves neither: the next beat pays and marks it', async () => {
+    const { sale, intent } = await failedIntent('rescue-6', 4000);
+    await deadLateClaim(sale.id);
+    t.clock.advanceMs(transactionLimits.acquirer.redirectLeaseMs + 1000);
+    // The database fails the session's mark (an outage, a kill) after the due work's record: decision 1235.
+    await sql`CREATE FUNCTION fail_fintoc_mark() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'the database went away'; END $$`.execute(t.ctx.db);
+    await sql`CREATE TRIGGER fail_fintoc_mark BEFORE UPDATE ON processor_sessions FOR EACH ROW
+      WHEN (OLD.state = 'declined' AND NEW.state = 'approved') EXECUTE FUNCTION fail_fintoc_mark()`.execute(
+      t.ctx.db,
+    );
+    try {
+      await expect(drainDueWork(t.ctx, shop.id)).rejects.toThrow(/went away/);
+    } finally {
+      await sql`DROP TRIGGER fail_fintoc_mark ON processor_sessions`.execute(t.ctx.db);
+      await sql`DROP FUNCTION fail_fintoc_mark()`.execute(t.ctx.db);
+    }
+    errors.length = 0;
+    t.clock.advanceMs(transactionLimits.acquirer.redirectLeaseMs + fintocLimits.lateClaimRecheckMs);
+    await drainDueWork(t.ctx, shop.id);
+    // Before, the sale was paid with its session left `declined`: reconcile reported Fintoc's movement as matching no
+    // sale, which the operator refunds by hand, giving the payer back a sale the merchant was credited.
+    await paidOnce('rescue-6', sale.id, intent);
   });
 });
