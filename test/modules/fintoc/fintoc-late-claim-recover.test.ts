@@ -11,12 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAccount, TestApp } from '../../support/app.ts';
 import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
 import { fintocWebhook, startFintocShop } from '../../support/fintoc-shop.ts';
-import {
-  capturesOf,
-  createTransaction,
-  linkParams,
-  saleStatusOf,
-} from '../transactions/helpers.ts';
+import { lateSuccessShop } from './late-success-shop.ts';
+import { capturesOf, saleStatusOf } from '../transactions/helpers.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { claimAttempt } from '../../../src/modules/transactions/attempt-claim.ts';
 import { lateAttemptId } from '../../../src/modules/fintoc/late-success.ts';
@@ -26,6 +22,11 @@ import { drainDueWork } from '../../../src/platform/work/due-work.ts';
 let t: TestApp;
 let sim: FintocSimulator;
 let shop: TestAccount;
+const { failedIntent, attemptsOf, callbacksOf, reconcileOf } = lateSuccessShop(() => ({
+  t,
+  sim,
+  shop,
+}));
 const errors: { msg: string; transaction?: string }[] = [];
 
 beforeAll(async () => {
@@ -53,32 +54,6 @@ afterAll(async () => {
 const webhook = (type: string, data: Record<string, unknown>) =>
   fintocWebhook(t, sim, shop, type, data);
 
-/** A sale paid on Fintoc's page whose intent Fintoc then reports failed: the attempt declined, the sale open. */
-async function failedIntent(order: string, amount: number) {
-  const sale = await createTransaction(t, shop, {
-    additional_parameters: { payer_rut: '11.111.111-1' },
-    order,
-    amount,
-    payment: 19,
-    urlnotify: 'https://tienda.example/notify',
-  });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/gateway/cobro',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ ...linkParams(sale.url), method: '19' }).toString(),
-  });
-  const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
-  expect(link, res.body).not.toBeNull();
-  const token = link![1]!.split('/').pop()!;
-  expect((await fetch(`${sim.url}/pay/${token}/paid`, { redirect: 'manual' })).status).toBe(303);
-  const s = sim.sessions.get(token)!;
-  const paid = (s.payment_resource as { payment_intent: Record<string, unknown> }).payment_intent;
-  const intent = { ...paid, metadata: s.metadata } as Record<string, unknown>;
-  expect(await webhook('payment_intent.failed', { ...intent, status: 'failed' })).toBe('declined');
-  return { sale, intent };
-}
-
 /** What a process killed between payLate's claim and its record leaves (decision 1080): the sale held, unpaid. */
 async function deadLateClaim(saleId: string) {
   const session = await t.ctx.db
@@ -97,36 +72,6 @@ async function deadLateClaim(saleId: string) {
 
 const errorsOf = (saleId: string) =>
   errors.filter((e) => e.transaction === saleId).map((e) => e.msg);
-
-async function attemptsOf(saleId: string) {
-  const rows = await t.ctx.db
-    .selectFrom('payment_attempts')
-    .select(['outcome', 'media'])
-    .where('transaction_id', '=', saleId)
-    .orderBy('number')
-    .execute();
-  return rows.map((r) => `${r.media}:${r.outcome}`);
-}
-
-async function callbacksOf(order: string) {
-  const rows = await t.ctx.db
-    .selectFrom('notifications')
-    .select('payload')
-    .where('account_id', '=', shop.id)
-    .where('event_type', '=', 'transaction.result')
-    .execute();
-  return rows
-    .map((r) => r.payload as Record<string, unknown>)
-    .filter((p) => p.order === order)
-    .map((p) => String(p.status));
-}
-
-async function reconcileOf(intent: Record<string, unknown>) {
-  const out = await dispatch(['fintoc', 'reconcile', '--account', shop.id, '--json'], t.ctx);
-  expect(out.stderr).toBe('');
-  const findings = JSON.parse(out.stdout).findings as { kind: string; subject: string }[];
-  return findings.filter((f) => f.subject === `mov_${String(intent.id)}`).map((f) => f.kind);
-}
 
 /** The sale paid exactly once by the late success, and nothing left for the operator. */
 async function paidOnce(order: string, saleId: string, intent: Record<string, unknown>) {

@@ -10,12 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAccount, TestApp } from '../../support/app.ts';
 import type { FintocSimulator } from '../../support/fintoc-simulator.ts';
 import { fintocWebhook, startFintocShop } from '../../support/fintoc-shop.ts';
-import {
-  capturesOf,
-  createTransaction,
-  linkParams,
-  saleStatusOf,
-} from '../transactions/helpers.ts';
+import { lateSuccessShop } from './late-success-shop.ts';
+import { capturesOf, createTransaction, saleStatusOf } from '../transactions/helpers.ts';
 import { dispatch } from '../../../src/cli/dispatch.ts';
 import { claimAttempt } from '../../../src/modules/transactions/attempt-claim.ts';
 import { recordOutcome } from '../../../src/modules/transactions/attempt-outcome.ts';
@@ -28,6 +24,11 @@ import { formatTimestamp } from '../../../src/platform/time/time-format.ts';
 let t: TestApp;
 let sim: FintocSimulator;
 let shop: TestAccount;
+const { failedIntent, attemptsOf, callbacksOf, reconcileOf } = lateSuccessShop(() => ({
+  t,
+  sim,
+  shop,
+}));
 const errors: { msg: string; transaction?: string }[] = [];
 const refundByHand = 'Fintoc payment of a sale decided otherwise: refund it by hand';
 
@@ -57,32 +58,6 @@ afterAll(async () => {
  * A sale naming a urlnotify, sent to Fintoc's page and paid there; Fintoc then reports its intent failed (the
  * attempt declined, the sale left open): the sale and the intent as Fintoc's payment_intent.* events carry it.
  */
-async function failedIntent(order: string, amount: number, extra: Record<string, unknown> = {}) {
-  const sale = await createTransaction(t, shop, {
-    additional_parameters: { payer_rut: '11.111.111-1' },
-    order,
-    amount,
-    payment: 19,
-    urlnotify: 'https://tienda.example/notify',
-    ...extra,
-  });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/gateway/cobro',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ ...linkParams(sale.url), method: '19' }).toString(),
-  });
-  const link = /<a class="button" href="([^"]+)" data-testid="continue-fintoc">/.exec(res.body);
-  expect(link, res.body).not.toBeNull();
-  const session = link![1]!.split('/').pop()!;
-  expect((await fetch(`${sim.url}/pay/${session}/paid`, { redirect: 'manual' })).status).toBe(303);
-  const s = sim.sessions.get(session)!;
-  const paid = (s.payment_resource as { payment_intent: Record<string, unknown> }).payment_intent;
-  const intent = { ...paid, metadata: s.metadata } as Record<string, unknown>;
-  expect(await webhook('payment_intent.failed', { ...intent, status: 'failed' })).toBe('declined');
-  expect(await saleStatusOf(t, sale.id)).toBe('pending');
-  return { sale, intent };
-}
 
 const webhook = (type: string, data: Record<string, unknown>) =>
   fintocWebhook(t, sim, shop, type, data);
@@ -92,39 +67,6 @@ const succeeded = (intent: Record<string, unknown>) =>
 
 const errorsOf = (saleId: string) =>
   errors.filter((e) => e.transaction === saleId).map((e) => e.msg);
-
-/** The sale's attempts, oldest first: their outcomes. */
-async function attemptsOf(saleId: string) {
-  const rows = await t.ctx.db
-    .selectFrom('payment_attempts')
-    .select(['outcome', 'media'])
-    .where('transaction_id', '=', saleId)
-    .orderBy('number')
-    .execute();
-  return rows.map((r) => `${r.media}:${r.outcome}`);
-}
-
-/** The statuses of the payment-result callbacks written for the sale of `order`. */
-async function callbacksOf(order: string) {
-  const rows = await t.ctx.db
-    .selectFrom('notifications')
-    .select('payload')
-    .where('account_id', '=', shop.id)
-    .where('event_type', '=', 'transaction.result')
-    .execute();
-  return rows
-    .map((r) => r.payload as Record<string, unknown>)
-    .filter((p) => p.order === order)
-    .map((p) => String(p.status));
-}
-
-/** `cobro fintoc reconcile`'s findings about the intent's movement. */
-async function reconcileOf(intent: Record<string, unknown>) {
-  const out = await dispatch(['fintoc', 'reconcile', '--account', shop.id, '--json'], t.ctx);
-  expect(out.stderr).toBe('');
-  const findings = JSON.parse(out.stdout).findings as { kind: string; subject: string }[];
-  return findings.filter((f) => f.subject === `mov_${String(intent.id)}`).map((f) => f.kind);
-}
 
 /** A card try of the sale, through the shared attempt code: it claims the sale (held while the acquirer answers). */
 async function cardClaim(saleId: string, attemptId: string) {
