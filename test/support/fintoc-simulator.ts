@@ -20,12 +20,21 @@
 // Faults: `transferFault = 'reset'` creates the transfer and drops the connection (the lost answer); `'drop'` drops
 // it without creating anything; `'refuse'` answers 400 invalid_request_error. `transferListFault = 'fail'` answers
 // the transfer list and a transfer's read 500. `refundFault` likewise for refunds (`'reset'`, `'drop'`, `'refuse'`), `refundListFault =
-// 'fail'` for the refund list. `forgetKeys()` drops every idempotency key, as Fintoc may once a key is 24 hours old:
+// 'fail'` for the refund list. `transferAnswer` / `refundAnswer` make the object, then send this status and raw body
+// in place of Fintoc's answer (a gateway's 5xx after Fintoc acted, a garbled 200; decision 1240); `expireAnswer`
+// answers a session's expire so, expiring nothing. `forgetKeys()` drops every idempotency key, as Fintoc may once a key is 24 hours old:
 // a request with a forgotten key is taken as new. `signedEvent` signs a webhook as Fintoc does (`Fintoc-Signature`).
 import crypto from 'node:crypto';
 import http from 'node:http';
 
 type Obj = Record<string, unknown>;
+
+/** An answer as sent on the wire: a status, a content type and a body that need not be JSON. */
+export interface RawAnswer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
+}
 
 export interface FintocSimulator {
   readonly url: string;
@@ -39,6 +48,12 @@ export interface FintocSimulator {
   readonly extraMovements: Obj[];
   transferFault: 'reset' | 'drop' | 'refuse' | null;
   transferListFault: 'fail' | null;
+  /** The transfer is made, and this answer (status and raw body) sent in place of Fintoc's. */
+  transferAnswer: RawAnswer | null;
+  /** The refund is made, and this answer (status and raw body) sent in place of Fintoc's. */
+  refundAnswer: RawAnswer | null;
+  /** A session's expire is answered with this (status and raw body), and the session left as it was. */
+  expireAnswer: RawAnswer | null;
   /** A transfer's read (GET /v2/transfers/{id}) waits for its id's promise before answering: a lookup in flight. */
   readonly transferReadGates: Map<string, Promise<void>>;
   /** A payment intent's read (GET /v1/payment_intents/{id}) waits for its id's promise: a read in flight. */
@@ -88,6 +103,9 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
     extraMovements,
     transferFault: null,
     transferListFault: null,
+    transferAnswer: null,
+    refundAnswer: null,
+    expireAnswer: null,
     transferReadGates: new Map(),
     intentReadGates: new Map(),
     refundStatus: 'succeeded',
@@ -115,6 +133,10 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
+  };
+  const sendRaw = (res: http.ServerResponse, a: RawAnswer) => {
+    res.writeHead(a.status, { 'content-type': a.contentType });
+    res.end(a.body);
   };
   const apiError = (res: http.ServerResponse, status: number, type: string, message: string) =>
     send(res, status, { error: { type, message } });
@@ -192,6 +214,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
       const s = sessions.get(cs[1]!);
       if (s === undefined) return apiError(res, 404, 'invalid_request_error', 'no such session');
       if (cs[2] !== undefined) {
+        if (sim.expireAnswer !== null) return sendRaw(res, sim.expireAnswer);
         // Fintoc expires a session only while it is `created` (its API reference); otherwise it refuses.
         if (s.status !== 'created')
           return apiError(res, 400, 'invalid_request_error', `session is ${String(s.status)}`);
@@ -243,6 +266,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
         req.socket.destroy();
         return;
       }
+      if (sim.transferAnswer !== null) return sendRaw(res, sim.transferAnswer);
       return send(res, 201, t);
     }
     if (req.method === 'GET' && path === '/v2/transfers') {
@@ -296,6 +320,7 @@ export async function startFintocSimulator(): Promise<FintocSimulator> {
         req.socket.destroy();
         return;
       }
+      if (sim.refundAnswer !== null) return sendRaw(res, sim.refundAnswer);
       return send(res, 201, r);
     }
     if (req.method === 'GET' && path === '/v1/refunds') {

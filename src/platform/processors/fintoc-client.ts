@@ -2,11 +2,12 @@
 // client is built from the package's own `Client` class and managers, with the paths `Fintoc` gives them and the
 // account's host in place of the constant (decision 510): requests, headers, idempotency keys and error mapping
 // stay the client's. The client sets no timeout: each call is raced against `timeoutMs`, and a call that loses
-// is an answer lost (it may still land), never "nothing was sent".
+// is an answer lost (it may still land), never "nothing was sent". Its answers are read by status, and a body that
+// cannot be read is no answer (fintoc-failure.ts, decision 1240).
 import { Client } from 'fintoc/build/main/lib/client.js';
 import { API_BASE_URL } from 'fintoc/build/main/lib/constants.js';
 import { WebhookSignature } from 'fintoc/build/main/index.js';
-import { InvalidRequestError } from 'fintoc/build/main/lib/errors.js';
+import { readAnswersOf } from './fintoc-failure.ts';
 import {
   CheckoutSessionsManager,
   PaymentIntentsManager,
@@ -105,6 +106,7 @@ export function fintocApi(host: FintocHost): FintocApi {
     userAgent: `fintoc-node/${version}`,
     ...(host.jwsPrivateKey === null ? {} : { jwsPrivateKey: host.jwsPrivateKey }),
   });
+  readAnswersOf(client);
   const sessions = new CheckoutSessionsManager(fintocPaths.checkoutSessions, client);
   const intents = new PaymentIntentsManager(fintocPaths.paymentIntents, client);
   const refunds = new RefundsManager(fintocPaths.refunds, client);
@@ -182,7 +184,5 @@ export function fintocSignatureValid(
   }
 }
 
-/** Whether Fintoc answered and refused the request itself (an invalid request): nothing was or will be done. */
-export function fintocRefused(error: unknown): error is Error {
-  return error instanceof InvalidRequestError;
-}
+/** The one reader of a failed Fintoc call (decision 1240): a 4xx refused, anything else may have happened. */
+export { fintocRefused } from './fintoc-failure.ts';
