@@ -80,12 +80,18 @@ export function fintocAnsweredStatus(error: unknown): number | null {
 
 /**
  * Fintoc answered and refused the request: a 4xx, so nothing was or will be done under it. A 5xx, no answer, or a
- * body that cannot be read is no refusal: the request may have been applied. Nor is 409, Fintoc's answer to a key
+ * body that cannot be read is no refusal: the request may have been applied. Nor is 429, Fintoc asking to be asked
+ * later (decision 1245), or 409, Fintoc's answer to a key
  * whose first request is still being processed.
  */
 export function fintocRefused(error: unknown): error is Error {
   const status = fintocAnsweredStatus(error);
   return (
-    error instanceof Error && status !== null && status >= 400 && status < 500 && status !== 409
+    error instanceof Error &&
+    status !== null &&
+    status >= 400 &&
+    status < 500 &&
+    status !== 409 &&
+    status !== 429
   );
 }

@@ -64,12 +64,12 @@ export function transbankFailure(error: unknown): TransbankFailure {
 
 /**
  * Transbank answered and refused the request (a 4xx, or exactly `status` when given): nothing was done there. A 5xx
- * is no refusal: a gateway in front of Transbank can fail after Transbank applied the request (decision 1225).
+ * is no refusal: a gateway in front of Transbank can fail after Transbank applied the request (decision 1225). Nor
+ * is 429: Transbank did nothing yet and asks to be asked later, so the caller's retry does (decision 1245).
  */
 export function refusedByTransbank(error: unknown, status?: number): boolean {
   const failure = transbankFailure(error);
   if (failure.kind !== 'answered') return false;
-  return status === undefined
-    ? failure.status >= 400 && failure.status < 500
-    : failure.status === status;
+  if (status !== undefined) return failure.status === status;
+  return failure.status >= 400 && failure.status < 500 && failure.status !== 429;
 }

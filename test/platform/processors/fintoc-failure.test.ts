@@ -1,6 +1,6 @@
 // Decision 1240: how each failure of a call through the `fintoc` client reads. The client names an error answer's
-// class by the type its body gives, not by its status; Cobro's reader goes by the status: a 4xx (409 aside) is a
-// refusal, anything else (a 5xx whatever its body, a body that cannot be read, no answer) may have happened.
+// class by the type its body gives, not by its status; Cobro's reader goes by the status: a 4xx (409 and 429 aside,
+// decision 1245) is a refusal, anything else (a 5xx whatever its body, a body that cannot be read, no answer) may have happened.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +48,6 @@ describe("a Fintoc call's failure", () => {
     [400, 'invalid_request_error'],
     [401, 'authentication_error'],
     [404, 'invalid_request_error'],
-    [429, 'rate_limit_error'],
   ])('a %i answer (%s) is a refusal', async (status, type) => {
     expect(await read({ status, type: json, body: fintocError(type) })).toEqual({
       refused: true,
@@ -59,6 +58,7 @@ describe("a Fintoc call's failure", () => {
 
   it.each([
     [409, json, fintocError('invalid_request_error')],
+    [429, json, fintocError('rate_limit_error')],
     [500, json, fintocError('api_error')],
     [503, json, fintocError('invalid_request_error')],
     [502, 'text/html', '<html>bad gateway</html>'],
