@@ -5,7 +5,8 @@
 // So the code is read where it is kept: on the error or its cause when present (an error not from the SDK), else
 // in the first line, where Node writes a system error as "<syscall> <CODE> …" ("connect ECONNREFUSED 10.0.0.1:443",
 // "getaddrinfo ENOTFOUND host", "read ECONNRESET"); axios's two failures that name no code are given theirs
-// ("timeout of 10000ms exceeded" is ECONNABORTED, Node's "socket hang up" is ECONNRESET).
+// ("timeout of 10000ms exceeded" is ECONNABORTED, Node's "socket hang up" and its reset during the TLS handshake
+// are ECONNRESET).
 
 /**
  * Codes of a request that got no answer from Transbank: it never reached it (connection refused, host unknown or
@@ -41,13 +42,23 @@ function ownCode(error: unknown): string | null {
   return cause === error ? null : ownCode(cause);
 }
 
+/** Failures Node and axios write with no code in their text, and the code each stands for. */
+const uncodedFailures: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^timeout of \d+ms exceeded$/, 'ECONNABORTED'],
+  [/^socket hang up$/, 'ECONNRESET'],
+  // A reset during the TLS handshake (decision 1250).
+  [
+    /^Client network socket disconnected before secure TLS connection was established$/,
+    'ECONNRESET',
+  ],
+];
+
 /** The code in the axios error's text, the first line of the SDK's message. */
 function writtenCode(firstLine: string): string | null {
-  const system = /^(?:\w*Error: )?[a-z]+ (E[A-Z_]+)\b/.exec(firstLine);
+  const text = firstLine.replace(/^\w*Error: /, '');
+  const system = /^[a-z]+ (E[A-Z_]+)\b/.exec(text);
   if (system !== null) return system[1] ?? null;
-  if (/^(?:\w*Error: )?timeout of \d+ms exceeded$/.test(firstLine)) return 'ECONNABORTED';
-  if (/^(?:\w*Error: )?socket hang up$/.test(firstLine)) return 'ECONNRESET';
-  return null;
+  return uncodedFailures.find(([pattern]) => pattern.test(text))?.[1] ?? null;
 }
 
 /** Reads a failure the SDK threw: Transbank's HTTP status, or the code of a request that got no answer. */

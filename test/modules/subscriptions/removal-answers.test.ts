@@ -103,6 +103,11 @@ describe('a failed inscription delete', () => {
   it.each([
     ['getaddrinfo EAI_AGAIN webpay3g.transbank.cl', 'EAI_AGAIN', 'busy'],
     ['read ECONNRESET', 'ECONNRESET', 'busy'],
+    [
+      'Client network socket disconnected before secure TLS connection was established',
+      'ECONNRESET',
+      'busy',
+    ],
     ['connect ETIMEDOUT 200.10.12.1:443', 'ETIMEDOUT', 'busy'],
     ['self-signed certificate', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'refused'],
   ] as const)(
