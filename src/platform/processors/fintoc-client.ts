@@ -184,5 +184,8 @@ export function fintocSignatureValid(
   }
 }
 
-/** The one reader of a failed Fintoc call (decision 1240): a 4xx refused, anything else may have happened. */
+/**
+ * The one reader of a failed Fintoc call (decisions 1240, 1245): a 4xx other than 409 and 429 is a refusal; anything
+ * else may have happened.
+ */
 export { fintocRefused } from './fintoc-failure.ts';
